@@ -1,0 +1,655 @@
+/* libtessel_model: state, dispatch checks, queues and tokens, and instruction execution.
+ * docs/isa.md is the specification this file implements; tslm_arith.c holds the number formats. */
+#include "tslm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsl_insn.h"
+#include "tslm_arith.h"
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the model stores memories little-endian");
+
+enum { SPACE_VMEM = 1, SPACE_ACC = 2 };
+
+static uint32_t ld32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static void st32(uint8_t *p, uint32_t v)
+{
+    memcpy(p, &v, 4);
+}
+
+static int is_pow2(uint32_t v)
+{
+    return v && !(v & (v - 1));
+}
+
+static int is_float(uint32_t dtype)
+{
+    return dtype == TSL_DTYPE_BF16 || dtype == TSL_DTYPE_FP32;
+}
+
+tslm_cfg_t tslm_cfg_default(void)
+{
+    tslm_cfg_t c = {
+        .n = TSL_PARAM_N,
+        .vmem_bytes = TSL_PARAM_VMEM_BYTES,
+        .acc_bytes = TSL_PARAM_ACC_BYTES,
+        .hbm_bytes = TSL_PARAM_HBM_BYTES,
+        .queue_depth = TSL_PARAM_QUEUE_DEPTH,
+        .features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT),
+    };
+    return c;
+}
+
+void tslm_free(tslm_t *m)
+{
+    if (!m)
+        return;
+    free(m->hbm);
+    free(m->vmem);
+    free(m->acc);
+    for (int b = 0; b < 2; b++)
+        free(m->wbuf[b].w);
+    for (unsigned u = 0; u < TSL_UNIT_LIMIT; u++)
+        free(m->q[u].e);
+    free(m->row_a);
+    free(m->row_b);
+    free(m->row_d);
+    memset(m, 0, sizeof *m);
+}
+
+tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
+{
+    if (!m || !cfg)
+        return TSLM_EINVAL;
+    const uint32_t all_features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT);
+    if (!is_pow2(cfg->n) || cfg->n < 4 || cfg->n > 128 ||
+        !is_pow2(cfg->vmem_bytes) || cfg->vmem_bytes < 4096 || cfg->vmem_bytes > TSL_LOCAL_ACC_BASE ||
+        !is_pow2(cfg->acc_bytes) || cfg->acc_bytes < 4096 || cfg->acc_bytes > (1u << 24) ||
+        !is_pow2(cfg->hbm_bytes) || cfg->hbm_bytes < 4096 || cfg->hbm_bytes > (1u << 30) ||
+        cfg->queue_depth < 1 || cfg->queue_depth > 255 ||
+        !cfg->features || (cfg->features & ~all_features))
+        return TSLM_EINVAL;
+    memset(m, 0, sizeof *m);
+    m->cfg = *cfg;
+    size_t n = cfg->n;
+    m->hbm = calloc(cfg->hbm_bytes, 1);
+    m->vmem = calloc(cfg->vmem_bytes, 1);
+    m->acc = calloc(cfg->acc_bytes, 1);
+    m->row_a = calloc(n, sizeof(int32_t));
+    m->row_b = calloc(n, sizeof(int32_t));
+    m->row_d = calloc(n, sizeof(int32_t));
+    int ok = m->hbm && m->vmem && m->acc && m->row_a && m->row_b && m->row_d;
+    for (int b = 0; b < 2; b++) {
+        m->wbuf[b].dtype = m->wbuf_dtype_pushed[b] = TSL_DTYPE_INT8;
+        m->wbuf[b].w = calloc(n * n, sizeof(int32_t));
+        ok = ok && m->wbuf[b].w;
+    }
+    for (unsigned u = 0; u < TSL_UNIT_LIMIT; u++) {
+        m->q[u].e = calloc(cfg->queue_depth, sizeof(tslm_qentry_t));
+        ok = ok && m->q[u].e;
+    }
+    if (!ok) {
+        tslm_free(m);
+        return TSLM_ENOMEM;
+    }
+    m->rng = 1;
+    return TSLM_OK;
+}
+
+void tslm_set_schedule(tslm_t *m, tslm_sched_t sched, uint64_t seed)
+{
+    if (!m)
+        return;
+    m->sched = sched;
+    m->rng = seed * 0x9E3779B97F4A7C15ull | 1;
+}
+
+uint8_t *tslm_hbm(tslm_t *m) { return m ? m->hbm : NULL; }
+uint8_t *tslm_vmem(tslm_t *m) { return m ? m->vmem : NULL; }
+uint8_t *tslm_acc(tslm_t *m) { return m ? m->acc : NULL; }
+
+/* ----------------------------------------------------------------------------- dispatch checks */
+
+/* Which local memory holds `addr`: SPACE_VMEM, SPACE_ACC or 0. */
+static int local_space(const tslm_t *m, uint32_t addr)
+{
+    if (addr < m->cfg.vmem_bytes)
+        return SPACE_VMEM;
+    if (addr >= TSL_LOCAL_ACC_BASE && addr - TSL_LOCAL_ACC_BASE < m->cfg.acc_bytes)
+        return SPACE_ACC;
+    return 0;
+}
+
+static uint8_t *local_ptr(tslm_t *m, uint32_t addr)
+{
+    return local_space(m, addr) == SPACE_ACC ? m->acc + (addr - TSL_LOCAL_ACC_BASE) : m->vmem + addr;
+}
+
+/* A local operand of `rows` rows of `row_bytes` bytes, `stride` apart, in one of `spaces`, with
+ * address and stride aligned to `align`. Checks space, then alignment, then extent. */
+static uint32_t check_local(const tslm_t *m, uint32_t addr, uint32_t stride, uint32_t rows,
+                            uint32_t row_bytes, uint32_t align, int spaces, uint32_t *eaddr)
+{
+    int sp = local_space(m, addr);
+    *eaddr = addr;
+    if (!(sp & spaces))
+        return TSL_ERR_LOCAL_RANGE;
+    if (addr % align || stride % align || row_bytes % align)
+        return TSL_ERR_MISALIGNED;
+    uint64_t base = sp == SPACE_ACC ? TSL_LOCAL_ACC_BASE : 0;
+    uint64_t size = sp == SPACE_ACC ? m->cfg.acc_bytes : m->cfg.vmem_bytes;
+    if ((uint64_t)addr + (uint64_t)(rows - 1) * stride + row_bytes > base + size)
+        return TSL_ERR_LOCAL_RANGE;
+    return TSL_ERR_NONE;
+}
+
+/* A vector operand of `rows` contiguous rows of N elements of `dtype`. ACC holds 32-bit types only. */
+static uint32_t check_vec(const tslm_t *m, uint32_t addr, uint32_t dtype, uint32_t rows, int spaces,
+                          uint32_t *eaddr)
+{
+    uint32_t vb = m->cfg.n * tsl_dtype_bytes(dtype);
+    if (tsl_dtype_bytes(dtype) != 4)
+        spaces &= SPACE_VMEM;
+    return check_local(m, addr, vb, rows, vb, vb, spaces, eaddr);
+}
+
+static int mxu_dtype_ok(const tslm_t *m, uint32_t dtype)
+{
+    if (dtype == TSL_DTYPE_INT8)
+        return (m->cfg.features >> TSL_TC_CFG_FEATURES_INT8_SHIFT) & 1;
+    if (dtype == TSL_DTYPE_BF16)
+        return (m->cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1;
+    return 0;
+}
+
+static int vpu_unary(uint32_t op)
+{
+    return op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT ||
+           op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX;
+}
+
+#define CHECK(e)                       \
+    do {                               \
+        uint32_t err_ = (e);           \
+        if (err_ != TSL_ERR_NONE)      \
+            return err_;               \
+    } while (0)
+
+static uint32_t check_dma(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
+{
+    uint32_t rows = TSL_GET(w, TSL_INSN_DMA_XFER_ROWS), rb = TSL_GET(w, TSL_INSN_DMA_XFER_ROW_BYTES);
+    uint32_t ha = TSL_GET(w, TSL_INSN_DMA_XFER_HBM_ADDR), hs = TSL_GET(w, TSL_INSN_DMA_XFER_HBM_STRIDE);
+    uint32_t la = TSL_GET(w, TSL_INSN_DMA_XFER_LOCAL_ADDR), ls = TSL_GET(w, TSL_INSN_DMA_XFER_LOCAL_STRIDE);
+    if (!rows || !rb)
+        return TSL_ERR_BAD_FIELD;
+    *eaddr = ha;
+    if ((uint64_t)ha + (uint64_t)(rows - 1) * hs + rb > m->cfg.hbm_bytes)
+        return TSL_ERR_HBM_RANGE;
+    uint32_t align = local_space(m, la) == SPACE_ACC ? 4 : 1;
+    return check_local(m, la, ls, rows, rb, align, SPACE_VMEM | SPACE_ACC, eaddr);
+}
+
+static uint32_t check_mxu(const tslm_t *m, const uint32_t *w, uint32_t op, uint32_t *eaddr)
+{
+    uint32_t n = m->cfg.n;
+    if (op == TSL_MXU_OP_LOADW) {
+        uint32_t dt = TSL_GET(w, TSL_INSN_MXU_LOADW_DTYPE), vb = n * tsl_dtype_bytes(dt);
+        if (!mxu_dtype_ok(m, dt))
+            return TSL_ERR_BAD_FIELD;
+        return check_local(m, TSL_GET(w, TSL_INSN_MXU_LOADW_ADDR), TSL_GET(w, TSL_INSN_MXU_LOADW_STRIDE),
+                           n, vb, vb, SPACE_VMEM, eaddr);
+    }
+    uint32_t dt = TSL_GET(w, TSL_INSN_MXU_MATMUL_DTYPE), vb = n * tsl_dtype_bytes(dt);
+    uint32_t rows = TSL_GET(w, TSL_INSN_MXU_MATMUL_ROWS);
+    if (!mxu_dtype_ok(m, dt) || !rows)
+        return TSL_ERR_BAD_FIELD;
+    CHECK(check_local(m, TSL_GET(w, TSL_INSN_MXU_MATMUL_ACT_ADDR), TSL_GET(w, TSL_INSN_MXU_MATMUL_ACT_STRIDE),
+                      rows, vb, vb, SPACE_VMEM, eaddr));
+    CHECK(check_local(m, TSL_GET(w, TSL_INSN_MXU_MATMUL_ACC_ADDR), TSL_GET(w, TSL_INSN_MXU_MATMUL_ACC_STRIDE),
+                      rows, 4 * n, 4 * n, SPACE_ACC, eaddr));
+    *eaddr = 0;
+    if (m->wbuf_dtype_pushed[TSL_GET(w, TSL_INSN_MXU_MATMUL_WBUF)] != dt)
+        return TSL_ERR_WBUF_DTYPE;
+    return TSL_ERR_NONE;
+}
+
+static uint32_t check_vpu(const tslm_t *m, const uint32_t *w, uint32_t op, uint32_t *eaddr)
+{
+    uint32_t dd = TSL_GET(w, TSL_INSN_VPU_VEC_DST_DTYPE), d1 = TSL_GET(w, TSL_INSN_VPU_VEC_SRC1_DTYPE);
+    uint32_t d2 = TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_DTYPE), mode = TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_MODE);
+    uint32_t rows = TSL_GET(w, TSL_INSN_VPU_VEC_ROWS), src2 = TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_ADDR);
+    int unary = vpu_unary(op), fl = is_float(d1);
+    if (!rows)
+        return TSL_ERR_BAD_FIELD;
+    if (unary ? (mode || d2 || src2) : mode > TSL_SRC2_IMM)
+        return TSL_ERR_BAD_FIELD;
+    if (!unary && mode == TSL_SRC2_IMM && tsl_dtype_bytes(d2) != 4)
+        return TSL_ERR_BAD_FIELD;
+    if (op == TSL_VPU_OP_REQUANT) {
+        if (fl || TSL_GET(w, TSL_INSN_VPU_VEC_SHIFT) > 62)
+            return TSL_ERR_BAD_FIELD;
+    } else if (TSL_GET(w, TSL_INSN_VPU_VEC_SCALE) || TSL_GET(w, TSL_INSN_VPU_VEC_SHIFT) ||
+               TSL_GET(w, TSL_INSN_VPU_VEC_ZERO_POINT)) {
+        return TSL_ERR_BAD_FIELD;
+    }
+    if (is_float(dd) != fl || (!unary && is_float(d2) != fl))
+        return TSL_ERR_BAD_FIELD;
+    if (fl && !((m->cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1))
+        return TSL_ERR_BAD_FIELD;
+    int both = SPACE_VMEM | SPACE_ACC;
+    CHECK(check_vec(m, TSL_GET(w, TSL_INSN_VPU_VEC_DST_ADDR), dd, rows, both, eaddr));
+    CHECK(check_vec(m, TSL_GET(w, TSL_INSN_VPU_VEC_SRC1_ADDR), d1, rows, both, eaddr));
+    if (!unary && mode != TSL_SRC2_IMM)
+        CHECK(check_vec(m, src2, d2, mode == TSL_SRC2_BCAST ? 1 : rows, both, eaddr));
+    return TSL_ERR_NONE;
+}
+
+/* Every dispatch check of docs/isa.md, in its documented order. Returns an ERR code. */
+static uint32_t validate(tslm_t *m, const uint32_t *w, uint32_t *eaddr)
+{
+    uint32_t unit = TSL_GET(w, TSL_INSN_HDR_UNIT), op = TSL_GET(w, TSL_INSN_HDR_OP);
+    int fmt = tsl_insn_format(unit, op);
+    *eaddr = 0;
+    if (fmt < 0)
+        return TSL_ERR_BAD_OPCODE;
+    for (unsigned i = 0; i < TSL_PARAM_INSN_WORDS; i++)
+        if (w[i] & ~tsl_insn_used_bits(fmt, i))
+            return TSL_ERR_BAD_FIELD;
+    uint32_t wait = TSL_GET(w, TSL_INSN_HDR_WAIT), signal = TSL_GET(w, TSL_INSN_HDR_SIGNAL);
+    if ((wait | signal) & (1u << unit))
+        return TSL_ERR_BAD_FIELD;
+    if (fmt == TSL_FMT_DMA_XFER)
+        CHECK(check_dma(m, w, eaddr));
+    else if (fmt == TSL_FMT_MXU_LOADW || fmt == TSL_FMT_MXU_MATMUL)
+        CHECK(check_mxu(m, w, op, eaddr));
+    else if (fmt == TSL_FMT_VPU_VEC)
+        CHECK(check_vpu(m, w, op, eaddr));
+    *eaddr = 0;
+    for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++) {
+        if (((wait >> u) & 1) && m->credit[u][unit] == 0)
+            return TSL_ERR_TOKEN_UNDERFLOW;
+        if (((signal >> u) & 1) && m->credit[unit][u] >= TSL_PARAM_TOKEN_MAX)
+            return TSL_ERR_TOKEN_OVERFLOW;
+    }
+    return TSL_ERR_NONE;
+}
+
+/* ---------------------------------------------------------------------------------- execution */
+
+static void exec_dma(tslm_t *m, const uint32_t *w, uint32_t op)
+{
+    uint32_t rows = TSL_GET(w, TSL_INSN_DMA_XFER_ROWS), rb = TSL_GET(w, TSL_INSN_DMA_XFER_ROW_BYTES);
+    uint32_t ha = TSL_GET(w, TSL_INSN_DMA_XFER_HBM_ADDR), hs = TSL_GET(w, TSL_INSN_DMA_XFER_HBM_STRIDE);
+    uint32_t la = TSL_GET(w, TSL_INSN_DMA_XFER_LOCAL_ADDR), ls = TSL_GET(w, TSL_INSN_DMA_XFER_LOCAL_STRIDE);
+    uint8_t *local = local_ptr(m, la);
+    for (uint32_t r = 0; r < rows; r++) {
+        uint8_t *h = m->hbm + ha + (uint64_t)r * hs, *l = local + (uint64_t)r * ls;
+        if (op == TSL_DMA_OP_LOAD)
+            memcpy(l, h, rb);
+        else
+            memcpy(h, l, rb);
+    }
+    m->perf[op == TSL_DMA_OP_LOAD ? TSL_PERF_HBM_RD_BYTES : TSL_PERF_HBM_WR_BYTES] += (uint64_t)rows * rb;
+}
+
+static void exec_loadw(tslm_t *m, const uint32_t *w)
+{
+    uint32_t n = m->cfg.n, dt = TSL_GET(w, TSL_INSN_MXU_LOADW_DTYPE);
+    uint32_t addr = TSL_GET(w, TSL_INSN_MXU_LOADW_ADDR), stride = TSL_GET(w, TSL_INSN_MXU_LOADW_STRIDE);
+    tslm_wbuf_t *b = &m->wbuf[TSL_GET(w, TSL_INSN_MXU_LOADW_WBUF)];
+    b->dtype = dt;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint8_t *row = m->vmem + addr + (uint64_t)k * stride;
+        for (uint32_t j = 0; j < n; j++) {
+            if (dt == TSL_DTYPE_INT8) {
+                b->w[k * n + j] = (int8_t)row[j];
+            } else {
+                uint16_t h;
+                memcpy(&h, row + 2 * j, 2);
+                b->w[k * n + j] = (int32_t)((uint32_t)h << 16);
+            }
+        }
+    }
+}
+
+static void exec_matmul(tslm_t *m, const uint32_t *w)
+{
+    uint32_t n = m->cfg.n, dt = TSL_GET(w, TSL_INSN_MXU_MATMUL_DTYPE);
+    uint32_t rows = TSL_GET(w, TSL_INSN_MXU_MATMUL_ROWS), accumulate = TSL_GET(w, TSL_INSN_MXU_MATMUL_ACCUMULATE);
+    uint32_t act = TSL_GET(w, TSL_INSN_MXU_MATMUL_ACT_ADDR), as = TSL_GET(w, TSL_INSN_MXU_MATMUL_ACT_STRIDE);
+    uint32_t acc = TSL_GET(w, TSL_INSN_MXU_MATMUL_ACC_ADDR) - TSL_LOCAL_ACC_BASE;
+    uint32_t cs = TSL_GET(w, TSL_INSN_MXU_MATMUL_ACC_STRIDE);
+    const int32_t *wt = m->wbuf[TSL_GET(w, TSL_INSN_MXU_MATMUL_WBUF)].w;
+    uint32_t *y = (uint32_t *)m->row_d;
+    for (uint32_t i = 0; i < rows; i++) {
+        const uint8_t *x = m->vmem + act + (uint64_t)i * as;
+        uint8_t *out = m->acc + acc + (uint64_t)i * cs;
+        if (dt == TSL_DTYPE_INT8) {
+            memset(y, 0, n * sizeof *y);
+            for (uint32_t k = 0; k < n; k++) {
+                int32_t a = (int8_t)x[k];
+                const int32_t *wrow = wt + k * n;
+                for (uint32_t j = 0; j < n; j++)
+                    y[j] += (uint32_t)(a * wrow[j]);
+            }
+            for (uint32_t j = 0; j < n; j++)
+                st32(out + 4 * j, accumulate ? ld32(out + 4 * j) + y[j] : y[j]);
+        } else {
+            /* Column j sums rows k = 0..N-1 in order, starting from +0: the systolic order. */
+            memset(y, 0, n * sizeof *y);
+            for (uint32_t k = 0; k < n; k++) {
+                uint16_t h;
+                memcpy(&h, x + 2 * k, 2);
+                uint32_t a = (uint32_t)h << 16;
+                const int32_t *wrow = wt + k * n;
+                for (uint32_t j = 0; j < n; j++)
+                    y[j] = tslm_f32_add(y[j], tslm_f32_mul(a, (uint32_t)wrow[j]));
+            }
+            for (uint32_t j = 0; j < n; j++)
+                st32(out + 4 * j, accumulate ? tslm_f32_add(ld32(out + 4 * j), y[j]) : y[j]);
+        }
+    }
+    m->perf[TSL_PERF_MXU_MACS] += (uint64_t)rows * n * n;
+}
+
+/* Read row `r` of N elements of `dtype` at local `addr` as int32 values or canonical fp32 bits. */
+static void load_row(tslm_t *m, uint32_t addr, uint32_t dtype, int32_t *dst)
+{
+    const uint8_t *p = local_ptr(m, addr);
+    for (uint32_t j = 0; j < m->cfg.n; j++) {
+        switch (dtype) {
+        case TSL_DTYPE_INT8: dst[j] = (int8_t)p[j]; break;
+        case TSL_DTYPE_INT32: dst[j] = (int32_t)ld32(p + 4 * j); break;
+        case TSL_DTYPE_BF16: {
+            uint16_t h;
+            memcpy(&h, p + 2 * j, 2);
+            dst[j] = (int32_t)tslm_f32_from_bf16(h);
+            break;
+        }
+        default: dst[j] = (int32_t)tslm_f32_canon(ld32(p + 4 * j)); break;
+        }
+    }
+}
+
+/* Write N computed values to local `addr` as `dtype`: int8 saturates, bf16 rounds to nearest even. */
+static void store_row(tslm_t *m, uint32_t addr, uint32_t dtype, const int32_t *src)
+{
+    uint8_t *p = local_ptr(m, addr);
+    for (uint32_t j = 0; j < m->cfg.n; j++) {
+        switch (dtype) {
+        case TSL_DTYPE_INT8: p[j] = (uint8_t)tslm_sat_i8(src[j]); break;
+        case TSL_DTYPE_BF16: {
+            uint16_t h = tslm_bf16_from_f32((uint32_t)src[j]);
+            memcpy(p + 2 * j, &h, 2);
+            break;
+        }
+        default: st32(p + 4 * j, (uint32_t)src[j]); break;
+        }
+    }
+}
+
+/* Reduce a row in a pairwise tree: level by level, t[i] = op(t[2i], t[2i+1]). */
+static int32_t reduce_row(int32_t *t, uint32_t n, uint32_t op, int fl)
+{
+    for (uint32_t len = n; len > 1; len /= 2) {
+        for (uint32_t i = 0; i < len / 2; i++) {
+            int32_t a = t[2 * i], b = t[2 * i + 1];
+            if (op == TSL_VPU_OP_RSUM)
+                t[i] = fl ? (int32_t)tslm_f32_add((uint32_t)a, (uint32_t)b) : tslm_i32_add(a, b);
+            else
+                t[i] = fl ? (int32_t)tslm_f32_max((uint32_t)a, (uint32_t)b) : (a > b ? a : b);
+        }
+    }
+    return t[0];
+}
+
+static void exec_vpu(tslm_t *m, const uint32_t *w, uint32_t op)
+{
+    uint32_t n = m->cfg.n, rows = TSL_GET(w, TSL_INSN_VPU_VEC_ROWS);
+    uint32_t dd = TSL_GET(w, TSL_INSN_VPU_VEC_DST_DTYPE), d1 = TSL_GET(w, TSL_INSN_VPU_VEC_SRC1_DTYPE);
+    uint32_t d2 = TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_DTYPE), mode = TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_MODE);
+    uint32_t dst = TSL_GET(w, TSL_INSN_VPU_VEC_DST_ADDR), s1 = TSL_GET(w, TSL_INSN_VPU_VEC_SRC1_ADDR);
+    uint32_t s2 = TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_ADDR);
+    int32_t scale = (int32_t)TSL_GET(w, TSL_INSN_VPU_VEC_SCALE), zp = (int32_t)TSL_GET(w, TSL_INSN_VPU_VEC_ZERO_POINT);
+    uint32_t shift = TSL_GET(w, TSL_INSN_VPU_VEC_SHIFT);
+    int fl = is_float(d1), unary = vpu_unary(op);
+    int32_t *a = m->row_a, *b = m->row_b, *d = m->row_d;
+    for (uint32_t i = 0; i < rows; i++) {
+        load_row(m, s1 + i * n * tsl_dtype_bytes(d1), d1, a);
+        if (!unary && mode == TSL_SRC2_IMM) {
+            int32_t imm = fl ? (int32_t)tslm_f32_canon(s2) : (int32_t)s2;
+            for (uint32_t j = 0; j < n; j++)
+                b[j] = imm;
+        } else if (!unary) {
+            load_row(m, s2 + (mode == TSL_SRC2_BCAST ? 0 : i) * n * tsl_dtype_bytes(d2), d2, b);
+        }
+        if (op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX) {
+            int32_t r = reduce_row(a, n, op, fl);
+            for (uint32_t j = 0; j < n; j++)
+                d[j] = r;
+        }
+        for (uint32_t j = 0; j < n && op != TSL_VPU_OP_RSUM && op != TSL_VPU_OP_RMAX; j++) {
+            uint32_t ua = (uint32_t)a[j], ub = (uint32_t)b[j];
+            switch (op) {
+            case TSL_VPU_OP_ADD: d[j] = fl ? (int32_t)tslm_f32_add(ua, ub) : tslm_i32_add(a[j], b[j]); break;
+            case TSL_VPU_OP_MUL: d[j] = fl ? (int32_t)tslm_f32_mul(ua, ub) : tslm_i32_mul(a[j], b[j]); break;
+            case TSL_VPU_OP_MAX: d[j] = fl ? (int32_t)tslm_f32_max(ua, ub) : (a[j] > b[j] ? a[j] : b[j]); break;
+            case TSL_VPU_OP_RELU: d[j] = fl ? (int32_t)tslm_f32_max(ua, 0) : (a[j] > 0 ? a[j] : 0); break;
+            case TSL_VPU_OP_REQUANT: d[j] = tslm_sat_i32(tslm_requant(a[j], scale, shift, zp)); break;
+            default: d[j] = a[j]; break;   /* MOV */
+            }
+        }
+        store_row(m, dst + i * n * tsl_dtype_bytes(dd), dd, d);
+    }
+}
+
+static void execute(tslm_t *m, uint32_t unit, const uint32_t *w)
+{
+    uint32_t op = TSL_GET(w, TSL_INSN_HDR_OP);
+    if (unit == TSL_UNIT_DMA && op != TSL_DMA_OP_SYNC)
+        exec_dma(m, w, op);
+    else if (unit == TSL_UNIT_MXU && op == TSL_MXU_OP_LOADW)
+        exec_loadw(m, w);
+    else if (unit == TSL_UNIT_MXU && op == TSL_MXU_OP_MATMUL)
+        exec_matmul(m, w);
+    else if (unit == TSL_UNIT_VPU && op != TSL_VPU_OP_SYNC)
+        exec_vpu(m, w, op);
+    static const uint32_t insns[TSL_UNIT_LIMIT] = {TSL_PERF_DMA_INSNS, TSL_PERF_MXU_INSNS, TSL_PERF_VPU_INSNS};
+    m->perf[insns[unit]]++;
+}
+
+/* ------------------------------------------------------------------------- queues and tokens */
+
+static int head_ready(const tslm_t *m, uint32_t unit)
+{
+    const tslm_queue_t *q = &m->q[unit];
+    if (!q->count)
+        return 0;
+    uint32_t wait = TSL_GET(q->e[q->head].w, TSL_INSN_HDR_WAIT);
+    for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
+        if (((wait >> u) & 1) && !m->tokens[u][unit])
+            return 0;
+    return 1;
+}
+
+/* Run one queue head that may start. Returns 0 when none can (every queue is empty). */
+static int step(tslm_t *m)
+{
+    uint32_t ready[TSL_UNIT_LIMIT], nready = 0, pick = 0;
+    for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++) {
+        if (!head_ready(m, u))
+            continue;
+        ready[nready++] = u;
+        /* Push order: the ready head pushed first (the oldest unrun instruction is always ready). */
+        if (m->q[u].e[m->q[u].head].seq < m->q[ready[pick]].e[m->q[ready[pick]].head].seq)
+            pick = nready - 1;
+    }
+    if (!nready)
+        return 0;
+    if (m->sched == TSLM_SCHED_RANDOM) {
+        m->rng ^= m->rng << 13;
+        m->rng ^= m->rng >> 7;
+        m->rng ^= m->rng << 17;
+        pick = (uint32_t)(m->rng % nready);
+    }
+    uint32_t unit = ready[pick];
+    tslm_queue_t *q = &m->q[unit];
+    const uint32_t *w = q->e[q->head].w;
+    uint32_t wait = TSL_GET(w, TSL_INSN_HDR_WAIT), signal = TSL_GET(w, TSL_INSN_HDR_SIGNAL);
+    for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
+        if ((wait >> u) & 1)
+            m->tokens[u][unit]--;
+    execute(m, unit, w);
+    for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
+        if ((signal >> u) & 1)
+            m->tokens[unit][u]++;
+    if (TSL_GET(w, TSL_INSN_HDR_NOTIFY)) {
+        m->notify_count++;
+        m->irq_status |= 1u << TSL_TC_IRQ_STATUS_NOTIFY_SHIFT;
+    }
+    q->head = (q->head + 1) % m->cfg.queue_depth;
+    q->count--;
+    return 1;
+}
+
+void tslm_run(tslm_t *m)
+{
+    if (m)
+        while (step(m)) {
+        }
+}
+
+tslm_status_t tslm_push(tslm_t *m, const uint32_t *insn)
+{
+    if (!m || !insn)
+        return TSLM_EINVAL;
+    if (m->err_code != TSL_ERR_NONE)
+        return TSLM_EDEVICE;
+    uint32_t eaddr, err = validate(m, insn, &eaddr);
+    uint32_t unit = TSL_GET(insn, TSL_INSN_HDR_UNIT);
+    if (err != TSL_ERR_NONE) {
+        m->err_code = err;
+        m->err_unit = unit;
+        m->err_seq = m->push_count;
+        m->err_addr = eaddr;
+        m->irq_status |= 1u << TSL_TC_IRQ_STATUS_ERROR_SHIFT;
+        return TSLM_EDEVICE;
+    }
+    uint32_t wait = TSL_GET(insn, TSL_INSN_HDR_WAIT), signal = TSL_GET(insn, TSL_INSN_HDR_SIGNAL);
+    for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++) {
+        m->credit[u][unit] -= (wait >> u) & 1;
+        m->credit[unit][u] += (signal >> u) & 1;
+    }
+    if (unit == TSL_UNIT_MXU && TSL_GET(insn, TSL_INSN_HDR_OP) == TSL_MXU_OP_LOADW)
+        m->wbuf_dtype_pushed[TSL_GET(insn, TSL_INSN_MXU_LOADW_WBUF)] = TSL_GET(insn, TSL_INSN_MXU_LOADW_DTYPE);
+    tslm_queue_t *q = &m->q[unit];
+    while (q->count == m->cfg.queue_depth && step(m)) {
+        /* the hardware's push stalls until the queue has room */
+    }
+    tslm_qentry_t *e = &q->e[(q->head + q->count) % m->cfg.queue_depth];
+    memcpy(e->w, insn, sizeof e->w);
+    e->seq = m->push_count++;
+    q->count++;
+    if (m->sched == TSLM_SCHED_PUSH_ORDER)
+        tslm_run(m);
+    return TSLM_OK;
+}
+
+/* ---------------------------------------------------------------------------------- registers */
+
+static void reset_control(tslm_t *m)
+{
+    for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
+        m->q[u].head = m->q[u].count = 0;
+    memset(m->credit, 0, sizeof m->credit);
+    memset(m->tokens, 0, sizeof m->tokens);
+    memset(m->insn_stage, 0, sizeof m->insn_stage);
+    m->push_count = m->notify_count = 0;
+    m->err_code = m->err_unit = m->err_seq = m->err_addr = 0;
+    m->irq_status = 0;
+    for (int b = 0; b < 2; b++)
+        m->wbuf_dtype_pushed[b] = m->wbuf[b].dtype;
+}
+
+uint32_t tslm_reg_read(tslm_t *m, uint32_t offset)
+{
+    if (!m)
+        return 0;
+    if (offset == TSL_TC_QUEUE_LEVEL_OFFSET)
+        return (m->q[TSL_UNIT_DMA].count << TSL_TC_QUEUE_LEVEL_DMA_SHIFT) |
+               (m->q[TSL_UNIT_MXU].count << TSL_TC_QUEUE_LEVEL_MXU_SHIFT) |
+               (m->q[TSL_UNIT_VPU].count << TSL_TC_QUEUE_LEVEL_VPU_SHIFT);
+    tslm_run(m);
+    if (offset >= TSL_TC_PERF_BASE && offset < TSL_TC_PERF_BASE + 8 * TSL_PERF_COUNT && !(offset & 3)) {
+        uint64_t v = m->perf[(offset - TSL_TC_PERF_BASE) / 8];
+        return (offset & 4) ? (uint32_t)(v >> 32) : (uint32_t)v;
+    }
+    switch (offset) {
+    case TSL_TC_ID_OFFSET: return TSL_ID_VALUE;
+    case TSL_TC_CFG_N_OFFSET: return m->cfg.n;
+    case TSL_TC_CFG_VMEM_BYTES_OFFSET: return m->cfg.vmem_bytes;
+    case TSL_TC_CFG_ACC_BYTES_OFFSET: return m->cfg.acc_bytes;
+    case TSL_TC_CFG_HBM_BYTES_OFFSET: return m->cfg.hbm_bytes;
+    case TSL_TC_CFG_FEATURES_OFFSET: return m->cfg.features;
+    case TSL_TC_CFG_QUEUE_DEPTH_OFFSET: return m->cfg.queue_depth;
+    case TSL_TC_STATUS_OFFSET:
+        return (1u << TSL_TC_STATUS_IDLE_SHIFT) |
+               ((uint32_t)(m->err_code != TSL_ERR_NONE) << TSL_TC_STATUS_ERROR_SHIFT);
+    case TSL_TC_ERR_CODE_OFFSET: return m->err_code;
+    case TSL_TC_ERR_UNIT_OFFSET: return m->err_unit;
+    case TSL_TC_ERR_SEQ_OFFSET: return m->err_seq;
+    case TSL_TC_ERR_ADDR_OFFSET: return m->err_addr;
+    case TSL_TC_PUSH_COUNT_OFFSET: return m->push_count;
+    case TSL_TC_NOTIFY_COUNT_OFFSET: return m->notify_count;
+    case TSL_TC_IRQ_ENABLE_OFFSET: return m->irq_enable;
+    case TSL_TC_IRQ_STATUS_OFFSET: return m->irq_status;
+    case TSL_TC_TOKENS_DMA_MXU_OFFSET: return m->tokens[TSL_UNIT_DMA][TSL_UNIT_MXU];
+    case TSL_TC_TOKENS_DMA_VPU_OFFSET: return m->tokens[TSL_UNIT_DMA][TSL_UNIT_VPU];
+    case TSL_TC_TOKENS_MXU_DMA_OFFSET: return m->tokens[TSL_UNIT_MXU][TSL_UNIT_DMA];
+    case TSL_TC_TOKENS_MXU_VPU_OFFSET: return m->tokens[TSL_UNIT_MXU][TSL_UNIT_VPU];
+    case TSL_TC_TOKENS_VPU_DMA_OFFSET: return m->tokens[TSL_UNIT_VPU][TSL_UNIT_DMA];
+    case TSL_TC_TOKENS_VPU_MXU_OFFSET: return m->tokens[TSL_UNIT_VPU][TSL_UNIT_MXU];
+    default: return 0;
+    }
+}
+
+void tslm_reg_write(tslm_t *m, uint32_t offset, uint32_t value)
+{
+    if (!m)
+        return;
+    if (offset >= TSL_TC_INSN0_OFFSET && offset <= TSL_TC_INSN7_OFFSET && !(offset & 3)) {
+        m->insn_stage[(offset - TSL_TC_INSN0_OFFSET) / 4] = value;
+        if (offset == TSL_TC_INSN7_OFFSET && tslm_push(m, m->insn_stage) != TSLM_OK) {
+            /* a rejection shows in ERR_CODE, as in the hardware */
+        }
+        return;
+    }
+    switch (offset) {
+    case TSL_TC_CTRL_OFFSET:
+        if ((value >> TSL_TC_CTRL_RESET_SHIFT) & 1)
+            reset_control(m);
+        if ((value >> TSL_TC_CTRL_CLEAR_PERF_SHIFT) & 1)
+            memset(m->perf, 0, sizeof m->perf);
+        break;
+    case TSL_TC_IRQ_ENABLE_OFFSET:
+        m->irq_enable = value & 3u;
+        break;
+    case TSL_TC_IRQ_STATUS_OFFSET:
+        m->irq_status &= ~value;
+        break;
+    default:
+        break;
+    }
+}
+
+int tslm_irq(const tslm_t *m)
+{
+    return m && (m->irq_status & m->irq_enable) != 0;
+}

@@ -1,0 +1,107 @@
+/* libtessel_model: the golden model of the Tessel tensor core, the executable specification.
+ *
+ * It holds the full architectural state (HBM, VMEM, ACC, the two MXU weight buffers, the per-unit
+ * queues, the dependency tokens, the error, status and performance registers) in one tslm_t that
+ * every call takes explicitly; there are no globals. Every instruction of docs/isa.md is executed
+ * bit-exactly. The model is functional: it has no notion of time, so timing counters stay 0.
+ *
+ * Pushing validates the instruction as the hardware's dispatcher does; a bad one sets ERR_CODE,
+ * is dropped, and so is every later push until CTRL.RESET (instructions already queued still run).
+ * Instructions execute in push order by default, which is always a legal schedule; with
+ * TSLM_SCHED_RANDOM any queue whose head has its tokens may go next, which exposes programs whose
+ * result depends on timing because a dependency token is missing.
+ */
+#ifndef TSLM_H
+#define TSLM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tsl_hw.h"
+
+/* Status of model calls: 0 or a negative code. */
+typedef enum {
+    TSLM_OK = 0,
+    TSLM_EINVAL = -1,   /* bad argument (no state was changed) */
+    TSLM_ENOMEM = -2,   /* allocation failed */
+    TSLM_EDEVICE = -3,  /* the instruction was rejected: read TC ERR_CODE */
+} tslm_status_t;
+
+typedef struct {
+    uint32_t n;            /* array size: a power of two, 4..128 */
+    uint32_t vmem_bytes;   /* power of two, 4 KiB .. 16 MiB */
+    uint32_t acc_bytes;    /* power of two, 4 KiB .. 16 MiB */
+    uint32_t hbm_bytes;    /* power of two, 4 KiB .. 1 GiB */
+    uint32_t queue_depth;  /* 1..255 */
+    uint32_t features;     /* TC CFG_FEATURES bits: 1 << TSL_TC_CFG_FEATURES_{INT8,BF16}_SHIFT */
+} tslm_cfg_t;
+
+typedef enum { TSLM_SCHED_PUSH_ORDER = 0, TSLM_SCHED_RANDOM = 1 } tslm_sched_t;
+
+typedef struct {
+    uint32_t w[TSL_PARAM_INSN_WORDS];
+    uint32_t seq;
+} tslm_qentry_t;
+
+typedef struct {
+    tslm_qentry_t *e;
+    uint32_t head, count;
+} tslm_queue_t;
+
+typedef struct {
+    uint32_t dtype;
+    int32_t *w;            /* N*N; int8 values, or fp32 bit patterns of bf16 weights */
+} tslm_wbuf_t;
+
+typedef struct {
+    tslm_cfg_t cfg;
+    uint8_t *hbm, *vmem, *acc;
+    tslm_wbuf_t wbuf[2];
+    uint32_t wbuf_dtype_pushed[2];   /* dtype of the last LOADW pushed per buffer (dispatch check) */
+    tslm_queue_t q[TSL_UNIT_LIMIT];
+    uint32_t credit[TSL_UNIT_LIMIT][TSL_UNIT_LIMIT]; /* [from][to] signals pushed minus waits pushed */
+    uint32_t tokens[TSL_UNIT_LIMIT][TSL_UNIT_LIMIT]; /* [from][to] signals done minus waits taken */
+    uint32_t insn_stage[TSL_PARAM_INSN_WORDS];       /* INSN0..INSN7 register writes */
+    uint32_t push_count, notify_count;
+    uint32_t err_code, err_unit, err_seq, err_addr;
+    uint32_t irq_enable, irq_status;
+    uint64_t perf[TSL_PERF_COUNT];
+    tslm_sched_t sched;
+    uint64_t rng;
+    int32_t *row_a, *row_b, *row_d;  /* N-element scratch rows */
+} tslm_t;
+
+/* The default configuration (docs/isa.md parameters, both datatypes). */
+tslm_cfg_t tslm_cfg_default(void);
+
+/* Allocate the state for `cfg`, all memories zero. On failure nothing needs freeing. */
+__attribute__((warn_unused_result)) tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg);
+
+/* Release everything tslm_init allocated. Safe on a zeroed tslm_t. */
+void tslm_free(tslm_t *m);
+
+/* Validate and queue one instruction (INSN_WORDS words), then run it as the schedule allows.
+ * Returns TSLM_EDEVICE when it was rejected (or an earlier error halts pushes). */
+__attribute__((warn_unused_result)) tslm_status_t tslm_push(tslm_t *m, const uint32_t *insn);
+
+/* Execute queued instructions until every queue is empty. */
+void tslm_run(tslm_t *m);
+
+/* Choose the schedule (see above); `seed` drives TSLM_SCHED_RANDOM. */
+void tslm_set_schedule(tslm_t *m, tslm_sched_t sched, uint64_t seed);
+
+/* TC register block access at byte `offset` (TSL_TC_*_OFFSET). Reads run the queues first so
+ * that STATUS, counters and tokens show the state after every pushed instruction. Unknown
+ * offsets read 0 and ignore writes, as the hardware does. */
+uint32_t tslm_reg_read(tslm_t *m, uint32_t offset);
+void tslm_reg_write(tslm_t *m, uint32_t offset, uint32_t value);
+
+/* Level of the tensor-core interrupt line: (IRQ_STATUS & IRQ_ENABLE) != 0. */
+int tslm_irq(const tslm_t *m);
+
+/* Byte views of the memories, for loading data and checking results (little-endian). */
+uint8_t *tslm_hbm(tslm_t *m);
+uint8_t *tslm_vmem(tslm_t *m);
+uint8_t *tslm_acc(tslm_t *m);
+
+#endif /* TSLM_H */

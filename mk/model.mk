@@ -1,0 +1,30 @@
+# hw/model: libtessel_model (the golden model) and its tests and benchmark.
+MODEL_SRCS := hw/model/tslm.c hw/model/tslm_arith.c
+MODEL_HDRS := hw/model/tslm.h hw/model/tslm_arith.h hw/include/tsl_hw.h hw/include/tsl_insn.h
+MODEL_OBJS := $(MODEL_SRCS:hw/model/%.c=$(BUILD)/model/%.o)
+MODEL_LIB  := $(BUILD)/model/libtessel_model.a
+MODEL_CFLAGS := $(CFLAGS_COMMON) -O3 -Ihw/model -Ihw/include
+MODEL_TEST_CFLAGS := $(MODEL_CFLAGS) -Itests/model
+
+$(BUILD)/model/%.o: hw/model/%.c $(MODEL_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(MODEL_CFLAGS) -c $< -o $@
+
+$(MODEL_LIB): $(MODEL_OBJS)
+	$(AR) rcs $@ $^
+
+model: $(MODEL_LIB)
+.PHONY: model bench-model
+
+$(BUILD)/model/test_%: tests/model/test_%.c tests/model/test_util.h $(MODEL_LIB)
+	$(CC) $(MODEL_TEST_CFLAGS) $< $(MODEL_LIB) -o $@
+
+$(BUILD)/model/bench_model: tests/model/bench_model.c tests/model/gemm_prog.h $(MODEL_LIB)
+	$(CC) $(MODEL_TEST_CFLAGS) $< $(MODEL_LIB) -o $@
+
+TESTS += model-arith
+test-model-arith: $(BUILD)/model/test_arith
+	$<
+
+bench-model: deps $(BUILD)/model/bench_model
+	$(BUILD)/model/bench_model

@@ -1,0 +1,126 @@
+/* Checks hw/model's arithmetic against independent references: the host CPU's IEEE float with
+ * FTZ and DAZ set (fp32 add, mul, bf16 rounding), and exact 64-bit integer maths (requant).
+ * Random operands are biased towards zeros, subnormals, extreme exponents, Inf and NaN.
+ * Usage: test_arith [SEED]   (the seed is printed; pass it back to replay a failure) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xmmintrin.h>
+
+#include "tslm_arith.h"
+#include "test_util.h"
+
+static float as_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static uint32_t as_u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+/* The host's answer with every NaN made canonical (payload propagation is not part of the spec). */
+static uint32_t host_canon(float f) { return f != f ? TSLM_F32_QNAN : as_u(f); }
+
+/* Random fp32 operand, often special. */
+static uint32_t rand_f32(tu_rng_t *r)
+{
+    uint32_t sign = (uint32_t)(tu_next(r) & 1) << 31;
+    switch (tu_below(r, 10)) {
+    case 0: return sign;                                              /* zero */
+    case 1: return sign | (uint32_t)(tu_next(r) & 0x7FFFFF);          /* subnormal */
+    case 2: return sign | 0x7F800000u;                                /* infinity */
+    case 3: return sign | 0x7F800000u | (uint32_t)(1 + tu_below(r, 0x7FFFFF)); /* NaN */
+    case 4: return sign | (uint32_t)((1 + tu_below(r, 24)) << 23) | (uint32_t)(tu_next(r) & 0x7FFFFF); /* tiny */
+    case 5: return sign | (uint32_t)((230 + tu_below(r, 25)) << 23) | (uint32_t)(tu_next(r) & 0x7FFFFF); /* huge */
+    case 6: return sign | (uint32_t)((100 + tu_below(r, 55)) << 23) | (uint32_t)(tu_next(r) & 0x7FFF0000u >> 16 << 16); /* bf16-like */
+    default: return (uint32_t)tu_next(r);
+    }
+}
+
+/* DAZ done with bit logic, independent of the model. */
+static uint32_t daz(uint32_t a) { return (a & 0x7F800000u) == 0 ? a & 0x80000000u : a; }
+
+static uint32_t ref_max(uint32_t a, uint32_t b)
+{
+    a = daz(a);
+    b = daz(b);
+    float fa = as_f(a), fb = as_f(b);
+    if (fa != fa || fb != fb)
+        return TSLM_F32_QNAN;
+    if (fa == 0 && fb == 0)      /* DAZ'd zeros: +0 wins */
+        return (a & b & 0x80000000u) ? 0x80000000u : 0;
+    return fa > fb ? a : b;
+}
+
+int main(int argc, char **argv)
+{
+    tu_t t;
+    tu_init(&t, "arith", argc, argv);
+    unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x8040);    /* FTZ (bit 15) and DAZ (bit 6) */
+    const long iters = 2000000;
+    long bad_add = 0, bad_mul = 0, bad_max = 0, bad_bf16 = 0;
+    for (long i = 0; i < iters; i++) {
+        uint32_t a = rand_f32(&t.rng), b = rand_f32(&t.rng);
+        volatile float fa = as_f(a), fb = as_f(b);
+        uint32_t want = host_canon(fa + fb), got = tslm_f32_add(a, b);
+        if (want != got && bad_add++ < 5)
+            printf("add %08x + %08x: expected %08x got %08x\n", a, b, want, got);
+        want = host_canon(fa * fb);
+        got = tslm_f32_mul(a, b);
+        if (want != got && bad_mul++ < 5)
+            printf("mul %08x * %08x: expected %08x got %08x\n", a, b, want, got);
+        want = ref_max(a, b);
+        got = tslm_f32_max(a, b);
+        if (want != got && bad_max++ < 5)
+            printf("max %08x, %08x: expected %08x got %08x\n", a, b, want, got);
+    }
+    tu_check(&t, bad_add == 0, "fp32 add matches host float with FTZ/DAZ (%ld mismatches)", bad_add);
+    tu_check(&t, bad_mul == 0, "fp32 mul matches host float with FTZ/DAZ (%ld mismatches)", bad_mul);
+    tu_check(&t, bad_max == 0, "fp32 max matches the reference (%ld mismatches)", bad_max);
+    _mm_setcsr(csr);
+
+    /* fp32 -> bf16 RNE: reference by exact comparison of the two neighbouring bf16 values. */
+    for (long i = 0; i < iters; i++) {
+        uint32_t a = rand_f32(&t.rng);
+        uint32_t c = tslm_f32_canon(a);
+        uint16_t want;
+        if (c == TSLM_F32_QNAN) {
+            want = TSLM_BF16_QNAN;
+        } else {
+            double x = as_f(c);
+            uint16_t lo = (uint16_t)(c >> 16);          /* truncation: towards zero */
+            double dlo = as_f((uint32_t)lo << 16);
+            uint16_t hi = (uint16_t)(lo + 1);          /* next away from zero (may be Inf) */
+            /* Above the largest finite bf16 the next step is 2^128 (unbounded exponent). */
+            double dhi = (hi & 0x7F80) == 0x7F80 ? (x > 0 ? 0x1p128 : -0x1p128) : as_f((uint32_t)hi << 16);
+            if ((c & 0xFFFF) == 0 || (c & 0x7FFFFFFFu) >= 0x7F800000u)
+                want = lo;
+            else if (x - dlo == dhi - x || -(x - dlo) == -(dhi - x))
+                want = (lo & 1) ? hi : lo;
+            else
+                want = (x > 0 ? (x - dlo < dhi - x) : (dlo - x < x - dhi)) ? lo : hi;
+        }
+        uint16_t got = tslm_bf16_from_f32(a);
+        if (want != got && bad_bf16++ < 5)
+            printf("bf16(%08x): expected %04x got %04x\n", a, want, got);
+    }
+    tu_check(&t, bad_bf16 == 0, "fp32->bf16 rounds to nearest even (%ld mismatches)", bad_bf16);
+
+    /* Requantisation against exact integer maths (floor division of the rounded product). */
+    long bad_rq = 0;
+    for (long i = 0; i < iters; i++) {
+        int32_t x = (int32_t)tu_next(&t.rng), scale = (int32_t)tu_next(&t.rng);
+        unsigned shift = (unsigned)tu_below(&t.rng, 63);
+        int32_t zp = (int32_t)tu_below(&t.rng, 256) - 128;
+        __int128 p = (__int128)x * scale + (shift ? ((__int128)1 << (shift - 1)) : 0);
+        __int128 q = p / ((__int128)1 << shift);
+        if (q * ((__int128)1 << shift) > p)
+            q -= 1;                                    /* floor */
+        int64_t want = (int64_t)(q + zp), got = tslm_requant(x, scale, shift, zp);
+        if (want != got && bad_rq++ < 5)
+            printf("requant(%d, %d, %u, %d): expected %lld got %lld\n", x, scale, shift, zp,
+                   (long long)want, (long long)got);
+    }
+    tu_check(&t, bad_rq == 0, "requant equals exact integer rounding (%ld mismatches)", bad_rq);
+    tu_check(&t, tslm_sat_i8(300) == 127 && tslm_sat_i8(-300) == -128 && tslm_sat_i8(-7) == -7,
+             "int8 saturation");
+    tu_check(&t, tslm_sat_i32((int64_t)1 << 40) == INT32_MAX && tslm_sat_i32(-((int64_t)1 << 40)) == INT32_MIN,
+             "int32 saturation");
+    return tu_done(&t);
+}

@@ -4,7 +4,7 @@ MODEL_HDRS := hw/model/tslm.h hw/model/tslm_arith.h hw/include/tsl_hw.h hw/inclu
 MODEL_OBJS := $(MODEL_SRCS:hw/model/%.c=$(BUILD)/model/%.o)
 MODEL_LIB  := $(BUILD)/model/libtessel_model.a
 MODEL_CFLAGS := $(CFLAGS_COMMON) -O3 -Ihw/model -Ihw/include
-MODEL_TEST_CFLAGS := $(MODEL_CFLAGS) -Itests/model
+MODEL_TEST_CFLAGS := $(MODEL_CFLAGS) -ffp-contract=off -Itests/model
 
 $(BUILD)/model/%.o: hw/model/%.c $(MODEL_HDRS)
 	@mkdir -p $(@D)
@@ -16,13 +16,17 @@ $(MODEL_LIB): $(MODEL_OBJS)
 model: $(MODEL_LIB)
 .PHONY: model bench-model
 
-$(BUILD)/model/test_%: tests/model/test_%.c tests/model/test_util.h $(MODEL_LIB)
+$(BUILD)/model/test_%: tests/model/test_%.c tests/model/test_util.h tests/model/ref.h tests/model/gemm_prog.h $(MODEL_LIB)
 	$(CC) $(MODEL_TEST_CFLAGS) $< $(MODEL_LIB) -o $@
 
 $(BUILD)/model/bench_model: tests/model/bench_model.c tests/model/gemm_prog.h $(MODEL_LIB)
 	$(CC) $(MODEL_TEST_CFLAGS) $< $(MODEL_LIB) -o $@
 
-TESTS += model-arith
+TESTS += model-arith model-insn model-gemm
+test-model-insn: $(BUILD)/model/test_insn
+	$<
+test-model-gemm: $(BUILD)/model/test_gemm
+	$<
 test-model-arith: $(BUILD)/model/test_arith
 	$<
 

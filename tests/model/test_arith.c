@@ -4,17 +4,10 @@
  * Usage: test_arith [SEED]   (the seed is printed; pass it back to replay a failure) */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <xmmintrin.h>
 
 #include "tslm_arith.h"
 #include "test_util.h"
-
-static float as_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-static uint32_t as_u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-
-/* The host's answer with every NaN made canonical (payload propagation is not part of the spec). */
-static uint32_t host_canon(float f) { return f != f ? TSLM_F32_QNAN : as_u(f); }
+#include "ref.h"
 
 /* Random fp32 operand, often special. */
 static uint32_t rand_f32(tu_rng_t *r)
@@ -32,36 +25,20 @@ static uint32_t rand_f32(tu_rng_t *r)
     }
 }
 
-/* DAZ done with bit logic, independent of the model. */
-static uint32_t daz(uint32_t a) { return (a & 0x7F800000u) == 0 ? a & 0x80000000u : a; }
-
-static uint32_t ref_max(uint32_t a, uint32_t b)
-{
-    a = daz(a);
-    b = daz(b);
-    float fa = as_f(a), fb = as_f(b);
-    if (fa != fa || fb != fb)
-        return TSLM_F32_QNAN;
-    if (fa == 0 && fb == 0)      /* DAZ'd zeros: +0 wins */
-        return (a & b & 0x80000000u) ? 0x80000000u : 0;
-    return fa > fb ? a : b;
-}
-
 int main(int argc, char **argv)
 {
     tu_t t;
     tu_init(&t, "arith", argc, argv);
-    unsigned csr = _mm_getcsr();
-    _mm_setcsr(csr | 0x8040);    /* FTZ (bit 15) and DAZ (bit 6) */
+    unsigned csr = ref_fp_ftz_daz();
     const long iters = 2000000;
     long bad_add = 0, bad_mul = 0, bad_max = 0, bad_bf16 = 0;
     for (long i = 0; i < iters; i++) {
         uint32_t a = rand_f32(&t.rng), b = rand_f32(&t.rng);
-        volatile float fa = as_f(a), fb = as_f(b);
-        uint32_t want = host_canon(fa + fb), got = tslm_f32_add(a, b);
+        volatile float fa = ref_f(a), fb = ref_f(b);
+        uint32_t want = ref_canon(fa + fb), got = tslm_f32_add(a, b);
         if (want != got && bad_add++ < 5)
             printf("add %08x + %08x: expected %08x got %08x\n", a, b, want, got);
-        want = host_canon(fa * fb);
+        want = ref_canon(fa * fb);
         got = tslm_f32_mul(a, b);
         if (want != got && bad_mul++ < 5)
             printf("mul %08x * %08x: expected %08x got %08x\n", a, b, want, got);
@@ -73,29 +50,12 @@ int main(int argc, char **argv)
     tu_check(&t, bad_add == 0, "fp32 add matches host float with FTZ/DAZ (%ld mismatches)", bad_add);
     tu_check(&t, bad_mul == 0, "fp32 mul matches host float with FTZ/DAZ (%ld mismatches)", bad_mul);
     tu_check(&t, bad_max == 0, "fp32 max matches the reference (%ld mismatches)", bad_max);
-    _mm_setcsr(csr);
+    ref_fp_restore(csr);
 
     /* fp32 -> bf16 RNE: reference by exact comparison of the two neighbouring bf16 values. */
     for (long i = 0; i < iters; i++) {
         uint32_t a = rand_f32(&t.rng);
-        uint32_t c = tslm_f32_canon(a);
-        uint16_t want;
-        if (c == TSLM_F32_QNAN) {
-            want = TSLM_BF16_QNAN;
-        } else {
-            double x = as_f(c);
-            uint16_t lo = (uint16_t)(c >> 16);          /* truncation: towards zero */
-            double dlo = as_f((uint32_t)lo << 16);
-            uint16_t hi = (uint16_t)(lo + 1);          /* next away from zero (may be Inf) */
-            /* Above the largest finite bf16 the next step is 2^128 (unbounded exponent). */
-            double dhi = (hi & 0x7F80) == 0x7F80 ? (x > 0 ? 0x1p128 : -0x1p128) : as_f((uint32_t)hi << 16);
-            if ((c & 0xFFFF) == 0 || (c & 0x7FFFFFFFu) >= 0x7F800000u)
-                want = lo;
-            else if (x - dlo == dhi - x || -(x - dlo) == -(dhi - x))
-                want = (lo & 1) ? hi : lo;
-            else
-                want = (x > 0 ? (x - dlo < dhi - x) : (dlo - x < x - dhi)) ? lo : hi;
-        }
+        uint16_t want = ref_bf16(a);
         uint16_t got = tslm_bf16_from_f32(a);
         if (want != got && bad_bf16++ < 5)
             printf("bf16(%08x): expected %04x got %04x\n", a, want, got);

@@ -1,0 +1,525 @@
+/* Directed tests of every instruction of the golden model and of every error it reports.
+ * Results are compared with references written here (byte loops, exact integers, host float with
+ * FTZ/DAZ); whole memories are compared, so a stray write anywhere fails. Each error case checks
+ * ERR_CODE/UNIT/SEQ/ADDR, STATUS and IRQ, that no memory changed, that later pushes are dropped
+ * and that CTRL.RESET recovers. Usage: test_insn [SEED] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ref.h"
+#include "test_util.h"
+#include "tsl_insn.h"
+#include "tslm.h"
+
+#define HBM_BYTES (1u << 20)
+#define ACC TSL_LOCAL_ACC_BASE
+
+static tu_t T;
+
+static void fresh(tslm_t *m, uint32_t n, uint32_t features)
+{
+    tslm_cfg_t cfg = tslm_cfg_default();
+    cfg.n = n;
+    cfg.hbm_bytes = HBM_BYTES;
+    if (features)
+        cfg.features = features;
+    if (tslm_init(m, &cfg) != TSLM_OK) {
+        printf("tslm_init failed\n");
+        exit(2);
+    }
+    for (uint32_t i = 0; i < HBM_BYTES; i++)
+        m->hbm[i] = (uint8_t)tu_next(&T.rng);
+    for (uint32_t i = 0; i < cfg.vmem_bytes; i++)
+        m->vmem[i] = (uint8_t)tu_next(&T.rng);
+    for (uint32_t i = 0; i < cfg.acc_bytes; i++)
+        m->acc[i] = (uint8_t)tu_next(&T.rng);
+}
+
+typedef struct {
+    uint8_t *hbm, *vmem, *acc;
+} snap_t;
+
+static snap_t snap(const tslm_t *m)
+{
+    snap_t s = {malloc(m->cfg.hbm_bytes), malloc(m->cfg.vmem_bytes), malloc(m->cfg.acc_bytes)};
+    memcpy(s.hbm, m->hbm, m->cfg.hbm_bytes);
+    memcpy(s.vmem, m->vmem, m->cfg.vmem_bytes);
+    memcpy(s.acc, m->acc, m->cfg.acc_bytes);
+    return s;
+}
+
+/* Compare a memory with its expected image; report the first differing address. */
+static int same_mem(const char *what, const char *name, const uint8_t *want, const uint8_t *got, uint32_t bytes)
+{
+    for (uint32_t i = 0; i < bytes; i++)
+        if (want[i] != got[i])
+            return tu_check(&T, 0, "%s: %s first differs at 0x%x: expected 0x%02x got 0x%02x",
+                            what, name, i, want[i], got[i]);
+    return 1;
+}
+
+static void check_snap(const char *what, const tslm_t *m, const snap_t *s)
+{
+    int ok = same_mem(what, "HBM", s->hbm, m->hbm, m->cfg.hbm_bytes) &&
+             same_mem(what, "VMEM", s->vmem, m->vmem, m->cfg.vmem_bytes) &&
+             same_mem(what, "ACC", s->acc, m->acc, m->cfg.acc_bytes);
+    tu_check(&T, ok, "%s: memories as expected", what);
+    free(s->hbm);
+    free(s->vmem);
+    free(s->acc);
+}
+
+static void push_ok(tslm_t *m, tsl_insn_t i, const char *what)
+{
+    tu_check(&T, tslm_push(m, i.w) == TSLM_OK, "%s: accepted (ERR_CODE %u)", what,
+             tslm_reg_read(m, TSL_TC_ERR_CODE_OFFSET));
+}
+
+/* Push a bad instruction and check everything docs/isa.md promises about the error. */
+static void expect_err(tslm_t *m, tsl_insn_t i, uint32_t code, uint32_t eaddr, const char *what)
+{
+    snap_t s = snap(m);
+    uint32_t seq = tslm_reg_read(m, TSL_TC_PUSH_COUNT_OFFSET);
+    tslm_reg_write(m, TSL_TC_IRQ_ENABLE_OFFSET, 1u << TSL_TC_IRQ_STATUS_ERROR_SHIFT);
+    int rc = tslm_push(m, i.w);
+    uint32_t got = tslm_reg_read(m, TSL_TC_ERR_CODE_OFFSET);
+    tu_check(&T, rc == TSLM_EDEVICE && got == code, "%s: ERR_CODE %s expected, got %s", what,
+             tsl_err_name(code), tsl_err_name(got) ? tsl_err_name(got) : "?");
+    tu_check(&T, tslm_reg_read(m, TSL_TC_ERR_SEQ_OFFSET) == seq &&
+                 tslm_reg_read(m, TSL_TC_ERR_UNIT_OFFSET) == TSL_GET(i.w, TSL_INSN_HDR_UNIT) &&
+                 tslm_reg_read(m, TSL_TC_ERR_ADDR_OFFSET) == eaddr,
+             "%s: ERR_SEQ/UNIT/ADDR (addr expected 0x%x got 0x%x)", what, eaddr,
+             tslm_reg_read(m, TSL_TC_ERR_ADDR_OFFSET));
+    tu_check(&T, (tslm_reg_read(m, TSL_TC_STATUS_OFFSET) >> TSL_TC_STATUS_ERROR_SHIFT) & 1 && tslm_irq(m),
+             "%s: STATUS.ERROR and the interrupt are set", what);
+    tsl_insn_t sync = tsl_insn_sync(TSL_UNIT_VPU);
+    tu_check(&T, tslm_push(m, sync.w) == TSLM_EDEVICE && tslm_reg_read(m, TSL_TC_PUSH_COUNT_OFFSET) == seq,
+             "%s: a later push is dropped", what);
+    check_snap(what, m, &s);
+    tslm_reg_write(m, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
+    tu_check(&T, tslm_reg_read(m, TSL_TC_STATUS_OFFSET) == (1u << TSL_TC_STATUS_IDLE_SHIFT) && !tslm_irq(m) &&
+                 tslm_push(m, sync.w) == TSLM_OK,
+             "%s: CTRL.RESET clears the error and pushes work again", what);
+    tslm_reg_write(m, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
+}
+
+/* ---------------------------------------------------------------------------------------- DMA */
+
+static void dma_case(tslm_t *m, uint32_t op, uint32_t ha, uint32_t hs, uint32_t la, uint32_t ls,
+                     uint32_t rows, uint32_t rb, const char *what)
+{
+    snap_t s = snap(m);
+    uint8_t *local = la >= ACC ? s.acc + (la - ACC) : s.vmem + la;
+    for (uint32_t r = 0; r < rows; r++)          /* rows in order, bytes in order */
+        for (uint32_t b = 0; b < rb; b++) {
+            if (op == TSL_DMA_OP_LOAD)
+                local[(size_t)r * ls + b] = s.hbm[ha + (size_t)r * hs + b];
+            else
+                s.hbm[ha + (size_t)r * hs + b] = local[(size_t)r * ls + b];
+        }
+    push_ok(m, tsl_insn_dma(op, ha, hs, la, ls, rows, rb), what);
+    check_snap(what, m, &s);
+}
+
+static void test_dma(void)
+{
+    tslm_t m;
+    fresh(&m, 16, 0);
+    dma_case(&m, TSL_DMA_OP_LOAD, 0x1235, 1000, 0x101, 77, 9, 61, "LOAD unaligned rows, strides != width");
+    dma_case(&m, TSL_DMA_OP_STORE, 0x30003, 333, 0x2000, 129, 7, 100, "STORE unaligned rows");
+    dma_case(&m, TSL_DMA_OP_LOAD, 0x777, 0, 0x3000, 64, 5, 64, "LOAD with HBM stride 0 repeats a row");
+    dma_case(&m, TSL_DMA_OP_LOAD, 0x100, 50, 0x4000, 10, 6, 40, "LOAD with overlapping local rows");
+    dma_case(&m, TSL_DMA_OP_STORE, 0x9000, 3, 0x5000, 64, 8, 16, "STORE with overlapping HBM rows");
+    dma_case(&m, TSL_DMA_OP_LOAD, 0x5555, 1, 0x6000, 1, 1, 1, "LOAD of one byte");
+    dma_case(&m, TSL_DMA_OP_LOAD, 0x10, 64, ACC + 0x40, 128, 12, 64, "LOAD into ACC");
+    dma_case(&m, TSL_DMA_OP_STORE, 0x20001, 4096, ACC + 0x100, 64, 3, 60, "STORE from ACC");
+    dma_case(&m, TSL_DMA_OP_LOAD, 0x0, 1, 0x10000, 1, 65535, 1, "LOAD of the maximum row count");
+    dma_case(&m, TSL_DMA_OP_LOAD, 0x40000, 0, 0x20000, 0, 1, 65535, "LOAD of the maximum row length");
+    dma_case(&m, TSL_DMA_OP_STORE, HBM_BYTES - 100, 0, TSL_PARAM_VMEM_BYTES - 100, 0, 1, 100,
+             "STORE ending exactly at the ends of HBM and VMEM");
+    tu_check(&T, tslm_reg_read(&m, TSL_TC_PERF_DMA_INSNS_LO_OFFSET) == 11 &&
+                 tslm_reg_read(&m, TSL_TC_PERF_HBM_WR_BYTES_LO_OFFSET) == 7 * 100 + 8 * 16 + 3 * 60 + 100,
+             "DMA_INSNS and HBM_WR_BYTES count the transfers");
+    tslm_free(&m);
+}
+
+/* ---------------------------------------------------------------------------------------- MXU */
+
+static void test_mxu(uint32_t n)
+{
+    tslm_t m;
+    fresh(&m, n, 0);
+    const uint32_t rows = 5, wa = 0x1000, xa = 0x8000, xs = 3 * n, ca = ACC + 0x400, cs = 2 * 4 * n;
+    push_ok(&m, tsl_insn_loadw(TSL_DTYPE_INT8, 1, wa, 2 * n), "LOADW int8 into buffer 1");
+    push_ok(&m, tsl_insn_loadw(TSL_DTYPE_BF16, 0, 0x2000, 2 * n), "LOADW bf16 into buffer 0");
+    for (int accumulate = 0; accumulate < 2; accumulate++) {
+        snap_t s = snap(&m);
+        for (uint32_t i = 0; i < rows; i++) {
+            for (uint32_t j = 0; j < n; j++) {
+                int64_t sum = 0;
+                for (uint32_t k = 0; k < n; k++)
+                    sum += (int64_t)(int8_t)s.vmem[xa + i * xs + k] * (int8_t)s.vmem[wa + k * 2 * n + j];
+                uint8_t *p = s.acc + (ca - ACC) + i * cs + 4 * j;
+                uint32_t old;
+                memcpy(&old, p, 4);
+                uint32_t v = (uint32_t)(int32_t)sum + (accumulate ? old : 0);
+                memcpy(p, &v, 4);
+            }
+        }
+        push_ok(&m, tsl_insn_matmul(TSL_DTYPE_INT8, 1, (uint32_t)accumulate, xa, xs, ca, cs, rows), "MATMUL int8");
+        check_snap(accumulate ? "MATMUL int8 accumulate, strided" : "MATMUL int8 overwrite, strided", &m, &s);
+    }
+    /* bf16 with buffer 0: host float, FTZ/DAZ, column sums in row order from +0. */
+    snap_t s = snap(&m);
+    unsigned csr = ref_fp_ftz_daz();
+    for (uint32_t i = 0; i < rows; i++) {
+        for (uint32_t j = 0; j < n; j++) {
+            volatile float sum = 0.0f;
+            for (uint32_t k = 0; k < n; k++) {
+                uint16_t x, w;
+                memcpy(&x, s.vmem + 0x6000 + i * 2 * n + 2 * k, 2);
+                memcpy(&w, s.vmem + 0x2000 + k * 2 * n + 2 * j, 2);
+                volatile float p = ref_f((uint32_t)x << 16) * ref_f((uint32_t)w << 16);
+                sum = sum + p;
+            }
+            uint8_t *p = s.acc + i * 4 * n + 4 * j;
+            uint32_t old;
+            memcpy(&old, p, 4);
+            volatile float o = ref_f(old);
+            uint32_t v = ref_canon(o + sum);
+            memcpy(p, &v, 4);
+        }
+    }
+    ref_fp_restore(csr);
+    push_ok(&m, tsl_insn_matmul(TSL_DTYPE_BF16, 0, 1, 0x6000, 2 * n, ACC, 4 * n, rows), "MATMUL bf16");
+    check_snap("MATMUL bf16 accumulate (random bits: NaN, Inf, subnormal inputs)", &m, &s);
+    tslm_free(&m);
+}
+
+/* ---------------------------------------------------------------------------------------- VPU */
+
+static int is_fl(uint32_t dt) { return dt == TSL_DTYPE_BF16 || dt == TSL_DTYPE_FP32; }
+
+/* Element j of a row, as int64 (int types) or canonical fp32 bits (float types). */
+static int64_t rd(const uint8_t *p, uint32_t dt, uint32_t j)
+{
+    if (dt == TSL_DTYPE_INT8)
+        return (int8_t)p[j];
+    if (dt == TSL_DTYPE_BF16) {
+        uint16_t h;
+        memcpy(&h, p + 2 * j, 2);
+        return ref_canon(ref_f(ref_daz((uint32_t)h << 16)));
+    }
+    uint32_t v;
+    memcpy(&v, p + 4 * j, 4);
+    return dt == TSL_DTYPE_INT32 ? (int32_t)v : (int64_t)ref_canon(ref_f(ref_daz(v)));
+}
+
+static void wr(uint8_t *p, uint32_t dt, uint32_t j, int64_t v)
+{
+    if (dt == TSL_DTYPE_INT8) {
+        p[j] = (uint8_t)(int8_t)(v > 127 ? 127 : v < -128 ? -128 : v);
+    } else if (dt == TSL_DTYPE_BF16) {
+        uint16_t h = ref_bf16((uint32_t)v);
+        memcpy(p + 2 * j, &h, 2);
+    } else {
+        uint32_t u = (uint32_t)v;
+        memcpy(p + 4 * j, &u, 4);
+    }
+}
+
+static int64_t ref_op(uint32_t op, int fl, int64_t a, int64_t b, int32_t scale, uint32_t shift, int32_t zp)
+{
+    volatile float fa = ref_f((uint32_t)a), fb = ref_f((uint32_t)b);
+    switch (op) {
+    case TSL_VPU_OP_ADD: return fl ? (int64_t)ref_canon(fa + fb) : (int32_t)(uint32_t)(a + b);
+    case TSL_VPU_OP_MUL: return fl ? (int64_t)ref_canon(fa * fb) : (int32_t)(uint32_t)((uint64_t)a * (uint64_t)b);
+    case TSL_VPU_OP_MAX: return fl ? ref_max((uint32_t)a, (uint32_t)b) : (a > b ? a : b);
+    case TSL_VPU_OP_RELU: return fl ? ref_max((uint32_t)a, 0) : (a > 0 ? a : 0);
+    case TSL_VPU_OP_REQUANT: {
+        __int128 p = (__int128)a * scale + (shift ? (__int128)1 << (shift - 1) : 0);
+        __int128 q = p / ((__int128)1 << shift);
+        if (q * ((__int128)1 << shift) > p)
+            q--;
+        q += zp;
+        return q > INT32_MAX ? INT32_MAX : q < INT32_MIN ? INT32_MIN : (int64_t)q;
+    }
+    default: return a;   /* MOV */
+    }
+}
+
+/* Reduction in the documented pairwise tree. */
+static int64_t ref_reduce(uint32_t op, int fl, int64_t *t, uint32_t n)
+{
+    for (uint32_t len = n; len > 1; len /= 2)
+        for (uint32_t i = 0; i < len / 2; i++) {
+            int64_t a = t[2 * i], b = t[2 * i + 1];
+            if (op == TSL_VPU_OP_RSUM)
+                t[i] = fl ? (int64_t)ref_canon(ref_f((uint32_t)a) + ref_f((uint32_t)b)) : (int32_t)(uint32_t)(a + b);
+            else
+                t[i] = fl ? ref_max((uint32_t)a, (uint32_t)b) : (a > b ? a : b);
+        }
+    return t[0];
+}
+
+typedef struct {
+    uint32_t op, dd, d1, d2, mode, dst, src1, src2;
+} vpu_case_t;
+
+static void vpu_case(tslm_t *m, vpu_case_t c, uint32_t rows)
+{
+    uint32_t n = m->cfg.n;
+    int fl = is_fl(c.d1), unary = c.op == TSL_VPU_OP_RELU || c.op == TSL_VPU_OP_MOV ||
+                                  c.op == TSL_VPU_OP_REQUANT || c.op >= TSL_VPU_OP_RSUM;
+    int32_t scale = (int32_t)tu_next(&T.rng) >> (int)tu_below(&T.rng, 24);
+    uint32_t shift = (uint32_t)tu_below(&T.rng, 40);
+    int32_t zp = (int32_t)tu_below(&T.rng, 64) - 32;
+    uint32_t imm = (uint32_t)tu_next(&T.rng);
+    if (fl && c.mode == TSL_SRC2_IMM)
+        imm = (uint32_t)(0x3F000000u + tu_below(&T.rng, 0x1000000)) | (uint32_t)(tu_next(&T.rng) & 1) << 31;
+    snap_t s = snap(m);
+    uint8_t *base1 = c.src1 >= ACC ? s.acc + (c.src1 - ACC) : s.vmem + c.src1;
+    uint8_t *base2 = c.src2 >= ACC ? s.acc + (c.src2 - ACC) : s.vmem + c.src2;
+    uint8_t *based = c.dst >= ACC ? s.acc + (c.dst - ACC) : s.vmem + c.dst;
+    int64_t *ta = calloc(n, sizeof *ta), *tb = calloc(n, sizeof *tb);
+    unsigned csr = ref_fp_ftz_daz();
+    for (uint32_t i = 0; i < rows; i++) {
+        for (uint32_t j = 0; j < n; j++) {
+            ta[j] = rd(base1 + i * n * tsl_dtype_bytes(c.d1), c.d1, j);
+            if (!unary)
+                tb[j] = c.mode == TSL_SRC2_IMM ? (fl ? (int64_t)ref_canon(ref_f(ref_daz(imm))) : (int32_t)imm)
+                                               : rd(base2 + (c.mode == TSL_SRC2_BCAST ? 0 : i) * n * tsl_dtype_bytes(c.d2), c.d2, j);
+        }
+        if (c.op == TSL_VPU_OP_RSUM || c.op == TSL_VPU_OP_RMAX) {
+            int64_t r = ref_reduce(c.op, fl, ta, n);
+            for (uint32_t j = 0; j < n; j++)
+                wr(based + i * n * tsl_dtype_bytes(c.dd), c.dd, j, r);
+        } else {
+            for (uint32_t j = 0; j < n; j++)
+                wr(based + i * n * tsl_dtype_bytes(c.dd), c.dd, j, ref_op(c.op, fl, ta[j], tb[j], scale, shift, zp));
+        }
+    }
+    ref_fp_restore(csr);
+    tsl_insn_t insn = c.op == TSL_VPU_OP_REQUANT
+                          ? tsl_insn_requant(c.dd, c.dst, c.d1, c.src1, rows, scale, shift, zp)
+                          : tsl_insn_vpu(c.op, c.dd, c.dst, c.d1, c.src1, c.mode, c.d2,
+                                         c.mode == TSL_SRC2_IMM ? imm : c.src2, rows);
+    char what[160];
+    snprintf(what, sizeof what, "VPU %s %s <- %s, %s (%s)", tsl_vpu_op_name(c.op), tsl_dtype_name(c.dd),
+             tsl_dtype_name(c.d1), unary ? "-" : tsl_dtype_name(c.d2), unary ? "unary" : tsl_src2_name(c.mode));
+    push_ok(m, insn, what);
+    check_snap(what, m, &s);
+    free(ta);
+    free(tb);
+}
+
+static void test_vpu(uint32_t n)
+{
+    tslm_t m;
+    fresh(&m, n, 0);
+    /* Float data with a sane range: random ACC bits are mostly huge or NaN. */
+    for (uint32_t i = 0; i < 0x4000; i += 4) {
+        uint32_t v = (0x38000000u + (uint32_t)tu_below(&T.rng, 0x10000000)) | (uint32_t)(tu_next(&T.rng) & 1) << 31;
+        memcpy(m.acc + i, &v, 4);
+    }
+    const uint32_t I8 = TSL_DTYPE_INT8, I32 = TSL_DTYPE_INT32, B16 = TSL_DTYPE_BF16, F32 = TSL_DTYPE_FP32;
+    const uint32_t V = TSL_SRC2_VEC, BC = TSL_SRC2_BCAST, IM = TSL_SRC2_IMM;
+    const vpu_case_t cases[] = {
+        {TSL_VPU_OP_ADD, I8, I8, I8, V, 0x100, 0x800, 0x1000},
+        {TSL_VPU_OP_ADD, I32, I32, I32, BC, ACC + 0x8000, ACC + 0x4000, ACC + 0x6000},
+        {TSL_VPU_OP_ADD, F32, F32, F32, BC, ACC + 0x8000, ACC, ACC + 0x1000},       /* bias add */
+        {TSL_VPU_OP_ADD, B16, B16, F32, IM, 0x2000, 0x3000, 0},
+        {TSL_VPU_OP_MUL, I32, I8, I32, V, ACC + 0x9000, 0x800, ACC + 0x4000},
+        {TSL_VPU_OP_MUL, F32, F32, F32, IM, ACC + 0x9000, ACC, 0},                  /* scale */
+        {TSL_VPU_OP_MUL, B16, B16, B16, V, 0x4000, 0x3000, 0x5000},
+        {TSL_VPU_OP_MAX, I8, I8, I32, IM, 0x100, 0x800, 0},
+        {TSL_VPU_OP_MAX, F32, F32, B16, V, ACC + 0xA000, ACC, 0x3000},
+        {TSL_VPU_OP_RELU, I32, I32, 0, 0, ACC + 0xA000, ACC + 0x4000, 0},
+        {TSL_VPU_OP_RELU, F32, F32, 0, 0, ACC + 0xA000, ACC, 0},
+        {TSL_VPU_OP_RELU, B16, B16, 0, 0, 0x3000, 0x3000, 0},                       /* in place */
+        {TSL_VPU_OP_MOV, B16, F32, 0, 0, 0x6000, ACC, 0},                           /* fp32 -> bf16 */
+        {TSL_VPU_OP_MOV, F32, B16, 0, 0, ACC + 0xB000, 0x3000, 0},
+        {TSL_VPU_OP_MOV, I8, I32, 0, 0, 0x7000, ACC + 0x4000, 0},                   /* saturating */
+        {TSL_VPU_OP_MOV, I32, I8, 0, 0, ACC + 0xB000, 0x800, 0},
+        {TSL_VPU_OP_REQUANT, I8, I32, 0, 0, 0x7000, ACC + 0x4000, 0},
+        {TSL_VPU_OP_REQUANT, I32, I32, 0, 0, ACC + 0xC000, ACC + 0x4000, 0},
+        {TSL_VPU_OP_REQUANT, I8, I8, 0, 0, 0x7000, 0x800, 0},
+        {TSL_VPU_OP_RSUM, I32, I32, 0, 0, ACC + 0xC000, ACC + 0x4000, 0},
+        {TSL_VPU_OP_RSUM, F32, F32, 0, 0, ACC + 0xC000, ACC, 0},
+        {TSL_VPU_OP_RSUM, B16, B16, 0, 0, 0x6000, 0x3000, 0},
+        {TSL_VPU_OP_RMAX, I8, I8, 0, 0, 0x7000, 0x800, 0},
+        {TSL_VPU_OP_RMAX, F32, F32, 0, 0, ACC + 0xD000, ACC, 0},
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        vpu_case(&m, cases[i], 1 + (uint32_t)tu_below(&T.rng, 12));
+    tu_check(&T, tslm_reg_read(&m, TSL_TC_PERF_VPU_INSNS_LO_OFFSET) == sizeof cases / sizeof cases[0],
+             "VPU_INSNS counts the VPU instructions");
+    tslm_free(&m);
+}
+
+/* ------------------------------------------------------------------------ tokens and registers */
+
+static void test_tokens(void)
+{
+    tslm_t m;
+    fresh(&m, 8, 0);
+    tsl_insn_t s = tsl_insn_sync(TSL_UNIT_DMA);
+    tsl_insn_signal(&s, TSL_TOK(TSL_UNIT_MXU) | TSL_TOK(TSL_UNIT_VPU));
+    push_ok(&m, s, "DMA SYNC signalling MXU and VPU");
+    push_ok(&m, s, "DMA SYNC signalling MXU and VPU again");
+    tu_check(&T, tslm_reg_read(&m, TSL_TC_TOKENS_DMA_MXU_OFFSET) == 2 &&
+                 tslm_reg_read(&m, TSL_TC_TOKENS_DMA_VPU_OFFSET) == 2, "two tokens wait on DMA->MXU and DMA->VPU");
+    s = tsl_insn_sync(TSL_UNIT_MXU);
+    tsl_insn_wait(&s, TSL_TOK(TSL_UNIT_DMA));
+    tsl_insn_notify(&s);
+    tslm_reg_write(&m, TSL_TC_IRQ_ENABLE_OFFSET, 1u << TSL_TC_IRQ_STATUS_NOTIFY_SHIFT);
+    push_ok(&m, s, "MXU SYNC waiting on DMA, with NOTIFY");
+    tu_check(&T, tslm_reg_read(&m, TSL_TC_TOKENS_DMA_MXU_OFFSET) == 1 &&
+                 tslm_reg_read(&m, TSL_TC_NOTIFY_COUNT_OFFSET) == 1 && tslm_irq(&m),
+             "the wait took one token; NOTIFY counted and raised the interrupt");
+    tslm_reg_write(&m, TSL_TC_IRQ_STATUS_OFFSET, 1u << TSL_TC_IRQ_STATUS_NOTIFY_SHIFT);
+    tu_check(&T, !tslm_irq(&m), "IRQ_STATUS is write-one-to-clear");
+
+    /* The register port: INSN0..INSN7, the push on INSN7. */
+    tsl_insn_t d = tsl_insn_dma(TSL_DMA_OP_LOAD, 0x40, 0, 0x80, 0, 1, 8);
+    snap_t sn = snap(&m);
+    memcpy(sn.vmem + 0x80, sn.hbm + 0x40, 8);
+    for (unsigned w = 0; w < TSL_PARAM_INSN_WORDS; w++)
+        tslm_reg_write(&m, TSL_TC_INSN0_OFFSET + 4 * w, d.w[w]);
+    tu_check(&T, tslm_reg_read(&m, TSL_TC_PUSH_COUNT_OFFSET) == 4, "writing INSN7 pushes");
+    check_snap("DMA pushed through the register port", &m, &sn);
+    tu_check(&T, tslm_reg_read(&m, TSL_TC_ID_OFFSET) == TSL_ID_VALUE && tslm_reg_read(&m, TSL_TC_CFG_N_OFFSET) == 8 &&
+                 tslm_reg_read(&m, TSL_TC_CFG_HBM_BYTES_OFFSET) == HBM_BYTES,
+             "ID and CFG registers");
+    tslm_reg_write(&m, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_CLEAR_PERF_SHIFT);
+    tu_check(&T, tslm_reg_read(&m, TSL_TC_PERF_DMA_INSNS_LO_OFFSET) == 0, "CTRL.CLEAR_PERF zeroes the counters");
+    tslm_free(&m);
+}
+
+/* -------------------------------------------------------------------------------------- errors */
+
+static tsl_insn_t with_word(tsl_insn_t i, unsigned word, uint32_t v)
+{
+    i.w[word] = v;
+    return i;
+}
+
+static void test_errors(void)
+{
+    tslm_t m;
+    const uint32_t n = 8;
+    fresh(&m, n, 0);
+    const uint32_t VM = TSL_PARAM_VMEM_BYTES;
+    tsl_insn_t ok_dma = tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 64, 0, 64, 2, 64);
+    tsl_insn_t ok_mm = tsl_insn_matmul(TSL_DTYPE_INT8, 0, 0, 0, n, ACC, 4 * n, 4);
+    tsl_insn_t ok_add = tsl_insn_vpu(TSL_VPU_OP_ADD, TSL_DTYPE_INT32, ACC, TSL_DTYPE_INT32, ACC + 0x100,
+                                     TSL_SRC2_VEC, TSL_DTYPE_INT32, ACC + 0x200, 2);
+    tsl_insn_t sync = tsl_insn_sync(TSL_UNIT_DMA);
+
+    expect_err(&m, tsl_insn_header(3, 0), TSL_ERR_BAD_OPCODE, 0, "unit 3");
+    expect_err(&m, tsl_insn_header(TSL_UNIT_DMA, 3), TSL_ERR_BAD_OPCODE, 0, "undefined DMA op");
+    expect_err(&m, tsl_insn_header(TSL_UNIT_MXU, 7), TSL_ERR_BAD_OPCODE, 0, "undefined MXU op");
+    expect_err(&m, tsl_insn_header(TSL_UNIT_VPU, 1), TSL_ERR_BAD_OPCODE, 0, "reserved VPU op 1");
+    expect_err(&m, with_word(sync, 7, 1), TSL_ERR_BAD_FIELD, 0, "reserved bit in word 7");
+    expect_err(&m, with_word(sync, 0, sync.w[0] | 1u << 15), TSL_ERR_BAD_FIELD, 0, "reserved header bit");
+    tsl_insn_t self = sync;
+    tsl_insn_signal(&self, TSL_TOK(TSL_UNIT_DMA));
+    expect_err(&m, self, TSL_ERR_BAD_FIELD, 0, "token on its own unit");
+    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, 0, 0, 0, 4), TSL_ERR_BAD_FIELD, 0, "DMA of zero rows");
+    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, 0, 0, 1, 0), TSL_ERR_BAD_FIELD, 0, "DMA of zero bytes");
+    expect_err(&m, tsl_insn_loadw(TSL_DTYPE_INT32, 0, 0, n), TSL_ERR_BAD_FIELD, 0, "LOADW of INT32");
+    expect_err(&m, with_word(ok_mm, 5, 0), TSL_ERR_BAD_FIELD, 0, "MATMUL of zero rows");
+    tsl_insn_t relu2 = tsl_insn_vpu(TSL_VPU_OP_RELU, TSL_DTYPE_INT32, ACC, TSL_DTYPE_INT32, ACC, TSL_SRC2_BCAST, 0, 0, 1);
+    expect_err(&m, relu2, TSL_ERR_BAD_FIELD, 0, "unary op with a second operand");
+    expect_err(&m, with_word(ok_add, 0, ok_add.w[0] | 3u << TSL_INSN_VPU_VEC_SRC2_MODE_SHIFT), TSL_ERR_BAD_FIELD, 0,
+               "SRC2 mode 3");
+    expect_err(&m, tsl_insn_requant(TSL_DTYPE_INT8, 0, TSL_DTYPE_INT32, ACC, 1, 1, 63, 0), TSL_ERR_BAD_FIELD, 0,
+               "REQUANT shift 63");
+    expect_err(&m, tsl_insn_requant(TSL_DTYPE_BF16, 0, TSL_DTYPE_FP32, ACC, 1, 1, 1, 0), TSL_ERR_BAD_FIELD, 0,
+               "REQUANT of floats");
+    expect_err(&m, with_word(ok_add, 5, 1), TSL_ERR_BAD_FIELD, 0, "ADD with a REQUANT scale");
+    expect_err(&m, tsl_insn_vpu(TSL_VPU_OP_ADD, TSL_DTYPE_FP32, ACC, TSL_DTYPE_INT32, ACC, TSL_SRC2_VEC,
+                                TSL_DTYPE_INT32, ACC, 1), TSL_ERR_BAD_FIELD, 0, "int and float operands mixed");
+    expect_err(&m, tsl_insn_vpu(TSL_VPU_OP_ADD, TSL_DTYPE_INT8, 0, TSL_DTYPE_INT8, 0, TSL_SRC2_IMM,
+                                TSL_DTYPE_INT8, 5, 1), TSL_ERR_BAD_FIELD, 0, "IMM given an INT8 type");
+    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, HBM_BYTES - 64, 64, 0, 64, 2, 65), TSL_ERR_HBM_RANGE,
+               HBM_BYTES - 64, "DMA past the end of HBM");
+    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_STORE, 0xFFFFFFF0u, 0xFFFFFFF0u, 0, 0, 3, 16), TSL_ERR_HBM_RANGE,
+               0xFFFFFFF0u, "DMA whose extent wraps 32 bits");
+    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, VM - 16, 16, 2, 16), TSL_ERR_LOCAL_RANGE, VM - 16,
+               "DMA past the end of VMEM");
+    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, 0x00800000u, 0, 1, 4), TSL_ERR_LOCAL_RANGE, 0x00800000u,
+               "DMA between VMEM and ACC");
+    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, ACC + TSL_PARAM_ACC_BYTES - 4, 0, 1, 8), TSL_ERR_LOCAL_RANGE,
+               ACC + TSL_PARAM_ACC_BYTES - 4, "DMA past the end of ACC");
+    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, ACC + 2, 0, 1, 8), TSL_ERR_MISALIGNED, ACC + 2,
+               "DMA to an unaligned ACC address");
+    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, ACC, 0, 1, 6), TSL_ERR_MISALIGNED, ACC,
+               "DMA of a partial ACC word");
+    expect_err(&m, tsl_insn_loadw(TSL_DTYPE_INT8, 0, 4, n), TSL_ERR_MISALIGNED, 4, "LOADW unaligned");
+    expect_err(&m, tsl_insn_loadw(TSL_DTYPE_BF16, 0, 0, n), TSL_ERR_MISALIGNED, 0, "LOADW bf16 stride of N bytes");
+    expect_err(&m, tsl_insn_loadw(TSL_DTYPE_INT8, 0, ACC, n), TSL_ERR_LOCAL_RANGE, ACC, "LOADW from ACC");
+    expect_err(&m, tsl_insn_loadw(TSL_DTYPE_INT8, 0, VM - n, n), TSL_ERR_LOCAL_RANGE, VM - n, "LOADW past VMEM");
+    expect_err(&m, with_word(ok_mm, 4, 4 * n + 4), TSL_ERR_MISALIGNED, ACC, "MATMUL ACC stride not 4N");
+    expect_err(&m, with_word(ok_mm, 3, 0), TSL_ERR_LOCAL_RANGE, 0, "MATMUL result in VMEM");
+    expect_err(&m, with_word(ok_mm, 1, ACC), TSL_ERR_LOCAL_RANGE, ACC, "MATMUL activations in ACC");
+    expect_err(&m, with_word(ok_mm, 5, TSL_PARAM_ACC_BYTES / (4 * n) + 1), TSL_ERR_LOCAL_RANGE, ACC,
+               "MATMUL rows past the end of ACC");
+    expect_err(&m, tsl_insn_vpu(TSL_VPU_OP_RELU, TSL_DTYPE_INT8, ACC, TSL_DTYPE_INT8, 0, 0, 0, 0, 1),
+               TSL_ERR_LOCAL_RANGE, ACC, "INT8 vector in ACC");
+    expect_err(&m, with_word(ok_add, 3, ACC + 4), TSL_ERR_MISALIGNED, ACC + 4, "VPU operand unaligned");
+    tsl_insn_t w = tsl_insn_sync(TSL_UNIT_MXU);
+    tsl_insn_wait(&w, TSL_TOK(TSL_UNIT_DMA));
+    expect_err(&m, w, TSL_ERR_TOKEN_UNDERFLOW, 0, "wait with no signal pushed before it");
+    push_ok(&m, tsl_insn_loadw(TSL_DTYPE_BF16, 1, 0, 2 * n), "LOADW bf16 into buffer 1");
+    expect_err(&m, with_word(ok_mm, 0, ok_mm.w[0] | 1u << TSL_INSN_MXU_MATMUL_WBUF_SHIFT), TSL_ERR_WBUF_DTYPE, 0,
+               "MATMUL int8 on a bf16 buffer");
+    tsl_insn_t sig = tsl_insn_sync(TSL_UNIT_VPU);
+    tsl_insn_signal(&sig, TSL_TOK(TSL_UNIT_DMA));
+    int all_ok = 1;
+    for (uint32_t i = 0; i < TSL_PARAM_TOKEN_MAX; i++)
+        all_ok &= tslm_push(&m, sig.w) == TSLM_OK;
+    tu_check(&T, all_ok && tslm_reg_read(&m, TSL_TC_TOKENS_VPU_DMA_OFFSET) == TSL_PARAM_TOKEN_MAX,
+             "TOKEN_MAX signals are held");
+    expect_err(&m, sig, TSL_ERR_TOKEN_OVERFLOW, 0, "one signal more than TOKEN_MAX");
+    tslm_free(&m);
+
+    /* Instructions queued before the bad one still run (random schedule keeps them queued). */
+    fresh(&m, n, 0);
+    tslm_set_schedule(&m, TSLM_SCHED_RANDOM, T.seed);
+    snap_t s = snap(&m);
+    memcpy(s.vmem + 0x100, s.hbm + 0x200, 32);
+    push_ok(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0x200, 0, 0x100, 0, 1, 32), "queued DMA");
+    tu_check(&T, tslm_push(&m, tsl_insn_header(3, 0).w) == TSLM_EDEVICE &&
+                 tslm_reg_read(&m, TSL_TC_QUEUE_LEVEL_OFFSET) == 1, "bad instruction after it; DMA still queued");
+    tslm_run(&m);
+    check_snap("the instruction before the error completed", &m, &s);
+    tslm_free(&m);
+
+    /* A bf16 instruction on an int8-only build. */
+    fresh(&m, n, 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT);
+    expect_err(&m, tsl_insn_loadw(TSL_DTYPE_BF16, 0, 0, 2 * n), TSL_ERR_BAD_FIELD, 0, "bf16 LOADW, int8-only build");
+    expect_err(&m, tsl_insn_vpu(TSL_VPU_OP_RELU, TSL_DTYPE_FP32, ACC, TSL_DTYPE_FP32, ACC, 0, 0, 0, 1),
+               TSL_ERR_BAD_FIELD, 0, "float VPU op, int8-only build");
+    tslm_free(&m);
+
+    tslm_cfg_t bad = tslm_cfg_default();
+    bad.n = 12;
+    tu_check(&T, tslm_init(&m, &bad) == TSLM_EINVAL, "tslm_init rejects N = 12");
+    tu_check(&T, tslm_push(NULL, ok_dma.w) == TSLM_EINVAL, "tslm_push rejects a NULL model");
+}
+
+int main(int argc, char **argv)
+{
+    tu_init(&T, "insn", argc, argv);
+    test_dma();
+    test_mxu(4);
+    test_mxu(16);
+    test_vpu(4);
+    test_vpu(16);
+    test_vpu(32);
+    test_tokens();
+    test_errors();
+    return tu_done(&T);
+}

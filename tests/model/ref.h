@@ -63,4 +63,30 @@ static inline uint32_t ref_max(uint32_t a, uint32_t b)
     return fa > fb ? a : b;
 }
 
+/* Reference C[i][j] of a GEMM of row-major dense A (M x k) and B (k x nc), int8 or bf16 (dtype 0/1
+ * as in DTYPE), with K-blocks of n summed as docs/isa.md orders them. Call with FTZ/DAZ set. */
+static inline uint32_t ref_gemm_elem(const uint8_t *a, const uint8_t *b, int bf16, uint32_t k,
+                                     uint32_t nc, uint32_t n, uint32_t i, uint32_t j)
+{
+    if (!bf16) {
+        int64_t sum = 0;
+        for (uint32_t kk = 0; kk < k; kk++)
+            sum += (int64_t)(int8_t)a[(size_t)i * k + kk] * (int8_t)b[(size_t)kk * nc + j];
+        return (uint32_t)(int32_t)sum;
+    }
+    volatile float acc = 0;
+    for (uint32_t kb = 0; kb < k; kb += n) {
+        volatile float s = 0.0f;
+        for (uint32_t kk = kb; kk < kb + n; kk++) {
+            uint16_t ha, hb;
+            memcpy(&ha, a + 2 * ((size_t)i * k + kk), 2);
+            memcpy(&hb, b + 2 * ((size_t)kk * nc + j), 2);
+            volatile float p = ref_f((uint32_t)ha << 16) * ref_f((uint32_t)hb << 16);
+            s = s + p;
+        }
+        acc = kb == 0 ? s : acc + s;
+    }
+    return ref_canon(acc);
+}
+
 #endif /* REF_H */

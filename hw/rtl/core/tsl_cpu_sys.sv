@@ -1,0 +1,137 @@
+// Control subsystem: tsl_core + local RAM + SYS MMIO block + an external bus port for the rest of
+// the SoC. Address decode (tsl_pkg MMAP_*): RAM at RamBase (RamBytes), SYS registers at
+// MMAP_SYS_BASE (0x1000_0000, 8 words); the host interface (MMAP_HOSTIF_*), tensor-core registers
+// (MMAP_TC_*) and HBM window (MMAP_HBM_*) go out on ext_*, which follows the core's bus contract. Every
+// other address answers after one cycle with read data 0, writes ignored and bus error set, which
+// the core turns into an access-fault trap. RAM and SYS answer one cycle after valid; ext latency
+// is whatever the attached slave takes. The reset PC is RamBase.
+module tsl_cpu_sys #(
+  parameter logic [31:0] RamBase  = tsl_pkg::MMAP_RAM_BASE,    // RAM base and reset PC
+  parameter int          RamBytes = tsl_pkg::PARAM_RAM_BYTES,  // RAM size in bytes (power of two)
+  parameter int          NumIrq   = 2,              // external interrupt sources (IRQ_STATUS bits)
+  parameter bit          IterMul  = 1'b0            // core multiplier: 0 one-cycle, 1 iterative
+) (
+  input  logic              clk_i,
+  input  logic              rst_ni,
+  // external bus port (host interface, tensor-core registers, HBM window)
+  output logic              ext_valid_o,
+  input  logic              ext_ready_i,
+  output logic [31:0]       ext_addr_o,
+  output logic [31:0]       ext_wdata_o,
+  output logic [3:0]        ext_wstrb_o,
+  input  logic [31:0]       ext_rdata_i,
+  input  logic              ext_err_i,
+  // interrupt sources (level): bit 0 doorbell, bit 1 tensor core
+  input  logic [NumIrq-1:0] irq_i,
+  // simulation/console side band from the SYS block
+  output logic              console_valid_o,
+  output logic [7:0]        console_data_o,
+  output logic              exit_valid_o,
+  output logic [31:0]       exit_code_o,
+  output logic              retire_o,        // debug/statistics: instruction retired
+  output logic              trap_o,          // debug: trap entry, with its mcause and mepc
+  output logic [31:0]       trap_cause_o,
+  output logic [31:0]       trap_pc_o
+);
+  import tsl_pkg::*;
+  localparam int          RamAw   = $clog2(RamBytes / 4);
+
+  logic        bus_valid, bus_ready, bus_instr, bus_err;
+  logic [31:0] bus_addr, bus_wdata, bus_rdata;
+  logic [3:0]  bus_wstrb;
+  logic        irq_timer, irq_ext;
+
+  tsl_core #(.BootAddr(RamBase), .IterMul(IterMul)) u_core (
+    .clk_i,
+    .rst_ni,
+    .bus_valid_o (bus_valid),
+    .bus_ready_i (bus_ready),
+    .bus_addr_o  (bus_addr),
+    .bus_wdata_o (bus_wdata),
+    .bus_wstrb_o (bus_wstrb),
+    .bus_instr_o (bus_instr),
+    .bus_rdata_i (bus_rdata),
+    .bus_err_i   (bus_err),
+    .irq_timer_i (irq_timer),
+    .irq_ext_i   (irq_ext),
+    .retire_o,
+    .trap_o,
+    .trap_cause_o,
+    .trap_pc_o
+  );
+
+  // Decode. The address is stable while bus_valid is high, so the select needs no register.
+  logic sel_ram, sel_sys, sel_ext;
+  assign sel_ram = (bus_addr - RamBase) < 32'(RamBytes);
+  assign sel_sys = (bus_addr[31:5] == MMAP_SYS_BASE[31:5]);  // 8 registers; rest of page faults
+  assign sel_ext = ((bus_addr - MMAP_HOSTIF_BASE) < MMAP_HOSTIF_BYTES) ||
+                   ((bus_addr - MMAP_TC_BASE) < MMAP_TC_BYTES) ||
+                   ((bus_addr - MMAP_HBM_BASE) < MMAP_HBM_BYTES);
+
+  // Local targets (RAM, SYS, error) answer one cycle after the request.
+  logic local_req, local_ack_q, local_ack_d;
+  assign local_req   = bus_valid && !sel_ext && !local_ack_q;
+  assign local_ack_d = local_req;
+
+  logic [31:0] ram_rdata, sys_rdata;
+  logic        sys_err, sel_ram_q, sel_sys_q;
+  tsl_prim_ram #(.Depth(RamBytes / 4), .Width(32)) u_ram (
+    .clk_i,
+    .req_i   (local_req && sel_ram),
+    .we_i    (bus_wstrb != 4'd0),
+    .addr_i  (bus_addr[RamAw+1:2]),
+    .wdata_i (bus_wdata),
+    .be_i    (bus_wstrb),
+    .rdata_o (ram_rdata)
+  );
+
+  tsl_cpu_sys_regs #(.NumIrq(NumIrq)) u_sys_regs (
+    .clk_i,
+    .rst_ni,
+    .req_i           (local_req && sel_sys),
+    .addr_i          ({bus_addr[4:2], 2'b00}),
+    .wdata_i         (bus_wdata),
+    .wstrb_i         (bus_wstrb),
+    .rdata_o         (sys_rdata),
+    .err_o           (sys_err),
+    .console_valid_o,
+    .console_data_o,
+    .exit_valid_o,
+    .exit_code_o,
+    .irq_i,
+    .irq_timer_o     (irq_timer),
+    .irq_ext_o       (irq_ext)
+  );
+
+  assign ext_valid_o = bus_valid && sel_ext;
+  assign ext_addr_o  = bus_addr;
+  assign ext_wdata_o = bus_wdata;
+  assign ext_wstrb_o = bus_wstrb;
+
+  always_comb begin
+    if (sel_ext) begin
+      bus_ready = ext_ready_i;
+      bus_rdata = ext_rdata_i;
+      bus_err   = ext_err_i;
+    end else begin
+      bus_ready = local_ack_q;
+      bus_rdata = sel_ram_q ? ram_rdata : (sel_sys_q ? sys_rdata : 32'd0);
+      bus_err   = sel_sys_q ? sys_err : !sel_ram_q;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      local_ack_q <= 1'b0;
+      sel_ram_q   <= 1'b0;
+      sel_sys_q   <= 1'b0;
+    end else begin
+      local_ack_q <= local_ack_d;
+      sel_ram_q   <= sel_ram;
+      sel_sys_q   <= sel_sys;
+    end
+  end
+
+  logic unused_instr;
+  assign unused_instr = bus_instr;
+endmodule

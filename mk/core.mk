@@ -1,0 +1,123 @@
+# RV32IM control core: Verilated runner, SDK programs, ISA tests, QEMU differential tests, synthesis.
+#   make build/bin/tessel-run     Verilated control subsystem + ELF runner
+#   make test-core-lint|test-core-isa|test-core-qemu-diff|test-core-soak|synth-core
+# Knobs: SEED= (random tests), CORE_DIFF_PROGS / CORE_DIFF_LEN (fast diff size),
+#        CORE_SOAK_PROGS / CORE_SOAK_LEN (soak size).
+
+CORE_RTL_PKG  := hw/rtl/tsl_pkg.sv
+CORE_RTL      := hw/rtl/prim/tsl_prim_ram.sv hw/rtl/core/tsl_core_regfile.sv \
+                 hw/rtl/core/tsl_core_alu.sv hw/rtl/core/tsl_core_muldiv.sv \
+                 hw/rtl/core/tsl_core_csr.sv hw/rtl/core/tsl_core.sv
+CORE_SYS_RTL  := $(CORE_RTL) hw/rtl/core/tsl_cpu_sys_regs.sv hw/rtl/core/tsl_cpu_sys.sv \
+                 hw/rtl/core/tsl_cpu_sys_stub.sv hw/rtl/core/tsl_cpu_sys_sim.sv
+CORE_SIM_SRC  := hw/sim/core/tsl_core_sim.cpp hw/sim/core/tessel_run.cpp
+CORE_OBJDIR   := $(BUILD)/core/verilator
+TESSEL_RUN    := $(BUILD)/bin/tessel-run
+VERILATOR     ?= verilator
+CORE_VFLAGS   := -Wall --top-module tsl_cpu_sys_sim -O3 --x-assign fast --x-initial fast \
+                 --trace-fst --noassert
+
+# core_verilate(objdir, extra verilator flags): build the runner into objdir/tessel-run.
+define core_verilate
+	@mkdir -p $(1)
+	$(VERILATOR) --cc --exe --build -j 2 $(CORE_VFLAGS) $(2) -Mdir $(1) \
+	  -CFLAGS "-O2 -I$(abspath hw/sim/core)" -o tessel-run \
+	  $(CORE_RTL_PKG) $(CORE_SYS_RTL) $(abspath $(CORE_SIM_SRC)) >$(1)/build.log 2>&1 || \
+	  { tail -40 $(1)/build.log; exit 1; }
+endef
+
+CORE_SIM_DEPS := $(CORE_RTL_PKG) $(CORE_SYS_RTL) $(CORE_SIM_SRC) hw/sim/core/tsl_core_sim.h mk/core.mk
+
+$(TESSEL_RUN): $(CORE_SIM_DEPS)
+	$(call core_verilate,$(CORE_OBJDIR))
+	@mkdir -p $(dir $@)
+	cp $(CORE_OBJDIR)/tessel-run $@
+
+# Variant with the small iterative multiplier (IterMul=1), as used on iCE40.
+CORE_RUN_ITERMUL := $(BUILD)/core/itermul/tessel-run
+$(CORE_RUN_ITERMUL): $(CORE_SIM_DEPS)
+	$(call core_verilate,$(BUILD)/core/itermul,-GIterMul=1\'b1)
+
+# --- programs -------------------------------------------------------------------------------------
+CORE_TDIR     := tests/core
+CORE_OUT      := $(BUILD)/core
+RISCV_CC      ?= riscv64-unknown-elf-gcc
+
+$(CORE_OUT)/hello/hello.elf: firmware/examples/hello/hello.c sdk/sdk.mk sdk/crt0.S sdk/link.ld \
+                             sdk/src/tsl_hal.c sdk/include/tsl_hal.h
+	@mkdir -p $(dir $@)
+	@$(MAKE) --no-print-directory -s -C firmware/examples/hello OUT=$(abspath $(dir $@)) \
+	  >$(dir $@)build.log 2>&1 || { cat $(dir $@)build.log; exit 1; }
+
+# --- tests -----------------------------------------------------------------------------------------
+TESTS += core-lint core-hello core-isa core-qemu-diff core-itermul
+SOAKS += core-soak
+CORE_TEST     := $(PYTHON) tests/core/coretest.py
+CORE_DIFF_PROGS ?= 20
+CORE_DIFF_LEN   ?= 2000
+CORE_SOAK_PROGS ?= 420
+CORE_SOAK_LEN   ?= 3000
+CORE_SYNTH_RTL  := hw/rtl/core/tsl_core_regfile.sv hw/rtl/core/tsl_core_alu.sv \
+                   hw/rtl/core/tsl_core_muldiv.sv hw/rtl/core/tsl_core_csr.sv hw/rtl/core/tsl_core.sv
+
+.PHONY: test-core-lint test-core-hello test-core-isa test-core-qemu-diff test-core-itermul \
+        test-core-soak synth-core
+
+# Verilator -Wall lint of the whole subsystem, and an Icarus elaboration of it.
+test-core-lint:
+	@$(VERILATOR) --lint-only -Wall --top-module tsl_cpu_sys_sim $(CORE_RTL_PKG) $(CORE_SYS_RTL)
+	@mkdir -p $(CORE_OUT) && rm -f $(CORE_OUT)/lint.vvp
+	@iverilog -g2012 -o $(CORE_OUT)/lint.vvp -s tsl_cpu_sys_sim $(CORE_RTL_PKG) $(CORE_SYS_RTL) \
+	  2>&1 | grep -v 'sorry:' || true
+	@test -s $(CORE_OUT)/lint.vvp || { echo "core_lint: iverilog failed"; exit 1; }
+	@echo "core_lint: 2 passed, 0 failed"
+
+# The SDK hello world prints its greeting and exits with 0.
+test-core-hello: $(TESSEL_RUN) $(CORE_OUT)/hello/hello.elf
+	@$(TESSEL_RUN) $(CORE_OUT)/hello/hello.elf | tee $(CORE_OUT)/hello/out.txt
+	@grep -qx "Hello from Tessel's RV32IM control core!" $(CORE_OUT)/hello/out.txt
+
+# Self-checking ISA, trap and SoC programs on the Verilated core; writes $(CORE_OUT)/cpi.txt.
+test-core-isa: $(TESSEL_RUN)
+	@$(CORE_TEST) isa
+
+# Portable programs + seeded random programs on the core and on QEMU; SEED= replays.
+test-core-qemu-diff: $(TESSEL_RUN)
+	@$(CORE_TEST) diff --progs $(CORE_DIFF_PROGS) --len $(CORE_DIFF_LEN) $(if $(SEED),--seed $(SEED))
+
+# The IterMul=1 core: self-checking programs plus a short QEMU diff.
+test-core-itermul: $(CORE_RUN_ITERMUL)
+	@$(CORE_TEST) isa --runner $(CORE_RUN_ITERMUL) --label itermul
+	@$(CORE_TEST) diff --runner $(CORE_RUN_ITERMUL) --label itermul --progs 6 \
+	  $(if $(SEED),--seed $(SEED))
+
+# >= 1 000 000 random instructions against QEMU.
+test-core-soak: $(TESSEL_RUN)
+	@$(CORE_TEST) soak --progs $(CORE_SOAK_PROGS) --len $(CORE_SOAK_LEN) $(if $(SEED),--seed $(SEED))
+
+# Cycles per instruction class (both multiplier options) and simulation speed.
+.PHONY: bench-core
+bench-core: $(TESSEL_RUN) $(CORE_RUN_ITERMUL)
+	@for p in cpi_bench speed; do \
+	  $(MAKE) --no-print-directory -s -f sdk/sdk.mk TESSEL_SDK=sdk PROG=$$p \
+	    SRCS=$(abspath tests/core/$$p.c) OUT=$(CORE_OUT)/bench >/dev/null || exit 1; \
+	done
+	@echo "== IterMul=0 (default)"; $(TESSEL_RUN) $(CORE_OUT)/bench/cpi_bench.elf
+	@echo "== IterMul=1"; $(CORE_RUN_ITERMUL) $(CORE_OUT)/bench/cpi_bench.elf | grep -E ' (mul|mulh) '
+	@echo "== simulation speed (tsl_cpu_sys_sim, Verilator)"; \
+	  $(TESSEL_RUN) --stats $(CORE_OUT)/bench/speed.elf
+
+# Area of the core alone (no RAM): iCE40 with the iterative multiplier, iCE40 with DSPs, Xilinx 7.
+synth-core:
+	@mkdir -p $(CORE_OUT)/synth
+	@for t in "ice40-itermul:0:synth_ice40" "ice40-dsp:1:synth_ice40 -dsp" \
+	          "xilinx:1:synth_xilinx -flatten"; do \
+	  name=$${t%%:*}; rest=$${t#*:}; fast=$${rest%%:*}; cmd=$${rest#*:}; \
+	  if [ $$fast = 1 ]; then im=0; else im=1; fi; \
+	  yosys -q -l $(CORE_OUT)/synth/$$name.log -p "read_verilog -sv $(CORE_SYNTH_RTL); \
+	    chparam -set IterMul $$im tsl_core; $$cmd -top tsl_core; \
+	    tee -q -o $(CORE_OUT)/synth/$$name.stat stat" >/dev/null || exit 1; \
+	  echo "== tsl_core IterMul=$$im on $$name ($$cmd)"; \
+	  awk '/Number of cells/{b=""} /Number of cells/,/^$$/{b=b $$0 "\n"} END{printf "%s", b}' \
+	    $(CORE_OUT)/synth/$$name.stat; \
+	done

@@ -1,0 +1,100 @@
+// fp32 adder, the MXU's one floating-point add: y = a + b, bit-exact with tslm_f32_add.
+// Combinational, no state. Rules (docs/isa.md): subnormal inputs read as zero (DAZ); results below
+// 2^-126 after rounding become a zero of their sign (FTZ); round to nearest, ties to even; overflow
+// gives infinity; any NaN result is the canonical 0x7FC00000; -0 + -0 = -0, exact cancellation +0.
+// Single path: swap so |a| >= |b|, one right shift to align (sticky kept), one add, then a
+// normalising shifter whose five stages are also the tree leading-zero count; no loops.
+// The 24-bit significands carry 3 extra bits (guard, round, sticky), enough for correct RNE.
+module tsl_mxu_fadd (
+  input  logic [31:0] a_i,
+  input  logic [31:0] b_i,
+  output logic [31:0] y_o
+);
+  localparam logic [31:0] QNAN = 32'h7FC0_0000;
+
+  logic        a_zero, b_zero, a_inf, b_inf, a_nan, b_nan;
+  logic        swap, eff_sub, sticky;
+  logic [30:0] a_mag, b_mag;
+  logic [31:0] op_big;
+  logic [30:0] op_small;
+  logic [7:0]  d;
+  logic [4:0]  d_cap;
+  logic [26:0] m_big, m_small;
+  logic [53:0] shifted;
+  logic [27:0] aligned, sum;
+  logic [31:0] n0, n1, n2, n3, n4, n5;
+  logic        lz16, lz8, lz4, lz2, lz1;
+  logic [4:0]  lz;
+  logic [24:0] mant_r;
+  logic        rnd_up;
+  logic [9:0]  e_res;
+  logic [31:0] normal;
+
+  always_comb begin
+    // Unpack; DAZ: a zero exponent field is a zero, whatever its fraction.
+    a_zero = a_i[30:23] == 8'd0;
+    b_zero = b_i[30:23] == 8'd0;
+    a_inf  = a_i[30:23] == 8'hFF && a_i[22:0] == 23'd0;
+    b_inf  = b_i[30:23] == 8'hFF && b_i[22:0] == 23'd0;
+    a_nan  = a_i[30:23] == 8'hFF && a_i[22:0] != 23'd0;
+    b_nan  = b_i[30:23] == 8'hFF && b_i[22:0] != 23'd0;
+    a_mag  = a_zero ? 31'd0 : a_i[30:0];
+    b_mag  = b_zero ? 31'd0 : b_i[30:0];
+
+    // Order by magnitude; the smaller operand is aligned to the larger one.
+    swap    = b_mag > a_mag;
+    op_big     = swap ? {b_i[31], b_mag} : {a_i[31], a_mag};
+    op_small   = swap ? a_mag : b_mag;
+    eff_sub = a_i[31] ^ b_i[31];
+    d       = op_big[30:23] - op_small[30:23];
+    d_cap   = d > 8'd31 ? 5'd31 : d[4:0];
+    m_big   = {1'b1, op_big[22:0], 3'b000};
+    m_small = (op_small[30:23] == 8'd0) ? 27'd0 : {1'b1, op_small[22:0], 3'b000};
+    shifted = {m_small, 27'd0} >> d_cap;
+    sticky  = shifted[26:0] != 27'd0;
+    aligned = {1'b0, shifted[53:28], shifted[27] | sticky};
+    sum     = eff_sub ? {1'b0, m_big} - aligned : {1'b0, m_big} + aligned;
+
+    // Normalising shifter: each stage tests the top bits and shifts; the tests form the count.
+    n0    = {sum, 4'd0};
+    lz16 = n0[31:16] == 16'd0;
+    n1    = lz16 ? {n0[15:0], 16'd0} : n0;
+    lz8 = n1[31:24] == 8'd0;
+    n2    = lz8 ? {n1[23:0], 8'd0} : n1;
+    lz4 = n2[31:28] == 4'd0;
+    n3    = lz4 ? {n2[27:0], 4'd0} : n2;
+    lz2 = n3[31:30] == 2'd0;
+    n4    = lz2 ? {n3[29:0], 2'd0} : n3;
+    lz1 = !n4[31];
+    n5    = lz1 ? {n4[30:0], 1'b0} : n4;
+    lz    = {lz16, lz8, lz4, lz2, lz1};
+
+    // Round to 24 bits (n5[31:8]), guard n5[7], sticky n5[6:0] (its low bits are zero padding).
+    rnd_up = n5[7] & ((n5[6:0] != 7'd0) | n5[8]);
+    mant_r = {1'b0, n5[31:8]} + {24'd0, rnd_up};
+    // Exponent of the msb: op_big exponent + 1 (sum has one carry bit) - lz, +1 on a rounding carry.
+    e_res  = {2'b00, op_big[30:23]} + 10'd1 - {5'd0, lz} + {9'd0, mant_r[24]};
+    if (sum == 28'd0) begin
+      normal = 32'd0;                                   // exact cancellation is +0
+    end else if (!e_res[9] && e_res >= 10'd255) begin
+      normal = {op_big[31], 8'hFF, 23'd0};                 // overflow
+    end else if (e_res[9] || e_res == 10'd0) begin
+      normal = {op_big[31], 31'd0};                        // FTZ
+    end else begin
+      normal = {op_big[31], e_res[7:0], mant_r[24] ? mant_r[23:1] : mant_r[22:0]};
+    end
+
+    // Special operands.
+    if (a_nan || b_nan || (a_inf && b_inf && eff_sub)) begin
+      y_o = QNAN;
+    end else if (a_inf) begin
+      y_o = a_i;
+    end else if (b_inf) begin
+      y_o = b_i;
+    end else if (a_zero && b_zero) begin
+      y_o = {a_i[31] & b_i[31], 31'd0};
+    end else begin
+      y_o = normal;
+    end
+  end
+endmodule

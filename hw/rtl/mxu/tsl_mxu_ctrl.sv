@@ -6,7 +6,8 @@
 //  - Activation engine: the running MATMUL plus one prefetched; issues one row per advancing
 //    cycle, back to back across commands, with its ACC address and flags.
 // Hazards (in program order): a MATMUL waits for an earlier LOADW of its buffer to finish; a LOADW
-// waits until no queued MATMUL uses its buffer. Other ops are accepted and dropped. ROWS must be
+// is accepted at once but writes no row while an earlier MATMUL on its buffer is queued or running
+// (so the next MATMUL can be prefetched behind it). Other ops are accepted and dropped. ROWS must be
 // >= 1. cmd_ready_o depends combinationally on cmd_op_i/cmd_wbuf_i only; no other comb paths.
 module tsl_mxu_ctrl #(
   parameter int N            = 16,  // array size
@@ -71,8 +72,7 @@ module tsl_mxu_ctrl #(
   always_comb begin
     is_loadw = cmd_op_i == tsl_pkg::MXU_OP_LOADW;
     is_mm    = cmd_op_i == tsl_pkg::MXU_OP_MATMUL;
-    loadw_ok = !wl_busy_q && !(cur_valid_q && cur_q.buf_sel == cmd_wbuf_i)
-                          && !(nxt_valid_q && nxt_q.buf_sel == cmd_wbuf_i);
+    loadw_ok = !wl_busy_q;
     mm_ok    = !nxt_valid_q && !(wl_busy_q && wl_buf_q == cmd_wbuf_i);
     cmd_ready_o = is_loadw ? loadw_ok : is_mm ? mm_ok : 1'b1;
     loadw_go = cmd_valid_i && is_loadw && loadw_ok;
@@ -86,7 +86,10 @@ module tsl_mxu_ctrl #(
     cmd_mm.stride  = cmd_acc_stride_i;
 
     // Weight engine: row k may be written once since_q of its buffer reaches N+1+k.
-    row_ok    = since_q[wl_buf_q] >= SINCE_MAX - SinceW'(N) + SinceW'(wl_row_q);
+    // MATMULs queued before this LOADW (still in cur/nxt) may use the buffer until they finish.
+    row_ok    = since_q[wl_buf_q] >= SINCE_MAX - SinceW'(N) + SinceW'(wl_row_q)
+                && !(cur_valid_q && cur_q.buf_sel == wl_buf_q)
+                && !(nxt_valid_q && nxt_q.buf_sel == wl_buf_q);
     w_ready_o = wl_busy_q && row_ok;
     w_fire    = w_valid_i && w_ready_o;
     wr_row_o  = N'(w_fire) << wl_row_q;

@@ -1,0 +1,95 @@
+# MXU (hw/rtl/mxu): lint, Icarus compile, Verilated random tests per N, throughput, synthesis.
+#   make test-mxu-n16          random LOADW/MATMUL programs at N=16 vs the golden model (SEED= replays)
+#   make test-mxu-throughput   back-to-back matmuls with weight swaps: >= 95 % of N^2 MAC/cycle
+#   make mxu-trace MXU_N=8 SEED=0x...   rebuild with --trace-fst and replay, writing an FST
+#   make mxu-speed             Verilator cycles/s of the N=16 MXU (bf16 and int8)
+#   make synth-report          Yosys per N: generic, ice40, xilinx -> docs/hardware.md table
+# Knobs: MXU_RUNS (random runs per N, default 6), SEED.
+
+MXU_RTL     := hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_ram_1r1w.sv \
+               $(sort $(wildcard hw/rtl/mxu/*.sv))
+MXU_SIM_SV  := hw/sim/mxu/tsl_mxu_sim.sv
+MXU_SIM_CPP := hw/sim/mxu/mxu_main.cpp
+MXU_OUT     := $(BUILD)/mxu
+MXU_RUNS    ?= 6
+MXU_N       ?= 16
+VERILATOR   ?= verilator
+MXU_VFLAGS  := -Wall --top-module tsl_mxu_sim -O3 --x-assign fast --x-initial fast --noassert
+MXU_CFLAGS  := -I$(abspath hw/model) -I$(abspath hw/include)
+# The array is N^2 unrolled cells in C++: compile N <= 16 optimised, N = 32 at -O0 (the C++ build
+# time dominates its short test run; see docs/hardware.md).
+MXU_OPT_4   := -O2
+MXU_OPT_8   := -O2
+MXU_OPT_16  := -O2
+MXU_OPT_32  := -O0
+
+# One Verilator build per N (and a separate --trace-fst variant, only when asked for).
+# $(1) = N, $(2) = suffix, $(3) = extra Verilator flags
+define MXU_BUILD
+$(MXU_OUT)/n$(1)$(2)/mxu_sim: $(MXU_RTL) $(MXU_SIM_SV) $(MXU_SIM_CPP) $(MODEL_LIB) mk/mxu.mk
+	@mkdir -p $$(@D)
+	@$(VERILATOR) --cc --exe --build -j 2 $(MXU_VFLAGS) $(3) -GN=$(1) -Mdir $$(@D) \
+	  -CFLAGS "$(MXU_OPT_$(1)) $(MXU_CFLAGS) -DMXU_N=$(1)" -LDFLAGS "$(abspath $(MODEL_LIB))" -o mxu_sim \
+	  $(MXU_RTL) $(MXU_SIM_SV) $(abspath $(MXU_SIM_CPP)) >$$(@D)/build.log 2>&1 || \
+	  { tail -40 $$(@D)/build.log; exit 1; }
+endef
+$(foreach n,4 8 16 32,$(eval $(call MXU_BUILD,$(n),,)))
+$(foreach n,4 8 16 32,$(eval $(call MXU_BUILD,$(n),_trace,--trace-fst)))
+
+# fp32 adder unit test against tslm_f32_add.
+$(MXU_OUT)/fadd/fadd_sim: hw/rtl/mxu/tsl_mxu_fadd.sv hw/sim/mxu/fadd_main.cpp $(MODEL_LIB) mk/mxu.mk
+	@mkdir -p $(@D)
+	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_mxu_fadd -O3 -Mdir $(@D) \
+	  -CFLAGS "-O2 $(MXU_CFLAGS)" -LDFLAGS "$(abspath $(MODEL_LIB))" -o fadd_sim \
+	  hw/rtl/mxu/tsl_mxu_fadd.sv $(abspath hw/sim/mxu/fadd_main.cpp) >$(@D)/build.log 2>&1 || \
+	  { tail -40 $(@D)/build.log; exit 1; }
+
+TESTS += mxu-lint mxu-iverilog mxu-fadd mxu-n4 mxu-n8 mxu-n16 mxu-n32 mxu-throughput
+.PHONY: test-mxu-lint test-mxu-iverilog test-mxu-fadd test-mxu-n4 test-mxu-n8 test-mxu-n16 test-mxu-n32 \
+        test-mxu-throughput mxu-trace mxu-speed synth-report
+
+# Verilator -Wall on every MXU top, at two N and with bf16 on and off.
+test-mxu-lint:
+	@p=0; f=0; for top in tsl_mxu tsl_mxu_acc; do for n in 4 32; do for bf in 0 1; do \
+	  if $(VERILATOR) --lint-only -Wall --top-module $$top -GN=$$n -GEnableBf16="1'b$$bf" $(MXU_RTL); \
+	  then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: $$top N=$$n EnableBf16=$$bf"; fi; \
+	  done; done; done; \
+	if $(VERILATOR) --lint-only -Wall --top-module tsl_mxu_sim -GN=8 $(MXU_RTL) $(MXU_SIM_SV); \
+	then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: tsl_mxu_sim"; fi; \
+	echo "mxu_lint: $$p passed, $$f failed"; test $$f -eq 0
+
+# Icarus 11 compiles the MXU ("sorry: constant selects" notes are Icarus's, about sensitivity).
+test-mxu-iverilog:
+	@mkdir -p $(MXU_OUT)
+	@p=0; f=0; for top in tsl_mxu tsl_mxu_acc; do \
+	  rm -f $(MXU_OUT)/$$top.vvp; \
+	  iverilog -g2012 -o $(MXU_OUT)/$$top.vvp -s $$top $(MXU_RTL) 2>&1 | grep -v 'sorry:'; \
+	  if test -s $(MXU_OUT)/$$top.vvp; then p=$$((p+1)); else f=$$((f+1)); echo "iverilog FAILED: $$top"; fi; \
+	done; echo "mxu_iverilog: $$p passed, $$f failed"; test $$f -eq 0
+
+test-mxu-fadd: $(MXU_OUT)/fadd/fadd_sim
+	@$< 3000000
+
+test-mxu-n4: $(MXU_OUT)/n4/mxu_sim
+	@$< random $(MXU_RUNS)
+test-mxu-n8: $(MXU_OUT)/n8/mxu_sim
+	@$< random $(MXU_RUNS)
+test-mxu-n16: $(MXU_OUT)/n16/mxu_sim
+	@$< random $(MXU_RUNS)
+test-mxu-n32: $(MXU_OUT)/n32/mxu_sim
+	@$< random $(MXU_RUNS)
+
+test-mxu-throughput: $(MXU_OUT)/n4/mxu_sim $(MXU_OUT)/n8/mxu_sim $(MXU_OUT)/n16/mxu_sim $(MXU_OUT)/n32/mxu_sim
+	@for n in 4 8 16 32; do $(MXU_OUT)/n$$n/mxu_sim throughput || exit 1; done
+
+mxu-trace: $(MXU_OUT)/n$(MXU_N)_trace/mxu_sim
+	TRACE=1 $< random 1
+
+mxu-speed: $(MXU_OUT)/n16/mxu_sim
+	@$< speed bf16
+	@$< speed int8
+
+# --- synthesis --------------------------------------------------------------------------------------
+MXU_SYNTH_NS ?= 4 8 16
+synth-report::
+	@$(PYTHON) tests/mxu/synth_report.py --out $(MXU_OUT)/synth --ns "$(MXU_SYNTH_NS)" $(MXU_RTL)

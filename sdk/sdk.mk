@@ -25,9 +25,9 @@ TSL_CFLAGS   := $(TSL_ARCH_CC) --specs=picolibc.specs -O2 -g -std=c11 -Wall -Wex
 TSL_LDFLAGS  := $(TSL_ARCH_LD) --specs=picolibc.specs -nostartfiles -T$(TESSEL_SDK)/link.ld \
                 -Wl,--no-warn-rwx-segments $(TSL_PRINTF) \
                 -Wl,--gc-sections $(LDFLAGS_EXTRA)
-TSL_SDK_SRCS := $(TESSEL_SDK)/crt0.S $(TESSEL_SDK)/src/tsl_hal.c
+TSL_SDK_SRCS := $(TESSEL_SDK)/crt0.S $(TESSEL_SDK)/src/tsl_hal.c $(TESSEL_SDK)/src/tsl_tc.c
 
-$(OUT)/$(PROG).elf: $(SRCS) $(TSL_SDK_SRCS) $(TESSEL_SDK)/link.ld $(TESSEL_SDK)/include/tsl_hal.h \
+$(OUT)/$(PROG).elf: $(SRCS) $(TSL_SDK_SRCS) $(TESSEL_SDK)/link.ld $(wildcard $(TESSEL_SDK)/include/*.h) \
                     $(TESSEL_SDK)/sdk.mk
 	@mkdir -p $(dir $@) $@.obj
 	@set -e; for s in $(TSL_SDK_SRCS) $(SRCS); do \

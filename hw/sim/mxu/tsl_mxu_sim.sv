@@ -105,6 +105,7 @@ module tsl_mxu_sim #(
     .we_i   (dbg_we_i || mem_we),
     .waddr_i(dbg_we_i ? dbg_addr_i : mem_waddr),
     .wdata_i(dbg_we_i ? dbg_wdata_i : mem_wdata),
+    .be_i   ('1),
     .re_i   (dbg_re_i || mem_re),
     .raddr_i(dbg_re_i ? dbg_addr_i : mem_raddr),
     .rdata_o(mem_rdata)

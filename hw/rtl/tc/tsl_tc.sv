@@ -1,0 +1,286 @@
+// Tessel tensor core: the controller (registers, dispatcher, queues, tokens), the DMA, MXU and VPU
+// units, and the banked VMEM and ACC memories (docs/hardware.md, "Tensor core"). The control core
+// drives the register port; the DMA is an AXI4 master toward HBM.
+// VMEM ports in priority order: MXU activations, MXU weights, DMA, VPU. ACC ports: MXU read, MXU
+// write, DMA, VPU. The MXU therefore never waits on a memory conflict.
+// Register bus: the control core's contract (request held until a one-cycle ready; read data with
+// ready). irq_o is level: (TC IRQ_STATUS & IRQ_ENABLE) != 0.
+module tsl_tc #(
+  parameter int N           = tsl_pkg::PARAM_N,            // MXU size and VPU lanes; AXI is 16N bits
+  parameter bit EnableBf16  = 1'b1,                        // 1: int8 and bf16/fp32; 0: int8 only
+  parameter int VmemBytes   = tsl_pkg::PARAM_VMEM_BYTES,   // power of two
+  parameter int AccBytes    = tsl_pkg::PARAM_ACC_BYTES,    // power of two
+  parameter int HbmBytes    = tsl_pkg::PARAM_HBM_BYTES,    // power of two; DMA range checks
+  parameter int QueueDepth  = tsl_pkg::PARAM_QUEUE_DEPTH,  // entries per unit queue
+  parameter int VmemBanks   = 4,                           // VMEM banks (power of two)
+  parameter int AccBanks    = 2,                           // ACC banks (power of two)
+  parameter int DmaMaxBurst = 16,                          // beats per AXI burst
+  parameter int DmaMaxReads = 16,                          // AXI read bursts outstanding
+  localparam int Dw = 16 * N                               // AXI data bits
+) (
+  input  logic            clk_i,
+  input  logic            rst_ni,
+  // register bus (TC block offsets)
+  input  logic            reg_valid_i,
+  output logic            reg_ready_o,
+  input  logic [11:0]     reg_addr_i,
+  input  logic [31:0]     reg_wdata_i,
+  input  logic [3:0]      reg_wstrb_i,
+  output logic [31:0]     reg_rdata_o,
+  output logic            reg_err_o,
+  output logic            irq_o,
+  // AXI4 master toward HBM (ID 0 only)
+  output logic            m_axi_awvalid,
+  input  logic            m_axi_awready,
+  output logic [31:0]     m_axi_awaddr,
+  output logic [7:0]      m_axi_awlen,
+  output logic [2:0]      m_axi_awsize,
+  output logic [1:0]      m_axi_awburst,
+  output logic            m_axi_wvalid,
+  input  logic            m_axi_wready,
+  output logic [Dw-1:0]   m_axi_wdata,
+  output logic [Dw/8-1:0] m_axi_wstrb,
+  output logic            m_axi_wlast,
+  input  logic            m_axi_bvalid,
+  output logic            m_axi_bready,
+  input  logic [1:0]      m_axi_bresp,
+  output logic            m_axi_arvalid,
+  input  logic            m_axi_arready,
+  output logic [31:0]     m_axi_araddr,
+  output logic [7:0]      m_axi_arlen,
+  output logic [2:0]      m_axi_arsize,
+  output logic [1:0]      m_axi_arburst,
+  input  logic            m_axi_rvalid,
+  output logic            m_axi_rready,
+  input  logic [Dw-1:0]   m_axi_rdata,
+  input  logic [1:0]      m_axi_rresp,
+  input  logic            m_axi_rlast
+);
+  localparam int VLines = VmemBytes / (2 * N);
+  localparam int ALines = AccBytes / (4 * N);
+  localparam int VAw    = $clog2(VLines);
+  localparam int AAw    = $clog2(ALines);
+  localparam int Vw     = 16 * N;  // VMEM line bits
+  localparam int Aw     = 32 * N;  // ACC line bits
+
+  // --- controller and units ----------------------------------------------------------------------
+  logic         dma_ex_valid, dma_ex_ready, dma_done, dma_busy, dma_err;
+  logic         mxu_ex_valid, mxu_ex_ready, mxu_done, mxu_busy;
+  logic         vpu_ex_valid, vpu_ex_ready, vpu_done, vpu_busy;
+  logic [255:0] dma_ex_insn, mxu_ex_insn, vpu_ex_insn;
+  logic [3:0]   dma_err_code;
+  logic [31:0]  dma_err_addr;
+
+  tsl_tc_ctrl #(
+    .N          (N),
+    .VmemBytes  (VmemBytes),
+    .AccBytes   (AccBytes),
+    .HbmBytes   (HbmBytes),
+    .QueueDepth (QueueDepth),
+    .EnableBf16 (EnableBf16)
+  ) u_ctrl (
+    .clk_i,
+    .rst_ni,
+    .reg_valid_i,
+    .reg_ready_o,
+    .reg_addr_i,
+    .reg_wdata_i,
+    .reg_wstrb_i,
+    .reg_rdata_o,
+    .reg_err_o,
+    .irq_o,
+    .dma_ex_valid_o(dma_ex_valid),
+    .dma_ex_ready_i(dma_ex_ready),
+    .dma_ex_insn_o (dma_ex_insn),
+    .dma_done_i    (dma_done),
+    .dma_busy_i    (dma_busy),
+    .dma_err_i     (dma_err),
+    .dma_err_code_i(dma_err_code),
+    .dma_err_addr_i(dma_err_addr),
+    .mxu_ex_valid_o(mxu_ex_valid),
+    .mxu_ex_ready_i(mxu_ex_ready),
+    .mxu_ex_insn_o (mxu_ex_insn),
+    .mxu_done_i    (mxu_done),
+    .mxu_busy_i    (mxu_busy),
+    .vpu_ex_valid_o(vpu_ex_valid),
+    .vpu_ex_ready_i(vpu_ex_ready),
+    .vpu_ex_insn_o (vpu_ex_insn),
+    .vpu_done_i    (vpu_done),
+    .vpu_busy_i    (vpu_busy)
+  );
+
+  // Memory port bundles: VMEM p0 MXU act, p1 MXU weights, p2 DMA, p3 VPU; ACC p0 MXU read,
+  // p1 MXU write, p2 DMA, p3 VPU.
+  // Split per port for Verilator: a unit's request may follow its own grant combinationally in
+  // the same always block, which would otherwise look like a loop through the whole vector.
+  logic [3:0]       v_req /* verilator split_var */, v_gnt /* verilator split_var */;
+  logic [3:0]       a_req /* verilator split_var */, a_gnt /* verilator split_var */;
+  logic [3:0]       v_we, a_we;
+  logic [4*VAw-1:0] v_addr;
+  logic [4*AAw-1:0] a_addr;
+  logic [4*Vw-1:0]  v_wdata, v_rdata;
+  logic [4*Aw-1:0]  a_wdata, a_rdata;
+  logic [4*Vw/8-1:0] v_be;
+  logic [4*Aw/8-1:0] a_be;
+
+  tsl_tc_mxu #(
+    .N         (N),
+    .VmemBytes (VmemBytes),
+    .AccBytes  (AccBytes),
+    .EnableBf16(EnableBf16)
+  ) u_mxu (
+    .clk_i,
+    .rst_ni,
+    .ex_valid_i (mxu_ex_valid),
+    .ex_ready_o (mxu_ex_ready),
+    .ex_insn_i  (mxu_ex_insn),
+    .done_o     (mxu_done),
+    .busy_o     (mxu_busy),
+    .va_req_o   (v_req[0]),
+    .va_gnt_i   (v_gnt[0]),
+    .va_addr_o  (v_addr[0*VAw +: VAw]),
+    .va_rdata_i (v_rdata[0*Vw +: Vw]),
+    .vw_req_o   (v_req[1]),
+    .vw_gnt_i   (v_gnt[1]),
+    .vw_addr_o  (v_addr[1*VAw +: VAw]),
+    .vw_rdata_i (v_rdata[1*Vw +: Vw]),
+    .acc_re_o   (a_req[0]),
+    .acc_raddr_o(a_addr[0*AAw +: AAw]),
+    .acc_rdata_i(a_rdata[0*Aw +: Aw]),
+    .acc_we_o   (a_req[1]),
+    .acc_waddr_o(a_addr[1*AAw +: AAw]),
+    .acc_wdata_o(a_wdata[1*Aw +: Aw])
+  );
+  assign v_we[1:0]                = 2'b00;
+  assign v_wdata[2*Vw-1:0]        = '0;
+  assign v_be[2*Vw/8-1:0]         = '0;
+  assign a_we[1:0]                = 2'b10;
+  assign a_wdata[0*Aw +: Aw]      = '0;
+  assign a_be[0 +: 2*Aw/8]        = {{Aw/8{1'b1}}, {Aw/8{1'b0}}};
+
+  tsl_dma #(
+    .N        (N),
+    .VmemBytes(VmemBytes),
+    .AccBytes (AccBytes),
+    .HbmBytes (HbmBytes),
+    .MaxBurst (DmaMaxBurst),
+    .MaxReads (DmaMaxReads)
+  ) u_dma (
+    .clk_i,
+    .rst_ni,
+    .ex_valid_i  (dma_ex_valid),
+    .ex_ready_o  (dma_ex_ready),
+    .ex_insn_i   (dma_ex_insn),
+    .done_o      (dma_done),
+    .busy_o      (dma_busy),
+    .err_o       (dma_err),
+    .err_code_o  (dma_err_code),
+    .err_addr_o  (dma_err_addr),
+    .vmem_req_o  (v_req[2]),
+    .vmem_gnt_i  (v_gnt[2]),
+    .vmem_we_o   (v_we[2]),
+    .vmem_addr_o (v_addr[2*VAw +: VAw]),
+    .vmem_wdata_o(v_wdata[2*Vw +: Vw]),
+    .vmem_be_o   (v_be[2*Vw/8 +: Vw/8]),
+    .vmem_rdata_i(v_rdata[2*Vw +: Vw]),
+    .acc_req_o   (a_req[2]),
+    .acc_gnt_i   (a_gnt[2]),
+    .acc_we_o    (a_we[2]),
+    .acc_addr_o  (a_addr[2*AAw +: AAw]),
+    .acc_wdata_o (a_wdata[2*Aw +: Aw]),
+    .acc_be_o    (a_be[2*Aw/8 +: Aw/8]),
+    .acc_rdata_i (a_rdata[2*Aw +: Aw]),
+    .m_axi_awvalid,
+    .m_axi_awready,
+    .m_axi_awaddr,
+    .m_axi_awlen,
+    .m_axi_awsize,
+    .m_axi_awburst,
+    .m_axi_wvalid,
+    .m_axi_wready,
+    .m_axi_wdata,
+    .m_axi_wstrb,
+    .m_axi_wlast,
+    .m_axi_bvalid,
+    .m_axi_bready,
+    .m_axi_bresp,
+    .m_axi_arvalid,
+    .m_axi_arready,
+    .m_axi_araddr,
+    .m_axi_arlen,
+    .m_axi_arsize,
+    .m_axi_arburst,
+    .m_axi_rvalid,
+    .m_axi_rready,
+    .m_axi_rdata,
+    .m_axi_rresp,
+    .m_axi_rlast
+  );
+
+  tsl_vpu #(
+    .N         (N),
+    .VmemBytes (VmemBytes),
+    .AccBytes  (AccBytes),
+    .EnableBf16(EnableBf16)
+  ) u_vpu (
+    .clk_i,
+    .rst_ni,
+    .ex_valid_i  (vpu_ex_valid),
+    .ex_ready_o  (vpu_ex_ready),
+    .ex_insn_i   (vpu_ex_insn),
+    .done_o      (vpu_done),
+    .busy_o      (vpu_busy),
+    .vmem_req_o  (v_req[3]),
+    .vmem_gnt_i  (v_gnt[3]),
+    .vmem_we_o   (v_we[3]),
+    .vmem_addr_o (v_addr[3*VAw +: VAw]),
+    .vmem_wdata_o(v_wdata[3*Vw +: Vw]),
+    .vmem_be_o   (v_be[3*Vw/8 +: Vw/8]),
+    .vmem_rdata_i(v_rdata[3*Vw +: Vw]),
+    .acc_req_o   (a_req[3]),
+    .acc_gnt_i   (a_gnt[3]),
+    .acc_we_o    (a_we[3]),
+    .acc_addr_o  (a_addr[3*AAw +: AAw]),
+    .acc_wdata_o (a_wdata[3*Aw +: Aw]),
+    .acc_be_o    (a_be[3*Aw/8 +: Aw/8]),
+    .acc_rdata_i (a_rdata[3*Aw +: Aw])
+  );
+
+  // --- memories ------------------------------------------------------------------------------------
+  tsl_tc_mem #(
+    .Lines    (VLines),
+    .LineBytes(2 * N),
+    .Banks    (VmemBanks),
+    .Ports    (4)
+  ) u_vmem (
+    .clk_i,
+    .rst_ni,
+    .req_i  (v_req),
+    .gnt_o  (v_gnt),
+    .we_i   (v_we),
+    .addr_i (v_addr),
+    .wdata_i(v_wdata),
+    .be_i   (v_be),
+    .rdata_o(v_rdata)
+  );
+
+  tsl_tc_mem #(
+    .Lines    (ALines),
+    .LineBytes(4 * N),
+    .Banks    (AccBanks),
+    .Ports    (4)
+  ) u_acc (
+    .clk_i,
+    .rst_ni,
+    .req_i  (a_req),
+    .gnt_o  (a_gnt),
+    .we_i   (a_we),
+    .addr_i (a_addr),
+    .wdata_i(a_wdata),
+    .be_i   (a_be),
+    .rdata_o(a_rdata)
+  );
+
+  logic unused;
+  assign unused = ^{a_gnt[1:0], a_rdata[1*Aw +: Aw]};  // the MXU's ACC ports always win
+endmodule

@@ -1,0 +1,275 @@
+// Dispatch checker of the tensor-core controller: every check of docs/isa.md section 5, in its
+// order, on the instruction held stable on insn_i while active_i is high (hw/model/tslm.c
+// validate() is the reference, including ERR_ADDR: the operand's address for range and alignment
+// errors, else 0).
+// Latency: done_o is high 1 to 5 cycles after active_i rises: cycle 0 runs checks 1-4 (opcode,
+// reserved bits, own-unit tokens, field values), then one cycle per operand (extents through one
+// shared 16x32 multiplier, computed in 64 bits without wrap-around), then the WBUF_DTYPE and token
+// checks. err_o/err_addr_o are valid while done_o is high (ERR_NONE: accept). The caller drops
+// active_i in the cycle after done_o; dropping it earlier abandons the check.
+module tsl_tc_check #(
+  parameter int N          = tsl_pkg::PARAM_N,           // array size: vector operand bytes
+  parameter int VmemBytes  = tsl_pkg::PARAM_VMEM_BYTES,  // VMEM size (power of two, <= 16 MiB)
+  parameter int AccBytes   = tsl_pkg::PARAM_ACC_BYTES,   // ACC size (power of two, <= 16 MiB)
+  parameter int HbmBytes   = tsl_pkg::PARAM_HBM_BYTES,   // HBM size (power of two, <= 1 GiB)
+  parameter bit EnableBf16 = 1'b1,                       // 0: BF16/FP32 operands are tsl_pkg::ERR_BAD_FIELD
+  parameter int CreditW    = 16                          // bits of a credit count (TOKEN_MAX fits)
+) (
+  input  logic                 clk_i,
+  input  logic                 rst_ni,
+  input  logic                 active_i,
+  input  logic [255:0]         insn_i,
+  input  logic [9*CreditW-1:0] credit_i,      // channel f->t at index 3f+t: signals minus waits pushed
+  input  logic [3:0]           wbuf_dtype_i,  // [2b+1:2b]: dtype of the last LOADW pushed to buffer b
+  output logic                 done_o,
+  output logic [3:0]           err_o,
+  output logic [31:0]          err_addr_o
+);
+  localparam logic [2:0] FmtSync = 3'd0, FmtDma = 3'd1, FmtLoadw = 3'd2, FmtMatmul = 3'd3,
+                         FmtVpu = 3'd4, FmtBad = 3'd7;
+  localparam logic [2:0] StepHdr = 3'd0, StepOp0 = 3'd1, StepFinal = 3'd4;
+  localparam logic [63:0] VMEM_END = 64'(VmemBytes);
+  localparam logic [63:0] ACC_END  = 64'(tsl_pkg::LOCAL_ACC_BASE) + 64'(AccBytes);
+  localparam logic [63:0] HBM_END  = 64'(HbmBytes);
+  localparam logic [CreditW-1:0] CREDIT_MAX = CreditW'(tsl_pkg::PARAM_TOKEN_MAX);
+
+  // Bytes of an N-element vector of a dtype.
+  function automatic logic [31:0] vec_bytes(input logic [1:0] dt);
+    vec_bytes = dt == tsl_pkg::DTYPE_INT8 ? 32'(N) : dt == tsl_pkg::DTYPE_BF16 ? 32'(2 * N) : 32'(4 * N);
+  endfunction
+  function automatic logic is_float(input logic [1:0] dt);
+    is_float = dt == tsl_pkg::DTYPE_BF16 || dt == tsl_pkg::DTYPE_FP32;
+  endfunction
+
+  logic [2:0]  step_q, step_d, step, nops;
+  logic [1:0]  unit;
+  logic [3:0]  op;
+  logic [2:0]  wait_m, signal_m, fmt;
+  logic [255:0] used;
+  logic [3:0]  hdr_err, op_err, fin_err;
+  logic        unary, fl;
+  logic [1:0]  dd, d1, d2, mode;
+  logic [15:0] rows;
+
+  // The operand under check.
+  logic        o_hbm, o_vmem_ok, o_acc_ok, o_dma_local, in_vmem, in_acc;
+  logic [31:0] o_addr, o_stride, o_rb, o_align;
+  logic [15:0] o_rows_m1;
+  logic [47:0] o_prod;
+  logic [63:0] o_end;
+
+  assign unit     = insn_i[tsl_pkg::INSN_HDR_UNIT_LSB +: 2];
+  assign op       = insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4];
+  assign wait_m   = insn_i[tsl_pkg::INSN_HDR_WAIT_LSB +: 3];
+  assign signal_m = insn_i[tsl_pkg::INSN_HDR_SIGNAL_LSB +: 3];
+  assign dd       = insn_i[tsl_pkg::INSN_VPU_VEC_DST_DTYPE_LSB +: 2];   // also LOADW/MATMUL DTYPE
+  assign d1       = insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_DTYPE_LSB +: 2];
+  assign d2       = insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_DTYPE_LSB +: 2];
+  assign mode     = insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_MODE_LSB +: 2];
+  assign unary    = op == tsl_pkg::VPU_OP_RELU || op == tsl_pkg::VPU_OP_MOV ||
+                    op == tsl_pkg::VPU_OP_REQUANT ||
+                    op == tsl_pkg::VPU_OP_RSUM || op == tsl_pkg::VPU_OP_RMAX;
+  assign fl       = is_float(d1);
+
+  // Format and row count.
+  always_comb begin
+    fmt  = FmtBad;
+    rows = 16'd0;
+    if (unit != 2'd3 && op == 4'd0) begin
+      fmt = FmtSync;
+    end else if (unit == tsl_pkg::UNIT_DMA &&
+                 (op == 4'(tsl_pkg::DMA_OP_LOAD) || op == 4'(tsl_pkg::DMA_OP_STORE))) begin
+      fmt  = FmtDma;
+      rows = insn_i[tsl_pkg::INSN_DMA_XFER_ROWS_LSB +: 16];
+    end else if (unit == tsl_pkg::UNIT_MXU && op == 4'(tsl_pkg::MXU_OP_LOADW)) begin
+      fmt  = FmtLoadw;
+      rows = 16'(N);
+    end else if (unit == tsl_pkg::UNIT_MXU && op == 4'(tsl_pkg::MXU_OP_MATMUL)) begin
+      fmt  = FmtMatmul;
+      rows = insn_i[tsl_pkg::INSN_MXU_MATMUL_ROWS_LSB +: 16];
+    end else if (unit == tsl_pkg::UNIT_VPU &&
+                 op >= 4'(tsl_pkg::VPU_OP_ADD) && op <= 4'(tsl_pkg::VPU_OP_RMAX)) begin
+      fmt  = FmtVpu;
+      rows = insn_i[tsl_pkg::INSN_VPU_VEC_ROWS_LSB +: 16];
+    end
+  end
+
+  // Checks 1-4: opcode, reserved bits, tokens on the own unit, field values.
+  always_comb begin
+    unique case (fmt)
+      FmtSync:   used = tsl_pkg::INSN_SYNC_USED;
+      FmtDma:    used = tsl_pkg::INSN_DMA_XFER_USED;
+      FmtLoadw:  used = tsl_pkg::INSN_MXU_LOADW_USED;
+      FmtMatmul: used = tsl_pkg::INSN_MXU_MATMUL_USED;
+      default:   used = tsl_pkg::INSN_VPU_VEC_USED;
+    endcase
+    hdr_err = tsl_pkg::ERR_NONE;
+    if (fmt == FmtBad) begin
+      hdr_err = tsl_pkg::ERR_BAD_OPCODE;
+    end else if ((insn_i & ~used) != '0 || ((wait_m | signal_m) & (3'd1 << unit)) != 3'd0) begin
+      hdr_err = tsl_pkg::ERR_BAD_FIELD;
+    end else begin
+      unique case (fmt)
+        FmtDma: begin
+          if (rows == 16'd0 || insn_i[tsl_pkg::INSN_DMA_XFER_ROW_BYTES_LSB +: 16] == 16'd0)
+            hdr_err = tsl_pkg::ERR_BAD_FIELD;
+        end
+        FmtLoadw, FmtMatmul: begin
+          if (!(dd == tsl_pkg::DTYPE_INT8 || (dd == tsl_pkg::DTYPE_BF16 && EnableBf16)) ||
+              (fmt == FmtMatmul && rows == 16'd0))
+            hdr_err = tsl_pkg::ERR_BAD_FIELD;
+        end
+        FmtVpu: begin
+          if (rows == 16'd0 ||
+              (unary ? (mode != 2'd0 || d2 != 2'd0 || insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB +: 32] != '0)
+                     : (mode > tsl_pkg::SRC2_IMM ||
+                        (mode == tsl_pkg::SRC2_IMM && vec_bytes(d2) != 32'(4 * N)))) ||
+              (op == 4'(tsl_pkg::VPU_OP_REQUANT)
+                 ? (fl || insn_i[tsl_pkg::INSN_VPU_VEC_SHIFT_LSB +: 6] > 6'd62)
+                 : (insn_i[tsl_pkg::INSN_VPU_VEC_SCALE_LSB +: 32] != '0 ||
+                    insn_i[tsl_pkg::INSN_VPU_VEC_SHIFT_LSB +: 6] != '0 ||
+                    insn_i[tsl_pkg::INSN_VPU_VEC_ZERO_POINT_LSB +: 32] != '0)) ||
+              is_float(dd) != fl || (!unary && is_float(d2) != fl) || (fl && !EnableBf16))
+            hdr_err = tsl_pkg::ERR_BAD_FIELD;
+        end
+        default: ;
+      endcase
+    end
+  end
+
+  // Operands in field order: DMA hbm, local; LOADW weights; MATMUL act, acc; VPU dst, src1, src2.
+  always_comb begin
+    nops = 3'd0;
+    unique case (fmt)
+      FmtDma, FmtMatmul: nops = 3'd2;
+      FmtLoadw:          nops = 3'd1;
+      FmtVpu:            nops = (unary || mode == tsl_pkg::SRC2_IMM) ? 3'd2 : 3'd3;
+      default:           nops = 3'd0;
+    endcase
+  end
+
+  always_comb begin
+    o_hbm       = 1'b0;
+    o_dma_local = 1'b0;
+    o_vmem_ok   = 1'b1;
+    o_acc_ok    = 1'b0;
+    o_addr      = insn_i[32 +: 32];
+    o_stride    = insn_i[64 +: 32];
+    o_rb        = vec_bytes(dd);
+    o_align     = vec_bytes(dd);
+    o_rows_m1   = rows - 16'd1;
+    unique case (fmt)
+      FmtDma: begin
+        o_rb     = 32'(insn_i[tsl_pkg::INSN_DMA_XFER_ROW_BYTES_LSB +: 16]);
+        o_align  = 32'd1;
+        if (step == StepOp0) begin
+          o_hbm    = 1'b1;
+          o_addr   = insn_i[tsl_pkg::INSN_DMA_XFER_HBM_ADDR_LSB +: 32];
+          o_stride = insn_i[tsl_pkg::INSN_DMA_XFER_HBM_STRIDE_LSB +: 32];
+        end else begin
+          o_dma_local = 1'b1;
+          o_acc_ok    = 1'b1;
+          o_addr      = insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_ADDR_LSB +: 32];
+          o_stride    = insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_STRIDE_LSB +: 32];
+        end
+      end
+      FmtMatmul: begin
+        if (step == StepOp0) begin
+          o_addr   = insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_ADDR_LSB +: 32];
+          o_stride = insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_STRIDE_LSB +: 32];
+        end else begin
+          o_vmem_ok = 1'b0;
+          o_acc_ok  = 1'b1;
+          o_addr    = insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_ADDR_LSB +: 32];
+          o_stride  = insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_STRIDE_LSB +: 32];
+          o_rb      = 32'(4 * N);
+          o_align   = 32'(4 * N);
+        end
+      end
+      FmtVpu: begin
+        if (step == StepOp0) begin
+          o_addr = insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB +: 32];
+          o_rb   = vec_bytes(dd);
+        end else if (step == StepOp0 + 3'd1) begin
+          o_addr = insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB +: 32];
+          o_rb   = vec_bytes(d1);
+        end else begin
+          o_addr = insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB +: 32];
+          o_rb   = vec_bytes(d2);
+          if (mode == tsl_pkg::SRC2_BCAST) o_rows_m1 = 16'd0;
+        end
+        o_stride = o_rb;
+        o_align  = o_rb;
+        o_acc_ok = o_rb == 32'(4 * N);   // ACC holds 32-bit elements only
+      end
+      default: ;   // FmtLoadw: ADDR, STRIDE, N rows of one vector
+    endcase
+  end
+
+  assign in_vmem = 64'(o_addr) < VMEM_END;
+  assign in_acc  = o_addr >= tsl_pkg::LOCAL_ACC_BASE && 64'(o_addr) < ACC_END;
+  assign o_prod  = 48'(o_rows_m1) * 48'(o_stride);
+  assign o_end   = 64'(o_addr) + 64'(o_prod) + 64'(o_rb);
+
+  always_comb begin
+    logic [31:0] amask;
+    amask  = (o_dma_local && in_acc) ? 32'd3 : o_align - 32'd1;
+    op_err = tsl_pkg::ERR_NONE;
+    if (o_hbm) begin
+      if (o_end > HBM_END) op_err = tsl_pkg::ERR_HBM_RANGE;
+    end else if (!((in_vmem && o_vmem_ok) || (in_acc && o_acc_ok))) begin
+      op_err = tsl_pkg::ERR_LOCAL_RANGE;
+    end else if (((o_addr | o_stride | o_rb) & amask) != '0) begin
+      op_err = tsl_pkg::ERR_MISALIGNED;
+    end else if (o_end > (in_acc ? ACC_END : VMEM_END)) begin
+      op_err = tsl_pkg::ERR_LOCAL_RANGE;
+    end
+  end
+
+  // Checks 6 and 7: weight-buffer dtype, then per channel (u = 0, 1, 2) underflow and overflow.
+  always_comb begin
+    fin_err = tsl_pkg::ERR_NONE;
+    if (fmt == FmtMatmul &&
+        wbuf_dtype_i[2 * insn_i[tsl_pkg::INSN_MXU_MATMUL_WBUF_LSB] +: 2] != dd) begin
+      fin_err = tsl_pkg::ERR_WBUF_DTYPE;
+    end else begin
+      for (int u = 2; u >= 0; u = u - 1) begin
+        if (signal_m[u] && credit_i[(3 * 32'(unit) + u) * CreditW +: CreditW] >= CREDIT_MAX)
+          fin_err = tsl_pkg::ERR_TOKEN_OVERFLOW;
+        if (wait_m[u] && credit_i[(3 * u + 32'(unit)) * CreditW +: CreditW] == '0)
+          fin_err = tsl_pkg::ERR_TOKEN_UNDERFLOW;
+      end
+    end
+  end
+
+  // Sequencing.
+  assign step = active_i ? step_q : StepHdr;
+
+  always_comb begin
+    step_d     = StepHdr;
+    done_o     = 1'b0;
+    err_o      = tsl_pkg::ERR_NONE;
+    err_addr_o = 32'd0;
+    if (active_i) begin
+      if (step == StepHdr) begin
+        err_o  = hdr_err;
+        step_d = nops != 3'd0 ? StepOp0 : StepFinal;
+        done_o = hdr_err != tsl_pkg::ERR_NONE;
+      end else if (step == StepFinal) begin
+        err_o  = fin_err;
+        done_o = 1'b1;
+      end else begin
+        err_o      = op_err;
+        err_addr_o = op_err != tsl_pkg::ERR_NONE ? o_addr : 32'd0;
+        step_d     = (step - StepOp0 + 3'd1 < nops) ? step + 3'd1 : StepFinal;
+        done_o     = op_err != tsl_pkg::ERR_NONE;
+      end
+      if (done_o) step_d = StepHdr;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) step_q <= StepHdr;
+    else         step_q <= step_d;
+  end
+endmodule

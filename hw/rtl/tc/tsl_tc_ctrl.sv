@@ -1,0 +1,433 @@
+// Tensor-core controller: the TC register block (docs/isa.md section 6), the dispatcher (every
+// check of section 5 through tsl_tc_check, the per-channel credits and the per-buffer dtype of the
+// last LOADW pushed), one queue and issue stage per unit (tsl_tc_issue), the dependency tokens
+// (tsl_tc_tokens), the error, the interrupt and the performance counters (tsl_tc_perf).
+// Register bus: the request is held until reg_ready_o, a one-cycle pulse with reg_rdata_o; a
+// write has reg_wstrb_i != 0. Reads and plain writes answer in the next cycle; an INSN7 write in
+// 3-8 cycles (the checks), longer while its queue is full; a CTRL.RESET write once every started
+// instruction has finished. hw/model/tslm.c defines every register value, docs/hardware.md the
+// unit interface (ex_valid_o is withdrawn without a handshake only on an AXI error or CTRL.RESET).
+module tsl_tc_ctrl #(
+  parameter int N            = tsl_pkg::PARAM_N,
+  parameter int VmemBytes    = tsl_pkg::PARAM_VMEM_BYTES,
+  parameter int AccBytes     = tsl_pkg::PARAM_ACC_BYTES,
+  parameter int HbmBytes     = tsl_pkg::PARAM_HBM_BYTES,
+  parameter int QueueDepth   = tsl_pkg::PARAM_QUEUE_DEPTH,
+  parameter bit EnableBf16   = 1'b1,  // CFG_FEATURES.BF16; INT8 is always present
+  parameter int InflightMax  = 4      // instructions a unit may hold between ex handshake and done
+) (
+  input  logic clk_i, rst_ni,
+  // register bus (the control core's bus contract: request held until ready; ready is a one-cycle
+  // pulse; rdata valid with ready; writes when wstrb != 0; offsets inside the 4 KiB TC block)
+  input  logic reg_valid_i, output logic reg_ready_o, input logic [11:0] reg_addr_i,
+  input  logic [31:0] reg_wdata_i, input logic [3:0] reg_wstrb_i,
+  output logic [31:0] reg_rdata_o, output logic reg_err_o,   // err always 0 (unknown offsets read 0)
+  output logic irq_o,                                        // (IRQ_STATUS & IRQ_ENABLE) != 0
+  // units: DMA, MXU, VPU (unit execution interface of docs/hardware.md)
+  output logic dma_ex_valid_o, input logic dma_ex_ready_i, output logic [255:0] dma_ex_insn_o,
+  input  logic dma_done_i, input logic dma_busy_i,
+  input  logic dma_err_i, input logic [3:0] dma_err_code_i, input logic [31:0] dma_err_addr_i,
+  output logic mxu_ex_valid_o, input logic mxu_ex_ready_i, output logic [255:0] mxu_ex_insn_o,
+  input  logic mxu_done_i, input logic mxu_busy_i,
+  output logic vpu_ex_valid_o, input logic vpu_ex_ready_i, output logic [255:0] vpu_ex_insn_o,
+  input  logic vpu_done_i, input logic vpu_busy_i
+);
+  localparam int CreditW = $clog2(tsl_pkg::PARAM_TOKEN_MAX + 1);
+  localparam int TokW    = $clog2(tsl_pkg::PARAM_TOKEN_MAX + QueueDepth + 1);
+  localparam logic [1:0] KIND_RD = 2'd1, KIND_WR = 2'd2, KIND_MACS = 2'd3;
+
+  localparam logic [1:0] StIdle = 2'd0, StCheck = 2'd1, StPush = 2'd2, StReset = 2'd3;
+
+  // ---------------------------------------------------------------------------------- state
+  logic [1:0]    state_q, state_d;
+  logic          ready_q, ready_d;
+  logic [31:0]   rdata_q, rdata_d;
+  logic [255:0]         stage_q, stage_d;    // INSN0..INSN7 (INSNk in bits 32k+31:32k)
+  logic [9*CreditW-1:0] credit_q, credit_d;  // channel f->t at 3f+t: signals minus waits pushed
+  logic [3:0]    wbuf_push_q, wbuf_push_d, wbuf_exec_q, wbuf_exec_d;  // [2b+1:2b] dtype of buffer b
+  logic [31:0]   push_count_q, push_count_d, notify_count_q, notify_count_d;
+  logic [3:0]    err_code_q, err_code_d;
+  logic [1:0]    err_unit_q, err_unit_d;
+  logic [31:0]   err_seq_q, err_seq_d, err_addr_q, err_addr_d;
+  logic [1:0]    irq_en_q, irq_en_d, irq_st_q, irq_st_d;
+  logic          halt_q, halt_d, dma_fail_q, dma_fail_d;
+
+  // --------------------------------------------------------------------------------- wiring
+  logic          acc, we, is_insn, push_acc, reset_done, rec_disp, clr_q_all, perf_clr, all_idle;
+  logic [31:0]   wmask, rd_val, perf_rdata;
+  logic [1:0]    p_unit;
+  logic [2:0]    p_wait, p_signal;
+  logic          chk_done;
+  logic [3:0]    chk_err;
+  logic [31:0]   chk_addr;
+  logic [8:0]    tok_avail, tok_take, tok_give;
+  logic [9*TokW-1:0] tok_count;
+  logic [2:0]    push_valid, push_ready, ex_valid, ex_ready, done, busy, retire, ret_ok, stall, idle;
+  logic [2:0]    ret_notify;
+  logic [255:0]  ex_insn [3];
+  logic [2:0]    ret_signal [3];
+  logic [2:0]    take [3];
+  logic [1:0]    ret_kind [3];
+  logic [31:0]   ret_amount [3];
+  logic [31:0]   if_seq [3];
+  logic [7:0]    level [3];
+  logic [32*tsl_pkg::PERF_COUNT-1:0] perf_inc;
+  logic          unused_seq;
+
+  assign unused_seq = ^{if_seq[tsl_pkg::UNIT_MXU], if_seq[tsl_pkg::UNIT_VPU], tok_count[0 +: TokW],
+                        tok_count[4 * TokW +: TokW], tok_count[8 * TokW +: TokW]};  // + diagonal
+
+  assign p_unit   = stage_q[tsl_pkg::INSN_HDR_UNIT_LSB +: 2];
+  assign p_wait   = stage_q[tsl_pkg::INSN_HDR_WAIT_LSB +: 3];
+  assign p_signal = stage_q[tsl_pkg::INSN_HDR_SIGNAL_LSB +: 3];
+
+  // ------------------------------------------------------------------------------ dispatcher
+  tsl_tc_check #(
+    .N         (N),
+    .VmemBytes (VmemBytes),
+    .AccBytes  (AccBytes),
+    .HbmBytes  (HbmBytes),
+    .EnableBf16(EnableBf16),
+    .CreditW   (CreditW)
+  ) u_check (
+    .clk_i,
+    .rst_ni,
+    .active_i    (state_q == StCheck),
+    .insn_i      (stage_q),
+    .credit_i    (credit_q),
+    .wbuf_dtype_i(wbuf_push_q),
+    .done_o      (chk_done),
+    .err_o       (chk_err),
+    .err_addr_o  (chk_addr)
+  );
+
+  // ------------------------------------------------------------------ queues and issue stages
+  assign ex_ready = {vpu_ex_ready_i, mxu_ex_ready_i, dma_ex_ready_i};
+  assign done     = {vpu_done_i, mxu_done_i, dma_done_i};
+  assign busy     = {vpu_busy_i, mxu_busy_i, dma_busy_i};
+  assign dma_ex_valid_o = ex_valid[tsl_pkg::UNIT_DMA];
+  assign mxu_ex_valid_o = ex_valid[tsl_pkg::UNIT_MXU];
+  assign vpu_ex_valid_o = ex_valid[tsl_pkg::UNIT_VPU];
+  assign dma_ex_insn_o  = ex_insn[tsl_pkg::UNIT_DMA];
+  assign mxu_ex_insn_o  = ex_insn[tsl_pkg::UNIT_MXU];
+  assign vpu_ex_insn_o  = ex_insn[tsl_pkg::UNIT_VPU];
+  assign clr_q_all      = state_q == StReset;
+
+  for (genvar u = 0; u < 3; u++) begin : g_unit
+    assign push_valid[u] = state_q == StPush && err_code_q == tsl_pkg::ERR_NONE && p_unit == 2'(u);
+    tsl_tc_issue #(
+      .Unit       (u),
+      .N          (N),
+      .QueueDepth (QueueDepth),
+      .InflightMax(InflightMax),
+      .KeepSeq    (u == 32'(tsl_pkg::UNIT_DMA))
+    ) u_issue (
+      .clk_i,
+      .rst_ni,
+      .clr_i          (clr_q_all),
+      .halt_i         (halt_q),
+      .push_valid_i   (push_valid[u]),
+      .push_ready_o   (push_ready[u]),
+      .push_insn_i    (stage_q),
+      .push_seq_i     (push_count_q),
+      .level_o        (level[u]),
+      .tok_avail_i    ({tok_avail[6 + u], tok_avail[3 + u], tok_avail[u]}),
+      .tok_take_o     (take[u]),
+      .ex_valid_o     (ex_valid[u]),
+      .ex_ready_i     (ex_ready[u]),
+      .ex_insn_o      (ex_insn[u]),
+      .done_i         (done[u]),
+      .retire_o       (retire[u]),
+      .retire_signal_o(ret_signal[u]),
+      .retire_notify_o(ret_notify[u]),
+      .retire_kind_o  (ret_kind[u]),
+      .retire_amount_o(ret_amount[u]),
+      .inflight_seq_o (if_seq[u]),
+      .idle_o         (idle[u]),
+      .stall_o        (stall[u])
+    );
+    // Channel f->t is index 3f+t: this unit takes from column u and gives along row u.
+    for (genvar v = 0; v < 3; v++) begin : g_chan
+      assign tok_take[3 * v + u] = take[u][v];
+      assign tok_give[3 * u + v] = ret_ok[u] && ret_signal[u][v];
+    end
+  end
+
+  // The instruction that raised an AXI error gives no tokens and counts nowhere.
+  assign ret_ok   = retire & ~{2'b00, dma_fail_q || dma_err_i};
+  assign all_idle = &idle;
+
+  tsl_tc_tokens #(
+    .QueueDepth(QueueDepth),
+    .TokW      (TokW)
+  ) u_tokens (
+    .clk_i,
+    .rst_ni,
+    .clr_i  (reset_done),
+    .give_i (tok_give),
+    .take_i (tok_take),
+    .avail_o(tok_avail),
+    .count_o(tok_count)
+  );
+
+  // -------------------------------------------------------------------- performance counters
+  always_comb begin
+    perf_inc = '0;
+    perf_inc[32 * tsl_pkg::PERF_CYCLES +: 32]     = 32'd1;
+    perf_inc[32 * tsl_pkg::PERF_DMA_BUSY +: 32]   = 32'(busy[tsl_pkg::UNIT_DMA]);
+    perf_inc[32 * tsl_pkg::PERF_MXU_BUSY +: 32]   = 32'(busy[tsl_pkg::UNIT_MXU]);
+    perf_inc[32 * tsl_pkg::PERF_VPU_BUSY +: 32]   = 32'(busy[tsl_pkg::UNIT_VPU]);
+    perf_inc[32 * tsl_pkg::PERF_DMA_STALL +: 32]  = 32'(stall[tsl_pkg::UNIT_DMA]);
+    perf_inc[32 * tsl_pkg::PERF_MXU_STALL +: 32]  = 32'(stall[tsl_pkg::UNIT_MXU]);
+    perf_inc[32 * tsl_pkg::PERF_VPU_STALL +: 32]  = 32'(stall[tsl_pkg::UNIT_VPU]);
+    perf_inc[32 * tsl_pkg::PERF_DMA_INSNS +: 32]  = 32'(ret_ok[tsl_pkg::UNIT_DMA]);
+    perf_inc[32 * tsl_pkg::PERF_MXU_INSNS +: 32]  = 32'(ret_ok[tsl_pkg::UNIT_MXU]);
+    perf_inc[32 * tsl_pkg::PERF_VPU_INSNS +: 32]  = 32'(ret_ok[tsl_pkg::UNIT_VPU]);
+    for (int u = 0; u < 3; u++) begin
+      if (ret_ok[u] && ret_kind[u] == KIND_RD)
+        perf_inc[32 * tsl_pkg::PERF_HBM_RD_BYTES +: 32] = ret_amount[u];
+      if (ret_ok[u] && ret_kind[u] == KIND_WR)
+        perf_inc[32 * tsl_pkg::PERF_HBM_WR_BYTES +: 32] = ret_amount[u];
+      if (ret_ok[u] && ret_kind[u] == KIND_MACS)
+        perf_inc[32 * tsl_pkg::PERF_MXU_MACS +: 32] = ret_amount[u];
+    end
+  end
+
+  tsl_tc_perf u_perf (
+    .clk_i,
+    .rst_ni,
+    .clr_i    (perf_clr),
+    .inc_i    (perf_inc),
+    .rd_word_i(6'((reg_addr_i - tsl_pkg::TC_PERF_BASE) >> 2)),
+    .rdata_o  (perf_rdata)
+  );
+
+  // ------------------------------------------------------------------------------ read values
+  // Token channel f->t is tok_count[(3f+t)*TokW +: TokW] (DMA 0, MXU 1, VPU 2).
+  always_comb begin
+    rd_val = 32'd0;
+    unique case (reg_addr_i)
+      tsl_pkg::TC_ID_OFFSET:              rd_val = tsl_pkg::ID_VALUE;
+      tsl_pkg::TC_CFG_N_OFFSET:           rd_val = 32'(N);
+      tsl_pkg::TC_CFG_VMEM_BYTES_OFFSET:  rd_val = 32'(VmemBytes);
+      tsl_pkg::TC_CFG_ACC_BYTES_OFFSET:   rd_val = 32'(AccBytes);
+      tsl_pkg::TC_CFG_HBM_BYTES_OFFSET:   rd_val = 32'(HbmBytes);
+      tsl_pkg::TC_CFG_FEATURES_OFFSET:    rd_val = {30'd0, EnableBf16, 1'b1};
+      tsl_pkg::TC_CFG_QUEUE_DEPTH_OFFSET: rd_val = 32'(QueueDepth);
+      tsl_pkg::TC_STATUS_OFFSET:          rd_val = {30'd0, err_code_q != tsl_pkg::ERR_NONE, all_idle};
+      tsl_pkg::TC_ERR_CODE_OFFSET:        rd_val = 32'(err_code_q);
+      tsl_pkg::TC_ERR_UNIT_OFFSET:        rd_val = 32'(err_unit_q);
+      tsl_pkg::TC_ERR_SEQ_OFFSET:         rd_val = err_seq_q;
+      tsl_pkg::TC_ERR_ADDR_OFFSET:        rd_val = err_addr_q;
+      tsl_pkg::TC_PUSH_COUNT_OFFSET:      rd_val = push_count_q;
+      tsl_pkg::TC_NOTIFY_COUNT_OFFSET:    rd_val = notify_count_q;
+      tsl_pkg::TC_QUEUE_LEVEL_OFFSET:
+        rd_val = {8'd0, level[tsl_pkg::UNIT_VPU], level[tsl_pkg::UNIT_MXU], level[tsl_pkg::UNIT_DMA]};
+      tsl_pkg::TC_IRQ_ENABLE_OFFSET:      rd_val = 32'(irq_en_q);
+      tsl_pkg::TC_IRQ_STATUS_OFFSET:      rd_val = 32'(irq_st_q);
+      tsl_pkg::TC_TOKENS_DMA_MXU_OFFSET:  rd_val = 32'(tok_count[1 * TokW +: TokW]);
+      tsl_pkg::TC_TOKENS_DMA_VPU_OFFSET:  rd_val = 32'(tok_count[2 * TokW +: TokW]);
+      tsl_pkg::TC_TOKENS_MXU_DMA_OFFSET:  rd_val = 32'(tok_count[3 * TokW +: TokW]);
+      tsl_pkg::TC_TOKENS_MXU_VPU_OFFSET:  rd_val = 32'(tok_count[5 * TokW +: TokW]);
+      tsl_pkg::TC_TOKENS_VPU_DMA_OFFSET:  rd_val = 32'(tok_count[6 * TokW +: TokW]);
+      tsl_pkg::TC_TOKENS_VPU_MXU_OFFSET:  rd_val = 32'(tok_count[7 * TokW +: TokW]);
+      default: begin
+        if (reg_addr_i >= tsl_pkg::TC_PERF_BASE &&
+            reg_addr_i < tsl_pkg::TC_PERF_BASE + 12'(8 * tsl_pkg::PERF_COUNT) && reg_addr_i[1:0] == 2'b00)
+          rd_val = perf_rdata;
+      end
+    endcase
+  end
+
+  // ------------------------------------------------------------------- bus and dispatch FSM
+  assign acc     = reg_valid_i && !ready_q && state_q == StIdle;
+  assign we      = reg_wstrb_i != 4'd0;
+  assign wmask   = {{8{reg_wstrb_i[3]}}, {8{reg_wstrb_i[2]}}, {8{reg_wstrb_i[1]}}, {8{reg_wstrb_i[0]}}};
+  assign is_insn = reg_addr_i >= tsl_pkg::TC_INSN0_OFFSET && reg_addr_i <= tsl_pkg::TC_INSN7_OFFSET &&
+                   reg_addr_i[1:0] == 2'b00;
+
+  always_comb begin
+    state_d    = state_q;
+    ready_d    = 1'b0;
+    rdata_d    = 32'd0;
+    stage_d    = stage_q;
+    irq_en_d   = irq_en_q;
+    push_acc   = 1'b0;
+    reset_done = 1'b0;
+    rec_disp   = 1'b0;
+    perf_clr   = 1'b0;
+    unique case (state_q)
+      StIdle: begin
+        if (acc && !we) begin
+          rdata_d = rd_val;
+          ready_d = 1'b1;
+        end else if (acc) begin
+          ready_d = 1'b1;
+          if (is_insn) begin
+            stage_d[32 * reg_addr_i[4:2] +: 32] =
+                (stage_q[32 * reg_addr_i[4:2] +: 32] & ~wmask) | (reg_wdata_i & wmask);
+            if (reg_addr_i == tsl_pkg::TC_INSN7_OFFSET && err_code_q == tsl_pkg::ERR_NONE) begin
+              ready_d = 1'b0;
+              state_d = StCheck;
+            end
+          end else if (reg_addr_i == tsl_pkg::TC_CTRL_OFFSET) begin
+            if (reg_wdata_i[tsl_pkg::TC_CTRL_RESET_LSB] && wmask[tsl_pkg::TC_CTRL_RESET_LSB]) begin
+              ready_d = 1'b0;
+              state_d = StReset;
+            end else begin
+              perf_clr = reg_wdata_i[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB] &&
+                         wmask[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB];
+            end
+          end else if (reg_addr_i == tsl_pkg::TC_IRQ_ENABLE_OFFSET) begin
+            irq_en_d = (irq_en_q & ~wmask[1:0]) | (reg_wdata_i[1:0] & wmask[1:0]);
+          end
+        end
+      end
+      StCheck: begin
+        if (chk_done) begin
+          if (chk_err != tsl_pkg::ERR_NONE || err_code_q != tsl_pkg::ERR_NONE) begin
+            rec_disp = chk_err != tsl_pkg::ERR_NONE;
+            ready_d  = 1'b1;
+            state_d  = StIdle;
+          end else begin
+            state_d = StPush;
+          end
+        end
+      end
+      StPush: begin
+        // An AXI error while waiting for room drops the push like any push after an error.
+        if (err_code_q != tsl_pkg::ERR_NONE || push_ready[p_unit]) begin
+          push_acc = err_code_q == tsl_pkg::ERR_NONE;
+          ready_d  = 1'b1;
+          state_d  = StIdle;
+        end
+      end
+      default: begin   // StReset: the queues are being cleared; wait for in-flight work
+        if (all_idle) begin
+          reset_done = 1'b1;
+          perf_clr   = reg_wdata_i[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB] && wmask[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB];
+          ready_d    = 1'b1;
+          state_d    = StIdle;
+          stage_d    = '0;
+        end
+      end
+    endcase
+  end
+
+  // --------------------------------------------------------------- dispatch state and errors
+  always_comb begin
+    credit_d       = credit_q;
+    wbuf_push_d    = wbuf_push_q;
+    wbuf_exec_d    = wbuf_exec_q;
+    push_count_d   = push_count_q;
+    notify_count_d = notify_count_q;
+    err_code_d     = err_code_q;
+    err_unit_d     = err_unit_q;
+    err_seq_d      = err_seq_q;
+    err_addr_d     = err_addr_q;
+    irq_st_d       = irq_st_q;
+    halt_d         = halt_q || dma_err_i;
+    dma_fail_d     = retire[tsl_pkg::UNIT_DMA] ? 1'b0 : (dma_fail_q || dma_err_i);
+
+    if (push_acc) begin
+      for (int u = 0; u < 3; u++) begin
+        credit_d[(3 * u + 32'(p_unit)) * CreditW +: CreditW] =
+            credit_d[(3 * u + 32'(p_unit)) * CreditW +: CreditW] - CreditW'(p_wait[u]);
+        credit_d[(3 * 32'(p_unit) + u) * CreditW +: CreditW] =
+            credit_d[(3 * 32'(p_unit) + u) * CreditW +: CreditW] + CreditW'(p_signal[u]);
+      end
+      if (p_unit == tsl_pkg::UNIT_MXU &&
+          stage_q[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::MXU_OP_LOADW))
+        wbuf_push_d[2 * stage_q[tsl_pkg::INSN_MXU_LOADW_WBUF_LSB] +: 2] =
+            stage_q[tsl_pkg::INSN_MXU_LOADW_DTYPE_LSB +: 2];
+      push_count_d = push_count_q + 32'd1;
+    end
+    // The weight buffers' dtype as executed: the last LOADW handed to the MXU.
+    if (ex_valid[tsl_pkg::UNIT_MXU] && ex_ready[tsl_pkg::UNIT_MXU] &&
+        ex_insn[tsl_pkg::UNIT_MXU][tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::MXU_OP_LOADW))
+      wbuf_exec_d[2 * ex_insn[tsl_pkg::UNIT_MXU][tsl_pkg::INSN_MXU_LOADW_WBUF_LSB] +: 2] =
+          ex_insn[tsl_pkg::UNIT_MXU][tsl_pkg::INSN_MXU_LOADW_DTYPE_LSB +: 2];
+
+    notify_count_d = notify_count_q + 32'(ret_ok[0] && ret_notify[0]) +
+                     32'(ret_ok[1] && ret_notify[1]) + 32'(ret_ok[2] && ret_notify[2]);
+    if ((ret_ok & ret_notify) != 3'd0) irq_st_d[tsl_pkg::TC_IRQ_STATUS_NOTIFY_LSB] = 1'b1;
+
+    if (err_code_q == tsl_pkg::ERR_NONE && rec_disp) begin
+      err_code_d = chk_err;
+      err_unit_d = p_unit;
+      err_seq_d  = push_count_q;
+      err_addr_d = chk_addr;
+      irq_st_d[tsl_pkg::TC_IRQ_STATUS_ERROR_LSB] = 1'b1;
+    end else if (err_code_q == tsl_pkg::ERR_NONE && dma_err_i && dma_err_code_i != tsl_pkg::ERR_NONE) begin
+      err_code_d = dma_err_code_i;
+      err_unit_d = tsl_pkg::UNIT_DMA;
+      err_seq_d  = if_seq[tsl_pkg::UNIT_DMA];
+      err_addr_d = dma_err_addr_i;
+      irq_st_d[tsl_pkg::TC_IRQ_STATUS_ERROR_LSB] = 1'b1;
+    end
+
+    // IRQ_STATUS is write-1-to-clear; a cause raised in the same cycle stays.
+    if (acc && we && reg_addr_i == tsl_pkg::TC_IRQ_STATUS_OFFSET)
+      irq_st_d = (irq_st_q & ~(reg_wdata_i[1:0] & wmask[1:0])) |
+                 (irq_st_d & ~irq_st_q);
+
+    if (reset_done) begin
+      credit_d       = '0;
+      wbuf_push_d    = wbuf_exec_q;
+      push_count_d   = 32'd0;
+      notify_count_d = 32'd0;
+      err_code_d     = tsl_pkg::ERR_NONE;
+      err_unit_d     = 2'd0;
+      err_seq_d      = 32'd0;
+      err_addr_d     = 32'd0;
+      irq_st_d       = 2'd0;
+      halt_d         = 1'b0;
+      dma_fail_d     = 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q        <= StIdle;
+      ready_q        <= 1'b0;
+      rdata_q        <= 32'd0;
+      stage_q        <= '0;
+      credit_q       <= '0;
+      wbuf_push_q    <= {tsl_pkg::DTYPE_INT8, tsl_pkg::DTYPE_INT8};
+      wbuf_exec_q    <= {tsl_pkg::DTYPE_INT8, tsl_pkg::DTYPE_INT8};
+      push_count_q   <= 32'd0;
+      notify_count_q <= 32'd0;
+      err_code_q     <= tsl_pkg::ERR_NONE;
+      err_unit_q     <= 2'd0;
+      err_seq_q      <= 32'd0;
+      err_addr_q     <= 32'd0;
+      irq_en_q       <= 2'd0;
+      irq_st_q       <= 2'd0;
+      halt_q         <= 1'b0;
+      dma_fail_q     <= 1'b0;
+    end else begin
+      state_q        <= state_d;
+      ready_q        <= ready_d;
+      rdata_q        <= rdata_d;
+      stage_q        <= stage_d;
+      credit_q       <= credit_d;
+      wbuf_push_q    <= wbuf_push_d;
+      wbuf_exec_q    <= wbuf_exec_d;
+      push_count_q   <= push_count_d;
+      notify_count_q <= notify_count_d;
+      err_code_q     <= err_code_d;
+      err_unit_q     <= err_unit_d;
+      err_seq_q      <= err_seq_d;
+      err_addr_q     <= err_addr_d;
+      irq_en_q       <= irq_en_d;
+      irq_st_q       <= irq_st_d;
+      halt_q         <= halt_d;
+      dma_fail_q     <= dma_fail_d;
+    end
+  end
+
+  assign reg_ready_o = ready_q;
+  assign reg_rdata_o = rdata_q;
+  assign reg_err_o   = 1'b0;
+  assign irq_o       = (irq_st_q & irq_en_q) != 2'd0;
+endmodule

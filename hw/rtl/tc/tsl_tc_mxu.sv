@@ -1,0 +1,243 @@
+// MXU unit of the tensor core: executes LOADW and MATMUL instructions on tsl_mxu. Two row readers
+// (tsl_tc_rowrd) fetch weight rows and activation rows from VMEM on their own ports, so a LOADW
+// streams while a MATMUL runs; tsl_mxu_acc writes result rows into ACC through a read and a write
+// port that always win arbitration. Several instructions may be in flight (it accepts while its
+// FIFOs have room); done_o retires them strictly in acceptance order, although a LOADW can finish
+// before an earlier MATMUL's last row lands. busy_o is high in cycles an activation row enters the
+// array. Assumes validated instructions (isa.md §5): aligned, in range, dtype built in.
+module tsl_tc_mxu #(
+  parameter int N          = tsl_pkg::PARAM_N,          // array size
+  parameter int VmemBytes  = tsl_pkg::PARAM_VMEM_BYTES,
+  parameter int AccBytes   = tsl_pkg::PARAM_ACC_BYTES,
+  parameter bit EnableBf16 = 1'b1,                      // 1: int8 and bf16; 0: int8 only
+  localparam int VAw = $clog2(VmemBytes / (2 * N)),    // VMEM line-index bits
+  localparam int AAw = $clog2(AccBytes / (4 * N))      // ACC line-index bits
+) (
+  input  logic             clk_i,
+  input  logic             rst_ni,
+  // unit execution interface
+  input  logic             ex_valid_i,
+  output logic             ex_ready_o,
+  input  logic [255:0]     ex_insn_i,
+  output logic             done_o,
+  output logic             busy_o,
+  // VMEM read ports: activations and weights
+  output logic             va_req_o,
+  input  logic             va_gnt_i,
+  output logic [VAw-1:0]   va_addr_o,
+  input  logic [16*N-1:0]  va_rdata_i,
+  output logic             vw_req_o,
+  input  logic             vw_gnt_i,
+  output logic [VAw-1:0]   vw_addr_o,
+  input  logic [16*N-1:0]  vw_rdata_i,
+  // ACC read and write ports (never refused)
+  output logic             acc_re_o,
+  output logic [AAw-1:0]   acc_raddr_o,
+  input  logic [32*N-1:0]  acc_rdata_i,
+  output logic             acc_we_o,
+  output logic [AAw-1:0]   acc_waddr_o,
+  output logic [32*N-1:0]  acc_wdata_o
+);
+  localparam int AccSh = $clog2(4 * N);
+  localparam int CmdW  = 2 + 1 + 2 + 1 + 16 + 2 * AAw;
+
+  // --- decode ------------------------------------------------------------------------------------
+  logic        is_mm, bf16, wbuf, accum;
+  logic [1:0]  op;
+  logic [31:0] addr, stride, acc_addr, acc_stride;
+  logic [15:0] rows;
+
+  assign op         = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 2];
+  assign is_mm      = op == 2'(tsl_pkg::MXU_OP_MATMUL);
+  assign bf16       = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_DTYPE_LSB +: 2] == 2'(tsl_pkg::DTYPE_BF16);
+  assign wbuf       = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_WBUF_LSB];
+  assign accum      = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACCUMULATE_LSB];
+  assign addr       = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_ADDR_LSB +: 32];    // = LOADW ADDR
+  assign stride     = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_STRIDE_LSB +: 32];  // = LOADW STRIDE
+  assign acc_addr   = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_ADDR_LSB +: 32] - tsl_pkg::LOCAL_ACC_BASE;
+  assign acc_stride = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_STRIDE_LSB +: 32];
+  assign rows       = is_mm ? ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ROWS_LSB +: 16] : 16'(N);
+
+  // --- acceptance: one entry each into the command FIFO, a reader and the retire FIFO ----------
+  logic cmd_rdy, wjob_rdy, ajob_rdy, ret_rdy, accept;
+  assign ex_ready_o = cmd_rdy && ret_rdy && (is_mm ? ajob_rdy : wjob_rdy);
+  assign accept     = ex_valid_i && ex_ready_o;
+
+  logic            cmd_valid, cmd_ready, c_wbuf, c_acc;
+  logic [1:0]      c_op, c_dtype;
+  logic [15:0]     c_rows;
+  logic [AAw-1:0]  c_acc_addr, c_acc_stride;
+  logic [1:0]      cmd_level;
+
+  tsl_prim_fifo #(
+    .Width(CmdW),
+    .Depth(2)
+  ) u_cmds (
+    .clk_i,
+    .rst_ni,
+    .clr_i  (1'b0),
+    .valid_i(accept),
+    .ready_o(cmd_rdy),
+    .data_i ({op, wbuf, ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_DTYPE_LSB +: 2], accum, rows,
+              acc_addr[AccSh +: AAw], acc_stride[AccSh +: AAw]}),
+    .valid_o(cmd_valid),
+    .ready_i(cmd_ready),
+    .data_o ({c_op, c_wbuf, c_dtype, c_acc, c_rows, c_acc_addr, c_acc_stride}),
+    .level_o(cmd_level)
+  );
+
+  logic            w_valid, w_ready, a_valid, a_ready;
+  logic [16*N-1:0] w_data, a_data;
+
+  tsl_tc_rowrd #(
+    .N     (N),
+    .LineAw(VAw)
+  ) u_wrd (
+    .clk_i,
+    .rst_ni,
+    .job_valid_i (accept && !is_mm),
+    .job_ready_o (wjob_rdy),
+    .job_addr_i  (addr),
+    .job_stride_i(stride),
+    .job_rows_i  (rows),
+    .job_bf16_i  (bf16),
+    .mem_req_o   (vw_req_o),
+    .mem_gnt_i   (vw_gnt_i),
+    .mem_addr_o  (vw_addr_o),
+    .mem_rdata_i (vw_rdata_i),
+    .valid_o     (w_valid),
+    .ready_i     (w_ready),
+    .data_o      (w_data)
+  );
+
+  tsl_tc_rowrd #(
+    .N     (N),
+    .LineAw(VAw)
+  ) u_ard (
+    .clk_i,
+    .rst_ni,
+    .job_valid_i (accept && is_mm),
+    .job_ready_o (ajob_rdy),
+    .job_addr_i  (addr),
+    .job_stride_i(stride),
+    .job_rows_i  (rows),
+    .job_bf16_i  (bf16),
+    .mem_req_o   (va_req_o),
+    .mem_gnt_i   (va_gnt_i),
+    .mem_addr_o  (va_addr_o),
+    .mem_rdata_i (va_rdata_i),
+    .valid_o     (a_valid),
+    .ready_i     (a_ready),
+    .data_o      (a_data)
+  );
+
+  // --- the array and the ACC update --------------------------------------------------------------
+  logic            r_valid, r_ready, r_acc, r_bf16, r_last, acc_done, wload_done, mxu_idle;
+  logic [32*N-1:0] r_data;
+  logic [AAw-1:0]  r_addr;
+
+  tsl_mxu #(
+    .N           (N),
+    .EnableBf16  (EnableBf16),
+    .AccAddrWidth(AAw)
+  ) u_mxu (
+    .clk_i,
+    .rst_ni,
+    .cmd_valid_i     (cmd_valid),
+    .cmd_ready_o     (cmd_ready),
+    .cmd_op_i        (c_op),
+    .cmd_wbuf_i      (c_wbuf),
+    .cmd_dtype_i     (c_dtype),
+    .cmd_acc_i       (c_acc),
+    .cmd_rows_i      (c_rows),
+    .cmd_acc_addr_i  (c_acc_addr),
+    .cmd_acc_stride_i(c_acc_stride),
+    .w_valid_i       (w_valid),
+    .w_ready_o       (w_ready),
+    .w_data_i        (w_data),
+    .a_valid_i       (a_valid),
+    .a_ready_o       (a_ready),
+    .a_data_i        (a_data),
+    .r_valid_o       (r_valid),
+    .r_ready_i       (r_ready),
+    .r_data_o        (r_data),
+    .r_addr_o        (r_addr),
+    .r_acc_o         (r_acc),
+    .r_bf16_o        (r_bf16),
+    .r_last_o        (r_last),
+    .wload_done_o    (wload_done),
+    .idle_o          (mxu_idle)
+  );
+
+  tsl_mxu_acc #(
+    .N           (N),
+    .EnableBf16  (EnableBf16),
+    .AccAddrWidth(AAw)
+  ) u_acc (
+    .clk_i,
+    .rst_ni,
+    .valid_i    (r_valid),
+    .ready_o    (r_ready),
+    .data_i     (r_data),
+    .addr_i     (r_addr),
+    .acc_i      (r_acc),
+    .bf16_i     (r_bf16),
+    .last_i     (r_last),
+    .mem_re_o   (acc_re_o),
+    .mem_raddr_o(acc_raddr_o),
+    .mem_rdata_i(acc_rdata_i),
+    .mem_we_o   (acc_we_o),
+    .mem_waddr_o(acc_waddr_o),
+    .mem_wdata_o(acc_wdata_o),
+    .done_o     (acc_done)
+  );
+
+  assign busy_o = a_valid && a_ready;
+
+  // --- in-order retirement -------------------------------------------------------------------------
+  // LOADWs finish in order among themselves, and so do MATMULs; count each kind's finishes and
+  // retire the oldest instruction once a finish of its kind is available.
+  logic       ret_valid, ret_mm, ret_pop;
+  logic [2:0] ret_level;
+  logic [2:0] wdone_q, wdone_d, mdone_q, mdone_d;
+  logic [3:0] w_avail, m_avail;
+
+  tsl_prim_fifo #(
+    .Width(1),
+    .Depth(4)
+  ) u_retire (
+    .clk_i,
+    .rst_ni,
+    .clr_i  (1'b0),
+    .valid_i(accept),
+    .ready_o(ret_rdy),
+    .data_i (is_mm),
+    .valid_o(ret_valid),
+    .ready_i(ret_pop),
+    .data_o (ret_mm),
+    .level_o(ret_level)
+  );
+
+  assign w_avail = 4'(wdone_q) + 4'(wload_done);
+  assign m_avail = 4'(mdone_q) + 4'(acc_done);
+  assign ret_pop = ret_valid && (ret_mm ? m_avail != '0 : w_avail != '0);
+  assign done_o  = ret_pop;
+
+  always_comb begin
+    wdone_d = 3'(w_avail - 4'(ret_pop && !ret_mm));
+    mdone_d = 3'(m_avail - 4'(ret_pop && ret_mm));
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wdone_q <= '0;
+      mdone_q <= '0;
+    end else begin
+      wdone_q <= wdone_d;
+      mdone_q <= mdone_d;
+    end
+  end
+
+  logic unused;
+  assign unused = ^{ex_insn_i, acc_addr, acc_stride, cmd_level, ret_level, mxu_idle};
+endmodule

@@ -1,0 +1,405 @@
+// Vector unit: executes validated VPU_VEC instructions (docs/isa.md section 4) row by row, exactly
+// as hw/model/tslm.c: widen (int8 sign-extended, bf16/fp32 DAZ'd with canonical NaN), compute in N
+// tsl_vpu_lane lanes, narrow (int8 saturation, bf16 round-to-nearest-even) and write.
+// Per row: read src1 (and src2 for VEC; BCAST reads row 0 once, again only if dst overwrote it),
+// then write dst; a 32-bit vector in VMEM takes two line accesses. The last read's data feeds the
+// lanes directly (the write goes out in the cycle the data returns), so a row takes 2 cycles
+// (unary), 3 (binary VEC) or log2(N) + 2 (RSUM/RMAX: the lane adders reduce pairs, one tree level
+// per cycle), +1 per extra line of a 32-bit VMEM operand and per refused grant.
+// Every read of row i precedes its writes, and row i+1 is read after row i is written, so any
+// overlap of the operands (in place or shifted) gives the model's result. One instruction at a
+// time: ex_ready_o only when idle; done_o pulses the cycle after the last write is granted.
+module tsl_vpu #(
+  parameter int N          = tsl_pkg::PARAM_N,     // lanes; a power of two, 4..128
+  parameter int VmemBytes  = tsl_pkg::PARAM_VMEM_BYTES,  // VMEM size in bytes (power of two)
+  parameter int AccBytes   = tsl_pkg::PARAM_ACC_BYTES,   // ACC size in bytes (power of two)
+  parameter bit EnableBf16 = 1'b1  // 0: float ops are never dispatched (CFG_FEATURES), remove float logic
+) (
+  input  logic clk_i, rst_ni,
+  input  logic ex_valid_i, output logic ex_ready_o, input logic [255:0] ex_insn_i,
+  output logic done_o, output logic busy_o,
+  // VMEM port: W = 2N bytes, VAW = $clog2(VmemBytes/(2N))
+  output logic vmem_req_o, input logic vmem_gnt_i, output logic vmem_we_o,
+  output logic [$clog2(VmemBytes/(2*N))-1:0] vmem_addr_o,
+  output logic [16*N-1:0] vmem_wdata_o, output logic [2*N-1:0] vmem_be_o,
+  input  logic [16*N-1:0] vmem_rdata_i,
+  // ACC port: W = 4N bytes, AAW = $clog2(AccBytes/(4N))
+  output logic acc_req_o, input logic acc_gnt_i, output logic acc_we_o,
+  output logic [$clog2(AccBytes/(4*N))-1:0] acc_addr_o,
+  output logic [32*N-1:0] acc_wdata_o, output logic [4*N-1:0] acc_be_o,
+  input  logic [32*N-1:0] acc_rdata_i
+);
+  localparam int VAW = $clog2(VmemBytes / (2 * N));
+  localparam int AAW = $clog2(AccBytes / (4 * N));
+  localparam int LN  = $clog2(N);                 // reduction tree levels
+  // Operand pointers count N-byte chunks: a VMEM line is 2 chunks, an ACC line 4.
+  localparam int PW  = (VAW + 1 > AAW + 2) ? VAW + 1 : AAW + 2;
+  localparam int LW  = $clog2(LN + 1);           // reduction level counter width
+
+  typedef enum logic [1:0] {StIdle, StRead, StReduce, StWrite} state_e;
+
+  // ---- instruction fields ---------------------------------------------------------------------
+  logic unused_insn;
+  assign unused_insn = ^ex_insn_i;   // header, tokens and reserved bits are the controller's
+
+  state_e      state_q, state_d;
+  // Enum-valued fields are kept as plain vectors (Icarus 11 cannot cast to an enum).
+  logic [3:0]  op_q;                            // vpu_op_e
+  logic [1:0]  dd_q, d1_q, d2_q;                // dtype_e
+  logic [1:0]  mode_q;                          // src2_e
+  logic        fl_q;
+  logic [31:0] imm_q, scale_q, zp_q;
+  logic [5:0]  shift_q;
+  logic [15:0] rows_q, rows_d;
+  logic [PW-1:0] d_ptr_q, d_ptr_d, s1_ptr_q, s1_ptr_d, s2_ptr_q;
+  logic        d_acc_q, s1_acc_q, s2_acc_q;
+  logic        b_valid_q, b_valid_d;            // BCAST: src2 row 0 is in raw2_q and still current
+  logic [3:0]  rdone_q, rdone_d;                // reads of this row done: s1 lo/hi, s2 lo/hi
+  logic [1:0]  wdone_q, wdone_d;                // writes of this row done: lo/hi line
+  logic [LW-1:0] lvl_q, lvl_d;                  // reduction tree level
+  logic        done_q, done_d;
+
+  logic unary, red, s1_two, s2_two, d_two;
+  logic [3:0] rneed, rcur;
+  logic [1:0] wneed, wcur;
+  logic       bcast_hit, acc_line_hit, vmem_line_hit;
+
+  // Which reads a row needs: src1 (two VMEM lines when 32-bit), src2 unless IMM / BCAST loaded.
+  always_comb begin
+    red    = op_q == tsl_pkg::VPU_OP_RSUM || op_q == tsl_pkg::VPU_OP_RMAX;
+    unary  = red || op_q == tsl_pkg::VPU_OP_RELU || op_q == tsl_pkg::VPU_OP_MOV ||
+             op_q == tsl_pkg::VPU_OP_REQUANT;
+    s1_two = d1_q[1] && !s1_acc_q;
+    s2_two = d2_q[1] && !s2_acc_q;
+    d_two  = dd_q[1] && !d_acc_q;
+    rneed[0] = 1'b1;
+    rneed[1] = s1_two;
+    rneed[2] = !unary && mode_q != tsl_pkg::SRC2_IMM && (mode_q == tsl_pkg::SRC2_VEC || !b_valid_q);
+    rneed[3] = rneed[2] && s2_two;
+    rneed    = rneed & ~rdone_q;
+    rcur     = rneed & (~rneed + 4'd1);             // lowest pending read, one-hot
+    wneed    = {d_two, 1'b1} & ~wdone_q;
+    wcur     = wneed[0] ? 2'b01 : 2'b10;
+  end
+
+  // ---- memory requests ------------------------------------------------------------------------
+  logic          rd_src2, rd_part, rd_acc, rd_int8;
+  logic [PW-1:0] rd_ptr;
+  logic          rd_gnt, wr_gnt;
+  logic [VAW-1:0] s2_vline;
+  logic [AAW-1:0] s2_aline;
+  logic [16*N-1:0] vmem_line_data;
+  logic [32*N-1:0] dst_row;                     // narrowed result row (lanes in order)
+  logic [8*N-1:0]  dst_i8;
+  logic [16*N-1:0] dst_bf16;
+
+  always_comb begin
+    rd_src2 = rcur[2] || rcur[3];
+    rd_part = rcur[1] || rcur[3];
+    rd_acc  = rd_src2 ? s2_acc_q : s1_acc_q;
+    rd_int8 = (rd_src2 ? d2_q : d1_q) == tsl_pkg::DTYPE_INT8;
+    rd_ptr  = rd_src2 ? s2_ptr_q : s1_ptr_q;
+
+    // Destination line: INT8 is one half of a VMEM line, BF16 one line, 32-bit two (or one ACC line).
+    case (dd_q)
+      tsl_pkg::DTYPE_INT8:  vmem_line_data = {dst_i8, dst_i8};
+      tsl_pkg::DTYPE_BF16:  vmem_line_data = dst_bf16;
+      default:     vmem_line_data = wcur[1] ? dst_row[32*N-1:16*N] : dst_row[16*N-1:0];
+    endcase
+
+    vmem_req_o   = 1'b0;
+    vmem_we_o    = 1'b0;
+    vmem_addr_o  = '0;
+    vmem_wdata_o = vmem_line_data;
+    vmem_be_o    = '1;
+    acc_req_o    = 1'b0;
+    acc_we_o     = 1'b0;
+    acc_addr_o   = '0;
+    acc_wdata_o  = dst_row;
+    acc_be_o     = '1;
+    if (state_q == StRead) begin
+      vmem_req_o  = !rd_acc;
+      acc_req_o   = rd_acc;
+      vmem_addr_o = rd_ptr[VAW:1] + {{(VAW-1){1'b0}}, rd_part};
+      acc_addr_o  = rd_ptr[AAW+1:2];
+    end else if (state_q == StWrite) begin
+      vmem_req_o  = !d_acc_q;
+      acc_req_o   = d_acc_q;
+      vmem_we_o   = 1'b1;
+      acc_we_o    = 1'b1;
+      vmem_addr_o = d_ptr_q[VAW:1] + {{(VAW-1){1'b0}}, wcur[1]};
+      acc_addr_o  = d_ptr_q[AAW+1:2];
+      if (dd_q == tsl_pkg::DTYPE_INT8) begin
+        vmem_be_o = d_ptr_q[0] ? {{N{1'b1}}, {N{1'b0}}} : {{N{1'b0}}, {N{1'b1}}};
+      end
+    end
+  end
+
+  // Kept apart from the request logic, so that no combinational loop through the grant exists.
+  assign rd_gnt = state_q == StRead && (rd_acc ? acc_gnt_i : vmem_gnt_i);
+  assign wr_gnt = state_q == StWrite && (d_acc_q ? acc_gnt_i : vmem_gnt_i);
+
+  // A write over the lines of the broadcast row makes the row stale (the model re-reads it).
+  always_comb begin
+    s2_vline      = s2_ptr_q[VAW:1];
+    s2_aline      = s2_ptr_q[AAW+1:2];
+    vmem_line_hit = vmem_addr_o == s2_vline || (s2_two && vmem_addr_o == s2_vline + {{(VAW-1){1'b0}}, 1'b1});
+    acc_line_hit  = acc_addr_o == s2_aline;
+    bcast_hit     = (d_acc_q == s2_acc_q) && (d_acc_q ? acc_line_hit : vmem_line_hit);
+  end
+
+  // ---- read data capture ------------------------------------------------------------------------
+  // raw*_q hold the operands' bytes as stored (INT8 in the low N bytes, BF16 in the low 2N, 32-bit
+  // in all 4N). The data of a read granted last cycle is merged in combinationally (raw*_view).
+  logic            rd_valid_q, rd_src2_q, rd_part_q, rd_acc_q, rd_int8_q, rd_half_q;
+  logic [32*N-1:0] raw1_q, raw2_q, raw1_view, raw2_view, fill;
+
+  always_comb begin
+    raw1_view = raw1_q;
+    raw2_view = raw2_q;
+    fill      = rd_src2_q ? raw2_q : raw1_q;
+    if (rd_acc_q) begin
+      fill = acc_rdata_i;
+    end else if (rd_int8_q) begin
+      fill[8*N-1:0] = rd_half_q ? vmem_rdata_i[16*N-1:8*N] : vmem_rdata_i[8*N-1:0];
+    end else if (rd_part_q) begin
+      fill[32*N-1:16*N] = vmem_rdata_i;
+    end else begin
+      fill[16*N-1:0] = vmem_rdata_i;
+    end
+    if (rd_valid_q && rd_src2_q) raw2_view = fill;
+    if (rd_valid_q && !rd_src2_q) raw1_view = fill;
+  end
+
+  // ---- lanes ----------------------------------------------------------------------------------------
+  logic [31:0] wa [N];        // widened src1
+  logic [31:0] wb [N];        // widened src2 (or the immediate)
+  logic [31:0] ly [N];        // lane results
+  logic [31:0] tree_q [N/2];  // reduction partial results
+  logic [3:0]  lane_op;       // vpu_op_e given to the lanes
+
+  always_comb begin
+    if (op_q == tsl_pkg::VPU_OP_RSUM) begin
+      lane_op = tsl_pkg::VPU_OP_ADD;
+    end else if (op_q == tsl_pkg::VPU_OP_RMAX || op_q == tsl_pkg::VPU_OP_RELU) begin
+      lane_op = tsl_pkg::VPU_OP_MAX;   // RELU = MAX(a, 0): b is forced to 0 below
+    end else begin
+      lane_op = op_q;
+    end
+  end
+
+  logic d1_int8, d2_int8, imm;
+  assign d1_int8 = d1_q == tsl_pkg::DTYPE_INT8;
+  assign d2_int8 = d2_q == tsl_pkg::DTYPE_INT8;
+  assign imm     = mode_q == tsl_pkg::SRC2_IMM;
+
+  for (genvar j = 0; j < N; j++) begin : g_lane
+    logic [31:0] i1, i2, w1, w2, la, lb, res;
+
+    // Integer widening: INT8 sign-extends, INT32 is taken as is.
+    assign i1 = d1_int8 ? {{24{raw1_view[8*j+7]}}, raw1_view[8*j +: 8]} : raw1_view[32*j +: 32];
+    assign i2 = imm ? imm_q : d2_int8 ? {{24{raw2_view[8*j+7]}}, raw2_view[8*j +: 8]} : raw2_view[32*j +: 32];
+
+    // Float widening: BF16 / FP32 are DAZ'd and NaNs become canonical.
+    if (EnableBf16) begin : g_widen_fp
+      localparam logic [31:0] QNAN = 32'h7FC0_0000;
+      logic [31:0] f1, f2;
+      always_comb begin
+        // In the float class bit 1 of a dtype tells FP32 from BF16.
+        f1 = d1_q[1] ? raw1_view[32*j +: 32] : {raw1_view[16*j +: 16], 16'd0};
+        f2 = imm ? imm_q : d2_q[1] ? raw2_view[32*j +: 32] : {raw2_view[16*j +: 16], 16'd0};
+        if (f1[30:23] == 8'hFF && f1[22:0] != 23'd0) f1 = QNAN;
+        else if (f1[30:23] == 8'd0) f1 = {f1[31], 31'd0};
+        if (f2[30:23] == 8'hFF && f2[22:0] != 23'd0) f2 = QNAN;
+        else if (f2[30:23] == 8'd0) f2 = {f2[31], 31'd0};
+      end
+      assign w1 = fl_q ? f1 : i1;
+      assign w2 = fl_q ? f2 : i2;
+    end else begin : g_widen_int
+      assign w1 = i1;
+      assign w2 = i2;
+    end
+    assign wa[j] = w1;
+    assign wb[j] = w2;
+
+    // Lane inputs: elementwise (RELU against 0), or one pair of the reduction tree.
+    if (j < N / 4) begin : g_tree_in
+      assign la = !red ? wa[j] : (lvl_q == '0) ? wa[2*j] : tree_q[2*j];
+      assign lb = !red ? ((op_q == tsl_pkg::VPU_OP_RELU) ? 32'd0 : wb[j]) :
+                  (lvl_q == '0) ? wa[2*j+1] : tree_q[2*j+1];
+    end else if (j < N / 2) begin : g_tree_first
+      assign la = !red ? wa[j] : wa[2*j];
+      assign lb = !red ? ((op_q == tsl_pkg::VPU_OP_RELU) ? 32'd0 : wb[j]) : wa[2*j+1];
+    end else begin : g_no_tree
+      assign la = wa[j];
+      assign lb = (op_q == tsl_pkg::VPU_OP_RELU) ? 32'd0 : wb[j];
+    end
+
+    tsl_vpu_lane #(
+      .EnableBf16(EnableBf16)
+    ) u_lane (
+      .op_i   (lane_op),
+      .float_i(fl_q),
+      .a_i    (la),
+      .b_i    (lb),
+      .scale_i(scale_q),
+      .shift_i(shift_q),
+      .zp_i   (zp_q),
+      .y_o    (ly[j])
+    );
+
+    // Narrowing: int8 saturates, bf16 rounds to nearest even on bit 16 (values are canonical).
+    assign res = red ? tree_q[0] : ly[j];
+    assign dst_row[32*j +: 32] = res;
+    assign dst_i8[8*j +: 8] = ($signed(res) > 32'sd127)  ? 8'h7F :
+                              ($signed(res) < -32'sd128) ? 8'h80 : res[7:0];
+    if (EnableBf16) begin : g_bf16_out
+      localparam logic [31:0] QNAN = 32'h7FC0_0000;
+      logic rnd_up;   // round up: above the half, or a tie with an odd bit 16
+      assign rnd_up = res[15] && (res[14:0] != 15'd0 || res[16]);
+      assign dst_bf16[16*j +: 16] = (res == QNAN) ? 16'h7FC0 : res[31:16] + {15'd0, rnd_up};
+    end else begin : g_no_bf16_out
+      assign dst_bf16[16*j +: 16] = res[15:0];
+    end
+  end
+
+  // ---- control --------------------------------------------------------------------------------------
+  // Row step of each operand in N-byte chunks: 1 (INT8), 2 (BF16) or 4 (INT32, FP32).
+  logic [PW-1:0] d_step, s1_step, s2_step;
+  assign d_step  = {{(PW-3){1'b0}}, dd_q[1], dd_q == tsl_pkg::DTYPE_BF16, dd_q == tsl_pkg::DTYPE_INT8};
+  assign s1_step = {{(PW-3){1'b0}}, d1_q[1], d1_q == tsl_pkg::DTYPE_BF16, d1_q == tsl_pkg::DTYPE_INT8};
+  assign s2_step = {{(PW-3){1'b0}}, d2_q[1], d2_q == tsl_pkg::DTYPE_BF16, d2_q == tsl_pkg::DTYPE_INT8};
+
+  always_comb begin
+    state_d   = state_q;
+    rows_d    = rows_q;
+    d_ptr_d   = d_ptr_q;
+    s1_ptr_d  = s1_ptr_q;
+    b_valid_d = b_valid_q;
+    rdone_d   = rdone_q;
+    wdone_d   = wdone_q;
+    lvl_d     = lvl_q;
+    done_d    = 1'b0;
+    case (state_q)
+      StIdle: begin
+        if (ex_valid_i) begin
+          state_d   = StRead;
+          rows_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_ROWS_LSB +: 16];
+          d_ptr_d   = ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB + LN +: PW];
+          s1_ptr_d  = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB + LN +: PW];
+          b_valid_d = 1'b0;
+          rdone_d   = '0;
+        end
+      end
+      StRead: begin
+        if (rd_gnt) begin
+          rdone_d = rdone_q | rcur;
+          if ((rneed & ~rcur) == 4'd0) begin
+            state_d   = StWrite;
+            if (red) state_d = StReduce;
+            rdone_d   = '0;
+            wdone_d   = '0;
+            lvl_d     = '0;
+            b_valid_d = mode_q == tsl_pkg::SRC2_BCAST;
+          end
+        end
+      end
+      StReduce: begin
+        lvl_d = lvl_q + 1'b1;
+        if ({{(32-LW){1'b0}}, lvl_q} == LN - 1) state_d = StWrite;   // last level
+      end
+      StWrite: begin
+        if (wr_gnt) begin
+          wdone_d = wdone_q | wcur;
+          if (mode_q == tsl_pkg::SRC2_BCAST && bcast_hit) b_valid_d = 1'b0;
+          if ((wneed & ~wcur) == 2'd0) begin
+            // Row done: advance the row pointers by one vector (1, 2 or 4 chunks).
+            rows_d   = rows_q - 16'd1;
+            d_ptr_d  = d_ptr_q + d_step;
+            s1_ptr_d = s1_ptr_q + s1_step;
+            wdone_d  = '0;
+            if (rows_q == 16'd1) begin
+              state_d = StIdle;
+              done_d  = 1'b1;
+            end else begin
+              state_d = StRead;
+            end
+          end
+        end
+      end
+      default: state_d = StIdle;
+    endcase
+  end
+
+  // src2 advances for VEC only (BCAST stays on row 0; IMM has no pointer).
+  logic [PW-1:0] s2_ptr_d;
+  always_comb begin
+    s2_ptr_d = s2_ptr_q;
+    if (state_q == StIdle && ex_valid_i) begin
+      s2_ptr_d = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB + LN +: PW];
+    end else if (state_q == StWrite && wr_gnt && (wneed & ~wcur) == 2'd0 && mode_q == tsl_pkg::SRC2_VEC) begin
+      s2_ptr_d = s2_ptr_q + s2_step;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q    <= StIdle;
+      done_q     <= 1'b0;
+      rd_valid_q <= 1'b0;
+      b_valid_q  <= 1'b0;
+      rdone_q    <= '0;
+      wdone_q    <= '0;
+      lvl_q      <= '0;
+      rows_q     <= '0;
+    end else begin
+      state_q    <= state_d;
+      done_q     <= done_d;
+      rd_valid_q <= rd_gnt;
+      b_valid_q  <= b_valid_d;
+      rdone_q    <= rdone_d;
+      wdone_q    <= wdone_d;
+      lvl_q      <= lvl_d;
+      rows_q     <= rows_d;
+    end
+  end
+
+  // Datapath and instruction registers (no reset); the fields are captured on acceptance.
+  always_ff @(posedge clk_i) begin
+    d_ptr_q  <= d_ptr_d;
+    s1_ptr_q <= s1_ptr_d;
+    s2_ptr_q <= s2_ptr_d;
+    if (state_q == StIdle && ex_valid_i) begin
+      op_q     <= ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4];
+      dd_q     <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_DTYPE_LSB +: 2];
+      d1_q     <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_DTYPE_LSB +: 2];
+      d2_q     <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_DTYPE_LSB +: 2];
+      mode_q   <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_MODE_LSB +: 2];
+      // Float class: BF16 or FP32 (bit 0 of the dtype); constant 0 without float support.
+      fl_q     <= EnableBf16 && ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_DTYPE_LSB];
+      imm_q    <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB +: 32];
+      scale_q  <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SCALE_LSB +: 32];
+      shift_q  <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SHIFT_LSB +: 6];
+      zp_q     <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_ZERO_POINT_LSB +: 32];
+      d_acc_q  <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB + 24];
+      s1_acc_q <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB + 24];
+      s2_acc_q <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB + 24];
+    end
+    if (rd_gnt) begin
+      rd_src2_q <= rd_src2;
+      rd_part_q <= rd_part;
+      rd_acc_q  <= rd_acc;
+      rd_int8_q <= rd_int8;
+      rd_half_q <= rd_ptr[0];
+    end
+    raw1_q <= raw1_view;
+    raw2_q <= raw2_view;
+    if (state_q == StReduce) begin
+      for (int j = 0; j < N / 2; j++) tree_q[j] <= ly[j];
+    end
+  end
+
+  assign ex_ready_o = state_q == StIdle;
+  assign done_o     = done_q;
+  assign busy_o     = state_q != StIdle;
+endmodule

@@ -1,0 +1,849 @@
+// Co-simulation of the Verilated tensor core (tsl_tc, with the C++ HBM model on its AXI port)
+// against the golden model, instruction stream by instruction stream.
+//   tc_sim random RUNS INSNS   random race-free programs of DMA, MXU, VPU and SYNC
+//   tc_sim directed            every VPU op, DMA shapes and maximum sizes, error paths
+//   tc_sim gemm                256x256x256 int8 tiled GEMM with double buffering; MXU busy >= 90 %
+// env: SEED=s replays a random run, TRACE=1 writes tc.fst (trace build).
+// After each program both sides dump VMEM and ACC into HBM with DMA STOREs; HBM is then compared
+// byte for byte, and so are the TC registers that the model defines exactly.
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Vtsl_tc.h"
+#include "tsl_hbm.h"
+#include "verilated.h"
+#if VM_TRACE
+#include "verilated_fst_c.h"
+#endif
+
+extern "C" {
+#include "tsl_insn.h"
+#include "tslm.h"
+}
+
+#if !defined(TC_N) || !defined(TC_BF16) || !defined(TC_VMEM) || !defined(TC_ACC) || !defined(TC_HBM)
+#error "TC_N, TC_BF16, TC_VMEM, TC_ACC and TC_HBM must match the Verilated parameters"
+#endif
+static const uint32_t N = TC_N, VMEM = TC_VMEM, ACC = TC_ACC, HBM = TC_HBM;
+static const uint32_t ACC_BASE = TSL_LOCAL_ACC_BASE;
+static const uint32_t DATA_END = HBM / 2;  // programs use HBM [0, DATA_END); the dump goes above
+static const uint64_t TIMEOUT = 2000000;  // cycles without reaching idle
+
+struct Rng {
+    uint64_t s;
+    uint64_t next() {
+        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    uint32_t below(uint32_t n) { return n ? (uint32_t)(next() % n) : 0; }
+    bool chance(double p) { return (next() >> 11) * (1.0 / 9007199254740992.0) < p; }
+};
+
+// ---- wide-signal access ---------------------------------------------------------------------------
+static void put_words(uint64_t &s, const uint32_t *w) { s = w[0] | (uint64_t)w[1] << 32; }
+template <std::size_t W> static void put_words(VlWide<W> &s, const uint32_t *w) {
+    for (std::size_t i = 0; i < W; i++) s[i] = w[i];
+}
+static void get_words(uint64_t s, uint32_t *w) { w[0] = (uint32_t)s; w[1] = (uint32_t)(s >> 32); }
+template <std::size_t W> static void get_words(const VlWide<W> &s, uint32_t *w) {
+    for (std::size_t i = 0; i < W; i++) w[i] = s[i];
+}
+
+// ---- the simulated tensor core ---------------------------------------------------------------------
+struct Tc {
+    std::unique_ptr<VerilatedContext> ctx;
+    std::unique_ptr<Vtsl_tc> top;
+    std::unique_ptr<TslHbm> hbm;
+    TslAxiPins p{};
+    uint64_t cycle = 0;
+    bool ready_seen = false;
+    uint32_t rdata_seen = 0;
+#if VM_TRACE
+    std::unique_ptr<VerilatedFstC> tfp;
+#endif
+
+    explicit Tc(const TslHbmCfg &hc) : ctx(new VerilatedContext), top(new Vtsl_tc(ctx.get())), hbm(new TslHbm(hc)) {
+#if VM_TRACE
+        if (getenv("TRACE")) {
+            ctx->traceEverOn(true);
+            tfp.reset(new VerilatedFstC);
+            top->trace(tfp.get(), 99);
+            tfp->open("tc.fst");
+            printf("tracing to tc.fst\n");
+        }
+#endif
+        top->clk_i = 0;
+        top->rst_ni = 0;
+        top->reg_valid_i = 0;
+        for (int i = 0; i < 4; i++) step();
+        top->rst_ni = 1;
+        step();
+    }
+    ~Tc() {
+#if VM_TRACE
+        if (tfp) tfp->close();
+#endif
+        top->final();
+    }
+
+    void step() {
+        hbm->drive(p);
+        top->m_axi_awready = p.awready;
+        top->m_axi_wready = p.wready;
+        top->m_axi_bvalid = p.bvalid;
+        top->m_axi_bresp = p.bresp;
+        top->m_axi_arready = p.arready;
+        top->m_axi_rvalid = p.rvalid;
+        put_words(top->m_axi_rdata, p.rdata);
+        top->m_axi_rresp = p.rresp;
+        top->m_axi_rlast = p.rlast;
+        top->eval();
+        p.awvalid = top->m_axi_awvalid;
+        p.awaddr = top->m_axi_awaddr;
+        p.awlen = top->m_axi_awlen;
+        p.awsize = top->m_axi_awsize;
+        p.awburst = top->m_axi_awburst;
+        p.wvalid = top->m_axi_wvalid;
+        get_words(top->m_axi_wdata, p.wdata);
+        p.wstrb = top->m_axi_wstrb;
+        p.wlast = top->m_axi_wlast;
+        p.bready = top->m_axi_bready;
+        p.arvalid = top->m_axi_arvalid;
+        p.araddr = top->m_axi_araddr;
+        p.arlen = top->m_axi_arlen;
+        p.arsize = top->m_axi_arsize;
+        p.arburst = top->m_axi_arburst;
+        p.rready = top->m_axi_rready;
+        hbm->tick(p);
+        ready_seen = top->reg_ready_o;
+        rdata_seen = top->reg_rdata_o;
+        top->clk_i = 1;
+        top->eval();
+#if VM_TRACE
+        if (tfp) tfp->dump(2 * cycle + 1);
+#endif
+        top->clk_i = 0;
+        top->eval();
+#if VM_TRACE
+        if (tfp) tfp->dump(2 * cycle + 2);
+#endif
+        cycle++;
+    }
+
+    // One register access on the control core's bus contract; false on a bus timeout.
+    bool bus(uint32_t off, uint32_t wdata, bool write, uint32_t *rdata) {
+        top->reg_valid_i = 1;
+        top->reg_addr_i = off;
+        top->reg_wdata_i = wdata;
+        top->reg_wstrb_i = write ? 0xF : 0;
+        for (uint64_t t = 0; t < TIMEOUT; t++) {
+            step();
+            if (ready_seen) {
+                top->reg_valid_i = 0;
+                if (rdata) *rdata = rdata_seen;
+                return true;
+            }
+        }
+        top->reg_valid_i = 0;
+        return false;
+    }
+    uint32_t rd(uint32_t off) {
+        uint32_t v = 0;
+        if (!bus(off, 0, false, &v)) fprintf(stderr, "bus timeout reading TC 0x%03x\n", off);
+        return v;
+    }
+    bool wr(uint32_t off, uint32_t v) {
+        if (bus(off, v, true, nullptr)) return true;
+        fprintf(stderr, "bus timeout writing TC 0x%03x\n", off);
+        return false;
+    }
+    bool push(const tsl_insn_t &i) {
+        for (unsigned k = 0; k < TSL_PARAM_INSN_WORDS; k++)
+            if (!wr(TSL_TC_INSN0_OFFSET + 4 * k, i.w[k])) return false;
+        return true;
+    }
+    // Wait for STATUS.IDLE (a dispatch error lets the instructions before it finish), or for an AXI
+    // error, which halts the queues: then for the HBM model to drain. False on timeout.
+    bool wait_idle() {
+        uint64_t start = cycle;
+        while (cycle - start < TIMEOUT) {
+            uint32_t s = rd(TSL_TC_STATUS_OFFSET);
+            bool axi = false;
+            if (s & (1u << TSL_TC_STATUS_ERROR_SHIFT)) {
+                uint32_t code = rd(TSL_TC_ERR_CODE_OFFSET);
+                axi = code == TSL_ERR_AXI_SLVERR || code == TSL_ERR_AXI_DECERR;
+            }
+            if ((s & (1u << TSL_TC_STATUS_IDLE_SHIFT)) || axi) {
+                while (!hbm->idle() && cycle - start < TIMEOUT) step();
+                return hbm->idle();
+            }
+            for (int k = 0; k < 16; k++) step();
+        }
+        fprintf(stderr, "timeout: the tensor core did not become idle in %" PRIu64 " cycles: STATUS 0x%x QUEUE_LEVEL 0x%06x ERR_CODE %u\n",
+                TIMEOUT, rd(TSL_TC_STATUS_OFFSET), rd(TSL_TC_QUEUE_LEVEL_OFFSET), rd(TSL_TC_ERR_CODE_OFFSET));
+        return false;
+    }
+};
+
+// ---- the golden model side --------------------------------------------------------------------------
+static tslm_cfg_t model_cfg() {
+    tslm_cfg_t c = tslm_cfg_default();
+    c.n = N;
+    c.vmem_bytes = VMEM;
+    c.acc_bytes = ACC;
+    c.hbm_bytes = HBM;
+    c.features = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT | (TC_BF16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0u);
+    return c;
+}
+
+// Random HBM contents: 16-bit halves that are mostly moderate bf16 numbers (so float arithmetic
+// exercises rounding rather than only NaN), with zeros, subnormals, infinities and NaNs mixed in.
+static void fill_hbm(Rng &r, uint8_t *h, uint32_t bytes) {
+    for (uint32_t a = 0; a + 1 < bytes; a += 2) {
+        uint16_t s = (uint16_t)(r.below(2) << 15), f = (uint16_t)r.below(128), v;
+        uint32_t k = r.below(100);
+        if (k < 80) v = (uint16_t)(s | ((120 + r.below(14)) << 7) | f);
+        else if (k < 85) v = s;
+        else if (k < 88) v = (uint16_t)(s | (f | 1));
+        else if (k < 90) v = (uint16_t)(s | 0x7F80);
+        else if (k < 92) v = (uint16_t)(0x7FC0 | s | f);
+        else v = (uint16_t)r.next();
+        h[a] = (uint8_t)v;
+        h[a + 1] = (uint8_t)(v >> 8);
+    }
+}
+
+// The comparable TC registers (exact in the model).
+static const struct { uint32_t off; const char *name; } REGS[] = {
+    {TSL_TC_STATUS_OFFSET, "STATUS"},
+    {TSL_TC_ERR_CODE_OFFSET, "ERR_CODE"},
+    {TSL_TC_ERR_UNIT_OFFSET, "ERR_UNIT"},
+    {TSL_TC_ERR_SEQ_OFFSET, "ERR_SEQ"},
+    {TSL_TC_ERR_ADDR_OFFSET, "ERR_ADDR"},
+    {TSL_TC_PUSH_COUNT_OFFSET, "PUSH_COUNT"},
+    {TSL_TC_NOTIFY_COUNT_OFFSET, "NOTIFY_COUNT"},
+    {TSL_TC_QUEUE_LEVEL_OFFSET, "QUEUE_LEVEL"},
+    {TSL_TC_IRQ_STATUS_OFFSET, "IRQ_STATUS"},
+    {TSL_TC_TOKENS_DMA_MXU_OFFSET, "TOKENS_DMA_MXU"},
+    {TSL_TC_TOKENS_DMA_VPU_OFFSET, "TOKENS_DMA_VPU"},
+    {TSL_TC_TOKENS_MXU_DMA_OFFSET, "TOKENS_MXU_DMA"},
+    {TSL_TC_TOKENS_MXU_VPU_OFFSET, "TOKENS_MXU_VPU"},
+    {TSL_TC_TOKENS_VPU_DMA_OFFSET, "TOKENS_VPU_DMA"},
+    {TSL_TC_TOKENS_VPU_MXU_OFFSET, "TOKENS_VPU_MXU"},
+};
+static const struct { unsigned idx; const char *name; } PERFS[] = {
+    {TSL_PERF_DMA_INSNS, "DMA_INSNS"}, {TSL_PERF_MXU_INSNS, "MXU_INSNS"}, {TSL_PERF_VPU_INSNS, "VPU_INSNS"},
+    {TSL_PERF_HBM_RD_BYTES, "HBM_RD_BYTES"}, {TSL_PERF_HBM_WR_BYTES, "HBM_WR_BYTES"}, {TSL_PERF_MXU_MACS, "MXU_MACS"},
+};
+
+static uint64_t perf(Tc &tc, unsigned idx) {
+    uint32_t off = TSL_TC_PERF_BASE + 8 * idx;
+    uint32_t lo = tc.rd(off);
+    return lo | (uint64_t)tc.rd(off + 4) << 32;
+}
+static uint64_t perf(tslm_t *m, unsigned idx) {
+    uint32_t off = TSL_TC_PERF_BASE + 8 * idx;
+    return tslm_reg_read(m, off) | (uint64_t)tslm_reg_read(m, off + 4) << 32;
+}
+
+// A program: instructions to push, in order, to both sides.
+struct Prog {
+    std::vector<tsl_insn_t> insns;
+    std::string name;
+};
+
+static void print_insn(const tsl_insn_t &i) {
+    fprintf(stderr, "   ");
+    for (unsigned k = 0; k < TSL_PARAM_INSN_WORDS; k++) fprintf(stderr, " %08x", i.w[k]);
+    fprintf(stderr, "\n");
+}
+
+// DMA STOREs that copy all of VMEM and ACC to the dump area above DATA_END.
+static std::vector<tsl_insn_t> dump_insns() {
+    std::vector<tsl_insn_t> v;
+    const uint32_t row = 4096;
+    v.push_back(tsl_insn_dma(TSL_DMA_OP_STORE, DATA_END, row, 0, row, VMEM / row, row));
+    v.push_back(tsl_insn_dma(TSL_DMA_OP_STORE, DATA_END + VMEM, row, ACC_BASE, row, ACC / row, row));
+    return v;
+}
+
+struct Result {
+    bool ok;
+    uint64_t cycles;            // cycles of the program itself (first push to idle)
+    uint64_t perf_cycles, mxu_busy, dma_busy;  // RTL performance counters after the program
+};
+
+// Runs `prog` on both sides from the same state and compares. `inject` = HBM error injections
+// (address, length, on_write, resp) applied to the RTL only; `expect_err` then names the ERR code
+// the RTL must report (the model has no AXI errors, so its registers are not compared).
+// `may_differ` is the one byte range (in dump coordinates: HBM offsets) that the failing instruction
+// of an AXI-error test may have left different from the model, which ran it to the end.
+struct Inject { uint32_t addr, len; bool on_write; uint8_t resp; };
+struct Window { uint32_t lo, hi; };
+static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tslm_sched_t sched = TSLM_SCHED_PUSH_ORDER,
+                       const std::vector<Inject> &inject = {}, uint32_t expect_err = 0, Window may_differ = {0, 0}) {
+    Result res{false, 0, 0, 0, 0};
+    Rng r{seed};
+    tslm_t m;
+    memset(&m, 0, sizeof m);
+    tslm_cfg_t cfg = model_cfg();
+    if (tslm_init(&m, &cfg) != TSLM_OK) {
+        fprintf(stderr, "tslm_init failed\n");
+        return res;
+    }
+    Tc tc(hc);
+    fill_hbm(r, tslm_hbm(&m), HBM);
+    memcpy(tc.hbm->data(), tslm_hbm(&m), HBM);
+
+    // Prologue: VMEM and ACC get random contents from HBM through the DMA, on both sides.
+    const uint32_t row = 4096;
+    std::vector<tsl_insn_t> pro = {
+        tsl_insn_dma(TSL_DMA_OP_LOAD, 0, row, 0, row, VMEM / row, row),
+        tsl_insn_dma(TSL_DMA_OP_LOAD, DATA_END - ACC, row, ACC_BASE, row, ACC / row, row),
+    };
+    bool ok = true;
+    for (auto &i : pro) {
+        ok = ok && tslm_push(&m, i.w) == TSLM_OK && tc.push(i);
+    }
+    tslm_run(&m);
+    ok = ok && tc.wait_idle();
+    tslm_reg_write(&m, TSL_TC_CTRL_OFFSET, (1u << TSL_TC_CTRL_CLEAR_PERF_SHIFT));
+    ok = ok && tc.wr(TSL_TC_CTRL_OFFSET, (1u << TSL_TC_CTRL_CLEAR_PERF_SHIFT));
+    tslm_reg_write(&m, TSL_TC_IRQ_ENABLE_OFFSET, 3);
+    ok = ok && tc.wr(TSL_TC_IRQ_ENABLE_OFFSET, 3);
+    tslm_set_schedule(&m, sched, seed);
+    for (auto &in : inject) tc.hbm->inject(in.addr, in.len, in.on_write, in.resp);
+
+    uint64_t c0 = tc.cycle;
+    for (size_t k = 0; ok && k < prog.insns.size(); k++) {
+        bool was_ok = tslm_reg_read(&m, TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_NONE;
+        if (tslm_push(&m, prog.insns[k].w) != TSLM_OK && was_ok && getenv("TC_VERBOSE")) {
+            fprintf(stderr, "model rejected instruction %zu with ERR %u:\n", k, tslm_reg_read(&m, TSL_TC_ERR_CODE_OFFSET));
+            print_insn(prog.insns[k]);
+        }
+        ok = tc.push(prog.insns[k]);
+        if (getenv("TC_VERBOSE"))
+            fprintf(stderr, "push %zu: w0 %08x rtl ERR %u PUSH_COUNT %u STATUS %x, model ERR %u\n", k, prog.insns[k].w[0],
+                    tc.rd(TSL_TC_ERR_CODE_OFFSET), tc.rd(TSL_TC_PUSH_COUNT_OFFSET), tc.rd(TSL_TC_STATUS_OFFSET),
+                    tslm_reg_read(&m, TSL_TC_ERR_CODE_OFFSET));
+    }
+    tslm_run(&m);
+    ok = ok && tc.wait_idle();
+    res.cycles = tc.cycle - c0;
+    if (ok) {
+        res.perf_cycles = perf(tc, TSL_PERF_CYCLES);
+        res.mxu_busy = perf(tc, TSL_PERF_MXU_BUSY);
+        res.dma_busy = perf(tc, TSL_PERF_DMA_BUSY);
+    }
+    if (!ok) {
+        fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): bus or idle timeout (HBM latency %u, %u B/cycle, %u outstanding, ready %u %%)\n",
+                prog.name.c_str(), seed, hc.latency, hc.bytes_per_cycle, hc.max_outstanding, hc.ready_percent);
+        tslm_free(&m);
+        return res;
+    }
+
+    if (expect_err) {
+        uint32_t code = tc.rd(TSL_TC_ERR_CODE_OFFSET), ea = tc.rd(TSL_TC_ERR_ADDR_OFFSET);
+        uint32_t st = tc.rd(TSL_TC_STATUS_OFFSET), unit = tc.rd(TSL_TC_ERR_UNIT_OFFSET);
+        const Inject &in = inject[0];
+        // A read names the failing beat; a write names the start of its burst (at most 256 beats).
+        uint32_t lo = in.on_write ? in.addr - (in.addr < 512 * N ? in.addr : 512 * N) : in.addr - in.addr % (2 * N);
+        if (code != expect_err || unit != TSL_UNIT_DMA || !(st & (1u << TSL_TC_STATUS_ERROR_SHIFT)) || ea < lo ||
+            ea >= in.addr + in.len || !tc.top->irq_o) {
+            fprintf(stderr, "FAIL %s: ERR_CODE %u (expected %u) ERR_UNIT %u ERR_ADDR 0x%x (injected at 0x%x+%u) STATUS 0x%x\n",
+                    prog.name.c_str(), code, expect_err, unit, ea, in.addr, in.len, st);
+            ok = false;
+        }
+    } else {
+        for (auto &reg : REGS) {
+            uint32_t a = tc.rd(reg.off), b = tslm_reg_read(&m, reg.off);
+            if (a != b) {
+                fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): %s rtl 0x%x model 0x%x\n", prog.name.c_str(), seed,
+                        reg.name, a, b);
+                ok = false;
+            }
+        }
+        for (auto &pc : PERFS) {
+            uint64_t a = perf(tc, pc.idx), b = perf(&m, pc.idx);
+            if (a != b) {
+                fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): PERF_%s rtl %" PRIu64 " model %" PRIu64 "\n",
+                        prog.name.c_str(), seed, pc.name, a, b);
+                ok = false;
+            }
+        }
+        if (tc.top->irq_o != tslm_irq(&m)) {
+            fprintf(stderr, "FAIL %s: irq_o %d model %d\n", prog.name.c_str(), tc.top->irq_o, tslm_irq(&m));
+            ok = false;
+        }
+    }
+    if (!tc.hbm->violations().empty()) {
+        fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): AXI violation: %s\n", prog.name.c_str(), seed,
+                tc.hbm->violations()[0].c_str());
+        ok = false;
+    }
+
+    // Dump VMEM and ACC into HBM on both sides (after a reset if an error halted the queues).
+    tc.hbm->clear_injections();
+    tslm_reg_write(&m, TSL_TC_CTRL_OFFSET, (1u << TSL_TC_CTRL_RESET_SHIFT));
+    bool dok = tc.wr(TSL_TC_CTRL_OFFSET, (1u << TSL_TC_CTRL_RESET_SHIFT));
+    tslm_set_schedule(&m, TSLM_SCHED_PUSH_ORDER, 0);
+    for (auto &i : dump_insns()) dok = dok && tslm_push(&m, i.w) == TSLM_OK && tc.push(i);
+    tslm_run(&m);
+    dok = dok && tc.wait_idle();
+    if (!dok) {
+        fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): the dump did not complete\n", prog.name.c_str(), seed);
+        ok = false;
+    } else {
+        const uint8_t *a = tc.hbm->data(), *b = tslm_hbm(&m);
+        for (uint32_t x = 0; x < HBM; x++) {
+            if (a[x] == b[x] || (x >= may_differ.lo && x < may_differ.hi)) continue;
+            const char *where = "HBM";
+            uint32_t ad = x;
+            if (x >= DATA_END + VMEM) where = "ACC", ad = ACC_BASE + (x - DATA_END - VMEM);
+            else if (x >= DATA_END) where = "VMEM", ad = x - DATA_END;
+            fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): first difference at %s 0x%08x: rtl %02x model %02x\n",
+                    prog.name.c_str(), seed, where, ad, a[x], b[x]);
+            ok = false;
+            break;
+        }
+    }
+    if (!ok && prog.insns.size() <= 400) {
+        fprintf(stderr, "  program (%zu instructions):\n", prog.insns.size());
+        for (auto &i : prog.insns) print_insn(i);
+    }
+    tslm_free(&m);
+    res.ok = ok;
+    return res;
+}
+
+// ---- random race-free programs -----------------------------------------------------------------
+// Every instruction records the local byte ranges it reads and writes. When an instruction of unit U
+// touches bytes that an instruction of unit V != U touched since V last synchronised to U (and one
+// of the two writes), V gives U a token (the SIGNAL bit of V's latest instruction, or a SYNC) and
+// the new instruction waits for it. Every signal is matched by exactly one wait, so the result
+// does not depend on the schedule; the model double-checks that with a random schedule.
+struct Range { uint64_t lo, hi; bool w; };
+
+struct Gen {
+    Rng r;
+    bool bf16;
+    Prog prog;
+    std::vector<Range> pend[3][3];
+    int last[3] = {-1, -1, -1};
+    int wbuf_dt[2] = {-1, -1};
+
+    static bool conflict(const std::vector<Range> &a, const std::vector<Range> &b) {
+        for (auto &x : a)
+            for (auto &y : b)
+                if ((x.w || y.w) && x.lo < y.hi && y.lo < x.hi) return true;
+        return false;
+    }
+    void emit(tsl_insn_t i, uint32_t u, const std::vector<Range> &acc) {
+        for (uint32_t v = 0; v < 3; v++) {
+            if (v == u) continue;
+            if (!conflict(pend[v][u], acc) && !r.chance(0.03)) continue;
+            int l = last[v];
+            if (l >= 0 && !(TSL_GET(prog.insns[l].w, TSL_INSN_HDR_SIGNAL) & TSL_TOK(u)) && r.chance(0.7)) {
+                tsl_insn_signal(&prog.insns[l], TSL_TOK(u));
+            } else {
+                tsl_insn_t s = tsl_insn_sync(v);
+                tsl_insn_signal(&s, TSL_TOK(u));
+                if (r.chance(0.2)) tsl_insn_notify(&s);
+                last[v] = (int)prog.insns.size();
+                prog.insns.push_back(s);
+            }
+            tsl_insn_wait(&i, TSL_TOK(v));
+            pend[v][u].clear();
+        }
+        if (r.chance(0.1)) tsl_insn_notify(&i);
+        for (uint32_t w = 0; w < 3; w++)
+            if (w != u) pend[u][w].insert(pend[u][w].end(), acc.begin(), acc.end());
+        last[u] = (int)prog.insns.size();
+        prog.insns.push_back(i);
+    }
+
+    // A stride for `rows` rows of `rb` bytes in a space of `room` bytes, multiple of `align`.
+    uint32_t stride(uint32_t rows, uint32_t rb, uint32_t room, uint32_t align) {
+        uint32_t s;
+        switch (r.below(6)) {
+        case 0: s = 0; break;
+        case 1: s = r.below(rb + 1); break;                    // overlapping rows
+        case 2: s = rb + r.below(3 * N); break;
+        default: s = rb; break;
+        }
+        s -= s % align;
+        if (rows > 1 && (uint64_t)(rows - 1) * s + rb > room) s = 0;
+        return s;
+    }
+    static uint64_t extent(uint32_t rows, uint32_t s, uint32_t rb) { return (uint64_t)(rows - 1) * s + rb; }
+
+    void dma() {
+        bool store = r.chance(0.4), acc = r.chance(0.3);
+        uint32_t align = acc ? 4 : 1, room = acc ? ACC : VMEM;
+        uint32_t rb = r.chance(0.2) ? 1 + r.below(600) : 1 + r.below(6 * N);
+        rb = acc ? 4 * (1 + rb / 4) : rb;
+        uint32_t rows = r.chance(0.2) ? 1 : 1 + r.below(r.chance(0.2) ? 40 : 8);
+        uint32_t ls = stride(rows, rb, room, align), hs = stride(rows, rb, DATA_END, 1);
+        if (store && ls < rb && rows > 1 && r.chance(0.5)) hs = rb;  // keep some stores dense
+        uint32_t la = r.below((uint32_t)(room - extent(rows, ls, rb) + 1));
+        la -= la % align;
+        uint32_t ha = r.below((uint32_t)(DATA_END - extent(rows, hs, rb) + 1));
+        if (acc) la += ACC_BASE;
+        std::vector<Range> a;
+        for (uint32_t k = 0; k < rows; k++) a.push_back({(uint64_t)la + (uint64_t)k * ls, (uint64_t)la + (uint64_t)k * ls + rb, !store});
+        emit(tsl_insn_dma(store ? TSL_DMA_OP_STORE : TSL_DMA_OP_LOAD, ha, hs, la, ls, rows, rb), TSL_UNIT_DMA, a);
+    }
+
+    uint32_t vec_addr(uint32_t base, uint32_t room, uint32_t vb, uint32_t rows, uint32_t stride_) {
+        uint64_t ext = extent(rows, stride_, vb);
+        return base + r.below((uint32_t)((room - ext) / vb + 1)) * vb;
+    }
+
+    void loadw() {
+        uint32_t dt = bf16 && r.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, vb = N * tsl_dtype_bytes(dt);
+        uint32_t wb = r.below(2), s = r.chance(0.1) ? 0 : vb * (1 + r.below(3));
+        uint32_t a = vec_addr(0, VMEM, vb, N, s);
+        std::vector<Range> acc;
+        for (uint32_t k = 0; k < N; k++) acc.push_back({(uint64_t)a + (uint64_t)k * s, (uint64_t)a + (uint64_t)k * s + vb, false});
+        wbuf_dt[wb] = (int)dt;
+        emit(tsl_insn_loadw(dt, wb, a, s), TSL_UNIT_MXU, acc);
+    }
+
+    void matmul() {
+        uint32_t wb = r.below(2);
+        if (wbuf_dt[wb] < 0) return loadw();
+        uint32_t dt = (uint32_t)wbuf_dt[wb], vb = N * tsl_dtype_bytes(dt);
+        uint32_t rows = 1 + r.below(r.chance(0.3) ? 8 * N : 3 * N);
+        uint32_t as = r.chance(0.1) ? 0 : vb * (1 + r.below(2)), cs = r.chance(0.05) ? 0 : 4 * N * (1 + r.below(2));
+        if (extent(rows, as, vb) > VMEM) as = vb;
+        while (extent(rows, cs, 4 * N) > ACC) cs = 0;
+        uint32_t a = vec_addr(0, VMEM, vb, rows, as), c = vec_addr(ACC_BASE, ACC, 4 * N, rows, cs);
+        std::vector<Range> acc;
+        for (uint32_t k = 0; k < rows; k++) {
+            acc.push_back({(uint64_t)a + (uint64_t)k * as, (uint64_t)a + (uint64_t)k * as + vb, false});
+            acc.push_back({(uint64_t)c + (uint64_t)k * cs, (uint64_t)c + (uint64_t)k * cs + 4 * N, true});
+        }
+        emit(tsl_insn_matmul(dt, wb, r.below(2), a, as, c, cs, rows), TSL_UNIT_MXU, acc);
+    }
+
+    // A vector operand of `rows` contiguous rows of type dt: 8/16-bit in VMEM, 32-bit mostly in ACC.
+    uint32_t operand(uint32_t dt, uint32_t rows) {
+        uint32_t vb = N * tsl_dtype_bytes(dt);
+        bool acc = tsl_dtype_bytes(dt) == 4 && r.chance(0.75);
+        return acc ? vec_addr(ACC_BASE, ACC, vb, rows, vb) : vec_addr(0, VMEM, vb, rows, vb);
+    }
+    uint32_t pick(bool fl) {
+        return fl ? (r.below(2) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32) : (r.below(2) ? TSL_DTYPE_INT8 : TSL_DTYPE_INT32);
+    }
+
+    static bool binary(uint32_t op) {
+        return op == TSL_VPU_OP_ADD || op == TSL_VPU_OP_MUL || op == TSL_VPU_OP_MAX;
+    }
+
+    // One VPU instruction with the given op, types and source mode; addresses and values random.
+    void vpu_with(uint32_t op, bool fl, uint32_t dd, uint32_t d1, uint32_t mode, uint32_t d2, uint32_t rows) {
+        uint32_t s2 = 0;
+        uint32_t dst = operand(dd, rows), s1 = r.chance(0.2) && dd == d1 ? dst : operand(d1, rows);
+        std::vector<Range> acc;
+        auto add = [&](uint32_t a, uint32_t dt, uint32_t n, bool w) {
+            acc.push_back({a, (uint64_t)a + (uint64_t)n * N * tsl_dtype_bytes(dt), w});
+        };
+        add(dst, dd, rows, true);
+        add(s1, d1, rows, false);
+        if (!binary(op)) {
+            mode = d2 = 0;
+        } else if (mode == TSL_SRC2_IMM) {
+            d2 = fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
+            s2 = fl ? (uint32_t)(r.below(2) << 31 | (118 + r.below(18)) << 23 | r.below(1u << 23)) : (uint32_t)r.next();
+        } else {
+            uint32_t n2 = mode == TSL_SRC2_BCAST ? 1 : rows;
+            s2 = operand(d2, n2);
+            add(s2, d2, n2, false);
+        }
+        tsl_insn_t i;
+        if (op == TSL_VPU_OP_REQUANT) {
+            int32_t scale = r.chance(0.5) ? (int32_t)r.below(1u << 16) - (1 << 15) : (int32_t)r.next();
+            int32_t zp = r.chance(0.7) ? (int32_t)r.below(256) - 128 : (int32_t)r.next();
+            i = tsl_insn_requant(dd, dst, d1, s1, rows, scale, r.below(63), zp);
+        } else {
+            i = tsl_insn_vpu(op, dd, dst, d1, s1, mode, d2, s2, rows);
+        }
+        emit(i, TSL_UNIT_VPU, acc);
+    }
+
+    void vpu() {
+        static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU,
+                                       TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX};
+        uint32_t op = ops[r.below(8)];
+        bool fl = bf16 && op != TSL_VPU_OP_REQUANT && r.chance(0.5);
+        uint32_t rows = 1 + r.below(r.chance(0.2) ? 4 * N : N);
+        vpu_with(op, fl, pick(fl), pick(fl), r.below(3), pick(fl), rows);
+    }
+
+    void sync() {
+        uint32_t u = r.below(3);
+        tsl_insn_t s = tsl_insn_sync(u);
+        if (r.chance(0.5)) tsl_insn_notify(&s);
+        emit(s, u, {});
+    }
+
+    void make(unsigned count) {
+        while (prog.insns.size() < count) {
+            uint32_t k = r.below(100);
+            if (k < 30) dma();
+            else if (k < 45) loadw();
+            else if (k < 70) matmul();
+            else if (k < 95) vpu();
+            else sync();
+        }
+        // Unmatched signals at the very end (after every wait), so that the token registers are
+        // compared with non-zero counts too.
+        for (int k = 0; k < 3; k++) {
+            uint32_t u = r.below(3);
+            tsl_insn_t s = tsl_insn_sync(u);
+            tsl_insn_signal(&s, TSL_TOK((u + 1 + r.below(2)) % 3));
+            prog.insns.push_back(s);
+        }
+    }
+};
+
+static TslHbmCfg hbm_cfg(Rng &r, bool random) {
+    TslHbmCfg c;
+    c.bytes = HBM;
+    c.data_bytes = 2 * N;
+    if (random) {
+        c.latency = 1 + r.below(120);
+        c.bytes_per_cycle = 1 + r.below(2 * N);
+        c.max_outstanding = 1 + r.below(16);
+        c.ready_percent = r.chance(0.5) ? 100 : 30 + r.below(71);
+        c.seed = r.next();
+    }
+    return c;
+}
+
+static uint64_t seed_from_env(void) {
+    const char *s = getenv("SEED");
+    if (s) return strtoull(s, nullptr, 0);
+    return (uint64_t)time(nullptr) ^ ((uint64_t)clock() << 32);
+}
+
+static int run_random(unsigned runs, unsigned insns) {
+    uint64_t seed0 = seed_from_env();
+    printf("tc_n%u random: seed 0x%" PRIx64 " (SEED=0x%" PRIx64 " replays the first run)\n", N, seed0, seed0);
+    unsigned pass = 0, fail = 0;
+    uint64_t total = 0;
+    for (unsigned k = 0; k < runs; k++) {
+        uint64_t seed = seed0 + k;
+        Gen g{Rng{seed}, TC_BF16 != 0};
+        g.prog.name = "random";
+        g.make(insns);
+        bool err = g.r.chance(0.1);
+        if (err) {  // an invalid instruction in the middle: precise error, later pushes dropped
+            tsl_insn_t bad = tsl_insn_header(3, 0);
+            g.prog.insns.insert(g.prog.insns.begin() + g.r.below((uint32_t)g.prog.insns.size()), bad);
+        }
+        Rng hr{seed ^ 0x5A5A};
+        TslHbmCfg hc = hbm_cfg(hr, true);
+        tslm_sched_t sched = err ? TSLM_SCHED_PUSH_ORDER : TSLM_SCHED_RANDOM;
+        Result res = run_prog(g.prog, seed, hc, sched);
+        total += g.prog.insns.size();
+        if (res.ok) pass++;
+        else {
+            fail++;
+            fprintf(stderr, "  replay: SEED=0x%" PRIx64 " tc_sim random 1 %u\n", seed, insns);
+        }
+        if ((k + 1) % 50 == 0) printf("  %u/%u programs, %" PRIu64 " instructions\n", k + 1, runs, total);
+    }
+    printf("tc_n%u random: %" PRIu64 " instructions in %u programs compared with the model\n", N, total, runs);
+    printf("tc_n%u_random: %u passed, %u failed\n", N, pass, fail);
+    return fail ? 1 : 0;
+}
+
+// ---- directed programs ---------------------------------------------------------------------------
+static int run_directed() {
+    uint64_t seed = seed_from_env();
+    printf("tc_n%u directed: seed 0x%" PRIx64 "\n", N, seed);
+    unsigned pass = 0, fail = 0;
+    auto check = [&](const Result &res) { res.ok ? pass++ : fail++; };
+    TslHbmCfg plain;
+    plain.bytes = HBM;
+    plain.data_bytes = 2 * N;
+    TslHbmCfg slow = plain;  // back-pressure: a slow, busy HBM
+    slow.latency = 37;
+    slow.bytes_per_cycle = 3;
+    slow.max_outstanding = 2;
+    slow.ready_percent = 40;
+
+    // Every VPU op with every type combination and source mode (one program, VPU only).
+    {
+        Gen g{Rng{seed}, TC_BF16 != 0};
+        g.prog.name = "vpu-ops";
+        static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU,
+                                       TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX};
+        for (int fl = 0; fl <= (TC_BF16 ? 1 : 0); fl++)
+            for (uint32_t op : ops) {
+                if (fl && op == TSL_VPU_OP_REQUANT) continue;
+                for (uint32_t dd = 0; dd < 4; dd++)
+                    for (uint32_t d1 = 0; d1 < 4; d1++) {
+                        bool f = fl != 0;
+                        if ((dd == TSL_DTYPE_BF16 || dd == TSL_DTYPE_FP32) != f) continue;
+                        if ((d1 == TSL_DTYPE_BF16 || d1 == TSL_DTYPE_FP32) != f) continue;
+                        for (uint32_t mode = 0; mode < (Gen::binary(op) ? 3u : 1u); mode++)
+                            g.vpu_with(op, f, dd, d1, mode, g.pick(f), 1 + g.r.below(2 * N));
+                    }
+            }
+        check(run_prog(g.prog, seed, plain));
+        check(run_prog(g.prog, seed + 1, slow));
+    }
+
+    // DMA shapes: unaligned, strides other than the width, 1 row, 4 KiB crossings, overlapping rows
+    // (also with a slow, busy HBM), then the maximum sizes.
+    {
+        Prog p;
+        p.name = "dma-shapes";
+        p.insns = {
+            tsl_insn_dma(TSL_DMA_OP_LOAD, 5, 37, 3, 37, 9, 37),                 // unaligned, dense
+            tsl_insn_dma(TSL_DMA_OP_LOAD, 1001, 137, 2001, 44, 7, 37),          // strides != width
+            tsl_insn_dma(TSL_DMA_OP_STORE, 3000, 91, 2001, 44, 7, 37),
+            tsl_insn_dma(TSL_DMA_OP_LOAD, 4096 - 10, 0, 777, 0, 1, 50),         // one row across 4 KiB
+            tsl_insn_dma(TSL_DMA_OP_STORE, 8192 - 3, 0, 1, 0, 1, 3 * N + 1),    // one row, across 4 KiB
+            tsl_insn_dma(TSL_DMA_OP_LOAD, 999, 64, ACC_BASE + 4 * N, 8 * N, 5, 4 * N + 4),  // ACC rows
+            tsl_insn_dma(TSL_DMA_OP_STORE, 50001, 333, ACC_BASE + 4, 4 * N, 6, 4 * N - 4),
+            tsl_insn_dma(TSL_DMA_OP_LOAD, 12345, 17, 5000, 3, 20, 16),           // overlapping local rows
+            tsl_insn_dma(TSL_DMA_OP_STORE, 23456, 5, 5000, 16, 20, 16),          // overlapping HBM rows
+        };
+        check(run_prog(p, seed, plain));
+        check(run_prog(p, seed + 2, slow));
+        uint32_t big = VMEM > 65535 ? 65535 : VMEM - 3;
+        p.name = "dma-max";
+        p.insns = {
+            tsl_insn_dma(TSL_DMA_OP_LOAD, 7, 1, 100, 0, 65535, 1),              // ROWS = 65535
+            tsl_insn_dma(TSL_DMA_OP_STORE, 11, 1, 200, 0, 65535, 1),            // ... onto 65535 bytes
+            tsl_insn_dma(TSL_DMA_OP_LOAD, 70000, 0, 2, 0, 1, big),              // the largest row
+            tsl_insn_dma(TSL_DMA_OP_STORE, 100001, 0, 1, 0, 1, big),
+        };
+        check(run_prog(p, seed, plain));
+    }
+
+    // Dispatch errors, compared register for register with the model: later pushes are dropped.
+    {
+        tsl_insn_t ok1 = tsl_insn_dma(TSL_DMA_OP_LOAD, 64, 0, 0, 0, 1, 64);
+        tsl_insn_t ok2 = tsl_insn_dma(TSL_DMA_OP_STORE, 1000, 0, 0, 0, 1, 64);
+        struct { const char *name; tsl_insn_t bad; } cases[] = {
+            {"err-bad-opcode", tsl_insn_header(3, 0)},
+            {"err-bad-mxu-op", tsl_insn_header(TSL_UNIT_MXU, 9)},
+            {"err-hbm-range", tsl_insn_dma(TSL_DMA_OP_LOAD, HBM - 10, 0, 0, 0, 1, 11)},
+            {"err-local-range", tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, VMEM - 10, 0, 1, 11)},
+            {"err-misaligned", tsl_insn_loadw(TSL_DTYPE_INT8, 0, 3, N)},
+            {"err-token", [] { tsl_insn_t i = tsl_insn_sync(TSL_UNIT_VPU); tsl_insn_wait(&i, TSL_TOK(TSL_UNIT_MXU)); return i; }()},
+        };
+        for (auto &c : cases) {
+            Prog p;
+            p.name = c.name;
+            p.insns = {ok1, c.bad, ok2};
+            check(run_prog(p, seed, plain));
+        }
+    }
+
+    // AXI errors from HBM: the DMA stops, ERR_CODE/ERR_ADDR say why and where, nothing outside the
+    // failing instruction's destination changes, and (after CTRL.RESET) the dump works again.
+    {
+        struct { const char *name; bool store; uint8_t resp; uint32_t want; } cases[] = {
+            {"axi-slverr-read", false, 2, TSL_ERR_AXI_SLVERR},
+            {"axi-decerr-read", false, 3, TSL_ERR_AXI_DECERR},
+            {"axi-slverr-write", true, 2, TSL_ERR_AXI_SLVERR},
+            {"axi-decerr-write", true, 3, TSL_ERR_AXI_DECERR},
+        };
+        for (auto &c : cases) {
+            Prog p;
+            p.name = c.name;
+            uint32_t ha = 4096 + 13, la = 300, rows = 6, rb = 100, hs = 128;
+            p.insns = {tsl_insn_dma(TSL_DMA_OP_LOAD, 50000, 0, 8000, 0, 1, 64),
+                       tsl_insn_dma(c.store ? TSL_DMA_OP_STORE : TSL_DMA_OP_LOAD, ha, hs, la, rb, rows, rb)};
+            Window w = c.store ? Window{ha, ha + (rows - 1) * hs + rb} : Window{DATA_END + la, DATA_END + la + rows * rb};
+            std::vector<Inject> inj = {{ha + 3 * hs + 40, 1, c.store, c.resp}};
+            check(run_prog(p, seed, plain, TSLM_SCHED_PUSH_ORDER, inj, c.want, w));
+        }
+    }
+    printf("tc_n%u_directed: %u passed, %u failed\n", N, pass, fail);
+    return fail ? 1 : 0;
+}
+
+// ---- a double-buffered tiled GEMM ---------------------------------------------------------------
+// C (256x256 int32) = A (256x256 int8) x B (256x256 int8), N = 16. All of B, then A in two halves,
+// are loaded into VMEM; the MXU works through output tiles of 128 rows x N columns, K-block by
+// K-block, alternating weight buffers so each LOADW overlaps the previous MATMUL. Four ACC slots
+// rotate: the DMA stores tile t while the MXU computes tiles t+1.., and tile t+4 waits for that
+// store. Tokens: each A half and each store signal the MXU, taken in order by one wait per tile.
+static int run_gemm() {
+    const uint32_t M = 256, K = 256, NC = 256, MC = 128, SLOTS = 4;
+    if (N != 16 || VMEM < 2 * 65536 || ACC < SLOTS * MC * 4 * N) {
+        fprintf(stderr, "gemm: needs the n16 configuration\n");
+        return 2;
+    }
+    const uint32_t A = 0, B = 65536, C = 131072, VA = 0, VB = 65536;
+    Prog p;
+    p.name = "gemm256";
+    p.insns.push_back(tsl_insn_dma(TSL_DMA_OP_LOAD, B, NC, VB, NC, K, NC));
+    for (uint32_t h = 0; h < M / MC; h++) {
+        tsl_insn_t i = tsl_insn_dma(TSL_DMA_OP_LOAD, A + h * MC * K, K, VA + h * MC * K, K, MC, K);
+        tsl_insn_signal(&i, TSL_TOK(TSL_UNIT_MXU));
+        p.insns.push_back(i);
+    }
+    uint32_t t = 0, wb = 0;
+    for (uint32_t nb = 0; nb < NC / N; nb++)
+        for (uint32_t mc = 0; mc < M / MC; mc++, t++) {
+            uint32_t slot = ACC_BASE + (t % SLOTS) * MC * 4 * N;
+            bool waits = t < M / MC || t >= SLOTS;  // an A half, or the store of tile t - SLOTS
+            for (uint32_t kb = 0; kb < K / N; kb++, wb ^= 1) {
+                tsl_insn_t lw = tsl_insn_loadw(TSL_DTYPE_INT8, wb, VB + kb * N * NC + nb * N, NC);
+                if (kb == 0 && waits) tsl_insn_wait(&lw, TSL_TOK(TSL_UNIT_DMA));
+                p.insns.push_back(lw);
+                tsl_insn_t mm = tsl_insn_matmul(TSL_DTYPE_INT8, wb, kb != 0, VA + mc * MC * K + kb * N, K, slot, 4 * N, MC);
+                if (kb == K / N - 1) tsl_insn_signal(&mm, TSL_TOK(TSL_UNIT_DMA));
+                p.insns.push_back(mm);
+            }
+            tsl_insn_t st = tsl_insn_dma(TSL_DMA_OP_STORE, C + mc * MC * NC * 4 + nb * N * 4, NC * 4, slot, 4 * N, MC, 4 * N);
+            tsl_insn_wait(&st, TSL_TOK(TSL_UNIT_MXU));
+            if (t + SLOTS < (NC / N) * (M / MC)) tsl_insn_signal(&st, TSL_TOK(TSL_UNIT_MXU));
+            p.insns.push_back(st);
+        }
+    TslHbmCfg hc;  // the default HBM model: latency 100, 32 bytes/cycle (env HBM_LATENCY, HBM_BW)
+    hc.bytes = HBM;
+    hc.data_bytes = 2 * N;
+    if (getenv("HBM_LATENCY")) hc.latency = (unsigned)atoi(getenv("HBM_LATENCY"));
+    if (getenv("HBM_BW")) hc.bytes_per_cycle = (unsigned)atoi(getenv("HBM_BW"));
+    uint64_t seed = seed_from_env();
+    printf("tc_n%u gemm: %ux%ux%u int8, %zu instructions, HBM latency %u, %u B/cycle\n", N, M, K, NC,
+           p.insns.size(), hc.latency, hc.bytes_per_cycle);
+    Result res = run_prog(p, seed, hc);
+    double util = res.perf_cycles ? 100.0 * (double)res.mxu_busy / (double)res.perf_cycles : 0;
+    double ideal = (double)M * K * NC / (N * N);
+    printf("tc_n%u gemm: %" PRIu64 " cycles, MXU busy %" PRIu64 " (%.1f %%), ideal %.0f cycles, DMA busy %.1f %%\n", N,
+           res.perf_cycles, res.mxu_busy, util, ideal, res.perf_cycles ? 100.0 * res.dma_busy / res.perf_cycles : 0);
+    bool ok = res.ok && util >= 90.0;
+    if (res.ok && !ok) fprintf(stderr, "FAIL gemm: MXU utilisation %.1f %% < 90 %%\n", util);
+    printf("tc_n%u_gemm: %d passed, %d failed\n", N, ok ? 2 : (res.ok ? 1 : 0), ok ? 0 : (res.ok ? 1 : 2));
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+    Verilated::commandArgs(argc, argv);
+    std::string mode = argc > 1 ? argv[1] : "random";
+    if (mode == "random") {
+        unsigned runs = argc > 2 ? (unsigned)atoi(argv[2]) : 20, insns = argc > 3 ? (unsigned)atoi(argv[3]) : 40;
+        return run_random(runs, insns);
+    }
+    if (mode == "directed") return run_directed();
+    if (mode == "gemm") return run_gemm();
+    fprintf(stderr, "usage: %s random [RUNS [INSNS]] | directed | gemm\n", argv[0]);
+    return 2;
+}

@@ -1,0 +1,549 @@
+// Verilator harness for the VPU (tsl_vpu_sim): VPU_VEC instructions run on the RTL and on the golden
+// model (libtessel_model), VMEM and ACC compared byte for byte.
+//   vpu_sim [runs] [insns_per_run]      env: SEED=s (replay), TRACE=1 (FST to TRACE_FILE, default
+//                                       vpu.fst; trace build only)
+// Run 0 is directed: every op x every legal dtype combination x every SRC2 mode, both classes.
+// The other runs are random: ops, dtypes, modes, ROWS, operands in VMEM and ACC, in place and
+// overlapping, REQUANT with random SCALE/SHIFT/ZERO_POINT, on memories full of edge values, with
+// random idle cycles before each instruction and random refused grants on both memory ports.
+// Every instruction is pushed to the model first; only those it accepts (TSLM_OK) reach the RTL.
+// After each instruction the lines of its destination are compared; after each run, both memories.
+// Prints "vpu_nN: P passed, F failed"; a failure prints the seed, the instruction and the first
+// differing address.
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Vtsl_vpu_sim.h"
+#include "verilated.h"
+#if VM_TRACE
+#include "verilated_fst_c.h"
+#endif
+
+extern "C" {
+#include "tsl_insn.h"
+#include "tslm.h"
+}
+
+#ifndef VPU_N
+#error "VPU_N must be defined to the lane count the model was Verilated with"
+#endif
+static const unsigned N = VPU_N;
+#ifndef VPU_BF16
+#define VPU_BF16 1   // 0: the RTL was built with EnableBf16 = 0 (integer class only)
+#endif
+static const uint32_t VMEM_BYTES = 65536;   // must match tsl_vpu_sim's VmemBytes
+static const uint32_t ACC_BYTES = 16384;    // must match tsl_vpu_sim's AccBytes
+static const uint32_t HBM_BYTES = 65536;
+static const uint32_t ACC_BASE = TSL_LOCAL_ACC_BASE;
+static const unsigned VLINE = 2 * N, ALINE = 4 * N;   // line bytes
+
+// ---- small deterministic RNG (splitmix64) --------------------------------------------------------
+struct Rng {
+    uint64_t s;
+    uint64_t next() {
+        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    uint32_t below(uint32_t n) { return (uint32_t)(next() % n); }
+    bool chance(double p) { return (next() >> 11) * (1.0 / 9007199254740992.0) < p; }
+};
+
+// ---- wide-signal helpers (QData up to 64 bits, VlWide above) --------------------------------------
+static void put_bytes(uint64_t &sig, const uint8_t *b, unsigned n) {
+    sig = 0;
+    for (unsigned i = 0; i < n && i < 8; i++) sig |= (uint64_t)b[i] << (8 * i);
+}
+template <std::size_t W> static void put_bytes(VlWide<W> &sig, const uint8_t *b, unsigned n) {
+    for (std::size_t w = 0; w < W; w++) {
+        uint32_t v = 0;
+        for (unsigned i = 0; i < 4; i++)
+            if (4 * w + i < n) v |= (uint32_t)b[4 * w + i] << (8 * i);
+        sig[w] = v;
+    }
+}
+static void get_bytes(uint64_t sig, uint8_t *b, unsigned n) {
+    for (unsigned i = 0; i < n && i < 8; i++) b[i] = (uint8_t)(sig >> (8 * i));
+}
+template <std::size_t W> static void get_bytes(const VlWide<W> &sig, uint8_t *b, unsigned n) {
+    for (unsigned i = 0; i < n; i++) b[i] = (uint8_t)(sig[i / 4] >> (8 * (i % 4)));
+}
+
+// ---- memory contents full of edge values ----------------------------------------------------------
+static uint16_t edge_bf16(Rng &r) {
+    static const uint16_t E[] = {0x0000, 0x8000, 0x0001, 0x807F, 0x0080, 0x8080, 0x3F80, 0xBF80,
+                                 0x7F7F, 0xFF7F, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0, 0x7F81, 0xFFFF,
+                                 0x3F81, 0x4000, 0x7F00, 0x0100};
+    uint16_t s = (uint16_t)(r.below(2) << 15);
+    switch (r.below(4)) {
+    case 0: return E[r.below(sizeof E / sizeof E[0])];
+    case 1: return (uint16_t)(s | ((118 + r.below(20)) << 7) | r.below(128));   // moderate
+    default: return (uint16_t)r.next();
+    }
+}
+
+static uint32_t edge_word(Rng &r) {
+    uint32_t s = r.below(2) << 31;
+    switch (r.below(16)) {
+    case 0: return s;                                                     // +-0
+    case 1: return s | (1 + r.below(0x7FFFFF));                          // subnormal
+    case 2: return s | 0x7F800000u;                                      // +-inf
+    case 3: {                                                             // NaNs
+        static const uint32_t nan[] = {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFFFFFFFFu, 0x7FA00000u};
+        return r.chance(0.5) ? nan[r.below(5)] : (s | 0x7F800000u | (1 + r.below(0x7FFFFF)));
+    }
+    case 4: {                                                             // integer edges
+        static const uint32_t ints[] = {0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu, 1, 127, 128, 0xFFFFFF80u,
+                                        0xFFFFFF7Fu, 255, 0x40000000u, 0xC0000000u};
+        return ints[r.below(11)];
+    }
+    case 5: return (uint32_t)((int32_t)r.below(601) - 300);              // small ints
+    case 6:                                                               // bf16 rounding ties / near
+        return s | ((100 + r.below(50)) << 23) | (r.below(128) << 16) |
+               (r.chance(0.5) ? 0x8000u : r.chance(0.5) ? 0x7FFFu : 0x8001u);
+    case 7: return s | ((1 + r.below(3)) << 23) | r.below(1u << 23);     // near FTZ
+    case 8: return s | ((250 + r.below(5)) << 23) | r.below(1u << 23);   // near overflow
+    case 9: return s | 0x7F7FFFFFu;                                       // max finite
+    case 10: return ((uint32_t)edge_bf16(r) << 16) | edge_bf16(r);      // two bf16 values
+    case 11: {                                                            // four int8 values
+        static const uint8_t b[] = {0x00, 0x7F, 0x80, 0xFF, 0x01, 0x81};
+        uint32_t v = 0;
+        for (int i = 0; i < 4; i++) v |= (uint32_t)(r.chance(0.5) ? b[r.below(6)] : (uint8_t)r.next()) << (8 * i);
+        return v;
+    }
+    case 12: return (uint32_t)r.next();
+    default: return s | ((110 + r.below(34)) << 23) | r.below(1u << 23); // moderate fp32
+    }
+}
+
+static void fill(Rng &r, uint8_t *p, uint32_t bytes) {
+    for (uint32_t i = 0; i < bytes; i += 4) {
+        uint32_t v = edge_word(r);
+        memcpy(p + i, &v, 4);
+    }
+}
+
+// ---- instructions ---------------------------------------------------------------------------------
+static const char *op_name(uint32_t op) {
+    static const char *names[] = {"SYNC", "?", "ADD", "MUL", "MAX", "RELU", "MOV", "REQUANT", "RSUM", "RMAX"};
+    return op < 10 ? names[op] : "?";
+}
+static const char *dt_name(uint32_t d) {
+    static const char *names[] = {"INT8", "BF16", "INT32", "FP32"};
+    return names[d & 3];
+}
+static bool is_unary(uint32_t op) {
+    return op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT ||
+           op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX;
+}
+
+static void print_insn(const uint32_t *w) {
+    uint32_t op = TSL_GET(w, TSL_INSN_HDR_OP), mode = TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_MODE);
+    printf("  insn %s dst=%s@0x%08x src1=%s@0x%08x", op_name(op), dt_name(TSL_GET(w, TSL_INSN_VPU_VEC_DST_DTYPE)),
+           TSL_GET(w, TSL_INSN_VPU_VEC_DST_ADDR), dt_name(TSL_GET(w, TSL_INSN_VPU_VEC_SRC1_DTYPE)),
+           TSL_GET(w, TSL_INSN_VPU_VEC_SRC1_ADDR));
+    if (!is_unary(op))
+        printf(" src2=%s %s 0x%08x", mode == 0 ? "VEC" : mode == 1 ? "BCAST" : "IMM",
+               dt_name(TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_DTYPE)), TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_ADDR));
+    printf(" rows=%u", TSL_GET(w, TSL_INSN_VPU_VEC_ROWS));
+    if (op == TSL_VPU_OP_REQUANT)
+        printf(" scale=%d shift=%u zp=%d", (int32_t)TSL_GET(w, TSL_INSN_VPU_VEC_SCALE),
+               TSL_GET(w, TSL_INSN_VPU_VEC_SHIFT), (int32_t)TSL_GET(w, TSL_INSN_VPU_VEC_ZERO_POINT));
+    printf("\n  words:");
+    for (int i = 0; i < 8; i++) printf(" %08x", w[i]);
+    printf("\n");
+}
+
+// A random aligned placement of `rows` vectors of `dtype` (ACC only for 32-bit types).
+static uint32_t place(Rng &r, uint32_t dtype, uint32_t rows, bool allow_acc) {
+    uint32_t vb = N * tsl_dtype_bytes(dtype);
+    bool acc = allow_acc && tsl_dtype_bytes(dtype) == 4 && r.chance(0.5);
+    uint32_t size = acc ? ACC_BYTES : VMEM_BYTES;
+    uint32_t slots = size / vb - rows + 1;   // callers keep rows * vb <= size
+    return (acc ? ACC_BASE : 0) + vb * r.below(slots);
+}
+
+// One random (not necessarily legal) VPU instruction; the model filters out the illegal ones.
+static tsl_insn_t random_insn(Rng &r, int op_force, int cls_force, int d1_force, int dd_force, int d2_force,
+                              int mode_force) {
+    static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU,
+                                   TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX};
+    uint32_t op = op_force >= 0 ? (uint32_t)op_force : ops[r.below(8)];
+    uint32_t cls = cls_force >= 0 ? (uint32_t)cls_force : (op == TSL_VPU_OP_REQUANT || !VPU_BF16) ? 0 : r.below(2);
+    uint32_t small = cls ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, wide = cls ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
+    uint32_t d1 = d1_force >= 0 ? (uint32_t)d1_force : r.chance(0.5) ? small : wide;
+    uint32_t dd = dd_force >= 0 ? (uint32_t)dd_force : r.chance(0.5) ? small : wide;
+    bool unary = is_unary(op);
+    uint32_t mode = unary ? 0 : mode_force >= 0 ? (uint32_t)mode_force : r.below(3);
+    uint32_t d2 = unary ? 0 : mode == TSL_SRC2_IMM ? wide : d2_force >= 0 ? (uint32_t)d2_force : r.chance(0.5) ? small : wide;
+
+    // ROWS: mostly short, sometimes long; every operand must fit its memory.
+    uint32_t rows = r.chance(0.6) ? 1 + r.below(4) : r.chance(0.75) ? 5 + r.below(28) : 33 + r.below(224);
+    uint32_t maxb = 4 * N;   // the largest vector, so a 32-bit operand fits ACC
+    if (rows * maxb > ACC_BYTES) rows = ACC_BYTES / maxb;
+    uint32_t s1 = place(r, d1, rows, true);
+    uint32_t dst = place(r, dd, rows, true);
+    uint32_t s2 = 0;
+    if (!unary && mode == TSL_SRC2_IMM) {
+        // Immediate: edge values (their class is the instruction's).
+        s2 = edge_word(r);
+    } else if (!unary) {
+        s2 = place(r, d2, mode == TSL_SRC2_BCAST ? 1 : rows, true);
+    }
+    // Overlaps: in place, shifted by a row, src2 = src1, and a broadcast row that dst overwrites.
+    uint32_t vbd = N * tsl_dtype_bytes(dd);
+    switch (r.below(8)) {
+    case 0: case 1: dst = s1; break;
+    case 2: dst = s1 + vbd; break;
+    case 3: if (s1 >= vbd) dst = s1 - vbd; break;
+    case 4: if (!unary && mode != TSL_SRC2_IMM) s2 = s1; break;
+    case 5: if (!unary && mode == TSL_SRC2_BCAST) s2 = dst + vbd * r.below(rows); break;
+    case 6: if (!unary && mode == TSL_SRC2_VEC) dst = s2; break;
+    default: break;
+    }
+    tsl_insn_t i = tsl_insn_vpu(op, dd, dst, d1, s1, mode, d2, s2, rows);
+    if (op == TSL_VPU_OP_REQUANT) {
+        static const int32_t scales[] = {0, 1, -1, INT32_MAX, INT32_MIN, 1 << 30, 12345};
+        static const int32_t zps[] = {0, 1, -1, INT32_MAX, INT32_MIN, -128, 127};
+        int32_t scale = r.chance(0.3) ? scales[r.below(7)] : (int32_t)r.next();
+        if (r.chance(0.3)) scale >>= r.below(31);
+        int32_t zp = r.chance(0.4) ? zps[r.below(7)] : (int32_t)r.next() >> r.below(32);
+        i = tsl_insn_requant(dd, dst, d1, s1, rows, scale, r.below(63), zp);
+    }
+    return i;
+}
+
+// ---- simulator ----------------------------------------------------------------------------------
+struct Sim {
+    std::unique_ptr<VerilatedContext> ctx;
+    std::unique_ptr<Vtsl_vpu_sim> top;
+#if VM_TRACE
+    std::unique_ptr<VerilatedFstC> tfp;
+#endif
+    uint64_t cycle = 0;
+    explicit Sim(bool trace) : ctx(new VerilatedContext) {
+        top.reset(new Vtsl_vpu_sim(ctx.get()));
+#if VM_TRACE
+        if (trace) {
+            ctx->traceEverOn(true);
+            tfp.reset(new VerilatedFstC);
+            top->trace(tfp.get(), 99);
+            const char *path = getenv("TRACE_FILE") ? getenv("TRACE_FILE") : "vpu.fst";
+            tfp->open(path);
+            fprintf(stderr, "trace: %s\n", path);
+        }
+#else
+        if (trace) fprintf(stderr, "TRACE=1 needs the trace build: make vpu-trace VPU_N=%u\n", N);
+#endif
+    }
+    ~Sim() {
+        top->final();
+#if VM_TRACE
+        if (tfp) tfp->close();
+#endif
+    }
+    void tick() {
+        ctx->timeInc(1);
+        top->clk_i = 1;
+        top->eval();
+#if VM_TRACE
+        if (tfp) tfp->dump(ctx->time());
+#endif
+        ctx->timeInc(1);
+        top->clk_i = 0;
+        top->eval();
+#if VM_TRACE
+        if (tfp) tfp->dump(ctx->time());
+#endif
+        cycle++;
+    }
+    void reset() {
+        top->clk_i = 0;
+        top->rst_ni = 0;
+        top->ex_valid_i = 0;
+        top->gnt_deny_i = 0;
+        top->dbg_vmem_we_i = top->dbg_vmem_re_i = 0;
+        top->dbg_acc_we_i = top->dbg_acc_re_i = 0;
+        top->eval();
+        tick();
+        tick();
+        top->rst_ni = 1;
+        tick();
+    }
+    void load(const uint8_t *vm, const uint8_t *acc) {
+        for (uint32_t l = 0; l < VMEM_BYTES / VLINE; l++) {
+            top->dbg_vmem_we_i = 1;
+            top->dbg_vmem_addr_i = l;
+            put_bytes(top->dbg_vmem_wdata_i, vm + l * VLINE, VLINE);
+            if (l < ACC_BYTES / ALINE) {
+                top->dbg_acc_we_i = 1;
+                top->dbg_acc_addr_i = l;
+                put_bytes(top->dbg_acc_wdata_i, acc + l * ALINE, ALINE);
+            } else {
+                top->dbg_acc_we_i = 0;
+            }
+            tick();
+        }
+        top->dbg_vmem_we_i = top->dbg_acc_we_i = 0;
+    }
+    // Read lines [first, first+count) of VMEM (acc = false) or ACC into `out`.
+    void read_lines(bool acc, uint32_t first, uint32_t count, uint8_t *out) {
+        for (uint32_t i = 0; i < count; i++) {
+            if (acc) {
+                top->dbg_acc_re_i = 1;
+                top->dbg_acc_addr_i = first + i;
+            } else {
+                top->dbg_vmem_re_i = 1;
+                top->dbg_vmem_addr_i = first + i;
+            }
+            tick();
+            if (acc)
+                get_bytes(top->dbg_acc_rdata_o, out + i * ALINE, ALINE);
+            else
+                get_bytes(top->dbg_vmem_rdata_o, out + i * VLINE, VLINE);
+        }
+        top->dbg_acc_re_i = top->dbg_vmem_re_i = 0;
+    }
+};
+
+// ---- checks -------------------------------------------------------------------------------------
+struct Stats {
+    uint64_t insns = 0, rows = 0, cycles = 0;            // all instructions
+    uint64_t clean_rows[3] = {0, 0, 0}, clean_cycles[3] = {0, 0, 0};  // no refused grants: unary, binary, reduce
+};
+
+static uint64_t g_seed;
+
+// Compare RTL and model bytes of one memory range; report the first difference.
+static bool compare(const char *what, uint32_t base_addr, const uint8_t *exp, const uint8_t *got, uint32_t n,
+                    const std::vector<tsl_insn_t> *hist) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (exp[i] == got[i]) continue;
+        uint32_t a = base_addr + i;
+        printf("FAIL seed=0x%016" PRIx64 ": %s differs at local address 0x%08x: expected 0x%02x got 0x%02x\n",
+               g_seed, what, a, exp[i], got[i]);
+        uint32_t w0 = i & ~3u;
+        uint32_t e32, g32;
+        memcpy(&e32, exp + w0, 4);
+        memcpy(&g32, got + w0, 4);
+        printf("  word at 0x%08x: expected 0x%08x got 0x%08x (lane %u of its line)\n", base_addr + w0, e32, g32,
+               (i % (a >= ACC_BASE ? ALINE : VLINE)) / 4);
+        if (hist) {
+            // Which instruction of the run last wrote this byte?
+            for (size_t k = hist->size(); k-- > 0;) {
+                const uint32_t *w = (*hist)[k].w;
+                uint32_t d = TSL_GET(w, TSL_INSN_VPU_VEC_DST_ADDR);
+                uint32_t bytes = TSL_GET(w, TSL_INSN_VPU_VEC_ROWS) * N * tsl_dtype_bytes(TSL_GET(w, TSL_INSN_VPU_VEC_DST_DTYPE));
+                if (a >= d && a < d + bytes) {
+                    printf("  last written by instruction %zu of the run:\n", k);
+                    print_insn(w);
+                    return false;
+                }
+            }
+            printf("  no instruction of this run writes this byte (a stray write)\n");
+        }
+        return false;
+    }
+    return true;
+}
+
+// Run one instruction on the RTL; false on a protocol error or timeout.
+static bool run_rtl(Sim &s, Rng &r, const tsl_insn_t &insn, double deny, Stats &st) {
+    uint32_t rows = TSL_GET(insn.w, TSL_INSN_VPU_VEC_ROWS), op = TSL_GET(insn.w, TSL_INSN_HDR_OP);
+    for (uint32_t i = r.below(3); i > 0; i--) s.tick();   // idle cycles
+    put_bytes(s.top->ex_insn_i, (const uint8_t *)insn.w, 32);
+    s.top->ex_valid_i = 1;
+    uint64_t timeout = 1000 + (uint64_t)rows * 400;
+    uint64_t start = s.cycle, denied = 0;
+    bool accepted = false;
+    while (!accepted) {
+        s.top->gnt_deny_i = 0;
+        s.top->eval();
+        accepted = s.top->ex_ready_o;
+        s.tick();
+        if (s.cycle - start > 100) {
+            printf("FAIL seed=0x%016" PRIx64 ": ex_ready_o stayed low for 100 cycles\n", g_seed);
+            return false;
+        }
+    }
+    s.top->ex_valid_i = 0;
+    uint64_t t0 = s.cycle;
+    while (true) {
+        uint32_t d = 0;
+        if (deny > 0) d = (r.chance(deny) ? 1u : 0u) | (r.chance(deny) ? 2u : 0u);
+        s.top->gnt_deny_i = d;
+        s.top->eval();
+        if (s.top->ex_ready_o) {
+            printf("FAIL seed=0x%016" PRIx64 ": ex_ready_o high while an instruction runs\n", g_seed);
+            return false;
+        }
+        if (d) denied++;
+        s.tick();
+        if (s.top->done_o) break;
+        if (s.cycle - t0 > timeout) {
+            printf("FAIL seed=0x%016" PRIx64 ": no done_o after %" PRIu64 " cycles\n", g_seed, timeout);
+            return false;
+        }
+    }
+    s.top->gnt_deny_i = 0;
+    uint64_t cyc = s.cycle - t0;
+    s.tick();
+    if (s.top->done_o || s.top->busy_o) {
+        printf("FAIL seed=0x%016" PRIx64 ": done_o longer than one cycle or busy_o after done_o\n", g_seed);
+        return false;
+    }
+    st.insns++;
+    st.rows += rows;
+    st.cycles += cyc;
+    if (deny == 0) {
+        unsigned k = (op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX) ? 2 : is_unary(op) ? 0 : 1;
+        st.clean_rows[k] += rows;
+        st.clean_cycles[k] += cyc;
+    }
+    return true;
+}
+
+// Push to the model; on rejection clear the model's error and report false.
+static bool model_accepts(tslm_t *m, const tsl_insn_t &i) {
+    if (tslm_push(m, i.w) == TSLM_OK) {
+        tslm_run(m);
+        return true;
+    }
+    tslm_reg_write(m, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
+    return false;
+}
+
+// Run a list of instructions (already accepted by the model, in order) and compare.
+static bool run_and_check(Sim &s, tslm_t *m, Rng &r, const tsl_insn_t &insn, double deny, Stats &st,
+                          unsigned run, size_t idx) {
+    if (!run_rtl(s, r, insn, deny, st)) {
+        printf("  run %u instruction %zu\n", run, idx);
+        print_insn(insn.w);
+        return false;
+    }
+    // Lines covering the destination.
+    uint32_t d = TSL_GET(insn.w, TSL_INSN_VPU_VEC_DST_ADDR);
+    uint32_t bytes = TSL_GET(insn.w, TSL_INSN_VPU_VEC_ROWS) * N * tsl_dtype_bytes(TSL_GET(insn.w, TSL_INSN_VPU_VEC_DST_DTYPE));
+    bool acc = d >= ACC_BASE;
+    uint32_t off = acc ? d - ACC_BASE : d, lb = acc ? ALINE : VLINE;
+    uint32_t first = off / lb, last = (off + bytes - 1) / lb;
+    std::vector<uint8_t> got((last - first + 1) * lb);
+    s.read_lines(acc, first, last - first + 1, got.data());
+    const uint8_t *exp = (acc ? tslm_acc(m) : tslm_vmem(m)) + first * lb;
+    char what[64];
+    snprintf(what, sizeof what, "%s (after the instruction)", acc ? "ACC" : "VMEM");
+    if (!compare(what, (acc ? ACC_BASE : 0) + first * lb, exp, got.data(), (uint32_t)got.size(), nullptr)) {
+        printf("  run %u instruction %zu\n", run, idx);
+        print_insn(insn.w);
+        return false;
+    }
+    return true;
+}
+
+static bool full_compare(Sim &s, tslm_t *m, const std::vector<tsl_insn_t> &hist, unsigned run) {
+    std::vector<uint8_t> vm(VMEM_BYTES), acc(ACC_BYTES);
+    s.read_lines(false, 0, VMEM_BYTES / VLINE, vm.data());
+    s.read_lines(true, 0, ACC_BYTES / ALINE, acc.data());
+    bool ok = compare("VMEM (end of run)", 0, tslm_vmem(m), vm.data(), VMEM_BYTES, &hist) &&
+              compare("ACC (end of run)", ACC_BASE, tslm_acc(m), acc.data(), ACC_BYTES, &hist);
+    if (!ok) printf("  run %u\n", run);
+    return ok;
+}
+
+int main(int argc, char **argv) {
+    unsigned runs = argc > 1 ? (unsigned)strtoul(argv[1], nullptr, 0) : 6;
+    unsigned per_run = argc > 2 ? (unsigned)strtoul(argv[2], nullptr, 0) : 60;
+    const char *se = getenv("SEED");
+    g_seed = se ? strtoull(se, nullptr, 0) : (uint64_t)time(nullptr) * 2654435761u;
+    const char *tr = getenv("TRACE");
+    char name[32];
+    snprintf(name, sizeof name, "vpu_n%u%s", N, VPU_BF16 ? "" : "_int");
+    printf("%s: seed=0x%016" PRIx64 " (SEED= replays), %u runs of %u instructions after a directed run%s\n",
+           name, g_seed, runs, per_run, VPU_BF16 ? "" : " (integer class only: EnableBf16 = 0)");
+    Rng r{g_seed};
+
+    tslm_cfg_t cfg = tslm_cfg_default();
+    cfg.n = N;
+    cfg.vmem_bytes = VMEM_BYTES;
+    cfg.acc_bytes = ACC_BYTES;
+    cfg.hbm_bytes = HBM_BYTES;
+    if (!VPU_BF16) cfg.features = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT;
+    tslm_t model;
+    if (tslm_init(&model, &cfg) != TSLM_OK) {
+        printf("%s: tslm_init failed\n%s: 0 passed, 1 failed\n", name, name);
+        return 1;
+    }
+    Sim sim(tr && *tr == '1');
+    sim.reset();
+    Stats st;
+    unsigned passed = 0, failed = 0, rejected = 0;
+
+    for (unsigned run = 0; run <= runs && !failed; run++) {
+        fill(r, tslm_vmem(&model), VMEM_BYTES);
+        fill(r, tslm_acc(&model), ACC_BYTES);
+        sim.load(tslm_vmem(&model), tslm_acc(&model));
+        double deny = run == 0 ? 0.0 : (run % 3 == 0 ? 0.0 : run % 3 == 1 ? 0.25 : 0.6);
+        std::vector<tsl_insn_t> hist;
+        bool ok = true;
+        auto one = [&](const tsl_insn_t &i) {
+            hist.push_back(i);
+            ok = run_and_check(sim, &model, r, i, deny, st, run, hist.size() - 1);
+        };
+        // Try up to 200 random placements for one shape; the model decides legality.
+        auto gen = [&](int op, int cls, int d1, int dd, int d2, int mode) -> bool {
+            for (int t = 0; t < 200; t++) {
+                tsl_insn_t i = random_insn(r, op, cls, d1, dd, d2, mode);
+                if (run == 0) TSL_SET(i.w, TSL_INSN_VPU_VEC_ROWS, 1 + r.below(3));
+                if (model_accepts(&model, i)) {
+                    one(i);
+                    return true;
+                }
+                rejected++;
+            }
+            printf("FAIL seed=0x%016" PRIx64 ": no legal placement found for op %s\n", g_seed, op_name((uint32_t)op));
+            ok = false;
+            return false;
+        };
+        if (run == 0) {
+            // Directed: every op, class, dtype combination and SRC2 mode at least once.
+            static const int ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU,
+                                      TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX};
+            for (int op : ops) {
+                for (int cls = 0; cls < (VPU_BF16 ? 2 : 1) && ok; cls++) {
+                    if (op == TSL_VPU_OP_REQUANT && cls) continue;
+                    int small = cls ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, wide = cls ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
+                    for (int d1 : {small, wide})
+                        for (int dd : {small, wide}) {
+                            if (is_unary((uint32_t)op)) {
+                                if (ok) gen(op, cls, d1, dd, -1, -1);
+                                continue;
+                            }
+                            for (int mode = 0; mode < 3; mode++)
+                                for (int d2 : {small, wide}) {
+                                    if (mode == TSL_SRC2_IMM && d2 == small) continue;
+                                    if (ok) gen(op, cls, d1, dd, d2, mode);
+                                }
+                        }
+                }
+            }
+        } else {
+            for (unsigned k = 0; k < per_run && ok; k++) gen(-1, -1, -1, -1, -1, -1);
+        }
+        if (ok) ok = full_compare(sim, &model, hist, run);
+        if (ok) passed++; else failed++;
+    }
+    tslm_free(&model);
+    auto cpr = [&](unsigned k) { return st.clean_rows[k] ? (double)st.clean_cycles[k] / st.clean_rows[k] : 0.0; };
+    printf("%s: %" PRIu64 " instructions, %" PRIu64 " rows, %" PRIu64 " cycles (%u illegal candidates "
+           "dropped by the model); cycles/row without refused grants: unary %.2f, binary %.2f, RSUM/RMAX %.2f\n",
+           name, st.insns, st.rows, st.cycles, rejected, cpr(0), cpr(1), cpr(2));
+    printf("%s: %u passed, %u failed\n", name, passed, failed);
+    return failed ? 1 : 0;
+}

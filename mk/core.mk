@@ -10,7 +10,7 @@ CORE_RTL      := hw/rtl/prim/tsl_prim_ram.sv hw/rtl/core/tsl_core_regfile.sv \
                  hw/rtl/core/tsl_core_csr.sv hw/rtl/core/tsl_core.sv
 CORE_SYS_RTL  := $(CORE_RTL) hw/rtl/core/tsl_cpu_sys_regs.sv hw/rtl/core/tsl_cpu_sys.sv \
                  hw/rtl/core/tsl_cpu_sys_stub.sv hw/rtl/core/tsl_cpu_sys_sim.sv
-CORE_SIM_SRC  := hw/sim/core/tsl_core_sim.cpp hw/sim/core/tessel_run.cpp
+CORE_SIM_SRC  := hw/sim/core/tsl_core_sim.cpp hw/sim/core/tsl_elf.cpp hw/sim/core/tessel_run.cpp
 CORE_OBJDIR   := $(BUILD)/core/verilator
 TESSEL_RUN    := $(BUILD)/bin/tessel-run
 VERILATOR     ?= verilator
@@ -26,7 +26,7 @@ define core_verilate
 	  { tail -40 $(1)/build.log; exit 1; }
 endef
 
-CORE_SIM_DEPS := $(CORE_RTL_PKG) $(CORE_SYS_RTL) $(CORE_SIM_SRC) hw/sim/core/tsl_core_sim.h mk/core.mk
+CORE_SIM_DEPS := $(CORE_RTL_PKG) $(CORE_SYS_RTL) $(CORE_SIM_SRC) hw/sim/core/tsl_core_sim.h hw/sim/core/tsl_elf.h mk/core.mk
 
 $(TESSEL_RUN): $(CORE_SIM_DEPS)
 	$(call core_verilate,$(CORE_OBJDIR))

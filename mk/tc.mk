@@ -14,11 +14,11 @@ TC_RTL     := hw/rtl/tsl_pkg.sv $(sort $(wildcard hw/rtl/prim/*.sv)) $(sort $(wi
 TC_SIM_CPP := hw/sim/tc/tc_main.cpp hw/sim/tc/tsl_hbm.cpp
 TC_OUT     := $(BUILD)/tc
 TC_VFLAGS  := -Wall --top-module tsl_tc -O3 --x-assign fast --x-initial fast --noassert --unroll-count 256
-TC_CFLAGS  := -O2 -I$(abspath hw/model) -I$(abspath hw/include) -I$(abspath hw/sim/tc)
+TC_CFLAGS  := -O2 -I$(abspath hw/model) -I$(abspath hw/include) -I$(abspath hw/sim/tc) -I$(abspath tests/tc)
 
 # $(1) = config name, $(2) = suffix, $(3) = extra Verilator flags
 define TC_BUILD
-$(TC_OUT)/$(1)$(2)/tc_sim: $(TC_RTL) $(TC_SIM_CPP) hw/sim/tc/tsl_hbm.h $(MODEL_LIB) mk/tc.mk
+$(TC_OUT)/$(1)$(2)/tc_sim: $(TC_RTL) $(TC_SIM_CPP) hw/sim/tc/tsl_hbm.h tests/tc/gemm_db.h $(MODEL_LIB) mk/tc.mk
 	@mkdir -p $$(@D)
 	@set -- $(TC_CFG_$(1)); \
 	$(VERILATOR) --cc --exe --build -j 2 $(TC_VFLAGS) $(3) -GN=$$$$1 -GEnableBf16="1'b$$$$2" -GVmemBytes=$$$$3 \
@@ -58,7 +58,14 @@ test-tc-directed: $(TC_OUT)/n4/tc_sim $(TC_OUT)/n16/tc_sim
 test-tc-gemm: $(TC_OUT)/n16/tc_sim
 	@$< gemm
 test-tc-soak: $(TC_OUT)/n4/tc_sim $(TC_OUT)/n16/tc_sim
-	@$(TC_OUT)/n4/tc_sim random 350 200 && $(TC_OUT)/n16/tc_sim random 150 200
+	@$(TC_OUT)/n4/tc_sim random 350 200 && $(TC_OUT)/n16/tc_sim random 160 200
 
 tc-trace: $(TC_OUT)/$(TC_CFG)_trace/tc_sim
 	TRACE=1 $< random 1 40
+
+# Yosys on the whole tensor core, small memories (what an FPGA build would use): N=4 int8 only,
+# and N=4 int8+bf16. Writes the tc-synth table of docs/hardware.md.
+TC_SYNTH_SET := VmemBytes=16384 AccBytes=4096 HbmBytes=1048576
+synth-report::
+	@$(PYTHON) tests/mxu/synth_report.py --out $(TC_OUT)/synth --top tsl_tc --marker tc-synth \
+	  --ns "4" --int8 "4" --set "$(TC_SYNTH_SET)" $(TC_RTL)

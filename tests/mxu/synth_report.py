@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Yosys synthesis of tsl_mxu per N and target; prints a markdown table and writes it into the
-MXU section of docs/hardware.md (between the mxu-synth markers).
+"""Yosys synthesis of a top (tsl_mxu by default) per N and target; prints a markdown table and
+writes it into docs/hardware.md between the <marker>-begin/end comments.
 
-usage: synth_report.py --out DIR --ns "4 8 16" [--int8 "4"] [--docs docs/hardware.md] RTL...
+usage: synth_report.py --out DIR --ns "4 8 16" [--int8 "4"] [--top tsl_tc --marker tc-synth
+       --set "VmemBytes=16384 AccBytes=4096"] [--docs docs/hardware.md] RTL...
 Targets: generic (`synth`: gate cells), ice40 (`synth_ice40 -dsp`), xilinx (`synth_xilinx`, xc7).
 """
 import argparse
@@ -13,9 +14,9 @@ import sys
 import time
 
 TARGETS = {
-    "generic": "synth -top tsl_mxu -flatten",
-    "ice40": "synth_ice40 -top tsl_mxu -dsp",
-    "xilinx": "synth_xilinx -top tsl_mxu -flatten",
+    "generic": "synth -top {top} -flatten",
+    "ice40": "synth_ice40 -top {top} -dsp",
+    "xilinx": "synth_xilinx -top {top} -flatten",
 }
 
 
@@ -44,14 +45,15 @@ def summarise(target, c, total):
             "DSP": count(lambda k: k.startswith("DSP48")), "BRAM": count(lambda k: k.startswith("RAMB"))}
 
 
-def run(out, rtl, n, bf16, target):
-    tag = f"n{n}_{'bf16' if bf16 else 'int8'}_{target}"
+def run(out, rtl, n, bf16, target, top="tsl_mxu", extra=""):
+    tag = f"{top}_n{n}_{'bf16' if bf16 else 'int8'}_{target}"
     ys = os.path.join(out, tag + ".ys")
     log = os.path.join(out, tag + ".log")
     with open(ys, "w") as f:
         f.write("read_verilog -sv " + " ".join(rtl) + "\n")
-        f.write(f"chparam -set N {n} -set EnableBf16 {1 if bf16 else 0} tsl_mxu\n")
-        f.write(f"{TARGETS[target]}\nstat\n")
+        sets = "".join(f" -set {kv.replace('=', ' ')}" for kv in extra.split())
+        f.write(f"chparam -set N {n} -set EnableBf16 {1 if bf16 else 0}{sets} {top}\n")
+        f.write(f"{TARGETS[target].format(top=top)}\nstat\n")
     t0 = time.time()
     p = subprocess.run(["yosys", "-q", "-l", log, ys], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     secs = time.time() - t0
@@ -68,16 +70,19 @@ def main():
     ap.add_argument("--ns", default="4 8 16")
     ap.add_argument("--int8", default="4 16")
     ap.add_argument("--docs", default="docs/hardware.md")
+    ap.add_argument("--top", default="tsl_mxu")
+    ap.add_argument("--marker", default="mxu-synth")
+    ap.add_argument("--set", default="", help="extra parameters, NAME=VALUE separated by spaces")
     ap.add_argument("rtl", nargs="+")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    rtl = [f for f in a.rtl if "prim/" not in f]
+    rtl = a.rtl if a.top != "tsl_mxu" else [f for f in a.rtl if "prim/" not in f]
     configs = [(int(n), True) for n in a.ns.split()] + [(int(n), False) for n in a.int8.split()]
     configs.sort()
     rows = ["| N | dtypes | target | LUT | FF | DSP | BRAM | Yosys time |", "|---|---|---|---|---|---|---|---|"]
     for n, bf16 in configs:
         for target in TARGETS:
-            r = run(a.out, rtl, n, bf16, target)
+            r = run(a.out, rtl, n, bf16, target, a.top, a.set)
             if r is None:
                 rows.append(f"| {n} | {'int8+bf16' if bf16 else 'int8'} | {target} | failed | | | | |")
                 continue
@@ -91,7 +96,7 @@ def main():
     print(table)
     if a.docs and os.path.exists(a.docs):
         d = open(a.docs).read()
-        b, e = "<!-- mxu-synth-begin -->\n", "<!-- mxu-synth-end -->"
+        b, e = f"<!-- {a.marker}-begin -->\n", f"<!-- {a.marker}-end -->"
         if b in d and e in d:
             d = d[:d.index(b) + len(b)] + table + d[d.index(e):]
             open(a.docs, "w").write(d)

@@ -31,17 +31,19 @@ module tsl_tc_mem #(
   logic [Banks-1:0]          rd_en, wr_en;
   logic [Banks*Pb-1:0]       rd_sel, wr_sel;
   logic [Banks*Lw-1:0]       bank_rdata;
-  logic [Ports-1:0][Bb-1:0]  bank_of;
+  logic [Ports*Bb-1:0]       bank_of;   // port p at [p*Bb +: Bb]
   logic [Ports*Bb-1:0]       rd_bank_q, rd_bank_d;
 
   for (genvar p = 0; p < Ports; p++) begin : g_bank_of
     if (Banks > 1) begin : g_banked
+      logic [Bb-1:0] hash;
       always_comb begin
-        bank_of[p] = '0;
-        for (int i = 0; i < Aw; i++) bank_of[p][i % Bb] = bank_of[p][i % Bb] ^ addr_i[p*Aw + i];
+        hash = '0;
+        for (int i = 0; i < Aw; i++) hash[i % Bb] = hash[i % Bb] ^ addr_i[p*Aw + i];
       end
+      assign bank_of[p*Bb +: Bb] = hash;
     end else begin : g_single
-      assign bank_of[p] = 1'b0;
+      assign bank_of[p] = 1'b0;  // Bb = 1
     end
   end
 
@@ -54,7 +56,7 @@ module tsl_tc_mem #(
     gnt_o  = '0;
     for (int b = 0; b < Banks; b++) begin
       for (int p = Ports - 1; p >= 0; p--) begin
-        if (req_i[p] && 32'(bank_of[p]) == b) begin
+        if (req_i[p] && 32'(bank_of[p*Bb +: Bb]) == b) begin
           if (we_i[p]) begin
             wr_en[b]               = 1'b1;
             wr_sel[b*Pb +: Pb]     = Pb'(p);
@@ -75,7 +77,7 @@ module tsl_tc_mem #(
   always_comb begin
     rd_bank_d = rd_bank_q;
     for (int p = 0; p < Ports; p++) begin
-      if (gnt_o[p] && !we_i[p]) rd_bank_d[p*Bb +: Bb] = bank_of[p];
+      if (gnt_o[p] && !we_i[p]) rd_bank_d[p*Bb +: Bb] = bank_of[p*Bb +: Bb];
     end
   end
 

@@ -2,7 +2,7 @@
 // against the golden model, instruction stream by instruction stream.
 //   tc_sim random RUNS INSNS   random race-free programs of DMA, MXU, VPU and SYNC
 //   tc_sim directed            every VPU op, DMA shapes and maximum sizes, error paths
-//   tc_sim gemm                256x256x256 int8 tiled GEMM with double buffering; MXU busy >= 90 %
+//   tc_sim gemm                256^3 int8 and bf16 tiled GEMMs (tests/tc/gemm_db.h); MXU busy >= 90 %
 // env: SEED=s replays a random run, TRACE=1 writes tc.fst (trace build).
 // After each program both sides dump VMEM and ACC into HBM with DMA STOREs; HBM is then compared
 // byte for byte, and so are the TC registers that the model defines exactly.
@@ -23,6 +23,7 @@
 #endif
 
 extern "C" {
+#include "gemm_db.h"
 #include "tsl_insn.h"
 #include "tslm.h"
 }
@@ -777,66 +778,55 @@ static int run_directed() {
     return fail ? 1 : 0;
 }
 
-// ---- a double-buffered tiled GEMM ---------------------------------------------------------------
-// C (256x256 int32) = A (256x256 int8) x B (256x256 int8), N = 16. All of B, then A in two halves,
-// are loaded into VMEM; the MXU works through output tiles of 128 rows x N columns, K-block by
-// K-block, alternating weight buffers so each LOADW overlaps the previous MATMUL. Four ACC slots
-// rotate: the DMA stores tile t while the MXU computes tiles t+1.., and tile t+4 waits for that
-// store. Tokens: each A half and each store signal the MXU, taken in order by one wait per tile.
-static int run_gemm() {
-    const uint32_t M = 256, K = 256, NC = 256, MC = 128, SLOTS = 4;
-    if (N != 16 || VMEM < 2 * 65536 || ACC < SLOTS * MC * 4 * N) {
+// ---- a double-buffered tiled GEMM (tests/tc/gemm_db.h) -----------------------------------------
+static int push_prog(void *ctx, const tsl_insn_t *i) {
+    static_cast<Prog *>(ctx)->insns.push_back(*i);
+    return 0;
+}
+
+// 256x256x256 with the default HBM model; the MXU must be busy >= 90 % of the cycles (performance
+// counters), and the result must match the model.
+static bool gemm_case(uint32_t dtype, uint64_t seed) {
+    gemm_db_t g = {N, dtype, 256, 256, 256, 64, 4, 0, 0, 0, 0, 0};
+    uint32_t es = tsl_dtype_bytes(dtype);
+    g.b = g.m * g.k * es;
+    g.c = g.b + g.k * g.nc * es;
+    g.vmem_b = g.m * g.k * es;
+    if (N != 16 || gemm_db_vmem_bytes(&g) > VMEM || g.slots * g.mc * 4 * N > ACC || g.c + g.m * g.nc * 4 > DATA_END) {
         fprintf(stderr, "gemm: needs the n16 configuration\n");
-        return 2;
+        return false;
     }
-    const uint32_t A = 0, B = 65536, C = 131072, VA = 0, VB = 65536;
     Prog p;
-    p.name = "gemm256";
-    p.insns.push_back(tsl_insn_dma(TSL_DMA_OP_LOAD, B, NC, VB, NC, K, NC));
-    for (uint32_t h = 0; h < M / MC; h++) {
-        tsl_insn_t i = tsl_insn_dma(TSL_DMA_OP_LOAD, A + h * MC * K, K, VA + h * MC * K, K, MC, K);
-        tsl_insn_signal(&i, TSL_TOK(TSL_UNIT_MXU));
-        p.insns.push_back(i);
-    }
-    uint32_t t = 0, wb = 0;
-    for (uint32_t nb = 0; nb < NC / N; nb++)
-        for (uint32_t mc = 0; mc < M / MC; mc++, t++) {
-            uint32_t slot = ACC_BASE + (t % SLOTS) * MC * 4 * N;
-            bool waits = t < M / MC || t >= SLOTS;  // an A half, or the store of tile t - SLOTS
-            for (uint32_t kb = 0; kb < K / N; kb++, wb ^= 1) {
-                tsl_insn_t lw = tsl_insn_loadw(TSL_DTYPE_INT8, wb, VB + kb * N * NC + nb * N, NC);
-                if (kb == 0 && waits) tsl_insn_wait(&lw, TSL_TOK(TSL_UNIT_DMA));
-                p.insns.push_back(lw);
-                tsl_insn_t mm = tsl_insn_matmul(TSL_DTYPE_INT8, wb, kb != 0, VA + mc * MC * K + kb * N, K, slot, 4 * N, MC);
-                if (kb == K / N - 1) tsl_insn_signal(&mm, TSL_TOK(TSL_UNIT_DMA));
-                p.insns.push_back(mm);
-            }
-            tsl_insn_t st = tsl_insn_dma(TSL_DMA_OP_STORE, C + mc * MC * NC * 4 + nb * N * 4, NC * 4, slot, 4 * N, MC, 4 * N);
-            tsl_insn_wait(&st, TSL_TOK(TSL_UNIT_MXU));
-            if (t + SLOTS < (NC / N) * (M / MC)) tsl_insn_signal(&st, TSL_TOK(TSL_UNIT_MXU));
-            p.insns.push_back(st);
-        }
+    p.name = dtype == TSL_DTYPE_INT8 ? "gemm256-int8" : "gemm256-bf16";
+    if (gemm_db_prog(&g, push_prog, &p)) return false;
     TslHbmCfg hc;  // the default HBM model: latency 100, 32 bytes/cycle (env HBM_LATENCY, HBM_BW)
     hc.bytes = HBM;
     hc.data_bytes = 2 * N;
     if (getenv("HBM_LATENCY")) hc.latency = (unsigned)atoi(getenv("HBM_LATENCY"));
     if (getenv("HBM_BW")) hc.bytes_per_cycle = (unsigned)atoi(getenv("HBM_BW"));
-    uint64_t seed = seed_from_env();
-    printf("tc_n%u gemm: %ux%ux%u int8, %zu instructions, HBM latency %u, %u B/cycle\n", N, M, K, NC,
-           p.insns.size(), hc.latency, hc.bytes_per_cycle);
     Result res = run_prog(p, seed, hc);
     double util = res.perf_cycles ? 100.0 * (double)res.mxu_busy / (double)res.perf_cycles : 0;
-    double ideal = (double)M * K * NC / (N * N);
-    printf("tc_n%u gemm: %" PRIu64 " cycles, MXU busy %" PRIu64 " (%.1f %%), ideal %.0f cycles, DMA busy %.1f %%\n", N,
-           res.perf_cycles, res.mxu_busy, util, ideal, res.perf_cycles ? 100.0 * res.dma_busy / res.perf_cycles : 0);
-    bool ok = res.ok && util >= 90.0;
-    if (res.ok && !ok) fprintf(stderr, "FAIL gemm: MXU utilisation %.1f %% < 90 %%\n", util);
-    printf("tc_n%u_gemm: %d passed, %d failed\n", N, ok ? 2 : (res.ok ? 1 : 0), ok ? 0 : (res.ok ? 1 : 2));
-    return ok ? 0 : 1;
+    printf("tc_n%u %s: %zu instructions, HBM latency %u, %u B/cycle: %" PRIu64 " cycles, MXU busy %" PRIu64
+           " (%.1f %%), DMA busy %.1f %%\n", N, p.name.c_str(), p.insns.size(), hc.latency, hc.bytes_per_cycle,
+           res.perf_cycles, res.mxu_busy, util, res.perf_cycles ? 100.0 * res.dma_busy / res.perf_cycles : 0);
+    if (res.ok && util < 90.0) fprintf(stderr, "FAIL %s: MXU utilisation %.1f %% < 90 %%\n", p.name.c_str(), util);
+    return res.ok && util >= 90.0;
+}
+
+static int run_gemm() {
+    uint64_t seed = seed_from_env();
+    unsigned pass = 0, fail = 0;
+    for (uint32_t dt : {TSL_DTYPE_INT8, TSL_DTYPE_BF16}) {
+        if (dt == TSL_DTYPE_BF16 && !TC_BF16) continue;
+        gemm_case(dt, seed) ? pass++ : fail++;
+    }
+    printf("tc_n%u_gemm: %u passed, %u failed\n", N, pass, fail);
+    return fail ? 1 : 0;
 }
 
 int main(int argc, char **argv) {
     Verilated::commandArgs(argc, argv);
+    setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines appear as they are printed
     std::string mode = argc > 1 ? argv[1] : "random";
     if (mode == "random") {
         unsigned runs = argc > 2 ? (unsigned)atoi(argv[2]) : 20, insns = argc > 3 ? (unsigned)atoi(argv[3]) : 40;

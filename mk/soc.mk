@@ -1,0 +1,82 @@
+# Simulated SoC (hw/sim/soc): control core + tensor core + C++ HBM model, the `tessel` CLI and the
+# SDK examples run on it (docs/sdk.md).
+#   make build/bin/tessel     Verilated tsl_soc_sim + CLI: tessel run [--max-cycles N] [--trace F] [--stats] PROG.elf
+#   make test-sdk-hello       firmware/examples/hello on the SoC
+#   make test-sdk-mxu         firmware/examples/mxu: a 32x32x32 int8 GEMM on the MXU, checked on the core
+#   make test-sdk-cli         usage/load errors exit 2, a cycle limit exits 124, with messages
+# Configuration: the spec defaults (tsl_pkg): N=16, bf16 on, VMEM 256 KiB, ACC 64 KiB, HBM 64 MiB.
+# (tc.mk is included after this file, so the RTL list is spelled out here.)
+
+SOC_N      := 16
+SOC_BF16   := 1
+SOC_VMEM   := 262144
+SOC_ACC    := 65536
+SOC_HBM    := 67108864
+SOC_OUT    := $(BUILD)/soc
+SOC_OBJDIR := $(SOC_OUT)/verilator
+TESSEL     := $(BUILD)/bin/tessel
+
+SOC_RTL    := hw/rtl/tsl_pkg.sv $(sort $(wildcard hw/rtl/prim/*.sv)) $(sort $(wildcard hw/rtl/mxu/*.sv)) \
+              $(sort $(wildcard hw/rtl/tc/*.sv)) $(filter-out hw/rtl/prim/%,$(CORE_RTL)) \
+              hw/rtl/core/tsl_cpu_sys_regs.sv hw/rtl/core/tsl_cpu_sys.sv hw/sim/soc/tsl_soc_sim.sv
+SOC_CPP    := hw/sim/soc/tessel_main.cpp hw/sim/core/tsl_elf.cpp hw/sim/tc/tsl_hbm.cpp
+SOC_VFLAGS := -Wall --top-module tsl_soc_sim -O3 --x-assign fast --x-initial fast --noassert \
+              --unroll-count 256 --trace-fst
+SOC_PARAMS := -GN=$(SOC_N) -GEnableBf16="1'b$(SOC_BF16)" -GVmemBytes=$(SOC_VMEM) -GAccBytes=$(SOC_ACC) \
+              -GHbmBytes=$(SOC_HBM)
+SOC_CFLAGS := -O2 -I$(abspath hw/sim/soc) -I$(abspath hw/sim/core) -I$(abspath hw/sim/tc) -DSOC_N=$(SOC_N) -DSOC_HBM=$(SOC_HBM)
+
+$(TESSEL): $(SOC_RTL) $(SOC_CPP) hw/sim/core/tsl_elf.h hw/sim/tc/tsl_hbm.h mk/soc.mk
+	@mkdir -p $(SOC_OBJDIR) $(dir $@)
+	@echo "  VERILATE tsl_soc_sim -> $@ (log: $(SOC_OBJDIR)/build.log)"
+	@$(VERILATOR) --cc --exe --build -j 2 $(SOC_VFLAGS) $(SOC_PARAMS) -Mdir $(SOC_OBJDIR) \
+	  -CFLAGS "$(SOC_CFLAGS)" -MAKEFLAGS "OPT_FAST=-O2" -o tessel $(SOC_RTL) $(abspath $(SOC_CPP)) \
+	  >$(SOC_OBJDIR)/build.log 2>&1 || { tail -40 $(SOC_OBJDIR)/build.log; exit 1; }
+	@cp $(SOC_OBJDIR)/tessel $@
+
+# --- SDK examples --------------------------------------------------------------------------------
+SOC_SDK_DEPS := sdk/sdk.mk sdk/crt0.S sdk/link.ld $(wildcard sdk/src/*.c sdk/include/*.h) \
+                hw/include/tsl_hw.h hw/include/tsl_insn.h
+
+# soc_example(name): firmware/examples/<name> -> $(SOC_OUT)/<name>/<name>.elf
+define soc_example
+$(SOC_OUT)/$(1)/$(1).elf: $(wildcard firmware/examples/$(1)/*.c) firmware/examples/$(1)/Makefile $(SOC_SDK_DEPS)
+	@mkdir -p $$(dir $$@)
+	@$(MAKE) --no-print-directory -s -C firmware/examples/$(1) OUT=$$(abspath $$(dir $$@)) \
+	  >$$(dir $$@)build.log 2>&1 || { cat $$(dir $$@)build.log; exit 1; }
+endef
+$(eval $(call soc_example,hello))
+$(eval $(call soc_example,mxu))
+
+# --- tests ---------------------------------------------------------------------------------------
+TESTS += sdk-hello sdk-mxu sdk-cli
+.PHONY: test-sdk-hello test-sdk-mxu test-sdk-cli
+
+# The hello world prints its greeting and exits 0 on the SoC.
+test-sdk-hello: $(TESSEL) $(SOC_OUT)/hello/hello.elf
+	@$(TESSEL) run $(SOC_OUT)/hello/hello.elf >$(SOC_OUT)/hello/out.txt; rc=$$?; \
+	cat $(SOC_OUT)/hello/out.txt; \
+	if [ $$rc -eq 0 ] && grep -qx "Hello from Tessel's RV32IM control core!" $(SOC_OUT)/hello/out.txt; \
+	then echo "sdk_hello: 1 passed, 0 failed"; \
+	else echo "sdk_hello: exit code $$rc"; echo "sdk_hello: 0 passed, 1 failed"; exit 1; fi
+
+# The MXU example computes C = A*B on the tensor core and checks it against the core's own loop.
+test-sdk-mxu: $(TESSEL) $(SOC_OUT)/mxu/mxu.elf
+	@$(TESSEL) run --stats $(SOC_OUT)/mxu/mxu.elf >$(SOC_OUT)/mxu/out.txt; rc=$$?; \
+	cat $(SOC_OUT)/mxu/out.txt; \
+	if [ $$rc -eq 0 ] && grep -qx "mxu: C matches the reference" $(SOC_OUT)/mxu/out.txt; \
+	then echo "sdk_mxu: 1 passed, 0 failed"; \
+	else echo "sdk_mxu: exit code $$rc"; echo "sdk_mxu: 0 passed, 1 failed"; exit 1; fi
+
+# Failing paths of the CLI: usage and load errors exit 2, a cycle limit 124, each with a message.
+test-sdk-cli: $(TESSEL) $(SOC_OUT)/hello/hello.elf
+	@p=0; f=0; \
+	$(TESSEL) run --max-cycles 500 $(SOC_OUT)/hello/hello.elf >/dev/null 2>$(SOC_OUT)/cli.err; rc=$$?; \
+	if [ $$rc -eq 124 ] && grep -q '^tessel: timeout' $(SOC_OUT)/cli.err; then p=$$((p+1)); \
+	else f=$$((f+1)); echo "FAIL: tessel run --max-cycles 500 hello.elf -> exit $$rc"; fi; \
+	for args in "run $(SOC_OUT)/no-such-file.elf" "run" "frobnicate x.elf" "run --bogus x.elf" \
+	            "run --max-cycles ten x.elf" "run $(TESSEL)"; do \
+	  $(TESSEL) $$args >/dev/null 2>$(SOC_OUT)/cli.err; rc=$$?; \
+	  if [ $$rc -eq 2 ] && grep -q '^tessel: ' $(SOC_OUT)/cli.err; then p=$$((p+1)); \
+	  else f=$$((f+1)); echo "FAIL: tessel $$args -> exit $$rc"; cat $(SOC_OUT)/cli.err; fi; \
+	done; echo "sdk_cli: $$p passed, $$f failed"; test $$f -eq 0

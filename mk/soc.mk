@@ -1,9 +1,13 @@
-# Simulated SoC (hw/sim/soc): control core + tensor core + C++ HBM model, the `tessel` CLI and the
-# SDK examples run on it (docs/sdk.md).
-#   make build/bin/tessel     Verilated tsl_soc_sim + CLI: tessel run [--max-cycles N] [--trace F] [--stats] PROG.elf
+# Product SoC (hw/rtl/soc: tsl_soc = control core + tensor core + HOSTIF + AXI arbiter to HBM) and
+# its simulator: the `tessel` CLI and the SDK examples run on it (docs/sdk.md).
+#   make build/bin/tessel     Verilated tsl_soc + TslSocSim (hw/sim/soc) + CLI:
+#                             tessel run [--max-cycles N] [--trace F] [--stats] PROG.elf
 #   make test-sdk-hello       firmware/examples/hello on the SoC
 #   make test-sdk-mxu         firmware/examples/mxu: a 32x32x32 int8 GEMM on the MXU, checked on the core
 #   make test-sdk-cli         usage/load errors exit 2, a cycle limit exits 124, with messages
+#   make test-soc-lint        Verilator -Wall on tsl_soc, tsl_hostif, tsl_axi_arb, tsl_axi_from_bus (N=4, 16)
+#   make test-soc-iverilog    iverilog -g2012 compiles tsl_soc
+#   make test-soc-host        host port, rings, doorbell/host IRQ, RESET, 3-master AXI stress (SEED=)
 # Configuration: the spec defaults (tsl_pkg): N=16, bf16 on, VMEM 256 KiB, ACC 64 KiB, HBM 64 MiB.
 # (tc.mk is included after this file, so the RTL list is spelled out here.)
 
@@ -16,19 +20,25 @@ SOC_OUT    := $(BUILD)/soc
 SOC_OBJDIR := $(SOC_OUT)/verilator
 TESSEL     := $(BUILD)/bin/tessel
 
+SOC_OWN_RTL := hw/rtl/soc/tsl_hostif.sv hw/rtl/soc/tsl_axi_from_bus.sv hw/rtl/soc/tsl_axi_arb_rr.sv \
+               hw/rtl/soc/tsl_axi_arb.sv hw/rtl/soc/tsl_soc.sv
 SOC_RTL    := hw/rtl/tsl_pkg.sv $(sort $(wildcard hw/rtl/prim/*.sv)) $(sort $(wildcard hw/rtl/mxu/*.sv)) \
               $(sort $(wildcard hw/rtl/tc/*.sv)) $(filter-out hw/rtl/prim/%,$(CORE_RTL)) \
-              hw/rtl/core/tsl_cpu_sys_regs.sv hw/rtl/core/tsl_cpu_sys.sv hw/sim/soc/tsl_soc_sim.sv
-SOC_CPP    := hw/sim/soc/tessel_main.cpp hw/sim/core/tsl_elf.cpp hw/sim/tc/tsl_hbm.cpp
-SOC_VFLAGS := -Wall --top-module tsl_soc_sim -O3 --x-assign fast --x-initial fast --noassert \
+              hw/rtl/core/tsl_cpu_sys_regs.sv hw/rtl/core/tsl_cpu_sys.sv $(SOC_OWN_RTL)
+SOC_CPP    := hw/sim/soc/tessel_main.cpp hw/sim/soc/tsl_soc_sim.cpp hw/sim/soc/soc_host_test.cpp \
+              hw/sim/core/tsl_elf.cpp hw/sim/tc/tsl_hbm.cpp
+SOC_HDRS   := hw/sim/soc/tsl_soc_sim.h hw/sim/core/tsl_elf.h hw/sim/tc/tsl_hbm.h tests/soc/host_proto.h \
+              hw/include/tsl_hw.h
+SOC_VFLAGS := -Wall --top-module tsl_soc -O3 --x-assign fast --x-initial fast --noassert \
               --unroll-count 256 --trace-fst
 SOC_PARAMS := -GN=$(SOC_N) -GEnableBf16="1'b$(SOC_BF16)" -GVmemBytes=$(SOC_VMEM) -GAccBytes=$(SOC_ACC) \
               -GHbmBytes=$(SOC_HBM)
-SOC_CFLAGS := -O2 -I$(abspath hw/sim/soc) -I$(abspath hw/sim/core) -I$(abspath hw/sim/tc) -DSOC_N=$(SOC_N) -DSOC_HBM=$(SOC_HBM)
+SOC_CFLAGS := -O2 -I$(abspath hw/sim/soc) -I$(abspath hw/sim/core) -I$(abspath hw/sim/tc) \
+              -I$(abspath hw/include) -I$(abspath tests/soc) -DSOC_N=$(SOC_N) -DSOC_HBM=$(SOC_HBM)
 
-$(TESSEL): $(SOC_RTL) $(SOC_CPP) hw/sim/core/tsl_elf.h hw/sim/tc/tsl_hbm.h mk/soc.mk
+$(TESSEL): $(SOC_RTL) $(SOC_CPP) $(SOC_HDRS) mk/soc.mk
 	@mkdir -p $(SOC_OBJDIR) $(dir $@)
-	@echo "  VERILATE tsl_soc_sim -> $@ (log: $(SOC_OBJDIR)/build.log)"
+	@echo "  VERILATE tsl_soc -> $@ (log: $(SOC_OBJDIR)/build.log)"
 	@$(VERILATOR) --cc --exe --build -j 2 $(SOC_VFLAGS) $(SOC_PARAMS) -Mdir $(SOC_OBJDIR) \
 	  -CFLAGS "$(SOC_CFLAGS)" -MAKEFLAGS "OPT_FAST=-O2" -o tessel $(SOC_RTL) $(abspath $(SOC_CPP)) \
 	  >$(SOC_OBJDIR)/build.log 2>&1 || { tail -40 $(SOC_OBJDIR)/build.log; exit 1; }
@@ -48,9 +58,36 @@ endef
 $(eval $(call soc_example,hello))
 $(eval $(call soc_example,mxu))
 
+$(SOC_OUT)/host_fw/host_fw.elf: tests/soc/host_fw.c tests/soc/host_proto.h tests/soc/Makefile $(SOC_SDK_DEPS)
+	@mkdir -p $(dir $@)
+	@$(MAKE) --no-print-directory -s -C tests/soc OUT=$(abspath $(dir $@)) \
+	  >$(dir $@)build.log 2>&1 || { cat $(dir $@)build.log; exit 1; }
+
 # --- tests ---------------------------------------------------------------------------------------
-TESTS += sdk-hello sdk-mxu sdk-cli
-.PHONY: test-sdk-hello test-sdk-mxu test-sdk-cli
+TESTS += sdk-hello sdk-mxu sdk-cli soc-lint soc-iverilog soc-host
+.PHONY: test-sdk-hello test-sdk-mxu test-sdk-cli test-soc-lint test-soc-iverilog test-soc-host
+
+# Verilator -Wall on the SoC top and each of its own blocks, at two N (the AXI width is 16N).
+test-soc-lint:
+	@p=0; f=0; for n in 4 16; do \
+	  for top in tsl_soc tsl_hostif tsl_axi_arb tsl_axi_from_bus; do \
+	    case $$top in tsl_soc) g="-GN=$$n";; tsl_hostif) g="";; *) g="-GDataW=$$((16*n))";; esac; \
+	    if $(VERILATOR) --lint-only -Wall --top-module $$top $$g $(SOC_RTL); \
+	    then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: $$top N=$$n"; fi; \
+	  done; done; \
+	if $(VERILATOR) --lint-only -Wall --top-module tsl_axi_arb -GMasters=1 -GDataW=32 $(SOC_RTL); \
+	then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: tsl_axi_arb Masters=1"; fi; \
+	echo "soc_lint: $$p passed, $$f failed"; test $$f -eq 0
+
+test-soc-iverilog:
+	@mkdir -p $(SOC_OUT)
+	@rm -f $(SOC_OUT)/tsl_soc.vvp; iverilog -g2012 -o $(SOC_OUT)/tsl_soc.vvp -s tsl_soc $(SOC_RTL) 2>&1 | grep -v 'sorry:'; \
+	if test -s $(SOC_OUT)/tsl_soc.vvp; then echo "soc_iverilog: 1 passed, 0 failed"; \
+	else echo "soc_iverilog: 0 passed, 1 failed"; exit 1; fi
+
+# Host side of the SoC against tests/soc/host_fw.c (tests/soc/README.md).
+test-soc-host: $(TESSEL) $(SOC_OUT)/host_fw/host_fw.elf
+	@$(TESSEL) test-host $(SOC_OUT)/host_fw/host_fw.elf
 
 # The hello world prints its greeting and exits 0 on the SoC.
 test-sdk-hello: $(TESSEL) $(SOC_OUT)/hello/hello.elf

@@ -1,0 +1,32 @@
+/* Tessel firmware for the RV32 control core: the command processor's main loop.
+ * Reports FW_STATUS = ready, then forever: increments HEARTBEAT, clears a pending doorbell
+ * (DB_PENDING, w1c) and processes the command ring (tsl_cp_poll). On an unusable tensor core or an
+ * invalid ring it reports FW_STATUS = halted with a fault code, raises HOST_IRQ_STATUS.FAULT and
+ * stops; HOSTIF RESET restarts the core. */
+#include "tsl_cp.h"
+#include "tsl_cp_hal_mmio.h"
+
+static void halt(const tsl_cp_hal_t *hal, uint32_t code)
+{
+    uint32_t st = (2u << TSL_HOSTIF_FW_STATUS_STATE_SHIFT) | (code << TSL_HOSTIF_FW_STATUS_CODE_SHIFT);
+    hal->hostif_write(hal->ctx, TSL_HOSTIF_FW_STATUS_OFFSET, st);
+    hal->hostif_write(hal->ctx, TSL_HOSTIF_HOST_IRQ_SET_OFFSET, 1u << TSL_HOSTIF_HOST_IRQ_STATUS_FAULT_SHIFT);
+    for (;;)
+        __asm__ volatile("wfi");
+}
+
+int main(void)
+{
+    tsl_cp_hal_t hal;
+    tsl_cp_t cp;
+    tsl_cp_hal_mmio_init(&hal);
+    if (tsl_cp_init(&cp, &hal) != TSL_CP_OK)
+        halt(&hal, TSL_CP_FAULT_CONFIG);
+    hal.hostif_write(hal.ctx, TSL_HOSTIF_FW_STATUS_OFFSET, 1u << TSL_HOSTIF_FW_STATUS_STATE_SHIFT);
+    for (uint32_t beat = 1;; beat++) {
+        hal.hostif_write(hal.ctx, TSL_HOSTIF_HEARTBEAT_OFFSET, beat);
+        (void)tsl_cp_doorbell(&cp);
+        if (tsl_cp_poll(&cp) < 0)
+            halt(&hal, TSL_CP_FAULT_RING);
+    }
+}

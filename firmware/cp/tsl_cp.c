@@ -1,0 +1,344 @@
+/* Tessel command processor: ring handling, command validation, completions. See tsl_cp.h. */
+#include "tsl_cp.h"
+
+#include "tsl_cp_int.h"
+
+#define CMD_BYTES (TSL_PARAM_CMD_WORDS * 4u)
+#define CPL_BYTES (TSL_PARAM_CPL_WORDS * 4u)
+
+static uint32_t hif_rd(tsl_cp_t *cp, uint32_t off) { return cp->hal->hostif_read(cp->hal->ctx, off); }
+static void hif_wr(tsl_cp_t *cp, uint32_t off, uint32_t v) { cp->hal->hostif_write(cp->hal->ctx, off, v); }
+
+static int is_pow2(uint32_t v) { return v && !(v & (v - 1u)); }
+
+const char *tsl_cp_strerror(int status)
+{
+    switch (status) {
+    case TSL_CP_OK: return "ok";
+    case TSL_CP_EINVAL: return "invalid argument";
+    case TSL_CP_ECONFIG: return "unusable tensor-core configuration";
+    case TSL_CP_ERING: return "invalid command or completion ring registers";
+    default: return status > 0 ? "ok" : "unknown status";
+    }
+}
+
+tsl_cp_status_t tsl_cp_init(tsl_cp_t *cp, const tsl_cp_hal_t *hal)
+{
+    if (!cp || !hal || !hal->tc_read || !hal->tc_write || !hal->hostif_read || !hal->hostif_write ||
+        !hal->hbm_read || !hal->hbm_write || !hal->cycles)
+        return TSL_CP_EINVAL;
+    cp->hal = hal;
+    cp->timeout_cycles = TSL_CP_TIMEOUT_DEFAULT;
+    cp->commands = 0;
+    if (hal->tc_read(hal->ctx, TSL_TC_ID_OFFSET) != TSL_ID_VALUE)
+        return TSL_CP_ECONFIG;
+    cp->n = hal->tc_read(hal->ctx, TSL_TC_CFG_N_OFFSET);
+    cp->vmem_bytes = hal->tc_read(hal->ctx, TSL_TC_CFG_VMEM_BYTES_OFFSET);
+    cp->acc_bytes = hal->tc_read(hal->ctx, TSL_TC_CFG_ACC_BYTES_OFFSET);
+    cp->hbm_bytes = hal->tc_read(hal->ctx, TSL_TC_CFG_HBM_BYTES_OFFSET);
+    cp->features = hal->tc_read(hal->ctx, TSL_TC_CFG_FEATURES_OFFSET);
+    uint32_t n = cp->n;
+    /* The smallest GEMM tiling (see README): two A, B, bias and output slots of one N-row band and
+     * one K-block, two one-row ACC slots; ELTWISE needs two slots of one row of N 32-bit values. */
+    if (!is_pow2(n) || n < 4 || n > 128 || !is_pow2(cp->hbm_bytes) || cp->acc_bytes < 8u * 4u * n ||
+        cp->vmem_bytes < 8u * (tsl_cp_roundup(n * n * 2u, TSL_CP_ALIGN) + TSL_CP_ALIGN))
+        return TSL_CP_ECONFIG;
+    hal->tc_write(hal->ctx, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
+    tsl_cp_sched_begin(cp);
+    return TSL_CP_OK;
+}
+
+int tsl_cp_doorbell(tsl_cp_t *cp)
+{
+    if (!cp)
+        return 0;
+    if (!(hif_rd(cp, TSL_HOSTIF_DB_PENDING_OFFSET) & 1u))
+        return 0;
+    hif_wr(cp, TSL_HOSTIF_DB_PENDING_OFFSET, 1u);
+    return 1;
+}
+
+/* ------------------------------------------------------------------------------- validation */
+
+typedef struct {
+    uint32_t status, detail;
+} verdict_t;
+
+#define FAIL(st, word)                         \
+    do {                                       \
+        verdict_t f_ = {TSL_CMD_ERR_##st, (word)}; \
+        return f_;                             \
+    } while (0)
+
+static int is_float(uint32_t dt) { return dt == TSL_DTYPE_BF16 || dt == TSL_DTYPE_FP32; }
+
+static int has_feature(const tsl_cp_t *cp, uint32_t bit) { return (cp->features >> bit) & 1u; }
+
+/* Operand of `rows` rows of `row_bytes` bytes, `stride` apart: inside HBM, no wrap-around. */
+static int in_hbm(const tsl_cp_t *cp, uint32_t addr, uint32_t rows, uint32_t stride, uint64_t row_bytes)
+{
+    return (uint64_t)addr + (uint64_t)(rows - 1u) * stride + row_bytes <= cp->hbm_bytes;
+}
+
+/* First non-zero word of `mask` (bit i = word i) in w, or -1. */
+static int nonzero_word(const uint32_t *w, uint32_t mask)
+{
+    for (int i = 0; i < (int)TSL_PARAM_CMD_WORDS; i++)
+        if (((mask >> i) & 1u) && w[i])
+            return i;
+    return -1;
+}
+
+#define W(f) (1u << TSL_CMD_##f##_WORD)
+
+static verdict_t validate(const tsl_cp_t *cp, const uint32_t *w, tsl_cp_cmd_t *c)
+{
+    verdict_t ok = {TSL_CMD_ERR_OK, 0};
+    c->op = TSL_GET(w, TSL_CMD_OPCODE);
+    c->flags = TSL_GET(w, TSL_CMD_FLAGS);
+    c->tag = TSL_GET(w, TSL_CMD_TAG);
+    c->adt = TSL_GET(w, TSL_CMD_A_DTYPE);
+    c->bdt = TSL_GET(w, TSL_CMD_B_DTYPE);
+    c->cdt = TSL_GET(w, TSL_CMD_C_DTYPE);
+    c->vop = TSL_GET(w, TSL_CMD_VPU_OP);
+    c->m = w[TSL_CMD_M_WORD];
+    c->n = w[TSL_CMD_N_WORD];
+    c->k = w[TSL_CMD_K_WORD];
+    c->a = w[TSL_CMD_A_ADDR_WORD];
+    c->lda = w[TSL_CMD_LDA_WORD];
+    c->b = w[TSL_CMD_B_ADDR_WORD];
+    c->ldb = w[TSL_CMD_LDB_WORD];
+    c->c = w[TSL_CMD_C_ADDR_WORD];
+    c->ldc = w[TSL_CMD_LDC_WORD];
+    c->bias = w[TSL_CMD_BIAS_ADDR_WORD];
+    c->scale = w[TSL_CMD_SCALE_WORD];
+    c->shift = TSL_GET(w, TSL_CMD_SHIFT);
+    c->zp = w[TSL_CMD_ZERO_POINT_WORD];
+
+    /* 1. opcode */
+    if (c->op >= TSL_CMD_OP_LIMIT)
+        FAIL(BAD_OPCODE, TSL_CMD_OPCODE_WORD);
+    /* 2. reserved bits (outside every field) and flags */
+    if (w[0] >> 16)
+        FAIL(BAD_FLAGS, 0);
+    if (w[2] >> 16)
+        FAIL(BAD_FLAGS, 2);
+    if (w[TSL_CMD_SHIFT_WORD] & ~TSL_CMD_SHIFT_MASK)
+        FAIL(BAD_FLAGS, TSL_CMD_SHIFT_WORD);
+    uint32_t allowed = 0, used = W(TAG), f = c->flags;
+    switch (c->op) {
+    case TSL_CMD_OP_GEMM: allowed = TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU) | TSL_CP_FLAG(SCALE); break;
+    case TSL_CMD_OP_ELTWISE: allowed = TSL_CP_FLAG(B_BCAST) | TSL_CP_FLAG(B_IMM); break;
+    default: break;
+    }
+    if (f & ~allowed)
+        FAIL(BAD_FLAGS, 0);
+
+    uint32_t esa = tsl_dtype_bytes(c->adt), esb = tsl_dtype_bytes(c->bdt), esc = tsl_dtype_bytes(c->cdt);
+    switch (c->op) {
+    case TSL_CMD_OP_NOP:
+    case TSL_CMD_OP_FENCE:
+        break;
+    case TSL_CMD_OP_COPY:
+        used |= W(M) | W(N) | W(A_ADDR) | W(LDA) | W(C_ADDR) | W(LDC);
+        break;
+    case TSL_CMD_OP_FILL:
+        used |= W(M) | W(N) | W(C_ADDR) | W(LDC) | W(SCALE);
+        break;
+    case TSL_CMD_OP_GEMM: {
+        /* 3. dtypes */
+        if (c->adt != c->bdt || (c->adt != TSL_DTYPE_INT8 && c->adt != TSL_DTYPE_BF16))
+            FAIL(BAD_DTYPE, 2);
+        if (!has_feature(cp, c->adt == TSL_DTYPE_INT8 ? TSL_TC_CFG_FEATURES_INT8_SHIFT : TSL_TC_CFG_FEATURES_BF16_SHIFT))
+            FAIL(BAD_DTYPE, 2);
+        if (c->adt == TSL_DTYPE_INT8 ? (c->cdt != TSL_DTYPE_INT32 && c->cdt != TSL_DTYPE_INT8)
+                                     : (c->cdt != TSL_DTYPE_FP32 && c->cdt != TSL_DTYPE_BF16))
+            FAIL(BAD_DTYPE, 2);
+        if ((f & TSL_CP_FLAG(SCALE)) && !is_float(c->cdt))
+            FAIL(BAD_FLAGS, 0);
+        if (c->vop)
+            FAIL(BAD_FLAGS, 2);
+        used |= W(M) | W(N) | W(K) | W(A_ADDR) | W(LDA) | W(B_ADDR) | W(LDB) | W(C_ADDR) | W(LDC);
+        if (f & TSL_CP_FLAG(BIAS))
+            used |= W(BIAS_ADDR);
+        if (c->cdt == TSL_DTYPE_INT8)
+            used |= W(SCALE) | W(SHIFT) | W(ZERO_POINT);
+        if (f & TSL_CP_FLAG(SCALE))
+            used |= W(SCALE);
+        break;
+    }
+    case TSL_CMD_OP_ELTWISE: {
+        uint32_t op = c->vop;
+        int binary = op == TSL_VPU_OP_ADD || op == TSL_VPU_OP_MUL || op == TSL_VPU_OP_MAX;
+        int unary = op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT;
+        if (!binary && !unary)
+            FAIL(BAD_OPCODE, 2);
+        if ((f & TSL_CP_FLAG(B_BCAST)) && (f & TSL_CP_FLAG(B_IMM)))
+            FAIL(BAD_FLAGS, 0);
+        if (unary && f)
+            FAIL(BAD_FLAGS, 0);
+        if (unary && c->bdt)
+            FAIL(BAD_FLAGS, 2);
+        int fl = is_float(c->adt);
+        if (is_float(c->cdt) != fl || (binary && is_float(c->bdt) != fl))
+            FAIL(BAD_DTYPE, 2);
+        if (binary && (f & TSL_CP_FLAG(B_IMM)) && esb != 4)
+            FAIL(BAD_DTYPE, 2);
+        if (op == TSL_VPU_OP_REQUANT && fl)
+            FAIL(BAD_DTYPE, 2);
+        if (fl && !has_feature(cp, TSL_TC_CFG_FEATURES_BF16_SHIFT))
+            FAIL(BAD_DTYPE, 2);
+        used |= W(M) | W(N) | W(A_ADDR) | W(LDA) | W(C_ADDR) | W(LDC);
+        if (binary && (f & TSL_CP_FLAG(B_IMM)))
+            used |= W(SCALE);
+        else if (binary && (f & TSL_CP_FLAG(B_BCAST)))
+            used |= W(B_ADDR);
+        else if (binary)
+            used |= W(B_ADDR) | W(LDB);
+        if (op == TSL_VPU_OP_REQUANT)
+            used |= W(SCALE) | W(SHIFT) | W(ZERO_POINT);
+        break;
+    }
+    default:
+        break;
+    }
+    /* 4. fields the command does not use must be zero (word 0 and 2 hold opcode and dtypes) */
+    uint32_t dtype_words = W(A_DTYPE);
+    int bad = nonzero_word(w, 0xFFFFu & ~used & ~W(OPCODE) & ~dtype_words);
+    if (bad >= 0)
+        FAIL(BAD_FLAGS, (uint32_t)bad);
+    if (c->op != TSL_CMD_OP_GEMM && c->op != TSL_CMD_OP_ELTWISE && w[2])
+        FAIL(BAD_FLAGS, 2);
+    if ((used & W(SHIFT)) && c->shift > 62u)
+        FAIL(BAD_FLAGS, TSL_CMD_SHIFT_WORD);
+    if (c->op == TSL_CMD_OP_NOP || c->op == TSL_CMD_OP_FENCE)
+        return ok;
+
+    /* 5. shapes: sizes from 1 to HBM_BYTES, strides at least one row */
+    uint32_t hb = cp->hbm_bytes;
+    if (!c->m || c->m > hb)
+        FAIL(BAD_SHAPE, TSL_CMD_M_WORD);
+    if (!c->n || c->n > hb)
+        FAIL(BAD_SHAPE, TSL_CMD_N_WORD);
+    uint64_t arow, brow = 0, crow;
+    uint32_t brows = 0;
+    if (c->op == TSL_CMD_OP_COPY || c->op == TSL_CMD_OP_FILL) {
+        arow = crow = c->n;
+    } else if (c->op == TSL_CMD_OP_GEMM) {
+        if (!c->k || c->k > hb)
+            FAIL(BAD_SHAPE, TSL_CMD_K_WORD);
+        arow = (uint64_t)c->k * esa;
+        brow = (uint64_t)c->n * esb;
+        brows = c->k;
+        crow = (uint64_t)c->n * esc;
+    } else {
+        arow = (uint64_t)c->n * esa;
+        crow = (uint64_t)c->n * esc;
+        if (used & W(B_ADDR)) {
+            brow = (uint64_t)c->n * esb;
+            brows = (f & TSL_CP_FLAG(B_BCAST)) ? 1u : c->m;
+        }
+    }
+    if ((used & W(LDA)) && c->lda < arow)
+        FAIL(BAD_SHAPE, TSL_CMD_LDA_WORD);
+    if ((used & W(LDB)) && c->ldb < brow)
+        FAIL(BAD_SHAPE, TSL_CMD_LDB_WORD);
+    if (c->ldc < crow)
+        FAIL(BAD_SHAPE, TSL_CMD_LDC_WORD);
+
+    /* 6. every operand inside HBM */
+    if ((used & W(A_ADDR)) && !in_hbm(cp, c->a, c->m, c->lda, arow))
+        FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
+    if ((used & W(B_ADDR)) && !in_hbm(cp, c->b, brows, c->ldb, brow))
+        FAIL(BAD_ADDR, TSL_CMD_B_ADDR_WORD);
+    if (!in_hbm(cp, c->c, c->m, c->ldc, crow))
+        FAIL(BAD_ADDR, TSL_CMD_C_ADDR_WORD);
+    if ((used & W(BIAS_ADDR)) && !in_hbm(cp, c->bias, 1, 0, (uint64_t)c->n * 4u))
+        FAIL(BAD_ADDR, TSL_CMD_BIAS_ADDR_WORD);
+    return ok;
+}
+
+/* ------------------------------------------------------------------------------------ rings */
+
+typedef struct {
+    uint32_t cmd_base, cmd_size, head, tail, cpl_base, cpl_size, cpl_head, cpl_tail;
+} ring_t;
+
+static int ring_valid(const tsl_cp_t *cp, const ring_t *r)
+{
+    return is_pow2(r->cmd_size) && !(r->cmd_base % CMD_BYTES) &&
+           (uint64_t)r->cmd_base + (uint64_t)r->cmd_size * CMD_BYTES <= cp->hbm_bytes &&
+           is_pow2(r->cpl_size) && !(r->cpl_base % CPL_BYTES) &&
+           (uint64_t)r->cpl_base + (uint64_t)r->cpl_size * CPL_BYTES <= cp->hbm_bytes &&
+           r->head - r->tail <= r->cmd_size && r->cpl_head - r->cpl_tail <= r->cpl_size;
+}
+
+static uint32_t execute(tsl_cp_t *cp, const tsl_cp_cmd_t *c, uint32_t *detail)
+{
+    *detail = 0;
+    if (c->op == TSL_CMD_OP_NOP || c->op == TSL_CMD_OP_FENCE)
+        return TSL_CMD_ERR_OK; /* commands run one at a time: every earlier one has completed */
+    tsl_cp_sched_begin(cp);
+    switch (c->op) {
+    case TSL_CMD_OP_COPY: tsl_cp_exec_copy(cp, c); break;
+    case TSL_CMD_OP_FILL: tsl_cp_exec_fill(cp, c); break;
+    case TSL_CMD_OP_ELTWISE: tsl_cp_exec_eltwise(cp, c); break;
+    default: tsl_cp_exec_gemm(cp, c); break;
+    }
+    return tsl_cp_sched_end(cp, detail);
+}
+
+int tsl_cp_poll(tsl_cp_t *cp)
+{
+    if (!cp || !cp->hal)
+        return TSL_CP_EINVAL;
+    ring_t r;
+    r.head = hif_rd(cp, TSL_HOSTIF_CMD_HEAD_OFFSET);
+    r.tail = hif_rd(cp, TSL_HOSTIF_CMD_TAIL_OFFSET);
+    if (r.head == r.tail)
+        return 0;
+    r.cmd_base = hif_rd(cp, TSL_HOSTIF_CMD_BASE_OFFSET);
+    r.cmd_size = hif_rd(cp, TSL_HOSTIF_CMD_SIZE_OFFSET);
+    r.cpl_base = hif_rd(cp, TSL_HOSTIF_CPL_BASE_OFFSET);
+    r.cpl_size = hif_rd(cp, TSL_HOSTIF_CPL_SIZE_OFFSET);
+    r.cpl_head = hif_rd(cp, TSL_HOSTIF_CPL_HEAD_OFFSET);
+    r.cpl_tail = hif_rd(cp, TSL_HOSTIF_CPL_TAIL_OFFSET);
+    if (!ring_valid(cp, &r))
+        return TSL_CP_ERING;
+    int done = 0;
+    while (r.tail != r.head) {
+        if (r.cpl_head - r.cpl_tail >= r.cpl_size) {
+            r.cpl_tail = hif_rd(cp, TSL_HOSTIF_CPL_TAIL_OFFSET);
+            if (r.cpl_head - r.cpl_tail >= r.cpl_size)
+                break; /* full: never overwrite an unread completion */
+        }
+        const tsl_cp_hal_t *h = cp->hal;
+        uint64_t t0 = h->cycles(h->ctx);
+        uint32_t w[TSL_PARAM_CMD_WORDS], cpl[TSL_PARAM_CPL_WORDS] = {0, 0, 0, 0}, detail;
+        h->hbm_read(h->ctx, r.cmd_base + (r.tail & (r.cmd_size - 1u)) * CMD_BYTES, w, CMD_BYTES);
+        tsl_cp_cmd_t c;
+        verdict_t v = validate(cp, w, &c);
+        uint32_t st = v.status;
+        detail = v.detail;
+        if (st == TSL_CMD_ERR_OK)
+            st = execute(cp, &c, &detail);
+        TSL_SET(cpl, TSL_CPL_TAG, w[TSL_CMD_TAG_WORD]);
+        TSL_SET(cpl, TSL_CPL_STATUS, st);
+        TSL_SET(cpl, TSL_CPL_OPCODE, TSL_GET(w, TSL_CMD_OPCODE));
+        TSL_SET(cpl, TSL_CPL_CYCLES, (uint32_t)(h->cycles(h->ctx) - t0));
+        TSL_SET(cpl, TSL_CPL_DETAIL, detail);
+        h->hbm_write(h->ctx, r.cpl_base + (r.cpl_head & (r.cpl_size - 1u)) * CPL_BYTES, cpl, CPL_BYTES);
+        r.cpl_head++;
+        r.tail++;
+        hif_wr(cp, TSL_HOSTIF_CPL_HEAD_OFFSET, r.cpl_head);
+        hif_wr(cp, TSL_HOSTIF_CMD_TAIL_OFFSET, r.tail);
+        hif_wr(cp, TSL_HOSTIF_HOST_IRQ_SET_OFFSET, 1u << TSL_HOSTIF_HOST_IRQ_STATUS_CPL_SHIFT);
+        cp->commands++;
+        done++;
+        if (r.tail == r.head)
+            r.head = hif_rd(cp, TSL_HOSTIF_CMD_HEAD_OFFSET);
+        if (r.head - r.tail > r.cmd_size)
+            return TSL_CP_ERING;
+    }
+    return done;
+}

@@ -1,0 +1,36 @@
+/* Tessel command processor: the hardware-access layer.
+ *
+ * The command processor (tsl_cp.c and friends) reaches the hardware only through this table of
+ * function pointers, so that the same source runs on the RV32 control core (tsl_cp_hal_mmio.c:
+ * MMIO at TSL_MMAP_*_BASE, mcycle) and natively on a host against the golden model
+ * (tsl_cp_hal_model.c: a tslm_t plus an emulated HOSTIF register file). Compare NVDLA's
+ * portability layer. Every call takes the implementation's context pointer `ctx` first; there is
+ * no global state, so one process can run several devices.
+ *
+ * Offsets are the generated TSL_TC_*_OFFSET / TSL_HOSTIF_*_OFFSET values of hw/include/tsl_hw.h;
+ * HBM addresses are byte offsets into HBM (what the DMA takes), not the core's window address.
+ */
+#ifndef TSL_CP_HAL_H
+#define TSL_CP_HAL_H
+
+#include <stdint.h>
+
+typedef struct {
+    void *ctx; /* implementation state, owned by the caller; passed to every call */
+    /* Tensor-core register block (TC). Writing INSN7 pushes an instruction (may stall). */
+    uint32_t (*tc_read)(void *ctx, uint32_t offset);
+    void (*tc_write)(void *ctx, uint32_t offset, uint32_t value);
+    /* Host-interface register block (HOSTIF), with the w1c / wo semantics of docs/isa.md §6. */
+    uint32_t (*hostif_read)(void *ctx, uint32_t offset);
+    void (*hostif_write)(void *ctx, uint32_t offset, uint32_t value);
+    /* Copy `len` bytes between HBM byte address `addr` and `buf`. The caller has checked that
+     * [addr, addr + len) lies inside HBM. */
+    void (*hbm_read)(void *ctx, uint32_t addr, void *buf, uint32_t len);
+    void (*hbm_write)(void *ctx, uint32_t addr, const void *buf, uint32_t len);
+    /* Free-running cycle counter (mcycle on the core; a call counter in the model). */
+    uint64_t (*cycles)(void *ctx);
+    /* Called in every busy-wait iteration (may be NULL): wfi, a yield, or a simulation step. */
+    void (*idle)(void *ctx);
+} tsl_cp_hal_t;
+
+#endif /* TSL_CP_HAL_H */

@@ -1,0 +1,82 @@
+/* Tessel command processor: hardware-access layer for the RV32 control core (see tsl_cp_hal.h).
+ * TC, HOSTIF and the HBM window are memory-mapped at TSL_MMAP_{TC,HOSTIF,HBM}_BASE; the cycle
+ * counter is mcycle. The context pointer is unused. */
+#include "tsl_cp_hal_mmio.h"
+
+#include "tsl_hal.h"
+
+static uint32_t mmio_tc_read(void *ctx, uint32_t offset)
+{
+    (void)ctx;
+    return tsl_mmio_read32(TSL_MMAP_TC_BASE + offset);
+}
+
+static void mmio_tc_write(void *ctx, uint32_t offset, uint32_t value)
+{
+    (void)ctx;
+    tsl_mmio_write32(TSL_MMAP_TC_BASE + offset, value);
+}
+
+static uint32_t mmio_hostif_read(void *ctx, uint32_t offset)
+{
+    (void)ctx;
+    return tsl_mmio_read32(TSL_MMAP_HOSTIF_BASE + offset);
+}
+
+static void mmio_hostif_write(void *ctx, uint32_t offset, uint32_t value)
+{
+    (void)ctx;
+    /* Order earlier HBM-window stores (a completion entry) before this register write. */
+    __asm__ volatile("fence" ::: "memory");
+    tsl_mmio_write32(TSL_MMAP_HOSTIF_BASE + offset, value);
+}
+
+/* Word accesses when address, buffer and length allow; bytes otherwise. */
+static void mmio_hbm_read(void *ctx, uint32_t addr, void *buf, uint32_t len)
+{
+    (void)ctx;
+    uintptr_t src = TSL_MMAP_HBM_BASE + addr;
+    if (((src | (uintptr_t)buf | len) & 3u) == 0) {
+        uint32_t *d = buf;
+        for (uint32_t i = 0; i < len / 4; i++)
+            d[i] = ((const volatile uint32_t *)src)[i];
+        return;
+    }
+    uint8_t *d = buf;
+    for (uint32_t i = 0; i < len; i++)
+        d[i] = ((const volatile uint8_t *)src)[i];
+}
+
+static void mmio_hbm_write(void *ctx, uint32_t addr, const void *buf, uint32_t len)
+{
+    (void)ctx;
+    uintptr_t dst = TSL_MMAP_HBM_BASE + addr;
+    if (((dst | (uintptr_t)buf | len) & 3u) == 0) {
+        const uint32_t *s = buf;
+        for (uint32_t i = 0; i < len / 4; i++)
+            ((volatile uint32_t *)dst)[i] = s[i];
+        return;
+    }
+    const uint8_t *s = buf;
+    for (uint32_t i = 0; i < len; i++)
+        ((volatile uint8_t *)dst)[i] = s[i];
+}
+
+static uint64_t mmio_cycles(void *ctx)
+{
+    (void)ctx;
+    return tsl_cycles();
+}
+
+void tsl_cp_hal_mmio_init(tsl_cp_hal_t *hal)
+{
+    hal->ctx = (void *)0;
+    hal->tc_read = mmio_tc_read;
+    hal->tc_write = mmio_tc_write;
+    hal->hostif_read = mmio_hostif_read;
+    hal->hostif_write = mmio_hostif_write;
+    hal->hbm_read = mmio_hbm_read;
+    hal->hbm_write = mmio_hbm_write;
+    hal->cycles = mmio_cycles;
+    hal->idle = (void (*)(void *))0;
+}

@@ -1,0 +1,64 @@
+/* Tessel command processor: internals shared by tsl_cp*.c (not a public header). */
+#ifndef TSL_CP_INT_H
+#define TSL_CP_INT_H
+
+#include <stdint.h>
+
+#include "tsl_cp.h"
+#include "tsl_insn.h"
+
+/* A validated command, decoded (field names as in docs/isa.md §7). */
+typedef struct {
+    uint32_t op, flags, tag;
+    uint32_t adt, bdt, cdt, vop;
+    uint32_t m, n, k;
+    uint32_t a, lda, b, ldb, c, ldc, bias, scale, shift, zp;
+} tsl_cp_cmd_t;
+
+#define TSL_CP_FLAG(f) (1u << TSL_CMD_FLAG_##f)
+
+/* A local-memory buffer whose accesses the scheduler orders: its last writer and, per unit,
+ * the last reader since that write (unit sequence numbers; 0 = none). */
+typedef struct {
+    uint32_t wunit, wseq;
+    uint32_t rseq[TSL_UNIT_LIMIT];
+} tsl_cp_buf_t;
+
+/* Start a command: the tensor core is idle with zero tokens. */
+void tsl_cp_sched_begin(tsl_cp_t *cp);
+
+/* Push `insn` (on its UNIT) after every instruction it depends on through `r1`, `r2` (read) and
+ * `w` (written; read-modify-write buffers go in `w` only), any of them NULL. Dependency tokens are
+ * added so that the result is the same under every legal schedule. `hint` (TSL_TOK mask) names
+ * units that will later depend on this instruction: it signals them now, so that they need not
+ * wait for instructions pushed after it. */
+void tsl_cp_issue(tsl_cp_t *cp, tsl_insn_t insn, tsl_cp_buf_t *r1, tsl_cp_buf_t *r2, tsl_cp_buf_t *w,
+                  uint32_t hint);
+
+/* Zero `bytes` (a multiple of N) of VMEM at `addr` (aligned to N) with VPU MULs by 0. */
+void tsl_cp_zero(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes, uint32_t hint);
+
+/* 1 when the tensor core reports an error (the command can stop pushing). */
+int tsl_cp_tc_error(tsl_cp_t *cp);
+
+/* End a command: consume every outstanding token, then wait until the tensor core is idle.
+ * Returns CMD_ERR_OK, CMD_ERR_DEVICE (detail = ERR_CODE) or CMD_ERR_TIMEOUT; after an error or a
+ * timeout the tensor core has been reset (CTRL.RESET). */
+uint32_t tsl_cp_sched_end(tsl_cp_t *cp, uint32_t *detail);
+
+/* Command executors: push the instructions of a validated command. */
+void tsl_cp_exec_copy(tsl_cp_t *cp, const tsl_cp_cmd_t *c);
+void tsl_cp_exec_fill(tsl_cp_t *cp, const tsl_cp_cmd_t *c);
+void tsl_cp_exec_eltwise(tsl_cp_t *cp, const tsl_cp_cmd_t *c);
+void tsl_cp_exec_gemm(tsl_cp_t *cp, const tsl_cp_cmd_t *c);
+
+/* Helpers. */
+static inline uint32_t tsl_cp_min(uint32_t a, uint32_t b) { return a < b ? a : b; }
+static inline uint32_t tsl_cp_ceil(uint32_t a, uint32_t b) { return (a + b - 1u) / b; }
+static inline uint32_t tsl_cp_roundup(uint32_t a, uint32_t b) { return tsl_cp_ceil(a, b) * b; }
+/* Alignment of every VMEM region the command processor lays out (>= the largest vector). */
+#define TSL_CP_ALIGN 512u
+#define TSL_CP_MAX_ROWS 65535u  /* ROWS fields */
+#define TSL_CP_MAX_ROW_BYTES 65535u /* DMA ROW_BYTES */
+
+#endif /* TSL_CP_INT_H */

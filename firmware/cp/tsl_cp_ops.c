@@ -1,0 +1,118 @@
+/* Tessel command processor: COPY, FILL and ELTWISE. See README.md for the tiling. */
+#include "tsl_cp_int.h"
+
+#define TOK_DMA TSL_TOK(TSL_UNIT_DMA)
+#define TOK_MXU TSL_TOK(TSL_UNIT_MXU)
+#define TOK_VPU TSL_TOK(TSL_UNIT_VPU)
+
+static uint32_t al(uint32_t v) { return tsl_cp_roundup(v, TSL_CP_ALIGN); }
+
+/* COPY: tiles of up to 65535 rows x 65535 bytes bounce through VMEM. LOAD and STORE are both DMA
+ * instructions, so the in-order DMA queue orders them without tokens. */
+void tsl_cp_exec_copy(tsl_cp_t *cp, const tsl_cp_cmd_t *c)
+{
+    tsl_cp_buf_t buf = {0, 0, {0, 0, 0}};
+    uint32_t cb = tsl_cp_min(tsl_cp_min(c->n, TSL_CP_MAX_ROW_BYTES), cp->vmem_bytes);
+    uint32_t rmax = tsl_cp_min(cp->vmem_bytes / cb, TSL_CP_MAX_ROWS);
+    for (uint32_t r0 = 0; r0 < c->m; r0 += rmax) {
+        uint32_t rr = tsl_cp_min(rmax, c->m - r0);
+        for (uint32_t c0 = 0; c0 < c->n; c0 += cb) {
+            uint32_t cv = tsl_cp_min(cb, c->n - c0);
+            tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_LOAD, c->a + r0 * c->lda + c0, c->lda, 0, cb, rr, cv), NULL,
+                         NULL, &buf, 0);
+            tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_STORE, c->c + r0 * c->ldc + c0, c->ldc, 0, cb, rr, cv), &buf,
+                         NULL, NULL, 0);
+        }
+        if (tsl_cp_tc_error(cp))
+            return;
+    }
+}
+
+/* FILL: the VPU writes the pattern over a VMEM row (MUL by 0, then ADD the pattern, as INT32
+ * vectors); DMA STOREs with LOCAL_STRIDE 0 repeat that row. Byte j of every row is byte j mod 4 of
+ * the little-endian pattern. */
+void tsl_cp_exec_fill(tsl_cp_t *cp, const tsl_cp_cmd_t *c)
+{
+    tsl_cp_buf_t buf = {0, 0, {0, 0, 0}};
+    uint32_t vb = 4u * cp->n;
+    uint32_t cap = tsl_cp_min(cp->vmem_bytes, TSL_CP_MAX_ROW_BYTES) / vb * vb;
+    uint32_t pb = tsl_cp_min(tsl_cp_roundup(c->n, vb), cap);
+    tsl_cp_issue(cp, tsl_insn_vpu(TSL_VPU_OP_MUL, TSL_DTYPE_INT32, 0, TSL_DTYPE_INT32, 0, TSL_SRC2_IMM,
+                                  TSL_DTYPE_INT32, 0, pb / vb), NULL, NULL, &buf, 0);
+    tsl_cp_issue(cp, tsl_insn_vpu(TSL_VPU_OP_ADD, TSL_DTYPE_INT32, 0, TSL_DTYPE_INT32, 0, TSL_SRC2_IMM,
+                                  TSL_DTYPE_INT32, c->scale, pb / vb), NULL, NULL, &buf, TOK_DMA);
+    for (uint32_t r0 = 0; r0 < c->m; r0 += TSL_CP_MAX_ROWS) {
+        uint32_t rr = tsl_cp_min(TSL_CP_MAX_ROWS, c->m - r0);
+        for (uint32_t c0 = 0; c0 < c->n; c0 += pb)
+            tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_STORE, c->c + r0 * c->ldc + c0, c->ldc, 0, 0, rr,
+                                          tsl_cp_min(pb, c->n - c0)), &buf, NULL, NULL, 0);
+        if (tsl_cp_tc_error(cp))
+            return;
+    }
+}
+
+/* ELTWISE: tiles of R rows x CB columns (CB a multiple of N; N columns with B_BCAST), each operand
+ * row-major in VMEM with a row of CB elements, so a tile is R*CB/N contiguous vectors and one VPU
+ * instruction covers it. Two tile slots alternate: the DMA loads tile t+1 while the VPU computes
+ * tile t. Lanes past the last column are computed on stale VMEM and never stored. */
+void tsl_cp_exec_eltwise(tsl_cp_t *cp, const tsl_cp_cmd_t *c)
+{
+    uint32_t n = cp->n, op = c->vop;
+    int unary = op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT;
+    uint32_t mode = unary ? 0u : (c->flags & TSL_CP_FLAG(B_IMM)) ? TSL_SRC2_IMM
+                               : (c->flags & TSL_CP_FLAG(B_BCAST)) ? TSL_SRC2_BCAST : TSL_SRC2_VEC;
+    int bvec = !unary && mode == TSL_SRC2_VEC, bbc = !unary && mode == TSL_SRC2_BCAST;
+    uint32_t esa = tsl_dtype_bytes(c->adt), esb = tsl_dtype_bytes(c->bdt), esc = tsl_dtype_bytes(c->cdt);
+    uint32_t maxes = esa > esc ? esa : esc, sum = esa + esc;
+    if (bvec) {
+        maxes = esb > maxes ? esb : maxes;
+        sum += esb;
+    }
+    uint32_t half = cp->vmem_bytes / 2u / TSL_CP_ALIGN * TSL_CP_ALIGN;
+    uint32_t room = half - 4u * TSL_CP_ALIGN;
+    uint32_t cb = bbc ? n : tsl_cp_min(tsl_cp_roundup(c->n, n), TSL_CP_MAX_ROW_BYTES / (maxes * n) * n);
+    cb = tsl_cp_min(cb, room / (sum * n) * n);
+    uint32_t rmax = tsl_cp_min(tsl_cp_min(room / (cb * sum), TSL_CP_MAX_ROWS), TSL_CP_MAX_ROWS / (cb / n));
+    uint32_t va[2], vb[2], vc[2];
+    tsl_cp_buf_t A[2], B[2], C[2];
+    for (int s = 0; s < 2; s++) {
+        va[s] = (uint32_t)s * half;
+        vb[s] = va[s] + al(rmax * cb * esa);
+        vc[s] = vb[s] + al(bvec ? rmax * cb * esb : n * esb);
+        A[s] = B[s] = C[s] = (tsl_cp_buf_t){0, 0, {0, 0, 0}};
+    }
+    uint32_t rtiles = tsl_cp_ceil(c->m, rmax), ctiles = tsl_cp_ceil(c->n, cb), tiles = rtiles * ctiles;
+    for (uint32_t t = 0; t <= tiles; t++) {
+        /* loads of tile t (one ahead of the compute of tile t - 1) */
+        if (t < tiles) {
+            uint32_t s = t & 1u, r0 = t / ctiles * rmax, c0 = t % ctiles * cb;
+            uint32_t rr = tsl_cp_min(rmax, c->m - r0), cv = tsl_cp_min(cb, c->n - c0);
+            tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_LOAD, c->a + r0 * c->lda + c0 * esa, c->lda, va[s], cb * esa, rr,
+                                          cv * esa), NULL, NULL, &A[s], (bvec || bbc) ? 0u : TOK_VPU);
+            if (bvec)
+                tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_LOAD, c->b + r0 * c->ldb + c0 * esb, c->ldb, vb[s], cb * esb,
+                                              rr, cv * esb), NULL, NULL, &B[s], TOK_VPU);
+            else if (bbc)
+                tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_LOAD, c->b + c0 * esb, 0, vb[s], 0, 1, cv * esb), NULL, NULL,
+                             &B[s], TOK_VPU);
+        }
+        if (t == 0)
+            continue;
+        /* compute and store tile t - 1 */
+        uint32_t u = t - 1u, s = u & 1u, r0 = u / ctiles * rmax, c0 = u % ctiles * cb;
+        uint32_t rr = tsl_cp_min(rmax, c->m - r0), cv = tsl_cp_min(cb, c->n - c0), vrows = rr * (cb / n);
+        tsl_insn_t i;
+        if (op == TSL_VPU_OP_REQUANT)
+            i = tsl_insn_requant(c->cdt, vc[s], c->adt, va[s], vrows, (int32_t)c->scale, c->shift, (int32_t)c->zp);
+        else if (unary)
+            i = tsl_insn_vpu(op, c->cdt, vc[s], c->adt, va[s], 0, 0, 0, vrows);
+        else
+            i = tsl_insn_vpu(op, c->cdt, vc[s], c->adt, va[s], mode, c->bdt, mode == TSL_SRC2_IMM ? c->scale : vb[s],
+                             vrows);
+        tsl_cp_issue(cp, i, &A[s], (bvec || bbc) ? &B[s] : NULL, &C[s], TOK_DMA);
+        tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_STORE, c->c + r0 * c->ldc + c0 * esc, c->ldc, vc[s], cb * esc, rr,
+                                      cv * esc), &C[s], NULL, NULL, 0);
+        if (tsl_cp_tc_error(cp))
+            return;
+    }
+}

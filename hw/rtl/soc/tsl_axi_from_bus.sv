@@ -1,0 +1,166 @@
+// Bridge from the core's 32-bit bus contract to an AXI4 master. Each bus access becomes one
+// single-beat INCR transaction of the full data width (AxSIZE = log2(DataW/8), address aligned to
+// it): a write drives AW and W together (the 32-bit word replicated on every lane, WSTRB = the bus
+// strobes shifted to the word's lane), waits for B; a read drives AR and takes the word's lane of
+// the one R beat. SLVERR/DECERR answer the bus with err (the core then takes an access fault).
+// Latency: AXI valid one cycle after bus_valid_i, bus_ready_o one cycle after the last response
+// handshake (B or R). One access at a time. No combinational path from bus_* to m_axi_*valid, nor
+// from any m_axi_*ready to a valid. The bus payload must hold steady while bus_valid_i is high.
+// clr_i abandons the current access (its requester was reset): the AXI transaction still
+// completes so the interconnect stays consistent, but the bus gets no answer for it.
+module tsl_axi_from_bus #(
+  parameter int DataW = 256  // AXI data bits: 32 * 2^k (the SoC uses 16N)
+) (
+  input  logic               clk_i,
+  input  logic               rst_ni,
+  input  logic               clr_i,
+  // bus slave (core contract); bus_addr_i is the AXI byte address
+  input  logic               bus_valid_i,
+  output logic               bus_ready_o,
+  input  logic [31:0]        bus_addr_i,
+  input  logic [31:0]        bus_wdata_i,
+  input  logic [3:0]         bus_wstrb_i,
+  output logic [31:0]        bus_rdata_o,
+  output logic               bus_err_o,
+  // AXI4 master (no IDs)
+  output logic               m_axi_awvalid,
+  input  logic               m_axi_awready,
+  output logic [31:0]        m_axi_awaddr,
+  output logic [7:0]         m_axi_awlen,
+  output logic [2:0]         m_axi_awsize,
+  output logic [1:0]         m_axi_awburst,
+  output logic               m_axi_wvalid,
+  input  logic               m_axi_wready,
+  output logic [DataW-1:0]   m_axi_wdata,
+  output logic [DataW/8-1:0] m_axi_wstrb,
+  output logic               m_axi_wlast,
+  input  logic               m_axi_bvalid,
+  output logic               m_axi_bready,
+  input  logic [1:0]         m_axi_bresp,
+  output logic               m_axi_arvalid,
+  input  logic               m_axi_arready,
+  output logic [31:0]        m_axi_araddr,
+  output logic [7:0]         m_axi_arlen,
+  output logic [2:0]         m_axi_arsize,
+  output logic [1:0]         m_axi_arburst,
+  input  logic               m_axi_rvalid,
+  output logic               m_axi_rready,
+  input  logic [DataW-1:0]   m_axi_rdata,
+  input  logic [1:0]         m_axi_rresp,
+  input  logic               m_axi_rlast
+);
+  localparam int Lanes = DataW / 32;
+  localparam int OffW  = $clog2(DataW / 8);  // byte-offset bits of one beat
+
+  typedef enum logic [2:0] {StIdle, StWrite, StB, StRead, StR, StDone} state_e;
+  state_e      state_q, state_d;
+  logic        aw_pend_q, aw_pend_d, w_pend_q, w_pend_d;
+  logic        err_q, err_d, drop_q, drop_d;
+  logic [31:0] rdata_q, rdata_d, lane_rdata;
+
+  // Lane select of the 32-bit word within the beat.
+  if (Lanes == 1) begin : g_one_lane
+    assign m_axi_wstrb = bus_wstrb_i;
+    assign lane_rdata  = m_axi_rdata[31:0];
+  end else begin : g_lanes
+    logic [$clog2(Lanes)-1:0] lane;
+    logic [DataW/8-1:0]       strb;
+    assign lane        = bus_addr_i[OffW-1:2];
+    assign strb        = {{(DataW / 8 - 4){1'b0}}, bus_wstrb_i};
+    assign m_axi_wstrb = strb << {lane, 2'b00};
+    assign lane_rdata  = m_axi_rdata[lane*32 +: 32];
+  end
+
+  assign m_axi_awaddr  = {bus_addr_i[31:OffW], {OffW{1'b0}}};
+  assign m_axi_awlen   = 8'd0;
+  assign m_axi_awsize  = 3'(OffW);
+  assign m_axi_awburst = 2'b01;  // INCR
+  assign m_axi_wdata   = {Lanes{bus_wdata_i}};
+  assign m_axi_wlast   = 1'b1;
+  assign m_axi_araddr  = m_axi_awaddr;
+  assign m_axi_arlen   = 8'd0;
+  assign m_axi_arsize  = 3'(OffW);
+  assign m_axi_arburst = 2'b01;
+
+  assign m_axi_awvalid = (state_q == StWrite) && aw_pend_q;
+  assign m_axi_wvalid  = (state_q == StWrite) && w_pend_q;
+  assign m_axi_bready  = (state_q == StB);
+  assign m_axi_arvalid = (state_q == StRead);
+  assign m_axi_rready  = (state_q == StR);
+
+  always_comb begin
+    state_d   = state_q;
+    aw_pend_d = aw_pend_q;
+    w_pend_d  = w_pend_q;
+    err_d     = err_q;
+    rdata_d   = rdata_q;
+    drop_d    = drop_q || (clr_i && state_q != StIdle);
+    unique case (state_q)
+      StIdle: begin
+        drop_d = 1'b0;
+        err_d  = 1'b0;
+        if (bus_valid_i && !clr_i) begin
+          if (bus_wstrb_i != 4'd0) begin
+            state_d   = StWrite;
+            aw_pend_d = 1'b1;
+            w_pend_d  = 1'b1;
+          end else begin
+            state_d = StRead;
+          end
+        end
+      end
+      StWrite: begin
+        if (m_axi_awready) aw_pend_d = 1'b0;
+        if (m_axi_wready)  w_pend_d  = 1'b0;
+        if (!aw_pend_d && !w_pend_d) state_d = StB;
+      end
+      StB: begin
+        if (m_axi_bvalid) begin
+          err_d   = m_axi_bresp[1];
+          rdata_d = '0;
+          state_d = StDone;
+        end
+      end
+      StRead: begin
+        if (m_axi_arready) state_d = StR;
+      end
+      StR: begin
+        if (m_axi_rvalid) begin
+          err_d   = err_d || m_axi_rresp[1];
+          rdata_d = m_axi_rresp[1] ? 32'd0 : lane_rdata;
+          if (m_axi_rlast) state_d = StDone;
+        end
+      end
+      StDone: state_d = StIdle;
+      default: state_d = StIdle;
+    endcase
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q   <= StIdle;
+      aw_pend_q <= 1'b0;
+      w_pend_q  <= 1'b0;
+      err_q     <= 1'b0;
+      drop_q    <= 1'b0;
+    end else begin
+      state_q   <= state_d;
+      aw_pend_q <= aw_pend_d;
+      w_pend_q  <= w_pend_d;
+      err_q     <= err_d;
+      drop_q    <= drop_d;
+    end
+  end
+
+  // Read data is a datapath register (not reset).
+  always_ff @(posedge clk_i) begin
+    rdata_q <= rdata_d;
+  end
+
+  assign bus_ready_o = (state_q == StDone) && !drop_q && !clr_i;
+  assign bus_rdata_o = rdata_q;
+  assign bus_err_o   = err_q;
+
+  logic unused_bits;  // word-aligned access; resp[0] only tells SLVERR from DECERR
+  assign unused_bits = ^{bus_addr_i[1:0], m_axi_bresp[0], m_axi_rresp[0]};
+endmodule

@@ -1,0 +1,234 @@
+// HOSTIF register block (docs/isa.md §6): command/completion ring registers, doorbell, host
+// interrupt, firmware status, host-driven reset of the control and tensor cores, heartbeat.
+// Two register ports with the core's bus contract (request held until a one-cycle ready, rdata/err
+// valid with ready): core_* (the core's ext bus, MMAP_HOSTIF_BASE) and host_* (the host's BAR0).
+// Latency: each port answers one cycle after its request (registered ready/rdata/err); both ports
+// may access in the same cycle. Unmapped offsets answer err; writes to ro registers are ignored.
+// Who may write what (same-cycle writes of one register: the host port wins, byte by byte):
+//   rw registers (CMD_*, CPL_*, HOST_IRQ_ENABLE, FW_STATUS, HEARTBEAT): both ports, byte strobes.
+//   DB_PENDING: set by a host write of CMD_HEAD; w1c from the core port only (host writes ignored).
+//   HOST_IRQ_STATUS: set by a core write of HOST_IRQ_SET; w1c from the host port only. Set wins
+//   over a same-cycle clear, for both registers, so no doorbell or completion is lost.
+//   RESET (host port only; core writes ignored): bit 0 starts a ResetCycles-long pulse on
+//   soc_rst_o. HOSTIF registers keep their values, except FW_STATUS, which reads 0 (reset) from
+//   the pulse on: it describes the firmware, which restarts. Unimplemented bits read as 0.
+module tsl_hostif #(
+  parameter int ResetCycles = 4  // length of the soc_rst_o pulse in cycles (1..7)
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  // core side (offset within the block)
+  input  logic        core_valid_i,
+  output logic        core_ready_o,
+  input  logic [11:0] core_addr_i,
+  input  logic [31:0] core_wdata_i,
+  input  logic [3:0]  core_wstrb_i,
+  output logic [31:0] core_rdata_o,
+  output logic        core_err_o,
+  // host side: BAR0 (offset within the block)
+  input  logic        host_valid_i,
+  output logic        host_ready_o,
+  input  logic [11:0] host_addr_i,
+  input  logic [31:0] host_wdata_i,
+  input  logic [3:0]  host_wstrb_i,
+  output logic [31:0] host_rdata_o,
+  output logic        host_err_o,
+  // outputs
+  output logic        doorbell_o,   // level: DB_PENDING (core irq bit 0)
+  output logic        host_irq_o,   // level: |(HOST_IRQ_STATUS & HOST_IRQ_ENABLE)
+  output logic        soc_rst_o     // registered, active high: reset the control and tensor core
+);
+  localparam int IrqW = 2;  // HOST_IRQ_STATUS bits: CPL, FAULT
+  localparam logic [31:0] FwStatusMask = 32'hFFFF_00FF;  // STATE [7:0], CODE [31:16]
+
+  // Port p = 0 core, 1 host, flattened (p*W +: W).
+  logic [1:0]  req, ack_q, is_wr;
+  logic [23:0] off;
+  logic [63:0] wdata, bmask;
+  logic [63:0] rdata_q, rdata_d;
+  logic [1:0]  err_q, err_d;
+
+  assign req   = {host_valid_i && !ack_q[1], core_valid_i && !ack_q[0]};
+  assign off   = {host_addr_i[11:2], 2'b00, core_addr_i[11:2], 2'b00};
+  assign wdata = {host_wdata_i, core_wdata_i};
+  assign bmask = {{8{host_wstrb_i[3]}}, {8{host_wstrb_i[2]}}, {8{host_wstrb_i[1]}}, {8{host_wstrb_i[0]}},
+                  {8{core_wstrb_i[3]}}, {8{core_wstrb_i[2]}}, {8{core_wstrb_i[1]}}, {8{core_wstrb_i[0]}}};
+  assign is_wr = {host_wstrb_i != 4'd0, core_wstrb_i != 4'd0};
+
+  logic [31:0] cmd_base_q, cmd_size_q, cmd_head_q, cmd_tail_q;
+  logic [31:0] cpl_base_q, cpl_size_q, cpl_head_q, cpl_tail_q;
+  logic [31:0] cmd_base_d, cmd_size_d, cmd_head_d, cmd_tail_d;
+  logic [31:0] cpl_base_d, cpl_size_d, cpl_head_d, cpl_tail_d;
+  logic [31:0] fw_status_q, fw_status_d, heartbeat_q, heartbeat_d;
+  logic [IrqW-1:0] irq_status_q, irq_status_d, irq_enable_q, irq_enable_d, irq_set, irq_clr;
+  logic        db_q, db_d, db_set, db_clr;
+  logic [2:0]  rst_cnt_q, rst_cnt_d;
+  logic        rst_start;
+
+  // Byte-strobed update of an rw register.
+  function automatic logic [31:0] wr_bytes(input logic [31:0] old, input logic [31:0] val,
+                                           input logic [31:0] m);
+    wr_bytes = (old & ~m) | (val & m);
+  endfunction
+
+  always_comb begin
+    cmd_base_d   = cmd_base_q;
+    cmd_size_d   = cmd_size_q;
+    cmd_head_d   = cmd_head_q;
+    cmd_tail_d   = cmd_tail_q;
+    cpl_base_d   = cpl_base_q;
+    cpl_size_d   = cpl_size_q;
+    cpl_head_d   = cpl_head_q;
+    cpl_tail_d   = cpl_tail_q;
+    fw_status_d  = fw_status_q;
+    heartbeat_d  = heartbeat_q;
+    irq_enable_d = irq_enable_q;
+    irq_set      = '0;
+    irq_clr      = '0;
+    db_set       = 1'b0;
+    db_clr       = 1'b0;
+    rst_start    = 1'b0;
+    rdata_d      = '0;
+    err_d        = '0;
+    // Core port first, host port second: the host wins a same-cycle write of one register.
+    for (int p = 0; p < 2; p++) begin
+      if (req[p]) begin
+        unique case (off[p*12 +: 12])
+          tsl_pkg::HOSTIF_ID_OFFSET:              rdata_d[p*32 +: 32] = tsl_pkg::ID_VALUE;
+          tsl_pkg::HOSTIF_CMD_BASE_OFFSET: begin
+            rdata_d[p*32 +: 32] = cmd_base_q;
+            if (is_wr[p]) cmd_base_d = wr_bytes(cmd_base_d, wdata[p*32 +: 32], bmask[p*32 +: 32]);
+          end
+          tsl_pkg::HOSTIF_CMD_SIZE_OFFSET: begin
+            rdata_d[p*32 +: 32] = cmd_size_q;
+            if (is_wr[p]) cmd_size_d = wr_bytes(cmd_size_d, wdata[p*32 +: 32], bmask[p*32 +: 32]);
+          end
+          tsl_pkg::HOSTIF_CMD_HEAD_OFFSET: begin
+            rdata_d[p*32 +: 32] = cmd_head_q;
+            if (is_wr[p]) begin
+              cmd_head_d = wr_bytes(cmd_head_d, wdata[p*32 +: 32], bmask[p*32 +: 32]);
+              if (p == 1) db_set = 1'b1;  // the host rings the doorbell
+            end
+          end
+          tsl_pkg::HOSTIF_CMD_TAIL_OFFSET: begin
+            rdata_d[p*32 +: 32] = cmd_tail_q;
+            if (is_wr[p]) cmd_tail_d = wr_bytes(cmd_tail_d, wdata[p*32 +: 32], bmask[p*32 +: 32]);
+          end
+          tsl_pkg::HOSTIF_CPL_BASE_OFFSET: begin
+            rdata_d[p*32 +: 32] = cpl_base_q;
+            if (is_wr[p]) cpl_base_d = wr_bytes(cpl_base_d, wdata[p*32 +: 32], bmask[p*32 +: 32]);
+          end
+          tsl_pkg::HOSTIF_CPL_SIZE_OFFSET: begin
+            rdata_d[p*32 +: 32] = cpl_size_q;
+            if (is_wr[p]) cpl_size_d = wr_bytes(cpl_size_d, wdata[p*32 +: 32], bmask[p*32 +: 32]);
+          end
+          tsl_pkg::HOSTIF_CPL_HEAD_OFFSET: begin
+            rdata_d[p*32 +: 32] = cpl_head_q;
+            if (is_wr[p]) cpl_head_d = wr_bytes(cpl_head_d, wdata[p*32 +: 32], bmask[p*32 +: 32]);
+          end
+          tsl_pkg::HOSTIF_CPL_TAIL_OFFSET: begin
+            rdata_d[p*32 +: 32] = cpl_tail_q;
+            if (is_wr[p]) cpl_tail_d = wr_bytes(cpl_tail_d, wdata[p*32 +: 32], bmask[p*32 +: 32]);
+          end
+          tsl_pkg::HOSTIF_DB_PENDING_OFFSET: begin
+            rdata_d[p*32 +: 32] = {31'd0, db_q};
+            if (p == 0 && bmask[p*32] && wdata[p*32]) db_clr = 1'b1;  // core: w1c
+          end
+          tsl_pkg::HOSTIF_HOST_IRQ_STATUS_OFFSET: begin
+            rdata_d[p*32 +: 32] = 32'(irq_status_q);
+            if (p == 1) irq_clr = wdata[p*32 +: IrqW] & bmask[p*32 +: IrqW];  // host: w1c
+          end
+          tsl_pkg::HOSTIF_HOST_IRQ_SET_OFFSET: begin
+            if (p == 0) irq_set = wdata[p*32 +: IrqW] & bmask[p*32 +: IrqW];  // core: set
+          end
+          tsl_pkg::HOSTIF_HOST_IRQ_ENABLE_OFFSET: begin
+            rdata_d[p*32 +: 32] = 32'(irq_enable_q);
+            if (is_wr[p]) begin
+              irq_enable_d = (irq_enable_d & ~bmask[p*32 +: IrqW]) |
+                             (wdata[p*32 +: IrqW] & bmask[p*32 +: IrqW]);
+            end
+          end
+          tsl_pkg::HOSTIF_FW_STATUS_OFFSET: begin
+            rdata_d[p*32 +: 32] = fw_status_q;
+            if (is_wr[p]) begin
+              fw_status_d = wr_bytes(fw_status_d, wdata[p*32 +: 32], bmask[p*32 +: 32]) &
+                            FwStatusMask;
+            end
+          end
+          tsl_pkg::HOSTIF_RESET_OFFSET: begin
+            if (p == 1 && bmask[p*32] && wdata[p*32]) rst_start = 1'b1;  // host only
+          end
+          tsl_pkg::HOSTIF_HEARTBEAT_OFFSET: begin
+            rdata_d[p*32 +: 32] = heartbeat_q;
+            if (is_wr[p]) heartbeat_d = wr_bytes(heartbeat_d, wdata[p*32 +: 32], bmask[p*32 +: 32]);
+          end
+          default: err_d[p] = 1'b1;
+        endcase
+      end
+    end
+    // w1c and set: set wins.
+    db_d         = (db_q && !db_clr) || db_set;
+    irq_status_d = (irq_status_q & ~irq_clr) | irq_set;
+    // Reset pulse: (re)started by a host write of RESET bit 0; FW_STATUS reads "reset" from then on.
+    rst_cnt_d = rst_cnt_q;
+    if (rst_start) begin
+      rst_cnt_d = 3'(ResetCycles);
+    end else if (rst_cnt_q != 3'd0) begin
+      rst_cnt_d = rst_cnt_q - 3'd1;
+    end
+    if (rst_start || rst_cnt_q != 3'd0) fw_status_d = '0;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cmd_base_q   <= '0;
+      cmd_size_q   <= '0;
+      cmd_head_q   <= '0;
+      cmd_tail_q   <= '0;
+      cpl_base_q   <= '0;
+      cpl_size_q   <= '0;
+      cpl_head_q   <= '0;
+      cpl_tail_q   <= '0;
+      fw_status_q  <= '0;
+      heartbeat_q  <= '0;
+      irq_status_q <= '0;
+      irq_enable_q <= '0;
+      db_q         <= 1'b0;
+      rst_cnt_q    <= '0;
+      ack_q        <= '0;
+      err_q        <= '0;
+      rdata_q      <= '0;
+    end else begin
+      cmd_base_q   <= cmd_base_d;
+      cmd_size_q   <= cmd_size_d;
+      cmd_head_q   <= cmd_head_d;
+      cmd_tail_q   <= cmd_tail_d;
+      cpl_base_q   <= cpl_base_d;
+      cpl_size_q   <= cpl_size_d;
+      cpl_head_q   <= cpl_head_d;
+      cpl_tail_q   <= cpl_tail_d;
+      fw_status_q  <= fw_status_d;
+      heartbeat_q  <= heartbeat_d;
+      irq_status_q <= irq_status_d;
+      irq_enable_q <= irq_enable_d;
+      db_q         <= db_d;
+      rst_cnt_q    <= rst_cnt_d;
+      ack_q        <= req;
+      err_q        <= err_d;
+      rdata_q      <= rdata_d;
+    end
+  end
+
+  assign core_ready_o = ack_q[0];
+  assign core_rdata_o = rdata_q[31:0];
+  assign core_err_o   = err_q[0];
+  assign host_ready_o = ack_q[1];
+  assign host_rdata_o = rdata_q[63:32];
+  assign host_err_o   = err_q[1];
+  assign doorbell_o   = db_q;
+  assign host_irq_o   = |(irq_status_q & irq_enable_q);
+  assign soc_rst_o    = rst_cnt_q != 3'd0;
+
+  logic unused_addr;
+  assign unused_addr = ^{core_addr_i[1:0], host_addr_i[1:0]};
+endmodule

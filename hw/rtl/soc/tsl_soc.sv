@@ -1,0 +1,386 @@
+// Tessel product SoC: control subsystem (tsl_cpu_sys), tensor core (tsl_tc), host interface
+// (tsl_hostif) and the AXI4 path to HBM. Masters on the one m_axi_* port (tsl_axi_arb,
+// round-robin): 0 the TC DMA, 1 the core's HBM window (tsl_axi_from_bus), 2 the host's BAR1.
+// Core ext decode: MMAP_HOSTIF_* -> HOSTIF core port; MMAP_TC_* -> tsl_tc registers; the first
+// HbmBytes of MMAP_HBM_* -> core bridge (AXI address = addr - MMAP_HBM_BASE); the rest of the
+// window answers err (access fault) after one cycle. Host port (core bus contract: request held
+// until a one-cycle h_ready_o with h_rdata_o/h_err_o): h_bar_i 0 = BAR0, the HOSTIF registers
+// (h_addr_i < MMAP_HOSTIF_BYTES); 1 = BAR1, HBM offset h_addr_i < HbmBytes; other addresses err.
+// Latency: HOSTIF 1 cycle; an HBM word access 3 cycles plus the HBM's own latency.
+// Reset: rst_ni resets everything; a HOSTIF RESET pulse resets the control core and the tensor
+// core only (HOSTIF, the bridges and the arbiter keep running, so an HBM access the core had in
+// flight completes on AXI and is dropped). Resetting while the TC DMA has a burst in flight is not
+// supported: reset the firmware when the tensor core is idle.
+module tsl_soc #(
+  parameter int N          = tsl_pkg::PARAM_N,           // MXU size and VPU lanes; AXI data is 16N bits
+  parameter bit EnableBf16 = 1'b1,                       // 1: int8 and bf16/fp32; 0: int8 only
+  parameter int VmemBytes  = tsl_pkg::PARAM_VMEM_BYTES,  // VMEM bytes (power of two)
+  parameter int AccBytes   = tsl_pkg::PARAM_ACC_BYTES,   // ACC bytes (power of two)
+  parameter int HbmBytes   = tsl_pkg::PARAM_HBM_BYTES,   // HBM bytes (power of two, <= MMAP_HBM_BYTES)
+  localparam int Dw        = 16 * N                      // AXI data bits
+) (
+  input  logic            clk_i,
+  input  logic            rst_ni,
+  // host port: BAR0 (HOSTIF registers) and BAR1 (HBM)
+  input  logic            h_valid_i,
+  output logic            h_ready_o,
+  input  logic            h_bar_i,
+  input  logic [31:0]     h_addr_i,
+  input  logic [31:0]     h_wdata_i,
+  input  logic [3:0]      h_wstrb_i,
+  output logic [31:0]     h_rdata_o,
+  output logic            h_err_o,
+  output logic            host_irq_o,
+  // AXI4 master toward HBM (no IDs)
+  output logic            m_axi_awvalid,
+  input  logic            m_axi_awready,
+  output logic [31:0]     m_axi_awaddr,
+  output logic [7:0]      m_axi_awlen,
+  output logic [2:0]      m_axi_awsize,
+  output logic [1:0]      m_axi_awburst,
+  output logic            m_axi_wvalid,
+  input  logic            m_axi_wready,
+  output logic [Dw-1:0]   m_axi_wdata,
+  output logic [Dw/8-1:0] m_axi_wstrb,
+  output logic            m_axi_wlast,
+  input  logic            m_axi_bvalid,
+  output logic            m_axi_bready,
+  input  logic [1:0]      m_axi_bresp,
+  output logic            m_axi_arvalid,
+  input  logic            m_axi_arready,
+  output logic [31:0]     m_axi_araddr,
+  output logic [7:0]      m_axi_arlen,
+  output logic [2:0]      m_axi_arsize,
+  output logic [1:0]      m_axi_arburst,
+  input  logic            m_axi_rvalid,
+  output logic            m_axi_rready,
+  input  logic [Dw-1:0]   m_axi_rdata,
+  input  logic [1:0]      m_axi_rresp,
+  input  logic            m_axi_rlast,
+  // simulation/debug side band (tsl_cpu_sys): leave unconnected in a product build
+  output logic            console_valid_o,
+  output logic [7:0]      console_data_o,
+  output logic            exit_valid_o,
+  output logic [31:0]     exit_code_o,
+  output logic            retire_o,
+  output logic            trap_o,
+  output logic [31:0]     trap_cause_o,
+  output logic [31:0]     trap_pc_o,
+  output logic            core_rst_o   // the HOSTIF RESET pulse is resetting the cores
+);
+  localparam int Masters = 3;  // 0 TC DMA, 1 core window, 2 host BAR1
+  localparam int Sw      = Dw / 8;
+
+  // --- resets ---------------------------------------------------------------------------------
+  logic soc_rst, sys_rst_n;
+  assign sys_rst_n  = rst_ni && !soc_rst;
+  assign core_rst_o = soc_rst;
+
+  // --- control subsystem and its ext decode -----------------------------------------------------
+  logic        ext_valid, ext_ready, ext_err;
+  logic [31:0] ext_addr, ext_wdata, ext_rdata;
+  logic [3:0]  ext_wstrb;
+  logic        tc_irq, doorbell;
+
+  tsl_cpu_sys u_sys (
+    .clk_i,
+    .rst_ni      (sys_rst_n),
+    .ext_valid_o (ext_valid),
+    .ext_ready_i (ext_ready),
+    .ext_addr_o  (ext_addr),
+    .ext_wdata_o (ext_wdata),
+    .ext_wstrb_o (ext_wstrb),
+    .ext_rdata_i (ext_rdata),
+    .ext_err_i   (ext_err),
+    .irq_i       ({tc_irq, doorbell}),
+    .console_valid_o,
+    .console_data_o,
+    .exit_valid_o,
+    .exit_code_o,
+    .retire_o,
+    .trap_o,
+    .trap_cause_o,
+    .trap_pc_o
+  );
+
+  // The address is held while ext_valid is high, so the selects need no register.
+  logic [31:0] hbm_off;
+  logic        sel_hostif, sel_tc, sel_hbm, sel_err;
+  assign hbm_off    = ext_addr - tsl_pkg::MMAP_HBM_BASE;
+  assign sel_hostif = (ext_addr - tsl_pkg::MMAP_HOSTIF_BASE) < tsl_pkg::MMAP_HOSTIF_BYTES;
+  assign sel_tc     = (ext_addr - tsl_pkg::MMAP_TC_BASE) < tsl_pkg::MMAP_TC_BYTES;
+  assign sel_hbm    = hbm_off < 32'(HbmBytes);
+  assign sel_err    = !sel_hostif && !sel_tc && !sel_hbm;
+
+  logic        hif_c_ready, hif_c_err, tc_ready, tc_err, cb_ready, cb_err;
+  logic [31:0] hif_c_rdata, tc_rdata, cb_rdata;
+  logic        cerr_ack_q, cerr_ack_d;
+  assign cerr_ack_d = ext_valid && sel_err && !cerr_ack_q;
+
+  always_comb begin
+    ext_ready = cerr_ack_q;
+    ext_rdata = '0;
+    ext_err   = 1'b1;
+    if (sel_hostif) begin
+      ext_ready = hif_c_ready;
+      ext_rdata = hif_c_rdata;
+      ext_err   = hif_c_err;
+    end else if (sel_tc) begin
+      ext_ready = tc_ready;
+      ext_rdata = tc_rdata;
+      ext_err   = tc_err;
+    end else if (sel_hbm) begin
+      ext_ready = cb_ready;
+      ext_rdata = cb_rdata;
+      ext_err   = cb_err;
+    end
+  end
+
+  // --- host port decode -------------------------------------------------------------------------
+  logic        h_sel_regs, h_sel_hbm, h_sel_err;
+  logic        hif_h_ready, hif_h_err, hb_ready, hb_err;
+  logic [31:0] hif_h_rdata, hb_rdata;
+  logic        herr_ack_q, herr_ack_d;
+  assign h_sel_regs = !h_bar_i && (h_addr_i < tsl_pkg::MMAP_HOSTIF_BYTES);
+  assign h_sel_hbm  = h_bar_i && (h_addr_i < 32'(HbmBytes));
+  assign h_sel_err  = !h_sel_regs && !h_sel_hbm;
+  assign herr_ack_d = h_valid_i && h_sel_err && !herr_ack_q;
+
+  always_comb begin
+    h_ready_o = herr_ack_q;
+    h_rdata_o = '0;
+    h_err_o   = 1'b1;
+    if (h_sel_regs) begin
+      h_ready_o = hif_h_ready;
+      h_rdata_o = hif_h_rdata;
+      h_err_o   = hif_h_err;
+    end else if (h_sel_hbm) begin
+      h_ready_o = hb_ready;
+      h_rdata_o = hb_rdata;
+      h_err_o   = hb_err;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cerr_ack_q <= 1'b0;
+      herr_ack_q <= 1'b0;
+    end else begin
+      cerr_ack_q <= cerr_ack_d;
+      herr_ack_q <= herr_ack_d;
+    end
+  end
+
+  // --- host interface -------------------------------------------------------------------------
+  tsl_hostif u_hostif (
+    .clk_i,
+    .rst_ni,
+    .core_valid_i (ext_valid && sel_hostif),
+    .core_ready_o (hif_c_ready),
+    .core_addr_i  (ext_addr[11:0]),
+    .core_wdata_i (ext_wdata),
+    .core_wstrb_i (ext_wstrb),
+    .core_rdata_o (hif_c_rdata),
+    .core_err_o   (hif_c_err),
+    .host_valid_i (h_valid_i && h_sel_regs),
+    .host_ready_o (hif_h_ready),
+    .host_addr_i  (h_addr_i[11:0]),
+    .host_wdata_i (h_wdata_i),
+    .host_wstrb_i (h_wstrb_i),
+    .host_rdata_o (hif_h_rdata),
+    .host_err_o   (hif_h_err),
+    .doorbell_o   (doorbell),
+    .host_irq_o,
+    .soc_rst_o    (soc_rst)
+  );
+
+  // --- AXI masters: per-master fields concatenated, master i at [i*W +: W] ------------------------
+  logic [Masters-1:0]         s_awvalid, s_awready, s_wvalid, s_wready, s_wlast;
+  logic [Masters-1:0]         s_bvalid, s_bready, s_arvalid, s_arready, s_rvalid, s_rready;
+  logic [Masters*32-1:0]      s_awaddr, s_araddr;
+  logic [Masters*8-1:0]       s_awlen, s_arlen;
+  logic [Masters*3-1:0]       s_awsize, s_arsize;
+  logic [Masters*2-1:0]       s_awburst, s_arburst;
+  logic [Masters*Dw-1:0]      s_wdata;
+  logic [Masters*Sw-1:0]      s_wstrb;
+  logic [1:0]                 s_bresp, s_rresp;
+  logic [Dw-1:0]              s_rdata;
+  logic                       s_rlast;
+
+  tsl_tc #(
+    .N          (N),
+    .EnableBf16 (EnableBf16),
+    .VmemBytes  (VmemBytes),
+    .AccBytes   (AccBytes),
+    .HbmBytes   (HbmBytes)
+  ) u_tc (
+    .clk_i,
+    .rst_ni        (sys_rst_n),
+    .reg_valid_i   (ext_valid && sel_tc),
+    .reg_ready_o   (tc_ready),
+    .reg_addr_i    (ext_addr[11:0]),
+    .reg_wdata_i   (ext_wdata),
+    .reg_wstrb_i   (ext_wstrb),
+    .reg_rdata_o   (tc_rdata),
+    .reg_err_o     (tc_err),
+    .irq_o         (tc_irq),
+    .m_axi_awvalid (s_awvalid[0]),
+    .m_axi_awready (s_awready[0]),
+    .m_axi_awaddr  (s_awaddr[0*32 +: 32]),
+    .m_axi_awlen   (s_awlen[0*8 +: 8]),
+    .m_axi_awsize  (s_awsize[0*3 +: 3]),
+    .m_axi_awburst (s_awburst[0*2 +: 2]),
+    .m_axi_wvalid  (s_wvalid[0]),
+    .m_axi_wready  (s_wready[0]),
+    .m_axi_wdata   (s_wdata[0*Dw +: Dw]),
+    .m_axi_wstrb   (s_wstrb[0*Sw +: Sw]),
+    .m_axi_wlast   (s_wlast[0]),
+    .m_axi_bvalid  (s_bvalid[0]),
+    .m_axi_bready  (s_bready[0]),
+    .m_axi_bresp   (s_bresp),
+    .m_axi_arvalid (s_arvalid[0]),
+    .m_axi_arready (s_arready[0]),
+    .m_axi_araddr  (s_araddr[0*32 +: 32]),
+    .m_axi_arlen   (s_arlen[0*8 +: 8]),
+    .m_axi_arsize  (s_arsize[0*3 +: 3]),
+    .m_axi_arburst (s_arburst[0*2 +: 2]),
+    .m_axi_rvalid  (s_rvalid[0]),
+    .m_axi_rready  (s_rready[0]),
+    .m_axi_rdata   (s_rdata),
+    .m_axi_rresp   (s_rresp),
+    .m_axi_rlast   (s_rlast)
+  );
+
+  // Master 1: the core's HBM window. Its access is abandoned (not answered) when the core resets.
+  tsl_axi_from_bus #(.DataW(Dw)) u_core_axi (
+    .clk_i,
+    .rst_ni,
+    .clr_i         (soc_rst),
+    .bus_valid_i   (ext_valid && sel_hbm),
+    .bus_ready_o   (cb_ready),
+    .bus_addr_i    (hbm_off),
+    .bus_wdata_i   (ext_wdata),
+    .bus_wstrb_i   (ext_wstrb),
+    .bus_rdata_o   (cb_rdata),
+    .bus_err_o     (cb_err),
+    .m_axi_awvalid (s_awvalid[1]),
+    .m_axi_awready (s_awready[1]),
+    .m_axi_awaddr  (s_awaddr[1*32 +: 32]),
+    .m_axi_awlen   (s_awlen[1*8 +: 8]),
+    .m_axi_awsize  (s_awsize[1*3 +: 3]),
+    .m_axi_awburst (s_awburst[1*2 +: 2]),
+    .m_axi_wvalid  (s_wvalid[1]),
+    .m_axi_wready  (s_wready[1]),
+    .m_axi_wdata   (s_wdata[1*Dw +: Dw]),
+    .m_axi_wstrb   (s_wstrb[1*Sw +: Sw]),
+    .m_axi_wlast   (s_wlast[1]),
+    .m_axi_bvalid  (s_bvalid[1]),
+    .m_axi_bready  (s_bready[1]),
+    .m_axi_bresp   (s_bresp),
+    .m_axi_arvalid (s_arvalid[1]),
+    .m_axi_arready (s_arready[1]),
+    .m_axi_araddr  (s_araddr[1*32 +: 32]),
+    .m_axi_arlen   (s_arlen[1*8 +: 8]),
+    .m_axi_arsize  (s_arsize[1*3 +: 3]),
+    .m_axi_arburst (s_arburst[1*2 +: 2]),
+    .m_axi_rvalid  (s_rvalid[1]),
+    .m_axi_rready  (s_rready[1]),
+    .m_axi_rdata   (s_rdata),
+    .m_axi_rresp   (s_rresp),
+    .m_axi_rlast   (s_rlast)
+  );
+
+  // Master 2: the host's BAR1.
+  tsl_axi_from_bus #(.DataW(Dw)) u_host_axi (
+    .clk_i,
+    .rst_ni,
+    .clr_i         (1'b0),
+    .bus_valid_i   (h_valid_i && h_sel_hbm),
+    .bus_ready_o   (hb_ready),
+    .bus_addr_i    (h_addr_i),
+    .bus_wdata_i   (h_wdata_i),
+    .bus_wstrb_i   (h_wstrb_i),
+    .bus_rdata_o   (hb_rdata),
+    .bus_err_o     (hb_err),
+    .m_axi_awvalid (s_awvalid[2]),
+    .m_axi_awready (s_awready[2]),
+    .m_axi_awaddr  (s_awaddr[2*32 +: 32]),
+    .m_axi_awlen   (s_awlen[2*8 +: 8]),
+    .m_axi_awsize  (s_awsize[2*3 +: 3]),
+    .m_axi_awburst (s_awburst[2*2 +: 2]),
+    .m_axi_wvalid  (s_wvalid[2]),
+    .m_axi_wready  (s_wready[2]),
+    .m_axi_wdata   (s_wdata[2*Dw +: Dw]),
+    .m_axi_wstrb   (s_wstrb[2*Sw +: Sw]),
+    .m_axi_wlast   (s_wlast[2]),
+    .m_axi_bvalid  (s_bvalid[2]),
+    .m_axi_bready  (s_bready[2]),
+    .m_axi_bresp   (s_bresp),
+    .m_axi_arvalid (s_arvalid[2]),
+    .m_axi_arready (s_arready[2]),
+    .m_axi_araddr  (s_araddr[2*32 +: 32]),
+    .m_axi_arlen   (s_arlen[2*8 +: 8]),
+    .m_axi_arsize  (s_arsize[2*3 +: 3]),
+    .m_axi_arburst (s_arburst[2*2 +: 2]),
+    .m_axi_rvalid  (s_rvalid[2]),
+    .m_axi_rready  (s_rready[2]),
+    .m_axi_rdata   (s_rdata),
+    .m_axi_rresp   (s_rresp),
+    .m_axi_rlast   (s_rlast)
+  );
+
+  tsl_axi_arb #(.Masters(Masters), .DataW(Dw)) u_arb (
+    .clk_i,
+    .rst_ni,
+    .s_axi_awvalid (s_awvalid),
+    .s_axi_awready (s_awready),
+    .s_axi_awaddr  (s_awaddr),
+    .s_axi_awlen   (s_awlen),
+    .s_axi_awsize  (s_awsize),
+    .s_axi_awburst (s_awburst),
+    .s_axi_wvalid  (s_wvalid),
+    .s_axi_wready  (s_wready),
+    .s_axi_wdata   (s_wdata),
+    .s_axi_wstrb   (s_wstrb),
+    .s_axi_wlast   (s_wlast),
+    .s_axi_bvalid  (s_bvalid),
+    .s_axi_bready  (s_bready),
+    .s_axi_bresp   (s_bresp),
+    .s_axi_arvalid (s_arvalid),
+    .s_axi_arready (s_arready),
+    .s_axi_araddr  (s_araddr),
+    .s_axi_arlen   (s_arlen),
+    .s_axi_arsize  (s_arsize),
+    .s_axi_arburst (s_arburst),
+    .s_axi_rvalid  (s_rvalid),
+    .s_axi_rready  (s_rready),
+    .s_axi_rdata   (s_rdata),
+    .s_axi_rresp   (s_rresp),
+    .s_axi_rlast   (s_rlast),
+    .m_axi_awvalid,
+    .m_axi_awready,
+    .m_axi_awaddr,
+    .m_axi_awlen,
+    .m_axi_awsize,
+    .m_axi_awburst,
+    .m_axi_wvalid,
+    .m_axi_wready,
+    .m_axi_wdata,
+    .m_axi_wstrb,
+    .m_axi_wlast,
+    .m_axi_bvalid,
+    .m_axi_bready,
+    .m_axi_bresp,
+    .m_axi_arvalid,
+    .m_axi_arready,
+    .m_axi_araddr,
+    .m_axi_arlen,
+    .m_axi_arsize,
+    .m_axi_arburst,
+    .m_axi_rvalid,
+    .m_axi_rready,
+    .m_axi_rdata,
+    .m_axi_rresp,
+    .m_axi_rlast
+  );
+endmodule

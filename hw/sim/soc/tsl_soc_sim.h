@@ -1,0 +1,90 @@
+// TslSocSim: cycle-based simulation of the Tessel product SoC (Verilated hw/rtl/soc/tsl_soc) with
+// the C++ HBM model (hw/sim/tc/tsl_hbm) on its m_axi_* port. This is the device side that the
+// `tessel` CLI and the host library's `sim` transport drive.
+//
+// Lifetime: construct (the SoC is held in reset), load_elf() the firmware into the core's RAM,
+// reset() to release it, then advance time with step()/run_until() or implicitly through the
+// host accessors, which clock the whole SoC until the access completes (the firmware and the
+// tensor core run meanwhile). Console bytes go to the FILE given to set_console() (stdout by
+// default). Not thread-safe; one instance per Verilated model (Verilator allows several).
+#ifndef TSL_SOC_SIM_H
+#define TSL_SOC_SIM_H
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+
+class TslHbm;
+
+// Outcome of a host-port access.
+enum TslSocStatus {
+  TSL_SOC_OK = 0,
+  TSL_SOC_EBUS = -1,      // the SoC answered with an error (bad offset, outside HBM, AXI error)
+  TSL_SOC_ETIMEOUT = -2,  // no answer within the cycle limit
+  TSL_SOC_EINVAL = -3     // bad argument (bar not 0/1, unaligned address); nothing was driven
+};
+
+// Why run_until() returned.
+enum TslSocStop { TSL_SOC_STOPPED, TSL_SOC_EXIT, TSL_SOC_TIMEOUT, TSL_SOC_TRAP_LOOP };
+
+class TslSocSim {
+ public:
+  static const unsigned kBarRegs = 0;  // BAR0: HOSTIF registers (offset < TSL_MMAP_HOSTIF_BYTES)
+  static const unsigned kBarHbm = 1;   // BAR1: HBM (offset < hbm_bytes())
+
+  TslSocSim();
+  ~TslSocSim();
+  TslSocSim(const TslSocSim &) = delete;
+  TslSocSim &operator=(const TslSocSim &) = delete;
+
+  // Copy an RV32 ELF's loadable segments into the core's RAM (back door). False + *err on failure.
+  bool load_elf(const std::string &path, std::string *err);
+  // Write an FST waveform of the whole SoC from now on. False + *err if the file cannot be opened.
+  bool open_trace(const std::string &path, std::string *err);
+  void set_console(FILE *f) { console_ = f; }
+
+  // Hold rst_ni low for a few cycles, then release it: the core starts at the RAM base.
+  void reset();
+  // Advance n clock cycles.
+  void step(uint64_t n = 1);
+  // Clock until stop() returns true (checked before each cycle; may be empty), the program
+  // exits, a trap loop is seen (trap_loop_limit traps with no retire) or max_cycles elapse
+  // (0 = no limit).
+  TslSocStop run_until(const std::function<bool()> &stop, uint64_t max_cycles,
+                       uint32_t trap_loop_limit = 1000);
+
+  // Host port: one 32-bit access to bar at byte offset addr (4-aligned). Blocks (clocking the
+  // SoC) until the SoC answers or timeout_cycles pass. wstrb selects the bytes written.
+  TslSocStatus host_read32(unsigned bar, uint32_t addr, uint32_t *data,
+                           uint64_t timeout_cycles = 100000);
+  TslSocStatus host_write32(unsigned bar, uint32_t addr, uint32_t data, uint8_t wstrb = 0xf,
+                            uint64_t timeout_cycles = 100000);
+  bool host_irq() const;  // the host interrupt line (sampled after the last cycle)
+
+  // HBM model: direct (zero-time) access to its memory, statistics and AXI rule violations.
+  TslHbm &hbm();
+  uint64_t hbm_bytes() const;
+
+  uint64_t cycles() const { return cycles_; }    // cycles since construction
+  uint64_t instret() const { return instret_; }  // instructions retired since construction
+  bool exited() const { return exited_; }        // the program wrote SYS EXIT
+  uint32_t exit_code() const { return exit_code_; }
+  uint32_t last_trap_cause() const { return trap_cause_; }
+  uint32_t last_trap_pc() const { return trap_pc_; }
+  uint64_t host_accesses() const { return host_accesses_; }
+
+ private:
+  struct Impl;
+  void cycle();  // one clock cycle with all side effects
+  TslSocStatus host_access(unsigned bar, uint32_t addr, uint32_t wdata, uint8_t wstrb,
+                                 uint32_t *rdata, uint64_t timeout);
+  std::unique_ptr<Impl> impl_;
+  FILE *console_ = stdout;
+  uint64_t cycles_ = 0, instret_ = 0, host_accesses_ = 0;
+  uint32_t traps_in_row_ = 0, exit_code_ = 0, trap_cause_ = 0, trap_pc_ = 0;
+  bool exited_ = false, trap_seen_ = false;
+};
+
+#endif  // TSL_SOC_SIM_H

@@ -1,0 +1,39 @@
+# Firmware command processor (firmware/cp): RV32 build and native tests against the golden model.
+#   make test-fw-build    RV32IM build of $(BUILD)/fw/cp.elf with sdk.mk; prints its size (<= 60 KiB + 4 KiB stack)
+#   make test-fw-native   native build (firmware/cp + tsl_cp_hal_model.c + libtessel_model) and tests/fw
+#   make test-fw-asan     the same tests built with -fsanitize=address,undefined
+# SEED=... replays the native tests.
+FW_CP_DIR    := firmware/cp
+FW_CP_SRCS   := $(FW_CP_DIR)/tsl_cp.c $(FW_CP_DIR)/tsl_cp_sched.c $(FW_CP_DIR)/tsl_cp_gemm.c \
+                $(FW_CP_DIR)/tsl_cp_ops.c $(FW_CP_DIR)/tsl_cp_hal_model.c
+FW_CP_HDRS   := $(wildcard $(FW_CP_DIR)/*.h) hw/include/tsl_hw.h hw/include/tsl_insn.h hw/model/tslm.h
+FW_OUT       := $(BUILD)/fw
+FW_TEST_DEPS := tests/fw/test_fw.c tests/model/ref.h tests/model/test_util.h $(FW_CP_SRCS) $(FW_CP_HDRS) mk/fw.mk
+FW_CFLAGS    := $(CFLAGS_COMMON) -ffp-contract=off -I$(FW_CP_DIR) -Ihw/model -Ihw/include -Itests/model
+FW_SAN       := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+$(FW_OUT)/cp.elf: $(wildcard $(FW_CP_DIR)/*.c) $(wildcard $(FW_CP_DIR)/*.h) $(FW_CP_DIR)/Makefile sdk/sdk.mk
+	@$(MAKE) --no-print-directory -C $(FW_CP_DIR) OUT=$(abspath $(FW_OUT)) size
+
+$(FW_OUT)/test_fw: $(FW_TEST_DEPS) $(MODEL_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(FW_CFLAGS) tests/fw/test_fw.c $(FW_CP_SRCS) $(MODEL_LIB) -o $@
+
+# The model library is rebuilt from source with the sanitizers so that its accesses are checked too.
+$(FW_OUT)/test_fw_asan: $(FW_TEST_DEPS) $(MODEL_SRCS) $(MODEL_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(FW_CFLAGS) -O1 $(FW_SAN) tests/fw/test_fw.c $(FW_CP_SRCS) $(MODEL_SRCS) -o $@
+
+TESTS += fw-build fw-native fw-asan
+.PHONY: test-fw-build test-fw-native test-fw-asan
+
+test-fw-build:
+	@rm -f $(FW_OUT)/cp.elf
+	@if $(MAKE) --no-print-directory $(FW_OUT)/cp.elf; then echo "fw_build: 1 passed, 0 failed"; \
+	else echo "fw_build: 0 passed, 1 failed"; exit 1; fi
+
+test-fw-native: $(FW_OUT)/test_fw
+	@$<
+
+test-fw-asan: $(FW_OUT)/test_fw_asan
+	@$<

@@ -1,0 +1,776 @@
+/* Native tests of the firmware command processor (firmware/cp) on the golden model.
+ *
+ * The host side writes 64-byte commands into a ring in model HBM, writes CMD_HEAD through the
+ * emulated HOSTIF (ringing the doorbell), and calls tsl_cp_doorbell() + tsl_cp_poll(). Every
+ * command is checked against all of HBM: the expected image is the HBM before the command plus the
+ * outputs computed here by independent references (exact integers; host float with FTZ/DAZ in the
+ * documented accumulation order; tests/model/ref.h) plus the completion entry. Invalid commands
+ * must also leave VMEM, ACC and PUSH_COUNT untouched. After every command the tensor core must be
+ * idle with no error and zero tokens. Several tensor-core configurations and both the push-order
+ * and the random schedule are used. SEED=... (or argv[1]) replays.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ref.h"
+#include "test_util.h"
+#include "tsl_cp.h"
+#include "tsl_cp_hal_model.h"
+#include "tsl_insn.h"
+#include "tslm.h"
+
+#define HBM_BYTES (4u << 20)
+#define CMD_BASE 0x0u
+#define CMD_SIZE 16u
+#define CPL_BASE 0x400u
+#define CPL_SIZE 16u
+#define DATA_BASE 0x1000u
+#define CF(f) (1u << TSL_CMD_FLAG_##f)
+
+typedef struct {
+    const char *name;
+    tslm_t m;
+    tsl_cp_model_t dev;
+    tsl_cp_hal_t hal;
+    tsl_cp_t cp;
+    uint8_t *exp, *vmem0, *acc0;
+    uint32_t n, heap;
+} dev_t;
+
+static tu_t T;
+
+/* ------------------------------------------------------------------------------- helpers */
+
+static uint32_t hif_rd(dev_t *d, uint32_t off) { return tsl_cp_model_hostif_read(&d->dev, off); }
+static void hif_wr(dev_t *d, uint32_t off, uint32_t v) { tsl_cp_model_hostif_write(&d->dev, off, v); }
+static uint8_t *hbm(dev_t *d) { return tslm_hbm(&d->m); }
+static uint32_t rnd(void) { return (uint32_t)tu_next(&T.rng); }
+static uint32_t below(uint32_t n) { return (uint32_t)tu_below(&T.rng, n); }
+
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static uint16_t get16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+
+static int dev_open(dev_t *d, const char *name, uint32_t n, uint32_t vmem, uint32_t acc, uint32_t features,
+                    uint32_t start_index)
+{
+    tslm_cfg_t cfg = tslm_cfg_default();
+    memset(d, 0, sizeof *d);
+    d->name = name;
+    cfg.n = n;
+    cfg.vmem_bytes = vmem;
+    cfg.acc_bytes = acc;
+    cfg.hbm_bytes = HBM_BYTES;
+    cfg.features = features;
+    if (tslm_init(&d->m, &cfg) != TSLM_OK)
+        return -1;
+    d->n = n;
+    tsl_cp_hal_model_init(&d->hal, &d->dev, &d->m);
+    if (tsl_cp_init(&d->cp, &d->hal) != TSL_CP_OK)
+        return -1;
+    d->exp = malloc(HBM_BYTES);
+    d->vmem0 = malloc(vmem);
+    d->acc0 = malloc(acc);
+    if (!d->exp || !d->vmem0 || !d->acc0)
+        return -1;
+    for (uint32_t i = 0; i < HBM_BYTES; i += 4)   /* canary everywhere */
+        put32(hbm(d) + i, rnd());
+    hif_wr(d, TSL_HOSTIF_CMD_BASE_OFFSET, CMD_BASE);
+    hif_wr(d, TSL_HOSTIF_CMD_SIZE_OFFSET, CMD_SIZE);
+    hif_wr(d, TSL_HOSTIF_CMD_TAIL_OFFSET, start_index);
+    hif_wr(d, TSL_HOSTIF_CMD_HEAD_OFFSET, start_index);
+    hif_wr(d, TSL_HOSTIF_DB_PENDING_OFFSET, 1);
+    hif_wr(d, TSL_HOSTIF_CPL_BASE_OFFSET, CPL_BASE);
+    hif_wr(d, TSL_HOSTIF_CPL_SIZE_OFFSET, CPL_SIZE);
+    hif_wr(d, TSL_HOSTIF_CPL_HEAD_OFFSET, start_index);
+    hif_wr(d, TSL_HOSTIF_CPL_TAIL_OFFSET, start_index);
+    hif_wr(d, TSL_HOSTIF_HOST_IRQ_ENABLE_OFFSET, 1);
+    return 0;
+}
+
+static void dev_close(dev_t *d)
+{
+    tslm_free(&d->m);
+    free(d->exp);
+    free(d->vmem0);
+    free(d->acc0);
+}
+
+/* Operand allocation inside the data area: a random gap, then `bytes`. */
+static uint32_t alloc(dev_t *d, uint64_t bytes)
+{
+    uint32_t a = d->heap + below(64);
+    d->heap = (uint32_t)(a + bytes);
+    if ((uint64_t)d->heap > HBM_BYTES) {
+        fprintf(stderr, "test bug: data area overflow\n");
+        exit(2);
+    }
+    return a;
+}
+
+static void cmd_init(uint32_t *w, uint32_t op, uint32_t flags)
+{
+    memset(w, 0, 64);
+    TSL_SET(w, TSL_CMD_OPCODE, op);
+    TSL_SET(w, TSL_CMD_FLAGS, flags);
+    w[TSL_CMD_TAG_WORD] = rnd();
+}
+
+/* Write command `w` at CMD_HEAD (not yet published) and snapshot HBM, VMEM and ACC. */
+static void stage(dev_t *d, const uint32_t *w)
+{
+    uint32_t head = hif_rd(d, TSL_HOSTIF_CMD_HEAD_OFFSET);
+    memcpy(hbm(d) + CMD_BASE + (head % CMD_SIZE) * 64u, w, 64);
+    memcpy(d->exp, hbm(d), HBM_BYTES);
+    memcpy(d->vmem0, tslm_vmem(&d->m), d->m.cfg.vmem_bytes);
+    memcpy(d->acc0, tslm_acc(&d->m), d->m.cfg.acc_bytes);
+}
+
+static int tc_clean(dev_t *d)
+{
+    uint32_t tok = 0;
+    for (uint32_t off = TSL_TC_TOKENS_DMA_MXU_OFFSET; off <= TSL_TC_TOKENS_VPU_MXU_OFFSET; off += 4)
+        tok |= tslm_reg_read(&d->m, off);
+    for (int u = 0; u < 3; u++)
+        for (int v = 0; v < 3; v++)
+            tok |= d->m.credit[u][v];
+    uint32_t st = tslm_reg_read(&d->m, TSL_TC_STATUS_OFFSET);
+    return !tok && st == (1u << TSL_TC_STATUS_IDLE_SHIFT);
+}
+
+/* Publish the staged command, run the firmware, and check completion and memory. `strict`: the
+ * whole of HBM must equal d->exp (plus the completion); invalid: VMEM/ACC/PUSH_COUNT unchanged. */
+static int submit(dev_t *d, const char *what, uint32_t status, uint32_t detail, int strict, int invalid)
+{
+    const uint32_t *w = (const uint32_t *)(d->exp + CMD_BASE + (hif_rd(d, TSL_HOSTIF_CMD_HEAD_OFFSET) % CMD_SIZE) * 64u);
+    uint32_t head = hif_rd(d, TSL_HOSTIF_CMD_HEAD_OFFSET), cplh = hif_rd(d, TSL_HOSTIF_CPL_HEAD_OFFSET);
+    uint32_t pushes = tslm_reg_read(&d->m, TSL_TC_PUSH_COUNT_OFFSET);
+    hif_wr(d, TSL_HOSTIF_CMD_HEAD_OFFSET, head + 1);
+    int db = tsl_cp_doorbell(&d->cp);
+    int r = tsl_cp_poll(&d->cp);
+    char ctx[160];
+    snprintf(ctx, sizeof ctx, "[%s] %s", d->name, what);
+    int ok = 1;
+    ok &= tu_check(&T, db == 1 && !(hif_rd(d, TSL_HOSTIF_DB_PENDING_OFFSET) & 1), "%s: doorbell not handled", ctx);
+    if (!tu_check(&T, r == 1, "%s: poll returned %d", ctx, r))
+        return 0;
+    ok &= tu_check(&T, hif_rd(d, TSL_HOSTIF_CMD_TAIL_OFFSET) == head + 1 &&
+                           hif_rd(d, TSL_HOSTIF_CPL_HEAD_OFFSET) == cplh + 1 &&
+                           (hif_rd(d, TSL_HOSTIF_HOST_IRQ_STATUS_OFFSET) & 1) && tsl_cp_model_host_irq(&d->dev),
+                   "%s: ring indices / HOST_IRQ not advanced", ctx);
+    uint8_t *cpl = hbm(d) + CPL_BASE + (cplh % CPL_SIZE) * 16u;
+    uint32_t c0 = get32(cpl), c1 = get32(cpl + 4), c3 = get32(cpl + 12);
+    ok &= tu_check(&T, c0 == w[1] && (c1 & 0xFFFF) == status && (c1 >> 16) == (w[0] & 0xFF) && c3 == detail,
+                   "%s: completion tag %08x status %u opcode %u detail %u, expected tag %08x status %u (%s) "
+                   "detail %u", ctx, c0, c1 & 0xFFFF, c1 >> 16, c3, w[1], status, tsl_cmd_err_name(status), detail);
+    memcpy(d->exp + CPL_BASE + (cplh % CPL_SIZE) * 16u, cpl, 16);
+    if (strict) {
+        const uint8_t *g = hbm(d);
+        uint32_t i = 0;
+        while (i < HBM_BYTES && g[i] == d->exp[i])
+            i++;
+        ok &= tu_check(&T, i == HBM_BYTES, "%s: HBM differs first at 0x%x: expected 0x%02x, got 0x%02x", ctx, i,
+                       i < HBM_BYTES ? d->exp[i] : 0, i < HBM_BYTES ? g[i] : 0);
+    }
+    if (invalid)
+        ok &= tu_check(&T, !memcmp(d->vmem0, tslm_vmem(&d->m), d->m.cfg.vmem_bytes) &&
+                               !memcmp(d->acc0, tslm_acc(&d->m), d->m.cfg.acc_bytes) &&
+                               tslm_reg_read(&d->m, TSL_TC_PUSH_COUNT_OFFSET) == pushes,
+                       "%s: invalid command touched VMEM/ACC or pushed instructions", ctx);
+    ok &= tu_check(&T, tc_clean(d), "%s: tensor core not idle/clean after the command", ctx);
+    /* the host consumes the completion */
+    hif_wr(d, TSL_HOSTIF_CPL_TAIL_OFFSET, cplh + 1);
+    hif_wr(d, TSL_HOSTIF_HOST_IRQ_STATUS_OFFSET, 1);
+    d->heap = DATA_BASE;
+    return ok;
+}
+
+/* ------------------------------------------------------------------------------- data */
+
+static uint16_t rnd_bf16(void)
+{
+    uint32_t r = rnd(), cls = r % 1000, sign = (r >> 31) << 15;
+    if (cls < 30)
+        return (uint16_t)sign;                                 /* +-0 */
+    if (cls < 45)
+        return (uint16_t)(sign | (1u + (r >> 10) % 127u));     /* subnormal: DAZ */
+    if (cls == 45)
+        return (uint16_t)(sign | 0x7F80u);                     /* infinity */
+    return (uint16_t)(sign | ((118u + (r >> 8) % 18u) << 7) | ((r >> 16) & 0x7Fu));
+}
+
+static uint32_t rnd_f32(void)
+{
+    uint32_t r = rnd(), cls = r % 1000, sign = r & 0x80000000u;
+    if (cls < 20)
+        return sign;
+    if (cls < 30)
+        return sign | (1u + (rnd() & 0x7FFFFFu));              /* subnormal */
+    if (cls == 30)
+        return sign | 0x7F800000u;
+    if (cls == 31)
+        return 0x7FC12345u;                                    /* a NaN with a payload */
+    return sign | ((118u + (r >> 8) % 18u) << 23) | (rnd() & 0x7FFFFFu);
+}
+
+/* Fill `rows` rows of `row_bytes` at `addr` (stride) with random elements of `dt`. */
+static void fill_rand(dev_t *d, uint32_t addr, uint32_t rows, uint32_t stride, uint32_t cols, uint32_t dt)
+{
+    for (uint32_t r = 0; r < rows; r++) {
+        uint8_t *p = hbm(d) + addr + (uint64_t)r * stride;
+        for (uint32_t j = 0; j < cols; j++) {
+            switch (dt) {
+            case TSL_DTYPE_INT8: p[j] = (uint8_t)rnd(); break;
+            case TSL_DTYPE_BF16: put16(p + 2 * j, rnd_bf16()); break;
+            case TSL_DTYPE_INT32: put32(p + 4 * j, (rnd() & 1) ? rnd() : (uint32_t)(int32_t)(below(2001) - 1000)); break;
+            default: put32(p + 4 * j, rnd_f32()); break;
+            }
+        }
+    }
+}
+
+static int64_t ref_requant(int32_t x, int32_t scale, uint32_t shift, int32_t zp)
+{
+    int64_t v = (int64_t)x * scale;
+    if (shift)
+        v = (v + ((int64_t)1 << (shift - 1))) >> shift;
+    v += zp;
+    return v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v;
+}
+
+static int8_t sat8(int64_t v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
+
+/* Read element j of a row as int32 or canonical fp32 bits (DAZ by bit logic). */
+static uint32_t rd_elem(const uint8_t *row, uint32_t j, uint32_t dt)
+{
+    switch (dt) {
+    case TSL_DTYPE_INT8: return (uint32_t)(int32_t)(int8_t)row[j];
+    case TSL_DTYPE_INT32: return get32(row + 4 * j);
+    case TSL_DTYPE_BF16: { uint32_t u = ref_daz((uint32_t)get16(row + 2 * j) << 16); return ref_canon(ref_f(u)); }
+    default: { uint32_t u = ref_daz(get32(row + 4 * j)); return ref_canon(ref_f(u)); }
+    }
+}
+
+static void wr_elem(uint8_t *row, uint32_t j, uint32_t dt, uint32_t v)
+{
+    switch (dt) {
+    case TSL_DTYPE_INT8: row[j] = (uint8_t)sat8((int32_t)v); break;
+    case TSL_DTYPE_INT32: put32(row + 4 * j, v); break;
+    case TSL_DTYPE_BF16: put16(row + 2 * j, ref_bf16(v)); break;
+    default: put32(row + 4 * j, ref_canon(ref_f(v))); break;
+    }
+}
+
+/* ------------------------------------------------------------------------------- GEMM */
+
+typedef struct {
+    uint32_t m, n, k, adt, cdt, flags;
+} gemm_shape_t;
+
+static int gemm_case(dev_t *d, gemm_shape_t s)
+{
+    uint32_t es = tsl_dtype_bytes(s.adt), ces = tsl_dtype_bytes(s.cdt), w[16], nn = d->n;
+    int fl = s.adt == TSL_DTYPE_BF16;
+    uint32_t lda = s.k * es + below(3) * below(9), ldb = s.n * es + below(3) * below(9);
+    uint32_t ldc = s.n * ces + below(3) * below(9);
+    uint32_t a = alloc(d, (uint64_t)s.m * lda), b = alloc(d, (uint64_t)s.k * ldb), c = alloc(d, (uint64_t)s.m * ldc);
+    uint32_t bias = (s.flags & CF(BIAS)) ? alloc(d, 4u * s.n) : 0;
+    fill_rand(d, a, s.m, lda, s.k, s.adt);
+    fill_rand(d, b, s.k, ldb, s.n, s.adt);
+    if (bias)
+        fill_rand(d, bias, 1, 0, s.n, fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32);
+    cmd_init(w, TSL_CMD_OP_GEMM, s.flags);
+    TSL_SET(w, TSL_CMD_A_DTYPE, s.adt);
+    TSL_SET(w, TSL_CMD_B_DTYPE, s.adt);
+    TSL_SET(w, TSL_CMD_C_DTYPE, s.cdt);
+    w[3] = s.m; w[4] = s.n; w[5] = s.k;
+    w[6] = a; w[7] = lda; w[8] = b; w[9] = ldb; w[10] = c; w[11] = ldc; w[12] = bias;
+    int32_t scale = 0, zp = 0;
+    uint32_t shift = 0, fscale = 0;
+    if (s.cdt == TSL_DTYPE_INT8) {
+        scale = (int32_t)(1u + below(1u << 20)) * ((rnd() & 1) ? 1 : -1);
+        shift = 10u + below(20);
+        zp = (int32_t)below(41) - 20;
+        w[13] = (uint32_t)scale; w[14] = shift; w[15] = (uint32_t)zp;
+    }
+    if (s.flags & CF(SCALE)) {
+        fscale = ((rnd() & 1) << 31) | ((120u + below(14)) << 23) | (rnd() & 0x7FFFFFu);
+        w[13] = fscale;
+    }
+    stage(d, w);
+    /* reference */
+    const uint8_t *H = hbm(d);
+    unsigned csr = ref_fp_ftz_daz();
+    for (uint32_t i = 0; i < s.m; i++) {
+        for (uint32_t j = 0; j < s.n; j++) {
+            uint32_t v;
+            if (!fl) {
+                int64_t sum = 0;
+                for (uint32_t kk = 0; kk < s.k; kk++)
+                    sum += (int64_t)(int8_t)H[a + (uint64_t)i * lda + kk] * (int8_t)H[b + (uint64_t)kk * ldb + j];
+                v = (uint32_t)sum;
+                if (bias)
+                    v += get32(H + bias + 4 * j);
+                if ((s.flags & CF(RELU)) && (int32_t)v < 0)
+                    v = 0;
+                if (s.cdt == TSL_DTYPE_INT8)
+                    d->exp[c + (uint64_t)i * ldc + j] = (uint8_t)sat8(ref_requant((int32_t)v, scale, shift, zp));
+                else
+                    put32(d->exp + c + (uint64_t)i * ldc + 4 * j, v);
+                continue;
+            }
+            volatile float acc = 0;
+            for (uint32_t kb = 0; kb < s.k; kb += nn) {
+                volatile float sb = 0.0f;
+                for (uint32_t kk = kb; kk < kb + nn; kk++) {
+                    volatile float p = 0.0f * 0.0f;
+                    if (kk < s.k)
+                        p = ref_f((uint32_t)get16(H + a + (uint64_t)i * lda + 2 * kk) << 16) *
+                            ref_f((uint32_t)get16(H + b + (uint64_t)kk * ldb + 2 * j) << 16);
+                    sb = sb + p;
+                }
+                acc = kb == 0 ? sb : acc + sb;
+            }
+            if (s.flags & CF(SCALE))
+                acc = acc * ref_f(fscale);
+            if (bias)
+                acc = acc + ref_f(get32(H + bias + 4 * j));
+            v = ref_canon(acc);
+            if (s.flags & CF(RELU))
+                v = ref_max(v, 0);
+            if (s.cdt == TSL_DTYPE_BF16)
+                put16(d->exp + c + (uint64_t)i * ldc + 2 * j, ref_bf16(v));
+            else
+                put32(d->exp + c + (uint64_t)i * ldc + 4 * j, v);
+        }
+    }
+    ref_fp_restore(csr);
+    char what[128];
+    snprintf(what, sizeof what, "GEMM %ux%ux%u %s->%s flags 0x%x", s.m, s.n, s.k, tsl_dtype_name(s.adt),
+             tsl_dtype_name(s.cdt), s.flags);
+    return submit(d, what, TSL_CMD_ERR_OK, 0, 1, 0);
+}
+
+static const uint32_t gemm_cdt[2][2] = {{TSL_DTYPE_INT32, TSL_DTYPE_INT8}, {TSL_DTYPE_FP32, TSL_DTYPE_BF16}};
+
+static void gemm_suite(dev_t *d, int randoms, uint32_t maxdim)
+{
+    static const uint32_t fixed[][3] = {{1, 1, 1}, {17, 33, 65}, {300, 7, 129}, {64, 64, 64}};
+    int bf = (d->m.cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1;
+    for (uint32_t f = 0; f < 4; f++)
+        for (uint32_t t = 0; t < (bf ? 2u : 1u); t++)
+            for (uint32_t o = 0; o < 2; o++) {
+                uint32_t flags = 0;
+                if (f == 1) flags = CF(BIAS);
+                if (f == 2) flags = CF(BIAS) | CF(RELU);
+                if (f == 3) flags = CF(RELU) | (t ? CF(SCALE) : 0);
+                gemm_shape_t s = {fixed[(f * 2 + o) % 4][0], fixed[(f * 2 + o) % 4][1], fixed[(f * 2 + o) % 4][2],
+                                  t ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, gemm_cdt[t][o], flags};
+                gemm_case(d, s);
+            }
+    for (uint32_t i = 0; i < 4; i++)   /* every fixed shape with the plain int8 product */
+        gemm_case(d, (gemm_shape_t){fixed[i][0], fixed[i][1], fixed[i][2], TSL_DTYPE_INT8, TSL_DTYPE_INT32, 0});
+    for (int r = 0; r < randoms; r++) {
+        uint32_t t = bf ? below(2) : 0, flags = below(8);
+        if (t && (rnd() & 1))
+            flags |= CF(SCALE);
+        gemm_shape_t s = {1 + below(maxdim), 1 + below(maxdim), 1 + below(maxdim),
+                          t ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, gemm_cdt[t][below(2)], flags & 0x7u & ~(t ? 0u : 4u)};
+        gemm_case(d, s);
+    }
+}
+
+/* ------------------------------------------------------------------------------- ELTWISE */
+
+static int eltwise_case(dev_t *d, uint32_t op, uint32_t adt, uint32_t bdt, uint32_t cdt, uint32_t flags, uint32_t m,
+                        uint32_t n)
+{
+    uint32_t w[16], esa = tsl_dtype_bytes(adt), esb = tsl_dtype_bytes(bdt), esc = tsl_dtype_bytes(cdt);
+    int unary = op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT;
+    int fl = adt == TSL_DTYPE_BF16 || adt == TSL_DTYPE_FP32;
+    int imm = flags & CF(B_IMM), bc = flags & CF(B_BCAST);
+    uint32_t lda = n * esa + below(3) * below(7), ldb = n * esb + below(3) * below(7), ldc = n * esc + below(3) * below(7);
+    uint32_t a = alloc(d, (uint64_t)m * lda), b = 0, c = alloc(d, (uint64_t)m * ldc), bimm = 0;
+    fill_rand(d, a, m, lda, n, adt);
+    cmd_init(w, TSL_CMD_OP_ELTWISE, flags);
+    TSL_SET(w, TSL_CMD_A_DTYPE, adt);
+    TSL_SET(w, TSL_CMD_C_DTYPE, cdt);
+    TSL_SET(w, TSL_CMD_VPU_OP, op);
+    w[3] = m; w[4] = n; w[6] = a; w[7] = lda; w[10] = c; w[11] = ldc;
+    if (!unary) {
+        TSL_SET(w, TSL_CMD_B_DTYPE, bdt);
+        if (imm) {
+            bimm = fl ? rnd_f32() : rnd();
+            w[13] = bimm;
+        } else if (bc) {
+            b = alloc(d, (uint64_t)n * esb);
+            fill_rand(d, b, 1, 0, n, bdt);
+            w[8] = b;
+            ldb = 0;
+        } else {
+            b = alloc(d, (uint64_t)m * ldb);
+            fill_rand(d, b, m, ldb, n, bdt);
+            w[8] = b;
+            w[9] = ldb;
+        }
+    }
+    int32_t scale = 0, zp = 0;
+    uint32_t shift = 0;
+    if (op == TSL_VPU_OP_REQUANT) {
+        scale = (int32_t)rnd();
+        shift = below(63);
+        zp = (int32_t)rnd() >> below(32);
+        w[13] = (uint32_t)scale; w[14] = shift; w[15] = (uint32_t)zp;
+    }
+    stage(d, w);
+    const uint8_t *H = hbm(d);
+    unsigned csr = ref_fp_ftz_daz();
+    for (uint32_t i = 0; i < m; i++)
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t x = rd_elem(H + a + (uint64_t)i * lda, j, adt), y = 0, v;
+            if (!unary)
+                y = imm ? (fl ? ref_canon(ref_f(ref_daz(bimm))) : bimm)
+                        : rd_elem(H + b + (uint64_t)(bc ? 0 : i) * ldb, j, bdt);
+            volatile float fx = ref_f(x), fy = ref_f(y), fr;
+            switch (op) {
+            case TSL_VPU_OP_ADD: if (fl) { fr = fx + fy; v = ref_canon(fr); } else v = x + y; break;
+            case TSL_VPU_OP_MUL: if (fl) { fr = fx * fy; v = ref_canon(fr); } else v = x * y; break;
+            case TSL_VPU_OP_MAX: v = fl ? ref_max(x, y) : ((int32_t)x > (int32_t)y ? x : y); break;
+            case TSL_VPU_OP_RELU: v = fl ? ref_max(x, 0) : ((int32_t)x > 0 ? x : 0); break;
+            case TSL_VPU_OP_REQUANT: v = (uint32_t)(int32_t)ref_requant((int32_t)x, scale, shift, zp); break;
+            default: v = x; break;
+            }
+            wr_elem(d->exp + c + (uint64_t)i * ldc, j, cdt, v);
+        }
+    ref_fp_restore(csr);
+    char what[128];
+    snprintf(what, sizeof what, "ELTWISE %s %ux%u %s,%s->%s flags 0x%x", tsl_vpu_op_name(op), m, n,
+             tsl_dtype_name(adt), unary ? "-" : tsl_dtype_name(bdt), tsl_dtype_name(cdt), flags);
+    return submit(d, what, TSL_CMD_ERR_OK, 0, 1, 0);
+}
+
+static void eltwise_suite(dev_t *d, int randoms)
+{
+    static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU, TSL_VPU_OP_MOV,
+                                   TSL_VPU_OP_REQUANT};
+    static const uint32_t ity[] = {TSL_DTYPE_INT8, TSL_DTYPE_INT32}, fty[] = {TSL_DTYPE_BF16, TSL_DTYPE_FP32};
+    int bf = (d->m.cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1;
+    for (int r = 0; r < randoms; r++)
+        for (uint32_t o = 0; o < 6; o++)
+            for (uint32_t cls = 0; cls < (bf ? 2u : 1u); cls++) {
+                uint32_t op = ops[o];
+                if (op == TSL_VPU_OP_REQUANT && cls)
+                    continue;
+                const uint32_t *ty = cls ? fty : ity;
+                int unary = o >= 3;
+                for (uint32_t mode = 0; mode < (unary ? 1u : 3u); mode++) {
+                    uint32_t flags = mode == 1 ? CF(B_BCAST) : mode == 2 ? CF(B_IMM) : 0;
+                    uint32_t bdt = unary ? 0 : mode == 2 ? ty[1] : ty[below(2)];
+                    uint32_t m = 1 + below(r ? 70 : 5), n = 1 + below(r ? 90 : 40);
+                    eltwise_case(d, op, ty[below(2)], bdt, ty[below(2)], flags, m, n);
+                }
+            }
+}
+
+/* ------------------------------------------------------------------------------- COPY / FILL / NOP */
+
+static void copy_fill_suite(dev_t *d, int randoms)
+{
+    uint32_t w[16];
+    for (int r = 0; r < randoms; r++) {
+        uint32_t n = 1 + below(r % 4 ? 300 : 70000), m = 1 + below(n > 1000 ? 3 : 40);
+        if (r == 0) { m = 2; n = 70001; }     /* rows longer than one DMA row */
+        uint32_t lda = n + below(2) * below(100), ldc = n + below(2) * below(100);
+        uint32_t a = alloc(d, (uint64_t)m * lda), c = alloc(d, (uint64_t)m * ldc);
+        cmd_init(w, TSL_CMD_OP_COPY, 0);
+        w[3] = m; w[4] = n; w[6] = a; w[7] = lda; w[10] = c; w[11] = ldc;
+        stage(d, w);
+        for (uint32_t i = 0; i < m; i++)
+            memcpy(d->exp + c + (uint64_t)i * ldc, hbm(d) + a + (uint64_t)i * lda, n);
+        char what[96];
+        snprintf(what, sizeof what, "COPY %ux%u lda %u ldc %u", m, n, lda, ldc);
+        submit(d, what, TSL_CMD_ERR_OK, 0, 1, 0);
+
+        cmd_init(w, TSL_CMD_OP_FILL, 0);
+        c = alloc(d, (uint64_t)m * ldc);
+        uint32_t pat = rnd();
+        w[3] = m; w[4] = n; w[10] = c; w[11] = ldc; w[13] = pat;
+        stage(d, w);
+        for (uint32_t i = 0; i < m; i++)
+            for (uint32_t j = 0; j < n; j++)
+                d->exp[c + (uint64_t)i * ldc + j] = (uint8_t)(pat >> (8 * (j % 4)));
+        snprintf(what, sizeof what, "FILL %ux%u ldc %u", m, n, ldc);
+        submit(d, what, TSL_CMD_ERR_OK, 0, 1, 0);
+    }
+    /* many rows: more than one DMA's ROWS */
+    cmd_init(w, TSL_CMD_OP_FILL, 0);
+    w[3] = 70000; w[4] = 3; w[10] = alloc(d, 70000u * 5); w[11] = 5; w[13] = 0xA1B2C3D4u;
+    stage(d, w);
+    for (uint32_t i = 0; i < 70000; i++)
+        for (uint32_t j = 0; j < 3; j++)
+            d->exp[w[10] + i * 5 + j] = (uint8_t)(0xA1B2C3D4u >> (8 * j));
+    submit(d, "FILL 70000x3", TSL_CMD_ERR_OK, 0, 1, 0);
+    for (int i = 0; i < 3; i++) {
+        cmd_init(w, i == 1 ? TSL_CMD_OP_FENCE : TSL_CMD_OP_NOP, 0);
+        stage(d, w);
+        submit(d, i == 1 ? "FENCE" : "NOP", TSL_CMD_ERR_OK, 0, 1, 0);
+    }
+}
+
+/* ------------------------------------------------------------------------------- invalid commands */
+
+typedef struct {
+    const char *what;
+    uint32_t base;      /* 0 GEMM int8, 1 GEMM bf16, 2 ELTWISE int add, 3 COPY, 4 FILL, 5 NOP */
+    uint32_t word, value, set_mode; /* set_mode 0: w[word] = value; 1: w[word] |= value */
+    uint32_t status, detail;
+} bad_t;
+
+static void base_cmd(dev_t *d, uint32_t base, uint32_t *w)
+{
+    uint32_t x = DATA_BASE + 0x100;
+    switch (base) {
+    case 0: case 1:
+        cmd_init(w, TSL_CMD_OP_GEMM, 0);
+        TSL_SET(w, TSL_CMD_A_DTYPE, base); TSL_SET(w, TSL_CMD_B_DTYPE, base);
+        TSL_SET(w, TSL_CMD_C_DTYPE, base ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32);
+        w[3] = 5; w[4] = 6; w[5] = 7; w[6] = x; w[7] = 7 * (base + 1); w[8] = x + 0x1000; w[9] = 6 * (base + 1);
+        w[10] = x + 0x2000; w[11] = 24;
+        break;
+    case 2:
+        cmd_init(w, TSL_CMD_OP_ELTWISE, 0);
+        TSL_SET(w, TSL_CMD_A_DTYPE, TSL_DTYPE_INT32); TSL_SET(w, TSL_CMD_B_DTYPE, TSL_DTYPE_INT32);
+        TSL_SET(w, TSL_CMD_C_DTYPE, TSL_DTYPE_INT32); TSL_SET(w, TSL_CMD_VPU_OP, TSL_VPU_OP_ADD);
+        w[3] = 5; w[4] = 6; w[6] = x; w[7] = 24; w[8] = x + 0x1000; w[9] = 24; w[10] = x + 0x2000; w[11] = 24;
+        break;
+    case 3:
+        cmd_init(w, TSL_CMD_OP_COPY, 0);
+        w[3] = 5; w[4] = 6; w[6] = x; w[7] = 6; w[10] = x + 0x2000; w[11] = 6;
+        break;
+    case 4:
+        cmd_init(w, TSL_CMD_OP_FILL, 0);
+        w[3] = 5; w[4] = 6; w[10] = x; w[11] = 6; w[13] = 0x12345678;
+        break;
+    default:
+        cmd_init(w, TSL_CMD_OP_NOP, 0);
+        break;
+    }
+    (void)d;
+}
+
+#define E(x) TSL_CMD_ERR_##x
+#define FL(x) (CF(x) << 8)
+static const bad_t bad_cases[] = {
+    {"opcode 6", 5, 0, 6, 0, E(BAD_OPCODE), 0},
+    {"opcode 255", 3, 0, 0xFF, 0, E(BAD_OPCODE), 0},
+    {"reserved w0[16]", 3, 0, 1u << 16, 1, E(BAD_FLAGS), 0},
+    {"reserved w2[16]", 0, 2, 1u << 16, 1, E(BAD_FLAGS), 2},
+    {"reserved w14[6]", 0, 14, 1u << 6, 1, E(BAD_FLAGS), 14},
+    {"unknown flag 5", 0, 0, 1u << 13, 1, E(BAD_FLAGS), 0},
+    {"GEMM with B_BCAST", 0, 0, FL(B_BCAST), 1, E(BAD_FLAGS), 0},
+    {"SCALE with int C", 0, 0, FL(SCALE), 1, E(BAD_FLAGS), 0},
+    {"COPY with a flag", 3, 0, FL(BIAS), 1, E(BAD_FLAGS), 0},
+    {"NOP with K", 5, 5, 1, 0, E(BAD_FLAGS), 5},
+    {"NOP with dtype", 5, 2, 1, 0, E(BAD_FLAGS), 2},
+    {"COPY with dtype", 3, 2, 0x100, 0, E(BAD_FLAGS), 2},
+    {"COPY with K", 3, 5, 3, 0, E(BAD_FLAGS), 5},
+    {"FILL with A_ADDR", 4, 6, 4, 0, E(BAD_FLAGS), 6},
+    {"GEMM BIAS_ADDR without BIAS", 0, 12, 64, 0, E(BAD_FLAGS), 12},
+    {"GEMM int32 with SHIFT", 0, 14, 3, 0, E(BAD_FLAGS), 14},
+    {"GEMM fp32 with SCALE, no flag", 1, 13, 0x3F800000, 0, E(BAD_FLAGS), 13},
+    {"GEMM with VPU_OP", 0, 2, 0x2000, 1, E(BAD_FLAGS), 2},
+    {"GEMM int8 C shift 63", 0, 2, 0x000, 2, E(BAD_FLAGS), 14},
+    {"ELTWISE BCAST|IMM", 2, 0, FL(B_BCAST) | FL(B_IMM), 1, E(BAD_FLAGS), 0},
+    {"ELTWISE RELU with B_BCAST", 2, 2, 0x5000 | 0x222, 3, E(BAD_FLAGS), 0},
+    {"ELTWISE RELU with B dtype", 2, 2, 0x5000 | 0x222, 4, E(BAD_FLAGS), 2},
+    {"ELTWISE with K", 2, 5, 2, 0, E(BAD_FLAGS), 5},
+    {"ELTWISE BCAST with LDB", 2, 0, FL(B_BCAST), 1, E(BAD_FLAGS), 9},
+    {"GEMM A int8 B bf16", 0, 2, 0x010, 1, E(BAD_DTYPE), 2},
+    {"GEMM A int32", 0, 2, 0x222, 0, E(BAD_DTYPE), 2},
+    {"GEMM int8 -> fp32", 0, 2, 0x300, 0, E(BAD_DTYPE), 2},
+    {"GEMM bf16 -> int32", 1, 2, 0x211, 0, E(BAD_DTYPE), 2},
+    {"GEMM dtype 5", 0, 2, 0x255, 0, E(BAD_DTYPE), 2},
+    {"ELTWISE int + float", 2, 2, 0x2232, 0, E(BAD_DTYPE), 2},
+    {"ELTWISE float -> int", 2, 2, 0x2233 & ~0x200u, 0, E(BAD_DTYPE), 2},
+    {"ELTWISE IMM int8", 2, 2, 0x2202, 5, E(BAD_DTYPE), 2},
+    {"ELTWISE REQUANT float", 2, 2, 0x7303, 0, E(BAD_DTYPE), 2},
+    {"ELTWISE op SYNC", 2, 2, 0x0222, 0, E(BAD_OPCODE), 2},
+    {"ELTWISE op RSUM", 2, 2, 0x8222, 0, E(BAD_OPCODE), 2},
+    {"ELTWISE op 15", 2, 2, 0xF222, 0, E(BAD_OPCODE), 2},
+    {"M = 0", 0, 3, 0, 0, E(BAD_SHAPE), 3},
+    {"N = 0", 2, 4, 0, 0, E(BAD_SHAPE), 4},
+    {"K = 0", 1, 5, 0, 0, E(BAD_SHAPE), 5},
+    {"M > HBM", 3, 3, HBM_BYTES + 1, 0, E(BAD_SHAPE), 3},
+    {"K huge", 0, 5, 0xFFFFFFFF, 0, E(BAD_SHAPE), 5},
+    {"LDA < row", 0, 7, 6, 0, E(BAD_SHAPE), 7},
+    {"LDB < row", 1, 9, 11, 0, E(BAD_SHAPE), 9},
+    {"LDC < row", 2, 11, 23, 0, E(BAD_SHAPE), 11},
+    {"COPY LDA < N", 3, 7, 5, 0, E(BAD_SHAPE), 7},
+    {"FILL LDC < N", 4, 11, 0, 0, E(BAD_SHAPE), 11},
+    {"A past HBM", 0, 6, HBM_BYTES - 20, 0, E(BAD_ADDR), 6},
+    {"B past HBM", 2, 8, HBM_BYTES - 100, 0, E(BAD_ADDR), 8},
+    {"C past HBM", 1, 10, HBM_BYTES - 16, 0, E(BAD_ADDR), 10},
+    {"C wraps 2^32", 3, 10, 0xFFFFFFF0, 0, E(BAD_ADDR), 10},
+    {"LDA wraps 2^32", 3, 7, 0x80000000, 0, E(BAD_ADDR), 6},
+    {"FILL past HBM", 4, 10, HBM_BYTES - 29, 0, E(BAD_ADDR), 10},
+    {"bias past HBM", 0, 12, HBM_BYTES - 8, 6, E(BAD_ADDR), 12},
+};
+
+static void invalid_suite(dev_t *d)
+{
+    uint32_t w[16];
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        const bad_t *b = &bad_cases[i];
+        if (b->base == 1 && !((d->m.cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1))
+            continue;   /* a bf16 GEMM is BAD_DTYPE there (checked separately) */
+        base_cmd(d, b->base, w);
+        switch (b->set_mode) {
+        case 0: w[b->word] = b->value; break;
+        case 1: w[b->word] |= b->value; break;
+        case 2: TSL_SET(w, TSL_CMD_C_DTYPE, TSL_DTYPE_INT8); w[13] = 5; w[14] = 63; break;
+        case 3: w[2] = b->value; w[0] |= FL(B_BCAST); w[8] = w[9] = 0; break;
+        case 4: w[2] = b->value; w[8] = w[9] = 0; break;
+        case 5: w[2] = b->value; w[0] |= FL(B_IMM); w[8] = w[9] = 0; break;
+        case 6: w[0] |= FL(BIAS); w[12] = b->value; break;
+        }
+        stage(d, w);
+        char what[96];
+        snprintf(what, sizeof what, "invalid: %s", b->what);
+        submit(d, what, b->status, b->detail, 1, 1);
+    }
+}
+
+/* ------------------------------------------------------------------------------- ring and errors */
+
+static void ring_suite(dev_t *d)
+{
+    uint32_t w[16], head = hif_rd(d, TSL_HOSTIF_CMD_HEAD_OFFSET), cplh = hif_rd(d, TSL_HOSTIF_CPL_HEAD_OFFSET);
+    uint32_t tags[6];
+    /* a small completion ring: 6 commands, 4 slots -> the firmware stops at 4 and resumes */
+    hif_wr(d, TSL_HOSTIF_CPL_SIZE_OFFSET, 4);
+    hif_wr(d, TSL_HOSTIF_CPL_BASE_OFFSET, CPL_BASE + 0x100);
+    for (uint32_t i = 0; i < 6; i++) {
+        base_cmd(d, i == 2 ? 3 : i == 3 ? 4 : 5, w);
+        if (i == 4)
+            TSL_SET(w, TSL_CMD_OPCODE, TSL_CMD_OP_FENCE);
+        if (i == 5)
+            w[0] = 9;   /* bad opcode in the middle of a batch */
+        tags[i] = w[1];
+        memcpy(hbm(d) + CMD_BASE + ((head + i) % CMD_SIZE) * 64u, w, 64);
+    }
+    hif_wr(d, TSL_HOSTIF_CMD_HEAD_OFFSET, head + 6);
+    int r1 = tsl_cp_poll(&d->cp);
+    int r2 = tsl_cp_poll(&d->cp);
+    tu_check(&T, r1 == 4 && r2 == 0 && hif_rd(d, TSL_HOSTIF_CMD_TAIL_OFFSET) == head + 4,
+             "[%s] full completion ring: poll returned %d then %d", d->name, r1, r2);
+    int ok = 1;
+    for (uint32_t i = 0; i < 4; i++)
+        ok &= get32(hbm(d) + CPL_BASE + 0x100 + ((cplh + i) % 4) * 16) == tags[i];
+    hif_wr(d, TSL_HOSTIF_CPL_TAIL_OFFSET, cplh + 4);
+    int r3 = tsl_cp_poll(&d->cp);
+    for (uint32_t i = 4; i < 6; i++)
+        ok &= get32(hbm(d) + CPL_BASE + 0x100 + ((cplh + i) % 4) * 16) == tags[i];
+    uint32_t st5 = get32(hbm(d) + CPL_BASE + 0x100 + ((cplh + 5) % 4) * 16 + 4);
+    tu_check(&T, r3 == 2 && ok && st5 == (9u << 16 | TSL_CMD_ERR_BAD_OPCODE),
+             "[%s] batch completions: poll %d, tags ok %d, last status 0x%x", d->name, r3, ok, st5);
+    hif_wr(d, TSL_HOSTIF_CPL_TAIL_OFFSET, cplh + 6);
+    hif_wr(d, TSL_HOSTIF_CPL_SIZE_OFFSET, CPL_SIZE);
+    hif_wr(d, TSL_HOSTIF_CPL_BASE_OFFSET, CPL_BASE);
+    /* the ring indices continue where they were: the completion ring restarts at CPL_HEAD */
+
+    /* an invalid ring is reported and nothing is consumed */
+    hif_wr(d, TSL_HOSTIF_CMD_SIZE_OFFSET, 3);
+    base_cmd(d, 5, w);
+    memcpy(hbm(d) + CMD_BASE + ((head + 6) % CMD_SIZE) * 64u, w, 64);
+    hif_wr(d, TSL_HOSTIF_CMD_HEAD_OFFSET, head + 7);
+    int r4 = tsl_cp_poll(&d->cp);
+    tu_check(&T, r4 == TSL_CP_ERING && hif_rd(d, TSL_HOSTIF_CMD_TAIL_OFFSET) == head + 6,
+             "[%s] invalid CMD_SIZE: poll returned %d", d->name, r4);
+    hif_wr(d, TSL_HOSTIF_CMD_SIZE_OFFSET, CMD_SIZE);
+    int r5 = tsl_cp_poll(&d->cp);
+    tu_check(&T, r5 == 1, "[%s] NOP after fixing the ring: poll returned %d", d->name, r5);
+    hif_wr(d, TSL_HOSTIF_CPL_TAIL_OFFSET, hif_rd(d, TSL_HOSTIF_CPL_HEAD_OFFSET));
+}
+
+static void error_suite(dev_t *d)
+{
+    uint32_t w[16];
+    /* a tensor-core error (a bad instruction pushed behind the firmware's back) -> DEVICE, reset */
+    tsl_insn_t bad = tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, 0, 0, 0, 1);   /* ROWS = 0: BAD_FIELD */
+    for (uint32_t k = 0; k < 8; k++)
+        tslm_reg_write(&d->m, TSL_TC_INSN0_OFFSET + 4 * k, bad.w[k]);
+    base_cmd(d, 3, w);
+    stage(d, w);
+    submit(d, "COPY while the TC is in error", TSL_CMD_ERR_DEVICE, TSL_ERR_BAD_FIELD, 0, 0);
+    base_cmd(d, 4, w);
+    stage(d, w);
+    for (uint32_t i = 0; i < 5; i++)
+        for (uint32_t j = 0; j < 6; j++)
+            d->exp[w[10] + i * 6 + j] = (uint8_t)(0x12345678u >> (8 * (j % 4)));
+    submit(d, "FILL after the DEVICE error", TSL_CMD_ERR_OK, 0, 1, 0);
+    /* a tensor core that never becomes idle -> TIMEOUT, reset */
+    d->dev.inject_busy = 1;
+    uint32_t saved = d->cp.timeout_cycles;
+    d->cp.timeout_cycles = 5000;
+    base_cmd(d, 3, w);
+    stage(d, w);
+    submit(d, "COPY with a stuck tensor core", TSL_CMD_ERR_TIMEOUT, 0, 0, 0);
+    d->dev.inject_busy = 0;
+    d->cp.timeout_cycles = saved;
+    base_cmd(d, 3, w);
+    stage(d, w);
+    for (uint32_t i = 0; i < 5; i++)
+        memcpy(d->exp + w[10] + i * 6, hbm(d) + w[6] + i * 6, 6);
+    submit(d, "COPY after the timeout", TSL_CMD_ERR_OK, 0, 1, 0);
+}
+
+/* ------------------------------------------------------------------------------- main */
+
+int main(int argc, char **argv)
+{
+    tu_init(&T, "fw_native", argc, argv);
+    const uint32_t both = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT);
+    const uint32_t int8 = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT;
+    struct {
+        const char *name;
+        uint32_t n, vmem, acc, features, start, sched, gemm_randoms, maxdim;
+    } cfgs[] = {
+        {"n16", 16, 262144, 65536, both, 0, TSLM_SCHED_PUSH_ORDER, 24, 150},
+        {"n16-random-sched", 16, 262144, 65536, both, 0xFFFFFFF0u, TSLM_SCHED_RANDOM, 12, 150},
+        {"n4-small", 4, 8192, 4096, both, 5, TSLM_SCHED_RANDOM, 12, 120},
+        {"n8-int8", 8, 32768, 8192, int8, 0x7FFFFFFEu, TSLM_SCHED_PUSH_ORDER, 8, 200},
+        {"n32", 32, 131072, 16384, both, 0, TSLM_SCHED_PUSH_ORDER, 6, 200},
+    };
+    for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
+        static dev_t d;
+        int p0 = T.passed, f0 = T.failed;
+        if (dev_open(&d, cfgs[i].name, cfgs[i].n, cfgs[i].vmem, cfgs[i].acc, cfgs[i].features, cfgs[i].start)) {
+            tu_check(&T, 0, "[%s] cannot open the device", cfgs[i].name);
+            continue;
+        }
+        tslm_set_schedule(&d.m, (tslm_sched_t)cfgs[i].sched, T.seed + i);
+        d.heap = DATA_BASE;
+        gemm_suite(&d, (int)cfgs[i].gemm_randoms, cfgs[i].maxdim);
+        eltwise_suite(&d, i == 0 ? 3 : 1);
+        copy_fill_suite(&d, i == 0 ? 12 : 4);
+        invalid_suite(&d);
+        ring_suite(&d);
+        error_suite(&d);
+        if (!((cfgs[i].features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1)) {
+            uint32_t w[16];
+            base_cmd(&d, 1, w);
+            stage(&d, w);
+            submit(&d, "bf16 GEMM on an int8-only build", TSL_CMD_ERR_BAD_DTYPE, 2, 1, 1);
+            base_cmd(&d, 2, w);
+            w[2] = 0x2333;
+            stage(&d, w);
+            submit(&d, "fp32 ELTWISE on an int8-only build", TSL_CMD_ERR_BAD_DTYPE, 2, 1, 1);
+        }
+        printf("fw_native [%s, %u commands]: %d passed, %d failed\n", cfgs[i].name, d.cp.commands, T.passed - p0,
+               T.failed - f0);
+        dev_close(&d);
+    }
+    return tu_done(&T);
+}

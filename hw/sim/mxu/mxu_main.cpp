@@ -15,6 +15,7 @@
 
 #include "Vtsl_mxu_sim.h"
 #include "verilated.h"
+#include "../common/tsl_rng.h"
 #if VM_TRACE
 #include "verilated_fst_c.h"
 #endif
@@ -30,19 +31,6 @@ extern "C" {
 static const unsigned N = MXU_N;
 static const unsigned ACC_ROWS = 256;  // AccRowsLog2 = 8
 static const unsigned VMEM_BYTES = 65536;
-
-// ---- small deterministic RNG (splitmix64) --------------------------------------------------------
-struct Rng {
-    uint64_t s;
-    uint64_t next() {
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    uint32_t below(uint32_t n) { return (uint32_t)(next() % n); }
-    bool chance(double p) { return (next() >> 11) * (1.0 / 9007199254740992.0) < p; }
-};
 
 // ---- wide-signal helpers (QData for 64 bits, VlWide above) --------------------------------------
 static void put_bytes(uint64_t &sig, const uint8_t *b, unsigned n) {
@@ -62,7 +50,7 @@ template <std::size_t W> static uint32_t get_word(const VlWide<W> &sig, unsigned
 // ---- random data --------------------------------------------------------------------------------
 // bf16 values: mostly normal numbers of moderate range, plus zeros, subnormals, negatives, extreme
 // exponents, infinities and NaNs at a rate set by `wild` (0: none of the specials).
-static uint16_t rand_bf16(Rng &r, double wild) {
+static uint16_t rand_bf16(TslRng &r, double wild) {
     uint16_t s = (uint16_t)(r.below(2) << 15);
     uint16_t f = (uint16_t)r.below(128);
     if (r.chance(0.08)) return s;                                   // +-0
@@ -78,7 +66,7 @@ static uint16_t rand_bf16(Rng &r, double wild) {
     return (uint16_t)(s | ((118 + r.below(20)) << 7) | f);
 }
 
-static uint32_t rand_acc_word(Rng &r) {
+static uint32_t rand_acc_word(TslRng &r) {
     switch (r.below(8)) {
     case 0: return 0;
     case 1: return 0x80000000u;
@@ -99,7 +87,7 @@ struct Op {
 };
 
 // VMEM layout: [0,16K) tame bf16, [16K,32K) wild bf16, [32K,64K) random int8 bytes.
-static void fill_vmem(Rng &r, uint8_t *vm) {
+static void fill_vmem(TslRng &r, uint8_t *vm) {
     for (unsigned i = 0; i < 16384; i += 2) {
         uint16_t t = rand_bf16(r, 0.0), w = rand_bf16(r, 0.25);
         memcpy(vm + i, &t, 2);
@@ -111,7 +99,7 @@ static void fill_vmem(Rng &r, uint8_t *vm) {
     }
 }
 
-static uint32_t pick_vmem(Rng &r, unsigned dtype, unsigned rows, uint32_t stride, bool wild) {
+static uint32_t pick_vmem(TslRng &r, unsigned dtype, unsigned rows, uint32_t stride, bool wild) {
     uint32_t vb = N * (dtype == TSL_DTYPE_BF16 ? 2 : 1);
     uint32_t base = dtype == TSL_DTYPE_BF16 ? (wild ? 16384 : 0) : 32768;
     uint32_t span = dtype == TSL_DTYPE_BF16 ? 16384 : 32768;
@@ -119,7 +107,7 @@ static uint32_t pick_vmem(Rng &r, unsigned dtype, unsigned rows, uint32_t stride
     return base + vb * r.below((span - need) / vb + 1);
 }
 
-static Op make_loadw(Rng &r, unsigned dtype, unsigned wbuf) {
+static Op make_loadw(TslRng &r, unsigned dtype, unsigned wbuf) {
     Op o{};
     o.matmul = false;
     o.dtype = dtype;
@@ -130,7 +118,7 @@ static Op make_loadw(Rng &r, unsigned dtype, unsigned wbuf) {
     return o;
 }
 
-static Op make_matmul(Rng &r, unsigned dtype, unsigned wbuf, unsigned rows) {
+static Op make_matmul(TslRng &r, unsigned dtype, unsigned wbuf, unsigned rows) {
     Op o{};
     o.matmul = true;
     o.dtype = dtype;
@@ -205,7 +193,7 @@ struct Sim {
     }
 };
 
-static bool run_program(Rng &r, uint64_t seed, const std::vector<Op> &prog, double idle_p, double bp_p,
+static bool run_program(TslRng &r, uint64_t seed, const std::vector<Op> &prog, double idle_p, double bp_p,
                         bool trace, Result &res) {
     // Golden model.
     tslm_t m;
@@ -358,7 +346,7 @@ static bool run_program(Rng &r, uint64_t seed, const std::vector<Op> &prog, doub
 
 // A random program: both buffers loaded, then LOADWs and MATMULs in random order, each MATMUL
 // using a buffer whose dtype it matches.
-static std::vector<Op> random_program(Rng &r, int dmode) {
+static std::vector<Op> random_program(TslRng &r, int dmode) {
     std::vector<Op> p;
     unsigned bdt[2];
     auto pick_dt = [&]() {
@@ -395,7 +383,7 @@ int main(int argc, char **argv) {
         if (se) runs = 1;
         for (int i = 0; i < runs; i++) {
             uint64_t s = se ? seed : seed + 0x1000 * (uint64_t)i;
-            Rng r{s};
+            TslRng r{s};
             int dmode = se ? (int)r.below(3) : i % 3;   // 0 int8, 1 bf16, 2 mixed
             double idle_p = r.chance(0.2) ? 0.0 : 0.05 * r.below(10);
             double bp_p = r.chance(0.2) ? 0.0 : 0.05 * r.below(12);
@@ -413,7 +401,7 @@ int main(int argc, char **argv) {
         const unsigned T = 6, M = 8 * N;
         for (unsigned dt = 0; dt < 2; dt++) {
             unsigned dtype = dt ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
-            Rng r{seed + dt};
+            TslRng r{seed + dt};
             std::vector<Op> p;
             p.push_back(make_loadw(r, dtype, 0));
             for (unsigned i = 0; i < T; i++) {
@@ -458,7 +446,7 @@ int main(int argc, char **argv) {
         t->cmd_dtype_i = argc > 2 && !strcmp(argv[2], "int8") ? TSL_DTYPE_INT8 : TSL_DTYPE_BF16;
         t->cmd_rows_i = 65535;
         t->a_valid_i = 1;
-        Rng r{1};
+        TslRng r{1};
         std::vector<uint8_t> row(2 * N);
         for (auto &b : row) b = (uint8_t)r.next();
         put_bytes(t->a_data_i, row.data(), 2 * N);

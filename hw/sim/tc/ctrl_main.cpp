@@ -23,6 +23,7 @@
 
 #include "Vtsl_tc_ctrl.h"
 #include "verilated.h"
+#include "../common/tsl_rng.h"
 
 extern "C" {
 #include "tsl_insn.h"
@@ -37,22 +38,8 @@ static const bool BF16 = TC_BF16;
 static const unsigned INFL = TC_INFL;
 static const uint32_t ACC_BASE = TSL_LOCAL_ACC_BASE;
 
-// ---- RNG (splitmix64) ----------------------------------------------------------------------------
-struct Rng {
-    uint64_t s;
-    uint64_t next() {
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    uint32_t below(uint32_t n) { return n ? (uint32_t)(next() % n) : 0; }
-    uint32_t u32() { return (uint32_t)next(); }
-    bool chance(double p) { return (next() >> 11) * (1.0 / 9007199254740992.0) < p; }
-};
-
 static uint64_t g_seed;
-static Rng rng;
+static TslRng rng;
 static std::unique_ptr<Vtsl_tc_ctrl> top;
 static tslm_t model;
 static uint64_t cyc = 0;

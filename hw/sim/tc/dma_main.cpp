@@ -20,6 +20,7 @@
 #include "svdpi.h"
 #include "tsl_hbm.h"
 #include "verilated.h"
+#include "../common/tsl_rng.h"
 #if VM_TRACE
 #include "verilated_fst_c.h"
 #endif
@@ -36,18 +37,6 @@ static const unsigned N = DMA_N, W = 2 * DMA_N;  // W: beat bytes = VMEM line by
 static const uint32_t VMEM_BYTES = 65536, ACC_BYTES = 16384, HBM_BYTES = 1u << 20;
 static const unsigned MAX_BURST = 16;             // tsl_dma_sim defaults
 static const uint32_t ACC_BASE = TSL_LOCAL_ACC_BASE;
-
-struct Rng {
-    uint64_t s;
-    uint64_t next() {
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    uint32_t below(uint32_t n) { return n ? (uint32_t)(next() % n) : 0; }
-    bool chance(double p) { return (next() >> 11) * (1.0 / 9007199254740992.0) < p; }
-};
 
 // ---- wide-signal helpers -------------------------------------------------------------------------
 static void put_words(QData &s, const uint32_t *w) { s = w[0] | ((uint64_t)w[1] << 32); }
@@ -103,7 +92,7 @@ struct Sim {
 #endif
     std::unique_ptr<TslHbm> hbm;
     TslAxiPins p;
-    Rng rng{1};
+    TslRng rng{1};
     HbmSetup setup;
     uint64_t cycle = 0;
     // observations of the last cycle
@@ -288,7 +277,7 @@ struct Bench {
     }
     ~Bench() { tslm_free(&m); }
     // Random contents everywhere, identical in the model and the RTL.
-    void randomise(Rng &r) {
+    void randomise(TslRng &r) {
         for (uint32_t i = 0; i < HBM_BYTES; i += 8) {
             uint64_t v = r.next();
             memcpy(tslm_hbm(&m) + i, &v, 8);
@@ -359,7 +348,7 @@ struct Bench {
 };
 
 // ---- random instructions --------------------------------------------------------------------------
-static uint32_t pick_stride(Rng &r, uint32_t rb, uint32_t align) {
+static uint32_t pick_stride(TslRng &r, uint32_t rb, uint32_t align) {
     uint32_t s;
     switch (r.below(7)) {
     case 0: s = 0; break;                          // repeat one row
@@ -373,7 +362,7 @@ static uint32_t pick_stride(Rng &r, uint32_t rb, uint32_t align) {
     return s / align * align;
 }
 
-static Xfer random_xfer(Rng &r) {
+static Xfer random_xfer(TslRng &r) {
     Xfer x{};
     x.load = r.below(2);
     bool acc = r.chance(0.25);
@@ -402,7 +391,7 @@ static Xfer random_xfer(Rng &r) {
     return x;
 }
 
-static HbmSetup random_setup(Rng &r) {
+static HbmSetup random_setup(TslRng &r) {
     HbmSetup s;
     static const unsigned lat[] = {1, 2, 3, 7, 20, 100, 200};
     s.latency = lat[r.below(7)];
@@ -421,7 +410,7 @@ struct Tally {
 };
 
 static bool random_program(Sim &sim, Bench &b, uint64_t seed, unsigned insns) {
-    Rng r{seed};
+    TslRng r{seed};
     HbmSetup s = random_setup(r);
     sim.configure(s, seed);
     b.randomise(r);
@@ -439,7 +428,7 @@ static bool random_program(Sim &sim, Bench &b, uint64_t seed, unsigned insns) {
 }
 
 static bool directed(Sim &sim, Bench &b, uint64_t seed) {
-    Rng r{seed};
+    TslRng r{seed};
     HbmSetup s;
     s.latency = 5;
     s.ready_percent = 70;
@@ -513,7 +502,7 @@ static bool first_failing(const Xfer &x, uint32_t ia, uint32_t il, uint32_t &add
 // An AXI error on one instruction: the right code and address, done still comes, no byte that
 // follows the failing beat in transfer order is written, nothing wrong anywhere; then the next
 // instruction runs normally.
-static bool error_case(Sim &sim, Bench &b, Rng &r, bool load, uint8_t resp) {
+static bool error_case(Sim &sim, Bench &b, TslRng &r, bool load, uint8_t resp) {
     Xfer x{};
     x.load = load;
     bool acc = r.chance(0.3);
@@ -598,7 +587,7 @@ static bool error_case(Sim &sim, Bench &b, Rng &r, bool load, uint8_t resp) {
 }
 
 static bool errors(Sim &sim, Bench &b, uint64_t seed, unsigned cases) {
-    Rng r{seed};
+    TslRng r{seed};
     HbmSetup s = random_setup(r);
     sim.configure(s, seed);
     b.randomise(r);
@@ -617,7 +606,7 @@ static bool errors(Sim &sim, Bench &b, uint64_t seed, unsigned cases) {
 
 // Long aligned LOAD and STORE, latency 100, bandwidth = beat width: >= 0.9 beats per cycle.
 static bool throughput(Sim &sim, Bench &b, uint64_t seed) {
-    Rng r{seed};
+    TslRng r{seed};
     HbmSetup s;
     s.latency = 100;
     s.bytes_per_cycle = W;

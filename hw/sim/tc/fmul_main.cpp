@@ -10,17 +10,14 @@
 #include "Vtsl_vpu_fmul.h"
 #include "verilated.h"
 
+#include "../common/tsl_rng.h"
+
 extern "C" {
 #include "tslm_arith.h"
 }
 
 static uint64_t rng_s;
-static uint64_t rnd() {
-    uint64_t z = (rng_s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd() { return tsl_splitmix64(&rng_s); }
 
 // Exponent of b given a's: sums around 127 + 1 (FTZ) and 127 + 254 (overflow) are the edges.
 static uint32_t pick_exp_b(uint32_t ea) {

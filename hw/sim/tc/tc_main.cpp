@@ -18,6 +18,7 @@
 #include "Vtsl_tc.h"
 #include "tsl_hbm.h"
 #include "verilated.h"
+#include "../common/tsl_rng.h"
 #if VM_TRACE
 #include "verilated_fst_c.h"
 #endif
@@ -35,18 +36,6 @@ static const uint32_t N = TC_N, VMEM = TC_VMEM, ACC = TC_ACC, HBM = TC_HBM;
 static const uint32_t ACC_BASE = TSL_LOCAL_ACC_BASE;
 static const uint32_t DATA_END = HBM / 2;  // programs use HBM [0, DATA_END); the dump goes above
 static const uint64_t TIMEOUT = 2000000;  // cycles without reaching idle
-
-struct Rng {
-    uint64_t s;
-    uint64_t next() {
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    uint32_t below(uint32_t n) { return n ? (uint32_t)(next() % n) : 0; }
-    bool chance(double p) { return (next() >> 11) * (1.0 / 9007199254740992.0) < p; }
-};
 
 // ---- wide-signal access ---------------------------------------------------------------------------
 static void put_words(uint64_t &s, const uint32_t *w) { s = w[0] | (uint64_t)w[1] << 32; }
@@ -207,7 +196,7 @@ static tslm_cfg_t model_cfg() {
 
 // Random HBM contents: 16-bit halves that are mostly moderate bf16 numbers (so float arithmetic
 // exercises rounding rather than only NaN), with zeros, subnormals, infinities and NaNs mixed in.
-static void fill_hbm(Rng &r, uint8_t *h, uint32_t bytes) {
+static void fill_hbm(TslRng &r, uint8_t *h, uint32_t bytes) {
     for (uint32_t a = 0; a + 1 < bytes; a += 2) {
         uint16_t s = (uint16_t)(r.below(2) << 15), f = (uint16_t)r.below(128), v;
         uint32_t k = r.below(100);
@@ -292,7 +281,7 @@ struct Window { uint32_t lo, hi; };
 static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tslm_sched_t sched = TSLM_SCHED_PUSH_ORDER,
                        const std::vector<Inject> &inject = {}, uint32_t expect_err = 0, Window may_differ = {0, 0}) {
     Result res{false, 0, 0, 0, 0};
-    Rng r{seed};
+    TslRng r{seed};
     tslm_t m;
     memset(&m, 0, sizeof m);
     tslm_cfg_t cfg = model_cfg();
@@ -434,7 +423,7 @@ static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tsl
 struct Range { uint64_t lo, hi; bool w; };
 
 struct Gen {
-    Rng r;
+    TslRng r;
     bool bf16;
     Prog prog;
     std::vector<Range> pend[3][3];
@@ -616,7 +605,7 @@ struct Gen {
     }
 };
 
-static TslHbmCfg hbm_cfg(Rng &r, bool random) {
+static TslHbmCfg hbm_cfg(TslRng &r, bool random) {
     TslHbmCfg c;
     c.bytes = HBM;
     c.data_bytes = 2 * N;
@@ -643,7 +632,7 @@ static int run_random(unsigned runs, unsigned insns) {
     uint64_t total = 0;
     for (unsigned k = 0; k < runs; k++) {
         uint64_t seed = seed0 + k;
-        Gen g{Rng{seed}, TC_BF16 != 0};
+        Gen g{TslRng{seed}, TC_BF16 != 0};
         g.prog.name = "random";
         g.make(insns);
         bool err = g.r.chance(0.1);
@@ -651,7 +640,7 @@ static int run_random(unsigned runs, unsigned insns) {
             tsl_insn_t bad = tsl_insn_header(3, 0);
             g.prog.insns.insert(g.prog.insns.begin() + g.r.below((uint32_t)g.prog.insns.size()), bad);
         }
-        Rng hr{seed ^ 0x5A5A};
+        TslRng hr{seed ^ 0x5A5A};
         TslHbmCfg hc = hbm_cfg(hr, true);
         tslm_sched_t sched = err ? TSLM_SCHED_PUSH_ORDER : TSLM_SCHED_RANDOM;
         Result res = run_prog(g.prog, seed, hc, sched);
@@ -685,7 +674,7 @@ static int run_directed() {
 
     // Every VPU op with every type combination and source mode (one program, VPU only).
     {
-        Gen g{Rng{seed}, TC_BF16 != 0};
+        Gen g{TslRng{seed}, TC_BF16 != 0};
         g.prog.name = "vpu-ops";
         static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU,
                                        TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX};

@@ -1,6 +1,8 @@
 // tsl_hbm: AXI4 slave model of HBM. See tsl_hbm.h for the contract and the per-cycle call order.
 #include "tsl_hbm.h"
 
+#include "../common/tsl_rng.h"
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -45,11 +47,7 @@ void TslHbm::inject(uint64_t addr, uint64_t len, bool on_write, uint8_t resp) {
 
 bool TslHbm::chance() {
     if (cfg_.ready_percent >= 100) return true;
-    uint64_t z = (rng_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return z % 100 < cfg_.ready_percent;
+    return tsl_splitmix64(&rng_) % 100 < cfg_.ready_percent;
 }
 
 void TslHbm::violation(const std::string &s) {

@@ -21,6 +21,7 @@
 
 #include "Vtsl_vpu_sim.h"
 #include "verilated.h"
+#include "../common/tsl_rng.h"
 #if VM_TRACE
 #include "verilated_fst_c.h"
 #endif
@@ -43,19 +44,6 @@ static const uint32_t HBM_BYTES = 65536;
 static const uint32_t ACC_BASE = TSL_LOCAL_ACC_BASE;
 static const unsigned VLINE = 2 * N, ALINE = 4 * N;   // line bytes
 
-// ---- small deterministic RNG (splitmix64) --------------------------------------------------------
-struct Rng {
-    uint64_t s;
-    uint64_t next() {
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    uint32_t below(uint32_t n) { return (uint32_t)(next() % n); }
-    bool chance(double p) { return (next() >> 11) * (1.0 / 9007199254740992.0) < p; }
-};
-
 // ---- wide-signal helpers (QData up to 64 bits, VlWide above) --------------------------------------
 static void put_bytes(uint64_t &sig, const uint8_t *b, unsigned n) {
     sig = 0;
@@ -77,7 +65,7 @@ template <std::size_t W> static void get_bytes(const VlWide<W> &sig, uint8_t *b,
 }
 
 // ---- memory contents full of edge values ----------------------------------------------------------
-static uint16_t edge_bf16(Rng &r) {
+static uint16_t edge_bf16(TslRng &r) {
     static const uint16_t E[] = {0x0000, 0x8000, 0x0001, 0x807F, 0x0080, 0x8080, 0x3F80, 0xBF80,
                                  0x7F7F, 0xFF7F, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0, 0x7F81, 0xFFFF,
                                  0x3F81, 0x4000, 0x7F00, 0x0100};
@@ -89,7 +77,7 @@ static uint16_t edge_bf16(Rng &r) {
     }
 }
 
-static uint32_t edge_word(Rng &r) {
+static uint32_t edge_word(TslRng &r) {
     uint32_t s = r.below(2) << 31;
     switch (r.below(16)) {
     case 0: return s;                                                     // +-0
@@ -123,7 +111,7 @@ static uint32_t edge_word(Rng &r) {
     }
 }
 
-static void fill(Rng &r, uint8_t *p, uint32_t bytes) {
+static void fill(TslRng &r, uint8_t *p, uint32_t bytes) {
     for (uint32_t i = 0; i < bytes; i += 4) {
         uint32_t v = edge_word(r);
         memcpy(p + i, &v, 4);
@@ -162,7 +150,7 @@ static void print_insn(const uint32_t *w) {
 }
 
 // A random aligned placement of `rows` vectors of `dtype` (ACC only for 32-bit types).
-static uint32_t place(Rng &r, uint32_t dtype, uint32_t rows, bool allow_acc) {
+static uint32_t place(TslRng &r, uint32_t dtype, uint32_t rows, bool allow_acc) {
     uint32_t vb = N * tsl_dtype_bytes(dtype);
     bool acc = allow_acc && tsl_dtype_bytes(dtype) == 4 && r.chance(0.5);
     uint32_t size = acc ? ACC_BYTES : VMEM_BYTES;
@@ -171,7 +159,7 @@ static uint32_t place(Rng &r, uint32_t dtype, uint32_t rows, bool allow_acc) {
 }
 
 // One random (not necessarily legal) VPU instruction; the model filters out the illegal ones.
-static tsl_insn_t random_insn(Rng &r, int op_force, int cls_force, int d1_force, int dd_force, int d2_force,
+static tsl_insn_t random_insn(TslRng &r, int op_force, int cls_force, int d1_force, int dd_force, int d2_force,
                               int mode_force) {
     static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU,
                                    TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX};
@@ -355,7 +343,7 @@ static bool compare(const char *what, uint32_t base_addr, const uint8_t *exp, co
 }
 
 // Run one instruction on the RTL; false on a protocol error or timeout.
-static bool run_rtl(Sim &s, Rng &r, const tsl_insn_t &insn, double deny, Stats &st) {
+static bool run_rtl(Sim &s, TslRng &r, const tsl_insn_t &insn, double deny, Stats &st) {
     uint32_t rows = TSL_GET(insn.w, TSL_INSN_VPU_VEC_ROWS), op = TSL_GET(insn.w, TSL_INSN_HDR_OP);
     for (uint32_t i = r.below(3); i > 0; i--) s.tick();   // idle cycles
     put_bytes(s.top->ex_insn_i, (const uint8_t *)insn.w, 32);
@@ -421,7 +409,7 @@ static bool model_accepts(tslm_t *m, const tsl_insn_t &i) {
 }
 
 // Run a list of instructions (already accepted by the model, in order) and compare.
-static bool run_and_check(Sim &s, tslm_t *m, Rng &r, const tsl_insn_t &insn, double deny, Stats &st,
+static bool run_and_check(Sim &s, tslm_t *m, TslRng &r, const tsl_insn_t &insn, double deny, Stats &st,
                           unsigned run, size_t idx) {
     if (!run_rtl(s, r, insn, deny, st)) {
         printf("  run %u instruction %zu\n", run, idx);
@@ -467,7 +455,7 @@ int main(int argc, char **argv) {
     snprintf(name, sizeof name, "vpu_n%u%s", N, VPU_BF16 ? "" : "_int");
     printf("%s: seed=0x%016" PRIx64 " (SEED= replays), %u runs of %u instructions after a directed run%s\n",
            name, g_seed, runs, per_run, VPU_BF16 ? "" : " (integer class only: EnableBf16 = 0)");
-    Rng r{g_seed};
+    TslRng r{g_seed};
 
     tslm_cfg_t cfg = tslm_cfg_default();
     cfg.n = N;

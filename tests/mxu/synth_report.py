@@ -68,7 +68,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--ns", default="4 8 16")
-    ap.add_argument("--int8", default="4 16")
+    ap.add_argument("--int8", default="4 8 16")
     ap.add_argument("--docs", default="docs/hardware.md")
     ap.add_argument("--top", default="tsl_mxu")
     ap.add_argument("--marker", default="mxu-synth")

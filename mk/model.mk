@@ -33,6 +33,4 @@ test-model-arith: $(BUILD)/model/test_arith
 bench-model: deps $(BUILD)/model/bench_model
 	$(BUILD)/model/bench_model
 
-# Until the SoC lands (issue 6), the demo is a checked 256^3 GEMM on the golden model.
-demo: deps $(BUILD)/model/bench_model
-	$(BUILD)/model/bench_model 256
+# `make demo` (a checked 256^3 GEMM on the simulated SoC) is in mk/cli.mk.

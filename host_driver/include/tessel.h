@@ -1,0 +1,154 @@
+/* libtessel: the host library of the Tessel TPU.
+ *
+ * One driver, several transports (docs/architecture.md): a transport only reads and writes the
+ * device's HOSTIF registers (BAR0) and HBM (BAR1) and waits; everything else — memory allocation,
+ * the command and completion rings, completions, errors — lives here once.
+ *   model  the golden model with the firmware command processor built natively (fast, exact);
+ *   sim    the Verilated SoC running the RV32 firmware (cycle-accurate, slow).
+ *
+ * Conventions: every function that can fail returns a tessel_status_t (0 or a negative code) and
+ * checks its arguments first: a bad argument returns TESSEL_EINVAL with no device access. The
+ * library never aborts and never prints. The device handle comes first, out-parameters last.
+ * Device addresses are HBM byte offsets. Setting TESSEL_CHECK=1 in the environment (or the
+ * TESSEL_OPEN_CHECK flag) mirrors every command on a model device and compares the results.
+ */
+#ifndef TESSEL_H
+#define TESSEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    TESSEL_OK = 0,
+    TESSEL_EINVAL = -1,    /* bad argument; nothing was touched */
+    TESSEL_ENOMEM = -2,    /* host or device memory exhausted */
+    TESSEL_ETIMEOUT = -3,  /* gave up waiting */
+    TESSEL_EDEVICE = -4,   /* the device reported an error (see the completion's status/detail) */
+    TESSEL_ENODEV = -5,    /* unknown backend, or the device/firmware could not be started */
+    TESSEL_ERANGE = -6,    /* an address or size outside the device */
+    TESSEL_EIO = -7,       /* transport failure (bus error, lost link) */
+    TESSEL_EMISMATCH = -8, /* checking mode: the device's result differs from the model's */
+} tessel_status_t;
+
+/* Human-readable text for a status; never NULL. */
+const char *tessel_strerror(int status);
+
+typedef struct tessel_dev tessel_dev_t;
+typedef uint64_t tessel_addr_t;    /* HBM byte offset */
+typedef uint64_t tessel_handle_t;  /* a submitted command */
+
+#define TESSEL_OPEN_CHECK 1u       /* mirror every command on a model device and compare */
+
+typedef struct {
+    uint32_t flags;                /* TESSEL_OPEN_* */
+    const char *firmware;          /* sim: firmware ELF (NULL: the built-in default path) */
+    const char *trace;             /* sim: FST waveform path, or NULL */
+} tessel_open_opts_t;
+
+/* Open a device on `backend` ("model" or "sim"); opts may be NULL. *dev is NULL on failure. */
+__attribute__((warn_unused_result)) tessel_status_t tessel_open(tessel_dev_t **dev, const char *backend,
+                                                                const tessel_open_opts_t *opts);
+/* Close and free everything the device owns. NULL is ignored. */
+void tessel_close(tessel_dev_t *dev);
+
+typedef struct {
+    const char *backend;           /* "model" or "sim" */
+    uint32_t n;                    /* MXU size */
+    uint32_t vmem_bytes, acc_bytes;
+    uint64_t hbm_bytes;
+    uint32_t features;             /* TC CFG_FEATURES bits */
+    uint32_t hbm_bytes_per_cycle;  /* bandwidth the roofline uses */
+} tessel_info_t;
+
+tessel_status_t tessel_info(tessel_dev_t *dev, tessel_info_t *out);
+
+/* One line about the device's most recent failure (EDEVICE: command, tag, CMD_ERR name, status
+ * and detail; EMISMATCH: command opcode/tag, first differing HBM address, expected (model) and
+ * received bytes; ETIMEOUT, EIO, ERANGE and some EINVAL: what was refused). Not cleared by later
+ * successes; "" before any failure; never NULL ("no device" for NULL). */
+const char *tessel_last_error(tessel_dev_t *dev);
+
+/* Checking mode: the shadow model device that mirrors `dev` (NULL when not checking). Writing to
+ * it directly makes the two diverge (the tests use this to provoke TESSEL_EMISMATCH). */
+tessel_dev_t *tessel_shadow(tessel_dev_t *dev);
+
+/* Device memory (a first-fit allocator over HBM; the rings live in a reserved region). */
+__attribute__((warn_unused_result)) tessel_status_t tessel_alloc(tessel_dev_t *dev, size_t bytes, size_t align,
+                                                                 tessel_addr_t *out);
+tessel_status_t tessel_free(tessel_dev_t *dev, tessel_addr_t addr);
+__attribute__((warn_unused_result)) tessel_status_t tessel_write(tessel_dev_t *dev, tessel_addr_t dst,
+                                                                 const void *src, size_t bytes);
+__attribute__((warn_unused_result)) tessel_status_t tessel_read(tessel_dev_t *dev, void *dst, tessel_addr_t src,
+                                                                size_t bytes);
+
+/* A raw 64-byte command (docs/isa.md §7; the fields with TSL_CMD_* in tsl_hw.h). Unused fields 0. */
+typedef struct {
+    uint32_t w[16];
+} tessel_cmd_t;
+
+typedef struct {
+    uint32_t tag;
+    int32_t status;                /* CMD_ERR code (0 = OK) */
+    uint32_t opcode, cycles, detail;
+} tessel_completion_t;
+
+/* Queue a command (the library sets TAG); returns at once with a handle. */
+__attribute__((warn_unused_result)) tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *cmd,
+                                                                  tessel_handle_t *out);
+/* Wait up to timeout_ms (wall clock) for a command. TESSEL_EDEVICE when it completed with an error
+ * status (the completion is filled in either way; out may be NULL). Commands may be waited for in
+ * any order; each handle once (a handle not outstanding is TESSEL_EINVAL). timeout_ms = 0 looks
+ * once and gives TESSEL_ETIMEOUT if the command is not complete yet; it stays outstanding. */
+__attribute__((warn_unused_result)) tessel_status_t tessel_wait(tessel_dev_t *dev, tessel_handle_t h,
+                                                                uint32_t timeout_ms, tessel_completion_t *out);
+
+/* Counters accumulated over the commands this device completed. */
+typedef struct {
+    uint64_t commands;
+    uint64_t cycles;               /* sum of completion CYCLES */
+    uint64_t macs;                 /* MACs the GEMMs issued: M * Kp * Np, K and N padded up to multiples
+                                      of the MXU N (= the hardware's PERF_MXU_MACS, N*N per MATMUL row) */
+    uint64_t hbm_bytes;            /* compulsory HBM bytes of the successful commands (each operand,
+                                      bias and result once; the tiling may re-read A or B) */
+} tessel_stats_t;
+
+tessel_status_t tessel_stats(tessel_dev_t *dev, tessel_stats_t *out);
+void tessel_stats_reset(tessel_dev_t *dev);
+
+/* ---- the matmul library --------------------------------------------------------------------- */
+typedef enum { TESSEL_INT8 = 0, TESSEL_BF16 = 1, TESSEL_INT32 = 2, TESSEL_FP32 = 3 } tessel_dtype_t;
+
+/* C = epilogue(A x B) for host row-major operands of any shape. in_dtype INT8: A and B are int8_t,
+ * C is int32_t (out_dtype INT32) or int8_t (INT8, requantised). in_dtype BF16: A and B are float,
+ * rounded to bf16 on the way in; C is float (FP32) or float holding bf16-rounded values (BF16).
+ * Strides are in elements. Epilogue order as docs/isa.md §7: scale (float C), bias, ReLU, then the
+ * conversion to out_dtype. */
+typedef struct {
+    uint32_t m, n, k;
+    tessel_dtype_t in_dtype, out_dtype;
+    const void *a; size_t lda;
+    const void *b; size_t ldb;
+    void *c; size_t ldc;
+    const void *bias;              /* NULL, or n int32_t (int8 in) / float (bf16 in) */
+    int relu;
+    float scale;                   /* float C: multiplier applied first (1.0f or 0.0f: none; with INT8
+                                      inputs it must be 1.0f or 0.0f) */
+    int32_t rq_scale;              /* INT8 out: requantisation multiplier, shift (<= 62), zero point;
+                                      all three must be 0 for other outputs */
+    uint32_t rq_shift;
+    int32_t rq_zero_point;
+} tessel_gemm_t;
+
+/* cpl may be NULL. Timeout: $TESSEL_TIMEOUT_MS (default 600000). */
+__attribute__((warn_unused_result)) tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g,
+                                                                tessel_completion_t *cpl);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSEL_H */

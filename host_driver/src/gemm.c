@@ -1,0 +1,212 @@
+/* libtessel: tessel_gemm, one GEMM command for host row-major operands of any shape.
+ *
+ * The firmware tiles and pads any M, N, K itself (firmware/cp/README.md, "Tiling"), so the host
+ * only converts and packs: A (M x K) and B (K x N) go to HBM dense (LDA = K, LDB = N elements),
+ * float inputs rounded to bf16 to nearest even here; C comes back dense (LDC = N elements of
+ * C's type) and is widened into the caller's strided float/int32/int8 matrix. Epilogue fields
+ * map one to one onto the command (docs/isa.md §7): SCALE flag for a float C with scale not 0 or 1,
+ * BIAS flag and BIAS_ADDR with a bias row (N int32, or N fp32 written unrounded), RELU flag, and
+ * SCALE/SHIFT/ZERO_POINT for an INT8 C. Every other command field is zero.
+ * Timeout: $TESSEL_TIMEOUT_MS, default 600000 ms.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessel_int.h"
+#include "tsl_hw.h"
+
+#define GEMM_TIMEOUT_MS 600000u
+
+static uint16_t f32_to_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7F800000u) == 0x7F800000u && (u & 0x7FFFFFu))
+        return (uint16_t)((u >> 16) | 0x40u);                  /* NaN: quiet, keep the sign */
+    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16); /* to nearest even (overflows to inf) */
+}
+
+static float bf16_to_f32(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint32_t timeout_ms(void)
+{
+    const char *e = getenv("TESSEL_TIMEOUT_MS");
+    if (e && *e) {
+        char *end;
+        unsigned long v = strtoul(e, &end, 0);
+        if (!*end && v > 0 && v <= UINT32_MAX)
+            return (uint32_t)v;
+    }
+    return GEMM_TIMEOUT_MS;
+}
+
+/* Argument checks: TESSEL_EINVAL for anything the command could not express. */
+static int gemm_args_ok(const tessel_gemm_t *g)
+{
+    if (!g->m || !g->n || !g->k || !g->a || !g->b || !g->c)
+        return 0;
+    if (g->lda < g->k || g->ldb < g->n || g->ldc < g->n)
+        return 0;
+    if (g->in_dtype == TESSEL_INT8) {
+        if (g->out_dtype != TESSEL_INT32 && g->out_dtype != TESSEL_INT8)
+            return 0;
+        if (g->scale != 0.0f && g->scale != 1.0f)
+            return 0;
+    } else if (g->in_dtype == TESSEL_BF16) {
+        if (g->out_dtype != TESSEL_FP32 && g->out_dtype != TESSEL_BF16)
+            return 0;
+    } else {
+        return 0;
+    }
+    if (g->out_dtype == TESSEL_INT8) {
+        if (g->rq_shift > 62)
+            return 0;
+    } else if (g->rq_scale || g->rq_shift || g->rq_zero_point) {
+        return 0;
+    }
+    return 1;
+}
+
+TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g, tessel_completion_t *cpl)
+{
+    if (!dev || !g || !gemm_args_ok(g))
+        return TESSEL_EINVAL;
+    tessel_info_t info;
+    int r = tessel_info(dev, &info);
+    if (r)
+        return r;
+    const int fp = g->in_dtype == TESSEL_BF16;
+    if (!(info.features & (1u << (fp ? TSL_TC_CFG_FEATURES_BF16_SHIFT : TSL_TC_CFG_FEATURES_INT8_SHIFT))))
+        return TESSEL_EINVAL;
+    const uint64_t m = g->m, n = g->n, k = g->k, es = fp ? 2 : 1;
+    const uint32_t cdt = g->out_dtype == TESSEL_INT8 ? TSL_DTYPE_INT8 : g->out_dtype == TESSEL_INT32 ? TSL_DTYPE_INT32
+                         : g->out_dtype == TESSEL_BF16 ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
+    const uint64_t ces = cdt == TSL_DTYPE_INT8 ? 1 : cdt == TSL_DTYPE_BF16 ? 2 : 4;
+    const uint64_t abytes = m * k * es, bbytes = k * n * es, cbytes = m * n * ces, biasbytes = g->bias ? 4 * n : 0;
+    if (abytes > info.hbm_bytes || bbytes > info.hbm_bytes || cbytes > info.hbm_bytes || m * k * es > UINT32_MAX ||
+        k * n * es > UINT32_MAX || n * ces > UINT32_MAX || k * es > UINT32_MAX)
+        return TESSEL_ENOMEM;
+    uint64_t host = abytes > bbytes ? abytes : bbytes;
+    host = host > cbytes ? host : cbytes;
+    host = host > biasbytes ? host : biasbytes;
+    uint8_t *buf = malloc((size_t)host);
+    if (!buf)
+        return TESSEL_ENOMEM;
+    tessel_addr_t da = 0, db = 0, dc = 0, dbias = 0;
+    int have_a = 0, have_b = 0, have_c = 0, have_bias = 0;
+    if ((r = tessel_alloc(dev, (size_t)abytes, 64, &da)))
+        goto out;
+    have_a = 1;
+    if ((r = tessel_alloc(dev, (size_t)bbytes, 64, &db)))
+        goto out;
+    have_b = 1;
+    if ((r = tessel_alloc(dev, (size_t)cbytes, 64, &dc)))
+        goto out;
+    have_c = 1;
+    if (g->bias) {
+        if ((r = tessel_alloc(dev, (size_t)biasbytes, 64, &dbias)))
+            goto out;
+        have_bias = 1;
+    }
+
+    /* A and B, packed dense (bf16 rounded here) */
+    for (int which = 0; which < 2; which++) {
+        const uint64_t rows = which ? k : m, cols = which ? n : k, ld = which ? g->ldb : g->lda;
+        const void *src = which ? g->b : g->a;
+        for (uint64_t i = 0; i < rows; i++)
+            for (uint64_t j = 0; j < cols; j++) {
+                if (fp) {
+                    uint16_t h = f32_to_bf16(((const float *)src)[i * ld + j]);
+                    memcpy(buf + 2 * (i * cols + j), &h, 2);
+                } else {
+                    buf[i * cols + j] = (uint8_t)((const int8_t *)src)[i * ld + j];
+                }
+            }
+        if ((r = tessel_write(dev, which ? db : da, buf, (size_t)(rows * cols * es))))
+            goto out;
+    }
+    if (g->bias && (r = tessel_write(dev, dbias, g->bias, (size_t)biasbytes)))   /* int32 or fp32, as given */
+        goto out;
+
+    tessel_cmd_t cmd;
+    memset(&cmd, 0, sizeof cmd);
+    uint32_t flags = 0, adt = fp ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
+    uint32_t *w = cmd.w;
+    if (g->bias) {
+        flags |= 1u << TSL_CMD_FLAG_BIAS;
+        TSL_SET(w, TSL_CMD_BIAS_ADDR, (uint32_t)dbias);
+    }
+    if (g->relu)
+        flags |= 1u << TSL_CMD_FLAG_RELU;
+    if (fp && g->scale != 0.0f && g->scale != 1.0f) {
+        uint32_t bits;
+        memcpy(&bits, &g->scale, 4);
+        flags |= 1u << TSL_CMD_FLAG_SCALE;
+        TSL_SET(w, TSL_CMD_SCALE, bits);
+    }
+    if (cdt == TSL_DTYPE_INT8) {
+        TSL_SET(w, TSL_CMD_SCALE, (uint32_t)g->rq_scale);
+        TSL_SET(w, TSL_CMD_SHIFT, g->rq_shift);
+        TSL_SET(w, TSL_CMD_ZERO_POINT, (uint32_t)g->rq_zero_point);
+    }
+    TSL_SET(w, TSL_CMD_OPCODE, TSL_CMD_OP_GEMM);
+    TSL_SET(w, TSL_CMD_FLAGS, flags);
+    TSL_SET(w, TSL_CMD_A_DTYPE, adt);
+    TSL_SET(w, TSL_CMD_B_DTYPE, adt);
+    TSL_SET(w, TSL_CMD_C_DTYPE, cdt);
+    TSL_SET(w, TSL_CMD_M, g->m);
+    TSL_SET(w, TSL_CMD_N, g->n);
+    TSL_SET(w, TSL_CMD_K, g->k);
+    TSL_SET(w, TSL_CMD_A_ADDR, (uint32_t)da);
+    TSL_SET(w, TSL_CMD_LDA, (uint32_t)(k * es));
+    TSL_SET(w, TSL_CMD_B_ADDR, (uint32_t)db);
+    TSL_SET(w, TSL_CMD_LDB, (uint32_t)(n * es));
+    TSL_SET(w, TSL_CMD_C_ADDR, (uint32_t)dc);
+    TSL_SET(w, TSL_CMD_LDC, (uint32_t)(n * ces));
+
+    tessel_handle_t h;
+    tessel_completion_t c;
+    if ((r = tessel_submit(dev, &cmd, &h)))
+        goto out;
+    r = tessel_wait(dev, h, timeout_ms(), &c);
+    if (cpl)
+        *cpl = c;
+    if (r && r != TESSEL_EMISMATCH)   /* on a mismatch C still holds the device's result */
+        goto out;
+    int r2 = tessel_read(dev, buf, dc, (size_t)cbytes);
+    if (r2) {
+        r = r2;
+        goto out;
+    }
+    for (uint64_t i = 0; i < m; i++)
+        for (uint64_t j = 0; j < n; j++) {
+            const uint8_t *p = buf + (i * n + j) * ces;
+            switch (cdt) {
+            case TSL_DTYPE_INT8: ((int8_t *)g->c)[i * g->ldc + j] = (int8_t)p[0]; break;
+            case TSL_DTYPE_INT32: memcpy((int32_t *)g->c + i * g->ldc + j, p, 4); break;
+            case TSL_DTYPE_FP32: memcpy((float *)g->c + i * g->ldc + j, p, 4); break;
+            default: {
+                uint16_t hv;
+                memcpy(&hv, p, 2);
+                ((float *)g->c)[i * g->ldc + j] = bf16_to_f32(hv);
+            }
+            }
+        }
+out:
+    if (have_bias)
+        (void)tessel_free(dev, dbias);
+    if (have_c)
+        (void)tessel_free(dev, dc);
+    if (have_b)
+        (void)tessel_free(dev, db);
+    if (have_a)
+        (void)tessel_free(dev, da);
+    free(buf);
+    return r;
+}

@@ -1,0 +1,587 @@
+/* libtessel core: devices, the HBM allocator, the command and completion rings, submit/wait,
+ * statistics, status strings and checking mode. Transport-independent (tessel_int.h).
+ *
+ * HBM layout: [0, TESSEL_RESERVED) is reserved for the rings — the command ring (RING_CMD_SIZE
+ * entries of 64 bytes) at 0 and the completion ring (RING_CPL_SIZE entries of 16 bytes) at
+ * RING_CPL_BASE; tessel_read/tessel_write refuse it (TESSEL_ERANGE) and the allocator starts
+ * after it. The allocator is first fit over a sorted array of blocks.
+ *
+ * Commands: TAG = the low 32 bits of the handle, a per-device sequence number starting at 1.
+ * Completions arrive in command order; every completion read is matched to the oldest
+ * outstanding command (a different TAG is TESSEL_EIO) and kept until that command is waited for,
+ * so commands may be waited for in any order.
+ *
+ * Checking mode: a shadow model device with the same configuration receives every tessel_write
+ * and tessel_submit; tessel_wait waits for both, compares the completions (TAG, STATUS, OPCODE,
+ * DETAIL; not CYCLES, which the model counts differently) and, for a successful GEMM, ELTWISE,
+ * COPY or FILL, the command's output rows (C_ADDR, M rows of the C row bytes, stride LDC). The
+ * first difference gives TESSEL_EMISMATCH and a tessel_last_error() line; the shadow's copy is
+ * then overwritten with the device's bytes so that later commands are compared on equal inputs.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tessel_int.h"
+#include "tsl_hw.h"
+
+#define TESSEL_RESERVED 0x10000u  /* bytes of HBM reserved for the rings */
+#define RING_CMD_BASE 0x0u
+#define RING_CMD_SIZE 64u
+#define RING_CPL_BASE 0x1000u
+#define RING_CPL_SIZE 64u
+#define SUBMIT_TIMEOUT_MS 600000u /* waiting for a free command-ring entry */
+
+typedef struct {
+    tessel_addr_t addr;
+    uint64_t bytes;
+} block_t;
+
+typedef struct {
+    uint64_t seq;
+    tessel_handle_t shadow;       /* the shadow device's handle (checking mode) */
+    int done;
+    tessel_cmd_t cmd;
+    tessel_completion_t cpl;
+} slot_t;
+
+struct tessel_dev {
+    tessel_transport_t t;
+    const char *backend;
+    uint64_t hbm_bytes;
+    block_t *blocks;              /* sorted by address */
+    size_t nblocks, cap_blocks;
+    slot_t *slots;                /* outstanding commands, in submission order */
+    size_t nslots, cap_slots;
+    uint64_t next_seq;
+    uint32_t cmd_head, cmd_tail, cpl_tail;
+    tessel_stats_t stats;
+    tessel_dev_t *shadow;         /* checking mode */
+    char last_error[256];
+};
+
+/* ------------------------------------------------------------------------------------ misc */
+
+TESSEL_API const char *tessel_strerror(int status)
+{
+    switch (status) {
+    case TESSEL_OK: return "success";
+    case TESSEL_EINVAL: return "invalid argument";
+    case TESSEL_ENOMEM: return "out of memory";
+    case TESSEL_ETIMEOUT: return "timed out";
+    case TESSEL_EDEVICE: return "the device reported an error";
+    case TESSEL_ENODEV: return "no such device or the device could not be started";
+    case TESSEL_ERANGE: return "address or size outside the device";
+    case TESSEL_EIO: return "transport failure";
+    case TESSEL_EMISMATCH: return "checking mode: the device differs from the model";
+    default: return "unknown status";
+    }
+}
+
+__attribute__((format(printf, 3, 4))) static int fail(tessel_dev_t *d, int status, const char *fmt, ...)
+{
+    if (d) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(d->last_error, sizeof d->last_error, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+TESSEL_API const char *tessel_last_error(tessel_dev_t *dev)
+{
+    return dev ? dev->last_error : "no device";
+}
+
+static const char *op_name(uint32_t op)
+{
+    static const char *const names[] = {"NOP", "GEMM", "ELTWISE", "COPY", "FILL", "FENCE"};
+    return op < sizeof names / sizeof names[0] ? names[op] : "?";
+}
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int hif_rd(tessel_dev_t *d, uint32_t off, uint32_t *v)
+{
+    int r = d->t.hostif_read(d->t.ctx, off, v);
+    return r ? fail(d, TESSEL_EIO, "%s: HOSTIF read of 0x%03x failed", d->backend, off) : 0;
+}
+
+static int hif_wr(tessel_dev_t *d, uint32_t off, uint32_t v)
+{
+    int r = d->t.hostif_write(d->t.ctx, off, v);
+    return r ? fail(d, TESSEL_EIO, "%s: HOSTIF write of 0x%03x failed", d->backend, off) : 0;
+}
+
+/* ------------------------------------------------------------------------------------ open */
+
+static tessel_status_t ring_setup(tessel_dev_t *d)
+{
+    uint32_t id = 0, fw = 0;
+    int r;
+    if ((r = hif_rd(d, TSL_HOSTIF_ID_OFFSET, &id)) || (r = hif_rd(d, TSL_HOSTIF_FW_STATUS_OFFSET, &fw)))
+        return r;
+    if (id != TSL_ID_VALUE)
+        return fail(d, TESSEL_ENODEV, "%s: HOSTIF ID 0x%08x, expected 0x%08x", d->backend, id, TSL_ID_VALUE);
+    if (((fw >> TSL_HOSTIF_FW_STATUS_STATE_SHIFT) & TSL_HOSTIF_FW_STATUS_STATE_MASK) != 1u)
+        return fail(d, TESSEL_ENODEV, "%s: firmware not ready (FW_STATUS 0x%08x)", d->backend, fw);
+    static const uint32_t regs[][2] = {
+        {TSL_HOSTIF_HOST_IRQ_ENABLE_OFFSET, 0},
+        {TSL_HOSTIF_CMD_BASE_OFFSET, RING_CMD_BASE}, {TSL_HOSTIF_CMD_SIZE_OFFSET, RING_CMD_SIZE},
+        {TSL_HOSTIF_CPL_BASE_OFFSET, RING_CPL_BASE}, {TSL_HOSTIF_CPL_SIZE_OFFSET, RING_CPL_SIZE},
+        {TSL_HOSTIF_CPL_TAIL_OFFSET, 0}, {TSL_HOSTIF_CPL_HEAD_OFFSET, 0},
+        {TSL_HOSTIF_CMD_TAIL_OFFSET, 0}, {TSL_HOSTIF_CMD_HEAD_OFFSET, 0},
+        {TSL_HOSTIF_DB_PENDING_OFFSET, 1},
+        {TSL_HOSTIF_HOST_IRQ_STATUS_OFFSET, 3},
+        {TSL_HOSTIF_HOST_IRQ_ENABLE_OFFSET, (1u << TSL_HOSTIF_HOST_IRQ_STATUS_CPL_SHIFT) |
+                                                (1u << TSL_HOSTIF_HOST_IRQ_STATUS_FAULT_SHIFT)},
+    };
+    for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
+        if ((r = hif_wr(d, regs[i][0], regs[i][1])))
+            return r;
+    d->cmd_head = d->cmd_tail = d->cpl_tail = 0;
+    return TESSEL_OK;
+}
+
+tessel_status_t tessel_open_transport(tessel_dev_t **dev, tessel_transport_t *t, uint32_t flags)
+{
+    tessel_dev_t *d = calloc(1, sizeof *d);
+    if (!d) {
+        t->close(t->ctx);
+        return TESSEL_ENOMEM;
+    }
+    d->t = *t;
+    d->backend = t->name;
+    d->hbm_bytes = t->hbm_bytes;
+    d->next_seq = 1;
+    int r = ring_setup(d);
+    if (!r && (flags & TESSEL_OPEN_CHECK)) {
+        tessel_transport_t st;
+        tessel_model_cfg_t cfg = {t->n, t->vmem_bytes, t->acc_bytes, t->features, t->hbm_bytes};
+        r = tessel_transport_model_open(&st, &cfg);
+        if (!r)
+            r = tessel_open_transport(&d->shadow, &st, 0);
+    }
+    if (r) {
+        tessel_close(d);
+        return r;
+    }
+    *dev = d;
+    return TESSEL_OK;
+}
+
+TESSEL_API tessel_status_t tessel_open(tessel_dev_t **dev, const char *backend, const tessel_open_opts_t *opts)
+{
+    if (!dev)
+        return TESSEL_EINVAL;
+    *dev = NULL;
+    if (!backend || (opts && (opts->flags & ~TESSEL_OPEN_CHECK)))
+        return TESSEL_EINVAL;
+    uint32_t flags = opts ? opts->flags : 0;
+    tessel_transport_t t;
+    int r;
+    if (!strcmp(backend, "model")) {
+        r = tessel_transport_model_open(&t, NULL);
+    } else if (!strcmp(backend, "sim")) {
+#ifdef TESSEL_NO_SIM
+        r = TESSEL_ENODEV;
+#else
+        r = tessel_transport_sim_open(&t, opts);
+#endif
+        const char *env = getenv("TESSEL_CHECK");
+        if (env && !strcmp(env, "1"))
+            flags |= TESSEL_OPEN_CHECK;
+    } else {
+        r = TESSEL_ENODEV;
+    }
+    if (r)
+        return r;
+    return tessel_open_transport(dev, &t, flags);
+}
+
+TESSEL_API void tessel_close(tessel_dev_t *dev)
+{
+    if (!dev)
+        return;
+    tessel_close(dev->shadow);
+    if (dev->t.close)
+        dev->t.close(dev->t.ctx);
+    free(dev->blocks);
+    free(dev->slots);
+    free(dev);
+}
+
+TESSEL_API tessel_dev_t *tessel_shadow(tessel_dev_t *dev)
+{
+    return dev ? dev->shadow : NULL;
+}
+
+TESSEL_API tessel_status_t tessel_info(tessel_dev_t *dev, tessel_info_t *out)
+{
+    if (!dev || !out)
+        return TESSEL_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->backend = dev->backend;
+    out->n = dev->t.n;
+    out->vmem_bytes = dev->t.vmem_bytes;
+    out->acc_bytes = dev->t.acc_bytes;
+    out->hbm_bytes = dev->hbm_bytes;
+    out->features = dev->t.features;
+    out->hbm_bytes_per_cycle = dev->t.hbm_bytes_per_cycle;
+    return TESSEL_OK;
+}
+
+/* ------------------------------------------------------------------------------- memory */
+
+TESSEL_API tessel_status_t tessel_alloc(tessel_dev_t *dev, size_t bytes, size_t align, tessel_addr_t *out)
+{
+    if (!dev || !out)
+        return TESSEL_EINVAL;
+    if (align == 0)
+        align = 64;
+    if (bytes == 0 || (align & (align - 1)) || align > dev->hbm_bytes)
+        return fail(dev, TESSEL_EINVAL, "tessel_alloc: bytes %zu, align %zu", bytes, align);
+    if (bytes > dev->hbm_bytes - TESSEL_RESERVED)
+        return fail(dev, TESSEL_ENOMEM, "tessel_alloc: %zu bytes exceed HBM", bytes);
+    if (dev->nblocks == dev->cap_blocks) {
+        size_t cap = dev->cap_blocks ? 2 * dev->cap_blocks : 16;
+        block_t *b = realloc(dev->blocks, cap * sizeof *b);
+        if (!b)
+            return TESSEL_ENOMEM;
+        dev->blocks = b;
+        dev->cap_blocks = cap;
+    }
+    uint64_t lo = TESSEL_RESERVED;
+    for (size_t i = 0; i <= dev->nblocks; i++) {
+        uint64_t hi = i < dev->nblocks ? dev->blocks[i].addr : dev->hbm_bytes;
+        uint64_t a = (lo + align - 1) & ~(uint64_t)(align - 1);
+        if (a <= hi && hi - a >= bytes) {
+            memmove(dev->blocks + i + 1, dev->blocks + i, (dev->nblocks - i) * sizeof *dev->blocks);
+            dev->blocks[i].addr = a;
+            dev->blocks[i].bytes = bytes;
+            dev->nblocks++;
+            *out = a;
+            return TESSEL_OK;
+        }
+        if (i < dev->nblocks)
+            lo = dev->blocks[i].addr + dev->blocks[i].bytes;
+    }
+    return fail(dev, TESSEL_ENOMEM, "tessel_alloc: no free range of %zu bytes (align %zu)", bytes, align);
+}
+
+TESSEL_API tessel_status_t tessel_free(tessel_dev_t *dev, tessel_addr_t addr)
+{
+    if (!dev)
+        return TESSEL_EINVAL;
+    size_t lo = 0, hi = dev->nblocks;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (dev->blocks[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == dev->nblocks || dev->blocks[lo].addr != addr)
+        return fail(dev, TESSEL_EINVAL, "tessel_free: 0x%llx is not an allocated block", (unsigned long long)addr);
+    memmove(dev->blocks + lo, dev->blocks + lo + 1, (dev->nblocks - lo - 1) * sizeof *dev->blocks);
+    dev->nblocks--;
+    return TESSEL_OK;
+}
+
+static int range_ok(tessel_dev_t *d, tessel_addr_t a, size_t bytes)
+{
+    return a >= TESSEL_RESERVED && a <= d->hbm_bytes && bytes <= d->hbm_bytes - a;
+}
+
+TESSEL_API tessel_status_t tessel_write(tessel_dev_t *dev, tessel_addr_t dst, const void *src, size_t bytes)
+{
+    if (!dev || !src || !bytes)
+        return TESSEL_EINVAL;
+    if (!range_ok(dev, dst, bytes))
+        return fail(dev, TESSEL_ERANGE, "tessel_write: [0x%llx, +%zu) outside the usable HBM", (unsigned long long)dst,
+                    bytes);
+    if (dev->t.hbm_write(dev->t.ctx, dst, src, bytes))
+        return fail(dev, TESSEL_EIO, "%s: HBM write failed", dev->backend);
+    return dev->shadow ? tessel_write(dev->shadow, dst, src, bytes) : TESSEL_OK;
+}
+
+TESSEL_API tessel_status_t tessel_read(tessel_dev_t *dev, void *dst, tessel_addr_t src, size_t bytes)
+{
+    if (!dev || !dst || !bytes)
+        return TESSEL_EINVAL;
+    if (!range_ok(dev, src, bytes))
+        return fail(dev, TESSEL_ERANGE, "tessel_read: [0x%llx, +%zu) outside the usable HBM", (unsigned long long)src,
+                    bytes);
+    if (dev->t.hbm_read(dev->t.ctx, src, dst, bytes))
+        return fail(dev, TESSEL_EIO, "%s: HBM read failed", dev->backend);
+    return TESSEL_OK;
+}
+
+/* ------------------------------------------------------------------------------- commands */
+
+static uint32_t dtype_bytes(uint32_t dt)
+{
+    return dt == TSL_DTYPE_INT8 ? 1u : dt == TSL_DTYPE_BF16 ? 2u : 4u;
+}
+
+/* Bytes of one row of the command's output (C), or 0 for commands without one. */
+static uint64_t out_row_bytes(const uint32_t *w)
+{
+    uint64_t n = TSL_GET(w, TSL_CMD_N);
+    switch (TSL_GET(w, TSL_CMD_OPCODE)) {
+    case TSL_CMD_OP_GEMM:
+    case TSL_CMD_OP_ELTWISE: return n * dtype_bytes(TSL_GET(w, TSL_CMD_C_DTYPE));
+    case TSL_CMD_OP_COPY:
+    case TSL_CMD_OP_FILL: return n;
+    default: return 0;
+    }
+}
+
+static void account(tessel_dev_t *d, const tessel_cmd_t *c, const tessel_completion_t *cpl)
+{
+    const uint32_t *w = c->w;
+    d->stats.commands++;
+    d->stats.cycles += cpl->cycles;
+    if (cpl->status != 0)
+        return;
+    uint64_t m = TSL_GET(w, TSL_CMD_M), n = TSL_GET(w, TSL_CMD_N), k = TSL_GET(w, TSL_CMD_K), nn = d->t.n;
+    uint32_t flags = TSL_GET(w, TSL_CMD_FLAGS);
+    uint64_t sa = dtype_bytes(TSL_GET(w, TSL_CMD_A_DTYPE)), sb = dtype_bytes(TSL_GET(w, TSL_CMD_B_DTYPE));
+    switch (TSL_GET(w, TSL_CMD_OPCODE)) {
+    case TSL_CMD_OP_GEMM:
+        /* what the firmware issues: M rows per K-block per column block, N*N MACs per row */
+        d->stats.macs += m * ((k + nn - 1) / nn * nn) * ((n + nn - 1) / nn * nn);
+        d->stats.hbm_bytes += m * k * sa + k * n * sb + m * out_row_bytes(w) +
+                              ((flags >> TSL_CMD_FLAG_BIAS) & 1u ? 4u * n : 0u);
+        break;
+    case TSL_CMD_OP_ELTWISE: {
+        uint64_t b = 0;
+        uint32_t op = TSL_GET(w, TSL_CMD_VPU_OP);
+        int unary = op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT;
+        if (!unary && !((flags >> TSL_CMD_FLAG_B_IMM) & 1u))
+            b = ((flags >> TSL_CMD_FLAG_B_BCAST) & 1u ? 1u : m) * n * sb;
+        d->stats.hbm_bytes += m * n * sa + b + m * out_row_bytes(w);
+        break;
+    }
+    case TSL_CMD_OP_COPY: d->stats.hbm_bytes += 2u * m * n; break;
+    case TSL_CMD_OP_FILL: d->stats.hbm_bytes += m * n; break;
+    default: break;
+    }
+}
+
+static slot_t *find_slot(tessel_dev_t *d, uint64_t seq)
+{
+    for (size_t i = 0; i < d->nslots; i++)
+        if (d->slots[i].seq == seq)
+            return &d->slots[i];
+    return NULL;
+}
+
+/* Read every completion the device has posted; match each to the oldest outstanding command. */
+static int reap(tessel_dev_t *d)
+{
+    uint32_t head;
+    int r = hif_rd(d, TSL_HOSTIF_CPL_HEAD_OFFSET, &head);
+    if (r)
+        return r;
+    if (head - d->cpl_tail > RING_CPL_SIZE)
+        return fail(d, TESSEL_EIO, "%s: CPL_HEAD %u is more than a ring ahead of CPL_TAIL %u", d->backend, head,
+                    d->cpl_tail);
+    while (d->cpl_tail != head) {
+        uint32_t e[4];
+        if (d->t.hbm_read(d->t.ctx, RING_CPL_BASE + (d->cpl_tail % RING_CPL_SIZE) * 16u, e, sizeof e))
+            return fail(d, TESSEL_EIO, "%s: HBM read of the completion ring failed", d->backend);
+        slot_t *s = NULL;
+        for (size_t i = 0; i < d->nslots && !s; i++)
+            if (!d->slots[i].done)
+                s = &d->slots[i];
+        if (!s || e[TSL_CPL_TAG_WORD] != (uint32_t)s->seq)
+            return fail(d, TESSEL_EIO, "%s: completion with TAG %u, expected %s%llu", d->backend, e[TSL_CPL_TAG_WORD],
+                        s ? "" : "none: ", s ? (unsigned long long)(uint32_t)s->seq : 0ull);
+        s->cpl.tag = e[TSL_CPL_TAG_WORD];
+        s->cpl.status = (int16_t)TSL_GET(e, TSL_CPL_STATUS);
+        s->cpl.opcode = TSL_GET(e, TSL_CPL_OPCODE);
+        s->cpl.cycles = TSL_GET(e, TSL_CPL_CYCLES);
+        s->cpl.detail = TSL_GET(e, TSL_CPL_DETAIL);
+        s->done = 1;
+        account(d, &s->cmd, &s->cpl);
+        d->cpl_tail++;
+        if ((r = hif_wr(d, TSL_HOSTIF_CPL_TAIL_OFFSET, d->cpl_tail)))
+            return r;
+    }
+    return TESSEL_OK;
+}
+
+/* One round of "let the device work": clear the host IRQ, collect completions, check the
+ * firmware, and if nothing arrived, let the transport run. *progress: completions were read. */
+static int service(tessel_dev_t *d, int *progress)
+{
+    uint32_t before = d->cpl_tail, fw;
+    int r;
+    if ((r = hif_wr(d, TSL_HOSTIF_HOST_IRQ_STATUS_OFFSET, 1u << TSL_HOSTIF_HOST_IRQ_STATUS_CPL_SHIFT)) ||
+        (r = reap(d)))
+        return r;
+    *progress = d->cpl_tail != before;
+    if (*progress)
+        return TESSEL_OK;
+    if ((r = hif_rd(d, TSL_HOSTIF_FW_STATUS_OFFSET, &fw)))
+        return r;
+    if (((fw >> TSL_HOSTIF_FW_STATUS_STATE_SHIFT) & TSL_HOSTIF_FW_STATUS_STATE_MASK) == 2u)
+        return fail(d, TESSEL_EIO, "%s: the firmware halted (FW_STATUS 0x%08x, fault code %u)", d->backend, fw,
+                    (fw >> TSL_HOSTIF_FW_STATUS_CODE_SHIFT) & TSL_HOSTIF_FW_STATUS_CODE_MASK);
+    if (d->t.wait(d->t.ctx))
+        return fail(d, TESSEL_EIO, "%s: the device stopped", d->backend);
+    return TESSEL_OK;
+}
+
+TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *cmd, tessel_handle_t *out)
+{
+    if (!dev || !cmd || !out)
+        return TESSEL_EINVAL;
+    int r, progress;
+    uint64_t t0 = now_ms();
+    while (dev->cmd_head - dev->cmd_tail >= RING_CMD_SIZE) {   /* ring full (as far as we know) */
+        if ((r = hif_rd(dev, TSL_HOSTIF_CMD_TAIL_OFFSET, &dev->cmd_tail)))
+            return r;
+        if (dev->cmd_head - dev->cmd_tail < RING_CMD_SIZE)
+            break;
+        if (now_ms() - t0 > SUBMIT_TIMEOUT_MS)
+            return fail(dev, TESSEL_ETIMEOUT, "tessel_submit: the command ring stayed full");
+        if ((r = service(dev, &progress)))
+            return r;
+    }
+    if (dev->nslots == dev->cap_slots) {
+        size_t cap = dev->cap_slots ? 2 * dev->cap_slots : 64;
+        slot_t *s = realloc(dev->slots, cap * sizeof *s);
+        if (!s)
+            return TESSEL_ENOMEM;
+        dev->slots = s;
+        dev->cap_slots = cap;
+    }
+    slot_t *s = &dev->slots[dev->nslots];
+    memset(s, 0, sizeof *s);
+    s->seq = dev->next_seq;
+    s->cmd = *cmd;
+    s->cmd.w[TSL_CMD_TAG_WORD] = (uint32_t)s->seq;
+    if (dev->t.hbm_write(dev->t.ctx, RING_CMD_BASE + (dev->cmd_head % RING_CMD_SIZE) * 64u, s->cmd.w, 64))
+        return fail(dev, TESSEL_EIO, "%s: HBM write of the command ring failed", dev->backend);
+    if ((r = hif_wr(dev, TSL_HOSTIF_CMD_HEAD_OFFSET, dev->cmd_head + 1)))
+        return r;
+    dev->cmd_head++;
+    dev->next_seq++;
+    dev->nslots++;
+    if (dev->shadow && (r = tessel_submit(dev->shadow, cmd, &s->shadow)))
+        return fail(dev, r, "checking mode: the model refused the command: %s", tessel_last_error(dev->shadow));
+    *out = s->seq;
+    return TESSEL_OK;
+}
+
+/* Checking mode: compare the finished command `s` (with completion c) against the shadow. */
+static int check(tessel_dev_t *d, const slot_t *s, const tessel_completion_t *c)
+{
+    tessel_completion_t e;
+    const uint32_t *w = s->cmd.w;
+    uint32_t op = TSL_GET(w, TSL_CMD_OPCODE);
+    int r = tessel_wait(d->shadow, s->shadow, SUBMIT_TIMEOUT_MS, &e);
+    if (r && r != TESSEL_EDEVICE)
+        return fail(d, TESSEL_EMISMATCH, "%s tag %u: the model failed: %s", op_name(op), c->tag,
+                    tessel_last_error(d->shadow));
+    if (e.status != c->status || e.opcode != c->opcode || e.detail != c->detail || e.tag != c->tag)
+        return fail(d, TESSEL_EMISMATCH,
+                    "%s tag %u: completion status %d opcode %u detail %u, model: status %d opcode %u detail %u",
+                    op_name(op), c->tag, c->status, c->opcode, c->detail, e.status, e.opcode, e.detail);
+    uint64_t row = out_row_bytes(w), rows = TSL_GET(w, TSL_CMD_M), ld = TSL_GET(w, TSL_CMD_LDC);
+    uint64_t base = TSL_GET(w, TSL_CMD_C_ADDR);
+    if (c->status != 0 || row == 0)
+        return TESSEL_OK;
+    uint8_t *a = malloc(row), *b = malloc(row);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return TESSEL_ENOMEM;
+    }
+    int result = TESSEL_OK;
+    for (uint64_t i = 0; i < rows && result == TESSEL_OK; i++) {
+        uint64_t addr = base + i * ld;
+        if (d->t.hbm_read(d->t.ctx, addr, a, row) || d->shadow->t.hbm_read(d->shadow->t.ctx, addr, b, row)) {
+            result = fail(d, TESSEL_EIO, "checking mode: HBM read failed");
+            break;
+        }
+        if (!memcmp(a, b, row))
+            continue;
+        uint64_t j = 0;
+        while (a[j] == b[j])
+            j++;
+        result = fail(d, TESSEL_EMISMATCH,
+                      "%s tag %u: HBM 0x%llx (C row %llu, byte %llu) differs: expected 0x%02x (model), received "
+                      "0x%02x (%s)", op_name(op), c->tag, (unsigned long long)(addr + j), (unsigned long long)i,
+                      (unsigned long long)j, b[j], a[j], d->backend);
+        /* resynchronise the shadow with the device's output */
+        for (uint64_t q = i; q < rows; q++) {
+            uint64_t qa = base + q * ld;
+            if (d->t.hbm_read(d->t.ctx, qa, a, row) || d->shadow->t.hbm_write(d->shadow->t.ctx, qa, a, row))
+                break;
+        }
+    }
+    free(a);
+    free(b);
+    return result;
+}
+
+TESSEL_API tessel_status_t tessel_wait(tessel_dev_t *dev, tessel_handle_t h, uint32_t timeout_ms,
+                                       tessel_completion_t *out)
+{
+    if (!dev)
+        return TESSEL_EINVAL;
+    slot_t *s = find_slot(dev, h);
+    if (!s)
+        return fail(dev, TESSEL_EINVAL, "tessel_wait: handle %llu is not an outstanding command",
+                    (unsigned long long)h);
+    uint64_t t0 = now_ms();
+    int r, progress = 0;
+    while (!s->done) {
+        if ((r = service(dev, &progress)))
+            return r;
+        s = find_slot(dev, h);   /* service() does not move slots; keep it simple anyway */
+        if (!s->done && !progress && now_ms() - t0 >= timeout_ms)
+            return fail(dev, TESSEL_ETIMEOUT, "%s tag %u: no completion after %u ms",
+                        op_name(TSL_GET(s->cmd.w, TSL_CMD_OPCODE)), (uint32_t)h, timeout_ms);
+    }
+    slot_t done = *s;
+    memmove(s, s + 1, (size_t)(dev->slots + dev->nslots - (s + 1)) * sizeof *s);
+    dev->nslots--;
+    if (out)
+        *out = done.cpl;
+    if (dev->shadow && (r = check(dev, &done, &done.cpl)))
+        return r;
+    if (done.cpl.status != 0) {
+        uint32_t st = (uint32_t)done.cpl.status & 0xFFFFu;
+        return fail(dev, TESSEL_EDEVICE, "%s tag %u: %s (status %d, detail %u)", op_name(done.cpl.opcode),
+                    done.cpl.tag, st < TSL_CMD_ERR_LIMIT ? tsl_cmd_err_name(st) : "unknown error",
+                    done.cpl.status, done.cpl.detail);
+    }
+    return TESSEL_OK;
+}
+
+TESSEL_API tessel_status_t tessel_stats(tessel_dev_t *dev, tessel_stats_t *out)
+{
+    if (!dev || !out)
+        return TESSEL_EINVAL;
+    *out = dev->stats;
+    return TESSEL_OK;
+}
+
+TESSEL_API void tessel_stats_reset(tessel_dev_t *dev)
+{
+    if (dev)
+        memset(&dev->stats, 0, sizeof dev->stats);
+}

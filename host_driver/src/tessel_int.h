@@ -1,0 +1,59 @@
+/* libtessel internals: the transport interface and the device structure.
+ *
+ * A transport is a table of function pointers over one device: HOSTIF register access (BAR0),
+ * HBM access (BAR1), a `wait` that lets the device make progress, and `close`. Everything else
+ * (allocator, rings, completions, stats, checking mode) is in tessel.c, once for every transport.
+ * Transport calls return 0 or a negative tessel_status_t (TESSEL_EIO on a bus failure).
+ */
+#ifndef TESSEL_INT_H
+#define TESSEL_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessel.h"
+
+#define TESSEL_API __attribute__((visibility("default")))
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    void *ctx;                      /* owned by the transport; freed by close */
+    const char *name;               /* "model" or "sim" */
+    /* the device's configuration (TC CFG_*) */
+    uint32_t n, vmem_bytes, acc_bytes, features, hbm_bytes_per_cycle;
+    uint64_t hbm_bytes;
+    int (*hostif_read)(void *ctx, uint32_t offset, uint32_t *value);
+    int (*hostif_write)(void *ctx, uint32_t offset, uint32_t value);
+    /* [addr, addr + len) lies inside HBM (checked by the caller) */
+    int (*hbm_read)(void *ctx, uint64_t addr, void *buf, size_t len);
+    int (*hbm_write)(void *ctx, uint64_t addr, const void *buf, size_t len);
+    /* Let the device make progress towards the next completion and return: the model runs the
+     * firmware's doorbell + poll once; the sim clocks the SoC until the host interrupt rises or a
+     * slice of cycles has passed. 0, or TESSEL_EIO when the device stopped (trap loop, exit). */
+    int (*wait)(void *ctx);
+    void (*close)(void *ctx);
+    char err[160];                  /* why open failed */
+} tessel_transport_t;
+
+/* Configuration of a model device (0 fields: the defaults of tslm_cfg_default). */
+typedef struct {
+    uint32_t n, vmem_bytes, acc_bytes, features;
+    uint64_t hbm_bytes;
+} tessel_model_cfg_t;
+
+int tessel_transport_model_open(tessel_transport_t *t, const tessel_model_cfg_t *cfg);
+#ifndef TESSEL_NO_SIM
+int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *opts);
+#endif
+
+/* Open a device on an already opened transport (used for the checking-mode shadow). */
+tessel_status_t tessel_open_transport(tessel_dev_t **dev, tessel_transport_t *t, uint32_t flags);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSEL_INT_H */

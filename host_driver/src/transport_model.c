@@ -1,0 +1,124 @@
+/* libtessel model transport: the golden model (hw/model) with the firmware command processor
+ * (firmware/cp) built natively on it, through tsl_cp_hal_model (an emulated HOSTIF register file).
+ * HOSTIF accesses go to that register file, HBM accesses to tslm_hbm(), and `wait` runs what the
+ * RV32 main loop (firmware/cp/main.c) runs once: tsl_cp_doorbell + tsl_cp_poll, which executes
+ * every pending command to completion. An invalid ring halts the firmware as main.c does
+ * (FW_STATUS halted with CODE 2, HOST_IRQ FAULT).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessel_int.h"
+#include "tsl_cp.h"
+#include "tsl_cp_hal_model.h"
+#include "tslm.h"
+
+typedef struct {
+    tslm_t m;
+    tsl_cp_model_t dev;
+    tsl_cp_hal_t hal;
+    tsl_cp_t cp;
+    int halted;
+} model_t;
+
+static void fw_status(model_t *x, uint32_t state, uint32_t code)
+{
+    tsl_cp_model_hostif_write(&x->dev, TSL_HOSTIF_FW_STATUS_OFFSET,
+                              (state << TSL_HOSTIF_FW_STATUS_STATE_SHIFT) | (code << TSL_HOSTIF_FW_STATUS_CODE_SHIFT));
+}
+
+static int m_hostif_read(void *ctx, uint32_t off, uint32_t *v)
+{
+    *v = tsl_cp_model_hostif_read(&((model_t *)ctx)->dev, off);
+    return 0;
+}
+
+static int m_hostif_write(void *ctx, uint32_t off, uint32_t v)
+{
+    model_t *x = ctx;
+    tsl_cp_model_hostif_write(&x->dev, off, v);
+    if (off == TSL_HOSTIF_RESET_OFFSET && (v & 1u)) {   /* the core restarts: init + ready again */
+        x->halted = tsl_cp_init(&x->cp, &x->hal) != TSL_CP_OK;
+        fw_status(x, x->halted ? 2u : 1u, x->halted ? TSL_CP_FAULT_CONFIG : 0u);
+    }
+    return 0;
+}
+
+static int m_hbm_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+    memcpy(buf, tslm_hbm(&((model_t *)ctx)->m) + addr, len);
+    return 0;
+}
+
+static int m_hbm_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+    memcpy(tslm_hbm(&((model_t *)ctx)->m) + addr, buf, len);
+    return 0;
+}
+
+static int m_wait(void *ctx)
+{
+    model_t *x = ctx;
+    if (x->halted)
+        return 0;
+    (void)tsl_cp_doorbell(&x->cp);
+    if (tsl_cp_poll(&x->cp) < 0) {
+        x->halted = 1;
+        fw_status(x, 2u, TSL_CP_FAULT_RING);
+        tsl_cp_model_hostif_write(&x->dev, TSL_HOSTIF_HOST_IRQ_SET_OFFSET,
+                                  1u << TSL_HOSTIF_HOST_IRQ_STATUS_FAULT_SHIFT);
+    }
+    return 0;
+}
+
+static void m_close(void *ctx)
+{
+    model_t *x = ctx;
+    tslm_free(&x->m);
+    free(x);
+}
+
+int tessel_transport_model_open(tessel_transport_t *t, const tessel_model_cfg_t *c)
+{
+    tslm_cfg_t cfg = tslm_cfg_default();
+    if (c) {
+        if (c->n) cfg.n = c->n;
+        if (c->vmem_bytes) cfg.vmem_bytes = c->vmem_bytes;
+        if (c->acc_bytes) cfg.acc_bytes = c->acc_bytes;
+        if (c->features) cfg.features = c->features;
+        if (c->hbm_bytes) {
+            if (c->hbm_bytes > UINT32_MAX)
+                return TESSEL_EINVAL;
+            cfg.hbm_bytes = (uint32_t)c->hbm_bytes;
+        }
+    }
+    model_t *x = calloc(1, sizeof *x);
+    if (!x)
+        return TESSEL_ENOMEM;
+    if (tslm_init(&x->m, &cfg) != TSLM_OK) {
+        free(x);
+        return TESSEL_ENODEV;
+    }
+    tsl_cp_hal_model_init(&x->hal, &x->dev, &x->m);
+    if (tsl_cp_init(&x->cp, &x->hal) != TSL_CP_OK) {
+        m_close(x);
+        return TESSEL_ENODEV;
+    }
+    fw_status(x, 1u, 0u);
+    memset(t, 0, sizeof *t);
+    t->ctx = x;
+    t->name = "model";
+    t->n = cfg.n;
+    t->vmem_bytes = cfg.vmem_bytes;
+    t->acc_bytes = cfg.acc_bytes;
+    t->features = cfg.features;
+    t->hbm_bytes = cfg.hbm_bytes;
+    t->hbm_bytes_per_cycle = TSL_PARAM_HBM_BYTES_PER_CYCLE;
+    t->hostif_read = m_hostif_read;
+    t->hostif_write = m_hostif_write;
+    t->hbm_read = m_hbm_read;
+    t->hbm_write = m_hbm_write;
+    t->wait = m_wait;
+    t->close = m_close;
+    return TESSEL_OK;
+}

@@ -1,0 +1,799 @@
+/* libtessel tests: GEMM and ELTWISE through the public API (host_driver/include/tessel.h), on the
+ * backend named by argv[1] ("model" or "sim"); argv[2] or $SEED replays.
+ *
+ * Every GEMM (tessel_gemm) and ELTWISE (raw command) result is checked bit-exactly
+ *   1. against a model device (a second tessel_open("model"): the golden model + native firmware),
+ *   2. against independent C references (exact integers; host float with FTZ/DAZ in the documented
+ *      K-block accumulation order, tests/model/ref.h; bf16 rounding by ref_bf16),
+ * over every dtype combination and epilogue, strided operands (the padding between rows must stay
+ * untouched), fixed shapes 1x1x1, 17x33x65, 300x7x129 and seeded random ones (smaller on sim).
+ * Then: COPY/FILL/NOP/FENCE, many outstanding commands (ring wrap, out-of-order waits), stats,
+ * every CMD_ERR the host can provoke (surfacing as TESSEL_EDEVICE with the completion's status and
+ * detail), invalid arguments of every public function, timeouts, and checking mode (a clean run,
+ * then a provoked divergence -> TESSEL_EMISMATCH with a tessel_last_error() line).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ref.h"
+#include "tessel.h"
+#include "test_util.h"
+#include "tsl_hw.h"
+
+#define CF(f) (1u << TSL_CMD_FLAG_##f)
+#define TMO 600000u
+
+static tu_t T;
+static int SIM;
+static const char *BACKEND;
+
+static uint32_t rnd(void) { return (uint32_t)tu_next(&T.rng); }
+static uint32_t below(uint32_t n) { return (uint32_t)tu_below(&T.rng, n); }
+static uint32_t dtb(uint32_t dt) { return dt == TSL_DTYPE_INT8 ? 1u : dt == TSL_DTYPE_BF16 ? 2u : 4u; }
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static uint16_t get16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "out of host memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+static int64_t ref_requant(int32_t x, int32_t scale, uint32_t shift, int32_t zp)
+{
+    int64_t v = (int64_t)x * scale;
+    if (shift)
+        v = (v + ((int64_t)1 << (shift - 1))) >> shift;
+    v += zp;
+    return v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v;
+}
+
+static int8_t sat8(int64_t v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
+
+/* Random floats: mostly normal values with random low bits (bf16 rounding, ties included), some
+ * zeros and bf16-exact subnormals (DAZ). No inf/NaN. */
+static float rnd_float(void)
+{
+    uint32_t r = rnd(), cls = r % 100, sign = (r >> 31) << 31, u;
+    if (cls < 3)
+        u = sign;
+    else if (cls < 5)
+        u = sign | ((1u + below(127)) << 16);
+    else if (cls < 8)
+        u = sign | ((118u + below(18)) << 23) | (below(128) << 16) | 0x8000u;   /* a tie */
+    else
+        u = sign | ((118u + below(18)) << 23) | (rnd() & 0x7FFFFFu);
+    return ref_f(u);
+}
+
+/* ------------------------------------------------------------------------------------ GEMM */
+
+typedef struct {
+    uint32_t m, n, k;
+    tessel_dtype_t in, out;
+    int bias, relu, scale;
+} gcase_t;
+
+static const char *dname(tessel_dtype_t t)
+{
+    return t == TESSEL_INT8 ? "int8" : t == TESSEL_BF16 ? "bf16" : t == TESSEL_INT32 ? "int32" : "fp32";
+}
+
+static void gemm_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t nn, gcase_t s)
+{
+    char what[128];
+    snprintf(what, sizeof what, "[%s] GEMM %ux%ux%u %s->%s bias %d relu %d scale %d", BACKEND, s.m, s.n, s.k,
+             dname(s.in), dname(s.out), s.bias, s.relu, s.scale);
+    int fp = s.in == TESSEL_BF16;
+    size_t lda = s.k + below(3), ldb = s.n + below(3), ldc = s.n + below(3), es = fp ? 4 : 1;
+    size_t ces = s.out == TESSEL_INT8 ? 1 : 4;
+    uint8_t *A = xmalloc(s.m * lda * es), *B = xmalloc(s.k * ldb * es), *bias = xmalloc(4u * s.n);
+    uint8_t *C = xmalloc(s.m * ldc * ces), *Cm = xmalloc(s.m * ldc * ces), *E = xmalloc(s.m * ldc * ces);
+    for (size_t i = 0; i < s.m * lda; i++)
+        fp ? put32(A + 4 * i, ref_u(rnd_float())) : (void)(A[i] = (uint8_t)rnd());
+    for (size_t i = 0; i < s.k * ldb; i++)
+        fp ? put32(B + 4 * i, ref_u(rnd_float())) : (void)(B[i] = (uint8_t)rnd());
+    for (uint32_t j = 0; j < s.n; j++)
+        put32(bias + 4 * j, fp ? ref_u(rnd_float()) : ((rnd() & 1) ? rnd() : (uint32_t)((int32_t)below(2001) - 1000)));
+    memset(C, 0xA5, s.m * ldc * ces);
+    memset(Cm, 0xA5, s.m * ldc * ces);
+    memset(E, 0xA5, s.m * ldc * ces);
+    tessel_gemm_t g = {.m = s.m, .n = s.n, .k = s.k, .in_dtype = s.in, .out_dtype = s.out, .a = A, .lda = lda,
+                       .b = B, .ldb = ldb, .c = C, .ldc = ldc, .bias = s.bias ? bias : NULL, .relu = s.relu,
+                       .scale = 1.0f};
+    if (s.scale)
+        g.scale = ref_f(((rnd() & 1) << 31) | ((120u + below(14)) << 23) | (rnd() & 0x7FFFFFu));
+    if (s.out == TESSEL_INT8) {
+        g.rq_scale = (int32_t)(1u + below(1u << 20)) * ((rnd() & 1) ? 1 : -1);
+        g.rq_shift = 10u + below(20);
+        g.rq_zero_point = (int32_t)below(41) - 20;
+    }
+    tessel_completion_t cpl;
+    int r = tessel_gemm(d, &g, &cpl);
+    if (!tu_check(&T, r == TESSEL_OK && cpl.status == 0 && cpl.opcode == TSL_CMD_OP_GEMM,
+                  "%s: status %d (%s) cpl.status %d: %s", what, r, tessel_strerror(r), cpl.status,
+                  tessel_last_error(d)))
+        goto out;
+    g.c = Cm;
+    r = tessel_gemm(mdl, &g, NULL);
+    tu_check(&T, r == TESSEL_OK && !memcmp(C, Cm, s.m * ldc * ces), "%s: differs from the model device (%d)", what, r);
+
+    /* independent reference, dense bf16 copies made with ref_bf16 */
+    uint8_t *a16 = xmalloc((size_t)s.m * s.k * 2), *b16 = xmalloc((size_t)s.k * s.n * 2);
+    unsigned csr = ref_fp_ftz_daz();
+    if (fp) {
+        for (size_t i = 0; i < s.m; i++)
+            for (size_t kk = 0; kk < s.k; kk++)
+                put16(a16 + 2 * (i * s.k + kk), ref_bf16(get32(A + 4 * (i * lda + kk))));
+        for (size_t kk = 0; kk < s.k; kk++)
+            for (size_t j = 0; j < s.n; j++)
+                put16(b16 + 2 * (kk * s.n + j), ref_bf16(get32(B + 4 * (kk * ldb + j))));
+    }
+    for (size_t i = 0; i < s.m; i++)
+        for (size_t j = 0; j < s.n; j++) {
+            uint8_t *e = E + (i * ldc + j) * ces;
+            if (!fp) {
+                int64_t sum = 0;
+                for (size_t kk = 0; kk < s.k; kk++)
+                    sum += (int64_t)(int8_t)A[i * lda + kk] * (int8_t)B[kk * ldb + j];
+                uint32_t v = (uint32_t)sum;
+                if (s.bias)
+                    v += get32(bias + 4 * j);
+                if (s.relu && (int32_t)v < 0)
+                    v = 0;
+                if (s.out == TESSEL_INT8)
+                    *e = (uint8_t)sat8(ref_requant((int32_t)v, g.rq_scale, g.rq_shift, g.rq_zero_point));
+                else
+                    put32(e, v);
+                continue;
+            }
+            /* the model's K padding: zero products for the padded K-block lanes (+0 sums) */
+            volatile float acc = 0;
+            for (uint32_t kb = 0; kb < s.k; kb += nn) {
+                volatile float sb = 0.0f;
+                for (uint32_t kk = kb; kk < kb + nn; kk++) {
+                    volatile float p = 0.0f * 0.0f;
+                    if (kk < s.k)
+                        p = ref_f((uint32_t)get16(a16 + 2 * (i * s.k + kk)) << 16) *
+                            ref_f((uint32_t)get16(b16 + 2 * (kk * s.n + j)) << 16);
+                    sb = sb + p;
+                }
+                acc = kb == 0 ? sb : acc + sb;
+            }
+            if (s.scale)
+                acc = acc * ref_f(ref_daz(ref_u(g.scale)));
+            if (s.bias)
+                acc = acc + ref_f(ref_daz(get32(bias + 4 * j)));
+            uint32_t v = ref_canon(acc);
+            if (s.relu)
+                v = ref_max(v, 0);
+            if (s.out == TESSEL_BF16)
+                v = (uint32_t)ref_bf16(v) << 16;
+            put32(e, v);
+        }
+    ref_fp_restore(csr);
+    size_t bad = 0;
+    for (; bad < s.m * ldc * ces; bad++) {
+        size_t el = bad / ces;
+        int pad = el % ldc >= s.n;
+        if (C[bad] != E[bad]) {
+            if (fp && !pad) {   /* NaN payloads are not part of the spec */
+                size_t q = el * 4;
+                if (ref_canon(ref_f(get32(C + q))) == ref_canon(ref_f(get32(E + q))))
+                    continue;
+            }
+            break;
+        }
+    }
+    if (!tu_check(&T, bad == s.m * ldc * ces, "%s: differs from the C reference at C[%zu][%zu] byte %zu: got 0x%02x, expected 0x%02x",
+                  what, bad / ces / ldc, bad / ces % ldc, bad % ces, bad < s.m * ldc * ces ? C[bad] : 0,
+                  bad < s.m * ldc * ces ? E[bad] : 0))
+        (void)0;
+    free(a16);
+    free(b16);
+out:
+    free(A); free(B); free(bias); free(C); free(Cm); free(E);
+}
+
+static void gemm_suite(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t nn)
+{
+    static const uint32_t shapes[][3] = {{1, 1, 1}, {17, 33, 65}, {300, 7, 129}};
+    static const tessel_dtype_t io[4][2] = {{TESSEL_INT8, TESSEL_INT32}, {TESSEL_INT8, TESSEL_INT8},
+                                            {TESSEL_BF16, TESSEL_FP32}, {TESSEL_BF16, TESSEL_BF16}};
+    uint32_t nshapes = SIM ? 2 : 3;
+    for (uint32_t sh = 0; sh < nshapes; sh++)
+        for (uint32_t t = 0; t < 4; t++) {
+            int fp = io[t][0] == TESSEL_BF16;
+            /* epilogues: every combination on the model; none / all / bias / relu(+scale) on sim */
+            for (uint32_t e = 0; e < (fp ? 8u : 4u); e++) {
+                if (SIM && sh > 0 && e != (fp ? 7u : 3u))   /* sim: every epilogue on 1x1x1, all at once else */
+                    continue;
+                gcase_t s = {shapes[sh][0], shapes[sh][1], shapes[sh][2], io[t][0], io[t][1], e & 1, (e >> 1) & 1,
+                             (e >> 2) & 1};
+                gemm_case(d, mdl, nn, s);
+            }
+        }
+    if (SIM)   /* the tall shape once */
+        gemm_case(d, mdl, nn, (gcase_t){300, 7, 129, TESSEL_BF16, TESSEL_BF16, 1, 1, 1});
+    uint32_t randoms = SIM ? 2 : 24, maxdim = SIM ? 24 : 200;
+    for (uint32_t i = 0; i < randoms; i++) {
+        uint32_t t = below(4), e = below(8);
+        gcase_t s = {1 + below(maxdim), 1 + below(maxdim), 1 + below(maxdim), io[t][0], io[t][1], e & 1,
+                     (e >> 1) & 1, io[t][0] == TESSEL_BF16 ? (e >> 2) & 1 : 0};
+        gemm_case(d, mdl, nn, s);
+    }
+}
+
+/* ------------------------------------------------------------------------------- raw commands */
+
+static void cmd_init(tessel_cmd_t *c, uint32_t op, uint32_t flags)
+{
+    memset(c, 0, sizeof *c);
+    TSL_SET(c->w, TSL_CMD_OPCODE, op);
+    TSL_SET(c->w, TSL_CMD_FLAGS, flags);
+}
+
+static int run(tessel_dev_t *d, const tessel_cmd_t *c, tessel_completion_t *cpl)
+{
+    tessel_handle_t h;
+    int r = tessel_submit(d, c, &h);
+    return r ? r : tessel_wait(d, h, TMO, cpl);
+}
+
+/* Run `c` on both devices (same addresses: both have had the same allocations and writes) and
+ * compare `bytes` at `out` with each other and with `exp`. */
+static void both(tessel_dev_t *d, tessel_dev_t *mdl, const tessel_cmd_t *c, tessel_addr_t out, size_t bytes,
+                 const uint8_t *exp, const char *what)
+{
+    tessel_completion_t c1, c2;
+    int r1 = run(d, c, &c1), r2 = run(mdl, c, &c2);
+    if (!tu_check(&T, r1 == TESSEL_OK && r2 == TESSEL_OK, "[%s] %s: status %d / model %d: %s", BACKEND, what, r1, r2,
+                  tessel_last_error(d)))
+        return;
+    uint8_t *g1 = xmalloc(bytes), *g2 = xmalloc(bytes);
+    if (tessel_read(d, g1, out, bytes) || tessel_read(mdl, g2, out, bytes)) {
+        tu_check(&T, 0, "%s: read back failed", what);
+    } else {
+        size_t i = 0;
+        while (i < bytes && g1[i] == g2[i])
+            i++;
+        tu_check(&T, i == bytes, "[%s] %s: differs from the model device at byte %zu: 0x%02x vs 0x%02x", BACKEND, what,
+                 i, i < bytes ? g1[i] : 0, i < bytes ? g2[i] : 0);
+        if (exp) {
+            i = 0;
+            while (i < bytes && g1[i] == exp[i])
+                i++;
+            tu_check(&T, i == bytes, "[%s] %s: differs from the C reference at byte %zu: got 0x%02x, expected 0x%02x",
+                     BACKEND, what, i, i < bytes ? g1[i] : 0, i < bytes ? exp[i] : 0);
+        }
+    }
+    free(g1);
+    free(g2);
+}
+
+/* Allocate the same block on both devices (their allocators see the same sequence). */
+static tessel_addr_t alloc2(tessel_dev_t *d, tessel_dev_t *mdl, size_t bytes)
+{
+    tessel_addr_t a = 0, b = 0;
+    if (tessel_alloc(d, bytes, 64, &a) || tessel_alloc(mdl, bytes, 64, &b) || a != b) {
+        fprintf(stderr, "test bug: allocation mismatch\n");
+        exit(2);
+    }
+    return a;
+}
+
+static void write2(tessel_dev_t *d, tessel_dev_t *mdl, tessel_addr_t a, const void *p, size_t n)
+{
+    if (tessel_write(d, a, p, n) || tessel_write(mdl, a, p, n)) {
+        fprintf(stderr, "test bug: write failed\n");
+        exit(2);
+    }
+}
+
+static void free2(tessel_dev_t *d, tessel_dev_t *mdl, tessel_addr_t a)
+{
+    (void)tessel_free(d, a);
+    (void)tessel_free(mdl, a);
+}
+
+static uint32_t rnd_elem(uint8_t *p, uint32_t dt)
+{
+    uint32_t v;
+    switch (dt) {
+    case TSL_DTYPE_INT8: p[0] = (uint8_t)rnd(); return 0;
+    case TSL_DTYPE_INT32: v = (rnd() & 1) ? rnd() : (uint32_t)((int32_t)below(2001) - 1000); put32(p, v); return 0;
+    case TSL_DTYPE_BF16: put16(p, (uint16_t)(ref_u(rnd_float()) >> 16)); return 0;
+    default: put32(p, ref_u(rnd_float())); return 0;
+    }
+}
+
+static uint32_t rd_elem(const uint8_t *row, uint32_t j, uint32_t dt)
+{
+    switch (dt) {
+    case TSL_DTYPE_INT8: return (uint32_t)(int32_t)(int8_t)row[j];
+    case TSL_DTYPE_INT32: return get32(row + 4 * j);
+    case TSL_DTYPE_BF16: return ref_canon(ref_f(ref_daz((uint32_t)get16(row + 2 * j) << 16)));
+    default: return ref_canon(ref_f(ref_daz(get32(row + 4 * j))));
+    }
+}
+
+static void wr_elem(uint8_t *row, uint32_t j, uint32_t dt, uint32_t v)
+{
+    switch (dt) {
+    case TSL_DTYPE_INT8: row[j] = (uint8_t)sat8((int32_t)v); break;
+    case TSL_DTYPE_INT32: put32(row + 4 * j, v); break;
+    case TSL_DTYPE_BF16: put16(row + 2 * j, ref_bf16(v)); break;
+    default: put32(row + 4 * j, ref_canon(ref_f(v))); break;
+    }
+}
+
+static void eltwise_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t op, uint32_t adt, uint32_t bdt, uint32_t cdt,
+                         uint32_t flags, uint32_t m, uint32_t n)
+{
+    int unary = op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT;
+    int fl = adt == TSL_DTYPE_BF16 || adt == TSL_DTYPE_FP32, imm = flags & CF(B_IMM), bc = flags & CF(B_BCAST);
+    uint32_t lda = n * dtb(adt) + below(3) * 4, ldb = n * dtb(bdt) + below(3) * 4, ldc = n * dtb(cdt) + below(3) * 4;
+    uint32_t brows = bc ? 1 : m;
+    uint8_t *A = xmalloc((size_t)m * lda), *B = xmalloc((size_t)brows * ldb), *E = xmalloc((size_t)m * ldc);
+    for (size_t i = 0; i < (size_t)m * lda; i += dtb(adt))
+        rnd_elem(A + i, adt);
+    for (size_t i = 0; i < (size_t)brows * ldb; i += dtb(bdt))
+        rnd_elem(B + i, bdt);
+    for (size_t i = 0; i < (size_t)m * ldc; i++)
+        E[i] = (uint8_t)rnd();
+    tessel_addr_t a = alloc2(d, mdl, (size_t)m * lda), c = alloc2(d, mdl, (size_t)m * ldc), b = 0;
+    write2(d, mdl, a, A, (size_t)m * lda);
+    write2(d, mdl, c, E, (size_t)m * ldc);   /* the padding between rows must survive */
+    tessel_cmd_t cmd;
+    cmd_init(&cmd, TSL_CMD_OP_ELTWISE, flags);
+    uint32_t *w = cmd.w, bimm = 0;
+    TSL_SET(w, TSL_CMD_A_DTYPE, adt);
+    TSL_SET(w, TSL_CMD_C_DTYPE, cdt);
+    TSL_SET(w, TSL_CMD_VPU_OP, op);
+    w[3] = m; w[4] = n; w[6] = (uint32_t)a; w[7] = lda; w[10] = (uint32_t)c; w[11] = ldc;
+    if (!unary) {
+        TSL_SET(w, TSL_CMD_B_DTYPE, bdt);
+        if (imm) {
+            bimm = fl ? ref_u(rnd_float()) : rnd();
+            w[13] = bimm;
+        } else {
+            b = alloc2(d, mdl, (size_t)brows * ldb);
+            write2(d, mdl, b, B, (size_t)brows * ldb);
+            w[8] = (uint32_t)b;
+            w[9] = bc ? 0 : ldb;
+        }
+    }
+    int32_t scale = 0, zp = 0;
+    uint32_t shift = 0;
+    if (op == TSL_VPU_OP_REQUANT) {
+        scale = (int32_t)rnd();
+        shift = below(63);
+        zp = (int32_t)rnd() >> below(32);
+        w[13] = (uint32_t)scale; w[14] = shift; w[15] = (uint32_t)zp;
+    }
+    unsigned csr = ref_fp_ftz_daz();
+    for (uint32_t i = 0; i < m; i++)
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t x = rd_elem(A + (size_t)i * lda, j, adt), y = 0, v;
+            if (!unary)
+                y = imm ? (fl ? ref_canon(ref_f(ref_daz(bimm))) : bimm) : rd_elem(B + (size_t)(bc ? 0 : i) * ldb, j, bdt);
+            volatile float fx = ref_f(x), fy = ref_f(y), fr;
+            switch (op) {
+            case TSL_VPU_OP_ADD: if (fl) { fr = fx + fy; v = ref_canon(fr); } else v = x + y; break;
+            case TSL_VPU_OP_MUL: if (fl) { fr = fx * fy; v = ref_canon(fr); } else v = x * y; break;
+            case TSL_VPU_OP_MAX: v = fl ? ref_max(x, y) : ((int32_t)x > (int32_t)y ? x : y); break;
+            case TSL_VPU_OP_RELU: v = fl ? ref_max(x, 0) : ((int32_t)x > 0 ? x : 0); break;
+            case TSL_VPU_OP_REQUANT: v = (uint32_t)(int32_t)ref_requant((int32_t)x, scale, shift, zp); break;
+            default: v = x; break;
+            }
+            wr_elem(E + (size_t)i * ldc, j, cdt, v);
+        }
+    ref_fp_restore(csr);
+    char what[128];
+    snprintf(what, sizeof what, "ELTWISE %s %ux%u %s,%s->%s flags 0x%x", tsl_vpu_op_name(op), m, n, tsl_dtype_name(adt),
+             unary ? "-" : tsl_dtype_name(bdt), tsl_dtype_name(cdt), flags);
+    both(d, mdl, &cmd, c, (size_t)m * ldc, E, what);
+    free2(d, mdl, a);
+    free2(d, mdl, c);
+    if (b)
+        free2(d, mdl, b);
+    free(A); free(B); free(E);
+}
+
+static void eltwise_suite(tessel_dev_t *d, tessel_dev_t *mdl)
+{
+    static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU, TSL_VPU_OP_MOV,
+                                   TSL_VPU_OP_REQUANT};
+    static const uint32_t ity[] = {TSL_DTYPE_INT8, TSL_DTYPE_INT32}, fty[] = {TSL_DTYPE_BF16, TSL_DTYPE_FP32};
+    for (uint32_t o = 0; o < 6; o++)
+        for (uint32_t cls = 0; cls < 2; cls++) {
+            uint32_t op = ops[o];
+            if (op == TSL_VPU_OP_REQUANT && cls)
+                continue;
+            const uint32_t *ty = cls ? fty : ity;
+            int unary = o >= 3;
+            for (uint32_t mode = 0; mode < (unary ? 1u : 3u); mode++) {
+                uint32_t flags = mode == 1 ? CF(B_BCAST) : mode == 2 ? CF(B_IMM) : 0;
+                uint32_t bdt = unary ? 0 : mode == 2 ? ty[1] : ty[below(2)];
+                uint32_t m = 1 + below(SIM ? 6 : 40), n = 1 + below(SIM ? 40 : 90);
+                eltwise_case(d, mdl, op, ty[below(2)], bdt, ty[below(2)], flags, m, n);
+            }
+        }
+}
+
+static void misc_suite(tessel_dev_t *d, tessel_dev_t *mdl)
+{
+    /* COPY and FILL with strides */
+    uint32_t m = 1 + below(20), n = 1 + below(SIM ? 200 : 3000), lda = n + below(9), ldc = n + below(9);
+    uint8_t *S = xmalloc((size_t)m * lda), *E = xmalloc((size_t)m * ldc);
+    for (size_t i = 0; i < (size_t)m * lda; i++)
+        S[i] = (uint8_t)rnd();
+    for (size_t i = 0; i < (size_t)m * ldc; i++)
+        E[i] = (uint8_t)rnd();
+    tessel_addr_t a = alloc2(d, mdl, (size_t)m * lda), c = alloc2(d, mdl, (size_t)m * ldc);
+    write2(d, mdl, a, S, (size_t)m * lda);
+    write2(d, mdl, c, E, (size_t)m * ldc);
+    tessel_cmd_t cmd;
+    cmd_init(&cmd, TSL_CMD_OP_COPY, 0);
+    cmd.w[3] = m; cmd.w[4] = n; cmd.w[6] = (uint32_t)a; cmd.w[7] = lda; cmd.w[10] = (uint32_t)c; cmd.w[11] = ldc;
+    for (uint32_t i = 0; i < m; i++)
+        memcpy(E + (size_t)i * ldc, S + (size_t)i * lda, n);
+    both(d, mdl, &cmd, c, (size_t)m * ldc, E, "COPY");
+    uint32_t pat = rnd();
+    cmd_init(&cmd, TSL_CMD_OP_FILL, 0);
+    cmd.w[3] = m; cmd.w[4] = n; cmd.w[10] = (uint32_t)c; cmd.w[11] = ldc; cmd.w[13] = pat;
+    for (uint32_t i = 0; i < m; i++)
+        for (uint32_t j = 0; j < n; j++)
+            E[(size_t)i * ldc + j] = (uint8_t)(pat >> (8 * (j % 4)));
+    both(d, mdl, &cmd, c, (size_t)m * ldc, E, "FILL");
+    free2(d, mdl, a);
+    free2(d, mdl, c);
+    free(S);
+    free(E);
+
+    /* many outstanding commands: more than the ring holds; waited for in reverse order */
+    enum { NMAX = 150 };
+    const int NCMD = SIM ? 70 : NMAX;   /* the ring holds 64 */
+    tessel_handle_t h[NMAX];
+    int ok = 1;
+    for (int i = 0; i < NCMD && ok; i++) {
+        cmd_init(&cmd, (i % 7 == 3) ? TSL_CMD_OP_FENCE : TSL_CMD_OP_NOP, 0);
+        ok = tessel_submit(d, &cmd, &h[i]) == TESSEL_OK;
+    }
+    tu_check(&T, ok, "[%s] submitting %d NOP/FENCE commands failed: %s", BACKEND, NCMD, tessel_last_error(d));
+    for (int i = NCMD - 1; i >= 0 && ok; i--) {
+        tessel_completion_t cpl;
+        ok = tessel_wait(d, h[i], TMO, &cpl) == TESSEL_OK && cpl.tag == (uint32_t)h[i] && cpl.status == 0 &&
+             cpl.opcode == ((i % 7 == 3) ? TSL_CMD_OP_FENCE : TSL_CMD_OP_NOP);
+    }
+    tu_check(&T, ok, "[%s] out-of-order waits on %d commands failed: %s", BACKEND, NCMD, tessel_last_error(d));
+}
+
+/* ------------------------------------------------------------------------------- errors */
+
+static void cmd_err_suite(tessel_dev_t *d)
+{
+    tessel_addr_t a;
+    tessel_info_t info;
+    if (tessel_alloc(d, 4096, 64, &a) || tessel_info(d, &info)) {
+        tu_check(&T, 0, "cmd_err_suite setup failed");
+        return;
+    }
+    struct {
+        const char *what;
+        uint32_t w[16];
+        int status;
+        uint32_t detail;
+    } cs[8];
+    int nc = 0;
+    for (int i = 0; i < 6; i++) {
+        memset(&cs[i], 0, sizeof cs[i]);
+        tessel_cmd_t g;
+        cmd_init(&g, TSL_CMD_OP_GEMM, 0);
+        TSL_SET(g.w, TSL_CMD_A_DTYPE, TSL_DTYPE_INT8);
+        TSL_SET(g.w, TSL_CMD_B_DTYPE, TSL_DTYPE_INT8);
+        TSL_SET(g.w, TSL_CMD_C_DTYPE, TSL_DTYPE_INT32);
+        g.w[3] = 4; g.w[4] = 4; g.w[5] = 4;
+        g.w[6] = (uint32_t)a; g.w[7] = 4; g.w[8] = (uint32_t)a + 64; g.w[9] = 4; g.w[10] = (uint32_t)a + 128; g.w[11] = 16;
+        memcpy(cs[i].w, g.w, 64);
+    }
+    cs[nc].what = "BAD_OPCODE"; TSL_SET(cs[nc].w, TSL_CMD_OPCODE, 9); cs[nc].status = TSL_CMD_ERR_BAD_OPCODE; cs[nc++].detail = 0;
+    cs[nc].what = "BAD_FLAGS (reserved flag)"; TSL_SET(cs[nc].w, TSL_CMD_FLAGS, CF(B_BCAST)); cs[nc].status = TSL_CMD_ERR_BAD_FLAGS; cs[nc++].detail = 0;
+    cs[nc].what = "BAD_DTYPE"; TSL_SET(cs[nc].w, TSL_CMD_A_DTYPE, TSL_DTYPE_INT32); cs[nc].status = TSL_CMD_ERR_BAD_DTYPE; cs[nc++].detail = 2;
+    cs[nc].what = "BAD_FLAGS (unused field)"; cs[nc].w[15] = 7; cs[nc].status = TSL_CMD_ERR_BAD_FLAGS; cs[nc++].detail = 15;
+    cs[nc].what = "BAD_SHAPE"; cs[nc].w[3] = 0; cs[nc].status = TSL_CMD_ERR_BAD_SHAPE; cs[nc++].detail = 3;
+    cs[nc].what = "BAD_ADDR"; cs[nc].w[10] = (uint32_t)info.hbm_bytes - 8; cs[nc].status = TSL_CMD_ERR_BAD_ADDR; cs[nc++].detail = 10;
+    for (int i = 0; i < nc; i++) {
+        tessel_cmd_t c;
+        tessel_completion_t cpl;
+        memcpy(c.w, cs[i].w, 64);
+        memset(&cpl, 0xFF, sizeof cpl);
+        int r = run(d, &c, &cpl);
+        tu_check(&T, r == TESSEL_EDEVICE && cpl.status == cs[i].status && cpl.detail == cs[i].detail &&
+                         strstr(tessel_last_error(d), tsl_cmd_err_name((uint32_t)cs[i].status)),
+                 "[%s] invalid command %s: status %d, completion status %d detail %u (expected %d detail %u), "
+                 "last error '%s'", BACKEND, cs[i].what, r, cpl.status, cpl.detail, cs[i].status, cs[i].detail,
+                 tessel_last_error(d));
+    }
+    (void)tessel_free(d, a);
+    /* the device still works after the errors */
+    tessel_cmd_t nop;
+    tessel_completion_t cpl;
+    cmd_init(&nop, TSL_CMD_OP_NOP, 0);
+    tu_check(&T, run(d, &nop, &cpl) == TESSEL_OK, "[%s] NOP after invalid commands failed", BACKEND);
+}
+
+static int expect(int got, int want, const char *call, const char *wname)
+{
+    return tu_check(&T, got == want, "[%s] %s returned %d, expected %d (%s)", BACKEND, call, got, want, wname);
+}
+#define EXPECT(call, want) expect((call), (want), #call, #want)
+
+static void arg_suite(tessel_dev_t *d)
+{
+    tessel_dev_t *nd = (tessel_dev_t *)1;
+    tessel_open_opts_t bad = {.flags = 0x80};
+    EXPECT(tessel_open(NULL, "model", NULL), TESSEL_EINVAL);
+    EXPECT(tessel_open(&nd, NULL, NULL), TESSEL_EINVAL);
+    tu_check(&T, nd == NULL, "tessel_open failure leaves *dev NULL");
+    EXPECT(tessel_open(&nd, "bogus", NULL), TESSEL_ENODEV);
+    EXPECT(tessel_open(&nd, "model", &bad), TESSEL_EINVAL);
+    tessel_close(NULL);
+    tessel_info_t info;
+    EXPECT(tessel_info(NULL, &info), TESSEL_EINVAL);
+    EXPECT(tessel_info(d, NULL), TESSEL_EINVAL);
+    EXPECT(tessel_info(d, &info), TESSEL_OK);
+    tu_check(&T, !strcmp(info.backend, BACKEND) && info.n >= 4 && info.hbm_bytes >= (1u << 20) && info.vmem_bytes &&
+                     info.acc_bytes && (info.features & 3u) == 3u && info.hbm_bytes_per_cycle,
+             "tessel_info: backend %s n %u hbm %llu features %u", info.backend, info.n,
+             (unsigned long long)info.hbm_bytes, info.features);
+
+    /* allocator */
+    tessel_addr_t a = 0, b = 0, c = 0;
+    EXPECT(tessel_alloc(NULL, 64, 64, &a), TESSEL_EINVAL);
+    EXPECT(tessel_alloc(d, 64, 64, NULL), TESSEL_EINVAL);
+    EXPECT(tessel_alloc(d, 0, 64, &a), TESSEL_EINVAL);
+    EXPECT(tessel_alloc(d, 64, 3, &a), TESSEL_EINVAL);
+    EXPECT(tessel_alloc(d, 64, (size_t)info.hbm_bytes * 2, &a), TESSEL_EINVAL);
+    EXPECT(tessel_alloc(d, (size_t)info.hbm_bytes, 64, &a), TESSEL_ENOMEM);
+    EXPECT(tessel_alloc(d, SIZE_MAX, 64, &a), TESSEL_ENOMEM);
+    EXPECT(tessel_alloc(d, 100, 0, &a), TESSEL_OK);
+    EXPECT(tessel_alloc(d, 1, 4096, &b), TESSEL_OK);
+    tu_check(&T, a % 64 == 0 && b % 4096 == 0 && b >= a + 100, "alloc alignment/placement: a 0x%llx b 0x%llx",
+             (unsigned long long)a, (unsigned long long)b);
+    EXPECT(tessel_free(d, a), TESSEL_OK);
+    EXPECT(tessel_alloc(d, 64, 64, &c), TESSEL_OK);
+    tu_check(&T, c == a, "first fit reuses the freed block");
+    EXPECT(tessel_free(d, c), TESSEL_OK);
+    EXPECT(tessel_free(d, c), TESSEL_EINVAL);          /* double free */
+    EXPECT(tessel_free(d, b + 1), TESSEL_EINVAL);      /* inside a block */
+    EXPECT(tessel_free(d, 0x7777777), TESSEL_EINVAL);  /* never allocated */
+    EXPECT(tessel_free(NULL, b), TESSEL_EINVAL);
+    EXPECT(tessel_free(d, b), TESSEL_OK);
+    tessel_addr_t big;   /* all of the usable HBM in one block, then nothing fits */
+    if (EXPECT(tessel_alloc(d, (size_t)info.hbm_bytes - 0x10000, 64, &big), TESSEL_OK)) {
+        EXPECT(tessel_alloc(d, 1, 1, &a), TESSEL_ENOMEM);
+        EXPECT(tessel_free(d, big), TESSEL_OK);
+    }
+
+    /* read / write */
+    uint8_t buf[16] = {1, 2, 3};
+    EXPECT(tessel_alloc(d, 16, 64, &a), TESSEL_OK);
+    EXPECT(tessel_write(NULL, a, buf, 16), TESSEL_EINVAL);
+    EXPECT(tessel_write(d, a, NULL, 16), TESSEL_EINVAL);
+    EXPECT(tessel_write(d, a, buf, 0), TESSEL_EINVAL);
+    EXPECT(tessel_write(d, info.hbm_bytes - 8, buf, 16), TESSEL_ERANGE);
+    EXPECT(tessel_write(d, UINT64_MAX - 4, buf, 16), TESSEL_ERANGE);
+    EXPECT(tessel_write(d, 0, buf, 16), TESSEL_ERANGE);   /* the reserved ring region */
+    EXPECT(tessel_write(d, a, buf, SIZE_MAX), TESSEL_ERANGE);
+    EXPECT(tessel_read(NULL, buf, a, 16), TESSEL_EINVAL);
+    EXPECT(tessel_read(d, NULL, a, 16), TESSEL_EINVAL);
+    EXPECT(tessel_read(d, buf, a, 0), TESSEL_EINVAL);
+    EXPECT(tessel_read(d, buf, info.hbm_bytes, 1), TESSEL_ERANGE);
+    EXPECT(tessel_read(d, buf, 64, 16), TESSEL_ERANGE);
+    uint8_t back[16];
+    EXPECT(tessel_write(d, a, buf, 16), TESSEL_OK);
+    EXPECT(tessel_read(d, back, a, 16), TESSEL_OK);
+    tu_check(&T, !memcmp(buf, back, 16), "write/read round trip");
+    EXPECT(tessel_free(d, a), TESSEL_OK);
+
+    /* submit / wait */
+    tessel_cmd_t nop;
+    tessel_handle_t h;
+    tessel_completion_t cpl;
+    cmd_init(&nop, TSL_CMD_OP_NOP, 0);
+    EXPECT(tessel_submit(NULL, &nop, &h), TESSEL_EINVAL);
+    EXPECT(tessel_submit(d, NULL, &h), TESSEL_EINVAL);
+    EXPECT(tessel_submit(d, &nop, NULL), TESSEL_EINVAL);
+    EXPECT(tessel_wait(NULL, 1, 10, &cpl), TESSEL_EINVAL);
+    EXPECT(tessel_wait(d, 0xDEADBEEFull, 10, &cpl), TESSEL_EINVAL);   /* never submitted */
+    EXPECT(tessel_submit(d, &nop, &h), TESSEL_OK);
+    EXPECT(tessel_wait(d, h, 0, &cpl), TESSEL_ETIMEOUT);              /* 0 ms: one look, then give up */
+    tu_check(&T, strstr(tessel_last_error(d), "no completion") != NULL, "timeout message: %s", tessel_last_error(d));
+    EXPECT(tessel_wait(d, h, TMO, NULL), TESSEL_OK);                  /* still outstanding: completes */
+    EXPECT(tessel_wait(d, h, TMO, &cpl), TESSEL_EINVAL);              /* already waited for */
+
+    /* stats */
+    tessel_stats_t st;
+    EXPECT(tessel_stats(NULL, &st), TESSEL_EINVAL);
+    EXPECT(tessel_stats(d, NULL), TESSEL_EINVAL);
+    tessel_stats_reset(NULL);
+
+    /* gemm */
+    int8_t A[4] = {1, 2, 3, 4}, B[4] = {1, 0, 0, 1};
+    int32_t C[4];
+    tessel_gemm_t g0 = {.m = 2, .n = 2, .k = 2, .in_dtype = TESSEL_INT8, .out_dtype = TESSEL_INT32, .a = A, .lda = 2,
+                        .b = B, .ldb = 2, .c = C, .ldc = 2, .scale = 1.0f}, g;
+    EXPECT(tessel_gemm(d, &g0, NULL), TESSEL_OK);
+    tu_check(&T, C[0] == 1 && C[1] == 2 && C[2] == 3 && C[3] == 4, "2x2 identity GEMM");
+    EXPECT(tessel_gemm(NULL, &g0, NULL), TESSEL_EINVAL);
+    EXPECT(tessel_gemm(d, NULL, NULL), TESSEL_EINVAL);
+#define GBAD(field, value, want) do { g = g0; g.field = value; EXPECT(tessel_gemm(d, &g, NULL), want); } while (0)
+    GBAD(m, 0, TESSEL_EINVAL);
+    GBAD(n, 0, TESSEL_EINVAL);
+    GBAD(k, 0, TESSEL_EINVAL);
+    GBAD(a, NULL, TESSEL_EINVAL);
+    GBAD(b, NULL, TESSEL_EINVAL);
+    GBAD(c, NULL, TESSEL_EINVAL);
+    GBAD(lda, 1, TESSEL_EINVAL);
+    GBAD(ldb, 1, TESSEL_EINVAL);
+    GBAD(ldc, 1, TESSEL_EINVAL);
+    GBAD(in_dtype, TESSEL_INT32, TESSEL_EINVAL);
+    GBAD(in_dtype, (tessel_dtype_t)7, TESSEL_EINVAL);
+    GBAD(out_dtype, TESSEL_FP32, TESSEL_EINVAL);       /* int8 in, float out */
+    GBAD(out_dtype, (tessel_dtype_t)9, TESSEL_EINVAL);
+    GBAD(scale, 2.0f, TESSEL_EINVAL);                  /* scale with an integer C */
+    GBAD(rq_shift, 3, TESSEL_EINVAL);                  /* requant fields without an INT8 C */
+    GBAD(rq_scale, 3, TESSEL_EINVAL);
+    GBAD(rq_zero_point, 3, TESSEL_EINVAL);
+    g = g0; g.out_dtype = TESSEL_INT8; g.rq_shift = 63; EXPECT(tessel_gemm(d, &g, NULL), TESSEL_EINVAL);
+    g = g0; g.in_dtype = TESSEL_BF16; g.out_dtype = TESSEL_INT32; EXPECT(tessel_gemm(d, &g, NULL), TESSEL_EINVAL);
+    g = g0; g.m = 1u << 30; g.k = 1u << 10; g.lda = g.k; EXPECT(tessel_gemm(d, &g, NULL), TESSEL_ENOMEM); /* huge */
+
+    /* strerror / last_error */
+    const int codes[] = {TESSEL_OK, TESSEL_EINVAL, TESSEL_ENOMEM, TESSEL_ETIMEOUT, TESSEL_EDEVICE, TESSEL_ENODEV,
+                         TESSEL_ERANGE, TESSEL_EIO, TESSEL_EMISMATCH};
+    int distinct = 1;
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        for (size_t j = 0; j < i; j++)
+            distinct &= strcmp(tessel_strerror(codes[i]), tessel_strerror(codes[j])) != 0;
+    tu_check(&T, distinct && tessel_strerror(-99) && tessel_strerror(5) && tessel_last_error(NULL),
+             "tessel_strerror: distinct texts, never NULL");
+}
+
+/* GEMM stats: commands, MACs (M x Kp x Np, N-padded) and compulsory HBM bytes. */
+static void stats_suite(tessel_dev_t *d, uint32_t nn)
+{
+    float A[5 * 20], B[20 * 3], C[5 * 3];
+    for (int i = 0; i < 100; i++) A[i] = (float)(i % 7);
+    for (int i = 0; i < 60; i++) B[i] = (float)(i % 5);
+    tessel_gemm_t g = {.m = 5, .n = 3, .k = 20, .in_dtype = TESSEL_BF16, .out_dtype = TESSEL_FP32, .a = A, .lda = 20,
+                       .b = B, .ldb = 3, .c = C, .ldc = 3, .scale = 1.0f};
+    tessel_stats_reset(d);
+    tessel_completion_t cpl;
+    int r = tessel_gemm(d, &g, &cpl);
+    tessel_stats_t st;
+    (void)tessel_stats(d, &st);
+    uint64_t kp = (20 + nn - 1) / nn * nn, np = (3 + nn - 1) / nn * nn;
+    tu_check(&T, r == TESSEL_OK && st.commands == 1 && st.cycles == cpl.cycles && cpl.cycles > 0 &&
+                     st.macs == 5 * kp * np && st.hbm_bytes == 5 * 20 * 2 + 20 * 3 * 2 + 5 * 3 * 4,
+             "[%s] stats: commands %llu cycles %llu (cpl %u) macs %llu (expected %llu) hbm %llu", BACKEND,
+             (unsigned long long)st.commands, (unsigned long long)st.cycles, cpl.cycles, (unsigned long long)st.macs,
+             (unsigned long long)(5 * kp * np), (unsigned long long)st.hbm_bytes);
+    tessel_stats_reset(d);
+    (void)tessel_stats(d, &st);
+    tu_check(&T, !st.commands && !st.cycles && !st.macs && !st.hbm_bytes, "stats_reset");
+}
+
+/* Checking mode: a clean GEMM passes; input that differs only on the shadow gives EMISMATCH. */
+static void check_suite(void)
+{
+    tessel_open_opts_t o = {.flags = TESSEL_OPEN_CHECK};
+    tessel_dev_t *d;
+    int r = tessel_open(&d, BACKEND, &o);
+    if (!tu_check(&T, r == TESSEL_OK && tessel_shadow(d), "[%s] open with TESSEL_OPEN_CHECK: %d", BACKEND, r))
+        return;
+    int8_t A[3 * 5], B[5 * 4];
+    int32_t C[3 * 4];
+    for (int i = 0; i < 15; i++) A[i] = (int8_t)rnd();
+    for (int i = 0; i < 20; i++) B[i] = (int8_t)rnd();
+    tessel_gemm_t g = {.m = 3, .n = 4, .k = 5, .in_dtype = TESSEL_INT8, .out_dtype = TESSEL_INT32, .a = A, .lda = 5,
+                       .b = B, .ldb = 4, .c = C, .ldc = 4, .scale = 1.0f};
+    r = tessel_gemm(d, &g, NULL);
+    tu_check(&T, r == TESSEL_OK, "[%s] checking mode, clean GEMM: %d %s", BACKEND, r, tessel_last_error(d));
+    /* raw GEMM whose A differs on the shadow */
+    tessel_addr_t a, b, c;
+    if (tessel_alloc(d, 64, 64, &a) || tessel_alloc(d, 64, 64, &b) || tessel_alloc(d, 64, 64, &c) ||
+        tessel_write(d, a, A, 15) || tessel_write(d, b, B, 20)) {
+        tu_check(&T, 0, "checking mode setup");
+        tessel_close(d);
+        return;
+    }
+    int8_t A2[15];
+    memcpy(A2, A, 15);
+    A2[7] ^= 0x10;
+    if (tessel_write(tessel_shadow(d), a, A2, 15)) tu_check(&T, 0, "shadow write");
+    tessel_cmd_t cmd;
+    cmd_init(&cmd, TSL_CMD_OP_GEMM, 0);
+    TSL_SET(cmd.w, TSL_CMD_A_DTYPE, TSL_DTYPE_INT8);
+    TSL_SET(cmd.w, TSL_CMD_B_DTYPE, TSL_DTYPE_INT8);
+    TSL_SET(cmd.w, TSL_CMD_C_DTYPE, TSL_DTYPE_INT32);
+    cmd.w[3] = 3; cmd.w[4] = 4; cmd.w[5] = 5; cmd.w[6] = (uint32_t)a; cmd.w[7] = 5; cmd.w[8] = (uint32_t)b;
+    cmd.w[9] = 4; cmd.w[10] = (uint32_t)c; cmd.w[11] = 16;
+    tessel_completion_t cpl;
+    r = run(d, &cmd, &cpl);
+    char exp_addr[32];
+    snprintf(exp_addr, sizeof exp_addr, "HBM 0x%llx", (unsigned long long)(c + 16 * (7 / 5)));
+    tu_check(&T, r == TESSEL_EMISMATCH && strstr(tessel_last_error(d), "GEMM tag") &&
+                     strstr(tessel_last_error(d), exp_addr) && strstr(tessel_last_error(d), "expected"),
+             "[%s] checking mode, divergent input: status %d, last error '%s' (expected %s)", BACKEND, r,
+             tessel_last_error(d), exp_addr);
+    /* the shadow was resynchronised: with equal inputs the next command matches again */
+    if (tessel_write(d, a, A, 15)) tu_check(&T, 0, "rewrite A");
+    r = run(d, &cmd, &cpl);
+    tu_check(&T, r == TESSEL_OK, "[%s] checking mode after resync: %d %s", BACKEND, r, tessel_last_error(d));
+    /* invalid commands compare their completions */
+    cmd.w[3] = 0;
+    r = run(d, &cmd, &cpl);
+    tu_check(&T, r == TESSEL_EDEVICE && cpl.status == TSL_CMD_ERR_BAD_SHAPE, "[%s] checking mode, invalid command: %d",
+             BACKEND, r);
+    tessel_close(d);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    BACKEND = argc > 1 ? argv[1] : "model";
+    SIM = !strcmp(BACKEND, "sim");
+    char name[32];
+    snprintf(name, sizeof name, "host_%s", strstr(argv[0], "asan") ? "asan" : BACKEND);
+    tu_init(&T, name, argc - 1, argv + 1);
+    tessel_dev_t *d = NULL, *mdl = NULL;
+    int r = tessel_open(&d, BACKEND, NULL);
+    if (!tu_check(&T, r == TESSEL_OK, "tessel_open(%s): %d (%s)", BACKEND, r, tessel_strerror(r)))
+        return tu_done(&T);
+    r = tessel_open(&mdl, "model", NULL);
+    if (!tu_check(&T, r == TESSEL_OK, "tessel_open(model): %d", r))
+        return tu_done(&T);
+    tessel_info_t info;
+    (void)tessel_info(d, &info);
+    if (SIM) {   /* a missing firmware image is refused */
+        tessel_open_opts_t o = {.firmware = "/nonexistent/cp.elf"};
+        tessel_dev_t *x = (tessel_dev_t *)1;
+        EXPECT(tessel_open(&x, "sim", &o), TESSEL_ENODEV);
+        tu_check(&T, x == NULL, "failed open leaves *dev NULL");
+    }
+    double t0 = now_s();
+    arg_suite(d);
+    stats_suite(d, info.n);
+    cmd_err_suite(d);
+    double t1 = now_s();
+    gemm_suite(d, mdl, info.n);
+    double t2 = now_s();
+    eltwise_suite(d, mdl);
+    double t3 = now_s();
+    misc_suite(d, mdl);
+    double t4 = now_s();
+    check_suite();
+    printf("%s: seconds: args/stats/errors %.1f, gemm %.1f, eltwise %.1f, copy/fill/ring %.1f, checking %.1f\n", name,
+           t1 - t0, t2 - t1, t3 - t2, t4 - t3, now_s() - t4);
+    tessel_close(d);
+    tessel_close(mdl);
+    return tu_done(&T);
+}

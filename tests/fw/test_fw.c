@@ -231,17 +231,6 @@ static void fill_rand(dev_t *d, uint32_t addr, uint32_t rows, uint32_t stride, u
     }
 }
 
-static int64_t ref_requant(int32_t x, int32_t scale, uint32_t shift, int32_t zp)
-{
-    int64_t v = (int64_t)x * scale;
-    if (shift)
-        v = (v + ((int64_t)1 << (shift - 1))) >> shift;
-    v += zp;
-    return v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v;
-}
-
-static int8_t sat8(int64_t v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
-
 /* Read element j of a row as int32 or canonical fp32 bits (DAZ by bit logic). */
 static uint32_t rd_elem(const uint8_t *row, uint32_t j, uint32_t dt)
 {
@@ -256,7 +245,7 @@ static uint32_t rd_elem(const uint8_t *row, uint32_t j, uint32_t dt)
 static void wr_elem(uint8_t *row, uint32_t j, uint32_t dt, uint32_t v)
 {
     switch (dt) {
-    case TSL_DTYPE_INT8: row[j] = (uint8_t)sat8((int32_t)v); break;
+    case TSL_DTYPE_INT8: row[j] = (uint8_t)ref_sat8((int32_t)v); break;
     case TSL_DTYPE_INT32: put32(row + 4 * j, v); break;
     case TSL_DTYPE_BF16: put16(row + 2 * j, ref_bf16(v)); break;
     default: put32(row + 4 * j, ref_canon(ref_f(v))); break;
@@ -316,7 +305,7 @@ static int gemm_case(dev_t *d, gemm_shape_t s)
                 if ((s.flags & CF(RELU)) && (int32_t)v < 0)
                     v = 0;
                 if (s.cdt == TSL_DTYPE_INT8)
-                    d->exp[c + (uint64_t)i * ldc + j] = (uint8_t)sat8(ref_requant((int32_t)v, scale, shift, zp));
+                    d->exp[c + (uint64_t)i * ldc + j] = (uint8_t)ref_sat8(ref_requant((int32_t)v, scale, shift, zp));
                 else
                     put32(d->exp + c + (uint64_t)i * ldc + 4 * j, v);
                 continue;

@@ -49,17 +49,6 @@ static void *xmalloc(size_t n)
     return p;
 }
 
-static int64_t ref_requant(int32_t x, int32_t scale, uint32_t shift, int32_t zp)
-{
-    int64_t v = (int64_t)x * scale;
-    if (shift)
-        v = (v + ((int64_t)1 << (shift - 1))) >> shift;
-    v += zp;
-    return v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v;
-}
-
-static int8_t sat8(int64_t v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
-
 /* Random floats: mostly normal values with random low bits (bf16 rounding, ties included), some
  * zeros and bf16-exact subnormals (DAZ). No inf/NaN. */
 static float rnd_float(void)
@@ -152,7 +141,7 @@ static void gemm_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t nn, gcase_t s
                 if (s.relu && (int32_t)v < 0)
                     v = 0;
                 if (s.out == TESSEL_INT8)
-                    *e = (uint8_t)sat8(ref_requant((int32_t)v, g.rq_scale, g.rq_shift, g.rq_zero_point));
+                    *e = (uint8_t)ref_sat8(ref_requant((int32_t)v, g.rq_scale, g.rq_shift, g.rq_zero_point));
                 else
                     put32(e, v);
                 continue;
@@ -330,7 +319,7 @@ static uint32_t rd_elem(const uint8_t *row, uint32_t j, uint32_t dt)
 static void wr_elem(uint8_t *row, uint32_t j, uint32_t dt, uint32_t v)
 {
     switch (dt) {
-    case TSL_DTYPE_INT8: row[j] = (uint8_t)sat8((int32_t)v); break;
+    case TSL_DTYPE_INT8: row[j] = (uint8_t)ref_sat8((int32_t)v); break;
     case TSL_DTYPE_INT32: put32(row + 4 * j, v); break;
     case TSL_DTYPE_BF16: put16(row + 2 * j, ref_bf16(v)); break;
     default: put32(row + 4 * j, ref_canon(ref_f(v))); break;

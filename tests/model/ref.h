@@ -89,4 +89,18 @@ static inline uint32_t ref_gemm_elem(const uint8_t *a, const uint8_t *b, int bf1
     return ref_canon(acc);
 }
 
+/* REQUANT before narrowing, written independently of hw/model: sat32(round_shift(x * scale, shift)
+ * + zp), with round_shift rounding ties towards +infinity (docs/isa.md). */
+static inline int64_t ref_requant(int32_t x, int32_t scale, uint32_t shift, int32_t zp)
+{
+    int64_t v = (int64_t)x * scale;
+    if (shift)
+        v = (v + ((int64_t)1 << (shift - 1))) >> shift;
+    v += zp;
+    return v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v;
+}
+
+/* Saturate to int8. */
+static inline int8_t ref_sat8(int64_t v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
+
 #endif /* REF_H */

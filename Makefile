@@ -19,6 +19,8 @@ DEBIAN_PKGS := verilator gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf yo
 
 TESTS :=
 SOAKS :=
+# Used as a prerequisite by mk/*.mk files that sort before mk/model.mk, which builds it.
+MODEL_LIB := $(BUILD)/model/libtessel_model.a
 
 .PHONY: all deps test soak demo gen gen-check clean
 all: test

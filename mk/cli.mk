@@ -11,8 +11,8 @@
 #                              built with ASan/UBSan
 #   make test-cli              tests/cli/test_cli.py: `tessel gemm`/`info` on the model backend: error
 #                              paths, int8/bf16 GEMMs against the C reference, --stats JSON, --check
-# (host.mk, which defines the library's variables, is included after this file: its paths are
-# spelled out here, and its variables are used only in recipes.)
+# (host.mk, soc.mk and fw.mk are included after this file: the paths they define are spelled out
+# here for prerequisites, and their variables are used only in recipes.)
 
 CLI_OUT    := $(BUILD)/cli
 CLI_BIN    := $(BUILD)/bin/tessel-cli
@@ -24,6 +24,7 @@ CLI_HDRS   := host_driver/include/tessel.h host_driver/include/tessel_npy.h host
 CLI_CFLAGS := $(CFLAGS_COMMON) -ffp-contract=off -Ihost_driver/include -Ihost_driver/tools -Itests/model
 CLI_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 CLI_FW     := $(BUILD)/fw/cp.elf
+CLI_TESSEL := $(BUILD)/bin/tessel
 
 $(CLI_OUT)/npy.o: host_driver/src/npy.c $(CLI_HDRS) mk/cli.mk
 	@mkdir -p $(@D)
@@ -49,14 +50,14 @@ $(CLI_OUT)/test_npy: tests/cli/test_npy.c host_driver/src/npy.c $(CLI_HDRS) mk/c
 DEMO_SIZE ?= 256,256,256
 DEMO_DIR  := $(CLI_OUT)/demo
 
-demo: deps $(TESSEL) $(CLI_BIN) $(CLI_DEMO) $(CLI_FW)
+demo: deps $(CLI_TESSEL) $(CLI_BIN) $(CLI_DEMO) $(CLI_FW)
 	@mkdir -p $(DEMO_DIR)
 	@echo "demo: C = ReLU(A x B + bias), A, B rounded to bf16, $(subst $(comma),x,$(DEMO_SIZE)), on the simulated SoC"
 	@$(CLI_DEMO) gen $(DEMO_DIR) $(subst $(comma), ,$(DEMO_SIZE)) 1
-	@$(TESSEL) gemm --backend sim --a $(DEMO_DIR)/a.npy --b $(DEMO_DIR)/b.npy --bias $(DEMO_DIR)/bias.npy --relu \
+	@$(CLI_TESSEL) gemm --backend sim --a $(DEMO_DIR)/a.npy --b $(DEMO_DIR)/b.npy --bias $(DEMO_DIR)/bias.npy --relu \
 	  --out $(DEMO_DIR)/c_sim.npy --stats >$(DEMO_DIR)/stats_sim.json
 	@cat $(DEMO_DIR)/stats_sim.json
-	@$(TESSEL) gemm --backend model --a $(DEMO_DIR)/a.npy --b $(DEMO_DIR)/b.npy --bias $(DEMO_DIR)/bias.npy \
+	@$(CLI_TESSEL) gemm --backend model --a $(DEMO_DIR)/a.npy --b $(DEMO_DIR)/b.npy --bias $(DEMO_DIR)/bias.npy \
 	  --relu --out $(DEMO_DIR)/c_model.npy
 	@$(CLI_DEMO) check $(DEMO_DIR)
 
@@ -69,6 +70,6 @@ TESTS += npy cli
 test-npy: $(CLI_OUT)/test_npy
 	@$< $(CLI_OUT)
 
-test-cli: $(TESSEL) $(CLI_BIN) $(CLI_REF)
+test-cli: $(CLI_TESSEL) $(CLI_BIN) $(CLI_REF)
 	@rm -rf $(CLI_OUT)/t && mkdir -p $(CLI_OUT)/t
-	@$(PYTHON) tests/cli/test_cli.py $(TESSEL) $(CLI_REF) $(CLI_OUT)/t
+	@$(PYTHON) tests/cli/test_cli.py $(CLI_TESSEL) $(CLI_REF) $(CLI_OUT)/t

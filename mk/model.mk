@@ -2,7 +2,6 @@
 MODEL_SRCS := hw/model/tslm.c hw/model/tslm_arith.c
 MODEL_HDRS := hw/model/tslm.h hw/model/tslm_arith.h hw/include/tsl_hw.h hw/include/tsl_insn.h
 MODEL_OBJS := $(MODEL_SRCS:hw/model/%.c=$(BUILD)/model/%.o)
-MODEL_LIB  := $(BUILD)/model/libtessel_model.a
 MODEL_CFLAGS := $(CFLAGS_COMMON) -O3 -Ihw/model -Ihw/include
 MODEL_TEST_CFLAGS := $(MODEL_CFLAGS) -ffp-contract=off -Itests/model
 

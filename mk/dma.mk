@@ -10,7 +10,7 @@ DMA_RTL     := hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_fifo.sv hw/rtl/tc/tsl_dma_
                hw/rtl/tc/tsl_dma_burst.sv hw/rtl/tc/tsl_dma_align.sv hw/rtl/tc/tsl_dma.sv
 DMA_SIM_SV  := hw/sim/tc/tsl_dma_sim.sv
 DMA_SIM_CPP := hw/sim/tc/dma_main.cpp hw/sim/tc/tsl_hbm.cpp
-DMA_HDRS    := hw/sim/tc/tsl_hbm.h
+DMA_HDRS    := hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h
 DMA_OUT     := $(BUILD)/dma
 # mk/model.mk is included after this file: name the library here (its rule lives there).
 DMA_MODEL_LIB := $(BUILD)/model/libtessel_model.a

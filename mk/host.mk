@@ -56,7 +56,7 @@ HOST_SOC_OBJN := verilated.o verilated_dpi.o verilated_fst_c.o verilated_threads
 HOST_VROOT     = $(shell $(or $(VERILATOR),verilator) --getenv VERILATOR_ROOT)
 HOST_SOC_STAMP := $(HOST_SOCDIR)/objs.stamp
 HOST_SOC_DEPS := $(shell find hw/rtl -name '*.sv' 2>/dev/null) $(HOST_SOC_CPP) hw/sim/soc/tsl_soc_sim.h \
-                 hw/sim/core/tsl_elf.h hw/sim/tc/tsl_hbm.h hw/include/tsl_hw.h
+                 hw/sim/core/tsl_elf.h hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/include/tsl_hw.h
 
 $(HOST_SOC_STAMP): $(HOST_SOC_DEPS)
 	@mkdir -p $(HOST_SOCDIR)
@@ -69,7 +69,7 @@ $(HOST_SOC_STAMP): $(HOST_SOC_DEPS)
 	@touch $@
 
 $(HOST_OBJ)/transport_sim.o: host_driver/src/transport_sim.cpp $(HOST_HDRS) hw/sim/soc/tsl_soc_sim.h \
-                             hw/sim/tc/tsl_hbm.h mk/host.mk
+                             hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h mk/host.mk
 	@mkdir -p $(@D)
 	$(CXX) -std=c++14 -O2 -g -Wall -Wextra -Werror -fPIC -fvisibility=hidden $(HOST_INC) \
 	  -Ihw/sim/soc -Ihw/sim/tc -isystem $(HOST_VROOT)/include -isystem $(HOST_VROOT)/include/vltstd -DSOC_N=$(SOC_N) -DSOC_BF16=$(SOC_BF16) -DSOC_VMEM=$(SOC_VMEM) \

@@ -27,7 +27,7 @@ SOC_RTL    := hw/rtl/tsl_pkg.sv $(sort $(wildcard hw/rtl/prim/*.sv)) $(sort $(wi
               hw/rtl/core/tsl_cpu_sys_regs.sv hw/rtl/core/tsl_cpu_sys.sv $(SOC_OWN_RTL)
 SOC_CPP    := hw/sim/soc/tessel_main.cpp hw/sim/soc/tsl_soc_sim.cpp hw/sim/soc/soc_host_test.cpp \
               hw/sim/core/tsl_elf.cpp hw/sim/tc/tsl_hbm.cpp
-SOC_HDRS   := hw/sim/soc/tsl_soc_sim.h hw/sim/core/tsl_elf.h hw/sim/tc/tsl_hbm.h tests/soc/host_proto.h \
+SOC_HDRS   := hw/sim/soc/tsl_soc_sim.h hw/sim/core/tsl_elf.h hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h tests/soc/host_proto.h \
               hw/include/tsl_hw.h
 SOC_VFLAGS := -Wall --top-module tsl_soc -O3 --x-assign fast --x-initial fast --noassert \
               --unroll-count 256 --trace-fst

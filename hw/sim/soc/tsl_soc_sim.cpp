@@ -9,6 +9,7 @@
 #include "Vtsl_soc__Dpi.h"
 #include "svdpi.h"
 #include "tsl_elf.h"
+#include "tsl_axi_pins.h"
 #include "tsl_hbm.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
@@ -20,18 +21,6 @@
 namespace {
 const uint32_t kRamBase = 0x80000000u;  // TSL_MMAP_RAM_BASE
 const char *kRamScope = "TOP.tsl_soc.u_sys.u_ram";
-
-// Wide AXI data: Verilator uses uint64_t up to 64 bits and VlWide above.
-void put_words(uint32_t &s, const uint32_t *w) { s = w[0]; }
-void put_words(uint64_t &s, const uint32_t *w) { s = w[0] | uint64_t(w[1]) << 32; }
-template <std::size_t W> void put_words(VlWide<W> &s, const uint32_t *w) {
-  for (std::size_t i = 0; i < W; i++) s[i] = w[i];
-}
-void get_words(uint32_t s, uint32_t *w) { w[0] = s; }
-void get_words(uint64_t s, uint32_t *w) { w[0] = uint32_t(s), w[1] = uint32_t(s >> 32); }
-template <std::size_t W> void get_words(const VlWide<W> &s, uint32_t *w) {
-  for (std::size_t i = 0; i < W; i++) w[i] = s[i];
-}
 
 TslHbmCfg hbm_cfg() {
   TslHbmCfg c;  // default latency and bandwidth
@@ -115,34 +104,11 @@ void TslSocSim::cycle() {
   Vtsl_soc &t = *m.top;
   // Inputs from the models' state only, then evaluate.
   m.hbm.drive(m.p);
-  t.m_axi_awready = m.p.awready;
-  t.m_axi_wready = m.p.wready;
-  t.m_axi_bvalid = m.p.bvalid;
-  t.m_axi_bresp = m.p.bresp;
-  t.m_axi_arready = m.p.arready;
-  t.m_axi_rvalid = m.p.rvalid;
-  put_words(t.m_axi_rdata, m.p.rdata);
-  t.m_axi_rresp = m.p.rresp;
-  t.m_axi_rlast = m.p.rlast;
+  tsl_axi_to_top(t, m.p);
   t.h_valid_i = m.h_valid;
   t.eval();
   // Outputs of this cycle, sampled before the edge.
-  m.p.awvalid = t.m_axi_awvalid;
-  m.p.awaddr = t.m_axi_awaddr;
-  m.p.awlen = t.m_axi_awlen;
-  m.p.awsize = t.m_axi_awsize;
-  m.p.awburst = t.m_axi_awburst;
-  m.p.wvalid = t.m_axi_wvalid;
-  get_words(t.m_axi_wdata, m.p.wdata);
-  m.p.wstrb = t.m_axi_wstrb;
-  m.p.wlast = t.m_axi_wlast;
-  m.p.bready = t.m_axi_bready;
-  m.p.arvalid = t.m_axi_arvalid;
-  m.p.araddr = t.m_axi_araddr;
-  m.p.arlen = t.m_axi_arlen;
-  m.p.arsize = t.m_axi_arsize;
-  m.p.arburst = t.m_axi_arburst;
-  m.p.rready = t.m_axi_rready;
+  tsl_axi_from_top(t, m.p);
   bool running = t.rst_ni;
   if (running && t.console_valid_o && console_) {
     fputc(t.console_data_o, console_);

@@ -18,6 +18,7 @@
 #include "Vtsl_dma_sim.h"
 #include "Vtsl_dma_sim__Dpi.h"
 #include "svdpi.h"
+#include "tsl_axi_pins.h"
 #include "tsl_hbm.h"
 #include "verilated.h"
 #include "../common/tsl_rng.h"
@@ -37,16 +38,6 @@ static const unsigned N = DMA_N, W = 2 * DMA_N;  // W: beat bytes = VMEM line by
 static const uint32_t VMEM_BYTES = 65536, ACC_BYTES = 16384, HBM_BYTES = 1u << 20;
 static const unsigned MAX_BURST = 16;             // tsl_dma_sim defaults
 static const uint32_t ACC_BASE = TSL_LOCAL_ACC_BASE;
-
-// ---- wide-signal helpers -------------------------------------------------------------------------
-static void put_words(QData &s, const uint32_t *w) { s = w[0] | ((uint64_t)w[1] << 32); }
-template <std::size_t K> static void put_words(VlWide<K> &s, const uint32_t *w) {
-    for (std::size_t i = 0; i < K; i++) s[i] = w[i];
-}
-static void get_words(QData s, uint32_t *w) { w[0] = (uint32_t)s; w[1] = (uint32_t)(s >> 32); }
-template <std::size_t K> static void get_words(const VlWide<K> &s, uint32_t *w) {
-    for (std::size_t i = 0; i < K; i++) w[i] = s[i];
-}
 
 // ---- one transfer ---------------------------------------------------------------------------------
 struct Xfer {
@@ -151,36 +142,13 @@ struct Sim {
     }
     void step() {
         hbm->drive(p);
-        top->m_axi_awready = p.awready;
-        top->m_axi_wready = p.wready;
-        top->m_axi_bvalid = p.bvalid;
-        top->m_axi_bresp = p.bresp;
-        top->m_axi_arready = p.arready;
-        top->m_axi_rvalid = p.rvalid;
-        put_words(top->m_axi_rdata, p.rdata);
-        top->m_axi_rresp = p.rresp;
-        top->m_axi_rlast = p.rlast;
+        tsl_axi_to_top(*top, p);
         top->vmem_deny_i = setup.deny > 0 && rng.chance(setup.deny);
         top->acc_deny_i = setup.deny > 0 && rng.chance(setup.deny);
         top->clk_i = 0;
         top->eval();
         dump();
-        p.awvalid = top->m_axi_awvalid;
-        p.awaddr = top->m_axi_awaddr;
-        p.awlen = top->m_axi_awlen;
-        p.awsize = top->m_axi_awsize;
-        p.awburst = top->m_axi_awburst;
-        p.wvalid = top->m_axi_wvalid;
-        get_words(top->m_axi_wdata, p.wdata);
-        p.wstrb = top->m_axi_wstrb;
-        p.wlast = top->m_axi_wlast;
-        p.bready = top->m_axi_bready;
-        p.arvalid = top->m_axi_arvalid;
-        p.araddr = top->m_axi_araddr;
-        p.arlen = top->m_axi_arlen;
-        p.arsize = top->m_axi_arsize;
-        p.arburst = top->m_axi_arburst;
-        p.rready = top->m_axi_rready;
+        tsl_axi_from_top(*top, p);
         accepted = top->ex_valid_i && top->ex_ready_o;
         done = top->done_o;
         busy = top->busy_o;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "Vtsl_tc.h"
+#include "tsl_axi_pins.h"
 #include "tsl_hbm.h"
 #include "verilated.h"
 #include "../common/tsl_rng.h"
@@ -36,16 +37,6 @@ static const uint32_t N = TC_N, VMEM = TC_VMEM, ACC = TC_ACC, HBM = TC_HBM;
 static const uint32_t ACC_BASE = TSL_LOCAL_ACC_BASE;
 static const uint32_t DATA_END = HBM / 2;  // programs use HBM [0, DATA_END); the dump goes above
 static const uint64_t TIMEOUT = 2000000;  // cycles without reaching idle
-
-// ---- wide-signal access ---------------------------------------------------------------------------
-static void put_words(uint64_t &s, const uint32_t *w) { s = w[0] | (uint64_t)w[1] << 32; }
-template <std::size_t W> static void put_words(VlWide<W> &s, const uint32_t *w) {
-    for (std::size_t i = 0; i < W; i++) s[i] = w[i];
-}
-static void get_words(uint64_t s, uint32_t *w) { w[0] = (uint32_t)s; w[1] = (uint32_t)(s >> 32); }
-template <std::size_t W> static void get_words(const VlWide<W> &s, uint32_t *w) {
-    for (std::size_t i = 0; i < W; i++) w[i] = s[i];
-}
 
 // ---- the simulated tensor core ---------------------------------------------------------------------
 struct Tc {
@@ -86,32 +77,9 @@ struct Tc {
 
     void step() {
         hbm->drive(p);
-        top->m_axi_awready = p.awready;
-        top->m_axi_wready = p.wready;
-        top->m_axi_bvalid = p.bvalid;
-        top->m_axi_bresp = p.bresp;
-        top->m_axi_arready = p.arready;
-        top->m_axi_rvalid = p.rvalid;
-        put_words(top->m_axi_rdata, p.rdata);
-        top->m_axi_rresp = p.rresp;
-        top->m_axi_rlast = p.rlast;
+        tsl_axi_to_top(*top, p);
         top->eval();
-        p.awvalid = top->m_axi_awvalid;
-        p.awaddr = top->m_axi_awaddr;
-        p.awlen = top->m_axi_awlen;
-        p.awsize = top->m_axi_awsize;
-        p.awburst = top->m_axi_awburst;
-        p.wvalid = top->m_axi_wvalid;
-        get_words(top->m_axi_wdata, p.wdata);
-        p.wstrb = top->m_axi_wstrb;
-        p.wlast = top->m_axi_wlast;
-        p.bready = top->m_axi_bready;
-        p.arvalid = top->m_axi_arvalid;
-        p.araddr = top->m_axi_araddr;
-        p.arlen = top->m_axi_arlen;
-        p.arsize = top->m_axi_arsize;
-        p.arburst = top->m_axi_arburst;
-        p.rready = top->m_axi_rready;
+        tsl_axi_from_top(*top, p);
         hbm->tick(p);
         ready_seen = top->reg_ready_o;
         rdata_seen = top->reg_rdata_o;

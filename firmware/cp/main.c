@@ -1,10 +1,16 @@
 /* Tessel firmware for the RV32 control core: the command processor's main loop.
- * Reports FW_STATUS = ready, then forever: increments HEARTBEAT, clears a pending doorbell
- * (DB_PENDING, w1c) and processes the command ring (tsl_cp_poll). On an unusable tensor core or an
+ * Reports FW_STATUS = ready, then forever: kicks the HOSTIF watchdog, increments HEARTBEAT, clears
+ * a pending doorbell (DB_PENDING, w1c) and processes the command ring (tsl_cp_poll). The watchdog
+ * is kicked only here, between commands, so one command that runs longer than WDT_TIMEOUT (a hung
+ * firmware, a DMA burst that never completes) is caught: the SoC resets the cores and the
+ * firmware restarts. After such a reset (WDT_STATUS.EXPIRED) and on an unusable tensor core or an
  * invalid ring it reports FW_STATUS = halted with a fault code, raises HOST_IRQ_STATUS.FAULT and
- * stops; HOSTIF RESET restarts the core. */
+ * stops (still kicking: a halted firmware answers for itself); HOSTIF RESET restarts the core. */
 #include "tsl_cp.h"
 #include "tsl_cp_hal_mmio.h"
+
+/* Fault code after a watchdog reset (TSL_CP_FAULT_CONFIG and _RING are in tsl_cp.h). */
+#define FAULT_WATCHDOG 3u
 
 static void halt(const tsl_cp_hal_t *hal, uint32_t code)
 {
@@ -12,7 +18,7 @@ static void halt(const tsl_cp_hal_t *hal, uint32_t code)
     hal->hostif_write(hal->ctx, TSL_HOSTIF_FW_STATUS_OFFSET, st);
     hal->hostif_write(hal->ctx, TSL_HOSTIF_HOST_IRQ_SET_OFFSET, 1u << TSL_HOSTIF_HOST_IRQ_STATUS_FAULT_SHIFT);
     for (;;)
-        __asm__ volatile("wfi");
+        tsl_cp_hal_mmio_kick();
 }
 
 int main(void)
@@ -20,10 +26,13 @@ int main(void)
     tsl_cp_hal_t hal;
     tsl_cp_t cp;
     tsl_cp_hal_mmio_init(&hal);
+    if (hal.hostif_read(hal.ctx, TSL_HOSTIF_WDT_STATUS_OFFSET) & (1u << TSL_HOSTIF_WDT_STATUS_EXPIRED_SHIFT))
+        halt(&hal, FAULT_WATCHDOG);
     if (tsl_cp_init(&cp, &hal) != TSL_CP_OK)
         halt(&hal, TSL_CP_FAULT_CONFIG);
     hal.hostif_write(hal.ctx, TSL_HOSTIF_FW_STATUS_OFFSET, 1u << TSL_HOSTIF_FW_STATUS_STATE_SHIFT);
     for (uint32_t beat = 1;; beat++) {
+        tsl_cp_hal_mmio_kick();
         hal.hostif_write(hal.ctx, TSL_HOSTIF_HEARTBEAT_OFFSET, beat);
         (void)tsl_cp_doorbell(&cp);
         if (tsl_cp_poll(&cp) < 0)

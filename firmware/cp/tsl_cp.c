@@ -24,7 +24,7 @@ const char *tsl_cp_strerror(int status)
 
 tsl_cp_status_t tsl_cp_init(tsl_cp_t *cp, const tsl_cp_hal_t *hal)
 {
-    if (!cp || !hal || !hal->tc_read || !hal->tc_write || !hal->hostif_read || !hal->hostif_write ||
+    if (!cp || !hal || !hal->tc_read || !hal->tc_write || !hal->tc_push || !hal->hostif_read || !hal->hostif_write ||
         !hal->hbm_read || !hal->hbm_write || !hal->cycles)
         return TSL_CP_EINVAL;
     cp->hal = hal;
@@ -179,6 +179,8 @@ static verdict_t validate(const tsl_cp_t *cp, const uint32_t *w, tsl_cp_cmd_t *c
             FAIL(BAD_FLAGS, 0);
         if (unary && c->bdt)
             FAIL(BAD_FLAGS, 2);
+        if (c->adt >= TSL_DTYPE_LIMIT || c->bdt >= TSL_DTYPE_LIMIT || c->cdt >= TSL_DTYPE_LIMIT)
+            FAIL(BAD_DTYPE, 2);
         int fl = is_float(c->adt);
         if (is_float(c->cdt) != fl || (binary && is_float(c->bdt) != fl))
             FAIL(BAD_DTYPE, 2);

@@ -15,11 +15,15 @@
 
 #include <stdint.h>
 
+#include "tsl_hw.h"
+
 typedef struct {
     void *ctx; /* implementation state, owned by the caller; passed to every call */
     /* Tensor-core register block (TC). Writing INSN7 pushes an instruction (may stall). */
     uint32_t (*tc_read)(void *ctx, uint32_t offset);
     void (*tc_write)(void *ctx, uint32_t offset, uint32_t value);
+    /* Push one instruction: write INSN0..INSN7 in order (the last write pushes; may stall). */
+    void (*tc_push)(void *ctx, const uint32_t w[TSL_PARAM_INSN_WORDS]);
     /* Host-interface register block (HOSTIF), with the w1c / wo semantics of docs/isa.md §6. */
     uint32_t (*hostif_read)(void *ctx, uint32_t offset);
     void (*hostif_write)(void *ctx, uint32_t offset, uint32_t value);

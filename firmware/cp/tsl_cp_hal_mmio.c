@@ -17,6 +17,21 @@ static void mmio_tc_write(void *ctx, uint32_t offset, uint32_t value)
     tsl_mmio_write32(TSL_MMAP_TC_BASE + offset, value);
 }
 
+/* Straight-line stores: a push is 8 of them. */
+static void mmio_tc_push(void *ctx, const uint32_t w[TSL_PARAM_INSN_WORDS])
+{
+    (void)ctx;
+    volatile uint32_t *r = (volatile uint32_t *)(TSL_MMAP_TC_BASE + TSL_TC_INSN0_OFFSET);
+    r[0] = w[0];
+    r[1] = w[1];
+    r[2] = w[2];
+    r[3] = w[3];
+    r[4] = w[4];
+    r[5] = w[5];
+    r[6] = w[6];
+    r[7] = w[7];
+}
+
 static uint32_t mmio_hostif_read(void *ctx, uint32_t offset)
 {
     (void)ctx;
@@ -68,11 +83,17 @@ static uint64_t mmio_cycles(void *ctx)
     return tsl_cycles();
 }
 
+void tsl_cp_hal_mmio_kick(void)
+{
+    tsl_mmio_write32(TSL_MMAP_HOSTIF_BASE + TSL_HOSTIF_WDT_KICK_OFFSET, 1u);
+}
+
 void tsl_cp_hal_mmio_init(tsl_cp_hal_t *hal)
 {
     hal->ctx = (void *)0;
     hal->tc_read = mmio_tc_read;
     hal->tc_write = mmio_tc_write;
+    hal->tc_push = mmio_tc_push;
     hal->hostif_read = mmio_hostif_read;
     hal->hostif_write = mmio_hostif_write;
     hal->hbm_read = mmio_hbm_read;

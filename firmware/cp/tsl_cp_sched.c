@@ -17,9 +17,7 @@
 
 static void push_raw(tsl_cp_t *cp, const tsl_insn_t *i)
 {
-    const tsl_cp_hal_t *h = cp->hal;
-    for (uint32_t k = 0; k < TSL_PARAM_INSN_WORDS; k++)
-        h->tc_write(h->ctx, TSL_TC_INSN0_OFFSET + 4u * k, i->w[k]);
+    cp->hal->tc_push(cp->hal->ctx, i->w);
     cp->s.seq[TSL_GET(i->w, TSL_INSN_HDR_UNIT)]++;
     cp->s.pushed++;
 }

@@ -61,7 +61,8 @@
 #define TSL_MXU_OP_SYNC 0u /* tokens only */
 #define TSL_MXU_OP_LOADW 1u /* load an N x N weight tile from VMEM into a weight buffer */
 #define TSL_MXU_OP_MATMUL 2u /* multiply rows of activations by a weight buffer into ACC */
-#define TSL_MXU_OP_LIMIT 3u
+#define TSL_MXU_OP_MATMULK 3u /* LOADW + MATMUL for each of KBLOCKS K-blocks: rows x (KBLOCKS*N) by (KBLOCKS*N) x N into ACC */
+#define TSL_MXU_OP_LIMIT 4u
 
 /* VPU_OP: VPU operations */
 #define TSL_VPU_OP_SYNC 0u /* tokens only */
@@ -164,6 +165,7 @@ static inline const char *tsl_mxu_op_name(uint32_t v)
     case 0u: return "SYNC";
     case 1u: return "LOADW";
     case 2u: return "MATMUL";
+    case 3u: return "MATMULK";
     default: return (const char *)0;
     }
 }
@@ -288,6 +290,8 @@ static inline const char *tsl_cmd_flag_name(uint32_t v)
 #define TSL_HOSTIF_HOST_IRQ_STATUS_CPL_MASK 0x1u
 #define TSL_HOSTIF_HOST_IRQ_STATUS_FAULT_SHIFT 1u
 #define TSL_HOSTIF_HOST_IRQ_STATUS_FAULT_MASK 0x1u
+#define TSL_HOSTIF_HOST_IRQ_STATUS_WDT_SHIFT 2u
+#define TSL_HOSTIF_HOST_IRQ_STATUS_WDT_MASK 0x1u
 #define TSL_HOSTIF_HOST_IRQ_SET_OFFSET 0x030u /* wo: firmware sets HOST_IRQ_STATUS bits */
 #define TSL_HOSTIF_HOST_IRQ_ENABLE_OFFSET 0x034u /* rw: interrupt line = |(HOST_IRQ_STATUS & HOST_IRQ_ENABLE) */
 #define TSL_HOSTIF_FW_STATUS_OFFSET 0x038u /* rw: firmware state */
@@ -297,6 +301,13 @@ static inline const char *tsl_cmd_flag_name(uint32_t v)
 #define TSL_HOSTIF_FW_STATUS_CODE_MASK 0xFFFFu
 #define TSL_HOSTIF_RESET_OFFSET 0x03Cu /* wo: bit 0: reset the control core and the tensor core */
 #define TSL_HOSTIF_HEARTBEAT_OFFSET 0x040u /* rw: the firmware increments it while it runs */
+#define TSL_HOSTIF_WDT_TIMEOUT_OFFSET 0x044u /* rw: watchdog: cycles without a WDT_KICK before it resets the control and tensor cores; 0 (reset value) disables it. A write reloads the counter */
+#define TSL_HOSTIF_WDT_KICK_OFFSET 0x048u /* wo: watchdog: any write reloads the counter (the firmware kicks it in its main loop) */
+#define TSL_HOSTIF_WDT_STATUS_OFFSET 0x04Cu /* ro: watchdog status */
+#define TSL_HOSTIF_WDT_STATUS_EXPIRED_SHIFT 0u
+#define TSL_HOSTIF_WDT_STATUS_EXPIRED_MASK 0x1u
+#define TSL_HOSTIF_WDT_STATUS_COUNT_SHIFT 16u
+#define TSL_HOSTIF_WDT_STATUS_COUNT_MASK 0xFFFFu
 
 /* Register block TC: tensor-core registers */
 #define TSL_TC_ID_OFFSET 0x000u /* ro: 0x54534C31 ('TSL1') */
@@ -385,7 +396,7 @@ static inline const char *tsl_cmd_flag_name(uint32_t v)
 #define TSL_PERF_HBM_WR_BYTES 11u /* bytes DMA STORE wrote to HBM */
 #define TSL_TC_PERF_HBM_WR_BYTES_LO_OFFSET 0x158u
 #define TSL_TC_PERF_HBM_WR_BYTES_HI_OFFSET 0x15Cu
-#define TSL_PERF_MXU_MACS 12u /* multiply-accumulates issued: N*N per MATMUL row */
+#define TSL_PERF_MXU_MACS 12u /* multiply-accumulates: N*N per activation row through the array (MATMUL and MATMULK rows) */
 #define TSL_TC_PERF_MXU_MACS_LO_OFFSET 0x160u
 #define TSL_TC_PERF_MXU_MACS_HI_OFFSET 0x164u
 #define TSL_PERF_COUNT 13u
@@ -475,8 +486,44 @@ static inline const char *tsl_cmd_flag_name(uint32_t v)
 #define TSL_INSN_MXU_MATMUL_ROWS_SHIFT 0u
 #define TSL_INSN_MXU_MATMUL_ROWS_MASK 0xFFFFu
 
+/* Format MXU_MATMULK (MXU: MATMULK): for k = 0..KBLOCKS-1: LOADW(WBUF^(k&1), W_ADDR + k*N*W_STRIDE); MATMUL(WBUF^(k&1), ACCUMULATE or k > 0, ACT_ADDR + k*N*size) */
+#define TSL_FMT_MXU_MATMULK 4u
+#define TSL_INSN_MXU_MATMULK_DTYPE_WORD 0u /* INT8 (int32 result) or BF16 (fp32 result) */
+#define TSL_INSN_MXU_MATMULK_DTYPE_SHIFT 16u
+#define TSL_INSN_MXU_MATMULK_DTYPE_MASK 0x3u
+#define TSL_INSN_MXU_MATMULK_WBUF_WORD 0u /* weight buffer of K-block 0; the blocks alternate buffers */
+#define TSL_INSN_MXU_MATMULK_WBUF_SHIFT 20u
+#define TSL_INSN_MXU_MATMULK_WBUF_MASK 0x1u
+#define TSL_INSN_MXU_MATMULK_ACCUMULATE_WORD 0u /* 1: K-block 0 adds into ACC; 0: it overwrites (later blocks add) */
+#define TSL_INSN_MXU_MATMULK_ACCUMULATE_SHIFT 21u
+#define TSL_INSN_MXU_MATMULK_ACCUMULATE_MASK 0x1u
+#define TSL_INSN_MXU_MATMULK_ACT_ADDR_WORD 1u /* VMEM address of activation row 0, K-block 0 */
+#define TSL_INSN_MXU_MATMULK_ACT_ADDR_SHIFT 0u
+#define TSL_INSN_MXU_MATMULK_ACT_ADDR_MASK 0xFFFFFFFFu
+#define TSL_INSN_MXU_MATMULK_ACT_STRIDE_WORD 2u /* bytes between activation rows, a multiple of N*size(DTYPE) */
+#define TSL_INSN_MXU_MATMULK_ACT_STRIDE_SHIFT 0u
+#define TSL_INSN_MXU_MATMULK_ACT_STRIDE_MASK 0xFFFFFFFFu
+#define TSL_INSN_MXU_MATMULK_ACC_ADDR_WORD 3u /* ACC address of result row 0 (N 32-bit words) */
+#define TSL_INSN_MXU_MATMULK_ACC_ADDR_SHIFT 0u
+#define TSL_INSN_MXU_MATMULK_ACC_ADDR_MASK 0xFFFFFFFFu
+#define TSL_INSN_MXU_MATMULK_ACC_STRIDE_WORD 4u /* bytes between result rows, a multiple of 4*N */
+#define TSL_INSN_MXU_MATMULK_ACC_STRIDE_SHIFT 0u
+#define TSL_INSN_MXU_MATMULK_ACC_STRIDE_MASK 0xFFFFFFFFu
+#define TSL_INSN_MXU_MATMULK_ROWS_WORD 5u /* rows M, 1..65535 */
+#define TSL_INSN_MXU_MATMULK_ROWS_SHIFT 0u
+#define TSL_INSN_MXU_MATMULK_ROWS_MASK 0xFFFFu
+#define TSL_INSN_MXU_MATMULK_KBLOCKS_WORD 5u /* K-blocks, 1..4095 */
+#define TSL_INSN_MXU_MATMULK_KBLOCKS_SHIFT 16u
+#define TSL_INSN_MXU_MATMULK_KBLOCKS_MASK 0xFFFu
+#define TSL_INSN_MXU_MATMULK_W_ADDR_WORD 6u /* VMEM address of weight row 0 of K-block 0, aligned to N*size(DTYPE) */
+#define TSL_INSN_MXU_MATMULK_W_ADDR_SHIFT 0u
+#define TSL_INSN_MXU_MATMULK_W_ADDR_MASK 0xFFFFFFFFu
+#define TSL_INSN_MXU_MATMULK_W_STRIDE_WORD 7u /* bytes between weight rows, a multiple of N*size(DTYPE) */
+#define TSL_INSN_MXU_MATMULK_W_STRIDE_SHIFT 0u
+#define TSL_INSN_MXU_MATMULK_W_STRIDE_MASK 0xFFFFFFFFu
+
 /* Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous */
-#define TSL_FMT_VPU_VEC 4u
+#define TSL_FMT_VPU_VEC 5u
 #define TSL_INSN_VPU_VEC_DST_DTYPE_WORD 0u /* destination element type */
 #define TSL_INSN_VPU_VEC_DST_DTYPE_SHIFT 16u
 #define TSL_INSN_VPU_VEC_DST_DTYPE_MASK 0x3u
@@ -522,22 +569,25 @@ static inline int tsl_insn_format(uint32_t unit, uint32_t op)
         return 2;
     if ((unit == TSL_UNIT_MXU) && (op == TSL_MXU_OP_MATMUL))
         return 3;
-    if ((unit == TSL_UNIT_VPU) && (op == TSL_VPU_OP_ADD || op == TSL_VPU_OP_MUL || op == TSL_VPU_OP_MAX || op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT || op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX))
+    if ((unit == TSL_UNIT_MXU) && (op == TSL_MXU_OP_MATMULK))
         return 4;
+    if ((unit == TSL_UNIT_VPU) && (op == TSL_VPU_OP_ADD || op == TSL_VPU_OP_MUL || op == TSL_VPU_OP_MAX || op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT || op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX))
+        return 5;
     return -1;
 }
 
 /* Bits of word `word` that format `fmt` defines; every other bit must be 0. */
 static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 {
-    static const uint32_t used[5][8] = {
+    static const uint32_t used[6][8] = {
         {0x00001FFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* SYNC */
         {0x00001FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x00000000u, 0x00000000u}, /* DMA_XFER */
         {0x00131FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* MXU_LOADW */
         {0x00331FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0x00000000u, 0x00000000u}, /* MXU_MATMUL */
+        {0x00331FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0FFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, /* MXU_MATMULK */
         {0x00FF1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0x0000003Fu, 0xFFFFFFFFu}, /* VPU_VEC */
     };
-    return (fmt < 0 || fmt >= 5 || word >= 8u) ? 0u : used[fmt][word];
+    return (fmt < 0 || fmt >= 6 || word >= 8u) ? 0u : used[fmt][word];
 }
 
 /* Host command ring entry */

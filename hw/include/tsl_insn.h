@@ -96,6 +96,28 @@ static inline tsl_insn_t tsl_insn_matmul(uint32_t dtype, uint32_t wbuf, uint32_t
     return i;
 }
 
+/* ACC rows (+)= `rows` activation rows of kblocks*N elements x the (kblocks*N) x N weights at
+ * w_addr (rows w_stride apart): kblocks LOADW/MATMUL pairs in one instruction. */
+static inline tsl_insn_t tsl_insn_matmulk(uint32_t dtype, uint32_t wbuf, uint32_t accumulate,
+                                          uint32_t act_addr, uint32_t act_stride, uint32_t acc_addr,
+                                          uint32_t acc_stride, uint32_t rows, uint32_t kblocks,
+                                          uint32_t w_addr, uint32_t w_stride)
+{
+    tsl_insn_t i = tsl_insn_header(TSL_UNIT_MXU, TSL_MXU_OP_MATMULK);
+    TSL_SET(i.w, TSL_INSN_MXU_MATMULK_DTYPE, dtype);
+    TSL_SET(i.w, TSL_INSN_MXU_MATMULK_WBUF, wbuf);
+    TSL_SET(i.w, TSL_INSN_MXU_MATMULK_ACCUMULATE, accumulate);
+    TSL_SET(i.w, TSL_INSN_MXU_MATMULK_ACT_ADDR, act_addr);
+    TSL_SET(i.w, TSL_INSN_MXU_MATMULK_ACT_STRIDE, act_stride);
+    TSL_SET(i.w, TSL_INSN_MXU_MATMULK_ACC_ADDR, acc_addr);
+    TSL_SET(i.w, TSL_INSN_MXU_MATMULK_ACC_STRIDE, acc_stride);
+    TSL_SET(i.w, TSL_INSN_MXU_MATMULK_ROWS, rows);
+    TSL_SET(i.w, TSL_INSN_MXU_MATMULK_KBLOCKS, kblocks);
+    TSL_SET(i.w, TSL_INSN_MXU_MATMULK_W_ADDR, w_addr);
+    TSL_SET(i.w, TSL_INSN_MXU_MATMULK_W_STRIDE, w_stride);
+    return i;
+}
+
 /* A VPU operation on `rows` contiguous rows. Unary ops take src2_mode = src2_dtype = src2 = 0. */
 static inline tsl_insn_t tsl_insn_vpu(uint32_t op, uint32_t dst_dtype, uint32_t dst,
                                       uint32_t src1_dtype, uint32_t src1, uint32_t src2_mode,

@@ -206,6 +206,18 @@ static uint32_t check_mxu(const tslm_t *m, const uint32_t *w, uint32_t op, uint3
         return check_local(m, TSL_GET(w, TSL_INSN_MXU_LOADW_ADDR), TSL_GET(w, TSL_INSN_MXU_LOADW_STRIDE),
                            n, vb, vb, SPACE_VMEM, eaddr);
     }
+    if (op == TSL_MXU_OP_MATMULK) {
+        uint32_t dt = TSL_GET(w, TSL_INSN_MXU_MATMULK_DTYPE), vb = n * tsl_dtype_bytes(dt);
+        uint32_t rows = TSL_GET(w, TSL_INSN_MXU_MATMULK_ROWS), kb = TSL_GET(w, TSL_INSN_MXU_MATMULK_KBLOCKS);
+        if (!mxu_dtype_ok(m, dt) || !rows || !kb)
+            return TSL_ERR_BAD_FIELD;
+        CHECK(check_local(m, TSL_GET(w, TSL_INSN_MXU_MATMULK_ACT_ADDR), TSL_GET(w, TSL_INSN_MXU_MATMULK_ACT_STRIDE),
+                          rows, kb * vb, vb, SPACE_VMEM, eaddr));
+        CHECK(check_local(m, TSL_GET(w, TSL_INSN_MXU_MATMULK_ACC_ADDR), TSL_GET(w, TSL_INSN_MXU_MATMULK_ACC_STRIDE),
+                          rows, 4 * n, 4 * n, SPACE_ACC, eaddr));
+        return check_local(m, TSL_GET(w, TSL_INSN_MXU_MATMULK_W_ADDR), TSL_GET(w, TSL_INSN_MXU_MATMULK_W_STRIDE),
+                           kb * n, vb, vb, SPACE_VMEM, eaddr);
+    }
     uint32_t dt = TSL_GET(w, TSL_INSN_MXU_MATMUL_DTYPE), vb = n * tsl_dtype_bytes(dt);
     uint32_t rows = TSL_GET(w, TSL_INSN_MXU_MATMUL_ROWS);
     if (!mxu_dtype_ok(m, dt) || !rows)
@@ -267,7 +279,7 @@ static uint32_t validate(tslm_t *m, const uint32_t *w, uint32_t *eaddr)
         return TSL_ERR_BAD_FIELD;
     if (fmt == TSL_FMT_DMA_XFER)
         CHECK(check_dma(m, w, eaddr));
-    else if (fmt == TSL_FMT_MXU_LOADW || fmt == TSL_FMT_MXU_MATMUL)
+    else if (fmt == TSL_FMT_MXU_LOADW || fmt == TSL_FMT_MXU_MATMUL || fmt == TSL_FMT_MXU_MATMULK)
         CHECK(check_mxu(m, w, op, eaddr));
     else if (fmt == TSL_FMT_VPU_VEC)
         CHECK(check_vpu(m, w, op, eaddr));
@@ -299,11 +311,10 @@ static void exec_dma(tslm_t *m, const uint32_t *w, uint32_t op)
     m->perf[op == TSL_DMA_OP_LOAD ? TSL_PERF_HBM_RD_BYTES : TSL_PERF_HBM_WR_BYTES] += (uint64_t)rows * rb;
 }
 
-static void exec_loadw(tslm_t *m, const uint32_t *w)
+static void loadw(tslm_t *m, uint32_t dt, uint32_t wbuf, uint32_t addr, uint32_t stride)
 {
-    uint32_t n = m->cfg.n, dt = TSL_GET(w, TSL_INSN_MXU_LOADW_DTYPE);
-    uint32_t addr = TSL_GET(w, TSL_INSN_MXU_LOADW_ADDR), stride = TSL_GET(w, TSL_INSN_MXU_LOADW_STRIDE);
-    tslm_wbuf_t *b = &m->wbuf[TSL_GET(w, TSL_INSN_MXU_LOADW_WBUF)];
+    uint32_t n = m->cfg.n;
+    tslm_wbuf_t *b = &m->wbuf[wbuf];
     b->dtype = dt;
     for (uint32_t k = 0; k < n; k++) {
         const uint8_t *row = m->vmem + addr + (uint64_t)k * stride;
@@ -319,14 +330,11 @@ static void exec_loadw(tslm_t *m, const uint32_t *w)
     }
 }
 
-static void exec_matmul(tslm_t *m, const uint32_t *w)
+static void matmul(tslm_t *m, uint32_t dt, uint32_t wbuf, uint32_t accumulate, uint32_t act, uint32_t as,
+                   uint32_t acc, uint32_t cs, uint32_t rows)
 {
-    uint32_t n = m->cfg.n, dt = TSL_GET(w, TSL_INSN_MXU_MATMUL_DTYPE);
-    uint32_t rows = TSL_GET(w, TSL_INSN_MXU_MATMUL_ROWS), accumulate = TSL_GET(w, TSL_INSN_MXU_MATMUL_ACCUMULATE);
-    uint32_t act = TSL_GET(w, TSL_INSN_MXU_MATMUL_ACT_ADDR), as = TSL_GET(w, TSL_INSN_MXU_MATMUL_ACT_STRIDE);
-    uint32_t acc = TSL_GET(w, TSL_INSN_MXU_MATMUL_ACC_ADDR) - TSL_LOCAL_ACC_BASE;
-    uint32_t cs = TSL_GET(w, TSL_INSN_MXU_MATMUL_ACC_STRIDE);
-    const int32_t *wt = m->wbuf[TSL_GET(w, TSL_INSN_MXU_MATMUL_WBUF)].w;
+    uint32_t n = m->cfg.n;
+    const int32_t *wt = m->wbuf[wbuf].w;
     uint32_t *y = (uint32_t *)m->row_d;
     for (uint32_t i = 0; i < rows; i++) {
         const uint8_t *x = m->vmem + act + (uint64_t)i * as;
@@ -357,6 +365,34 @@ static void exec_matmul(tslm_t *m, const uint32_t *w)
         }
     }
     m->perf[TSL_PERF_MXU_MACS] += (uint64_t)rows * n * n;
+}
+
+static void exec_loadw(tslm_t *m, const uint32_t *w)
+{
+    loadw(m, TSL_GET(w, TSL_INSN_MXU_LOADW_DTYPE), TSL_GET(w, TSL_INSN_MXU_LOADW_WBUF),
+          TSL_GET(w, TSL_INSN_MXU_LOADW_ADDR), TSL_GET(w, TSL_INSN_MXU_LOADW_STRIDE));
+}
+
+static void exec_matmul(tslm_t *m, const uint32_t *w)
+{
+    matmul(m, TSL_GET(w, TSL_INSN_MXU_MATMUL_DTYPE), TSL_GET(w, TSL_INSN_MXU_MATMUL_WBUF),
+           TSL_GET(w, TSL_INSN_MXU_MATMUL_ACCUMULATE), TSL_GET(w, TSL_INSN_MXU_MATMUL_ACT_ADDR),
+           TSL_GET(w, TSL_INSN_MXU_MATMUL_ACT_STRIDE), TSL_GET(w, TSL_INSN_MXU_MATMUL_ACC_ADDR) - TSL_LOCAL_ACC_BASE,
+           TSL_GET(w, TSL_INSN_MXU_MATMUL_ACC_STRIDE), TSL_GET(w, TSL_INSN_MXU_MATMUL_ROWS));
+}
+
+/* MATMULK is exactly its KBLOCKS LOADW/MATMUL pairs in order (isa.md). */
+static void exec_matmulk(tslm_t *m, const uint32_t *w)
+{
+    uint32_t n = m->cfg.n, dt = TSL_GET(w, TSL_INSN_MXU_MATMULK_DTYPE), wb = TSL_GET(w, TSL_INSN_MXU_MATMULK_WBUF);
+    uint32_t ws = TSL_GET(w, TSL_INSN_MXU_MATMULK_W_STRIDE), vb = n * tsl_dtype_bytes(dt);
+    for (uint32_t k = 0; k < TSL_GET(w, TSL_INSN_MXU_MATMULK_KBLOCKS); k++) {
+        loadw(m, dt, wb ^ (k & 1u), TSL_GET(w, TSL_INSN_MXU_MATMULK_W_ADDR) + k * n * ws, ws);
+        matmul(m, dt, wb ^ (k & 1u), TSL_GET(w, TSL_INSN_MXU_MATMULK_ACCUMULATE) || k > 0,
+               TSL_GET(w, TSL_INSN_MXU_MATMULK_ACT_ADDR) + k * vb, TSL_GET(w, TSL_INSN_MXU_MATMULK_ACT_STRIDE),
+               TSL_GET(w, TSL_INSN_MXU_MATMULK_ACC_ADDR) - TSL_LOCAL_ACC_BASE,
+               TSL_GET(w, TSL_INSN_MXU_MATMULK_ACC_STRIDE), TSL_GET(w, TSL_INSN_MXU_MATMULK_ROWS));
+    }
 }
 
 /* Read row `r` of N elements of `dtype` at local `addr` as int32 values or canonical fp32 bits. */
@@ -459,6 +495,8 @@ static void execute(tslm_t *m, uint32_t unit, const uint32_t *w)
         exec_loadw(m, w);
     else if (unit == TSL_UNIT_MXU && op == TSL_MXU_OP_MATMUL)
         exec_matmul(m, w);
+    else if (unit == TSL_UNIT_MXU && op == TSL_MXU_OP_MATMULK)
+        exec_matmulk(m, w);
     else if (unit == TSL_UNIT_VPU && op != TSL_VPU_OP_SYNC)
         exec_vpu(m, w, op);
     static const uint32_t insns[TSL_UNIT_LIMIT] = {TSL_PERF_DMA_INSNS, TSL_PERF_MXU_INSNS, TSL_PERF_VPU_INSNS};
@@ -549,6 +587,12 @@ tslm_status_t tslm_push(tslm_t *m, const uint32_t *insn)
     }
     if (unit == TSL_UNIT_MXU && TSL_GET(insn, TSL_INSN_HDR_OP) == TSL_MXU_OP_LOADW)
         m->wbuf_dtype_pushed[TSL_GET(insn, TSL_INSN_MXU_LOADW_WBUF)] = TSL_GET(insn, TSL_INSN_MXU_LOADW_DTYPE);
+    if (unit == TSL_UNIT_MXU && TSL_GET(insn, TSL_INSN_HDR_OP) == TSL_MXU_OP_MATMULK) {
+        uint32_t wb = TSL_GET(insn, TSL_INSN_MXU_MATMULK_WBUF), dt = TSL_GET(insn, TSL_INSN_MXU_MATMULK_DTYPE);
+        m->wbuf_dtype_pushed[wb] = dt;
+        if (TSL_GET(insn, TSL_INSN_MXU_MATMULK_KBLOCKS) > 1)
+            m->wbuf_dtype_pushed[wb ^ 1u] = dt;
+    }
     tslm_queue_t *q = &m->q[unit];
     while (q->count == m->cfg.queue_depth && step(m)) {
         /* the hardware's push stalls until the queue has room */

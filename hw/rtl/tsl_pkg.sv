@@ -62,7 +62,8 @@ package tsl_pkg;
   typedef enum logic [1:0] {
     MXU_OP_SYNC = 2'd0,
     MXU_OP_LOADW = 2'd1,
-    MXU_OP_MATMUL = 2'd2
+    MXU_OP_MATMUL = 2'd2,
+    MXU_OP_MATMULK = 2'd3
   } mxu_op_e;
 
   // VPU operations
@@ -161,6 +162,8 @@ package tsl_pkg;
   localparam int HOSTIF_HOST_IRQ_STATUS_CPL_WIDTH = 1;
   localparam int HOSTIF_HOST_IRQ_STATUS_FAULT_LSB = 1;
   localparam int HOSTIF_HOST_IRQ_STATUS_FAULT_WIDTH = 1;
+  localparam int HOSTIF_HOST_IRQ_STATUS_WDT_LSB = 2;
+  localparam int HOSTIF_HOST_IRQ_STATUS_WDT_WIDTH = 1;
   localparam logic [11:0] HOSTIF_HOST_IRQ_SET_OFFSET = 12'h030;
   localparam logic [11:0] HOSTIF_HOST_IRQ_ENABLE_OFFSET = 12'h034;
   localparam logic [11:0] HOSTIF_FW_STATUS_OFFSET = 12'h038;
@@ -170,6 +173,13 @@ package tsl_pkg;
   localparam int HOSTIF_FW_STATUS_CODE_WIDTH = 16;
   localparam logic [11:0] HOSTIF_RESET_OFFSET = 12'h03C;
   localparam logic [11:0] HOSTIF_HEARTBEAT_OFFSET = 12'h040;
+  localparam logic [11:0] HOSTIF_WDT_TIMEOUT_OFFSET = 12'h044;
+  localparam logic [11:0] HOSTIF_WDT_KICK_OFFSET = 12'h048;
+  localparam logic [11:0] HOSTIF_WDT_STATUS_OFFSET = 12'h04C;
+  localparam int HOSTIF_WDT_STATUS_EXPIRED_LSB = 0;
+  localparam int HOSTIF_WDT_STATUS_EXPIRED_WIDTH = 1;
+  localparam int HOSTIF_WDT_STATUS_COUNT_LSB = 16;
+  localparam int HOSTIF_WDT_STATUS_COUNT_WIDTH = 16;
 
   // Register block TC: tensor-core registers
   localparam logic [11:0] TC_ID_OFFSET = 12'h000;
@@ -236,7 +246,7 @@ package tsl_pkg;
   localparam int PERF_VPU_INSNS = 9;  // VPU instructions completed
   localparam int PERF_HBM_RD_BYTES = 10;  // bytes DMA LOAD read from HBM
   localparam int PERF_HBM_WR_BYTES = 11;  // bytes DMA STORE wrote to HBM
-  localparam int PERF_MXU_MACS = 12;  // multiply-accumulates issued: N*N per MATMUL row
+  localparam int PERF_MXU_MACS = 12;  // multiply-accumulates: N*N per activation row through the array (MATMUL and MATMULK rows)
 
   // Instructions: 256 bits; field positions are bit indices into the whole instruction
   localparam int INSN_BITS = 256;
@@ -295,6 +305,30 @@ package tsl_pkg;
   localparam int INSN_MXU_MATMUL_ROWS_LSB = 160;
   localparam int INSN_MXU_MATMUL_ROWS_WIDTH = 16;
   localparam insn_t INSN_MXU_MATMUL_USED = 256'h00000000000000000000FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00331FFF;
+  // Format MXU_MATMULK: for k = 0..KBLOCKS-1: LOADW(WBUF^(k&1), W_ADDR + k*N*W_STRIDE); MATMUL(WBUF^(k&1), ACCUMULATE or k > 0, ACT_ADDR + k*N*size)
+  localparam int INSN_MXU_MATMULK_DTYPE_LSB = 16;
+  localparam int INSN_MXU_MATMULK_DTYPE_WIDTH = 2;
+  localparam int INSN_MXU_MATMULK_WBUF_LSB = 20;
+  localparam int INSN_MXU_MATMULK_WBUF_WIDTH = 1;
+  localparam int INSN_MXU_MATMULK_ACCUMULATE_LSB = 21;
+  localparam int INSN_MXU_MATMULK_ACCUMULATE_WIDTH = 1;
+  localparam int INSN_MXU_MATMULK_ACT_ADDR_LSB = 32;
+  localparam int INSN_MXU_MATMULK_ACT_ADDR_WIDTH = 32;
+  localparam int INSN_MXU_MATMULK_ACT_STRIDE_LSB = 64;
+  localparam int INSN_MXU_MATMULK_ACT_STRIDE_WIDTH = 32;
+  localparam int INSN_MXU_MATMULK_ACC_ADDR_LSB = 96;
+  localparam int INSN_MXU_MATMULK_ACC_ADDR_WIDTH = 32;
+  localparam int INSN_MXU_MATMULK_ACC_STRIDE_LSB = 128;
+  localparam int INSN_MXU_MATMULK_ACC_STRIDE_WIDTH = 32;
+  localparam int INSN_MXU_MATMULK_ROWS_LSB = 160;
+  localparam int INSN_MXU_MATMULK_ROWS_WIDTH = 16;
+  localparam int INSN_MXU_MATMULK_KBLOCKS_LSB = 176;
+  localparam int INSN_MXU_MATMULK_KBLOCKS_WIDTH = 12;
+  localparam int INSN_MXU_MATMULK_W_ADDR_LSB = 192;
+  localparam int INSN_MXU_MATMULK_W_ADDR_WIDTH = 32;
+  localparam int INSN_MXU_MATMULK_W_STRIDE_LSB = 224;
+  localparam int INSN_MXU_MATMULK_W_STRIDE_WIDTH = 32;
+  localparam insn_t INSN_MXU_MATMULK_USED = 256'hFFFFFFFFFFFFFFFF0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00331FFF;
   // Format VPU_VEC: for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous
   localparam int INSN_VPU_VEC_DST_DTYPE_LSB = 16;
   localparam int INSN_VPU_VEC_DST_DTYPE_WIDTH = 2;

@@ -82,6 +82,15 @@ static inline void tsl_tc_matmul(tsl_dep_t dep, uint32_t dtype, uint32_t wbuf, u
   tsl_tc_push(tsl_insn_matmul(dtype, wbuf, accumulate, act, act_stride, acc, acc_stride, rows), dep);
 }
 
+/* A GEMM step's K loop in one instruction: `kblocks` LOADW/MATMUL pairs, weights at `w_addr` (rows
+ * `w_stride` apart), activations advancing N elements per K-block (docs/isa.md "MXU MATMULK"). */
+static inline void tsl_tc_matmulk(tsl_dep_t dep, uint32_t dtype, uint32_t wbuf, uint32_t accumulate,
+                                  uint32_t act, uint32_t act_stride, uint32_t acc, uint32_t acc_stride,
+                                  uint32_t rows, uint32_t kblocks, uint32_t w_addr, uint32_t w_stride) {
+  tsl_tc_push(tsl_insn_matmulk(dtype, wbuf, accumulate, act, act_stride, acc, acc_stride, rows, kblocks,
+                               w_addr, w_stride), dep);
+}
+
 /* A VPU operation (docs/isa.md "VPU operations"); unary ops take src2_mode = src2_dtype = src2 = 0. */
 static inline void tsl_tc_vpu(tsl_dep_t dep, uint32_t op, uint32_t dst_dtype, uint32_t dst,
                               uint32_t src1_dtype, uint32_t src1, uint32_t src2_mode,

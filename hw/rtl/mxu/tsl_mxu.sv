@@ -54,7 +54,7 @@ module tsl_mxu #(
     logic [AccAddrWidth-1:0] addr;
   } meta_t;
 
-  logic                    adv, issue, issue_buf, issue_bf16, issue_acc, issue_last, busy;
+  logic                    adv, pipe_en, issue, issue_buf, issue_bf16, issue_acc, issue_last, busy;
   logic [AccAddrWidth-1:0] issue_addr;
   logic [N-1:0]            wr_row;
   logic                    wr_buf, wr_bf16;
@@ -108,20 +108,24 @@ module tsl_mxu #(
     assign a_lanes[16*j +: 16] = issue_bf16 ? a_data_i[16*j +: 16] : {8'h00, a_data_i[8*j +: 8]};
   end
 
-  // Issue register (stage 0) and metadata line; everything moves only when the array advances.
+  // Issue register (stage 0) and metadata line; everything moves only when the array advances,
+  // and only while a row is issued or in flight (pipe_en): an idle pipeline holds still, which
+  // changes nothing visible (every stage is invalid) and costs a Verilated model nothing.
+  assign pipe_en = adv && (issue || mv_q != '0);
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       mv_q <= '0;
-    end else if (adv) begin
+    end else if (pipe_en) begin
       mv_q <= {mv_q[Lat-2:0], issue};
     end
   end
 
   always_ff @(posedge clk_i) begin
-    if (adv) begin
-      row_q    <= a_lanes;
-      mb_q     <= {mb_q[N-2:0], issue_buf};
-      md_q     <= {md_q[(Lat-1)*MetaW-1:0], issue_bf16, issue_acc, issue_last, issue_addr};
+    if (adv && issue) row_q <= a_lanes;
+    if (pipe_en) begin
+      mb_q <= {mb_q[N-2:0], issue_buf};
+      md_q <= {md_q[(Lat-1)*MetaW-1:0], issue_bf16, issue_acc, issue_last, issue_addr};
     end
   end
 
@@ -134,7 +138,7 @@ module tsl_mxu #(
     .Width(16)
   ) u_skew (
     .clk_i,
-    .en_i(adv),
+    .en_i(pipe_en),
     .x_i (row_q),
     .x_o (x_skewed)
   );
@@ -145,6 +149,7 @@ module tsl_mxu #(
   ) u_array (
     .clk_i,
     .en_i     (adv),
+    .stage_v_i(mv_q[2*N-1:0]),
     .x_i      (x_skewed),
     .xbuf_i   (x_buf),
     .wr_row_i (wr_row),
@@ -159,7 +164,7 @@ module tsl_mxu #(
     .Width(32)
   ) u_deskew (
     .clk_i,
-    .en_i(adv),
+    .en_i(pipe_en),
     .y_i (psum),
     .y_o (y_aligned)
   );

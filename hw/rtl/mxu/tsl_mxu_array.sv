@@ -5,12 +5,15 @@
 // Latency: x lane k arriving at cycle t gives the product of cell (k,j) at t+j, and column j's
 // finished sum appears on psum_o lane j two cycles after lane N-1 of x reached cell (N-1,j).
 // Weight row writes (wr_row_i one-hot) take effect at the clock edge, without regard to en_i.
+// Stage valids: a row is in stage s when it entered lane 0 (x_i) s advances ago; cell (k,j)
+// multiplies while stage k+j is valid and accumulates while stage k+j+1 is, and is idle otherwise.
 module tsl_mxu_array #(
   parameter int N          = 16,    // array size (power of two, 4..128)
   parameter bit EnableBf16 = 1'b1   // 1: int8 and bf16; 0: int8 only
 ) (
   input  logic             clk_i,
   input  logic             en_i,         // whole array advances this cycle
+  input  logic [2*N-1:0]   stage_v_i,    // bit s: stage s holds a row (reset-clean, from tsl_mxu)
   input  logic [N*16-1:0]  x_i,          // lane k feeds row k (skewed)
   input  logic [N-1:0]     xbuf_i,       // weight buffer each lane uses
   input  logic [N-1:0]     wr_row_i,     // one-hot: write weight row k
@@ -40,6 +43,8 @@ module tsl_mxu_array #(
       ) u_pe (
         .clk_i,
         .en_i,
+        .v_i       (stage_v_i[k+j]),
+        .pv_i      (stage_v_i[k+j+1]),
         .x_i       (x_h[k][j]),
         .xbuf_i    (xb_h[k][j]),
         .x_o       (x_h[k][j+1]),

@@ -5,67 +5,66 @@
 // Single path: swap so |a| >= |b|, one right shift to align (sticky kept), one add, then a
 // normalising shifter whose five stages are also the tree leading-zero count; no loops.
 // The 24-bit significands carry 3 extra bits (guard, round, sticky), enough for correct RNE.
-module tsl_mxu_fadd (
-  input  logic [31:0] a_i,
-  input  logic [31:0] b_i,
-  output logic [31:0] y_o
-);
-  localparam logic [31:0] QNAN = 32'h7FC0_0000;
+// The adder is the function tsl_mxu_fadd_pkg::fp32_add, so that tsl_mxu_pe can evaluate it only in
+// cycles that carry data (a Verilated module instance is evaluated every cycle); the module wraps it
+// for the other users (tsl_mxu_acc, tsl_vpu_lane). Package and module share this file so that every
+// file list that names tsl_mxu_fadd.sv gets both, the package first.
+/* verilator lint_off DECLFILENAME */
+package tsl_mxu_fadd_pkg;
+  function automatic logic [31:0] fp32_add(input logic [31:0] a, input logic [31:0] b);
+    logic        a_zero, b_zero, a_inf, b_inf, a_nan, b_nan;
+    logic        swap, eff_sub, sticky;
+    logic [30:0] a_mag, b_mag;
+    logic [31:0] op_big;
+    logic [30:0] op_small;
+    logic [7:0]  d;
+    logic [4:0]  d_cap;
+    logic [26:0] m_big, m_small;
+    logic [53:0] shifted;
+    logic [27:0] aligned, sum;
+    logic [31:0] n0, n1, n2, n3, n4, n5;
+    logic        lz16, lz8, lz4, lz2, lz1;
+    logic [4:0]  lz;
+    logic [24:0] mant_r;
+    logic        rnd_up;
+    logic [9:0]  e_res;
+    logic [31:0] normal;
 
-  logic        a_zero, b_zero, a_inf, b_inf, a_nan, b_nan;
-  logic        swap, eff_sub, sticky;
-  logic [30:0] a_mag, b_mag;
-  logic [31:0] op_big;
-  logic [30:0] op_small;
-  logic [7:0]  d;
-  logic [4:0]  d_cap;
-  logic [26:0] m_big, m_small;
-  logic [53:0] shifted;
-  logic [27:0] aligned, sum;
-  logic [31:0] n0, n1, n2, n3, n4, n5;
-  logic        lz16, lz8, lz4, lz2, lz1;
-  logic [4:0]  lz;
-  logic [24:0] mant_r;
-  logic        rnd_up;
-  logic [9:0]  e_res;
-  logic [31:0] normal;
-
-  always_comb begin
     // Unpack; DAZ: a zero exponent field is a zero, whatever its fraction.
-    a_zero = a_i[30:23] == 8'd0;
-    b_zero = b_i[30:23] == 8'd0;
-    a_inf  = a_i[30:23] == 8'hFF && a_i[22:0] == 23'd0;
-    b_inf  = b_i[30:23] == 8'hFF && b_i[22:0] == 23'd0;
-    a_nan  = a_i[30:23] == 8'hFF && a_i[22:0] != 23'd0;
-    b_nan  = b_i[30:23] == 8'hFF && b_i[22:0] != 23'd0;
-    a_mag  = a_zero ? 31'd0 : a_i[30:0];
-    b_mag  = b_zero ? 31'd0 : b_i[30:0];
+    a_zero = a[30:23] == 8'd0;
+    b_zero = b[30:23] == 8'd0;
+    a_inf  = a[30:23] == 8'hFF && a[22:0] == 23'd0;
+    b_inf  = b[30:23] == 8'hFF && b[22:0] == 23'd0;
+    a_nan  = a[30:23] == 8'hFF && a[22:0] != 23'd0;
+    b_nan  = b[30:23] == 8'hFF && b[22:0] != 23'd0;
+    a_mag  = a_zero ? 31'd0 : a[30:0];
+    b_mag  = b_zero ? 31'd0 : b[30:0];
 
     // Order by magnitude; the smaller operand is aligned to the larger one.
-    swap    = b_mag > a_mag;
-    op_big     = swap ? {b_i[31], b_mag} : {a_i[31], a_mag};
-    op_small   = swap ? a_mag : b_mag;
-    eff_sub = a_i[31] ^ b_i[31];
-    d       = op_big[30:23] - op_small[30:23];
-    d_cap   = d > 8'd31 ? 5'd31 : d[4:0];
-    m_big   = {1'b1, op_big[22:0], 3'b000};
-    m_small = (op_small[30:23] == 8'd0) ? 27'd0 : {1'b1, op_small[22:0], 3'b000};
-    shifted = {m_small, 27'd0} >> d_cap;
-    sticky  = shifted[26:0] != 27'd0;
-    aligned = {1'b0, shifted[53:28], shifted[27] | sticky};
-    sum     = eff_sub ? {1'b0, m_big} - aligned : {1'b0, m_big} + aligned;
+    swap     = b_mag > a_mag;
+    op_big   = swap ? {b[31], b_mag} : {a[31], a_mag};
+    op_small = swap ? a_mag : b_mag;
+    eff_sub  = a[31] ^ b[31];
+    d        = op_big[30:23] - op_small[30:23];
+    d_cap    = d > 8'd31 ? 5'd31 : d[4:0];
+    m_big    = {1'b1, op_big[22:0], 3'b000};
+    m_small  = (op_small[30:23] == 8'd0) ? 27'd0 : {1'b1, op_small[22:0], 3'b000};
+    shifted  = {m_small, 27'd0} >> d_cap;
+    sticky   = shifted[26:0] != 27'd0;
+    aligned  = {1'b0, shifted[53:28], shifted[27] | sticky};
+    sum      = eff_sub ? {1'b0, m_big} - aligned : {1'b0, m_big} + aligned;
 
     // Normalising shifter: each stage tests the top bits and shifts; the tests form the count.
     n0    = {sum, 4'd0};
-    lz16 = n0[31:16] == 16'd0;
+    lz16  = n0[31:16] == 16'd0;
     n1    = lz16 ? {n0[15:0], 16'd0} : n0;
-    lz8 = n1[31:24] == 8'd0;
+    lz8   = n1[31:24] == 8'd0;
     n2    = lz8 ? {n1[23:0], 8'd0} : n1;
-    lz4 = n2[31:28] == 4'd0;
+    lz4   = n2[31:28] == 4'd0;
     n3    = lz4 ? {n2[27:0], 4'd0} : n2;
-    lz2 = n3[31:30] == 2'd0;
+    lz2   = n3[31:30] == 2'd0;
     n4    = lz2 ? {n3[29:0], 2'd0} : n3;
-    lz1 = !n4[31];
+    lz1   = !n4[31];
     n5    = lz1 ? {n4[30:0], 1'b0} : n4;
     lz    = {lz16, lz8, lz4, lz2, lz1};
 
@@ -75,26 +74,35 @@ module tsl_mxu_fadd (
     // Exponent of the msb: op_big exponent + 1 (sum has one carry bit) - lz, +1 on a rounding carry.
     e_res  = {2'b00, op_big[30:23]} + 10'd1 - {5'd0, lz} + {9'd0, mant_r[24]};
     if (sum == 28'd0) begin
-      normal = 32'd0;                                   // exact cancellation is +0
+      normal = 32'd0;                                 // exact cancellation is +0
     end else if (!e_res[9] && e_res >= 10'd255) begin
-      normal = {op_big[31], 8'hFF, 23'd0};                 // overflow
+      normal = {op_big[31], 8'hFF, 23'd0};              // overflow
     end else if (e_res[9] || e_res == 10'd0) begin
-      normal = {op_big[31], 31'd0};                        // FTZ
+      normal = {op_big[31], 31'd0};                     // FTZ
     end else begin
       normal = {op_big[31], e_res[7:0], mant_r[24] ? mant_r[23:1] : mant_r[22:0]};
     end
 
     // Special operands.
     if (a_nan || b_nan || (a_inf && b_inf && eff_sub)) begin
-      y_o = QNAN;
+      fp32_add = 32'h7FC0_0000;
     end else if (a_inf) begin
-      y_o = a_i;
+      fp32_add = a;
     end else if (b_inf) begin
-      y_o = b_i;
+      fp32_add = b;
     end else if (a_zero && b_zero) begin
-      y_o = {a_i[31] & b_i[31], 31'd0};
+      fp32_add = {a[31] & b[31], 31'd0};
     end else begin
-      y_o = normal;
+      fp32_add = normal;
     end
-  end
+  endfunction
+endpackage
+/* verilator lint_on DECLFILENAME */
+
+module tsl_mxu_fadd (
+  input  logic [31:0] a_i,
+  input  logic [31:0] b_i,
+  output logic [31:0] y_o
+);
+  assign y_o = tsl_mxu_fadd_pkg::fp32_add(a_i, b_i);
 endmodule

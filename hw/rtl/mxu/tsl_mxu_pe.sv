@@ -1,15 +1,21 @@
 // One cell of the weight-stationary systolic array: two weight registers (double buffer), a shared
-// 9x9 signed multiplier and a partial-sum adder (wrapping int32 add, or tsl_mxu_fadd for bf16).
-// Pipeline: the activation x_i is multiplied in the cycle it arrives (product registered) and
-// passed right one cycle later (x_o); the product is added to psum_i in the next cycle and the sum
-// leaves downward as psum_o. So psum_i must arrive one cycle after x_i; the array wires it that way.
-// Every register advances only when en_i is high (the array's global stall). The weight registers
-// are written by wr_en_i/wr_buf_i independently of en_i. No reset: datapath only.
+// 9x9 signed multiplier and a partial-sum adder (wrapping int32 add, or tsl_mxu_fadd_pkg::fp32_add
+// for bf16). Pipeline: the activation x_i is multiplied in the cycle it arrives (product registered)
+// and passed right one cycle later (x_o); the product is added to psum_i in the next cycle and the
+// sum leaves downward as psum_o. So psum_i must arrive one cycle after x_i; the array wires it that
+// way. Every register advances only when en_i is high (the array's global stall), and only for a
+// valid slot: v_i marks x_i as carrying a row, pv_i the product register (v_i one advance later).
+// Invalid slots leave x_o, prod and psum_o stale; no consumer reads them (their valid bits are 0).
+// The arithmetic is evaluated only under v_i/pv_i, so a Verilated model spends nothing on idle cells
+// (docs/performance-sim.md).
+// The weight registers are written by wr_en_i/wr_buf_i independently of en_i. No reset: datapath only.
 module tsl_mxu_pe #(
   parameter bit EnableBf16 = 1'b1  // 1: int8 and bf16 per row; 0: int8 only (no float logic)
 ) (
   input  logic        clk_i,
   input  logic        en_i,          // array advances this cycle
+  input  logic        v_i,           // x_i carries a row: multiply and pass it on
+  input  logic        pv_i,          // the product register holds a row: accumulate it
   // activation from the left, with the weight buffer it uses
   input  logic [15:0] x_i,           // int8 in [7:0], or bf16
   input  logic        xbuf_i,
@@ -25,78 +31,65 @@ module tsl_mxu_pe #(
   input  logic [31:0] psum_i,
   output logic [31:0] psum_o
 );
-  /* verilator no_inline_module */
-  logic [15:0] w0_q, w1_q, w_cur;
+  logic [15:0] w0_q, w1_q;
   logic [15:0] x_q;
   logic        xbuf_q;
-  logic [31:0] prod_d, prod_q, psum_d, psum_q;
-  logic [31:0] sum_int;
+  logic [31:0] prod_q, psum_q;
 
-  assign w_cur   = xbuf_i ? w1_q : w0_q;
-  assign sum_int = psum_i + prod_q;
+  // bf16 x bf16 -> fp32, exact except overflow (Inf) and underflow (FTZ), as tslm_f32_mul; the
+  // product of the 8-bit significands (hidden bit set, < 2^16) comes from the shared multiplier.
+  function automatic logic [31:0] bf16_mul(input logic [15:0] x, input logic [15:0] w,
+                                           input logic [15:0] sig);
+    logic       x_zero, w_zero, x_inf, w_inf, x_nan, w_nan;
+    logic [9:0] e_p;
+    x_zero = x[14:7] == 8'd0;
+    w_zero = w[14:7] == 8'd0;
+    x_inf  = x[14:7] == 8'hFF && x[6:0] == 7'd0;
+    w_inf  = w[14:7] == 8'hFF && w[6:0] == 7'd0;
+    x_nan  = x[14:7] == 8'hFF && x[6:0] != 7'd0;
+    w_nan  = w[14:7] == 8'hFF && w[6:0] != 7'd0;
+    e_p    = {2'b00, x[14:7]} + {2'b00, w[14:7]} - 10'd127 + {9'd0, sig[15]};
+    if (x_nan || w_nan || (x_inf && w_zero) || (x_zero && w_inf)) begin
+      bf16_mul = 32'h7FC0_0000;
+    end else if (x_inf || w_inf || (!e_p[9] && e_p >= 10'd255)) begin
+      bf16_mul = {x[15] ^ w[15], 8'hFF, 23'd0};
+    end else if (x_zero || w_zero || e_p[9] || e_p == 10'd0) begin
+      bf16_mul = {x[15] ^ w[15], 31'd0};
+    end else begin
+      bf16_mul = {x[15] ^ w[15], e_p[7:0], sig[15] ? {sig[14:0], 8'd0} : {sig[13:0], 9'd0}};
+    end
+  endfunction
 
-  if (EnableBf16) begin : g_bf16
-    logic        bf16_mul, bf16_add;
+  // Product: int8 x int8 -> int32 (sign-extended), or bf16 x bf16 -> fp32. One 9x9 signed
+  // multiplier serves both: int8 operands sign-extended, bf16 significands (hidden bit) zero-extended.
+  function automatic logic [31:0] pe_mul(input logic [15:0] x, input logic [15:0] w, input logic bf16);
     logic [8:0]  ma, mb;
     logic [17:0] mprod;
-    logic        xs, ws, x_zero, w_zero, x_inf, w_inf, x_nan, w_nan;
-    logic [9:0]  e_p;
-    logic [31:0] fprod, sum_fp;
+    ma    = bf16 ? {1'b0, x[14:7] != 8'd0, x[6:0]} : {x[7], x[7:0]};
+    mb    = bf16 ? {1'b0, w[14:7] != 8'd0, w[6:0]} : {w[7], w[7:0]};
+    mprod = $signed(ma) * $signed(mb);
+    pe_mul = {{14{mprod[17]}}, mprod};
+    if (bf16) pe_mul = bf16_mul(x, w, mprod[15:0]);
+  endfunction
 
-    assign bf16_mul = row_bf16_i[xbuf_i];
-    assign bf16_add = row_bf16_i[xbuf_q];
+  // Partial sum: wrapping int32 add, or the MXU's fp32 add. (Both functions assign the int result
+  // first and override it under if: Verilator turns an if/else of two assignments, or a ?:, into a
+  // select that evaluates an inlined float function whichever side it picks.)
+  function automatic logic [31:0] pe_add(input logic [31:0] psum, input logic [31:0] prod, input logic bf16);
+    pe_add = psum + prod;
+    if (bf16) pe_add = tsl_mxu_fadd_pkg::fp32_add(psum, prod);
+  endfunction
 
-    always_comb begin
-      // Shared multiplier: int8 operands sign-extended, bf16 significands (hidden bit) zero-extended.
-      ma    = bf16_mul ? {1'b0, x_i[14:7] != 8'd0, x_i[6:0]} : {x_i[7], x_i[7:0]};
-      mb    = bf16_mul ? {1'b0, w_cur[14:7] != 8'd0, w_cur[6:0]} : {w_cur[7], w_cur[7:0]};
-      mprod = $signed(ma) * $signed(mb);
-
-      // bf16 x bf16 -> fp32, exact except overflow (Inf) and underflow (FTZ), as tslm_f32_mul.
-      xs     = x_i[15];
-      ws     = w_cur[15];
-      x_zero = x_i[14:7] == 8'd0;
-      w_zero = w_cur[14:7] == 8'd0;
-      x_inf  = x_i[14:7] == 8'hFF && x_i[6:0] == 7'd0;
-      w_inf  = w_cur[14:7] == 8'hFF && w_cur[6:0] == 7'd0;
-      x_nan  = x_i[14:7] == 8'hFF && x_i[6:0] != 7'd0;
-      w_nan  = w_cur[14:7] == 8'hFF && w_cur[6:0] != 7'd0;
-      e_p    = {2'b00, x_i[14:7]} + {2'b00, w_cur[14:7]} - 10'd127 + {9'd0, mprod[15]};
-      if (x_nan || w_nan || (x_inf && w_zero) || (x_zero && w_inf)) begin
-        fprod = 32'h7FC0_0000;
-      end else if (x_inf || w_inf || (!e_p[9] && e_p >= 10'd255)) begin
-        fprod = {xs ^ ws, 8'hFF, 23'd0};
-      end else if (x_zero || w_zero || e_p[9] || e_p == 10'd0) begin
-        fprod = {xs ^ ws, 31'd0};
-      end else begin
-        fprod = {xs ^ ws, e_p[7:0], mprod[15] ? {mprod[14:0], 8'd0} : {mprod[13:0], 9'd0}};
-      end
-      prod_d = bf16_mul ? fprod : {{14{mprod[17]}}, mprod};
-    end
-
-    tsl_mxu_fadd u_fadd (
-      .a_i(psum_i),
-      .b_i(prod_q),
-      .y_o(sum_fp)
-    );
-
-    assign psum_d = bf16_add ? sum_fp : sum_int;
-  end else begin : g_int8
-    logic [15:0] mprod;
-    assign mprod  = $signed(x_i[7:0]) * $signed(w_cur[7:0]);
-    assign prod_d = {{16{mprod[15]}}, mprod};
-    assign psum_d = sum_int;
-    logic unused_ok;
-    assign unused_ok = ^{row_bf16_i, x_i[15:8], w_cur[15:8]};
-  end
-
+  // Deliberately not the usual always_comb + "q <= d": the next-state functions are called here,
+  // under the valid bits, so that a Verilated model evaluates them only in cells that carry data
+  // (an always_comb would run, or at least assign its defaults, in all N^2 cells every cycle).
   always_ff @(posedge clk_i) begin
-    if (en_i) begin
+    if (en_i && v_i) begin
       x_q    <= x_i;
       xbuf_q <= xbuf_i;
-      prod_q <= prod_d;
-      psum_q <= psum_d;
+      prod_q <= pe_mul(x_i, xbuf_i ? w1_q : w0_q, EnableBf16 && row_bf16_i[xbuf_i]);
     end
+    if (en_i && pv_i) psum_q <= pe_add(psum_i, prod_q, EnableBf16 && row_bf16_i[xbuf_q]);
     if (wr_en_i && !wr_buf_i) w0_q <= wr_data_i;
     if (wr_en_i &&  wr_buf_i) w1_q <= wr_data_i;
   end

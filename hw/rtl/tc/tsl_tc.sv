@@ -64,10 +64,10 @@ module tsl_tc #(
   localparam int Aw     = 32 * N;  // ACC line bits
 
   // --- controller and units ----------------------------------------------------------------------
-  logic         dma_ex_valid, dma_ex_ready, dma_done, dma_busy, dma_err;
-  logic         mxu_ex_valid, mxu_ex_ready, mxu_done, mxu_busy;
-  logic         vpu_ex_valid, vpu_ex_ready, vpu_done, vpu_busy;
-  logic [255:0] dma_ex_insn, mxu_ex_insn, vpu_ex_insn;
+  logic         dma_ex_valid /* verilator public_flat_rd */, dma_ex_ready /* verilator public_flat_rd */, dma_done /* verilator public_flat_rd */, dma_busy, dma_err;
+  logic         mxu_ex_valid /* verilator public_flat_rd */, mxu_ex_ready /* verilator public_flat_rd */, mxu_done /* verilator public_flat_rd */, mxu_busy;
+  logic         vpu_ex_valid /* verilator public_flat_rd */, vpu_ex_ready /* verilator public_flat_rd */, vpu_done /* verilator public_flat_rd */, vpu_busy;
+  logic [255:0] dma_ex_insn /* verilator public_flat_rd */, mxu_ex_insn /* verilator public_flat_rd */, vpu_ex_insn /* verilator public_flat_rd */;
   logic [3:0]   dma_err_code;
   logic [31:0]  dma_err_addr;
 

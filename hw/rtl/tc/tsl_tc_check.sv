@@ -4,7 +4,7 @@
 // errors, else 0).
 // Latency: done_o is high 1 to 5 cycles after active_i rises: cycle 0 runs checks 1-4 (opcode,
 // reserved bits, own-unit tokens, field values), then one cycle per operand (extents through one
-// shared 16x32 multiplier, computed in 64 bits without wrap-around), then the WBUF_DTYPE and token
+// shared 24x32 multiplier, computed in 64 bits without wrap-around), then the WBUF_DTYPE and token
 // checks. err_o/err_addr_o are valid while done_o is high (ERR_NONE: accept). The caller drops
 // active_i in the cycle after done_o; dropping it earlier abandons the check.
 module tsl_tc_check #(
@@ -26,7 +26,8 @@ module tsl_tc_check #(
   output logic [31:0]          err_addr_o
 );
   localparam logic [2:0] FmtSync = 3'd0, FmtDma = 3'd1, FmtLoadw = 3'd2, FmtMatmul = 3'd3,
-                         FmtVpu = 3'd4, FmtBad = 3'd7;
+                         FmtVpu = 3'd4, FmtMatmulk = 3'd5, FmtBad = 3'd7;
+  localparam int NSh = $clog2(N);
   localparam logic [2:0] StepHdr = 3'd0, StepOp0 = 3'd1, StepFinal = 3'd4;
   localparam logic [63:0] VMEM_END = 64'(VmemBytes);
   localparam logic [63:0] ACC_END  = 64'(tsl_pkg::LOCAL_ACC_BASE) + 64'(AccBytes);
@@ -50,12 +51,13 @@ module tsl_tc_check #(
   logic        unary, fl;
   logic [1:0]  dd, d1, d2, mode;
   logic [15:0] rows;
+  logic [11:0] kblocks;
 
   // The operand under check.
   logic        o_hbm, o_vmem_ok, o_acc_ok, o_dma_local, in_vmem, in_acc;
   logic [31:0] o_addr, o_stride, o_rb, o_align;
-  logic [15:0] o_rows_m1;
-  logic [47:0] o_prod;
+  logic [23:0] o_rows_m1;
+  logic [55:0] o_prod;
   logic [63:0] o_end;
 
   assign unit     = insn_i[tsl_pkg::INSN_HDR_UNIT_LSB +: 2];
@@ -70,6 +72,7 @@ module tsl_tc_check #(
                     op == tsl_pkg::VPU_OP_REQUANT ||
                     op == tsl_pkg::VPU_OP_RSUM || op == tsl_pkg::VPU_OP_RMAX;
   assign fl       = is_float(d1);
+  assign kblocks  = insn_i[tsl_pkg::INSN_MXU_MATMULK_KBLOCKS_LSB +: 12];
 
   // Format and row count.
   always_comb begin
@@ -87,6 +90,9 @@ module tsl_tc_check #(
     end else if (unit == tsl_pkg::UNIT_MXU && op == 4'(tsl_pkg::MXU_OP_MATMUL)) begin
       fmt  = FmtMatmul;
       rows = insn_i[tsl_pkg::INSN_MXU_MATMUL_ROWS_LSB +: 16];
+    end else if (unit == tsl_pkg::UNIT_MXU && op == 4'(tsl_pkg::MXU_OP_MATMULK)) begin
+      fmt  = FmtMatmulk;
+      rows = insn_i[tsl_pkg::INSN_MXU_MATMULK_ROWS_LSB +: 16];
     end else if (unit == tsl_pkg::UNIT_VPU &&
                  op >= 4'(tsl_pkg::VPU_OP_ADD) && op <= 4'(tsl_pkg::VPU_OP_RMAX)) begin
       fmt  = FmtVpu;
@@ -101,6 +107,7 @@ module tsl_tc_check #(
       FmtDma:    used = tsl_pkg::INSN_DMA_XFER_USED;
       FmtLoadw:  used = tsl_pkg::INSN_MXU_LOADW_USED;
       FmtMatmul: used = tsl_pkg::INSN_MXU_MATMUL_USED;
+      FmtMatmulk: used = tsl_pkg::INSN_MXU_MATMULK_USED;
       default:   used = tsl_pkg::INSN_VPU_VEC_USED;
     endcase
     hdr_err = tsl_pkg::ERR_NONE;
@@ -114,9 +121,9 @@ module tsl_tc_check #(
           if (rows == 16'd0 || insn_i[tsl_pkg::INSN_DMA_XFER_ROW_BYTES_LSB +: 16] == 16'd0)
             hdr_err = tsl_pkg::ERR_BAD_FIELD;
         end
-        FmtLoadw, FmtMatmul: begin
+        FmtLoadw, FmtMatmul, FmtMatmulk: begin
           if (!(dd == tsl_pkg::DTYPE_INT8 || (dd == tsl_pkg::DTYPE_BF16 && EnableBf16)) ||
-              (fmt == FmtMatmul && rows == 16'd0))
+              (fmt != FmtLoadw && rows == 16'd0) || (fmt == FmtMatmulk && kblocks == 12'd0))
             hdr_err = tsl_pkg::ERR_BAD_FIELD;
         end
         FmtVpu: begin
@@ -137,11 +144,13 @@ module tsl_tc_check #(
     end
   end
 
-  // Operands in field order: DMA hbm, local; LOADW weights; MATMUL act, acc; VPU dst, src1, src2.
+  // Operands in field order: DMA hbm, local; LOADW weights; MATMUL act, acc; MATMULK act, acc,
+  // weights; VPU dst, src1, src2.
   always_comb begin
     nops = 3'd0;
     unique case (fmt)
       FmtDma, FmtMatmul: nops = 3'd2;
+      FmtMatmulk:        nops = 3'd3;
       FmtLoadw:          nops = 3'd1;
       FmtVpu:            nops = (unary || mode == tsl_pkg::SRC2_IMM) ? 3'd2 : 3'd3;
       default:           nops = 3'd0;
@@ -157,7 +166,7 @@ module tsl_tc_check #(
     o_stride    = insn_i[64 +: 32];
     o_rb        = vec_bytes(dd);
     o_align     = vec_bytes(dd);
-    o_rows_m1   = rows - 16'd1;
+    o_rows_m1   = 24'(rows) - 24'd1;
     unique case (fmt)
       FmtDma: begin
         o_rb     = 32'(insn_i[tsl_pkg::INSN_DMA_XFER_ROW_BYTES_LSB +: 16]);
@@ -186,6 +195,24 @@ module tsl_tc_check #(
           o_align   = 32'(4 * N);
         end
       end
+      FmtMatmulk: begin
+        if (step == StepOp0) begin   // activations: rows of KBLOCKS vectors
+          o_addr   = insn_i[tsl_pkg::INSN_MXU_MATMULK_ACT_ADDR_LSB +: 32];
+          o_stride = insn_i[tsl_pkg::INSN_MXU_MATMULK_ACT_STRIDE_LSB +: 32];
+          o_rb     = 32'(kblocks) << (dd == tsl_pkg::DTYPE_INT8 ? NSh : NSh + 1);
+        end else if (step == StepOp0 + 3'd1) begin
+          o_vmem_ok = 1'b0;
+          o_acc_ok  = 1'b1;
+          o_addr    = insn_i[tsl_pkg::INSN_MXU_MATMULK_ACC_ADDR_LSB +: 32];
+          o_stride  = insn_i[tsl_pkg::INSN_MXU_MATMULK_ACC_STRIDE_LSB +: 32];
+          o_rb      = 32'(4 * N);
+          o_align   = 32'(4 * N);
+        end else begin               // weights: KBLOCKS*N rows of one vector
+          o_addr    = insn_i[tsl_pkg::INSN_MXU_MATMULK_W_ADDR_LSB +: 32];
+          o_stride  = insn_i[tsl_pkg::INSN_MXU_MATMULK_W_STRIDE_LSB +: 32];
+          o_rows_m1 = (24'(kblocks) << NSh) - 24'd1;
+        end
+      end
       FmtVpu: begin
         if (step == StepOp0) begin
           o_addr = insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB +: 32];
@@ -196,7 +223,7 @@ module tsl_tc_check #(
         end else begin
           o_addr = insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB +: 32];
           o_rb   = vec_bytes(d2);
-          if (mode == tsl_pkg::SRC2_BCAST) o_rows_m1 = 16'd0;
+          if (mode == tsl_pkg::SRC2_BCAST) o_rows_m1 = 24'd0;
         end
         o_stride = o_rb;
         o_align  = o_rb;
@@ -208,7 +235,7 @@ module tsl_tc_check #(
 
   assign in_vmem = 64'(o_addr) < VMEM_END;
   assign in_acc  = o_addr >= tsl_pkg::LOCAL_ACC_BASE && 64'(o_addr) < ACC_END;
-  assign o_prod  = 48'(o_rows_m1) * 48'(o_stride);
+  assign o_prod  = 56'(o_rows_m1) * 56'(o_stride);
   assign o_end   = 64'(o_addr) + 64'(o_prod) + 64'(o_rb);
 
   always_comb begin

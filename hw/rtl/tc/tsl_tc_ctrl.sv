@@ -34,7 +34,24 @@ module tsl_tc_ctrl #(
 );
   localparam int CreditW = $clog2(tsl_pkg::PARAM_TOKEN_MAX + 1);
   localparam int TokW    = $clog2(tsl_pkg::PARAM_TOKEN_MAX + QueueDepth + 1);
-  localparam logic [1:0] KIND_RD = 2'd1, KIND_WR = 2'd2, KIND_MACS = 2'd3;
+  localparam logic [1:0] KIND_RD = 2'd1, KIND_WR = 2'd2;
+
+  // Weight-buffer dtypes ([2b+1:2b]: buffer b) after an MXU instruction: LOADW loads WBUF; MATMULK
+  // loads WBUF and, with two or more K-blocks, the other buffer too (DTYPE and WBUF are the same
+  // fields in both formats).
+  function automatic logic [3:0] wbuf_after(input logic [3:0] cur, input logic [255:0] insn);
+    logic [3:0] op;
+    logic [1:0] dt;
+    logic       b, loads, both;
+    op    = insn[tsl_pkg::INSN_HDR_OP_LSB +: 4];
+    dt    = insn[tsl_pkg::INSN_MXU_LOADW_DTYPE_LSB +: 2];
+    b     = insn[tsl_pkg::INSN_MXU_LOADW_WBUF_LSB];
+    loads = op == 4'(tsl_pkg::MXU_OP_LOADW) || op == 4'(tsl_pkg::MXU_OP_MATMULK);
+    both  = op == 4'(tsl_pkg::MXU_OP_MATMULK) && insn[tsl_pkg::INSN_MXU_MATMULK_KBLOCKS_LSB +: 12] > 12'd1;
+    wbuf_after = cur;
+    if (loads && (b || both)) wbuf_after[3:2] = dt;
+    if (loads && (!b || both)) wbuf_after[1:0] = dt;
+  endfunction
 
   localparam logic [1:0] StIdle = 2'd0, StCheck = 2'd1, StPush = 2'd2, StReset = 2'd3;
 
@@ -62,7 +79,7 @@ module tsl_tc_ctrl #(
   logic [31:0]   chk_addr;
   logic [8:0]    tok_avail, tok_take, tok_give;
   logic [9*TokW-1:0] tok_count;
-  logic [2:0]    push_valid, push_ready, ex_valid, ex_ready, done, busy, retire, ret_ok, stall, idle;
+  logic [2:0]    push_valid, push_ready, ex_valid, ex_ready, done, busy, retire, ret_ok /* verilator public_flat_rd */, stall, idle;
   logic [2:0]    ret_notify;
   logic [255:0]  ex_insn [3];
   logic [2:0]    ret_signal [3];
@@ -117,7 +134,6 @@ module tsl_tc_ctrl #(
     assign push_valid[u] = state_q == StPush && err_code_q == tsl_pkg::ERR_NONE && p_unit == 2'(u);
     tsl_tc_issue #(
       .Unit       (u),
-      .N          (N),
       .QueueDepth (QueueDepth),
       .InflightMax(InflightMax),
       .KeepSeq    (u == 32'(tsl_pkg::UNIT_DMA))
@@ -188,9 +204,9 @@ module tsl_tc_ctrl #(
         perf_inc[32 * tsl_pkg::PERF_HBM_RD_BYTES +: 32] = ret_amount[u];
       if (ret_ok[u] && ret_kind[u] == KIND_WR)
         perf_inc[32 * tsl_pkg::PERF_HBM_WR_BYTES +: 32] = ret_amount[u];
-      if (ret_ok[u] && ret_kind[u] == KIND_MACS)
-        perf_inc[32 * tsl_pkg::PERF_MXU_MACS +: 32] = ret_amount[u];
     end
+    // N*N per activation row entering the array (busy): exact once the MXU is idle
+    perf_inc[32 * tsl_pkg::PERF_MXU_MACS +: 32] = 32'(busy[tsl_pkg::UNIT_MXU]) << (2 * $clog2(N));
   end
 
   tsl_tc_perf u_perf (
@@ -336,17 +352,13 @@ module tsl_tc_ctrl #(
         credit_d[(3 * 32'(p_unit) + u) * CreditW +: CreditW] =
             credit_d[(3 * 32'(p_unit) + u) * CreditW +: CreditW] + CreditW'(p_signal[u]);
       end
-      if (p_unit == tsl_pkg::UNIT_MXU &&
-          stage_q[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::MXU_OP_LOADW))
-        wbuf_push_d[2 * stage_q[tsl_pkg::INSN_MXU_LOADW_WBUF_LSB] +: 2] =
-            stage_q[tsl_pkg::INSN_MXU_LOADW_DTYPE_LSB +: 2];
+      if (p_unit == tsl_pkg::UNIT_MXU)
+        wbuf_push_d = wbuf_after(wbuf_push_q, stage_q);
       push_count_d = push_count_q + 32'd1;
     end
     // The weight buffers' dtype as executed: the last LOADW handed to the MXU.
-    if (ex_valid[tsl_pkg::UNIT_MXU] && ex_ready[tsl_pkg::UNIT_MXU] &&
-        ex_insn[tsl_pkg::UNIT_MXU][tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::MXU_OP_LOADW))
-      wbuf_exec_d[2 * ex_insn[tsl_pkg::UNIT_MXU][tsl_pkg::INSN_MXU_LOADW_WBUF_LSB] +: 2] =
-          ex_insn[tsl_pkg::UNIT_MXU][tsl_pkg::INSN_MXU_LOADW_DTYPE_LSB +: 2];
+    if (ex_valid[tsl_pkg::UNIT_MXU] && ex_ready[tsl_pkg::UNIT_MXU])
+      wbuf_exec_d = wbuf_after(wbuf_exec_q, ex_insn[tsl_pkg::UNIT_MXU]);
 
     notify_count_d = notify_count_q + 32'(ret_ok[0] && ret_notify[0]) +
                      32'(ret_ok[1] && ret_notify[1]) + 32'(ret_ok[2] && ret_notify[2]);

@@ -1,6 +1,6 @@
 // Issue stage of one unit: its instruction queue, the token take at the head, the unit execution
 // interface (docs/hardware.md) and the in-flight FIFO of what retiring needs (SIGNAL, NOTIFY, the
-// exact perf-counter increment, the push sequence number).
+// exact HBM byte count of a DMA, the push sequence number).
 // A head whose WAIT channels all hold a token (tok_avail_i) takes them all in one cycle
 // (tok_take_o) once the unit has room (fewer than InflightMax unfinished), and is then offered on
 // ex_valid_o with ex_insn_o steady until ex_ready_i. A SYNC head instead takes its tokens and
@@ -10,7 +10,6 @@
 // paths except tok_avail_i -> tok_take_o/retire_* and done_i -> retire_*.
 module tsl_tc_issue #(
   parameter int Unit        = 0,   // tsl_pkg::unit_e of the unit fed: DMA 0, MXU 1, VPU 2
-  parameter int N           = 16,  // array size: a MATMUL row is N*N MACs
   parameter int QueueDepth  = 16,  // queue entries, 2..255
   parameter int InflightMax = 4,   // instructions the unit may hold between ex handshake and done
   parameter bit KeepSeq     = 1'b0 // 1: keep push sequence numbers (the DMA's, for ERR_SEQ)
@@ -39,7 +38,7 @@ module tsl_tc_issue #(
   output logic         idle_o,           // queue empty and nothing in flight
   output logic         stall_o           // the head waits for a token
 );
-  localparam logic [1:0] KIND_NONE = 2'd0, KIND_RD = 2'd1, KIND_WR = 2'd2, KIND_MACS = 2'd3;
+  localparam logic [1:0] KIND_NONE = 2'd0, KIND_RD = 2'd1, KIND_WR = 2'd2;
   localparam int SeqW   = KeepSeq ? 32 : 1;
   localparam int QW     = 256 + SeqW;
   localparam int FifoD  = InflightMax < 2 ? 2 : InflightMax;
@@ -104,20 +103,15 @@ module tsl_tc_issue #(
     armed_d     = clr_i ? 1'b0 : arm ? 1'b1 : ex_fire ? 1'b0 : armed_q;
   end
 
-  // Exact perf-counter increment of the instruction handed to the unit.
+  // Exact HBM byte count of a DMA instruction handed to the unit (other units: KIND_NONE).
   always_comb begin
     kind   = KIND_NONE;
-    amount = 32'd0;
-    if (Unit == 32'(tsl_pkg::UNIT_DMA)) begin
-      if (q_out[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::DMA_OP_LOAD))  kind = KIND_RD;
-      if (q_out[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::DMA_OP_STORE)) kind = KIND_WR;
-      amount = 32'(q_out[tsl_pkg::INSN_DMA_XFER_ROWS_LSB +: 16]) *
-               32'(q_out[tsl_pkg::INSN_DMA_XFER_ROW_BYTES_LSB +: 16]);
-    end else if (Unit == 32'(tsl_pkg::UNIT_MXU) &&
-                 q_out[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::MXU_OP_MATMUL)) begin
-      kind   = KIND_MACS;
-      amount = 32'(q_out[tsl_pkg::INSN_MXU_MATMUL_ROWS_LSB +: 16]) << (2 * $clog2(N));
-    end
+    amount = 32'(q_out[tsl_pkg::INSN_DMA_XFER_ROWS_LSB +: 16]) *
+             32'(q_out[tsl_pkg::INSN_DMA_XFER_ROW_BYTES_LSB +: 16]);
+    if (Unit == 32'(tsl_pkg::UNIT_DMA) && q_out[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::DMA_OP_LOAD))
+      kind = KIND_RD;
+    if (Unit == 32'(tsl_pkg::UNIT_DMA) && q_out[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::DMA_OP_STORE))
+      kind = KIND_WR;
   end
 
   // In-flight FIFO: one entry per instruction between its ex handshake and its done.

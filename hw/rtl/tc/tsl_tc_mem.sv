@@ -34,14 +34,16 @@ module tsl_tc_mem #(
   logic [Ports*Bb-1:0]       bank_of;   // port p at [p*Bb +: Bb]
   logic [Ports*Bb-1:0]       rd_bank_q, rd_bank_d;
 
+  // XOR-fold of a line address into a bank number (a function, not an always_comb that reads its
+  // own output, which Icarus re-triggers forever).
+  function automatic logic [Bb-1:0] fold(input logic [Aw-1:0] a);
+    fold = '0;
+    for (int i = 0; i < Aw; i++) fold[i % Bb] = fold[i % Bb] ^ a[i];
+  endfunction
+
   for (genvar p = 0; p < Ports; p++) begin : g_bank_of
     if (Banks > 1) begin : g_banked
-      logic [Bb-1:0] hash;
-      always_comb begin
-        hash = '0;
-        for (int i = 0; i < Aw; i++) hash[i % Bb] = hash[i % Bb] ^ addr_i[p*Aw + i];
-      end
-      assign bank_of[p*Bb +: Bb] = hash;
+      assign bank_of[p*Bb +: Bb] = fold(addr_i[p*Aw +: Aw]);
     end else begin : g_single
       assign bank_of[p] = 1'b0;  // Bb = 1
     end

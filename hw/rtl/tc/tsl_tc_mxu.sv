@@ -1,4 +1,6 @@
-// MXU unit of the tensor core: executes LOADW and MATMUL instructions on tsl_mxu. Two row readers
+// MXU unit of the tensor core: executes LOADW, MATMUL and MATMULK instructions on tsl_mxu. A
+// MATMULK is issued as its KBLOCKS LOADW/MATMUL pairs (micro-ops, one per cycle when there is room,
+// exactly the instructions isa.md defines it as), and ex_ready_o rises with its last one. Two row readers
 // (tsl_tc_rowrd) fetch weight rows and activation rows from VMEM on their own ports, so a LOADW
 // streams while a MATMUL runs; tsl_mxu_acc writes result rows into ACC through a read and a write
 // port that always win arbitration. Several instructions may be in flight (it accepts while its
@@ -41,27 +43,59 @@ module tsl_tc_mxu #(
   localparam int AccSh = $clog2(4 * N);
   localparam int CmdW  = 2 + 1 + 2 + 1 + 16 + 2 * AAw;
 
-  // --- decode ------------------------------------------------------------------------------------
-  logic        is_mm, bf16, wbuf, accum;
+  // --- decode: the instruction, or the current micro-op of a MATMULK ---------------------------------
+  logic        is_k, k_mm_q, k_last, is_mm, bf16, wbuf, accum;
+  logic [11:0] k_blk_q, kblocks;
+  logic [31:0] k_aaddr_q, k_waddr_q, a_addr, w_addr, stride_w;
   logic [1:0]  op;
   logic [31:0] addr, stride, acc_addr, acc_stride;
   logic [15:0] rows;
 
-  assign op         = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 2];
-  assign is_mm      = op == 2'(tsl_pkg::MXU_OP_MATMUL);
+  // MATMUL and MATMULK share DTYPE, WBUF, ACCUMULATE, ACT_*, ACC_* and ROWS; LOADW's ADDR and
+  // STRIDE sit where ACT_ADDR and ACT_STRIDE are.
+  assign is_k       = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 2] == 2'(tsl_pkg::MXU_OP_MATMULK);
+  assign kblocks    = ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_KBLOCKS_LSB +: 12];
+  assign a_addr     = k_blk_q == '0 ? ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_ACT_ADDR_LSB +: 32] : k_aaddr_q;
+  assign w_addr     = k_blk_q == '0 ? ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_W_ADDR_LSB +: 32] : k_waddr_q;
+  assign k_last     = k_mm_q && k_blk_q == kblocks - 12'd1;
+  assign is_mm      = is_k ? k_mm_q : ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 2] == 2'(tsl_pkg::MXU_OP_MATMUL);
+  assign op         = is_mm ? 2'(tsl_pkg::MXU_OP_MATMUL) : 2'(tsl_pkg::MXU_OP_LOADW);
   assign bf16       = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_DTYPE_LSB +: 2] == 2'(tsl_pkg::DTYPE_BF16);
-  assign wbuf       = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_WBUF_LSB];
-  assign accum      = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACCUMULATE_LSB];
-  assign addr       = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_ADDR_LSB +: 32];    // = LOADW ADDR
-  assign stride     = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_STRIDE_LSB +: 32];  // = LOADW STRIDE
+  assign wbuf       = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_WBUF_LSB] ^ (is_k && k_blk_q[0]);
+  assign accum      = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACCUMULATE_LSB] || (is_k && k_blk_q != '0);
+  assign addr       = !is_k ? ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_ADDR_LSB +: 32] : k_mm_q ? a_addr : w_addr;
+  assign stride_w   = ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_W_STRIDE_LSB +: 32];
+  assign stride     = is_k && !k_mm_q ? stride_w : ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_STRIDE_LSB +: 32];
   assign acc_addr   = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_ADDR_LSB +: 32] - tsl_pkg::LOCAL_ACC_BASE;
   assign acc_stride = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_STRIDE_LSB +: 32];
   assign rows       = is_mm ? ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ROWS_LSB +: 16] : 16'(N);
 
   // --- acceptance: one entry each into the command FIFO, a reader and the retire FIFO ----------
-  logic cmd_rdy, wjob_rdy, ajob_rdy, ret_rdy, accept;
-  assign ex_ready_o = cmd_rdy && ret_rdy && (is_mm ? ajob_rdy : wjob_rdy);
-  assign accept     = ex_valid_i && ex_ready_o;
+  logic cmd_rdy, wjob_rdy, ajob_rdy, ret_rdy, uop_rdy, accept;
+  assign uop_rdy    = cmd_rdy && ret_rdy && (is_mm ? ajob_rdy : wjob_rdy);
+  assign accept     = ex_valid_i && uop_rdy;   // one micro-op (a whole LOADW or MATMUL) enters
+  assign ex_ready_o = uop_rdy && (!is_k || k_last);
+
+  // MATMULK progress: the next micro-op is K-block k_blk_q's LOADW, then its MATMUL. Cleared when
+  // the instruction leaves (or the issue stage withdraws it: halt, CTRL.RESET).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      k_mm_q    <= 1'b0;
+      k_blk_q   <= '0;
+      k_aaddr_q <= '0;
+      k_waddr_q <= '0;
+    end else if (!ex_valid_i || !is_k || (accept && k_last)) begin
+      k_mm_q  <= 1'b0;
+      k_blk_q <= '0;
+    end else if (accept) begin
+      k_mm_q <= !k_mm_q;
+      if (k_mm_q) begin
+        k_blk_q   <= k_blk_q + 12'd1;
+        k_aaddr_q <= a_addr + (bf16 ? 32'(2 * N) : 32'(N));
+        k_waddr_q <= w_addr + (stride_w << $clog2(N));
+      end
+    end
+  end
 
   logic            cmd_valid, cmd_ready, c_wbuf, c_acc;
   logic [1:0]      c_op, c_dtype;
@@ -196,14 +230,15 @@ module tsl_tc_mxu #(
 
   // --- in-order retirement -------------------------------------------------------------------------
   // LOADWs finish in order among themselves, and so do MATMULs; count each kind's finishes and
-  // retire the oldest instruction once a finish of its kind is available.
-  logic       ret_valid, ret_mm, ret_pop;
+  // retire the oldest micro-op once a finish of its kind is available. An instruction is done with
+  // its last micro-op.
+  logic       ret_valid, ret_mm, ret_last, ret_pop;
   logic [2:0] ret_level;
   logic [2:0] wdone_q, wdone_d, mdone_q, mdone_d;
   logic [3:0] w_avail, m_avail;
 
   tsl_prim_fifo #(
-    .Width(1),
+    .Width(2),
     .Depth(4)
   ) u_retire (
     .clk_i,
@@ -211,17 +246,17 @@ module tsl_tc_mxu #(
     .clr_i  (1'b0),
     .valid_i(accept),
     .ready_o(ret_rdy),
-    .data_i (is_mm),
+    .data_i ({is_mm, !is_k || k_last}),
     .valid_o(ret_valid),
     .ready_i(ret_pop),
-    .data_o (ret_mm),
+    .data_o ({ret_mm, ret_last}),
     .level_o(ret_level)
   );
 
   assign w_avail = 4'(wdone_q) + 4'(wload_done);
   assign m_avail = 4'(mdone_q) + 4'(acc_done);
   assign ret_pop = ret_valid && (ret_mm ? m_avail != '0 : w_avail != '0);
-  assign done_o  = ret_pop;
+  assign done_o  = ret_pop && ret_last;
 
   always_comb begin
     wdone_d = 3'(w_avail - 4'(ret_pop && !ret_mm));

@@ -12,7 +12,7 @@ module tsl_tc_perf (
   input  logic [5:0]                       rd_word_i,
   output logic [31:0]                      rdata_o
 );
-  logic [63:0] cnt_q [tsl_pkg::PERF_COUNT];
+  logic [63:0] cnt_q [tsl_pkg::PERF_COUNT] /* verilator public_flat_rd */;
   logic [63:0] cnt_d [tsl_pkg::PERF_COUNT];
   logic [63:0] sel;
 

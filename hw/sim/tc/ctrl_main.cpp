@@ -109,6 +109,7 @@ static int64_t token_time(int id) {
 struct Flight {
     int id;
     int timer;
+    uint32_t rows;   // MXU: activation rows still to stream (busy, N*N MACs each) before done
 };
 struct UnitEmu {
     std::deque<Flight> fl;
@@ -160,11 +161,18 @@ static void on_start(unsigned u, const VlWide<8> &insn) {
                  recs[p].seq);
     }
     UnitEmu &e = units[u];
-    e.fl.push_back({id, (int)rng.below(e.max_delay + 1)});
+    uint32_t op = TSL_GET(w, TSL_INSN_HDR_OP), rows = 0;
+    if (u == TSL_UNIT_MXU && op == TSL_MXU_OP_MATMUL) rows = TSL_GET(w, TSL_INSN_MXU_MATMUL_ROWS);
+    if (u == TSL_UNIT_MXU && op == TSL_MXU_OP_MATMULK)
+        rows = TSL_GET(w, TSL_INSN_MXU_MATMULK_ROWS) * TSL_GET(w, TSL_INSN_MXU_MATMULK_KBLOCKS);
+    e.fl.push_back({id, (int)rng.below(e.max_delay + 1), rows});
     n_started++;
     if (e.fl.size() > max_inflight[u]) max_inflight[u] = (unsigned)e.fl.size();
-    if (u == TSL_UNIT_MXU && TSL_GET(w, TSL_INSN_HDR_OP) == TSL_MXU_OP_LOADW)
-        last_loadw_dtype[TSL_GET(w, TSL_INSN_MXU_LOADW_WBUF)] = TSL_GET(w, TSL_INSN_MXU_LOADW_DTYPE);
+    if (u == TSL_UNIT_MXU && (op == TSL_MXU_OP_LOADW || op == TSL_MXU_OP_MATMULK)) {
+        uint32_t b = TSL_GET(w, TSL_INSN_MXU_LOADW_WBUF), dt = TSL_GET(w, TSL_INSN_MXU_LOADW_DTYPE);
+        last_loadw_dtype[b] = dt;
+        if (op == TSL_MXU_OP_MATMULK && TSL_GET(w, TSL_INSN_MXU_MATMULK_KBLOCKS) > 1) last_loadw_dtype[b ^ 1] = dt;
+    }
     if (u == TSL_UNIT_DMA && inject_err && units[0].fail_id < 0 && rng.chance(p_fail_pick)) {
         e.fail_id = id;
         e.err_lead = (int)rng.below(3);
@@ -179,7 +187,7 @@ static void tick() {
     for (unsigned u = 0; u < 3; u++) {
         UnitEmu &e = units[u];
         e.ready = rng.chance(e.p_ready);
-        e.done = !e.fl.empty() && e.fl.front().timer <= 0 && cyc >= e.frozen_until;
+        e.done = !e.fl.empty() && e.fl.front().timer <= 0 && e.fl.front().rows == 0 && cyc >= e.frozen_until;
     }
     if (rng.chance(p_freeze)) units[rng.below(3)].frozen_until = cyc + rng.below(freeze_len);
     UnitEmu &d = units[0];
@@ -200,7 +208,8 @@ static void tick() {
     top->mxu_done_i = units[1].done;
     top->vpu_done_i = units[2].done;
     top->dma_busy_i = !units[0].fl.empty();
-    top->mxu_busy_i = !units[1].fl.empty();
+    top->mxu_busy_i = !units[1].fl.empty() && units[1].fl.front().rows > 0;
+    if (top->mxu_busy_i) units[1].fl.front().rows--;
     top->vpu_busy_i = !units[2].fl.empty();
     top->dma_err_i = err;
     top->dma_err_code_i = err ? err_code_sent : 0;
@@ -352,7 +361,16 @@ static tsl_insn_t gen_valid() {
         uint32_t ha = rng.below((uint32_t)(HBM - hext) + 1);
         i = tsl_insn_dma(rng.chance(0.5) ? TSL_DMA_OP_LOAD : TSL_DMA_OP_STORE, ha, hs, la, ls, rows, rb);
     } else if (u == TSL_UNIT_MXU) {
-        if (rng.chance(0.4)) {
+        if (rng.chance(0.2)) {
+            uint32_t dt = BF16 && rng.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, vb = N * dbytes(dt);
+            uint32_t kb = 1 + rng.below(rng.chance(0.1) ? 40 : 4), rows = 1 + rng.below(rng.chance(0.1) ? 200 : 16);
+            uint32_t as = kb * vb * (1 + rng.below(2)), ws = vb * (1 + rng.below(3)), cs = 4 * N * (1 + rng.below(2));
+            if ((uint64_t)(rows - 1) * cs + 4 * N > ACC || (uint64_t)(rows - 1) * as + kb * vb > VMEM) rows = 1;
+            if ((uint64_t)(kb * N - 1) * ws + vb > VMEM) kb = 1, ws = vb;
+            i = tsl_insn_matmulk(dt, rng.below(2), rng.below(2), place(false, (uint64_t)(rows - 1) * as + kb * vb, vb), as,
+                                 place(true, (uint64_t)(rows - 1) * cs + 4 * N, 4 * N), cs, rows, kb,
+                                 place(false, (uint64_t)(kb * N - 1) * ws + vb, vb), ws);
+        } else if (rng.chance(0.4)) {
             uint32_t dt = BF16 && rng.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, vb = N * dbytes(dt);
             uint32_t st = vb * (1 + rng.below(4));
             i = tsl_insn_loadw(dt, rng.below(2), place(false, (uint64_t)(N - 1) * st + vb, vb), st);
@@ -402,7 +420,8 @@ static tsl_insn_t gen_invalid() {
     int fmt = tsl_insn_format(u, op);
     switch (rng.below(15)) {
     case 0: TSL_SET(w, TSL_INSN_HDR_UNIT, 3u); break;
-    case 1: TSL_SET(w, TSL_INSN_HDR_OP, u == TSL_UNIT_VPU ? (rng.chance(0.3) ? 1u : 10 + rng.below(6)) : 3 + rng.below(13)); break;
+    case 1: TSL_SET(w, TSL_INSN_HDR_OP, u == TSL_UNIT_VPU ? (rng.chance(0.3) ? 1u : 10 + rng.below(6))
+                                        : u == TSL_UNIT_MXU ? 4 + rng.below(12) : 3 + rng.below(13)); break;
     case 2: {   // a reserved bit
         for (;;) {
             unsigned wd = rng.below(8), b = rng.below(32);
@@ -420,12 +439,15 @@ static tsl_insn_t gen_invalid() {
             else TSL_SET(w, TSL_INSN_DMA_XFER_ROW_BYTES, 0u);
         } else if (fmt == TSL_FMT_MXU_MATMUL) {
             TSL_SET(w, TSL_INSN_MXU_MATMUL_ROWS, 0u);
+        } else if (fmt == TSL_FMT_MXU_MATMULK) {
+            if (rng.chance(0.5)) TSL_SET(w, TSL_INSN_MXU_MATMULK_ROWS, 0u);
+            else TSL_SET(w, TSL_INSN_MXU_MATMULK_KBLOCKS, 0u);
         } else if (fmt == TSL_FMT_VPU_VEC) {
             TSL_SET(w, TSL_INSN_VPU_VEC_ROWS, 0u);
         }
         break;
     case 5:   // dtypes, modes, unused operands
-        if (fmt == TSL_FMT_MXU_LOADW || fmt == TSL_FMT_MXU_MATMUL) {
+        if (fmt == TSL_FMT_MXU_LOADW || fmt == TSL_FMT_MXU_MATMUL || fmt == TSL_FMT_MXU_MATMULK) {
             TSL_SET(w, TSL_INSN_MXU_LOADW_DTYPE, rng.below(4));
         } else if (fmt == TSL_FMT_VPU_VEC) {
             switch (rng.below(6)) {
@@ -481,6 +503,8 @@ static tsl_insn_t gen_invalid() {
         else if (fmt == TSL_FMT_MXU_MATMUL) TSL_SET(w, TSL_INSN_MXU_MATMUL_ROWS, 0xFFFFu - rng.below(100));
         else if (fmt == TSL_FMT_VPU_VEC) TSL_SET(w, TSL_INSN_VPU_VEC_ROWS, 0xFFFFu - rng.below(100));
         else if (fmt == TSL_FMT_MXU_LOADW) TSL_SET(w, TSL_INSN_MXU_LOADW_STRIDE, 0xFFFFFFFFu - rng.below(100) * N);
+        else if (fmt == TSL_FMT_MXU_MATMULK && rng.chance(0.5)) TSL_SET(w, TSL_INSN_MXU_MATMULK_KBLOCKS, 0xFFFu - rng.below(100));
+        else if (fmt == TSL_FMT_MXU_MATMULK) TSL_SET(w, TSL_INSN_MXU_MATMULK_ROWS, 0xFFFFu - rng.below(100));
         break;
     case 12: case 13: {   // misaligned address or stride of an aligned operand
         uint32_t off = 1 + rng.below(3);
@@ -498,6 +522,9 @@ static tsl_insn_t gen_invalid() {
             w[1 + rng.below(fmt == TSL_FMT_VPU_VEC ? 3 : 2)] += off * (rng.chance(0.5) ? 1 : N / 2);
         } else if (fmt == TSL_FMT_MXU_MATMUL) {
             w[1 + rng.below(4)] += off * (rng.chance(0.5) ? 1 : N);
+        } else if (fmt == TSL_FMT_MXU_MATMULK) {
+            static const unsigned words[] = {1, 2, 3, 4, 6, 7};
+            w[words[rng.below(6)]] += off * (rng.chance(0.5) ? 1 : N);
         }
         break;
     }

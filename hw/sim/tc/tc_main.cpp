@@ -492,6 +492,28 @@ struct Gen {
         emit(tsl_insn_matmul(dt, wb, r.below(2), a, as, c, cs, rows), TSL_UNIT_MXU, acc);
     }
 
+    // MATMULK: kb K-blocks; activation rows of kb vectors, kb*N weight rows, both buffers when kb > 1.
+    void matmulk() {
+        uint32_t dt = bf16 && r.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, vb = N * tsl_dtype_bytes(dt);
+        uint32_t kb = 1 + r.below(r.chance(0.2) ? 12 : 4), wb = r.below(2), rows = 1 + r.below(r.chance(0.3) ? 4 * N : N);
+        uint32_t ab = kb * vb, as = ab * (1 + r.below(2)), ws = vb * (1 + r.below(2)), cs = 4 * N * (1 + r.below(2));
+        while (extent(rows, as, ab) > VMEM) as = ab, rows = (rows + 1) / 2;
+        while (extent(kb * N, ws, vb) > VMEM) ws = vb, kb = (kb + 1) / 2, ab = kb * vb, as = ab;
+        while (extent(rows, cs, 4 * N) > ACC) cs = 0;
+        uint32_t a = vec_addr(0, VMEM - (ab - vb), vb, rows, as), w = vec_addr(0, VMEM, vb, kb * N, ws);
+        uint32_t c = vec_addr(ACC_BASE, ACC, 4 * N, rows, cs);
+        std::vector<Range> acc;
+        for (uint32_t k = 0; k < rows; k++) {
+            acc.push_back({(uint64_t)a + (uint64_t)k * as, (uint64_t)a + (uint64_t)k * as + ab, false});
+            acc.push_back({(uint64_t)c + (uint64_t)k * cs, (uint64_t)c + (uint64_t)k * cs + 4 * N, true});
+        }
+        for (uint32_t k = 0; k < kb * N; k++)
+            acc.push_back({(uint64_t)w + (uint64_t)k * ws, (uint64_t)w + (uint64_t)k * ws + vb, false});
+        wbuf_dt[wb] = (int)dt;
+        if (kb > 1) wbuf_dt[wb ^ 1] = (int)dt;
+        emit(tsl_insn_matmulk(dt, wb, r.below(2), a, as, c, cs, rows, kb, w, ws), TSL_UNIT_MXU, acc);
+    }
+
     // A vector operand of `rows` contiguous rows of type dt: 8/16-bit in VMEM, 32-bit mostly in ACC.
     uint32_t operand(uint32_t dt, uint32_t rows) {
         uint32_t vb = N * tsl_dtype_bytes(dt);
@@ -557,8 +579,9 @@ struct Gen {
         while (prog.insns.size() < count) {
             uint32_t k = r.below(100);
             if (k < 30) dma();
-            else if (k < 45) loadw();
-            else if (k < 70) matmul();
+            else if (k < 42) loadw();
+            else if (k < 62) matmul();
+            else if (k < 72) matmulk();
             else if (k < 95) vpu();
             else sync();
         }

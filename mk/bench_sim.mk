@@ -1,0 +1,55 @@
+# Simulator speed (issue 10): simulated cycles per wall-clock second of the Verilated SoC.
+#   make bench-sim   Verilates tsl_soc twice, as mk/soc.mk does (same flags, one thread, no trace
+#                    opened), in the default configuration and int8-only (EnableBf16=0), each linked
+#                    with libtessel and tests/bench_sim/bench_sim.cpp; runs a fixed GEMM workload
+#                    (int8 256^3, plus bf16 256^3 on the default build) checked against the model, and
+#                    prints cycles, wall and CPU seconds, cycles/s, and the Verilator build's time
+#                    and peak memory (/usr/bin/time -v). Writes $(BUILD)/bench/sim_speed.csv.
+# BENCH_SIM_MNK=M,N,K changes the GEMM shape. Goals: >= 150 k cycles/s default, >= 500 k int8-only.
+# (soc.mk and host.mk are included after this file: their paths are spelled out in prerequisites,
+# their variables used only in recipes.)
+
+BENCH_SIM_OUT := $(BUILD)/bench
+BENCH_SIM_MNK ?= 256,256,256
+BENCH_SIM_DEPS := $(shell find hw/rtl -name '*.sv' 2>/dev/null) tests/bench_sim/bench_sim.cpp \
+                  hw/sim/soc/tsl_soc_sim.cpp hw/sim/soc/tsl_soc_sim.h hw/sim/core/tsl_elf.cpp \
+                  hw/sim/tc/tsl_hbm.cpp host_driver/src/transport_sim.cpp hw/sim/common/tsl_rng.h \
+                  mk/bench_sim.mk mk/soc.mk
+
+# bench_sim_build(name, EnableBf16): $(BENCH_SIM_OUT)/sim_<name>/bench_sim, built from scratch so
+# that build.time holds the whole Verilator build's time and peak memory (C++ compile included).
+# libtessel's objects (without its own Verilated SoC) come from host.mk, made first by name.
+# -Wno-fatal: a lint warning must not stop a measurement (test-soc-lint enforces -Wall).
+define bench_sim_build
+$(BENCH_SIM_OUT)/sim_$(1)/bench_sim: $(BENCH_SIM_DEPS)
+	@rm -rf $$(@D) && mkdir -p $$(@D)
+	@$$(MAKE) -s --no-print-directory $$(HOST_OBJS) >/dev/null
+	@echo "  VERILATE tsl_soc EnableBf16=$(2) -> $$@ (log: $$(@D)/build.log)"
+	@/usr/bin/time -v -o $$(@D)/build.time $$(VERILATOR) --cc --exe --build -j 2 $$(SOC_VFLAGS) -Wno-fatal \
+	  -GN=$$(SOC_N) -GEnableBf16="1'b$(2)" -GVmemBytes=$$(SOC_VMEM) -GAccBytes=$$(SOC_ACC) \
+	  -GHbmBytes=$$(SOC_HBM) -Mdir $$(@D) -MAKEFLAGS "OPT_FAST=-O2" \
+	  -CFLAGS "$$(SOC_CFLAGS) -I$$(abspath host_driver/include) -I$$(abspath host_driver/src) \
+	    -I$$(abspath hw/sim/common) -DSOC_BF16=$(2) -DSOC_VMEM=$$(SOC_VMEM) -DSOC_ACC=$$(SOC_ACC) \
+	    -DTESSEL_FW_DEFAULT='\"$$(HOST_FW_PATH)\"'" \
+	  -LDFLAGS "$$(abspath $$(HOST_OBJS)) -lz -lpthread -lm" -o bench_sim $$(SOC_RTL) \
+	  $$(abspath hw/sim/soc/tsl_soc_sim.cpp hw/sim/core/tsl_elf.cpp hw/sim/tc/tsl_hbm.cpp \
+	    host_driver/src/transport_sim.cpp tests/bench_sim/bench_sim.cpp) \
+	  >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
+endef
+$(eval $(call bench_sim_build,default,1))
+$(eval $(call bench_sim_build,int8,0))
+
+# build.time -> "seconds MB" of the Verilator build.
+bench_sim_cost = $$(awk -F': ' '/Elapsed/ {n = split($$2, t, ":"); s = 0; \
+  for (i = 1; i <= n; i++) s = s * 60 + t[i]; printf "%.0f", s} /Maximum resident/ {printf " %.0f", $$2 / 1024}' $(1))
+
+.PHONY: bench-sim
+bench-sim: $(BENCH_SIM_OUT)/sim_default/bench_sim $(BENCH_SIM_OUT)/sim_int8/bench_sim $(BUILD)/fw/cp.elf
+	@echo "config,workload,cycles,wall_s,cpu_s,cycles_per_s,cycles_per_cpu_s,build_s,build_peak_mb" \
+	  >$(BENCH_SIM_OUT)/sim_speed.csv
+	@for c in default int8; do \
+	  set -- $(call bench_sim_cost,$(BENCH_SIM_OUT)/sim_$$c/build.time); \
+	  $(BENCH_SIM_OUT)/sim_$$c/bench_sim $$c $(BENCH_SIM_OUT)/sim_speed.csv $$1 $$2 \
+	    $(subst $(comma), ,$(BENCH_SIM_MNK)) || exit 1; \
+	done
+	@echo "bench-sim: wrote $(BENCH_SIM_OUT)/sim_speed.csv"

@@ -22,8 +22,9 @@ HOST_SIM     ?= 1
 PREFIX       ?= /usr/local
 HOST_VERSION := 0.1.0
 
-HOST_SRCS    := host_driver/src/tessel.c host_driver/src/gemm.c host_driver/src/transport_model.c
-HOST_HDRS    := host_driver/include/tessel.h host_driver/src/tessel_int.h
+HOST_SRCS    := host_driver/src/tessel.c host_driver/src/gemm.c host_driver/src/transport_model.c \
+                host_driver/src/transport_uart.c
+HOST_HDRS    := host_driver/include/tessel.h host_driver/src/tessel_int.h host_driver/src/tessel_uart.h
 HOST_FW_SRCS := firmware/cp/tsl_cp.c firmware/cp/tsl_cp_sched.c firmware/cp/tsl_cp_gemm.c \
                 firmware/cp/tsl_cp_ops.c firmware/cp/tsl_cp_hal_model.c
 HOST_ALL_C   := $(HOST_SRCS) $(HOST_FW_SRCS) hw/model/tslm.c hw/model/tslm_arith.c
@@ -58,8 +59,9 @@ HOST_SOC_STAMP := $(HOST_SOCDIR)/objs.stamp
 HOST_SOC_DEPS := $(shell find hw/rtl -name '*.sv' 2>/dev/null) $(HOST_SOC_CPP) hw/sim/soc/tsl_soc_sim.h \
                  hw/sim/core/tsl_elf.h hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/include/tsl_hw.h
 
+# The archive is removed first: ar adds to an existing one, and a rebuild names its objects anew.
 $(HOST_SOC_STAMP): $(HOST_SOC_DEPS)
-	@mkdir -p $(HOST_SOCDIR)
+	@mkdir -p $(HOST_SOCDIR) && rm -f $(HOST_SOCDIR)/Vtsl_soc__ALL.a
 	@echo "  VERILATE tsl_soc (-fPIC) -> $(HOST_SOCDIR) (log: $(HOST_SOCDIR)/build.log)"
 	@{ $(VERILATOR) --cc --exe $(SOC_VFLAGS) $(SOC_PARAMS) -Mdir $(HOST_SOCDIR) \
 	    -CFLAGS "-fPIC $(SOC_CFLAGS)" -o unused $(SOC_RTL) $(abspath $(HOST_SOC_CPP)) && \

@@ -4,7 +4,8 @@
  * device's HOSTIF registers (BAR0) and HBM (BAR1) and waits; everything else — memory allocation,
  * the command and completion rings, completions, errors — lives here once.
  *   model  the golden model with the firmware command processor built natively (fast, exact);
- *   sim    the Verilated SoC running the RV32 firmware (cycle-accurate, slow).
+ *   sim    the Verilated SoC running the RV32 firmware (cycle-accurate, slow);
+ *   uart   a board (fpga/) through its UART bridge on a serial port (opts->port).
  *
  * Conventions: every function that can fail returns a tessel_status_t (0 or a negative code) and
  * checks its arguments first: a bad argument returns TESSEL_EINVAL with no device access. The
@@ -47,16 +48,21 @@ typedef struct {
     uint32_t flags;                /* TESSEL_OPEN_* */
     const char *firmware;          /* sim: firmware ELF (NULL: the built-in default path) */
     const char *trace;             /* sim: FST waveform path, or NULL */
+    const char *timeline;          /* sim: Chrome-trace JSON of every TC instruction, the control core's
+                                      phases and each command (docs/performance.md), written by
+                                      tessel_close(); NULL for none. Opened (truncated) at tessel_open */
+    const char *port;              /* uart: the serial port of the board's UART bridge (/dev/ttyUSB1) */
 } tessel_open_opts_t;
 
-/* Open a device on `backend` ("model" or "sim"); opts may be NULL. *dev is NULL on failure. */
+/* Open a device on `backend` ("model", "sim" or "uart"); opts may be NULL (not for "uart", which needs
+ * opts->port). *dev is NULL on failure. */
 __attribute__((warn_unused_result)) tessel_status_t tessel_open(tessel_dev_t **dev, const char *backend,
                                                                 const tessel_open_opts_t *opts);
 /* Close and free everything the device owns. NULL is ignored. */
 void tessel_close(tessel_dev_t *dev);
 
 typedef struct {
-    const char *backend;           /* "model" or "sim" */
+    const char *backend;           /* "model", "sim" or "uart" */
     uint32_t n;                    /* MXU size */
     uint32_t vmem_bytes, acc_bytes;
     uint64_t hbm_bytes;

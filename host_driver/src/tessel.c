@@ -110,16 +110,30 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* A transport failure: TESSEL_EIO, with the transport's own cause appended when it gives one. */
+__attribute__((format(printf, 2, 3))) static int io_fail(tessel_dev_t *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->last_error, sizeof d->last_error, fmt, ap);
+    va_end(ap);
+    const char *why = d->t.error ? d->t.error(d->t.ctx) : "";
+    size_t n = strlen(d->last_error);
+    if (*why)
+        snprintf(d->last_error + n, sizeof d->last_error - n, ": %s", why);
+    return TESSEL_EIO;
+}
+
 static int hif_rd(tessel_dev_t *d, uint32_t off, uint32_t *v)
 {
     int r = d->t.hostif_read(d->t.ctx, off, v);
-    return r ? fail(d, TESSEL_EIO, "%s: HOSTIF read of 0x%03x failed", d->backend, off) : 0;
+    return r ? io_fail(d, "%s: HOSTIF read of 0x%03x failed", d->backend, off) : 0;
 }
 
 static int hif_wr(tessel_dev_t *d, uint32_t off, uint32_t v)
 {
     int r = d->t.hostif_write(d->t.ctx, off, v);
-    return r ? fail(d, TESSEL_EIO, "%s: HOSTIF write of 0x%03x failed", d->backend, off) : 0;
+    return r ? io_fail(d, "%s: HOSTIF write of 0x%03x failed", d->backend, off) : 0;
 }
 
 /* ------------------------------------------------------------------------------------ open */
@@ -134,12 +148,20 @@ static tessel_status_t ring_setup(tessel_dev_t *d)
         return fail(d, TESSEL_ENODEV, "%s: HOSTIF ID 0x%08x, expected 0x%08x", d->backend, id, TSL_ID_VALUE);
     if (((fw >> TSL_HOSTIF_FW_STATUS_STATE_SHIFT) & TSL_HOSTIF_FW_STATUS_STATE_MASK) != 1u)
         return fail(d, TESSEL_ENODEV, "%s: firmware not ready (FW_STATUS 0x%08x)", d->backend, fw);
-    static const uint32_t regs[][2] = {
+    /* A device that outlives its host (a board) keeps its ring indices, and its firmware polls while
+     * this runs: resetting them to 0 one by one would show it a stale or invalid ring. Adopt them. */
+    uint32_t head, tail, cpl_head;
+    if ((r = hif_rd(d, TSL_HOSTIF_CMD_HEAD_OFFSET, &head)) || (r = hif_rd(d, TSL_HOSTIF_CMD_TAIL_OFFSET, &tail)) ||
+        (r = hif_rd(d, TSL_HOSTIF_CPL_HEAD_OFFSET, &cpl_head)))
+        return r;
+    if (head != tail)
+        return fail(d, TESSEL_ENODEV, "%s: commands still in flight (CMD_HEAD %u, CMD_TAIL %u)", d->backend, head,
+                    tail);
+    const uint32_t regs[][2] = {
         {TSL_HOSTIF_HOST_IRQ_ENABLE_OFFSET, 0},
         {TSL_HOSTIF_CMD_BASE_OFFSET, RING_CMD_BASE}, {TSL_HOSTIF_CMD_SIZE_OFFSET, RING_CMD_SIZE},
         {TSL_HOSTIF_CPL_BASE_OFFSET, RING_CPL_BASE}, {TSL_HOSTIF_CPL_SIZE_OFFSET, RING_CPL_SIZE},
-        {TSL_HOSTIF_CPL_TAIL_OFFSET, 0}, {TSL_HOSTIF_CPL_HEAD_OFFSET, 0},
-        {TSL_HOSTIF_CMD_TAIL_OFFSET, 0}, {TSL_HOSTIF_CMD_HEAD_OFFSET, 0},
+        {TSL_HOSTIF_CPL_TAIL_OFFSET, cpl_head},
         {TSL_HOSTIF_DB_PENDING_OFFSET, 1},
         {TSL_HOSTIF_HOST_IRQ_STATUS_OFFSET, 3},
         {TSL_HOSTIF_HOST_IRQ_ENABLE_OFFSET, (1u << TSL_HOSTIF_HOST_IRQ_STATUS_CPL_SHIFT) |
@@ -148,7 +170,8 @@ static tessel_status_t ring_setup(tessel_dev_t *d)
     for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
         if ((r = hif_wr(d, regs[i][0], regs[i][1])))
             return r;
-    d->cmd_head = d->cmd_tail = d->cpl_tail = 0;
+    d->cmd_head = d->cmd_tail = head;
+    d->cpl_tail = cpl_head;
     return TESSEL_OK;
 }
 
@@ -200,6 +223,8 @@ TESSEL_API tessel_status_t tessel_open(tessel_dev_t **dev, const char *backend, 
         const char *env = getenv("TESSEL_CHECK");
         if (env && !strcmp(env, "1"))
             flags |= TESSEL_OPEN_CHECK;
+    } else if (!strcmp(backend, "uart")) {
+        r = tessel_transport_uart_open(&t, opts);
     } else {
         r = TESSEL_ENODEV;
     }
@@ -310,7 +335,7 @@ TESSEL_API tessel_status_t tessel_write(tessel_dev_t *dev, tessel_addr_t dst, co
         return fail(dev, TESSEL_ERANGE, "tessel_write: [0x%llx, +%zu) outside the usable HBM", (unsigned long long)dst,
                     bytes);
     if (dev->t.hbm_write(dev->t.ctx, dst, src, bytes))
-        return fail(dev, TESSEL_EIO, "%s: HBM write failed", dev->backend);
+        return io_fail(dev, "%s: HBM write failed", dev->backend);
     return dev->shadow ? tessel_write(dev->shadow, dst, src, bytes) : TESSEL_OK;
 }
 
@@ -322,7 +347,7 @@ TESSEL_API tessel_status_t tessel_read(tessel_dev_t *dev, void *dst, tessel_addr
         return fail(dev, TESSEL_ERANGE, "tessel_read: [0x%llx, +%zu) outside the usable HBM", (unsigned long long)src,
                     bytes);
     if (dev->t.hbm_read(dev->t.ctx, src, dst, bytes))
-        return fail(dev, TESSEL_EIO, "%s: HBM read failed", dev->backend);
+        return io_fail(dev, "%s: HBM read failed", dev->backend);
     return TESSEL_OK;
 }
 
@@ -399,7 +424,7 @@ static int reap(tessel_dev_t *d)
     while (d->cpl_tail != head) {
         uint32_t e[4];
         if (d->t.hbm_read(d->t.ctx, RING_CPL_BASE + (d->cpl_tail % RING_CPL_SIZE) * 16u, e, sizeof e))
-            return fail(d, TESSEL_EIO, "%s: HBM read of the completion ring failed", d->backend);
+            return io_fail(d, "%s: HBM read of the completion ring failed", d->backend);
         slot_t *s = NULL;
         for (size_t i = 0; i < d->nslots && !s; i++)
             if (!d->slots[i].done)
@@ -473,7 +498,7 @@ TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *
     s->cmd = *cmd;
     s->cmd.w[TSL_CMD_TAG_WORD] = (uint32_t)s->seq;
     if (dev->t.hbm_write(dev->t.ctx, RING_CMD_BASE + (dev->cmd_head % RING_CMD_SIZE) * 64u, s->cmd.w, 64))
-        return fail(dev, TESSEL_EIO, "%s: HBM write of the command ring failed", dev->backend);
+        return io_fail(dev, "%s: HBM write of the command ring failed", dev->backend);
     if ((r = hif_wr(dev, TSL_HOSTIF_CMD_HEAD_OFFSET, dev->cmd_head + 1)))
         return r;
     dev->cmd_head++;

@@ -21,7 +21,7 @@ extern "C" {
 
 typedef struct {
     void *ctx;                      /* owned by the transport; freed by close */
-    const char *name;               /* "model" or "sim" */
+    const char *name;               /* "model", "sim" or "uart" */
     /* the device's configuration (TC CFG_*) */
     uint32_t n, vmem_bytes, acc_bytes, features, hbm_bytes_per_cycle;
     uint64_t hbm_bytes;
@@ -35,6 +35,7 @@ typedef struct {
      * slice of cycles has passed. 0, or TESSEL_EIO when the device stopped (trap loop, exit). */
     int (*wait)(void *ctx);
     void (*close)(void *ctx);
+    const char *(*error)(void *ctx); /* optional: why the last failed call failed (one line) */
     char err[160];                  /* why open failed */
 } tessel_transport_t;
 
@@ -45,6 +46,7 @@ typedef struct {
 } tessel_model_cfg_t;
 
 int tessel_transport_model_open(tessel_transport_t *t, const tessel_model_cfg_t *cfg);
+int tessel_transport_uart_open(tessel_transport_t *t, const tessel_open_opts_t *opts);
 #ifndef TESSEL_NO_SIM
 int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *opts);
 #endif

@@ -4,18 +4,24 @@
 // Open: construct the SoC (held in reset), load the firmware ELF into the core's RAM (path:
 // opts->firmware, else $TESSEL_FIRMWARE, else TESSEL_FW_DEFAULT = $(BUILD)/fw/cp.elf, an absolute
 // path compiled in), optionally start an FST trace, release reset and clock until the firmware
-// reports FW_STATUS = ready (budget kBootCycles). HOSTIF registers go through the SoC's host port
+// reports FW_STATUS = ready (budget kBootCycles). With opts->timeline the file is created at open,
+// the SoC records its timeline from then on (TslSocSim::start_timeline) and close writes it.
+// HOSTIF registers go through the SoC's host port
 // (BAR0; every access clocks the SoC until it is answered); HBM data goes through the HBM model's
 // back door (zero time, as a DMA engine on a real PCIe link would; BAR1 one word per access would
 // cost cycles without exercising anything the firmware sees). `wait` clocks the SoC until the host
 // interrupt line rises or kWaitSlice cycles pass. The SoC's console output is discarded.
 // The configuration (N, VMEM, ACC, HBM, bf16) is that of the Verilated parameters (mk/soc.mk).
+// Fault injection for tests/rel goes through the hooks of tessel_sim_fault.h.
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
 
 #include "tessel_int.h"
+#include "tessel_sim_fault.h"
 #include "tsl_hbm.h"
 #include "tsl_hw.h"
 #include "tsl_soc_sim.h"
@@ -35,6 +41,7 @@ const uint64_t kAccessCycles = 100000; // one host-port access
 
 struct Sim {
   TslSocSim soc;
+  FILE *timeline = nullptr;
 };
 
 int s_hostif_read(void *ctx, uint32_t off, uint32_t *v) {
@@ -75,11 +82,37 @@ int s_wait(void *ctx) {
 void destroy(Sim *s) {
   static VerilatedContext *keep = new VerilatedContext;
   Verilated::threadContextp(keep);
+  if (s->timeline) {
+    std::string err;
+    (void)s->soc.write_timeline(s->timeline, &err);  // close cannot report; a short file fails to parse
+    std::fclose(s->timeline);
+  }
   delete s;
 }
 
 void s_close(void *ctx) { destroy(static_cast<Sim *>(ctx)); }
+
+TslHbm &hbm_of(void *ctx) { return static_cast<Sim *>(ctx)->soc.hbm(); }
 }  // namespace
+
+void tessel_sim_inject(void *ctx, uint64_t addr, uint64_t len, int on_write, uint8_t resp) {
+  hbm_of(ctx).inject(addr, len, on_write != 0, resp);
+}
+
+void tessel_sim_stall(void *ctx, uint64_t addr, uint64_t len, int on_write, uint64_t delay) {
+  hbm_of(ctx).stall(addr, len, on_write != 0, delay == TESSEL_SIM_STALL_FOREVER ? TslHbm::kStallForever : delay);
+}
+
+void tessel_sim_clear_faults(void *ctx) {
+  hbm_of(ctx).clear_injections();
+  hbm_of(ctx).release_stalls();
+}
+
+unsigned tessel_sim_stalls_hit(void *ctx) { return hbm_of(ctx).stalls_hit(); }
+uint64_t tessel_sim_cycles(void *ctx) { return static_cast<Sim *>(ctx)->soc.cycles(); }
+unsigned tessel_sim_axi_violations(void *ctx) { return (unsigned)hbm_of(ctx).violations().size(); }
+int tessel_sim_hostif_read(void *ctx, uint32_t offset, uint32_t *value) { return s_hostif_read(ctx, offset, value); }
+int tessel_sim_hostif_write(void *ctx, uint32_t offset, uint32_t value) { return s_hostif_write(ctx, offset, value); }
 
 int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *opts) {
   std::memset(t, 0, sizeof *t);
@@ -91,6 +124,11 @@ int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *o
   std::string err;
   if (opts && opts->trace && !s->soc.open_trace(opts->trace, &err)) {
     std::snprintf(t->err, sizeof t->err, "sim: %s", err.c_str());
+    destroy(s);
+    return TESSEL_ENODEV;
+  }
+  if (opts && opts->timeline && !(s->timeline = std::fopen(opts->timeline, "w"))) {
+    std::snprintf(t->err, sizeof t->err, "sim: cannot create timeline %s: %s", opts->timeline, std::strerror(errno));
     destroy(s);
     return TESSEL_ENODEV;
   }
@@ -114,6 +152,7 @@ int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *o
     destroy(s);
     return TESSEL_ENODEV;
   }
+  if (s->timeline) s->soc.start_timeline();
   t->ctx = s;
   t->name = "sim";
   t->n = SOC_N;
@@ -121,7 +160,8 @@ int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *o
   t->acc_bytes = SOC_ACC;
   t->hbm_bytes = s->soc.hbm_bytes();
   t->features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (SOC_BF16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0u);
-  t->hbm_bytes_per_cycle = TSL_PARAM_HBM_BYTES_PER_CYCLE;
+  // The HBM model's token bucket, capped by one AXI beat (2N bytes) per cycle.
+  t->hbm_bytes_per_cycle = TSL_PARAM_HBM_BYTES_PER_CYCLE < 2u * SOC_N ? TSL_PARAM_HBM_BYTES_PER_CYCLE : 2u * SOC_N;
   t->hostif_read = s_hostif_read;
   t->hostif_write = s_hostif_write;
   t->hbm_read = s_hbm_read;

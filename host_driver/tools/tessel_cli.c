@@ -33,15 +33,17 @@
 
 const char tessel_cli_usage[] =
     "usage: tessel gemm --a A.npy --b B.npy [--bias BIAS.npy] [--relu] [--out C.npy]\n"
-    "                   [--backend model|sim] [--stats] [--check] [--out-dtype int8|bf16|int32|fp32]\n"
-    "                   [--rq-scale S] [--rq-shift SH] [--rq-zp Z] [--scale F] [--firmware FW.elf]\n"
-    "                   [--trace out.fst]\n"
+    "                   [--backend model|sim|uart] [--port TTY] [--stats] [--check]\n"
+    "                   [--out-dtype int8|bf16|int32|fp32] [--rq-scale S] [--rq-shift SH] [--rq-zp Z]\n"
+    "                   [--scale F] [--firmware FW.elf] [--trace out.fst] [--timeline out.json]\n"
     "  C = epilogue(A x B): int8 A, B give int32 C (int8 with --out-dtype int8: requantised with\n"
     "  --rq-scale/--rq-shift/--rq-zp, default 1/0/0 = saturation); float32 A, B are rounded to bf16\n"
     "  and give float32 C (--out-dtype bf16: bf16-rounded values stored as float32). Epilogue order:\n"
     "  scale, bias, ReLU, conversion. Backend default: model. --check (or TESSEL_CHECK=1) mirrors\n"
     "  every command on the model and fails on a difference. --stats prints one JSON line.\n"
-    "       tessel info [--backend model|sim] [--json]   the device's configuration\n"
+    "  --timeline (sim) writes a Chrome-trace/Perfetto JSON of the run (docs/performance.md).\n"
+    "  --port (uart) is the serial port of a board's UART bridge (e.g. /dev/ttyUSB1).\n"
+    "       tessel info [--backend model|sim|uart] [--port TTY] [--json]   the device's configuration\n"
     "  Exit code: 0 ok, 1 device/library error or check mismatch, 2 usage or input error.\n";
 
 int tessel_cli_handles(const char *sub)
@@ -115,16 +117,19 @@ static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 }
 
 /* ---- device -------------------------------------------------------------------------------- */
-static int check_backend(const char *b)
+static int check_backend(const char *b, const char *port)
 {
-    if (strcmp(b, "model") && strcmp(b, "sim"))
-        return fail(EXIT_USAGE, "unknown backend '%s' (model or sim)", b);
+    if (strcmp(b, "model") && strcmp(b, "sim") && strcmp(b, "uart"))
+        return fail(EXIT_USAGE, "unknown backend '%s' (model, sim or uart)", b);
+    if (!strcmp(b, "uart") != (port != NULL))
+        return fail(EXIT_USAGE, port ? "--port goes with --backend uart" : "--backend uart needs --port TTY");
     return 0;
 }
 
-static int open_dev(tessel_dev_t **dev, const char *backend, uint32_t flags, const char *fw, const char *trace)
+static int open_dev(tessel_dev_t **dev, const char *backend, uint32_t flags, const char *fw, const char *trace,
+                    const char *timeline, const char *port)
 {
-    tessel_open_opts_t oo = {flags, fw, trace};
+    tessel_open_opts_t oo = {.flags = flags, .firmware = fw, .trace = trace, .timeline = timeline, .port = port};
     tessel_status_t st = tessel_open(dev, backend, &oo);
     if (st != TESSEL_OK || !*dev)
         return fail(EXIT_DEV, "cannot open the %s backend: %s", backend, tessel_strerror(st));
@@ -206,7 +211,7 @@ static int load(const char *what, const char *path, tessel_npy_t *out)
 static int cmd_gemm(int argc, char **argv)
 {
     const char *pa = NULL, *pb = NULL, *pbias = NULL, *pout = NULL, *backend = "model";
-    const char *out_dtype = NULL, *fw = NULL, *trace = NULL;
+    const char *out_dtype = NULL, *fw = NULL, *trace = NULL, *timeline = NULL, *port = NULL;
     int relu = 0, stats = 0, check = 0;
     int64_t rq_scale = 1, rq_shift = 0, rq_zp = 0;
     float scale = 1.0f;
@@ -230,7 +235,8 @@ static int cmd_gemm(int argc, char **argv)
         if (strcmp(n, "--a") && strcmp(n, "--b") && strcmp(n, "--bias") && strcmp(n, "--out") &&
             strcmp(n, "--backend") && strcmp(n, "--out-dtype") && strcmp(n, "--rq-scale") &&
             strcmp(n, "--rq-shift") && strcmp(n, "--rq-zp") && strcmp(n, "--scale") &&
-            strcmp(n, "--firmware") && strcmp(n, "--trace"))
+            strcmp(n, "--firmware") && strcmp(n, "--trace") && strcmp(n, "--timeline") &&
+            strcmp(n, "--port"))
             return fail(EXIT_USAGE, "gemm: unknown option %s (see tessel --help)", n);
         if (!(v = opt_value(&o)))
             return EXIT_USAGE;
@@ -244,6 +250,8 @@ static int cmd_gemm(int argc, char **argv)
         else if (!strcmp(n, "--out-dtype")) out_dtype = v;
         else if (!strcmp(n, "--firmware")) fw = v;
         else if (!strcmp(n, "--trace")) trace = v;
+        else if (!strcmp(n, "--timeline")) timeline = v;
+        else if (!strcmp(n, "--port")) port = v;
         else if (!strcmp(n, "--rq-scale")) {
             if (!parse_i64(v, INT32_MIN, INT32_MAX, &rq_scale))
                 return fail(EXIT_USAGE, "--rq-scale needs a 32-bit signed integer, not '%s'", v);
@@ -267,8 +275,16 @@ static int cmd_gemm(int argc, char **argv)
     }
     if (!pa || !pb)
         return fail(EXIT_USAGE, "gemm needs --a A.npy and --b B.npy (see tessel --help)");
-    if (check_backend(backend))
+    if (check_backend(backend, port))
         return EXIT_USAGE;
+    if (timeline && strcmp(backend, "sim"))
+        return fail(EXIT_USAGE, "--timeline needs --backend sim");
+    if (timeline) {   /* the library creates it again at open; this only gives a clear error */
+        FILE *tf = fopen(timeline, "w");
+        if (!tf)
+            return fail(EXIT_USAGE, "cannot create --timeline file %s: %s", timeline, strerror(errno));
+        fclose(tf);
+    }
     const char *env = getenv("TESSEL_CHECK");
     if (env && *env && strcmp(env, "0"))
         check = 1;
@@ -363,7 +379,7 @@ static int cmd_gemm(int argc, char **argv)
     }
 
     rc = EXIT_DEV;
-    if (open_dev(&dev, backend, check ? TESSEL_OPEN_CHECK : 0, fw, trace))
+    if (open_dev(&dev, backend, check ? TESSEL_OPEN_CHECK : 0, fw, trace, timeline, port))
         goto out;
     tessel_info_t info;
     tessel_status_t st = tessel_info(dev, &info);
@@ -409,7 +425,7 @@ static int cmd_gemm(int argc, char **argv)
         goto out;
     }
     if (st != TESSEL_OK) {
-        fail(EXIT_DEV, "gemm failed: %s", tessel_strerror(st));
+        fail(EXIT_DEV, "gemm failed: %s (%s)", tessel_strerror(st), tessel_last_error(dev));
         goto out;
     }
     if (pout) {
@@ -461,7 +477,7 @@ out:
 /* ---- info ---------------------------------------------------------------------------------- */
 static int cmd_info(int argc, char **argv)
 {
-    const char *backend = "model", *fw = NULL;
+    const char *backend = "model", *fw = NULL, *port = NULL;
     int json = 0;
     opts_t o = {argc, 1, argv, NULL, ""};
     for (; o.i < argc; o.i++) {
@@ -473,19 +489,21 @@ static int cmd_info(int argc, char **argv)
             json = 1;
             continue;
         }
-        if (strcmp(n, "--backend") && strcmp(n, "--firmware"))
+        if (strcmp(n, "--backend") && strcmp(n, "--firmware") && strcmp(n, "--port"))
             return fail(EXIT_USAGE, "info: unknown option %s (see tessel --help)", a);
         if (!(v = opt_value(&o)))
             return EXIT_USAGE;
         if (!strcmp(n, "--backend"))
             backend = v;
+        else if (!strcmp(n, "--port"))
+            port = v;
         else
             fw = v;
     }
-    if (check_backend(backend))
+    if (check_backend(backend, port))
         return EXIT_USAGE;
     tessel_dev_t *dev = NULL;
-    if (open_dev(&dev, backend, 0, fw, NULL))
+    if (open_dev(&dev, backend, 0, fw, NULL, NULL, port))
         return EXIT_DEV;
     tessel_info_t in;
     tessel_status_t st = tessel_info(dev, &in);

@@ -33,7 +33,6 @@ module tsl_cpu_sys #(
   output logic [31:0]       trap_cause_o,
   output logic [31:0]       trap_pc_o
 );
-  import tsl_pkg::*;
   localparam int          RamAw   = $clog2(RamBytes / 4);
 
   logic        bus_valid, bus_ready, bus_instr, bus_err;
@@ -63,10 +62,10 @@ module tsl_cpu_sys #(
   // Decode. The address is stable while bus_valid is high, so the select needs no register.
   logic sel_ram, sel_sys, sel_ext;
   assign sel_ram = (bus_addr - RamBase) < 32'(RamBytes);
-  assign sel_sys = (bus_addr[31:5] == MMAP_SYS_BASE[31:5]);  // 8 registers; rest of page faults
-  assign sel_ext = ((bus_addr - MMAP_HOSTIF_BASE) < MMAP_HOSTIF_BYTES) ||
-                   ((bus_addr - MMAP_TC_BASE) < MMAP_TC_BYTES) ||
-                   ((bus_addr - MMAP_HBM_BASE) < MMAP_HBM_BYTES);
+  assign sel_sys = (bus_addr[31:5] == tsl_pkg::MMAP_SYS_BASE[31:5]);  // 8 registers; rest of page faults
+  assign sel_ext = ((bus_addr - tsl_pkg::MMAP_HOSTIF_BASE) < tsl_pkg::MMAP_HOSTIF_BYTES) ||
+                   ((bus_addr - tsl_pkg::MMAP_TC_BASE) < tsl_pkg::MMAP_TC_BYTES) ||
+                   ((bus_addr - tsl_pkg::MMAP_HBM_BASE) < tsl_pkg::MMAP_HBM_BYTES);
 
   // Local targets (RAM, SYS, error) answer one cycle after the request.
   logic local_req, local_ack_q, local_ack_d;

@@ -22,15 +22,14 @@ module tsl_cpu_sys_regs #(
   output logic              irq_timer_o,
   output logic              irq_ext_o
 );
-  import tsl_pkg::*;
-  localparam logic [4:0] RegConsole   = SYS_CONSOLE_OFFSET[4:0],
-                         RegExit      = SYS_EXIT_OFFSET[4:0],
-                         RegMtimeLo   = SYS_MTIME_LO_OFFSET[4:0],
-                         RegMtimeHi   = SYS_MTIME_HI_OFFSET[4:0],
-                         RegCmpLo     = SYS_MTIMECMP_LO_OFFSET[4:0],
-                         RegCmpHi     = SYS_MTIMECMP_HI_OFFSET[4:0],
-                         RegIrqStatus = SYS_IRQ_STATUS_OFFSET[4:0],
-                         RegIrqEnable = SYS_IRQ_ENABLE_OFFSET[4:0];
+  localparam logic [4:0] RegConsole   = tsl_pkg::SYS_CONSOLE_OFFSET[4:0],
+                         RegExit      = tsl_pkg::SYS_EXIT_OFFSET[4:0],
+                         RegMtimeLo   = tsl_pkg::SYS_MTIME_LO_OFFSET[4:0],
+                         RegMtimeHi   = tsl_pkg::SYS_MTIME_HI_OFFSET[4:0],
+                         RegCmpLo     = tsl_pkg::SYS_MTIMECMP_LO_OFFSET[4:0],
+                         RegCmpHi     = tsl_pkg::SYS_MTIMECMP_HI_OFFSET[4:0],
+                         RegIrqStatus = tsl_pkg::SYS_IRQ_STATUS_OFFSET[4:0],
+                         RegIrqEnable = tsl_pkg::SYS_IRQ_ENABLE_OFFSET[4:0];
 
   logic [63:0]       mtime_q, mtime_d, mtimecmp_q, mtimecmp_d;
   logic [NumIrq-1:0] irq_en_q, irq_en_d;

@@ -1,5 +1,6 @@
 // HOSTIF register block (docs/isa.md §6): command/completion ring registers, doorbell, host
-// interrupt, firmware status, host-driven reset of the control and tensor cores, heartbeat.
+// interrupt, firmware status, host-driven reset of the control and tensor cores, heartbeat,
+// watchdog.
 // Two register ports with the core's bus contract (request held until a one-cycle ready, rdata/err
 // valid with ready): core_* (the core's ext bus, MMAP_HOSTIF_BASE) and host_* (the host's BAR0).
 // Latency: each port answers one cycle after its request (registered ready/rdata/err); both ports
@@ -12,6 +13,11 @@
 //   RESET (host port only; core writes ignored): bit 0 starts a ResetCycles-long pulse on
 //   soc_rst_o. HOSTIF registers keep their values, except FW_STATUS, which reads 0 (reset) from
 //   the pulse on: it describes the firmware, which restarts. Unimplemented bits read as 0.
+//   Watchdog (tsl_wdt): WDT_TIMEOUT is written by the host port only (the firmware cannot disable
+//   its own watchdog); a core write of WDT_KICK, a host write of WDT_TIMEOUT or of RESET reloads
+//   the counter. On expiry: the same reset pulse as RESET, HOST_IRQ_STATUS.WDT, and
+//   WDT_STATUS.EXPIRED (until the next host RESET) and COUNT (saturating); the counter then stays
+//   stopped until the rebooted firmware kicks it.
 module tsl_hostif #(
   parameter int ResetCycles = 4  // length of the soc_rst_o pulse in cycles (1..7)
 ) (
@@ -38,7 +44,8 @@ module tsl_hostif #(
   output logic        host_irq_o,   // level: |(HOST_IRQ_STATUS & HOST_IRQ_ENABLE)
   output logic        soc_rst_o     // registered, active high: reset the control and tensor core
 );
-  localparam int IrqW = 2;  // HOST_IRQ_STATUS bits: CPL, FAULT
+  localparam int IrqW = 3;  // HOST_IRQ_STATUS bits: CPL, FAULT, WDT
+  localparam logic [IrqW-1:0] FwIrqMask = 3'b011;  // the bits HOST_IRQ_SET may set (not WDT)
   localparam logic [31:0] FwStatusMask = 32'hFFFF_00FF;  // STATE [7:0], CODE [31:16]
 
   // Port p = 0 core, 1 host, flattened (p*W +: W).
@@ -64,6 +71,9 @@ module tsl_hostif #(
   logic        db_q, db_d, db_set, db_clr;
   logic [2:0]  rst_cnt_q, rst_cnt_d;
   logic        rst_start;
+  logic [31:0] wdt_timeout_q, wdt_timeout_d;
+  logic [15:0] wdt_count_q, wdt_count_d;
+  logic        wdt_expired_q, wdt_expired_d, wdt_load, wdt_expire;
 
   // Byte-strobed update of an rw register.
   function automatic logic [31:0] wr_bytes(input logic [31:0] old, input logic [31:0] val,
@@ -88,6 +98,8 @@ module tsl_hostif #(
     db_set       = 1'b0;
     db_clr       = 1'b0;
     rst_start    = 1'b0;
+    wdt_timeout_d = wdt_timeout_q;
+    wdt_load     = 1'b0;
     rdata_d      = '0;
     err_d        = '0;
     // Core port first, host port second: the host wins a same-cycle write of one register.
@@ -139,7 +151,7 @@ module tsl_hostif #(
             if (p == 1) irq_clr = wdata[p*32 +: IrqW] & bmask[p*32 +: IrqW];  // host: w1c
           end
           tsl_pkg::HOSTIF_HOST_IRQ_SET_OFFSET: begin
-            if (p == 0) irq_set = wdata[p*32 +: IrqW] & bmask[p*32 +: IrqW];  // core: set
+            if (p == 0) irq_set = wdata[p*32 +: IrqW] & bmask[p*32 +: IrqW] & FwIrqMask;  // core: set
           end
           tsl_pkg::HOSTIF_HOST_IRQ_ENABLE_OFFSET: begin
             rdata_d[p*32 +: 32] = 32'(irq_enable_q);
@@ -162,22 +174,49 @@ module tsl_hostif #(
             rdata_d[p*32 +: 32] = heartbeat_q;
             if (is_wr[p]) heartbeat_d = wr_bytes(heartbeat_d, wdata[p*32 +: 32], bmask[p*32 +: 32]);
           end
+          tsl_pkg::HOSTIF_WDT_TIMEOUT_OFFSET: begin
+            rdata_d[p*32 +: 32] = wdt_timeout_q;
+            if (p == 1 && is_wr[p]) begin  // host only
+              wdt_timeout_d = wr_bytes(wdt_timeout_d, wdata[p*32 +: 32], bmask[p*32 +: 32]);
+              wdt_load      = 1'b1;
+            end
+          end
+          tsl_pkg::HOSTIF_WDT_KICK_OFFSET: begin
+            if (p == 0 && is_wr[p]) wdt_load = 1'b1;  // core only
+          end
+          tsl_pkg::HOSTIF_WDT_STATUS_OFFSET: begin
+            rdata_d[p*32 +: 32] = {wdt_count_q, 15'd0, wdt_expired_q};
+          end
           default: err_d[p] = 1'b1;
         endcase
       end
     end
     // w1c and set: set wins.
     db_d         = (db_q && !db_clr) || db_set;
-    irq_status_d = (irq_status_q & ~irq_clr) | irq_set;
-    // Reset pulse: (re)started by a host write of RESET bit 0; FW_STATUS reads "reset" from then on.
+    irq_status_d = (irq_status_q & ~irq_clr) | irq_set |
+                   (IrqW'(wdt_expire) << tsl_pkg::HOSTIF_HOST_IRQ_STATUS_WDT_LSB);
+    // Watchdog: a host RESET reloads it and clears EXPIRED; an expiry sets EXPIRED, counts.
+    if (rst_start) wdt_load = 1'b1;
+    wdt_expired_d = (wdt_expired_q && !rst_start) || wdt_expire;
+    wdt_count_d   = wdt_count_q + 16'(wdt_expire && wdt_count_q != 16'hFFFF);
+    // Reset pulse: (re)started by a host write of RESET bit 0 or a watchdog expiry; FW_STATUS
+    // reads "reset" from then on.
     rst_cnt_d = rst_cnt_q;
-    if (rst_start) begin
+    if (rst_start || wdt_expire) begin
       rst_cnt_d = 3'(ResetCycles);
     end else if (rst_cnt_q != 3'd0) begin
       rst_cnt_d = rst_cnt_q - 3'd1;
     end
-    if (rst_start || rst_cnt_q != 3'd0) fw_status_d = '0;
+    if (rst_start || wdt_expire || rst_cnt_q != 3'd0) fw_status_d = '0;
   end
+
+  tsl_wdt u_wdt (
+    .clk_i,
+    .rst_ni,
+    .timeout_i (wdt_timeout_d),
+    .load_i    (wdt_load),
+    .expire_o  (wdt_expire)
+  );
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -195,6 +234,9 @@ module tsl_hostif #(
       irq_enable_q <= '0;
       db_q         <= 1'b0;
       rst_cnt_q    <= '0;
+      wdt_timeout_q <= '0;
+      wdt_count_q  <= '0;
+      wdt_expired_q <= 1'b0;
       ack_q        <= '0;
       err_q        <= '0;
       rdata_q      <= '0;
@@ -213,6 +255,9 @@ module tsl_hostif #(
       irq_enable_q <= irq_enable_d;
       db_q         <= db_d;
       rst_cnt_q    <= rst_cnt_d;
+      wdt_timeout_q <= wdt_timeout_d;
+      wdt_count_q  <= wdt_count_d;
+      wdt_expired_q <= wdt_expired_d;
       ack_q        <= req;
       err_q        <= err_d;
       rdata_q      <= rdata_d;

@@ -77,9 +77,9 @@ module tsl_soc #(
   assign core_rst_o = soc_rst;
 
   // --- control subsystem and its ext decode -----------------------------------------------------
-  logic        ext_valid, ext_ready, ext_err;
-  logic [31:0] ext_addr, ext_wdata, ext_rdata;
-  logic [3:0]  ext_wstrb;
+  logic        ext_valid /* verilator public_flat_rd */, ext_ready /* verilator public_flat_rd */, ext_err;
+  logic [31:0] ext_addr /* verilator public_flat_rd */, ext_wdata, ext_rdata;
+  logic [3:0]  ext_wstrb /* verilator public_flat_rd */;
   logic        tc_irq, doorbell;
 
   tsl_cpu_sys u_sys (

@@ -1,16 +1,24 @@
 // TslSocSim (tsl_soc_sim.h) over the Verilated tsl_soc. Per cycle: drive the inputs from the
 // models' state (HBM slave outputs, host request) -> eval -> sample outputs (console, exit,
-// traps, host answer) -> HBM tick -> rising and falling clock edge.
+// traps, host answer, timeline) -> HBM tick -> rising and falling clock edge. The timeline reads
+// the signals the RTL marks `verilator public_flat_rd` (unit handshakes in tsl_tc and tsl_tc_mxu,
+// the core's bus in tsl_soc, the counters in tsl_tc_perf).
 #include "tsl_soc_sim.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <deque>
+#include <sstream>
 #include <vector>
 
 #include "Vtsl_soc.h"
+#include "Vtsl_soc___024root.h"
 #include "Vtsl_soc__Dpi.h"
 #include "svdpi.h"
 #include "tsl_elf.h"
 #include "tsl_axi_pins.h"
 #include "tsl_hbm.h"
+#include "tsl_hw.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
@@ -28,10 +36,25 @@ TslHbmCfg hbm_cfg() {
   c.data_bytes = 2 * SOC_N;
   return c;
 }
+
+// A context with Verilator's runtime options from $TSL_VERILATOR_ARGS (space-separated, e.g.
+// "+verilator+seed+7 +verilator+rand+reset+2": random reset values; tests/rel, make test-rel-xrand).
+VerilatedContext *new_context() {
+  VerilatedContext *c = new VerilatedContext;
+  if (const char *env = std::getenv("TSL_VERILATOR_ARGS")) {
+    std::istringstream in(env);
+    std::vector<std::string> args{"tsl_soc_sim"};
+    for (std::string a; in >> a;) args.push_back(a);
+    std::vector<const char *> argv;
+    for (const std::string &a : args) argv.push_back(a.c_str());
+    c->commandArgs(int(argv.size()), argv.data());
+  }
+  return c;
+}
 }  // namespace
 
 struct TslSocSim::Impl {
-  Impl() : ctx(new VerilatedContext), top(new Vtsl_soc(ctx.get())), hbm(hbm_cfg()) {}
+  Impl() : ctx(new_context()), top(new Vtsl_soc(ctx.get())), hbm(hbm_cfg()) {}
   std::unique_ptr<VerilatedContext> ctx;
   std::unique_ptr<Vtsl_soc> top;
   std::unique_ptr<VerilatedFstC> trace;
@@ -49,6 +72,188 @@ TslSocSim::TslSocSim() : impl_(new Impl) {
   impl_->top->rst_ni = 0;
   impl_->top->h_valid_i = 0;
   impl_->top->eval();
+}
+
+// --- timeline ------------------------------------------------------------------------------------
+namespace {
+enum TlTrack { kTrackHost, kTrackCore, kTrackDma, kTrackMxu, kTrackVpu, kTracks };
+const char *const kTrackNames[kTracks] = {"host command (doorbell to IRQ)", "control core", "DMA", "MXU", "VPU"};
+enum TlPhase { kIdle, kFetch, kPush, kWait, kComplete };
+const char *const kPhaseNames[] = {"idle", "fetch+validate", "push", "wait TC", "complete"};
+
+// An instruction's span, or a control-core phase or host command (count: instructions pushed).
+struct TlSpan {
+  TlTrack track;
+  const char *name;
+  uint64_t begin, end;  // cycles, end exclusive
+  uint32_t rows, row_bytes, kblocks, count;  // 0: not applicable
+};
+
+struct TlPerf {
+  const char *name;
+  unsigned index;
+};
+#define TL_PERF(x) {"PERF_" #x, (TSL_TC_PERF_##x##_LO_OFFSET - TSL_TC_PERF_CYCLES_LO_OFFSET) / 8}
+const TlPerf kPerf[] = {TL_PERF(CYCLES),    TL_PERF(DMA_BUSY),     TL_PERF(DMA_STALL),    TL_PERF(MXU_BUSY),
+                        TL_PERF(MXU_STALL), TL_PERF(VPU_BUSY),     TL_PERF(VPU_STALL),    TL_PERF(DMA_INSNS),
+                        TL_PERF(MXU_INSNS), TL_PERF(VPU_INSNS),    TL_PERF(HBM_RD_BYTES), TL_PERF(HBM_WR_BYTES),
+                        TL_PERF(MXU_MACS)};
+#undef TL_PERF
+
+// The span of a unit instruction from its fields (begin: the cycle the unit was offered it).
+TlSpan tl_insn(TlTrack tr, uint64_t begin, const uint32_t *w) {
+  uint32_t op = TSL_GET(w, TSL_INSN_HDR_OP);
+  TlSpan s{tr, nullptr, begin, 0, 0, 0, 0, 0};
+  if (tr == kTrackDma) {
+    s.name = tsl_dma_op_name(op);
+    s.rows = TSL_GET(w, TSL_INSN_DMA_XFER_ROWS);
+    s.row_bytes = TSL_GET(w, TSL_INSN_DMA_XFER_ROW_BYTES);
+  } else if (tr == kTrackVpu) {
+    s.name = tsl_vpu_op_name(op);
+    s.rows = TSL_GET(w, TSL_INSN_VPU_VEC_ROWS);
+  } else {
+    s.name = tsl_mxu_op_name(op);
+    if (op != TSL_MXU_OP_LOADW) s.rows = TSL_GET(w, TSL_INSN_MXU_MATMUL_ROWS);
+    if (op == TSL_MXU_OP_MATMULK) s.kblocks = TSL_GET(w, TSL_INSN_MXU_MATMULK_KBLOCKS);
+  }
+  if (!s.name) s.name = "?";
+  return s;
+}
+}  // namespace
+
+struct TslSocSim::Timeline {
+  std::vector<TlSpan> spans;
+  std::deque<TlSpan> inflight[kTracks];  // accepted by the unit, not finished
+  bool offered[kTracks] = {};            // the unit's ex_valid is up; its span is in offer[]
+  TlSpan offer[kTracks];
+  uint64_t last_end[kTracks] = {};
+  TlPhase phase = kIdle;
+  uint64_t phase_begin = 0, req_begin = 0, cmd_begin = 0;
+  uint32_t pushes = 0;
+  bool req_open = false, cmd_open = false, irq_q = false;
+
+  // One cycle of a unit's execution interface and its retirement (ret_ok: the controller retired
+  // one of its instructions this cycle; without done, a SYNC).
+  void unit(TlTrack tr, uint64_t now, bool valid, bool ready, const uint32_t *w, bool done, bool ret_ok) {
+    if (done && !inflight[tr].empty()) {  // empty: it started before the timeline
+      close(inflight[tr].front(), now);
+      inflight[tr].pop_front();
+    } else if (ret_ok && !done) {
+      close(TlSpan{tr, "SYNC", now, 0, 0, 0, 0, 0}, now);
+    }
+    if (valid && !offered[tr]) offer[tr] = tl_insn(tr, now, w);
+    offered[tr] = valid && !ready;
+    if (valid && ready) inflight[tr].push_back(offer[tr]);
+  }
+  // Spans of one track never overlap: an instruction that waited inside its unit starts when the
+  // previous one finished.
+  void close(TlSpan s, uint64_t now) {
+    s.begin = std::max(s.begin, last_end[s.track]);
+    s.end = std::max(now + 1, s.begin + 1);
+    last_end[s.track] = s.end;
+    spans.push_back(s);
+  }
+  void close_phase(uint64_t at) {
+    if (phase != kIdle && at > phase_begin)
+      spans.push_back({kTrackCore, kPhaseNames[phase], phase_begin, at, 0, 0, 0, phase == kPush ? pushes : 0});
+    phase = kIdle;
+  }
+  // A control-core bus access [begin, end] (end: the cycle it was answered).
+  void core_access(uint64_t begin, uint64_t end, uint32_t addr, bool write) {
+    TlPhase cls;
+    uint32_t tc = addr - TSL_MMAP_TC_BASE, hif = addr - TSL_MMAP_HOSTIF_BASE;
+    if (tc < TSL_MMAP_TC_BYTES)
+      cls = write && tc >= TSL_TC_INSN0_OFFSET && tc <= TSL_TC_INSN7_OFFSET ? kPush : kWait;
+    else if (addr - TSL_MMAP_HBM_BASE < TSL_MMAP_HBM_BYTES)
+      cls = write ? kComplete : kFetch;
+    else if (hif < TSL_MMAP_HOSTIF_BYTES)
+      cls = phase == kComplete && write ? kComplete : kIdle;
+    else
+      return;  // SYS (console, timer): part of whatever the core is doing
+    if (cls != phase) {
+      close_phase(begin);
+      phase = cls;
+      phase_begin = begin;
+      pushes = 0;
+    }
+    if (cls == kPush && tc == TSL_TC_INSN7_OFFSET) pushes++;
+    if (cls == kComplete && hif == TSL_HOSTIF_HOST_IRQ_SET_OFFSET) close_phase(end + 1);
+  }
+  // One cycle's signals, sampled before the clock edge.
+  void sample(const Vtsl_soc___024root &r, uint64_t now, bool host_irq) {
+    uint8_t ret = r.tsl_soc__DOT__u_tc__DOT__u_ctrl__DOT__ret_ok;
+    unit(kTrackDma, now, r.tsl_soc__DOT__u_tc__DOT__dma_ex_valid, r.tsl_soc__DOT__u_tc__DOT__dma_ex_ready,
+         r.tsl_soc__DOT__u_tc__DOT__dma_ex_insn.data(), r.tsl_soc__DOT__u_tc__DOT__dma_done,
+         (ret >> TSL_UNIT_DMA) & 1);
+    unit(kTrackMxu, now, r.tsl_soc__DOT__u_tc__DOT__mxu_ex_valid, r.tsl_soc__DOT__u_tc__DOT__mxu_ex_ready,
+         r.tsl_soc__DOT__u_tc__DOT__mxu_ex_insn.data(), r.tsl_soc__DOT__u_tc__DOT__mxu_done,
+         (ret >> TSL_UNIT_MXU) & 1);
+    unit(kTrackVpu, now, r.tsl_soc__DOT__u_tc__DOT__vpu_ex_valid, r.tsl_soc__DOT__u_tc__DOT__vpu_ex_ready,
+         r.tsl_soc__DOT__u_tc__DOT__vpu_ex_insn.data(), r.tsl_soc__DOT__u_tc__DOT__vpu_done,
+         (ret >> TSL_UNIT_VPU) & 1);
+    if (r.tsl_soc__DOT__ext_valid && !req_open) {
+      req_open = true;
+      req_begin = now;
+    }
+    if (r.tsl_soc__DOT__ext_valid && r.tsl_soc__DOT__ext_ready) {
+      core_access(req_begin, now, r.tsl_soc__DOT__ext_addr, r.tsl_soc__DOT__ext_wstrb != 0);
+      req_open = false;
+    }
+    if (host_irq && !irq_q && cmd_open) {
+      spans.push_back({kTrackHost, "command", cmd_begin, now + 1, 0, 0, 0, 0});
+      cmd_open = false;
+    }
+    irq_q = host_irq;
+  }
+  void doorbell(uint64_t now) {
+    if (!cmd_open) cmd_begin = now;
+    cmd_open = true;
+  }
+};
+
+void TslSocSim::start_timeline() { timeline_.reset(new Timeline); }
+
+bool TslSocSim::write_timeline(FILE *f, std::string *err) const {
+  if (!timeline_) {
+    *err = "no timeline was started";
+    return false;
+  }
+  fprintf(f, "{\"displayTimeUnit\": \"ns\",\n \"otherData\": {\"clock\": \"ts and dur are SoC clock cycles "
+             "(shown as us: 1 us = 1 cycle)\", \"cycles\": %llu, \"n\": %d,\n  \"perf\": {",
+          (unsigned long long)cycles_, SOC_N);
+  const auto &cnt = impl_->top->rootp->tsl_soc__DOT__u_tc__DOT__u_ctrl__DOT__u_perf__DOT__cnt_q;
+  for (size_t i = 0; i < sizeof kPerf / sizeof kPerf[0]; i++)
+    fprintf(f, "%s\"%s\": %llu", i ? ", " : "", kPerf[i].name, (unsigned long long)cnt[kPerf[i].index]);
+  fprintf(f, "}},\n \"traceEvents\": [\n  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, "
+             "\"args\": {\"name\": \"Tessel SoC (N=%d)\"}}", SOC_N);
+  for (int t = 0; t < kTracks; t++)
+    fprintf(f, ",\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, \"args\": {\"name\": \"%s\"}}"
+               ",\n  {\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, \"args\": "
+               "{\"sort_index\": %d}}",
+            t, kTrackNames[t], t, t);
+  for (const TlSpan &s : timeline_->spans) {
+    fprintf(f, ",\n  {\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": 1, \"tid\": %d, "
+               "\"ts\": %llu, \"dur\": %llu",
+            s.name, kTrackNames[s.track], s.track, (unsigned long long)s.begin,
+            (unsigned long long)(s.end - s.begin));
+    const struct {
+      const char *key;
+      uint32_t v;
+    } args[] = {{"rows", s.rows}, {"row_bytes", s.row_bytes}, {"kblocks", s.kblocks}, {"instructions", s.count}};
+    bool any = false;
+    for (const auto &a : args) {
+      if (!a.v) continue;
+      fprintf(f, "%s\"%s\": %u", any ? ", " : ", \"args\": {", a.key, a.v);
+      any = true;
+    }
+    fputs(any ? "}}" : "}", f);
+  }
+  fputs("\n]}\n", f);
+  if (fflush(f) != 0 || ferror(f)) {
+    *err = "cannot write the timeline";
+    return false;
+  }
+  return true;
 }
 
 TslSocSim::~TslSocSim() {
@@ -127,14 +332,16 @@ void TslSocSim::cycle() {
     exited_ = true;
     exit_code_ = t.exit_code_o;
   }
+  if (timeline_) timeline_->sample(*t.rootp, cycles_, t.host_irq_o);
   bool h_ack = m.h_valid && t.h_ready_o;
   if (h_ack) {
     m.h_done = true;
     m.h_rdata = t.h_rdata_o;
     m.h_err = t.h_err_o;
   }
-  // This edge's handshakes in the HBM model, then the clock edges.
-  m.hbm.tick(m.p);
+  // This edge's handshakes in the HBM model, then the clock edges. The HBM is held in reset with
+  // the SoC: before the first edge of reset, the SoC's flops (and so its AXI outputs) are arbitrary.
+  if (running) m.hbm.tick(m.p);
   t.clk_i = 1;
   t.eval();
   if (m.trace) m.trace->dump(m.time * 10 + 5);
@@ -186,6 +393,7 @@ TslSocStatus TslSocSim::host_access(unsigned bar, uint32_t addr, uint32_t wdata,
   m.h_valid = true;
   m.h_done = false;
   host_accesses_++;
+  if (timeline_ && bar == kBarRegs && wstrb && addr == TSL_HOSTIF_CMD_HEAD_OFFSET) timeline_->doorbell(cycles_);
   for (uint64_t i = 0; i < timeout && !m.h_done; i++) cycle();
   if (!m.h_done) {
     // Give up. The request stays driven until answered, as the bus contract requires, but a

@@ -75,12 +75,27 @@ class TslSocSim {
   uint32_t last_trap_pc() const { return trap_pc_; }
   uint64_t host_accesses() const { return host_accesses_; }
 
+  // Timeline (docs/performance.md): from now on, record one span per tensor-core instruction on
+  // its unit's track (DMA, MXU, VPU), from the cycle the unit is offered it (ex_valid) to its done
+  // (an instruction that waited inside the unit starts when the previous one finished, so spans of
+  // a track never overlap; a SYNC, retired by the controller, is one cycle), the control core's
+  // phases derived from its bus accesses (fetch+validate: HBM window reads; push: TC INSN writes;
+  // wait TC: other TC accesses; complete: HBM window writes and the HOSTIF writes up to
+  // HOST_IRQ_SET), and each host command from its CMD_HEAD doorbell to the host interrupt.
+  void start_timeline();
+  // Write what was recorded as Chrome-trace JSON (Perfetto, chrome://tracing): "ph":"X" events
+  // with ts and dur in clock cycles (displayed as microseconds: 1 us = 1 cycle) and the TC
+  // performance counters in "otherData". False + *err when nothing was recorded or f fails.
+  bool write_timeline(FILE *f, std::string *err) const;
+
  private:
   struct Impl;
+  struct Timeline;
   void cycle();  // one clock cycle with all side effects
   TslSocStatus host_access(unsigned bar, uint32_t addr, uint32_t wdata, uint8_t wstrb,
                                  uint32_t *rdata, uint64_t timeout);
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<Timeline> timeline_;
   FILE *console_ = stdout;
   uint64_t cycles_ = 0, instret_ = 0, host_accesses_ = 0;
   uint32_t traps_in_row_ = 0, exit_code_ = 0, trap_cause_ = 0, trap_pc_ = 0;

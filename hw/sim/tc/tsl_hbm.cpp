@@ -19,6 +19,8 @@ std::string fmt(const char *f, ...) {
     va_end(ap);
     return buf;
 }
+
+uint64_t sat_add(uint64_t a, uint64_t b) { return a + b < a ? ~0ull : a + b; }
 }  // namespace
 
 TslHbm::TslHbm(const TslHbmCfg &cfg) : cfg_(cfg) {
@@ -43,6 +45,33 @@ void TslHbm::set_bytes_per_cycle(unsigned bpc) {
 
 void TslHbm::inject(uint64_t addr, uint64_t len, bool on_write, uint8_t resp) {
     inj_.push_back({addr, len, on_write, resp});
+}
+
+void TslHbm::stall(uint64_t addr, uint64_t len, bool on_write, uint64_t delay) {
+    stalls_.push_back({addr, len, on_write, delay});
+}
+
+void TslHbm::release_stalls() {
+    stalls_.clear();
+    for (Burst &b : rq_)
+        if (b.held) b.ready_cycle = std::min(b.ready_cycle, cycle_);
+    for (Burst &b : wq_)
+        if (b.held) b.ready_cycle = 0;
+    for (BResp &r : bq_) r.ready_cycle = std::min(r.ready_cycle, cycle_);
+}
+
+uint64_t TslHbm::take_stall(uint32_t addr, unsigned beats, bool on_write) {
+    uint64_t hi = (addr & ~(uint64_t)(cfg_.data_bytes - 1)) + (uint64_t)beats * cfg_.data_bytes;
+    for (size_t i = 0; i < stalls_.size(); i++) {
+        const Stall &st = stalls_[i];
+        if (st.on_write == on_write && addr < st.addr + st.len && st.addr < hi) {
+            uint64_t d = std::max<uint64_t>(st.delay, 1);
+            stalls_.erase(stalls_.begin() + (long)i);
+            stalls_hit_++;
+            return d;
+        }
+    }
+    return 0;
 }
 
 bool TslHbm::chance() {
@@ -92,7 +121,7 @@ void TslHbm::apply_w(const WBeat &w) {
     }
     b.resp = std::max(b.resp, r);
     if (++b.beats_done == b.len) {
-        bq_.push_back(b.resp);
+        bq_.push_back({b.resp, sat_add(cycle_, b.ready_cycle)});
         wq_.pop_front();
     }
 }
@@ -125,7 +154,8 @@ void TslHbm::tick(const TslAxiPins &p) {
 
     if (p.awvalid && awready_) {
         check_ax("AW", p.awaddr, p.awlen, p.awsize, p.awburst);
-        wq_.push_back({p.awaddr, (unsigned)p.awlen + 1, 0, 0, 0});
+        uint64_t d = take_stall(p.awaddr, (unsigned)p.awlen + 1, true);
+        wq_.push_back({p.awaddr, (unsigned)p.awlen + 1, 0, d, 0, d != 0});
         outstanding_++;
         while (!wbuf_.empty() && !wq_.empty()) {
             apply_w(wbuf_.front());
@@ -150,7 +180,8 @@ void TslHbm::tick(const TslAxiPins &p) {
     }
     if (p.arvalid && arready_) {
         check_ax("AR", p.araddr, p.arlen, p.arsize, p.arburst);
-        rq_.push_back({p.araddr, (unsigned)p.arlen + 1, 0, cycle_ + cfg_.latency, 0});
+        uint64_t d = take_stall(p.araddr, (unsigned)p.arlen + 1, false);
+        rq_.push_back({p.araddr, (unsigned)p.arlen + 1, 0, sat_add(cycle_ + cfg_.latency, d), 0, d != 0});
         outstanding_++;
     }
     if (rvalid_ && p.rready) {
@@ -191,8 +222,8 @@ void TslHbm::plan() {
         tokens_ -= db;
         rvalid_ = true;
     }
-    if (!bvalid_ && !bq_.empty() && chance()) {
-        bresp_ = bq_.front();
+    if (!bvalid_ && !bq_.empty() && bq_.front().ready_cycle <= cycle_ && chance()) {
+        bresp_ = bq_.front().resp;
         bvalid_ = true;
     }
     // W: bounded buffering of beats that arrive before their AW.

@@ -8,7 +8,9 @@
 // Reads are answered in order: the first beat `latency` cycles after the AR handshake, then at most
 // one beat per cycle, limited by a token bucket of `bytes_per_cycle` shared with writes. Writes land
 // at the W handshake per WSTRB; one B per burst. Addresses >= bytes answer DECERR, and inject()
-// makes ranges answer SLVERR/DECERR; an erring beat reads as 0 and writes nothing.
+// makes ranges answer SLVERR/DECERR; an erring beat reads as 0 and writes nothing. stall() holds
+// the next burst touching a range (its R beats, or its B) for a delay, or until release_stalls():
+// reads stay in order, so a held read also holds every later one. No fault is armed by default.
 // Every AXI rule the model can see is checked; violations() lists what the master broke.
 #ifndef TSL_HBM_H
 #define TSL_HBM_H
@@ -50,6 +52,13 @@ class TslHbm {
     // [addr, addr+len).
     void inject(uint64_t addr, uint64_t len, bool on_write, uint8_t resp);
     void clear_injections() { inj_.clear(); }
+    // Hold the next burst (reads: on_write=false; writes) touching [addr, addr+len) `delay` cycles
+    // longer than usual (kStallForever: until release_stalls()). One burst per call.
+    static const uint64_t kStallForever = ~0ull;
+    void stall(uint64_t addr, uint64_t len, bool on_write, uint64_t delay);
+    // Let every held burst proceed now and disarm the stalls not yet hit.
+    void release_stalls();
+    unsigned stalls_hit() const { return stalls_hit_; }
     void drive(TslAxiPins &p);        // before eval: set the slave outputs from the model's state only
     void tick(const TslAxiPins &p);   // after eval, before the rising edge: handshakes, advance one cycle
     bool idle() const;                // nothing outstanding
@@ -65,12 +74,16 @@ class TslHbm {
 
  private:
     struct Inj { uint64_t addr, len; bool on_write; uint8_t resp; };
-    struct Burst { uint32_t addr; unsigned len, beats_done; uint64_t ready_cycle; uint8_t resp; };
+    struct Stall { uint64_t addr, len; bool on_write; uint64_t delay; };
+    // ready_cycle: reads, the first beat may go; writes, the extra cycles before B (a stall).
+    struct Burst { uint32_t addr; unsigned len, beats_done; uint64_t ready_cycle; uint8_t resp; bool held; };
+    struct BResp { uint8_t resp; uint64_t ready_cycle; };
     struct WBeat { uint32_t data[16]; uint64_t strb; bool last; };
 
     bool chance();
     uint8_t beat_resp(uint64_t lo, uint64_t hi, bool on_write) const;
     uint64_t beat_addr(const Burst &b, unsigned i) const;
+    uint64_t take_stall(uint32_t addr, unsigned beats, bool on_write);  // extra delay, 0 if none
     void check_ax(const char *ch, uint32_t addr, uint8_t len, uint8_t size, uint8_t burst);
     void apply_w(const WBeat &w);
     void plan();                      // choose the next cycle's slave outputs
@@ -79,12 +92,14 @@ class TslHbm {
     TslHbmCfg cfg_;
     std::vector<uint8_t> mem_;
     std::vector<Inj> inj_;
+    std::vector<Stall> stalls_;
+    unsigned stalls_hit_ = 0;
     std::vector<std::string> viol_;
     uint64_t rng_, cycle_ = 0, bytes_read_ = 0, bytes_written_ = 0;
     uint64_t tokens_, token_cap_;
     unsigned outstanding_ = 0;        // accepted bursts (reads + writes) not finished
     std::deque<Burst> rq_, wq_;       // reads in order; writes awaiting W beats
-    std::deque<uint8_t> bq_;          // B responses ready to send
+    std::deque<BResp> bq_;            // B responses, in order
     std::deque<WBeat> wbuf_;          // W beats that came before their AW
     // next-cycle slave outputs (planned at the end of tick)
     bool awready_ = false, wready_ = false, arready_ = false, rvalid_ = false, bvalid_ = false;

@@ -1,0 +1,146 @@
+// Board-independent FPGA top: tsl_soc with its host port driven by the UART bridge
+// (tsl_uart_bridge, docs/fpga.md "UART protocol") and its HBM AXI port on on-chip RAM
+// (tsl_fpga_hbm). The board tops (fpga/xilinx, and the Verilated harness of the uart transport)
+// add only the clock, the reset and the pins. The control core's firmware is in the core RAM
+// u_soc.u_sys.u_ram (simulation: the tsl_prim_ram DPI back door). Latency of a host access: the
+// UART frame time plus the SoC's host-port latency (docs/fpga.md).
+module tsl_fpga_top #(
+  parameter int N          = 4,          // MXU size and VPU lanes (power of two, 4..128)
+  parameter bit EnableBf16 = 1'b0,       // 1: int8 and bf16/fp32; 0: int8 only
+  parameter int VmemBytes  = 16384,      // VMEM bytes (power of two)
+  parameter int AccBytes   = 4096,       // ACC bytes (power of two)
+  parameter int HbmBytes   = 262144,     // on-chip "HBM" bytes (power of two; the host library
+                                         // reserves the first 64 KiB for its rings)
+  parameter int ClksPerBit = 12          // clk_i cycles per UART bit: clock Hz / 1 000 000
+) (
+  input  logic clk_i,
+  input  logic rst_ni,
+  input  logic uart_rx_i,   // from the host (asynchronous)
+  output logic uart_tx_o,   // to the host
+  output logic host_irq_o,  // HOSTIF host interrupt (level)
+  output logic trap_o       // sticky: the control core took a trap since reset
+);
+  localparam int Dw = 16 * N;
+
+  logic        h_valid, h_ready, h_bar, h_err;
+  logic [31:0] h_addr, h_wdata, h_rdata;
+  logic [3:0]  h_wstrb;
+
+  tsl_uart_bridge #(.ClksPerBit(ClksPerBit)) u_bridge (
+    .clk_i,
+    .rst_ni,
+    .uart_rx_i,
+    .uart_tx_o,
+    .h_valid_o (h_valid),
+    .h_ready_i (h_ready),
+    .h_bar_o   (h_bar),
+    .h_addr_o  (h_addr),
+    .h_wdata_o (h_wdata),
+    .h_wstrb_o (h_wstrb),
+    .h_rdata_i (h_rdata),
+    .h_err_i   (h_err)
+  );
+
+  logic            awvalid, awready, wvalid, wready, wlast, bvalid, bready;
+  logic            arvalid, arready, rvalid, rready, rlast;
+  logic [31:0]     awaddr, araddr;
+  logic [7:0]      awlen, arlen;
+  logic [2:0]      awsize, arsize;
+  logic [1:0]      awburst, arburst, bresp, rresp;
+  logic [Dw-1:0]   wdata, rdata;
+  logic [Dw/8-1:0] wstrb;
+  logic            trap, trap_q, trap_d;
+
+  tsl_soc #(
+    .N          (N),
+    .EnableBf16 (EnableBf16),
+    .VmemBytes  (VmemBytes),
+    .AccBytes   (AccBytes),
+    .HbmBytes   (HbmBytes)
+  ) u_soc (
+    .clk_i,
+    .rst_ni,
+    .h_valid_i       (h_valid),
+    .h_ready_o       (h_ready),
+    .h_bar_i         (h_bar),
+    .h_addr_i        (h_addr),
+    .h_wdata_i       (h_wdata),
+    .h_wstrb_i       (h_wstrb),
+    .h_rdata_o       (h_rdata),
+    .h_err_o         (h_err),
+    .host_irq_o,
+    /* verilator lint_off PINCONNECTEMPTY */
+    .m_axi_awvalid   (awvalid),
+    .m_axi_awready   (awready),
+    .m_axi_awaddr    (awaddr),
+    .m_axi_awlen     (awlen),
+    .m_axi_awsize    (awsize),
+    .m_axi_awburst   (awburst),
+    .m_axi_wvalid    (wvalid),
+    .m_axi_wready    (wready),
+    .m_axi_wdata     (wdata),
+    .m_axi_wstrb     (wstrb),
+    .m_axi_wlast     (wlast),
+    .m_axi_bvalid    (bvalid),
+    .m_axi_bready    (bready),
+    .m_axi_bresp     (bresp),
+    .m_axi_arvalid   (arvalid),
+    .m_axi_arready   (arready),
+    .m_axi_araddr    (araddr),
+    .m_axi_arlen     (arlen),
+    .m_axi_arsize    (arsize),
+    .m_axi_arburst   (arburst),
+    .m_axi_rvalid    (rvalid),
+    .m_axi_rready    (rready),
+    .m_axi_rdata     (rdata),
+    .m_axi_rresp     (rresp),
+    .m_axi_rlast     (rlast),
+    .console_valid_o (),
+    .console_data_o  (),
+    .exit_valid_o    (),
+    .exit_code_o     (),
+    .retire_o        (),
+    .trap_o          (trap),
+    .trap_cause_o    (),
+    .trap_pc_o       (),
+    .core_rst_o      ()
+    /* verilator lint_on PINCONNECTEMPTY */
+  );
+
+  tsl_fpga_hbm #(.DataW(Dw), .Bytes(HbmBytes)) u_hbm (
+    .clk_i,
+    .rst_ni,
+    .s_axi_awvalid (awvalid),
+    .s_axi_awready (awready),
+    .s_axi_awaddr  (awaddr),
+    .s_axi_awlen   (awlen),
+    .s_axi_awsize  (awsize),
+    .s_axi_awburst (awburst),
+    .s_axi_wvalid  (wvalid),
+    .s_axi_wready  (wready),
+    .s_axi_wdata   (wdata),
+    .s_axi_wstrb   (wstrb),
+    .s_axi_wlast   (wlast),
+    .s_axi_bvalid  (bvalid),
+    .s_axi_bready  (bready),
+    .s_axi_bresp   (bresp),
+    .s_axi_arvalid (arvalid),
+    .s_axi_arready (arready),
+    .s_axi_araddr  (araddr),
+    .s_axi_arlen   (arlen),
+    .s_axi_arsize  (arsize),
+    .s_axi_arburst (arburst),
+    .s_axi_rvalid  (rvalid),
+    .s_axi_rready  (rready),
+    .s_axi_rdata   (rdata),
+    .s_axi_rresp   (rresp),
+    .s_axi_rlast   (rlast)
+  );
+
+  assign trap_d = trap_q || trap;
+  assign trap_o = trap_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) trap_q <= 1'b0;
+    else         trap_q <= trap_d;
+  end
+endmodule

@@ -1,0 +1,112 @@
+// The Verilated FPGA top (tsl_fpga_top: UART bridge + tsl_soc + on-chip HBM, the core of the Arty
+// build) as a board on a pseudo-terminal, reached only through its UART pins: bytes the host
+// writes to the pty are driven onto uart_rx_i as 8N1 at BOARD_CPB clocks per bit (TslUartLine),
+// and uart_tx_o is decoded (TslUartRx) back to the pty. The command-processor firmware is loaded
+// into the core RAM by the DPI back door before reset is released.
+//   board_sim CP.ELF [--idle-exit SEC]
+// Prints the pty's slave path on the first line of stdout, then clocks the board until killed
+// (SIGTERM/SIGINT) or until the host sent nothing for --idle-exit seconds. A trap of the control
+// core is reported on stderr.
+#include <signal.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "Vtsl_fpga_top.h"
+#include "Vtsl_fpga_top__Dpi.h"
+#include "svdpi.h"
+#include "tsl_elf.h"
+#include "tsl_hw.h"
+#include "tsl_pty.h"
+#include "tsl_uart_sim.h"
+#include "verilated.h"
+
+#ifndef BOARD_CPB
+#error "BOARD_CPB must match the Verilated ClksPerBit"
+#endif
+
+namespace {
+const int kBatch = 512;  // cycles between two looks at the pty
+const char *kRamScope = "TOP.tsl_fpga_top.u_soc.u_sys.u_ram";
+volatile sig_atomic_t g_stop = 0;
+
+void on_signal(int) { g_stop = 1; }
+
+bool load_firmware(const char *path) {
+  svSetScope(svGetScopeFromName(kRamScope));
+  std::vector<TslElfSegment> segs;
+  std::string err;
+  if (!tsl_elf_read(path, TSL_MMAP_RAM_BASE, uint64_t(tsl_prim_ram_depth()) * 4, &segs, &err)) {
+    std::fprintf(stderr, "board_sim: %s\n", err.c_str());
+    return false;
+  }
+  for (const TslElfSegment &s : segs)
+    for (uint32_t a = 0; a < s.bytes.size(); a++) {
+      uint32_t off = s.addr - TSL_MMAP_RAM_BASE + a, idx = off >> 2, sh = (off & 3) * 8;
+      tsl_prim_ram_write(idx, (tsl_prim_ram_read(idx) & ~(0xffu << sh)) | (uint32_t(s.bytes[a]) << sh));
+    }
+  return true;
+}
+}  // namespace
+
+int main(int argc, char **argv) {
+  Verilated::commandArgs(argc, argv);
+  long idle_exit = 0;
+  if (argc == 4 && !std::strcmp(argv[2], "--idle-exit")) idle_exit = std::atol(argv[3]);
+  else if (argc != 2) {
+    std::fprintf(stderr, "usage: board_sim CP.ELF [--idle-exit SEC]\n");
+    return 2;
+  }
+  Vtsl_fpga_top top;
+  TslUartLine line{BOARD_CPB};
+  TslUartRx rx{BOARD_CPB};
+  top.rst_ni = 0;
+  top.uart_rx_i = 1;
+  top.clk_i = 0;
+  top.eval();
+  if (!load_firmware(argv[1])) return 2;
+  auto step = [&] {
+    top.uart_rx_i = line.pin();
+    top.clk_i = 1;
+    top.eval();
+    top.clk_i = 0;
+    top.eval();
+    rx.sample(top.uart_tx_o);
+  };
+  for (int i = 0; i < 4; i++) step();
+  top.rst_ni = 1;
+
+  int fd = tsl_pty_open("board_sim");
+  if (fd < 0) return 1;
+  struct sigaction sa = {};
+  sa.sa_handler = on_signal;
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+  using clock = std::chrono::steady_clock;
+  auto last = clock::now();
+  uint64_t cycles = 0;
+  bool trapped = false;
+  while (!g_stop) {
+    for (int i = 0; i < kBatch; i++) step();
+    cycles += kBatch;
+    if (!rx.got.empty()) {
+      tsl_pty_write(fd, rx.got.data(), rx.got.size());  // a host that went away misses it
+      rx.got.clear();
+    }
+    uint8_t buf[256];
+    ssize_t n = read(fd, buf, sizeof buf);  // -1 (EAGAIN, or EIO with no host attached): nothing
+    for (ssize_t i = 0; i < n; i++) line.send(buf[i]);
+    if (n > 0) last = clock::now();
+    else if (idle_exit && clock::now() - last > std::chrono::seconds(idle_exit)) break;
+    if (top.trap_o && !trapped) {
+      trapped = true;
+      std::fprintf(stderr, "board_sim: the control core trapped (cycle %" PRIu64 ")\n", cycles);
+    }
+  }
+  std::fprintf(stderr, "board_sim: %" PRIu64 " cycles\n", cycles);
+  top.final();
+  return 0;
+}

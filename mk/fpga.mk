@@ -1,0 +1,91 @@
+# FPGA builds (fpga/, docs/fpga.md): the UART host bridge (hw/rtl/fpga) and the board tops.
+#   make test-fpga-bridge     Verilated tsl_uart_bridge: good/bad-CRC/BADREQ/BUS/truncated frames
+#                             against a memory model (SEED= replays)
+#   make test-fpga-lint       Verilator -Wall and iverilog -g2012 on the bridge and the board tops
+#   make test-fpga-top        Verilated tsl_fpga_top + cp.elf through its UART pins (HOSTIF, firmware, HBM)
+#   make test-fpga-ice40-top  Verilated tsl_ice40_top through its UART pins (BAR1 SPRAM, BUS answers)
+#   make test-fpga-ice40-gl   the same on the synthesised iCE40 netlist (Yosys cell models)
+#   make test-fpga            make fpga, reported as a test (fails unless nextpnr meets 12 MHz)
+#   make fpga                 iCEBreaker bitstream (make -C fpga ice40): yosys, nextpnr-ice40, icepack
+# fpga/board.mk lists the tops and their RTL for other harnesses (FPGA_RTL, ICE40_RTL, ARTY_RTL).
+
+include fpga/board.mk
+FPGA_OUT        := $(BUILD)/fpga
+FPGA_BRIDGE_CPB := 12
+# The Verilated tops: tsl_fpga_top at its defaults (N=4 int8, VMEM 16 KiB, ACC 4 KiB, HBM 256 KiB,
+# 12 clocks/bit) and tsl_ice40_top (BAR1 128 KiB), both driven by hw/sim/fpga/fpga_top_main.cpp.
+FPGA_TOP_CFLAGS := -O2 -I$(abspath hw/sim/common) -I$(abspath hw/sim/core) -I$(abspath hw/include) -DFPGA_CPB=12
+
+$(FPGA_OUT)/bridge/bridge_sim: $(FPGA_BRIDGE_RTL) hw/sim/fpga/uart_bridge_main.cpp hw/sim/fpga/tsl_uart_sim.h hw/sim/common/tsl_rng.h mk/fpga.mk
+	@mkdir -p $(@D)
+	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_uart_bridge -O3 --x-assign fast \
+	  --x-initial fast -GClksPerBit=$(FPGA_BRIDGE_CPB) -Mdir $(@D) \
+	  -CFLAGS "-O2 -I$(abspath hw/sim/common) -DUART_CPB=$(FPGA_BRIDGE_CPB)" -MAKEFLAGS "OPT_FAST=-O2" \
+	  -o bridge_sim $(FPGA_BRIDGE_RTL) $(abspath hw/sim/fpga/uart_bridge_main.cpp) >$(@D)/build.log 2>&1 || \
+	  { tail -40 $(@D)/build.log; exit 1; }
+
+# fpga_top_build(dir, top, rtl, extra C++, defines, Verilator parameters)
+define fpga_top_build
+$(FPGA_OUT)/$(1)/fpga_top_sim: $(3) hw/sim/fpga/fpga_top_main.cpp $(4) hw/sim/fpga/tsl_uart_sim.h \
+                              hw/sim/core/tsl_elf.h hw/include/tsl_hw.h mk/fpga.mk fpga/board.mk
+	@mkdir -p $$(@D)
+	@echo "  VERILATE $(2) -> $$@ (log: $$(@D)/build.log)"
+	@$$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module $(2) -O3 --x-assign fast --x-initial fast \
+	  --noassert --unroll-count 256 $(6) -Mdir $$(@D) -CFLAGS "$$(FPGA_TOP_CFLAGS) $(5)" \
+	  -MAKEFLAGS "OPT_FAST=-O2" -o fpga_top_sim $(3) $$(abspath hw/sim/fpga/fpga_top_main.cpp $(4)) \
+	  >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
+endef
+$(eval $(call fpga_top_build,top,$(FPGA_TOP),$(FPGA_RTL),hw/sim/core/tsl_elf.cpp,\
+  -DFPGA_SOC=1 -DFPGA_HBM=262144,))
+$(eval $(call fpga_top_build,ice40-sim,$(ICE40_TOP),$(ICE40_RTL),,\
+  -DFPGA_SOC=0 -DFPGA_HBM=131072,))
+
+# Gate level: the synthesised iCE40 netlist (the bitstream's, from make fpga) with Yosys's cell
+# models (SB_SPRAM256KA, SB_RAM40_4K, SB_LUT4, ...), driven by the same harness.
+FPGA_ICE40_CELLS := $(abspath $(dir $(shell command -v yosys))../share/yosys/ice40/cells_sim.v)
+$(FPGA_OUT)/ice40-gl/netlist.v: $(FPGA_OUT)/ice40/$(ICE40_TOP).json
+	@mkdir -p $(@D)
+	@yosys -q -p "read_json $<; write_verilog -noattr $@"
+$(eval $(call fpga_top_build,ice40-gl,$(ICE40_TOP),$(FPGA_OUT)/ice40-gl/netlist.v $(FPGA_ICE40_CELLS),,\
+  -DFPGA_SOC=0 -DFPGA_GL=1 -DFPGA_HBM=131072,-Wno-fatal -Wno-lint -Wno-style -DNO_ICE40_DEFAULT_ASSIGNMENTS))
+
+TESTS += fpga-lint fpga-bridge fpga-top fpga fpga-ice40-gl
+.PHONY: test-fpga-lint test-fpga-bridge test-fpga-top test-fpga-ice40-top test-fpga test-fpga-ice40-gl fpga
+
+# Verilator -Wall and iverilog -g2012 on the bridge and the three tops.
+test-fpga-lint:
+	@p=0; f=0; \
+	for t in "tsl_uart_bridge:$(FPGA_BRIDGE_RTL)" "$(FPGA_TOP):$(FPGA_RTL)" "$(ICE40_TOP):$(ICE40_RTL)" \
+	         "$(ARTY_TOP):$(ARTY_RTL)"; do top=$${t%%:*}; rtl=$${t#*:}; \
+	  if $(VERILATOR) --lint-only -Wall --top-module $$top $$rtl && \
+	     iverilog -g2012 -s $$top -o /dev/null $$rtl 2>&1 | { ! grep -v "sorry:"; }; \
+	  then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: $$top"; fi; done; \
+	echo "fpga_lint: $$p passed, $$f failed"; test $$f -eq 0
+
+test-fpga-bridge: $(FPGA_OUT)/bridge/bridge_sim
+	@$<
+
+test-fpga-top: $(FPGA_OUT)/top/fpga_top_sim $(BUILD)/fw/cp.elf
+	@$< $(BUILD)/fw/cp.elf
+
+test-fpga-ice40-top: $(FPGA_OUT)/ice40-sim/fpga_top_sim
+	@$<
+
+test-fpga-ice40-gl: fpga
+	@$(MAKE) --no-print-directory $(FPGA_OUT)/ice40-gl/fpga_top_sim && $(FPGA_OUT)/ice40-gl/fpga_top_sim
+
+# The iCEBreaker bitstream; fails unless nextpnr meets 12 MHz.
+fpga:
+	@$(MAKE) -s --no-print-directory -C fpga ice40 BUILD=$(abspath $(BUILD))
+
+test-fpga:
+	@rm -f $(FPGA_OUT)/ice40/$(ICE40_TOP).asc
+	@if $(MAKE) --no-print-directory fpga; then echo "fpga_ice40: 1 passed, 0 failed"; \
+	else echo "fpga_ice40: 0 passed, 1 failed"; exit 1; fi
+
+# Yosys synth_xilinx estimate of the Arty build (tsl_arty_top, N=16 int8) -> docs/fpga.md table.
+# FPGA_SYNTH_CONFIGS="16:0 16:1" adds int8+bf16 (a long run).
+FPGA_SYNTH_CONFIGS ?= 16:0
+synth-report::
+	@$(PYTHON) fpga/xilinx/synth_estimate.py --out $(FPGA_OUT)/arty-synth --configs "$(FPGA_SYNTH_CONFIGS)" \
+	  $(ARTY_RTL)

@@ -1,0 +1,71 @@
+# The host `uart` transport (host_driver/src/transport_uart.c) against a board on a pty.
+#   make test-uart    tests/uart/test_uart.py: `tessel gemm --backend uart --port PTY` against
+#                     hw/sim/board/uart_dev_model (the golden-model device behind the bridge
+#                     protocol, no RTL): int8 and bf16 shapes checked bit for bit against the C
+#                     reference, `info`, and fault runs (bytes dropped / corrupted in either
+#                     direction: the transport recovers, or fails cleanly with TESSEL_EIO).
+#                     SEED=... replays the fault phases and masks.
+# The tools link their own libtessel built without the Verilated SoC (-DTESSEL_NO_SIM), so the
+# test needs no RTL build.
+
+UART_OUT  := $(BUILD)/uart
+UART_OBJ  := $(UART_OUT)/obj
+UART_LIB  := $(UART_OUT)/libtessel.a
+UART_CLI  := $(UART_OUT)/tessel-cli
+UART_DEV  := $(UART_OUT)/uart_dev_model
+UART_OBJS := $(addprefix $(UART_OBJ)/,$(notdir $(HOST_ALL_C:.c=.o)))
+
+define UART_CC_RULE
+$(UART_OBJ)/$(notdir $(1:.c=.o)): $(1) $(HOST_DEP_H) mk/uart.mk
+	@mkdir -p $$(@D)
+	$(CC) $(HOST_CFLAGS) -DTESSEL_NO_SIM -c $(1) -o $$@
+endef
+$(foreach s,$(HOST_ALL_C),$(eval $(call UART_CC_RULE,$(s))))
+
+$(UART_LIB): $(UART_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(UART_CLI): host_driver/tools/tessel_cli.c host_driver/tools/tessel_cli_main.c $(CLI_OUT)/npy.o $(CLI_HDRS) \
+             $(UART_LIB) mk/uart.mk
+	$(CC) $(CLI_CFLAGS) host_driver/tools/tessel_cli.c host_driver/tools/tessel_cli_main.c $(CLI_OUT)/npy.o \
+	  $(UART_LIB) -lm -lpthread -o $@
+
+$(UART_DEV): hw/sim/board/uart_dev_model.cpp hw/sim/board/tsl_pty.h $(HOST_DEP_H) hw/sim/common/tsl_rng.h \
+             $(UART_LIB) mk/uart.mk
+	$(CXX) -std=c++14 -O2 -g -Wall -Wextra -Werror $(HOST_INC) -Ihw/sim/common $< $(UART_LIB) -lm -o $@
+
+TESTS += uart
+.PHONY: test-uart
+
+test-uart: $(UART_DEV) $(UART_CLI) $(CLI_REF)
+	@rm -rf $(UART_OUT)/t && mkdir -p $(UART_OUT)/t
+	@$(PYTHON) tests/uart/test_uart.py model $(UART_DEV) $(UART_CLI) $(CLI_REF) $(UART_OUT)/t
+
+# --- the Verilated board: tsl_fpga_top behind a pty -----------------------------------------------
+#   make test-uart-board  a GEMM subset through `tessel gemm --backend uart` against
+#                         hw/sim/board/board_main.cpp: the Verilated tsl_fpga_top (N=4 int8, as
+#                         synthesised, HBM enlarged to UART_BOARD_HBM) with a bit-level UART model on
+#                         its pins, bridged to a pty; the firmware is $(BUILD)/fw/cp.elf.
+UART_BOARD_DIR := $(UART_OUT)/board
+UART_BOARD     := $(UART_BOARD_DIR)/board_sim
+UART_BOARD_CPB := 12
+UART_BOARD_HBM := 262144
+UART_BOARD_CPP := hw/sim/board/board_main.cpp hw/sim/core/tsl_elf.cpp
+
+$(UART_BOARD): $(FPGA_RTL) $(UART_BOARD_CPP) hw/sim/board/tsl_pty.h hw/sim/fpga/tsl_uart_sim.h \
+               hw/sim/core/tsl_elf.h hw/include/tsl_hw.h fpga/board.mk mk/uart.mk
+	@mkdir -p $(@D)
+	@echo "  VERILATE $(FPGA_TOP) -> $@ (log: $(@D)/build.log)"
+	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module $(FPGA_TOP) -O3 --x-assign fast --x-initial fast \
+	  --noassert --unroll-count 256 -GHbmBytes=$(UART_BOARD_HBM) -GClksPerBit=$(UART_BOARD_CPB) -Mdir $(@D) \
+	  -CFLAGS "-O2 -I$(abspath hw/sim/board) -I$(abspath hw/sim/fpga) -I$(abspath hw/sim/core) \
+	  -I$(abspath hw/include) -DBOARD_CPB=$(UART_BOARD_CPB)" -MAKEFLAGS "OPT_FAST=-O2" -o board_sim \
+	  $(FPGA_RTL) $(abspath $(UART_BOARD_CPP)) >$(@D)/build.log 2>&1 || { tail -40 $(@D)/build.log; exit 1; }
+
+TESTS += uart-board
+.PHONY: test-uart-board
+
+test-uart-board: $(UART_BOARD) $(UART_CLI) $(CLI_REF) $(BUILD)/fw/cp.elf
+	@rm -rf $(UART_OUT)/tb && mkdir -p $(UART_OUT)/tb
+	@$(PYTHON) tests/uart/test_uart.py board $(UART_BOARD) $(BUILD)/fw/cp.elf $(UART_CLI) $(CLI_REF) $(UART_OUT)/tb

@@ -1,0 +1,125 @@
+/* libFuzzer target: the firmware command validator (firmware/cp/tsl_cp.c), built natively on the
+ * golden model (tsl_cp_hal_model.c + hw/model), fed one fuzzed 64-byte command per input.
+ *
+ * Input: bytes 0..63 are the command words (zero-padded when shorter); the next 8 bytes seed the
+ * HBM contents. A fresh small device (N = 8, VMEM 32 KiB, ACC 8 KiB, HBM 64 KiB, int8 + bf16) gets
+ * a one-entry command ring at 0x000 and a one-entry completion ring at 0x040; the rest of HBM is
+ * pseudo-random. After one doorbell + poll:
+ *   exactly one completion, with the command's TAG and OPCODE and a known CMD_ERR status;
+ *   never CMD_ERR_DEVICE or CMD_ERR_TIMEOUT (an accepted command must run cleanly on the model);
+ *   a rejected command (BAD_*) changed no HBM byte outside the completion entry;
+ *   an accepted command changed HBM only inside its output rows (C_ADDR + i*LDC, i < M, one C row);
+ *   the tensor core is idle with no error afterwards. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_in.h"
+#include "tsl_cp.h"
+#include "tsl_cp_hal_model.h"
+#include "tsl_insn.h"
+#include "tslm.h"
+
+#define HBM_BYTES 0x10000u
+#define CMD_BASE 0x000u
+#define CPL_BASE 0x040u
+#define CMD_BYTES (TSL_PARAM_CMD_WORDS * 4u)
+#define CPL_BYTES (TSL_PARAM_CPL_WORDS * 4u)
+
+#define CHECK(c)                                                                 \
+    do {                                                                         \
+        if (!(c)) {                                                              \
+            fprintf(stderr, "fuzz_cmd: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+            abort();                                                             \
+        }                                                                        \
+    } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Bytes per row of the command's output (0: the command writes nothing). */
+static uint64_t out_row_bytes(const uint32_t *w)
+{
+    uint32_t op = TSL_GET(w, TSL_CMD_OPCODE), n = w[TSL_CMD_N_WORD];
+    if (op == TSL_CMD_OP_COPY || op == TSL_CMD_OP_FILL)
+        return n;
+    if (op == TSL_CMD_OP_GEMM || op == TSL_CMD_OP_ELTWISE)
+        return (uint64_t)n * tsl_dtype_bytes(TSL_GET(w, TSL_CMD_C_DTYPE));
+    return 0;
+}
+
+/* addr lies in one of the M output rows (accepted commands have LDC >= the row bytes). */
+static int in_output(const uint32_t *w, uint64_t addr)
+{
+    uint64_t row = out_row_bytes(w), c = w[TSL_CMD_C_ADDR_WORD], ld = w[TSL_CMD_LDC_WORD];
+    if (!row || !ld || addr < c)
+        return 0;
+    uint64_t i = (addr - c) / ld;
+    return i < w[TSL_CMD_M_WORD] && addr - c - i * ld < row;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_in_t in = {data, size};
+    uint32_t w[TSL_PARAM_CMD_WORDS];
+    for (unsigned i = 0; i < TSL_PARAM_CMD_WORDS; i++)
+        w[i] = fuzz_u32(&in);
+    uint64_t s = fuzz_bytes(&in, 8);
+
+    tslm_cfg_t cfg = tslm_cfg_default();
+    cfg.n = 8;
+    cfg.vmem_bytes = 32768;
+    cfg.acc_bytes = 8192;
+    cfg.hbm_bytes = HBM_BYTES;
+    tslm_t m;
+    tsl_cp_model_t dev;
+    tsl_cp_hal_t hal;
+    tsl_cp_t cp;
+    CHECK(tslm_init(&m, &cfg) == TSLM_OK);
+    tsl_cp_hal_model_init(&hal, &dev, &m);
+    CHECK(tsl_cp_init(&cp, &hal) == TSL_CP_OK);
+
+    uint8_t *hbm = tslm_hbm(&m);
+    for (uint32_t a = 0; a < HBM_BYTES; a += 8) {   /* splitmix64 pattern */
+        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        memcpy(hbm + a, &z, 8);
+    }
+    memcpy(hbm + CMD_BASE, w, CMD_BYTES);
+    uint8_t *before = malloc(HBM_BYTES);
+    CHECK(before != NULL);
+    memcpy(before, hbm, HBM_BYTES);
+
+    tsl_cp_model_hostif_write(&dev, TSL_HOSTIF_CMD_BASE_OFFSET, CMD_BASE);
+    tsl_cp_model_hostif_write(&dev, TSL_HOSTIF_CMD_SIZE_OFFSET, 1);
+    tsl_cp_model_hostif_write(&dev, TSL_HOSTIF_CPL_BASE_OFFSET, CPL_BASE);
+    tsl_cp_model_hostif_write(&dev, TSL_HOSTIF_CPL_SIZE_OFFSET, 1);
+    tsl_cp_model_hostif_write(&dev, TSL_HOSTIF_CMD_HEAD_OFFSET, 1);
+    CHECK(tsl_cp_doorbell(&cp) == 1);
+    CHECK(tsl_cp_poll(&cp) == 1);
+
+    uint32_t cpl[TSL_PARAM_CPL_WORDS];
+    memcpy(cpl, hbm + CPL_BASE, CPL_BYTES);
+    uint32_t st = TSL_GET(cpl, TSL_CPL_STATUS);
+    CHECK(cpl[TSL_CPL_TAG_WORD] == w[TSL_CMD_TAG_WORD]);
+    CHECK(TSL_GET(cpl, TSL_CPL_OPCODE) == TSL_GET(w, TSL_CMD_OPCODE));
+    CHECK(st < TSL_CMD_ERR_LIMIT && st != TSL_CMD_ERR_DEVICE && st != TSL_CMD_ERR_TIMEOUT);
+    CHECK(tsl_cp_model_hostif_read(&dev, TSL_HOSTIF_CPL_HEAD_OFFSET) == 1);
+    CHECK(tsl_cp_model_hostif_read(&dev, TSL_HOSTIF_CMD_TAIL_OFFSET) == 1);
+    for (uint32_t a = 0; a < HBM_BYTES; a++) {
+        if (hbm[a] == before[a] || (a >= CPL_BASE && a < CPL_BASE + CPL_BYTES))
+            continue;
+        if (st != TSL_CMD_ERR_OK || !in_output(w, a)) {
+            fprintf(stderr, "fuzz_cmd: op %u status %u (%s): HBM 0x%05x changed 0x%02x -> 0x%02x outside the output\n",
+                    TSL_GET(w, TSL_CMD_OPCODE), st, tsl_cmd_err_name(st), a, before[a], hbm[a]);
+            abort();
+        }
+    }
+    uint32_t tc = hal.tc_read(hal.ctx, TSL_TC_STATUS_OFFSET);
+    CHECK((tc >> TSL_TC_STATUS_IDLE_SHIFT) & 1u);
+    CHECK(!((tc >> TSL_TC_STATUS_ERROR_SHIFT) & 1u));
+    free(before);
+    tslm_free(&m);
+    return 0;
+}

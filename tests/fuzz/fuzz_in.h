@@ -1,0 +1,34 @@
+/* Fuzz-input reader shared by the libFuzzer targets of tests/fuzz: takes little-endian integers
+ * off the front of the input; once the input is used up every read returns 0, so any input,
+ * however short, decodes to a complete (mostly zero) test case. */
+#ifndef FUZZ_IN_H
+#define FUZZ_IN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    const uint8_t *p;
+    size_t left;
+} fuzz_in_t;
+
+static inline uint64_t fuzz_bytes(fuzz_in_t *in, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n && in->left; i++, in->p++, in->left--)
+        v |= (uint64_t)*in->p << (8 * i);
+    return v;
+}
+
+static inline uint8_t fuzz_u8(fuzz_in_t *in) { return (uint8_t)fuzz_bytes(in, 1); }
+static inline uint16_t fuzz_u16(fuzz_in_t *in) { return (uint16_t)fuzz_bytes(in, 2); }
+static inline uint32_t fuzz_u32(fuzz_in_t *in) { return (uint32_t)fuzz_bytes(in, 4); }
+
+/* A size: mostly small (0..mask), sometimes a raw 32-bit value (the edges of the checks). */
+static inline uint32_t fuzz_size(fuzz_in_t *in, uint32_t mask)
+{
+    uint8_t sel = fuzz_u8(in);
+    return (sel & 0xE0u) == 0xE0u ? fuzz_u32(in) : (uint32_t)fuzz_u16(in) & mask;
+}
+
+#endif /* FUZZ_IN_H */

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""make test-uart / test-uart-board: the host `uart` transport against a board on a pty.
+
+Usage: test_uart.py model UART_DEV TESSEL_CLI CLI_REF WORKDIR        (hw/sim/board/uart_dev_model)
+  - `tessel info` and `tessel gemm --backend uart --port PTY` (int8 and bf16 shapes, bias, ReLU,
+    requantisation, --check) checked bit for bit by CLI_REF against the plain C reference;
+  - a small board (N=4, int8 only, 16 MiB HBM): the HBM size is probed, $TESSEL_UART_CFG gives the
+    rest, a bf16 GEMM is refused;
+  - usage errors, a port that does not exist and one where no board answers;
+  - faults injected by the board (bytes dropped or corrupted, either direction): a GEMM still
+    gives the exact result, and a link too bad to use fails with exit 1 and a TESSEL_EIO message
+    naming the cause, in bounded time.
+       test_uart.py board BOARD_SIM CP_ELF TESSEL_CLI CLI_REF WORKDIR  (hw/sim/board/board_main.cpp)
+  - the same GEMM checks, a small subset (N=4 int8), against the Verilated tsl_fpga_top running the
+    firmware, through its UART pins.
+SEED=... replays the fault phases and masks. Prints "uart: N passed, M failed" (uart_board: ...).
+"""
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+
+MODE = sys.argv[1]
+DEV = sys.argv[2:4] if MODE == "board" else sys.argv[2:3]
+TESSEL, CLI_REF, WORK = sys.argv[len(DEV) + 2:len(DEV) + 5]
+passed = failed = 0
+
+
+def check(ok, what, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL: {what}" + (f"\n  {detail}" if detail else ""))
+
+
+class Board:
+    """The board (uart_dev_model, or board_sim CP_ELF) on a fresh pty; stop() returns its last stderr line
+    (uart_dev_model: the fault summary)."""
+
+    def __init__(self, *opts):
+        self.p = subprocess.Popen(DEV + ["--idle-exit", "120"] + [str(o) for o in opts], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        self.port = self.p.stdout.readline().strip()
+
+    def stop(self):
+        self.p.send_signal(signal.SIGTERM)
+        try:
+            _, err = self.p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            _, err = self.p.communicate()
+        return err.strip().splitlines()[-1] if err.strip() else ""
+
+
+def run(args, env=None, timeout=120):
+    e = dict(os.environ)
+    e.pop("TESSEL_CHECK", None)
+    if env:
+        e.update(env)
+    t0 = time.monotonic()
+    p = subprocess.run([TESSEL] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
+
+
+def gemm(board, tag, ty, shape, ref_opts=(), cli_opts=(), mxu_n=16, seed=1, env=None):
+    """Generate inputs, run `tessel gemm` on the board and check C; returns (ok, detail, seconds)."""
+    d = os.path.join(WORK, tag)
+    os.makedirs(d, exist_ok=True)
+    m, n, k = shape
+    g = subprocess.run([CLI_REF, "gen", d, ty, str(m), str(n), str(k), str(seed)])
+    out = os.path.join(d, "c.npy")
+    if os.path.exists(out):
+        os.remove(out)
+    args = ["gemm", "--backend", "uart", "--port", board.port, "--a", os.path.join(d, "a.npy"),
+            "--b", os.path.join(d, "b.npy"), "--out", out] + list(cli_opts)
+    if "--bias" in ref_opts:
+        args += ["--bias", os.path.join(d, "bias.npy")]
+    if "--relu" in ref_opts:
+        args += ["--relu"]
+    rc, _, err, secs = run(args, env=env)
+    if g.returncode or rc:
+        return False, f"exit {rc}: {err.strip()}", secs
+    c = subprocess.run([CLI_REF, "check", d, ty, str(mxu_n)] + list(ref_opts), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    return c.returncode == 0, c.stdout.strip(), secs
+
+
+def board_main():
+    """A GEMM subset on the Verilated tsl_fpga_top (N=4, int8 only)."""
+    env = {"TESSEL_UART_CFG": "n=4,vmem=16384,acc=4096,features=1"}
+    b = Board()
+    rc, out, err, secs = run(["info", "--backend", "uart", "--port", b.port, "--json"], env=env)
+    info = {}
+    try:
+        info = json.loads(out)
+    except ValueError:
+        pass
+    check(rc == 0 and info.get("n") == 4 and info.get("hbm_bytes", 0) >= 128 << 10,
+          f"info over the board's UART ({secs:.1f} s)", f"{rc} {out!r} {err!r}")
+    cases = [
+        ("int8 bias relu", (16, 16, 16), ["--bias", "--relu"], []),
+        ("int8 ragged", (13, 9, 21), [], []),
+        ("int8 requant", (8, 12, 20), ["--bias", "--narrow", "--rq", "3", "7", "-2"],
+         ["--out-dtype", "int8", "--rq-scale", "3", "--rq-shift", "7", "--rq-zp", "-2"]),
+        ("int8 --check", (12, 8, 10), ["--relu"], ["--check"]),
+    ]
+    for i, (what, shape, ref_opts, cli_opts) in enumerate(cases):
+        ok, detail, secs = gemm(b, f"board{i}", "int8", shape, ref_opts, cli_opts, 4, 0x4321 + i, env=env)
+        check(ok, f"board gemm {what} {'x'.join(map(str, shape))} ({secs:.1f} s)", detail)
+    last = b.stop()
+    check("trapped" not in last, "the control core never trapped", last)
+    print(f"uart_board: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def main():
+    if MODE == "board":
+        return board_main()
+    os.makedirs(WORK, exist_ok=True)
+    seed = int(os.environ["SEED"], 0) if os.environ.get("SEED") else random.getrandbits(32)
+    print(f"uart: seed 0x{seed:08x} (SEED=0x{seed:08x} replays)")
+
+    # ---- a default board (the golden model's configuration) ------------------------------------
+    b = Board("--seed", seed)
+    rc, out, err, _ = run(["info", "--backend", "uart", "--port", b.port, "--json"])
+    info = {}
+    try:
+        info = json.loads(out)
+    except ValueError:
+        pass
+    check(rc == 0 and info.get("backend") == "uart" and info.get("hbm_bytes") == 64 << 20 and info.get("bf16"),
+          "info --json over uart (HBM size probed through BAR1)", f"{rc} {out!r} {err!r}")
+    mxu_n = info.get("n", 16)
+    cases = [
+        ("int8 bias relu", "int8", (33, 40, 21), ["--bias", "--relu"], []),
+        ("int8 64x64x64", "int8", (64, 64, 64), [], []),
+        ("int8 requant", "int8", (20, 17, 50), ["--bias", "--relu", "--narrow", "--rq", "3", "9", "-5"],
+         ["--out-dtype", "int8", "--rq-scale", "3", "--rq-shift", "9", "--rq-zp", "-5"]),
+        ("f32 plain", "f32", (17, 50, 35), [], []),
+        ("f32 bias relu bf16 out", "f32", (19, 23, 37), ["--bias", "--relu", "--narrow"], ["--out-dtype", "bf16"]),
+        ("int8 --check", "int8", (24, 9, 70), ["--bias"], ["--check"]),
+    ]
+    for i, (what, ty, shape, ref_opts, cli_opts) in enumerate(cases):
+        ok, detail, _ = gemm(b, f"case{i}", ty, shape, ref_opts, cli_opts, mxu_n, 0x1234 + i)
+        check(ok, f"gemm {what} {'x'.join(map(str, shape))}", detail)
+    b.stop()
+
+    # ---- usage errors, a missing port ------------------------------------------------------------
+    d0 = os.path.join(WORK, "case0")
+    ab = ["--a", os.path.join(d0, "a.npy"), "--b", os.path.join(d0, "b.npy")]
+    for what, args, want in [
+        ("uart without --port", ["gemm", "--backend", "uart"] + ab, 2),
+        ("--port without uart", ["gemm", "--port", "/dev/null"] + ab, 2),
+        ("info uart without --port", ["info", "--backend", "uart"], 2),
+        ("a port that does not exist", ["gemm", "--backend", "uart", "--port", os.path.join(WORK, "no-tty")] + ab, 1),
+    ]:
+        rc, out, err, _ = run(args)
+        lines = err.splitlines()
+        check(rc == want and len(lines) == 1 and lines[0].startswith("tessel: ") and out == "", what,
+              f"exit {rc} (want {want}), stderr {err!r}")
+
+    # ---- a small board: N=4, int8 only, 16 MiB of HBM --------------------------------------------
+    small = {"TESSEL_UART_CFG": "n=4,vmem=65536,acc=16384,features=1,bpc=8"}
+    b = Board("--seed", seed, "--n", 4, "--features", 1, "--hbm", 16 << 20)
+    rc, out, err, _ = run(["info", "--backend", "uart", "--port", b.port, "--json"], env=small)
+    info = {}
+    try:
+        info = json.loads(out)
+    except ValueError:
+        pass
+    check(rc == 0 and info.get("n") == 4 and info.get("hbm_bytes") == 16 << 20 and info.get("features") == 1 and
+          info.get("hbm_bytes_per_cycle") == 8, "info of a small board ($TESSEL_UART_CFG, probed HBM)",
+          f"{rc} {out!r} {err!r}")
+    ok, detail, _ = gemm(b, "small", "int8", (21, 13, 30), ["--bias", "--relu"], [], 4, seed, env=small)
+    check(ok, "gemm int8 21x13x30 on N=4", detail)
+    d = os.path.join(WORK, "case3")
+    rc, _, err, _ = run(["gemm", "--backend", "uart", "--port", b.port, "--a", os.path.join(d, "a.npy"),
+                         "--b", os.path.join(d, "b.npy")], env=small)
+    check(rc == 1 and "invalid argument" in err, "bf16 GEMM refused on an int8-only board", f"{rc} {err!r}")
+    rc, _, err, _ = run(["info", "--backend", "uart", "--port", b.port], env={"TESSEL_UART_CFG": "n=4,bogus=1"})
+    check(rc == 1 and err.startswith("tessel: "), "a bad $TESSEL_UART_CFG is refused", f"{rc} {err!r}")
+    b.stop()
+
+    # ---- faults: recovered by retries (a short response timeout keeps the lost frames cheap) ------
+    fast = {"TESSEL_UART_TIMEOUT_MS": "100"}
+    for i, fault in enumerate(["--drop-rx", "--drop-tx", "--corrupt-rx", "--corrupt-tx"]):
+        b = Board("--seed", seed + i, fault, 1500)
+        ok, detail, secs = gemm(b, f"fault{i}", "int8", (40, 48, 56), ["--bias"], [], mxu_n, seed + i, env=fast)
+        summary = b.stop()
+        hits = [int(x) for x in re.findall(r"(\d+) (?:bytes dropped|corrupted)", summary)]
+        check(ok and sum(hits) > 0, f"gemm recovers from {fault} 1500 ({summary}, {secs:.1f} s)", detail)
+
+    # ---- a port where no board answers: the open gives up in bounded time ------------------------
+    master, slave = os.openpty()
+    rc, _, err, secs = run(["info", "--backend", "uart", "--port", os.ttyname(slave)], env=fast, timeout=60)
+    os.close(master)
+    os.close(slave)
+    check(rc == 1 and "cannot open the uart backend" in err and secs < 10, f"a silent port ({secs:.1f} s)",
+          f"exit {rc}: {err.strip()}")
+
+    # ---- faults: a link too bad to use fails cleanly ---------------------------------------------
+    for i, fault in enumerate(["--drop-rx", "--corrupt-tx"]):
+        b = Board("--seed", seed + 8 + i, fault, 40)
+        rc, _, err, secs = run(["gemm", "--backend", "uart", "--port", b.port] + ab, env=fast, timeout=60)
+        b.stop()
+        if rc == 1 and "cannot open" in err:   # the HBM probe already failed: ENODEV, also clean
+            ok = True
+        else:
+            ok = rc == 1 and "transport failure" in err and "attempts" in err and ("timeout" in err or "CRC" in err)
+        check(ok and secs < 30, f"{fault} 40 fails cleanly ({secs:.1f} s)", f"exit {rc}: {err.strip()}")
+
+    print(f"uart: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+# Benchmarks of the simulated SoC (tests/bench, docs/performance.md): GEMMs through libtessel's sim
+# backend (`tessel gemm --backend sim --stats`), data in HBM, cycles from doorbell to completion.
+#   make bench           the sweep: shapes x int8/bf16 x epilogues (none, bias+ReLU, requantisation)
+#                        x N = 16 and 4, two simulations at a time; prints the table and writes
+#                        $(BUILD)/bench/bench.csv, utilisation.png and roofline.png (~15 minutes)
+#   make bench-quick     a few N=16 cases (< 3 minutes): $(BUILD)/bench/quick/...
+#   make bench-timeline  a 128^3 bf16 GEMM + bias + ReLU with --timeline: $(BUILD)/bench/timeline.json
+#                        (open it in https://ui.perfetto.dev) and its gnuplot rendering timeline.png
+#   make test-bench      the sweep driver on three tiny cases (JSON parsed, roofline recomputed, CSV)
+#   make test-timeline   a --timeline trace parses; span counts equal PERF_*_INSNS; no overlap
+# The N=4 SoC is a second build of the whole host library by a nested make with BUILD=$(BUILD)/bench/n4
+# SOC_N=4 (mk/host.mk and mk/cli.mk unchanged; ~3 minutes once). Every SoC runs $(BUILD)/fw/cp.elf.
+# (bench.mk is included before cli.mk, fw.mk and host.mk: their paths are spelled out here.)
+
+BENCH_OUT  := $(BUILD)/bench
+BENCH_N4   := $(BENCH_OUT)/n4
+BENCH_CLI  := $(BUILD)/bin/tessel-cli
+BENCH_DEMO := $(BUILD)/cli/tessel-demo
+BENCH_FW   := $(BUILD)/fw/cp.elf
+BENCH_RUN  := $(PYTHON) tests/bench/bench.py --demo $(BENCH_DEMO) --firmware $(BENCH_FW) -j 2
+BENCH_DEPS := $(BENCH_CLI) $(BENCH_DEMO) $(BENCH_FW) tests/bench/bench.py
+
+.PHONY: bench bench-quick bench-timeline bench-n4-cli test-bench test-timeline
+
+# The N=4 tessel-cli: everything under $(BENCH_N4), rebuilt when its sources change.
+bench-n4-cli:
+	@$(MAKE) --no-print-directory BUILD=$(BENCH_N4) SOC_N=4 $(BENCH_N4)/bin/tessel-cli
+
+bench: deps $(BENCH_DEPS) bench-n4-cli
+	@$(BENCH_RUN) --out $(BENCH_OUT) --cases full --plots --tessel 16=$(BENCH_CLI) --tessel 4=$(BENCH_N4)/bin/tessel-cli
+
+bench-quick: deps $(BENCH_DEPS)
+	@$(BENCH_RUN) --out $(BENCH_OUT)/quick --cases quick --plots --tessel 16=$(BENCH_CLI)
+
+BENCH_TL := $(BENCH_OUT)/timeline
+bench-timeline: deps $(BENCH_CLI) $(BENCH_DEMO) $(BENCH_FW)
+	@mkdir -p $(BENCH_TL)
+	@$(BENCH_DEMO) gen $(BENCH_TL) 128 128 128 1
+	@$(BENCH_CLI) gemm --backend sim --firmware $(BENCH_FW) --a $(BENCH_TL)/a.npy --b $(BENCH_TL)/b.npy \
+	  --bias $(BENCH_TL)/bias.npy --relu --stats --timeline $(BENCH_OUT)/timeline.json
+	@$(PYTHON) tests/bench/timeline.py check $(BENCH_OUT)/timeline.json
+	@$(PYTHON) tests/bench/timeline.py png $(BENCH_OUT)/timeline.json $(BENCH_OUT)/timeline.png
+	@echo "bench-timeline: wrote $(BENCH_OUT)/timeline.json and $(BENCH_OUT)/timeline.png"
+
+# --- tests -----------------------------------------------------------------------------------------
+TESTS += bench timeline
+
+test-bench: $(BENCH_DEPS) tests/bench/test_bench.py
+	@rm -rf $(BENCH_OUT)/tiny
+	@$(BENCH_RUN) --out $(BENCH_OUT)/tiny --cases tiny --plots --tessel 16=$(BENCH_CLI) >$(BENCH_OUT)/tiny.log 2>&1 || \
+	  { cat $(BENCH_OUT)/tiny.log; exit 1; }
+	@grep '^bench: .* passed' $(BENCH_OUT)/tiny.log
+	@$(PYTHON) tests/bench/test_bench.py $(BENCH_OUT)/tiny/bench.csv
+
+# int8 with requantisation (DMA, LOADW, MATMUL and VPU REQUANT), K = 3 MXU blocks.
+BENCH_TT := $(BENCH_OUT)/ttl
+test-timeline: $(BENCH_CLI) $(BENCH_FW) tests/bench/timeline.py tests/bench/bench.py
+	@rm -rf $(BENCH_TT) && mkdir -p $(BENCH_TT)
+	@$(PYTHON) -c 'import sys; sys.path.insert(0, "tests/bench"); import bench, random; r = random.Random(7); \
+	  bench.npy_write("$(BENCH_TT)/a.npy", "|i1", (40, 48), r.randbytes(40 * 48)); \
+	  bench.npy_write("$(BENCH_TT)/b.npy", "|i1", (48, 32), r.randbytes(48 * 32))'
+	@$(BENCH_CLI) gemm --backend sim --firmware $(BENCH_FW) --a $(BENCH_TT)/a.npy --b $(BENCH_TT)/b.npy \
+	  --out-dtype int8 --rq-scale 3 --rq-shift 8 --timeline $(BENCH_TT)/t.json
+	@$(PYTHON) tests/bench/timeline.py check $(BENCH_TT)/t.json

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Lab 4 check: grade the source tree TREE (a copy of the repo with a new VPU op MIN) in place.
+#   tests/labs/4/check.sh TREE      (mk/labs.mk: make lab-4-check, make test-lab-4-ref)
+# Runs, in TREE: the generated files are up to date (test-gen-check); the model's MIN against this
+# lab's own reference (tests/labs/4/test_min.c); TREE's model instruction tests; TREE's VPU harness
+# names MIN and its RTL-vs-model random test passes at N = 4; VPU and tensor-core lint; the SDK
+# compiles a MIN program for the control core. Each step prints "N passed, M failed".
+set -u
+TREE=$1
+LAB=$(cd "$(dirname "$0")" && pwd)
+MAKE=${MAKE:-make}
+fails=0
+step() { # step NAME PASSED(0|1) [message]
+  if [ "$2" -eq 0 ]; then echo "$1: 1 passed, 0 failed"; else echo "$1: ${3:-failed}"; echo "$1: 0 passed, 1 failed"; fails=1; fi
+}
+[ -f "$TREE/hw/spec/tessel.toml" ] || { step lab4_tree 1 "$TREE is not a Tessel source tree (make lab-4-start)"; exit 1; }
+grep -q '"MIN"' "$TREE/hw/spec/tessel.toml"
+step lab4_spec $? "hw/spec/tessel.toml has no VPU op MIN"
+
+$MAKE -C "$TREE" -s --no-print-directory BUILD=build test-gen-check || fails=1
+$MAKE -C "$TREE" -s --no-print-directory BUILD=build build/model/libtessel_model.a >/dev/null || fails=1
+if ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -I"$TREE/hw/model" -I"$TREE/hw/include" "$LAB/test_min.c" \
+     "$TREE/build/model/libtessel_model.a" -o "$TREE/build/lab4_test_min"; then
+  "$TREE/build/lab4_test_min" || fails=1
+else
+  step lab4_model_min 1 "tests/labs/4/test_min.c does not build against the tree (TSL_VPU_OP_MIN?)"
+fi
+$MAKE -C "$TREE" -s --no-print-directory BUILD=build test-model-insn || fails=1
+
+grep -q TSL_VPU_OP_MIN "$TREE/hw/sim/tc/vpu_main.cpp"
+step lab4_vpu_harness $? "hw/sim/tc/vpu_main.cpp does not generate MIN instructions"
+$MAKE -C "$TREE" -s --no-print-directory BUILD=build VPU_RUNS=8 test-vpu-lint test-vpu-n4 test-tc-lint || fails=1
+
+riscv64-unknown-elf-gcc -march=rv32im_zicsr -mabi=ilp32 --specs=picolibc.specs -std=c11 -Wall -Wextra -Werror \
+  -fsyntax-only -I"$TREE/sdk/include" -I"$TREE/hw/include" "$LAB/vmin_fw.c"
+step lab4_sdk $? "tests/labs/4/vmin_fw.c does not compile against the tree's SDK"
+exit $fails

@@ -46,7 +46,7 @@ bench-timeline: deps $(BENCH_CLI) $(BENCH_DEMO) $(BENCH_FW)
 TESTS += bench timeline
 
 test-bench: $(BENCH_DEPS) tests/bench/test_bench.py
-	@rm -rf $(BENCH_OUT)/tiny
+	@rm -rf $(BENCH_OUT)/tiny && mkdir -p $(BENCH_OUT)
 	@$(BENCH_RUN) --out $(BENCH_OUT)/tiny --cases tiny --plots --tessel 16=$(BENCH_CLI) >$(BENCH_OUT)/tiny.log 2>&1 || \
 	  { cat $(BENCH_OUT)/tiny.log; exit 1; }
 	@grep '^bench: .* passed' $(BENCH_OUT)/tiny.log

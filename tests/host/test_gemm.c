@@ -696,6 +696,7 @@ static void check_suite(void)
     int32_t C[3 * 4];
     for (int i = 0; i < 15; i++) A[i] = (int8_t)rnd();
     for (int i = 0; i < 20; i++) B[i] = (int8_t)rnd();
+    B[2 * 4 + 0] = 1; /* so that flipping bit 0 of A[1][2] changes byte 0 of C[1][0] */
     tessel_gemm_t g = {.m = 3, .n = 4, .k = 5, .in_dtype = TESSEL_INT8, .out_dtype = TESSEL_INT32, .a = A, .lda = 5,
                        .b = B, .ldb = 4, .c = C, .ldc = 4, .scale = 1.0f};
     r = tessel_gemm(d, &g, NULL);
@@ -710,7 +711,7 @@ static void check_suite(void)
     }
     int8_t A2[15];
     memcpy(A2, A, 15);
-    A2[7] ^= 0x10;
+    A2[7] ^= 0x01;
     if (tessel_write(tessel_shadow(d), a, A2, 15)) tu_check(&T, 0, "shadow write");
     tessel_cmd_t cmd;
     cmd_init(&cmd, TSL_CMD_OP_GEMM, 0);

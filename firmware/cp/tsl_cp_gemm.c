@@ -125,7 +125,7 @@ static void plan(const tsl_cp_t *cp, gemm_t *g)
 }
 
 typedef struct {
-    uint32_t t, p, nb, ch, m0, mr, k0, kw, kv, n0, nv, pan, pc, as, ts;
+    uint32_t p, nb, ch, m0, mr, k0, kw, kv, n0, nv, pan, pc, as, ts;
 } step_t;
 
 /* Fill the fields that follow from (p, nb, ch). */
@@ -145,13 +145,13 @@ static step_t decode(const gemm_t *g, uint32_t s)
 {
     step_t x;
     x.ch = s % g->nchunks;
-    x.t = s / g->nchunks;
-    x.nb = x.t % g->ncb;
-    x.p = x.t / g->ncb;
+    uint32_t t = s / g->nchunks; /* tile */
+    x.nb = t % g->ncb;
+    x.p = t / g->ncb;
     x.pan = (x.p * g->npan + x.nb / g->nbw) * g->nchunks + x.ch; /* B panel, counted over the command */
     x.pc = x.nb % g->nbw;                                         /* column block within the panel */
     x.as = s & 1u;
-    x.ts = x.t & 1u;
+    x.ts = t & 1u;
     derive(g, &x);
     return x;
 }
@@ -162,7 +162,6 @@ static void advance(const gemm_t *g, step_t *x)
     x->as ^= 1u;
     if (++x->ch == g->nchunks) {
         x->ch = 0;
-        x->t++;
         x->ts ^= 1u;
         if (++x->pc == g->nbw)
             x->pc = 0;

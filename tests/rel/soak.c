@@ -171,7 +171,7 @@ static void make_invalid(tessel_cmd_t *c, uint64_t hbm_bytes)
             w[TSL_CMD_K_WORD] = 1 + rnd(100);     /* a word the command does not use */
         break;
     case 4: w[TSL_CMD_M_WORD] = 0; break;
-    case 5: w[TSL_CMD_C_ADDR_WORD] = (uint32_t)hbm_bytes - rnd(16); break;
+    case 5: w[TSL_CMD_C_ADDR_WORD] = (uint32_t)hbm_bytes + rnd(16); break;   /* C starts past HBM */
     default: w[TSL_CMD_LDC_WORD] = 0; break;   /* shorter than a row */
     }
     if (op == TSL_CMD_OP_NOP || op == TSL_CMD_OP_FENCE)
@@ -207,6 +207,7 @@ int main(int argc, char **argv)
     uint64_t t0 = rel_now_ms();
     while (done < count) {
         tessel_handle_t h[MAX_BATCH];
+        tessel_cmd_t cmd[MAX_BATCH];
         int bad[MAX_BATCH];
         unsigned nb = 1 + rnd(MAX_BATCH), left = count - done;
         nb = nb < left ? nb : left;
@@ -220,6 +221,7 @@ int main(int argc, char **argv)
             } else {
                 by_kind[kind]++;
             }
+            cmd[i] = c;
             st = tessel_submit(d, &c, &h[i]);
             if (!tu_check(&T, st == 0, "submit: %s: %s", tessel_strerror(st), tessel_last_error(d)))
                 return tu_done(&T);
@@ -231,10 +233,14 @@ int main(int argc, char **argv)
             if (st == TESSEL_EMISMATCH)
                 mismatches++;
             int want_ok = !bad[i];
-            tu_check(&T, want_ok ? st == TESSEL_OK : (st == TESSEL_EDEVICE && cpl.status >= 1 && cpl.status <= 5),
-                     "command %u (%s, %s): %s: %s", done + i, want_ok ? "valid" : "invalid",
-                     tsl_cmd_op_name(cpl.opcode), tessel_strerror(st), tessel_last_error(d));
+            if (!tu_check(&T, want_ok ? st == TESSEL_OK
+                                      : (st == TESSEL_EDEVICE && cpl.status >= 1 && cpl.status <= 5),
+                          "command %u (%s, %s): %s: %s", done + i, want_ok ? "valid" : "invalid",
+                          tsl_cmd_op_name(cpl.opcode), tessel_strerror(st), tessel_last_error(d)))
+                for (unsigned k = 0; k < 16; k++)
+                    fprintf(stderr, "  w[%u] = 0x%08x\n", k, cmd[i].w[k]);
             h[i] = h[left_n - 1];
+            cmd[i] = cmd[left_n - 1];
             bad[i] = bad[left_n - 1];
         }
         done += nb;

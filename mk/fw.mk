@@ -12,7 +12,9 @@ FW_TEST_DEPS := tests/fw/test_fw.c tests/model/ref.h tests/model/test_util.h $(F
 FW_CFLAGS    := $(CFLAGS_COMMON) -ffp-contract=off -I$(FW_CP_DIR) -Ihw/model -Ihw/include -Itests/model
 FW_SAN       := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-$(FW_OUT)/cp.elf: $(wildcard $(FW_CP_DIR)/*.c) $(wildcard $(FW_CP_DIR)/*.h) $(FW_CP_DIR)/Makefile sdk/sdk.mk
+$(FW_OUT)/cp.elf: $(wildcard $(FW_CP_DIR)/*.c) $(wildcard $(FW_CP_DIR)/*.h) $(FW_CP_DIR)/Makefile sdk/sdk.mk \
+                  sdk/crt0.S sdk/link.ld $(wildcard sdk/src/*.c sdk/include/*.h) hw/include/tsl_hw.h \
+                  hw/include/tsl_insn.h
 	@$(MAKE) --no-print-directory -C $(FW_CP_DIR) OUT=$(abspath $(FW_OUT)) size
 
 $(FW_OUT)/test_fw: $(FW_TEST_DEPS) $(MODEL_LIB)

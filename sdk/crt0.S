@@ -1,9 +1,15 @@
-/* Tessel SDK start-up: runs from the reset PC (RAM base). Sets gp, sp and tp, points mtvec at the
-   SDK trap entry, zeroes .bss, runs constructors, calls main(0, 0) and passes its return value to
-   exit(), which ends in _exit() writing SYS.EXIT. */
+/* Tessel SDK start-up: runs from the reset PC (RAM base). Clears x1-x31, sets gp, sp and tp, points
+   mtvec at the SDK trap entry, zeroes .bss, runs constructors, calls main(0, 0) and passes its
+   return value to exit(), which ends in _exit() writing SYS.EXIT. */
   .section .text.init, "ax"
   .globl _start
 _start:
+  /* The register file is not reset: clear it, so that the callee-saved registers main() and its
+     callees save and restore hold 0 rather than unknown values. */
+  .irp r, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, \
+         17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+  li    x\r, 0
+  .endr
   .option push
   .option norelax
   la    gp, __global_pointer$

@@ -14,15 +14,13 @@ module tsl_mxu_deskew #(
 );
   assign y_o[(N-1)*Width +: Width] = y_i[(N-1)*Width +: Width];
 
+  // Lane j: an (N-1-j)-stage shift register, newest value in the low Width bits.
   for (genvar j = 0; j < N - 1; j++) begin : g_lane
     localparam int Depth = N - 1 - j;
-    logic [Width-1:0] sr_q [Depth];
+    logic [Depth*Width-1:0] sr_q;
     always_ff @(posedge clk_i) begin
-      if (en_i) begin
-        sr_q[0] <= y_i[j*Width +: Width];
-        for (int s = 1; s < Depth; s++) sr_q[s] <= sr_q[s-1];
-      end
+      if (en_i) sr_q <= (Depth*Width)'({sr_q, y_i[j*Width +: Width]});
     end
-    assign y_o[j*Width +: Width] = sr_q[Depth-1];
+    assign y_o[j*Width +: Width] = sr_q[(Depth-1)*Width +: Width];
   end
 endmodule

@@ -14,14 +14,12 @@ module tsl_mxu_skew #(
 );
   assign x_o[0 +: Width] = x_i[0 +: Width];
 
+  // Lane k: a k-stage shift register, newest value in the low Width bits.
   for (genvar k = 1; k < N; k++) begin : g_lane
-    logic [Width-1:0] sr_q [k];
+    logic [k*Width-1:0] sr_q;
     always_ff @(posedge clk_i) begin
-      if (en_i) begin
-        sr_q[0] <= x_i[k*Width +: Width];
-        for (int s = 1; s < k; s++) sr_q[s] <= sr_q[s-1];
-      end
+      if (en_i) sr_q <= (k*Width)'({sr_q, x_i[k*Width +: Width]});
     end
-    assign x_o[k*Width +: Width] = sr_q[k-1];
+    assign x_o[k*Width +: Width] = sr_q[(k-1)*Width +: Width];
   end
 endmodule

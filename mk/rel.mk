@@ -4,6 +4,7 @@
 #   make test-rel-soak        REL_SOAK_SHORT (300) random commands on sim in checking mode (0 mismatches)
 #   make test-rel-soak-asan   the soak program built with ASan+UBSan, 2000 commands on the model backend
 #   make test-rel-valgrind    the soak program under valgrind (memcheck), 300 commands on the model backend
+#   make test-rel-axi-iso     the TC's AXI isolation stage (hw/rtl/soc/tsl_axi_iso.sv), directed, in Icarus
 #   make test-rel-x           4-state Icarus run of tsl_soc (N=4) with cp.elf from reset: boot, two GEMMs
 #                             (one with bias + ReLU) through the command ring, a host RESET; no X in
 #                             architectural state, C exact
@@ -92,8 +93,19 @@ $(REL_OUT)/x.vvp: tests/rel/tsl_soc_x_tb.sv $(REL_X_DEPS) mk/rel.mk
 	@iverilog -g2012 -o $@ -s tsl_soc_x_tb $(REL_X_RTL) $< 2>&1 | grep -v 'sorry:' || true
 	@test -s $@
 
-TESTS += rel-x
-.PHONY: test-rel-x
+# The AXI isolation stage alone (directed, 4-state): pass-through, a reset mid write burst, a reset
+# with an AR waiting.
+$(REL_OUT)/axi_iso.vvp: tests/rel/tsl_axi_iso_tb.sv hw/rtl/soc/tsl_axi_iso.sv mk/rel.mk
+	@mkdir -p $(@D)
+	@rm -f $@
+	@iverilog -g2012 -o $@ -s tsl_axi_iso_tb hw/rtl/soc/tsl_axi_iso.sv $< 2>&1 | grep -v 'sorry:' || true
+	@test -s $@
+
+TESTS += rel-axi-iso rel-x
+.PHONY: test-rel-axi-iso test-rel-x
+test-rel-axi-iso: $(REL_OUT)/axi_iso.vvp
+	@vvp -n $< | tee $(REL_OUT)/axi_iso.log | grep '^axi_iso'; grep -q '^axi_iso: [0-9]* passed, 0 failed' $(REL_OUT)/axi_iso.log
+
 test-rel-x: $(REL_OUT)/x.vvp $(REL_OUT)/cp.hex
 	@timeout $(REL_X_TIMEOUT) vvp -n $< +prog=$(REL_OUT)/cp.hex >$(REL_OUT)/x.log 2>&1; grep '^rel_x' $(REL_OUT)/x.log; \
 	grep -q '^rel_x: [0-9]* passed, 0 failed' $(REL_OUT)/x.log || \

@@ -21,7 +21,7 @@ SOC_OBJDIR := $(SOC_OUT)/verilator
 TESSEL     := $(BUILD)/bin/tessel
 
 SOC_OWN_RTL := hw/rtl/soc/tsl_wdt.sv hw/rtl/soc/tsl_hostif.sv hw/rtl/soc/tsl_axi_from_bus.sv hw/rtl/soc/tsl_axi_arb_rr.sv \
-               hw/rtl/soc/tsl_axi_arb.sv hw/rtl/soc/tsl_soc.sv
+               hw/rtl/soc/tsl_axi_arb.sv hw/rtl/soc/tsl_axi_iso.sv hw/rtl/soc/tsl_soc.sv
 SOC_RTL    := hw/rtl/tsl_pkg.sv $(sort $(wildcard hw/rtl/prim/*.sv)) $(sort $(wildcard hw/rtl/mxu/*.sv)) \
               $(sort $(wildcard hw/rtl/tc/*.sv)) $(filter-out hw/rtl/prim/%,$(CORE_RTL)) \
               hw/rtl/core/tsl_cpu_sys_regs.sv hw/rtl/core/tsl_cpu_sys.sv $(SOC_OWN_RTL)

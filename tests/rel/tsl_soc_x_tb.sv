@@ -7,8 +7,9 @@
 //   HOSTIF: every register; the SoC's outputs: the host port, host_irq_o and every AXI valid/ready.
 // The host port reads ID and FW_STATUS (until ready) and arms the watchdog; then int8 GEMMs run
 // through the command ring (HBM is an AXI memory here, loaded and read back directly) and C is
-// compared with exact integer products; an AXI write of an unknown data byte is an X too. Last,
-// the host writes RESET and waits for the firmware to be ready again (the core-reset path).
+// compared with exact integer products; an AXI write of an unknown data byte is an X too. Then two
+// more GEMMs each have a DMA burst held in HBM while the host writes RESET (tsl_axi_iso finishes the
+// burst; the rebooted firmware reruns the command, exactly). Last, a RESET with nothing in flight.
 // Prints "rel_x: N passed, M failed" (one check per phase and GEMM) and the first X seen.
 // Icarus 11's $isunknown can report X on a concatenation of known nets, so the checks use a
 // reduction XOR, which is X exactly when some bit is X or Z.
@@ -60,11 +61,16 @@ module tsl_soc_x_tb;
   logic [31:0] rd_addr, wr_addr;
   logic [7:0]  rd_left;
   logic [2:0]  rd_size, wr_size;
+  // Fault injection: the next read (write) burst that starts in [stall_lo, stall_hi) is held
+  // stall_cycles, a read before its first R beat, a write after its first W beat (so a beat waits).
+  logic        rd_arm = 1'b0, wr_arm = 1'b0, wr_hold = 1'b0;
+  int unsigned rd_wait = 0, wr_wait = 0, stall_cycles = 0;
+  logic [31:0] stall_lo = '0, stall_hi = '0;
   assign arready = !rd_busy;
-  assign rvalid  = rd_busy;
+  assign rvalid  = rd_busy && rd_wait == 0;
   assign rlast   = rd_left == 8'd0;
   assign awready = !wr_busy && !wr_resp;
-  assign wready  = wr_busy;
+  assign wready  = wr_busy && wr_wait == 0;
   assign bvalid  = wr_resp;
   function automatic logic [Dw-1:0] word_at(input logic [31:0] a);
     for (int i = 0; i < Wb; i++) word_at[8 * i +: 8] = hbm[(a & ~32'(Wb - 1)) + 32'(i)];
@@ -73,13 +79,20 @@ module tsl_soc_x_tb;
     if (arvalid && arready) begin
       rd_busy <= 1'b1; rd_addr <= araddr % HbmBytes; rd_left <= arlen; rd_size <= arsize;
       rdata   <= word_at(araddr % HbmBytes);
+      if (rd_arm && araddr >= stall_lo && araddr < stall_hi) begin rd_wait <= stall_cycles; rd_arm <= 1'b0; end
+    end else if (rd_wait != 0) begin
+      rd_wait <= rd_wait - 1;
     end else if (rvalid && rready) begin
       rd_busy <= !rlast; rd_addr <= rd_addr + (32'd1 << rd_size); rd_left <= rd_left - 8'd1;
       rdata   <= word_at(rd_addr + (32'd1 << rd_size));
     end
     if (awvalid && awready) begin
       wr_busy <= 1'b1; wr_addr <= awaddr % HbmBytes; wr_size <= awsize;
+      if (wr_arm && awaddr >= stall_lo && awaddr < stall_hi) begin wr_hold <= 1'b1; wr_arm <= 1'b0; end
+    end else if (wr_wait != 0) begin
+      wr_wait <= wr_wait - 1;
     end else if (wvalid && wready) begin
+      if (wr_hold) begin wr_wait <= stall_cycles; wr_hold <= 1'b0; end
       for (int i = 0; i < Wb; i++)
         if (wstrb[i]) begin
           if (`UNKNOWN(wdata[8 * i +: 8])) x_seen("AXI write data");
@@ -92,7 +105,7 @@ module tsl_soc_x_tb;
   end
 
   // A bound on the whole run: a hung test fails instead of running forever.
-  always @(posedge clk) if (cycle >= 200000) begin
+  always @(posedge clk) if (cycle >= 400000) begin
     $display("rel_x: FAIL: still running after %0d cycles", cycle);
     $display("rel_x: %0d passed, %0d failed", passed, failed + 1);
     $finish;
@@ -145,8 +158,10 @@ module tsl_soc_x_tb;
   endtask
 
   task automatic check(input bit ok, input string what);
-    if (ok && xs == 0) passed++;
-    else begin
+    if (ok && xs == 0) begin
+      passed++;
+      $display("rel_x: ok: %s", what);
+    end else begin
       failed++;
       $display("rel_x: FAIL: %s (%0d X cycles so far)", what, xs);
     end
@@ -194,12 +209,19 @@ module tsl_soc_x_tb;
     for (int i = 0; i < 4; i++) hbm[a + 32'(i)] = v[8 * i +: 8];
   endtask
 
-  task automatic gemm(input int m, input int n, input int k, input bit bias_relu);
+  // fault: 0 none; 1 (2) the first burst reading A (writing C) is held 20 000 cycles and the host
+  // RESETs the cores meanwhile. The interrupted command has no completion, so the rebooted firmware
+  // runs it again; the held burst then ends in tsl_axi_iso, and the rerun must still be exact.
+  task automatic gemm(input int m, input int n, input int k, input bit bias_relu, input int fault);
     logic [31:0] w [16];
     logic [31:0] v, slot;
-    int bad = 0, acc;
-    bit done = 1'b0;
+    int bad = 0, acc, drained = 0;
+    bit done = 1'b0, held = 1'b0;
+    string name = $sformatf("GEMM %0dx%0dx%0d", m, n, k);
     int unsigned start = cycle;
+    if (bias_relu) name = {name, " +bias ReLU"};   // (?: would pad strings to one width in Icarus)
+    if (fault == 1) name = {name, ", A read held over a RESET"};
+    if (fault == 2) name = {name, ", C write held over a RESET"};
     for (int i = 0; i < m * k; i++) hbm[ABase + 32'(i)] = next_byte();
     for (int i = 0; i < k * n; i++) hbm[BBase + 32'(i)] = next_byte();
     for (int i = 0; i < n; i++) wr32(BiasBase + 32'(4 * i), {{20{next_byte() > 8'd127}}, next_byte(), 4'd0});
@@ -214,7 +236,25 @@ module tsl_soc_x_tb;
     slot = CmdBase + 32'((cmds % RingSize) * 64);
     foreach (w[i]) wr32(slot + 32'(4 * i), w[i]);
     cmds++;
+    stall_lo = fault == 1 ? ABase : CBase;
+    stall_hi = stall_lo + 32'h1000;
+    stall_cycles = 20000;
+    rd_arm = fault == 1;
+    wr_arm = fault == 2;
     host(32'h010, 32'(cmds), 4'hF, v);    // CMD_HEAD: the doorbell
+    if (fault != 0) begin
+      while (!held && cycle - start < 100000) begin
+        @(posedge clk);
+        held = rd_wait != 0 || wr_wait != 0;
+      end
+      check(held, $sformatf("%s: the burst was held", name));
+      host(32'h03C, 32'd1, 4'hF, v);      // RESET with the burst outstanding
+      while (!dut.u_tc_iso.drain_q && drained < 1000) begin @(posedge clk); drained++; end
+      drained = 0;
+      while (dut.u_tc_iso.drain_q) begin @(posedge clk); drained++; end
+      check(drained > 0 && rd_wait == 0 && wr_wait == 0,
+            $sformatf("%s: tsl_axi_iso drained the burst for %0d cycles", name, drained));
+    end
     while (!done && cycle - start < 400000) begin
       repeat (100) @(posedge clk);
       host(32'h020, '0, 4'h0, v);           // CPL_HEAD
@@ -223,7 +263,7 @@ module tsl_soc_x_tb;
     slot = CplBase + 32'(((cmds - 1) % RingSize) * 16);
     v = rd32(slot + 4);
     check(done && rd32(slot) == w[1] && v[15:0] == 16'(tsl_pkg::CMD_ERR_OK),
-          $sformatf("GEMM %0dx%0dx%0d%s completes with status OK", m, n, k, bias_relu ? " +bias ReLU" : ""));
+          $sformatf("%s completes with status OK", name));
     for (int i = 0; i < m; i++)
       for (int j = 0; j < n; j++) begin
         acc = 0;
@@ -236,8 +276,7 @@ module tsl_soc_x_tb;
         if (rd32(CBase + 32'(4 * (i * n + j))) !== 32'(acc)) bad++;
       end
     host(32'h024, 32'(cmds), 4'hF, v);    // CPL_TAIL
-    check(done && bad == 0, $sformatf("GEMM %0dx%0dx%0d%s: C is exact (%0d wrong, %0d cycles)", m, n, k,
-                                      bias_relu ? " +bias ReLU" : "", bad, cycle - start));
+    check(done && bad == 0, $sformatf("%s: C is exact (%0d wrong, %0d cycles)", name, bad, cycle - start));
   endtask
 
   initial begin
@@ -262,8 +301,10 @@ module tsl_soc_x_tb;
     check(v == 32'd0, "the watchdog did not expire while the firmware ran");
     host(32'h008, CmdBase, 4'hF, v);   host(32'h00C, RingSize, 4'hF, v);
     host(32'h018, CplBase, 4'hF, v);   host(32'h01C, RingSize, 4'hF, v);
-    gemm(5, 6, 7, 1'b0);
-    gemm(9, 8, 12, 1'b1);
+    gemm(5, 6, 7, 1'b0, 0);
+    gemm(9, 8, 12, 1'b1, 0);
+    gemm(8, 8, 8, 1'b0, 1);
+    gemm(8, 12, 8, 1'b1, 2);
     host(32'h03C, 32'd1, 4'hF, v);        // RESET: core and tensor core
     wait_ready(40000, ok);
     check(ok, "the firmware became ready after a HOSTIF RESET");

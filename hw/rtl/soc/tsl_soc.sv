@@ -7,10 +7,9 @@
 // until a one-cycle h_ready_o with h_rdata_o/h_err_o): h_bar_i 0 = BAR0, the HOSTIF registers
 // (h_addr_i < MMAP_HOSTIF_BYTES); 1 = BAR1, HBM offset h_addr_i < HbmBytes; other addresses err.
 // Latency: HOSTIF 1 cycle; an HBM word access 3 cycles plus the HBM's own latency.
-// Reset: rst_ni resets everything; a HOSTIF RESET pulse resets the control core and the tensor
-// core only (HOSTIF, the bridges and the arbiter keep running, so an HBM access the core had in
-// flight completes on AXI and is dropped). Resetting while the TC DMA has a burst in flight is not
-// supported: reset the firmware when the tensor core is idle.
+// Reset: rst_ni resets everything; a HOSTIF RESET pulse (or the watchdog) resets the control core
+// and the tensor core only. HOSTIF, the bridges and the arbiter keep running, so an HBM access the
+// core had in flight completes on AXI and is dropped, and tsl_axi_iso finishes the TC DMA's bursts.
 module tsl_soc #(
   parameter int N          = tsl_pkg::PARAM_N,           // MXU size and VPU lanes; AXI data is 16N bits
   parameter bit EnableBf16 = 1'b1,                       // 1: int8 and bf16/fp32; 0: int8 only
@@ -206,6 +205,15 @@ module tsl_soc #(
   logic [1:0]                 s_bresp, s_rresp;
   logic [Dw-1:0]              s_rdata;
   logic                       s_rlast;
+  // the TC DMA's own port, before its isolation stage
+  logic                       tc_awvalid, tc_awready, tc_wvalid, tc_wready, tc_wlast, tc_bvalid, tc_bready;
+  logic                       tc_arvalid, tc_arready, tc_rvalid, tc_rready, tc_rlast;
+  logic [31:0]                tc_awaddr, tc_araddr;
+  logic [7:0]                 tc_awlen, tc_arlen;
+  logic [2:0]                 tc_awsize, tc_arsize;
+  logic [1:0]                 tc_awburst, tc_arburst, tc_bresp, tc_rresp;
+  logic [Dw-1:0]              tc_wdata, tc_rdata_ax;
+  logic [Sw-1:0]              tc_wstrb;
 
   tsl_tc #(
     .N          (N),
@@ -224,31 +232,90 @@ module tsl_soc #(
     .reg_rdata_o   (tc_rdata),
     .reg_err_o     (tc_err),
     .irq_o         (tc_irq),
-    .m_axi_awvalid (s_awvalid[0]),
-    .m_axi_awready (s_awready[0]),
-    .m_axi_awaddr  (s_awaddr[0*32 +: 32]),
-    .m_axi_awlen   (s_awlen[0*8 +: 8]),
-    .m_axi_awsize  (s_awsize[0*3 +: 3]),
-    .m_axi_awburst (s_awburst[0*2 +: 2]),
-    .m_axi_wvalid  (s_wvalid[0]),
-    .m_axi_wready  (s_wready[0]),
-    .m_axi_wdata   (s_wdata[0*Dw +: Dw]),
-    .m_axi_wstrb   (s_wstrb[0*Sw +: Sw]),
-    .m_axi_wlast   (s_wlast[0]),
-    .m_axi_bvalid  (s_bvalid[0]),
-    .m_axi_bready  (s_bready[0]),
-    .m_axi_bresp   (s_bresp),
-    .m_axi_arvalid (s_arvalid[0]),
-    .m_axi_arready (s_arready[0]),
-    .m_axi_araddr  (s_araddr[0*32 +: 32]),
-    .m_axi_arlen   (s_arlen[0*8 +: 8]),
-    .m_axi_arsize  (s_arsize[0*3 +: 3]),
-    .m_axi_arburst (s_arburst[0*2 +: 2]),
-    .m_axi_rvalid  (s_rvalid[0]),
-    .m_axi_rready  (s_rready[0]),
-    .m_axi_rdata   (s_rdata),
-    .m_axi_rresp   (s_rresp),
-    .m_axi_rlast   (s_rlast)
+    .m_axi_awvalid (tc_awvalid),
+    .m_axi_awready (tc_awready),
+    .m_axi_awaddr  (tc_awaddr),
+    .m_axi_awlen   (tc_awlen),
+    .m_axi_awsize  (tc_awsize),
+    .m_axi_awburst (tc_awburst),
+    .m_axi_wvalid  (tc_wvalid),
+    .m_axi_wready  (tc_wready),
+    .m_axi_wdata   (tc_wdata),
+    .m_axi_wstrb   (tc_wstrb),
+    .m_axi_wlast   (tc_wlast),
+    .m_axi_bvalid  (tc_bvalid),
+    .m_axi_bready  (tc_bready),
+    .m_axi_bresp   (tc_bresp),
+    .m_axi_arvalid (tc_arvalid),
+    .m_axi_arready (tc_arready),
+    .m_axi_araddr  (tc_araddr),
+    .m_axi_arlen   (tc_arlen),
+    .m_axi_arsize  (tc_arsize),
+    .m_axi_arburst (tc_arburst),
+    .m_axi_rvalid  (tc_rvalid),
+    .m_axi_rready  (tc_rready),
+    .m_axi_rdata   (tc_rdata_ax),
+    .m_axi_rresp   (tc_rresp),
+    .m_axi_rlast   (tc_rlast)
+  );
+
+  // Master 0 goes through an isolation stage: when the cores are reset, what the DMA had started on
+  // AXI is finished there (late R beats and B responses dropped, owed W beats sent with no strobes),
+  // so the interconnect and HBM never see a half-done burst and the reset DMA never sees a stale one.
+  tsl_axi_iso #(.DataW(Dw)) u_tc_iso (
+    .clk_i,
+    .rst_ni,
+    .iso_i     (soc_rst),
+    .s_awvalid (tc_awvalid),
+    .s_awready (tc_awready),
+    .s_awaddr  (tc_awaddr),
+    .s_awlen   (tc_awlen),
+    .s_awsize  (tc_awsize),
+    .s_awburst (tc_awburst),
+    .s_wvalid  (tc_wvalid),
+    .s_wready  (tc_wready),
+    .s_wdata   (tc_wdata),
+    .s_wstrb   (tc_wstrb),
+    .s_wlast   (tc_wlast),
+    .s_bvalid  (tc_bvalid),
+    .s_bready  (tc_bready),
+    .s_bresp   (tc_bresp),
+    .s_arvalid (tc_arvalid),
+    .s_arready (tc_arready),
+    .s_araddr  (tc_araddr),
+    .s_arlen   (tc_arlen),
+    .s_arsize  (tc_arsize),
+    .s_arburst (tc_arburst),
+    .s_rvalid  (tc_rvalid),
+    .s_rready  (tc_rready),
+    .s_rdata   (tc_rdata_ax),
+    .s_rresp   (tc_rresp),
+    .s_rlast   (tc_rlast),
+    .m_awvalid (s_awvalid[0]),
+    .m_awready (s_awready[0]),
+    .m_awaddr  (s_awaddr[0*32 +: 32]),
+    .m_awlen   (s_awlen[0*8 +: 8]),
+    .m_awsize  (s_awsize[0*3 +: 3]),
+    .m_awburst (s_awburst[0*2 +: 2]),
+    .m_wvalid  (s_wvalid[0]),
+    .m_wready  (s_wready[0]),
+    .m_wdata   (s_wdata[0*Dw +: Dw]),
+    .m_wstrb   (s_wstrb[0*Sw +: Sw]),
+    .m_wlast   (s_wlast[0]),
+    .m_bvalid  (s_bvalid[0]),
+    .m_bready  (s_bready[0]),
+    .m_bresp   (s_bresp),
+    .m_arvalid (s_arvalid[0]),
+    .m_arready (s_arready[0]),
+    .m_araddr  (s_araddr[0*32 +: 32]),
+    .m_arlen   (s_arlen[0*8 +: 8]),
+    .m_arsize  (s_arsize[0*3 +: 3]),
+    .m_arburst (s_arburst[0*2 +: 2]),
+    .m_rvalid  (s_rvalid[0]),
+    .m_rready  (s_rready[0]),
+    .m_rdata   (s_rdata),
+    .m_rresp   (s_rresp),
+    .m_rlast   (s_rlast)
   );
 
   // Master 1: the core's HBM window. Its access is abandoned (not answered) when the core resets.

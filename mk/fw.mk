@@ -17,6 +17,10 @@ $(FW_OUT)/cp.elf: $(wildcard $(FW_CP_DIR)/*.c) $(wildcard $(FW_CP_DIR)/*.h) $(FW
                   hw/include/tsl_insn.h
 	@$(MAKE) --no-print-directory -C $(FW_CP_DIR) OUT=$(abspath $(FW_OUT)) size
 
+# The RAM image as a flat binary from the RAM base (what a board's host loads: docs/fpga.md).
+$(FW_OUT)/cp.bin: $(FW_OUT)/cp.elf
+	@riscv64-unknown-elf-objcopy -O binary $< $@
+
 $(FW_OUT)/test_fw: $(FW_TEST_DEPS) $(MODEL_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(FW_CFLAGS) tests/fw/test_fw.c $(FW_CP_SRCS) $(MODEL_LIB) -o $@

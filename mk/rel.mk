@@ -80,12 +80,11 @@ $(REL_X_DIR)/%.sv: %.sv
 	@mkdir -p $(@D)
 	@sed 's/\balways_comb\b/always @*/' $< >$@
 REL_X_TIMEOUT ?= 600
-$(REL_OUT)/cp.hex: $(REL_FW)
+$(REL_OUT)/cp.hex: $(BUILD)/fw/cp.bin
 	@mkdir -p $(@D)
-	@riscv64-unknown-elf-objcopy -O binary $< $(REL_OUT)/cp.bin
 	@$(PYTHON) -c 'import struct,sys; b=open(sys.argv[1],"rb").read(); b+=bytes(-len(b)%4); \
 	  open(sys.argv[2],"w").write("".join("%08x\n"%w for w in struct.unpack("<%dI"%(len(b)//4),b)))' \
-	  $(REL_OUT)/cp.bin $@
+	  $< $@
 
 $(REL_OUT)/x.vvp: tests/rel/tsl_soc_x_tb.sv $(REL_X_DEPS) mk/rel.mk
 	@mkdir -p $(@D)

@@ -46,20 +46,20 @@ test-uart: $(UART_DEV) $(UART_CLI) $(CLI_REF)
 #   make test-uart-board  a GEMM subset through `tessel gemm --backend uart` against
 #                         hw/sim/board/board_main.cpp: the Verilated tsl_fpga_top (N=4 int8, as
 #                         synthesised, HBM enlarged to UART_BOARD_HBM) with a bit-level UART model on
-#                         its pins, bridged to a pty; the firmware is $(BUILD)/fw/cp.elf.
+#                         its pins, bridged to a pty; the host loads $(BUILD)/fw/cp.elf into it.
 UART_BOARD_DIR := $(UART_OUT)/board
 UART_BOARD     := $(UART_BOARD_DIR)/board_sim
 UART_BOARD_CPB := 12
 UART_BOARD_HBM := 262144
-UART_BOARD_CPP := hw/sim/board/board_main.cpp hw/sim/core/tsl_elf.cpp
+UART_BOARD_CPP := hw/sim/board/board_main.cpp
 
 $(UART_BOARD): $(FPGA_RTL) $(UART_BOARD_CPP) hw/sim/board/tsl_pty.h hw/sim/fpga/tsl_uart_sim.h \
-               hw/sim/core/tsl_elf.h hw/include/tsl_hw.h fpga/board.mk mk/uart.mk
+               hw/include/tsl_hw.h fpga/board.mk mk/uart.mk
 	@mkdir -p $(@D)
 	@echo "  VERILATE $(FPGA_TOP) -> $@ (log: $(@D)/build.log)"
 	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module $(FPGA_TOP) -O3 --x-assign fast --x-initial fast \
 	  --noassert --unroll-count 256 -GHbmBytes=$(UART_BOARD_HBM) -GClksPerBit=$(UART_BOARD_CPB) -Mdir $(@D) \
-	  -CFLAGS "-O2 -I$(abspath hw/sim/board) -I$(abspath hw/sim/fpga) -I$(abspath hw/sim/core) \
+	  -CFLAGS "-O2 -I$(abspath hw/sim/board) -I$(abspath hw/sim/fpga) \
 	  -I$(abspath hw/include) -DBOARD_CPB=$(UART_BOARD_CPB)" -MAKEFLAGS "OPT_FAST=-O2" -o board_sim \
 	  $(FPGA_RTL) $(abspath $(UART_BOARD_CPP)) >$(@D)/build.log 2>&1 || { tail -40 $(@D)/build.log; exit 1; }
 

@@ -46,7 +46,8 @@ typedef uint64_t tessel_handle_t;  /* a submitted command */
 
 typedef struct {
     uint32_t flags;                /* TESSEL_OPEN_* */
-    const char *firmware;          /* sim: firmware ELF (NULL: the built-in default path) */
+    const char *firmware;          /* firmware ELF (NULL: $TESSEL_FIRMWARE, else sim: the built-in
+                                      default path; uart: loaded only into a board in BOOT.HOLD) */
     const char *trace;             /* sim: FST waveform path, or NULL */
     const char *timeline;          /* sim: Chrome-trace JSON of every TC instruction, the control core's
                                       phases and each command (docs/performance.md), written by
@@ -75,7 +76,8 @@ tessel_status_t tessel_info(tessel_dev_t *dev, tessel_info_t *out);
 /* One line about the device's most recent failure (EDEVICE: command, tag, CMD_ERR name, status
  * and detail; EMISMATCH: command opcode/tag, first differing HBM address, expected (model) and
  * received bytes; ETIMEOUT, EIO, ERANGE and some EINVAL: what was refused). Not cleared by later
- * successes; "" before any failure; never NULL ("no device" for NULL). */
+ * successes; "" before any failure; never NULL. With NULL: why this thread's last failed
+ * tessel_open failed ("" if none did). */
 const char *tessel_last_error(tessel_dev_t *dev);
 
 /* Checking mode: the shadow model device that mirrors `dev` (NULL when not checking). Writing to

@@ -92,9 +92,11 @@ __attribute__((format(printf, 3, 4))) static int fail(tessel_dev_t *d, int statu
     return status;
 }
 
+static _Thread_local char open_error[256];  /* why the last tessel_open of this thread failed */
+
 TESSEL_API const char *tessel_last_error(tessel_dev_t *dev)
 {
-    return dev ? dev->last_error : "no device";
+    return dev ? dev->last_error : open_error;
 }
 
 static const char *op_name(uint32_t op)
@@ -195,6 +197,7 @@ tessel_status_t tessel_open_transport(tessel_dev_t **dev, tessel_transport_t *t,
             r = tessel_open_transport(&d->shadow, &st, 0);
     }
     if (r) {
+        snprintf(open_error, sizeof open_error, "%s", d->last_error);
         tessel_close(d);
         return r;
     }
@@ -212,11 +215,14 @@ TESSEL_API tessel_status_t tessel_open(tessel_dev_t **dev, const char *backend, 
     uint32_t flags = opts ? opts->flags : 0;
     tessel_transport_t t;
     int r;
+    memset(&t, 0, sizeof t);
+    open_error[0] = 0;
     if (!strcmp(backend, "model")) {
         r = tessel_transport_model_open(&t, NULL);
     } else if (!strcmp(backend, "sim")) {
 #ifdef TESSEL_NO_SIM
         r = TESSEL_ENODEV;
+        snprintf(t.err, sizeof t.err, "this libtessel was built without the sim backend");
 #else
         r = tessel_transport_sim_open(&t, opts);
 #endif
@@ -227,9 +233,12 @@ TESSEL_API tessel_status_t tessel_open(tessel_dev_t **dev, const char *backend, 
         r = tessel_transport_uart_open(&t, opts);
     } else {
         r = TESSEL_ENODEV;
+        snprintf(t.err, sizeof t.err, "unknown backend '%s' (model, sim or uart)", backend);
     }
-    if (r)
+    if (r) {
+        snprintf(open_error, sizeof open_error, "%s", t.err);
         return r;
+    }
     return tessel_open_transport(dev, &t, flags);
 }
 

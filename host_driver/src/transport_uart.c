@@ -15,7 +15,8 @@
  * (the largest power of two whose last word reads without BUS) and N, VMEM, ACC, the features and
  * the roofline bandwidth come from $TESSEL_UART_CFG ("n=4,vmem=65536,acc=16384,features=1,bpc=4",
  * any subset), else the defaults of the golden model (tslm_cfg_default).
- * Open waits up to 2 s for FW_STATUS to leave "reset" (a board just reset or powered up).
+ * A board held in BOOT.HOLD (after power-on) is first given its firmware (boot()).
+ * Open waits up to 2 s for FW_STATUS to leave "reset" (a board just reset, powered up or loaded).
  * `wait` sleeps 1 ms: the board runs its firmware by itself.
  */
 #define _DEFAULT_SOURCE
@@ -308,6 +309,89 @@ static int probe_hbm(uart_t *u, uint64_t *bytes)
     return 0;
 }
 
+static uint32_t le32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* The core's RAM image from a firmware ELF (cp.elf): its RV32 PT_LOAD segments placed at their
+ * addresses from MMAP_RAM_BASE. img: TSL_PARAM_RAM_BYTES, zeroed here; *bytes: the extent used.
+ * 0, or -1 with err set. */
+static int read_image(const char *path, uint8_t *img, uint32_t *bytes, char *err, size_t errlen)
+{
+    enum { MaxFile = 4 << 20 };
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf = malloc(MaxFile);
+    size_t n = f && buf ? fread(buf, 1, MaxFile, f) : 0;
+    const char *why = !f ? strerror(errno) : !buf ? "out of memory" : ferror(f) || n == 0 ? "empty or unreadable"
+                      : n == MaxFile ? "too large" : NULL;
+    memset(img, 0, TSL_PARAM_RAM_BYTES);
+    *bytes = 0;
+    if (!why && (n < 52 || memcmp(buf, "\177ELF", 4)))
+        why = "not an ELF file";
+    if (!why) {
+        uint32_t phoff = le32(buf + 28), phent = buf[42] | buf[43] << 8, phnum = buf[44] | buf[45] << 8;
+        if (buf[4] != 1 || buf[5] != 1 || (buf[18] | buf[19] << 8) != 243 || phent < 32 ||
+            phoff + (uint64_t)phent * phnum > n)
+            why = "not a little-endian RV32 ELF";
+        for (uint32_t k = 0; !why && k < phnum; k++) {
+            const uint8_t *ph = buf + phoff + k * phent;
+            uint32_t off = le32(ph + 4), addr = le32(ph + 12), fsz = le32(ph + 16);
+            if (le32(ph) != 1 || fsz == 0)   /* PT_LOAD with file bytes; .bss stays zero */
+                continue;
+            uint64_t at = (uint64_t)addr - TSL_MMAP_RAM_BASE;
+            if (addr < TSL_MMAP_RAM_BASE || at + fsz > TSL_PARAM_RAM_BYTES || (uint64_t)off + fsz > n)
+                why = "a segment lies outside the core's RAM or the file";
+            else {
+                memcpy(img + at, buf + off, fsz);
+                if (at + fsz > *bytes)
+                    *bytes = (uint32_t)(at + fsz);
+            }
+        }
+    }
+    if (!why && *bytes == 0)
+        why = "no loadable bytes";
+    if (why)
+        snprintf(err, errlen, "uart: firmware %.120s: %s", path, why);
+    if (f)
+        fclose(f);
+    free(buf);
+    return why ? -1 : 0;
+}
+
+/* A board in HOSTIF BOOT.HOLD (an FPGA after power-on: its core RAM starts empty) gets the firmware
+ * (opts->firmware, else $TESSEL_FIRMWARE: cp.elf) through the BAR0 RAM window, each frame
+ * read back and compared; then BOOT.HOLD is cleared and the core starts. 0 or TESSEL_*. */
+static int boot(uart_t *u, const char *path)
+{
+    uint32_t hold = 0;
+    int r = xfer_st(u, 0, 0, TSL_HOSTIF_BOOT_OFFSET, &hold, 1);
+    if (r == TESSEL_UART_BUS) {   /* no BOOT register (the model device): it boots by itself */
+        u->err[0] = 0;
+        return 0;
+    }
+    if (r || !((hold >> TSL_HOSTIF_BOOT_HOLD_SHIFT) & TSL_HOSTIF_BOOT_HOLD_MASK))
+        return r;
+    if (!path || !*path) {
+        snprintf(u->err, sizeof u->err, "uart %s: the board waits for its firmware (HOSTIF BOOT.HOLD is set): "
+                 "pass --firmware or set $TESSEL_FIRMWARE (build/fw/cp.elf)", u->port);
+        return TESSEL_ENODEV;
+    }
+    uint32_t *img = malloc(TSL_PARAM_RAM_BYTES), back[TESSEL_UART_MAX_WORDS], bytes = 0;
+    if (!img)
+        return TESSEL_ENOMEM;
+    r = read_image(path, (uint8_t *)img, &bytes, u->err, sizeof u->err) ? TESSEL_EINVAL : 0;
+    for (uint32_t i = 0, words = (bytes + 3) / 4; !r && i < words; i += TESSEL_UART_MAX_WORDS) {
+        unsigned c = words - i < TESSEL_UART_MAX_WORDS ? words - i : TESSEL_UART_MAX_WORDS;
+        uint32_t a = TSL_PARAM_BAR0_RAM_OFFSET + 4 * i;
+        if (!(r = xfer(u, 1, 0, a, &img[i], c)) && !(r = xfer(u, 0, 0, a, back, c)) && memcmp(back, &img[i], 4 * c)) {
+            snprintf(u->err, sizeof u->err, "uart %s: the firmware reads back wrong near RAM offset 0x%x", u->port,
+                     4 * i);
+            r = TESSEL_EIO;
+        }
+    }
+    free(img);
+    hold = 0;
+    return r ? r : xfer(u, 1, 0, TSL_HOSTIF_BOOT_OFFSET, &hold, 1);
+}
+
 /* $TESSEL_UART_CFG: "key=value" pairs separated by commas (n, vmem, acc, features, bpc). */
 static int parse_cfg(tessel_transport_t *t, const char *s)
 {
@@ -378,6 +462,8 @@ int tessel_transport_uart_open(tessel_transport_t *t, const tessel_open_opts_t *
     }
     resync(u);
     int r = probe_hbm(u, &t->hbm_bytes);
+    if (!r)
+        r = boot(u, opts->firmware ? opts->firmware : getenv("TESSEL_FIRMWARE"));
     uint32_t fw = 0;
     for (int64_t stop = now_ms() + UART_BOOT_MS; !r && now_ms() < stop; u_wait(u)) {
         if ((r = xfer(u, 0, 0, TSL_HOSTIF_FW_STATUS_OFFSET, &fw, 1)))
@@ -388,7 +474,7 @@ int tessel_transport_uart_open(tessel_transport_t *t, const tessel_open_opts_t *
     if (r) {
         snprintf(t->err, sizeof t->err, "%.159s", u->err);
         u_close(u);
-        return TESSEL_ENODEV;
+        return r == TESSEL_EINVAL || r == TESSEL_ENOMEM ? r : TESSEL_ENODEV;
     }
     t->ctx = u;
     t->name = "uart";

@@ -42,8 +42,10 @@ const char tessel_cli_usage[] =
     "  scale, bias, ReLU, conversion. Backend default: model. --check (or TESSEL_CHECK=1) mirrors\n"
     "  every command on the model and fails on a difference. --stats prints one JSON line.\n"
     "  --timeline (sim) writes a Chrome-trace/Perfetto JSON of the run (docs/performance.md).\n"
-    "  --port (uart) is the serial port of a board's UART bridge (e.g. /dev/ttyUSB1).\n"
-    "       tessel info [--backend model|sim|uart] [--port TTY] [--json]   the device's configuration\n"
+    "  --port (uart) is the serial port of a board's UART bridge (e.g. /dev/ttyUSB1). --firmware (or\n"
+    "  TESSEL_FIRMWARE): the sim's firmware ELF, or the one a board still in BOOT.HOLD is loaded with.\n"
+    "       tessel info [--backend model|sim|uart] [--port TTY] [--firmware FW.elf] [--json]\n"
+    "                   the device's configuration\n"
     "  Exit code: 0 ok, 1 device/library error or check mismatch, 2 usage or input error.\n";
 
 int tessel_cli_handles(const char *sub)
@@ -132,7 +134,8 @@ static int open_dev(tessel_dev_t **dev, const char *backend, uint32_t flags, con
     tessel_open_opts_t oo = {.flags = flags, .firmware = fw, .trace = trace, .timeline = timeline, .port = port};
     tessel_status_t st = tessel_open(dev, backend, &oo);
     if (st != TESSEL_OK || !*dev)
-        return fail(EXIT_DEV, "cannot open the %s backend: %s", backend, tessel_strerror(st));
+        return fail(EXIT_DEV, "cannot open the %s backend: %s%s%s", backend, tessel_strerror(st),
+                    *tessel_last_error(NULL) ? ": " : "", tessel_last_error(NULL));
     return 0;
 }
 

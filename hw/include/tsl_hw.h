@@ -16,6 +16,7 @@
 #define TSL_PARAM_HBM_LATENCY 100u /* HBM model read latency in cycles */
 #define TSL_PARAM_HBM_BYTES_PER_CYCLE 32u /* HBM model bandwidth in bytes per cycle */
 #define TSL_PARAM_RAM_BYTES 65536u /* control-core local RAM (code and data) in bytes */
+#define TSL_PARAM_BAR0_RAM_OFFSET 65536u /* host BAR0 offset of the window onto the control core's RAM (RAM_BYTES; usable while HOSTIF BOOT.HOLD is set) */
 #define TSL_PARAM_QUEUE_DEPTH 16u /* entries in each per-unit instruction queue */
 #define TSL_PARAM_TOKEN_MAX 65535u /* largest count a dependency-token channel holds */
 #define TSL_PARAM_INSN_WORDS 8u /* 32-bit words in one instruction (256 bits) */
@@ -308,6 +309,9 @@ static inline const char *tsl_cmd_flag_name(uint32_t v)
 #define TSL_HOSTIF_WDT_STATUS_EXPIRED_MASK 0x1u
 #define TSL_HOSTIF_WDT_STATUS_COUNT_SHIFT 16u
 #define TSL_HOSTIF_WDT_STATUS_COUNT_MASK 0xFFFFu
+#define TSL_HOSTIF_BOOT_OFFSET 0x050u /* rw: boot control, written by the host only */
+#define TSL_HOSTIF_BOOT_HOLD_SHIFT 0u
+#define TSL_HOSTIF_BOOT_HOLD_MASK 0x1u
 
 /* Register block TC: tensor-core registers */
 #define TSL_TC_ID_OFFSET 0x000u /* ro: 0x54534C31 ('TSL1') */

@@ -14,6 +14,7 @@ package tsl_pkg;
   localparam int PARAM_HBM_LATENCY = 100;  // HBM model read latency in cycles
   localparam int PARAM_HBM_BYTES_PER_CYCLE = 32;  // HBM model bandwidth in bytes per cycle
   localparam int PARAM_RAM_BYTES = 65536;  // control-core local RAM (code and data) in bytes
+  localparam int PARAM_BAR0_RAM_OFFSET = 65536;  // host BAR0 offset of the window onto the control core's RAM (RAM_BYTES; usable while HOSTIF BOOT.HOLD is set)
   localparam int PARAM_QUEUE_DEPTH = 16;  // entries in each per-unit instruction queue
   localparam int PARAM_TOKEN_MAX = 65535;  // largest count a dependency-token channel holds
   localparam int PARAM_INSN_WORDS = 8;  // 32-bit words in one instruction (256 bits)
@@ -180,6 +181,9 @@ package tsl_pkg;
   localparam int HOSTIF_WDT_STATUS_EXPIRED_WIDTH = 1;
   localparam int HOSTIF_WDT_STATUS_COUNT_LSB = 16;
   localparam int HOSTIF_WDT_STATUS_COUNT_WIDTH = 16;
+  localparam logic [11:0] HOSTIF_BOOT_OFFSET = 12'h050;
+  localparam int HOSTIF_BOOT_HOLD_LSB = 0;
+  localparam int HOSTIF_BOOT_HOLD_WIDTH = 1;
 
   // Register block TC: tensor-core registers
   localparam logic [11:0] TC_ID_OFFSET = 12'h000;

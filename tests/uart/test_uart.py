@@ -11,8 +11,9 @@ Usage: test_uart.py model UART_DEV TESSEL_CLI CLI_REF WORKDIR        (hw/sim/boa
     gives the exact result, and a link too bad to use fails with exit 1 and a TESSEL_EIO message
     naming the cause, in bounded time.
        test_uart.py board BOARD_SIM CP_ELF TESSEL_CLI CLI_REF WORKDIR  (hw/sim/board/board_main.cpp)
-  - the same GEMM checks, a small subset (N=4 int8), against the Verilated tsl_fpga_top running the
-    firmware, through its UART pins.
+  - the Verilated tsl_fpga_top, through its UART pins, starts in BOOT.HOLD: an open without a
+    firmware fails and says so, `tessel info --firmware CP_ELF` loads it through the BAR0 RAM window;
+  - then the same GEMM checks, a small subset (N=4 int8), against the firmware it runs.
 SEED=... replays the fault phases and masks. Prints "uart: N passed, M failed" (uart_board: ...).
 """
 import json
@@ -25,8 +26,9 @@ import sys
 import time
 
 MODE = sys.argv[1]
-DEV = sys.argv[2:4] if MODE == "board" else sys.argv[2:3]
-TESSEL, CLI_REF, WORK = sys.argv[len(DEV) + 2:len(DEV) + 5]
+DEV = sys.argv[2:3]
+FIRMWARE = sys.argv[3] if MODE == "board" else None
+TESSEL, CLI_REF, WORK = sys.argv[4:7] if MODE == "board" else sys.argv[3:6]
 passed = failed = 0
 
 
@@ -61,6 +63,7 @@ class Board:
 def run(args, env=None, timeout=120):
     e = dict(os.environ)
     e.pop("TESSEL_CHECK", None)
+    e.pop("TESSEL_FIRMWARE", None)
     if env:
         e.update(env)
     t0 = time.monotonic()
@@ -97,13 +100,20 @@ def board_main():
     env = {"TESSEL_UART_CFG": "n=4,vmem=16384,acc=4096,features=1"}
     b = Board()
     rc, out, err, secs = run(["info", "--backend", "uart", "--port", b.port, "--json"], env=env)
+    check(rc == 1 and "waits for its firmware" in err and "--firmware" in err,
+          "a board in BOOT.HOLD and no firmware given: the open fails and says why", f"{rc} {err!r}")
+    rc, out, err, secs = run(["info", "--backend", "uart", "--port", b.port, "--firmware", TESSEL], env=env)
+    check(rc == 1 and "not a little-endian RV32 ELF" in err,
+          "a firmware that is not an RV32 ELF (the host's tessel binary) is refused", f"{rc} {err!r}")
+    rc, out, err, secs = run(["info", "--backend", "uart", "--port", b.port, "--firmware", FIRMWARE, "--json"],
+                             env=env)
     info = {}
     try:
         info = json.loads(out)
     except ValueError:
         pass
     check(rc == 0 and info.get("n") == 4 and info.get("hbm_bytes", 0) >= 128 << 10,
-          f"info over the board's UART ({secs:.1f} s)", f"{rc} {out!r} {err!r}")
+          f"firmware loaded over the UART, then info ({secs:.1f} s)", f"{rc} {out!r} {err!r}")
     cases = [
         ("int8 bias relu", (16, 16, 16), ["--bias", "--relu"], []),
         ("int8 ragged", (13, 9, 21), [], []),

@@ -4,7 +4,9 @@
 // (MMAP_TC_*) and HBM window (MMAP_HBM_*) go out on ext_*, which follows the core's bus contract. Every
 // other address answers after one cycle with read data 0, writes ignored and bus error set, which
 // the core turns into an access-fault trap. RAM and SYS answer one cycle after valid; ext latency
-// is whatever the attached slave takes. The reset PC is RamBase.
+// is whatever the attached slave takes. The reset PC is RamBase. The hram_* port reaches the RAM
+// directly, for a host that loads it while the core is held in reset (tsl_soc BOOT.HOLD); it
+// wins over the core, whose accesses it would corrupt otherwise. Read data: the cycle after.
 module tsl_cpu_sys #(
   parameter logic [31:0] RamBase  = tsl_pkg::MMAP_RAM_BASE,    // RAM base and reset PC
   parameter int          RamBytes = tsl_pkg::PARAM_RAM_BYTES,  // RAM size in bytes (power of two)
@@ -23,6 +25,12 @@ module tsl_cpu_sys #(
   input  logic              ext_err_i,
   // interrupt sources (level): bit 0 doorbell, bit 1 tensor core
   input  logic [NumIrq-1:0] irq_i,
+  // RAM port for the host while the core is held in reset (byte offset in the RAM, word aligned)
+  input  logic              hram_req_i,
+  input  logic              hram_we_i,
+  input  logic [31:0]       hram_addr_i,
+  input  logic [31:0]       hram_wdata_i,
+  output logic [31:0]       hram_rdata_o,
   // simulation/console side band from the SYS block
   output logic              console_valid_o,
   output logic [7:0]        console_data_o,
@@ -76,13 +84,14 @@ module tsl_cpu_sys #(
   logic        sys_err, sel_ram_q, sel_sys_q;
   tsl_prim_ram #(.Depth(RamBytes / 4), .Width(32)) u_ram (
     .clk_i,
-    .req_i   (local_req && sel_ram),
-    .we_i    (bus_wstrb != 4'd0),
-    .addr_i  (bus_addr[RamAw+1:2]),
-    .wdata_i (bus_wdata),
-    .be_i    (bus_wstrb),
+    .req_i   (hram_req_i || (local_req && sel_ram)),
+    .we_i    (hram_req_i ? hram_we_i : bus_wstrb != 4'd0),
+    .addr_i  (hram_req_i ? hram_addr_i[RamAw+1:2] : bus_addr[RamAw+1:2]),
+    .wdata_i (hram_req_i ? hram_wdata_i : bus_wdata),
+    .be_i    (hram_req_i ? 4'hF : bus_wstrb),
     .rdata_o (ram_rdata)
   );
+  assign hram_rdata_o = ram_rdata;
 
   tsl_cpu_sys_regs #(.NumIrq(NumIrq)) u_sys_regs (
     .clk_i,
@@ -132,5 +141,5 @@ module tsl_cpu_sys #(
   end
 
   logic unused_instr;
-  assign unused_instr = bus_instr;
+  assign unused_instr = ^{bus_instr, hram_addr_i[31:RamAw+2], hram_addr_i[1:0]};
 endmodule

@@ -21,6 +21,7 @@ module tsl_cpu_sys_sim #(
   logic [31:0] ext_addr, ext_wdata, ext_rdata;
   logic [3:0]  ext_wstrb;
   logic [1:0]  irq;
+  logic [31:0] hram_rdata;  // no host port in this top
 
   tsl_cpu_sys #(.RamBytes(RamBytes), .IterMul(IterMul)) u_sys (
     .clk_i,
@@ -33,6 +34,11 @@ module tsl_cpu_sys_sim #(
     .ext_rdata_i (ext_rdata),
     .ext_err_i   (ext_err),
     .irq_i       (irq),
+    .hram_req_i  (1'b0),
+    .hram_we_i   (1'b0),
+    .hram_addr_i (32'd0),
+    .hram_wdata_i(32'd0),
+    .hram_rdata_o(hram_rdata),
     .console_valid_o,
     .console_data_o,
     .exit_valid_o,
@@ -55,4 +61,7 @@ module tsl_cpu_sys_sim #(
     .err_o   (ext_err),
     .irq_o   (irq)
   );
+
+  logic unused_hram;
+  assign unused_hram = ^hram_rdata;
 endmodule

@@ -1,9 +1,10 @@
 // Board-independent FPGA top: tsl_soc with its host port driven by the UART bridge
 // (tsl_uart_bridge, docs/fpga.md "UART protocol") and its HBM AXI port on on-chip RAM
 // (tsl_fpga_hbm). The board tops (fpga/xilinx, and the Verilated harness of the uart transport)
-// add only the clock, the reset and the pins. The control core's firmware is in the core RAM
-// u_soc.u_sys.u_ram (simulation: the tsl_prim_ram DPI back door). Latency of a host access: the
-// UART frame time plus the SoC's host-port latency (docs/fpga.md).
+// add only the clock, the reset and the pins. After power-on HOSTIF BOOT.HOLD holds the cores in
+// reset (BootHold): the host loads the firmware into the core RAM through the BAR0 RAM window and
+// clears BOOT.HOLD (docs/fpga.md "Booting"). Latency of a host access: the UART frame time plus
+// the SoC's host-port latency (docs/fpga.md).
 module tsl_fpga_top #(
   parameter int N          = 4,          // MXU size and VPU lanes (power of two, 4..128)
   parameter bit EnableBf16 = 1'b0,       // 1: int8 and bf16/fp32; 0: int8 only
@@ -11,7 +12,8 @@ module tsl_fpga_top #(
   parameter int AccBytes   = 4096,       // ACC bytes (power of two)
   parameter int HbmBytes   = 262144,     // on-chip "HBM" bytes (power of two; the host library
                                          // reserves the first 64 KiB for its rings)
-  parameter int ClksPerBit = 12          // clk_i cycles per UART bit: clock Hz / 1 000 000
+  parameter int ClksPerBit = 12,         // clk_i cycles per UART bit: clock Hz / 1 000 000
+  parameter bit BootHold   = 1'b1        // 1: the cores wait for the host to load the RAM
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -56,7 +58,8 @@ module tsl_fpga_top #(
     .EnableBf16 (EnableBf16),
     .VmemBytes  (VmemBytes),
     .AccBytes   (AccBytes),
-    .HbmBytes   (HbmBytes)
+    .HbmBytes   (HbmBytes),
+    .BootHold   (BootHold)
   ) u_soc (
     .clk_i,
     .rst_ni,

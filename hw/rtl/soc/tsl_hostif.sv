@@ -1,6 +1,6 @@
 // HOSTIF register block (docs/isa.md §6): command/completion ring registers, doorbell, host
 // interrupt, firmware status, host-driven reset of the control and tensor cores, heartbeat,
-// watchdog.
+// watchdog, boot hold.
 // Two register ports with the core's bus contract (request held until a one-cycle ready, rdata/err
 // valid with ready): core_* (the core's ext bus, MMAP_HOSTIF_BASE) and host_* (the host's BAR0).
 // Latency: each port answers one cycle after its request (registered ready/rdata/err); both ports
@@ -18,8 +18,12 @@
 //   the counter. On expiry: the same reset pulse as RESET, HOST_IRQ_STATUS.WDT, and
 //   WDT_STATUS.EXPIRED (until the next host RESET) and COUNT (saturating); the counter then stays
 //   stopped until the rebooted firmware kicks it.
+//   BOOT (host port only): HOLD (power-on value BootHold) drives boot_hold_o, which holds the
+//   control and tensor cores in reset while the host loads the core's RAM; FW_STATUS reads 0 and
+//   the watchdog is reloaded while it is set.
 module tsl_hostif #(
-  parameter int ResetCycles = 4  // length of the soc_rst_o pulse in cycles (1..7)
+  parameter int ResetCycles = 4,    // length of the soc_rst_o pulse in cycles (1..7)
+  parameter bit BootHold    = 1'b0  // BOOT.HOLD after power-on
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -42,7 +46,8 @@ module tsl_hostif #(
   // outputs
   output logic        doorbell_o,   // level: DB_PENDING (core irq bit 0)
   output logic        host_irq_o,   // level: |(HOST_IRQ_STATUS & HOST_IRQ_ENABLE)
-  output logic        soc_rst_o     // registered, active high: reset the control and tensor core
+  output logic        soc_rst_o,    // registered, active high: reset the control and tensor core
+  output logic        boot_hold_o   // registered BOOT.HOLD: hold the control and tensor core in reset
 );
   localparam int IrqW = 3;  // HOST_IRQ_STATUS bits: CPL, FAULT, WDT
   localparam logic [IrqW-1:0] FwIrqMask = 3'b011;  // the bits HOST_IRQ_SET may set (not WDT)
@@ -74,6 +79,7 @@ module tsl_hostif #(
   logic [31:0] wdt_timeout_q, wdt_timeout_d;
   logic [15:0] wdt_count_q, wdt_count_d;
   logic        wdt_expired_q, wdt_expired_d, wdt_load, wdt_expire;
+  logic        hold_q, hold_d;
 
   // Byte-strobed update of an rw register.
   function automatic logic [31:0] wr_bytes(input logic [31:0] old, input logic [31:0] val,
@@ -100,6 +106,7 @@ module tsl_hostif #(
     rst_start    = 1'b0;
     wdt_timeout_d = wdt_timeout_q;
     wdt_load     = 1'b0;
+    hold_d       = hold_q;
     rdata_d      = '0;
     err_d        = '0;
     // Core port first, host port second: the host wins a same-cycle write of one register.
@@ -187,6 +194,10 @@ module tsl_hostif #(
           tsl_pkg::HOSTIF_WDT_STATUS_OFFSET: begin
             rdata_d[p*32 +: 32] = {wdt_count_q, 15'd0, wdt_expired_q};
           end
+          tsl_pkg::HOSTIF_BOOT_OFFSET: begin
+            rdata_d[p*32 +: 32] = {31'd0, hold_q};
+            if (p == 1 && bmask[p*32]) hold_d = wdata[p*32];  // host only
+          end
           default: err_d[p] = 1'b1;
         endcase
       end
@@ -196,7 +207,7 @@ module tsl_hostif #(
     irq_status_d = (irq_status_q & ~irq_clr) | irq_set |
                    (IrqW'(wdt_expire) << tsl_pkg::HOSTIF_HOST_IRQ_STATUS_WDT_LSB);
     // Watchdog: a host RESET reloads it and clears EXPIRED; an expiry sets EXPIRED, counts.
-    if (rst_start) wdt_load = 1'b1;
+    if (rst_start || hold_q) wdt_load = 1'b1;
     wdt_expired_d = (wdt_expired_q && !rst_start) || wdt_expire;
     wdt_count_d   = wdt_count_q + 16'(wdt_expire && wdt_count_q != 16'hFFFF);
     // Reset pulse: (re)started by a host write of RESET bit 0 or a watchdog expiry; FW_STATUS
@@ -207,7 +218,7 @@ module tsl_hostif #(
     end else if (rst_cnt_q != 3'd0) begin
       rst_cnt_d = rst_cnt_q - 3'd1;
     end
-    if (rst_start || wdt_expire || rst_cnt_q != 3'd0) fw_status_d = '0;
+    if (rst_start || wdt_expire || rst_cnt_q != 3'd0 || hold_q) fw_status_d = '0;
   end
 
   tsl_wdt u_wdt (
@@ -237,6 +248,7 @@ module tsl_hostif #(
       wdt_timeout_q <= '0;
       wdt_count_q  <= '0;
       wdt_expired_q <= 1'b0;
+      hold_q       <= BootHold;
       ack_q        <= '0;
       err_q        <= '0;
       rdata_q      <= '0;
@@ -258,6 +270,7 @@ module tsl_hostif #(
       wdt_timeout_q <= wdt_timeout_d;
       wdt_count_q  <= wdt_count_d;
       wdt_expired_q <= wdt_expired_d;
+      hold_q       <= hold_d;
       ack_q        <= req;
       err_q        <= err_d;
       rdata_q      <= rdata_d;
@@ -273,6 +286,7 @@ module tsl_hostif #(
   assign doorbell_o   = db_q;
   assign host_irq_o   = |(irq_status_q & irq_enable_q);
   assign soc_rst_o    = rst_cnt_q != 3'd0;
+  assign boot_hold_o  = hold_q;
 
   logic unused_addr;
   assign unused_addr = ^{core_addr_i[1:0], host_addr_i[1:0]};

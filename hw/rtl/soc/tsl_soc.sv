@@ -5,17 +5,21 @@
 // HbmBytes of MMAP_HBM_* -> core bridge (AXI address = addr - MMAP_HBM_BASE); the rest of the
 // window answers err (access fault) after one cycle. Host port (core bus contract: request held
 // until a one-cycle h_ready_o with h_rdata_o/h_err_o): h_bar_i 0 = BAR0, the HOSTIF registers
-// (h_addr_i < MMAP_HOSTIF_BYTES); 1 = BAR1, HBM offset h_addr_i < HbmBytes; other addresses err.
-// Latency: HOSTIF 1 cycle; an HBM word access 3 cycles plus the HBM's own latency.
-// Reset: rst_ni resets everything; a HOSTIF RESET pulse (or the watchdog) resets the control core
-// and the tensor core only. HOSTIF, the bridges and the arbiter keep running, so an HBM access the
-// core had in flight completes on AXI and is dropped, and tsl_axi_iso finishes the TC DMA's bursts.
+// (h_addr_i < MMAP_HOSTIF_BYTES) and, while BOOT.HOLD is set, the core's RAM (full words from
+// PARAM_BAR0_RAM_OFFSET); 1 = BAR1, HBM offset h_addr_i < HbmBytes; other addresses err.
+// Latency: HOSTIF and the RAM window 1 cycle; an HBM word access 3 cycles plus the HBM's own latency.
+// Reset: rst_ni resets everything; a HOSTIF RESET pulse (or the watchdog), and BOOT.HOLD for as
+// long as it is set, reset the control core and the tensor core only. HOSTIF, the bridges and the
+// arbiter keep running, so an HBM access the core had in flight completes on AXI and is dropped,
+// and tsl_axi_iso finishes the TC DMA's bursts.
 module tsl_soc #(
   parameter int N          = tsl_pkg::PARAM_N,           // MXU size and VPU lanes; AXI data is 16N bits
   parameter bit EnableBf16 = 1'b1,                       // 1: int8 and bf16/fp32; 0: int8 only
   parameter int VmemBytes  = tsl_pkg::PARAM_VMEM_BYTES,  // VMEM bytes (power of two)
   parameter int AccBytes   = tsl_pkg::PARAM_ACC_BYTES,   // ACC bytes (power of two)
   parameter int HbmBytes   = tsl_pkg::PARAM_HBM_BYTES,   // HBM bytes (power of two, <= MMAP_HBM_BYTES)
+  parameter bit BootHold   = 1'b0,                       // HOSTIF BOOT.HOLD after power-on (1: boards
+                                                         // whose core RAM the host must load first)
   localparam int Dw        = 16 * N                      // AXI data bits
 ) (
   input  logic            clk_i,
@@ -65,21 +69,24 @@ module tsl_soc #(
   output logic            trap_o,
   output logic [31:0]     trap_cause_o,
   output logic [31:0]     trap_pc_o,
-  output logic            core_rst_o   // the HOSTIF RESET pulse is resetting the cores
+  output logic            core_rst_o   // the cores are in reset: HOSTIF RESET pulse or BOOT.HOLD
 );
   localparam int Masters = 3;  // 0 TC DMA, 1 core window, 2 host BAR1
   localparam int Sw      = Dw / 8;
 
   // --- resets ---------------------------------------------------------------------------------
-  logic soc_rst, sys_rst_n;
-  assign sys_rst_n  = rst_ni && !soc_rst;
-  assign core_rst_o = soc_rst;
+  logic soc_rst, boot_hold, cores_rst, sys_rst_n;
+  assign cores_rst  = soc_rst || boot_hold;
+  assign sys_rst_n  = rst_ni && !cores_rst;
+  assign core_rst_o = cores_rst;
 
   // --- control subsystem and its ext decode -----------------------------------------------------
   logic        ext_valid /* verilator public_flat_rd */, ext_ready /* verilator public_flat_rd */, ext_err;
   logic [31:0] ext_addr /* verilator public_flat_rd */, ext_wdata, ext_rdata;
   logic [3:0]  ext_wstrb /* verilator public_flat_rd */;
   logic        tc_irq, doorbell;
+  logic        hram_req, hram_ack_q;
+  logic [31:0] hram_rdata;
 
   tsl_cpu_sys u_sys (
     .clk_i,
@@ -92,6 +99,11 @@ module tsl_soc #(
     .ext_rdata_i (ext_rdata),
     .ext_err_i   (ext_err),
     .irq_i       ({tc_irq, doorbell}),
+    .hram_req_i  (hram_req),
+    .hram_we_i   (h_wstrb_i != 4'd0),
+    .hram_addr_i (h_addr_i - tsl_pkg::PARAM_BAR0_RAM_OFFSET),
+    .hram_wdata_i(h_wdata_i),
+    .hram_rdata_o(hram_rdata),
     .console_valid_o,
     .console_data_o,
     .exit_valid_o,
@@ -136,13 +148,17 @@ module tsl_soc #(
   end
 
   // --- host port decode -------------------------------------------------------------------------
-  logic        h_sel_regs, h_sel_hbm, h_sel_err;
+  logic        h_sel_regs, h_sel_hbm, h_sel_ram, h_sel_err;
   logic        hif_h_ready, hif_h_err, hb_ready, hb_err;
   logic [31:0] hif_h_rdata, hb_rdata;
   logic        herr_ack_q, herr_ack_d;
   assign h_sel_regs = !h_bar_i && (h_addr_i < tsl_pkg::MMAP_HOSTIF_BYTES);
   assign h_sel_hbm  = h_bar_i && (h_addr_i < 32'(HbmBytes));
-  assign h_sel_err  = !h_sel_regs && !h_sel_hbm;
+  // The core's RAM through BAR0, only while BOOT.HOLD keeps the core in reset (else: err). Full words.
+  assign h_sel_ram  = !h_bar_i && boot_hold && (h_wstrb_i == 4'h0 || h_wstrb_i == 4'hF) &&
+                      (h_addr_i - tsl_pkg::PARAM_BAR0_RAM_OFFSET) < tsl_pkg::PARAM_RAM_BYTES;
+  assign h_sel_err  = !h_sel_regs && !h_sel_hbm && !h_sel_ram;
+  assign hram_req   = h_valid_i && h_sel_ram && !hram_ack_q;
   assign herr_ack_d = h_valid_i && h_sel_err && !herr_ack_q;
 
   always_comb begin
@@ -157,6 +173,10 @@ module tsl_soc #(
       h_ready_o = hb_ready;
       h_rdata_o = hb_rdata;
       h_err_o   = hb_err;
+    end else if (h_sel_ram) begin
+      h_ready_o = hram_ack_q;
+      h_rdata_o = hram_rdata;
+      h_err_o   = 1'b0;
     end
   end
 
@@ -164,14 +184,16 @@ module tsl_soc #(
     if (!rst_ni) begin
       cerr_ack_q <= 1'b0;
       herr_ack_q <= 1'b0;
+      hram_ack_q <= 1'b0;
     end else begin
       cerr_ack_q <= cerr_ack_d;
       herr_ack_q <= herr_ack_d;
+      hram_ack_q <= hram_req;
     end
   end
 
   // --- host interface -------------------------------------------------------------------------
-  tsl_hostif u_hostif (
+  tsl_hostif #(.BootHold(BootHold)) u_hostif (
     .clk_i,
     .rst_ni,
     .core_valid_i (ext_valid && sel_hostif),
@@ -190,7 +212,8 @@ module tsl_soc #(
     .host_err_o   (hif_h_err),
     .doorbell_o   (doorbell),
     .host_irq_o,
-    .soc_rst_o    (soc_rst)
+    .soc_rst_o    (soc_rst),
+    .boot_hold_o  (boot_hold)
   );
 
   // --- AXI masters: per-master fields concatenated, master i at [i*W +: W] ------------------------
@@ -265,7 +288,7 @@ module tsl_soc #(
   tsl_axi_iso #(.DataW(Dw)) u_tc_iso (
     .clk_i,
     .rst_ni,
-    .iso_i     (soc_rst),
+    .iso_i     (cores_rst),
     .s_awvalid (tc_awvalid),
     .s_awready (tc_awready),
     .s_awaddr  (tc_awaddr),

@@ -1,9 +1,9 @@
 // The Verilated FPGA top (tsl_fpga_top: UART bridge + tsl_soc + on-chip HBM, the core of the Arty
 // build) as a board on a pseudo-terminal, reached only through its UART pins: bytes the host
 // writes to the pty are driven onto uart_rx_i as 8N1 at BOARD_CPB clocks per bit (TslUartLine),
-// and uart_tx_o is decoded (TslUartRx) back to the pty. The command-processor firmware is loaded
-// into the core RAM by the DPI back door before reset is released.
-//   board_sim CP.ELF [--idle-exit SEC]
+// and uart_tx_o is decoded (TslUartRx) back to the pty. Like a board after power-on it holds its
+// cores in BOOT.HOLD until the host loads the firmware over the line ($TESSEL_FIRMWARE).
+//   board_sim [--idle-exit SEC]
 // Prints the pty's slave path on the first line of stdout, then clocks the board until killed
 // (SIGTERM/SIGINT) or until the host sent nothing for --idle-exit seconds. A trap of the control
 // core is reported on stderr.
@@ -16,9 +16,6 @@
 #include <cstring>
 
 #include "Vtsl_fpga_top.h"
-#include "Vtsl_fpga_top__Dpi.h"
-#include "svdpi.h"
-#include "tsl_elf.h"
 #include "tsl_hw.h"
 #include "tsl_pty.h"
 #include "tsl_uart_sim.h"
@@ -30,34 +27,18 @@
 
 namespace {
 const int kBatch = 512;  // cycles between two looks at the pty
-const char *kRamScope = "TOP.tsl_fpga_top.u_soc.u_sys.u_ram";
 volatile sig_atomic_t g_stop = 0;
 
 void on_signal(int) { g_stop = 1; }
 
-bool load_firmware(const char *path) {
-  svSetScope(svGetScopeFromName(kRamScope));
-  std::vector<TslElfSegment> segs;
-  std::string err;
-  if (!tsl_elf_read(path, TSL_MMAP_RAM_BASE, uint64_t(tsl_prim_ram_depth()) * 4, &segs, &err)) {
-    std::fprintf(stderr, "board_sim: %s\n", err.c_str());
-    return false;
-  }
-  for (const TslElfSegment &s : segs)
-    for (uint32_t a = 0; a < s.bytes.size(); a++) {
-      uint32_t off = s.addr - TSL_MMAP_RAM_BASE + a, idx = off >> 2, sh = (off & 3) * 8;
-      tsl_prim_ram_write(idx, (tsl_prim_ram_read(idx) & ~(0xffu << sh)) | (uint32_t(s.bytes[a]) << sh));
-    }
-  return true;
-}
 }  // namespace
 
 int main(int argc, char **argv) {
   Verilated::commandArgs(argc, argv);
   long idle_exit = 0;
-  if (argc == 4 && !std::strcmp(argv[2], "--idle-exit")) idle_exit = std::atol(argv[3]);
-  else if (argc != 2) {
-    std::fprintf(stderr, "usage: board_sim CP.ELF [--idle-exit SEC]\n");
+  if (argc == 3 && !std::strcmp(argv[1], "--idle-exit")) idle_exit = std::atol(argv[2]);
+  else if (argc != 1) {
+    std::fprintf(stderr, "usage: board_sim [--idle-exit SEC]\n");
     return 2;
   }
   Vtsl_fpga_top top;
@@ -67,7 +48,6 @@ int main(int argc, char **argv) {
   top.uart_rx_i = 1;
   top.clk_i = 0;
   top.eval();
-  if (!load_firmware(argv[1])) return 2;
   auto step = [&] {
     top.uart_rx_i = line.pin();
     top.clk_i = 1;

@@ -1,7 +1,8 @@
 // Smoke test of a Verilated FPGA top through its UART pins only. Built twice (mk/fpga.mk):
-// FPGA_SOC=1: tsl_fpga_top (UART bridge + tsl_soc + on-chip HBM); the command-processor firmware
-//   is loaded into the core RAM by the DPI back door, then over the line: HOSTIF ID, FW_STATUS =
-//   ready and a moving HEARTBEAT (the firmware runs), and BAR0 past the HOSTIF block answers BUS.
+// FPGA_SOC=1: tsl_fpga_top (UART bridge + tsl_soc + on-chip HBM), all over the line: HOSTIF ID,
+//   BOOT.HOLD set after power-on, the command-processor firmware loaded through the BAR0 RAM
+//   window and read back, FW_STATUS 0 while held; BOOT.HOLD cleared, then FW_STATUS = ready and a
+//   moving HEARTBEAT (the firmware runs), and BAR0 past the HOSTIF block and the RAM answer BUS.
 // FPGA_SOC=0: tsl_ice40_top (the iCEBreaker bitstream's RTL, or with FPGA_GL=1 its synthesised
 //   netlist; reset by its power-on counter); every BAR0 access answers BUS.
 // Both: random BAR1 bursts read back word for word against a host-side copy, and BAR1 past
@@ -9,8 +10,6 @@
 #include "verilated.h"
 #if FPGA_SOC
 #include "Vtsl_fpga_top.h"
-#include "Vtsl_fpga_top__Dpi.h"
-#include "svdpi.h"
 #include "tsl_elf.h"
 typedef Vtsl_fpga_top Top;
 #else
@@ -21,6 +20,7 @@ typedef Vtsl_ice40_top Top;
 #include "tsl_rng.h"
 #include "tsl_uart_sim.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -83,24 +83,40 @@ int main(int argc, char **argv) {
     b.top.uart_rx_i = 1; b.top.clk_i = 0;
 #if FPGA_SOC
     if (argc < 2) { fprintf(stderr, "usage: %s cp.elf\n", argv[0]); return 2; }
-    b.top.rst_ni = 0; b.top.eval();
-    svSetScope(svGetScopeFromName("TOP.tsl_fpga_top.u_soc.u_sys.u_ram"));
     std::vector<TslElfSegment> segs;
     std::string err;
-    if (!tsl_elf_read(argv[1], TSL_MMAP_RAM_BASE, uint64_t(tsl_prim_ram_depth()) * 4, &segs, &err)) {
+    if (!tsl_elf_read(argv[1], TSL_MMAP_RAM_BASE, TSL_PARAM_RAM_BYTES, &segs, &err)) {
         fprintf(stderr, "fpga_top: %s\n", err.c_str());
         return 2;
     }
+    std::vector<uint32_t> img;  // the RAM image from the base, in words
     for (const TslElfSegment &s : segs)
         for (uint32_t a = 0; a < s.bytes.size(); a++) {
-            uint32_t off = s.addr - TSL_MMAP_RAM_BASE + a, idx = off >> 2, sh = (off & 3) * 8;
-            tsl_prim_ram_write(idx, (tsl_prim_ram_read(idx) & ~(0xffu << sh)) | (uint32_t(s.bytes[a]) << sh));
+            uint32_t off = s.addr - TSL_MMAP_RAM_BASE + a;
+            if (img.size() <= off / 4) img.resize(off / 4 + 1);
+            img[off / 4] |= uint32_t(s.bytes[a]) << (off % 4 * 8);
         }
+    b.top.rst_ni = 0; b.top.eval();
     for (int i = 0; i < 4; i++) b.step();
     b.top.rst_ni = 1;
     uint32_t id = b.read32(0, TSL_HOSTIF_ID_OFFSET, &st);
     expect(st == 0 && id == 0x54534C31u, "HOSTIF ID reads 'TSL1'");
-    uint32_t fw = 0;
+    uint32_t hold = b.read32(0, TSL_HOSTIF_BOOT_OFFSET, &st);
+    expect(st == 0 && hold == 1u << TSL_HOSTIF_BOOT_HOLD_SHIFT, "BOOT.HOLD is set after power-on");
+    // The firmware through the BAR0 RAM window, 64 words a frame, each frame read back.
+    bool loaded = true;
+    for (uint32_t i = 0; i < img.size() && loaded; i += 64) {
+        uint32_t n = std::min<uint32_t>(64, uint32_t(img.size()) - i), a = TSL_PARAM_BAR0_RAM_OFFSET + 4 * i;
+        std::vector<uint32_t> w(img.begin() + i, img.begin() + i + n), r;
+        loaded = b.xfer(0x02, a, w, n, nullptr) == 0 && b.xfer(0x01, a, {}, n, &r) == 0 && r == w;
+    }
+    expect(loaded, "the firmware loads through the BAR0 RAM window and reads back");
+    uint32_t fw = b.read32(0, TSL_HOSTIF_FW_STATUS_OFFSET, &st);
+    expect(st == 0 && fw == 0, "FW_STATUS reads 0 while the cores are held");
+    std::vector<uint32_t> one{0};
+    expect(b.xfer(0x02, TSL_HOSTIF_BOOT_OFFSET, one, 1, nullptr) == 0, "BOOT.HOLD cleared");
+    b.read32(0, TSL_PARAM_BAR0_RAM_OFFSET, &st);
+    expect(st == 1, "the RAM window answers BUS once the cores run");
     for (int i = 0; i < 200 && (fw & TSL_HOSTIF_FW_STATUS_STATE_MASK) != 1; i++)
         fw = b.read32(0, TSL_HOSTIF_FW_STATUS_OFFSET, &st);
     expect((fw & TSL_HOSTIF_FW_STATUS_STATE_MASK) == 1, "FW_STATUS reaches ready (firmware runs)");

@@ -5,7 +5,8 @@
 //   reads the completion and the result via BAR1); a STRESS command (TC DMA copy while the core
 //   hammers the HBM window and the host hammers BAR1: all three AXI masters at once, every byte
 //   compared); the RESET path (FW_STATUS reads 0, then ready again; boot count 1 -> 2; rings kept);
-//   an EXIT command; no AXI rule violation seen by the HBM model.
+//   BOOT.HOLD (cores held, the RAM through the BAR0 window, a boot on release); an EXIT command; no
+//   AXI rule violation seen by the HBM model.
 // Expected values come from the host's own data (sums, patterns), never from the RTL.
 // SEED=0x... replays the random data. Prints "soc_host: P passed, F failed".
 #include <cinttypes>
@@ -237,6 +238,26 @@ int tsl_soc_host_test(const std::string &elf) {
   t.check(t.wait_irq(), "SUM after RESET: host_irq");
   t.take_completion(cpl);
   t.check(cpl[0] == 0x77 && cpl[3] == sum && t.rd(1, 0x31000) == sum, "SUM after RESET: result");
+
+  // --- BOOT.HOLD: the cores held, their RAM through the BAR0 window -----------------------------
+  {
+    const uint32_t ram = TSL_PARAM_BAR0_RAM_OFFSET, last = ram + TSL_PARAM_RAM_BYTES - 4;
+    t.check(t.rd(0, TSL_HOSTIF_BOOT_OFFSET) == 0, "BOOT.HOLD is 0 after power-on (the simulator loads the RAM)");
+    t.check(t.soc.host_read32(0, ram, &v) == TSL_SOC_EBUS, "the RAM window answers BUS while the cores run");
+    t.wr(0, TSL_HOSTIF_BOOT_OFFSET, 1);
+    t.check(t.rd(0, TSL_HOSTIF_BOOT_OFFSET) == 1, "BOOT.HOLD reads back 1");
+    t.check((t.rd(0, TSL_HOSTIF_FW_STATUS_OFFSET) & 0xff) == 0, "FW_STATUS reads 0 while the cores are held");
+    uint32_t hb = t.rd(0, TSL_HOSTIF_HEARTBEAT_OFFSET);
+    t.soc.step(2000);
+    t.check(t.rd(0, TSL_HOSTIF_HEARTBEAT_OFFSET) == hb, "HEARTBEAT stands still while the cores are held");
+    t.check(t.rd(0, ram) == 0x00000093u, "RAM word 0 through the window: crt0's first instruction, addi x1, x0, 0");
+    t.wr(0, last, 0xC0FFEE11u);
+    t.check(t.rd(0, last) == 0xC0FFEE11u, "a write through the RAM window reads back");
+    t.check(t.soc.host_read32(0, ram + TSL_PARAM_RAM_BYTES, &v) == TSL_SOC_EBUS, "past the RAM window -> bus error");
+    t.wr(0, TSL_HOSTIF_BOOT_OFFSET, 0);
+    t.check(t.wait_reg(TSL_HOSTIF_FW_STATUS_OFFSET, 0xff, 1), "FW_STATUS ready again once BOOT.HOLD is cleared");
+    t.check(mem[TSL_TEST_BOOT_COUNT] == 3, "firmware booted a third time");
+  }
 
   // --- EXIT --------------------------------------------------------------------------------------
   {

@@ -11,10 +11,11 @@
  * line cause (the `error` hook; tessel_last_error shows it). Unaligned HBM writes read-modify-write
  * their edge words (the protocol moves whole words).
  *
- * Configuration: BAR0/BAR1 expose no TC CFG_* registers, so the HBM size is probed through BAR1
- * (the largest power of two whose last word reads without BUS) and N, VMEM, ACC, the features and
- * the roofline bandwidth come from $TESSEL_UART_CFG ("n=4,vmem=65536,acc=16384,features=1,bpc=4",
- * any subset), else the defaults of the golden model (tslm_cfg_default).
+ * Configuration: N, VMEM, ACC, HBM and the features come from the HOSTIF CFG_* registers. A device
+ * without them (BUS: the model device of the tests) has its HBM size probed through BAR1 (the
+ * largest power of two whose last word reads without BUS) and the rest from $TESSEL_UART_CFG
+ * ("n=4,vmem=65536,acc=16384,features=1,bpc=4", any subset), else the golden model's defaults
+ * (tslm_cfg_default). The roofline bandwidth (bpc) always comes from there.
  * A board held in BOOT.HOLD (after power-on) is first given its firmware (boot()).
  * Open waits up to 2 s for FW_STATUS to leave "reset" (a board just reset, powered up or loaded).
  * `wait` sleeps 1 ms: the board runs its firmware by itself.
@@ -461,7 +462,17 @@ int tessel_transport_uart_open(tessel_transport_t *t, const tessel_open_opts_t *
         return TESSEL_ENODEV;
     }
     resync(u);
-    int r = probe_hbm(u, &t->hbm_bytes);
+    uint32_t cfg[5];   /* HOSTIF CFG_N, CFG_VMEM_BYTES, CFG_ACC_BYTES, CFG_HBM_BYTES, CFG_FEATURES */
+    int r = xfer_st(u, 0, 0, TSL_HOSTIF_CFG_N_OFFSET, cfg, 5);
+    if (!r) {
+        t->n = cfg[0];
+        t->vmem_bytes = cfg[1];
+        t->acc_bytes = cfg[2];
+        t->hbm_bytes = cfg[3];
+        t->features = cfg[4];
+    } else if (r == TESSEL_UART_BUS) {   /* no CFG_* mirrors (the model device) */
+        r = probe_hbm(u, &t->hbm_bytes);
+    }
     if (!r)
         r = boot(u, opts->firmware ? opts->firmware : getenv("TESSEL_FIRMWARE"));
     uint32_t fw = 0;

@@ -312,6 +312,11 @@ static inline const char *tsl_cmd_flag_name(uint32_t v)
 #define TSL_HOSTIF_BOOT_OFFSET 0x050u /* rw: boot control, written by the host only */
 #define TSL_HOSTIF_BOOT_HOLD_SHIFT 0u
 #define TSL_HOSTIF_BOOT_HOLD_MASK 0x1u
+#define TSL_HOSTIF_CFG_N_OFFSET 0x054u /* ro: the build's N (as TC CFG_N), for a host that cannot reach the TC registers */
+#define TSL_HOSTIF_CFG_VMEM_BYTES_OFFSET 0x058u /* ro: as TC CFG_VMEM_BYTES */
+#define TSL_HOSTIF_CFG_ACC_BYTES_OFFSET 0x05Cu /* ro: as TC CFG_ACC_BYTES */
+#define TSL_HOSTIF_CFG_HBM_BYTES_OFFSET 0x060u /* ro: as TC CFG_HBM_BYTES */
+#define TSL_HOSTIF_CFG_FEATURES_OFFSET 0x064u /* ro: as TC CFG_FEATURES (bit 0 INT8, bit 1 BF16) */
 
 /* Register block TC: tensor-core registers */
 #define TSL_TC_ID_OFFSET 0x000u /* ro: 0x54534C31 ('TSL1') */

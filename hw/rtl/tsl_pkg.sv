@@ -184,6 +184,11 @@ package tsl_pkg;
   localparam logic [11:0] HOSTIF_BOOT_OFFSET = 12'h050;
   localparam int HOSTIF_BOOT_HOLD_LSB = 0;
   localparam int HOSTIF_BOOT_HOLD_WIDTH = 1;
+  localparam logic [11:0] HOSTIF_CFG_N_OFFSET = 12'h054;
+  localparam logic [11:0] HOSTIF_CFG_VMEM_BYTES_OFFSET = 12'h058;
+  localparam logic [11:0] HOSTIF_CFG_ACC_BYTES_OFFSET = 12'h05C;
+  localparam logic [11:0] HOSTIF_CFG_HBM_BYTES_OFFSET = 12'h060;
+  localparam logic [11:0] HOSTIF_CFG_FEATURES_OFFSET = 12'h064;
 
   // Register block TC: tensor-core registers
   localparam logic [11:0] TC_ID_OFFSET = 12'h000;

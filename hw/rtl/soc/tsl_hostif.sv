@@ -1,6 +1,6 @@
 // HOSTIF register block (docs/isa.md §6): command/completion ring registers, doorbell, host
 // interrupt, firmware status, host-driven reset of the control and tensor cores, heartbeat,
-// watchdog, boot hold.
+// watchdog, boot hold, configuration.
 // Two register ports with the core's bus contract (request held until a one-cycle ready, rdata/err
 // valid with ready): core_* (the core's ext bus, MMAP_HOSTIF_BASE) and host_* (the host's BAR0).
 // Latency: each port answers one cycle after its request (registered ready/rdata/err); both ports
@@ -21,9 +21,15 @@
 //   BOOT (host port only): HOLD (power-on value BootHold) drives boot_hold_o, which holds the
 //   control and tensor cores in reset while the host loads the core's RAM; FW_STATUS reads 0 and
 //   the watchdog is reloaded while it is set.
+//   CFG_* (read-only): the build parameters, as the TC's CFG_* registers give them to the core.
 module tsl_hostif #(
-  parameter int ResetCycles = 4,    // length of the soc_rst_o pulse in cycles (1..7)
-  parameter bit BootHold    = 1'b0  // BOOT.HOLD after power-on
+  parameter int ResetCycles = 4,     // length of the soc_rst_o pulse in cycles (1..7)
+  parameter bit BootHold    = 1'b0,  // BOOT.HOLD after power-on
+  parameter int N           = tsl_pkg::PARAM_N,           // CFG_* values
+  parameter int VmemBytes   = tsl_pkg::PARAM_VMEM_BYTES,
+  parameter int AccBytes    = tsl_pkg::PARAM_ACC_BYTES,
+  parameter int HbmBytes    = tsl_pkg::PARAM_HBM_BYTES,
+  parameter bit EnableBf16  = 1'b1
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -194,6 +200,11 @@ module tsl_hostif #(
           tsl_pkg::HOSTIF_WDT_STATUS_OFFSET: begin
             rdata_d[p*32 +: 32] = {wdt_count_q, 15'd0, wdt_expired_q};
           end
+          tsl_pkg::HOSTIF_CFG_N_OFFSET:           rdata_d[p*32 +: 32] = 32'(N);
+          tsl_pkg::HOSTIF_CFG_VMEM_BYTES_OFFSET:  rdata_d[p*32 +: 32] = 32'(VmemBytes);
+          tsl_pkg::HOSTIF_CFG_ACC_BYTES_OFFSET:   rdata_d[p*32 +: 32] = 32'(AccBytes);
+          tsl_pkg::HOSTIF_CFG_HBM_BYTES_OFFSET:   rdata_d[p*32 +: 32] = 32'(HbmBytes);
+          tsl_pkg::HOSTIF_CFG_FEATURES_OFFSET:    rdata_d[p*32 +: 32] = {30'd0, EnableBf16, 1'b1};
           tsl_pkg::HOSTIF_BOOT_OFFSET: begin
             rdata_d[p*32 +: 32] = {31'd0, hold_q};
             if (p == 1 && bmask[p*32]) hold_d = wdata[p*32];  // host only

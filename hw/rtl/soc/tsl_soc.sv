@@ -193,7 +193,14 @@ module tsl_soc #(
   end
 
   // --- host interface -------------------------------------------------------------------------
-  tsl_hostif #(.BootHold(BootHold)) u_hostif (
+  tsl_hostif #(
+    .BootHold   (BootHold),
+    .N          (N),
+    .VmemBytes  (VmemBytes),
+    .AccBytes   (AccBytes),
+    .HbmBytes   (HbmBytes),
+    .EnableBf16 (EnableBf16)
+  ) u_hostif (
     .clk_i,
     .rst_ni,
     .core_valid_i (ext_valid && sel_hostif),

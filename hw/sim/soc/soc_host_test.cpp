@@ -105,6 +105,9 @@ int tsl_soc_host_test(const std::string &elf) {
   // --- identity, errors, argument checks ------------------------------------------------------
   uint32_t v = 0;
   t.check(t.rd(0, TSL_HOSTIF_ID_OFFSET) == TSL_ID_VALUE, "BAR0 ID reads TSL_ID_VALUE");
+  t.check(t.rd(0, TSL_HOSTIF_CFG_N_OFFSET) == SOC_N && t.rd(0, TSL_HOSTIF_CFG_HBM_BYTES_OFFSET) == t.soc.hbm_bytes() &&
+              (t.rd(0, TSL_HOSTIF_CFG_FEATURES_OFFSET) & 1u),
+          "HOSTIF CFG_N, CFG_HBM_BYTES and CFG_FEATURES.INT8 give the build's configuration");
   t.check(t.soc.host_read32(0, 0x004, &v) == TSL_SOC_EBUS, "BAR0 unmapped offset 0x004 -> bus error");
   t.check(t.soc.host_read32(0, TSL_MMAP_HOSTIF_BYTES, &v) == TSL_SOC_EBUS, "BAR0 beyond the block -> bus error");
   t.check(t.soc.host_write32(1, uint32_t(t.soc.hbm_bytes()), 1) == TSL_SOC_EBUS, "BAR1 beyond HBM -> bus error");

@@ -158,7 +158,7 @@ $(eval $(call lab_start,5,5-fpga-port.md))
 
 $(LAB5_OUT)/tsl_lab5_top.json: $(LAB5_RTL) mk/labs.mk
 	@mkdir -p $(@D)
-	@yosys -q -l $(@D)/yosys.log -p "read_verilog -sv $(LAB5_RTL); synth_ice40 -dsp -spram \
+	@fpga/yosys-retry.sh -q -l $(@D)/yosys.log -p "read_verilog -sv $(LAB5_RTL); synth_ice40 -dsp -spram \
 	  -top tsl_lab5_top -json $@" >/dev/null || { tail -20 $(@D)/yosys.log; exit 1; }
 
 .PHONY: lab-5-check test-lab-5-ref

@@ -6,7 +6,8 @@
 // and dropped. The master sees no ready and no response meanwhile.
 // Outside it every signal passes straight through (no added latency); the stage only counts
 // handshakes: read bursts and B responses outstanding, and the length of each AW whose W burst is
-// not finished (a Depth-entry FIFO; AW stalls while it is full).
+// not finished (a Depth-entry FIFO; AW stalls while it is full). A burst's W beats must follow its
+// AW handshake, as tsl_dma issues them and tsl_axi_arb passes them.
 module tsl_axi_iso #(
   parameter int DataW = 64,  // data bits
   parameter int Depth = 8    // W bursts tracked (power of two, >= 2)

@@ -108,7 +108,8 @@ test-rel-axi-iso: $(REL_OUT)/axi_iso.vvp
 test-rel-x: $(REL_OUT)/x.vvp $(REL_OUT)/cp.hex
 	@timeout $(REL_X_TIMEOUT) vvp -n $< +prog=$(REL_OUT)/cp.hex >$(REL_OUT)/x.log 2>&1; grep '^rel_x' $(REL_OUT)/x.log; \
 	grep -q '^rel_x: [0-9]* passed, 0 failed' $(REL_OUT)/x.log || \
-	  { echo "rel_x: no clean result within $(REL_X_TIMEOUT) s"; echo "rel_x: 0 passed, 1 failed"; exit 1; }
+	  { echo "rel_x: a check failed, or no result within $(REL_X_TIMEOUT) s ($(REL_OUT)/x.log)"; \
+	    echo "rel_x: 0 passed, 1 failed"; exit 1; }
 
 # Verilator with unknowns made random: the SoC simulator (same sources as build/bin/tessel) built with
 # --x-assign unique --x-initial unique, run with random reset values ($TSL_VERILATOR_ARGS, read by

@@ -2,6 +2,7 @@
 #   fuzz_npy  the .npy reader (host_driver/src/npy.c)
 #   fuzz_api  libtessel's public API and argument checks on the model transport
 #   fuzz_cmd  the firmware command validator (firmware/cp natively on hw/model), one 64-byte command
+#   fuzz_elf  the uart transport's firmware ELF loader (host_driver/src/elf_image.c)
 #   make test-fuzz-NAME   replays tests/fuzz/corpus/NAME (every committed input once), then fuzzes
 #                         for FUZZ_TIME seconds (default 12) from that corpus; prints the executions
 #   make soak             the same with FUZZ_SOAK_TIME (default 300) seconds per target
@@ -26,7 +27,8 @@ FUZZ_HDRS      := tests/fuzz/fuzz_in.h tests/model/ref.h $(wildcard host_driver/
 FUZZ_SRC_npy   := host_driver/src/npy.c
 FUZZ_SRC_api   := $(FUZZ_HOST) $(FUZZ_FW) $(FUZZ_MODEL)
 FUZZ_SRC_cmd   := $(FUZZ_FW) $(FUZZ_MODEL)
-FUZZ_NAMES     := npy api cmd
+FUZZ_SRC_elf   := host_driver/src/elf_image.c
+FUZZ_NAMES     := npy api cmd elf
 
 # fuzz_rule(name): the binary and its two targets
 define fuzz_rule

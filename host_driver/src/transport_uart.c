@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "elf_image.h"
 #include "tessel_int.h"
 #include "tessel_uart.h"
 #include "tsl_hw.h"
@@ -310,45 +311,19 @@ static int probe_hbm(uart_t *u, uint64_t *bytes)
     return 0;
 }
 
-static uint32_t le32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
-
-/* The core's RAM image from a firmware ELF (cp.elf): its RV32 PT_LOAD segments placed at their
- * addresses from MMAP_RAM_BASE. img: TSL_PARAM_RAM_BYTES, zeroed here; *bytes: the extent used.
- * 0, or -1 with err set. */
+/* The core's RAM image from a firmware ELF file (cp.elf): img is TSL_PARAM_RAM_BYTES; *bytes the
+ * extent used. 0, or -1 with err set. */
 static int read_image(const char *path, uint8_t *img, uint32_t *bytes, char *err, size_t errlen)
 {
     enum { MaxFile = 4 << 20 };
     FILE *f = fopen(path, "rb");
     uint8_t *buf = malloc(MaxFile);
     size_t n = f && buf ? fread(buf, 1, MaxFile, f) : 0;
-    const char *why = !f ? strerror(errno) : !buf ? "out of memory" : ferror(f) || n == 0 ? "empty or unreadable"
-                      : n == MaxFile ? "too large" : NULL;
-    memset(img, 0, TSL_PARAM_RAM_BYTES);
-    *bytes = 0;
-    if (!why && (n < 52 || memcmp(buf, "\177ELF", 4)))
-        why = "not an ELF file";
-    if (!why) {
-        uint32_t phoff = le32(buf + 28), phent = buf[42] | buf[43] << 8, phnum = buf[44] | buf[45] << 8;
-        if (buf[4] != 1 || buf[5] != 1 || (buf[18] | buf[19] << 8) != 243 || phent < 32 ||
-            phoff + (uint64_t)phent * phnum > n)
-            why = "not a little-endian RV32 ELF";
-        for (uint32_t k = 0; !why && k < phnum; k++) {
-            const uint8_t *ph = buf + phoff + k * phent;
-            uint32_t off = le32(ph + 4), addr = le32(ph + 12), fsz = le32(ph + 16);
-            if (le32(ph) != 1 || fsz == 0)   /* PT_LOAD with file bytes; .bss stays zero */
-                continue;
-            uint64_t at = (uint64_t)addr - TSL_MMAP_RAM_BASE;
-            if (addr < TSL_MMAP_RAM_BASE || at + fsz > TSL_PARAM_RAM_BYTES || (uint64_t)off + fsz > n)
-                why = "a segment lies outside the core's RAM or the file";
-            else {
-                memcpy(img + at, buf + off, fsz);
-                if (at + fsz > *bytes)
-                    *bytes = (uint32_t)(at + fsz);
-            }
-        }
-    }
-    if (!why && *bytes == 0)
-        why = "no loadable bytes";
+    const char *why = !f              ? strerror(errno)
+                      : !buf          ? "out of memory"
+                      : ferror(f)     ? "read error"
+                      : n == MaxFile  ? "too large"
+                                      : tessel_elf_image(buf, n, TSL_MMAP_RAM_BASE, img, TSL_PARAM_RAM_BYTES, bytes);
     if (why)
         snprintf(err, errlen, "uart: firmware %.120s: %s", path, why);
     if (f)

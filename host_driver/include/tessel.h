@@ -76,8 +76,8 @@ tessel_status_t tessel_info(tessel_dev_t *dev, tessel_info_t *out);
 /* One line about the device's most recent failure (EDEVICE: command, tag, CMD_ERR name, status
  * and detail; EMISMATCH: command opcode/tag, first differing HBM address, expected (model) and
  * received bytes; ETIMEOUT, EIO, ERANGE and some EINVAL: what was refused). Not cleared by later
- * successes; "" before any failure; never NULL. With NULL: why this thread's last failed
- * tessel_open failed ("" if none did). */
+ * successes; "" before any failure; never NULL. With NULL: why this thread's most recent
+ * tessel_open failed ("" if it succeeded). */
 const char *tessel_last_error(tessel_dev_t *dev);
 
 /* Checking mode: the shadow model device that mirrors `dev` (NULL when not checking). Writing to

@@ -207,16 +207,18 @@ tessel_status_t tessel_open_transport(tessel_dev_t **dev, tessel_transport_t *t,
 
 TESSEL_API tessel_status_t tessel_open(tessel_dev_t **dev, const char *backend, const tessel_open_opts_t *opts)
 {
+    snprintf(open_error, sizeof open_error, "%s",
+             !dev || !backend ? "NULL device pointer or backend" : "unknown open flags");
     if (!dev)
         return TESSEL_EINVAL;
     *dev = NULL;
     if (!backend || (opts && (opts->flags & ~TESSEL_OPEN_CHECK)))
         return TESSEL_EINVAL;
+    open_error[0] = 0;
     uint32_t flags = opts ? opts->flags : 0;
     tessel_transport_t t;
     int r;
     memset(&t, 0, sizeof t);
-    open_error[0] = 0;
     if (!strcmp(backend, "model")) {
         r = tessel_transport_model_open(&t, NULL);
     } else if (!strcmp(backend, "sim")) {

@@ -536,7 +536,11 @@ static void arg_suite(tessel_dev_t *d)
     EXPECT(tessel_open(&nd, NULL, NULL), TESSEL_EINVAL);
     tu_check(&T, nd == NULL, "tessel_open failure leaves *dev NULL");
     EXPECT(tessel_open(&nd, "bogus", NULL), TESSEL_ENODEV);
+    tu_check(&T, strstr(tessel_last_error(NULL), "unknown backend 'bogus'") != NULL,
+             "tessel_last_error(NULL) after an unknown backend: \"%s\"", tessel_last_error(NULL));
     EXPECT(tessel_open(&nd, "model", &bad), TESSEL_EINVAL);
+    tu_check(&T, strstr(tessel_last_error(NULL), "flags") != NULL,
+             "tessel_last_error(NULL) after bad flags: \"%s\"", tessel_last_error(NULL));
     tessel_close(NULL);
     tessel_info_t info;
     EXPECT(tessel_info(NULL, &info), TESSEL_EINVAL);

@@ -54,13 +54,13 @@ UART_BOARD_HBM := 262144
 UART_BOARD_CPP := hw/sim/board/board_main.cpp
 
 $(UART_BOARD): $(FPGA_RTL) $(UART_BOARD_CPP) hw/sim/board/tsl_pty.h hw/sim/fpga/tsl_uart_sim.h \
-               hw/include/tsl_hw.h fpga/board.mk mk/uart.mk
+               fpga/board.mk mk/uart.mk
 	@mkdir -p $(@D)
 	@echo "  VERILATE $(FPGA_TOP) -> $@ (log: $(@D)/build.log)"
 	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module $(FPGA_TOP) -O3 --x-assign fast --x-initial fast \
 	  --noassert --unroll-count 256 -GHbmBytes=$(UART_BOARD_HBM) -GClksPerBit=$(UART_BOARD_CPB) -Mdir $(@D) \
-	  -CFLAGS "-O2 -I$(abspath hw/sim/board) -I$(abspath hw/sim/fpga) \
-	  -I$(abspath hw/include) -DBOARD_CPB=$(UART_BOARD_CPB)" -MAKEFLAGS "OPT_FAST=-O2" -o board_sim \
+	  -CFLAGS "-O2 -I$(abspath hw/sim/board) -I$(abspath hw/sim/fpga) -DBOARD_CPB=$(UART_BOARD_CPB)" \
+	  -MAKEFLAGS "OPT_FAST=-O2" -o board_sim \
 	  $(FPGA_RTL) $(abspath $(UART_BOARD_CPP)) >$(@D)/build.log 2>&1 || { tail -40 $(@D)/build.log; exit 1; }
 
 TESTS += uart-board

@@ -42,7 +42,7 @@ def check(ok, what, detail=""):
 
 
 class Board:
-    """The board (uart_dev_model, or board_sim CP_ELF) on a fresh pty; stop() returns its last stderr line
+    """The board (uart_dev_model, or board_sim) on a fresh pty; stop() returns its last stderr line
     (uart_dev_model: the fault summary)."""
 
     def __init__(self, *opts):

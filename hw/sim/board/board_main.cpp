@@ -2,7 +2,7 @@
 // build) as a board on a pseudo-terminal, reached only through its UART pins: bytes the host
 // writes to the pty are driven onto uart_rx_i as 8N1 at BOARD_CPB clocks per bit (TslUartLine),
 // and uart_tx_o is decoded (TslUartRx) back to the pty. Like a board after power-on it holds its
-// cores in BOOT.HOLD until the host loads the firmware over the line ($TESSEL_FIRMWARE).
+// cores in BOOT.HOLD until the host loads the firmware over the line (tessel --firmware).
 //   board_sim [--idle-exit SEC]
 // Prints the pty's slave path on the first line of stdout, then clocks the board until killed
 // (SIGTERM/SIGINT) or until the host sent nothing for --idle-exit seconds. A trap of the control
@@ -16,7 +16,6 @@
 #include <cstring>
 
 #include "Vtsl_fpga_top.h"
-#include "tsl_hw.h"
 #include "tsl_pty.h"
 #include "tsl_uart_sim.h"
 #include "verilated.h"

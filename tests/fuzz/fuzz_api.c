@@ -29,14 +29,6 @@
 #define MAX_BLOCKS 32
 #define RESERVED 0x10000u        /* libtessel's ring area (host_driver/src/tessel.c) */
 
-#define CHECK(c)                                                                 \
-    do {                                                                         \
-        if (!(c)) {                                                              \
-            fprintf(stderr, "fuzz_api: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            abort();                                                             \
-        }                                                                        \
-    } while (0)
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static tessel_dev_t *g_dev;

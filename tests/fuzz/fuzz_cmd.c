@@ -26,14 +26,6 @@
 #define CMD_BYTES (TSL_PARAM_CMD_WORDS * 4u)
 #define CPL_BYTES (TSL_PARAM_CPL_WORDS * 4u)
 
-#define CHECK(c)                                                                 \
-    do {                                                                         \
-        if (!(c)) {                                                              \
-            fprintf(stderr, "fuzz_cmd: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            abort();                                                             \
-        }                                                                        \
-    } while (0)
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Bytes per row of the command's output (0: the command writes nothing). */

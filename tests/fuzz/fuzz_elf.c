@@ -10,14 +10,7 @@
 #include <string.h>
 
 #include "elf_image.h"
-
-#define CHECK(c)                                                                 \
-    do {                                                                         \
-        if (!(c)) {                                                              \
-            fprintf(stderr, "fuzz_elf: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            abort();                                                             \
-        }                                                                        \
-    } while (0)
+#include "fuzz_in.h"
 
 enum { ImgBytes = 65536 };
 static uint8_t img[ImgBytes];

@@ -1,11 +1,22 @@
-/* Fuzz-input reader shared by the libFuzzer targets of tests/fuzz: takes little-endian integers
- * off the front of the input; once the input is used up every read returns 0, so any input,
- * however short, decodes to a complete (mostly zero) test case. */
+/* Shared by the libFuzzer targets of tests/fuzz: CHECK, a property that aborts (a libFuzzer
+ * crash) naming the file, line and condition; and the fuzz-input reader, which takes
+ * little-endian integers off the front of the input; once the input is used up every read
+ * returns 0, so any input, however short, decodes to a complete (mostly zero) test case. */
 #ifndef FUZZ_IN_H
 #define FUZZ_IN_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define CHECK(c)                                                                 \
+    do {                                                                         \
+        if (!(c)) {                                                              \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+            abort();                                                             \
+        }                                                                        \
+    } while (0)
 
 typedef struct {
     const uint8_t *p;

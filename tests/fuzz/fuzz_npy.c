@@ -10,15 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_in.h"
 #include "tessel_npy.h"
-
-#define CHECK(c)                                                                 \
-    do {                                                                         \
-        if (!(c)) {                                                              \
-            fprintf(stderr, "fuzz_npy: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            abort();                                                             \
-        }                                                                        \
-    } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -74,7 +74,7 @@ test-rel-valgrind: $(REL_OUT)/soak_model
 # one another without end at one time step, so it gets a copy of the RTL in which always_comb is
 # always @* (the same sensitivity, without that trigger); Verilator and Yosys read the sources.
 REL_X_DIR := $(REL_OUT)/x_rtl
-REL_X_RTL  = $(addprefix $(REL_X_DIR)/,$(SOC_RTL))
+REL_X_RTL  = $(addprefix $(REL_X_DIR)/,$(SOC_RTL) hw/rtl/fpga/tsl_fpga_hbm.sv)
 REL_X_DEPS := $(addprefix $(REL_X_DIR)/,$(shell find hw/rtl -name '*.sv'))
 $(REL_X_DIR)/%.sv: %.sv
 	@mkdir -p $(@D)

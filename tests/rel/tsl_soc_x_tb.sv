@@ -6,7 +6,7 @@
 //   tensor core: the controller's state, push/notify counts, error registers, tokens/credits;
 //   HOSTIF: every register; the SoC's outputs: the host port, host_irq_o and every AXI valid/ready.
 // The host port reads ID and FW_STATUS (until ready) and arms the watchdog; then int8 GEMMs run
-// through the command ring (HBM is an AXI memory here, loaded and read back directly) and C is
+// through the command ring (HBM is tsl_fpga_hbm, loaded and read back through its RAM) and C is
 // compared with exact integer products; an AXI write of an unknown data byte is an X too. Then two
 // more GEMMs each have a DMA burst held in HBM while the host writes RESET (tsl_axi_iso finishes the
 // burst; the rebooted firmware reruns the command, exactly). Last, a RESET with nothing in flight.
@@ -17,7 +17,7 @@
 `timescale 1ns/1ps
 module tsl_soc_x_tb;
   localparam int N = 4;
-  localparam int Dw = 16 * N, VmemBytes = 16384, AccBytes = 4096;
+  localparam int Dw = 16 * N, VmemBytes = 16384, AccBytes = 4096, HbmBytes = 1 << 20, Wb = Dw / 8;
   logic clk = 1'b0, rst_n = 1'b0;
   logic h_valid = 1'b0, h_bar = 1'b0, h_ready, h_err, host_irq;
   logic [31:0] h_addr = '0, h_wdata = '0, h_rdata;
@@ -34,7 +34,7 @@ module tsl_soc_x_tb;
   logic console_valid, exit_valid, retire, trap, core_rst;
   int unsigned cycle = 0, xs = 0, passed = 0, failed = 0;
 
-  tsl_soc #(.N(N), .EnableBf16(1'b0), .VmemBytes(VmemBytes), .AccBytes(AccBytes), .HbmBytes(1 << 20)) dut (
+  tsl_soc #(.N(N), .EnableBf16(1'b0), .VmemBytes(VmemBytes), .AccBytes(AccBytes), .HbmBytes(HbmBytes)) dut (
     .clk_i(clk), .rst_ni(rst_n),
     .h_valid_i(h_valid), .h_ready_o(h_ready), .h_bar_i(h_bar), .h_addr_i(h_addr),
     .h_wdata_i(h_wdata), .h_wstrb_i(h_wstrb), .h_rdata_o(h_rdata), .h_err_o(h_err),
@@ -53,56 +53,54 @@ module tsl_soc_x_tb;
 
   always #5 clk = ~clk;
 
-  // HBM: an AXI memory, one burst at a time per direction, a beat per cycle. INCR bursts; a beat
-  // carries the bus word that holds its address (narrow transfers use their byte lanes).
-  localparam int HbmBytes = 1 << 20, Wb = Dw / 8;
-  logic [7:0] hbm [HbmBytes];
-  logic        rd_busy = 1'b0, wr_busy = 1'b0, wr_resp = 1'b0;
-  logic [31:0] rd_addr, wr_addr;
-  logic [7:0]  rd_left;
-  logic [2:0]  rd_size, wr_size;
-  // Fault injection: the next read (write) burst that starts in [stall_lo, stall_hi) is held
-  // stall_cycles, a read before its first R beat, a write after its first W beat (so a beat waits).
+  // HBM: the FPGA boards' on-chip AXI memory (tsl_fpga_hbm), read and written directly by the
+  // checks through its RAM. Fault injection between it and the SoC: the next read (write) burst
+  // that starts in [stall_lo, stall_hi) is held stall_cycles, a read before its first R beat, a
+  // write after its first W beat (so a beat waits).
+  logic        h_rvalid, h_rready, h_wvalid, h_wready;
   logic        rd_arm = 1'b0, wr_arm = 1'b0, wr_hold = 1'b0;
   int unsigned rd_wait = 0, wr_wait = 0, stall_cycles = 0;
   logic [31:0] stall_lo = '0, stall_hi = '0;
-  assign arready = !rd_busy;
-  assign rvalid  = rd_busy && rd_wait == 0;
-  assign rlast   = rd_left == 8'd0;
-  assign awready = !wr_busy && !wr_resp;
-  assign wready  = wr_busy && wr_wait == 0;
-  assign bvalid  = wr_resp;
-  function automatic logic [Dw-1:0] word_at(input logic [31:0] a);
-    for (int i = 0; i < Wb; i++) word_at[8 * i +: 8] = hbm[(a & ~32'(Wb - 1)) + 32'(i)];
-  endfunction
+  assign rvalid   = h_rvalid && rd_wait == 0;
+  assign h_rready = rready && rd_wait == 0;
+  assign h_wvalid = wvalid && wr_wait == 0;
+  assign wready   = h_wready && wr_wait == 0;
+
+  tsl_fpga_hbm #(.DataW(Dw), .Bytes(HbmBytes)) u_hbm (
+    .clk_i(clk), .rst_ni(rst_n),
+    .s_axi_awvalid(awvalid), .s_axi_awready(awready), .s_axi_awaddr(awaddr), .s_axi_awlen(awlen),
+    .s_axi_awsize(awsize), .s_axi_awburst(awburst), .s_axi_wvalid(h_wvalid), .s_axi_wready(h_wready),
+    .s_axi_wdata(wdata), .s_axi_wstrb(wstrb), .s_axi_wlast(wlast), .s_axi_bvalid(bvalid),
+    .s_axi_bready(bready), .s_axi_bresp(), .s_axi_arvalid(arvalid), .s_axi_arready(arready),
+    .s_axi_araddr(araddr), .s_axi_arlen(arlen), .s_axi_arsize(arsize), .s_axi_arburst(arburst),
+    .s_axi_rvalid(h_rvalid), .s_axi_rready(h_rready), .s_axi_rdata(rdata), .s_axi_rresp(),
+    .s_axi_rlast(rlast)
+  );
+
   always @(posedge clk) begin
-    if (arvalid && arready) begin
-      rd_busy <= 1'b1; rd_addr <= araddr % HbmBytes; rd_left <= arlen; rd_size <= arsize;
-      rdata   <= word_at(araddr % HbmBytes);
-      if (rd_arm && araddr >= stall_lo && araddr < stall_hi) begin rd_wait <= stall_cycles; rd_arm <= 1'b0; end
+    if (arvalid && arready && rd_arm && araddr >= stall_lo && araddr < stall_hi) begin
+      rd_wait <= stall_cycles; rd_arm <= 1'b0;
     end else if (rd_wait != 0) begin
       rd_wait <= rd_wait - 1;
-    end else if (rvalid && rready) begin
-      rd_busy <= !rlast; rd_addr <= rd_addr + (32'd1 << rd_size); rd_left <= rd_left - 8'd1;
-      rdata   <= word_at(rd_addr + (32'd1 << rd_size));
     end
-    if (awvalid && awready) begin
-      wr_busy <= 1'b1; wr_addr <= awaddr % HbmBytes; wr_size <= awsize;
-      if (wr_arm && awaddr >= stall_lo && awaddr < stall_hi) begin wr_hold <= 1'b1; wr_arm <= 1'b0; end
+    if (awvalid && awready && wr_arm && awaddr >= stall_lo && awaddr < stall_hi) begin
+      wr_hold <= 1'b1; wr_arm <= 1'b0;
     end else if (wr_wait != 0) begin
       wr_wait <= wr_wait - 1;
     end else if (wvalid && wready) begin
-      if (wr_hold) begin wr_wait <= stall_cycles; wr_hold <= 1'b0; end
       for (int i = 0; i < Wb; i++)
-        if (wstrb[i]) begin
-          if (`UNKNOWN(wdata[8 * i +: 8])) x_seen("AXI write data");
-          hbm[(wr_addr & ~32'(Wb - 1)) + 32'(i)] <= wdata[8 * i +: 8];
-        end
-      wr_addr <= wr_addr + (32'd1 << wr_size);
-      if (wlast) begin wr_busy <= 1'b0; wr_resp <= 1'b1; end
+        if (wstrb[i] && `UNKNOWN(wdata[8 * i +: 8])) x_seen("AXI write data");
+      if (wr_hold) begin wr_wait <= stall_cycles; wr_hold <= 1'b0; end
     end
-    if (bvalid && bready) wr_resp <= 1'b0;
   end
+
+  // Byte access to the HBM's RAM.
+  function automatic logic [7:0] hbm_rd8(input logic [31:0] a);
+    return u_hbm.u_ram.mem[a / Wb][8 * (a % Wb) +: 8];
+  endfunction
+  task automatic hbm_wr8(input logic [31:0] a, input logic [7:0] v);
+    u_hbm.u_ram.mem[a / Wb][8 * (a % Wb) +: 8] = v;
+  endtask
 
   // A bound on the whole run: a hung test fails instead of running forever.
   always @(posedge clk) if (cycle >= 400000) begin
@@ -203,10 +201,10 @@ module tsl_soc_x_tb;
     return lcg[23:16];
   endfunction
   function automatic logic [31:0] rd32(input logic [31:0] a);
-    return {hbm[a + 3], hbm[a + 2], hbm[a + 1], hbm[a]};
+    return {hbm_rd8(a + 3), hbm_rd8(a + 2), hbm_rd8(a + 1), hbm_rd8(a)};
   endfunction
   task automatic wr32(input logic [31:0] a, input logic [31:0] v);
-    for (int i = 0; i < 4; i++) hbm[a + 32'(i)] = v[8 * i +: 8];
+    for (int i = 0; i < 4; i++) hbm_wr8(a + 32'(i), v[8 * i +: 8]);
   endtask
 
   // fault: 0 none; 1 (2) the first burst reading A (writing C) is held 20 000 cycles and the host
@@ -222,8 +220,8 @@ module tsl_soc_x_tb;
     if (bias_relu) name = {name, " +bias ReLU"};   // (?: would pad strings to one width in Icarus)
     if (fault == 1) name = {name, ", A read held over a RESET"};
     if (fault == 2) name = {name, ", C write held over a RESET"};
-    for (int i = 0; i < m * k; i++) hbm[ABase + 32'(i)] = next_byte();
-    for (int i = 0; i < k * n; i++) hbm[BBase + 32'(i)] = next_byte();
+    for (int i = 0; i < m * k; i++) hbm_wr8(ABase + 32'(i), next_byte());
+    for (int i = 0; i < k * n; i++) hbm_wr8(BBase + 32'(i), next_byte());
     for (int i = 0; i < n; i++) wr32(BiasBase + 32'(4 * i), {{20{next_byte() > 8'd127}}, next_byte(), 4'd0});
     foreach (w[i]) w[i] = '0;
     w[0]  = 32'(tsl_pkg::CMD_OP_GEMM) |
@@ -268,7 +266,7 @@ module tsl_soc_x_tb;
       for (int j = 0; j < n; j++) begin
         acc = 0;
         for (int x = 0; x < k; x++)
-          acc += $signed(hbm[ABase + 32'(i * k + x)]) * $signed(hbm[BBase + 32'(x * n + j)]);
+          acc += $signed(hbm_rd8(ABase + 32'(i * k + x))) * $signed(hbm_rd8(BBase + 32'(x * n + j)));
         if (bias_relu) begin
           acc += $signed(rd32(BiasBase + 32'(4 * j)));
           if (acc < 0) acc = 0;
@@ -288,7 +286,8 @@ module tsl_soc_x_tb;
       $finish;
     end
     $readmemh(prog, dut.u_sys.u_ram.mem);
-    for (int i = 0; i < HbmBytes; i++) hbm[i] = next_byte();   // HBM holds some value, as on a board
+    for (int i = 0; i < HbmBytes / Wb; i++)   // HBM holds some value, as on a board
+      u_hbm.u_ram.mem[i] = {$urandom, $urandom};
     repeat (5) @(posedge clk);
     rst_n <= 1'b1;
     host(32'h000, '0, 4'h0, v);

@@ -86,7 +86,7 @@ module tsl_soc #(
   logic [3:0]  ext_wstrb /* verilator public_flat_rd */;
   logic        tc_irq, doorbell;
   logic        hram_req, hram_ack_q;
-  logic [31:0] hram_rdata;
+  logic [31:0] hram_rdata, h_ram_off;
 
   tsl_cpu_sys u_sys (
     .clk_i,
@@ -101,7 +101,7 @@ module tsl_soc #(
     .irq_i       ({tc_irq, doorbell}),
     .hram_req_i  (hram_req),
     .hram_we_i   (h_wstrb_i != 4'd0),
-    .hram_addr_i (h_addr_i - tsl_pkg::PARAM_BAR0_RAM_OFFSET),
+    .hram_addr_i (h_ram_off),
     .hram_wdata_i(h_wdata_i),
     .hram_rdata_o(hram_rdata),
     .console_valid_o,
@@ -155,8 +155,9 @@ module tsl_soc #(
   assign h_sel_regs = !h_bar_i && (h_addr_i < tsl_pkg::MMAP_HOSTIF_BYTES);
   assign h_sel_hbm  = h_bar_i && (h_addr_i < 32'(HbmBytes));
   // The core's RAM through BAR0, only while BOOT.HOLD keeps the core in reset (else: err). Full words.
+  assign h_ram_off  = h_addr_i - tsl_pkg::PARAM_BAR0_RAM_OFFSET;
   assign h_sel_ram  = !h_bar_i && boot_hold && (h_wstrb_i == 4'h0 || h_wstrb_i == 4'hF) &&
-                      (h_addr_i - tsl_pkg::PARAM_BAR0_RAM_OFFSET) < tsl_pkg::PARAM_RAM_BYTES;
+                      h_ram_off < tsl_pkg::PARAM_RAM_BYTES;
   assign h_sel_err  = !h_sel_regs && !h_sel_hbm && !h_sel_ram;
   assign hram_req   = h_valid_i && h_sel_ram && !hram_ack_q;
   assign herr_ack_d = h_valid_i && h_sel_err && !herr_ack_q;

@@ -36,7 +36,13 @@ extern "C" {
 static const uint32_t N = TC_N, VMEM = TC_VMEM, ACC = TC_ACC, HBM = TC_HBM;
 static const uint32_t ACC_BASE = TSL_LOCAL_ACC_BASE;
 static const uint32_t DATA_END = HBM / 2;  // programs use HBM [0, DATA_END); the dump goes above
-static const uint64_t TIMEOUT = 2000000;  // cycles without reaching idle
+#ifndef TC_NAME
+#define TC_NAME "tc"   // prefix of the result lines: "lite" for tsl_lite_tc
+#endif
+#ifndef TC_TIMEOUT
+#define TC_TIMEOUT 2000000   // the lite core (mk/tclite.mk), one burst at a time, needs more
+#endif
+static const uint64_t TIMEOUT = TC_TIMEOUT;  // cycles without reaching idle
 
 // ---- the simulated tensor core ---------------------------------------------------------------------
 struct Tc {
@@ -618,7 +624,7 @@ static uint64_t seed_from_env(void) {
 
 static int run_random(unsigned runs, unsigned insns) {
     uint64_t seed0 = seed_from_env();
-    printf("tc_n%u random: seed 0x%" PRIx64 " (SEED=0x%" PRIx64 " replays the first run)\n", N, seed0, seed0);
+    printf(TC_NAME "_n%u random: seed 0x%" PRIx64 " (SEED=0x%" PRIx64 " replays the first run)\n", N, seed0, seed0);
     unsigned pass = 0, fail = 0;
     uint64_t total = 0;
     for (unsigned k = 0; k < runs; k++) {
@@ -643,15 +649,15 @@ static int run_random(unsigned runs, unsigned insns) {
         }
         if ((k + 1) % 50 == 0) printf("  %u/%u programs, %" PRIu64 " instructions\n", k + 1, runs, total);
     }
-    printf("tc_n%u random: %" PRIu64 " instructions in %u programs compared with the model\n", N, total, runs);
-    printf("tc_n%u_random: %u passed, %u failed\n", N, pass, fail);
+    printf(TC_NAME "_n%u random: %" PRIu64 " instructions in %u programs compared with the model\n", N, total, runs);
+    printf(TC_NAME "_n%u_random: %u passed, %u failed\n", N, pass, fail);
     return fail ? 1 : 0;
 }
 
 // ---- directed programs ---------------------------------------------------------------------------
 static int run_directed() {
     uint64_t seed = seed_from_env();
-    printf("tc_n%u directed: seed 0x%" PRIx64 "\n", N, seed);
+    printf(TC_NAME "_n%u directed: seed 0x%" PRIx64 "\n", N, seed);
     unsigned pass = 0, fail = 0;
     auto check = [&](const Result &res) { res.ok ? pass++ : fail++; };
     TslHbmCfg plain;
@@ -754,7 +760,7 @@ static int run_directed() {
             check(run_prog(p, seed, plain, TSLM_SCHED_PUSH_ORDER, inj, c.want, w));
         }
     }
-    printf("tc_n%u_directed: %u passed, %u failed\n", N, pass, fail);
+    printf(TC_NAME "_n%u_directed: %u passed, %u failed\n", N, pass, fail);
     return fail ? 1 : 0;
 }
 
@@ -786,7 +792,7 @@ static bool gemm_case(uint32_t dtype, uint64_t seed) {
     if (getenv("HBM_BW")) hc.bytes_per_cycle = (unsigned)atoi(getenv("HBM_BW"));
     Result res = run_prog(p, seed, hc);
     double util = res.perf_cycles ? 100.0 * (double)res.mxu_busy / (double)res.perf_cycles : 0;
-    printf("tc_n%u %s: %zu instructions, HBM latency %u, %u B/cycle: %" PRIu64 " cycles, MXU busy %" PRIu64
+    printf(TC_NAME "_n%u %s: %zu instructions, HBM latency %u, %u B/cycle: %" PRIu64 " cycles, MXU busy %" PRIu64
            " (%.1f %%), DMA busy %.1f %%\n", N, p.name.c_str(), p.insns.size(), hc.latency, hc.bytes_per_cycle,
            res.perf_cycles, res.mxu_busy, util, res.perf_cycles ? 100.0 * res.dma_busy / res.perf_cycles : 0);
     if (res.ok && util < 90.0) fprintf(stderr, "FAIL %s: MXU utilisation %.1f %% < 90 %%\n", p.name.c_str(), util);
@@ -800,7 +806,7 @@ static int run_gemm() {
         if (dt == TSL_DTYPE_BF16 && !TC_BF16) continue;
         gemm_case(dt, seed) ? pass++ : fail++;
     }
-    printf("tc_n%u_gemm: %u passed, %u failed\n", N, pass, fail);
+    printf(TC_NAME "_n%u_gemm: %u passed, %u failed\n", N, pass, fail);
     return fail ? 1 : 0;
 }
 

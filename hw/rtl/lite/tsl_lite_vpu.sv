@@ -1,0 +1,263 @@
+// VPU unit of the lite tensor core (tsl_lite_tc), integer types (INT8, INT32): every VPU_VEC op,
+// one element at a time. A row is read and computed element by element into a row buffer, then
+// written, so a destination may overlap its sources as in the model. MUL and REQUANT use the
+// iterative tsl_lite_mul; REQUANT then shifts one bit per cycle (rounding half up), adds
+// ZERO_POINT and saturates. Latency per element: 3-4 cycles, MUL about 36, REQUANT about 37+SHIFT;
+// plus one cycle per element written.
+module tsl_lite_vpu #(
+  parameter int N = 4   // lanes: elements per row
+) (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  input  logic         ex_valid_i,
+  output logic         ex_ready_o,
+  input  logic [255:0] ex_insn_i,
+  output logic         done_o,
+  output logic         busy_o,
+  // local port (tsl_lite_tc): byte addresses, 32-bit words, read data one cycle after lrd_o
+  output logic         lrd_o,
+  output logic [31:0]  lraddr_o,
+  input  logic [31:0]  lrdata_i,
+  output logic         lwr_o,
+  output logic [31:0]  lwaddr_o,
+  output logic [31:0]  lwdata_o,
+  output logic [3:0]   lbe_o
+);
+  localparam int Jw = $clog2(N);
+  localparam logic [2:0] StIdle = 3'd0, StRd = 3'd1, StA = 3'd2, StB = 3'd3, StOp = 3'd4, StMul = 3'd5,
+                         StShr = 3'd6, StWr = 3'd7;
+
+  logic [2:0]  state_q, state_d;
+  logic [3:0]  op_q, op_d;
+  logic [1:0]  dd_q, dd_d, d1_q, d1_d, d2_q, d2_d, mode_q, mode_d;
+  logic [31:0] p1_q, p1_d, p2_q, p2_d, pd_q, pd_d, s2_q, s2_d, scale_q, scale_d, zp_q, zp_d;
+  logic [5:0]  shift_q, shift_d, cnt_q, cnt_d;
+  logic [15:0] rows_q, rows_d, row_q, row_d;
+  logic [Jw-1:0] j_q, j_d;
+  logic [31:0] a_q, a_d, b_q, b_d, r_q, r_d;
+  logic [63:0] v_q, v_d;
+  logic [32*N-1:0] row_buf_q, row_buf_d;
+
+  // Element of dtype dt at byte address addr in the word rd (INT8 sign-extended).
+  function automatic logic [31:0] elem(input logic [31:0] rd, input logic [1:0] dt, input logic [1:0] lane);
+    logic [7:0] b8;
+    b8 = rd[8*lane +: 8];
+    elem = dt == tsl_pkg::DTYPE_INT8 ? {{24{b8[7]}}, b8} : rd;
+  endfunction
+  function automatic logic [31:0] size(input logic [1:0] dt);
+    size = dt == tsl_pkg::DTYPE_INT8 ? 32'd1 : 32'd4;
+  endfunction
+  function automatic logic [31:0] max32(input logic [31:0] x, input logic [31:0] y);
+    max32 = $signed(x) > $signed(y) ? x : y;
+  endfunction
+
+  logic        unary, reduce, use_b, mul_start, mul_done;
+  logic [63:0] prod, vsum;
+  logic [31:0] res, wval, sat32;
+  logic [7:0]  sat8;
+  logic        res_valid;
+  assign unary  = op_q == 4'(tsl_pkg::VPU_OP_RELU) || op_q == 4'(tsl_pkg::VPU_OP_MOV) ||
+                  op_q == 4'(tsl_pkg::VPU_OP_REQUANT) || reduce;
+  assign reduce = op_q == 4'(tsl_pkg::VPU_OP_RSUM) || op_q == 4'(tsl_pkg::VPU_OP_RMAX);
+  assign use_b  = !unary && mode_q != 2'(tsl_pkg::SRC2_IMM);
+
+  tsl_lite_mul u_mul (
+    .clk_i,
+    .rst_ni,
+    .start_i(mul_start),
+    .a_i    (a_q),
+    .b_i    (op_q == 4'(tsl_pkg::VPU_OP_MUL) ? b_q : scale_q),
+    .done_o (mul_done),
+    .p_o    (prod)
+  );
+
+  // REQUANT: v + 1 before the last shift (rounding half up), then v + ZERO_POINT.
+  assign vsum  = v_q + (cnt_q == 6'd1 ? 64'd1 : {{32{zp_q[31]}}, zp_q});
+  assign sat32 = vsum[63:31] == '0 || vsum[63:31] == '1 ? vsum[31:0] : vsum[63] ? 32'h8000_0000 : 32'h7FFF_FFFF;
+  assign wval  = reduce ? r_q : row_buf_q[32*j_q +: 32];
+  assign sat8  = wval[31:7] == '0 || wval[31:7] == '1 ? wval[7:0] : wval[31] ? 8'h80 : 8'h7F;
+
+  assign ex_ready_o = state_q == StIdle;
+  assign busy_o     = state_q != StIdle;
+  assign lwaddr_o   = pd_q;
+  assign lwdata_o   = dd_q == tsl_pkg::DTYPE_INT8 ? {4{sat8}} : wval;
+  assign lbe_o      = dd_q == tsl_pkg::DTYPE_INT8 ? 4'b0001 << pd_q[1:0] : 4'hF;
+
+  always_comb begin
+    state_d   = state_q;
+    op_d      = op_q;
+    dd_d      = dd_q;
+    d1_d      = d1_q;
+    d2_d      = d2_q;
+    mode_d    = mode_q;
+    p1_d      = p1_q;
+    p2_d      = p2_q;
+    pd_d      = pd_q;
+    s2_d      = s2_q;
+    scale_d   = scale_q;
+    zp_d      = zp_q;
+    shift_d   = shift_q;
+    cnt_d     = cnt_q;
+    rows_d    = rows_q;
+    row_d     = row_q;
+    j_d       = j_q;
+    a_d       = a_q;
+    b_d       = b_q;
+    r_d       = r_q;
+    v_d       = v_q;
+    row_buf_d = row_buf_q;
+    done_o    = 1'b0;
+    lrd_o     = 1'b0;
+    lraddr_o  = p1_q;
+    lwr_o     = 1'b0;
+    mul_start = 1'b0;
+    res       = a_q;
+    res_valid = 1'b0;
+    unique case (state_q)
+      StIdle: if (ex_valid_i) begin
+        op_d    = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4];
+        dd_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_DTYPE_LSB +: 2];
+        d1_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_DTYPE_LSB +: 2];
+        d2_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_DTYPE_LSB +: 2];
+        mode_d  = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_MODE_LSB +: 2];
+        pd_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB +: 32];
+        p1_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB +: 32];
+        s2_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB +: 32];
+        p2_d    = s2_d;
+        rows_d  = ex_insn_i[tsl_pkg::INSN_VPU_VEC_ROWS_LSB +: 16];
+        scale_d = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SCALE_LSB +: 32];
+        shift_d = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SHIFT_LSB +: 6];
+        zp_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_ZERO_POINT_LSB +: 32];
+        row_d   = '0;
+        j_d     = '0;
+        state_d = StRd;
+      end
+      StRd: begin
+        lrd_o   = 1'b1;
+        state_d = StA;
+      end
+      StA: begin     // src1 element arrives; src2 is read, or is the immediate
+        a_d      = elem(lrdata_i, d1_q, p1_q[1:0]);
+        p1_d     = p1_q + size(d1_q);
+        b_d      = s2_q;
+        lrd_o    = use_b;
+        lraddr_o = p2_q;
+        state_d  = use_b ? StB : StOp;
+      end
+      StB: begin
+        b_d     = elem(lrdata_i, d2_q, p2_q[1:0]);
+        p2_d    = p2_q + size(d2_q);
+        state_d = StOp;
+      end
+      StOp: begin
+        res_valid = 1'b1;
+        unique case (op_q)
+          4'(tsl_pkg::VPU_OP_ADD):  res = a_q + b_q;
+          4'(tsl_pkg::VPU_OP_MAX):  res = max32(a_q, b_q);
+          4'(tsl_pkg::VPU_OP_RELU): res = max32(a_q, 32'd0);
+          4'(tsl_pkg::VPU_OP_RSUM): r_d = j_q == '0 ? a_q : r_q + a_q;
+          4'(tsl_pkg::VPU_OP_RMAX): r_d = j_q == '0 ? a_q : max32(r_q, a_q);
+          4'(tsl_pkg::VPU_OP_MUL), 4'(tsl_pkg::VPU_OP_REQUANT): begin
+            mul_start = 1'b1;
+            res_valid = 1'b0;
+            state_d   = StMul;
+          end
+          default: res = a_q;   // MOV
+        endcase
+      end
+      StMul: if (mul_done) begin
+        res       = prod[31:0];
+        res_valid = op_q == 4'(tsl_pkg::VPU_OP_MUL);
+        v_d       = prod;
+        cnt_d     = shift_q;
+        state_d   = StShr;
+      end
+      StShr: begin   // shift by SHIFT-1, then (v + 1) >> 1; then add ZERO_POINT and saturate
+        if (cnt_q > 6'd1) begin
+          v_d   = {v_q[63], v_q[63:1]};
+          cnt_d = cnt_q - 6'd1;
+        end else if (cnt_q == 6'd1) begin
+          v_d   = {vsum[63], vsum[63:1]};
+          cnt_d = 6'd0;
+        end else begin
+          res       = sat32;
+          res_valid = 1'b1;
+        end
+      end
+      StWr: begin
+        lwr_o = 1'b1;
+        pd_d  = pd_q + size(dd_q);
+        j_d   = j_q + Jw'(1);
+        if (j_q == Jw'(N - 1)) begin
+          row_d   = row_q + 16'd1;
+          state_d = StRd;
+          if (mode_q == 2'(tsl_pkg::SRC2_BCAST)) p2_d = s2_q;
+          if (row_q == rows_q - 16'd1) begin
+            done_o  = 1'b1;
+            state_d = StIdle;
+          end
+        end
+      end
+      default: state_d = StIdle;
+    endcase
+    // An element is computed: keep it, then read the next one or write the row.
+    if (res_valid) begin
+      row_buf_d[32*j_q +: 32] = res;
+      j_d     = j_q + Jw'(1);
+      state_d = j_q == Jw'(N - 1) ? StWr : StRd;
+    end
+  end
+
+  logic unused_insn;
+  assign unused_insn = ^ex_insn_i;   // header, tokens and reserved bits are the controller's
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q   <= StIdle;
+      op_q      <= '0;
+      dd_q      <= '0;
+      d1_q      <= '0;
+      d2_q      <= '0;
+      mode_q    <= '0;
+      p1_q      <= '0;
+      p2_q      <= '0;
+      pd_q      <= '0;
+      s2_q      <= '0;
+      scale_q   <= '0;
+      zp_q      <= '0;
+      shift_q   <= '0;
+      cnt_q     <= '0;
+      rows_q    <= '0;
+      row_q     <= '0;
+      j_q       <= '0;
+      a_q       <= '0;
+      b_q       <= '0;
+      r_q       <= '0;
+      v_q       <= '0;
+      row_buf_q <= '0;
+    end else begin
+      state_q   <= state_d;
+      op_q      <= op_d;
+      dd_q      <= dd_d;
+      d1_q      <= d1_d;
+      d2_q      <= d2_d;
+      mode_q    <= mode_d;
+      p1_q      <= p1_d;
+      p2_q      <= p2_d;
+      pd_q      <= pd_d;
+      s2_q      <= s2_d;
+      scale_q   <= scale_d;
+      zp_q      <= zp_d;
+      shift_q   <= shift_d;
+      cnt_q     <= cnt_d;
+      rows_q    <= rows_d;
+      row_q     <= row_d;
+      j_q       <= j_d;
+      a_q       <= a_d;
+      b_q       <= b_d;
+      r_q       <= r_d;
+      v_q       <= v_d;
+      row_buf_q <= row_buf_d;
+    end
+  end
+endmodule

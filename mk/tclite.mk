@@ -1,0 +1,54 @@
+# Lite tensor core (hw/rtl/lite): tsl_tc's interface and ISA, int8 only, one instruction at a time on
+# small serial units, for small FPGAs. Co-simulated against the golden model by the tensor core's
+# own harness (hw/sim/tc/tc_main.cpp, Verilated with --prefix Vtsl_tc).
+#   make test-lite-n4 / test-lite-n8   random race-free programs (SEED= replays)
+#   make test-lite-directed            every VPU op and type, DMA shapes and maximum sizes, errors
+#   make lite-trace LITE_CFG=n4 SEED=0x...   rebuild with --trace-fst and replay one program -> tc.fst
+# Configurations (name: N, VMEM, ACC, HBM bytes):
+LITE_CFG_n4 := 4 16384 4096 262144
+LITE_CFG_n8 := 8 32768 8192 262144
+LITE_CFG    ?= n4
+
+LITE_RTL := hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_fifo.sv hw/rtl/prim/tsl_prim_ram_1r1w.sv \
+            $(addprefix hw/rtl/tc/tsl_tc_,ctrl.sv check.sv issue.sv queue.sv tokens.sv perf.sv) \
+            $(sort $(wildcard hw/rtl/lite/*.sv))
+LITE_OUT := $(BUILD)/lite
+
+# $(1) = config name, $(2) = suffix, $(3) = extra Verilator flags
+define LITE_BUILD
+$(LITE_OUT)/$(1)$(2)/tc_sim: $(LITE_RTL) $(TC_SIM_CPP) hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h tests/tc/gemm_db.h $(MODEL_LIB) mk/tclite.mk
+	@mkdir -p $$(@D)
+	@set -- $(LITE_CFG_$(1)); \
+	$(VERILATOR) --cc --exe --build -j 2 $(subst tsl_tc,tsl_lite_tc,$(TC_VFLAGS)) --prefix Vtsl_tc $(3) \
+	  -GN=$$$$1 -GVmemBytes=$$$$2 -GAccBytes=$$$$3 -GHbmBytes=$$$$4 -Mdir $$(@D) \
+	  -CFLAGS "$(TC_CFLAGS) -DTC_NAME=\\\"lite\\\" -DTC_TIMEOUT=20000000 -DTC_N=$$$$1 -DTC_BF16=0 -DTC_VMEM=$$$$2 -DTC_ACC=$$$$3 -DTC_HBM=$$$$4" \
+	  -LDFLAGS "$(abspath $(MODEL_LIB))" -o tc_sim \
+	  $(LITE_RTL) $(abspath $(TC_SIM_CPP)) >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
+endef
+$(foreach c,n4 n8,$(eval $(call LITE_BUILD,$(c),,)))
+$(foreach c,n4 n8,$(eval $(call LITE_BUILD,$(c),_trace,--trace-fst)))
+
+TESTS += lite-lint lite-iverilog lite-n4 lite-n8 lite-directed
+.PHONY: test-lite-lint test-lite-iverilog test-lite-n4 test-lite-n8 test-lite-directed lite-trace
+
+test-lite-lint:
+	@p=0; f=0; for n in 4 8; do \
+	  if $(VERILATOR) --lint-only -Wall --top-module tsl_lite_tc -GN=$$n $(LITE_RTL); \
+	  then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: tsl_lite_tc N=$$n"; fi; \
+	done; echo "lite_lint: $$p passed, $$f failed"; test $$f -eq 0
+
+test-lite-iverilog:
+	@mkdir -p $(LITE_OUT)
+	@rm -f $(LITE_OUT)/tsl_lite_tc.vvp; iverilog -g2012 -o $(LITE_OUT)/tsl_lite_tc.vvp -s tsl_lite_tc $(LITE_RTL) 2>&1 | grep -v 'sorry:'; \
+	if test -s $(LITE_OUT)/tsl_lite_tc.vvp; then echo "lite_iverilog: 1 passed, 0 failed"; \
+	else echo "lite_iverilog: 0 passed, 1 failed"; exit 1; fi
+
+test-lite-n4: $(LITE_OUT)/n4/tc_sim
+	@$< random 40 40
+test-lite-n8: $(LITE_OUT)/n8/tc_sim
+	@$< random 20 40
+test-lite-directed: $(LITE_OUT)/n4/tc_sim $(LITE_OUT)/n8/tc_sim
+	@$(LITE_OUT)/n4/tc_sim directed && $(LITE_OUT)/n8/tc_sim directed
+
+lite-trace: $(LITE_OUT)/$(LITE_CFG)_trace/tc_sim
+	TRACE=1 $< random 1 40

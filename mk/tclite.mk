@@ -9,8 +9,8 @@ LITE_CFG_n4 := 4 16384 4096 262144
 LITE_CFG_n8 := 8 32768 8192 262144
 LITE_CFG    ?= n4
 
-LITE_RTL := hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_fifo.sv hw/rtl/prim/tsl_prim_ram_1r1w.sv \
-            $(addprefix hw/rtl/tc/tsl_tc_,ctrl.sv check.sv issue.sv queue.sv tokens.sv perf.sv) \
+LITE_RTL := hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_ram_1r1w.sv \
+            hw/rtl/tc/tsl_tc_check.sv \
             $(sort $(wildcard hw/rtl/lite/*.sv))
 LITE_OUT := $(BUILD)/lite
 
@@ -28,8 +28,16 @@ endef
 $(foreach c,n4 n8,$(eval $(call LITE_BUILD,$(c),,)))
 $(foreach c,n4 n8,$(eval $(call LITE_BUILD,$(c),_trace,--trace-fst)))
 
-TESTS += lite-lint lite-iverilog lite-n4 lite-n8 lite-directed
-.PHONY: test-lite-lint test-lite-iverilog test-lite-n4 test-lite-n8 test-lite-directed lite-trace
+# tsl_lite_perf alone, against 64-bit counters in C++ (N = 4)
+$(LITE_OUT)/perf/perf_sim: hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_ram_1r1w.sv hw/rtl/lite/tsl_lite_perf.sv \
+                           tests/lite/perf_main.cpp hw/sim/common/tsl_rng.h mk/tclite.mk
+	@mkdir -p $(@D)
+	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_lite_perf -GN=4 -O3 -Mdir $(@D) \
+	  -CFLAGS "-O2 -I$(abspath hw/include)" -o perf_sim $(filter %.sv,$^) $(abspath tests/lite/perf_main.cpp) \
+	  >$(@D)/build.log 2>&1 || { tail -40 $(@D)/build.log; exit 1; }
+
+TESTS += lite-lint lite-iverilog lite-perf lite-n4 lite-n8 lite-directed
+.PHONY: test-lite-lint test-lite-iverilog test-lite-perf test-lite-n4 test-lite-n8 test-lite-directed lite-trace
 
 test-lite-lint:
 	@p=0; f=0; for n in 4 8; do \
@@ -42,6 +50,9 @@ test-lite-iverilog:
 	@rm -f $(LITE_OUT)/tsl_lite_tc.vvp; iverilog -g2012 -o $(LITE_OUT)/tsl_lite_tc.vvp -s tsl_lite_tc $(LITE_RTL) 2>&1 | grep -v 'sorry:'; \
 	if test -s $(LITE_OUT)/tsl_lite_tc.vvp; then echo "lite_iverilog: 1 passed, 0 failed"; \
 	else echo "lite_iverilog: 0 passed, 1 failed"; exit 1; fi
+
+test-lite-perf: $(LITE_OUT)/perf/perf_sim
+	@$< 200000
 
 test-lite-n4: $(LITE_OUT)/n4/tc_sim
 	@$< random 40 40

@@ -3,11 +3,15 @@
 // never across 4 KiB). LOAD writes each byte of an R beat to the local port while holding RREADY
 // low; STORE gathers bytes from the local port (one read per cycle) into a beat with exact WSTRB.
 // Throughput: about one byte per cycle plus the HBM latency of every burst.
+// Addresses are kept modulo 2^HAw (HBM) and 2^LAw (local offsets): the dispatch checks keep every
+// byte of an operand inside its memory, so no row wraps.
 // Errors (RRESP/BRESP[1] set): err_o pulses with ERR_AXI_SLVERR/DECERR and the beat address (read)
 // or the burst address (write); the rest of the instruction is dropped and done_o follows.
 module tsl_lite_dma #(
   parameter int N        = 4,   // AXI data is 16N bits: one beat is 2N bytes
   parameter int MaxBurst = 16,  // beats per burst (at most 256)
+  parameter int HAw      = 17,  // HBM address bits (at least 12); dispatch keeps operands inside HBM
+  parameter int LAw      = 14,  // local offset bits; local port addresses are {ACC select, offset}
   localparam int Dw = 16 * N
 ) (
   input  logic            clk_i,
@@ -20,12 +24,13 @@ module tsl_lite_dma #(
   output logic            err_o,
   output logic [3:0]      err_code_o,
   output logic [31:0]     err_addr_o,
+  output logic [31:0]     bytes_o,      // bytes moved by this instruction, valid with done_o
   // local port (tsl_lite_tc): byte addresses, 32-bit words, read data one cycle after lrd_o
   output logic            lrd_o,
-  output logic [31:0]     lraddr_o,
+  output logic [LAw:0]    lraddr_o,
   input  logic [31:0]     lrdata_i,
   output logic            lwr_o,
-  output logic [31:0]     lwaddr_o,
+  output logic [LAw:0]    lwaddr_o,
   output logic [31:0]     lwdata_o,
   output logic [3:0]      lbe_o,
   // AXI4 master (ID 0)
@@ -63,19 +68,22 @@ module tsl_lite_dma #(
   logic [2:0]    state_q, state_d;
   logic          store_q, store_d;
   logic [15:0]   rows_q, rows_d, rem_q, rem_d, rb_q, rb_d;
-  logic [31:0]   h_q, h_d, l_q, l_d, hrow_q, hrow_d, lrow_q, lrow_d, hs_q, hs_d, ls_q, ls_d, bstart_q, bstart_d;
+  logic [HAw-1:0] h_q, h_d, hrow_q, hrow_d, hs_q, hs_d, bstart_q, bstart_d;
+  logic [LAw-1:0] l_q, l_d, lrow_q, lrow_d, ls_q, ls_d;   // offsets in the memory lsel_q selects
+  logic           lsel_q, lsel_d;
   logic [8:0]    beats_q, beats_d;
   logic [Dw-1:0] wbeat_q, wbeat_d;
   logic [Db-1:0] wstrb_q, wstrb_d;
+  logic [31:0]   bytes_q, bytes_d;
 
   // The next burst: from h_q to the end of the row, at most MaxBurst beats, not across 4 KiB.
   logic [Lb-1:0] off;
-  logic [31:0]   ba;
+  logic [HAw-1:0] ba;
   logic [16:0]   beats_row;
   logic [12:0]   beats_4k;
   logic [8:0]    blen;
   assign off       = h_q[Lb-1:0];
-  assign ba        = {h_q[31:Lb], {Lb{1'b0}}};
+  assign ba        = {h_q[HAw-1:Lb], {Lb{1'b0}}};
   assign beats_row = 17'((18'(off) + 18'(rem_q) + 18'(Db - 1)) >> Lb);
   assign beats_4k  = 13'((13'd4096 - 13'(ba[11:0])) >> Lb);
   always_comb begin
@@ -97,8 +105,8 @@ module tsl_lite_dma #(
   assign busy_o        = state_q != StIdle;
   assign m_axi_arvalid = state_q == StAddr && !store_q;
   assign m_axi_awvalid = state_q == StAddr && store_q;
-  assign m_axi_araddr  = ba;
-  assign m_axi_awaddr  = ba;
+  assign m_axi_araddr  = 32'(ba);
+  assign m_axi_awaddr  = 32'(ba);
   assign m_axi_arlen   = 8'(blen - 9'd1);
   assign m_axi_awlen   = 8'(blen - 9'd1);
   assign m_axi_arsize  = 3'($clog2(Db));
@@ -110,13 +118,14 @@ module tsl_lite_dma #(
   assign m_axi_wstrb   = wstrb_q;
   assign m_axi_wlast   = beats_q == 9'd1;
   assign m_axi_bready  = state_q == StB;
-  assign lraddr_o      = state_q == StCap ? l_q + 32'd1 : l_q;
-  assign lwaddr_o      = l_q;
+  assign lraddr_o      = {lsel_q, state_q == StCap ? l_q + LAw'(1) : l_q};
+  assign lwaddr_o      = {lsel_q, l_q};
   assign lwdata_o      = {4{rbyte}};
   assign lbe_o         = 4'b0001 << l_q[1:0];
   assign err_code_o    = resp == 2'b11 ? tsl_pkg::ERR_AXI_DECERR : tsl_pkg::ERR_AXI_SLVERR;
-  assign err_addr_o    = store_q ? bstart_q : {h_q[31:Lb], {Lb{1'b0}}};
+  assign err_addr_o    = store_q ? 32'(bstart_q) : 32'(ba);
   assign axi_err       = resp[1];
+  assign bytes_o       = bytes_q + 32'(lwr_o);
 
   always_comb begin
     state_d  = state_q;
@@ -130,10 +139,12 @@ module tsl_lite_dma #(
     lrow_d   = lrow_q;
     hs_d     = hs_q;
     ls_d     = ls_q;
+    lsel_d   = lsel_q;
     bstart_d = bstart_q;
     beats_d  = beats_q;
     wbeat_d  = wbeat_q;
     wstrb_d  = wstrb_q;
+    bytes_d  = bytes_o + 32'(state_q == StCap);
     done_o   = 1'b0;
     err_o    = 1'b0;
     lrd_o    = 1'b0;
@@ -142,15 +153,17 @@ module tsl_lite_dma #(
     unique case (state_q)
       StIdle: if (ex_valid_i) begin
         store_d = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::DMA_OP_STORE);
-        h_d     = ex_insn_i[tsl_pkg::INSN_DMA_XFER_HBM_ADDR_LSB +: 32];
-        l_d     = ex_insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_ADDR_LSB +: 32];
+        h_d     = ex_insn_i[tsl_pkg::INSN_DMA_XFER_HBM_ADDR_LSB +: HAw];
+        l_d     = ex_insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_ADDR_LSB +: LAw];
+        lsel_d  = ex_insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_ADDR_LSB + 24];
         hrow_d  = h_d;
         lrow_d  = l_d;
         rows_d  = ex_insn_i[tsl_pkg::INSN_DMA_XFER_ROWS_LSB +: 16];
         rb_d    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_ROW_BYTES_LSB +: 16];
         rem_d   = rb_d;
-        hs_d    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_HBM_STRIDE_LSB +: 32];
-        ls_d    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_STRIDE_LSB +: 32];
+        hs_d    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_HBM_STRIDE_LSB +: HAw];
+        ls_d    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_STRIDE_LSB +: LAw];
+        bytes_d = '0;
         state_d = StAddr;
       end
       StAddr: if (store_q ? m_axi_awready : m_axi_arready) begin
@@ -168,8 +181,8 @@ module tsl_lite_dma #(
         end else begin
           lwr_o        = 1'b1;
           m_axi_rready = beat_end;
-          h_d          = h_q + 32'd1;
-          l_d          = l_q + 32'd1;
+          h_d          = h_q + HAw'(1);
+          l_d          = l_q + LAw'(1);
           rem_d        = rem_q - 16'd1;
           if (beat_end && m_axi_rlast) state_d = StAddr;
         end
@@ -186,10 +199,14 @@ module tsl_lite_dma #(
         state_d = StCap;
       end
       StCap: begin   // the byte at l_q arrives; the read of the next one is issued unless the beat ends
-        wbeat_d[8*off +: 8] = lbyte;
-        wstrb_d[off]        = 1'b1;
-        h_d                 = h_q + 32'd1;
-        l_d                 = l_q + 32'd1;
+        for (int b = 0; b < Db; b++) begin
+          if (off == Lb'(b)) begin
+            wbeat_d[8*b +: 8] = lbyte;
+            wstrb_d[b]        = 1'b1;
+          end
+        end
+        h_d                 = h_q + HAw'(1);
+        l_d                 = l_q + LAw'(1);
         rem_d               = rem_q - 16'd1;
         lrd_o               = !beat_end;
         if (beat_end) state_d = StW;
@@ -238,10 +255,12 @@ module tsl_lite_dma #(
       lrow_q   <= '0;
       hs_q     <= '0;
       ls_q     <= '0;
+      lsel_q   <= 1'b0;
       bstart_q <= '0;
       beats_q  <= '0;
       wbeat_q  <= '0;
       wstrb_q  <= '0;
+      bytes_q  <= '0;
     end else begin
       state_q  <= state_d;
       store_q  <= store_d;
@@ -254,10 +273,12 @@ module tsl_lite_dma #(
       lrow_q   <= lrow_d;
       hs_q     <= hs_d;
       ls_q     <= ls_d;
+      lsel_q   <= lsel_d;
       bstart_q <= bstart_d;
       beats_q  <= beats_d;
       wbeat_q  <= wbeat_d;
       wstrb_q  <= wstrb_d;
+      bytes_q  <= bytes_d;
     end
   end
 endmodule

@@ -5,7 +5,8 @@
 // busy_o pulses once per activation row (the controller's MXU_MACS adds N*N for each).
 // Latency: LOADW 2 cycles per 32-bit weight word; MATMUL about 2N+3 cycles per row.
 module tsl_lite_mxu #(
-  parameter int N = 4   // array size: N int8 weights per row, N int32 results per row
+  parameter int N   = 4,   // array size: N int8 weights per row, N int32 results per row
+  parameter int LAw = 14   // local offset bits; local port addresses are {ACC select, offset}
 ) (
   input  logic         clk_i,
   input  logic         rst_ni,
@@ -16,10 +17,10 @@ module tsl_lite_mxu #(
   output logic         busy_o,
   // local port (tsl_lite_tc): byte addresses, 32-bit words, read data one cycle after lrd_o
   output logic         lrd_o,
-  output logic [31:0]  lraddr_o,
+  output logic [LAw:0] lraddr_o,
   input  logic [31:0]  lrdata_i,
   output logic         lwr_o,
-  output logic [31:0]  lwaddr_o,
+  output logic [LAw:0] lwaddr_o,
   output logic [31:0]  lwdata_o,
   output logic [3:0]   lbe_o
 );
@@ -34,8 +35,8 @@ module tsl_lite_mxu #(
   logic [3:0]  op;
   logic [11:0] kblk_q, kblk_d;
   logic [15:0] rows_q, rows_d, row_q, row_d;
-  logic [31:0] wrow_q, wrow_d, ws_q, ws_d, actb_q, actb_d, act_q, act_d, as_q, as_d;
-  logic [31:0] accb_q, accb_d, acc_q, acc_d, cs_q, cs_d;
+  logic [LAw-1:0] wrow_q, wrow_d, ws_q, ws_d, actb_q, actb_d, act_q, act_d, as_q, as_d;  // VMEM offsets
+  logic [LAw-1:0] accb_q, accb_d, acc_q, acc_d, cs_q, cs_d;                               // ACC offsets
   logic [Kw-1:0] k_q, k_d;
   logic [Ww-1:0] w_q, w_d;
   logic [Kw:0]   j_q, j_d;
@@ -79,7 +80,7 @@ module tsl_lite_mxu #(
   assign op         = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4];
   assign ex_ready_o = state_q == StIdle;
   assign lwdata_o   = yj + (accum_q ? lrdata_i : 32'd0);
-  assign lwaddr_o   = acc_q + 32'(4 * jm1);
+  assign lwaddr_o   = {1'b1, acc_q + LAw'(4 * jm1)};
   assign lbe_o      = 4'hF;
 
   always_comb begin
@@ -106,7 +107,7 @@ module tsl_lite_mxu #(
     done_o   = 1'b0;
     busy_o   = 1'b0;
     lrd_o    = 1'b0;
-    lraddr_o = wrow_q + 32'(4 * w_q);
+    lraddr_o = {1'b0, wrow_q + LAw'(4 * w_q)};
     lwr_o    = 1'b0;
     wb_we    = 1'b0;
     wb_re    = 1'b0;
@@ -115,16 +116,16 @@ module tsl_lite_mxu #(
         matmul_d = op != 4'(tsl_pkg::MXU_OP_LOADW);
         wb_d     = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_WBUF_LSB];
         accum_d  = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACCUMULATE_LSB];
-        actb_d   = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_ADDR_LSB +: 32];
-        as_d     = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_STRIDE_LSB +: 32];
-        accb_d   = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_ADDR_LSB +: 32];
-        cs_d     = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_STRIDE_LSB +: 32];
+        actb_d   = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_ADDR_LSB +: LAw];
+        as_d     = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_STRIDE_LSB +: LAw];
+        accb_d   = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_ADDR_LSB +: LAw];
+        cs_d     = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_STRIDE_LSB +: LAw];
         rows_d   = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ROWS_LSB +: 16];
         kblk_d   = op == 4'(tsl_pkg::MXU_OP_MATMULK) ? ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_KBLOCKS_LSB +: 12] : 12'd1;
-        wrow_d   = op == 4'(tsl_pkg::MXU_OP_LOADW) ? ex_insn_i[tsl_pkg::INSN_MXU_LOADW_ADDR_LSB +: 32]
-                                                    : ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_W_ADDR_LSB +: 32];
-        ws_d     = op == 4'(tsl_pkg::MXU_OP_LOADW) ? ex_insn_i[tsl_pkg::INSN_MXU_LOADW_STRIDE_LSB +: 32]
-                                                    : ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_W_STRIDE_LSB +: 32];
+        wrow_d   = op == 4'(tsl_pkg::MXU_OP_LOADW) ? ex_insn_i[tsl_pkg::INSN_MXU_LOADW_ADDR_LSB +: LAw]
+                                                    : ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_W_ADDR_LSB +: LAw];
+        ws_d     = op == 4'(tsl_pkg::MXU_OP_LOADW) ? ex_insn_i[tsl_pkg::INSN_MXU_LOADW_STRIDE_LSB +: LAw]
+                                                    : ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_W_STRIDE_LSB +: LAw];
         act_d    = actb_d;
         acc_d    = accb_d;
         row_d    = '0;
@@ -152,9 +153,9 @@ module tsl_lite_mxu #(
       // MATMUL row: read activation k and weight row k; multiply-accumulate one cycle later.
       StK: begin
         lrd_o    = 1'b1;
-        lraddr_o = act_q + 32'(k_q);
+        lraddr_o = {1'b0, act_q + LAw'(k_q)};
         wb_re    = 1'b1;
-        a_lane_d = 8'(act_q + 32'(k_q));
+        a_lane_d = 8'(act_q + LAw'(k_q));
         if (k_q != '0) begin
           for (int c = 0; c < N; c++) y_d[32*c +: 32] = y_q[32*c +: 32] + mul8(a, wb_rdata[8*c +: 8]);
         end else begin
@@ -166,7 +167,7 @@ module tsl_lite_mxu #(
       StKLast: begin   // the last product; the first ACC word is read
         for (int c = 0; c < N; c++) y_d[32*c +: 32] = y_q[32*c +: 32] + mul8(a, wb_rdata[8*c +: 8]);
         lrd_o    = 1'b1;
-        lraddr_o = acc_q;
+        lraddr_o = {1'b1, acc_q};
         j_d      = (Kw+1)'(1);
         busy_o   = 1'b1;
         state_d  = StAcc;
@@ -174,7 +175,7 @@ module tsl_lite_mxu #(
       StAcc: begin     // write result j-1 (plus its ACC word), read ACC word j
         lwr_o    = 1'b1;
         lrd_o    = j_q != (Kw+1)'(N);
-        lraddr_o = acc_q + 32'(4 * j_q);
+        lraddr_o = {1'b1, acc_q + LAw'(4 * j_q)};
         j_d      = j_q + (Kw+1)'(1);
         if (j_q == (Kw+1)'(N)) begin
           row_d   = row_q + 16'd1;
@@ -184,7 +185,7 @@ module tsl_lite_mxu #(
           if (row_q == rows_q - 16'd1) begin   // the K-block is done
             row_d  = '0;
             kblk_d = kblk_q - 12'd1;
-            actb_d = actb_q + 32'(N);
+            actb_d = actb_q + LAw'(N);
             act_d  = actb_d;
             acc_d  = accb_q;
             wb_d   = !wb_q;

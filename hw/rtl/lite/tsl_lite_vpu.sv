@@ -1,11 +1,12 @@
 // VPU unit of the lite tensor core (tsl_lite_tc), integer types (INT8, INT32): every VPU_VEC op,
 // one element at a time. A row is read and computed element by element into a row buffer, then
 // written, so a destination may overlap its sources as in the model. MUL and REQUANT use the
-// iterative tsl_lite_mul; REQUANT then shifts one bit per cycle (rounding half up), adds
-// ZERO_POINT and saturates. Latency per element: 3-4 cycles, MUL about 36, REQUANT about 37+SHIFT;
+// iterative tsl_lite_mul, which also shifts REQUANT's product; rounding, ZERO_POINT and saturation
+// follow in its last cycle. Latency per element: 3-4 cycles, MUL about 36, REQUANT about 36+SHIFT;
 // plus one cycle per element written.
 module tsl_lite_vpu #(
-  parameter int N = 4   // lanes: elements per row
+  parameter int N   = 4,   // lanes: elements per row
+  parameter int LAw = 14   // local offset bits; local port addresses are {ACC select, offset}
 ) (
   input  logic         clk_i,
   input  logic         rst_ni,
@@ -16,26 +17,26 @@ module tsl_lite_vpu #(
   output logic         busy_o,
   // local port (tsl_lite_tc): byte addresses, 32-bit words, read data one cycle after lrd_o
   output logic         lrd_o,
-  output logic [31:0]  lraddr_o,
+  output logic [LAw:0] lraddr_o,
   input  logic [31:0]  lrdata_i,
   output logic         lwr_o,
-  output logic [31:0]  lwaddr_o,
+  output logic [LAw:0] lwaddr_o,
   output logic [31:0]  lwdata_o,
   output logic [3:0]   lbe_o
 );
   localparam int Jw = $clog2(N);
   localparam logic [2:0] StIdle = 3'd0, StRd = 3'd1, StA = 3'd2, StB = 3'd3, StOp = 3'd4, StMul = 3'd5,
-                         StShr = 3'd6, StWr = 3'd7;
+                         StWr = 3'd6;
 
   logic [2:0]  state_q, state_d;
   logic [3:0]  op_q, op_d;
   logic [1:0]  dd_q, dd_d, d1_q, d1_d, d2_q, d2_d, mode_q, mode_d;
-  logic [31:0] p1_q, p1_d, p2_q, p2_d, pd_q, pd_d, s2_q, s2_d, scale_q, scale_d, zp_q, zp_d;
-  logic [5:0]  shift_q, shift_d, cnt_q, cnt_d;
+  logic [LAw:0] p1_q, p1_d, p2_q, p2_d, pd_q, pd_d;   // {ACC select (bit 24), offset}: rows stay inside
+  logic [31:0]  s2_q, s2_d, scale_q, scale_d, zp_q, zp_d;
+  logic [5:0]  shift_q, shift_d;
   logic [15:0] rows_q, rows_d, row_q, row_d;
   logic [Jw-1:0] j_q, j_d;
   logic [31:0] a_q, a_d, b_q, b_d, r_q, r_d;
-  logic [63:0] v_q, v_d;
   logic [32*N-1:0] row_buf_q, row_buf_d;
 
   // Element of dtype dt at byte address addr in the word rd (INT8 sign-extended).
@@ -44,16 +45,16 @@ module tsl_lite_vpu #(
     b8 = rd[8*lane +: 8];
     elem = dt == tsl_pkg::DTYPE_INT8 ? {{24{b8[7]}}, b8} : rd;
   endfunction
-  function automatic logic [31:0] size(input logic [1:0] dt);
-    size = dt == tsl_pkg::DTYPE_INT8 ? 32'd1 : 32'd4;
-  endfunction
-  function automatic logic [31:0] max32(input logic [31:0] x, input logic [31:0] y);
-    max32 = $signed(x) > $signed(y) ? x : y;
+  function automatic logic [LAw:0] size(input logic [1:0] dt);
+    size = dt == tsl_pkg::DTYPE_INT8 ? (LAw+1)'(1) : (LAw+1)'(4);
   endfunction
 
   logic        unary, reduce, use_b, mul_start, mul_done;
-  logic [63:0] prod, vsum;
-  logic [31:0] res, wval, sat32;
+  logic [63:0] prod;
+  logic [35:0] rq_half;
+  logic [37:0] rq_sum;
+  logic        rq_big;
+  logic [31:0] res, wval, sat32, sum_ab, cmp_b, max_ab;
   logic [7:0]  sat8;
   logic        res_valid;
   assign unary  = op_q == 4'(tsl_pkg::VPU_OP_RELU) || op_q == 4'(tsl_pkg::VPU_OP_MOV) ||
@@ -67,13 +68,24 @@ module tsl_lite_vpu #(
     .start_i(mul_start),
     .a_i    (a_q),
     .b_i    (op_q == 4'(tsl_pkg::VPU_OP_MUL) ? b_q : scale_q),
+    .shift_i(op_q == 4'(tsl_pkg::VPU_OP_REQUANT) && shift_q != 6'd0 ? shift_q - 6'd1 : 6'd0),
     .done_o (mul_done),
     .p_o    (prod)
   );
 
-  // REQUANT: v + 1 before the last shift (rounding half up), then v + ZERO_POINT.
-  assign vsum  = v_q + (cnt_q == 6'd1 ? 64'd1 : {{32{zp_q[31]}}, zp_q});
-  assign sat32 = vsum[63:31] == '0 || vsum[63:31] == '1 ? vsum[31:0] : vsum[63] ? 32'h8000_0000 : 32'h7FFF_FFFF;
+  // One adder and one comparator: ADD and RSUM, MAX, RELU and RMAX.
+  assign sum_ab = a_q + (reduce ? r_q : b_q);
+  assign cmp_b  = reduce ? r_q : op_q == 4'(tsl_pkg::VPU_OP_RELU) ? 32'd0 : b_q;
+  assign max_ab = $signed(a_q) > $signed(cmp_b) ? a_q : cmp_b;
+
+  // REQUANT: prod is x*SCALE shifted right by SHIFT-1; then (prod + 1) >> 1 rounds half up, and
+  // ZERO_POINT is added. A prod outside 36 bits saturates whatever the rest (|ZERO_POINT| < 2^31).
+  assign rq_big  = !(prod[63:35] == '0 || prod[63:35] == '1);
+  assign rq_half = shift_q == 6'd0 ? prod[35:0] : {prod[35], prod[35:1]} + 36'(prod[0]);   // (p+1)>>1
+  assign rq_sum  = {{2{rq_half[35]}}, rq_half} + {{6{zp_q[31]}}, zp_q};
+  assign sat32   = rq_big ? (prod[63] ? 32'h8000_0000 : 32'h7FFF_FFFF) :
+                   rq_sum[37:31] == '0 || rq_sum[37:31] == '1 ? rq_sum[31:0] :
+                   rq_sum[37] ? 32'h8000_0000 : 32'h7FFF_FFFF;
   assign wval  = reduce ? r_q : row_buf_q[32*j_q +: 32];
   assign sat8  = wval[31:7] == '0 || wval[31:7] == '1 ? wval[7:0] : wval[31] ? 8'h80 : 8'h7F;
 
@@ -97,14 +109,12 @@ module tsl_lite_vpu #(
     scale_d   = scale_q;
     zp_d      = zp_q;
     shift_d   = shift_q;
-    cnt_d     = cnt_q;
     rows_d    = rows_q;
     row_d     = row_q;
     j_d       = j_q;
     a_d       = a_q;
     b_d       = b_q;
     r_d       = r_q;
-    v_d       = v_q;
     row_buf_d = row_buf_q;
     done_o    = 1'b0;
     lrd_o     = 1'b0;
@@ -120,10 +130,10 @@ module tsl_lite_vpu #(
         d1_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_DTYPE_LSB +: 2];
         d2_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_DTYPE_LSB +: 2];
         mode_d  = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_MODE_LSB +: 2];
-        pd_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB +: 32];
-        p1_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB +: 32];
+        pd_d    = {ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB + 24], ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB +: LAw]};
+        p1_d    = {ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB + 24], ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB +: LAw]};
         s2_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB +: 32];
-        p2_d    = s2_d;
+        p2_d    = {s2_d[24], s2_d[LAw-1:0]};
         rows_d  = ex_insn_i[tsl_pkg::INSN_VPU_VEC_ROWS_LSB +: 16];
         scale_d = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SCALE_LSB +: 32];
         shift_d = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SHIFT_LSB +: 6];
@@ -152,11 +162,10 @@ module tsl_lite_vpu #(
       StOp: begin
         res_valid = 1'b1;
         unique case (op_q)
-          4'(tsl_pkg::VPU_OP_ADD):  res = a_q + b_q;
-          4'(tsl_pkg::VPU_OP_MAX):  res = max32(a_q, b_q);
-          4'(tsl_pkg::VPU_OP_RELU): res = max32(a_q, 32'd0);
-          4'(tsl_pkg::VPU_OP_RSUM): r_d = j_q == '0 ? a_q : r_q + a_q;
-          4'(tsl_pkg::VPU_OP_RMAX): r_d = j_q == '0 ? a_q : max32(r_q, a_q);
+          4'(tsl_pkg::VPU_OP_ADD):  res = sum_ab;
+          4'(tsl_pkg::VPU_OP_MAX), 4'(tsl_pkg::VPU_OP_RELU): res = max_ab;
+          4'(tsl_pkg::VPU_OP_RSUM): r_d = j_q == '0 ? a_q : sum_ab;
+          4'(tsl_pkg::VPU_OP_RMAX): r_d = j_q == '0 ? a_q : max_ab;
           4'(tsl_pkg::VPU_OP_MUL), 4'(tsl_pkg::VPU_OP_REQUANT): begin
             mul_start = 1'b1;
             res_valid = 1'b0;
@@ -166,23 +175,8 @@ module tsl_lite_vpu #(
         endcase
       end
       StMul: if (mul_done) begin
-        res       = prod[31:0];
-        res_valid = op_q == 4'(tsl_pkg::VPU_OP_MUL);
-        v_d       = prod;
-        cnt_d     = shift_q;
-        state_d   = StShr;
-      end
-      StShr: begin   // shift by SHIFT-1, then (v + 1) >> 1; then add ZERO_POINT and saturate
-        if (cnt_q > 6'd1) begin
-          v_d   = {v_q[63], v_q[63:1]};
-          cnt_d = cnt_q - 6'd1;
-        end else if (cnt_q == 6'd1) begin
-          v_d   = {vsum[63], vsum[63:1]};
-          cnt_d = 6'd0;
-        end else begin
-          res       = sat32;
-          res_valid = 1'b1;
-        end
+        res       = op_q == 4'(tsl_pkg::VPU_OP_MUL) ? prod[31:0] : sat32;
+        res_valid = 1'b1;
       end
       StWr: begin
         lwr_o = 1'b1;
@@ -191,7 +185,7 @@ module tsl_lite_vpu #(
         if (j_q == Jw'(N - 1)) begin
           row_d   = row_q + 16'd1;
           state_d = StRd;
-          if (mode_q == 2'(tsl_pkg::SRC2_BCAST)) p2_d = s2_q;
+          if (mode_q == 2'(tsl_pkg::SRC2_BCAST)) p2_d = {s2_q[24], s2_q[LAw-1:0]};
           if (row_q == rows_q - 16'd1) begin
             done_o  = 1'b1;
             state_d = StIdle;
@@ -202,7 +196,9 @@ module tsl_lite_vpu #(
     endcase
     // An element is computed: keep it, then read the next one or write the row.
     if (res_valid) begin
-      row_buf_d[32*j_q +: 32] = res;
+      for (int c = 0; c < N; c++) begin
+        if (j_q == Jw'(c)) row_buf_d[32*c +: 32] = res;
+      end
       j_d     = j_q + Jw'(1);
       state_d = j_q == Jw'(N - 1) ? StWr : StRd;
     end
@@ -226,14 +222,12 @@ module tsl_lite_vpu #(
       scale_q   <= '0;
       zp_q      <= '0;
       shift_q   <= '0;
-      cnt_q     <= '0;
       rows_q    <= '0;
       row_q     <= '0;
       j_q       <= '0;
       a_q       <= '0;
       b_q       <= '0;
       r_q       <= '0;
-      v_q       <= '0;
       row_buf_q <= '0;
     end else begin
       state_q   <= state_d;
@@ -249,14 +243,12 @@ module tsl_lite_vpu #(
       scale_q   <= scale_d;
       zp_q      <= zp_d;
       shift_q   <= shift_d;
-      cnt_q     <= cnt_d;
       rows_q    <= rows_d;
       row_q     <= row_d;
       j_q       <= j_d;
       a_q       <= a_d;
       b_q       <= b_d;
       r_q       <= r_d;
-      v_q       <= v_d;
       row_buf_q <= row_buf_d;
     end
   end

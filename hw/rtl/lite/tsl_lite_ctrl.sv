@@ -1,0 +1,369 @@
+// Controller of the lite tensor core: the TC register block of isa.md section 6, every dispatch check
+// (tsl_tc_check), and no queues. INSN7 checks the staged instruction, then holds the register
+// write until every unit is idle and hands the instruction to its unit (a SYNC retires there), so
+// instructions run one at a time in push order (CFG_QUEUE_DEPTH reads 1). In push order every WAIT
+// finds its token, so a channel's tokens are its credits (signals minus waits pushed) less the
+// SIGNAL bits of a running instruction, or of one that failed on AXI (which gives none).
+// Register bus: reads and plain writes answer in the next cycle, PERF_* reads within 15 cycles
+// (tsl_lite_perf), INSN7 in 3-8 cycles plus the wait for the running instruction, CTRL.RESET once
+// nothing runs.
+module tsl_lite_ctrl #(
+  parameter int N         = 4,
+  parameter int VmemBytes = 16384,
+  parameter int AccBytes  = 4096,
+  parameter int HbmBytes  = tsl_pkg::PARAM_HBM_BYTES
+) (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  // register bus (request held until the one-cycle ready; rdata with ready; writes when wstrb != 0)
+  input  logic         reg_valid_i,
+  output logic         reg_ready_o,
+  input  logic [11:0]  reg_addr_i,
+  input  logic [31:0]  reg_wdata_i,
+  input  logic [3:0]   reg_wstrb_i,
+  output logic [31:0]  reg_rdata_o,
+  output logic         reg_err_o,     // always 0 (unknown offsets read 0)
+  output logic         irq_o,         // (IRQ_STATUS & IRQ_ENABLE) != 0
+  // units [0] DMA, [1] MXU, [2] VPU (unit execution interface of docs/hardware.md)
+  output logic [2:0]   ex_valid_o,
+  input  logic [2:0]   ex_ready_i,
+  output logic [255:0] ex_insn_o,
+  input  logic [2:0]   done_i,
+  input  logic [2:0]   busy_i,        // DMA, VPU: executing; MXU: an activation row (N*N MACs)
+  input  logic         dma_err_i,
+  input  logic [3:0]   dma_err_code_i,
+  input  logic [31:0]  dma_err_addr_i,
+  input  logic [31:0]  dma_bytes_i    // bytes the DMA moved, valid with its done
+);
+  localparam int CreditW = $clog2(tsl_pkg::PARAM_TOKEN_MAX + 1);
+  localparam logic [2:0] StIdle = 3'd0, StCheck = 3'd1, StPush = 3'd2, StReset = 3'd3, StPerf = 3'd4;
+
+  logic [2:0]           state_q, state_d;
+  logic                 ready_q, ready_d;
+  logic [31:0]          rdata_q, rdata_d;
+  logic [255:0]         stage_q, stage_d;    // INSN0..INSN7 (INSNk in bits 32k+31:32k)
+  logic [9*CreditW-1:0] credit_q, credit_d;  // channel f->t at 3f+t: signals minus waits pushed
+  logic [31:0]          push_count_q, push_count_d, notify_count_q, notify_count_d;
+  logic [3:0]           err_code_q, err_code_d;
+  logic [1:0]           err_unit_q, err_unit_d;
+  logic [31:0]          err_seq_q, err_seq_d, err_addr_q, err_addr_d;
+  logic [1:0]           irq_en_q, irq_en_d, irq_st_q, irq_st_d;
+  // the running instruction: its unit, SIGNAL and NOTIFY bits, and whether it is a STORE
+  logic                 run_q, run_d, run_store_q, run_store_d, run_notify_q, run_notify_d;
+  logic [1:0]           run_unit_q, run_unit_d;
+  logic [2:0]           run_sig_q, run_sig_d;
+  logic                 fail_q, fail_d;      // the running DMA reported an AXI error
+
+  logic        acc, we, is_insn, is_perf, perf_rd, perf_rvalid, hand, retire, ret_ok, sync, units_idle, reset_done, rec_disp, perf_clr;
+  logic [31:0] wmask, rd_val, perf_rdata;
+  logic [1:0]  p_unit;
+  logic [2:0]  p_wait, p_signal;
+  logic        chk_done;
+  logic [3:0]  chk_err;
+  logic [31:0] chk_addr;
+  logic [tsl_pkg::PERF_COUNT-1:0] perf_inc;
+  logic [31:0] perf_rd_bytes, perf_wr_bytes;
+
+  assign p_unit     = stage_q[tsl_pkg::INSN_HDR_UNIT_LSB +: 2];
+  assign p_wait     = stage_q[tsl_pkg::INSN_HDR_WAIT_LSB +: 3];
+  assign p_signal   = stage_q[tsl_pkg::INSN_HDR_SIGNAL_LSB +: 3];
+  assign sync       = stage_q[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'd0;   // op 0 of every unit
+  assign units_idle = &ex_ready_i && !run_q;
+  assign ex_insn_o  = stage_q;
+
+  tsl_tc_check #(
+    .N         (N),
+    .VmemBytes (VmemBytes),
+    .AccBytes  (AccBytes),
+    .HbmBytes  (HbmBytes),
+    .EnableBf16(1'b0),
+    .CreditW   (CreditW)
+  ) u_check (
+    .clk_i,
+    .rst_ni,
+    .active_i    (state_q == StCheck),
+    .insn_i      (stage_q),
+    .credit_i    (credit_q),
+    .wbuf_dtype_i({tsl_pkg::DTYPE_INT8, tsl_pkg::DTYPE_INT8}),   // int8 is the only MXU dtype
+    .done_o      (chk_done),
+    .err_o       (chk_err),
+    .err_addr_o  (chk_addr)
+  );
+
+  // Hand the staged instruction over (or retire a SYNC) once nothing runs; its unit is idle then.
+  always_comb begin
+    ex_valid_o = '0;
+    if (state_q == StPush && err_code_q == tsl_pkg::ERR_NONE && !run_q && !sync)
+      ex_valid_o[p_unit] = &ex_ready_i;
+  end
+  assign hand   = state_q == StPush && err_code_q == tsl_pkg::ERR_NONE && units_idle;
+  assign retire = run_q && done_i[run_unit_q];
+  assign ret_ok = retire && !(fail_q || dma_err_i);   // a DMA that failed on AXI counts nowhere
+
+  // --------------------------------------------------------------------------- counters
+  always_comb begin
+    perf_inc = '0;
+    perf_inc[tsl_pkg::PERF_CYCLES]   = 1'b1;
+    perf_inc[tsl_pkg::PERF_DMA_BUSY] = busy_i[tsl_pkg::UNIT_DMA];
+    perf_inc[tsl_pkg::PERF_MXU_BUSY] = busy_i[tsl_pkg::UNIT_MXU];
+    perf_inc[tsl_pkg::PERF_VPU_BUSY] = busy_i[tsl_pkg::UNIT_VPU];
+    perf_inc[tsl_pkg::PERF_MXU_MACS] = busy_i[tsl_pkg::UNIT_MXU];   // N*N each
+    for (int u = 0; u < 3; u++) begin   // the STALL counters stay 0: a head never waits for a token
+      perf_inc[tsl_pkg::PERF_DMA_INSNS + u] = (hand && sync && p_unit == 2'(u)) || (ret_ok && run_unit_q == 2'(u));
+    end
+    perf_rd_bytes = ret_ok && run_unit_q == tsl_pkg::UNIT_DMA && !run_store_q ? dma_bytes_i : 32'd0;
+    perf_wr_bytes = ret_ok && run_unit_q == tsl_pkg::UNIT_DMA && run_store_q ? dma_bytes_i : 32'd0;
+  end
+
+  tsl_lite_perf #(.N(N)) u_perf (
+    .clk_i,
+    .rst_ni,
+    .clr_i     (perf_clr),
+    .inc_i     (perf_inc),
+    .rd_bytes_i(perf_rd_bytes),
+    .wr_bytes_i(perf_wr_bytes),
+    .rd_i      (perf_rd),
+    .rd_word_i (5'((reg_addr_i - tsl_pkg::TC_PERF_BASE) >> 2)),
+    .rvalid_o  (perf_rvalid),
+    .rdata_o   (perf_rdata)
+  );
+
+  // ------------------------------------------------------------------------------ read values
+  function automatic logic [31:0] tokens(input logic [9*CreditW-1:0] cr, input logic [2:0] sig,
+                                         input logic [1:0] ru, input int f, input int t);
+    tokens = 32'(cr[(3 * f + t) * CreditW +: CreditW]) - 32'(ru == 2'(f) && sig[t]);
+  endfunction
+
+  always_comb begin
+    rd_val = 32'd0;
+    unique case (reg_addr_i)
+      tsl_pkg::TC_ID_OFFSET:              rd_val = tsl_pkg::ID_VALUE;
+      tsl_pkg::TC_CFG_N_OFFSET:           rd_val = 32'(N);
+      tsl_pkg::TC_CFG_VMEM_BYTES_OFFSET:  rd_val = 32'(VmemBytes);
+      tsl_pkg::TC_CFG_ACC_BYTES_OFFSET:   rd_val = 32'(AccBytes);
+      tsl_pkg::TC_CFG_HBM_BYTES_OFFSET:   rd_val = 32'(HbmBytes);
+      tsl_pkg::TC_CFG_FEATURES_OFFSET:    rd_val = 32'd1;   // INT8
+      tsl_pkg::TC_CFG_QUEUE_DEPTH_OFFSET: rd_val = 32'd1;
+      tsl_pkg::TC_STATUS_OFFSET:          rd_val = {30'd0, err_code_q != tsl_pkg::ERR_NONE, !run_q};
+      tsl_pkg::TC_ERR_CODE_OFFSET:        rd_val = 32'(err_code_q);
+      tsl_pkg::TC_ERR_UNIT_OFFSET:        rd_val = 32'(err_unit_q);
+      tsl_pkg::TC_ERR_SEQ_OFFSET:         rd_val = err_seq_q;
+      tsl_pkg::TC_ERR_ADDR_OFFSET:        rd_val = err_addr_q;
+      tsl_pkg::TC_PUSH_COUNT_OFFSET:      rd_val = push_count_q;
+      tsl_pkg::TC_NOTIFY_COUNT_OFFSET:    rd_val = notify_count_q;
+      tsl_pkg::TC_IRQ_ENABLE_OFFSET:      rd_val = 32'(irq_en_q);
+      tsl_pkg::TC_IRQ_STATUS_OFFSET:      rd_val = 32'(irq_st_q);
+      tsl_pkg::TC_TOKENS_DMA_MXU_OFFSET:  rd_val = tokens(credit_q, run_sig_q, run_unit_q, 0, 1);
+      tsl_pkg::TC_TOKENS_DMA_VPU_OFFSET:  rd_val = tokens(credit_q, run_sig_q, run_unit_q, 0, 2);
+      tsl_pkg::TC_TOKENS_MXU_DMA_OFFSET:  rd_val = tokens(credit_q, run_sig_q, run_unit_q, 1, 0);
+      tsl_pkg::TC_TOKENS_MXU_VPU_OFFSET:  rd_val = tokens(credit_q, run_sig_q, run_unit_q, 1, 2);
+      tsl_pkg::TC_TOKENS_VPU_DMA_OFFSET:  rd_val = tokens(credit_q, run_sig_q, run_unit_q, 2, 0);
+      tsl_pkg::TC_TOKENS_VPU_MXU_OFFSET:  rd_val = tokens(credit_q, run_sig_q, run_unit_q, 2, 1);
+      default: rd_val = 32'd0;
+    endcase
+  end
+
+  // ------------------------------------------------------------------- bus and dispatch FSM
+  assign acc     = reg_valid_i && !ready_q && state_q == StIdle;
+  assign we      = reg_wstrb_i != 4'd0;
+  assign wmask   = {{8{reg_wstrb_i[3]}}, {8{reg_wstrb_i[2]}}, {8{reg_wstrb_i[1]}}, {8{reg_wstrb_i[0]}}};
+  assign is_insn = reg_addr_i >= tsl_pkg::TC_INSN0_OFFSET && reg_addr_i <= tsl_pkg::TC_INSN7_OFFSET &&
+                   reg_addr_i[1:0] == 2'b00;
+  assign is_perf = reg_addr_i >= tsl_pkg::TC_PERF_BASE && reg_addr_i[1:0] == 2'b00 &&
+                   reg_addr_i < tsl_pkg::TC_PERF_BASE + 12'(8 * tsl_pkg::PERF_COUNT);
+  assign perf_rd = acc && !we && is_perf;
+
+  always_comb begin
+    state_d    = state_q;
+    ready_d    = 1'b0;
+    rdata_d    = 32'd0;
+    stage_d    = stage_q;
+    irq_en_d   = irq_en_q;
+    reset_done = 1'b0;
+    rec_disp   = 1'b0;
+    perf_clr   = 1'b0;
+    unique case (state_q)
+      StIdle: begin
+        if (perf_rd) begin
+          state_d = StPerf;
+        end else if (acc && !we) begin
+          rdata_d = rd_val;
+          ready_d = 1'b1;
+        end else if (acc) begin
+          ready_d = 1'b1;
+          if (is_insn) begin
+            for (int w = 0; w < 8; w++) begin
+              if (reg_addr_i[4:2] == 3'(w))
+                stage_d[32 * w +: 32] = (stage_q[32 * w +: 32] & ~wmask) | (reg_wdata_i & wmask);
+            end
+            if (reg_addr_i == tsl_pkg::TC_INSN7_OFFSET && err_code_q == tsl_pkg::ERR_NONE) begin
+              ready_d = 1'b0;
+              state_d = StCheck;
+            end
+          end else if (reg_addr_i == tsl_pkg::TC_CTRL_OFFSET) begin
+            if (reg_wdata_i[tsl_pkg::TC_CTRL_RESET_LSB] && wmask[tsl_pkg::TC_CTRL_RESET_LSB]) begin
+              ready_d = 1'b0;
+              state_d = StReset;
+            end else begin
+              perf_clr = reg_wdata_i[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB] &&
+                         wmask[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB];
+            end
+          end else if (reg_addr_i == tsl_pkg::TC_IRQ_ENABLE_OFFSET) begin
+            irq_en_d = (irq_en_q & ~wmask[1:0]) | (reg_wdata_i[1:0] & wmask[1:0]);
+          end
+        end
+      end
+      StCheck: begin
+        if (chk_done) begin
+          rec_disp = chk_err != tsl_pkg::ERR_NONE;
+          ready_d  = rec_disp;
+          state_d  = rec_disp ? StIdle : StPush;
+        end
+      end
+      StPush: begin
+        // An AXI error while waiting drops the push like any push after an error.
+        if (err_code_q != tsl_pkg::ERR_NONE || units_idle) begin
+          ready_d = 1'b1;
+          state_d = StIdle;
+        end
+      end
+      StPerf: begin    // the counter's value comes with its next flush
+        if (perf_rvalid) begin
+          rdata_d = perf_rdata;
+          ready_d = 1'b1;
+          state_d = StIdle;
+        end
+      end
+      default: begin   // StReset: wait for the running instruction
+        if (units_idle) begin
+          reset_done = 1'b1;
+          perf_clr   = reg_wdata_i[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB] && wmask[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB];
+          ready_d    = 1'b1;
+          state_d    = StIdle;
+          stage_d    = '0;
+        end
+      end
+    endcase
+  end
+
+  // --------------------------------------------------------------- dispatch state and errors
+  always_comb begin
+    credit_d       = credit_q;
+    push_count_d   = push_count_q;
+    notify_count_d = notify_count_q;
+    err_code_d     = err_code_q;
+    err_unit_d     = err_unit_q;
+    err_seq_d      = err_seq_q;
+    err_addr_d     = err_addr_q;
+    irq_st_d       = irq_st_q;
+    run_d          = run_q;
+    run_unit_d     = run_unit_q;
+    run_sig_d      = run_sig_q;
+    run_store_d    = run_store_q;
+    run_notify_d   = run_notify_q;
+    fail_d         = retire ? 1'b0 : fail_q || dma_err_i;
+
+    if (hand) begin
+      for (int f = 0; f < 3; f++) begin   // channel f->t; the checker has rejected f == t
+        for (int t = 0; t < 3; t++) begin
+          if (f != t)
+            credit_d[(3 * f + t) * CreditW +: CreditW] = credit_q[(3 * f + t) * CreditW +: CreditW] +
+                CreditW'(p_unit == 2'(f) && p_signal[t]) - CreditW'(p_unit == 2'(t) && p_wait[f]);
+        end
+      end
+      push_count_d = push_count_q + 32'd1;
+      run_d        = !sync;
+      run_unit_d   = p_unit;
+      run_sig_d    = sync ? 3'd0 : p_signal;
+      run_store_d  = stage_q[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::DMA_OP_STORE);
+      run_notify_d = stage_q[tsl_pkg::INSN_HDR_NOTIFY_LSB];
+    end
+    if (retire) begin
+      run_d = 1'b0;
+      if (ret_ok) run_sig_d = 3'd0;   // the tokens are given; a failed DMA keeps them owed
+    end
+    if ((hand && sync && stage_q[tsl_pkg::INSN_HDR_NOTIFY_LSB]) || (ret_ok && run_notify_q)) begin
+      notify_count_d = notify_count_q + 32'd1;
+      irq_st_d[tsl_pkg::TC_IRQ_STATUS_NOTIFY_LSB] = 1'b1;
+    end
+
+    if (err_code_q == tsl_pkg::ERR_NONE && rec_disp) begin
+      err_code_d = chk_err;
+      err_unit_d = p_unit;
+      err_seq_d  = push_count_q;
+      err_addr_d = chk_addr;
+      irq_st_d[tsl_pkg::TC_IRQ_STATUS_ERROR_LSB] = 1'b1;
+    end else if (err_code_q == tsl_pkg::ERR_NONE && dma_err_i) begin
+      err_code_d = dma_err_code_i;
+      err_unit_d = tsl_pkg::UNIT_DMA;
+      err_seq_d  = push_count_q - 32'd1;   // the running instruction was the last one pushed
+      err_addr_d = dma_err_addr_i;
+      irq_st_d[tsl_pkg::TC_IRQ_STATUS_ERROR_LSB] = 1'b1;
+    end
+
+    // IRQ_STATUS is write-1-to-clear; a cause raised in the same cycle stays.
+    if (acc && we && reg_addr_i == tsl_pkg::TC_IRQ_STATUS_OFFSET)
+      irq_st_d = (irq_st_q & ~(reg_wdata_i[1:0] & wmask[1:0])) | (irq_st_d & ~irq_st_q);
+
+    if (reset_done) begin
+      credit_d       = '0;
+      push_count_d   = 32'd0;
+      notify_count_d = 32'd0;
+      err_code_d     = tsl_pkg::ERR_NONE;
+      err_unit_d     = 2'd0;
+      err_seq_d      = 32'd0;
+      err_addr_d     = 32'd0;
+      irq_st_d       = 2'd0;
+      run_sig_d      = 3'd0;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q        <= StIdle;
+      ready_q        <= 1'b0;
+      rdata_q        <= 32'd0;
+      stage_q        <= '0;
+      credit_q       <= '0;
+      push_count_q   <= 32'd0;
+      notify_count_q <= 32'd0;
+      err_code_q     <= tsl_pkg::ERR_NONE;
+      err_unit_q     <= 2'd0;
+      err_seq_q      <= 32'd0;
+      err_addr_q     <= 32'd0;
+      irq_en_q       <= 2'd0;
+      irq_st_q       <= 2'd0;
+      run_q          <= 1'b0;
+      run_unit_q     <= 2'd0;
+      run_sig_q      <= 3'd0;
+      run_store_q    <= 1'b0;
+      run_notify_q   <= 1'b0;
+      fail_q         <= 1'b0;
+    end else begin
+      state_q        <= state_d;
+      ready_q        <= ready_d;
+      rdata_q        <= rdata_d;
+      stage_q        <= stage_d;
+      credit_q       <= credit_d;
+      push_count_q   <= push_count_d;
+      notify_count_q <= notify_count_d;
+      err_code_q     <= err_code_d;
+      err_unit_q     <= err_unit_d;
+      err_seq_q      <= err_seq_d;
+      err_addr_q     <= err_addr_d;
+      irq_en_q       <= irq_en_d;
+      irq_st_q       <= irq_st_d;
+      run_q          <= run_d;
+      run_unit_q     <= run_unit_d;
+      run_sig_q      <= run_sig_d;
+      run_store_q    <= run_store_d;
+      run_notify_q   <= run_notify_d;
+      fail_q         <= fail_d;
+    end
+  end
+
+  assign reg_ready_o = ready_q;
+  assign reg_rdata_o = rdata_q;
+  assign reg_err_o   = 1'b0;
+  assign irq_o       = (irq_st_q & irq_en_q) != 2'd0;
+endmodule

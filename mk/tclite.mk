@@ -4,12 +4,13 @@
 #   make test-lite-n4 / test-lite-n8   random race-free programs (SEED= replays)
 #   make test-lite-directed            every VPU op and type, DMA shapes and maximum sizes, errors
 #   make lite-trace LITE_CFG=n4 SEED=0x...   rebuild with --trace-fst and replay one program -> tc.fst
-# Configurations (name: N, VMEM, ACC, HBM bytes):
-LITE_CFG_n4 := 4 16384 4096 262144
-LITE_CFG_n8 := 8 32768 8192 262144
+# Configurations (name: N, VMEM, ACC, HBM bytes, AXI data bits): n4 is the iCEBreaker's core (HBM
+# larger here: the harness dumps VMEM and ACC above HBM/2), n8 has tsl_tc's AXI width 16N.
+LITE_CFG_n4 := 4 65536 4096 262144 32
+LITE_CFG_n8 := 8 32768 8192 262144 128
 LITE_CFG    ?= n4
 
-LITE_RTL := hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_ram_1r1w.sv \
+LITE_RTL := hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_ram.sv \
             hw/rtl/tc/tsl_tc_check.sv \
             $(sort $(wildcard hw/rtl/lite/*.sv))
 LITE_OUT := $(BUILD)/lite
@@ -20,8 +21,8 @@ $(LITE_OUT)/$(1)$(2)/tc_sim: $(LITE_RTL) $(TC_SIM_CPP) hw/sim/tc/tsl_hbm.h hw/si
 	@mkdir -p $$(@D)
 	@set -- $(LITE_CFG_$(1)); \
 	$(VERILATOR) --cc --exe --build -j 2 $(subst tsl_tc,tsl_lite_tc,$(TC_VFLAGS)) --prefix Vtsl_tc $(3) \
-	  -GN=$$$$1 -GVmemBytes=$$$$2 -GAccBytes=$$$$3 -GHbmBytes=$$$$4 -Mdir $$(@D) \
-	  -CFLAGS "$(TC_CFLAGS) -DTC_NAME=\\\"lite\\\" -DTC_TIMEOUT=20000000 -DTC_N=$$$$1 -DTC_BF16=0 -DTC_VMEM=$$$$2 -DTC_ACC=$$$$3 -DTC_HBM=$$$$4" \
+	  -GN=$$$$1 -GVmemBytes=$$$$2 -GAccBytes=$$$$3 -GHbmBytes=$$$$4 -GAxiBits=$$$$5 -Mdir $$(@D) \
+	  -CFLAGS "$(TC_CFLAGS) -DTC_NAME=\\\"lite\\\" -DTC_TIMEOUT=20000000 -DTC_N=$$$$1 -DTC_BF16=0 -DTC_VMEM=$$$$2 -DTC_ACC=$$$$3 -DTC_HBM=$$$$4 -DTC_AXI_BYTES=$$$$(($$$$5 / 8))" \
 	  -LDFLAGS "$(abspath $(MODEL_LIB))" -o tc_sim \
 	  $(LITE_RTL) $(abspath $(TC_SIM_CPP)) >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
 endef
@@ -29,7 +30,7 @@ $(foreach c,n4 n8,$(eval $(call LITE_BUILD,$(c),,)))
 $(foreach c,n4 n8,$(eval $(call LITE_BUILD,$(c),_trace,--trace-fst)))
 
 # tsl_lite_perf alone, against 64-bit counters in C++ (N = 4)
-$(LITE_OUT)/perf/perf_sim: hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_ram_1r1w.sv hw/rtl/lite/tsl_lite_perf.sv \
+$(LITE_OUT)/perf/perf_sim: hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_ram.sv hw/rtl/lite/tsl_lite_perf.sv \
                            tests/lite/perf_main.cpp hw/sim/common/tsl_rng.h mk/tclite.mk
 	@mkdir -p $(@D)
 	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_lite_perf -GN=4 -O3 -Mdir $(@D) \
@@ -40,9 +41,9 @@ TESTS += lite-lint lite-iverilog lite-perf lite-n4 lite-n8 lite-directed
 .PHONY: test-lite-lint test-lite-iverilog test-lite-perf test-lite-n4 test-lite-n8 test-lite-directed lite-trace
 
 test-lite-lint:
-	@p=0; f=0; for n in 4 8; do \
-	  if $(VERILATOR) --lint-only -Wall --top-module tsl_lite_tc -GN=$$n $(LITE_RTL); \
-	  then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: tsl_lite_tc N=$$n"; fi; \
+	@p=0; f=0; for cfg in "4 32" "4 64" "8 128"; do set -- $$cfg; \
+	  if $(VERILATOR) --lint-only -Wall --top-module tsl_lite_tc -GN=$$1 -GAxiBits=$$2 $(LITE_RTL); \
+	  then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: tsl_lite_tc N=$$1 AxiBits=$$2"; fi; \
 	done; echo "lite_lint: $$p passed, $$f failed"; test $$f -eq 0
 
 test-lite-iverilog:

@@ -4,7 +4,7 @@
 // instructions run one at a time in push order (CFG_QUEUE_DEPTH reads 1). In push order every WAIT
 // finds its token, so a channel's tokens are its credits (signals minus waits pushed) less the
 // SIGNAL bits of a running instruction, or of one that failed on AXI (which gives none).
-// Register bus: reads and plain writes answer in the next cycle, PERF_* reads within 15 cycles
+// Register bus: reads and plain writes answer in the next cycle, PERF_* reads within 28 cycles
 // (tsl_lite_perf), INSN7 in 3-8 cycles plus the wait for the running instruction, CTRL.RESET once
 // nothing runs.
 module tsl_lite_ctrl #(

@@ -8,11 +8,11 @@
 // Errors (RRESP/BRESP[1] set): err_o pulses with ERR_AXI_SLVERR/DECERR and the beat address (read)
 // or the burst address (write); the rest of the instruction is dropped and done_o follows.
 module tsl_lite_dma #(
-  parameter int N        = 4,   // AXI data is 16N bits: one beat is 2N bytes
+  parameter int AxiBits  = 64,  // AXI data bits, a power of two from 32
   parameter int MaxBurst = 16,  // beats per burst (at most 256)
   parameter int HAw      = 17,  // HBM address bits (at least 12); dispatch keeps operands inside HBM
   parameter int LAw      = 14,  // local offset bits; local port addresses are {ACC select, offset}
-  localparam int Dw = 16 * N
+  localparam int Dw = AxiBits
 ) (
   input  logic            clk_i,
   input  logic            rst_ni,

@@ -1,9 +1,9 @@
 // MXU unit of the lite tensor core (tsl_lite_tc), int8 only: LOADW, MATMUL and MATMULK (as its
 // LOADW/MATMUL pairs), one instruction at a time. The two weight buffers are one 2N x 8N-bit RAM.
 // A result row takes N cycles of N multiply-accumulates (activation k times weight row k, N
-// products into N 32-bit sums), then N+1 cycles writing ACC (read-modify-write when accumulating).
+// products into N 32-bit sums), then N ACC writes (2N cycles when accumulating: read, then write).
 // busy_o pulses once per activation row (the controller's MXU_MACS adds N*N for each).
-// Latency: LOADW 2 cycles per 32-bit weight word; MATMUL about 2N+3 cycles per row.
+// Latency: LOADW 2 cycles per 32-bit weight word; MATMUL 2N+1 cycles per row (3N+1 accumulating).
 module tsl_lite_mxu #(
   parameter int N   = 4,   // array size: N int8 weights per row, N int32 results per row
   parameter int LAw = 14   // local offset bits; local port addresses are {ACC select, offset}
@@ -39,7 +39,8 @@ module tsl_lite_mxu #(
   logic [LAw-1:0] accb_q, accb_d, acc_q, acc_d, cs_q, cs_d;                               // ACC offsets
   logic [Kw-1:0] k_q, k_d;
   logic [Ww-1:0] w_q, w_d;
-  logic [Kw:0]   j_q, j_d;
+  logic [Kw-1:0] j_q, j_d;
+  logic          ph_q, ph_d;                   // ACC phase of result j: 0 read (accumulate), 1 write
   logic [7:0]    a_lane_q, a_lane_d;   // byte lane of the activation being read
   logic [32*N-1:0] y_q, y_d;        // the N sums of the row, 32 bits each
 
@@ -52,35 +53,28 @@ module tsl_lite_mxu #(
 
   // Weight buffers: row {buffer, k} holds W[k][0..N-1], one byte each.
   logic             wb_we, wb_re;
-  logic [Kw:0]      wb_waddr, wb_raddr;
-  logic [8*N-1:0]   wb_wdata, wb_rdata;
+  logic [8*N-1:0]   wb_rdata;
   logic [N-1:0]     wb_be;
-  tsl_prim_ram_1r1w #(.Depth(2 * N), .Width(8 * N)) u_wbuf (
+  tsl_prim_ram #(.Depth(2 * N), .Width(8 * N)) u_wbuf (
     .clk_i,
+    .req_i  (wb_we || wb_re),
     .we_i   (wb_we),
-    .waddr_i(wb_waddr),
-    .wdata_i(wb_wdata),
+    .addr_i ({wb_q, k_q}),
+    .wdata_i({Nw{lrdata_i}}),
     .be_i   (wb_be),
-    .re_i   (wb_re),
-    .raddr_i(wb_raddr),
     .rdata_o(wb_rdata)
   );
-  assign wb_waddr = {wb_q, k_q};
-  assign wb_wdata = {Nw{lrdata_i}};
-  assign wb_be    = N'(4'hF) << (4 * w_q);
-  assign wb_raddr = {wb_q, k_q};
+  assign wb_be = N'(4'hF) << (4 * w_q);
 
   logic [7:0]  a;
-  logic [Kw:0] jm1;
   logic [31:0] yj;
-  assign a   = lrdata_i[8*a_lane_q[1:0] +: 8];
-  assign jm1 = j_q - (Kw+1)'(1);
-  assign yj  = y_q[32*jm1[Kw-1:0] +: 32];
+  assign a  = lrdata_i[8*a_lane_q[1:0] +: 8];
+  assign yj = y_q[32*j_q +: 32];
 
   assign op         = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4];
   assign ex_ready_o = state_q == StIdle;
   assign lwdata_o   = yj + (accum_q ? lrdata_i : 32'd0);
-  assign lwaddr_o   = {1'b1, acc_q + LAw'(4 * jm1)};
+  assign lwaddr_o   = {1'b1, acc_q + LAw'(4 * j_q)};
   assign lbe_o      = 4'hF;
 
   always_comb begin
@@ -102,6 +96,7 @@ module tsl_lite_mxu #(
     k_d      = k_q;
     w_d      = w_q;
     j_d      = j_q;
+    ph_d     = ph_q;
     a_lane_d = a_lane_q;
     y_d      = y_q;
     done_o   = 1'b0;
@@ -164,20 +159,24 @@ module tsl_lite_mxu #(
         k_d = k_q + Kw'(1);
         if (k_q == Kw'(N - 1)) state_d = StKLast;
       end
-      StKLast: begin   // the last product; the first ACC word is read
+      StKLast: begin   // the last product
         for (int c = 0; c < N; c++) y_d[32*c +: 32] = y_q[32*c +: 32] + mul8(a, wb_rdata[8*c +: 8]);
-        lrd_o    = 1'b1;
-        lraddr_o = {1'b1, acc_q};
-        j_d      = (Kw+1)'(1);
+        j_d      = '0;
+        ph_d     = 1'b0;
         busy_o   = 1'b1;
         state_d  = StAcc;
       end
-      StAcc: begin     // write result j-1 (plus its ACC word), read ACC word j
-        lwr_o    = 1'b1;
-        lrd_o    = j_q != (Kw+1)'(N);
+      StAcc: begin     // result j: read its ACC word when accumulating, then write
         lraddr_o = {1'b1, acc_q + LAw'(4 * j_q)};
-        j_d      = j_q + (Kw+1)'(1);
-        if (j_q == (Kw+1)'(N)) begin
+        if (accum_q && !ph_q) begin
+          lrd_o = 1'b1;
+          ph_d  = 1'b1;
+        end else begin
+          lwr_o = 1'b1;
+          ph_d  = 1'b0;
+          j_d   = j_q + Kw'(1);
+        end
+        if (lwr_o && j_q == Kw'(N - 1)) begin
           row_d   = row_q + 16'd1;
           act_d   = act_q + as_q;
           acc_d   = acc_q + cs_q;
@@ -225,6 +224,7 @@ module tsl_lite_mxu #(
       k_q      <= '0;
       w_q      <= '0;
       j_q      <= '0;
+      ph_q     <= 1'b0;
       a_lane_q <= '0;
       y_q      <= '0;
     end else begin
@@ -246,6 +246,7 @@ module tsl_lite_mxu #(
       k_q      <= k_d;
       w_q      <= w_d;
       j_q      <= j_d;
+      ph_q     <= ph_d;
       a_lane_q <= a_lane_d;
       y_q      <= y_d;
     end

@@ -1,8 +1,9 @@
 // Performance counters of the lite tensor core: the PERF_COUNT 64-bit counters of isa.md, kept in a
-// 16 x 64-bit RAM instead of flip-flops. Events add into small per-counter pending registers; a
-// pointer visits one counter per cycle (read, then write RAM + pending one cycle later), so every
-// pending register is flushed once every PERF_COUNT cycles. A read of a counter waits for the
-// pointer and returns the value it writes: at most PERF_COUNT + 1 cycles after rd_i.
+// 16 x 64-bit single-port RAM instead of flip-flops. Events add into small per-counter pending
+// registers; a pointer visits the counters in turn, two cycles each (read the RAM word, then write
+// it plus the pending count and clear that), so every pending register is flushed once every
+// 2 * PERF_COUNT cycles. A read of a counter waits for the pointer and returns the value it writes:
+// at most 2 * PERF_COUNT + 1 cycles after rd_i.
 // clr_i (CTRL.CLEAR_PERF) zeroes every counter (that cycle's events are dropped).
 // Events: inc_i[k] adds 1 to counter k (PERF_MXU_MACS adds N*N); rd_bytes_i / wr_bytes_i add to the
 // HBM byte counters.
@@ -21,12 +22,12 @@ module tsl_lite_perf #(
   output logic [31:0]                   rdata_o
 );
   localparam int K  = tsl_pkg::PERF_COUNT;
-  localparam int Pw = 35;   // pending bits of a byte counter: a round sees at most 2 DMA completions
-  localparam int Pn = 5;    // pending bits of an event counter: a round sees at most K events
+  localparam int Pw = 35;   // pending bits of a byte counter: a round sees at most 4 DMA completions
+  localparam int Pn = 5;    // pending bits of an event counter: a round sees at most 2K events
   localparam int MacSh = 2 * $clog2(N);
 
-  logic [3:0]    ptr_q, ptr_d, wptr_q;   // read address; counter being written (read last cycle)
-  logic          wv_q;                   // wptr_q holds a counter read last cycle
+  logic [3:0]    ptr_q, ptr_d;           // the counter being flushed
+  logic          wv_q, wv_d;             // 0: its RAM word is read; 1: it is written
   logic [K-1:0]  zero_q, zero_d;         // counter cleared: ignore its RAM word
   logic [K*Pw-1:0] pend_q, pend_d;     // counter k at [k*Pw +: Pw]; event counters use Pn bits
   logic [63:0]   ram_rdata, sum, add;
@@ -34,29 +35,29 @@ module tsl_lite_perf #(
   logic [4:0]    word_q, word_d;
   logic [31:0]   rdata_q, rdata_d;
 
-  tsl_prim_ram_1r1w #(.Depth(16), .Width(64)) u_ram (
+  tsl_prim_ram #(.Depth(16), .Width(64)) u_ram (
     .clk_i,
+    .req_i  (1'b1),
     .we_i   (wv_q),
-    .waddr_i(wptr_q),
+    .addr_i (ptr_q),
     .wdata_i(sum),
     .be_i   (8'hFF),
-    .re_i   (1'b1),
-    .raddr_i(ptr_q),
     .rdata_o(ram_rdata)
   );
 
   always_comb begin
     add = 64'd0;
     for (int k = 0; k < K; k++) begin
-      if (wptr_q == 4'(k)) add = k == tsl_pkg::PERF_MXU_MACS ? 64'(pend_q[k * Pw +: Pn]) << MacSh :
+      if (ptr_q == 4'(k)) add = k == tsl_pkg::PERF_MXU_MACS ? 64'(pend_q[k * Pw +: Pn]) << MacSh :
                                  k == tsl_pkg::PERF_HBM_RD_BYTES || k == tsl_pkg::PERF_HBM_WR_BYTES ?
                                  64'(pend_q[k * Pw +: Pw]) : 64'(pend_q[k * Pw +: Pn]);
     end
   end
-  assign sum = (zero_q[wptr_q] ? 64'd0 : ram_rdata) + add;
+  assign sum = (zero_q[ptr_q] ? 64'd0 : ram_rdata) + add;
 
   always_comb begin
-    ptr_d     = ptr_q == 4'(K - 1) ? 4'd0 : ptr_q + 4'd1;
+    wv_d      = !wv_q;
+    ptr_d     = !wv_q ? ptr_q : ptr_q == 4'(K - 1) ? 4'd0 : ptr_q + 4'd1;
     zero_d    = zero_q;
     pend_d    = pend_q;
     pend_rd_d = pend_rd_q || rd_i;
@@ -64,13 +65,13 @@ module tsl_lite_perf #(
     rvalid_d  = 1'b0;
     rdata_d   = rdata_q;
     for (int k = 0; k < K; k++) begin
-      if (wv_q && wptr_q == 4'(k)) begin
+      if (wv_q && ptr_q == 4'(k)) begin
         zero_d[k]            = 1'b0;
         pend_d[k * Pw +: Pw] = '0;
       end
     end
     if (wv_q) begin
-      if (pend_rd_q && word_q[4:1] == wptr_q) begin
+      if (pend_rd_q && word_q[4:1] == ptr_q) begin
         rdata_d   = word_q[0] ? sum[63:32] : sum[31:0];
         rvalid_d  = 1'b1;
         pend_rd_d = 1'b0;
@@ -93,7 +94,6 @@ module tsl_lite_perf #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       ptr_q     <= 4'd0;
-      wptr_q    <= 4'd0;
       wv_q      <= 1'b0;
       zero_q    <= '1;
       pend_q    <= '0;
@@ -103,8 +103,7 @@ module tsl_lite_perf #(
       rdata_q   <= '0;
     end else begin
       ptr_q     <= ptr_d;
-      wptr_q    <= ptr_q;
-      wv_q      <= 1'b1;
+      wv_q      <= wv_d;
       zero_q    <= zero_d;
       pend_q    <= pend_d;
       pend_rd_q <= pend_rd_d;

@@ -2,14 +2,14 @@
 // instruction set, int8 only, for small FPGAs. tsl_lite_ctrl (registers, every dispatch check, no
 // queues) hands one instruction at a time, in push order, to one of three small serial units
 // (tsl_lite_dma, tsl_lite_mxu, tsl_lite_vpu); they share one 32-bit port into VMEM and one into
-// ACC (each a tsl_prim_ram_1r1w). Push order is a legal schedule of isa.md section 3, so results
+// ACC, each a single-port tsl_prim_ram. Push order is a legal schedule of isa.md section 3, so results
 // equal the model's.
 module tsl_lite_tc #(
   parameter int N          = 4,                            // MXU size and VPU lanes; AXI is 16N bits
   parameter int VmemBytes  = 16384,                        // power of two
   parameter int AccBytes   = 4096,                         // power of two
   parameter int HbmBytes   = tsl_pkg::PARAM_HBM_BYTES,     // power of two; DMA range checks
-  localparam int Dw = 16 * N                               // AXI data bits
+  parameter int AxiBits    = 16 * N                        // AXI data bits: 32 to 1024, a power of two
 ) (
   input  logic            clk_i,
   input  logic            rst_ni,
@@ -31,8 +31,8 @@ module tsl_lite_tc #(
   output logic [1:0]      m_axi_awburst,
   output logic            m_axi_wvalid,
   input  logic            m_axi_wready,
-  output logic [Dw-1:0]   m_axi_wdata,
-  output logic [Dw/8-1:0] m_axi_wstrb,
+  output logic [AxiBits-1:0]   m_axi_wdata,
+  output logic [AxiBits/8-1:0] m_axi_wstrb,
   output logic            m_axi_wlast,
   input  logic            m_axi_bvalid,
   output logic            m_axi_bready,
@@ -45,7 +45,7 @@ module tsl_lite_tc #(
   output logic [1:0]      m_axi_arburst,
   input  logic            m_axi_rvalid,
   output logic            m_axi_rready,
-  input  logic [Dw-1:0]   m_axi_rdata,
+  input  logic [AxiBits-1:0]   m_axi_rdata,
   input  logic [1:0]      m_axi_rresp,
   input  logic            m_axi_rlast
 );
@@ -95,7 +95,7 @@ module tsl_lite_tc #(
   logic [11:0] lbe;
   logic [31:0] lrdata;
 
-  tsl_lite_dma #(.N(N), .HAw(HAw), .LAw(LAw)) u_dma (
+  tsl_lite_dma #(.AxiBits(AxiBits), .HAw(HAw), .LAw(LAw)) u_dma (
     .clk_i,
     .rst_ni,
     .ex_valid_i(u_valid[0]),
@@ -198,24 +198,29 @@ module tsl_lite_tc #(
   end
 
   logic [31:0] v_rdata, a_rdata;
-  tsl_prim_ram_1r1w #(.Depth(VmemBytes / 4), .Width(32)) u_vmem (
+  // VMEM and ACC are single-port RAMs (SPRAM and block RAM on an iCE40): no unit reads and writes
+  // the same memory in one cycle.
+  logic v_rd, v_wr, a_rd, a_wr;
+  assign v_rd = rd && !raddr[LAw];
+  assign v_wr = wr && !waddr[LAw];
+  assign a_rd = rd && raddr[LAw];
+  assign a_wr = wr && waddr[LAw];
+  tsl_prim_ram #(.Depth(VmemBytes / 4), .Width(32)) u_vmem (
     .clk_i,
-    .we_i   (wr && !waddr[LAw]),
-    .waddr_i(waddr[VAw+1:2]),
+    .req_i  (v_rd || v_wr),
+    .we_i   (v_wr),
+    .addr_i (v_wr ? waddr[VAw+1:2] : raddr[VAw+1:2]),
     .wdata_i(wdata),
     .be_i   (be),
-    .re_i   (rd && !raddr[LAw]),
-    .raddr_i(raddr[VAw+1:2]),
     .rdata_o(v_rdata)
   );
-  tsl_prim_ram_1r1w #(.Depth(AccBytes / 4), .Width(32)) u_acc (
+  tsl_prim_ram #(.Depth(AccBytes / 4), .Width(32)) u_acc (
     .clk_i,
-    .we_i   (wr && waddr[LAw]),
-    .waddr_i(waddr[AAw+1:2]),
+    .req_i  (a_rd || a_wr),
+    .we_i   (a_wr),
+    .addr_i (a_wr ? waddr[AAw+1:2] : raddr[AAw+1:2]),
     .wdata_i(wdata),
     .be_i   (be),
-    .re_i   (rd && raddr[LAw]),
-    .raddr_i(raddr[AAw+1:2]),
     .rdata_o(a_rdata)
   );
 

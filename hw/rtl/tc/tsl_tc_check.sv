@@ -254,6 +254,15 @@ module tsl_tc_check #(
   end
 
   // Checks 6 and 7: weight-buffer dtype, then per channel (u = 0, 1, 2) underflow and overflow.
+  // Per channel first (constant indices), so the unit only selects among nine flags.
+  logic [8:0] cr_zero, cr_full;
+  always_comb begin
+    for (int c = 0; c < 9; c++) begin
+      cr_zero[c] = credit_i[c * CreditW +: CreditW] == '0;
+      cr_full[c] = credit_i[c * CreditW +: CreditW] >= CREDIT_MAX;
+    end
+  end
+
   always_comb begin
     fin_err = tsl_pkg::ERR_NONE;
     if (fmt == FmtMatmul &&
@@ -261,10 +270,8 @@ module tsl_tc_check #(
       fin_err = tsl_pkg::ERR_WBUF_DTYPE;
     end else begin
       for (int u = 2; u >= 0; u = u - 1) begin
-        if (signal_m[u] && credit_i[(3 * 32'(unit) + u) * CreditW +: CreditW] >= CREDIT_MAX)
-          fin_err = tsl_pkg::ERR_TOKEN_OVERFLOW;
-        if (wait_m[u] && credit_i[(3 * u + 32'(unit)) * CreditW +: CreditW] == '0)
-          fin_err = tsl_pkg::ERR_TOKEN_UNDERFLOW;
+        if (signal_m[u] && cr_full[3 * 32'(unit) + u]) fin_err = tsl_pkg::ERR_TOKEN_OVERFLOW;
+        if (wait_m[u] && cr_zero[3 * u + 32'(unit)])   fin_err = tsl_pkg::ERR_TOKEN_UNDERFLOW;
       end
     end
   end

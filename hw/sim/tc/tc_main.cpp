@@ -39,6 +39,9 @@ static const uint32_t DATA_END = HBM / 2;  // programs use HBM [0, DATA_END); th
 #ifndef TC_NAME
 #define TC_NAME "tc"   // prefix of the result lines: "lite" for tsl_lite_tc
 #endif
+#ifndef TC_AXI_BYTES
+#define TC_AXI_BYTES (2 * TC_N)   // AXI beat bytes: one VMEM line in tsl_tc
+#endif
 #ifndef TC_TIMEOUT
 #define TC_TIMEOUT 2000000   // the lite core (mk/tclite.mk), one burst at a time, needs more
 #endif
@@ -319,7 +322,7 @@ static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tsl
         uint32_t st = tc.rd(TSL_TC_STATUS_OFFSET), unit = tc.rd(TSL_TC_ERR_UNIT_OFFSET);
         const Inject &in = inject[0];
         // A read names the failing beat; a write names the start of its burst (at most 256 beats).
-        uint32_t lo = in.on_write ? in.addr - (in.addr < 512 * N ? in.addr : 512 * N) : in.addr - in.addr % (2 * N);
+        uint32_t lo = in.on_write ? in.addr - (in.addr < 256 * TC_AXI_BYTES ? in.addr : 256 * TC_AXI_BYTES) : in.addr - in.addr % TC_AXI_BYTES;
         if (code != expect_err || unit != TSL_UNIT_DMA || !(st & (1u << TSL_TC_STATUS_ERROR_SHIFT)) || ea < lo ||
             ea >= in.addr + in.len || !tc.top->irq_o) {
             fprintf(stderr, "FAIL %s: ERR_CODE %u (expected %u) ERR_UNIT %u ERR_ADDR 0x%x (injected at 0x%x+%u) STATUS 0x%x\n",
@@ -605,7 +608,7 @@ struct Gen {
 static TslHbmCfg hbm_cfg(TslRng &r, bool random) {
     TslHbmCfg c;
     c.bytes = HBM;
-    c.data_bytes = 2 * N;
+    c.data_bytes = TC_AXI_BYTES;
     if (random) {
         c.latency = 1 + r.below(120);
         c.bytes_per_cycle = 1 + r.below(2 * N);
@@ -662,7 +665,7 @@ static int run_directed() {
     auto check = [&](const Result &res) { res.ok ? pass++ : fail++; };
     TslHbmCfg plain;
     plain.bytes = HBM;
-    plain.data_bytes = 2 * N;
+    plain.data_bytes = TC_AXI_BYTES;
     TslHbmCfg slow = plain;  // back-pressure: a slow, busy HBM
     slow.latency = 37;
     slow.bytes_per_cycle = 3;
@@ -787,7 +790,7 @@ static bool gemm_case(uint32_t dtype, uint64_t seed) {
     if (gemm_db_prog(&g, push_prog, &p)) return false;
     TslHbmCfg hc;  // the default HBM model: latency 100, 32 bytes/cycle (env HBM_LATENCY, HBM_BW)
     hc.bytes = HBM;
-    hc.data_bytes = 2 * N;
+    hc.data_bytes = TC_AXI_BYTES;
     if (getenv("HBM_LATENCY")) hc.latency = (unsigned)atoi(getenv("HBM_LATENCY"));
     if (getenv("HBM_BW")) hc.bytes_per_cycle = (unsigned)atoi(getenv("HBM_BW"));
     Result res = run_prog(p, seed, hc);

@@ -1,12 +1,12 @@
 // Controller of the lite tensor core: the TC register block of isa.md section 6, every dispatch check
-// (tsl_tc_check), and no queues. INSN7 checks the staged instruction, then holds the register
-// write until every unit is idle and hands the instruction to its unit (a SYNC retires there), so
-// instructions run one at a time in push order (CFG_QUEUE_DEPTH reads 1). In push order every WAIT
-// finds its token, so a channel's tokens are its credits (signals minus waits pushed) less the
-// SIGNAL bits of a running instruction, or of one that failed on AXI (which gives none).
+// (tsl_tc_check), and no queues. INSN7 checks the staged instruction and hands it to its unit (a SYNC
+// retires there); INSN writes wait while it runs, so the staging registers are the running
+// instruction (ex_insn_o holds until its done) and instructions run one at a time in push order
+// (CFG_QUEUE_DEPTH reads 1). In push order every WAIT finds its token, so a channel's tokens are
+// its credits (signals minus waits pushed) less the SIGNAL bits of a running instruction, or of one
+// that failed on AXI (which gives none).
 // Register bus: reads and plain writes answer in the next cycle, PERF_* reads within 28 cycles
-// (tsl_lite_perf), INSN7 in 3-8 cycles plus the wait for the running instruction, CTRL.RESET once
-// nothing runs.
+// (tsl_lite_perf), INSN7 in 3-8 cycles; INSN writes and CTRL.RESET wait until nothing runs.
 module tsl_lite_ctrl #(
   parameter int N         = 4,
   parameter int VmemBytes = 16384,
@@ -164,7 +164,8 @@ module tsl_lite_ctrl #(
   end
 
   // ------------------------------------------------------------------- bus and dispatch FSM
-  assign acc     = reg_valid_i && !ready_q && state_q == StIdle;
+  // INSN writes wait while an instruction runs: the units read their fields from the staging registers.
+  assign acc     = reg_valid_i && !ready_q && state_q == StIdle && !(is_insn && we && run_q);
   assign we      = reg_wstrb_i != 4'd0;
   assign wmask   = {{8{reg_wstrb_i[3]}}, {8{reg_wstrb_i[2]}}, {8{reg_wstrb_i[1]}}, {8{reg_wstrb_i[0]}}};
   assign is_insn = reg_addr_i >= tsl_pkg::TC_INSN0_OFFSET && reg_addr_i <= tsl_pkg::TC_INSN7_OFFSET &&

@@ -66,11 +66,20 @@ module tsl_lite_dma #(
                          StCap = 3'd5, StW = 3'd6, StB = 3'd7;
 
   logic [2:0]    state_q, state_d;
-  logic          store_q, store_d;
-  logic [15:0]   rows_q, rows_d, rem_q, rem_d, rb_q, rb_d;
-  logic [HAw-1:0] h_q, h_d, hrow_q, hrow_d, hs_q, hs_d, bstart_q, bstart_d;
-  logic [LAw-1:0] l_q, l_d, lrow_q, lrow_d, ls_q, ls_d;   // offsets in the memory lsel_q selects
-  logic           lsel_q, lsel_d;
+  logic [15:0]   rows_q, rows_d, rem_q, rem_d;
+  logic [HAw-1:0] h_q, h_d, hrow_q, hrow_d, bstart_q, bstart_d;
+  logic [LAw-1:0] l_q, l_d, lrow_q, lrow_d;   // offsets in the memory that LOCAL_ADDR bit 24 selects
+
+  // Fields of the running instruction (ex_insn_i holds from the handshake until done_o).
+  logic           store_q, lsel_q;
+  logic [15:0]    rb_q;
+  logic [HAw-1:0] hs_q;
+  logic [LAw-1:0] ls_q;
+  assign store_q = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::DMA_OP_STORE);
+  assign lsel_q  = ex_insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_ADDR_LSB + 24];
+  assign rb_q    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_ROW_BYTES_LSB +: 16];
+  assign hs_q    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_HBM_STRIDE_LSB +: HAw];
+  assign ls_q    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_STRIDE_LSB +: LAw];
   logic [8:0]    beats_q, beats_d;
   logic [Dw-1:0] wbeat_q, wbeat_d;
   logic [Db-1:0] wstrb_q, wstrb_d;
@@ -129,17 +138,12 @@ module tsl_lite_dma #(
 
   always_comb begin
     state_d  = state_q;
-    store_d  = store_q;
     rows_d   = rows_q;
     rem_d    = rem_q;
-    rb_d     = rb_q;
     h_d      = h_q;
     l_d      = l_q;
     hrow_d   = hrow_q;
     lrow_d   = lrow_q;
-    hs_d     = hs_q;
-    ls_d     = ls_q;
-    lsel_d   = lsel_q;
     bstart_d = bstart_q;
     beats_d  = beats_q;
     wbeat_d  = wbeat_q;
@@ -152,17 +156,12 @@ module tsl_lite_dma #(
     m_axi_rready = 1'b0;
     unique case (state_q)
       StIdle: if (ex_valid_i) begin
-        store_d = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::DMA_OP_STORE);
         h_d     = ex_insn_i[tsl_pkg::INSN_DMA_XFER_HBM_ADDR_LSB +: HAw];
         l_d     = ex_insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_ADDR_LSB +: LAw];
-        lsel_d  = ex_insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_ADDR_LSB + 24];
         hrow_d  = h_d;
         lrow_d  = l_d;
         rows_d  = ex_insn_i[tsl_pkg::INSN_DMA_XFER_ROWS_LSB +: 16];
-        rb_d    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_ROW_BYTES_LSB +: 16];
-        rem_d   = rb_d;
-        hs_d    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_HBM_STRIDE_LSB +: HAw];
-        ls_d    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_STRIDE_LSB +: LAw];
+        rem_d   = rb_q;
         bytes_d = '0;
         state_d = StAddr;
       end
@@ -245,17 +244,12 @@ module tsl_lite_dma #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q  <= StIdle;
-      store_q  <= 1'b0;
       rows_q   <= '0;
       rem_q    <= '0;
-      rb_q     <= '0;
       h_q      <= '0;
       l_q      <= '0;
       hrow_q   <= '0;
       lrow_q   <= '0;
-      hs_q     <= '0;
-      ls_q     <= '0;
-      lsel_q   <= 1'b0;
       bstart_q <= '0;
       beats_q  <= '0;
       wbeat_q  <= '0;
@@ -263,17 +257,12 @@ module tsl_lite_dma #(
       bytes_q  <= '0;
     end else begin
       state_q  <= state_d;
-      store_q  <= store_d;
       rows_q   <= rows_d;
       rem_q    <= rem_d;
-      rb_q     <= rb_d;
       h_q      <= h_d;
       l_q      <= l_d;
       hrow_q   <= hrow_d;
       lrow_q   <= lrow_d;
-      hs_q     <= hs_d;
-      ls_q     <= ls_d;
-      lsel_q   <= lsel_d;
       bstart_q <= bstart_d;
       beats_q  <= beats_d;
       wbeat_q  <= wbeat_d;

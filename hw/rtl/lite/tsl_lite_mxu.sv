@@ -31,12 +31,26 @@ module tsl_lite_mxu #(
                          StAcc = 3'd5;
 
   logic [2:0]  state_q, state_d;
-  logic        matmul_q, matmul_d, wb_q, wb_d, accum_q, accum_d;
-  logic [3:0]  op;
+  logic        wb_q, wb_d, accum_q, accum_d;
   logic [11:0] kblk_q, kblk_d;
-  logic [15:0] rows_q, rows_d, row_q, row_d;
-  logic [LAw-1:0] wrow_q, wrow_d, ws_q, ws_d, actb_q, actb_d, act_q, act_d, as_q, as_d;  // VMEM offsets
-  logic [LAw-1:0] accb_q, accb_d, acc_q, acc_d, cs_q, cs_d;                               // ACC offsets
+  logic [15:0] row_q, row_d;
+  logic [LAw-1:0] wrow_q, wrow_d, actb_q, actb_d, act_q, act_d;   // VMEM offsets
+  logic [LAw-1:0] acc_q, acc_d;                                   // ACC offset
+
+  // Fields of the running instruction (ex_insn_i holds from the handshake until done_o). MATMUL and
+  // MATMULK share ACT_*, ACC_* and ROWS; LOADW's ADDR and STRIDE are where MATMUL's ACT_* are.
+  logic [3:0]     op;
+  logic           matmul_q;
+  logic [15:0]    rows_q;
+  logic [LAw-1:0] ws_q, as_q, accb_q, cs_q;
+  assign op       = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4];
+  assign matmul_q = op != 4'(tsl_pkg::MXU_OP_LOADW);
+  assign rows_q   = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ROWS_LSB +: 16];
+  assign ws_q     = op == 4'(tsl_pkg::MXU_OP_LOADW) ? ex_insn_i[tsl_pkg::INSN_MXU_LOADW_STRIDE_LSB +: LAw]
+                                                     : ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_W_STRIDE_LSB +: LAw];
+  assign as_q     = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_STRIDE_LSB +: LAw];
+  assign accb_q   = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_ADDR_LSB +: LAw];
+  assign cs_q     = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_STRIDE_LSB +: LAw];
   logic [Kw-1:0] k_q, k_d;
   logic [Ww-1:0] w_q, w_d;
   logic [Kw-1:0] j_q, j_d;
@@ -71,7 +85,6 @@ module tsl_lite_mxu #(
   assign a  = lrdata_i[8*a_lane_q[1:0] +: 8];
   assign yj = y_q[32*j_q +: 32];
 
-  assign op         = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4];
   assign ex_ready_o = state_q == StIdle;
   assign lwdata_o   = yj + (accum_q ? lrdata_i : 32'd0);
   assign lwaddr_o   = {1'b1, acc_q + LAw'(4 * j_q)};
@@ -79,20 +92,14 @@ module tsl_lite_mxu #(
 
   always_comb begin
     state_d  = state_q;
-    matmul_d = matmul_q;
     wb_d     = wb_q;
     accum_d  = accum_q;
     kblk_d   = kblk_q;
-    rows_d   = rows_q;
     row_d    = row_q;
     wrow_d   = wrow_q;
-    ws_d     = ws_q;
     actb_d   = actb_q;
     act_d    = act_q;
-    as_d     = as_q;
-    accb_d   = accb_q;
     acc_d    = acc_q;
-    cs_d     = cs_q;
     k_d      = k_q;
     w_d      = w_q;
     j_d      = j_q;
@@ -108,21 +115,14 @@ module tsl_lite_mxu #(
     wb_re    = 1'b0;
     unique case (state_q)
       StIdle: if (ex_valid_i) begin
-        matmul_d = op != 4'(tsl_pkg::MXU_OP_LOADW);
         wb_d     = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_WBUF_LSB];
         accum_d  = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACCUMULATE_LSB];
         actb_d   = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_ADDR_LSB +: LAw];
-        as_d     = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_STRIDE_LSB +: LAw];
-        accb_d   = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_ADDR_LSB +: LAw];
-        cs_d     = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_STRIDE_LSB +: LAw];
-        rows_d   = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ROWS_LSB +: 16];
         kblk_d   = op == 4'(tsl_pkg::MXU_OP_MATMULK) ? ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_KBLOCKS_LSB +: 12] : 12'd1;
         wrow_d   = op == 4'(tsl_pkg::MXU_OP_LOADW) ? ex_insn_i[tsl_pkg::INSN_MXU_LOADW_ADDR_LSB +: LAw]
                                                     : ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_W_ADDR_LSB +: LAw];
-        ws_d     = op == 4'(tsl_pkg::MXU_OP_LOADW) ? ex_insn_i[tsl_pkg::INSN_MXU_LOADW_STRIDE_LSB +: LAw]
-                                                    : ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_W_STRIDE_LSB +: LAw];
         act_d    = actb_d;
-        acc_d    = accb_d;
+        acc_d    = accb_q;
         row_d    = '0;
         k_d      = '0;
         w_d      = '0;
@@ -207,20 +207,14 @@ module tsl_lite_mxu #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q  <= StIdle;
-      matmul_q <= 1'b0;
       wb_q     <= 1'b0;
       accum_q  <= 1'b0;
       kblk_q   <= '0;
-      rows_q   <= '0;
       row_q    <= '0;
       wrow_q   <= '0;
-      ws_q     <= '0;
       actb_q   <= '0;
       act_q    <= '0;
-      as_q     <= '0;
-      accb_q   <= '0;
       acc_q    <= '0;
-      cs_q     <= '0;
       k_q      <= '0;
       w_q      <= '0;
       j_q      <= '0;
@@ -229,20 +223,14 @@ module tsl_lite_mxu #(
       y_q      <= '0;
     end else begin
       state_q  <= state_d;
-      matmul_q <= matmul_d;
       wb_q     <= wb_d;
       accum_q  <= accum_d;
       kblk_q   <= kblk_d;
-      rows_q   <= rows_d;
       row_q    <= row_d;
       wrow_q   <= wrow_d;
-      ws_q     <= ws_d;
       actb_q   <= actb_d;
       act_q    <= act_d;
-      as_q     <= as_d;
-      accb_q   <= accb_d;
       acc_q    <= acc_d;
-      cs_q     <= cs_d;
       k_q      <= k_d;
       w_q      <= w_d;
       j_q      <= j_d;

@@ -29,12 +29,26 @@ module tsl_lite_vpu #(
                          StWr = 3'd6;
 
   logic [2:0]  state_q, state_d;
-  logic [3:0]  op_q, op_d;
-  logic [1:0]  dd_q, dd_d, d1_q, d1_d, d2_q, d2_d, mode_q, mode_d;
+
   logic [LAw:0] p1_q, p1_d, p2_q, p2_d, pd_q, pd_d;   // {ACC select (bit 24), offset}: rows stay inside
-  logic [31:0]  s2_q, s2_d, scale_q, scale_d, zp_q, zp_d;
-  logic [5:0]  shift_q, shift_d;
-  logic [15:0] rows_q, rows_d, row_q, row_d;
+  logic [15:0] row_q, row_d;
+
+  // Fields of the running instruction (ex_insn_i holds from the handshake until done_o).
+  logic [3:0]  op_q;
+  logic [1:0]  dd_q, d1_q, d2_q, mode_q;
+  logic [31:0] s2_q, scale_q, zp_q;
+  logic [5:0]  shift_q;
+  logic [15:0] rows_q;
+  assign op_q    = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4];
+  assign dd_q    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_DTYPE_LSB +: 2];
+  assign d1_q    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_DTYPE_LSB +: 2];
+  assign d2_q    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_DTYPE_LSB +: 2];
+  assign mode_q  = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_MODE_LSB +: 2];
+  assign s2_q    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB +: 32];
+  assign scale_q = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SCALE_LSB +: 32];
+  assign shift_q = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SHIFT_LSB +: 6];
+  assign zp_q    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_ZERO_POINT_LSB +: 32];
+  assign rows_q  = ex_insn_i[tsl_pkg::INSN_VPU_VEC_ROWS_LSB +: 16];
   logic [Jw-1:0] j_q, j_d;
   logic [31:0] a_q, a_d, b_q, b_d, r_q, r_d;
   logic [32*N-1:0] row_buf_q, row_buf_d;
@@ -97,19 +111,9 @@ module tsl_lite_vpu #(
 
   always_comb begin
     state_d   = state_q;
-    op_d      = op_q;
-    dd_d      = dd_q;
-    d1_d      = d1_q;
-    d2_d      = d2_q;
-    mode_d    = mode_q;
     p1_d      = p1_q;
     p2_d      = p2_q;
     pd_d      = pd_q;
-    s2_d      = s2_q;
-    scale_d   = scale_q;
-    zp_d      = zp_q;
-    shift_d   = shift_q;
-    rows_d    = rows_q;
     row_d     = row_q;
     j_d       = j_q;
     a_d       = a_q;
@@ -125,19 +129,9 @@ module tsl_lite_vpu #(
     res_valid = 1'b0;
     unique case (state_q)
       StIdle: if (ex_valid_i) begin
-        op_d    = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4];
-        dd_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_DTYPE_LSB +: 2];
-        d1_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_DTYPE_LSB +: 2];
-        d2_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_DTYPE_LSB +: 2];
-        mode_d  = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_MODE_LSB +: 2];
         pd_d    = {ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB + 24], ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB +: LAw]};
         p1_d    = {ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB + 24], ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB +: LAw]};
-        s2_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB +: 32];
-        p2_d    = {s2_d[24], s2_d[LAw-1:0]};
-        rows_d  = ex_insn_i[tsl_pkg::INSN_VPU_VEC_ROWS_LSB +: 16];
-        scale_d = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SCALE_LSB +: 32];
-        shift_d = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SHIFT_LSB +: 6];
-        zp_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_ZERO_POINT_LSB +: 32];
+        p2_d    = {s2_q[24], s2_q[LAw-1:0]};
         row_d   = '0;
         j_d     = '0;
         state_d = StRd;
@@ -210,19 +204,9 @@ module tsl_lite_vpu #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q   <= StIdle;
-      op_q      <= '0;
-      dd_q      <= '0;
-      d1_q      <= '0;
-      d2_q      <= '0;
-      mode_q    <= '0;
       p1_q      <= '0;
       p2_q      <= '0;
       pd_q      <= '0;
-      s2_q      <= '0;
-      scale_q   <= '0;
-      zp_q      <= '0;
-      shift_q   <= '0;
-      rows_q    <= '0;
       row_q     <= '0;
       j_q       <= '0;
       a_q       <= '0;
@@ -231,19 +215,9 @@ module tsl_lite_vpu #(
       row_buf_q <= '0;
     end else begin
       state_q   <= state_d;
-      op_q      <= op_d;
-      dd_q      <= dd_d;
-      d1_q      <= d1_d;
-      d2_q      <= d2_d;
-      mode_q    <= mode_d;
       p1_q      <= p1_d;
       p2_q      <= p2_d;
       pd_q      <= pd_d;
-      s2_q      <= s2_d;
-      scale_q   <= scale_d;
-      zp_q      <= zp_d;
-      shift_q   <= shift_d;
-      rows_q    <= rows_d;
       row_q     <= row_d;
       j_q       <= j_d;
       a_q       <= a_d;

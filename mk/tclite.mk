@@ -4,9 +4,10 @@
 #   make test-lite-n4 / test-lite-n8   random race-free programs (SEED= replays)
 #   make test-lite-directed            every VPU op and type, DMA shapes and maximum sizes, errors
 #   make lite-trace LITE_CFG=n4 SEED=0x...   rebuild with --trace-fst and replay one program -> tc.fst
-# Configurations (name: N, VMEM, ACC, HBM bytes, AXI data bits): n4 is the iCEBreaker's core (HBM
-# larger here: the harness dumps VMEM and ACC above HBM/2), n8 has tsl_tc's AXI width 16N.
-LITE_CFG_n4 := 4 65536 4096 262144 32
+# Configurations (name: N, VMEM, ACC, HBM bytes, AXI data bits): n4 is the iCEBreaker's core with
+# smaller memories (the harness moves all of VMEM and ACC twice per program, a word per HBM latency);
+# n8 has tsl_tc's AXI width 16N.
+LITE_CFG_n4 := 4 16384 4096 262144 32
 LITE_CFG_n8 := 8 32768 8192 262144 128
 LITE_CFG    ?= n4
 
@@ -29,11 +30,11 @@ endef
 $(foreach c,n4 n8,$(eval $(call LITE_BUILD,$(c),,)))
 $(foreach c,n4 n8,$(eval $(call LITE_BUILD,$(c),_trace,--trace-fst)))
 
-# tsl_lite_perf alone, against 64-bit counters in C++ (N = 4)
+# tsl_lite_perf alone, against 64-bit counters in C++ (N = 32768: PERF_MXU_MACS carries into HI)
 $(LITE_OUT)/perf/perf_sim: hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_ram.sv hw/rtl/lite/tsl_lite_perf.sv \
                            tests/lite/perf_main.cpp hw/sim/common/tsl_rng.h mk/tclite.mk
 	@mkdir -p $(@D)
-	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_lite_perf -GN=4 -O3 -Mdir $(@D) \
+	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_lite_perf -GN=32768 -O3 -Mdir $(@D) \
 	  -CFLAGS "-O2 -I$(abspath hw/include)" -o perf_sim $(filter %.sv,$^) $(abspath tests/lite/perf_main.cpp) \
 	  >$(@D)/build.log 2>&1 || { tail -40 $(@D)/build.log; exit 1; }
 

@@ -33,7 +33,7 @@ module tsl_lite_ctrl #(
   input  logic         dma_err_i,
   input  logic [3:0]   dma_err_code_i,
   input  logic [31:0]  dma_err_addr_i,
-  input  logic [31:0]  dma_bytes_i    // bytes the DMA moved, valid with its done
+  input  logic         dma_byte_i     // the DMA moved a byte (PERF_HBM_RD/WR_BYTES)
 );
   localparam int CreditW = $clog2(tsl_pkg::PARAM_TOKEN_MAX + 1);
   localparam logic [2:0] StIdle = 3'd0, StCheck = 3'd1, StPush = 3'd2, StReset = 3'd3, StPerf = 3'd4;
@@ -62,7 +62,6 @@ module tsl_lite_ctrl #(
   logic [3:0]  chk_err;
   logic [31:0] chk_addr;
   logic [tsl_pkg::PERF_COUNT-1:0] perf_inc;
-  logic [31:0] perf_rd_bytes, perf_wr_bytes;
 
   assign p_unit     = stage_q[tsl_pkg::INSN_HDR_UNIT_LSB +: 2];
   assign p_wait     = stage_q[tsl_pkg::INSN_HDR_WAIT_LSB +: 3];
@@ -111,8 +110,8 @@ module tsl_lite_ctrl #(
     for (int u = 0; u < 3; u++) begin   // the STALL counters stay 0: a head never waits for a token
       perf_inc[tsl_pkg::PERF_DMA_INSNS + u] = (hand && sync && p_unit == 2'(u)) || (ret_ok && run_unit_q == 2'(u));
     end
-    perf_rd_bytes = ret_ok && run_unit_q == tsl_pkg::UNIT_DMA && !run_store_q ? dma_bytes_i : 32'd0;
-    perf_wr_bytes = ret_ok && run_unit_q == tsl_pkg::UNIT_DMA && run_store_q ? dma_bytes_i : 32'd0;
+    perf_inc[tsl_pkg::PERF_HBM_RD_BYTES] = dma_byte_i && !run_store_q;
+    perf_inc[tsl_pkg::PERF_HBM_WR_BYTES] = dma_byte_i && run_store_q;
   end
 
   tsl_lite_perf #(.N(N)) u_perf (
@@ -120,8 +119,6 @@ module tsl_lite_ctrl #(
     .rst_ni,
     .clr_i     (perf_clr),
     .inc_i     (perf_inc),
-    .rd_bytes_i(perf_rd_bytes),
-    .wr_bytes_i(perf_wr_bytes),
     .rd_i      (perf_rd),
     .rd_word_i (5'((reg_addr_i - tsl_pkg::TC_PERF_BASE) >> 2)),
     .rvalid_o  (perf_rvalid),

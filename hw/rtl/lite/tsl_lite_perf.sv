@@ -5,8 +5,7 @@
 // 2 * PERF_COUNT cycles. A read of a counter waits for the pointer and returns the value it writes:
 // at most 2 * PERF_COUNT + 1 cycles after rd_i.
 // clr_i (CTRL.CLEAR_PERF) zeroes every counter (that cycle's events are dropped).
-// Events: inc_i[k] adds 1 to counter k (PERF_MXU_MACS adds N*N); rd_bytes_i / wr_bytes_i add to the
-// HBM byte counters.
+// Events: inc_i[k] adds 1 to counter k (PERF_MXU_MACS adds N*N).
 module tsl_lite_perf #(
   parameter int N = 4   // PERF_MXU_MACS counts N*N per inc_i pulse
 ) (
@@ -14,22 +13,19 @@ module tsl_lite_perf #(
   input  logic                          rst_ni,
   input  logic                          clr_i,
   input  logic [tsl_pkg::PERF_COUNT-1:0] inc_i,
-  input  logic [31:0]                   rd_bytes_i,
-  input  logic [31:0]                   wr_bytes_i,
   input  logic                          rd_i,        // read 32-bit word rd_word_i (LO 2k, HI 2k+1)
   input  logic [4:0]                    rd_word_i,
   output logic                          rvalid_o,    // pulse: rdata_o holds the word
   output logic [31:0]                   rdata_o
 );
   localparam int K  = tsl_pkg::PERF_COUNT;
-  localparam int Pw = 35;   // pending bits of a byte counter: a round sees at most 4 DMA completions
-  localparam int Pn = 5;    // pending bits of an event counter: a round sees at most 2K events
+  localparam int Pn = 5;    // pending bits: a round of 2K cycles sees at most 2K events
   localparam int MacSh = 2 * $clog2(N);
 
   logic [3:0]    ptr_q, ptr_d;           // the counter being flushed
   logic          wv_q, wv_d;             // 0: its RAM word is read; 1: it is written
   logic [K-1:0]  zero_q, zero_d;         // counter cleared: ignore its RAM word
-  logic [K*Pw-1:0] pend_q, pend_d;     // counter k at [k*Pw +: Pw]; event counters use Pn bits
+  logic [K*Pn-1:0] pend_q, pend_d;     // counter k at [k*Pn +: Pn]
   logic [63:0]   ram_rdata, sum, add;
   logic          pend_rd_q, pend_rd_d, rvalid_q, rvalid_d;
   logic [4:0]    word_q, word_d;
@@ -48,9 +44,8 @@ module tsl_lite_perf #(
   always_comb begin
     add = 64'd0;
     for (int k = 0; k < K; k++) begin
-      if (ptr_q == 4'(k)) add = k == tsl_pkg::PERF_MXU_MACS ? 64'(pend_q[k * Pw +: Pn]) << MacSh :
-                                 k == tsl_pkg::PERF_HBM_RD_BYTES || k == tsl_pkg::PERF_HBM_WR_BYTES ?
-                                 64'(pend_q[k * Pw +: Pw]) : 64'(pend_q[k * Pw +: Pn]);
+      if (ptr_q == 4'(k)) add = k == tsl_pkg::PERF_MXU_MACS ? 64'(pend_q[k * Pn +: Pn]) << MacSh
+                                                             : 64'(pend_q[k * Pn +: Pn]);
     end
   end
   assign sum = (zero_q[ptr_q] ? 64'd0 : ram_rdata) + add;
@@ -67,7 +62,7 @@ module tsl_lite_perf #(
     for (int k = 0; k < K; k++) begin
       if (wv_q && ptr_q == 4'(k)) begin
         zero_d[k]            = 1'b0;
-        pend_d[k * Pw +: Pw] = '0;
+        pend_d[k * Pn +: Pn] = '0;
       end
     end
     if (wv_q) begin
@@ -77,14 +72,7 @@ module tsl_lite_perf #(
         pend_rd_d = 1'b0;
       end
     end
-    for (int k = 0; k < K; k++) begin
-      if (k == tsl_pkg::PERF_HBM_RD_BYTES)      pend_d[k * Pw +: Pw] = pend_d[k * Pw +: Pw] + Pw'(rd_bytes_i);
-      else if (k == tsl_pkg::PERF_HBM_WR_BYTES) pend_d[k * Pw +: Pw] = pend_d[k * Pw +: Pw] + Pw'(wr_bytes_i);
-      else begin
-        pend_d[k * Pw +: Pn]           = pend_d[k * Pw +: Pn] + Pn'(inc_i[k]);
-        pend_d[k * Pw + Pn +: Pw - Pn] = '0;
-      end
-    end
+    for (int k = 0; k < K; k++) pend_d[k * Pn +: Pn] = pend_d[k * Pn +: Pn] + Pn'(inc_i[k]);
     if (clr_i) begin
       zero_d = '1;
       pend_d = '0;

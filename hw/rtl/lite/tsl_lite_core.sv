@@ -74,11 +74,11 @@ module tsl_lite_core #(
   );
 
   // --- units and their local ports ------------------------------------------------------------------
-  logic [2:0]  lrd, lwr;
-  logic [3*LAw+2:0] lraddr, lwaddr;       // unit u at [(LAw+1)u +: LAw+1]: {ACC select, offset}
-  logic [95:0] lwdata;                    // unit u at [32u +: 32]
-  logic [11:0] lbe;
-  logic [31:0] lrdata;
+  logic [2:0]       lrd, lwr;
+  logic [3*LAw+2:0] laddr;     // unit u at [(LAw+1)u +: LAw+1]: {ACC select, offset}
+  logic [95:0]      lwdata;    // unit u at [32u +: 32]
+  logic [11:0]      lbe;
+  logic [31:0]      lrdata;
 
   tsl_lite_dma #(.HAw(HAw), .LAw(LAw)) u_dma (
     .clk_i,
@@ -93,10 +93,9 @@ module tsl_lite_core #(
     .err_code_o(dma_err_code),
     .err_addr_o(dma_err_addr),
     .lrd_o     (lrd[0]),
-    .lraddr_o  (lraddr[0*(LAw+1) +: LAw+1]),
-    .lrdata_i  (lrdata),
     .lwr_o     (lwr[0]),
-    .lwaddr_o  (lwaddr[0*(LAw+1) +: LAw+1]),
+    .laddr_o   (laddr[0 +: LAw+1]),
+    .lrdata_i  (lrdata),
     .lwdata_o  (lwdata[0 +: 32]),
     .lbe_o     (lbe[0 +: 4]),
     .hbm_req_o,
@@ -119,10 +118,9 @@ module tsl_lite_core #(
     .done_o    (done[1]),
     .busy_o    (busy[1]),
     .lrd_o     (lrd[1]),
-    .lraddr_o  (lraddr[1*(LAw+1) +: LAw+1]),
-    .lrdata_i  (lrdata),
     .lwr_o     (lwr[1]),
-    .lwaddr_o  (lwaddr[1*(LAw+1) +: LAw+1]),
+    .laddr_o   (laddr[LAw+1 +: LAw+1]),
+    .lrdata_i  (lrdata),
     .lwdata_o  (lwdata[32 +: 32]),
     .lbe_o     (lbe[4 +: 4])
   );
@@ -136,58 +134,51 @@ module tsl_lite_core #(
     .done_o    (done[2]),
     .busy_o    (busy[2]),
     .lrd_o     (lrd[2]),
-    .lraddr_o  (lraddr[2*(LAw+1) +: LAw+1]),
-    .lrdata_i  (lrdata),
     .lwr_o     (lwr[2]),
-    .lwaddr_o  (lwaddr[2*(LAw+1) +: LAw+1]),
+    .laddr_o   (laddr[2*(LAw+1) +: LAw+1]),
+    .lrdata_i  (lrdata),
     .lwdata_o  (lwdata[64 +: 32]),
     .lbe_o     (lbe[8 +: 4])
   );
 
-  // Only the running unit drives its port: AND-OR the three.
+  // Only the running unit accesses its memories, and never reads and writes in the same cycle:
+  // AND-OR the three ports.
   logic         rd, wr, rsel_q;
-  logic [LAw:0] raddr, waddr;
+  logic [LAw:0] addr;
   logic [31:0]  wdata;
-  logic [3:0]  be;
+  logic [3:0]   be;
   always_comb begin
-    rd    = |lrd;
-    wr    = |lwr;
-    raddr = '0;
-    waddr = '0;
+    addr  = '0;
     wdata = '0;
     be    = '0;
     for (int u = 0; u < 3; u++) begin
-      if (lrd[u]) raddr = raddr | lraddr[(LAw+1)*u +: LAw+1];
+      if (lrd[u] || lwr[u]) addr = addr | laddr[(LAw+1)*u +: LAw+1];
       if (lwr[u]) begin
-        waddr = waddr | lwaddr[(LAw+1)*u +: LAw+1];
         wdata = wdata | lwdata[32*u +: 32];
         be    = be | lbe[4*u +: 4];
       end
     end
   end
+  assign rd = |lrd;
+  assign wr = |lwr;
 
-  logic [31:0] v_rdata, a_rdata;
   // VMEM and ACC are single-port RAMs (SPRAM and block RAM on an iCE40): no unit reads and writes
   // the same memory in one cycle.
-  logic v_rd, v_wr, a_rd, a_wr;
-  assign v_rd = rd && !raddr[LAw];
-  assign v_wr = wr && !waddr[LAw];
-  assign a_rd = rd && raddr[LAw];
-  assign a_wr = wr && waddr[LAw];
+  logic [31:0] v_rdata, a_rdata;
   tsl_prim_ram #(.Depth(VmemBytes / 4), .Width(32)) u_vmem (
     .clk_i,
-    .req_i  (v_rd || v_wr),
-    .we_i   (v_wr),
-    .addr_i (v_wr ? waddr[VAw+1:2] : raddr[VAw+1:2]),
+    .req_i  ((rd || wr) && !addr[LAw]),
+    .we_i   (wr),
+    .addr_i (addr[VAw+1:2]),
     .wdata_i(wdata),
     .be_i   (be),
     .rdata_o(v_rdata)
   );
   tsl_prim_ram #(.Depth(AccBytes / 4), .Width(32)) u_acc (
     .clk_i,
-    .req_i  (a_rd || a_wr),
-    .we_i   (a_wr),
-    .addr_i (a_wr ? waddr[AAw+1:2] : raddr[AAw+1:2]),
+    .req_i  ((rd || wr) && addr[LAw]),
+    .we_i   (wr),
+    .addr_i (addr[AAw+1:2]),
     .wdata_i(wdata),
     .be_i   (be),
     .rdata_o(a_rdata)
@@ -197,7 +188,7 @@ module tsl_lite_core #(
     if (!rst_ni) begin
       rsel_q <= 1'b0;
     end else if (rd) begin
-      rsel_q <= raddr[LAw];
+      rsel_q <= addr[LAw];
     end
   end
   assign lrdata = rsel_q ? a_rdata : v_rdata;

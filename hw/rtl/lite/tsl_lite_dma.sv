@@ -21,12 +21,11 @@ module tsl_lite_dma #(
   output logic           err_o,
   output logic [3:0]     err_code_o,
   output logic [31:0]    err_addr_o,
-  // local port: read data one cycle after lrd_o
+  // local port: one address; read data one cycle after lrd_o
   output logic           lrd_o,
-  output logic [LAw:0]   lraddr_o,
-  input  logic [31:0]    lrdata_i,
   output logic           lwr_o,
-  output logic [LAw:0]   lwaddr_o,
+  output logic [LAw:0]   laddr_o,
+  input  logic [31:0]    lrdata_i,
   output logic [31:0]    lwdata_o,
   output logic [3:0]     lbe_o,
   // HBM word port: a request holds until hbm_gnt_i; its response (hbm_rsp_i) comes later
@@ -80,8 +79,7 @@ module tsl_lite_dma #(
 
   assign ex_ready_o  = state_q == StIdle;
   assign busy_o      = state_q != StIdle;
-  assign lraddr_o    = {lsel, state_q == StCap ? l_n : l_q};
-  assign lwaddr_o    = {lsel, l_q};
+  assign laddr_o     = {lsel, state_q == StCap ? l_n : l_q};   // StCap reads the next byte
   assign lwdata_o    = {4{hbyte}};
   assign lbe_o       = 4'b0001 << l_q[1:0];
   assign hbm_req_o   = state_q == StReq;

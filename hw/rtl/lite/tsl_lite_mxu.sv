@@ -17,12 +17,11 @@ module tsl_lite_mxu #(
   input  logic [255:0] ex_insn_i,     // holds from the handshake until done_o
   output logic         done_o,
   output logic         busy_o,
-  // local port: read data one cycle after lrd_o
+  // local port: one address; read data one cycle after lrd_o
   output logic         lrd_o,
-  output logic [LAw:0] lraddr_o,
-  input  logic [31:0]  lrdata_i,
   output logic         lwr_o,
-  output logic [LAw:0] lwaddr_o,
+  output logic [LAw:0] laddr_o,
+  input  logic [31:0]  lrdata_i,
   output logic [31:0]  lwdata_o,
   output logic [3:0]   lbe_o
 );
@@ -85,7 +84,6 @@ module tsl_lite_mxu #(
   end
 
   assign ex_ready_o = state_q == StIdle;
-  assign lwaddr_o   = {1'b1, acc_q + LAw'(4 * j_q)};
   assign lwdata_o   = dot + (accum_q ? lrdata_i : 32'd0);
   assign lbe_o      = 4'hF;
 
@@ -107,7 +105,7 @@ module tsl_lite_mxu #(
     done_o   = 1'b0;
     busy_o   = 1'b0;
     lrd_o    = 1'b0;
-    lraddr_o = {1'b0, wrow_q + LAw'(4 * w_q)};
+    laddr_o  = {1'b0, wrow_q + LAw'(4 * w_q)};
     lwr_o    = 1'b0;
     wb_req   = 1'b0;
     wb_we    = 1'b0;
@@ -155,7 +153,7 @@ module tsl_lite_mxu #(
       // MATMUL row: the activation words, then per result j: read column j and ACC word j ...
       StAct: begin
         lrd_o    = !rv_q;
-        lraddr_o = {1'b0, act_q + LAw'(4 * w_q)};
+        laddr_o  = {1'b0, act_q + LAw'(4 * w_q)};
         rv_d     = !rv_q;
         if (rv_q) begin   // the word read last cycle
           a_d[32*w_q +: 32] = lrdata_i;
@@ -169,12 +167,13 @@ module tsl_lite_mxu #(
       StCol: begin
         wb_req   = 1'b1;
         lrd_o    = accum_q;
-        lraddr_o = {1'b1, acc_q + LAw'(4 * j_q)};
+        laddr_o  = {1'b1, acc_q + LAw'(4 * j_q)};
         state_d  = StDot;
       end
       // ... then write the dot product (plus the ACC word) to ACC word j.
       StDot: begin
         lwr_o   = 1'b1;
+        laddr_o = {1'b1, acc_q + LAw'(4 * j_q)};
         j_d     = j_q + Kw'(1);
         state_d = StCol;
         if (j_q == Kw'(N - 1)) begin

@@ -2,11 +2,12 @@
 // (tsl_tc_check), and no queues. INSN7 checks the staged instruction and hands it to its unit (a SYNC
 // retires there); INSN writes wait while it runs, so the staging registers are the running
 // instruction (ex_insn_o holds until its done) and instructions run one at a time in push order
-// (CFG_QUEUE_DEPTH reads 1). In push order every WAIT finds its token, so a channel's tokens are
-// its credits (signals minus waits pushed) less the SIGNAL bits of a running instruction, or of one
-// that failed on AXI (which gives none).
-// Register bus: reads and plain writes answer in the next cycle, PERF_* reads within 28 cycles
-// (tsl_lite_perf), INSN7 in 3-8 cycles; INSN writes and CTRL.RESET wait until nothing runs.
+// (CFG_QUEUE_DEPTH reads 1). In push order every WAIT finds its token: an instruction takes its
+// WAIT tokens when it starts and gives its SIGNAL tokens when it finishes (none if it failed on
+// AXI), and as checks run only while nothing runs, those counts are also the push-order credits.
+// Register bus: reads (rdata combinational from the held address) and plain writes answer in the
+// next cycle, PERF_* reads within 28 cycles (tsl_lite_perf), INSN7 in 3-8 cycles; INSN writes and
+// CTRL.RESET wait until nothing runs.
 module tsl_lite_ctrl #(
   parameter int N         = 4,
   parameter int VmemBytes = 16384,
@@ -40,18 +41,17 @@ module tsl_lite_ctrl #(
 
   logic [2:0]           state_q, state_d;
   logic                 ready_q, ready_d;
-  logic [31:0]          rdata_q, rdata_d;
   logic [255:0]         stage_q, stage_d;    // INSN0..INSN7 (INSNk in bits 32k+31:32k)
-  logic [9*CreditW-1:0] credit_q, credit_d;  // channel f->t at 3f+t: signals minus waits pushed
+  logic [9*CreditW-1:0] credit_q, credit_d;  // channel f->t at 3f+t: tokens (= credits, see above)
   logic [31:0]          push_count_q, push_count_d, notify_count_q, notify_count_d;
   logic [3:0]           err_code_q, err_code_d;
   logic [1:0]           err_unit_q, err_unit_d;
-  logic [31:0]          err_seq_q, err_seq_d, err_addr_q, err_addr_d;
+  logic [31:0]          err_addr_q, err_addr_d;
+  logic                 err_axi_q, err_axi_d;   // the error is an AXI error (ERR_SEQ = PUSH_COUNT - 1)
   logic [1:0]           irq_en_q, irq_en_d, irq_st_q, irq_st_d;
   // the running instruction: its unit, SIGNAL and NOTIFY bits, and whether it is a STORE
   logic                 run_q, run_d, run_store_q, run_store_d, run_notify_q, run_notify_d;
   logic [1:0]           run_unit_q, run_unit_d;
-  logic [2:0]           run_sig_q, run_sig_d;
   logic                 fail_q, fail_d;      // the running DMA reported an AXI error
 
   logic        acc, we, is_insn, is_perf, perf_rd, perf_rvalid, hand, retire, ret_ok, sync, units_idle, reset_done, rec_disp, perf_clr;
@@ -126,11 +126,6 @@ module tsl_lite_ctrl #(
   );
 
   // ------------------------------------------------------------------------------ read values
-  function automatic logic [31:0] tokens(input logic [9*CreditW-1:0] cr, input logic [2:0] sig,
-                                         input logic [1:0] ru, input int f, input int t);
-    tokens = 32'(cr[(3 * f + t) * CreditW +: CreditW]) - 32'(ru == 2'(f) && sig[t]);
-  endfunction
-
   always_comb begin
     rd_val = 32'd0;
     unique case (reg_addr_i)
@@ -144,18 +139,19 @@ module tsl_lite_ctrl #(
       tsl_pkg::TC_STATUS_OFFSET:          rd_val = {30'd0, err_code_q != tsl_pkg::ERR_NONE, !run_q};
       tsl_pkg::TC_ERR_CODE_OFFSET:        rd_val = 32'(err_code_q);
       tsl_pkg::TC_ERR_UNIT_OFFSET:        rd_val = 32'(err_unit_q);
-      tsl_pkg::TC_ERR_SEQ_OFFSET:         rd_val = err_seq_q;
+      tsl_pkg::TC_ERR_SEQ_OFFSET:         // later pushes are dropped, so PUSH_COUNT stands still
+        rd_val = err_code_q == tsl_pkg::ERR_NONE ? 32'd0 : push_count_q - 32'(err_axi_q);
       tsl_pkg::TC_ERR_ADDR_OFFSET:        rd_val = err_addr_q;
       tsl_pkg::TC_PUSH_COUNT_OFFSET:      rd_val = push_count_q;
       tsl_pkg::TC_NOTIFY_COUNT_OFFSET:    rd_val = notify_count_q;
       tsl_pkg::TC_IRQ_ENABLE_OFFSET:      rd_val = 32'(irq_en_q);
       tsl_pkg::TC_IRQ_STATUS_OFFSET:      rd_val = 32'(irq_st_q);
-      tsl_pkg::TC_TOKENS_DMA_MXU_OFFSET:  rd_val = tokens(credit_q, run_sig_q, run_unit_q, 0, 1);
-      tsl_pkg::TC_TOKENS_DMA_VPU_OFFSET:  rd_val = tokens(credit_q, run_sig_q, run_unit_q, 0, 2);
-      tsl_pkg::TC_TOKENS_MXU_DMA_OFFSET:  rd_val = tokens(credit_q, run_sig_q, run_unit_q, 1, 0);
-      tsl_pkg::TC_TOKENS_MXU_VPU_OFFSET:  rd_val = tokens(credit_q, run_sig_q, run_unit_q, 1, 2);
-      tsl_pkg::TC_TOKENS_VPU_DMA_OFFSET:  rd_val = tokens(credit_q, run_sig_q, run_unit_q, 2, 0);
-      tsl_pkg::TC_TOKENS_VPU_MXU_OFFSET:  rd_val = tokens(credit_q, run_sig_q, run_unit_q, 2, 1);
+      tsl_pkg::TC_TOKENS_DMA_MXU_OFFSET:  rd_val = 32'(credit_q[1 * CreditW +: CreditW]);
+      tsl_pkg::TC_TOKENS_DMA_VPU_OFFSET:  rd_val = 32'(credit_q[2 * CreditW +: CreditW]);
+      tsl_pkg::TC_TOKENS_MXU_DMA_OFFSET:  rd_val = 32'(credit_q[3 * CreditW +: CreditW]);
+      tsl_pkg::TC_TOKENS_MXU_VPU_OFFSET:  rd_val = 32'(credit_q[5 * CreditW +: CreditW]);
+      tsl_pkg::TC_TOKENS_VPU_DMA_OFFSET:  rd_val = 32'(credit_q[6 * CreditW +: CreditW]);
+      tsl_pkg::TC_TOKENS_VPU_MXU_OFFSET:  rd_val = 32'(credit_q[7 * CreditW +: CreditW]);
       default: rd_val = 32'd0;
     endcase
   end
@@ -174,7 +170,6 @@ module tsl_lite_ctrl #(
   always_comb begin
     state_d    = state_q;
     ready_d    = 1'b0;
-    rdata_d    = 32'd0;
     stage_d    = stage_q;
     irq_en_d   = irq_en_q;
     reset_done = 1'b0;
@@ -185,7 +180,6 @@ module tsl_lite_ctrl #(
         if (perf_rd) begin
           state_d = StPerf;
         end else if (acc && !we) begin
-          rdata_d = rd_val;
           ready_d = 1'b1;
         end else if (acc) begin
           ready_d = 1'b1;
@@ -227,7 +221,6 @@ module tsl_lite_ctrl #(
       end
       StPerf: begin    // the counter's value comes with its next flush
         if (perf_rvalid) begin
-          rdata_d = perf_rdata;
           ready_d = 1'b1;
           state_d = StIdle;
         end
@@ -251,35 +244,33 @@ module tsl_lite_ctrl #(
     notify_count_d = notify_count_q;
     err_code_d     = err_code_q;
     err_unit_d     = err_unit_q;
-    err_seq_d      = err_seq_q;
+    err_axi_d      = err_axi_q;
     err_addr_d     = err_addr_q;
     irq_st_d       = irq_st_q;
     run_d          = run_q;
     run_unit_d     = run_unit_q;
-    run_sig_d      = run_sig_q;
     run_store_d    = run_store_q;
     run_notify_d   = run_notify_q;
     fail_d         = retire ? 1'b0 : fail_q || dma_err_i;
 
-    if (hand) begin
-      for (int f = 0; f < 3; f++) begin   // channel f->t; the checker has rejected f == t
-        for (int t = 0; t < 3; t++) begin
-          if (f != t)
-            credit_d[(3 * f + t) * CreditW +: CreditW] = credit_q[(3 * f + t) * CreditW +: CreditW] +
-                CreditW'(p_unit == 2'(f) && p_signal[t]) - CreditW'(p_unit == 2'(t) && p_wait[f]);
-        end
+    // Tokens: WAITs are taken when an instruction starts, SIGNALs given when it finishes (a SYNC does
+    // both at once). The staging registers still hold a running instruction when it retires.
+    for (int f = 0; f < 3; f++) begin   // channel f->t; the checker has rejected f == t
+      for (int t = 0; t < 3; t++) begin
+        if (f != t)
+          credit_d[(3 * f + t) * CreditW +: CreditW] = credit_q[(3 * f + t) * CreditW +: CreditW] +
+              CreditW'((hand && sync || ret_ok) && p_unit == 2'(f) && p_signal[t]) -
+              CreditW'(hand && p_unit == 2'(t) && p_wait[f]);
       end
+    end
+    if (hand) begin
       push_count_d = push_count_q + 32'd1;
       run_d        = !sync;
       run_unit_d   = p_unit;
-      run_sig_d    = sync ? 3'd0 : p_signal;
       run_store_d  = stage_q[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::DMA_OP_STORE);
       run_notify_d = stage_q[tsl_pkg::INSN_HDR_NOTIFY_LSB];
     end
-    if (retire) begin
-      run_d = 1'b0;
-      if (ret_ok) run_sig_d = 3'd0;   // the tokens are given; a failed DMA keeps them owed
-    end
+    if (retire) run_d = 1'b0;
     if ((hand && sync && stage_q[tsl_pkg::INSN_HDR_NOTIFY_LSB]) || (ret_ok && run_notify_q)) begin
       notify_count_d = notify_count_q + 32'd1;
       irq_st_d[tsl_pkg::TC_IRQ_STATUS_NOTIFY_LSB] = 1'b1;
@@ -288,13 +279,13 @@ module tsl_lite_ctrl #(
     if (err_code_q == tsl_pkg::ERR_NONE && rec_disp) begin
       err_code_d = chk_err;
       err_unit_d = p_unit;
-      err_seq_d  = push_count_q;
+      err_axi_d  = 1'b0;
       err_addr_d = chk_addr;
       irq_st_d[tsl_pkg::TC_IRQ_STATUS_ERROR_LSB] = 1'b1;
     end else if (err_code_q == tsl_pkg::ERR_NONE && dma_err_i) begin
       err_code_d = dma_err_code_i;
       err_unit_d = tsl_pkg::UNIT_DMA;
-      err_seq_d  = push_count_q - 32'd1;   // the running instruction was the last one pushed
+      err_axi_d  = 1'b1;   // the running instruction was the last one pushed
       err_addr_d = dma_err_addr_i;
       irq_st_d[tsl_pkg::TC_IRQ_STATUS_ERROR_LSB] = 1'b1;
     end
@@ -309,10 +300,9 @@ module tsl_lite_ctrl #(
       notify_count_d = 32'd0;
       err_code_d     = tsl_pkg::ERR_NONE;
       err_unit_d     = 2'd0;
-      err_seq_d      = 32'd0;
+      err_axi_d      = 1'b0;
       err_addr_d     = 32'd0;
       irq_st_d       = 2'd0;
-      run_sig_d      = 3'd0;
     end
   end
 
@@ -320,40 +310,36 @@ module tsl_lite_ctrl #(
     if (!rst_ni) begin
       state_q        <= StIdle;
       ready_q        <= 1'b0;
-      rdata_q        <= 32'd0;
       stage_q        <= '0;
       credit_q       <= '0;
       push_count_q   <= 32'd0;
       notify_count_q <= 32'd0;
       err_code_q     <= tsl_pkg::ERR_NONE;
       err_unit_q     <= 2'd0;
-      err_seq_q      <= 32'd0;
+      err_axi_q      <= 1'b0;
       err_addr_q     <= 32'd0;
       irq_en_q       <= 2'd0;
       irq_st_q       <= 2'd0;
       run_q          <= 1'b0;
       run_unit_q     <= 2'd0;
-      run_sig_q      <= 3'd0;
       run_store_q    <= 1'b0;
       run_notify_q   <= 1'b0;
       fail_q         <= 1'b0;
     end else begin
       state_q        <= state_d;
       ready_q        <= ready_d;
-      rdata_q        <= rdata_d;
       stage_q        <= stage_d;
       credit_q       <= credit_d;
       push_count_q   <= push_count_d;
       notify_count_q <= notify_count_d;
       err_code_q     <= err_code_d;
       err_unit_q     <= err_unit_d;
-      err_seq_q      <= err_seq_d;
+      err_axi_q      <= err_axi_d;
       err_addr_q     <= err_addr_d;
       irq_en_q       <= irq_en_d;
       irq_st_q       <= irq_st_d;
       run_q          <= run_d;
       run_unit_q     <= run_unit_d;
-      run_sig_q      <= run_sig_d;
       run_store_q    <= run_store_d;
       run_notify_q   <= run_notify_d;
       fail_q         <= fail_d;
@@ -361,7 +347,7 @@ module tsl_lite_ctrl #(
   end
 
   assign reg_ready_o = ready_q;
-  assign reg_rdata_o = rdata_q;
+  assign reg_rdata_o = is_perf ? perf_rdata : rd_val;   // the request holds its address until ready
   assign reg_err_o   = 1'b0;
   assign irq_o       = (irq_st_q & irq_en_q) != 2'd0;
 endmodule

@@ -139,8 +139,12 @@ module tsl_lite_dma #(
         end
       end
       StCap: begin   // STORE: gather the byte; write the word out when the next byte leaves it
-        buf_d[8*h_q[1:0] +: 8] = lbyte;
-        dirty_d[h_q[1:0]]      = 1'b1;
+        for (int b = 0; b < 4; b++) begin
+          if (h_q[1:0] == 2'(b)) begin
+            buf_d[8*b +: 8] = lbyte;
+            dirty_d[b]      = 1'b1;
+          end
+        end
         byte_o                 = 1'b1;
         last_d                 = all_end;
         if (all_end || h_n[HAw-1:2] != h_q[HAw-1:2]) state_d = StReq;

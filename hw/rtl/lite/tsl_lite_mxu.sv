@@ -156,7 +156,9 @@ module tsl_lite_mxu #(
         laddr_o  = {1'b0, act_q + LAw'(4 * w_q)};
         rv_d     = !rv_q;
         if (rv_q) begin   // the word read last cycle
-          a_d[32*w_q +: 32] = lrdata_i;
+          for (int w = 0; w < Nw; w++) begin
+            if (w_q == Ww'(w)) a_d[32*w +: 32] = lrdata_i;
+          end
           w_d               = w_q + Ww'(1);
           if (w_q == Ww'(Nw - 1)) begin
             w_d     = '0;

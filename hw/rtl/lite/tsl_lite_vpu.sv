@@ -1,7 +1,8 @@
 // VPU unit of the lite tensor core (tsl_lite_core), integer types (INT8, INT32): every VPU_VEC op,
 // one element at a time. A row is computed into an N-word row buffer (block RAM), then written, so
 // a destination may overlap its sources as in the model. A reduction keeps its running value in
-// the src2 register (RSUM from 0, RMAX from the smallest int32). MUL and REQUANT use the iterative
+// the src2 register (RSUM from 0, RMAX from the row's first element). Unary ops have SRC2 0 (a
+// dispatch check), so MOV is a + 0 and RELU is max(a, 0). MUL and REQUANT use the iterative
 // tsl_lite_mul, which also shifts REQUANT's product by SHIFT-1; one adder then rounds (carry in),
 // adds ZERO_POINT and saturates. Latency per element: 3-4 cycles to compute (MUL about 36,
 // REQUANT about 36+SHIFT), one to write, plus one per row.
@@ -39,7 +40,7 @@ module tsl_lite_vpu #(
   logic [1:0]  dd, d1, d2;
   logic [31:0] s2, zp;
   logic [5:0]  shift;
-  logic        unary, reduce, relu, mul, use_b;
+  logic        unary, reduce, mul, use_b;
   assign op     = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4];
   assign dd     = ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_DTYPE_LSB +: 2];
   assign d1     = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_DTYPE_LSB +: 2];
@@ -48,9 +49,9 @@ module tsl_lite_vpu #(
   assign zp     = ex_insn_i[tsl_pkg::INSN_VPU_VEC_ZERO_POINT_LSB +: 32];
   assign shift  = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SHIFT_LSB +: 6];
   assign reduce = op == 4'(tsl_pkg::VPU_OP_RSUM) || op == 4'(tsl_pkg::VPU_OP_RMAX);
-  assign relu   = op == 4'(tsl_pkg::VPU_OP_RELU);
   assign mul    = op == 4'(tsl_pkg::VPU_OP_MUL) || op == 4'(tsl_pkg::VPU_OP_REQUANT);
-  assign unary  = relu || reduce || op == 4'(tsl_pkg::VPU_OP_MOV) || op == 4'(tsl_pkg::VPU_OP_REQUANT);
+  assign unary  = reduce || op == 4'(tsl_pkg::VPU_OP_RELU) || op == 4'(tsl_pkg::VPU_OP_MOV) ||
+                  op == 4'(tsl_pkg::VPU_OP_REQUANT);
   assign use_b  = !unary && ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_MODE_LSB +: 2] != 2'(tsl_pkg::SRC2_IMM);
 
   function automatic logic [LAw:0] size(input logic [1:0] dt);
@@ -66,13 +67,12 @@ module tsl_lite_vpu #(
   assign el_b    = lrdata_i[8*el_lane +: 8];
   assign el      = el_dt == tsl_pkg::DTYPE_INT8 ? {{24{el_b[7]}}, el_b} : lrdata_i;
 
-  // ALU: one adder (ADD, RSUM) and one signed maximum (MAX, RELU, RMAX).
-  logic [31:0] sum, cmp, max, alu;
+  // ALU: one adder (ADD, RSUM, MOV) and one signed maximum (MAX, RELU, RMAX).
+  logic [31:0] sum, max, alu;
   assign sum = a_q + b_q;
-  assign cmp = relu ? 32'd0 : b_q;
-  assign max = $signed(a_q) > $signed(cmp) ? a_q : cmp;
-  assign alu = op == 4'(tsl_pkg::VPU_OP_ADD) || op == 4'(tsl_pkg::VPU_OP_RSUM) ? sum :
-               op == 4'(tsl_pkg::VPU_OP_MOV) ? a_q : max;
+  assign max = $signed(a_q) > $signed(b_q) ? a_q : b_q;
+  assign alu = op == 4'(tsl_pkg::VPU_OP_ADD) || op == 4'(tsl_pkg::VPU_OP_RSUM) || op == 4'(tsl_pkg::VPU_OP_MOV) ?
+               sum : max;
 
   // MUL and REQUANT: prod = a*b, or a*SCALE >>> SHIFT-1. REQUANT = (prod >>> 1) + prod[0] +
   // ZERO_POINT (just prod + ZERO_POINT when SHIFT is 0), saturated; a prod outside 37 bits
@@ -159,8 +159,8 @@ module tsl_lite_vpu #(
         p1_d    = p1_q + size(d1);
         lrd_o   = use_b;
         laddr_o = p2_q;
-        if (!reduce) b_d = s2;
-        else if (j_q == '0) b_d = op == 4'(tsl_pkg::VPU_OP_RSUM) ? 32'd0 : 32'h8000_0000;
+        if (!reduce || (j_q == '0 && op == 4'(tsl_pkg::VPU_OP_RSUM))) b_d = s2;
+        else if (j_q == '0) b_d = el;   // RMAX
         state_d = use_b ? StB : StOp;
       end
       StB: begin

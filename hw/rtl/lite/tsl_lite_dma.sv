@@ -43,8 +43,8 @@ module tsl_lite_dma #(
 
   logic [2:0]     state_q, state_d;
   logic [15:0]    rows_q, rows_d, rem_q, rem_d;
-  logic [HAw-1:0] h_q, h_d, hrow_q, hrow_d;
-  logic [LAw-1:0] l_q, l_d, lrow_q, lrow_d;
+  logic [HAw-1:0] h_q, h_d;
+  logic [LAw-1:0] l_q, l_d;
   logic [HAw-3:0] baddr_q, baddr_d;     // word address the buffer holds
   logic           bval_q, bval_d;       // LOAD: the buffer holds HBM's word
   logic [3:0]     dirty_q, dirty_d;     // STORE: bytes gathered for the word
@@ -62,16 +62,15 @@ module tsl_lite_dma #(
   assign hs    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_HBM_STRIDE_LSB +: HAw];
   assign ls    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_STRIDE_LSB +: LAw];
 
-  // The position after the current byte: the next byte of the row, or the next row.
+  // The position after the current byte: the next byte of the row, or (from a row's last byte)
+  // the next row, STRIDE - ROW_BYTES + 1 on.
   logic           row_end, all_end;
-  logic [HAw-1:0] h_n, hrow_n;
-  logic [LAw-1:0] l_n, lrow_n;
+  logic [HAw-1:0] h_n;
+  logic [LAw-1:0] l_n;
   assign row_end = rem_q == 16'd1;
   assign all_end = row_end && rows_q == 16'd1;
-  assign hrow_n  = hrow_q + hs;
-  assign lrow_n  = lrow_q + ls;
-  assign h_n     = row_end ? hrow_n : h_q + HAw'(1);
-  assign l_n     = row_end ? lrow_n : l_q + LAw'(1);
+  assign h_n     = h_q + (row_end ? hs - HAw'(rb) + HAw'(1) : HAw'(1));
+  assign l_n     = l_q + (row_end ? ls - LAw'(rb) + LAw'(1) : LAw'(1));
 
   logic [7:0] hbyte, lbyte;
   assign hbyte = buf_q[8*h_q[1:0] +: 8];
@@ -95,9 +94,7 @@ module tsl_lite_dma #(
     rows_d  = rows_q;
     rem_d   = rem_q;
     h_d     = h_q;
-    hrow_d  = hrow_q;
     l_d     = l_q;
-    lrow_d  = lrow_q;
     baddr_d = baddr_q;
     bval_d  = bval_q;
     dirty_d = dirty_q;
@@ -112,8 +109,6 @@ module tsl_lite_dma #(
       StIdle: if (ex_valid_i) begin
         h_d     = ex_insn_i[tsl_pkg::INSN_DMA_XFER_HBM_ADDR_LSB +: HAw];
         l_d     = ex_insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_ADDR_LSB +: LAw];
-        hrow_d  = h_d;
-        lrow_d  = l_d;
         rows_d  = ex_insn_i[tsl_pkg::INSN_DMA_XFER_ROWS_LSB +: 16];
         rem_d   = rb;
         bval_d  = 1'b0;
@@ -175,11 +170,7 @@ module tsl_lite_dma #(
       h_d   = h_n;
       l_d   = l_n;
       rem_d = row_end ? rb : rem_q - 16'd1;
-      if (row_end) begin
-        rows_d = rows_q - 16'd1;
-        hrow_d = hrow_n;
-        lrow_d = lrow_n;
-      end
+      if (row_end) rows_d = rows_q - 16'd1;
     end
   end
 
@@ -189,9 +180,7 @@ module tsl_lite_dma #(
       rows_q  <= '0;
       rem_q   <= '0;
       h_q     <= '0;
-      hrow_q  <= '0;
       l_q     <= '0;
-      lrow_q  <= '0;
       baddr_q <= '0;
       bval_q  <= 1'b0;
       dirty_q <= '0;
@@ -202,9 +191,7 @@ module tsl_lite_dma #(
       rows_q  <= rows_d;
       rem_q   <= rem_d;
       h_q     <= h_d;
-      hrow_q  <= hrow_d;
       l_q     <= l_d;
-      lrow_q  <= lrow_d;
       baddr_q <= baddr_d;
       bval_q  <= bval_d;
       dirty_q <= dirty_d;

@@ -34,7 +34,7 @@ module tsl_lite_mxu #(
   logic [2:0]     state_q, state_d;
   logic           wb_q, wb_d, accum_q, accum_d, rv_q, rv_d;
   logic [11:0]    kblk_q, kblk_d;
-  logic [15:0]    row_q, row_d;
+  logic [15:0]    row_q, row_d;     // rows left in the K-block
   logic [LAw-1:0] wrow_q, wrow_d, actb_q, actb_d, act_q, act_d;   // VMEM offsets
   logic [LAw-1:0] acc_q, acc_d;                                   // ACC offset
   logic [Kw-1:0]  k_q, k_d, j_q, j_d;
@@ -119,7 +119,7 @@ module tsl_lite_mxu #(
                                                    : ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_W_ADDR_LSB +: LAw];
         act_d   = actb_d;
         acc_d   = accb;
-        row_d   = '0;
+        row_d   = rows;
         k_d     = '0;
         j_d     = '0;
         w_d     = '0;
@@ -180,12 +180,12 @@ module tsl_lite_mxu #(
         state_d = StCol;
         if (j_q == Kw'(N - 1)) begin
           busy_o  = 1'b1;
-          row_d   = row_q + 16'd1;
+          row_d   = row_q - 16'd1;
           act_d   = act_q + as;
           acc_d   = acc_q + cs;
           state_d = StAct;
-          if (row_q == rows - 16'd1) begin   // the K-block is done
-            row_d   = '0;
+          if (row_q == 16'd1) begin   // the K-block is done
+            row_d   = rows;
             kblk_d  = kblk_q - 12'd1;
             actb_d  = actb_q + LAw'(N);
             act_d   = actb_d;

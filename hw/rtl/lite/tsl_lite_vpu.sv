@@ -31,7 +31,7 @@ module tsl_lite_vpu #(
 
   logic [2:0]    state_q, state_d;
   logic [LAw:0]  p1_q, p1_d, p2_q, p2_d, pd_q, pd_d;   // {ACC select (bit 24), offset}: rows stay inside
-  logic [15:0]   row_q, row_d;
+  logic [15:0]   row_q, row_d;       // rows left
   logic [Jw-1:0] j_q, j_d;
   logic [31:0]   a_q, a_d, b_q, b_d;
 
@@ -146,7 +146,7 @@ module tsl_lite_vpu #(
         pd_d    = {ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB + 24], ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB +: LAw]};
         p1_d    = {ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB + 24], ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB +: LAw]};
         p2_d    = {s2[24], s2[LAw-1:0]};
-        row_d   = '0;
+        row_d   = ex_insn_i[tsl_pkg::INSN_VPU_VEC_ROWS_LSB +: 16];
         j_d     = '0;
         state_d = StRd;
       end
@@ -191,11 +191,11 @@ module tsl_lite_vpu #(
         rb_req  = 1'b1;
         rb_addr = j_q + Jw'(1);
         if (j_q == Jw'(N - 1)) begin
-          row_d   = row_q + 16'd1;
+          row_d   = row_q - 16'd1;
           state_d = StRd;
           if (ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_MODE_LSB +: 2] == 2'(tsl_pkg::SRC2_BCAST))
             p2_d = {s2[24], s2[LAw-1:0]};
-          if (row_q == ex_insn_i[tsl_pkg::INSN_VPU_VEC_ROWS_LSB +: 16] - 16'd1) begin
+          if (row_q == 16'd1) begin
             done_o  = 1'b1;
             state_d = StIdle;
           end

@@ -33,6 +33,8 @@ module tsl_tc_check #(
   localparam logic [63:0] ACC_END  = 64'(tsl_pkg::LOCAL_ACC_BASE) + 64'(AccBytes);
   localparam logic [63:0] HBM_END  = 64'(HbmBytes);
   localparam logic [CreditW-1:0] CREDIT_MAX = CreditW'(tsl_pkg::PARAM_TOKEN_MAX);
+  localparam int Ew = $clog2(ACC_END > HBM_END ? (ACC_END > VMEM_END ? ACC_END : VMEM_END)
+                                               : (HBM_END > VMEM_END ? HBM_END : VMEM_END)) + 1;
 
   // Bytes of an N-element vector of a dtype.
   function automatic logic [31:0] vec_bytes(input logic [1:0] dt);
@@ -58,7 +60,8 @@ module tsl_tc_check #(
   logic [31:0] o_addr, o_stride, o_rb, o_align;
   logic [23:0] o_rows_m1;
   logic [55:0] o_prod;
-  logic [63:0] o_end;
+  logic        o_big;
+  logic [Ew+1:0] o_end;
 
   assign unit     = insn_i[tsl_pkg::INSN_HDR_UNIT_LSB +: 2];
   assign op       = insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4];
@@ -233,22 +236,25 @@ module tsl_tc_check #(
     endcase
   end
 
+  // Extents without wrap-around, in Ew + 2 bits: every end is below 2^Ew, so an address or a
+  // product at or above 2^Ew puts the extent past it (o_big); otherwise the narrow sum is exact.
   assign in_vmem = 64'(o_addr) < VMEM_END;
   assign in_acc  = o_addr >= tsl_pkg::LOCAL_ACC_BASE && 64'(o_addr) < ACC_END;
   assign o_prod  = 56'(o_rows_m1) * 56'(o_stride);
-  assign o_end   = 64'(o_addr) + 64'(o_prod) + 64'(o_rb);
+  assign o_big   = (o_prod >> Ew) != '0 || (o_addr >> Ew) != '0;
+  assign o_end   = (Ew+2)'(o_addr[Ew-1:0]) + (Ew+2)'(o_prod[Ew-1:0]) + (Ew+2)'(o_rb[Ew-1:0]);
 
   always_comb begin
     logic [31:0] amask;
     amask  = (o_dma_local && in_acc) ? 32'd3 : o_align - 32'd1;
     op_err = tsl_pkg::ERR_NONE;
     if (o_hbm) begin
-      if (o_end > HBM_END) op_err = tsl_pkg::ERR_HBM_RANGE;
+      if (o_big || 64'(o_end) > HBM_END) op_err = tsl_pkg::ERR_HBM_RANGE;
     end else if (!((in_vmem && o_vmem_ok) || (in_acc && o_acc_ok))) begin
       op_err = tsl_pkg::ERR_LOCAL_RANGE;
     end else if (((o_addr | o_stride | o_rb) & amask) != '0) begin
       op_err = tsl_pkg::ERR_MISALIGNED;
-    end else if (o_end > (in_acc ? ACC_END : VMEM_END)) begin
+    end else if (o_big || 64'(o_end) > (in_acc ? ACC_END : VMEM_END)) begin
       op_err = tsl_pkg::ERR_LOCAL_RANGE;
     end
   end

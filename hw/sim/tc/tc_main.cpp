@@ -732,6 +732,10 @@ static int run_directed() {
             {"err-bad-mxu-op", tsl_insn_header(TSL_UNIT_MXU, 9)},
             {"err-hbm-range", tsl_insn_dma(TSL_DMA_OP_LOAD, HBM - 10, 0, 0, 0, 1, 11)},
             {"err-local-range", tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, VMEM - 10, 0, 1, 11)},
+            // extents far past any memory: a huge address, and a huge stride times rows - 1
+            {"err-hbm-addr-huge", tsl_insn_dma(TSL_DMA_OP_LOAD, 0x80000000u, 0, 0, 0, 1, 16)},
+            {"err-hbm-stride-huge", tsl_insn_dma(TSL_DMA_OP_STORE, 64, 0x40000000u, 0, 0, 5, 16)},
+            {"err-local-stride-huge", tsl_insn_dma(TSL_DMA_OP_LOAD, 64, 0, 0, 0x80000000u, 2, 16)},
             {"err-misaligned", tsl_insn_loadw(TSL_DTYPE_INT8, 0, 3, N)},
             {"err-token", [] { tsl_insn_t i = tsl_insn_sync(TSL_UNIT_VPU); tsl_insn_wait(&i, TSL_TOK(TSL_UNIT_MXU)); return i; }()},
         };

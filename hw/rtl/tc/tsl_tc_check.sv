@@ -48,7 +48,6 @@ module tsl_tc_check #(
   logic [1:0]  unit;
   logic [3:0]  op;
   logic [2:0]  wait_m, signal_m, fmt;
-  logic [255:0] used;
   logic [3:0]  hdr_err, op_err, fin_err;
   logic        unary, fl;
   logic [1:0]  dd, d1, d2, mode;
@@ -103,20 +102,36 @@ module tsl_tc_check #(
     end
   end
 
+  // Reserved bits. Bit b's pattern is which formats use it (bit f: format f, Fmt* order); the
+  // bits of one pattern are OR-ed together first, so the format selects among a few groups instead
+  // of masking all 256 bits.
+  function automatic logic [5:0] pattern(input logic [7:0] b);
+    pattern = {tsl_pkg::INSN_MXU_MATMULK_USED[b], tsl_pkg::INSN_VPU_VEC_USED[b], tsl_pkg::INSN_MXU_MATMUL_USED[b],
+               tsl_pkg::INSN_MXU_LOADW_USED[b], tsl_pkg::INSN_DMA_XFER_USED[b], tsl_pkg::INSN_SYNC_USED[b]};
+  endfunction
+  function automatic logic [255:0] group_mask(input logic [5:0] p);
+    for (int b = 0; b < 256; b++) group_mask[b] = pattern(8'(b)) == p;
+  endfunction
+  logic [63:0] grp;        // grp[p]: some bit of pattern p is set
+  logic        reserved;   // a bit the format does not use is set
+  for (genvar p = 0; p < 64; p++) begin : g_grp
+    assign grp[p] = (insn_i & group_mask(6'(p))) != '0;
+  end
+  always_comb begin
+    logic [5:0] fbit;   // the format's pattern bit (none for FmtBad)
+    fbit     = fmt < 3'd6 ? 6'd1 << fmt : 6'd0;
+    reserved = 1'b0;
+    for (int p = 0; p < 64; p++) begin
+      if (grp[p] && (6'(p) & fbit) == 6'd0) reserved = 1'b1;
+    end
+  end
+
   // Checks 1-4: opcode, reserved bits, tokens on the own unit, field values.
   always_comb begin
-    unique case (fmt)
-      FmtSync:   used = tsl_pkg::INSN_SYNC_USED;
-      FmtDma:    used = tsl_pkg::INSN_DMA_XFER_USED;
-      FmtLoadw:  used = tsl_pkg::INSN_MXU_LOADW_USED;
-      FmtMatmul: used = tsl_pkg::INSN_MXU_MATMUL_USED;
-      FmtMatmulk: used = tsl_pkg::INSN_MXU_MATMULK_USED;
-      default:   used = tsl_pkg::INSN_VPU_VEC_USED;
-    endcase
     hdr_err = tsl_pkg::ERR_NONE;
     if (fmt == FmtBad) begin
       hdr_err = tsl_pkg::ERR_BAD_OPCODE;
-    end else if ((insn_i & ~used) != '0 || ((wait_m | signal_m) & (3'd1 << unit)) != 3'd0) begin
+    end else if (reserved || ((wait_m | signal_m) & (3'd1 << unit)) != 3'd0) begin
       hdr_err = tsl_pkg::ERR_BAD_FIELD;
     end else begin
       unique case (fmt)

@@ -1,5 +1,6 @@
 # Tessel top-level Makefile.
-#   make deps    install missing Debian packages (idempotent, silent when all are there)
+#   make deps    install missing Debian packages, and Yosys 0.55 from npm for the iCEBreaker build
+#                (idempotent, silent when all are there)
 #   make demo    end-to-end demo
 #   make test    every fast test; ends with "N passed, N failed"
 #   make soak    long randomised runs      make bench-model   golden-model throughput
@@ -36,6 +37,7 @@ deps:
 	  $$sudo apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@$(MAKE) --no-print-directory -C fpga yowasp
 
 include $(sort $(wildcard mk/*.mk))
 

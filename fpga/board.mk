@@ -2,7 +2,7 @@
 # mk/fpga.mk; other harnesses include it to Verilate a board top).
 #   FPGA_TOP / FPGA_RTL     tsl_fpga_top: UART bridge + tsl_soc + on-chip HBM (the Arty build's
 #                           core; the Verilated top for the uart transport: docs/fpga.md)
-#   ICE40_TOP / ICE40_RTL   tsl_ice40_top: iCEBreaker board top (UART bridge + SPRAM BAR1)
+#   ICE40_TOP / ICE40_RTL   tsl_ice40_top: iCEBreaker board top (UART bridge + lite tensor core + SPRAM HBM)
 #   ARTY_TOP / ARTY_RTL     tsl_arty_top: Arty A7-100T board top (clock, reset, pins + tsl_fpga_top)
 # FPGA_ROOT: the repository root with a trailing slash when included from another directory.
 fpga_glob       = $(patsubst $(FPGA_ROOT)%,%,$(sort $(wildcard $(addprefix $(FPGA_ROOT),$(1)))))
@@ -18,7 +18,7 @@ FPGA_RTL        = $(FPGA_SOC_RTL) hw/rtl/fpga/tsl_uart_rx.sv \
                   hw/rtl/fpga/tsl_uart_tx.sv hw/rtl/fpga/tsl_uart_bridge.sv hw/rtl/fpga/tsl_fpga_hbm.sv \
                   hw/rtl/fpga/tsl_fpga_top.sv
 ICE40_TOP       = tsl_ice40_top
-ICE40_RTL       = $(FPGA_BRIDGE_RTL) hw/rtl/prim/tsl_prim_ram.sv hw/rtl/soc/tsl_axi_from_bus.sv \
-                  hw/rtl/fpga/tsl_fpga_hbm.sv fpga/ice40/tsl_ice40_top.sv
+ICE40_RTL       = $(FPGA_BRIDGE_RTL) hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_ram.sv hw/rtl/tc/tsl_tc_check.sv \
+                  $(call fpga_glob,hw/rtl/lite/*.sv) fpga/ice40/tsl_ice40_top.sv
 ARTY_TOP        = tsl_arty_top
 ARTY_RTL        = $(FPGA_RTL) fpga/xilinx/tsl_arty_top.sv

@@ -37,19 +37,22 @@ $(FPGA_OUT)/$(1)/fpga_top_sim: $(3) hw/sim/fpga/fpga_top_main.cpp $(4) hw/sim/fp
 endef
 $(eval $(call fpga_top_build,top,$(FPGA_TOP),$(FPGA_RTL),hw/sim/core/tsl_elf.cpp,\
   -DFPGA_SOC=1 -DFPGA_HBM=262144,))
-$(eval $(call fpga_top_build,ice40-sim,$(ICE40_TOP),$(ICE40_RTL),,\
-  -DFPGA_SOC=0 -DFPGA_HBM=131072,))
+FPGA_ICE40_DEFS := -DFPGA_SOC=0 -DFPGA_HBM=65536 -DFPGA_N=4 -DFPGA_ACC=4096 -I$(abspath hw/model)
+$(eval $(call fpga_top_build,ice40-sim,$(ICE40_TOP),$(ICE40_RTL),$(MODEL_LIB),$(FPGA_ICE40_DEFS),))
 
-# Gate level: the synthesised iCE40 netlist (the bitstream's, from make fpga) with Yosys's cell
-# models (SB_SPRAM256KA, SB_RAM40_4K, SB_LUT4, ...), driven by the same harness.
-FPGA_ICE40_CELLS := $(abspath $(dir $(shell command -v yosys))../share/yosys/ice40/cells_sim.v)
+# Gate level: the synthesised iCE40 netlist (the bitstream's, from make fpga) with the cell models
+# (SB_SPRAM256KA, SB_RAM40_4K, SB_MAC16, SB_LUT4, ...) of the Yosys that made it (0.55, from npm),
+# driven by the same harness.
+FPGA_YOWASP      := $(abspath $(BUILD))/npm/node_modules/@yowasp/yosys/gen
+FPGA_ICE40_CELLS := $(FPGA_YOWASP)/share/ice40/cells_sim.v
 $(FPGA_OUT)/ice40-gl/netlist.v: $(FPGA_OUT)/ice40/$(ICE40_TOP).json
 	@mkdir -p $(@D)
-	@yosys -q -p "read_json $<; write_verilog -noattr $@"
-$(eval $(call fpga_top_build,ice40-gl,$(ICE40_TOP),$(FPGA_OUT)/ice40-gl/netlist.v $(FPGA_ICE40_CELLS),,\
-  -DFPGA_SOC=0 -DFPGA_GL=1 -DFPGA_HBM=131072,-Wno-fatal -Wno-lint -Wno-style -DNO_ICE40_DEFAULT_ASSIGNMENTS))
+	@node fpga/yowasp-yosys.mjs $(FPGA_YOWASP)/bundle.js $(@D) "read_json $<; write_verilog -noattr out/$(@F)" $< \
+	  && mv $(@D)/out/$(@F) $@ && rmdir $(@D)/out
+$(eval $(call fpga_top_build,ice40-gl,$(ICE40_TOP),$(FPGA_OUT)/ice40-gl/netlist.v $(FPGA_ICE40_CELLS),$(MODEL_LIB),\
+  $(FPGA_ICE40_DEFS) -DFPGA_GL=1,-Wno-fatal -Wno-lint -Wno-style -DNO_ICE40_DEFAULT_ASSIGNMENTS))
 
-TESTS += fpga-lint fpga-bridge fpga-top fpga fpga-ice40-gl
+TESTS += fpga-lint fpga-bridge fpga-top fpga fpga-ice40-top fpga-ice40-gl
 .PHONY: test-fpga-lint test-fpga-bridge test-fpga-top test-fpga-ice40-top test-fpga test-fpga-ice40-gl fpga
 
 # Verilator -Wall and iverilog -g2012 on the bridge and the three tops.

@@ -1,13 +1,17 @@
 // iCEBreaker (iCE40UP5K-SG48) board top, 12 MHz, no PLL: the UART host bridge (1 Mbaud, 12 clocks
-// per bit) on the FTDI channel B, with BAR1 ("HBM") on the four SPRAMs (128 KiB, 32-bit AXI,
-// tsl_fpga_hbm) and BAR0 answering err. The full tsl_soc needs about 30 000 LUT4 at N=4 int8
-// (docs/fpga.md, "Why the UP5K holds only the link"), six times the UP5K, so this board carries
-// the host link only; the SoC build is fpga/xilinx. Reset: power-on (iCE40 flops configure to 0)
-// and the user button BTN_N. LEDs: green lit during each host-port access (a flicker per word),
-// red = the last host access answered err.
+// per bit) on the FTDI channel B and the lite tensor core (tsl_lite_core: N=4, int8, VMEM 64 KiB on
+// two SPRAMs, ACC 4 KiB in block RAM). BAR0 is the TC register block (offsets below 4 KiB), BAR1 is
+// HBM: 64 KiB on the other two SPRAMs (tsl_lite_hbm), shared by the host's bridge and the core's DMA.
+// There is no control core: the host runs the command processor and pushes instructions itself
+// (docs/fpga.md). Reset: power-on (iCE40 flops configure to 0) and the user
+// button BTN_N. LEDs: green lit while the TC interrupt line is up and during each host-port access (a
+// flicker per word); red = the last host access answered err.
 module tsl_ice40_top #(
   parameter int ClksPerBit = 12,      // 12 MHz / 1 Mbaud
-  parameter int HbmBytes   = 131072   // BAR1 bytes: 4 SPRAMs of 32 KiB
+  parameter int N          = 4,       // MXU size and VPU lanes
+  parameter int VmemBytes  = 65536,   // two SPRAMs
+  parameter int AccBytes   = 4096,    // eight EBRs
+  parameter int HbmBytes   = 65536    // BAR1 bytes: two SPRAMs
 ) (
   input  logic clk_i,      // pin 35, 12 MHz
   input  logic btn_ni,     // pin 10, user button (active low)
@@ -28,9 +32,9 @@ module tsl_ice40_top #(
     rst_n <= por_q == 4'hF;
   end
 
-  // --- bridge and BAR decode --------------------------------------------------------------------
-  logic        h_valid, h_ready, h_bar, h_err, sel_hbm, hb_ready, hb_err;
-  logic [31:0] h_addr, h_wdata, h_rdata, hb_rdata;
+  // --- bridge and BAR decode: BAR0 offsets below 4 KiB -> TC registers, BAR1 below HbmBytes -> HBM
+  logic        h_valid, h_ready, h_bar, h_err, sel_tc, sel_hbm, hb_ready, hb_err, tc_ready, tc_err, tc_irq;
+  logic [31:0] h_addr, h_wdata, h_rdata, hb_rdata, tc_rdata;
   logic [3:0]  h_wstrb;
   logic        err_ack_q, err_ack_d, led_err_q, led_err_d;
 
@@ -49,11 +53,12 @@ module tsl_ice40_top #(
     .h_err_i   (h_err)
   );
 
+  assign sel_tc    = !h_bar && h_addr < 32'd4096;
   assign sel_hbm   = h_bar && h_addr < 32'(HbmBytes);
-  assign err_ack_d = h_valid && !sel_hbm && !err_ack_q;
-  assign h_ready   = sel_hbm ? hb_ready : err_ack_q;
-  assign h_rdata   = sel_hbm ? hb_rdata : 32'd0;
-  assign h_err     = sel_hbm ? hb_err : 1'b1;
+  assign err_ack_d = h_valid && !sel_tc && !sel_hbm && !err_ack_q;
+  assign h_ready   = sel_tc ? tc_ready : sel_hbm ? hb_ready : err_ack_q;
+  assign h_rdata   = sel_tc ? tc_rdata : sel_hbm ? hb_rdata : 32'd0;
+  assign h_err     = sel_tc ? tc_err : sel_hbm ? hb_err : 1'b1;
   assign led_err_d = h_valid && h_ready ? h_err : led_err_q;
 
   always_ff @(posedge clk_i or negedge rst_n) begin
@@ -66,83 +71,62 @@ module tsl_ice40_top #(
     end
   end
 
-  // --- BAR1: AXI bridge (tsl_soc's) and SPRAM --------------------------------------------------
-  logic        awvalid, awready, wvalid, wready, wlast, bvalid, bready;
-  logic        arvalid, arready, rvalid, rready, rlast;
-  logic [31:0] awaddr, araddr, wdata, rdata;
-  logic [7:0]  awlen, arlen;
-  logic [2:0]  awsize, arsize;
-  logic [1:0]  awburst, arburst, bresp, rresp;
-  logic [3:0]  wstrb;
+  // --- the lite tensor core and BAR1: HBM shared by its word port and the host ------------------
+  localparam int HAw = $clog2(HbmBytes);
+  logic           req, we, gnt, rsp;
+  logic [HAw-1:2] addr;
+  logic [31:0]    wdata, rdata;
+  logic [3:0]     be;
+  logic [1:0]     resp;
 
-  tsl_axi_from_bus #(.DataW(32)) u_axi (
+  tsl_lite_core #(
+    .N        (N),
+    .VmemBytes(VmemBytes),
+    .AccBytes (AccBytes),
+    .HbmBytes (HbmBytes)
+  ) u_tc (
     .clk_i,
-    .rst_ni        (rst_n),
-    .clr_i         (1'b0),
-    .bus_valid_i   (h_valid && sel_hbm),
-    .bus_ready_o   (hb_ready),
-    .bus_addr_i    (h_addr),
-    .bus_wdata_i   (h_wdata),
-    .bus_wstrb_i   (h_wstrb),
-    .bus_rdata_o   (hb_rdata),
-    .bus_err_o     (hb_err),
-    .m_axi_awvalid (awvalid),
-    .m_axi_awready (awready),
-    .m_axi_awaddr  (awaddr),
-    .m_axi_awlen   (awlen),
-    .m_axi_awsize  (awsize),
-    .m_axi_awburst (awburst),
-    .m_axi_wvalid  (wvalid),
-    .m_axi_wready  (wready),
-    .m_axi_wdata   (wdata),
-    .m_axi_wstrb   (wstrb),
-    .m_axi_wlast   (wlast),
-    .m_axi_bvalid  (bvalid),
-    .m_axi_bready  (bready),
-    .m_axi_bresp   (bresp),
-    .m_axi_arvalid (arvalid),
-    .m_axi_arready (arready),
-    .m_axi_araddr  (araddr),
-    .m_axi_arlen   (arlen),
-    .m_axi_arsize  (arsize),
-    .m_axi_arburst (arburst),
-    .m_axi_rvalid  (rvalid),
-    .m_axi_rready  (rready),
-    .m_axi_rdata   (rdata),
-    .m_axi_rresp   (rresp),
-    .m_axi_rlast   (rlast)
+    .rst_ni     (rst_n),
+    .reg_valid_i(h_valid && sel_tc),
+    .reg_ready_o(tc_ready),
+    .reg_addr_i (h_addr[11:0]),
+    .reg_wdata_i(h_wdata),
+    .reg_wstrb_i(h_wstrb),
+    .reg_rdata_o(tc_rdata),
+    .reg_err_o  (tc_err),
+    .irq_o      (tc_irq),
+    .hbm_req_o  (req),
+    .hbm_we_o   (we),
+    .hbm_addr_o (addr),
+    .hbm_wdata_o(wdata),
+    .hbm_be_o   (be),
+    .hbm_gnt_i  (gnt),
+    .hbm_rsp_i  (rsp),
+    .hbm_rdata_i(rdata),
+    .hbm_resp_i (resp)
   );
 
-  tsl_fpga_hbm #(.DataW(32), .Bytes(HbmBytes)) u_hbm (
+  tsl_lite_hbm #(.Bytes(HbmBytes)) u_hbm (
     .clk_i,
-    .rst_ni        (rst_n),
-    .s_axi_awvalid (awvalid),
-    .s_axi_awready (awready),
-    .s_axi_awaddr  (awaddr),
-    .s_axi_awlen   (awlen),
-    .s_axi_awsize  (awsize),
-    .s_axi_awburst (awburst),
-    .s_axi_wvalid  (wvalid),
-    .s_axi_wready  (wready),
-    .s_axi_wdata   (wdata),
-    .s_axi_wstrb   (wstrb),
-    .s_axi_wlast   (wlast),
-    .s_axi_bvalid  (bvalid),
-    .s_axi_bready  (bready),
-    .s_axi_bresp   (bresp),
-    .s_axi_arvalid (arvalid),
-    .s_axi_arready (arready),
-    .s_axi_araddr  (araddr),
-    .s_axi_arlen   (arlen),
-    .s_axi_arsize  (arsize),
-    .s_axi_arburst (arburst),
-    .s_axi_rvalid  (rvalid),
-    .s_axi_rready  (rready),
-    .s_axi_rdata   (rdata),
-    .s_axi_rresp   (rresp),
-    .s_axi_rlast   (rlast)
+    .rst_ni     (rst_n),
+    .req_i      (req),
+    .we_i       (we),
+    .addr_i     (addr),
+    .wdata_i    (wdata),
+    .be_i       (be),
+    .gnt_o      (gnt),
+    .rsp_o      (rsp),
+    .rdata_o    (rdata),
+    .resp_o     (resp),
+    .bus_valid_i(h_valid && sel_hbm),
+    .bus_addr_i (h_addr[HAw-1:2]),
+    .bus_wdata_i(h_wdata),
+    .bus_wstrb_i(h_wstrb),
+    .bus_ready_o(hb_ready),
+    .bus_rdata_o(hb_rdata)
   );
+  assign hb_err = 1'b0;
 
   assign led_r_no = !led_err_q;
-  assign led_g_no = !h_valid;
+  assign led_g_no = !(h_valid || tc_irq);
 endmodule

@@ -11,7 +11,7 @@ module tsl_lite_axi #(
   input  logic            rst_ni,
   input  logic            hbm_req_i,
   input  logic            hbm_we_i,
-  input  logic [HAw-1:0]  hbm_addr_i,
+  input  logic [HAw-1:2]  hbm_addr_i,   // word address
   input  logic [31:0]     hbm_wdata_i,
   input  logic [3:0]      hbm_be_i,
   output logic            hbm_gnt_o,
@@ -49,18 +49,18 @@ module tsl_lite_axi #(
 
   logic [1:0]     state_q, state_d;
   logic           a_q, a_d, w_q, w_d;     // AR or AW / W still to be accepted
-  logic [HAw-1:0] addr_q;
+  logic [HAw-1:2] addr_q;
   logic [31:0]    wdata_q;
   logic [3:0]     be_q;
   logic [Lw-1:0]  lane;
-  assign lane = Dw > 32 ? Lw'(addr_q >> 2) : '0;
+  assign lane = Dw > 32 ? Lw'(addr_q) : '0;
 
   assign hbm_gnt_o     = state_q == StIdle;
   assign m_axi_arvalid = state_q == StRd && a_q;
   assign m_axi_awvalid = state_q == StWr && a_q;
   assign m_axi_wvalid  = state_q == StWr && w_q;
-  assign m_axi_araddr  = 32'(addr_q);
-  assign m_axi_awaddr  = 32'(addr_q);
+  assign m_axi_araddr  = 32'({addr_q, 2'b00});
+  assign m_axi_awaddr  = 32'({addr_q, 2'b00});
   assign m_axi_arlen   = 8'd0;
   assign m_axi_awlen   = 8'd0;
   assign m_axi_arsize  = 3'($clog2(Dw / 8));

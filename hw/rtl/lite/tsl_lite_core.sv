@@ -26,7 +26,7 @@ module tsl_lite_core #(
   // HBM word port: a request holds until hbm_gnt_i; one hbm_rsp_i per request, in order
   output logic           hbm_req_o,
   output logic           hbm_we_o,
-  output logic [HAw-1:0] hbm_addr_o,    // byte address, bits [1:0] zero
+  output logic [HAw-1:2] hbm_addr_o,    // word address
   output logic [31:0]    hbm_wdata_o,
   output logic [3:0]     hbm_be_o,
   input  logic           hbm_gnt_i,

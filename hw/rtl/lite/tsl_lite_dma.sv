@@ -31,7 +31,7 @@ module tsl_lite_dma #(
   // HBM word port: a request holds until hbm_gnt_i; its response (hbm_rsp_i) comes later
   output logic           hbm_req_o,
   output logic           hbm_we_o,
-  output logic [HAw-1:0] hbm_addr_o,    // byte address, bits [1:0] zero
+  output logic [HAw-1:2] hbm_addr_o,    // word address
   output logic [31:0]    hbm_wdata_o,
   output logic [3:0]     hbm_be_o,
   input  logic           hbm_gnt_i,
@@ -83,11 +83,11 @@ module tsl_lite_dma #(
   assign lbe_o       = 4'b0001 << l_q[1:0];
   assign hbm_req_o   = state_q == StReq;
   assign hbm_we_o    = store;
-  assign hbm_addr_o  = store ? {baddr_q, 2'b00} : {h_q[HAw-1:2], 2'b00};
+  assign hbm_addr_o  = store ? baddr_q : h_q[HAw-1:2];
   assign hbm_wdata_o = buf_q;
   assign hbm_be_o    = dirty_q;
   assign err_code_o  = hbm_resp_i == 2'b11 ? tsl_pkg::ERR_AXI_DECERR : tsl_pkg::ERR_AXI_SLVERR;
-  assign err_addr_o  = 32'(hbm_addr_o);
+  assign err_addr_o  = 32'({hbm_addr_o, 2'b00});
 
   always_comb begin
     state_d = state_q;

@@ -71,18 +71,23 @@ module tsl_lite_mxu #(
   );
   assign wbyte = lrdata_i[8*j_q[1:0] +: 8];
 
-  // Dot product of the activation row with column j.
-  function automatic logic [31:0] mul8(input logic [7:0] x, input logic [7:0] w);   // sign-extended
-    logic signed [15:0] p;
-    p = $signed(x) * $signed(w);
-    mul8 = {{16{p[15]}}, p};
-  endfunction
+  // Dot product of the activation row with column j (products sign-extended from 16 bits).
   logic [31:0] dot;
   always_comb begin
+    logic signed [15:0] pk;
     dot = '0;
-    for (int k = 0; k < N; k++) dot = dot + mul8(a_q[8*k +: 8], wb_rdata[8*k +: 8]);
+    for (int k = 0; k < N; k++) begin
+      pk  = $signed(a_q[8*k +: 8]) * $signed(wb_rdata[8*k +: 8]);
+      dot = dot + {{16{pk[15]}}, pk};
+    end
   end
 
+  // Word addresses, as LAw-bit wires: Yosys 0.23 sizes a sum with a cast inside a concatenation
+  // wider than its operands and drops the bits in front of it.
+  logic [LAw-1:0] w_word, a_word, acc_word;
+  assign w_word     = wrow_q + LAw'(4 * w_q);
+  assign a_word     = act_q + LAw'(4 * w_q);
+  assign acc_word   = acc_q + LAw'(4 * j_q);
   assign ex_ready_o = state_q == StIdle;
   assign lwdata_o   = dot + (accum_q ? lrdata_i : 32'd0);
   assign lbe_o      = 4'hF;
@@ -105,7 +110,7 @@ module tsl_lite_mxu #(
     done_o   = 1'b0;
     busy_o   = 1'b0;
     lrd_o    = 1'b0;
-    laddr_o  = {1'b0, wrow_q + LAw'(4 * w_q)};
+    laddr_o  = {1'b0, w_word};
     lwr_o    = 1'b0;
     wb_req   = 1'b0;
     wb_we    = 1'b0;
@@ -135,8 +140,9 @@ module tsl_lite_mxu #(
         wb_req = 1'b1;
         wb_we  = 1'b1;
         j_d    = j_q + Kw'(1);
-        if (j_q[1:0] == 2'd3 || Kw'(j_q + Kw'(1)) == '0) begin   // the word's last byte
+        if (j_q[1:0] == 2'd3) begin   // the word's last byte (N is a multiple of 4)
           state_d = StLdRd;
+          j_d     = '0;
           w_d     = w_q + Ww'(1);
           if (w_q == Ww'(Nw - 1)) begin
             w_d    = '0;
@@ -148,12 +154,11 @@ module tsl_lite_mxu #(
             end
           end
         end
-        if (state_d != StLdWr) j_d = '0;
       end
       // MATMUL row: the activation words, then per result j: read column j and ACC word j ...
       StAct: begin
         lrd_o    = !rv_q;
-        laddr_o  = {1'b0, act_q + LAw'(4 * w_q)};
+        laddr_o  = {1'b0, a_word};
         rv_d     = !rv_q;
         if (rv_q) begin   // the word read last cycle
           for (int w = 0; w < Nw; w++) begin
@@ -169,13 +174,13 @@ module tsl_lite_mxu #(
       StCol: begin
         wb_req   = 1'b1;
         lrd_o    = accum_q;
-        laddr_o  = {1'b1, acc_q + LAw'(4 * j_q)};
+        laddr_o  = {1'b1, acc_word};
         state_d  = StDot;
       end
       // ... then write the dot product (plus the ACC word) to ACC word j.
       StDot: begin
         lwr_o   = 1'b1;
-        laddr_o = {1'b1, acc_q + LAw'(4 * j_q)};
+        laddr_o = {1'b1, acc_word};
         j_d     = j_q + Kw'(1);
         state_d = StCol;
         if (j_q == Kw'(N - 1)) begin

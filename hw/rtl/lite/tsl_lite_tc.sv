@@ -48,7 +48,7 @@ module tsl_lite_tc #(
   localparam int HAw = $clog2(HbmBytes) > 2 ? $clog2(HbmBytes) : 2;
 
   logic           req, we, gnt, rsp;
-  logic [HAw-1:0] addr;
+  logic [HAw-1:2] addr;
   logic [31:0]    wdata, rdata;
   logic [3:0]     be;
   logic [1:0]     resp;

@@ -4,7 +4,10 @@
 //   window and read back, FW_STATUS 0 while held; BOOT.HOLD cleared, then FW_STATUS = ready and a
 //   moving HEARTBEAT (the firmware runs), and BAR0 past the HOSTIF block and the RAM answer BUS.
 // FPGA_SOC=0: tsl_ice40_top (the iCEBreaker bitstream's RTL, or with FPGA_GL=1 its synthesised
-//   netlist; reset by its power-on counter); every BAR0 access answers BUS.
+//   netlist; reset by its power-on counter): BAR0 is the lite tensor core's register block (ID,
+//   CFG_*, BUS past 4 KiB). A program pushed over the line (DMA loads of random A and B, MATMULK of
+//   two K-blocks, REQUANT to int8, RELU, DMA stores, then an invalid instruction) runs on the board
+//   and on the golden model; HBM, the TC registers and the exact counters must agree.
 // Both: random BAR1 bursts read back word for word against a host-side copy, and BAR1 past
 // FPGA_HBM answers BUS. Usage: fpga_top_sim [cp.elf]   (SEED=0x... replays)
 #include "verilated.h"
@@ -15,6 +18,10 @@ typedef Vtsl_fpga_top Top;
 #else
 #include "Vtsl_ice40_top.h"
 typedef Vtsl_ice40_top Top;
+extern "C" {
+#include "tsl_insn.h"
+#include "tslm.h"
+}
 #endif
 #include "tsl_hw.h"
 #include "tsl_rng.h"
@@ -24,6 +31,7 @@ typedef Vtsl_ice40_top Top;
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 
 #ifndef FPGA_GL
@@ -129,8 +137,91 @@ int main(int argc, char **argv) {
 #else
     b.top.btn_ni = 1;
     for (int i = 0; i < 32; i++) b.step();  // the power-on reset lasts 15 cycles
-    b.read32(0, 0, &st);
-    expect(st == 1, "BAR0 answers BUS");
+    std::vector<uint32_t> cfg;
+    expect(b.xfer(0x01, TSL_TC_ID_OFFSET, {}, 7, &cfg) == 0 && cfg.size() == 7 && cfg[0] == TSL_ID_VALUE &&
+               cfg[1] == FPGA_N && cfg[3] == FPGA_ACC && cfg[4] == HBM_BYTES && cfg[5] == 1 && cfg[6] == 1,
+           "TC ID and CFG_* (N, VMEM, ACC, HBM, int8, queue depth 1)");
+    const uint32_t vmem = cfg.size() == 7 ? cfg[2] : 0;
+    b.read32(0, 0x1000, &st);
+    expect(st == 1, "BAR0 past the TC block answers BUS");
+
+    // The same program on the board and on the golden model: C = A x B (8 x 8 x 4, int8 -> int32)
+    // by MATMULK, REQUANT of C to int8, RELU of that, both stored; then an invalid DMA (ERR_*).
+    tslm_t m{};
+    tslm_cfg_t mc = tslm_cfg_default();
+    mc.n = FPGA_N, mc.vmem_bytes = vmem, mc.acc_bytes = FPGA_ACC, mc.hbm_bytes = HBM_BYTES;
+    mc.features = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT;
+    expect(vmem && tslm_init(&m, &mc) == TSLM_OK, "golden model of the board's configuration");
+    const uint32_t A = 0x1000, B = 0x1100, C = 0x1200, Q = 0x1300, ACC = TSL_LOCAL_ACC_BASE;
+    std::vector<uint32_t> a_words(16), b_words(8);   // A: 8 rows of 8 bytes, B: 8 rows of 4 bytes
+    for (uint32_t &w : a_words) w = rng.u32();
+    for (uint32_t &w : b_words) w = rng.u32();
+    expect(b.xfer(0x82, A, a_words, 16, nullptr) == 0 && b.xfer(0x82, B, b_words, 8, nullptr) == 0, "A and B written");
+    memcpy(tslm_hbm(&m) + A, a_words.data(), 64);
+    memcpy(tslm_hbm(&m) + B, b_words.data(), 32);
+    std::vector<tsl_insn_t> prog = {
+        tsl_insn_dma(TSL_DMA_OP_LOAD, A, 8, 0, 8, 8, 8),        // A -> VMEM 0
+        tsl_insn_dma(TSL_DMA_OP_LOAD, B, 4, 0x100, 4, 8, 4),    // B -> VMEM 0x100
+        tsl_insn_matmulk(TSL_DTYPE_INT8, 0, 0, 0, 8, ACC, 16, 8, 2, 0x100, 4),
+        tsl_insn_requant(TSL_DTYPE_INT8, 0x200, TSL_DTYPE_INT32, ACC, 8, 77, 9, -3),
+        tsl_insn_vpu(TSL_VPU_OP_RELU, TSL_DTYPE_INT8, 0x240, TSL_DTYPE_INT8, 0x200, 0, 0, 0, 8),
+        tsl_insn_dma(TSL_DMA_OP_STORE, C, 16, ACC, 16, 8, 16),  // C (int32) -> HBM
+        tsl_insn_dma(TSL_DMA_OP_STORE, Q, 4, 0x200, 4, 16, 4),  // REQUANT and RELU rows -> HBM
+    };
+    tsl_insn_signal(&prog[1], TSL_TOK(TSL_UNIT_MXU));
+    tsl_insn_wait(&prog[2], TSL_TOK(TSL_UNIT_DMA));
+    tsl_insn_signal(&prog[2], TSL_TOK(TSL_UNIT_VPU));
+    tsl_insn_wait(&prog[3], TSL_TOK(TSL_UNIT_MXU));
+    tsl_insn_signal(&prog[4], TSL_TOK(TSL_UNIT_DMA));
+    tsl_insn_wait(&prog[5], TSL_TOK(TSL_UNIT_VPU));
+    tsl_insn_notify(&prog[6]);
+    prog.push_back(tsl_insn_dma(TSL_DMA_OP_LOAD, HBM_BYTES - 4, 0, 0, 0, 1, 8));   // past HBM: ERR_HBM_RANGE
+    bool pushed = true;
+    for (const tsl_insn_t &i : prog) {
+        std::vector<uint32_t> w(i.w, i.w + TSL_PARAM_INSN_WORDS);
+        pushed = pushed && b.xfer(0x02, TSL_TC_INSN0_OFFSET, w, TSL_PARAM_INSN_WORDS, nullptr) == 0;
+        (void)tslm_push(&m, i.w);
+    }
+    expect(pushed, "the program is pushed (one 8-word frame per instruction)");
+    tslm_run(&m);
+    uint32_t status = 0;
+    for (int i = 0; i < 100 && !(status & 1u << TSL_TC_STATUS_IDLE_SHIFT); i++) status = b.read32(0, TSL_TC_STATUS_OFFSET, &st);
+    expect(st == 0 && status == tslm_reg_read(&m, TSL_TC_STATUS_OFFSET), "STATUS: idle, and the error, as the model");
+    const uint32_t regs[] = {TSL_TC_ERR_CODE_OFFSET, TSL_TC_ERR_SEQ_OFFSET, TSL_TC_ERR_ADDR_OFFSET,
+                             TSL_TC_PUSH_COUNT_OFFSET, TSL_TC_NOTIFY_COUNT_OFFSET, TSL_TC_TOKENS_DMA_MXU_OFFSET,
+                             TSL_TC_TOKENS_VPU_DMA_OFFSET};
+    for (uint32_t off : regs) {
+        uint32_t v = b.read32(0, off, &st);
+        if (st != 0 || v != tslm_reg_read(&m, off)) {
+            printf("  TC register 0x%03x: board 0x%x model 0x%x\n", off, v, tslm_reg_read(&m, off));
+            expect(false, "a TC register differs from the model");
+        }
+    }
+    for (uint32_t k : {TSL_PERF_DMA_INSNS, TSL_PERF_MXU_INSNS, TSL_PERF_VPU_INSNS, TSL_PERF_HBM_RD_BYTES,
+                       TSL_PERF_HBM_WR_BYTES, TSL_PERF_MXU_MACS}) {
+        uint32_t v = b.read32(0, TSL_TC_PERF_BASE + 8 * k, &st);
+        if (st != 0 || v != tslm_reg_read(&m, TSL_TC_PERF_BASE + 8 * k)) {
+            printf("  PERF %u: board %u model %u\n", k, v, tslm_reg_read(&m, TSL_TC_PERF_BASE + 8 * k));
+            expect(false, "an exact counter differs from the model");
+        }
+    }
+    bool same = true;
+    for (uint32_t base : {C, Q}) {   // C: 8 rows of 4 int32; Q: 8 REQUANT rows, then 8 RELU rows
+        uint32_t words = base == C ? 32 : 16, shown = 0;
+        std::vector<uint32_t> out;
+        same = same && b.xfer(0x81, base, {}, words, &out) == 0 && out.size() == words;
+        for (uint32_t k = 0; k < out.size(); k++) {
+            uint32_t mw;
+            memcpy(&mw, tslm_hbm(&m) + base + 4 * k, 4);
+            if (out[k] != mw && shown++ < 4)
+                printf("  HBM 0x%04x: board 0x%08x model 0x%08x\n", base + 4 * k, out[k], mw);
+            same = same && out[k] == mw;
+        }
+    }
+    expect(same, "C, REQUANT and RELU in HBM equal the model's");
+    expect(b.xfer(0x02, TSL_TC_CTRL_OFFSET, {1u << TSL_TC_CTRL_RESET_SHIFT}, 1, nullptr) == 0 &&
+               b.read32(0, TSL_TC_ERR_CODE_OFFSET, &st) == 0 && st == 0, "CTRL.RESET clears the error");
+    tslm_free(&m);
 #endif
 
     std::vector<uint32_t> ref(HBM_BYTES / 4);

@@ -149,17 +149,20 @@ test-lab-4-ref:
 
 # --- lab 5: a port to another iCE40 board --------------------------------------------------------
 # The student's top (which may instantiate tsl_ice40_top) with the iCE40 RTL of fpga/board.mk
-# (included by mk/fpga.mk, which sorts before this file): Verilator lint, Yosys synth_ice40,
+# (included by mk/fpga.mk, which sorts before this file): Verilator lint, Yosys 0.55 synth_ice40,
 # nextpnr-ice40 with the student's .pcf at 12 MHz, then tests/labs/5/check.py on pins and timing.
 LAB5_DIR := $(or $(LAB_DIR),labs/5)
 LAB5_OUT := $(LAB_OUT)/5/$(call LAB_TAG,$(LAB5_DIR))
 LAB5_RTL := $(ICE40_RTL) $(LAB5_DIR)/tsl_lab5_top.sv
 $(eval $(call lab_start,5,5-fpga-port.md))
 
-$(LAB5_OUT)/tsl_lab5_top.json: $(LAB5_RTL) mk/labs.mk
+# The same Yosys 0.55 (from npm, make deps) and options as the iCEBreaker build (fpga/Makefile).
+$(LAB5_OUT)/tsl_lab5_top.json: $(LAB5_RTL) mk/labs.mk fpga/yowasp-yosys.mjs
 	@mkdir -p $(@D)
-	@fpga/yosys-retry.sh -q -l $(@D)/yosys.log -p "read_verilog -sv $(LAB5_RTL); synth_ice40 -dsp -spram \
-	  -top tsl_lab5_top -json $@" >/dev/null || { tail -20 $(@D)/yosys.log; exit 1; }
+	@node fpga/yowasp-yosys.mjs $(FPGA_YOWASP)/bundle.js $(@D) "read_verilog -sv $(LAB5_RTL); \
+	  tee -q -o out/yosys.log synth_ice40 -dsp -spram -abc9 -device u -top tsl_lab5_top; \
+	  delete t:\$$scopeinfo; write_json out/$(@F)" $(LAB5_RTL) \
+	  && mv $(@D)/out/* $(@D)/ && rmdir $(@D)/out || { tail -20 $(@D)/out/yosys.log 2>/dev/null; exit 1; }
 
 .PHONY: lab-5-check test-lab-5-ref
 lab-5-check: $(LAB5_OUT)/tsl_lab5_top.json $(LAB5_DIR)/lab5.pcf

@@ -5,7 +5,8 @@
 // A result row: the activation row is read (N/4 words), then per result j the column and (when
 // accumulating) the ACC word are read, and one cycle later N products are summed into ACC.
 // busy_o pulses once per activation row (the controller's MXU_MACS adds N*N for each).
-// Latency: LOADW N*N/4 reads + N*N writes; MATMUL N/4 + 2N cycles per row.
+// Latency: LOADW 5 cycles per weight word (a read, then its 4 bytes); MATMUL N/2 + 2N cycles a
+// row.
 module tsl_lite_mxu #(
   parameter int N   = 4,   // array size: N int8 weights per row, N int32 results per row
   parameter int LAw = 14   // local offset bits; local port addresses are {ACC select, offset}

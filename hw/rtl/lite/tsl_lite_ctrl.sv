@@ -54,7 +54,8 @@ module tsl_lite_ctrl #(
   logic [1:0]           run_unit_q, run_unit_d;
   logic                 fail_q, fail_d;      // the running DMA reported an AXI error
 
-  logic        acc, we, is_insn, is_perf, perf_rd, perf_rvalid, hand, retire, ret_ok, sync, units_idle, reset_done, rec_disp, perf_clr;
+  logic        acc, we, is_insn, is_perf, perf_rd, perf_rvalid, hand, retire, ret_ok, sync, units_idle;
+  logic        reset_done, rec_disp, perf_clr;
   logic [31:0] wmask, rd_val, perf_rdata;
   logic [1:0]  p_unit;
   logic [2:0]  p_wait, p_signal;
@@ -108,7 +109,8 @@ module tsl_lite_ctrl #(
     perf_inc[tsl_pkg::PERF_VPU_BUSY] = busy_i[tsl_pkg::UNIT_VPU];
     perf_inc[tsl_pkg::PERF_MXU_MACS] = busy_i[tsl_pkg::UNIT_MXU];   // N*N each
     for (int u = 0; u < 3; u++) begin   // the STALL counters stay 0: a head never waits for a token
-      perf_inc[tsl_pkg::PERF_DMA_INSNS + u] = (hand && sync && p_unit == 2'(u)) || (ret_ok && run_unit_q == 2'(u));
+      perf_inc[tsl_pkg::PERF_DMA_INSNS + u] = (hand && sync && p_unit == 2'(u)) ||
+                                              (ret_ok && run_unit_q == 2'(u));
     end
     perf_inc[tsl_pkg::PERF_HBM_RD_BYTES] = dma_byte_i && !run_store_q;
     perf_inc[tsl_pkg::PERF_HBM_WR_BYTES] = dma_byte_i && run_store_q;
@@ -228,7 +230,8 @@ module tsl_lite_ctrl #(
       default: begin   // StReset: wait for the running instruction
         if (units_idle) begin
           reset_done = 1'b1;
-          perf_clr   = reg_wdata_i[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB] && wmask[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB];
+          perf_clr   = reg_wdata_i[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB] &&
+                       wmask[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB];
           ready_d    = 1'b1;
           state_d    = StIdle;
           stage_d    = '0;

@@ -120,7 +120,8 @@ module tsl_lite_mxu #(
         wb_d    = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_WBUF_LSB];
         accum_d = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACCUMULATE_LSB];
         actb_d  = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_ADDR_LSB +: LAw];
-        kblk_d  = op == 4'(tsl_pkg::MXU_OP_MATMULK) ? ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_KBLOCKS_LSB +: 12] : 12'd1;
+        kblk_d  = op == 4'(tsl_pkg::MXU_OP_MATMULK) ?
+                  ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_KBLOCKS_LSB +: 12] : 12'd1;
         wrow_d  = op == 4'(tsl_pkg::MXU_OP_LOADW) ? ex_insn_i[tsl_pkg::INSN_MXU_LOADW_ADDR_LSB +: LAw]
                                                    : ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_W_ADDR_LSB +: LAw];
         act_d   = actb_d;

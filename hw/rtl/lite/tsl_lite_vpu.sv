@@ -71,8 +71,8 @@ module tsl_lite_vpu #(
   logic [31:0] sum, max, alu;
   assign sum = a_q + b_q;
   assign max = $signed(a_q) > $signed(b_q) ? a_q : b_q;
-  assign alu = op == 4'(tsl_pkg::VPU_OP_ADD) || op == 4'(tsl_pkg::VPU_OP_RSUM) || op == 4'(tsl_pkg::VPU_OP_MOV) ?
-               sum : max;
+  assign alu = op == 4'(tsl_pkg::VPU_OP_ADD) || op == 4'(tsl_pkg::VPU_OP_RSUM) ||
+               op == 4'(tsl_pkg::VPU_OP_MOV) ? sum : max;
 
   // MUL and REQUANT: prod = a*b, or a*SCALE >>> SHIFT-1. REQUANT = (prod >>> 1) + prod[0] +
   // ZERO_POINT (just prod + ZERO_POINT when SHIFT is 0), saturated; a prod outside 37 bits
@@ -143,8 +143,10 @@ module tsl_lite_vpu #(
     rb_addr   = j_q;
     unique case (state_q)
       StIdle: if (ex_valid_i) begin
-        pd_d    = {ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB + 24], ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB +: LAw]};
-        p1_d    = {ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB + 24], ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB +: LAw]};
+        pd_d    = {ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB + 24],
+                   ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB +: LAw]};
+        p1_d    = {ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB + 24],
+                   ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB +: LAw]};
         p2_d    = {s2[24], s2[LAw-1:0]};
         row_d   = ex_insn_i[tsl_pkg::INSN_VPU_VEC_ROWS_LSB +: 16];
         j_d     = '0;

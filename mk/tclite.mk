@@ -3,6 +3,8 @@
 # own harness (hw/sim/tc/tc_main.cpp, Verilated with --prefix Vtsl_tc).
 #   make test-lite-n4 / test-lite-n8   random race-free programs (SEED= replays)
 #   make test-lite-directed            every VPU op and type, DMA shapes and maximum sizes, errors
+#   make test-lite-perf                tsl_lite_perf against 64-bit counters in C++
+#   make test-lite-lint / -iverilog    Verilator -Wall (3 configurations) and an Icarus compile
 #   make lite-trace LITE_CFG=n4 SEED=0x...   rebuild with --trace-fst and replay one program -> tc.fst
 # Configurations (name: N, VMEM, ACC, HBM bytes, AXI data bits): n4 is the iCEBreaker's core with
 # smaller memories (the harness moves all of VMEM and ACC twice per program, a word per HBM latency);

@@ -1,8 +1,7 @@
 // tsl_lite_perf against 64-bit counters kept here: random one-bit events on every counter,
-// CTRL.CLEAR_PERF, and reads of every word. Built with N = 32768, PERF_MXU_MACS adds 2^30 per event,
-// so its HI word carries. A read must
-// answer within 2 * PERF_COUNT + 1 cycles with the counter's value at its flush: every event before the
-// cycle in which the answer appears.
+// CTRL.CLEAR_PERF, and reads of every word. Built with N = 32768, PERF_MXU_MACS adds 2^30 per
+// event, so its HI word carries. A read must answer within 2 * PERF_COUNT + 1 cycles with the
+// counter's value at its flush: every event before the cycle in which the answer appears.
 //   perf_sim CYCLES      SEED=s replays a run
 #include <cinttypes>
 #include <cstdio>

@@ -3,7 +3,7 @@
 #                             against a memory model (SEED= replays)
 #   make test-fpga-lint       Verilator -Wall and iverilog -g2012 on the bridge and the board tops
 #   make test-fpga-top        Verilated tsl_fpga_top + cp.elf through its UART pins (HOSTIF, firmware, HBM)
-#   make test-fpga-ice40-top  Verilated tsl_ice40_top through its UART pins (BAR1 SPRAM, BUS answers)
+#   make test-fpga-ice40-top  Verilated tsl_ice40_top through its UART pins: a TC program against the model
 #   make test-fpga-ice40-gl   the same on the synthesised iCE40 netlist (Yosys cell models)
 #   make test-fpga            make fpga, reported as a test (fails unless nextpnr meets 12 MHz)
 #   make fpga                 iCEBreaker bitstream (make -C fpga ice40): yosys, nextpnr-ice40, icepack

@@ -91,12 +91,11 @@ module tsl_lite_ctrl #(
   );
 
   // Hand the staged instruction over (or retire a SYNC) once nothing runs; its unit is idle then.
-  always_comb begin
-    ex_valid_o = '0;
-    if (state_q == StPush && err_code_q == tsl_pkg::ERR_NONE && !run_q && !sync)
-      ex_valid_o[p_unit] = &ex_ready_i;
-  end
   assign hand   = state_q == StPush && err_code_q == tsl_pkg::ERR_NONE && units_idle;
+  always_comb begin
+    ex_valid_o         = '0;
+    ex_valid_o[p_unit] = hand && !sync;
+  end
   assign retire = run_q && done_i[run_unit_q];
   assign ret_ok = retire && !(fail_q || dma_err_i);   // a DMA that failed on AXI counts nowhere
 

@@ -20,7 +20,7 @@ FUZZ_CFLAGS    := -std=c11 -O1 -g -Wall -Wextra -Werror -Wshadow -Wstrict-protot
                   -Ifirmware/cp -Ihw/model -Ihw/include
 FUZZ_MODEL     := hw/model/tslm.c hw/model/tslm_arith.c
 FUZZ_FW        := firmware/cp/tsl_cp.c firmware/cp/tsl_cp_sched.c firmware/cp/tsl_cp_gemm.c \
-                  firmware/cp/tsl_cp_ops.c firmware/cp/tsl_cp_hal_model.c
+                  firmware/cp/tsl_cp_ops.c firmware/cp/tsl_cp_hal_model.c firmware/cp/tsl_cp_hostif.c
 FUZZ_HOST      := $(filter-out host_driver/src/npy.c,$(wildcard host_driver/src/*.c))
 FUZZ_HDRS      := tests/fuzz/fuzz_in.h tests/model/ref.h $(wildcard host_driver/include/*.h host_driver/src/*.h \
                   firmware/cp/*.h hw/model/*.h) hw/include/tsl_hw.h hw/include/tsl_insn.h mk/fuzz.mk

@@ -5,7 +5,7 @@
 # SEED=... replays the native tests.
 FW_CP_DIR    := firmware/cp
 FW_CP_SRCS   := $(FW_CP_DIR)/tsl_cp.c $(FW_CP_DIR)/tsl_cp_sched.c $(FW_CP_DIR)/tsl_cp_gemm.c \
-                $(FW_CP_DIR)/tsl_cp_ops.c $(FW_CP_DIR)/tsl_cp_hal_model.c
+                $(FW_CP_DIR)/tsl_cp_ops.c $(FW_CP_DIR)/tsl_cp_hal_model.c $(FW_CP_DIR)/tsl_cp_hostif.c
 FW_CP_HDRS   := $(wildcard $(FW_CP_DIR)/*.h) hw/include/tsl_hw.h hw/include/tsl_insn.h hw/model/tslm.h
 FW_OUT       := $(BUILD)/fw
 FW_TEST_DEPS := tests/fw/test_fw.c tests/model/ref.h tests/model/test_util.h $(FW_CP_SRCS) $(FW_CP_HDRS) mk/fw.mk

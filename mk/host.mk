@@ -23,11 +23,12 @@ PREFIX       ?= /usr/local
 HOST_VERSION := 0.1.0
 
 HOST_SRCS    := host_driver/src/tessel.c host_driver/src/gemm.c host_driver/src/transport_model.c \
-                host_driver/src/transport_uart.c host_driver/src/elf_image.c
+                host_driver/src/transport_uart.c host_driver/src/elf_image.c \
+                host_driver/src/tessel_hostcp.c
 HOST_HDRS    := host_driver/include/tessel.h host_driver/src/tessel_int.h host_driver/src/tessel_uart.h \
-                host_driver/src/elf_image.h
+                host_driver/src/elf_image.h host_driver/src/tessel_hostcp.h
 HOST_FW_SRCS := firmware/cp/tsl_cp.c firmware/cp/tsl_cp_sched.c firmware/cp/tsl_cp_gemm.c \
-                firmware/cp/tsl_cp_ops.c firmware/cp/tsl_cp_hal_model.c
+                firmware/cp/tsl_cp_ops.c firmware/cp/tsl_cp_hal_model.c firmware/cp/tsl_cp_hostif.c
 HOST_ALL_C   := $(HOST_SRCS) $(HOST_FW_SRCS) hw/model/tslm.c hw/model/tslm_arith.c
 HOST_DEP_H   := $(HOST_HDRS) $(wildcard firmware/cp/*.h) hw/model/tslm.h hw/model/tslm_arith.h \
                 hw/include/tsl_hw.h hw/include/tsl_insn.h

@@ -42,30 +42,41 @@ test-uart: $(UART_DEV) $(UART_CLI) $(CLI_REF)
 	@rm -rf $(UART_OUT)/t && mkdir -p $(UART_OUT)/t
 	@$(PYTHON) tests/uart/test_uart.py model $(UART_DEV) $(UART_CLI) $(CLI_REF) $(UART_OUT)/t
 
-# --- the Verilated board: tsl_fpga_top behind a pty -----------------------------------------------
-#   make test-uart-board  a GEMM subset through `tessel gemm --backend uart` against
-#                         hw/sim/board/board_main.cpp: the Verilated tsl_fpga_top (N=4 int8, as
-#                         synthesised, HBM enlarged to UART_BOARD_HBM) with a bit-level UART model on
-#                         its pins, bridged to a pty; the host loads $(BUILD)/fw/cp.elf into it.
-UART_BOARD_DIR := $(UART_OUT)/board
-UART_BOARD     := $(UART_BOARD_DIR)/board_sim
+# --- the Verilated boards behind a pty (hw/sim/board/board_main.cpp) ------------------------------
+#   make test-uart-board  a GEMM subset through `tessel gemm --backend uart` against the Verilated
+#                         tsl_fpga_top (N=4 int8, as synthesised, HBM enlarged to UART_BOARD_HBM) with
+#                         a bit-level UART model on its pins, bridged to a pty; the host loads
+#                         $(BUILD)/fw/cp.elf into it.
+#   make test-uart-ice40  the same against the Verilated tsl_ice40_top, the iCEBreaker bitstream's RTL
+#                         at its synthesised parameters (N=4, HBM 64 KiB, no control core): the host
+#                         runs the command processor over the line.
 UART_BOARD_CPB := 12
 UART_BOARD_HBM := 262144
 UART_BOARD_CPP := hw/sim/board/board_main.cpp
 
-$(UART_BOARD): $(FPGA_RTL) $(UART_BOARD_CPP) hw/sim/board/tsl_pty.h hw/sim/fpga/tsl_uart_sim.h \
-               fpga/board.mk mk/uart.mk
-	@mkdir -p $(@D)
-	@echo "  VERILATE $(FPGA_TOP) -> $@ (log: $(@D)/build.log)"
-	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module $(FPGA_TOP) -O3 --x-assign fast --x-initial fast \
-	  --noassert --unroll-count 256 -GHbmBytes=$(UART_BOARD_HBM) -GClksPerBit=$(UART_BOARD_CPB) -Mdir $(@D) \
-	  -CFLAGS "-O2 -I$(abspath hw/sim/board) -I$(abspath hw/sim/fpga) -DBOARD_CPB=$(UART_BOARD_CPB)" \
+# board_build(sim, top, rtl, Verilator parameters, C++ defines)
+define board_build
+$(1): $(3) $(UART_BOARD_CPP) hw/sim/board/tsl_pty.h hw/sim/fpga/tsl_uart_sim.h fpga/board.mk mk/uart.mk
+	@mkdir -p $$(@D)
+	@echo "  VERILATE $(2) -> $$@ (log: $$(@D)/build.log)"
+	@$$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module $(2) -O3 --x-assign fast --x-initial fast \
+	  --noassert --unroll-count 256 $(4) -GClksPerBit=$$(UART_BOARD_CPB) -Mdir $$(@D) \
+	  -CFLAGS "-O2 -I$$(abspath hw/sim/board) -I$$(abspath hw/sim/fpga) -DBOARD_CPB=$$(UART_BOARD_CPB) $(5)" \
 	  -MAKEFLAGS "OPT_FAST=-O2" -o board_sim \
-	  $(FPGA_RTL) $(abspath $(UART_BOARD_CPP)) >$(@D)/build.log 2>&1 || { tail -40 $(@D)/build.log; exit 1; }
+	  $(3) $$(abspath $$(UART_BOARD_CPP)) >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
+endef
+UART_BOARD := $(UART_OUT)/board/board_sim
+UART_ICE40 := $(UART_OUT)/ice40/board_sim
+$(eval $(call board_build,$(UART_BOARD),$(FPGA_TOP),$(FPGA_RTL),-GHbmBytes=$(UART_BOARD_HBM),))
+$(eval $(call board_build,$(UART_ICE40),$(ICE40_TOP),$(ICE40_RTL),,-DBOARD_ICE40=1))
 
-TESTS += uart-board
-.PHONY: test-uart-board
+TESTS += uart-board uart-ice40
+.PHONY: test-uart-board test-uart-ice40
 
 test-uart-board: $(UART_BOARD) $(UART_CLI) $(CLI_REF) $(BUILD)/fw/cp.elf
 	@rm -rf $(UART_OUT)/tb && mkdir -p $(UART_OUT)/tb
 	@$(PYTHON) tests/uart/test_uart.py board $(UART_BOARD) $(BUILD)/fw/cp.elf $(UART_CLI) $(CLI_REF) $(UART_OUT)/tb
+
+test-uart-ice40: $(UART_ICE40) $(UART_CLI) $(CLI_REF)
+	@rm -rf $(UART_OUT)/ti && mkdir -p $(UART_OUT)/ti
+	@$(PYTHON) tests/uart/test_uart.py ice40 $(UART_ICE40) $(UART_CLI) $(CLI_REF) $(UART_OUT)/ti

@@ -1,54 +1,18 @@
 /* Tessel command processor: the native hardware-access layer on the golden model. See
- * tsl_cp_hal_model.h for the emulated HOSTIF semantics. */
+ * tsl_cp_hostif.h for the emulated HOSTIF semantics. */
 #include "tsl_cp_hal_model.h"
 
 #include <string.h>
 
-#define HIF(off) ((off) / 4u)
-
 uint32_t tsl_cp_model_hostif_read(tsl_cp_model_t *dev, uint32_t offset)
 {
-    if (offset & 3u || HIF(offset) >= TSL_CP_HOSTIF_REGS)
-        return 0;
-    switch (offset) {
-    case TSL_HOSTIF_ID_OFFSET: return TSL_ID_VALUE;
-    case TSL_HOSTIF_HOST_IRQ_SET_OFFSET:
-    case TSL_HOSTIF_RESET_OFFSET: return 0;   /* write-only */
-    default: return dev->hostif[HIF(offset)];
-    }
+    return tsl_cp_hostif_read(&dev->hif, offset);
 }
 
 void tsl_cp_model_hostif_write(tsl_cp_model_t *dev, uint32_t offset, uint32_t value)
 {
-    if (offset & 3u || HIF(offset) >= TSL_CP_HOSTIF_REGS)
-        return;
-    uint32_t *r = dev->hostif;
-    const uint32_t irq_bits = (TSL_HOSTIF_HOST_IRQ_STATUS_CPL_MASK << TSL_HOSTIF_HOST_IRQ_STATUS_CPL_SHIFT) |
-                              (TSL_HOSTIF_HOST_IRQ_STATUS_FAULT_MASK << TSL_HOSTIF_HOST_IRQ_STATUS_FAULT_SHIFT);
-    switch (offset) {
-    case TSL_HOSTIF_ID_OFFSET: break;
-    case TSL_HOSTIF_CMD_HEAD_OFFSET:
-        r[HIF(offset)] = value;
-        r[HIF(TSL_HOSTIF_DB_PENDING_OFFSET)] |= 1u;
-        break;
-    case TSL_HOSTIF_DB_PENDING_OFFSET: r[HIF(offset)] &= ~(value & 1u); break;
-    case TSL_HOSTIF_HOST_IRQ_STATUS_OFFSET: r[HIF(offset)] &= ~value; break;
-    case TSL_HOSTIF_HOST_IRQ_SET_OFFSET: r[HIF(TSL_HOSTIF_HOST_IRQ_STATUS_OFFSET)] |= value & irq_bits; break;
-    case TSL_HOSTIF_RESET_OFFSET:
-        if (value & 1u) {
-            dev->reset_requests++;
-            r[HIF(TSL_HOSTIF_FW_STATUS_OFFSET)] = 0;
-            tslm_reg_write(dev->m, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
-        }
-        break;
-    default: r[HIF(offset)] = value; break;
-    }
-}
-
-int tsl_cp_model_host_irq(const tsl_cp_model_t *dev)
-{
-    return (dev->hostif[HIF(TSL_HOSTIF_HOST_IRQ_STATUS_OFFSET)] &
-            dev->hostif[HIF(TSL_HOSTIF_HOST_IRQ_ENABLE_OFFSET)]) != 0;
+    if (tsl_cp_hostif_write(&dev->hif, offset, value))
+        tslm_reg_write(dev->m, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
 }
 
 static uint32_t model_tc_read(void *ctx, uint32_t offset)

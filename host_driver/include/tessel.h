@@ -84,7 +84,9 @@ const char *tessel_last_error(tessel_dev_t *dev);
  * it directly makes the two diverge (the tests use this to provoke TESSEL_EMISMATCH). */
 tessel_dev_t *tessel_shadow(tessel_dev_t *dev);
 
-/* Device memory (a first-fit allocator over HBM; the rings live in a reserved region). */
+/* Device memory: a first-fit allocator over HBM. [0, TESSEL_HBM_RESERVED) holds the command and
+ * completion rings; tessel_read/tessel_write refuse it and the allocator starts after it. */
+#define TESSEL_HBM_RESERVED 0x2000u
 __attribute__((warn_unused_result)) tessel_status_t tessel_alloc(tessel_dev_t *dev, size_t bytes, size_t align,
                                                                  tessel_addr_t *out);
 tessel_status_t tessel_free(tessel_dev_t *dev, tessel_addr_t addr);

@@ -1,7 +1,7 @@
 /* libtessel core: devices, the HBM allocator, the command and completion rings, submit/wait,
  * statistics, status strings and checking mode. Transport-independent (tessel_int.h).
  *
- * HBM layout: [0, TESSEL_RESERVED) is reserved for the rings — the command ring (RING_CMD_SIZE
+ * HBM layout: [0, TESSEL_HBM_RESERVED) is reserved for the rings — the command ring (RING_CMD_SIZE
  * entries of 64 bytes) at 0 and the completion ring (RING_CPL_SIZE entries of 16 bytes) at
  * RING_CPL_BASE; tessel_read/tessel_write refuse it (TESSEL_ERANGE) and the allocator starts
  * after it. The allocator is first fit over a sorted array of blocks.
@@ -28,11 +28,12 @@
 #include "tessel_int.h"
 #include "tsl_hw.h"
 
-#define TESSEL_RESERVED 0x10000u  /* bytes of HBM reserved for the rings */
 #define RING_CMD_BASE 0x0u
 #define RING_CMD_SIZE 64u
 #define RING_CPL_BASE 0x1000u
 #define RING_CPL_SIZE 64u
+_Static_assert(RING_CMD_BASE + RING_CMD_SIZE * 64u <= RING_CPL_BASE &&
+               RING_CPL_BASE + RING_CPL_SIZE * 16u <= TESSEL_HBM_RESERVED, "the rings fit the reserved HBM");
 #define SUBMIT_TIMEOUT_MS 600000u /* waiting for a free command-ring entry */
 
 typedef struct {
@@ -148,6 +149,9 @@ static tessel_status_t ring_setup(tessel_dev_t *d)
         return r;
     if (id != TSL_ID_VALUE)
         return fail(d, TESSEL_ENODEV, "%s: HOSTIF ID 0x%08x, expected 0x%08x", d->backend, id, TSL_ID_VALUE);
+    if (d->hbm_bytes <= TESSEL_HBM_RESERVED)
+        return fail(d, TESSEL_ENODEV, "%s: HBM of %llu bytes cannot hold the rings and data", d->backend,
+                    (unsigned long long)d->hbm_bytes);
     if (((fw >> TSL_HOSTIF_FW_STATUS_STATE_SHIFT) & TSL_HOSTIF_FW_STATUS_STATE_MASK) != 1u)
         return fail(d, TESSEL_ENODEV, "%s: firmware not ready (FW_STATUS 0x%08x)", d->backend, fw);
     /* A device that outlives its host (a board) keeps its ring indices, and its firmware polls while
@@ -286,7 +290,7 @@ TESSEL_API tessel_status_t tessel_alloc(tessel_dev_t *dev, size_t bytes, size_t 
         align = 64;
     if (bytes == 0 || (align & (align - 1)) || align > dev->hbm_bytes)
         return fail(dev, TESSEL_EINVAL, "tessel_alloc: bytes %zu, align %zu", bytes, align);
-    if (bytes > dev->hbm_bytes - TESSEL_RESERVED)
+    if (bytes > dev->hbm_bytes - TESSEL_HBM_RESERVED)
         return fail(dev, TESSEL_ENOMEM, "tessel_alloc: %zu bytes exceed HBM", bytes);
     if (dev->nblocks == dev->cap_blocks) {
         size_t cap = dev->cap_blocks ? 2 * dev->cap_blocks : 16;
@@ -296,7 +300,7 @@ TESSEL_API tessel_status_t tessel_alloc(tessel_dev_t *dev, size_t bytes, size_t 
         dev->blocks = b;
         dev->cap_blocks = cap;
     }
-    uint64_t lo = TESSEL_RESERVED;
+    uint64_t lo = TESSEL_HBM_RESERVED;
     for (size_t i = 0; i <= dev->nblocks; i++) {
         uint64_t hi = i < dev->nblocks ? dev->blocks[i].addr : dev->hbm_bytes;
         uint64_t a = (lo + align - 1) & ~(uint64_t)(align - 1);
@@ -335,7 +339,7 @@ TESSEL_API tessel_status_t tessel_free(tessel_dev_t *dev, tessel_addr_t addr)
 
 static int range_ok(tessel_dev_t *d, tessel_addr_t a, size_t bytes)
 {
-    return a >= TESSEL_RESERVED && a <= d->hbm_bytes && bytes <= d->hbm_bytes - a;
+    return a >= TESSEL_HBM_RESERVED && a <= d->hbm_bytes && bytes <= d->hbm_bytes - a;
 }
 
 TESSEL_API tessel_status_t tessel_write(tessel_dev_t *dev, tessel_addr_t dst, const void *src, size_t bytes)
@@ -475,7 +479,7 @@ static int service(tessel_dev_t *d, int *progress)
         return fail(d, TESSEL_EIO, "%s: the firmware halted (FW_STATUS 0x%08x, fault code %u)", d->backend, fw,
                     (fw >> TSL_HOSTIF_FW_STATUS_CODE_SHIFT) & TSL_HOSTIF_FW_STATUS_CODE_MASK);
     if (d->t.wait(d->t.ctx))
-        return fail(d, TESSEL_EIO, "%s: the device stopped", d->backend);
+        return io_fail(d, "%s: the device stopped", d->backend);
     return TESSEL_OK;
 }
 

@@ -1,15 +1,13 @@
 /* libtessel model transport: the golden model (hw/model) with the firmware command processor
- * (firmware/cp) built natively on it, through tsl_cp_hal_model (an emulated HOSTIF register file).
- * HOSTIF accesses go to that register file, HBM accesses to tslm_hbm(), and `wait` runs what the
- * RV32 main loop (firmware/cp/main.c) runs once: tsl_cp_doorbell + tsl_cp_poll, which executes
- * every pending command to completion. An invalid ring halts the firmware as main.c does
- * (FW_STATUS halted with CODE 2, HOST_IRQ FAULT).
+ * (firmware/cp) run on the host (tessel_hostcp.h) through tsl_cp_hal_model: HOSTIF accesses go
+ * to its emulated register file, HBM accesses to tslm_hbm(), and `wait` runs one pass of the
+ * firmware's main loop, which executes every pending command to completion.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "tessel_hostcp.h"
 #include "tessel_int.h"
-#include "tsl_cp.h"
 #include "tsl_cp_hal_model.h"
 #include "tslm.h"
 
@@ -17,15 +15,8 @@ typedef struct {
     tslm_t m;
     tsl_cp_model_t dev;
     tsl_cp_hal_t hal;
-    tsl_cp_t cp;
-    int halted;
+    tessel_hostcp_t cp;
 } model_t;
-
-static void fw_status(model_t *x, uint32_t state, uint32_t code)
-{
-    tsl_cp_model_hostif_write(&x->dev, TSL_HOSTIF_FW_STATUS_OFFSET,
-                              (state << TSL_HOSTIF_FW_STATUS_STATE_SHIFT) | (code << TSL_HOSTIF_FW_STATUS_CODE_SHIFT));
-}
 
 static int m_hostif_read(void *ctx, uint32_t off, uint32_t *v)
 {
@@ -35,12 +26,7 @@ static int m_hostif_read(void *ctx, uint32_t off, uint32_t *v)
 
 static int m_hostif_write(void *ctx, uint32_t off, uint32_t v)
 {
-    model_t *x = ctx;
-    tsl_cp_model_hostif_write(&x->dev, off, v);
-    if (off == TSL_HOSTIF_RESET_OFFSET && (v & 1u)) {   /* the core restarts: init + ready again */
-        x->halted = tsl_cp_init(&x->cp, &x->hal) != TSL_CP_OK;
-        fw_status(x, x->halted ? 2u : 1u, x->halted ? TSL_CP_FAULT_CONFIG : 0u);
-    }
+    tessel_hostcp_hostif_write(&((model_t *)ctx)->cp, off, v);
     return 0;
 }
 
@@ -58,16 +44,7 @@ static int m_hbm_write(void *ctx, uint64_t addr, const void *buf, size_t len)
 
 static int m_wait(void *ctx)
 {
-    model_t *x = ctx;
-    if (x->halted)
-        return 0;
-    (void)tsl_cp_doorbell(&x->cp);
-    if (tsl_cp_poll(&x->cp) < 0) {
-        x->halted = 1;
-        fw_status(x, 2u, TSL_CP_FAULT_RING);
-        tsl_cp_model_hostif_write(&x->dev, TSL_HOSTIF_HOST_IRQ_SET_OFFSET,
-                                  1u << TSL_HOSTIF_HOST_IRQ_STATUS_FAULT_SHIFT);
-    }
+    tessel_hostcp_run(&((model_t *)ctx)->cp);
     return 0;
 }
 
@@ -100,11 +77,10 @@ int tessel_transport_model_open(tessel_transport_t *t, const tessel_model_cfg_t 
         return TESSEL_ENODEV;
     }
     tsl_cp_hal_model_init(&x->hal, &x->dev, &x->m);
-    if (tsl_cp_init(&x->cp, &x->hal) != TSL_CP_OK) {
+    if (tessel_hostcp_start(&x->cp, &x->hal)) {
         m_close(x);
         return TESSEL_ENODEV;
     }
-    fw_status(x, 1u, 0u);
     memset(t, 0, sizeof *t);
     t->ctx = x;
     t->name = "model";

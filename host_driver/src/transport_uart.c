@@ -11,14 +11,24 @@
  * line cause (the `error` hook; tessel_last_error shows it). Unaligned HBM writes read-modify-write
  * their edge words (the protocol moves whole words).
  *
- * Configuration: N, VMEM, ACC, HBM and the features come from the HOSTIF CFG_* registers. A device
- * without them (BUS: the model device of the tests) has its HBM size probed through BAR1 (the
- * largest power of two whose last word reads without BUS) and the rest from $TESSEL_UART_CFG
- * ("n=4,vmem=65536,acc=16384,features=1,bpc=4", any subset), else the golden model's defaults
- * (tslm_cfg_default). The roofline bandwidth (bpc) always comes from there.
- * A board held in BOOT.HOLD (after power-on) is first given its firmware (boot()).
- * Open waits up to 2 s for FW_STATUS to leave "reset" (a board just reset, powered up or loaded).
- * `wait` sleeps 1 ms: the board runs its firmware by itself.
+ * Two kinds of board:
+ * - BAR0 is HOSTIF, and the board's control core runs the firmware (the Arty build). N, VMEM, ACC,
+ *   HBM and the features come from the HOSTIF CFG_* registers. A device without them (BUS: the
+ *   model device of the tests) has its HBM size probed through BAR1 (the largest power of two
+ *   whose last word reads without BUS) and the rest from $TESSEL_UART_CFG
+ *   ("n=4,vmem=65536,acc=16384,features=1,bpc=4", any subset), else the golden model's defaults
+ *   (tslm_cfg_default). A board held in BOOT.HOLD (after power-on) is first given its firmware
+ *   (boot()). Open waits up to 2 s for FW_STATUS to leave "reset" (a board just reset, powered up
+ *   or loaded). `wait` sleeps 1 ms: the board runs its firmware by itself.
+ * - BAR0 is the tensor core's register block, and there is no control core (the iCEBreaker): told
+ *   apart by BAR0 0x004, which is TC CFG_N and not a HOSTIF register. The configuration comes from
+ *   TC CFG_*. The host runs the command processor (tessel_hostcp.h) with HOSTIF emulated here and
+ *   a HAL over the link: TC registers through BAR0, an instruction push as one 8-word WRITE at
+ *   INSN0, HBM through BAR1, cycles from the tensor core's PERF_CYCLES. `wait` runs it: every
+ *   pending command to completion. A link failure inside it sticks: the command ends (its
+ *   watchdog), and this and every later call fails with TESSEL_EIO.
+ * The roofline bandwidth (bpc) comes from $TESSEL_UART_CFG, else the SoC's HBM_BYTES_PER_CYCLE,
+ * or 1 for a board without a control core (the lite tensor core's DMA moves a byte a cycle).
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -32,8 +42,10 @@
 #include <unistd.h>
 
 #include "elf_image.h"
+#include "tessel_hostcp.h"
 #include "tessel_int.h"
 #include "tessel_uart.h"
+#include "tsl_cp_hostif.h"
 #include "tsl_hw.h"
 #include "tslm.h"
 
@@ -48,6 +60,15 @@ typedef struct {
     int timeout_ms;
     char port[64];
     char err[224];
+    /* A host-driven board (BAR0 is the tensor core's register block): the command processor runs
+     * here (tessel_hostcp.h) on `hal`, with HOSTIF emulated in `hif`. */
+    int host_cp;
+    tsl_cp_hostif_t hif;
+    tsl_cp_hal_t hal;
+    tessel_hostcp_t cp;
+    int link_failed;          /* a HAL access failed: u->err says why; every later one fails at once */
+    uint32_t cycles_lo;       /* the last PERF_CYCLES_LO read, extended to 64 bits in cycles_hi */
+    uint64_t cycles_hi;
 } uart_t;
 
 static int64_t now_ms(void)
@@ -84,8 +105,8 @@ static int read_n(uart_t *u, uint8_t *p, int n, int64_t deadline)
         if (w <= 0)
             return w < 0 ? -1 : got;
         ssize_t r = read(u->fd, p + got, (size_t)(n - got));
-        if (r < 0 && errno != EINTR && errno != EAGAIN)
-            return -1;
+        if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN))
+            return -1;   /* hung up (end of file), or failed */
         if (r > 0)
             got += (int)r;
     }
@@ -115,9 +136,11 @@ static void resync(uart_t *u)
 {
     uint8_t junk[256];
     int64_t stop = now_ms() + UART_DRAIN_MS;
-    while (now_ms() < stop && wait_fd(u->fd, POLLIN, now_ms() + UART_QUIET_MS) > 0)
-        if (read(u->fd, junk, sizeof junk) < 0 && errno != EINTR && errno != EAGAIN)
-            break;
+    while (now_ms() < stop && wait_fd(u->fd, POLLIN, now_ms() + UART_QUIET_MS) > 0) {
+        ssize_t r = read(u->fd, junk, sizeof junk);
+        if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN))
+            break;   /* hung up, or failed */
+    }
     tcflush(u->fd, TCIFLUSH);
 }
 
@@ -271,6 +294,117 @@ static int u_hbm_write(void *ctx, uint64_t addr, const void *buf, size_t len)
     return 0;
 }
 
+/* ---- a host-driven board: the command processor's HAL over the link ---------------------------
+ * A failed access latches link_failed (u->err keeps its cause); every later one fails at once
+ * without touching the line, and reads give zeros. */
+static int hal_xfer(uart_t *u, int write, int bar1, uint32_t addr, uint32_t *words, unsigned count)
+{
+    if (!u->link_failed && xfer(u, write, bar1, addr, words, count))
+        u->link_failed = 1;
+    if (u->link_failed && !write)
+        memset(words, 0, 4u * count);
+    return u->link_failed;
+}
+
+static uint32_t hal_tc_read(void *ctx, uint32_t off)
+{
+    uint32_t v;
+    (void)hal_xfer(ctx, 0, 0, off, &v, 1);
+    return v;
+}
+
+static void hal_tc_write(void *ctx, uint32_t off, uint32_t v)
+{
+    (void)hal_xfer(ctx, 1, 0, off, &v, 1);
+}
+
+/* INSN0..INSN7 in one frame: the bridge writes them in order, and the INSN7 write pushes. */
+static void hal_tc_push(void *ctx, const uint32_t w[TSL_PARAM_INSN_WORDS])
+{
+    uint32_t words[TSL_PARAM_INSN_WORDS];
+    memcpy(words, w, sizeof words);
+    (void)hal_xfer(ctx, 1, 0, TSL_TC_INSN0_OFFSET, words, TSL_PARAM_INSN_WORDS);
+}
+
+static uint32_t hal_hostif_read(void *ctx, uint32_t off)
+{
+    return tsl_cp_hostif_read(&((uart_t *)ctx)->hif, off);
+}
+
+static void hal_hostif_write(void *ctx, uint32_t off, uint32_t v)
+{
+    if (tsl_cp_hostif_write(&((uart_t *)ctx)->hif, off, v))
+        hal_tc_write(ctx, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
+}
+
+static void hal_hbm_read(void *ctx, uint32_t addr, void *buf, uint32_t len)
+{
+    uart_t *u = ctx;
+    if (!u->link_failed && u_hbm_read(u, addr, buf, len))
+        u->link_failed = 1;
+    if (u->link_failed)
+        memset(buf, 0, len);
+}
+
+static void hal_hbm_write(void *ctx, uint32_t addr, const void *buf, uint32_t len)
+{
+    uart_t *u = ctx;
+    if (!u->link_failed && u_hbm_write(u, addr, buf, len))
+        u->link_failed = 1;
+}
+
+/* The tensor core's PERF_CYCLES (cycles since CTRL.CLEAR_PERF, which nothing here writes) from its
+ * low word, extended across wraps (calls are far fewer than 2^32 cycles apart). After a link
+ * failure the clock runs 2^40 cycles a call, so the progress watchdog ends a command at once. */
+static uint64_t hal_cycles(void *ctx)
+{
+    uart_t *u = ctx;
+    uint32_t lo = hal_tc_read(u, TSL_TC_PERF_CYCLES_LO_OFFSET);
+    if (u->link_failed)
+        return u->cycles_hi += 1ull << 40;
+    if (lo < u->cycles_lo)
+        u->cycles_hi += 1ull << 32;
+    u->cycles_lo = lo;
+    return u->cycles_hi | lo;
+}
+
+static int hc_hostif_read(void *ctx, uint32_t off, uint32_t *v)
+{
+    *v = tsl_cp_hostif_read(&((uart_t *)ctx)->hif, off);
+    return 0;
+}
+
+static int hc_hostif_write(void *ctx, uint32_t off, uint32_t v)
+{
+    uart_t *u = ctx;
+    tessel_hostcp_hostif_write(&u->cp, off, v);
+    return u->link_failed ? TESSEL_EIO : 0;
+}
+
+/* The command processor runs every pending command to completion here. */
+static int hc_wait(void *ctx)
+{
+    uart_t *u = ctx;
+    tessel_hostcp_run(&u->cp);
+    return u->link_failed ? TESSEL_EIO : 0;
+}
+
+/* Start the command processor on the host for a board whose BAR0 is the tensor core. */
+static int host_cp_start(uart_t *u)
+{
+    u->host_cp = 1;
+    u->hal = (tsl_cp_hal_t){.ctx = u, .tc_read = hal_tc_read, .tc_write = hal_tc_write, .tc_push = hal_tc_push,
+                            .hostif_read = hal_hostif_read, .hostif_write = hal_hostif_write,
+                            .hbm_read = hal_hbm_read, .hbm_write = hal_hbm_write, .cycles = hal_cycles};
+    int r = tessel_hostcp_start(&u->cp, &u->hal);
+    if (u->link_failed)
+        return TESSEL_EIO;
+    if (r)
+        snprintf(u->err, sizeof u->err, "uart %s: the command processor refuses the board's tensor core "
+                 "(N %u, VMEM %u, ACC %u bytes)", u->port, u->cp.cp.n, u->cp.cp.vmem_bytes, u->cp.cp.acc_bytes);
+    return r;
+}
+
 static int u_wait(void *ctx)
 {
     (void)ctx;
@@ -405,7 +539,7 @@ int tessel_transport_uart_open(tessel_transport_t *t, const tessel_open_opts_t *
     t->vmem_bytes = def.vmem_bytes;
     t->acc_bytes = def.acc_bytes;
     t->features = def.features;
-    t->hbm_bytes_per_cycle = TSL_PARAM_HBM_BYTES_PER_CYCLE;
+    t->hbm_bytes_per_cycle = 0;   /* below: $TESSEL_UART_CFG, else by the kind of board */
     if (parse_cfg(t, getenv("TESSEL_UART_CFG"))) {
         snprintf(t->err, sizeof t->err, "uart: bad $TESSEL_UART_CFG (want n=,vmem=,acc=,features=,bpc=)");
         return TESSEL_EINVAL;
@@ -437,9 +571,18 @@ int tessel_transport_uart_open(tessel_transport_t *t, const tessel_open_opts_t *
         return TESSEL_ENODEV;
     }
     resync(u);
-    uint32_t cfg[5];   /* HOSTIF CFG_N, CFG_VMEM_BYTES, CFG_ACC_BYTES, CFG_HBM_BYTES, CFG_FEATURES */
-    int r = xfer_st(u, 0, 0, TSL_HOSTIF_CFG_N_OFFSET, cfg, 5);
-    if (!r) {
+    uint32_t cfg[6];   /* TC ID, CFG_N, CFG_VMEM_BYTES, CFG_ACC_BYTES, CFG_HBM_BYTES, CFG_FEATURES */
+    int r = xfer_st(u, 0, 0, TSL_TC_ID_OFFSET, cfg, 6);
+    if (!r && cfg[0] == TSL_ID_VALUE && cfg[1]) {   /* HOSTIF has no register at 0x004 */
+        t->n = cfg[1];
+        t->vmem_bytes = cfg[2];
+        t->acc_bytes = cfg[3];
+        t->hbm_bytes = cfg[4];
+        t->features = cfg[5];
+        if (!t->hbm_bytes_per_cycle)
+            t->hbm_bytes_per_cycle = 1;
+        r = host_cp_start(u);
+    } else if (r != TESSEL_EIO && !(r = xfer_st(u, 0, 0, TSL_HOSTIF_CFG_N_OFFSET, cfg, 5))) {
         t->n = cfg[0];
         t->vmem_bytes = cfg[1];
         t->acc_bytes = cfg[2];
@@ -448,10 +591,12 @@ int tessel_transport_uart_open(tessel_transport_t *t, const tessel_open_opts_t *
     } else if (r == TESSEL_UART_BUS) {   /* no CFG_* mirrors (the model device) */
         r = probe_hbm(u, &t->hbm_bytes);
     }
-    if (!r)
+    if (!t->hbm_bytes_per_cycle)
+        t->hbm_bytes_per_cycle = TSL_PARAM_HBM_BYTES_PER_CYCLE;
+    if (!r && !u->host_cp)
         r = boot(u, opts->firmware ? opts->firmware : getenv("TESSEL_FIRMWARE"));
     uint32_t fw = 0;
-    for (int64_t stop = now_ms() + UART_BOOT_MS; !r && now_ms() < stop; u_wait(u)) {
+    for (int64_t stop = now_ms() + UART_BOOT_MS; !r && !u->host_cp && now_ms() < stop; u_wait(u)) {
         if ((r = xfer(u, 0, 0, TSL_HOSTIF_FW_STATUS_OFFSET, &fw, 1)))
             break;
         if ((fw >> TSL_HOSTIF_FW_STATUS_STATE_SHIFT) & TSL_HOSTIF_FW_STATUS_STATE_MASK)
@@ -464,11 +609,11 @@ int tessel_transport_uart_open(tessel_transport_t *t, const tessel_open_opts_t *
     }
     t->ctx = u;
     t->name = "uart";
-    t->hostif_read = u_hostif_read;
-    t->hostif_write = u_hostif_write;
+    t->hostif_read = u->host_cp ? hc_hostif_read : u_hostif_read;
+    t->hostif_write = u->host_cp ? hc_hostif_write : u_hostif_write;
     t->hbm_read = u_hbm_read;
     t->hbm_write = u_hbm_write;
-    t->wait = u_wait;
+    t->wait = u->host_cp ? hc_wait : u_wait;
     t->error = u_error;
     t->close = u_close;
     return TESSEL_OK;

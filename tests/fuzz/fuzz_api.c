@@ -27,7 +27,6 @@
 
 #define MAX_ELEMS (1u << 20)
 #define MAX_BLOCKS 32
-#define RESERVED 0x10000u        /* libtessel's ring area (host_driver/src/tessel.c) */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -181,7 +180,7 @@ static void do_submit(fuzz_in_t *in)
     tessel_cmd_t cmd;
     for (unsigned i = 0; i < 16; i++)
         cmd.w[i] = fuzz_u32(in);
-    cmd.w[TSL_CMD_C_ADDR_WORD] |= RESERVED;   /* never overwrite the rings */
+    cmd.w[TSL_CMD_C_ADDR_WORD] |= TESSEL_HBM_RESERVED;   /* never overwrite the rings */
     tessel_handle_t h;
     int st = tessel_submit(device(), &cmd, &h);
     check_status(st);
@@ -216,7 +215,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             st = tessel_alloc(d, bytes, align, &a);
             check_status(st);
             if (st == TESSEL_OK) {
-                CHECK(a >= RESERVED && a + bytes <= (1u << 20) && (align == 0 || a % align == 0));
+                CHECK(a >= TESSEL_HBM_RESERVED && a + bytes <= (1u << 20) && (align == 0 || a % align == 0));
                 if (nb < MAX_BLOCKS)
                     blocks[nb++] = a;
                 else
@@ -251,7 +250,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             st = (sel & 1u) ? tessel_write(d, a, host, len) : tessel_read(d, host, a, len);
             check_status(st);
             if (st == TESSEL_OK)
-                CHECK(a >= RESERVED && a + len <= (1u << 20));
+                CHECK(a >= TESSEL_HBM_RESERVED && a + len <= (1u << 20));
             break;
         }
         default:

@@ -158,7 +158,7 @@ static int submit(dev_t *d, const char *what, uint32_t status, uint32_t detail, 
         return 0;
     ok &= tu_check(&T, hif_rd(d, TSL_HOSTIF_CMD_TAIL_OFFSET) == head + 1 &&
                            hif_rd(d, TSL_HOSTIF_CPL_HEAD_OFFSET) == cplh + 1 &&
-                           (hif_rd(d, TSL_HOSTIF_HOST_IRQ_STATUS_OFFSET) & 1) && tsl_cp_model_host_irq(&d->dev),
+                           (hif_rd(d, TSL_HOSTIF_HOST_IRQ_STATUS_OFFSET) & 1) && tsl_cp_hostif_irq(&d->dev.hif),
                    "%s: ring indices / HOST_IRQ not advanced", ctx);
     uint8_t *cpl = hbm(d) + CPL_BASE + (cplh % CPL_SIZE) * 16u;
     uint32_t c0 = get32(cpl), c1 = get32(cpl + 4), c3 = get32(cpl + 12);

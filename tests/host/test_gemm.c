@@ -574,7 +574,7 @@ static void arg_suite(tessel_dev_t *d)
     EXPECT(tessel_free(NULL, b), TESSEL_EINVAL);
     EXPECT(tessel_free(d, b), TESSEL_OK);
     tessel_addr_t big;   /* all of the usable HBM in one block, then nothing fits */
-    if (EXPECT(tessel_alloc(d, (size_t)info.hbm_bytes - 0x10000, 64, &big), TESSEL_OK)) {
+    if (EXPECT(tessel_alloc(d, (size_t)info.hbm_bytes - TESSEL_HBM_RESERVED, 64, &big), TESSEL_OK)) {
         EXPECT(tessel_alloc(d, 1, 1, &a), TESSEL_ENOMEM);
         EXPECT(tessel_free(d, big), TESSEL_OK);
     }

@@ -14,6 +14,11 @@ Usage: test_uart.py model UART_DEV TESSEL_CLI CLI_REF WORKDIR        (hw/sim/boa
   - the Verilated tsl_fpga_top, through its UART pins, starts in BOOT.HOLD: an open without a
     firmware fails and says so, `tessel info --firmware CP_ELF` loads it through the BAR0 RAM window;
   - then the same GEMM checks, a small subset (N=4 int8), against the firmware it runs.
+       test_uart.py ice40 BOARD_SIM TESSEL_CLI CLI_REF WORKDIR  (board_main.cpp, BOARD_ICE40=1)
+  - the Verilated tsl_ice40_top (the iCEBreaker's RTL, no control core): `info` from the tensor
+    core's CFG_* registers, then the GEMM subset with the command processor run by the host over
+    the line; a GEMM too large for the 64 KiB of HBM and a bf16 GEMM are refused; a board that
+    hangs up in the middle of a GEMM (while the host runs its instructions) fails it cleanly.
 SEED=... replays the fault phases and masks. Prints "uart: N passed, M failed" (uart_board: ...).
 """
 import json
@@ -131,9 +136,67 @@ def board_main():
     return 1 if failed else 0
 
 
+def ice40_main():
+    """The GEMM subset on the Verilated tsl_ice40_top (N=4, int8 only, 64 KiB HBM, host-driven)."""
+    b = Board()
+    rc, out, err, secs = run(["info", "--backend", "uart", "--port", b.port, "--json"])
+    info = {}
+    try:
+        info = json.loads(out)
+    except ValueError:
+        pass
+    check(rc == 0 and info.get("n") == 4 and info.get("vmem_bytes") == 64 << 10 and info.get("acc_bytes") == 4096
+          and info.get("features") == 1 and info.get("hbm_bytes") == 64 << 10 and info.get("hbm_bytes_per_cycle") == 1,
+          f"info from the tensor core's CFG_* registers ({secs:.1f} s)", f"{rc} {out!r} {err!r}")
+    cases = [
+        ("int8 bias relu", (16, 16, 16), ["--bias", "--relu"], []),
+        ("int8 ragged", (13, 9, 21), [], []),
+        ("int8 requant", (8, 12, 20), ["--bias", "--narrow", "--rq", "3", "7", "-2"],
+         ["--out-dtype", "int8", "--rq-scale", "3", "--rq-shift", "7", "--rq-zp", "-2"]),
+        ("int8 --check", (12, 8, 10), ["--relu"], ["--check"]),
+        ("int8 most of HBM", (96, 96, 64), ["--bias"], []),
+    ]
+    for i, (what, shape, ref_opts, cli_opts) in enumerate(cases):
+        ok, detail, secs = gemm(b, f"ice40_{i}", "int8", shape, ref_opts, cli_opts, 4, 0x5a5a + i)
+        check(ok, f"ice40 gemm {what} {'x'.join(map(str, shape))} ({secs:.1f} s)", detail)
+    d = os.path.join(WORK, "ice40_big")
+    os.makedirs(d, exist_ok=True)
+    subprocess.run([CLI_REF, "gen", d, "int8", "128", "128", "128", "1"], check=True)
+    rc, _, err, _ = run(["gemm", "--backend", "uart", "--port", b.port, "--a", os.path.join(d, "a.npy"),
+                         "--b", os.path.join(d, "b.npy")])
+    check(rc == 1 and "out of memory" in err and "exceed HBM" in err, "a GEMM larger than HBM is refused",
+          f"{rc} {err!r}")
+    d = os.path.join(WORK, "ice40_bf16")
+    os.makedirs(d, exist_ok=True)
+    subprocess.run([CLI_REF, "gen", d, "f32", "8", "8", "8", "1"], check=True)
+    rc, _, err, _ = run(["gemm", "--backend", "uart", "--port", b.port, "--a", os.path.join(d, "a.npy"),
+                         "--b", os.path.join(d, "b.npy")])
+    check(rc == 1 and "invalid argument" in err, "a bf16 GEMM is refused on the int8-only board", f"{rc} {err!r}")
+    b.stop()
+
+    # A board unplugged in the middle of a GEMM: count the bytes a whole run sends, then hang up
+    # 400 bytes before the end: past the operand writes, among the instruction pushes and polls
+    # (the result read and the completion after them take less than 200).
+    b = Board()
+    ok, detail, _ = gemm(b, "ice40_cut", "int8", (32, 32, 32), [], [], 4, 77)
+    m = re.search(r"(\d+) bytes from the host", b.stop())
+    total = int(m.group(1)) if m else 0
+    check(ok and total > 0, f"a 32x32x32 GEMM sends {total} bytes", detail)
+    b = Board("--hangup-after", total - 400)
+    ok, detail, secs = gemm(b, "ice40_cut", "int8", (32, 32, 32), [], [], 4, 77,
+                            env={"TESSEL_UART_TIMEOUT_MS": "100"})
+    b.stop()
+    check(not ok and "exit 1" in detail and "the device stopped" in detail and "attempts" in detail and secs < 30,
+          f"a board that hangs up mid-GEMM fails it cleanly ({secs:.1f} s)", detail)
+    print(f"uart_ice40: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
 def main():
     if MODE == "board":
         return board_main()
+    if MODE == "ice40":
+        return ice40_main()
     os.makedirs(WORK, exist_ok=True)
     seed = int(os.environ["SEED"], 0) if os.environ.get("SEED") else random.getrandbits(32)
     print(f"uart: seed 0x{seed:08x} (SEED=0x{seed:08x} replays)")

@@ -50,6 +50,7 @@ test-uart: $(UART_DEV) $(UART_CLI) $(CLI_REF)
 #   make test-uart-ice40  the same against the Verilated tsl_ice40_top, the iCEBreaker bitstream's RTL
 #                         at its synthesised parameters (N=4, HBM 64 KiB, no control core): the host
 #                         runs the command processor over the line.
+#   make test-uart-ice40-gl  four of those GEMMs on the bitstream's synthesised netlist (make fpga).
 UART_BOARD_CPB := 12
 UART_BOARD_HBM := 262144
 UART_BOARD_CPP := hw/sim/board/board_main.cpp
@@ -60,18 +61,23 @@ $(1): $(3) $(UART_BOARD_CPP) hw/sim/board/tsl_pty.h hw/sim/fpga/tsl_uart_sim.h f
 	@mkdir -p $$(@D)
 	@echo "  VERILATE $(2) -> $$@ (log: $$(@D)/build.log)"
 	@$$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module $(2) -O3 --x-assign fast --x-initial fast \
-	  --noassert --unroll-count 256 $(4) -GClksPerBit=$$(UART_BOARD_CPB) -Mdir $$(@D) \
+	  --noassert --unroll-count 256 $(4) -Mdir $$(@D) \
 	  -CFLAGS "-O2 -I$$(abspath hw/sim/board) -I$$(abspath hw/sim/fpga) -DBOARD_CPB=$$(UART_BOARD_CPB) $(5)" \
 	  -MAKEFLAGS "OPT_FAST=-O2" -o board_sim \
 	  $(3) $$(abspath $$(UART_BOARD_CPP)) >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
 endef
 UART_BOARD := $(UART_OUT)/board/board_sim
 UART_ICE40 := $(UART_OUT)/ice40/board_sim
-$(eval $(call board_build,$(UART_BOARD),$(FPGA_TOP),$(FPGA_RTL),-GHbmBytes=$(UART_BOARD_HBM),))
-$(eval $(call board_build,$(UART_ICE40),$(ICE40_TOP),$(ICE40_RTL),,-DBOARD_ICE40=1))
+UART_ICE40_GL := $(UART_OUT)/ice40-gl/board_sim
+$(eval $(call board_build,$(UART_BOARD),$(FPGA_TOP),$(FPGA_RTL),\
+  -GHbmBytes=$(UART_BOARD_HBM) -GClksPerBit=$(UART_BOARD_CPB),))
+$(eval $(call board_build,$(UART_ICE40),$(ICE40_TOP),$(ICE40_RTL),-GClksPerBit=$(UART_BOARD_CPB),-DBOARD_ICE40=1))
+# The synthesised netlist of the bitstream (mk/fpga.mk), with the cell models of its Yosys.
+$(eval $(call board_build,$(UART_ICE40_GL),$(ICE40_TOP),$(FPGA_OUT)/ice40-gl/netlist.v $(FPGA_ICE40_CELLS),\
+  -Wno-fatal -Wno-lint -Wno-style -DNO_ICE40_DEFAULT_ASSIGNMENTS,-DBOARD_ICE40=1))
 
-TESTS += uart-board uart-ice40
-.PHONY: test-uart-board test-uart-ice40
+TESTS += uart-board uart-ice40 uart-ice40-gl
+.PHONY: test-uart-board test-uart-ice40 test-uart-ice40-gl
 
 test-uart-board: $(UART_BOARD) $(UART_CLI) $(CLI_REF) $(BUILD)/fw/cp.elf
 	@rm -rf $(UART_OUT)/tb && mkdir -p $(UART_OUT)/tb
@@ -80,3 +86,8 @@ test-uart-board: $(UART_BOARD) $(UART_CLI) $(CLI_REF) $(BUILD)/fw/cp.elf
 test-uart-ice40: $(UART_ICE40) $(UART_CLI) $(CLI_REF)
 	@rm -rf $(UART_OUT)/ti && mkdir -p $(UART_OUT)/ti
 	@$(PYTHON) tests/uart/test_uart.py ice40 $(UART_ICE40) $(UART_CLI) $(CLI_REF) $(UART_OUT)/ti
+
+test-uart-ice40-gl: fpga $(UART_CLI) $(CLI_REF)
+	@$(MAKE) --no-print-directory $(UART_ICE40_GL)
+	@rm -rf $(UART_OUT)/tg && mkdir -p $(UART_OUT)/tg
+	@$(PYTHON) tests/uart/test_uart.py ice40-gl $(UART_ICE40_GL) $(UART_CLI) $(CLI_REF) $(UART_OUT)/tg

@@ -33,7 +33,6 @@ int tsl_cp_hostif_write(tsl_cp_hostif_t *h, uint32_t offset, uint32_t value)
     case TSL_HOSTIF_HOST_IRQ_SET_OFFSET: r[HIF(TSL_HOSTIF_HOST_IRQ_STATUS_OFFSET)] |= value & irq_bits; break;
     case TSL_HOSTIF_RESET_OFFSET:
         if (value & 1u) {
-            h->reset_requests++;
             r[HIF(TSL_HOSTIF_FW_STATUS_OFFSET)] = 0;
             return 1;
         }

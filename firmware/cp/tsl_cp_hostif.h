@@ -3,8 +3,8 @@
  *
  * It behaves as docs/isa.md §6 states: a write of CMD_HEAD sets DB_PENDING bit 0; DB_PENDING and
  * HOST_IRQ_STATUS are write-one-to-clear; HOST_IRQ_SET ORs bits into HOST_IRQ_STATUS (and reads
- * 0); ID reads 'TSL1'; a write of RESET bit 0 clears FW_STATUS, is counted in reset_requests and
- * is reported to the caller, who resets the tensor core; unknown offsets read 0 and ignore writes.
+ * 0); ID reads 'TSL1'; a write of RESET bit 0 clears FW_STATUS and is reported to the caller,
+ * who resets the tensor core; offsets past HEARTBEAT read 0 and ignore writes.
  * The host side and the firmware side use the same accessors. No globals.
  */
 #ifndef TSL_CP_HOSTIF_H
@@ -18,7 +18,6 @@
 
 typedef struct {
     uint32_t r[TSL_CP_HOSTIF_REGS];   /* registers by offset / 4 (zero-initialise the struct) */
-    uint32_t reset_requests;          /* writes of RESET bit 0 */
 } tsl_cp_hostif_t;
 
 /* The register at `offset` as the hardware reads it. */

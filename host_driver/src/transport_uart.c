@@ -370,7 +370,7 @@ static uint64_t hal_cycles(void *ctx)
 
 static int hc_hostif_read(void *ctx, uint32_t off, uint32_t *v)
 {
-    *v = tsl_cp_hostif_read(&((uart_t *)ctx)->hif, off);
+    *v = hal_hostif_read(ctx, off);
     return 0;
 }
 

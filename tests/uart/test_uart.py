@@ -101,6 +101,32 @@ def gemm(board, tag, ty, shape, ref_opts=(), cli_opts=(), mxu_n=16, seed=1, env=
     return c.returncode == 0, c.stdout.strip(), secs
 
 
+def info_of(board, extra=(), env=None):
+    """`tessel info --json` on the board: (exit code, the parsed JSON or {}, stdout, stderr, seconds)."""
+    rc, out, err, secs = run(["info", "--backend", "uart", "--port", board.port, "--json"] + list(extra), env=env)
+    try:
+        info = json.loads(out)
+    except ValueError:
+        info = {}
+    return rc, info, out, err, secs
+
+
+# The GEMM subset of the N=4 int8 boards: (what, shape, cli_ref options, tessel options).
+SMALL_CASES = [
+    ("int8 bias relu", (16, 16, 16), ["--bias", "--relu"], []),
+    ("int8 ragged", (13, 9, 21), [], []),
+    ("int8 requant", (8, 12, 20), ["--bias", "--narrow", "--rq", "3", "7", "-2"],
+     ["--out-dtype", "int8", "--rq-scale", "3", "--rq-shift", "7", "--rq-zp", "-2"]),
+    ("int8 --check", (12, 8, 10), ["--relu"], ["--check"]),
+]
+
+
+def small_gemms(board, tag, cases, seed, env=None):
+    for i, (what, shape, ref_opts, cli_opts) in enumerate(cases):
+        ok, detail, secs = gemm(board, f"{tag}{i}", "int8", shape, ref_opts, cli_opts, 4, seed + i, env=env)
+        check(ok, f"{tag} gemm {what} {'x'.join(map(str, shape))} ({secs:.1f} s)", detail)
+
+
 def board_main():
     """A GEMM subset on the Verilated tsl_fpga_top (N=4, int8 only)."""
     env = {}   # the configuration comes from the board's HOSTIF CFG_* registers
@@ -111,26 +137,11 @@ def board_main():
     rc, out, err, secs = run(["info", "--backend", "uart", "--port", b.port, "--firmware", TESSEL], env=env)
     check(rc == 1 and "not a little-endian RV32 ELF" in err,
           "a firmware that is not an RV32 ELF (the host's tessel binary) is refused", f"{rc} {err!r}")
-    rc, out, err, secs = run(["info", "--backend", "uart", "--port", b.port, "--firmware", FIRMWARE, "--json"],
-                             env=env)
-    info = {}
-    try:
-        info = json.loads(out)
-    except ValueError:
-        pass
+    rc, info, out, err, secs = info_of(b, ["--firmware", FIRMWARE], env)
     check(rc == 0 and info.get("n") == 4 and info.get("vmem_bytes") == 16384 and info.get("acc_bytes") == 4096
           and info.get("features") == 1 and info.get("hbm_bytes") == 256 << 10,
           f"firmware loaded over the UART, then info from HOSTIF CFG_* ({secs:.1f} s)", f"{rc} {out!r} {err!r}")
-    cases = [
-        ("int8 bias relu", (16, 16, 16), ["--bias", "--relu"], []),
-        ("int8 ragged", (13, 9, 21), [], []),
-        ("int8 requant", (8, 12, 20), ["--bias", "--narrow", "--rq", "3", "7", "-2"],
-         ["--out-dtype", "int8", "--rq-scale", "3", "--rq-shift", "7", "--rq-zp", "-2"]),
-        ("int8 --check", (12, 8, 10), ["--relu"], ["--check"]),
-    ]
-    for i, (what, shape, ref_opts, cli_opts) in enumerate(cases):
-        ok, detail, secs = gemm(b, f"board{i}", "int8", shape, ref_opts, cli_opts, 4, 0x4321 + i, env=env)
-        check(ok, f"board gemm {what} {'x'.join(map(str, shape))} ({secs:.1f} s)", detail)
+    small_gemms(b, "board", SMALL_CASES, 0x4321, env)
     last = b.stop()
     check("trapped" not in last, "the control core never trapped", last)
     print(f"uart_board: {passed} passed, {failed} failed")
@@ -142,26 +153,12 @@ def ice40_main(gl):
     gl: on its synthesised netlist, slower: a long response timeout, the four small GEMMs only."""
     env = {"TESSEL_UART_TIMEOUT_MS": "10000"} if gl else None
     b = Board()
-    rc, out, err, secs = run(["info", "--backend", "uart", "--port", b.port, "--json"], env=env)
-    info = {}
-    try:
-        info = json.loads(out)
-    except ValueError:
-        pass
+    rc, info, out, err, secs = info_of(b, env=env)
     check(rc == 0 and info.get("n") == 4 and info.get("vmem_bytes") == 64 << 10 and info.get("acc_bytes") == 4096
           and info.get("features") == 1 and info.get("hbm_bytes") == 64 << 10 and info.get("hbm_bytes_per_cycle") == 1,
           f"info from the tensor core's CFG_* registers ({secs:.1f} s)", f"{rc} {out!r} {err!r}")
-    cases = [
-        ("int8 bias relu", (16, 16, 16), ["--bias", "--relu"], []),
-        ("int8 ragged", (13, 9, 21), [], []),
-        ("int8 requant", (8, 12, 20), ["--bias", "--narrow", "--rq", "3", "7", "-2"],
-         ["--out-dtype", "int8", "--rq-scale", "3", "--rq-shift", "7", "--rq-zp", "-2"]),
-        ("int8 --check", (12, 8, 10), ["--relu"], ["--check"]),
-        ("int8 most of HBM", (96, 96, 64), ["--bias"], []),
-    ]
-    for i, (what, shape, ref_opts, cli_opts) in enumerate(cases[:4] if gl else cases):
-        ok, detail, secs = gemm(b, f"ice40_{i}", "int8", shape, ref_opts, cli_opts, 4, 0x5a5a + i, env=env)
-        check(ok, f"ice40 gemm {what} {'x'.join(map(str, shape))} ({secs:.1f} s)", detail)
+    big = [] if gl else [("int8 most of HBM", (96, 96, 64), ["--bias"], [])]
+    small_gemms(b, "ice40_", SMALL_CASES + big, 0x5a5a, env)
     d = os.path.join(WORK, "ice40_big")
     os.makedirs(d, exist_ok=True)
     subprocess.run([CLI_REF, "gen", d, "int8", "128", "128", "128", "1"], check=True)
@@ -210,12 +207,7 @@ def main():
 
     # ---- a default board (the golden model's configuration) ------------------------------------
     b = Board("--seed", seed)
-    rc, out, err, _ = run(["info", "--backend", "uart", "--port", b.port, "--json"])
-    info = {}
-    try:
-        info = json.loads(out)
-    except ValueError:
-        pass
+    rc, info, out, err, _ = info_of(b)
     check(rc == 0 and info.get("backend") == "uart" and info.get("hbm_bytes") == 64 << 20 and info.get("bf16"),
           "info --json over uart (HBM size probed through BAR1)", f"{rc} {out!r} {err!r}")
     mxu_n = info.get("n", 16)
@@ -250,12 +242,7 @@ def main():
     # ---- a small board: N=4, int8 only, 16 MiB of HBM --------------------------------------------
     small = {"TESSEL_UART_CFG": "n=4,vmem=65536,acc=16384,features=1,bpc=8"}
     b = Board("--seed", seed, "--n", 4, "--features", 1, "--hbm", 16 << 20)
-    rc, out, err, _ = run(["info", "--backend", "uart", "--port", b.port, "--json"], env=small)
-    info = {}
-    try:
-        info = json.loads(out)
-    except ValueError:
-        pass
+    rc, info, out, err, _ = info_of(b, env=small)
     check(rc == 0 and info.get("n") == 4 and info.get("hbm_bytes") == 16 << 20 and info.get("features") == 1 and
           info.get("hbm_bytes_per_cycle") == 8, "info of a small board ($TESSEL_UART_CFG, probed HBM)",
           f"{rc} {out!r} {err!r}")

@@ -51,6 +51,8 @@ test-uart: $(UART_DEV) $(UART_CLI) $(CLI_REF)
 #                         at its synthesised parameters (N=4, HBM 64 KiB, no control core): the host
 #                         runs the command processor over the line.
 #   make test-uart-ice40-gl  four of those GEMMs on the bitstream's synthesised netlist (make fpga).
+#   make bench-ice40      int8 GEMMs up to 64x128x96 on the Verilated tsl_ice40_top, results checked:
+#                         cycles, MXU utilisation, bytes sent ($(BUILD)/uart/bench-ice40/bench-ice40.md)
 UART_BOARD_CPB := 12
 UART_BOARD_HBM := 262144
 UART_BOARD_CPP := hw/sim/board/board_main.cpp
@@ -91,3 +93,8 @@ test-uart-ice40-gl: fpga $(UART_CLI) $(CLI_REF)
 	@$(MAKE) --no-print-directory $(UART_ICE40_GL)
 	@rm -rf $(UART_OUT)/tg && mkdir -p $(UART_OUT)/tg
 	@$(PYTHON) tests/uart/test_uart.py ice40-gl $(UART_ICE40_GL) $(UART_CLI) $(CLI_REF) $(UART_OUT)/tg
+
+.PHONY: bench-ice40
+bench-ice40: $(UART_ICE40) $(UART_CLI) $(CLI_REF)
+	@rm -rf $(UART_OUT)/bench-ice40 && mkdir -p $(UART_OUT)/bench-ice40
+	@$(PYTHON) tests/uart/test_uart.py bench-ice40 $(UART_ICE40) $(UART_CLI) $(CLI_REF) $(UART_OUT)/bench-ice40

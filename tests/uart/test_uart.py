@@ -20,6 +20,9 @@ Usage: test_uart.py model UART_DEV TESSEL_CLI CLI_REF WORKDIR        (hw/sim/boa
     the line; a GEMM too large for the 64 KiB of HBM and a bf16 GEMM are refused; a board that
     hangs up in the middle of a GEMM (while the host runs its instructions) fails it cleanly.
        test_uart.py ice40-gl ...  the same (the four small GEMMs) on its synthesised netlist.
+       test_uart.py bench-ice40 BOARD_SIM TESSEL_CLI CLI_REF WORKDIR  (make bench-ice40)
+  - int8 GEMMs up to 64x128x96 on the Verilated tsl_ice40_top, each on a fresh board and checked
+    against the C reference: a table of cycles, MXU utilisation and bytes sent (WORKDIR/bench-ice40.md).
 SEED=... replays the fault phases and masks. Prints "uart: N passed, M failed" (uart_board: ...).
 """
 import json
@@ -78,8 +81,9 @@ def run(args, env=None, timeout=120):
     return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
 
 
-def gemm(board, tag, ty, shape, ref_opts=(), cli_opts=(), mxu_n=16, seed=1, env=None):
-    """Generate inputs, run `tessel gemm` on the board and check C; returns (ok, detail, seconds)."""
+def gemm(board, tag, ty, shape, ref_opts=(), cli_opts=(), mxu_n=16, seed=1, env=None, stats=None):
+    """Generate inputs, run `tessel gemm` on the board and check C; returns (ok, detail, seconds).
+    With a dict as `stats`, runs with --stats and fills it with the JSON."""
     d = os.path.join(WORK, tag)
     os.makedirs(d, exist_ok=True)
     m, n, k = shape
@@ -93,9 +97,13 @@ def gemm(board, tag, ty, shape, ref_opts=(), cli_opts=(), mxu_n=16, seed=1, env=
         args += ["--bias", os.path.join(d, "bias.npy")]
     if "--relu" in ref_opts:
         args += ["--relu"]
-    rc, _, err, secs = run(args, env=env)
+    if stats is not None:
+        args += ["--stats"]
+    rc, so, err, secs = run(args, env=env)
     if g.returncode or rc:
         return False, f"exit {rc}: {err.strip()}", secs
+    if stats is not None:
+        stats.update(json.loads(so))
     c = subprocess.run([CLI_REF, "check", d, ty, str(mxu_n)] + list(ref_opts), stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True)
     return c.returncode == 0, c.stdout.strip(), secs
@@ -196,7 +204,33 @@ def ice40_main(gl):
     return 1 if failed else 0
 
 
+def bench_ice40():
+    """make bench-ice40: int8 GEMMs on the Verilated tsl_ice40_top (12 clocks a bit, as on the board),
+    each result checked against the C reference; prints a table of the board's cycles."""
+    rows = ["| GEMM (int8) | cycles from fetch to completion | at 12 MHz | MXU utilisation | bytes sent | sim wall |",
+            "|---|---|---|---|---|---|"]
+    for i, (shape, ref_opts) in enumerate([((16, 16, 16), []), ((13, 9, 21), ["--bias", "--relu"]),
+                                          ((32, 32, 32), []), ((64, 64, 64), []), ((96, 96, 64), []),
+                                          ((64, 128, 96), [])]):
+        st = {}
+        b = Board()
+        ok, detail, secs = gemm(b, f"bench{i}", "int8", shape, ref_opts, [], 4, 0xbe0 + i, stats=st)
+        m = re.search(r"(\d+) bytes from the host", b.stop())
+        check(ok, f"bench gemm {'x'.join(map(str, shape))}", detail)
+        if ok:
+            what = "×".join(map(str, shape)) + (", bias, ReLU" if ref_opts else "")
+            rows.append(f"| {what} | {st['cycles']} | {st['cycles'] / 12e3:.1f} ms | {100 * st['mxu_utilization']:.1f} % "
+                        f"| {m.group(1) if m else '?'} | {secs:.1f} s |")
+    with open(os.path.join(WORK, "bench-ice40.md"), "w") as f:
+        f.write("\n".join(rows) + "\n")
+    print("\n".join(rows))
+    print(f"bench_ice40: {passed} passed, {failed} failed ({os.path.join(WORK, 'bench-ice40.md')})")
+    return 1 if failed else 0
+
+
 def main():
+    if MODE == "bench-ice40":
+        return bench_ice40()
     if MODE == "board":
         return board_main()
     if MODE in ("ice40", "ice40-gl"):

@@ -4,7 +4,12 @@
 #                           core; the Verilated top for the uart transport: docs/fpga.md)
 #   ICE40_TOP / ICE40_RTL   tsl_ice40_top: iCEBreaker board top (UART bridge + lite tensor core + SPRAM HBM)
 #   ARTY_TOP / ARTY_RTL     tsl_arty_top: Arty A7-100T board top (clock, reset, pins + tsl_fpga_top)
+#   YOWASP_NPM / YOWASP_GEN Yosys 0.55 from npm (installed into YOWASP_NPM by `make deps`): in
+#                           YOWASP_GEN, bundle.js for fpga/yowasp-yosys.mjs and
+#                           share/ice40/cells_sim.v for gate-level runs
 # FPGA_ROOT: the repository root with a trailing slash when included from another directory.
+YOWASP_NPM      = $(abspath $(BUILD))/npm
+YOWASP_GEN      = $(YOWASP_NPM)/node_modules/@yowasp/yosys/gen
 fpga_glob       = $(patsubst $(FPGA_ROOT)%,%,$(sort $(wildcard $(addprefix $(FPGA_ROOT),$(1)))))
 FPGA_BRIDGE_RTL = hw/rtl/prim/tsl_prim_ram_1r1w.sv hw/rtl/fpga/tsl_uart_rx.sv hw/rtl/fpga/tsl_uart_tx.sv \
                   hw/rtl/fpga/tsl_uart_bridge.sv

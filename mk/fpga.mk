@@ -43,11 +43,10 @@ $(eval $(call fpga_top_build,ice40-sim,$(ICE40_TOP),$(ICE40_RTL),$(MODEL_LIB),$(
 # Gate level: the synthesised iCE40 netlist (the bitstream's, from make fpga) with the cell models
 # (SB_SPRAM256KA, SB_RAM40_4K, SB_MAC16, SB_LUT4, ...) of the Yosys that made it (0.55, from npm),
 # driven by the same harness.
-FPGA_YOWASP      := $(abspath $(BUILD))/npm/node_modules/@yowasp/yosys/gen
-FPGA_ICE40_CELLS := $(FPGA_YOWASP)/share/ice40/cells_sim.v
+FPGA_ICE40_CELLS := $(YOWASP_GEN)/share/ice40/cells_sim.v
 $(FPGA_OUT)/ice40-gl/netlist.v: $(FPGA_OUT)/ice40/$(ICE40_TOP).json
 	@mkdir -p $(@D)
-	@node fpga/yowasp-yosys.mjs $(FPGA_YOWASP)/bundle.js $(@D) "read_json $<; write_verilog -noattr out/$(@F)" $< \
+	@node fpga/yowasp-yosys.mjs $(YOWASP_GEN)/bundle.js $(@D) "read_json $<; write_verilog -noattr out/$(@F)" $< \
 	  && mv $(@D)/out/$(@F) $@ && rmdir $(@D)/out
 $(eval $(call fpga_top_build,ice40-gl,$(ICE40_TOP),$(FPGA_OUT)/ice40-gl/netlist.v $(FPGA_ICE40_CELLS),$(MODEL_LIB),\
   $(FPGA_ICE40_DEFS) -DFPGA_GL=1,-Wno-fatal -Wno-lint -Wno-style -DNO_ICE40_DEFAULT_ASSIGNMENTS))

@@ -157,12 +157,9 @@ LAB5_RTL := $(ICE40_RTL) $(LAB5_DIR)/tsl_lab5_top.sv
 $(eval $(call lab_start,5,5-fpga-port.md))
 
 # The same Yosys 0.55 (from npm, make deps) and options as the iCEBreaker build (fpga/Makefile).
-$(LAB5_OUT)/tsl_lab5_top.json: $(LAB5_RTL) mk/labs.mk fpga/yowasp-yosys.mjs
+$(LAB5_OUT)/tsl_lab5_top.json: $(LAB5_RTL) mk/labs.mk fpga/board.mk fpga/yowasp-yosys.mjs
 	@mkdir -p $(@D)
-	@node fpga/yowasp-yosys.mjs $(YOWASP_GEN)/bundle.js $(@D) "read_verilog -sv $(LAB5_RTL); \
-	  tee -q -o out/yosys.log synth_ice40 -dsp -spram -abc9 -device u -top tsl_lab5_top; \
-	  delete t:\$$scopeinfo; write_json out/$(@F)" $(LAB5_RTL) \
-	  && mv $(@D)/out/* $(@D)/ && rmdir $(@D)/out || { tail -20 $(@D)/out/yosys.log 2>/dev/null; exit 1; }
+	@$(call ice40_synth,tsl_lab5_top,$(LAB5_RTL),$(@D))
 
 .PHONY: lab-5-check test-lab-5-ref
 lab-5-check: $(LAB5_OUT)/tsl_lab5_top.json $(LAB5_DIR)/lab5.pcf

@@ -5,8 +5,12 @@
 #   make test    every fast test; ends with "N passed, N failed"
 #   make soak    long randomised runs      make bench-model   golden-model throughput
 #   make gen     regenerate files from hw/spec/tessel.toml
+#   make         (the default goal) builds the tools (build/bin/tessel, tessel-run), the firmware
+#                (build/fw/cp.elf) and the library (build/host/libtessel.*); runs no test
 # Each area adds its rules in mk/<area>.mk and appends test names to TESTS;
-# `make test-NAME` runs one of them.
+# `make test-NAME` runs one of them. The manifests (which sources make each unit) and the paths of
+# the products that several areas share are read first, below, so that the mk files may be read in
+# any order.
 
 BUILD   ?= build
 PYTHON  ?= python3
@@ -18,13 +22,38 @@ DEBIAN_PKGS := verilator gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf yo
                nextpnr-ice40 fpga-icestorm iverilog qemu-system-misc clang gnuplot \
                python3 make g++
 
+VERILATOR ?= verilator
+comma := ,
+
 TESTS :=
 SOAKS :=
-# Used as a prerequisite by mk/*.mk files that sort before mk/model.mk, which builds it.
-MODEL_LIB := $(BUILD)/model/libtessel_model.a
+
+# Manifests: the source lists of each unit, each written once.
+include hw/rtl/sources.mk       # RTL units: TSL_RTL_<UNIT>
+include fpga/board.mk           # FPGA board tops: FPGA_RTL, ICE40_RTL, ARTY_RTL
+include hw/model/sources.mk     # golden model: TSL_MODEL_SRCS
+include firmware/cp/sources.mk  # firmware: TSL_FW_CP_RV32, TSL_FW_CP_NATIVE
+include host_driver/sources.mk  # libtessel: TSL_HOST_SRCS, TSL_HOST_ALL_C
+
+# Products that several areas use (a trailing comment would become part of a value):
+#   MODEL_LIB   the golden model (mk/model.mk)
+#   FW_ELF      the firmware for the control core (mk/fw.mk)
+#   SOC_SIM     the Verilated tsl_soc and its C++ model, built once (-fPIC) and shared by libtessel,
+#               tessel and the SoC harnesses (mk/soc.mk)
+#   LIBTESSEL   the host library, its .so alongside (mk/host.mk)
+#   TESSEL      the CLI: run, gemm, info (mk/cli.mk)
+#   TESSEL_RUN  an ELF runner on the control core alone (mk/core.mk)
+#   HOST_SIM=0  builds libtessel and tessel without the simulated SoC
+MODEL_LIB  := $(BUILD)/model/libtessel_model.a
+FW_ELF     := $(BUILD)/fw/cp.elf
+SOC_SIM    := $(BUILD)/soc/verilator/objs.stamp
+LIBTESSEL  := $(BUILD)/host/libtessel.a
+TESSEL     := $(BUILD)/bin/tessel
+TESSEL_RUN := $(BUILD)/bin/tessel-run
+HOST_SIM   ?= 1
 
 .PHONY: all deps test soak demo gen gen-check clean
-all: test
+all:
 
 deps:
 	@$(PYTHON) -c 'pass' 2>/dev/null || true
@@ -37,9 +66,11 @@ deps:
 	  $$sudo apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
-	@$(MAKE) --no-print-directory -C fpga yowasp
+	@$(MAKE) --no-print-directory -C fpga yowasp BUILD=$(abspath $(BUILD))
 
 include $(sort $(wildcard mk/*.mk))
+
+all: $(TESSEL) $(TESSEL_RUN) $(FW_ELF) host-lib
 
 test: deps
 	@$(PYTHON) tests/runner.py $(TESTS)

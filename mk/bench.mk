@@ -8,26 +8,27 @@
 #                        (open it in https://ui.perfetto.dev) and its gnuplot rendering timeline.png
 #   make test-bench      the sweep driver on three tiny cases (JSON parsed, roofline recomputed, CSV)
 #   make test-timeline   a --timeline trace parses; span counts equal PERF_*_INSNS; no overlap
-# The N=4 SoC is a second build of the whole host library by a nested make with BUILD=$(BUILD)/bench/n4
-# SOC_N=4 (mk/host.mk and mk/cli.mk unchanged; ~3 minutes once). Every SoC runs $(BUILD)/fw/cp.elf.
-# (bench.mk is included before cli.mk, fw.mk and host.mk: their paths are spelled out here.)
+# The N=4 SoC is a second build of the SoC, the host library and tessel by a nested make with
+# BUILD=$(BUILD)/bench/n4 SOC_N=4 (mk/soc.mk, mk/host.mk and mk/cli.mk unchanged; ~3 minutes once).
+# Every SoC runs $(BUILD)/fw/cp.elf.
 
 BENCH_OUT  := $(BUILD)/bench
 BENCH_N4   := $(BENCH_OUT)/n4
-BENCH_CLI  := $(BUILD)/bin/tessel-cli
+BENCH_CLI  := $(TESSEL)
+# The demo's data generator (mk/cli.mk).
 BENCH_DEMO := $(BUILD)/cli/tessel-demo
-BENCH_FW   := $(BUILD)/fw/cp.elf
+BENCH_FW   := $(FW_ELF)
 BENCH_RUN  := $(PYTHON) tests/bench/bench.py --demo $(BENCH_DEMO) --firmware $(BENCH_FW) -j 2
 BENCH_DEPS := $(BENCH_CLI) $(BENCH_DEMO) $(BENCH_FW) tests/bench/bench.py
 
-.PHONY: bench bench-quick bench-timeline bench-n4-cli test-bench test-timeline
+.PHONY: bench bench-quick bench-timeline bench-n4-tessel test-bench test-timeline
 
-# The N=4 tessel-cli: everything under $(BENCH_N4), rebuilt when its sources change.
-bench-n4-cli:
-	@$(MAKE) --no-print-directory BUILD=$(BENCH_N4) SOC_N=4 $(BENCH_N4)/bin/tessel-cli
+# The N=4 tessel: everything under $(BENCH_N4), rebuilt when its sources change.
+bench-n4-tessel:
+	@$(MAKE) --no-print-directory BUILD=$(BENCH_N4) SOC_N=4 $(BENCH_N4)/bin/tessel
 
-bench: deps $(BENCH_DEPS) bench-n4-cli
-	@$(BENCH_RUN) --out $(BENCH_OUT) --cases full --plots --tessel 16=$(BENCH_CLI) --tessel 4=$(BENCH_N4)/bin/tessel-cli
+bench: deps $(BENCH_DEPS) bench-n4-tessel
+	@$(BENCH_RUN) --out $(BENCH_OUT) --cases full --plots --tessel 16=$(BENCH_CLI) --tessel 4=$(BENCH_N4)/bin/tessel
 
 bench-quick: deps $(BENCH_DEPS)
 	@$(BENCH_RUN) --out $(BENCH_OUT)/quick --cases quick --plots --tessel 16=$(BENCH_CLI)

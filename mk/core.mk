@@ -4,16 +4,9 @@
 # Knobs: SEED= (random tests), CORE_DIFF_PROGS / CORE_DIFF_LEN (fast diff size),
 #        CORE_SOAK_PROGS / CORE_SOAK_LEN (soak size).
 
-CORE_RTL_PKG  := hw/rtl/tsl_pkg.sv
-CORE_RTL      := hw/rtl/prim/tsl_prim_ram.sv hw/rtl/core/tsl_core_regfile.sv \
-                 hw/rtl/core/tsl_core_alu.sv hw/rtl/core/tsl_core_muldiv.sv \
-                 hw/rtl/core/tsl_core_csr.sv hw/rtl/core/tsl_core.sv
-CORE_SYS_RTL  := $(CORE_RTL) hw/rtl/core/tsl_cpu_sys_regs.sv hw/rtl/core/tsl_cpu_sys.sv \
-                 hw/rtl/core/tsl_cpu_sys_stub.sv hw/rtl/core/tsl_cpu_sys_sim.sv
+CORE_SYS_RTL  := $(TSL_RTL_CPU_SIM)
 CORE_SIM_SRC  := hw/sim/core/tsl_core_sim.cpp hw/sim/core/tsl_elf.cpp hw/sim/core/tessel_run.cpp
 CORE_OBJDIR   := $(BUILD)/core/verilator
-TESSEL_RUN    := $(BUILD)/bin/tessel-run
-VERILATOR     ?= verilator
 CORE_VFLAGS   := -Wall --top-module tsl_cpu_sys_sim -O3 --x-assign fast --x-initial fast \
                  --trace-fst --noassert
 
@@ -22,11 +15,11 @@ define core_verilate
 	@mkdir -p $(1)
 	$(VERILATOR) --cc --exe --build -j 2 $(CORE_VFLAGS) $(2) -Mdir $(1) \
 	  -CFLAGS "-O2 -I$(abspath hw/sim/core)" -o tessel-run \
-	  $(CORE_RTL_PKG) $(CORE_SYS_RTL) $(abspath $(CORE_SIM_SRC)) >$(1)/build.log 2>&1 || \
+	  $(CORE_SYS_RTL) $(abspath $(CORE_SIM_SRC)) >$(1)/build.log 2>&1 || \
 	  { tail -40 $(1)/build.log; exit 1; }
 endef
 
-CORE_SIM_DEPS := $(CORE_RTL_PKG) $(CORE_SYS_RTL) $(CORE_SIM_SRC) hw/sim/core/tsl_core_sim.h hw/sim/core/tsl_elf.h mk/core.mk
+CORE_SIM_DEPS := $(CORE_SYS_RTL) $(CORE_SIM_SRC) hw/sim/core/tsl_core_sim.h hw/sim/core/tsl_elf.h mk/core.mk
 
 $(TESSEL_RUN): $(CORE_SIM_DEPS)
 	$(call core_verilate,$(CORE_OBJDIR))
@@ -57,17 +50,16 @@ CORE_DIFF_PROGS ?= 20
 CORE_DIFF_LEN   ?= 2000
 CORE_SOAK_PROGS ?= 420
 CORE_SOAK_LEN   ?= 3000
-CORE_SYNTH_RTL  := hw/rtl/core/tsl_core_regfile.sv hw/rtl/core/tsl_core_alu.sv \
-                   hw/rtl/core/tsl_core_muldiv.sv hw/rtl/core/tsl_core_csr.sv hw/rtl/core/tsl_core.sv
+CORE_SYNTH_RTL  := $(TSL_RTL_CORE)
 
 .PHONY: test-core-lint test-core-hello test-core-isa test-core-qemu-diff test-core-itermul \
         test-core-soak synth-core
 
 # Verilator -Wall lint of the whole subsystem, and an Icarus elaboration of it.
 test-core-lint:
-	@$(VERILATOR) --lint-only -Wall --top-module tsl_cpu_sys_sim $(CORE_RTL_PKG) $(CORE_SYS_RTL)
+	@$(VERILATOR) --lint-only -Wall --top-module tsl_cpu_sys_sim $(CORE_SYS_RTL)
 	@mkdir -p $(CORE_OUT) && rm -f $(CORE_OUT)/lint.vvp
-	@iverilog -g2012 -o $(CORE_OUT)/lint.vvp -s tsl_cpu_sys_sim $(CORE_RTL_PKG) $(CORE_SYS_RTL) \
+	@iverilog -g2012 -o $(CORE_OUT)/lint.vvp -s tsl_cpu_sys_sim $(CORE_SYS_RTL) \
 	  2>&1 | grep -v 'sorry:' || true
 	@test -s $(CORE_OUT)/lint.vvp || { echo "core_lint: iverilog failed"; exit 1; }
 	@echo "core_lint: 2 passed, 0 failed"

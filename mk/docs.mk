@@ -3,15 +3,13 @@
 # named test-NAME is in TESTS), checks <!-- include: --> blocks and relative links.
 #   make test-docs   also builds and runs tests/docs/host_example.c (quoted in docs/host-api.md), linked
 #                    with the library's sources without the sim transport (no Verilated SoC needed)
-# (host.mk is included after this file: its variables are used in the recipe only.)
 
 DOCS_OUT   := $(BUILD)/docs
 DOCS_FILES := README.md $(sort $(wildcard docs/*.md docs/labs/*.md))
 
-$(DOCS_OUT)/host_example: tests/docs/host_example.c $(wildcard host_driver/include/*.h host_driver/src/*.[ch] \
-                          firmware/cp/*.[ch] hw/model/*.[ch]) mk/docs.mk
+$(DOCS_OUT)/host_example: tests/docs/host_example.c $(TSL_HOST_ALL_C) $(TSL_HOST_ALL_H) mk/docs.mk
 	@mkdir -p $(@D)
-	@$(CC) $(filter-out -DTESSEL_NO_SIM,$(HOST_CFLAGS)) -DTESSEL_NO_SIM $< $(HOST_ALL_C) -lm -o $@
+	@$(CC) $(filter-out -DTESSEL_NO_SIM,$(HOST_CFLAGS)) -DTESSEL_NO_SIM $< $(TSL_HOST_ALL_C) -lm -o $@
 
 TESTS += docs
 .PHONY: test-docs

@@ -7,21 +7,20 @@
 #   make test-fpga-ice40-gl   the same on the synthesised iCE40 netlist (Yosys cell models)
 #   make test-fpga            make fpga, reported as a test (fails unless nextpnr meets 12 MHz)
 #   make fpga                 iCEBreaker bitstream (make -C fpga ice40): yosys, nextpnr-ice40, icepack
-# fpga/board.mk lists the tops and their RTL for other harnesses (FPGA_RTL, ICE40_RTL, ARTY_RTL).
+# fpga/board.mk (read by the top Makefile) lists the tops and their RTL (FPGA_RTL, ICE40_RTL, ARTY_RTL).
 
-include fpga/board.mk
 FPGA_OUT        := $(BUILD)/fpga
 FPGA_BRIDGE_CPB := 12
 # The Verilated tops: tsl_fpga_top at its defaults (N=4 int8, VMEM 16 KiB, ACC 4 KiB, HBM 256 KiB,
 # 12 clocks/bit) and tsl_ice40_top (BAR1 128 KiB), both driven by hw/sim/fpga/fpga_top_main.cpp.
 FPGA_TOP_CFLAGS := -O2 -I$(abspath hw/sim/common) -I$(abspath hw/sim/core) -I$(abspath hw/include) -DFPGA_CPB=12
 
-$(FPGA_OUT)/bridge/bridge_sim: $(FPGA_BRIDGE_RTL) hw/sim/fpga/uart_bridge_main.cpp hw/sim/fpga/tsl_uart_sim.h hw/sim/common/tsl_rng.h mk/fpga.mk
+$(FPGA_OUT)/bridge/bridge_sim: $(TSL_RTL_UART_BRIDGE) hw/sim/fpga/uart_bridge_main.cpp hw/sim/fpga/tsl_uart_sim.h hw/sim/common/tsl_rng.h mk/fpga.mk
 	@mkdir -p $(@D)
 	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_uart_bridge -O3 --x-assign fast \
 	  --x-initial fast -GClksPerBit=$(FPGA_BRIDGE_CPB) -Mdir $(@D) \
 	  -CFLAGS "-O2 -I$(abspath hw/sim/common) -DUART_CPB=$(FPGA_BRIDGE_CPB)" -MAKEFLAGS "OPT_FAST=-O2" \
-	  -o bridge_sim $(FPGA_BRIDGE_RTL) $(abspath hw/sim/fpga/uart_bridge_main.cpp) >$(@D)/build.log 2>&1 || \
+	  -o bridge_sim $(TSL_RTL_UART_BRIDGE) $(abspath hw/sim/fpga/uart_bridge_main.cpp) >$(@D)/build.log 2>&1 || \
 	  { tail -40 $(@D)/build.log; exit 1; }
 
 # fpga_top_build(dir, top, rtl, extra C++, defines, Verilator parameters)
@@ -43,12 +42,11 @@ $(eval $(call fpga_top_build,ice40-sim,$(ICE40_TOP),$(ICE40_RTL),$(MODEL_LIB),$(
 # Gate level: the synthesised iCE40 netlist (the bitstream's, from make fpga) with the cell models
 # (SB_SPRAM256KA, SB_RAM40_4K, SB_MAC16, SB_LUT4, ...) of the Yosys that made it (0.55, from npm),
 # driven by the same harness.
-FPGA_ICE40_CELLS := $(YOWASP_GEN)/share/ice40/cells_sim.v
-$(FPGA_OUT)/ice40-gl/netlist.v: $(FPGA_OUT)/ice40/$(ICE40_TOP).json
+$(ICE40_NETLIST): $(FPGA_OUT)/ice40/$(ICE40_TOP).json
 	@mkdir -p $(@D)
 	@node fpga/yowasp-yosys.mjs $(YOWASP_GEN)/bundle.js $(@D) "read_json $<; write_verilog -noattr out/$(@F)" $< \
 	  && mv $(@D)/out/$(@F) $@ && rmdir $(@D)/out
-$(eval $(call fpga_top_build,ice40-gl,$(ICE40_TOP),$(FPGA_OUT)/ice40-gl/netlist.v $(FPGA_ICE40_CELLS),$(MODEL_LIB),\
+$(eval $(call fpga_top_build,ice40-gl,$(ICE40_TOP),$(ICE40_NETLIST) $(ICE40_CELLS),$(MODEL_LIB),\
   $(FPGA_ICE40_DEFS) -DFPGA_GL=1,-Wno-fatal -Wno-lint -Wno-style -DNO_ICE40_DEFAULT_ASSIGNMENTS))
 
 TESTS += fpga-lint fpga-bridge fpga-top fpga fpga-ice40-top fpga-ice40-gl
@@ -57,7 +55,7 @@ TESTS += fpga-lint fpga-bridge fpga-top fpga fpga-ice40-top fpga-ice40-gl
 # Verilator -Wall and iverilog -g2012 on the bridge and the three tops.
 test-fpga-lint:
 	@p=0; f=0; \
-	for t in "tsl_uart_bridge:$(FPGA_BRIDGE_RTL)" "$(FPGA_TOP):$(FPGA_RTL)" "$(ICE40_TOP):$(ICE40_RTL)" \
+	for t in "tsl_uart_bridge:$(TSL_RTL_UART_BRIDGE)" "$(FPGA_TOP):$(FPGA_RTL)" "$(ICE40_TOP):$(ICE40_RTL)" \
 	         "$(ARTY_TOP):$(ARTY_RTL)"; do top=$${t%%:*}; rtl=$${t#*:}; \
 	  if $(VERILATOR) --lint-only -Wall --top-module $$top $$rtl && \
 	     iverilog -g2012 -s $$top -o /dev/null $$rtl 2>&1 | { ! grep -v "sorry:"; }; \
@@ -67,8 +65,8 @@ test-fpga-lint:
 test-fpga-bridge: $(FPGA_OUT)/bridge/bridge_sim
 	@$<
 
-test-fpga-top: $(FPGA_OUT)/top/fpga_top_sim $(BUILD)/fw/cp.elf
-	@$< $(BUILD)/fw/cp.elf
+test-fpga-top: $(FPGA_OUT)/top/fpga_top_sim $(FW_ELF)
+	@$< $(FW_ELF)
 
 test-fpga-ice40-top: $(FPGA_OUT)/ice40-sim/fpga_top_sim
 	@$<

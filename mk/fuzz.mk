@@ -8,7 +8,6 @@
 #   make soak             the same with FUZZ_SOAK_TIME (default 300) seconds per target
 # New inputs found go to $(BUILD)/fuzz/NAME.new (the committed corpus is never modified); a crash
 # leaves $(BUILD)/fuzz/crash-* and fails the target. SEED= fixes libFuzzer's -seed.
-# (host.mk, fw.mk and model.mk are included after this file: their sources are spelled out here.)
 
 FUZZ_OUT       := $(BUILD)/fuzz
 FUZZ_CC        ?= clang
@@ -16,17 +15,12 @@ FUZZ_TIME      ?= 12
 FUZZ_SOAK_TIME ?= 300
 FUZZ_CFLAGS    := -std=c11 -O1 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -ffp-contract=off \
                   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
-                  -DTESSEL_NO_SIM -Itests/fuzz -Itests/model -Ihost_driver/include -Ihost_driver/src \
+                  -DTESSEL_NO_SIM -Itests/fuzz -Ihost_driver/include -Ihost_driver/src \
                   -Ifirmware/cp -Ihw/model -Ihw/include
-FUZZ_MODEL     := hw/model/tslm.c hw/model/tslm_arith.c
-FUZZ_FW        := firmware/cp/tsl_cp.c firmware/cp/tsl_cp_sched.c firmware/cp/tsl_cp_gemm.c \
-                  firmware/cp/tsl_cp_ops.c firmware/cp/tsl_cp_hal_model.c firmware/cp/tsl_cp_hostif.c
-FUZZ_HOST      := $(filter-out host_driver/src/npy.c,$(wildcard host_driver/src/*.c))
-FUZZ_HDRS      := tests/fuzz/fuzz_in.h tests/model/ref.h $(wildcard host_driver/include/*.h host_driver/src/*.h \
-                  firmware/cp/*.h hw/model/*.h) hw/include/tsl_hw.h hw/include/tsl_insn.h mk/fuzz.mk
-FUZZ_SRC_npy   := host_driver/src/npy.c
-FUZZ_SRC_api   := $(FUZZ_HOST) $(FUZZ_FW) $(FUZZ_MODEL)
-FUZZ_SRC_cmd   := $(FUZZ_FW) $(FUZZ_MODEL)
+FUZZ_HDRS      := tests/fuzz/fuzz_in.h hw/model/ref.h $(TSL_HOST_ALL_H) host_driver/include/tessel_npy.h mk/fuzz.mk
+FUZZ_SRC_npy   := $(TSL_HOST_NPY)
+FUZZ_SRC_api   := $(TSL_HOST_ALL_C)
+FUZZ_SRC_cmd   := $(TSL_FW_CP_NATIVE) $(TSL_MODEL_SRCS)
 FUZZ_SRC_elf   := host_driver/src/elf_image.c
 FUZZ_NAMES     := npy api cmd elf
 

@@ -3,22 +3,22 @@
 #   make test-fw-native   native build (firmware/cp + tsl_cp_hal_model.c + libtessel_model) and tests/fw
 #   make test-fw-asan     the same tests built with -fsanitize=address,undefined
 # SEED=... replays the native tests.
+# firmware/cp/sources.mk lists the sources of both builds (TSL_FW_CP_RV32, TSL_FW_CP_NATIVE).
 FW_CP_DIR    := firmware/cp
-FW_CP_SRCS   := $(FW_CP_DIR)/tsl_cp.c $(FW_CP_DIR)/tsl_cp_sched.c $(FW_CP_DIR)/tsl_cp_gemm.c \
-                $(FW_CP_DIR)/tsl_cp_ops.c $(FW_CP_DIR)/tsl_cp_hal_model.c $(FW_CP_DIR)/tsl_cp_hostif.c
-FW_CP_HDRS   := $(wildcard $(FW_CP_DIR)/*.h) hw/include/tsl_hw.h hw/include/tsl_insn.h hw/model/tslm.h
-FW_OUT       := $(BUILD)/fw
-FW_TEST_DEPS := tests/fw/test_fw.c tests/model/ref.h tests/model/test_util.h $(FW_CP_SRCS) $(FW_CP_HDRS) mk/fw.mk
+FW_CP_SRCS   := $(TSL_FW_CP_NATIVE)
+FW_CP_HDRS   := $(TSL_FW_CP_HDRS) hw/include/tsl_hw.h hw/include/tsl_insn.h hw/model/tslm.h
+FW_OUT       := $(patsubst %/,%,$(dir $(FW_ELF)))
+FW_TEST_DEPS := tests/fw/test_fw.c hw/model/ref.h tests/model/test_util.h $(FW_CP_SRCS) $(FW_CP_HDRS) mk/fw.mk
 FW_CFLAGS    := $(CFLAGS_COMMON) -ffp-contract=off -I$(FW_CP_DIR) -Ihw/model -Ihw/include -Itests/model
 FW_SAN       := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-$(FW_OUT)/cp.elf: $(wildcard $(FW_CP_DIR)/*.c) $(wildcard $(FW_CP_DIR)/*.h) $(FW_CP_DIR)/Makefile sdk/sdk.mk \
+$(FW_ELF): $(TSL_FW_CP_RV32) $(TSL_FW_CP_HDRS) $(FW_CP_DIR)/Makefile $(FW_CP_DIR)/sources.mk sdk/sdk.mk \
                   sdk/crt0.S sdk/link.ld $(wildcard sdk/src/*.c sdk/include/*.h) hw/include/tsl_hw.h \
                   hw/include/tsl_insn.h
 	@$(MAKE) --no-print-directory -C $(FW_CP_DIR) OUT=$(abspath $(FW_OUT)) size
 
 # The RAM image as a flat binary from the RAM base (what a board's host loads: docs/fpga.md).
-$(FW_OUT)/cp.bin: $(FW_OUT)/cp.elf
+$(FW_OUT)/cp.bin: $(FW_ELF)
 	@riscv64-unknown-elf-objcopy -O binary $< $@
 
 $(FW_OUT)/test_fw: $(FW_TEST_DEPS) $(MODEL_LIB)
@@ -26,16 +26,16 @@ $(FW_OUT)/test_fw: $(FW_TEST_DEPS) $(MODEL_LIB)
 	$(CC) $(FW_CFLAGS) tests/fw/test_fw.c $(FW_CP_SRCS) $(MODEL_LIB) -o $@
 
 # The model library is rebuilt from source with the sanitizers so that its accesses are checked too.
-$(FW_OUT)/test_fw_asan: $(FW_TEST_DEPS) $(MODEL_SRCS) $(MODEL_HDRS)
+$(FW_OUT)/test_fw_asan: $(FW_TEST_DEPS) $(TSL_MODEL_SRCS) $(TSL_MODEL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(FW_CFLAGS) -O1 $(FW_SAN) tests/fw/test_fw.c $(FW_CP_SRCS) $(MODEL_SRCS) -o $@
+	$(CC) $(FW_CFLAGS) -O1 $(FW_SAN) tests/fw/test_fw.c $(FW_CP_SRCS) $(TSL_MODEL_SRCS) -o $@
 
 TESTS += fw-build fw-native fw-asan
 .PHONY: test-fw-build test-fw-native test-fw-asan
 
 test-fw-build:
-	@rm -f $(FW_OUT)/cp.elf
-	@if $(MAKE) --no-print-directory $(FW_OUT)/cp.elf; then echo "fw_build: 1 passed, 0 failed"; \
+	@rm -f $(FW_ELF)
+	@if $(MAKE) --no-print-directory $(FW_ELF); then echo "fw_build: 1 passed, 0 failed"; \
 	else echo "fw_build: 0 passed, 1 failed"; exit 1; fi
 
 test-fw-native: $(FW_OUT)/test_fw

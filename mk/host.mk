@@ -9,32 +9,22 @@
 #   make test-host-install     installs into a temp PREFIX and builds a program with pkg-config
 # SEED=... replays the random tests.
 #
-# The sim transport needs the Verilated tsl_soc. host.mk Verilates its own position-independent
-# copy (same RTL, flags and parameters as mk/soc.mk, plus -fPIC) into $(BUILD)/host/soc once
-# (~2-3 minutes) and links those objects (Verilator runtime, TslSocSim, TslHbm, ELF loader) into
-# both libraries. HOST_SIM=0 builds the library without them: tessel_open("sim") then returns
+# The sim transport needs the Verilated tsl_soc: both libraries hold the objects of the one
+# position-independent build of mk/soc.mk ($(SOC_SIM): Verilator runtime, the model, TslSocSim,
+# TslHbm, ELF loader). HOST_SIM=0 builds the library without them: tessel_open("sim") then returns
 # TESSEL_ENODEV.
 
-HOST_OUT     := $(BUILD)/host
+HOST_OUT     := $(patsubst %/,%,$(dir $(LIBTESSEL)))
 HOST_OBJ     := $(HOST_OUT)/obj
-HOST_SOCDIR  := $(HOST_OUT)/soc
-HOST_SIM     ?= 1
 PREFIX       ?= /usr/local
 HOST_VERSION := 0.1.0
 
-HOST_SRCS    := host_driver/src/tessel.c host_driver/src/gemm.c host_driver/src/transport_model.c \
-                host_driver/src/transport_uart.c host_driver/src/elf_image.c \
-                host_driver/src/tessel_hostcp.c
-HOST_HDRS    := host_driver/include/tessel.h host_driver/src/tessel_int.h host_driver/src/tessel_uart.h \
-                host_driver/src/elf_image.h host_driver/src/tessel_hostcp.h
-HOST_FW_SRCS := firmware/cp/tsl_cp.c firmware/cp/tsl_cp_sched.c firmware/cp/tsl_cp_gemm.c \
-                firmware/cp/tsl_cp_ops.c firmware/cp/tsl_cp_hal_model.c firmware/cp/tsl_cp_hostif.c
-HOST_ALL_C   := $(HOST_SRCS) $(HOST_FW_SRCS) hw/model/tslm.c hw/model/tslm_arith.c
-HOST_DEP_H   := $(HOST_HDRS) $(wildcard firmware/cp/*.h) hw/model/tslm.h hw/model/tslm_arith.h \
-                hw/include/tsl_hw.h hw/include/tsl_insn.h
+HOST_HDRS    := $(TSL_HOST_HDRS)
+HOST_ALL_C   := $(TSL_HOST_ALL_C)
+HOST_DEP_H   := $(TSL_HOST_ALL_H)
 HOST_INC     := -Ihost_driver/include -Ihost_driver/src -Ifirmware/cp -Ihw/model -Ihw/include
 HOST_CFLAGS  := $(CFLAGS_COMMON) -ffp-contract=off -fPIC -fvisibility=hidden $(HOST_INC)
-HOST_FW_PATH := $(abspath $(BUILD)/fw/cp.elf)
+HOST_FW_PATH := $(abspath $(FW_ELF))
 HOST_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 HOST_LIBS    := -lm
 ifeq ($(HOST_SIM),1)
@@ -52,28 +42,11 @@ $(HOST_OBJ)/$(notdir $(1:.c=.o)): $(1) $(HOST_DEP_H) mk/host.mk
 endef
 $(foreach s,$(HOST_ALL_C),$(eval $(call HOST_CC_RULE,$(s))))
 
-# --- the Verilated SoC, position independent ---------------------------------------------------
-HOST_SOC_CPP  := hw/sim/soc/tsl_soc_sim.cpp hw/sim/core/tsl_elf.cpp hw/sim/tc/tsl_hbm.cpp
-HOST_SOC_OBJN := verilated.o verilated_dpi.o verilated_fst_c.o verilated_threads.o \
-                 tsl_soc_sim.o tsl_elf.o tsl_hbm.o
-HOST_VROOT     = $(shell $(or $(VERILATOR),verilator) --getenv VERILATOR_ROOT)
-HOST_SOC_STAMP := $(HOST_SOCDIR)/objs.stamp
-HOST_SOC_DEPS := $(shell find hw/rtl -name '*.sv' 2>/dev/null) $(HOST_SOC_CPP) hw/sim/soc/tsl_soc_sim.h \
-                 hw/sim/core/tsl_elf.h hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/include/tsl_hw.h
+# --- the sim transport, on the Verilated SoC of mk/soc.mk -----------------------------------------
+HOST_VROOT    = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
 
-# The archive is removed first: ar adds to an existing one, and a rebuild names its objects anew.
-$(HOST_SOC_STAMP): $(HOST_SOC_DEPS)
-	@mkdir -p $(HOST_SOCDIR) && rm -f $(HOST_SOCDIR)/Vtsl_soc__ALL.a
-	@echo "  VERILATE tsl_soc (-fPIC) -> $(HOST_SOCDIR) (log: $(HOST_SOCDIR)/build.log)"
-	@{ $(VERILATOR) --cc --exe $(SOC_VFLAGS) $(SOC_PARAMS) -Mdir $(HOST_SOCDIR) \
-	    -CFLAGS "-fPIC $(SOC_CFLAGS)" -o unused $(SOC_RTL) $(abspath $(HOST_SOC_CPP)) && \
-	  $(MAKE) --no-print-directory -C $(HOST_SOCDIR) -f Vtsl_soc.mk -j 2 OPT_FAST=-O2 \
-	    Vtsl_soc__ALL.a $(HOST_SOC_OBJN); } >$(HOST_SOCDIR)/build.log 2>&1 || \
-	  { tail -40 $(HOST_SOCDIR)/build.log; exit 1; }
-	@touch $@
-
-$(HOST_OBJ)/transport_sim.o: host_driver/src/transport_sim.cpp $(HOST_HDRS) hw/sim/soc/tsl_soc_sim.h \
-                             hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h mk/host.mk
+$(HOST_OBJ)/transport_sim.o: $(TSL_HOST_SIM) $(HOST_HDRS) host_driver/src/tessel_sim_fault.h \
+                             hw/sim/soc/tsl_soc_sim.h hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h mk/host.mk
 	@mkdir -p $(@D)
 	$(CXX) -std=c++14 -O2 -g -Wall -Wextra -Werror -fPIC -fvisibility=hidden $(HOST_INC) \
 	  -Ihw/sim/soc -Ihw/sim/tc -isystem $(HOST_VROOT)/include -isystem $(HOST_VROOT)/include/vltstd -DSOC_N=$(SOC_N) -DSOC_BF16=$(SOC_BF16) -DSOC_VMEM=$(SOC_VMEM) \
@@ -83,14 +56,14 @@ HOST_WA      := -Wl,--whole-archive
 HOST_NWA     := -Wl,--no-whole-archive
 ifeq ($(HOST_SIM),1)
 HOST_SIM_OBJS := $(HOST_OBJ)/transport_sim.o
-HOST_SIM_DEPS := $(HOST_SIM_OBJS) $(HOST_SOC_STAMP)
-HOST_SIM_LINK := $(HOST_SIM_OBJS) $(addprefix $(HOST_SOCDIR)/,$(HOST_SOC_OBJN)) $(HOST_SOCDIR)/Vtsl_soc__ALL.a
+HOST_SIM_DEPS := $(HOST_SIM_OBJS) $(SOC_SIM)
+HOST_SIM_LINK  = $(HOST_SIM_OBJS) $(SOC_SIM_OBJS)
 endif
 
-$(HOST_OUT)/libtessel.a: $(HOST_OBJS) $(HOST_SIM_DEPS)
+$(LIBTESSEL): $(HOST_OBJS) $(HOST_SIM_DEPS)
 	@rm -f $@
 	@rm -rf $(HOST_OUT)/ar && mkdir -p $(HOST_OUT)/ar
-	@$(if $(HOST_SIM_OBJS),cd $(HOST_OUT)/ar && $(AR) x $(abspath $(HOST_SOCDIR)/Vtsl_soc__ALL.a))
+	@$(if $(HOST_SIM_OBJS),cd $(HOST_OUT)/ar && $(AR) x $(abspath $(filter %.a,$(HOST_SIM_LINK))))
 	$(AR) rcs $@ $(HOST_OBJS) $(filter %.o,$(HOST_SIM_LINK)) $(if $(HOST_SIM_OBJS),$(HOST_OUT)/ar/*.o)
 
 # Only tessel_* is exported (the Verilator runtime, the model and the firmware stay internal).
@@ -120,11 +93,11 @@ host-install install: $(HOST_OUT)/libtessel.a $(HOST_OUT)/libtessel.so
 	install -m 644 $(HOST_OUT)/tessel.pc $(PREFIX)/lib/pkgconfig/tessel.pc
 
 # --- tests -------------------------------------------------------------------------------------
-HOST_TEST_DEPS := tests/host/test_gemm.c tests/model/ref.h tests/model/test_util.h $(HOST_HDRS) mk/host.mk
-HOST_TEST_CFLAGS := $(CFLAGS_COMMON) -ffp-contract=off -Ihost_driver/include -Itests/model -Ihw/include
+HOST_TEST_DEPS := tests/host/test_gemm.c hw/model/ref.h tests/model/test_util.h $(HOST_HDRS) mk/host.mk
+HOST_TEST_CFLAGS := $(CFLAGS_COMMON) -ffp-contract=off -Ihost_driver/include -Itests/model -Ihw/model -Ihw/include
 
-$(HOST_OUT)/test_gemm: $(HOST_TEST_DEPS) $(HOST_OUT)/libtessel.a
-	$(CC) $(HOST_TEST_CFLAGS) tests/host/test_gemm.c $(HOST_OUT)/libtessel.a $(HOST_LIBS) -o $@
+$(HOST_OUT)/test_gemm: $(HOST_TEST_DEPS) $(LIBTESSEL)
+	$(CC) $(HOST_TEST_CFLAGS) tests/host/test_gemm.c $(LIBTESSEL) $(HOST_LIBS) -o $@
 
 # ASan/UBSan: every source (driver, firmware, model) rebuilt with the sanitizers, model only.
 $(HOST_OUT)/test_gemm_asan: $(HOST_TEST_DEPS) $(HOST_ALL_C) $(HOST_DEP_H)
@@ -138,7 +111,7 @@ TESTS += host-model host-sim host-asan host-install
 test-host-model: $(HOST_OUT)/test_gemm
 	@$< model
 
-test-host-sim: $(HOST_OUT)/test_gemm $(FW_OUT)/cp.elf
+test-host-sim: $(HOST_OUT)/test_gemm $(FW_ELF)
 	@$< sim
 
 test-host-asan: $(HOST_OUT)/test_gemm_asan

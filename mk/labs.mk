@@ -10,7 +10,6 @@
 
 LAB_OUT   := $(BUILD)/labs
 LAB_TAG    = $(subst /,_,$(1))
-VERILATOR ?= verilator
 
 # lab_start(n, doc): labs/<n>/ from tests/labs/<n>/skeleton/; doc is the lab's page in docs/labs/.
 define lab_start
@@ -24,8 +23,7 @@ endef
 # --- lab 1: the systolic dataflow ----------------------------------------------------------------
 LAB1_DIR  := $(or $(LAB_DIR),labs/1)
 LAB1_OUT  := $(LAB_OUT)/1/$(call LAB_TAG,$(LAB1_DIR))
-LAB1_RTL  := hw/rtl/mxu/tsl_mxu_skew.sv hw/rtl/mxu/tsl_mxu_deskew.sv tests/labs/1/tsl_lab1_array.sv \
-             $(LAB1_DIR)/tsl_lab1_pe.sv
+LAB1_RTL  := $(TSL_RTL_MXU) tests/labs/1/tsl_lab1_array.sv $(LAB1_DIR)/tsl_lab1_pe.sv
 LAB1_CPP  := tests/labs/1/lab1_main.cpp
 LAB1_NS   := 4 8
 
@@ -62,8 +60,8 @@ test-lab-1-ref:
 
 # --- labs 2 and 3: a tiled GEMM in firmware, double buffering --------------------------------------
 # The grader firmware (tests/labs/2/lab2_grader.c) runs the student's lab2_gemm() on the simulated SoC
-# ($(BUILD)/bin/tessel; soc.mk is included after this file, so the path is spelled out).
-LAB_TESSEL  := $(BUILD)/bin/tessel
+# (`tessel run`).
+LAB_TESSEL  := $(TESSEL)
 LAB2_FWDEPS := tests/labs/2/lab2_grader.c tests/labs/2/lab2.h tests/labs/2/Makefile sdk/sdk.mk sdk/crt0.S \
                sdk/link.ld $(wildcard sdk/src/*.c sdk/include/*.h) hw/include/tsl_hw.h hw/include/tsl_insn.h
 
@@ -148,8 +146,8 @@ test-lab-4-ref:
 	@$(MAKE) --no-print-directory lab-4-check LAB_DIR=$(LAB4_REF)
 
 # --- lab 5: a port to another iCE40 board --------------------------------------------------------
-# The student's top (which may instantiate tsl_ice40_top) with the iCE40 RTL of fpga/board.mk
-# (included by mk/fpga.mk, which sorts before this file): Verilator lint, Yosys 0.55 synth_ice40,
+# The student's top (which may instantiate tsl_ice40_top) with the iCE40 RTL of fpga/board.mk:
+# Verilator lint, Yosys 0.55 synth_ice40,
 # nextpnr-ice40 with the student's .pcf at 12 MHz, then tests/labs/5/check.py on pins and timing.
 LAB5_DIR := $(or $(LAB_DIR),labs/5)
 LAB5_OUT := $(LAB_OUT)/5/$(call LAB_TAG,$(LAB5_DIR))

@@ -1,6 +1,6 @@
 # hw/model: libtessel_model (the golden model) and its tests and benchmark.
-MODEL_SRCS := hw/model/tslm.c hw/model/tslm_arith.c
-MODEL_HDRS := hw/model/tslm.h hw/model/tslm_arith.h hw/include/tsl_hw.h hw/include/tsl_insn.h
+MODEL_SRCS := $(TSL_MODEL_SRCS)
+MODEL_HDRS := $(TSL_MODEL_HDRS)
 MODEL_OBJS := $(MODEL_SRCS:hw/model/%.c=$(BUILD)/model/%.o)
 MODEL_CFLAGS := $(CFLAGS_COMMON) -O3 -Ihw/model -Ihw/include
 MODEL_TEST_CFLAGS := $(MODEL_CFLAGS) -ffp-contract=off -Itests/model
@@ -15,10 +15,10 @@ $(MODEL_LIB): $(MODEL_OBJS)
 model: $(MODEL_LIB)
 .PHONY: model bench-model
 
-$(BUILD)/model/test_%: tests/model/test_%.c tests/model/test_util.h tests/model/ref.h tests/model/gemm_prog.h $(MODEL_LIB)
+$(BUILD)/model/test_%: tests/model/test_%.c tests/model/test_util.h hw/model/ref.h tests/model/gemm_prog.h $(MODEL_LIB)
 	$(CC) $(MODEL_TEST_CFLAGS) $< $(MODEL_LIB) -o $@
 
-$(BUILD)/model/bench_model: tests/model/bench_model.c tests/model/gemm_prog.h $(MODEL_LIB)
+$(BUILD)/model/bench_model: tests/model/bench_model.c tests/model/gemm_prog.h hw/model/ref.h $(MODEL_LIB)
 	$(CC) $(MODEL_TEST_CFLAGS) $< $(MODEL_LIB) -o $@
 
 TESTS += model-arith model-insn model-gemm

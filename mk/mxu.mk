@@ -6,14 +6,12 @@
 #   make synth-report          Yosys per N: generic, ice40, xilinx -> docs/hardware.md table
 # Knobs: MXU_RUNS (random runs per N, default 6), SEED.
 
-MXU_RTL     := hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_ram_1r1w.sv \
-               $(sort $(wildcard hw/rtl/mxu/*.sv))
+MXU_RTL     := $(TSL_RTL_MXU)
 MXU_SIM_SV  := hw/sim/mxu/tsl_mxu_sim.sv
 MXU_SIM_CPP := hw/sim/mxu/mxu_main.cpp
 MXU_OUT     := $(BUILD)/mxu
 MXU_RUNS    ?= 6
 MXU_N       ?= 16
-VERILATOR   ?= verilator
 MXU_VFLAGS  := -Wall --top-module tsl_mxu_sim -O3 --x-assign fast --x-initial fast --noassert --unroll-count 256
 MXU_CFLAGS  := -I$(abspath hw/model) -I$(abspath hw/include)
 # The array is N^2 unrolled cells in C++: compile N <= 16 optimised, N = 32 at -O0 (the C++ build
@@ -37,11 +35,11 @@ $(foreach n,4 8 16 32,$(eval $(call MXU_BUILD,$(n),,)))
 $(foreach n,4 8 16 32,$(eval $(call MXU_BUILD,$(n),_trace,--trace-fst)))
 
 # fp32 adder unit test against tslm_f32_add.
-$(MXU_OUT)/fadd/fadd_sim: hw/rtl/mxu/tsl_mxu_fadd.sv hw/sim/mxu/fadd_main.cpp $(MODEL_LIB) mk/mxu.mk
+$(MXU_OUT)/fadd/fadd_sim: $(MXU_RTL) hw/sim/mxu/fadd_main.cpp $(MODEL_LIB) mk/mxu.mk
 	@mkdir -p $(@D)
 	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_mxu_fadd -O3 -Mdir $(@D) \
 	  -CFLAGS "-O2 $(MXU_CFLAGS)" -LDFLAGS "$(abspath $(MODEL_LIB))" -o fadd_sim \
-	  hw/rtl/mxu/tsl_mxu_fadd.sv $(abspath hw/sim/mxu/fadd_main.cpp) >$(@D)/build.log 2>&1 || \
+	  $(MXU_RTL) $(abspath hw/sim/mxu/fadd_main.cpp) >$(@D)/build.log 2>&1 || \
 	  { tail -40 $(@D)/build.log; exit 1; }
 
 TESTS += mxu-lint mxu-iverilog mxu-fadd mxu-n4 mxu-n8 mxu-n16 mxu-n32 mxu-throughput

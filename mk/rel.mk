@@ -12,13 +12,10 @@
 #                             values (+verilator+rand+reset+2, a printed +verilator+seed) runs a program
 #   make soak                 adds rel-soak-long: REL_SOAK_LONG (10000) random commands on sim
 # SEED=... replays the randomised ones.
-# (host.mk, soc.mk and fw.mk are included after this file: their paths are spelled out here.)
 
 REL_OUT        := $(BUILD)/rel
 REL_SOAK_SHORT ?= 300
 REL_SOAK_LONG  ?= 10000
-REL_LIBT       := $(BUILD)/host/libtessel.a
-REL_FW         := $(BUILD)/fw/cp.elf
 REL_HDRS       := tests/rel/rel_util.h tests/model/test_util.h host_driver/include/tessel.h \
                   host_driver/src/tessel_int.h host_driver/src/tessel_sim_fault.h hw/include/tsl_hw.h \
                   hw/include/tsl_insn.h mk/rel.mk
@@ -26,36 +23,36 @@ REL_CFLAGS     := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -Ihost_driver/inclu
                   -Itests/model -Ihw/include
 REL_SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-$(REL_OUT)/test_faults: tests/rel/test_faults.c $(REL_HDRS) $(REL_LIBT)
+$(REL_OUT)/test_faults: tests/rel/test_faults.c $(REL_HDRS) $(LIBTESSEL)
 	@mkdir -p $(@D)
-	$(CC) $(REL_CFLAGS) $< $(REL_LIBT) $(HOST_LIBS) -o $@
+	$(CC) $(REL_CFLAGS) $< $(LIBTESSEL) $(HOST_LIBS) -o $@
 
-$(REL_OUT)/soak: tests/rel/soak.c $(REL_HDRS) $(REL_LIBT)
+$(REL_OUT)/soak: tests/rel/soak.c $(REL_HDRS) $(LIBTESSEL)
 	@mkdir -p $(@D)
-	$(CC) $(REL_CFLAGS) $< $(REL_LIBT) $(HOST_LIBS) -o $@
+	$(CC) $(REL_CFLAGS) $< $(LIBTESSEL) $(HOST_LIBS) -o $@
 
 # Model backend only: every host source (driver, native firmware, model) built into the program,
 # plainly (for valgrind) and with the sanitizers.
-REL_HOST_SRC := $(wildcard host_driver/src/*.c firmware/cp/*.[ch] hw/model/*.[ch])
+REL_HOST_SRC := $(TSL_HOST_ALL_C) $(TSL_HOST_ALL_H)
 $(REL_OUT)/soak_model: tests/rel/soak.c $(REL_HDRS) $(REL_HOST_SRC)
 	@mkdir -p $(@D)
-	$(CC) $(REL_CFLAGS) -DTESSEL_NO_SIM -Ifirmware/cp -Ihw/model $< $(HOST_ALL_C) -lm -o $@
+	$(CC) $(REL_CFLAGS) -DTESSEL_NO_SIM -Ifirmware/cp -Ihw/model $< $(TSL_HOST_ALL_C) -lm -o $@
 
 $(REL_OUT)/soak_asan: tests/rel/soak.c $(REL_HDRS) $(REL_HOST_SRC)
 	@mkdir -p $(@D)
-	$(CC) $(REL_CFLAGS) -O1 $(REL_SAN) -DTESSEL_NO_SIM -Ifirmware/cp -Ihw/model $< $(HOST_ALL_C) -lm -o $@
+	$(CC) $(REL_CFLAGS) -O1 $(REL_SAN) -DTESSEL_NO_SIM -Ifirmware/cp -Ihw/model $< $(TSL_HOST_ALL_C) -lm -o $@
 
 TESTS += rel-faults rel-soak rel-soak-asan rel-valgrind
 SOAKS += rel-soak-long
 .PHONY: test-rel-faults test-rel-soak test-rel-soak-long test-rel-soak-asan test-rel-valgrind
 
-test-rel-faults: $(REL_OUT)/test_faults $(REL_FW)
+test-rel-faults: $(REL_OUT)/test_faults $(FW_ELF)
 	@$<
 
-test-rel-soak: $(REL_OUT)/soak $(REL_FW)
+test-rel-soak: $(REL_OUT)/soak $(FW_ELF)
 	@$< sim $(REL_SOAK_SHORT)
 
-test-rel-soak-long: $(REL_OUT)/soak $(REL_FW)
+test-rel-soak-long: $(REL_OUT)/soak $(FW_ELF)
 	@$< sim $(REL_SOAK_LONG)
 
 test-rel-soak-asan: $(REL_OUT)/soak_asan
@@ -74,8 +71,7 @@ test-rel-valgrind: $(REL_OUT)/soak_model
 # one another without end at one time step, so it gets a copy of the RTL in which always_comb is
 # always @* (the same sensitivity, without that trigger); Verilator and Yosys read the sources.
 REL_X_DIR := $(REL_OUT)/x_rtl
-REL_X_RTL  = $(addprefix $(REL_X_DIR)/,$(SOC_RTL) hw/rtl/fpga/tsl_fpga_hbm.sv)
-REL_X_DEPS := $(addprefix $(REL_X_DIR)/,$(shell find hw/rtl -name '*.sv'))
+REL_X_RTL  := $(addprefix $(REL_X_DIR)/,$(TSL_RTL_SOC) hw/rtl/fpga/tsl_fpga_hbm.sv)
 $(REL_X_DIR)/%.sv: %.sv
 	@mkdir -p $(@D)
 	@sed 's/\balways_comb\b/always @*/' $< >$@
@@ -86,7 +82,7 @@ $(REL_OUT)/cp.hex: $(BUILD)/fw/cp.bin
 	  open(sys.argv[2],"w").write("".join("%08x\n"%w for w in struct.unpack("<%dI"%(len(b)//4),b)))' \
 	  $< $@
 
-$(REL_OUT)/x.vvp: tests/rel/tsl_soc_x_tb.sv $(REL_X_DEPS) mk/rel.mk
+$(REL_OUT)/x.vvp: tests/rel/tsl_soc_x_tb.sv $(REL_X_RTL) mk/rel.mk
 	@mkdir -p $(@D)
 	@rm -f $@
 	@iverilog -g2012 -o $@ -s tsl_soc_x_tb $(REL_X_RTL) $< 2>&1 | grep -v 'sorry:' || true
@@ -94,10 +90,10 @@ $(REL_OUT)/x.vvp: tests/rel/tsl_soc_x_tb.sv $(REL_X_DEPS) mk/rel.mk
 
 # The AXI isolation stage alone (directed, 4-state): pass-through, a reset mid write burst, a reset
 # with an AR waiting.
-$(REL_OUT)/axi_iso.vvp: tests/rel/tsl_axi_iso_tb.sv hw/rtl/soc/tsl_axi_iso.sv mk/rel.mk
+$(REL_OUT)/axi_iso.vvp: tests/rel/tsl_axi_iso_tb.sv $(TSL_RTL_SOC) mk/rel.mk
 	@mkdir -p $(@D)
 	@rm -f $@
-	@iverilog -g2012 -o $@ -s tsl_axi_iso_tb hw/rtl/soc/tsl_axi_iso.sv $< 2>&1 | grep -v 'sorry:' || true
+	@iverilog -g2012 -o $@ -s tsl_axi_iso_tb $(TSL_RTL_SOC) $< 2>&1 | grep -v 'sorry:' || true
 	@test -s $@
 
 TESTS += rel-axi-iso rel-x
@@ -111,18 +107,20 @@ test-rel-x: $(REL_OUT)/x.vvp $(REL_OUT)/cp.hex
 	  { echo "rel_x: a check failed, or no result within $(REL_X_TIMEOUT) s ($(REL_OUT)/x.log)"; \
 	    echo "rel_x: 0 passed, 1 failed"; exit 1; }
 
-# Verilator with unknowns made random: the SoC simulator (same sources as build/bin/tessel) built with
-# --x-assign unique --x-initial unique, run with random reset values ($TSL_VERILATOR_ARGS, read by
-# TslSocSim) on the MXU example and the host-port test.
+# Verilator with unknowns made random: the SoC and its simulator (the sources of $(SOC_SIM), with the
+# SoC's test harness tests/soc/soc_host_test.cpp) built with --x-assign unique --x-initial unique, run
+# with random reset values ($TSL_VERILATOR_ARGS, read by TslSocSim) on the MXU example (`run`, as
+# `tessel run`) and the host-port test.
 REL_XR_DIR   := $(REL_OUT)/xrand
-REL_XR_BIN   := $(REL_XR_DIR)/tessel
-$(REL_XR_BIN): $(shell find hw/rtl -name '*.sv') $(wildcard hw/sim/soc/*.cpp hw/sim/soc/*.h hw/sim/core/*.cpp \
-               hw/sim/core/*.h hw/sim/tc/*.cpp hw/sim/tc/*.h) mk/rel.mk
+REL_XR_BIN   := $(REL_XR_DIR)/soc_host_test
+$(REL_XR_BIN): $(TSL_RTL_SOC) $(wildcard hw/sim/soc/*.cpp hw/sim/soc/*.h hw/sim/core/*.cpp hw/sim/core/*.h \
+               hw/sim/tc/*.cpp hw/sim/tc/*.h) tests/soc/soc_host_test.cpp tests/soc/host_proto.h mk/rel.mk
 	@mkdir -p $(REL_XR_DIR)
 	@echo "  VERILATE tsl_soc (x unique) -> $@ (log: $(REL_XR_DIR)/build.log)"
 	@$(VERILATOR) --cc --exe --build -j 2 $(filter-out --x-assign --x-initial fast,$(SOC_VFLAGS)) \
-	  --x-assign unique --x-initial unique $(SOC_PARAMS) -Mdir $(REL_XR_DIR) -CFLAGS "$(SOC_CFLAGS)" \
-	  -MAKEFLAGS "OPT_FAST=-O2" -o tessel $(SOC_RTL) $(abspath $(SOC_CPP)) \
+	  --x-assign unique --x-initial unique $(SOC_PARAMS) -Mdir $(REL_XR_DIR) \
+	  -CFLAGS "$(SOC_CFLAGS) -I$(abspath tests/soc)" -MAKEFLAGS "OPT_FAST=-O2" -o soc_host_test $(TSL_RTL_SOC) \
+	  $(abspath $(SOC_SIM_CPP) tests/soc/soc_host_test.cpp) \
 	  >$(REL_XR_DIR)/build.log 2>&1 || { tail -40 $(REL_XR_DIR)/build.log; exit 1; }
 
 TESTS += rel-xrand
@@ -133,6 +131,6 @@ test-rel-xrand: $(REL_XR_BIN) $(BUILD)/soc/mxu/mxu.elf $(BUILD)/soc/host_fw/host
 	export TSL_VERILATOR_ARGS="+verilator+seed+$$seed +verilator+rand+reset+2"; \
 	if $(REL_XR_BIN) run $(BUILD)/soc/mxu/mxu.elf | grep -qx "mxu: C matches the reference"; then p=$$((p+1)); \
 	else f=$$((f+1)); echo "FAIL: mxu.elf with random reset values"; fi; \
-	if $(REL_XR_BIN) test-host $(BUILD)/soc/host_fw/host_fw.elf >$(REL_XR_DIR)/host.log 2>&1; then p=$$((p+1)); \
-	else f=$$((f+1)); echo "FAIL: test-host with random reset values"; tail -5 $(REL_XR_DIR)/host.log; fi; \
+	if $(REL_XR_BIN) $(BUILD)/soc/host_fw/host_fw.elf >$(REL_XR_DIR)/host.log 2>&1; then p=$$((p+1)); \
+	else f=$$((f+1)); echo "FAIL: the host-port test with random reset values"; tail -5 $(REL_XR_DIR)/host.log; fi; \
 	echo "rel_xrand: $$p passed, $$f failed"; test $$f -eq 0

@@ -1,15 +1,17 @@
 # Product SoC (hw/rtl/soc: tsl_soc = control core + tensor core + HOSTIF + AXI arbiter to HBM) and
-# its simulator: the `tessel` CLI and the SDK examples run on it (docs/sdk.md).
-#   make build/bin/tessel     Verilated tsl_soc + TslSocSim (hw/sim/soc) + CLI:
+# its simulator. tsl_soc is Verilated once, position independent, into $(BUILD)/soc/verilator, with
+# its C++ model (TslSocSim, the HBM model, the ELF loader, `tessel run`: hw/sim/soc); libtessel's sim
+# transport (mk/host.mk), the `tessel` CLI (mk/cli.mk) and the SoC's test harness link those objects.
+#   make $(SOC_SIM)           that build (~3 minutes); make build/bin/tessel for the CLI on it:
 #                             tessel run [--max-cycles N] [--trace F] [--stats] PROG.elf
 #   make test-sdk-hello       firmware/examples/hello on the SoC
 #   make test-sdk-mxu         firmware/examples/mxu: a 32x32x32 int8 GEMM on the MXU, checked on the core
 #   make test-sdk-cli         usage/load errors exit 2, a cycle limit exits 124, with messages
 #   make test-soc-lint        Verilator -Wall on tsl_soc, tsl_hostif, tsl_axi_arb, tsl_axi_from_bus (N=4, 16)
 #   make test-soc-iverilog    iverilog -g2012 compiles tsl_soc
-#   make test-soc-host        host port, rings, doorbell/host IRQ, RESET, 3-master AXI stress (SEED=)
+#   make test-soc-host        host port, rings, doorbell/host IRQ, RESET, 3-master AXI stress (SEED=):
+#                             the harness $(BUILD)/soc/soc_host_test (tests/soc) with tests/soc/host_fw.c
 # Configuration: the spec defaults (tsl_pkg): N=16, bf16 on, VMEM 256 KiB, ACC 64 KiB, HBM 64 MiB.
-# (tc.mk is included after this file, so the RTL list is spelled out here.)
 
 SOC_N      := 16
 SOC_BF16   := 1
@@ -18,31 +20,45 @@ SOC_ACC    := 65536
 SOC_HBM    := 67108864
 SOC_OUT    := $(BUILD)/soc
 SOC_OBJDIR := $(SOC_OUT)/verilator
-TESSEL     := $(BUILD)/bin/tessel
 
-SOC_OWN_RTL := hw/rtl/soc/tsl_wdt.sv hw/rtl/soc/tsl_hostif.sv hw/rtl/soc/tsl_axi_from_bus.sv hw/rtl/soc/tsl_axi_arb_rr.sv \
-               hw/rtl/soc/tsl_axi_arb.sv hw/rtl/soc/tsl_axi_iso.sv hw/rtl/soc/tsl_soc.sv
-SOC_RTL    := hw/rtl/tsl_pkg.sv $(sort $(wildcard hw/rtl/prim/*.sv)) $(sort $(wildcard hw/rtl/mxu/*.sv)) \
-              $(sort $(wildcard hw/rtl/tc/*.sv)) $(filter-out hw/rtl/prim/%,$(CORE_RTL)) \
-              hw/rtl/core/tsl_cpu_sys_regs.sv hw/rtl/core/tsl_cpu_sys.sv $(SOC_OWN_RTL)
-SOC_CPP    := hw/sim/soc/tessel_main.cpp hw/sim/soc/tsl_soc_sim.cpp hw/sim/soc/soc_host_test.cpp \
-              hw/sim/core/tsl_elf.cpp hw/sim/tc/tsl_hbm.cpp
-SOC_HDRS   := hw/sim/soc/tsl_soc_sim.h hw/sim/core/tsl_elf.h hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h tests/soc/host_proto.h \
-              hw/include/tsl_hw.h
+SOC_SIM_CPP  := hw/sim/soc/tsl_soc_sim.cpp hw/sim/core/tsl_elf.cpp hw/sim/tc/tsl_hbm.cpp \
+                hw/sim/soc/tsl_soc_run.cpp
+SOC_SIM_HDRS := hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_run.h hw/sim/core/tsl_elf.h hw/sim/tc/tsl_hbm.h \
+                hw/sim/tc/tsl_axi_pins.h hw/include/tsl_hw.h
 SOC_VFLAGS := -Wall --top-module tsl_soc -O3 --x-assign fast --x-initial fast --noassert \
               --unroll-count 256 --trace-fst
 SOC_PARAMS := -GN=$(SOC_N) -GEnableBf16="1'b$(SOC_BF16)" -GVmemBytes=$(SOC_VMEM) -GAccBytes=$(SOC_ACC) \
               -GHbmBytes=$(SOC_HBM)
-SOC_CFLAGS := -O2 -I$(abspath hw/sim/soc) -I$(abspath hw/sim/core) -I$(abspath hw/sim/tc) \
-              -I$(abspath hw/include) -I$(abspath tests/soc) -DSOC_N=$(SOC_N) -DSOC_HBM=$(SOC_HBM)
+SOC_INC    := -Ihw/sim/soc -Ihw/sim/core -Ihw/sim/tc -Ihw/include
+SOC_DEFS   := -DSOC_N=$(SOC_N) -DSOC_HBM=$(SOC_HBM)
+SOC_CFLAGS := -O2 $(foreach i,$(SOC_INC),-I$(abspath $(i:-I%=%))) $(SOC_DEFS)
+# What a program links to simulate the SoC (the Verilated model is the archive; `tessel run` is
+# SOC_RUN_OBJ), and the libraries they need.
+SOC_SIM_OBJN := verilated.o verilated_dpi.o verilated_fst_c.o verilated_threads.o \
+                tsl_soc_sim.o tsl_elf.o tsl_hbm.o
+SOC_SIM_OBJS  = $(addprefix $(SOC_OBJDIR)/,$(SOC_SIM_OBJN)) $(SOC_OBJDIR)/Vtsl_soc__ALL.a
+SOC_RUN_OBJ  := $(SOC_OBJDIR)/tsl_soc_run.o
+SOC_SIM_LIBS := -lstdc++ -lz -lpthread -lm
 
-$(TESSEL): $(SOC_RTL) $(SOC_CPP) $(SOC_HDRS) mk/soc.mk
-	@mkdir -p $(SOC_OBJDIR) $(dir $@)
-	@echo "  VERILATE tsl_soc -> $@ (log: $(SOC_OBJDIR)/build.log)"
-	@$(VERILATOR) --cc --exe --build -j 2 $(SOC_VFLAGS) $(SOC_PARAMS) -Mdir $(SOC_OBJDIR) \
-	  -CFLAGS "$(SOC_CFLAGS)" -MAKEFLAGS "OPT_FAST=-O2" -o tessel $(SOC_RTL) $(abspath $(SOC_CPP)) \
-	  >$(SOC_OBJDIR)/build.log 2>&1 || { tail -40 $(SOC_OBJDIR)/build.log; exit 1; }
-	@cp $(SOC_OBJDIR)/tessel $@
+# The archive is removed first: ar adds to an existing one, and a rebuild names its objects anew.
+# Verilator's makefile is run through SOC_VMAKE: a recipe line that names $(MAKE) itself would run
+# under make -n too.
+SOC_VMAKE = $(MAKE) --no-print-directory
+$(SOC_SIM): $(TSL_RTL_SOC) $(SOC_SIM_CPP) $(SOC_SIM_HDRS) mk/soc.mk
+	@mkdir -p $(SOC_OBJDIR) && rm -f $(SOC_OBJDIR)/Vtsl_soc__ALL.a
+	@echo "  VERILATE tsl_soc (-fPIC) -> $(SOC_OBJDIR) (log: $(SOC_OBJDIR)/build.log)"
+	@{ $(VERILATOR) --cc --exe $(SOC_VFLAGS) $(SOC_PARAMS) -Mdir $(SOC_OBJDIR) \
+	    -CFLAGS "-fPIC $(SOC_CFLAGS)" -o unused $(TSL_RTL_SOC) $(abspath $(SOC_SIM_CPP)) && \
+	  $(SOC_VMAKE) -C $(SOC_OBJDIR) -f Vtsl_soc.mk -j 2 OPT_FAST=-O2 \
+	    Vtsl_soc__ALL.a $(SOC_SIM_OBJN) $(notdir $(SOC_RUN_OBJ)); } >$(SOC_OBJDIR)/build.log 2>&1 || \
+	  { tail -40 $(SOC_OBJDIR)/build.log; exit 1; }
+	@touch $@
+
+# The test harness (tests/soc/soc_host_test.cpp).
+SOC_TEST := $(SOC_OUT)/soc_host_test
+$(SOC_TEST): tests/soc/soc_host_test.cpp tests/soc/host_proto.h $(SOC_SIM_HDRS) $(SOC_SIM) mk/soc.mk
+	$(CXX) -std=c++14 -O2 -g -Wall -Wextra -Werror $(SOC_INC) -Itests/soc $(SOC_DEFS) $< $(SOC_RUN_OBJ) $(SOC_SIM_OBJS) \
+	  $(SOC_SIM_LIBS) -o $@
 
 # --- SDK examples --------------------------------------------------------------------------------
 SOC_SDK_DEPS := sdk/sdk.mk sdk/crt0.S sdk/link.ld $(wildcard sdk/src/*.c sdk/include/*.h) \
@@ -72,22 +88,22 @@ test-soc-lint:
 	@p=0; f=0; for n in 4 16; do \
 	  for top in tsl_soc tsl_hostif tsl_axi_arb tsl_axi_from_bus; do \
 	    case $$top in tsl_soc) g="-GN=$$n";; tsl_hostif) g="";; *) g="-GDataW=$$((16*n))";; esac; \
-	    if $(VERILATOR) --lint-only -Wall --top-module $$top $$g $(SOC_RTL); \
+	    if $(VERILATOR) --lint-only -Wall --top-module $$top $$g $(TSL_RTL_SOC); \
 	    then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: $$top N=$$n"; fi; \
 	  done; done; \
-	if $(VERILATOR) --lint-only -Wall --top-module tsl_axi_arb -GMasters=1 -GDataW=32 $(SOC_RTL); \
+	if $(VERILATOR) --lint-only -Wall --top-module tsl_axi_arb -GMasters=1 -GDataW=32 $(TSL_RTL_SOC); \
 	then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: tsl_axi_arb Masters=1"; fi; \
 	echo "soc_lint: $$p passed, $$f failed"; test $$f -eq 0
 
 test-soc-iverilog:
 	@mkdir -p $(SOC_OUT)
-	@rm -f $(SOC_OUT)/tsl_soc.vvp; iverilog -g2012 -o $(SOC_OUT)/tsl_soc.vvp -s tsl_soc $(SOC_RTL) 2>&1 | grep -v 'sorry:'; \
+	@rm -f $(SOC_OUT)/tsl_soc.vvp; iverilog -g2012 -o $(SOC_OUT)/tsl_soc.vvp -s tsl_soc $(TSL_RTL_SOC) 2>&1 | grep -v 'sorry:'; \
 	if test -s $(SOC_OUT)/tsl_soc.vvp; then echo "soc_iverilog: 1 passed, 0 failed"; \
 	else echo "soc_iverilog: 0 passed, 1 failed"; exit 1; fi
 
 # Host side of the SoC against tests/soc/host_fw.c (tests/soc/README.md).
-test-soc-host: $(TESSEL) $(SOC_OUT)/host_fw/host_fw.elf
-	@$(TESSEL) test-host $(SOC_OUT)/host_fw/host_fw.elf
+test-soc-host: $(SOC_TEST) $(SOC_OUT)/host_fw/host_fw.elf
+	@$(SOC_TEST) $(SOC_OUT)/host_fw/host_fw.elf
 
 # The hello world prints its greeting and exits 0 on the SoC.
 test-sdk-hello: $(TESSEL) $(SOC_OUT)/hello/hello.elf

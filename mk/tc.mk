@@ -9,16 +9,15 @@ TC_CFG_n8  := 8 0 32768 8192 262144
 TC_CFG_n16 := 16 1 262144 65536 1048576
 TC_CFG     ?= n16
 
-TC_RTL     := hw/rtl/tsl_pkg.sv $(sort $(wildcard hw/rtl/prim/*.sv)) $(sort $(wildcard hw/rtl/mxu/*.sv)) \
-              $(sort $(wildcard hw/rtl/tc/*.sv))
+TC_RTL     := $(TSL_RTL_TC)
 TC_SIM_CPP := hw/sim/tc/tc_main.cpp hw/sim/tc/tsl_hbm.cpp
 TC_OUT     := $(BUILD)/tc
 TC_VFLAGS  := -Wall --top-module tsl_tc -O3 --x-assign fast --x-initial fast --noassert --unroll-count 256
-TC_CFLAGS  := -O2 -I$(abspath hw/model) -I$(abspath hw/include) -I$(abspath hw/sim/tc) -I$(abspath tests/tc)
+TC_CFLAGS  := -O2 -I$(abspath hw/model) -I$(abspath hw/include) -I$(abspath hw/sim/tc)
 
 # $(1) = config name, $(2) = suffix, $(3) = extra Verilator flags
 define TC_BUILD
-$(TC_OUT)/$(1)$(2)/tc_sim: $(TC_RTL) $(TC_SIM_CPP) hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h tests/tc/gemm_db.h $(MODEL_LIB) mk/tc.mk
+$(TC_OUT)/$(1)$(2)/tc_sim: $(TC_RTL) $(TC_SIM_CPP) hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/sim/tc/gemm_db.h $(MODEL_LIB) mk/tc.mk
 	@mkdir -p $$(@D)
 	@set -- $(TC_CFG_$(1)); \
 	$(VERILATOR) --cc --exe --build -j 2 $(TC_VFLAGS) $(3) -GN=$$$$1 -GEnableBf16="1'b$$$$2" -GVmemBytes=$$$$3 \

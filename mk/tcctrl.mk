@@ -6,13 +6,10 @@
 #   make test-tcctrl-iverilog  the Icarus compile alone
 # Knobs: TCCTRL_SEGS (random segments per run, default 1000), SEED (replay).
 
-TCCTRL_RTL := hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_fifo.sv hw/rtl/prim/tsl_prim_ram_1r1w.sv \
-              hw/rtl/tc/tsl_tc_check.sv hw/rtl/tc/tsl_tc_queue.sv hw/rtl/tc/tsl_tc_issue.sv \
-              hw/rtl/tc/tsl_tc_tokens.sv hw/rtl/tc/tsl_tc_perf.sv hw/rtl/tc/tsl_tc_ctrl.sv
+TCCTRL_RTL := $(TSL_RTL_TCCTRL)
 TCCTRL_CPP  := hw/sim/tc/ctrl_main.cpp
 TCCTRL_OUT  := $(BUILD)/tcctrl
 TCCTRL_SEGS ?= 1000
-VERILATOR   ?= verilator
 
 # $(1) = name, $(2) = N, $(3) = VMEM, $(4) = ACC, $(5) = HBM, $(6) = QueueDepth, $(7) = bf16, $(8) = InflightMax
 define TCCTRL_BUILD

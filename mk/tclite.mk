@@ -1,6 +1,6 @@
 # Lite tensor core (hw/rtl/lite): tsl_tc's interface and ISA, int8 only, one instruction at a time on
 # small serial units, for small FPGAs. Co-simulated against the golden model by the tensor core's
-# own harness (hw/sim/tc/tc_main.cpp, Verilated with --prefix Vtsl_tc).
+# own harness (hw/sim/tc/tc_main.cpp, Verilated with --prefix Vtsl_tc and mk/tc.mk's flags).
 #   make test-lite-n4 / test-lite-n8   random race-free programs (SEED= replays)
 #   make test-lite-directed            every VPU op and type, DMA shapes and maximum sizes, errors
 #   make test-lite-perf                tsl_lite_perf against 64-bit counters in C++
@@ -13,31 +13,29 @@ LITE_CFG_n4 := 4 16384 4096 262144 32
 LITE_CFG_n8 := 8 32768 8192 262144 128
 LITE_CFG    ?= n4
 
-LITE_RTL := hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_ram.sv \
-            hw/rtl/tc/tsl_tc_check.sv \
-            $(sort $(wildcard hw/rtl/lite/*.sv))
+LITE_RTL := $(TSL_RTL_LITE)
+LITE_CPP := hw/sim/tc/tc_main.cpp hw/sim/tc/tsl_hbm.cpp
 LITE_OUT := $(BUILD)/lite
 
 # $(1) = config name, $(2) = suffix, $(3) = extra Verilator flags
 define LITE_BUILD
-$(LITE_OUT)/$(1)$(2)/tc_sim: $(LITE_RTL) $(TC_SIM_CPP) hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h tests/tc/gemm_db.h $(MODEL_LIB) mk/tclite.mk
+$(LITE_OUT)/$(1)$(2)/tc_sim: $(LITE_RTL) $(LITE_CPP) hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/sim/tc/gemm_db.h $(MODEL_LIB) mk/tclite.mk
 	@mkdir -p $$(@D)
 	@set -- $(LITE_CFG_$(1)); \
-	$(VERILATOR) --cc --exe --build -j 2 $(subst tsl_tc,tsl_lite_tc,$(TC_VFLAGS)) --prefix Vtsl_tc $(3) \
+	$(VERILATOR) --cc --exe --build -j 2 $$(subst tsl_tc,tsl_lite_tc,$$(TC_VFLAGS)) --prefix Vtsl_tc $(3) \
 	  -GN=$$$$1 -GVmemBytes=$$$$2 -GAccBytes=$$$$3 -GHbmBytes=$$$$4 -GAxiBits=$$$$5 -Mdir $$(@D) \
-	  -CFLAGS "$(TC_CFLAGS) -DTC_NAME=\\\"lite\\\" -DTC_TIMEOUT=20000000 -DTC_N=$$$$1 -DTC_BF16=0 -DTC_VMEM=$$$$2 -DTC_ACC=$$$$3 -DTC_HBM=$$$$4 -DTC_AXI_BYTES=$$$$(($$$$5 / 8))" \
+	  -CFLAGS "$$(TC_CFLAGS) -DTC_NAME=\\\"lite\\\" -DTC_TIMEOUT=20000000 -DTC_N=$$$$1 -DTC_BF16=0 -DTC_VMEM=$$$$2 -DTC_ACC=$$$$3 -DTC_HBM=$$$$4 -DTC_AXI_BYTES=$$$$(($$$$5 / 8))" \
 	  -LDFLAGS "$(abspath $(MODEL_LIB))" -o tc_sim \
-	  $(LITE_RTL) $(abspath $(TC_SIM_CPP)) >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
+	  $(LITE_RTL) $(abspath $(LITE_CPP)) >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
 endef
 $(foreach c,n4 n8,$(eval $(call LITE_BUILD,$(c),,)))
 $(foreach c,n4 n8,$(eval $(call LITE_BUILD,$(c),_trace,--trace-fst)))
 
 # tsl_lite_perf alone, against 64-bit counters in C++ (N = 32768: PERF_MXU_MACS carries into HI)
-$(LITE_OUT)/perf/perf_sim: hw/rtl/tsl_pkg.sv hw/rtl/prim/tsl_prim_ram.sv hw/rtl/lite/tsl_lite_perf.sv \
-                           tests/lite/perf_main.cpp hw/sim/common/tsl_rng.h mk/tclite.mk
+$(LITE_OUT)/perf/perf_sim: $(LITE_RTL) tests/lite/perf_main.cpp hw/sim/common/tsl_rng.h mk/tclite.mk
 	@mkdir -p $(@D)
 	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_lite_perf -GN=32768 -O3 -Mdir $(@D) \
-	  -CFLAGS "-O2 -I$(abspath hw/include)" -o perf_sim $(filter %.sv,$^) $(abspath tests/lite/perf_main.cpp) \
+	  -CFLAGS "-O2 -I$(abspath hw/include)" -o perf_sim $(LITE_RTL) $(abspath tests/lite/perf_main.cpp) \
 	  >$(@D)/build.log 2>&1 || { tail -40 $(@D)/build.log; exit 1; }
 
 TESTS += lite-lint lite-iverilog lite-perf lite-n4 lite-n8 lite-directed

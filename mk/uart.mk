@@ -5,48 +5,43 @@
 #                     reference, `info`, and fault runs (bytes dropped / corrupted in either
 #                     direction: the transport recovers, or fails cleanly with TESSEL_EIO).
 #                     SEED=... replays the fault phases and masks.
-# The tools link their own libtessel built without the Verilated SoC (-DTESSEL_NO_SIM), so the
-# test needs no RTL build.
+# The device model links its own libtessel built without the Verilated SoC (-DTESSEL_NO_SIM).
 
 UART_OUT  := $(BUILD)/uart
 UART_OBJ  := $(UART_OUT)/obj
 UART_LIB  := $(UART_OUT)/libtessel.a
-UART_CLI  := $(UART_OUT)/tessel-cli
 UART_DEV  := $(UART_OUT)/uart_dev_model
-UART_OBJS := $(addprefix $(UART_OBJ)/,$(notdir $(HOST_ALL_C:.c=.o)))
+# The plain C reference that checks the results (mk/cli.mk).
+UART_REF  := $(BUILD)/cli/cli_ref
+UART_OBJS := $(addprefix $(UART_OBJ)/,$(notdir $(TSL_HOST_ALL_C:.c=.o)))
 
 define UART_CC_RULE
-$(UART_OBJ)/$(notdir $(1:.c=.o)): $(1) $(HOST_DEP_H) mk/uart.mk
+$(UART_OBJ)/$(notdir $(1:.c=.o)): $(1) $(TSL_HOST_ALL_H) mk/uart.mk
 	@mkdir -p $$(@D)
-	$(CC) $(HOST_CFLAGS) -DTESSEL_NO_SIM -c $(1) -o $$@
+	$(CC) $$(filter-out -DTESSEL_NO_SIM,$$(HOST_CFLAGS)) -DTESSEL_NO_SIM -c $(1) -o $$@
 endef
-$(foreach s,$(HOST_ALL_C),$(eval $(call UART_CC_RULE,$(s))))
+$(foreach s,$(TSL_HOST_ALL_C),$(eval $(call UART_CC_RULE,$(s))))
 
 $(UART_LIB): $(UART_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(UART_CLI): host_driver/tools/tessel_cli.c host_driver/tools/tessel_cli_main.c $(CLI_OUT)/npy.o $(CLI_HDRS) \
-             $(UART_LIB) mk/uart.mk
-	$(CC) $(CLI_CFLAGS) host_driver/tools/tessel_cli.c host_driver/tools/tessel_cli_main.c $(CLI_OUT)/npy.o \
-	  $(UART_LIB) -lm -lpthread -o $@
-
-$(UART_DEV): hw/sim/board/uart_dev_model.cpp hw/sim/board/tsl_pty.h $(HOST_DEP_H) hw/sim/common/tsl_rng.h \
+$(UART_DEV): hw/sim/board/uart_dev_model.cpp hw/sim/board/tsl_pty.h $(TSL_HOST_ALL_H) hw/sim/common/tsl_rng.h \
              $(UART_LIB) mk/uart.mk
 	$(CXX) -std=c++14 -O2 -g -Wall -Wextra -Werror $(HOST_INC) -Ihw/sim/common $< $(UART_LIB) -lm -o $@
 
 TESTS += uart
 .PHONY: test-uart
 
-test-uart: $(UART_DEV) $(UART_CLI) $(CLI_REF)
+test-uart: $(UART_DEV) $(TESSEL) $(UART_REF)
 	@rm -rf $(UART_OUT)/t && mkdir -p $(UART_OUT)/t
-	@$(PYTHON) tests/uart/test_uart.py model $(UART_DEV) $(UART_CLI) $(CLI_REF) $(UART_OUT)/t
+	@$(PYTHON) tests/uart/test_uart.py model $(UART_DEV) $(TESSEL) $(UART_REF) $(UART_OUT)/t
 
 # --- the Verilated boards behind a pty (hw/sim/board/board_main.cpp) ------------------------------
 #   make test-uart-board  a GEMM subset through `tessel gemm --backend uart` against the Verilated
 #                         tsl_fpga_top (N=4 int8, as synthesised, HBM enlarged to UART_BOARD_HBM) with
 #                         a bit-level UART model on its pins, bridged to a pty; the host loads
-#                         $(BUILD)/fw/cp.elf into it.
+#                         $(FW_ELF) into it.
 #   make test-uart-ice40  the same against the Verilated tsl_ice40_top, the iCEBreaker bitstream's RTL
 #                         at its synthesised parameters (N=4, HBM 64 KiB, no control core): the host
 #                         runs the command processor over the line.
@@ -75,26 +70,26 @@ $(eval $(call board_build,$(UART_BOARD),$(FPGA_TOP),$(FPGA_RTL),\
   -GHbmBytes=$(UART_BOARD_HBM) -GClksPerBit=$(UART_BOARD_CPB),))
 $(eval $(call board_build,$(UART_ICE40),$(ICE40_TOP),$(ICE40_RTL),-GClksPerBit=$(UART_BOARD_CPB),-DBOARD_ICE40=1))
 # The synthesised netlist of the bitstream (mk/fpga.mk), with the cell models of its Yosys.
-$(eval $(call board_build,$(UART_ICE40_GL),$(ICE40_TOP),$(FPGA_OUT)/ice40-gl/netlist.v $(FPGA_ICE40_CELLS),\
+$(eval $(call board_build,$(UART_ICE40_GL),$(ICE40_TOP),$(ICE40_NETLIST) $(ICE40_CELLS),\
   -Wno-fatal -Wno-lint -Wno-style -DNO_ICE40_DEFAULT_ASSIGNMENTS,-DBOARD_ICE40=1))
 
 TESTS += uart-board uart-ice40 uart-ice40-gl
 .PHONY: test-uart-board test-uart-ice40 test-uart-ice40-gl
 
-test-uart-board: $(UART_BOARD) $(UART_CLI) $(CLI_REF) $(BUILD)/fw/cp.elf
+test-uart-board: $(UART_BOARD) $(TESSEL) $(UART_REF) $(FW_ELF)
 	@rm -rf $(UART_OUT)/tb && mkdir -p $(UART_OUT)/tb
-	@$(PYTHON) tests/uart/test_uart.py board $(UART_BOARD) $(BUILD)/fw/cp.elf $(UART_CLI) $(CLI_REF) $(UART_OUT)/tb
+	@$(PYTHON) tests/uart/test_uart.py board $(UART_BOARD) $(FW_ELF) $(TESSEL) $(UART_REF) $(UART_OUT)/tb
 
-test-uart-ice40: $(UART_ICE40) $(UART_CLI) $(CLI_REF)
+test-uart-ice40: $(UART_ICE40) $(TESSEL) $(UART_REF)
 	@rm -rf $(UART_OUT)/ti && mkdir -p $(UART_OUT)/ti
-	@$(PYTHON) tests/uart/test_uart.py ice40 $(UART_ICE40) $(UART_CLI) $(CLI_REF) $(UART_OUT)/ti
+	@$(PYTHON) tests/uart/test_uart.py ice40 $(UART_ICE40) $(TESSEL) $(UART_REF) $(UART_OUT)/ti
 
-test-uart-ice40-gl: fpga $(UART_CLI) $(CLI_REF)
+test-uart-ice40-gl: fpga $(TESSEL) $(UART_REF)
 	@$(MAKE) --no-print-directory $(UART_ICE40_GL)
 	@rm -rf $(UART_OUT)/tg && mkdir -p $(UART_OUT)/tg
-	@$(PYTHON) tests/uart/test_uart.py ice40-gl $(UART_ICE40_GL) $(UART_CLI) $(CLI_REF) $(UART_OUT)/tg
+	@$(PYTHON) tests/uart/test_uart.py ice40-gl $(UART_ICE40_GL) $(TESSEL) $(UART_REF) $(UART_OUT)/tg
 
 .PHONY: bench-ice40
-bench-ice40: $(UART_ICE40) $(UART_CLI) $(CLI_REF)
+bench-ice40: $(UART_ICE40) $(TESSEL) $(UART_REF)
 	@rm -rf $(UART_OUT)/bench-ice40 && mkdir -p $(UART_OUT)/bench-ice40
-	@$(PYTHON) tests/uart/test_uart.py bench-ice40 $(UART_ICE40) $(UART_CLI) $(CLI_REF) $(UART_OUT)/bench-ice40
+	@$(PYTHON) tests/uart/test_uart.py bench-ice40 $(UART_ICE40) $(TESSEL) $(UART_REF) $(UART_OUT)/bench-ice40

@@ -7,15 +7,13 @@
 #   make vpu-trace VPU_N=4 SEED=0x...   rebuild with --trace-fst, replay the seed into build/vpu/vpu.fst (stops at the first failure)
 # Knobs: VPU_RUNS (random runs per N, default 30), VPU_INSNS (instructions per run, default 80), SEED.
 
-VPU_RTL     := hw/rtl/tsl_pkg.sv hw/rtl/mxu/tsl_mxu_fadd.sv hw/rtl/tc/tsl_vpu_fmul.sv \
-               hw/rtl/tc/tsl_vpu_lane.sv hw/rtl/tc/tsl_vpu.sv
-VPU_SIM_RTL := $(VPU_RTL) hw/rtl/prim/tsl_prim_ram_1r1w.sv hw/sim/tc/tsl_vpu_sim.sv
+VPU_RTL     := $(TSL_RTL_VPU)
+VPU_SIM_RTL := $(VPU_RTL) hw/sim/tc/tsl_vpu_sim.sv
 VPU_SIM_CPP := hw/sim/tc/vpu_main.cpp
 VPU_OUT     := $(BUILD)/vpu
 VPU_RUNS    ?= 30
 VPU_INSNS   ?= 80
 VPU_N       ?= 4
-VERILATOR   ?= verilator
 VPU_VFLAGS  := -Wall --unroll-count 1024 --top-module tsl_vpu_sim -O3 --x-assign fast --x-initial fast --noassert
 VPU_CFLAGS  := -O2 -I$(abspath hw/model) -I$(abspath hw/include)
 
@@ -34,11 +32,11 @@ $(foreach n,4 8 16 32,$(eval $(call VPU_BUILD,$(n),_trace,--trace-fst)))
 $(eval $(call VPU_BUILD,4,_int,-GEnableBf16=0 -CFLAGS -DVPU_BF16=0))
 
 # fp32 multiplier unit test against tslm_f32_mul.
-$(VPU_OUT)/fmul/fmul_sim: hw/rtl/tc/tsl_vpu_fmul.sv hw/sim/tc/fmul_main.cpp $(MODEL_LIB) mk/vpu.mk
+$(VPU_OUT)/fmul/fmul_sim: $(VPU_RTL) hw/sim/tc/fmul_main.cpp $(MODEL_LIB) mk/vpu.mk
 	@mkdir -p $(@D)
 	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_vpu_fmul -O3 -Mdir $(@D) \
 	  -CFLAGS "$(VPU_CFLAGS)" -LDFLAGS "$(abspath $(MODEL_LIB))" -o fmul_sim \
-	  hw/rtl/tc/tsl_vpu_fmul.sv $(abspath hw/sim/tc/fmul_main.cpp) >$(@D)/build.log 2>&1 || \
+	  $(VPU_RTL) $(abspath hw/sim/tc/fmul_main.cpp) >$(@D)/build.log 2>&1 || \
 	  { tail -40 $(@D)/build.log; exit 1; }
 
 TESTS += vpu-lint vpu-iverilog vpu-fmul vpu-n4 vpu-n16 vpu-n4-int

@@ -1,6 +1,6 @@
 /* A plain C reference for tessel_gemm (docs/isa.md §4 accumulation order, §7 epilogue), written
  * independently of the library and the model: exact integer maths for int8, and the host's IEEE
- * float with FTZ and DAZ set (tests/model/ref.h) for bf16. Used by the demo checker and tests/cli.
+ * float with FTZ and DAZ set (hw/model/ref.h) for bf16. Used by the demo checker and tests/cli.
  *
  * bf16: A and B are rounded to bf16 (ref_bf16: RNE, DAZ); C[i][j] is the sum over K-blocks of n
  * (the MXU size) taken in ascending order: s_t = ((+0 + p_0) + p_1) + ... within a block, then

@@ -11,7 +11,7 @@ the shape and fails when the library's numbers disagree.
 
 usage: bench.py --out DIR --cases full|quick|tiny|none [--tessel N=PATH]... [-j J]
                 [--demo PATH] [--firmware FW.elf] [--merge CSV]... [--plots]
-  --tessel N=PATH  a `tessel` (or tessel-cli) binary whose sim backend is an N x N SoC (repeatable)
+  --tessel N=PATH  a `tessel` binary whose sim backend is an N x N SoC (repeatable)
   --demo PATH      tessel-demo (writes the float32 inputs of the bf16 cases)
   --firmware FW    the command-processor firmware every SoC runs (default: the library's)
   --merge CSV      add the rows of an earlier run (e.g. the N=4 half of a sweep run separately)

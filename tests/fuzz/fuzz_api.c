@@ -9,7 +9,7 @@
  *                 (NULL when that is over 1 Mi elements), so ASan sees any access outside them;
  *                 the bytes between C's rows are canaries and must survive every call, and all of
  *                 C must survive an EINVAL. An int8 GEMM that succeeds is checked against exact
- *                 integer maths (tests/model/ref.h), bias, ReLU and requantisation included.
+ *                 integer maths (hw/model/ref.h), bias, ReLU and requantisation included.
  *   tessel_submit + tessel_wait   a raw fuzzed 64-byte command (its output kept out of the ring
  *                 area); completes with OK or EDEVICE.
  *   tessel_alloc / tessel_free / tessel_write / tessel_read   fuzzed sizes, alignments and

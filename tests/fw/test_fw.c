@@ -4,7 +4,7 @@
  * emulated HOSTIF (ringing the doorbell), and calls tsl_cp_doorbell() + tsl_cp_poll(). Every
  * command is checked against all of HBM: the expected image is the HBM before the command plus the
  * outputs computed here by independent references (exact integers; host float with FTZ/DAZ in the
- * documented accumulation order; tests/model/ref.h) plus the completion entry. Invalid commands
+ * documented accumulation order; hw/model/ref.h) plus the completion entry. Invalid commands
  * must also leave VMEM, ACC and PUSH_COUNT untouched. After every command the tensor core must be
  * idle with no error and zero tokens. Several tensor-core configurations and both the push-order
  * and the random schedule are used. SEED=... (or argv[1]) replays.

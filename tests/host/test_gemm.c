@@ -4,7 +4,7 @@
  * Every GEMM (tessel_gemm) and ELTWISE (raw command) result is checked bit-exactly
  *   1. against a model device (a second tessel_open("model"): the golden model + native firmware),
  *   2. against independent C references (exact integers; host float with FTZ/DAZ in the documented
- *      K-block accumulation order, tests/model/ref.h; bf16 rounding by ref_bf16),
+ *      K-block accumulation order, hw/model/ref.h; bf16 rounding by ref_bf16),
  * over every dtype combination and epilogue, strided operands (the padding between rows must stay
  * untouched), fixed shapes 1x1x1, 17x33x65, 300x7x129 and seeded random ones (smaller on sim).
  * Then: COPY/FILL/NOP/FENCE, many outstanding commands (ring wrap, out-of-order waits), stats,

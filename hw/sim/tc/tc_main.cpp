@@ -2,7 +2,7 @@
 // against the golden model, instruction stream by instruction stream.
 //   tc_sim random RUNS INSNS   random race-free programs of DMA, MXU, VPU and SYNC
 //   tc_sim directed            every VPU op, DMA shapes and maximum sizes, error paths
-//   tc_sim gemm                256^3 int8 and bf16 tiled GEMMs (tests/tc/gemm_db.h); MXU busy >= 90 %
+//   tc_sim gemm                256^3 int8 and bf16 tiled GEMMs (gemm_db.h); MXU busy >= 90 %
 // env: SEED=s replays a random run, TRACE=1 writes tc.fst (trace build).
 // After each program both sides dump VMEM and ACC into HBM with DMA STOREs; HBM is then compared
 // byte for byte, and so are the TC registers that the model defines exactly.
@@ -771,7 +771,7 @@ static int run_directed() {
     return fail ? 1 : 0;
 }
 
-// ---- a double-buffered tiled GEMM (tests/tc/gemm_db.h) -----------------------------------------
+// ---- a double-buffered tiled GEMM (gemm_db.h) -----------------------------------------
 static int push_prog(void *ctx, const tsl_insn_t *i) {
     static_cast<Prog *>(ctx)->insns.push_back(*i);
     return 0;

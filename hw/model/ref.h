@@ -1,5 +1,7 @@
 /* Independent references for checking hw/model: host IEEE float run with FTZ and DAZ set, bit
- * logic written separately from the model, and exact integer maths. Nothing here calls the model. */
+ * logic written separately from the model, and exact integer maths. Nothing here calls the model.
+ * The model's tests (tests/) and the GEMM reference of the tools (host_driver/tools/tessel_gemm_ref.h,
+ * which `make demo` checks against) use it. */
 #ifndef REF_H
 #define REF_H
 

@@ -1,6 +1,6 @@
 /* A double-buffered tiled GEMM as a Tessel instruction program: C (M x NC, int32/fp32) = A (M x K)
  * x B (K x NC), row-major and dense in HBM, int8 or bf16; M a multiple of MC, K and NC multiples
- * of N. Used by the tensor-core co-simulation to measure overlap (tests/tc, hw/sim/tc/tc_main.cpp).
+ * of N. Used by the tensor-core co-simulation to measure overlap (hw/sim/tc/tc_main.cpp: make test-tc-gemm).
  *
  * All of B, then A in M/MC parts, are loaded into VMEM once. The MXU works through output tiles of
  * MC rows x N columns, K-block by K-block, alternating its two weight buffers so that each LOADW

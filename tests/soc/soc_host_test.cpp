@@ -1,5 +1,9 @@
-// Host-port self-test of the SoC (`tessel test-host FW.elf`, make test-soc-host) with the firmware
-// tests/soc/host_fw.c. Checks, from the host side only (BAR0/BAR1 through TslSocSim):
+// The SoC's test harness, linked with the simulator that libtessel and tessel share (mk/soc.mk):
+//   soc_host_test FW.elf                 the host-port self-test (make test-soc-host) with the firmware
+//                                        tests/soc/host_fw.c
+//   soc_host_test run [...] PROG.elf     `tessel run` (hw/sim/soc/tsl_soc_run.h), for SoC builds that
+//                                        have no tessel of their own (make test-rel-xrand)
+// The self-test checks, from the host side only (BAR0/BAR1 through TslSocSim):
 //   HOSTIF ID and error answers; rw/w1c/wo register semantics per side; a SUM command through the
 //   rings (host writes data and the command via BAR1, rings the doorbell, waits for host_irq,
 //   reads the completion and the result via BAR1); a STRESS command (TC DMA copy while the core
@@ -19,6 +23,7 @@
 
 #include "tsl_hbm.h"
 #include "tsl_hw.h"
+#include "tsl_soc_run.h"
 #include "tsl_soc_sim.h"
 extern "C" {
 #include "host_proto.h"
@@ -86,7 +91,7 @@ struct Tester {
 };
 }  // namespace
 
-int tsl_soc_host_test(const std::string &elf) {
+static int host_test(const std::string &elf) {
   uint64_t seed = 0;
   if (const char *e = getenv("SEED")) seed = strtoull(e, nullptr, 0);
   if (!seed) seed = std::random_device{}() | 1ull;
@@ -277,4 +282,14 @@ int tsl_soc_host_test(const std::string &elf) {
   printf("soc_host: %" PRIu64 " cycles, %" PRIu64 " host accesses\n", t.soc.cycles(), t.soc.host_accesses());
   printf("soc_host: %d passed, %d failed\n", t.pass, t.fail);
   return t.fail ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && std::string(argv[1]) == "run") return tsl_soc_run(argc - 2, argv + 2);
+  if (argc != 2) {
+    fputs("usage: soc_host_test FW.elf | soc_host_test run [--max-cycles N] [--trace F] [--stats] PROG.elf\n",
+          stderr);
+    return 2;
+  }
+  return host_test(argv[1]);
 }

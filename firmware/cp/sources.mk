@@ -1,0 +1,12 @@
+# Sources of the command-processor firmware (firmware/cp), listed once for its three builds. Paths
+# relative to the repository root.
+#   TSL_FW_CP_RV32    cp.elf for the RV32 control core (firmware/cp/Makefile): main loop, MMIO access layer
+#   TSL_FW_CP_NATIVE  the same firmware on the host against the golden model: in libtessel (the model
+#                     backend), the firmware tests (tests/fw) and the fuzzers
+#   TSL_FW_CP_HDRS    the headers of both
+TSL_FW_CP_COMMON = firmware/cp/tsl_cp.c firmware/cp/tsl_cp_sched.c firmware/cp/tsl_cp_gemm.c \
+                   firmware/cp/tsl_cp_ops.c
+TSL_FW_CP_RV32   = firmware/cp/main.c $(TSL_FW_CP_COMMON) firmware/cp/tsl_cp_hal_mmio.c
+TSL_FW_CP_NATIVE = $(TSL_FW_CP_COMMON) firmware/cp/tsl_cp_hal_model.c firmware/cp/tsl_cp_hostif.c
+TSL_FW_CP_HDRS   = firmware/cp/tsl_cp.h firmware/cp/tsl_cp_int.h firmware/cp/tsl_cp_hal.h \
+                   firmware/cp/tsl_cp_hal_mmio.h firmware/cp/tsl_cp_hal_model.h firmware/cp/tsl_cp_hostif.h

@@ -1,0 +1,18 @@
+# Tensor core (hw/rtl/tc) and the parts of it that have harnesses of their own.
+#   TSL_RTL_TC_CHECK  the instruction check tsl_tc_check, which the lite tensor core shares
+#   TSL_RTL_TCCTRL    the controller tsl_tc_ctrl: queues, issue, dependency tokens, counters
+#   TSL_RTL_DMA       the DMA unit tsl_dma
+#   TSL_RTL_VPU       the vector unit tsl_vpu (its fp32 adder is the MXU's tsl_mxu_fadd)
+#   TSL_RTL_TC        the whole tensor core tsl_tc
+TSL_RTL_TC_CHECK = $(TSL_RTL_PKG) hw/rtl/tc/tsl_tc_check.sv
+TSL_RTL_TCCTRL   = $(call tsl_uniq,$(TSL_RTL_TC_CHECK) $(TSL_RTL_PRIM) \
+                   hw/rtl/tc/tsl_tc_ctrl.sv hw/rtl/tc/tsl_tc_issue.sv hw/rtl/tc/tsl_tc_perf.sv \
+                   hw/rtl/tc/tsl_tc_queue.sv hw/rtl/tc/tsl_tc_tokens.sv)
+TSL_RTL_DMA      = $(call tsl_uniq,$(TSL_RTL_PKG) $(TSL_RTL_PRIM) \
+                   hw/rtl/tc/tsl_dma.sv hw/rtl/tc/tsl_dma_align.sv hw/rtl/tc/tsl_dma_burst.sv \
+                   hw/rtl/tc/tsl_dma_rows.sv)
+TSL_RTL_VPU      = $(call tsl_uniq,$(TSL_RTL_MXU) \
+                   hw/rtl/tc/tsl_vpu.sv hw/rtl/tc/tsl_vpu_fmul.sv hw/rtl/tc/tsl_vpu_lane.sv)
+TSL_RTL_TC       = $(call tsl_uniq,$(TSL_RTL_MXU) $(TSL_RTL_VPU) $(TSL_RTL_DMA) $(TSL_RTL_TCCTRL) \
+                   hw/rtl/tc/tsl_tc.sv hw/rtl/tc/tsl_tc_mem.sv hw/rtl/tc/tsl_tc_mxu.sv \
+                   hw/rtl/tc/tsl_tc_rowrd.sv)

@@ -18,24 +18,29 @@ namespace {
 const char tsl_soc_run_usage[] = "usage: tessel run PROG.elf   (not in this build: no simulated SoC)\n";
 #endif
 
-void usage(FILE *f) {
-  fputs(tsl_soc_run_usage, f);
-  fputs(tessel_cli_usage, f);
-}
+const char kSummary[] =
+    "usage: tessel run [--max-cycles N] [--trace out.fst] [--stats] PROG.elf\n"
+    "       tessel gemm --a A.npy --b B.npy [...]   a GEMM through libtessel (tessel gemm --help)\n"
+    "       tessel info [--backend model|sim|uart]  the device's configuration\n"
+    "       tessel --help                           all options\n";
 }  // namespace
 
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs("tessel: no subcommand given\n", stderr);
-    usage(stderr);
+    fputs(kSummary, stderr);
     return 2;
   }
   const char *sub = argv[1];
-  if (!strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help")) return usage(stdout), 0;
+  if (!strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help")) {
+    fputs(tsl_soc_run_usage, stdout);
+    fputs(tessel_cli_usage, stdout);
+    return 0;
+  }
   if (tessel_cli_handles(sub)) return tessel_cli_main(argc - 1, argv + 1);
   if (strcmp(sub, "run") != 0) {
     fprintf(stderr, "tessel: unknown subcommand %s\n", sub);
-    usage(stderr);
+    fputs(kSummary, stderr);
     return 2;
   }
 #ifdef TESSEL_NO_SIM

@@ -7,15 +7,16 @@
  * map one to one onto the command (docs/isa.md §7): SCALE flag for a float C with scale not 0 or 1,
  * BIAS flag and BIAS_ADDR with a bias row (N int32, or N fp32 written unrounded), RELU flag, and
  * SCALE/SHIFT/ZERO_POINT for an INT8 C. Every other command field is zero.
- * Timeout: $TESSEL_TIMEOUT_MS, default 600000 ms.
+ * Timeout: $TESSEL_TIMEOUT_MS in ms when set, else TESSEL_TIMEOUT_AUTO (the GEMM's size and the
+ * backend). When the wait fails before the command completed, the command is orphaned
+ * (tessel_orphan): A, B, C and the bias are freed at once, and the in-flight rule keeps
+ * tessel_alloc from handing them out again until the device has finished with them.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "tessel_int.h"
 #include "tsl_hw.h"
-
-#define GEMM_TIMEOUT_MS 600000u
 
 static uint16_t f32_to_bf16(float f)
 {
@@ -43,7 +44,7 @@ static uint32_t timeout_ms(void)
         if (!*end && v > 0 && v <= UINT32_MAX)
             return (uint32_t)v;
     }
-    return GEMM_TIMEOUT_MS;
+    return TESSEL_TIMEOUT_AUTO;
 }
 
 /* Argument checks: TESSEL_EINVAL for anything the command could not express. */
@@ -174,9 +175,12 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
     tessel_completion_t c;
     if ((r = tessel_submit(dev, &cmd, &h)))
         goto out;
+    memset(&c, 0, sizeof c);
     r = tessel_wait(dev, h, timeout_ms(), &c);
     if (cpl)
         *cpl = c;
+    if (r && r != TESSEL_EMISMATCH && r != TESSEL_EDEVICE)
+        tessel_orphan(dev, h);        /* maybe still queued: nobody will wait for it now */
     if (r && r != TESSEL_EMISMATCH)   /* on a mismatch C still holds the device's result */
         goto out;
     int r2 = tessel_read(dev, buf, dc, (size_t)cbytes);

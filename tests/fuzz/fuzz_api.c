@@ -180,7 +180,6 @@ static void do_submit(fuzz_in_t *in)
     tessel_cmd_t cmd;
     for (unsigned i = 0; i < 16; i++)
         cmd.w[i] = fuzz_u32(in);
-    cmd.w[TSL_CMD_C_ADDR_WORD] |= TESSEL_HBM_RESERVED;   /* never overwrite the rings */
     tessel_handle_t h;
     int st = tessel_submit(device(), &cmd, &h);
     check_status(st);

@@ -76,18 +76,17 @@ static int has_feature(const tsl_cp_t *cp, uint32_t bit) { return (cp->features 
 
 typedef struct {
     uint32_t cmd_base, cmd_size, head, tail, cpl_base, cpl_size, cpl_head, cpl_tail;
+    uint32_t hi;                  /* the end of the higher ring: [0, hi) is the ring region */
+    uint32_t above;               /* HBM bytes above it: HBM_BYTES - hi */
 } ring_t;
 
 /* Operand of `rows` rows of `row_bytes` bytes, `stride` apart: inside HBM, no wrap-around, and
- * clear of both rings (a command must not overwrite queued commands or completions, nor read
- * them). */
-static int in_hbm(const tsl_cp_t *cp, const ring_t *r, uint32_t addr, uint32_t rows, uint32_t stride,
-                  uint64_t row_bytes)
+ * above the ring region (a command must not overwrite queued commands or completions, nor read
+ * them). One comparison: addr - hi wraps to 2^32 or more for addr < hi, which no extent inside
+ * HBM can follow. */
+static int in_hbm(const ring_t *r, uint32_t addr, uint32_t rows, uint32_t stride, uint64_t row_bytes)
 {
-    uint64_t end = (uint64_t)addr + (uint64_t)(rows - 1u) * stride + row_bytes;
-    return end <= cp->hbm_bytes &&
-           (end <= r->cmd_base || addr >= r->cmd_base + r->cmd_size * CMD_BYTES) &&
-           (end <= r->cpl_base || addr >= r->cpl_base + r->cpl_size * CPL_BYTES);
+    return (uint64_t)(uint32_t)(addr - r->hi) + (uint64_t)(rows - 1u) * stride + row_bytes <= r->above;
 }
 
 /* First non-zero word of `mask` (bit i = word i) in w, or -1. */
@@ -259,13 +258,13 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
         FAIL(BAD_SHAPE, TSL_CMD_LDC_WORD);
 
     /* 6. every operand inside HBM and clear of the rings */
-    if ((used & W(A_ADDR)) && !in_hbm(cp, r, c->a, c->m, c->lda, arow))
+    if ((used & W(A_ADDR)) && !in_hbm(r, c->a, c->m, c->lda, arow))
         FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
-    if ((used & W(B_ADDR)) && !in_hbm(cp, r, c->b, brows, c->ldb, brow))
+    if ((used & W(B_ADDR)) && !in_hbm(r, c->b, brows, c->ldb, brow))
         FAIL(BAD_ADDR, TSL_CMD_B_ADDR_WORD);
-    if (!in_hbm(cp, r, c->c, c->m, c->ldc, crow))
+    if (!in_hbm(r, c->c, c->m, c->ldc, crow))
         FAIL(BAD_ADDR, TSL_CMD_C_ADDR_WORD);
-    if ((used & W(BIAS_ADDR)) && !in_hbm(cp, r, c->bias, 1, 0, (uint64_t)c->n * 4u))
+    if ((used & W(BIAS_ADDR)) && !in_hbm(r, c->bias, 1, 0, (uint64_t)c->n * 4u))
         FAIL(BAD_ADDR, TSL_CMD_BIAS_ADDR_WORD);
     return ok;
 }
@@ -313,6 +312,9 @@ int tsl_cp_poll(tsl_cp_t *cp)
     r.cpl_tail = hif_rd(cp, TSL_HOSTIF_CPL_TAIL_OFFSET);
     if (!ring_valid(cp, &r))
         return TSL_CP_ERING;
+    uint32_t cmd_end = r.cmd_base + r.cmd_size * CMD_BYTES, cpl_end = r.cpl_base + r.cpl_size * CPL_BYTES;
+    r.hi = cmd_end > cpl_end ? cmd_end : cpl_end;
+    r.above = cp->hbm_bytes - r.hi;
     int done = 0;
     while (r.tail != r.head) {
         if (r.cpl_head - r.cpl_tail >= r.cpl_size) {

@@ -1,4 +1,4 @@
-# The host library's reliability rules (tests/rel/test_lib.c; docs/reliability.md):
+# The host library's reliability rules (tests/rel/test_lib.c, tests/rel/prop.c; docs/reliability.md):
 #   make test-rel-lib-model   in-flight commands, the reserved region, the firmware's own check; model
 #   make test-rel-lib-sim     the same on the Verilated SoC + cp.elf, and bounded waits (a DMA burst
 #                             that never completes is reported within seconds, with and without the
@@ -18,3 +18,38 @@ test-rel-lib-model: $(REL_OUT)/test_lib
 test-rel-lib-sim: $(REL_OUT)/test_lib $(REL_FW)
 	@$< sim
 
+# The property test (tests/rel/prop.c): random sequences of allocs, writes, reads, GEMMs, raw valid
+# and invalid commands, short timeouts, AXI errors (sim), resets and closes; no TESSEL_OK with a wrong
+# result. Short runs in `make test` (and the model run under ASan + UBSan), long ones in `make soak`.
+REL_PROP_SHORT_MODEL ?= 200 100
+REL_PROP_SHORT_SIM   ?= 6 60
+REL_PROP_LONG_MODEL  ?= 2000 100
+REL_PROP_LONG_SIM    ?= 40 150
+
+$(REL_OUT)/prop: tests/rel/prop.c tests/model/ref.h $(REL_HDRS) $(REL_LIBT)
+	@mkdir -p $(@D)
+	$(CC) $(REL_CFLAGS) $< $(REL_LIBT) $(HOST_LIBS) -o $@
+
+# Model only, every host source built into the program with ASan + UBSan (as soak_asan).
+$(REL_OUT)/prop_asan: tests/rel/prop.c tests/model/ref.h $(REL_HDRS) $(REL_HOST_SRC)
+	@mkdir -p $(@D)
+	$(CC) $(REL_CFLAGS) -O1 $(REL_SAN) -DTESSEL_NO_SIM -Ifirmware/cp -Ihw/model $< $(HOST_ALL_C) -lm -o $@
+
+TESTS += rel-prop-model rel-prop-sim rel-prop-asan
+SOAKS += rel-prop-model-long rel-prop-sim-long
+.PHONY: test-rel-prop-model test-rel-prop-sim test-rel-prop-asan test-rel-prop-model-long test-rel-prop-sim-long
+
+test-rel-prop-asan: $(REL_OUT)/prop_asan
+	@ASAN_OPTIONS=detect_leaks=1 $< model 60 100
+
+test-rel-prop-model: $(REL_OUT)/prop
+	@$< model $(REL_PROP_SHORT_MODEL)
+
+test-rel-prop-sim: $(REL_OUT)/prop $(REL_FW)
+	@$< sim $(REL_PROP_SHORT_SIM)
+
+test-rel-prop-model-long: $(REL_OUT)/prop
+	@$< model $(REL_PROP_LONG_MODEL)
+
+test-rel-prop-sim-long: $(REL_OUT)/prop $(REL_FW)
+	@$< sim $(REL_PROP_LONG_SIM)

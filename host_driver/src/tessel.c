@@ -80,6 +80,7 @@ struct tessel_dev {
     uint64_t next_seq;
     uint32_t cmd_head, cmd_tail, cpl_tail;
     uint32_t wdt;                 /* WDT_TIMEOUT as last written by the library (0: not armed) */
+    int no_wdt;                   /* the device refused a write of WDT_TIMEOUT: it has none */
     tessel_stats_t stats;
     tessel_dev_t *shadow;         /* checking mode */
     char last_error[256];
@@ -667,19 +668,23 @@ static const char *deadline_text(const deadline_t *t, char *buf, size_t len)
 
 /* The watchdog covers the longest queued command: raise WDT_TIMEOUT to `need` cycles (at least
  * WDT_MIN_CYCLES) when it is lower; with nothing queued, set it to exactly that. A write also
- * reloads the counter. Devices without a watchdog (the model) ignore the register. */
+ * reloads the counter. Devices without a watchdog ignore the register (the model) or refuse the
+ * write (the uart device model, host-driven boards): the library then stops writing it. */
 static int arm_watchdog(tessel_dev_t *d, uint64_t need)
 {
+    if (d->no_wdt)
+        return TESSEL_OK;
     int idle = 1;
     for (size_t i = 0; i < d->nslots; i++)
         idle &= d->slots[i].done;
     need = need < WDT_MIN_CYCLES ? WDT_MIN_CYCLES : need > UINT32_MAX ? UINT32_MAX : need;
     if (need == d->wdt || (!idle && need < d->wdt))
         return TESSEL_OK;
-    int r = hif_wr(d, TSL_HOSTIF_WDT_TIMEOUT_OFFSET, (uint32_t)need);
-    if (!r)
+    if (d->t.hostif_write(d->t.ctx, TSL_HOSTIF_WDT_TIMEOUT_OFFSET, (uint32_t)need))
+        d->no_wdt = 1;            /* a link failure shows at the next access */
+    else
         d->wdt = (uint32_t)need;
-    return r;
+    return TESSEL_OK;
 }
 
 TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *cmd, tessel_handle_t *out)

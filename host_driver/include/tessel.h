@@ -62,6 +62,15 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_open(tessel_dev_t **d
 /* Close and free everything the device owns. NULL is ignored. */
 void tessel_close(tessel_dev_t *dev);
 
+/* Reset the device: hold and reset its cores, drop every queued command that has not completed
+ * (a later tessel_wait on one gives TESSEL_EIO, "cancelled by tessel_reset"; commands that had
+ * completed keep their completions), restart the firmware and set the rings up again. HBM
+ * contents, allocations and statistics are kept; the memory of the dropped commands is free again
+ * (the in-flight rule). The way back after a watchdog reset (TESSEL_EIO, fault code 3) or a
+ * command that never completes. TESSEL_ETIMEOUT when the firmware does not start again (a DMA
+ * burst the memory never answers: close and reopen). */
+__attribute__((warn_unused_result)) tessel_status_t tessel_reset(tessel_dev_t *dev);
+
 typedef struct {
     const char *backend;           /* "model", "sim" or "uart" */
     uint32_t n;                    /* MXU size */
@@ -89,7 +98,7 @@ tessel_dev_t *tessel_shadow(tessel_dev_t *dev);
  * tessel_submit refuses a command that would read or write it (TESSEL_ERANGE).
  * In-flight rule: device memory that a submitted command may still touch (its operands' extents)
  * is never handed out by tessel_alloc until that command has completed (its completion was read)
- * or the device was closed, whatever happened to the command's wait (a timeout, an error) and
+ * or the device was reset (tessel_reset) or closed, whatever happened to the command's wait (a timeout, an error) and
  * whether or not the caller already freed the memory. tessel_free is immediate; only the reuse
  * waits. */
 #define TESSEL_HBM_RESERVED 0x2000u

@@ -62,6 +62,7 @@ typedef struct {
     tessel_handle_t shadow;       /* the shadow device's handle (checking mode) */
     int done;
     int orphan;                   /* nobody will wait: drop the slot when the completion arrives */
+    int cancelled;                /* tessel_reset dropped it before it completed (done is set) */
     uint64_t est;                 /* cycle estimate (cmd_cycles) */
     span_t span[MAX_SPANS];       /* the memory the command may touch, until it completes */
     unsigned nspan;
@@ -820,6 +821,9 @@ TESSEL_API tessel_status_t tessel_wait(tessel_dev_t *dev, tessel_handle_t h, uin
     }
     slot_t done = *s;
     drop_slot(dev, s);
+    if (done.cancelled)
+        return fail(dev, TESSEL_EIO, "%s tag %u: cancelled by tessel_reset before it completed",
+                    op_name(TSL_GET(done.cmd.w, TSL_CMD_OPCODE)), (uint32_t)h);
     if (out)
         *out = done.cpl;
     if (dev->shadow && (r = check(dev, &done, &done.cpl)))
@@ -831,6 +835,54 @@ TESSEL_API tessel_status_t tessel_wait(tessel_dev_t *dev, tessel_handle_t h, uin
                     done.cpl.status, done.cpl.detail);
     }
     return TESSEL_OK;
+}
+
+TESSEL_API tessel_status_t tessel_reset(tessel_dev_t *dev)
+{
+    if (!dev)
+        return TESSEL_EINVAL;
+    int r = TESSEL_OK;
+    if (dev->shadow)
+        r = tessel_reset(dev->shadow);
+    /* Hold the cores (a device without BOOT ignores or refuses it: RESET alone then stops them),
+     * collect what has completed, drop what has not started, reset, release. */
+    (void)dev->t.hostif_write(dev->t.ctx, TSL_HOSTIF_BOOT_OFFSET, 1u << TSL_HOSTIF_BOOT_HOLD_SHIFT);
+    (void)reap(dev);
+    uint32_t tail = 0;
+    int r2;
+    if ((r2 = hif_rd(dev, TSL_HOSTIF_CMD_TAIL_OFFSET, &tail)) || (r2 = hif_wr(dev, TSL_HOSTIF_CMD_HEAD_OFFSET, tail)) ||
+        (r2 = hif_wr(dev, TSL_HOSTIF_RESET_OFFSET, 1u)))
+        return r2;
+    (void)dev->t.hostif_write(dev->t.ctx, TSL_HOSTIF_BOOT_OFFSET, 0u);
+    for (size_t i = 0; i < dev->nslots;) {   /* they will not run: their memory is free again */
+        slot_t *s = &dev->slots[i];
+        if (s->done) {
+            i++;
+        } else if (s->orphan) {
+            drop_slot(dev, s);
+        } else {
+            s->done = s->cancelled = 1;
+            i++;
+        }
+    }
+    /* wait for the firmware to boot, then set the rings up again */
+    deadline_t dl = deadline_auto(dev, AUTO_FLOOR_CYCLES);
+    uint32_t fw = 0;
+    char lim[48];
+    for (;;) {
+        if ((r2 = hif_rd(dev, TSL_HOSTIF_FW_STATUS_OFFSET, &fw)))
+            return r2;
+        if (((fw >> TSL_HOSTIF_FW_STATUS_STATE_SHIFT) & TSL_HOSTIF_FW_STATUS_STATE_MASK) != 0u)
+            break;
+        if (expired(dev, &dl))
+            return fail(dev, TESSEL_ETIMEOUT, "tessel_reset: the firmware did not start within %s (FW_STATUS 0x%08x)",
+                        deadline_text(&dl, lim, sizeof lim), fw);
+        if (dev->t.wait(dev->t.ctx))
+            return io_fail(dev, "%s: the device stopped", dev->backend);
+    }
+    if ((r2 = ring_setup(dev)))
+        return r2;
+    return r;
 }
 
 void tessel_orphan(tessel_dev_t *dev, tessel_handle_t h)

@@ -19,9 +19,10 @@
  *            refused (TESSEL_ERANGE at submit for the reserved region, TESSEL_EDEVICE with a
  *            CMD_ERR_BAD_* code otherwise), and the block is unchanged;
  *   wait     a queued raw command;
- *   reset    close the device with commands queued and open it again.
+ *   reset    close the device with commands queued and open it again, or tessel_reset it (each
+ *            queued command then completes normally or gives TESSEL_EIO "cancelled").
  * The sequence ends by closing the device with whatever is still queued. Injected faults: short
- * timeouts, invalid commands, AXI errors, closes with commands in flight. A wrong result is a
+ * timeouts, invalid commands, AXI errors, closes and resets with commands in flight. A wrong result is a
  * TESSEL_OK whose data differ from the reference (or a read-back that differs from what was
  * written); there must be none. Prints its seed, the counts and "prop: N passed, M failed". */
 #include <stdlib.h>
@@ -48,6 +49,7 @@ typedef struct {
 typedef struct {
     tessel_handle_t h;
     int invalid;                  /* expected to fail with a CMD_ERR_BAD_* */
+    int reset;                    /* queued across a tessel_reset: it may have been cancelled */
     unsigned ida, idb, idc;       /* block ids (0: none) */
     uint32_t m, n, k;
     int32_t *ref;                 /* valid: the expected C */
@@ -67,7 +69,7 @@ static unsigned ncmds;
 static struct {
     unsigned long sequences, calls, alloc, free, write, read, gemm, raw, invalid, wait, reset;
     unsigned long short_timeouts, timeouts_hit, invalid_cmds, axi_errors, closes_in_flight, in_flight_frees;
-    unsigned long ok_checked, wrong;
+    unsigned long ok_checked, wrong, resets_api, cancelled;
 } n;
 
 static uint32_t rnd(uint32_t k) { return (uint32_t)tu_below(&T.rng, k); }
@@ -290,7 +292,11 @@ static void do_gemm(void)
 static void finish(cmd_t *c, int st, const tessel_completion_t *cpl)
 {
     blk_t *bc = find(c->idc);
-    if (c->invalid) {
+    if (c->reset && st == TESSEL_EIO && strstr(tessel_last_error(dev), "cancelled by tessel_reset")) {
+        n.cancelled++;
+        if (bc && !c->invalid)
+            bc->known = 0;   /* it may have written part of C */
+    } else if (c->invalid) {
         tu_check(&T, st == TESSEL_EDEVICE && cpl->status >= 1 && cpl->status <= 5,
                  "invalid command: %s, completion status %d (%s)", tessel_strerror(st), cpl->status,
                  tessel_last_error(dev));
@@ -473,11 +479,21 @@ static void sequence(unsigned calls)
                 n.short_timeouts += to != TESSEL_TIMEOUT_AUTO;
                 do_wait(rnd(ncmds), to);
             }
-        } else {
+        } else if (rnd(2)) {
             n.reset++;
             dev_close();
             if (!tu_check(&T, dev_open() == 0, "reopen %s", backend))
                 return;
+        } else {   /* tessel_reset: queued commands complete or are cancelled; blocks stay */
+            n.reset++;
+            n.resets_api++;
+            if (ncmds)
+                n.closes_in_flight++;
+            int st = tessel_reset(dev);
+            if (!tu_check(&T, st == TESSEL_OK, "tessel_reset: %s (%s)", tessel_strerror(st), tessel_last_error(dev)))
+                return;
+            for (unsigned i = 0; i < ncmds; i++)
+                cmds[i].reset = 1;
         }
     }
     dev_close();
@@ -501,9 +517,10 @@ int main(int argc, char **argv)
            "%lu invalid, %lu wait, %lu reset) in %.1f s\n", backend, n.sequences, n.calls, n.alloc, n.free, n.write,
            n.read, n.gemm, n.raw, n.invalid, n.wait, n.reset, (rel_now_ms() - t0) / 1000.0);
     printf("prop: %lu injected faults: %lu short timeouts (%lu expired), %lu invalid commands, %lu AXI errors, "
-           "%lu closes with commands in flight; %lu frees of blocks in flight\n",
+           "%lu closes or resets with commands in flight; %lu frees of blocks in flight; %lu tessel_reset, "
+           "%lu commands it cancelled\n",
            n.short_timeouts + n.invalid_cmds + n.axi_errors + n.closes_in_flight, n.short_timeouts, n.timeouts_hit,
-           n.invalid_cmds, n.axi_errors, n.closes_in_flight, n.in_flight_frees);
+           n.invalid_cmds, n.axi_errors, n.closes_in_flight, n.in_flight_frees, n.resets_api, n.cancelled);
     printf("prop: %lu results checked, %lu wrong results\n", n.ok_checked, n.wrong);
     return tu_done(&T);
 }

@@ -116,6 +116,17 @@ __attribute__((format(printf, 3, 4))) static int fail(tessel_dev_t *d, int statu
     return status;
 }
 
+int tessel_fail(tessel_dev_t *d, int status, const char *fmt, ...)
+{
+    if (d) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(d->last_error, sizeof d->last_error, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
 static _Thread_local char open_error[256];  /* why the last tessel_open of this thread failed */
 
 TESSEL_API const char *tessel_last_error(tessel_dev_t *dev)

@@ -60,6 +60,9 @@ int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *o
 /* Open a device on an already opened transport (used for the checking-mode shadow). */
 tessel_status_t tessel_open_transport(tessel_dev_t **dev, tessel_transport_t *t, uint32_t flags);
 
+/* Record why a call failed (tessel_last_error) and return `status`. */
+__attribute__((format(printf, 3, 4))) int tessel_fail(tessel_dev_t *dev, int status, const char *fmt, ...);
+
 /* Give up on command `h` (tessel_gemm after a failed wait): nobody will wait for it; its slot is
  * dropped when its completion arrives, and until then the memory it may touch stays in flight
  * (never handed out by tessel_alloc). A command already complete is dropped at once. */

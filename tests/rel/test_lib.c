@@ -6,6 +6,7 @@
  *              queued, then GEMMs of other shapes: each is exact or an error, never TESSEL_OK with a
  *              wrong C; the same with a raw GEMM whose tessel_wait times out and whose buffers the
  *              caller frees at once. Then every old command is waited for and the device still works.
+ *   reasons    tessel_gemm's ENOMEM for a C larger than HBM and its EINVAL for a short stride say why.
  *   reserved   raw commands whose operands reach into [0, TESSEL_HBM_RESERVED) (the FILL over the
  *              command ring of issue 23, a COPY reading the completion ring, a GEMM whose C ends one
  *              byte into it, an ELTWISE with a broadcast B there) are refused by tessel_submit with
@@ -144,6 +145,31 @@ static void case_inflight(void)
         }
     }
     gemm_checked(d, 33, 17, 70, "inflight: a GEMM after all of it", 1);
+    tessel_close(d);
+}
+
+/* Every failure of tessel_gemm says why (issue 23: a tall A whose C exceeds HBM gave an empty
+ * reason). The operands are never read: the sizes are refused first. */
+static void case_reasons(void)
+{
+    tessel_dev_t *d;
+    tessel_transport_t t;
+    current = "reasons";
+    alarm(REL_LIB_LIMIT_S);
+    if (!tu_check(&T, open_dev(&d, &t) == 0, "reasons: open %s", backend))
+        return;
+    int8_t a[16], b[16];
+    int32_t c[16];
+    tessel_gemm_t g = {.m = 1u << 22, .n = 4096, .k = 1, .in_dtype = TESSEL_INT8, .out_dtype = TESSEL_INT32,
+                       .a = a, .lda = 1, .b = b, .ldb = 4096, .c = c, .ldc = 4096, .scale = 1.0f};
+    int st = tessel_gemm(d, &g, NULL);
+    printf("  reasons: a tall A whose C exceeds HBM: %s: %s\n", tessel_strerror(st), tessel_last_error(d));
+    tu_check(&T, st == TESSEL_ENOMEM && strstr(tessel_last_error(d), "C 68719476736 bytes"),
+             "reasons: a C larger than HBM: %s, reason \"%s\"", tessel_strerror(st), tessel_last_error(d));
+    g.m = 4, g.n = 4, g.k = 4, g.ldb = 4, g.ldc = 4, g.lda = 2;   /* LDA shorter than a row */
+    st = tessel_gemm(d, &g, NULL);
+    tu_check(&T, st == TESSEL_EINVAL && strstr(tessel_last_error(d), "stride shorter than a row"),
+             "reasons: a short LDA: %s, reason \"%s\"", tessel_strerror(st), tessel_last_error(d));
     tessel_close(d);
 }
 
@@ -404,6 +430,7 @@ int main(int argc, char **argv)
     unsetenv("TESSEL_TIMEOUT_MS");
     signal(SIGALRM, on_alarm);
     case_inflight();
+    case_reasons();
     case_reserved();
     case_firmware();
     case_reset();

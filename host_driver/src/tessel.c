@@ -63,6 +63,7 @@ typedef struct {
     int done;
     int orphan;                   /* nobody will wait: drop the slot when the completion arrives */
     int cancelled;                /* tessel_reset dropped it before it completed (done is set) */
+    int out_freed;                /* checking mode: its output was freed before the wait; not compared */
     uint64_t est;                 /* cycle estimate (cmd_cycles) */
     span_t span[MAX_SPANS];       /* the memory the command may touch, until it completes */
     unsigned nspan;
@@ -406,8 +407,9 @@ static uint64_t cmd_cycles(const tessel_dev_t *d, const slot_t *s)
     return est + 4u * bytes;
 }
 
-/* 1 when [a, a + bytes) overlaps memory a queued command may still touch. *end: the end of the
- * first such span (where the next candidate starts). */
+/* 1 when [a, a + bytes) overlaps memory a queued command may still touch, on the device or, in
+ * checking mode, on its shadow (which runs a command only when it is compared, so it can lag
+ * behind). *end: the end of the first such span (where the next candidate starts). */
 static int in_flight(const tessel_dev_t *d, uint64_t a, uint64_t bytes, uint64_t *end)
 {
     for (size_t i = 0; i < d->nslots; i++) {
@@ -420,7 +422,7 @@ static int in_flight(const tessel_dev_t *d, uint64_t a, uint64_t bytes, uint64_t
                 return 1;
             }
     }
-    return 0;
+    return d->shadow ? in_flight(d->shadow, a, bytes, end) : 0;
 }
 
 /* ------------------------------------------------------------------------------- memory */
@@ -478,6 +480,13 @@ TESSEL_API tessel_status_t tessel_free(tessel_dev_t *dev, tessel_addr_t addr)
     }
     if (lo == dev->nblocks || dev->blocks[lo].addr != addr)
         return fail(dev, TESSEL_EINVAL, "tessel_free: 0x%llx is not an allocated block", (unsigned long long)addr);
+    /* Checking mode: an output freed before its command was waited for may hold someone else's
+     * data by then; that command's rows are not compared. */
+    for (size_t i = 0; i < dev->nslots; i++)
+        for (unsigned j = 0; j < dev->slots[i].nspan; j++)
+            if (!strcmp(dev->slots[i].span[j].name, "C") && dev->slots[i].span[j].lo < addr + dev->blocks[lo].bytes &&
+                dev->slots[i].span[j].hi > addr)
+                dev->slots[i].out_freed = 1;
     memmove(dev->blocks + lo, dev->blocks + lo + 1, (dev->nblocks - lo - 1) * sizeof *dev->blocks);
     dev->nblocks--;
     return TESSEL_OK;
@@ -772,7 +781,7 @@ static int check(tessel_dev_t *d, const slot_t *s, const tessel_completion_t *c)
                     op_name(op), c->tag, c->status, c->opcode, c->detail, e.status, e.opcode, e.detail);
     uint64_t row = out_row_bytes(w), rows = TSL_GET(w, TSL_CMD_M), ld = TSL_GET(w, TSL_CMD_LDC);
     uint64_t base = TSL_GET(w, TSL_CMD_C_ADDR);
-    if (c->status != 0 || row == 0)
+    if (c->status != 0 || row == 0 || s->out_freed)
         return TESSEL_OK;
     uint8_t *a = malloc(row), *b = malloc(row);
     if (!a || !b) {
@@ -848,13 +857,45 @@ TESSEL_API tessel_status_t tessel_wait(tessel_dev_t *dev, tessel_handle_t h, uin
     return TESSEL_OK;
 }
 
+/* Checking mode after tessel_reset: the shadow runs everything it was given, then forgets the
+ * commands the device dropped, and takes the device's bytes wherever those may have written, so
+ * that later commands are compared on equal inputs. */
+static int shadow_after_reset(tessel_dev_t *d)
+{
+    tessel_dev_t *sh = d->shadow;
+    int progress, r;
+    for (size_t i = 0, spins = 0; i < sh->nslots; spins++) {
+        if (sh->slots[i].done) {
+            i++;
+            continue;
+        }
+        if (spins > 100000)
+            return fail(d, TESSEL_EMISMATCH, "checking mode: the model did not finish its commands at tessel_reset");
+        if ((r = service(sh, &progress)))
+            return fail(d, TESSEL_EMISMATCH, "checking mode: the model failed at tessel_reset: %s",
+                        tessel_last_error(sh));
+    }
+    uint8_t buf[4096];
+    for (size_t i = 0; i < d->nslots; i++) {
+        slot_t *s = &d->slots[i];
+        if (!s->cancelled)
+            continue;
+        for (unsigned j = 0; j < s->nspan; j++)
+            for (uint64_t a = s->span[j].lo; a < s->span[j].hi && a < d->hbm_bytes; a += sizeof buf) {
+                size_t len = (size_t)((s->span[j].hi < d->hbm_bytes ? s->span[j].hi : d->hbm_bytes) - a);
+                len = len < sizeof buf ? len : sizeof buf;
+                if (d->t.hbm_read(d->t.ctx, a, buf, len) || sh->t.hbm_write(sh->t.ctx, a, buf, len))
+                    return io_fail(d, "checking mode: HBM copy to the model failed");
+            }
+        tessel_orphan(sh, s->shadow);
+    }
+    return TESSEL_OK;
+}
+
 TESSEL_API tessel_status_t tessel_reset(tessel_dev_t *dev)
 {
     if (!dev)
         return TESSEL_EINVAL;
-    int r = TESSEL_OK;
-    if (dev->shadow)
-        r = tessel_reset(dev->shadow);
     /* Hold the cores (a device without BOOT ignores or refuses it: RESET alone then stops them),
      * collect what has completed, drop what has not started, reset, release. */
     (void)dev->t.hostif_write(dev->t.ctx, TSL_HOSTIF_BOOT_OFFSET, 1u << TSL_HOSTIF_BOOT_HOLD_SHIFT);
@@ -893,7 +934,7 @@ TESSEL_API tessel_status_t tessel_reset(tessel_dev_t *dev)
     }
     if ((r2 = ring_setup(dev)))
         return r2;
-    return r;
+    return dev->shadow ? shadow_after_reset(dev) : TESSEL_OK;
 }
 
 void tessel_orphan(tessel_dev_t *dev, tessel_handle_t h)

@@ -1,7 +1,8 @@
 /* Property test of the whole host library: random sequences of calls as a legal but hostile caller
  * makes them, on the model or the sim backend; a TESSEL_OK must never come with a wrong result.
  *   prop BACKEND SEQUENCES CALLS      BACKEND model or sim; SEED=... replays
- * Every sequence opens a device and makes CALLS random calls:
+ * Every sequence opens a device (one in three in checking mode, TESSEL_OPEN_CHECK: a shadow model
+ * compares every command, and a TESSEL_EMISMATCH fails the test) and makes CALLS random calls:
  *   alloc    random size and alignment: inside the usable HBM, aligned, overlapping no live block;
  *   free     a random block, also one a queued command still uses (the in-flight rule must keep it
  *            from being handed out until that command has completed);
@@ -60,6 +61,7 @@ static const char *backend;
 static int is_sim;
 static tessel_dev_t *dev;
 static void *sim_ctx;
+static int checking;              /* this sequence runs in checking mode (a shadow model compares) */
 static tessel_info_t info;
 static blk_t blk[MAX_BLOCKS];
 static unsigned nblk, next_id;
@@ -69,7 +71,7 @@ static unsigned ncmds;
 static struct {
     unsigned long sequences, calls, alloc, free, write, read, gemm, raw, invalid, wait, reset;
     unsigned long short_timeouts, timeouts_hit, invalid_cmds, axi_errors, closes_in_flight, in_flight_frees;
-    unsigned long ok_checked, wrong, resets_api, cancelled;
+    unsigned long ok_checked, wrong, resets_api, cancelled, checking;
 } n;
 
 static uint32_t rnd(uint32_t k) { return (uint32_t)tu_below(&T.rng, k); }
@@ -95,7 +97,7 @@ static int dev_open(void)
         return st;
     }
     sim_ctx = t.ctx;
-    if ((st = tessel_open_transport(&dev, &t, 0)))
+    if ((st = tessel_open_transport(&dev, &t, checking ? TESSEL_OPEN_CHECK : 0)))
         return st;
     return tessel_info(dev, &info);
 }
@@ -447,6 +449,8 @@ static void do_invalid(void)
 static void sequence(unsigned calls)
 {
     n.sequences++;
+    checking = rnd(3) == 0;
+    n.checking += (unsigned long)checking;
     if (!tu_check(&T, dev_open() == 0, "open %s", backend))
         return;
     for (unsigned c = 0; c < calls; c++) {
@@ -513,8 +517,8 @@ int main(int argc, char **argv)
     uint64_t t0 = rel_now_ms();
     for (int s = 0; s < atoi(argv[2]); s++)
         sequence((unsigned)atoi(argv[3]));
-    printf("prop: %s: %lu sequences, %lu calls (%lu alloc, %lu free, %lu write, %lu read, %lu gemm, %lu raw, "
-           "%lu invalid, %lu wait, %lu reset) in %.1f s\n", backend, n.sequences, n.calls, n.alloc, n.free, n.write,
+    printf("prop: %s: %lu sequences (%lu in checking mode), %lu calls (%lu alloc, %lu free, %lu write, %lu read, %lu gemm, %lu raw, "
+           "%lu invalid, %lu wait, %lu reset) in %.1f s\n", backend, n.sequences, n.checking, n.calls, n.alloc, n.free, n.write,
            n.read, n.gemm, n.raw, n.invalid, n.wait, n.reset, (rel_now_ms() - t0) / 1000.0);
     printf("prop: %lu injected faults: %lu short timeouts (%lu expired), %lu invalid commands, %lu AXI errors, "
            "%lu closes or resets with commands in flight; %lu frees of blocks in flight; %lu tessel_reset, "

@@ -16,7 +16,8 @@
  *              and the rings are intact (the next command through the library works).
  *   reset      a raw GEMM still queued (on the sim its read of A held 300 000 cycles) is dropped by
  *              tessel_reset: its wait gives TESSEL_EIO "cancelled" (or TESSEL_OK, exact, when it had
- *              completed), and a GEMM over its memory afterwards is exact.
+ *              completed), and a GEMM over its memory afterwards is exact; again in checking mode
+ *              (the shadow model forgets the dropped command: no TESSEL_EMISMATCH).
  *   bounded    (sim) a DMA burst that never completes, with the library's defaults: tessel_gemm
  *              returns an error within 2 000 000 device cycles, seconds (the watchdog tessel_open
  *              arms); the same with the watchdog disabled: TESSEL_ETIMEOUT from the default timeout,
@@ -34,6 +35,7 @@
 static tu_t T;
 static const char *backend;
 static volatile const char *current = "start";
+static uint32_t open_flags;       /* TESSEL_OPEN_CHECK for the checking-mode pass of case_reset */
 
 static void on_alarm(int sig)
 {
@@ -57,7 +59,7 @@ static int open_dev(tessel_dev_t **d, tessel_transport_t *t)
         printf("open %s: %s: %s\n", backend, tessel_strerror(st), t->err);
         return st;
     }
-    return tessel_open_transport(d, t, 0);
+    return tessel_open_transport(d, t, open_flags);
 }
 
 static void fill_i8(int8_t *p, size_t n)
@@ -319,8 +321,9 @@ static void case_firmware(void)
     tessel_close(d);
 }
 
-static void case_reset(void)
+static void case_reset(uint32_t flags)
 {
+    open_flags = flags;
     tessel_dev_t *d;
     tessel_transport_t t;
     current = "reset";
@@ -345,7 +348,7 @@ static void case_reset(void)
         tessel_close(d);
         return;
     }
-    int st = tessel_wait(d, h, 1, NULL);
+    int st = tessel_wait(d, h, 0, NULL);   /* looks once: the command stays queued */
     uint64_t t0 = rel_now_ms();
     int sr = tessel_reset(d);
     printf("  reset: a queued 64x64x64 GEMM (wait: %s), tessel_reset: %s after %llu ms\n", tessel_strerror(st),
@@ -363,8 +366,10 @@ static void case_reset(void)
     (void)tessel_free(d, da);
     (void)tessel_free(d, db);
     (void)tessel_free(d, dc);
-    gemm_checked(d, 16, 64, 256, "reset: a GEMM after tessel_reset", 1);
+    gemm_checked(d, 16, 64, 256, flags ? "reset: a GEMM after tessel_reset, checking mode" :
+                                         "reset: a GEMM after tessel_reset", 1);
     tessel_close(d);
+    open_flags = 0;
 }
 
 /* A 64 x 64 x 64 GEMM whose read of A never completes; returns its status, *ms the wall time and
@@ -433,7 +438,8 @@ int main(int argc, char **argv)
     case_reasons();
     case_reserved();
     case_firmware();
-    case_reset();
+    case_reset(0);
+    case_reset(TESSEL_OPEN_CHECK);
     if (!strcmp(backend, "sim"))
         case_bounded();
     alarm(0);

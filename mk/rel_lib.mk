@@ -1,8 +1,11 @@
 # The host library's reliability rules (tests/rel/test_lib.c, tests/rel/prop.c; docs/reliability.md):
-#   make test-rel-lib-model   in-flight commands, the reserved region, the firmware's own check; model
+#   make test-rel-lib-model   in-flight commands, tessel_gemm's reasons, the reserved region, the
+#                             firmware's own check, tessel_reset (also in checking mode); model
 #   make test-rel-lib-sim     the same on the Verilated SoC + cp.elf, and bounded waits (a DMA burst
-#                             that never completes is reported within seconds, with and without the
-#                             watchdog)
+#                             that never completes is reported within 2 000 000 device cycles, with
+#                             and without the watchdog)
+#   make test-rel-prop-model, -sim, -asan    the property test, short (make test)
+#   make test-rel-prop-model-long, -sim-long the same, long (make soak)
 # SEED=... replays. (rel.mk, host.mk and fw.mk define REL_*, HOST_LIBS and the paths used here.)
 
 $(REL_OUT)/test_lib: tests/rel/test_lib.c $(REL_HDRS) $(REL_LIBT)

@@ -1,9 +1,10 @@
 /* Tessel firmware for the RV32 control core: the command processor's main loop.
  * Reports FW_STATUS = ready, then forever: kicks the HOSTIF watchdog, increments HEARTBEAT, clears
- * a pending doorbell (DB_PENDING, w1c) and processes the command ring (tsl_cp_poll). The watchdog
- * is kicked only here, between commands, so one command that runs longer than WDT_TIMEOUT (a hung
- * firmware, a DMA burst that never completes) is caught: the SoC resets the cores and the
- * firmware restarts. After such a reset (WDT_STATUS.EXPIRED) and on an unusable tensor core or an
+ * a pending doorbell (DB_PENDING, w1c) and processes the command ring (tsl_cp_poll, which kicks it
+ * again after every command through the HAL's kick). The watchdog is kicked only between
+ * commands, so one command that runs longer than WDT_TIMEOUT (a hung firmware, a DMA burst that
+ * never completes) is caught: the SoC resets the cores and the firmware restarts. libtessel arms
+ * it at open and raises WDT_TIMEOUT for a long command (docs/reliability.md, "Limits"). After such a reset (WDT_STATUS.EXPIRED) and on an unusable tensor core or an
  * invalid ring it reports FW_STATUS = halted with a fault code, raises HOST_IRQ_STATUS.FAULT and
  * stops (still kicking: a halted firmware answers for itself); HOSTIF RESET restarts the core. */
 #include "tsl_cp.h"

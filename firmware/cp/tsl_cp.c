@@ -74,10 +74,19 @@ static int is_float(uint32_t dt) { return dt == TSL_DTYPE_BF16 || dt == TSL_DTYP
 
 static int has_feature(const tsl_cp_t *cp, uint32_t bit) { return (cp->features >> bit) & 1u; }
 
-/* Operand of `rows` rows of `row_bytes` bytes, `stride` apart: inside HBM, no wrap-around. */
-static int in_hbm(const tsl_cp_t *cp, uint32_t addr, uint32_t rows, uint32_t stride, uint64_t row_bytes)
+typedef struct {
+    uint32_t cmd_base, cmd_size, head, tail, cpl_base, cpl_size, cpl_head, cpl_tail;
+    uint32_t hi;                  /* the end of the higher ring: [0, hi) is the ring region */
+    uint32_t above;               /* HBM bytes above it: HBM_BYTES - hi */
+} ring_t;
+
+/* Operand of `rows` rows of `row_bytes` bytes, `stride` apart: inside HBM, no wrap-around, and
+ * above the ring region (a command must not overwrite queued commands or completions, nor read
+ * them). One comparison: addr - hi wraps to 2^32 or more for addr < hi, which no extent inside
+ * HBM can follow. */
+static int in_hbm(const ring_t *r, uint32_t addr, uint32_t rows, uint32_t stride, uint64_t row_bytes)
 {
-    return (uint64_t)addr + (uint64_t)(rows - 1u) * stride + row_bytes <= cp->hbm_bytes;
+    return (uint64_t)(uint32_t)(addr - r->hi) + (uint64_t)(rows - 1u) * stride + row_bytes <= r->above;
 }
 
 /* First non-zero word of `mask` (bit i = word i) in w, or -1. */
@@ -91,7 +100,7 @@ static int nonzero_word(const uint32_t *w, uint32_t mask)
 
 #define W(f) (1u << TSL_CMD_##f##_WORD)
 
-static verdict_t validate(const tsl_cp_t *cp, const uint32_t *w, tsl_cp_cmd_t *c)
+static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w, tsl_cp_cmd_t *c)
 {
     verdict_t ok = {TSL_CMD_ERR_OK, 0};
     c->op = TSL_GET(w, TSL_CMD_OPCODE);
@@ -248,23 +257,19 @@ static verdict_t validate(const tsl_cp_t *cp, const uint32_t *w, tsl_cp_cmd_t *c
     if (c->ldc < crow)
         FAIL(BAD_SHAPE, TSL_CMD_LDC_WORD);
 
-    /* 6. every operand inside HBM */
-    if ((used & W(A_ADDR)) && !in_hbm(cp, c->a, c->m, c->lda, arow))
+    /* 6. every operand inside HBM and clear of the rings */
+    if ((used & W(A_ADDR)) && !in_hbm(r, c->a, c->m, c->lda, arow))
         FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
-    if ((used & W(B_ADDR)) && !in_hbm(cp, c->b, brows, c->ldb, brow))
+    if ((used & W(B_ADDR)) && !in_hbm(r, c->b, brows, c->ldb, brow))
         FAIL(BAD_ADDR, TSL_CMD_B_ADDR_WORD);
-    if (!in_hbm(cp, c->c, c->m, c->ldc, crow))
+    if (!in_hbm(r, c->c, c->m, c->ldc, crow))
         FAIL(BAD_ADDR, TSL_CMD_C_ADDR_WORD);
-    if ((used & W(BIAS_ADDR)) && !in_hbm(cp, c->bias, 1, 0, (uint64_t)c->n * 4u))
+    if ((used & W(BIAS_ADDR)) && !in_hbm(r, c->bias, 1, 0, (uint64_t)c->n * 4u))
         FAIL(BAD_ADDR, TSL_CMD_BIAS_ADDR_WORD);
     return ok;
 }
 
 /* ------------------------------------------------------------------------------------ rings */
-
-typedef struct {
-    uint32_t cmd_base, cmd_size, head, tail, cpl_base, cpl_size, cpl_head, cpl_tail;
-} ring_t;
 
 static int ring_valid(const tsl_cp_t *cp, const ring_t *r)
 {
@@ -307,6 +312,9 @@ int tsl_cp_poll(tsl_cp_t *cp)
     r.cpl_tail = hif_rd(cp, TSL_HOSTIF_CPL_TAIL_OFFSET);
     if (!ring_valid(cp, &r))
         return TSL_CP_ERING;
+    uint32_t cmd_end = r.cmd_base + r.cmd_size * CMD_BYTES, cpl_end = r.cpl_base + r.cpl_size * CPL_BYTES;
+    r.hi = cmd_end > cpl_end ? cmd_end : cpl_end;
+    r.above = cp->hbm_bytes - r.hi;
     int done = 0;
     while (r.tail != r.head) {
         if (r.cpl_head - r.cpl_tail >= r.cpl_size) {
@@ -319,7 +327,7 @@ int tsl_cp_poll(tsl_cp_t *cp)
         uint32_t w[TSL_PARAM_CMD_WORDS], cpl[TSL_PARAM_CPL_WORDS] = {0, 0, 0, 0}, detail;
         h->hbm_read(h->ctx, r.cmd_base + (r.tail & (r.cmd_size - 1u)) * CMD_BYTES, w, CMD_BYTES);
         tsl_cp_cmd_t c;
-        verdict_t v = validate(cp, w, &c);
+        verdict_t v = validate(cp, &r, w, &c);
         uint32_t st = v.status;
         detail = v.detail;
         if (st == TSL_CMD_ERR_OK)
@@ -337,6 +345,8 @@ int tsl_cp_poll(tsl_cp_t *cp)
         hif_wr(cp, TSL_HOSTIF_HOST_IRQ_SET_OFFSET, 1u << TSL_HOSTIF_HOST_IRQ_STATUS_CPL_SHIFT);
         cp->commands++;
         done++;
+        if (h->kick)
+            h->kick(h->ctx);   /* between commands, outside the CYCLES of either */
         if (r.tail == r.head)
             r.head = hif_rd(cp, TSL_HOSTIF_CMD_HEAD_OFFSET);
         if (r.head - r.tail > r.cmd_size)

@@ -35,6 +35,9 @@ typedef struct {
     uint64_t (*cycles)(void *ctx);
     /* Called in every busy-wait iteration (may be NULL): wfi, a yield, or a simulation step. */
     void (*idle)(void *ctx);
+    /* Called between two commands (may be NULL): kick the HOSTIF watchdog, so that it has to cover
+     * one command, not every command queued at once. */
+    void (*kick)(void *ctx);
 } tsl_cp_hal_t;
 
 #endif /* TSL_CP_HAL_H */

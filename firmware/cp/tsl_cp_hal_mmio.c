@@ -88,6 +88,12 @@ void tsl_cp_hal_mmio_kick(void)
     tsl_mmio_write32(TSL_MMAP_HOSTIF_BASE + TSL_HOSTIF_WDT_KICK_OFFSET, 1u);
 }
 
+static void mmio_kick(void *ctx)
+{
+    (void)ctx;
+    tsl_cp_hal_mmio_kick();
+}
+
 void tsl_cp_hal_mmio_init(tsl_cp_hal_t *hal)
 {
     hal->ctx = (void *)0;
@@ -100,4 +106,5 @@ void tsl_cp_hal_mmio_init(tsl_cp_hal_t *hal)
     hal->hbm_write = mmio_hbm_write;
     hal->cycles = mmio_cycles;
     hal->idle = (void (*)(void *))0;
+    hal->kick = mmio_kick;
 }

@@ -86,4 +86,5 @@ void tsl_cp_hal_model_init(tsl_cp_hal_t *hal, tsl_cp_model_t *dev, tslm_t *m)
     hal->hbm_write = model_hbm_write;
     hal->cycles = model_cycles;
     hal->idle = NULL;
+    hal->kick = NULL;
 }

@@ -62,6 +62,15 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_open(tessel_dev_t **d
 /* Close and free everything the device owns. NULL is ignored. */
 void tessel_close(tessel_dev_t *dev);
 
+/* Reset the device: hold and reset its cores, drop every queued command that has not completed
+ * (a later tessel_wait on one gives TESSEL_EIO, "cancelled by tessel_reset"; commands that had
+ * completed keep their completions), restart the firmware and set the rings up again. HBM
+ * contents, allocations and statistics are kept; the memory of the dropped commands is free again
+ * (the in-flight rule). The way back after a watchdog reset (TESSEL_EIO, fault code 3) or a
+ * command that never completes. TESSEL_ETIMEOUT when the firmware does not start again (a DMA
+ * burst the memory never answers: close and reopen). */
+__attribute__((warn_unused_result)) tessel_status_t tessel_reset(tessel_dev_t *dev);
+
 typedef struct {
     const char *backend;           /* "model", "sim" or "uart" */
     uint32_t n;                    /* MXU size */
@@ -85,7 +94,13 @@ const char *tessel_last_error(tessel_dev_t *dev);
 tessel_dev_t *tessel_shadow(tessel_dev_t *dev);
 
 /* Device memory: a first-fit allocator over HBM. [0, TESSEL_HBM_RESERVED) holds the command and
- * completion rings; tessel_read/tessel_write refuse it and the allocator starts after it. */
+ * completion rings; tessel_read/tessel_write refuse it, the allocator starts after it, and
+ * tessel_submit refuses a command that would read or write it (TESSEL_ERANGE).
+ * In-flight rule: device memory that a submitted command may still touch (its operands' extents)
+ * is never handed out by tessel_alloc until that command has completed (its completion was read)
+ * or the device was reset (tessel_reset) or closed, whatever happened to the command's wait (a timeout, an error) and
+ * whether or not the caller already freed the memory. tessel_free is immediate; only the reuse
+ * waits. */
 #define TESSEL_HBM_RESERVED 0x2000u
 __attribute__((warn_unused_result)) tessel_status_t tessel_alloc(tessel_dev_t *dev, size_t bytes, size_t align,
                                                                  tessel_addr_t *out);
@@ -106,13 +121,19 @@ typedef struct {
     uint32_t opcode, cycles, detail;
 } tessel_completion_t;
 
-/* Queue a command (the library sets TAG); returns at once with a handle. */
+/* Queue a command (the library sets TAG); returns at once with a handle. TESSEL_ERANGE, with
+ * nothing sent, when an operand the command reads or writes reaches into [0, TESSEL_HBM_RESERVED);
+ * the firmware refuses such a command too (CMD_ERR_BAD_ADDR), so the rings cannot be corrupted. */
 __attribute__((warn_unused_result)) tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *cmd,
                                                                   tessel_handle_t *out);
 /* Wait up to timeout_ms (wall clock) for a command. TESSEL_EDEVICE when it completed with an error
  * status (the completion is filled in either way; out may be NULL). Commands may be waited for in
  * any order; each handle once (a handle not outstanding is TESSEL_EINVAL). timeout_ms = 0 looks
- * once and gives TESSEL_ETIMEOUT if the command is not complete yet; it stays outstanding. */
+ * once and gives TESSEL_ETIMEOUT if the command is not complete yet; it stays outstanding.
+ * TESSEL_TIMEOUT_AUTO: a limit derived from the size of this command and of those queued before
+ * it, and from the backend (docs/reliability.md, "Limits"): counted in device cycles on the sim,
+ * in wall-clock time elsewhere. */
+#define TESSEL_TIMEOUT_AUTO 0xFFFFFFFFu
 __attribute__((warn_unused_result)) tessel_status_t tessel_wait(tessel_dev_t *dev, tessel_handle_t h,
                                                                 uint32_t timeout_ms, tessel_completion_t *out);
 
@@ -153,7 +174,10 @@ typedef struct {
     int32_t rq_zero_point;
 } tessel_gemm_t;
 
-/* cpl may be NULL. Timeout: $TESSEL_TIMEOUT_MS (default 600000). */
+/* cpl may be NULL. Timeout: $TESSEL_TIMEOUT_MS in ms when set, else TESSEL_TIMEOUT_AUTO (derived
+ * from the GEMM's size and the backend). On any failure after the submit (a timeout, a halted
+ * firmware) the command may still be queued: its buffers are released under the in-flight rule
+ * above, so no later call is given memory it may still write. */
 __attribute__((warn_unused_result)) tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g,
                                                                 tessel_completion_t *cpl);
 

@@ -7,15 +7,16 @@
  * map one to one onto the command (docs/isa.md §7): SCALE flag for a float C with scale not 0 or 1,
  * BIAS flag and BIAS_ADDR with a bias row (N int32, or N fp32 written unrounded), RELU flag, and
  * SCALE/SHIFT/ZERO_POINT for an INT8 C. Every other command field is zero.
- * Timeout: $TESSEL_TIMEOUT_MS, default 600000 ms.
+ * Timeout: $TESSEL_TIMEOUT_MS in ms when set, else TESSEL_TIMEOUT_AUTO (the GEMM's size and the
+ * backend). When the wait fails before the command completed, the command is orphaned
+ * (tessel_orphan): A, B, C and the bias are freed at once, and the in-flight rule keeps
+ * tessel_alloc from handing them out again until the device has finished with them.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "tessel_int.h"
 #include "tsl_hw.h"
-
-#define GEMM_TIMEOUT_MS 600000u
 
 static uint16_t f32_to_bf16(float f)
 {
@@ -43,7 +44,7 @@ static uint32_t timeout_ms(void)
         if (!*end && v > 0 && v <= UINT32_MAX)
             return (uint32_t)v;
     }
-    return GEMM_TIMEOUT_MS;
+    return TESSEL_TIMEOUT_AUTO;
 }
 
 /* Argument checks: TESSEL_EINVAL for anything the command could not express. */
@@ -75,15 +76,18 @@ static int gemm_args_ok(const tessel_gemm_t *g)
 
 TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g, tessel_completion_t *cpl)
 {
-    if (!dev || !g || !gemm_args_ok(g))
+    if (!dev || !g)
         return TESSEL_EINVAL;
+    if (!gemm_args_ok(g))
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_gemm: invalid arguments (a zero size or NULL operand, a "
+                           "stride shorter than a row, or a dtype, scale or requantisation the GEMM cannot take)");
     tessel_info_t info;
     int r = tessel_info(dev, &info);
     if (r)
         return r;
     const int fp = g->in_dtype == TESSEL_BF16;
     if (!(info.features & (1u << (fp ? TSL_TC_CFG_FEATURES_BF16_SHIFT : TSL_TC_CFG_FEATURES_INT8_SHIFT))))
-        return TESSEL_EINVAL;
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_gemm: this device has no %s support", fp ? "bf16" : "int8");
     const uint64_t m = g->m, n = g->n, k = g->k, es = fp ? 2 : 1;
     const uint32_t cdt = g->out_dtype == TESSEL_INT8 ? TSL_DTYPE_INT8 : g->out_dtype == TESSEL_INT32 ? TSL_DTYPE_INT32
                          : g->out_dtype == TESSEL_BF16 ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
@@ -91,13 +95,18 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
     const uint64_t abytes = m * k * es, bbytes = k * n * es, cbytes = m * n * ces, biasbytes = g->bias ? 4 * n : 0;
     if (abytes > info.hbm_bytes || bbytes > info.hbm_bytes || cbytes > info.hbm_bytes || m * k * es > UINT32_MAX ||
         k * n * es > UINT32_MAX || n * ces > UINT32_MAX || k * es > UINT32_MAX)
-        return TESSEL_ENOMEM;
+        return tessel_fail(dev, TESSEL_ENOMEM,
+                           "tessel_gemm: %llux%llux%llu needs A %llu, B %llu and C %llu bytes of HBM; the device has "
+                           "%llu (and a command takes at most 4 GiB per operand)", (unsigned long long)m,
+                           (unsigned long long)n, (unsigned long long)k, (unsigned long long)abytes,
+                           (unsigned long long)bbytes, (unsigned long long)cbytes,
+                           (unsigned long long)info.hbm_bytes);
     uint64_t host = abytes > bbytes ? abytes : bbytes;
     host = host > cbytes ? host : cbytes;
     host = host > biasbytes ? host : biasbytes;
     uint8_t *buf = malloc((size_t)host);
     if (!buf)
-        return TESSEL_ENOMEM;
+        return tessel_fail(dev, TESSEL_ENOMEM, "tessel_gemm: %llu bytes of host memory", (unsigned long long)host);
     tessel_addr_t da = 0, db = 0, dc = 0, dbias = 0;
     int have_a = 0, have_b = 0, have_c = 0, have_bias = 0;
     if ((r = tessel_alloc(dev, (size_t)abytes, 64, &da)))
@@ -174,9 +183,12 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
     tessel_completion_t c;
     if ((r = tessel_submit(dev, &cmd, &h)))
         goto out;
+    memset(&c, 0, sizeof c);
     r = tessel_wait(dev, h, timeout_ms(), &c);
     if (cpl)
         *cpl = c;
+    if (r && r != TESSEL_EMISMATCH && r != TESSEL_EDEVICE)
+        tessel_orphan(dev, h);        /* maybe still queued: nobody will wait for it now */
     if (r && r != TESSEL_EMISMATCH)   /* on a mismatch C still holds the device's result */
         goto out;
     int r2 = tessel_read(dev, buf, dc, (size_t)cbytes);

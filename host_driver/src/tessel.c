@@ -9,7 +9,11 @@
  * Commands: TAG = the low 32 bits of the handle, a per-device sequence number starting at 1.
  * Completions arrive in command order; every completion read is matched to the oldest
  * outstanding command (a different TAG is TESSEL_EIO) and kept until that command is waited for,
- * so commands may be waited for in any order.
+ * so commands may be waited for in any order. tessel_submit refuses a command whose operands
+ * reach into the reserved region (TESSEL_ERANGE) and records each operand's extent (cmd_spans);
+ * until its completion is read, tessel_alloc hands out nothing that overlaps them (the in-flight
+ * rule of tessel.h). An orphaned command (tessel_gemm gave up waiting) is dropped when its
+ * completion arrives. Limits: TESSEL_TIMEOUT_AUTO and the watchdog derive from cmd_cycles.
  *
  * Checking mode: a shadow model device with the same configuration receives every tessel_write
  * and tessel_submit; tessel_wait waits for both, compares the completions (TAG, STATUS, OPCODE,
@@ -34,7 +38,19 @@
 #define RING_CPL_SIZE 64u
 _Static_assert(RING_CMD_BASE + RING_CMD_SIZE * 64u <= RING_CPL_BASE &&
                RING_CPL_BASE + RING_CPL_SIZE * 16u <= TESSEL_HBM_RESERVED, "the rings fit the reserved HBM");
-#define SUBMIT_TIMEOUT_MS 600000u /* waiting for a free command-ring entry */
+/* Limits (docs/reliability.md, "Limits"). A command's cycle estimate is a generous upper bound of
+ * what the firmware needs for it (see cmd_cycles); TESSEL_TIMEOUT_AUTO waits for the estimates of
+ * the command and of every command queued before it, plus AUTO_FLOOR_CYCLES; the watchdog is
+ * armed with the largest estimate of a queued command, at least WDT_MIN_CYCLES. */
+#define AUTO_FLOOR_CYCLES 1000000u
+#define AUTO_BASE_MS 10000u       /* wall-clock limits: this much plus the cycles at cycles_per_ms */
+#define WDT_MIN_CYCLES 1000000u
+#define MAX_SPANS 4
+
+typedef struct {
+    uint64_t lo, hi;              /* HBM bytes [lo, hi) */
+    const char *name;             /* the operand: "A", "B", "C", "bias" */
+} span_t;
 
 typedef struct {
     tessel_addr_t addr;
@@ -45,6 +61,12 @@ typedef struct {
     uint64_t seq;
     tessel_handle_t shadow;       /* the shadow device's handle (checking mode) */
     int done;
+    int orphan;                   /* nobody will wait: drop the slot when the completion arrives */
+    int cancelled;                /* tessel_reset dropped it before it completed (done is set) */
+    int out_freed;                /* checking mode: its output was freed before the wait; not compared */
+    uint64_t est;                 /* cycle estimate (cmd_cycles) */
+    span_t span[MAX_SPANS];       /* the memory the command may touch, until it completes */
+    unsigned nspan;
     tessel_cmd_t cmd;
     tessel_completion_t cpl;
 } slot_t;
@@ -59,6 +81,8 @@ struct tessel_dev {
     size_t nslots, cap_slots;
     uint64_t next_seq;
     uint32_t cmd_head, cmd_tail, cpl_tail;
+    uint32_t wdt;                 /* WDT_TIMEOUT as last written by the library (0: not armed) */
+    int no_wdt;                   /* the device refused a write of WDT_TIMEOUT: it has none */
     tessel_stats_t stats;
     tessel_dev_t *shadow;         /* checking mode */
     char last_error[256];
@@ -83,6 +107,17 @@ TESSEL_API const char *tessel_strerror(int status)
 }
 
 __attribute__((format(printf, 3, 4))) static int fail(tessel_dev_t *d, int status, const char *fmt, ...)
+{
+    if (d) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(d->last_error, sizeof d->last_error, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+int tessel_fail(tessel_dev_t *d, int status, const char *fmt, ...)
 {
     if (d) {
         va_list ap;
@@ -141,6 +176,8 @@ static int hif_wr(tessel_dev_t *d, uint32_t off, uint32_t v)
 
 /* ------------------------------------------------------------------------------------ open */
 
+static int arm_watchdog(tessel_dev_t *d, uint64_t need);
+
 static tessel_status_t ring_setup(tessel_dev_t *d)
 {
     uint32_t id = 0, fw = 0;
@@ -178,7 +215,8 @@ static tessel_status_t ring_setup(tessel_dev_t *d)
             return r;
     d->cmd_head = d->cmd_tail = head;
     d->cpl_tail = cpl_head;
-    return TESSEL_OK;
+    d->wdt = 0;
+    return arm_watchdog(d, WDT_MIN_CYCLES);
 }
 
 tessel_status_t tessel_open_transport(tessel_dev_t **dev, tessel_transport_t *t, uint32_t flags)
@@ -280,6 +318,113 @@ TESSEL_API tessel_status_t tessel_info(tessel_dev_t *dev, tessel_info_t *out)
     return TESSEL_OK;
 }
 
+/* ------------------------------------------------------------- what a command touches */
+
+/* Element bytes; 4 for an unknown dtype (the firmware refuses it; 4 is the conservative extent). */
+static uint32_t dtype_bytes(uint32_t dt)
+{
+    return dt == TSL_DTYPE_INT8 ? 1u : dt == TSL_DTYPE_BF16 ? 2u : 4u;
+}
+
+/* addr + (rows - 1) * ld + row, saturated (rows >= 1; addr < 2^32, row < 2^35). */
+static uint64_t extent_end(uint64_t addr, uint64_t rows, uint64_t ld, uint64_t row)
+{
+    uint64_t r1 = rows - 1u;
+    if (r1 && ld > (UINT64_MAX - addr - row) / r1)
+        return UINT64_MAX;
+    return addr + r1 * ld + row;
+}
+
+/* The HBM the command may read or write, one span per operand, from the fields the firmware
+ * reads for its opcode (firmware/cp/tsl_cp.c, validate). Commands the firmware refuses for their
+ * shape (a zero size) touch nothing. Returns the number of spans. */
+static unsigned cmd_spans(const uint32_t *w, span_t *sp)
+{
+    uint64_t m = w[TSL_CMD_M_WORD], n = w[TSL_CMD_N_WORD], k = w[TSL_CMD_K_WORD];
+    uint64_t esa = dtype_bytes(TSL_GET(w, TSL_CMD_A_DTYPE)), esb = dtype_bytes(TSL_GET(w, TSL_CMD_B_DTYPE));
+    uint64_t esc = dtype_bytes(TSL_GET(w, TSL_CMD_C_DTYPE));
+    uint32_t f = TSL_GET(w, TSL_CMD_FLAGS), vop = TSL_GET(w, TSL_CMD_VPU_OP);
+    unsigned ns = 0;
+#define SPAN(nm, addr, rows, ld, row)                                                   \
+    do {                                                                                \
+        if ((rows) != 0 && (row) != 0) {                                              \
+            sp[ns].lo = (addr);                                                         \
+            sp[ns].hi = extent_end(sp[ns].lo, (rows), (ld), (row));                     \
+            sp[ns++].name = (nm);                                                       \
+        }                                                                               \
+    } while (0)
+    const uint64_t a = w[TSL_CMD_A_ADDR_WORD], b = w[TSL_CMD_B_ADDR_WORD], c = w[TSL_CMD_C_ADDR_WORD];
+    const uint64_t lda = w[TSL_CMD_LDA_WORD], ldb = w[TSL_CMD_LDB_WORD], ldc = w[TSL_CMD_LDC_WORD];
+    switch (TSL_GET(w, TSL_CMD_OPCODE)) {
+    case TSL_CMD_OP_GEMM:
+        SPAN("A", a, m, lda, k * esa);
+        SPAN("B", b, k, ldb, n * esb);
+        SPAN("C", c, m, ldc, n * esc);
+        if ((f >> TSL_CMD_FLAG_BIAS) & 1u)
+            SPAN("bias", w[TSL_CMD_BIAS_ADDR_WORD], 1u, 0u, 4u * n);
+        break;
+    case TSL_CMD_OP_ELTWISE: {
+        int binary = vop == TSL_VPU_OP_ADD || vop == TSL_VPU_OP_MUL || vop == TSL_VPU_OP_MAX;
+        SPAN("A", a, m, lda, n * esa);
+        if (binary && !((f >> TSL_CMD_FLAG_B_IMM) & 1u)) {
+            if ((f >> TSL_CMD_FLAG_B_BCAST) & 1u)
+                SPAN("B", b, 1u, 0u, n * esb);
+            else
+                SPAN("B", b, m, ldb, n * esb);
+        }
+        SPAN("C", c, m, ldc, n * esc);
+        break;
+    }
+    case TSL_CMD_OP_COPY:
+        SPAN("A", a, m, lda, n);
+        SPAN("C", c, m, ldc, n);
+        break;
+    case TSL_CMD_OP_FILL: SPAN("C", c, m, ldc, n); break;
+    default: break;
+    }
+#undef SPAN
+    return ns;
+}
+
+/* A generous upper bound of the device cycles the firmware needs for the command (measured
+ * worst cases are 8x and more below it, docs/reliability.md): per command 100 000, per N x N x N
+ * GEMM tile 32 N, per HBM byte touched 4, per output row 1 000. A command the firmware refuses
+ * (an operand outside HBM) costs only the fixed part. */
+static uint64_t cmd_cycles(const tessel_dev_t *d, const slot_t *s)
+{
+    const uint32_t *w = s->cmd.w;
+    uint64_t est = 100000u, bytes = 0, nn = d->t.n ? d->t.n : 1u;
+    for (unsigned i = 0; i < s->nspan; i++) {
+        if (s->span[i].hi > d->hbm_bytes)
+            return est;
+        bytes += s->span[i].hi - s->span[i].lo;
+    }
+    uint64_t m = w[TSL_CMD_M_WORD], n = w[TSL_CMD_N_WORD], k = w[TSL_CMD_K_WORD];
+    if (TSL_GET(w, TSL_CMD_OPCODE) == TSL_CMD_OP_GEMM)
+        est += 32u * nn * ((m + nn - 1) / nn) * ((k + nn - 1) / nn) * ((n + nn - 1) / nn);
+    else if (s->nspan)
+        est += 1000u * m;
+    return est + 4u * bytes;
+}
+
+/* 1 when [a, a + bytes) overlaps memory a queued command may still touch, on the device or, in
+ * checking mode, on its shadow (which runs a command only when it is compared, so it can lag
+ * behind). *end: the end of the first such span (where the next candidate starts). */
+static int in_flight(const tessel_dev_t *d, uint64_t a, uint64_t bytes, uint64_t *end)
+{
+    for (size_t i = 0; i < d->nslots; i++) {
+        const slot_t *s = &d->slots[i];
+        if (s->done)
+            continue;
+        for (unsigned j = 0; j < s->nspan; j++)
+            if (s->span[j].lo < a + bytes && s->span[j].hi > a) {
+                *end = s->span[j].hi;
+                return 1;
+            }
+    }
+    return d->shadow ? in_flight(d->shadow, a, bytes, end) : 0;
+}
+
 /* ------------------------------------------------------------------------------- memory */
 
 TESSEL_API tessel_status_t tessel_alloc(tessel_dev_t *dev, size_t bytes, size_t align, tessel_addr_t *out)
@@ -300,10 +445,13 @@ TESSEL_API tessel_status_t tessel_alloc(tessel_dev_t *dev, size_t bytes, size_t 
         dev->blocks = b;
         dev->cap_blocks = cap;
     }
-    uint64_t lo = TESSEL_HBM_RESERVED;
+    uint64_t lo = TESSEL_HBM_RESERVED, busy_end;
     for (size_t i = 0; i <= dev->nblocks; i++) {
         uint64_t hi = i < dev->nblocks ? dev->blocks[i].addr : dev->hbm_bytes;
         uint64_t a = (lo + align - 1) & ~(uint64_t)(align - 1);
+        /* the in-flight rule: skip memory a queued command may still touch */
+        while (a <= hi && hi - a >= bytes && in_flight(dev, a, bytes, &busy_end))
+            a = busy_end > hi ? hi + 1 : (busy_end + align - 1) & ~(uint64_t)(align - 1);
         if (a <= hi && hi - a >= bytes) {
             memmove(dev->blocks + i + 1, dev->blocks + i, (dev->nblocks - i) * sizeof *dev->blocks);
             dev->blocks[i].addr = a;
@@ -332,6 +480,13 @@ TESSEL_API tessel_status_t tessel_free(tessel_dev_t *dev, tessel_addr_t addr)
     }
     if (lo == dev->nblocks || dev->blocks[lo].addr != addr)
         return fail(dev, TESSEL_EINVAL, "tessel_free: 0x%llx is not an allocated block", (unsigned long long)addr);
+    /* Checking mode: an output freed before its command was waited for may hold someone else's
+     * data by then; that command's rows are not compared. */
+    for (size_t i = 0; i < dev->nslots; i++)
+        for (unsigned j = 0; j < dev->slots[i].nspan; j++)
+            if (!strcmp(dev->slots[i].span[j].name, "C") && dev->slots[i].span[j].lo < addr + dev->blocks[lo].bytes &&
+                dev->slots[i].span[j].hi > addr)
+                dev->slots[i].out_freed = 1;
     memmove(dev->blocks + lo, dev->blocks + lo + 1, (dev->nblocks - lo - 1) * sizeof *dev->blocks);
     dev->nblocks--;
     return TESSEL_OK;
@@ -367,11 +522,6 @@ TESSEL_API tessel_status_t tessel_read(tessel_dev_t *dev, void *dst, tessel_addr
 }
 
 /* ------------------------------------------------------------------------------- commands */
-
-static uint32_t dtype_bytes(uint32_t dt)
-{
-    return dt == TSL_DTYPE_INT8 ? 1u : dt == TSL_DTYPE_BF16 ? 2u : 4u;
-}
 
 /* Bytes of one row of the command's output (C), or 0 for commands without one. */
 static uint64_t out_row_bytes(const uint32_t *w)
@@ -426,6 +576,12 @@ static slot_t *find_slot(tessel_dev_t *d, uint64_t seq)
     return NULL;
 }
 
+static void drop_slot(tessel_dev_t *d, slot_t *s)
+{
+    memmove(s, s + 1, (size_t)(d->slots + d->nslots - (s + 1)) * sizeof *s);
+    d->nslots--;
+}
+
 /* Read every completion the device has posted; match each to the oldest outstanding command. */
 static int reap(tessel_dev_t *d)
 {
@@ -454,6 +610,8 @@ static int reap(tessel_dev_t *d)
         s->cpl.detail = TSL_GET(e, TSL_CPL_DETAIL);
         s->done = 1;
         account(d, &s->cmd, &s->cpl);
+        if (s->orphan)
+            drop_slot(d, s);
         d->cpl_tail++;
         if ((r = hif_wr(d, TSL_HOSTIF_CPL_TAIL_OFFSET, d->cpl_tail)))
             return r;
@@ -483,19 +641,96 @@ static int service(tessel_dev_t *d, int *progress)
     return TESSEL_OK;
 }
 
+/* TESSEL_TIMEOUT_AUTO for the queued commands up to and including `upto` (all when NULL): the
+ * sum of their cycle estimates plus AUTO_FLOOR_CYCLES. */
+static uint64_t auto_cycles(const tessel_dev_t *d, const slot_t *upto)
+{
+    uint64_t c = AUTO_FLOOR_CYCLES;
+    for (size_t i = 0; i < d->nslots; i++) {
+        if (!d->slots[i].done)
+            c += d->slots[i].est;
+        if (&d->slots[i] == upto)
+            break;
+    }
+    return c;
+}
+
+/* A deadline: in device cycles when the transport counts them, else in wall-clock ms. */
+typedef struct {
+    int cycles;                   /* counted in device cycles */
+    uint64_t start, limit;
+} deadline_t;
+
+static deadline_t deadline_auto(const tessel_dev_t *d, uint64_t cycles)
+{
+    deadline_t t;
+    t.cycles = d->t.cycles != NULL;
+    t.start = t.cycles ? d->t.cycles(d->t.ctx) : now_ms();
+    t.limit = t.cycles ? cycles : AUTO_BASE_MS + cycles / (d->t.cycles_per_ms ? d->t.cycles_per_ms : 1u);
+    return t;
+}
+
+static deadline_t deadline_ms(uint64_t ms)
+{
+    deadline_t t = {0, now_ms(), ms};
+    return t;
+}
+
+static int expired(const tessel_dev_t *d, const deadline_t *t)
+{
+    return (t->cycles ? d->t.cycles(d->t.ctx) : now_ms()) - t->start >= t->limit;
+}
+
+static const char *deadline_text(const deadline_t *t, char *buf, size_t len)
+{
+    snprintf(buf, len, "%llu %s", (unsigned long long)t->limit, t->cycles ? "device cycles" : "ms");
+    return buf;
+}
+
+/* The watchdog covers the longest queued command: raise WDT_TIMEOUT to `need` cycles (at least
+ * WDT_MIN_CYCLES) when it is lower; with nothing queued, set it to exactly that. A write also
+ * reloads the counter. Devices without a watchdog ignore the register (the model) or refuse the
+ * write (the uart device model, host-driven boards): the library then stops writing it. */
+static int arm_watchdog(tessel_dev_t *d, uint64_t need)
+{
+    if (d->no_wdt)
+        return TESSEL_OK;
+    int idle = 1;
+    for (size_t i = 0; i < d->nslots; i++)
+        idle &= d->slots[i].done;
+    need = need < WDT_MIN_CYCLES ? WDT_MIN_CYCLES : need > UINT32_MAX ? UINT32_MAX : need;
+    if (need == d->wdt || (!idle && need < d->wdt))
+        return TESSEL_OK;
+    if (d->t.hostif_write(d->t.ctx, TSL_HOSTIF_WDT_TIMEOUT_OFFSET, (uint32_t)need))
+        d->no_wdt = 1;            /* a link failure shows at the next access */
+    else
+        d->wdt = (uint32_t)need;
+    return TESSEL_OK;
+}
+
 TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *cmd, tessel_handle_t *out)
 {
     if (!dev || !cmd || !out)
         return TESSEL_EINVAL;
+    span_t sp[MAX_SPANS];
+    unsigned ns = cmd_spans(cmd->w, sp);
+    for (unsigned i = 0; i < ns; i++)
+        if (sp[i].lo < TESSEL_HBM_RESERVED)
+            return fail(dev, TESSEL_ERANGE,
+                        "tessel_submit: %s %s [0x%llx, 0x%llx) reaches into the reserved HBM [0, 0x%x) of the "
+                        "command and completion rings", op_name(TSL_GET(cmd->w, TSL_CMD_OPCODE)), sp[i].name,
+                        (unsigned long long)sp[i].lo, (unsigned long long)sp[i].hi, TESSEL_HBM_RESERVED);
     int r, progress;
-    uint64_t t0 = now_ms();
+    deadline_t dl = deadline_auto(dev, auto_cycles(dev, NULL));
+    char lim[48];
     while (dev->cmd_head - dev->cmd_tail >= RING_CMD_SIZE) {   /* ring full (as far as we know) */
         if ((r = hif_rd(dev, TSL_HOSTIF_CMD_TAIL_OFFSET, &dev->cmd_tail)))
             return r;
         if (dev->cmd_head - dev->cmd_tail < RING_CMD_SIZE)
             break;
-        if (now_ms() - t0 > SUBMIT_TIMEOUT_MS)
-            return fail(dev, TESSEL_ETIMEOUT, "tessel_submit: the command ring stayed full");
+        if (expired(dev, &dl))
+            return fail(dev, TESSEL_ETIMEOUT, "tessel_submit: the command ring stayed full for %s",
+                        deadline_text(&dl, lim, sizeof lim));
         if ((r = service(dev, &progress)))
             return r;
     }
@@ -512,6 +747,11 @@ TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *
     s->seq = dev->next_seq;
     s->cmd = *cmd;
     s->cmd.w[TSL_CMD_TAG_WORD] = (uint32_t)s->seq;
+    memcpy(s->span, sp, sizeof sp);
+    s->nspan = ns;
+    s->est = cmd_cycles(dev, s);
+    if ((r = arm_watchdog(dev, s->est)))
+        return r;
     if (dev->t.hbm_write(dev->t.ctx, RING_CMD_BASE + (dev->cmd_head % RING_CMD_SIZE) * 64u, s->cmd.w, 64))
         return io_fail(dev, "%s: HBM write of the command ring failed", dev->backend);
     if ((r = hif_wr(dev, TSL_HOSTIF_CMD_HEAD_OFFSET, dev->cmd_head + 1)))
@@ -531,7 +771,7 @@ static int check(tessel_dev_t *d, const slot_t *s, const tessel_completion_t *c)
     tessel_completion_t e;
     const uint32_t *w = s->cmd.w;
     uint32_t op = TSL_GET(w, TSL_CMD_OPCODE);
-    int r = tessel_wait(d->shadow, s->shadow, SUBMIT_TIMEOUT_MS, &e);
+    int r = tessel_wait(d->shadow, s->shadow, TESSEL_TIMEOUT_AUTO, &e);
     if (r && r != TESSEL_EDEVICE)
         return fail(d, TESSEL_EMISMATCH, "%s tag %u: the model failed: %s", op_name(op), c->tag,
                     tessel_last_error(d->shadow));
@@ -541,7 +781,7 @@ static int check(tessel_dev_t *d, const slot_t *s, const tessel_completion_t *c)
                     op_name(op), c->tag, c->status, c->opcode, c->detail, e.status, e.opcode, e.detail);
     uint64_t row = out_row_bytes(w), rows = TSL_GET(w, TSL_CMD_M), ld = TSL_GET(w, TSL_CMD_LDC);
     uint64_t base = TSL_GET(w, TSL_CMD_C_ADDR);
-    if (c->status != 0 || row == 0)
+    if (c->status != 0 || row == 0 || s->out_freed)
         return TESSEL_OK;
     uint8_t *a = malloc(row), *b = malloc(row);
     if (!a || !b) {
@@ -586,19 +826,24 @@ TESSEL_API tessel_status_t tessel_wait(tessel_dev_t *dev, tessel_handle_t h, uin
     if (!s)
         return fail(dev, TESSEL_EINVAL, "tessel_wait: handle %llu is not an outstanding command",
                     (unsigned long long)h);
-    uint64_t t0 = now_ms();
+    deadline_t dl = timeout_ms == TESSEL_TIMEOUT_AUTO ? deadline_auto(dev, auto_cycles(dev, s))
+                                                      : deadline_ms(timeout_ms);
     int r, progress = 0;
+    char lim[48];
     while (!s->done) {
         if ((r = service(dev, &progress)))
             return r;
-        s = find_slot(dev, h);   /* service() does not move slots; keep it simple anyway */
-        if (!s->done && !progress && now_ms() - t0 >= timeout_ms)
-            return fail(dev, TESSEL_ETIMEOUT, "%s tag %u: no completion after %u ms",
-                        op_name(TSL_GET(s->cmd.w, TSL_CMD_OPCODE)), (uint32_t)h, timeout_ms);
+        s = find_slot(dev, h);   /* reap() drops only orphans, never this slot */
+        if (!s->done && !progress && expired(dev, &dl))
+            return fail(dev, TESSEL_ETIMEOUT, "%s tag %u: no completion after %s%s",
+                        op_name(TSL_GET(s->cmd.w, TSL_CMD_OPCODE)), (uint32_t)h, deadline_text(&dl, lim, sizeof lim),
+                        timeout_ms == TESSEL_TIMEOUT_AUTO ? " (TESSEL_TIMEOUT_AUTO)" : "");
     }
     slot_t done = *s;
-    memmove(s, s + 1, (size_t)(dev->slots + dev->nslots - (s + 1)) * sizeof *s);
-    dev->nslots--;
+    drop_slot(dev, s);
+    if (done.cancelled)
+        return fail(dev, TESSEL_EIO, "%s tag %u: cancelled by tessel_reset before it completed",
+                    op_name(TSL_GET(done.cmd.w, TSL_CMD_OPCODE)), (uint32_t)h);
     if (out)
         *out = done.cpl;
     if (dev->shadow && (r = check(dev, &done, &done.cpl)))
@@ -610,6 +855,99 @@ TESSEL_API tessel_status_t tessel_wait(tessel_dev_t *dev, tessel_handle_t h, uin
                     done.cpl.status, done.cpl.detail);
     }
     return TESSEL_OK;
+}
+
+/* Checking mode after tessel_reset: the shadow runs everything it was given, then forgets the
+ * commands the device dropped, and takes the device's bytes wherever those may have written, so
+ * that later commands are compared on equal inputs. */
+static int shadow_after_reset(tessel_dev_t *d)
+{
+    tessel_dev_t *sh = d->shadow;
+    int progress, r;
+    for (size_t i = 0, spins = 0; i < sh->nslots; spins++) {
+        if (sh->slots[i].done) {
+            i++;
+            continue;
+        }
+        if (spins > 100000)
+            return fail(d, TESSEL_EMISMATCH, "checking mode: the model did not finish its commands at tessel_reset");
+        if ((r = service(sh, &progress)))
+            return fail(d, TESSEL_EMISMATCH, "checking mode: the model failed at tessel_reset: %s",
+                        tessel_last_error(sh));
+    }
+    uint8_t buf[4096];
+    for (size_t i = 0; i < d->nslots; i++) {
+        slot_t *s = &d->slots[i];
+        if (!s->cancelled)
+            continue;
+        for (unsigned j = 0; j < s->nspan; j++)
+            for (uint64_t a = s->span[j].lo; a < s->span[j].hi && a < d->hbm_bytes; a += sizeof buf) {
+                size_t len = (size_t)((s->span[j].hi < d->hbm_bytes ? s->span[j].hi : d->hbm_bytes) - a);
+                len = len < sizeof buf ? len : sizeof buf;
+                if (d->t.hbm_read(d->t.ctx, a, buf, len) || sh->t.hbm_write(sh->t.ctx, a, buf, len))
+                    return io_fail(d, "checking mode: HBM copy to the model failed");
+            }
+        tessel_orphan(sh, s->shadow);
+    }
+    return TESSEL_OK;
+}
+
+TESSEL_API tessel_status_t tessel_reset(tessel_dev_t *dev)
+{
+    if (!dev)
+        return TESSEL_EINVAL;
+    /* Hold the cores (a device without BOOT ignores or refuses it: RESET alone then stops them),
+     * collect what has completed, drop what has not started, reset, release. */
+    (void)dev->t.hostif_write(dev->t.ctx, TSL_HOSTIF_BOOT_OFFSET, 1u << TSL_HOSTIF_BOOT_HOLD_SHIFT);
+    (void)reap(dev);
+    uint32_t tail = 0;
+    int r2;
+    if ((r2 = hif_rd(dev, TSL_HOSTIF_CMD_TAIL_OFFSET, &tail)) || (r2 = hif_wr(dev, TSL_HOSTIF_CMD_HEAD_OFFSET, tail)) ||
+        (r2 = hif_wr(dev, TSL_HOSTIF_RESET_OFFSET, 1u)))
+        return r2;
+    (void)dev->t.hostif_write(dev->t.ctx, TSL_HOSTIF_BOOT_OFFSET, 0u);
+    for (size_t i = 0; i < dev->nslots;) {   /* they will not run: their memory is free again */
+        slot_t *s = &dev->slots[i];
+        if (s->done) {
+            i++;
+        } else if (s->orphan) {
+            drop_slot(dev, s);
+        } else {
+            s->done = s->cancelled = 1;
+            i++;
+        }
+    }
+    /* wait for the firmware to boot, then set the rings up again */
+    deadline_t dl = deadline_auto(dev, AUTO_FLOOR_CYCLES);
+    uint32_t fw = 0;
+    char lim[48];
+    for (;;) {
+        if ((r2 = hif_rd(dev, TSL_HOSTIF_FW_STATUS_OFFSET, &fw)))
+            return r2;
+        if (((fw >> TSL_HOSTIF_FW_STATUS_STATE_SHIFT) & TSL_HOSTIF_FW_STATUS_STATE_MASK) != 0u)
+            break;
+        if (expired(dev, &dl))
+            return fail(dev, TESSEL_ETIMEOUT, "tessel_reset: the firmware did not start within %s (FW_STATUS 0x%08x)",
+                        deadline_text(&dl, lim, sizeof lim), fw);
+        if (dev->t.wait(dev->t.ctx))
+            return io_fail(dev, "%s: the device stopped", dev->backend);
+    }
+    if ((r2 = ring_setup(dev)))
+        return r2;
+    return dev->shadow ? shadow_after_reset(dev) : TESSEL_OK;
+}
+
+void tessel_orphan(tessel_dev_t *dev, tessel_handle_t h)
+{
+    slot_t *s = dev ? find_slot(dev, h) : NULL;
+    if (!s)
+        return;
+    if (dev->shadow)
+        tessel_orphan(dev->shadow, s->shadow);
+    if (s->done)
+        drop_slot(dev, s);
+    else
+        s->orphan = 1;
 }
 
 TESSEL_API tessel_status_t tessel_stats(tessel_dev_t *dev, tessel_stats_t *out)

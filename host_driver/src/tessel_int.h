@@ -34,6 +34,12 @@ typedef struct {
      * firmware's doorbell + poll once; the sim clocks the SoC until the host interrupt rises or a
      * slice of cycles has passed. 0, or TESSEL_EIO when the device stopped (trap loop, exit). */
     int (*wait)(void *ctx);
+    /* Optional (NULL: none): the device's cycle counter. With it, TESSEL_TIMEOUT_AUTO limits are
+     * counted in device cycles (independent of how fast the host runs the simulation). */
+    uint64_t (*cycles)(void *ctx);
+    /* Without cycles(): a lower bound of the device cycles it completes per millisecond of wall
+     * clock, from which TESSEL_TIMEOUT_AUTO derives its wall-clock limit (0: 1). */
+    uint32_t cycles_per_ms;
     void (*close)(void *ctx);
     const char *(*error)(void *ctx); /* optional: why the last failed call failed (one line) */
     char err[160];                  /* why open failed */
@@ -53,6 +59,14 @@ int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *o
 
 /* Open a device on an already opened transport (used for the checking-mode shadow). */
 tessel_status_t tessel_open_transport(tessel_dev_t **dev, tessel_transport_t *t, uint32_t flags);
+
+/* Record why a call failed (tessel_last_error) and return `status`. */
+__attribute__((format(printf, 3, 4))) int tessel_fail(tessel_dev_t *dev, int status, const char *fmt, ...);
+
+/* Give up on command `h` (tessel_gemm after a failed wait): nobody will wait for it; its slot is
+ * dropped when its completion arrives, and until then the memory it may touch stays in flight
+ * (never handed out by tessel_alloc). A command already complete is dropped at once. */
+void tessel_orphan(tessel_dev_t *dev, tessel_handle_t h);
 
 #ifdef __cplusplus
 }

@@ -95,6 +95,7 @@ int tessel_transport_model_open(tessel_transport_t *t, const tessel_model_cfg_t 
     t->hbm_read = m_hbm_read;
     t->hbm_write = m_hbm_write;
     t->wait = m_wait;
+    t->cycles_per_ms = 1000u;  /* TESSEL_TIMEOUT_AUTO: the model runs a command to completion in one wait */
     t->close = m_close;
     return TESSEL_OK;
 }

@@ -79,6 +79,8 @@ int s_wait(void *ctx) {
 // SoCs (or any SoC after a later one was closed) would then touch freed memory. Point the thread
 // context at a context that lives for the whole process before every delete; erasing from it is a
 // harmless miss.
+uint64_t s_cycles(void *ctx) { return static_cast<Sim *>(ctx)->soc.cycles(); }
+
 void destroy(Sim *s) {
   static VerilatedContext *keep = new VerilatedContext;
   Verilated::threadContextp(keep);
@@ -167,6 +169,7 @@ int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *o
   t->hbm_read = s_hbm_read;
   t->hbm_write = s_hbm_write;
   t->wait = s_wait;
+  t->cycles = s_cycles;  // TESSEL_TIMEOUT_AUTO counts device cycles
   t->close = s_close;
   return TESSEL_OK;
 }

@@ -614,6 +614,9 @@ int tessel_transport_uart_open(tessel_transport_t *t, const tessel_open_opts_t *
     t->hbm_read = u_hbm_read;
     t->hbm_write = u_hbm_write;
     t->wait = u->host_cp ? hc_wait : u_wait;
+    /* TESSEL_TIMEOUT_AUTO: a board's control core runs at >= 10 MHz; a host-driven board runs the
+     * firmware here, every tensor-core access a UART round trip (assume >= 10 000 "cycles" per s). */
+    t->cycles_per_ms = u->host_cp ? 10u : 10000u;
     t->error = u_error;
     t->close = u_close;
     return TESSEL_OK;

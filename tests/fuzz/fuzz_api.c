@@ -180,7 +180,6 @@ static void do_submit(fuzz_in_t *in)
     tessel_cmd_t cmd;
     for (unsigned i = 0; i < 16; i++)
         cmd.w[i] = fuzz_u32(in);
-    cmd.w[TSL_CMD_C_ADDR_WORD] |= TESSEL_HBM_RESERVED;   /* never overwrite the rings */
     tessel_handle_t h;
     int st = tessel_submit(device(), &cmd, &h);
     check_status(st);
@@ -254,6 +253,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         default:
+            if (fuzz_u8(&in) < 16) {   /* a reset keeps allocations; nothing is queued here */
+                st = tessel_reset(d);
+                check_status(st);
+                CHECK(st == TESSEL_OK);
+            }
             st = tessel_wait(d, fuzz_u32(&in), 0, NULL);
             check_status(st);
             CHECK(st == TESSEL_EINVAL);

@@ -712,6 +712,14 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_CPL_DETAIL_SHIFT 0u
 #define TSL_CPL_DETAIL_MASK 0xFFFFFFFFu
 
+/* Members of the typed structs below are 0 unless given: C zeroes the fields a designated
+ * initialiser leaves out; C++ (14 and later) gets default member initialisers to the same end. */
+#ifdef __cplusplus
+#define TSL_FIELD_DEFAULT = 0u
+#else
+#define TSL_FIELD_DEFAULT
+#endif
+
 /* One instruction: INSN_WORDS 32-bit words, as pushed through TC INSN0..INSN7. */
 typedef struct {
     uint32_t w[TSL_PARAM_INSN_WORDS];
@@ -719,11 +727,11 @@ typedef struct {
 
 /* Instruction header, common to every format */
 typedef struct {
-    uint32_t unit; /* UNIT enum: the queue that executes it */
-    uint32_t op; /* operation within the unit */
-    uint32_t wait; /* bit u: take one token from channel u->this unit before starting */
-    uint32_t signal; /* bit u: give one token to channel this unit->u after finishing */
-    uint32_t notify; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+    uint32_t unit TSL_FIELD_DEFAULT; /* UNIT enum: the queue that executes it */
+    uint32_t op TSL_FIELD_DEFAULT; /* operation within the unit */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_hdr_t;
 
 /* The header of any instruction. */
@@ -759,10 +767,10 @@ static inline tsl_insn_t tsl_insn_hdr_encode(tsl_insn_hdr_t h)
 
 /* Format SYNC (DMA, MXU, VPU: SYNC): tokens and NOTIFY only; executes in the queue of UNIT */
 typedef struct {
-    uint32_t unit; /* UNIT enum: the queue that executes it */
-    uint32_t wait; /* bit u: take one token from channel u->this unit before starting */
-    uint32_t signal; /* bit u: give one token to channel this unit->u after finishing */
-    uint32_t notify; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+    uint32_t unit TSL_FIELD_DEFAULT; /* UNIT enum: the queue that executes it */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_sync_t;
 
 /* Encode a SYNC instruction (OP = TSL_DMA_OP_SYNC). */
@@ -797,16 +805,16 @@ static inline tsl_insn_sync_t tsl_insn_sync_decode(const uint32_t *w)
 
 /* Format DMA_XFER (DMA: LOAD, STORE): 2-D strided copy: ROWS rows of ROW_BYTES bytes between HBM and a local address */
 typedef struct {
-    uint32_t op; /* operation within the unit */
-    uint32_t hbm_addr; /* HBM byte address of row 0 */
-    uint32_t local_addr; /* local byte address of row 0 (VMEM, or ACC at 0x0100_0000) */
-    uint32_t rows; /* rows, 1..65535 */
-    uint32_t row_bytes; /* bytes per row, 1..65535 (a multiple of 4 in ACC) */
-    uint32_t hbm_stride; /* bytes between HBM rows (any value, 0 repeats a row) */
-    uint32_t local_stride; /* bytes between local rows (a multiple of 4 in ACC) */
-    uint32_t wait; /* bit u: take one token from channel u->this unit before starting */
-    uint32_t signal; /* bit u: give one token to channel this unit->u after finishing */
-    uint32_t notify; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+    uint32_t op TSL_FIELD_DEFAULT; /* operation within the unit */
+    uint32_t hbm_addr TSL_FIELD_DEFAULT; /* HBM byte address of row 0 */
+    uint32_t local_addr TSL_FIELD_DEFAULT; /* local byte address of row 0 (VMEM, or ACC at 0x0100_0000) */
+    uint32_t rows TSL_FIELD_DEFAULT; /* rows, 1..65535 */
+    uint32_t row_bytes TSL_FIELD_DEFAULT; /* bytes per row, 1..65535 (a multiple of 4 in ACC) */
+    uint32_t hbm_stride TSL_FIELD_DEFAULT; /* bytes between HBM rows (any value, 0 repeats a row) */
+    uint32_t local_stride TSL_FIELD_DEFAULT; /* bytes between local rows (a multiple of 4 in ACC) */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_dma_xfer_t;
 
 /* Encode a DMA_XFER instruction (UNIT = TSL_UNIT_DMA). */
@@ -847,13 +855,13 @@ static inline tsl_insn_dma_xfer_t tsl_insn_dma_xfer_decode(const uint32_t *w)
 
 /* Format MXU_LOADW (MXU: LOADW): weight buffer WBUF = the N rows of N elements at VMEM ADDR + k*STRIDE, k = 0..N-1 */
 typedef struct {
-    uint32_t dtype; /* INT8 or BF16 */
-    uint32_t wbuf; /* weight buffer 0 or 1 */
-    uint32_t addr; /* VMEM address of weight row 0, aligned to N*size(DTYPE) */
-    uint32_t stride; /* bytes between weight rows, a multiple of N*size(DTYPE) */
-    uint32_t wait; /* bit u: take one token from channel u->this unit before starting */
-    uint32_t signal; /* bit u: give one token to channel this unit->u after finishing */
-    uint32_t notify; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+    uint32_t dtype TSL_FIELD_DEFAULT; /* INT8 or BF16 */
+    uint32_t wbuf TSL_FIELD_DEFAULT; /* weight buffer 0 or 1 */
+    uint32_t addr TSL_FIELD_DEFAULT; /* VMEM address of weight row 0, aligned to N*size(DTYPE) */
+    uint32_t stride TSL_FIELD_DEFAULT; /* bytes between weight rows, a multiple of N*size(DTYPE) */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_mxu_loadw_t;
 
 /* Encode a MXU_LOADW instruction (UNIT = TSL_UNIT_MXU, OP = TSL_MXU_OP_LOADW). */
@@ -893,17 +901,17 @@ static inline tsl_insn_mxu_loadw_t tsl_insn_mxu_loadw_decode(const uint32_t *w)
 
 /* Format MXU_MATMUL (MXU: MATMUL): for each row i: ACC row = (ACC row if ACCUMULATE) + activation row i x weight buffer */
 typedef struct {
-    uint32_t dtype; /* INT8 (int32 result) or BF16 (fp32 result); must match the buffer */
-    uint32_t wbuf; /* weight buffer 0 or 1 */
-    uint32_t accumulate; /* 1: add into ACC; 0: overwrite */
-    uint32_t act_addr; /* VMEM address of activation row 0 (N elements) */
-    uint32_t act_stride; /* bytes between activation rows, a multiple of N*size(DTYPE) */
-    uint32_t acc_addr; /* ACC address of result row 0 (N 32-bit words) */
-    uint32_t acc_stride; /* bytes between result rows, a multiple of 4*N */
-    uint32_t rows; /* rows M, 1..65535 */
-    uint32_t wait; /* bit u: take one token from channel u->this unit before starting */
-    uint32_t signal; /* bit u: give one token to channel this unit->u after finishing */
-    uint32_t notify; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+    uint32_t dtype TSL_FIELD_DEFAULT; /* INT8 (int32 result) or BF16 (fp32 result); must match the buffer */
+    uint32_t wbuf TSL_FIELD_DEFAULT; /* weight buffer 0 or 1 */
+    uint32_t accumulate TSL_FIELD_DEFAULT; /* 1: add into ACC; 0: overwrite */
+    uint32_t act_addr TSL_FIELD_DEFAULT; /* VMEM address of activation row 0 (N elements) */
+    uint32_t act_stride TSL_FIELD_DEFAULT; /* bytes between activation rows, a multiple of N*size(DTYPE) */
+    uint32_t acc_addr TSL_FIELD_DEFAULT; /* ACC address of result row 0 (N 32-bit words) */
+    uint32_t acc_stride TSL_FIELD_DEFAULT; /* bytes between result rows, a multiple of 4*N */
+    uint32_t rows TSL_FIELD_DEFAULT; /* rows M, 1..65535 */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_mxu_matmul_t;
 
 /* Encode a MXU_MATMUL instruction (UNIT = TSL_UNIT_MXU, OP = TSL_MXU_OP_MATMUL). */
@@ -948,20 +956,20 @@ static inline tsl_insn_mxu_matmul_t tsl_insn_mxu_matmul_decode(const uint32_t *w
 
 /* Format MXU_MATMULK (MXU: MATMULK): for k = 0..KBLOCKS-1: LOADW(WBUF^(k&1), W_ADDR + k*N*W_STRIDE); MATMUL(WBUF^(k&1), ACCUMULATE or k > 0, ACT_ADDR + k*N*size) */
 typedef struct {
-    uint32_t dtype; /* INT8 (int32 result) or BF16 (fp32 result) */
-    uint32_t wbuf; /* weight buffer of K-block 0; the blocks alternate buffers */
-    uint32_t accumulate; /* 1: K-block 0 adds into ACC; 0: it overwrites (later blocks add) */
-    uint32_t act_addr; /* VMEM address of activation row 0, K-block 0 */
-    uint32_t act_stride; /* bytes between activation rows, a multiple of N*size(DTYPE) */
-    uint32_t acc_addr; /* ACC address of result row 0 (N 32-bit words) */
-    uint32_t acc_stride; /* bytes between result rows, a multiple of 4*N */
-    uint32_t rows; /* rows M, 1..65535 */
-    uint32_t kblocks; /* K-blocks, 1..4095 */
-    uint32_t w_addr; /* VMEM address of weight row 0 of K-block 0, aligned to N*size(DTYPE) */
-    uint32_t w_stride; /* bytes between weight rows, a multiple of N*size(DTYPE) */
-    uint32_t wait; /* bit u: take one token from channel u->this unit before starting */
-    uint32_t signal; /* bit u: give one token to channel this unit->u after finishing */
-    uint32_t notify; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+    uint32_t dtype TSL_FIELD_DEFAULT; /* INT8 (int32 result) or BF16 (fp32 result) */
+    uint32_t wbuf TSL_FIELD_DEFAULT; /* weight buffer of K-block 0; the blocks alternate buffers */
+    uint32_t accumulate TSL_FIELD_DEFAULT; /* 1: K-block 0 adds into ACC; 0: it overwrites (later blocks add) */
+    uint32_t act_addr TSL_FIELD_DEFAULT; /* VMEM address of activation row 0, K-block 0 */
+    uint32_t act_stride TSL_FIELD_DEFAULT; /* bytes between activation rows, a multiple of N*size(DTYPE) */
+    uint32_t acc_addr TSL_FIELD_DEFAULT; /* ACC address of result row 0 (N 32-bit words) */
+    uint32_t acc_stride TSL_FIELD_DEFAULT; /* bytes between result rows, a multiple of 4*N */
+    uint32_t rows TSL_FIELD_DEFAULT; /* rows M, 1..65535 */
+    uint32_t kblocks TSL_FIELD_DEFAULT; /* K-blocks, 1..4095 */
+    uint32_t w_addr TSL_FIELD_DEFAULT; /* VMEM address of weight row 0 of K-block 0, aligned to N*size(DTYPE) */
+    uint32_t w_stride TSL_FIELD_DEFAULT; /* bytes between weight rows, a multiple of N*size(DTYPE) */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_mxu_matmulk_t;
 
 /* Encode a MXU_MATMULK instruction (UNIT = TSL_UNIT_MXU, OP = TSL_MXU_OP_MATMULK). */
@@ -1009,21 +1017,21 @@ static inline tsl_insn_mxu_matmulk_t tsl_insn_mxu_matmulk_decode(const uint32_t 
 
 /* Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous */
 typedef struct {
-    uint32_t op; /* operation within the unit */
-    uint32_t dst_dtype; /* destination element type */
-    uint32_t src1_dtype; /* first operand element type */
-    uint32_t src2_dtype; /* second operand element type (INT32 or FP32 when SRC2 = IMM) */
-    uint32_t src2_mode; /* SRC2 enum; binary ops only */
-    uint32_t dst_addr; /* local address of dst row 0 */
-    uint32_t src1_addr; /* local address of src1 row 0 */
-    uint32_t src2_addr; /* local address of src2 row 0, or the immediate (SRC2 = IMM) */
-    uint32_t rows; /* rows, 1..65535 */
-    uint32_t scale; /* REQUANT: signed 32-bit multiplier */
-    uint32_t shift; /* REQUANT: right shift 0..62, rounding half up */
-    uint32_t zero_point; /* REQUANT: signed 32-bit offset added after the shift */
-    uint32_t wait; /* bit u: take one token from channel u->this unit before starting */
-    uint32_t signal; /* bit u: give one token to channel this unit->u after finishing */
-    uint32_t notify; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+    uint32_t op TSL_FIELD_DEFAULT; /* operation within the unit */
+    uint32_t dst_dtype TSL_FIELD_DEFAULT; /* destination element type */
+    uint32_t src1_dtype TSL_FIELD_DEFAULT; /* first operand element type */
+    uint32_t src2_dtype TSL_FIELD_DEFAULT; /* second operand element type (INT32 or FP32 when SRC2 = IMM) */
+    uint32_t src2_mode TSL_FIELD_DEFAULT; /* SRC2 enum; binary ops only */
+    uint32_t dst_addr TSL_FIELD_DEFAULT; /* local address of dst row 0 */
+    uint32_t src1_addr TSL_FIELD_DEFAULT; /* local address of src1 row 0 */
+    uint32_t src2_addr TSL_FIELD_DEFAULT; /* local address of src2 row 0, or the immediate (SRC2 = IMM) */
+    uint32_t rows TSL_FIELD_DEFAULT; /* rows, 1..65535 */
+    uint32_t scale TSL_FIELD_DEFAULT; /* REQUANT: signed 32-bit multiplier */
+    uint32_t shift TSL_FIELD_DEFAULT; /* REQUANT: right shift 0..62, rounding half up */
+    uint32_t zero_point TSL_FIELD_DEFAULT; /* REQUANT: signed 32-bit offset added after the shift */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_vpu_vec_t;
 
 /* Encode a VPU_VEC instruction (UNIT = TSL_UNIT_VPU). */
@@ -1073,26 +1081,26 @@ static inline tsl_insn_vpu_vec_t tsl_insn_vpu_vec_decode(const uint32_t *w)
 
 /* Host command ring entry (16 words), fields as docs/isa.md */
 typedef struct {
-    uint32_t opcode; /* CMD_OP enum */
-    uint32_t flags; /* CMD_FLAG bits */
-    uint32_t tag; /* echoed in the completion */
-    uint32_t a_dtype; /* DTYPE of A (GEMM: INT8 or BF16) */
-    uint32_t b_dtype; /* DTYPE of B */
-    uint32_t c_dtype; /* DTYPE of C */
-    uint32_t vpu_op; /* ELTWISE: VPU_OP enum */
-    uint32_t m; /* rows of A and C (COPY/FILL: rows) */
-    uint32_t n; /* columns of B and C (COPY/FILL: bytes per row) */
-    uint32_t k; /* columns of A, rows of B */
-    uint32_t a_addr; /* HBM address of A (COPY: source) */
-    uint32_t lda; /* bytes between rows of A */
-    uint32_t b_addr; /* HBM address of B */
-    uint32_t ldb; /* bytes between rows of B */
-    uint32_t c_addr; /* HBM address of C (COPY/FILL: destination) */
-    uint32_t ldc; /* bytes between rows of C */
-    uint32_t bias_addr; /* HBM address of the bias row (N INT32 or FP32 values) */
-    uint32_t scale; /* REQUANT multiplier (int32), or FP32 scale bits, or FILL pattern */
-    uint32_t shift; /* REQUANT shift */
-    uint32_t zero_point; /* REQUANT zero point */
+    uint32_t opcode TSL_FIELD_DEFAULT; /* CMD_OP enum */
+    uint32_t flags TSL_FIELD_DEFAULT; /* CMD_FLAG bits */
+    uint32_t tag TSL_FIELD_DEFAULT; /* echoed in the completion */
+    uint32_t a_dtype TSL_FIELD_DEFAULT; /* DTYPE of A (GEMM: INT8 or BF16) */
+    uint32_t b_dtype TSL_FIELD_DEFAULT; /* DTYPE of B */
+    uint32_t c_dtype TSL_FIELD_DEFAULT; /* DTYPE of C */
+    uint32_t vpu_op TSL_FIELD_DEFAULT; /* ELTWISE: VPU_OP enum */
+    uint32_t m TSL_FIELD_DEFAULT; /* rows of A and C (COPY/FILL: rows) */
+    uint32_t n TSL_FIELD_DEFAULT; /* columns of B and C (COPY/FILL: bytes per row) */
+    uint32_t k TSL_FIELD_DEFAULT; /* columns of A, rows of B */
+    uint32_t a_addr TSL_FIELD_DEFAULT; /* HBM address of A (COPY: source) */
+    uint32_t lda TSL_FIELD_DEFAULT; /* bytes between rows of A */
+    uint32_t b_addr TSL_FIELD_DEFAULT; /* HBM address of B */
+    uint32_t ldb TSL_FIELD_DEFAULT; /* bytes between rows of B */
+    uint32_t c_addr TSL_FIELD_DEFAULT; /* HBM address of C (COPY/FILL: destination) */
+    uint32_t ldc TSL_FIELD_DEFAULT; /* bytes between rows of C */
+    uint32_t bias_addr TSL_FIELD_DEFAULT; /* HBM address of the bias row (N INT32 or FP32 values) */
+    uint32_t scale TSL_FIELD_DEFAULT; /* REQUANT multiplier (int32), or FP32 scale bits, or FILL pattern */
+    uint32_t shift TSL_FIELD_DEFAULT; /* REQUANT shift */
+    uint32_t zero_point TSL_FIELD_DEFAULT; /* REQUANT zero point */
 } tsl_cmd_t;
 
 /* Encode `cmd` into the 16 words at `w` (every word is written). */
@@ -1148,11 +1156,11 @@ static inline tsl_cmd_t tsl_cmd_decode(const uint32_t *w)
 
 /* Completion ring entry (4 words), fields as docs/isa.md */
 typedef struct {
-    uint32_t tag; /* the command's TAG */
-    uint32_t status; /* CMD_ERR code */
-    uint32_t opcode; /* the command's OPCODE */
-    uint32_t cycles; /* device cycles from fetch to completion */
-    uint32_t detail; /* more about an error: TC ERR_CODE, or the index of the bad field */
+    uint32_t tag TSL_FIELD_DEFAULT; /* the command's TAG */
+    uint32_t status TSL_FIELD_DEFAULT; /* CMD_ERR code */
+    uint32_t opcode TSL_FIELD_DEFAULT; /* the command's OPCODE */
+    uint32_t cycles TSL_FIELD_DEFAULT; /* device cycles from fetch to completion */
+    uint32_t detail TSL_FIELD_DEFAULT; /* more about an error: TC ERR_CODE, or the index of the bad field */
 } tsl_cpl_t;
 
 /* Encode `cpl` into the 4 words at `w` (every word is written). */

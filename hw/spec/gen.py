@@ -219,7 +219,7 @@ def c_struct(d, ctype, doc, members):
     d(f"/* {doc} */")
     d("typedef struct {")
     for name, mdoc in members:
-        d(f"    uint32_t {name}; /* {mdoc} */")
+        d(f"    uint32_t {name} TSL_FIELD_DEFAULT; /* {mdoc} */")
     d(f"}} {ctype};")
 
 
@@ -259,7 +259,15 @@ def c_typed(spec, params, d):
     member: encode sets it."""
     iw = params["INSN_WORDS"]
     hdr = spec["header"]["fields"]
-    d(f"/* One instruction: INSN_WORDS 32-bit words, as pushed through TC INSN0..INSN7. */")
+    d("/* Members of the typed structs below are 0 unless given: C zeroes the fields a designated")
+    d(" * initialiser leaves out; C++ (14 and later) gets default member initialisers to the same end. */")
+    d("#ifdef __cplusplus")
+    d("#define TSL_FIELD_DEFAULT = 0u")
+    d("#else")
+    d("#define TSL_FIELD_DEFAULT")
+    d("#endif")
+    d("")
+    d("/* One instruction: INSN_WORDS 32-bit words, as pushed through TC INSN0..INSN7. */")
     d("typedef struct {")
     d(f"    uint32_t w[TSL_PARAM_INSN_WORDS];")
     d("} tsl_insn_t;")

@@ -171,7 +171,7 @@ int main(int argc, char **argv) {
                 .kblocks = 2, .w_addr = 0x100, .w_stride = 4}),
         tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
                 .op = TSL_VPU_OP_REQUANT, .dst_dtype = TSL_DTYPE_INT8, .src1_dtype = TSL_DTYPE_INT32,
-                .dst_addr = 0x200, .src1_addr = ACC, .rows = 8, .scale = 77, .shift = 9, .zero_point = -3}),
+                .dst_addr = 0x200, .src1_addr = ACC, .rows = 8, .scale = 77, .shift = 9, .zero_point = (uint32_t)-3}),
         tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
                 .op = TSL_VPU_OP_RELU, .dst_dtype = TSL_DTYPE_INT8, .src1_dtype = TSL_DTYPE_INT8, .dst_addr = 0x240,
                 .src1_addr = 0x200, .rows = 8}),

@@ -578,7 +578,7 @@ struct Gen {
             int32_t zp = r.chance(0.7) ? (int32_t)r.below(256) - 128 : (int32_t)r.next();
             i = tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
                     .op = TSL_VPU_OP_REQUANT, .dst_dtype = dd, .src1_dtype = d1, .dst_addr = dst, .src1_addr = s1,
-                    .rows = rows, .scale = scale, .shift = r.below(63), .zero_point = zp});
+                    .rows = rows, .scale = (uint32_t)scale, .shift = r.below(63), .zero_point = (uint32_t)zp});
         } else {
             i = tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
                     .op = op, .dst_dtype = dd, .src1_dtype = d1, .src2_dtype = d2, .src2_mode = mode,

@@ -206,7 +206,7 @@ static tsl_insn_t random_insn(TslRng &r, int op_force, int cls_force, int d1_for
         int32_t zp = r.chance(0.4) ? zps[r.below(7)] : (int32_t)r.next() >> r.below(32);
         i = tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
                 .op = TSL_VPU_OP_REQUANT, .dst_dtype = dd, .src1_dtype = d1, .dst_addr = dst, .src1_addr = s1,
-                .rows = rows, .scale = scale, .shift = r.below(63), .zero_point = zp});
+                .rows = rows, .scale = (uint32_t)scale, .shift = r.below(63), .zero_point = (uint32_t)zp});
     }
     return i;
 }
@@ -333,7 +333,7 @@ static bool compare(const char *what, uint32_t base_addr, const uint8_t *exp, co
                 uint32_t d = x.dst_addr, bytes = x.rows * N * tsl_dtype_bytes(x.dst_dtype);
                 if (a >= d && a < d + bytes) {
                     printf("  last written by instruction %zu of the run:\n", k);
-                    print_insn(w);
+                    print_insn((*hist)[k].w);
                     return false;
                 }
             }
@@ -420,7 +420,8 @@ static bool run_and_check(Sim &s, tslm_t *m, TslRng &r, const tsl_insn_t &insn, 
         return false;
     }
     // Lines covering the destination.
-    uint32_t d = x.dst_addr, bytes = rows * N * tsl_dtype_bytes(x.dst_dtype);
+    tsl_insn_vpu_vec_t x = tsl_insn_vpu_vec_decode(insn.w);
+    uint32_t d = x.dst_addr, bytes = x.rows * N * tsl_dtype_bytes(x.dst_dtype);
     bool acc = d >= ACC_BASE;
     uint32_t off = acc ? d - ACC_BASE : d, lb = acc ? ALINE : VLINE;
     uint32_t first = off / lb, last = (off + bytes - 1) / lb;

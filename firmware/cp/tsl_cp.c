@@ -128,7 +128,7 @@ static verdict_t validate(const tsl_cp_t *cp, const uint32_t *w, tsl_cmd_t *c)
                                                           : TSL_TC_CFG_FEATURES_BF16_SHIFT))
             FAIL(BAD_DTYPE, 2);
         if (c->a_dtype == TSL_DTYPE_INT8 ? (c->c_dtype != TSL_DTYPE_INT32 && c->c_dtype != TSL_DTYPE_INT8)
-                                     : (c->c_dtype != TSL_DTYPE_FP32 && c->c_dtype != TSL_DTYPE_BF16))
+                                         : (c->c_dtype != TSL_DTYPE_FP32 && c->c_dtype != TSL_DTYPE_BF16))
             FAIL(BAD_DTYPE, 2);
         if ((f & TSL_CP_FLAG(SCALE)) && !is_float(c->c_dtype))
             FAIL(BAD_FLAGS, 0);

@@ -13,13 +13,7 @@ static int is_pow2(uint32_t v) { return v && !(v & (v - 1u)); }
 
 const char *tsl_cp_strerror(int status)
 {
-    switch (status) {
-    case TSL_CP_OK: return "ok";
-    case TSL_CP_EINVAL: return "invalid argument";
-    case TSL_CP_ECONFIG: return "unusable tensor-core configuration";
-    case TSL_CP_ERING: return "invalid command or completion ring registers";
-    default: return status > 0 ? "ok" : "unknown status";
-    }
+    return status > 0 ? "ok" : tsl_status_text(status);
 }
 
 tsl_cp_status_t tsl_cp_init(tsl_cp_t *cp, const tsl_cp_hal_t *hal)
@@ -100,32 +94,13 @@ static int nonzero_word(const uint32_t *w, uint32_t mask)
 
 #define W(f) (1u << TSL_CMD_##f##_WORD)
 
-static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w, tsl_cp_cmd_t *c)
+static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w, tsl_cmd_t *c)
 {
     verdict_t ok = {TSL_CMD_ERR_OK, 0};
-    c->op = TSL_GET(w, TSL_CMD_OPCODE);
-    c->flags = TSL_GET(w, TSL_CMD_FLAGS);
-    c->tag = TSL_GET(w, TSL_CMD_TAG);
-    c->adt = TSL_GET(w, TSL_CMD_A_DTYPE);
-    c->bdt = TSL_GET(w, TSL_CMD_B_DTYPE);
-    c->cdt = TSL_GET(w, TSL_CMD_C_DTYPE);
-    c->vop = TSL_GET(w, TSL_CMD_VPU_OP);
-    c->m = w[TSL_CMD_M_WORD];
-    c->n = w[TSL_CMD_N_WORD];
-    c->k = w[TSL_CMD_K_WORD];
-    c->a = w[TSL_CMD_A_ADDR_WORD];
-    c->lda = w[TSL_CMD_LDA_WORD];
-    c->b = w[TSL_CMD_B_ADDR_WORD];
-    c->ldb = w[TSL_CMD_LDB_WORD];
-    c->c = w[TSL_CMD_C_ADDR_WORD];
-    c->ldc = w[TSL_CMD_LDC_WORD];
-    c->bias = w[TSL_CMD_BIAS_ADDR_WORD];
-    c->scale = w[TSL_CMD_SCALE_WORD];
-    c->shift = TSL_GET(w, TSL_CMD_SHIFT);
-    c->zp = w[TSL_CMD_ZERO_POINT_WORD];
+    *c = tsl_cmd_decode(w);
 
     /* 1. opcode */
-    if (c->op >= TSL_CMD_OP_LIMIT)
+    if (c->opcode >= TSL_CMD_OP_LIMIT)
         FAIL(BAD_OPCODE, TSL_CMD_OPCODE_WORD);
     /* 2. reserved bits (outside every field) and flags */
     if (w[0] >> 16)
@@ -135,7 +110,7 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
     if (w[TSL_CMD_SHIFT_WORD] & ~TSL_CMD_SHIFT_MASK)
         FAIL(BAD_FLAGS, TSL_CMD_SHIFT_WORD);
     uint32_t allowed = 0, used = W(TAG), f = c->flags;
-    switch (c->op) {
+    switch (c->opcode) {
     case TSL_CMD_OP_GEMM: allowed = TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU) | TSL_CP_FLAG(SCALE); break;
     case TSL_CMD_OP_ELTWISE: allowed = TSL_CP_FLAG(B_BCAST) | TSL_CP_FLAG(B_IMM); break;
     default: break;
@@ -143,8 +118,8 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
     if (f & ~allowed)
         FAIL(BAD_FLAGS, 0);
 
-    uint32_t esa = tsl_dtype_bytes(c->adt), esb = tsl_dtype_bytes(c->bdt), esc = tsl_dtype_bytes(c->cdt);
-    switch (c->op) {
+    uint32_t esa = tsl_dtype_bytes(c->a_dtype), esb = tsl_dtype_bytes(c->b_dtype), esc = tsl_dtype_bytes(c->c_dtype);
+    switch (c->opcode) {
     case TSL_CMD_OP_NOP:
     case TSL_CMD_OP_FENCE:
         break;
@@ -156,28 +131,29 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
         break;
     case TSL_CMD_OP_GEMM: {
         /* 3. dtypes */
-        if (c->adt != c->bdt || (c->adt != TSL_DTYPE_INT8 && c->adt != TSL_DTYPE_BF16))
+        if (c->a_dtype != c->b_dtype || (c->a_dtype != TSL_DTYPE_INT8 && c->a_dtype != TSL_DTYPE_BF16))
             FAIL(BAD_DTYPE, 2);
-        if (!has_feature(cp, c->adt == TSL_DTYPE_INT8 ? TSL_TC_CFG_FEATURES_INT8_SHIFT : TSL_TC_CFG_FEATURES_BF16_SHIFT))
+        if (!has_feature(cp, c->a_dtype == TSL_DTYPE_INT8 ? TSL_TC_CFG_FEATURES_INT8_SHIFT
+                                                          : TSL_TC_CFG_FEATURES_BF16_SHIFT))
             FAIL(BAD_DTYPE, 2);
-        if (c->adt == TSL_DTYPE_INT8 ? (c->cdt != TSL_DTYPE_INT32 && c->cdt != TSL_DTYPE_INT8)
-                                     : (c->cdt != TSL_DTYPE_FP32 && c->cdt != TSL_DTYPE_BF16))
+        if (c->a_dtype == TSL_DTYPE_INT8 ? (c->c_dtype != TSL_DTYPE_INT32 && c->c_dtype != TSL_DTYPE_INT8)
+                                         : (c->c_dtype != TSL_DTYPE_FP32 && c->c_dtype != TSL_DTYPE_BF16))
             FAIL(BAD_DTYPE, 2);
-        if ((f & TSL_CP_FLAG(SCALE)) && !is_float(c->cdt))
+        if ((f & TSL_CP_FLAG(SCALE)) && !is_float(c->c_dtype))
             FAIL(BAD_FLAGS, 0);
-        if (c->vop)
+        if (c->vpu_op)
             FAIL(BAD_FLAGS, 2);
         used |= W(M) | W(N) | W(K) | W(A_ADDR) | W(LDA) | W(B_ADDR) | W(LDB) | W(C_ADDR) | W(LDC);
         if (f & TSL_CP_FLAG(BIAS))
             used |= W(BIAS_ADDR);
-        if (c->cdt == TSL_DTYPE_INT8)
+        if (c->c_dtype == TSL_DTYPE_INT8)
             used |= W(SCALE) | W(SHIFT) | W(ZERO_POINT);
         if (f & TSL_CP_FLAG(SCALE))
             used |= W(SCALE);
         break;
     }
     case TSL_CMD_OP_ELTWISE: {
-        uint32_t op = c->vop;
+        uint32_t op = c->vpu_op;
         int binary = op == TSL_VPU_OP_ADD || op == TSL_VPU_OP_MUL || op == TSL_VPU_OP_MAX;
         int unary = op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT;
         if (!binary && !unary)
@@ -186,12 +162,12 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
             FAIL(BAD_FLAGS, 0);
         if (unary && f)
             FAIL(BAD_FLAGS, 0);
-        if (unary && c->bdt)
+        if (unary && c->b_dtype)
             FAIL(BAD_FLAGS, 2);
-        if (c->adt >= TSL_DTYPE_LIMIT || c->bdt >= TSL_DTYPE_LIMIT || c->cdt >= TSL_DTYPE_LIMIT)
+        if (c->a_dtype >= TSL_DTYPE_LIMIT || c->b_dtype >= TSL_DTYPE_LIMIT || c->c_dtype >= TSL_DTYPE_LIMIT)
             FAIL(BAD_DTYPE, 2);
-        int fl = is_float(c->adt);
-        if (is_float(c->cdt) != fl || (binary && is_float(c->bdt) != fl))
+        int fl = is_float(c->a_dtype);
+        if (is_float(c->c_dtype) != fl || (binary && is_float(c->b_dtype) != fl))
             FAIL(BAD_DTYPE, 2);
         if (binary && (f & TSL_CP_FLAG(B_IMM)) && esb != 4)
             FAIL(BAD_DTYPE, 2);
@@ -218,11 +194,11 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
     int bad = nonzero_word(w, 0xFFFFu & ~used & ~W(OPCODE) & ~dtype_words);
     if (bad >= 0)
         FAIL(BAD_FLAGS, (uint32_t)bad);
-    if (c->op != TSL_CMD_OP_GEMM && c->op != TSL_CMD_OP_ELTWISE && w[2])
+    if (c->opcode != TSL_CMD_OP_GEMM && c->opcode != TSL_CMD_OP_ELTWISE && w[2])
         FAIL(BAD_FLAGS, 2);
     if ((used & W(SHIFT)) && c->shift > 62u)
         FAIL(BAD_FLAGS, TSL_CMD_SHIFT_WORD);
-    if (c->op == TSL_CMD_OP_NOP || c->op == TSL_CMD_OP_FENCE)
+    if (c->opcode == TSL_CMD_OP_NOP || c->opcode == TSL_CMD_OP_FENCE)
         return ok;
 
     /* 5. shapes: sizes from 1 to HBM_BYTES, strides at least one row */
@@ -233,9 +209,9 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
         FAIL(BAD_SHAPE, TSL_CMD_N_WORD);
     uint64_t arow, brow = 0, crow;
     uint32_t brows = 0;
-    if (c->op == TSL_CMD_OP_COPY || c->op == TSL_CMD_OP_FILL) {
+    if (c->opcode == TSL_CMD_OP_COPY || c->opcode == TSL_CMD_OP_FILL) {
         arow = crow = c->n;
-    } else if (c->op == TSL_CMD_OP_GEMM) {
+    } else if (c->opcode == TSL_CMD_OP_GEMM) {
         if (!c->k || c->k > hb)
             FAIL(BAD_SHAPE, TSL_CMD_K_WORD);
         arow = (uint64_t)c->k * esa;
@@ -258,13 +234,13 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
         FAIL(BAD_SHAPE, TSL_CMD_LDC_WORD);
 
     /* 6. every operand inside HBM and clear of the rings */
-    if ((used & W(A_ADDR)) && !in_hbm(r, c->a, c->m, c->lda, arow))
+    if ((used & W(A_ADDR)) && !in_hbm(r, c->a_addr, c->m, c->lda, arow))
         FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
-    if ((used & W(B_ADDR)) && !in_hbm(r, c->b, brows, c->ldb, brow))
+    if ((used & W(B_ADDR)) && !in_hbm(r, c->b_addr, brows, c->ldb, brow))
         FAIL(BAD_ADDR, TSL_CMD_B_ADDR_WORD);
-    if (!in_hbm(r, c->c, c->m, c->ldc, crow))
+    if (!in_hbm(r, c->c_addr, c->m, c->ldc, crow))
         FAIL(BAD_ADDR, TSL_CMD_C_ADDR_WORD);
-    if ((used & W(BIAS_ADDR)) && !in_hbm(r, c->bias, 1, 0, (uint64_t)c->n * 4u))
+    if ((used & W(BIAS_ADDR)) && !in_hbm(r, c->bias_addr, 1, 0, (uint64_t)c->n * 4u))
         FAIL(BAD_ADDR, TSL_CMD_BIAS_ADDR_WORD);
     return ok;
 }
@@ -280,13 +256,13 @@ static int ring_valid(const tsl_cp_t *cp, const ring_t *r)
            r->head - r->tail <= r->cmd_size && r->cpl_head - r->cpl_tail <= r->cpl_size;
 }
 
-static uint32_t execute(tsl_cp_t *cp, const tsl_cp_cmd_t *c, uint32_t *detail)
+static uint32_t execute(tsl_cp_t *cp, const tsl_cmd_t *c, uint32_t *detail)
 {
     *detail = 0;
-    if (c->op == TSL_CMD_OP_NOP || c->op == TSL_CMD_OP_FENCE)
+    if (c->opcode == TSL_CMD_OP_NOP || c->opcode == TSL_CMD_OP_FENCE)
         return TSL_CMD_ERR_OK; /* commands run one at a time: every earlier one has completed */
     tsl_cp_sched_begin(cp);
-    switch (c->op) {
+    switch (c->opcode) {
     case TSL_CMD_OP_COPY: tsl_cp_exec_copy(cp, c); break;
     case TSL_CMD_OP_FILL: tsl_cp_exec_fill(cp, c); break;
     case TSL_CMD_OP_ELTWISE: tsl_cp_exec_eltwise(cp, c); break;
@@ -326,17 +302,15 @@ int tsl_cp_poll(tsl_cp_t *cp)
         uint64_t t0 = h->cycles(h->ctx);
         uint32_t w[TSL_PARAM_CMD_WORDS], cpl[TSL_PARAM_CPL_WORDS] = {0, 0, 0, 0}, detail;
         h->hbm_read(h->ctx, r.cmd_base + (r.tail & (r.cmd_size - 1u)) * CMD_BYTES, w, CMD_BYTES);
-        tsl_cp_cmd_t c;
+        tsl_cmd_t c;
         verdict_t v = validate(cp, &r, w, &c);
         uint32_t st = v.status;
         detail = v.detail;
         if (st == TSL_CMD_ERR_OK)
             st = execute(cp, &c, &detail);
-        TSL_SET(cpl, TSL_CPL_TAG, w[TSL_CMD_TAG_WORD]);
-        TSL_SET(cpl, TSL_CPL_STATUS, st);
-        TSL_SET(cpl, TSL_CPL_OPCODE, TSL_GET(w, TSL_CMD_OPCODE));
-        TSL_SET(cpl, TSL_CPL_CYCLES, (uint32_t)(h->cycles(h->ctx) - t0));
-        TSL_SET(cpl, TSL_CPL_DETAIL, detail);
+        tsl_cpl_t done_cpl = {.tag = c.tag, .status = st, .opcode = c.opcode,
+                              .cycles = (uint32_t)(h->cycles(h->ctx) - t0), .detail = detail};
+        tsl_cpl_encode(&done_cpl, cpl);
         h->hbm_write(h->ctx, r.cpl_base + (r.cpl_head & (r.cpl_size - 1u)) * CPL_BYTES, cpl, CPL_BYTES);
         r.cpl_head++;
         r.tail++;

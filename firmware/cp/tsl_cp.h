@@ -20,13 +20,13 @@
 #include "tsl_cp_hal.h"
 #include "tsl_hw.h"
 
-/* Status of tsl_cp_* calls: TSL_CP_OK or a negative code. */
-typedef enum {
-    TSL_CP_OK = 0,
-    TSL_CP_EINVAL = -1,  /* bad argument; no hardware was touched */
-    TSL_CP_ECONFIG = -2, /* the tensor core's ID or CFG_* registers are unusable (VMEM too small) */
-    TSL_CP_ERING = -3,   /* the HOSTIF ring registers are invalid (size, alignment, extent, indices) */
-} tsl_cp_status_t;
+/* Status of tsl_cp_* calls: TSL_CP_OK or a negative code of the shared tsl_status_t (tsl_hw.h,
+ * generated from the spec); the TSL_CP_ names are the command processor's spelling of them. */
+typedef tsl_status_t tsl_cp_status_t;
+#define TSL_CP_OK TSL_OK
+#define TSL_CP_EINVAL TSL_EINVAL   /* bad argument; no hardware was touched */
+#define TSL_CP_ECONFIG TSL_ECONFIG /* the tensor core's ID or CFG_* registers are unusable (VMEM too small) */
+#define TSL_CP_ERING TSL_ERING     /* the HOSTIF ring registers are invalid (size, alignment, extent, indices) */
 
 /* Firmware fault codes (HOSTIF FW_STATUS.CODE when STATE = halted). */
 #define TSL_CP_FAULT_CONFIG 1u

@@ -29,7 +29,7 @@
 static uint64_t al(uint64_t v) { return (v + TSL_CP_ALIGN - 1u) / TSL_CP_ALIGN * TSL_CP_ALIGN; }
 
 typedef struct {
-    const tsl_cp_cmd_t *c;
+    const tsl_cmd_t *c;
     uint32_t n, es, ces, narrow, epi_vpu, fl, band;
     uint32_t mc, kc, kp, nchunks, mb, ncb, nbw, npan, steps, pkb, npieces;
     uint32_t va[2], vb[2], vbias[2], vout[2], acc[2];
@@ -64,7 +64,7 @@ static uint32_t max_kc(const tsl_cp_t *cp, const gemm_t *g, uint32_t mc, uint32_
 
 static void plan(const tsl_cp_t *cp, gemm_t *g)
 {
-    const tsl_cp_cmd_t *c = g->c;
+    const tsl_cmd_t *c = g->c;
     uint32_t n = g->n;
     g->kp = tsl_cp_roundup(c->k, n);
     g->ncb = tsl_cp_ceil(c->n, n);
@@ -131,7 +131,7 @@ typedef struct {
 /* Fill the fields that follow from (p, nb, ch). */
 static void derive(const gemm_t *g, step_t *x)
 {
-    const tsl_cp_cmd_t *c = g->c;
+    const tsl_cmd_t *c = g->c;
     x->m0 = x->p * g->mc;
     x->mr = tsl_cp_min(g->mc, c->m - x->m0);
     x->k0 = x->ch * g->kc;
@@ -178,31 +178,35 @@ static void advance(const gemm_t *g, step_t *x)
 /* The B panel of step s (kw rows x NBW column blocks) into slot pan & 1. */
 static void load_panel(tsl_cp_t *cp, gemm_t *g, const step_t *x)
 {
-    const tsl_cp_cmd_t *c = g->c;
+    const tsl_cmd_t *c = g->c;
     uint32_t n = g->n, es = g->es, row = g->nbw * n * es, bs = x->pan & 1u;
     uint32_t n0 = x->n0 - x->pc * n, nv = tsl_cp_min(g->nbw * n, c->n - n0);
     if (nv < g->nbw * n)
         tsl_cp_zero(cp, &g->B[bs], g->vb[bs], x->kw * row, TOK_DMA);
     else if (x->kv < x->kw)
         tsl_cp_zero(cp, &g->B[bs], g->vb[bs] + x->kv * row, (x->kw - x->kv) * row, TOK_DMA);
-    tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_LOAD, c->b + x->k0 * c->ldb + n0 * es, c->ldb, g->vb[bs], row, x->kv,
-                                  nv * es), NULL, NULL, &g->B[bs], TOK_MXU);
+    tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .hbm_addr = c->b_addr + x->k0 * c->ldb + n0 * es, .local_addr = g->vb[bs],
+            .rows = x->kv, .row_bytes = nv * es, .hbm_stride = c->ldb, .local_stride = row}),
+        NULL, NULL, &g->B[bs], TOK_MXU);
 }
 
 /* Band mode: piece q (K-blocks [q*PKB, (q+1)*PKB)) of band p. */
 static void load_piece(tsl_cp_t *cp, gemm_t *g, uint32_t p, uint32_t q)
 {
-    const tsl_cp_cmd_t *c = g->c;
+    const tsl_cmd_t *c = g->c;
     uint32_t es = g->es, m0 = p * g->mc, k0 = q * g->pkb * g->n;
     uint32_t kv = tsl_cp_min(g->pkb * g->n, c->k - k0);
-    tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_LOAD, c->a + m0 * c->lda + k0 * es, c->lda, g->va[0] + k0 * es,
-                                  g->kp * es, tsl_cp_min(g->mc, c->m - m0), kv * es), NULL, NULL, &g->AP[q], TOK_MXU);
+    tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .hbm_addr = c->a_addr + m0 * c->lda + k0 * es, .local_addr = g->va[0] + k0 * es,
+            .rows = tsl_cp_min(g->mc, c->m - m0), .row_bytes = kv * es, .hbm_stride = c->lda,
+            .local_stride = g->kp * es}), NULL, NULL, &g->AP[q], TOK_MXU);
 }
 
 /* The loads step s needs besides its B panel: its A chunk (chunked mode) and its bias slice. */
 static void load_step(tsl_cp_t *cp, gemm_t *g, const step_t *x)
 {
-    const tsl_cp_cmd_t *c = g->c;
+    const tsl_cmd_t *c = g->c;
     uint32_t n = g->n, es = g->es;
     if (!g->band) {
         uint32_t stride = x->kw * es;
@@ -210,20 +214,24 @@ static void load_step(tsl_cp_t *cp, gemm_t *g, const step_t *x)
             tsl_cp_zero(cp, &g->A[x->as], g->va[x->as], g->mc * stride, TOK_DMA);
         g->a_stride[x->as] = stride;
         g->a_kv[x->as] = x->kv;
-        tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_LOAD, c->a + x->m0 * c->lda + x->k0 * es, c->lda, g->va[x->as], stride,
-                                      x->mr, x->kv * es), NULL, NULL, &g->A[x->as], TOK_MXU);
+        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                .op = TSL_DMA_OP_LOAD, .hbm_addr = c->a_addr + x->m0 * c->lda + x->k0 * es, .local_addr = g->va[x->as],
+                .rows = x->mr, .row_bytes = x->kv * es, .hbm_stride = c->lda, .local_stride = stride}),
+            NULL, NULL, &g->A[x->as], TOK_MXU);
     }
     if (x->ch == 0 && (c->flags & TSL_CP_FLAG(BIAS))) {
         if (x->nv < n)
             tsl_cp_zero(cp, &g->BI[x->ts], g->vbias[x->ts], 4u * n, TOK_DMA);
-        tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_LOAD, c->bias + x->n0 * 4u, 0, g->vbias[x->ts], 0, 1, x->nv * 4u), NULL,
+        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                .op = TSL_DMA_OP_LOAD, .hbm_addr = c->bias_addr + x->n0 * 4u, .local_addr = g->vbias[x->ts], .rows = 1,
+                .row_bytes = x->nv * 4u}), NULL,
                      NULL, &g->BI[x->ts], TOK_VPU);
     }
 }
 
 static void mxu_step(tsl_cp_t *cp, gemm_t *g, const step_t *x)
 {
-    const tsl_cp_cmd_t *c = g->c;
+    const tsl_cmd_t *c = g->c;
     uint32_t n = g->n, es = g->es, blocks = x->kw / n, bs = x->pan & 1u, row = g->nbw * n * es;
     uint32_t last_chunk = x->ch == g->nchunks - 1u;
     /* band mode, the band's last step: refill each piece with the next band once it is read */
@@ -240,9 +248,11 @@ static void mxu_step(tsl_cp_t *cp, gemm_t *g, const step_t *x)
                 hint = TOK_DMA | ((last_chunk && g->epi_vpu) ? TOK_VPU : 0u);
             if (refill && ends_piece)
                 hint |= TOK_DMA;
-            tsl_insn_t mm = tsl_insn_matmulk(c->adt, g->wb, (x->ch | j) != 0,
-                                             g->va[g->band ? 0 : x->as] + j * n * es, x->kw * es, g->acc[x->ts],
-                                             4u * n, x->mr, kb, g->vb[bs] + x->pc * n * es + j * n * row, row);
+            tsl_insn_t mm = tsl_insn_mxu_matmulk_encode((tsl_insn_mxu_matmulk_t){
+                    .dtype = c->a_dtype, .wbuf = g->wb, .accumulate = (x->ch | j) != 0,
+                    .act_addr = g->va[g->band ? 0 : x->as] + j * n * es, .act_stride = x->kw * es,
+                    .acc_addr = g->acc[x->ts], .acc_stride = 4u * n, .rows = x->mr, .kblocks = kb,
+                    .w_addr = g->vb[bs] + x->pc * n * es + j * n * row, .w_stride = row});
             tsl_cp_issue(cp, mm, &g->B[bs], g->band ? &g->AP[q] : &g->A[x->as], &g->ACC[x->ts], hint);
             if (refill && ends_piece)
                 load_piece(cp, g, x->p + 1u, q);
@@ -254,53 +264,68 @@ static void mxu_step(tsl_cp_t *cp, gemm_t *g, const step_t *x)
 
 static void epilogue_store(tsl_cp_t *cp, gemm_t *g, const step_t *x)
 {
-    const tsl_cp_cmd_t *c = g->c;
+    const tsl_cmd_t *c = g->c;
     uint32_t n = g->n, acc = g->acc[x->ts], adt = g->fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
     tsl_insn_t ops[4];
     tsl_cp_buf_t *rd[4] = {NULL, NULL, NULL, NULL}, *wr[4];
     uint32_t k = 0;
     if (c->flags & TSL_CP_FLAG(SCALE)) {
         wr[k] = &g->ACC[x->ts];
-        ops[k++] = tsl_insn_vpu(TSL_VPU_OP_MUL, adt, acc, adt, acc, TSL_SRC2_IMM, adt, c->scale, x->mr);
+        ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = TSL_VPU_OP_MUL, .dst_dtype = adt, .src1_dtype = adt, .src2_dtype = adt,
+                .src2_mode = TSL_SRC2_IMM, .dst_addr = acc, .src1_addr = acc, .src2_addr = c->scale, .rows = x->mr});
     }
     if (c->flags & TSL_CP_FLAG(BIAS)) {
         rd[k] = &g->BI[x->ts];
         wr[k] = &g->ACC[x->ts];
-        ops[k++] = tsl_insn_vpu(TSL_VPU_OP_ADD, adt, acc, adt, acc, TSL_SRC2_BCAST, adt, g->vbias[x->ts], x->mr);
+        ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = TSL_VPU_OP_ADD, .dst_dtype = adt, .src1_dtype = adt, .src2_dtype = adt,
+                .src2_mode = TSL_SRC2_BCAST, .dst_addr = acc, .src1_addr = acc, .src2_addr = g->vbias[x->ts],
+                .rows = x->mr});
     }
     if (c->flags & TSL_CP_FLAG(RELU)) {
         wr[k] = &g->ACC[x->ts];
-        ops[k++] = tsl_insn_vpu(TSL_VPU_OP_RELU, adt, acc, adt, acc, 0, 0, 0, x->mr);
+        ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = TSL_VPU_OP_RELU, .dst_dtype = adt, .src1_dtype = adt, .dst_addr = acc, .src1_addr = acc,
+                .rows = x->mr});
     }
-    if (c->cdt == TSL_DTYPE_INT8) {
+    if (c->c_dtype == TSL_DTYPE_INT8) {
         rd[k] = &g->ACC[x->ts];
         wr[k] = &g->OUT[x->ts];
-        ops[k++] = tsl_insn_requant(TSL_DTYPE_INT8, g->vout[x->ts], TSL_DTYPE_INT32, acc, x->mr, (int32_t)c->scale,
-                                    c->shift, (int32_t)c->zp);
-    } else if (c->cdt == TSL_DTYPE_BF16) {
+        ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = TSL_VPU_OP_REQUANT, .dst_dtype = TSL_DTYPE_INT8, .src1_dtype = TSL_DTYPE_INT32,
+                .dst_addr = g->vout[x->ts], .src1_addr = acc, .rows = x->mr, .scale = c->scale,
+                .shift = c->shift, .zero_point = c->zero_point});
+    } else if (c->c_dtype == TSL_DTYPE_BF16) {
         rd[k] = &g->ACC[x->ts];
         wr[k] = &g->OUT[x->ts];
-        ops[k++] = tsl_insn_vpu(TSL_VPU_OP_MOV, TSL_DTYPE_BF16, g->vout[x->ts], TSL_DTYPE_FP32, acc, 0, 0, 0, x->mr);
+        ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = TSL_VPU_OP_MOV, .dst_dtype = TSL_DTYPE_BF16, .src1_dtype = TSL_DTYPE_FP32,
+                .dst_addr = g->vout[x->ts], .src1_addr = acc, .rows = x->mr});
     }
     for (uint32_t i = 0; i < k; i++)
         tsl_cp_issue(cp, ops[i], rd[i], NULL, wr[i], i == k - 1u ? (TOK_DMA | TOK_MXU) : 0u);
-    uint32_t hbm = c->c + x->m0 * c->ldc + x->n0 * g->ces;
+    uint32_t hbm = c->c_addr + x->m0 * c->ldc + x->n0 * g->ces;
     if (g->narrow)
-        tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_STORE, hbm, c->ldc, g->vout[x->ts], n * g->ces, x->mr, x->nv * g->ces),
+        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                .op = TSL_DMA_OP_STORE, .hbm_addr = hbm, .local_addr = g->vout[x->ts], .rows = x->mr,
+                .row_bytes = x->nv * g->ces, .hbm_stride = c->ldc, .local_stride = n * g->ces}),
                      &g->OUT[x->ts], NULL, NULL, TOK_VPU);
     else
-        tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_STORE, hbm, c->ldc, acc, 4u * n, x->mr, x->nv * 4u), &g->ACC[x->ts],
+        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                .op = TSL_DMA_OP_STORE, .hbm_addr = hbm, .local_addr = acc, .rows = x->mr, .row_bytes = x->nv * 4u,
+                .hbm_stride = c->ldc, .local_stride = 4u * n}), &g->ACC[x->ts],
                      NULL, NULL, TOK_MXU);
 }
 
-void tsl_cp_exec_gemm(tsl_cp_t *cp, const tsl_cp_cmd_t *c)
+void tsl_cp_exec_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
 {
     gemm_t g;
     g.c = c;
     g.n = cp->n;
-    g.es = tsl_dtype_bytes(c->adt);
-    g.ces = tsl_dtype_bytes(c->cdt);
-    g.fl = c->adt == TSL_DTYPE_BF16;
+    g.es = tsl_dtype_bytes(c->a_dtype);
+    g.ces = tsl_dtype_bytes(c->c_dtype);
+    g.fl = c->a_dtype == TSL_DTYPE_BF16;
     g.narrow = g.ces < 4u;
     g.epi_vpu = g.narrow || (c->flags & (TSL_CP_FLAG(SCALE) | TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU)));
     g.wb = 0;

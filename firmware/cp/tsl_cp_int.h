@@ -7,14 +7,6 @@
 #include "tsl_cp.h"
 #include "tsl_insn.h"
 
-/* A validated command, decoded (field names as in docs/isa.md §7). */
-typedef struct {
-    uint32_t op, flags, tag;
-    uint32_t adt, bdt, cdt, vop;
-    uint32_t m, n, k;
-    uint32_t a, lda, b, ldb, c, ldc, bias, scale, shift, zp;
-} tsl_cp_cmd_t;
-
 #define TSL_CP_FLAG(f) (1u << TSL_CMD_FLAG_##f)
 
 /* A local-memory buffer whose accesses the scheduler orders: its last writer and, per unit,
@@ -47,10 +39,10 @@ int tsl_cp_tc_error(tsl_cp_t *cp);
 uint32_t tsl_cp_sched_end(tsl_cp_t *cp, uint32_t *detail);
 
 /* Command executors: push the instructions of a validated command. */
-void tsl_cp_exec_copy(tsl_cp_t *cp, const tsl_cp_cmd_t *c);
-void tsl_cp_exec_fill(tsl_cp_t *cp, const tsl_cp_cmd_t *c);
-void tsl_cp_exec_eltwise(tsl_cp_t *cp, const tsl_cp_cmd_t *c);
-void tsl_cp_exec_gemm(tsl_cp_t *cp, const tsl_cp_cmd_t *c);
+void tsl_cp_exec_copy(tsl_cp_t *cp, const tsl_cmd_t *c);
+void tsl_cp_exec_fill(tsl_cp_t *cp, const tsl_cmd_t *c);
+void tsl_cp_exec_eltwise(tsl_cp_t *cp, const tsl_cmd_t *c);
+void tsl_cp_exec_gemm(tsl_cp_t *cp, const tsl_cmd_t *c);
 
 /* Helpers. */
 static inline uint32_t tsl_cp_min(uint32_t a, uint32_t b) { return a < b ? a : b; }

@@ -9,7 +9,7 @@ static uint32_t al(uint32_t v) { return tsl_cp_roundup(v, TSL_CP_ALIGN); }
 
 /* COPY: tiles of up to 65535 rows x 65535 bytes bounce through VMEM. LOAD and STORE are both DMA
  * instructions, so the in-order DMA queue orders them without tokens. */
-void tsl_cp_exec_copy(tsl_cp_t *cp, const tsl_cp_cmd_t *c)
+void tsl_cp_exec_copy(tsl_cp_t *cp, const tsl_cmd_t *c)
 {
     tsl_cp_buf_t buf = {0, 0, {0, 0, 0}};
     uint32_t cb = tsl_cp_min(tsl_cp_min(c->n, TSL_CP_MAX_ROW_BYTES), cp->vmem_bytes);
@@ -18,9 +18,13 @@ void tsl_cp_exec_copy(tsl_cp_t *cp, const tsl_cp_cmd_t *c)
         uint32_t rr = tsl_cp_min(rmax, c->m - r0);
         for (uint32_t c0 = 0; c0 < c->n; c0 += cb) {
             uint32_t cv = tsl_cp_min(cb, c->n - c0);
-            tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_LOAD, c->a + r0 * c->lda + c0, c->lda, 0, cb, rr, cv), NULL,
+            tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = c->a_addr + r0 * c->lda + c0, .rows = rr, .row_bytes = cv,
+                    .hbm_stride = c->lda, .local_stride = cb}), NULL,
                          NULL, &buf, 0);
-            tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_STORE, c->c + r0 * c->ldc + c0, c->ldc, 0, cb, rr, cv), &buf,
+            tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                    .op = TSL_DMA_OP_STORE, .hbm_addr = c->c_addr + r0 * c->ldc + c0, .rows = rr, .row_bytes = cv,
+                    .hbm_stride = c->ldc, .local_stride = cb}), &buf,
                          NULL, NULL, 0);
         }
         if (tsl_cp_tc_error(cp))
@@ -31,21 +35,25 @@ void tsl_cp_exec_copy(tsl_cp_t *cp, const tsl_cp_cmd_t *c)
 /* FILL: the VPU writes the pattern over a VMEM row (MUL by 0, then ADD the pattern, as INT32
  * vectors); DMA STOREs with LOCAL_STRIDE 0 repeat that row. Byte j of every row is byte j mod 4 of
  * the little-endian pattern. */
-void tsl_cp_exec_fill(tsl_cp_t *cp, const tsl_cp_cmd_t *c)
+void tsl_cp_exec_fill(tsl_cp_t *cp, const tsl_cmd_t *c)
 {
     tsl_cp_buf_t buf = {0, 0, {0, 0, 0}};
     uint32_t vb = 4u * cp->n;
     uint32_t cap = tsl_cp_min(cp->vmem_bytes, TSL_CP_MAX_ROW_BYTES) / vb * vb;
     uint32_t pb = tsl_cp_min(tsl_cp_roundup(c->n, vb), cap);
-    tsl_cp_issue(cp, tsl_insn_vpu(TSL_VPU_OP_MUL, TSL_DTYPE_INT32, 0, TSL_DTYPE_INT32, 0, TSL_SRC2_IMM,
-                                  TSL_DTYPE_INT32, 0, pb / vb), NULL, NULL, &buf, 0);
-    tsl_cp_issue(cp, tsl_insn_vpu(TSL_VPU_OP_ADD, TSL_DTYPE_INT32, 0, TSL_DTYPE_INT32, 0, TSL_SRC2_IMM,
-                                  TSL_DTYPE_INT32, c->scale, pb / vb), NULL, NULL, &buf, TOK_DMA);
+    tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_MUL, .dst_dtype = TSL_DTYPE_INT32, .src1_dtype = TSL_DTYPE_INT32,
+            .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_IMM, .rows = pb / vb}), NULL, NULL, &buf, 0);
+    tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_ADD, .dst_dtype = TSL_DTYPE_INT32, .src1_dtype = TSL_DTYPE_INT32,
+            .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_IMM, .src2_addr = c->scale, .rows = pb / vb}),
+        NULL, NULL, &buf, TOK_DMA);
     for (uint32_t r0 = 0; r0 < c->m; r0 += TSL_CP_MAX_ROWS) {
         uint32_t rr = tsl_cp_min(TSL_CP_MAX_ROWS, c->m - r0);
         for (uint32_t c0 = 0; c0 < c->n; c0 += pb)
-            tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_STORE, c->c + r0 * c->ldc + c0, c->ldc, 0, 0, rr,
-                                          tsl_cp_min(pb, c->n - c0)), &buf, NULL, NULL, 0);
+            tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                    .op = TSL_DMA_OP_STORE, .hbm_addr = c->c_addr + r0 * c->ldc + c0, .rows = rr,
+                    .row_bytes = tsl_cp_min(pb, c->n - c0), .hbm_stride = c->ldc}), &buf, NULL, NULL, 0);
         if (tsl_cp_tc_error(cp))
             return;
     }
@@ -55,14 +63,14 @@ void tsl_cp_exec_fill(tsl_cp_t *cp, const tsl_cp_cmd_t *c)
  * row-major in VMEM with a row of CB elements, so a tile is R*CB/N contiguous vectors and one VPU
  * instruction covers it. Two tile slots alternate: the DMA loads tile t+1 while the VPU computes
  * tile t. Lanes past the last column are computed on stale VMEM and never stored. */
-void tsl_cp_exec_eltwise(tsl_cp_t *cp, const tsl_cp_cmd_t *c)
+void tsl_cp_exec_eltwise(tsl_cp_t *cp, const tsl_cmd_t *c)
 {
-    uint32_t n = cp->n, op = c->vop;
+    uint32_t n = cp->n, op = c->vpu_op;
     int unary = op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT;
     uint32_t mode = unary ? 0u : (c->flags & TSL_CP_FLAG(B_IMM)) ? TSL_SRC2_IMM
                                : (c->flags & TSL_CP_FLAG(B_BCAST)) ? TSL_SRC2_BCAST : TSL_SRC2_VEC;
     int bvec = !unary && mode == TSL_SRC2_VEC, bbc = !unary && mode == TSL_SRC2_BCAST;
-    uint32_t esa = tsl_dtype_bytes(c->adt), esb = tsl_dtype_bytes(c->bdt), esc = tsl_dtype_bytes(c->cdt);
+    uint32_t esa = tsl_dtype_bytes(c->a_dtype), esb = tsl_dtype_bytes(c->b_dtype), esc = tsl_dtype_bytes(c->c_dtype);
     uint32_t maxes = esa > esc ? esa : esc, sum = esa + esc;
     if (bvec) {
         maxes = esb > maxes ? esb : maxes;
@@ -87,13 +95,19 @@ void tsl_cp_exec_eltwise(tsl_cp_t *cp, const tsl_cp_cmd_t *c)
         if (t < tiles) {
             uint32_t s = t & 1u, r0 = t / ctiles * rmax, c0 = t % ctiles * cb;
             uint32_t rr = tsl_cp_min(rmax, c->m - r0), cv = tsl_cp_min(cb, c->n - c0);
-            tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_LOAD, c->a + r0 * c->lda + c0 * esa, c->lda, va[s], cb * esa, rr,
-                                          cv * esa), NULL, NULL, &A[s], (bvec || bbc) ? 0u : TOK_VPU);
+            tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = c->a_addr + r0 * c->lda + c0 * esa, .local_addr = va[s],
+                    .rows = rr, .row_bytes = cv * esa, .hbm_stride = c->lda, .local_stride = cb * esa}),
+                NULL, NULL, &A[s], (bvec || bbc) ? 0u : TOK_VPU);
             if (bvec)
-                tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_LOAD, c->b + r0 * c->ldb + c0 * esb, c->ldb, vb[s], cb * esb,
-                                              rr, cv * esb), NULL, NULL, &B[s], TOK_VPU);
+                tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                        .op = TSL_DMA_OP_LOAD, .hbm_addr = c->b_addr + r0 * c->ldb + c0 * esb, .local_addr = vb[s],
+                        .rows = rr, .row_bytes = cv * esb, .hbm_stride = c->ldb, .local_stride = cb * esb}),
+                    NULL, NULL, &B[s], TOK_VPU);
             else if (bbc)
-                tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_LOAD, c->b + c0 * esb, 0, vb[s], 0, 1, cv * esb), NULL, NULL,
+                tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                        .op = TSL_DMA_OP_LOAD, .hbm_addr = c->b_addr + c0 * esb, .local_addr = vb[s], .rows = 1,
+                        .row_bytes = cv * esb}), NULL, NULL,
                              &B[s], TOK_VPU);
         }
         if (t == 0)
@@ -103,15 +117,23 @@ void tsl_cp_exec_eltwise(tsl_cp_t *cp, const tsl_cp_cmd_t *c)
         uint32_t rr = tsl_cp_min(rmax, c->m - r0), cv = tsl_cp_min(cb, c->n - c0), vrows = rr * (cb / n);
         tsl_insn_t i;
         if (op == TSL_VPU_OP_REQUANT)
-            i = tsl_insn_requant(c->cdt, vc[s], c->adt, va[s], vrows, (int32_t)c->scale, c->shift, (int32_t)c->zp);
+            i = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                    .op = TSL_VPU_OP_REQUANT, .dst_dtype = c->c_dtype, .src1_dtype = c->a_dtype, .dst_addr = vc[s],
+                    .src1_addr = va[s], .rows = vrows, .scale = c->scale, .shift = c->shift,
+                    .zero_point = c->zero_point});
         else if (unary)
-            i = tsl_insn_vpu(op, c->cdt, vc[s], c->adt, va[s], 0, 0, 0, vrows);
+            i = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                    .op = op, .dst_dtype = c->c_dtype, .src1_dtype = c->a_dtype, .dst_addr = vc[s], .src1_addr = va[s],
+                    .rows = vrows});
         else
-            i = tsl_insn_vpu(op, c->cdt, vc[s], c->adt, va[s], mode, c->bdt, mode == TSL_SRC2_IMM ? c->scale : vb[s],
-                             vrows);
+            i = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                    .op = op, .dst_dtype = c->c_dtype, .src1_dtype = c->a_dtype, .src2_dtype = c->b_dtype,
+                    .src2_mode = mode, .dst_addr = vc[s], .src1_addr = va[s], .src2_addr = mode == TSL_SRC2_IMM ? c->scale : vb[s],
+                    .rows = vrows});
         tsl_cp_issue(cp, i, &A[s], (bvec || bbc) ? &B[s] : NULL, &C[s], TOK_DMA);
-        tsl_cp_issue(cp, tsl_insn_dma(TSL_DMA_OP_STORE, c->c + r0 * c->ldc + c0 * esc, c->ldc, vc[s], cb * esc, rr,
-                                      cv * esc), &C[s], NULL, NULL, 0);
+        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                .op = TSL_DMA_OP_STORE, .hbm_addr = c->c_addr + r0 * c->ldc + c0 * esc, .local_addr = vc[s], .rows = rr,
+                .row_bytes = cv * esc, .hbm_stride = c->ldc, .local_stride = cb * esc}), &C[s], NULL, NULL, 0);
         if (tsl_cp_tc_error(cp))
             return;
     }

@@ -18,7 +18,7 @@
 static void push_raw(tsl_cp_t *cp, const tsl_insn_t *i)
 {
     cp->hal->tc_push(cp->hal->ctx, i->w);
-    cp->s.seq[TSL_GET(i->w, TSL_INSN_HDR_UNIT)]++;
+    cp->s.seq[tsl_insn_hdr_decode(i->w).unit]++;
     cp->s.pushed++;
 }
 
@@ -38,7 +38,7 @@ static uint32_t pend_front(const tsl_cp_sched_t *s, uint32_t u, uint32_t v)
 /* Push a SYNC on v that takes one token from u (the oldest outstanding signal u->v). */
 static void consume(tsl_cp_t *cp, uint32_t u, uint32_t v)
 {
-    tsl_insn_t i = tsl_insn_sync(v);
+    tsl_insn_t i = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = v});
     tsl_insn_wait(&i, TSL_TOK(u));
     uint32_t seq = pend_pop(&cp->s, u, v);
     push_raw(cp, &i);
@@ -64,7 +64,7 @@ void tsl_cp_issue(tsl_cp_t *cp, tsl_insn_t insn, tsl_cp_buf_t *r1, tsl_cp_buf_t 
                   uint32_t hint)
 {
     tsl_cp_sched_t *s = &cp->s;
-    uint32_t v = TSL_GET(insn.w, TSL_INSN_HDR_UNIT), need[TSL_UNIT_LIMIT] = {0, 0, 0};
+    uint32_t v = tsl_insn_hdr_decode(insn.w).unit, need[TSL_UNIT_LIMIT] = {0, 0, 0};
     tsl_cp_buf_t *rd[2] = {r1, r2};
     for (int k = 0; k < 2; k++)
         if (rd[k] && rd[k]->wseq && rd[k]->wseq > need[rd[k]->wunit])
@@ -85,7 +85,7 @@ void tsl_cp_issue(tsl_cp_t *cp, tsl_insn_t insn, tsl_cp_buf_t *r1, tsl_cp_buf_t 
         if (s->pend_count[u][v]) {
             seq = pend_pop(s, u, v);
         } else {
-            tsl_insn_t sy = tsl_insn_sync(u);
+            tsl_insn_t sy = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = u});
             tsl_insn_signal(&sy, TSL_TOK(v));
             push_raw(cp, &sy);
             seq = s->seq[u];
@@ -119,8 +119,10 @@ void tsl_cp_zero(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes,
     uint32_t rows = bytes / cp->n;
     while (rows) {
         uint32_t r = tsl_cp_min(rows, TSL_CP_MAX_ROWS);
-        tsl_insn_t i = tsl_insn_vpu(TSL_VPU_OP_MUL, TSL_DTYPE_INT8, addr, TSL_DTYPE_INT8, addr, TSL_SRC2_IMM,
-                                    TSL_DTYPE_INT32, 0u, r);
+        tsl_insn_t i = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = TSL_VPU_OP_MUL, .dst_dtype = TSL_DTYPE_INT8, .src1_dtype = TSL_DTYPE_INT8,
+                .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_IMM, .dst_addr = addr, .src1_addr = addr,
+                .rows = r});
         rows -= r;
         addr += r * cp->n;
         tsl_cp_issue(cp, i, NULL, NULL, buf, rows ? 0u : hint);

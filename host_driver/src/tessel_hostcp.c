@@ -3,6 +3,14 @@
 
 #include "tessel.h"
 
+/* tessel_status_t and the device's tsl_status_t (tsl_hw.h) are one space: a meaning they share has
+ * the same number (docs/host-api.md). */
+_Static_assert(TESSEL_OK == (int)TSL_OK && TESSEL_EINVAL == (int)TSL_EINVAL && TESSEL_ENOMEM == (int)TSL_ENOMEM &&
+                   TESSEL_ETIMEOUT == (int)TSL_ETIMEOUT && TESSEL_EDEVICE == (int)TSL_EDEVICE &&
+                   TESSEL_ENODEV == (int)TSL_ENODEV && TESSEL_ERANGE == (int)TSL_ERANGE && TESSEL_EIO == (int)TSL_EIO &&
+                   TESSEL_EMISMATCH == (int)TSL_EMISMATCH,
+               "tessel_status_t and tsl_status_t differ");
+
 static void fw_status(tessel_hostcp_t *h, uint32_t state, uint32_t code)
 {
     h->hal->hostif_write(h->hal->ctx, TSL_HOSTIF_FW_STATUS_OFFSET,

@@ -261,6 +261,40 @@ static inline const char *tsl_cmd_flag_name(uint32_t v)
     }
 }
 
+/* Status: 0 or a negative error code, one meaning per number */
+typedef enum {
+    TSL_OK = 0, /* success */
+    TSL_EINVAL = -1, /* bad argument; no hardware or state was touched */
+    TSL_ENOMEM = -2, /* an allocation failed */
+    TSL_ETIMEOUT = -3, /* gave up waiting */
+    TSL_EDEVICE = -4, /* the tensor core reported an error (TC ERR_CODE), or rejected an instruction */
+    TSL_ENODEV = -5, /* no such device, or it could not be started */
+    TSL_ERANGE = -6, /* a value, address or size out of range */
+    TSL_EIO = -7, /* transport failure (bus error, lost link) */
+    TSL_EMISMATCH = -8, /* checking mode: the device's result differs from the model's */
+    TSL_ECONFIG = -9, /* the tensor core's ID or CFG_* registers are unusable */
+    TSL_ERING = -10, /* the HOSTIF ring registers are invalid (size, alignment, extent, indices) */
+} tsl_status_t;
+
+/* Human-readable text of a status; never NULL. */
+static inline const char *tsl_status_text(int status)
+{
+    switch (status) {
+    case TSL_OK: return "ok";
+    case TSL_EINVAL: return "invalid argument";
+    case TSL_ENOMEM: return "out of memory";
+    case TSL_ETIMEOUT: return "timeout";
+    case TSL_EDEVICE: return "device error";
+    case TSL_ENODEV: return "no device";
+    case TSL_ERANGE: return "out of range";
+    case TSL_EIO: return "transport failure";
+    case TSL_EMISMATCH: return "result mismatch";
+    case TSL_ECONFIG: return "unusable tensor-core configuration";
+    case TSL_ERING: return "invalid command or completion ring registers";
+    default: return "unknown status";
+    }
+}
+
 /* Register block SYS: system registers of the control core */
 #define TSL_SYS_CONSOLE_OFFSET 0x000u /* wo: bits [7:0] go to the console */
 #define TSL_SYS_EXIT_OFFSET 0x004u /* wo: ends the simulation with this exit code */
@@ -677,6 +711,478 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_CPL_DETAIL_WORD 3u /* more about an error: TC ERR_CODE, or the index of the bad field */
 #define TSL_CPL_DETAIL_SHIFT 0u
 #define TSL_CPL_DETAIL_MASK 0xFFFFFFFFu
+
+/* Members of the typed structs below are 0 unless given: C zeroes the fields a designated
+ * initialiser leaves out; C++ (14 and later) gets default member initialisers to the same end. */
+#ifdef __cplusplus
+#define TSL_FIELD_DEFAULT = 0u
+#else
+#define TSL_FIELD_DEFAULT
+#endif
+
+/* One instruction: INSN_WORDS 32-bit words, as pushed through TC INSN0..INSN7. */
+typedef struct {
+    uint32_t w[TSL_PARAM_INSN_WORDS];
+} tsl_insn_t;
+
+/* Instruction header, common to every format */
+typedef struct {
+    uint32_t unit TSL_FIELD_DEFAULT; /* UNIT enum: the queue that executes it */
+    uint32_t op TSL_FIELD_DEFAULT; /* operation within the unit */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+} tsl_insn_hdr_t;
+
+/* The header of any instruction. */
+static inline tsl_insn_hdr_t tsl_insn_hdr_decode(const uint32_t *w)
+{
+    tsl_insn_hdr_t h;
+    h.unit = w[0] & 0x3u;
+    h.op = (w[0] >> 2) & 0xFu;
+    h.wait = (w[0] >> 6) & 0x7u;
+    h.signal = (w[0] >> 9) & 0x7u;
+    h.notify = (w[0] >> 12) & 0x1u;
+    return h;
+}
+
+/* Header fields only, every other bit 0 (a SYNC, or an instruction of no format: tests). */
+static inline tsl_insn_t tsl_insn_hdr_encode(tsl_insn_hdr_t h)
+{
+    tsl_insn_t i;
+    i.w[0] = (h.unit & 0x3u) |
+             ((h.op & 0xFu) << 2) |
+             ((h.wait & 0x7u) << 6) |
+             ((h.signal & 0x7u) << 9) |
+             ((h.notify & 0x1u) << 12);
+    i.w[1] = 0u;
+    i.w[2] = 0u;
+    i.w[3] = 0u;
+    i.w[4] = 0u;
+    i.w[5] = 0u;
+    i.w[6] = 0u;
+    i.w[7] = 0u;
+    return i;
+}
+
+/* Format SYNC (DMA, MXU, VPU: SYNC): tokens and NOTIFY only; executes in the queue of UNIT */
+typedef struct {
+    uint32_t unit TSL_FIELD_DEFAULT; /* UNIT enum: the queue that executes it */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+} tsl_insn_sync_t;
+
+/* Encode a SYNC instruction (OP = TSL_DMA_OP_SYNC). */
+static inline tsl_insn_t tsl_insn_sync_encode(tsl_insn_sync_t f)
+{
+    tsl_insn_t i;
+    i.w[0] = (f.unit & 0x3u) |
+             ((TSL_DMA_OP_SYNC & 0xFu) << 2) |
+             ((f.wait & 0x7u) << 6) |
+             ((f.signal & 0x7u) << 9) |
+             ((f.notify & 0x1u) << 12);
+    i.w[1] = 0u;
+    i.w[2] = 0u;
+    i.w[3] = 0u;
+    i.w[4] = 0u;
+    i.w[5] = 0u;
+    i.w[6] = 0u;
+    i.w[7] = 0u;
+    return i;
+}
+
+/* The fields of a SYNC instruction (the caller knows its format: tsl_insn_format). */
+static inline tsl_insn_sync_t tsl_insn_sync_decode(const uint32_t *w)
+{
+    tsl_insn_sync_t f;
+    f.unit = w[0] & 0x3u;
+    f.wait = (w[0] >> 6) & 0x7u;
+    f.signal = (w[0] >> 9) & 0x7u;
+    f.notify = (w[0] >> 12) & 0x1u;
+    return f;
+}
+
+/* Format DMA_XFER (DMA: LOAD, STORE): 2-D strided copy: ROWS rows of ROW_BYTES bytes between HBM and a local address */
+typedef struct {
+    uint32_t op TSL_FIELD_DEFAULT; /* operation within the unit */
+    uint32_t hbm_addr TSL_FIELD_DEFAULT; /* HBM byte address of row 0 */
+    uint32_t local_addr TSL_FIELD_DEFAULT; /* local byte address of row 0 (VMEM, or ACC at 0x0100_0000) */
+    uint32_t rows TSL_FIELD_DEFAULT; /* rows, 1..65535 */
+    uint32_t row_bytes TSL_FIELD_DEFAULT; /* bytes per row, 1..65535 (a multiple of 4 in ACC) */
+    uint32_t hbm_stride TSL_FIELD_DEFAULT; /* bytes between HBM rows (any value, 0 repeats a row) */
+    uint32_t local_stride TSL_FIELD_DEFAULT; /* bytes between local rows (a multiple of 4 in ACC) */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+} tsl_insn_dma_xfer_t;
+
+/* Encode a DMA_XFER instruction (UNIT = TSL_UNIT_DMA). */
+static inline tsl_insn_t tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t f)
+{
+    tsl_insn_t i;
+    i.w[0] = (TSL_UNIT_DMA & 0x3u) |
+             ((f.op & 0xFu) << 2) |
+             ((f.wait & 0x7u) << 6) |
+             ((f.signal & 0x7u) << 9) |
+             ((f.notify & 0x1u) << 12);
+    i.w[1] = f.hbm_addr;
+    i.w[2] = f.local_addr;
+    i.w[3] = (f.rows & 0xFFFFu) | ((f.row_bytes & 0xFFFFu) << 16);
+    i.w[4] = f.hbm_stride;
+    i.w[5] = f.local_stride;
+    i.w[6] = 0u;
+    i.w[7] = 0u;
+    return i;
+}
+
+/* The fields of a DMA_XFER instruction (the caller knows its format: tsl_insn_format). */
+static inline tsl_insn_dma_xfer_t tsl_insn_dma_xfer_decode(const uint32_t *w)
+{
+    tsl_insn_dma_xfer_t f;
+    f.op = (w[0] >> 2) & 0xFu;
+    f.hbm_addr = w[1];
+    f.local_addr = w[2];
+    f.rows = w[3] & 0xFFFFu;
+    f.row_bytes = (w[3] >> 16) & 0xFFFFu;
+    f.hbm_stride = w[4];
+    f.local_stride = w[5];
+    f.wait = (w[0] >> 6) & 0x7u;
+    f.signal = (w[0] >> 9) & 0x7u;
+    f.notify = (w[0] >> 12) & 0x1u;
+    return f;
+}
+
+/* Format MXU_LOADW (MXU: LOADW): weight buffer WBUF = the N rows of N elements at VMEM ADDR + k*STRIDE, k = 0..N-1 */
+typedef struct {
+    uint32_t dtype TSL_FIELD_DEFAULT; /* INT8 or BF16 */
+    uint32_t wbuf TSL_FIELD_DEFAULT; /* weight buffer 0 or 1 */
+    uint32_t addr TSL_FIELD_DEFAULT; /* VMEM address of weight row 0, aligned to N*size(DTYPE) */
+    uint32_t stride TSL_FIELD_DEFAULT; /* bytes between weight rows, a multiple of N*size(DTYPE) */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+} tsl_insn_mxu_loadw_t;
+
+/* Encode a MXU_LOADW instruction (UNIT = TSL_UNIT_MXU, OP = TSL_MXU_OP_LOADW). */
+static inline tsl_insn_t tsl_insn_mxu_loadw_encode(tsl_insn_mxu_loadw_t f)
+{
+    tsl_insn_t i;
+    i.w[0] = (TSL_UNIT_MXU & 0x3u) |
+             ((TSL_MXU_OP_LOADW & 0xFu) << 2) |
+             ((f.wait & 0x7u) << 6) |
+             ((f.signal & 0x7u) << 9) |
+             ((f.notify & 0x1u) << 12) |
+             ((f.dtype & 0x3u) << 16) |
+             ((f.wbuf & 0x1u) << 20);
+    i.w[1] = f.addr;
+    i.w[2] = f.stride;
+    i.w[3] = 0u;
+    i.w[4] = 0u;
+    i.w[5] = 0u;
+    i.w[6] = 0u;
+    i.w[7] = 0u;
+    return i;
+}
+
+/* The fields of a MXU_LOADW instruction (the caller knows its format: tsl_insn_format). */
+static inline tsl_insn_mxu_loadw_t tsl_insn_mxu_loadw_decode(const uint32_t *w)
+{
+    tsl_insn_mxu_loadw_t f;
+    f.dtype = (w[0] >> 16) & 0x3u;
+    f.wbuf = (w[0] >> 20) & 0x1u;
+    f.addr = w[1];
+    f.stride = w[2];
+    f.wait = (w[0] >> 6) & 0x7u;
+    f.signal = (w[0] >> 9) & 0x7u;
+    f.notify = (w[0] >> 12) & 0x1u;
+    return f;
+}
+
+/* Format MXU_MATMUL (MXU: MATMUL): for each row i: ACC row = (ACC row if ACCUMULATE) + activation row i x weight buffer */
+typedef struct {
+    uint32_t dtype TSL_FIELD_DEFAULT; /* INT8 (int32 result) or BF16 (fp32 result); must match the buffer */
+    uint32_t wbuf TSL_FIELD_DEFAULT; /* weight buffer 0 or 1 */
+    uint32_t accumulate TSL_FIELD_DEFAULT; /* 1: add into ACC; 0: overwrite */
+    uint32_t act_addr TSL_FIELD_DEFAULT; /* VMEM address of activation row 0 (N elements) */
+    uint32_t act_stride TSL_FIELD_DEFAULT; /* bytes between activation rows, a multiple of N*size(DTYPE) */
+    uint32_t acc_addr TSL_FIELD_DEFAULT; /* ACC address of result row 0 (N 32-bit words) */
+    uint32_t acc_stride TSL_FIELD_DEFAULT; /* bytes between result rows, a multiple of 4*N */
+    uint32_t rows TSL_FIELD_DEFAULT; /* rows M, 1..65535 */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+} tsl_insn_mxu_matmul_t;
+
+/* Encode a MXU_MATMUL instruction (UNIT = TSL_UNIT_MXU, OP = TSL_MXU_OP_MATMUL). */
+static inline tsl_insn_t tsl_insn_mxu_matmul_encode(tsl_insn_mxu_matmul_t f)
+{
+    tsl_insn_t i;
+    i.w[0] = (TSL_UNIT_MXU & 0x3u) |
+             ((TSL_MXU_OP_MATMUL & 0xFu) << 2) |
+             ((f.wait & 0x7u) << 6) |
+             ((f.signal & 0x7u) << 9) |
+             ((f.notify & 0x1u) << 12) |
+             ((f.dtype & 0x3u) << 16) |
+             ((f.wbuf & 0x1u) << 20) |
+             ((f.accumulate & 0x1u) << 21);
+    i.w[1] = f.act_addr;
+    i.w[2] = f.act_stride;
+    i.w[3] = f.acc_addr;
+    i.w[4] = f.acc_stride;
+    i.w[5] = (f.rows & 0xFFFFu);
+    i.w[6] = 0u;
+    i.w[7] = 0u;
+    return i;
+}
+
+/* The fields of a MXU_MATMUL instruction (the caller knows its format: tsl_insn_format). */
+static inline tsl_insn_mxu_matmul_t tsl_insn_mxu_matmul_decode(const uint32_t *w)
+{
+    tsl_insn_mxu_matmul_t f;
+    f.dtype = (w[0] >> 16) & 0x3u;
+    f.wbuf = (w[0] >> 20) & 0x1u;
+    f.accumulate = (w[0] >> 21) & 0x1u;
+    f.act_addr = w[1];
+    f.act_stride = w[2];
+    f.acc_addr = w[3];
+    f.acc_stride = w[4];
+    f.rows = w[5] & 0xFFFFu;
+    f.wait = (w[0] >> 6) & 0x7u;
+    f.signal = (w[0] >> 9) & 0x7u;
+    f.notify = (w[0] >> 12) & 0x1u;
+    return f;
+}
+
+/* Format MXU_MATMULK (MXU: MATMULK): for k = 0..KBLOCKS-1: LOADW(WBUF^(k&1), W_ADDR + k*N*W_STRIDE); MATMUL(WBUF^(k&1), ACCUMULATE or k > 0, ACT_ADDR + k*N*size) */
+typedef struct {
+    uint32_t dtype TSL_FIELD_DEFAULT; /* INT8 (int32 result) or BF16 (fp32 result) */
+    uint32_t wbuf TSL_FIELD_DEFAULT; /* weight buffer of K-block 0; the blocks alternate buffers */
+    uint32_t accumulate TSL_FIELD_DEFAULT; /* 1: K-block 0 adds into ACC; 0: it overwrites (later blocks add) */
+    uint32_t act_addr TSL_FIELD_DEFAULT; /* VMEM address of activation row 0, K-block 0 */
+    uint32_t act_stride TSL_FIELD_DEFAULT; /* bytes between activation rows, a multiple of N*size(DTYPE) */
+    uint32_t acc_addr TSL_FIELD_DEFAULT; /* ACC address of result row 0 (N 32-bit words) */
+    uint32_t acc_stride TSL_FIELD_DEFAULT; /* bytes between result rows, a multiple of 4*N */
+    uint32_t rows TSL_FIELD_DEFAULT; /* rows M, 1..65535 */
+    uint32_t kblocks TSL_FIELD_DEFAULT; /* K-blocks, 1..4095 */
+    uint32_t w_addr TSL_FIELD_DEFAULT; /* VMEM address of weight row 0 of K-block 0, aligned to N*size(DTYPE) */
+    uint32_t w_stride TSL_FIELD_DEFAULT; /* bytes between weight rows, a multiple of N*size(DTYPE) */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+} tsl_insn_mxu_matmulk_t;
+
+/* Encode a MXU_MATMULK instruction (UNIT = TSL_UNIT_MXU, OP = TSL_MXU_OP_MATMULK). */
+static inline tsl_insn_t tsl_insn_mxu_matmulk_encode(tsl_insn_mxu_matmulk_t f)
+{
+    tsl_insn_t i;
+    i.w[0] = (TSL_UNIT_MXU & 0x3u) |
+             ((TSL_MXU_OP_MATMULK & 0xFu) << 2) |
+             ((f.wait & 0x7u) << 6) |
+             ((f.signal & 0x7u) << 9) |
+             ((f.notify & 0x1u) << 12) |
+             ((f.dtype & 0x3u) << 16) |
+             ((f.wbuf & 0x1u) << 20) |
+             ((f.accumulate & 0x1u) << 21);
+    i.w[1] = f.act_addr;
+    i.w[2] = f.act_stride;
+    i.w[3] = f.acc_addr;
+    i.w[4] = f.acc_stride;
+    i.w[5] = (f.rows & 0xFFFFu) | ((f.kblocks & 0xFFFu) << 16);
+    i.w[6] = f.w_addr;
+    i.w[7] = f.w_stride;
+    return i;
+}
+
+/* The fields of a MXU_MATMULK instruction (the caller knows its format: tsl_insn_format). */
+static inline tsl_insn_mxu_matmulk_t tsl_insn_mxu_matmulk_decode(const uint32_t *w)
+{
+    tsl_insn_mxu_matmulk_t f;
+    f.dtype = (w[0] >> 16) & 0x3u;
+    f.wbuf = (w[0] >> 20) & 0x1u;
+    f.accumulate = (w[0] >> 21) & 0x1u;
+    f.act_addr = w[1];
+    f.act_stride = w[2];
+    f.acc_addr = w[3];
+    f.acc_stride = w[4];
+    f.rows = w[5] & 0xFFFFu;
+    f.kblocks = (w[5] >> 16) & 0xFFFu;
+    f.w_addr = w[6];
+    f.w_stride = w[7];
+    f.wait = (w[0] >> 6) & 0x7u;
+    f.signal = (w[0] >> 9) & 0x7u;
+    f.notify = (w[0] >> 12) & 0x1u;
+    return f;
+}
+
+/* Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous */
+typedef struct {
+    uint32_t op TSL_FIELD_DEFAULT; /* operation within the unit */
+    uint32_t dst_dtype TSL_FIELD_DEFAULT; /* destination element type */
+    uint32_t src1_dtype TSL_FIELD_DEFAULT; /* first operand element type */
+    uint32_t src2_dtype TSL_FIELD_DEFAULT; /* second operand element type (INT32 or FP32 when SRC2 = IMM) */
+    uint32_t src2_mode TSL_FIELD_DEFAULT; /* SRC2 enum; binary ops only */
+    uint32_t dst_addr TSL_FIELD_DEFAULT; /* local address of dst row 0 */
+    uint32_t src1_addr TSL_FIELD_DEFAULT; /* local address of src1 row 0 */
+    uint32_t src2_addr TSL_FIELD_DEFAULT; /* local address of src2 row 0, or the immediate (SRC2 = IMM) */
+    uint32_t rows TSL_FIELD_DEFAULT; /* rows, 1..65535 */
+    uint32_t scale TSL_FIELD_DEFAULT; /* REQUANT: signed 32-bit multiplier */
+    uint32_t shift TSL_FIELD_DEFAULT; /* REQUANT: right shift 0..62, rounding half up */
+    uint32_t zero_point TSL_FIELD_DEFAULT; /* REQUANT: signed 32-bit offset added after the shift */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+} tsl_insn_vpu_vec_t;
+
+/* Encode a VPU_VEC instruction (UNIT = TSL_UNIT_VPU). */
+static inline tsl_insn_t tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t f)
+{
+    tsl_insn_t i;
+    i.w[0] = (TSL_UNIT_VPU & 0x3u) |
+             ((f.op & 0xFu) << 2) |
+             ((f.wait & 0x7u) << 6) |
+             ((f.signal & 0x7u) << 9) |
+             ((f.notify & 0x1u) << 12) |
+             ((f.dst_dtype & 0x3u) << 16) |
+             ((f.src1_dtype & 0x3u) << 18) |
+             ((f.src2_dtype & 0x3u) << 20) |
+             ((f.src2_mode & 0x3u) << 22);
+    i.w[1] = f.dst_addr;
+    i.w[2] = f.src1_addr;
+    i.w[3] = f.src2_addr;
+    i.w[4] = (f.rows & 0xFFFFu);
+    i.w[5] = f.scale;
+    i.w[6] = (f.shift & 0x3Fu);
+    i.w[7] = f.zero_point;
+    return i;
+}
+
+/* The fields of a VPU_VEC instruction (the caller knows its format: tsl_insn_format). */
+static inline tsl_insn_vpu_vec_t tsl_insn_vpu_vec_decode(const uint32_t *w)
+{
+    tsl_insn_vpu_vec_t f;
+    f.op = (w[0] >> 2) & 0xFu;
+    f.dst_dtype = (w[0] >> 16) & 0x3u;
+    f.src1_dtype = (w[0] >> 18) & 0x3u;
+    f.src2_dtype = (w[0] >> 20) & 0x3u;
+    f.src2_mode = (w[0] >> 22) & 0x3u;
+    f.dst_addr = w[1];
+    f.src1_addr = w[2];
+    f.src2_addr = w[3];
+    f.rows = w[4] & 0xFFFFu;
+    f.scale = w[5];
+    f.shift = w[6] & 0x3Fu;
+    f.zero_point = w[7];
+    f.wait = (w[0] >> 6) & 0x7u;
+    f.signal = (w[0] >> 9) & 0x7u;
+    f.notify = (w[0] >> 12) & 0x1u;
+    return f;
+}
+
+/* Host command ring entry (16 words), fields as docs/isa.md */
+typedef struct {
+    uint32_t opcode TSL_FIELD_DEFAULT; /* CMD_OP enum */
+    uint32_t flags TSL_FIELD_DEFAULT; /* CMD_FLAG bits */
+    uint32_t tag TSL_FIELD_DEFAULT; /* echoed in the completion */
+    uint32_t a_dtype TSL_FIELD_DEFAULT; /* DTYPE of A (GEMM: INT8 or BF16) */
+    uint32_t b_dtype TSL_FIELD_DEFAULT; /* DTYPE of B */
+    uint32_t c_dtype TSL_FIELD_DEFAULT; /* DTYPE of C */
+    uint32_t vpu_op TSL_FIELD_DEFAULT; /* ELTWISE: VPU_OP enum */
+    uint32_t m TSL_FIELD_DEFAULT; /* rows of A and C (COPY/FILL: rows) */
+    uint32_t n TSL_FIELD_DEFAULT; /* columns of B and C (COPY/FILL: bytes per row) */
+    uint32_t k TSL_FIELD_DEFAULT; /* columns of A, rows of B */
+    uint32_t a_addr TSL_FIELD_DEFAULT; /* HBM address of A (COPY: source) */
+    uint32_t lda TSL_FIELD_DEFAULT; /* bytes between rows of A */
+    uint32_t b_addr TSL_FIELD_DEFAULT; /* HBM address of B */
+    uint32_t ldb TSL_FIELD_DEFAULT; /* bytes between rows of B */
+    uint32_t c_addr TSL_FIELD_DEFAULT; /* HBM address of C (COPY/FILL: destination) */
+    uint32_t ldc TSL_FIELD_DEFAULT; /* bytes between rows of C */
+    uint32_t bias_addr TSL_FIELD_DEFAULT; /* HBM address of the bias row (N INT32 or FP32 values) */
+    uint32_t scale TSL_FIELD_DEFAULT; /* REQUANT multiplier (int32), or FP32 scale bits, or FILL pattern */
+    uint32_t shift TSL_FIELD_DEFAULT; /* REQUANT shift */
+    uint32_t zero_point TSL_FIELD_DEFAULT; /* REQUANT zero point */
+} tsl_cmd_t;
+
+/* Encode `cmd` into the 16 words at `w` (every word is written). */
+static inline void tsl_cmd_encode(const tsl_cmd_t *cmd, uint32_t *w)
+{
+    w[0] = (cmd->opcode & 0xFFu) | ((cmd->flags & 0xFFu) << 8);
+    w[1] = cmd->tag;
+    w[2] = (cmd->a_dtype & 0xFu) |
+           ((cmd->b_dtype & 0xFu) << 4) |
+           ((cmd->c_dtype & 0xFu) << 8) |
+           ((cmd->vpu_op & 0xFu) << 12);
+    w[3] = cmd->m;
+    w[4] = cmd->n;
+    w[5] = cmd->k;
+    w[6] = cmd->a_addr;
+    w[7] = cmd->lda;
+    w[8] = cmd->b_addr;
+    w[9] = cmd->ldb;
+    w[10] = cmd->c_addr;
+    w[11] = cmd->ldc;
+    w[12] = cmd->bias_addr;
+    w[13] = cmd->scale;
+    w[14] = (cmd->shift & 0x3Fu);
+    w[15] = cmd->zero_point;
+}
+
+/* Decode the 16 words at `w`; bits outside every field are ignored. */
+static inline tsl_cmd_t tsl_cmd_decode(const uint32_t *w)
+{
+    tsl_cmd_t cmd;
+    cmd.opcode = w[0] & 0xFFu;
+    cmd.flags = (w[0] >> 8) & 0xFFu;
+    cmd.tag = w[1];
+    cmd.a_dtype = w[2] & 0xFu;
+    cmd.b_dtype = (w[2] >> 4) & 0xFu;
+    cmd.c_dtype = (w[2] >> 8) & 0xFu;
+    cmd.vpu_op = (w[2] >> 12) & 0xFu;
+    cmd.m = w[3];
+    cmd.n = w[4];
+    cmd.k = w[5];
+    cmd.a_addr = w[6];
+    cmd.lda = w[7];
+    cmd.b_addr = w[8];
+    cmd.ldb = w[9];
+    cmd.c_addr = w[10];
+    cmd.ldc = w[11];
+    cmd.bias_addr = w[12];
+    cmd.scale = w[13];
+    cmd.shift = w[14] & 0x3Fu;
+    cmd.zero_point = w[15];
+    return cmd;
+}
+
+/* Completion ring entry (4 words), fields as docs/isa.md */
+typedef struct {
+    uint32_t tag TSL_FIELD_DEFAULT; /* the command's TAG */
+    uint32_t status TSL_FIELD_DEFAULT; /* CMD_ERR code */
+    uint32_t opcode TSL_FIELD_DEFAULT; /* the command's OPCODE */
+    uint32_t cycles TSL_FIELD_DEFAULT; /* device cycles from fetch to completion */
+    uint32_t detail TSL_FIELD_DEFAULT; /* more about an error: TC ERR_CODE, or the index of the bad field */
+} tsl_cpl_t;
+
+/* Encode `cpl` into the 4 words at `w` (every word is written). */
+static inline void tsl_cpl_encode(const tsl_cpl_t *cpl, uint32_t *w)
+{
+    w[0] = cpl->tag;
+    w[1] = (cpl->status & 0xFFFFu) | ((cpl->opcode & 0xFFu) << 16);
+    w[2] = cpl->cycles;
+    w[3] = cpl->detail;
+}
+
+/* Decode the 4 words at `w`; bits outside every field are ignored. */
+static inline tsl_cpl_t tsl_cpl_decode(const uint32_t *w)
+{
+    tsl_cpl_t cpl;
+    cpl.tag = w[0];
+    cpl.status = w[1] & 0xFFFFu;
+    cpl.opcode = (w[1] >> 16) & 0xFFu;
+    cpl.cycles = w[2];
+    cpl.detail = w[3];
+    return cpl;
+}
 
 /* Read or write a field of a word array, e.g. tsl_field_get(insn, TSL_INSN_HDR_UNIT_WORD, ...). */
 static inline uint32_t tsl_field_get(const uint32_t *w, unsigned word, unsigned shift, uint32_t mask)

@@ -184,9 +184,9 @@ static int vpu_unary(uint32_t op)
 
 static uint32_t check_dma(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
 {
-    uint32_t rows = TSL_GET(w, TSL_INSN_DMA_XFER_ROWS), rb = TSL_GET(w, TSL_INSN_DMA_XFER_ROW_BYTES);
-    uint32_t ha = TSL_GET(w, TSL_INSN_DMA_XFER_HBM_ADDR), hs = TSL_GET(w, TSL_INSN_DMA_XFER_HBM_STRIDE);
-    uint32_t la = TSL_GET(w, TSL_INSN_DMA_XFER_LOCAL_ADDR), ls = TSL_GET(w, TSL_INSN_DMA_XFER_LOCAL_STRIDE);
+    tsl_insn_dma_xfer_t x = tsl_insn_dma_xfer_decode(w);
+    uint32_t rows = x.rows, rb = x.row_bytes, ha = x.hbm_addr, hs = x.hbm_stride;
+    uint32_t la = x.local_addr, ls = x.local_stride;
     if (!rows || !rb)
         return TSL_ERR_BAD_FIELD;
     *eaddr = ha;
@@ -200,43 +200,38 @@ static uint32_t check_mxu(const tslm_t *m, const uint32_t *w, uint32_t op, uint3
 {
     uint32_t n = m->cfg.n;
     if (op == TSL_MXU_OP_LOADW) {
-        uint32_t dt = TSL_GET(w, TSL_INSN_MXU_LOADW_DTYPE), vb = n * tsl_dtype_bytes(dt);
-        if (!mxu_dtype_ok(m, dt))
+        tsl_insn_mxu_loadw_t x = tsl_insn_mxu_loadw_decode(w);
+        uint32_t vb = n * tsl_dtype_bytes(x.dtype);
+        if (!mxu_dtype_ok(m, x.dtype))
             return TSL_ERR_BAD_FIELD;
-        return check_local(m, TSL_GET(w, TSL_INSN_MXU_LOADW_ADDR), TSL_GET(w, TSL_INSN_MXU_LOADW_STRIDE),
-                           n, vb, vb, SPACE_VMEM, eaddr);
+        return check_local(m, x.addr, x.stride, n, vb, vb, SPACE_VMEM, eaddr);
     }
     if (op == TSL_MXU_OP_MATMULK) {
-        uint32_t dt = TSL_GET(w, TSL_INSN_MXU_MATMULK_DTYPE), vb = n * tsl_dtype_bytes(dt);
-        uint32_t rows = TSL_GET(w, TSL_INSN_MXU_MATMULK_ROWS), kb = TSL_GET(w, TSL_INSN_MXU_MATMULK_KBLOCKS);
-        if (!mxu_dtype_ok(m, dt) || !rows || !kb)
+        tsl_insn_mxu_matmulk_t x = tsl_insn_mxu_matmulk_decode(w);
+        uint32_t vb = n * tsl_dtype_bytes(x.dtype), rows = x.rows, kb = x.kblocks;
+        if (!mxu_dtype_ok(m, x.dtype) || !rows || !kb)
             return TSL_ERR_BAD_FIELD;
-        CHECK(check_local(m, TSL_GET(w, TSL_INSN_MXU_MATMULK_ACT_ADDR), TSL_GET(w, TSL_INSN_MXU_MATMULK_ACT_STRIDE),
-                          rows, kb * vb, vb, SPACE_VMEM, eaddr));
-        CHECK(check_local(m, TSL_GET(w, TSL_INSN_MXU_MATMULK_ACC_ADDR), TSL_GET(w, TSL_INSN_MXU_MATMULK_ACC_STRIDE),
-                          rows, 4 * n, 4 * n, SPACE_ACC, eaddr));
-        return check_local(m, TSL_GET(w, TSL_INSN_MXU_MATMULK_W_ADDR), TSL_GET(w, TSL_INSN_MXU_MATMULK_W_STRIDE),
-                           kb * n, vb, vb, SPACE_VMEM, eaddr);
+        CHECK(check_local(m, x.act_addr, x.act_stride, rows, kb * vb, vb, SPACE_VMEM, eaddr));
+        CHECK(check_local(m, x.acc_addr, x.acc_stride, rows, 4 * n, 4 * n, SPACE_ACC, eaddr));
+        return check_local(m, x.w_addr, x.w_stride, kb * n, vb, vb, SPACE_VMEM, eaddr);
     }
-    uint32_t dt = TSL_GET(w, TSL_INSN_MXU_MATMUL_DTYPE), vb = n * tsl_dtype_bytes(dt);
-    uint32_t rows = TSL_GET(w, TSL_INSN_MXU_MATMUL_ROWS);
+    tsl_insn_mxu_matmul_t x = tsl_insn_mxu_matmul_decode(w);
+    uint32_t dt = x.dtype, vb = n * tsl_dtype_bytes(dt), rows = x.rows;
     if (!mxu_dtype_ok(m, dt) || !rows)
         return TSL_ERR_BAD_FIELD;
-    CHECK(check_local(m, TSL_GET(w, TSL_INSN_MXU_MATMUL_ACT_ADDR), TSL_GET(w, TSL_INSN_MXU_MATMUL_ACT_STRIDE),
-                      rows, vb, vb, SPACE_VMEM, eaddr));
-    CHECK(check_local(m, TSL_GET(w, TSL_INSN_MXU_MATMUL_ACC_ADDR), TSL_GET(w, TSL_INSN_MXU_MATMUL_ACC_STRIDE),
-                      rows, 4 * n, 4 * n, SPACE_ACC, eaddr));
+    CHECK(check_local(m, x.act_addr, x.act_stride, rows, vb, vb, SPACE_VMEM, eaddr));
+    CHECK(check_local(m, x.acc_addr, x.acc_stride, rows, 4 * n, 4 * n, SPACE_ACC, eaddr));
     *eaddr = 0;
-    if (m->wbuf_dtype_pushed[TSL_GET(w, TSL_INSN_MXU_MATMUL_WBUF)] != dt)
+    if (m->wbuf_dtype_pushed[x.wbuf] != dt)
         return TSL_ERR_WBUF_DTYPE;
     return TSL_ERR_NONE;
 }
 
 static uint32_t check_vpu(const tslm_t *m, const uint32_t *w, uint32_t op, uint32_t *eaddr)
 {
-    uint32_t dd = TSL_GET(w, TSL_INSN_VPU_VEC_DST_DTYPE), d1 = TSL_GET(w, TSL_INSN_VPU_VEC_SRC1_DTYPE);
-    uint32_t d2 = TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_DTYPE), mode = TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_MODE);
-    uint32_t rows = TSL_GET(w, TSL_INSN_VPU_VEC_ROWS), src2 = TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_ADDR);
+    tsl_insn_vpu_vec_t x = tsl_insn_vpu_vec_decode(w);
+    uint32_t dd = x.dst_dtype, d1 = x.src1_dtype, d2 = x.src2_dtype, mode = x.src2_mode;
+    uint32_t rows = x.rows, src2 = x.src2_addr;
     int unary = vpu_unary(op), fl = is_float(d1);
     if (!rows)
         return TSL_ERR_BAD_FIELD;
@@ -245,10 +240,9 @@ static uint32_t check_vpu(const tslm_t *m, const uint32_t *w, uint32_t op, uint3
     if (!unary && mode == TSL_SRC2_IMM && tsl_dtype_bytes(d2) != 4)
         return TSL_ERR_BAD_FIELD;
     if (op == TSL_VPU_OP_REQUANT) {
-        if (fl || TSL_GET(w, TSL_INSN_VPU_VEC_SHIFT) > 62)
+        if (fl || x.shift > 62)
             return TSL_ERR_BAD_FIELD;
-    } else if (TSL_GET(w, TSL_INSN_VPU_VEC_SCALE) || TSL_GET(w, TSL_INSN_VPU_VEC_SHIFT) ||
-               TSL_GET(w, TSL_INSN_VPU_VEC_ZERO_POINT)) {
+    } else if (x.scale || x.shift || x.zero_point) {
         return TSL_ERR_BAD_FIELD;
     }
     if (is_float(dd) != fl || (!unary && is_float(d2) != fl))
@@ -256,8 +250,8 @@ static uint32_t check_vpu(const tslm_t *m, const uint32_t *w, uint32_t op, uint3
     if (fl && !((m->cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1))
         return TSL_ERR_BAD_FIELD;
     int both = SPACE_VMEM | SPACE_ACC;
-    CHECK(check_vec(m, TSL_GET(w, TSL_INSN_VPU_VEC_DST_ADDR), dd, rows, both, eaddr));
-    CHECK(check_vec(m, TSL_GET(w, TSL_INSN_VPU_VEC_SRC1_ADDR), d1, rows, both, eaddr));
+    CHECK(check_vec(m, x.dst_addr, dd, rows, both, eaddr));
+    CHECK(check_vec(m, x.src1_addr, d1, rows, both, eaddr));
     if (!unary && mode != TSL_SRC2_IMM)
         CHECK(check_vec(m, src2, d2, mode == TSL_SRC2_BCAST ? 1 : rows, both, eaddr));
     return TSL_ERR_NONE;
@@ -266,7 +260,8 @@ static uint32_t check_vpu(const tslm_t *m, const uint32_t *w, uint32_t op, uint3
 /* Every dispatch check of docs/isa.md, in its documented order. Returns an ERR code. */
 static uint32_t validate(tslm_t *m, const uint32_t *w, uint32_t *eaddr)
 {
-    uint32_t unit = TSL_GET(w, TSL_INSN_HDR_UNIT), op = TSL_GET(w, TSL_INSN_HDR_OP);
+    tsl_insn_hdr_t h = tsl_insn_hdr_decode(w);
+    uint32_t unit = h.unit, op = h.op;
     int fmt = tsl_insn_format(unit, op);
     *eaddr = 0;
     if (fmt < 0)
@@ -274,7 +269,7 @@ static uint32_t validate(tslm_t *m, const uint32_t *w, uint32_t *eaddr)
     for (unsigned i = 0; i < TSL_PARAM_INSN_WORDS; i++)
         if (w[i] & ~tsl_insn_used_bits(fmt, i))
             return TSL_ERR_BAD_FIELD;
-    uint32_t wait = TSL_GET(w, TSL_INSN_HDR_WAIT), signal = TSL_GET(w, TSL_INSN_HDR_SIGNAL);
+    uint32_t wait = h.wait, signal = h.signal;
     if ((wait | signal) & (1u << unit))
         return TSL_ERR_BAD_FIELD;
     if (fmt == TSL_FMT_DMA_XFER)
@@ -297,9 +292,9 @@ static uint32_t validate(tslm_t *m, const uint32_t *w, uint32_t *eaddr)
 
 static void exec_dma(tslm_t *m, const uint32_t *w, uint32_t op)
 {
-    uint32_t rows = TSL_GET(w, TSL_INSN_DMA_XFER_ROWS), rb = TSL_GET(w, TSL_INSN_DMA_XFER_ROW_BYTES);
-    uint32_t ha = TSL_GET(w, TSL_INSN_DMA_XFER_HBM_ADDR), hs = TSL_GET(w, TSL_INSN_DMA_XFER_HBM_STRIDE);
-    uint32_t la = TSL_GET(w, TSL_INSN_DMA_XFER_LOCAL_ADDR), ls = TSL_GET(w, TSL_INSN_DMA_XFER_LOCAL_STRIDE);
+    tsl_insn_dma_xfer_t x = tsl_insn_dma_xfer_decode(w);
+    uint32_t rows = x.rows, rb = x.row_bytes, ha = x.hbm_addr, hs = x.hbm_stride;
+    uint32_t la = x.local_addr, ls = x.local_stride;
     uint8_t *local = local_ptr(m, la);
     for (uint32_t r = 0; r < rows; r++) {
         uint8_t *h = m->hbm + ha + (uint64_t)r * hs, *l = local + (uint64_t)r * ls;
@@ -369,29 +364,26 @@ static void matmul(tslm_t *m, uint32_t dt, uint32_t wbuf, uint32_t accumulate, u
 
 static void exec_loadw(tslm_t *m, const uint32_t *w)
 {
-    loadw(m, TSL_GET(w, TSL_INSN_MXU_LOADW_DTYPE), TSL_GET(w, TSL_INSN_MXU_LOADW_WBUF),
-          TSL_GET(w, TSL_INSN_MXU_LOADW_ADDR), TSL_GET(w, TSL_INSN_MXU_LOADW_STRIDE));
+    tsl_insn_mxu_loadw_t x = tsl_insn_mxu_loadw_decode(w);
+    loadw(m, x.dtype, x.wbuf, x.addr, x.stride);
 }
 
 static void exec_matmul(tslm_t *m, const uint32_t *w)
 {
-    matmul(m, TSL_GET(w, TSL_INSN_MXU_MATMUL_DTYPE), TSL_GET(w, TSL_INSN_MXU_MATMUL_WBUF),
-           TSL_GET(w, TSL_INSN_MXU_MATMUL_ACCUMULATE), TSL_GET(w, TSL_INSN_MXU_MATMUL_ACT_ADDR),
-           TSL_GET(w, TSL_INSN_MXU_MATMUL_ACT_STRIDE), TSL_GET(w, TSL_INSN_MXU_MATMUL_ACC_ADDR) - TSL_LOCAL_ACC_BASE,
-           TSL_GET(w, TSL_INSN_MXU_MATMUL_ACC_STRIDE), TSL_GET(w, TSL_INSN_MXU_MATMUL_ROWS));
+    tsl_insn_mxu_matmul_t x = tsl_insn_mxu_matmul_decode(w);
+    matmul(m, x.dtype, x.wbuf, x.accumulate, x.act_addr, x.act_stride, x.acc_addr - TSL_LOCAL_ACC_BASE,
+           x.acc_stride, x.rows);
 }
 
 /* MATMULK is exactly its KBLOCKS LOADW/MATMUL pairs in order (isa.md). */
 static void exec_matmulk(tslm_t *m, const uint32_t *w)
 {
-    uint32_t n = m->cfg.n, dt = TSL_GET(w, TSL_INSN_MXU_MATMULK_DTYPE), wb = TSL_GET(w, TSL_INSN_MXU_MATMULK_WBUF);
-    uint32_t ws = TSL_GET(w, TSL_INSN_MXU_MATMULK_W_STRIDE), vb = n * tsl_dtype_bytes(dt);
-    for (uint32_t k = 0; k < TSL_GET(w, TSL_INSN_MXU_MATMULK_KBLOCKS); k++) {
-        loadw(m, dt, wb ^ (k & 1u), TSL_GET(w, TSL_INSN_MXU_MATMULK_W_ADDR) + k * n * ws, ws);
-        matmul(m, dt, wb ^ (k & 1u), TSL_GET(w, TSL_INSN_MXU_MATMULK_ACCUMULATE) || k > 0,
-               TSL_GET(w, TSL_INSN_MXU_MATMULK_ACT_ADDR) + k * vb, TSL_GET(w, TSL_INSN_MXU_MATMULK_ACT_STRIDE),
-               TSL_GET(w, TSL_INSN_MXU_MATMULK_ACC_ADDR) - TSL_LOCAL_ACC_BASE,
-               TSL_GET(w, TSL_INSN_MXU_MATMULK_ACC_STRIDE), TSL_GET(w, TSL_INSN_MXU_MATMULK_ROWS));
+    tsl_insn_mxu_matmulk_t x = tsl_insn_mxu_matmulk_decode(w);
+    uint32_t n = m->cfg.n, dt = x.dtype, wb = x.wbuf, ws = x.w_stride, vb = n * tsl_dtype_bytes(dt);
+    for (uint32_t k = 0; k < x.kblocks; k++) {
+        loadw(m, dt, wb ^ (k & 1u), x.w_addr + k * n * ws, ws);
+        matmul(m, dt, wb ^ (k & 1u), x.accumulate || k > 0, x.act_addr + k * vb, x.act_stride,
+               x.acc_addr - TSL_LOCAL_ACC_BASE, x.acc_stride, x.rows);
     }
 }
 
@@ -448,13 +440,10 @@ static int32_t reduce_row(int32_t *t, uint32_t n, uint32_t op, int fl)
 
 static void exec_vpu(tslm_t *m, const uint32_t *w, uint32_t op)
 {
-    uint32_t n = m->cfg.n, rows = TSL_GET(w, TSL_INSN_VPU_VEC_ROWS);
-    uint32_t dd = TSL_GET(w, TSL_INSN_VPU_VEC_DST_DTYPE), d1 = TSL_GET(w, TSL_INSN_VPU_VEC_SRC1_DTYPE);
-    uint32_t d2 = TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_DTYPE), mode = TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_MODE);
-    uint32_t dst = TSL_GET(w, TSL_INSN_VPU_VEC_DST_ADDR), s1 = TSL_GET(w, TSL_INSN_VPU_VEC_SRC1_ADDR);
-    uint32_t s2 = TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_ADDR);
-    int32_t scale = (int32_t)TSL_GET(w, TSL_INSN_VPU_VEC_SCALE), zp = (int32_t)TSL_GET(w, TSL_INSN_VPU_VEC_ZERO_POINT);
-    uint32_t shift = TSL_GET(w, TSL_INSN_VPU_VEC_SHIFT);
+    tsl_insn_vpu_vec_t x = tsl_insn_vpu_vec_decode(w);
+    uint32_t n = m->cfg.n, rows = x.rows, dd = x.dst_dtype, d1 = x.src1_dtype, d2 = x.src2_dtype;
+    uint32_t mode = x.src2_mode, dst = x.dst_addr, s1 = x.src1_addr, s2 = x.src2_addr, shift = x.shift;
+    int32_t scale = (int32_t)x.scale, zp = (int32_t)x.zero_point;
     int fl = is_float(d1), unary = vpu_unary(op);
     int32_t *a = m->row_a, *b = m->row_b, *d = m->row_d;
     for (uint32_t i = 0; i < rows; i++) {
@@ -488,7 +477,7 @@ static void exec_vpu(tslm_t *m, const uint32_t *w, uint32_t op)
 
 static void execute(tslm_t *m, uint32_t unit, const uint32_t *w)
 {
-    uint32_t op = TSL_GET(w, TSL_INSN_HDR_OP);
+    uint32_t op = tsl_insn_hdr_decode(w).op;
     if (unit == TSL_UNIT_DMA && op != TSL_DMA_OP_SYNC)
         exec_dma(m, w, op);
     else if (unit == TSL_UNIT_MXU && op == TSL_MXU_OP_LOADW)
@@ -510,7 +499,7 @@ static int head_ready(const tslm_t *m, uint32_t unit)
     const tslm_queue_t *q = &m->q[unit];
     if (!q->count)
         return 0;
-    uint32_t wait = TSL_GET(q->e[q->head].w, TSL_INSN_HDR_WAIT);
+    uint32_t wait = tsl_insn_hdr_decode(q->e[q->head].w).wait;
     for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
         if (((wait >> u) & 1) && !m->tokens[u][unit])
             return 0;
@@ -540,15 +529,15 @@ static int step(tslm_t *m)
     uint32_t unit = ready[pick];
     tslm_queue_t *q = &m->q[unit];
     const uint32_t *w = q->e[q->head].w;
-    uint32_t wait = TSL_GET(w, TSL_INSN_HDR_WAIT), signal = TSL_GET(w, TSL_INSN_HDR_SIGNAL);
+    tsl_insn_hdr_t h = tsl_insn_hdr_decode(w);
     for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
-        if ((wait >> u) & 1)
+        if ((h.wait >> u) & 1)
             m->tokens[u][unit]--;
     execute(m, unit, w);
     for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
-        if ((signal >> u) & 1)
+        if ((h.signal >> u) & 1)
             m->tokens[unit][u]++;
-    if (TSL_GET(w, TSL_INSN_HDR_NOTIFY)) {
+    if (h.notify) {
         m->notify_count++;
         m->irq_status |= 1u << TSL_TC_IRQ_STATUS_NOTIFY_SHIFT;
     }
@@ -571,7 +560,8 @@ tslm_status_t tslm_push(tslm_t *m, const uint32_t *insn)
     if (m->err_code != TSL_ERR_NONE)
         return TSLM_EDEVICE;
     uint32_t eaddr, err = validate(m, insn, &eaddr);
-    uint32_t unit = TSL_GET(insn, TSL_INSN_HDR_UNIT);
+    tsl_insn_hdr_t h = tsl_insn_hdr_decode(insn);
+    uint32_t unit = h.unit;
     if (err != TSL_ERR_NONE) {
         m->err_code = err;
         m->err_unit = unit;
@@ -580,18 +570,19 @@ tslm_status_t tslm_push(tslm_t *m, const uint32_t *insn)
         m->irq_status |= 1u << TSL_TC_IRQ_STATUS_ERROR_SHIFT;
         return TSLM_EDEVICE;
     }
-    uint32_t wait = TSL_GET(insn, TSL_INSN_HDR_WAIT), signal = TSL_GET(insn, TSL_INSN_HDR_SIGNAL);
     for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++) {
-        m->credit[u][unit] -= (wait >> u) & 1;
-        m->credit[unit][u] += (signal >> u) & 1;
+        m->credit[u][unit] -= (h.wait >> u) & 1;
+        m->credit[unit][u] += (h.signal >> u) & 1;
     }
-    if (unit == TSL_UNIT_MXU && TSL_GET(insn, TSL_INSN_HDR_OP) == TSL_MXU_OP_LOADW)
-        m->wbuf_dtype_pushed[TSL_GET(insn, TSL_INSN_MXU_LOADW_WBUF)] = TSL_GET(insn, TSL_INSN_MXU_LOADW_DTYPE);
-    if (unit == TSL_UNIT_MXU && TSL_GET(insn, TSL_INSN_HDR_OP) == TSL_MXU_OP_MATMULK) {
-        uint32_t wb = TSL_GET(insn, TSL_INSN_MXU_MATMULK_WBUF), dt = TSL_GET(insn, TSL_INSN_MXU_MATMULK_DTYPE);
-        m->wbuf_dtype_pushed[wb] = dt;
-        if (TSL_GET(insn, TSL_INSN_MXU_MATMULK_KBLOCKS) > 1)
-            m->wbuf_dtype_pushed[wb ^ 1u] = dt;
+    if (unit == TSL_UNIT_MXU && h.op == TSL_MXU_OP_LOADW) {
+        tsl_insn_mxu_loadw_t x = tsl_insn_mxu_loadw_decode(insn);
+        m->wbuf_dtype_pushed[x.wbuf] = x.dtype;
+    }
+    if (unit == TSL_UNIT_MXU && h.op == TSL_MXU_OP_MATMULK) {
+        tsl_insn_mxu_matmulk_t x = tsl_insn_mxu_matmulk_decode(insn);
+        m->wbuf_dtype_pushed[x.wbuf] = x.dtype;
+        if (x.kblocks > 1)
+            m->wbuf_dtype_pushed[x.wbuf ^ 1u] = x.dtype;
     }
     tslm_queue_t *q = &m->q[unit];
     while (q->count == m->cfg.queue_depth && step(m)) {

@@ -19,13 +19,13 @@
 
 #include "tsl_hw.h"
 
-/* Status of model calls: 0 or a negative code. */
-typedef enum {
-    TSLM_OK = 0,
-    TSLM_EINVAL = -1,   /* bad argument (no state was changed) */
-    TSLM_ENOMEM = -2,   /* allocation failed */
-    TSLM_EDEVICE = -3,  /* the instruction was rejected: read TC ERR_CODE */
-} tslm_status_t;
+/* Status of model calls: 0 or a negative code of the shared tsl_status_t (tsl_hw.h, generated from
+ * the spec; tsl_status_text gives its text). The TSLM_ names are the model's spelling of them. */
+typedef tsl_status_t tslm_status_t;
+#define TSLM_OK TSL_OK
+#define TSLM_EINVAL TSL_EINVAL   /* bad argument (no state was changed) */
+#define TSLM_ENOMEM TSL_ENOMEM   /* allocation failed */
+#define TSLM_EDEVICE TSL_EDEVICE /* the instruction was rejected: read TC ERR_CODE */
 
 typedef struct {
     uint32_t n;            /* array size: a power of two, 4..128 */

@@ -46,6 +46,10 @@ def check(spec, params, enums):
                 ops = {v[0] for v in enums[unit + "_OP"]["values"]}
                 if op not in ops:
                     sys.exit(f"gen.py: {fmt['name']}: {unit} has no op {op}")
+    st = spec["status"]["values"]
+    if len({v[0] for v in st}) != len(st) or len({v[1] for v in st}) != len(st) or st[0][:2] != ["OK", 0] \
+            or any(v[1] >= 0 for v in st[1:]):
+        sys.exit("gen.py: status: names and numbers must be unique, OK = 0 first, errors negative")
     no_overlap("command", spec["command"]["fields"], params["CMD_WORDS"])
     no_overlap("completion", spec["completion"]["fields"], params["CPL_WORDS"])
     for b in spec["block"]:
@@ -107,6 +111,7 @@ def gen_c(spec, params, enums):
         d("    }")
         d("}")
         d("")
+    c_status(spec, d)
     for b in spec["block"]:
         d(f"/* Register block {b['name']}: {b['doc']} */")
         for r in b["regs"]:
@@ -169,6 +174,7 @@ def gen_c(spec, params, enums):
     d("/* Completion ring entry */")
     fields("TSL_CPL", spec["completion"]["fields"])
     d("")
+    c_typed(spec, params, d)
     d("/* Read or write a field of a word array, e.g. tsl_field_get(insn, TSL_INSN_HDR_UNIT_WORD, ...). */")
     d("static inline uint32_t tsl_field_get(const uint32_t *w, unsigned word, unsigned shift, uint32_t mask)")
     d("{")
@@ -185,6 +191,167 @@ def gen_c(spec, params, enums):
     d("")
     d("#endif /* TSL_HW_H */")
     return "\n".join(o) + "\n"
+
+
+def c_status(spec, d):
+    """The status enum shared by the SDK, the firmware and the golden model, and its text."""
+    st = spec["status"]
+    d(f"/* Status: {st['doc']} */")
+    d("typedef enum {")
+    for name, val, _text, doc in st["values"]:
+        d(f"    TSL_{name} = {val}, /* {doc} */")
+    d("} tsl_status_t;")
+    d("")
+    d("/* Human-readable text of a status; never NULL. */")
+    d("static inline const char *tsl_status_text(int status)")
+    d("{")
+    d("    switch (status) {")
+    for name, _val, text, _doc in st["values"]:
+        d(f"    case TSL_{name}: return \"{text}\";")
+    d("    default: return \"unknown status\";")
+    d("    }")
+    d("}")
+    d("")
+
+
+def c_struct(d, ctype, doc, members):
+    """members: (name, doc) pairs, all uint32_t."""
+    d(f"/* {doc} */")
+    d("typedef struct {")
+    for name, mdoc in members:
+        d(f"    uint32_t {name} TSL_FIELD_DEFAULT; /* {mdoc} */")
+    d(f"}} {ctype};")
+
+
+def c_term(src, f):
+    """`src` masked to field f's width and shifted to its place."""
+    t = src if f["width"] == 32 else f"({src} & 0x{(1 << f['width']) - 1:X}u)"
+    return t if f["lsb"] == 0 else f"({t} << {f['lsb']})"
+
+
+def c_field(src, f):
+    """Field f of word array `src`."""
+    t = f"{src}[{f['word']}]" if f["lsb"] == 0 else f"({src}[{f['word']}] >> {f['lsb']})"
+    return t if f["width"] == 32 else f"{t} & 0x{(1 << f['width']) - 1:X}u"
+
+
+def c_or(lhs, parts):
+    """`lhs` followed by the OR of `parts` (0u for none), one part a line when it is long."""
+    line = lhs + (" | ".join(parts) if parts else "0u") + ";"
+    return line if len(line) <= 110 else lhs + (" |\n" + " " * len(lhs)).join(parts) + ";"
+
+
+def c_pack(d, fields, words, src, dst):
+    """Assign every word of `dst` from the fields of `src` (each value masked to its width)."""
+    for w in range(words):
+        parts = [c_term(f"{src}{f['name'].lower()}", f) for f in fields if f["word"] == w]
+        d(c_or(f"    {dst}[{w}] = ", parts))
+
+
+def c_unpack(d, fields, src, dst):
+    for f in fields:
+        d(f"    {dst}.{f['name'].lower()} = {c_field(src, f)};")
+
+
+def c_typed(spec, params, d):
+    """Typed instructions, command and completion entries: one struct per format, with encode and
+    decode functions. A header field that the format fixes (its unit, or its only op) is not a
+    member: encode sets it."""
+    iw = params["INSN_WORDS"]
+    hdr = spec["header"]["fields"]
+    d("/* Members of the typed structs below are 0 unless given: C zeroes the fields a designated")
+    d(" * initialiser leaves out; C++ (14 and later) gets default member initialisers to the same end. */")
+    d("#ifdef __cplusplus")
+    d("#define TSL_FIELD_DEFAULT = 0u")
+    d("#else")
+    d("#define TSL_FIELD_DEFAULT")
+    d("#endif")
+    d("")
+    d("/* One instruction: INSN_WORDS 32-bit words, as pushed through TC INSN0..INSN7. */")
+    d("typedef struct {")
+    d(f"    uint32_t w[TSL_PARAM_INSN_WORDS];")
+    d("} tsl_insn_t;")
+    d("")
+    c_struct(d, "tsl_insn_hdr_t", "Instruction header, common to every format",
+             [(f["name"].lower(), f["doc"]) for f in hdr])
+    d("")
+    d("/* The header of any instruction. */")
+    d("static inline tsl_insn_hdr_t tsl_insn_hdr_decode(const uint32_t *w)")
+    d("{")
+    d("    tsl_insn_hdr_t h;")
+    c_unpack(d, hdr, "w", "h")
+    d("    return h;")
+    d("}")
+    d("")
+    d("/* Header fields only, every other bit 0 (a SYNC, or an instruction of no format: tests). */")
+    d("static inline tsl_insn_t tsl_insn_hdr_encode(tsl_insn_hdr_t h)")
+    d("{")
+    d("    tsl_insn_t i;")
+    c_pack(d, hdr, iw, "h.", "i.w")
+    d("    return i;")
+    d("}")
+    d("")
+    for fmt in spec["format"]:
+        lname = fmt["name"].lower()
+        fixed = {}
+        if len(fmt["units"]) == 1:
+            fixed["UNIT"] = f"TSL_UNIT_{fmt['units'][0]}"
+        if len(fmt["ops"]) == 1:
+            fixed["OP"] = f"TSL_{fmt['units'][0]}_OP_{fmt['ops'][0]}"
+        head = [f for f in hdr if f["name"] in ("UNIT", "OP") and f["name"] not in fixed]
+        tail = [f for f in hdr if f["name"] not in ("UNIT", "OP")]
+        members = head + fmt["fields"] + tail
+        ctype = f"tsl_insn_{lname}_t"
+        what = f"{', '.join(fmt['units'])}: {', '.join(fmt['ops'])}"
+        c_struct(d, ctype, f"Format {fmt['name']} ({what}): {fmt['doc']}",
+                 [(f["name"].lower(), f["doc"]) for f in members])
+        d("")
+        d(f"/* Encode a {fmt['name']} instruction" + (f" ({', '.join(f'{k} = {v}' for k, v in fixed.items())})"
+                                                   if fixed else "") + ". */")
+        d(f"static inline tsl_insn_t tsl_insn_{lname}_encode({ctype} f)")
+        d("{")
+        d("    tsl_insn_t i;")
+        # every header field, fixed ones from their constant, then the format's fields
+        for w in range(iw):
+            parts = []
+            for f in hdr + fmt["fields"]:
+                if f["word"] != w:
+                    continue
+                src = fixed.get(f["name"], f"f.{f['name'].lower()}")
+                parts.append(c_term(src, f))
+            d(c_or(f"    i.w[{w}] = ", parts))
+        d("    return i;")
+        d("}")
+        d("")
+        d(f"/* The fields of a {fmt['name']} instruction (the caller knows its format: tsl_insn_format). */")
+        d(f"static inline {ctype} tsl_insn_{lname}_decode(const uint32_t *w)")
+        d("{")
+        d(f"    {ctype} f;")
+        c_unpack(d, members, "w", "f")
+        d("    return f;")
+        d("}")
+        d("")
+    for kind, words, what in (("cmd", params["CMD_WORDS"], "command"),
+                              ("cpl", params["CPL_WORDS"], "completion")):
+        flds = spec[what]["fields"]
+        title = "Host command ring entry" if kind == "cmd" else "Completion ring entry"
+        c_struct(d, f"tsl_{kind}_t", f"{title} ({words} words), fields as docs/isa.md",
+                 [(f["name"].lower(), f["doc"]) for f in flds])
+        d("")
+        d(f"/* Encode `{kind}` into the {words} words at `w` (every word is written). */")
+        d(f"static inline void tsl_{kind}_encode(const tsl_{kind}_t *{kind}, uint32_t *w)")
+        d("{")
+        c_pack(d, flds, words, f"{kind}->", "w")
+        d("}")
+        d("")
+        d(f"/* Decode the {words} words at `w`; bits outside every field are ignored. */")
+        d(f"static inline tsl_{kind}_t tsl_{kind}_decode(const uint32_t *w)")
+        d("{")
+        d(f"    tsl_{kind}_t {kind};")
+        c_unpack(d, flds, "w", kind)
+        d(f"    return {kind};")
+        d("}")
+        d("")
 
 
 # ----------------------------------------------------------------------------------------- SV
@@ -306,6 +473,8 @@ def gen_docs(spec, params, enums):
         fmt_parts.append(f"**{fmt['name']}**: units {', '.join(fmt['units'])}; ops {', '.join(fmt['ops'])}. "
                          f"{fmt['doc']}\n\n" + md_table(["field", "bits", "meaning"], rows))
     s["formats"] = "\n\n".join(fmt_parts)
+    s["status"] = md_table(["status", "value", "text", "meaning"],
+                           [(f"`TSL_{n}`", v, t, doc) for n, v, t, doc in spec["status"]["values"]])
     s["command"] = md_table(["field", "bits", "meaning"],
                             [(f"`{f['name']}`", bits(f), f["doc"]) for f in spec["command"]["fields"]])
     s["completion"] = md_table(["field", "bits", "meaning"],

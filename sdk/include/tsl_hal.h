@@ -9,14 +9,9 @@
 
 #include "tsl_hw.h"
 
-/* Status codes: TSL_OK, or a negative error. */
-typedef enum {
-  TSL_OK = 0,
-  TSL_EINVAL = -1,   /* bad argument; no hardware was touched */
-  TSL_ERANGE = -2,   /* value out of range */
-  TSL_ETIMEOUT = -3, /* gave up waiting */
-  TSL_EDEVICE = -4   /* the hardware reported an error */
-} tsl_status_t;
+/* Status codes: tsl_status_t of tsl_hw.h, generated from the spec and shared with the firmware and
+ * the golden model: TSL_OK, or a negative error (TSL_EINVAL: bad argument, no hardware was touched;
+ * TSL_ERANGE; TSL_ETIMEOUT; TSL_EDEVICE: the hardware reported an error). */
 
 /* Human-readable text for a status; never NULL. */
 const char *tsl_strerror(tsl_status_t status);

@@ -1,16 +1,21 @@
 /* Tessel SDK accelerator API: push tensor-core instructions from the control core.
  *
- * Each tsl_tc_<op>() encodes one instruction with hw/include/tsl_insn.h and pushes it through the TC
- * INSN0..INSN7 registers (docs/isa.md). A push never fails in software: the dispatcher checks the
+ * Each tsl_tc_<op>() takes one instruction as the generated struct of its format (hw/include/
+ * tsl_hw.h, docs/isa.md §4), filled with designated initialisers, encodes it and pushes it through
+ * the TC INSN0..INSN7 registers. A push never fails in software: the dispatcher checks the
  * instruction, and a bad one sets TC ERR_CODE and halts later pushes, which tsl_tc_wait() and
  * tsl_tc_error() report. The hardware stalls a push while the target queue is full.
  *
- * Dependencies: every op takes a tsl_dep_t. `wait` and `signal` are TSL_TOK(unit) masks, `notify`
- * counts the instruction in NOTIFY_COUNT. A wait needs a signal pushed earlier (isa.md §3).
+ * Dependencies are fields of every format: `.wait` and `.signal` are TSL_TOK(unit) masks, `.notify`
+ * counts the instruction in NOTIFY_COUNT. A wait needs a signal pushed earlier (isa.md §3). A field
+ * left out is 0.
  *
- *   tsl_tc_dma_load(TSL_DEP(0, TSL_TOK(TSL_UNIT_MXU)), hbm, k, 0, k, rows, k);   // DMA -> MXU
- *   tsl_tc_loadw(TSL_DEP(TSL_TOK(TSL_UNIT_DMA), 0), TSL_DTYPE_INT8, 0, 0, n);
- *   tsl_status_t st = tsl_tc_wait(1000000);                                     // fence
+ *   tsl_tc_dma_load((tsl_insn_dma_xfer_t){.hbm_addr = hbm, .local_addr = 0, .rows = rows,
+ *                                         .row_bytes = k, .hbm_stride = k, .local_stride = k,
+ *                                         .signal = TSL_TOK(TSL_UNIT_MXU)});          // DMA -> MXU
+ *   tsl_tc_loadw((tsl_insn_mxu_loadw_t){.dtype = TSL_DTYPE_INT8, .addr = 0, .stride = n,
+ *                                       .wait = TSL_TOK(TSL_UNIT_DMA)});
+ *   tsl_status_t st = tsl_tc_wait(1000000);                                           // fence
  */
 #ifndef TSL_TC_H
 #define TSL_TC_H
@@ -19,14 +24,6 @@
 
 #include "tsl_hal.h"
 #include "tsl_insn.h"
-
-/* Tokens and NOTIFY of one instruction. */
-typedef struct {
-  uint32_t wait, signal, notify;
-} tsl_dep_t;
-
-#define TSL_DEP(wait_mask, signal_mask) ((tsl_dep_t){(wait_mask), (signal_mask), 0u})
-#define TSL_DEP_NONE TSL_DEP(0u, 0u)
 
 /* The first error the tensor core reported (TC ERR_* registers). */
 typedef struct {
@@ -45,64 +42,46 @@ static inline void tsl_tc_write(uint32_t offset, uint32_t value) {
 }
 
 /* --- pushing ------------------------------------------------------------------------------------ */
-/* Apply `dep` to `insn` and push it. */
-static inline void tsl_tc_push(tsl_insn_t insn, tsl_dep_t dep) {
-  tsl_insn_wait(&insn, dep.wait);
-  tsl_insn_signal(&insn, dep.signal);
-  if (dep.notify) tsl_insn_notify(&insn);
+/* Push an encoded instruction (tsl_insn_<format>_encode). */
+static inline void tsl_tc_push(tsl_insn_t insn) {
   for (uint32_t k = 0; k < TSL_PARAM_INSN_WORDS; k++)
     tsl_tc_write(TSL_TC_INSN0_OFFSET + 4u * k, insn.w[k]);
 }
 
-/* Tokens and NOTIFY only, in the queue of `unit`. */
-static inline void tsl_tc_sync(tsl_dep_t dep, uint32_t unit) { tsl_tc_push(tsl_insn_sync(unit), dep); }
+/* Tokens and NOTIFY only, in the queue of `.unit`. */
+static inline void tsl_tc_sync(tsl_insn_sync_t f) { tsl_tc_push(tsl_insn_sync_encode(f)); }
 
-/* DMA `rows` rows of `row_bytes` from HBM (offset, not the core's window address) to local. */
-static inline void tsl_tc_dma_load(tsl_dep_t dep, uint32_t hbm, uint32_t hbm_stride, uint32_t local,
-                                   uint32_t local_stride, uint32_t rows, uint32_t row_bytes) {
-  tsl_tc_push(tsl_insn_dma(TSL_DMA_OP_LOAD, hbm, hbm_stride, local, local_stride, rows, row_bytes), dep);
+/* DMA `.rows` rows of `.row_bytes` from HBM (offset, not the core's window address) to local
+ * memory. Sets `.op` to LOAD. */
+static inline void tsl_tc_dma_load(tsl_insn_dma_xfer_t f) {
+  f.op = TSL_DMA_OP_LOAD;
+  tsl_tc_push(tsl_insn_dma_xfer_encode(f));
 }
 
-/* DMA `rows` rows of `row_bytes` from local memory to HBM. */
-static inline void tsl_tc_dma_store(tsl_dep_t dep, uint32_t hbm, uint32_t hbm_stride, uint32_t local,
-                                    uint32_t local_stride, uint32_t rows, uint32_t row_bytes) {
-  tsl_tc_push(tsl_insn_dma(TSL_DMA_OP_STORE, hbm, hbm_stride, local, local_stride, rows, row_bytes), dep);
+/* DMA `.rows` rows of `.row_bytes` from local memory to HBM. Sets `.op` to STORE. */
+static inline void tsl_tc_dma_store(tsl_insn_dma_xfer_t f) {
+  f.op = TSL_DMA_OP_STORE;
+  tsl_tc_push(tsl_insn_dma_xfer_encode(f));
 }
 
-/* Weight buffer `wbuf` <- the N rows at VMEM `addr`, `stride` bytes apart. */
-static inline void tsl_tc_loadw(tsl_dep_t dep, uint32_t dtype, uint32_t wbuf, uint32_t addr,
-                                uint32_t stride) {
-  tsl_tc_push(tsl_insn_loadw(dtype, wbuf, addr, stride), dep);
-}
+/* Weight buffer `.wbuf` <- the N rows at VMEM `.addr`, `.stride` bytes apart. */
+static inline void tsl_tc_loadw(tsl_insn_mxu_loadw_t f) { tsl_tc_push(tsl_insn_mxu_loadw_encode(f)); }
 
-/* ACC rows (+)= `rows` activation rows x weight buffer `wbuf`. */
-static inline void tsl_tc_matmul(tsl_dep_t dep, uint32_t dtype, uint32_t wbuf, uint32_t accumulate,
-                                 uint32_t act, uint32_t act_stride, uint32_t acc, uint32_t acc_stride,
-                                 uint32_t rows) {
-  tsl_tc_push(tsl_insn_matmul(dtype, wbuf, accumulate, act, act_stride, acc, acc_stride, rows), dep);
-}
+/* ACC rows (+)= `.rows` activation rows x weight buffer `.wbuf`. */
+static inline void tsl_tc_matmul(tsl_insn_mxu_matmul_t f) { tsl_tc_push(tsl_insn_mxu_matmul_encode(f)); }
 
-/* A GEMM step's K loop in one instruction: `kblocks` LOADW/MATMUL pairs, weights at `w_addr` (rows
- * `w_stride` apart), activations advancing N elements per K-block (docs/isa.md "MXU MATMULK"). */
-static inline void tsl_tc_matmulk(tsl_dep_t dep, uint32_t dtype, uint32_t wbuf, uint32_t accumulate,
-                                  uint32_t act, uint32_t act_stride, uint32_t acc, uint32_t acc_stride,
-                                  uint32_t rows, uint32_t kblocks, uint32_t w_addr, uint32_t w_stride) {
-  tsl_tc_push(tsl_insn_matmulk(dtype, wbuf, accumulate, act, act_stride, acc, acc_stride, rows, kblocks,
-                               w_addr, w_stride), dep);
-}
+/* A GEMM step's K loop in one instruction: `.kblocks` LOADW/MATMUL pairs, weights at `.w_addr` (rows
+ * `.w_stride` apart), activations advancing N elements per K-block (docs/isa.md "MXU MATMULK"). */
+static inline void tsl_tc_matmulk(tsl_insn_mxu_matmulk_t f) { tsl_tc_push(tsl_insn_mxu_matmulk_encode(f)); }
 
-/* A VPU operation (docs/isa.md "VPU operations"); unary ops take src2_mode = src2_dtype = src2 = 0. */
-static inline void tsl_tc_vpu(tsl_dep_t dep, uint32_t op, uint32_t dst_dtype, uint32_t dst,
-                              uint32_t src1_dtype, uint32_t src1, uint32_t src2_mode,
-                              uint32_t src2_dtype, uint32_t src2, uint32_t rows) {
-  tsl_tc_push(tsl_insn_vpu(op, dst_dtype, dst, src1_dtype, src1, src2_mode, src2_dtype, src2, rows), dep);
-}
+/* A VPU operation `.op` (docs/isa.md "VPU operations"); unary ops leave the src2 fields 0, and only
+ * REQUANT sets `.scale`, `.shift` and `.zero_point`. */
+static inline void tsl_tc_vpu(tsl_insn_vpu_vec_t f) { tsl_tc_push(tsl_insn_vpu_vec_encode(f)); }
 
-/* REQUANT: dst = sat(round_shift(src1 * scale, shift) + zero_point). */
-static inline void tsl_tc_requant(tsl_dep_t dep, uint32_t dst_dtype, uint32_t dst, uint32_t src1_dtype,
-                                  uint32_t src1, uint32_t rows, int32_t scale, uint32_t shift,
-                                  int32_t zero_point) {
-  tsl_tc_push(tsl_insn_requant(dst_dtype, dst, src1_dtype, src1, rows, scale, shift, zero_point), dep);
+/* REQUANT: dst = sat(round_shift(src1 * scale, shift) + zero_point). Sets `.op` to REQUANT. */
+static inline void tsl_tc_requant(tsl_insn_vpu_vec_t f) {
+  f.op = TSL_VPU_OP_REQUANT;
+  tsl_tc_push(tsl_insn_vpu_vec_encode(f));
 }
 
 /* --- fences, errors, reset ---------------------------------------------------------------------- */

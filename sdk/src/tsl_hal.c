@@ -16,16 +16,7 @@ typedef struct {
 static tsl_handler_slot_t tsl_irq_handlers[TSL_IRQ_COUNT];
 static tsl_handler_slot_t tsl_exc_handlers[TSL_NUM_EXC];
 
-const char *tsl_strerror(tsl_status_t status) {
-  switch (status) {
-    case TSL_OK: return "ok";
-    case TSL_EINVAL: return "invalid argument";
-    case TSL_ERANGE: return "out of range";
-    case TSL_ETIMEOUT: return "timeout";
-    case TSL_EDEVICE: return "device error";
-  }
-  return "unknown status";
-}
+const char *tsl_strerror(tsl_status_t status) { return tsl_status_text(status); }
 
 void tsl_console_putc(char c) { tsl_sys_write(TSL_SYS_CONSOLE_OFFSET, (uint8_t)c); }
 

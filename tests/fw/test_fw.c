@@ -687,7 +687,8 @@ static void error_suite(dev_t *d)
 {
     uint32_t w[16];
     /* a tensor-core error (a bad instruction pushed behind the firmware's back) -> DEVICE, reset */
-    tsl_insn_t bad = tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, 0, 0, 0, 1);   /* ROWS = 0: BAD_FIELD */
+    tsl_insn_t bad = tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .row_bytes = 1});   /* ROWS = 0: BAD_FIELD */
     for (uint32_t k = 0; k < 8; k++)
         tslm_reg_write(&d->m, TSL_TC_INSN0_OFFSET + 4 * k, bad.w[k]);
     base_cmd(d, 3, w);

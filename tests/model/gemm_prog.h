@@ -31,28 +31,36 @@ static inline int gemm_prog(const gemm_prog_t *g, int (*push)(void *, const tsl_
         for (uint32_t mb = 0; mb < g->m; mb += block) {
             uint32_t rows = g->m - mb < block ? g->m - mb : block;
             for (uint32_t kb = 0; kb < g->k; kb += n) {
-                tsl_insn_t i = tsl_insn_dma(TSL_DMA_OP_LOAD, g->b + kb * ldb + nb * es, ldb, vm_b, vb, n, vb);
+                tsl_insn_t i = tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                        .op = TSL_DMA_OP_LOAD, .hbm_addr = g->b + kb * ldb + nb * es, .local_addr = vm_b, .rows = n,
+                        .row_bytes = vb, .hbm_stride = ldb, .local_stride = vb});
                 if (pending)
                     tsl_insn_wait(&i, TSL_TOK(TSL_UNIT_MXU));
                 pending = 0;
                 if ((rc = push(ctx, &i)))
                     return rc;
-                i = tsl_insn_dma(TSL_DMA_OP_LOAD, g->a + mb * lda + kb * es, lda, vm_a, vb, rows, vb);
+                i = tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                        .op = TSL_DMA_OP_LOAD, .hbm_addr = g->a + mb * lda + kb * es, .local_addr = vm_a,
+                        .rows = rows, .row_bytes = vb, .hbm_stride = lda, .local_stride = vb});
                 tsl_insn_signal(&i, TSL_TOK(TSL_UNIT_MXU));
                 if ((rc = push(ctx, &i)))
                     return rc;
-                i = tsl_insn_loadw(g->dtype, 0, vm_b, vb);
+                i = tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){
+                        .dtype = g->dtype, .addr = vm_b, .stride = vb});
                 tsl_insn_wait(&i, TSL_TOK(TSL_UNIT_DMA));
                 if ((rc = push(ctx, &i)))
                     return rc;
-                i = tsl_insn_matmul(g->dtype, 0, kb != 0, vm_a, vb, TSL_LOCAL_ACC_BASE, 4 * n, rows);
+                i = tsl_insn_mxu_matmul_encode((tsl_insn_mxu_matmul_t){
+                        .dtype = g->dtype, .accumulate = kb != 0, .act_addr = vm_a, .act_stride = vb,
+                        .acc_addr = TSL_LOCAL_ACC_BASE, .acc_stride = 4 * n, .rows = rows});
                 tsl_insn_signal(&i, TSL_TOK(TSL_UNIT_DMA));
                 pending = 1;
                 if ((rc = push(ctx, &i)))
                     return rc;
             }
-            tsl_insn_t s = tsl_insn_dma(TSL_DMA_OP_STORE, g->c + mb * ldc + nb * 4, ldc,
-                                        TSL_LOCAL_ACC_BASE, 4 * n, rows, 4 * n);
+            tsl_insn_t s = tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                    .op = TSL_DMA_OP_STORE, .hbm_addr = g->c + mb * ldc + nb * 4, .local_addr = TSL_LOCAL_ACC_BASE,
+                    .rows = rows, .row_bytes = 4 * n, .hbm_stride = ldc, .local_stride = 4 * n});
             tsl_insn_wait(&s, TSL_TOK(TSL_UNIT_MXU));
             pending = 0;
             if ((rc = push(ctx, &s)))

@@ -93,7 +93,7 @@ static void expect_err(tslm_t *m, tsl_insn_t i, uint32_t code, uint32_t eaddr, c
              tslm_reg_read(m, TSL_TC_ERR_ADDR_OFFSET));
     tu_check(&T, (tslm_reg_read(m, TSL_TC_STATUS_OFFSET) >> TSL_TC_STATUS_ERROR_SHIFT) & 1 && tslm_irq(m),
              "%s: STATUS.ERROR and the interrupt are set", what);
-    tsl_insn_t sync = tsl_insn_sync(TSL_UNIT_VPU);
+    tsl_insn_t sync = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_VPU});
     tu_check(&T, tslm_push(m, sync.w) == TSLM_EDEVICE && tslm_reg_read(m, TSL_TC_PUSH_COUNT_OFFSET) == seq,
              "%s: a later push is dropped", what);
     check_snap(what, m, &s);
@@ -118,7 +118,9 @@ static void dma_case(tslm_t *m, uint32_t op, uint32_t ha, uint32_t hs, uint32_t 
             else
                 s.hbm[ha + (size_t)r * hs + b] = local[(size_t)r * ls + b];
         }
-    push_ok(m, tsl_insn_dma(op, ha, hs, la, ls, rows, rb), what);
+    push_ok(m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = op, .hbm_addr = ha, .local_addr = la, .rows = rows, .row_bytes = rb, .hbm_stride = hs,
+            .local_stride = ls}), what);
     check_snap(what, m, &s);
 }
 
@@ -151,8 +153,10 @@ static void test_mxu(uint32_t n)
     tslm_t m;
     fresh(&m, n, 0);
     const uint32_t rows = 5, wa = 0x1000, xa = 0x8000, xs = 3 * n, ca = ACC + 0x400, cs = 2 * 4 * n;
-    push_ok(&m, tsl_insn_loadw(TSL_DTYPE_INT8, 1, wa, 2 * n), "LOADW int8 into buffer 1");
-    push_ok(&m, tsl_insn_loadw(TSL_DTYPE_BF16, 0, 0x2000, 2 * n), "LOADW bf16 into buffer 0");
+    push_ok(&m, tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){
+            .dtype = TSL_DTYPE_INT8, .wbuf = 1, .addr = wa, .stride = 2 * n}), "LOADW int8 into buffer 1");
+    push_ok(&m, tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){
+            .dtype = TSL_DTYPE_BF16, .addr = 0x2000, .stride = 2 * n}), "LOADW bf16 into buffer 0");
     for (int accumulate = 0; accumulate < 2; accumulate++) {
         snap_t s = snap(&m);
         for (uint32_t i = 0; i < rows; i++) {
@@ -167,7 +171,9 @@ static void test_mxu(uint32_t n)
                 memcpy(p, &v, 4);
             }
         }
-        push_ok(&m, tsl_insn_matmul(TSL_DTYPE_INT8, 1, (uint32_t)accumulate, xa, xs, ca, cs, rows), "MATMUL int8");
+        push_ok(&m, tsl_insn_mxu_matmul_encode((tsl_insn_mxu_matmul_t){
+                .dtype = TSL_DTYPE_INT8, .wbuf = 1, .accumulate = (uint32_t)accumulate, .act_addr = xa,
+                .act_stride = xs, .acc_addr = ca, .acc_stride = cs, .rows = rows}), "MATMUL int8");
         check_snap(accumulate ? "MATMUL int8 accumulate, strided" : "MATMUL int8 overwrite, strided", &m, &s);
     }
     /* bf16 with buffer 0: host float, FTZ/DAZ, column sums in row order from +0. */
@@ -192,7 +198,9 @@ static void test_mxu(uint32_t n)
         }
     }
     ref_fp_restore(csr);
-    push_ok(&m, tsl_insn_matmul(TSL_DTYPE_BF16, 0, 1, 0x6000, 2 * n, ACC, 4 * n, rows), "MATMUL bf16");
+    push_ok(&m, tsl_insn_mxu_matmul_encode((tsl_insn_mxu_matmul_t){
+            .dtype = TSL_DTYPE_BF16, .accumulate = 1, .act_addr = 0x6000, .act_stride = 2 * n, .acc_addr = ACC,
+            .acc_stride = 4 * n, .rows = rows}), "MATMUL bf16");
     check_snap("MATMUL bf16 accumulate (random bits: NaN, Inf, subnormal inputs)", &m, &s);
     tslm_free(&m);
 }
@@ -302,9 +310,14 @@ static void vpu_case(tslm_t *m, vpu_case_t c, uint32_t rows)
     }
     ref_fp_restore(csr);
     tsl_insn_t insn = c.op == TSL_VPU_OP_REQUANT
-                          ? tsl_insn_requant(c.dd, c.dst, c.d1, c.src1, rows, scale, shift, zp)
-                          : tsl_insn_vpu(c.op, c.dd, c.dst, c.d1, c.src1, c.mode, c.d2,
-                                         c.mode == TSL_SRC2_IMM ? imm : c.src2, rows);
+                          ? tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                                  .op = TSL_VPU_OP_REQUANT, .dst_dtype = c.dd, .src1_dtype = c.d1,
+                                  .dst_addr = c.dst, .src1_addr = c.src1, .rows = rows, .scale = scale,
+                                  .shift = shift, .zero_point = zp})
+                          : tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                                  .op = c.op, .dst_dtype = c.dd, .src1_dtype = c.d1, .src2_dtype = c.d2,
+                                  .src2_mode = c.mode, .dst_addr = c.dst, .src1_addr = c.src1,
+                                  .src2_addr = c.mode == TSL_SRC2_IMM ? imm : c.src2, .rows = rows});
     char what[160];
     snprintf(what, sizeof what, "VPU %s %s <- %s, %s (%s)", tsl_vpu_op_name(c.op), tsl_dtype_name(c.dd),
              tsl_dtype_name(c.d1), unary ? "-" : tsl_dtype_name(c.d2), unary ? "unary" : tsl_src2_name(c.mode));
@@ -364,13 +377,13 @@ static void test_tokens(void)
 {
     tslm_t m;
     fresh(&m, 8, 0);
-    tsl_insn_t s = tsl_insn_sync(TSL_UNIT_DMA);
+    tsl_insn_t s = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_DMA});
     tsl_insn_signal(&s, TSL_TOK(TSL_UNIT_MXU) | TSL_TOK(TSL_UNIT_VPU));
     push_ok(&m, s, "DMA SYNC signalling MXU and VPU");
     push_ok(&m, s, "DMA SYNC signalling MXU and VPU again");
     tu_check(&T, tslm_reg_read(&m, TSL_TC_TOKENS_DMA_MXU_OFFSET) == 2 &&
                  tslm_reg_read(&m, TSL_TC_TOKENS_DMA_VPU_OFFSET) == 2, "two tokens wait on DMA->MXU and DMA->VPU");
-    s = tsl_insn_sync(TSL_UNIT_MXU);
+    s = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_MXU});
     tsl_insn_wait(&s, TSL_TOK(TSL_UNIT_DMA));
     tsl_insn_notify(&s);
     tslm_reg_write(&m, TSL_TC_IRQ_ENABLE_OFFSET, 1u << TSL_TC_IRQ_STATUS_NOTIFY_SHIFT);
@@ -382,7 +395,8 @@ static void test_tokens(void)
     tu_check(&T, !tslm_irq(&m), "IRQ_STATUS is write-one-to-clear");
 
     /* The register port: INSN0..INSN7, the push on INSN7. */
-    tsl_insn_t d = tsl_insn_dma(TSL_DMA_OP_LOAD, 0x40, 0, 0x80, 0, 1, 8);
+    tsl_insn_t d = tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .hbm_addr = 0x40, .local_addr = 0x80, .rows = 1, .row_bytes = 8});
     snap_t sn = snap(&m);
     memcpy(sn.vmem + 0x80, sn.hbm + 0x40, 8);
     for (unsigned w = 0; w < TSL_PARAM_INSN_WORDS; w++)
@@ -411,71 +425,110 @@ static void test_errors(void)
     const uint32_t n = 8;
     fresh(&m, n, 0);
     const uint32_t VM = TSL_PARAM_VMEM_BYTES;
-    tsl_insn_t ok_dma = tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 64, 0, 64, 2, 64);
-    tsl_insn_t ok_mm = tsl_insn_matmul(TSL_DTYPE_INT8, 0, 0, 0, n, ACC, 4 * n, 4);
-    tsl_insn_t ok_add = tsl_insn_vpu(TSL_VPU_OP_ADD, TSL_DTYPE_INT32, ACC, TSL_DTYPE_INT32, ACC + 0x100,
-                                     TSL_SRC2_VEC, TSL_DTYPE_INT32, ACC + 0x200, 2);
-    tsl_insn_t sync = tsl_insn_sync(TSL_UNIT_DMA);
+    tsl_insn_t ok_dma = tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .rows = 2, .row_bytes = 64, .hbm_stride = 64, .local_stride = 64});
+    tsl_insn_t ok_mm = tsl_insn_mxu_matmul_encode((tsl_insn_mxu_matmul_t){
+            .dtype = TSL_DTYPE_INT8, .act_stride = n, .acc_addr = ACC, .acc_stride = 4 * n, .rows = 4});
+    tsl_insn_t ok_add = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_ADD, .dst_dtype = TSL_DTYPE_INT32, .src1_dtype = TSL_DTYPE_INT32,
+            .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_VEC, .dst_addr = ACC, .src1_addr = ACC + 0x100,
+            .src2_addr = ACC + 0x200, .rows = 2});
+    tsl_insn_t sync = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_DMA});
 
-    expect_err(&m, tsl_insn_header(3, 0), TSL_ERR_BAD_OPCODE, 0, "unit 3");
-    expect_err(&m, tsl_insn_header(TSL_UNIT_DMA, 3), TSL_ERR_BAD_OPCODE, 0, "undefined DMA op");
-    expect_err(&m, tsl_insn_header(TSL_UNIT_MXU, 7), TSL_ERR_BAD_OPCODE, 0, "undefined MXU op");
-    expect_err(&m, tsl_insn_header(TSL_UNIT_VPU, 1), TSL_ERR_BAD_OPCODE, 0, "reserved VPU op 1");
+    expect_err(&m, tsl_insn_hdr_encode((tsl_insn_hdr_t){.unit = 3}), TSL_ERR_BAD_OPCODE, 0, "unit 3");
+    expect_err(&m, tsl_insn_hdr_encode((tsl_insn_hdr_t){
+            .unit = TSL_UNIT_DMA, .op = 3}), TSL_ERR_BAD_OPCODE, 0, "undefined DMA op");
+    expect_err(&m, tsl_insn_hdr_encode((tsl_insn_hdr_t){
+            .unit = TSL_UNIT_MXU, .op = 7}), TSL_ERR_BAD_OPCODE, 0, "undefined MXU op");
+    expect_err(&m, tsl_insn_hdr_encode((tsl_insn_hdr_t){
+            .unit = TSL_UNIT_VPU, .op = 1}), TSL_ERR_BAD_OPCODE, 0, "reserved VPU op 1");
     expect_err(&m, with_word(sync, 7, 1), TSL_ERR_BAD_FIELD, 0, "reserved bit in word 7");
     expect_err(&m, with_word(sync, 0, sync.w[0] | 1u << 15), TSL_ERR_BAD_FIELD, 0, "reserved header bit");
     tsl_insn_t self = sync;
     tsl_insn_signal(&self, TSL_TOK(TSL_UNIT_DMA));
     expect_err(&m, self, TSL_ERR_BAD_FIELD, 0, "token on its own unit");
-    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, 0, 0, 0, 4), TSL_ERR_BAD_FIELD, 0, "DMA of zero rows");
-    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, 0, 0, 1, 0), TSL_ERR_BAD_FIELD, 0, "DMA of zero bytes");
-    expect_err(&m, tsl_insn_loadw(TSL_DTYPE_INT32, 0, 0, n), TSL_ERR_BAD_FIELD, 0, "LOADW of INT32");
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .row_bytes = 4}), TSL_ERR_BAD_FIELD, 0, "DMA of zero rows");
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .rows = 1}), TSL_ERR_BAD_FIELD, 0, "DMA of zero bytes");
+    expect_err(&m, tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){
+            .dtype = TSL_DTYPE_INT32, .stride = n}), TSL_ERR_BAD_FIELD, 0, "LOADW of INT32");
     expect_err(&m, with_word(ok_mm, 5, 0), TSL_ERR_BAD_FIELD, 0, "MATMUL of zero rows");
-    tsl_insn_t relu2 = tsl_insn_vpu(TSL_VPU_OP_RELU, TSL_DTYPE_INT32, ACC, TSL_DTYPE_INT32, ACC, TSL_SRC2_BCAST, 0, 0, 1);
+    tsl_insn_t relu2 = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_RELU, .dst_dtype = TSL_DTYPE_INT32, .src1_dtype = TSL_DTYPE_INT32,
+            .src2_mode = TSL_SRC2_BCAST, .dst_addr = ACC, .src1_addr = ACC, .rows = 1});
     expect_err(&m, relu2, TSL_ERR_BAD_FIELD, 0, "unary op with a second operand");
     expect_err(&m, with_word(ok_add, 0, ok_add.w[0] | 3u << TSL_INSN_VPU_VEC_SRC2_MODE_SHIFT), TSL_ERR_BAD_FIELD, 0,
                "SRC2 mode 3");
-    expect_err(&m, tsl_insn_requant(TSL_DTYPE_INT8, 0, TSL_DTYPE_INT32, ACC, 1, 1, 63, 0), TSL_ERR_BAD_FIELD, 0,
+    expect_err(&m, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_REQUANT, .dst_dtype = TSL_DTYPE_INT8, .src1_dtype = TSL_DTYPE_INT32, .src1_addr = ACC,
+            .rows = 1, .scale = 1, .shift = 63}), TSL_ERR_BAD_FIELD, 0,
                "REQUANT shift 63");
-    expect_err(&m, tsl_insn_requant(TSL_DTYPE_BF16, 0, TSL_DTYPE_FP32, ACC, 1, 1, 1, 0), TSL_ERR_BAD_FIELD, 0,
+    expect_err(&m, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_REQUANT, .dst_dtype = TSL_DTYPE_BF16, .src1_dtype = TSL_DTYPE_FP32, .src1_addr = ACC,
+            .rows = 1, .scale = 1, .shift = 1}), TSL_ERR_BAD_FIELD, 0,
                "REQUANT of floats");
     expect_err(&m, with_word(ok_add, 5, 1), TSL_ERR_BAD_FIELD, 0, "ADD with a REQUANT scale");
-    expect_err(&m, tsl_insn_vpu(TSL_VPU_OP_ADD, TSL_DTYPE_FP32, ACC, TSL_DTYPE_INT32, ACC, TSL_SRC2_VEC,
-                                TSL_DTYPE_INT32, ACC, 1), TSL_ERR_BAD_FIELD, 0, "int and float operands mixed");
-    expect_err(&m, tsl_insn_vpu(TSL_VPU_OP_ADD, TSL_DTYPE_INT8, 0, TSL_DTYPE_INT8, 0, TSL_SRC2_IMM,
-                                TSL_DTYPE_INT8, 5, 1), TSL_ERR_BAD_FIELD, 0, "IMM given an INT8 type");
-    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, HBM_BYTES - 64, 64, 0, 64, 2, 65), TSL_ERR_HBM_RANGE,
+    expect_err(&m, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_ADD, .dst_dtype = TSL_DTYPE_FP32, .src1_dtype = TSL_DTYPE_INT32,
+            .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_VEC, .dst_addr = ACC, .src1_addr = ACC,
+            .src2_addr = ACC, .rows = 1}), TSL_ERR_BAD_FIELD, 0, "int and float operands mixed");
+    expect_err(&m, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_ADD, .dst_dtype = TSL_DTYPE_INT8, .src1_dtype = TSL_DTYPE_INT8,
+            .src2_dtype = TSL_DTYPE_INT8, .src2_mode = TSL_SRC2_IMM, .src2_addr = 5, .rows = 1}),
+        TSL_ERR_BAD_FIELD, 0, "IMM given an INT8 type");
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .hbm_addr = HBM_BYTES - 64, .rows = 2, .row_bytes = 65, .hbm_stride = 64,
+            .local_stride = 64}), TSL_ERR_HBM_RANGE,
                HBM_BYTES - 64, "DMA past the end of HBM");
-    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_STORE, 0xFFFFFFF0u, 0xFFFFFFF0u, 0, 0, 3, 16), TSL_ERR_HBM_RANGE,
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_STORE, .hbm_addr = 0xFFFFFFF0u, .rows = 3, .row_bytes = 16, .hbm_stride = 0xFFFFFFF0u}),
+        TSL_ERR_HBM_RANGE,
                0xFFFFFFF0u, "DMA whose extent wraps 32 bits");
-    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, VM - 16, 16, 2, 16), TSL_ERR_LOCAL_RANGE, VM - 16,
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .local_addr = VM - 16, .rows = 2, .row_bytes = 16, .local_stride = 16}),
+        TSL_ERR_LOCAL_RANGE, VM - 16,
                "DMA past the end of VMEM");
-    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, 0x00800000u, 0, 1, 4), TSL_ERR_LOCAL_RANGE, 0x00800000u,
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .local_addr = 0x00800000u, .rows = 1, .row_bytes = 4}),
+        TSL_ERR_LOCAL_RANGE, 0x00800000u,
                "DMA between VMEM and ACC");
-    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, ACC + TSL_PARAM_ACC_BYTES - 4, 0, 1, 8), TSL_ERR_LOCAL_RANGE,
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .local_addr = ACC + TSL_PARAM_ACC_BYTES - 4, .rows = 1, .row_bytes = 8}),
+        TSL_ERR_LOCAL_RANGE,
                ACC + TSL_PARAM_ACC_BYTES - 4, "DMA past the end of ACC");
-    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, ACC + 2, 0, 1, 8), TSL_ERR_MISALIGNED, ACC + 2,
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .local_addr = ACC + 2, .rows = 1, .row_bytes = 8}), TSL_ERR_MISALIGNED, ACC + 2,
                "DMA to an unaligned ACC address");
-    expect_err(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, ACC, 0, 1, 6), TSL_ERR_MISALIGNED, ACC,
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .local_addr = ACC, .rows = 1, .row_bytes = 6}), TSL_ERR_MISALIGNED, ACC,
                "DMA of a partial ACC word");
-    expect_err(&m, tsl_insn_loadw(TSL_DTYPE_INT8, 0, 4, n), TSL_ERR_MISALIGNED, 4, "LOADW unaligned");
-    expect_err(&m, tsl_insn_loadw(TSL_DTYPE_BF16, 0, 0, n), TSL_ERR_MISALIGNED, 0, "LOADW bf16 stride of N bytes");
-    expect_err(&m, tsl_insn_loadw(TSL_DTYPE_INT8, 0, ACC, n), TSL_ERR_LOCAL_RANGE, ACC, "LOADW from ACC");
-    expect_err(&m, tsl_insn_loadw(TSL_DTYPE_INT8, 0, VM - n, n), TSL_ERR_LOCAL_RANGE, VM - n, "LOADW past VMEM");
+    expect_err(&m, tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){
+            .dtype = TSL_DTYPE_INT8, .addr = 4, .stride = n}), TSL_ERR_MISALIGNED, 4, "LOADW unaligned");
+    expect_err(&m, tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){
+            .dtype = TSL_DTYPE_BF16, .stride = n}), TSL_ERR_MISALIGNED, 0, "LOADW bf16 stride of N bytes");
+    expect_err(&m, tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){
+            .dtype = TSL_DTYPE_INT8, .addr = ACC, .stride = n}), TSL_ERR_LOCAL_RANGE, ACC, "LOADW from ACC");
+    expect_err(&m, tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){
+            .dtype = TSL_DTYPE_INT8, .addr = VM - n, .stride = n}), TSL_ERR_LOCAL_RANGE, VM - n, "LOADW past VMEM");
     expect_err(&m, with_word(ok_mm, 4, 4 * n + 4), TSL_ERR_MISALIGNED, ACC, "MATMUL ACC stride not 4N");
     expect_err(&m, with_word(ok_mm, 3, 0), TSL_ERR_LOCAL_RANGE, 0, "MATMUL result in VMEM");
     expect_err(&m, with_word(ok_mm, 1, ACC), TSL_ERR_LOCAL_RANGE, ACC, "MATMUL activations in ACC");
     expect_err(&m, with_word(ok_mm, 5, TSL_PARAM_ACC_BYTES / (4 * n) + 1), TSL_ERR_LOCAL_RANGE, ACC,
                "MATMUL rows past the end of ACC");
-    expect_err(&m, tsl_insn_vpu(TSL_VPU_OP_RELU, TSL_DTYPE_INT8, ACC, TSL_DTYPE_INT8, 0, 0, 0, 0, 1),
+    expect_err(&m, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_RELU, .dst_dtype = TSL_DTYPE_INT8, .src1_dtype = TSL_DTYPE_INT8, .dst_addr = ACC,
+            .rows = 1}),
                TSL_ERR_LOCAL_RANGE, ACC, "INT8 vector in ACC");
     expect_err(&m, with_word(ok_add, 3, ACC + 4), TSL_ERR_MISALIGNED, ACC + 4, "VPU operand unaligned");
-    tsl_insn_t w = tsl_insn_sync(TSL_UNIT_MXU);
+    tsl_insn_t w = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_MXU});
     tsl_insn_wait(&w, TSL_TOK(TSL_UNIT_DMA));
     expect_err(&m, w, TSL_ERR_TOKEN_UNDERFLOW, 0, "wait with no signal pushed before it");
-    push_ok(&m, tsl_insn_loadw(TSL_DTYPE_BF16, 1, 0, 2 * n), "LOADW bf16 into buffer 1");
+    push_ok(&m, tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){
+            .dtype = TSL_DTYPE_BF16, .wbuf = 1, .stride = 2 * n}), "LOADW bf16 into buffer 1");
     expect_err(&m, with_word(ok_mm, 0, ok_mm.w[0] | 1u << TSL_INSN_MXU_MATMUL_WBUF_SHIFT), TSL_ERR_WBUF_DTYPE, 0,
                "MATMUL int8 on a bf16 buffer");
-    tsl_insn_t sig = tsl_insn_sync(TSL_UNIT_VPU);
+    tsl_insn_t sig = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_VPU});
     tsl_insn_signal(&sig, TSL_TOK(TSL_UNIT_DMA));
     int all_ok = 1;
     for (uint32_t i = 0; i < TSL_PARAM_TOKEN_MAX; i++)
@@ -490,8 +543,9 @@ static void test_errors(void)
     tslm_set_schedule(&m, TSLM_SCHED_RANDOM, T.seed);
     snap_t s = snap(&m);
     memcpy(s.vmem + 0x100, s.hbm + 0x200, 32);
-    push_ok(&m, tsl_insn_dma(TSL_DMA_OP_LOAD, 0x200, 0, 0x100, 0, 1, 32), "queued DMA");
-    tu_check(&T, tslm_push(&m, tsl_insn_header(3, 0).w) == TSLM_EDEVICE &&
+    push_ok(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .hbm_addr = 0x200, .local_addr = 0x100, .rows = 1, .row_bytes = 32}), "queued DMA");
+    tu_check(&T, tslm_push(&m, tsl_insn_hdr_encode((tsl_insn_hdr_t){.unit = 3}).w) == TSLM_EDEVICE &&
                  tslm_reg_read(&m, TSL_TC_QUEUE_LEVEL_OFFSET) == 1, "bad instruction after it; DMA still queued");
     tslm_run(&m);
     check_snap("the instruction before the error completed", &m, &s);
@@ -499,8 +553,11 @@ static void test_errors(void)
 
     /* A bf16 instruction on an int8-only build. */
     fresh(&m, n, 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT);
-    expect_err(&m, tsl_insn_loadw(TSL_DTYPE_BF16, 0, 0, 2 * n), TSL_ERR_BAD_FIELD, 0, "bf16 LOADW, int8-only build");
-    expect_err(&m, tsl_insn_vpu(TSL_VPU_OP_RELU, TSL_DTYPE_FP32, ACC, TSL_DTYPE_FP32, ACC, 0, 0, 0, 1),
+    expect_err(&m, tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){
+            .dtype = TSL_DTYPE_BF16, .stride = 2 * n}), TSL_ERR_BAD_FIELD, 0, "bf16 LOADW, int8-only build");
+    expect_err(&m, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_RELU, .dst_dtype = TSL_DTYPE_FP32, .src1_dtype = TSL_DTYPE_FP32, .dst_addr = ACC,
+            .src1_addr = ACC, .rows = 1}),
                TSL_ERR_BAD_FIELD, 0, "float VPU op, int8-only build");
     tslm_free(&m);
 
@@ -508,6 +565,102 @@ static void test_errors(void)
     bad.n = 12;
     tu_check(&T, tslm_init(&m, &bad) == TSLM_EINVAL, "tslm_init rejects N = 12");
     tu_check(&T, tslm_push(NULL, ok_dma.w) == TSLM_EINVAL, "tslm_push rejects a NULL model");
+}
+
+/* The generated typed encoders and decoders (tsl_hw.h) against the field macros: every field lands
+ * where TSL_GET finds it, masked to its width; the fixed header fields are set; no bit outside the
+ * format is; decode inverts encode. */
+#define CODEC_FIELD(fmt, F, f)                                                                    \
+    ok &= TSL_GET(i.w, TSL_INSN_##fmt##_##F) == (x.f & TSL_INSN_##fmt##_##F##_MASK) &&               \
+          y.f == (x.f & TSL_INSN_##fmt##_##F##_MASK)
+#define CODEC_HDR(F, f) \
+    ok &= TSL_GET(i.w, TSL_INSN_HDR_##F) == (x.f & TSL_INSN_HDR_##F##_MASK) && y.f == (x.f & TSL_INSN_HDR_##F##_MASK)
+
+static int codec_bits(const tsl_insn_t *i, int fmt)
+{
+    tsl_insn_hdr_t h = tsl_insn_hdr_decode(i->w);
+    int ok = tsl_insn_format(h.unit, h.op) == fmt;
+    for (unsigned k = 0; k < TSL_PARAM_INSN_WORDS; k++)
+        ok &= !(i->w[k] & ~tsl_insn_used_bits(fmt, k));
+    return ok;
+}
+
+static void test_codec(void)
+{
+    int ok = 1;
+    for (int t = 0; t < 200; t++) {
+        uint32_t r[16];
+        for (int k = 0; k < 16; k++)
+            r[k] = (uint32_t)tu_next(&T.rng);
+        {
+            tsl_insn_dma_xfer_t x = {.op = 1u + (r[0] & 1u), .hbm_addr = r[1], .local_addr = r[2], .rows = r[3],
+                                     .row_bytes = r[4], .hbm_stride = r[5], .local_stride = r[6],
+                                     .wait = r[7], .signal = r[8], .notify = r[9]};
+            tsl_insn_t i = tsl_insn_dma_xfer_encode(x);
+            tsl_insn_dma_xfer_t y = tsl_insn_dma_xfer_decode(i.w);
+            CODEC_HDR(OP, op); CODEC_HDR(WAIT, wait); CODEC_HDR(SIGNAL, signal); CODEC_HDR(NOTIFY, notify);
+            CODEC_FIELD(DMA_XFER, HBM_ADDR, hbm_addr); CODEC_FIELD(DMA_XFER, LOCAL_ADDR, local_addr);
+            CODEC_FIELD(DMA_XFER, ROWS, rows); CODEC_FIELD(DMA_XFER, ROW_BYTES, row_bytes);
+            CODEC_FIELD(DMA_XFER, HBM_STRIDE, hbm_stride); CODEC_FIELD(DMA_XFER, LOCAL_STRIDE, local_stride);
+            ok &= TSL_GET(i.w, TSL_INSN_HDR_UNIT) == TSL_UNIT_DMA && codec_bits(&i, TSL_FMT_DMA_XFER);
+        }
+        {
+            tsl_insn_mxu_matmulk_t x = {.dtype = r[0], .wbuf = r[1], .accumulate = r[2], .act_addr = r[3],
+                                        .act_stride = r[4], .acc_addr = r[5], .acc_stride = r[6], .rows = r[7],
+                                        .kblocks = r[8], .w_addr = r[9], .w_stride = r[10], .wait = r[11],
+                                        .signal = r[12], .notify = r[13]};
+            tsl_insn_t i = tsl_insn_mxu_matmulk_encode(x);
+            tsl_insn_mxu_matmulk_t y = tsl_insn_mxu_matmulk_decode(i.w);
+            CODEC_HDR(WAIT, wait); CODEC_HDR(SIGNAL, signal); CODEC_HDR(NOTIFY, notify);
+            CODEC_FIELD(MXU_MATMULK, DTYPE, dtype); CODEC_FIELD(MXU_MATMULK, WBUF, wbuf);
+            CODEC_FIELD(MXU_MATMULK, ACCUMULATE, accumulate); CODEC_FIELD(MXU_MATMULK, ACT_ADDR, act_addr);
+            CODEC_FIELD(MXU_MATMULK, ACT_STRIDE, act_stride); CODEC_FIELD(MXU_MATMULK, ACC_ADDR, acc_addr);
+            CODEC_FIELD(MXU_MATMULK, ACC_STRIDE, acc_stride); CODEC_FIELD(MXU_MATMULK, ROWS, rows);
+            CODEC_FIELD(MXU_MATMULK, KBLOCKS, kblocks); CODEC_FIELD(MXU_MATMULK, W_ADDR, w_addr);
+            CODEC_FIELD(MXU_MATMULK, W_STRIDE, w_stride);
+            ok &= TSL_GET(i.w, TSL_INSN_HDR_UNIT) == TSL_UNIT_MXU && TSL_GET(i.w, TSL_INSN_HDR_OP) == TSL_MXU_OP_MATMULK &&
+                  codec_bits(&i, TSL_FMT_MXU_MATMULK);
+        }
+        {
+            tsl_insn_vpu_vec_t x = {.op = TSL_VPU_OP_ADD, .dst_dtype = r[0], .src1_dtype = r[1], .src2_dtype = r[2],
+                                    .src2_mode = r[3], .dst_addr = r[4], .src1_addr = r[5], .src2_addr = r[6],
+                                    .rows = r[7], .scale = r[8], .shift = r[9], .zero_point = r[10],
+                                    .wait = r[11], .signal = r[12], .notify = r[13]};
+            tsl_insn_t i = tsl_insn_vpu_vec_encode(x);
+            tsl_insn_vpu_vec_t y = tsl_insn_vpu_vec_decode(i.w);
+            CODEC_HDR(OP, op); CODEC_HDR(WAIT, wait); CODEC_HDR(SIGNAL, signal); CODEC_HDR(NOTIFY, notify);
+            CODEC_FIELD(VPU_VEC, DST_DTYPE, dst_dtype); CODEC_FIELD(VPU_VEC, SRC1_DTYPE, src1_dtype);
+            CODEC_FIELD(VPU_VEC, SRC2_DTYPE, src2_dtype); CODEC_FIELD(VPU_VEC, SRC2_MODE, src2_mode);
+            CODEC_FIELD(VPU_VEC, DST_ADDR, dst_addr); CODEC_FIELD(VPU_VEC, SRC1_ADDR, src1_addr);
+            CODEC_FIELD(VPU_VEC, SRC2_ADDR, src2_addr); CODEC_FIELD(VPU_VEC, ROWS, rows);
+            CODEC_FIELD(VPU_VEC, SCALE, scale); CODEC_FIELD(VPU_VEC, SHIFT, shift);
+            CODEC_FIELD(VPU_VEC, ZERO_POINT, zero_point);
+            ok &= TSL_GET(i.w, TSL_INSN_HDR_UNIT) == TSL_UNIT_VPU && codec_bits(&i, TSL_FMT_VPU_VEC);
+        }
+        {
+            uint32_t w[TSL_PARAM_CMD_WORDS], v[TSL_PARAM_CPL_WORDS];
+            for (int k = 0; k < (int)TSL_PARAM_CMD_WORDS; k++)
+                w[k] = r[k];
+            tsl_cmd_t c = tsl_cmd_decode(w);
+            ok &= c.opcode == TSL_GET(w, TSL_CMD_OPCODE) && c.flags == TSL_GET(w, TSL_CMD_FLAGS) &&
+                  c.vpu_op == TSL_GET(w, TSL_CMD_VPU_OP) && c.shift == TSL_GET(w, TSL_CMD_SHIFT) &&
+                  c.ldc == w[TSL_CMD_LDC_WORD] && c.zero_point == w[TSL_CMD_ZERO_POINT_WORD];
+            uint32_t back[TSL_PARAM_CMD_WORDS];
+            tsl_cmd_encode(&c, back);
+            tsl_cmd_t c2 = tsl_cmd_decode(back);
+            ok &= !memcmp(&c, &c2, sizeof c) && back[TSL_CMD_SHIFT_WORD] == (w[TSL_CMD_SHIFT_WORD] & TSL_CMD_SHIFT_MASK);
+            tsl_cpl_t p = {.tag = r[0], .status = r[1], .opcode = r[2], .cycles = r[3], .detail = r[4]};
+            tsl_cpl_encode(&p, v);
+            tsl_cpl_t p2 = tsl_cpl_decode(v);
+            ok &= TSL_GET(v, TSL_CPL_STATUS) == (r[1] & 0xFFFFu) && TSL_GET(v, TSL_CPL_OPCODE) == (r[2] & 0xFFu) &&
+                  p2.tag == r[0] && p2.status == (r[1] & 0xFFFFu) && p2.detail == r[4] && v[1] >> 24 == 0;
+        }
+    }
+    tsl_insn_t s = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_VPU, .signal = 1u});
+    ok &= s.w[0] == (TSL_UNIT_VPU | (1u << TSL_INSN_HDR_SIGNAL_SHIFT)) && codec_bits(&s, TSL_FMT_SYNC);
+    tu_check(&T, ok, "generated encode/decode agree with the field macros and invert each other");
+    tu_check(&T, tsl_status_text(TSL_EDEVICE) && tsl_status_text(-100) && TSL_EDEVICE == TSLM_EDEVICE,
+             "status texts; the model's codes are the shared ones");
 }
 
 int main(int argc, char **argv)
@@ -521,5 +674,6 @@ int main(int argc, char **argv)
     test_vpu(32);
     test_tokens();
     test_errors();
+    test_codec();
     return tu_done(&T);
 }

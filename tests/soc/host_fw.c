@@ -60,9 +60,11 @@ static uint32_t execute(const uint32_t *w, uint32_t *detail) {
     }
     case TSL_TEST_OP_STRESS: {
       uint32_t bad;
-      tsl_tc_dma_load(TSL_DEP_NONE, a, lda, 0, n, m, n);
+      tsl_tc_dma_load((tsl_insn_dma_xfer_t){
+              .hbm_addr = a, .rows = m, .row_bytes = n, .hbm_stride = lda, .local_stride = n});
       bad = hammer_until_idle(b, k, scale);
-      tsl_tc_dma_store(TSL_DEP_NONE, c, ldc, 0, n, m, n);
+      tsl_tc_dma_store((tsl_insn_dma_xfer_t){
+              .hbm_addr = c, .rows = m, .row_bytes = n, .hbm_stride = ldc, .local_stride = n});
       bad += hammer_until_idle(b, k, scale);
       for (uint32_t i = 0; i < k; i++)
         if (*hbm_word(b + 4u * i) != tsl_test_pattern(scale, i)) bad++;

@@ -58,8 +58,11 @@ int main(void) {
 
   /* 2. DMA A and B into VMEM. The second load signals the MXU: the DMA queue runs in order, so
    *    that one token also means A has landed. */
-  tsl_tc_dma_load(TSL_DEP_NONE, A_HBM, K, A_VMEM, K, M, K);
-  tsl_tc_dma_load(TSL_DEP(0, TSL_TOK(TSL_UNIT_MXU)), B_HBM, NC, B_VMEM, NC, K, NC);
+  tsl_tc_dma_load((tsl_insn_dma_xfer_t){
+          .hbm_addr = A_HBM, .local_addr = A_VMEM, .rows = M, .row_bytes = K, .hbm_stride = K, .local_stride = K});
+  tsl_tc_dma_load((tsl_insn_dma_xfer_t){
+          .hbm_addr = B_HBM, .local_addr = B_VMEM, .rows = K, .row_bytes = NC, .hbm_stride = NC, .local_stride = NC,
+          .signal = TSL_TOK(TSL_UNIT_MXU)});
 
   /* 3. LOADW + MATMUL per (column block, K-block). Only the first LOADW waits for the DMA; the
    *    MXU queue is in order too. Weight buffers alternate so that a LOADW can overlap the previous
@@ -70,16 +73,21 @@ int main(void) {
       uint32_t wbuf = step & 1u;
       bool first = step == 0, last = step == col_blocks * k_blocks - 1;
       /* Weight tile: rows kb*N .. kb*N+N-1 of B, columns nb*N .. nb*N+N-1. */
-      tsl_tc_loadw(TSL_DEP(first ? TSL_TOK(TSL_UNIT_DMA) : 0, 0), TSL_DTYPE_INT8, wbuf,
-                   B_VMEM + kb * n * NC + nb * n, NC);
+      tsl_tc_loadw((tsl_insn_mxu_loadw_t){
+              .dtype = TSL_DTYPE_INT8, .wbuf = wbuf, .addr = B_VMEM + kb * n * NC + nb * n, .stride = NC,
+              .wait = first ? TSL_TOK(TSL_UNIT_DMA) : 0});
       /* All M rows of A's K-block into C's column block: overwrite for kb = 0, then accumulate. */
-      tsl_tc_matmul(TSL_DEP(0, last ? TSL_TOK(TSL_UNIT_DMA) : 0), TSL_DTYPE_INT8, wbuf, kb != 0,
-                    A_VMEM + kb * n, K, C_ACC + nb * n * 4, NC * 4, M);
+      tsl_tc_matmul((tsl_insn_mxu_matmul_t){
+              .dtype = TSL_DTYPE_INT8, .wbuf = wbuf, .accumulate = kb != 0, .act_addr = A_VMEM + kb * n,
+              .act_stride = K, .acc_addr = C_ACC + nb * n * 4, .acc_stride = NC * 4, .rows = M,
+              .signal = last ? TSL_TOK(TSL_UNIT_DMA) : 0});
     }
   }
 
   /* 4. Store C once the MXU is done, then wait for the whole program (the fence). */
-  tsl_tc_dma_store(TSL_DEP(TSL_TOK(TSL_UNIT_MXU), 0), C_HBM, NC * 4, C_ACC, NC * 4, M, NC * 4);
+  tsl_tc_dma_store((tsl_insn_dma_xfer_t){
+          .hbm_addr = C_HBM, .local_addr = C_ACC, .rows = M, .row_bytes = NC * 4, .hbm_stride = NC * 4,
+          .local_stride = NC * 4, .wait = TSL_TOK(TSL_UNIT_MXU)});
   tsl_status_t st = tsl_tc_wait(10000000);
   uint64_t cycles = tsl_cycles() - t0;
   uint64_t tc_cycles = tsl_tc_perf(TSL_PERF_CYCLES), macs = tsl_tc_perf(TSL_PERF_MXU_MACS),

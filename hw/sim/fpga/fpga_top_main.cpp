@@ -160,13 +160,27 @@ int main(int argc, char **argv) {
     memcpy(tslm_hbm(&m) + A, a_words.data(), 64);
     memcpy(tslm_hbm(&m) + B, b_words.data(), 32);
     std::vector<tsl_insn_t> prog = {
-        tsl_insn_dma(TSL_DMA_OP_LOAD, A, 8, 0, 8, 8, 8),        // A -> VMEM 0
-        tsl_insn_dma(TSL_DMA_OP_LOAD, B, 4, 0x100, 4, 8, 4),    // B -> VMEM 0x100
-        tsl_insn_matmulk(TSL_DTYPE_INT8, 0, 0, 0, 8, ACC, 16, 8, 2, 0x100, 4),
-        tsl_insn_requant(TSL_DTYPE_INT8, 0x200, TSL_DTYPE_INT32, ACC, 8, 77, 9, -3),
-        tsl_insn_vpu(TSL_VPU_OP_RELU, TSL_DTYPE_INT8, 0x240, TSL_DTYPE_INT8, 0x200, 0, 0, 0, 8),
-        tsl_insn_dma(TSL_DMA_OP_STORE, C, 16, ACC, 16, 8, 16),  // C (int32) -> HBM
-        tsl_insn_dma(TSL_DMA_OP_STORE, Q, 4, 0x200, 4, 16, 4),  // REQUANT and RELU rows -> HBM
+        tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                .op = TSL_DMA_OP_LOAD, .hbm_addr = A, .rows = 8, .row_bytes = 8, .hbm_stride = 8,
+                .local_stride = 8}),        // A -> VMEM 0
+        tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                .op = TSL_DMA_OP_LOAD, .hbm_addr = B, .local_addr = 0x100, .rows = 8, .row_bytes = 4,
+                .hbm_stride = 4, .local_stride = 4}),    // B -> VMEM 0x100
+        tsl_insn_mxu_matmulk_encode(tsl_insn_mxu_matmulk_t{
+                .dtype = TSL_DTYPE_INT8, .act_stride = 8, .acc_addr = ACC, .acc_stride = 16, .rows = 8,
+                .kblocks = 2, .w_addr = 0x100, .w_stride = 4}),
+        tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
+                .op = TSL_VPU_OP_REQUANT, .dst_dtype = TSL_DTYPE_INT8, .src1_dtype = TSL_DTYPE_INT32,
+                .dst_addr = 0x200, .src1_addr = ACC, .rows = 8, .scale = 77, .shift = 9, .zero_point = (uint32_t)-3}),
+        tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
+                .op = TSL_VPU_OP_RELU, .dst_dtype = TSL_DTYPE_INT8, .src1_dtype = TSL_DTYPE_INT8, .dst_addr = 0x240,
+                .src1_addr = 0x200, .rows = 8}),
+        tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                .op = TSL_DMA_OP_STORE, .hbm_addr = C, .local_addr = ACC, .rows = 8, .row_bytes = 16,
+                .hbm_stride = 16, .local_stride = 16}),  // C (int32) -> HBM
+        tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                .op = TSL_DMA_OP_STORE, .hbm_addr = Q, .local_addr = 0x200, .rows = 16, .row_bytes = 4,
+                .hbm_stride = 4, .local_stride = 4}),  // REQUANT and RELU rows -> HBM
     };
     tsl_insn_signal(&prog[1], TSL_TOK(TSL_UNIT_MXU));
     tsl_insn_wait(&prog[2], TSL_TOK(TSL_UNIT_DMA));
@@ -175,7 +189,8 @@ int main(int argc, char **argv) {
     tsl_insn_signal(&prog[4], TSL_TOK(TSL_UNIT_DMA));
     tsl_insn_wait(&prog[5], TSL_TOK(TSL_UNIT_VPU));
     tsl_insn_notify(&prog[6]);
-    prog.push_back(tsl_insn_dma(TSL_DMA_OP_LOAD, HBM_BYTES - 4, 0, 0, 0, 1, 8));   // past HBM: ERR_HBM_RANGE
+    prog.push_back(tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+            .op = TSL_DMA_OP_LOAD, .hbm_addr = HBM_BYTES - 4, .rows = 1, .row_bytes = 8}));   // past HBM: ERR_HBM_RANGE
     bool pushed = true;
     for (const tsl_insn_t &i : prog) {
         std::vector<uint32_t> w(i.w, i.w + TSL_PARAM_INSN_WORDS);

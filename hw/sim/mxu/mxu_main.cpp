@@ -213,10 +213,12 @@ static bool run_program(TslRng &r, uint64_t seed, const std::vector<Op> &prog, d
     for (auto &w : acc0) w = rand_acc_word(r);
     memcpy(tslm_acc(&m), acc0.data(), acc0.size() * 4);
     for (const Op &o : prog) {
-        tsl_insn_t in = o.matmul ? tsl_insn_matmul(o.dtype, o.wbuf, o.acc, o.addr, o.stride,
-                                                   TSL_LOCAL_ACC_BASE + o.acc_row * 4 * N,
-                                                   o.acc_stride * 4 * N, o.rows)
-                                 : tsl_insn_loadw(o.dtype, o.wbuf, o.addr, o.stride);
+        tsl_insn_t in = o.matmul ? tsl_insn_mxu_matmul_encode(tsl_insn_mxu_matmul_t{
+                .dtype = o.dtype, .wbuf = o.wbuf, .accumulate = o.acc, .act_addr = o.addr, .act_stride = o.stride,
+                .acc_addr = TSL_LOCAL_ACC_BASE + o.acc_row * 4 * N, .acc_stride = o.acc_stride * 4 * N,
+                .rows = o.rows})
+                                 : tsl_insn_mxu_loadw_encode(tsl_insn_mxu_loadw_t{
+                                         .dtype = o.dtype, .wbuf = o.wbuf, .addr = o.addr, .stride = o.stride});
         if (tslm_push(&m, in.w) != TSLM_OK) {
             fprintf(stderr, "model rejected an instruction: ERR_CODE %u\n",
                     tslm_reg_read(&m, TSL_TC_ERR_CODE_OFFSET));

@@ -102,19 +102,23 @@ const TlPerf kPerf[] = {TL_PERF(CYCLES),    TL_PERF(DMA_BUSY),     TL_PERF(DMA_S
 
 // The span of a unit instruction from its fields (begin: the cycle the unit was offered it).
 TlSpan tl_insn(TlTrack tr, uint64_t begin, const uint32_t *w) {
-  uint32_t op = TSL_GET(w, TSL_INSN_HDR_OP);
+  uint32_t op = tsl_insn_hdr_decode(w).op;
   TlSpan s{tr, nullptr, begin, 0, 0, 0, 0, 0};
   if (tr == kTrackDma) {
     s.name = tsl_dma_op_name(op);
-    s.rows = TSL_GET(w, TSL_INSN_DMA_XFER_ROWS);
-    s.row_bytes = TSL_GET(w, TSL_INSN_DMA_XFER_ROW_BYTES);
+    s.rows = tsl_insn_dma_xfer_decode(w).rows;
+    s.row_bytes = tsl_insn_dma_xfer_decode(w).row_bytes;
   } else if (tr == kTrackVpu) {
     s.name = tsl_vpu_op_name(op);
-    s.rows = TSL_GET(w, TSL_INSN_VPU_VEC_ROWS);
+    s.rows = tsl_insn_vpu_vec_decode(w).rows;
   } else {
     s.name = tsl_mxu_op_name(op);
-    if (op != TSL_MXU_OP_LOADW) s.rows = TSL_GET(w, TSL_INSN_MXU_MATMUL_ROWS);
-    if (op == TSL_MXU_OP_MATMULK) s.kblocks = TSL_GET(w, TSL_INSN_MXU_MATMULK_KBLOCKS);
+    if (op == TSL_MXU_OP_MATMUL) s.rows = tsl_insn_mxu_matmul_decode(w).rows;
+    if (op == TSL_MXU_OP_MATMULK) {
+      tsl_insn_mxu_matmulk_t x = tsl_insn_mxu_matmulk_decode(w);
+      s.rows = x.rows;
+      s.kblocks = x.kblocks;
+    }
   }
   if (!s.name) s.name = "?";
   return s;

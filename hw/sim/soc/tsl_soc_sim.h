@@ -16,14 +16,16 @@
 #include <memory>
 #include <string>
 
+#include "tsl_hw.h"
+
 class TslHbm;
 
-// Outcome of a host-port access.
+// Outcome of a host-port access: codes of the shared status space (tsl_status_t, tsl_hw.h).
 enum TslSocStatus {
-  TSL_SOC_OK = 0,
-  TSL_SOC_EBUS = -1,      // the SoC answered with an error (bad offset, outside HBM, AXI error)
-  TSL_SOC_ETIMEOUT = -2,  // no answer within the cycle limit
-  TSL_SOC_EINVAL = -3     // bad argument (bar not 0/1, unaligned address); nothing was driven
+  TSL_SOC_OK = TSL_OK,
+  TSL_SOC_EBUS = TSL_EIO,              // the SoC answered with an error (bad offset, outside HBM, AXI error)
+  TSL_SOC_ETIMEOUT = TSL_ETIMEOUT,     // no answer within the cycle limit
+  TSL_SOC_EINVAL = TSL_EINVAL          // bad argument (bar not 0/1, unaligned address); nothing was driven
 };
 
 // Why run_until() returned.

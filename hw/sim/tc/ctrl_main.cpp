@@ -136,7 +136,8 @@ static void on_start(unsigned u, const VlWide<8> &insn) {
     for (unsigned i = 0; i < 8; i++) w[i] = wide_word(insn, i);
     if (err_cycle >= 0 && (int64_t)cyc > err_cycle)
         fail("unit %u started an instruction after the AXI error of cycle %" PRId64, u, err_cycle);
-    if (TSL_GET(w, TSL_INSN_HDR_OP) == 0) fail("a SYNC reached unit %u", u);
+    tsl_insn_hdr_t h = tsl_insn_hdr_decode(w);
+    if (h.op == 0) fail("a SYNC reached unit %u", u);
     if (units[u].fl.size() >= INFL) fail("unit %u was given more than InflightMax=%u", u, INFL);
     auto &q = expect_q[u];
     while (!q.empty() && recs[q.front()].sync) {
@@ -161,17 +162,17 @@ static void on_start(unsigned u, const VlWide<8> &insn) {
                  recs[p].seq);
     }
     UnitEmu &e = units[u];
-    uint32_t op = TSL_GET(w, TSL_INSN_HDR_OP), rows = 0;
-    if (u == TSL_UNIT_MXU && op == TSL_MXU_OP_MATMUL) rows = TSL_GET(w, TSL_INSN_MXU_MATMUL_ROWS);
-    if (u == TSL_UNIT_MXU && op == TSL_MXU_OP_MATMULK)
-        rows = TSL_GET(w, TSL_INSN_MXU_MATMULK_ROWS) * TSL_GET(w, TSL_INSN_MXU_MATMULK_KBLOCKS);
+    uint32_t op = h.op, rows = 0;
+    tsl_insn_mxu_matmulk_t mk = tsl_insn_mxu_matmulk_decode(w);
+    if (u == TSL_UNIT_MXU && op == TSL_MXU_OP_MATMUL) rows = tsl_insn_mxu_matmul_decode(w).rows;
+    if (u == TSL_UNIT_MXU && op == TSL_MXU_OP_MATMULK) rows = mk.rows * mk.kblocks;
     e.fl.push_back({id, (int)rng.below(e.max_delay + 1), rows});
     n_started++;
     if (e.fl.size() > max_inflight[u]) max_inflight[u] = (unsigned)e.fl.size();
     if (u == TSL_UNIT_MXU && (op == TSL_MXU_OP_LOADW || op == TSL_MXU_OP_MATMULK)) {
-        uint32_t b = TSL_GET(w, TSL_INSN_MXU_LOADW_WBUF), dt = TSL_GET(w, TSL_INSN_MXU_LOADW_DTYPE);
-        last_loadw_dtype[b] = dt;
-        if (op == TSL_MXU_OP_MATMULK && TSL_GET(w, TSL_INSN_MXU_MATMULK_KBLOCKS) > 1) last_loadw_dtype[b ^ 1] = dt;
+        tsl_insn_mxu_loadw_t lw = tsl_insn_mxu_loadw_decode(w);  // MATMULK has DTYPE and WBUF there too
+        last_loadw_dtype[lw.wbuf] = lw.dtype;
+        if (op == TSL_MXU_OP_MATMULK && mk.kblocks > 1) last_loadw_dtype[lw.wbuf ^ 1] = lw.dtype;
     }
     if (u == TSL_UNIT_DMA && inject_err && units[0].fail_id < 0 && rng.chance(p_fail_pick)) {
         e.fail_id = id;
@@ -348,7 +349,7 @@ static tsl_insn_t gen_valid() {
     tsl_insn_t i;
     uint32_t r = rng.below(100);
     if (r < 15) {
-        i = tsl_insn_sync(u);
+        i = tsl_insn_sync_encode(tsl_insn_sync_t{.unit = u});
     } else if (u == TSL_UNIT_DMA) {
         uint32_t rows = 1 + rng.below(rng.chance(0.1) ? 300 : 8);
         bool acc = rng.chance(0.3);
@@ -359,7 +360,9 @@ static tsl_insn_t gen_valid() {
         uint32_t hs = rng.chance(0.2) ? 0 : rng.below(2048);
         uint64_t hext = (uint64_t)(rows - 1) * hs + rb;
         uint32_t ha = rng.below((uint32_t)(HBM - hext) + 1);
-        i = tsl_insn_dma(rng.chance(0.5) ? TSL_DMA_OP_LOAD : TSL_DMA_OP_STORE, ha, hs, la, ls, rows, rb);
+        i = tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                .op = rng.chance(0.5) ? TSL_DMA_OP_LOAD : TSL_DMA_OP_STORE, .hbm_addr = ha, .local_addr = la,
+                .rows = rows, .row_bytes = rb, .hbm_stride = hs, .local_stride = ls});
     } else if (u == TSL_UNIT_MXU) {
         if (rng.chance(0.2)) {
             uint32_t dt = BF16 && rng.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, vb = N * dbytes(dt);
@@ -367,20 +370,28 @@ static tsl_insn_t gen_valid() {
             uint32_t as = kb * vb * (1 + rng.below(2)), ws = vb * (1 + rng.below(3)), cs = 4 * N * (1 + rng.below(2));
             if ((uint64_t)(rows - 1) * cs + 4 * N > ACC || (uint64_t)(rows - 1) * as + kb * vb > VMEM) rows = 1;
             if ((uint64_t)(kb * N - 1) * ws + vb > VMEM) kb = 1, ws = vb;
-            i = tsl_insn_matmulk(dt, rng.below(2), rng.below(2), place(false, (uint64_t)(rows - 1) * as + kb * vb, vb), as,
-                                 place(true, (uint64_t)(rows - 1) * cs + 4 * N, 4 * N), cs, rows, kb,
-                                 place(false, (uint64_t)(kb * N - 1) * ws + vb, vb), ws);
+            i = tsl_insn_mxu_matmulk_encode(tsl_insn_mxu_matmulk_t{
+                    .dtype = dt, .wbuf = rng.below(2), .accumulate = rng.below(2),
+                    .act_addr = place(false, (uint64_t)(rows - 1) * as + kb * vb, vb), .act_stride = as,
+                    .acc_addr = place(true, (uint64_t)(rows - 1) * cs + 4 * N, 4 * N), .acc_stride = cs,
+                    .rows = rows, .kblocks = kb, .w_addr = place(false, (uint64_t)(kb * N - 1) * ws + vb, vb),
+                    .w_stride = ws});
         } else if (rng.chance(0.4)) {
             uint32_t dt = BF16 && rng.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, vb = N * dbytes(dt);
             uint32_t st = vb * (1 + rng.below(4));
-            i = tsl_insn_loadw(dt, rng.below(2), place(false, (uint64_t)(N - 1) * st + vb, vb), st);
+            i = tsl_insn_mxu_loadw_encode(tsl_insn_mxu_loadw_t{
+                    .dtype = dt, .wbuf = rng.below(2), .addr = place(false, (uint64_t)(N - 1) * st + vb, vb),
+                    .stride = st});
         } else {
             uint32_t wb = rng.below(2), dt = model.wbuf_dtype_pushed[wb], vb = N * dbytes(dt);
             uint32_t rows = 1 + rng.below(rng.chance(0.1) ? 200 : 16);
             uint32_t as = vb * (1 + rng.below(3)), cs = 4 * N * (1 + rng.below(2));
             if ((uint64_t)(rows - 1) * cs + 4 * N > ACC || (uint64_t)(rows - 1) * as + vb > VMEM) rows = 1;
-            i = tsl_insn_matmul(dt, wb, rng.below(2), place(false, (uint64_t)(rows - 1) * as + vb, vb), as,
-                                place(true, (uint64_t)(rows - 1) * cs + 4 * N, 4 * N), cs, rows);
+            i = tsl_insn_mxu_matmul_encode(tsl_insn_mxu_matmul_t{
+                    .dtype = dt, .wbuf = wb, .accumulate = rng.below(2),
+                    .act_addr = place(false, (uint64_t)(rows - 1) * as + vb, vb), .act_stride = as,
+                    .acc_addr = place(true, (uint64_t)(rows - 1) * cs + 4 * N, 4 * N), .acc_stride = cs,
+                    .rows = rows});
         }
     } else {
         static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU,
@@ -404,9 +415,14 @@ static tsl_insn_t gen_valid() {
         }
         uint32_t dst = vec(dd, rows), s1 = vec(d1, rows);
         if (op == TSL_VPU_OP_REQUANT)
-            i = tsl_insn_requant(dd, dst, d1, s1, rows, (int32_t)rng.u32(), rng.below(63), (int32_t)rng.u32());
+            i = tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
+                    .op = TSL_VPU_OP_REQUANT, .dst_dtype = dd, .src1_dtype = d1, .dst_addr = dst, .src1_addr = s1,
+                    .rows = rows, .scale = rng.u32(), .shift = rng.below(63),
+                    .zero_point = rng.u32()});
         else
-            i = tsl_insn_vpu(op, dd, dst, d1, s1, mode, d2, s2, rows);
+            i = tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
+                    .op = op, .dst_dtype = dd, .src1_dtype = d1, .src2_dtype = d2, .src2_mode = mode,
+                    .dst_addr = dst, .src1_addr = s1, .src2_addr = s2, .rows = rows});
     }
     add_tokens(i, u);
     return i;
@@ -462,8 +478,10 @@ static tsl_insn_t gen_invalid() {
         break;
     case 6: {  // HBM range
         if (fmt != TSL_FMT_DMA_XFER) {
-            i = tsl_insn_dma(TSL_DMA_OP_LOAD + rng.below(2), HBM - 1 - rng.below(64), rng.below(64), 0, 1,
-                             1 + rng.below(4), 1 + rng.below(128));
+            i = tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_LOAD + rng.below(2), .hbm_addr = HBM - 1 - rng.below(64),
+                    .rows = 1 + rng.below(4), .row_bytes = 1 + rng.below(128), .hbm_stride = rng.below(64),
+                    .local_stride = 1});
         } else {
             if (rng.chance(0.5)) TSL_SET(w, TSL_INSN_DMA_XFER_HBM_ADDR, HBM - rng.below(64));
             else TSL_SET(w, TSL_INSN_DMA_XFER_HBM_STRIDE, rng.chance(0.5) ? 0xFFFFFFFFu - rng.below(8) : HBM / 2 + rng.below(HBM));
@@ -489,7 +507,9 @@ static tsl_insn_t gen_invalid() {
     }
     case 9: {  // WBUF_DTYPE: a MATMUL otherwise valid for either dtype
         uint32_t wb = rng.below(2);
-        i = tsl_insn_matmul(model.wbuf_dtype_pushed[wb] ^ 1u, wb, 0, 0, 4 * N, ACC_BASE, 4 * N, 1);
+        i = tsl_insn_mxu_matmul_encode(tsl_insn_mxu_matmul_t{
+                .dtype = model.wbuf_dtype_pushed[wb] ^ 1u, .wbuf = wb, .act_stride = 4 * N, .acc_addr = ACC_BASE,
+                .acc_stride = 4 * N, .rows = 1});
         break;
     }
     case 10:  // a wait without a signal pushed before it
@@ -694,7 +714,8 @@ static void axi_error_phase() {
 // Directed: the failing transfer gives no tokens and no NOTIFY; a lone error with an empty queue.
 static void axi_error_directed() {
     set_speed(false);
-    tsl_insn_t i = tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 16, 0, 16, 2, 16);
+    tsl_insn_t i = tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+            .op = TSL_DMA_OP_LOAD, .rows = 2, .row_bytes = 16, .hbm_stride = 16, .local_stride = 16});
     tsl_insn_signal(&i, TSL_TOK(TSL_UNIT_MXU));
     tsl_insn_notify(&i);
     inject_err = true;
@@ -730,13 +751,13 @@ static bool push_raw(const tsl_insn_t &i) {
 static void token_max_phase() {
     set_speed(false);
     p_bus_idle = 0;
-    tsl_insn_t w = tsl_insn_sync(TSL_UNIT_MXU);
+    tsl_insn_t w = tsl_insn_sync_encode(tsl_insn_sync_t{.unit = TSL_UNIT_MXU});
     tsl_insn_wait(&w, TSL_TOK(TSL_UNIT_DMA));
     if (push_raw(w)) fail("a wait with no signal was accepted");
     cmp_all();   // ERR_TOKEN_UNDERFLOW
     wr_both(TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
     epoch_reset();
-    tsl_insn_t s = tsl_insn_sync(TSL_UNIT_DMA);
+    tsl_insn_t s = tsl_insn_sync_encode(tsl_insn_sync_t{.unit = TSL_UNIT_DMA});
     tsl_insn_signal(&s, TSL_TOK(TSL_UNIT_MXU));
     push_raw(s);
     for (uint32_t k = 1; k < TSL_PARAM_TOKEN_MAX; k++) {

@@ -44,7 +44,9 @@ struct Xfer {
     bool load;
     uint32_t ha, hs, la, ls, rows, rb;
     tsl_insn_t insn() const {
-        return tsl_insn_dma(load ? TSL_DMA_OP_LOAD : TSL_DMA_OP_STORE, ha, hs, la, ls, rows, rb);
+        return tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                .op = load ? TSL_DMA_OP_LOAD : TSL_DMA_OP_STORE, .hbm_addr = ha, .local_addr = la, .rows = rows,
+                .row_bytes = rb, .hbm_stride = hs, .local_stride = ls});
     }
     std::string str() const {
         char b[200];

@@ -36,11 +36,16 @@ static inline int gemm_db_prog(const gemm_db_t *g, int (*push)(void *, const tsl
     uint32_t n = g->n, es = tsl_dtype_bytes(g->dtype), lda = g->k * es, ldb = g->nc * es, ldc = g->nc * 4;
     uint32_t parts = g->m / g->mc, tiles = (g->nc / n) * parts, t = 0, wb = 0;
     int rc;
-    tsl_insn_t i = tsl_insn_dma(TSL_DMA_OP_LOAD, g->b, ldb, g->vmem_b, ldb, g->k, ldb);
+    tsl_insn_t i = tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+            .op = TSL_DMA_OP_LOAD, .hbm_addr = g->b, .local_addr = g->vmem_b, .rows = g->k, .row_bytes = ldb,
+            .hbm_stride = ldb, .local_stride = ldb});
     if ((rc = push(ctx, &i)))
         return rc;
     for (uint32_t p = 0; p < parts; p++) {
-        i = tsl_insn_dma(TSL_DMA_OP_LOAD, g->a + p * g->mc * lda, lda, g->vmem_a + p * g->mc * lda, lda, g->mc, lda);
+        i = tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                .op = TSL_DMA_OP_LOAD, .hbm_addr = g->a + p * g->mc * lda,
+                .local_addr = g->vmem_a + p * g->mc * lda, .rows = g->mc, .row_bytes = lda, .hbm_stride = lda,
+                .local_stride = lda});
         tsl_insn_signal(&i, TSL_TOK(TSL_UNIT_MXU));
         if ((rc = push(ctx, &i)))
             return rc;
@@ -50,19 +55,25 @@ static inline int gemm_db_prog(const gemm_db_t *g, int (*push)(void *, const tsl
             uint32_t slot = TSL_LOCAL_ACC_BASE + (t % g->slots) * g->mc * 4 * n;
             int waits = t < parts || t >= g->slots;  /* an A part, or the store of tile t - slots */
             for (uint32_t kb = 0; kb < g->k / n; kb++, wb ^= 1) {
-                i = tsl_insn_loadw(g->dtype, wb, g->vmem_b + kb * n * ldb + nb * n * es, ldb);
+                i = tsl_insn_mxu_loadw_encode(tsl_insn_mxu_loadw_t{
+                        .dtype = g->dtype, .wbuf = wb, .addr = g->vmem_b + kb * n * ldb + nb * n * es,
+                        .stride = ldb});
                 if (kb == 0 && waits)
                     tsl_insn_wait(&i, TSL_TOK(TSL_UNIT_DMA));
                 if ((rc = push(ctx, &i)))
                     return rc;
-                i = tsl_insn_matmul(g->dtype, wb, kb != 0, g->vmem_a + p * g->mc * lda + kb * n * es, lda, slot,
-                                    4 * n, g->mc);
+                i = tsl_insn_mxu_matmul_encode(tsl_insn_mxu_matmul_t{
+                        .dtype = g->dtype, .wbuf = wb, .accumulate = kb != 0,
+                        .act_addr = g->vmem_a + p * g->mc * lda + kb * n * es, .act_stride = lda, .acc_addr = slot,
+                        .acc_stride = 4 * n, .rows = g->mc});
                 if (kb == g->k / n - 1)
                     tsl_insn_signal(&i, TSL_TOK(TSL_UNIT_DMA));
                 if ((rc = push(ctx, &i)))
                     return rc;
             }
-            i = tsl_insn_dma(TSL_DMA_OP_STORE, g->c + p * g->mc * ldc + nb * n * 4, ldc, slot, 4 * n, g->mc, 4 * n);
+            i = tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_STORE, .hbm_addr = g->c + p * g->mc * ldc + nb * n * 4, .local_addr = slot,
+                    .rows = g->mc, .row_bytes = 4 * n, .hbm_stride = ldc, .local_stride = 4 * n});
             tsl_insn_wait(&i, TSL_TOK(TSL_UNIT_MXU));
             if (t + g->slots < tiles)
                 tsl_insn_signal(&i, TSL_TOK(TSL_UNIT_MXU));

@@ -237,8 +237,12 @@ static void print_insn(const tsl_insn_t &i) {
 static std::vector<tsl_insn_t> dump_insns() {
     std::vector<tsl_insn_t> v;
     const uint32_t row = 4096;
-    v.push_back(tsl_insn_dma(TSL_DMA_OP_STORE, DATA_END, row, 0, row, VMEM / row, row));
-    v.push_back(tsl_insn_dma(TSL_DMA_OP_STORE, DATA_END + VMEM, row, ACC_BASE, row, ACC / row, row));
+    v.push_back(tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+            .op = TSL_DMA_OP_STORE, .hbm_addr = DATA_END, .rows = VMEM / row, .row_bytes = row, .hbm_stride = row,
+            .local_stride = row}));
+    v.push_back(tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+            .op = TSL_DMA_OP_STORE, .hbm_addr = DATA_END + VMEM, .local_addr = ACC_BASE, .rows = ACC / row,
+            .row_bytes = row, .hbm_stride = row, .local_stride = row}));
     return v;
 }
 
@@ -273,8 +277,12 @@ static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tsl
     // Prologue: VMEM and ACC get random contents from HBM through the DMA, on both sides.
     const uint32_t row = 4096;
     std::vector<tsl_insn_t> pro = {
-        tsl_insn_dma(TSL_DMA_OP_LOAD, 0, row, 0, row, VMEM / row, row),
-        tsl_insn_dma(TSL_DMA_OP_LOAD, DATA_END - ACC, row, ACC_BASE, row, ACC / row, row),
+        tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                .op = TSL_DMA_OP_LOAD, .rows = VMEM / row, .row_bytes = row, .hbm_stride = row,
+                .local_stride = row}),
+        tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                .op = TSL_DMA_OP_LOAD, .hbm_addr = DATA_END - ACC, .local_addr = ACC_BASE, .rows = ACC / row,
+                .row_bytes = row, .hbm_stride = row, .local_stride = row}),
     };
     bool ok = true;
     for (auto &i : pro) {
@@ -421,7 +429,7 @@ struct Gen {
             if (l >= 0 && !(TSL_GET(prog.insns[l].w, TSL_INSN_HDR_SIGNAL) & TSL_TOK(u)) && r.chance(0.7)) {
                 tsl_insn_signal(&prog.insns[l], TSL_TOK(u));
             } else {
-                tsl_insn_t s = tsl_insn_sync(v);
+                tsl_insn_t s = tsl_insn_sync_encode(tsl_insn_sync_t{.unit = v});
                 tsl_insn_signal(&s, TSL_TOK(u));
                 if (r.chance(0.2)) tsl_insn_notify(&s);
                 last[v] = (int)prog.insns.size();
@@ -466,7 +474,9 @@ struct Gen {
         if (acc) la += ACC_BASE;
         std::vector<Range> a;
         for (uint32_t k = 0; k < rows; k++) a.push_back({(uint64_t)la + (uint64_t)k * ls, (uint64_t)la + (uint64_t)k * ls + rb, !store});
-        emit(tsl_insn_dma(store ? TSL_DMA_OP_STORE : TSL_DMA_OP_LOAD, ha, hs, la, ls, rows, rb), TSL_UNIT_DMA, a);
+        emit(tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                .op = store ? TSL_DMA_OP_STORE : TSL_DMA_OP_LOAD, .hbm_addr = ha, .local_addr = la, .rows = rows,
+                .row_bytes = rb, .hbm_stride = hs, .local_stride = ls}), TSL_UNIT_DMA, a);
     }
 
     uint32_t vec_addr(uint32_t base, uint32_t room, uint32_t vb, uint32_t rows, uint32_t stride_) {
@@ -481,7 +491,8 @@ struct Gen {
         std::vector<Range> acc;
         for (uint32_t k = 0; k < N; k++) acc.push_back({(uint64_t)a + (uint64_t)k * s, (uint64_t)a + (uint64_t)k * s + vb, false});
         wbuf_dt[wb] = (int)dt;
-        emit(tsl_insn_loadw(dt, wb, a, s), TSL_UNIT_MXU, acc);
+        emit(tsl_insn_mxu_loadw_encode(tsl_insn_mxu_loadw_t{
+                .dtype = dt, .wbuf = wb, .addr = a, .stride = s}), TSL_UNIT_MXU, acc);
     }
 
     void matmul() {
@@ -498,7 +509,9 @@ struct Gen {
             acc.push_back({(uint64_t)a + (uint64_t)k * as, (uint64_t)a + (uint64_t)k * as + vb, false});
             acc.push_back({(uint64_t)c + (uint64_t)k * cs, (uint64_t)c + (uint64_t)k * cs + 4 * N, true});
         }
-        emit(tsl_insn_matmul(dt, wb, r.below(2), a, as, c, cs, rows), TSL_UNIT_MXU, acc);
+        emit(tsl_insn_mxu_matmul_encode(tsl_insn_mxu_matmul_t{
+                .dtype = dt, .wbuf = wb, .accumulate = r.below(2), .act_addr = a, .act_stride = as, .acc_addr = c,
+                .acc_stride = cs, .rows = rows}), TSL_UNIT_MXU, acc);
     }
 
     // MATMULK: kb K-blocks; activation rows of kb vectors, kb*N weight rows, both buffers when kb > 1.
@@ -520,7 +533,9 @@ struct Gen {
             acc.push_back({(uint64_t)w + (uint64_t)k * ws, (uint64_t)w + (uint64_t)k * ws + vb, false});
         wbuf_dt[wb] = (int)dt;
         if (kb > 1) wbuf_dt[wb ^ 1] = (int)dt;
-        emit(tsl_insn_matmulk(dt, wb, r.below(2), a, as, c, cs, rows, kb, w, ws), TSL_UNIT_MXU, acc);
+        emit(tsl_insn_mxu_matmulk_encode(tsl_insn_mxu_matmulk_t{
+                .dtype = dt, .wbuf = wb, .accumulate = r.below(2), .act_addr = a, .act_stride = as, .acc_addr = c,
+                .acc_stride = cs, .rows = rows, .kblocks = kb, .w_addr = w, .w_stride = ws}), TSL_UNIT_MXU, acc);
     }
 
     // A vector operand of `rows` contiguous rows of type dt: 8/16-bit in VMEM, 32-bit mostly in ACC.
@@ -561,9 +576,13 @@ struct Gen {
         if (op == TSL_VPU_OP_REQUANT) {
             int32_t scale = r.chance(0.5) ? (int32_t)r.below(1u << 16) - (1 << 15) : (int32_t)r.next();
             int32_t zp = r.chance(0.7) ? (int32_t)r.below(256) - 128 : (int32_t)r.next();
-            i = tsl_insn_requant(dd, dst, d1, s1, rows, scale, r.below(63), zp);
+            i = tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
+                    .op = TSL_VPU_OP_REQUANT, .dst_dtype = dd, .src1_dtype = d1, .dst_addr = dst, .src1_addr = s1,
+                    .rows = rows, .scale = (uint32_t)scale, .shift = r.below(63), .zero_point = (uint32_t)zp});
         } else {
-            i = tsl_insn_vpu(op, dd, dst, d1, s1, mode, d2, s2, rows);
+            i = tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
+                    .op = op, .dst_dtype = dd, .src1_dtype = d1, .src2_dtype = d2, .src2_mode = mode,
+                    .dst_addr = dst, .src1_addr = s1, .src2_addr = s2, .rows = rows});
         }
         emit(i, TSL_UNIT_VPU, acc);
     }
@@ -579,7 +598,7 @@ struct Gen {
 
     void sync() {
         uint32_t u = r.below(3);
-        tsl_insn_t s = tsl_insn_sync(u);
+        tsl_insn_t s = tsl_insn_sync_encode(tsl_insn_sync_t{.unit = u});
         if (r.chance(0.5)) tsl_insn_notify(&s);
         emit(s, u, {});
     }
@@ -598,7 +617,7 @@ struct Gen {
         // compared with non-zero counts too.
         for (int k = 0; k < 3; k++) {
             uint32_t u = r.below(3);
-            tsl_insn_t s = tsl_insn_sync(u);
+            tsl_insn_t s = tsl_insn_sync_encode(tsl_insn_sync_t{.unit = u});
             tsl_insn_signal(&s, TSL_TOK((u + 1 + r.below(2)) % 3));
             prog.insns.push_back(s);
         }
@@ -637,7 +656,7 @@ static int run_random(unsigned runs, unsigned insns) {
         g.make(insns);
         bool err = g.r.chance(0.1);
         if (err) {  // an invalid instruction in the middle: precise error, later pushes dropped
-            tsl_insn_t bad = tsl_insn_header(3, 0);
+            tsl_insn_t bad = tsl_insn_hdr_encode(tsl_insn_hdr_t{.unit = 3});
             g.prog.insns.insert(g.prog.insns.begin() + g.r.below((uint32_t)g.prog.insns.size()), bad);
         }
         TslRng hr{seed ^ 0x5A5A};
@@ -700,44 +719,78 @@ static int run_directed() {
         Prog p;
         p.name = "dma-shapes";
         p.insns = {
-            tsl_insn_dma(TSL_DMA_OP_LOAD, 5, 37, 3, 37, 9, 37),                 // unaligned, dense
-            tsl_insn_dma(TSL_DMA_OP_LOAD, 1001, 137, 2001, 44, 7, 37),          // strides != width
-            tsl_insn_dma(TSL_DMA_OP_STORE, 3000, 91, 2001, 44, 7, 37),
-            tsl_insn_dma(TSL_DMA_OP_LOAD, 4096 - 10, 0, 777, 0, 1, 50),         // one row across 4 KiB
-            tsl_insn_dma(TSL_DMA_OP_STORE, 8192 - 3, 0, 1, 0, 1, 3 * N + 1),    // one row, across 4 KiB
-            tsl_insn_dma(TSL_DMA_OP_LOAD, 999, 64, ACC_BASE + 4 * N, 8 * N, 5, 4 * N + 4),  // ACC rows
-            tsl_insn_dma(TSL_DMA_OP_STORE, 50001, 333, ACC_BASE + 4, 4 * N, 6, 4 * N - 4),
-            tsl_insn_dma(TSL_DMA_OP_LOAD, 12345, 17, 5000, 3, 20, 16),           // overlapping local rows
-            tsl_insn_dma(TSL_DMA_OP_STORE, 23456, 5, 5000, 16, 20, 16),          // overlapping HBM rows
+            tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = 5, .local_addr = 3, .rows = 9, .row_bytes = 37,
+                    .hbm_stride = 37, .local_stride = 37}),                 // unaligned, dense
+            tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = 1001, .local_addr = 2001, .rows = 7, .row_bytes = 37,
+                    .hbm_stride = 137, .local_stride = 44}),          // strides != width
+            tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_STORE, .hbm_addr = 3000, .local_addr = 2001, .rows = 7, .row_bytes = 37,
+                    .hbm_stride = 91, .local_stride = 44}),
+            tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = 4096 - 10, .local_addr = 777, .rows = 1, .row_bytes = 50}),
+                        // one row across 4 KiB
+            tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_STORE, .hbm_addr = 8192 - 3, .local_addr = 1, .rows = 1,
+                    .row_bytes = 3 * N + 1}),    // one row, across 4 KiB
+            tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = 999, .local_addr = ACC_BASE + 4 * N, .rows = 5,
+                    .row_bytes = 4 * N + 4, .hbm_stride = 64, .local_stride = 8 * N}),  // ACC rows
+            tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_STORE, .hbm_addr = 50001, .local_addr = ACC_BASE + 4, .rows = 6,
+                    .row_bytes = 4 * N - 4, .hbm_stride = 333, .local_stride = 4 * N}),
+            tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = 12345, .local_addr = 5000, .rows = 20, .row_bytes = 16,
+                    .hbm_stride = 17, .local_stride = 3}),           // overlapping local rows
+            tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_STORE, .hbm_addr = 23456, .local_addr = 5000, .rows = 20, .row_bytes = 16,
+                    .hbm_stride = 5, .local_stride = 16}),          // overlapping HBM rows
         };
         check(run_prog(p, seed, plain));
         check(run_prog(p, seed + 2, slow));
         uint32_t big = VMEM > 65535 ? 65535 : VMEM - 3;
         p.name = "dma-max";
         p.insns = {
-            tsl_insn_dma(TSL_DMA_OP_LOAD, 7, 1, 100, 0, 65535, 1),              // ROWS = 65535
-            tsl_insn_dma(TSL_DMA_OP_STORE, 11, 1, 200, 0, 65535, 1),            // ... onto 65535 bytes
-            tsl_insn_dma(TSL_DMA_OP_LOAD, 70000, 0, 2, 0, 1, big),              // the largest row
-            tsl_insn_dma(TSL_DMA_OP_STORE, 100001, 0, 1, 0, 1, big),
+            tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = 7, .local_addr = 100, .rows = 65535, .row_bytes = 1,
+                    .hbm_stride = 1}),              // ROWS = 65535
+            tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_STORE, .hbm_addr = 11, .local_addr = 200, .rows = 65535, .row_bytes = 1,
+                    .hbm_stride = 1}),            // ... onto 65535 bytes
+            tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = 70000, .local_addr = 2, .rows = 1, .row_bytes = big}),
+                             // the largest row
+            tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_STORE, .hbm_addr = 100001, .local_addr = 1, .rows = 1, .row_bytes = big}),
         };
         check(run_prog(p, seed, plain));
     }
 
     // Dispatch errors, compared register for register with the model: later pushes are dropped.
     {
-        tsl_insn_t ok1 = tsl_insn_dma(TSL_DMA_OP_LOAD, 64, 0, 0, 0, 1, 64);
-        tsl_insn_t ok2 = tsl_insn_dma(TSL_DMA_OP_STORE, 1000, 0, 0, 0, 1, 64);
+        tsl_insn_t ok1 = tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                .op = TSL_DMA_OP_LOAD, .hbm_addr = 64, .rows = 1, .row_bytes = 64});
+        tsl_insn_t ok2 = tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                .op = TSL_DMA_OP_STORE, .hbm_addr = 1000, .rows = 1, .row_bytes = 64});
         struct { const char *name; tsl_insn_t bad; } cases[] = {
-            {"err-bad-opcode", tsl_insn_header(3, 0)},
-            {"err-bad-mxu-op", tsl_insn_header(TSL_UNIT_MXU, 9)},
-            {"err-hbm-range", tsl_insn_dma(TSL_DMA_OP_LOAD, HBM - 10, 0, 0, 0, 1, 11)},
-            {"err-local-range", tsl_insn_dma(TSL_DMA_OP_LOAD, 0, 0, VMEM - 10, 0, 1, 11)},
+            {"err-bad-opcode", tsl_insn_hdr_encode(tsl_insn_hdr_t{.unit = 3})},
+            {"err-bad-mxu-op", tsl_insn_hdr_encode(tsl_insn_hdr_t{.unit = TSL_UNIT_MXU, .op = 9})},
+            {"err-hbm-range", tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = HBM - 10, .rows = 1, .row_bytes = 11})},
+            {"err-local-range", tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_LOAD, .local_addr = VMEM - 10, .rows = 1, .row_bytes = 11})},
             // extents far past any memory: a huge address, and a huge stride times rows - 1
-            {"err-hbm-addr-huge", tsl_insn_dma(TSL_DMA_OP_LOAD, 0x80000000u, 0, 0, 0, 1, 16)},
-            {"err-hbm-stride-huge", tsl_insn_dma(TSL_DMA_OP_STORE, 64, 0x40000000u, 0, 0, 5, 16)},
-            {"err-local-stride-huge", tsl_insn_dma(TSL_DMA_OP_LOAD, 64, 0, 0, 0x80000000u, 2, 16)},
-            {"err-misaligned", tsl_insn_loadw(TSL_DTYPE_INT8, 0, 3, N)},
-            {"err-token", [] { tsl_insn_t i = tsl_insn_sync(TSL_UNIT_VPU); tsl_insn_wait(&i, TSL_TOK(TSL_UNIT_MXU)); return i; }()},
+            {"err-hbm-addr-huge", tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = 0x80000000u, .rows = 1, .row_bytes = 16})},
+            {"err-hbm-stride-huge", tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_STORE, .hbm_addr = 64, .rows = 5, .row_bytes = 16, .hbm_stride = 0x40000000u})},
+            {"err-local-stride-huge", tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = 64, .rows = 2, .row_bytes = 16, .local_stride = 0x80000000u})},
+            {"err-misaligned", tsl_insn_mxu_loadw_encode(tsl_insn_mxu_loadw_t{
+                    .dtype = TSL_DTYPE_INT8, .addr = 3, .stride = N})},
+            {"err-token", [] { tsl_insn_t i = tsl_insn_sync_encode(tsl_insn_sync_t{
+                    .unit = TSL_UNIT_VPU}); tsl_insn_wait(&i, TSL_TOK(TSL_UNIT_MXU)); return i; }()},
         };
         for (auto &c : cases) {
             Prog p;
@@ -760,8 +813,11 @@ static int run_directed() {
             Prog p;
             p.name = c.name;
             uint32_t ha = 4096 + 13, la = 300, rows = 6, rb = 100, hs = 128;
-            p.insns = {tsl_insn_dma(TSL_DMA_OP_LOAD, 50000, 0, 8000, 0, 1, 64),
-                       tsl_insn_dma(c.store ? TSL_DMA_OP_STORE : TSL_DMA_OP_LOAD, ha, hs, la, rb, rows, rb)};
+            p.insns = {tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = 50000, .local_addr = 8000, .rows = 1, .row_bytes = 64}),
+                       tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                               .op = c.store ? TSL_DMA_OP_STORE : TSL_DMA_OP_LOAD, .hbm_addr = ha, .local_addr = la,
+                               .rows = rows, .row_bytes = rb, .hbm_stride = hs, .local_stride = rb})};
             Window w = c.store ? Window{ha, ha + (rows - 1) * hs + rb} : Window{DATA_END + la, DATA_END + la + rows * rb};
             std::vector<Inject> inj = {{ha + 3 * hs + 40, 1, c.store, c.resp}};
             check(run_prog(p, seed, plain, TSLM_SCHED_PUSH_ORDER, inj, c.want, w));

@@ -133,17 +133,16 @@ static bool is_unary(uint32_t op) {
 }
 
 static void print_insn(const uint32_t *w) {
-    uint32_t op = TSL_GET(w, TSL_INSN_HDR_OP), mode = TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_MODE);
-    printf("  insn %s dst=%s@0x%08x src1=%s@0x%08x", op_name(op), dt_name(TSL_GET(w, TSL_INSN_VPU_VEC_DST_DTYPE)),
-           TSL_GET(w, TSL_INSN_VPU_VEC_DST_ADDR), dt_name(TSL_GET(w, TSL_INSN_VPU_VEC_SRC1_DTYPE)),
-           TSL_GET(w, TSL_INSN_VPU_VEC_SRC1_ADDR));
+    tsl_insn_vpu_vec_t x = tsl_insn_vpu_vec_decode(w);
+    uint32_t op = x.op, mode = x.src2_mode;
+    printf("  insn %s dst=%s@0x%08x src1=%s@0x%08x", op_name(op), dt_name(x.dst_dtype), x.dst_addr,
+           dt_name(x.src1_dtype), x.src1_addr);
     if (!is_unary(op))
-        printf(" src2=%s %s 0x%08x", mode == 0 ? "VEC" : mode == 1 ? "BCAST" : "IMM",
-               dt_name(TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_DTYPE)), TSL_GET(w, TSL_INSN_VPU_VEC_SRC2_ADDR));
-    printf(" rows=%u", TSL_GET(w, TSL_INSN_VPU_VEC_ROWS));
+        printf(" src2=%s %s 0x%08x", mode == 0 ? "VEC" : mode == 1 ? "BCAST" : "IMM", dt_name(x.src2_dtype),
+               x.src2_addr);
+    printf(" rows=%u", x.rows);
     if (op == TSL_VPU_OP_REQUANT)
-        printf(" scale=%d shift=%u zp=%d", (int32_t)TSL_GET(w, TSL_INSN_VPU_VEC_SCALE),
-               TSL_GET(w, TSL_INSN_VPU_VEC_SHIFT), (int32_t)TSL_GET(w, TSL_INSN_VPU_VEC_ZERO_POINT));
+        printf(" scale=%d shift=%u zp=%d", (int32_t)x.scale, x.shift, (int32_t)x.zero_point);
     printf("\n  words:");
     for (int i = 0; i < 8; i++) printf(" %08x", w[i]);
     printf("\n");
@@ -196,14 +195,18 @@ static tsl_insn_t random_insn(TslRng &r, int op_force, int cls_force, int d1_for
     case 6: if (!unary && mode == TSL_SRC2_VEC) dst = s2; break;
     default: break;
     }
-    tsl_insn_t i = tsl_insn_vpu(op, dd, dst, d1, s1, mode, d2, s2, rows);
+    tsl_insn_t i = tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
+            .op = op, .dst_dtype = dd, .src1_dtype = d1, .src2_dtype = d2, .src2_mode = mode, .dst_addr = dst,
+            .src1_addr = s1, .src2_addr = s2, .rows = rows});
     if (op == TSL_VPU_OP_REQUANT) {
         static const int32_t scales[] = {0, 1, -1, INT32_MAX, INT32_MIN, 1 << 30, 12345};
         static const int32_t zps[] = {0, 1, -1, INT32_MAX, INT32_MIN, -128, 127};
         int32_t scale = r.chance(0.3) ? scales[r.below(7)] : (int32_t)r.next();
         if (r.chance(0.3)) scale >>= r.below(31);
         int32_t zp = r.chance(0.4) ? zps[r.below(7)] : (int32_t)r.next() >> r.below(32);
-        i = tsl_insn_requant(dd, dst, d1, s1, rows, scale, r.below(63), zp);
+        i = tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
+                .op = TSL_VPU_OP_REQUANT, .dst_dtype = dd, .src1_dtype = d1, .dst_addr = dst, .src1_addr = s1,
+                .rows = rows, .scale = (uint32_t)scale, .shift = r.below(63), .zero_point = (uint32_t)zp});
     }
     return i;
 }
@@ -326,12 +329,11 @@ static bool compare(const char *what, uint32_t base_addr, const uint8_t *exp, co
         if (hist) {
             // Which instruction of the run last wrote this byte?
             for (size_t k = hist->size(); k-- > 0;) {
-                const uint32_t *w = (*hist)[k].w;
-                uint32_t d = TSL_GET(w, TSL_INSN_VPU_VEC_DST_ADDR);
-                uint32_t bytes = TSL_GET(w, TSL_INSN_VPU_VEC_ROWS) * N * tsl_dtype_bytes(TSL_GET(w, TSL_INSN_VPU_VEC_DST_DTYPE));
+                tsl_insn_vpu_vec_t x = tsl_insn_vpu_vec_decode((*hist)[k].w);
+                uint32_t d = x.dst_addr, bytes = x.rows * N * tsl_dtype_bytes(x.dst_dtype);
                 if (a >= d && a < d + bytes) {
                     printf("  last written by instruction %zu of the run:\n", k);
-                    print_insn(w);
+                    print_insn((*hist)[k].w);
                     return false;
                 }
             }
@@ -344,7 +346,8 @@ static bool compare(const char *what, uint32_t base_addr, const uint8_t *exp, co
 
 // Run one instruction on the RTL; false on a protocol error or timeout.
 static bool run_rtl(Sim &s, TslRng &r, const tsl_insn_t &insn, double deny, Stats &st) {
-    uint32_t rows = TSL_GET(insn.w, TSL_INSN_VPU_VEC_ROWS), op = TSL_GET(insn.w, TSL_INSN_HDR_OP);
+    tsl_insn_vpu_vec_t x = tsl_insn_vpu_vec_decode(insn.w);
+    uint32_t rows = x.rows, op = x.op;
     for (uint32_t i = r.below(3); i > 0; i--) s.tick();   // idle cycles
     put_bytes(s.top->ex_insn_i, (const uint8_t *)insn.w, 32);
     s.top->ex_valid_i = 1;
@@ -417,8 +420,8 @@ static bool run_and_check(Sim &s, tslm_t *m, TslRng &r, const tsl_insn_t &insn, 
         return false;
     }
     // Lines covering the destination.
-    uint32_t d = TSL_GET(insn.w, TSL_INSN_VPU_VEC_DST_ADDR);
-    uint32_t bytes = TSL_GET(insn.w, TSL_INSN_VPU_VEC_ROWS) * N * tsl_dtype_bytes(TSL_GET(insn.w, TSL_INSN_VPU_VEC_DST_DTYPE));
+    tsl_insn_vpu_vec_t x = tsl_insn_vpu_vec_decode(insn.w);
+    uint32_t d = x.dst_addr, bytes = x.rows * N * tsl_dtype_bytes(x.dst_dtype);
     bool acc = d >= ACC_BASE;
     uint32_t off = acc ? d - ACC_BASE : d, lb = acc ? ALINE : VLINE;
     uint32_t first = off / lb, last = (off + bytes - 1) / lb;

@@ -99,11 +99,16 @@ int main(void) {
     }
     uint32_t imm = (uint32_t)((int32_t)(next32() % 256) - 128);
     int ok = run_case(&m, "INT32 MIN (VEC)",
-                      tsl_insn_vpu(TSL_VPU_OP_MIN, TSL_DTYPE_INT32, d_acc, TSL_DTYPE_INT32, a_acc, TSL_SRC2_VEC,
-                                   TSL_DTYPE_INT32, b_acc, ROWS), d_acc, 0, 0, a_acc, b_acc, 0, 0) &&
+                      tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                              .op = TSL_VPU_OP_MIN, .dst_dtype = TSL_DTYPE_INT32, .src1_dtype = TSL_DTYPE_INT32,
+                              .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_VEC, .dst_addr = d_acc,
+                              .src1_addr = a_acc, .src2_addr = b_acc, .rows = ROWS}),
+                          d_acc, 0, 0, a_acc, b_acc, 0, 0) &&
              run_case(&m, "INT8 MIN (IMM)",
-                      tsl_insn_vpu(TSL_VPU_OP_MIN, TSL_DTYPE_INT32, d_acc, TSL_DTYPE_INT8, 0, TSL_SRC2_IMM,
-                                   TSL_DTYPE_INT32, imm, ROWS), d_acc, 0, 1, 0, 0, 1, imm);
+                      tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                              .op = TSL_VPU_OP_MIN, .dst_dtype = TSL_DTYPE_INT32, .src1_dtype = TSL_DTYPE_INT8,
+                              .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_IMM, .dst_addr = d_acc,
+                              .src2_addr = imm, .rows = ROWS}), d_acc, 0, 1, 0, 0, 1, imm);
     /* Float class: FP32 x FP32 rows. */
     for (uint32_t k = 0; k < ROWS * n; k++) {
       uint32_t a = rand_f32(), b = next32() % 4 == 0 ? a ^ 0x80000000u : rand_f32();
@@ -111,8 +116,11 @@ int main(void) {
       memcpy(tslm_acc(&m) + b_acc - acc + 4 * k, &b, 4);
     }
     ok = ok && run_case(&m, "FP32 MIN (VEC)",
-                        tsl_insn_vpu(TSL_VPU_OP_MIN, TSL_DTYPE_FP32, d_acc, TSL_DTYPE_FP32, a_acc, TSL_SRC2_VEC,
-                                     TSL_DTYPE_FP32, b_acc, ROWS), d_acc, 1, 0, a_acc, b_acc, 0, 0);
+                        tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                                .op = TSL_VPU_OP_MIN, .dst_dtype = TSL_DTYPE_FP32, .src1_dtype = TSL_DTYPE_FP32,
+                                .src2_dtype = TSL_DTYPE_FP32, .src2_mode = TSL_SRC2_VEC, .dst_addr = d_acc,
+                                .src1_addr = a_acc, .src2_addr = b_acc, .rows = ROWS}),
+                            d_acc, 1, 0, a_acc, b_acc, 0, 0);
     if (ok) passed++; else failed++;
     if (!ok) break;
   }

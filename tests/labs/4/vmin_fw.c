@@ -5,7 +5,9 @@
 
 int main(void) {
   uint32_t n = tsl_tc_read(TSL_TC_CFG_N_OFFSET), acc = TSL_LOCAL_ACC_BASE;
-  tsl_tc_vpu(TSL_DEP_NONE, TSL_VPU_OP_MIN, TSL_DTYPE_INT32, acc + 8 * 4 * n, TSL_DTYPE_INT32, acc,
-             TSL_SRC2_VEC, TSL_DTYPE_INT32, acc + 4 * 4 * n, 4);
+  tsl_tc_vpu((tsl_insn_vpu_vec_t){
+          .op = TSL_VPU_OP_MIN, .dst_dtype = TSL_DTYPE_INT32, .src1_dtype = TSL_DTYPE_INT32,
+          .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_VEC, .dst_addr = acc + 8 * 4 * n, .src1_addr = acc,
+          .src2_addr = acc + 4 * 4 * n, .rows = 4});
   return tsl_tc_wait(100000) == TSL_OK ? 0 : 1;
 }

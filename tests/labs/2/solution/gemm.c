@@ -21,17 +21,25 @@ tsl_status_t lab2_gemm(const lab2_gemm_t *g) {
   for (uint32_t m0 = 0; m0 < g->m; m0 += tm) {
     uint32_t rows = g->m - m0 < tm ? g->m - m0 : tm;
     for (uint32_t n0 = 0; n0 < g->nc; n0 += n) {
-      tsl_tc_dma_load(TSL_DEP_NONE, g->a_hbm + m0 * g->k, g->k, a_v, g->k, rows, g->k);
-      tsl_tc_dma_load(TSL_DEP(0, TSL_TOK(TSL_UNIT_MXU)), g->b_hbm + n0, g->nc, b_v, n, g->k, n);
+      tsl_tc_dma_load((tsl_insn_dma_xfer_t){
+              .hbm_addr = g->a_hbm + m0 * g->k, .local_addr = a_v, .rows = rows, .row_bytes = g->k,
+              .hbm_stride = g->k, .local_stride = g->k});
+      tsl_tc_dma_load((tsl_insn_dma_xfer_t){
+              .hbm_addr = g->b_hbm + n0, .local_addr = b_v, .rows = g->k, .row_bytes = n, .hbm_stride = g->nc,
+              .local_stride = n, .signal = TSL_TOK(TSL_UNIT_MXU)});
       for (uint32_t kb = 0; kb < kbs; kb++) {
         uint32_t wbuf = kb & 1u;
-        tsl_tc_loadw(TSL_DEP(kb == 0 ? TSL_TOK(TSL_UNIT_DMA) : 0, 0), TSL_DTYPE_INT8, wbuf,
-                     b_v + kb * n * n, n);
-        tsl_tc_matmul(TSL_DEP(0, kb == kbs - 1 ? TSL_TOK(TSL_UNIT_DMA) : 0), TSL_DTYPE_INT8, wbuf,
-                      kb != 0, a_v + kb * n, g->k, g->acc_base, 4 * n, rows);
+        tsl_tc_loadw((tsl_insn_mxu_loadw_t){
+                .dtype = TSL_DTYPE_INT8, .wbuf = wbuf, .addr = b_v + kb * n * n, .stride = n,
+                .wait = kb == 0 ? TSL_TOK(TSL_UNIT_DMA) : 0});
+        tsl_tc_matmul((tsl_insn_mxu_matmul_t){
+                .dtype = TSL_DTYPE_INT8, .wbuf = wbuf, .accumulate = kb != 0, .act_addr = a_v + kb * n,
+                .act_stride = g->k, .acc_addr = g->acc_base, .acc_stride = 4 * n, .rows = rows,
+                .signal = kb == kbs - 1 ? TSL_TOK(TSL_UNIT_DMA) : 0});
       }
-      tsl_tc_dma_store(TSL_DEP(TSL_TOK(TSL_UNIT_MXU), 0), g->c_hbm + (m0 * g->nc + n0) * 4, g->nc * 4,
-                       g->acc_base, 4 * n, rows, 4 * n);
+      tsl_tc_dma_store((tsl_insn_dma_xfer_t){
+              .hbm_addr = g->c_hbm + (m0 * g->nc + n0) * 4, .local_addr = g->acc_base, .rows = rows,
+              .row_bytes = 4 * n, .hbm_stride = g->nc * 4, .local_stride = 4 * n, .wait = TSL_TOK(TSL_UNIT_MXU)});
     }
   }
   return tsl_tc_wait(50000000);

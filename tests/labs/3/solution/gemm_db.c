@@ -16,24 +16,32 @@ typedef struct {
 } tile_t;
 
 static void load(const lab2_gemm_t *g, const tile_t *t, uint32_t n) {
-  tsl_tc_dma_load(TSL_DEP_NONE, g->a_hbm + t->m0 * g->k, g->k, t->a_v, g->k, t->rows, g->k);
-  tsl_tc_dma_load(TSL_DEP(0, TSL_TOK(TSL_UNIT_MXU)), g->b_hbm + t->n0, g->nc, t->b_v, n, g->k, n);
+  tsl_tc_dma_load((tsl_insn_dma_xfer_t){
+          .hbm_addr = g->a_hbm + t->m0 * g->k, .local_addr = t->a_v, .rows = t->rows, .row_bytes = g->k,
+          .hbm_stride = g->k, .local_stride = g->k});
+  tsl_tc_dma_load((tsl_insn_dma_xfer_t){
+          .hbm_addr = g->b_hbm + t->n0, .local_addr = t->b_v, .rows = g->k, .row_bytes = n, .hbm_stride = g->nc,
+          .local_stride = n, .signal = TSL_TOK(TSL_UNIT_MXU)});
 }
 
 static void compute(const lab2_gemm_t *g, const tile_t *t, uint32_t n) {
   uint32_t kbs = g->k / n;
   for (uint32_t kb = 0; kb < kbs; kb++) {
     uint32_t wbuf = kb & 1u;
-    tsl_tc_loadw(TSL_DEP(kb == 0 ? TSL_TOK(TSL_UNIT_DMA) : 0, 0), TSL_DTYPE_INT8, wbuf,
-                 t->b_v + kb * n * n, n);
-    tsl_tc_matmul(TSL_DEP(0, kb == kbs - 1 ? TSL_TOK(TSL_UNIT_DMA) : 0), TSL_DTYPE_INT8, wbuf, kb != 0,
-                  t->a_v + kb * n, g->k, t->acc, 4 * n, t->rows);
+    tsl_tc_loadw((tsl_insn_mxu_loadw_t){
+            .dtype = TSL_DTYPE_INT8, .wbuf = wbuf, .addr = t->b_v + kb * n * n, .stride = n,
+            .wait = kb == 0 ? TSL_TOK(TSL_UNIT_DMA) : 0});
+    tsl_tc_matmul((tsl_insn_mxu_matmul_t){
+            .dtype = TSL_DTYPE_INT8, .wbuf = wbuf, .accumulate = kb != 0, .act_addr = t->a_v + kb * n,
+            .act_stride = g->k, .acc_addr = t->acc, .acc_stride = 4 * n, .rows = t->rows,
+            .signal = kb == kbs - 1 ? TSL_TOK(TSL_UNIT_DMA) : 0});
   }
 }
 
 static void store(const lab2_gemm_t *g, const tile_t *t, uint32_t n) {
-  tsl_tc_dma_store(TSL_DEP(TSL_TOK(TSL_UNIT_MXU), 0), g->c_hbm + (t->m0 * g->nc + t->n0) * 4, g->nc * 4,
-                   t->acc, 4 * n, t->rows, 4 * n);
+  tsl_tc_dma_store((tsl_insn_dma_xfer_t){
+          .hbm_addr = g->c_hbm + (t->m0 * g->nc + t->n0) * 4, .local_addr = t->acc, .rows = t->rows,
+          .row_bytes = 4 * n, .hbm_stride = g->nc * 4, .local_stride = 4 * n, .wait = TSL_TOK(TSL_UNIT_MXU)});
 }
 
 tsl_status_t lab2_gemm(const lab2_gemm_t *g) {

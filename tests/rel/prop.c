@@ -203,7 +203,7 @@ static void check_block(const blk_t *b, const char *what)
 
 static int32_t sat8(int64_t v) { return v > 127 ? 127 : v < -128 ? -128 : (int32_t)v; }
 
-/* REQUANT (tests/model/ref.h, independent of hw/model), then saturated to int8. */
+/* REQUANT (hw/model/ref.h, independent of the model), then saturated to int8. */
 static int32_t requant(int32_t x, int32_t scale, uint32_t shift, int32_t zp)
 {
     return sat8(ref_requant(x, scale, shift, zp));

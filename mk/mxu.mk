@@ -14,7 +14,7 @@ MXU_OUT     := $(BUILD)/mxu
 MXU_RUNS    ?= 6
 MXU_N       ?= 16
 VERILATOR   ?= verilator
-MXU_VFLAGS  := -Wall --top-module tsl_mxu_sim -O3 --x-assign fast --x-initial fast --noassert --unroll-count 256
+MXU_VFLAGS  := -Wall --top-module tsl_mxu_sim -O3 --x-assign fast --x-initial fast --assert --unroll-count 256
 MXU_CFLAGS  := -I$(abspath hw/model) -I$(abspath hw/include)
 # The array is N^2 unrolled cells in C++: compile N <= 16 optimised, N = 32 at -O0 (the C++ build
 # time dominates its short test run; see docs/hardware.md).
@@ -63,7 +63,7 @@ test-mxu-iverilog:
 	@mkdir -p $(MXU_OUT)
 	@p=0; f=0; for top in tsl_mxu tsl_mxu_acc; do \
 	  rm -f $(MXU_OUT)/$$top.vvp; \
-	  iverilog -g2012 -o $(MXU_OUT)/$$top.vvp -s $$top $(MXU_RTL) 2>&1 | grep -v 'sorry:'; \
+	  iverilog -g2012 -I$(CURDIR)/hw/rtl -o $(MXU_OUT)/$$top.vvp -s $$top $(MXU_RTL) 2>&1 | grep -v 'sorry:'; \
 	  if test -s $(MXU_OUT)/$$top.vvp; then p=$$((p+1)); else f=$$((f+1)); echo "iverilog FAILED: $$top"; fi; \
 	done; echo "mxu_iverilog: $$p passed, $$f failed"; test $$f -eq 0
 

@@ -13,7 +13,7 @@ TC_RTL     := hw/rtl/tsl_pkg.sv $(sort $(wildcard hw/rtl/prim/*.sv)) $(sort $(wi
               $(sort $(wildcard hw/rtl/tc/*.sv))
 TC_SIM_CPP := hw/sim/tc/tc_main.cpp hw/sim/tc/tsl_hbm.cpp
 TC_OUT     := $(BUILD)/tc
-TC_VFLAGS  := -Wall --top-module tsl_tc -O3 --x-assign fast --x-initial fast --noassert --unroll-count 256
+TC_VFLAGS  := -Wall --top-module tsl_tc -O3 --x-assign fast --x-initial fast --assert --unroll-count 256
 TC_CFLAGS  := -O2 -I$(abspath hw/model) -I$(abspath hw/include) -I$(abspath hw/sim/tc) -I$(abspath tests/tc)
 
 # $(1) = config name, $(2) = suffix, $(3) = extra Verilator flags
@@ -43,7 +43,7 @@ test-tc-lint:
 
 test-tc-iverilog:
 	@mkdir -p $(TC_OUT)
-	@rm -f $(TC_OUT)/tsl_tc.vvp; iverilog -g2012 -o $(TC_OUT)/tsl_tc.vvp -s tsl_tc $(TC_RTL) 2>&1 | grep -v 'sorry:'; \
+	@rm -f $(TC_OUT)/tsl_tc.vvp; iverilog -g2012 -I$(CURDIR)/hw/rtl -o $(TC_OUT)/tsl_tc.vvp -s tsl_tc $(TC_RTL) 2>&1 | grep -v 'sorry:'; \
 	if test -s $(TC_OUT)/tsl_tc.vvp; then echo "tc_iverilog: 1 passed, 0 failed"; \
 	else echo "tc_iverilog: 0 passed, 1 failed"; exit 1; fi
 

@@ -16,7 +16,7 @@ VPU_RUNS    ?= 30
 VPU_INSNS   ?= 80
 VPU_N       ?= 4
 VERILATOR   ?= verilator
-VPU_VFLAGS  := -Wall --unroll-count 1024 --top-module tsl_vpu_sim -O3 --x-assign fast --x-initial fast --noassert
+VPU_VFLAGS  := -Wall --unroll-count 1024 --top-module tsl_vpu_sim -O3 --x-assign fast --x-initial fast --assert
 VPU_CFLAGS  := -O2 -I$(abspath hw/model) -I$(abspath hw/include)
 
 # One Verilator build per N (and a --trace-fst variant, only when asked for).
@@ -58,7 +58,7 @@ test-vpu-iverilog:
 	@mkdir -p $(VPU_OUT)
 	@p=0; f=0; for n in 4 16; do for bf in 0 1; do \
 	  rm -f $(VPU_OUT)/tsl_vpu.vvp; \
-	  iverilog -g2012 -Ptsl_vpu.N=$$n -Ptsl_vpu.EnableBf16=$$bf -o $(VPU_OUT)/tsl_vpu.vvp -s tsl_vpu \
+	  iverilog -g2012 -I$(CURDIR)/hw/rtl -Ptsl_vpu.N=$$n -Ptsl_vpu.EnableBf16=$$bf -o $(VPU_OUT)/tsl_vpu.vvp -s tsl_vpu \
 	    $(VPU_RTL) 2>&1 | grep -v 'sorry:'; \
 	  if test -s $(VPU_OUT)/tsl_vpu.vvp; then p=$$((p+1)); else f=$$((f+1)); \
 	    echo "iverilog FAILED: tsl_vpu N=$$n EnableBf16=$$bf"; fi; \

@@ -1,0 +1,23 @@
+// Assertion macros of the Tessel RTL: what a module's header comment promises, checked with a
+// message. `include "tsl_assert.svh" inside the module (the flows pass -I hw/rtl); the macros use
+// the module's clk_i and rst_ni.
+//   `TSL_ASSERT(Name, property, "message")       checked at every rising clk_i out of reset
+//   `TSL_ASSERT_INIT(Name, condition, "message") checked once at time 0 (parameter ranges)
+// They expand to SystemVerilog assertions under Verilator, which checks them when a build passes
+// --assert (the test builds; a failure prints the message and stops the simulation with a non-zero
+// exit), and to nothing for synthesis (Yosys) and Icarus, which do not take concurrent assertions.
+`ifndef TSL_ASSERT_SVH
+`define TSL_ASSERT_SVH
+`ifdef VERILATOR
+`define TSL_ASSERT(name, prop, msg) \
+  name: assert property (@(posedge clk_i) disable iff (!rst_ni) (prop)) \
+    else $error("%m: %s", msg);
+`define TSL_ASSERT_INIT(name, cond, msg) \
+  initial begin : name \
+    assert (cond) else $fatal(1, "%m: %s", msg); \
+  end
+`else
+`define TSL_ASSERT(name, prop, msg)
+`define TSL_ASSERT_INIT(name, cond, msg)
+`endif
+`endif

@@ -18,8 +18,6 @@ DEBIAN_PKGS := verilator gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf yo
                nextpnr-ice40 fpga-icestorm iverilog qemu-system-misc clang gnuplot \
                python3 make g++
 
-# Every Verilator flow reads the assertion macros (hw/rtl/tsl_assert.svh) and their lint waiver.
-VERILATOR ?= verilator -I$(CURDIR)/hw/rtl $(CURDIR)/hw/rtl/tsl_assert.vlt
 TESTS :=
 SOAKS :=
 # Used as a prerequisite by mk/*.mk files that sort before mk/model.mk, which builds it.

@@ -67,7 +67,7 @@ CORE_SYNTH_RTL  := hw/rtl/core/tsl_core_regfile.sv hw/rtl/core/tsl_core_alu.sv \
 test-core-lint:
 	@$(VERILATOR) --lint-only -Wall --top-module tsl_cpu_sys_sim $(CORE_RTL_PKG) $(CORE_SYS_RTL)
 	@mkdir -p $(CORE_OUT) && rm -f $(CORE_OUT)/lint.vvp
-	@iverilog -g2012 -I$(CURDIR)/hw/rtl -o $(CORE_OUT)/lint.vvp -s tsl_cpu_sys_sim $(CORE_RTL_PKG) $(CORE_SYS_RTL) \
+	@iverilog -g2012 -o $(CORE_OUT)/lint.vvp -s tsl_cpu_sys_sim $(CORE_RTL_PKG) $(CORE_SYS_RTL) \
 	  2>&1 | grep -v 'sorry:' || true
 	@test -s $(CORE_OUT)/lint.vvp || { echo "core_lint: iverilog failed"; exit 1; }
 	@echo "core_lint: 2 passed, 0 failed"

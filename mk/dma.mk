@@ -44,7 +44,7 @@ test-dma-lint:
 	  then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: tsl_dma_sim N=$$n"; fi; \
 	done; \
 	rm -f $(DMA_OUT)/tsl_dma.vvp; \
-	iverilog -g2012 -I$(CURDIR)/hw/rtl -o $(DMA_OUT)/tsl_dma.vvp -s tsl_dma $(DMA_RTL) 2>&1 | grep -v 'sorry:'; \
+	iverilog -g2012 -o $(DMA_OUT)/tsl_dma.vvp -s tsl_dma $(DMA_RTL) 2>&1 | grep -v 'sorry:'; \
 	if test -s $(DMA_OUT)/tsl_dma.vvp; then p=$$((p+1)); else f=$$((f+1)); echo "iverilog FAILED: tsl_dma"; fi; \
 	echo "dma_lint: $$p passed, $$f failed"; test $$f -eq 0
 

@@ -1,7 +1,7 @@
 # FPGA builds (fpga/, docs/fpga.md): the UART host bridge (hw/rtl/fpga) and the board tops.
 #   make test-fpga-bridge     Verilated tsl_uart_bridge: good/bad-CRC/BADREQ/BUS/truncated frames
 #                             against a memory model (SEED= replays)
-#   make test-fpga-lint       Verilator -Wall and iverilog -g2012 -I$(CURDIR)/hw/rtl on the bridge and the board tops
+#   make test-fpga-lint       Verilator -Wall and iverilog -g2012 on the bridge and the board tops
 #   make test-fpga-top        Verilated tsl_fpga_top + cp.elf through its UART pins (HOSTIF, firmware, HBM)
 #   make test-fpga-ice40-top  Verilated tsl_ice40_top through its UART pins: a TC program against the model
 #   make test-fpga-ice40-gl   the same on the synthesised iCE40 netlist (Yosys cell models)
@@ -54,13 +54,13 @@ $(eval $(call fpga_top_build,ice40-gl,$(ICE40_TOP),$(FPGA_OUT)/ice40-gl/netlist.
 TESTS += fpga-lint fpga-bridge fpga-top fpga fpga-ice40-top fpga-ice40-gl
 .PHONY: test-fpga-lint test-fpga-bridge test-fpga-top test-fpga-ice40-top test-fpga test-fpga-ice40-gl fpga
 
-# Verilator -Wall and iverilog -g2012 -I$(CURDIR)/hw/rtl on the bridge and the three tops.
+# Verilator -Wall and iverilog -g2012 on the bridge and the three tops.
 test-fpga-lint:
 	@p=0; f=0; \
 	for t in "tsl_uart_bridge:$(FPGA_BRIDGE_RTL)" "$(FPGA_TOP):$(FPGA_RTL)" "$(ICE40_TOP):$(ICE40_RTL)" \
 	         "$(ARTY_TOP):$(ARTY_RTL)"; do top=$${t%%:*}; rtl=$${t#*:}; \
 	  if $(VERILATOR) --lint-only -Wall --top-module $$top $$rtl && \
-	     iverilog -g2012 -I$(CURDIR)/hw/rtl -s $$top -o /dev/null $$rtl 2>&1 | { ! grep -v "sorry:"; }; \
+	     iverilog -g2012 -s $$top -o /dev/null $$rtl 2>&1 | { ! grep -v "sorry:"; }; \
 	  then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: $$top"; fi; done; \
 	echo "fpga_lint: $$p passed, $$f failed"; test $$f -eq 0
 

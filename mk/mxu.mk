@@ -63,7 +63,7 @@ test-mxu-iverilog:
 	@mkdir -p $(MXU_OUT)
 	@p=0; f=0; for top in tsl_mxu tsl_mxu_acc; do \
 	  rm -f $(MXU_OUT)/$$top.vvp; \
-	  iverilog -g2012 -I$(CURDIR)/hw/rtl -o $(MXU_OUT)/$$top.vvp -s $$top $(MXU_RTL) 2>&1 | grep -v 'sorry:'; \
+	  iverilog -g2012 -o $(MXU_OUT)/$$top.vvp -s $$top $(MXU_RTL) 2>&1 | grep -v 'sorry:'; \
 	  if test -s $(MXU_OUT)/$$top.vvp; then p=$$((p+1)); else f=$$((f+1)); echo "iverilog FAILED: $$top"; fi; \
 	done; echo "mxu_iverilog: $$p passed, $$f failed"; test $$f -eq 0
 

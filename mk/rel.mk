@@ -89,7 +89,7 @@ $(REL_OUT)/cp.hex: $(BUILD)/fw/cp.bin
 $(REL_OUT)/x.vvp: tests/rel/tsl_soc_x_tb.sv $(REL_X_DEPS) mk/rel.mk
 	@mkdir -p $(@D)
 	@rm -f $@
-	@iverilog -g2012 -I$(CURDIR)/hw/rtl -o $@ -s tsl_soc_x_tb $(REL_X_RTL) $< 2>&1 | grep -v 'sorry:' || true
+	@iverilog -g2012 -o $@ -s tsl_soc_x_tb $(REL_X_RTL) $< 2>&1 | grep -v 'sorry:' || true
 	@test -s $@
 
 # The AXI isolation stage alone (directed, 4-state): pass-through, a reset mid write burst, a reset
@@ -97,7 +97,7 @@ $(REL_OUT)/x.vvp: tests/rel/tsl_soc_x_tb.sv $(REL_X_DEPS) mk/rel.mk
 $(REL_OUT)/axi_iso.vvp: tests/rel/tsl_axi_iso_tb.sv hw/rtl/soc/tsl_axi_iso.sv mk/rel.mk
 	@mkdir -p $(@D)
 	@rm -f $@
-	@iverilog -g2012 -I$(CURDIR)/hw/rtl -o $@ -s tsl_axi_iso_tb hw/rtl/soc/tsl_axi_iso.sv $< 2>&1 | grep -v 'sorry:' || true
+	@iverilog -g2012 -o $@ -s tsl_axi_iso_tb hw/rtl/soc/tsl_axi_iso.sv $< 2>&1 | grep -v 'sorry:' || true
 	@test -s $@
 
 TESTS += rel-axi-iso rel-x

@@ -6,7 +6,7 @@
 #   make test-sdk-mxu         firmware/examples/mxu: a 32x32x32 int8 GEMM on the MXU, checked on the core
 #   make test-sdk-cli         usage/load errors exit 2, a cycle limit exits 124, with messages
 #   make test-soc-lint        Verilator -Wall on tsl_soc, tsl_hostif, tsl_axi_arb, tsl_axi_from_bus (N=4, 16)
-#   make test-soc-iverilog    iverilog -g2012 -I$(CURDIR)/hw/rtl compiles tsl_soc
+#   make test-soc-iverilog    iverilog -g2012 compiles tsl_soc
 #   make test-soc-host        host port, rings, doorbell/host IRQ, RESET, 3-master AXI stress (SEED=)
 # Configuration: the spec defaults (tsl_pkg): N=16, bf16 on, VMEM 256 KiB, ACC 64 KiB, HBM 64 MiB.
 # (tc.mk is included after this file, so the RTL list is spelled out here.)
@@ -81,7 +81,7 @@ test-soc-lint:
 
 test-soc-iverilog:
 	@mkdir -p $(SOC_OUT)
-	@rm -f $(SOC_OUT)/tsl_soc.vvp; iverilog -g2012 -I$(CURDIR)/hw/rtl -o $(SOC_OUT)/tsl_soc.vvp -s tsl_soc $(SOC_RTL) 2>&1 | grep -v 'sorry:'; \
+	@rm -f $(SOC_OUT)/tsl_soc.vvp; iverilog -g2012 -o $(SOC_OUT)/tsl_soc.vvp -s tsl_soc $(SOC_RTL) 2>&1 | grep -v 'sorry:'; \
 	if test -s $(SOC_OUT)/tsl_soc.vvp; then echo "soc_iverilog: 1 passed, 0 failed"; \
 	else echo "soc_iverilog: 0 passed, 1 failed"; exit 1; fi
 

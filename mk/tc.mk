@@ -43,7 +43,7 @@ test-tc-lint:
 
 test-tc-iverilog:
 	@mkdir -p $(TC_OUT)
-	@rm -f $(TC_OUT)/tsl_tc.vvp; iverilog -g2012 -I$(CURDIR)/hw/rtl -o $(TC_OUT)/tsl_tc.vvp -s tsl_tc $(TC_RTL) 2>&1 | grep -v 'sorry:'; \
+	@rm -f $(TC_OUT)/tsl_tc.vvp; iverilog -g2012 -o $(TC_OUT)/tsl_tc.vvp -s tsl_tc $(TC_RTL) 2>&1 | grep -v 'sorry:'; \
 	if test -s $(TC_OUT)/tsl_tc.vvp; then echo "tc_iverilog: 1 passed, 0 failed"; \
 	else echo "tc_iverilog: 0 passed, 1 failed"; exit 1; fi
 

@@ -46,7 +46,7 @@ test-tcctrl-lint:
 test-tcctrl-iverilog:
 	@mkdir -p $(TCCTRL_OUT)
 	@rm -f $(TCCTRL_OUT)/tsl_tc_ctrl.vvp
-	@iverilog -g2012 -I$(CURDIR)/hw/rtl -o $(TCCTRL_OUT)/tsl_tc_ctrl.vvp -s tsl_tc_ctrl $(TCCTRL_RTL) 2>&1 | grep -v 'sorry:' || true
+	@iverilog -g2012 -o $(TCCTRL_OUT)/tsl_tc_ctrl.vvp -s tsl_tc_ctrl $(TCCTRL_RTL) 2>&1 | grep -v 'sorry:' || true
 	@test -s $(TCCTRL_OUT)/tsl_tc_ctrl.vvp || { echo "iverilog FAILED: tsl_tc_ctrl"; exit 1; }
 
 test-tcctrl-n4: $(TCCTRL_OUT)/n4/ctrl_sim

@@ -58,7 +58,7 @@ test-vpu-iverilog:
 	@mkdir -p $(VPU_OUT)
 	@p=0; f=0; for n in 4 16; do for bf in 0 1; do \
 	  rm -f $(VPU_OUT)/tsl_vpu.vvp; \
-	  iverilog -g2012 -I$(CURDIR)/hw/rtl -Ptsl_vpu.N=$$n -Ptsl_vpu.EnableBf16=$$bf -o $(VPU_OUT)/tsl_vpu.vvp -s tsl_vpu \
+	  iverilog -g2012 -Ptsl_vpu.N=$$n -Ptsl_vpu.EnableBf16=$$bf -o $(VPU_OUT)/tsl_vpu.vvp -s tsl_vpu \
 	    $(VPU_RTL) 2>&1 | grep -v 'sorry:'; \
 	  if test -s $(VPU_OUT)/tsl_vpu.vvp; then p=$$((p+1)); else f=$$((f+1)); \
 	    echo "iverilog FAILED: tsl_vpu N=$$n EnableBf16=$$bf"; fi; \

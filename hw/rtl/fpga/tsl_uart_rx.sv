@@ -12,7 +12,7 @@ module tsl_uart_rx #(
   output logic       valid_o,  // one-cycle pulse: data_o holds a received byte
   output logic [7:0] data_o
 );
-  `include "tsl_assert.svh"
+  `include "hw/rtl/tsl_assert.svh"
   localparam int Cw = $clog2(ClksPerBit);
 
   // FSM states (plain constants: Icarus 11 mis-types enum assignments from ?:).

@@ -12,7 +12,7 @@ module tsl_uart_tx #(
   input  logic [7:0] data_i,
   output logic       tx_o     // serial line
 );
-  `include "tsl_assert.svh"
+  `include "hw/rtl/tsl_assert.svh"
   localparam int Cw = $clog2(ClksPerBit);
 
   logic [Cw-1:0] cnt_q, cnt_d;

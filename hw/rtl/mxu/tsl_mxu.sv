@@ -45,7 +45,7 @@ module tsl_mxu #(
   output logic                    wload_done_o,     // pulse: a LOADW finished
   output logic                    idle_o            // nothing queued, running or in flight
 );
-  `include "tsl_assert.svh"
+  `include "hw/rtl/tsl_assert.svh"
   localparam int Lat = 2 * N + 1;  // pipeline stages from the issue register to the deskew output
 
   typedef struct packed {

@@ -16,7 +16,7 @@ module tsl_prim_ram #(
   input  logic [Width/8-1:0]       be_i,     // byte enables for writes
   output logic [Width-1:0]         rdata_o   // valid the cycle after a read request
 );
-  `include "tsl_assert.svh"
+  `include "hw/rtl/tsl_assert.svh"
   logic [Width-1:0] mem [Depth];
 
   always_ff @(posedge clk_i) begin

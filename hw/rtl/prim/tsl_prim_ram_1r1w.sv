@@ -16,7 +16,7 @@ module tsl_prim_ram_1r1w #(
   input  logic [$clog2(Depth)-1:0] raddr_i,
   output logic [Width-1:0]         rdata_o
 );
-  `include "tsl_assert.svh"
+  `include "hw/rtl/tsl_assert.svh"
   logic [Width-1:0] mem [Depth];
 
   always_ff @(posedge clk_i) begin

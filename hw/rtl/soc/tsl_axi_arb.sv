@@ -68,7 +68,7 @@ module tsl_axi_arb #(
   input  logic [1:0]                 m_axi_rresp,
   input  logic                       m_axi_rlast
 );
-  `include "tsl_assert.svh"
+  `include "hw/rtl/tsl_assert.svh"
   localparam int IdxW = (Masters > 1) ? $clog2(Masters) : 1;
   localparam int Lw   = $clog2(Depth + 1);
 

@@ -16,7 +16,7 @@ module tsl_axi_arb_rr #(
   output logic [IdxW-1:0]    sel_o,     // granted master (payload mux select)
   output logic               go_o       // slave-side handshake this cycle
 );
-  `include "tsl_assert.svh"
+  `include "hw/rtl/tsl_assert.svh"
   logic            lock_q, lock_d, found;
   localparam int CandW = IdxW + 1;  // holds last + k < 2 * Masters
   logic [IdxW-1:0]  sel_q, sel_d, last_q, last_d, pick;

@@ -49,7 +49,7 @@ module tsl_axi_from_bus #(
   input  logic [1:0]         m_axi_rresp,
   input  logic               m_axi_rlast
 );
-  `include "tsl_assert.svh"
+  `include "hw/rtl/tsl_assert.svh"
   localparam int Lanes = DataW / 32;
   localparam int OffW  = $clog2(DataW / 8);  // byte-offset bits of one beat
 

@@ -68,7 +68,7 @@ module tsl_axi_iso #(
   input  logic [1:0]         m_rresp,
   input  logic               m_rlast
 );
-  `include "tsl_assert.svh"
+  `include "hw/rtl/tsl_assert.svh"
   localparam int Pw = $clog2(Depth);
 
   logic             drain, drain_q, drain_d;

@@ -41,7 +41,7 @@ module tsl_dma #(
   input  logic m_axi_rvalid, output logic m_axi_rready, input logic [16*N-1:0] m_axi_rdata,
   input  logic [1:0] m_axi_rresp, input logic m_axi_rlast
 );
-  `include "tsl_assert.svh"
+  `include "hw/rtl/tsl_assert.svh"
   localparam int W         = 2 * N;                      // bytes per beat and per VMEM line
   localparam int LW        = $clog2(W);
   localparam int HAW       = $clog2(HbmBytes);

@@ -24,7 +24,7 @@ module tsl_dma_burst #(
   output logic [7:0]            ax_len_o,
   output logic                  ax_last_o   // the burst in the register is the instruction's last
 );
-  `include "tsl_assert.svh"
+  `include "hw/rtl/tsl_assert.svh"
   localparam int LW  = $clog2(W);
   localparam int PB  = 4096 / W;            // beats per 4 KiB page
   localparam int PBW = $clog2(PB) + 1;

@@ -19,7 +19,7 @@ module tsl_tc_queue #(
   output logic [Width-1:0]           data_o,
   output logic [$clog2(Depth+1)-1:0] level_o
 );
-  `include "tsl_assert.svh"
+  `include "hw/rtl/tsl_assert.svh"
 
   localparam int Aw = $clog2(Depth);
   localparam int Lw = $clog2(Depth + 1);

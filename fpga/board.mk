@@ -27,5 +27,5 @@ ICE40_CELLS     = $(YOWASP_GEN)/share/ice40/cells_sim.v
 # system (fpga/yowasp-yosys.mjs): paths are repository-relative and the outputs come back from out/.
 ice40_synth     = node fpga/yowasp-yosys.mjs $(YOWASP_GEN)/bundle.js $(3) "read_verilog -sv $(2); \
                   tee -q -o out/yosys.log synth_ice40 -dsp -spram -abc9 -device u -top $(1); \
-                  delete t:\$$scopeinfo; write_json out/$(1).json; tee -q -o out/yosys.stat stat" $(2) \
+                  delete t:\$$scopeinfo; write_json out/$(1).json; tee -q -o out/yosys.stat stat" $(2) $(TSL_RTL_INCLUDES) \
                   && mv $(3)/out/* $(3)/ && rmdir $(3)/out || { tail -20 $(3)/out/yosys.log 2>/dev/null; exit 1; }

@@ -24,7 +24,7 @@ $(BENCH_SIM_OUT)/sim_$(1)/bench_sim: $(BENCH_SIM_DEPS)
 	@rm -rf $$(@D) && mkdir -p $$(@D)
 	@$$(MAKE) -s --no-print-directory $$(HOST_OBJS) >/dev/null
 	@echo "  VERILATE tsl_soc EnableBf16=$(2) -> $$@ (log: $$(@D)/build.log)"
-	@/usr/bin/time -v -o $$(@D)/build.time $$(VERILATOR) --cc --exe --build -j 2 $$(SOC_VFLAGS) -Wno-fatal \
+	@/usr/bin/time -v -o $$(@D)/build.time $$(VERILATOR) --cc --exe --build -j 2 $$(filter-out --assert,$$(SOC_VFLAGS)) --noassert -Wno-fatal \
 	  -GN=$$(SOC_N) -GEnableBf16="1'b$(2)" -GVmemBytes=$$(SOC_VMEM) -GAccBytes=$$(SOC_ACC) \
 	  -GHbmBytes=$$(SOC_HBM) -Mdir $$(@D) -MAKEFLAGS "OPT_FAST=-O2" \
 	  -CFLAGS "$$(SOC_CFLAGS) -I$$(abspath host_driver/include) -I$$(abspath host_driver/src) \

@@ -8,7 +8,7 @@ CORE_SYS_RTL  := $(TSL_RTL_CPU_SIM)
 CORE_SIM_SRC  := hw/sim/core/tsl_core_sim.cpp hw/sim/core/tsl_elf.cpp hw/sim/core/tessel_run.cpp
 CORE_OBJDIR   := $(BUILD)/core/verilator
 CORE_VFLAGS   := -Wall --top-module tsl_cpu_sys_sim -O3 --x-assign fast --x-initial fast \
-                 --trace-fst --noassert
+                 --trace-fst --assert
 
 # core_verilate(objdir, extra verilator flags): build the runner into objdir/tessel-run.
 define core_verilate

@@ -13,7 +13,7 @@ DMA_HDRS    := hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h
 DMA_OUT     := $(BUILD)/dma
 DMA_PROGS   ?= 12
 DMA_N       ?= 4
-DMA_VFLAGS  := -Wall --top-module tsl_dma_sim -O3 --x-assign fast --x-initial fast --noassert
+DMA_VFLAGS  := -Wall --top-module tsl_dma_sim -O3 --x-assign fast --x-initial fast --assert
 DMA_CFLAGS  := -O2 -std=c++17 -I$(abspath hw/model) -I$(abspath hw/include) -I$(abspath hw/sim/tc)
 
 # $(1) = N, $(2) = suffix, $(3) = extra Verilator flags

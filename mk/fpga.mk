@@ -30,7 +30,7 @@ $(FPGA_OUT)/$(1)/fpga_top_sim: $(3) hw/sim/fpga/fpga_top_main.cpp $(4) hw/sim/fp
 	@mkdir -p $$(@D)
 	@echo "  VERILATE $(2) -> $$@ (log: $$(@D)/build.log)"
 	@$$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module $(2) -O3 --x-assign fast --x-initial fast \
-	  --noassert --unroll-count 256 $(6) -Mdir $$(@D) -CFLAGS "$$(FPGA_TOP_CFLAGS) $(5)" \
+	  --assert --unroll-count 256 $(6) -Mdir $$(@D) -CFLAGS "$$(FPGA_TOP_CFLAGS) $(5)" \
 	  -MAKEFLAGS "OPT_FAST=-O2" -o fpga_top_sim $(3) $$(abspath hw/sim/fpga/fpga_top_main.cpp $(4)) \
 	  >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
 endef

@@ -12,7 +12,7 @@ MXU_SIM_CPP := hw/sim/mxu/mxu_main.cpp
 MXU_OUT     := $(BUILD)/mxu
 MXU_RUNS    ?= 6
 MXU_N       ?= 16
-MXU_VFLAGS  := -Wall --top-module tsl_mxu_sim -O3 --x-assign fast --x-initial fast --noassert --unroll-count 256
+MXU_VFLAGS  := -Wall --top-module tsl_mxu_sim -O3 --x-assign fast --x-initial fast --assert --unroll-count 256
 MXU_CFLAGS  := -I$(abspath hw/model) -I$(abspath hw/include)
 # The array is N^2 unrolled cells in C++: compile N <= 16 optimised, N = 32 at -O0 (the C++ build
 # time dominates its short test run; see docs/hardware.md).

@@ -25,7 +25,7 @@ SOC_SIM_CPP  := hw/sim/soc/tsl_soc_sim.cpp hw/sim/core/tsl_elf.cpp hw/sim/tc/tsl
                 hw/sim/soc/tsl_soc_run.cpp
 SOC_SIM_HDRS := hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_run.h hw/sim/core/tsl_elf.h hw/sim/tc/tsl_hbm.h \
                 hw/sim/tc/tsl_axi_pins.h hw/include/tsl_hw.h
-SOC_VFLAGS := -Wall --top-module tsl_soc -O3 --x-assign fast --x-initial fast --noassert \
+SOC_VFLAGS := -Wall --top-module tsl_soc -O3 --x-assign fast --x-initial fast --assert \
               --unroll-count 256 --trace-fst
 SOC_PARAMS := -GN=$(SOC_N) -GEnableBf16="1'b$(SOC_BF16)" -GVmemBytes=$(SOC_VMEM) -GAccBytes=$(SOC_ACC) \
               -GHbmBytes=$(SOC_HBM)

@@ -12,7 +12,7 @@ TC_CFG     ?= n16
 TC_RTL     := $(TSL_RTL_TC)
 TC_SIM_CPP := hw/sim/tc/tc_main.cpp hw/sim/tc/tsl_hbm.cpp
 TC_OUT     := $(BUILD)/tc
-TC_VFLAGS  := -Wall --top-module tsl_tc -O3 --x-assign fast --x-initial fast --noassert --unroll-count 256
+TC_VFLAGS  := -Wall --top-module tsl_tc -O3 --x-assign fast --x-initial fast --assert --unroll-count 256
 TC_CFLAGS  := -O2 -I$(abspath hw/model) -I$(abspath hw/include) -I$(abspath hw/sim/tc)
 
 # $(1) = config name, $(2) = suffix, $(3) = extra Verilator flags

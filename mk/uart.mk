@@ -58,7 +58,7 @@ $(1): $(3) $(UART_BOARD_CPP) hw/sim/board/tsl_pty.h hw/sim/fpga/tsl_uart_sim.h f
 	@mkdir -p $$(@D)
 	@echo "  VERILATE $(2) -> $$@ (log: $$(@D)/build.log)"
 	@$$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module $(2) -O3 --x-assign fast --x-initial fast \
-	  --noassert --unroll-count 256 $(4) -Mdir $$(@D) \
+	  --assert --unroll-count 256 $(4) -Mdir $$(@D) \
 	  -CFLAGS "-O2 -I$$(abspath hw/sim/board) -I$$(abspath hw/sim/fpga) -DBOARD_CPB=$$(UART_BOARD_CPB) $(5)" \
 	  -MAKEFLAGS "OPT_FAST=-O2" -o board_sim \
 	  $(3) $$(abspath $$(UART_BOARD_CPP)) >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }

@@ -14,7 +14,7 @@ VPU_OUT     := $(BUILD)/vpu
 VPU_RUNS    ?= 30
 VPU_INSNS   ?= 80
 VPU_N       ?= 4
-VPU_VFLAGS  := -Wall --unroll-count 1024 --top-module tsl_vpu_sim -O3 --x-assign fast --x-initial fast --noassert
+VPU_VFLAGS  := -Wall --unroll-count 1024 --top-module tsl_vpu_sim -O3 --x-assign fast --x-initial fast --assert
 VPU_CFLAGS  := -O2 -I$(abspath hw/model) -I$(abspath hw/include)
 
 # One Verilator build per N (and a --trace-fst variant, only when asked for).

@@ -12,6 +12,7 @@ module tsl_uart_rx #(
   output logic       valid_o,  // one-cycle pulse: data_o holds a received byte
   output logic [7:0] data_o
 );
+  `include "hw/rtl/tsl_assert.svh"
   localparam int Cw = $clog2(ClksPerBit);
 
   // FSM states (plain constants: Icarus 11 mis-types enum assignments from ?:).
@@ -74,4 +75,7 @@ module tsl_uart_rx #(
   end
 
   always_ff @(posedge clk_i) shift_q <= shift_d;
+
+  // Assertions
+  `TSL_ASSERT_INIT(ClksPerBitRange, ClksPerBit >= 4, "ClksPerBit must be at least 4")
 endmodule

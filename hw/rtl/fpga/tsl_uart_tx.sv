@@ -12,6 +12,7 @@ module tsl_uart_tx #(
   input  logic [7:0] data_i,
   output logic       tx_o     // serial line
 );
+  `include "hw/rtl/tsl_assert.svh"
   localparam int Cw = $clog2(ClksPerBit);
 
   logic [Cw-1:0] cnt_q, cnt_d;
@@ -51,4 +52,8 @@ module tsl_uart_tx #(
       shift_q <= shift_d;
     end
   end
+
+  // Assertions
+  `TSL_ASSERT_INIT(ClksPerBitRange, ClksPerBit >= 2, "ClksPerBit must be at least 2")
+  `TSL_ASSERT(InHeld, valid_i && !ready_o |=> valid_i && $stable(data_i), "data_i changed before ready_o")
 endmodule

@@ -44,6 +44,7 @@ module tsl_lite_axi #(
   input  logic [1:0]      m_axi_rresp,
   input  logic            m_axi_rlast
 );
+  `include "hw/rtl/tsl_assert.svh"
   localparam int Lw = Dw > 32 ? $clog2(Dw / 32) : 1;   // lane-index bits
   localparam logic [1:0] StIdle = 2'd0, StRd = 2'd1, StWr = 2'd2, StB = 2'd3;
 
@@ -121,4 +122,7 @@ module tsl_lite_axi #(
 
   logic unused_r;
   assign unused_r = m_axi_rlast;   // every burst is one beat
+
+  // Assertions
+  `TSL_ASSERT_INIT(AxiBitsRange, AxiBits >= 32 && (AxiBits > 0 && (AxiBits & (AxiBits - 1)) == 0), "AxiBits must be a power of two from 32")
 endmodule

@@ -45,6 +45,7 @@ module tsl_mxu #(
   output logic                    wload_done_o,     // pulse: a LOADW finished
   output logic                    idle_o            // nothing queued, running or in flight
 );
+  `include "hw/rtl/tsl_assert.svh"
   localparam int Lat = 2 * N + 1;  // pipeline stages from the issue register to the deskew output
 
   typedef struct packed {
@@ -187,4 +188,10 @@ module tsl_mxu #(
   );
 
   assign idle_o = !busy && mv_q == '0 && !r_valid_o;
+
+  // Assertions
+  `TSL_ASSERT_INIT(NRange, N >= 4 && N <= 128 && (N > 0 && (N & (N - 1)) == 0), "N must be a power of two from 4 to 128")
+  `TSL_ASSERT(WeightRowOneHot, $onehot0(wr_row), "more than one weight row written in a cycle")
+  `TSL_ASSERT(CmdHeld, cmd_valid_i && !cmd_ready_o |=> cmd_valid_i && $stable(cmd_op_i)
+              && $stable(cmd_rows_i) && $stable(cmd_acc_addr_i), "a command changed before cmd_ready_o")
 endmodule

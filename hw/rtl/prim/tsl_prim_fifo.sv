@@ -17,6 +17,8 @@ module tsl_prim_fifo #(
   output logic [Width-1:0]       data_o,
   output logic [$clog2(Depth+1)-1:0] level_o
 );
+  `include "hw/rtl/tsl_assert.svh"
+
   localparam int Aw = $clog2(Depth);
   localparam int Lw = $clog2(Depth + 1);
 
@@ -61,4 +63,12 @@ module tsl_prim_fifo #(
   always_ff @(posedge clk_i) begin
     if (push) mem_q[wr_q] <= data_i;
   end
+
+  // Assertions
+  `TSL_ASSERT_INIT(DepthRange, Depth >= 2 && Width >= 1, "Depth must be at least 2")
+  `TSL_ASSERT(InValidHeld, valid_i && !ready_o && !clr_i |=> valid_i || clr_i,
+              "valid_i fell before ready_o (a push into a full FIFO is lost)")
+  `TSL_ASSERT(InDataStable, valid_i && !ready_o && !clr_i |=> clr_i || $stable(data_i),
+              "data_i changed while valid_i waited for ready_o")
+  `TSL_ASSERT(LevelBound, level_q <= Lw'(Depth), "level above Depth (overflow)")
 endmodule

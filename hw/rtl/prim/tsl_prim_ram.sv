@@ -16,6 +16,7 @@ module tsl_prim_ram #(
   input  logic [Width/8-1:0]       be_i,     // byte enables for writes
   output logic [Width-1:0]         rdata_o   // valid the cycle after a read request
 );
+  `include "hw/rtl/tsl_assert.svh"
   logic [Width-1:0] mem [Depth];
 
   always_ff @(posedge clk_i) begin
@@ -50,4 +51,8 @@ module tsl_prim_ram #(
     return Depth;
   endfunction
 `endif
+
+  // Assertions
+  `TSL_ASSERT_INIT(ParamRange, (Depth > 0 && (Depth & (Depth - 1)) == 0) && Width % 8 == 0 && Width > 0,
+                   "Depth a power of two, Width a multiple of 8")
 endmodule

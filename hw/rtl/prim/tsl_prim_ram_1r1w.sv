@@ -16,6 +16,7 @@ module tsl_prim_ram_1r1w #(
   input  logic [$clog2(Depth)-1:0] raddr_i,
   output logic [Width-1:0]         rdata_o
 );
+  `include "hw/rtl/tsl_assert.svh"
   logic [Width-1:0] mem [Depth];
 
   always_ff @(posedge clk_i) begin
@@ -26,4 +27,8 @@ module tsl_prim_ram_1r1w #(
     end
     if (re_i) rdata_o <= mem[raddr_i];
   end
+
+  // Assertions
+  `TSL_ASSERT_INIT(ParamRange, (Depth > 0 && (Depth & (Depth - 1)) == 0) && Width % 8 == 0 && Width > 0,
+                   "Depth a power of two, Width a multiple of 8")
 endmodule

@@ -68,6 +68,7 @@ module tsl_axi_arb #(
   input  logic [1:0]                 m_axi_rresp,
   input  logic                       m_axi_rlast
 );
+  `include "hw/rtl/tsl_assert.svh"
   localparam int IdxW = (Masters > 1) ? $clog2(Masters) : 1;
   localparam int Lw   = $clog2(Depth + 1);
 
@@ -183,4 +184,16 @@ module tsl_axi_arb #(
     s_axi_bvalid[b_idx] = bq_valid && m_axi_bvalid;
     s_axi_rvalid[r_idx] = rq_valid && m_axi_rvalid;
   end
+
+  // Assertions
+  `TSL_ASSERT_INIT(ParamRange, Masters >= 1 && Depth >= 2 && DataW % 32 == 0,
+                   "Masters >= 1, Depth >= 2, DataW a multiple of 32")
+  `TSL_ASSERT(ArHeld, m_axi_arvalid && !m_axi_arready |=> m_axi_arvalid
+              && $stable(m_axi_araddr) && $stable(m_axi_arlen),
+              "AR valid or payload changed before arready (a master broke the AXI handshake)")
+  `TSL_ASSERT(AwHeld, m_axi_awvalid && !m_axi_awready |=> m_axi_awvalid
+              && $stable(m_axi_awaddr) && $stable(m_axi_awlen),
+              "AW valid or payload changed before awready (a master broke the AXI handshake)")
+  `TSL_ASSERT(RHasBurst, m_axi_rvalid |-> rq_valid, "an R beat with no read burst outstanding")
+  `TSL_ASSERT(BHasBurst, m_axi_bvalid |-> bq_valid, "a B response with no write burst outstanding")
 endmodule

@@ -16,6 +16,7 @@ module tsl_axi_arb_rr #(
   output logic [IdxW-1:0]    sel_o,     // granted master (payload mux select)
   output logic               go_o       // slave-side handshake this cycle
 );
+  `include "hw/rtl/tsl_assert.svh"
   logic            lock_q, lock_d, found;
   localparam int CandW = IdxW + 1;  // holds last + k < 2 * Masters
   logic [IdxW-1:0]  sel_q, sel_d, last_q, last_d, pick;
@@ -63,4 +64,10 @@ module tsl_axi_arb_rr #(
       last_q <= last_d;
     end
   end
+
+  // Assertions
+  `TSL_ASSERT_INIT(MastersRange, Masters >= 1, "Masters must be at least 1")
+  `TSL_ASSERT(EnableHeld, $fell(enable_i) |-> $past(go_o) || !$past(valid_o),
+              "enable_i fell while a shown request waited for its handshake")
+  `TSL_ASSERT(SelInRange, valid_o |-> 32'(sel_o) < Masters, "grant to a master that does not exist")
 endmodule

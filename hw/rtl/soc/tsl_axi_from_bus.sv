@@ -49,6 +49,7 @@ module tsl_axi_from_bus #(
   input  logic [1:0]         m_axi_rresp,
   input  logic               m_axi_rlast
 );
+  `include "hw/rtl/tsl_assert.svh"
   localparam int Lanes = DataW / 32;
   localparam int OffW  = $clog2(DataW / 8);  // byte-offset bits of one beat
 
@@ -163,4 +164,17 @@ module tsl_axi_from_bus #(
 
   logic unused_bits;  // word-aligned access; resp[0] only tells SLVERR from DECERR
   assign unused_bits = ^{bus_addr_i[1:0], m_axi_bresp[0], m_axi_rresp[0]};
+
+  // Assertions
+  `TSL_ASSERT_INIT(DataWRange, DataW >= 32 && (DataW / 32 > 0 && (DataW / 32 & (DataW / 32 - 1)) == 0) && DataW % 32 == 0,
+                   "DataW must be 32 times a power of two")
+  `TSL_ASSERT(BusHeld, bus_valid_i && !bus_ready_o && !clr_i |=> clr_i || (bus_valid_i
+              && $stable(bus_addr_i) && $stable(bus_wdata_i) && $stable(bus_wstrb_i)),
+              "the bus request changed before bus_ready_o")
+  `TSL_ASSERT(ArHeld, m_axi_arvalid && !m_axi_arready |=> m_axi_arvalid && $stable(m_axi_araddr),
+              "AR changed before arready")
+  `TSL_ASSERT(AwHeld, m_axi_awvalid && !m_axi_awready |=> m_axi_awvalid && $stable(m_axi_awaddr),
+              "AW changed before awready")
+  `TSL_ASSERT(WHeld, m_axi_wvalid && !m_axi_wready |=> m_axi_wvalid && $stable(m_axi_wdata)
+              && $stable(m_axi_wstrb), "W changed before wready")
 endmodule

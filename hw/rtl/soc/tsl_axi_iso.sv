@@ -68,6 +68,7 @@ module tsl_axi_iso #(
   input  logic [1:0]         m_rresp,
   input  logic               m_rlast
 );
+  `include "hw/rtl/tsl_assert.svh"
   localparam int Pw = $clog2(Depth);
 
   logic             drain, drain_q, drain_d;
@@ -167,4 +168,7 @@ module tsl_axi_iso #(
       w_q  <= {s_wdata, s_wstrb};
     end
   end
+
+  // Assertions
+  `TSL_ASSERT_INIT(DepthRange, Depth >= 2 && (Depth > 0 && (Depth & (Depth - 1)) == 0), "Depth must be a power of two, >= 2")
 endmodule

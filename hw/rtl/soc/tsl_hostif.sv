@@ -55,6 +55,7 @@ module tsl_hostif #(
   output logic        soc_rst_o,    // registered, active high: reset the control and tensor core
   output logic        boot_hold_o   // registered BOOT.HOLD: hold the control and tensor core in reset
 );
+  `include "hw/rtl/tsl_assert.svh"
   localparam int IrqW = 3;  // HOST_IRQ_STATUS bits: CPL, FAULT, WDT
   localparam logic [IrqW-1:0] FwIrqMask = 3'b011;  // the bits HOST_IRQ_SET may set (not WDT)
   localparam logic [31:0] FwStatusMask = 32'hFFFF_00FF;  // STATE [7:0], CODE [31:16]
@@ -301,4 +302,7 @@ module tsl_hostif #(
 
   logic unused_addr;
   assign unused_addr = ^{core_addr_i[1:0], host_addr_i[1:0]};
+
+  // Assertions
+  `TSL_ASSERT_INIT(ResetCyclesRange, ResetCycles >= 1 && ResetCycles <= 7, "ResetCycles must be 1..7")
 endmodule

@@ -41,6 +41,7 @@ module tsl_dma #(
   input  logic m_axi_rvalid, output logic m_axi_rready, input logic [16*N-1:0] m_axi_rdata,
   input  logic [1:0] m_axi_rresp, input logic m_axi_rlast
 );
+  `include "hw/rtl/tsl_assert.svh"
   localparam int W         = 2 * N;                      // bytes per beat and per VMEM line
   localparam int LW        = $clog2(W);
   localparam int HAW       = $clog2(HbmBytes);
@@ -397,4 +398,12 @@ module tsl_dma #(
   assign unused_ok = ^{ex_insn_i[255:192], ex_insn_i[31:6], ex_insn_i[1:0], ax_addr, lrd_idx, o_idx,
                        ra_valid, ba_valid, x_level, l_level, d_level, ra_level, wl_level, ba_level,
                        ra_ready, wl_ready, ba_ready};
+
+  // Assertions
+  `TSL_ASSERT_INIT(ParamRange, (N > 0 && (N & (N - 1)) == 0) && MaxBurst >= 1 && MaxBurst <= 256 && MaxReads >= 1,
+                   "N a power of two, MaxBurst 1..256, MaxReads >= 1")
+  `TSL_ASSERT(WHeld, m_axi_wvalid && !m_axi_wready |=> m_axi_wvalid && $stable(m_axi_wdata)
+              && $stable(m_axi_wstrb) && $stable(m_axi_wlast), "a W beat changed before wready")
+  `TSL_ASSERT(RHasBurst, m_axi_rvalid |-> ra_valid, "an R beat with no read burst outstanding")
+  `TSL_ASSERT(BHasBurst, m_axi_bvalid |-> ba_valid, "a B response with no write burst outstanding")
 endmodule

@@ -24,6 +24,7 @@ module tsl_dma_burst #(
   output logic [7:0]            ax_len_o,
   output logic                  ax_last_o   // the burst in the register is the instruction's last
 );
+  `include "hw/rtl/tsl_assert.svh"
   localparam int LW  = $clog2(W);
   localparam int PB  = 4096 / W;            // beats per 4 KiB page
   localparam int PBW = $clog2(PB) + 1;
@@ -89,4 +90,13 @@ module tsl_dma_burst #(
     ax_addr_q <= ax_addr_d;
     ax_len_q  <= ax_len_d;
   end
+
+  // Assertions
+  `TSL_ASSERT_INIT(ParamRange, (W > 0 && (W & (W - 1)) == 0) && W <= 4096 && MaxBurst >= 1 && MaxBurst <= 256,
+                   "W a power of two up to 4096, MaxBurst 1..256")
+  `TSL_ASSERT(AxHeld, ax_valid_o && !ax_ready_i |=> ax_valid_o && $stable(ax_addr_o) && $stable(ax_len_o),
+              "the address request changed before its handshake")
+  `TSL_ASSERT(AxBurstLen, ax_valid_o |-> 32'(ax_len_o) < MaxBurst, "a burst longer than MaxBurst beats")
+  `TSL_ASSERT(Ax4KiB, ax_valid_o |-> 32'(ax_addr_o[11:LW]) + 32'(ax_len_o) < PB,
+              "a burst crosses a 4 KiB boundary")
 endmodule

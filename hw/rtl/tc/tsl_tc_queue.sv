@@ -19,12 +19,16 @@ module tsl_tc_queue #(
   output logic [Width-1:0]           data_o,
   output logic [$clog2(Depth+1)-1:0] level_o
 );
+  `include "hw/rtl/tsl_assert.svh"
+
   localparam int Aw = $clog2(Depth);
   localparam int Lw = $clog2(Depth + 1);
+  localparam int Rw = (Width + 7) / 8 * 8;  // RAM word: whole bytes (tsl_prim_ram_1r1w)
 
   logic [Aw-1:0] wr_q, wr_d, rd_q, rd_d, rd_next, raddr;
   logic [Lw-1:0] level_q, level_d;
   logic          head_q, head_d, push, pop, re;
+  logic [Rw-1:0] ram_rdata;
 
   assign ready_o = level_q != Lw'(Depth);
   assign valid_o = head_q;
@@ -74,15 +78,31 @@ module tsl_tc_queue #(
 
   tsl_prim_ram_1r1w #(
     .Depth(1 << Aw),
-    .Width(Width)
+    .Width(Rw)
   ) u_ram (
     .clk_i,
     .we_i   (push),
     .waddr_i(wr_q),
-    .wdata_i(data_i),
-    .be_i   ({(Width / 8){1'b1}}),
+    .wdata_i(Rw'(data_i)),
+    .be_i   ({(Rw / 8){1'b1}}),
     .re_i   (re),
     .raddr_i(raddr),
-    .rdata_o(data_o)
+    .rdata_o(ram_rdata)
   );
+  assign data_o = ram_rdata[Width-1:0];
+  if (Rw > Width) begin : g_pad
+    logic unused_pad;
+    assign unused_pad = ^ram_rdata[Rw-1:Width];
+  end
+
+  // Assertions
+  `TSL_ASSERT_INIT(DepthRange, Depth >= 2 && Width >= 1, "Depth must be at least 2")
+  `TSL_ASSERT(InValidHeld, valid_i && !ready_o && !clr_i |=> valid_i || clr_i,
+              "valid_i fell before ready_o (a push into a full queue is lost)")
+  `TSL_ASSERT(InDataStable, valid_i && !ready_o && !clr_i |=> clr_i || $stable(data_i),
+              "data_i changed while valid_i waited for ready_o")
+  `TSL_ASSERT(OutDataStable, valid_o && !ready_i && !clr_i |=> clr_i || (valid_o && $stable(data_o)),
+              "the head entry changed or vanished before it was popped")
+  `TSL_ASSERT(HeadOnlyWhenQueued, valid_o |-> level_q != '0, "head valid with an empty queue (underflow)")
+  `TSL_ASSERT(LevelBound, level_q <= Lw'(Depth), "level above Depth (overflow)")
 endmodule

@@ -10,13 +10,16 @@
 # FPGA_ROOT: the repository root with a trailing slash when included from another directory.
 YOWASP_NPM      = $(abspath $(BUILD))/npm
 YOWASP_GEN      = $(YOWASP_NPM)/node_modules/@yowasp/yosys/gen
+# RTL_INCLUDES: the generated files the RTL `includes (by their path from the repository root, where
+# every flow runs); a flow that copies the sources, as ice40_synth does, copies these too.
+RTL_INCLUDES    = hw/rtl/tsl_insn.svh hw/rtl/tsl_regs.svh
 # $(call ice40_synth,TOP,RTL,OUTDIR): a recipe line, run from the repository root, that synthesises
 # TOP for the UP5K as the iCEBreaker build does (Yosys 0.55 synth_ice40 -dsp -spram -abc9) into
 # OUTDIR/TOP.json, with OUTDIR/yosys.log and OUTDIR/yosys.stat. The script runs in Yosys's own file
 # system (fpga/yowasp-yosys.mjs): paths are repository-relative and the outputs come back from out/.
 ice40_synth     = node fpga/yowasp-yosys.mjs $(YOWASP_GEN)/bundle.js $(3) "read_verilog -sv $(2); \
                   tee -q -o out/yosys.log synth_ice40 -dsp -spram -abc9 -device u -top $(1); \
-                  delete t:\$$scopeinfo; write_json out/$(1).json; tee -q -o out/yosys.stat stat" $(2) \
+                  delete t:\$$scopeinfo; write_json out/$(1).json; tee -q -o out/yosys.stat stat" $(2) $(RTL_INCLUDES) \
                   && mv $(3)/out/* $(3)/ && rmdir $(3)/out || { tail -20 $(3)/out/yosys.log 2>/dev/null; exit 1; }
 fpga_glob       = $(patsubst $(FPGA_ROOT)%,%,$(sort $(wildcard $(addprefix $(FPGA_ROOT),$(1)))))
 FPGA_BRIDGE_RTL = hw/rtl/prim/tsl_prim_ram_1r1w.sv hw/rtl/fpga/tsl_uart_rx.sv hw/rtl/fpga/tsl_uart_tx.sv \

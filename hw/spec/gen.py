@@ -2,7 +2,8 @@
 """Generate the SystemVerilog package, the C header and the docs tables from hw/spec/tessel.toml.
 
 Usage: gen.py [--check]
-  Writes hw/rtl/tsl_pkg.sv, hw/include/tsl_hw.h and the marked sections of docs/*.md.
+  Writes hw/rtl/tsl_pkg.sv, hw/rtl/tsl_insn.svh, hw/rtl/tsl_regs.svh, hw/include/tsl_hw.h and the
+  marked sections of docs/*.md.
   --check writes nothing; it lists every stale output and exits 1 if there is one.
 Python 3.11 standard library only.
 """
@@ -46,12 +47,64 @@ def check(spec, params, enums):
                 ops = {v[0] for v in enums[unit + "_OP"]["values"]}
                 if op not in ops:
                     sys.exit(f"gen.py: {fmt['name']}: {unit} has no op {op}")
+    check_ops(spec, enums)
     no_overlap("command", spec["command"]["fields"], params["CMD_WORDS"])
     no_overlap("completion", spec["completion"]["fields"], params["CPL_WORDS"])
     for b in spec["block"]:
         for r in b["regs"]:
             no_overlap(f"{b['name']}.{r['name']}",
                        [dict(f, word=0) for f in r.get("fields", [])], 1)
+
+
+CORES = ["tc", "lite"]        # tensor cores: hw/rtl/tc (full), hw/rtl/lite (int8, small FPGAs)
+CLASSES = ["int", "float"]    # dtype classes: INT8/INT32, BF16/FP32
+
+
+def check_ops(spec, enums):
+    """Every op of every unit's *_OP enum has exactly one [[ops]] entry, and nothing else does."""
+    units = [u[0] for u in enums["UNIT"]["values"]]
+    seen = set()
+    for table in spec["ops"]:
+        if table["unit"] not in units:
+            sys.exit(f"gen.py: [[ops]]: no unit {table['unit']}")
+        codes = {v[0] for v in enums[table["unit"] + "_OP"]["values"]}
+        for o in table["ops"]:
+            key = (table["unit"], o["name"])
+            if o["name"] not in codes or key in seen:
+                sys.exit(f"gen.py: [[ops]] {table['unit']}: {o['name']} is not in {table['unit']}_OP or repeats")
+            if (o["arity"] not in (0, 1, 2) or not set(o["classes"]) <= set(CLASSES)
+                    or not set(o["cores"]) <= set(CORES)):
+                sys.exit(f"gen.py: [[ops]] {table['unit']}.{o['name']}: bad arity, classes or cores")
+            seen.add(key)
+    for unit in units:
+        for v in enums[unit + "_OP"]["values"]:
+            if (unit, v[0]) not in seen:
+                sys.exit(f"gen.py: {unit}_OP {v[0]} has no [[ops]] entry")
+
+
+def op_list(spec, enums):
+    """Every op as a dict: unit, unit_code, name, code, arity, classes, cores; by unit, then code."""
+    ucode = {u[0]: u[1] for u in enums["UNIT"]["values"]}
+    out = []
+    for table in spec["ops"]:
+        codes = {v[0]: v[1] for v in enums[table["unit"] + "_OP"]["values"]}
+        for o in table["ops"]:
+            out.append(dict(o, unit=table["unit"], unit_code=ucode[table["unit"]], code=codes[o["name"]]))
+    return sorted(out, key=lambda o: (o["unit_code"], o["code"]))
+
+
+def op_mask(ops, pred):
+    """A 64-bit mask of the ops for which pred holds, bit 16*unit + op."""
+    m = 0
+    for o in ops:
+        if pred(o):
+            m |= 1 << (16 * o["unit_code"] + o["code"])
+    return m
+
+
+def readable_regs(block):
+    """The registers of a block a read returns a value for (wo registers read 0), by offset."""
+    return sorted((r for r in block["regs"] if r["access"] != "wo"), key=lambda r: r["offset"])
 
 
 def used_words(fmt, words):
@@ -252,8 +305,97 @@ def gen_sv(spec, params, enums):
     fields("CMD", spec["command"]["fields"])
     fields("CPL", spec["completion"]["fields"])
     d("")
+    ops = op_list(spec, enums)
+    d("  // Operations (hw/spec/tessel.toml [[ops]]): bit 16*unit + op of each mask")
+    for core in CORES:
+        d(f"  localparam logic [63:0] OPS_{core.upper()} = 64'h{op_mask(ops, lambda o: core in o['cores']):016X};"
+          f"  // implemented by the {core} tensor core; others are ERR_BAD_OPCODE there")
+    d(f"  localparam logic [63:0] OPS_UNARY = 64'h{op_mask(ops, lambda o: o['arity'] == 1):016X};  // one source operand")
+    for cls in CLASSES:
+        d(f"  localparam logic [63:0] OPS_{cls.upper()} = 64'h{op_mask(ops, lambda o: cls in o['classes']):016X};"
+          f"  // accept the {cls} dtype class")
+    d("")
     d("endpackage")
     d("/* verilator lint_on UNUSEDPARAM */")
+    return "\n".join(o) + "\n"
+
+
+SV_KEYWORDS = {"wait", "input", "output", "reg", "wire", "logic", "type", "bit", "byte", "int"}
+
+
+def sv_field_name(name):
+    """A spec field name as a struct member: lower case; an SV keyword gets the suffix _f (wait_f)."""
+    n = name.lower()
+    return n + "_f" if n in SV_KEYWORDS else n
+
+
+def sv_struct(name, doc, flist, bits):
+    """A packed struct of `bits` bits with each field at bit 32*word + lsb and named reserved padding."""
+    o = [f"// {doc}", "typedef struct packed {"]
+    pos = bits
+    for f in sorted(flist, key=lambda f: -(32 * f["word"] + f["lsb"])):
+        lo = 32 * f["word"] + f["lsb"]
+        hi = lo + f["width"] - 1
+        if hi + 1 < pos:
+            o.append(f"  logic [{pos - hi - 2}:0] rsvd_{pos - 1}_{hi + 1};")
+        rng = f"[{f['width'] - 1}:0] " if f["width"] > 1 else ""
+        pos_s = f"[{hi}:{lo}]" if hi > lo else f"[{lo}]"
+        o.append(f"  logic {rng}{sv_field_name(f['name'])};  // {pos_s} {f['doc']}")
+        pos = lo
+    if pos > 0:
+        o.append(f"  logic [{pos - 1}:0] rsvd_{pos - 1}_0;")
+    o.append(f"}} {name};")
+    return o
+
+
+def gen_sv_insn(spec, params, enums):
+    bits = params["INSN_WORDS"] * 32
+    o = [f"// {BANNER}",
+         f"// The instruction formats of docs/isa.md as packed structs of INSN_BITS ({bits}) bits: field F of",
+         "// word w at bits [32w+lsb+width-1:32w+lsb], the rest named reserved padding (rsvd_HI_LO).",
+         "// Include it inside each module that reads instruction fields, and assign the instruction to a",
+         "// variable of its format's type (a plain assignment, no cast; Icarus 11 needs `import` to reach",
+         "// a package type and Yosys `pkg::type`, an include inside the module works in both):",
+         "//   `include \"hw/rtl/tsl_insn.svh\"",
+         "//   insn_dma_xfer_t insn;",
+         "//   assign insn = ex_insn_i;   // then insn.rows, insn.hbm_addr, ...",
+         "// The path is from the repository root, where every flow runs. No include guard: each module",
+         "// includes it once. Member names are the spec's in lower case (an SV keyword gets _f: wait_f).",
+         ""]
+    hdr = spec["header"]["fields"]
+    o += sv_struct("insn_hdr_t", "Header fields, common to every format", hdr, bits)
+    for fmt in spec["format"]:
+        o.append("")
+        o += sv_struct(f"insn_{fmt['name'].lower()}_t",
+                       f"Format {fmt['name']} ({', '.join(fmt['units'])}: {', '.join(fmt['ops'])}): {fmt['doc']}",
+                       fmt["all_fields"], bits)
+    return "\n".join(o) + "\n"
+
+
+def gen_sv_regs(spec, params, enums):
+    tc = next(b for b in spec["block"] if b["name"] == "TC")
+    regs = readable_regs(tc)
+    o = [f"// {BANNER}",
+         "// The TC register block's read decode, once for both tensor cores (tsl_tc_ctrl, tsl_lite_ctrl):",
+         "// the controller fills a tc_rd_t with the value of every readable register (ro, rw, w1c; a",
+         "// write-only register reads 0) and tc_rd_mux selects the word at an offset (0 at any other",
+         "// offset; the performance counters at TC_PERF_BASE are the caller's). Include it inside the",
+         "// module (`include \"hw/rtl/tsl_regs.svh\", from the repository root); no include guard.",
+         ""]
+    o.append("// Readable TC registers, one 32-bit word each")
+    o.append("typedef struct packed {")
+    for r in reversed(regs):
+        o.append(f"  logic [31:0] {r['name'].lower()};  // 0x{r['offset']:03X} {r['access']}: {r['doc']}")
+    o.append("} tc_rd_t;")
+    o.append("")
+    o.append("// The value a read of TC offset `off` returns (0 where no readable register is)")
+    o.append("function automatic logic [31:0] tc_rd_mux(input tc_rd_t r, input logic [11:0] off);")
+    o.append("  case (off)")
+    for r in regs:
+        o.append(f"    12'h{r['offset']:03X}: tc_rd_mux = r.{r['name'].lower()};")
+    o.append("    default: tc_rd_mux = 32'd0;")
+    o.append("  endcase")
+    o.append("endfunction")
     return "\n".join(o) + "\n"
 
 
@@ -332,6 +474,8 @@ def main(argv):
     outputs = {
         ROOT / "hw/include/tsl_hw.h": gen_c(spec, params, enums),
         ROOT / "hw/rtl/tsl_pkg.sv": gen_sv(spec, params, enums),
+        ROOT / "hw/rtl/tsl_insn.svh": gen_sv_insn(spec, params, enums),
+        ROOT / "hw/rtl/tsl_regs.svh": gen_sv_regs(spec, params, enums),
     }
     sections = gen_docs(spec, params, enums)
     for doc in sorted((ROOT / "docs").glob("*.md")):

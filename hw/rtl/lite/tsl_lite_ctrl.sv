@@ -64,10 +64,15 @@ module tsl_lite_ctrl #(
   logic [31:0] chk_addr;
   logic [tsl_pkg::PERF_COUNT-1:0] perf_inc;
 
-  assign p_unit     = stage_q[tsl_pkg::INSN_HDR_UNIT_LSB +: 2];
-  assign p_wait     = stage_q[tsl_pkg::INSN_HDR_WAIT_LSB +: 3];
-  assign p_signal   = stage_q[tsl_pkg::INSN_HDR_SIGNAL_LSB +: 3];
-  assign sync       = stage_q[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'd0;   // op 0 of every unit
+`include "hw/rtl/tsl_insn.svh"
+  /* verilator lint_off UNUSEDSIGNAL */
+  insn_hdr_t   stage_hdr;   // the header of the staged instruction
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign stage_hdr  = stage_q;
+  assign p_unit     = stage_hdr.unit;
+  assign p_wait     = stage_hdr.wait_f;
+  assign p_signal   = stage_hdr.signal;
+  assign sync       = stage_hdr.op == 4'd0;   // op 0 of every unit
   assign units_idle = &ex_ready_i && !run_q;
   assign ex_insn_o  = stage_q;
 
@@ -269,11 +274,11 @@ module tsl_lite_ctrl #(
       push_count_d = push_count_q + 32'd1;
       run_d        = !sync;
       run_unit_d   = p_unit;
-      run_store_d  = stage_q[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::DMA_OP_STORE);
-      run_notify_d = stage_q[tsl_pkg::INSN_HDR_NOTIFY_LSB];
+      run_store_d  = stage_hdr.op == 4'(tsl_pkg::DMA_OP_STORE);
+      run_notify_d = stage_hdr.notify;
     end
     if (retire) run_d = 1'b0;
-    if ((hand && sync && stage_q[tsl_pkg::INSN_HDR_NOTIFY_LSB]) || (ret_ok && run_notify_q)) begin
+    if ((hand && sync && stage_hdr.notify) || (ret_ok && run_notify_q)) begin
       notify_count_d = notify_count_q + 32'd1;
       irq_st_d[tsl_pkg::TC_IRQ_STATUS_NOTIFY_LSB] = 1'b1;
     end

@@ -36,18 +36,17 @@ module tsl_tc_ctrl #(
   localparam int TokW    = $clog2(tsl_pkg::PARAM_TOKEN_MAX + QueueDepth + 1);
   localparam logic [1:0] KIND_RD = 2'd1, KIND_WR = 2'd2;
 
-  // Weight-buffer dtypes ([2b+1:2b]: buffer b) after an MXU instruction: LOADW loads WBUF; MATMULK
-  // loads WBUF and, with two or more K-blocks, the other buffer too (DTYPE and WBUF are the same
-  // fields in both formats).
-  function automatic logic [3:0] wbuf_after(input logic [3:0] cur, input logic [255:0] insn);
-    logic [3:0] op;
-    logic [1:0] dt;
-    logic       b, loads, both;
-    op    = insn[tsl_pkg::INSN_HDR_OP_LSB +: 4];
-    dt    = insn[tsl_pkg::INSN_MXU_LOADW_DTYPE_LSB +: 2];
-    b     = insn[tsl_pkg::INSN_MXU_LOADW_WBUF_LSB];
+`include "hw/rtl/tsl_insn.svh"
+
+  // Weight-buffer dtypes ([2b+1:2b]: buffer b) after an MXU instruction (its OP, DTYPE, WBUF and
+  // KBLOCKS): LOADW loads WBUF; MATMULK loads WBUF and, with two or more K-blocks, the other buffer
+  // too (DTYPE and WBUF are the same fields in both formats).
+  function automatic logic [3:0] wbuf_after(input logic [3:0] cur, input logic [3:0] op,
+                                            input logic [1:0] dt, input logic b,
+                                            input logic [11:0] kblocks);
+    logic loads, both;
     loads = op == 4'(tsl_pkg::MXU_OP_LOADW) || op == 4'(tsl_pkg::MXU_OP_MATMULK);
-    both  = op == 4'(tsl_pkg::MXU_OP_MATMULK) && insn[tsl_pkg::INSN_MXU_MATMULK_KBLOCKS_LSB +: 12] > 12'd1;
+    both  = op == 4'(tsl_pkg::MXU_OP_MATMULK) && kblocks > 12'd1;
     wbuf_after = cur;
     if (loads && (b || both)) wbuf_after[3:2] = dt;
     if (loads && (!b || both)) wbuf_after[1:0] = dt;
@@ -94,9 +93,16 @@ module tsl_tc_ctrl #(
   assign unused_seq = ^{if_seq[tsl_pkg::UNIT_MXU], if_seq[tsl_pkg::UNIT_VPU], tok_count[0 +: TokW],
                         tok_count[4 * TokW +: TokW], tok_count[8 * TokW +: TokW]};  // + diagonal
 
-  assign p_unit   = stage_q[tsl_pkg::INSN_HDR_UNIT_LSB +: 2];
-  assign p_wait   = stage_q[tsl_pkg::INSN_HDR_WAIT_LSB +: 3];
-  assign p_signal = stage_q[tsl_pkg::INSN_HDR_SIGNAL_LSB +: 3];
+  // The staged instruction and the one handed to the MXU, as MXU instructions (LOADW's DTYPE and
+  // WBUF sit where MATMULK's are; the header is the same in every format).
+  /* verilator lint_off UNUSEDSIGNAL */
+  insn_mxu_matmulk_t staged, mxu_ex;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign staged   = stage_q;
+  assign mxu_ex   = ex_insn[tsl_pkg::UNIT_MXU];
+  assign p_unit   = staged.unit;
+  assign p_wait   = staged.wait_f;
+  assign p_signal = staged.signal;
 
   // ------------------------------------------------------------------------------ dispatcher
   tsl_tc_check #(
@@ -353,12 +359,13 @@ module tsl_tc_ctrl #(
             credit_d[(3 * 32'(p_unit) + u) * CreditW +: CreditW] + CreditW'(p_signal[u]);
       end
       if (p_unit == tsl_pkg::UNIT_MXU)
-        wbuf_push_d = wbuf_after(wbuf_push_q, stage_q);
+        wbuf_push_d = wbuf_after(wbuf_push_q, staged.op, staged.dtype, staged.wbuf, staged.kblocks);
       push_count_d = push_count_q + 32'd1;
     end
     // The weight buffers' dtype as executed: the last LOADW handed to the MXU.
     if (ex_valid[tsl_pkg::UNIT_MXU] && ex_ready[tsl_pkg::UNIT_MXU])
-      wbuf_exec_d = wbuf_after(wbuf_exec_q, ex_insn[tsl_pkg::UNIT_MXU]);
+      wbuf_exec_d = wbuf_after(wbuf_exec_q, mxu_ex.op, mxu_ex.dtype, mxu_ex.wbuf,
+                               mxu_ex.kblocks);
 
     notify_count_d = notify_count_q + 32'(ret_ok[0] && ret_notify[0]) +
                      32'(ret_ok[1] && ret_notify[1]) + 32'(ret_ok[2] && ret_notify[2]);

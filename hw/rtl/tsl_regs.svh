@@ -32,32 +32,33 @@ typedef struct packed {
   logic [31:0] id;  // 0x000 ro: 0x54534C31 ('TSL1')
 } tc_rd_t;
 
-// The value a read of TC offset `off` returns (0 where no readable register is)
-function automatic logic [31:0] tc_rd_mux(input tc_rd_t r, input logic [11:0] off);
+// The value a read of TC offset `off` returns (0 where no readable register is); r is a tc_rd_t
+// (a plain vector here: Yosys 0.23 does not take a struct-typed function argument)
+function automatic logic [31:0] tc_rd_mux(input logic [735:0] r, input logic [11:0] off);
   case (off)
-    12'h000: tc_rd_mux = r.id;
-    12'h004: tc_rd_mux = r.cfg_n;
-    12'h008: tc_rd_mux = r.cfg_vmem_bytes;
-    12'h00C: tc_rd_mux = r.cfg_acc_bytes;
-    12'h010: tc_rd_mux = r.cfg_hbm_bytes;
-    12'h014: tc_rd_mux = r.cfg_features;
-    12'h018: tc_rd_mux = r.cfg_queue_depth;
-    12'h044: tc_rd_mux = r.status;
-    12'h048: tc_rd_mux = r.err_code;
-    12'h04C: tc_rd_mux = r.err_unit;
-    12'h050: tc_rd_mux = r.err_seq;
-    12'h054: tc_rd_mux = r.err_addr;
-    12'h058: tc_rd_mux = r.push_count;
-    12'h05C: tc_rd_mux = r.notify_count;
-    12'h060: tc_rd_mux = r.queue_level;
-    12'h064: tc_rd_mux = r.irq_enable;
-    12'h068: tc_rd_mux = r.irq_status;
-    12'h070: tc_rd_mux = r.tokens_dma_mxu;
-    12'h074: tc_rd_mux = r.tokens_dma_vpu;
-    12'h078: tc_rd_mux = r.tokens_mxu_dma;
-    12'h07C: tc_rd_mux = r.tokens_mxu_vpu;
-    12'h080: tc_rd_mux = r.tokens_vpu_dma;
-    12'h084: tc_rd_mux = r.tokens_vpu_mxu;
+    12'h000: tc_rd_mux = r[31:0];   // ID
+    12'h004: tc_rd_mux = r[63:32];   // CFG_N
+    12'h008: tc_rd_mux = r[95:64];   // CFG_VMEM_BYTES
+    12'h00C: tc_rd_mux = r[127:96];   // CFG_ACC_BYTES
+    12'h010: tc_rd_mux = r[159:128];   // CFG_HBM_BYTES
+    12'h014: tc_rd_mux = r[191:160];   // CFG_FEATURES
+    12'h018: tc_rd_mux = r[223:192];   // CFG_QUEUE_DEPTH
+    12'h044: tc_rd_mux = r[255:224];   // STATUS
+    12'h048: tc_rd_mux = r[287:256];   // ERR_CODE
+    12'h04C: tc_rd_mux = r[319:288];   // ERR_UNIT
+    12'h050: tc_rd_mux = r[351:320];   // ERR_SEQ
+    12'h054: tc_rd_mux = r[383:352];   // ERR_ADDR
+    12'h058: tc_rd_mux = r[415:384];   // PUSH_COUNT
+    12'h05C: tc_rd_mux = r[447:416];   // NOTIFY_COUNT
+    12'h060: tc_rd_mux = r[479:448];   // QUEUE_LEVEL
+    12'h064: tc_rd_mux = r[511:480];   // IRQ_ENABLE
+    12'h068: tc_rd_mux = r[543:512];   // IRQ_STATUS
+    12'h070: tc_rd_mux = r[575:544];   // TOKENS_DMA_MXU
+    12'h074: tc_rd_mux = r[607:576];   // TOKENS_DMA_VPU
+    12'h078: tc_rd_mux = r[639:608];   // TOKENS_MXU_DMA
+    12'h07C: tc_rd_mux = r[671:640];   // TOKENS_MXU_VPU
+    12'h080: tc_rd_mux = r[703:672];   // TOKENS_VPU_DMA
+    12'h084: tc_rd_mux = r[735:704];   // TOKENS_VPU_MXU
     default: tc_rd_mux = 32'd0;
   endcase
 endfunction

@@ -240,6 +240,149 @@ def gen_c(spec, params, enums):
     return "\n".join(o) + "\n"
 
 
+def gen_c_ops(spec, params, enums):
+    """The op table ([[ops]]) for tsl_hw.h, inserted before its closing #endif."""
+    ops = op_list(spec, enums)
+    o = ["/* Operations (hw/spec/tessel.toml [[ops]]). Masks have bit 16*unit + op. An op a core lacks",
+         " * is ERR_BAD_OPCODE on it; the model runs as one core (tslm_cfg_t.core). */"]
+    d = o.append
+    for i, core in enumerate(CORES):
+        d(f"#define TSL_CORE_{core.upper()} {i}u")
+    d(f"#define TSL_CORE_COUNT {len(CORES)}u")
+    for core in CORES:
+        d(f"#define TSL_OPS_{core.upper()} 0x{op_mask(ops, lambda o: core in o['cores']):016X}ull"
+          f" /* implemented by the {core} core */")
+    d(f"#define TSL_OPS_UNARY 0x{op_mask(ops, lambda o: o['arity'] == 1):016X}ull /* one source operand */")
+    for cls in CLASSES:
+        d(f"#define TSL_OPS_{cls.upper()} 0x{op_mask(ops, lambda o: cls in o['classes']):016X}ull"
+          f" /* accept the {cls} dtype class */")
+    for i, cls in enumerate(CLASSES):
+        d(f"#define TSL_OP_CLASS_{cls.upper()} {1 << i}u")
+    d("")
+    for table in spec["ops"]:
+        names = [x["name"] for x in table["ops"] if x["arity"] > 0]
+        u = table["unit"]
+        d(f"/* Every {u} op but SYNC, by code: an initialiser, e.g. static const uint32_t ops[] = TSL_{u}_OPS; */")
+        d(f"#define TSL_{u}_OPS {{" + ", ".join(f"TSL_{u}_OP_{n}" for n in
+                                               sorted(names, key=lambda n: next(x["code"] for x in ops if x["unit"] == u and x["name"] == n))) + "}")
+        d(f"#define TSL_{u}_OPS_COUNT {len(names)}u")
+    d("")
+    d("/* Bit 16*unit + op of a mask (0 outside the table). */")
+    d("static inline int tsl_ops_has(uint64_t mask, uint32_t unit, uint32_t op)")
+    d("{")
+    d("    return unit < 4u && op < 16u && ((mask >> (16u * unit + op)) & 1u);")
+    d("}")
+    d("")
+    d("/* 1 when tensor core `core` (TSL_CORE_*) implements (unit, op). */")
+    d("static inline int tsl_op_on_core(uint32_t core, uint32_t unit, uint32_t op)")
+    d("{")
+    d("    static const uint64_t ops[" + str(len(CORES)) + "] = {" + ", ".join(f"TSL_OPS_{c.upper()}" for c in CORES) + "};")
+    d(f"    return core < {len(CORES)}u && tsl_ops_has(ops[core], unit, op);")
+    d("}")
+    d("")
+    d("/* One op: its unit and code, name, arity (source operands), TSL_OP_CLASS_* bits, cores (bit TSL_CORE_*). */")
+    d("typedef struct {")
+    d("    uint32_t unit, op;")
+    d("    const char *name;")
+    d("    uint32_t arity, classes, cores;")
+    d("} tsl_op_info_t;")
+    d(f"#define TSL_OP_COUNT {len(ops)}u")
+    d("")
+    d("/* The i-th op (by unit, then code), or NULL when i >= TSL_OP_COUNT. */")
+    d("static inline const tsl_op_info_t *tsl_op_at(uint32_t i)")
+    d("{")
+    d(f"    static const tsl_op_info_t t[{len(ops)}] = {{")
+    for x in ops:
+        cls = " | ".join(f"TSL_OP_CLASS_{c.upper()}" for c in x["classes"]) or "0u"
+        cores = " | ".join(f"(1u << TSL_CORE_{c.upper()})" for c in x["cores"]) or "0u"
+        d(f"        {{TSL_UNIT_{x['unit']}, TSL_{x['unit']}_OP_{x['name']}, \"{x['name']}\", {x['arity']}u, {cls}, {cores}}},")
+    d("    };")
+    d(f"    return i < {len(ops)}u ? &t[i] : (const tsl_op_info_t *)0;")
+    d("}")
+    d("")
+    d("/* The entry of (unit, op), or NULL when the unit defines no such op. */")
+    d("static inline const tsl_op_info_t *tsl_op_info(uint32_t unit, uint32_t op)")
+    d("{")
+    d("    for (uint32_t i = 0; i < TSL_OP_COUNT; i++)")
+    d("        if (tsl_op_at(i)->unit == unit && tsl_op_at(i)->op == op)")
+    d("            return tsl_op_at(i);")
+    d("    return (const tsl_op_info_t *)0;")
+    d("}")
+    d("")
+    return "\n".join(o) + "\n"
+
+
+def gen_c_regs(spec, params, enums):
+    """The TC register table and read decode for tsl_hw.h, inserted before its closing #endif."""
+    tc = next(b for b in spec["block"] if b["name"] == "TC")
+    regs = sorted(tc["regs"], key=lambda r: r["offset"])
+    rd = readable_regs(tc)
+    acc = ["ro", "rw", "wo", "w1c"]
+    o = ["/* TC registers (hw/spec/tessel.toml): name, offset and access of each, and the read decode the",
+         " * model shares with the RTL (tsl_regs.svh): fill a tsl_tc_rd_t, read with tsl_tc_rd_mux. */"]
+    d = o.append
+    for i, a in enumerate(acc):
+        d(f"#define TSL_ACCESS_{a.upper()} {i}u")
+    d("typedef struct {")
+    d("    const char *name;")
+    d("    uint32_t offset, access;")
+    d("} tsl_reg_info_t;")
+    d(f"#define TSL_TC_REG_COUNT {len(regs)}u")
+    d("")
+    d("/* The i-th TC register by offset, or NULL when i >= TSL_TC_REG_COUNT. */")
+    d("static inline const tsl_reg_info_t *tsl_tc_reg_at(uint32_t i)")
+    d("{")
+    d(f"    static const tsl_reg_info_t t[{len(regs)}] = {{")
+    for r in regs:
+        d(f"        {{\"{r['name']}\", TSL_TC_{r['name']}_OFFSET, TSL_ACCESS_{r['access'].upper()}}},")
+    d("    };")
+    d(f"    return i < {len(regs)}u ? &t[i] : (const tsl_reg_info_t *)0;")
+    d("}")
+    d("")
+    d("/* The TC register at `offset`, or NULL when there is none (the performance counters included). */")
+    d("static inline const tsl_reg_info_t *tsl_tc_reg_info(uint32_t offset)")
+    d("{")
+    d("    for (uint32_t i = 0; i < TSL_TC_REG_COUNT; i++)")
+    d("        if (tsl_tc_reg_at(i)->offset == offset)")
+    d("            return tsl_tc_reg_at(i);")
+    d("    return (const tsl_reg_info_t *)0;")
+    d("}")
+    d("")
+    d("/* Name of the TC register at `offset`, or \"?\" when there is none. */")
+    d("static inline const char *tsl_tc_reg_name(uint32_t offset)")
+    d("{")
+    d("    const tsl_reg_info_t *r = tsl_tc_reg_info(offset);")
+    d("    return r ? r->name : \"?\";")
+    d("}")
+    d("")
+    d("/* The value of every readable TC register (ro, rw, w1c); a write-only one reads 0. */")
+    d("typedef struct {")
+    for r in rd:
+        d(f"    uint32_t {r['name'].lower()};")
+    d("} tsl_tc_rd_t;")
+    d("")
+    d("/* What a read of TC `offset` returns: 0 where no readable register is (the performance")
+    d(" * counters from TSL_TC_PERF_BASE are the caller's). */")
+    d("static inline uint32_t tsl_tc_rd_mux(const tsl_tc_rd_t *r, uint32_t offset)")
+    d("{")
+    d("    switch (offset) {")
+    for r in rd:
+        d(f"    case TSL_TC_{r['name']}_OFFSET: return r->{r['name'].lower()};")
+    d("    default: return 0;")
+    d("    }")
+    d("}")
+    d("")
+    return "\n".join(o) + "\n"
+
+
+def append_c(header, *parts):
+    """tsl_hw.h with `parts` inserted before its closing #endif (gen_c writes the rest)."""
+    head, sep, tail = header.rpartition("#endif")
+    if not sep:
+        sys.exit("gen.py: tsl_hw.h has no closing #endif")
+    return head + "".join(parts) + sep + tail
+
+
 # ----------------------------------------------------------------------------------------- SV
 def gen_sv(spec, params, enums):
     o = [f"// {BANNER}", "// Shared constants and types of the Tessel RTL. Each unit uses a few of them.",
@@ -388,11 +531,12 @@ def gen_sv_regs(spec, params, enums):
         o.append(f"  logic [31:0] {r['name'].lower()};  // 0x{r['offset']:03X} {r['access']}: {r['doc']}")
     o.append("} tc_rd_t;")
     o.append("")
-    o.append("// The value a read of TC offset `off` returns (0 where no readable register is)")
-    o.append("function automatic logic [31:0] tc_rd_mux(input tc_rd_t r, input logic [11:0] off);")
+    o.append("// The value a read of TC offset `off` returns (0 where no readable register is); r is a tc_rd_t")
+    o.append("// (a plain vector here: Yosys 0.23 does not take a struct-typed function argument)")
+    o.append(f"function automatic logic [31:0] tc_rd_mux(input logic [{32 * len(regs) - 1}:0] r, input logic [11:0] off);")
     o.append("  case (off)")
-    for r in regs:
-        o.append(f"    12'h{r['offset']:03X}: tc_rd_mux = r.{r['name'].lower()};")
+    for i, r in enumerate(regs):
+        o.append(f"    12'h{r['offset']:03X}: tc_rd_mux = r[{32 * i + 31}:{32 * i}];   // {r['name']}")
     o.append("    default: tc_rd_mux = 32'd0;")
     o.append("  endcase")
     o.append("endfunction")
@@ -455,6 +599,13 @@ def gen_docs(spec, params, enums):
     return s
 
 
+def gen_docs_ops(spec, params, enums):
+    """The operations table of docs/isa.md (section `ops`)."""
+    rows = [(x["unit"], f"`{x['name']}`", x["code"], x["arity"], ", ".join(x["classes"]) or "—",
+             *("yes" if c in x["cores"] else "—" for c in CORES)) for x in op_list(spec, enums)]
+    return {"ops": md_table(["unit", "op", "code", "arity", "classes", *CORES], rows)}
+
+
 def splice(text, sections, path):
     """Replace each `<!-- gen:NAME -->...<!-- /gen:NAME -->` span with its generated section."""
     for name, body in sections.items():
@@ -472,12 +623,14 @@ def main(argv):
     check_only = "--check" in argv
     spec, params, enums = load()
     outputs = {
-        ROOT / "hw/include/tsl_hw.h": gen_c(spec, params, enums),
+        ROOT / "hw/include/tsl_hw.h": append_c(gen_c(spec, params, enums), gen_c_ops(spec, params, enums),
+                                               gen_c_regs(spec, params, enums)),
         ROOT / "hw/rtl/tsl_pkg.sv": gen_sv(spec, params, enums),
         ROOT / "hw/rtl/tsl_insn.svh": gen_sv_insn(spec, params, enums),
         ROOT / "hw/rtl/tsl_regs.svh": gen_sv_regs(spec, params, enums),
     }
     sections = gen_docs(spec, params, enums)
+    sections.update(gen_docs_ops(spec, params, enums))
     for doc in sorted((ROOT / "docs").glob("*.md")):
         text = doc.read_text()
         if "<!-- gen:" in text:

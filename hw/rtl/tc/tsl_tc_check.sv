@@ -13,6 +13,9 @@ module tsl_tc_check #(
   parameter int AccBytes   = tsl_pkg::PARAM_ACC_BYTES,   // ACC size (power of two, <= 16 MiB)
   parameter int HbmBytes   = tsl_pkg::PARAM_HBM_BYTES,   // HBM size (power of two, <= 1 GiB)
   parameter bit EnableBf16 = 1'b1,                       // 0: BF16/FP32 operands are tsl_pkg::ERR_BAD_FIELD
+  parameter logic [63:0] Ops = tsl_pkg::OPS_TC,          // ops the core implements (bit 16*unit + op:
+                                                         // tsl_pkg::OPS_TC or OPS_LITE); others are
+                                                         // tsl_pkg::ERR_BAD_OPCODE
   parameter int CreditW    = 16                          // bits of a credit count (TOKEN_MAX fits)
 ) (
   input  logic                 clk_i,
@@ -49,7 +52,7 @@ module tsl_tc_check #(
   logic [3:0]  op;
   logic [2:0]  wait_m, signal_m, fmt;
   logic [3:0]  hdr_err, op_err, fin_err;
-  logic        unary, fl;
+  logic        known, unary, cls_ok, fl;
   logic [1:0]  dd, d1, d2, mode;
   logic [15:0] rows;
   logic [11:0] kblocks;
@@ -87,17 +90,20 @@ module tsl_tc_check #(
   assign d1       = vpu.src1_dtype;
   assign d2       = vpu.src2_dtype;
   assign mode     = vpu.src2_mode;
-  assign unary    = op == tsl_pkg::VPU_OP_RELU || op == tsl_pkg::VPU_OP_MOV ||
-                    op == tsl_pkg::VPU_OP_REQUANT ||
-                    op == tsl_pkg::VPU_OP_RSUM || op == tsl_pkg::VPU_OP_RMAX;
+  assign known    = Ops[{unit, op}];
+  assign unary    = tsl_pkg::OPS_UNARY[{2'(tsl_pkg::UNIT_VPU), op}];
+  assign cls_ok   = fl ? tsl_pkg::OPS_FLOAT[{2'(tsl_pkg::UNIT_VPU), op}]
+                       : tsl_pkg::OPS_INT[{2'(tsl_pkg::UNIT_VPU), op}];
   assign fl       = is_float(d1);
   assign kblocks  = mk.kblocks;
 
-  // Format and row count.
+  // Format and row count (FmtBad: an op the unit does not define or this core lacks).
   always_comb begin
     fmt  = FmtBad;
     rows = 16'd0;
-    if (unit != 2'd3 && op == 4'd0) begin
+    if (!known) begin
+      fmt = FmtBad;
+    end else if (op == 4'd0) begin
       fmt = FmtSync;
     end else if (unit == tsl_pkg::UNIT_DMA &&
                  (op == 4'(tsl_pkg::DMA_OP_LOAD) || op == 4'(tsl_pkg::DMA_OP_STORE))) begin
@@ -112,8 +118,7 @@ module tsl_tc_check #(
     end else if (unit == tsl_pkg::UNIT_MXU && op == 4'(tsl_pkg::MXU_OP_MATMULK)) begin
       fmt  = FmtMatmulk;
       rows = mk.rows;
-    end else if (unit == tsl_pkg::UNIT_VPU &&
-                 op >= 4'(tsl_pkg::VPU_OP_ADD) && op <= 4'(tsl_pkg::VPU_OP_RMAX)) begin
+    end else if (unit == tsl_pkg::UNIT_VPU) begin
       fmt  = FmtVpu;
       rows = vpu.rows;
     end
@@ -166,8 +171,9 @@ module tsl_tc_check #(
               (unary ? (mode != 2'd0 || d2 != 2'd0 || vpu.src2_addr != '0)
                      : (mode > tsl_pkg::SRC2_IMM ||
                         (mode == tsl_pkg::SRC2_IMM && vec_bytes(d2) != 32'(4 * N)))) ||
+              !cls_ok ||
               (op == 4'(tsl_pkg::VPU_OP_REQUANT)
-                 ? (fl || vpu.shift > 6'd62)
+                 ? vpu.shift > 6'd62
                  : (vpu.scale != '0 ||
                     vpu.shift != '0 ||
                     vpu.zero_point != '0)) ||

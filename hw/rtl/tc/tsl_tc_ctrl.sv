@@ -111,6 +111,7 @@ module tsl_tc_ctrl #(
     .AccBytes  (AccBytes),
     .HbmBytes  (HbmBytes),
     .EnableBf16(EnableBf16),
+    .Ops       (tsl_pkg::OPS_TC),
     .CreditW   (CreditW)
   ) u_check (
     .clk_i,
@@ -225,40 +226,39 @@ module tsl_tc_ctrl #(
   );
 
   // ------------------------------------------------------------------------------ read values
-  // Token channel f->t is tok_count[(3f+t)*TokW +: TokW] (DMA 0, MXU 1, VPU 2).
+  // The register values; tc_rd_mux (generated from the spec) decodes the offset, the performance
+  // counters answer above TC_PERF_BASE. Token channel f->t is tok_count[(3f+t)*TokW +: TokW]
+  // (DMA 0, MXU 1, VPU 2).
+`include "hw/rtl/tsl_regs.svh"
+  tc_rd_t rd;
   always_comb begin
-    rd_val = 32'd0;
-    unique case (reg_addr_i)
-      tsl_pkg::TC_ID_OFFSET:              rd_val = tsl_pkg::ID_VALUE;
-      tsl_pkg::TC_CFG_N_OFFSET:           rd_val = 32'(N);
-      tsl_pkg::TC_CFG_VMEM_BYTES_OFFSET:  rd_val = 32'(VmemBytes);
-      tsl_pkg::TC_CFG_ACC_BYTES_OFFSET:   rd_val = 32'(AccBytes);
-      tsl_pkg::TC_CFG_HBM_BYTES_OFFSET:   rd_val = 32'(HbmBytes);
-      tsl_pkg::TC_CFG_FEATURES_OFFSET:    rd_val = {30'd0, EnableBf16, 1'b1};
-      tsl_pkg::TC_CFG_QUEUE_DEPTH_OFFSET: rd_val = 32'(QueueDepth);
-      tsl_pkg::TC_STATUS_OFFSET:          rd_val = {30'd0, err_code_q != tsl_pkg::ERR_NONE, all_idle};
-      tsl_pkg::TC_ERR_CODE_OFFSET:        rd_val = 32'(err_code_q);
-      tsl_pkg::TC_ERR_UNIT_OFFSET:        rd_val = 32'(err_unit_q);
-      tsl_pkg::TC_ERR_SEQ_OFFSET:         rd_val = err_seq_q;
-      tsl_pkg::TC_ERR_ADDR_OFFSET:        rd_val = err_addr_q;
-      tsl_pkg::TC_PUSH_COUNT_OFFSET:      rd_val = push_count_q;
-      tsl_pkg::TC_NOTIFY_COUNT_OFFSET:    rd_val = notify_count_q;
-      tsl_pkg::TC_QUEUE_LEVEL_OFFSET:
-        rd_val = {8'd0, level[tsl_pkg::UNIT_VPU], level[tsl_pkg::UNIT_MXU], level[tsl_pkg::UNIT_DMA]};
-      tsl_pkg::TC_IRQ_ENABLE_OFFSET:      rd_val = 32'(irq_en_q);
-      tsl_pkg::TC_IRQ_STATUS_OFFSET:      rd_val = 32'(irq_st_q);
-      tsl_pkg::TC_TOKENS_DMA_MXU_OFFSET:  rd_val = 32'(tok_count[1 * TokW +: TokW]);
-      tsl_pkg::TC_TOKENS_DMA_VPU_OFFSET:  rd_val = 32'(tok_count[2 * TokW +: TokW]);
-      tsl_pkg::TC_TOKENS_MXU_DMA_OFFSET:  rd_val = 32'(tok_count[3 * TokW +: TokW]);
-      tsl_pkg::TC_TOKENS_MXU_VPU_OFFSET:  rd_val = 32'(tok_count[5 * TokW +: TokW]);
-      tsl_pkg::TC_TOKENS_VPU_DMA_OFFSET:  rd_val = 32'(tok_count[6 * TokW +: TokW]);
-      tsl_pkg::TC_TOKENS_VPU_MXU_OFFSET:  rd_val = 32'(tok_count[7 * TokW +: TokW]);
-      default: begin
-        if (reg_addr_i >= tsl_pkg::TC_PERF_BASE &&
-            reg_addr_i < tsl_pkg::TC_PERF_BASE + 12'(8 * tsl_pkg::PERF_COUNT) && reg_addr_i[1:0] == 2'b00)
-          rd_val = perf_rdata;
-      end
-    endcase
+    rd.id              = tsl_pkg::ID_VALUE;
+    rd.cfg_n           = 32'(N);
+    rd.cfg_vmem_bytes  = 32'(VmemBytes);
+    rd.cfg_acc_bytes   = 32'(AccBytes);
+    rd.cfg_hbm_bytes   = 32'(HbmBytes);
+    rd.cfg_features    = {30'd0, EnableBf16, 1'b1};
+    rd.cfg_queue_depth = 32'(QueueDepth);
+    rd.status          = {30'd0, err_code_q != tsl_pkg::ERR_NONE, all_idle};
+    rd.err_code        = 32'(err_code_q);
+    rd.err_unit        = 32'(err_unit_q);
+    rd.err_seq         = err_seq_q;
+    rd.err_addr        = err_addr_q;
+    rd.push_count      = push_count_q;
+    rd.notify_count    = notify_count_q;
+    rd.queue_level     = {8'd0, level[tsl_pkg::UNIT_VPU], level[tsl_pkg::UNIT_MXU], level[tsl_pkg::UNIT_DMA]};
+    rd.irq_enable      = 32'(irq_en_q);
+    rd.irq_status      = 32'(irq_st_q);
+    rd.tokens_dma_mxu  = 32'(tok_count[1 * TokW +: TokW]);
+    rd.tokens_dma_vpu  = 32'(tok_count[2 * TokW +: TokW]);
+    rd.tokens_mxu_dma  = 32'(tok_count[3 * TokW +: TokW]);
+    rd.tokens_mxu_vpu  = 32'(tok_count[5 * TokW +: TokW]);
+    rd.tokens_vpu_dma  = 32'(tok_count[6 * TokW +: TokW]);
+    rd.tokens_vpu_mxu  = 32'(tok_count[7 * TokW +: TokW]);
+    rd_val = tc_rd_mux(rd, reg_addr_i);
+    if (reg_addr_i >= tsl_pkg::TC_PERF_BASE &&
+        reg_addr_i < tsl_pkg::TC_PERF_BASE + 12'(8 * tsl_pkg::PERF_COUNT) && reg_addr_i[1:0] == 2'b00)
+      rd_val = perf_rdata;
   end
 
   // ------------------------------------------------------------------- bus and dispatch FSM

@@ -453,6 +453,7 @@ def gen_sv(spec, params, enums):
     for core in CORES:
         d(f"  localparam logic [63:0] OPS_{core.upper()} = 64'h{op_mask(ops, lambda o: core in o['cores']):016X};"
           f"  // implemented by the {core} tensor core; others are ERR_BAD_OPCODE there")
+    d(f"  localparam logic [63:0] OPS_ALL = 64'h{op_mask(ops, lambda o: True):016X};  // defined by the spec")
     d(f"  localparam logic [63:0] OPS_UNARY = 64'h{op_mask(ops, lambda o: o['arity'] == 1):016X};  // one source operand")
     for cls in CLASSES:
         d(f"  localparam logic [63:0] OPS_{cls.upper()} = 64'h{op_mask(ops, lambda o: cls in o['classes']):016X};"

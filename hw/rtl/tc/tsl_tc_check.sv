@@ -97,13 +97,13 @@ module tsl_tc_check #(
   assign fl       = is_float(d1);
   assign kblocks  = mk.kblocks;
 
-  // Format and row count (FmtBad: an op the unit does not define or this core lacks).
+  // Format and row count (FmtBad: an op the spec does not define). An op this core lacks
+  // (!known) has its format here and is refused at the end of the header checks, so that the
+  // format, which steers the operand muxes, does not depend on the core's op mask.
   always_comb begin
     fmt  = FmtBad;
     rows = 16'd0;
-    if (!known) begin
-      fmt = FmtBad;
-    end else if (op == 4'd0) begin
+    if (unit != 2'd3 && op == 4'd0) begin
       fmt = FmtSync;
     end else if (unit == tsl_pkg::UNIT_DMA &&
                  (op == 4'(tsl_pkg::DMA_OP_LOAD) || op == 4'(tsl_pkg::DMA_OP_STORE))) begin
@@ -118,7 +118,7 @@ module tsl_tc_check #(
     end else if (unit == tsl_pkg::UNIT_MXU && op == 4'(tsl_pkg::MXU_OP_MATMULK)) begin
       fmt  = FmtMatmulk;
       rows = mk.rows;
-    end else if (unit == tsl_pkg::UNIT_VPU) begin
+    end else if (unit == tsl_pkg::UNIT_VPU && tsl_pkg::OPS_ALL[{2'(tsl_pkg::UNIT_VPU), op}]) begin
       fmt  = FmtVpu;
       rows = vpu.rows;
     end
@@ -151,7 +151,7 @@ module tsl_tc_check #(
   // Checks 1-4: opcode, reserved bits, tokens on the own unit, field values.
   always_comb begin
     hdr_err = tsl_pkg::ERR_NONE;
-    if (fmt == FmtBad) begin
+    if (fmt == FmtBad || !known) begin
       hdr_err = tsl_pkg::ERR_BAD_OPCODE;
     end else if (reserved || ((wait_m | signal_m) & (3'd1 << unit)) != 3'd0) begin
       hdr_err = tsl_pkg::ERR_BAD_FIELD;

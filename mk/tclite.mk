@@ -24,7 +24,7 @@ $(LITE_OUT)/$(1)$(2)/tc_sim: $(LITE_RTL) $(LITE_CPP) hw/sim/tc/tsl_hbm.h hw/sim/
 	@set -- $(LITE_CFG_$(1)); \
 	$(VERILATOR) --cc --exe --build -j 2 $$(subst tsl_tc,tsl_lite_tc,$$(TC_VFLAGS)) --prefix Vtsl_tc $(3) \
 	  -GN=$$$$1 -GVmemBytes=$$$$2 -GAccBytes=$$$$3 -GHbmBytes=$$$$4 -GAxiBits=$$$$5 -Mdir $$(@D) \
-	  -CFLAGS "$$(TC_CFLAGS) -DTC_NAME=\\\"lite\\\" -DTC_TIMEOUT=20000000 -DTC_N=$$$$1 -DTC_BF16=0 -DTC_VMEM=$$$$2 -DTC_ACC=$$$$3 -DTC_HBM=$$$$4 -DTC_AXI_BYTES=$$$$(($$$$5 / 8))" \
+	  -CFLAGS "$$(TC_CFLAGS) -DTC_NAME=\\\"lite\\\" -DTC_CORE=TSL_CORE_LITE -DTC_TIMEOUT=20000000 -DTC_N=$$$$1 -DTC_BF16=0 -DTC_VMEM=$$$$2 -DTC_ACC=$$$$3 -DTC_HBM=$$$$4 -DTC_AXI_BYTES=$$$$(($$$$5 / 8))" \
 	  -LDFLAGS "$(abspath $(MODEL_LIB))" -o tc_sim \
 	  $(LITE_RTL) $(abspath $(LITE_CPP)) >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
 endef

@@ -16,7 +16,8 @@ close $fh
 read_verilog -sv $rtl
 read_xdc fpga/xilinx/arty_a7_100t.xdc
 
-synth_design -top tsl_arty_top -part $part -generic N=$n -generic EnableBf16=$bf16
+# The RTL `includes generated files by their path from the repository root (the working directory).
+synth_design -top tsl_arty_top -part $part -generic N=$n -generic EnableBf16=$bf16 -include_dirs [pwd]
 write_checkpoint -force [file join $out post_synth.dcp]
 report_utilization -file [file join $out utilization_synth.rpt]
 

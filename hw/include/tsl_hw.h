@@ -85,7 +85,7 @@
 
 /* ERR: tensor-core error codes (TC ERR_CODE); the first error halts every queue */
 #define TSL_ERR_NONE 0u /* no error */
-#define TSL_ERR_BAD_OPCODE 1u /* unit 3, or an operation the unit does not define */
+#define TSL_ERR_BAD_OPCODE 1u /* unit 3, or an operation the unit does not define or this tensor core lacks */
 #define TSL_ERR_BAD_FIELD 2u /* a reserved bit set, a bad dtype or mode, a zero size, a token on its own unit */
 #define TSL_ERR_HBM_RANGE 3u /* an HBM operand reaches past HBM_BYTES */
 #define TSL_ERR_LOCAL_RANGE 4u /* a local operand is not wholly inside VMEM or ACC, or is in the wrong one */
@@ -1197,5 +1197,203 @@ static inline void tsl_field_set(uint32_t *w, unsigned word, unsigned shift, uin
 
 #define TSL_GET(w, F) tsl_field_get((w), F##_WORD, F##_SHIFT, F##_MASK)
 #define TSL_SET(w, F, v) tsl_field_set((w), F##_WORD, F##_SHIFT, F##_MASK, (v))
+
+/* Operations (hw/spec/tessel.toml [[ops]]). Masks have bit 16*unit + op. An op a core lacks
+ * is ERR_BAD_OPCODE on it; the model runs as one core (tslm_cfg_t.core). */
+#define TSL_CORE_TC 0u
+#define TSL_CORE_LITE 1u
+#define TSL_CORE_COUNT 2u
+#define TSL_OPS_TC 0x000003FD000F0007ull /* implemented by the tc core */
+#define TSL_OPS_LITE 0x000003FD000F0007ull /* implemented by the lite core */
+#define TSL_OPS_UNARY 0x000003E000020006ull /* one source operand */
+#define TSL_OPS_INT 0x000003FC000E0000ull /* accept the int dtype class */
+#define TSL_OPS_FLOAT 0x0000037C000E0000ull /* accept the float dtype class */
+#define TSL_OP_CLASS_INT 1u
+#define TSL_OP_CLASS_FLOAT 2u
+
+/* Every DMA op but SYNC, by code: an initialiser, e.g. static const uint32_t ops[] = TSL_DMA_OPS; */
+#define TSL_DMA_OPS {TSL_DMA_OP_LOAD, TSL_DMA_OP_STORE}
+#define TSL_DMA_OPS_COUNT 2u
+/* Every MXU op but SYNC, by code: an initialiser, e.g. static const uint32_t ops[] = TSL_MXU_OPS; */
+#define TSL_MXU_OPS {TSL_MXU_OP_LOADW, TSL_MXU_OP_MATMUL, TSL_MXU_OP_MATMULK}
+#define TSL_MXU_OPS_COUNT 3u
+/* Every VPU op but SYNC, by code: an initialiser, e.g. static const uint32_t ops[] = TSL_VPU_OPS; */
+#define TSL_VPU_OPS {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU, TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX}
+#define TSL_VPU_OPS_COUNT 8u
+
+/* Bit 16*unit + op of a mask (0 outside the table). */
+static inline int tsl_ops_has(uint64_t mask, uint32_t unit, uint32_t op)
+{
+    return unit < 4u && op < 16u && ((mask >> (16u * unit + op)) & 1u);
+}
+
+/* 1 when tensor core `core` (TSL_CORE_*) implements (unit, op). */
+static inline int tsl_op_on_core(uint32_t core, uint32_t unit, uint32_t op)
+{
+    static const uint64_t ops[2] = {TSL_OPS_TC, TSL_OPS_LITE};
+    return core < 2u && tsl_ops_has(ops[core], unit, op);
+}
+
+/* One op: its unit and code, name, arity (source operands), TSL_OP_CLASS_* bits, cores (bit TSL_CORE_*). */
+typedef struct {
+    uint32_t unit, op;
+    const char *name;
+    uint32_t arity, classes, cores;
+} tsl_op_info_t;
+#define TSL_OP_COUNT 16u
+
+/* The i-th op (by unit, then code), or NULL when i >= TSL_OP_COUNT. */
+static inline const tsl_op_info_t *tsl_op_at(uint32_t i)
+{
+    static const tsl_op_info_t t[16] = {
+        {TSL_UNIT_DMA, TSL_DMA_OP_SYNC, "SYNC", 0u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_DMA, TSL_DMA_OP_LOAD, "LOAD", 1u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_DMA, TSL_DMA_OP_STORE, "STORE", 1u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_MXU, TSL_MXU_OP_SYNC, "SYNC", 0u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_MXU, TSL_MXU_OP_LOADW, "LOADW", 1u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_MXU, TSL_MXU_OP_MATMUL, "MATMUL", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_MXU, TSL_MXU_OP_MATMULK, "MATMULK", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_SYNC, "SYNC", 0u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_ADD, "ADD", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_MUL, "MUL", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_MAX, "MAX", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_RELU, "RELU", 1u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_MOV, "MOV", 1u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_REQUANT, "REQUANT", 1u, TSL_OP_CLASS_INT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_RSUM, "RSUM", 1u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_RMAX, "RMAX", 1u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+    };
+    return i < 16u ? &t[i] : (const tsl_op_info_t *)0;
+}
+
+/* The entry of (unit, op), or NULL when the unit defines no such op. */
+static inline const tsl_op_info_t *tsl_op_info(uint32_t unit, uint32_t op)
+{
+    for (uint32_t i = 0; i < TSL_OP_COUNT; i++)
+        if (tsl_op_at(i)->unit == unit && tsl_op_at(i)->op == op)
+            return tsl_op_at(i);
+    return (const tsl_op_info_t *)0;
+}
+
+/* TC registers (hw/spec/tessel.toml): name, offset and access of each, and the read decode the
+ * model shares with the RTL (tsl_regs.svh): fill a tsl_tc_rd_t, read with tsl_tc_rd_mux. */
+#define TSL_ACCESS_RO 0u
+#define TSL_ACCESS_RW 1u
+#define TSL_ACCESS_WO 2u
+#define TSL_ACCESS_W1C 3u
+typedef struct {
+    const char *name;
+    uint32_t offset, access;
+} tsl_reg_info_t;
+#define TSL_TC_REG_COUNT 26u
+
+/* The i-th TC register by offset, or NULL when i >= TSL_TC_REG_COUNT. */
+static inline const tsl_reg_info_t *tsl_tc_reg_at(uint32_t i)
+{
+    static const tsl_reg_info_t t[26] = {
+        {"ID", TSL_TC_ID_OFFSET, TSL_ACCESS_RO},
+        {"CFG_N", TSL_TC_CFG_N_OFFSET, TSL_ACCESS_RO},
+        {"CFG_VMEM_BYTES", TSL_TC_CFG_VMEM_BYTES_OFFSET, TSL_ACCESS_RO},
+        {"CFG_ACC_BYTES", TSL_TC_CFG_ACC_BYTES_OFFSET, TSL_ACCESS_RO},
+        {"CFG_HBM_BYTES", TSL_TC_CFG_HBM_BYTES_OFFSET, TSL_ACCESS_RO},
+        {"CFG_FEATURES", TSL_TC_CFG_FEATURES_OFFSET, TSL_ACCESS_RO},
+        {"CFG_QUEUE_DEPTH", TSL_TC_CFG_QUEUE_DEPTH_OFFSET, TSL_ACCESS_RO},
+        {"INSN0", TSL_TC_INSN0_OFFSET, TSL_ACCESS_WO},
+        {"INSN7", TSL_TC_INSN7_OFFSET, TSL_ACCESS_WO},
+        {"CTRL", TSL_TC_CTRL_OFFSET, TSL_ACCESS_WO},
+        {"STATUS", TSL_TC_STATUS_OFFSET, TSL_ACCESS_RO},
+        {"ERR_CODE", TSL_TC_ERR_CODE_OFFSET, TSL_ACCESS_RO},
+        {"ERR_UNIT", TSL_TC_ERR_UNIT_OFFSET, TSL_ACCESS_RO},
+        {"ERR_SEQ", TSL_TC_ERR_SEQ_OFFSET, TSL_ACCESS_RO},
+        {"ERR_ADDR", TSL_TC_ERR_ADDR_OFFSET, TSL_ACCESS_RO},
+        {"PUSH_COUNT", TSL_TC_PUSH_COUNT_OFFSET, TSL_ACCESS_RO},
+        {"NOTIFY_COUNT", TSL_TC_NOTIFY_COUNT_OFFSET, TSL_ACCESS_RO},
+        {"QUEUE_LEVEL", TSL_TC_QUEUE_LEVEL_OFFSET, TSL_ACCESS_RO},
+        {"IRQ_ENABLE", TSL_TC_IRQ_ENABLE_OFFSET, TSL_ACCESS_RW},
+        {"IRQ_STATUS", TSL_TC_IRQ_STATUS_OFFSET, TSL_ACCESS_W1C},
+        {"TOKENS_DMA_MXU", TSL_TC_TOKENS_DMA_MXU_OFFSET, TSL_ACCESS_RO},
+        {"TOKENS_DMA_VPU", TSL_TC_TOKENS_DMA_VPU_OFFSET, TSL_ACCESS_RO},
+        {"TOKENS_MXU_DMA", TSL_TC_TOKENS_MXU_DMA_OFFSET, TSL_ACCESS_RO},
+        {"TOKENS_MXU_VPU", TSL_TC_TOKENS_MXU_VPU_OFFSET, TSL_ACCESS_RO},
+        {"TOKENS_VPU_DMA", TSL_TC_TOKENS_VPU_DMA_OFFSET, TSL_ACCESS_RO},
+        {"TOKENS_VPU_MXU", TSL_TC_TOKENS_VPU_MXU_OFFSET, TSL_ACCESS_RO},
+    };
+    return i < 26u ? &t[i] : (const tsl_reg_info_t *)0;
+}
+
+/* The TC register at `offset`, or NULL when there is none (the performance counters included). */
+static inline const tsl_reg_info_t *tsl_tc_reg_info(uint32_t offset)
+{
+    for (uint32_t i = 0; i < TSL_TC_REG_COUNT; i++)
+        if (tsl_tc_reg_at(i)->offset == offset)
+            return tsl_tc_reg_at(i);
+    return (const tsl_reg_info_t *)0;
+}
+
+/* Name of the TC register at `offset`, or "?" when there is none. */
+static inline const char *tsl_tc_reg_name(uint32_t offset)
+{
+    const tsl_reg_info_t *r = tsl_tc_reg_info(offset);
+    return r ? r->name : "?";
+}
+
+/* The value of every readable TC register (ro, rw, w1c); a write-only one reads 0. */
+typedef struct {
+    uint32_t id;
+    uint32_t cfg_n;
+    uint32_t cfg_vmem_bytes;
+    uint32_t cfg_acc_bytes;
+    uint32_t cfg_hbm_bytes;
+    uint32_t cfg_features;
+    uint32_t cfg_queue_depth;
+    uint32_t status;
+    uint32_t err_code;
+    uint32_t err_unit;
+    uint32_t err_seq;
+    uint32_t err_addr;
+    uint32_t push_count;
+    uint32_t notify_count;
+    uint32_t queue_level;
+    uint32_t irq_enable;
+    uint32_t irq_status;
+    uint32_t tokens_dma_mxu;
+    uint32_t tokens_dma_vpu;
+    uint32_t tokens_mxu_dma;
+    uint32_t tokens_mxu_vpu;
+    uint32_t tokens_vpu_dma;
+    uint32_t tokens_vpu_mxu;
+} tsl_tc_rd_t;
+
+/* What a read of TC `offset` returns: 0 where no readable register is (the performance
+ * counters from TSL_TC_PERF_BASE are the caller's). */
+static inline uint32_t tsl_tc_rd_mux(const tsl_tc_rd_t *r, uint32_t offset)
+{
+    switch (offset) {
+    case TSL_TC_ID_OFFSET: return r->id;
+    case TSL_TC_CFG_N_OFFSET: return r->cfg_n;
+    case TSL_TC_CFG_VMEM_BYTES_OFFSET: return r->cfg_vmem_bytes;
+    case TSL_TC_CFG_ACC_BYTES_OFFSET: return r->cfg_acc_bytes;
+    case TSL_TC_CFG_HBM_BYTES_OFFSET: return r->cfg_hbm_bytes;
+    case TSL_TC_CFG_FEATURES_OFFSET: return r->cfg_features;
+    case TSL_TC_CFG_QUEUE_DEPTH_OFFSET: return r->cfg_queue_depth;
+    case TSL_TC_STATUS_OFFSET: return r->status;
+    case TSL_TC_ERR_CODE_OFFSET: return r->err_code;
+    case TSL_TC_ERR_UNIT_OFFSET: return r->err_unit;
+    case TSL_TC_ERR_SEQ_OFFSET: return r->err_seq;
+    case TSL_TC_ERR_ADDR_OFFSET: return r->err_addr;
+    case TSL_TC_PUSH_COUNT_OFFSET: return r->push_count;
+    case TSL_TC_NOTIFY_COUNT_OFFSET: return r->notify_count;
+    case TSL_TC_QUEUE_LEVEL_OFFSET: return r->queue_level;
+    case TSL_TC_IRQ_ENABLE_OFFSET: return r->irq_enable;
+    case TSL_TC_IRQ_STATUS_OFFSET: return r->irq_status;
+    case TSL_TC_TOKENS_DMA_MXU_OFFSET: return r->tokens_dma_mxu;
+    case TSL_TC_TOKENS_DMA_VPU_OFFSET: return r->tokens_dma_vpu;
+    case TSL_TC_TOKENS_MXU_DMA_OFFSET: return r->tokens_mxu_dma;
+    case TSL_TC_TOKENS_MXU_VPU_OFFSET: return r->tokens_mxu_vpu;
+    case TSL_TC_TOKENS_VPU_DMA_OFFSET: return r->tokens_vpu_dma;
+    case TSL_TC_TOKENS_VPU_MXU_OFFSET: return r->tokens_vpu_mxu;
+    default: return 0;
+    }
+}
 
 #endif /* TSL_HW_H */

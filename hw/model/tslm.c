@@ -74,7 +74,7 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
         !is_pow2(cfg->acc_bytes) || cfg->acc_bytes < 4096 || cfg->acc_bytes > (1u << 24) ||
         !is_pow2(cfg->hbm_bytes) || cfg->hbm_bytes < 4096 || cfg->hbm_bytes > (1u << 30) ||
         cfg->queue_depth < 1 || cfg->queue_depth > 255 ||
-        !cfg->features || (cfg->features & ~all_features))
+        !cfg->features || (cfg->features & ~all_features) || cfg->core >= TSL_CORE_COUNT)
         return TSLM_EINVAL;
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
@@ -171,8 +171,7 @@ static int mxu_dtype_ok(const tslm_t *m, uint32_t dtype)
 
 static int vpu_unary(uint32_t op)
 {
-    return op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT ||
-           op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX;
+    return tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
 }
 
 #define CHECK(e)                       \
@@ -239,8 +238,10 @@ static uint32_t check_vpu(const tslm_t *m, const uint32_t *w, uint32_t op, uint3
         return TSL_ERR_BAD_FIELD;
     if (!unary && mode == TSL_SRC2_IMM && tsl_dtype_bytes(d2) != 4)
         return TSL_ERR_BAD_FIELD;
+    if (!tsl_ops_has(fl ? TSL_OPS_FLOAT : TSL_OPS_INT, TSL_UNIT_VPU, op))
+        return TSL_ERR_BAD_FIELD;
     if (op == TSL_VPU_OP_REQUANT) {
-        if (fl || x.shift > 62)
+        if (x.shift > 62)
             return TSL_ERR_BAD_FIELD;
     } else if (x.scale || x.shift || x.zero_point) {
         return TSL_ERR_BAD_FIELD;
@@ -264,7 +265,7 @@ static uint32_t validate(tslm_t *m, const uint32_t *w, uint32_t *eaddr)
     uint32_t unit = h.unit, op = h.op;
     int fmt = tsl_insn_format(unit, op);
     *eaddr = 0;
-    if (fmt < 0)
+    if (fmt < 0 || !tsl_op_on_core(m->cfg.core, unit, op))
         return TSL_ERR_BAD_OPCODE;
     for (unsigned i = 0; i < TSL_PARAM_INSN_WORDS; i++)
         if (w[i] & ~tsl_insn_used_bits(fmt, i))
@@ -626,33 +627,33 @@ uint32_t tslm_reg_read(tslm_t *m, uint32_t offset)
         uint64_t v = m->perf[(offset - TSL_TC_PERF_BASE) / 8];
         return (offset & 4) ? (uint32_t)(v >> 32) : (uint32_t)v;
     }
-    switch (offset) {
-    case TSL_TC_ID_OFFSET: return TSL_ID_VALUE;
-    case TSL_TC_CFG_N_OFFSET: return m->cfg.n;
-    case TSL_TC_CFG_VMEM_BYTES_OFFSET: return m->cfg.vmem_bytes;
-    case TSL_TC_CFG_ACC_BYTES_OFFSET: return m->cfg.acc_bytes;
-    case TSL_TC_CFG_HBM_BYTES_OFFSET: return m->cfg.hbm_bytes;
-    case TSL_TC_CFG_FEATURES_OFFSET: return m->cfg.features;
-    case TSL_TC_CFG_QUEUE_DEPTH_OFFSET: return m->cfg.queue_depth;
-    case TSL_TC_STATUS_OFFSET:
-        return (1u << TSL_TC_STATUS_IDLE_SHIFT) |
-               ((uint32_t)(m->err_code != TSL_ERR_NONE) << TSL_TC_STATUS_ERROR_SHIFT);
-    case TSL_TC_ERR_CODE_OFFSET: return m->err_code;
-    case TSL_TC_ERR_UNIT_OFFSET: return m->err_unit;
-    case TSL_TC_ERR_SEQ_OFFSET: return m->err_seq;
-    case TSL_TC_ERR_ADDR_OFFSET: return m->err_addr;
-    case TSL_TC_PUSH_COUNT_OFFSET: return m->push_count;
-    case TSL_TC_NOTIFY_COUNT_OFFSET: return m->notify_count;
-    case TSL_TC_IRQ_ENABLE_OFFSET: return m->irq_enable;
-    case TSL_TC_IRQ_STATUS_OFFSET: return m->irq_status;
-    case TSL_TC_TOKENS_DMA_MXU_OFFSET: return m->tokens[TSL_UNIT_DMA][TSL_UNIT_MXU];
-    case TSL_TC_TOKENS_DMA_VPU_OFFSET: return m->tokens[TSL_UNIT_DMA][TSL_UNIT_VPU];
-    case TSL_TC_TOKENS_MXU_DMA_OFFSET: return m->tokens[TSL_UNIT_MXU][TSL_UNIT_DMA];
-    case TSL_TC_TOKENS_MXU_VPU_OFFSET: return m->tokens[TSL_UNIT_MXU][TSL_UNIT_VPU];
-    case TSL_TC_TOKENS_VPU_DMA_OFFSET: return m->tokens[TSL_UNIT_VPU][TSL_UNIT_DMA];
-    case TSL_TC_TOKENS_VPU_MXU_OFFSET: return m->tokens[TSL_UNIT_VPU][TSL_UNIT_MXU];
-    default: return 0;
-    }
+    tsl_tc_rd_t r = {
+        .id = TSL_ID_VALUE,
+        .cfg_n = m->cfg.n,
+        .cfg_vmem_bytes = m->cfg.vmem_bytes,
+        .cfg_acc_bytes = m->cfg.acc_bytes,
+        .cfg_hbm_bytes = m->cfg.hbm_bytes,
+        .cfg_features = m->cfg.features,
+        .cfg_queue_depth = m->cfg.queue_depth,
+        .status = (1u << TSL_TC_STATUS_IDLE_SHIFT) |
+                  ((uint32_t)(m->err_code != TSL_ERR_NONE) << TSL_TC_STATUS_ERROR_SHIFT),
+        .err_code = m->err_code,
+        .err_unit = m->err_unit,
+        .err_seq = m->err_seq,
+        .err_addr = m->err_addr,
+        .push_count = m->push_count,
+        .notify_count = m->notify_count,
+        .queue_level = 0,   /* read above, before running */
+        .irq_enable = m->irq_enable,
+        .irq_status = m->irq_status,
+        .tokens_dma_mxu = m->tokens[TSL_UNIT_DMA][TSL_UNIT_MXU],
+        .tokens_dma_vpu = m->tokens[TSL_UNIT_DMA][TSL_UNIT_VPU],
+        .tokens_mxu_dma = m->tokens[TSL_UNIT_MXU][TSL_UNIT_DMA],
+        .tokens_mxu_vpu = m->tokens[TSL_UNIT_MXU][TSL_UNIT_VPU],
+        .tokens_vpu_dma = m->tokens[TSL_UNIT_VPU][TSL_UNIT_DMA],
+        .tokens_vpu_mxu = m->tokens[TSL_UNIT_VPU][TSL_UNIT_MXU],
+    };
+    return tsl_tc_rd_mux(&r, offset);
 }
 
 void tslm_reg_write(tslm_t *m, uint32_t offset, uint32_t value)

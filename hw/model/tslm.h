@@ -34,6 +34,8 @@ typedef struct {
     uint32_t hbm_bytes;    /* power of two, 4 KiB .. 1 GiB */
     uint32_t queue_depth;  /* 1..255 */
     uint32_t features;     /* TC CFG_FEATURES bits: 1 << TSL_TC_CFG_FEATURES_{INT8,BF16}_SHIFT */
+    uint32_t core;         /* TSL_CORE_TC (0, the default) or TSL_CORE_LITE: the tensor core whose
+                              ops it runs (tsl_op_on_core); the others are ERR_BAD_OPCODE */
 } tslm_cfg_t;
 
 typedef enum { TSLM_SCHED_PUSH_ORDER = 0, TSLM_SCHED_RANDOM = 1 } tslm_sched_t;

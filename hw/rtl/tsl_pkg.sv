@@ -415,5 +415,13 @@ package tsl_pkg;
   localparam int CPL_DETAIL_LSB = 96;
   localparam int CPL_DETAIL_WIDTH = 32;
 
+  // Operations (hw/spec/tessel.toml [[ops]]): bit 16*unit + op of each mask
+  localparam logic [63:0] OPS_TC = 64'h000003FD000F0007;  // implemented by the tc tensor core; others are ERR_BAD_OPCODE there
+  localparam logic [63:0] OPS_LITE = 64'h000003FD000F0007;  // implemented by the lite tensor core; others are ERR_BAD_OPCODE there
+  localparam logic [63:0] OPS_ALL = 64'h000003FD000F0007;  // defined by the spec
+  localparam logic [63:0] OPS_UNARY = 64'h000003E000020006;  // one source operand
+  localparam logic [63:0] OPS_INT = 64'h000003FC000E0000;  // accept the int dtype class
+  localparam logic [63:0] OPS_FLOAT = 64'h0000037C000E0000;  // accept the float dtype class
+
 endpackage
 /* verilator lint_on UNUSEDPARAM */

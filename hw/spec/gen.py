@@ -2,7 +2,8 @@
 """Generate the SystemVerilog package, the C header and the docs tables from hw/spec/tessel.toml.
 
 Usage: gen.py [--check]
-  Writes hw/rtl/tsl_pkg.sv, hw/include/tsl_hw.h and the marked sections of docs/*.md.
+  Writes hw/rtl/tsl_pkg.sv, hw/rtl/tsl_insn.svh, hw/rtl/tsl_regs.svh, hw/include/tsl_hw.h and the
+  marked sections of docs/*.md.
   --check writes nothing; it lists every stale output and exits 1 if there is one.
 Python 3.11 standard library only.
 """
@@ -50,12 +51,64 @@ def check(spec, params, enums):
     if len({v[0] for v in st}) != len(st) or len({v[1] for v in st}) != len(st) or st[0][:2] != ["OK", 0] \
             or any(v[1] >= 0 for v in st[1:]):
         sys.exit("gen.py: status: names and numbers must be unique, OK = 0 first, errors negative")
+    check_ops(spec, enums)
     no_overlap("command", spec["command"]["fields"], params["CMD_WORDS"])
     no_overlap("completion", spec["completion"]["fields"], params["CPL_WORDS"])
     for b in spec["block"]:
         for r in b["regs"]:
             no_overlap(f"{b['name']}.{r['name']}",
                        [dict(f, word=0) for f in r.get("fields", [])], 1)
+
+
+CORES = ["tc", "lite"]        # tensor cores: hw/rtl/tc (full), hw/rtl/lite (int8, small FPGAs)
+CLASSES = ["int", "float"]    # dtype classes: INT8/INT32, BF16/FP32
+
+
+def check_ops(spec, enums):
+    """Every op of every unit's *_OP enum has exactly one [[ops]] entry, and nothing else does."""
+    units = [u[0] for u in enums["UNIT"]["values"]]
+    seen = set()
+    for table in spec["ops"]:
+        if table["unit"] not in units:
+            sys.exit(f"gen.py: [[ops]]: no unit {table['unit']}")
+        codes = {v[0] for v in enums[table["unit"] + "_OP"]["values"]}
+        for o in table["ops"]:
+            key = (table["unit"], o["name"])
+            if o["name"] not in codes or key in seen:
+                sys.exit(f"gen.py: [[ops]] {table['unit']}: {o['name']} is not in {table['unit']}_OP or repeats")
+            if (o["arity"] not in (0, 1, 2) or not set(o["classes"]) <= set(CLASSES)
+                    or not set(o["cores"]) <= set(CORES)):
+                sys.exit(f"gen.py: [[ops]] {table['unit']}.{o['name']}: bad arity, classes or cores")
+            seen.add(key)
+    for unit in units:
+        for v in enums[unit + "_OP"]["values"]:
+            if (unit, v[0]) not in seen:
+                sys.exit(f"gen.py: {unit}_OP {v[0]} has no [[ops]] entry")
+
+
+def op_list(spec, enums):
+    """Every op as a dict: unit, unit_code, name, code, arity, classes, cores; by unit, then code."""
+    ucode = {u[0]: u[1] for u in enums["UNIT"]["values"]}
+    out = []
+    for table in spec["ops"]:
+        codes = {v[0]: v[1] for v in enums[table["unit"] + "_OP"]["values"]}
+        for o in table["ops"]:
+            out.append(dict(o, unit=table["unit"], unit_code=ucode[table["unit"]], code=codes[o["name"]]))
+    return sorted(out, key=lambda o: (o["unit_code"], o["code"]))
+
+
+def op_mask(ops, pred):
+    """A 64-bit mask of the ops for which pred holds, bit 16*unit + op."""
+    m = 0
+    for o in ops:
+        if pred(o):
+            m |= 1 << (16 * o["unit_code"] + o["code"])
+    return m
+
+
+def readable_regs(block):
+    """The registers of a block a read returns a value for (wo registers read 0), by offset."""
+    return sorted((r for r in block["regs"] if r["access"] != "wo"), key=lambda r: r["offset"])
 
 
 def used_words(fmt, words):
@@ -352,6 +405,147 @@ def c_typed(spec, params, d):
         d(f"    return {kind};")
         d("}")
         d("")
+def gen_c_ops(spec, params, enums):
+    """The op table ([[ops]]) for tsl_hw.h, inserted before its closing #endif."""
+    ops = op_list(spec, enums)
+    o = ["/* Operations (hw/spec/tessel.toml [[ops]]). Masks have bit 16*unit + op. An op a core lacks",
+         " * is ERR_BAD_OPCODE on it; the model runs as one core (tslm_cfg_t.core). */"]
+    d = o.append
+    for i, core in enumerate(CORES):
+        d(f"#define TSL_CORE_{core.upper()} {i}u")
+    d(f"#define TSL_CORE_COUNT {len(CORES)}u")
+    for core in CORES:
+        d(f"#define TSL_OPS_{core.upper()} 0x{op_mask(ops, lambda o: core in o['cores']):016X}ull"
+          f" /* implemented by the {core} core */")
+    d(f"#define TSL_OPS_UNARY 0x{op_mask(ops, lambda o: o['arity'] == 1):016X}ull /* one source operand */")
+    for cls in CLASSES:
+        d(f"#define TSL_OPS_{cls.upper()} 0x{op_mask(ops, lambda o: cls in o['classes']):016X}ull"
+          f" /* accept the {cls} dtype class */")
+    for i, cls in enumerate(CLASSES):
+        d(f"#define TSL_OP_CLASS_{cls.upper()} {1 << i}u")
+    d("")
+    for table in spec["ops"]:
+        names = [x["name"] for x in table["ops"] if x["arity"] > 0]
+        u = table["unit"]
+        d(f"/* Every {u} op but SYNC, by code: an initialiser, e.g. static const uint32_t ops[] = TSL_{u}_OPS; */")
+        d(f"#define TSL_{u}_OPS {{" + ", ".join(f"TSL_{u}_OP_{n}" for n in
+                                               sorted(names, key=lambda n: next(x["code"] for x in ops if x["unit"] == u and x["name"] == n))) + "}")
+        d(f"#define TSL_{u}_OPS_COUNT {len(names)}u")
+    d("")
+    d("/* Bit 16*unit + op of a mask (0 outside the table). */")
+    d("static inline int tsl_ops_has(uint64_t mask, uint32_t unit, uint32_t op)")
+    d("{")
+    d("    return unit < 4u && op < 16u && ((mask >> (16u * unit + op)) & 1u);")
+    d("}")
+    d("")
+    d("/* 1 when tensor core `core` (TSL_CORE_*) implements (unit, op). */")
+    d("static inline int tsl_op_on_core(uint32_t core, uint32_t unit, uint32_t op)")
+    d("{")
+    d("    static const uint64_t ops[" + str(len(CORES)) + "] = {" + ", ".join(f"TSL_OPS_{c.upper()}" for c in CORES) + "};")
+    d(f"    return core < {len(CORES)}u && tsl_ops_has(ops[core], unit, op);")
+    d("}")
+    d("")
+    d("/* One op: its unit and code, name, arity (source operands), TSL_OP_CLASS_* bits, cores (bit TSL_CORE_*). */")
+    d("typedef struct {")
+    d("    uint32_t unit, op;")
+    d("    const char *name;")
+    d("    uint32_t arity, classes, cores;")
+    d("} tsl_op_info_t;")
+    d(f"#define TSL_OP_COUNT {len(ops)}u")
+    d("")
+    d("/* The i-th op (by unit, then code), or NULL when i >= TSL_OP_COUNT. */")
+    d("static inline const tsl_op_info_t *tsl_op_at(uint32_t i)")
+    d("{")
+    d(f"    static const tsl_op_info_t t[{len(ops)}] = {{")
+    for x in ops:
+        cls = " | ".join(f"TSL_OP_CLASS_{c.upper()}" for c in x["classes"]) or "0u"
+        cores = " | ".join(f"(1u << TSL_CORE_{c.upper()})" for c in x["cores"]) or "0u"
+        d(f"        {{TSL_UNIT_{x['unit']}, TSL_{x['unit']}_OP_{x['name']}, \"{x['name']}\", {x['arity']}u, {cls}, {cores}}},")
+    d("    };")
+    d(f"    return i < {len(ops)}u ? &t[i] : (const tsl_op_info_t *)0;")
+    d("}")
+    d("")
+    d("/* The entry of (unit, op), or NULL when the unit defines no such op. */")
+    d("static inline const tsl_op_info_t *tsl_op_info(uint32_t unit, uint32_t op)")
+    d("{")
+    d("    for (uint32_t i = 0; i < TSL_OP_COUNT; i++)")
+    d("        if (tsl_op_at(i)->unit == unit && tsl_op_at(i)->op == op)")
+    d("            return tsl_op_at(i);")
+    d("    return (const tsl_op_info_t *)0;")
+    d("}")
+    d("")
+    return "\n".join(o) + "\n"
+
+
+def gen_c_regs(spec, params, enums):
+    """The TC register table and read decode for tsl_hw.h, inserted before its closing #endif."""
+    tc = next(b for b in spec["block"] if b["name"] == "TC")
+    regs = sorted(tc["regs"], key=lambda r: r["offset"])
+    rd = readable_regs(tc)
+    acc = ["ro", "rw", "wo", "w1c"]
+    o = ["/* TC registers (hw/spec/tessel.toml): name, offset and access of each, and the read decode the",
+         " * model shares with the RTL (tsl_regs.svh): fill a tsl_tc_rd_t, read with tsl_tc_rd_mux. */"]
+    d = o.append
+    for i, a in enumerate(acc):
+        d(f"#define TSL_ACCESS_{a.upper()} {i}u")
+    d("typedef struct {")
+    d("    const char *name;")
+    d("    uint32_t offset, access;")
+    d("} tsl_reg_info_t;")
+    d(f"#define TSL_TC_REG_COUNT {len(regs)}u")
+    d("")
+    d("/* The i-th TC register by offset, or NULL when i >= TSL_TC_REG_COUNT. */")
+    d("static inline const tsl_reg_info_t *tsl_tc_reg_at(uint32_t i)")
+    d("{")
+    d(f"    static const tsl_reg_info_t t[{len(regs)}] = {{")
+    for r in regs:
+        d(f"        {{\"{r['name']}\", TSL_TC_{r['name']}_OFFSET, TSL_ACCESS_{r['access'].upper()}}},")
+    d("    };")
+    d(f"    return i < {len(regs)}u ? &t[i] : (const tsl_reg_info_t *)0;")
+    d("}")
+    d("")
+    d("/* The TC register at `offset`, or NULL when there is none (the performance counters included). */")
+    d("static inline const tsl_reg_info_t *tsl_tc_reg_info(uint32_t offset)")
+    d("{")
+    d("    for (uint32_t i = 0; i < TSL_TC_REG_COUNT; i++)")
+    d("        if (tsl_tc_reg_at(i)->offset == offset)")
+    d("            return tsl_tc_reg_at(i);")
+    d("    return (const tsl_reg_info_t *)0;")
+    d("}")
+    d("")
+    d("/* Name of the TC register at `offset`, or \"?\" when there is none. */")
+    d("static inline const char *tsl_tc_reg_name(uint32_t offset)")
+    d("{")
+    d("    const tsl_reg_info_t *r = tsl_tc_reg_info(offset);")
+    d("    return r ? r->name : \"?\";")
+    d("}")
+    d("")
+    d("/* The value of every readable TC register (ro, rw, w1c); a write-only one reads 0. */")
+    d("typedef struct {")
+    for r in rd:
+        d(f"    uint32_t {r['name'].lower()};")
+    d("} tsl_tc_rd_t;")
+    d("")
+    d("/* What a read of TC `offset` returns: 0 where no readable register is (the performance")
+    d(" * counters from TSL_TC_PERF_BASE are the caller's). */")
+    d("static inline uint32_t tsl_tc_rd_mux(const tsl_tc_rd_t *r, uint32_t offset)")
+    d("{")
+    d("    switch (offset) {")
+    for r in rd:
+        d(f"    case TSL_TC_{r['name']}_OFFSET: return r->{r['name'].lower()};")
+    d("    default: return 0;")
+    d("    }")
+    d("}")
+    d("")
+    return "\n".join(o) + "\n"
+
+
+def append_c(header, *parts):
+    """tsl_hw.h with `parts` inserted before its closing #endif (gen_c writes the rest)."""
+    head, sep, tail = header.rpartition("#endif")
+    if not sep:
+        sys.exit("gen.py: tsl_hw.h has no closing #endif")
+    return head + "".join(parts) + sep + tail
 
 
 # ----------------------------------------------------------------------------------------- SV
@@ -419,8 +613,99 @@ def gen_sv(spec, params, enums):
     fields("CMD", spec["command"]["fields"])
     fields("CPL", spec["completion"]["fields"])
     d("")
+    ops = op_list(spec, enums)
+    d("  // Operations (hw/spec/tessel.toml [[ops]]): bit 16*unit + op of each mask")
+    for core in CORES:
+        d(f"  localparam logic [63:0] OPS_{core.upper()} = 64'h{op_mask(ops, lambda o: core in o['cores']):016X};"
+          f"  // implemented by the {core} tensor core; others are ERR_BAD_OPCODE there")
+    d(f"  localparam logic [63:0] OPS_ALL = 64'h{op_mask(ops, lambda o: True):016X};  // defined by the spec")
+    d(f"  localparam logic [63:0] OPS_UNARY = 64'h{op_mask(ops, lambda o: o['arity'] == 1):016X};  // one source operand")
+    for cls in CLASSES:
+        d(f"  localparam logic [63:0] OPS_{cls.upper()} = 64'h{op_mask(ops, lambda o: cls in o['classes']):016X};"
+          f"  // accept the {cls} dtype class")
+    d("")
     d("endpackage")
     d("/* verilator lint_on UNUSEDPARAM */")
+    return "\n".join(o) + "\n"
+
+
+SV_KEYWORDS = {"wait", "input", "output", "reg", "wire", "logic", "type", "bit", "byte", "int"}
+
+
+def sv_field_name(name):
+    """A spec field name as a struct member: lower case; an SV keyword gets the suffix _f (wait_f)."""
+    n = name.lower()
+    return n + "_f" if n in SV_KEYWORDS else n
+
+
+def sv_struct(name, doc, flist, bits):
+    """A packed struct of `bits` bits with each field at bit 32*word + lsb and named reserved padding."""
+    o = [f"// {doc}", "typedef struct packed {"]
+    pos = bits
+    for f in sorted(flist, key=lambda f: -(32 * f["word"] + f["lsb"])):
+        lo = 32 * f["word"] + f["lsb"]
+        hi = lo + f["width"] - 1
+        if hi + 1 < pos:
+            o.append(f"  logic [{pos - hi - 2}:0] rsvd_{pos - 1}_{hi + 1};")
+        rng = f"[{f['width'] - 1}:0] " if f["width"] > 1 else ""
+        pos_s = f"[{hi}:{lo}]" if hi > lo else f"[{lo}]"
+        o.append(f"  logic {rng}{sv_field_name(f['name'])};  // {pos_s} {f['doc']}")
+        pos = lo
+    if pos > 0:
+        o.append(f"  logic [{pos - 1}:0] rsvd_{pos - 1}_0;")
+    o.append(f"}} {name};")
+    return o
+
+
+def gen_sv_insn(spec, params, enums):
+    bits = params["INSN_WORDS"] * 32
+    o = [f"// {BANNER}",
+         f"// The instruction formats of docs/isa.md as packed structs of INSN_BITS ({bits}) bits: field F of",
+         "// word w at bits [32w+lsb+width-1:32w+lsb], the rest named reserved padding (rsvd_HI_LO).",
+         "// Include it inside each module that reads instruction fields, and assign the instruction to a",
+         "// variable of its format's type (a plain assignment, no cast; Icarus 11 needs `import` to reach",
+         "// a package type and Yosys `pkg::type`, an include inside the module works in both):",
+         "//   `include \"hw/rtl/tsl_insn.svh\"",
+         "//   insn_dma_xfer_t insn;",
+         "//   assign insn = ex_insn_i;   // then insn.rows, insn.hbm_addr, ...",
+         "// The path is from the repository root, where every flow runs. No include guard: each module",
+         "// includes it once. Member names are the spec's in lower case (an SV keyword gets _f: wait_f).",
+         ""]
+    hdr = spec["header"]["fields"]
+    o += sv_struct("insn_hdr_t", "Header fields, common to every format", hdr, bits)
+    for fmt in spec["format"]:
+        o.append("")
+        o += sv_struct(f"insn_{fmt['name'].lower()}_t",
+                       f"Format {fmt['name']} ({', '.join(fmt['units'])}: {', '.join(fmt['ops'])}): {fmt['doc']}",
+                       fmt["all_fields"], bits)
+    return "\n".join(o) + "\n"
+
+
+def gen_sv_regs(spec, params, enums):
+    tc = next(b for b in spec["block"] if b["name"] == "TC")
+    regs = readable_regs(tc)
+    o = [f"// {BANNER}",
+         "// The TC register block's read decode, once for both tensor cores (tsl_tc_ctrl, tsl_lite_ctrl):",
+         "// the controller fills a tc_rd_t with the value of every readable register (ro, rw, w1c; a",
+         "// write-only register reads 0) and tc_rd_mux selects the word at an offset (0 at any other",
+         "// offset; the performance counters at TC_PERF_BASE are the caller's). Include it inside the",
+         "// module (`include \"hw/rtl/tsl_regs.svh\", from the repository root); no include guard.",
+         ""]
+    o.append("// Readable TC registers, one 32-bit word each")
+    o.append("typedef struct packed {")
+    for r in reversed(regs):
+        o.append(f"  logic [31:0] {r['name'].lower()};  // 0x{r['offset']:03X} {r['access']}: {r['doc']}")
+    o.append("} tc_rd_t;")
+    o.append("")
+    o.append("// The value a read of TC offset `off` returns (0 where no readable register is); r is a tc_rd_t")
+    o.append("// (a plain vector here: Yosys 0.23 does not take a struct-typed function argument)")
+    o.append(f"function automatic logic [31:0] tc_rd_mux(input logic [{32 * len(regs) - 1}:0] r, input logic [11:0] off);")
+    o.append("  case (off)")
+    for i, r in enumerate(regs):
+        o.append(f"    12'h{r['offset']:03X}: tc_rd_mux = r[{32 * i + 31}:{32 * i}];   // {r['name']}")
+    o.append("    default: tc_rd_mux = 32'd0;")
+    o.append("  endcase")
+    o.append("endfunction")
     return "\n".join(o) + "\n"
 
 
@@ -482,6 +767,13 @@ def gen_docs(spec, params, enums):
     return s
 
 
+def gen_docs_ops(spec, params, enums):
+    """The operations table of docs/isa.md (section `ops`)."""
+    rows = [(x["unit"], f"`{x['name']}`", x["code"], x["arity"], ", ".join(x["classes"]) or "—",
+             *("yes" if c in x["cores"] else "—" for c in CORES)) for x in op_list(spec, enums)]
+    return {"ops": md_table(["unit", "op", "code", "arity", "classes", *CORES], rows)}
+
+
 def splice(text, sections, path):
     """Replace each `<!-- gen:NAME -->...<!-- /gen:NAME -->` span with its generated section."""
     for name, body in sections.items():
@@ -499,10 +791,14 @@ def main(argv):
     check_only = "--check" in argv
     spec, params, enums = load()
     outputs = {
-        ROOT / "hw/include/tsl_hw.h": gen_c(spec, params, enums),
+        ROOT / "hw/include/tsl_hw.h": append_c(gen_c(spec, params, enums), gen_c_ops(spec, params, enums),
+                                               gen_c_regs(spec, params, enums)),
         ROOT / "hw/rtl/tsl_pkg.sv": gen_sv(spec, params, enums),
+        ROOT / "hw/rtl/tsl_insn.svh": gen_sv_insn(spec, params, enums),
+        ROOT / "hw/rtl/tsl_regs.svh": gen_sv_regs(spec, params, enums),
     }
     sections = gen_docs(spec, params, enums)
+    sections.update(gen_docs_ops(spec, params, enums))
     for doc in sorted((ROOT / "docs").glob("*.md")):
         text = doc.read_text()
         if "<!-- gen:" in text:

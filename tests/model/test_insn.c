@@ -278,8 +278,7 @@ typedef struct {
 static void vpu_case(tslm_t *m, vpu_case_t c, uint32_t rows)
 {
     uint32_t n = m->cfg.n;
-    int fl = is_fl(c.d1), unary = c.op == TSL_VPU_OP_RELU || c.op == TSL_VPU_OP_MOV ||
-                                  c.op == TSL_VPU_OP_REQUANT || c.op >= TSL_VPU_OP_RSUM;
+    int fl = is_fl(c.d1), unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, c.op);
     int32_t scale = (int32_t)tu_next(&T.rng) >> (int)tu_below(&T.rng, 24);
     uint32_t shift = (uint32_t)tu_below(&T.rng, 40);
     int32_t zp = (int32_t)tu_below(&T.rng, 64) - 32;

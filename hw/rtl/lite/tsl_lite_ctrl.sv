@@ -64,10 +64,15 @@ module tsl_lite_ctrl #(
   logic [31:0] chk_addr;
   logic [tsl_pkg::PERF_COUNT-1:0] perf_inc;
 
-  assign p_unit     = stage_q[tsl_pkg::INSN_HDR_UNIT_LSB +: 2];
-  assign p_wait     = stage_q[tsl_pkg::INSN_HDR_WAIT_LSB +: 3];
-  assign p_signal   = stage_q[tsl_pkg::INSN_HDR_SIGNAL_LSB +: 3];
-  assign sync       = stage_q[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'd0;   // op 0 of every unit
+`include "hw/rtl/tsl_insn.svh"
+  /* verilator lint_off UNUSEDSIGNAL */
+  insn_hdr_t   stage_hdr;   // the header of the staged instruction
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign stage_hdr  = stage_q;
+  assign p_unit     = stage_hdr.unit;
+  assign p_wait     = stage_hdr.wait_f;
+  assign p_signal   = stage_hdr.signal;
+  assign sync       = stage_hdr.op == 4'd0;   // op 0 of every unit
   assign units_idle = &ex_ready_i && !run_q;
   assign ex_insn_o  = stage_q;
 
@@ -77,6 +82,7 @@ module tsl_lite_ctrl #(
     .AccBytes  (AccBytes),
     .HbmBytes  (HbmBytes),
     .EnableBf16(1'b0),
+    .Ops       (tsl_pkg::OPS_LITE),   // the lite units' ops; the others are ERR_BAD_OPCODE
     .CreditW   (CreditW)
   ) u_check (
     .clk_i,
@@ -127,35 +133,36 @@ module tsl_lite_ctrl #(
   );
 
   // ------------------------------------------------------------------------------ read values
+  // The register values; tc_rd_mux (generated from the spec) decodes the offset.
+`include "hw/rtl/tsl_regs.svh"
+  tc_rd_t rd;
   always_comb begin
-    rd_val = 32'd0;
-    unique case (reg_addr_i)
-      tsl_pkg::TC_ID_OFFSET:              rd_val = tsl_pkg::ID_VALUE;
-      tsl_pkg::TC_CFG_N_OFFSET:           rd_val = 32'(N);
-      tsl_pkg::TC_CFG_VMEM_BYTES_OFFSET:  rd_val = 32'(VmemBytes);
-      tsl_pkg::TC_CFG_ACC_BYTES_OFFSET:   rd_val = 32'(AccBytes);
-      tsl_pkg::TC_CFG_HBM_BYTES_OFFSET:   rd_val = 32'(HbmBytes);
-      tsl_pkg::TC_CFG_FEATURES_OFFSET:    rd_val = 32'd1;   // INT8
-      tsl_pkg::TC_CFG_QUEUE_DEPTH_OFFSET: rd_val = 32'd1;
-      tsl_pkg::TC_STATUS_OFFSET:          rd_val = {30'd0, err_code_q != tsl_pkg::ERR_NONE, !run_q};
-      tsl_pkg::TC_ERR_CODE_OFFSET:        rd_val = 32'(err_code_q);
-      tsl_pkg::TC_ERR_UNIT_OFFSET:        rd_val = 32'(err_unit_q);
-      tsl_pkg::TC_ERR_SEQ_OFFSET:         // later pushes are dropped, so PUSH_COUNT stands still
-        rd_val = err_code_q == tsl_pkg::ERR_NONE ? 32'd0 : push_count_q - 32'(err_axi_q);
-      tsl_pkg::TC_ERR_ADDR_OFFSET:        rd_val = err_addr_q;
-      tsl_pkg::TC_PUSH_COUNT_OFFSET:      rd_val = push_count_q;
-      tsl_pkg::TC_NOTIFY_COUNT_OFFSET:    rd_val = notify_count_q;
-      tsl_pkg::TC_IRQ_ENABLE_OFFSET:      rd_val = 32'(irq_en_q);
-      tsl_pkg::TC_IRQ_STATUS_OFFSET:      rd_val = 32'(irq_st_q);
-      tsl_pkg::TC_TOKENS_DMA_MXU_OFFSET:  rd_val = 32'(credit_q[1 * CreditW +: CreditW]);
-      tsl_pkg::TC_TOKENS_DMA_VPU_OFFSET:  rd_val = 32'(credit_q[2 * CreditW +: CreditW]);
-      tsl_pkg::TC_TOKENS_MXU_DMA_OFFSET:  rd_val = 32'(credit_q[3 * CreditW +: CreditW]);
-      tsl_pkg::TC_TOKENS_MXU_VPU_OFFSET:  rd_val = 32'(credit_q[5 * CreditW +: CreditW]);
-      tsl_pkg::TC_TOKENS_VPU_DMA_OFFSET:  rd_val = 32'(credit_q[6 * CreditW +: CreditW]);
-      tsl_pkg::TC_TOKENS_VPU_MXU_OFFSET:  rd_val = 32'(credit_q[7 * CreditW +: CreditW]);
-      default: rd_val = 32'd0;
-    endcase
+    rd                 = '0;   // QUEUE_LEVEL: one instruction at a time, never queued
+    rd.id              = tsl_pkg::ID_VALUE;
+    rd.cfg_n           = 32'(N);
+    rd.cfg_vmem_bytes  = 32'(VmemBytes);
+    rd.cfg_acc_bytes   = 32'(AccBytes);
+    rd.cfg_hbm_bytes   = 32'(HbmBytes);
+    rd.cfg_features    = 32'd1;   // INT8
+    rd.cfg_queue_depth = 32'd1;
+    rd.status          = {30'd0, err_code_q != tsl_pkg::ERR_NONE, !run_q};
+    rd.err_code        = 32'(err_code_q);
+    rd.err_unit        = 32'(err_unit_q);
+    // later pushes are dropped, so PUSH_COUNT stands still
+    rd.err_seq         = err_code_q == tsl_pkg::ERR_NONE ? 32'd0 : push_count_q - 32'(err_axi_q);
+    rd.err_addr        = err_addr_q;
+    rd.push_count      = push_count_q;
+    rd.notify_count    = notify_count_q;
+    rd.irq_enable      = 32'(irq_en_q);
+    rd.irq_status      = 32'(irq_st_q);
+    rd.tokens_dma_mxu  = 32'(credit_q[1 * CreditW +: CreditW]);
+    rd.tokens_dma_vpu  = 32'(credit_q[2 * CreditW +: CreditW]);
+    rd.tokens_mxu_dma  = 32'(credit_q[3 * CreditW +: CreditW]);
+    rd.tokens_mxu_vpu  = 32'(credit_q[5 * CreditW +: CreditW]);
+    rd.tokens_vpu_dma  = 32'(credit_q[6 * CreditW +: CreditW]);
+    rd.tokens_vpu_mxu  = 32'(credit_q[7 * CreditW +: CreditW]);
   end
+  assign rd_val = tc_rd_mux(rd, reg_addr_i);
 
   // ------------------------------------------------------------------- bus and dispatch FSM
   // INSN writes wait while an instruction runs: the units read their fields from the staging registers.
@@ -269,11 +276,11 @@ module tsl_lite_ctrl #(
       push_count_d = push_count_q + 32'd1;
       run_d        = !sync;
       run_unit_d   = p_unit;
-      run_store_d  = stage_q[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::DMA_OP_STORE);
-      run_notify_d = stage_q[tsl_pkg::INSN_HDR_NOTIFY_LSB];
+      run_store_d  = stage_hdr.op == 4'(tsl_pkg::DMA_OP_STORE);
+      run_notify_d = stage_hdr.notify;
     end
     if (retire) run_d = 1'b0;
-    if ((hand && sync && stage_q[tsl_pkg::INSN_HDR_NOTIFY_LSB]) || (ret_ok && run_notify_q)) begin
+    if ((hand && sync && stage_hdr.notify) || (ret_ok && run_notify_q)) begin
       notify_count_d = notify_count_q + 32'd1;
       irq_st_d[tsl_pkg::TC_IRQ_STATUS_NOTIFY_LSB] = 1'b1;
     end

@@ -51,16 +51,22 @@ module tsl_lite_dma #(
   logic [31:0]    buf_q, buf_d;
   logic           last_q, last_d;       // STORE: the flush in flight ends the instruction
 
+`include "hw/rtl/tsl_insn.svh"
+  /* verilator lint_off UNUSEDSIGNAL */
+  insn_dma_xfer_t insn;   // header, tokens and reserved bits are the controller's
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign insn = ex_insn_i;
+
   // Fields of the running instruction.
   logic           store, lsel;
   logic [15:0]    rb;
   logic [HAw-1:0] hs;
   logic [LAw-1:0] ls;
-  assign store = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::DMA_OP_STORE);
-  assign lsel  = ex_insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_ADDR_LSB + 24];
-  assign rb    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_ROW_BYTES_LSB +: 16];
-  assign hs    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_HBM_STRIDE_LSB +: HAw];
-  assign ls    = ex_insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_STRIDE_LSB +: LAw];
+  assign store = insn.op == 4'(tsl_pkg::DMA_OP_STORE);
+  assign lsel  = insn.local_addr[24];
+  assign rb    = insn.row_bytes;
+  assign hs    = insn.hbm_stride[HAw-1:0];
+  assign ls    = insn.local_stride[LAw-1:0];
 
   // The position after the current byte: the next byte of the row, or (from a row's last byte)
   // the next row, STRIDE - ROW_BYTES + 1 on.
@@ -107,9 +113,9 @@ module tsl_lite_dma #(
     lwr_o   = 1'b0;
     unique case (state_q)
       StIdle: if (ex_valid_i) begin
-        h_d     = ex_insn_i[tsl_pkg::INSN_DMA_XFER_HBM_ADDR_LSB +: HAw];
-        l_d     = ex_insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_ADDR_LSB +: LAw];
-        rows_d  = ex_insn_i[tsl_pkg::INSN_DMA_XFER_ROWS_LSB +: 16];
+        h_d     = insn.hbm_addr[HAw-1:0];
+        l_d     = insn.local_addr[LAw-1:0];
+        rows_d  = insn.rows;
         rem_d   = rb;
         bval_d  = 1'b0;
         dirty_d = '0;
@@ -200,6 +206,4 @@ module tsl_lite_dma #(
     end
   end
 
-  logic unused_insn;
-  assign unused_insn = ^ex_insn_i;   // header, tokens and reserved bits are the controller's
 endmodule

@@ -44,18 +44,25 @@ module tsl_lite_mxu #(
 
   // Fields of the running instruction. MATMUL and MATMULK share ACT_*, ACC_* and ROWS; LOADW's
   // ADDR and STRIDE are where MATMUL's ACT_* are.
+`include "hw/rtl/tsl_insn.svh"
+  /* verilator lint_off UNUSEDSIGNAL */
+  insn_mxu_loadw_t   lw;   // header, tokens and reserved bits are the controller's
+  insn_mxu_matmulk_t mk;   // MATMUL's fields sit where MATMULK's are
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign lw = ex_insn_i;
+  assign mk = ex_insn_i;
   logic [3:0]     op;
   logic           matmul;
   logic [15:0]    rows;
   logic [LAw-1:0] ws, as, accb, cs;
-  assign op     = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4];
+  assign op     = mk.op;
   assign matmul = op != 4'(tsl_pkg::MXU_OP_LOADW);
-  assign rows   = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ROWS_LSB +: 16];
-  assign ws     = op == 4'(tsl_pkg::MXU_OP_LOADW) ? ex_insn_i[tsl_pkg::INSN_MXU_LOADW_STRIDE_LSB +: LAw]
-                                                   : ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_W_STRIDE_LSB +: LAw];
-  assign as     = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_STRIDE_LSB +: LAw];
-  assign accb   = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_ADDR_LSB +: LAw];
-  assign cs     = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_STRIDE_LSB +: LAw];
+  assign rows   = mk.rows;
+  assign ws     = op == 4'(tsl_pkg::MXU_OP_LOADW) ? lw.stride[LAw-1:0]
+                                                   : mk.w_stride[LAw-1:0];
+  assign as     = mk.act_stride[LAw-1:0];
+  assign accb   = mk.acc_addr[LAw-1:0];
+  assign cs     = mk.acc_stride[LAw-1:0];
 
   // Weight buffers: word {buffer, j} = column j.
   logic           wb_req, wb_we;
@@ -117,13 +124,13 @@ module tsl_lite_mxu #(
     wb_we    = 1'b0;
     unique case (state_q)
       StIdle: if (ex_valid_i) begin
-        wb_d    = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_WBUF_LSB];
-        accum_d = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACCUMULATE_LSB];
-        actb_d  = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_ADDR_LSB +: LAw];
+        wb_d    = mk.wbuf;
+        accum_d = mk.accumulate;
+        actb_d  = mk.act_addr[LAw-1:0];
         kblk_d  = op == 4'(tsl_pkg::MXU_OP_MATMULK) ?
-                  ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_KBLOCKS_LSB +: 12] : 12'd1;
-        wrow_d  = op == 4'(tsl_pkg::MXU_OP_LOADW) ? ex_insn_i[tsl_pkg::INSN_MXU_LOADW_ADDR_LSB +: LAw]
-                                                   : ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_W_ADDR_LSB +: LAw];
+                  mk.kblocks : 12'd1;
+        wrow_d  = op == 4'(tsl_pkg::MXU_OP_LOADW) ? lw.addr[LAw-1:0]
+                                                   : mk.w_addr[LAw-1:0];
         act_d   = actb_d;
         acc_d   = accb;
         row_d   = rows;
@@ -246,6 +253,4 @@ module tsl_lite_mxu #(
     end
   end
 
-  logic unused_insn;
-  assign unused_insn = ^ex_insn_i;   // header, tokens and reserved bits are the controller's
 endmodule

@@ -35,24 +35,30 @@ module tsl_lite_vpu #(
   logic [Jw-1:0] j_q, j_d;
   logic [31:0]   a_q, a_d, b_q, b_d;
 
+`include "hw/rtl/tsl_insn.svh"
+  /* verilator lint_off UNUSEDSIGNAL */
+  insn_vpu_vec_t insn;   // header, tokens and reserved bits are the controller's
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign insn = ex_insn_i;
+
   // Fields of the running instruction.
   logic [3:0]  op;
   logic [1:0]  dd, d1, d2;
   logic [31:0] s2, zp;
   logic [5:0]  shift;
   logic        unary, reduce, mul, use_b;
-  assign op     = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4];
-  assign dd     = ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_DTYPE_LSB +: 2];
-  assign d1     = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_DTYPE_LSB +: 2];
-  assign d2     = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_DTYPE_LSB +: 2];
-  assign s2     = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB +: 32];
-  assign zp     = ex_insn_i[tsl_pkg::INSN_VPU_VEC_ZERO_POINT_LSB +: 32];
-  assign shift  = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SHIFT_LSB +: 6];
+  assign op     = insn.op;
+  assign dd     = insn.dst_dtype;
+  assign d1     = insn.src1_dtype;
+  assign d2     = insn.src2_dtype;
+  assign s2     = insn.src2_addr;
+  assign zp     = insn.zero_point;
+  assign shift  = insn.shift;
   assign reduce = op == 4'(tsl_pkg::VPU_OP_RSUM) || op == 4'(tsl_pkg::VPU_OP_RMAX);
   assign mul    = op == 4'(tsl_pkg::VPU_OP_MUL) || op == 4'(tsl_pkg::VPU_OP_REQUANT);
   assign unary  = reduce || op == 4'(tsl_pkg::VPU_OP_RELU) || op == 4'(tsl_pkg::VPU_OP_MOV) ||
                   op == 4'(tsl_pkg::VPU_OP_REQUANT);
-  assign use_b  = !unary && ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_MODE_LSB +: 2] != 2'(tsl_pkg::SRC2_IMM);
+  assign use_b  = !unary && insn.src2_mode != 2'(tsl_pkg::SRC2_IMM);
 
   function automatic logic [LAw:0] size(input logic [1:0] dt);
     size = dt == tsl_pkg::DTYPE_INT8 ? (LAw+1)'(1) : (LAw+1)'(4);
@@ -87,7 +93,7 @@ module tsl_lite_vpu #(
     .rst_ni,
     .start_i(mul_start),
     .a_i    (a_q),
-    .b_i    (op == 4'(tsl_pkg::VPU_OP_MUL) ? b_q : ex_insn_i[tsl_pkg::INSN_VPU_VEC_SCALE_LSB +: 32]),
+    .b_i    (op == 4'(tsl_pkg::VPU_OP_MUL) ? b_q : insn.scale),
     .shift_i(op == 4'(tsl_pkg::VPU_OP_REQUANT) && shift != 6'd0 ? shift - 6'd1 : 6'd0),
     .done_o (mul_done),
     .p_o    (prod)
@@ -143,12 +149,12 @@ module tsl_lite_vpu #(
     rb_addr   = j_q;
     unique case (state_q)
       StIdle: if (ex_valid_i) begin
-        pd_d    = {ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB + 24],
-                   ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB +: LAw]};
-        p1_d    = {ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB + 24],
-                   ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB +: LAw]};
+        pd_d    = {insn.dst_addr[24],
+                   insn.dst_addr[LAw-1:0]};
+        p1_d    = {insn.src1_addr[24],
+                   insn.src1_addr[LAw-1:0]};
         p2_d    = {s2[24], s2[LAw-1:0]};
-        row_d   = ex_insn_i[tsl_pkg::INSN_VPU_VEC_ROWS_LSB +: 16];
+        row_d   = insn.rows;
         j_d     = '0;
         state_d = StRd;
       end
@@ -195,7 +201,7 @@ module tsl_lite_vpu #(
         if (j_q == Jw'(N - 1)) begin
           row_d   = row_q - 16'd1;
           state_d = StRd;
-          if (ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_MODE_LSB +: 2] == 2'(tsl_pkg::SRC2_BCAST))
+          if (insn.src2_mode == 2'(tsl_pkg::SRC2_BCAST))
             p2_d = {s2[24], s2[LAw-1:0]};
           if (row_q == 16'd1) begin
             done_o  = 1'b1;
@@ -229,6 +235,4 @@ module tsl_lite_vpu #(
     end
   end
 
-  logic unused_insn;
-  assign unused_insn = ^ex_insn_i;   // header, tokens and reserved bits are the controller's
 endmodule

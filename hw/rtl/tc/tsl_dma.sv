@@ -56,6 +56,10 @@ module tsl_dma #(
   localparam int DW        = 3 * LW + 2 * 17 + LBW + 1;  // aligner row
 
   // ---- instruction ------------------------------------------------------------------------------
+`include "hw/rtl/tsl_insn.svh"
+  /* verilator lint_off UNUSEDSIGNAL */
+  insn_dma_xfer_t insn;   // the instruction on ex_insn_i (header bits and reserved bits unused)
+  /* verilator lint_on UNUSEDSIGNAL */
   logic        start, ex_load, ex_acc;
   logic [31:0] ex_la, ex_loff;
   logic        busy_q, busy_d, load_q, load_d, acc_q, acc_d, fin;
@@ -65,8 +69,9 @@ module tsl_dma #(
 
   assign ex_ready_o = !busy_q;
   assign start      = ex_valid_i && !busy_q;
-  assign ex_load    = ex_insn_i[5:2] == 4'(tsl_pkg::DMA_OP_LOAD);
-  assign ex_la      = ex_insn_i[95:64];
+  assign insn       = ex_insn_i;
+  assign ex_load    = insn.op == 4'(tsl_pkg::DMA_OP_LOAD);
+  assign ex_la      = insn.local_addr;
   assign ex_acc     = ex_la >= tsl_pkg::LOCAL_ACC_BASE;
   assign ex_loff    = ex_acc ? ex_la - tsl_pkg::LOCAL_ACC_BASE : ex_la;
   assign busy_o     = busy_q;
@@ -93,12 +98,12 @@ module tsl_dma #(
     .clk_i, .rst_ni,
     .start_i       (start),
     .stop_i        (err_q),
-    .hbm_addr_i    (ex_insn_i[63:32]),
+    .hbm_addr_i    (insn.hbm_addr),
     .local_off_i   (ex_loff),
-    .rows_i        (ex_insn_i[111:96]),
-    .row_bytes_i   (ex_insn_i[127:112]),
-    .hbm_stride_i  (ex_insn_i[159:128]),
-    .local_stride_i(ex_insn_i[191:160]),
+    .rows_i        (insn.rows),
+    .row_bytes_i   (insn.row_bytes),
+    .hbm_stride_i  (insn.hbm_stride),
+    .local_stride_i(insn.local_stride),
     .valid_o       (row_valid),
     .ready_i       (row_ready),
     .hbeat_o       (row_hbeat),
@@ -395,7 +400,7 @@ module tsl_dma #(
   end
 
   logic unused_ok;
-  assign unused_ok = ^{ex_insn_i[255:192], ex_insn_i[31:6], ex_insn_i[1:0], ax_addr, lrd_idx, o_idx,
+  assign unused_ok = ^{ax_addr, lrd_idx, o_idx,
                        ra_valid, ba_valid, x_level, l_level, d_level, ra_level, wl_level, ba_level,
                        ra_ready, wl_ready, ba_ready};
 

@@ -13,6 +13,9 @@ module tsl_tc_check #(
   parameter int AccBytes   = tsl_pkg::PARAM_ACC_BYTES,   // ACC size (power of two, <= 16 MiB)
   parameter int HbmBytes   = tsl_pkg::PARAM_HBM_BYTES,   // HBM size (power of two, <= 1 GiB)
   parameter bit EnableBf16 = 1'b1,                       // 0: BF16/FP32 operands are tsl_pkg::ERR_BAD_FIELD
+  parameter logic [63:0] Ops = tsl_pkg::OPS_TC,          // ops the core implements (bit 16*unit + op:
+                                                         // tsl_pkg::OPS_TC or OPS_LITE); others are
+                                                         // tsl_pkg::ERR_BAD_OPCODE
   parameter int CreditW    = 16                          // bits of a credit count (TOKEN_MAX fits)
 ) (
   input  logic                 clk_i,
@@ -49,7 +52,7 @@ module tsl_tc_check #(
   logic [3:0]  op;
   logic [2:0]  wait_m, signal_m, fmt;
   logic [3:0]  hdr_err, op_err, fin_err;
-  logic        unary, fl;
+  logic        known, unary, cls_ok, fl;
   logic [1:0]  dd, d1, d2, mode;
   logic [15:0] rows;
   logic [11:0] kblocks;
@@ -62,21 +65,41 @@ module tsl_tc_check #(
   logic        o_big;
   logic [Ew+1:0] o_end;
 
-  assign unit     = insn_i[tsl_pkg::INSN_HDR_UNIT_LSB +: 2];
-  assign op       = insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4];
-  assign wait_m   = insn_i[tsl_pkg::INSN_HDR_WAIT_LSB +: 3];
-  assign signal_m = insn_i[tsl_pkg::INSN_HDR_SIGNAL_LSB +: 3];
-  assign dd       = insn_i[tsl_pkg::INSN_VPU_VEC_DST_DTYPE_LSB +: 2];   // also LOADW/MATMUL DTYPE
-  assign d1       = insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_DTYPE_LSB +: 2];
-  assign d2       = insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_DTYPE_LSB +: 2];
-  assign mode     = insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_MODE_LSB +: 2];
-  assign unary    = op == tsl_pkg::VPU_OP_RELU || op == tsl_pkg::VPU_OP_MOV ||
-                    op == tsl_pkg::VPU_OP_REQUANT ||
-                    op == tsl_pkg::VPU_OP_RSUM || op == tsl_pkg::VPU_OP_RMAX;
-  assign fl       = is_float(d1);
-  assign kblocks  = insn_i[tsl_pkg::INSN_MXU_MATMULK_KBLOCKS_LSB +: 12];
+  // Views of the instruction, one per format (the header is the same in all).
+`include "hw/rtl/tsl_insn.svh"
+  /* verilator lint_off UNUSEDSIGNAL */
+  insn_hdr_t         hdr;
+  insn_dma_xfer_t    dma;
+  insn_mxu_loadw_t   lw;
+  insn_mxu_matmul_t  mm;
+  insn_mxu_matmulk_t mk;
+  insn_vpu_vec_t     vpu;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign hdr = insn_i;
+  assign dma = insn_i;
+  assign lw  = insn_i;
+  assign mm  = insn_i;
+  assign mk  = insn_i;
+  assign vpu = insn_i;
 
-  // Format and row count.
+  assign unit     = hdr.unit;
+  assign op       = hdr.op;
+  assign wait_m   = hdr.wait_f;
+  assign signal_m = hdr.signal;
+  assign dd       = vpu.dst_dtype;   // also LOADW/MATMUL DTYPE
+  assign d1       = vpu.src1_dtype;
+  assign d2       = vpu.src2_dtype;
+  assign mode     = vpu.src2_mode;
+  assign known    = Ops[{unit, op}];
+  assign unary    = tsl_pkg::OPS_UNARY[{2'(tsl_pkg::UNIT_VPU), op}];
+  assign cls_ok   = fl ? tsl_pkg::OPS_FLOAT[{2'(tsl_pkg::UNIT_VPU), op}]
+                       : tsl_pkg::OPS_INT[{2'(tsl_pkg::UNIT_VPU), op}];
+  assign fl       = is_float(d1);
+  assign kblocks  = mk.kblocks;
+
+  // Format and row count (FmtBad: an op the spec does not define). An op this core lacks
+  // (!known) has its format here and is refused at the end of the header checks, so that the
+  // format, which steers the operand muxes, does not depend on the core's op mask.
   always_comb begin
     fmt  = FmtBad;
     rows = 16'd0;
@@ -85,20 +108,19 @@ module tsl_tc_check #(
     end else if (unit == tsl_pkg::UNIT_DMA &&
                  (op == 4'(tsl_pkg::DMA_OP_LOAD) || op == 4'(tsl_pkg::DMA_OP_STORE))) begin
       fmt  = FmtDma;
-      rows = insn_i[tsl_pkg::INSN_DMA_XFER_ROWS_LSB +: 16];
+      rows = dma.rows;
     end else if (unit == tsl_pkg::UNIT_MXU && op == 4'(tsl_pkg::MXU_OP_LOADW)) begin
       fmt  = FmtLoadw;
       rows = 16'(N);
     end else if (unit == tsl_pkg::UNIT_MXU && op == 4'(tsl_pkg::MXU_OP_MATMUL)) begin
       fmt  = FmtMatmul;
-      rows = insn_i[tsl_pkg::INSN_MXU_MATMUL_ROWS_LSB +: 16];
+      rows = mm.rows;
     end else if (unit == tsl_pkg::UNIT_MXU && op == 4'(tsl_pkg::MXU_OP_MATMULK)) begin
       fmt  = FmtMatmulk;
-      rows = insn_i[tsl_pkg::INSN_MXU_MATMULK_ROWS_LSB +: 16];
-    end else if (unit == tsl_pkg::UNIT_VPU &&
-                 op >= 4'(tsl_pkg::VPU_OP_ADD) && op <= 4'(tsl_pkg::VPU_OP_RMAX)) begin
+      rows = mk.rows;
+    end else if (unit == tsl_pkg::UNIT_VPU && tsl_pkg::OPS_ALL[{2'(tsl_pkg::UNIT_VPU), op}]) begin
       fmt  = FmtVpu;
-      rows = insn_i[tsl_pkg::INSN_VPU_VEC_ROWS_LSB +: 16];
+      rows = vpu.rows;
     end
   end
 
@@ -129,14 +151,14 @@ module tsl_tc_check #(
   // Checks 1-4: opcode, reserved bits, tokens on the own unit, field values.
   always_comb begin
     hdr_err = tsl_pkg::ERR_NONE;
-    if (fmt == FmtBad) begin
+    if (fmt == FmtBad || !known) begin
       hdr_err = tsl_pkg::ERR_BAD_OPCODE;
     end else if (reserved || ((wait_m | signal_m) & (3'd1 << unit)) != 3'd0) begin
       hdr_err = tsl_pkg::ERR_BAD_FIELD;
     end else begin
       unique case (fmt)
         FmtDma: begin
-          if (rows == 16'd0 || insn_i[tsl_pkg::INSN_DMA_XFER_ROW_BYTES_LSB +: 16] == 16'd0)
+          if (rows == 16'd0 || dma.row_bytes == 16'd0)
             hdr_err = tsl_pkg::ERR_BAD_FIELD;
         end
         FmtLoadw, FmtMatmul, FmtMatmulk: begin
@@ -146,14 +168,15 @@ module tsl_tc_check #(
         end
         FmtVpu: begin
           if (rows == 16'd0 ||
-              (unary ? (mode != 2'd0 || d2 != 2'd0 || insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB +: 32] != '0)
+              (unary ? (mode != 2'd0 || d2 != 2'd0 || vpu.src2_addr != '0)
                      : (mode > tsl_pkg::SRC2_IMM ||
                         (mode == tsl_pkg::SRC2_IMM && vec_bytes(d2) != 32'(4 * N)))) ||
+              !cls_ok ||
               (op == 4'(tsl_pkg::VPU_OP_REQUANT)
-                 ? (fl || insn_i[tsl_pkg::INSN_VPU_VEC_SHIFT_LSB +: 6] > 6'd62)
-                 : (insn_i[tsl_pkg::INSN_VPU_VEC_SCALE_LSB +: 32] != '0 ||
-                    insn_i[tsl_pkg::INSN_VPU_VEC_SHIFT_LSB +: 6] != '0 ||
-                    insn_i[tsl_pkg::INSN_VPU_VEC_ZERO_POINT_LSB +: 32] != '0)) ||
+                 ? vpu.shift > 6'd62
+                 : (vpu.scale != '0 ||
+                    vpu.shift != '0 ||
+                    vpu.zero_point != '0)) ||
               is_float(dd) != fl || (!unary && is_float(d2) != fl) || (fl && !EnableBf16))
             hdr_err = tsl_pkg::ERR_BAD_FIELD;
         end
@@ -180,66 +203,66 @@ module tsl_tc_check #(
     o_dma_local = 1'b0;
     o_vmem_ok   = 1'b1;
     o_acc_ok    = 1'b0;
-    o_addr      = insn_i[32 +: 32];
-    o_stride    = insn_i[64 +: 32];
+    o_addr      = lw.addr;     // FmtLoadw's operand
+    o_stride    = lw.stride;
     o_rb        = vec_bytes(dd);
     o_align     = vec_bytes(dd);
     o_rows_m1   = 24'(rows) - 24'd1;
     unique case (fmt)
       FmtDma: begin
-        o_rb     = 32'(insn_i[tsl_pkg::INSN_DMA_XFER_ROW_BYTES_LSB +: 16]);
+        o_rb     = 32'(dma.row_bytes);
         o_align  = 32'd1;
         if (step == StepOp0) begin
           o_hbm    = 1'b1;
-          o_addr   = insn_i[tsl_pkg::INSN_DMA_XFER_HBM_ADDR_LSB +: 32];
-          o_stride = insn_i[tsl_pkg::INSN_DMA_XFER_HBM_STRIDE_LSB +: 32];
+          o_addr   = dma.hbm_addr;
+          o_stride = dma.hbm_stride;
         end else begin
           o_dma_local = 1'b1;
           o_acc_ok    = 1'b1;
-          o_addr      = insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_ADDR_LSB +: 32];
-          o_stride    = insn_i[tsl_pkg::INSN_DMA_XFER_LOCAL_STRIDE_LSB +: 32];
+          o_addr      = dma.local_addr;
+          o_stride    = dma.local_stride;
         end
       end
       FmtMatmul: begin
         if (step == StepOp0) begin
-          o_addr   = insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_ADDR_LSB +: 32];
-          o_stride = insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_STRIDE_LSB +: 32];
+          o_addr   = mm.act_addr;
+          o_stride = mm.act_stride;
         end else begin
           o_vmem_ok = 1'b0;
           o_acc_ok  = 1'b1;
-          o_addr    = insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_ADDR_LSB +: 32];
-          o_stride  = insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_STRIDE_LSB +: 32];
+          o_addr    = mm.acc_addr;
+          o_stride  = mm.acc_stride;
           o_rb      = 32'(4 * N);
           o_align   = 32'(4 * N);
         end
       end
       FmtMatmulk: begin
         if (step == StepOp0) begin   // activations: rows of KBLOCKS vectors
-          o_addr   = insn_i[tsl_pkg::INSN_MXU_MATMULK_ACT_ADDR_LSB +: 32];
-          o_stride = insn_i[tsl_pkg::INSN_MXU_MATMULK_ACT_STRIDE_LSB +: 32];
+          o_addr   = mk.act_addr;
+          o_stride = mk.act_stride;
           o_rb     = 32'(kblocks) << (dd == tsl_pkg::DTYPE_INT8 ? NSh : NSh + 1);
         end else if (step == StepOp0 + 3'd1) begin
           o_vmem_ok = 1'b0;
           o_acc_ok  = 1'b1;
-          o_addr    = insn_i[tsl_pkg::INSN_MXU_MATMULK_ACC_ADDR_LSB +: 32];
-          o_stride  = insn_i[tsl_pkg::INSN_MXU_MATMULK_ACC_STRIDE_LSB +: 32];
+          o_addr    = mk.acc_addr;
+          o_stride  = mk.acc_stride;
           o_rb      = 32'(4 * N);
           o_align   = 32'(4 * N);
         end else begin               // weights: KBLOCKS*N rows of one vector
-          o_addr    = insn_i[tsl_pkg::INSN_MXU_MATMULK_W_ADDR_LSB +: 32];
-          o_stride  = insn_i[tsl_pkg::INSN_MXU_MATMULK_W_STRIDE_LSB +: 32];
+          o_addr    = mk.w_addr;
+          o_stride  = mk.w_stride;
           o_rows_m1 = (24'(kblocks) << NSh) - 24'd1;
         end
       end
       FmtVpu: begin
         if (step == StepOp0) begin
-          o_addr = insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB +: 32];
+          o_addr = vpu.dst_addr;
           o_rb   = vec_bytes(dd);
         end else if (step == StepOp0 + 3'd1) begin
-          o_addr = insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB +: 32];
+          o_addr = vpu.src1_addr;
           o_rb   = vec_bytes(d1);
         end else begin
-          o_addr = insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB +: 32];
+          o_addr = vpu.src2_addr;
           o_rb   = vec_bytes(d2);
           if (mode == tsl_pkg::SRC2_BCAST) o_rows_m1 = 24'd0;
         end
@@ -287,7 +310,7 @@ module tsl_tc_check #(
   always_comb begin
     fin_err = tsl_pkg::ERR_NONE;
     if (fmt == FmtMatmul &&
-        wbuf_dtype_i[2 * insn_i[tsl_pkg::INSN_MXU_MATMUL_WBUF_LSB] +: 2] != dd) begin
+        wbuf_dtype_i[2 * mm.wbuf +: 2] != dd) begin
       fin_err = tsl_pkg::ERR_WBUF_DTYPE;
     end else begin
       for (int u = 2; u >= 0; u = u - 1) begin

@@ -36,18 +36,17 @@ module tsl_tc_ctrl #(
   localparam int TokW    = $clog2(tsl_pkg::PARAM_TOKEN_MAX + QueueDepth + 1);
   localparam logic [1:0] KIND_RD = 2'd1, KIND_WR = 2'd2;
 
-  // Weight-buffer dtypes ([2b+1:2b]: buffer b) after an MXU instruction: LOADW loads WBUF; MATMULK
-  // loads WBUF and, with two or more K-blocks, the other buffer too (DTYPE and WBUF are the same
-  // fields in both formats).
-  function automatic logic [3:0] wbuf_after(input logic [3:0] cur, input logic [255:0] insn);
-    logic [3:0] op;
-    logic [1:0] dt;
-    logic       b, loads, both;
-    op    = insn[tsl_pkg::INSN_HDR_OP_LSB +: 4];
-    dt    = insn[tsl_pkg::INSN_MXU_LOADW_DTYPE_LSB +: 2];
-    b     = insn[tsl_pkg::INSN_MXU_LOADW_WBUF_LSB];
+`include "hw/rtl/tsl_insn.svh"
+
+  // Weight-buffer dtypes ([2b+1:2b]: buffer b) after an MXU instruction (its OP, DTYPE, WBUF and
+  // KBLOCKS): LOADW loads WBUF; MATMULK loads WBUF and, with two or more K-blocks, the other buffer
+  // too (DTYPE and WBUF are the same fields in both formats).
+  function automatic logic [3:0] wbuf_after(input logic [3:0] cur, input logic [3:0] op,
+                                            input logic [1:0] dt, input logic b,
+                                            input logic [11:0] kblocks);
+    logic loads, both;
     loads = op == 4'(tsl_pkg::MXU_OP_LOADW) || op == 4'(tsl_pkg::MXU_OP_MATMULK);
-    both  = op == 4'(tsl_pkg::MXU_OP_MATMULK) && insn[tsl_pkg::INSN_MXU_MATMULK_KBLOCKS_LSB +: 12] > 12'd1;
+    both  = op == 4'(tsl_pkg::MXU_OP_MATMULK) && kblocks > 12'd1;
     wbuf_after = cur;
     if (loads && (b || both)) wbuf_after[3:2] = dt;
     if (loads && (!b || both)) wbuf_after[1:0] = dt;
@@ -94,9 +93,16 @@ module tsl_tc_ctrl #(
   assign unused_seq = ^{if_seq[tsl_pkg::UNIT_MXU], if_seq[tsl_pkg::UNIT_VPU], tok_count[0 +: TokW],
                         tok_count[4 * TokW +: TokW], tok_count[8 * TokW +: TokW]};  // + diagonal
 
-  assign p_unit   = stage_q[tsl_pkg::INSN_HDR_UNIT_LSB +: 2];
-  assign p_wait   = stage_q[tsl_pkg::INSN_HDR_WAIT_LSB +: 3];
-  assign p_signal = stage_q[tsl_pkg::INSN_HDR_SIGNAL_LSB +: 3];
+  // The staged instruction and the one handed to the MXU, as MXU instructions (LOADW's DTYPE and
+  // WBUF sit where MATMULK's are; the header is the same in every format).
+  /* verilator lint_off UNUSEDSIGNAL */
+  insn_mxu_matmulk_t staged, mxu_ex;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign staged   = stage_q;
+  assign mxu_ex   = ex_insn[tsl_pkg::UNIT_MXU];
+  assign p_unit   = staged.unit;
+  assign p_wait   = staged.wait_f;
+  assign p_signal = staged.signal;
 
   // ------------------------------------------------------------------------------ dispatcher
   tsl_tc_check #(
@@ -105,6 +111,7 @@ module tsl_tc_ctrl #(
     .AccBytes  (AccBytes),
     .HbmBytes  (HbmBytes),
     .EnableBf16(EnableBf16),
+    .Ops       (tsl_pkg::OPS_TC),
     .CreditW   (CreditW)
   ) u_check (
     .clk_i,
@@ -219,40 +226,39 @@ module tsl_tc_ctrl #(
   );
 
   // ------------------------------------------------------------------------------ read values
-  // Token channel f->t is tok_count[(3f+t)*TokW +: TokW] (DMA 0, MXU 1, VPU 2).
+  // The register values; tc_rd_mux (generated from the spec) decodes the offset, the performance
+  // counters answer above TC_PERF_BASE. Token channel f->t is tok_count[(3f+t)*TokW +: TokW]
+  // (DMA 0, MXU 1, VPU 2).
+`include "hw/rtl/tsl_regs.svh"
+  tc_rd_t rd;
   always_comb begin
-    rd_val = 32'd0;
-    unique case (reg_addr_i)
-      tsl_pkg::TC_ID_OFFSET:              rd_val = tsl_pkg::ID_VALUE;
-      tsl_pkg::TC_CFG_N_OFFSET:           rd_val = 32'(N);
-      tsl_pkg::TC_CFG_VMEM_BYTES_OFFSET:  rd_val = 32'(VmemBytes);
-      tsl_pkg::TC_CFG_ACC_BYTES_OFFSET:   rd_val = 32'(AccBytes);
-      tsl_pkg::TC_CFG_HBM_BYTES_OFFSET:   rd_val = 32'(HbmBytes);
-      tsl_pkg::TC_CFG_FEATURES_OFFSET:    rd_val = {30'd0, EnableBf16, 1'b1};
-      tsl_pkg::TC_CFG_QUEUE_DEPTH_OFFSET: rd_val = 32'(QueueDepth);
-      tsl_pkg::TC_STATUS_OFFSET:          rd_val = {30'd0, err_code_q != tsl_pkg::ERR_NONE, all_idle};
-      tsl_pkg::TC_ERR_CODE_OFFSET:        rd_val = 32'(err_code_q);
-      tsl_pkg::TC_ERR_UNIT_OFFSET:        rd_val = 32'(err_unit_q);
-      tsl_pkg::TC_ERR_SEQ_OFFSET:         rd_val = err_seq_q;
-      tsl_pkg::TC_ERR_ADDR_OFFSET:        rd_val = err_addr_q;
-      tsl_pkg::TC_PUSH_COUNT_OFFSET:      rd_val = push_count_q;
-      tsl_pkg::TC_NOTIFY_COUNT_OFFSET:    rd_val = notify_count_q;
-      tsl_pkg::TC_QUEUE_LEVEL_OFFSET:
-        rd_val = {8'd0, level[tsl_pkg::UNIT_VPU], level[tsl_pkg::UNIT_MXU], level[tsl_pkg::UNIT_DMA]};
-      tsl_pkg::TC_IRQ_ENABLE_OFFSET:      rd_val = 32'(irq_en_q);
-      tsl_pkg::TC_IRQ_STATUS_OFFSET:      rd_val = 32'(irq_st_q);
-      tsl_pkg::TC_TOKENS_DMA_MXU_OFFSET:  rd_val = 32'(tok_count[1 * TokW +: TokW]);
-      tsl_pkg::TC_TOKENS_DMA_VPU_OFFSET:  rd_val = 32'(tok_count[2 * TokW +: TokW]);
-      tsl_pkg::TC_TOKENS_MXU_DMA_OFFSET:  rd_val = 32'(tok_count[3 * TokW +: TokW]);
-      tsl_pkg::TC_TOKENS_MXU_VPU_OFFSET:  rd_val = 32'(tok_count[5 * TokW +: TokW]);
-      tsl_pkg::TC_TOKENS_VPU_DMA_OFFSET:  rd_val = 32'(tok_count[6 * TokW +: TokW]);
-      tsl_pkg::TC_TOKENS_VPU_MXU_OFFSET:  rd_val = 32'(tok_count[7 * TokW +: TokW]);
-      default: begin
-        if (reg_addr_i >= tsl_pkg::TC_PERF_BASE &&
-            reg_addr_i < tsl_pkg::TC_PERF_BASE + 12'(8 * tsl_pkg::PERF_COUNT) && reg_addr_i[1:0] == 2'b00)
-          rd_val = perf_rdata;
-      end
-    endcase
+    rd.id              = tsl_pkg::ID_VALUE;
+    rd.cfg_n           = 32'(N);
+    rd.cfg_vmem_bytes  = 32'(VmemBytes);
+    rd.cfg_acc_bytes   = 32'(AccBytes);
+    rd.cfg_hbm_bytes   = 32'(HbmBytes);
+    rd.cfg_features    = {30'd0, EnableBf16, 1'b1};
+    rd.cfg_queue_depth = 32'(QueueDepth);
+    rd.status          = {30'd0, err_code_q != tsl_pkg::ERR_NONE, all_idle};
+    rd.err_code        = 32'(err_code_q);
+    rd.err_unit        = 32'(err_unit_q);
+    rd.err_seq         = err_seq_q;
+    rd.err_addr        = err_addr_q;
+    rd.push_count      = push_count_q;
+    rd.notify_count    = notify_count_q;
+    rd.queue_level     = {8'd0, level[tsl_pkg::UNIT_VPU], level[tsl_pkg::UNIT_MXU], level[tsl_pkg::UNIT_DMA]};
+    rd.irq_enable      = 32'(irq_en_q);
+    rd.irq_status      = 32'(irq_st_q);
+    rd.tokens_dma_mxu  = 32'(tok_count[1 * TokW +: TokW]);
+    rd.tokens_dma_vpu  = 32'(tok_count[2 * TokW +: TokW]);
+    rd.tokens_mxu_dma  = 32'(tok_count[3 * TokW +: TokW]);
+    rd.tokens_mxu_vpu  = 32'(tok_count[5 * TokW +: TokW]);
+    rd.tokens_vpu_dma  = 32'(tok_count[6 * TokW +: TokW]);
+    rd.tokens_vpu_mxu  = 32'(tok_count[7 * TokW +: TokW]);
+    rd_val = tc_rd_mux(rd, reg_addr_i);
+    if (reg_addr_i >= tsl_pkg::TC_PERF_BASE &&
+        reg_addr_i < tsl_pkg::TC_PERF_BASE + 12'(8 * tsl_pkg::PERF_COUNT) && reg_addr_i[1:0] == 2'b00)
+      rd_val = perf_rdata;
   end
 
   // ------------------------------------------------------------------- bus and dispatch FSM
@@ -353,12 +359,13 @@ module tsl_tc_ctrl #(
             credit_d[(3 * 32'(p_unit) + u) * CreditW +: CreditW] + CreditW'(p_signal[u]);
       end
       if (p_unit == tsl_pkg::UNIT_MXU)
-        wbuf_push_d = wbuf_after(wbuf_push_q, stage_q);
+        wbuf_push_d = wbuf_after(wbuf_push_q, staged.op, staged.dtype, staged.wbuf, staged.kblocks);
       push_count_d = push_count_q + 32'd1;
     end
     // The weight buffers' dtype as executed: the last LOADW handed to the MXU.
     if (ex_valid[tsl_pkg::UNIT_MXU] && ex_ready[tsl_pkg::UNIT_MXU])
-      wbuf_exec_d = wbuf_after(wbuf_exec_q, ex_insn[tsl_pkg::UNIT_MXU]);
+      wbuf_exec_d = wbuf_after(wbuf_exec_q, mxu_ex.op, mxu_ex.dtype, mxu_ex.wbuf,
+                               mxu_ex.kblocks);
 
     notify_count_d = notify_count_q + 32'(ret_ok[0] && ret_notify[0]) +
                      32'(ret_ok[1] && ret_notify[1]) + 32'(ret_ok[2] && ret_notify[2]);

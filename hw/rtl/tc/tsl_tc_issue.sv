@@ -58,6 +58,12 @@ module tsl_tc_issue #(
   logic [SeqW-1:0]   seq_in;
   logic              unused_f_ready;   // room is checked against InflightMax instead
 
+`include "hw/rtl/tsl_insn.svh"
+  /* verilator lint_off UNUSEDSIGNAL */
+  insn_hdr_t      head;       // the queue head's header
+  insn_dma_xfer_t head_dma;   // the same as a DMA transfer (its ROWS and ROW_BYTES)
+  /* verilator lint_on UNUSEDSIGNAL */
+
   // Queue of validated instructions (with the sequence number when kept).
   if (KeepSeq) begin : g_seq
     assign seq_in = push_seq_i;
@@ -86,8 +92,10 @@ module tsl_tc_issue #(
 
   assign level_o   = 8'(q_level);
   assign ex_insn_o = q_out[255:0];
-  assign head_wait = q_out[tsl_pkg::INSN_HDR_WAIT_LSB +: 3];
-  assign head_sync = q_out[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'd0;
+  assign head      = q_out[255:0];
+  assign head_dma  = q_out[255:0];
+  assign head_wait = head.wait_f;
+  assign head_sync = head.op == 4'd0;
   assign tokens_ok = (head_wait & ~tok_avail_i) == 3'd0;
   assign room      = f_level < FifoLw'(InflightMax);
 
@@ -106,18 +114,15 @@ module tsl_tc_issue #(
   // Exact HBM byte count of a DMA instruction handed to the unit (other units: KIND_NONE).
   always_comb begin
     kind   = KIND_NONE;
-    amount = 32'(q_out[tsl_pkg::INSN_DMA_XFER_ROWS_LSB +: 16]) *
-             32'(q_out[tsl_pkg::INSN_DMA_XFER_ROW_BYTES_LSB +: 16]);
-    if (Unit == 32'(tsl_pkg::UNIT_DMA) && q_out[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::DMA_OP_LOAD))
+    amount = 32'(head_dma.rows) * 32'(head_dma.row_bytes);
+    if (Unit == 32'(tsl_pkg::UNIT_DMA) && head.op == 4'(tsl_pkg::DMA_OP_LOAD))
       kind = KIND_RD;
-    if (Unit == 32'(tsl_pkg::UNIT_DMA) && q_out[tsl_pkg::INSN_HDR_OP_LSB +: 4] == 4'(tsl_pkg::DMA_OP_STORE))
+    if (Unit == 32'(tsl_pkg::UNIT_DMA) && head.op == 4'(tsl_pkg::DMA_OP_STORE))
       kind = KIND_WR;
   end
 
   // In-flight FIFO: one entry per instruction between its ex handshake and its done.
-  assign f_in = {q_out[256 +: SeqW], q_out[tsl_pkg::INSN_HDR_SIGNAL_LSB +: 3],
-                 q_out[tsl_pkg::INSN_HDR_NOTIFY_LSB],
-                 kind, amount};
+  assign f_in = {q_out[256 +: SeqW], head.signal, head.notify, kind, amount};
 
   tsl_prim_fifo #(
     .Width(FW),
@@ -142,8 +147,8 @@ module tsl_tc_issue #(
     retire_kind_o   = f_out[32 +: 2];
     retire_amount_o = f_out[31:0];
     if (sync_retire) begin
-      retire_signal_o = q_out[tsl_pkg::INSN_HDR_SIGNAL_LSB +: 3];
-      retire_notify_o = q_out[tsl_pkg::INSN_HDR_NOTIFY_LSB];
+      retire_signal_o = head.signal;
+      retire_notify_o = head.notify;
       retire_kind_o   = KIND_NONE;
       retire_amount_o = 32'd0;
     end

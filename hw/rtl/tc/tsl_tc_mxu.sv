@@ -51,24 +51,29 @@ module tsl_tc_mxu #(
   logic [31:0] addr, stride, acc_addr, acc_stride;
   logic [15:0] rows;
 
-  // MATMUL and MATMULK share DTYPE, WBUF, ACCUMULATE, ACT_*, ACC_* and ROWS; LOADW's ADDR and
-  // STRIDE sit where ACT_ADDR and ACT_STRIDE are.
-  assign is_k       = ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 2] == 2'(tsl_pkg::MXU_OP_MATMULK);
-  assign kblocks    = ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_KBLOCKS_LSB +: 12];
-  assign a_addr     = k_blk_q == '0 ? ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_ACT_ADDR_LSB +: 32] : k_aaddr_q;
-  assign w_addr     = k_blk_q == '0 ? ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_W_ADDR_LSB +: 32] : k_waddr_q;
+  // MATMUL and MATMULK share DTYPE, WBUF, ACCUMULATE, ACT_*, ACC_* and ROWS; LOADW's DTYPE, WBUF,
+  // ADDR and STRIDE sit where DTYPE, WBUF, ACT_ADDR and ACT_STRIDE are: one view serves all three.
+`include "hw/rtl/tsl_insn.svh"
+  /* verilator lint_off UNUSEDSIGNAL */
+  insn_mxu_matmulk_t insn;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign insn       = ex_insn_i;
+  assign is_k       = insn.op[1:0] == 2'(tsl_pkg::MXU_OP_MATMULK);
+  assign kblocks    = insn.kblocks;
+  assign a_addr     = k_blk_q == '0 ? insn.act_addr : k_aaddr_q;
+  assign w_addr     = k_blk_q == '0 ? insn.w_addr : k_waddr_q;
   assign k_last     = k_mm_q && k_blk_q == kblocks - 12'd1;
-  assign is_mm      = is_k ? k_mm_q : ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 2] == 2'(tsl_pkg::MXU_OP_MATMUL);
+  assign is_mm      = is_k ? k_mm_q : insn.op[1:0] == 2'(tsl_pkg::MXU_OP_MATMUL);
   assign op         = is_mm ? 2'(tsl_pkg::MXU_OP_MATMUL) : 2'(tsl_pkg::MXU_OP_LOADW);
-  assign bf16       = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_DTYPE_LSB +: 2] == 2'(tsl_pkg::DTYPE_BF16);
-  assign wbuf       = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_WBUF_LSB] ^ (is_k && k_blk_q[0]);
-  assign accum      = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACCUMULATE_LSB] || (is_k && k_blk_q != '0);
-  assign addr       = !is_k ? ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_ADDR_LSB +: 32] : k_mm_q ? a_addr : w_addr;
-  assign stride_w   = ex_insn_i[tsl_pkg::INSN_MXU_MATMULK_W_STRIDE_LSB +: 32];
-  assign stride     = is_k && !k_mm_q ? stride_w : ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACT_STRIDE_LSB +: 32];
-  assign acc_addr   = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_ADDR_LSB +: 32] - tsl_pkg::LOCAL_ACC_BASE;
-  assign acc_stride = ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ACC_STRIDE_LSB +: 32];
-  assign rows       = is_mm ? ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_ROWS_LSB +: 16] : 16'(N);
+  assign bf16       = insn.dtype == 2'(tsl_pkg::DTYPE_BF16);
+  assign wbuf       = insn.wbuf ^ (is_k && k_blk_q[0]);
+  assign accum      = insn.accumulate || (is_k && k_blk_q != '0);
+  assign addr       = !is_k ? insn.act_addr : k_mm_q ? a_addr : w_addr;
+  assign stride_w   = insn.w_stride;
+  assign stride     = is_k && !k_mm_q ? stride_w : insn.act_stride;
+  assign acc_addr   = insn.acc_addr - tsl_pkg::LOCAL_ACC_BASE;
+  assign acc_stride = insn.acc_stride;
+  assign rows       = is_mm ? insn.rows : 16'(N);
 
   // --- acceptance: one entry each into the command FIFO, a reader and the retire FIFO ----------
   logic cmd_rdy, wjob_rdy, ajob_rdy, ret_rdy, uop_rdy, accept;
@@ -112,7 +117,7 @@ module tsl_tc_mxu #(
     .clr_i  (1'b0),
     .valid_i(accept),
     .ready_o(cmd_rdy),
-    .data_i ({op, wbuf, ex_insn_i[tsl_pkg::INSN_MXU_MATMUL_DTYPE_LSB +: 2], accum, rows,
+    .data_i ({op, wbuf, insn.dtype, accum, rows,
               acc_addr[AccSh +: AAw], acc_stride[AccSh +: AAw]}),
     .valid_o(cmd_valid),
     .ready_i(cmd_ready),
@@ -274,5 +279,5 @@ module tsl_tc_mxu #(
   end
 
   logic unused;
-  assign unused = ^{ex_insn_i, acc_addr, acc_stride, cmd_level, ret_level, mxu_idle};
+  assign unused = ^{acc_addr, acc_stride, cmd_level, ret_level, mxu_idle};
 endmodule

@@ -39,8 +39,11 @@ module tsl_vpu #(
   typedef enum logic [1:0] {StIdle, StRead, StReduce, StWrite} state_e;
 
   // ---- instruction fields ---------------------------------------------------------------------
-  logic unused_insn;
-  assign unused_insn = ^ex_insn_i;   // header, tokens and reserved bits are the controller's
+`include "hw/rtl/tsl_insn.svh"
+  /* verilator lint_off UNUSEDSIGNAL */
+  insn_vpu_vec_t insn;   // header, tokens and reserved bits are the controller's
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign insn = ex_insn_i;
 
   state_e      state_q, state_d;
   // Enum-valued fields are kept as plain vectors (Icarus 11 cannot cast to an enum).
@@ -284,9 +287,9 @@ module tsl_vpu #(
       StIdle: begin
         if (ex_valid_i) begin
           state_d   = StRead;
-          rows_d    = ex_insn_i[tsl_pkg::INSN_VPU_VEC_ROWS_LSB +: 16];
-          d_ptr_d   = ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB + LN +: PW];
-          s1_ptr_d  = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB + LN +: PW];
+          rows_d    = insn.rows;
+          d_ptr_d   = insn.dst_addr[LN +: PW];
+          s1_ptr_d  = insn.src1_addr[LN +: PW];
           b_valid_d = 1'b0;
           rdone_d   = '0;
         end
@@ -336,7 +339,7 @@ module tsl_vpu #(
   always_comb begin
     s2_ptr_d = s2_ptr_q;
     if (state_q == StIdle && ex_valid_i) begin
-      s2_ptr_d = ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB + LN +: PW];
+      s2_ptr_d = insn.src2_addr[LN +: PW];
     end else if (state_q == StWrite && wr_gnt && (wneed & ~wcur) == 2'd0 && mode_q == tsl_pkg::SRC2_VEC) begin
       s2_ptr_d = s2_ptr_q + s2_step;
     end
@@ -370,20 +373,20 @@ module tsl_vpu #(
     s1_ptr_q <= s1_ptr_d;
     s2_ptr_q <= s2_ptr_d;
     if (state_q == StIdle && ex_valid_i) begin
-      op_q     <= ex_insn_i[tsl_pkg::INSN_HDR_OP_LSB +: 4];
-      dd_q     <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_DTYPE_LSB +: 2];
-      d1_q     <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_DTYPE_LSB +: 2];
-      d2_q     <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_DTYPE_LSB +: 2];
-      mode_q   <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_MODE_LSB +: 2];
+      op_q     <= insn.op;
+      dd_q     <= insn.dst_dtype;
+      d1_q     <= insn.src1_dtype;
+      d2_q     <= insn.src2_dtype;
+      mode_q   <= insn.src2_mode;
       // Float class: BF16 or FP32 (bit 0 of the dtype); constant 0 without float support.
-      fl_q     <= EnableBf16 && ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_DTYPE_LSB];
-      imm_q    <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB +: 32];
-      scale_q  <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SCALE_LSB +: 32];
-      shift_q  <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SHIFT_LSB +: 6];
-      zp_q     <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_ZERO_POINT_LSB +: 32];
-      d_acc_q  <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_DST_ADDR_LSB + 24];
-      s1_acc_q <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC1_ADDR_LSB + 24];
-      s2_acc_q <= ex_insn_i[tsl_pkg::INSN_VPU_VEC_SRC2_ADDR_LSB + 24];
+      fl_q     <= EnableBf16 && insn.src1_dtype[0];
+      imm_q    <= insn.src2_addr;
+      scale_q  <= insn.scale;
+      shift_q  <= insn.shift;
+      zp_q     <= insn.zero_point;
+      d_acc_q  <= insn.dst_addr[24];
+      s1_acc_q <= insn.src1_addr[24];
+      s2_acc_q <= insn.src2_addr[24];
     end
     if (rd_gnt) begin
       rd_src2_q <= rd_src2;

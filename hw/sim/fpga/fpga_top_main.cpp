@@ -151,6 +151,7 @@ int main(int argc, char **argv) {
     tslm_cfg_t mc = tslm_cfg_default();
     mc.n = FPGA_N, mc.vmem_bytes = vmem, mc.acc_bytes = FPGA_ACC, mc.hbm_bytes = HBM_BYTES;
     mc.features = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT;
+    mc.core = FPGA_SOC ? TSL_CORE_TC : TSL_CORE_LITE;
     expect(vmem && tslm_init(&m, &mc) == TSLM_OK, "golden model of the board's configuration");
     const uint32_t A = 0x1000, B = 0x1100, C = 0x1200, Q = 0x1300, ACC = TSL_LOCAL_ACC_BASE;
     std::vector<uint32_t> a_words(16), b_words(8);   // A: 8 rows of 8 bytes, B: 8 rows of 4 bytes

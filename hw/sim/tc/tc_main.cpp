@@ -39,6 +39,9 @@ static const uint32_t DATA_END = HBM / 2;  // programs use HBM [0, DATA_END); th
 #ifndef TC_NAME
 #define TC_NAME "tc"   // prefix of the result lines: "lite" for tsl_lite_tc
 #endif
+#ifndef TC_CORE
+#define TC_CORE TSL_CORE_TC   // the core's ops (hw/spec/tessel.toml [[ops]]): TSL_CORE_LITE for tsl_lite_tc
+#endif
 #ifndef TC_AXI_BYTES
 #define TC_AXI_BYTES (2 * TC_N)   // AXI beat bytes: one VMEM line in tsl_tc
 #endif
@@ -168,6 +171,7 @@ static tslm_cfg_t model_cfg() {
     c.acc_bytes = ACC;
     c.hbm_bytes = HBM;
     c.features = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT | (TC_BF16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0u);
+    c.core = TC_CORE;
     return c;
 }
 
@@ -188,24 +192,12 @@ static void fill_hbm(TslRng &r, uint8_t *h, uint32_t bytes) {
     }
 }
 
-// The comparable TC registers (exact in the model).
-static const struct { uint32_t off; const char *name; } REGS[] = {
-    {TSL_TC_STATUS_OFFSET, "STATUS"},
-    {TSL_TC_ERR_CODE_OFFSET, "ERR_CODE"},
-    {TSL_TC_ERR_UNIT_OFFSET, "ERR_UNIT"},
-    {TSL_TC_ERR_SEQ_OFFSET, "ERR_SEQ"},
-    {TSL_TC_ERR_ADDR_OFFSET, "ERR_ADDR"},
-    {TSL_TC_PUSH_COUNT_OFFSET, "PUSH_COUNT"},
-    {TSL_TC_NOTIFY_COUNT_OFFSET, "NOTIFY_COUNT"},
-    {TSL_TC_QUEUE_LEVEL_OFFSET, "QUEUE_LEVEL"},
-    {TSL_TC_IRQ_STATUS_OFFSET, "IRQ_STATUS"},
-    {TSL_TC_TOKENS_DMA_MXU_OFFSET, "TOKENS_DMA_MXU"},
-    {TSL_TC_TOKENS_DMA_VPU_OFFSET, "TOKENS_DMA_VPU"},
-    {TSL_TC_TOKENS_MXU_DMA_OFFSET, "TOKENS_MXU_DMA"},
-    {TSL_TC_TOKENS_MXU_VPU_OFFSET, "TOKENS_MXU_VPU"},
-    {TSL_TC_TOKENS_VPU_DMA_OFFSET, "TOKENS_VPU_DMA"},
-    {TSL_TC_TOKENS_VPU_MXU_OFFSET, "TOKENS_VPU_MXU"},
-};
+// The comparable TC registers (exact in the model): every readable one but ID, CFG_* and
+// IRQ_ENABLE (hw/spec/tessel.toml, through tsl_tc_reg_at).
+static bool compared(const tsl_reg_info_t *r) {
+    return r->access != TSL_ACCESS_WO && r->offset != TSL_TC_ID_OFFSET && r->offset != TSL_TC_IRQ_ENABLE_OFFSET &&
+           strncmp(r->name, "CFG_", 4) != 0;
+}
 static const struct { unsigned idx; const char *name; } PERFS[] = {
     {TSL_PERF_DMA_INSNS, "DMA_INSNS"}, {TSL_PERF_MXU_INSNS, "MXU_INSNS"}, {TSL_PERF_VPU_INSNS, "VPU_INSNS"},
     {TSL_PERF_HBM_RD_BYTES, "HBM_RD_BYTES"}, {TSL_PERF_HBM_WR_BYTES, "HBM_WR_BYTES"}, {TSL_PERF_MXU_MACS, "MXU_MACS"},
@@ -338,8 +330,10 @@ static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tsl
             ok = false;
         }
     } else {
-        for (auto &reg : REGS) {
-            uint32_t a = tc.rd(reg.off), b = tslm_reg_read(&m, reg.off);
+        for (uint32_t k = 0; k < TSL_TC_REG_COUNT; k++) {
+            const tsl_reg_info_t &reg = *tsl_tc_reg_at(k);
+            if (!compared(&reg)) continue;
+            uint32_t a = tc.rd(reg.offset), b = tslm_reg_read(&m, reg.offset);
             if (a != b) {
                 fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): %s rtl 0x%x model 0x%x\n", prog.name.c_str(), seed,
                         reg.name, a, b);
@@ -548,8 +542,18 @@ struct Gen {
         return fl ? (r.below(2) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32) : (r.below(2) ? TSL_DTYPE_INT8 : TSL_DTYPE_INT32);
     }
 
-    static bool binary(uint32_t op) {
-        return op == TSL_VPU_OP_ADD || op == TSL_VPU_OP_MUL || op == TSL_VPU_OP_MAX;
+    static bool binary(uint32_t op) { return !tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op); }
+    static bool float_ok(uint32_t op) { return tsl_ops_has(TSL_OPS_FLOAT, TSL_UNIT_VPU, op); }
+    // The VPU ops of this core (hw/spec/tessel.toml [[ops]]), by code.
+    static const std::vector<uint32_t> &ops() {
+        static const std::vector<uint32_t> v = [] {
+            static const uint32_t all[] = TSL_VPU_OPS;
+            std::vector<uint32_t> o;
+            for (uint32_t op : all)
+                if (tsl_op_on_core(TC_CORE, TSL_UNIT_VPU, op)) o.push_back(op);
+            return o;
+        }();
+        return v;
     }
 
     // One VPU instruction with the given op, types and source mode; addresses and values random.
@@ -588,10 +592,8 @@ struct Gen {
     }
 
     void vpu() {
-        static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU,
-                                       TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX};
-        uint32_t op = ops[r.below(8)];
-        bool fl = bf16 && op != TSL_VPU_OP_REQUANT && r.chance(0.5);
+        uint32_t op = ops()[r.below((uint32_t)ops().size())];
+        bool fl = bf16 && float_ok(op) && r.chance(0.5);
         uint32_t rows = 1 + r.below(r.chance(0.2) ? 4 * N : N);
         vpu_with(op, fl, pick(fl), pick(fl), r.below(3), pick(fl), rows);
     }
@@ -695,11 +697,9 @@ static int run_directed() {
     {
         Gen g{TslRng{seed}, TC_BF16 != 0};
         g.prog.name = "vpu-ops";
-        static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU,
-                                       TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX};
         for (int fl = 0; fl <= (TC_BF16 ? 1 : 0); fl++)
-            for (uint32_t op : ops) {
-                if (fl && op == TSL_VPU_OP_REQUANT) continue;
+            for (uint32_t op : Gen::ops()) {
+                if (fl && !Gen::float_ok(op)) continue;
                 for (uint32_t dd = 0; dd < 4; dd++)
                     for (uint32_t d1 = 0; d1 < 4; d1++) {
                         bool f = fl != 0;
@@ -798,6 +798,28 @@ static int run_directed() {
             p.insns = {ok1, c.bad, ok2};
             check(run_prog(p, seed, plain));
         }
+        // Every op of the spec that this core lacks is ERR_BAD_OPCODE (the opcode check comes first),
+        // as in the model running as this core.
+        std::string lacks;
+        for (uint32_t k = 0; k < TSL_OP_COUNT; k++) {
+            const tsl_op_info_t *o = tsl_op_at(k);
+            if (tsl_op_on_core(TC_CORE, o->unit, o->op)) continue;
+            lacks += std::string(" ") + tsl_unit_name(o->unit) + "." + o->name;
+            Prog p;
+            p.name = std::string("err-lacks-") + o->name;
+            p.insns = {ok1, tsl_insn_header(o->unit, o->op), ok2};
+            tslm_t m;
+            memset(&m, 0, sizeof m);
+            tslm_cfg_t cfg = model_cfg();
+            bool refused = tslm_init(&m, &cfg) == TSLM_OK && tslm_push(&m, p.insns[1].w) != TSLM_OK &&
+                           tslm_reg_read(&m, TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_BAD_OPCODE;
+            tslm_free(&m);
+            if (!refused) fprintf(stderr, "FAIL %s: the model does not refuse it\n", p.name.c_str());
+            Result res = run_prog(p, seed, plain);
+            res.ok = res.ok && refused;
+            check(res);
+        }
+        printf(TC_NAME "_n%u directed: ops this core lacks, ERR_BAD_OPCODE:%s\n", N, lacks.empty() ? " none" : lacks.c_str());
     }
 
     // AXI errors from HBM: the DMA stops, ERR_CODE/ERR_ADDR say why and where, nothing outside the

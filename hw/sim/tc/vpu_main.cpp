@@ -120,16 +120,29 @@ static void fill(TslRng &r, uint8_t *p, uint32_t bytes) {
 
 // ---- instructions ---------------------------------------------------------------------------------
 static const char *op_name(uint32_t op) {
-    static const char *names[] = {"SYNC", "?", "ADD", "MUL", "MAX", "RELU", "MOV", "REQUANT", "RSUM", "RMAX"};
-    return op < 10 ? names[op] : "?";
+    const tsl_op_info_t *o = tsl_op_info(TSL_UNIT_VPU, op);
+    return o ? o->name : "?";
 }
 static const char *dt_name(uint32_t d) {
     static const char *names[] = {"INT8", "BF16", "INT32", "FP32"};
     return names[d & 3];
 }
 static bool is_unary(uint32_t op) {
-    return op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT ||
-           op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX;
+    return tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
+}
+static bool float_ok(uint32_t op) {   // the op accepts the float class
+    return tsl_ops_has(TSL_OPS_FLOAT, TSL_UNIT_VPU, op);
+}
+// The VPU ops of the full tensor core (hw/spec/tessel.toml [[ops]]), by code.
+static const std::vector<uint32_t> &vpu_ops() {
+    static const std::vector<uint32_t> ops = [] {
+        static const uint32_t all[] = TSL_VPU_OPS;
+        std::vector<uint32_t> v;
+        for (uint32_t op : all)
+            if (tsl_op_on_core(TSL_CORE_TC, TSL_UNIT_VPU, op)) v.push_back(op);
+        return v;
+    }();
+    return ops;
 }
 
 static void print_insn(const uint32_t *w) {
@@ -160,10 +173,9 @@ static uint32_t place(TslRng &r, uint32_t dtype, uint32_t rows, bool allow_acc) 
 // One random (not necessarily legal) VPU instruction; the model filters out the illegal ones.
 static tsl_insn_t random_insn(TslRng &r, int op_force, int cls_force, int d1_force, int dd_force, int d2_force,
                               int mode_force) {
-    static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU,
-                                   TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX};
-    uint32_t op = op_force >= 0 ? (uint32_t)op_force : ops[r.below(8)];
-    uint32_t cls = cls_force >= 0 ? (uint32_t)cls_force : (op == TSL_VPU_OP_REQUANT || !VPU_BF16) ? 0 : r.below(2);
+    const std::vector<uint32_t> &ops = vpu_ops();
+    uint32_t op = op_force >= 0 ? (uint32_t)op_force : ops[r.below((uint32_t)ops.size())];
+    uint32_t cls = cls_force >= 0 ? (uint32_t)cls_force : (!float_ok(op) || !VPU_BF16) ? 0 : r.below(2);
     uint32_t small = cls ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, wide = cls ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
     uint32_t d1 = d1_force >= 0 ? (uint32_t)d1_force : r.chance(0.5) ? small : wide;
     uint32_t dd = dd_force >= 0 ? (uint32_t)dd_force : r.chance(0.5) ? small : wide;
@@ -458,6 +470,9 @@ int main(int argc, char **argv) {
     snprintf(name, sizeof name, "vpu_n%u%s", N, VPU_BF16 ? "" : "_int");
     printf("%s: seed=0x%016" PRIx64 " (SEED= replays), %u runs of %u instructions after a directed run%s\n",
            name, g_seed, runs, per_run, VPU_BF16 ? "" : " (integer class only: EnableBf16 = 0)");
+    printf("%s: ops (hw/spec/tessel.toml):", name);
+    for (uint32_t op : vpu_ops()) printf(" %s", op_name(op));
+    printf("\n");
     TslRng r{g_seed};
 
     tslm_cfg_t cfg = tslm_cfg_default();
@@ -504,11 +519,10 @@ int main(int argc, char **argv) {
         };
         if (run == 0) {
             // Directed: every op, class, dtype combination and SRC2 mode at least once.
-            static const int ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU,
-                                      TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX};
-            for (int op : ops) {
+            for (uint32_t uop : vpu_ops()) {
+                int op = (int)uop;
                 for (int cls = 0; cls < (VPU_BF16 ? 2 : 1) && ok; cls++) {
-                    if (op == TSL_VPU_OP_REQUANT && cls) continue;
+                    if (!float_ok(uop) && cls) continue;
                     int small = cls ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, wide = cls ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
                     for (int d1 : {small, wide})
                         for (int dd : {small, wide}) {

@@ -3,8 +3,10 @@
 #   tests/labs/4/check.sh TREE      (mk/labs.mk: make lab-4-check, make test-lab-4-ref)
 # Runs, in TREE: the generated files are up to date (test-gen-check); the model's MIN against this
 # lab's own reference (tests/labs/4/test_min.c); TREE's model instruction tests; TREE's VPU harness
-# names MIN and its RTL-vs-model random test passes at N = 4; VPU and tensor-core lint; the SDK
-# compiles a MIN program for the control core. Each step prints "N passed, M failed".
+# (its op list comes from the spec) runs MIN and its RTL-vs-model random test passes at N = 4; VPU
+# and tensor-core lint; the lite core's directed test at N = 4, which refuses MIN with
+# ERR_BAD_OPCODE (or, if the spec gives MIN to the lite core, computes it against the model); the
+# SDK compiles a MIN program for the control core. Each step prints "N passed, M failed".
 set -u
 TREE=$1
 LAB=$(cd "$(dirname "$0")" && pwd)
@@ -27,9 +29,25 @@ else
 fi
 $MAKE -C "$TREE" -s --no-print-directory BUILD=build test-model-insn || fails=1
 
-grep -q TSL_VPU_OP_MIN "$TREE/hw/sim/tc/vpu_main.cpp"
-step lab4_vpu_harness $? "hw/sim/tc/vpu_main.cpp does not generate MIN instructions"
-$MAKE -C "$TREE" -s --no-print-directory BUILD=build VPU_RUNS=8 test-vpu-lint test-vpu-n4 test-tc-lint || fails=1
+$MAKE -C "$TREE" -s --no-print-directory BUILD=build VPU_RUNS=8 test-vpu-lint test-vpu-n4 test-tc-lint \
+  >"$TREE/build/lab4_vpu.log" 2>&1 || fails=1
+cat "$TREE/build/lab4_vpu.log"
+grep -q "^vpu_n4: ops .* MIN" "$TREE/build/lab4_vpu.log"
+step lab4_vpu_harness $? "the VPU harness does not run MIN (its ops: the [[ops]] table of hw/spec/tessel.toml)"
+
+# The lite core: its directed test pushes every op the core lacks and expects ERR_BAD_OPCODE, as
+# the model running as the lite core says; with MIN on the lite core it computes MIN instead.
+$MAKE -C "$TREE" -s --no-print-directory BUILD=build build/lite/n4/tc_sim || fails=1
+"$TREE/build/lite/n4/tc_sim" directed >"$TREE/build/lab4_lite.log" 2>&1 || fails=1
+cat "$TREE/build/lab4_lite.log"
+if grep -q "^lite_n4 directed: ops this core lacks, ERR_BAD_OPCODE:.* VPU\.MIN" "$TREE/build/lab4_lite.log"; then
+  step lab4_lite_min 0
+elif grep -qE '^ *\{ *name *= *"MIN".*"lite"' "$TREE/hw/spec/tessel.toml"; then
+  grep -q "^lite_n4_directed: [0-9]* passed, 0 failed" "$TREE/build/lab4_lite.log"
+  step lab4_lite_min $? "the lite core implements MIN (hw/spec/tessel.toml) but its directed test fails"
+else
+  step lab4_lite_min 1 "the lite core neither refuses MIN with ERR_BAD_OPCODE nor implements it"
+fi
 
 riscv64-unknown-elf-gcc -march=rv32im_zicsr -mabi=ilp32 --specs=picolibc.specs -std=c11 -Wall -Wextra -Werror \
   -fsyntax-only -I"$TREE/sdk/include" -I"$TREE/hw/include" "$LAB/vmin_fw.c"

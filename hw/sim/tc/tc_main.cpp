@@ -807,7 +807,7 @@ static int run_directed() {
             lacks += std::string(" ") + tsl_unit_name(o->unit) + "." + o->name;
             Prog p;
             p.name = std::string("err-lacks-") + o->name;
-            p.insns = {ok1, tsl_insn_header(o->unit, o->op), ok2};
+            p.insns = {ok1, tsl_insn_hdr_encode(tsl_insn_hdr_t{.unit = o->unit, .op = o->op}), ok2};
             tslm_t m;
             memset(&m, 0, sizeof m);
             tslm_cfg_t cfg = model_cfg();

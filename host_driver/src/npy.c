@@ -201,14 +201,11 @@ static tessel_status_t parse_dict(const char *hdr, size_t len, tessel_npy_t *out
     return TESSEL_OK;
 }
 
-NPY_API tessel_status_t tessel_npy_parse(const void *buf, size_t len, tessel_npy_t *out, char *err, size_t errlen)
+/* The preamble and the header dict of the image in b[0..len): fills out (no data) and the data's
+ * offset and size in bytes; data past len is not needed. */
+static tessel_status_t parse_head(const unsigned char *b, size_t len, tessel_npy_t *out, size_t *off,
+                                  size_t *bytes, char *err, size_t errlen)
 {
-    if (!out)
-        return npy_fail(TESSEL_EINVAL, err, errlen, "no output");
-    memset(out, 0, sizeof *out);
-    if (!buf && len)
-        return npy_fail(TESSEL_EINVAL, err, errlen, "no input");
-    const unsigned char *b = buf;
     if (len < NPY_MAGIC_LEN + 2 || memcmp(b, NPY_MAGIC, NPY_MAGIC_LEN) != 0)
         return npy_fail(TESSEL_EINVAL, err, errlen, "not a .npy file (bad magic)");
     unsigned major = b[6], minor = b[7];
@@ -246,15 +243,34 @@ NPY_API tessel_status_t tessel_npy_parse(const void *buf, size_t len, tessel_npy
         }
         count *= d;
     }
-    size_t off = hstart + hlen, avail = len - off;
-    if (count > avail / es) {   /* also catches a count whose byte size exceeds size_t */
-        uint64_t want = count > UINT64_MAX / es ? UINT64_MAX : count * es;
+    if (count > SIZE_MAX / es) {
         memset(out, 0, sizeof *out);
-        return npy_fail(TESSEL_EINVAL, err, errlen, "truncated data: the shape needs %llu bytes, the file has %zu",
-                        (unsigned long long)want, avail);
+        return npy_fail(TESSEL_EINVAL, err, errlen, "shape too large (size overflows)");
     }
-    size_t bytes = (size_t)count * es;
     out->count = count;
+    *off = hstart + hlen;
+    *bytes = (size_t)count * es;
+    return TESSEL_OK;
+}
+
+NPY_API tessel_status_t tessel_npy_parse(const void *buf, size_t len, tessel_npy_t *out, char *err, size_t errlen)
+{
+    if (!out)
+        return npy_fail(TESSEL_EINVAL, err, errlen, "no output");
+    memset(out, 0, sizeof *out);
+    if (!buf && len)
+        return npy_fail(TESSEL_EINVAL, err, errlen, "no input");
+    const unsigned char *b = buf;
+    size_t off, bytes;
+    tessel_status_t st = parse_head(b, len, out, &off, &bytes, err, errlen);
+    if (st != TESSEL_OK)
+        return st;
+    size_t avail = len - off;
+    if (bytes > avail) {
+        memset(out, 0, sizeof *out);
+        return npy_fail(TESSEL_EINVAL, err, errlen, "truncated data: the shape needs %zu bytes, the file has %zu",
+                        bytes, avail);
+    }
     out->data = malloc(bytes ? bytes : 1);
     if (!out->data) {
         memset(out, 0, sizeof *out);
@@ -265,6 +281,31 @@ NPY_API tessel_status_t tessel_npy_parse(const void *buf, size_t len, tessel_npy
     return TESSEL_OK;
 }
 
+/* Read up to want bytes more into *buf (capacity *cap, *len used), growing it as data arrives, so
+ * memory follows what the file holds, not what its header claims. 0, or -1 on out of memory. */
+static int read_more(FILE *f, unsigned char **buf, size_t *cap, size_t *len, size_t want)
+{
+    while (want) {
+        if (*len == *cap) {
+            size_t ncap = *cap ? *cap * 2 : 1 << 16;
+            if (ncap < *cap) /* wrapped */
+                return -1;
+            unsigned char *nb = realloc(*buf, ncap);
+            if (!nb)
+                return -1;
+            *buf = nb;
+            *cap = ncap;
+        }
+        size_t chunk = *cap - *len < want ? *cap - *len : want;
+        size_t got = fread(*buf + *len, 1, chunk, f);
+        *len += got;
+        want -= got;
+        if (got < chunk)
+            break;
+    }
+    return 0;
+}
+
 NPY_API tessel_status_t tessel_npy_load(const char *path, tessel_npy_t *out, char *err, size_t errlen)
 {
     if (!path || !out)
@@ -273,26 +314,25 @@ NPY_API tessel_status_t tessel_npy_load(const char *path, tessel_npy_t *out, cha
     FILE *f = fopen(path, "rb");
     if (!f)
         return npy_fail(TESSEL_EIO, err, errlen, "cannot open: %s", strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    unsigned char *buf = malloc(cap);
+    /* The preamble, then the header it announces, then only the data the header's shape needs:
+     * a special or endless file (/dev/zero, a pipe) is never read past that, and the buffer grows
+     * with what arrives, not with what the header claims. */
+    unsigned char *buf = NULL;
+    size_t cap = 0, len = 0;
     tessel_status_t st = TESSEL_OK;
-    while (buf) {
-        if (len == cap) {
-            unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
+    int oom = read_more(f, &buf, &cap, &len, 12);
+    if (!oom && !ferror(f) && len >= 12 && !memcmp(buf, NPY_MAGIC, NPY_MAGIC_LEN) && (buf[6] == 1 || buf[6] == 2)) {
+        size_t hstart = buf[6] == 1 ? 10 : 12;
+        size_t hlen = (size_t)buf[8] | (size_t)buf[9] << 8 | (buf[6] == 2 ? (size_t)buf[10] << 16 | (size_t)buf[11] << 24 : 0);
+        if (hlen <= NPY_MAX_HEADER && hstart + hlen > len)
+            oom = read_more(f, &buf, &cap, &len, hstart + hlen - len);
+        tessel_npy_t hdr;
+        size_t off, bytes;
+        if (!oom && !ferror(f) && parse_head(buf, len, &hdr, &off, &bytes, NULL, 0) == TESSEL_OK &&
+            bytes > len - off)
+            oom = read_more(f, &buf, &cap, &len, bytes - (len - off));
     }
-    if (!buf)
+    if (oom)
         st = npy_fail(TESSEL_ENOMEM, err, errlen, "out of memory reading the file");
     else if (ferror(f))
         st = npy_fail(TESSEL_EIO, err, errlen, "read error: %s", strerror(errno));

@@ -11,17 +11,27 @@
  *                                  --scale S multiplies the fp32 accumulator first. Bias: 1-D '<f4'.
  * The epilogue order is docs/isa.md §7: scale, bias, ReLU, then the conversion to the output type.
  * --stats prints one JSON line on stdout (nothing else goes to stdout).
+ *
+ * Outputs (--out, --timeline, --trace) are written to a temporary file in the same folder and
+ * renamed over the target only when the whole command succeeded: a failure creates and truncates
+ * nothing. An output that names an input or another output is refused before anything runs, and so
+ * is an option the backend in use would ignore.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* mkstemps */
 #include "tessel_cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,7 +53,10 @@ const char tessel_cli_usage[] =
     "  every command on the model and fails on a difference. --stats prints one JSON line.\n"
     "  --timeline (sim) writes a Chrome-trace/Perfetto JSON of the run (docs/performance.md).\n"
     "  --port (uart) is the serial port of a board's UART bridge (e.g. /dev/ttyUSB1). --firmware (or\n"
-    "  TESSEL_FIRMWARE): the sim's firmware ELF, or the one a board still in BOOT.HOLD is loaded with.\n"
+    "  TESSEL_FIRMWARE): the sim's firmware ELF, or the one a board still in BOOT.HOLD is loaded with\n"
+    "  (refused with --backend model). --trace (sim) writes an FST waveform. --scale 0 is refused (the\n"
+    "  library reads a scale of 0 as none). Outputs are replaced only when the command succeeds; an\n"
+    "  output that is also an input or another output is refused.\n"
     "       tessel info [--backend model|sim|uart] [--port TTY] [--firmware FW.elf] [--json]\n"
     "                   the device's configuration\n"
     "  Exit code: 0 ok, 1 device/library error or check mismatch, 2 usage or input error.\n";
@@ -211,10 +224,112 @@ static int load(const char *what, const char *path, tessel_npy_t *out)
     return 0;
 }
 
+
+/* ---- outputs: same-file checks and atomic replacement ---------------------------------------- */
+/* A name for comparing paths of files that may not exist yet: the canonical folder plus the last
+ * component; the path itself when the folder cannot be resolved. */
+static void canon_path(const char *path, char *buf, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX], real[PATH_MAX];
+    size_t dl = slash ? (size_t)(slash - path) : 0;
+    if (slash && dl == 0)
+        dl = 1;   /* "/name" */
+    if (dl >= sizeof dir) {
+        snprintf(buf, cap, "%s", path);
+        return;
+    }
+    memcpy(dir, slash ? path : ".", slash ? dl : 1);
+    dir[slash ? dl : 1] = 0;
+    if (!realpath(dir, real)) {
+        snprintf(buf, cap, "%s", path);
+        return;
+    }
+    snprintf(buf, cap, "%s/%s", real, slash ? slash + 1 : path);
+}
+
+/* 1 when p and q name the same file: by device and inode when both exist, else by path. */
+static int same_file(const char *p, const char *q)
+{
+    struct stat sp, sq;
+    int ep = stat(p, &sp) == 0, eq = stat(q, &sq) == 0;
+    if (ep && eq)
+        return sp.st_dev == sq.st_dev && sp.st_ino == sq.st_ino;
+    if (ep != eq)
+        return 0;
+    char cp[2 * PATH_MAX], cq[2 * PATH_MAX];
+    canon_path(p, cp, sizeof cp);
+    canon_path(q, cq, sizeof cq);
+    return !strcmp(cp, cq);
+}
+
+/* 1 when path exists and is not a regular file (a terminal, /dev/null, a pipe): written in place,
+ * since renaming over it would replace the device node. */
+static int is_special(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+typedef struct {
+    const char *opt;    /* "--out" */
+    const char *path;   /* the user's path; NULL when the option is not given */
+    char *tmp;          /* the temporary file written instead; NULL when writing in place */
+} outfile_t;
+
+/* Create out->tmp next to out->path (".tessel-XXXXXX-NAME", so the extension is kept) with the
+ * mode a new file would get. Returns 0, or the exit code after a message. */
+static int out_begin(outfile_t *out, int code)
+{
+    if (!out->path || is_special(out->path))
+        return 0;
+    const char *slash = strrchr(out->path, '/'), *base = slash ? slash + 1 : out->path;
+    size_t dl = slash ? (size_t)(slash - out->path) + 1 : 0, bl = strlen(base);
+    if (!bl)
+        return fail(code, "%s %s: not a file name", out->opt, out->path);
+    if (!(out->tmp = malloc(dl + bl + 16)))
+        return fail(code, "out of memory");
+    snprintf(out->tmp, dl + bl + 16, "%.*s.tessel-XXXXXX-%s", (int)dl, out->path, base);
+    int fd = mkstemps(out->tmp, (int)bl + 1);
+    if (fd < 0) {
+        int e = errno;
+        free(out->tmp);
+        out->tmp = NULL;
+        return fail(code, "cannot create %s %s: %s", out->opt, out->path, strerror(e));
+    }
+    mode_t um = umask(0);
+    umask(um);
+    (void)fchmod(fd, 0666 & ~um);
+    close(fd);
+    return 0;
+}
+
+/* Where the writer writes: the temporary file, or the path itself for a special file. */
+static const char *out_target(const outfile_t *out)
+{
+    return out->tmp ? out->tmp : out->path;
+}
+
+/* ok: rename the temporary file over the path (returns 0, or EXIT_DEV after a message);
+ * !ok: remove it. */
+static int out_end(outfile_t *out, int ok)
+{
+    int rc = 0;
+    if (out->tmp) {
+        if (ok && rename(out->tmp, out->path) != 0)
+            rc = fail(EXIT_DEV, "cannot replace %s %s: %s", out->opt, out->path, strerror(errno));
+        if (!ok || rc)
+            unlink(out->tmp);
+        free(out->tmp);
+        out->tmp = NULL;
+    }
+    return rc;
+}
+
 static int cmd_gemm(int argc, char **argv)
 {
     const char *pa = NULL, *pb = NULL, *pbias = NULL, *pout = NULL, *backend = "model";
-    const char *out_dtype = NULL, *fw = NULL, *trace = NULL, *timeline = NULL, *port = NULL;
+    const char *out_dtype = NULL, *fw = NULL, *trace = NULL, *timeline = NULL, *port = NULL, *argv_scale = "";
     int relu = 0, stats = 0, check = 0;
     int64_t rq_scale = 1, rq_shift = 0, rq_zp = 0;
     float scale = 1.0f;
@@ -274,6 +389,7 @@ static int cmd_gemm(int argc, char **argv)
             if (*end || errno)
                 return fail(EXIT_USAGE, "--scale needs a number, not '%s'", v);
             have_scale = 1;
+            argv_scale = v;
         }
     }
     if (!pa || !pb)
@@ -282,11 +398,30 @@ static int cmd_gemm(int argc, char **argv)
         return EXIT_USAGE;
     if (timeline && strcmp(backend, "sim"))
         return fail(EXIT_USAGE, "--timeline needs --backend sim");
-    if (timeline) {   /* the library creates it again at open; this only gives a clear error */
-        FILE *tf = fopen(timeline, "w");
-        if (!tf)
-            return fail(EXIT_USAGE, "cannot create --timeline file %s: %s", timeline, strerror(errno));
-        fclose(tf);
+    if (trace && strcmp(backend, "sim"))
+        return fail(EXIT_USAGE, "--trace needs --backend sim");
+    if (fw && !strcmp(backend, "model"))
+        return fail(EXIT_USAGE, "--firmware needs --backend sim or uart (the model runs no firmware)");
+    if (have_scale && (scale == 0.0f || !isfinite(scale)))
+        return fail(EXIT_USAGE, "--scale %s is refused: the scale must be finite and not 0 (libtessel reads a "
+                    "scale of 0 as none, which would give the unscaled A x B)", argv_scale);
+    /* Outputs must not name an input or each other: --timeline on --a would destroy A. */
+    const char *env_fw = strcmp(backend, "model") ? getenv("TESSEL_FIRMWARE") : NULL;
+    const char *ins[][2] = {{"--a", pa}, {"--b", pb}, {"--bias", pbias},
+                            {fw ? "--firmware" : "TESSEL_FIRMWARE", fw ? fw : env_fw}};
+    outfile_t outs[] = {{"--out", pout, NULL}, {"--timeline", timeline, NULL}, {"--trace", trace, NULL}};
+    const size_t n_ins = sizeof ins / sizeof ins[0], n_outs = sizeof outs / sizeof outs[0];
+    for (size_t i = 0; i < n_outs; i++) {
+        if (!outs[i].path)
+            continue;
+        for (size_t j = 0; j < n_ins; j++)
+            if (ins[j][1] && *ins[j][1] && same_file(outs[i].path, ins[j][1]))
+                return fail(EXIT_USAGE, "%s %s is also the input %s: refusing to overwrite an input", outs[i].opt,
+                            outs[i].path, ins[j][0]);
+        for (size_t j = i + 1; j < n_outs; j++)
+            if (outs[j].path && !is_special(outs[i].path) && same_file(outs[i].path, outs[j].path))
+                return fail(EXIT_USAGE, "%s and %s name the same file %s", outs[i].opt, outs[j].opt,
+                            outs[i].path);
     }
     const char *env = getenv("TESSEL_CHECK");
     if (env && *env && strcmp(env, "0"))
@@ -381,8 +516,13 @@ static int cmd_gemm(int argc, char **argv)
         goto out;
     }
 
+    /* The library writes the timeline and the trace to the temporary files; they replace the
+     * targets at the end, when everything succeeded. */
+    if (out_begin(&outs[1], EXIT_USAGE) || out_begin(&outs[2], EXIT_USAGE))
+        goto out;
     rc = EXIT_DEV;
-    if (open_dev(&dev, backend, check ? TESSEL_OPEN_CHECK : 0, fw, trace, timeline, port))
+    if (open_dev(&dev, backend, check ? TESSEL_OPEN_CHECK : 0, fw, trace ? out_target(&outs[2]) : NULL,
+                 timeline ? out_target(&outs[1]) : NULL, port))
         goto out;
     tessel_info_t info;
     tessel_status_t st = tessel_info(dev, &info);
@@ -436,7 +576,9 @@ static int cmd_gemm(int argc, char **argv)
         uint64_t shape[2] = {m, n};
         tessel_npy_dtype_t nd = outd == TESSEL_INT8 ? TESSEL_NPY_I1 : outd == TESSEL_INT32 ? TESSEL_NPY_I4
                                                                                           : TESSEL_NPY_F4;
-        if (tessel_npy_save(pout, nd, 2, shape, c, err, sizeof err) != TESSEL_OK) {
+        if (out_begin(&outs[0], EXIT_DEV))
+            goto out;
+        if (tessel_npy_save(out_target(&outs[0]), nd, 2, shape, c, err, sizeof err) != TESSEL_OK) {
             fail(EXIT_DEV, "C %s: %s", pout, err);
             goto out;
         }
@@ -469,7 +611,10 @@ static int cmd_gemm(int argc, char **argv)
     }
     rc = 0;
 out:
-    tessel_close(dev);
+    tessel_close(dev);   /* writes the timeline */
+    for (size_t i = 0; i < n_outs; i++)
+        if (out_end(&outs[i], rc == 0) && rc == 0)
+            rc = EXIT_DEV;
     free(c);
     tessel_npy_free(&A);
     tessel_npy_free(&B);
@@ -505,6 +650,8 @@ static int cmd_info(int argc, char **argv)
     }
     if (check_backend(backend, port))
         return EXIT_USAGE;
+    if (fw && !strcmp(backend, "model"))
+        return fail(EXIT_USAGE, "--firmware needs --backend sim or uart (the model runs no firmware)");
     tessel_dev_t *dev = NULL;
     if (open_dev(&dev, backend, 0, fw, NULL, NULL, port))
         return EXIT_DEV;

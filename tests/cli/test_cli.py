@@ -6,11 +6,17 @@ Usage: test_cli.py TESSEL CLI_REF WORKDIR
   - GEMMs (int8 -> int32, int8 -> requantised int8, float32 -> fp32, float32 -> bf16, with and
     without bias/ReLU, shapes that are not multiples of N) checked bit for bit by CLI_REF against
     the plain C reference;
-  - --stats prints one JSON line with the documented fields; `info` and `info --json`.
+  - --stats prints one JSON line with the documented fields; `info` and `info --json`;
+  - nothing lost (issue 23): an output that names an input or another output is refused before
+    anything runs and leaves the files as they were; an input error leaves an existing output alone;
+    no temporary file is left; options the backend would ignore (--firmware, --trace on the model)
+    and --scale 0 are refused; /dev/zero and an endless pipe are read only as far as the header
+    says; a C larger than HBM fails with a reason.
 Prints "cli: N passed, M failed".
 """
 import json
 import os
+import resource
 import struct
 import subprocess
 import sys
@@ -28,14 +34,30 @@ def check(ok, what, detail=""):
         print(f"FAIL: {what}" + (f"\n  {detail}" if detail else ""))
 
 
-def run(args, env=None):
+def limit_memory():
+    """A reader that does not stop at what the header says fails here, not in the OOM killer."""
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+
+def run(args, env=None, stdin=None, limit=False):
     e = dict(os.environ)
     e.pop("TESSEL_CHECK", None)
+    e.pop("TESSEL_FIRMWARE", None)
     if env:
         e.update(env)
     p = subprocess.run([TESSEL] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       env=e, timeout=300)
+                       env=e, timeout=300, stdin=stdin, preexec_fn=limit_memory if limit else None)
     return p.returncode, p.stdout, p.stderr
+
+
+def one_error(rc, out, err, want_rc=2):
+    lines = err.splitlines()
+    return rc == want_rc and len(lines) == 1 and lines[0].startswith("tessel: ") and out == ""
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def npy(path, descr, shape, payload, fortran=False, version=1):
@@ -185,6 +207,91 @@ def main():
     check(rc == 0 and c.returncode == 0, "--check (model mirrored on model)", f"{rc} {err!r} {c.stdout!r}")
     rc, out, err = run(base + ["--stats"], env={"TESSEL_CHECK": "1"})
     check(rc == 0 and '"checked": true' in out, "TESSEL_CHECK=1", f"{rc} {out!r} {err!r}")
+
+    # ---- nothing lost (issue 23) -----------------------------------------------------------------
+    d = p("lost")
+    os.makedirs(d, exist_ok=True)
+    a = npy(os.path.join(d, "a.npy"), "|i1", (4, 3), bytes(range(12)))
+    b = npy(os.path.join(d, "b.npy"), "|i1", (3, 5), bytes(range(15)))
+    a_bytes, b_bytes = read(a), read(b)
+    keep = os.path.join(d, "keep.json")
+    os.link(b, os.path.join(d, "b-link.npy"))
+    same = [
+        ("--timeline on --a", ["--backend", "sim", "--timeline", a]),
+        ("--timeline on --a, another spelling", ["--backend", "sim", "--timeline", os.path.join(d, ".", "a.npy")]),
+        ("--out on --b", ["--out", b]),
+        ("--out on a hard link of --b", ["--out", os.path.join(d, "b-link.npy")]),
+        ("--trace on --a", ["--backend", "sim", "--trace", a]),
+        ("--out and --timeline the same new file", ["--backend", "sim", "--out", os.path.join(d, "x.npy"),
+                                                    "--timeline", os.path.join(d, "x.npy")]),
+        ("--out and --trace the same new file", ["--backend", "sim", "--out", os.path.join(d, "y"),
+                                                 "--trace", os.path.join(d, ".", "y")]),
+    ]
+    for what, extra in same:
+        rc, out, err = run(["gemm", "--a", a, "--b", b] + extra)
+        check(one_error(rc, out, err) and read(a) == a_bytes and read(b) == b_bytes and
+              not os.path.exists(os.path.join(d, "x.npy")) and not os.path.exists(os.path.join(d, "y")),
+              f"{what}: refused before anything runs, inputs intact", f"exit {rc}, stderr {err!r}")
+    # the inputs again, so that each case below stands on its own when a case above destroyed them
+    a = npy(os.path.join(d, "a.npy"), "|i1", (4, 3), bytes(range(12)))
+    b = npy(os.path.join(d, "b.npy"), "|i1", (3, 5), bytes(range(15)))
+    for what, args in [("missing --a", ["--a", os.path.join(d, "none.npy"), "--b", b]),
+                       ("shape mismatch", ["--a", b, "--b", b])]:
+        with open(keep, "w") as f:
+            f.write("keep")
+        c_keep = os.path.join(d, "c-keep.npy")
+        with open(c_keep, "w") as f:
+            f.write("keep")
+        rc, out, err = run(["gemm", "--backend", "sim", "--timeline", keep, "--out", c_keep] + args)
+        check(one_error(rc, out, err) and read(keep) == b"keep" and read(c_keep) == b"keep",
+              f"{what}: the existing --timeline and --out files are left as they were", f"exit {rc}, {err!r}")
+    old_umask = os.umask(0o022)
+    c_new = os.path.join(d, "c-new.npy")
+    rc, out, err = run(["gemm", "--a", a, "--b", b, "--out", c_new])
+    os.umask(old_umask)
+    check(rc == 0 and os.path.exists(c_new) and (os.stat(c_new).st_mode & 0o777) == 0o644 and
+          not [x for x in os.listdir(d) if x.startswith(".tessel-")],
+          "--out: written through a temporary file, mode from the umask, nothing left over",
+          f"exit {rc}, {err!r}, {sorted(os.listdir(d))}")
+
+    for what, args in [("gemm --firmware on the model", ["gemm", "--a", a, "--b", b, "--firmware", a]),
+                       ("gemm --trace on the model", ["gemm", "--a", a, "--b", b, "--trace", os.path.join(d, "t.fst")]),
+                       ("info --firmware on the model", ["info", "--firmware", a])]:
+        rc, out, err = run(args)
+        check(one_error(rc, out, err) and not os.path.exists(os.path.join(d, "t.fst")),
+              f"{what}: refused, not ignored", f"exit {rc}, {err!r}")
+
+    af = npy(os.path.join(d, "af.npy"), "<f4", (2, 3), struct.pack("<6f", 1, 2, 3, 4, 5, 6))
+    bf = npy(os.path.join(d, "bf.npy"), "<f4", (3, 2), struct.pack("<6f", 1, 0, 0, 1, 1, 1))
+    for sv in ("0", "-0", "0.0", "nan", "inf"):
+        rc, out, err = run(["gemm", "--a", af, "--b", bf, "--scale", sv, "--out", os.path.join(d, "cs.npy")])
+        check(one_error(rc, out, err) and "--scale" in err and not os.path.exists(os.path.join(d, "cs.npy")),
+              f"--scale {sv}: refused (a scale of 0 would give the unscaled A x B)", f"exit {rc}, {err!r}")
+    rc, out, err = run(["gemm", "--a", af, "--b", bf, "--scale", "0.5", "--out", os.path.join(d, "cs.npy")])
+    got = struct.unpack("<4f", read(os.path.join(d, "cs.npy"))[-16:]) if rc == 0 else None
+    check(got == (2.0, 2.5, 5.0, 5.5), "--scale 0.5 scales C (A x B = [[4 5] [10 11]])", f"exit {rc}, {err!r}, {got}")
+
+    rc, out, err = run(["gemm", "--a", "/dev/zero", "--b", b], limit=True)
+    check(one_error(rc, out, err) and "bad magic" in err, "--a /dev/zero: refused at the magic, not read to the end",
+          f"exit {rc}, {err!r}")
+    head = read(a)[:-12]   # 4x3 int8, then an endless stream of zeros
+    feeder = subprocess.Popen([sys.executable, "-c",
+                               "import sys\nsys.stdout.buffer.write(%r)\nz = bytes(1 << 16)\n"
+                               "try:\n    while True: sys.stdout.buffer.write(z)\nexcept Exception: pass" % head],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    rc, out, err = run(["gemm", "--a", "/dev/stdin", "--b", b, "--out", os.path.join(d, "cz.npy")],
+                       stdin=feeder.stdout, limit=True)
+    feeder.stdout.close()
+    feeder.kill()
+    feeder.wait()
+    check(rc == 0 and len(read(os.path.join(d, "cz.npy"))) == 128 + 80,
+          "--a from an endless pipe: only the 12 bytes the header needs are read", f"exit {rc}, {err!r}")
+
+    tall = npy(os.path.join(d, "tall.npy"), "|i1", (4096, 1), bytes(4096))
+    wide = npy(os.path.join(d, "wide.npy"), "|i1", (1, 4096), bytes(4096))
+    rc, out, err = run(["gemm", "--a", tall, "--b", wide, "--out", os.path.join(d, "ct.npy")])
+    check(one_error(rc, out, err, 1) and "()" not in err and not os.path.exists(os.path.join(d, "ct.npy")),
+          "C larger than HBM: fails with a reason", f"exit {rc}, {err!r}")
 
     print(f"cli: {passed} passed, {failed} failed")
     return 1 if failed else 0

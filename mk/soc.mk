@@ -8,6 +8,9 @@
 #   make test-sdk-hello       firmware/examples/hello on the SoC
 #   make test-sdk-mxu         firmware/examples/mxu: a 32x32x32 int8 GEMM on the MXU, checked on the core
 #   make test-sdk-cli         usage/load errors exit 2, a cycle limit exits 124, with messages
+#   make test-sdk-elf         bad firmware files (directory, FIFO, /dev/zero, empty, huge, no PT_LOAD,
+#                             entry outside RAM) for `tessel run` (exit 2) and sim (TESSEL_EINVAL);
+#                             --max-cycles N>=1|unlimited; progress on a TTY (tests/soc/run_elf_test.py)
 #   make test-soc-lint        Verilator -Wall on tsl_soc, tsl_hostif, tsl_axi_arb, tsl_axi_from_bus (N=4, 16)
 #   make test-soc-iverilog    iverilog -g2012 compiles tsl_soc
 #   make test-soc-host        host port, rings, doorbell/host IRQ, RESET, 3-master AXI stress (SEED=):
@@ -82,8 +85,8 @@ $(SOC_OUT)/host_fw/host_fw.elf: tests/soc/host_fw.c tests/soc/host_proto.h tests
 	  >$(dir $@)build.log 2>&1 || { cat $(dir $@)build.log; exit 1; }
 
 # --- tests ---------------------------------------------------------------------------------------
-TESTS += sdk-hello sdk-mxu sdk-cli soc-lint soc-iverilog soc-host
-.PHONY: test-sdk-hello test-sdk-mxu test-sdk-cli test-soc-lint test-soc-iverilog test-soc-host
+TESTS += sdk-hello sdk-mxu sdk-cli sdk-elf soc-lint soc-iverilog soc-host
+.PHONY: test-sdk-hello test-sdk-mxu test-sdk-cli test-sdk-elf test-soc-lint test-soc-iverilog test-soc-host
 
 # Verilator -Wall on the SoC top and each of its own blocks, at two N (the AXI width is 16N).
 test-soc-lint:
@@ -135,3 +138,7 @@ test-sdk-cli: $(TESSEL) $(SOC_OUT)/hello/hello.elf
 	  if [ $$rc -eq 2 ] && grep -q '^tessel: ' $(SOC_OUT)/cli.err; then p=$$((p+1)); \
 	  else f=$$((f+1)); echo "FAIL: tessel $$args -> exit $$rc"; cat $(SOC_OUT)/cli.err; fi; \
 	done; echo "sdk_cli: $$p passed, $$f failed"; test $$f -eq 0
+
+# Bad firmware files and the cycle limits of `tessel run` (tests/soc/run_elf_test.py).
+test-sdk-elf: $(TESSEL) $(SOC_OUT)/hello/hello.elf $(FW_ELF) tests/soc/run_elf_test.py
+	@$(PYTHON) tests/soc/run_elf_test.py $(TESSEL) $(SOC_OUT)/hello/hello.elf $(SOC_OUT)/elf_test

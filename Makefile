@@ -43,6 +43,8 @@ include host_driver/sources.mk  # libtessel: TSL_HOST_SRCS, TSL_HOST_ALL_C
 #   LIBTESSEL   the host library, its .so alongside (mk/host.mk)
 #   TESSEL      the CLI: run, gemm, info (mk/cli.mk)
 #   TESSEL_RUN  an ELF runner on the control core alone (mk/core.mk)
+#   ELF_OBJ     the one ELF loader (host_driver/src/elf_image.c, in libtessel) as an object, for the
+#               simulators that do not link libtessel (mk/host.mk)
 #   HOST_SIM=0  builds libtessel and tessel without the simulated SoC
 MODEL_LIB  := $(BUILD)/model/libtessel_model.a
 FW_ELF     := $(BUILD)/fw/cp.elf
@@ -50,6 +52,7 @@ SOC_SIM    := $(BUILD)/soc/verilator/objs.stamp
 LIBTESSEL  := $(BUILD)/host/libtessel.a
 TESSEL     := $(BUILD)/bin/tessel
 TESSEL_RUN := $(BUILD)/bin/tessel-run
+ELF_OBJ    := $(BUILD)/host/obj/elf_image.o
 HOST_SIM   ?= 1
 
 .PHONY: all deps test soak demo gen gen-check clean

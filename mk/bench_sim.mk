@@ -11,7 +11,7 @@
 BENCH_SIM_OUT := $(BUILD)/bench
 BENCH_SIM_MNK ?= 256,256,256
 BENCH_SIM_DEPS := $(TSL_RTL_SOC) tests/bench_sim/bench_sim.cpp \
-                  hw/sim/soc/tsl_soc_sim.cpp hw/sim/soc/tsl_soc_sim.h hw/sim/core/tsl_elf.cpp \
+                  hw/sim/soc/tsl_soc_sim.cpp hw/sim/soc/tsl_soc_sim.h host_driver/src/elf_image.c \
                   hw/sim/tc/tsl_hbm.cpp host_driver/src/transport_sim.cpp hw/sim/common/tsl_rng.h \
                   mk/bench_sim.mk mk/soc.mk
 
@@ -31,7 +31,7 @@ $(BENCH_SIM_OUT)/sim_$(1)/bench_sim: $(BENCH_SIM_DEPS)
 	    -I$$(abspath hw/sim/common) -DSOC_BF16=$(2) -DSOC_VMEM=$$(SOC_VMEM) -DSOC_ACC=$$(SOC_ACC) \
 	    -DTESSEL_FW_DEFAULT='\"$$(HOST_FW_PATH)\"'" \
 	  -LDFLAGS "$$(abspath $$(HOST_OBJS)) -lz -lpthread -lm" -o bench_sim $$(TSL_RTL_SOC) \
-	  $$(abspath hw/sim/soc/tsl_soc_sim.cpp hw/sim/core/tsl_elf.cpp hw/sim/tc/tsl_hbm.cpp \
+	  $$(abspath hw/sim/soc/tsl_soc_sim.cpp hw/sim/tc/tsl_hbm.cpp \
 	    host_driver/src/transport_sim.cpp tests/bench_sim/bench_sim.cpp) \
 	  >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
 endef

@@ -13,7 +13,7 @@ FPGA_OUT        := $(BUILD)/fpga
 FPGA_BRIDGE_CPB := 12
 # The Verilated tops: tsl_fpga_top at its defaults (N=4 int8, VMEM 16 KiB, ACC 4 KiB, HBM 256 KiB,
 # 12 clocks/bit) and tsl_ice40_top (BAR1 128 KiB), both driven by hw/sim/fpga/fpga_top_main.cpp.
-FPGA_TOP_CFLAGS := -O2 -I$(abspath hw/sim/common) -I$(abspath hw/sim/core) -I$(abspath hw/include) -DFPGA_CPB=12
+FPGA_TOP_CFLAGS := -O2 -I$(abspath hw/sim/common) -I$(abspath host_driver/src) -I$(abspath hw/include) -DFPGA_CPB=12
 
 $(FPGA_OUT)/bridge/bridge_sim: $(TSL_RTL_UART_BRIDGE) hw/sim/fpga/uart_bridge_main.cpp hw/sim/fpga/tsl_uart_sim.h hw/sim/common/tsl_rng.h mk/fpga.mk
 	@mkdir -p $(@D)
@@ -26,7 +26,7 @@ $(FPGA_OUT)/bridge/bridge_sim: $(TSL_RTL_UART_BRIDGE) hw/sim/fpga/uart_bridge_ma
 # fpga_top_build(dir, top, rtl, extra C++, defines, Verilator parameters)
 define fpga_top_build
 $(FPGA_OUT)/$(1)/fpga_top_sim: $(3) hw/sim/fpga/fpga_top_main.cpp $(4) hw/sim/fpga/tsl_uart_sim.h \
-                              hw/sim/core/tsl_elf.h hw/include/tsl_hw.h mk/fpga.mk fpga/board.mk
+                              host_driver/src/elf_image.h hw/include/tsl_hw.h mk/fpga.mk fpga/board.mk
 	@mkdir -p $$(@D)
 	@echo "  VERILATE $(2) -> $$@ (log: $$(@D)/build.log)"
 	@$$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module $(2) -O3 --x-assign fast --x-initial fast \
@@ -34,7 +34,7 @@ $(FPGA_OUT)/$(1)/fpga_top_sim: $(3) hw/sim/fpga/fpga_top_main.cpp $(4) hw/sim/fp
 	  -MAKEFLAGS "OPT_FAST=-O2" -o fpga_top_sim $(3) $$(abspath hw/sim/fpga/fpga_top_main.cpp $(4)) \
 	  >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
 endef
-$(eval $(call fpga_top_build,top,$(FPGA_TOP),$(FPGA_RTL),hw/sim/core/tsl_elf.cpp,\
+$(eval $(call fpga_top_build,top,$(FPGA_TOP),$(FPGA_RTL),$(ELF_OBJ),\
   -DFPGA_SOC=1 -DFPGA_HBM=262144,))
 FPGA_ICE40_DEFS := -DFPGA_SOC=0 -DFPGA_HBM=65536 -DFPGA_N=4 -DFPGA_ACC=4096 -I$(abspath hw/model)
 $(eval $(call fpga_top_build,ice40-sim,$(ICE40_TOP),$(ICE40_RTL),$(MODEL_LIB),$(FPGA_ICE40_DEFS),))

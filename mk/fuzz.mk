@@ -2,7 +2,7 @@
 #   fuzz_npy  the .npy reader (host_driver/src/npy.c)
 #   fuzz_api  libtessel's public API and argument checks on the model transport
 #   fuzz_cmd  the firmware command validator (firmware/cp natively on hw/model), one 64-byte command
-#   fuzz_elf  the uart transport's firmware ELF loader (host_driver/src/elf_image.c)
+#   fuzz_elf  the firmware ELF loader of every transport and tessel run (host_driver/src/elf_image.c)
 #   make test-fuzz-NAME   replays tests/fuzz/corpus/NAME (every committed input once), then fuzzes
 #                         for FUZZ_TIME seconds (default 12) from that corpus; prints the executions
 #   make soak             the same with FUZZ_SOAK_TIME (default 300) seconds per target

@@ -11,8 +11,8 @@
 #
 # The sim transport needs the Verilated tsl_soc: both libraries hold the objects of the one
 # position-independent build of mk/soc.mk ($(SOC_SIM): Verilator runtime, the model, TslSocSim,
-# TslHbm, ELF loader). HOST_SIM=0 builds the library without them: tessel_open("sim") then returns
-# TESSEL_ENODEV.
+# TslHbm; the ELF loader is libtessel's own elf_image.c). HOST_SIM=0 builds the library without
+# them: tessel_open("sim") then returns TESSEL_ENODEV.
 
 HOST_OUT     := $(patsubst %/,%,$(dir $(LIBTESSEL)))
 HOST_OBJ     := $(HOST_OUT)/obj

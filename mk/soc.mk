@@ -1,12 +1,16 @@
 # Product SoC (hw/rtl/soc: tsl_soc = control core + tensor core + HOSTIF + AXI arbiter to HBM) and
 # its simulator. tsl_soc is Verilated once, position independent, into $(BUILD)/soc/verilator, with
-# its C++ model (TslSocSim, the HBM model, the ELF loader, `tessel run`: hw/sim/soc); libtessel's sim
+# its C++ model (TslSocSim, the HBM model, `tessel run`: hw/sim/soc; ELF files are read by libtessel's
+# loader, host_driver/src/elf_image.c); libtessel's sim
 # transport (mk/host.mk), the `tessel` CLI (mk/cli.mk) and the SoC's test harness link those objects.
 #   make $(SOC_SIM)           that build (~3 minutes); make build/bin/tessel for the CLI on it:
 #                             tessel run [--max-cycles N] [--trace F] [--stats] PROG.elf
 #   make test-sdk-hello       firmware/examples/hello on the SoC
 #   make test-sdk-mxu         firmware/examples/mxu: a 32x32x32 int8 GEMM on the MXU, checked on the core
 #   make test-sdk-cli         usage/load errors exit 2, a cycle limit exits 124, with messages
+#   make test-sdk-elf         bad firmware files (directory, FIFO, /dev/zero, empty, huge, no PT_LOAD,
+#                             entry outside RAM) for `tessel run` (exit 2) and sim (TESSEL_EINVAL);
+#                             --max-cycles N>=1|unlimited; progress on a TTY (tests/soc/run_elf_test.py)
 #   make test-soc-lint        Verilator -Wall on tsl_soc, tsl_hostif, tsl_axi_arb, tsl_axi_from_bus (N=4, 16)
 #   make test-soc-iverilog    iverilog -g2012 compiles tsl_soc
 #   make test-soc-host        host port, rings, doorbell/host IRQ, RESET, 3-master AXI stress (SEED=):
@@ -21,21 +25,22 @@ SOC_HBM    := 67108864
 SOC_OUT    := $(BUILD)/soc
 SOC_OBJDIR := $(SOC_OUT)/verilator
 
-SOC_SIM_CPP  := hw/sim/soc/tsl_soc_sim.cpp hw/sim/core/tsl_elf.cpp hw/sim/tc/tsl_hbm.cpp \
+SOC_SIM_CPP  := hw/sim/soc/tsl_soc_sim.cpp hw/sim/tc/tsl_hbm.cpp \
                 hw/sim/soc/tsl_soc_run.cpp
-SOC_SIM_HDRS := hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_run.h hw/sim/core/tsl_elf.h hw/sim/tc/tsl_hbm.h \
+SOC_SIM_HDRS := hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_run.h host_driver/src/elf_image.h hw/sim/tc/tsl_hbm.h \
                 hw/sim/tc/tsl_axi_pins.h hw/include/tsl_hw.h
 SOC_VFLAGS := -Wall --top-module tsl_soc -O3 --x-assign fast --x-initial fast --assert \
               --unroll-count 256 --trace-fst
 SOC_PARAMS := -GN=$(SOC_N) -GEnableBf16="1'b$(SOC_BF16)" -GVmemBytes=$(SOC_VMEM) -GAccBytes=$(SOC_ACC) \
               -GHbmBytes=$(SOC_HBM)
-SOC_INC    := -Ihw/sim/soc -Ihw/sim/core -Ihw/sim/tc -Ihw/include
+SOC_INC    := -Ihw/sim/soc -Ihw/sim/core -Ihw/sim/tc -Ihw/include -Ihost_driver/src
 SOC_DEFS   := -DSOC_N=$(SOC_N) -DSOC_HBM=$(SOC_HBM)
 SOC_CFLAGS := -O2 $(foreach i,$(SOC_INC),-I$(abspath $(i:-I%=%))) $(SOC_DEFS)
 # What a program links to simulate the SoC (the Verilated model is the archive; `tessel run` is
-# SOC_RUN_OBJ), and the libraries they need.
+# SOC_RUN_OBJ), and the libraries they need. The ELF loader is libtessel's (ELF_OBJ): a program
+# without libtessel links ELF_OBJ too.
 SOC_SIM_OBJN := verilated.o verilated_dpi.o verilated_fst_c.o verilated_threads.o \
-                tsl_soc_sim.o tsl_elf.o tsl_hbm.o
+                tsl_soc_sim.o tsl_hbm.o
 SOC_SIM_OBJS  = $(addprefix $(SOC_OBJDIR)/,$(SOC_SIM_OBJN)) $(SOC_OBJDIR)/Vtsl_soc__ALL.a
 SOC_RUN_OBJ  := $(SOC_OBJDIR)/tsl_soc_run.o
 SOC_SIM_LIBS := -lstdc++ -lz -lpthread -lm
@@ -56,8 +61,8 @@ $(SOC_SIM): $(TSL_RTL_SOC) $(SOC_SIM_CPP) $(SOC_SIM_HDRS) mk/soc.mk
 
 # The test harness (tests/soc/soc_host_test.cpp).
 SOC_TEST := $(SOC_OUT)/soc_host_test
-$(SOC_TEST): tests/soc/soc_host_test.cpp tests/soc/host_proto.h $(SOC_SIM_HDRS) $(SOC_SIM) mk/soc.mk
-	$(CXX) -std=c++14 -O2 -g -Wall -Wextra -Werror $(SOC_INC) -Itests/soc $(SOC_DEFS) $< $(SOC_RUN_OBJ) $(SOC_SIM_OBJS) \
+$(SOC_TEST): tests/soc/soc_host_test.cpp tests/soc/host_proto.h $(SOC_SIM_HDRS) $(SOC_SIM) $(ELF_OBJ) mk/soc.mk
+	$(CXX) -std=c++14 -O2 -g -Wall -Wextra -Werror $(SOC_INC) -Itests/soc $(SOC_DEFS) $< $(SOC_RUN_OBJ) $(SOC_SIM_OBJS) $(ELF_OBJ) \
 	  $(SOC_SIM_LIBS) -o $@
 
 # --- SDK examples --------------------------------------------------------------------------------
@@ -80,8 +85,8 @@ $(SOC_OUT)/host_fw/host_fw.elf: tests/soc/host_fw.c tests/soc/host_proto.h tests
 	  >$(dir $@)build.log 2>&1 || { cat $(dir $@)build.log; exit 1; }
 
 # --- tests ---------------------------------------------------------------------------------------
-TESTS += sdk-hello sdk-mxu sdk-cli soc-lint soc-iverilog soc-host
-.PHONY: test-sdk-hello test-sdk-mxu test-sdk-cli test-soc-lint test-soc-iverilog test-soc-host
+TESTS += sdk-hello sdk-mxu sdk-cli sdk-elf soc-lint soc-iverilog soc-host
+.PHONY: test-sdk-hello test-sdk-mxu test-sdk-cli test-sdk-elf test-soc-lint test-soc-iverilog test-soc-host
 
 # Verilator -Wall on the SoC top and each of its own blocks, at two N (the AXI width is 16N).
 test-soc-lint:
@@ -133,3 +138,7 @@ test-sdk-cli: $(TESSEL) $(SOC_OUT)/hello/hello.elf
 	  if [ $$rc -eq 2 ] && grep -q '^tessel: ' $(SOC_OUT)/cli.err; then p=$$((p+1)); \
 	  else f=$$((f+1)); echo "FAIL: tessel $$args -> exit $$rc"; cat $(SOC_OUT)/cli.err; fi; \
 	done; echo "sdk_cli: $$p passed, $$f failed"; test $$f -eq 0
+
+# Bad firmware files and the cycle limits of `tessel run` (tests/soc/run_elf_test.py).
+test-sdk-elf: $(TESSEL) $(SOC_OUT)/hello/hello.elf $(FW_ELF) tests/soc/run_elf_test.py
+	@$(PYTHON) tests/soc/run_elf_test.py $(TESSEL) $(SOC_OUT)/hello/hello.elf $(SOC_OUT)/elf_test

@@ -135,9 +135,9 @@ int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *o
     return TESSEL_ENODEV;
   }
   if (!s->soc.load_elf(fw, &err)) {
-    std::snprintf(t->err, sizeof t->err, "sim: firmware %s: %s", fw, err.c_str());
+    std::snprintf(t->err, sizeof t->err, "sim: firmware %s", err.c_str());
     destroy(s);
-    return TESSEL_ENODEV;
+    return TESSEL_EINVAL;  // as the uart transport: the firmware file is refused, nothing ran
   }
   s->soc.reset();
   uint32_t st = 0, state = 0;

@@ -449,20 +449,9 @@ static int probe_hbm(uart_t *u, uint64_t *bytes)
  * extent used. 0, or -1 with err set. */
 static int read_image(const char *path, uint8_t *img, uint32_t *bytes, char *err, size_t errlen)
 {
-    enum { MaxFile = 4 << 20 };
-    FILE *f = fopen(path, "rb");
-    uint8_t *buf = malloc(MaxFile);
-    size_t n = f && buf ? fread(buf, 1, MaxFile, f) : 0;
-    const char *why = !f              ? strerror(errno)
-                      : !buf          ? "out of memory"
-                      : ferror(f)     ? "read error"
-                      : n == MaxFile  ? "too large"
-                                      : tessel_elf_image(buf, n, TSL_MMAP_RAM_BASE, img, TSL_PARAM_RAM_BYTES, bytes);
+    const char *why = tessel_elf_file(path, TSL_MMAP_RAM_BASE, img, TSL_PARAM_RAM_BYTES, bytes);
     if (why)
         snprintf(err, errlen, "uart: firmware %.120s: %s", path, why);
-    if (f)
-        fclose(f);
-    free(buf);
     return why ? -1 : 0;
 }
 

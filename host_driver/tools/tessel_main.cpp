@@ -1,5 +1,5 @@
 // tessel: the Tessel command-line tool, one binary linked with libtessel (mk/cli.mk).
-//   tessel run [--max-cycles N] [--trace out.fst] [--stats] PROG.elf
+//   tessel run [--max-cycles N|unlimited] [--trace out.fst] [--stats] PROG.elf
 //                       an ELF on the simulated SoC from reset (hw/sim/soc/tsl_soc_run.h)
 //   tessel gemm ...     a GEMM through libtessel on a device (tessel_cli.h; `tessel gemm --help`)
 //   tessel info ...     the device's configuration (tessel_cli.h)
@@ -19,7 +19,7 @@ const char tsl_soc_run_usage[] = "usage: tessel run PROG.elf   (not in this buil
 #endif
 
 const char kSummary[] =
-    "usage: tessel run [--max-cycles N] [--trace out.fst] [--stats] PROG.elf\n"
+    "usage: tessel run [--max-cycles N|unlimited] [--trace out.fst] [--stats] PROG.elf\n"
     "       tessel gemm --a A.npy --b B.npy [...]   a GEMM through libtessel (tessel gemm --help)\n"
     "       tessel info [--backend model|sim|uart]  the device's configuration\n"
     "       tessel --help                           all options\n";

@@ -13,7 +13,7 @@
 #include "verilated.h"
 #if FPGA_SOC
 #include "Vtsl_fpga_top.h"
-#include "tsl_elf.h"
+#include "elf_image.h"
 typedef Vtsl_fpga_top Top;
 #else
 #include "Vtsl_ice40_top.h"
@@ -91,19 +91,15 @@ int main(int argc, char **argv) {
     b.top.uart_rx_i = 1; b.top.clk_i = 0;
 #if FPGA_SOC
     if (argc < 2) { fprintf(stderr, "usage: %s cp.elf\n", argv[0]); return 2; }
-    std::vector<TslElfSegment> segs;
-    std::string err;
-    if (!tsl_elf_read(argv[1], TSL_MMAP_RAM_BASE, TSL_PARAM_RAM_BYTES, &segs, &err)) {
-        fprintf(stderr, "fpga_top: %s\n", err.c_str());
+    std::vector<uint8_t> bytes(TSL_PARAM_RAM_BYTES);
+    uint32_t used = 0;
+    if (const char *why = tessel_elf_file(argv[1], TSL_MMAP_RAM_BASE, bytes.data(), TSL_PARAM_RAM_BYTES, &used)) {
+        fprintf(stderr, "fpga_top: %s: %s\n", argv[1], why);
         return 2;
     }
-    std::vector<uint32_t> img;  // the RAM image from the base, in words
-    for (const TslElfSegment &s : segs)
-        for (uint32_t a = 0; a < s.bytes.size(); a++) {
-            uint32_t off = s.addr - TSL_MMAP_RAM_BASE + a;
-            if (img.size() <= off / 4) img.resize(off / 4 + 1);
-            img[off / 4] |= uint32_t(s.bytes[a]) << (off % 4 * 8);
-        }
+    std::vector<uint32_t> img((used + 3) / 4);  // the RAM image from the base, in words
+    for (uint32_t off = 0; off < used; off++)
+        img[off / 4] |= uint32_t(bytes[off]) << (off % 4 * 8);
     b.top.rst_ni = 0; b.top.eval();
     for (int i = 0; i < 4; i++) b.step();
     b.top.rst_ni = 1;

@@ -4,16 +4,23 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "tsl_hbm.h"
 #include "tsl_soc_sim.h"
 
 const char tsl_soc_run_usage[] =
-    "usage: tessel run [--max-cycles N] [--trace out.fst] [--stats] PROG.elf\n"
-    "  Run an RV32IM ELF on the simulated SoC (control core + tensor core + HBM).\n"
+    "usage: tessel run [--max-cycles N|unlimited] [--trace out.fst] [--stats] PROG.elf\n"
+    "  Run an RV32IM ELF on the simulated SoC (control core + tensor core + HBM), for at most\n"
+    "  --max-cycles cycles (default 200000000; N >= 1, or `unlimited`). On a terminal, a run longer\n"
+    "  than 2 s shows its cycles and cycles/s on stderr, refreshed every second.\n"
     "  Exit code: the program's (low 8 bits); 124 timeout, 125 trap loop, 2 usage/load error,\n"
     "  3 AXI rule violation seen by the HBM model.\n";
 
@@ -26,7 +33,7 @@ int usage(const char *msg) {
 }  // namespace
 
 int tsl_soc_run(int argc, char **argv) {
-  uint64_t max_cycles = 200000000ull;
+  uint64_t max_cycles = kTslSocRunDefaultCycles;  // 0: unlimited, only by --max-cycles unlimited
   std::string trace, elf;
   bool stats = false;
   for (int i = 0; i < argc; i++) {
@@ -38,9 +45,17 @@ int tsl_soc_run(int argc, char **argv) {
         trace = v;
         continue;
       }
+      if (!strcmp(v, "unlimited")) {
+        max_cycles = 0;
+        continue;
+      }
       char *end;
+      errno = 0;
       max_cycles = strtoull(v, &end, 0);
-      if (!*v || *end) return usage("--max-cycles needs a number");
+      // strtoull takes a sign and leading blanks (and wraps "-1"): only digits are a count
+      if (!isdigit((unsigned char)v[0]) || *end || errno == ERANGE)
+        return usage("--max-cycles needs a number of cycles (>= 1) or `unlimited`");
+      if (max_cycles == 0) return usage("--max-cycles must be at least 1 (no limit: --max-cycles unlimited)");
     } else if (a == "--stats") {
       stats = true;
     } else if (a.size() > 1 && a[0] == '-') {
@@ -62,9 +77,31 @@ int tsl_soc_run(int argc, char **argv) {
   auto t0 = std::chrono::steady_clock::now();
   soc.reset();
   uint64_t c0 = soc.cycles();
-  TslSocStop stop = soc.run_until(nullptr, max_cycles);
+  // In slices, so that a terminal sees progress: cycles and cycles/s once a second after 2 s.
+  const bool tty = isatty(STDERR_FILENO);
+  const uint64_t kSlice = 1u << 16;
+  bool shown = false;
+  double next_show = 2.0;
+  TslSocStop stop = TSL_SOC_TIMEOUT;
+  for (;;) {
+    uint64_t done = soc.cycles() - c0;
+    if (max_cycles && done >= max_cycles) break;
+    uint64_t n = max_cycles && max_cycles - done < kSlice ? max_cycles - done : kSlice;
+    stop = soc.run_until(nullptr, n);
+    if (stop != TSL_SOC_TIMEOUT) break;
+    if (!tty) continue;
+    double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (t < next_show) continue;
+    fflush(stdout);
+    fprintf(stderr, "\rtessel: %llu cycles, %.0f cycles/s%s", (unsigned long long)(soc.cycles() - c0),
+            (soc.cycles() - c0) / t, max_cycles ? "" : " (no cycle limit)");
+    fflush(stderr);
+    shown = true;
+    next_show = t + 1.0;
+  }
   uint64_t cycles = soc.cycles() - c0;
   fflush(stdout);
+  if (shown) fputc('\n', stderr);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (stats) {
     fprintf(stderr,

@@ -15,7 +15,7 @@
 #include "Vtsl_soc___024root.h"
 #include "Vtsl_soc__Dpi.h"
 #include "svdpi.h"
-#include "tsl_elf.h"
+#include "elf_image.h"
 #include "tsl_axi_pins.h"
 #include "tsl_hbm.h"
 #include "tsl_hw.h"
@@ -271,15 +271,14 @@ bool TslSocSim::host_irq() const { return impl_->host_irq; }
 
 bool TslSocSim::load_elf(const std::string &path, std::string *err) {
   svSetScope(svGetScopeFromName(kRamScope));
-  std::vector<TslElfSegment> segs;
-  if (!tsl_elf_read(path, kRamBase, uint64_t(tsl_prim_ram_depth()) * 4, &segs, err)) return false;
-  for (const TslElfSegment &s : segs) {
-    for (uint32_t a = 0; a < s.bytes.size(); a++) {
-      uint32_t byte_addr = s.addr - kRamBase + a, idx = byte_addr >> 2, sh = (byte_addr & 3) * 8;
-      uint32_t w = tsl_prim_ram_read(idx);
-      tsl_prim_ram_write(idx, (w & ~(0xffu << sh)) | (uint32_t(s.bytes[a]) << sh));
-    }
+  uint32_t bytes = tsl_prim_ram_depth() * 4, used = 0;
+  std::vector<uint8_t> img(bytes);
+  if (const char *why = tessel_elf_file(path.c_str(), kRamBase, img.data(), bytes, &used)) {
+    *err = path + ": " + why;
+    return false;
   }
+  for (uint32_t i = 0; i < bytes / 4; i++)  // the whole RAM: .bss and the rest are zero
+    tsl_prim_ram_write(i, img[4 * i] | img[4 * i + 1] << 8 | img[4 * i + 2] << 16 | uint32_t(img[4 * i + 3]) << 24);
   return true;
 }
 

@@ -106,17 +106,6 @@ TESSEL_API const char *tessel_strerror(int status)
     }
 }
 
-__attribute__((format(printf, 3, 4))) static int fail(tessel_dev_t *d, int status, const char *fmt, ...)
-{
-    if (d) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(d->last_error, sizeof d->last_error, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
-
 int tessel_fail(tessel_dev_t *d, int status, const char *fmt, ...)
 {
     if (d) {
@@ -185,12 +174,12 @@ static tessel_status_t ring_setup(tessel_dev_t *d)
     if ((r = hif_rd(d, TSL_HOSTIF_ID_OFFSET, &id)) || (r = hif_rd(d, TSL_HOSTIF_FW_STATUS_OFFSET, &fw)))
         return r;
     if (id != TSL_ID_VALUE)
-        return fail(d, TESSEL_ENODEV, "%s: HOSTIF ID 0x%08x, expected 0x%08x", d->backend, id, TSL_ID_VALUE);
+        return tessel_fail(d, TESSEL_ENODEV, "%s: HOSTIF ID 0x%08x, expected 0x%08x", d->backend, id, TSL_ID_VALUE);
     if (d->hbm_bytes <= TESSEL_HBM_RESERVED)
-        return fail(d, TESSEL_ENODEV, "%s: HBM of %llu bytes cannot hold the rings and data", d->backend,
+        return tessel_fail(d, TESSEL_ENODEV, "%s: HBM of %llu bytes cannot hold the rings and data", d->backend,
                     (unsigned long long)d->hbm_bytes);
     if (((fw >> TSL_HOSTIF_FW_STATUS_STATE_SHIFT) & TSL_HOSTIF_FW_STATUS_STATE_MASK) != 1u)
-        return fail(d, TESSEL_ENODEV, "%s: firmware not ready (FW_STATUS 0x%08x)", d->backend, fw);
+        return tessel_fail(d, TESSEL_ENODEV, "%s: firmware not ready (FW_STATUS 0x%08x)", d->backend, fw);
     /* A device that outlives its host (a board) keeps its ring indices, and its firmware polls while
      * this runs: resetting them to 0 one by one would show it a stale or invalid ring. Adopt them. */
     uint32_t head, tail, cpl_head;
@@ -198,7 +187,7 @@ static tessel_status_t ring_setup(tessel_dev_t *d)
         (r = hif_rd(d, TSL_HOSTIF_CPL_HEAD_OFFSET, &cpl_head)))
         return r;
     if (head != tail)
-        return fail(d, TESSEL_ENODEV, "%s: commands still in flight (CMD_HEAD %u, CMD_TAIL %u)", d->backend, head,
+        return tessel_fail(d, TESSEL_ENODEV, "%s: commands still in flight (CMD_HEAD %u, CMD_TAIL %u)", d->backend, head,
                     tail);
     const uint32_t regs[][2] = {
         {TSL_HOSTIF_HOST_IRQ_ENABLE_OFFSET, 0},
@@ -434,9 +423,9 @@ TESSEL_API tessel_status_t tessel_alloc(tessel_dev_t *dev, size_t bytes, size_t 
     if (align == 0)
         align = 64;
     if (bytes == 0 || (align & (align - 1)) || align > dev->hbm_bytes)
-        return fail(dev, TESSEL_EINVAL, "tessel_alloc: bytes %zu, align %zu", bytes, align);
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_alloc: bytes %zu, align %zu", bytes, align);
     if (bytes > dev->hbm_bytes - TESSEL_HBM_RESERVED)
-        return fail(dev, TESSEL_ENOMEM, "tessel_alloc: %zu bytes exceed HBM", bytes);
+        return tessel_fail(dev, TESSEL_ENOMEM, "tessel_alloc: %zu bytes exceed HBM", bytes);
     if (dev->nblocks == dev->cap_blocks) {
         size_t cap = dev->cap_blocks ? 2 * dev->cap_blocks : 16;
         block_t *b = realloc(dev->blocks, cap * sizeof *b);
@@ -463,7 +452,7 @@ TESSEL_API tessel_status_t tessel_alloc(tessel_dev_t *dev, size_t bytes, size_t 
         if (i < dev->nblocks)
             lo = dev->blocks[i].addr + dev->blocks[i].bytes;
     }
-    return fail(dev, TESSEL_ENOMEM, "tessel_alloc: no free range of %zu bytes (align %zu)", bytes, align);
+    return tessel_fail(dev, TESSEL_ENOMEM, "tessel_alloc: no free range of %zu bytes (align %zu)", bytes, align);
 }
 
 TESSEL_API tessel_status_t tessel_free(tessel_dev_t *dev, tessel_addr_t addr)
@@ -479,7 +468,7 @@ TESSEL_API tessel_status_t tessel_free(tessel_dev_t *dev, tessel_addr_t addr)
             hi = mid;
     }
     if (lo == dev->nblocks || dev->blocks[lo].addr != addr)
-        return fail(dev, TESSEL_EINVAL, "tessel_free: 0x%llx is not an allocated block", (unsigned long long)addr);
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_free: 0x%llx is not an allocated block", (unsigned long long)addr);
     /* Checking mode: an output freed before its command was waited for may hold someone else's
      * data by then; that command's rows are not compared. */
     for (size_t i = 0; i < dev->nslots; i++)
@@ -502,7 +491,7 @@ TESSEL_API tessel_status_t tessel_write(tessel_dev_t *dev, tessel_addr_t dst, co
     if (!dev || !src || !bytes)
         return TESSEL_EINVAL;
     if (!range_ok(dev, dst, bytes))
-        return fail(dev, TESSEL_ERANGE, "tessel_write: [0x%llx, +%zu) outside the usable HBM", (unsigned long long)dst,
+        return tessel_fail(dev, TESSEL_ERANGE, "tessel_write: [0x%llx, +%zu) outside the usable HBM", (unsigned long long)dst,
                     bytes);
     if (dev->t.hbm_write(dev->t.ctx, dst, src, bytes))
         return io_fail(dev, "%s: HBM write failed", dev->backend);
@@ -514,7 +503,7 @@ TESSEL_API tessel_status_t tessel_read(tessel_dev_t *dev, void *dst, tessel_addr
     if (!dev || !dst || !bytes)
         return TESSEL_EINVAL;
     if (!range_ok(dev, src, bytes))
-        return fail(dev, TESSEL_ERANGE, "tessel_read: [0x%llx, +%zu) outside the usable HBM", (unsigned long long)src,
+        return tessel_fail(dev, TESSEL_ERANGE, "tessel_read: [0x%llx, +%zu) outside the usable HBM", (unsigned long long)src,
                     bytes);
     if (dev->t.hbm_read(dev->t.ctx, src, dst, bytes))
         return io_fail(dev, "%s: HBM read failed", dev->backend);
@@ -590,7 +579,7 @@ static int reap(tessel_dev_t *d)
     if (r)
         return r;
     if (head - d->cpl_tail > RING_CPL_SIZE)
-        return fail(d, TESSEL_EIO, "%s: CPL_HEAD %u is more than a ring ahead of CPL_TAIL %u", d->backend, head,
+        return tessel_fail(d, TESSEL_EIO, "%s: CPL_HEAD %u is more than a ring ahead of CPL_TAIL %u", d->backend, head,
                     d->cpl_tail);
     while (d->cpl_tail != head) {
         uint32_t e[4];
@@ -601,7 +590,7 @@ static int reap(tessel_dev_t *d)
             if (!d->slots[i].done)
                 s = &d->slots[i];
         if (!s || e[TSL_CPL_TAG_WORD] != (uint32_t)s->seq)
-            return fail(d, TESSEL_EIO, "%s: completion with TAG %u, expected %s%llu", d->backend, e[TSL_CPL_TAG_WORD],
+            return tessel_fail(d, TESSEL_EIO, "%s: completion with TAG %u, expected %s%llu", d->backend, e[TSL_CPL_TAG_WORD],
                         s ? "" : "none: ", s ? (unsigned long long)(uint32_t)s->seq : 0ull);
         s->cpl.tag = e[TSL_CPL_TAG_WORD];
         s->cpl.status = (int16_t)TSL_GET(e, TSL_CPL_STATUS);
@@ -634,7 +623,7 @@ static int service(tessel_dev_t *d, int *progress)
     if ((r = hif_rd(d, TSL_HOSTIF_FW_STATUS_OFFSET, &fw)))
         return r;
     if (((fw >> TSL_HOSTIF_FW_STATUS_STATE_SHIFT) & TSL_HOSTIF_FW_STATUS_STATE_MASK) == 2u)
-        return fail(d, TESSEL_EIO, "%s: the firmware halted (FW_STATUS 0x%08x, fault code %u)", d->backend, fw,
+        return tessel_fail(d, TESSEL_EIO, "%s: the firmware halted (FW_STATUS 0x%08x, fault code %u)", d->backend, fw,
                     (fw >> TSL_HOSTIF_FW_STATUS_CODE_SHIFT) & TSL_HOSTIF_FW_STATUS_CODE_MASK);
     if (d->t.wait(d->t.ctx))
         return io_fail(d, "%s: the device stopped", d->backend);
@@ -716,7 +705,7 @@ TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *
     unsigned ns = cmd_spans(cmd->w, sp);
     for (unsigned i = 0; i < ns; i++)
         if (sp[i].lo < TESSEL_HBM_RESERVED)
-            return fail(dev, TESSEL_ERANGE,
+            return tessel_fail(dev, TESSEL_ERANGE,
                         "tessel_submit: %s %s [0x%llx, 0x%llx) reaches into the reserved HBM [0, 0x%x) of the "
                         "command and completion rings", op_name(TSL_GET(cmd->w, TSL_CMD_OPCODE)), sp[i].name,
                         (unsigned long long)sp[i].lo, (unsigned long long)sp[i].hi, TESSEL_HBM_RESERVED);
@@ -729,7 +718,7 @@ TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *
         if (dev->cmd_head - dev->cmd_tail < RING_CMD_SIZE)
             break;
         if (expired(dev, &dl))
-            return fail(dev, TESSEL_ETIMEOUT, "tessel_submit: the command ring stayed full for %s",
+            return tessel_fail(dev, TESSEL_ETIMEOUT, "tessel_submit: the command ring stayed full for %s",
                         deadline_text(&dl, lim, sizeof lim));
         if ((r = service(dev, &progress)))
             return r;
@@ -760,7 +749,7 @@ TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *
     dev->next_seq++;
     dev->nslots++;
     if (dev->shadow && (r = tessel_submit(dev->shadow, cmd, &s->shadow)))
-        return fail(dev, r, "checking mode: the model refused the command: %s", tessel_last_error(dev->shadow));
+        return tessel_fail(dev, r, "checking mode: the model refused the command: %s", tessel_last_error(dev->shadow));
     *out = s->seq;
     return TESSEL_OK;
 }
@@ -773,10 +762,10 @@ static int check(tessel_dev_t *d, const slot_t *s, const tessel_completion_t *c)
     uint32_t op = TSL_GET(w, TSL_CMD_OPCODE);
     int r = tessel_wait(d->shadow, s->shadow, TESSEL_TIMEOUT_AUTO, &e);
     if (r && r != TESSEL_EDEVICE)
-        return fail(d, TESSEL_EMISMATCH, "%s tag %u: the model failed: %s", op_name(op), c->tag,
+        return tessel_fail(d, TESSEL_EMISMATCH, "%s tag %u: the model failed: %s", op_name(op), c->tag,
                     tessel_last_error(d->shadow));
     if (e.status != c->status || e.opcode != c->opcode || e.detail != c->detail || e.tag != c->tag)
-        return fail(d, TESSEL_EMISMATCH,
+        return tessel_fail(d, TESSEL_EMISMATCH,
                     "%s tag %u: completion status %d opcode %u detail %u, model: status %d opcode %u detail %u",
                     op_name(op), c->tag, c->status, c->opcode, c->detail, e.status, e.opcode, e.detail);
     uint64_t row = out_row_bytes(w), rows = TSL_GET(w, TSL_CMD_M), ld = TSL_GET(w, TSL_CMD_LDC);
@@ -793,7 +782,7 @@ static int check(tessel_dev_t *d, const slot_t *s, const tessel_completion_t *c)
     for (uint64_t i = 0; i < rows && result == TESSEL_OK; i++) {
         uint64_t addr = base + i * ld;
         if (d->t.hbm_read(d->t.ctx, addr, a, row) || d->shadow->t.hbm_read(d->shadow->t.ctx, addr, b, row)) {
-            result = fail(d, TESSEL_EIO, "checking mode: HBM read failed");
+            result = tessel_fail(d, TESSEL_EIO, "checking mode: HBM read failed");
             break;
         }
         if (!memcmp(a, b, row))
@@ -801,7 +790,7 @@ static int check(tessel_dev_t *d, const slot_t *s, const tessel_completion_t *c)
         uint64_t j = 0;
         while (a[j] == b[j])
             j++;
-        result = fail(d, TESSEL_EMISMATCH,
+        result = tessel_fail(d, TESSEL_EMISMATCH,
                       "%s tag %u: HBM 0x%llx (C row %llu, byte %llu) differs: expected 0x%02x (model), received "
                       "0x%02x (%s)", op_name(op), c->tag, (unsigned long long)(addr + j), (unsigned long long)i,
                       (unsigned long long)j, b[j], a[j], d->backend);
@@ -824,7 +813,7 @@ TESSEL_API tessel_status_t tessel_wait(tessel_dev_t *dev, tessel_handle_t h, uin
         return TESSEL_EINVAL;
     slot_t *s = find_slot(dev, h);
     if (!s)
-        return fail(dev, TESSEL_EINVAL, "tessel_wait: handle %llu is not an outstanding command",
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_wait: handle %llu is not an outstanding command",
                     (unsigned long long)h);
     deadline_t dl = timeout_ms == TESSEL_TIMEOUT_AUTO ? deadline_auto(dev, auto_cycles(dev, s))
                                                       : deadline_ms(timeout_ms);
@@ -835,14 +824,14 @@ TESSEL_API tessel_status_t tessel_wait(tessel_dev_t *dev, tessel_handle_t h, uin
             return r;
         s = find_slot(dev, h);   /* reap() drops only orphans, never this slot */
         if (!s->done && !progress && expired(dev, &dl))
-            return fail(dev, TESSEL_ETIMEOUT, "%s tag %u: no completion after %s%s",
+            return tessel_fail(dev, TESSEL_ETIMEOUT, "%s tag %u: no completion after %s%s",
                         op_name(TSL_GET(s->cmd.w, TSL_CMD_OPCODE)), (uint32_t)h, deadline_text(&dl, lim, sizeof lim),
                         timeout_ms == TESSEL_TIMEOUT_AUTO ? " (TESSEL_TIMEOUT_AUTO)" : "");
     }
     slot_t done = *s;
     drop_slot(dev, s);
     if (done.cancelled)
-        return fail(dev, TESSEL_EIO, "%s tag %u: cancelled by tessel_reset before it completed",
+        return tessel_fail(dev, TESSEL_EIO, "%s tag %u: cancelled by tessel_reset before it completed",
                     op_name(TSL_GET(done.cmd.w, TSL_CMD_OPCODE)), (uint32_t)h);
     if (out)
         *out = done.cpl;
@@ -850,7 +839,7 @@ TESSEL_API tessel_status_t tessel_wait(tessel_dev_t *dev, tessel_handle_t h, uin
         return r;
     if (done.cpl.status != 0) {
         uint32_t st = (uint32_t)done.cpl.status & 0xFFFFu;
-        return fail(dev, TESSEL_EDEVICE, "%s tag %u: %s (status %d, detail %u)", op_name(done.cpl.opcode),
+        return tessel_fail(dev, TESSEL_EDEVICE, "%s tag %u: %s (status %d, detail %u)", op_name(done.cpl.opcode),
                     done.cpl.tag, st < TSL_CMD_ERR_LIMIT ? tsl_cmd_err_name(st) : "unknown error",
                     done.cpl.status, done.cpl.detail);
     }
@@ -870,9 +859,9 @@ static int shadow_after_reset(tessel_dev_t *d)
             continue;
         }
         if (spins > 100000)
-            return fail(d, TESSEL_EMISMATCH, "checking mode: the model did not finish its commands at tessel_reset");
+            return tessel_fail(d, TESSEL_EMISMATCH, "checking mode: the model did not finish its commands at tessel_reset");
         if ((r = service(sh, &progress)))
-            return fail(d, TESSEL_EMISMATCH, "checking mode: the model failed at tessel_reset: %s",
+            return tessel_fail(d, TESSEL_EMISMATCH, "checking mode: the model failed at tessel_reset: %s",
                         tessel_last_error(sh));
     }
     uint8_t buf[4096];
@@ -927,7 +916,7 @@ TESSEL_API tessel_status_t tessel_reset(tessel_dev_t *dev)
         if (((fw >> TSL_HOSTIF_FW_STATUS_STATE_SHIFT) & TSL_HOSTIF_FW_STATUS_STATE_MASK) != 0u)
             break;
         if (expired(dev, &dl))
-            return fail(dev, TESSEL_ETIMEOUT, "tessel_reset: the firmware did not start within %s (FW_STATUS 0x%08x)",
+            return tessel_fail(dev, TESSEL_ETIMEOUT, "tessel_reset: the firmware did not start within %s (FW_STATUS 0x%08x)",
                         deadline_text(&dl, lim, sizeof lim), fw);
         if (dev->t.wait(dev->t.ctx))
             return io_fail(dev, "%s: the device stopped", dev->backend);

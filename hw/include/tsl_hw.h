@@ -22,6 +22,7 @@
 #define TSL_PARAM_INSN_WORDS 8u /* 32-bit words in one instruction (256 bits) */
 #define TSL_PARAM_CMD_WORDS 16u /* 32-bit words in one host command ring entry (64 bytes) */
 #define TSL_PARAM_CPL_WORDS 4u /* 32-bit words in one completion ring entry (16 bytes) */
+#define TSL_PARAM_SEQ_WORDS 16u /* 32-bit words in one tile-sequencer descriptor (TC SEQ0..SEQ15) */
 
 /* Control-core memory map */
 #define TSL_MMAP_SYS_BASE 0x10000000u /* console, simulation exit, machine timer, interrupt status */
@@ -75,7 +76,8 @@
 #define TSL_VPU_OP_REQUANT 7u /* dst = sat(round_shift(a * scale, shift) + zero_point) */
 #define TSL_VPU_OP_RSUM 8u /* every lane of dst = sum of the lanes of a */
 #define TSL_VPU_OP_RMAX 9u /* every lane of dst = max of the lanes of a */
-#define TSL_VPU_OP_LIMIT 10u
+#define TSL_VPU_OP_EPI 10u /* fused GEMM epilogue: dst = convert(relu(a * scale + bias)), each step optional (format VPU_EPI) */
+#define TSL_VPU_OP_LIMIT 11u
 
 /* SRC2: how a VPU instruction reads its second operand */
 #define TSL_SRC2_VEC 0u /* row i of src2, rows contiguous */
@@ -184,6 +186,7 @@ static inline const char *tsl_vpu_op_name(uint32_t v)
     case 7u: return "REQUANT";
     case 8u: return "RSUM";
     case 9u: return "RMAX";
+    case 10u: return "EPI";
     default: return (const char *)0;
     }
 }
@@ -363,6 +366,8 @@ static inline const char *tsl_status_text(int status)
 #define TSL_TC_CFG_FEATURES_INT8_MASK 0x1u
 #define TSL_TC_CFG_FEATURES_BF16_SHIFT 1u
 #define TSL_TC_CFG_FEATURES_BF16_MASK 0x1u
+#define TSL_TC_CFG_FEATURES_SEQ_SHIFT 2u
+#define TSL_TC_CFG_FEATURES_SEQ_MASK 0x1u
 #define TSL_TC_CFG_QUEUE_DEPTH_OFFSET 0x018u /* ro: parameter QUEUE_DEPTH */
 #define TSL_TC_INSN0_OFFSET 0x020u /* wo: instruction word 0; INSN1..INSN7 follow at +4 each */
 #define TSL_TC_INSN7_OFFSET 0x03Cu /* wo: instruction word 7; writing it pushes the instruction (stalls while the queue is full) */
@@ -401,6 +406,11 @@ static inline const char *tsl_status_text(int status)
 #define TSL_TC_TOKENS_MXU_VPU_OFFSET 0x07Cu /* ro: tokens waiting on channel MXU->VPU */
 #define TSL_TC_TOKENS_VPU_DMA_OFFSET 0x080u /* ro: tokens waiting on channel VPU->DMA */
 #define TSL_TC_TOKENS_VPU_MXU_OFFSET 0x084u /* ro: tokens waiting on channel VPU->MXU */
+#define TSL_TC_SEQ_STATUS_OFFSET 0x088u /* ro: tile sequencer */
+#define TSL_TC_SEQ_STATUS_BUSY_SHIFT 0u
+#define TSL_TC_SEQ_STATUS_BUSY_MASK 0x1u
+#define TSL_TC_SEQ0_OFFSET 0x0C0u /* wo: tile-sequencer descriptor word 0 (docs/isa.md section 8); SEQ1..SEQ15 follow at +4 each */
+#define TSL_TC_SEQ15_OFFSET 0x0FCu /* wo: descriptor word 15; writing it launches the sequencer (stalls while it is busy) */
 
 /* Performance counters: 64-bit, LO at the offset, HI at +4 */
 #define TSL_PERF_CYCLES 0u /* cycles since CTRL.CLEAR_PERF */
@@ -601,6 +611,45 @@ static inline const char *tsl_status_text(int status)
 #define TSL_INSN_VPU_VEC_ZERO_POINT_SHIFT 0u
 #define TSL_INSN_VPU_VEC_ZERO_POINT_MASK 0xFFFFFFFFu
 
+/* Format VPU_EPI (VPU: EPI): for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row 0 (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name */
+#define TSL_FMT_VPU_EPI 6u
+#define TSL_INSN_VPU_EPI_DST_DTYPE_WORD 0u /* INT32 or INT8 (SRC1 INT32); FP32 or BF16 (SRC1 FP32) */
+#define TSL_INSN_VPU_EPI_DST_DTYPE_SHIFT 16u
+#define TSL_INSN_VPU_EPI_DST_DTYPE_MASK 0x3u
+#define TSL_INSN_VPU_EPI_SRC1_DTYPE_WORD 0u /* INT32 or FP32 (the bias has the same type) */
+#define TSL_INSN_VPU_EPI_SRC1_DTYPE_SHIFT 18u
+#define TSL_INSN_VPU_EPI_SRC1_DTYPE_MASK 0x3u
+#define TSL_INSN_VPU_EPI_BIAS_WORD 0u /* add row 0 of src2 to every row */
+#define TSL_INSN_VPU_EPI_BIAS_SHIFT 20u
+#define TSL_INSN_VPU_EPI_BIAS_MASK 0x1u
+#define TSL_INSN_VPU_EPI_RELU_WORD 0u /* max(x, 0) after the bias */
+#define TSL_INSN_VPU_EPI_RELU_SHIFT 21u
+#define TSL_INSN_VPU_EPI_RELU_MASK 0x1u
+#define TSL_INSN_VPU_EPI_FSCALE_WORD 0u /* float: multiply by SCALE (FP32 bits) first */
+#define TSL_INSN_VPU_EPI_FSCALE_SHIFT 22u
+#define TSL_INSN_VPU_EPI_FSCALE_MASK 0x1u
+#define TSL_INSN_VPU_EPI_DST_ADDR_WORD 1u /* local address of dst row 0 */
+#define TSL_INSN_VPU_EPI_DST_ADDR_SHIFT 0u
+#define TSL_INSN_VPU_EPI_DST_ADDR_MASK 0xFFFFFFFFu
+#define TSL_INSN_VPU_EPI_SRC1_ADDR_WORD 2u /* local address of src1 row 0 */
+#define TSL_INSN_VPU_EPI_SRC1_ADDR_SHIFT 0u
+#define TSL_INSN_VPU_EPI_SRC1_ADDR_MASK 0xFFFFFFFFu
+#define TSL_INSN_VPU_EPI_SRC2_ADDR_WORD 3u /* local address of the bias row (0 without BIAS) */
+#define TSL_INSN_VPU_EPI_SRC2_ADDR_SHIFT 0u
+#define TSL_INSN_VPU_EPI_SRC2_ADDR_MASK 0xFFFFFFFFu
+#define TSL_INSN_VPU_EPI_ROWS_WORD 4u /* rows, 1..65535 */
+#define TSL_INSN_VPU_EPI_ROWS_SHIFT 0u
+#define TSL_INSN_VPU_EPI_ROWS_MASK 0xFFFFu
+#define TSL_INSN_VPU_EPI_SCALE_WORD 5u /* INT8 dst: REQUANT multiplier; FSCALE: FP32 scale; else 0 */
+#define TSL_INSN_VPU_EPI_SCALE_SHIFT 0u
+#define TSL_INSN_VPU_EPI_SCALE_MASK 0xFFFFFFFFu
+#define TSL_INSN_VPU_EPI_SHIFT_WORD 6u /* INT8 dst: REQUANT shift 0..62; else 0 */
+#define TSL_INSN_VPU_EPI_SHIFT_SHIFT 0u
+#define TSL_INSN_VPU_EPI_SHIFT_MASK 0x3Fu
+#define TSL_INSN_VPU_EPI_ZERO_POINT_WORD 7u /* INT8 dst: REQUANT zero point; else 0 */
+#define TSL_INSN_VPU_EPI_ZERO_POINT_SHIFT 0u
+#define TSL_INSN_VPU_EPI_ZERO_POINT_MASK 0xFFFFFFFFu
+
 /* Format of (unit, op), or -1 when the pair is undefined (ERR_BAD_OPCODE). */
 static inline int tsl_insn_format(uint32_t unit, uint32_t op)
 {
@@ -616,21 +665,24 @@ static inline int tsl_insn_format(uint32_t unit, uint32_t op)
         return 4;
     if ((unit == TSL_UNIT_VPU) && (op == TSL_VPU_OP_ADD || op == TSL_VPU_OP_MUL || op == TSL_VPU_OP_MAX || op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT || op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX))
         return 5;
+    if ((unit == TSL_UNIT_VPU) && (op == TSL_VPU_OP_EPI))
+        return 6;
     return -1;
 }
 
 /* Bits of word `word` that format `fmt` defines; every other bit must be 0. */
 static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 {
-    static const uint32_t used[6][8] = {
+    static const uint32_t used[7][8] = {
         {0x00001FFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* SYNC */
         {0x00001FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x00000000u, 0x00000000u}, /* DMA_XFER */
         {0x00131FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* MXU_LOADW */
         {0x00331FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0x00000000u, 0x00000000u}, /* MXU_MATMUL */
         {0x00331FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0FFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, /* MXU_MATMULK */
         {0x00FF1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0x0000003Fu, 0xFFFFFFFFu}, /* VPU_VEC */
+        {0x007F1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0x0000003Fu, 0xFFFFFFFFu}, /* VPU_EPI */
     };
-    return (fmt < 0 || fmt >= 6 || word >= 8u) ? 0u : used[fmt][word];
+    return (fmt < 0 || fmt >= 7 || word >= 8u) ? 0u : used[fmt][word];
 }
 
 /* Host command ring entry */
@@ -711,6 +763,77 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_CPL_DETAIL_WORD 3u /* more about an error: TC ERR_CODE, or the index of the bad field */
 #define TSL_CPL_DETAIL_SHIFT 0u
 #define TSL_CPL_DETAIL_MASK 0xFFFFFFFFu
+
+/* Tile-sequencer descriptor (TC SEQ0..SEQ15) */
+#define TSL_SEQ_M_WORD 0u /* rows of A and C, 1..65535 */
+#define TSL_SEQ_M_SHIFT 0u
+#define TSL_SEQ_M_MASK 0xFFFFu
+#define TSL_SEQ_N_WORD 0u /* columns of B and C, 1..65535 */
+#define TSL_SEQ_N_SHIFT 16u
+#define TSL_SEQ_N_MASK 0xFFFFu
+#define TSL_SEQ_K_WORD 1u /* columns of A, rows of B, 1..65535 */
+#define TSL_SEQ_K_SHIFT 0u
+#define TSL_SEQ_K_MASK 0xFFFFu
+#define TSL_SEQ_DTYPE_WORD 1u /* A and B: INT8 or BF16 */
+#define TSL_SEQ_DTYPE_SHIFT 16u
+#define TSL_SEQ_DTYPE_MASK 0x3u
+#define TSL_SEQ_C_DTYPE_WORD 1u /* C: INT32 or INT8 (INT8 A); FP32 or BF16 (BF16 A) */
+#define TSL_SEQ_C_DTYPE_SHIFT 18u
+#define TSL_SEQ_C_DTYPE_MASK 0x3u
+#define TSL_SEQ_BIAS_WORD 1u /* add the bias row (N INT32 or FP32 values at BIAS_ADDR) */
+#define TSL_SEQ_BIAS_SHIFT 20u
+#define TSL_SEQ_BIAS_MASK 0x1u
+#define TSL_SEQ_RELU_WORD 1u /* ReLU after the bias */
+#define TSL_SEQ_RELU_SHIFT 21u
+#define TSL_SEQ_RELU_MASK 0x1u
+#define TSL_SEQ_FSCALE_WORD 1u /* float C: multiply by the FP32 SCALE before the bias */
+#define TSL_SEQ_FSCALE_SHIFT 22u
+#define TSL_SEQ_FSCALE_MASK 0x1u
+#define TSL_SEQ_A_ADDR_WORD 2u /* HBM address of A */
+#define TSL_SEQ_A_ADDR_SHIFT 0u
+#define TSL_SEQ_A_ADDR_MASK 0xFFFFFFFFu
+#define TSL_SEQ_LDA_WORD 3u /* bytes between rows of A */
+#define TSL_SEQ_LDA_SHIFT 0u
+#define TSL_SEQ_LDA_MASK 0xFFFFFFFFu
+#define TSL_SEQ_B_ADDR_WORD 4u /* HBM address of B */
+#define TSL_SEQ_B_ADDR_SHIFT 0u
+#define TSL_SEQ_B_ADDR_MASK 0xFFFFFFFFu
+#define TSL_SEQ_LDB_WORD 5u /* bytes between rows of B */
+#define TSL_SEQ_LDB_SHIFT 0u
+#define TSL_SEQ_LDB_MASK 0xFFFFFFFFu
+#define TSL_SEQ_C_ADDR_WORD 6u /* HBM address of C */
+#define TSL_SEQ_C_ADDR_SHIFT 0u
+#define TSL_SEQ_C_ADDR_MASK 0xFFFFFFFFu
+#define TSL_SEQ_LDC_WORD 7u /* bytes between rows of C */
+#define TSL_SEQ_LDC_SHIFT 0u
+#define TSL_SEQ_LDC_MASK 0xFFFFFFFFu
+#define TSL_SEQ_BIAS_ADDR_WORD 8u /* HBM address of the bias row (0 without BIAS) */
+#define TSL_SEQ_BIAS_ADDR_SHIFT 0u
+#define TSL_SEQ_BIAS_ADDR_MASK 0xFFFFFFFFu
+#define TSL_SEQ_SCALE_WORD 9u /* INT8 C: REQUANT multiplier; FSCALE: FP32 scale; else 0 */
+#define TSL_SEQ_SCALE_SHIFT 0u
+#define TSL_SEQ_SCALE_MASK 0xFFFFFFFFu
+#define TSL_SEQ_SHIFT_WORD 10u /* INT8 C: REQUANT shift 0..62; else 0 */
+#define TSL_SEQ_SHIFT_SHIFT 0u
+#define TSL_SEQ_SHIFT_MASK 0x3Fu
+#define TSL_SEQ_ZERO_POINT_WORD 11u /* INT8 C: REQUANT zero point; else 0 */
+#define TSL_SEQ_ZERO_POINT_SHIFT 0u
+#define TSL_SEQ_ZERO_POINT_MASK 0xFFFFFFFFu
+#define TSL_SEQ_MC_WORD 12u /* rows per output tile, 1..65535 */
+#define TSL_SEQ_MC_SHIFT 0u
+#define TSL_SEQ_MC_MASK 0xFFFFu
+#define TSL_SEQ_KC_WORD 12u /* K columns per chunk: a multiple of N, KC*size(DTYPE) <= 65535, KC/N <= 4095 */
+#define TSL_SEQ_KC_SHIFT 16u
+#define TSL_SEQ_KC_MASK 0xFFFFu
+#define TSL_SEQ_NBW_WORD 13u /* column blocks (of N) per B panel and output tile, 1..255 */
+#define TSL_SEQ_NBW_SHIFT 0u
+#define TSL_SEQ_NBW_MASK 0xFFu
+#define TSL_SEQ_VMEM_ADDR_WORD 14u /* start of the VMEM region the layout fills, a multiple of 4*N */
+#define TSL_SEQ_VMEM_ADDR_SHIFT 0u
+#define TSL_SEQ_VMEM_ADDR_MASK 0xFFFFFFFFu
+#define TSL_SEQ_ACC_ADDR_WORD 15u /* start of the ACC region (two tiles), a multiple of 4*N */
+#define TSL_SEQ_ACC_ADDR_SHIFT 0u
+#define TSL_SEQ_ACC_ADDR_MASK 0xFFFFFFFFu
 
 /* Members of the typed structs below are 0 unless given: C zeroes the fields a designated
  * initialiser leaves out; C++ (14 and later) gets default member initialisers to the same end. */
@@ -1079,6 +1202,71 @@ static inline tsl_insn_vpu_vec_t tsl_insn_vpu_vec_decode(const uint32_t *w)
     return f;
 }
 
+/* Format VPU_EPI (VPU: EPI): for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row 0 (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name */
+typedef struct {
+    uint32_t dst_dtype TSL_FIELD_DEFAULT; /* INT32 or INT8 (SRC1 INT32); FP32 or BF16 (SRC1 FP32) */
+    uint32_t src1_dtype TSL_FIELD_DEFAULT; /* INT32 or FP32 (the bias has the same type) */
+    uint32_t bias TSL_FIELD_DEFAULT; /* add row 0 of src2 to every row */
+    uint32_t relu TSL_FIELD_DEFAULT; /* max(x, 0) after the bias */
+    uint32_t fscale TSL_FIELD_DEFAULT; /* float: multiply by SCALE (FP32 bits) first */
+    uint32_t dst_addr TSL_FIELD_DEFAULT; /* local address of dst row 0 */
+    uint32_t src1_addr TSL_FIELD_DEFAULT; /* local address of src1 row 0 */
+    uint32_t src2_addr TSL_FIELD_DEFAULT; /* local address of the bias row (0 without BIAS) */
+    uint32_t rows TSL_FIELD_DEFAULT; /* rows, 1..65535 */
+    uint32_t scale TSL_FIELD_DEFAULT; /* INT8 dst: REQUANT multiplier; FSCALE: FP32 scale; else 0 */
+    uint32_t shift TSL_FIELD_DEFAULT; /* INT8 dst: REQUANT shift 0..62; else 0 */
+    uint32_t zero_point TSL_FIELD_DEFAULT; /* INT8 dst: REQUANT zero point; else 0 */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+} tsl_insn_vpu_epi_t;
+
+/* Encode a VPU_EPI instruction (UNIT = TSL_UNIT_VPU, OP = TSL_VPU_OP_EPI). */
+static inline tsl_insn_t tsl_insn_vpu_epi_encode(tsl_insn_vpu_epi_t f)
+{
+    tsl_insn_t i;
+    i.w[0] = (TSL_UNIT_VPU & 0x3u) |
+             ((TSL_VPU_OP_EPI & 0xFu) << 2) |
+             ((f.wait & 0x7u) << 6) |
+             ((f.signal & 0x7u) << 9) |
+             ((f.notify & 0x1u) << 12) |
+             ((f.dst_dtype & 0x3u) << 16) |
+             ((f.src1_dtype & 0x3u) << 18) |
+             ((f.bias & 0x1u) << 20) |
+             ((f.relu & 0x1u) << 21) |
+             ((f.fscale & 0x1u) << 22);
+    i.w[1] = f.dst_addr;
+    i.w[2] = f.src1_addr;
+    i.w[3] = f.src2_addr;
+    i.w[4] = (f.rows & 0xFFFFu);
+    i.w[5] = f.scale;
+    i.w[6] = (f.shift & 0x3Fu);
+    i.w[7] = f.zero_point;
+    return i;
+}
+
+/* The fields of a VPU_EPI instruction (the caller knows its format: tsl_insn_format). */
+static inline tsl_insn_vpu_epi_t tsl_insn_vpu_epi_decode(const uint32_t *w)
+{
+    tsl_insn_vpu_epi_t f;
+    f.dst_dtype = (w[0] >> 16) & 0x3u;
+    f.src1_dtype = (w[0] >> 18) & 0x3u;
+    f.bias = (w[0] >> 20) & 0x1u;
+    f.relu = (w[0] >> 21) & 0x1u;
+    f.fscale = (w[0] >> 22) & 0x1u;
+    f.dst_addr = w[1];
+    f.src1_addr = w[2];
+    f.src2_addr = w[3];
+    f.rows = w[4] & 0xFFFFu;
+    f.scale = w[5];
+    f.shift = w[6] & 0x3Fu;
+    f.zero_point = w[7];
+    f.wait = (w[0] >> 6) & 0x7u;
+    f.signal = (w[0] >> 9) & 0x7u;
+    f.notify = (w[0] >> 12) & 0x1u;
+    return f;
+}
+
 /* Host command ring entry (16 words), fields as docs/isa.md */
 typedef struct {
     uint32_t opcode TSL_FIELD_DEFAULT; /* CMD_OP enum */
@@ -1184,6 +1372,89 @@ static inline tsl_cpl_t tsl_cpl_decode(const uint32_t *w)
     return cpl;
 }
 
+/* Tile-sequencer descriptor (TC SEQ0..SEQ15) (16 words), fields as docs/isa.md */
+typedef struct {
+    uint32_t m TSL_FIELD_DEFAULT; /* rows of A and C, 1..65535 */
+    uint32_t n TSL_FIELD_DEFAULT; /* columns of B and C, 1..65535 */
+    uint32_t k TSL_FIELD_DEFAULT; /* columns of A, rows of B, 1..65535 */
+    uint32_t dtype TSL_FIELD_DEFAULT; /* A and B: INT8 or BF16 */
+    uint32_t c_dtype TSL_FIELD_DEFAULT; /* C: INT32 or INT8 (INT8 A); FP32 or BF16 (BF16 A) */
+    uint32_t bias TSL_FIELD_DEFAULT; /* add the bias row (N INT32 or FP32 values at BIAS_ADDR) */
+    uint32_t relu TSL_FIELD_DEFAULT; /* ReLU after the bias */
+    uint32_t fscale TSL_FIELD_DEFAULT; /* float C: multiply by the FP32 SCALE before the bias */
+    uint32_t a_addr TSL_FIELD_DEFAULT; /* HBM address of A */
+    uint32_t lda TSL_FIELD_DEFAULT; /* bytes between rows of A */
+    uint32_t b_addr TSL_FIELD_DEFAULT; /* HBM address of B */
+    uint32_t ldb TSL_FIELD_DEFAULT; /* bytes between rows of B */
+    uint32_t c_addr TSL_FIELD_DEFAULT; /* HBM address of C */
+    uint32_t ldc TSL_FIELD_DEFAULT; /* bytes between rows of C */
+    uint32_t bias_addr TSL_FIELD_DEFAULT; /* HBM address of the bias row (0 without BIAS) */
+    uint32_t scale TSL_FIELD_DEFAULT; /* INT8 C: REQUANT multiplier; FSCALE: FP32 scale; else 0 */
+    uint32_t shift TSL_FIELD_DEFAULT; /* INT8 C: REQUANT shift 0..62; else 0 */
+    uint32_t zero_point TSL_FIELD_DEFAULT; /* INT8 C: REQUANT zero point; else 0 */
+    uint32_t mc TSL_FIELD_DEFAULT; /* rows per output tile, 1..65535 */
+    uint32_t kc TSL_FIELD_DEFAULT; /* K columns per chunk: a multiple of N, KC*size(DTYPE) <= 65535, KC/N <= 4095 */
+    uint32_t nbw TSL_FIELD_DEFAULT; /* column blocks (of N) per B panel and output tile, 1..255 */
+    uint32_t vmem_addr TSL_FIELD_DEFAULT; /* start of the VMEM region the layout fills, a multiple of 4*N */
+    uint32_t acc_addr TSL_FIELD_DEFAULT; /* start of the ACC region (two tiles), a multiple of 4*N */
+} tsl_seq_t;
+
+/* Encode `seq` into the 16 words at `w` (every word is written). */
+static inline void tsl_seq_encode(const tsl_seq_t *seq, uint32_t *w)
+{
+    w[0] = (seq->m & 0xFFFFu) | ((seq->n & 0xFFFFu) << 16);
+    w[1] = (seq->k & 0xFFFFu) |
+           ((seq->dtype & 0x3u) << 16) |
+           ((seq->c_dtype & 0x3u) << 18) |
+           ((seq->bias & 0x1u) << 20) |
+           ((seq->relu & 0x1u) << 21) |
+           ((seq->fscale & 0x1u) << 22);
+    w[2] = seq->a_addr;
+    w[3] = seq->lda;
+    w[4] = seq->b_addr;
+    w[5] = seq->ldb;
+    w[6] = seq->c_addr;
+    w[7] = seq->ldc;
+    w[8] = seq->bias_addr;
+    w[9] = seq->scale;
+    w[10] = (seq->shift & 0x3Fu);
+    w[11] = seq->zero_point;
+    w[12] = (seq->mc & 0xFFFFu) | ((seq->kc & 0xFFFFu) << 16);
+    w[13] = (seq->nbw & 0xFFu);
+    w[14] = seq->vmem_addr;
+    w[15] = seq->acc_addr;
+}
+
+/* Decode the 16 words at `w`; bits outside every field are ignored. */
+static inline tsl_seq_t tsl_seq_decode(const uint32_t *w)
+{
+    tsl_seq_t seq;
+    seq.m = w[0] & 0xFFFFu;
+    seq.n = (w[0] >> 16) & 0xFFFFu;
+    seq.k = w[1] & 0xFFFFu;
+    seq.dtype = (w[1] >> 16) & 0x3u;
+    seq.c_dtype = (w[1] >> 18) & 0x3u;
+    seq.bias = (w[1] >> 20) & 0x1u;
+    seq.relu = (w[1] >> 21) & 0x1u;
+    seq.fscale = (w[1] >> 22) & 0x1u;
+    seq.a_addr = w[2];
+    seq.lda = w[3];
+    seq.b_addr = w[4];
+    seq.ldb = w[5];
+    seq.c_addr = w[6];
+    seq.ldc = w[7];
+    seq.bias_addr = w[8];
+    seq.scale = w[9];
+    seq.shift = w[10] & 0x3Fu;
+    seq.zero_point = w[11];
+    seq.mc = w[12] & 0xFFFFu;
+    seq.kc = (w[12] >> 16) & 0xFFFFu;
+    seq.nbw = w[13] & 0xFFu;
+    seq.vmem_addr = w[14];
+    seq.acc_addr = w[15];
+    return seq;
+}
+
 /* Read or write a field of a word array, e.g. tsl_field_get(insn, TSL_INSN_HDR_UNIT_WORD, ...). */
 static inline uint32_t tsl_field_get(const uint32_t *w, unsigned word, unsigned shift, uint32_t mask)
 {
@@ -1203,11 +1474,11 @@ static inline void tsl_field_set(uint32_t *w, unsigned word, unsigned shift, uin
 #define TSL_CORE_TC 0u
 #define TSL_CORE_LITE 1u
 #define TSL_CORE_COUNT 2u
-#define TSL_OPS_TC 0x000003FD000F0007ull /* implemented by the tc core */
+#define TSL_OPS_TC 0x000007FD000F0007ull /* implemented by the tc core */
 #define TSL_OPS_LITE 0x000003FD000F0007ull /* implemented by the lite core */
 #define TSL_OPS_UNARY 0x000003E000020006ull /* one source operand */
-#define TSL_OPS_INT 0x000003FC000E0000ull /* accept the int dtype class */
-#define TSL_OPS_FLOAT 0x0000037C000E0000ull /* accept the float dtype class */
+#define TSL_OPS_INT 0x000007FC000E0000ull /* accept the int dtype class */
+#define TSL_OPS_FLOAT 0x0000077C000E0000ull /* accept the float dtype class */
 #define TSL_OP_CLASS_INT 1u
 #define TSL_OP_CLASS_FLOAT 2u
 
@@ -1218,8 +1489,8 @@ static inline void tsl_field_set(uint32_t *w, unsigned word, unsigned shift, uin
 #define TSL_MXU_OPS {TSL_MXU_OP_LOADW, TSL_MXU_OP_MATMUL, TSL_MXU_OP_MATMULK}
 #define TSL_MXU_OPS_COUNT 3u
 /* Every VPU op but SYNC, by code: an initialiser, e.g. static const uint32_t ops[] = TSL_VPU_OPS; */
-#define TSL_VPU_OPS {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU, TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX}
-#define TSL_VPU_OPS_COUNT 8u
+#define TSL_VPU_OPS {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU, TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX, TSL_VPU_OP_EPI}
+#define TSL_VPU_OPS_COUNT 9u
 
 /* Bit 16*unit + op of a mask (0 outside the table). */
 static inline int tsl_ops_has(uint64_t mask, uint32_t unit, uint32_t op)
@@ -1240,12 +1511,12 @@ typedef struct {
     const char *name;
     uint32_t arity, classes, cores;
 } tsl_op_info_t;
-#define TSL_OP_COUNT 16u
+#define TSL_OP_COUNT 17u
 
 /* The i-th op (by unit, then code), or NULL when i >= TSL_OP_COUNT. */
 static inline const tsl_op_info_t *tsl_op_at(uint32_t i)
 {
-    static const tsl_op_info_t t[16] = {
+    static const tsl_op_info_t t[17] = {
         {TSL_UNIT_DMA, TSL_DMA_OP_SYNC, "SYNC", 0u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_DMA, TSL_DMA_OP_LOAD, "LOAD", 1u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_DMA, TSL_DMA_OP_STORE, "STORE", 1u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
@@ -1262,8 +1533,9 @@ static inline const tsl_op_info_t *tsl_op_at(uint32_t i)
         {TSL_UNIT_VPU, TSL_VPU_OP_REQUANT, "REQUANT", 1u, TSL_OP_CLASS_INT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_VPU, TSL_VPU_OP_RSUM, "RSUM", 1u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_VPU, TSL_VPU_OP_RMAX, "RMAX", 1u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_EPI, "EPI", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC)},
     };
-    return i < 16u ? &t[i] : (const tsl_op_info_t *)0;
+    return i < 17u ? &t[i] : (const tsl_op_info_t *)0;
 }
 
 /* The entry of (unit, op), or NULL when the unit defines no such op. */
@@ -1285,12 +1557,12 @@ typedef struct {
     const char *name;
     uint32_t offset, access;
 } tsl_reg_info_t;
-#define TSL_TC_REG_COUNT 26u
+#define TSL_TC_REG_COUNT 29u
 
 /* The i-th TC register by offset, or NULL when i >= TSL_TC_REG_COUNT. */
 static inline const tsl_reg_info_t *tsl_tc_reg_at(uint32_t i)
 {
-    static const tsl_reg_info_t t[26] = {
+    static const tsl_reg_info_t t[29] = {
         {"ID", TSL_TC_ID_OFFSET, TSL_ACCESS_RO},
         {"CFG_N", TSL_TC_CFG_N_OFFSET, TSL_ACCESS_RO},
         {"CFG_VMEM_BYTES", TSL_TC_CFG_VMEM_BYTES_OFFSET, TSL_ACCESS_RO},
@@ -1317,8 +1589,11 @@ static inline const tsl_reg_info_t *tsl_tc_reg_at(uint32_t i)
         {"TOKENS_MXU_VPU", TSL_TC_TOKENS_MXU_VPU_OFFSET, TSL_ACCESS_RO},
         {"TOKENS_VPU_DMA", TSL_TC_TOKENS_VPU_DMA_OFFSET, TSL_ACCESS_RO},
         {"TOKENS_VPU_MXU", TSL_TC_TOKENS_VPU_MXU_OFFSET, TSL_ACCESS_RO},
+        {"SEQ_STATUS", TSL_TC_SEQ_STATUS_OFFSET, TSL_ACCESS_RO},
+        {"SEQ0", TSL_TC_SEQ0_OFFSET, TSL_ACCESS_WO},
+        {"SEQ15", TSL_TC_SEQ15_OFFSET, TSL_ACCESS_WO},
     };
-    return i < 26u ? &t[i] : (const tsl_reg_info_t *)0;
+    return i < 29u ? &t[i] : (const tsl_reg_info_t *)0;
 }
 
 /* The TC register at `offset`, or NULL when there is none (the performance counters included). */
@@ -1362,6 +1637,7 @@ typedef struct {
     uint32_t tokens_mxu_vpu;
     uint32_t tokens_vpu_dma;
     uint32_t tokens_vpu_mxu;
+    uint32_t seq_status;
 } tsl_tc_rd_t;
 
 /* What a read of TC `offset` returns: 0 where no readable register is (the performance
@@ -1392,6 +1668,7 @@ static inline uint32_t tsl_tc_rd_mux(const tsl_tc_rd_t *r, uint32_t offset)
     case TSL_TC_TOKENS_MXU_VPU_OFFSET: return r->tokens_mxu_vpu;
     case TSL_TC_TOKENS_VPU_DMA_OFFSET: return r->tokens_vpu_dma;
     case TSL_TC_TOKENS_VPU_MXU_OFFSET: return r->tokens_vpu_mxu;
+    case TSL_TC_SEQ_STATUS_OFFSET: return r->seq_status;
     default: return 0;
     }
 }

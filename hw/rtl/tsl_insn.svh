@@ -132,3 +132,58 @@ typedef struct packed {
   logic [3:0] op;  // [5:2] operation within the unit
   logic [1:0] unit;  // [1:0] UNIT enum: the queue that executes it
 } insn_vpu_vec_t;
+
+// Format VPU_EPI (VPU: EPI): for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row 0 (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name
+typedef struct packed {
+  logic [31:0] zero_point;  // [255:224] INT8 dst: REQUANT zero point; else 0
+  logic [25:0] rsvd_223_198;
+  logic [5:0] shift;  // [197:192] INT8 dst: REQUANT shift 0..62; else 0
+  logic [31:0] scale;  // [191:160] INT8 dst: REQUANT multiplier; FSCALE: FP32 scale; else 0
+  logic [15:0] rsvd_159_144;
+  logic [15:0] rows;  // [143:128] rows, 1..65535
+  logic [31:0] src2_addr;  // [127:96] local address of the bias row (0 without BIAS)
+  logic [31:0] src1_addr;  // [95:64] local address of src1 row 0
+  logic [31:0] dst_addr;  // [63:32] local address of dst row 0
+  logic [8:0] rsvd_31_23;
+  logic fscale;  // [22] float: multiply by SCALE (FP32 bits) first
+  logic relu;  // [21] max(x, 0) after the bias
+  logic bias;  // [20] add row 0 of src2 to every row
+  logic [1:0] src1_dtype;  // [19:18] INT32 or FP32 (the bias has the same type)
+  logic [1:0] dst_dtype;  // [17:16] INT32 or INT8 (SRC1 INT32); FP32 or BF16 (SRC1 FP32)
+  logic [2:0] rsvd_15_13;
+  logic notify;  // [12] after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY
+  logic [2:0] signal;  // [11:9] bit u: give one token to channel this unit->u after finishing
+  logic [2:0] wait_f;  // [8:6] bit u: take one token from channel u->this unit before starting
+  logic [3:0] op;  // [5:2] operation within the unit
+  logic [1:0] unit;  // [1:0] UNIT enum: the queue that executes it
+} insn_vpu_epi_t;
+
+// Tile-sequencer descriptor, TC SEQ0..SEQ15 (docs/isa.md section 8)
+typedef struct packed {
+  logic [31:0] acc_addr;  // [511:480] start of the ACC region (two tiles), a multiple of 4*N
+  logic [31:0] vmem_addr;  // [479:448] start of the VMEM region the layout fills, a multiple of 4*N
+  logic [23:0] rsvd_447_424;
+  logic [7:0] nbw;  // [423:416] column blocks (of N) per B panel and output tile, 1..255
+  logic [15:0] kc;  // [415:400] K columns per chunk: a multiple of N, KC*size(DTYPE) <= 65535, KC/N <= 4095
+  logic [15:0] mc;  // [399:384] rows per output tile, 1..65535
+  logic [31:0] zero_point;  // [383:352] INT8 C: REQUANT zero point; else 0
+  logic [25:0] rsvd_351_326;
+  logic [5:0] shift;  // [325:320] INT8 C: REQUANT shift 0..62; else 0
+  logic [31:0] scale;  // [319:288] INT8 C: REQUANT multiplier; FSCALE: FP32 scale; else 0
+  logic [31:0] bias_addr;  // [287:256] HBM address of the bias row (0 without BIAS)
+  logic [31:0] ldc;  // [255:224] bytes between rows of C
+  logic [31:0] c_addr;  // [223:192] HBM address of C
+  logic [31:0] ldb;  // [191:160] bytes between rows of B
+  logic [31:0] b_addr;  // [159:128] HBM address of B
+  logic [31:0] lda;  // [127:96] bytes between rows of A
+  logic [31:0] a_addr;  // [95:64] HBM address of A
+  logic [8:0] rsvd_63_55;
+  logic fscale;  // [54] float C: multiply by the FP32 SCALE before the bias
+  logic relu;  // [53] ReLU after the bias
+  logic bias;  // [52] add the bias row (N INT32 or FP32 values at BIAS_ADDR)
+  logic [1:0] c_dtype;  // [51:50] C: INT32 or INT8 (INT8 A); FP32 or BF16 (BF16 A)
+  logic [1:0] dtype;  // [49:48] A and B: INT8 or BF16
+  logic [15:0] k;  // [47:32] columns of A, rows of B, 1..65535
+  logic [15:0] n;  // [31:16] columns of B and C, 1..65535
+  logic [15:0] m;  // [15:0] rows of A and C, 1..65535
+} seq_desc_t;

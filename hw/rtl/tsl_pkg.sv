@@ -20,6 +20,7 @@ package tsl_pkg;
   localparam int PARAM_INSN_WORDS = 8;  // 32-bit words in one instruction (256 bits)
   localparam int PARAM_CMD_WORDS = 16;  // 32-bit words in one host command ring entry (64 bytes)
   localparam int PARAM_CPL_WORDS = 4;  // 32-bit words in one completion ring entry (16 bytes)
+  localparam int PARAM_SEQ_WORDS = 16;  // 32-bit words in one tile-sequencer descriptor (TC SEQ0..SEQ15)
 
   // Control-core memory map
   localparam logic [31:0] MMAP_SYS_BASE = 32'h10000000;  // console, simulation exit, machine timer, interrupt status
@@ -77,7 +78,8 @@ package tsl_pkg;
     VPU_OP_MOV = 4'd6,
     VPU_OP_REQUANT = 4'd7,
     VPU_OP_RSUM = 4'd8,
-    VPU_OP_RMAX = 4'd9
+    VPU_OP_RMAX = 4'd9,
+    VPU_OP_EPI = 4'd10
   } vpu_op_e;
 
   // how a VPU instruction reads its second operand
@@ -201,6 +203,8 @@ package tsl_pkg;
   localparam int TC_CFG_FEATURES_INT8_WIDTH = 1;
   localparam int TC_CFG_FEATURES_BF16_LSB = 1;
   localparam int TC_CFG_FEATURES_BF16_WIDTH = 1;
+  localparam int TC_CFG_FEATURES_SEQ_LSB = 2;
+  localparam int TC_CFG_FEATURES_SEQ_WIDTH = 1;
   localparam logic [11:0] TC_CFG_QUEUE_DEPTH_OFFSET = 12'h018;
   localparam logic [11:0] TC_INSN0_OFFSET = 12'h020;
   localparam logic [11:0] TC_INSN7_OFFSET = 12'h03C;
@@ -239,6 +243,11 @@ package tsl_pkg;
   localparam logic [11:0] TC_TOKENS_MXU_VPU_OFFSET = 12'h07C;
   localparam logic [11:0] TC_TOKENS_VPU_DMA_OFFSET = 12'h080;
   localparam logic [11:0] TC_TOKENS_VPU_MXU_OFFSET = 12'h084;
+  localparam logic [11:0] TC_SEQ_STATUS_OFFSET = 12'h088;
+  localparam int TC_SEQ_STATUS_BUSY_LSB = 0;
+  localparam int TC_SEQ_STATUS_BUSY_WIDTH = 1;
+  localparam logic [11:0] TC_SEQ0_OFFSET = 12'h0C0;
+  localparam logic [11:0] TC_SEQ15_OFFSET = 12'h0FC;
 
   // Performance counters: 64-bit, LO at TC_PERF_BASE + 8*index, HI at +4
   localparam logic [11:0] TC_PERF_BASE = 12'h100;
@@ -362,6 +371,32 @@ package tsl_pkg;
   localparam int INSN_VPU_VEC_ZERO_POINT_LSB = 224;
   localparam int INSN_VPU_VEC_ZERO_POINT_WIDTH = 32;
   localparam insn_t INSN_VPU_VEC_USED = 256'hFFFFFFFF0000003FFFFFFFFF0000FFFFFFFFFFFFFFFFFFFFFFFFFFFF00FF1FFF;
+  // Format VPU_EPI: for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row 0 (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name
+  localparam int INSN_VPU_EPI_DST_DTYPE_LSB = 16;
+  localparam int INSN_VPU_EPI_DST_DTYPE_WIDTH = 2;
+  localparam int INSN_VPU_EPI_SRC1_DTYPE_LSB = 18;
+  localparam int INSN_VPU_EPI_SRC1_DTYPE_WIDTH = 2;
+  localparam int INSN_VPU_EPI_BIAS_LSB = 20;
+  localparam int INSN_VPU_EPI_BIAS_WIDTH = 1;
+  localparam int INSN_VPU_EPI_RELU_LSB = 21;
+  localparam int INSN_VPU_EPI_RELU_WIDTH = 1;
+  localparam int INSN_VPU_EPI_FSCALE_LSB = 22;
+  localparam int INSN_VPU_EPI_FSCALE_WIDTH = 1;
+  localparam int INSN_VPU_EPI_DST_ADDR_LSB = 32;
+  localparam int INSN_VPU_EPI_DST_ADDR_WIDTH = 32;
+  localparam int INSN_VPU_EPI_SRC1_ADDR_LSB = 64;
+  localparam int INSN_VPU_EPI_SRC1_ADDR_WIDTH = 32;
+  localparam int INSN_VPU_EPI_SRC2_ADDR_LSB = 96;
+  localparam int INSN_VPU_EPI_SRC2_ADDR_WIDTH = 32;
+  localparam int INSN_VPU_EPI_ROWS_LSB = 128;
+  localparam int INSN_VPU_EPI_ROWS_WIDTH = 16;
+  localparam int INSN_VPU_EPI_SCALE_LSB = 160;
+  localparam int INSN_VPU_EPI_SCALE_WIDTH = 32;
+  localparam int INSN_VPU_EPI_SHIFT_LSB = 192;
+  localparam int INSN_VPU_EPI_SHIFT_WIDTH = 6;
+  localparam int INSN_VPU_EPI_ZERO_POINT_LSB = 224;
+  localparam int INSN_VPU_EPI_ZERO_POINT_WIDTH = 32;
+  localparam insn_t INSN_VPU_EPI_USED = 256'hFFFFFFFF0000003FFFFFFFFF0000FFFFFFFFFFFFFFFFFFFFFFFFFFFF007F1FFF;
 
   // Host command ring entry (16 words) and completion entry (4 words)
   localparam int CMD_OPCODE_LSB = 0;
@@ -415,13 +450,16 @@ package tsl_pkg;
   localparam int CPL_DETAIL_LSB = 96;
   localparam int CPL_DETAIL_WIDTH = 32;
 
+  // Tile-sequencer descriptor (16 words, TC SEQ0..SEQ15); bits outside SEQ_USED are reserved
+  localparam logic [511:0] SEQ_USED = 512'hFFFFFFFFFFFFFFFF000000FFFFFFFFFFFFFFFFFF0000003FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF007FFFFFFFFFFFFF;
+
   // Operations (hw/spec/tessel.toml [[ops]]): bit 16*unit + op of each mask
-  localparam logic [63:0] OPS_TC = 64'h000003FD000F0007;  // implemented by the tc tensor core; others are ERR_BAD_OPCODE there
+  localparam logic [63:0] OPS_TC = 64'h000007FD000F0007;  // implemented by the tc tensor core; others are ERR_BAD_OPCODE there
   localparam logic [63:0] OPS_LITE = 64'h000003FD000F0007;  // implemented by the lite tensor core; others are ERR_BAD_OPCODE there
-  localparam logic [63:0] OPS_ALL = 64'h000003FD000F0007;  // defined by the spec
+  localparam logic [63:0] OPS_ALL = 64'h000007FD000F0007;  // defined by the spec
   localparam logic [63:0] OPS_UNARY = 64'h000003E000020006;  // one source operand
-  localparam logic [63:0] OPS_INT = 64'h000003FC000E0000;  // accept the int dtype class
-  localparam logic [63:0] OPS_FLOAT = 64'h0000037C000E0000;  // accept the float dtype class
+  localparam logic [63:0] OPS_INT = 64'h000007FC000E0000;  // accept the int dtype class
+  localparam logic [63:0] OPS_FLOAT = 64'h0000077C000E0000;  // accept the float dtype class
 
 endpackage
 /* verilator lint_on UNUSEDPARAM */

@@ -7,6 +7,7 @@
 
 // Readable TC registers, one 32-bit word each
 typedef struct packed {
+  logic [31:0] seq_status;  // 0x088 ro: tile sequencer
   logic [31:0] tokens_vpu_mxu;  // 0x084 ro: tokens waiting on channel VPU->MXU
   logic [31:0] tokens_vpu_dma;  // 0x080 ro: tokens waiting on channel VPU->DMA
   logic [31:0] tokens_mxu_vpu;  // 0x07C ro: tokens waiting on channel MXU->VPU
@@ -34,7 +35,7 @@ typedef struct packed {
 
 // The value a read of TC offset `off` returns (0 where no readable register is); r is a tc_rd_t
 // (a plain vector here: Yosys 0.23 does not take a struct-typed function argument)
-function automatic logic [31:0] tc_rd_mux(input logic [735:0] r, input logic [11:0] off);
+function automatic logic [31:0] tc_rd_mux(input logic [767:0] r, input logic [11:0] off);
   case (off)
     12'h000: tc_rd_mux = r[31:0];   // ID
     12'h004: tc_rd_mux = r[63:32];   // CFG_N
@@ -59,6 +60,7 @@ function automatic logic [31:0] tc_rd_mux(input logic [735:0] r, input logic [11
     12'h07C: tc_rd_mux = r[671:640];   // TOKENS_MXU_VPU
     12'h080: tc_rd_mux = r[703:672];   // TOKENS_VPU_DMA
     12'h084: tc_rd_mux = r[735:704];   // TOKENS_VPU_MXU
+    12'h088: tc_rd_mux = r[767:736];   // SEQ_STATUS
     default: tc_rd_mux = 32'd0;
   endcase
 endfunction

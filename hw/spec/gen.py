@@ -54,6 +54,7 @@ def check(spec, params, enums):
     check_ops(spec, enums)
     no_overlap("command", spec["command"]["fields"], params["CMD_WORDS"])
     no_overlap("completion", spec["completion"]["fields"], params["CPL_WORDS"])
+    no_overlap("seq", spec["seq"]["fields"], params["SEQ_WORDS"])
     for b in spec["block"]:
         for r in b["regs"]:
             no_overlap(f"{b['name']}.{r['name']}",
@@ -227,6 +228,9 @@ def gen_c(spec, params, enums):
     d("/* Completion ring entry */")
     fields("TSL_CPL", spec["completion"]["fields"])
     d("")
+    d("/* Tile-sequencer descriptor (TC SEQ0..SEQ15) */")
+    fields("TSL_SEQ", spec["seq"]["fields"])
+    d("")
     c_typed(spec, params, d)
     d("/* Read or write a field of a word array, e.g. tsl_field_get(insn, TSL_INSN_HDR_UNIT_WORD, ...). */")
     d("static inline uint32_t tsl_field_get(const uint32_t *w, unsigned word, unsigned shift, uint32_t mask)")
@@ -384,10 +388,13 @@ def c_typed(spec, params, d):
         d("    return f;")
         d("}")
         d("")
+    titles = {"cmd": "Host command ring entry", "cpl": "Completion ring entry",
+              "seq": "Tile-sequencer descriptor (TC SEQ0..SEQ15)"}
     for kind, words, what in (("cmd", params["CMD_WORDS"], "command"),
-                              ("cpl", params["CPL_WORDS"], "completion")):
+                              ("cpl", params["CPL_WORDS"], "completion"),
+                              ("seq", params["SEQ_WORDS"], "seq")):
         flds = spec[what]["fields"]
-        title = "Host command ring entry" if kind == "cmd" else "Completion ring entry"
+        title = titles[kind]
         c_struct(d, f"tsl_{kind}_t", f"{title} ({words} words), fields as docs/isa.md",
                  [(f["name"].lower(), f["doc"]) for f in flds])
         d("")
@@ -613,6 +620,13 @@ def gen_sv(spec, params, enums):
     fields("CMD", spec["command"]["fields"])
     fields("CPL", spec["completion"]["fields"])
     d("")
+    sbits = params["SEQ_WORDS"] * 32
+    used = 0
+    for f in spec["seq"]["fields"]:
+        used |= ((1 << f["width"]) - 1) << (32 * f["word"] + f["lsb"])
+    d(f"  // Tile-sequencer descriptor ({params['SEQ_WORDS']} words, TC SEQ0..SEQ15); bits outside SEQ_USED are reserved")
+    d(f"  localparam logic [{sbits - 1}:0] SEQ_USED = {sbits}'h{used:0{sbits // 4}X};")
+    d("")
     ops = op_list(spec, enums)
     d("  // Operations (hw/spec/tessel.toml [[ops]]): bit 16*unit + op of each mask")
     for core in CORES:
@@ -678,6 +692,9 @@ def gen_sv_insn(spec, params, enums):
         o += sv_struct(f"insn_{fmt['name'].lower()}_t",
                        f"Format {fmt['name']} ({', '.join(fmt['units'])}: {', '.join(fmt['ops'])}): {fmt['doc']}",
                        fmt["all_fields"], bits)
+    o.append("")
+    o += sv_struct("seq_desc_t", f"Tile-sequencer descriptor, TC SEQ0..SEQ{params['SEQ_WORDS'] - 1} (docs/isa.md section 8)",
+                   spec["seq"]["fields"], params["SEQ_WORDS"] * 32)
     return "\n".join(o) + "\n"
 
 
@@ -764,6 +781,8 @@ def gen_docs(spec, params, enums):
                             [(f"`{f['name']}`", bits(f), f["doc"]) for f in spec["command"]["fields"]])
     s["completion"] = md_table(["field", "bits", "meaning"],
                                [(f"`{f['name']}`", bits(f), f["doc"]) for f in spec["completion"]["fields"]])
+    s["seq"] = md_table(["field", "bits", "meaning"],
+                        [(f"`{f['name']}`", bits(f), f["doc"]) for f in spec["seq"]["fields"]])
     return s
 
 

@@ -1,13 +1,15 @@
 # Tensor core (hw/rtl/tc) and the parts of it that have harnesses of their own.
 #   TSL_RTL_TC_CHECK  the instruction check tsl_tc_check, which the lite tensor core shares
-#   TSL_RTL_TCCTRL    the controller tsl_tc_ctrl: queues, issue, dependency tokens, counters
+#   TSL_RTL_TCCTRL    the controller tsl_tc_ctrl: queues, issue, dependency tokens, counters, the
+#                     tile sequencer tsl_tc_seq
 #   TSL_RTL_DMA       the DMA unit tsl_dma
 #   TSL_RTL_VPU       the vector unit tsl_vpu (its fp32 adder is the MXU's tsl_mxu_fadd)
 #   TSL_RTL_TC        the whole tensor core tsl_tc
 TSL_RTL_TC_CHECK = $(TSL_RTL_PKG) hw/rtl/tc/tsl_tc_check.sv
 TSL_RTL_TCCTRL   = $(call tsl_uniq,$(TSL_RTL_TC_CHECK) $(TSL_RTL_PRIM) \
                    hw/rtl/tc/tsl_tc_ctrl.sv hw/rtl/tc/tsl_tc_issue.sv hw/rtl/tc/tsl_tc_perf.sv \
-                   hw/rtl/tc/tsl_tc_queue.sv hw/rtl/tc/tsl_tc_tokens.sv)
+                   hw/rtl/tc/tsl_tc_queue.sv hw/rtl/tc/tsl_tc_seq.sv hw/rtl/tc/tsl_tc_seq_chk.sv \
+                   hw/rtl/tc/tsl_tc_tokens.sv)
 TSL_RTL_DMA      = $(call tsl_uniq,$(TSL_RTL_PKG) $(TSL_RTL_PRIM) \
                    hw/rtl/tc/tsl_dma.sv hw/rtl/tc/tsl_dma_align.sv hw/rtl/tc/tsl_dma_burst.sv \
                    hw/rtl/tc/tsl_dma_rows.sv)

@@ -1,11 +1,13 @@
 // Tensor-core controller: the TC register block (docs/isa.md section 6), the dispatcher (every
 // check of section 5 through tsl_tc_check, the per-channel credits and the per-buffer dtype of the
 // last LOADW pushed), one queue and issue stage per unit (tsl_tc_issue), the dependency tokens
-// (tsl_tc_tokens), the error, the interrupt and the performance counters (tsl_tc_perf).
+// (tsl_tc_tokens), the error, the interrupt, the performance counters (tsl_tc_perf) and the tile
+// sequencer (tsl_tc_seq, docs/isa.md section 8), whose instructions take the dispatcher's path as
+// INSN7 pushes do; the bus goes first in StIdle, INSN7 and SEQ writes wait while it is busy.
 // Register bus: the request is held until reg_ready_o, a one-cycle pulse with reg_rdata_o; a
 // write has reg_wstrb_i != 0. Reads and plain writes answer in the next cycle; an INSN7 write in
 // 3-8 cycles (the checks), longer while its queue is full; a CTRL.RESET write once every started
-// instruction has finished. hw/model/tslm.c defines every register value, docs/hardware.md the
+// instruction has finished; an INSN7 or SEQ0..SEQ15 write once the sequencer is idle. hw/model/tslm.c defines every register value, docs/hardware.md the
 // unit interface (ex_valid_o is withdrawn without a handshake only on an AXI error or CTRL.RESET).
 module tsl_tc_ctrl #(
   parameter int N            = tsl_pkg::PARAM_N,
@@ -67,6 +69,7 @@ module tsl_tc_ctrl #(
   logic [31:0]   err_seq_q, err_seq_d, err_addr_q, err_addr_d;
   logic [1:0]    irq_en_q, irq_en_d, irq_st_q, irq_st_d;
   logic          halt_q, halt_d, dma_fail_q, dma_fail_d;
+  logic          from_seq_q, from_seq_d;   // the instruction in StCheck/StPush is the sequencer's
 
   // --------------------------------------------------------------------------------- wiring
   logic          acc, we, is_insn, push_acc, reset_done, rec_disp, clr_q_all, perf_clr, all_idle;
@@ -89,6 +92,14 @@ module tsl_tc_ctrl #(
   logic [7:0]    level [3];
   logic [32*tsl_pkg::PERF_COUNT-1:0] perf_inc;
   logic          unused_seq;
+  // tile sequencer
+  logic          is_seq, seq_launch, seq_busy, seq_chk_done, seq_valid, seq_ready, seq_take;
+  logic [3:0]    seq_chk_err;
+  logic [31:0]   seq_chk_addr;
+  logic [255:0]  seq_insn;
+  // The instruction being dispatched, and the dispatcher's accepted pushes (a test tap).
+  logic [255:0]  disp_insn /* verilator public_flat_rd */;
+  logic          disp_push /* verilator public_flat_rd */;
 
   assign unused_seq = ^{if_seq[tsl_pkg::UNIT_MXU], if_seq[tsl_pkg::UNIT_VPU], tok_count[0 +: TokW],
                         tok_count[4 * TokW +: TokW], tok_count[8 * TokW +: TokW]};  // + diagonal
@@ -98,7 +109,9 @@ module tsl_tc_ctrl #(
   /* verilator lint_off UNUSEDSIGNAL */
   insn_mxu_matmulk_t staged, mxu_ex;
   /* verilator lint_on UNUSEDSIGNAL */
-  assign staged   = stage_q;
+  assign disp_insn = from_seq_q ? seq_insn : stage_q;
+  assign disp_push = push_acc;
+  assign staged   = disp_insn;
   assign mxu_ex   = ex_insn[tsl_pkg::UNIT_MXU];
   assign p_unit   = staged.unit;
   assign p_wait   = staged.wait_f;
@@ -117,7 +130,7 @@ module tsl_tc_ctrl #(
     .clk_i,
     .rst_ni,
     .active_i    (state_q == StCheck),
-    .insn_i      (stage_q),
+    .insn_i      (disp_insn),
     .credit_i    (credit_q),
     .wbuf_dtype_i(wbuf_push_q),
     .done_o      (chk_done),
@@ -151,7 +164,7 @@ module tsl_tc_ctrl #(
       .halt_i         (halt_q),
       .push_valid_i   (push_valid[u]),
       .push_ready_o   (push_ready[u]),
-      .push_insn_i    (stage_q),
+      .push_insn_i    (disp_insn),
       .push_seq_i     (push_count_q),
       .level_o        (level[u]),
       .tok_avail_i    ({tok_avail[6 + u], tok_avail[3 + u], tok_avail[u]}),
@@ -237,9 +250,9 @@ module tsl_tc_ctrl #(
     rd.cfg_vmem_bytes  = 32'(VmemBytes);
     rd.cfg_acc_bytes   = 32'(AccBytes);
     rd.cfg_hbm_bytes   = 32'(HbmBytes);
-    rd.cfg_features    = {30'd0, EnableBf16, 1'b1};
+    rd.cfg_features    = {29'd0, 1'b1, EnableBf16, 1'b1};   // SEQ, BF16, INT8
     rd.cfg_queue_depth = 32'(QueueDepth);
-    rd.status          = {30'd0, err_code_q != tsl_pkg::ERR_NONE, all_idle};
+    rd.status          = {30'd0, err_code_q != tsl_pkg::ERR_NONE, all_idle && !seq_busy};
     rd.err_code        = 32'(err_code_q);
     rd.err_unit        = 32'(err_unit_q);
     rd.err_seq         = err_seq_q;
@@ -255,6 +268,7 @@ module tsl_tc_ctrl #(
     rd.tokens_mxu_vpu  = 32'(tok_count[5 * TokW +: TokW]);
     rd.tokens_vpu_dma  = 32'(tok_count[6 * TokW +: TokW]);
     rd.tokens_vpu_mxu  = 32'(tok_count[7 * TokW +: TokW]);
+    rd.seq_status      = 32'(seq_busy);
     rd_val = tc_rd_mux(rd, reg_addr_i);
     if (reg_addr_i >= tsl_pkg::TC_PERF_BASE &&
         reg_addr_i < tsl_pkg::TC_PERF_BASE + 12'(8 * tsl_pkg::PERF_COUNT) && reg_addr_i[1:0] == 2'b00)
@@ -262,11 +276,45 @@ module tsl_tc_ctrl #(
   end
 
   // ------------------------------------------------------------------- bus and dispatch FSM
-  assign acc     = reg_valid_i && !ready_q && state_q == StIdle;
+  assign acc     = reg_valid_i && !ready_q && state_q == StIdle &&
+                   !(seq_busy && we && (is_seq || reg_addr_i == tsl_pkg::TC_INSN7_OFFSET));
   assign we      = reg_wstrb_i != 4'd0;
   assign wmask   = {{8{reg_wstrb_i[3]}}, {8{reg_wstrb_i[2]}}, {8{reg_wstrb_i[1]}}, {8{reg_wstrb_i[0]}}};
   assign is_insn = reg_addr_i >= tsl_pkg::TC_INSN0_OFFSET && reg_addr_i <= tsl_pkg::TC_INSN7_OFFSET &&
                    reg_addr_i[1:0] == 2'b00;
+  assign is_seq  = reg_addr_i >= tsl_pkg::TC_SEQ0_OFFSET && reg_addr_i <= tsl_pkg::TC_SEQ15_OFFSET &&
+                   reg_addr_i[1:0] == 2'b00;
+  assign seq_launch = acc && we && reg_addr_i == tsl_pkg::TC_SEQ15_OFFSET && err_code_q == tsl_pkg::ERR_NONE;
+  // The sequencer's next instruction enters the check when the bus does not use this cycle.
+  assign seq_take   = state_q == StIdle && !acc && seq_valid && err_code_q == tsl_pkg::ERR_NONE;
+
+  // ------------------------------------------------------------------------- tile sequencer
+  tsl_tc_seq #(
+    .N         (N),
+    .VmemBytes (VmemBytes),
+    .AccBytes  (AccBytes),
+    .HbmBytes  (HbmBytes),
+    .EnableBf16(EnableBf16),
+    .CreditW   (CreditW)
+  ) u_seq (
+    .clk_i,
+    .rst_ni,
+    .wr_i      (acc && we && is_seq),
+    .wr_word_i (reg_addr_i[5:2]),
+    .wr_data_i (reg_wdata_i),
+    .wr_mask_i (wmask),
+    .launch_i  (seq_launch),
+    .abort_i   (state_q == StReset),
+    .halt_i    (err_code_q != tsl_pkg::ERR_NONE && !from_seq_q),
+    .credit_i  (credit_q),
+    .busy_o    (seq_busy),
+    .chk_done_o(seq_chk_done),
+    .chk_err_o (seq_chk_err),
+    .chk_addr_o(seq_chk_addr),
+    .valid_o   (seq_valid),
+    .ready_i   (seq_ready),
+    .insn_o    (seq_insn)
+  );
 
   always_comb begin
     state_d    = state_q;
@@ -278,9 +326,14 @@ module tsl_tc_ctrl #(
     reset_done = 1'b0;
     rec_disp   = 1'b0;
     perf_clr   = 1'b0;
+    from_seq_d = from_seq_q;
+    seq_ready  = 1'b0;
     unique case (state_q)
       StIdle: begin
-        if (acc && !we) begin
+        if (seq_take) begin
+          from_seq_d = 1'b1;
+          state_d    = StCheck;
+        end else if (acc && !we) begin
           rdata_d = rd_val;
           ready_d = 1'b1;
         end else if (acc) begin
@@ -308,9 +361,11 @@ module tsl_tc_ctrl #(
       StCheck: begin
         if (chk_done) begin
           if (chk_err != tsl_pkg::ERR_NONE || err_code_q != tsl_pkg::ERR_NONE) begin
-            rec_disp = chk_err != tsl_pkg::ERR_NONE;
-            ready_d  = 1'b1;
-            state_d  = StIdle;
+            rec_disp   = chk_err != tsl_pkg::ERR_NONE;
+            ready_d    = !from_seq_q;
+            seq_ready  = from_seq_q;
+            from_seq_d = 1'b0;
+            state_d    = StIdle;
           end else begin
             state_d = StPush;
           end
@@ -319,9 +374,11 @@ module tsl_tc_ctrl #(
       StPush: begin
         // An AXI error while waiting for room drops the push like any push after an error.
         if (err_code_q != tsl_pkg::ERR_NONE || push_ready[p_unit]) begin
-          push_acc = err_code_q == tsl_pkg::ERR_NONE;
-          ready_d  = 1'b1;
-          state_d  = StIdle;
+          push_acc   = err_code_q == tsl_pkg::ERR_NONE;
+          ready_d    = !from_seq_q;
+          seq_ready  = from_seq_q;
+          from_seq_d = 1'b0;
+          state_d    = StIdle;
         end
       end
       default: begin   // StReset: the queues are being cleared; wait for in-flight work
@@ -377,6 +434,12 @@ module tsl_tc_ctrl #(
       err_seq_d  = push_count_q;
       err_addr_d = chk_addr;
       irq_st_d[tsl_pkg::TC_IRQ_STATUS_ERROR_LSB] = 1'b1;
+    end else if (err_code_q == tsl_pkg::ERR_NONE && seq_chk_done && seq_chk_err != tsl_pkg::ERR_NONE) begin
+      err_code_d = seq_chk_err;   // a launch check: no unit, the next sequence number
+      err_unit_d = 2'd3;
+      err_seq_d  = push_count_q;
+      err_addr_d = seq_chk_addr;
+      irq_st_d[tsl_pkg::TC_IRQ_STATUS_ERROR_LSB] = 1'b1;
     end else if (err_code_q == tsl_pkg::ERR_NONE && dma_err_i && dma_err_code_i != tsl_pkg::ERR_NONE) begin
       err_code_d = dma_err_code_i;
       err_unit_d = tsl_pkg::UNIT_DMA;
@@ -424,6 +487,7 @@ module tsl_tc_ctrl #(
       irq_st_q       <= 2'd0;
       halt_q         <= 1'b0;
       dma_fail_q     <= 1'b0;
+      from_seq_q     <= 1'b0;
     end else begin
       state_q        <= state_d;
       ready_q        <= ready_d;
@@ -442,6 +506,7 @@ module tsl_tc_ctrl #(
       irq_st_q       <= irq_st_d;
       halt_q         <= halt_d;
       dma_fail_q     <= dma_fail_d;
+      from_seq_q     <= from_seq_d;
     end
   end
 

@@ -1,0 +1,465 @@
+// Tile sequencer of the tensor core (docs/isa.md section 8): holds the descriptor (TC SEQ0..SEQ15),
+// runs the launch checks (tsl_tc_seq_chk) on launch_i, then expands the GEMM into instructions in
+// push order, one at a time on a valid/ready stream to the dispatcher. A step walks nested
+// counters (i, p, c) without division; the loads of step s + 1 are walked by a load cursor one
+// step ahead of the step being computed. Latency: chk_done_o 11 cycles after launch_i; after each
+// handshake the next instruction is valid in the next cycle (one more at a step boundary).
+// abort_i (CTRL.RESET) and halt_i (an error, sampled between handshakes) stop it at once.
+module tsl_tc_seq #(
+  parameter int N          = tsl_pkg::PARAM_N,           // array size (power of two, 4..128)
+  parameter int VmemBytes  = tsl_pkg::PARAM_VMEM_BYTES,  // VMEM size (power of two, <= 16 MiB)
+  parameter int AccBytes   = tsl_pkg::PARAM_ACC_BYTES,   // ACC size (power of two, <= 16 MiB)
+  parameter int HbmBytes   = tsl_pkg::PARAM_HBM_BYTES,   // HBM size (power of two, <= 1 GiB)
+  parameter bit EnableBf16 = 1'b1,                       // 0: a BF16 descriptor is ERR_BAD_FIELD
+  parameter int CreditW    = 16                          // bits of a credit count
+) (
+  input  logic                 clk_i,
+  input  logic                 rst_ni,
+  input  logic                 wr_i,          // descriptor word write (SEQ0..SEQ15)
+  input  logic [3:0]           wr_word_i,
+  input  logic [31:0]          wr_data_i,
+  input  logic [31:0]          wr_mask_i,     // bit mask of the write strobes
+  input  logic                 launch_i,      // SEQ15 written (with wr_i); only while !busy_o
+  input  logic                 abort_i,
+  input  logic                 halt_i,
+  input  logic [9*CreditW-1:0] credit_i,      // the dispatcher's credits, for the launch check
+  output logic                 busy_o,
+  output logic                 chk_done_o,    // one-cycle pulse: the launch check ended
+  output logic [3:0]           chk_err_o,     // with chk_done_o: ERR enum
+  output logic [31:0]          chk_addr_o,    // with chk_done_o: ERR_ADDR
+  output logic                 valid_o,
+  input  logic                 ready_i,
+  output logic [255:0]         insn_o
+);
+  localparam int NSh = $clog2(N);
+  localparam logic [3:0] StIdle = 4'd0, StChk = 4'd1, StPad = 4'd2, StBias = 4'd3, StLoadA = 4'd4,
+                         StLoadB = 4'd5, StStep = 4'd6, StMatk = 4'd7, StEpi = 4'd8,
+                         StStore = 4'd9, StSync = 4'd10;
+  localparam logic [2:0] W_DMA = 3'b001, W_MXU = 3'b010, W_VPU = 3'b100;
+
+`include "hw/rtl/tsl_insn.svh"
+`include "hw/rtl/tsl_assert.svh"
+
+  logic [511:0] desc_q, desc_d;
+  /* verilator lint_off UNUSEDSIGNAL */
+  seq_desc_t    d;   // reserved bits and VMEM_ADDR are the launch check's
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign d = desc_q;
+
+  // ------------------------------------------------------------------------ launch checks
+  logic        chk_done;
+  logic [3:0]  chk_err;
+  logic [31:0] chk_addr, a0, a1, b0, b1, o0, o1, vbias, acc1, pad_vecs, mc_lda, mc_ldc, kc_ldb;
+  tsl_tc_seq_chk #(
+    .N(N), .VmemBytes(VmemBytes), .AccBytes(AccBytes), .HbmBytes(HbmBytes),
+    .EnableBf16(EnableBf16), .CreditW(CreditW)
+  ) u_chk (
+    .clk_i, .rst_ni,
+    .start_i   (launch_i),
+    .desc_i    (desc_d),
+    .credit_i,
+    .done_o    (chk_done),
+    .err_o     (chk_err),
+    .err_addr_o(chk_addr),
+    .a0_o(a0), .a1_o(a1), .b0_o(b0), .b1_o(b1), .o0_o(o0), .o1_o(o1), .bias_o(vbias),
+    .acc1_o(acc1), .pad_vecs_o(pad_vecs), .mc_lda_o(mc_lda), .mc_ldc_o(mc_ldc), .kc_ldb_o(kc_ldb)
+  );
+  assign chk_done_o = chk_done && st_q == StChk && !abort_i;
+  assign chk_err_o  = chk_err;
+  assign chk_addr_o = chk_addr;
+
+  // ------------------------------------------------------------------- descriptor constants
+  logic        es_sh;
+  logic [1:0]  ces_sh;
+  logic [16:0] kp;        // K rounded up to N
+  logic [15:0] ncb;       // column blocks of C
+  logic [16:0] nbw_n;     // NBW*N: columns of a panel
+  logic        nch_gt1, npan_gt1, pad;
+  assign es_sh    = d.dtype == tsl_pkg::DTYPE_BF16;
+  assign ces_sh   = d.c_dtype == tsl_pkg::DTYPE_INT8 ? 2'd0 : d.c_dtype == tsl_pkg::DTYPE_BF16 ? 2'd1 : 2'd2;
+  assign kp       = (17'(d.k) + 17'(N - 1)) & ~17'(N - 1);
+  assign ncb      = 16'((17'(d.n) + 17'(N - 1)) >> NSh);
+  assign nbw_n    = 17'(d.nbw) << NSh;
+  assign nch_gt1  = kp > 17'(d.kc);
+  assign npan_gt1 = ncb > 16'(d.nbw);
+  assign pad      = d.k[NSh-1:0] != '0;
+
+  // ------------------------------------------------------------------------------- state
+  logic [3:0]  st_q, st_d;
+  // load cursor: the step whose loads are emitted next (l_*), p/c remainders and offsets
+  logic [15:0] l_rem_m_q, l_rem_m_d, l_rem_ncb_q, l_rem_ncb_d;
+  logic [16:0] l_rem_nc_q, l_rem_nc_d, l_rem_kp_q, l_rem_kp_d, l_rem_k_q, l_rem_k_d;
+  logic [31:0] l_a_row_q, l_a_row_d, l_c_row_q, l_c_row_d, l_a_koff_q, l_a_koff_d;
+  logic [31:0] l_b_krow_q, l_b_krow_d, l_poff_q, l_poff_d;   // l_poff: p*NBW*N (columns)
+  logic        need_a_q, need_a_d, need_b_q, need_b_d, a_next_q, a_next_d, b_next_q, b_next_d;
+  logic        a_cur_q, a_cur_d, b_cur_q, b_cur_d;   // slots of the load cursor's step
+  logic [1:0]  l_s_q, l_s_d;                         // load cursor's step index, saturating at 2
+  // compute step (a snapshot of the load cursor)
+  logic [15:0] c_mr_q, c_mr_d, c_kw_q, c_kw_d;
+  logic [7:0]  c_nb_q, c_nb_d;
+  logic [16:0] c_rem_nc_q, c_rem_nc_d;
+  logic [31:0] c_c_row_q, c_c_row_d, c_poff_q, c_poff_d;
+  logic        c_first_q, c_first_d, c_last_q, c_last_d, c_final_q, c_final_d;
+  logic        c_aslot_q, c_aslot_d, c_bslot_q, c_bslot_d, started_q, started_d;
+  // column-block loop and tile/step counts
+  logic [7:0]  j_q, j_d;
+  logic [31:0] off_acc_q, off_acc_d, off_out_q, off_out_d, off_col_q, off_col_d;
+  logic        tpar_q, tpar_d, wbuf_q, wbuf_d, dma_first_q, dma_first_d;
+  logic [1:0]  t_q, t_d, s_q, s_d;                   // tiles / steps done, saturating at 2
+  logic [1:0]  sync_u_q, sync_u_d, sync_k_q, sync_k_d;
+  logic [31:0] pad_addr_q, pad_addr_d, pad_rem_q, pad_rem_d;
+
+  // --------------------------------------------------------------------- load cursor values
+  logic [15:0] l_mr, l_kw, l_kv;
+  logic [16:0] l_cols;
+  logic [7:0]  l_nb;
+  logic        l_clast, l_plast, l_ilast;
+  assign l_mr    = l_rem_m_q < d.mc ? l_rem_m_q : d.mc;
+  assign l_kw    = l_rem_kp_q < 17'(d.kc) ? 16'(l_rem_kp_q) : d.kc;
+  assign l_kv    = l_rem_k_q < 17'(l_kw) ? 16'(l_rem_k_q) : l_kw;
+  assign l_cols  = l_rem_nc_q < nbw_n ? l_rem_nc_q : nbw_n;
+  assign l_nb    = l_rem_ncb_q < 16'(d.nbw) ? 8'(l_rem_ncb_q) : d.nbw;
+  assign l_clast = l_rem_kp_q <= 17'(d.kc);
+  assign l_plast = l_rem_ncb_q <= 16'(d.nbw);
+  assign l_ilast = l_rem_m_q <= d.mc;
+
+  // ------------------------------------------------------------------- the instruction out
+  insn_dma_xfer_t    o_dma;
+  insn_mxu_matmulk_t o_mk;
+  insn_vpu_vec_t     o_vec;
+  insn_vpu_epi_t     o_epi;
+  insn_sync_t        o_sync;
+  logic [2:0]        o_wait, o_signal;
+  logic              j_last;
+  logic [31:0]       acc_tile, out_tile, store_cols;
+  assign j_last     = j_q == c_nb_q - 8'd1;
+  assign acc_tile   = tpar_q ? acc1 : d.acc_addr;
+  assign out_tile   = tpar_q ? o1 : o0;
+  logic [16:0] rem_cols;   // columns of C from block j of the tile on
+  assign rem_cols   = c_rem_nc_q - 17'(off_col_q);
+  assign store_cols = rem_cols < 17'(N) ? 32'(rem_cols) : 32'(N);
+
+  always_comb begin
+    o_wait   = 3'b000;
+    o_signal = 3'b000;
+    unique case (st_q)
+      StPad: o_signal = pad_rem_q <= 32'd65535 ? W_DMA : 3'b000;
+      StBias: o_wait = dma_first_q ? W_VPU : 3'b000;
+      StLoadA, StLoadB: begin
+        if (st_q == StLoadA || !need_a_q)
+          o_wait = (dma_first_q ? W_VPU : 3'b000) | (l_s_q == 2'd2 ? W_MXU : 3'b000);
+        if (st_q == StLoadB || !need_b_q) o_signal = W_MXU;
+      end
+      StMatk: begin
+        if (j_q == 8'd0) o_wait = W_DMA | (c_first_q && t_q == 2'd2 ? W_VPU : 3'b000);
+        if (j_last) o_signal = W_DMA | (c_last_q ? W_VPU : 3'b000);
+      end
+      StEpi: begin
+        if (j_q == 8'd0) o_wait = W_MXU | (t_q == 2'd2 ? W_DMA : 3'b000);
+        if (j_last) o_signal = W_DMA | W_MXU;
+      end
+      StStore: begin
+        if (j_q == 8'd0) o_wait = W_VPU;
+        if (j_last) o_signal = W_VPU;
+      end
+      StSync: o_wait = sync_u_q == 2'd0 ? W_MXU : sync_u_q == 2'd1 ? W_VPU : W_DMA;
+      default: ;
+    endcase
+  end
+
+  always_comb begin
+    o_dma            = '0;
+    o_dma.unit       = tsl_pkg::UNIT_DMA;
+    o_dma.op         = 4'(tsl_pkg::DMA_OP_LOAD);
+    o_dma.wait_f     = o_wait;
+    o_dma.signal     = o_signal;
+    unique case (st_q)
+      StBias: begin
+        o_dma.hbm_addr   = d.bias_addr;
+        o_dma.local_addr = vbias;
+        o_dma.rows       = 16'd1;
+        o_dma.row_bytes  = 16'(32'(d.n) << 2);
+      end
+      StLoadA: begin
+        o_dma.hbm_addr     = l_a_row_q + l_a_koff_q;
+        o_dma.local_addr   = a_next_q ? a1 : a0;
+        o_dma.rows         = l_mr;
+        o_dma.row_bytes    = l_kv << es_sh;
+        o_dma.hbm_stride   = d.lda;
+        o_dma.local_stride = 32'(l_kw) << es_sh;
+      end
+      StLoadB: begin
+        o_dma.hbm_addr     = l_b_krow_q + (l_poff_q << es_sh);
+        o_dma.local_addr   = b_next_q ? b1 : b0;
+        o_dma.rows         = l_kv;
+        o_dma.row_bytes    = 16'(l_cols << es_sh);
+        o_dma.hbm_stride   = d.ldb;
+        o_dma.local_stride = 32'(nbw_n) << es_sh;
+      end
+      default: begin   // StStore
+        o_dma.op           = 4'(tsl_pkg::DMA_OP_STORE);
+        o_dma.hbm_addr     = c_c_row_q + ((c_poff_q + off_col_q) << ces_sh);
+        o_dma.local_addr   = out_tile + off_out_q;
+        o_dma.rows         = c_mr_q;
+        o_dma.row_bytes    = 16'(store_cols << ces_sh);
+        o_dma.hbm_stride   = d.ldc;
+        o_dma.local_stride = 32'(N) << ces_sh;
+      end
+    endcase
+
+    o_mk            = '0;
+    o_mk.unit       = tsl_pkg::UNIT_MXU;
+    o_mk.op         = 4'(tsl_pkg::MXU_OP_MATMULK);
+    o_mk.wait_f     = o_wait;
+    o_mk.signal     = o_signal;
+    o_mk.dtype      = d.dtype;
+    o_mk.wbuf       = wbuf_q;
+    o_mk.accumulate = !c_first_q;
+    o_mk.act_addr   = c_aslot_q ? a1 : a0;
+    o_mk.act_stride = 32'(c_kw_q) << es_sh;
+    o_mk.acc_addr   = acc_tile + off_acc_q;
+    o_mk.acc_stride = 32'(4 * N);
+    o_mk.rows       = c_mr_q;
+    o_mk.kblocks    = 12'(c_kw_q >> NSh);
+    o_mk.w_addr     = (c_bslot_q ? b1 : b0) + (off_col_q << es_sh);
+    o_mk.w_stride   = 32'(nbw_n) << es_sh;
+
+    o_epi            = '0;
+    o_epi.unit       = tsl_pkg::UNIT_VPU;
+    o_epi.op         = 4'(tsl_pkg::VPU_OP_EPI);
+    o_epi.wait_f     = o_wait;
+    o_epi.signal     = o_signal;
+    o_epi.dst_dtype  = d.c_dtype;
+    o_epi.src1_dtype = es_sh ? tsl_pkg::DTYPE_FP32 : tsl_pkg::DTYPE_INT32;
+    o_epi.bias       = d.bias;
+    o_epi.relu       = d.relu;
+    o_epi.fscale     = d.fscale;
+    o_epi.dst_addr   = out_tile + off_out_q;
+    o_epi.src1_addr  = acc_tile + off_acc_q;
+    o_epi.src2_addr  = d.bias ? vbias + ((c_poff_q + off_col_q) << 2) : 32'd0;
+    o_epi.rows       = c_mr_q;
+    o_epi.scale      = d.scale;
+    o_epi.shift      = d.shift;
+    o_epi.zero_point = d.zero_point;
+
+    o_vec            = '0;   // the K padding: INT8 MUL by the immediate 0
+    o_vec.unit       = tsl_pkg::UNIT_VPU;
+    o_vec.op         = 4'(tsl_pkg::VPU_OP_MUL);
+    o_vec.signal     = o_signal;
+    o_vec.dst_dtype  = tsl_pkg::DTYPE_INT8;
+    o_vec.src1_dtype = tsl_pkg::DTYPE_INT8;
+    o_vec.src2_dtype = tsl_pkg::DTYPE_INT32;
+    o_vec.src2_mode  = tsl_pkg::SRC2_IMM;
+    o_vec.dst_addr   = pad_addr_q;
+    o_vec.src1_addr  = pad_addr_q;
+    o_vec.rows       = pad_rem_q > 32'd65535 ? 16'd65535 : 16'(pad_rem_q);
+
+    o_sync        = '0;
+    o_sync.unit   = sync_u_q;
+    o_sync.wait_f = o_wait;
+
+    unique case (st_q)
+      StPad:                            insn_o = o_vec;
+      StBias, StLoadA, StLoadB, StStore: insn_o = o_dma;
+      StMatk:                           insn_o = o_mk;
+      StEpi:                            insn_o = o_epi;
+      default:                          insn_o = o_sync;
+    endcase
+  end
+
+  assign valid_o = st_q == StPad || st_q == StBias || st_q == StLoadA || st_q == StLoadB ||
+                   st_q == StMatk || st_q == StEpi || st_q == StStore || st_q == StSync;
+  assign busy_o  = st_q != StIdle;
+
+  // ------------------------------------------------------------------------------ the walk
+  logic hs;
+  assign hs = valid_o && ready_i;
+
+  always_comb begin
+    desc_d = desc_q;
+    if (wr_i) desc_d[32 * wr_word_i +: 32] = (desc_q[32 * wr_word_i +: 32] & ~wr_mask_i) |
+                                             (wr_data_i & wr_mask_i);
+    st_d = st_q;
+    {l_rem_m_d, l_rem_ncb_d, l_rem_nc_d, l_rem_kp_d, l_rem_k_d} =
+        {l_rem_m_q, l_rem_ncb_q, l_rem_nc_q, l_rem_kp_q, l_rem_k_q};
+    {l_a_row_d, l_c_row_d, l_a_koff_d, l_b_krow_d, l_poff_d} =
+        {l_a_row_q, l_c_row_q, l_a_koff_q, l_b_krow_q, l_poff_q};
+    {need_a_d, need_b_d, a_next_d, b_next_d, a_cur_d, b_cur_d, l_s_d} =
+        {need_a_q, need_b_q, a_next_q, b_next_q, a_cur_q, b_cur_q, l_s_q};
+    {c_mr_d, c_kw_d, c_nb_d, c_rem_nc_d, c_c_row_d, c_poff_d} =
+        {c_mr_q, c_kw_q, c_nb_q, c_rem_nc_q, c_c_row_q, c_poff_q};
+    {c_first_d, c_last_d, c_final_d, c_aslot_d, c_bslot_d, started_d} =
+        {c_first_q, c_last_q, c_final_q, c_aslot_q, c_bslot_q, started_q};
+    {j_d, off_acc_d, off_out_d, off_col_d} = {j_q, off_acc_q, off_out_q, off_col_q};
+    {tpar_d, wbuf_d, dma_first_d, t_d, s_d, sync_u_d, sync_k_d, pad_addr_d, pad_rem_d} =
+        {tpar_q, wbuf_q, dma_first_q, t_q, s_q, sync_u_q, sync_k_q, pad_addr_q, pad_rem_q};
+
+    unique case (st_q)
+      StIdle: if (launch_i) st_d = StChk;
+      StChk: begin
+        if (chk_done) begin
+          st_d = chk_err != tsl_pkg::ERR_NONE ? StIdle : pad ? StPad : d.bias ? StBias : StLoadA;
+          l_rem_m_d   = d.m;
+          l_rem_ncb_d = ncb;
+          l_rem_nc_d  = 17'(d.n);
+          l_rem_kp_d  = kp;
+          l_rem_k_d   = 17'(d.k);
+          l_a_row_d   = d.a_addr;
+          l_c_row_d   = d.c_addr;
+          l_a_koff_d  = 32'd0;
+          l_b_krow_d  = d.b_addr;
+          l_poff_d    = 32'd0;
+          {need_a_d, need_b_d, a_next_d, b_next_d, l_s_d} = {1'b1, 1'b1, 1'b0, 1'b0, 2'd0};
+          {started_d, tpar_d, wbuf_d, t_d, s_d} = {1'b0, 1'b0, 1'b0, 2'd0, 2'd0};
+          dma_first_d = pad;
+          pad_addr_d  = a0;
+          pad_rem_d   = pad_vecs;
+        end
+      end
+      StPad: if (hs) begin
+        pad_addr_d = pad_addr_q + (32'(o_vec.rows) << NSh);
+        pad_rem_d  = pad_rem_q - 32'(o_vec.rows);
+        if (pad_rem_q <= 32'd65535) st_d = d.bias ? StBias : StLoadA;
+      end
+      StBias: if (hs) begin
+        dma_first_d = 1'b0;
+        st_d = StLoadA;
+      end
+      StLoadA, StLoadB: begin
+        if (hs) begin
+          dma_first_d = 1'b0;
+          if (st_q == StLoadA) begin
+            a_cur_d  = a_next_q;
+            a_next_d = !a_next_q;
+          end else begin
+            b_cur_d  = b_next_q;
+            b_next_d = !b_next_q;
+          end
+          if (st_q == StLoadA && need_b_q) st_d = StLoadB;
+          else st_d = started_q ? StMatk : StStep;
+        end
+      end
+      StStep: begin
+        // The compute step takes the load cursor's step; the cursor moves on to the next step.
+        started_d  = 1'b1;
+        s_d        = s_q == 2'd2 ? 2'd2 : s_q + 2'd1;
+        c_mr_d     = l_mr;
+        c_kw_d     = l_kw;
+        c_nb_d     = l_nb;
+        c_rem_nc_d = l_rem_nc_q;
+        c_c_row_d  = l_c_row_q;
+        c_poff_d   = l_poff_q;
+        c_first_d  = l_rem_kp_q == kp;
+        c_last_d   = l_clast;
+        c_final_d  = l_clast && l_plast && l_ilast;
+        c_aslot_d  = a_cur_q;
+        c_bslot_d  = b_cur_q;
+        j_d        = 8'd0;
+        {off_acc_d, off_out_d, off_col_d} = '0;
+        if (l_clast && l_plast && l_ilast) begin
+          st_d = StMatk;
+        end else begin
+          l_s_d  = l_s_q == 2'd2 ? 2'd2 : l_s_q + 2'd1;
+          need_a_d = 1'b1;
+          need_b_d = 1'b1;
+          if (!l_clast) begin
+            l_rem_kp_d = l_rem_kp_q - 17'(d.kc);
+            l_rem_k_d  = l_rem_k_q - 17'(d.kc);
+            l_a_koff_d = l_a_koff_q + (32'(d.kc) << es_sh);
+            l_b_krow_d = l_b_krow_q + kc_ldb;
+          end else begin
+            l_rem_kp_d = kp;
+            l_rem_k_d  = 17'(d.k);
+            l_a_koff_d = 32'd0;
+            l_b_krow_d = d.b_addr;
+            need_b_d   = nch_gt1 || npan_gt1;
+            need_a_d   = nch_gt1 || l_plast;
+            if (!l_plast) begin
+              l_rem_ncb_d = l_rem_ncb_q - 16'(d.nbw);
+              l_rem_nc_d  = l_rem_nc_q - nbw_n;
+              l_poff_d    = l_poff_q + 32'(nbw_n);
+            end else begin
+              l_rem_ncb_d = ncb;
+              l_rem_nc_d  = 17'(d.n);
+              l_poff_d    = 32'd0;
+              l_rem_m_d   = l_rem_m_q - d.mc;
+              l_a_row_d   = l_a_row_q + mc_lda;
+              l_c_row_d   = l_c_row_q + mc_ldc;
+            end
+          end
+          st_d = need_a_d ? StLoadA : StLoadB;
+        end
+      end
+      StMatk, StEpi, StStore: if (hs) begin
+        j_d       = j_q + 8'd1;
+        off_acc_d = off_acc_q + (32'(d.mc) << (NSh + 2));
+        off_out_d = off_out_q + (32'(d.mc) << (NSh + 32'(ces_sh)));
+        off_col_d = off_col_q + 32'(N);
+        if (st_q == StMatk) wbuf_d = wbuf_q ^ o_mk.kblocks[0];
+        if (j_last) begin
+          j_d = 8'd0;
+          {off_acc_d, off_out_d, off_col_d} = '0;
+          if (st_q == StMatk && c_last_q) begin
+            st_d = StEpi;
+          end else if (st_q == StEpi) begin
+            st_d = StStore;
+          end else begin
+            if (st_q == StStore) begin
+              tpar_d = !tpar_q;
+              t_d    = t_q == 2'd2 ? 2'd2 : t_q + 2'd1;
+            end
+            st_d     = c_final_q ? StSync : StStep;
+            sync_u_d = 2'd0;
+            sync_k_d = 2'd0;
+          end
+        end
+      end
+      StSync: if (hs) begin
+        sync_k_d = sync_k_q + 2'd1;
+        if (sync_k_q + 2'd1 == (sync_u_q == 2'd0 ? s_q : t_q)) begin
+          sync_k_d = 2'd0;
+          sync_u_d = sync_u_q + 2'd1;
+          if (sync_u_q == 2'd2) st_d = StIdle;
+        end
+      end
+      default: st_d = StIdle;
+    endcase
+    if (abort_i || halt_i) st_d = StIdle;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      st_q   <= StIdle;
+      desc_q <= '0;
+    end else begin
+      st_q   <= st_d;
+      desc_q <= desc_d;
+    end
+  end
+
+  // Walk registers: meaningful only while busy, set at the launch check's end (no reset).
+  always_ff @(posedge clk_i) begin
+    {l_rem_m_q, l_rem_ncb_q, l_rem_nc_q, l_rem_kp_q, l_rem_k_q} <=
+        {l_rem_m_d, l_rem_ncb_d, l_rem_nc_d, l_rem_kp_d, l_rem_k_d};
+    {l_a_row_q, l_c_row_q, l_a_koff_q, l_b_krow_q, l_poff_q} <=
+        {l_a_row_d, l_c_row_d, l_a_koff_d, l_b_krow_d, l_poff_d};
+    {need_a_q, need_b_q, a_next_q, b_next_q, a_cur_q, b_cur_q, l_s_q} <=
+        {need_a_d, need_b_d, a_next_d, b_next_d, a_cur_d, b_cur_d, l_s_d};
+    {c_mr_q, c_kw_q, c_nb_q, c_rem_nc_q, c_c_row_q, c_poff_q} <=
+        {c_mr_d, c_kw_d, c_nb_d, c_rem_nc_d, c_c_row_d, c_poff_d};
+    {c_first_q, c_last_q, c_final_q, c_aslot_q, c_bslot_q, started_q} <=
+        {c_first_d, c_last_d, c_final_d, c_aslot_d, c_bslot_d, started_d};
+    {j_q, off_acc_q, off_out_q, off_col_q} <= {j_d, off_acc_d, off_out_d, off_col_d};
+    {tpar_q, wbuf_q, dma_first_q, t_q, s_q, sync_u_q, sync_k_q, pad_addr_q, pad_rem_q} <=
+        {tpar_d, wbuf_d, dma_first_d, t_d, s_d, sync_u_d, sync_k_d, pad_addr_d, pad_rem_d};
+  end
+
+  // ------------------------------------------------------------------------------ assertions
+  `TSL_ASSERT_INIT(NRange, N >= 4 && N <= 128 && (N & (N - 1)) == 0, "N must be a power of two in 4..128")
+  `TSL_ASSERT(LaunchIdle, launch_i |-> !busy_o, "a launch while the sequencer is busy")
+  `TSL_ASSERT(WriteIdle, wr_i |-> !busy_o, "a descriptor write while the sequencer is busy")
+  `TSL_ASSERT(StepLoads, st_q == StStep && !(l_clast && l_plast && l_ilast) |->
+              (nch_gt1 || npan_gt1 || l_plast), "a step without loads")
+  `TSL_ASSERT(NbNonZero, st_q == StMatk |-> c_nb_q != 8'd0 && c_mr_q != 16'd0 && c_kw_q != 16'd0,
+              "an empty tile or chunk")
+endmodule

@@ -1,0 +1,190 @@
+// Launch checks and VMEM/ACC layout of the tile sequencer (docs/isa.md section 8): the checks
+// 1-4 in their order on the descriptor held stable on desc_i, and the addresses and products the
+// expansion walks with (hw/model/tslm_seq.c tslm_seq_check is the reference, including ERR_ADDR).
+// Latency: done_o is a one-cycle pulse 11 cycles after start_i (one 16x32 product per cycle
+// through one shared multiplier, then the layout chain, then the checks); every output is valid
+// with done_o and holds until the next start_i. Extents are computed in 64 bits, without
+// wrap-around. credit_i is sampled in the cycle of done_o.
+module tsl_tc_seq_chk #(
+  parameter int N          = tsl_pkg::PARAM_N,           // array size (power of two, 4..128)
+  parameter int VmemBytes  = tsl_pkg::PARAM_VMEM_BYTES,  // VMEM size (power of two, <= 16 MiB)
+  parameter int AccBytes   = tsl_pkg::PARAM_ACC_BYTES,   // ACC size (power of two, <= 16 MiB)
+  parameter int HbmBytes   = tsl_pkg::PARAM_HBM_BYTES,   // HBM size (power of two, <= 1 GiB)
+  parameter bit EnableBf16 = 1'b1,                       // 0: a BF16 descriptor is ERR_BAD_FIELD
+  parameter int CreditW    = 16                          // bits of a credit count
+) (
+  input  logic                 clk_i,
+  input  logic                 rst_ni,
+  input  logic                 start_i,
+  input  logic [511:0]         desc_i,
+  input  logic [9*CreditW-1:0] credit_i,
+  output logic                 done_o,
+  output logic [3:0]           err_o,        // ERR enum (ERR_NONE: the descriptor is good)
+  output logic [31:0]          err_addr_o,
+  // layout (VMEM and ACC local addresses) and walk increments, valid when err_o is ERR_NONE
+  output logic [31:0]          a0_o, a1_o, b0_o, b1_o, o0_o, o1_o, bias_o, acc1_o,
+  output logic [31:0]          pad_vecs_o,   // N-byte vectors from a0 to the end of B slot 1
+  output logic [31:0]          mc_lda_o, mc_ldc_o, kc_ldb_o
+);
+  localparam int NSh = $clog2(N);
+  localparam logic [3:0] STEPS = 4'd10;
+
+`include "hw/rtl/tsl_insn.svh"
+  /* verilator lint_off UNUSEDSIGNAL */
+  seq_desc_t d;   // reserved bits (checked through desc_i) and RELU are not checked here
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign d = desc_i;
+
+  logic        run_q, run_d;
+  logic [3:0]  step_q, step_d;
+  logic [8:0][47:0] prod;    // the products, in step order (below)
+  logic [47:0] prod_d;
+  logic [15:0] mul_a;
+  logic [31:0] mul_b;
+  logic [7:0][39:0] lay_q, lay_d;   // a0 a1 b0 b1 o0 o1 bias end (VMEM); relative to VMEM_ADDR
+
+  // Sizes of the descriptor's types: es = size(DTYPE), ces = size(C_DTYPE) as shifts.
+  logic        es_sh, fl;
+  logic [1:0]  ces_sh;
+  logic [15:0] ncb;   // column blocks of C
+  logic [16:0] kp;    // K rounded up to N
+  assign es_sh  = d.dtype == tsl_pkg::DTYPE_BF16;
+  assign ces_sh = d.c_dtype == tsl_pkg::DTYPE_INT8 ? 2'd0 : d.c_dtype == tsl_pkg::DTYPE_BF16 ? 2'd1 : 2'd2;
+  assign fl     = d.dtype == tsl_pkg::DTYPE_BF16;
+  assign ncb    = 16'((17'(d.n) + 17'(N - 1)) >> NSh);
+  assign kp     = (17'(d.k) + 17'(N - 1)) & ~17'(N - 1);
+
+  // One product per step: 0 (M-1)*LDA, 1 (K-1)*LDB, 2 (M-1)*LDC, 3 MC*KC, 4 KC*NBW, 5 MC*NBW,
+  // 6 MC*LDA, 7 MC*LDC, 8 KC*LDB; step 9 chains the layout; step 10 checks.
+  always_comb begin
+    unique case (step_q)
+      4'd0:    begin mul_a = d.m - 16'd1; mul_b = d.lda; end
+      4'd1:    begin mul_a = d.k - 16'd1; mul_b = d.ldb; end
+      4'd2:    begin mul_a = d.m - 16'd1; mul_b = d.ldc; end
+      4'd3:    begin mul_a = d.mc;        mul_b = 32'(d.kc); end
+      4'd4:    begin mul_a = d.kc;        mul_b = 32'(d.nbw); end
+      4'd5:    begin mul_a = d.mc;        mul_b = 32'(d.nbw); end
+      4'd6:    begin mul_a = d.mc;        mul_b = d.lda; end
+      4'd7:    begin mul_a = d.mc;        mul_b = d.ldc; end
+      default: begin mul_a = d.kc;        mul_b = d.ldb; end
+    endcase
+    prod_d = 48'(mul_a) * 48'(mul_b);
+  end
+
+  // The VMEM layout: each region starts at the previous one's end rounded up to 4N.
+  function automatic logic [39:0] al(input logic [39:0] x);
+    al = (x + 40'(4 * N - 1)) & ~40'(4 * N - 1);
+  endfunction
+  logic [39:0] sz_a, sz_b, sz_o, sz_bias, sz_acc;
+  assign sz_a    = 40'(prod[3]) << es_sh;
+  assign sz_b    = 40'(prod[4]) << (NSh + 32'(es_sh));
+  assign sz_o    = 40'(prod[5]) << (NSh + 32'(ces_sh));
+  assign sz_acc  = 40'(prod[5]) << (NSh + 2);
+  assign sz_bias = 40'(ncb) << (NSh + 2);
+  always_comb begin
+    lay_d    = lay_q;
+    lay_d[0] = 40'(d.vmem_addr);
+    lay_d[1] = al(lay_d[0] + sz_a);
+    lay_d[2] = al(lay_d[1] + sz_a);
+    lay_d[3] = al(lay_d[2] + sz_b);
+    lay_d[4] = al(lay_d[3] + sz_b);
+    lay_d[5] = al(lay_d[4] + sz_o);
+    lay_d[6] = al(lay_d[5] + sz_o);
+    lay_d[7] = d.bias ? lay_d[6] + sz_bias : lay_d[5] + sz_o;
+  end
+
+  // Check 1: the fields.
+  logic bad_field, int_c, used_scale, credit_nz;
+  always_comb begin
+    credit_nz = credit_i != '0;
+    int_c      = d.c_dtype == tsl_pkg::DTYPE_INT32 || d.c_dtype == tsl_pkg::DTYPE_INT8;
+    used_scale = d.c_dtype == tsl_pkg::DTYPE_INT8 || d.fscale;
+    bad_field  =
+        (desc_i & ~tsl_pkg::SEQ_USED) != '0 ||
+        d.m == 16'd0 || d.n == 16'd0 || d.k == 16'd0 || d.mc == 16'd0 || d.kc == 16'd0 ||
+        d.nbw == 8'd0 ||
+        !(d.dtype == tsl_pkg::DTYPE_INT8 || (d.dtype == tsl_pkg::DTYPE_BF16 && EnableBf16)) ||
+        int_c == fl ||
+        (d.fscale && int_c) ||
+        (!used_scale && d.scale != 32'd0) ||
+        (d.c_dtype != tsl_pkg::DTYPE_INT8 && (d.shift != 6'd0 || d.zero_point != 32'd0)) ||
+        d.shift > 6'd62 ||
+        (!d.bias && d.bias_addr != 32'd0) ||
+        d.kc[NSh-1:0] != '0 || (32'(d.kc) << es_sh) > 32'd65535 || (d.kc >> NSh) > 16'd4095 ||
+        ((32'(d.nbw) << (NSh + 32'(es_sh))) > 32'd65535) ||
+        (d.bias && 32'(d.n) * 4 > 32'd65535) ||
+        (d.k[NSh-1:0] != '0 && 17'(d.kc) < kp) ||
+        credit_nz;
+  end
+
+  // Checks 2-4 on the registered products and layout.
+  logic [63:0] end_a, end_b, end_c, end_bias, end_acc;
+  assign end_a    = 64'(d.a_addr) + 64'(prod[0]) + (64'(d.k) << es_sh);
+  assign end_b    = 64'(d.b_addr) + 64'(prod[1]) + (64'(d.n) << es_sh);
+  assign end_c    = 64'(d.c_addr) + 64'(prod[2]) + (64'(d.n) << ces_sh);
+  assign end_bias = 64'(d.bias_addr) + 64'(d.n) * 64'd4;
+  assign end_acc  = 64'(d.acc_addr) + 2 * 64'(sz_acc);
+
+  logic [3:0]  err_d;
+  logic [31:0] eaddr_d;
+  always_comb begin
+    err_d   = tsl_pkg::ERR_NONE;
+    eaddr_d = 32'd0;
+    if (bad_field) begin
+      err_d = tsl_pkg::ERR_BAD_FIELD;
+    end else if (end_a > 64'(HbmBytes)) begin
+      err_d = tsl_pkg::ERR_HBM_RANGE; eaddr_d = d.a_addr;
+    end else if (end_b > 64'(HbmBytes)) begin
+      err_d = tsl_pkg::ERR_HBM_RANGE; eaddr_d = d.b_addr;
+    end else if (end_c > 64'(HbmBytes)) begin
+      err_d = tsl_pkg::ERR_HBM_RANGE; eaddr_d = d.c_addr;
+    end else if (d.bias && end_bias > 64'(HbmBytes)) begin
+      err_d = tsl_pkg::ERR_HBM_RANGE; eaddr_d = d.bias_addr;
+    end else if (d.vmem_addr[NSh+1:0] != '0) begin
+      err_d = tsl_pkg::ERR_MISALIGNED; eaddr_d = d.vmem_addr;
+    end else if (d.acc_addr[NSh+1:0] != '0) begin
+      err_d = tsl_pkg::ERR_MISALIGNED; eaddr_d = d.acc_addr;
+    end else if (64'(lay_q[7]) > 64'(VmemBytes)) begin
+      err_d = tsl_pkg::ERR_LOCAL_RANGE; eaddr_d = d.vmem_addr;
+    end else if (d.acc_addr < tsl_pkg::LOCAL_ACC_BASE ||
+                 end_acc > 64'(tsl_pkg::LOCAL_ACC_BASE) + 64'(AccBytes)) begin
+      err_d = tsl_pkg::ERR_LOCAL_RANGE; eaddr_d = d.acc_addr;
+    end
+  end
+
+  assign run_d  = start_i || (run_q && step_q != STEPS);
+  assign step_d = start_i ? 4'd0 : run_q ? step_q + 4'd1 : step_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      run_q  <= 1'b0;
+      step_q <= 4'd0;
+    end else begin
+      run_q  <= run_d;
+      step_q <= step_d;
+    end
+  end
+
+  // Datapath registers (no reset).
+  always_ff @(posedge clk_i) begin
+    if (run_q && step_q < 4'd9) prod[step_q] <= prod_d;
+    if (run_q && step_q == 4'd9) lay_q <= lay_d;
+  end
+
+  assign done_o     = run_q && step_q == STEPS;
+  assign err_o      = err_d;
+  assign err_addr_o = eaddr_d;
+
+  assign a0_o       = lay_q[0][31:0];
+  assign a1_o       = lay_q[1][31:0];
+  assign b0_o       = lay_q[2][31:0];
+  assign b1_o       = lay_q[3][31:0];
+  assign o0_o       = lay_q[4][31:0];
+  assign o1_o       = lay_q[5][31:0];
+  assign bias_o     = lay_q[6][31:0];
+  assign acc1_o     = d.acc_addr + sz_acc[31:0];
+  assign pad_vecs_o = 32'((lay_q[3] + sz_b - lay_q[0]) >> NSh);
+  assign mc_lda_o   = prod[6][31:0];
+  assign mc_ldc_o   = prod[7][31:0];
+  assign kc_ldb_o   = prod[8][31:0];
+endmodule

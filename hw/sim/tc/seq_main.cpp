@@ -1,0 +1,348 @@
+// Verilator harness for the tile sequencer (tsl_tc_seq) on its own: random descriptors are written
+// word by word and launched; this harness is the dispatcher (random back-pressure, random credits),
+// records every instruction handed over and compares the stream word for word with the expansion
+// of docs/isa.md section 8 (seq_ref.h), and the launch-check error and ERR_ADDR for invalid
+// descriptors (every check of the section). It also checks the stream handshake (valid held,
+// instruction stable), a SEQ_STATUS-like busy that ends, and abort/halt mid-stream.
+//   seq_sim [descriptors]      env: SEED=s (replay), TRACE=1 (seq.fst, with a --trace-fst build)
+// Prints "seq_nN: P passed, F failed". A failure prints the seed and the first mismatch.
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <vector>
+
+#include "Vtsl_tc_seq.h"
+#include "verilated.h"
+#if VM_TRACE
+#include "verilated_fst_c.h"
+#endif
+#include "../common/tsl_rng.h"
+#include "seq_ref.h"
+
+#ifndef TC_N
+#error "TC_N, TC_VMEM, TC_ACC, TC_HBM, TC_BF16 must match the Verilated parameters"
+#endif
+static const SeqCfg CFG = {TC_N, TC_VMEM, TC_ACC, TC_HBM, TC_BF16 != 0};
+static const uint32_t N = TC_N;
+
+static uint64_t g_seed;
+static TslRng rng;
+static std::unique_ptr<Vtsl_tc_seq> top;
+static uint64_t cyc = 0;
+static uint32_t g_desc = 0;
+#if VM_TRACE
+static VerilatedFstC *tfp = nullptr;
+#endif
+
+[[noreturn]] static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL (seed 0x%" PRIx64 ", descriptor %u, cycle %" PRIu64 "): ", g_seed, g_desc, cyc);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\nseq_n%u: 0 passed, 1 failed\n", N);
+#if VM_TRACE
+    if (tfp) tfp->close();
+#endif
+    (void)top.release();
+    exit(1);
+}
+
+static void tick() {
+    top->clk_i = 1;
+    top->eval();
+#if VM_TRACE
+    if (tfp) tfp->dump(2 * cyc + 1);
+#endif
+    top->clk_i = 0;
+    top->eval();
+#if VM_TRACE
+    if (tfp) tfp->dump(2 * cyc + 2);
+#endif
+    cyc++;
+}
+
+static void insn_words(uint32_t *w) {
+    for (int i = 0; i < 8; i++) w[i] = top->insn_o[i];
+}
+
+static void print_insn(const char *what, const uint32_t *w) {
+    printf("  %s:", what);
+    for (int i = 0; i < 8; i++) printf(" %08x", w[i]);
+    printf("\n");
+}
+
+// Random descriptor that passes the launch checks (retries until the layout fits).
+static void gen_valid(uint32_t *w) {
+    for (;;) {
+        tsl_seq_t d = {};
+        d.dtype = CFG.bf16 && rng.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
+        bool fl = d.dtype == TSL_DTYPE_BF16;
+        d.c_dtype = fl ? (rng.chance(0.5) ? TSL_DTYPE_FP32 : TSL_DTYPE_BF16)
+                       : (rng.chance(0.5) ? TSL_DTYPE_INT32 : TSL_DTYPE_INT8);
+        uint32_t es = tsl_dtype_bytes(d.dtype), ces = tsl_dtype_bytes(d.c_dtype);
+        uint32_t big = rng.chance(0.2) ? 6 : 3;
+        d.m = 1 + rng.below(big * N);
+        d.n = 1 + rng.below(big * N);
+        d.k = rng.chance(0.5) ? N * (1 + rng.below(big)) : 1 + rng.below(big * N);
+        d.bias = rng.chance(0.5);
+        d.relu = rng.chance(0.5);
+        d.fscale = fl && rng.chance(0.5);
+        if (d.c_dtype == TSL_DTYPE_INT8) {
+            d.scale = rng.u32();
+            d.shift = rng.below(63);
+            d.zero_point = rng.u32();
+        } else if (d.fscale) {
+            d.scale = rng.u32();
+        }
+        uint32_t kp = (d.k + N - 1) / N * N, ncb = (d.n + N - 1) / N;
+        d.mc = 1 + rng.below(d.m + 2);
+        d.kc = d.k % N ? kp + N * rng.below(2) : N * (1 + rng.below(kp / N + 1));
+        d.nbw = 1 + rng.below(ncb + 1);
+        d.lda = d.k * es + rng.below(3) * 4 * (rng.chance(0.5) ? 1 : 0) + (rng.chance(0.2) ? rng.below(7) : 0);
+        d.ldb = d.n * es + (rng.chance(0.3) ? rng.below(9) : 0);
+        d.ldc = d.n * ces + (rng.chance(0.3) ? rng.below(9) : 0);
+        uint64_t sa = (uint64_t)(d.m - 1) * d.lda + d.k * es, sb = (uint64_t)(d.k - 1) * d.ldb + d.n * es;
+        uint64_t sc = (uint64_t)(d.m - 1) * d.ldc + d.n * ces;
+        if (sa + sb + sc + 4 * d.n + 64 > CFG.hbm) continue;
+        uint32_t q = (uint32_t)(CFG.hbm / 4);
+        d.a_addr = rng.below((uint32_t)(q - (sa < q ? sa : q)) + 1);
+        d.b_addr = q + rng.below((uint32_t)(q - (sb < q ? sb : q)) + 1);
+        d.c_addr = 2 * q + rng.below((uint32_t)(q - (sc < q ? sc : q)) + 1);
+        if (sa > q || sb > q || sc > q) continue;
+        if (d.bias) d.bias_addr = 3 * q + rng.below(q - 4 * d.n);
+        d.vmem_addr = 0;
+        d.acc_addr = TSL_LOCAL_ACC_BASE;
+        SeqLayout l = seq_layout(CFG, d);
+        uint64_t accb = 2ull * d.nbw * d.mc * 4 * N;
+        if (l.end > CFG.vmem || accb > CFG.acc) continue;
+        d.vmem_addr = 4 * N * rng.below((uint32_t)((CFG.vmem - l.end) / (4 * N)) + 1);
+        d.acc_addr = TSL_LOCAL_ACC_BASE + 4 * N * rng.below((uint32_t)((CFG.acc - accb) / (4 * N)) + 1);
+        tsl_seq_encode(&d, w);
+        uint32_t ea;
+        if (seq_ref_check(CFG, w, false, &ea) != TSL_ERR_NONE) continue;
+        return;
+    }
+}
+
+// Break a valid descriptor in one of the ways of the launch checks; *credit_nz for the token check.
+static void break_desc(uint32_t *w, bool *credit_nz) {
+    tsl_seq_t d = tsl_seq_decode(w);
+    uint32_t kp = (d.k + N - 1) / N * N;
+    uint32_t sel = rng.below(28);
+    switch (sel) {
+    case 0: {   // a reserved bit
+        static const uint32_t used[16] = {0xFFFFFFFFu, 0x007FFFFFu, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u,
+                                          0x3Fu, ~0u, ~0u, 0xFFu, ~0u, ~0u};
+        uint32_t i;
+        do i = rng.below(16); while (used[i] == ~0u);
+        uint32_t b;
+        do b = rng.below(32); while (used[i] >> b & 1);
+        w[i] |= 1u << b;
+        return;
+    }
+    case 1: d.m = 0; break;
+    case 2: d.n = 0; break;
+    case 3: d.k = 0; break;
+    case 4: d.mc = 0; break;
+    case 5: d.kc = 0; break;
+    case 6: d.nbw = 0; break;
+    case 7: d.dtype = rng.chance(0.5) ? TSL_DTYPE_INT32 : TSL_DTYPE_FP32; break;
+    case 8: d.c_dtype ^= 1; break;   // the other class
+    case 9: d.fscale = 1; break;
+    case 10: d.scale = 1 + rng.below(1000); d.fscale = 0; break;
+    case 11: d.shift = rng.chance(0.5) ? 63 : 1 + rng.below(62); break;
+    case 12: d.zero_point = 1 + rng.below(1000); break;
+    case 13: d.bias = 0; d.bias_addr = 4 + rng.below(100); break;
+    case 14: d.kc = d.kc + 1 + rng.below(N - 1); break;
+    case 15: d.kc = (65536 / tsl_dtype_bytes(d.dtype) / N + rng.below(4)) * N; d.kc &= 0xFFFF; break;
+    case 16: d.nbw = 255; break;
+    case 17: d.bias = 1; d.n = 16384 + rng.below(1000); break;
+    case 18: if (d.k % N == 0) d.k -= 1 + rng.below(N - 1 < d.k ? N - 1 : d.k - 1); d.kc = kp - N; break;
+    case 19: *credit_nz = true; break;
+    case 20: d.a_addr = CFG.hbm - rng.below(64); break;
+    case 21: d.ldb = CFG.hbm / 2 + rng.u32() % CFG.hbm; break;
+    case 22: d.c_addr += CFG.hbm; break;
+    default:
+        switch (sel - 23) {
+        case 0: d.bias = 1; d.bias_addr = CFG.hbm - rng.below(4 * d.n); break;
+        case 1: d.vmem_addr += 4 * (1 + rng.below(N - 1)); break;
+        case 2: d.acc_addr += 4 * (1 + rng.below(N - 1)); break;
+        case 3: d.vmem_addr = CFG.vmem - 4 * N * rng.below(4); break;
+        default: d.acc_addr = rng.chance(0.5) ? 4 * N * rng.below(16) : TSL_LOCAL_ACC_BASE + CFG.acc - 4 * N; break;
+        }
+    }
+    tsl_seq_encode(&d, w);
+}
+
+// One descriptor: write, launch, be the dispatcher. Returns the instructions handed over.
+static std::vector<tsl_insn_t> run(const uint32_t *w, bool credit_nz, uint32_t *err, uint32_t *eaddr,
+                                   uint64_t stop_after) {
+    for (int i = 0; i < 16; i++) {
+        while (rng.chance(0.2)) tick();
+        top->wr_i = 1;
+        top->wr_word_i = i;
+        top->wr_data_i = w[i];
+        top->wr_mask_i = 0xFFFFFFFFu;
+        top->launch_i = i == 15;
+        tick();
+        top->wr_i = 0;
+        top->launch_i = 0;
+    }
+    // credits: random non-zero in one channel when asked, else 0 (the launch check's sample)
+    for (int i = 0; i < 5; i++) top->credit_i[i] = 0;
+    if (credit_nz) {
+        int ch = 1 + (int)rng.below(7);   // channels 3f+t, f != t
+        if (ch % 4 == 0) ch = 1;
+        uint32_t bit = ch * 16 + rng.below(16);
+        top->credit_i[bit / 32] = 1u << (bit % 32);
+    }
+    std::vector<tsl_insn_t> got;
+    *err = TSL_ERR_NONE;
+    *eaddr = 0;
+    bool seen_chk = false, prev_stall = false;
+    uint32_t prev[8];
+    double p_ready = 0.2 + 0.8 * (rng.below(4) / 3.0);
+    uint64_t guard = 0;
+    top->eval();
+    if (!top->busy_o) fail("not busy after the launch");
+    while (top->busy_o) {
+        if (++guard > 50000000ull) fail("the sequencer never finished");
+        if (top->chk_done_o) {
+            if (seen_chk) fail("two launch-check results");
+            seen_chk = true;
+            *err = top->chk_err_o;
+            *eaddr = top->chk_addr_o;
+        }
+        uint32_t cur[8];
+        insn_words(cur);
+        if (prev_stall) {
+            if (!top->valid_o) fail("valid dropped without a handshake");
+            if (memcmp(prev, cur, sizeof cur)) fail("instruction changed while waiting for ready");
+        }
+        bool rdy = rng.chance(p_ready);
+        top->ready_i = rdy;
+        if (top->valid_o && !seen_chk) fail("an instruction before the launch check ended");
+        if (top->valid_o && rdy) {
+            tsl_insn_t t;
+            memcpy(t.w, cur, sizeof cur);
+            got.push_back(t);
+            if (got.size() == stop_after) {   // stop it here (halt or abort) and expect idle
+                bool ab = rng.chance(0.5);
+                tick();
+                top->ready_i = 0;
+                if (ab) top->abort_i = 1; else top->halt_i = 1;
+                tick();
+                top->abort_i = 0;
+                top->halt_i = 0;
+                top->eval();
+                if (top->busy_o) fail("still busy after %s", ab ? "abort" : "halt");
+                return got;
+            }
+        }
+        prev_stall = top->valid_o && !rdy;
+        memcpy(prev, cur, sizeof cur);
+        tick();
+        top->ready_i = 0;
+    }
+    if (!seen_chk) fail("no launch-check result");
+    return got;
+}
+
+int main(int argc, char **argv) {
+    Verilated::commandArgs(argc, argv);
+    uint32_t count = argc > 1 ? (uint32_t)strtoul(argv[1], nullptr, 0) : 200;
+    const char *s = getenv("SEED");
+    g_seed = s ? strtoull(s, nullptr, 0) : ((uint64_t)time(nullptr) * 0x9E3779B97F4A7C15ull ^ (uint64_t)clock());
+    rng.s = g_seed;
+    printf("seq_n%u: seed 0x%" PRIx64 " (SEED=0x%" PRIx64 " replays)\n", N, g_seed, g_seed);
+    top = std::make_unique<Vtsl_tc_seq>();
+#if VM_TRACE
+    if (getenv("TRACE")) {
+        Verilated::traceEverOn(true);
+        tfp = new VerilatedFstC;
+        top->trace(tfp, 99);
+        tfp->open("seq.fst");
+    }
+#endif
+    top->rst_ni = 0;
+    top->clk_i = 0;
+    top->eval();
+    tick();
+    tick();
+    top->rst_ni = 1;
+    tick();
+
+    uint32_t pass = 0, invalid = 0, insns = 0, stopped = 0;
+    uint32_t err_hist[TSL_ERR_LIMIT] = {}, cov[6] = {};   // pad, bias, NCH>1, NPAN>1, MB>1, T>2
+    for (g_desc = 0; g_desc < count; g_desc++) {
+        uint32_t w[16];
+        gen_valid(w);
+        bool credit_nz = false, bad = rng.chance(0.3);
+        if (bad) break_desc(w, &credit_nz);
+        uint32_t ea_ref, err_ref = seq_ref_check(CFG, w, credit_nz, &ea_ref);
+        std::vector<tsl_insn_t> ref;
+        if (err_ref == TSL_ERR_NONE) ref = seq_ref_expand(CFG, w);
+        uint64_t stop = err_ref == TSL_ERR_NONE && rng.chance(0.05) ? 1 + rng.below((uint32_t)ref.size()) : 0;
+        uint32_t err, ea;
+        std::vector<tsl_insn_t> got = run(w, credit_nz, &err, &ea, stop);
+        if (err != err_ref || ea != ea_ref) {
+            for (int i = 0; i < 16; i++) printf("  SEQ%d = 0x%08x\n", i, w[i]);
+            fail("launch check: expected %s addr 0x%08x, got %s addr 0x%08x", tsl_err_name(err_ref), ea_ref,
+                 tsl_err_name(err), ea);
+        }
+        size_t want = stop ? stop : ref.size();
+        for (size_t k = 0; k < got.size() && k < want; k++) {
+            if (memcmp(got[k].w, ref[k].w, 32)) {
+                for (int i = 0; i < 16; i++) printf("  SEQ%d = 0x%08x\n", i, w[i]);
+                print_insn("expected", ref[k].w);
+                print_insn("got     ", got[k].w);
+                fail("instruction %zu of %zu differs", k, ref.size());
+            }
+        }
+        if (got.size() != want) fail("%zu instructions, expected %zu", got.size(), want);
+        pass++;
+        invalid += err_ref != TSL_ERR_NONE;
+        err_hist[err_ref]++;
+        if (err_ref == TSL_ERR_NONE) {
+            tsl_seq_t d = tsl_seq_decode(w);
+            uint32_t kp = (d.k + N - 1) / N * N, ncb = (d.n + N - 1) / N, mb = (d.m + d.mc - 1) / d.mc;
+            uint32_t npan = (ncb + d.nbw - 1) / d.nbw;
+            cov[0] += d.k % N != 0;
+            cov[1] += d.bias;
+            cov[2] += kp > d.kc;
+            cov[3] += npan > 1;
+            cov[4] += mb > 1;
+            cov[5] += mb * npan > 2;
+        }
+        stopped += stop != 0;
+        insns += (uint32_t)got.size();
+    }
+#if VM_TRACE
+    if (tfp) tfp->close();
+#endif
+    printf("seq_n%u: launch checks:", N);
+    for (uint32_t e = 0; e < TSL_ERR_LIMIT; e++)
+        if (err_hist[e]) printf(" %s %u", tsl_err_name(e), err_hist[e]);
+    printf("; valid with K padding %u, bias %u, K chunks %u, panels %u, row tiles %u, > 2 tiles %u\n", cov[0],
+           cov[1], cov[2], cov[3], cov[4], cov[5]);
+    if (count >= 100) {
+        static const uint32_t want[] = {TSL_ERR_NONE, TSL_ERR_BAD_FIELD, TSL_ERR_HBM_RANGE, TSL_ERR_MISALIGNED,
+                                        TSL_ERR_LOCAL_RANGE};
+        for (uint32_t e : want)
+            if (!err_hist[e]) fail("no descriptor ended in %s", tsl_err_name(e));
+        for (uint32_t c : cov)
+            if (!c) fail("a shape class was never generated");
+    }
+    printf("seq_n%u: %u descriptors (%u invalid, %u stopped), %u instructions compared\n", N, pass, invalid,
+           stopped, insns);
+    top->final();
+    top.reset();   // before exit: the Verilated context is gone by the static destructors
+    printf("seq_n%u: %u passed, 0 failed\n", N, pass);
+    return 0;
+}

@@ -99,6 +99,13 @@
 #define TSL_ERR_WBUF_DTYPE 10u /* MATMUL dtype differs from the dtype its weight buffer was loaded with */
 #define TSL_ERR_LIMIT 11u
 
+/* ERR_UNIT: TC ERR_UNIT: where the first error was found (the faulting instruction's UNIT, or the sequencer) */
+#define TSL_ERR_UNIT_DMA 0u /* a DMA instruction (dispatch check, or an AXI error) */
+#define TSL_ERR_UNIT_MXU 1u /* an MXU instruction */
+#define TSL_ERR_UNIT_VPU 2u /* a VPU instruction */
+#define TSL_ERR_UNIT_SEQ 3u /* the tile sequencer refused a descriptor at launch (docs/isa.md section 8) */
+#define TSL_ERR_UNIT_LIMIT 4u
+
 /* CMD_OP: host command opcodes (command word 0 bits [7:0]) */
 #define TSL_CMD_OP_NOP 0u /* completes at once */
 #define TSL_CMD_OP_GEMM 1u /* C = epilogue(A x B) */
@@ -217,6 +224,18 @@ static inline const char *tsl_err_name(uint32_t v)
     case 8u: return "AXI_SLVERR";
     case 9u: return "AXI_DECERR";
     case 10u: return "WBUF_DTYPE";
+    default: return (const char *)0;
+    }
+}
+
+/* Name of a ERR_UNIT value, or NULL when it has none. */
+static inline const char *tsl_err_unit_name(uint32_t v)
+{
+    switch (v) {
+    case 0u: return "DMA";
+    case 1u: return "MXU";
+    case 2u: return "VPU";
+    case 3u: return "SEQ";
     default: return (const char *)0;
     }
 }
@@ -382,7 +401,7 @@ static inline const char *tsl_status_text(int status)
 #define TSL_TC_STATUS_ERROR_SHIFT 1u
 #define TSL_TC_STATUS_ERROR_MASK 0x1u
 #define TSL_TC_ERR_CODE_OFFSET 0x048u /* ro: first error (ERR enum); sticky until CTRL.RESET */
-#define TSL_TC_ERR_UNIT_OFFSET 0x04Cu /* ro: unit of the faulting instruction */
+#define TSL_TC_ERR_UNIT_OFFSET 0x04Cu /* ro: ERR_UNIT enum: unit of the faulting instruction, or SEQ */
 #define TSL_TC_ERR_SEQ_OFFSET 0x050u /* ro: push sequence number of the faulting instruction */
 #define TSL_TC_ERR_ADDR_OFFSET 0x054u /* ro: offending address for range, alignment and AXI errors, else 0 */
 #define TSL_TC_PUSH_COUNT_OFFSET 0x058u /* ro: instructions pushed since reset (the next sequence number) */

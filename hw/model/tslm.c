@@ -42,7 +42,8 @@ tslm_cfg_t tslm_cfg_default(void)
         .acc_bytes = TSL_PARAM_ACC_BYTES,
         .hbm_bytes = TSL_PARAM_HBM_BYTES,
         .queue_depth = TSL_PARAM_QUEUE_DEPTH,
-        .features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT),
+        .features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT) |
+                    (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT),
     };
     return c;
 }
@@ -68,7 +69,8 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
 {
     if (!m || !cfg)
         return TSLM_EINVAL;
-    const uint32_t all_features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT);
+    const uint32_t all_features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT) |
+                                  (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT);
     if (!is_pow2(cfg->n) || cfg->n < 4 || cfg->n > 128 ||
         !is_pow2(cfg->vmem_bytes) || cfg->vmem_bytes < 4096 || cfg->vmem_bytes > TSL_LOCAL_ACC_BASE ||
         !is_pow2(cfg->acc_bytes) || cfg->acc_bytes < 4096 || cfg->acc_bytes > (1u << 24) ||
@@ -78,6 +80,8 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
         return TSLM_EINVAL;
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
+    if (cfg->core != TSL_CORE_TC)   /* the lite core has no sequencer */
+        m->cfg.features &= ~(1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT);
     size_t n = cfg->n;
     m->hbm = calloc(cfg->hbm_bytes, 1);
     m->vmem = calloc(cfg->vmem_bytes, 1);
@@ -607,6 +611,7 @@ static void reset_control(tslm_t *m)
     memset(m->credit, 0, sizeof m->credit);
     memset(m->tokens, 0, sizeof m->tokens);
     memset(m->insn_stage, 0, sizeof m->insn_stage);
+    memset(m->seq_stage, 0, sizeof m->seq_stage);
     m->push_count = m->notify_count = 0;
     m->err_code = m->err_unit = m->err_seq = m->err_addr = 0;
     m->irq_status = 0;
@@ -656,10 +661,41 @@ uint32_t tslm_reg_read(tslm_t *m, uint32_t offset)
     return tsl_tc_rd_mux(&r, offset);
 }
 
+static void seq_push(void *ctx, const tsl_insn_t *insn)
+{
+    if (tslm_push(ctx, insn->w) != TSLM_OK) {
+        /* a rejection shows in ERR_CODE, as in the hardware */
+    }
+}
+
+/* A write of SEQ15: check the descriptor, then push its expansion (docs/isa.md section 8). */
+static void seq_launch(tslm_t *m)
+{
+    uint32_t eaddr, err;
+    if (!((m->cfg.features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) || m->err_code != TSL_ERR_NONE)
+        return;
+    err = tslm_seq_check(m, m->seq_stage, &eaddr);
+    if (err != TSL_ERR_NONE) {
+        m->err_code = err;
+        m->err_unit = TSL_ERR_UNIT_SEQ;
+        m->err_seq = m->push_count;
+        m->err_addr = eaddr;
+        m->irq_status |= 1u << TSL_TC_IRQ_STATUS_ERROR_SHIFT;
+        return;
+    }
+    tslm_seq_expand(&m->cfg, m->seq_stage, seq_push, m);
+}
+
 void tslm_reg_write(tslm_t *m, uint32_t offset, uint32_t value)
 {
     if (!m)
         return;
+    if (offset >= TSL_TC_SEQ0_OFFSET && offset <= TSL_TC_SEQ15_OFFSET && !(offset & 3)) {
+        m->seq_stage[(offset - TSL_TC_SEQ0_OFFSET) / 4] = value;
+        if (offset == TSL_TC_SEQ15_OFFSET)
+            seq_launch(m);
+        return;
+    }
     if (offset >= TSL_TC_INSN0_OFFSET && offset <= TSL_TC_INSN7_OFFSET && !(offset & 3)) {
         m->insn_stage[(offset - TSL_TC_INSN0_OFFSET) / 4] = value;
         if (offset == TSL_TC_INSN7_OFFSET && tslm_push(m, m->insn_stage) != TSLM_OK) {

@@ -104,6 +104,14 @@ package tsl_pkg;
     ERR_WBUF_DTYPE = 4'd10
   } err_e;
 
+  // TC ERR_UNIT: where the first error was found (the faulting instruction's UNIT, or the sequencer)
+  typedef enum logic [1:0] {
+    ERR_UNIT_DMA = 2'd0,
+    ERR_UNIT_MXU = 2'd1,
+    ERR_UNIT_VPU = 2'd2,
+    ERR_UNIT_SEQ = 2'd3
+  } err_unit_e;
+
   // host command opcodes (command word 0 bits [7:0])
   typedef enum logic [2:0] {
     CMD_OP_NOP = 3'd0,

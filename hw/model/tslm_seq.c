@@ -42,7 +42,7 @@ static layout_t layout_of(const tslm_cfg_t *cfg, const tsl_seq_t *d)
         }
     l.vbias = p;
     if (d->bias)
-        p += (uint64_t)l.ncb * n * 4u;
+        p += (uint64_t)l.npan * d->nbw * n * 4u;
     l.vend = p;
     l.acc[0] = d->acc_addr;
     l.acc[1] = d->acc_addr + (uint64_t)d->nbw * d->mc * 4u * n;
@@ -80,7 +80,7 @@ uint32_t tslm_seq_check(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
     if (!d.bias && d.bias_addr)
         return TSL_ERR_BAD_FIELD;
     layout_t l = layout_of(cfg, &d);
-    if (d.kc % n || d.kc * l.es > 65535u || d.kc / n > 4095u || d.nbw * n * l.es > 65535u ||
+    if (d.kc % n || d.kc * l.es > 65535u || d.kc / n > 4095u || d.nbw * n * l.es > 65535u || d.mc * d.nbw > 65535u ||
         (d.bias && d.n * 4u > 65535u) || (d.k % n && d.kc < l.kp))
         return TSL_ERR_BAD_FIELD;
     for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
@@ -240,7 +240,7 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
             uint32_t kb = x->kw / n;
             put(&o, tsl_insn_mxu_matmulk_encode((tsl_insn_mxu_matmulk_t){
                     .dtype = d.dtype, .wbuf = wb, .accumulate = x->c > 0, .act_addr = (uint32_t)l.va[a_slot],
-                    .act_stride = x->kw * es, .acc_addr = (uint32_t)l.acc[ts] + j * d.mc * 4u * n, .acc_stride = 4u * n,
+                    .act_stride = x->kw * es, .acc_addr = (uint32_t)l.acc[ts] + j * 4u * n, .acc_stride = d.nbw * 4u * n,
                     .rows = x->mr, .kblocks = kb, .w_addr = (uint32_t)l.vb[b_slot] + j * n * es,
                     .w_stride = d.nbw * n * es}),
                 j == 0 ? TOK_DMA | (x->c == 0 && x->t >= 2u ? TOK_VPU : 0u) : 0u,
@@ -248,22 +248,18 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
             wb ^= kb & 1u;
         }
         if (last_chunk) {
-            for (uint32_t j = 0; j < x->nb; j++)
-                put(&o, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
-                        .dst_dtype = d.c_dtype, .src1_dtype = acc_dt, .bias = d.bias, .relu = d.relu, .fscale = d.fscale,
-                        .dst_addr = (uint32_t)l.vo[ts] + j * d.mc * n * ces,
-                        .src1_addr = (uint32_t)l.acc[ts] + j * d.mc * 4u * n,
-                        .src2_addr = d.bias ? (uint32_t)l.vbias + (x->p * d.nbw + j) * 4u * n : 0u, .rows = x->mr,
-                        .scale = d.scale, .shift = d.shift, .zero_point = d.zero_point}),
-                    j == 0 ? TOK_MXU | (x->t >= 2u ? TOK_DMA : 0u) : 0u, j + 1u == x->nb ? TOK_DMA | TOK_MXU : 0u);
-            for (uint32_t j = 0; j < x->nb; j++) {
-                uint32_t n0 = (x->p * d.nbw + j) * n;
-                put(&o, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-                        .op = TSL_DMA_OP_STORE, .hbm_addr = d.c_addr + x->m0 * d.ldc + n0 * ces,
-                        .local_addr = (uint32_t)l.vo[ts] + j * d.mc * n * ces, .rows = x->mr,
-                        .row_bytes = min_u32(n, d.n - n0) * ces, .hbm_stride = d.ldc, .local_stride = n * ces}),
-                    j == 0 ? TOK_VPU : 0u, j + 1u == x->nb ? TOK_VPU : 0u);
-            }
+            uint32_t n0 = x->p * d.nbw * n;
+            put(&o, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
+                    .dst_dtype = d.c_dtype, .src1_dtype = acc_dt, .bias = d.bias, .relu = d.relu, .fscale = d.fscale,
+                    .dst_addr = (uint32_t)l.vo[ts], .src1_addr = (uint32_t)l.acc[ts],
+                    .src2_addr = d.bias ? (uint32_t)l.vbias + n0 * 4u : 0u, .rows = x->mr * d.nbw, .scale = d.scale,
+                    .shift = d.shift, .bvecs = d.bias ? d.nbw : 0u, .zero_point = d.zero_point}),
+                TOK_MXU | (x->t >= 2u ? TOK_DMA : 0u), TOK_DMA | TOK_MXU);
+            put(&o, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                    .op = TSL_DMA_OP_STORE, .hbm_addr = d.c_addr + x->m0 * d.ldc + n0 * ces,
+                    .local_addr = (uint32_t)l.vo[ts], .rows = x->mr, .row_bytes = min_u32(d.nbw * n, d.n - n0) * ces,
+                    .hbm_stride = d.ldc, .local_stride = d.nbw * n * ces}),
+                TOK_VPU, TOK_VPU);
             tiles++;
         }
         a_slot = slot[0];

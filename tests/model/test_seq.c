@@ -82,8 +82,8 @@ static int draw(tu_rng_t *r, uint32_t n, uint32_t vmem, uint32_t acc, int bf16, 
     }
     uint32_t ces = tsl_dtype_bytes(d->c_dtype);
     d->mc = 1 + (uint32_t)tu_below(r, d->m + 8);
-    d->kc = d->k % n ? kp : n * (1 + (uint32_t)tu_below(r, kp / n));
     d->nbw = 1 + (uint32_t)tu_below(r, 4);
+    d->kc = d->k % n ? kp : n * (1 + (uint32_t)tu_below(r, kp / n));
     /* HBM: A, B, C, bias with strides a little longer than a row */
     d->lda = d->k * es + (uint32_t)tu_below(r, 8);
     d->ldb = d->n * es + (uint32_t)tu_below(r, 8);
@@ -105,7 +105,8 @@ static int draw(tu_rng_t *r, uint32_t n, uint32_t vmem, uint32_t acc, int bf16, 
                                               (uint64_t)d->nbw * d->mc * n * ces};
     for (int i = 0; i < 3; i++)
         sz += 2 * ((parts[i] + al - 1) / al * al);
-    sz += d->bias ? (d->n + n - 1) / n * n * 4u : 0u;
+    uint32_t ncb = (d->n + n - 1) / n;
+    sz += d->bias ? (ncb + d->nbw - 1) / d->nbw * d->nbw * n * 4u : 0u;
     uint64_t accsz = 2ull * d->nbw * d->mc * 4u * n;
     if (sz > vmem || accsz > acc)
         return 0;

@@ -262,6 +262,38 @@ static uint32_t check_vpu(const tslm_t *m, const uint32_t *w, uint32_t op, uint3
     return TSL_ERR_NONE;
 }
 
+/* EPI (isa.md "VPU EPI"): field values, then dst, src1 and (BIAS) the bias row, as check_vpu. */
+static uint32_t check_epi(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
+{
+    tsl_insn_vpu_epi_t x = tsl_insn_vpu_epi_decode(w);
+    uint32_t dd = x.dst_dtype, d1 = x.src1_dtype;
+    int fl = d1 == TSL_DTYPE_FP32, i8 = dd == TSL_DTYPE_INT8;
+    if (!x.rows)
+        return TSL_ERR_BAD_FIELD;
+    if (d1 != TSL_DTYPE_INT32 && d1 != TSL_DTYPE_FP32)
+        return TSL_ERR_BAD_FIELD;
+    if (fl ? (dd != TSL_DTYPE_FP32 && dd != TSL_DTYPE_BF16) : (dd != TSL_DTYPE_INT32 && !i8))
+        return TSL_ERR_BAD_FIELD;
+    if (fl && !((m->cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1))
+        return TSL_ERR_BAD_FIELD;
+    if (x.fscale && !fl)
+        return TSL_ERR_BAD_FIELD;
+    if (x.scale && !(i8 || x.fscale))
+        return TSL_ERR_BAD_FIELD;
+    if (i8 ? x.shift > 62 : x.shift != 0)
+        return TSL_ERR_BAD_FIELD;
+    if (x.zero_point && !i8)
+        return TSL_ERR_BAD_FIELD;
+    if (x.src2_addr && !x.bias)
+        return TSL_ERR_BAD_FIELD;
+    int both = SPACE_VMEM | SPACE_ACC;
+    CHECK(check_vec(m, x.dst_addr, dd, x.rows, both, eaddr));
+    CHECK(check_vec(m, x.src1_addr, d1, x.rows, both, eaddr));
+    if (x.bias)
+        CHECK(check_vec(m, x.src2_addr, d1, 1, both, eaddr));
+    return TSL_ERR_NONE;
+}
+
 /* Every dispatch check of docs/isa.md, in its documented order. Returns an ERR code. */
 static uint32_t validate(tslm_t *m, const uint32_t *w, uint32_t *eaddr)
 {
@@ -283,6 +315,8 @@ static uint32_t validate(tslm_t *m, const uint32_t *w, uint32_t *eaddr)
         CHECK(check_mxu(m, w, op, eaddr));
     else if (fmt == TSL_FMT_VPU_VEC)
         CHECK(check_vpu(m, w, op, eaddr));
+    else if (fmt == TSL_FMT_VPU_EPI)
+        CHECK(check_epi(m, w, eaddr));
     *eaddr = 0;
     for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++) {
         if (((wait >> u) & 1) && m->credit[u][unit] == 0)
@@ -480,6 +514,45 @@ static void exec_vpu(tslm_t *m, const uint32_t *w, uint32_t op)
     }
 }
 
+/* EPI: per row, the steps MUL (IMM), ADD (BCAST), RELU, then REQUANT or MOV, each exactly the
+ * VPU_VEC op of that name done in place. Between the steps the value passes through what an FP32
+ * (or INT32) store and load would make of it: tslm_f32_canon (the identity on the steps' results,
+ * which are canonical already) and nothing for integers. */
+static void exec_epi(tslm_t *m, const uint32_t *w)
+{
+    tsl_insn_vpu_epi_t x = tsl_insn_vpu_epi_decode(w);
+    uint32_t n = m->cfg.n, d1 = x.src1_dtype, dd = x.dst_dtype;
+    int fl = d1 == TSL_DTYPE_FP32;
+    int32_t *a = m->row_a, *b = m->row_b;
+    uint32_t sc = tslm_f32_canon(x.scale);
+    for (uint32_t i = 0; i < x.rows; i++) {
+        load_row(m, x.src1_addr + i * n * 4, d1, a);
+        if (x.bias)
+            load_row(m, x.src2_addr, d1, b);
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t v = (uint32_t)a[j];
+            if (fl) {
+                if (x.fscale)
+                    v = tslm_f32_canon(tslm_f32_mul(v, sc));
+                if (x.bias)
+                    v = tslm_f32_canon(tslm_f32_add(v, (uint32_t)b[j]));
+                if (x.relu)
+                    v = tslm_f32_canon(tslm_f32_max(v, 0));
+            } else {
+                if (x.bias)
+                    v = (uint32_t)tslm_i32_add((int32_t)v, b[j]);
+                if (x.relu && (int32_t)v < 0)
+                    v = 0;
+                if (dd == TSL_DTYPE_INT8)
+                    v = (uint32_t)tslm_sat_i32(tslm_requant((int32_t)v, (int32_t)x.scale, x.shift,
+                                                            (int32_t)x.zero_point));
+            }
+            a[j] = (int32_t)v;
+        }
+        store_row(m, x.dst_addr + i * n * tsl_dtype_bytes(dd), dd, a);
+    }
+}
+
 static void execute(tslm_t *m, uint32_t unit, const uint32_t *w)
 {
     uint32_t op = tsl_insn_hdr_decode(w).op;
@@ -491,6 +564,8 @@ static void execute(tslm_t *m, uint32_t unit, const uint32_t *w)
         exec_matmul(m, w);
     else if (unit == TSL_UNIT_MXU && op == TSL_MXU_OP_MATMULK)
         exec_matmulk(m, w);
+    else if (unit == TSL_UNIT_VPU && op == TSL_VPU_OP_EPI)
+        exec_epi(m, w);
     else if (unit == TSL_UNIT_VPU && op != TSL_VPU_OP_SYNC)
         exec_vpu(m, w, op);
     static const uint32_t insns[TSL_UNIT_LIMIT] = {TSL_PERF_DMA_INSNS, TSL_PERF_MXU_INSNS, TSL_PERF_VPU_INSNS};

@@ -262,7 +262,7 @@ static uint32_t check_vpu(const tslm_t *m, const uint32_t *w, uint32_t op, uint3
     return TSL_ERR_NONE;
 }
 
-/* EPI (isa.md "VPU EPI"): field values, then dst, src1 and (BIAS) the bias row, as check_vpu. */
+/* EPI (isa.md "VPU EPI"): field values, then dst, src1 and (BIAS) the BVECS bias vectors, as check_vpu. */
 static uint32_t check_epi(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
 {
     tsl_insn_vpu_epi_t x = tsl_insn_vpu_epi_decode(w);
@@ -284,13 +284,13 @@ static uint32_t check_epi(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
         return TSL_ERR_BAD_FIELD;
     if (x.zero_point && !i8)
         return TSL_ERR_BAD_FIELD;
-    if (x.src2_addr && !x.bias)
+    if ((x.src2_addr && !x.bias) || (x.bias ? !x.bvecs : x.bvecs))
         return TSL_ERR_BAD_FIELD;
     int both = SPACE_VMEM | SPACE_ACC;
     CHECK(check_vec(m, x.dst_addr, dd, x.rows, both, eaddr));
     CHECK(check_vec(m, x.src1_addr, d1, x.rows, both, eaddr));
     if (x.bias)
-        CHECK(check_vec(m, x.src2_addr, d1, 1, both, eaddr));
+        CHECK(check_vec(m, x.src2_addr, d1, x.bvecs, both, eaddr));
     return TSL_ERR_NONE;
 }
 
@@ -528,7 +528,7 @@ static void exec_epi(tslm_t *m, const uint32_t *w)
     for (uint32_t i = 0; i < x.rows; i++) {
         load_row(m, x.src1_addr + i * n * 4, d1, a);
         if (x.bias)
-            load_row(m, x.src2_addr, d1, b);
+            load_row(m, x.src2_addr + i % x.bvecs * n * 4, d1, b);
         for (uint32_t j = 0; j < n; j++) {
             uint32_t v = (uint32_t)a[j];
             if (fl) {

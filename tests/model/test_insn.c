@@ -477,6 +477,7 @@ static void test_epi(uint32_t n)
         tsl_insn_vpu_epi_t e = {0};
         e.src1_dtype = fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
         e.bias = flags & 1;
+        e.bvecs = e.bias;   /* one bias row, as ADD BCAST; test_epi_bvecs covers more */
         e.relu = (flags >> 1) & 1;
         e.dst_dtype = (flags >> 2) & 1 ? (fl ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8) : e.src1_dtype;
         e.fscale = fl && (iter >> 4) & 1;
@@ -506,6 +507,50 @@ static void test_epi(uint32_t n)
         if (e.bias)
             fill32(&a, e.src2_addr, n, fl);
         epi_case(&a, &b, e, ACC + 0x9000);
+    }
+    tslm_free(&a);
+    tslm_free(&b);
+}
+
+/* EPI with BVECS bias vectors: row i adds vector i mod BVECS, so it equals one single-row EPI per
+ * row with that vector as its one bias row. */
+static void test_epi_bvecs(uint32_t n)
+{
+    tslm_t a, b;
+    fresh(&a, n, 0);
+    fresh(&b, n, 0);
+    const uint32_t VB = 4 * n;
+    for (uint32_t iter = 0; iter < 40; iter++) {
+        int fl = iter & 1;
+        tsl_insn_vpu_epi_t e = {.src1_dtype = fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32, .bias = 1,
+                                .relu = (iter >> 1) & 1, .rows = 1 + (uint32_t)tu_below(&T.rng, 20),
+                                .bvecs = 1 + (uint32_t)tu_below(&T.rng, 5), .src1_addr = ACC, .src2_addr = ACC + 0x2000};
+        e.dst_dtype = (iter >> 2) & 1 ? (fl ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8) : e.src1_dtype;
+        e.dst_addr = 0x4000;
+        if (e.dst_dtype == TSL_DTYPE_INT8) {
+            e.scale = (uint32_t)tu_below(&T.rng, 1000);
+            e.shift = (uint32_t)tu_below(&T.rng, 12);
+        }
+        fill32(&a, e.src1_addr, e.rows * n, fl);
+        fill32(&a, e.src2_addr, e.bvecs * n, fl);
+        memcpy(b.vmem, a.vmem, a.cfg.vmem_bytes);
+        memcpy(b.acc, a.acc, a.cfg.acc_bytes);
+        push_ok(&a, tsl_insn_vpu_epi_encode(e), "EPI with BVECS");
+        uint32_t db = n * tsl_dtype_bytes(e.dst_dtype);
+        for (uint32_t i = 0; i < e.rows; i++) {
+            tsl_insn_vpu_epi_t r = e;
+            r.rows = 1;
+            r.bvecs = 1;
+            r.src1_addr = e.src1_addr + i * VB;
+            r.src2_addr = e.src2_addr + i % e.bvecs * VB;
+            r.dst_addr = e.dst_addr + i * db;
+            push_ok(&b, tsl_insn_vpu_epi_encode(r), "EPI of one row");
+        }
+        tslm_run(&a);
+        tslm_run(&b);
+        tu_check(&T, same_mem("EPI BVECS", "VMEM", b.vmem, a.vmem, a.cfg.vmem_bytes) &&
+                         same_mem("EPI BVECS", "ACC", b.acc, a.acc, a.cfg.acc_bytes),
+                 "EPI with %u bias vectors over %u rows equals one EPI per row", e.bvecs, e.rows);
     }
     tslm_free(&a);
     tslm_free(&b);
@@ -665,9 +710,10 @@ static void test_errors(void)
     /* EPI: every refusal of its section, then its operands in the order dst, src1, bias. */
     const uint32_t I8 = TSL_DTYPE_INT8, I32 = TSL_DTYPE_INT32, B16 = TSL_DTYPE_BF16, F32 = TSL_DTYPE_FP32;
     tsl_insn_vpu_epi_t ei = {.dst_dtype = I32, .src1_dtype = I32, .bias = 1, .relu = 1, .dst_addr = ACC,
-                             .src1_addr = ACC + 0x100, .src2_addr = ACC + 0x200, .rows = 2};
+                             .src1_addr = ACC + 0x100, .src2_addr = ACC + 0x200, .rows = 2, .bvecs = 1};
     tsl_insn_vpu_epi_t ef = {.dst_dtype = F32, .src1_dtype = F32, .bias = 1, .fscale = 1, .dst_addr = ACC,
-                             .src1_addr = ACC + 0x100, .src2_addr = ACC + 0x200, .rows = 2, .scale = 0x3F800000u};
+                             .src1_addr = ACC + 0x100, .src2_addr = ACC + 0x200, .rows = 2, .scale = 0x3F800000u,
+                             .bvecs = 1};
     tsl_insn_vpu_epi_t eq = ei;
     eq.dst_dtype = I8;
     eq.dst_addr = 0x100;
@@ -708,8 +754,14 @@ static void test_errors(void)
     expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI ZERO_POINT with an INT32 dst");
     x = ef, x.dst_dtype = B16, x.dst_addr = 0x100, x.zero_point = 0x80000000u;
     expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI ZERO_POINT with a BF16 dst");
-    x = ei, x.bias = 0;
+    x = ei, x.bias = 0, x.bvecs = 0;
     expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI SRC2_ADDR without BIAS");
+    x = ei, x.bias = 0, x.src2_addr = 0;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI BVECS without BIAS");
+    x = ei, x.bvecs = 0;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI BIAS with BVECS 0");
+    x = ei, x.src2_addr = VM - 4 * n, x.bvecs = 2;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_LOCAL_RANGE, VM - 4 * n, "EPI BVECS vectors past VMEM");
     expect_err(&m, with_word(tsl_insn_vpu_epi_encode(ei), 0, tsl_insn_vpu_epi_encode(ei).w[0] | 1u << 23),
                TSL_ERR_BAD_FIELD, 0, "EPI reserved bit 23 (SRC2_MODE of VPU_VEC)");
     expect_err(&m, with_word(tsl_insn_vpu_epi_encode(ei), 6, 1u << 6), TSL_ERR_BAD_FIELD, 0,
@@ -904,6 +956,8 @@ int main(int argc, char **argv)
     test_vpu(32);
     test_epi(4);
     test_epi(16);
+    test_epi_bvecs(4);
+    test_epi_bvecs(16);
     test_tokens();
     test_errors();
     test_codec();

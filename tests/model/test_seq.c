@@ -258,6 +258,20 @@ static void launch_checks(tu_t *t)
     CASE("ACC region past ACC", d.acc_addr = TSL_LOCAL_ACC_BASE + TSL_PARAM_ACC_BYTES - 4 * n, TSL_ERR_LOCAL_RANGE,
          TSL_LOCAL_ACC_BASE + TSL_PARAM_ACC_BYTES - 4 * n);
 #undef CASE
+    /* a channel with a token left over: the expansion's waits would take it */
+    tslm_cfg_t cfg = tslm_cfg_default();
+    cfg.hbm_bytes = HBM_BYTES;
+    tslm_t m;
+    if (tslm_init(&m, &cfg) == TSLM_OK) {
+        tsl_insn_t sy = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_DMA});
+        tsl_insn_signal(&sy, TSL_TOK(TSL_UNIT_MXU));
+        int pushed = tslm_push(&m, sy.w) == TSLM_OK;
+        launch(&m, &good);
+        tu_check(t, pushed && rd(&m, TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_BAD_FIELD &&
+                        rd(&m, TSL_TC_ERR_UNIT_OFFSET) == TSL_ERR_UNIT_SEQ && rd(&m, TSL_TC_PUSH_COUNT_OFFSET) == 1,
+                 "a token left on a channel");
+        tslm_free(&m);
+    }
 }
 
 int main(int argc, char **argv)

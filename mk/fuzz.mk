@@ -3,6 +3,7 @@
 #   fuzz_api  libtessel's public API and argument checks on the model transport
 #   fuzz_cmd  the firmware command validator (firmware/cp natively on hw/model), one 64-byte command
 #   fuzz_elf  the firmware ELF loader of every transport and tessel run (host_driver/src/elf_image.c)
+#   fuzz_seq  the tile sequencer's launch checks and expansion on hw/model, one 16-word descriptor
 #   make test-fuzz-NAME   replays tests/fuzz/corpus/NAME (every committed input once), then fuzzes
 #                         for FUZZ_TIME seconds (default 12) from that corpus; prints the executions
 #   make soak             the same with FUZZ_SOAK_TIME (default 300) seconds per target
@@ -22,7 +23,8 @@ FUZZ_SRC_npy   := $(TSL_HOST_NPY)
 FUZZ_SRC_api   := $(TSL_HOST_ALL_C)
 FUZZ_SRC_cmd   := $(TSL_FW_CP_NATIVE) $(TSL_MODEL_SRCS)
 FUZZ_SRC_elf   := host_driver/src/elf_image.c
-FUZZ_NAMES     := npy api cmd elf
+FUZZ_SRC_seq   := $(TSL_MODEL_SRCS)
+FUZZ_NAMES     := npy api cmd elf seq
 
 # fuzz_rule(name): the binary and its two targets
 define fuzz_rule

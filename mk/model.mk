@@ -21,7 +21,9 @@ $(BUILD)/model/test_%: tests/model/test_%.c tests/model/test_util.h hw/model/ref
 $(BUILD)/model/bench_model: tests/model/bench_model.c tests/model/gemm_prog.h hw/model/ref.h $(MODEL_LIB)
 	$(CC) $(MODEL_TEST_CFLAGS) $< $(MODEL_LIB) -o $@
 
-TESTS += model-arith model-insn model-gemm
+TESTS += model-arith model-insn model-gemm model-seq
+test-model-seq: $(BUILD)/model/test_seq
+	$<
 test-model-insn: $(BUILD)/model/test_insn
 	$<
 test-model-gemm: $(BUILD)/model/test_gemm

@@ -4,12 +4,14 @@
 #   make test-tcctrl-n4        N=4, VMEM 64 KiB, ACC 16 KiB, HBM 1 MiB, QueueDepth 8, no bf16, InflightMax 2
 #   make test-tcctrl-n16       the default parameters (tsl_pkg), InflightMax 4
 #   make test-tcctrl-iverilog  the Icarus compile alone
-# Knobs: TCCTRL_SEGS (random segments per run, default 1000), SEED (replay).
+#   make soak                  adds test-tcctrl-soak: both configurations with TCCTRL_SOAK_SEGS (5000)
+# Knobs: TCCTRL_SEGS (random segments per run, default 300), SEED (replay).
 
 TCCTRL_RTL := $(TSL_RTL_TCCTRL)
 TCCTRL_CPP  := hw/sim/tc/ctrl_main.cpp
 TCCTRL_OUT  := $(BUILD)/tcctrl
-TCCTRL_SEGS ?= 1000
+TCCTRL_SEGS ?= 300
+TCCTRL_SOAK_SEGS ?= 5000
 
 # $(1) = name, $(2) = N, $(3) = VMEM, $(4) = ACC, $(5) = HBM, $(6) = QueueDepth, $(7) = bf16, $(8) = InflightMax
 define TCCTRL_BUILD
@@ -28,7 +30,8 @@ $(eval $(call TCCTRL_BUILD,n4,4,65536,16384,1048576,8,0,2))
 $(eval $(call TCCTRL_BUILD,n16,16,262144,65536,67108864,16,1,4))
 
 TESTS += tcctrl-lint tcctrl-n4 tcctrl-n16
-.PHONY: test-tcctrl-lint test-tcctrl-iverilog test-tcctrl-n4 test-tcctrl-n16
+SOAKS += tcctrl-soak
+.PHONY: test-tcctrl-lint test-tcctrl-iverilog test-tcctrl-n4 test-tcctrl-n16 test-tcctrl-soak
 
 test-tcctrl-lint:
 	@p=0; f=0; for n in 4 16; do for bf in 0 1; do \
@@ -50,3 +53,5 @@ test-tcctrl-n4: $(TCCTRL_OUT)/n4/ctrl_sim
 	@$< $(TCCTRL_SEGS)
 test-tcctrl-n16: $(TCCTRL_OUT)/n16/ctrl_sim
 	@$< $(TCCTRL_SEGS)
+test-tcctrl-soak: $(TCCTRL_OUT)/n4/ctrl_sim $(TCCTRL_OUT)/n16/ctrl_sim
+	@$(TCCTRL_OUT)/n4/ctrl_sim $(TCCTRL_SOAK_SEGS) && $(TCCTRL_OUT)/n16/ctrl_sim $(TCCTRL_SOAK_SEGS)

@@ -4,7 +4,7 @@
 #   TSL_FW_CP_NATIVE  the same firmware on the host against the golden model: in libtessel (the model
 #                     backend), the firmware tests (tests/fw) and the fuzzers
 #   TSL_FW_CP_HDRS    the headers of both
-TSL_FW_CP_COMMON = firmware/cp/tsl_cp.c firmware/cp/tsl_cp_sched.c firmware/cp/tsl_cp_gemm.c \
+TSL_FW_CP_COMMON = firmware/cp/tsl_cp.c firmware/cp/tsl_cp_sched.c firmware/cp/tsl_cp_gemm.c firmware/cp/tsl_cp_seq.c \
                    firmware/cp/tsl_cp_ops.c
 TSL_FW_CP_RV32   = firmware/cp/main.c $(TSL_FW_CP_COMMON) firmware/cp/tsl_cp_hal_mmio.c
 TSL_FW_CP_NATIVE = $(TSL_FW_CP_COMMON) firmware/cp/tsl_cp_hal_model.c firmware/cp/tsl_cp_hostif.c

@@ -320,6 +320,8 @@ static void epilogue_store(tsl_cp_t *cp, gemm_t *g, const step_t *x)
 
 void tsl_cp_exec_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
 {
+    if (tsl_cp_seq_gemm(cp, c))
+        return;
     gemm_t g;
     g.c = c;
     g.n = cp->n;

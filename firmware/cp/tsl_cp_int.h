@@ -44,6 +44,11 @@ void tsl_cp_exec_fill(tsl_cp_t *cp, const tsl_cmd_t *c);
 void tsl_cp_exec_eltwise(tsl_cp_t *cp, const tsl_cmd_t *c);
 void tsl_cp_exec_gemm(tsl_cp_t *cp, const tsl_cmd_t *c);
 
+/* A GEMM through the tile sequencer (tsl_cp_seq.c): plans the tile shape and launches the
+ * descriptor. Returns 0, having done nothing, when the tensor core has no sequencer or the shape
+ * is one it does not take; tsl_cp_exec_gemm then tiles the command itself. */
+int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c);
+
 /* Helpers. */
 static inline uint32_t tsl_cp_min(uint32_t a, uint32_t b) { return a < b ? a : b; }
 static inline uint32_t tsl_cp_ceil(uint32_t a, uint32_t b) { return (a + b - 1u) / b; }

@@ -37,6 +37,7 @@
 
 #include "tessel.h"
 #include "tessel_npy.h"
+#include "tsl_hw.h"
 
 #define EXIT_DEV 1
 #define EXIT_USAGE 2
@@ -660,22 +661,24 @@ static int cmd_info(int argc, char **argv)
     tessel_close(dev);
     if (st != TESSEL_OK)
         return fail(EXIT_DEV, "cannot read the device configuration: %s", tessel_strerror(st));
-    int i8 = (in.features >> 0) & 1, b16 = (in.features >> 1) & 1;
+    int i8 = (in.features >> TSL_TC_CFG_FEATURES_INT8_SHIFT) & 1, b16 = (in.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1;
+    int seq = (in.features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1;
     if (json) {
         printf("{\"backend\": \"%s\", \"n\": %u, \"vmem_bytes\": %u, \"acc_bytes\": %u, \"hbm_bytes\": %" PRIu64
-               ", \"hbm_bytes_per_cycle\": %u, \"features\": %u, \"int8\": %s, \"bf16\": %s}\n",
+               ", \"hbm_bytes_per_cycle\": %u, \"features\": %u, \"int8\": %s, \"bf16\": %s, \"seq\": %s}\n",
                in.backend ? in.backend : backend, in.n, in.vmem_bytes, in.acc_bytes, in.hbm_bytes,
-               in.hbm_bytes_per_cycle, in.features, i8 ? "true" : "false", b16 ? "true" : "false");
+               in.hbm_bytes_per_cycle, in.features, i8 ? "true" : "false", b16 ? "true" : "false",
+               seq ? "true" : "false");
     } else {
         printf("backend              %s\n"
                "MXU                  %u x %u\n"
                "VMEM                 %u bytes (%u KiB)\n"
                "ACC                  %u bytes (%u KiB)\n"
                "HBM                  %" PRIu64 " bytes (%" PRIu64 " MiB), %u bytes/cycle\n"
-               "features             0x%08x:%s%s\n",
+               "features             0x%08x:%s%s%s\n",
                in.backend ? in.backend : backend, in.n, in.n, in.vmem_bytes, in.vmem_bytes >> 10, in.acc_bytes,
                in.acc_bytes >> 10, in.hbm_bytes, in.hbm_bytes >> 20, in.hbm_bytes_per_cycle, in.features,
-               i8 ? " int8" : "", b16 ? " bf16" : "");
+               i8 ? " int8" : "", b16 ? " bf16" : "", seq ? " seq (tile sequencer)" : "");
     }
     return 0;
 }

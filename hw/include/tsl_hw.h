@@ -99,6 +99,13 @@
 #define TSL_ERR_WBUF_DTYPE 10u /* MATMUL dtype differs from the dtype its weight buffer was loaded with */
 #define TSL_ERR_LIMIT 11u
 
+/* ERR_UNIT: TC ERR_UNIT: where the first error was found (the faulting instruction's UNIT, or the sequencer) */
+#define TSL_ERR_UNIT_DMA 0u /* a DMA instruction (dispatch check, or an AXI error) */
+#define TSL_ERR_UNIT_MXU 1u /* an MXU instruction */
+#define TSL_ERR_UNIT_VPU 2u /* a VPU instruction */
+#define TSL_ERR_UNIT_SEQ 3u /* the tile sequencer refused a descriptor at launch (docs/isa.md section 8) */
+#define TSL_ERR_UNIT_LIMIT 4u
+
 /* CMD_OP: host command opcodes (command word 0 bits [7:0]) */
 #define TSL_CMD_OP_NOP 0u /* completes at once */
 #define TSL_CMD_OP_GEMM 1u /* C = epilogue(A x B) */
@@ -217,6 +224,18 @@ static inline const char *tsl_err_name(uint32_t v)
     case 8u: return "AXI_SLVERR";
     case 9u: return "AXI_DECERR";
     case 10u: return "WBUF_DTYPE";
+    default: return (const char *)0;
+    }
+}
+
+/* Name of a ERR_UNIT value, or NULL when it has none. */
+static inline const char *tsl_err_unit_name(uint32_t v)
+{
+    switch (v) {
+    case 0u: return "DMA";
+    case 1u: return "MXU";
+    case 2u: return "VPU";
+    case 3u: return "SEQ";
     default: return (const char *)0;
     }
 }
@@ -382,7 +401,7 @@ static inline const char *tsl_status_text(int status)
 #define TSL_TC_STATUS_ERROR_SHIFT 1u
 #define TSL_TC_STATUS_ERROR_MASK 0x1u
 #define TSL_TC_ERR_CODE_OFFSET 0x048u /* ro: first error (ERR enum); sticky until CTRL.RESET */
-#define TSL_TC_ERR_UNIT_OFFSET 0x04Cu /* ro: unit of the faulting instruction */
+#define TSL_TC_ERR_UNIT_OFFSET 0x04Cu /* ro: ERR_UNIT enum: unit of the faulting instruction, or SEQ */
 #define TSL_TC_ERR_SEQ_OFFSET 0x050u /* ro: push sequence number of the faulting instruction */
 #define TSL_TC_ERR_ADDR_OFFSET 0x054u /* ro: offending address for range, alignment and AXI errors, else 0 */
 #define TSL_TC_PUSH_COUNT_OFFSET 0x058u /* ro: instructions pushed since reset (the next sequence number) */
@@ -611,7 +630,7 @@ static inline const char *tsl_status_text(int status)
 #define TSL_INSN_VPU_VEC_ZERO_POINT_SHIFT 0u
 #define TSL_INSN_VPU_VEC_ZERO_POINT_MASK 0xFFFFFFFFu
 
-/* Format VPU_EPI (VPU: EPI): for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row 0 (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name */
+/* Format VPU_EPI (VPU: EPI): for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name */
 #define TSL_FMT_VPU_EPI 6u
 #define TSL_INSN_VPU_EPI_DST_DTYPE_WORD 0u /* INT32 or INT8 (SRC1 INT32); FP32 or BF16 (SRC1 FP32) */
 #define TSL_INSN_VPU_EPI_DST_DTYPE_SHIFT 16u
@@ -619,7 +638,7 @@ static inline const char *tsl_status_text(int status)
 #define TSL_INSN_VPU_EPI_SRC1_DTYPE_WORD 0u /* INT32 or FP32 (the bias has the same type) */
 #define TSL_INSN_VPU_EPI_SRC1_DTYPE_SHIFT 18u
 #define TSL_INSN_VPU_EPI_SRC1_DTYPE_MASK 0x3u
-#define TSL_INSN_VPU_EPI_BIAS_WORD 0u /* add row 0 of src2 to every row */
+#define TSL_INSN_VPU_EPI_BIAS_WORD 0u /* add row (i mod BVECS) of src2 to row i */
 #define TSL_INSN_VPU_EPI_BIAS_SHIFT 20u
 #define TSL_INSN_VPU_EPI_BIAS_MASK 0x1u
 #define TSL_INSN_VPU_EPI_RELU_WORD 0u /* max(x, 0) after the bias */
@@ -634,7 +653,7 @@ static inline const char *tsl_status_text(int status)
 #define TSL_INSN_VPU_EPI_SRC1_ADDR_WORD 2u /* local address of src1 row 0 */
 #define TSL_INSN_VPU_EPI_SRC1_ADDR_SHIFT 0u
 #define TSL_INSN_VPU_EPI_SRC1_ADDR_MASK 0xFFFFFFFFu
-#define TSL_INSN_VPU_EPI_SRC2_ADDR_WORD 3u /* local address of the bias row (0 without BIAS) */
+#define TSL_INSN_VPU_EPI_SRC2_ADDR_WORD 3u /* local address of the BVECS bias vectors (0 without BIAS) */
 #define TSL_INSN_VPU_EPI_SRC2_ADDR_SHIFT 0u
 #define TSL_INSN_VPU_EPI_SRC2_ADDR_MASK 0xFFFFFFFFu
 #define TSL_INSN_VPU_EPI_ROWS_WORD 4u /* rows, 1..65535 */
@@ -646,6 +665,9 @@ static inline const char *tsl_status_text(int status)
 #define TSL_INSN_VPU_EPI_SHIFT_WORD 6u /* INT8 dst: REQUANT shift 0..62; else 0 */
 #define TSL_INSN_VPU_EPI_SHIFT_SHIFT 0u
 #define TSL_INSN_VPU_EPI_SHIFT_MASK 0x3Fu
+#define TSL_INSN_VPU_EPI_BVECS_WORD 6u /* BIAS: bias vectors, 1..65535; row i adds vector (i mod BVECS); 0 without BIAS */
+#define TSL_INSN_VPU_EPI_BVECS_SHIFT 16u
+#define TSL_INSN_VPU_EPI_BVECS_MASK 0xFFFFu
 #define TSL_INSN_VPU_EPI_ZERO_POINT_WORD 7u /* INT8 dst: REQUANT zero point; else 0 */
 #define TSL_INSN_VPU_EPI_ZERO_POINT_SHIFT 0u
 #define TSL_INSN_VPU_EPI_ZERO_POINT_MASK 0xFFFFFFFFu
@@ -680,7 +702,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
         {0x00331FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0x00000000u, 0x00000000u}, /* MXU_MATMUL */
         {0x00331FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0FFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, /* MXU_MATMULK */
         {0x00FF1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0x0000003Fu, 0xFFFFFFFFu}, /* VPU_VEC */
-        {0x007F1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0x0000003Fu, 0xFFFFFFFFu}, /* VPU_EPI */
+        {0x007F1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0xFFFF003Fu, 0xFFFFFFFFu}, /* VPU_EPI */
     };
     return (fmt < 0 || fmt >= 7 || word >= 8u) ? 0u : used[fmt][word];
 }
@@ -825,7 +847,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_SEQ_KC_WORD 12u /* K columns per chunk: a multiple of N, KC*size(DTYPE) <= 65535, KC/N <= 4095 */
 #define TSL_SEQ_KC_SHIFT 16u
 #define TSL_SEQ_KC_MASK 0xFFFFu
-#define TSL_SEQ_NBW_WORD 13u /* column blocks (of N) per B panel and output tile, 1..255 */
+#define TSL_SEQ_NBW_WORD 13u /* column blocks (of N) per B panel and output tile, 1..255, MC*NBW <= 65535 */
 #define TSL_SEQ_NBW_SHIFT 0u
 #define TSL_SEQ_NBW_MASK 0xFFu
 #define TSL_SEQ_VMEM_ADDR_WORD 14u /* start of the VMEM region the layout fills, a multiple of 4*N */
@@ -1202,19 +1224,20 @@ static inline tsl_insn_vpu_vec_t tsl_insn_vpu_vec_decode(const uint32_t *w)
     return f;
 }
 
-/* Format VPU_EPI (VPU: EPI): for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row 0 (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name */
+/* Format VPU_EPI (VPU: EPI): for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name */
 typedef struct {
     uint32_t dst_dtype TSL_FIELD_DEFAULT; /* INT32 or INT8 (SRC1 INT32); FP32 or BF16 (SRC1 FP32) */
     uint32_t src1_dtype TSL_FIELD_DEFAULT; /* INT32 or FP32 (the bias has the same type) */
-    uint32_t bias TSL_FIELD_DEFAULT; /* add row 0 of src2 to every row */
+    uint32_t bias TSL_FIELD_DEFAULT; /* add row (i mod BVECS) of src2 to row i */
     uint32_t relu TSL_FIELD_DEFAULT; /* max(x, 0) after the bias */
     uint32_t fscale TSL_FIELD_DEFAULT; /* float: multiply by SCALE (FP32 bits) first */
     uint32_t dst_addr TSL_FIELD_DEFAULT; /* local address of dst row 0 */
     uint32_t src1_addr TSL_FIELD_DEFAULT; /* local address of src1 row 0 */
-    uint32_t src2_addr TSL_FIELD_DEFAULT; /* local address of the bias row (0 without BIAS) */
+    uint32_t src2_addr TSL_FIELD_DEFAULT; /* local address of the BVECS bias vectors (0 without BIAS) */
     uint32_t rows TSL_FIELD_DEFAULT; /* rows, 1..65535 */
     uint32_t scale TSL_FIELD_DEFAULT; /* INT8 dst: REQUANT multiplier; FSCALE: FP32 scale; else 0 */
     uint32_t shift TSL_FIELD_DEFAULT; /* INT8 dst: REQUANT shift 0..62; else 0 */
+    uint32_t bvecs TSL_FIELD_DEFAULT; /* BIAS: bias vectors, 1..65535; row i adds vector (i mod BVECS); 0 without BIAS */
     uint32_t zero_point TSL_FIELD_DEFAULT; /* INT8 dst: REQUANT zero point; else 0 */
     uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
@@ -1240,7 +1263,7 @@ static inline tsl_insn_t tsl_insn_vpu_epi_encode(tsl_insn_vpu_epi_t f)
     i.w[3] = f.src2_addr;
     i.w[4] = (f.rows & 0xFFFFu);
     i.w[5] = f.scale;
-    i.w[6] = (f.shift & 0x3Fu);
+    i.w[6] = (f.shift & 0x3Fu) | ((f.bvecs & 0xFFFFu) << 16);
     i.w[7] = f.zero_point;
     return i;
 }
@@ -1260,6 +1283,7 @@ static inline tsl_insn_vpu_epi_t tsl_insn_vpu_epi_decode(const uint32_t *w)
     f.rows = w[4] & 0xFFFFu;
     f.scale = w[5];
     f.shift = w[6] & 0x3Fu;
+    f.bvecs = (w[6] >> 16) & 0xFFFFu;
     f.zero_point = w[7];
     f.wait = (w[0] >> 6) & 0x7u;
     f.signal = (w[0] >> 9) & 0x7u;
@@ -1394,7 +1418,7 @@ typedef struct {
     uint32_t zero_point TSL_FIELD_DEFAULT; /* INT8 C: REQUANT zero point; else 0 */
     uint32_t mc TSL_FIELD_DEFAULT; /* rows per output tile, 1..65535 */
     uint32_t kc TSL_FIELD_DEFAULT; /* K columns per chunk: a multiple of N, KC*size(DTYPE) <= 65535, KC/N <= 4095 */
-    uint32_t nbw TSL_FIELD_DEFAULT; /* column blocks (of N) per B panel and output tile, 1..255 */
+    uint32_t nbw TSL_FIELD_DEFAULT; /* column blocks (of N) per B panel and output tile, 1..255, MC*NBW <= 65535 */
     uint32_t vmem_addr TSL_FIELD_DEFAULT; /* start of the VMEM region the layout fills, a multiple of 4*N */
     uint32_t acc_addr TSL_FIELD_DEFAULT; /* start of the ACC region (two tiles), a multiple of 4*N */
 } tsl_seq_t;

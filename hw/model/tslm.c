@@ -42,7 +42,8 @@ tslm_cfg_t tslm_cfg_default(void)
         .acc_bytes = TSL_PARAM_ACC_BYTES,
         .hbm_bytes = TSL_PARAM_HBM_BYTES,
         .queue_depth = TSL_PARAM_QUEUE_DEPTH,
-        .features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT),
+        .features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT) |
+                    (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT),
     };
     return c;
 }
@@ -68,7 +69,8 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
 {
     if (!m || !cfg)
         return TSLM_EINVAL;
-    const uint32_t all_features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT);
+    const uint32_t all_features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT) |
+                                  (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT);
     if (!is_pow2(cfg->n) || cfg->n < 4 || cfg->n > 128 ||
         !is_pow2(cfg->vmem_bytes) || cfg->vmem_bytes < 4096 || cfg->vmem_bytes > TSL_LOCAL_ACC_BASE ||
         !is_pow2(cfg->acc_bytes) || cfg->acc_bytes < 4096 || cfg->acc_bytes > (1u << 24) ||
@@ -78,6 +80,8 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
         return TSLM_EINVAL;
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
+    if (cfg->core != TSL_CORE_TC)   /* the lite core has no sequencer */
+        m->cfg.features &= ~(1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT);
     size_t n = cfg->n;
     m->hbm = calloc(cfg->hbm_bytes, 1);
     m->vmem = calloc(cfg->vmem_bytes, 1);
@@ -258,6 +262,38 @@ static uint32_t check_vpu(const tslm_t *m, const uint32_t *w, uint32_t op, uint3
     return TSL_ERR_NONE;
 }
 
+/* EPI (isa.md "VPU EPI"): field values, then dst, src1 and (BIAS) the BVECS bias vectors, as check_vpu. */
+static uint32_t check_epi(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
+{
+    tsl_insn_vpu_epi_t x = tsl_insn_vpu_epi_decode(w);
+    uint32_t dd = x.dst_dtype, d1 = x.src1_dtype;
+    int fl = d1 == TSL_DTYPE_FP32, i8 = dd == TSL_DTYPE_INT8;
+    if (!x.rows)
+        return TSL_ERR_BAD_FIELD;
+    if (d1 != TSL_DTYPE_INT32 && d1 != TSL_DTYPE_FP32)
+        return TSL_ERR_BAD_FIELD;
+    if (fl ? (dd != TSL_DTYPE_FP32 && dd != TSL_DTYPE_BF16) : (dd != TSL_DTYPE_INT32 && !i8))
+        return TSL_ERR_BAD_FIELD;
+    if (fl && !((m->cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1))
+        return TSL_ERR_BAD_FIELD;
+    if (x.fscale && !fl)
+        return TSL_ERR_BAD_FIELD;
+    if (x.scale && !(i8 || x.fscale))
+        return TSL_ERR_BAD_FIELD;
+    if (i8 ? x.shift > 62 : x.shift != 0)
+        return TSL_ERR_BAD_FIELD;
+    if (x.zero_point && !i8)
+        return TSL_ERR_BAD_FIELD;
+    if ((x.src2_addr && !x.bias) || (x.bias ? !x.bvecs : x.bvecs))
+        return TSL_ERR_BAD_FIELD;
+    int both = SPACE_VMEM | SPACE_ACC;
+    CHECK(check_vec(m, x.dst_addr, dd, x.rows, both, eaddr));
+    CHECK(check_vec(m, x.src1_addr, d1, x.rows, both, eaddr));
+    if (x.bias)
+        CHECK(check_vec(m, x.src2_addr, d1, x.bvecs, both, eaddr));
+    return TSL_ERR_NONE;
+}
+
 /* Every dispatch check of docs/isa.md, in its documented order. Returns an ERR code. */
 static uint32_t validate(tslm_t *m, const uint32_t *w, uint32_t *eaddr)
 {
@@ -279,6 +315,8 @@ static uint32_t validate(tslm_t *m, const uint32_t *w, uint32_t *eaddr)
         CHECK(check_mxu(m, w, op, eaddr));
     else if (fmt == TSL_FMT_VPU_VEC)
         CHECK(check_vpu(m, w, op, eaddr));
+    else if (fmt == TSL_FMT_VPU_EPI)
+        CHECK(check_epi(m, w, eaddr));
     *eaddr = 0;
     for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++) {
         if (((wait >> u) & 1) && m->credit[u][unit] == 0)
@@ -476,6 +514,45 @@ static void exec_vpu(tslm_t *m, const uint32_t *w, uint32_t op)
     }
 }
 
+/* EPI: per row, the steps MUL (IMM), ADD (BCAST), RELU, then REQUANT or MOV, each exactly the
+ * VPU_VEC op of that name done in place. Between the steps the value passes through what an FP32
+ * (or INT32) store and load would make of it: tslm_f32_canon (the identity on the steps' results,
+ * which are canonical already) and nothing for integers. */
+static void exec_epi(tslm_t *m, const uint32_t *w)
+{
+    tsl_insn_vpu_epi_t x = tsl_insn_vpu_epi_decode(w);
+    uint32_t n = m->cfg.n, d1 = x.src1_dtype, dd = x.dst_dtype;
+    int fl = d1 == TSL_DTYPE_FP32;
+    int32_t *a = m->row_a, *b = m->row_b;
+    uint32_t sc = tslm_f32_canon(x.scale);
+    for (uint32_t i = 0; i < x.rows; i++) {
+        load_row(m, x.src1_addr + i * n * 4, d1, a);
+        if (x.bias)
+            load_row(m, x.src2_addr + i % x.bvecs * n * 4, d1, b);
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t v = (uint32_t)a[j];
+            if (fl) {
+                if (x.fscale)
+                    v = tslm_f32_canon(tslm_f32_mul(v, sc));
+                if (x.bias)
+                    v = tslm_f32_canon(tslm_f32_add(v, (uint32_t)b[j]));
+                if (x.relu)
+                    v = tslm_f32_canon(tslm_f32_max(v, 0));
+            } else {
+                if (x.bias)
+                    v = (uint32_t)tslm_i32_add((int32_t)v, b[j]);
+                if (x.relu && (int32_t)v < 0)
+                    v = 0;
+                if (dd == TSL_DTYPE_INT8)
+                    v = (uint32_t)tslm_sat_i32(tslm_requant((int32_t)v, (int32_t)x.scale, x.shift,
+                                                            (int32_t)x.zero_point));
+            }
+            a[j] = (int32_t)v;
+        }
+        store_row(m, x.dst_addr + i * n * tsl_dtype_bytes(dd), dd, a);
+    }
+}
+
 static void execute(tslm_t *m, uint32_t unit, const uint32_t *w)
 {
     uint32_t op = tsl_insn_hdr_decode(w).op;
@@ -487,6 +564,8 @@ static void execute(tslm_t *m, uint32_t unit, const uint32_t *w)
         exec_matmul(m, w);
     else if (unit == TSL_UNIT_MXU && op == TSL_MXU_OP_MATMULK)
         exec_matmulk(m, w);
+    else if (unit == TSL_UNIT_VPU && op == TSL_VPU_OP_EPI)
+        exec_epi(m, w);
     else if (unit == TSL_UNIT_VPU && op != TSL_VPU_OP_SYNC)
         exec_vpu(m, w, op);
     static const uint32_t insns[TSL_UNIT_LIMIT] = {TSL_PERF_DMA_INSNS, TSL_PERF_MXU_INSNS, TSL_PERF_VPU_INSNS};
@@ -607,6 +686,7 @@ static void reset_control(tslm_t *m)
     memset(m->credit, 0, sizeof m->credit);
     memset(m->tokens, 0, sizeof m->tokens);
     memset(m->insn_stage, 0, sizeof m->insn_stage);
+    memset(m->seq_stage, 0, sizeof m->seq_stage);
     m->push_count = m->notify_count = 0;
     m->err_code = m->err_unit = m->err_seq = m->err_addr = 0;
     m->irq_status = 0;
@@ -656,10 +736,41 @@ uint32_t tslm_reg_read(tslm_t *m, uint32_t offset)
     return tsl_tc_rd_mux(&r, offset);
 }
 
+static void seq_push(void *ctx, const tsl_insn_t *insn)
+{
+    if (tslm_push(ctx, insn->w) != TSLM_OK) {
+        /* a rejection shows in ERR_CODE, as in the hardware */
+    }
+}
+
+/* A write of SEQ15: check the descriptor, then push its expansion (docs/isa.md section 8). */
+static void seq_launch(tslm_t *m)
+{
+    uint32_t eaddr, err;
+    if (!((m->cfg.features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) || m->err_code != TSL_ERR_NONE)
+        return;
+    err = tslm_seq_check(m, m->seq_stage, &eaddr);
+    if (err != TSL_ERR_NONE) {
+        m->err_code = err;
+        m->err_unit = TSL_ERR_UNIT_SEQ;
+        m->err_seq = m->push_count;
+        m->err_addr = eaddr;
+        m->irq_status |= 1u << TSL_TC_IRQ_STATUS_ERROR_SHIFT;
+        return;
+    }
+    tslm_seq_expand(&m->cfg, m->seq_stage, seq_push, m);
+}
+
 void tslm_reg_write(tslm_t *m, uint32_t offset, uint32_t value)
 {
     if (!m)
         return;
+    if (offset >= TSL_TC_SEQ0_OFFSET && offset <= TSL_TC_SEQ15_OFFSET && !(offset & 3)) {
+        m->seq_stage[(offset - TSL_TC_SEQ0_OFFSET) / 4] = value;
+        if (offset == TSL_TC_SEQ15_OFFSET)
+            seq_launch(m);
+        return;
+    }
     if (offset >= TSL_TC_INSN0_OFFSET && offset <= TSL_TC_INSN7_OFFSET && !(offset & 3)) {
         m->insn_stage[(offset - TSL_TC_INSN0_OFFSET) / 4] = value;
         if (offset == TSL_TC_INSN7_OFFSET && tslm_push(m, m->insn_stage) != TSLM_OK) {

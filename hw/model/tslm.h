@@ -33,7 +33,8 @@ typedef struct {
     uint32_t acc_bytes;    /* power of two, 4 KiB .. 16 MiB */
     uint32_t hbm_bytes;    /* power of two, 4 KiB .. 1 GiB */
     uint32_t queue_depth;  /* 1..255 */
-    uint32_t features;     /* TC CFG_FEATURES bits: 1 << TSL_TC_CFG_FEATURES_{INT8,BF16}_SHIFT */
+    uint32_t features;     /* TC CFG_FEATURES bits: 1 << TSL_TC_CFG_FEATURES_{INT8,BF16,SEQ}_SHIFT; SEQ (the
+                              tile sequencer) needs the TC core */
     uint32_t core;         /* TSL_CORE_TC (0, the default) or TSL_CORE_LITE: the tensor core whose
                               ops it runs (tsl_op_on_core); the others are ERR_BAD_OPCODE */
 } tslm_cfg_t;
@@ -64,6 +65,7 @@ typedef struct {
     uint32_t credit[TSL_UNIT_LIMIT][TSL_UNIT_LIMIT]; /* [from][to] signals pushed minus waits pushed */
     uint32_t tokens[TSL_UNIT_LIMIT][TSL_UNIT_LIMIT]; /* [from][to] signals done minus waits taken */
     uint32_t insn_stage[TSL_PARAM_INSN_WORDS];       /* INSN0..INSN7 register writes */
+    uint32_t seq_stage[TSL_PARAM_SEQ_WORDS];         /* SEQ0..SEQ15 register writes */
     uint32_t push_count, notify_count;
     uint32_t err_code, err_unit, err_seq, err_addr;
     uint32_t irq_enable, irq_status;
@@ -97,6 +99,15 @@ void tslm_set_schedule(tslm_t *m, tslm_sched_t sched, uint64_t seed);
  * offsets read 0 and ignore writes, as the hardware does. */
 uint32_t tslm_reg_read(tslm_t *m, uint32_t offset);
 void tslm_reg_write(tslm_t *m, uint32_t offset, uint32_t value);
+
+/* The tile sequencer (docs/isa.md section 8, hw/model/tslm_seq.c). A write of TC SEQ15 launches the
+ * descriptor in SEQ0..SEQ15: tslm_seq_check, then every instruction of tslm_seq_expand is pushed. */
+/* The launch checks: TSL_ERR_NONE or the ERR code, with *eaddr = ERR_ADDR. */
+uint32_t tslm_seq_check(const tslm_t *m, const uint32_t *desc, uint32_t *eaddr);
+/* The expansion of a descriptor that passed the checks: emit(ctx, insn) for each instruction in
+ * push order. Returns how many. */
+typedef void (*tslm_seq_emit_t)(void *ctx, const tsl_insn_t *insn);
+uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *desc, tslm_seq_emit_t emit, void *ctx);
 
 /* Level of the tensor-core interrupt line: (IRQ_STATUS & IRQ_ENABLE) != 0. */
 int tslm_irq(const tslm_t *m);

@@ -133,21 +133,22 @@ typedef struct packed {
   logic [1:0] unit;  // [1:0] UNIT enum: the queue that executes it
 } insn_vpu_vec_t;
 
-// Format VPU_EPI (VPU: EPI): for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row 0 (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name
+// Format VPU_EPI (VPU: EPI): for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name
 typedef struct packed {
   logic [31:0] zero_point;  // [255:224] INT8 dst: REQUANT zero point; else 0
-  logic [25:0] rsvd_223_198;
+  logic [15:0] bvecs;  // [223:208] BIAS: bias vectors, 1..65535; row i adds vector (i mod BVECS); 0 without BIAS
+  logic [9:0] rsvd_207_198;
   logic [5:0] shift;  // [197:192] INT8 dst: REQUANT shift 0..62; else 0
   logic [31:0] scale;  // [191:160] INT8 dst: REQUANT multiplier; FSCALE: FP32 scale; else 0
   logic [15:0] rsvd_159_144;
   logic [15:0] rows;  // [143:128] rows, 1..65535
-  logic [31:0] src2_addr;  // [127:96] local address of the bias row (0 without BIAS)
+  logic [31:0] src2_addr;  // [127:96] local address of the BVECS bias vectors (0 without BIAS)
   logic [31:0] src1_addr;  // [95:64] local address of src1 row 0
   logic [31:0] dst_addr;  // [63:32] local address of dst row 0
   logic [8:0] rsvd_31_23;
   logic fscale;  // [22] float: multiply by SCALE (FP32 bits) first
   logic relu;  // [21] max(x, 0) after the bias
-  logic bias;  // [20] add row 0 of src2 to every row
+  logic bias;  // [20] add row (i mod BVECS) of src2 to row i
   logic [1:0] src1_dtype;  // [19:18] INT32 or FP32 (the bias has the same type)
   logic [1:0] dst_dtype;  // [17:16] INT32 or INT8 (SRC1 INT32); FP32 or BF16 (SRC1 FP32)
   logic [2:0] rsvd_15_13;
@@ -163,7 +164,7 @@ typedef struct packed {
   logic [31:0] acc_addr;  // [511:480] start of the ACC region (two tiles), a multiple of 4*N
   logic [31:0] vmem_addr;  // [479:448] start of the VMEM region the layout fills, a multiple of 4*N
   logic [23:0] rsvd_447_424;
-  logic [7:0] nbw;  // [423:416] column blocks (of N) per B panel and output tile, 1..255
+  logic [7:0] nbw;  // [423:416] column blocks (of N) per B panel and output tile, 1..255, MC*NBW <= 65535
   logic [15:0] kc;  // [415:400] K columns per chunk: a multiple of N, KC*size(DTYPE) <= 65535, KC/N <= 4095
   logic [15:0] mc;  // [399:384] rows per output tile, 1..65535
   logic [31:0] zero_point;  // [383:352] INT8 C: REQUANT zero point; else 0

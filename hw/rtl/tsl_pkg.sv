@@ -104,6 +104,14 @@ package tsl_pkg;
     ERR_WBUF_DTYPE = 4'd10
   } err_e;
 
+  // TC ERR_UNIT: where the first error was found (the faulting instruction's UNIT, or the sequencer)
+  typedef enum logic [1:0] {
+    ERR_UNIT_DMA = 2'd0,
+    ERR_UNIT_MXU = 2'd1,
+    ERR_UNIT_VPU = 2'd2,
+    ERR_UNIT_SEQ = 2'd3
+  } err_unit_e;
+
   // host command opcodes (command word 0 bits [7:0])
   typedef enum logic [2:0] {
     CMD_OP_NOP = 3'd0,
@@ -371,7 +379,7 @@ package tsl_pkg;
   localparam int INSN_VPU_VEC_ZERO_POINT_LSB = 224;
   localparam int INSN_VPU_VEC_ZERO_POINT_WIDTH = 32;
   localparam insn_t INSN_VPU_VEC_USED = 256'hFFFFFFFF0000003FFFFFFFFF0000FFFFFFFFFFFFFFFFFFFFFFFFFFFF00FF1FFF;
-  // Format VPU_EPI: for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row 0 (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name
+  // Format VPU_EPI: for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name
   localparam int INSN_VPU_EPI_DST_DTYPE_LSB = 16;
   localparam int INSN_VPU_EPI_DST_DTYPE_WIDTH = 2;
   localparam int INSN_VPU_EPI_SRC1_DTYPE_LSB = 18;
@@ -394,9 +402,11 @@ package tsl_pkg;
   localparam int INSN_VPU_EPI_SCALE_WIDTH = 32;
   localparam int INSN_VPU_EPI_SHIFT_LSB = 192;
   localparam int INSN_VPU_EPI_SHIFT_WIDTH = 6;
+  localparam int INSN_VPU_EPI_BVECS_LSB = 208;
+  localparam int INSN_VPU_EPI_BVECS_WIDTH = 16;
   localparam int INSN_VPU_EPI_ZERO_POINT_LSB = 224;
   localparam int INSN_VPU_EPI_ZERO_POINT_WIDTH = 32;
-  localparam insn_t INSN_VPU_EPI_USED = 256'hFFFFFFFF0000003FFFFFFFFF0000FFFFFFFFFFFFFFFFFFFFFFFFFFFF007F1FFF;
+  localparam insn_t INSN_VPU_EPI_USED = 256'hFFFFFFFFFFFF003FFFFFFFFF0000FFFFFFFFFFFFFFFFFFFFFFFFFFFF007F1FFF;
 
   // Host command ring entry (16 words) and completion entry (4 words)
   localparam int CMD_OPCODE_LSB = 0;

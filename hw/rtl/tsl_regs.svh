@@ -21,7 +21,7 @@ typedef struct packed {
   logic [31:0] push_count;  // 0x058 ro: instructions pushed since reset (the next sequence number)
   logic [31:0] err_addr;  // 0x054 ro: offending address for range, alignment and AXI errors, else 0
   logic [31:0] err_seq;  // 0x050 ro: push sequence number of the faulting instruction
-  logic [31:0] err_unit;  // 0x04C ro: unit of the faulting instruction
+  logic [31:0] err_unit;  // 0x04C ro: ERR_UNIT enum: unit of the faulting instruction, or SEQ
   logic [31:0] err_code;  // 0x048 ro: first error (ERR enum); sticky until CTRL.RESET
   logic [31:0] status;  // 0x044 ro: status
   logic [31:0] cfg_queue_depth;  // 0x018 ro: parameter QUEUE_DEPTH

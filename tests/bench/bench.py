@@ -34,14 +34,17 @@ EPILOGUES = {  # name -> extra `tessel gemm` arguments (int8 requantisation: sca
     "none": [],
     "bias_relu": ["--relu"],
     "requant": ["--out-dtype", "int8", "--rq-scale", "1", "--rq-shift", "10"],
+    "bias_relu_requant": ["--relu", "--out-dtype", "int8", "--rq-scale", "1", "--rq-shift", "10"],
 }
+# Two GEMMs measured together: an inference-sized int8 layer pair (a 784-128-16 MLP on 512 rows).
+LAYER_PAIR = "mlp_784_128_16"
 COLUMNS = ["m", "n", "k", "dtype", "epilogue", "mxu_n", "cycles", "macs", "hbm_bytes", "bytes_per_cycle",
            "compute_cycles", "memory_cycles", "roofline_cycles", "bound", "intensity", "mac_per_cycle",
-           "utilisation", "achieved_over_roofline", "wall_seconds"]
+           "utilisation", "achieved_over_roofline", "wall_seconds", "group"]
 
 
-def case(m, n, k, dtype, epilogue, mxu_n):
-    return {"m": m, "n": n, "k": k, "dtype": dtype, "epilogue": epilogue, "mxu_n": mxu_n}
+def case(m, n, k, dtype, epilogue, mxu_n, group=""):
+    return {"m": m, "n": n, "k": k, "dtype": dtype, "epilogue": epilogue, "mxu_n": mxu_n, "group": group}
 
 
 def cases(which, sizes):
@@ -61,7 +64,7 @@ def cases(which, sizes):
             out += [case(s, s, s, dt, "none", nn) for s in squares]
             if which == "quick":
                 continue
-            for s in squares[-2:]:
+            for s in squares[-3:] if not small else squares[-2:]:
                 out.append(case(s, s, s, dt, "bias_relu", nn))
                 if dt == "int8":
                     out.append(case(s, s, s, dt, "requant", nn))
@@ -73,6 +76,8 @@ def cases(which, sizes):
         out += [case(1, gemv, gemv, "int8", "none", nn), case(1, gemv, gemv, "bf16", "none", nn)]
         if not small:
             out.append(case(2048, 2048, 16, "int8", "none", nn))
+            out += [case(512, 128, 784, "int8", "bias_relu_requant", nn, LAYER_PAIR),
+                    case(512, 16, 128, "int8", "none", nn, LAYER_PAIR)]
     return out
 
 
@@ -82,8 +87,8 @@ def expected(c):
     pad = lambda x: (x + nn - 1) // nn * nn
     macs = m * pad(k) * pad(n)
     es = 1 if c["dtype"] == "int8" else 2
-    ces = 1 if c["epilogue"] == "requant" else 4
-    bias = 4 * n if c["epilogue"] == "bias_relu" else 0
+    ces = 1 if c["epilogue"].endswith("requant") else 4
+    bias = 4 * n if c["epilogue"].startswith("bias") else 0
     hbm = m * k * es + k * n * es + m * n * ces + bias
     bw = min(HBM_BYTES_PER_CYCLE, 2 * nn)
     compute = -(-macs // (nn * nn))
@@ -127,7 +132,7 @@ def run(c, tessel, root, demo, fw):
     d = inputs(c, root, demo)
     cmd = [tessel, "gemm", "--backend", "sim", "--stats", "--a", os.path.join(d, "a.npy"),
            "--b", os.path.join(d, "b.npy")] + EPILOGUES[c["epilogue"]] + (["--firmware", fw] if fw else [])
-    if c["epilogue"] == "bias_relu":
+    if c["epilogue"].startswith("bias"):
         cmd += ["--bias", os.path.join(d, "bias.npy")]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
@@ -158,14 +163,24 @@ def shape(r):
 
 
 def table(rows):
-    hdr = "%-14s %-5s %-9s %3s %10s %7s %10s %7s %s" % (
+    hdr = "%-14s %-5s %-17s %3s %10s %7s %10s %7s %s" % (
         "MxNxK", "dtype", "epilogue", "N", "cycles", "util", "roofline", "ach/rf", "bound")
     lines = [hdr, "-" * len(hdr)]
     for r in rows:
-        lines.append("%-14s %-5s %-9s %3d %10d %6.1f%% %10d %6.1f%% %s" % (
+        lines.append("%-14s %-5s %-17s %3d %10d %6.1f%% %10d %6.1f%% %s" % (
             shape(r), r["dtype"], r["epilogue"], r["mxu_n"], r["cycles"], 100 * r["utilisation"],
             r["roofline_cycles"], 100 * r["achieved_over_roofline"], r["bound"]))
     return "\n".join(lines)
+
+
+def groups(rows):
+    """(group, N, MACs, cycles, utilisation) of the cases measured together."""
+    out = []
+    for g, nn in sorted({(r.get("group", ""), r["mxu_n"]) for r in rows if r.get("group")}):
+        rs = [r for r in rows if r.get("group") == g and r["mxu_n"] == nn]
+        macs, cycles = sum(r["macs"] for r in rs), sum(r["cycles"] for r in rs)
+        out.append((g, nn, macs, cycles, macs / (nn * nn * cycles)))
+    return out
 
 
 def write_markdown(path, rows):
@@ -177,11 +192,14 @@ def write_markdown(path, rows):
             f.write("| %s | %s | %s | %d | %d | %.1f %% | %d | %s | %.1f %% |\n" % (
                 shape(r).replace("x", "×"), r["dtype"], r["epilogue"].replace("_", "+"), r["mxu_n"], r["cycles"],
                 100 * r["utilisation"], r["roofline_cycles"], r["bound"], 100 * r["achieved_over_roofline"]))
+        for g, nn, macs, cycles, util in groups(rows):
+            f.write("\n%s (N = %d), both GEMMs: %d MACs in %d cycles, %.1f %% utilisation.\n" % (
+                g, nn, macs, cycles, 100 * util))
 
 
 def read_row(r):
     """A row of a bench.csv with its numbers converted back."""
-    return {k: (r[k] if k in ("dtype", "epilogue", "bound") else float(r[k]) if "." in r[k] or "e" in r[k]
+    return {k: (r[k] if k in ("dtype", "epilogue", "bound", "group") else float(r[k]) if "." in r[k] or "e" in r[k]
                 else int(r[k])) for k in COLUMNS}
 
 
@@ -262,6 +280,8 @@ def main(argv):
     write_csv(os.path.join(a.out, "bench.csv"), rows)
     write_markdown(os.path.join(a.out, "bench.md"), rows)
     print(table(rows))
+    for g, nn, macs, cycles, util in groups(rows):
+        print("bench: %s N=%d: %d cycles for both GEMMs, %.1f%% of N^2 MAC/cycle" % (g, nn, cycles, 100 * util))
     print("bench: wrote %s" % os.path.join(a.out, "bench.csv"))
     if a.plots and rows:
         if plots(a.out, rows):

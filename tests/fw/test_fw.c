@@ -722,14 +722,16 @@ int main(int argc, char **argv)
 {
     tu_init(&T, "fw_native", argc, argv);
     const uint32_t both = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT);
-    const uint32_t int8 = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT;
+    const uint32_t int8 = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT, seq = 1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT;
     struct {
         const char *name;
         uint32_t n, vmem, acc, features, start, sched, gemm_randoms, maxdim;
     } cfgs[] = {
-        {"n16", 16, 262144, 65536, both, 0, TSLM_SCHED_PUSH_ORDER, 24, 150},
+        /* the tile sequencer (CFG_FEATURES.SEQ) on three, the firmware's own tiling on the others */
+        {"n16-seq", 16, 262144, 65536, both | seq, 0, TSLM_SCHED_PUSH_ORDER, 24, 150},
+        {"n16-seq-random-sched", 16, 262144, 65536, both | seq, 0xFFFFFFF0u, TSLM_SCHED_RANDOM, 12, 150},
+        {"n4-small-seq", 4, 8192, 4096, both | seq, 5, TSLM_SCHED_RANDOM, 12, 120},
         {"n16-random-sched", 16, 262144, 65536, both, 0xFFFFFFF0u, TSLM_SCHED_RANDOM, 12, 150},
-        {"n4-small", 4, 8192, 4096, both, 5, TSLM_SCHED_RANDOM, 12, 120},
         {"n8-int8", 8, 32768, 8192, int8, 0x7FFFFFFEu, TSLM_SCHED_PUSH_ORDER, 8, 200},
         {"n32", 32, 131072, 16384, both, 0, TSLM_SCHED_PUSH_ORDER, 6, 200},
     };

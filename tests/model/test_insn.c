@@ -370,6 +370,192 @@ static void test_vpu(uint32_t n)
     tslm_free(&m);
 }
 
+/* ---------------------------------------------------------------------------------------- EPI */
+
+/* Special fp32 values: NaNs, infinities, zeros, subnormals, values near overflow, near the FTZ
+ * threshold and bf16 rounding ties. */
+static uint32_t epi_special_f32(void)
+{
+    static const uint32_t v[] = {
+        0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFFBFFFFFu, 0x7F800000u, 0xFF800000u, 0x00000000u,
+        0x80000000u, 0x00000001u, 0x807FFFFFu, 0x00400000u, 0x7F7FFFFFu, 0xFF7FFFFFu, 0x00800000u,
+        0x80800000u, 0x00800001u, 0x3F808000u, 0x3F818000u, 0xBF808000u, 0x3F80FFFFu, 0x7F7F8000u,
+        0x3F800000u, 0xBF800000u, 0x40490FDBu, 0x1F800000u, 0x5F800000u,
+    };
+    if (tu_below(&T.rng, 3))
+        return v[tu_below(&T.rng, sizeof v / sizeof v[0])];
+    return (0x30000000u + (uint32_t)tu_below(&T.rng, 0x20000000)) | (uint32_t)(tu_next(&T.rng) & 1) << 31;
+}
+
+static uint32_t epi_special_i32(void)
+{
+    static const uint32_t v[] = {0x80000000u, 0x7FFFFFFFu, 0, 1, 0xFFFFFFFFu, 0x80000001u, 0x7FFFFFFEu,
+                                 127, 128, 0xFFFFFF80u, 0xFFFFFF7Fu, 0x40000000u, 0xC0000000u};
+    if (tu_below(&T.rng, 3))
+        return v[tu_below(&T.rng, sizeof v / sizeof v[0])];
+    return (uint32_t)((int32_t)tu_next(&T.rng) >> (int)tu_below(&T.rng, 31));
+}
+
+static void fill32(tslm_t *m, uint32_t addr, uint32_t words, int fl)
+{
+    uint8_t *p = addr >= ACC ? m->acc + (addr - ACC) : m->vmem + addr;
+    for (uint32_t i = 0; i < words; i++) {
+        uint32_t v = fl ? epi_special_f32() : epi_special_i32();
+        memcpy(p + 4 * i, &v, 4);
+    }
+}
+
+static void push_vec(tslm_t *m, tsl_insn_vpu_vec_t f, const char *what)
+{
+    push_ok(m, tsl_insn_vpu_vec_encode(f), what);
+}
+
+/* One EPI on model `a` against the separate ops (MUL IMM, ADD BCAST, RELU, REQUANT or MOV) pushed
+ * one by one on model `b`, a copy of `a`. With a 32-bit dst the steps run in place on dst (EPI's
+ * definition); otherwise on the scratch rows at `tmp`, whose bytes are put back afterwards.
+ * Whole memories must then be equal. */
+static void epi_case(tslm_t *a, tslm_t *b, tsl_insn_vpu_epi_t e, uint32_t tmp)
+{
+    uint32_t n = a->cfg.n, d1 = e.src1_dtype, dd = e.dst_dtype, rows = e.rows;
+    int narrow = tsl_dtype_bytes(dd) != 4;
+    uint32_t t = narrow ? tmp : e.dst_addr, cur = e.src1_addr;
+    memcpy(b->vmem, a->vmem, a->cfg.vmem_bytes);
+    memcpy(b->acc, a->acc, a->cfg.acc_bytes);
+    uint8_t *tp = t >= ACC ? b->acc + (t - ACC) : b->vmem + t;
+    uint8_t *saved = malloc((size_t)rows * n * 4);
+    memcpy(saved, tp, (size_t)rows * n * 4);
+    char what[200];
+    snprintf(what, sizeof what, "EPI %s <- %s%s%s%s rows %u scale 0x%08x shift %u zp %d", tsl_dtype_name(dd),
+             tsl_dtype_name(d1), e.fscale ? " FSCALE" : "", e.bias ? " BIAS" : "", e.relu ? " RELU" : "", rows,
+             e.scale, e.shift, (int32_t)e.zero_point);
+    push_ok(a, tsl_insn_vpu_epi_encode(e), what);
+    if (e.fscale) {
+        push_vec(b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MUL, .dst_dtype = d1, .src1_dtype = d1,
+                                         .src2_dtype = TSL_DTYPE_FP32, .src2_mode = TSL_SRC2_IMM, .dst_addr = t,
+                                         .src1_addr = cur, .src2_addr = e.scale, .rows = rows}, "MUL step");
+        cur = t;
+    }
+    if (e.bias) {
+        push_vec(b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_ADD, .dst_dtype = d1, .src1_dtype = d1, .src2_dtype = d1,
+                                         .src2_mode = TSL_SRC2_BCAST, .dst_addr = t, .src1_addr = cur,
+                                         .src2_addr = e.src2_addr, .rows = rows}, "ADD step");
+        cur = t;
+    }
+    if (e.relu) {
+        push_vec(b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_RELU, .dst_dtype = d1, .src1_dtype = d1, .dst_addr = t,
+                                         .src1_addr = cur, .rows = rows}, "RELU step");
+        cur = t;
+    }
+    if (dd == TSL_DTYPE_INT8)
+        push_vec(b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_REQUANT, .dst_dtype = dd, .src1_dtype = d1,
+                                         .dst_addr = e.dst_addr, .src1_addr = cur, .rows = rows, .scale = e.scale,
+                                         .shift = e.shift, .zero_point = e.zero_point}, "REQUANT step");
+    else if (narrow || cur != e.dst_addr || cur == e.src1_addr)   /* in place, no step: MOV */
+        push_vec(b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MOV, .dst_dtype = dd, .src1_dtype = d1,
+                                         .dst_addr = e.dst_addr, .src1_addr = cur, .rows = rows}, "MOV step");
+    if (narrow)
+        memcpy(tp, saved, (size_t)rows * n * 4);
+    free(saved);
+    int ok = same_mem(what, "VMEM", b->vmem, a->vmem, a->cfg.vmem_bytes) &&
+             same_mem(what, "ACC", b->acc, a->acc, a->cfg.acc_bytes);
+    tu_check(&T, ok, "%s: equals the separate ops", what);
+}
+
+/* EPI against its definition, on every flag and dtype combination with special values. */
+static void test_epi(uint32_t n)
+{
+    tslm_t a, b;
+    fresh(&a, n, 0);
+    fresh(&b, n, 0);
+    const uint32_t VB = 4 * n;   /* bytes of a 32-bit row */
+    static const uint32_t fscales[] = {0x3F800000u, 0xBF800000u, 0x00000000u, 0x80000000u, 0x7F800000u,
+                                       0xFF800000u, 0x7FC00001u, 0x00000001u, 0x00800000u, 0x7F000000u,
+                                       0x3E800000u, 0x2E800000u, 0x3F7FFFFFu, 0x50000000u};
+    for (uint32_t iter = 0; iter < 160; iter++) {
+        int fl = iter & 1;
+        uint32_t flags = (iter >> 1) & 7;   /* every combination of RELU, BIAS and the dst choice */
+        tsl_insn_vpu_epi_t e = {0};
+        e.src1_dtype = fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
+        e.bias = flags & 1;
+        e.bvecs = e.bias;   /* one bias row, as ADD BCAST; test_epi_bvecs covers more */
+        e.relu = (flags >> 1) & 1;
+        e.dst_dtype = (flags >> 2) & 1 ? (fl ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8) : e.src1_dtype;
+        e.fscale = fl && (iter >> 4) & 1;
+        e.rows = 1 + (uint32_t)tu_below(&T.rng, 9);
+        uint32_t rows = e.rows;
+        /* src1 in ACC or VMEM, the bias row elsewhere, dst apart or in place (32-bit dst). */
+        int s1_acc = (int)tu_below(&T.rng, 3) != 0;
+        e.src1_addr = s1_acc ? ACC + VB * (uint32_t)tu_below(&T.rng, 4) : 0x4000 + VB * (uint32_t)tu_below(&T.rng, 4);
+        e.src2_addr = e.bias ? (tu_below(&T.rng, 2) ? ACC + 0x3000 : 0x3000) + VB * (uint32_t)tu_below(&T.rng, 3) : 0;
+        int narrow = tsl_dtype_bytes(e.dst_dtype) != 4;
+        if (!narrow && tu_below(&T.rng, 3) == 0)
+            e.dst_addr = e.src1_addr;
+        else if (narrow)
+            e.dst_addr = 0x8000 + n * tsl_dtype_bytes(e.dst_dtype) * (uint32_t)tu_below(&T.rng, 4);
+        else
+            e.dst_addr = (tu_below(&T.rng, 2) ? ACC + 0x6000 : 0x6000) + VB * (uint32_t)tu_below(&T.rng, 3);
+        if (e.fscale)
+            e.scale = tu_below(&T.rng, 2) ? fscales[tu_below(&T.rng, sizeof fscales / sizeof fscales[0])]
+                                          : epi_special_f32();
+        if (e.dst_dtype == TSL_DTYPE_INT8) {
+            e.scale = tu_below(&T.rng, 4) == 0 ? (uint32_t)epi_special_i32()
+                                               : (uint32_t)((int32_t)tu_next(&T.rng) >> (int)tu_below(&T.rng, 31));
+            e.shift = tu_below(&T.rng, 4) == 0 ? (tu_below(&T.rng, 2) ? 62 : 0) : (uint32_t)tu_below(&T.rng, 48);
+            e.zero_point = tu_below(&T.rng, 4) == 0 ? epi_special_i32() : (uint32_t)tu_below(&T.rng, 256) - 128;
+        }
+        fill32(&a, e.src1_addr, rows * n, fl);
+        if (e.bias)
+            fill32(&a, e.src2_addr, n, fl);
+        epi_case(&a, &b, e, ACC + 0x9000);
+    }
+    tslm_free(&a);
+    tslm_free(&b);
+}
+
+/* EPI with BVECS bias vectors: row i adds vector i mod BVECS, so it equals one single-row EPI per
+ * row with that vector as its one bias row. */
+static void test_epi_bvecs(uint32_t n)
+{
+    tslm_t a, b;
+    fresh(&a, n, 0);
+    fresh(&b, n, 0);
+    const uint32_t VB = 4 * n;
+    for (uint32_t iter = 0; iter < 40; iter++) {
+        int fl = iter & 1;
+        tsl_insn_vpu_epi_t e = {.src1_dtype = fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32, .bias = 1,
+                                .relu = (iter >> 1) & 1, .rows = 1 + (uint32_t)tu_below(&T.rng, 20),
+                                .bvecs = 1 + (uint32_t)tu_below(&T.rng, 5), .src1_addr = ACC, .src2_addr = ACC + 0x2000};
+        e.dst_dtype = (iter >> 2) & 1 ? (fl ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8) : e.src1_dtype;
+        e.dst_addr = 0x4000;
+        if (e.dst_dtype == TSL_DTYPE_INT8) {
+            e.scale = (uint32_t)tu_below(&T.rng, 1000);
+            e.shift = (uint32_t)tu_below(&T.rng, 12);
+        }
+        fill32(&a, e.src1_addr, e.rows * n, fl);
+        fill32(&a, e.src2_addr, e.bvecs * n, fl);
+        memcpy(b.vmem, a.vmem, a.cfg.vmem_bytes);
+        memcpy(b.acc, a.acc, a.cfg.acc_bytes);
+        push_ok(&a, tsl_insn_vpu_epi_encode(e), "EPI with BVECS");
+        uint32_t db = n * tsl_dtype_bytes(e.dst_dtype);
+        for (uint32_t i = 0; i < e.rows; i++) {
+            tsl_insn_vpu_epi_t r = e;
+            r.rows = 1;
+            r.bvecs = 1;
+            r.src1_addr = e.src1_addr + i * VB;
+            r.src2_addr = e.src2_addr + i % e.bvecs * VB;
+            r.dst_addr = e.dst_addr + i * db;
+            push_ok(&b, tsl_insn_vpu_epi_encode(r), "EPI of one row");
+        }
+        tslm_run(&a);
+        tslm_run(&b);
+        tu_check(&T, same_mem("EPI BVECS", "VMEM", b.vmem, a.vmem, a.cfg.vmem_bytes) &&
+                         same_mem("EPI BVECS", "ACC", b.acc, a.acc, a.cfg.acc_bytes),
+                 "EPI with %u bias vectors over %u rows equals one EPI per row", e.bvecs, e.rows);
+    }
+    tslm_free(&a);
+    tslm_free(&b);
+}
+
 /* ------------------------------------------------------------------------ tokens and registers */
 
 static void test_tokens(void)
@@ -520,6 +706,85 @@ static void test_errors(void)
             .rows = 1}),
                TSL_ERR_LOCAL_RANGE, ACC, "INT8 vector in ACC");
     expect_err(&m, with_word(ok_add, 3, ACC + 4), TSL_ERR_MISALIGNED, ACC + 4, "VPU operand unaligned");
+
+    /* EPI: every refusal of its section, then its operands in the order dst, src1, bias. */
+    const uint32_t I8 = TSL_DTYPE_INT8, I32 = TSL_DTYPE_INT32, B16 = TSL_DTYPE_BF16, F32 = TSL_DTYPE_FP32;
+    tsl_insn_vpu_epi_t ei = {.dst_dtype = I32, .src1_dtype = I32, .bias = 1, .relu = 1, .dst_addr = ACC,
+                             .src1_addr = ACC + 0x100, .src2_addr = ACC + 0x200, .rows = 2, .bvecs = 1};
+    tsl_insn_vpu_epi_t ef = {.dst_dtype = F32, .src1_dtype = F32, .bias = 1, .fscale = 1, .dst_addr = ACC,
+                             .src1_addr = ACC + 0x100, .src2_addr = ACC + 0x200, .rows = 2, .scale = 0x3F800000u,
+                             .bvecs = 1};
+    tsl_insn_vpu_epi_t eq = ei;
+    eq.dst_dtype = I8;
+    eq.dst_addr = 0x100;
+    eq.scale = 0x12345;
+    eq.shift = 62;
+    eq.zero_point = 0xFFFFFF80u;
+    tsl_insn_vpu_epi_t x;
+    push_ok(&m, tsl_insn_vpu_epi_encode(ei), "EPI int32 bias relu");
+    push_ok(&m, tsl_insn_vpu_epi_encode(ef), "EPI fp32 fscale bias");
+    push_ok(&m, tsl_insn_vpu_epi_encode(eq), "EPI int8 requant");
+    x = ei, x.rows = 0;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI of zero rows");
+    x = ei, x.src1_dtype = I8, x.dst_dtype = I8, x.dst_addr = 0x100;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI of an INT8 src1");
+    x = ef, x.src1_dtype = B16, x.dst_dtype = B16, x.dst_addr = 0x100;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI of a BF16 src1");
+    x = ei, x.dst_dtype = F32;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI INT32 -> FP32");
+    x = ef, x.dst_dtype = I32;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI FP32 -> INT32");
+    x = ef, x.dst_dtype = I8, x.dst_addr = 0x100;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI FP32 -> INT8");
+    x = ei, x.fscale = 1;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI FSCALE on integers");
+    x = eq, x.fscale = 1;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI FSCALE on integers (INT8 dst)");
+    x = ei, x.scale = 1;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI SCALE with an INT32 dst");
+    x = ef, x.fscale = 0;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI SCALE without FSCALE");
+    x = ei, x.shift = 1;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI SHIFT with an INT32 dst");
+    x = ef, x.shift = 3;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI SHIFT with an FP32 dst");
+    x = eq, x.shift = 63;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI SHIFT 63");
+    x = ei, x.zero_point = 1;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI ZERO_POINT with an INT32 dst");
+    x = ef, x.dst_dtype = B16, x.dst_addr = 0x100, x.zero_point = 0x80000000u;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI ZERO_POINT with a BF16 dst");
+    x = ei, x.bias = 0, x.bvecs = 0;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI SRC2_ADDR without BIAS");
+    x = ei, x.bias = 0, x.src2_addr = 0;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI BVECS without BIAS");
+    x = ei, x.bvecs = 0;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI BIAS with BVECS 0");
+    x = ei, x.src2_addr = VM - 4 * n, x.bvecs = 2;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_LOCAL_RANGE, VM - 4 * n, "EPI BVECS vectors past VMEM");
+    expect_err(&m, with_word(tsl_insn_vpu_epi_encode(ei), 0, tsl_insn_vpu_epi_encode(ei).w[0] | 1u << 23),
+               TSL_ERR_BAD_FIELD, 0, "EPI reserved bit 23 (SRC2_MODE of VPU_VEC)");
+    expect_err(&m, with_word(tsl_insn_vpu_epi_encode(ei), 6, 1u << 6), TSL_ERR_BAD_FIELD, 0,
+               "EPI reserved bit above SHIFT");
+    x = eq, x.dst_addr = ACC;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_LOCAL_RANGE, ACC, "EPI INT8 dst in ACC");
+    x = ef, x.dst_dtype = B16, x.dst_addr = ACC + 0x400, x.src1_addr = ACC + 4;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_LOCAL_RANGE, ACC + 0x400, "EPI BF16 dst in ACC before src1");
+    x = ei, x.dst_addr = ACC + 4, x.src1_addr = VM;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_MISALIGNED, ACC + 4, "EPI dst unaligned before src1");
+    x = ei, x.src1_addr = ACC + 4, x.src2_addr = VM;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_MISALIGNED, ACC + 4, "EPI src1 unaligned before bias");
+    x = ei, x.src1_addr = VM - 4 * n;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_LOCAL_RANGE, VM - 4 * n, "EPI src1 rows past VMEM");
+    x = ei, x.src2_addr = VM - 4 * n, x.rows = 3;
+    push_ok(&m, tsl_insn_vpu_epi_encode(x), "EPI bias of one row at the end of VMEM (ROWS 3)");
+    x = ei, x.src2_addr = ACC + TSL_PARAM_ACC_BYTES;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_LOCAL_RANGE, ACC + TSL_PARAM_ACC_BYTES,
+               "EPI bias row past ACC");
+    x = ef, x.src2_addr = 0x100 + 2 * n;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_MISALIGNED, 0x100 + 2 * n, "EPI bias row unaligned");
+    x = ei, x.src2_addr = 0x00800000u;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_LOCAL_RANGE, 0x00800000u, "EPI bias between VMEM and ACC");
     tsl_insn_t w = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_MXU});
     tsl_insn_wait(&w, TSL_TOK(TSL_UNIT_DMA));
     expect_err(&m, w, TSL_ERR_TOKEN_UNDERFLOW, 0, "wait with no signal pushed before it");
@@ -558,6 +823,24 @@ static void test_errors(void)
             .op = TSL_VPU_OP_RELU, .dst_dtype = TSL_DTYPE_FP32, .src1_dtype = TSL_DTYPE_FP32, .dst_addr = ACC,
             .src1_addr = ACC, .rows = 1}),
                TSL_ERR_BAD_FIELD, 0, "float VPU op, int8-only build");
+    expect_err(&m, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
+            .dst_dtype = TSL_DTYPE_FP32, .src1_dtype = TSL_DTYPE_FP32, .relu = 1, .dst_addr = ACC,
+            .src1_addr = ACC, .rows = 1}),
+               TSL_ERR_BAD_FIELD, 0, "float EPI, int8-only build");
+    push_ok(&m, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
+            .dst_dtype = TSL_DTYPE_INT8, .src1_dtype = TSL_DTYPE_INT32, .relu = 1, .dst_addr = 0,
+            .src1_addr = ACC, .rows = 1, .scale = 3}), "integer EPI, int8-only build");
+    tslm_free(&m);
+
+    /* The lite core lacks EPI: ERR_BAD_OPCODE before any field check. */
+    tslm_cfg_t lite = tslm_cfg_default();
+    lite.n = n;
+    lite.hbm_bytes = HBM_BYTES;
+    lite.core = TSL_CORE_LITE;
+    tu_check(&T, tslm_init(&m, &lite) == TSLM_OK, "lite-core model");
+    expect_err(&m, tsl_insn_vpu_epi_encode(ei), TSL_ERR_BAD_OPCODE, 0, "EPI on the lite core");
+    x = ei, x.rows = 0;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_OPCODE, 0, "bad EPI on the lite core");
     tslm_free(&m);
 
     tslm_cfg_t bad = tslm_cfg_default();
@@ -671,6 +954,10 @@ int main(int argc, char **argv)
     test_vpu(4);
     test_vpu(16);
     test_vpu(32);
+    test_epi(4);
+    test_epi(16);
+    test_epi_bvecs(4);
+    test_epi_bvecs(16);
     test_tokens();
     test_errors();
     test_codec();

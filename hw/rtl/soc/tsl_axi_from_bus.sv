@@ -8,12 +8,22 @@
 // from any m_axi_*ready to a valid. The bus payload must hold steady while bus_valid_i is high.
 // clr_i abandons the current access (its requester was reset): the AXI transaction still
 // completes so the interconnect stays consistent, but the bus gets no answer for it.
+// With LineBeats > 1 a read fetches the whole aligned line of LineBeats beats (one INCR burst)
+// into a line buffer, and the reads that follow in the same line are answered from it (bus_ready_o
+// one cycle after bus_valid_i): the firmware's 16-word command fetch costs one HBM latency, not 16.
+// The line is dropped on any write through this bridge, on inval_i (the SoC raises it for every
+// write another master starts and every host register access), when a fill ends with an error or
+// saw inval_i, and LineLife cycles after its fill, so a read never returns data older than a write
+// the SoC has seen, and a poll of one word in HBM sees any change within LineLife cycles.
 module tsl_axi_from_bus #(
-  parameter int DataW = 256  // AXI data bits: 32 * 2^k (the SoC uses 16N)
+  parameter int DataW     = 256,  // AXI data bits: 32 * 2^k (the SoC uses 16N)
+  parameter int LineBeats = 1,    // beats per read line: 1 (no line buffer) or a power of two <= 16
+  parameter int LineLife  = 255   // cycles a line stays usable after its fill (1..255)
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
   input  logic               clr_i,
+  input  logic               inval_i,  // drop the line (LineBeats > 1)
   // bus slave (core contract); bus_addr_i is the AXI byte address
   input  logic               bus_valid_i,
   output logic               bus_ready_o,
@@ -58,11 +68,22 @@ module tsl_axi_from_bus #(
   logic        aw_pend_q, aw_pend_d, w_pend_q, w_pend_d;
   logic        err_q, err_d, drop_q, drop_d;
   logic [31:0] rdata_q, rdata_d, lane_rdata;
+  localparam int LineW   = (LineBeats > 1) ? $clog2(LineBeats) : 1;
+  localparam int LineOff = OffW + ((LineBeats > 1) ? $clog2(LineBeats) : 0);  // byte-offset bits of a line
+  logic                 line_ok_q, line_ok_d, fill_bad_q, fill_bad_d, hit;
+  logic [31:LineOff]    line_tag_q, line_tag_d;
+  logic [7:0]           line_age_q, line_age_d;
+  logic [LineW-1:0]     beat_q, beat_d;
+  logic [DataW-1:0]     line_q [LineBeats];
+  logic [LineW-1:0]     beat_sel;   // the beat of the line that holds the addressed word
+  logic [31:0]          line_word;  // that word, from the line buffer
 
   // Lane select of the 32-bit word within the beat.
+  logic [DataW-1:0] sel_beat;
   if (Lanes == 1) begin : g_one_lane
     assign m_axi_wstrb = bus_wstrb_i;
     assign lane_rdata  = m_axi_rdata[31:0];
+    assign line_word   = sel_beat[31:0];
   end else begin : g_lanes
     logic [$clog2(Lanes)-1:0] lane;
     logic [DataW/8-1:0]       strb;
@@ -70,7 +91,14 @@ module tsl_axi_from_bus #(
     assign strb        = {{(DataW / 8 - 4){1'b0}}, bus_wstrb_i};
     assign m_axi_wstrb = strb << {lane, 2'b00};
     assign lane_rdata  = m_axi_rdata[lane*32 +: 32];
+    assign line_word   = sel_beat[lane*32 +: 32];
   end
+  if (LineBeats > 1) begin : g_line
+    assign beat_sel = bus_addr_i[LineOff-1:OffW];
+  end else begin : g_no_line
+    assign beat_sel = 1'b0;
+  end
+  assign sel_beat = line_q[beat_sel];
 
   assign m_axi_awaddr  = {bus_addr_i[31:OffW], {OffW{1'b0}}};
   assign m_axi_awlen   = 8'd0;
@@ -78,8 +106,8 @@ module tsl_axi_from_bus #(
   assign m_axi_awburst = 2'b01;  // INCR
   assign m_axi_wdata   = {Lanes{bus_wdata_i}};
   assign m_axi_wlast   = 1'b1;
-  assign m_axi_araddr  = m_axi_awaddr;
-  assign m_axi_arlen   = 8'd0;
+  assign m_axi_araddr  = {bus_addr_i[31:LineOff], {LineOff{1'b0}}};
+  assign m_axi_arlen   = 8'(LineBeats - 1);
   assign m_axi_arsize  = 3'(OffW);
   assign m_axi_arburst = 2'b01;
 
@@ -96,6 +124,11 @@ module tsl_axi_from_bus #(
     err_d     = err_q;
     rdata_d   = rdata_q;
     drop_d    = drop_q || (clr_i && state_q != StIdle);
+    line_ok_d  = line_ok_q && !inval_i && line_age_q != 8'(LineLife);
+    line_tag_d = line_tag_q;
+    line_age_d = line_age_q + 8'(line_ok_q);
+    fill_bad_d = fill_bad_q || inval_i;
+    beat_d     = beat_q;
     unique case (state_q)
       StIdle: begin
         drop_d = 1'b0;
@@ -105,8 +138,16 @@ module tsl_axi_from_bus #(
             state_d   = StWrite;
             aw_pend_d = 1'b1;
             w_pend_d  = 1'b1;
+            line_ok_d = 1'b0;
+          end else if (hit) begin
+            rdata_d = line_word;
+            state_d = StDone;
           end else begin
-            state_d = StRead;
+            state_d    = StRead;
+            line_ok_d  = 1'b0;
+            line_tag_d = bus_addr_i[31:LineOff];
+            fill_bad_d = inval_i;
+            beat_d     = '0;
           end
         end
       end
@@ -127,9 +168,16 @@ module tsl_axi_from_bus #(
       end
       StR: begin
         if (m_axi_rvalid) begin
-          err_d   = err_d || m_axi_rresp[1];
-          rdata_d = m_axi_rresp[1] ? 32'd0 : lane_rdata;
-          if (m_axi_rlast) state_d = StDone;
+          err_d      = err_d || m_axi_rresp[1];
+          fill_bad_d = fill_bad_d || m_axi_rresp[1];
+          beat_d     = beat_q + LineW'(LineBeats > 1);
+          if (beat_q == beat_sel)
+            rdata_d = m_axi_rresp[1] ? 32'd0 : lane_rdata;
+          if (m_axi_rlast) begin
+            state_d    = StDone;
+            line_ok_d  = LineBeats > 1 && !fill_bad_d;
+            line_age_d = 8'd0;
+          end
         end
       end
       StDone: state_d = StIdle;
@@ -144,19 +192,30 @@ module tsl_axi_from_bus #(
       w_pend_q  <= 1'b0;
       err_q     <= 1'b0;
       drop_q    <= 1'b0;
+      line_ok_q <= 1'b0;
+      fill_bad_q <= 1'b0;
+      line_age_q <= 8'd0;
+      beat_q    <= '0;
     end else begin
       state_q   <= state_d;
       aw_pend_q <= aw_pend_d;
       w_pend_q  <= w_pend_d;
       err_q     <= err_d;
       drop_q    <= drop_d;
+      line_ok_q <= line_ok_d;
+      fill_bad_q <= fill_bad_d;
+      line_age_q <= line_age_d;
+      beat_q    <= beat_d;
     end
   end
 
-  // Read data is a datapath register (not reset).
+  // Read data, the line and its tag are datapath registers (not reset; line_ok_q guards them).
   always_ff @(posedge clk_i) begin
-    rdata_q <= rdata_d;
+    rdata_q    <= rdata_d;
+    line_tag_q <= line_tag_d;
+    if (state_q == StR && m_axi_rvalid) line_q[beat_q] <= m_axi_rdata;
   end
+  assign hit = LineBeats > 1 && line_ok_q && !inval_i && line_tag_q == bus_addr_i[31:LineOff];
 
   assign bus_ready_o = (state_q == StDone) && !drop_q && !clr_i;
   assign bus_rdata_o = rdata_q;
@@ -166,6 +225,8 @@ module tsl_axi_from_bus #(
   assign unused_bits = ^{bus_addr_i[1:0], m_axi_bresp[0], m_axi_rresp[0]};
 
   // Assertions
+  `TSL_ASSERT_INIT(LineRange, LineBeats >= 1 && LineBeats <= 16 && (LineBeats & (LineBeats - 1)) == 0
+                   && LineLife >= 1 && LineLife <= 255, "LineBeats must be a power of two <= 16, LineLife 1..255")
   `TSL_ASSERT_INIT(DataWRange, DataW >= 32 && (DataW / 32 > 0 && (DataW / 32 & (DataW / 32 - 1)) == 0) && DataW % 32 == 0,
                    "DataW must be 32 times a power of two")
   `TSL_ASSERT(BusHeld, bus_valid_i && !bus_ready_o && !clr_i |=> clr_i || (bus_valid_i

@@ -350,10 +350,17 @@ module tsl_soc #(
   );
 
   // Master 1: the core's HBM window. Its access is abandoned (not answered) when the core resets.
-  tsl_axi_from_bus #(.DataW(Dw)) u_core_axi (
+  // Reads fetch 64-byte lines (a command ring entry); the line is dropped when another master
+  // starts a write, when the host touches a register (it rings the doorbell after writing a command,
+  // possibly behind the SoC's back in a simulator) and on a reset.
+  localparam int CoreLineBeats = (Dw >= 512) ? 1 : 512 / Dw;
+  logic core_line_inval;
+  assign core_line_inval = s_awvalid[0] || s_awvalid[2] || (h_valid_i && !h_sel_hbm) || soc_rst;
+  tsl_axi_from_bus #(.DataW(Dw), .LineBeats(CoreLineBeats)) u_core_axi (
     .clk_i,
     .rst_ni,
     .clr_i         (soc_rst),
+    .inval_i       (core_line_inval),
     .bus_valid_i   (ext_valid && sel_hbm),
     .bus_ready_o   (cb_ready),
     .bus_addr_i    (hbm_off),
@@ -393,6 +400,7 @@ module tsl_soc #(
     .clk_i,
     .rst_ni,
     .clr_i         (1'b0),
+    .inval_i       (1'b0),
     .bus_valid_i   (h_valid_i && h_sel_hbm),
     .bus_ready_o   (hb_ready),
     .bus_addr_i    (h_addr_i),

@@ -78,8 +78,8 @@ TslSocSim::TslSocSim() : impl_(new Impl) {
 namespace {
 enum TlTrack { kTrackHost, kTrackCore, kTrackDma, kTrackMxu, kTrackVpu, kTracks };
 const char *const kTrackNames[kTracks] = {"host command (doorbell to IRQ)", "control core", "DMA", "MXU", "VPU"};
-enum TlPhase { kIdle, kFetch, kPush, kWait, kComplete };
-const char *const kPhaseNames[] = {"idle", "fetch+validate", "push", "wait TC", "complete"};
+enum TlPhase { kIdle, kFetch, kPush, kLaunch, kWait, kComplete };
+const char *const kPhaseNames[] = {"idle", "fetch+validate", "push", "launch", "wait TC", "complete"};
 
 // An instruction's span, or a control-core phase or host command (count: instructions pushed).
 struct TlSpan {
@@ -166,8 +166,12 @@ struct TslSocSim::Timeline {
   void core_access(uint64_t begin, uint64_t end, uint32_t addr, bool write) {
     TlPhase cls;
     uint32_t tc = addr - TSL_MMAP_TC_BASE, hif = addr - TSL_MMAP_HOSTIF_BASE;
-    if (tc < TSL_MMAP_TC_BYTES)
-      cls = write && tc >= TSL_TC_INSN0_OFFSET && tc <= TSL_TC_INSN7_OFFSET ? kPush : kWait;
+    if (tc < TSL_MMAP_TC_BYTES && write && tc >= TSL_TC_INSN0_OFFSET && tc <= TSL_TC_INSN7_OFFSET)
+      cls = kPush;
+    else if (tc < TSL_MMAP_TC_BYTES && write && tc >= TSL_TC_SEQ0_OFFSET && tc <= TSL_TC_SEQ15_OFFSET)
+      cls = kLaunch;
+    else if (tc < TSL_MMAP_TC_BYTES)
+      cls = kWait;
     else if (addr - TSL_MMAP_HBM_BASE < TSL_MMAP_HBM_BYTES)
       cls = write ? kComplete : kFetch;
     else if (hif < TSL_MMAP_HOSTIF_BYTES)

@@ -1,0 +1,109 @@
+/* Tessel command processor: a GEMM through the tensor core's tile sequencer (docs/isa.md section
+ * 8). The firmware only plans the tile shape (MC rows, KC columns of K per chunk, NBW column blocks
+ * per panel) and writes the 16-word descriptor; the tensor core expands it into instructions with
+ * their tokens. A core without the sequencer (CFG_FEATURES.SEQ = 0, the lite core) and shapes it
+ * does not take (a dimension over 65535, or K padding across chunks) use tsl_cp_gemm.c's tiling. */
+#include "tsl_cp_int.h"
+
+#define PANEL_ROW_MAX 512u   /* B panels are widened up to this many bytes per row (one burst) */
+
+typedef struct {
+    uint32_t n, es, ces, kp, ncb, bias;
+} shape_t;
+
+static uint64_t al(uint64_t v, uint32_t n) { return (v + 4u * n - 1u) / (4u * n) * (4u * n); }
+
+/* VMEM bytes of the layout of section 8 for (mc, kc, nbw): two slots each of A, B and OUT, each
+ * slot aligned to 4N, and the bias row rounded up to whole panels. */
+static uint64_t vmem_bytes(const shape_t *s, uint32_t mc, uint32_t kc, uint32_t nbw)
+{
+    uint64_t n = s->n;
+    uint64_t v = 2u * (al((uint64_t)mc * kc * s->es, s->n) + al((uint64_t)kc * nbw * n * s->es, s->n) +
+                       al((uint64_t)mc * nbw * n * s->ces, s->n));
+    return v + (s->bias ? (uint64_t)tsl_cp_ceil(s->ncb, nbw) * nbw * n * 4u : 0u);
+}
+
+/* The most rows (at most `mmax`) whose layout with (kc, nbw) fits VMEM, or 0. */
+static uint32_t fit_rows(const tsl_cp_t *cp, const shape_t *s, uint32_t kc, uint32_t nbw, uint32_t mmax)
+{
+    uint64_t fixed = vmem_bytes(s, 0, kc, nbw) + 4u * 4u * s->n;   /* + the alignment of A and OUT */
+    uint64_t per_row = 2u * ((uint64_t)kc * s->es + (uint64_t)nbw * s->n * s->ces);
+    if (fixed >= cp->vmem_bytes)
+        return 0;
+    uint32_t rows = (cp->vmem_bytes - (uint32_t)fixed) / (uint32_t)per_row;   /* 32-bit: no libgcc call */
+    return rows < mmax ? rows : mmax;
+}
+
+/* Chunked mode: the largest KC (a multiple of N, at most kcap) for (mc, nbw), or 0. */
+static uint32_t fit_kc(const tsl_cp_t *cp, const shape_t *s, uint32_t mc, uint32_t nbw, uint32_t kcap)
+{
+    uint64_t fixed = vmem_bytes(s, mc, 0, nbw) + 4u * 4u * s->n;
+    uint64_t per_col = 2u * ((uint64_t)mc + (uint64_t)nbw * s->n) * s->es;
+    if (fixed >= cp->vmem_bytes)
+        return 0;
+    uint32_t kc = (cp->vmem_bytes - (uint32_t)fixed) / (uint32_t)per_col / s->n * s->n;
+    return kc < kcap ? kc : kcap;
+}
+
+int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
+{
+    const uint32_t lim = 65535u;
+    if (!((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) || c->m > lim || c->n > lim || c->k > lim)
+        return 0;
+    shape_t s = {cp->n, tsl_dtype_bytes(c->a_dtype), tsl_dtype_bytes(c->c_dtype), 0, 0,
+                 (c->flags & TSL_CP_FLAG(BIAS)) != 0};
+    uint32_t n = s.n;
+    s.kp = tsl_cp_roundup(c->k, n);
+    s.ncb = tsl_cp_ceil(c->n, n);
+    if (s.bias && c->n * 4u > lim)
+        return 0;
+    uint32_t kcap = tsl_cp_min(tsl_cp_min(s.kp, lim / s.es / n * n), 4095u * n);
+    uint32_t nbw = 1, mc = 0, kc = 0;
+    while (2u * nbw <= s.ncb && 2u * nbw * n * s.es <= PANEL_ROW_MAX)
+        nbw *= 2u;
+    /* one chunk (the whole of K) when a band of min(M, 4N) rows fits; the widest panel that allows it */
+    for (; nbw >= 1u && kcap == s.kp; nbw /= 2u) {
+        uint32_t mmax = tsl_cp_min(tsl_cp_min(c->m, cp->acc_bytes / (8u * nbw * n)), lim / nbw);
+        mc = fit_rows(cp, &s, s.kp, nbw, mmax);
+        if (mc >= tsl_cp_min(c->m, 4u * n)) {
+            kc = s.kp;
+            break;
+        }
+    }
+    if (!kc) {
+        if (c->k % n)
+            return 0;   /* the sequencer pads K only within one chunk */
+        nbw = 1;
+        while (2u * nbw <= s.ncb && 2u * nbw * n * s.es <= PANEL_ROW_MAX)
+            nbw *= 2u;
+        mc = tsl_cp_min(tsl_cp_min(c->m, cp->acc_bytes / (8u * nbw * n)), lim / nbw);
+        kc = fit_kc(cp, &s, mc, nbw, kcap);
+        while (kc < kcap && mc > 4u * n) {   /* prefer bands of >= 4N rows over splitting K finely */
+            mc = (mc + 1u) / 2u;
+            kc = fit_kc(cp, &s, mc, nbw, kcap);
+        }
+        while (kc < n && (mc > 1u || nbw > 1u)) {
+            if (nbw > 1u)
+                nbw /= 2u;
+            else
+                mc = (mc + 1u) / 2u;
+            kc = fit_kc(cp, &s, mc, nbw, kcap);
+        }
+        if (kc < n)
+            return 0;
+    }
+    mc = tsl_cp_ceil(c->m, tsl_cp_ceil(c->m, mc));   /* equal row tiles: no short last one */
+    int fl = c->a_dtype == TSL_DTYPE_BF16, c8 = c->c_dtype == TSL_DTYPE_INT8;
+    tsl_seq_t d = {
+        .m = c->m, .n = c->n, .k = c->k, .dtype = c->a_dtype, .c_dtype = c->c_dtype, .bias = s.bias,
+        .relu = (c->flags & TSL_CP_FLAG(RELU)) != 0, .fscale = fl && (c->flags & TSL_CP_FLAG(SCALE)),
+        .a_addr = c->a_addr, .lda = c->lda, .b_addr = c->b_addr, .ldb = c->ldb, .c_addr = c->c_addr, .ldc = c->ldc,
+        .bias_addr = c->bias_addr, .scale = (c8 || (fl && (c->flags & TSL_CP_FLAG(SCALE)))) ? c->scale : 0u,
+        .shift = c8 ? c->shift : 0u, .zero_point = c8 ? c->zero_point : 0u, .mc = mc, .kc = kc, .nbw = nbw,
+        .vmem_addr = 0, .acc_addr = TSL_LOCAL_ACC_BASE};
+    uint32_t w[TSL_PARAM_SEQ_WORDS];
+    tsl_seq_encode(&d, w);
+    for (uint32_t i = 0; i < TSL_PARAM_SEQ_WORDS; i++)
+        cp->hal->tc_write(cp->hal->ctx, TSL_TC_SEQ0_OFFSET + 4u * i, w[i]);
+    return 1;
+}

@@ -1,0 +1,295 @@
+/* The tile sequencer in the golden model (docs/isa.md section 8): random GEMM descriptors launched
+ * through TC SEQ0..SEQ15 against the independent reference of hw/model/ref.h, under the in-order
+ * and the random schedule (a missing dependency token shows as a wrong result there), and every
+ * launch check with the error it must give. Usage: test_seq [SEED] [CASES]. */
+#include <string.h>
+
+#include "ref.h"
+#include "tsl_insn.h"
+#include "test_util.h"
+#include "tslm.h"
+
+#define HBM_BYTES (1u << 22)
+
+static void launch(tslm_t *m, const tsl_seq_t *d)
+{
+    uint32_t w[TSL_PARAM_SEQ_WORDS];
+    tsl_seq_encode(d, w);
+    for (unsigned i = 0; i < TSL_PARAM_SEQ_WORDS; i++)
+        tslm_reg_write(m, TSL_TC_SEQ0_OFFSET + 4u * i, w[i]);
+}
+
+static uint32_t rd(tslm_t *m, uint32_t off) { return tslm_reg_read(m, off); }
+
+static uint32_t fill_f32(tu_rng_t *r)
+{
+    /* values of a few magnitudes, some specials */
+    switch (tu_below(r, 40)) {
+    case 0: return 0x7F800000u;
+    case 1: return 0x80000000u;
+    case 2: return 0x00000001u;   /* subnormal */
+    default: return ref_u((float)((int)tu_below(r, 2001) - 1000) / 64.0f);
+    }
+}
+
+/* The epilogue of one accumulator value, written from docs/isa.md (section 7 GEMM, EPI). */
+static uint32_t ref_epilogue(const tsl_seq_t *d, uint32_t acc, uint32_t bias)
+{
+    if (d->dtype == TSL_DTYPE_BF16) {
+        float x = ref_f(ref_daz(acc));
+        if (d->fscale)
+            x = ref_f(ref_canon(x * ref_f(ref_daz(d->scale))));
+        if (d->bias)
+            x = ref_f(ref_canon(x + ref_f(ref_daz(bias))));
+        uint32_t u = ref_canon(x);
+        if (d->relu)
+            u = ref_max(u, 0);
+        return d->c_dtype == TSL_DTYPE_BF16 ? ref_bf16(u) : u;
+    }
+    int32_t x = (int32_t)acc;
+    if (d->bias)
+        x = (int32_t)((uint32_t)x + bias);
+    if (d->relu && x < 0)
+        x = 0;
+    if (d->c_dtype == TSL_DTYPE_INT8)
+        return (uint8_t)ref_sat8(ref_requant(x, (int32_t)d->scale, d->shift, (int32_t)d->zero_point));
+    return (uint32_t)x;
+}
+
+/* A random valid descriptor for an N-array with vmem/acc bytes, or 0 when the draw does not fit. */
+static int draw(tu_rng_t *r, uint32_t n, uint32_t vmem, uint32_t acc, int bf16, tsl_seq_t *d)
+{
+    memset(d, 0, sizeof *d);
+    d->m = 1 + (uint32_t)tu_below(r, tu_below(r, 4) ? 40 : 200);
+    d->n = 1 + (uint32_t)tu_below(r, tu_below(r, 4) ? 40 : 150);
+    d->k = 1 + (uint32_t)tu_below(r, tu_below(r, 4) ? 40 : 300);
+    d->dtype = bf16 ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
+    uint32_t es = bf16 ? 2 : 1, kp = (d->k + n - 1) / n * n;
+    d->bias = tu_below(r, 2);
+    d->relu = tu_below(r, 2);
+    if (bf16) {
+        d->c_dtype = tu_below(r, 2) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
+        d->fscale = tu_below(r, 3) == 0;
+        if (d->fscale)
+            d->scale = fill_f32(r);
+    } else {
+        d->c_dtype = tu_below(r, 2) ? TSL_DTYPE_INT8 : TSL_DTYPE_INT32;
+        if (d->c_dtype == TSL_DTYPE_INT8) {
+            d->scale = (uint32_t)((int32_t)tu_below(r, 2001) - 1000);
+            d->shift = (uint32_t)tu_below(r, 20);
+            d->zero_point = (uint32_t)((int32_t)tu_below(r, 21) - 10);
+        }
+    }
+    uint32_t ces = tsl_dtype_bytes(d->c_dtype);
+    d->mc = 1 + (uint32_t)tu_below(r, d->m + 8);
+    d->nbw = 1 + (uint32_t)tu_below(r, 4);
+    d->kc = d->k % n ? kp : n * (1 + (uint32_t)tu_below(r, kp / n));
+    /* HBM: A, B, C, bias with strides a little longer than a row */
+    d->lda = d->k * es + (uint32_t)tu_below(r, 8);
+    d->ldb = d->n * es + (uint32_t)tu_below(r, 8);
+    d->ldc = d->n * ces + (uint32_t)tu_below(r, 8);
+    uint32_t p = 4096 + (uint32_t)tu_below(r, 64);
+    d->a_addr = p;
+    p += d->m * d->lda + 64 + (uint32_t)tu_below(r, 64);
+    d->b_addr = p;
+    p += d->k * d->ldb + 64 + (uint32_t)tu_below(r, 64);
+    d->c_addr = p;
+    p += d->m * d->ldc + 64 + (uint32_t)tu_below(r, 64);
+    if (d->bias)
+        d->bias_addr = p;
+    p += d->n * 4 + 64;
+    if (p > HBM_BYTES)
+        return 0;
+    /* the regions: the layout's size, then a random aligned place that fits */
+    uint64_t al = 4u * n, sz = 0, parts[3] = {(uint64_t)d->mc * d->kc * es, (uint64_t)d->kc * d->nbw * n * es,
+                                              (uint64_t)d->nbw * d->mc * n * ces};
+    for (int i = 0; i < 3; i++)
+        sz += 2 * ((parts[i] + al - 1) / al * al);
+    uint32_t ncb = (d->n + n - 1) / n;
+    sz += d->bias ? (ncb + d->nbw - 1) / d->nbw * d->nbw * n * 4u : 0u;
+    uint64_t accsz = 2ull * d->nbw * d->mc * 4u * n;
+    if (sz > vmem || accsz > acc)
+        return 0;
+    d->vmem_addr = (uint32_t)(tu_below(r, (vmem - sz) / al + 1) * al);
+    d->acc_addr = TSL_LOCAL_ACC_BASE + (uint32_t)(tu_below(r, (acc - accsz) / al + 1) * al);
+    return 1;
+}
+
+static void random_bytes(tu_rng_t *r, uint8_t *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        p[i] = (uint8_t)tu_next(r);
+}
+
+/* One descriptor under one schedule: the C region (and the bytes next to it) against the reference. */
+static int run_case(tu_t *t, uint32_t n, const tsl_seq_t *d, tslm_sched_t sched, uint64_t seed)
+{
+    tslm_cfg_t cfg = tslm_cfg_default();
+    cfg.n = n;
+    cfg.hbm_bytes = HBM_BYTES;
+    cfg.vmem_bytes = n == 4 ? 16384 : 65536;
+    cfg.acc_bytes = n == 4 ? 8192 : 32768;
+    tslm_t m;
+    if (tslm_init(&m, &cfg) != TSLM_OK)
+        return 0;
+    tslm_set_schedule(&m, sched, seed);
+    tu_rng_t r;
+    tu_seed(&r, seed);
+    uint8_t *h = tslm_hbm(&m);
+    random_bytes(&r, h, HBM_BYTES);
+    random_bytes(&r, tslm_vmem(&m), cfg.vmem_bytes);
+    random_bytes(&r, tslm_acc(&m), cfg.acc_bytes);
+    int bf = d->dtype == TSL_DTYPE_BF16;
+    uint32_t es = bf ? 2 : 1, ces = tsl_dtype_bytes(d->c_dtype), kp = (d->k + n - 1) / n * n;
+    /* bf16 inputs of modest magnitude (random bits would be mostly NaN and inf) */
+    for (uint32_t i = 0; i < d->m; i++)
+        for (uint32_t k = 0; k < d->k && bf; k++) {
+            uint16_t v = (uint16_t)(ref_u((float)((int)tu_below(&r, 255) - 127) / 16.0f) >> 16);
+            memcpy(h + d->a_addr + i * d->lda + 2 * k, &v, 2);
+        }
+    for (uint32_t k = 0; k < d->k && bf; k++)
+        for (uint32_t j = 0; j < d->n; j++) {
+            uint16_t v = (uint16_t)(ref_u((float)((int)tu_below(&r, 255) - 127) / 16.0f) >> 16);
+            memcpy(h + d->b_addr + k * d->ldb + 2 * j, &v, 2);
+        }
+    for (uint32_t j = 0; j < d->n && d->bias && bf; j++) {
+        uint32_t v = fill_f32(&r);
+        memcpy(h + d->bias_addr + 4 * j, &v, 4);
+    }
+    /* dense zero-padded copies for the reference, and the HBM as it was */
+    uint8_t *a = calloc((size_t)d->m * kp, es), *b = calloc((size_t)kp * d->n, es);
+    uint8_t *before = malloc(HBM_BYTES);
+    for (uint32_t i = 0; i < d->m; i++)
+        memcpy(a + (size_t)i * kp * es, h + d->a_addr + i * d->lda, d->k * es);
+    for (uint32_t k = 0; k < d->k; k++)
+        memcpy(b + (size_t)k * d->n * es, h + d->b_addr + k * d->ldb, d->n * es);
+    memcpy(before, h, HBM_BYTES);
+
+    launch(&m, d);
+    tslm_run(&m);
+    int ok = rd(&m, TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_NONE &&
+             (rd(&m, TSL_TC_STATUS_OFFSET) >> TSL_TC_STATUS_IDLE_SHIFT & 1u);
+    for (uint32_t off = TSL_TC_TOKENS_DMA_MXU_OFFSET; off <= TSL_TC_TOKENS_VPU_MXU_OFFSET; off += 4)
+        ok = ok && rd(&m, off) == 0;   /* every channel ends at 0 */
+    unsigned csr = ref_fp_ftz_daz();
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < d->m && ok; i++)
+        for (uint32_t j = 0; j < d->n; j++) {
+            uint32_t acc = ref_gemm_elem(a, b, bf, kp, d->n, n, i, j), bias = 0, got = 0;
+            if (d->bias)
+                memcpy(&bias, before + d->bias_addr + 4 * j, 4);
+            uint32_t want = ref_epilogue(d, acc, bias);
+            memcpy(&got, h + d->c_addr + i * d->ldc + j * ces, ces);
+            if (got != want && bad++ < 4)
+                printf("  C[%u][%u] = 0x%08X, want 0x%08X\n", i, j, got, want);
+        }
+    ref_fp_restore(csr);
+    /* everything outside C's elements is untouched */
+    for (uint32_t i = 0; i < d->m && ok; i++)
+        memcpy(before + d->c_addr + i * d->ldc, h + d->c_addr + i * d->ldc, d->n * ces);
+    ok = ok && !bad && memcmp(before, h, HBM_BYTES) == 0;
+    if (!ok)
+        printf("  case failed: n=%u M=%u N=%u K=%u %s C%u bias=%u relu=%u fscale=%u MC=%u KC=%u NBW=%u "
+               "sched=%d err=%u\n",
+               n, d->m, d->n, d->k, bf ? "bf16" : "int8", d->c_dtype, d->bias, d->relu, d->fscale, d->mc, d->kc, d->nbw,
+               sched, rd(&m, TSL_TC_ERR_CODE_OFFSET));
+    free(a);
+    free(b);
+    free(before);
+    tslm_free(&m);
+    return tu_check(t, ok, "seq GEMM");
+}
+
+/* A launch check: `d` gives ERR `err` at address `addr`, from the sequencer, and pushes nothing. */
+static void refused(tu_t *t, const char *what, const uint32_t *w, uint32_t err, uint32_t addr)
+{
+    tslm_cfg_t cfg = tslm_cfg_default();
+    cfg.hbm_bytes = HBM_BYTES;
+    tslm_t m;
+    if (tslm_init(&m, &cfg) != TSLM_OK)
+        return;
+    for (unsigned i = 0; i < TSL_PARAM_SEQ_WORDS; i++)
+        tslm_reg_write(&m, TSL_TC_SEQ0_OFFSET + 4u * i, w[i]);
+    int ok = rd(&m, TSL_TC_ERR_CODE_OFFSET) == err && rd(&m, TSL_TC_ERR_UNIT_OFFSET) == TSL_ERR_UNIT_SEQ &&
+             rd(&m, TSL_TC_ERR_ADDR_OFFSET) == addr && rd(&m, TSL_TC_PUSH_COUNT_OFFSET) == 0;
+    if (!ok)
+        printf("  %s: ERR_CODE %u (want %u), ERR_ADDR 0x%X (want 0x%X), pushed %u\n", what,
+               rd(&m, TSL_TC_ERR_CODE_OFFSET), err, rd(&m, TSL_TC_ERR_ADDR_OFFSET), addr,
+               rd(&m, TSL_TC_PUSH_COUNT_OFFSET));
+    tu_check(t, ok, what);
+    tslm_free(&m);
+}
+
+static void launch_checks(tu_t *t)
+{
+    const uint32_t n = TSL_PARAM_N;
+    tsl_seq_t good = {.m = 32, .n = 32, .k = 32, .dtype = TSL_DTYPE_INT8, .c_dtype = TSL_DTYPE_INT32,
+                      .a_addr = 0x1000, .lda = 32, .b_addr = 0x2000, .ldb = 32, .c_addr = 0x3000, .ldc = 128,
+                      .mc = 32, .kc = 32, .nbw = 2, .vmem_addr = 0, .acc_addr = TSL_LOCAL_ACC_BASE};
+    uint32_t w[TSL_PARAM_SEQ_WORDS];
+#define CASE(what, field_edit, err, addr)     \
+    do {                                      \
+        tsl_seq_t d = good;                   \
+        field_edit;                           \
+        tsl_seq_encode(&d, w);                \
+        refused(t, what, w, err, addr);       \
+    } while (0)
+    tsl_seq_encode(&good, w);
+    w[13] |= 1u << 31;
+    refused(t, "reserved bit", w, TSL_ERR_BAD_FIELD, 0);
+    CASE("M = 0", d.m = 0, TSL_ERR_BAD_FIELD, 0);
+    CASE("MC = 0", d.mc = 0, TSL_ERR_BAD_FIELD, 0);
+    CASE("dtype INT32", d.dtype = TSL_DTYPE_INT32, TSL_ERR_BAD_FIELD, 0);
+    CASE("int8 A, fp32 C", d.c_dtype = TSL_DTYPE_FP32, TSL_ERR_BAD_FIELD, 0);
+    CASE("FSCALE with int", (d.fscale = 1, d.scale = 0x3F800000u), TSL_ERR_BAD_FIELD, 0);
+    CASE("SHIFT with int32 C", d.shift = 3, TSL_ERR_BAD_FIELD, 0);
+    CASE("SHIFT 63", (d.c_dtype = TSL_DTYPE_INT8, d.shift = 63), TSL_ERR_BAD_FIELD, 0);
+    CASE("BIAS_ADDR without BIAS", d.bias_addr = 0x5000, TSL_ERR_BAD_FIELD, 0);
+    CASE("KC not a multiple of N", d.kc = n + 1, TSL_ERR_BAD_FIELD, 0);
+    CASE("K padded over two chunks", (d.k = 3 * n + 1, d.kc = n), TSL_ERR_BAD_FIELD, 0);
+    CASE("A past HBM", d.a_addr = HBM_BYTES - 100, TSL_ERR_HBM_RANGE, HBM_BYTES - 100);
+    CASE("C past HBM", d.ldc = HBM_BYTES / 16, TSL_ERR_HBM_RANGE, 0x3000);
+    CASE("bias past HBM", (d.bias = 1, d.bias_addr = HBM_BYTES - 4), TSL_ERR_HBM_RANGE, HBM_BYTES - 4);
+    CASE("VMEM_ADDR misaligned", d.vmem_addr = 4 * n + 4, TSL_ERR_MISALIGNED, 4 * n + 4);
+    CASE("ACC_ADDR misaligned", d.acc_addr = TSL_LOCAL_ACC_BASE + 8, TSL_ERR_MISALIGNED, TSL_LOCAL_ACC_BASE + 8);
+    CASE("VMEM region too large", d.vmem_addr = TSL_PARAM_VMEM_BYTES - 4 * n, TSL_ERR_LOCAL_RANGE,
+         TSL_PARAM_VMEM_BYTES - 4 * n);
+    CASE("ACC_ADDR in VMEM", d.acc_addr = 0, TSL_ERR_LOCAL_RANGE, 0);
+    CASE("ACC region past ACC", d.acc_addr = TSL_LOCAL_ACC_BASE + TSL_PARAM_ACC_BYTES - 4 * n, TSL_ERR_LOCAL_RANGE,
+         TSL_LOCAL_ACC_BASE + TSL_PARAM_ACC_BYTES - 4 * n);
+#undef CASE
+    /* a channel with a token left over: the expansion's waits would take it */
+    tslm_cfg_t cfg = tslm_cfg_default();
+    cfg.hbm_bytes = HBM_BYTES;
+    tslm_t m;
+    if (tslm_init(&m, &cfg) == TSLM_OK) {
+        tsl_insn_t sy = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_DMA});
+        tsl_insn_signal(&sy, TSL_TOK(TSL_UNIT_MXU));
+        int pushed = tslm_push(&m, sy.w) == TSLM_OK;
+        launch(&m, &good);
+        tu_check(t, pushed && rd(&m, TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_BAD_FIELD &&
+                        rd(&m, TSL_TC_ERR_UNIT_OFFSET) == TSL_ERR_UNIT_SEQ && rd(&m, TSL_TC_PUSH_COUNT_OFFSET) == 1,
+                 "a token left on a channel");
+        tslm_free(&m);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    tu_t t;
+    tu_init(&t, "test_seq", argc, argv);
+    int cases = argc > 2 ? atoi(argv[2]) : 300;
+    launch_checks(&t);
+    for (int c = 0; c < cases; c++) {
+        uint32_t n = tu_below(&t.rng, 2) ? 4 : 16;
+        tsl_seq_t d;
+        if (!draw(&t.rng, n, n == 4 ? 16384 : 65536, n == 4 ? 8192 : 32768, (int)tu_below(&t.rng, 2), &d)) {
+            c--;
+            continue;
+        }
+        uint64_t seed = tu_next(&t.rng);
+        if (run_case(&t, n, &d, TSLM_SCHED_PUSH_ORDER, seed))
+            run_case(&t, n, &d, TSLM_SCHED_RANDOM, seed);
+    }
+    return tu_done(&t);
+}

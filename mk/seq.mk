@@ -1,9 +1,9 @@
 # Tile sequencer (hw/rtl/tc/tsl_tc_seq.sv, tsl_tc_seq_chk.sv) on its own: random descriptors, the
-# instruction stream compared word for word with docs/isa.md section 8 (hw/sim/tc/seq_ref.h), and
+# instruction stream compared word for word with the golden model's (hw/model/tslm_seq.c), and
 # the launch checks' ERR_CODE/ERR_ADDR on invalid ones.
 #   make test-seq-n4 / test-seq-n16     300 / 150 descriptors (SEED= replays, SEQ_DESCS= how many)
 #   make test-seq-lint                  Verilator -Wall at N=4/16, bf16 on/off
-#   make test-seq-soak                  (in make soak) 5000 descriptors at each N
+#   make test-seq-soak                  (in make soak) 5000 descriptors at N=4 and 16, 3000 at N=8 (no bf16)
 #   make seq-trace SEQ_CFG=n4 SEED=0x...   a --trace-fst build, one run -> seq.fst
 # Configurations (name: N, bf16, VMEM, ACC, HBM bytes), as mk/tc.mk's:
 SEQ_CFG_n4  := 4 1 16384 4096 262144
@@ -17,13 +17,13 @@ SEQ_DESCS ?=
 
 # $(1) = config name, $(2) = suffix, $(3) = extra Verilator flags
 define SEQ_BUILD
-$(SEQ_OUT)/$(1)$(2)/seq_sim: $(SEQ_RTL) $(SEQ_CPP) hw/sim/tc/seq_ref.h hw/include/tsl_hw.h mk/seq.mk
+$(SEQ_OUT)/$(1)$(2)/seq_sim: $(SEQ_RTL) $(SEQ_CPP) hw/include/tsl_hw.h $(MODEL_LIB) mk/seq.mk
 	@mkdir -p $$(@D)
 	@set -- $(SEQ_CFG_$(1)); \
 	$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_tc_seq -O3 --x-assign fast --x-initial fast \
 	  --assert $(3) -GN=$$$$1 -GEnableBf16="1'b$$$$2" -GVmemBytes=$$$$3 -GAccBytes=$$$$4 -GHbmBytes=$$$$5 \
-	  -Mdir $$(@D) -CFLAGS "-O2 -std=c++20 -I$(abspath hw/include) -DTC_N=$$$$1 -DTC_BF16=$$$$2 \
-	  -DTC_VMEM=$$$$3 -DTC_ACC=$$$$4 -DTC_HBM=$$$$5" -o seq_sim \
+	  -Mdir $$(@D) -CFLAGS "-O2 -std=c++20 -I$(abspath hw/model) -I$(abspath hw/include) -DTC_N=$$$$1 -DTC_BF16=$$$$2 \
+	  -DTC_VMEM=$$$$3 -DTC_ACC=$$$$4 -DTC_HBM=$$$$5" -LDFLAGS "$(abspath $(MODEL_LIB))" -o seq_sim \
 	  $(SEQ_RTL) $(abspath $(SEQ_CPP)) >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
 endef
 $(foreach c,n4 n8 n16,$(eval $(call SEQ_BUILD,$(c),,)))
@@ -43,8 +43,8 @@ test-seq-n4: $(SEQ_OUT)/n4/seq_sim
 	@$< $(or $(SEQ_DESCS),300)
 test-seq-n16: $(SEQ_OUT)/n16/seq_sim
 	@$< $(or $(SEQ_DESCS),150)
-test-seq-soak: $(SEQ_OUT)/n4/seq_sim $(SEQ_OUT)/n16/seq_sim
-	@$(SEQ_OUT)/n4/seq_sim 5000 && $(SEQ_OUT)/n16/seq_sim 5000
+test-seq-soak: $(SEQ_OUT)/n4/seq_sim $(SEQ_OUT)/n8/seq_sim $(SEQ_OUT)/n16/seq_sim
+	@$(SEQ_OUT)/n4/seq_sim 5000 && $(SEQ_OUT)/n8/seq_sim 3000 && $(SEQ_OUT)/n16/seq_sim 5000
 
 seq-trace: $(SEQ_OUT)/$(SEQ_CFG)_trace/seq_sim
 	TRACE=1 $< 1

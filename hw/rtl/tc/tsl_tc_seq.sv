@@ -95,15 +95,15 @@ module tsl_tc_seq #(
   logic        a_cur_q, a_cur_d, b_cur_q, b_cur_d;   // slots of the load cursor's step
   logic [1:0]  l_s_q, l_s_d;                         // load cursor's step index, saturating at 2
   // compute step (a snapshot of the load cursor)
-  logic [15:0] c_mr_q, c_mr_d, c_kw_q, c_kw_d;
+  logic [15:0] c_mr_q, c_mr_d, c_kw_q, c_kw_d, c_erows_q, c_erows_d;   // c_erows: mr*NBW
   logic [7:0]  c_nb_q, c_nb_d;
-  logic [16:0] c_rem_nc_q, c_rem_nc_d;
+  logic [16:0] c_cols_q, c_cols_d;
   logic [31:0] c_c_row_q, c_c_row_d, c_poff_q, c_poff_d;
   logic        c_first_q, c_first_d, c_last_q, c_last_d, c_final_q, c_final_d;
   logic        c_aslot_q, c_aslot_d, c_bslot_q, c_bslot_d, started_q, started_d;
   // column-block loop and tile/step counts
   logic [7:0]  j_q, j_d;
-  logic [31:0] off_acc_q, off_acc_d, off_out_q, off_out_d, off_col_q, off_col_d;
+  logic [31:0] off_acc_q, off_acc_d, off_col_q, off_col_d;
   logic        tpar_q, tpar_d, wbuf_q, wbuf_d, dma_first_q, dma_first_d;
   logic [1:0]  t_q, t_d, s_q, s_d;                   // tiles / steps done, saturating at 2
   logic [1:0]  sync_u_q, sync_u_d, sync_k_q, sync_k_d;
@@ -131,13 +131,10 @@ module tsl_tc_seq #(
   insn_sync_t        o_sync;
   logic [2:0]        o_wait, o_signal;
   logic              j_last;
-  logic [31:0]       acc_tile, out_tile, store_cols;
+  logic [31:0]       acc_tile, out_tile;
   assign j_last     = j_q == c_nb_q - 8'd1;
   assign acc_tile   = tpar_q ? acc1 : d.acc_addr;
   assign out_tile   = tpar_q ? o1 : o0;
-  logic [16:0] rem_cols;   // columns of C from block j of the tile on
-  assign rem_cols   = c_rem_nc_q - 17'(off_col_q);
-  assign store_cols = rem_cols < 17'(N) ? 32'(rem_cols) : 32'(N);
 
   always_comb begin
     o_wait   = 3'b000;
@@ -155,12 +152,12 @@ module tsl_tc_seq #(
         if (j_last) o_signal = W_DMA | (c_last_q ? W_VPU : 3'b000);
       end
       StEpi: begin
-        if (j_q == 8'd0) o_wait = W_MXU | (t_q == 2'd2 ? W_DMA : 3'b000);
-        if (j_last) o_signal = W_DMA | W_MXU;
+        o_wait   = W_MXU | (t_q == 2'd2 ? W_DMA : 3'b000);
+        o_signal = W_DMA | W_MXU;
       end
       StStore: begin
-        if (j_q == 8'd0) o_wait = W_VPU;
-        if (j_last) o_signal = W_VPU;
+        o_wait   = W_VPU;
+        o_signal = W_VPU;
       end
       StSync: o_wait = sync_u_q == 2'd0 ? W_MXU : sync_u_q == 2'd1 ? W_VPU : W_DMA;
       default: ;
@@ -196,14 +193,14 @@ module tsl_tc_seq #(
         o_dma.hbm_stride   = d.ldb;
         o_dma.local_stride = 32'(nbw_n) << es_sh;
       end
-      default: begin   // StStore
+      default: begin   // StStore: the tile, row by row
         o_dma.op           = 4'(tsl_pkg::DMA_OP_STORE);
-        o_dma.hbm_addr     = c_c_row_q + ((c_poff_q + off_col_q) << ces_sh);
-        o_dma.local_addr   = out_tile + off_out_q;
+        o_dma.hbm_addr     = c_c_row_q + (c_poff_q << ces_sh);
+        o_dma.local_addr   = out_tile;
         o_dma.rows         = c_mr_q;
-        o_dma.row_bytes    = 16'(store_cols << ces_sh);
+        o_dma.row_bytes    = 16'(c_cols_q << ces_sh);
         o_dma.hbm_stride   = d.ldc;
-        o_dma.local_stride = 32'(N) << ces_sh;
+        o_dma.local_stride = 32'(nbw_n) << ces_sh;
       end
     endcase
 
@@ -218,7 +215,7 @@ module tsl_tc_seq #(
     o_mk.act_addr   = c_aslot_q ? a1 : a0;
     o_mk.act_stride = 32'(c_kw_q) << es_sh;
     o_mk.acc_addr   = acc_tile + off_acc_q;
-    o_mk.acc_stride = 32'(4 * N);
+    o_mk.acc_stride = 32'(nbw_n) << 2;
     o_mk.rows       = c_mr_q;
     o_mk.kblocks    = 12'(c_kw_q >> NSh);
     o_mk.w_addr     = (c_bslot_q ? b1 : b0) + (off_col_q << es_sh);
@@ -234,12 +231,13 @@ module tsl_tc_seq #(
     o_epi.bias       = d.bias;
     o_epi.relu       = d.relu;
     o_epi.fscale     = d.fscale;
-    o_epi.dst_addr   = out_tile + off_out_q;
-    o_epi.src1_addr  = acc_tile + off_acc_q;
-    o_epi.src2_addr  = d.bias ? vbias + ((c_poff_q + off_col_q) << 2) : 32'd0;
-    o_epi.rows       = c_mr_q;
+    o_epi.dst_addr   = out_tile;
+    o_epi.src1_addr  = acc_tile;
+    o_epi.src2_addr  = d.bias ? vbias + (c_poff_q << 2) : 32'd0;
+    o_epi.rows       = c_erows_q;
     o_epi.scale      = d.scale;
     o_epi.shift      = d.shift;
+    o_epi.bvecs      = d.bias ? 16'(d.nbw) : 16'd0;
     o_epi.zero_point = d.zero_point;
 
     o_vec            = '0;   // the K padding: INT8 MUL by the immediate 0
@@ -279,6 +277,7 @@ module tsl_tc_seq #(
     desc_d = desc_q;
     if (wr_i) desc_d[32 * wr_word_i +: 32] = (desc_q[32 * wr_word_i +: 32] & ~wr_mask_i) |
                                              (wr_data_i & wr_mask_i);
+    if (abort_i) desc_d = '0;   // CTRL.RESET clears SEQ0..SEQ15
     st_d = st_q;
     {l_rem_m_d, l_rem_ncb_d, l_rem_nc_d, l_rem_kp_d, l_rem_k_d} =
         {l_rem_m_q, l_rem_ncb_q, l_rem_nc_q, l_rem_kp_q, l_rem_k_q};
@@ -286,11 +285,11 @@ module tsl_tc_seq #(
         {l_a_row_q, l_c_row_q, l_a_koff_q, l_b_krow_q, l_poff_q};
     {need_a_d, need_b_d, a_next_d, b_next_d, a_cur_d, b_cur_d, l_s_d} =
         {need_a_q, need_b_q, a_next_q, b_next_q, a_cur_q, b_cur_q, l_s_q};
-    {c_mr_d, c_kw_d, c_nb_d, c_rem_nc_d, c_c_row_d, c_poff_d} =
-        {c_mr_q, c_kw_q, c_nb_q, c_rem_nc_q, c_c_row_q, c_poff_q};
+    {c_mr_d, c_kw_d, c_erows_d, c_nb_d, c_cols_d, c_c_row_d, c_poff_d} =
+        {c_mr_q, c_kw_q, c_erows_q, c_nb_q, c_cols_q, c_c_row_q, c_poff_q};
     {c_first_d, c_last_d, c_final_d, c_aslot_d, c_bslot_d, started_d} =
         {c_first_q, c_last_q, c_final_q, c_aslot_q, c_bslot_q, started_q};
-    {j_d, off_acc_d, off_out_d, off_col_d} = {j_q, off_acc_q, off_out_q, off_col_q};
+    {j_d, off_acc_d, off_col_d} = {j_q, off_acc_q, off_col_q};
     {tpar_d, wbuf_d, dma_first_d, t_d, s_d, sync_u_d, sync_k_d, pad_addr_d, pad_rem_d} =
         {tpar_q, wbuf_q, dma_first_q, t_q, s_q, sync_u_q, sync_k_q, pad_addr_q, pad_rem_q};
 
@@ -345,8 +344,9 @@ module tsl_tc_seq #(
         s_d        = s_q == 2'd2 ? 2'd2 : s_q + 2'd1;
         c_mr_d     = l_mr;
         c_kw_d     = l_kw;
+        c_erows_d  = 16'(l_mr * 16'(d.nbw));   // <= MC*NBW <= 65535 (check 1)
         c_nb_d     = l_nb;
-        c_rem_nc_d = l_rem_nc_q;
+        c_cols_d   = l_cols;
         c_c_row_d  = l_c_row_q;
         c_poff_d   = l_poff_q;
         c_first_d  = l_rem_kp_q == kp;
@@ -355,7 +355,7 @@ module tsl_tc_seq #(
         c_aslot_d  = a_cur_q;
         c_bslot_d  = b_cur_q;
         j_d        = 8'd0;
-        {off_acc_d, off_out_d, off_col_d} = '0;
+        {off_acc_d, off_col_d} = '0;
         if (l_clast && l_plast && l_ilast) begin
           st_d = StMatk;
         end else begin
@@ -392,13 +392,12 @@ module tsl_tc_seq #(
       end
       StMatk, StEpi, StStore: if (hs) begin
         j_d       = j_q + 8'd1;
-        off_acc_d = off_acc_q + (32'(d.mc) << (NSh + 2));
-        off_out_d = off_out_q + (32'(d.mc) << (NSh + 32'(ces_sh)));
+        off_acc_d = off_acc_q + 32'(4 * N);
         off_col_d = off_col_q + 32'(N);
         if (st_q == StMatk) wbuf_d = wbuf_q ^ o_mk.kblocks[0];
-        if (j_last) begin
+        if (st_q != StMatk || j_last) begin   // one EPI and one STORE per tile
           j_d = 8'd0;
-          {off_acc_d, off_out_d, off_col_d} = '0;
+          {off_acc_d, off_col_d} = '0;
           if (st_q == StMatk && c_last_q) begin
             st_d = StEpi;
           end else if (st_q == StEpi) begin
@@ -445,11 +444,11 @@ module tsl_tc_seq #(
         {l_a_row_d, l_c_row_d, l_a_koff_d, l_b_krow_d, l_poff_d};
     {need_a_q, need_b_q, a_next_q, b_next_q, a_cur_q, b_cur_q, l_s_q} <=
         {need_a_d, need_b_d, a_next_d, b_next_d, a_cur_d, b_cur_d, l_s_d};
-    {c_mr_q, c_kw_q, c_nb_q, c_rem_nc_q, c_c_row_q, c_poff_q} <=
-        {c_mr_d, c_kw_d, c_nb_d, c_rem_nc_d, c_c_row_d, c_poff_d};
+    {c_mr_q, c_kw_q, c_erows_q, c_nb_q, c_cols_q, c_c_row_q, c_poff_q} <=
+        {c_mr_d, c_kw_d, c_erows_d, c_nb_d, c_cols_d, c_c_row_d, c_poff_d};
     {c_first_q, c_last_q, c_final_q, c_aslot_q, c_bslot_q, started_q} <=
         {c_first_d, c_last_d, c_final_d, c_aslot_d, c_bslot_d, started_d};
-    {j_q, off_acc_q, off_out_q, off_col_q} <= {j_d, off_acc_d, off_out_d, off_col_d};
+    {j_q, off_acc_q, off_col_q} <= {j_d, off_acc_d, off_col_d};
     {tpar_q, wbuf_q, dma_first_q, t_q, s_q, sync_u_q, sync_k_q, pad_addr_q, pad_rem_q} <=
         {tpar_d, wbuf_d, dma_first_d, t_d, s_d, sync_u_d, sync_k_d, pad_addr_d, pad_rem_d};
   end

@@ -1,10 +1,11 @@
 // Launch checks and VMEM/ACC layout of the tile sequencer (docs/isa.md section 8): the checks
 // 1-4 in their order on the descriptor held stable on desc_i, and the addresses and products the
 // expansion walks with (hw/model/tslm_seq.c tslm_seq_check is the reference, including ERR_ADDR).
-// Latency: done_o is a one-cycle pulse 11 cycles after start_i (one 16x32 product per cycle
-// through one shared multiplier, then the layout chain, then the checks); every output is valid
-// with done_o and holds until the next start_i. Extents are computed in 64 bits, without
-// wrap-around. credit_i is sampled in the cycle of done_o.
+// Latency: done_o is a one-cycle pulse 18 cycles after start_i (one 16x32 product per cycle
+// through one shared multiplier, meanwhile NCB mod NBW bit-serially for the panels' bias columns;
+// then the layout chain, then the checks); every output is valid with done_o and holds until the
+// next start_i. Extents are computed in 64 bits, without wrap-around. credit_i is sampled in the
+// cycle of done_o.
 module tsl_tc_seq_chk #(
   parameter int N          = tsl_pkg::PARAM_N,           // array size (power of two, 4..128)
   parameter int VmemBytes  = tsl_pkg::PARAM_VMEM_BYTES,  // VMEM size (power of two, <= 16 MiB)
@@ -27,7 +28,7 @@ module tsl_tc_seq_chk #(
   output logic [31:0]          mc_lda_o, mc_ldc_o, kc_ldb_o
 );
   localparam int NSh = $clog2(N);
-  localparam logic [3:0] STEPS = 4'd10;
+  localparam logic [4:0] StepLayout = 5'd16, StepCheck = 5'd17;
 
 `include "hw/rtl/tsl_insn.svh"
   /* verilator lint_off UNUSEDSIGNAL */
@@ -36,7 +37,9 @@ module tsl_tc_seq_chk #(
   assign d = desc_i;
 
   logic        run_q, run_d;
-  logic [3:0]  step_q, step_d;
+  logic [4:0]  step_q, step_d;
+  logic [7:0]  rem_q, rem_d;   // NCB mod NBW, bit-serially over steps 0..15 (restoring division)
+  logic [8:0]  rem_sh;
   logic [8:0][47:0] prod;    // the products, in step order (below)
   logic [47:0] prod_d;
   logic [15:0] mul_a;
@@ -55,21 +58,30 @@ module tsl_tc_seq_chk #(
   assign kp     = (17'(d.k) + 17'(N - 1)) & ~17'(N - 1);
 
   // One product per step: 0 (M-1)*LDA, 1 (K-1)*LDB, 2 (M-1)*LDC, 3 MC*KC, 4 KC*NBW, 5 MC*NBW,
-  // 6 MC*LDA, 7 MC*LDC, 8 KC*LDB; step 9 chains the layout; step 10 checks.
+  // 6 MC*LDA, 7 MC*LDC, 8 KC*LDB; step 16 chains the layout; step 17 checks.
   always_comb begin
     unique case (step_q)
-      4'd0:    begin mul_a = d.m - 16'd1; mul_b = d.lda; end
-      4'd1:    begin mul_a = d.k - 16'd1; mul_b = d.ldb; end
-      4'd2:    begin mul_a = d.m - 16'd1; mul_b = d.ldc; end
-      4'd3:    begin mul_a = d.mc;        mul_b = 32'(d.kc); end
-      4'd4:    begin mul_a = d.kc;        mul_b = 32'(d.nbw); end
-      4'd5:    begin mul_a = d.mc;        mul_b = 32'(d.nbw); end
-      4'd6:    begin mul_a = d.mc;        mul_b = d.lda; end
-      4'd7:    begin mul_a = d.mc;        mul_b = d.ldc; end
+      5'd0:    begin mul_a = d.m - 16'd1; mul_b = d.lda; end
+      5'd1:    begin mul_a = d.k - 16'd1; mul_b = d.ldb; end
+      5'd2:    begin mul_a = d.m - 16'd1; mul_b = d.ldc; end
+      5'd3:    begin mul_a = d.mc;        mul_b = 32'(d.kc); end
+      5'd4:    begin mul_a = d.kc;        mul_b = 32'(d.nbw); end
+      5'd5:    begin mul_a = d.mc;        mul_b = 32'(d.nbw); end
+      5'd6:    begin mul_a = d.mc;        mul_b = d.lda; end
+      5'd7:    begin mul_a = d.mc;        mul_b = d.ldc; end
       default: begin mul_a = d.kc;        mul_b = d.ldb; end
     endcase
     prod_d = 48'(mul_a) * 48'(mul_b);
   end
+
+  // NCB mod NBW, one quotient bit per step from the top (NBW = 0 is refused by check 1).
+  always_comb begin
+    rem_sh = {rem_q, ncb[4'd15 - step_q[3:0]]};
+    rem_d  = rem_sh >= 9'(d.nbw) ? 8'(rem_sh - 9'(d.nbw)) : rem_sh[7:0];
+    if (start_i) rem_d = 8'd0;
+  end
+  logic [16:0] ncb_pan;   // NCB rounded up to whole panels (NPAN*NBW)
+  assign ncb_pan = 17'(ncb) + (rem_q == 8'd0 ? 17'd0 : 17'(d.nbw) - 17'(rem_q));
 
   // The VMEM layout: each region starts at the previous one's end rounded up to 4N.
   function automatic logic [39:0] al(input logic [39:0] x);
@@ -80,7 +92,7 @@ module tsl_tc_seq_chk #(
   assign sz_b    = 40'(prod[4]) << (NSh + 32'(es_sh));
   assign sz_o    = 40'(prod[5]) << (NSh + 32'(ces_sh));
   assign sz_acc  = 40'(prod[5]) << (NSh + 2);
-  assign sz_bias = 40'(ncb) << (NSh + 2);
+  assign sz_bias = 40'(ncb_pan) << (NSh + 2);
   always_comb begin
     lay_d    = lay_q;
     lay_d[0] = 40'(d.vmem_addr);
@@ -90,7 +102,7 @@ module tsl_tc_seq_chk #(
     lay_d[4] = al(lay_d[3] + sz_b);
     lay_d[5] = al(lay_d[4] + sz_o);
     lay_d[6] = al(lay_d[5] + sz_o);
-    lay_d[7] = d.bias ? lay_d[6] + sz_bias : lay_d[5] + sz_o;
+    lay_d[7] = d.bias ? lay_d[6] + sz_bias : lay_d[6];
   end
 
   // Check 1: the fields.
@@ -111,7 +123,7 @@ module tsl_tc_seq_chk #(
         d.shift > 6'd62 ||
         (!d.bias && d.bias_addr != 32'd0) ||
         d.kc[NSh-1:0] != '0 || (32'(d.kc) << es_sh) > 32'd65535 || (d.kc >> NSh) > 16'd4095 ||
-        ((32'(d.nbw) << (NSh + 32'(es_sh))) > 32'd65535) ||
+        ((32'(d.nbw) << (NSh + 32'(es_sh))) > 32'd65535) || prod[5] > 48'd65535 ||
         (d.bias && 32'(d.n) * 4 > 32'd65535) ||
         (d.k[NSh-1:0] != '0 && 17'(d.kc) < kp) ||
         credit_nz;
@@ -152,13 +164,13 @@ module tsl_tc_seq_chk #(
     end
   end
 
-  assign run_d  = start_i || (run_q && step_q != STEPS);
-  assign step_d = start_i ? 4'd0 : run_q ? step_q + 4'd1 : step_q;
+  assign run_d  = start_i || (run_q && step_q != StepCheck);
+  assign step_d = start_i ? 5'd0 : run_q ? step_q + 5'd1 : step_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       run_q  <= 1'b0;
-      step_q <= 4'd0;
+      step_q <= 5'd0;
     end else begin
       run_q  <= run_d;
       step_q <= step_d;
@@ -167,11 +179,12 @@ module tsl_tc_seq_chk #(
 
   // Datapath registers (no reset).
   always_ff @(posedge clk_i) begin
-    if (run_q && step_q < 4'd9) prod[step_q] <= prod_d;
-    if (run_q && step_q == 4'd9) lay_q <= lay_d;
+    if (run_q && step_q < 5'd9) prod[4'(step_q)] <= prod_d;
+    if ((run_q && step_q < 5'd16) || start_i) rem_q <= rem_d;
+    if (run_q && step_q == StepLayout) lay_q <= lay_d;
   end
 
-  assign done_o     = run_q && step_q == STEPS;
+  assign done_o     = run_q && step_q == StepCheck;
   assign err_o      = err_d;
   assign err_addr_o = eaddr_d;
 
@@ -183,7 +196,7 @@ module tsl_tc_seq_chk #(
   assign o1_o       = lay_q[5][31:0];
   assign bias_o     = lay_q[6][31:0];
   assign acc1_o     = d.acc_addr + sz_acc[31:0];
-  assign pad_vecs_o = 32'((lay_q[3] + sz_b - lay_q[0]) >> NSh);
+  assign pad_vecs_o = 32'((lay_q[4] - lay_q[0]) >> NSh);   // A and B slots, to OUT slot 0
   assign mc_lda_o   = prod[6][31:0];
   assign mc_ldc_o   = prod[7][31:0];
   assign kc_ldb_o   = prod[8][31:0];

@@ -1,8 +1,9 @@
 // Verilator harness for the tile sequencer (tsl_tc_seq) on its own: random descriptors are written
 // word by word and launched; this harness is the dispatcher (random back-pressure, random credits),
-// records every instruction handed over and compares the stream word for word with the expansion
-// of docs/isa.md section 8 (seq_ref.h), and the launch-check error and ERR_ADDR for invalid
-// descriptors (every check of the section). It also checks the stream handshake (valid held,
+// records every instruction handed over and compares the stream word for word with the golden
+// model's expansion (hw/model/tslm_seq.c tslm_seq_expand, docs/isa.md section 8), and the
+// launch-check error and ERR_ADDR with tslm_seq_check for invalid descriptors (every check of the
+// section). It also checks the stream handshake (valid held,
 // instruction stable), a SEQ_STATUS-like busy that ends, and abort/halt mid-stream.
 //   seq_sim [descriptors]      env: SEED=s (replay), TRACE=1 (seq.fst, with a --trace-fst build)
 // Prints "seq_nN: P passed, F failed". A failure prints the seed and the first mismatch.
@@ -21,13 +22,32 @@
 #include "verilated_fst_c.h"
 #endif
 #include "../common/tsl_rng.h"
-#include "seq_ref.h"
+
+extern "C" {
+#include "tsl_insn.h"
+#include "tslm.h"
+}
 
 #ifndef TC_N
 #error "TC_N, TC_VMEM, TC_ACC, TC_HBM, TC_BF16 must match the Verilated parameters"
 #endif
-static const SeqCfg CFG = {TC_N, TC_VMEM, TC_ACC, TC_HBM, TC_BF16 != 0};
 static const uint32_t N = TC_N;
+static const struct {
+    uint32_t vmem, acc, hbm;
+    bool bf16;
+} CFG = {TC_VMEM, TC_ACC, TC_HBM, TC_BF16 != 0};
+static tslm_t model;   // its configuration and credits for tslm_seq_check
+
+static void emit_cb(void *ctx, const tsl_insn_t *insn) {
+    static_cast<std::vector<tsl_insn_t> *>(ctx)->push_back(*insn);
+}
+
+// The model's launch check, with a credit left on one channel when credit_nz.
+static uint32_t ref_check(const uint32_t *w, bool credit_nz, uint32_t *eaddr) {
+    memset(model.credit, 0, sizeof model.credit);
+    if (credit_nz) model.credit[0][1] = 1;
+    return tslm_seq_check(&model, w, eaddr);
+}
 
 static uint64_t g_seed;
 static TslRng rng;
@@ -118,14 +138,23 @@ static void gen_valid(uint32_t *w) {
         if (d.bias) d.bias_addr = 3 * q + rng.below(q - 4 * d.n);
         d.vmem_addr = 0;
         d.acc_addr = TSL_LOCAL_ACC_BASE;
-        SeqLayout l = seq_layout(CFG, d);
-        uint64_t accb = 2ull * d.nbw * d.mc * 4 * N;
-        if (l.end > CFG.vmem || accb > CFG.acc) continue;
-        d.vmem_addr = 4 * N * rng.below((uint32_t)((CFG.vmem - l.end) / (4 * N)) + 1);
-        d.acc_addr = TSL_LOCAL_ACC_BASE + 4 * N * rng.below((uint32_t)((CFG.acc - accb) / (4 * N)) + 1);
         tsl_seq_encode(&d, w);
         uint32_t ea;
-        if (seq_ref_check(CFG, w, false, &ea) != TSL_ERR_NONE) continue;
+        if (ref_check(w, false, &ea) != TSL_ERR_NONE) continue;
+        // the regions somewhere else: the largest random offset that still fits, halving
+        for (uint32_t span = CFG.vmem / 2; span >= 4 * N; span /= 2) {
+            d.vmem_addr = 4 * N * rng.below(span / (4 * N));
+            tsl_seq_encode(&d, w);
+            if (ref_check(w, false, &ea) == TSL_ERR_NONE) break;
+            d.vmem_addr = 0;
+        }
+        for (uint32_t span = CFG.acc / 2; span >= 4 * N; span /= 2) {
+            d.acc_addr = TSL_LOCAL_ACC_BASE + 4 * N * rng.below(span / (4 * N));
+            tsl_seq_encode(&d, w);
+            if (ref_check(w, false, &ea) == TSL_ERR_NONE) break;
+            d.acc_addr = TSL_LOCAL_ACC_BASE;
+        }
+        tsl_seq_encode(&d, w);
         return;
     }
 }
@@ -161,7 +190,7 @@ static void break_desc(uint32_t *w, bool *credit_nz) {
     case 13: d.bias = 0; d.bias_addr = 4 + rng.below(100); break;
     case 14: d.kc = d.kc + 1 + rng.below(N - 1); break;
     case 15: d.kc = (65536 / tsl_dtype_bytes(d.dtype) / N + rng.below(4)) * N; d.kc &= 0xFFFF; break;
-    case 16: d.nbw = 255; break;
+    case 16: if (rng.chance(0.5)) d.nbw = 255; else { d.nbw = 1 + 65535 / d.mc; if (d.nbw > 255) d.mc = 65535; d.nbw = d.nbw > 255 ? 255 : d.nbw; } break;
     case 17: d.bias = 1; d.n = 16384 + rng.below(1000); break;
     case 18: if (d.k % N == 0) d.k -= 1 + rng.below(N - 1 < d.k ? N - 1 : d.k - 1); d.kc = kp - N; break;
     case 19: *credit_nz = true; break;
@@ -261,6 +290,14 @@ int main(int argc, char **argv) {
     g_seed = s ? strtoull(s, nullptr, 0) : ((uint64_t)time(nullptr) * 0x9E3779B97F4A7C15ull ^ (uint64_t)clock());
     rng.s = g_seed;
     printf("seq_n%u: seed 0x%" PRIx64 " (SEED=0x%" PRIx64 " replays)\n", N, g_seed, g_seed);
+    tslm_cfg_t mc = tslm_cfg_default();
+    mc.n = N;
+    mc.vmem_bytes = CFG.vmem;
+    mc.acc_bytes = CFG.acc;
+    mc.hbm_bytes = CFG.hbm;
+    mc.features = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT | 1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT |
+                  (CFG.bf16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0u);
+    if (tslm_init(&model, &mc) != TSLM_OK) fail("tslm_init");
     top = std::make_unique<Vtsl_tc_seq>();
 #if VM_TRACE
     if (getenv("TRACE")) {
@@ -285,9 +322,9 @@ int main(int argc, char **argv) {
         gen_valid(w);
         bool credit_nz = false, bad = rng.chance(0.3);
         if (bad) break_desc(w, &credit_nz);
-        uint32_t ea_ref, err_ref = seq_ref_check(CFG, w, credit_nz, &ea_ref);
+        uint32_t ea_ref, err_ref = ref_check(w, credit_nz, &ea_ref);
         std::vector<tsl_insn_t> ref;
-        if (err_ref == TSL_ERR_NONE) ref = seq_ref_expand(CFG, w);
+        if (err_ref == TSL_ERR_NONE) tslm_seq_expand(&model.cfg, w, emit_cb, &ref);
         uint64_t stop = err_ref == TSL_ERR_NONE && rng.chance(0.05) ? 1 + rng.below((uint32_t)ref.size()) : 0;
         uint32_t err, ea;
         std::vector<tsl_insn_t> got = run(w, credit_nz, &err, &ea, stop);
@@ -341,6 +378,7 @@ int main(int argc, char **argv) {
     }
     printf("seq_n%u: %u descriptors (%u invalid, %u stopped), %u instructions compared\n", N, pass, invalid,
            stopped, insns);
+    tslm_free(&model);
     top->final();
     top.reset();   // before exit: the Verilated context is gone by the static destructors
     printf("seq_n%u: %u passed, 0 failed\n", N, pass);

@@ -17,7 +17,7 @@ SEQ_DESCS ?=
 
 # $(1) = config name, $(2) = suffix, $(3) = extra Verilator flags
 define SEQ_BUILD
-$(SEQ_OUT)/$(1)$(2)/seq_sim: $(SEQ_RTL) $(SEQ_CPP) hw/include/tsl_hw.h $(MODEL_LIB) mk/seq.mk
+$(SEQ_OUT)/$(1)$(2)/seq_sim: $(SEQ_RTL) $(SEQ_CPP) hw/sim/tc/seq_gen.h hw/include/tsl_hw.h $(MODEL_LIB) mk/seq.mk
 	@mkdir -p $$(@D)
 	@set -- $(SEQ_CFG_$(1)); \
 	$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_tc_seq -O3 --x-assign fast --x-initial fast \

@@ -780,7 +780,8 @@ int main(int argc, char **argv) {
     cfg.acc_bytes = ACC;
     cfg.hbm_bytes = HBM;
     cfg.queue_depth = QD;
-    cfg.features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (BF16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0);
+    cfg.features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) |
+                   (BF16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0);
     if (tslm_init(&model, &cfg) != TSLM_OK) fail("tslm_init failed");
 
     top = std::make_unique<Vtsl_tc_ctrl>();

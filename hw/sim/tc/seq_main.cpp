@@ -27,6 +27,7 @@ extern "C" {
 #include "tsl_insn.h"
 #include "tslm.h"
 }
+#include "seq_gen.h"
 
 #ifndef TC_N
 #error "TC_N, TC_VMEM, TC_ACC, TC_HBM, TC_BF16 must match the Verilated parameters"
@@ -97,116 +98,15 @@ static void print_insn(const char *what, const uint32_t *w) {
     printf("\n");
 }
 
-// Random descriptor that passes the launch checks (retries until the layout fits).
 static void gen_valid(uint32_t *w) {
-    for (;;) {
-        tsl_seq_t d = {};
-        d.dtype = CFG.bf16 && rng.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
-        bool fl = d.dtype == TSL_DTYPE_BF16;
-        d.c_dtype = fl ? (rng.chance(0.5) ? TSL_DTYPE_FP32 : TSL_DTYPE_BF16)
-                       : (rng.chance(0.5) ? TSL_DTYPE_INT32 : TSL_DTYPE_INT8);
-        uint32_t es = tsl_dtype_bytes(d.dtype), ces = tsl_dtype_bytes(d.c_dtype);
-        uint32_t big = rng.chance(0.2) ? 6 : 3;
-        d.m = 1 + rng.below(big * N);
-        d.n = 1 + rng.below(big * N);
-        d.k = rng.chance(0.5) ? N * (1 + rng.below(big)) : 1 + rng.below(big * N);
-        d.bias = rng.chance(0.5);
-        d.relu = rng.chance(0.5);
-        d.fscale = fl && rng.chance(0.5);
-        if (d.c_dtype == TSL_DTYPE_INT8) {
-            d.scale = rng.u32();
-            d.shift = rng.below(63);
-            d.zero_point = rng.u32();
-        } else if (d.fscale) {
-            d.scale = rng.u32();
-        }
-        uint32_t kp = (d.k + N - 1) / N * N, ncb = (d.n + N - 1) / N;
-        d.mc = 1 + rng.below(d.m + 2);
-        d.kc = d.k % N ? kp + N * rng.below(2) : N * (1 + rng.below(kp / N + 1));
-        d.nbw = 1 + rng.below(ncb + 1);
-        d.lda = d.k * es + rng.below(3) * 4 * (rng.chance(0.5) ? 1 : 0) + (rng.chance(0.2) ? rng.below(7) : 0);
-        d.ldb = d.n * es + (rng.chance(0.3) ? rng.below(9) : 0);
-        d.ldc = d.n * ces + (rng.chance(0.3) ? rng.below(9) : 0);
-        uint64_t sa = (uint64_t)(d.m - 1) * d.lda + d.k * es, sb = (uint64_t)(d.k - 1) * d.ldb + d.n * es;
-        uint64_t sc = (uint64_t)(d.m - 1) * d.ldc + d.n * ces;
-        if (sa + sb + sc + 4 * d.n + 64 > CFG.hbm) continue;
-        uint32_t q = (uint32_t)(CFG.hbm / 4);
-        d.a_addr = rng.below((uint32_t)(q - (sa < q ? sa : q)) + 1);
-        d.b_addr = q + rng.below((uint32_t)(q - (sb < q ? sb : q)) + 1);
-        d.c_addr = 2 * q + rng.below((uint32_t)(q - (sc < q ? sc : q)) + 1);
-        if (sa > q || sb > q || sc > q) continue;
-        if (d.bias) d.bias_addr = 3 * q + rng.below(q - 4 * d.n);
-        d.vmem_addr = 0;
-        d.acc_addr = TSL_LOCAL_ACC_BASE;
-        tsl_seq_encode(&d, w);
-        uint32_t ea;
-        if (ref_check(w, false, &ea) != TSL_ERR_NONE) continue;
-        // the regions somewhere else: the largest random offset that still fits, halving
-        for (uint32_t span = CFG.vmem / 2; span >= 4 * N; span /= 2) {
-            d.vmem_addr = 4 * N * rng.below(span / (4 * N));
-            tsl_seq_encode(&d, w);
-            if (ref_check(w, false, &ea) == TSL_ERR_NONE) break;
-            d.vmem_addr = 0;
-        }
-        for (uint32_t span = CFG.acc / 2; span >= 4 * N; span /= 2) {
-            d.acc_addr = TSL_LOCAL_ACC_BASE + 4 * N * rng.below(span / (4 * N));
-            tsl_seq_encode(&d, w);
-            if (ref_check(w, false, &ea) == TSL_ERR_NONE) break;
-            d.acc_addr = TSL_LOCAL_ACC_BASE;
-        }
-        tsl_seq_encode(&d, w);
-        return;
-    }
+    SeqGen g{rng, N, CFG.hbm, CFG.hbm, CFG.bf16, &model};
+    g.valid(w);
+    rng = g.r;
 }
-
-// Break a valid descriptor in one of the ways of the launch checks; *credit_nz for the token check.
 static void break_desc(uint32_t *w, bool *credit_nz) {
-    tsl_seq_t d = tsl_seq_decode(w);
-    uint32_t kp = (d.k + N - 1) / N * N;
-    uint32_t sel = rng.below(28);
-    switch (sel) {
-    case 0: {   // a reserved bit
-        static const uint32_t used[16] = {0xFFFFFFFFu, 0x007FFFFFu, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u,
-                                          0x3Fu, ~0u, ~0u, 0xFFu, ~0u, ~0u};
-        uint32_t i;
-        do i = rng.below(16); while (used[i] == ~0u);
-        uint32_t b;
-        do b = rng.below(32); while (used[i] >> b & 1);
-        w[i] |= 1u << b;
-        return;
-    }
-    case 1: d.m = 0; break;
-    case 2: d.n = 0; break;
-    case 3: d.k = 0; break;
-    case 4: d.mc = 0; break;
-    case 5: d.kc = 0; break;
-    case 6: d.nbw = 0; break;
-    case 7: d.dtype = rng.chance(0.5) ? TSL_DTYPE_INT32 : TSL_DTYPE_FP32; break;
-    case 8: d.c_dtype ^= 1; break;   // the other class
-    case 9: d.fscale = 1; break;
-    case 10: d.scale = 1 + rng.below(1000); d.fscale = 0; break;
-    case 11: d.shift = rng.chance(0.5) ? 63 : 1 + rng.below(62); break;
-    case 12: d.zero_point = 1 + rng.below(1000); break;
-    case 13: d.bias = 0; d.bias_addr = 4 + rng.below(100); break;
-    case 14: d.kc = d.kc + 1 + rng.below(N - 1); break;
-    case 15: d.kc = (65536 / tsl_dtype_bytes(d.dtype) / N + rng.below(4)) * N; d.kc &= 0xFFFF; break;
-    case 16: if (rng.chance(0.5)) d.nbw = 255; else { d.nbw = 1 + 65535 / d.mc; if (d.nbw > 255) d.mc = 65535; d.nbw = d.nbw > 255 ? 255 : d.nbw; } break;
-    case 17: d.bias = 1; d.n = 16384 + rng.below(1000); break;
-    case 18: if (d.k % N == 0) d.k -= 1 + rng.below(N - 1 < d.k ? N - 1 : d.k - 1); d.kc = kp - N; break;
-    case 19: *credit_nz = true; break;
-    case 20: d.a_addr = CFG.hbm - rng.below(64); break;
-    case 21: d.ldb = CFG.hbm / 2 + rng.u32() % CFG.hbm; break;
-    case 22: d.c_addr += CFG.hbm; break;
-    default:
-        switch (sel - 23) {
-        case 0: d.bias = 1; d.bias_addr = CFG.hbm - rng.below(4 * d.n); break;
-        case 1: d.vmem_addr += 4 * (1 + rng.below(N - 1)); break;
-        case 2: d.acc_addr += 4 * (1 + rng.below(N - 1)); break;
-        case 3: d.vmem_addr = CFG.vmem - 4 * N * rng.below(4); break;
-        default: d.acc_addr = rng.chance(0.5) ? 4 * N * rng.below(16) : TSL_LOCAL_ACC_BASE + CFG.acc - 4 * N; break;
-        }
-    }
-    tsl_seq_encode(&d, w);
+    SeqGen g{rng, N, CFG.hbm, CFG.hbm, CFG.bf16, &model};
+    g.corrupt(w, credit_nz);
+    rng = g.r;
 }
 
 // One descriptor: write, launch, be the dispatcher. Returns the instructions handed over.

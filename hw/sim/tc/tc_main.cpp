@@ -170,7 +170,8 @@ static tslm_cfg_t model_cfg() {
     c.vmem_bytes = VMEM;
     c.acc_bytes = ACC;
     c.hbm_bytes = HBM;
-    c.features = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT | (TC_BF16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0u);
+    c.features = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT | 1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT |
+                 (TC_BF16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0u);
     c.core = TC_CORE;
     return c;
 }

@@ -1,0 +1,137 @@
+// Random tile-sequencer descriptors for the Verilator harnesses (seq_main.cpp, tc_main.cpp):
+// valid() makes one that passes the model's launch checks (docs/isa.md section 8) over many shapes,
+// both dtypes when built, every epilogue, random MC/KC/NBW and region placements; corrupt() breaks
+// one in a way of the launch checks (or asks for a credit left on a channel: *credit_nz).
+// HBM operands are placed below data_end; m is a model of the build's configuration.
+#ifndef SEQ_GEN_H
+#define SEQ_GEN_H
+
+#include <cstdint>
+
+#include "../common/tsl_rng.h"
+
+struct SeqGen {
+    TslRng r;
+    uint32_t N, hbm, data_end;
+    bool bf16;
+    tslm_t *m;
+
+    uint32_t check(const uint32_t *w, uint32_t *ea) {
+        memset(m->credit, 0, sizeof m->credit);
+        return tslm_seq_check(m, w, ea);
+    }
+
+    // Random descriptor that passes the launch checks (retries until the layout fits).
+    void valid(uint32_t *w) {
+        for (;;) {
+            tsl_seq_t d = {};
+            d.dtype = bf16 && r.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
+            bool fl = d.dtype == TSL_DTYPE_BF16;
+            d.c_dtype = fl ? (r.chance(0.5) ? TSL_DTYPE_FP32 : TSL_DTYPE_BF16)
+                           : (r.chance(0.5) ? TSL_DTYPE_INT32 : TSL_DTYPE_INT8);
+            uint32_t es = tsl_dtype_bytes(d.dtype), ces = tsl_dtype_bytes(d.c_dtype);
+            uint32_t big = r.chance(0.2) ? 6 : 3;
+            d.m = 1 + r.below(big * N);
+            d.n = 1 + r.below(big * N);
+            d.k = r.chance(0.5) ? N * (1 + r.below(big)) : 1 + r.below(big * N);
+            d.bias = r.chance(0.5);
+            d.relu = r.chance(0.5);
+            d.fscale = fl && r.chance(0.5);
+            if (d.c_dtype == TSL_DTYPE_INT8) {
+                d.scale = r.u32();
+                d.shift = r.below(63);
+                d.zero_point = r.u32();
+            } else if (d.fscale) {
+                d.scale = r.u32();
+            }
+            uint32_t kp = (d.k + N - 1) / N * N, ncb = (d.n + N - 1) / N;
+            d.mc = 1 + r.below(d.m + 2);
+            d.kc = d.k % N ? kp + N * r.below(2) : N * (1 + r.below(kp / N + 1));
+            d.nbw = 1 + r.below(ncb + 1);
+            d.lda = d.k * es + r.below(3) * 4 * (r.chance(0.5) ? 1 : 0) + (r.chance(0.2) ? r.below(7) : 0);
+            d.ldb = d.n * es + (r.chance(0.3) ? r.below(9) : 0);
+            d.ldc = d.n * ces + (r.chance(0.3) ? r.below(9) : 0);
+            uint64_t sa = (uint64_t)(d.m - 1) * d.lda + d.k * es, sb = (uint64_t)(d.k - 1) * d.ldb + d.n * es;
+            uint64_t sc = (uint64_t)(d.m - 1) * d.ldc + d.n * ces;
+            if (sa + sb + sc + 4 * d.n + 64 > data_end) continue;
+            uint32_t q = data_end / 4;
+            d.a_addr = r.below((uint32_t)(q - (sa < q ? sa : q)) + 1);
+            d.b_addr = q + r.below((uint32_t)(q - (sb < q ? sb : q)) + 1);
+            d.c_addr = 2 * q + r.below((uint32_t)(q - (sc < q ? sc : q)) + 1);
+            if (sa > q || sb > q || sc > q) continue;
+            if (d.bias) d.bias_addr = 3 * q + r.below(q - 4 * d.n);
+            d.vmem_addr = 0;
+            d.acc_addr = TSL_LOCAL_ACC_BASE;
+            tsl_seq_encode(&d, w);
+            uint32_t ea;
+            if (check(w, &ea) != TSL_ERR_NONE) continue;
+            // the regions somewhere else: the largest random offset that still fits, halving
+            for (uint32_t span = m->cfg.vmem_bytes / 2; span >= 4 * N; span /= 2) {
+                d.vmem_addr = 4 * N * r.below(span / (4 * N));
+                tsl_seq_encode(&d, w);
+                if (check(w, &ea) == TSL_ERR_NONE) break;
+                d.vmem_addr = 0;
+            }
+            for (uint32_t span = m->cfg.acc_bytes / 2; span >= 4 * N; span /= 2) {
+                d.acc_addr = TSL_LOCAL_ACC_BASE + 4 * N * r.below(span / (4 * N));
+                tsl_seq_encode(&d, w);
+                if (check(w, &ea) == TSL_ERR_NONE) break;
+                d.acc_addr = TSL_LOCAL_ACC_BASE;
+            }
+            tsl_seq_encode(&d, w);
+            return;
+        }
+    }
+
+    // Break a valid descriptor in one of the ways of the launch checks; *credit_nz for the token check.
+    void corrupt(uint32_t *w, bool *credit_nz) {
+        tsl_seq_t d = tsl_seq_decode(w);
+        uint32_t kp = (d.k + N - 1) / N * N;
+        uint32_t sel = r.below(28);
+        switch (sel) {
+        case 0: {   // a reserved bit
+            static const uint32_t used[16] = {0xFFFFFFFFu, 0x007FFFFFu, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u,
+                                              0x3Fu, ~0u, ~0u, 0xFFu, ~0u, ~0u};
+            uint32_t i;
+            do i = r.below(16); while (used[i] == ~0u);
+            uint32_t b;
+            do b = r.below(32); while (used[i] >> b & 1);
+            w[i] |= 1u << b;
+            return;
+        }
+        case 1: d.m = 0; break;
+        case 2: d.n = 0; break;
+        case 3: d.k = 0; break;
+        case 4: d.mc = 0; break;
+        case 5: d.kc = 0; break;
+        case 6: d.nbw = 0; break;
+        case 7: d.dtype = r.chance(0.5) ? TSL_DTYPE_INT32 : TSL_DTYPE_FP32; break;
+        case 8: d.c_dtype ^= 1; break;   // the other class
+        case 9: d.fscale = 1; break;
+        case 10: d.scale = 1 + r.below(1000); d.fscale = 0; break;
+        case 11: d.shift = r.chance(0.5) ? 63 : 1 + r.below(62); break;
+        case 12: d.zero_point = 1 + r.below(1000); break;
+        case 13: d.bias = 0; d.bias_addr = 4 + r.below(100); break;
+        case 14: d.kc = d.kc + 1 + r.below(N - 1); break;
+        case 15: d.kc = (65536 / tsl_dtype_bytes(d.dtype) / N + r.below(4)) * N; d.kc &= 0xFFFF; break;
+        case 16: if (r.chance(0.5)) d.nbw = 255; else { d.nbw = 1 + 65535 / d.mc; if (d.nbw > 255) d.mc = 65535; d.nbw = d.nbw > 255 ? 255 : d.nbw; } break;
+        case 17: d.bias = 1; d.n = 16384 + r.below(1000); break;
+        case 18: if (d.k % N == 0) d.k -= 1 + r.below(N - 1 < d.k ? N - 1 : d.k - 1); d.kc = kp - N; break;
+        case 19: *credit_nz = true; break;
+        case 20: d.a_addr = hbm - r.below(64); break;
+        case 21: d.ldb = hbm / 2 + r.u32() % hbm; break;
+        case 22: d.c_addr += hbm; break;
+        default:
+            switch (sel - 23) {
+            case 0: d.bias = 1; d.bias_addr = hbm - r.below(4 * d.n); break;
+            case 1: d.vmem_addr += 4 * (1 + r.below(N - 1)); break;
+            case 2: d.acc_addr += 4 * (1 + r.below(N - 1)); break;
+            case 3: d.vmem_addr = m->cfg.vmem_bytes - 4 * N * r.below(4); break;
+            default: d.acc_addr = r.chance(0.5) ? 4 * N * r.below(16) : TSL_LOCAL_ACC_BASE + m->cfg.acc_bytes - 4 * N; break;
+            }
+        }
+        tsl_seq_encode(&d, w);
+    }
+};
+
+#endif  // SEQ_GEN_H

@@ -2,7 +2,8 @@
 #   make test-tc-n16          random race-free programs, N=16 default memories (SEED= replays)
 #   make test-tc-gemm         256^3 int8 tiled GEMM with double buffering: MXU busy >= 90 %
 #   make tc-trace TC_CFG=n4 SEED=0x...   rebuild with --trace-fst and replay one program -> tc.fst
-#   make soak                 includes tc-soak: >= 100 000 random instructions
+#   make test-tc-seq-n4/-n16  random tile-sequencer descriptors on the whole core (tc_sim seq)
+#   make soak                 includes tc-soak: >= 100 000 random instructions, and tc-seq-soak
 # Configurations (name: N, bf16, VMEM, ACC, HBM bytes):
 TC_CFG_n4  := 4 1 16384 4096 262144
 TC_CFG_n8  := 8 0 32768 8192 262144
@@ -17,7 +18,7 @@ TC_CFLAGS  := -O2 -I$(abspath hw/model) -I$(abspath hw/include) -I$(abspath hw/s
 
 # $(1) = config name, $(2) = suffix, $(3) = extra Verilator flags
 define TC_BUILD
-$(TC_OUT)/$(1)$(2)/tc_sim: $(TC_RTL) $(TC_SIM_CPP) hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/sim/tc/gemm_db.h $(MODEL_LIB) mk/tc.mk
+$(TC_OUT)/$(1)$(2)/tc_sim: $(TC_RTL) $(TC_SIM_CPP) hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/sim/tc/gemm_db.h hw/sim/tc/seq_gen.h $(MODEL_LIB) mk/tc.mk
 	@mkdir -p $$(@D)
 	@set -- $(TC_CFG_$(1)); \
 	$(VERILATOR) --cc --exe --build -j 2 $(TC_VFLAGS) $(3) -GN=$$$$1 -GEnableBf16="1'b$$$$2" -GVmemBytes=$$$$3 \
@@ -29,10 +30,10 @@ endef
 $(foreach c,n4 n8 n16,$(eval $(call TC_BUILD,$(c),,)))
 $(foreach c,n4 n8 n16,$(eval $(call TC_BUILD,$(c),_trace,--trace-fst)))
 
-TESTS += tc-lint tc-iverilog tc-n4 tc-n8 tc-n16 tc-directed tc-gemm
-SOAKS += tc-soak
+TESTS += tc-lint tc-iverilog tc-n4 tc-n8 tc-n16 tc-directed tc-gemm tc-seq-n4 tc-seq-n16
+SOAKS += tc-soak tc-seq-soak
 .PHONY: test-tc-lint test-tc-iverilog test-tc-n4 test-tc-n8 test-tc-n16 test-tc-directed test-tc-gemm \
-        test-tc-soak tc-trace
+        test-tc-soak tc-trace test-tc-seq-n4 test-tc-seq-n16 test-tc-seq-soak
 
 test-tc-lint:
 	@p=0; f=0; for cfg in "4 0" "4 1" "16 1"; do set -- $$cfg; \
@@ -58,6 +59,13 @@ test-tc-gemm: $(TC_OUT)/n16/tc_sim
 	@$< gemm
 test-tc-soak: $(TC_OUT)/n4/tc_sim $(TC_OUT)/n16/tc_sim
 	@$(TC_OUT)/n4/tc_sim random 350 200 && $(TC_OUT)/n16/tc_sim random 160 200
+
+test-tc-seq-n4: $(TC_OUT)/n4/tc_sim
+	@$< seq 40
+test-tc-seq-n16: $(TC_OUT)/n16/tc_sim
+	@$< seq 20
+test-tc-seq-soak: $(TC_OUT)/n4/tc_sim $(TC_OUT)/n8/tc_sim $(TC_OUT)/n16/tc_sim
+	@$(TC_OUT)/n4/tc_sim seq 400 && $(TC_OUT)/n8/tc_sim seq 200 && $(TC_OUT)/n16/tc_sim seq 200
 
 tc-trace: $(TC_OUT)/$(TC_CFG)_trace/tc_sim
 	TRACE=1 $< random 1 40

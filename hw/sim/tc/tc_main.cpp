@@ -3,6 +3,9 @@
 //   tc_sim random RUNS INSNS   random race-free programs of DMA, MXU, VPU and SYNC
 //   tc_sim directed            every VPU op, DMA shapes and maximum sizes, error paths
 //   tc_sim gemm                256^3 int8 and bf16 tiled GEMMs (gemm_db.h); MXU busy >= 90 %
+//   tc_sim seq DESCS           random tile-sequencer descriptors (tc core): the dispatched stream
+//                              (a tap on the controller's accepted pushes) against tslm_seq_expand,
+//                              launch errors, and, once the RTL has EPI, registers, counters and memory
 // env: SEED=s replays a random run, TRACE=1 writes tc.fst (trace build).
 // After each program both sides dump VMEM and ACC into HBM with DMA STOREs; HBM is then compared
 // byte for byte, and so are the TC registers that the model defines exactly.
@@ -29,6 +32,11 @@ extern "C" {
 #include "tsl_insn.h"
 #include "tslm.h"
 }
+#include "seq_gen.h"
+
+#if !defined(TC_CORE) || TC_CORE == 0   // TSL_CORE_TC: the controller's dispatch tap (public_flat_rd)
+#include "Vtsl_tc___024root.h"
+#endif
 
 #if !defined(TC_N) || !defined(TC_BF16) || !defined(TC_VMEM) || !defined(TC_ACC) || !defined(TC_HBM)
 #error "TC_N, TC_BF16, TC_VMEM, TC_ACC and TC_HBM must match the Verilated parameters"
@@ -59,6 +67,7 @@ struct Tc {
     uint64_t cycle = 0;
     bool ready_seen = false;
     uint32_t rdata_seen = 0;
+    std::vector<tsl_insn_t> pushed;   // the dispatcher's accepted pushes (tsl_tc_ctrl disp_push)
 #if VM_TRACE
     std::unique_ptr<VerilatedFstC> tfp;
 #endif
@@ -91,6 +100,13 @@ struct Tc {
         hbm->drive(p);
         tsl_axi_to_top(*top, p);
         top->eval();
+#if TC_CORE == TSL_CORE_TC
+        if (top->rootp->tsl_tc__DOT__u_ctrl__DOT__disp_push) {
+            tsl_insn_t i;
+            for (unsigned k = 0; k < TSL_PARAM_INSN_WORDS; k++) i.w[k] = top->rootp->tsl_tc__DOT__u_ctrl__DOT__disp_insn[k];
+            pushed.push_back(i);
+        }
+#endif
         tsl_axi_from_top(*top, p);
         hbm->tick(p);
         ready_seen = top->reg_ready_o;
@@ -218,6 +234,9 @@ static uint64_t perf(tslm_t *m, unsigned idx) {
 struct Prog {
     std::vector<tsl_insn_t> insns;
     std::string name;
+    std::vector<uint32_t> desc;   // then launch this tile-sequencer descriptor (SEQ0..SEQ15), if any
+    bool seq_prefix = false;      // the RTL lacks EPI: compare the dispatched stream up to the first
+                                  // EPI only (the RTL refuses it), and nothing else
 };
 
 static void print_insn(const tsl_insn_t &i) {
@@ -291,6 +310,8 @@ static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tsl
     for (auto &in : inject) tc.hbm->inject(in.addr, in.len, in.on_write, in.resp);
 
     uint64_t c0 = tc.cycle;
+    uint32_t pc0 = tslm_reg_read(&m, TSL_TC_PUSH_COUNT_OFFSET);   // the prologue's pushes
+    tc.pushed.clear();
     for (size_t k = 0; ok && k < prog.insns.size(); k++) {
         bool was_ok = tslm_reg_read(&m, TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_NONE;
         if (tslm_push(&m, prog.insns[k].w) != TSLM_OK && was_ok && getenv("TC_VERBOSE")) {
@@ -303,9 +324,65 @@ static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tsl
                     tc.rd(TSL_TC_ERR_CODE_OFFSET), tc.rd(TSL_TC_PUSH_COUNT_OFFSET), tc.rd(TSL_TC_STATUS_OFFSET),
                     tslm_reg_read(&m, TSL_TC_ERR_CODE_OFFSET));
     }
+    std::vector<tsl_insn_t> want = prog.insns;   // the dispatched stream, pushes then the expansion
+    if (ok && !prog.desc.empty()) {
+        uint32_t ea;
+        bool launch = tslm_reg_read(&m, TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_NONE &&
+                      tslm_seq_check(&m, prog.desc.data(), &ea) == TSL_ERR_NONE;
+        if (launch)
+            tslm_seq_expand(&m.cfg, prog.desc.data(),
+                            [](void *ctx, const tsl_insn_t *i) { static_cast<std::vector<tsl_insn_t> *>(ctx)->push_back(*i); },
+                            &want);
+        for (unsigned k = 0; ok && k < TSL_PARAM_SEQ_WORDS; k++) {
+            tslm_reg_write(&m, TSL_TC_SEQ0_OFFSET + 4 * k, prog.desc[k]);
+            ok = tc.wr(TSL_TC_SEQ0_OFFSET + 4 * k, prog.desc[k]);
+        }
+    }
     tslm_run(&m);
     ok = ok && tc.wait_idle();
     res.cycles = tc.cycle - c0;
+    if (ok && !prog.desc.empty()) {
+        // The RTL's accepted pushes against the model's (its rejected tail is in neither). Without
+        // EPI in the RTL, they are a prefix of the model's that reaches the first EPI at least; the
+        // RTL may refuse an EPI (ERR_UNIT VPU at its sequence number) or take it for a VPU_VEC op,
+        // and nothing else is comparable then.
+        uint32_t model_pushed = tslm_reg_read(&m, TSL_TC_PUSH_COUNT_OFFSET) - pc0;
+        size_t n_want = model_pushed < want.size() ? model_pushed : want.size(), n_min = n_want;
+        if (prog.seq_prefix)
+            for (size_t k = 0; k < n_want; k++)
+                if (tsl_insn_hdr_decode(want[k].w).unit == TSL_UNIT_VPU && tsl_insn_hdr_decode(want[k].w).op == TSL_VPU_OP_EPI) {
+                    n_min = k;
+                    break;
+                }
+        size_t got = tc.pushed.size(), n = got < n_want ? got : n_want;
+        for (size_t k = 0; ok && k < n; k++)
+            if (memcmp(tc.pushed[k].w, want[k].w, sizeof want[k].w)) {
+                fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): dispatched instruction %zu of %zu differs\n  expected:",
+                        prog.name.c_str(), seed, k, n_want);
+                print_insn(want[k]);
+                fprintf(stderr, "  got:");
+                print_insn(tc.pushed[k]);
+                ok = false;
+            }
+        if (ok && (got < n_min || got > n_want)) {
+            fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): %zu instructions dispatched, expected %zu\n", prog.name.c_str(),
+                    seed, got, n_want);
+            ok = false;
+        }
+        if (prog.seq_prefix) {
+            if (ok && got < n_want) {
+                uint32_t unit = tc.rd(TSL_TC_ERR_UNIT_OFFSET), eseq = tc.rd(TSL_TC_ERR_SEQ_OFFSET);
+                if (unit != TSL_UNIT_VPU || eseq != pc0 + got || tsl_insn_hdr_decode(want[got].w).op != TSL_VPU_OP_EPI) {
+                    fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): the RTL stopped at instruction %zu, not at an EPI "
+                            "(ERR_UNIT %u ERR_SEQ %u)\n", prog.name.c_str(), seed, got, unit, eseq);
+                    ok = false;
+                }
+            }
+            tslm_free(&m);
+            res.ok = ok;
+            return res;
+        }
+    }
     if (ok) {
         res.perf_cycles = perf(tc, TSL_PERF_CYCLES);
         res.mxu_busy = perf(tc, TSL_PERF_MXU_BUSY);
@@ -896,6 +973,70 @@ static int run_gemm() {
     return fail ? 1 : 0;
 }
 
+// ---- the tile sequencer ------------------------------------------------------------------------------
+#if TC_CORE == TSL_CORE_TC
+// Does the RTL dispatcher take an EPI (format VPU_EPI, with BVECS)? A one-instruction probe.
+static bool rtl_has_epi() {
+    TslHbmCfg plain;
+    plain.bytes = HBM;
+    plain.data_bytes = TC_AXI_BYTES;
+    Tc tc(plain);
+    tsl_insn_t i = tsl_insn_vpu_epi_encode(tsl_insn_vpu_epi_t{
+            .dst_dtype = TSL_DTYPE_INT32, .src1_dtype = TSL_DTYPE_INT32, .bias = 1, .dst_addr = ACC_BASE,
+            .src1_addr = ACC_BASE, .src2_addr = ACC_BASE, .rows = 1, .bvecs = 1});
+    return tc.push(i) && tc.wait_idle() && tc.rd(TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_NONE;
+}
+
+static int run_seq(unsigned descs) {
+    uint64_t seed0 = seed_from_env();
+    bool epi = rtl_has_epi();
+    printf(TC_NAME "_n%u seq: seed 0x%" PRIx64 " (SEED=0x%" PRIx64 " replays the first run); EPI in the RTL: %s\n", N,
+           seed0, seed0, epi ? "yes, full comparison" : "no, streams up to the first EPI and launch errors only");
+    tslm_t m;
+    memset(&m, 0, sizeof m);
+    tslm_cfg_t cfg = model_cfg();
+    if (tslm_init(&m, &cfg) != TSLM_OK) return 1;
+    unsigned pass = 0, fail = 0, invalid = 0;
+    uint64_t total = 0;
+    for (unsigned k = 0; k < descs; k++) {
+        uint64_t seed = seed0 + k;
+        SeqGen g{TslRng{seed}, N, HBM, DATA_END, TC_BF16 != 0, &m};
+        Prog prog;
+        prog.name = "seq";
+        prog.desc.resize(TSL_PARAM_SEQ_WORDS);
+        g.valid(prog.desc.data());
+        bool credit_nz = false, bad = g.r.chance(0.3);
+        if (bad) g.corrupt(prog.desc.data(), &credit_nz);
+        // a few pushes first: the expansion's sequence numbers follow them; a token left on a
+        // channel refuses the launch
+        for (uint32_t j = g.r.below(3); j > 0; j--)
+            prog.insns.push_back(tsl_insn_sync_encode(tsl_insn_sync_t{.unit = g.r.below(3)}));
+        if (credit_nz)
+            prog.insns.push_back(tsl_insn_sync_encode(tsl_insn_sync_t{.unit = TSL_UNIT_DMA, .signal = TSL_TOK(TSL_UNIT_MXU)}));
+        uint32_t ea;
+        bool refused = credit_nz || g.check(prog.desc.data(), &ea) != TSL_ERR_NONE;
+        invalid += refused;
+        prog.seq_prefix = !epi && !refused;
+        TslRng hr{seed ^ 0x5A5A};
+        Result res = run_prog(prog, seed, hbm_cfg(hr, true));
+        total += prog.insns.size();
+        if (res.ok) pass++;
+        else {
+            fail++;
+            fprintf(stderr, "  replay: SEED=0x%" PRIx64 " tc_sim seq 1\n", seed);
+            fprintf(stderr, "  descriptor:");
+            for (uint32_t w : prog.desc) fprintf(stderr, " %08x", w);
+            fprintf(stderr, "\n");
+            break;
+        }
+    }
+    tslm_free(&m);
+    printf(TC_NAME "_n%u seq: %u descriptors (%u refused at launch)\n", N, pass + fail, invalid);
+    printf(TC_NAME "_n%u_seq: %u passed, %u failed\n", N, pass, fail);
+    return fail ? 1 : 0;
+}
+#endif
+
 int main(int argc, char **argv) {
     Verilated::commandArgs(argc, argv);
     setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines appear as they are printed
@@ -906,6 +1047,9 @@ int main(int argc, char **argv) {
     }
     if (mode == "directed") return run_directed();
     if (mode == "gemm") return run_gemm();
+#if TC_CORE == TSL_CORE_TC
+    if (mode == "seq") return run_seq(argc > 2 ? (unsigned)atoi(argv[2]) : 40);
+#endif
     fprintf(stderr, "usage: %s random [RUNS [INSNS]] | directed | gemm\n", argv[0]);
     return 2;
 }

@@ -21,7 +21,7 @@ define TC_BUILD
 $(TC_OUT)/$(1)$(2)/tc_sim: $(TC_RTL) $(TC_SIM_CPP) hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/sim/tc/gemm_db.h hw/sim/tc/seq_gen.h $(MODEL_LIB) mk/tc.mk
 	@mkdir -p $$(@D)
 	@set -- $(TC_CFG_$(1)); \
-	$(VERILATOR) --cc --exe --build -j 2 $(TC_VFLAGS) $(3) -GN=$$$$1 -GEnableBf16="1'b$$$$2" -GVmemBytes=$$$$3 \
+	$(VERILATOR) --cc --exe --build -j 2 $(TC_VFLAGS) $(3) -GN=$$$$1 -GEnableBf16="1'b$$$$2" -GEnableSeq="1'b1" -GVmemBytes=$$$$3 \
 	  -GAccBytes=$$$$4 -GHbmBytes=$$$$5 -Mdir $$(@D) \
 	  -CFLAGS "$(TC_CFLAGS) -DTC_N=$$$$1 -DTC_BF16=$$$$2 -DTC_VMEM=$$$$3 -DTC_ACC=$$$$4 -DTC_HBM=$$$$5" \
 	  -LDFLAGS "$(abspath $(MODEL_LIB))" -o tc_sim \
@@ -36,14 +36,14 @@ SOAKS += tc-soak tc-seq-soak
         test-tc-soak tc-trace test-tc-seq-n4 test-tc-seq-n16 test-tc-seq-soak
 
 test-tc-lint:
-	@p=0; f=0; for cfg in "4 0" "4 1" "16 1"; do set -- $$cfg; \
-	  if $(VERILATOR) --lint-only -Wall --top-module tsl_tc -GN=$$1 -GEnableBf16="1'b$$2" $(TC_RTL); \
-	  then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: tsl_tc N=$$1 EnableBf16=$$2"; fi; \
+	@p=0; f=0; for cfg in "4 0 1" "4 1 0" "16 1 1"; do set -- $$cfg; \
+	  if $(VERILATOR) --lint-only -Wall --top-module tsl_tc -GN=$$1 -GEnableBf16="1'b$$2" -GEnableSeq="1'b$$3" $(TC_RTL); \
+	  then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: tsl_tc N=$$1 EnableBf16=$$2 EnableSeq=$$3"; fi; \
 	done; echo "tc_lint: $$p passed, $$f failed"; test $$f -eq 0
 
 test-tc-iverilog:
 	@mkdir -p $(TC_OUT)
-	@rm -f $(TC_OUT)/tsl_tc.vvp; iverilog -g2012 -o $(TC_OUT)/tsl_tc.vvp -s tsl_tc $(TC_RTL) 2>&1 | grep -v 'sorry:'; \
+	@rm -f $(TC_OUT)/tsl_tc.vvp; iverilog -g2012 -Ptsl_tc.EnableSeq=1 -o $(TC_OUT)/tsl_tc.vvp -s tsl_tc $(TC_RTL) 2>&1 | grep -v 'sorry:'; \
 	if test -s $(TC_OUT)/tsl_tc.vvp; then echo "tc_iverilog: 1 passed, 0 failed"; \
 	else echo "tc_iverilog: 0 passed, 1 failed"; exit 1; fi
 

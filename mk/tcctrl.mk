@@ -19,7 +19,7 @@ $(TCCTRL_OUT)/$(1)/ctrl_sim: $(TCCTRL_RTL) $(TCCTRL_CPP) $(MODEL_LIB) mk/tcctrl.
 	@mkdir -p $$(@D)
 	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_tc_ctrl -O3 --x-assign fast \
 	  --x-initial fast -GN=$(2) -GVmemBytes=$(3) -GAccBytes=$(4) -GHbmBytes=$(5) -GQueueDepth=$(6) \
-	  -GEnableBf16="1'b$(7)" -GInflightMax=$(8) -Mdir $$(@D) \
+	  -GEnableBf16="1'b$(7)" -GEnableSeq="1'b1" -GInflightMax=$(8) -Mdir $$(@D) \
 	  -CFLAGS "-O2 -I$(abspath hw/model) -I$(abspath hw/include) -DTC_N=$(2) -DTC_VMEM=$(3) \
 	  -DTC_ACC=$(4) -DTC_HBM=$(5) -DTC_QD=$(6) -DTC_BF16=$(7) -DTC_INFL=$(8)" \
 	  -LDFLAGS "$(abspath $(MODEL_LIB))" -o ctrl_sim \
@@ -38,6 +38,10 @@ test-tcctrl-lint:
 	  if $(VERILATOR) --lint-only -Wall --top-module tsl_tc_ctrl -GN=$$n -GEnableBf16="1'b$$bf" \
 	     $(TCCTRL_RTL); then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: N=$$n EnableBf16=$$bf"; fi; \
 	done; done; \
+	for n in 4 16; do \
+	  if $(VERILATOR) --lint-only -Wall --top-module tsl_tc_ctrl -GN=$$n -GEnableSeq="1'b1" $(TCCTRL_RTL); \
+	  then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: N=$$n EnableSeq=1"; fi; \
+	done; \
 	if $(VERILATOR) --lint-only -Wall --top-module tsl_tc_ctrl -GN=4 -GQueueDepth=5 -GInflightMax=1 \
 	   $(TCCTRL_RTL); then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: QueueDepth=5 InflightMax=1"; fi; \
 	if $(MAKE) -s --no-print-directory test-tcctrl-iverilog; then p=$$((p+1)); else f=$$((f+1)); fi; \
@@ -46,7 +50,7 @@ test-tcctrl-lint:
 test-tcctrl-iverilog:
 	@mkdir -p $(TCCTRL_OUT)
 	@rm -f $(TCCTRL_OUT)/tsl_tc_ctrl.vvp
-	@iverilog -g2012 -o $(TCCTRL_OUT)/tsl_tc_ctrl.vvp -s tsl_tc_ctrl $(TCCTRL_RTL) 2>&1 | grep -v 'sorry:' || true
+	@iverilog -g2012 -Ptsl_tc_ctrl.EnableSeq=1 -o $(TCCTRL_OUT)/tsl_tc_ctrl.vvp -s tsl_tc_ctrl $(TCCTRL_RTL) 2>&1 | grep -v 'sorry:' || true
 	@test -s $(TCCTRL_OUT)/tsl_tc_ctrl.vvp || { echo "iverilog FAILED: tsl_tc_ctrl"; exit 1; }
 
 test-tcctrl-n4: $(TCCTRL_OUT)/n4/ctrl_sim

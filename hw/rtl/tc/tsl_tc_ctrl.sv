@@ -16,6 +16,8 @@ module tsl_tc_ctrl #(
   parameter int HbmBytes     = tsl_pkg::PARAM_HBM_BYTES,
   parameter int QueueDepth   = tsl_pkg::PARAM_QUEUE_DEPTH,
   parameter bit EnableBf16   = 1'b1,  // CFG_FEATURES.BF16; INT8 is always present
+  parameter bit EnableSeq    = 1'b0,  // CFG_FEATURES.SEQ: the tile sequencer; its GEMMs need the
+                                      // VPU's EPI op (0: SEQ0..SEQ15 are ignored, as on the lite core)
   parameter int InflightMax  = 4      // instructions a unit may hold between ex handshake and done
 ) (
   input  logic clk_i, rst_ni,
@@ -250,7 +252,7 @@ module tsl_tc_ctrl #(
     rd.cfg_vmem_bytes  = 32'(VmemBytes);
     rd.cfg_acc_bytes   = 32'(AccBytes);
     rd.cfg_hbm_bytes   = 32'(HbmBytes);
-    rd.cfg_features    = {29'd0, 1'b1, EnableBf16, 1'b1};   // SEQ, BF16, INT8
+    rd.cfg_features    = {29'd0, EnableSeq, EnableBf16, 1'b1};   // SEQ, BF16, INT8
     rd.cfg_queue_depth = 32'(QueueDepth);
     rd.status          = {30'd0, err_code_q != tsl_pkg::ERR_NONE, all_idle && !seq_busy};
     rd.err_code        = 32'(err_code_q);
@@ -289,32 +291,43 @@ module tsl_tc_ctrl #(
   assign seq_take   = state_q == StIdle && !acc && seq_valid && err_code_q == tsl_pkg::ERR_NONE;
 
   // ------------------------------------------------------------------------- tile sequencer
-  tsl_tc_seq #(
-    .N         (N),
-    .VmemBytes (VmemBytes),
-    .AccBytes  (AccBytes),
-    .HbmBytes  (HbmBytes),
-    .EnableBf16(EnableBf16),
-    .CreditW   (CreditW)
-  ) u_seq (
-    .clk_i,
-    .rst_ni,
-    .wr_i      (acc && we && is_seq),
-    .wr_word_i (reg_addr_i[5:2]),
-    .wr_data_i (reg_wdata_i),
-    .wr_mask_i (wmask),
-    .launch_i  (seq_launch),
-    .abort_i   (state_q == StReset),
-    .halt_i    (err_code_q != tsl_pkg::ERR_NONE && !from_seq_q),
-    .credit_i  (credit_q),
-    .busy_o    (seq_busy),
-    .chk_done_o(seq_chk_done),
-    .chk_err_o (seq_chk_err),
-    .chk_addr_o(seq_chk_addr),
-    .valid_o   (seq_valid),
-    .ready_i   (seq_ready),
-    .insn_o    (seq_insn)
-  );
+  if (EnableSeq) begin : g_seq
+    tsl_tc_seq #(
+      .N         (N),
+      .VmemBytes (VmemBytes),
+      .AccBytes  (AccBytes),
+      .HbmBytes  (HbmBytes),
+      .EnableBf16(EnableBf16),
+      .CreditW   (CreditW)
+    ) u_seq (
+      .clk_i,
+      .rst_ni,
+      .wr_i      (acc && we && is_seq),
+      .wr_word_i (reg_addr_i[5:2]),
+      .wr_data_i (reg_wdata_i),
+      .wr_mask_i (wmask),
+      .launch_i  (seq_launch),
+      .abort_i   (state_q == StReset),
+      .halt_i    (err_code_q != tsl_pkg::ERR_NONE && !from_seq_q),
+      .credit_i  (credit_q),
+      .busy_o    (seq_busy),
+      .chk_done_o(seq_chk_done),
+      .chk_err_o (seq_chk_err),
+      .chk_addr_o(seq_chk_addr),
+      .valid_o   (seq_valid),
+      .ready_i   (seq_ready),
+      .insn_o    (seq_insn)
+    );
+  end else begin : g_no_seq   // SEQ0..SEQ15 writes are accepted and ignored
+    logic unused_seq_in;
+    assign unused_seq_in = ^{seq_launch, seq_ready};
+    assign seq_busy      = 1'b0;
+    assign seq_chk_done  = 1'b0;
+    assign seq_chk_err   = tsl_pkg::ERR_NONE;
+    assign seq_chk_addr  = 32'd0;
+    assign seq_valid     = 1'b0;
+    assign seq_insn      = '0;
+  end
 
   always_comb begin
     state_d    = state_q;

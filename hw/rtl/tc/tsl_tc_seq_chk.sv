@@ -40,11 +40,11 @@ module tsl_tc_seq_chk #(
   logic [4:0]  step_q, step_d;
   logic [7:0]  rem_q, rem_d;   // NCB mod NBW, bit-serially over steps 0..15 (restoring division)
   logic [8:0]  rem_sh;
-  logic [8:0][47:0] prod;    // the products, in step order (below)
+  logic [9*48-1:0] prod;     // the products, in step order (below): product k at [48k +: 48]
   logic [47:0] prod_d;
   logic [15:0] mul_a;
   logic [31:0] mul_b;
-  logic [7:0][39:0] lay_q, lay_d;   // a0 a1 b0 b1 o0 o1 bias end (VMEM); relative to VMEM_ADDR
+  logic [8*40-1:0] lay_q, lay_d;   // a0 a1 b0 b1 o0 o1 bias end (VMEM); relative to VMEM_ADDR
 
   // Sizes of the descriptor's types: es = size(DTYPE), ces = size(C_DTYPE) as shifts.
   logic        es_sh, fl;
@@ -88,21 +88,21 @@ module tsl_tc_seq_chk #(
     al = (x + 40'(4 * N - 1)) & ~40'(4 * N - 1);
   endfunction
   logic [39:0] sz_a, sz_b, sz_o, sz_bias, sz_acc;
-  assign sz_a    = 40'(prod[3]) << es_sh;
-  assign sz_b    = 40'(prod[4]) << (NSh + 32'(es_sh));
-  assign sz_o    = 40'(prod[5]) << (NSh + 32'(ces_sh));
-  assign sz_acc  = 40'(prod[5]) << (NSh + 2);
+  assign sz_a    = 40'(prod[144 +: 48]) << es_sh;
+  assign sz_b    = 40'(prod[192 +: 48]) << (NSh + 32'(es_sh));
+  assign sz_o    = 40'(prod[240 +: 48]) << (NSh + 32'(ces_sh));
+  assign sz_acc  = 40'(prod[240 +: 48]) << (NSh + 2);
   assign sz_bias = 40'(ncb_pan) << (NSh + 2);
   always_comb begin
     lay_d    = lay_q;
-    lay_d[0] = 40'(d.vmem_addr);
-    lay_d[1] = al(lay_d[0] + sz_a);
-    lay_d[2] = al(lay_d[1] + sz_a);
-    lay_d[3] = al(lay_d[2] + sz_b);
-    lay_d[4] = al(lay_d[3] + sz_b);
-    lay_d[5] = al(lay_d[4] + sz_o);
-    lay_d[6] = al(lay_d[5] + sz_o);
-    lay_d[7] = d.bias ? lay_d[6] + sz_bias : lay_d[6];
+    lay_d[0 +: 40] = 40'(d.vmem_addr);
+    lay_d[40 +: 40] = al(lay_d[0 +: 40] + sz_a);
+    lay_d[80 +: 40] = al(lay_d[40 +: 40] + sz_a);
+    lay_d[120 +: 40] = al(lay_d[80 +: 40] + sz_b);
+    lay_d[160 +: 40] = al(lay_d[120 +: 40] + sz_b);
+    lay_d[200 +: 40] = al(lay_d[160 +: 40] + sz_o);
+    lay_d[240 +: 40] = al(lay_d[200 +: 40] + sz_o);
+    lay_d[280 +: 40] = d.bias ? lay_d[240 +: 40] + sz_bias : lay_d[240 +: 40];
   end
 
   // Check 1: the fields.
@@ -123,7 +123,7 @@ module tsl_tc_seq_chk #(
         d.shift > 6'd62 ||
         (!d.bias && d.bias_addr != 32'd0) ||
         d.kc[NSh-1:0] != '0 || (32'(d.kc) << es_sh) > 32'd65535 || (d.kc >> NSh) > 16'd4095 ||
-        ((32'(d.nbw) << (NSh + 32'(es_sh))) > 32'd65535) || prod[5] > 48'd65535 ||
+        ((32'(d.nbw) << (NSh + 32'(es_sh))) > 32'd65535) || prod[240 +: 48] > 48'd65535 ||
         (d.bias && 32'(d.n) * 4 > 32'd65535) ||
         (d.k[NSh-1:0] != '0 && 17'(d.kc) < kp) ||
         credit_nz;
@@ -131,9 +131,9 @@ module tsl_tc_seq_chk #(
 
   // Checks 2-4 on the registered products and layout.
   logic [63:0] end_a, end_b, end_c, end_bias, end_acc;
-  assign end_a    = 64'(d.a_addr) + 64'(prod[0]) + (64'(d.k) << es_sh);
-  assign end_b    = 64'(d.b_addr) + 64'(prod[1]) + (64'(d.n) << es_sh);
-  assign end_c    = 64'(d.c_addr) + 64'(prod[2]) + (64'(d.n) << ces_sh);
+  assign end_a    = 64'(d.a_addr) + 64'(prod[0 +: 48]) + (64'(d.k) << es_sh);
+  assign end_b    = 64'(d.b_addr) + 64'(prod[48 +: 48]) + (64'(d.n) << es_sh);
+  assign end_c    = 64'(d.c_addr) + 64'(prod[96 +: 48]) + (64'(d.n) << ces_sh);
   assign end_bias = 64'(d.bias_addr) + 64'(d.n) * 64'd4;
   assign end_acc  = 64'(d.acc_addr) + 2 * 64'(sz_acc);
 
@@ -156,7 +156,7 @@ module tsl_tc_seq_chk #(
       err_d = tsl_pkg::ERR_MISALIGNED; eaddr_d = d.vmem_addr;
     end else if (d.acc_addr[NSh+1:0] != '0) begin
       err_d = tsl_pkg::ERR_MISALIGNED; eaddr_d = d.acc_addr;
-    end else if (64'(lay_q[7]) > 64'(VmemBytes)) begin
+    end else if (64'(lay_q[280 +: 40]) > 64'(VmemBytes)) begin
       err_d = tsl_pkg::ERR_LOCAL_RANGE; eaddr_d = d.vmem_addr;
     end else if (d.acc_addr < tsl_pkg::LOCAL_ACC_BASE ||
                  end_acc > 64'(tsl_pkg::LOCAL_ACC_BASE) + 64'(AccBytes)) begin
@@ -179,7 +179,7 @@ module tsl_tc_seq_chk #(
 
   // Datapath registers (no reset).
   always_ff @(posedge clk_i) begin
-    if (run_q && step_q < 5'd9) prod[4'(step_q)] <= prod_d;
+    if (run_q && step_q < 5'd9) prod[48 * step_q +: 48] <= prod_d;
     if ((run_q && step_q < 5'd16) || start_i) rem_q <= rem_d;
     if (run_q && step_q == StepLayout) lay_q <= lay_d;
   end
@@ -188,16 +188,18 @@ module tsl_tc_seq_chk #(
   assign err_o      = err_d;
   assign err_addr_o = eaddr_d;
 
-  assign a0_o       = lay_q[0][31:0];
-  assign a1_o       = lay_q[1][31:0];
-  assign b0_o       = lay_q[2][31:0];
-  assign b1_o       = lay_q[3][31:0];
-  assign o0_o       = lay_q[4][31:0];
-  assign o1_o       = lay_q[5][31:0];
-  assign bias_o     = lay_q[6][31:0];
+  assign a0_o       = lay_q[0 +: 32];
+  assign a1_o       = lay_q[40 +: 32];
+  assign b0_o       = lay_q[80 +: 32];
+  assign b1_o       = lay_q[120 +: 32];
+  assign o0_o       = lay_q[160 +: 32];
+  assign o1_o       = lay_q[200 +: 32];
+  assign bias_o     = lay_q[240 +: 32];
   assign acc1_o     = d.acc_addr + sz_acc[31:0];
-  assign pad_vecs_o = 32'((lay_q[4] - lay_q[0]) >> NSh);   // A and B slots, to OUT slot 0
-  assign mc_lda_o   = prod[6][31:0];
-  assign mc_ldc_o   = prod[7][31:0];
-  assign kc_ldb_o   = prod[8][31:0];
+  assign pad_vecs_o = 32'((lay_q[160 +: 40] - lay_q[0 +: 40]) >> NSh);   // A and B slots, to OUT slot 0
+  assign mc_lda_o   = prod[288 +: 32];
+  assign mc_ldc_o   = prod[336 +: 32];
+  assign kc_ldb_o   = prod[384 +: 32];
+  logic unused_prod;   // the walk increments wrap at 32 bits, as the addresses do
+  assign unused_prod = ^{prod[320 +: 16], prod[368 +: 16], prod[416 +: 16]};
 endmodule

@@ -161,6 +161,7 @@ module tsl_lite_ctrl #(
     rd.tokens_mxu_vpu  = 32'(credit_q[5 * CreditW +: CreditW]);
     rd.tokens_vpu_dma  = 32'(credit_q[6 * CreditW +: CreditW]);
     rd.tokens_vpu_mxu  = 32'(credit_q[7 * CreditW +: CreditW]);
+    rd.seq_status      = 32'd0;   // the lite core has no tile sequencer (CFG_FEATURES.SEQ = 0)
   end
   assign rd_val = tc_rd_mux(rd, reg_addr_i);
 

@@ -255,6 +255,7 @@ module tsl_tc_ctrl #(
     rd.tokens_mxu_vpu  = 32'(tok_count[5 * TokW +: TokW]);
     rd.tokens_vpu_dma  = 32'(tok_count[6 * TokW +: TokW]);
     rd.tokens_vpu_mxu  = 32'(tok_count[7 * TokW +: TokW]);
+    rd.seq_status      = 32'd0;   // no tile sequencer yet (CFG_FEATURES.SEQ = 0), as the model
     rd_val = tc_rd_mux(rd, reg_addr_i);
     if (reg_addr_i >= tsl_pkg::TC_PERF_BASE &&
         reg_addr_i < tsl_pkg::TC_PERF_BASE + 12'(8 * tsl_pkg::PERF_COUNT) && reg_addr_i[1:0] == 2'b00)

@@ -432,4 +432,9 @@ module tsl_vpu #(
   assign ex_ready_o = state_q == StIdle;
   assign done_o     = done_q;
   assign busy_o     = state_q != StIdle;
+
+  // Assertions
+  `include "hw/rtl/tsl_assert.svh"
+  `TSL_ASSERT(ScaleOnlyFloatEpi, state_q == StScale |-> fl_q && op_q == tsl_pkg::VPU_OP_EPI,
+              "the FSCALE cycle runs only for a float EPI (the dispatch check refuses FSCALE on integers)")
 endmodule

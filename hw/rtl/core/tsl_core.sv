@@ -1,14 +1,20 @@
-// Tessel control core: a small multi-cycle RV32IM processor, machine mode only, with a Zicsr subset.
-// Each instruction is fetched (StFetch), executed (StExec) and, for loads/stores and divides,
-// finished in StMem/StDiv. CPI with a one-cycle-latency memory: 3 for ALU/branch/jump/CSR, 5 for
-// loads and stores, 36 for divides; multiplies take 3 (38 with IterMul). Interrupts (MTIP, MEIP)
-// are taken between instructions.
+// Tessel control core: a small pipelined RV32IM processor, machine mode only, with a Zicsr subset.
+// Two stages overlap: tsl_core_fetch streams instruction words from the local RAM through the
+// pipelined instr_* port while the execute stage runs the previous instruction (register file read,
+// ALU, branch, CSR, load/store, writeback). CPI from the local RAM: 1 for ALU/CSR ops, JAL and
+// branches that go the predicted way (backward taken, forward not taken), 2 for other branches,
+// JALR, loads and stores, 34 for divides; multiplies take 1 (36 with IterMul). Code outside the RAM
+// is fetched through the data bus, one instruction at a time and never speculatively. Interrupts
+// (MTIP, MEIP) are taken between instructions.
 // Bus contract (PicoRV32-like): the core raises bus_valid_o with bus_addr_o/bus_wdata_o/bus_wstrb_o
 // (all-zero wstrb = read, bus_instr_o = fetch) and holds them steady until the slave answers with
 // bus_ready_i for one cycle, in which bus_rdata_i and bus_err_i are sampled. bus_err_i with
-// bus_ready_i ends the access as an access fault (mcause 1, 5 or 7; mtval = address).
+// bus_ready_i ends the access as an access fault (mcause 1, 5 or 7; mtval = address). Data accesses
+// are made only by the instruction that owns them, in program order, exactly once.
 module tsl_core #(
   parameter logic [31:0] BootAddr = 32'h8000_0000,  // reset PC (default: RAM base)
+  parameter logic [31:0] RamBase  = BootAddr,       // window fetched through instr_* (local RAM)
+  parameter int          RamBytes = 65536,          // its size in bytes (0: fetch all on bus_*)
   parameter bit          IterMul  = 1'b0            // 0: 1-cycle multiplier (DSP-friendly);
                                                     // 1: 35-cycle shift-add multiplier (small)
 ) (
@@ -22,6 +28,12 @@ module tsl_core #(
   output logic        bus_instr_o,   // 1: instruction fetch
   input  logic [31:0] bus_rdata_i,
   input  logic        bus_err_i,     // with bus_ready_i: access fault
+  // instruction port to the local RAM: a request granted in cycle t returns its word in t+1
+  output logic        instr_req_o,
+  output logic [31:0] instr_addr_o,
+  input  logic        instr_gnt_i,
+  input  logic        instr_rvalid_i,
+  input  logic [31:0] instr_rdata_i,
   input  logic        irq_timer_i,   // MTIP, level
   input  logic        irq_ext_i,     // MEIP, level
   output logic        retire_o,      // pulses once per retired instruction (statistics)
@@ -29,15 +41,18 @@ module tsl_core #(
   output logic [31:0] trap_cause_o,  // mcause of that trap
   output logic [31:0] trap_pc_o      // mepc of that trap
 );
-  // FSM states (plain constants rather than an enum: Icarus 11 mis-types enum assignments here).
-  localparam logic [1:0] StFetch = 2'd0, StExec = 2'd1, StMem = 2'd2, StDiv = 2'd3;
+  // Execute-stage states (plain constants rather than an enum: Icarus 11 mis-types enum assignments
+  // here). StIdle: waiting for the fetch unit; StFetch: fetching through the data bus (outside the
+  // RAM); StExec: an instruction is being executed; StMem: its load/store waits for bus_ready_i;
+  // StDiv: the iterative unit runs.
+  localparam logic [2:0] StIdle = 3'd0, StFetch = 3'd1, StExec = 3'd2, StMem = 3'd3, StDiv = 3'd4;
 
   localparam logic [6:0] OpLui = 7'b0110111, OpAuipc = 7'b0010111, OpJal = 7'b1101111,
                          OpJalr = 7'b1100111, OpBranch = 7'b1100011, OpLoad = 7'b0000011,
                          OpStore = 7'b0100011, OpImm = 7'b0010011, OpReg = 7'b0110011,
                          OpFence = 7'b0001111, OpSystem = 7'b1110011;
 
-  logic [1:0]  state_q, state_d;
+  logic [2:0]  state_q, state_d;
   logic [31:0] pc_q, pc_d, ir_q, ir_d;
 
   // Instruction fields.
@@ -55,14 +70,36 @@ module tsl_core #(
   assign imm_u  = {ir_q[31:12], 12'd0};
   assign imm_j  = {{11{ir_q[31]}}, ir_q[31], ir_q[19:12], ir_q[20], ir_q[30:21], 1'b0};
 
-  // Register file: read at the end of the fetch, written in the finishing state.
+  // Fetch unit: the next instruction word and its address, from the local RAM.
+  logic        take, redirect, cand_valid;
+  logic [31:0] cand_ir, cand_pc;
+  tsl_core_fetch #(.BootAddr(BootAddr), .RamBase(RamBase), .RamBytes(RamBytes)) u_fetch (
+    .clk_i,
+    .rst_ni,
+    .instr_req_o,
+    .instr_addr_o,
+    .instr_gnt_i,
+    .instr_rvalid_i,
+    .instr_rdata_i,
+    .take_i        (take),
+    .redirect_i    (redirect),
+    .redirect_pc_i (pc_d),
+    .cand_valid_o  (cand_valid),
+    .cand_ir_o     (cand_ir),
+    .cand_pc_o     (cand_pc)
+  );
+
+  // Register file: read when the next instruction enters execute (from the fetch unit, or from the
+  // bus in StFetch), written when an instruction finishes; a read in the cycle of a write sees it.
   logic [31:0] rs1, rs2, rf_wdata;
-  logic        rf_we;
+  logic [24:15] rf_rword;   // rs2 and rs1 fields of the word entering execute
+  logic        rf_we, rf_re;
+  assign rf_rword = (state_q == StFetch) ? bus_rdata_i[24:15] : cand_ir[24:15];
   tsl_core_regfile u_regfile (
     .clk_i,
-    .re_i      (state_q == StFetch && bus_ready_i),
-    .raddr_a_i (bus_rdata_i[19:15]),
-    .raddr_b_i (bus_rdata_i[24:20]),
+    .re_i      (rf_re),
+    .raddr_a_i (rf_rword[19:15]),
+    .raddr_b_i (rf_rword[24:20]),
     .rdata_a_o (rs1),
     .rdata_b_o (rs2),
     .we_i      (rf_we),
@@ -187,14 +224,21 @@ module tsl_core #(
     endcase
   end
 
-  // Bus: fetch in StFetch, data access in StMem.
+  // A legal, aligned load/store goes on the bus from its first execute cycle (StExec) until
+  // bus_ready_i (StMem): the address stays stable because rs1 and ir_q do.
+  logic mem_op, mem_bad, mem_req;
+  assign mem_op  = (opcode == OpLoad) || (opcode == OpStore);
+  assign mem_bad = (opcode == OpLoad) ? (funct3 == 3'd3 || funct3 >= 3'd6) : (funct3 >= 3'd3);
+  assign mem_req = (state_q == StMem) || (state_q == StExec && mem_op && !mem_bad && !mem_misaligned);
+
+  // Bus: fetch in StFetch, data access in StExec/StMem.
   always_comb begin
-    bus_valid_o = (state_q == StFetch) || (state_q == StMem);
+    bus_valid_o = (state_q == StFetch) || mem_req;
     bus_instr_o = (state_q == StFetch);
     bus_addr_o  = (state_q == StFetch) ? pc_q : {mem_addr[31:2], 2'b00};
     bus_wdata_o = rs2 << {mem_addr[1:0], 3'd0};
     bus_wstrb_o = 4'd0;
-    if (state_q == StMem && opcode == OpStore) begin
+    if (mem_req && opcode == OpStore) begin
       unique case (funct3[1:0])
         2'd0:    bus_wstrb_o = 4'b0001 << mem_addr[1:0];
         2'd1:    bus_wstrb_o = 4'b0011 << mem_addr[1:0];
@@ -204,7 +248,7 @@ module tsl_core #(
   end
 
   // Main control.
-  logic        illegal, finish, jump;
+  logic        illegal, finish, jump, mem_done, end_instr, refetch;
   logic [31:0] next_pc;
   always_comb begin
     state_d    = state_q;
@@ -224,8 +268,15 @@ module tsl_core #(
     finish     = 1'b0;
     jump       = 1'b0;
     next_pc    = seq_pc;
+    mem_done   = 1'b0;
+    rf_re      = 1'b0;
+    take       = 1'b0;
+    redirect   = 1'b0;
+    refetch    = 1'b0;
 
     unique case (state_q)
+      StIdle: ;  // the next instruction (at pc_q) comes from the fetch unit, below
+
       StFetch: begin
         if (bus_ready_i) begin
           if (bus_err_i) begin
@@ -234,6 +285,7 @@ module tsl_core #(
             trap_tval  = pc_q;
           end else begin
             ir_d    = bus_rdata_i;
+            rf_re   = 1'b1;
             state_d = StExec;
           end
         end
@@ -266,13 +318,14 @@ module tsl_core #(
             finish  = 1'b1;
           end
           OpLoad, OpStore: begin
-            illegal = (opcode == OpLoad) ? (funct3 == 3'd3 || funct3 >= 3'd6) : (funct3 >= 3'd3);
+            illegal = mem_bad;
             if (!illegal && mem_misaligned) begin
               trap       = 1'b1;
               trap_cause = (opcode == OpLoad) ? 32'd4 : 32'd6;
               trap_tval  = mem_addr;
             end else if (!illegal) begin
-              state_d = StMem;
+              mem_done = bus_ready_i;
+              if (!bus_ready_i) state_d = StMem;
             end
           end
           OpImm: begin
@@ -293,7 +346,8 @@ module tsl_core #(
             end
           end
           OpFence: begin
-            illegal = (funct3 > 3'd1);   // FENCE, FENCE.I: nothing to order in this core
+            illegal = (funct3 > 3'd1);   // FENCE: nothing to order; FENCE.I refetches what follows
+            refetch = funct3[0];
             finish  = 1'b1;
           end
           OpSystem: begin
@@ -333,19 +387,7 @@ module tsl_core #(
         end
       end
 
-      StMem: begin
-        if (bus_ready_i) begin
-          if (bus_err_i) begin
-            trap       = 1'b1;
-            trap_cause = (opcode == OpLoad) ? 32'd5 : 32'd7;
-            trap_tval  = mem_addr;
-          end else begin
-            rf_we    = (opcode == OpLoad);
-            rf_wdata = load_data;
-            finish   = 1'b1;
-          end
-        end
-      end
+      StMem: mem_done = bus_ready_i;
 
       default: begin  // StDiv
         if (div_done) begin
@@ -356,12 +398,25 @@ module tsl_core #(
       end
     endcase
 
+    // The load/store's bus access ended (in StExec or StMem).
+    if (mem_done) begin
+      if (bus_err_i) begin
+        trap       = 1'b1;
+        trap_cause = (opcode == OpLoad) ? 32'd5 : 32'd7;
+        trap_tval  = mem_addr;
+      end else begin
+        rf_we    = (opcode == OpLoad);
+        rf_wdata = load_data;
+        finish   = 1'b1;
+        // A store over a word already fetched makes the fetch unit read it again.
+        refetch  = (opcode == OpStore) && cand_valid && (cand_pc[31:2] == mem_addr[31:2]);
+      end
+    end
+
     if (trap) begin
       pc_d    = mtvec;
-      state_d = StFetch;
     end else if (finish) begin
       retire  = 1'b1;
-      state_d = StFetch;
       if (irq_pending && !mret && !csr_we) begin
         // Take the interrupt after this instruction; the handler returns to next_pc. Not after
         // CSR writes and mret, so the new MIE/mie values are seen first.
@@ -374,6 +429,21 @@ module tsl_core #(
         pc_d = next_pc;
       end
     end
+
+    // Hand over to the next instruction at pc_d: straight into execute when the fetch unit offers
+    // it, else wait for it (StIdle) or, outside the RAM, fetch it through the bus (StFetch).
+    end_instr = trap || finish || (state_q == StIdle);
+    if (end_instr) begin
+      if (cand_valid && cand_pc == pc_d && !refetch) begin
+        take    = 1'b1;
+        rf_re   = 1'b1;
+        ir_d    = cand_ir;
+        state_d = StExec;
+      end else begin
+        redirect = 1'b1;
+        state_d  = ((pc_d - RamBase) < 32'(RamBytes)) ? StIdle : StFetch;
+      end
+    end
   end
 
   assign retire_o     = retire;
@@ -383,7 +453,7 @@ module tsl_core #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q <= StFetch;
+      state_q <= StIdle;
       pc_q    <= BootAddr;
     end else begin
       state_q <= state_d;

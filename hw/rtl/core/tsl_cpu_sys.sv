@@ -4,7 +4,9 @@
 // (MMAP_TC_*) and HBM window (MMAP_HBM_*) go out on ext_*, which follows the core's bus contract. Every
 // other address answers after one cycle with read data 0, writes ignored and bus error set, which
 // the core turns into an access-fault trap. RAM and SYS answer one cycle after valid; ext latency
-// is whatever the attached slave takes. The reset PC is RamBase. The hram_* port reaches the RAM
+// is whatever the attached slave takes. The core's instruction port shares the single RAM port:
+// it is granted in any cycle that the data bus and hram_* leave free, and its word comes the cycle
+// after the grant. The reset PC is RamBase. The hram_* port reaches the RAM
 // directly, for a host that loads it while the core is held in reset (tsl_soc BOOT.HOLD); it
 // wins over the core, whose accesses it would corrupt otherwise. Read data: the cycle after.
 module tsl_cpu_sys #(
@@ -47,8 +49,11 @@ module tsl_cpu_sys #(
   logic [31:0] bus_addr, bus_wdata, bus_rdata;
   logic [3:0]  bus_wstrb;
   logic        irq_timer, irq_ext;
+  logic        instr_req, instr_gnt, instr_rvalid_q;
+  logic [31:0] instr_addr, ram_rdata, sys_rdata;
+  logic        sys_err, sel_ram_q, sel_sys_q;
 
-  tsl_core #(.BootAddr(RamBase), .IterMul(IterMul)) u_core (
+  tsl_core #(.BootAddr(RamBase), .RamBase(RamBase), .RamBytes(RamBytes), .IterMul(IterMul)) u_core (
     .clk_i,
     .rst_ni,
     .bus_valid_o (bus_valid),
@@ -59,6 +64,11 @@ module tsl_cpu_sys #(
     .bus_instr_o (bus_instr),
     .bus_rdata_i (bus_rdata),
     .bus_err_i   (bus_err),
+    .instr_req_o    (instr_req),
+    .instr_addr_o   (instr_addr),
+    .instr_gnt_i    (instr_gnt),
+    .instr_rvalid_i (instr_rvalid_q),
+    .instr_rdata_i  (ram_rdata),
     .irq_timer_i (irq_timer),
     .irq_ext_i   (irq_ext),
     .retire_o,
@@ -80,13 +90,21 @@ module tsl_cpu_sys #(
   assign local_req   = bus_valid && !sel_ext && !local_ack_q;
   assign local_ack_d = local_req;
 
-  logic [31:0] ram_rdata, sys_rdata;
-  logic        sys_err, sel_ram_q, sel_sys_q;
+  // RAM port priority: hram_*, then the data bus, then instruction fetch.
+  logic        data_ram;
+  logic [31:0] ram_addr;
+  assign data_ram  = local_req && sel_ram;
+  assign instr_gnt = instr_req && !hram_req_i && !data_ram;
+  always_comb begin
+    if (hram_req_i)    ram_addr = hram_addr_i;
+    else if (data_ram) ram_addr = bus_addr;   // RamBase is aligned to RamBytes
+    else               ram_addr = instr_addr;
+  end
   tsl_prim_ram #(.Depth(RamBytes / 4), .Width(32)) u_ram (
     .clk_i,
-    .req_i   (hram_req_i || (local_req && sel_ram)),
-    .we_i    (hram_req_i ? hram_we_i : bus_wstrb != 4'd0),
-    .addr_i  (hram_req_i ? hram_addr_i[RamAw+1:2] : bus_addr[RamAw+1:2]),
+    .req_i   (hram_req_i || data_ram || instr_gnt),
+    .we_i    (hram_req_i ? hram_we_i : data_ram && bus_wstrb != 4'd0),
+    .addr_i  (ram_addr[RamAw+1:2]),
     .wdata_i (hram_req_i ? hram_wdata_i : bus_wdata),
     .be_i    (hram_req_i ? 4'hF : bus_wstrb),
     .rdata_o (ram_rdata)
@@ -130,10 +148,12 @@ module tsl_cpu_sys #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
+      instr_rvalid_q <= 1'b0;
       local_ack_q <= 1'b0;
       sel_ram_q   <= 1'b0;
       sel_sys_q   <= 1'b0;
     end else begin
+      instr_rvalid_q <= instr_gnt;
       local_ack_q <= local_ack_d;
       sel_ram_q   <= sel_ram;
       sel_sys_q   <= sel_sys;
@@ -141,5 +161,5 @@ module tsl_cpu_sys #(
   end
 
   logic unused_instr;
-  assign unused_instr = ^{bus_instr, hram_addr_i[31:RamAw+2], hram_addr_i[1:0]};
+  assign unused_instr = ^{bus_instr, ram_addr[31:RamAw+2], ram_addr[1:0]};
 endmodule

@@ -29,7 +29,7 @@ module tsl_tc_check #(
   output logic [31:0]          err_addr_o
 );
   localparam logic [2:0] FmtSync = 3'd0, FmtDma = 3'd1, FmtLoadw = 3'd2, FmtMatmul = 3'd3,
-                         FmtVpu = 3'd4, FmtMatmulk = 3'd5, FmtBad = 3'd7;
+                         FmtVpu = 3'd4, FmtMatmulk = 3'd5, FmtEpi = 3'd6, FmtBad = 3'd7;
   localparam int NSh = $clog2(N);
   localparam logic [2:0] StepHdr = 3'd0, StepOp0 = 3'd1, StepFinal = 3'd4;
   localparam logic [63:0] VMEM_END = 64'(VmemBytes);
@@ -74,6 +74,7 @@ module tsl_tc_check #(
   insn_mxu_matmul_t  mm;
   insn_mxu_matmulk_t mk;
   insn_vpu_vec_t     vpu;
+  insn_vpu_epi_t     epi;
   /* verilator lint_on UNUSEDSIGNAL */
   assign hdr = insn_i;
   assign dma = insn_i;
@@ -81,6 +82,7 @@ module tsl_tc_check #(
   assign mm  = insn_i;
   assign mk  = insn_i;
   assign vpu = insn_i;
+  assign epi = insn_i;
 
   assign unit     = hdr.unit;
   assign op       = hdr.op;
@@ -118,6 +120,9 @@ module tsl_tc_check #(
     end else if (unit == tsl_pkg::UNIT_MXU && op == 4'(tsl_pkg::MXU_OP_MATMULK)) begin
       fmt  = FmtMatmulk;
       rows = mk.rows;
+    end else if (unit == tsl_pkg::UNIT_VPU && op == 4'(tsl_pkg::VPU_OP_EPI)) begin
+      fmt  = FmtEpi;
+      rows = epi.rows;
     end else if (unit == tsl_pkg::UNIT_VPU && tsl_pkg::OPS_ALL[{2'(tsl_pkg::UNIT_VPU), op}]) begin
       fmt  = FmtVpu;
       rows = vpu.rows;
@@ -127,6 +132,9 @@ module tsl_tc_check #(
   // Reserved bits. Bit b's pattern is which formats use it (bit f: format f, Fmt* order); the
   // bits of one pattern are OR-ed together first, so the format selects among a few groups instead
   // of masking all 256 bits.
+  // VPU_EPI uses a subset of VPU_VEC's bits (asserted below): it takes VPU_VEC's pattern bit, and
+  // the bits only VPU_VEC uses are one more group, so the group count stays 64.
+  localparam logic [255:0] EPI_NOT_USED = tsl_pkg::INSN_VPU_VEC_USED & ~tsl_pkg::INSN_VPU_EPI_USED;
   function automatic logic [5:0] pattern(input logic [7:0] b);
     pattern = {tsl_pkg::INSN_MXU_MATMULK_USED[b], tsl_pkg::INSN_VPU_VEC_USED[b], tsl_pkg::INSN_MXU_MATMUL_USED[b],
                tsl_pkg::INSN_MXU_LOADW_USED[b], tsl_pkg::INSN_DMA_XFER_USED[b], tsl_pkg::INSN_SYNC_USED[b]};
@@ -141,8 +149,8 @@ module tsl_tc_check #(
   end
   always_comb begin
     logic [5:0] fbit;   // the format's pattern bit (none for FmtBad)
-    fbit     = fmt < 3'd6 ? 6'd1 << fmt : 6'd0;
-    reserved = 1'b0;
+    fbit     = fmt == FmtEpi ? 6'd1 << FmtVpu : fmt < 3'd6 ? 6'd1 << fmt : 6'd0;
+    reserved = fmt == FmtEpi && (insn_i & EPI_NOT_USED) != '0;
     for (int p = 0; p < 64; p++) begin
       if (grp[p] && (6'(p) & fbit) == 6'd0) reserved = 1'b1;
     end
@@ -180,6 +188,20 @@ module tsl_tc_check #(
               is_float(dd) != fl || (!unary && is_float(d2) != fl) || (fl && !EnableBf16))
             hdr_err = tsl_pkg::ERR_BAD_FIELD;
         end
+        FmtEpi: begin
+          // isa.md "VPU EPI": SRC1 INT32 or FP32, DST of its class, bf16 built for floats, FSCALE
+          // on floats only; SCALE, SHIFT, ZERO_POINT and SRC2_ADDR zero where unused.
+          if (rows == 16'd0 ||
+              !(d1 == tsl_pkg::DTYPE_INT32 || d1 == tsl_pkg::DTYPE_FP32) ||
+              (fl ? !(dd == tsl_pkg::DTYPE_FP32 || dd == tsl_pkg::DTYPE_BF16)
+                  : !(dd == tsl_pkg::DTYPE_INT32 || dd == tsl_pkg::DTYPE_INT8)) ||
+              (fl && !EnableBf16) || (epi.fscale && !fl) ||
+              (epi.scale != '0 && !(dd == tsl_pkg::DTYPE_INT8 || epi.fscale)) ||
+              (dd == tsl_pkg::DTYPE_INT8 ? epi.shift > 6'd62 : epi.shift != '0) ||
+              (epi.zero_point != '0 && dd != tsl_pkg::DTYPE_INT8) ||
+              (epi.src2_addr != '0 && !epi.bias))
+            hdr_err = tsl_pkg::ERR_BAD_FIELD;
+        end
         default: ;
       endcase
     end
@@ -194,6 +216,7 @@ module tsl_tc_check #(
       FmtMatmulk:        nops = 3'd3;
       FmtLoadw:          nops = 3'd1;
       FmtVpu:            nops = (unary || mode == tsl_pkg::SRC2_IMM) ? 3'd2 : 3'd3;
+      FmtEpi:            nops = epi.bias ? 3'd3 : 3'd2;
       default:           nops = 3'd0;
     endcase
   end
@@ -254,7 +277,7 @@ module tsl_tc_check #(
           o_rows_m1 = (24'(kblocks) << NSh) - 24'd1;
         end
       end
-      FmtVpu: begin
+      FmtVpu, FmtEpi: begin   // EPI: the bias is one row of SRC1_DTYPE
         if (step == StepOp0) begin
           o_addr = vpu.dst_addr;
           o_rb   = vec_bytes(dd);
@@ -263,8 +286,8 @@ module tsl_tc_check #(
           o_rb   = vec_bytes(d1);
         end else begin
           o_addr = vpu.src2_addr;
-          o_rb   = vec_bytes(d2);
-          if (mode == tsl_pkg::SRC2_BCAST) o_rows_m1 = 24'd0;
+          o_rb   = vec_bytes(fmt == FmtEpi ? d1 : d2);
+          if (fmt == FmtEpi || mode == tsl_pkg::SRC2_BCAST) o_rows_m1 = 24'd0;
         end
         o_stride = o_rb;
         o_align  = o_rb;
@@ -350,4 +373,9 @@ module tsl_tc_check #(
     if (!rst_ni) step_q <= StepHdr;
     else         step_q <= step_d;
   end
+
+  // Assertions
+  `include "hw/rtl/tsl_assert.svh"
+  `TSL_ASSERT_INIT(EpiSubsetOfVec, (tsl_pkg::INSN_VPU_EPI_USED & ~tsl_pkg::INSN_VPU_VEC_USED) == '0,
+                   "VPU_EPI uses only bits that VPU_VEC uses (the reserved-bit groups rely on it)")
 endmodule

@@ -1,11 +1,13 @@
-// Vector unit: executes validated VPU_VEC instructions (docs/isa.md section 4) row by row, exactly
-// as hw/model/tslm.c: widen (int8 sign-extended, bf16/fp32 DAZ'd with canonical NaN), compute in N
-// tsl_vpu_lane lanes, narrow (int8 saturation, bf16 round-to-nearest-even) and write.
+// Vector unit: executes validated VPU_VEC and VPU_EPI instructions (docs/isa.md section 4) row by
+// row, exactly as hw/model/tslm.c: widen (int8 sign-extended, bf16/fp32 DAZ'd with canonical NaN),
+// compute in N tsl_vpu_lane lanes, narrow (int8 saturation, bf16 round-to-nearest-even) and write.
 // Per row: read src1 (and src2 for VEC; BCAST reads row 0 once, again only if dst overwrote it),
 // then write dst; a 32-bit vector in VMEM takes two line accesses. The last read's data feeds the
 // lanes directly (the write goes out in the cycle the data returns), so a row takes 2 cycles
 // (unary), 3 (binary VEC) or log2(N) + 2 (RSUM/RMAX: the lane adders reduce pairs, one tree level
-// per cycle), +1 per extra line of a 32-bit VMEM operand and per refused grant.
+// per cycle), +1 per extra line of a 32-bit VMEM operand and per refused grant. EPI reads its bias
+// row like a BCAST src2 and takes 2 cycles a row, 3 with FSCALE: the fmul runs in a cycle of its
+// own (StScale, its result re-widened from raw1_q), the lanes then add, clamp and round or requant.
 // Every read of row i precedes its writes, and row i+1 is read after row i is written, so any
 // overlap of the operands (in place or shifted) gives the model's result. One instruction at a
 // time: ex_ready_o only when idle; done_o pulses the cycle after the last write is granted.
@@ -36,14 +38,16 @@ module tsl_vpu #(
   localparam int PW  = (VAW + 1 > AAW + 2) ? VAW + 1 : AAW + 2;
   localparam int LW  = $clog2(LN + 1);           // reduction level counter width
 
-  typedef enum logic [1:0] {StIdle, StRead, StReduce, StWrite} state_e;
+  typedef enum logic [2:0] {StIdle, StRead, StReduce, StScale, StWrite} state_e;
 
   // ---- instruction fields ---------------------------------------------------------------------
 `include "hw/rtl/tsl_insn.svh"
   /* verilator lint_off UNUSEDSIGNAL */
   insn_vpu_vec_t insn;   // header, tokens and reserved bits are the controller's
+  insn_vpu_epi_t insn_e; // the same bits as an EPI
   /* verilator lint_on UNUSEDSIGNAL */
-  assign insn = ex_insn_i;
+  assign insn   = ex_insn_i;
+  assign insn_e = ex_insn_i;
 
   state_e      state_q, state_d;
   // Enum-valued fields are kept as plain vectors (Icarus 11 cannot cast to an enum).
@@ -51,6 +55,7 @@ module tsl_vpu #(
   logic [1:0]  dd_q, d1_q, d2_q;                // dtype_e
   logic [1:0]  mode_q;                          // src2_e
   logic        fl_q;
+  logic        e_bias_q, e_relu_q, e_fscale_q;  // EPI flags (0 for VPU_VEC)
   logic [31:0] imm_q, scale_q, zp_q;
   logic [5:0]  shift_q;
   logic [15:0] rows_q, rows_d;
@@ -186,6 +191,8 @@ module tsl_vpu #(
       lane_op = tsl_pkg::VPU_OP_ADD;
     end else if (op_q == tsl_pkg::VPU_OP_RMAX || op_q == tsl_pkg::VPU_OP_RELU) begin
       lane_op = tsl_pkg::VPU_OP_MAX;   // RELU = MAX(a, 0): b is forced to 0 below
+    end else if (state_q == StScale) begin
+      lane_op = tsl_pkg::VPU_OP_MUL;   // EPI FSCALE: fmul(a, SCALE)
     end else begin
       lane_op = op_q;
     end
@@ -194,7 +201,7 @@ module tsl_vpu #(
   logic d1_int8, d2_int8, imm;
   assign d1_int8 = d1_q == tsl_pkg::DTYPE_INT8;
   assign d2_int8 = d2_q == tsl_pkg::DTYPE_INT8;
-  assign imm     = mode_q == tsl_pkg::SRC2_IMM;
+  assign imm     = mode_q == tsl_pkg::SRC2_IMM || state_q == StScale;   // EPI FSCALE: b = SCALE
 
   for (genvar j = 0; j < N; j++) begin : g_lane
     logic [31:0] i1, i2, w1, w2, la, lb, res;
@@ -248,6 +255,9 @@ module tsl_vpu #(
       .scale_i(scale_q),
       .shift_i(shift_q),
       .zp_i   (zp_q),
+      .bias_i (e_bias_q),
+      .relu_i (e_relu_q),
+      .rq_i   (dd_q == tsl_pkg::DTYPE_INT8),
       .y_o    (ly[j])
     );
 
@@ -300,6 +310,7 @@ module tsl_vpu #(
           if ((rneed & ~rcur) == 4'd0) begin
             state_d   = StWrite;
             if (red) state_d = StReduce;
+            if (e_fscale_q) state_d = StScale;
             rdone_d   = '0;
             wdone_d   = '0;
             lvl_d     = '0;
@@ -307,6 +318,7 @@ module tsl_vpu #(
           end
         end
       end
+      StScale: state_d = StWrite;   // the lanes' products go to raw1_q
       StReduce: begin
         lvl_d = lvl_q + 1'b1;
         if ({{(32-LW){1'b0}}, lvl_q} == LN - 1) state_d = StWrite;   // last level
@@ -381,6 +393,19 @@ module tsl_vpu #(
       // Float class: BF16 or FP32 (bit 0 of the dtype); constant 0 without float support.
       fl_q     <= EnableBf16 && insn.src1_dtype[0];
       imm_q    <= insn.src2_addr;
+      e_bias_q   <= 1'b0;
+      e_relu_q   <= 1'b0;
+      e_fscale_q <= 1'b0;
+      if (insn.op == tsl_pkg::VPU_OP_EPI) begin
+        // The bias is a BCAST src2 of SRC1's type; without it src2 is an unread IMM. FSCALE's
+        // multiplier is the immediate of the StScale cycle.
+        d2_q       <= insn_e.src1_dtype;
+        mode_q     <= insn_e.bias ? tsl_pkg::SRC2_BCAST : tsl_pkg::SRC2_IMM;
+        imm_q      <= insn_e.scale;
+        e_bias_q   <= insn_e.bias;
+        e_relu_q   <= insn_e.relu;
+        e_fscale_q <= EnableBf16 && insn_e.fscale;
+      end
       scale_q  <= insn.scale;
       shift_q  <= insn.shift;
       zp_q     <= insn.zero_point;
@@ -395,7 +420,9 @@ module tsl_vpu #(
       rd_int8_q <= rd_int8;
       rd_half_q <= rd_ptr[0];
     end
-    raw1_q <= raw1_view;
+    for (int j = 0; j < N; j++) begin
+      raw1_q[32*j +: 32] <= (state_q == StScale) ? ly[j] : raw1_view[32*j +: 32];
+    end
     raw2_q <= raw2_view;
     if (state_q == StReduce) begin
       for (int j = 0; j < N / 2; j++) tree_q[j] <= ly[j];
@@ -405,4 +432,9 @@ module tsl_vpu #(
   assign ex_ready_o = state_q == StIdle;
   assign done_o     = done_q;
   assign busy_o     = state_q != StIdle;
+
+  // Assertions
+  `include "hw/rtl/tsl_assert.svh"
+  `TSL_ASSERT(ScaleOnlyFloatEpi, state_q == StScale |-> fl_q && op_q == tsl_pkg::VPU_OP_EPI,
+              "the FSCALE cycle runs only for a float EPI (the dispatch check refuses FSCALE on integers)")
 endmodule

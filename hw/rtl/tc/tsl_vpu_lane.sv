@@ -3,50 +3,65 @@
 // Integer class: ADD (wrapping), MUL (low 32 bits), MAX (signed), MOV, REQUANT
 // (sat32(round_shift(a * SCALE, SHIFT) + ZERO_POINT), with an exact 64-bit product).
 // Float class: ADD (tsl_mxu_fadd), MUL (tsl_vpu_fmul), MAX (NaN wins, +0 > -0), MOV.
+// EPI (the fused epilogue's steps after FSCALE, which tsl_vpu runs as a MUL the cycle before):
+// x = a; x = x + b (BIAS: integer or fadd); x = max(x, 0) (RELU: for a canonical float and for
+// an int32 this is "negative or -0 -> +0"); then REQUANT (rq_i, integer) on x, else x.
 // tsl_vpu maps RELU to MAX with b = 0 and the reductions to ADD / MAX on lane pairs. Float
 // operands must already be canonical (DAZ'd, canonical NaN), as the widening makes them.
-// One 32x32->64 multiplier serves integer MUL and REQUANT; one fp32 multiplier serves float MUL.
+// One 32x32->64 multiplier serves integer MUL and REQUANT; one fp32 multiplier serves float MUL;
+// one fp32 adder serves ADD and EPI's bias.
 module tsl_vpu_lane #(
   parameter bit EnableBf16 = 1'b1  // 1: float class built in; 0: integer class only (no float logic)
 ) (
-  input  logic [3:0]       op_i,     // vpu_op_e: ADD, MUL, MAX, MOV or REQUANT (others act as MOV)
+  input  logic [3:0]       op_i,     // vpu_op_e: ADD, MUL, MAX, MOV, REQUANT or EPI (others act as MOV)
   input  logic             float_i,  // 1: float class (ignored when EnableBf16 = 0)
   input  logic [31:0]      a_i,
   input  logic [31:0]      b_i,
   input  logic [31:0]      scale_i,  // REQUANT multiplier (signed)
   input  logic [5:0]       shift_i,  // REQUANT right shift, 0..62
   input  logic [31:0]      zp_i,     // REQUANT zero point (signed)
+  input  logic             bias_i,   // EPI: add b
+  input  logic             relu_i,   // EPI: then max(x, 0)
+  input  logic             rq_i,     // EPI, integer: then REQUANT (an INT8 dst)
   output logic [31:0]      y_o
 );
-  logic [31:0] mul_b, y_int;
+  logic [31:0] mul_a, mul_b, y_int, e_int;
   logic [63:0] prod, half, shifted, biased;
+  logic [31:0] sat32;
+  logic        epi, requant;
 
   always_comb begin
-    // Shared signed 32x32 -> 64 multiplier: b for MUL (low half), SCALE for REQUANT.
-    mul_b   = (op_i == tsl_pkg::VPU_OP_REQUANT) ? scale_i : b_i;
-    prod    = $signed(a_i) * $signed(mul_b);   // both sign-extended to the 64-bit context
+    epi     = op_i == tsl_pkg::VPU_OP_EPI;
+    // EPI, integer: the wrapping bias add, then RELU (a negative value becomes 0).
+    e_int   = bias_i ? a_i + b_i : a_i;
+    if (relu_i && e_int[31]) e_int = 32'd0;
+    requant = op_i == tsl_pkg::VPU_OP_REQUANT || (epi && rq_i);
+    // Shared signed 32x32 -> 64 multiplier: a * b for MUL (low half), x * SCALE for REQUANT.
+    mul_a   = epi ? e_int : a_i;
+    mul_b   = requant ? scale_i : b_i;
+    prod    = $signed(mul_a) * $signed(mul_b);   // both sign-extended to the 64-bit context
     // round_shift: floor((v + 2^(s-1)) / 2^s); |v| <= 2^62, so the sum cannot overflow.
     half    = (shift_i == 6'd0) ? 64'd0 : (64'd1 << (shift_i - 6'd1));
     shifted = $unsigned($signed(prod + half) >>> shift_i);
     biased  = shifted + {{32{zp_i[31]}}, zp_i};
+    if (biased[63:31] == {33{1'b0}} || biased[63:31] == {33{1'b1}}) begin
+      sat32 = biased[31:0];
+    end else begin
+      sat32 = biased[63] ? 32'h8000_0000 : 32'h7FFF_FFFF;   // saturate to int32
+    end
     case (op_i)
       tsl_pkg::VPU_OP_ADD:     y_int = a_i + b_i;
       tsl_pkg::VPU_OP_MUL:     y_int = prod[31:0];
       tsl_pkg::VPU_OP_MAX:     y_int = ($signed(a_i) > $signed(b_i)) ? a_i : b_i;
-      tsl_pkg::VPU_OP_REQUANT: begin
-        if (biased[63:31] == {33{1'b0}} || biased[63:31] == {33{1'b1}}) begin
-          y_int = biased[31:0];
-        end else begin
-          y_int = biased[63] ? 32'h8000_0000 : 32'h7FFF_FFFF;   // saturate to int32
-        end
-      end
+      tsl_pkg::VPU_OP_REQUANT: y_int = sat32;
+      tsl_pkg::VPU_OP_EPI:     y_int = rq_i ? sat32 : e_int;
       default:        y_int = a_i;
     endcase
   end
 
   if (EnableBf16) begin : g_float
     localparam logic [31:0] QNAN = 32'h7FC0_0000;
-    logic [31:0] sum, product, key_a, key_b, y_max, y_float;
+    logic [31:0] sum, product, key_a, key_b, y_max, y_epi, y_float;
 
     tsl_mxu_fadd u_fadd (
       .a_i(a_i),
@@ -69,10 +84,14 @@ module tsl_vpu_lane #(
       end else begin
         y_max = (key_a >= key_b) ? a_i : b_i;
       end
+      // EPI: fadd(a, b), then MAX(x, +0): +0 for a negative value or -0 (canonical NaN stays).
+      y_epi = bias_i ? sum : a_i;
+      if (relu_i && y_epi[31]) y_epi = 32'd0;
       case (op_i)
         tsl_pkg::VPU_OP_ADD: y_float = sum;
         tsl_pkg::VPU_OP_MUL: y_float = product;
         tsl_pkg::VPU_OP_MAX: y_float = y_max;
+        tsl_pkg::VPU_OP_EPI: y_float = y_epi;
         default:    y_float = a_i;
       endcase
     end

@@ -398,6 +398,27 @@ static tsl_insn_t gen_valid() {
             uint32_t vb = N * dbytes(dt);
             return place(dbytes(dt) == 4 && rng.chance(0.5), (uint64_t)nrows * vb, vb);
         };
+        if (op == TSL_VPU_OP_EPI) {   // format VPU_EPI: src1 32-bit, dst of its class, flags
+            tsl_insn_vpu_epi_t e{};
+            e.src1_dtype = fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
+            e.dst_dtype = rng.chance(0.5) ? e.src1_dtype : fl ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
+            e.bias = rng.below(2);
+            e.relu = rng.below(2);
+            e.fscale = fl && rng.chance(0.5);
+            e.rows = rows;
+            e.dst_addr = vec(e.dst_dtype, rows);
+            e.src1_addr = vec(e.src1_dtype, rows);
+            e.src2_addr = e.bias ? vec(e.src1_dtype, 1) : 0;
+            if (e.fscale) e.scale = rng.u32();
+            if (e.dst_dtype == TSL_DTYPE_INT8) {
+                e.scale = rng.u32();
+                e.shift = rng.below(63);
+                e.zero_point = rng.u32();
+            }
+            i = tsl_insn_vpu_epi_encode(e);
+            add_tokens(i, u);
+            return i;
+        }
         uint32_t dd = pick(), d1 = pick(), mode = 0, d2 = 0, s2 = 0;
         if (!unary) {
             mode = rng.below(3);
@@ -451,6 +472,8 @@ static tsl_insn_t gen_invalid() {
             else TSL_SET(w, TSL_INSN_MXU_MATMULK_KBLOCKS, 0u);
         } else if (fmt == TSL_FMT_VPU_VEC) {
             TSL_SET(w, TSL_INSN_VPU_VEC_ROWS, 0u);
+        } else if (fmt == TSL_FMT_VPU_EPI) {
+            TSL_SET(w, TSL_INSN_VPU_EPI_ROWS, 0u);
         }
         break;
     case 5:   // dtypes, modes, unused operands
@@ -464,6 +487,18 @@ static tsl_insn_t gen_invalid() {
             case 3: TSL_SET(w, TSL_INSN_VPU_VEC_SHIFT, 60 + rng.below(4)); break;
             case 4: TSL_SET(w, TSL_INSN_VPU_VEC_SCALE, rng.u32()); break;
             default: TSL_SET(w, TSL_INSN_VPU_VEC_SRC1_DTYPE, rng.below(4)); break;
+            }
+        } else if (fmt == TSL_FMT_VPU_EPI) {   // every refusal of isa.md "VPU EPI"
+            switch (rng.below(9)) {
+            case 0: TSL_SET(w, TSL_INSN_VPU_EPI_DST_DTYPE, rng.below(4)); break;
+            case 1: TSL_SET(w, TSL_INSN_VPU_EPI_SRC1_DTYPE, rng.below(4)); break;
+            case 2: TSL_SET(w, TSL_INSN_VPU_EPI_FSCALE, 1u); break;
+            case 3: TSL_SET(w, TSL_INSN_VPU_EPI_SCALE, rng.u32() | 1u); break;
+            case 4: TSL_SET(w, TSL_INSN_VPU_EPI_SHIFT, rng.chance(0.5) ? 63u : 1 + rng.below(63)); break;
+            case 5: TSL_SET(w, TSL_INSN_VPU_EPI_ZERO_POINT, rng.u32() | 1u); break;
+            case 6: TSL_SET(w, TSL_INSN_VPU_EPI_BIAS, 0u); if (!w[3]) w[3] = 4 * N; break;
+            case 7: TSL_SET(w, TSL_INSN_VPU_EPI_SRC2_ADDR, rng.u32()); break;
+            default: TSL_SET(w, TSL_INSN_VPU_EPI_BIAS, 1u); break;
             }
         }
         break;

@@ -1,7 +1,8 @@
 // Co-simulation of the Verilated tensor core (tsl_tc, with the C++ HBM model on its AXI port)
 // against the golden model, instruction stream by instruction stream.
 //   tc_sim random RUNS INSNS   random race-free programs of DMA, MXU, VPU and SYNC
-//   tc_sim directed            every VPU op, DMA shapes and maximum sizes, error paths
+//   tc_sim directed            every VPU op (EPI: every flag and dtype), DMA shapes and maximum
+//                              sizes, error paths (every EPI refusal)
 //   tc_sim gemm                256^3 int8 and bf16 tiled GEMMs (gemm_db.h); MXU busy >= 90 %
 //   tc_sim seq DESCS           random tile-sequencer descriptors (tc core): the dispatched stream
 //                              (a tap on the controller's accepted pushes) against tslm_seq_expand,
@@ -669,10 +670,47 @@ struct Gen {
         emit(i, TSL_UNIT_VPU, acc);
     }
 
+    // One legal EPI (format VPU_EPI): src1 of fl's 32-bit type, dst dd; flags bit 0 BIAS, 1 RELU,
+    // 2 FSCALE (floats only). SCALE: an fp32 multiplier, or REQUANT's for an INT8 dst.
+    void epi_with(bool fl, uint32_t dd, uint32_t flags, uint32_t rows) {
+        tsl_insn_vpu_epi_t e{};
+        e.src1_dtype = fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
+        e.dst_dtype = dd;
+        e.bias = flags & 1;
+        e.relu = (flags >> 1) & 1;
+        e.fscale = fl && ((flags >> 2) & 1);
+        e.rows = rows;
+        e.dst_addr = operand(dd, rows);
+        e.src1_addr = r.chance(0.2) && dd == e.src1_dtype ? e.dst_addr : operand(e.src1_dtype, rows);
+        std::vector<Range> acc;
+        auto add = [&](uint32_t a, uint32_t dt, uint32_t n, bool w) {
+            acc.push_back({a, (uint64_t)a + (uint64_t)n * N * tsl_dtype_bytes(dt), w});
+        };
+        add(e.dst_addr, dd, rows, true);
+        add(e.src1_addr, e.src1_dtype, rows, false);
+        if (e.bias) {
+            e.src2_addr = operand(e.src1_dtype, 1);
+            add(e.src2_addr, e.src1_dtype, 1, false);
+        }
+        if (e.fscale)
+            e.scale = r.chance(0.2) ? (r.chance(0.5) ? 0x7F800000u : 0x80000000u)
+                                    : (uint32_t)(r.below(2) << 31 | (118 + r.below(18)) << 23 | r.below(1u << 23));
+        if (dd == TSL_DTYPE_INT8) {
+            e.scale = r.chance(0.5) ? (uint32_t)((int32_t)r.below(1u << 16) - (1 << 15)) : (uint32_t)r.next();
+            e.shift = r.below(63);
+            e.zero_point = r.chance(0.7) ? (uint32_t)((int32_t)r.below(256) - 128) : (uint32_t)r.next();
+        }
+        emit(tsl_insn_vpu_epi_encode(e), TSL_UNIT_VPU, acc);
+    }
+
     void vpu() {
         uint32_t op = ops()[r.below((uint32_t)ops().size())];
         bool fl = bf16 && float_ok(op) && r.chance(0.5);
         uint32_t rows = 1 + r.below(r.chance(0.2) ? 4 * N : N);
+        if (op == TSL_VPU_OP_EPI) {
+            uint32_t dd = fl ? (r.below(2) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32) : (r.below(2) ? TSL_DTYPE_INT8 : TSL_DTYPE_INT32);
+            return epi_with(fl, dd, r.below(8), rows);
+        }
         vpu_with(op, fl, pick(fl), pick(fl), r.below(3), pick(fl), rows);
     }
 
@@ -778,6 +816,12 @@ static int run_directed() {
         for (int fl = 0; fl <= (TC_BF16 ? 1 : 0); fl++)
             for (uint32_t op : Gen::ops()) {
                 if (fl && !Gen::float_ok(op)) continue;
+                if (op == TSL_VPU_OP_EPI) {   // every dst type and flag combination
+                    for (uint32_t dd : {fl ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32})
+                        for (uint32_t flags = 0; flags < (fl ? 8u : 4u); flags++)
+                            g.epi_with(fl != 0, dd, flags, 1 + g.r.below(2 * N));
+                    continue;
+                }
                 for (uint32_t dd = 0; dd < 4; dd++)
                     for (uint32_t d1 = 0; d1 < 4; d1++) {
                         bool f = fl != 0;
@@ -875,6 +919,56 @@ static int run_directed() {
             p.name = c.name;
             p.insns = {ok1, c.bad, ok2};
             check(run_prog(p, seed, plain));
+        }
+        // EPI: every refusal of its section and its operand checks (dst, src1, bias in that
+        // order), plus accepted corner cases; a core without EPI refuses them all as BAD_OPCODE.
+        {
+            const uint32_t I8 = TSL_DTYPE_INT8, I32 = TSL_DTYPE_INT32, B16 = TSL_DTYPE_BF16, F32 = TSL_DTYPE_FP32;
+            const uint32_t A = ACC_BASE;
+            tsl_insn_vpu_epi_t ei{}, ef{}, eq{};
+            ei.dst_dtype = I32, ei.src1_dtype = I32, ei.bias = 1, ei.relu = 1, ei.dst_addr = A;
+            ei.src1_addr = A + 8 * N, ei.src2_addr = A + 16 * N, ei.rows = 2;
+            ef = ei, ef.dst_dtype = F32, ef.src1_dtype = F32, ef.relu = 0, ef.fscale = 1, ef.scale = 0x3F800000u;
+            eq = ei, eq.dst_dtype = I8, eq.dst_addr = 64, eq.scale = 0x12345, eq.shift = 62, eq.zero_point = 0xFFFFFF80u;
+            struct { const char *name; tsl_insn_vpu_epi_t e; uint32_t w0_or; } ecases[] = {
+                {"epi-ok-int32", ei, 0},
+                {"epi-ok-fp32", ef, 0},
+                {"epi-ok-int8", eq, 0},
+                {"epi-rows0", [&] { auto x = ei; x.rows = 0; return x; }(), 0},
+                {"epi-src1-int8", [&] { auto x = ei; x.src1_dtype = I8, x.dst_dtype = I8, x.dst_addr = 64; return x; }(), 0},
+                {"epi-src1-bf16", [&] { auto x = ef; x.src1_dtype = B16, x.dst_dtype = B16, x.dst_addr = 64; return x; }(), 0},
+                {"epi-int32-to-fp32", [&] { auto x = ei; x.dst_dtype = F32; return x; }(), 0},
+                {"epi-fp32-to-int32", [&] { auto x = ef; x.dst_dtype = I32; return x; }(), 0},
+                {"epi-fp32-to-int8", [&] { auto x = ef; x.dst_dtype = I8, x.dst_addr = 64; return x; }(), 0},
+                {"epi-fscale-int", [&] { auto x = ei; x.fscale = 1; return x; }(), 0},
+                {"epi-fscale-int8", [&] { auto x = eq; x.fscale = 1; return x; }(), 0},
+                {"epi-scale-int32", [&] { auto x = ei; x.scale = 1; return x; }(), 0},
+                {"epi-scale-no-fscale", [&] { auto x = ef; x.fscale = 0; return x; }(), 0},
+                {"epi-shift-int32", [&] { auto x = ei; x.shift = 1; return x; }(), 0},
+                {"epi-shift-fp32", [&] { auto x = ef; x.shift = 3; return x; }(), 0},
+                {"epi-shift-63", [&] { auto x = eq; x.shift = 63; return x; }(), 0},
+                {"epi-zp-int32", [&] { auto x = ei; x.zero_point = 1; return x; }(), 0},
+                {"epi-zp-bf16", [&] { auto x = ef; x.dst_dtype = B16, x.dst_addr = 64, x.zero_point = 0x80000000u; return x; }(), 0},
+                {"epi-src2-no-bias", [&] { auto x = ei; x.bias = 0; return x; }(), 0},
+                {"epi-reserved-bit23", ei, 1u << 23},
+                {"epi-dst-int8-acc", [&] { auto x = eq; x.dst_addr = A; return x; }(), 0},
+                {"epi-dst-bf16-acc", [&] { auto x = ef; x.dst_dtype = B16, x.dst_addr = A + 64 * N, x.src1_addr = A + 4; return x; }(), 0},
+                {"epi-dst-misaligned", [&] { auto x = ei; x.dst_addr = A + 4, x.src1_addr = VMEM; return x; }(), 0},
+                {"epi-src1-misaligned", [&] { auto x = ei; x.src1_addr = A + 4, x.src2_addr = VMEM; return x; }(), 0},
+                {"epi-src1-past-vmem", [&] { auto x = ei; x.src1_addr = VMEM - 4 * N; return x; }(), 0},
+                {"epi-bias-end-vmem", [&] { auto x = ei; x.src2_addr = VMEM - 4 * N, x.rows = 3; return x; }(), 0},
+                {"epi-bias-past-acc", [&] { auto x = ei; x.src2_addr = A + ACC; return x; }(), 0},
+                {"epi-bias-misaligned", [&] { auto x = ef; x.src2_addr = 64 + 2 * N; return x; }(), 0},
+                {"epi-bias-gap", [&] { auto x = ei; x.src2_addr = 0x00800000u; return x; }(), 0},
+            };
+            for (auto &c : ecases) {
+                Prog p;
+                p.name = c.name;
+                tsl_insn_t i = tsl_insn_vpu_epi_encode(c.e);
+                i.w[0] |= c.w0_or;
+                p.insns = {ok1, i, ok2};
+                check(run_prog(p, seed, plain));
+            }
         }
         // Every op of the spec that this core lacks is ERR_BAD_OPCODE (the opcode check comes first),
         // as in the model running as this core.

@@ -1,8 +1,9 @@
-// Verilator harness for the VPU (tsl_vpu_sim): VPU_VEC instructions run on the RTL and on the golden
-// model (libtessel_model), VMEM and ACC compared byte for byte.
+// Verilator harness for the VPU (tsl_vpu_sim): VPU_VEC and VPU_EPI instructions run on the RTL and
+// on the golden model (libtessel_model), VMEM and ACC compared byte for byte.
 //   vpu_sim [runs] [insns_per_run]      env: SEED=s (replay), TRACE=1 (FST to TRACE_FILE, default
 //                                       vpu.fst; trace build only)
-// Run 0 is directed: every op x every legal dtype combination x every SRC2 mode, both classes.
+// Run 0 is directed: every op x every legal dtype combination x every SRC2 mode, both classes (EPI:
+// every dtype pair x every combination of BIAS, RELU and FSCALE).
 // The other runs are random: ops, dtypes, modes, ROWS, operands in VMEM and ACC, in place and
 // overlapping, REQUANT with random SCALE/SHIFT/ZERO_POINT, on memories full of edge values, with
 // random idle cycles before each instruction and random refused grants on both memory ports.
@@ -146,6 +147,17 @@ static const std::vector<uint32_t> &vpu_ops() {
 }
 
 static void print_insn(const uint32_t *w) {
+    if (tsl_insn_hdr_decode(w).op == TSL_VPU_OP_EPI) {
+        tsl_insn_vpu_epi_t e = tsl_insn_vpu_epi_decode(w);
+        printf("  insn EPI dst=%s@0x%08x src1=%s@0x%08x%s%s%s bias@0x%08x rows=%u scale=0x%08x shift=%u zp=%d\n",
+               dt_name(e.dst_dtype), e.dst_addr, dt_name(e.src1_dtype), e.src1_addr, e.fscale ? " FSCALE" : "",
+               e.bias ? " BIAS" : "", e.relu ? " RELU" : "", e.src2_addr, e.rows, e.scale, e.shift,
+               (int32_t)e.zero_point);
+        printf("  words:");
+        for (int i = 0; i < 8; i++) printf(" %08x", w[i]);
+        printf("\n");
+        return;
+    }
     tsl_insn_vpu_vec_t x = tsl_insn_vpu_vec_decode(w);
     uint32_t op = x.op, mode = x.src2_mode;
     printf("  insn %s dst=%s@0x%08x src1=%s@0x%08x", op_name(op), dt_name(x.dst_dtype), x.dst_addr,
@@ -170,11 +182,69 @@ static uint32_t place(TslRng &r, uint32_t dtype, uint32_t rows, bool allow_acc) 
     return (acc ? ACC_BASE : 0) + vb * r.below(slots);
 }
 
+// REQUANT's SCALE and ZERO_POINT: edge values, random words, small values.
+static int32_t rq_scale(TslRng &r) {
+    static const int32_t scales[] = {0, 1, -1, INT32_MAX, INT32_MIN, 1 << 30, 12345};
+    int32_t scale = r.chance(0.3) ? scales[r.below(7)] : (int32_t)r.next();
+    if (r.chance(0.3)) scale >>= r.below(31);
+    return scale;
+}
+static int32_t rq_zp(TslRng &r) {
+    static const int32_t zps[] = {0, 1, -1, INT32_MAX, INT32_MIN, -128, 127};
+    return r.chance(0.4) ? zps[r.below(7)] : (int32_t)r.next() >> r.below(32);
+}
+
+// One random (not necessarily legal) EPI (format VPU_EPI). flags_force: bit 0 BIAS, 1 RELU, 2 FSCALE.
+static tsl_insn_t random_epi(TslRng &r, int cls_force, int dd_force, int flags_force) {
+    uint32_t cls = cls_force >= 0 ? (uint32_t)cls_force : !VPU_BF16 ? 0 : r.below(2);
+    uint32_t small = cls ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, wide = cls ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
+    uint32_t dd = dd_force >= 0 ? (uint32_t)dd_force : r.chance(0.5) ? small : wide;
+    uint32_t flags = flags_force >= 0 ? (uint32_t)flags_force : r.below(8);
+    if (!cls && flags_force < 0 && r.chance(0.9)) flags &= 3;   // FSCALE on integers: mostly legal
+    uint32_t rows = r.chance(0.6) ? 1 + r.below(4) : r.chance(0.75) ? 5 + r.below(28) : 33 + r.below(224);
+    if (rows * 4 * N > ACC_BYTES) rows = ACC_BYTES / (4 * N);
+    tsl_insn_vpu_epi_t e{};
+    e.src1_dtype = wide;
+    e.dst_dtype = dd;
+    e.bias = flags & 1;
+    e.relu = (flags >> 1) & 1;
+    e.fscale = (flags >> 2) & 1;
+    e.rows = rows;
+    e.src1_addr = place(r, wide, rows, true);
+    e.dst_addr = place(r, dd, rows, true);
+    e.src2_addr = e.bias ? place(r, wide, 1, true) : 0;
+    // Overlaps: in place, shifted by a row, the bias row inside src1 or inside what dst overwrites.
+    uint32_t vbd = N * tsl_dtype_bytes(dd);
+    switch (r.below(8)) {
+    case 0: case 1: e.dst_addr = e.src1_addr; break;
+    case 2: e.dst_addr = e.src1_addr + vbd; break;
+    case 3: if (e.src1_addr >= vbd) e.dst_addr = e.src1_addr - vbd; break;
+    case 4: if (e.bias) e.src2_addr = e.src1_addr + 4 * N * r.below(rows); break;
+    case 5: if (e.bias) e.src2_addr = e.dst_addr + vbd * r.below(rows); break;
+    default: break;
+    }
+    if (e.fscale) {
+        static const uint32_t fs[] = {0x3F800000u, 0xBF800000u, 0x3E000000u, 0x00000000u, 0x80000000u,
+                                      0x7F800000u, 0x7FC00000u, 0x00000001u, 0x7F000000u, 0x2F800000u};
+        e.scale = r.chance(0.5) ? fs[r.below(10)] : edge_word(r);
+    }
+    if (dd == TSL_DTYPE_INT8) {
+        e.scale = (uint32_t)rq_scale(r);
+        e.shift = r.below(63);
+        e.zero_point = (uint32_t)rq_zp(r);
+    }
+    if (r.chance(0.03)) e.scale = (uint32_t)r.next();   // sometimes illegal: the model drops those
+    if (r.chance(0.03)) e.shift = r.below(64);
+    return tsl_insn_vpu_epi_encode(e);
+}
+
 // One random (not necessarily legal) VPU instruction; the model filters out the illegal ones.
+// For EPI, mode_force gives its flags (random_epi).
 static tsl_insn_t random_insn(TslRng &r, int op_force, int cls_force, int d1_force, int dd_force, int d2_force,
                               int mode_force) {
     const std::vector<uint32_t> &ops = vpu_ops();
     uint32_t op = op_force >= 0 ? (uint32_t)op_force : ops[r.below((uint32_t)ops.size())];
+    if (op == TSL_VPU_OP_EPI) return random_epi(r, cls_force, dd_force, mode_force);
     uint32_t cls = cls_force >= 0 ? (uint32_t)cls_force : (!float_ok(op) || !VPU_BF16) ? 0 : r.below(2);
     uint32_t small = cls ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, wide = cls ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
     uint32_t d1 = d1_force >= 0 ? (uint32_t)d1_force : r.chance(0.5) ? small : wide;
@@ -211,11 +281,7 @@ static tsl_insn_t random_insn(TslRng &r, int op_force, int cls_force, int d1_for
             .op = op, .dst_dtype = dd, .src1_dtype = d1, .src2_dtype = d2, .src2_mode = mode, .dst_addr = dst,
             .src1_addr = s1, .src2_addr = s2, .rows = rows});
     if (op == TSL_VPU_OP_REQUANT) {
-        static const int32_t scales[] = {0, 1, -1, INT32_MAX, INT32_MIN, 1 << 30, 12345};
-        static const int32_t zps[] = {0, 1, -1, INT32_MAX, INT32_MIN, -128, 127};
-        int32_t scale = r.chance(0.3) ? scales[r.below(7)] : (int32_t)r.next();
-        if (r.chance(0.3)) scale >>= r.below(31);
-        int32_t zp = r.chance(0.4) ? zps[r.below(7)] : (int32_t)r.next() >> r.below(32);
+        int32_t scale = rq_scale(r), zp = rq_zp(r);
         i = tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
                 .op = TSL_VPU_OP_REQUANT, .dst_dtype = dd, .src1_dtype = d1, .dst_addr = dst, .src1_addr = s1,
                 .rows = rows, .scale = (uint32_t)scale, .shift = r.below(63), .zero_point = (uint32_t)zp});
@@ -319,7 +385,8 @@ struct Sim {
 // ---- checks -------------------------------------------------------------------------------------
 struct Stats {
     uint64_t insns = 0, rows = 0, cycles = 0;            // all instructions
-    uint64_t clean_rows[3] = {0, 0, 0}, clean_cycles[3] = {0, 0, 0};  // no refused grants: unary, binary, reduce
+    // No refused grants: unary, binary, reduce, EPI, EPI with FSCALE.
+    uint64_t clean_rows[5] = {0, 0, 0, 0, 0}, clean_cycles[5] = {0, 0, 0, 0, 0};
 };
 
 static uint64_t g_seed;
@@ -360,6 +427,7 @@ static bool compare(const char *what, uint32_t base_addr, const uint8_t *exp, co
 static bool run_rtl(Sim &s, TslRng &r, const tsl_insn_t &insn, double deny, Stats &st) {
     tsl_insn_vpu_vec_t x = tsl_insn_vpu_vec_decode(insn.w);
     uint32_t rows = x.rows, op = x.op;
+    bool fscale = op == TSL_VPU_OP_EPI && tsl_insn_vpu_epi_decode(insn.w).fscale;
     for (uint32_t i = r.below(3); i > 0; i--) s.tick();   // idle cycles
     put_bytes(s.top->ex_insn_i, (const uint8_t *)insn.w, 32);
     s.top->ex_valid_i = 1;
@@ -406,7 +474,8 @@ static bool run_rtl(Sim &s, TslRng &r, const tsl_insn_t &insn, double deny, Stat
     st.rows += rows;
     st.cycles += cyc;
     if (deny == 0) {
-        unsigned k = (op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX) ? 2 : is_unary(op) ? 0 : 1;
+        unsigned k = op == TSL_VPU_OP_EPI ? (fscale ? 4 : 3)
+                   : (op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX) ? 2 : is_unary(op) ? 0 : 1;
         st.clean_rows[k] += rows;
         st.clean_cycles[k] += cyc;
     }
@@ -524,6 +593,12 @@ int main(int argc, char **argv) {
                 for (int cls = 0; cls < (VPU_BF16 ? 2 : 1) && ok; cls++) {
                     if (!float_ok(uop) && cls) continue;
                     int small = cls ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, wide = cls ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
+                    if (uop == TSL_VPU_OP_EPI) {   // every dst type and flag combination
+                        for (int dd : {small, wide})
+                            for (int flags = 0; flags < (cls ? 8 : 4); flags++)
+                                if (ok) gen(op, cls, wide, dd, -1, flags);
+                        continue;
+                    }
                     for (int d1 : {small, wide})
                         for (int dd : {small, wide}) {
                             if (is_unary((uint32_t)op)) {
@@ -544,11 +619,45 @@ int main(int argc, char **argv) {
         if (ok) ok = full_compare(sim, &model, hist, run);
         if (ok) passed++; else failed++;
     }
+    // EPI throughput in the GEMM epilogue's placement: 64 rows from ACC, the bias row in VMEM, dst
+    // in VMEM (INT8 / BF16) or ACC (INT32 / FP32), no refused grants; checked like the others.
+    std::vector<std::pair<std::string, double>> epi_cpr;
+    for (unsigned k = 0; k < (VPU_BF16 ? 4u : 2u) && !failed; k++) {
+        bool fl = k >= 2, narrow = k % 2 == 0;
+        tsl_insn_vpu_epi_t e{};
+        e.src1_dtype = fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
+        e.dst_dtype = narrow ? (fl ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8) : e.src1_dtype;
+        e.bias = e.relu = 1;
+        e.fscale = fl;
+        e.scale = fl ? 0x3E000000u : narrow ? 0x4000u : 0;
+        e.shift = narrow && !fl ? 16 : 0;
+        e.rows = 64;
+        e.src1_addr = ACC_BASE;
+        e.src2_addr = 0x8000;
+        e.dst_addr = narrow ? 0 : ACC_BASE + 64 * 4 * N;
+        tsl_insn_t i = tsl_insn_vpu_epi_encode(e);
+        Stats one;
+        if (!model_accepts(&model, i)) {
+            printf("FAIL seed=0x%016" PRIx64 ": the model refused the timing EPI\n", g_seed);
+            failed++;
+        } else if (run_and_check(sim, &model, r, i, 0.0, one, runs + 1, 0)) {
+            char lbl[64];
+            snprintf(lbl, sizeof lbl, "%s->%s%s", dt_name(e.src1_dtype), dt_name(e.dst_dtype), fl ? " FSCALE" : "");
+            epi_cpr.emplace_back(lbl, (double)one.cycles / e.rows);
+            passed++;
+        } else {
+            failed++;
+        }
+    }
     tslm_free(&model);
     auto cpr = [&](unsigned k) { return st.clean_rows[k] ? (double)st.clean_cycles[k] / st.clean_rows[k] : 0.0; };
     printf("%s: %" PRIu64 " instructions, %" PRIu64 " rows, %" PRIu64 " cycles (%u illegal candidates "
-           "dropped by the model); cycles/row without refused grants: unary %.2f, binary %.2f, RSUM/RMAX %.2f\n",
-           name, st.insns, st.rows, st.cycles, rejected, cpr(0), cpr(1), cpr(2));
+           "dropped by the model); cycles/row without refused grants: unary %.2f, binary %.2f, RSUM/RMAX %.2f, "
+           "EPI %.2f, EPI FSCALE %.2f\n",
+           name, st.insns, st.rows, st.cycles, rejected, cpr(0), cpr(1), cpr(2), cpr(3), cpr(4));
+    printf("%s: EPI of 64 rows from ACC, bias+relu, cycles/row:", name);
+    for (auto &p : epi_cpr) printf(" %s %.2f;", p.first.c_str(), p.second);
+    printf("\n");
     printf("%s: %u passed, %u failed\n", name, passed, failed);
     return failed ? 1 : 0;
 }

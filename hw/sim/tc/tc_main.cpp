@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ extern "C" {
 #include "gemm_db.h"
 #include "tsl_insn.h"
 #include "tslm.h"
+#include "ref.h"
 }
 #include "seq_gen.h"
 
@@ -238,6 +240,8 @@ struct Prog {
     std::vector<uint32_t> desc;   // then launch this tile-sequencer descriptor (SEQ0..SEQ15), if any
     bool seq_prefix = false;      // the RTL lacks EPI: compare the dispatched stream up to the first
                                   // EPI only (the RTL refuses it), and nothing else
+    // an independent check of the RTL's final HBM against its initial contents (false: mismatch)
+    std::function<bool(const std::vector<uint8_t> &init, const uint8_t *fin)> ref_check;
 };
 
 static void print_insn(const tsl_insn_t &i) {
@@ -285,6 +289,8 @@ static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tsl
     }
     Tc tc(hc);
     fill_hbm(r, tslm_hbm(&m), HBM);
+    std::vector<uint8_t> hbm_init;
+    if (prog.ref_check) hbm_init.assign(tslm_hbm(&m), tslm_hbm(&m) + HBM);
     memcpy(tc.hbm->data(), tslm_hbm(&m), HBM);
 
     // Prologue: VMEM and ACC get random contents from HBM through the DMA, on both sides.
@@ -461,6 +467,10 @@ static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tsl
                     prog.name.c_str(), seed, where, ad, a[x], b[x]);
             ok = false;
             break;
+        }
+        if (ok && prog.ref_check && !prog.ref_check(hbm_init, a)) {
+            fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): C differs from hw/model/ref.h\n", prog.name.c_str(), seed);
+            ok = false;
         }
     }
     if (!ok && prog.insns.size() <= 400) {
@@ -1081,6 +1091,51 @@ static bool rtl_has_epi() {
     return tc.push(i) && tc.wait_idle() && tc.rd(TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_NONE;
 }
 
+// C of a sequencer GEMM from hw/model/ref.h (the epilogue as tests/model/test_seq.c writes it from
+// docs/isa.md), compared with the RTL's HBM; prints the first difference.
+static uint32_t ref_epi(const tsl_seq_t &d, uint32_t acc, uint32_t bias) {
+    if (d.dtype == TSL_DTYPE_BF16) {
+        float x = ref_f(ref_daz(acc));
+        if (d.fscale) x = ref_f(ref_canon(x * ref_f(ref_daz(d.scale))));
+        if (d.bias) x = ref_f(ref_canon(x + ref_f(ref_daz(bias))));
+        uint32_t u = ref_canon(x);
+        if (d.relu) u = ref_max(u, 0);
+        return d.c_dtype == TSL_DTYPE_BF16 ? ref_bf16(u) : u;
+    }
+    int32_t x = (int32_t)acc;
+    if (d.bias) x = (int32_t)((uint32_t)x + bias);
+    if (d.relu && x < 0) x = 0;
+    if (d.c_dtype == TSL_DTYPE_INT8) return (uint8_t)ref_sat8(ref_requant(x, (int32_t)d.scale, d.shift, (int32_t)d.zero_point));
+    return (uint32_t)x;
+}
+
+static uint64_t g_ref_elems = 0;   // C elements checked against ref.h
+static bool seq_ref_c(const uint32_t *w, const std::vector<uint8_t> &h, const uint8_t *fin) {
+    tsl_seq_t d = tsl_seq_decode(w);
+    uint32_t es = tsl_dtype_bytes(d.dtype), ces = tsl_dtype_bytes(d.c_dtype), kp = (d.k + N - 1) / N * N;
+    std::vector<uint8_t> a((size_t)d.m * kp * es, 0), b((size_t)kp * d.n * es, 0);
+    for (uint32_t i = 0; i < d.m; i++) memcpy(&a[(size_t)i * kp * es], &h[d.a_addr + (size_t)i * d.lda], (size_t)d.k * es);
+    for (uint32_t k = 0; k < d.k; k++) memcpy(&b[(size_t)k * d.n * es], &h[d.b_addr + (size_t)k * d.ldb], (size_t)d.n * es);
+    unsigned csr = ref_fp_ftz_daz();
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < d.m; i++)
+        for (uint32_t j = 0; ok && j < d.n; j++) {
+            uint32_t bias = 0;
+            if (d.bias) memcpy(&bias, &h[d.bias_addr + 4 * j], 4);
+            uint32_t want = ref_epi(d, ref_gemm_elem(a.data(), b.data(), d.dtype == TSL_DTYPE_BF16, kp, d.n, N, i, j), bias);
+            uint32_t got = 0;
+            g_ref_elems++;
+            memcpy(&got, fin + d.c_addr + (size_t)i * d.ldc + (size_t)j * ces, ces);
+            if (got != want) {
+                fprintf(stderr, "  C[%u][%u] at HBM 0x%08x: expected 0x%x (ref.h), got 0x%x\n", i, j,
+                        d.c_addr + i * d.ldc + j * ces, want, got);
+                ok = false;
+            }
+        }
+    ref_fp_restore(csr);
+    return ok;
+}
+
 static int run_seq(unsigned descs) {
     uint64_t seed0 = seed_from_env();
     bool epi = rtl_has_epi();
@@ -1111,6 +1166,12 @@ static int run_seq(unsigned descs) {
         bool refused = credit_nz || g.check(prog.desc.data(), &ea) != TSL_ERR_NONE;
         invalid += refused;
         prog.seq_prefix = !epi && !refused;
+        if (epi && !refused) {
+            std::vector<uint32_t> dw = prog.desc;
+            prog.ref_check = [dw](const std::vector<uint8_t> &init, const uint8_t *fin) {
+                return seq_ref_c(dw.data(), init, fin);
+            };
+        }
         TslRng hr{seed ^ 0x5A5A};
         Result res = run_prog(prog, seed, hbm_cfg(hr, true));
         total += prog.insns.size();
@@ -1125,7 +1186,8 @@ static int run_seq(unsigned descs) {
         }
     }
     tslm_free(&m);
-    printf(TC_NAME "_n%u seq: %u descriptors (%u refused at launch)\n", N, pass + fail, invalid);
+    printf(TC_NAME "_n%u seq: %u descriptors (%u refused at launch), %" PRIu64 " C elements checked against ref.h\n", N,
+           pass + fail, invalid, g_ref_elems);
     printf(TC_NAME "_n%u_seq: %u passed, %u failed\n", N, pass, fail);
     return fail ? 1 : 0;
 }

@@ -3,12 +3,14 @@
 # the launch checks' ERR_CODE/ERR_ADDR on invalid ones.
 #   make test-seq-n4 / test-seq-n16     300 / 150 descriptors (SEED= replays, SEQ_DESCS= how many)
 #   make test-seq-lint                  Verilator -Wall at N=4/16, bf16 on/off, and Yosys 0.23 synth at N=16
-#   make test-seq-soak                  (in make soak) 5000 descriptors at N=4 and 16, 3000 at N=8 (no bf16)
+#   make test-seq-soak                  (in make soak) 5000 descriptors at N=4 and 16, 3000 at N=8 (no bf16),
+#                                       40 large ones (N=4, 16 MiB VMEM and ACC)
 #   make seq-trace SEQ_CFG=n4 SEED=0x...   a --trace-fst build, one run -> seq.fst
 # Configurations (name: N, bf16, VMEM, ACC, HBM bytes), as mk/tc.mk's:
 SEQ_CFG_n4  := 4 1 16384 4096 262144
 SEQ_CFG_n8  := 8 0 32768 8192 262144
 SEQ_CFG_n16 := 16 1 262144 65536 1048576
+SEQ_CFG_big := 4 1 16777216 16777216 268435456
 SEQ_RTL  := $(TSL_RTL_PKG) hw/rtl/tc/tsl_tc_seq.sv hw/rtl/tc/tsl_tc_seq_chk.sv
 SEQ_CPP  := hw/sim/tc/seq_main.cpp
 SEQ_OUT  := $(BUILD)/seq
@@ -26,7 +28,7 @@ $(SEQ_OUT)/$(1)$(2)/seq_sim: $(SEQ_RTL) $(SEQ_CPP) hw/sim/tc/seq_gen.h hw/includ
 	  -DTC_VMEM=$$$$3 -DTC_ACC=$$$$4 -DTC_HBM=$$$$5" -LDFLAGS "$(abspath $(MODEL_LIB))" -o seq_sim \
 	  $(SEQ_RTL) $(abspath $(SEQ_CPP)) >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
 endef
-$(foreach c,n4 n8 n16,$(eval $(call SEQ_BUILD,$(c),,)))
+$(foreach c,n4 n8 n16 big,$(eval $(call SEQ_BUILD,$(c),,)))
 $(foreach c,n4 n8 n16,$(eval $(call SEQ_BUILD,$(c),_trace,--trace-fst)))
 
 TESTS += seq-lint seq-n4 seq-n16
@@ -46,8 +48,9 @@ test-seq-n4: $(SEQ_OUT)/n4/seq_sim
 	@$< $(or $(SEQ_DESCS),300)
 test-seq-n16: $(SEQ_OUT)/n16/seq_sim
 	@$< $(or $(SEQ_DESCS),150)
-test-seq-soak: $(SEQ_OUT)/n4/seq_sim $(SEQ_OUT)/n8/seq_sim $(SEQ_OUT)/n16/seq_sim
-	@$(SEQ_OUT)/n4/seq_sim 5000 && $(SEQ_OUT)/n8/seq_sim 3000 && $(SEQ_OUT)/n16/seq_sim 5000
+test-seq-soak: $(SEQ_OUT)/n4/seq_sim $(SEQ_OUT)/n8/seq_sim $(SEQ_OUT)/n16/seq_sim $(SEQ_OUT)/big/seq_sim
+	@$(SEQ_OUT)/n4/seq_sim 5000 && $(SEQ_OUT)/n8/seq_sim 3000 && $(SEQ_OUT)/n16/seq_sim 5000 && \
+	  $(SEQ_OUT)/big/seq_sim 40 big
 
 seq-trace: $(SEQ_OUT)/$(SEQ_CFG)_trace/seq_sim
 	TRACE=1 $< 1

@@ -5,7 +5,8 @@
 // launch-check error and ERR_ADDR with tslm_seq_check for invalid descriptors (every check of the
 // section). It also checks the stream handshake (valid held,
 // instruction stable), a SEQ_STATUS-like busy that ends, and abort/halt mid-stream.
-//   seq_sim [descriptors]      env: SEED=s (replay), TRACE=1 (seq.fst, with a --trace-fst build)
+//   seq_sim [descriptors [big]]   env: SEED=s (replay), TRACE=1 (seq.fst, with a --trace-fst build);
+//                                 big: large descriptors near the field limits (a big-memory build)
 // Prints "seq_nN: P passed, F failed". A failure prints the seed and the first mismatch.
 #include <cinttypes>
 #include <cstdarg>
@@ -103,6 +104,46 @@ static void gen_valid(uint32_t *w) {
     g.valid(w);
     rng = g.r;
 }
+// A large descriptor near the field limits (the big configuration): long K with padding (many
+// MUL pieces), KC and NBW at their limits, MC*NBW up to 65535, wide C. Retries until it passes.
+static void gen_big(uint32_t *w) {
+    for (;;) {
+        tsl_seq_t d = {};
+        d.dtype = CFG.bf16 && rng.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
+        bool fl = d.dtype == TSL_DTYPE_BF16;
+        uint32_t es = tsl_dtype_bytes(d.dtype);
+        d.c_dtype = fl ? (rng.chance(0.5) ? TSL_DTYPE_FP32 : TSL_DTYPE_BF16) : (rng.chance(0.5) ? TSL_DTYPE_INT32 : TSL_DTYPE_INT8);
+        uint32_t ces = tsl_dtype_bytes(d.c_dtype);
+        d.m = 1 + rng.below(rng.chance(0.3) ? 65535 : 3000);
+        d.n = 1 + rng.below(rng.chance(0.3) ? 16383 : 600);
+        d.k = 1 + rng.below(rng.chance(0.3) ? 65535 : 5000);
+        d.bias = rng.chance(0.5);
+        d.relu = rng.chance(0.5);
+        if (d.c_dtype == TSL_DTYPE_INT8) d.shift = rng.below(63);
+        uint32_t kp = (d.k + N - 1) / N * N, kcmax = 65535 / es / N * N;
+        if (kcmax > 4095 * N) kcmax = 4095 * N;
+        d.kc = d.k % N ? kp : N * (1 + rng.below(kcmax / N));
+        if (d.kc > kcmax) continue;
+        d.nbw = 1 + rng.below(rng.chance(0.5) ? 255 : 16);
+        if (d.nbw * N * es > 65535) continue;
+        d.mc = 1 + rng.below(rng.chance(0.5) ? 65535 / d.nbw : 64);
+        d.lda = d.k * es;
+        d.ldb = d.n * es;
+        d.ldc = d.n * ces;
+        uint64_t sa = (uint64_t)d.m * d.lda, sb = (uint64_t)d.k * d.ldb, sc = (uint64_t)d.m * d.ldc;
+        uint32_t q = CFG.hbm / 4;
+        if (sa > q || sb > q || sc > q) continue;
+        d.a_addr = 0;
+        d.b_addr = q;
+        d.c_addr = 2 * q;
+        if (d.bias) d.bias_addr = 3 * q;
+        d.acc_addr = TSL_LOCAL_ACC_BASE;
+        tsl_seq_encode(&d, w);
+        uint32_t ea;
+        if (ref_check(w, false, &ea) == TSL_ERR_NONE) return;
+    }
+}
+
 static void break_desc(uint32_t *w, bool *credit_nz) {
     SeqGen g{rng, N, CFG.hbm, CFG.hbm, CFG.bf16, &model};
     g.corrupt(w, credit_nz);
@@ -186,6 +227,7 @@ static std::vector<tsl_insn_t> run(const uint32_t *w, bool credit_nz, uint32_t *
 int main(int argc, char **argv) {
     Verilated::commandArgs(argc, argv);
     uint32_t count = argc > 1 ? (uint32_t)strtoul(argv[1], nullptr, 0) : 200;
+    bool big = argc > 2 && !strcmp(argv[2], "big");   // large descriptors near the field limits
     const char *s = getenv("SEED");
     g_seed = s ? strtoull(s, nullptr, 0) : ((uint64_t)time(nullptr) * 0x9E3779B97F4A7C15ull ^ (uint64_t)clock());
     rng.s = g_seed;
@@ -216,15 +258,18 @@ int main(int argc, char **argv) {
     tick();
 
     uint32_t pass = 0, invalid = 0, insns = 0, stopped = 0;
-    uint32_t err_hist[TSL_ERR_LIMIT] = {}, cov[6] = {};   // pad, bias, NCH>1, NPAN>1, MB>1, T>2
+    uint32_t err_hist[TSL_ERR_LIMIT] = {}, cov[6] = {}, max_pieces = 0;   // pad, bias, NCH>1, NPAN>1, MB>1, T>2
     for (g_desc = 0; g_desc < count; g_desc++) {
         uint32_t w[16];
-        gen_valid(w);
-        bool credit_nz = false, bad = rng.chance(0.3);
+        if (big) gen_big(w); else gen_valid(w);
+        bool credit_nz = false, bad = !big && rng.chance(0.3);
         if (bad) break_desc(w, &credit_nz);
         uint32_t ea_ref, err_ref = ref_check(w, credit_nz, &ea_ref);
         std::vector<tsl_insn_t> ref;
         if (err_ref == TSL_ERR_NONE) tslm_seq_expand(&model.cfg, w, emit_cb, &ref);
+        uint32_t pieces = 0;
+        for (auto &i : ref) pieces += tsl_insn_hdr_decode(i.w).op == TSL_VPU_OP_MUL && tsl_insn_hdr_decode(i.w).unit == TSL_UNIT_VPU;
+        max_pieces = pieces > max_pieces ? pieces : max_pieces;
         uint64_t stop = err_ref == TSL_ERR_NONE && rng.chance(0.05) ? 1 + rng.below((uint32_t)ref.size()) : 0;
         uint32_t err, ea;
         std::vector<tsl_insn_t> got = run(w, credit_nz, &err, &ea, stop);
@@ -266,9 +311,9 @@ int main(int argc, char **argv) {
     printf("seq_n%u: launch checks:", N);
     for (uint32_t e = 0; e < TSL_ERR_LIMIT; e++)
         if (err_hist[e]) printf(" %s %u", tsl_err_name(e), err_hist[e]);
-    printf("; valid with K padding %u, bias %u, K chunks %u, panels %u, row tiles %u, > 2 tiles %u\n", cov[0],
-           cov[1], cov[2], cov[3], cov[4], cov[5]);
-    if (count >= 100) {
+    printf("; valid with K padding %u (at most %u MUL pieces), bias %u, K chunks %u, panels %u, row tiles %u, "
+           "> 2 tiles %u\n", cov[0], max_pieces, cov[1], cov[2], cov[3], cov[4], cov[5]);
+    if (count >= 100 && !big) {
         static const uint32_t want[] = {TSL_ERR_NONE, TSL_ERR_BAD_FIELD, TSL_ERR_HBM_RANGE, TSL_ERR_MISALIGNED,
                                         TSL_ERR_LOCAL_RANGE};
         for (uint32_t e : want)

@@ -459,6 +459,9 @@ module tsl_tc_seq #(
   `TSL_ASSERT(WriteIdle, wr_i |-> !busy_o, "a descriptor write while the sequencer is busy")
   `TSL_ASSERT(StepLoads, st_q == StStep && !(l_clast && l_plast && l_ilast) |->
               (nch_gt1 || npan_gt1 || l_plast), "a step without loads")
+  `TSL_ASSERT(ReadyValid, ready_i |-> valid_o, "ready without an instruction offered")
+  `TSL_ASSERT(InsnStable, valid_o && !ready_i && !abort_i && !halt_i |=> valid_o && $stable(insn_o),
+              "the offered instruction changed or was withdrawn before its handshake")
   `TSL_ASSERT(NbNonZero, st_q == StMatk |-> c_nb_q != 8'd0 && c_mr_q != 16'd0 && c_kw_q != 16'd0,
               "an empty tile or chunk")
 endmodule

@@ -195,7 +195,7 @@ static std::vector<tsl_insn_t> run(const uint32_t *w, bool credit_nz, uint32_t *
             if (!top->valid_o) fail("valid dropped without a handshake");
             if (memcmp(prev, cur, sizeof cur)) fail("instruction changed while waiting for ready");
         }
-        bool rdy = rng.chance(p_ready);
+        bool rdy = top->valid_o && rng.chance(p_ready);
         top->ready_i = rdy;
         if (top->valid_o && !seen_chk) fail("an instruction before the launch check ended");
         if (top->valid_o && rdy) {

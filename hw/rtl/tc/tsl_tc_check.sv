@@ -132,15 +132,27 @@ module tsl_tc_check #(
   // Reserved bits. Bit b's pattern is which formats use it (bit f: format f, Fmt* order); the
   // bits of one pattern are OR-ed together first, so the format selects among a few groups instead
   // of masking all 256 bits.
-  // VPU_EPI uses a subset of VPU_VEC's bits (asserted below): it takes VPU_VEC's pattern bit, and
-  // the bits only VPU_VEC uses are one more group, so the group count stays 64.
+  // VPU_EPI takes VPU_VEC's pattern bit: the bits only VPU_VEC uses are one more group, and the
+  // bits VPU_EPI uses beyond VPU_VEC's (BVECS) are left out of the groups and checked on their own
+  // (each other format uses all of them or none, asserted below), so the group count stays 64.
   localparam logic [255:0] EPI_NOT_USED = tsl_pkg::INSN_VPU_VEC_USED & ~tsl_pkg::INSN_VPU_EPI_USED;
+  localparam logic [255:0] EPI_ONLY     = tsl_pkg::INSN_VPU_EPI_USED & ~tsl_pkg::INSN_VPU_VEC_USED;
   function automatic logic [5:0] pattern(input logic [7:0] b);
     pattern = {tsl_pkg::INSN_MXU_MATMULK_USED[b], tsl_pkg::INSN_VPU_VEC_USED[b], tsl_pkg::INSN_MXU_MATMUL_USED[b],
                tsl_pkg::INSN_MXU_LOADW_USED[b], tsl_pkg::INSN_DMA_XFER_USED[b], tsl_pkg::INSN_SYNC_USED[b]};
   endfunction
+  // Bit f (Fmt* order, as pattern()): format f uses the EPI_ONLY bits.
+  localparam logic [5:0] EPI_ONLY_FMTS = {
+      (EPI_ONLY & ~tsl_pkg::INSN_MXU_MATMULK_USED) == '0, (EPI_ONLY & ~tsl_pkg::INSN_VPU_VEC_USED) == '0,
+      (EPI_ONLY & ~tsl_pkg::INSN_MXU_MATMUL_USED) == '0, (EPI_ONLY & ~tsl_pkg::INSN_MXU_LOADW_USED) == '0,
+      (EPI_ONLY & ~tsl_pkg::INSN_DMA_XFER_USED) == '0, (EPI_ONLY & ~tsl_pkg::INSN_SYNC_USED) == '0};
+  // Each format uses all of the EPI_ONLY bits or none of them (asserted below).
+  localparam logic [5:0] EPI_ONLY_NONE = {
+      (EPI_ONLY & tsl_pkg::INSN_MXU_MATMULK_USED) == '0, (EPI_ONLY & tsl_pkg::INSN_VPU_VEC_USED) == '0,
+      (EPI_ONLY & tsl_pkg::INSN_MXU_MATMUL_USED) == '0, (EPI_ONLY & tsl_pkg::INSN_MXU_LOADW_USED) == '0,
+      (EPI_ONLY & tsl_pkg::INSN_DMA_XFER_USED) == '0, (EPI_ONLY & tsl_pkg::INSN_SYNC_USED) == '0};
   function automatic logic [255:0] group_mask(input logic [5:0] p);
-    for (int b = 0; b < 256; b++) group_mask[b] = pattern(8'(b)) == p;
+    for (int b = 0; b < 256; b++) group_mask[b] = pattern(8'(b)) == p && !EPI_ONLY[b];
   endfunction
   logic [63:0] grp;        // grp[p]: some bit of pattern p is set
   logic        reserved;   // a bit the format does not use is set
@@ -150,7 +162,8 @@ module tsl_tc_check #(
   always_comb begin
     logic [5:0] fbit;   // the format's pattern bit (none for FmtBad)
     fbit     = fmt == FmtEpi ? 6'd1 << FmtVpu : fmt < 3'd6 ? 6'd1 << fmt : 6'd0;
-    reserved = fmt == FmtEpi && (insn_i & EPI_NOT_USED) != '0;
+    reserved = fmt == FmtEpi ? (insn_i & EPI_NOT_USED) != '0
+                             : (insn_i & EPI_ONLY) != '0 && !(fmt < 3'd6 && EPI_ONLY_FMTS[fmt]);
     for (int p = 0; p < 64; p++) begin
       if (grp[p] && (6'(p) & fbit) == 6'd0) reserved = 1'b1;
     end
@@ -199,7 +212,7 @@ module tsl_tc_check #(
               (epi.scale != '0 && !(dd == tsl_pkg::DTYPE_INT8 || epi.fscale)) ||
               (dd == tsl_pkg::DTYPE_INT8 ? epi.shift > 6'd62 : epi.shift != '0) ||
               (epi.zero_point != '0 && dd != tsl_pkg::DTYPE_INT8) ||
-              (epi.src2_addr != '0 && !epi.bias))
+              (epi.src2_addr != '0 && !epi.bias) || (epi.bias ? epi.bvecs == '0 : epi.bvecs != '0))
             hdr_err = tsl_pkg::ERR_BAD_FIELD;
         end
         default: ;
@@ -277,7 +290,7 @@ module tsl_tc_check #(
           o_rows_m1 = (24'(kblocks) << NSh) - 24'd1;
         end
       end
-      FmtVpu, FmtEpi: begin   // EPI: the bias is one row of SRC1_DTYPE
+      FmtVpu, FmtEpi: begin   // EPI: the bias is BVECS rows of SRC1_DTYPE
         if (step == StepOp0) begin
           o_addr = vpu.dst_addr;
           o_rb   = vec_bytes(dd);
@@ -287,7 +300,8 @@ module tsl_tc_check #(
         end else begin
           o_addr = vpu.src2_addr;
           o_rb   = vec_bytes(fmt == FmtEpi ? d1 : d2);
-          if (fmt == FmtEpi || mode == tsl_pkg::SRC2_BCAST) o_rows_m1 = 24'd0;
+          if (fmt == FmtEpi) o_rows_m1 = 24'(epi.bvecs) - 24'd1;
+          else if (mode == tsl_pkg::SRC2_BCAST) o_rows_m1 = 24'd0;
         end
         o_stride = o_rb;
         o_align  = o_rb;
@@ -376,6 +390,6 @@ module tsl_tc_check #(
 
   // Assertions
   `include "hw/rtl/tsl_assert.svh"
-  `TSL_ASSERT_INIT(EpiSubsetOfVec, (tsl_pkg::INSN_VPU_EPI_USED & ~tsl_pkg::INSN_VPU_VEC_USED) == '0,
-                   "VPU_EPI uses only bits that VPU_VEC uses (the reserved-bit groups rely on it)")
+  `TSL_ASSERT_INIT(EpiOnlyWhole, (EPI_ONLY_FMTS ^ EPI_ONLY_NONE) == 6'h3F,
+                   "each format uses all of the bits VPU_EPI adds to VPU_VEC's or none (the reserved-bit check relies on it)")
 endmodule

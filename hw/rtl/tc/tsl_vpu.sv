@@ -56,6 +56,9 @@ module tsl_vpu #(
   logic [1:0]  mode_q;                          // src2_e
   logic        fl_q;
   logic        e_bias_q, e_relu_q, e_fscale_q;  // EPI flags (0 for VPU_VEC)
+  logic [15:0] bv_q, bidx_q, bidx_d;            // EPI: BVECS, and the bias vector row i reads (i mod BVECS)
+  logic [PW-1:0] s2_base_q;                     // EPI: the first bias vector
+  logic        row_end, bias_next;              // a row's last write; with it, a new bias vector
   logic [31:0] imm_q, scale_q, zp_q;
   logic [5:0]  shift_q;
   logic [15:0] rows_q, rows_d;
@@ -327,6 +330,7 @@ module tsl_vpu #(
         if (wr_gnt) begin
           wdone_d = wdone_q | wcur;
           if (mode_q == tsl_pkg::SRC2_BCAST && bcast_hit) b_valid_d = 1'b0;
+          if (bias_next) b_valid_d = 1'b0;
           if ((wneed & ~wcur) == 2'd0) begin
             // Row done: advance the row pointers by one vector (1, 2 or 4 chunks).
             rows_d   = rows_q - 16'd1;
@@ -346,14 +350,22 @@ module tsl_vpu #(
     endcase
   end
 
-  // src2 advances for VEC only (BCAST stays on row 0; IMM has no pointer).
+  // src2 advances for VEC only (BCAST stays on row 0; IMM has no pointer); an EPI's bias cycles
+  // through its BVECS vectors, row i reading vector i mod BVECS (re-read when it changes).
   logic [PW-1:0] s2_ptr_d;
+  assign row_end   = state_q == StWrite && wr_gnt && (wneed & ~wcur) == 2'd0;
+  assign bias_next = row_end && e_bias_q && bv_q != 16'd1;
   always_comb begin
     s2_ptr_d = s2_ptr_q;
+    bidx_d   = bidx_q;
     if (state_q == StIdle && ex_valid_i) begin
       s2_ptr_d = insn.src2_addr[LN +: PW];
-    end else if (state_q == StWrite && wr_gnt && (wneed & ~wcur) == 2'd0 && mode_q == tsl_pkg::SRC2_VEC) begin
+      bidx_d   = '0;
+    end else if (row_end && mode_q == tsl_pkg::SRC2_VEC) begin
       s2_ptr_d = s2_ptr_q + s2_step;
+    end else if (bias_next) begin
+      bidx_d   = bidx_q + 16'd1 == bv_q ? 16'd0 : bidx_q + 16'd1;
+      s2_ptr_d = bidx_q + 16'd1 == bv_q ? s2_base_q : s2_ptr_q + s2_step;
     end
   end
 
@@ -384,6 +396,8 @@ module tsl_vpu #(
     d_ptr_q  <= d_ptr_d;
     s1_ptr_q <= s1_ptr_d;
     s2_ptr_q <= s2_ptr_d;
+    bidx_q   <= bidx_d;
+    if (state_q == StIdle && ex_valid_i) s2_base_q <= insn.src2_addr[LN +: PW];
     if (state_q == StIdle && ex_valid_i) begin
       op_q     <= insn.op;
       dd_q     <= insn.dst_dtype;
@@ -396,6 +410,7 @@ module tsl_vpu #(
       e_bias_q   <= 1'b0;
       e_relu_q   <= 1'b0;
       e_fscale_q <= 1'b0;
+      bv_q       <= 16'd1;
       if (insn.op == tsl_pkg::VPU_OP_EPI) begin
         // The bias is a BCAST src2 of SRC1's type; without it src2 is an unread IMM. FSCALE's
         // multiplier is the immediate of the StScale cycle.
@@ -403,6 +418,7 @@ module tsl_vpu #(
         mode_q     <= insn_e.bias ? tsl_pkg::SRC2_BCAST : tsl_pkg::SRC2_IMM;
         imm_q      <= insn_e.scale;
         e_bias_q   <= insn_e.bias;
+        bv_q       <= insn_e.bias ? insn_e.bvecs : 16'd1;
         e_relu_q   <= insn_e.relu;
         e_fscale_q <= EnableBf16 && insn_e.fscale;
       end

@@ -408,7 +408,8 @@ static tsl_insn_t gen_valid() {
             e.rows = rows;
             e.dst_addr = vec(e.dst_dtype, rows);
             e.src1_addr = vec(e.src1_dtype, rows);
-            e.src2_addr = e.bias ? vec(e.src1_dtype, 1) : 0;
+            e.bvecs = e.bias ? 1 + rng.below(3) : 0;
+            e.src2_addr = e.bias ? vec(e.src1_dtype, e.bvecs) : 0;
             if (e.fscale) e.scale = rng.u32();
             if (e.dst_dtype == TSL_DTYPE_INT8) {
                 e.scale = rng.u32();

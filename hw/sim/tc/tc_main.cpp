@@ -699,8 +699,9 @@ struct Gen {
         add(e.dst_addr, dd, rows, true);
         add(e.src1_addr, e.src1_dtype, rows, false);
         if (e.bias) {
-            e.src2_addr = operand(e.src1_dtype, 1);
-            add(e.src2_addr, e.src1_dtype, 1, false);
+            e.bvecs = r.chance(0.5) ? 1 : 1 + r.below(4);
+            e.src2_addr = operand(e.src1_dtype, e.bvecs);
+            add(e.src2_addr, e.src1_dtype, e.bvecs, false);
         }
         if (e.fscale)
             e.scale = r.chance(0.2) ? (r.chance(0.5) ? 0x7F800000u : 0x80000000u)
@@ -936,7 +937,7 @@ static int run_directed() {
             const uint32_t I8 = TSL_DTYPE_INT8, I32 = TSL_DTYPE_INT32, B16 = TSL_DTYPE_BF16, F32 = TSL_DTYPE_FP32;
             const uint32_t A = ACC_BASE;
             tsl_insn_vpu_epi_t ei{}, ef{}, eq{};
-            ei.dst_dtype = I32, ei.src1_dtype = I32, ei.bias = 1, ei.relu = 1, ei.dst_addr = A;
+            ei.dst_dtype = I32, ei.src1_dtype = I32, ei.bias = 1, ei.bvecs = 1, ei.relu = 1, ei.dst_addr = A;
             ei.src1_addr = A + 8 * N, ei.src2_addr = A + 16 * N, ei.rows = 2;
             ef = ei, ef.dst_dtype = F32, ef.src1_dtype = F32, ef.relu = 0, ef.fscale = 1, ef.scale = 0x3F800000u;
             eq = ei, eq.dst_dtype = I8, eq.dst_addr = 64, eq.scale = 0x12345, eq.shift = 62, eq.zero_point = 0xFFFFFF80u;
@@ -959,7 +960,10 @@ static int run_directed() {
                 {"epi-shift-63", [&] { auto x = eq; x.shift = 63; return x; }(), 0},
                 {"epi-zp-int32", [&] { auto x = ei; x.zero_point = 1; return x; }(), 0},
                 {"epi-zp-bf16", [&] { auto x = ef; x.dst_dtype = B16, x.dst_addr = 64, x.zero_point = 0x80000000u; return x; }(), 0},
-                {"epi-src2-no-bias", [&] { auto x = ei; x.bias = 0; return x; }(), 0},
+                {"epi-src2-no-bias", [&] { auto x = ei; x.bias = 0, x.bvecs = 0; return x; }(), 0},
+                {"epi-bvecs-no-bias", [&] { auto x = ei; x.bias = 0, x.src2_addr = 0; return x; }(), 0},
+                {"epi-bias-bvecs0", [&] { auto x = ei; x.bvecs = 0; return x; }(), 0},
+                {"epi-bvecs-past-vmem", [&] { auto x = ei; x.src2_addr = VMEM - 4 * N, x.bvecs = 2; return x; }(), 0},
                 {"epi-reserved-bit23", ei, 1u << 23},
                 {"epi-dst-int8-acc", [&] { auto x = eq; x.dst_addr = A; return x; }(), 0},
                 {"epi-dst-bf16-acc", [&] { auto x = ef; x.dst_dtype = B16, x.dst_addr = A + 64 * N, x.src1_addr = A + 4; return x; }(), 0},

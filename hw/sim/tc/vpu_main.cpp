@@ -212,7 +212,8 @@ static tsl_insn_t random_epi(TslRng &r, int cls_force, int dd_force, int flags_f
     e.rows = rows;
     e.src1_addr = place(r, wide, rows, true);
     e.dst_addr = place(r, dd, rows, true);
-    e.src2_addr = e.bias ? place(r, wide, 1, true) : 0;
+    e.bvecs = e.bias ? (r.chance(0.5) ? 1 : 1 + r.below(4)) : 0;
+    e.src2_addr = e.bias ? place(r, wide, e.bvecs, true) : 0;
     // Overlaps: in place, shifted by a row, the bias row inside src1 or inside what dst overwrites.
     uint32_t vbd = N * tsl_dtype_bytes(dd);
     switch (r.below(8)) {
@@ -628,6 +629,7 @@ int main(int argc, char **argv) {
         e.src1_dtype = fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
         e.dst_dtype = narrow ? (fl ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8) : e.src1_dtype;
         e.bias = e.relu = 1;
+        e.bvecs = 1;
         e.fscale = fl;
         e.scale = fl ? 0x3E000000u : narrow ? 0x4000u : 0;
         e.shift = narrow && !fl ? 16 : 0;

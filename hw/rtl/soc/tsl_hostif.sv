@@ -29,7 +29,8 @@ module tsl_hostif #(
   parameter int VmemBytes   = tsl_pkg::PARAM_VMEM_BYTES,
   parameter int AccBytes    = tsl_pkg::PARAM_ACC_BYTES,
   parameter int HbmBytes    = tsl_pkg::PARAM_HBM_BYTES,
-  parameter bit EnableBf16  = 1'b1
+  parameter bit EnableBf16  = 1'b1,
+  parameter bit EnableSeq   = 1'b1                        // the tensor core's tile sequencer
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -205,7 +206,7 @@ module tsl_hostif #(
           tsl_pkg::HOSTIF_CFG_VMEM_BYTES_OFFSET:  rdata_d[p*32 +: 32] = 32'(VmemBytes);
           tsl_pkg::HOSTIF_CFG_ACC_BYTES_OFFSET:   rdata_d[p*32 +: 32] = 32'(AccBytes);
           tsl_pkg::HOSTIF_CFG_HBM_BYTES_OFFSET:   rdata_d[p*32 +: 32] = 32'(HbmBytes);
-          tsl_pkg::HOSTIF_CFG_FEATURES_OFFSET:    rdata_d[p*32 +: 32] = {30'd0, EnableBf16, 1'b1};
+          tsl_pkg::HOSTIF_CFG_FEATURES_OFFSET:    rdata_d[p*32 +: 32] = {29'd0, EnableSeq, EnableBf16, 1'b1};
           tsl_pkg::HOSTIF_BOOT_OFFSET: begin
             rdata_d[p*32 +: 32] = {31'd0, hold_q};
             if (p == 1 && bmask[p*32]) hold_d = wdata[p*32];  // host only

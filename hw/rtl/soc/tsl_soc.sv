@@ -15,6 +15,7 @@
 module tsl_soc #(
   parameter int N          = tsl_pkg::PARAM_N,           // MXU size and VPU lanes; AXI data is 16N bits
   parameter bit EnableBf16 = 1'b1,                       // 1: int8 and bf16/fp32; 0: int8 only
+  parameter bit EnableSeq  = 1'b1,                       // 1: the tensor core's tile sequencer
   parameter int VmemBytes  = tsl_pkg::PARAM_VMEM_BYTES,  // VMEM bytes (power of two)
   parameter int AccBytes   = tsl_pkg::PARAM_ACC_BYTES,   // ACC bytes (power of two)
   parameter int HbmBytes   = tsl_pkg::PARAM_HBM_BYTES,   // HBM bytes (power of two, <= MMAP_HBM_BYTES)
@@ -200,7 +201,8 @@ module tsl_soc #(
     .VmemBytes  (VmemBytes),
     .AccBytes   (AccBytes),
     .HbmBytes   (HbmBytes),
-    .EnableBf16 (EnableBf16)
+    .EnableBf16 (EnableBf16),
+    .EnableSeq  (EnableSeq)
   ) u_hostif (
     .clk_i,
     .rst_ni,
@@ -249,6 +251,7 @@ module tsl_soc #(
   tsl_tc #(
     .N          (N),
     .EnableBf16 (EnableBf16),
+    .EnableSeq  (EnableSeq),
     .VmemBytes  (VmemBytes),
     .AccBytes   (AccBytes),
     .HbmBytes   (HbmBytes)

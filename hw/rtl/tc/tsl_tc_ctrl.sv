@@ -16,8 +16,8 @@ module tsl_tc_ctrl #(
   parameter int HbmBytes     = tsl_pkg::PARAM_HBM_BYTES,
   parameter int QueueDepth   = tsl_pkg::PARAM_QUEUE_DEPTH,
   parameter bit EnableBf16   = 1'b1,  // CFG_FEATURES.BF16; INT8 is always present
-  parameter bit EnableSeq    = 1'b0,  // CFG_FEATURES.SEQ: the tile sequencer; its GEMMs need the
-                                      // VPU's EPI op (0: SEQ0..SEQ15 are ignored, as on the lite core)
+  parameter bit EnableSeq    = 1'b1,  // CFG_FEATURES.SEQ: the tile sequencer (0: SEQ0..SEQ15 are
+                                      // ignored and SEQ_STATUS reads 0, as on the lite core)
   parameter int InflightMax  = 4      // instructions a unit may hold between ex handshake and done
 ) (
   input  logic clk_i, rst_ni,

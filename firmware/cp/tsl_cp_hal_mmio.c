@@ -32,6 +32,15 @@ static void mmio_tc_push(void *ctx, const uint32_t w[TSL_PARAM_INSN_WORDS])
     r[7] = w[7];
 }
 
+/* Straight-line stores: the 16 words of a descriptor, a few cycles each. */
+static void mmio_tc_seq(void *ctx, const uint32_t w[TSL_PARAM_SEQ_WORDS])
+{
+    (void)ctx;
+    volatile uint32_t *r = (volatile uint32_t *)(TSL_MMAP_TC_BASE + TSL_TC_SEQ0_OFFSET);
+    for (unsigned i = 0; i < TSL_PARAM_SEQ_WORDS; i++)
+        r[i] = w[i];
+}
+
 static uint32_t mmio_hostif_read(void *ctx, uint32_t offset)
 {
     (void)ctx;
@@ -100,6 +109,7 @@ void tsl_cp_hal_mmio_init(tsl_cp_hal_t *hal)
     hal->tc_read = mmio_tc_read;
     hal->tc_write = mmio_tc_write;
     hal->tc_push = mmio_tc_push;
+    hal->tc_seq = mmio_tc_seq;
     hal->hostif_read = mmio_hostif_read;
     hal->hostif_write = mmio_hostif_write;
     hal->hbm_read = mmio_hbm_read;

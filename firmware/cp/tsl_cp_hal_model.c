@@ -38,6 +38,12 @@ static void model_tc_push(void *ctx, const uint32_t w[TSL_PARAM_INSN_WORDS])
         model_tc_write(ctx, TSL_TC_INSN0_OFFSET + 4u * k, w[k]);
 }
 
+static void model_tc_seq(void *ctx, const uint32_t w[TSL_PARAM_SEQ_WORDS])
+{
+    for (uint32_t k = 0; k < TSL_PARAM_SEQ_WORDS; k++)
+        model_tc_write(ctx, TSL_TC_SEQ0_OFFSET + 4u * k, w[k]);
+}
+
 static uint32_t model_hostif_read(void *ctx, uint32_t offset)
 {
     tsl_cp_model_t *d = ctx;
@@ -80,6 +86,7 @@ void tsl_cp_hal_model_init(tsl_cp_hal_t *hal, tsl_cp_model_t *dev, tslm_t *m)
     hal->tc_read = model_tc_read;
     hal->tc_write = model_tc_write;
     hal->tc_push = model_tc_push;
+    hal->tc_seq = model_tc_seq;
     hal->hostif_read = model_hostif_read;
     hal->hostif_write = model_hostif_write;
     hal->hbm_read = model_hbm_read;

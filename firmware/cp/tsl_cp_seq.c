@@ -11,7 +11,8 @@ typedef struct {
     uint32_t n, es, ces, kp, ncb, bias;
 } shape_t;
 
-static uint64_t al(uint64_t v, uint32_t n) { return (v + 4u * n - 1u) / (4u * n) * (4u * n); }
+/* v rounded up to a multiple of 4N (a power of two: a mask, not a 64-bit division). */
+static uint64_t al(uint64_t v, uint32_t n) { return (v + 4u * n - 1u) & ~(uint64_t)(4u * n - 1u); }
 
 /* VMEM bytes of the layout of section 8 for (mc, kc, nbw): two slots each of A, B and OUT, each
  * slot aligned to 4N, and the bias row rounded up to whole panels. */
@@ -48,7 +49,8 @@ static uint32_t fit_kc(const tsl_cp_t *cp, const shape_t *s, uint32_t mc, uint32
 int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
 {
     const uint32_t lim = 65535u;
-    if (!((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) || c->m > lim || c->n > lim || c->k > lim)
+    if (!((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) || !cp->hal->tc_seq || c->m > lim || c->n > lim ||
+        c->k > lim)
         return 0;
     shape_t s = {cp->n, tsl_dtype_bytes(c->a_dtype), tsl_dtype_bytes(c->c_dtype), 0, 0,
                  (c->flags & TSL_CP_FLAG(BIAS)) != 0};
@@ -58,11 +60,14 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
     if (s.bias && c->n * 4u > lim)
         return 0;
     uint32_t kcap = tsl_cp_min(tsl_cp_min(s.kp, lim / s.es / n * n), 4095u * n);
-    uint32_t nbw = 1, mc = 0, kc = 0;
-    while (2u * nbw <= s.ncb && 2u * nbw * n * s.es <= PANEL_ROW_MAX)
-        nbw *= 2u;
-    /* one chunk (the whole of K) when a band of min(M, 4N) rows fits; the widest panel that allows it */
-    for (; nbw >= 1u && kcap == s.kp; nbw /= 2u) {
+    uint32_t wide = 1, nbw, mc = 0, kc = 0;
+    while (2u * wide <= s.ncb && 2u * wide * n * s.es <= PANEL_ROW_MAX)
+        wide *= 2u;
+    /* Few rows (M <= 2N: a GEMV, a small batch): B's traffic sets the pace, so its panels are as
+     * wide as they go, and K is split into chunks to make room for them. Otherwise one chunk (the
+     * whole of K) when a band of min(M, 4N) rows fits, with the widest panel that allows it. */
+    int few = c->m <= 2u * n && !(c->k % n);
+    for (nbw = wide; !few && nbw >= 1u && kcap == s.kp; nbw /= 2u) {
         uint32_t mmax = tsl_cp_min(tsl_cp_min(c->m, cp->acc_bytes / (8u * nbw * n)), lim / nbw);
         mc = fit_rows(cp, &s, s.kp, nbw, mmax);
         if (mc >= tsl_cp_min(c->m, 4u * n)) {
@@ -73,9 +78,7 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
     if (!kc) {
         if (c->k % n)
             return 0;   /* the sequencer pads K only within one chunk */
-        nbw = 1;
-        while (2u * nbw <= s.ncb && 2u * nbw * n * s.es <= PANEL_ROW_MAX)
-            nbw *= 2u;
+        nbw = wide;
         mc = tsl_cp_min(tsl_cp_min(c->m, cp->acc_bytes / (8u * nbw * n)), lim / nbw);
         kc = fit_kc(cp, &s, mc, nbw, kcap);
         while (kc < kcap && mc > 4u * n) {   /* prefer bands of >= 4N rows over splitting K finely */
@@ -103,7 +106,6 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
         .vmem_addr = 0, .acc_addr = TSL_LOCAL_ACC_BASE};
     uint32_t w[TSL_PARAM_SEQ_WORDS];
     tsl_seq_encode(&d, w);
-    for (uint32_t i = 0; i < TSL_PARAM_SEQ_WORDS; i++)
-        cp->hal->tc_write(cp->hal->ctx, TSL_TC_SEQ0_OFFSET + 4u * i, w[i]);
+    cp->hal->tc_seq(cp->hal->ctx, w);
     return 1;
 }

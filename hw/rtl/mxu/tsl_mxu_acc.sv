@@ -1,5 +1,6 @@
 // ACC update stage: writes MXU result rows into the ACC memory, overwriting or accumulating
-// (int32 wrapping add, or fp32 add with tsl_mxu_fadd: ACC = ACC_old + y), one row per cycle.
+// (int32 wrapping add, or fp32 add with tsl_mxu_fadd_pkg::fp32_add: ACC = ACC_old + y), one row
+// per cycle.
 // It owns one read and one write port of a synchronous ACC memory (tsl_prim_ram_1r1w, one row of
 // N 32-bit words per address). Latency: a row accepted in cycle t is read at t and written at
 // t+1; a row that accumulates into the row written in the same cycle gets the new value
@@ -30,7 +31,7 @@ module tsl_mxu_acc #(
 );
   logic                    s1_valid_q, s1_acc_q, s1_bf16_q, s1_last_q, fwd_q;
   logic [AccAddrWidth-1:0] s1_addr_q;
-  logic [N*32-1:0]         s1_data_q, wdata_last_q, old_row, sum_int, sum_fp;
+  logic [N*32-1:0]         s1_data_q, wdata_last_q, old_row;
 
   assign ready_o     = 1'b1;
   assign mem_re_o    = valid_i && acc_i;
@@ -59,24 +60,20 @@ module tsl_mxu_acc #(
 
   assign old_row = fwd_q ? wdata_last_q : mem_rdata_i;
 
-  for (genvar j = 0; j < N; j++) begin : g_lane
-    assign sum_int[32*j +: 32] = old_row[32*j +: 32] + s1_data_q[32*j +: 32];
-    if (EnableBf16) begin : g_fp
-      tsl_mxu_fadd u_fadd (
-        .a_i(old_row[32*j +: 32]),
-        .b_i(s1_data_q[32*j +: 32]),
-        .y_o(sum_fp[32*j +: 32])
-      );
-    end else begin : g_nofp
-      assign sum_fp[32*j +: 32] = sum_int[32*j +: 32];
-    end
-  end
-
+  // The sums are computed only in a cycle that writes an accumulating row, by calling the adder
+  // function (a Verilated module instance would be evaluated in every cycle): the integer sum
+  // first, overridden by the fp32 one for a bf16 row, so that an int8 row does not evaluate it.
   always_comb begin
     mem_we_o    = s1_valid_q;
     mem_waddr_o = s1_addr_q;
     mem_wdata_o = s1_data_q;
-    if (s1_acc_q) mem_wdata_o = (EnableBf16 && s1_bf16_q) ? sum_fp : sum_int;
+    if (s1_valid_q && s1_acc_q) begin
+      for (int j = 0; j < N; j++) begin
+        mem_wdata_o[32*j +: 32] = old_row[32*j +: 32] + s1_data_q[32*j +: 32];
+        if (EnableBf16 && s1_bf16_q)
+          mem_wdata_o[32*j +: 32] = tsl_mxu_fadd_pkg::fp32_add(old_row[32*j +: 32], s1_data_q[32*j +: 32]);
+      end
+    end
     done_o      = s1_valid_q && s1_last_q;
   end
 endmodule

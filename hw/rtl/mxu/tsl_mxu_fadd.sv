@@ -5,10 +5,11 @@
 // Single path: swap so |a| >= |b|, one right shift to align (sticky kept), one add, then a
 // normalising shifter whose five stages are also the tree leading-zero count; no loops.
 // The 24-bit significands carry 3 extra bits (guard, round, sticky), enough for correct RNE.
-// The adder is the function tsl_mxu_fadd_pkg::fp32_add, so that tsl_mxu_pe can evaluate it only in
-// cycles that carry data (a Verilated module instance is evaluated every cycle); the module wraps it
-// for the other users (tsl_mxu_acc, tsl_vpu_lane). Package and module share this file so that every
-// file list that names tsl_mxu_fadd.sv gets both, the package first.
+// The adder is the function tsl_mxu_fadd_pkg::fp32_add, so that tsl_mxu_pe, tsl_mxu_acc and
+// tsl_vpu_lane can evaluate it only in cycles whose result is used (a Verilated module instance is
+// evaluated every cycle); the module wraps it for its own test (make test-mxu-fadd). Package and
+// module share this file so that every file list that names tsl_mxu_fadd.sv gets both, the package
+// first.
 /* verilator lint_off DECLFILENAME */
 package tsl_mxu_fadd_pkg;
   function automatic logic [31:0] fp32_add(input logic [31:0] a, input logic [31:0] b);

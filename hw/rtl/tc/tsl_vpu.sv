@@ -206,31 +206,32 @@ module tsl_vpu #(
   assign d2_int8 = d2_q == tsl_pkg::DTYPE_INT8;
   assign imm     = mode_q == tsl_pkg::SRC2_IMM || state_q == StScale;   // EPI FSCALE: b = SCALE
 
+  // The lanes' results are used while a row is written or reduced; in other cycles the lanes and
+  // the widening give 0 and cost the simulation nothing (the VPU is idle most of a GEMM).
+  logic lane_en;
+  assign lane_en = state_q == StWrite || state_q == StReduce || state_q == StScale;
+
+  localparam logic [31:0] QNAN = 32'h7FC0_0000;
   for (genvar j = 0; j < N; j++) begin : g_lane
-    logic [31:0] i1, i2, w1, w2, la, lb, res;
+    logic [31:0] w1, w2, la, lb, res;
 
-    // Integer widening: INT8 sign-extends, INT32 is taken as is.
-    assign i1 = d1_int8 ? {{24{raw1_view[8*j+7]}}, raw1_view[8*j +: 8]} : raw1_view[32*j +: 32];
-    assign i2 = imm ? imm_q : d2_int8 ? {{24{raw2_view[8*j+7]}}, raw2_view[8*j +: 8]} : raw2_view[32*j +: 32];
-
-    // Float widening: BF16 / FP32 are DAZ'd and NaNs become canonical.
-    if (EnableBf16) begin : g_widen_fp
-      localparam logic [31:0] QNAN = 32'h7FC0_0000;
-      logic [31:0] f1, f2;
-      always_comb begin
+    // Widening: INT8 sign-extends, INT32 is taken as is; BF16 / FP32 are DAZ'd and NaNs become
+    // canonical. Only while the lanes' results are used (lane_en), as the lanes themselves.
+    always_comb begin
+      w1 = '0;
+      w2 = '0;
+      if (lane_en && EnableBf16 && fl_q) begin
         // In the float class bit 1 of a dtype tells FP32 from BF16.
-        f1 = d1_q[1] ? raw1_view[32*j +: 32] : {raw1_view[16*j +: 16], 16'd0};
-        f2 = imm ? imm_q : d2_q[1] ? raw2_view[32*j +: 32] : {raw2_view[16*j +: 16], 16'd0};
-        if (f1[30:23] == 8'hFF && f1[22:0] != 23'd0) f1 = QNAN;
-        else if (f1[30:23] == 8'd0) f1 = {f1[31], 31'd0};
-        if (f2[30:23] == 8'hFF && f2[22:0] != 23'd0) f2 = QNAN;
-        else if (f2[30:23] == 8'd0) f2 = {f2[31], 31'd0};
+        w1 = d1_q[1] ? raw1_view[32*j +: 32] : {raw1_view[16*j +: 16], 16'd0};
+        w2 = imm ? imm_q : d2_q[1] ? raw2_view[32*j +: 32] : {raw2_view[16*j +: 16], 16'd0};
+        if (w1[30:23] == 8'hFF && w1[22:0] != 23'd0) w1 = QNAN;
+        else if (w1[30:23] == 8'd0) w1 = {w1[31], 31'd0};
+        if (w2[30:23] == 8'hFF && w2[22:0] != 23'd0) w2 = QNAN;
+        else if (w2[30:23] == 8'd0) w2 = {w2[31], 31'd0};
+      end else if (lane_en) begin
+        w1 = d1_int8 ? {{24{raw1_view[8*j+7]}}, raw1_view[8*j +: 8]} : raw1_view[32*j +: 32];
+        w2 = imm ? imm_q : d2_int8 ? {{24{raw2_view[8*j+7]}}, raw2_view[8*j +: 8]} : raw2_view[32*j +: 32];
       end
-      assign w1 = fl_q ? f1 : i1;
-      assign w2 = fl_q ? f2 : i2;
-    end else begin : g_widen_int
-      assign w1 = i1;
-      assign w2 = i2;
     end
     assign wa[j] = w1;
     assign wb[j] = w2;
@@ -251,6 +252,7 @@ module tsl_vpu #(
     tsl_vpu_lane #(
       .EnableBf16(EnableBf16)
     ) u_lane (
+      .en_i   (lane_en),
       .op_i   (lane_op),
       .float_i(fl_q),
       .a_i    (la),
@@ -270,7 +272,6 @@ module tsl_vpu #(
     assign dst_i8[8*j +: 8] = ($signed(res) > 32'sd127)  ? 8'h7F :
                               ($signed(res) < -32'sd128) ? 8'h80 : res[7:0];
     if (EnableBf16) begin : g_bf16_out
-      localparam logic [31:0] QNAN = 32'h7FC0_0000;
       logic rnd_up;   // round up: above the half, or a tie with an odd bit 16
       assign rnd_up = res[15] && (res[14:0] != 15'd0 || res[16]);
       assign dst_bf16[16*j +: 16] = (res == QNAN) ? 16'h7FC0 : res[31:16] + {15'd0, rnd_up};

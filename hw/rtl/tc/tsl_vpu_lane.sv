@@ -10,9 +10,12 @@
 // operands must already be canonical (DAZ'd, canonical NaN), as the widening makes them.
 // One 32x32->64 multiplier serves integer MUL and REQUANT; one fp32 multiplier serves float MUL;
 // one fp32 adder serves ADD and EPI's bias.
+// y_o is 0 while en_i is low: the lane is then not evaluated in simulation (Verilator evaluates
+// an always_comb every cycle, the float functions only under the if that calls them).
 module tsl_vpu_lane #(
   parameter bit EnableBf16 = 1'b1  // 1: float class built in; 0: integer class only (no float logic)
 ) (
+  input  logic             en_i,     // the result is used in this cycle (else y_o is 0)
   input  logic [3:0]       op_i,     // vpu_op_e: ADD, MUL, MAX, MOV, REQUANT or EPI (others act as MOV)
   input  logic             float_i,  // 1: float class (ignored when EnableBf16 = 0)
   input  logic [31:0]      a_i,
@@ -25,81 +28,73 @@ module tsl_vpu_lane #(
   input  logic             rq_i,     // EPI, integer: then REQUANT (an INT8 dst)
   output logic [31:0]      y_o
 );
-  logic [31:0] mul_a, mul_b, y_int, e_int;
+  localparam logic [31:0] QNAN = 32'h7FC0_0000;
+
+  logic [31:0] mul_a, mul_b, key_a, key_b, e_x;
   logic [63:0] prod, half, shifted, biased;
   logic [31:0] sat32;
   logic        epi, requant;
 
   always_comb begin
+    mul_a   = '0;
+    mul_b   = '0;
+    prod    = '0;
+    half    = '0;
+    shifted = '0;
+    biased  = '0;
+    key_a   = '0;
+    key_b   = '0;
+    e_x     = '0;
+    sat32   = '0;
+    y_o     = '0;
     epi     = op_i == tsl_pkg::VPU_OP_EPI;
-    // EPI, integer: the wrapping bias add, then RELU (a negative value becomes 0).
-    e_int   = bias_i ? a_i + b_i : a_i;
-    if (relu_i && e_int[31]) e_int = 32'd0;
     requant = op_i == tsl_pkg::VPU_OP_REQUANT || (epi && rq_i);
-    // Shared signed 32x32 -> 64 multiplier: a * b for MUL (low half), x * SCALE for REQUANT.
-    mul_a   = epi ? e_int : a_i;
-    mul_b   = requant ? scale_i : b_i;
-    prod    = $signed(mul_a) * $signed(mul_b);   // both sign-extended to the 64-bit context
-    // round_shift: floor((v + 2^(s-1)) / 2^s); |v| <= 2^62, so the sum cannot overflow.
-    half    = (shift_i == 6'd0) ? 64'd0 : (64'd1 << (shift_i - 6'd1));
-    shifted = $unsigned($signed(prod + half) >>> shift_i);
-    biased  = shifted + {{32{zp_i[31]}}, zp_i};
-    if (biased[63:31] == {33{1'b0}} || biased[63:31] == {33{1'b1}}) begin
-      sat32 = biased[31:0];
-    end else begin
-      sat32 = biased[63] ? 32'h8000_0000 : 32'h7FFF_FFFF;   // saturate to int32
-    end
-    case (op_i)
-      tsl_pkg::VPU_OP_ADD:     y_int = a_i + b_i;
-      tsl_pkg::VPU_OP_MUL:     y_int = prod[31:0];
-      tsl_pkg::VPU_OP_MAX:     y_int = ($signed(a_i) > $signed(b_i)) ? a_i : b_i;
-      tsl_pkg::VPU_OP_REQUANT: y_int = sat32;
-      tsl_pkg::VPU_OP_EPI:     y_int = rq_i ? sat32 : e_int;
-      default:        y_int = a_i;
-    endcase
-  end
-
-  if (EnableBf16) begin : g_float
-    localparam logic [31:0] QNAN = 32'h7FC0_0000;
-    logic [31:0] sum, product, key_a, key_b, y_max, y_epi, y_float;
-
-    tsl_mxu_fadd u_fadd (
-      .a_i(a_i),
-      .b_i(b_i),
-      .y_o(sum)
-    );
-
-    tsl_vpu_fmul u_fmul (
-      .a_i(a_i),
-      .b_i(b_i),
-      .y_o(product)
-    );
-
-    always_comb begin
+    if (en_i && EnableBf16 && float_i) begin
       // Sign-magnitude to an order-preserving unsigned key (-0 sorts just below +0).
       key_a = a_i[31] ? ~a_i : {1'b1, a_i[30:0]};
       key_b = b_i[31] ? ~b_i : {1'b1, b_i[30:0]};
-      if (a_i == QNAN || b_i == QNAN) begin
-        y_max = QNAN;
-      end else begin
-        y_max = (key_a >= key_b) ? a_i : b_i;
-      end
-      // EPI: fadd(a, b), then MAX(x, +0): +0 for a negative value or -0 (canonical NaN stays).
-      y_epi = bias_i ? sum : a_i;
-      if (relu_i && y_epi[31]) y_epi = 32'd0;
       case (op_i)
-        tsl_pkg::VPU_OP_ADD: y_float = sum;
-        tsl_pkg::VPU_OP_MUL: y_float = product;
-        tsl_pkg::VPU_OP_MAX: y_float = y_max;
-        tsl_pkg::VPU_OP_EPI: y_float = y_epi;
-        default:    y_float = a_i;
+        tsl_pkg::VPU_OP_ADD: y_o = tsl_mxu_fadd_pkg::fp32_add(a_i, b_i);
+        tsl_pkg::VPU_OP_MUL: y_o = tsl_vpu_fmul_pkg::fp32_mul(a_i, b_i);
+        tsl_pkg::VPU_OP_MAX: begin
+          if (a_i == QNAN || b_i == QNAN) begin
+            y_o = QNAN;
+          end else begin
+            y_o = (key_a >= key_b) ? a_i : b_i;
+          end
+        end
+        tsl_pkg::VPU_OP_EPI: begin
+          // fadd(a, b), then MAX(x, +0): +0 for a negative value or -0 (canonical NaN stays).
+          y_o = bias_i ? tsl_mxu_fadd_pkg::fp32_add(a_i, b_i) : a_i;
+          if (relu_i && y_o[31]) y_o = 32'd0;
+        end
+        default: y_o = a_i;
+      endcase
+    end else if (en_i) begin
+      // EPI, integer: the wrapping bias add, then RELU (a negative value becomes 0).
+      e_x = bias_i ? a_i + b_i : a_i;
+      if (relu_i && e_x[31]) e_x = 32'd0;
+      // Shared signed 32x32 -> 64 multiplier: a * b for MUL (low half), x * SCALE for REQUANT.
+      mul_a   = epi ? e_x : a_i;
+      mul_b   = requant ? scale_i : b_i;
+      prod    = $signed(mul_a) * $signed(mul_b);   // both sign-extended to the 64-bit context
+      // round_shift: floor((v + 2^(s-1)) / 2^s); |v| <= 2^62, so the sum cannot overflow.
+      half    = (shift_i == 6'd0) ? 64'd0 : (64'd1 << (shift_i - 6'd1));
+      shifted = $unsigned($signed(prod + half) >>> shift_i);
+      biased  = shifted + {{32{zp_i[31]}}, zp_i};
+      if (biased[63:31] == {33{1'b0}} || biased[63:31] == {33{1'b1}}) begin
+        sat32 = biased[31:0];
+      end else begin
+        sat32 = biased[63] ? 32'h8000_0000 : 32'h7FFF_FFFF;   // saturate to int32
+      end
+      case (op_i)
+        tsl_pkg::VPU_OP_ADD:     y_o = a_i + b_i;
+        tsl_pkg::VPU_OP_MUL:     y_o = prod[31:0];
+        tsl_pkg::VPU_OP_MAX:     y_o = ($signed(a_i) > $signed(b_i)) ? a_i : b_i;
+        tsl_pkg::VPU_OP_REQUANT: y_o = sat32;
+        tsl_pkg::VPU_OP_EPI:     y_o = rq_i ? sat32 : e_x;
+        default:                 y_o = a_i;
       endcase
     end
-
-    assign y_o = float_i ? y_float : y_int;
-  end else begin : g_int_only
-    logic unused_float;
-    assign unused_float = float_i;
-    assign y_o = y_int;
   end
 endmodule

@@ -161,7 +161,11 @@ int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *o
   t->vmem_bytes = SOC_VMEM;
   t->acc_bytes = SOC_ACC;
   t->hbm_bytes = s->soc.hbm_bytes();
-  t->features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (SOC_BF16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0u);
+  if (s_hostif_read(s, TSL_HOSTIF_CFG_FEATURES_OFFSET, &t->features) != 0) {   // as TC CFG_FEATURES
+    std::snprintf(t->err, sizeof t->err, "sim: HOSTIF CFG_FEATURES cannot be read");
+    destroy(s);
+    return TESSEL_EIO;
+  }
   // The HBM model's token bucket, capped by one AXI beat (2N bytes) per cycle.
   t->hbm_bytes_per_cycle = TSL_PARAM_HBM_BYTES_PER_CYCLE < 2u * SOC_N ? TSL_PARAM_HBM_BYTES_PER_CYCLE : 2u * SOC_N;
   t->hostif_read = s_hostif_read;

@@ -372,7 +372,7 @@ static inline const char *tsl_status_text(int status)
 #define TSL_HOSTIF_CFG_VMEM_BYTES_OFFSET 0x058u /* ro: as TC CFG_VMEM_BYTES */
 #define TSL_HOSTIF_CFG_ACC_BYTES_OFFSET 0x05Cu /* ro: as TC CFG_ACC_BYTES */
 #define TSL_HOSTIF_CFG_HBM_BYTES_OFFSET 0x060u /* ro: as TC CFG_HBM_BYTES */
-#define TSL_HOSTIF_CFG_FEATURES_OFFSET 0x064u /* ro: as TC CFG_FEATURES (bit 0 INT8, bit 1 BF16) */
+#define TSL_HOSTIF_CFG_FEATURES_OFFSET 0x064u /* ro: as TC CFG_FEATURES (bit 0 INT8, bit 1 BF16, bit 2 SEQ) */
 
 /* Register block TC: tensor-core registers */
 #define TSL_TC_ID_OFFSET 0x000u /* ro: 0x54534C31 ('TSL1') */

@@ -135,6 +135,17 @@ static void put(out_t *o, tsl_insn_t i, uint32_t wait, uint32_t signal)
     o->count++;
 }
 
+/* A LOAD or STORE whose rows follow each other in HBM and in the local memory (both strides equal
+ * to the row) goes out as one row, when it fits ROW_BYTES: one long burst instead of many. */
+static tsl_insn_dma_xfer_t merged(tsl_insn_dma_xfer_t x)
+{
+    if (x.hbm_stride == x.row_bytes && x.local_stride == x.row_bytes && x.rows * x.row_bytes <= 65535u) {
+        x.row_bytes *= x.rows;
+        x.rows = 1;
+    }
+    return x;
+}
+
 /* Step s = (i, p, c) and what it loads. */
 typedef struct {
     uint32_t i, p, c, m0, mr, k0, kw, kv, nb, s, t;
@@ -178,21 +189,21 @@ static void loads(out_t *o, const tsl_seq_t *d, const layout_t *l, const step_t 
     uint32_t es = l->es, n = l->n, wait = x->s >= 2u ? TOK_MXU : 0u;
     if (x->load_a) {
         slot[0] ^= 1u;
-        put(o, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+        put(o, tsl_insn_dma_xfer_encode(merged((tsl_insn_dma_xfer_t){
                 .op = TSL_DMA_OP_LOAD, .hbm_addr = d->a_addr + x->m0 * d->lda + x->k0 * es,
                 .local_addr = (uint32_t)l->va[slot[0]], .rows = x->mr, .row_bytes = x->kv * es,
-                .hbm_stride = d->lda, .local_stride = x->kw * es}),
+                .hbm_stride = d->lda, .local_stride = x->kw * es})),
             wait, x->load_b ? 0u : TOK_MXU);
         wait = 0;
     }
     if (x->load_b) {
         uint32_t n0 = x->p * d->nbw * n;
         slot[1] ^= 1u;
-        put(o, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+        put(o, tsl_insn_dma_xfer_encode(merged((tsl_insn_dma_xfer_t){
                 .op = TSL_DMA_OP_LOAD, .hbm_addr = d->b_addr + x->k0 * d->ldb + n0 * es,
                 .local_addr = (uint32_t)l->vb[slot[1]], .rows = x->kv,
                 .row_bytes = min_u32(d->nbw * n, d->n - n0) * es, .hbm_stride = d->ldb,
-                .local_stride = d->nbw * n * es}),
+                .local_stride = d->nbw * n * es})),
             wait, TOK_MXU);
     }
 }
@@ -248,17 +259,18 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
             wb ^= kb & 1u;
         }
         if (last_chunk) {
-            uint32_t n0 = x->p * d.nbw * n;
+            /* a 32-bit C stays in its ACC tile (EPI in place), a narrow one goes to the OUT slot */
+            uint32_t n0 = x->p * d.nbw * n, out = ces == 4u ? (uint32_t)l.acc[ts] : (uint32_t)l.vo[ts];
             put(&o, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
                     .dst_dtype = d.c_dtype, .src1_dtype = acc_dt, .bias = d.bias, .relu = d.relu, .fscale = d.fscale,
-                    .dst_addr = (uint32_t)l.vo[ts], .src1_addr = (uint32_t)l.acc[ts],
+                    .dst_addr = out, .src1_addr = (uint32_t)l.acc[ts],
                     .src2_addr = d.bias ? (uint32_t)l.vbias + n0 * 4u : 0u, .rows = x->mr * d.nbw, .scale = d.scale,
                     .shift = d.shift, .bvecs = d.bias ? d.nbw : 0u, .zero_point = d.zero_point}),
                 TOK_MXU | (x->t >= 2u ? TOK_DMA : 0u), TOK_DMA | TOK_MXU);
-            put(&o, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-                    .op = TSL_DMA_OP_STORE, .hbm_addr = d.c_addr + x->m0 * d.ldc + n0 * ces,
-                    .local_addr = (uint32_t)l.vo[ts], .rows = x->mr, .row_bytes = min_u32(d.nbw * n, d.n - n0) * ces,
-                    .hbm_stride = d.ldc, .local_stride = d.nbw * n * ces}),
+            put(&o, tsl_insn_dma_xfer_encode(merged((tsl_insn_dma_xfer_t){
+                    .op = TSL_DMA_OP_STORE, .hbm_addr = d.c_addr + x->m0 * d.ldc + n0 * ces, .local_addr = out,
+                    .rows = x->mr, .row_bytes = min_u32(d.nbw * n, d.n - n0) * ces, .hbm_stride = d.ldc,
+                    .local_stride = d.nbw * n * ces})),
                 TOK_VPU, TOK_VPU);
             tiles++;
         }

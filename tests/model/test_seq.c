@@ -85,9 +85,10 @@ static int draw(tu_rng_t *r, uint32_t n, uint32_t vmem, uint32_t acc, int bf16, 
     d->nbw = 1 + (uint32_t)tu_below(r, 4);
     d->kc = d->k % n ? kp : n * (1 + (uint32_t)tu_below(r, kp / n));
     /* HBM: A, B, C, bias with strides a little longer than a row */
-    d->lda = d->k * es + (uint32_t)tu_below(r, 8);
-    d->ldb = d->n * es + (uint32_t)tu_below(r, 8);
-    d->ldc = d->n * ces + (uint32_t)tu_below(r, 8);
+    /* dense half of the time (whole tiles then move as one row) */
+    d->lda = d->k * es + (tu_below(r, 2) ? 0u : (uint32_t)tu_below(r, 8));
+    d->ldb = d->n * es + (tu_below(r, 2) ? 0u : (uint32_t)tu_below(r, 8));
+    d->ldc = d->n * ces + (tu_below(r, 2) ? 0u : (uint32_t)tu_below(r, 8));
     uint32_t p = 4096 + (uint32_t)tu_below(r, 64);
     d->a_addr = p;
     p += d->m * d->lda + 64 + (uint32_t)tu_below(r, 64);

@@ -131,10 +131,12 @@ module tsl_tc_seq #(
   insn_sync_t        o_sync;
   logic [2:0]        o_wait, o_signal;
   logic              j_last;
-  logic [31:0]       acc_tile, out_tile;
+  logic [31:0]       acc_tile, out_tile, merged_bytes;
+  insn_dma_xfer_t    o_xfer;   // a LOAD or STORE before its rows are merged
   assign j_last     = j_q == c_nb_q - 8'd1;
   assign acc_tile   = tpar_q ? acc1 : d.acc_addr;
-  assign out_tile   = tpar_q ? o1 : o0;
+  // A 32-bit C stays in its ACC tile (the EPI runs in place); a narrow one goes to the OUT slot.
+  assign out_tile   = ces_sh == 2'd2 ? acc_tile : tpar_q ? o1 : o0;
 
   always_comb begin
     o_wait   = 3'b000;
@@ -165,44 +167,53 @@ module tsl_tc_seq #(
   end
 
   always_comb begin
-    o_dma            = '0;
-    o_dma.unit       = tsl_pkg::UNIT_DMA;
-    o_dma.op         = 4'(tsl_pkg::DMA_OP_LOAD);
-    o_dma.wait_f     = o_wait;
-    o_dma.signal     = o_signal;
+    o_xfer            = '0;
+    o_xfer.unit       = tsl_pkg::UNIT_DMA;
+    o_xfer.op         = 4'(tsl_pkg::DMA_OP_LOAD);
+    o_xfer.wait_f     = o_wait;
+    o_xfer.signal     = o_signal;
     unique case (st_q)
       StBias: begin
-        o_dma.hbm_addr   = d.bias_addr;
-        o_dma.local_addr = vbias;
-        o_dma.rows       = 16'd1;
-        o_dma.row_bytes  = 16'(32'(d.n) << 2);
+        o_xfer.hbm_addr   = d.bias_addr;
+        o_xfer.local_addr = vbias;
+        o_xfer.rows       = 16'd1;
+        o_xfer.row_bytes  = 16'(32'(d.n) << 2);
       end
       StLoadA: begin
-        o_dma.hbm_addr     = l_a_row_q + l_a_koff_q;
-        o_dma.local_addr   = a_next_q ? a1 : a0;
-        o_dma.rows         = l_mr;
-        o_dma.row_bytes    = l_kv << es_sh;
-        o_dma.hbm_stride   = d.lda;
-        o_dma.local_stride = 32'(l_kw) << es_sh;
+        o_xfer.hbm_addr     = l_a_row_q + l_a_koff_q;
+        o_xfer.local_addr   = a_next_q ? a1 : a0;
+        o_xfer.rows         = l_mr;
+        o_xfer.row_bytes    = l_kv << es_sh;
+        o_xfer.hbm_stride   = d.lda;
+        o_xfer.local_stride = 32'(l_kw) << es_sh;
       end
       StLoadB: begin
-        o_dma.hbm_addr     = l_b_krow_q + (l_poff_q << es_sh);
-        o_dma.local_addr   = b_next_q ? b1 : b0;
-        o_dma.rows         = l_kv;
-        o_dma.row_bytes    = 16'(l_cols << es_sh);
-        o_dma.hbm_stride   = d.ldb;
-        o_dma.local_stride = 32'(nbw_n) << es_sh;
+        o_xfer.hbm_addr     = l_b_krow_q + (l_poff_q << es_sh);
+        o_xfer.local_addr   = b_next_q ? b1 : b0;
+        o_xfer.rows         = l_kv;
+        o_xfer.row_bytes    = 16'(l_cols << es_sh);
+        o_xfer.hbm_stride   = d.ldb;
+        o_xfer.local_stride = 32'(nbw_n) << es_sh;
       end
       default: begin   // StStore: the tile, row by row
-        o_dma.op           = 4'(tsl_pkg::DMA_OP_STORE);
-        o_dma.hbm_addr     = c_c_row_q + (c_poff_q << ces_sh);
-        o_dma.local_addr   = out_tile;
-        o_dma.rows         = c_mr_q;
-        o_dma.row_bytes    = 16'(c_cols_q << ces_sh);
-        o_dma.hbm_stride   = d.ldc;
-        o_dma.local_stride = 32'(nbw_n) << ces_sh;
+        o_xfer.op           = 4'(tsl_pkg::DMA_OP_STORE);
+        o_xfer.hbm_addr     = c_c_row_q + (c_poff_q << ces_sh);
+        o_xfer.local_addr   = out_tile;
+        o_xfer.rows         = c_mr_q;
+        o_xfer.row_bytes    = 16'(c_cols_q << ces_sh);
+        o_xfer.hbm_stride   = d.ldc;
+        o_xfer.local_stride = 32'(nbw_n) << ces_sh;
       end
     endcase
+    // Rows that follow each other in HBM and locally (both strides = the row) go out as one row
+    // when it fits ROW_BYTES: one long burst instead of many short ones.
+    merged_bytes = 32'(o_xfer.rows) * 32'(o_xfer.row_bytes);
+    o_dma        = o_xfer;
+    if (o_xfer.hbm_stride == 32'(o_xfer.row_bytes) && o_xfer.local_stride == 32'(o_xfer.row_bytes) &&
+        merged_bytes <= 32'd65535) begin
+      o_dma.rows      = 16'd1;
+      o_dma.row_bytes = merged_bytes[15:0];
+    end
 
     o_mk            = '0;
     o_mk.unit       = tsl_pkg::UNIT_MXU;

@@ -5,7 +5,8 @@
  * does not take (a dimension over 65535, or K padding across chunks) use tsl_cp_gemm.c's tiling. */
 #include "tsl_cp_int.h"
 
-#define PANEL_ROW_MAX 512u   /* B panels are widened up to this many bytes per row (one burst) */
+#define PANEL_ROW_BEATS 16u  /* B panels are widened up to this many AXI beats (2N bytes) per row */
+#define ROW_CYCLES 13u       /* the DMA's cost of a row of up to 13 beats (docs/performance.md) */
 
 typedef struct {
     uint32_t n, es, ces, kp, ncb, bias;
@@ -61,7 +62,7 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
         return 0;
     uint32_t kcap = tsl_cp_min(tsl_cp_min(s.kp, lim / s.es / n * n), 4095u * n);
     uint32_t wide = 1, nbw, mc = 0, kc = 0;
-    while (2u * wide <= s.ncb && 2u * wide * n * s.es <= PANEL_ROW_MAX)
+    while (2u * wide <= s.ncb && 2u * wide * n * s.es <= PANEL_ROW_BEATS * 2u * n)
         wide *= 2u;
     /* Few rows (M <= 2N: a GEMV, a small batch): B's traffic sets the pace, so its panels are as
      * wide as they go, and K is split into chunks to make room for them. Otherwise one chunk (the
@@ -96,6 +97,13 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
             return 0;
     }
     mc = tsl_cp_ceil(c->m, tsl_cp_ceil(c->m, mc));   /* equal row tiles: no short last one */
+    /* A B panel reloaded for every row tile that the DMA brings in more slowly than the MXU uses it
+     * (narrow rows cost the DMA about ROW_CYCLES each): the firmware's own tiling, whose A band
+     * leaves room for wider panels, does better. */
+    uint32_t beats = (nbw * n * s.es + 2u * n - 1u) / (2u * n);
+    if (kc == s.kp && mc < c->m && nbw < s.ncb &&
+        (uint64_t)s.kp * (beats > ROW_CYCLES ? beats : ROW_CYCLES) > (uint64_t)nbw * mc * (s.kp / n))
+        return 0;
     int fl = c->a_dtype == TSL_DTYPE_BF16, c8 = c->c_dtype == TSL_DTYPE_INT8;
     tsl_seq_t d = {
         .m = c->m, .n = c->n, .k = c->k, .dtype = c->a_dtype, .c_dtype = c->c_dtype, .bias = s.bias,

@@ -71,6 +71,8 @@ def check(path):
     core = collections.Counter(e["name"] for e in by_track["control core"])
     expect(core["push"] + core["launch"] > 0 and core["fetch+validate"] > 0, "control core phases: %s" % dict(core))
     expect(len(by_track["host command (doorbell to IRQ)"]) >= 1, "no host command span")
+    expect(len(by_track["tile sequencer"]) >= (1 if core["launch"] else 0),
+           "%d descriptors launched, %d tile-sequencer spans" % (core["launch"], len(by_track["tile sequencer"])))
     print("timeline: %d spans on %d tracks; %s" % (len(spans), len(by_track),
                                                    ", ".join("%s %d" % (t, len(e)) for t, e in sorted(by_track.items()))))
     print("timeline: %d passed, %d failed" % (ok, bad))

@@ -95,7 +95,8 @@ module tsl_tc_ctrl #(
   logic [32*tsl_pkg::PERF_COUNT-1:0] perf_inc;
   logic          unused_seq;
   // tile sequencer
-  logic          is_seq, seq_launch, seq_busy, seq_chk_done, seq_valid, seq_ready, seq_take;
+  logic          is_seq, seq_launch, seq_chk_done, seq_valid, seq_ready, seq_take;
+  logic          seq_busy /* verilator public_flat_rd */;
   logic [3:0]    seq_chk_err;
   logic [31:0]   seq_chk_addr;
   logic [255:0]  seq_insn;

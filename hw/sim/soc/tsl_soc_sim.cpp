@@ -76,8 +76,9 @@ TslSocSim::TslSocSim() : impl_(new Impl) {
 
 // --- timeline ------------------------------------------------------------------------------------
 namespace {
-enum TlTrack { kTrackHost, kTrackCore, kTrackDma, kTrackMxu, kTrackVpu, kTracks };
-const char *const kTrackNames[kTracks] = {"host command (doorbell to IRQ)", "control core", "DMA", "MXU", "VPU"};
+enum TlTrack { kTrackHost, kTrackCore, kTrackSeq, kTrackDma, kTrackMxu, kTrackVpu, kTracks };
+const char *const kTrackNames[kTracks] = {"host command (doorbell to IRQ)", "control core", "tile sequencer",
+                                          "DMA", "MXU", "VPU"};
 enum TlPhase { kIdle, kFetch, kPush, kLaunch, kWait, kComplete };
 const char *const kPhaseNames[] = {"idle", "fetch+validate", "push", "launch", "wait TC", "complete"};
 
@@ -134,7 +135,8 @@ struct TslSocSim::Timeline {
   TlPhase phase = kIdle;
   uint64_t phase_begin = 0, req_begin = 0, cmd_begin = 0;
   uint32_t pushes = 0;
-  bool req_open = false, cmd_open = false, irq_q = false;
+  bool req_open = false, cmd_open = false, irq_q = false, seq_q = false;
+  uint64_t seq_begin = 0;
 
   // One cycle of a unit's execution interface and its retirement (ret_ok: the controller retired
   // one of its instructions this cycle; without done, a SYNC).
@@ -207,6 +209,11 @@ struct TslSocSim::Timeline {
       core_access(req_begin, now, r.tsl_soc__DOT__ext_addr, r.tsl_soc__DOT__ext_wstrb != 0);
       req_open = false;
     }
+    // The tile sequencer: one span per descriptor, from its launch to its last instruction dispatched.
+    bool seq = r.tsl_soc__DOT__u_tc__DOT__u_ctrl__DOT__seq_busy;
+    if (seq && !seq_q) seq_begin = now;
+    if (!seq && seq_q) spans.push_back({kTrackSeq, "expand", seq_begin, now, 0, 0, 0, 0});
+    seq_q = seq;
     if (host_irq && !irq_q && cmd_open) {
       spans.push_back({kTrackHost, "command", cmd_begin, now + 1, 0, 0, 0, 0});
       cmd_open = false;

@@ -83,7 +83,8 @@ class TslSocSim {
   // a track never overlap; a SYNC, retired by the controller, is one cycle), the control core's
   // phases derived from its bus accesses (fetch+validate: HBM window reads; push: TC INSN writes;
   // launch: TC SEQ0..SEQ15 writes (a tile-sequencer descriptor); wait TC: other TC accesses; complete: HBM window writes and the HOSTIF writes up to
-  // HOST_IRQ_SET), and each host command from its CMD_HEAD doorbell to the host interrupt.
+  // HOST_IRQ_SET), the tile sequencer's expansion of each descriptor, and each host command from
+  // its CMD_HEAD doorbell to the host interrupt.
   void start_timeline();
   // Write what was recorded as Chrome-trace JSON (Perfetto, chrome://tracing): "ph":"X" events
   // with ts and dur in clock cycles (displayed as microseconds: 1 us = 1 cycle) and the TC

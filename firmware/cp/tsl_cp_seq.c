@@ -5,7 +5,8 @@
  * does not take (a dimension over 65535, or K padding across chunks) use tsl_cp_gemm.c's tiling. */
 #include "tsl_cp_int.h"
 
-#define PANEL_ROW_BEATS 16u  /* B panels are widened up to this many AXI beats (2N bytes) per row */
+#define PANEL_ROW_BEATS 16u  /* B panels are widened up to this many AXI beats (2N bytes) per row, */
+#define PANEL_ROW_FEW 512u   /* and, for few rows (B streamed), to at least this many bytes */
 #define ROW_CYCLES 13u       /* the DMA's cost of a row of up to 13 beats (docs/performance.md) */
 
 typedef struct {
@@ -61,13 +62,15 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
     if (s.bias && c->n * 4u > lim)
         return 0;
     uint32_t kcap = tsl_cp_min(tsl_cp_min(s.kp, lim / s.es / n * n), 4095u * n);
-    uint32_t wide = 1, nbw, mc = 0, kc = 0;
-    while (2u * wide <= s.ncb && 2u * wide * n * s.es <= PANEL_ROW_BEATS * 2u * n)
+    int few = c->m <= 2u * n && !(c->k % n);
+    uint32_t wide = 1, nbw, mc = 0, kc = 0, row_max = PANEL_ROW_BEATS * 2u * n;
+    if (few && row_max < PANEL_ROW_FEW)
+        row_max = PANEL_ROW_FEW;
+    while (2u * wide <= s.ncb && 2u * wide * n * s.es <= row_max)
         wide *= 2u;
     /* Few rows (M <= 2N: a GEMV, a small batch): B's traffic sets the pace, so its panels are as
      * wide as they go, and K is split into chunks to make room for them. Otherwise one chunk (the
      * whole of K) when a band of min(M, 4N) rows fits, with the widest panel that allows it. */
-    int few = c->m <= 2u * n && !(c->k % n);
     for (nbw = wide; !few && nbw >= 1u && kcap == s.kp; nbw /= 2u) {
         uint32_t mmax = tsl_cp_min(tsl_cp_min(c->m, cp->acc_bytes / (8u * nbw * n)), lim / nbw);
         mc = fit_rows(cp, &s, s.kp, nbw, mmax);

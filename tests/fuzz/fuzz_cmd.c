@@ -71,13 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(tsl_cp_init(&cp, &hal) == TSL_CP_OK);
 
     uint8_t *hbm = tslm_hbm(&m);
-    for (uint32_t a = 0; a < HBM_BYTES; a += 8) {   /* splitmix64 pattern */
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        memcpy(hbm + a, &z, 8);
-    }
+    fuzz_fill(hbm, HBM_BYTES, s);
     memcpy(hbm + CMD_BASE, w, CMD_BYTES);
     uint8_t *before = malloc(HBM_BYTES);
     CHECK(before != NULL);

@@ -42,4 +42,17 @@ static inline uint32_t fuzz_size(fuzz_in_t *in, uint32_t mask)
     return (sel & 0xE0u) == 0xE0u ? fuzz_u32(in) : (uint32_t)fuzz_u16(in) & mask;
 }
 
+/* Fill `bytes` (a multiple of 8) at p with a splitmix64 pattern from seed s. */
+static inline void fuzz_fill(uint8_t *p, size_t bytes, uint64_t s)
+{
+    for (size_t a = 0; a < bytes; a += 8) {
+        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        for (unsigned i = 0; i < 8; i++)
+            p[a + i] = (uint8_t)(z >> (8 * i));
+    }
+}
+
 #endif /* FUZZ_IN_H */

@@ -42,17 +42,6 @@ static int in_c(const tsl_seq_t *d, uint64_t addr)
     return i < d->m && addr - c - i * ld < row;
 }
 
-static void seed_mem(uint8_t *p, uint32_t bytes, uint64_t s)
-{
-    for (uint32_t a = 0; a < bytes; a += 8) {   /* splitmix64 pattern */
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        memcpy(p + a, &z, 8);
-    }
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_in_t in = {data, size};
@@ -81,9 +70,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.hbm_bytes = HBM_BYTES;
     tslm_t m;
     CHECK(tslm_init(&m, &cfg) == TSLM_OK);
-    seed_mem(tslm_hbm(&m), HBM_BYTES, s);
-    seed_mem(tslm_vmem(&m), cfg.vmem_bytes, s ^ 1u);
-    seed_mem(tslm_acc(&m), cfg.acc_bytes, s ^ 2u);
+    fuzz_fill(tslm_hbm(&m), HBM_BYTES, s);
+    fuzz_fill(tslm_vmem(&m), cfg.vmem_bytes, s ^ 1u);
+    fuzz_fill(tslm_acc(&m), cfg.acc_bytes, s ^ 2u);
     uint8_t *before = malloc(HBM_BYTES + cfg.vmem_bytes + cfg.acc_bytes);
     CHECK(before != NULL);
     memcpy(before, tslm_hbm(&m), HBM_BYTES);

@@ -1,8 +1,9 @@
 /* Tessel command processor: a GEMM through the tensor core's tile sequencer (docs/isa.md section
  * 8). The firmware only plans the tile shape (MC rows, KC columns of K per chunk, NBW column blocks
  * per panel) and writes the 16-word descriptor; the tensor core expands it into instructions with
- * their tokens. A core without the sequencer (CFG_FEATURES.SEQ = 0, the lite core) and shapes it
- * does not take (a dimension over 65535, or K padding across chunks) use tsl_cp_gemm.c's tiling. */
+ * their tokens. A core without the sequencer (CFG_FEATURES.SEQ = 0, the lite core), shapes it
+ * does not take (a dimension over 65535, or K padding across chunks) and plans whose narrow B
+ * panels would leave the MXU waiting for the DMA use tsl_cp_gemm.c's tiling. */
 #include "tsl_cp_int.h"
 
 #define PANEL_ROW_BEATS 16u  /* B panels are widened up to this many AXI beats (2N bytes) per row, */

@@ -51,18 +51,19 @@ static uint32_t fit_kc(const tsl_cp_t *cp, const shape_t *s, uint32_t mc, uint32
 
 int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
 {
-    const uint32_t lim = 65535u;
-    if (!((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) || !cp->hal->tc_seq || c->m > lim || c->n > lim ||
-        c->k > lim)
+    /* the descriptor's field widths, and MC * NBW as an EPI's ROWS */
+    const uint32_t epi_rows = TSL_INSN_VPU_EPI_ROWS_MASK;
+    if (!((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) || !cp->hal->tc_seq || c->m > TSL_SEQ_M_MASK ||
+        c->n > TSL_SEQ_N_MASK || c->k > TSL_SEQ_K_MASK)
         return 0;
     shape_t s = {cp->n, tsl_dtype_bytes(c->a_dtype), tsl_dtype_bytes(c->c_dtype), 0, 0,
                  (c->flags & TSL_CP_FLAG(BIAS)) != 0};
     uint32_t n = s.n;
     s.kp = tsl_cp_roundup(c->k, n);
     s.ncb = tsl_cp_ceil(c->n, n);
-    if (s.bias && c->n * 4u > lim)
+    if (s.bias && c->n * 4u > TSL_CP_MAX_ROW_BYTES)
         return 0;
-    uint32_t kcap = tsl_cp_min(tsl_cp_min(s.kp, lim / s.es / n * n), 4095u * n);
+    uint32_t kcap = tsl_cp_min(tsl_cp_min(s.kp, TSL_CP_MAX_ROW_BYTES / s.es / n * n), TSL_INSN_MXU_MATMULK_KBLOCKS_MASK * n);
     int few = c->m <= 2u * n && !(c->k % n);
     uint32_t wide = 1, nbw, mc = 0, kc = 0, row_max = PANEL_ROW_BEATS * 2u * n;
     if (few && row_max < PANEL_ROW_FEW)
@@ -73,7 +74,7 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
      * wide as they go, and K is split into chunks to make room for them. Otherwise one chunk (the
      * whole of K) when a band of min(M, 4N) rows fits, with the widest panel that allows it. */
     for (nbw = wide; !few && nbw >= 1u && kcap == s.kp; nbw /= 2u) {
-        uint32_t mmax = tsl_cp_min(tsl_cp_min(c->m, cp->acc_bytes / (8u * nbw * n)), lim / nbw);
+        uint32_t mmax = tsl_cp_min(tsl_cp_min(c->m, cp->acc_bytes / (8u * nbw * n)), epi_rows / nbw);
         mc = fit_rows(cp, &s, s.kp, nbw, mmax);
         if (mc >= tsl_cp_min(c->m, 4u * n)) {
             kc = s.kp;
@@ -84,7 +85,7 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
         if (c->k % n)
             return 0;   /* the sequencer pads K only within one chunk */
         nbw = wide;
-        mc = tsl_cp_min(tsl_cp_min(c->m, cp->acc_bytes / (8u * nbw * n)), lim / nbw);
+        mc = tsl_cp_min(tsl_cp_min(c->m, cp->acc_bytes / (8u * nbw * n)), epi_rows / nbw);
         kc = fit_kc(cp, &s, mc, nbw, kcap);
         while (kc < kcap && mc > 4u * n) {   /* prefer bands of >= 4N rows over splitting K finely */
             mc = (mc + 1u) / 2u;

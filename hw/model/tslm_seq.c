@@ -9,7 +9,6 @@
 #define TOK_DMA TSL_TOK(TSL_UNIT_DMA)
 #define TOK_MXU TSL_TOK(TSL_UNIT_MXU)
 #define TOK_VPU TSL_TOK(TSL_UNIT_VPU)
-#define MAX_ROWS 65535u
 
 static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1u) / b; }
 static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
@@ -80,8 +79,10 @@ uint32_t tslm_seq_check(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
     if (!d.bias && d.bias_addr)
         return TSL_ERR_BAD_FIELD;
     layout_t l = layout_of(cfg, &d);
-    if (d.kc % n || d.kc * l.es > 65535u || d.kc / n > 4095u || d.nbw * n * l.es > 65535u || d.mc * d.nbw > 65535u ||
-        (d.bias && d.n * 4u > 65535u) || (d.k % n && d.kc < l.kp))
+    const uint32_t row_bytes = TSL_INSN_DMA_XFER_ROW_BYTES_MASK;
+    if (d.kc % n || d.kc * l.es > row_bytes || d.kc / n > TSL_INSN_MXU_MATMULK_KBLOCKS_MASK ||
+        d.nbw * n * l.es > row_bytes || d.mc * d.nbw > TSL_INSN_VPU_EPI_ROWS_MASK || (d.bias && d.n * 4u > row_bytes) ||
+        (d.k % n && d.kc < l.kp))
         return TSL_ERR_BAD_FIELD;
     for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
         for (uint32_t v = 0; v < TSL_UNIT_LIMIT; v++)
@@ -139,7 +140,7 @@ static void put(out_t *o, tsl_insn_t i, uint32_t wait, uint32_t signal)
  * to the row) goes out as one row, when it fits ROW_BYTES: one long burst instead of many. */
 static tsl_insn_dma_xfer_t merged(tsl_insn_dma_xfer_t x)
 {
-    if (x.hbm_stride == x.row_bytes && x.local_stride == x.row_bytes && x.rows * x.row_bytes <= 65535u) {
+    if (x.hbm_stride == x.row_bytes && x.local_stride == x.row_bytes && x.rows * x.row_bytes <= TSL_INSN_DMA_XFER_ROW_BYTES_MASK) {
         x.row_bytes *= x.rows;
         x.rows = 1;
     }
@@ -218,7 +219,7 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
     if (d.k % n) {
         uint32_t addr = (uint32_t)l.va[0], vecs = (uint32_t)((l.vo[0] - l.va[0]) / n);
         while (vecs) {
-            uint32_t r = min_u32(vecs, MAX_ROWS);
+            uint32_t r = min_u32(vecs, TSL_INSN_VPU_VEC_ROWS_MASK);
             vecs -= r;
             put(&o, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                     .op = TSL_VPU_OP_MUL, .dst_dtype = TSL_DTYPE_INT8, .src1_dtype = TSL_DTYPE_INT8,

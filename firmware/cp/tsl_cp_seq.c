@@ -8,7 +8,7 @@
 
 #define PANEL_ROW_BEATS 16u  /* B panels are widened up to this many AXI beats (2N bytes) per row, */
 #define PANEL_ROW_FEW 512u   /* and, for few rows (B streamed), to at least this many bytes */
-#define ROW_CYCLES 13u       /* the DMA's cost of a row of up to 13 beats (docs/performance.md) */
+#define ROW_CYCLES 7u        /* the DMA's cost of a row of up to 7 beats (docs/performance.md) */
 
 typedef struct {
     uint32_t n, es, ces, kp, ncb, bias;

@@ -438,7 +438,9 @@ module tsl_soc #(
     .m_axi_rlast   (s_rlast)
   );
 
-  tsl_axi_arb #(.Masters(Masters), .DataW(Dw)) u_arb (
+  // 16 read bursts in flight cover the HBM's 100-cycle latency for rows of 7 beats and more (the
+  // sequencer's B panels and tile rows); 8 left short rows at 13 cycles each.
+  tsl_axi_arb #(.Masters(Masters), .DataW(Dw), .Depth(16)) u_arb (
     .clk_i,
     .rst_ni,
     .s_axi_awvalid (s_awvalid),

@@ -185,9 +185,10 @@ static int next_step(const tsl_seq_t *d, const layout_t *l, const step_t *x, ste
     return 1;
 }
 
-static void loads(out_t *o, const tsl_seq_t *d, const layout_t *l, const step_t *x, uint32_t slot[2])
+/* The loads of step x; `wait` is TOK_MXU when the first one waits for step s - 2. */
+static void loads(out_t *o, const tsl_seq_t *d, const layout_t *l, const step_t *x, uint32_t slot[2], uint32_t wait)
 {
-    uint32_t es = l->es, n = l->n, wait = x->s >= 2u ? TOK_MXU : 0u;
+    uint32_t es = l->es, n = l->n;
     if (x->load_a) {
         slot[0] ^= 1u;
         put(o, tsl_insn_dma_xfer_encode(merged((tsl_insn_dma_xfer_t){
@@ -240,14 +241,22 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
     step_t st[2], *x = &st[0], *y = &st[1], *tmp;
     memset(x, 0, sizeof *x);
     derive(&d, &l, x);
-    uint32_t slot[2] = {1, 1}, wb = 0, tiles = 0;
-    loads(&o, &d, &l, x, slot);
+    /* A 32-bit C with no epilogue is stored straight from its ACC tile: no EPI, and the STORE
+     * waits for the MXU in place of the next loads but one. */
+    uint32_t plain = ces == 4u && !d.bias && !d.relu && !d.fscale, tok_epi = plain ? 0u : TOK_VPU;
+    uint32_t slot[2] = {1, 1}, wb = 0, epis = 0, prev_last = 0, last_chunk = 0;
+    loads(&o, &d, &l, x, slot, 0);
     uint32_t a_slot = slot[0], b_slot = slot[1];
     for (int more = 1; more; tmp = x, x = y, y = tmp) {
         more = next_step(&d, &l, x, y);
+        prev_last = last_chunk;   /* step s - 1 ended a tile */
+        uint32_t wait_prev = x->s >= 1u && !(plain && prev_last) ? TOK_MXU : 0u;   /* step s - 1 */
         if (more)
-            loads(&o, &d, &l, y, slot);
-        uint32_t ts = x->t & 1u, last_chunk = x->c + 1u == l.nch;
+            loads(&o, &d, &l, y, slot, wait_prev);
+        else if (plain && wait_prev)   /* the last STORE must not take step s - 1's token */
+            put(&o, tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_DMA}), TOK_MXU, 0);
+        uint32_t ts = x->t & 1u;
+        last_chunk = x->c + 1u == l.nch;
         for (uint32_t j = 0; j < x->nb; j++) {
             uint32_t kb = x->kw / n;
             put(&o, tsl_insn_mxu_matmulk_encode((tsl_insn_mxu_matmulk_t){
@@ -255,35 +264,36 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
                     .act_stride = x->kw * es, .acc_addr = (uint32_t)l.acc[ts] + j * 4u * n, .acc_stride = d.nbw * 4u * n,
                     .rows = x->mr, .kblocks = kb, .w_addr = (uint32_t)l.vb[b_slot] + j * n * es,
                     .w_stride = d.nbw * n * es}),
-                j == 0 ? TOK_DMA | (x->c == 0 && x->t >= 2u ? TOK_VPU : 0u) : 0u,
-                j + 1u == x->nb ? TOK_DMA | (last_chunk ? TOK_VPU : 0u) : 0u);
+                j == 0 ? TOK_DMA | (x->c == 0 && x->t >= 2u ? tok_epi : 0u) : 0u,
+                j + 1u == x->nb ? TOK_DMA | (last_chunk ? tok_epi : 0u) : 0u);
             wb ^= kb & 1u;
         }
         if (last_chunk) {
             /* a 32-bit C stays in its ACC tile (EPI in place), a narrow one goes to the OUT slot */
             uint32_t n0 = x->p * d.nbw * n, out = ces == 4u ? (uint32_t)l.acc[ts] : (uint32_t)l.vo[ts];
-            put(&o, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
-                    .dst_dtype = d.c_dtype, .src1_dtype = acc_dt, .bias = d.bias, .relu = d.relu, .fscale = d.fscale,
-                    .dst_addr = out, .src1_addr = (uint32_t)l.acc[ts],
-                    .src2_addr = d.bias ? (uint32_t)l.vbias + n0 * 4u : 0u, .rows = x->mr * d.nbw, .scale = d.scale,
-                    .shift = d.shift, .bvecs = d.bias ? d.nbw : 0u, .zero_point = d.zero_point}),
-                TOK_MXU | (x->t >= 2u ? TOK_DMA : 0u), TOK_DMA | TOK_MXU);
+            if (!plain)
+                put(&o, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
+                        .dst_dtype = d.c_dtype, .src1_dtype = acc_dt, .bias = d.bias, .relu = d.relu, .fscale = d.fscale,
+                        .dst_addr = out, .src1_addr = (uint32_t)l.acc[ts],
+                        .src2_addr = d.bias ? (uint32_t)l.vbias + n0 * 4u : 0u, .rows = x->mr * d.nbw, .scale = d.scale,
+                        .shift = d.shift, .bvecs = d.bias ? d.nbw : 0u, .zero_point = d.zero_point}),
+                    TOK_MXU | (x->t >= 2u ? TOK_DMA : 0u), TOK_DMA | TOK_MXU);
             put(&o, tsl_insn_dma_xfer_encode(merged((tsl_insn_dma_xfer_t){
                     .op = TSL_DMA_OP_STORE, .hbm_addr = d.c_addr + x->m0 * d.ldc + n0 * ces, .local_addr = out,
                     .rows = x->mr, .row_bytes = min_u32(d.nbw * n, d.n - n0) * ces, .hbm_stride = d.ldc,
                     .local_stride = d.nbw * n * ces})),
-                TOK_VPU, TOK_VPU);
-            tiles++;
+                plain ? TOK_MXU : TOK_VPU, tok_epi);
+            epis += !plain;
         }
         a_slot = slot[0];
         b_slot = slot[1];
         if (!more) {
-            /* 4. consume the tokens left over */
-            for (uint32_t k = 0; k < min_u32(x->s + 1u, 2u); k++)
+            /* 4. consume the tokens left over (none when plain) */
+            for (uint32_t k = 0; k < (plain ? 0u : min_u32(x->s + 1u, 2u)); k++)
                 put(&o, tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_DMA}), TOK_MXU, 0);
-            for (uint32_t k = 0; k < min_u32(tiles, 2u); k++)
+            for (uint32_t k = 0; k < min_u32(epis, 2u); k++)
                 put(&o, tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_MXU}), TOK_VPU, 0);
-            for (uint32_t k = 0; k < min_u32(tiles, 2u); k++)
+            for (uint32_t k = 0; k < min_u32(epis, 2u); k++)
                 put(&o, tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_VPU}), TOK_DMA, 0);
         }
     }

@@ -34,7 +34,7 @@ module tsl_tc_seq #(
   localparam int NSh = $clog2(N);
   localparam logic [3:0] StIdle = 4'd0, StChk = 4'd1, StPad = 4'd2, StBias = 4'd3, StLoadA = 4'd4,
                          StLoadB = 4'd5, StStep = 4'd6, StMatk = 4'd7, StEpi = 4'd8,
-                         StStore = 4'd9, StSync = 4'd10;
+                         StStore = 4'd9, StSync = 4'd10, StLast = 4'd11;
   localparam logic [2:0] W_DMA = 3'b001, W_MXU = 3'b010, W_VPU = 3'b100;
 
 `include "hw/rtl/tsl_insn.svh"
@@ -74,7 +74,7 @@ module tsl_tc_seq #(
   logic [16:0] kp;        // K rounded up to N
   logic [15:0] ncb;       // column blocks of C
   logic [16:0] nbw_n;     // NBW*N: columns of a panel
-  logic        nch_gt1, npan_gt1, pad;
+  logic        nch_gt1, npan_gt1, pad, plain;
   assign es_sh    = d.dtype == tsl_pkg::DTYPE_BF16;
   assign ces_sh   = d.c_dtype == tsl_pkg::DTYPE_INT8 ? 2'd0 : d.c_dtype == tsl_pkg::DTYPE_BF16 ? 2'd1 : 2'd2;
   assign kp       = (17'(d.k) + 17'(N - 1)) & ~17'(N - 1);
@@ -83,6 +83,9 @@ module tsl_tc_seq #(
   assign nch_gt1  = kp > 17'(d.kc);
   assign npan_gt1 = ncb > 16'(d.nbw);
   assign pad      = d.k[NSh-1:0] != '0;
+  // A 32-bit C with no epilogue is stored straight from its ACC tile: no EPI, and the STORE waits
+  // for the MXU in place of the next loads but one.
+  assign plain    = ces_sh == 2'd2 && !d.bias && !d.relu && !d.fscale;
 
   // ------------------------------------------------------------------------------- state
   logic [3:0]  st_q, st_d;
@@ -101,6 +104,7 @@ module tsl_tc_seq #(
   logic [31:0] c_c_row_q, c_c_row_d, c_poff_q, c_poff_d;
   logic        c_first_q, c_first_d, c_last_q, c_last_d, c_final_q, c_final_d;
   logic        c_aslot_q, c_aslot_d, c_bslot_q, c_bslot_d, started_q, started_d;
+  logic        prev_last_q, prev_last_d;   // the step before the compute step ended a tile
   // column-block loop and tile/step counts
   logic [7:0]  j_q, j_d;
   logic [31:0] off_acc_q, off_acc_d, off_col_q, off_col_d;
@@ -146,22 +150,23 @@ module tsl_tc_seq #(
       StBias: o_wait = dma_first_q ? W_VPU : 3'b000;
       StLoadA, StLoadB: begin
         if (st_q == StLoadA || !need_a_q)
-          o_wait = (dma_first_q ? W_VPU : 3'b000) | (l_s_q == 2'd2 ? W_MXU : 3'b000);
+          o_wait = (dma_first_q ? W_VPU : 3'b000) |
+                   (l_s_q == 2'd2 && !(plain && prev_last_q) ? W_MXU : 3'b000);
         if (st_q == StLoadB || !need_b_q) o_signal = W_MXU;
       end
       StMatk: begin
-        if (j_q == 8'd0) o_wait = W_DMA | (c_first_q && t_q == 2'd2 ? W_VPU : 3'b000);
-        if (j_last) o_signal = W_DMA | (c_last_q ? W_VPU : 3'b000);
+        if (j_q == 8'd0) o_wait = W_DMA | (c_first_q && t_q == 2'd2 && !plain ? W_VPU : 3'b000);
+        if (j_last) o_signal = W_DMA | (c_last_q && !plain ? W_VPU : 3'b000);
       end
       StEpi: begin
         o_wait   = W_MXU | (t_q == 2'd2 ? W_DMA : 3'b000);
         o_signal = W_DMA | W_MXU;
       end
       StStore: begin
-        o_wait   = W_VPU;
-        o_signal = W_VPU;
+        o_wait   = plain ? W_MXU : W_VPU;
+        o_signal = plain ? 3'b000 : W_VPU;
       end
-      StSync: o_wait = sync_u_q == 2'd0 ? W_MXU : sync_u_q == 2'd1 ? W_VPU : W_DMA;
+      StSync, StLast: o_wait = sync_u_q == 2'd0 ? W_MXU : sync_u_q == 2'd1 ? W_VPU : W_DMA;
       default: ;
     endcase
   end
@@ -277,7 +282,7 @@ module tsl_tc_seq #(
   end
 
   assign valid_o = st_q == StPad || st_q == StBias || st_q == StLoadA || st_q == StLoadB ||
-                   st_q == StMatk || st_q == StEpi || st_q == StStore || st_q == StSync;
+                   st_q == StMatk || st_q == StEpi || st_q == StStore || st_q == StSync || st_q == StLast;
   assign busy_o  = st_q != StIdle;
 
   // ------------------------------------------------------------------------------ the walk
@@ -298,8 +303,8 @@ module tsl_tc_seq #(
         {need_a_q, need_b_q, a_next_q, b_next_q, a_cur_q, b_cur_q, l_s_q};
     {c_mr_d, c_kw_d, c_erows_d, c_nb_d, c_cols_d, c_c_row_d, c_poff_d} =
         {c_mr_q, c_kw_q, c_erows_q, c_nb_q, c_cols_q, c_c_row_q, c_poff_q};
-    {c_first_d, c_last_d, c_final_d, c_aslot_d, c_bslot_d, started_d} =
-        {c_first_q, c_last_q, c_final_q, c_aslot_q, c_bslot_q, started_q};
+    {c_first_d, c_last_d, c_final_d, c_aslot_d, c_bslot_d, started_d, prev_last_d} =
+        {c_first_q, c_last_q, c_final_q, c_aslot_q, c_bslot_q, started_q, prev_last_q};
     {j_d, off_acc_d, off_col_d} = {j_q, off_acc_q, off_col_q};
     {tpar_d, wbuf_d, dma_first_d, t_d, s_d, sync_u_d, sync_k_d, pad_addr_d, pad_rem_d} =
         {tpar_q, wbuf_q, dma_first_q, t_q, s_q, sync_u_q, sync_k_q, pad_addr_q, pad_rem_q};
@@ -352,6 +357,7 @@ module tsl_tc_seq #(
       StStep: begin
         // The compute step takes the load cursor's step; the cursor moves on to the next step.
         started_d  = 1'b1;
+        prev_last_d = c_last_q;
         s_d        = s_q == 2'd2 ? 2'd2 : s_q + 2'd1;
         c_mr_d     = l_mr;
         c_kw_d     = l_kw;
@@ -368,7 +374,9 @@ module tsl_tc_seq #(
         j_d        = 8'd0;
         {off_acc_d, off_col_d} = '0;
         if (l_clast && l_plast && l_ilast) begin
-          st_d = StMatk;
+          // plain: the last STORE must not take the token of the step before, which no load took
+          st_d     = plain && started_q && !c_last_q ? StLast : StMatk;
+          sync_u_d = 2'd0;
         end else begin
           l_s_d  = l_s_q == 2'd2 ? 2'd2 : l_s_q + 2'd1;
           need_a_d = 1'b1;
@@ -410,7 +418,7 @@ module tsl_tc_seq #(
           j_d = 8'd0;
           {off_acc_d, off_col_d} = '0;
           if (st_q == StMatk && c_last_q) begin
-            st_d = StEpi;
+            st_d = plain ? StStore : StEpi;
           end else if (st_q == StEpi) begin
             st_d = StStore;
           end else begin
@@ -418,12 +426,13 @@ module tsl_tc_seq #(
               tpar_d = !tpar_q;
               t_d    = t_q == 2'd2 ? 2'd2 : t_q + 2'd1;
             end
-            st_d     = c_final_q ? StSync : StStep;
+            st_d     = !c_final_q ? StStep : plain ? StIdle : StSync;
             sync_u_d = 2'd0;
             sync_k_d = 2'd0;
           end
         end
       end
+      StLast: if (hs) st_d = StMatk;
       StSync: if (hs) begin
         sync_k_d = sync_k_q + 2'd1;
         if (sync_k_q + 2'd1 == (sync_u_q == 2'd0 ? s_q : t_q)) begin
@@ -457,8 +466,8 @@ module tsl_tc_seq #(
         {need_a_d, need_b_d, a_next_d, b_next_d, a_cur_d, b_cur_d, l_s_d};
     {c_mr_q, c_kw_q, c_erows_q, c_nb_q, c_cols_q, c_c_row_q, c_poff_q} <=
         {c_mr_d, c_kw_d, c_erows_d, c_nb_d, c_cols_d, c_c_row_d, c_poff_d};
-    {c_first_q, c_last_q, c_final_q, c_aslot_q, c_bslot_q, started_q} <=
-        {c_first_d, c_last_d, c_final_d, c_aslot_d, c_bslot_d, started_d};
+    {c_first_q, c_last_q, c_final_q, c_aslot_q, c_bslot_q, started_q, prev_last_q} <=
+        {c_first_d, c_last_d, c_final_d, c_aslot_d, c_bslot_d, started_d, prev_last_d};
     {j_q, off_acc_q, off_col_q} <= {j_d, off_acc_d, off_col_d};
     {tpar_q, wbuf_q, dma_first_q, t_q, s_q, sync_u_q, sync_k_q, pad_addr_q, pad_rem_q} <=
         {tpar_d, wbuf_d, dma_first_d, t_d, s_d, sync_u_d, sync_k_d, pad_addr_d, pad_rem_d};

@@ -83,11 +83,13 @@ struct SeqGen {
         }
     }
 
-    // Break a valid descriptor in one of the ways of the launch checks; *credit_nz for the token check.
-    void corrupt(uint32_t *w, bool *credit_nz) {
+    // Break a valid descriptor in one of the kKinds ways of the launch checks (kind modulo kKinds);
+    // *credit_nz for the token check.
+    static const uint32_t kKinds = 28;
+    void corrupt(uint32_t *w, bool *credit_nz, uint32_t kind) {
         tsl_seq_t d = tsl_seq_decode(w);
         uint32_t kp = (d.k + N - 1) / N * N;
-        uint32_t sel = r.below(28);
+        uint32_t sel = kind % kKinds;
         switch (sel) {
         case 0: {   // a reserved bit
             static const uint32_t used[16] = {0xFFFFFFFFu, 0x007FFFFFu, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u,

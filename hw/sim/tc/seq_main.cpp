@@ -144,9 +144,11 @@ static void gen_big(uint32_t *w) {
     }
 }
 
+// Every third descriptor is broken, each time in the next way: 100 descriptors try them all.
 static void break_desc(uint32_t *w, bool *credit_nz) {
+    static uint32_t kind;
     SeqGen g{rng, N, CFG.hbm, CFG.hbm, CFG.bf16, &model};
-    g.corrupt(w, credit_nz);
+    g.corrupt(w, credit_nz, kind++);
     rng = g.r;
 }
 
@@ -258,11 +260,11 @@ int main(int argc, char **argv) {
     tick();
 
     uint32_t pass = 0, invalid = 0, insns = 0, stopped = 0;
-    uint32_t err_hist[TSL_ERR_LIMIT] = {}, cov[6] = {}, max_pieces = 0;   // pad, bias, NCH>1, NPAN>1, MB>1, T>2
+    uint32_t err_hist[TSL_ERR_LIMIT] = {}, cov[7] = {}, max_pieces = 0;   // pad, bias, NCH>1, NPAN>1, MB>1, T>2, no EPI
     for (g_desc = 0; g_desc < count; g_desc++) {
         uint32_t w[16];
         if (big) gen_big(w); else gen_valid(w);
-        bool credit_nz = false, bad = !big && rng.chance(0.3);
+        bool credit_nz = false, bad = !big && g_desc % 3 == 0;
         if (bad) break_desc(w, &credit_nz);
         uint32_t ea_ref, err_ref = ref_check(w, credit_nz, &ea_ref);
         std::vector<tsl_insn_t> ref;
@@ -301,6 +303,7 @@ int main(int argc, char **argv) {
             cov[3] += npan > 1;
             cov[4] += mb > 1;
             cov[5] += mb * npan > 2;
+            cov[6] += tsl_dtype_bytes(d.c_dtype) == 4 && !d.bias && !d.relu && !d.fscale;
         }
         stopped += stop != 0;
         insns += (uint32_t)got.size();
@@ -312,7 +315,7 @@ int main(int argc, char **argv) {
     for (uint32_t e = 0; e < TSL_ERR_LIMIT; e++)
         if (err_hist[e]) printf(" %s %u", tsl_err_name(e), err_hist[e]);
     printf("; valid with K padding %u (at most %u MUL pieces), bias %u, K chunks %u, panels %u, row tiles %u, "
-           "> 2 tiles %u\n", cov[0], max_pieces, cov[1], cov[2], cov[3], cov[4], cov[5]);
+           "> 2 tiles %u, no EPI %u\n", cov[0], max_pieces, cov[1], cov[2], cov[3], cov[4], cov[5], cov[6]);
     if (count >= 100 && !big) {
         static const uint32_t want[] = {TSL_ERR_NONE, TSL_ERR_BAD_FIELD, TSL_ERR_HBM_RANGE, TSL_ERR_MISALIGNED,
                                         TSL_ERR_LOCAL_RANGE};

@@ -1159,7 +1159,7 @@ static int run_seq(unsigned descs) {
         prog.desc.resize(TSL_PARAM_SEQ_WORDS);
         g.valid(prog.desc.data());
         bool credit_nz = false, bad = g.r.chance(0.3);
-        if (bad) g.corrupt(prog.desc.data(), &credit_nz);
+        if (bad) g.corrupt(prog.desc.data(), &credit_nz, g.r.below(SeqGen::kKinds));
         // a few pushes first: the expansion's sequence numbers follow them; a token left on a
         // channel refuses the launch
         for (uint32_t j = g.r.below(3); j > 0; j--)

@@ -2,7 +2,8 @@
 # Verilated random test against the golden model at two configurations.
 #   make test-tcctrl-lint      Verilator -Wall at N=4/16 (bf16 on/off) and an Icarus 11 compile
 #   make test-tcctrl-n4        N=4, VMEM 64 KiB, ACC 16 KiB, HBM 1 MiB, QueueDepth 8, no bf16, InflightMax 2
-#   make test-tcctrl-n16       the default parameters (tsl_pkg), InflightMax 4
+#   make test-tcctrl-n16       the default parameters (tsl_pkg), InflightMax 4; make soak runs it (tcctrl-soak)
+#                              (make test-tc-n16 runs the same controller inside the whole core)
 #   make test-tcctrl-iverilog  the Icarus compile alone
 #   make soak                  adds test-tcctrl-soak: both configurations with TCCTRL_SOAK_SEGS (5000)
 # Knobs: TCCTRL_SEGS (random segments per run, default 300), SEED (replay).
@@ -29,7 +30,7 @@ endef
 $(eval $(call TCCTRL_BUILD,n4,4,65536,16384,1048576,8,0,2))
 $(eval $(call TCCTRL_BUILD,n16,16,262144,65536,67108864,16,1,4))
 
-TESTS += tcctrl-lint tcctrl-n4 tcctrl-n16
+TESTS += tcctrl-lint tcctrl-n4
 SOAKS += tcctrl-soak
 .PHONY: test-tcctrl-lint test-tcctrl-iverilog test-tcctrl-n4 test-tcctrl-n16 test-tcctrl-soak
 

@@ -438,9 +438,9 @@ module tsl_soc #(
     .m_axi_rlast   (s_rlast)
   );
 
-  // 16 read bursts in flight cover the HBM's 100-cycle latency for rows of 7 beats and more (the
-  // sequencer's B panels and tile rows); 8 left short rows at 13 cycles each.
-  tsl_axi_arb #(.Masters(Masters), .DataW(Dw), .Depth(16)) u_arb (
+  // 32 bursts in flight per direction (the TC DMA's DmaMaxReads): rows of 4 beats and more (the
+  // sequencer's B panels and tile rows) still stream at the HBM's rate through its 100-cycle latency.
+  tsl_axi_arb #(.Masters(Masters), .DataW(Dw), .Depth(32)) u_arb (
     .clk_i,
     .rst_ni,
     .s_axi_awvalid (s_awvalid),

@@ -17,7 +17,7 @@ module tsl_tc #(
   parameter int VmemBanks   = 4,                           // VMEM banks (power of two)
   parameter int AccBanks    = 2,                           // ACC banks (power of two)
   parameter int DmaMaxBurst = 16,                          // beats per AXI burst
-  parameter int DmaMaxReads = 16,                          // AXI read bursts outstanding
+  parameter int DmaMaxReads = 32,                          // AXI read bursts outstanding
   localparam int Dw = 16 * N                               // AXI data bits
 ) (
   input  logic            clk_i,

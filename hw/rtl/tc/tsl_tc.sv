@@ -15,7 +15,7 @@ module tsl_tc #(
   parameter int HbmBytes    = tsl_pkg::PARAM_HBM_BYTES,    // power of two; DMA range checks
   parameter int QueueDepth  = tsl_pkg::PARAM_QUEUE_DEPTH,  // entries per unit queue
   parameter int VmemBanks   = 4,                           // VMEM banks (power of two)
-  parameter int AccBanks    = 2,                           // ACC banks (power of two)
+  parameter int AccBanks    = 4,                           // ACC banks (power of two)
   parameter int DmaMaxBurst = 16,                          // beats per AXI burst
   parameter int DmaMaxReads = 32,                          // AXI read bursts outstanding
   localparam int Dw = 16 * N                               // AXI data bits

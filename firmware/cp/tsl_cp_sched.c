@@ -134,6 +134,8 @@ int tsl_cp_tc_error(tsl_cp_t *cp)
     return (cp->hal->tc_read(cp->hal->ctx, TSL_TC_STATUS_OFFSET) >> TSL_TC_STATUS_ERROR_SHIFT) & 1u;
 }
 
+#define POLLS_PER_CHECK 16u
+
 static uint32_t progress(tsl_cp_t *cp)
 {
     const tsl_cp_hal_t *h = cp->hal;
@@ -144,14 +146,17 @@ static uint32_t progress(tsl_cp_t *cp)
 uint32_t tsl_cp_sched_end(tsl_cp_t *cp, uint32_t *detail)
 {
     const tsl_cp_hal_t *h = cp->hal;
-    for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
+    /* nothing pushed (a tile-sequencer GEMM), nothing pending */
+    for (uint32_t u = 0; cp->s.pushed && u < TSL_UNIT_LIMIT; u++)
         for (uint32_t v = 0; v < TSL_UNIT_LIMIT; v++)
             while (cp->s.pend_count[u][v])
                 consume(cp, u, v);
     uint64_t start = h->cycles(h->ctx);
     uint32_t last = progress(cp), st = TSL_CMD_ERR_OK;
     *detail = 0;
-    for (;;) {
+    /* STATUS at every poll, so that the end is seen within a few cycles; progress and the timeout
+     * at every POLLS_PER_CHECK-th */
+    for (uint32_t poll = 0;; poll++) {
         uint32_t status = h->tc_read(h->ctx, TSL_TC_STATUS_OFFSET);
         if ((status >> TSL_TC_STATUS_ERROR_SHIFT) & 1u) {
             *detail = h->tc_read(h->ctx, TSL_TC_ERR_CODE_OFFSET);
@@ -160,6 +165,10 @@ uint32_t tsl_cp_sched_end(tsl_cp_t *cp, uint32_t *detail)
         }
         if ((status >> TSL_TC_STATUS_IDLE_SHIFT) & 1u)
             return TSL_CMD_ERR_OK;
+        if (h->idle)
+            h->idle(h->ctx);
+        if (poll % POLLS_PER_CHECK)
+            continue;
         uint32_t p = progress(cp);
         uint64_t now = h->cycles(h->ctx);
         if (p != last) {
@@ -169,8 +178,6 @@ uint32_t tsl_cp_sched_end(tsl_cp_t *cp, uint32_t *detail)
             st = TSL_CMD_ERR_TIMEOUT;
             break;
         }
-        if (h->idle)
-            h->idle(h->ctx);
     }
     h->tc_write(h->ctx, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
     return st;

@@ -8,6 +8,7 @@
 
 #define PANEL_ROW_BEATS 16u  /* B panels are widened up to this many AXI beats (2N bytes) per row, */
 #define PANEL_ROW_FEW 512u   /* and, for few rows (B streamed), to at least this many bytes */
+#define TILE_NBW 4u          /* K >= 4N: output tiles of at most 4N rows x TILE_NBW column blocks */
 #define ROW_CYCLES 7u        /* the DMA's cost of a row of up to 7 beats (docs/performance.md) */
 
 typedef struct {
@@ -72,9 +73,17 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
         wide *= 2u;
     /* Few rows (M <= 2N: a GEMV, a small batch): B's traffic sets the pace, so its panels are as
      * wide as they go, and K is split into chunks to make room for them. Otherwise one chunk (the
-     * whole of K) when a band of min(M, 4N) rows fits, with the widest panel that allows it. */
-    for (nbw = wide; !few && nbw >= 1u && kcap == s.kp; nbw /= 2u) {
-        uint32_t mmax = tsl_cp_min(tsl_cp_min(c->m, cp->acc_bytes / (8u * nbw * n)), epi_rows / nbw);
+     * whole of K) when a band of min(M, 4N) rows fits, with the widest panel that allows it. With
+     * K >= 4N, tiles hold at most 4N * TILE_NBW vectors: the first tile's loads and the last one's
+     * store are not hidden behind the MXU (with a smaller K, C's stores set the pace). */
+    uint32_t tile = epi_rows, top = wide;
+    if (s.kp >= 4u * n) {
+        tile = TILE_NBW * 4u * n;
+        if (c->m >= 4u * n && top > TILE_NBW)
+            top = TILE_NBW;   /* a wider panel leaves fewer than 4N rows */
+    }
+    for (nbw = top; !few && nbw >= 1u && kcap == s.kp; nbw /= 2u) {
+        uint32_t mmax = tsl_cp_min(tsl_cp_min(c->m, cp->acc_bytes / (8u * nbw * n)), tile / nbw);
         mc = fit_rows(cp, &s, s.kp, nbw, mmax);
         if (mc >= tsl_cp_min(c->m, 4u * n)) {
             kc = s.kp;

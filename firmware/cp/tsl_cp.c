@@ -37,6 +37,8 @@ tsl_cp_status_t tsl_cp_init(tsl_cp_t *cp, const tsl_cp_hal_t *hal)
     if (!is_pow2(n) || n < 4 || n > 128 || !is_pow2(cp->hbm_bytes) || cp->acc_bytes < 8u * 4u * n ||
         cp->vmem_bytes < 8u * (tsl_cp_roundup(n * n * 2u, TSL_CP_ALIGN) + TSL_CP_ALIGN))
         return TSL_CP_ECONFIG;
+    for (cp->n_log2 = 0; (1u << cp->n_log2) < n; cp->n_log2++)
+        ;
     hal->tc_write(hal->ctx, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
     tsl_cp_sched_begin(cp);
     return TSL_CP_OK;

@@ -50,6 +50,7 @@ typedef struct {
     const tsl_cp_hal_t *hal;  /* not owned */
     /* Tensor-core configuration, read from TC CFG_* at init. */
     uint32_t n, vmem_bytes, acc_bytes, hbm_bytes, features;
+    uint32_t n_log2;          /* N = 1 << n_log2: divisions by N are shifts on the control core */
     uint32_t timeout_cycles;  /* progress watchdog; TSL_CP_TIMEOUT_DEFAULT after init */
     uint32_t commands;        /* commands completed since init */
     tsl_cp_sched_t s;

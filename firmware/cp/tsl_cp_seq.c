@@ -59,13 +59,14 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
         return 0;
     shape_t s = {cp->n, tsl_dtype_bytes(c->a_dtype), tsl_dtype_bytes(c->c_dtype), 0, 0,
                  (c->flags & TSL_CP_FLAG(BIAS)) != 0};
-    uint32_t n = s.n;
-    s.kp = tsl_cp_roundup(c->k, n);
-    s.ncb = tsl_cp_ceil(c->n, n);
+    uint32_t n = s.n, sh = cp->n_log2;   /* shifts: the control core divides in 33 cycles */
+    s.kp = (c->k + n - 1u) & ~(n - 1u);
+    s.ncb = (c->n + n - 1u) >> sh;
     if (s.bias && c->n * 4u > TSL_CP_MAX_ROW_BYTES)
         return 0;
-    uint32_t kcap = tsl_cp_min(tsl_cp_min(s.kp, TSL_CP_MAX_ROW_BYTES / s.es / n * n), TSL_INSN_MXU_MATMULK_KBLOCKS_MASK * n);
-    int few = c->m <= 2u * n && !(c->k % n);
+    uint32_t kcap = tsl_cp_min(tsl_cp_min(s.kp, (TSL_CP_MAX_ROW_BYTES >> (s.es >> 1)) & ~(n - 1u)),
+                               TSL_INSN_MXU_MATMULK_KBLOCKS_MASK * n);
+    int few = c->m <= 2u * n && !(c->k & (n - 1u));
     uint32_t wide = 1, nbw, mc = 0, kc = 0, row_max = PANEL_ROW_BEATS * 2u * n;
     if (few && row_max < PANEL_ROW_FEW)
         row_max = PANEL_ROW_FEW;
@@ -82,16 +83,17 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
         if (c->m >= 4u * n && top > TILE_NBW)
             top = TILE_NBW;   /* a wider panel leaves fewer than 4N rows */
     }
-    for (nbw = top; !few && nbw >= 1u && kcap == s.kp; nbw /= 2u) {
-        uint32_t mmax = tsl_cp_min(tsl_cp_min(c->m, cp->acc_bytes / (8u * nbw * n)), tile / nbw);
-        mc = fit_rows(cp, &s, s.kp, nbw, mmax);
+    /* rows per tile that ACC (two tiles of NBW blocks) and the tile size allow: q / NBW */
+    uint32_t q = tsl_cp_min(cp->acc_bytes >> (3u + sh), tile), qn = q / top;
+    for (nbw = top; !few && nbw >= 1u && kcap == s.kp; nbw /= 2u, qn *= 2u) {
+        mc = fit_rows(cp, &s, s.kp, nbw, tsl_cp_min(c->m, qn));
         if (mc >= tsl_cp_min(c->m, 4u * n)) {
             kc = s.kp;
             break;
         }
     }
     if (!kc) {
-        if (c->k % n)
+        if (c->k & (n - 1u))
             return 0;   /* the sequencer pads K only within one chunk */
         nbw = wide;
         mc = tsl_cp_min(tsl_cp_min(c->m, cp->acc_bytes / (8u * nbw * n)), epi_rows / nbw);
@@ -114,9 +116,9 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
     /* A B panel reloaded for every row tile that the DMA brings in more slowly than the MXU uses it
      * (narrow rows cost the DMA about ROW_CYCLES each): the firmware's own tiling, whose A band
      * leaves room for wider panels, does better. */
-    uint32_t beats = (nbw * n * s.es + 2u * n - 1u) / (2u * n);
+    uint32_t beats = (nbw * n * s.es + 2u * n - 1u) >> (sh + 1u);
     if (kc == s.kp && mc < c->m && nbw < s.ncb &&
-        (uint64_t)s.kp * (beats > ROW_CYCLES ? beats : ROW_CYCLES) > (uint64_t)nbw * mc * (s.kp / n))
+        (uint64_t)s.kp * (beats > ROW_CYCLES ? beats : ROW_CYCLES) > (uint64_t)nbw * mc * (s.kp >> sh))
         return 0;
     int fl = c->a_dtype == TSL_DTYPE_BF16, c8 = c->c_dtype == TSL_DTYPE_INT8;
     tsl_seq_t d = {

@@ -1,14 +1,18 @@
 // MXU controller: takes LOADW/MATMUL commands in program order and runs them on two engines at
 // once, so the next weight tile loads while the current tile computes (double buffering).
-//  - Weight engine: one LOADW at a time; accepts its N rows (k = 0..N-1) from the weight stream and
-//    writes row k of the buffer only when the last activation that used the buffer has passed row
-//    k (since_q >= N+1+k), so a load may start while earlier rows still drain through the array.
+//  - Weight engine: the running LOADW plus one queued, so loads stream back to back; accepts the N
+//    rows (k = 0..N-1) from the weight stream and writes row k of the buffer only when the last
+//    activation that used the buffer has passed row k (since_q >= N+1+k: the row's last cell reads
+//    the weight at since_q = N-1+k and the row's dtype at N+k, to accumulate), so a load may start
+//    while earlier rows still drain through the array.
 //  - Activation engine: the running MATMUL plus one prefetched; issues one row per advancing
 //    cycle, back to back across commands, with its ACC address and flags.
-// Hazards (in program order): a MATMUL waits for an earlier LOADW of its buffer to finish; a LOADW
-// is accepted at once but writes no row while an earlier MATMUL on its buffer is queued or running
-// (so the next MATMUL can be prefetched behind it). Other ops are accepted and dropped. ROWS must be
-// >= 1. cmd_ready_o depends combinationally on cmd_op_i/cmd_wbuf_i only; no other comb paths.
+// Hazards (in program order): a MATMUL is accepted even while a LOADW of its buffer runs or is
+// queued, and counts those LOADWs (wait_n); its first row enters at the earliest in the cycle the
+// last of them writes its last row, as row k of the array is read k+1 cycles after a row enters.
+// A LOADW writes no row while an earlier MATMUL on its buffer (wait_n = 0) is queued or running.
+// Other ops are accepted and dropped. ROWS must be >= 1. cmd_ready_o depends combinationally on
+// cmd_op_i only, a_ready_o on adv_i and w_valid_i; no other comb paths.
 module tsl_mxu_ctrl #(
   parameter int N            = 16,  // array size
   parameter int AccAddrWidth = 16   // width of ACC row addresses carried to the result stream
@@ -44,11 +48,13 @@ module tsl_mxu_ctrl #(
   output logic [AccAddrWidth-1:0] issue_addr_o,
   output logic                    busy_o            // a command is held or running
 );
+  `include "hw/rtl/tsl_assert.svh"
   localparam int RowW   = N > 1 ? $clog2(N) : 1;
   localparam int SinceW = $clog2(2 * N + 2) + 1;
   localparam logic [SinceW-1:0] SINCE_MAX = SinceW'(2 * N + 1);
 
   typedef struct packed {
+    logic [1:0]              wait_n;   // earlier LOADWs of buf_sel to finish before the first row
     logic                    buf_sel;
     logic                    bf16;
     logic                    acc;
@@ -57,9 +63,10 @@ module tsl_mxu_ctrl #(
     logic [AccAddrWidth-1:0] stride;
   } mm_t;
 
-  // Weight engine.
+  // Weight engine: the running LOADW (wl_*) and the queued one (wq_*).
   logic            wl_busy_d, wl_busy_q, wl_buf_d, wl_buf_q, wl_bf16_d, wl_bf16_q;
   logic [RowW-1:0] wl_row_d, wl_row_q;
+  logic            wq_valid_d, wq_valid_q, wq_buf_d, wq_buf_q, wq_bf16_d, wq_bf16_q;
   // Activation engine.
   mm_t             cur_d, cur_q, nxt_d, nxt_q, cmd_mm;
   logic            cur_valid_d, cur_valid_q, nxt_valid_d, nxt_valid_q;
@@ -69,27 +76,26 @@ module tsl_mxu_ctrl #(
 
   logic is_loadw, is_mm, loadw_ok, mm_ok, loadw_go, mm_go, w_fire, row_ok, cur_free;
 
+  // The wait count after this cycle's LOADW finish, if any.
+  function automatic logic [1:0] wait_next(input logic [1:0] wait_n, input logic done);
+    wait_next = wait_n - 2'(done && wait_n != 2'd0);
+  endfunction
+
   always_comb begin
     is_loadw = cmd_op_i == tsl_pkg::MXU_OP_LOADW;
     is_mm    = cmd_op_i == tsl_pkg::MXU_OP_MATMUL;
-    loadw_ok = !wl_busy_q;
-    mm_ok    = !nxt_valid_q && !(wl_busy_q && wl_buf_q == cmd_wbuf_i);
+    loadw_ok = !wq_valid_q;
+    mm_ok    = !nxt_valid_q;
     cmd_ready_o = is_loadw ? loadw_ok : is_mm ? mm_ok : 1'b1;
     loadw_go = cmd_valid_i && is_loadw && loadw_ok;
     mm_go    = cmd_valid_i && is_mm && mm_ok;
 
-    cmd_mm.buf_sel = cmd_wbuf_i;
-    cmd_mm.bf16    = cmd_bf16_i;
-    cmd_mm.acc     = cmd_acc_i;
-    cmd_mm.rows    = cmd_rows_i;
-    cmd_mm.addr    = cmd_acc_addr_i;
-    cmd_mm.stride  = cmd_acc_stride_i;
-
     // Weight engine: row k may be written once since_q of its buffer reaches N+1+k.
-    // MATMULs queued before this LOADW (still in cur/nxt) may use the buffer until they finish.
+    // MATMULs queued before this LOADW (in cur/nxt with nothing left to wait for) may use the
+    // buffer until they finish; later ones wait for this LOADW.
     row_ok    = since_q[wl_buf_q] >= SINCE_MAX - SinceW'(N) + SinceW'(wl_row_q)
-                && !(cur_valid_q && cur_q.buf_sel == wl_buf_q)
-                && !(nxt_valid_q && nxt_q.buf_sel == wl_buf_q);
+                && !(cur_valid_q && cur_q.buf_sel == wl_buf_q && cur_q.wait_n == 2'd0)
+                && !(nxt_valid_q && nxt_q.buf_sel == wl_buf_q && nxt_q.wait_n == 2'd0);
     w_ready_o = wl_busy_q && row_ok;
     w_fire    = w_valid_i && w_ready_o;
     wr_row_o  = N'(w_fire) << wl_row_q;
@@ -100,19 +106,41 @@ module tsl_mxu_ctrl #(
     wl_buf_d  = wl_buf_q;
     wl_bf16_d = wl_bf16_q;
     wl_row_d  = wl_row_q;
-    if (w_fire) begin
-      wl_row_d = wl_row_q + 1'b1;
-      if (wload_done_o) wl_busy_d = 1'b0;
+    wq_valid_d = wq_valid_q;
+    wq_buf_d   = wq_buf_q;
+    wq_bf16_d  = wq_bf16_q;
+    if (w_fire) wl_row_d = wl_row_q + 1'b1;
+    if (wload_done_o) begin  // the queued LOADW, if any, starts
+      wl_busy_d  = wq_valid_q;
+      wl_buf_d   = wq_buf_q;
+      wl_bf16_d  = wq_bf16_q;
+      wl_row_d   = '0;
+      wq_valid_d = 1'b0;
     end
     if (loadw_go) begin
-      wl_busy_d = 1'b1;
-      wl_buf_d  = cmd_wbuf_i;
-      wl_bf16_d = cmd_bf16_i;
-      wl_row_d  = '0;
+      if (wl_busy_d) begin
+        wq_valid_d = 1'b1;
+        wq_buf_d   = cmd_wbuf_i;
+        wq_bf16_d  = cmd_bf16_i;
+      end else begin
+        wl_busy_d = 1'b1;
+        wl_buf_d  = cmd_wbuf_i;
+        wl_bf16_d = cmd_bf16_i;
+        wl_row_d  = '0;
+      end
     end
 
-    // Activation engine.
-    a_ready_o    = cur_valid_q && adv_i;
+    // Activation engine. A new MATMUL waits for the LOADWs of its buffer held now, less one
+    // finishing in this cycle.
+    cmd_mm.wait_n  = wait_next((wq_valid_q && wq_buf_q == cmd_wbuf_i) ? 2'd2 :
+                               (wl_busy_q && wl_buf_q == cmd_wbuf_i)  ? 2'd1 : 2'd0, wload_done_o);
+    cmd_mm.buf_sel = cmd_wbuf_i;
+    cmd_mm.bf16    = cmd_bf16_i;
+    cmd_mm.acc     = cmd_acc_i;
+    cmd_mm.rows    = cmd_rows_i;
+    cmd_mm.addr    = cmd_acc_addr_i;
+    cmd_mm.stride  = cmd_acc_stride_i;
+    a_ready_o    = cur_valid_q && adv_i && wait_next(cur_q.wait_n, wload_done_o) == 2'd0;
     issue_o      = a_valid_i && a_ready_o;
     issue_buf_o  = cur_q.buf_sel;
     issue_bf16_o = cur_q.bf16;
@@ -124,13 +152,15 @@ module tsl_mxu_ctrl #(
     nxt_d = nxt_q;
     cur_valid_d = cur_valid_q;
     nxt_valid_d = nxt_valid_q;
+    cur_d.wait_n = wait_next(cur_q.wait_n, wload_done_o);
+    nxt_d.wait_n = wait_next(nxt_q.wait_n, wload_done_o);
     if (issue_o) begin
       cur_d.rows = cur_q.rows - 16'd1;
       cur_d.addr = cur_q.addr + cur_q.stride;
     end
     if (cur_free) begin
       if (nxt_valid_q) begin
-        cur_d       = nxt_q;
+        cur_d       = nxt_d;
         cur_valid_d = 1'b1;
         nxt_valid_d = 1'b0;
       end else begin
@@ -148,18 +178,20 @@ module tsl_mxu_ctrl #(
       else if (adv_i && since_q[b] != SINCE_MAX) since_d[b] = since_q[b] + 1'b1;
     end
 
-    busy_o = wl_busy_q || cur_valid_q || nxt_valid_q;
+    busy_o = wl_busy_q || wq_valid_q || cur_valid_q || nxt_valid_q;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       wl_busy_q   <= 1'b0;
+      wq_valid_q  <= 1'b0;
       cur_valid_q <= 1'b0;
       nxt_valid_q <= 1'b0;
       since_q[0]  <= SINCE_MAX;
       since_q[1]  <= SINCE_MAX;
     end else begin
       wl_busy_q   <= wl_busy_d;
+      wq_valid_q  <= wq_valid_d;
       cur_valid_q <= cur_valid_d;
       nxt_valid_q <= nxt_valid_d;
       since_q[0]  <= since_d[0];
@@ -172,7 +204,17 @@ module tsl_mxu_ctrl #(
     wl_buf_q  <= wl_buf_d;
     wl_bf16_q <= wl_bf16_d;
     wl_row_q  <= wl_row_d;
+    wq_buf_q  <= wq_buf_d;
+    wq_bf16_q <= wq_bf16_d;
     cur_q     <= cur_d;
     nxt_q     <= nxt_d;
   end
+
+  // Assertions
+  `TSL_ASSERT(QueuedLoadwBehindRunning, !wq_valid_q || wl_busy_q,
+              "a LOADW is queued while none runs")
+  `TSL_ASSERT(CurWaitHeld, !cur_valid_q || cur_q.wait_n <= 2'(wl_busy_q) + 2'(wq_valid_q),
+              "the running MATMUL waits for more LOADWs than are held")
+  `TSL_ASSERT(NxtWaitHeld, !nxt_valid_q || nxt_q.wait_n <= 2'(wl_busy_q) + 2'(wq_valid_q),
+              "the prefetched MATMUL waits for more LOADWs than are held")
 endmodule

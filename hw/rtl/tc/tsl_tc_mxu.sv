@@ -42,6 +42,11 @@ module tsl_tc_mxu #(
 );
   localparam int AccSh = $clog2(4 * N);
   localparam int CmdW  = 2 + 1 + 2 + 1 + 16 + 2 * AAw;
+  // Micro-ops accepted and not yet retired. A MATMUL retires more than 2N cycles after its first
+  // row enters the array, so a 1-row MATMULK (a GEMV) needs about 8 in flight for the next LOADWs
+  // to be accepted, and their weight rows read, before the running LOADW ends.
+  localparam int RetDepth = 8;
+  localparam int RetW     = $clog2(RetDepth + 1);
 
   // --- decode: the instruction, or the current micro-op of a MATMULK ---------------------------------
   logic        is_k, k_mm_q, k_last, is_mm, bf16, wbuf, accum;
@@ -237,14 +242,13 @@ module tsl_tc_mxu #(
   // LOADWs finish in order among themselves, and so do MATMULs; count each kind's finishes and
   // retire the oldest micro-op once a finish of its kind is available. An instruction is done with
   // its last micro-op.
-  logic       ret_valid, ret_mm, ret_last, ret_pop;
-  logic [2:0] ret_level;
-  logic [2:0] wdone_q, wdone_d, mdone_q, mdone_d;
-  logic [3:0] w_avail, m_avail;
+  logic            ret_valid, ret_mm, ret_last, ret_pop;
+  logic [RetW-1:0] ret_level, wdone_q, wdone_d, mdone_q, mdone_d;
+  logic [RetW:0]   w_avail, m_avail;
 
   tsl_prim_fifo #(
     .Width(2),
-    .Depth(4)
+    .Depth(RetDepth)
   ) u_retire (
     .clk_i,
     .rst_ni,
@@ -258,14 +262,14 @@ module tsl_tc_mxu #(
     .level_o(ret_level)
   );
 
-  assign w_avail = 4'(wdone_q) + 4'(wload_done);
-  assign m_avail = 4'(mdone_q) + 4'(acc_done);
+  assign w_avail = (RetW+1)'(wdone_q) + (RetW+1)'(wload_done);
+  assign m_avail = (RetW+1)'(mdone_q) + (RetW+1)'(acc_done);
   assign ret_pop = ret_valid && (ret_mm ? m_avail != '0 : w_avail != '0);
   assign done_o  = ret_pop && ret_last;
 
   always_comb begin
-    wdone_d = 3'(w_avail - 4'(ret_pop && !ret_mm));
-    mdone_d = 3'(m_avail - 4'(ret_pop && ret_mm));
+    wdone_d = RetW'(w_avail - (RetW+1)'(ret_pop && !ret_mm));
+    mdone_d = RetW'(m_avail - (RetW+1)'(ret_pop && ret_mm));
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

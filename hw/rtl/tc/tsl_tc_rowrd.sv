@@ -3,7 +3,8 @@
 // an INT8 vector is half a VMEM line and leaves in the low half of data_o. Reads go out on one
 // memory port (req/gnt, data one cycle after the grant) and land in a 4-entry FIFO; a read is
 // issued only when the FIFO is sure to have room. Throughput: one row per cycle while granted.
-// Jobs are queued (2 entries) and run back to back. Assumes aligned, in-range operands.
+// Jobs are queued (2 entries) and run back to back: a job's first read may be issued in the
+// cycle after the previous job's last grant. Assumes aligned, in-range operands.
 module tsl_tc_rowrd #(
   parameter int N     = 16,  // lanes: a VMEM line is 2N bytes
   parameter int LineAw = 13  // VMEM line-index bits
@@ -32,7 +33,7 @@ module tsl_tc_rowrd #(
   localparam int JobW    = 32 + 32 + 16 + 1;
   localparam int Depth   = 4;
 
-  logic            jv, jpop, active_q, active_d, half_d, half_q, pend_q, pend_d;
+  logic            jv, jpop, gnt, active_q, active_d, half_d, half_q, pend_q, pend_d;
   logic [31:0]     j_addr, j_stride, cur_q, cur_d, stride_q, stride_d;
   logic [15:0]     j_rows, left_q, left_d;
   logic            j_bf16, bf16_q, bf16_d;
@@ -60,7 +61,8 @@ module tsl_tc_rowrd #(
   // Issue while the FIFO has room for everything already asked for.
   assign mem_req_o  = active_q && (32'(level) + 32'(pend_q) < Depth);
   assign mem_addr_o = cur_q[LineSh +: LineAw];
-  assign jpop       = jv && !active_q;
+  assign gnt        = mem_req_o && mem_gnt_i;
+  assign jpop       = jv && (!active_q || (gnt && left_q == 16'd1));
 
   always_comb begin
     active_d = active_q;
@@ -68,7 +70,7 @@ module tsl_tc_rowrd #(
     stride_d = stride_q;
     left_d   = left_q;
     bf16_d   = bf16_q;
-    pend_d   = mem_req_o && mem_gnt_i;
+    pend_d   = gnt;
     half_d   = half_q;
     if (pend_d) half_d = !bf16_q && cur_q[HalfBit];
     if (jpop) begin
@@ -77,7 +79,7 @@ module tsl_tc_rowrd #(
       stride_d = j_stride;
       left_d   = j_rows;
       bf16_d   = j_bf16;
-    end else if (mem_req_o && mem_gnt_i) begin
+    end else if (gnt) begin
       cur_d    = cur_q + stride_q;
       left_d   = left_q - 16'd1;
       if (left_q == 16'd1) active_d = 1'b0;

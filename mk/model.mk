@@ -16,12 +16,12 @@ model: $(MODEL_LIB)
 .PHONY: model bench-model
 
 $(BUILD)/model/test_%: tests/model/test_%.c tests/model/test_util.h hw/model/ref.h tests/model/gemm_prog.h $(MODEL_LIB)
-	$(CC) $(MODEL_TEST_CFLAGS) $< $(MODEL_LIB) -o $@
+	$(CC) $(MODEL_TEST_CFLAGS) $< $(MODEL_LIB) -lm -o $@
 
 $(BUILD)/model/bench_model: tests/model/bench_model.c tests/model/gemm_prog.h hw/model/ref.h $(MODEL_LIB)
 	$(CC) $(MODEL_TEST_CFLAGS) $< $(MODEL_LIB) -o $@
 
-TESTS += model-arith model-insn model-gemm model-seq
+TESTS += model-arith model-insn model-gemm model-seq model-vmath
 test-model-seq: $(BUILD)/model/test_seq
 	$<
 test-model-insn: $(BUILD)/model/test_insn
@@ -30,6 +30,12 @@ test-model-gemm: $(BUILD)/model/test_gemm
 	$<
 test-model-arith: $(BUILD)/model/test_arith
 	$<
+# EXP, RECIP, RSQRT against libm: every 256th FP32 input here, every input in `make soak`.
+test-model-vmath: $(BUILD)/model/test_vmath
+	$<
+SOAKS += model-vmath-all
+test-model-vmath-all: $(BUILD)/model/test_vmath
+	$< 1
 
 bench-model: deps $(BUILD)/model/bench_model
 	$(BUILD)/model/bench_model

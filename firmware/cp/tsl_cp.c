@@ -155,10 +155,11 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
         break;
     }
     case TSL_CMD_OP_ELTWISE: {
+        /* Every elementwise VPU_VEC op (hw/spec/tessel.toml), not the row reductions. */
         uint32_t op = c->vpu_op;
-        int binary = op == TSL_VPU_OP_ADD || op == TSL_VPU_OP_MUL || op == TSL_VPU_OP_MAX;
-        int unary = op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT;
-        if (!binary && !unary)
+        int unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op), binary = !unary;
+        if (tsl_insn_format(TSL_UNIT_VPU, op) != (int)TSL_FMT_VPU_VEC || op == TSL_VPU_OP_RSUM ||
+            op == TSL_VPU_OP_RMAX)
             FAIL(BAD_OPCODE, 2);
         if ((f & TSL_CP_FLAG(B_BCAST)) && (f & TSL_CP_FLAG(B_IMM)))
             FAIL(BAD_FLAGS, 0);
@@ -173,8 +174,8 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
             FAIL(BAD_DTYPE, 2);
         if (binary && (f & TSL_CP_FLAG(B_IMM)) && esb != 4)
             FAIL(BAD_DTYPE, 2);
-        if (op == TSL_VPU_OP_REQUANT && fl)
-            FAIL(BAD_DTYPE, 2);
+        if (!tsl_ops_has(fl ? TSL_OPS_FLOAT : TSL_OPS_INT, TSL_UNIT_VPU, op))
+            FAIL(BAD_DTYPE, 2);   /* REQUANT of floats, EXP/RECIP/RSQRT of integers */
         if (fl && !has_feature(cp, TSL_TC_CFG_FEATURES_BF16_SHIFT))
             FAIL(BAD_DTYPE, 2);
         used |= W(M) | W(N) | W(A_ADDR) | W(LDA) | W(C_ADDR) | W(LDC);

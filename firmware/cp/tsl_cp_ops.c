@@ -66,7 +66,7 @@ void tsl_cp_exec_fill(tsl_cp_t *cp, const tsl_cmd_t *c)
 void tsl_cp_exec_eltwise(tsl_cp_t *cp, const tsl_cmd_t *c)
 {
     uint32_t n = cp->n, op = c->vpu_op;
-    int unary = op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT;
+    int unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
     uint32_t mode = unary ? 0u : (c->flags & TSL_CP_FLAG(B_IMM)) ? TSL_SRC2_IMM
                                : (c->flags & TSL_CP_FLAG(B_BCAST)) ? TSL_SRC2_BCAST : TSL_SRC2_VEC;
     int bvec = !unary && mode == TSL_SRC2_VEC, bbc = !unary && mode == TSL_SRC2_BCAST;

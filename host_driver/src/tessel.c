@@ -353,7 +353,7 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
             SPAN("bias", w[TSL_CMD_BIAS_ADDR_WORD], 1u, 0u, 4u * n);
         break;
     case TSL_CMD_OP_ELTWISE: {
-        int binary = vop == TSL_VPU_OP_ADD || vop == TSL_VPU_OP_MUL || vop == TSL_VPU_OP_MAX;
+        int binary = !tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, vop);
         SPAN("A", a, m, lda, n * esa);
         if (binary && !((f >> TSL_CMD_FLAG_B_IMM) & 1u)) {
             if ((f >> TSL_CMD_FLAG_B_BCAST) & 1u)
@@ -545,7 +545,7 @@ static void account(tessel_dev_t *d, const tessel_cmd_t *c, const tessel_complet
     case TSL_CMD_OP_ELTWISE: {
         uint64_t b = 0;
         uint32_t op = TSL_GET(w, TSL_CMD_VPU_OP);
-        int unary = op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT;
+        int unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
         if (!unary && !((flags >> TSL_CMD_FLAG_B_IMM) & 1u))
             b = ((flags >> TSL_CMD_FLAG_B_BCAST) & 1u ? 1u : m) * n * sb;
         d->stats.hbm_bytes += m * n * sa + b + m * out_row_bytes(w);

@@ -77,7 +77,11 @@
 #define TSL_VPU_OP_RSUM 8u /* every lane of dst = sum of the lanes of a */
 #define TSL_VPU_OP_RMAX 9u /* every lane of dst = max of the lanes of a */
 #define TSL_VPU_OP_EPI 10u /* fused GEMM epilogue: dst = convert(relu(a * scale + bias)), each step optional (format VPU_EPI) */
-#define TSL_VPU_OP_LIMIT 11u
+#define TSL_VPU_OP_MIN 11u /* dst = min(a, b) */
+#define TSL_VPU_OP_EXP 12u /* dst = e^a (isa.md, VPU functions) */
+#define TSL_VPU_OP_RECIP 13u /* dst = 1 / a (isa.md, VPU functions) */
+#define TSL_VPU_OP_RSQRT 14u /* dst = 1 / sqrt(a) (isa.md, VPU functions) */
+#define TSL_VPU_OP_LIMIT 15u
 
 /* SRC2: how a VPU instruction reads its second operand */
 #define TSL_SRC2_VEC 0u /* row i of src2, rows contiguous */
@@ -194,6 +198,10 @@ static inline const char *tsl_vpu_op_name(uint32_t v)
     case 8u: return "RSUM";
     case 9u: return "RMAX";
     case 10u: return "EPI";
+    case 11u: return "MIN";
+    case 12u: return "EXP";
+    case 13u: return "RECIP";
+    case 14u: return "RSQRT";
     default: return (const char *)0;
     }
 }
@@ -594,7 +602,7 @@ static inline const char *tsl_status_text(int status)
 #define TSL_INSN_MXU_MATMULK_W_STRIDE_SHIFT 0u
 #define TSL_INSN_MXU_MATMULK_W_STRIDE_MASK 0xFFFFFFFFu
 
-/* Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous */
+/* Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX, MIN, EXP, RECIP, RSQRT): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous */
 #define TSL_FMT_VPU_VEC 5u
 #define TSL_INSN_VPU_VEC_DST_DTYPE_WORD 0u /* destination element type */
 #define TSL_INSN_VPU_VEC_DST_DTYPE_SHIFT 16u
@@ -685,7 +693,7 @@ static inline int tsl_insn_format(uint32_t unit, uint32_t op)
         return 3;
     if ((unit == TSL_UNIT_MXU) && (op == TSL_MXU_OP_MATMULK))
         return 4;
-    if ((unit == TSL_UNIT_VPU) && (op == TSL_VPU_OP_ADD || op == TSL_VPU_OP_MUL || op == TSL_VPU_OP_MAX || op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT || op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX))
+    if ((unit == TSL_UNIT_VPU) && (op == TSL_VPU_OP_ADD || op == TSL_VPU_OP_MUL || op == TSL_VPU_OP_MAX || op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT || op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX || op == TSL_VPU_OP_MIN || op == TSL_VPU_OP_EXP || op == TSL_VPU_OP_RECIP || op == TSL_VPU_OP_RSQRT))
         return 5;
     if ((unit == TSL_UNIT_VPU) && (op == TSL_VPU_OP_EPI))
         return 6;
@@ -1160,7 +1168,7 @@ static inline tsl_insn_mxu_matmulk_t tsl_insn_mxu_matmulk_decode(const uint32_t 
     return f;
 }
 
-/* Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous */
+/* Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX, MIN, EXP, RECIP, RSQRT): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous */
 typedef struct {
     uint32_t op TSL_FIELD_DEFAULT; /* operation within the unit */
     uint32_t dst_dtype TSL_FIELD_DEFAULT; /* destination element type */
@@ -1498,11 +1506,11 @@ static inline void tsl_field_set(uint32_t *w, unsigned word, unsigned shift, uin
 #define TSL_CORE_TC 0u
 #define TSL_CORE_LITE 1u
 #define TSL_CORE_COUNT 2u
-#define TSL_OPS_TC 0x000007FD000F0007ull /* implemented by the tc core */
+#define TSL_OPS_TC 0x00007FFD000F0007ull /* implemented by the tc core */
 #define TSL_OPS_LITE 0x000003FD000F0007ull /* implemented by the lite core */
-#define TSL_OPS_UNARY 0x000003E000020006ull /* one source operand */
-#define TSL_OPS_INT 0x000007FC000E0000ull /* accept the int dtype class */
-#define TSL_OPS_FLOAT 0x0000077C000E0000ull /* accept the float dtype class */
+#define TSL_OPS_UNARY 0x000073E000020006ull /* one source operand */
+#define TSL_OPS_INT 0x00000FFC000E0000ull /* accept the int dtype class */
+#define TSL_OPS_FLOAT 0x00007F7C000E0000ull /* accept the float dtype class */
 #define TSL_OP_CLASS_INT 1u
 #define TSL_OP_CLASS_FLOAT 2u
 
@@ -1513,8 +1521,8 @@ static inline void tsl_field_set(uint32_t *w, unsigned word, unsigned shift, uin
 #define TSL_MXU_OPS {TSL_MXU_OP_LOADW, TSL_MXU_OP_MATMUL, TSL_MXU_OP_MATMULK}
 #define TSL_MXU_OPS_COUNT 3u
 /* Every VPU op but SYNC, by code: an initialiser, e.g. static const uint32_t ops[] = TSL_VPU_OPS; */
-#define TSL_VPU_OPS {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU, TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX, TSL_VPU_OP_EPI}
-#define TSL_VPU_OPS_COUNT 9u
+#define TSL_VPU_OPS {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU, TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX, TSL_VPU_OP_EPI, TSL_VPU_OP_MIN, TSL_VPU_OP_EXP, TSL_VPU_OP_RECIP, TSL_VPU_OP_RSQRT}
+#define TSL_VPU_OPS_COUNT 13u
 
 /* Bit 16*unit + op of a mask (0 outside the table). */
 static inline int tsl_ops_has(uint64_t mask, uint32_t unit, uint32_t op)
@@ -1535,12 +1543,12 @@ typedef struct {
     const char *name;
     uint32_t arity, classes, cores;
 } tsl_op_info_t;
-#define TSL_OP_COUNT 17u
+#define TSL_OP_COUNT 21u
 
 /* The i-th op (by unit, then code), or NULL when i >= TSL_OP_COUNT. */
 static inline const tsl_op_info_t *tsl_op_at(uint32_t i)
 {
-    static const tsl_op_info_t t[17] = {
+    static const tsl_op_info_t t[21] = {
         {TSL_UNIT_DMA, TSL_DMA_OP_SYNC, "SYNC", 0u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_DMA, TSL_DMA_OP_LOAD, "LOAD", 1u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_DMA, TSL_DMA_OP_STORE, "STORE", 1u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
@@ -1558,8 +1566,12 @@ static inline const tsl_op_info_t *tsl_op_at(uint32_t i)
         {TSL_UNIT_VPU, TSL_VPU_OP_RSUM, "RSUM", 1u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_VPU, TSL_VPU_OP_RMAX, "RMAX", 1u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_VPU, TSL_VPU_OP_EPI, "EPI", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_MIN, "MIN", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_EXP, "EXP", 1u, TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_RECIP, "RECIP", 1u, TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_RSQRT, "RSQRT", 1u, TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC)},
     };
-    return i < 17u ? &t[i] : (const tsl_op_info_t *)0;
+    return i < 21u ? &t[i] : (const tsl_op_info_t *)0;
 }
 
 /* The entry of (unit, op), or NULL when the unit defines no such op. */
@@ -1569,6 +1581,32 @@ static inline const tsl_op_info_t *tsl_op_info(uint32_t unit, uint32_t op)
         if (tsl_op_at(i)->unit == unit && tsl_op_at(i)->op == op)
             return tsl_op_at(i);
     return (const tsl_op_info_t *)0;
+}
+
+/* VPU functions EXP, RECIP, RSQRT (docs/isa.md "VPU functions"): FP32 constants and seed tables. */
+#define TSL_VPU_FN_LOG2E 0x3FB8AA3Bu /* log2(e), rounded to FP32 */
+#define TSL_VPU_FN_SHIFTER 0x4B400000u /* 1.5 * 2^23: t + SHIFTER rounds t to the integer k held in its low mantissa bits */
+#define TSL_VPU_FN_LN2_HI 0x3F317200u /* ln 2 to 16 significant bits, so that k * LN2_HI and x - k * LN2_HI are exact */
+#define TSL_VPU_FN_LN2_LO 0x35BFBE8Eu /* ln 2 - LN2_HI, rounded to FP32 */
+#define TSL_VPU_FN_EXP_C2 0x3EFFFFFEu /* EXP polynomial, r^2 coefficient (minimax of e^r for r within ln2/2 of 0) */
+#define TSL_VPU_FN_EXP_C3 0x3E2AAA49u /* EXP polynomial, r^3 coefficient */
+#define TSL_VPU_FN_EXP_C4 0x3D2AAC79u /* EXP polynomial, r^4 coefficient */
+#define TSL_VPU_FN_EXP_C5 0x3C091CF1u /* EXP polynomial, r^5 coefficient */
+#define TSL_VPU_FN_EXP_C6 0x3AB5121Au /* EXP polynomial, r^6 coefficient */
+#define TSL_VPU_FN_SEED_BITS 6u /* leading mantissa bits that index the seed tables */
+
+/* RECIP seed of the mantissa bits m = [22:23-SEED_BITS]: v, for the seed (256 + v) / 512. */
+static inline uint32_t tsl_vpu_fn_recip_seed(uint32_t m)
+{
+    static const uint8_t t[64] = {252, 244, 237, 229, 222, 215, 209, 202, 196, 190, 184, 178, 172, 167, 161, 156, 151, 146, 141, 136, 132, 127, 123, 118, 114, 110, 106, 102, 98, 94, 91, 87, 84, 80, 77, 73, 70, 67, 64, 61, 58, 55, 52, 49, 46, 43, 41, 38, 35, 33, 30, 28, 25, 23, 21, 18, 16, 14, 11, 9, 7, 5, 3, 1};
+    return t[m & 63u];
+}
+
+/* RSQRT seed of the mantissa bits m, for an odd (odd = 1) or even unbiased exponent. */
+static inline uint32_t tsl_vpu_fn_rsqrt_seed(uint32_t odd, uint32_t m)
+{
+    static const uint8_t t[128] = {254, 250, 246, 243, 239, 235, 232, 228, 225, 222, 219, 215, 212, 209, 206, 203, 201, 198, 195, 192, 190, 187, 184, 182, 179, 177, 175, 172, 170, 168, 165, 163, 161, 159, 157, 155, 153, 151, 149, 147, 145, 143, 141, 139, 137, 135, 134, 132, 130, 128, 127, 125, 123, 122, 120, 119, 117, 116, 114, 113, 111, 110, 108, 107, 105, 102, 99, 97, 94, 91, 89, 87, 84, 82, 80, 77, 75, 73, 71, 69, 67, 65, 63, 61, 59, 57, 55, 54, 52, 50, 48, 47, 45, 44, 42, 40, 39, 37, 36, 34, 33, 31, 30, 29, 27, 26, 25, 23, 22, 21, 20, 18, 17, 16, 15, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
+    return t[(odd & 1u) << 6 | (m & 63u)];
 }
 
 /* TC registers (hw/spec/tessel.toml): name, offset and access of each, and the read decode the

@@ -65,6 +65,19 @@ static inline uint32_t ref_max(uint32_t a, uint32_t b)
     return fa > fb ? a : b;
 }
 
+/* min with -0 < +0 and NaN if either is NaN, on DAZ'd inputs (call with FTZ/DAZ set). */
+static inline uint32_t ref_min(uint32_t a, uint32_t b)
+{
+    a = ref_daz(a);
+    b = ref_daz(b);
+    float fa = ref_f(a), fb = ref_f(b);
+    if (fa != fa || fb != fb)
+        return REF_QNAN;
+    if (fa == 0 && fb == 0)
+        return ((a | b) & 0x80000000u) ? 0x80000000u : 0;
+    return fa < fb ? a : b;
+}
+
 /* Reference C[i][j] of a GEMM of row-major dense A (M x k) and B (k x nc), int8 or bf16 (dtype 0/1
  * as in DTYPE), with K-blocks of n summed as docs/isa.md orders them. Call with FTZ/DAZ set. */
 static inline uint32_t ref_gemm_elem(const uint8_t *a, const uint8_t *b, int bf16, uint32_t k,

@@ -1,6 +1,8 @@
 /* Tessel golden-model arithmetic; see tslm_arith.h for the rules. Integer-only soft float. */
 #include "tslm_arith.h"
 
+#include "tsl_hw.h"
+
 #define SIGN 0x80000000u
 #define EXP_MASK 0x7F800000u
 #define FRAC_MASK 0x007FFFFFu
@@ -113,6 +115,100 @@ uint32_t tslm_f32_max(uint32_t a, uint32_t b)
     uint32_t ka = (a & SIGN) ? ~a : (a | SIGN);
     uint32_t kb = (b & SIGN) ? ~b : (b | SIGN);
     return ka >= kb ? a : b;
+}
+
+uint32_t tslm_f32_min(uint32_t a, uint32_t b)
+{
+    a = tslm_f32_canon(a);
+    b = tslm_f32_canon(b);
+    if (a == TSLM_F32_QNAN || b == TSLM_F32_QNAN)
+        return TSLM_F32_QNAN;
+    uint32_t ka = (a & SIGN) ? ~a : (a | SIGN);   /* the order-preserving keys of tslm_f32_max */
+    uint32_t kb = (b & SIGN) ? ~b : (b | SIGN);
+    return ka <= kb ? a : b;
+}
+
+/* ---- VPU functions: docs/isa.md "VPU functions" is the definition these steps follow. */
+#define F32_ONE 0x3F800000u
+#define F32_HALF 0x3F000000u
+
+/* y (a normal FP32) with its biased exponent replaced
+ * by e; a zero of y's sign when e <= 0, an infinity when e >= 255. */
+static uint32_t with_exp(uint32_t y, int e)
+{
+    if (e >= 255)
+        return (y & SIGN) | EXP_MASK;
+    if (e <= 0)
+        return y & SIGN;
+    return (y & ~EXP_MASK) | ((uint32_t)e << 23);
+}
+
+uint32_t tslm_f32_exp(uint32_t a)
+{
+    a = tslm_f32_canon(a);
+    if (a == TSLM_F32_QNAN)
+        return TSLM_F32_QNAN;
+    if (f32_exp(a) >= 127 + 7)   /* |a| >= 128, infinities included: e^a over- or underflows */
+        return (a & SIGN) ? 0 : EXP_MASK;
+    /* a = k ln2 + r: k = round(a log2 e) by the shifter; r by Cody-Waite in two steps. */
+    uint32_t s = tslm_f32_add(tslm_f32_mul(a, TSL_VPU_FN_LOG2E), TSL_VPU_FN_SHIFTER);
+    int k = (int)(s & FRAC_MASK) - 0x400000;
+    uint32_t kf = tslm_f32_add(s, TSL_VPU_FN_SHIFTER ^ SIGN);
+    uint32_t r = tslm_f32_add(a, tslm_f32_mul(kf, TSL_VPU_FN_LN2_HI ^ SIGN));
+    r = tslm_f32_add(r, tslm_f32_mul(kf, TSL_VPU_FN_LN2_LO ^ SIGN));
+    /* e^r = 1 + (r + r^2 p(r)), p(r) = C2 + C3 r + ... + C6 r^4 by Horner. */
+    static const uint32_t c[] = {TSL_VPU_FN_EXP_C5, TSL_VPU_FN_EXP_C4, TSL_VPU_FN_EXP_C3, TSL_VPU_FN_EXP_C2};
+    uint32_t p = tslm_f32_mul(r, TSL_VPU_FN_EXP_C6);
+    for (unsigned i = 0; i < 4; i++) {
+        p = tslm_f32_add(p, c[i]);
+        if (i < 3)
+            p = tslm_f32_mul(p, r);
+    }
+    p = tslm_f32_mul(p, tslm_f32_mul(r, r));
+    uint32_t y = tslm_f32_add(tslm_f32_add(p, r), F32_ONE);
+    return with_exp(y, (int)f32_exp(y) + k);   /* y * 2^k */
+}
+
+uint32_t tslm_f32_recip(uint32_t a)
+{
+    a = tslm_f32_canon(a);
+    uint32_t sign = a & SIGN;
+    if (a == TSLM_F32_QNAN)
+        return TSLM_F32_QNAN;
+    if (f32_exp(a) == 0)
+        return sign | EXP_MASK;
+    if (f32_is_inf(a))
+        return sign;
+    /* 1/m for the mantissa m in [1, 2): a seed, then two Newton-Raphson steps y += y (1 - m y). */
+    uint32_t m = F32_ONE | (a & FRAC_MASK);
+    uint32_t y = F32_HALF | tsl_vpu_fn_recip_seed((a & FRAC_MASK) >> (23 - TSL_VPU_FN_SEED_BITS)) << 15;
+    for (unsigned i = 0; i < 2; i++) {
+        uint32_t e = tslm_f32_add(F32_ONE, tslm_f32_mul(m, y) ^ SIGN);
+        y = tslm_f32_add(y, tslm_f32_mul(y, e));
+    }
+    return sign | with_exp(y, (int)f32_exp(y) + 127 - (int)f32_exp(a));   /* y * 2^-(ea - 127) */
+}
+
+uint32_t tslm_f32_rsqrt(uint32_t a)
+{
+    a = tslm_f32_canon(a);
+    if (a == TSLM_F32_QNAN || (a & SIGN && a != SIGN))
+        return TSLM_F32_QNAN;
+    if (f32_exp(a) == 0)
+        return a | EXP_MASK;   /* +-0 -> +-inf */
+    if (f32_is_inf(a))
+        return 0;
+    /* a = m' 2^(2q), m' in [1, 4); 1/sqrt(m') from a seed by two Newton-Raphson steps
+     * y += y (1/2 - (m'/2) y^2), with h = m'/2 in [1/2, 2). */
+    unsigned odd = !(f32_exp(a) & 1);                          /* the unbiased exponent is odd */
+    int q = ((int)f32_exp(a) - 127 - (int)odd) / 2;
+    uint32_t h = ((126u + odd) << 23) | (a & FRAC_MASK);
+    uint32_t y = F32_HALF | tsl_vpu_fn_rsqrt_seed(odd, (a & FRAC_MASK) >> (23 - TSL_VPU_FN_SEED_BITS)) << 15;
+    for (unsigned i = 0; i < 2; i++) {
+        uint32_t e = tslm_f32_add(F32_HALF, tslm_f32_mul(tslm_f32_mul(y, y), h) ^ SIGN);
+        y = tslm_f32_add(y, tslm_f32_mul(y, e));
+    }
+    return with_exp(y, (int)f32_exp(y) - q);   /* y * 2^-q */
 }
 
 uint16_t tslm_bf16_from_f32(uint32_t a)

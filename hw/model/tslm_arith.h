@@ -29,6 +29,19 @@ uint32_t tslm_f32_mul(uint32_t a, uint32_t b);
 /* max(a, b): NaN if either is NaN; +0 is greater than -0. */
 uint32_t tslm_f32_max(uint32_t a, uint32_t b);
 
+/* min(a, b): NaN if either is NaN; -0 is less than +0. */
+uint32_t tslm_f32_min(uint32_t a, uint32_t b);
+
+/* The VPU functions (docs/isa.md "VPU functions"): each a fixed sequence of tslm_f32_mul and
+ * tslm_f32_add steps on the constants and seed tables of tsl_hw.h (TSL_VPU_FN_*), plus exponent
+ * arithmetic. Inputs are DAZ'd; results follow the FTZ and canonical-NaN rules. */
+/* e^a: +inf -> +inf, -inf -> +0, overflow -> +inf, a result below 2^-126 -> +0. */
+uint32_t tslm_f32_exp(uint32_t a);
+/* 1 / a: +-0 -> +-inf, +-inf -> +-0, a result below 2^-126 -> a zero of a's sign. */
+uint32_t tslm_f32_recip(uint32_t a);
+/* 1 / sqrt(a): +0 -> +inf, -0 -> -inf, a < 0 -> NaN, +inf -> +0. */
+uint32_t tslm_f32_rsqrt(uint32_t a);
+
 /* fp32 -> bf16, RNE; DAZ on the input; NaN -> canonical; overflow -> infinity. */
 uint16_t tslm_bf16_from_f32(uint32_t a);
 

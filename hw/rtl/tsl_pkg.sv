@@ -79,7 +79,11 @@ package tsl_pkg;
     VPU_OP_REQUANT = 4'd7,
     VPU_OP_RSUM = 4'd8,
     VPU_OP_RMAX = 4'd9,
-    VPU_OP_EPI = 4'd10
+    VPU_OP_EPI = 4'd10,
+    VPU_OP_MIN = 4'd11,
+    VPU_OP_EXP = 4'd12,
+    VPU_OP_RECIP = 4'd13,
+    VPU_OP_RSQRT = 4'd14
   } vpu_op_e;
 
   // how a VPU instruction reads its second operand
@@ -464,12 +468,28 @@ package tsl_pkg;
   localparam logic [511:0] SEQ_USED = 512'hFFFFFFFFFFFFFFFF000000FFFFFFFFFFFFFFFFFF0000003FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF007FFFFFFFFFFFFF;
 
   // Operations (hw/spec/tessel.toml [[ops]]): bit 16*unit + op of each mask
-  localparam logic [63:0] OPS_TC = 64'h000007FD000F0007;  // implemented by the tc tensor core; others are ERR_BAD_OPCODE there
+  localparam logic [63:0] OPS_TC = 64'h00007FFD000F0007;  // implemented by the tc tensor core; others are ERR_BAD_OPCODE there
   localparam logic [63:0] OPS_LITE = 64'h000003FD000F0007;  // implemented by the lite tensor core; others are ERR_BAD_OPCODE there
-  localparam logic [63:0] OPS_ALL = 64'h000007FD000F0007;  // defined by the spec
-  localparam logic [63:0] OPS_UNARY = 64'h000003E000020006;  // one source operand
-  localparam logic [63:0] OPS_INT = 64'h000007FC000E0000;  // accept the int dtype class
-  localparam logic [63:0] OPS_FLOAT = 64'h0000077C000E0000;  // accept the float dtype class
+  localparam logic [63:0] OPS_ALL = 64'h00007FFD000F0007;  // defined by the spec
+  localparam logic [63:0] OPS_UNARY = 64'h000073E000020006;  // one source operand
+  localparam logic [63:0] OPS_INT = 64'h00000FFC000E0000;  // accept the int dtype class
+  localparam logic [63:0] OPS_FLOAT = 64'h00007F7C000E0000;  // accept the float dtype class
+
+  // VPU functions EXP, RECIP, RSQRT (docs/isa.md "VPU functions"): FP32 constants and seed tables
+  localparam logic [31:0] VPU_FN_LOG2E = 32'h3FB8AA3B;  // log2(e), rounded to FP32
+  localparam logic [31:0] VPU_FN_SHIFTER = 32'h4B400000;  // 1.5 * 2^23: t + SHIFTER rounds t to the integer k held in its low mantissa bits
+  localparam logic [31:0] VPU_FN_LN2_HI = 32'h3F317200;  // ln 2 to 16 significant bits, so that k * LN2_HI and x - k * LN2_HI are exact
+  localparam logic [31:0] VPU_FN_LN2_LO = 32'h35BFBE8E;  // ln 2 - LN2_HI, rounded to FP32
+  localparam logic [31:0] VPU_FN_EXP_C2 = 32'h3EFFFFFE;  // EXP polynomial, r^2 coefficient (minimax of e^r for r within ln2/2 of 0)
+  localparam logic [31:0] VPU_FN_EXP_C3 = 32'h3E2AAA49;  // EXP polynomial, r^3 coefficient
+  localparam logic [31:0] VPU_FN_EXP_C4 = 32'h3D2AAC79;  // EXP polynomial, r^4 coefficient
+  localparam logic [31:0] VPU_FN_EXP_C5 = 32'h3C091CF1;  // EXP polynomial, r^5 coefficient
+  localparam logic [31:0] VPU_FN_EXP_C6 = 32'h3AB5121A;  // EXP polynomial, r^6 coefficient
+  localparam int VPU_FN_SEED_BITS = 6;  // leading mantissa bits that index the seed tables
+  // RECIP seeds: entry [8*i +: 8] for i = mantissa bits is v, the seed (256 + v) / 512
+  localparam logic [511:0] VPU_FN_RECIP_SEEDS = 512'h01030507090B0E10121517191C1E212326292B2E3134373A3D404346494D5054575B5E62666A6E72767B7F84888D92979CA1A7ACB2B8BEC4CAD1D7DEE5EDF4FC;
+  // RSQRT seeds: entry [8*i +: 8] for i = {odd exponent, mantissa bits} is v, the seed (256 + v) / 512
+  localparam logic [1023:0] VPU_FN_RSQRT_SEEDS = 1024'h0102030405060708090A0B0C0D0F10111214151617191A1B1D1E1F2122242527282A2C2D2F3032343637393B3D3F41434547494B4D50525457595B5E616366696B6C6E6F7172747577787A7B7D7F8082848687898B8D8F91939597999B9D9FA1A3A5A8AAACAFB1B3B6B8BBBEC0C3C6C9CBCED1D4D7DBDEE1E4E8EBEFF3F6FAFE;
 
 endpackage
 /* verilator lint_on UNUSEDPARAM */

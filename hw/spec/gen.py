@@ -7,7 +7,9 @@ Usage: gen.py [--check]
   --check writes nothing; it lists every stale output and exits 1 if there is one.
 Python 3.11 standard library only.
 """
+import math
 import pathlib
+import struct
 import sys
 import tomllib
 
@@ -547,6 +549,55 @@ def gen_c_regs(spec, params, enums):
     return "\n".join(o) + "\n"
 
 
+def vpu_fn_seeds(spec):
+    """The RECIP and RSQRT seed tables (docs/isa.md "VPU functions"): entry v stands for the seed
+    (256 + v) / 512. RECIP entry i: 2 / (lo + hi) for the mantissa interval [lo, hi) =
+    [1 + i/2^b, 1 + (i+1)/2^b). RSQRT entry 2^b * p + i: 2 / (sqrt(lo) + sqrt(hi)) for [lo, hi)
+    scaled by 2^p (p = 1: the exponent is odd). Both rounded to nearest."""
+    b = spec["vpu_fn"]["seed_bits"]
+    recip = [(2 * 2 ** (b + 10) + (2 ** (b + 1) + 2 * i + 1)) // (2 * (2 ** (b + 1) + 2 * i + 1)) - 256
+             for i in range(2 ** b)]
+    rsqrt = []
+    for p in range(2):
+        for i in range(2 ** b):
+            y = 1024 / (math.sqrt(2 ** p * (1 + i / 2 ** b)) + math.sqrt(2 ** p * (1 + (i + 1) / 2 ** b)))
+            if abs(y - math.floor(y) - 0.5) < 1e-6:
+                sys.exit(f"gen.py: [vpu_fn] RSQRT seed {p}/{i} is too close to a tie to round in doubles")
+            rsqrt.append(round(y) - 256)
+    for v in recip + rsqrt:
+        if not 0 <= v < 256:
+            sys.exit("gen.py: [vpu_fn] a seed is outside 0..255 (seed_bits too small)")
+    return recip, rsqrt
+
+
+def gen_c_vpu_fn(spec, params, enums):
+    """The constants and seed tables of the VPU functions for tsl_hw.h."""
+    fn = spec["vpu_fn"]
+    b = fn["seed_bits"]
+    recip, rsqrt = vpu_fn_seeds(spec)
+    o = ["/* VPU functions EXP, RECIP, RSQRT (docs/isa.md \"VPU functions\"): FP32 constants and seed tables. */"]
+    d = o.append
+    for c in fn["consts"]:
+        d(f"#define TSL_VPU_FN_{c['name']} 0x{c['value']:08X}u /* {c['doc']} */")
+    d(f"#define TSL_VPU_FN_SEED_BITS {b}u /* leading mantissa bits that index the seed tables */")
+    d("")
+    d("/* RECIP seed of the mantissa bits m = [22:23-SEED_BITS]: v, for the seed (256 + v) / 512. */")
+    d("static inline uint32_t tsl_vpu_fn_recip_seed(uint32_t m)")
+    d("{")
+    d(f"    static const uint8_t t[{len(recip)}] = {{{', '.join(str(v) for v in recip)}}};")
+    d(f"    return t[m & {2 ** b - 1}u];")
+    d("}")
+    d("")
+    d("/* RSQRT seed of the mantissa bits m, for an odd (odd = 1) or even unbiased exponent. */")
+    d("static inline uint32_t tsl_vpu_fn_rsqrt_seed(uint32_t odd, uint32_t m)")
+    d("{")
+    d(f"    static const uint8_t t[{len(rsqrt)}] = {{{', '.join(str(v) for v in rsqrt)}}};")
+    d(f"    return t[(odd & 1u) << {b} | (m & {2 ** b - 1}u)];")
+    d("}")
+    d("")
+    return "\n".join(o) + "\n"
+
+
 def append_c(header, *parts):
     """tsl_hw.h with `parts` inserted before its closing #endif (gen_c writes the rest)."""
     head, sep, tail = header.rpartition("#endif")
@@ -637,6 +688,17 @@ def gen_sv(spec, params, enums):
     for cls in CLASSES:
         d(f"  localparam logic [63:0] OPS_{cls.upper()} = 64'h{op_mask(ops, lambda o: cls in o['classes']):016X};"
           f"  // accept the {cls} dtype class")
+    d("")
+    fn = spec["vpu_fn"]
+    recip, rsqrt = vpu_fn_seeds(spec)
+    d("  // VPU functions EXP, RECIP, RSQRT (docs/isa.md \"VPU functions\"): FP32 constants and seed tables")
+    for c in fn["consts"]:
+        d(f"  localparam logic [31:0] VPU_FN_{c['name']} = 32'h{c['value']:08X};  // {c['doc']}")
+    d(f"  localparam int VPU_FN_SEED_BITS = {fn['seed_bits']};  // leading mantissa bits that index the seed tables")
+    for name, t, what in (("RECIP", recip, "mantissa bits"), ("RSQRT", rsqrt, "{odd exponent, mantissa bits}")):
+        d(f"  // {name} seeds: entry [8*i +: 8] for i = {what} is v, the seed (256 + v) / 512")
+        d(f"  localparam logic [{8 * len(t) - 1}:0] VPU_FN_{name}_SEEDS = {8 * len(t)}'h"
+          + "".join(f"{v:02X}" for v in reversed(t)) + ";")
     d("")
     d("endpackage")
     d("/* verilator lint_on UNUSEDPARAM */")
@@ -793,6 +855,23 @@ def gen_docs_ops(spec, params, enums):
     return {"ops": md_table(["unit", "op", "code", "arity", "classes", *CORES], rows)}
 
 
+def gen_docs_vpu_fn(spec, params, enums):
+    """The constants and seed tables of the VPU functions in docs/isa.md (section `vpu-fn`)."""
+    fn = spec["vpu_fn"]
+    b = fn["seed_bits"]
+    recip, rsqrt = vpu_fn_seeds(spec)
+    consts = md_table(["constant", "FP32 bits", "value", "meaning"],
+                      [(f"`{c['name']}`", f"`0x{c['value']:08X}`",
+                        f"{struct.unpack('<f', struct.pack('<I', c['value']))[0]:.9g}", c["doc"])
+                       for c in fn["consts"]])
+    rows = []
+    for name, t in (("RECIP", recip), ("RSQRT even", rsqrt[:2 ** b]), ("RSQRT odd", rsqrt[2 ** b:])):
+        for i in range(0, len(t), 16):
+            rows.append((name, f"{i}..{i + 15}", " ".join(f"{v:3d}" for v in t[i:i + 16])))
+    seeds = md_table(["table", "entries", "v (seed = (256 + v) / 512)"], rows)
+    return {"vpu-fn": f"{consts}\n\nSeed tables ({b} index bits):\n\n{seeds}"}
+
+
 def splice(text, sections, path):
     """Replace each `<!-- gen:NAME -->...<!-- /gen:NAME -->` span with its generated section."""
     for name, body in sections.items():
@@ -811,13 +890,14 @@ def main(argv):
     spec, params, enums = load()
     outputs = {
         ROOT / "hw/include/tsl_hw.h": append_c(gen_c(spec, params, enums), gen_c_ops(spec, params, enums),
-                                               gen_c_regs(spec, params, enums)),
+                                               gen_c_vpu_fn(spec, params, enums), gen_c_regs(spec, params, enums)),
         ROOT / "hw/rtl/tsl_pkg.sv": gen_sv(spec, params, enums),
         ROOT / "hw/rtl/tsl_insn.svh": gen_sv_insn(spec, params, enums),
         ROOT / "hw/rtl/tsl_regs.svh": gen_sv_regs(spec, params, enums),
     }
     sections = gen_docs(spec, params, enums)
     sections.update(gen_docs_ops(spec, params, enums))
+    sections.update(gen_docs_vpu_fn(spec, params, enums))
     for doc in sorted((ROOT / "docs").glob("*.md")):
         text = doc.read_text()
         if "<!-- gen:" in text:

@@ -19,6 +19,7 @@
 #include "tsl_cp_hal_model.h"
 #include "tsl_insn.h"
 #include "tslm.h"
+#include "tslm_arith.h"
 
 #define HBM_BYTES (4u << 20)
 #define CMD_BASE 0x0u
@@ -377,7 +378,7 @@ static int eltwise_case(dev_t *d, uint32_t op, uint32_t adt, uint32_t bdt, uint3
                         uint32_t n)
 {
     uint32_t w[16], esa = tsl_dtype_bytes(adt), esb = tsl_dtype_bytes(bdt), esc = tsl_dtype_bytes(cdt);
-    int unary = op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT;
+    int unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
     int fl = adt == TSL_DTYPE_BF16 || adt == TSL_DTYPE_FP32;
     int imm = flags & CF(B_IMM), bc = flags & CF(B_BCAST);
     uint32_t lda = n * esa + below(3) * below(7), ldb = n * esb + below(3) * below(7), ldc = n * esc + below(3) * below(7);
@@ -427,6 +428,11 @@ static int eltwise_case(dev_t *d, uint32_t op, uint32_t adt, uint32_t bdt, uint3
             case TSL_VPU_OP_ADD: if (fl) { fr = fx + fy; v = ref_canon(fr); } else v = x + y; break;
             case TSL_VPU_OP_MUL: if (fl) { fr = fx * fy; v = ref_canon(fr); } else v = x * y; break;
             case TSL_VPU_OP_MAX: v = fl ? ref_max(x, y) : ((int32_t)x > (int32_t)y ? x : y); break;
+            case TSL_VPU_OP_MIN: v = fl ? ref_min(x, y) : ((int32_t)x < (int32_t)y ? x : y); break;
+            /* EXP, RECIP, RSQRT: the model's functions (tests/model/test_vmath checks them against libm) */
+            case TSL_VPU_OP_EXP: v = tslm_f32_exp(x); break;
+            case TSL_VPU_OP_RECIP: v = tslm_f32_recip(x); break;
+            case TSL_VPU_OP_RSQRT: v = tslm_f32_rsqrt(x); break;
             case TSL_VPU_OP_RELU: v = fl ? ref_max(x, 0) : ((int32_t)x > 0 ? x : 0); break;
             case TSL_VPU_OP_REQUANT: v = (uint32_t)(int32_t)ref_requant((int32_t)x, scale, shift, zp); break;
             default: v = x; break;
@@ -442,18 +448,19 @@ static int eltwise_case(dev_t *d, uint32_t op, uint32_t adt, uint32_t bdt, uint3
 
 static void eltwise_suite(dev_t *d, int randoms)
 {
-    static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU, TSL_VPU_OP_MOV,
-                                   TSL_VPU_OP_REQUANT};
+    static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_MIN, TSL_VPU_OP_RELU,
+                                   TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_EXP, TSL_VPU_OP_RECIP,
+                                   TSL_VPU_OP_RSQRT};
     static const uint32_t ity[] = {TSL_DTYPE_INT8, TSL_DTYPE_INT32}, fty[] = {TSL_DTYPE_BF16, TSL_DTYPE_FP32};
     int bf = (d->m.cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1;
     for (int r = 0; r < randoms; r++)
-        for (uint32_t o = 0; o < 6; o++)
+        for (uint32_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
             for (uint32_t cls = 0; cls < (bf ? 2u : 1u); cls++) {
                 uint32_t op = ops[o];
-                if (op == TSL_VPU_OP_REQUANT && cls)
+                if (!tsl_ops_has(cls ? TSL_OPS_FLOAT : TSL_OPS_INT, TSL_UNIT_VPU, op))
                     continue;
                 const uint32_t *ty = cls ? fty : ity;
-                int unary = o >= 3;
+                int unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
                 for (uint32_t mode = 0; mode < (unary ? 1u : 3u); mode++) {
                     uint32_t flags = mode == 1 ? CF(B_BCAST) : mode == 2 ? CF(B_IMM) : 0;
                     uint32_t bdt = unary ? 0 : mode == 2 ? ty[1] : ty[below(2)];
@@ -585,8 +592,11 @@ static const bad_t bad_cases[] = {
     {"ELTWISE float -> int", 2, 2, 0x2233 & ~0x200u, 0, E(BAD_DTYPE), 2},
     {"ELTWISE IMM int8", 2, 2, 0x2202, 5, E(BAD_DTYPE), 2},
     {"ELTWISE REQUANT float", 2, 2, 0x7303, 0, E(BAD_DTYPE), 2},
+    {"ELTWISE EXP int32", 2, 2, 0xC202, 0, E(BAD_DTYPE), 2},
+    {"ELTWISE RSQRT int8", 2, 2, 0xE000, 0, E(BAD_DTYPE), 2},
     {"ELTWISE op SYNC", 2, 2, 0x0222, 0, E(BAD_OPCODE), 2},
     {"ELTWISE op RSUM", 2, 2, 0x8222, 0, E(BAD_OPCODE), 2},
+    {"ELTWISE op EPI", 2, 2, 0xA222, 0, E(BAD_OPCODE), 2},
     {"ELTWISE op 15", 2, 2, 0xF222, 0, E(BAD_OPCODE), 2},
     {"M = 0", 0, 3, 0, 0, E(BAD_SHAPE), 3},
     {"N = 0", 2, 4, 0, 0, E(BAD_SHAPE), 4},

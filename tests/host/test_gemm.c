@@ -23,6 +23,7 @@
 #include "tessel.h"
 #include "test_util.h"
 #include "tsl_hw.h"
+#include "tslm_arith.h"
 
 #define CF(f) (1u << TSL_CMD_FLAG_##f)
 #define TMO 600000u
@@ -329,7 +330,7 @@ static void wr_elem(uint8_t *row, uint32_t j, uint32_t dt, uint32_t v)
 static void eltwise_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t op, uint32_t adt, uint32_t bdt, uint32_t cdt,
                          uint32_t flags, uint32_t m, uint32_t n)
 {
-    int unary = op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT;
+    int unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
     int fl = adt == TSL_DTYPE_BF16 || adt == TSL_DTYPE_FP32, imm = flags & CF(B_IMM), bc = flags & CF(B_BCAST);
     uint32_t lda = n * dtb(adt) + below(3) * 4, ldb = n * dtb(bdt) + below(3) * 4, ldc = n * dtb(cdt) + below(3) * 4;
     uint32_t brows = bc ? 1 : m;
@@ -381,6 +382,11 @@ static void eltwise_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t op, uint32
             case TSL_VPU_OP_ADD: if (fl) { fr = fx + fy; v = ref_canon(fr); } else v = x + y; break;
             case TSL_VPU_OP_MUL: if (fl) { fr = fx * fy; v = ref_canon(fr); } else v = x * y; break;
             case TSL_VPU_OP_MAX: v = fl ? ref_max(x, y) : ((int32_t)x > (int32_t)y ? x : y); break;
+            case TSL_VPU_OP_MIN: v = fl ? ref_min(x, y) : ((int32_t)x < (int32_t)y ? x : y); break;
+            /* EXP, RECIP, RSQRT: the model's functions (tests/model/test_vmath checks them against libm) */
+            case TSL_VPU_OP_EXP: v = tslm_f32_exp(x); break;
+            case TSL_VPU_OP_RECIP: v = tslm_f32_recip(x); break;
+            case TSL_VPU_OP_RSQRT: v = tslm_f32_rsqrt(x); break;
             case TSL_VPU_OP_RELU: v = fl ? ref_max(x, 0) : ((int32_t)x > 0 ? x : 0); break;
             case TSL_VPU_OP_REQUANT: v = (uint32_t)(int32_t)ref_requant((int32_t)x, scale, shift, zp); break;
             default: v = x; break;
@@ -401,16 +407,17 @@ static void eltwise_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t op, uint32
 
 static void eltwise_suite(tessel_dev_t *d, tessel_dev_t *mdl)
 {
-    static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU, TSL_VPU_OP_MOV,
-                                   TSL_VPU_OP_REQUANT};
+    static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_MIN, TSL_VPU_OP_RELU,
+                                   TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_EXP, TSL_VPU_OP_RECIP,
+                                   TSL_VPU_OP_RSQRT};
     static const uint32_t ity[] = {TSL_DTYPE_INT8, TSL_DTYPE_INT32}, fty[] = {TSL_DTYPE_BF16, TSL_DTYPE_FP32};
-    for (uint32_t o = 0; o < 6; o++)
+    for (uint32_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
         for (uint32_t cls = 0; cls < 2; cls++) {
             uint32_t op = ops[o];
-            if (op == TSL_VPU_OP_REQUANT && cls)
+            if (!tsl_ops_has(cls ? TSL_OPS_FLOAT : TSL_OPS_INT, TSL_UNIT_VPU, op))
                 continue;
             const uint32_t *ty = cls ? fty : ity;
-            int unary = o >= 3;
+            int unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
             for (uint32_t mode = 0; mode < (unary ? 1u : 3u); mode++) {
                 uint32_t flags = mode == 1 ? CF(B_BCAST) : mode == 2 ? CF(B_IMM) : 0;
                 uint32_t bdt = unary ? 0 : mode == 2 ? ty[1] : ty[below(2)];

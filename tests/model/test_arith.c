@@ -1,5 +1,5 @@
 /* Checks hw/model's arithmetic against independent references: the host CPU's IEEE float with
- * FTZ and DAZ set (fp32 add, mul, bf16 rounding), and exact 64-bit integer maths (requant).
+ * FTZ and DAZ set (fp32 add, mul, max, min, bf16 rounding), and exact 64-bit integer maths (requant).
  * Random operands are biased towards zeros, subnormals, extreme exponents, Inf and NaN.
  * Usage: test_arith [SEED]   (the seed is printed; pass it back to replay a failure) */
 #include <stdio.h>
@@ -31,7 +31,7 @@ int main(int argc, char **argv)
     tu_init(&t, "arith", argc, argv);
     unsigned csr = ref_fp_ftz_daz();
     const long iters = 2000000;
-    long bad_add = 0, bad_mul = 0, bad_max = 0, bad_bf16 = 0;
+    long bad_add = 0, bad_mul = 0, bad_max = 0, bad_min = 0, bad_bf16 = 0;
     for (long i = 0; i < iters; i++) {
         uint32_t a = rand_f32(&t.rng), b = rand_f32(&t.rng);
         volatile float fa = ref_f(a), fb = ref_f(b);
@@ -46,10 +46,15 @@ int main(int argc, char **argv)
         got = tslm_f32_max(a, b);
         if (want != got && bad_max++ < 5)
             printf("max %08x, %08x: expected %08x got %08x\n", a, b, want, got);
+        want = ref_min(a, b);
+        got = tslm_f32_min(a, b);
+        if (want != got && bad_min++ < 5)
+            printf("min %08x, %08x: expected %08x got %08x\n", a, b, want, got);
     }
     tu_check(&t, bad_add == 0, "fp32 add matches host float with FTZ/DAZ (%ld mismatches)", bad_add);
     tu_check(&t, bad_mul == 0, "fp32 mul matches host float with FTZ/DAZ (%ld mismatches)", bad_mul);
     tu_check(&t, bad_max == 0, "fp32 max matches the reference (%ld mismatches)", bad_max);
+    tu_check(&t, bad_min == 0, "fp32 min matches the reference (%ld mismatches)", bad_min);
     ref_fp_restore(csr);
 
     /* fp32 -> bf16 RNE: reference by exact comparison of the two neighbouring bf16 values. */

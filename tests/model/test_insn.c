@@ -11,6 +11,7 @@
 #include "test_util.h"
 #include "tsl_insn.h"
 #include "tslm.h"
+#include "tslm_arith.h"
 
 #define HBM_BYTES (1u << 20)
 #define ACC TSL_LOCAL_ACC_BASE
@@ -244,7 +245,12 @@ static int64_t ref_op(uint32_t op, int fl, int64_t a, int64_t b, int32_t scale, 
     case TSL_VPU_OP_ADD: return fl ? (int64_t)ref_canon(fa + fb) : (int32_t)(uint32_t)(a + b);
     case TSL_VPU_OP_MUL: return fl ? (int64_t)ref_canon(fa * fb) : (int32_t)(uint32_t)((uint64_t)a * (uint64_t)b);
     case TSL_VPU_OP_MAX: return fl ? ref_max((uint32_t)a, (uint32_t)b) : (a > b ? a : b);
+    case TSL_VPU_OP_MIN: return fl ? ref_min((uint32_t)a, (uint32_t)b) : (a < b ? a : b);
     case TSL_VPU_OP_RELU: return fl ? ref_max((uint32_t)a, 0) : (a > 0 ? a : 0);
+    /* The functions themselves are checked against libm by test_vmath; here, the instruction. */
+    case TSL_VPU_OP_EXP: return tslm_f32_exp((uint32_t)a);
+    case TSL_VPU_OP_RECIP: return tslm_f32_recip((uint32_t)a);
+    case TSL_VPU_OP_RSQRT: return tslm_f32_rsqrt((uint32_t)a);
     case TSL_VPU_OP_REQUANT: {
         __int128 p = (__int128)a * scale + (shift ? (__int128)1 << (shift - 1) : 0);
         __int128 q = p / ((__int128)1 << shift);
@@ -326,13 +332,20 @@ static void vpu_case(tslm_t *m, vpu_case_t c, uint32_t rows)
     free(tb);
 }
 
+static uint32_t epi_special_f32(void);
+
 static void test_vpu(uint32_t n)
 {
     tslm_t m;
     fresh(&m, n, 0);
-    /* Float data with a sane range: random ACC bits are mostly huge or NaN. */
+    /* Float data with a sane range (random ACC bits are mostly huge or NaN) at ACC, and specials
+     * (NaNs, infinities, zeros, subnormals, extremes) at ACC + 0xF000. */
     for (uint32_t i = 0; i < 0x4000; i += 4) {
         uint32_t v = (0x38000000u + (uint32_t)tu_below(&T.rng, 0x10000000)) | (uint32_t)(tu_next(&T.rng) & 1) << 31;
+        memcpy(m.acc + i, &v, 4);
+    }
+    for (uint32_t i = 0xF000; i < 0x10000; i += 4) {
+        uint32_t v = epi_special_f32();
         memcpy(m.acc + i, &v, 4);
     }
     const uint32_t I8 = TSL_DTYPE_INT8, I32 = TSL_DTYPE_INT32, B16 = TSL_DTYPE_BF16, F32 = TSL_DTYPE_FP32;
@@ -362,6 +375,18 @@ static void test_vpu(uint32_t n)
         {TSL_VPU_OP_RSUM, B16, B16, 0, 0, 0x6000, 0x3000, 0},
         {TSL_VPU_OP_RMAX, I8, I8, 0, 0, 0x7000, 0x800, 0},
         {TSL_VPU_OP_RMAX, F32, F32, 0, 0, ACC + 0xD000, ACC, 0},
+        {TSL_VPU_OP_MIN, I8, I8, I32, IM, 0x100, 0x800, 0},
+        {TSL_VPU_OP_MIN, I32, I32, I32, BC, ACC + 0x8000, ACC + 0x4000, ACC + 0x6000},
+        {TSL_VPU_OP_MIN, F32, F32, B16, V, ACC + 0xA000, ACC + 0xF000, 0x3000},
+        {TSL_VPU_OP_MIN, B16, B16, F32, IM, 0x2000, 0x3000, 0},
+        {TSL_VPU_OP_EXP, F32, F32, 0, 0, ACC + 0xE000, ACC, 0},
+        {TSL_VPU_OP_EXP, B16, F32, 0, 0, 0x6000, ACC + 0xF000, 0},
+        {TSL_VPU_OP_EXP, B16, B16, 0, 0, 0x3000, 0x3000, 0},                        /* in place */
+        {TSL_VPU_OP_RECIP, F32, F32, 0, 0, ACC + 0xE000, ACC + 0xF000, 0},
+        {TSL_VPU_OP_RECIP, F32, B16, 0, 0, ACC + 0xE000, 0x3000, 0},
+        {TSL_VPU_OP_RSQRT, F32, F32, 0, 0, ACC + 0xE000, ACC, 0},
+        {TSL_VPU_OP_RSQRT, B16, F32, 0, 0, 0x6000, ACC + 0xF000, 0},
+        {TSL_VPU_OP_RSQRT, B16, B16, 0, 0, 0x4000, 0x3000, 0},
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++)
         vpu_case(&m, cases[i], 1 + (uint32_t)tu_below(&T.rng, 12));
@@ -655,6 +680,15 @@ static void test_errors(void)
                "REQUANT of floats");
     expect_err(&m, with_word(ok_add, 5, 1), TSL_ERR_BAD_FIELD, 0, "ADD with a REQUANT scale");
     expect_err(&m, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_EXP, .dst_dtype = TSL_DTYPE_INT32, .src1_dtype = TSL_DTYPE_INT32, .dst_addr = ACC,
+            .src1_addr = ACC, .rows = 1}), TSL_ERR_BAD_FIELD, 0, "EXP of integers");
+    expect_err(&m, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_RSQRT, .dst_dtype = TSL_DTYPE_FP32, .src1_dtype = TSL_DTYPE_FP32, .src2_dtype = TSL_DTYPE_FP32,
+            .dst_addr = ACC, .src1_addr = ACC, .rows = 1}), TSL_ERR_BAD_FIELD, 0, "RSQRT with a second operand");
+    expect_err(&m, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_RECIP, .dst_dtype = TSL_DTYPE_FP32, .src1_dtype = TSL_DTYPE_FP32, .dst_addr = ACC,
+            .src1_addr = ACC, .src2_addr = 4, .rows = 1}), TSL_ERR_BAD_FIELD, 0, "RECIP with a SRC2 address");
+    expect_err(&m, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
             .op = TSL_VPU_OP_ADD, .dst_dtype = TSL_DTYPE_FP32, .src1_dtype = TSL_DTYPE_INT32,
             .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_VEC, .dst_addr = ACC, .src1_addr = ACC,
             .src2_addr = ACC, .rows = 1}), TSL_ERR_BAD_FIELD, 0, "int and float operands mixed");
@@ -841,6 +875,18 @@ static void test_errors(void)
     expect_err(&m, tsl_insn_vpu_epi_encode(ei), TSL_ERR_BAD_OPCODE, 0, "EPI on the lite core");
     x = ei, x.rows = 0;
     expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_OPCODE, 0, "bad EPI on the lite core");
+    /* ... and every other VPU op of the full core alone (MIN, EXP, ...), with valid fields. */
+    for (uint32_t op = 0; op < TSL_VPU_OP_LIMIT; op++) {
+        if (op == TSL_VPU_OP_EPI || !tsl_op_on_core(TSL_CORE_TC, TSL_UNIT_VPU, op) ||
+            tsl_op_on_core(TSL_CORE_LITE, TSL_UNIT_VPU, op))
+            continue;
+        uint32_t un = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
+        expect_err(&m, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = op, .dst_dtype = TSL_DTYPE_INT32, .src1_dtype = TSL_DTYPE_INT32,
+                .src2_dtype = un ? 0 : TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_VEC, .dst_addr = ACC,
+                .src1_addr = ACC, .src2_addr = un ? 0 : ACC, .rows = 1}),
+                   TSL_ERR_BAD_OPCODE, 0, tsl_vpu_op_name(op));
+    }
     tslm_free(&m);
 
     tslm_cfg_t bad = tslm_cfg_default();

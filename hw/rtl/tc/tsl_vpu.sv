@@ -8,6 +8,9 @@
 // per cycle), +1 per extra line of a 32-bit VMEM operand and per refused grant. EPI reads its bias
 // row like a BCAST src2 and takes 2 cycles a row, 3 with FSCALE: the fmul runs in a cycle of its
 // own (StScale, its result re-widened from raw1_q), the lanes then add, clamp and round or requant.
+// EXP, RECIP and RSQRT run their step program (tsl_vpu_fn_seq) between the read and the write
+// (StFunc), one lane fmul or fadd a cycle into each lane's tsl_vpu_fn: a row takes 2 cycles plus
+// 19 (EXP), 8 (RECIP) or 10 (RSQRT).
 // Every read of row i precedes its writes, and row i+1 is read after row i is written, so any
 // overlap of the operands (in place or shifted) gives the model's result. One instruction at a
 // time: ex_ready_o only when idle; done_o pulses the cycle after the last write is granted.
@@ -38,7 +41,7 @@ module tsl_vpu #(
   localparam int PW  = (VAW + 1 > AAW + 2) ? VAW + 1 : AAW + 2;
   localparam int LW  = $clog2(LN + 1);           // reduction level counter width
 
-  typedef enum logic [2:0] {StIdle, StRead, StReduce, StScale, StWrite} state_e;
+  typedef enum logic [2:0] {StIdle, StRead, StReduce, StScale, StFunc, StWrite} state_e;
 
   // ---- instruction fields ---------------------------------------------------------------------
 `include "hw/rtl/tsl_insn.svh"
@@ -70,7 +73,7 @@ module tsl_vpu #(
   logic [LW-1:0] lvl_q, lvl_d;                  // reduction tree level
   logic        done_q, done_d;
 
-  logic unary, red, s1_two, s2_two, d_two;
+  logic unary, red, fn, s1_two, s2_two, d_two;
   logic [3:0] rneed, rcur;
   logic [1:0] wneed, wcur;
   logic       bcast_hit, acc_line_hit, vmem_line_hit;
@@ -78,8 +81,8 @@ module tsl_vpu #(
   // Which reads a row needs: src1 (two VMEM lines when 32-bit), src2 unless IMM / BCAST loaded.
   always_comb begin
     red    = op_q == tsl_pkg::VPU_OP_RSUM || op_q == tsl_pkg::VPU_OP_RMAX;
-    unary  = red || op_q == tsl_pkg::VPU_OP_RELU || op_q == tsl_pkg::VPU_OP_MOV ||
-             op_q == tsl_pkg::VPU_OP_REQUANT;
+    fn     = op_q == tsl_pkg::VPU_OP_EXP || op_q == tsl_pkg::VPU_OP_RECIP || op_q == tsl_pkg::VPU_OP_RSQRT;
+    unary  = tsl_pkg::OPS_UNARY[{2'(tsl_pkg::UNIT_VPU), op_q}];
     s1_two = d1_q[1] && !s1_acc_q;
     s2_two = d2_q[1] && !s2_acc_q;
     d_two  = dd_q[1] && !d_acc_q;
@@ -190,7 +193,9 @@ module tsl_vpu #(
   logic [3:0]  lane_op;       // vpu_op_e given to the lanes
 
   always_comb begin
-    if (op_q == tsl_pkg::VPU_OP_RSUM) begin
+    if (state_q == StFunc) begin
+      lane_op = fn_mul ? tsl_pkg::VPU_OP_MUL : tsl_pkg::VPU_OP_ADD;   // a step of the function
+    end else if (op_q == tsl_pkg::VPU_OP_RSUM) begin
       lane_op = tsl_pkg::VPU_OP_ADD;
     end else if (op_q == tsl_pkg::VPU_OP_RMAX || op_q == tsl_pkg::VPU_OP_RELU) begin
       lane_op = tsl_pkg::VPU_OP_MAX;   // RELU = MAX(a, 0): b is forced to 0 below
@@ -209,11 +214,44 @@ module tsl_vpu #(
   // The lanes' results are used while a row is written or reduced; in other cycles the lanes and
   // the widening give 0 and cost the simulation nothing (the VPU is idle most of a GEMM).
   logic lane_en;
-  assign lane_en = state_q == StWrite || state_q == StReduce || state_q == StScale;
+  assign lane_en = state_q == StWrite || state_q == StReduce || state_q == StScale || state_q == StFunc;
+
+  // The functions' step program, the same for every lane (without float support, only fn_mul and
+  // fn_last are read).
+  logic        fn_mul, fn_last;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic        fn_k_we;
+  logic [2:0]  fn_a_sel, fn_b_sel;
+  logic [1:0]  fn_dst;
+  logic [31:0] fn_c;
+  /* verilator lint_on UNUSEDSIGNAL */
+  if (EnableBf16) begin : g_fn_seq
+    tsl_vpu_fn_seq u_fn_seq (
+      .clk_i  (clk_i),
+      .rst_ni (rst_ni),
+      .run_i  (state_q == StFunc),
+      .op_i   (op_q),
+      .mul_o  (fn_mul),
+      .a_sel_o(fn_a_sel),
+      .b_sel_o(fn_b_sel),
+      .dst_o  (fn_dst),
+      .k_we_o (fn_k_we),
+      .c_o    (fn_c),
+      .last_o (fn_last)
+    );
+  end else begin : g_no_fn_seq
+    assign fn_mul   = 1'b0;
+    assign fn_a_sel = '0;
+    assign fn_b_sel = '0;
+    assign fn_dst   = '0;
+    assign fn_k_we  = 1'b0;
+    assign fn_c     = '0;
+    assign fn_last  = 1'b1;
+  end
 
   localparam logic [31:0] QNAN = 32'h7FC0_0000;
   for (genvar j = 0; j < N; j++) begin : g_lane
-    logic [31:0] w1, w2, la, lb, res;
+    logic [31:0] w1, w2, la0, lb0, la, lb, fa, fb, fy, res;
 
     // Widening: INT8 sign-extends, INT32 is taken as is; BF16 / FP32 are DAZ'd and NaNs become
     // canonical. Only while the lanes' results are used (lane_en), as the lanes themselves.
@@ -237,16 +275,41 @@ module tsl_vpu #(
     assign wb[j] = w2;
 
     // Lane inputs: elementwise (RELU against 0), or one pair of the reduction tree.
+    // A function's step takes the operands of this lane's tsl_vpu_fn instead.
     if (j < N / 4) begin : g_tree_in
-      assign la = !red ? wa[j] : (lvl_q == '0) ? wa[2*j] : tree_q[2*j];
-      assign lb = !red ? ((op_q == tsl_pkg::VPU_OP_RELU) ? 32'd0 : wb[j]) :
-                  (lvl_q == '0) ? wa[2*j+1] : tree_q[2*j+1];
+      assign la0 = !red ? wa[j] : (lvl_q == '0) ? wa[2*j] : tree_q[2*j];
+      assign lb0 = !red ? ((op_q == tsl_pkg::VPU_OP_RELU) ? 32'd0 : wb[j]) :
+                   (lvl_q == '0) ? wa[2*j+1] : tree_q[2*j+1];
     end else if (j < N / 2) begin : g_tree_first
-      assign la = !red ? wa[j] : wa[2*j];
-      assign lb = !red ? ((op_q == tsl_pkg::VPU_OP_RELU) ? 32'd0 : wb[j]) : wa[2*j+1];
+      assign la0 = !red ? wa[j] : wa[2*j];
+      assign lb0 = !red ? ((op_q == tsl_pkg::VPU_OP_RELU) ? 32'd0 : wb[j]) : wa[2*j+1];
     end else begin : g_no_tree
-      assign la = wa[j];
-      assign lb = (op_q == tsl_pkg::VPU_OP_RELU) ? 32'd0 : wb[j];
+      assign la0 = wa[j];
+      assign lb0 = (op_q == tsl_pkg::VPU_OP_RELU) ? 32'd0 : wb[j];
+    end
+    assign la = (state_q == StFunc) ? fa : la0;
+    assign lb = (state_q == StFunc) ? fb : lb0;
+
+    if (EnableBf16) begin : g_fn
+      tsl_vpu_fn u_fn (
+        .clk_i  (clk_i),
+        .op_i   (op_q),
+        .x_i    (wa[j]),
+        .we_i   (state_q == StFunc),
+        .a_sel_i(fn_a_sel),
+        .b_sel_i(fn_b_sel),
+        .dst_i  (fn_dst),
+        .k_we_i (fn_k_we),
+        .c_i    (fn_c),
+        .a_o    (fa),
+        .b_o    (fb),
+        .y_i    (ly[j]),
+        .res_o  (fy)
+      );
+    end else begin : g_no_fn
+      assign fa = '0;
+      assign fb = '0;
+      assign fy = '0;
     end
 
     tsl_vpu_lane #(
@@ -267,7 +330,7 @@ module tsl_vpu #(
     );
 
     // Narrowing: int8 saturates, bf16 rounds to nearest even on bit 16 (values are canonical).
-    assign res = red ? tree_q[0] : ly[j];
+    assign res = red ? tree_q[0] : fn ? fy : ly[j];
     assign dst_row[32*j +: 32] = res;
     assign dst_i8[8*j +: 8] = ($signed(res) > 32'sd127)  ? 8'h7F :
                               ($signed(res) < -32'sd128) ? 8'h80 : res[7:0];
@@ -315,6 +378,7 @@ module tsl_vpu #(
             state_d   = StWrite;
             if (red) state_d = StReduce;
             if (e_fscale_q) state_d = StScale;
+            if (fn) state_d = StFunc;
             rdone_d   = '0;
             wdone_d   = '0;
             lvl_d     = '0;
@@ -323,6 +387,7 @@ module tsl_vpu #(
         end
       end
       StScale: state_d = StWrite;   // the lanes' products go to raw1_q
+      StFunc: if (fn_last) state_d = StWrite;
       StReduce: begin
         lvl_d = lvl_q + 1'b1;
         if ({{(32-LW){1'b0}}, lvl_q} == LN - 1) state_d = StWrite;   // last level
@@ -452,6 +517,8 @@ module tsl_vpu #(
 
   // Assertions
   `include "hw/rtl/tsl_assert.svh"
+  `TSL_ASSERT(FnOnlyFloat, state_q == StFunc |-> fl_q && EnableBf16,
+              "EXP, RECIP and RSQRT run on floats only (the dispatch check refuses integer dtypes)")
   `TSL_ASSERT(ScaleOnlyFloatEpi, state_q == StScale |-> fl_q && op_q == tsl_pkg::VPU_OP_EPI,
               "the FSCALE cycle runs only for a float EPI (the dispatch check refuses FSCALE on integers)")
 endmodule

@@ -1,12 +1,13 @@
 // One VPU lane: the 32-bit operation of docs/isa.md on two widened operands, exactly as
 // hw/model/tslm.c computes it. Combinational, no state.
-// Integer class: ADD (wrapping), MUL (low 32 bits), MAX (signed), MOV, REQUANT
+// Integer class: ADD (wrapping), MUL (low 32 bits), MAX and MIN (signed), MOV, REQUANT
 // (sat32(round_shift(a * SCALE, SHIFT) + ZERO_POINT), with an exact 64-bit product).
-// Float class: ADD (tsl_mxu_fadd), MUL (tsl_vpu_fmul), MAX (NaN wins, +0 > -0), MOV.
+// Float class: ADD (tsl_mxu_fadd), MUL (tsl_vpu_fmul), MAX and MIN (NaN wins, -0 < +0), MOV.
 // EPI (the fused epilogue's steps after FSCALE, which tsl_vpu runs as a MUL the cycle before):
 // x = a; x = x + b (BIAS: integer or fadd); x = max(x, 0) (RELU: for a canonical float and for
 // an int32 this is "negative or -0 -> +0"); then REQUANT (rq_i, integer) on x, else x.
-// tsl_vpu maps RELU to MAX with b = 0 and the reductions to ADD / MAX on lane pairs. Float
+// tsl_vpu maps RELU to MAX with b = 0, the reductions to ADD / MAX on lane pairs and the steps of
+// EXP, RECIP and RSQRT (tsl_vpu_fn) to MUL / ADD. Float
 // operands must already be canonical (DAZ'd, canonical NaN), as the widening makes them.
 // One 32x32->64 multiplier serves integer MUL and REQUANT; one fp32 multiplier serves float MUL;
 // one fp32 adder serves ADD and EPI's bias.
@@ -16,7 +17,7 @@ module tsl_vpu_lane #(
   parameter bit EnableBf16 = 1'b1  // 1: float class built in; 0: integer class only (no float logic)
 ) (
   input  logic             en_i,     // the result is used in this cycle (else y_o is 0)
-  input  logic [3:0]       op_i,     // vpu_op_e: ADD, MUL, MAX, MOV, REQUANT or EPI (others act as MOV)
+  input  logic [3:0]       op_i,     // vpu_op_e: ADD, MUL, MAX, MIN, MOV, REQUANT or EPI (others act as MOV)
   input  logic             float_i,  // 1: float class (ignored when EnableBf16 = 0)
   input  logic [31:0]      a_i,
   input  logic [31:0]      b_i,
@@ -63,6 +64,13 @@ module tsl_vpu_lane #(
             y_o = (key_a >= key_b) ? a_i : b_i;
           end
         end
+        tsl_pkg::VPU_OP_MIN: begin
+          if (a_i == QNAN || b_i == QNAN) begin
+            y_o = QNAN;
+          end else begin
+            y_o = (key_a <= key_b) ? a_i : b_i;
+          end
+        end
         tsl_pkg::VPU_OP_EPI: begin
           // fadd(a, b), then MAX(x, +0): +0 for a negative value or -0 (canonical NaN stays).
           y_o = bias_i ? tsl_mxu_fadd_pkg::fp32_add(a_i, b_i) : a_i;
@@ -91,6 +99,7 @@ module tsl_vpu_lane #(
         tsl_pkg::VPU_OP_ADD:     y_o = a_i + b_i;
         tsl_pkg::VPU_OP_MUL:     y_o = prod[31:0];
         tsl_pkg::VPU_OP_MAX:     y_o = ($signed(a_i) > $signed(b_i)) ? a_i : b_i;
+        tsl_pkg::VPU_OP_MIN:     y_o = ($signed(a_i) < $signed(b_i)) ? a_i : b_i;
         tsl_pkg::VPU_OP_REQUANT: y_o = sat32;
         tsl_pkg::VPU_OP_EPI:     y_o = rq_i ? sat32 : e_x;
         default:                 y_o = a_i;

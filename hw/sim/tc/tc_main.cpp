@@ -196,8 +196,10 @@ static tslm_cfg_t model_cfg() {
 }
 
 // Random HBM contents: 16-bit halves that are mostly moderate bf16 numbers (so float arithmetic
-// exercises rounding rather than only NaN), with zeros, subnormals, infinities and NaNs mixed in.
+// exercises rounding rather than only NaN), with zeros, subnormals, infinities, NaNs and the bf16
+// values around EXP's overflow (88.72) and FTZ (-87.34) thresholds and |x| = 128 mixed in.
 static void fill_hbm(TslRng &r, uint8_t *h, uint32_t bytes) {
+    static const uint16_t EXP_EDGES[] = {0x42B1, 0x42B2, 0xC2AE, 0xC2AF, 0x4300, 0xC300, 0x42FF, 0xC2FF};
     for (uint32_t a = 0; a + 1 < bytes; a += 2) {
         uint16_t s = (uint16_t)(r.below(2) << 15), f = (uint16_t)r.below(128), v;
         uint32_t k = r.below(100);
@@ -206,6 +208,7 @@ static void fill_hbm(TslRng &r, uint8_t *h, uint32_t bytes) {
         else if (k < 88) v = (uint16_t)(s | (f | 1));
         else if (k < 90) v = (uint16_t)(s | 0x7F80);
         else if (k < 92) v = (uint16_t)(0x7FC0 | s | f);
+        else if (k < 94) v = EXP_EDGES[r.below(sizeof EXP_EDGES / sizeof EXP_EDGES[0])];
         else v = (uint16_t)r.next();
         h[a] = (uint8_t)v;
         h[a + 1] = (uint8_t)(v >> 8);
@@ -633,13 +636,15 @@ struct Gen {
 
     static bool binary(uint32_t op) { return !tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op); }
     static bool float_ok(uint32_t op) { return tsl_ops_has(TSL_OPS_FLOAT, TSL_UNIT_VPU, op); }
-    // The VPU ops of this core (hw/spec/tessel.toml [[ops]]), by code.
+    static bool int_ok(uint32_t op) { return tsl_ops_has(TSL_OPS_INT, TSL_UNIT_VPU, op); }
+    // The VPU ops of this core (hw/spec/tessel.toml [[ops]]), by code; without bf16, those of the
+    // integer class.
     static const std::vector<uint32_t> &ops() {
         static const std::vector<uint32_t> v = [] {
             static const uint32_t all[] = TSL_VPU_OPS;
             std::vector<uint32_t> o;
             for (uint32_t op : all)
-                if (tsl_op_on_core(TC_CORE, TSL_UNIT_VPU, op)) o.push_back(op);
+                if (tsl_op_on_core(TC_CORE, TSL_UNIT_VPU, op) && (int_ok(op) || TC_BF16)) o.push_back(op);
             return o;
         }();
         return v;
@@ -716,7 +721,7 @@ struct Gen {
 
     void vpu() {
         uint32_t op = ops()[r.below((uint32_t)ops().size())];
-        bool fl = bf16 && float_ok(op) && r.chance(0.5);
+        bool fl = bf16 && float_ok(op) && (!int_ok(op) || r.chance(0.5));
         uint32_t rows = 1 + r.below(r.chance(0.2) ? 4 * N : N);
         if (op == TSL_VPU_OP_EPI) {
             uint32_t dd = fl ? (r.below(2) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32) : (r.below(2) ? TSL_DTYPE_INT8 : TSL_DTYPE_INT32);
@@ -826,7 +831,7 @@ static int run_directed() {
         g.prog.name = "vpu-ops";
         for (int fl = 0; fl <= (TC_BF16 ? 1 : 0); fl++)
             for (uint32_t op : Gen::ops()) {
-                if (fl && !Gen::float_ok(op)) continue;
+                if (fl ? !Gen::float_ok(op) : !Gen::int_ok(op)) continue;
                 if (op == TSL_VPU_OP_EPI) {   // every dst type and flag combination
                     for (uint32_t dd : {fl ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32})
                         for (uint32_t flags = 0; flags < (fl ? 8u : 4u); flags++)

@@ -108,6 +108,12 @@ static uint32_t edge_word(TslRng &r) {
         return v;
     }
     case 12: return (uint32_t)r.next();
+    case 13: {                                                            // EXP's thresholds
+        // e^x overflows above 0x42B17217 (88.72), is below 2^-126 under 0xC2AEAC50 (-87.34);
+        // |x| = 128 (0x43000000) is where the range reduction gives way to the clamp.
+        static const uint32_t t[] = {0x42B17217u, 0xC2AEAC50u, 0x43000000u, 0xC3000000u};
+        return t[r.below(4)] + r.below(65) - 32;
+    }
     default: return s | ((110 + r.below(34)) << 23) | r.below(1u << 23); // moderate fp32
     }
 }
@@ -134,13 +140,17 @@ static bool is_unary(uint32_t op) {
 static bool float_ok(uint32_t op) {   // the op accepts the float class
     return tsl_ops_has(TSL_OPS_FLOAT, TSL_UNIT_VPU, op);
 }
-// The VPU ops of the full tensor core (hw/spec/tessel.toml [[ops]]), by code.
+static bool int_ok(uint32_t op) {     // the op accepts the integer class
+    return tsl_ops_has(TSL_OPS_INT, TSL_UNIT_VPU, op);
+}
+// The VPU ops of the full tensor core (hw/spec/tessel.toml [[ops]]), by code; without float
+// support (VPU_BF16 = 0), those of the integer class.
 static const std::vector<uint32_t> &vpu_ops() {
     static const std::vector<uint32_t> ops = [] {
         static const uint32_t all[] = TSL_VPU_OPS;
         std::vector<uint32_t> v;
         for (uint32_t op : all)
-            if (tsl_op_on_core(TSL_CORE_TC, TSL_UNIT_VPU, op)) v.push_back(op);
+            if (tsl_op_on_core(TSL_CORE_TC, TSL_UNIT_VPU, op) && (int_ok(op) || VPU_BF16)) v.push_back(op);
         return v;
     }();
     return ops;
@@ -246,7 +256,7 @@ static tsl_insn_t random_insn(TslRng &r, int op_force, int cls_force, int d1_for
     const std::vector<uint32_t> &ops = vpu_ops();
     uint32_t op = op_force >= 0 ? (uint32_t)op_force : ops[r.below((uint32_t)ops.size())];
     if (op == TSL_VPU_OP_EPI) return random_epi(r, cls_force, dd_force, mode_force);
-    uint32_t cls = cls_force >= 0 ? (uint32_t)cls_force : (!float_ok(op) || !VPU_BF16) ? 0 : r.below(2);
+    uint32_t cls = cls_force >= 0 ? (uint32_t)cls_force : !int_ok(op) ? 1 : (!float_ok(op) || !VPU_BF16) ? 0 : r.below(2);
     uint32_t small = cls ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, wide = cls ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
     uint32_t d1 = d1_force >= 0 ? (uint32_t)d1_force : r.chance(0.5) ? small : wide;
     uint32_t dd = dd_force >= 0 ? (uint32_t)dd_force : r.chance(0.5) ? small : wide;
@@ -386,8 +396,8 @@ struct Sim {
 // ---- checks -------------------------------------------------------------------------------------
 struct Stats {
     uint64_t insns = 0, rows = 0, cycles = 0;            // all instructions
-    // No refused grants: unary, binary, reduce, EPI, EPI with FSCALE.
-    uint64_t clean_rows[5] = {0, 0, 0, 0, 0}, clean_cycles[5] = {0, 0, 0, 0, 0};
+    // No refused grants: unary, binary, reduce, EPI, EPI with FSCALE, EXP, RECIP, RSQRT.
+    uint64_t clean_rows[8] = {}, clean_cycles[8] = {};
 };
 
 static uint64_t g_seed;
@@ -476,7 +486,9 @@ static bool run_rtl(Sim &s, TslRng &r, const tsl_insn_t &insn, double deny, Stat
     st.cycles += cyc;
     if (deny == 0) {
         unsigned k = op == TSL_VPU_OP_EPI ? (fscale ? 4 : 3)
-                   : (op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX) ? 2 : is_unary(op) ? 0 : 1;
+                   : (op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX) ? 2
+                   : op == TSL_VPU_OP_EXP ? 5 : op == TSL_VPU_OP_RECIP ? 6 : op == TSL_VPU_OP_RSQRT ? 7
+                   : is_unary(op) ? 0 : 1;
         st.clean_rows[k] += rows;
         st.clean_cycles[k] += cyc;
     }
@@ -592,7 +604,7 @@ int main(int argc, char **argv) {
             for (uint32_t uop : vpu_ops()) {
                 int op = (int)uop;
                 for (int cls = 0; cls < (VPU_BF16 ? 2 : 1) && ok; cls++) {
-                    if (!float_ok(uop) && cls) continue;
+                    if (cls ? !float_ok(uop) : !int_ok(uop)) continue;
                     int small = cls ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, wide = cls ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
                     if (uop == TSL_VPU_OP_EPI) {   // every dst type and flag combination
                         for (int dd : {small, wide})
@@ -655,8 +667,9 @@ int main(int argc, char **argv) {
     auto cpr = [&](unsigned k) { return st.clean_rows[k] ? (double)st.clean_cycles[k] / st.clean_rows[k] : 0.0; };
     printf("%s: %" PRIu64 " instructions, %" PRIu64 " rows, %" PRIu64 " cycles (%u illegal candidates "
            "dropped by the model); cycles/row without refused grants: unary %.2f, binary %.2f, RSUM/RMAX %.2f, "
-           "EPI %.2f, EPI FSCALE %.2f\n",
-           name, st.insns, st.rows, st.cycles, rejected, cpr(0), cpr(1), cpr(2), cpr(3), cpr(4));
+           "EPI %.2f, EPI FSCALE %.2f, EXP %.2f, RECIP %.2f, RSQRT %.2f\n",
+           name, st.insns, st.rows, st.cycles, rejected, cpr(0), cpr(1), cpr(2), cpr(3), cpr(4), cpr(5), cpr(6),
+           cpr(7));
     printf("%s: EPI of 64 rows from ACC, bias+relu, cycles/row:", name);
     for (auto &p : epi_cpr) printf(" %s %.2f;", p.first.c_str(), p.second);
     printf("\n");

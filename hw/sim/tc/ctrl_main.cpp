@@ -388,9 +388,12 @@ static tsl_insn_t gen_valid() {
     } else {
         static const uint32_t ops[] = TSL_VPU_OPS;
         uint32_t op = ops[rng.below(TSL_VPU_OPS_COUNT)];
-        while (!tsl_op_on_core(TSL_CORE_TC, TSL_UNIT_VPU, op)) op = ops[rng.below(TSL_VPU_OPS_COUNT)];
+        // an op of this core, of a class it has (float-only ops need bf16)
+        auto int_ok = [](uint32_t o) { return tsl_ops_has(TSL_OPS_INT, TSL_UNIT_VPU, o); };
+        while (!tsl_op_on_core(TSL_CORE_TC, TSL_UNIT_VPU, op) || !(int_ok(op) || BF16))
+            op = ops[rng.below(TSL_VPU_OPS_COUNT)];
         bool unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
-        bool fl = BF16 && tsl_ops_has(TSL_OPS_FLOAT, TSL_UNIT_VPU, op) && rng.chance(0.4);
+        bool fl = BF16 && tsl_ops_has(TSL_OPS_FLOAT, TSL_UNIT_VPU, op) && (!int_ok(op) || rng.chance(0.4));
         auto pick = [&]() { return fl ? (rng.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32)
                                       : (rng.chance(0.5) ? TSL_DTYPE_INT8 : TSL_DTYPE_INT32); };
         uint32_t rows = 1 + rng.below(8);
@@ -449,8 +452,12 @@ static tsl_insn_t gen_invalid() {
     int fmt = tsl_insn_format(u, op);
     switch (rng.below(15)) {
     case 0: TSL_SET(w, TSL_INSN_HDR_UNIT, 3u); break;
-    case 1: TSL_SET(w, TSL_INSN_HDR_OP, u == TSL_UNIT_VPU ? (rng.chance(0.3) ? 1u : 10 + rng.below(6))
-                                        : u == TSL_UNIT_MXU ? 4 + rng.below(12) : 3 + rng.below(13)); break;
+    case 1: {   // an op code this core does not define (hw/spec/tessel.toml [[ops]])
+        uint32_t bad;
+        do bad = rng.below(16); while (tsl_op_on_core(TSL_CORE_TC, u, bad));
+        TSL_SET(w, TSL_INSN_HDR_OP, bad);
+        break;
+    }
     case 2: {   // a reserved bit
         for (;;) {
             unsigned wd = rng.below(8), b = rng.below(32);

@@ -37,6 +37,19 @@ module tsl_vpu_fn (
   logic [9:0]  e;              // signed biased exponent of the result
   logic [7:0]  q;              // RSQRT: (unbiased exponent - odd) / 2, signed
 
+  // A step's operand: tsl_vpu_fn_pkg::OPD_* (P by default).
+  function automatic logic [31:0] operand(input logic [2:0] sel);
+    case (sel)
+      tsl_vpu_fn_pkg::OPD_X:     operand = xm;
+      tsl_vpu_fn_pkg::OPD_K:     operand = k_q;
+      tsl_vpu_fn_pkg::OPD_R:     operand = r_q;
+      tsl_vpu_fn_pkg::OPD_NEG_P: operand = {!p_q[31], p_q[30:0]};
+      tsl_vpu_fn_pkg::OPD_SEED:  operand = seed;
+      tsl_vpu_fn_pkg::OPD_CONST: operand = c_i;
+      default:                   operand = p_q;
+    endcase
+  endfunction
+
   always_comb begin
     odd  = !x_i[23];                        // the unbiased exponent is odd
     nan  = x_i == QNAN;
@@ -55,24 +68,8 @@ module tsl_vpu_fn (
     end
     seed = {1'b0, 8'd126, sv, 15'd0};
 
-    case (a_sel_i)
-      tsl_vpu_fn_pkg::OPD_X:     a_o = xm;
-      tsl_vpu_fn_pkg::OPD_K:     a_o = k_q;
-      tsl_vpu_fn_pkg::OPD_R:     a_o = r_q;
-      tsl_vpu_fn_pkg::OPD_NEG_P: a_o = {!p_q[31], p_q[30:0]};
-      tsl_vpu_fn_pkg::OPD_SEED:  a_o = seed;
-      tsl_vpu_fn_pkg::OPD_CONST: a_o = c_i;
-      default:   a_o = p_q;
-    endcase
-    case (b_sel_i)
-      tsl_vpu_fn_pkg::OPD_X:     b_o = xm;
-      tsl_vpu_fn_pkg::OPD_K:     b_o = k_q;
-      tsl_vpu_fn_pkg::OPD_R:     b_o = r_q;
-      tsl_vpu_fn_pkg::OPD_NEG_P: b_o = {!p_q[31], p_q[30:0]};
-      tsl_vpu_fn_pkg::OPD_SEED:  b_o = seed;
-      tsl_vpu_fn_pkg::OPD_CONST: b_o = c_i;
-      default:   b_o = p_q;
-    endcase
+    a_o = operand(a_sel_i);
+    b_o = operand(b_sel_i);
 
     // Result: y * 2^k (EXP, y in P), y * 2^-(ex - 127) (RECIP, y in R), y * 2^-q (RSQRT, y in R),
     // a zero below 2^-126 and an infinity from 2^128 on; then the specials.

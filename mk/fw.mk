@@ -6,15 +6,14 @@
 # firmware/cp/sources.mk lists the sources of both builds (TSL_FW_CP_RV32, TSL_FW_CP_NATIVE).
 FW_CP_DIR    := firmware/cp
 FW_CP_SRCS   := $(TSL_FW_CP_NATIVE)
-FW_CP_HDRS   := $(TSL_FW_CP_HDRS) hw/include/tsl_hw.h hw/include/tsl_insn.h hw/model/tslm.h
+FW_CP_HDRS   := $(TSL_FW_CP_HDRS) $(wildcard hw/include/*.h) hw/model/tslm.h
 FW_OUT       := $(patsubst %/,%,$(dir $(FW_ELF)))
 FW_TEST_DEPS := tests/fw/test_fw.c hw/model/ref.h tests/model/test_util.h $(FW_CP_SRCS) $(FW_CP_HDRS) mk/fw.mk
 FW_CFLAGS    := $(CFLAGS_COMMON) -ffp-contract=off -I$(FW_CP_DIR) -Ihw/model -Ihw/include -Itests/model
 FW_SAN       := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 $(FW_ELF): $(TSL_FW_CP_RV32) $(TSL_FW_CP_HDRS) $(FW_CP_DIR)/Makefile $(FW_CP_DIR)/sources.mk sdk/sdk.mk \
-                  sdk/crt0.S sdk/link.ld $(wildcard sdk/src/*.c sdk/include/*.h) hw/include/tsl_hw.h \
-                  hw/include/tsl_insn.h
+                  sdk/crt0.S sdk/link.ld $(wildcard sdk/src/*.c sdk/include/*.h hw/include/*.h)
 	@$(MAKE) --no-print-directory -C $(FW_CP_DIR) OUT=$(abspath $(FW_OUT)) size
 
 # The RAM image as a flat binary from the RAM base (what a board's host loads: docs/fpga.md).

@@ -17,8 +17,8 @@ REL_OUT        := $(BUILD)/rel
 REL_SOAK_SHORT ?= 300
 REL_SOAK_LONG  ?= 10000
 REL_HDRS       := tests/rel/rel_util.h tests/model/test_util.h host_driver/include/tessel.h \
-                  host_driver/src/tessel_int.h host_driver/src/tessel_sim_fault.h hw/include/tsl_hw.h \
-                  hw/include/tsl_insn.h mk/rel.mk
+                  host_driver/src/tessel_int.h host_driver/src/tessel_sim_fault.h $(wildcard hw/include/*.h) \
+                  mk/rel.mk
 REL_CFLAGS     := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -Ihost_driver/include -Ihost_driver/src \
                   -Itests/model -Ihw/include
 REL_SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

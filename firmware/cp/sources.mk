@@ -5,8 +5,9 @@
 #                     backend), the firmware tests (tests/fw) and the fuzzers
 #   TSL_FW_CP_HDRS    the headers of both
 TSL_FW_CP_COMMON = firmware/cp/tsl_cp.c firmware/cp/tsl_cp_sched.c firmware/cp/tsl_cp_gemm.c firmware/cp/tsl_cp_seq.c \
-                   firmware/cp/tsl_cp_ops.c
+                   firmware/cp/tsl_cp_ops.c firmware/cp/tsl_cp_win.c
 TSL_FW_CP_RV32   = firmware/cp/main.c $(TSL_FW_CP_COMMON) firmware/cp/tsl_cp_hal_mmio.c
 TSL_FW_CP_NATIVE = $(TSL_FW_CP_COMMON) firmware/cp/tsl_cp_hal_model.c firmware/cp/tsl_cp_hostif.c
 TSL_FW_CP_HDRS   = firmware/cp/tsl_cp.h firmware/cp/tsl_cp_int.h firmware/cp/tsl_cp_hal.h \
-                   firmware/cp/tsl_cp_hal_mmio.h firmware/cp/tsl_cp_hal_model.h firmware/cp/tsl_cp_hostif.h
+                   firmware/cp/tsl_cp_hal_mmio.h firmware/cp/tsl_cp_hal_model.h firmware/cp/tsl_cp_hostif.h \
+                   hw/include/tsl_win.h

@@ -2,6 +2,7 @@
 #include "tsl_cp.h"
 
 #include "tsl_cp_int.h"
+#include "tsl_win.h"
 
 #define CMD_BYTES (TSL_PARAM_CMD_WORDS * 4u)
 #define CPL_BYTES (TSL_PARAM_CPL_WORDS * 4u)
@@ -95,6 +96,51 @@ static int nonzero_word(const uint32_t *w, uint32_t mask)
 }
 
 #define W(f) (1u << TSL_CMD_##f##_WORD)
+#define WIN_FAIL(st, f) FAIL(st, TSL_WIN_##f##_WORD)
+
+/* CONV2D and POOL2D after step 4: the window's reserved bits and unused fields, its shape (5) and
+ * the operands (6), as GEMM's; a shape whose tiles do not fit is BAD_SHAPE (detail 5). */
+static verdict_t validate_win(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w, const tsl_cmd_t *c)
+{
+    verdict_t ok = {TSL_CMD_ERR_OK, 0};
+    tsl_win_t g = tsl_win_decode(w);
+    uint32_t again[TSL_PARAM_CMD_WORDS];
+    tsl_win_encode(&g, again);
+    for (int i = 0; i < (int)TSL_PARAM_CMD_WORDS; i++)
+        if (((TSL_WIN_WORDS_MASK >> i) & 1u) && again[i] != w[i])
+            FAIL(BAD_FLAGS, (uint32_t)i);
+    int conv = c->opcode == TSL_CMD_OP_CONV2D;
+    if (!conv && (g.cout || g.groups))
+        FAIL(BAD_FLAGS, g.cout ? TSL_WIN_COUT_WORD : TSL_WIN_GROUPS_WORD);
+    if (g.a_zp && (c->a_dtype != TSL_DTYPE_INT8 || (!conv && c->vpu_op == TSL_VPU_OP_MAX)))
+        WIN_FAIL(BAD_FLAGS, A_ZP);
+    /* 5. shapes */
+    if (!g.h || !g.w)
+        WIN_FAIL(BAD_SHAPE, H);
+    if (!g.c || (conv && !g.cout))
+        WIN_FAIL(BAD_SHAPE, C);
+    if (conv && (!g.groups || g.c % g.groups || g.cout % g.groups))
+        WIN_FAIL(BAD_SHAPE, GROUPS);
+    if (!g.batch)
+        WIN_FAIL(BAD_SHAPE, BATCH);
+    if (!g.dil_h || !g.dil_w)
+        WIN_FAIL(BAD_SHAPE, DIL_H);
+    if (!tsl_win_oh(&g) || !tsl_win_ow(&g))   /* a zero window or stride, or larger than the input */
+        WIN_FAIL(BAD_SHAPE, KH);
+    /* 6. operands */
+    uint32_t esa = tsl_dtype_bytes(c->a_dtype), esc = tsl_dtype_bytes(c->c_dtype);
+    if (!in_hbm(r, c->a_addr, 1, 0, tsl_win_in_bytes(&g, esa)))
+        FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
+    if (conv && !in_hbm(r, c->b_addr, 1, 0, tsl_win_w_bytes(&g, esa)))
+        FAIL(BAD_ADDR, TSL_CMD_B_ADDR_WORD);
+    if (!in_hbm(r, c->c_addr, 1, 0, tsl_win_out_bytes(&g, esc)))
+        FAIL(BAD_ADDR, TSL_CMD_C_ADDR_WORD);
+    if ((c->flags & TSL_CP_FLAG(BIAS)) && !in_hbm(r, c->bias_addr, 1, 0, (uint64_t)g.cout * 4u))
+        FAIL(BAD_ADDR, TSL_CMD_BIAS_ADDR_WORD);
+    if (!tsl_cp_win_fits(cp, c))
+        WIN_FAIL(BAD_SHAPE, KH);
+    return ok;
+}
 
 static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w, tsl_cmd_t *c)
 {
@@ -115,6 +161,8 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
     switch (c->opcode) {
     case TSL_CMD_OP_GEMM: allowed = TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU) | TSL_CP_FLAG(SCALE); break;
     case TSL_CMD_OP_ELTWISE: allowed = TSL_CP_FLAG(B_BCAST) | TSL_CP_FLAG(B_IMM); break;
+    case TSL_CMD_OP_CONV2D: allowed = TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU) | TSL_CP_FLAG(SCALE); break;
+    case TSL_CMD_OP_POOL2D: allowed = c->vpu_op == TSL_VPU_OP_ADD ? TSL_CP_FLAG(SCALE) : 0u; break;
     default: break;
     }
     if (f & ~allowed)
@@ -131,24 +179,32 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
     case TSL_CMD_OP_FILL:
         used |= W(M) | W(N) | W(C_ADDR) | W(LDC) | W(SCALE);
         break;
-    case TSL_CMD_OP_GEMM: {
+    case TSL_CMD_OP_GEMM:
+    case TSL_CMD_OP_CONV2D:
+    case TSL_CMD_OP_POOL2D: {
+        /* GEMM's rules, and CONV2D's; POOL2D: MAX keeps A's type, ADD (average) converts as GEMM */
+        int pool = c->opcode == TSL_CMD_OP_POOL2D, max = pool && c->vpu_op == TSL_VPU_OP_MAX;
+        if (pool && !max && c->vpu_op != TSL_VPU_OP_ADD)
+            FAIL(BAD_OPCODE, 2);
         /* 3. dtypes */
-        if (c->a_dtype != c->b_dtype || (c->a_dtype != TSL_DTYPE_INT8 && c->a_dtype != TSL_DTYPE_BF16))
+        if ((!pool && c->a_dtype != c->b_dtype) || (c->a_dtype != TSL_DTYPE_INT8 && c->a_dtype != TSL_DTYPE_BF16))
             FAIL(BAD_DTYPE, 2);
         if (!has_feature(cp, c->a_dtype == TSL_DTYPE_INT8 ? TSL_TC_CFG_FEATURES_INT8_SHIFT
                                                           : TSL_TC_CFG_FEATURES_BF16_SHIFT))
             FAIL(BAD_DTYPE, 2);
-        if (c->a_dtype == TSL_DTYPE_INT8 ? (c->c_dtype != TSL_DTYPE_INT32 && c->c_dtype != TSL_DTYPE_INT8)
-                                         : (c->c_dtype != TSL_DTYPE_FP32 && c->c_dtype != TSL_DTYPE_BF16))
+        if (max ? c->c_dtype != c->a_dtype
+                : c->a_dtype == TSL_DTYPE_INT8 ? (c->c_dtype != TSL_DTYPE_INT32 && c->c_dtype != TSL_DTYPE_INT8)
+                                               : (c->c_dtype != TSL_DTYPE_FP32 && c->c_dtype != TSL_DTYPE_BF16))
             FAIL(BAD_DTYPE, 2);
         if ((f & TSL_CP_FLAG(SCALE)) && !is_float(c->c_dtype))
             FAIL(BAD_FLAGS, 0);
-        if (c->vpu_op)
+        if ((!pool && c->vpu_op) || (pool && c->b_dtype))
             FAIL(BAD_FLAGS, 2);
-        used |= W(M) | W(N) | W(K) | W(A_ADDR) | W(LDA) | W(B_ADDR) | W(LDB) | W(C_ADDR) | W(LDC);
+        used |= c->opcode == TSL_CMD_OP_GEMM ? W(M) | W(N) | W(K) | W(LDA) | W(LDB) | W(LDC) : TSL_WIN_WORDS_MASK;
+        used |= W(A_ADDR) | W(C_ADDR) | (pool ? 0u : W(B_ADDR));
         if (f & TSL_CP_FLAG(BIAS))
             used |= W(BIAS_ADDR);
-        if (c->c_dtype == TSL_DTYPE_INT8)
+        if (c->c_dtype == TSL_DTYPE_INT8 && !max)
             used |= W(SCALE) | W(SHIFT) | W(ZERO_POINT);
         if (f & TSL_CP_FLAG(SCALE))
             used |= W(SCALE);
@@ -197,12 +253,16 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
     int bad = nonzero_word(w, 0xFFFFu & ~used & ~W(OPCODE) & ~dtype_words);
     if (bad >= 0)
         FAIL(BAD_FLAGS, (uint32_t)bad);
-    if (c->opcode != TSL_CMD_OP_GEMM && c->opcode != TSL_CMD_OP_ELTWISE && w[2])
+    int typed = c->opcode == TSL_CMD_OP_GEMM || c->opcode == TSL_CMD_OP_ELTWISE || c->opcode == TSL_CMD_OP_CONV2D ||
+                c->opcode == TSL_CMD_OP_POOL2D;
+    if (!typed && w[2])
         FAIL(BAD_FLAGS, 2);
     if ((used & W(SHIFT)) && c->shift > 62u)
         FAIL(BAD_FLAGS, TSL_CMD_SHIFT_WORD);
     if (c->opcode == TSL_CMD_OP_NOP || c->opcode == TSL_CMD_OP_FENCE)
         return ok;
+    if (c->opcode == TSL_CMD_OP_CONV2D || c->opcode == TSL_CMD_OP_POOL2D)
+        return validate_win(cp, r, w, c);
 
     /* 5. shapes: sizes from 1 to HBM_BYTES, strides at least one row */
     uint32_t hb = cp->hbm_bytes;
@@ -269,6 +329,8 @@ static uint32_t execute(tsl_cp_t *cp, const tsl_cmd_t *c, uint32_t *detail)
     case TSL_CMD_OP_COPY: tsl_cp_exec_copy(cp, c); break;
     case TSL_CMD_OP_FILL: tsl_cp_exec_fill(cp, c); break;
     case TSL_CMD_OP_ELTWISE: tsl_cp_exec_eltwise(cp, c); break;
+    case TSL_CMD_OP_CONV2D:
+    case TSL_CMD_OP_POOL2D: tsl_cp_exec_win(cp, c); break;
     default: tsl_cp_exec_gemm(cp, c); break;
     }
     return tsl_cp_sched_end(cp, detail);

@@ -262,60 +262,68 @@ static void mxu_step(tsl_cp_t *cp, gemm_t *g, const step_t *x)
     }
 }
 
-static void epilogue_store(tsl_cp_t *cp, gemm_t *g, const step_t *x)
+void tsl_cp_epilogue_store(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_cp_tile_t *t)
 {
-    const tsl_cmd_t *c = g->c;
-    uint32_t n = g->n, acc = g->acc[x->ts], adt = g->fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
+    uint32_t n = cp->n, acc = t->acc, fl = c->a_dtype == TSL_DTYPE_BF16, adt = fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
+    uint32_t ces = tsl_dtype_bytes(c->c_dtype);
     tsl_insn_t ops[4];
     tsl_cp_buf_t *rd[4] = {NULL, NULL, NULL, NULL}, *wr[4];
     uint32_t k = 0;
     if (c->flags & TSL_CP_FLAG(SCALE)) {
-        wr[k] = &g->ACC[x->ts];
+        wr[k] = t->accb;
         ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                 .op = TSL_VPU_OP_MUL, .dst_dtype = adt, .src1_dtype = adt, .src2_dtype = adt,
-                .src2_mode = TSL_SRC2_IMM, .dst_addr = acc, .src1_addr = acc, .src2_addr = c->scale, .rows = x->mr});
+                .src2_mode = TSL_SRC2_IMM, .dst_addr = acc, .src1_addr = acc, .src2_addr = c->scale, .rows = t->rows});
     }
     if (c->flags & TSL_CP_FLAG(BIAS)) {
-        rd[k] = &g->BI[x->ts];
-        wr[k] = &g->ACC[x->ts];
+        rd[k] = t->biasb;
+        wr[k] = t->accb;
         ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                 .op = TSL_VPU_OP_ADD, .dst_dtype = adt, .src1_dtype = adt, .src2_dtype = adt,
-                .src2_mode = TSL_SRC2_BCAST, .dst_addr = acc, .src1_addr = acc, .src2_addr = g->vbias[x->ts],
-                .rows = x->mr});
+                .src2_mode = TSL_SRC2_BCAST, .dst_addr = acc, .src1_addr = acc, .src2_addr = t->bias,
+                .rows = t->rows});
     }
     if (c->flags & TSL_CP_FLAG(RELU)) {
-        wr[k] = &g->ACC[x->ts];
+        wr[k] = t->accb;
         ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                 .op = TSL_VPU_OP_RELU, .dst_dtype = adt, .src1_dtype = adt, .dst_addr = acc, .src1_addr = acc,
-                .rows = x->mr});
+                .rows = t->rows});
     }
     if (c->c_dtype == TSL_DTYPE_INT8) {
-        rd[k] = &g->ACC[x->ts];
-        wr[k] = &g->OUT[x->ts];
+        rd[k] = t->accb;
+        wr[k] = t->outb;
         ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                 .op = TSL_VPU_OP_REQUANT, .dst_dtype = TSL_DTYPE_INT8, .src1_dtype = TSL_DTYPE_INT32,
-                .dst_addr = g->vout[x->ts], .src1_addr = acc, .rows = x->mr, .scale = c->scale,
+                .dst_addr = t->out, .src1_addr = acc, .rows = t->rows, .scale = c->scale,
                 .shift = c->shift, .zero_point = c->zero_point});
     } else if (c->c_dtype == TSL_DTYPE_BF16) {
-        rd[k] = &g->ACC[x->ts];
-        wr[k] = &g->OUT[x->ts];
+        rd[k] = t->accb;
+        wr[k] = t->outb;
         ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                 .op = TSL_VPU_OP_MOV, .dst_dtype = TSL_DTYPE_BF16, .src1_dtype = TSL_DTYPE_FP32,
-                .dst_addr = g->vout[x->ts], .src1_addr = acc, .rows = x->mr});
+                .dst_addr = t->out, .src1_addr = acc, .rows = t->rows});
     }
     for (uint32_t i = 0; i < k; i++)
         tsl_cp_issue(cp, ops[i], rd[i], NULL, wr[i], i == k - 1u ? (TOK_DMA | TOK_MXU) : 0u);
-    uint32_t hbm = c->c_addr + x->m0 * c->ldc + x->n0 * g->ces;
-    if (g->narrow)
+    if (ces < 4u)
         tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-                .op = TSL_DMA_OP_STORE, .hbm_addr = hbm, .local_addr = g->vout[x->ts], .rows = x->mr,
-                .row_bytes = x->nv * g->ces, .hbm_stride = c->ldc, .local_stride = n * g->ces}),
-                     &g->OUT[x->ts], NULL, NULL, TOK_VPU);
+                .op = TSL_DMA_OP_STORE, .hbm_addr = t->hbm, .local_addr = t->out, .rows = t->rows,
+                .row_bytes = t->cols * ces, .hbm_stride = t->ld, .local_stride = n * ces}),
+                     t->outb, NULL, NULL, TOK_VPU);
     else
         tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-                .op = TSL_DMA_OP_STORE, .hbm_addr = hbm, .local_addr = acc, .rows = x->mr, .row_bytes = x->nv * 4u,
-                .hbm_stride = c->ldc, .local_stride = 4u * n}), &g->ACC[x->ts],
+                .op = TSL_DMA_OP_STORE, .hbm_addr = t->hbm, .local_addr = acc, .rows = t->rows,
+                .row_bytes = t->cols * 4u, .hbm_stride = t->ld, .local_stride = 4u * n}), t->accb,
                      NULL, NULL, TOK_MXU);
+}
+
+static void epilogue_store(tsl_cp_t *cp, gemm_t *g, const step_t *x)
+{
+    const tsl_cmd_t *c = g->c;
+    tsl_cp_tile_t t = {.rows = x->mr, .cols = x->nv, .acc = g->acc[x->ts], .accb = &g->ACC[x->ts],
+                       .bias = g->vbias[x->ts], .biasb = &g->BI[x->ts], .out = g->vout[x->ts], .outb = &g->OUT[x->ts],
+                       .hbm = c->c_addr + x->m0 * c->ldc + x->n0 * g->ces, .ld = c->ldc};
+    tsl_cp_epilogue_store(cp, c, &t);
 }
 
 void tsl_cp_exec_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)

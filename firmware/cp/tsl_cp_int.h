@@ -44,6 +44,24 @@ void tsl_cp_exec_fill(tsl_cp_t *cp, const tsl_cmd_t *c);
 void tsl_cp_exec_eltwise(tsl_cp_t *cp, const tsl_cmd_t *c);
 void tsl_cp_exec_gemm(tsl_cp_t *cp, const tsl_cmd_t *c);
 
+/* One output tile of N columns in ACC, for the GEMM epilogue. */
+typedef struct {
+    uint32_t rows, cols;            /* valid rows and columns (cols <= N) */
+    uint32_t acc, bias, out;        /* ACC tile (rows of 4*N bytes), its N bias values, the narrow
+                                       output tile in VMEM (rows of N elements of C) */
+    tsl_cp_buf_t *accb, *biasb, *outb;
+    uint32_t hbm, ld;               /* where the STORE writes, its row stride */
+} tsl_cp_tile_t;
+
+/* The GEMM epilogue of docs/isa.md §7 on tile `t` (SCALE, BIAS, RELU in ACC, then REQUANT or the
+ * bf16 rounding into the output tile for a narrow C), then its STORE. */
+void tsl_cp_epilogue_store(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_cp_tile_t *t);
+
+/* CONV2D and POOL2D (tsl_cp_win.c). tsl_cp_win_fits: 1 when the validated command's tiles fit VMEM
+ * and ACC (else the command is BAD_SHAPE). */
+int tsl_cp_win_fits(const tsl_cp_t *cp, const tsl_cmd_t *c);
+void tsl_cp_exec_win(tsl_cp_t *cp, const tsl_cmd_t *c);
+
 /* A GEMM through the tile sequencer (tsl_cp_seq.c): plans the tile shape and launches the
  * descriptor. Returns 0, having done nothing, when the tensor core has no sequencer or the shape
  * is one it does not take; tsl_cp_exec_gemm then tiles the command itself. */

@@ -181,6 +181,57 @@ typedef struct {
 __attribute__((warn_unused_result)) tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g,
                                                                 tessel_completion_t *cpl);
 
+/* ---- convolution and pooling ---------------------------------------------------------------- */
+/* Output size along one axis of a window op: (in + pad0 + pad1 - dil*(k-1) - 1) / stride + 1, or 0
+ * when the window does not fit the padded input or k, stride or dil is 0. */
+uint32_t tessel_window_out(uint32_t in, uint32_t pad0, uint32_t pad1, uint32_t k, uint32_t stride, uint32_t dil);
+
+/* Y = epilogue(conv2d(X, W)) (docs/isa.md §7, CONV2D): X dense NHWC (batch x h x w x c), W dense
+ * HWIO (kh x kw x c/groups x cout), Y dense batch x oh x ow x cout (tessel_window_out). Types and
+ * the epilogue are tessel_gemm's: int8 X and weights (int8_t) give int32 Y, or int8 with requantisation;
+ * float X and weights are rounded to bf16 and give float Y (FP32, or BF16-rounded). Padding reads
+ * x_zero_point (int8; 0 for float). Bias: cout int32_t or float. The input is never rearranged in
+ * memory (the firmware's implicit im2col). stride, dil and groups 0 mean 1. */
+typedef struct {
+    uint32_t batch, h, w, c;
+    uint32_t cout, kh, kw, groups;
+    uint32_t stride_h, stride_w, pad_t, pad_b, pad_l, pad_r, dil_h, dil_w;
+    tessel_dtype_t in_dtype, out_dtype;
+    const void *x, *weights;
+    void *y;
+    const void *bias;
+    int relu;
+    float scale;                   /* as tessel_gemm */
+    int32_t x_zero_point;          /* INT8: the input zero point, -128..127; 0 for BF16 */
+    int32_t rq_scale;              /* INT8 out: as tessel_gemm; all 0 for other outputs */
+    uint32_t rq_shift;
+    int32_t rq_zero_point;
+} tessel_conv2d_t;
+
+__attribute__((warn_unused_result)) tessel_status_t tessel_conv2d(tessel_dev_t *dev, const tessel_conv2d_t *p,
+                                                                  tessel_completion_t *cpl);
+
+/* Y = pool(X) over windows of dense NHWC X into dense Y (batch x oh x ow x c). MAX: the largest
+ * value of each window, padding excluded (it reads as the lowest value); INT8 -> INT8, BF16 -> BF16
+ * (float in, bf16-rounded float out). AVG: the mean of the kh*kw taps, padding included (as
+ * PyTorch's count_include_pad); INT8 -> INT8 with the input's quantisation, rounded half up
+ * (padding reads x_zero_point); BF16 -> FP32 or BF16, the fp32 sum times fp32(1/(kh*kw)).
+ * stride and dil 0 mean 1. */
+typedef enum { TESSEL_POOL_MAX = 0, TESSEL_POOL_AVG = 1 } tessel_pool_kind_t;
+
+typedef struct {
+    tessel_pool_kind_t kind;
+    uint32_t batch, h, w, c, kh, kw;
+    uint32_t stride_h, stride_w, pad_t, pad_b, pad_l, pad_r, dil_h, dil_w;
+    tessel_dtype_t in_dtype, out_dtype;
+    const void *x;
+    void *y;
+    int32_t x_zero_point;          /* AVG of INT8: the padding value, -128..127; else 0 */
+} tessel_pool2d_t;
+
+__attribute__((warn_unused_result)) tessel_status_t tessel_pool2d(tessel_dev_t *dev, const tessel_pool2d_t *p,
+                                                                  tessel_completion_t *cpl);
+
 #ifdef __cplusplus
 }
 #endif

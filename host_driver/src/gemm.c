@@ -18,21 +18,13 @@
 #include "tessel_int.h"
 #include "tsl_hw.h"
 
-static uint16_t f32_to_bf16(float f)
+uint16_t tessel_f32_to_bf16(float f)
 {
     uint32_t u;
     memcpy(&u, &f, 4);
     if ((u & 0x7F800000u) == 0x7F800000u && (u & 0x7FFFFFu))
         return (uint16_t)((u >> 16) | 0x40u);                  /* NaN: quiet, keep the sign */
     return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16); /* to nearest even (overflows to inf) */
-}
-
-static float bf16_to_f32(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
 }
 
 static uint32_t timeout_ms(void)
@@ -45,6 +37,72 @@ static uint32_t timeout_ms(void)
             return (uint32_t)v;
     }
     return TESSEL_TIMEOUT_AUTO;
+}
+
+tessel_status_t tessel_bufs_alloc(tessel_dev_t *dev, tessel_buf_t *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        b[i].have = 0;
+        if (!b[i].bytes)
+            continue;
+        int r = tessel_alloc(dev, b[i].bytes, 64, &b[i].addr);
+        if (r) {
+            tessel_bufs_free(dev, b, i);
+            return r;
+        }
+        b[i].have = 1;
+    }
+    return TESSEL_OK;
+}
+
+void tessel_bufs_free(tessel_dev_t *dev, tessel_buf_t *b, int n)
+{
+    for (int i = n - 1; i >= 0; i--)
+        if (b[i].have) {
+            (void)tessel_free(dev, b[i].addr);
+            b[i].have = 0;
+        }
+}
+
+tessel_status_t tessel_put_operand(tessel_dev_t *dev, tessel_addr_t dst, const void *src, uint64_t count, int bf16,
+                                   uint8_t *stage)
+{
+    if (!bf16)
+        return tessel_write(dev, dst, src, (size_t)count);
+    for (uint64_t i = 0; i < count; i++) {
+        uint16_t h = tessel_f32_to_bf16(((const float *)src)[i]);
+        memcpy(stage + 2 * i, &h, 2);
+    }
+    return tessel_write(dev, dst, stage, (size_t)(2 * count));
+}
+
+tessel_status_t tessel_run(tessel_dev_t *dev, const tessel_cmd_t *cmd, tessel_completion_t *cpl)
+{
+    tessel_handle_t h;
+    tessel_completion_t c;
+    memset(&c, 0, sizeof c);
+    int r = tessel_submit(dev, cmd, &h);
+    if (r)
+        return r;
+    r = tessel_wait(dev, h, timeout_ms(), &c);
+    if (cpl)
+        *cpl = c;
+    if (r && r != TESSEL_EMISMATCH && r != TESSEL_EDEVICE)
+        tessel_orphan(dev, h);   /* maybe still queued: nobody will wait for it now */
+    return r;
+}
+
+void tessel_get_elem(void *dst, uint64_t i, const uint8_t *p, uint32_t dt)
+{
+    switch (dt) {
+    case TSL_DTYPE_INT8: ((int8_t *)dst)[i] = (int8_t)p[0]; break;
+    case TSL_DTYPE_INT32: memcpy((int32_t *)dst + i, p, 4); break;
+    case TSL_DTYPE_FP32: memcpy((float *)dst + i, p, 4); break;
+    default: {
+        uint32_t u = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 24;
+        memcpy((float *)dst + i, &u, 4);
+    }
+    }
 }
 
 /* Argument checks: TESSEL_EINVAL for anything the command could not express. */
@@ -107,36 +165,25 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
     uint8_t *buf = malloc((size_t)host);
     if (!buf)
         return tessel_fail(dev, TESSEL_ENOMEM, "tessel_gemm: %llu bytes of host memory", (unsigned long long)host);
-    tessel_addr_t da = 0, db = 0, dc = 0, dbias = 0;
-    int have_a = 0, have_b = 0, have_c = 0, have_bias = 0;
-    if ((r = tessel_alloc(dev, (size_t)abytes, 64, &da)))
+    tessel_buf_t d[4] = {{0, (size_t)abytes, 0}, {0, (size_t)bbytes, 0}, {0, (size_t)cbytes, 0}, {0, (size_t)biasbytes, 0}};
+    if ((r = tessel_bufs_alloc(dev, d, 4)))
         goto out;
-    have_a = 1;
-    if ((r = tessel_alloc(dev, (size_t)bbytes, 64, &db)))
-        goto out;
-    have_b = 1;
-    if ((r = tessel_alloc(dev, (size_t)cbytes, 64, &dc)))
-        goto out;
-    have_c = 1;
-    if (g->bias) {
-        if ((r = tessel_alloc(dev, (size_t)biasbytes, 64, &dbias)))
-            goto out;
-        have_bias = 1;
-    }
+    const tessel_addr_t da = d[0].addr, db = d[1].addr, dc = d[2].addr, dbias = d[3].addr;
 
     /* A and B, packed dense (bf16 rounded here) */
     for (int which = 0; which < 2; which++) {
         const uint64_t rows = which ? k : m, cols = which ? n : k, ld = which ? g->ldb : g->lda;
-        const void *src = which ? g->b : g->a;
-        for (uint64_t i = 0; i < rows; i++)
-            for (uint64_t j = 0; j < cols; j++) {
-                if (fp) {
-                    uint16_t h = f32_to_bf16(((const float *)src)[i * ld + j]);
-                    memcpy(buf + 2 * (i * cols + j), &h, 2);
-                } else {
-                    buf[i * cols + j] = (uint8_t)((const int8_t *)src)[i * ld + j];
+        const uint8_t *src = which ? g->b : g->a;
+        for (uint64_t i = 0; i < rows; i++) {
+            uint8_t *row = buf + i * cols * es;
+            if (fp)
+                for (uint64_t j = 0; j < cols; j++) {
+                    uint16_t h = tessel_f32_to_bf16(((const float *)(const void *)src)[i * ld + j]);
+                    memcpy(row + 2 * j, &h, 2);
                 }
-            }
+            else
+                memcpy(row, src + i * ld, (size_t)cols);
+        }
         if ((r = tessel_write(dev, which ? db : da, buf, (size_t)(rows * cols * es))))
             goto out;
     }
@@ -179,16 +226,7 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
     TSL_SET(w, TSL_CMD_C_ADDR, (uint32_t)dc);
     TSL_SET(w, TSL_CMD_LDC, (uint32_t)(n * ces));
 
-    tessel_handle_t h;
-    tessel_completion_t c;
-    if ((r = tessel_submit(dev, &cmd, &h)))
-        goto out;
-    memset(&c, 0, sizeof c);
-    r = tessel_wait(dev, h, timeout_ms(), &c);
-    if (cpl)
-        *cpl = c;
-    if (r && r != TESSEL_EMISMATCH && r != TESSEL_EDEVICE)
-        tessel_orphan(dev, h);        /* maybe still queued: nobody will wait for it now */
+    r = tessel_run(dev, &cmd, cpl);
     if (r && r != TESSEL_EMISMATCH)   /* on a mismatch C still holds the device's result */
         goto out;
     int r2 = tessel_read(dev, buf, dc, (size_t)cbytes);
@@ -197,28 +235,10 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
         goto out;
     }
     for (uint64_t i = 0; i < m; i++)
-        for (uint64_t j = 0; j < n; j++) {
-            const uint8_t *p = buf + (i * n + j) * ces;
-            switch (cdt) {
-            case TSL_DTYPE_INT8: ((int8_t *)g->c)[i * g->ldc + j] = (int8_t)p[0]; break;
-            case TSL_DTYPE_INT32: memcpy((int32_t *)g->c + i * g->ldc + j, p, 4); break;
-            case TSL_DTYPE_FP32: memcpy((float *)g->c + i * g->ldc + j, p, 4); break;
-            default: {
-                uint16_t hv;
-                memcpy(&hv, p, 2);
-                ((float *)g->c)[i * g->ldc + j] = bf16_to_f32(hv);
-            }
-            }
-        }
+        for (uint64_t j = 0; j < n; j++)
+            tessel_get_elem(g->c, i * g->ldc + j, buf + (i * n + j) * ces, cdt);
 out:
-    if (have_bias)
-        (void)tessel_free(dev, dbias);
-    if (have_c)
-        (void)tessel_free(dev, dc);
-    if (have_b)
-        (void)tessel_free(dev, db);
-    if (have_a)
-        (void)tessel_free(dev, da);
+    tessel_bufs_free(dev, d, 4);
     free(buf);
     return r;
 }

@@ -31,6 +31,7 @@
 
 #include "tessel_int.h"
 #include "tsl_hw.h"
+#include "tsl_win.h"
 
 #define RING_CMD_BASE 0x0u
 #define RING_CMD_SIZE 64u
@@ -126,8 +127,8 @@ TESSEL_API const char *tessel_last_error(tessel_dev_t *dev)
 
 static const char *op_name(uint32_t op)
 {
-    static const char *const names[] = {"NOP", "GEMM", "ELTWISE", "COPY", "FILL", "FENCE"};
-    return op < sizeof names / sizeof names[0] ? names[op] : "?";
+    const char *s = tsl_cmd_op_name(op);
+    return s ? s : "?";
 }
 
 static uint64_t now_ms(void)
@@ -369,6 +370,17 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
         SPAN("C", c, m, ldc, n);
         break;
     case TSL_CMD_OP_FILL: SPAN("C", c, m, ldc, n); break;
+    case TSL_CMD_OP_CONV2D:
+    case TSL_CMD_OP_POOL2D: {
+        tsl_win_t g = tsl_win_decode(w);
+        SPAN("A", a, 1u, 0u, tsl_win_in_bytes(&g, esa));
+        if (TSL_GET(w, TSL_CMD_OPCODE) == TSL_CMD_OP_CONV2D)
+            SPAN("B", b, 1u, 0u, tsl_win_w_bytes(&g, esb));
+        SPAN("C", c, 1u, 0u, tsl_win_out_bytes(&g, esc));
+        if ((f >> TSL_CMD_FLAG_BIAS) & 1u)
+            SPAN("bias", w[TSL_CMD_BIAS_ADDR_WORD], 1u, 0u, 4u * (uint64_t)g.cout);
+        break;
+    }
     default: break;
     }
 #undef SPAN
@@ -389,8 +401,16 @@ static uint64_t cmd_cycles(const tessel_dev_t *d, const slot_t *s)
         bytes += s->span[i].hi - s->span[i].lo;
     }
     uint64_t m = w[TSL_CMD_M_WORD], n = w[TSL_CMD_N_WORD], k = w[TSL_CMD_K_WORD];
-    if (TSL_GET(w, TSL_CMD_OPCODE) == TSL_CMD_OP_GEMM)
+    uint32_t op = TSL_GET(w, TSL_CMD_OPCODE);
+    tsl_win_t g = tsl_win_decode(w);
+    uint64_t pixels = (uint64_t)g.batch * tsl_win_oh(&g) * tsl_win_ow(&g), taps = (uint64_t)g.kh * g.kw;
+    if (op == TSL_CMD_OP_GEMM)
         est += 32u * nn * ((m + nn - 1) / nn) * ((k + nn - 1) / nn) * ((n + nn - 1) / nn);
+    else if (op == TSL_CMD_OP_CONV2D && g.groups)   /* a GEMM per group, and a LOAD per tap and output row */
+        est += g.groups * (32u * nn * ((pixels + nn - 1) / nn) * ((taps * g.c / g.groups + nn - 1) / nn) *
+                           ((g.cout / g.groups + nn - 1) / nn) + 1000u * taps * g.batch * tsl_win_oh(&g));
+    else if (op == TSL_CMD_OP_POOL2D)               /* a LOAD per tap and output row, a VPU row per tap */
+        est += taps * (1000u * g.batch * tsl_win_oh(&g) + 4u * pixels * ((g.c + nn - 1) / nn));
     else if (s->nspan)
         est += 1000u * m;
     return est + 4u * bytes;
@@ -512,15 +532,25 @@ TESSEL_API tessel_status_t tessel_read(tessel_dev_t *dev, void *dst, tessel_addr
 
 /* ------------------------------------------------------------------------------- commands */
 
-/* Bytes of one row of the command's output (C), or 0 for commands without one. */
-static uint64_t out_row_bytes(const uint32_t *w)
+/* The command's output (C): *rows rows of the returned bytes, *ld apart; 0 bytes for commands
+ * without one. CONV2D and POOL2D write one dense block. */
+static uint64_t out_shape(const uint32_t *w, uint64_t *rows, uint64_t *ld)
 {
-    uint64_t n = TSL_GET(w, TSL_CMD_N);
+    uint64_t n = TSL_GET(w, TSL_CMD_N), ces = dtype_bytes(TSL_GET(w, TSL_CMD_C_DTYPE));
+    *rows = TSL_GET(w, TSL_CMD_M);
+    *ld = TSL_GET(w, TSL_CMD_LDC);
     switch (TSL_GET(w, TSL_CMD_OPCODE)) {
     case TSL_CMD_OP_GEMM:
-    case TSL_CMD_OP_ELTWISE: return n * dtype_bytes(TSL_GET(w, TSL_CMD_C_DTYPE));
+    case TSL_CMD_OP_ELTWISE: return n * ces;
     case TSL_CMD_OP_COPY:
     case TSL_CMD_OP_FILL: return n;
+    case TSL_CMD_OP_CONV2D:
+    case TSL_CMD_OP_POOL2D: {
+        tsl_win_t g = tsl_win_decode(w);
+        *rows = 1;
+        *ld = 0;
+        return tsl_win_out_bytes(&g, (uint32_t)ces);
+    }
     default: return 0;
     }
 }
@@ -533,13 +563,15 @@ static void account(tessel_dev_t *d, const tessel_cmd_t *c, const tessel_complet
     if (cpl->status != 0)
         return;
     uint64_t m = TSL_GET(w, TSL_CMD_M), n = TSL_GET(w, TSL_CMD_N), k = TSL_GET(w, TSL_CMD_K), nn = d->t.n;
+    uint64_t orows, old, orow = out_shape(w, &orows, &old);
     uint32_t flags = TSL_GET(w, TSL_CMD_FLAGS);
+    tsl_win_t g = tsl_win_decode(w);
     uint64_t sa = dtype_bytes(TSL_GET(w, TSL_CMD_A_DTYPE)), sb = dtype_bytes(TSL_GET(w, TSL_CMD_B_DTYPE));
     switch (TSL_GET(w, TSL_CMD_OPCODE)) {
     case TSL_CMD_OP_GEMM:
         /* what the firmware issues: M rows per K-block per column block, N*N MACs per row */
         d->stats.macs += m * ((k + nn - 1) / nn * nn) * ((n + nn - 1) / nn * nn);
-        d->stats.hbm_bytes += m * k * sa + k * n * sb + m * out_row_bytes(w) +
+        d->stats.hbm_bytes += m * k * sa + k * n * sb + orows * orow +
                               ((flags >> TSL_CMD_FLAG_BIAS) & 1u ? 4u * n : 0u);
         break;
     case TSL_CMD_OP_ELTWISE: {
@@ -548,9 +580,18 @@ static void account(tessel_dev_t *d, const tessel_cmd_t *c, const tessel_complet
         int unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
         if (!unary && !((flags >> TSL_CMD_FLAG_B_IMM) & 1u))
             b = ((flags >> TSL_CMD_FLAG_B_BCAST) & 1u ? 1u : m) * n * sb;
-        d->stats.hbm_bytes += m * n * sa + b + m * out_row_bytes(w);
+        d->stats.hbm_bytes += m * n * sa + b + orows * orow;
         break;
     }
+    case TSL_CMD_OP_CONV2D: {
+        /* per group: every output pixel per K-block (KH*KW*C/G padded to N) per column block */
+        uint64_t pixels = (uint64_t)g.batch * tsl_win_oh(&g) * tsl_win_ow(&g), kg = (uint64_t)g.kh * g.kw * (g.c / g.groups);
+        d->stats.macs += g.groups * pixels * ((kg + nn - 1) / nn * nn) * ((g.cout / g.groups + nn - 1) / nn * nn);
+        d->stats.hbm_bytes += tsl_win_in_bytes(&g, (uint32_t)sa) + tsl_win_w_bytes(&g, (uint32_t)sb) + orow +
+                              ((flags >> TSL_CMD_FLAG_BIAS) & 1u ? 4u * (uint64_t)g.cout : 0u);
+        break;
+    }
+    case TSL_CMD_OP_POOL2D: d->stats.hbm_bytes += tsl_win_in_bytes(&g, (uint32_t)sa) + orow; break;
     case TSL_CMD_OP_COPY: d->stats.hbm_bytes += 2u * m * n; break;
     case TSL_CMD_OP_FILL: d->stats.hbm_bytes += m * n; break;
     default: break;
@@ -768,7 +809,7 @@ static int check(tessel_dev_t *d, const slot_t *s, const tessel_completion_t *c)
         return tessel_fail(d, TESSEL_EMISMATCH,
                     "%s tag %u: completion status %d opcode %u detail %u, model: status %d opcode %u detail %u",
                     op_name(op), c->tag, c->status, c->opcode, c->detail, e.status, e.opcode, e.detail);
-    uint64_t row = out_row_bytes(w), rows = TSL_GET(w, TSL_CMD_M), ld = TSL_GET(w, TSL_CMD_LDC);
+    uint64_t rows, ld, row = out_shape(w, &rows, &ld);
     uint64_t base = TSL_GET(w, TSL_CMD_C_ADDR);
     if (c->status != 0 || row == 0 || s->out_freed)
         return TESSEL_OK;

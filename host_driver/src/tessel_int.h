@@ -68,6 +68,30 @@ __attribute__((format(printf, 3, 4))) int tessel_fail(tessel_dev_t *dev, int sta
  * (never handed out by tessel_alloc). A command already complete is dropped at once. */
 void tessel_orphan(tessel_dev_t *dev, tessel_handle_t h);
 
+/* The library calls (gemm.c, window.c): device buffers, staged through one host buffer. */
+typedef struct {
+    tessel_addr_t addr;
+    size_t bytes;
+    int have;
+} tessel_buf_t;
+
+/* Allocate each of the `n` buffers with bytes > 0 (64-byte aligned); on failure the ones
+ * allocated are freed again. */
+tessel_status_t tessel_bufs_alloc(tessel_dev_t *dev, tessel_buf_t *b, int n);
+void tessel_bufs_free(tessel_dev_t *dev, tessel_buf_t *b, int n);
+/* Write `count` elements of a host operand to `dst` through `stage` (at least count * es bytes):
+ * float rounded to bf16 (bf16 != 0), or int8 copied. */
+tessel_status_t tessel_put_operand(tessel_dev_t *dev, tessel_addr_t dst, const void *src, uint64_t count, int bf16,
+                                   uint8_t *stage);
+/* Submit `cmd` and wait ($TESSEL_TIMEOUT_MS, else TESSEL_TIMEOUT_AUTO); on a failed wait the
+ * command is orphaned (the in-flight rule keeps its memory). TESSEL_EMISMATCH still leaves the
+ * device's result to read. */
+tessel_status_t tessel_run(tessel_dev_t *dev, const tessel_cmd_t *cmd, tessel_completion_t *cpl);
+/* Element i of a device result of DTYPE dt at `p` into the caller's array `dst` (int8_t, int32_t
+ * or float; bf16 widened to float). */
+void tessel_get_elem(void *dst, uint64_t i, const uint8_t *p, uint32_t dt);
+uint16_t tessel_f32_to_bf16(float f);
+
 #ifdef __cplusplus
 }
 #endif

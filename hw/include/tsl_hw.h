@@ -117,7 +117,9 @@
 #define TSL_CMD_OP_COPY 3u /* 2-D copy inside HBM */
 #define TSL_CMD_OP_FILL 4u /* 2-D fill of HBM with a 32-bit pattern */
 #define TSL_CMD_OP_FENCE 5u /* completes once every earlier command has completed */
-#define TSL_CMD_OP_LIMIT 6u
+#define TSL_CMD_OP_CONV2D 6u /* C = epilogue(conv2d(A, B)): NHWC activations A, HWIO weights B (window geometry) */
+#define TSL_CMD_OP_POOL2D 7u /* C = pool(A) over windows of NHWC A: VPU_OP MAX (max pool) or ADD (average pool) */
+#define TSL_CMD_OP_LIMIT 8u
 
 /* CMD_ERR: completion status codes (completion word 1 bits [15:0], as a signed 16-bit value) */
 #define TSL_CMD_ERR_OK 0u /* success */
@@ -258,6 +260,8 @@ static inline const char *tsl_cmd_op_name(uint32_t v)
     case 3u: return "COPY";
     case 4u: return "FILL";
     case 5u: return "FENCE";
+    case 6u: return "CONV2D";
+    case 7u: return "POOL2D";
     default: return (const char *)0;
     }
 }
@@ -864,6 +868,60 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_SEQ_ACC_ADDR_WORD 15u /* start of the ACC region (two tiles), a multiple of 4*N */
 #define TSL_SEQ_ACC_ADDR_SHIFT 0u
 #define TSL_SEQ_ACC_ADDR_MASK 0xFFFFFFFFu
+
+/* Window geometry of CONV2D and POOL2D, in command words 3, 4, 5, 7, 9, 11 */
+#define TSL_WIN_H_WORD 3u /* input rows, 1..65535 */
+#define TSL_WIN_H_SHIFT 0u
+#define TSL_WIN_H_MASK 0xFFFFu
+#define TSL_WIN_W_WORD 3u /* input columns, 1..65535 */
+#define TSL_WIN_W_SHIFT 16u
+#define TSL_WIN_W_MASK 0xFFFFu
+#define TSL_WIN_C_WORD 4u /* input channels, 1..65535 */
+#define TSL_WIN_C_SHIFT 0u
+#define TSL_WIN_C_MASK 0xFFFFu
+#define TSL_WIN_COUT_WORD 4u /* CONV2D: output channels, 1..65535; POOL2D: 0 */
+#define TSL_WIN_COUT_SHIFT 16u
+#define TSL_WIN_COUT_MASK 0xFFFFu
+#define TSL_WIN_KH_WORD 5u /* window rows, 1..255 */
+#define TSL_WIN_KH_SHIFT 0u
+#define TSL_WIN_KH_MASK 0xFFu
+#define TSL_WIN_KW_WORD 5u /* window columns, 1..255 */
+#define TSL_WIN_KW_SHIFT 8u
+#define TSL_WIN_KW_MASK 0xFFu
+#define TSL_WIN_STRIDE_H_WORD 5u /* rows between windows, 1..255 */
+#define TSL_WIN_STRIDE_H_SHIFT 16u
+#define TSL_WIN_STRIDE_H_MASK 0xFFu
+#define TSL_WIN_STRIDE_W_WORD 5u /* columns between windows, 1..255 */
+#define TSL_WIN_STRIDE_W_SHIFT 24u
+#define TSL_WIN_STRIDE_W_MASK 0xFFu
+#define TSL_WIN_PAD_T_WORD 7u /* padding rows above, 0..255 */
+#define TSL_WIN_PAD_T_SHIFT 0u
+#define TSL_WIN_PAD_T_MASK 0xFFu
+#define TSL_WIN_PAD_B_WORD 7u /* padding rows below */
+#define TSL_WIN_PAD_B_SHIFT 8u
+#define TSL_WIN_PAD_B_MASK 0xFFu
+#define TSL_WIN_PAD_L_WORD 7u /* padding columns on the left */
+#define TSL_WIN_PAD_L_SHIFT 16u
+#define TSL_WIN_PAD_L_MASK 0xFFu
+#define TSL_WIN_PAD_R_WORD 7u /* padding columns on the right */
+#define TSL_WIN_PAD_R_SHIFT 24u
+#define TSL_WIN_PAD_R_MASK 0xFFu
+#define TSL_WIN_DIL_H_WORD 9u /* rows between window taps, 1..255 */
+#define TSL_WIN_DIL_H_SHIFT 0u
+#define TSL_WIN_DIL_H_MASK 0xFFu
+#define TSL_WIN_DIL_W_WORD 9u /* columns between window taps, 1..255 */
+#define TSL_WIN_DIL_W_SHIFT 8u
+#define TSL_WIN_DIL_W_MASK 0xFFu
+#define TSL_WIN_GROUPS_WORD 9u /* CONV2D: groups, dividing C and COUT; POOL2D: 0 */
+#define TSL_WIN_GROUPS_SHIFT 16u
+#define TSL_WIN_GROUPS_MASK 0xFFFFu
+#define TSL_WIN_BATCH_WORD 11u /* images, 1..65535 */
+#define TSL_WIN_BATCH_SHIFT 0u
+#define TSL_WIN_BATCH_MASK 0xFFFFu
+#define TSL_WIN_A_ZP_WORD 11u /* INT8 A: the padding value (the input zero point, two's complement); else 0 */
+#define TSL_WIN_A_ZP_SHIFT 16u
+#define TSL_WIN_A_ZP_MASK 0xFFu
+#define TSL_WIN_WORDS_MASK 0x0AB8u /* bit i: command word i */
 
 /* Members of the typed structs below are 0 unless given: C zeroes the fields a designated
  * initialiser leaves out; C++ (14 and later) gets default member initialisers to the same end. */
@@ -1485,6 +1543,68 @@ static inline tsl_seq_t tsl_seq_decode(const uint32_t *w)
     seq.vmem_addr = w[14];
     seq.acc_addr = w[15];
     return seq;
+}
+
+/* Window geometry of a CONV2D or POOL2D command (command words 3, 4, 5, 7, 9, 11), fields as docs/isa.md */
+typedef struct {
+    uint32_t h TSL_FIELD_DEFAULT; /* input rows, 1..65535 */
+    uint32_t w TSL_FIELD_DEFAULT; /* input columns, 1..65535 */
+    uint32_t c TSL_FIELD_DEFAULT; /* input channels, 1..65535 */
+    uint32_t cout TSL_FIELD_DEFAULT; /* CONV2D: output channels, 1..65535; POOL2D: 0 */
+    uint32_t kh TSL_FIELD_DEFAULT; /* window rows, 1..255 */
+    uint32_t kw TSL_FIELD_DEFAULT; /* window columns, 1..255 */
+    uint32_t stride_h TSL_FIELD_DEFAULT; /* rows between windows, 1..255 */
+    uint32_t stride_w TSL_FIELD_DEFAULT; /* columns between windows, 1..255 */
+    uint32_t pad_t TSL_FIELD_DEFAULT; /* padding rows above, 0..255 */
+    uint32_t pad_b TSL_FIELD_DEFAULT; /* padding rows below */
+    uint32_t pad_l TSL_FIELD_DEFAULT; /* padding columns on the left */
+    uint32_t pad_r TSL_FIELD_DEFAULT; /* padding columns on the right */
+    uint32_t dil_h TSL_FIELD_DEFAULT; /* rows between window taps, 1..255 */
+    uint32_t dil_w TSL_FIELD_DEFAULT; /* columns between window taps, 1..255 */
+    uint32_t groups TSL_FIELD_DEFAULT; /* CONV2D: groups, dividing C and COUT; POOL2D: 0 */
+    uint32_t batch TSL_FIELD_DEFAULT; /* images, 1..65535 */
+    uint32_t a_zp TSL_FIELD_DEFAULT; /* INT8 A: the padding value (the input zero point, two's complement); else 0 */
+} tsl_win_t;
+
+/* Encode `win` into its words of the command at `w` (the other words are untouched). */
+static inline void tsl_win_encode(const tsl_win_t *win, uint32_t *w)
+{
+    w[3] = (win->h & 0xFFFFu) | ((win->w & 0xFFFFu) << 16);
+    w[4] = (win->c & 0xFFFFu) | ((win->cout & 0xFFFFu) << 16);
+    w[5] = (win->kh & 0xFFu) |
+           ((win->kw & 0xFFu) << 8) |
+           ((win->stride_h & 0xFFu) << 16) |
+           ((win->stride_w & 0xFFu) << 24);
+    w[7] = (win->pad_t & 0xFFu) |
+           ((win->pad_b & 0xFFu) << 8) |
+           ((win->pad_l & 0xFFu) << 16) |
+           ((win->pad_r & 0xFFu) << 24);
+    w[9] = (win->dil_h & 0xFFu) | ((win->dil_w & 0xFFu) << 8) | ((win->groups & 0xFFFFu) << 16);
+    w[11] = (win->batch & 0xFFFFu) | ((win->a_zp & 0xFFu) << 16);
+}
+
+/* Decode the window geometry of the command at `w`. */
+static inline tsl_win_t tsl_win_decode(const uint32_t *w)
+{
+    tsl_win_t win;
+    win.h = w[3] & 0xFFFFu;
+    win.w = (w[3] >> 16) & 0xFFFFu;
+    win.c = w[4] & 0xFFFFu;
+    win.cout = (w[4] >> 16) & 0xFFFFu;
+    win.kh = w[5] & 0xFFu;
+    win.kw = (w[5] >> 8) & 0xFFu;
+    win.stride_h = (w[5] >> 16) & 0xFFu;
+    win.stride_w = (w[5] >> 24) & 0xFFu;
+    win.pad_t = w[7] & 0xFFu;
+    win.pad_b = (w[7] >> 8) & 0xFFu;
+    win.pad_l = (w[7] >> 16) & 0xFFu;
+    win.pad_r = (w[7] >> 24) & 0xFFu;
+    win.dil_h = w[9] & 0xFFu;
+    win.dil_w = (w[9] >> 8) & 0xFFu;
+    win.groups = (w[9] >> 16) & 0xFFFFu;
+    win.batch = w[11] & 0xFFFFu;
+    win.a_zp = (w[11] >> 16) & 0xFFu;
+    return win;
 }
 
 /* Read or write a field of a word array, e.g. tsl_field_get(insn, TSL_INSN_HDR_UNIT_WORD, ...). */

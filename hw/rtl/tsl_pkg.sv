@@ -123,7 +123,9 @@ package tsl_pkg;
     CMD_OP_ELTWISE = 3'd2,
     CMD_OP_COPY = 3'd3,
     CMD_OP_FILL = 3'd4,
-    CMD_OP_FENCE = 3'd5
+    CMD_OP_FENCE = 3'd5,
+    CMD_OP_CONV2D = 3'd6,
+    CMD_OP_POOL2D = 3'd7
   } cmd_op_e;
 
   // completion status codes (completion word 1 bits [15:0], as a signed 16-bit value)

@@ -57,6 +57,11 @@ def check(spec, params, enums):
     no_overlap("command", spec["command"]["fields"], params["CMD_WORDS"])
     no_overlap("completion", spec["completion"]["fields"], params["CPL_WORDS"])
     no_overlap("seq", spec["seq"]["fields"], params["SEQ_WORDS"])
+    no_overlap("window", spec["window"]["fields"], params["CMD_WORDS"])
+    cmd_words = {f["word"] for f in spec["command"]["fields"] if f["width"] == 32}
+    if {f["word"] for f in spec["window"]["fields"]} != set(spec["window"]["words"]) or \
+            not set(spec["window"]["words"]) <= cmd_words:
+        sys.exit("gen.py: window: its fields must fill exactly its words, each a whole command field's word")
     for b in spec["block"]:
         for r in b["regs"]:
             no_overlap(f"{b['name']}.{r['name']}",
@@ -232,6 +237,10 @@ def gen_c(spec, params, enums):
     d("")
     d("/* Tile-sequencer descriptor (TC SEQ0..SEQ15) */")
     fields("TSL_SEQ", spec["seq"]["fields"])
+    d("")
+    d("/* Window geometry of CONV2D and POOL2D, in command words " + ", ".join(map(str, spec["window"]["words"])) + " */")
+    fields("TSL_WIN", spec["window"]["fields"])
+    d("#define TSL_WIN_WORDS_MASK 0x" + f"{sum(1 << w for w in spec['window']['words']):04X}u /* bit i: command word i */")
     d("")
     c_typed(spec, params, d)
     d("/* Read or write a field of a word array, e.g. tsl_field_get(insn, TSL_INSN_HDR_UNIT_WORD, ...). */")
@@ -414,6 +423,26 @@ def c_typed(spec, params, d):
         d(f"    return {kind};")
         d("}")
         d("")
+    flds = spec["window"]["fields"]
+    c_struct(d, "tsl_win_t", "Window geometry of a CONV2D or POOL2D command (command words "
+             + ", ".join(map(str, spec["window"]["words"])) + "), fields as docs/isa.md",
+             [(f["name"].lower(), f["doc"]) for f in flds])
+    d("")
+    d("/* Encode `win` into its words of the command at `w` (the other words are untouched). */")
+    d("static inline void tsl_win_encode(const tsl_win_t *win, uint32_t *w)")
+    d("{")
+    for wd in spec["window"]["words"]:
+        d(c_or(f"    w[{wd}] = ", [c_term(f"win->{f['name'].lower()}", f) for f in flds if f["word"] == wd]))
+    d("}")
+    d("")
+    d("/* Decode the window geometry of the command at `w`. */")
+    d("static inline tsl_win_t tsl_win_decode(const uint32_t *w)")
+    d("{")
+    d("    tsl_win_t win;")
+    c_unpack(d, flds, "w", "win")
+    d("    return win;")
+    d("}")
+    d("")
 def gen_c_ops(spec, params, enums):
     """The op table ([[ops]]) for tsl_hw.h, inserted before its closing #endif."""
     ops = op_list(spec, enums)
@@ -845,6 +874,8 @@ def gen_docs(spec, params, enums):
                                [(f"`{f['name']}`", bits(f), f["doc"]) for f in spec["completion"]["fields"]])
     s["seq"] = md_table(["field", "bits", "meaning"],
                         [(f"`{f['name']}`", bits(f), f["doc"]) for f in spec["seq"]["fields"]])
+    s["window"] = md_table(["field", "bits", "meaning"],
+                           [(f"`{f['name']}`", bits(f), f["doc"]) for f in spec["window"]["fields"]])
     return s
 
 

@@ -18,6 +18,7 @@
 #include "tsl_cp.h"
 #include "tsl_cp_hal_model.h"
 #include "tsl_insn.h"
+#include "tsl_win.h"
 #include "tslm.h"
 #include "tslm_arith.h"
 
@@ -259,6 +260,62 @@ typedef struct {
     uint32_t m, n, k, adt, cdt, flags;
 } gemm_shape_t;
 
+/* The epilogue of a GEMM-like command: C's type, the flags, REQUANT's fields and the FP32 scale. */
+typedef struct {
+    uint32_t cdt, flags;
+    int32_t scale;
+    uint32_t shift;
+    int32_t zp;
+    uint32_t fscale;
+} ref_epi_t;
+
+/* The reference for one output element of a GEMM (docs/isa.md §4 and §7), written to `out`: `arow`
+ * is row i of A (k elements), `bcol` element j of B's row 0 (rows ldb bytes apart), `bias` the
+ * element's bias or NULL. int8: exact; bf16: host float (FTZ/DAZ set by the caller) summing
+ * products within each K-block of nn from +0, then the blocks in order. */
+static void ref_gemm_out(const uint8_t *arow, const uint8_t *bcol, uint32_t ldb, const uint8_t *bias, uint32_t k,
+                         uint32_t nn, int fl, const ref_epi_t *e, uint8_t *out)
+{
+    uint32_t v;
+    if (!fl) {
+        int64_t sum = 0;
+        for (uint32_t kk = 0; kk < k; kk++)
+            sum += (int64_t)(int8_t)arow[kk] * (int8_t)bcol[(uint64_t)kk * ldb];
+        v = (uint32_t)sum;
+        if (bias)
+            v += get32(bias);
+        if ((e->flags & CF(RELU)) && (int32_t)v < 0)
+            v = 0;
+        if (e->cdt == TSL_DTYPE_INT8)
+            out[0] = (uint8_t)ref_sat8(ref_requant((int32_t)v, e->scale, e->shift, e->zp));
+        else
+            put32(out, v);
+        return;
+    }
+    volatile float acc = 0;
+    for (uint32_t kb = 0; kb < k; kb += nn) {
+        volatile float sb = 0.0f;
+        for (uint32_t kk = kb; kk < kb + nn; kk++) {
+            volatile float p = 0.0f * 0.0f;
+            if (kk < k)
+                p = ref_f((uint32_t)get16(arow + 2 * kk) << 16) * ref_f((uint32_t)get16(bcol + (uint64_t)kk * ldb) << 16);
+            sb = sb + p;
+        }
+        acc = kb == 0 ? sb : acc + sb;
+    }
+    if (e->flags & CF(SCALE))
+        acc = acc * ref_f(e->fscale);
+    if (bias)
+        acc = acc + ref_f(get32(bias));
+    v = ref_canon(acc);
+    if (e->flags & CF(RELU))
+        v = ref_max(v, 0);
+    if (e->cdt == TSL_DTYPE_BF16)
+        put16(out, ref_bf16(v));
+    else
+        put32(out, v);
+}
+
 static int gemm_case(dev_t *d, gemm_shape_t s)
 {
     uint32_t es = tsl_dtype_bytes(s.adt), ces = tsl_dtype_bytes(s.cdt), w[16], nn = d->n;
@@ -290,52 +347,13 @@ static int gemm_case(dev_t *d, gemm_shape_t s)
         w[13] = fscale;
     }
     stage(d, w);
-    /* reference */
     const uint8_t *H = hbm(d);
+    ref_epi_t e = {s.cdt, s.flags, scale, shift, zp, fscale};
     unsigned csr = ref_fp_ftz_daz();
-    for (uint32_t i = 0; i < s.m; i++) {
-        for (uint32_t j = 0; j < s.n; j++) {
-            uint32_t v;
-            if (!fl) {
-                int64_t sum = 0;
-                for (uint32_t kk = 0; kk < s.k; kk++)
-                    sum += (int64_t)(int8_t)H[a + (uint64_t)i * lda + kk] * (int8_t)H[b + (uint64_t)kk * ldb + j];
-                v = (uint32_t)sum;
-                if (bias)
-                    v += get32(H + bias + 4 * j);
-                if ((s.flags & CF(RELU)) && (int32_t)v < 0)
-                    v = 0;
-                if (s.cdt == TSL_DTYPE_INT8)
-                    d->exp[c + (uint64_t)i * ldc + j] = (uint8_t)ref_sat8(ref_requant((int32_t)v, scale, shift, zp));
-                else
-                    put32(d->exp + c + (uint64_t)i * ldc + 4 * j, v);
-                continue;
-            }
-            volatile float acc = 0;
-            for (uint32_t kb = 0; kb < s.k; kb += nn) {
-                volatile float sb = 0.0f;
-                for (uint32_t kk = kb; kk < kb + nn; kk++) {
-                    volatile float p = 0.0f * 0.0f;
-                    if (kk < s.k)
-                        p = ref_f((uint32_t)get16(H + a + (uint64_t)i * lda + 2 * kk) << 16) *
-                            ref_f((uint32_t)get16(H + b + (uint64_t)kk * ldb + 2 * j) << 16);
-                    sb = sb + p;
-                }
-                acc = kb == 0 ? sb : acc + sb;
-            }
-            if (s.flags & CF(SCALE))
-                acc = acc * ref_f(fscale);
-            if (bias)
-                acc = acc + ref_f(get32(H + bias + 4 * j));
-            v = ref_canon(acc);
-            if (s.flags & CF(RELU))
-                v = ref_max(v, 0);
-            if (s.cdt == TSL_DTYPE_BF16)
-                put16(d->exp + c + (uint64_t)i * ldc + 2 * j, ref_bf16(v));
-            else
-                put32(d->exp + c + (uint64_t)i * ldc + 4 * j, v);
-        }
-    }
+    for (uint32_t i = 0; i < s.m; i++)
+        for (uint32_t j = 0; j < s.n; j++)
+            ref_gemm_out(H + a + (uint64_t)i * lda, H + b + j * es, ldb, bias ? H + bias + 4 * j : NULL,
+                          s.k, nn, fl, &e, d->exp + c + (uint64_t)i * ldc + j * ces);
     ref_fp_restore(csr);
     char what[128];
     snprintf(what, sizeof what, "GEMM %ux%ux%u %s->%s flags 0x%x", s.m, s.n, s.k, tsl_dtype_name(s.adt),
@@ -369,6 +387,202 @@ static void gemm_suite(dev_t *d, int randoms, uint32_t maxdim)
         gemm_shape_t s = {1 + below(maxdim), 1 + below(maxdim), 1 + below(maxdim),
                           t ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, gemm_cdt[t][below(2)], flags & 0x7u & ~(t ? 0u : 4u)};
         gemm_case(d, s);
+    }
+}
+
+/* ------------------------------------------------------------------------------- CONV2D, POOL2D */
+
+/* Input pixel of tap (kh, kw) of output pixel (b, oh, ow) in the test's own words: its element
+ * index in the dense NHWC input at channel 0, or -1 in the padding. */
+static int64_t tap_pixel(const tsl_win_t *g, uint32_t b, uint32_t oh, uint32_t ow, uint32_t kh, uint32_t kw)
+{
+    int64_t ih = (int64_t)oh * g->stride_h - g->pad_t + (int64_t)kh * g->dil_h;
+    int64_t iw = (int64_t)ow * g->stride_w - g->pad_l + (int64_t)kw * g->dil_w;
+    if (ih < 0 || ih >= g->h || iw < 0 || iw >= g->w)
+        return -1;
+    return (((int64_t)b * g->h + ih) * g->w + iw) * g->c;
+}
+
+/* A random window geometry whose output is at least one pixel. */
+static tsl_win_t rnd_win(uint32_t maxhw, uint32_t maxc, int conv)
+{
+    for (;;) {
+        tsl_win_t g = {0};
+        g.batch = 1 + below(2);
+        g.h = 1 + below(maxhw);
+        g.w = 1 + below(maxhw);
+        g.kh = 1 + below(4);
+        g.kw = 1 + below(4);
+        g.stride_h = 1 + below(3);
+        g.stride_w = 1 + below(3);
+        g.dil_h = 1 + (below(4) == 0);
+        g.dil_w = 1 + (below(4) == 0);
+        g.pad_t = below(g.kh);
+        g.pad_b = below(g.kh);
+        g.pad_l = below(g.kw);
+        g.pad_r = below(g.kw);
+        if (conv) {
+            g.groups = below(3) == 0 ? 1 + below(4) : 1;
+            g.c = g.groups * (1 + below(maxc / g.groups));
+            g.cout = g.groups * (1 + below(maxc / g.groups));
+        } else {
+            g.c = 1 + below(maxc);
+        }
+        if (tsl_win_oh(&g) && tsl_win_ow(&g))
+            return g;
+    }
+}
+
+static int conv_case(dev_t *d, tsl_win_t g, uint32_t adt, uint32_t cdt, uint32_t flags)
+{
+    uint32_t es = tsl_dtype_bytes(adt), ces = tsl_dtype_bytes(cdt), w[16], fl = adt == TSL_DTYPE_BF16;
+    uint32_t oh = tsl_win_oh(&g), ow = tsl_win_ow(&g), cg = g.c / g.groups, og = g.cout / g.groups;
+    uint32_t kk = g.kh * g.kw * cg, m = g.batch * oh * ow;
+    if (!fl)
+        g.a_zp = rnd() & 0xFF;
+    uint32_t x = alloc(d, tsl_win_in_bytes(&g, es)), wt = alloc(d, tsl_win_w_bytes(&g, es));
+    uint32_t y = alloc(d, tsl_win_out_bytes(&g, ces)), bias = (flags & CF(BIAS)) ? alloc(d, 4u * g.cout) : 0;
+    fill_rand(d, x, 1, 0, (uint32_t)(tsl_win_in_bytes(&g, es) / es), adt);
+    fill_rand(d, wt, 1, 0, (uint32_t)(tsl_win_w_bytes(&g, es) / es), adt);
+    if (bias)
+        fill_rand(d, bias, 1, 0, g.cout, fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32);
+    cmd_init(w, TSL_CMD_OP_CONV2D, flags);
+    TSL_SET(w, TSL_CMD_A_DTYPE, adt);
+    TSL_SET(w, TSL_CMD_B_DTYPE, adt);
+    TSL_SET(w, TSL_CMD_C_DTYPE, cdt);
+    tsl_win_encode(&g, w);
+    w[6] = x; w[8] = wt; w[10] = y; w[12] = bias;
+    ref_epi_t e = {cdt, flags, 0, 0, 0, 0};
+    if (cdt == TSL_DTYPE_INT8) {
+        e.scale = (int32_t)(1u + below(1u << 16)) * ((rnd() & 1) ? 1 : -1);
+        e.shift = 10u + below(12);
+        e.zp = (int32_t)below(41) - 20;
+        w[13] = (uint32_t)e.scale; w[14] = e.shift; w[15] = (uint32_t)e.zp;
+    }
+    if (flags & CF(SCALE))
+        w[13] = e.fscale = ((rnd() & 1) << 31) | ((120u + below(14)) << 23) | (rnd() & 0x7FFFFFu);
+    stage(d, w);
+    /* A' (one output pixel's row) and B (the group's columns, rows COUT apart) from the test's own
+     * im2col, then the GEMM reference */
+    const uint8_t *H = hbm(d);
+    uint8_t *arow = malloc((size_t)kk * es), pad[2] = {(uint8_t)g.a_zp, 0};
+    unsigned csr = ref_fp_ftz_daz();
+    for (uint32_t gr = 0; gr < g.groups; gr++)
+        for (uint32_t p = 0; p < m; p++) {
+            uint32_t b = p / (oh * ow), r = p % (oh * ow), col = 0;
+            for (uint32_t kh = 0; kh < g.kh; kh++)
+                for (uint32_t kw = 0; kw < g.kw; kw++)
+                    for (uint32_t ci = 0; ci < cg; ci++, col++) {
+                        int64_t px = tap_pixel(&g, b, r / ow, r % ow, kh, kw);
+                        memcpy(arow + col * es, px < 0 ? pad : H + x + (px + gr * cg + ci) * es, es);
+                    }
+            for (uint32_t j = 0; j < og; j++) {
+                uint32_t co = gr * og + j;
+                ref_gemm_out(arow, H + wt + co * es, g.cout * es, bias ? H + bias + 4 * co : NULL, kk, d->n, (int)fl, &e,
+                              d->exp + y + ((uint64_t)p * g.cout + co) * ces);
+            }
+        }
+    ref_fp_restore(csr);
+    free(arow);
+    char what[192];
+    snprintf(what, sizeof what, "CONV2D %ux%ux%ux%u -> %u, %ux%u stride %u,%u pad %u,%u,%u,%u dil %u,%u groups %u %s->%s flags 0x%x",
+             g.batch, g.h, g.w, g.c, g.cout, g.kh, g.kw, g.stride_h, g.stride_w, g.pad_t, g.pad_b, g.pad_l, g.pad_r,
+             g.dil_h, g.dil_w, g.groups, tsl_dtype_name(adt), tsl_dtype_name(cdt), flags);
+    return submit(d, what, TSL_CMD_ERR_OK, 0, 1, 0);
+}
+
+static int pool_case(dev_t *d, tsl_win_t g, uint32_t adt, uint32_t op, uint32_t cdt, uint32_t flags)
+{
+    uint32_t es = tsl_dtype_bytes(adt), ces = tsl_dtype_bytes(cdt), w[16], fl = adt == TSL_DTYPE_BF16;
+    uint32_t oh = tsl_win_oh(&g), ow = tsl_win_ow(&g), m = g.batch * oh * ow, avg = op == TSL_VPU_OP_ADD;
+    if (!fl && avg)
+        g.a_zp = rnd() & 0xFF;
+    uint32_t x = alloc(d, tsl_win_in_bytes(&g, es)), y = alloc(d, tsl_win_out_bytes(&g, ces));
+    fill_rand(d, x, 1, 0, (uint32_t)(tsl_win_in_bytes(&g, es) / es), adt);
+    cmd_init(w, TSL_CMD_OP_POOL2D, flags);
+    TSL_SET(w, TSL_CMD_A_DTYPE, adt);
+    TSL_SET(w, TSL_CMD_C_DTYPE, cdt);
+    TSL_SET(w, TSL_CMD_VPU_OP, op);
+    tsl_win_encode(&g, w);
+    w[6] = x; w[10] = y;
+    int32_t scale = 0, zp = 0;
+    uint32_t shift = 0, fscale = 0;
+    if (cdt == TSL_DTYPE_INT8 && avg) {
+        scale = (int32_t)(1u + below(1u << 16));
+        shift = 10u + below(8);
+        zp = (int32_t)below(21) - 10;
+        w[13] = (uint32_t)scale; w[14] = shift; w[15] = (uint32_t)zp;
+    }
+    if (flags & CF(SCALE))
+        w[13] = fscale = ((120u + below(8)) << 23) | (rnd() & 0x7FFFFFu);
+    stage(d, w);
+    const uint8_t *H = hbm(d);
+    unsigned csr = ref_fp_ftz_daz();
+    uint32_t lowest = fl ? 0xFF800000u : (uint32_t)-128, padv = avg ? (fl ? 0u : (uint32_t)(int32_t)(int8_t)g.a_zp) : lowest;
+    for (uint32_t p = 0; p < m; p++) {
+        uint32_t b = p / (oh * ow), r = p % (oh * ow);
+        for (uint32_t ch = 0; ch < g.c; ch++) {
+            uint32_t v = 0;
+            volatile float acc = 0;
+            for (uint32_t t = 0; t < g.kh * g.kw; t++) {
+                int64_t px = tap_pixel(&g, b, r / ow, r % ow, t / g.kw, t % g.kw);
+                uint32_t xv = px < 0 ? padv : rd_elem(H + x + (px + ch) * es, 0, adt);
+                if (!fl && avg)
+                    v += xv;
+                else if (!fl)
+                    v = t == 0 || (int32_t)xv > (int32_t)v ? xv : v;
+                else if (avg)
+                    acc = t == 0 ? ref_f(xv) : acc + ref_f(xv);
+                else
+                    v = t == 0 ? xv : ref_max(v, xv);
+            }
+            if (fl && avg) {
+                if (flags & CF(SCALE))
+                    acc = acc * ref_f(fscale);
+                v = ref_canon(acc);
+            }
+            uint8_t *out = d->exp + y + ((uint64_t)p * g.c + ch) * ces;
+            if (cdt == TSL_DTYPE_INT8 && avg)
+                out[0] = (uint8_t)ref_sat8(ref_requant((int32_t)v, scale, shift, zp));
+            else
+                wr_elem(out, 0, cdt, v);
+        }
+    }
+    ref_fp_restore(csr);
+    char what[192];
+    snprintf(what, sizeof what, "POOL2D %s %ux%ux%ux%u, %ux%u stride %u,%u pad %u,%u,%u,%u dil %u,%u %s->%s",
+             avg ? "avg" : "max", g.batch, g.h, g.w, g.c, g.kh, g.kw, g.stride_h, g.stride_w, g.pad_t, g.pad_b,
+             g.pad_l, g.pad_r, g.dil_h, g.dil_w, tsl_dtype_name(adt), tsl_dtype_name(cdt));
+    return submit(d, what, TSL_CMD_ERR_OK, 0, 1, 0);
+}
+
+static void win_suite(dev_t *d, int randoms)
+{
+    int bf = (d->m.cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1;
+    /* a 3x3 "same" convolution over whole output rows (the interior tiles skip the fill), a
+     * depthwise one, and 2x2 pools */
+    tsl_win_t same = {.batch = 2, .h = 9, .w = 7, .c = 5, .cout = 19, .kh = 3, .kw = 3, .stride_h = 1, .stride_w = 1,
+                      .pad_t = 1, .pad_b = 1, .pad_l = 1, .pad_r = 1, .dil_h = 1, .dil_w = 1, .groups = 1};
+    tsl_win_t dw = same;
+    dw.c = dw.cout = dw.groups = 6;
+    tsl_win_t pool = {.batch = 1, .h = 8, .w = 8, .c = 3, .kh = 2, .kw = 2, .stride_h = 2, .stride_w = 2,
+                      .dil_h = 1, .dil_w = 1};
+    for (uint32_t t = 0; t < (bf ? 2u : 1u); t++) {
+        uint32_t adt = t ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
+        conv_case(d, same, adt, gemm_cdt[t][1], CF(BIAS) | CF(RELU));
+        conv_case(d, dw, adt, gemm_cdt[t][0], 0);
+        pool_case(d, pool, adt, TSL_VPU_OP_MAX, adt, 0);
+        pool_case(d, pool, adt, TSL_VPU_OP_ADD, gemm_cdt[t][1], t ? CF(SCALE) : 0);
+    }
+    for (int r = 0; r < randoms; r++) {
+        uint32_t t = bf ? below(2) : 0, adt = t ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
+        uint32_t flags = below(4);   /* BIAS, RELU */
+        if (t && (rnd() & 1))
+            flags |= CF(SCALE);
+        conv_case(d, rnd_win(12, 20, 1), adt, gemm_cdt[t][below(2)], flags);
+        uint32_t op = (rnd() & 1) ? TSL_VPU_OP_MAX : TSL_VPU_OP_ADD;
+        pool_case(d, rnd_win(12, 40, 0), adt, op, op == TSL_VPU_OP_MAX ? adt : gemm_cdt[t][below(2)],
+                  op == TSL_VPU_OP_ADD && t && (rnd() & 1) ? CF(SCALE) : 0);
     }
 }
 
@@ -559,7 +773,7 @@ static void base_cmd(dev_t *d, uint32_t base, uint32_t *w)
 #define E(x) TSL_CMD_ERR_##x
 #define FL(x) (CF(x) << 8)
 static const bad_t bad_cases[] = {
-    {"opcode 6", 5, 0, 6, 0, E(BAD_OPCODE), 0},
+    {"opcode LIMIT", 5, 0, TSL_CMD_OP_LIMIT, 0, E(BAD_OPCODE), 0},
     {"opcode 255", 3, 0, 0xFF, 0, E(BAD_OPCODE), 0},
     {"reserved w0[16]", 3, 0, 1u << 16, 1, E(BAD_FLAGS), 0},
     {"reserved w2[16]", 0, 2, 1u << 16, 1, E(BAD_FLAGS), 2},
@@ -756,6 +970,7 @@ int main(int argc, char **argv)
         d.heap = DATA_BASE;
         gemm_suite(&d, (int)cfgs[i].gemm_randoms, cfgs[i].maxdim);
         eltwise_suite(&d, i == 0 ? 3 : 1);
+        win_suite(&d, i == 0 ? 16 : 6);
         copy_fill_suite(&d, i == 0 ? 12 : 4);
         invalid_suite(&d);
         ring_suite(&d);

@@ -161,7 +161,7 @@ static void make_invalid(tessel_cmd_t *c, uint64_t hbm_bytes)
 {
     uint32_t *w = c->w, op = TSL_GET(w, TSL_CMD_OPCODE);
     switch (rnd(7)) {
-    case 0: TSL_SET(w, TSL_CMD_OPCODE, TSL_CMD_OP_LIMIT + rnd(250)); break;
+    case 0: TSL_SET(w, TSL_CMD_OPCODE, TSL_CMD_OP_LIMIT + rnd(256 - TSL_CMD_OP_LIMIT)); break;
     case 1: w[0] |= 1u << (16 + rnd(16)); break;
     case 2: w[2] |= 1u << (16 + rnd(16)); break;
     case 3:

@@ -1,0 +1,391 @@
+/* Tessel command processor: CONV2D and POOL2D, windows over NHWC activations (docs/isa.md §7),
+ * through an implicit im2col. README.md ("Windows") has the plan.
+ *
+ * CONV2D is, group by group, the GEMM of A' (output pixels x KH*KW*C/G) by the weights. A' is never
+ * written to HBM: tile by tile, the DMA loads each tap's input pixels straight into the rows of an
+ * A slot in VMEM, one LOAD per tap and output row (the pixels STRIDE_W*C apart in HBM). Pixels in
+ * the padding are not loaded: the slot holds the padding value there, written by a VPU fill before
+ * the loads. When tiles are whole output rows, a filled slot keeps the padding where every tile
+ * whose taps stay inside the input rows (an interior tile) leaves it, so those skip the fill. Tiles
+ * alternate between two A slots, so the loads of tile i + 1 overlap the MXU's work on tile i. The
+ * group's weights stay in VMEM when they fit, else come as N-column panels in two slots. Each
+ * (tile, column block) is one MATMULK over all of K into an ACC slot, then the GEMM epilogue
+ * (tsl_cp_epilogue_store). The scheduler (tsl_cp_sched.c) adds every token.
+ *
+ * POOL2D loads one tap of a tile at a time into two tap slots and folds it into the tile with the
+ * VPU (MAX in the input type, or ADD into 32-bit sums), then converts and stores the tile. */
+#include "tsl_cp_int.h"
+#include "tsl_win.h"
+
+#define TOK_DMA TSL_TOK(TSL_UNIT_DMA)
+#define TOK_MXU TSL_TOK(TSL_UNIT_MXU)
+#define TOK_VPU TSL_TOK(TSL_UNIT_VPU)
+#define BF16_NEG_INF 0xFF800000u    /* -inf as an FP32 immediate */
+
+static uint64_t al(uint64_t v) { return (v + TSL_CP_ALIGN - 1u) / TSL_CP_ALIGN * TSL_CP_ALIGN; }
+static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+typedef struct {
+    const tsl_cmd_t *c;
+    tsl_win_t g;
+    uint32_t n, es, ces, conv, avg, oh, ow, m;
+    uint32_t cg, coutg, kp, ncb;    /* CONV2D: channels and output channels per group, K padded, column blocks */
+    uint32_t lanes;                 /* POOL2D: C padded to N */
+    uint32_t mc, aligned, resident, pad;
+    uint32_t va[2], vb[2], vbias, vout[2], acc[2];
+    int clean[2];                   /* A slot s holds the padding wherever an interior tile loads nothing */
+} win_t;
+
+/* --------------------------------------------------------------------------------- planning */
+
+/* Most rows of a tile that fit: VMEM holds `fixed` bytes plus `per_row` a row, ACC `acc_row`
+ * bytes a row (0: none), and a VPU instruction covers the `vecs` vectors of a row. */
+static uint32_t fit(const tsl_cp_t *cp, const win_t *x, uint64_t fixed, uint64_t per_row, uint64_t acc_row, uint64_t vecs)
+{
+    fixed += 8u * TSL_CP_ALIGN;   /* what aligning each region may add */
+    if (fixed >= cp->vmem_bytes)
+        return 0;
+    uint64_t rows = min64((cp->vmem_bytes - fixed) / per_row, min64(x->m, TSL_CP_MAX_ROWS));
+    if (acc_row)
+        rows = min64(rows, cp->acc_bytes / (2u * acc_row));
+    return (uint32_t)min64(rows, TSL_CP_MAX_ROWS / vecs);
+}
+
+static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, win_t *x)
+{
+    uint32_t w[TSL_PARAM_CMD_WORDS];
+    tsl_cmd_encode(c, w);
+    const tsl_win_t *g = &x->g;
+    uint32_t n = cp->n;
+    x->c = c;
+    x->g = tsl_win_decode(w);
+    x->n = n;
+    x->conv = c->opcode == TSL_CMD_OP_CONV2D;
+    x->avg = !x->conv && c->vpu_op == TSL_VPU_OP_ADD;
+    x->es = tsl_dtype_bytes(c->a_dtype);
+    x->ces = tsl_dtype_bytes(c->c_dtype);
+    x->oh = tsl_win_oh(g);
+    x->ow = tsl_win_ow(g);
+    x->m = g->batch * x->oh * x->ow;
+    int fl = c->a_dtype == TSL_DTYPE_BF16;
+    int narrow = x->ces < 4u;
+    if (x->conv) {
+        x->cg = g->c / g->groups;
+        x->coutg = g->cout / g->groups;
+        uint32_t kk = g->kh * g->kw * x->cg;
+        x->kp = tsl_cp_roundup(kk, n);
+        x->ncb = tsl_cp_ceil(x->coutg, n);
+        x->pad = fl ? 0u : (uint32_t)(int32_t)(int8_t)g->a_zp;
+        if (x->kp / n > TSL_INSN_MXU_MATMULK_KBLOCKS_MASK || kk > TSL_CP_MAX_ROWS || x->cg * x->es > TSL_CP_MAX_ROW_BYTES)
+            return 0;
+        uint64_t fixed = (c->flags & TSL_CP_FLAG(BIAS)) ? al(4u * n * x->ncb) : 0u;
+        uint64_t per_row = 2u * x->kp * x->es + (narrow ? 2u * n * x->ces : 0u);
+        /* the group's weights stay in VMEM when that leaves room for tiles of 2N rows */
+        uint32_t rows = fit(cp, x, fixed + al((uint64_t)x->kp * x->ncb * n * x->es), per_row, 4u * n, 1);
+        x->resident = rows >= tsl_cp_min(x->m, 2u * n);
+        if (!x->resident)
+            rows = fit(cp, x, fixed + 2u * al((uint64_t)x->kp * n * x->es), per_row, 4u * n, 1);
+        x->mc = rows;
+    } else {
+        x->lanes = tsl_cp_roundup(g->c, n);
+        x->pad = x->avg ? (fl ? 0u : (uint32_t)(int32_t)(int8_t)g->a_zp) : fl ? BF16_NEG_INF : (uint32_t)-128;
+        if (g->c * x->es > TSL_CP_MAX_ROW_BYTES)
+            return 0;
+        /* two tap slots, two tiles (MAX: in VMEM; ADD: sums in ACC, and a narrow C in VMEM) */
+        uint64_t per_row = 2u * x->lanes * x->es + (x->avg ? (narrow ? 2u * x->lanes * x->ces : 0u) : 2u * x->lanes * x->es);
+        x->mc = fit(cp, x, 0, per_row, x->avg ? 4u * x->lanes : 0u, x->lanes / n);
+    }
+    if (!x->mc)
+        return 0;
+    /* Whole output rows when a tile holds one (the padding then repeats from tile to tile), else
+     * equal tiles. */
+    x->aligned = x->mc >= x->ow;
+    x->mc = x->aligned ? x->mc / x->ow * x->ow : tsl_cp_ceil(x->m, tsl_cp_ceil(x->m, x->mc));
+    /* the layout */
+    uint32_t p = 0, abytes = (uint32_t)al((uint64_t)x->mc * (x->conv ? x->kp : x->lanes) * x->es);
+    uint32_t wide = x->conv ? n : x->lanes;
+    for (int s = 0; s < 2; s++) {
+        x->va[s] = p;
+        p += abytes;
+        x->clean[s] = 0;
+    }
+    for (int s = 0; s < 2; s++) {
+        x->vb[s] = p;
+        if (x->conv)
+            p += (uint32_t)al((uint64_t)x->kp * (x->resident && s == 0 ? x->ncb * n : x->resident ? 0u : n) * x->es);
+    }
+    x->vbias = p;
+    if (x->conv && (c->flags & TSL_CP_FLAG(BIAS)))
+        p += (uint32_t)al(4u * n * x->ncb);
+    for (int s = 0; s < 2; s++) {
+        x->vout[s] = p;
+        /* narrow C (CONV2D, ADD) or the MAX tile */
+        if (narrow || (!x->conv && !x->avg))
+            p += (uint32_t)al((uint64_t)x->mc * wide * x->ces);
+        x->acc[s] = TSL_LOCAL_ACC_BASE + (uint32_t)s * x->mc * 4u * wide;
+    }
+    return p <= cp->vmem_bytes;
+}
+
+int tsl_cp_win_fits(const tsl_cp_t *cp, const tsl_cmd_t *c)
+{
+    win_t x;
+    return plan(cp, c, &x);
+}
+
+/* ------------------------------------------------------------------------------ the im2col */
+
+/* Whether taps [kh0, kh1] x [kw0, kw1] of output pixels [m0, m0 + mr) reach into the padding:
+ * *vpad for the rows above or below the input, the result for any. Conservative when the pixels
+ * span output rows (every column) or images (every row). */
+static int tile_pad(const win_t *x, uint32_t m0, uint32_t mr, uint32_t kh0, uint32_t kh1, uint32_t kw0, uint32_t kw1,
+                    int *vpad)
+{
+    const tsl_win_t *g = &x->g;
+    uint32_t img = x->oh * x->ow, m1 = m0 + mr - 1u;
+    uint32_t r0 = m0 / x->ow, r1 = m1 / x->ow;   /* output rows, counted over the images */
+    uint32_t oh0 = r0 % x->oh, oh1 = r1 % x->oh, ow0 = m0 % x->ow, ow1 = m1 % x->ow;
+    if (m0 / img != m1 / img) {
+        oh0 = 0;
+        oh1 = x->oh - 1u;
+    }
+    if (r0 != r1) {
+        ow0 = 0;
+        ow1 = x->ow - 1u;
+    }
+    *vpad = oh0 * g->stride_h + kh0 * g->dil_h < g->pad_t ||
+            (uint64_t)oh1 * g->stride_h + kh1 * g->dil_h >= (uint64_t)g->h + g->pad_t;
+    return *vpad || ow0 * g->stride_w + kw0 * g->dil_w < g->pad_l ||
+           (uint64_t)ow1 * g->stride_w + kw1 * g->dil_w >= (uint64_t)g->w + g->pad_l;
+}
+
+/* VPU fill of `bytes` at `addr` with the padding value of element type `dt` (0 first, then the
+ * value added). */
+static void fill(tsl_cp_t *cp, const win_t *x, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes, uint32_t dt)
+{
+    tsl_cp_zero(cp, buf, addr, bytes, x->pad ? 0u : TOK_DMA);
+    uint32_t vecs = bytes / (x->n * tsl_dtype_bytes(dt)), imm_dt = dt == TSL_DTYPE_BF16 ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
+    while (x->pad && vecs) {
+        uint32_t r = tsl_cp_min(vecs, TSL_CP_MAX_ROWS);
+        vecs -= r;
+        tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = TSL_VPU_OP_ADD, .dst_dtype = dt, .src1_dtype = dt, .src2_dtype = imm_dt,
+                .src2_mode = TSL_SRC2_IMM, .dst_addr = addr, .src1_addr = addr, .src2_addr = x->pad, .rows = r}),
+            NULL, NULL, buf, vecs ? 0u : TOK_DMA);
+        addr += r * x->n * tsl_dtype_bytes(dt);
+    }
+}
+
+/* DMA-load tap (kh, kw), input channels [c0, c0 + cv), of output pixels [m0, m0 + mr): pixel
+ * m0 + r goes to local + r * lstride. One LOAD per output row; pixels in the padding are skipped. */
+static void load_tap(tsl_cp_t *cp, const win_t *x, tsl_cp_buf_t *buf, uint32_t local, uint32_t lstride, uint32_t m0,
+                     uint32_t mr, uint32_t kh, uint32_t kw, uint32_t c0, uint32_t cv)
+{
+    const tsl_win_t *g = &x->g;
+    uint32_t es = x->es, row = x->ow, pix = g->c * es;
+    uint32_t r = m0 / row, ow = m0 - r * row, oh = r % x->oh, b = r / x->oh;
+    /* output columns whose tap column iw = ow*SW + kw*DW - PL is inside the input: [lo, hi) */
+    uint32_t left = kw * g->dil_w, lo = left >= g->pad_l ? 0u : tsl_cp_ceil(g->pad_l - left, g->stride_w);
+    uint32_t hi = left >= g->w + g->pad_l ? 0u : tsl_cp_min((g->w + g->pad_l - left - 1u) / g->stride_w + 1u, row);
+    for (uint32_t i = 0; i < mr;) {
+        uint32_t run = tsl_cp_min(mr - i, row - ow), ih = oh * g->stride_h + kh * g->dil_h;
+        uint32_t a = ow > lo ? ow : lo, e = ow + run < hi ? ow + run : hi;
+        if (ih >= g->pad_t && ih - g->pad_t < g->h && a < e) {
+            uint32_t iw = a * g->stride_w + left - g->pad_l, rows = e - a, bytes = cv * es;
+            uint32_t hs = g->stride_w * pix, ls = lstride;
+            if (hs == bytes && ls == bytes && (uint64_t)rows * bytes <= TSL_CP_MAX_ROW_BYTES) {
+                bytes *= rows;   /* contiguous on both sides: one long row */
+                rows = 1;
+            }
+            tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                    .op = TSL_DMA_OP_LOAD,
+                    .hbm_addr = x->c->a_addr + (((b * g->h + ih - g->pad_t) * g->w + iw) * g->c + c0) * es,
+                    .local_addr = local + (i + a - ow) * lstride, .rows = rows, .row_bytes = bytes, .hbm_stride = hs,
+                    .local_stride = ls}),
+                NULL, NULL, buf, x->conv ? TOK_MXU : TOK_VPU);
+        }
+        i += run;
+        ow = 0;
+        if (++oh == x->oh) {
+            oh = 0;
+            b++;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------- CONV2D */
+
+typedef struct {
+    uint32_t t, cb, m0, mr;   /* tile (counted over every group), column block, its pixels */
+} cstep_t;
+
+/* The loads of step x of group gr: its tile's A (at the tile's first column block) and its weight
+ * panel (when the weights are not resident). */
+static void conv_loads(tsl_cp_t *cp, win_t *x, const cstep_t *s, uint32_t gr, tsl_cp_buf_t *A, tsl_cp_buf_t *B)
+{
+    const tsl_win_t *g = &x->g;
+    uint32_t n = x->n, es = x->es, as = s->t & 1u;
+    if (s->cb == 0) {
+        int vpad, pad = tile_pad(x, s->m0, s->mr, 0, g->kh - 1u, 0, g->kw - 1u, &vpad);
+        if (pad && !(x->aligned && !vpad && x->clean[as])) {
+            fill(cp, x, &A[as], x->va[as], (uint32_t)al((uint64_t)x->mc * x->kp * es), x->c->a_dtype);
+            x->clean[as] = (int)x->aligned;
+        } else if (!pad) {
+            x->clean[as] = 0;
+        }
+        for (uint32_t kh = 0, col = 0; kh < g->kh; kh++)
+            for (uint32_t kw = 0; kw < g->kw; kw++, col += x->cg)
+                load_tap(cp, x, &A[as], x->va[as] + col * es, x->kp * es, s->m0, s->mr, kh, kw, gr * x->cg, x->cg);
+    }
+    if (!x->resident) {
+        uint32_t bs = (s->t * x->ncb + s->cb) & 1u, cols = tsl_cp_min(n, x->coutg - s->cb * n);
+        uint32_t kk = g->kh * g->kw * x->cg;
+        if (cols < n || kk < x->kp)
+            tsl_cp_zero(cp, &B[bs], x->vb[bs], x->kp * n * es, TOK_DMA);
+        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                .op = TSL_DMA_OP_LOAD, .hbm_addr = x->c->b_addr + (gr * x->coutg + s->cb * n) * es,
+                .local_addr = x->vb[bs], .rows = kk, .row_bytes = cols * es, .hbm_stride = g->cout * es,
+                .local_stride = n * es}),
+            NULL, NULL, &B[bs], TOK_MXU);
+    }
+}
+
+static void exec_conv(tsl_cp_t *cp, win_t *x)
+{
+    const tsl_cmd_t *c = x->c;
+    const tsl_win_t *g = &x->g;
+    uint32_t n = x->n, es = x->es, kk = g->kh * g->kw * x->cg, tiles = tsl_cp_ceil(x->m, x->mc), wb = 0;
+    tsl_cp_buf_t A[2], B[2], ACC[2], OUT[2], BI = {0, 0, {0, 0, 0}};
+    for (int s = 0; s < 2; s++)
+        A[s] = B[s] = ACC[s] = OUT[s] = BI;
+    if (kk < x->kp)   /* K's padding columns of both A slots: the loads never write them */
+        tsl_cp_zero(cp, &A[0], x->va[0], x->va[1] - x->va[0] + (uint32_t)al((uint64_t)x->mc * x->kp * es), TOK_DMA);
+    A[1] = A[0];
+    for (uint32_t gr = 0, t0 = 0; gr < g->groups; gr++, t0 += tiles) {
+        if (c->flags & TSL_CP_FLAG(BIAS)) {
+            if (x->coutg % n)
+                tsl_cp_zero(cp, &BI, x->vbias, 4u * n * x->ncb, TOK_DMA);
+            tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = c->bias_addr + gr * x->coutg * 4u, .local_addr = x->vbias,
+                    .rows = 1, .row_bytes = x->coutg * 4u}), NULL, NULL, &BI, TOK_VPU);
+        }
+        if (x->resident) {
+            uint32_t row = x->ncb * n * es;
+            if (x->coutg % n || kk < x->kp)
+                tsl_cp_zero(cp, &B[0], x->vb[0], x->kp * row, TOK_DMA);
+            tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = c->b_addr + gr * x->coutg * es, .local_addr = x->vb[0],
+                    .rows = kk, .row_bytes = x->coutg * es, .hbm_stride = g->cout * es, .local_stride = row}),
+                NULL, NULL, &B[0], TOK_MXU);
+        }
+        cstep_t cur = {t0, 0, 0, tsl_cp_min(x->mc, x->m)}, nxt;
+        conv_loads(cp, x, &cur, gr, A, B);
+        for (int more = 1; more; cur = nxt) {
+            nxt = cur;
+            if (++nxt.cb == x->ncb) {
+                nxt.cb = 0;
+                nxt.t++;
+                nxt.m0 += x->mc;
+                nxt.mr = tsl_cp_min(x->mc, x->m - tsl_cp_min(nxt.m0, x->m));
+            }
+            more = nxt.mr != 0;
+            if (more)
+                conv_loads(cp, x, &nxt, gr, A, B);
+            uint32_t as = cur.t & 1u, ts = (cur.t * x->ncb + cur.cb) & 1u, kb = x->kp / n;
+            uint32_t bs = x->resident ? 0u : ts, wrow = (x->resident ? x->ncb : 1u) * n * es;
+            uint32_t epi_vpu = x->ces < 4u || (c->flags & (TSL_CP_FLAG(SCALE) | TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU)));
+            tsl_cp_issue(cp, tsl_insn_mxu_matmulk_encode((tsl_insn_mxu_matmulk_t){
+                    .dtype = c->a_dtype, .wbuf = wb, .act_addr = x->va[as], .act_stride = x->kp * es,
+                    .acc_addr = x->acc[ts], .acc_stride = 4u * n, .rows = cur.mr, .kblocks = kb,
+                    .w_addr = x->vb[bs] + (x->resident ? cur.cb * n * es : 0u), .w_stride = wrow}),
+                &B[bs], &A[as], &ACC[ts], (epi_vpu ? TOK_VPU : 0u) | TOK_DMA);
+            wb ^= kb & 1u;
+            uint32_t n0 = gr * x->coutg + cur.cb * n;
+            tsl_cp_tile_t tile = {.rows = cur.mr, .cols = tsl_cp_min(n, x->coutg - cur.cb * n), .acc = x->acc[ts],
+                                  .accb = &ACC[ts], .bias = x->vbias + cur.cb * n * 4u, .biasb = &BI,
+                                  .out = x->vout[ts], .outb = &OUT[ts], .hbm = c->c_addr + (cur.m0 * g->cout + n0) * x->ces,
+                                  .ld = g->cout * x->ces};
+            tsl_cp_epilogue_store(cp, c, &tile);
+            if (tsl_cp_tc_error(cp))
+                return;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------- POOL2D */
+
+static void exec_pool(tsl_cp_t *cp, win_t *x)
+{
+    const tsl_cmd_t *c = x->c;
+    const tsl_win_t *g = &x->g;
+    uint32_t n = x->n, es = x->es, lanes = x->lanes, fl = c->a_dtype == TSL_DTYPE_BF16;
+    uint32_t taps = g->kh * g->kw, tiles = tsl_cp_ceil(x->m, x->mc), steps = tiles * taps;
+    uint32_t sdt = x->avg ? (fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32) : c->a_dtype;   /* the tile's type */
+    tsl_cp_buf_t T[2], W[2], OUT[2];
+    for (int s = 0; s < 2; s++)
+        T[s] = W[s] = OUT[s] = (tsl_cp_buf_t){0, 0, {0, 0, 0}};
+    /* step q: tap q % taps of tile q / taps, into tap slot q & 1 */
+    for (uint32_t q = 0; q <= steps; q++) {
+        if (q < steps) {
+            uint32_t t = q / taps, tap = q % taps, kh = tap / g->kw, kw = tap % g->kw, m0 = t * x->mc;
+            uint32_t mr = tsl_cp_min(x->mc, x->m - m0), ts = q & 1u;
+            int vpad;
+            if (tile_pad(x, m0, mr, kh, kh, kw, kw, &vpad))
+                fill(cp, x, &T[ts], x->va[ts], (uint32_t)al((uint64_t)x->mc * lanes * es), c->a_dtype);
+            load_tap(cp, x, &T[ts], x->va[ts], lanes * es, m0, mr, kh, kw, 0, g->c);
+        }
+        if (q == 0)
+            continue;
+        uint32_t p = q - 1u, t = p / taps, tap = p % taps, ts = p & 1u, ws = t & 1u;
+        uint32_t m0 = t * x->mc, mr = tsl_cp_min(x->mc, x->m - m0), vecs = mr * lanes / n;
+        uint32_t work = x->avg ? x->acc[ws] : x->vout[ws];
+        tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = tap == 0 ? TSL_VPU_OP_MOV : x->avg ? TSL_VPU_OP_ADD : TSL_VPU_OP_MAX, .dst_dtype = sdt,
+                .src1_dtype = tap == 0 ? c->a_dtype : sdt, .src2_dtype = tap == 0 ? 0u : c->a_dtype,
+                .src2_mode = TSL_SRC2_VEC, .dst_addr = work, .src1_addr = tap == 0 ? x->va[ts] : work,
+                .src2_addr = tap == 0 ? 0u : x->va[ts], .rows = vecs}),
+            &T[ts], NULL, &W[ws], TOK_DMA);
+        if (tap + 1u < taps)
+            continue;
+        /* the tile is complete: its epilogue and store */
+        uint32_t src = work, ces = x->ces;
+        tsl_cp_buf_t *sb = &W[ws];
+        if (x->avg && (c->flags & TSL_CP_FLAG(SCALE)))
+            tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                    .op = TSL_VPU_OP_MUL, .dst_dtype = sdt, .src1_dtype = sdt, .src2_dtype = sdt,
+                    .src2_mode = TSL_SRC2_IMM, .dst_addr = work, .src1_addr = work, .src2_addr = c->scale, .rows = vecs}),
+                NULL, NULL, &W[ws], 0);
+        if (x->avg && ces < 4u) {
+            int rq = c->c_dtype == TSL_DTYPE_INT8;
+            tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                    .op = rq ? TSL_VPU_OP_REQUANT : TSL_VPU_OP_MOV, .dst_dtype = c->c_dtype, .src1_dtype = sdt,
+                    .dst_addr = x->vout[ws], .src1_addr = work, .rows = vecs, .scale = rq ? c->scale : 0u,
+                    .shift = rq ? c->shift : 0u, .zero_point = rq ? c->zero_point : 0u}),
+                &W[ws], NULL, &OUT[ws], TOK_DMA);
+            src = x->vout[ws];
+            sb = &OUT[ws];
+        }
+        uint32_t rows = mr, bytes = g->c * ces, ls = lanes * ces;
+        if (ls == bytes && (uint64_t)rows * bytes <= TSL_CP_MAX_ROW_BYTES) {
+            bytes *= rows;
+            rows = 1;
+        }
+        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                .op = TSL_DMA_OP_STORE, .hbm_addr = c->c_addr + m0 * g->c * ces, .local_addr = src, .rows = rows,
+                .row_bytes = bytes, .hbm_stride = bytes, .local_stride = ls}),
+            sb, NULL, NULL, TOK_VPU);
+        if (tsl_cp_tc_error(cp))
+            return;
+    }
+}
+
+void tsl_cp_exec_win(tsl_cp_t *cp, const tsl_cmd_t *c)
+{
+    win_t x;
+    if (!plan(cp, c, &x))
+        return;   /* validate() refused it already */
+    if (x.conv)
+        exec_conv(cp, &x);
+    else
+        exec_pool(cp, &x);
+}

@@ -20,7 +20,10 @@
 #define TOK_DMA TSL_TOK(TSL_UNIT_DMA)
 #define TOK_MXU TSL_TOK(TSL_UNIT_MXU)
 #define TOK_VPU TSL_TOK(TSL_UNIT_VPU)
-#define BF16_NEG_INF 0xFF800000u    /* -inf as an FP32 immediate */
+#define BF16_NEG_INF 0xFF80FF80u    /* two bf16 -inf */
+#define DIRTY 0u
+#define KEPT 1u
+#define FRESH 2u
 
 static uint64_t al(uint64_t v) { return (v + TSL_CP_ALIGN - 1u) / TSL_CP_ALIGN * TSL_CP_ALIGN; }
 static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -31,9 +34,13 @@ typedef struct {
     uint32_t n, es, ces, conv, avg, oh, ow, m;
     uint32_t cg, coutg, kp, ncb;    /* CONV2D: channels and output channels per group, K padded, column blocks */
     uint32_t lanes;                 /* POOL2D: C padded to N */
-    uint32_t mc, aligned, resident, pad;
+    uint32_t mc, aligned, resident;
+    uint32_t pad;                   /* the padding value, repeated over 32 bits */
     uint32_t va[2], vb[2], vbias, vout[2], acc[2];
-    int clean[2];                   /* A slot s holds the padding wherever an interior tile loads nothing */
+    uint32_t clean[2];              /* A slot s holds the padding everywhere (FRESH), or wherever an
+                                       interior tile loads nothing (KEPT) */
+    tsl_insn_t held;                /* the latest LOAD of a tile's or a tap's loads, not issued yet */
+    tsl_cp_buf_t *held_buf;
 } win_t;
 
 /* --------------------------------------------------------------------------------- planning */
@@ -58,6 +65,7 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, win_t *x)
     const tsl_win_t *g = &x->g;
     uint32_t n = cp->n;
     x->c = c;
+    x->held_buf = NULL;
     x->g = tsl_win_decode(w);
     x->n = n;
     x->conv = c->opcode == TSL_CMD_OP_CONV2D;
@@ -75,7 +83,7 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, win_t *x)
         uint32_t kk = g->kh * g->kw * x->cg;
         x->kp = tsl_cp_roundup(kk, n);
         x->ncb = tsl_cp_ceil(x->coutg, n);
-        x->pad = fl ? 0u : (uint32_t)(int32_t)(int8_t)g->a_zp;
+        x->pad = fl ? 0u : g->a_zp * 0x01010101u;
         if (x->kp / n > TSL_INSN_MXU_MATMULK_KBLOCKS_MASK || kk > TSL_CP_MAX_ROWS || x->cg * x->es > TSL_CP_MAX_ROW_BYTES)
             return 0;
         uint64_t fixed = (c->flags & TSL_CP_FLAG(BIAS)) ? al(4u * n * x->ncb) : 0u;
@@ -88,7 +96,7 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, win_t *x)
         x->mc = rows;
     } else {
         x->lanes = tsl_cp_roundup(g->c, n);
-        x->pad = x->avg ? (fl ? 0u : (uint32_t)(int32_t)(int8_t)g->a_zp) : fl ? BF16_NEG_INF : (uint32_t)-128;
+        x->pad = x->avg ? (fl ? 0u : g->a_zp * 0x01010101u) : fl ? BF16_NEG_INF : 0x80808080u;
         if (g->c * x->es > TSL_CP_MAX_ROW_BYTES)
             return 0;
         /* two tap slots, two tiles (MAX: in VMEM; ADD: sums in ACC, and a narrow C in VMEM) */
@@ -107,7 +115,7 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, win_t *x)
     for (int s = 0; s < 2; s++) {
         x->va[s] = p;
         p += abytes;
-        x->clean[s] = 0;
+        x->clean[s] = DIRTY;
     }
     for (int s = 0; s < 2; s++) {
         x->vb[s] = p;
@@ -159,26 +167,45 @@ static int tile_pad(const win_t *x, uint32_t m0, uint32_t mr, uint32_t kh0, uint
            (uint64_t)ow1 * g->stride_w + kw1 * g->dil_w >= (uint64_t)g->w + g->pad_l;
 }
 
-/* VPU fill of `bytes` at `addr` with the padding value of element type `dt` (0 first, then the
- * value added). */
-static void fill(tsl_cp_t *cp, const win_t *x, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes, uint32_t dt)
+/* VPU fill of `bytes` (a multiple of 4N) at `addr` with the padding, as INT32 vectors (a quarter
+ * of the rows INT8 vectors would take): MUL by 0, then ADD the 32-bit pattern x->pad. */
+static void fill(tsl_cp_t *cp, const win_t *x, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes)
 {
-    tsl_cp_zero(cp, buf, addr, bytes, x->pad ? 0u : TOK_DMA);
-    uint32_t vecs = bytes / (x->n * tsl_dtype_bytes(dt)), imm_dt = dt == TSL_DTYPE_BF16 ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
-    while (x->pad && vecs) {
-        uint32_t r = tsl_cp_min(vecs, TSL_CP_MAX_ROWS);
-        vecs -= r;
-        tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                .op = TSL_VPU_OP_ADD, .dst_dtype = dt, .src1_dtype = dt, .src2_dtype = imm_dt,
-                .src2_mode = TSL_SRC2_IMM, .dst_addr = addr, .src1_addr = addr, .src2_addr = x->pad, .rows = r}),
-            NULL, NULL, buf, vecs ? 0u : TOK_DMA);
-        addr += r * x->n * tsl_dtype_bytes(dt);
-    }
+    uint32_t steps = x->pad ? 2u : 1u;
+    for (uint32_t st = 0; st < steps; st++)
+        for (uint32_t a = addr, vecs = bytes / (4u * x->n); vecs;) {
+            uint32_t r = tsl_cp_min(vecs, TSL_CP_MAX_ROWS);
+            vecs -= r;
+            tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                    .op = st ? TSL_VPU_OP_ADD : TSL_VPU_OP_MUL, .dst_dtype = TSL_DTYPE_INT32,
+                    .src1_dtype = TSL_DTYPE_INT32, .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_IMM,
+                    .dst_addr = a, .src1_addr = a, .src2_addr = st ? x->pad : 0u, .rows = r}),
+                NULL, NULL, buf, !vecs && st + 1u == steps ? TOK_DMA : 0u);
+            a += r * 4u * x->n;
+        }
+}
+
+/* A tile's or a tap's LOADs go out one behind, so that only the last one signals its consumer
+ * (flush): a signal from each would have to be consumed by a SYNC in the consumer's queue, each
+ * waiting for its LOAD. */
+static void hold(tsl_cp_t *cp, win_t *x, tsl_cp_buf_t *buf, tsl_insn_t i)
+{
+    if (x->held_buf)
+        tsl_cp_issue(cp, x->held, NULL, NULL, x->held_buf, 0);
+    x->held = i;
+    x->held_buf = buf;
+}
+
+static void flush(tsl_cp_t *cp, win_t *x, uint32_t hint)
+{
+    if (x->held_buf)
+        tsl_cp_issue(cp, x->held, NULL, NULL, x->held_buf, hint);
+    x->held_buf = NULL;
 }
 
 /* DMA-load tap (kh, kw), input channels [c0, c0 + cv), of output pixels [m0, m0 + mr): pixel
  * m0 + r goes to local + r * lstride. One LOAD per output row; pixels in the padding are skipped. */
-static void load_tap(tsl_cp_t *cp, const win_t *x, tsl_cp_buf_t *buf, uint32_t local, uint32_t lstride, uint32_t m0,
+static void load_tap(tsl_cp_t *cp, win_t *x, tsl_cp_buf_t *buf, uint32_t local, uint32_t lstride, uint32_t m0,
                      uint32_t mr, uint32_t kh, uint32_t kw, uint32_t c0, uint32_t cv)
 {
     const tsl_win_t *g = &x->g;
@@ -197,12 +224,11 @@ static void load_tap(tsl_cp_t *cp, const win_t *x, tsl_cp_buf_t *buf, uint32_t l
                 bytes *= rows;   /* contiguous on both sides: one long row */
                 rows = 1;
             }
-            tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            hold(cp, x, buf, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
                     .op = TSL_DMA_OP_LOAD,
                     .hbm_addr = x->c->a_addr + (((b * g->h + ih - g->pad_t) * g->w + iw) * g->c + c0) * es,
                     .local_addr = local + (i + a - ow) * lstride, .rows = rows, .row_bytes = bytes, .hbm_stride = hs,
-                    .local_stride = ls}),
-                NULL, NULL, buf, x->conv ? TOK_MXU : TOK_VPU);
+                    .local_stride = ls}));
         }
         i += run;
         ow = 0;
@@ -219,35 +245,50 @@ typedef struct {
     uint32_t t, cb, m0, mr;   /* tile (counted over every group), column block, its pixels */
 } cstep_t;
 
-/* The loads of step x of group gr: its tile's A (at the tile's first column block) and its weight
- * panel (when the weights are not resident). */
-static void conv_loads(tsl_cp_t *cp, win_t *x, const cstep_t *s, uint32_t gr, tsl_cp_buf_t *A, tsl_cp_buf_t *B)
+/* The A slot of tile s->t: the padding (when the slot does not hold it already), then every tap.
+ * When tiles are whole output rows, an interior tile loads a superset of what any tile loads, and
+ * the positions it leaves are the same in every tile: after a fill they keep the padding. */
+static void load_a(tsl_cp_t *cp, win_t *x, const cstep_t *s, uint32_t gr, tsl_cp_buf_t *A)
 {
     const tsl_win_t *g = &x->g;
-    uint32_t n = x->n, es = x->es, as = s->t & 1u;
-    if (s->cb == 0) {
-        int vpad, pad = tile_pad(x, s->m0, s->mr, 0, g->kh - 1u, 0, g->kw - 1u, &vpad);
-        if (pad && !(x->aligned && !vpad && x->clean[as])) {
-            fill(cp, x, &A[as], x->va[as], (uint32_t)al((uint64_t)x->mc * x->kp * es), x->c->a_dtype);
-            x->clean[as] = (int)x->aligned;
-        } else if (!pad) {
-            x->clean[as] = 0;
-        }
-        for (uint32_t kh = 0, col = 0; kh < g->kh; kh++)
-            for (uint32_t kw = 0; kw < g->kw; kw++, col += x->cg)
-                load_tap(cp, x, &A[as], x->va[as] + col * es, x->kp * es, s->m0, s->mr, kh, kw, gr * x->cg, x->cg);
+    uint32_t es = x->es, as = s->t & 1u;
+    int vpad, pad = tile_pad(x, s->m0, s->mr, 0, g->kh - 1u, 0, g->kw - 1u, &vpad);
+    if (pad && x->clean[as] != FRESH && !(x->clean[as] == KEPT && !vpad)) {
+        fill(cp, x, &A[as], x->va[as], (uint32_t)al((uint64_t)x->mc * x->kp * es));
+        x->clean[as] = FRESH;
     }
-    if (!x->resident) {
-        uint32_t bs = (s->t * x->ncb + s->cb) & 1u, cols = tsl_cp_min(n, x->coutg - s->cb * n);
-        uint32_t kk = g->kh * g->kw * x->cg;
-        if (cols < n || kk < x->kp)
-            tsl_cp_zero(cp, &B[bs], x->vb[bs], x->kp * n * es, TOK_DMA);
-        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-                .op = TSL_DMA_OP_LOAD, .hbm_addr = x->c->b_addr + (gr * x->coutg + s->cb * n) * es,
-                .local_addr = x->vb[bs], .rows = kk, .row_bytes = cols * es, .hbm_stride = g->cout * es,
-                .local_stride = n * es}),
-            NULL, NULL, &B[bs], TOK_MXU);
+    x->clean[as] = pad && x->aligned && x->clean[as] != DIRTY ? KEPT : DIRTY;
+    for (uint32_t kh = 0, col = 0; kh < g->kh; kh++)
+        for (uint32_t kw = 0; kw < g->kw; kw++, col += x->cg)
+            load_tap(cp, x, &A[as], x->va[as] + col * es, x->kp * es, s->m0, s->mr, kh, kw, gr * x->cg, x->cg);
+    flush(cp, x, TOK_MXU);
+}
+
+/* The weight panel of step s (column block s->cb of group gr) when the weights are not resident. */
+static void load_b(tsl_cp_t *cp, const win_t *x, const cstep_t *s, uint32_t gr, tsl_cp_buf_t *B)
+{
+    const tsl_win_t *g = &x->g;
+    uint32_t n = x->n, es = x->es, bs = (s->t * x->ncb + s->cb) & 1u, cols = tsl_cp_min(n, x->coutg - s->cb * n);
+    uint32_t kk = g->kh * g->kw * x->cg;
+    if (cols < n || kk < x->kp)
+        tsl_cp_zero(cp, &B[bs], x->vb[bs], x->kp * n * es, TOK_DMA);
+    tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .hbm_addr = x->c->b_addr + (gr * x->coutg + s->cb * n) * es,
+            .local_addr = x->vb[bs], .rows = kk, .row_bytes = cols * es, .hbm_stride = g->cout * es,
+            .local_stride = n * es}),
+        NULL, NULL, &B[bs], TOK_MXU);
+}
+
+/* The step after s (the next column block, or the next tile's first); mr = 0 past the last. */
+static cstep_t next_step(const win_t *x, cstep_t s)
+{
+    if (++s.cb == x->ncb) {
+        s.cb = 0;
+        s.t++;
+        s.m0 += x->mc;
+        s.mr = tsl_cp_min(x->mc, x->m - tsl_cp_min(s.m0, x->m));
     }
+    return s;
 }
 
 static void exec_conv(tsl_cp_t *cp, win_t *x)
@@ -258,8 +299,13 @@ static void exec_conv(tsl_cp_t *cp, win_t *x)
     tsl_cp_buf_t A[2], B[2], ACC[2], OUT[2], BI = {0, 0, {0, 0, 0}};
     for (int s = 0; s < 2; s++)
         A[s] = B[s] = ACC[s] = OUT[s] = BI;
-    if (kk < x->kp)   /* K's padding columns of both A slots: the loads never write them */
-        tsl_cp_zero(cp, &A[0], x->va[0], x->va[1] - x->va[0] + (uint32_t)al((uint64_t)x->mc * x->kp * es), TOK_DMA);
+    /* Both A slots start with the padding (and K's padding columns, which no LOAD writes, with
+     * something finite: the weights' padding rows are 0) */
+    int vpad;
+    if (kk < x->kp || tile_pad(x, 0, x->m, 0, g->kh - 1u, 0, g->kw - 1u, &vpad)) {
+        fill(cp, x, &A[0], x->va[0], x->va[1] - x->va[0] + (uint32_t)al((uint64_t)x->mc * x->kp * es));
+        x->clean[0] = x->clean[1] = FRESH;
+    }
     A[1] = A[0];
     for (uint32_t gr = 0, t0 = 0; gr < g->groups; gr++, t0 += tiles) {
         if (c->flags & TSL_CP_FLAG(BIAS)) {
@@ -278,19 +324,18 @@ static void exec_conv(tsl_cp_t *cp, win_t *x)
                     .rows = kk, .row_bytes = x->coutg * es, .hbm_stride = g->cout * es, .local_stride = row}),
                 NULL, NULL, &B[0], TOK_MXU);
         }
-        cstep_t cur = {t0, 0, 0, tsl_cp_min(x->mc, x->m)}, nxt;
-        conv_loads(cp, x, &cur, gr, A, B);
-        for (int more = 1; more; cur = nxt) {
-            nxt = cur;
-            if (++nxt.cb == x->ncb) {
-                nxt.cb = 0;
-                nxt.t++;
-                nxt.m0 += x->mc;
-                nxt.mr = tsl_cp_min(x->mc, x->m - tsl_cp_min(nxt.m0, x->m));
-            }
-            more = nxt.mr != 0;
-            if (more)
-                conv_loads(cp, x, &nxt, gr, A, B);
+        /* A tile ahead (after the current tile's first MATMULK, so that the MXU has work while the
+         * loads fill the DMA queue); a weight panel a step ahead */
+        cstep_t cur = {t0, 0, 0, tsl_cp_min(x->mc, x->m)};
+        load_a(cp, x, &cur, gr, A);
+        if (!x->resident)
+            load_b(cp, x, &cur, gr, B);
+        for (; cur.mr; cur = next_step(x, cur)) {
+            cstep_t nxt = next_step(x, cur), tile = cur;
+            tile.cb = x->ncb - 1u;
+            tile = next_step(x, tile);
+            if (nxt.mr && !x->resident)
+                load_b(cp, x, &nxt, gr, B);
             uint32_t as = cur.t & 1u, ts = (cur.t * x->ncb + cur.cb) & 1u, kb = x->kp / n;
             uint32_t bs = x->resident ? 0u : ts, wrow = (x->resident ? x->ncb : 1u) * n * es;
             uint32_t epi_vpu = x->ces < 4u || (c->flags & (TSL_CP_FLAG(SCALE) | TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU)));
@@ -298,14 +343,17 @@ static void exec_conv(tsl_cp_t *cp, win_t *x)
                     .dtype = c->a_dtype, .wbuf = wb, .act_addr = x->va[as], .act_stride = x->kp * es,
                     .acc_addr = x->acc[ts], .acc_stride = 4u * n, .rows = cur.mr, .kblocks = kb,
                     .w_addr = x->vb[bs] + (x->resident ? cur.cb * n * es : 0u), .w_stride = wrow}),
-                &B[bs], &A[as], &ACC[ts], (epi_vpu ? TOK_VPU : 0u) | TOK_DMA);
+                &B[bs], &A[as], &ACC[ts],
+                (epi_vpu ? TOK_VPU : TOK_DMA) | (cur.cb + 1u == x->ncb || !x->resident ? TOK_DMA : 0u));
             wb ^= kb & 1u;
+            if (cur.cb == x->ncb / 2u && tile.mr)
+                load_a(cp, x, &tile, gr, A);
             uint32_t n0 = gr * x->coutg + cur.cb * n;
-            tsl_cp_tile_t tile = {.rows = cur.mr, .cols = tsl_cp_min(n, x->coutg - cur.cb * n), .acc = x->acc[ts],
+            tsl_cp_tile_t out = {.rows = cur.mr, .cols = tsl_cp_min(n, x->coutg - cur.cb * n), .acc = x->acc[ts],
                                   .accb = &ACC[ts], .bias = x->vbias + cur.cb * n * 4u, .biasb = &BI,
                                   .out = x->vout[ts], .outb = &OUT[ts], .hbm = c->c_addr + (cur.m0 * g->cout + n0) * x->ces,
                                   .ld = g->cout * x->ces};
-            tsl_cp_epilogue_store(cp, c, &tile);
+            tsl_cp_epilogue_store(cp, c, &out);
             if (tsl_cp_tc_error(cp))
                 return;
         }
@@ -331,8 +379,9 @@ static void exec_pool(tsl_cp_t *cp, win_t *x)
             uint32_t mr = tsl_cp_min(x->mc, x->m - m0), ts = q & 1u;
             int vpad;
             if (tile_pad(x, m0, mr, kh, kh, kw, kw, &vpad))
-                fill(cp, x, &T[ts], x->va[ts], (uint32_t)al((uint64_t)x->mc * lanes * es), c->a_dtype);
+                fill(cp, x, &T[ts], x->va[ts], (uint32_t)al((uint64_t)x->mc * lanes * es));
             load_tap(cp, x, &T[ts], x->va[ts], lanes * es, m0, mr, kh, kw, 0, g->c);
+            flush(cp, x, TOK_VPU);
         }
         if (q == 0)
             continue;

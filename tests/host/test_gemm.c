@@ -226,6 +226,106 @@ static void gemm_suite(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t nn)
 
 /* ------------------------------------------------------------------------------- raw commands */
 
+/* ------------------------------------------------------------------------------ CONV2D, POOL2D */
+
+/* Input element index of tap (kh, kw), channel ch, of output pixel p, or -1 in the padding. */
+static int64_t tap_at(const tessel_conv2d_t *g, uint32_t ow_n, uint32_t oh_n, uint32_t p, uint32_t kh, uint32_t kw,
+                      uint32_t ch)
+{
+    uint32_t b = p / (oh_n * ow_n), oh = p / ow_n % oh_n, ow = p % ow_n;
+    int64_t ih = (int64_t)oh * g->stride_h - g->pad_t + (int64_t)kh * g->dil_h;
+    int64_t iw = (int64_t)ow * g->stride_w - g->pad_l + (int64_t)kw * g->dil_w;
+    if (ih < 0 || ih >= g->h || iw < 0 || iw >= g->w)
+        return -1;
+    return (((int64_t)b * g->h + ih) * g->w + iw) * g->c + ch;
+}
+
+/* int8 CONV2D and average POOL2D on `d` against exact references (an int8 average rounds sum/k to
+ * nearest, ties away from zero), and every case bit for bit against the model device. */
+static void win_case(tessel_dev_t *d, tessel_dev_t *mdl, int pool, tessel_conv2d_t g)
+{
+    char what[160];
+    snprintf(what, sizeof what, "[%s] %s %ux%ux%ux%u -> %u, %ux%u stride %u pad %u,%u dil %u groups %u", BACKEND,
+             pool ? "avg POOL2D" : "CONV2D", g.batch, g.h, g.w, g.c, g.cout, g.kh, g.kw, g.stride_h, g.pad_t, g.pad_l,
+             g.dil_h, g.groups);
+    uint32_t oh = tessel_window_out(g.h, g.pad_t, g.pad_b, g.kh, g.stride_h, g.dil_h);
+    uint32_t ow = tessel_window_out(g.w, g.pad_l, g.pad_r, g.kw, g.stride_w, g.dil_w);
+    uint32_t co = pool ? g.c : g.cout, cg = g.c / g.groups, og = g.cout / g.groups, m = g.batch * oh * ow;
+    size_t nx = (size_t)g.batch * g.h * g.w * g.c, nw = (size_t)g.kh * g.kw * cg * g.cout, ny = (size_t)m * co;
+    int8_t *x = xmalloc(nx), *w = xmalloc(nw + 1);
+    int32_t *y = xmalloc(4 * ny), *ym = xmalloc(4 * ny), *bias = xmalloc(4u * g.cout + 4);
+    for (size_t i = 0; i < nx; i++)
+        x[i] = (int8_t)rnd();
+    for (size_t i = 0; i < nw; i++)
+        w[i] = (int8_t)rnd();
+    for (uint32_t j = 0; j < g.cout; j++)
+        bias[j] = (int32_t)below(20001) - 10000;
+    g.x = x;
+    g.weights = w;
+    g.x_zero_point = (int32_t)below(256) - 128;
+    tessel_pool2d_t pl = {.kind = TESSEL_POOL_AVG, .batch = g.batch, .h = g.h, .w = g.w, .c = g.c, .kh = g.kh,
+                          .kw = g.kw, .stride_h = g.stride_h, .stride_w = g.stride_w, .pad_t = g.pad_t, .pad_b = g.pad_b,
+                          .pad_l = g.pad_l, .pad_r = g.pad_r, .dil_h = g.dil_h, .dil_w = g.dil_w,
+                          .in_dtype = TESSEL_INT8, .out_dtype = TESSEL_INT8, .x = x, .x_zero_point = g.x_zero_point};
+    g.in_dtype = TESSEL_INT8;
+    g.out_dtype = TESSEL_INT32;
+    g.bias = bias;
+    int r = 0, rm = 0;
+    for (int dev = 0; dev < 2; dev++) {
+        int8_t *out8 = (int8_t *)(dev ? ym : y);
+        g.y = dev ? ym : y;
+        pl.y = out8;
+        int st = pool ? tessel_pool2d(dev ? mdl : d, &pl, NULL) : tessel_conv2d(dev ? mdl : d, &g, NULL);
+        *(dev ? &rm : &r) = st;
+    }
+    if (!tu_check(&T, r == TESSEL_OK && rm == TESSEL_OK, "%s: status %d / model %d: %s", what, r, rm,
+                  tessel_last_error(d)))
+        goto out;
+    tu_check(&T, !memcmp(y, ym, pool ? ny : 4 * ny), "%s: differs from the model device", what);
+    size_t bad = ny;
+    for (size_t i = 0; i < ny && bad == ny; i++) {
+        uint32_t p = (uint32_t)(i / co), ch = (uint32_t)(i % co), gr = ch / (og ? og : 1);
+        int64_t sum = pool ? 0 : bias[ch];
+        for (uint32_t kh = 0; kh < g.kh; kh++)
+            for (uint32_t kw = 0; kw < g.kw; kw++)
+                for (uint32_t ci = 0; ci < (pool ? 1u : cg); ci++) {
+                    int64_t at = tap_at(&g, ow, oh, p, kh, kw, pool ? ch : gr * cg + ci);
+                    int64_t xv = at < 0 ? g.x_zero_point : x[at];
+                    sum += pool ? xv : xv * w[(((size_t)kh * g.kw + kw) * cg + ci) * g.cout + ch];
+                }
+        int64_t k = (int64_t)g.kh * g.kw, want = sum;
+        if (pool)   /* nearest, ties away from zero */
+            want = sum >= 0 ? (2 * sum + k) / (2 * k) : -((-2 * sum + k) / (2 * k));
+        int64_t got = pool ? ((int8_t *)y)[i] : y[i];
+        if (got != want)
+            bad = i;
+    }
+    tu_check(&T, bad == ny, "%s: differs from the reference at element %zu", what, bad);
+out:
+    free(x); free(w); free(y); free(ym); free(bias);
+}
+
+static void win_suite(tessel_dev_t *d, tessel_dev_t *mdl)
+{
+    static const tessel_conv2d_t fixed[] = {
+        {.batch = 2, .h = 7, .w = 6, .c = 5, .cout = 20, .kh = 3, .kw = 3, .pad_t = 1, .pad_b = 1, .pad_l = 1, .pad_r = 1},
+        {.batch = 1, .h = 9, .w = 9, .c = 8, .cout = 8, .kh = 3, .kw = 3, .groups = 8, .stride_h = 2, .stride_w = 2,
+         .pad_t = 1, .pad_l = 1},
+        {.batch = 1, .h = 10, .w = 5, .c = 6, .cout = 4, .kh = 2, .kw = 3, .groups = 2, .dil_h = 2, .dil_w = 2,
+         .pad_b = 2, .pad_r = 1},
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        for (int pool = 0; pool < 2; pool++) {
+            tessel_conv2d_t g = fixed[i];
+            g.stride_h += !g.stride_h;
+            g.stride_w += !g.stride_w;
+            g.dil_h += !g.dil_h;
+            g.dil_w += !g.dil_w;
+            g.groups = pool ? 1 : g.groups + !g.groups;
+            win_case(d, mdl, pool, g);
+        }
+}
+
 static void cmd_init(tessel_cmd_t *c, uint32_t op, uint32_t flags)
 {
     memset(c, 0, sizeof *c);
@@ -558,6 +658,56 @@ static void arg_suite(tessel_dev_t *d)
              "tessel_info: backend %s n %u hbm %llu features %u", info.backend, info.n,
              (unsigned long long)info.hbm_bytes, info.features);
 
+    /* convolution and pooling: every argument the commands cannot take */
+    int8_t x8[64] = {0};
+    int32_t y32[64];
+    const tessel_conv2d_t cv = {.batch = 1, .h = 4, .w = 4, .c = 2, .cout = 2, .kh = 3, .kw = 3, .in_dtype = TESSEL_INT8,
+                                .out_dtype = TESSEL_INT32, .x = x8, .weights = x8, .y = y32};
+    tessel_conv2d_t cb = cv;
+    EXPECT(tessel_conv2d(d, &cb, NULL), TESSEL_OK);
+    EXPECT(tessel_conv2d(NULL, &cb, NULL), TESSEL_EINVAL);
+    EXPECT(tessel_conv2d(d, NULL, NULL), TESSEL_EINVAL);
+    cb.x = NULL;
+    EXPECT(tessel_conv2d(d, &cb, NULL), TESSEL_EINVAL);
+    cb = cv;
+    cb.kh = 5;                       /* larger than the input */
+    EXPECT(tessel_conv2d(d, &cb, NULL), TESSEL_EINVAL);
+    cb.pad_t = 1;                    /* fits with the padding */
+    EXPECT(tessel_conv2d(d, &cb, NULL), TESSEL_OK);
+    cb = cv;
+    cb.groups = 3;                   /* does not divide c */
+    EXPECT(tessel_conv2d(d, &cb, NULL), TESSEL_EINVAL);
+    cb = cv;
+    cb.stride_w = 256;
+    EXPECT(tessel_conv2d(d, &cb, NULL), TESSEL_EINVAL);
+    cb = cv;
+    cb.x_zero_point = 128;
+    EXPECT(tessel_conv2d(d, &cb, NULL), TESSEL_EINVAL);
+    cb = cv;
+    cb.out_dtype = TESSEL_FP32;
+    EXPECT(tessel_conv2d(d, &cb, NULL), TESSEL_EINVAL);
+    cb = cv;
+    cb.rq_shift = 3;                 /* requantisation of an int32 output */
+    EXPECT(tessel_conv2d(d, &cb, NULL), TESSEL_EINVAL);
+    const tessel_pool2d_t pv = {.kind = TESSEL_POOL_MAX, .batch = 1, .h = 4, .w = 4, .c = 2, .kh = 2, .kw = 2,
+                                .in_dtype = TESSEL_INT8, .out_dtype = TESSEL_INT8, .x = x8, .y = y32};
+    tessel_pool2d_t pb = pv;
+    EXPECT(tessel_pool2d(d, &pb, NULL), TESSEL_OK);
+    pb.x_zero_point = 3;             /* max pooling has no padding value */
+    EXPECT(tessel_pool2d(d, &pb, NULL), TESSEL_EINVAL);
+    pb = pv;
+    pb.kind = (tessel_pool_kind_t)2;
+    EXPECT(tessel_pool2d(d, &pb, NULL), TESSEL_EINVAL);
+    pb = pv;
+    pb.out_dtype = TESSEL_INT32;
+    EXPECT(tessel_pool2d(d, &pb, NULL), TESSEL_EINVAL);
+    pb = pv;
+    pb.h = 0;
+    EXPECT(tessel_pool2d(d, &pb, NULL), TESSEL_EINVAL);
+    tu_check(&T, tessel_window_out(4, 1, 1, 3, 2, 1) == 2 && tessel_window_out(4, 0, 0, 5, 1, 1) == 0 &&
+                     tessel_window_out(9, 0, 0, 3, 1, 2) == 5 && tessel_window_out(4, 0, 0, 2, 0, 1) == 0,
+             "tessel_window_out");
+
     /* allocator */
     tessel_addr_t a = 0, b = 0, c = 0;
     EXPECT(tessel_alloc(NULL, 64, 64, &a), TESSEL_EINVAL);
@@ -788,11 +938,12 @@ int main(int argc, char **argv)
     gemm_suite(d, mdl, info.n);
     double t2 = now_s();
     eltwise_suite(d, mdl);
+    win_suite(d, mdl);
     double t3 = now_s();
     misc_suite(d, mdl);
     double t4 = now_s();
     check_suite();
-    printf("%s: seconds: args/stats/errors %.1f, gemm %.1f, eltwise %.1f, copy/fill/ring %.1f, checking %.1f\n", name,
+    printf("%s: seconds: args/stats/errors %.1f, gemm %.1f, eltwise/conv/pool %.1f, copy/fill/ring %.1f, checking %.1f\n", name,
            t1 - t0, t2 - t1, t3 - t2, t4 - t3, now_s() - t4);
     tessel_close(d);
     tessel_close(mdl);

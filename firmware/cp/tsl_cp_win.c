@@ -32,7 +32,8 @@ typedef struct {
     const tsl_cmd_t *c;
     tsl_win_t g;
     uint32_t n, es, ces, conv, avg, oh, ow, m;
-    uint32_t cg, coutg, kp, ncb;    /* CONV2D: channels and output channels per group, K padded, column blocks */
+    uint32_t cg, coutg, kp, ncb;    /* CONV2D: channels and output channels of a pass's GEMM, K padded, column blocks */
+    uint32_t packed, passes;        /* CONV2D: N depthwise groups per pass (tsl_win_packed), or one group */
     uint32_t lanes;                 /* POOL2D: C padded to N */
     uint32_t mc, aligned, resident;
     uint32_t pad;                   /* the padding value, repeated over 32 bits */
@@ -78,8 +79,10 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, win_t *x)
     int fl = c->a_dtype == TSL_DTYPE_BF16;
     int narrow = x->ces < 4u;
     if (x->conv) {
-        x->cg = g->c / g->groups;
-        x->coutg = g->cout / g->groups;
+        x->packed = (uint32_t)tsl_win_packed(g, c->a_dtype);
+        x->cg = x->packed ? n : g->c / g->groups;
+        x->coutg = x->packed ? n : g->cout / g->groups;
+        x->passes = x->packed ? tsl_cp_ceil(g->groups, n) : g->groups;
         uint32_t kk = g->kh * g->kw * x->cg;
         x->kp = tsl_cp_roundup(kk, n);
         x->ncb = tsl_cp_ceil(x->coutg, n);
@@ -90,7 +93,7 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, win_t *x)
         uint64_t per_row = 2u * x->kp * x->es + (narrow ? 2u * n * x->ces : 0u);
         /* the group's weights stay in VMEM when that leaves room for tiles of 2N rows */
         uint32_t rows = fit(cp, x, fixed + al((uint64_t)x->kp * x->ncb * n * x->es), per_row, 4u * n, 1);
-        x->resident = rows >= tsl_cp_min(x->m, 2u * n);
+        x->resident = rows >= tsl_cp_min(x->m, 2u * n) || (x->packed && rows);
         if (!x->resident)
             rows = fit(cp, x, fixed + 2u * al((uint64_t)x->kp * n * x->es), per_row, 4u * n, 1);
         x->mc = rows;
@@ -242,13 +245,27 @@ static void load_tap(tsl_cp_t *cp, win_t *x, tsl_cp_buf_t *buf, uint32_t local, 
 /* ---------------------------------------------------------------------------------- CONV2D */
 
 typedef struct {
-    uint32_t t, cb, m0, mr;   /* tile (counted over every group), column block, its pixels */
+    uint32_t t, cb, m0, mr;   /* tile (counted over every pass), column block, its pixels */
 } cstep_t;
+
+/* Pass p: its input channels [ci0, ci0 + cv) and output channels [co0, co0 + cols). */
+typedef struct {
+    uint32_t ci0, cv, co0, cols;
+} pass_t;
+
+static pass_t pass_of(const win_t *x, uint32_t p)
+{
+    if (x->packed) {
+        uint32_t c0 = p * x->n, v = tsl_cp_min(x->n, x->g.groups - c0);
+        return (pass_t){c0, v, c0, v};
+    }
+    return (pass_t){p * x->cg, x->cg, p * x->coutg, x->coutg};
+}
 
 /* The A slot of tile s->t: the padding (when the slot does not hold it already), then every tap.
  * When tiles are whole output rows, an interior tile loads a superset of what any tile loads, and
  * the positions it leaves are the same in every tile: after a fill they keep the padding. */
-static void load_a(tsl_cp_t *cp, win_t *x, const cstep_t *s, uint32_t gr, tsl_cp_buf_t *A)
+static void load_a(tsl_cp_t *cp, win_t *x, const cstep_t *s, const pass_t *ps, tsl_cp_buf_t *A)
 {
     const tsl_win_t *g = &x->g;
     uint32_t es = x->es, as = s->t & 1u;
@@ -260,20 +277,20 @@ static void load_a(tsl_cp_t *cp, win_t *x, const cstep_t *s, uint32_t gr, tsl_cp
     x->clean[as] = pad && x->aligned && x->clean[as] != DIRTY ? KEPT : DIRTY;
     for (uint32_t kh = 0, col = 0; kh < g->kh; kh++)
         for (uint32_t kw = 0; kw < g->kw; kw++, col += x->cg)
-            load_tap(cp, x, &A[as], x->va[as] + col * es, x->kp * es, s->m0, s->mr, kh, kw, gr * x->cg, x->cg);
+            load_tap(cp, x, &A[as], x->va[as] + col * es, x->kp * es, s->m0, s->mr, kh, kw, ps->ci0, ps->cv);
     flush(cp, x, TOK_MXU);
 }
 
-/* The weight panel of step s (column block s->cb of group gr) when the weights are not resident. */
-static void load_b(tsl_cp_t *cp, const win_t *x, const cstep_t *s, uint32_t gr, tsl_cp_buf_t *B)
+/* The weight panel of step s (column block s->cb of pass ps) when the weights are not resident. */
+static void load_b(tsl_cp_t *cp, const win_t *x, const cstep_t *s, const pass_t *ps, tsl_cp_buf_t *B)
 {
     const tsl_win_t *g = &x->g;
-    uint32_t n = x->n, es = x->es, bs = (s->t * x->ncb + s->cb) & 1u, cols = tsl_cp_min(n, x->coutg - s->cb * n);
+    uint32_t n = x->n, es = x->es, bs = (s->t * x->ncb + s->cb) & 1u, cols = tsl_cp_min(n, ps->cols - s->cb * n);
     uint32_t kk = g->kh * g->kw * x->cg;
     if (cols < n || kk < x->kp)
         tsl_cp_zero(cp, &B[bs], x->vb[bs], x->kp * n * es, TOK_DMA);
     tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-            .op = TSL_DMA_OP_LOAD, .hbm_addr = x->c->b_addr + (gr * x->coutg + s->cb * n) * es,
+            .op = TSL_DMA_OP_LOAD, .hbm_addr = x->c->b_addr + (ps->co0 + s->cb * n) * es,
             .local_addr = x->vb[bs], .rows = kk, .row_bytes = cols * es, .hbm_stride = g->cout * es,
             .local_stride = n * es}),
         NULL, NULL, &B[bs], TOK_MXU);
@@ -289,6 +306,23 @@ static cstep_t next_step(const win_t *x, cstep_t s)
         s.mr = tsl_cp_min(x->mc, x->m - tsl_cp_min(s.m0, x->m));
     }
     return s;
+}
+
+/* The resident weights of pass ps: its K x cols block of the HWIO weights, or (packed) per tap a
+ * diagonal N x N block, whose diagonal one LOAD of N one-element rows writes. */
+static void load_weights(tsl_cp_t *cp, const win_t *x, const pass_t *ps, tsl_cp_buf_t *B)
+{
+    const tsl_win_t *g = &x->g;
+    uint32_t n = x->n, es = x->es, row = x->ncb * n * es, taps = g->kh * g->kw, kk = taps * x->cg;
+    if (ps->cols % n || kk < x->kp || x->packed)
+        tsl_cp_zero(cp, B, x->vb[0], x->kp * row, TOK_DMA);
+    for (uint32_t t = 0; t < (x->packed ? taps : 1u); t++)
+        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                .op = TSL_DMA_OP_LOAD, .hbm_addr = x->c->b_addr + (t * g->cout + ps->co0) * es,
+                .local_addr = x->vb[0] + t * n * row, .rows = x->packed ? ps->cv : kk,
+                .row_bytes = x->packed ? es : ps->cols * es, .hbm_stride = x->packed ? es : g->cout * es,
+                .local_stride = x->packed ? row + es : row}),
+            NULL, NULL, B, t + 1u == (x->packed ? taps : 1u) ? TOK_MXU : 0u);
 }
 
 static void exec_conv(tsl_cp_t *cp, win_t *x)
@@ -307,35 +341,29 @@ static void exec_conv(tsl_cp_t *cp, win_t *x)
         x->clean[0] = x->clean[1] = FRESH;
     }
     A[1] = A[0];
-    for (uint32_t gr = 0, t0 = 0; gr < g->groups; gr++, t0 += tiles) {
+    for (uint32_t p = 0, t0 = 0; p < x->passes; p++, t0 += tiles) {
+        pass_t ps = pass_of(x, p);
         if (c->flags & TSL_CP_FLAG(BIAS)) {
-            if (x->coutg % n)
+            if (ps.cols % n)
                 tsl_cp_zero(cp, &BI, x->vbias, 4u * n * x->ncb, TOK_DMA);
             tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-                    .op = TSL_DMA_OP_LOAD, .hbm_addr = c->bias_addr + gr * x->coutg * 4u, .local_addr = x->vbias,
-                    .rows = 1, .row_bytes = x->coutg * 4u}), NULL, NULL, &BI, TOK_VPU);
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = c->bias_addr + ps.co0 * 4u, .local_addr = x->vbias,
+                    .rows = 1, .row_bytes = ps.cols * 4u}), NULL, NULL, &BI, TOK_VPU);
         }
-        if (x->resident) {
-            uint32_t row = x->ncb * n * es;
-            if (x->coutg % n || kk < x->kp)
-                tsl_cp_zero(cp, &B[0], x->vb[0], x->kp * row, TOK_DMA);
-            tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-                    .op = TSL_DMA_OP_LOAD, .hbm_addr = c->b_addr + gr * x->coutg * es, .local_addr = x->vb[0],
-                    .rows = kk, .row_bytes = x->coutg * es, .hbm_stride = g->cout * es, .local_stride = row}),
-                NULL, NULL, &B[0], TOK_MXU);
-        }
+        if (x->resident)
+            load_weights(cp, x, &ps, &B[0]);
         /* A tile ahead (after the current tile's first MATMULK, so that the MXU has work while the
          * loads fill the DMA queue); a weight panel a step ahead */
         cstep_t cur = {t0, 0, 0, tsl_cp_min(x->mc, x->m)};
-        load_a(cp, x, &cur, gr, A);
+        load_a(cp, x, &cur, &ps, A);
         if (!x->resident)
-            load_b(cp, x, &cur, gr, B);
+            load_b(cp, x, &cur, &ps, B);
         for (; cur.mr; cur = next_step(x, cur)) {
             cstep_t nxt = next_step(x, cur), tile = cur;
             tile.cb = x->ncb - 1u;
             tile = next_step(x, tile);
             if (nxt.mr && !x->resident)
-                load_b(cp, x, &nxt, gr, B);
+                load_b(cp, x, &nxt, &ps, B);
             uint32_t as = cur.t & 1u, ts = (cur.t * x->ncb + cur.cb) & 1u, kb = x->kp / n;
             uint32_t bs = x->resident ? 0u : ts, wrow = (x->resident ? x->ncb : 1u) * n * es;
             uint32_t epi_vpu = x->ces < 4u || (c->flags & (TSL_CP_FLAG(SCALE) | TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU)));
@@ -347,9 +375,9 @@ static void exec_conv(tsl_cp_t *cp, win_t *x)
                 (epi_vpu ? TOK_VPU : TOK_DMA) | (cur.cb + 1u == x->ncb || !x->resident ? TOK_DMA : 0u));
             wb ^= kb & 1u;
             if (cur.cb == x->ncb / 2u && tile.mr)
-                load_a(cp, x, &tile, gr, A);
-            uint32_t n0 = gr * x->coutg + cur.cb * n;
-            tsl_cp_tile_t out = {.rows = cur.mr, .cols = tsl_cp_min(n, x->coutg - cur.cb * n), .acc = x->acc[ts],
+                load_a(cp, x, &tile, &ps, A);
+            uint32_t n0 = ps.co0 + cur.cb * n;
+            tsl_cp_tile_t out = {.rows = cur.mr, .cols = tsl_cp_min(n, ps.cols - cur.cb * n), .acc = x->acc[ts],
                                   .accb = &ACC[ts], .bias = x->vbias + cur.cb * n * 4u, .biasb = &BI,
                                   .out = x->vout[ts], .outb = &OUT[ts], .hbm = c->c_addr + (cur.m0 * g->cout + n0) * x->ces,
                                   .ld = g->cout * x->ces};

@@ -584,9 +584,7 @@ static void account(tessel_dev_t *d, const tessel_cmd_t *c, const tessel_complet
         break;
     }
     case TSL_CMD_OP_CONV2D: {
-        /* per group: every output pixel per K-block (KH*KW*C/G padded to N) per column block */
-        uint64_t pixels = (uint64_t)g.batch * tsl_win_oh(&g) * tsl_win_ow(&g), kg = (uint64_t)g.kh * g.kw * (g.c / g.groups);
-        d->stats.macs += g.groups * pixels * ((kg + nn - 1) / nn * nn) * ((g.cout / g.groups + nn - 1) / nn * nn);
+        d->stats.macs += tsl_win_macs(&g, TSL_GET(w, TSL_CMD_A_DTYPE), (uint32_t)nn);
         d->stats.hbm_bytes += tsl_win_in_bytes(&g, (uint32_t)sa) + tsl_win_w_bytes(&g, (uint32_t)sb) + orow +
                               ((flags >> TSL_CMD_FLAG_BIAS) & 1u ? 4u * (uint64_t)g.cout : 0u);
         break;

@@ -47,4 +47,26 @@ static inline uint64_t tsl_win_out_bytes(const tsl_win_t *g, uint32_t ces)
     return (uint64_t)g->batch * tsl_win_oh(g) * tsl_win_ow(g) * ch * ces;
 }
 
+/* A depthwise CONV2D (one input and one output channel per group) of INT8 values runs N groups at
+ * a time as one GEMM whose weights are N x N diagonal blocks, one per tap (firmware/cp/README.md).
+ * bf16 stays group by group: a non-finite input times a block's zeros would spread NaN across
+ * channels. */
+static inline int tsl_win_packed(const tsl_win_t *g, uint32_t dtype)
+{
+    return dtype == TSL_DTYPE_INT8 && g->groups > 1u && g->c == g->groups && g->cout == g->groups;
+}
+
+/* The MACs a CONV2D issues on an N x N MXU (= PERF_MXU_MACS): every output pixel, per K-block of
+ * its GEMM's K (padded to N), per column block. */
+static inline uint64_t tsl_win_macs(const tsl_win_t *g, uint32_t dtype, uint32_t n)
+{
+    uint64_t pixels = (uint64_t)g->batch * tsl_win_oh(g) * tsl_win_ow(g), taps = (uint64_t)g->kh * g->kw;
+    if (!g->groups)
+        return 0;
+    if (tsl_win_packed(g, dtype))
+        return (g->groups + n - 1u) / n * pixels * taps * n * n;
+    uint64_t kg = taps * (g->c / g->groups), og = g->cout / g->groups;
+    return g->groups * pixels * ((kg + n - 1u) / n * n) * ((og + n - 1u) / n * n);
+}
+
 #endif /* TSL_WIN_H */

@@ -1,4 +1,5 @@
-/* `tessel gemm` and `tessel info`: libtessel from the command line (host_driver/tools/tessel_cli.h).
+/* `tessel gemm`, `tessel conv2d`, `tessel pool2d` and `tessel info`: libtessel from the command line
+ * (host_driver/tools/tessel_cli.h).
  *
  * gemm reads A (M x K) and B (K x N) from .npy files, runs C = epilogue(A x B) with tessel_gemm()
  * and writes C as .npy:
@@ -10,6 +11,9 @@
  *                                  --out-dtype bf16 the bf16-rounded values stored as float32.
  *                                  --scale S multiplies the fp32 accumulator first. Bias: 1-D '<f4'.
  * The epilogue order is docs/isa.md §7: scale, bias, ReLU, then the conversion to the output type.
+ * conv2d is the same for X (N x H x W x C, NHWC) and W (KH x KW x C/groups x COUT, HWIO) with
+ * tessel_conv2d(); pool2d is the max or average of each window of X with tessel_pool2d(). Their Y
+ * is N x OH x OW x COUT (pool2d: x C), OH and OW from tessel_window_out().
  * --stats prints one JSON line on stdout (nothing else goes to stdout).
  *
  * Outputs (--out, --timeline, --trace) are written to a temporary file in the same folder and
@@ -58,13 +62,41 @@ const char tessel_cli_usage[] =
     "  (refused with --backend model). --trace (sim) writes an FST waveform. --scale 0 is refused (the\n"
     "  library reads a scale of 0 as none). Outputs are replaced only when the command succeeds; an\n"
     "  output that is also an input or another output is refused.\n"
+    "       tessel conv2d --x X.npy --w W.npy [--bias B.npy] [--stride S|SH,SW] [--pad P|PT,PB,PL,PR]\n"
+    "                     [--dilation D|DH,DW] [--groups G] [--relu] [--x-zp Z] [--out Y.npy]\n"
+    "                     [--out-dtype ...] [--rq-scale S --rq-shift SH --rq-zp Z] [--scale F]\n"
+    "                     [--backend ...] [--port TTY] [--stats] [--check] [--firmware FW.elf]\n"
+    "                     [--trace out.fst] [--timeline out.json]\n"
+    "  Y = epilogue(conv2d(X, W)): X is N x H x W x C (NHWC), W is KH x KW x C/G x COUT (HWIO), Y is\n"
+    "  N x OH x OW x COUT; dtypes, bias (COUT values) and epilogue as gemm. Defaults: stride 1, pad 0,\n"
+    "  dilation 1, groups 1. --x-zp (int8): the padding value, the input's zero point (default 0).\n"
+    "       tessel pool2d --x X.npy --kind max|avg --window K|KH,KW [--stride S|SH,SW]\n"
+    "                     [--pad P|PT,PB,PL,PR] [--dilation D|DH,DW] [--x-zp Z] [--out Y.npy]\n"
+    "                     [--out-dtype ...] [--backend ...] (and conv2d's --port ... --timeline)\n"
+    "  Y = the max or the average of each window, per channel: N x OH x OW x C. int8 X gives int8 Y\n"
+    "  (avg: sum / (KH*KW) rounded to nearest, ties away from zero; padding counts as --x-zp). float32\n"
+    "  X is rounded to bf16: max gives bf16 values, avg fp32 (or --out-dtype bf16; padding counts as\n"
+    "  0). Padding never wins a max. Stride default: the window.\n"
     "       tessel info [--backend model|sim|uart] [--port TTY] [--firmware FW.elf] [--json]\n"
     "                   the device's configuration\n"
     "  Exit code: 0 ok, 1 device/library error or check mismatch, 2 usage or input error.\n";
 
+static int cmd_gemm(int argc, char **argv);
+static int cmd_conv2d(int argc, char **argv);
+static int cmd_pool2d(int argc, char **argv);
+static int cmd_info(int argc, char **argv);
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} subcommands[] = {{"gemm", cmd_gemm}, {"conv2d", cmd_conv2d}, {"pool2d", cmd_pool2d}, {"info", cmd_info}};
+
 int tessel_cli_handles(const char *sub)
 {
-    return sub && (!strcmp(sub, "gemm") || !strcmp(sub, "info"));
+    for (size_t i = 0; sub && i < sizeof subcommands / sizeof subcommands[0]; i++)
+        if (!strcmp(sub, subcommands[i].name))
+            return 1;
+    return 0;
 }
 
 static int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -78,6 +110,18 @@ static int fail(int code, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return code;
+}
+
+/* Append to the string in buf (cap bytes), truncating. */
+static void appendf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void appendf(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, cap - len, fmt, ap);
+    va_end(ap);
 }
 
 static double now_s(void)
@@ -132,6 +176,31 @@ static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
     return 1;
 }
 
+/* "V" or exactly n comma-separated values V1,...,Vn, each in lo..hi; one value stands for all n.
+ * `form` spells the two forms in the message ("S or SH,SW"). */
+static int parse_list(const char *opt, const char *form, const char *v, uint32_t n, uint64_t lo, uint64_t hi,
+                      uint64_t *out)
+{
+    uint32_t got = 0;
+    for (const char *s = v; got < n; s++) {
+        char *end;
+        errno = 0;
+        long long x = strtoll(s, &end, 10);
+        if (end == s || errno || x < (long long)lo || x > (long long)hi || (*end && *end != ','))
+            break;
+        out[got++] = (uint64_t)x;
+        if (!*end) {
+            if (got != 1 && got != n)
+                break;
+            for (uint32_t i = got; i < n; i++)
+                out[i] = out[0];
+            return 0;
+        }
+        s = end;
+    }
+    return fail(EXIT_USAGE, "%s needs %s, integers in %" PRIu64 "..%" PRIu64 ", not '%s'", opt, form, lo, hi, v);
+}
+
 /* ---- device -------------------------------------------------------------------------------- */
 static int check_backend(const char *b, const char *port)
 {
@@ -154,14 +223,16 @@ static int open_dev(tessel_dev_t **dev, const char *backend, uint32_t flags, con
 }
 
 /* ---- progress on a terminal ------------------------------------------------------------------ */
-/* tessel_gemm() blocks and the library has no progress hook, so a thread prints a spinner and the
- * elapsed time on stderr while it runs (only when stderr is a terminal, after the first second). */
+/* tessel_gemm(), tessel_conv2d() and tessel_pool2d() block and the library has no progress hook, so
+ * a thread prints a spinner and the elapsed time on stderr while one runs (only when stderr is a
+ * terminal, after the first second). */
 typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int done, shown;
+    pthread_t thr;
+    int threaded, done, shown;
     double t0;
-    char what[96];
+    char what[128];
 } progress_t;
 
 static void *progress_main(void *arg)
@@ -194,7 +265,37 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
-/* ---- gemm ---------------------------------------------------------------------------------- */
+/* Start the spinner of one blocking call (on a terminal only), labelled by the format; progress_stop
+ * ends it. */
+static void progress_start(progress_t *p, double t0, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void progress_start(progress_t *p, double t0, const char *fmt, ...)
+{
+    memset(p, 0, sizeof *p);
+    if (!isatty(STDERR_FILENO))
+        return;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    p->t0 = t0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->what, sizeof p->what, fmt, ap);
+    va_end(ap);
+    p->threaded = pthread_create(&p->thr, NULL, progress_main, p) == 0;
+}
+
+static void progress_stop(progress_t *p)
+{
+    if (!p->threaded)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->done = 1;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    pthread_join(p->thr, NULL);
+}
+
+/* ---- dtypes and operands ------------------------------------------------------------------- */
 static const char *dtype_name(tessel_dtype_t d)
 {
     switch (d) {
@@ -225,6 +326,23 @@ static int load(const char *what, const char *path, tessel_npy_t *out)
     return 0;
 }
 
+/* "2x8x8x16", in buf. */
+static const char *shape_text(char *buf, size_t cap, const uint64_t *v, uint32_t n)
+{
+    buf[0] = 0;
+    for (uint32_t i = 0; i < n; i++)
+        appendf(buf, cap, "%s%" PRIu64, i ? "x" : "", v[i]);
+    return buf;
+}
+
+/* Append ", \"name\": [v0, v1, ...]" to the JSON fields in buf (no comma when buf is empty). */
+static void json_list(char *buf, size_t cap, const char *name, const uint64_t *v, uint32_t n)
+{
+    appendf(buf, cap, "%s\"%s\": [", *buf ? ", " : "", name);
+    for (uint32_t i = 0; i < n; i++)
+        appendf(buf, cap, "%s%" PRIu64, i ? ", " : "", v[i]);
+    appendf(buf, cap, "]");
+}
 
 /* ---- outputs: same-file checks and atomic replacement ---------------------------------------- */
 /* A name for comparing paths of files that may not exist yet: the canonical folder plus the last
@@ -327,299 +445,615 @@ static int out_end(outfile_t *out, int ok)
     return rc;
 }
 
-static int cmd_gemm(int argc, char **argv)
-{
-    const char *pa = NULL, *pb = NULL, *pbias = NULL, *pout = NULL, *backend = "model";
-    const char *out_dtype = NULL, *fw = NULL, *trace = NULL, *timeline = NULL, *port = NULL, *argv_scale = "";
-    int relu = 0, stats = 0, check = 0;
-    int64_t rq_scale = 1, rq_shift = 0, rq_zp = 0;
-    float scale = 1.0f;
-    int have_rq = 0, have_scale = 0;
+/* ---- what every device subcommand shares ---------------------------------------------------- */
+/* The options of a subcommand that runs on a device (parse_run), and its outputs. */
+typedef struct {
+    const char *sub;               /* "gemm", in messages */
+    const char *product;           /* what --scale multiplies, in messages ("A x B") */
+    int epilogue;                  /* takes --relu, --rq-scale, --rq-shift, --rq-zp and --scale */
+    const char *backend, *port, *fw, *out_dtype, *argv_scale;
+    int relu, stats, check, have_rq, have_scale;
+    int64_t rq_scale, rq_shift, rq_zp;
+    float scale;
+    outfile_t outs[3];             /* --out, --timeline, --trace */
+} run_t;
 
+static void run_init(run_t *r, const char *sub, const char *product, int epilogue)
+{
+    *r = (run_t){.sub = sub, .product = product, .epilogue = epilogue, .backend = "model", .argv_scale = "",
+                 .rq_scale = 1, .scale = 1.0f,
+                 .outs = {{"--out", NULL, NULL}, {"--timeline", NULL, NULL}, {"--trace", NULL, NULL}}};
+}
+
+/* A value option of a subcommand: the string given for `name` goes to *val. */
+typedef struct {
+    const char *name;
+    const char **val;
+} own_opt_t;
+
+static const char **find_opt(const own_opt_t *t, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(t[i].name, name))
+            return t[i].val;
+    return NULL;
+}
+
+static int is_epilogue_num(const char *n)
+{
+    return !strcmp(n, "--rq-scale") || !strcmp(n, "--rq-shift") || !strcmp(n, "--rq-zp") || !strcmp(n, "--scale");
+}
+
+/* --rq-scale, --rq-shift, --rq-zp or --scale (n) set to v; the exit code after a message. */
+static int epilogue_value(run_t *r, const char *n, const char *v)
+{
+    if (!strcmp(n, "--scale")) {
+        char *end;
+        errno = 0;
+        r->scale = strtof(v, &end);
+        if (*end || errno)
+            return fail(EXIT_USAGE, "--scale needs a number, not '%s'", v);
+        r->have_scale = 1;
+        r->argv_scale = v;
+        return 0;
+    }
+    int shift = !strcmp(n, "--rq-shift");
+    int64_t *dst = shift ? &r->rq_shift : !strcmp(n, "--rq-scale") ? &r->rq_scale : &r->rq_zp;
+    if (!parse_i64(v, shift ? 0 : INT32_MIN, shift ? 62 : INT32_MAX, dst))
+        return fail(EXIT_USAGE, shift ? "%s needs an integer in 0..62, not '%s'"
+                                      : "%s needs a 32-bit signed integer, not '%s'", n, v);
+    r->have_rq = 1;
+    return 0;
+}
+
+/* Parse argv: the common options into r, the subcommand's own value options through `own`. */
+static int parse_run(run_t *r, const own_opt_t *own, size_t n_own, int argc, char **argv)
+{
+    const own_opt_t common[] = {{"--out", &r->outs[0].path}, {"--timeline", &r->outs[1].path},
+                                {"--trace", &r->outs[2].path}, {"--backend", &r->backend},
+                                {"--out-dtype", &r->out_dtype}, {"--firmware", &r->fw}, {"--port", &r->port}};
     opts_t o = {argc, 1, argv, NULL, ""};
     for (; o.i < argc; o.i++) {
         const char *a = argv[o.i];
         if (a[0] != '-' || a[1] != '-')
-            return fail(EXIT_USAGE, "gemm: unexpected argument '%s' (see tessel --help)", a);
+            return fail(EXIT_USAGE, "%s: unexpected argument '%s' (see tessel --help)", r->sub, a);
         const char *n = opt_name(&o), *v;
-        int flag = !strcmp(n, "--relu") || !strcmp(n, "--stats") || !strcmp(n, "--check");
+        int *flag = !strcmp(n, "--stats") ? &r->stats : !strcmp(n, "--check") ? &r->check
+                    : r->epilogue && !strcmp(n, "--relu") ? &r->relu : NULL;
         if (flag) {
             if (strchr(a, '='))
                 return fail(EXIT_USAGE, "%s takes no value", n);
-            if (!strcmp(n, "--relu")) relu = 1;
-            else if (!strcmp(n, "--stats")) stats = 1;
-            else check = 1;
+            *flag = 1;
             continue;
         }
-        if (strcmp(n, "--a") && strcmp(n, "--b") && strcmp(n, "--bias") && strcmp(n, "--out") &&
-            strcmp(n, "--backend") && strcmp(n, "--out-dtype") && strcmp(n, "--rq-scale") &&
-            strcmp(n, "--rq-shift") && strcmp(n, "--rq-zp") && strcmp(n, "--scale") &&
-            strcmp(n, "--firmware") && strcmp(n, "--trace") && strcmp(n, "--timeline") &&
-            strcmp(n, "--port"))
-            return fail(EXIT_USAGE, "gemm: unknown option %s (see tessel --help)", n);
+        const char **dst = find_opt(own, n_own, n);
+        dst = dst ? dst : find_opt(common, sizeof common / sizeof common[0], n);
+        if (!dst && !(r->epilogue && is_epilogue_num(n)))
+            return fail(EXIT_USAGE, "%s: unknown option %s (see tessel --help)", r->sub, n);
         if (!(v = opt_value(&o)))
             return EXIT_USAGE;
         if (!*v)
             return fail(EXIT_USAGE, "%s needs a non-empty value", n);
-        if (!strcmp(n, "--a")) pa = v;
-        else if (!strcmp(n, "--b")) pb = v;
-        else if (!strcmp(n, "--bias")) pbias = v;
-        else if (!strcmp(n, "--out")) pout = v;
-        else if (!strcmp(n, "--backend")) backend = v;
-        else if (!strcmp(n, "--out-dtype")) out_dtype = v;
-        else if (!strcmp(n, "--firmware")) fw = v;
-        else if (!strcmp(n, "--trace")) trace = v;
-        else if (!strcmp(n, "--timeline")) timeline = v;
-        else if (!strcmp(n, "--port")) port = v;
-        else if (!strcmp(n, "--rq-scale")) {
-            if (!parse_i64(v, INT32_MIN, INT32_MAX, &rq_scale))
-                return fail(EXIT_USAGE, "--rq-scale needs a 32-bit signed integer, not '%s'", v);
-            have_rq = 1;
-        } else if (!strcmp(n, "--rq-shift")) {
-            if (!parse_i64(v, 0, 62, &rq_shift))
-                return fail(EXIT_USAGE, "--rq-shift needs an integer in 0..62, not '%s'", v);
-            have_rq = 1;
-        } else if (!strcmp(n, "--rq-zp")) {
-            if (!parse_i64(v, INT32_MIN, INT32_MAX, &rq_zp))
-                return fail(EXIT_USAGE, "--rq-zp needs a 32-bit signed integer, not '%s'", v);
-            have_rq = 1;
-        } else {   /* --scale */
-            char *end;
-            errno = 0;
-            scale = strtof(v, &end);
-            if (*end || errno)
-                return fail(EXIT_USAGE, "--scale needs a number, not '%s'", v);
-            have_scale = 1;
-            argv_scale = v;
-        }
+        if (dst)
+            *dst = v;
+        else if (epilogue_value(r, n, v))
+            return EXIT_USAGE;
     }
-    if (!pa || !pb)
-        return fail(EXIT_USAGE, "gemm needs --a A.npy and --b B.npy (see tessel --help)");
-    if (check_backend(backend, port))
-        return EXIT_USAGE;
-    if (timeline && strcmp(backend, "sim"))
-        return fail(EXIT_USAGE, "--timeline needs --backend sim");
-    if (trace && strcmp(backend, "sim"))
-        return fail(EXIT_USAGE, "--trace needs --backend sim");
-    if (fw && !strcmp(backend, "model"))
-        return fail(EXIT_USAGE, "--firmware needs --backend sim or uart (the model runs no firmware)");
-    if (have_scale && (scale == 0.0f || !isfinite(scale)))
-        return fail(EXIT_USAGE, "--scale %s is refused: the scale must be finite and not 0 (libtessel reads a "
-                    "scale of 0 as none, which would give the unscaled A x B)", argv_scale);
-    /* Outputs must not name an input or each other: --timeline on --a would destroy A. */
-    const char *env_fw = strcmp(backend, "model") ? getenv("TESSEL_FIRMWARE") : NULL;
-    const char *ins[][2] = {{"--a", pa}, {"--b", pb}, {"--bias", pbias},
-                            {fw ? "--firmware" : "TESSEL_FIRMWARE", fw ? fw : env_fw}};
-    outfile_t outs[] = {{"--out", pout, NULL}, {"--timeline", timeline, NULL}, {"--trace", trace, NULL}};
-    const size_t n_ins = sizeof ins / sizeof ins[0], n_outs = sizeof outs / sizeof outs[0];
-    for (size_t i = 0; i < n_outs; i++) {
-        if (!outs[i].path)
+    return 0;
+}
+
+/* An input file option, for the same-file checks; path NULL when not given. */
+typedef struct {
+    const char *opt, *path;
+} input_t;
+
+/* Outputs must not name an input (or the firmware) or each other: --timeline on --a would destroy A. */
+static int check_outputs(const run_t *r, const input_t *ins, size_t n_ins)
+{
+    const char *env_fw = strcmp(r->backend, "model") ? getenv("TESSEL_FIRMWARE") : NULL;
+    const input_t fw = {r->fw ? "--firmware" : "TESSEL_FIRMWARE", r->fw ? r->fw : env_fw};
+    for (size_t i = 0; i < 3; i++) {
+        const outfile_t *o = &r->outs[i];
+        if (!o->path)
             continue;
-        for (size_t j = 0; j < n_ins; j++)
-            if (ins[j][1] && *ins[j][1] && same_file(outs[i].path, ins[j][1]))
-                return fail(EXIT_USAGE, "%s %s is also the input %s: refusing to overwrite an input", outs[i].opt,
-                            outs[i].path, ins[j][0]);
-        for (size_t j = i + 1; j < n_outs; j++)
-            if (outs[j].path && !is_special(outs[i].path) && same_file(outs[i].path, outs[j].path))
-                return fail(EXIT_USAGE, "%s and %s name the same file %s", outs[i].opt, outs[j].opt,
-                            outs[i].path);
+        for (size_t j = 0; j <= n_ins; j++) {
+            const input_t *in = j < n_ins ? &ins[j] : &fw;
+            if (in->path && *in->path && same_file(o->path, in->path))
+                return fail(EXIT_USAGE, "%s %s is also the input %s: refusing to overwrite an input", o->opt,
+                            o->path, in->opt);
+        }
+        for (size_t j = i + 1; j < 3; j++)
+            if (r->outs[j].path && !is_special(o->path) && same_file(o->path, r->outs[j].path))
+                return fail(EXIT_USAGE, "%s and %s name the same file %s", o->opt, r->outs[j].opt, o->path);
     }
+    return 0;
+}
+
+/* Before anything is read: the backend and the options it takes, --scale, the outputs against the
+ * inputs; then TESSEL_CHECK. */
+static int check_run(run_t *r, const input_t *ins, size_t n_ins)
+{
+    if (check_backend(r->backend, r->port))
+        return EXIT_USAGE;
+    if (r->outs[1].path && strcmp(r->backend, "sim"))
+        return fail(EXIT_USAGE, "--timeline needs --backend sim");
+    if (r->outs[2].path && strcmp(r->backend, "sim"))
+        return fail(EXIT_USAGE, "--trace needs --backend sim");
+    if (r->fw && !strcmp(r->backend, "model"))
+        return fail(EXIT_USAGE, "--firmware needs --backend sim or uart (the model runs no firmware)");
+    if (r->have_scale && (r->scale == 0.0f || !isfinite(r->scale)))
+        return fail(EXIT_USAGE, "--scale %s is refused: the scale must be finite and not 0 (libtessel reads a "
+                    "scale of 0 as none, which would give the unscaled %s)", r->argv_scale, r->product);
+    if (check_outputs(r, ins, n_ins))
+        return EXIT_USAGE;
     const char *env = getenv("TESSEL_CHECK");
     if (env && *env && strcmp(env, "0"))
-        check = 1;
+        r->check = 1;
+    return 0;
+}
 
-    int rc = EXIT_USAGE;
-    tessel_npy_t A = {0}, B = {0}, bias = {0};
-    void *c = NULL;
+/* The input dtype: int8 or float32 (bf16 on the device) for x, and w the same (w NULL: x alone). */
+static int in_dtype_of(const tessel_npy_t *x, const char *xn, const tessel_npy_t *w, const char *wn,
+                       tessel_dtype_t *in)
+{
+    tessel_npy_dtype_t d = x->dtype;
+    if ((d == TESSEL_NPY_I1 || d == TESSEL_NPY_F4) && (!w || w->dtype == d)) {
+        *in = d == TESSEL_NPY_I1 ? TESSEL_INT8 : TESSEL_BF16;
+        return 0;
+    }
+    if (!w)
+        return fail(EXIT_USAGE, "unsupported dtype: %s is %s (need int8 or float32)", xn, npy_type_name(d));
+    return fail(EXIT_USAGE, "unsupported dtypes: %s is %s, %s is %s (need both int8 or both float32)", xn,
+                npy_type_name(d), wn, npy_type_name(w->dtype));
+}
+
+#define DT(d) (1u << (d))
+
+/* The output dtype: --out-dtype, else def; one of `ok` (DT bits), which ok_text lists. */
+static int out_dtype_of(const run_t *r, tessel_dtype_t in, tessel_dtype_t def, unsigned ok, const char *ok_text,
+                        tessel_dtype_t *outd)
+{
+    const char *s = r->out_dtype;
+    *outd = def;
+    if (!s)
+        return 0;
+    if (!strcmp(s, "int8")) *outd = TESSEL_INT8;
+    else if (!strcmp(s, "bf16")) *outd = TESSEL_BF16;
+    else if (!strcmp(s, "int32")) *outd = TESSEL_INT32;
+    else if (!strcmp(s, "fp32") || !strcmp(s, "float32")) *outd = TESSEL_FP32;
+    else
+        return fail(EXIT_USAGE, "unknown --out-dtype '%s' (int8, bf16, int32 or fp32)", s);
+    if (!(ok & DT(*outd)))
+        return fail(EXIT_USAGE, "--out-dtype %s does not go with %s inputs (%s)", s,
+                    in == TESSEL_INT8 ? "int8" : "float32", ok_text);
+    return 0;
+}
+
+/* A bias of n values (`of` says what n counts): int32 (int8 widened) for int8 in, float32 for float. */
+static int bias_check(tessel_npy_t *bias, tessel_dtype_t in, uint64_t n, const char *of)
+{
+    if (bias->ndim != 1 || bias->shape[0] != n)
+        return fail(EXIT_USAGE, "bias must be 1-D with %" PRIu64 " values (%s)", n, of);
+    if (in == TESSEL_INT8 && bias->dtype == TESSEL_NPY_I1) {   /* widen int8 to int32 */
+        int32_t *w = malloc(n * sizeof *w);
+        if (!w)
+            return fail(EXIT_DEV, "out of memory");
+        for (uint64_t j = 0; j < n; j++)
+            w[j] = ((const int8_t *)bias->data)[j];
+        free(bias->data);
+        bias->data = w;
+        bias->dtype = TESSEL_NPY_I4;
+    }
+    tessel_npy_dtype_t want = in == TESSEL_INT8 ? TESSEL_NPY_I4 : TESSEL_NPY_F4;
+    if (bias->dtype != want)
+        return fail(EXIT_USAGE, "bias is %s; %s inputs need a %s bias", npy_type_name(bias->dtype),
+                    in == TESSEL_INT8 ? "int8" : "float32", npy_type_name(want));
+    return 0;
+}
+
+/* gemm and conv2d: the output dtype (int8 in: int32, or int8 requantised; float32 in: fp32 or
+ * bf16), --rq-* and --scale against it, then the bias (NULL: none) of n values. */
+static int epilogue_check(run_t *r, tessel_dtype_t in, tessel_npy_t *bias, uint64_t n, const char *of,
+                          tessel_dtype_t *outd)
+{
+    int i8 = in == TESSEL_INT8;
+    if (out_dtype_of(r, in, i8 ? TESSEL_INT32 : TESSEL_FP32,
+                     i8 ? DT(TESSEL_INT32) | DT(TESSEL_INT8) : DT(TESSEL_FP32) | DT(TESSEL_BF16),
+                     "int8 in: int32 or int8; float32 in: fp32 or bf16", outd))
+        return EXIT_USAGE;
+    if (r->have_rq && *outd != TESSEL_INT8)
+        return fail(EXIT_USAGE, "--rq-scale/--rq-shift/--rq-zp need --out-dtype int8");
+    if (r->have_scale && in != TESSEL_BF16)
+        return fail(EXIT_USAGE, "--scale applies to float32 inputs only");
+    if (*outd != TESSEL_INT8)
+        r->rq_scale = 0;   /* the requantisation fields must be 0 for other outputs */
+    return bias ? bias_check(bias, in, n, of) : 0;
+}
+
+/* One library call and its output, for run_job. */
+typedef struct {
+    tessel_dtype_t in, out;
+    const char *y_name;            /* the output in messages: "C" */
+    uint32_t ndim;
+    uint64_t shape[4];             /* the output's */
+    char dims[128];                /* the size on the progress line: "33x40x21" */
+    char json[512];                /* the --stats fields of the shape: "\"m\": 33, ..." */
+    tessel_status_t (*call)(tessel_dev_t *dev, void *op, void *y, tessel_completion_t *cpl);
+    void *op;                      /* call's argument; y is the output buffer */
+} job_t;
+
+static int print_stats(const run_t *r, const job_t *j, tessel_dev_t *dev, const tessel_info_t *info,
+                       const tessel_completion_t *cpl, double wall)
+{
+    tessel_stats_t s;
+    tessel_status_t st = tessel_stats(dev, &s);
+    if (st != TESSEL_OK)
+        return fail(EXIT_DEV, "cannot read the statistics: %s", tessel_strerror(st));
+    uint64_t nn = (uint64_t)info->n * info->n;
+    uint64_t mxu_cycles = nn ? (s.macs + nn - 1) / nn : 0;
+    uint64_t bw_cycles = info->hbm_bytes_per_cycle
+                             ? (s.hbm_bytes + info->hbm_bytes_per_cycle - 1) / info->hbm_bytes_per_cycle
+                             : 0;
+    /* The model backend is not timed: its cycle counts can be below the MXU bound, so the
+     * ratio is clamped to 1 (cycles_timed says whether the cycles are the SoC's clock). */
+    double util = s.cycles && nn ? (double)s.macs / ((double)nn * (double)s.cycles) : 0.0;
+    util = util > 1.0 ? 1.0 : util;
+    printf("{\"backend\": \"%s\", %s, \"in_dtype\": \"%s\", \"out_dtype\": \"%s\", \"mxu_n\": %u, \"commands\": %"
+           PRIu64 ", \"cycles\": %" PRIu64 ", \"macs\": %" PRIu64 ", \"mxu_utilization\": %.6f"
+           ", \"hbm_bytes\": %" PRIu64 ", \"hbm_bytes_per_cycle\": %u, \"roofline_cycles\": %" PRIu64
+           ", \"completion_cycles\": %u, \"cycles_timed\": %s, \"checked\": %s, \"wall_seconds\": %.3f}\n",
+           r->backend, j->json, dtype_name(j->in), dtype_name(j->out), info->n, s.commands, s.cycles, s.macs, util,
+           s.hbm_bytes, info->hbm_bytes_per_cycle, mxu_cycles > bw_cycles ? mxu_cycles : bw_cycles,
+           cpl->cycles, strcmp(r->backend, "model") ? "true" : "false", r->check ? "true" : "false", wall);
+    fflush(stdout);
+    return 0;
+}
+
+/* The call's status, and the output written to --out. */
+static int finish_job(run_t *r, const job_t *j, tessel_dev_t *dev, tessel_status_t st,
+                      const tessel_completion_t *cpl, const void *y)
+{
+    if (st == TESSEL_EDEVICE)
+        return fail(EXIT_DEV, "%s failed on the device: status %d, detail 0x%08x", r->sub, (int)cpl->status,
+                    cpl->detail);
+    if (st != TESSEL_OK)
+        return fail(EXIT_DEV, "%s failed: %s (%s)", r->sub, tessel_strerror(st), tessel_last_error(dev));
+    if (!r->outs[0].path)
+        return 0;
+    char err[200];
+    tessel_npy_dtype_t nd = j->out == TESSEL_INT8 ? TESSEL_NPY_I1 : j->out == TESSEL_INT32 ? TESSEL_NPY_I4
+                                                                                         : TESSEL_NPY_F4;
+    outfile_t *out = &r->outs[0];
+    if (out_begin(out, EXIT_DEV))
+        return EXIT_DEV;
+    if (tessel_npy_save(out_target(out), nd, j->ndim, j->shape, y, err, sizeof err) != TESSEL_OK)
+        return fail(EXIT_DEV, "%s %s: %s", j->y_name, out->path, err);
+    return 0;
+}
+
+/* Run the job on a device opened from r's options: the output buffer, the device, the call with a
+ * spinner, --out, --stats; then every output file is replaced (success) or left alone. */
+static int run_job(run_t *r, const job_t *j)
+{
+    int rc = EXIT_DEV;
+    size_t es = j->out == TESSEL_INT8 ? 1 : 4, count = 1;
+    for (uint32_t i = 0; i < j->ndim && count; i++)
+        count = j->shape[i] <= SIZE_MAX / es / count ? count * (size_t)j->shape[i] : 0;
+    void *y = count ? calloc(count, es) : NULL;
     tessel_dev_t *dev = NULL;
-    if (load("A", pa, &A) || load("B", pb, &B) || (pbias && load("bias", pbias, &bias)))
-        goto out;
-    if (A.ndim != 2 || B.ndim != 2) {
-        fail(EXIT_USAGE, "A and B must be 2-D (A has %u dimensions, B %u)", A.ndim, B.ndim);
-        goto out;
-    }
-    if (A.shape[1] != B.shape[0]) {
-        fail(EXIT_USAGE, "shape mismatch: A is %" PRIu64 "x%" PRIu64 ", B is %" PRIu64 "x%" PRIu64
-             " (A's columns must equal B's rows)", A.shape[0], A.shape[1], B.shape[0], B.shape[1]);
+    tessel_info_t info;
+    tessel_status_t st;
+    if (!y) {
+        char s[96];
+        fail(EXIT_DEV, "out of memory for %s (%s)", j->y_name, shape_text(s, sizeof s, j->shape, j->ndim));
         goto out;
     }
-    uint64_t m = A.shape[0], k = A.shape[1], n = B.shape[1];
-    if (!m || !k || !n) {
-        fail(EXIT_USAGE, "empty matrix: A is %" PRIu64 "x%" PRIu64 ", B is %" PRIu64 "x%" PRIu64,
-             m, k, B.shape[0], n);
-        goto out;
-    }
-    if (m > UINT32_MAX || n > UINT32_MAX || k > UINT32_MAX) {
-        fail(EXIT_USAGE, "matrix too large (dimensions must fit in 32 bits)");
-        goto out;
-    }
-    tessel_dtype_t in;
-    if (A.dtype == TESSEL_NPY_I1 && B.dtype == TESSEL_NPY_I1)
-        in = TESSEL_INT8;
-    else if (A.dtype == TESSEL_NPY_F4 && B.dtype == TESSEL_NPY_F4)
-        in = TESSEL_BF16;
-    else {
-        fail(EXIT_USAGE, "unsupported dtypes: A is %s, B is %s (need both int8 or both float32)",
-             npy_type_name(A.dtype), npy_type_name(B.dtype));
-        goto out;
-    }
-    tessel_dtype_t outd = in == TESSEL_INT8 ? TESSEL_INT32 : TESSEL_FP32;
-    if (out_dtype) {
-        if (!strcmp(out_dtype, "int8")) outd = TESSEL_INT8;
-        else if (!strcmp(out_dtype, "bf16")) outd = TESSEL_BF16;
-        else if (!strcmp(out_dtype, "int32")) outd = TESSEL_INT32;
-        else if (!strcmp(out_dtype, "fp32") || !strcmp(out_dtype, "float32")) outd = TESSEL_FP32;
-        else {
-            fail(EXIT_USAGE, "unknown --out-dtype '%s' (int8, bf16, int32 or fp32)", out_dtype);
-            goto out;
-        }
-        if ((in == TESSEL_INT8) != (outd == TESSEL_INT8 || outd == TESSEL_INT32)) {
-            fail(EXIT_USAGE, "--out-dtype %s does not go with %s inputs (int8 in: int32 or int8; "
-                 "float32 in: fp32 or bf16)", out_dtype, in == TESSEL_INT8 ? "int8" : "float32");
-            goto out;
-        }
-    }
-    if (have_rq && outd != TESSEL_INT8) {
-        fail(EXIT_USAGE, "--rq-scale/--rq-shift/--rq-zp need --out-dtype int8");
-        goto out;
-    }
-    if (have_scale && in != TESSEL_BF16) {
-        fail(EXIT_USAGE, "--scale applies to float32 inputs only");
-        goto out;
-    }
-    if (pbias) {
-        if (bias.ndim != 1 || bias.shape[0] != n) {
-            fail(EXIT_USAGE, "bias must be 1-D with %" PRIu64 " values (B's columns)", n);
-            goto out;
-        }
-        if (in == TESSEL_INT8 && bias.dtype == TESSEL_NPY_I1) {   /* widen int8 to int32 */
-            int32_t *w = malloc(n * sizeof *w);
-            if (!w) {
-                fail(EXIT_DEV, "out of memory");
-                goto out;
-            }
-            for (uint64_t j = 0; j < n; j++)
-                w[j] = ((const int8_t *)bias.data)[j];
-            free(bias.data);
-            bias.data = w;
-            bias.dtype = TESSEL_NPY_I4;
-        }
-        tessel_npy_dtype_t want = in == TESSEL_INT8 ? TESSEL_NPY_I4 : TESSEL_NPY_F4;
-        if (bias.dtype != want) {
-            fail(EXIT_USAGE, "bias is %s; %s inputs need a %s bias", npy_type_name(bias.dtype),
-                 in == TESSEL_INT8 ? "int8" : "float32", npy_type_name(want));
-            goto out;
-        }
-    }
-    size_t ces = outd == TESSEL_INT8 ? 1 : 4;
-    if (m * n > SIZE_MAX / ces || !(c = calloc((size_t)(m * n), ces))) {
-        fail(EXIT_DEV, "out of memory for C (%" PRIu64 "x%" PRIu64 ")", m, n);
-        goto out;
-    }
-
     /* The library writes the timeline and the trace to the temporary files; they replace the
      * targets at the end, when everything succeeded. */
-    if (out_begin(&outs[1], EXIT_USAGE) || out_begin(&outs[2], EXIT_USAGE))
+    if (out_begin(&r->outs[1], EXIT_USAGE) || out_begin(&r->outs[2], EXIT_USAGE)) {
+        rc = EXIT_USAGE;
         goto out;
-    rc = EXIT_DEV;
-    if (open_dev(&dev, backend, check ? TESSEL_OPEN_CHECK : 0, fw, trace ? out_target(&outs[2]) : NULL,
-                 timeline ? out_target(&outs[1]) : NULL, port))
+    }
+    if (open_dev(&dev, r->backend, r->check ? TESSEL_OPEN_CHECK : 0, r->fw,
+                 r->outs[2].path ? out_target(&r->outs[2]) : NULL, r->outs[1].path ? out_target(&r->outs[1]) : NULL,
+                 r->port))
         goto out;
-    tessel_info_t info;
-    tessel_status_t st = tessel_info(dev, &info);
-    if (st != TESSEL_OK) {
+    if ((st = tessel_info(dev, &info)) != TESSEL_OK) {
         fail(EXIT_DEV, "cannot read the device configuration: %s", tessel_strerror(st));
         goto out;
     }
     tessel_stats_reset(dev);
-
-    tessel_gemm_t g = {(uint32_t)m, (uint32_t)n, (uint32_t)k, in, outd, A.data, (size_t)k, B.data, (size_t)n,
-                       c, (size_t)n, pbias ? bias.data : NULL, relu, scale, 0, 0, 0};
-    if (outd == TESSEL_INT8) {   /* the requantisation fields must be 0 for other outputs */
-        g.rq_scale = (int32_t)rq_scale;
-        g.rq_shift = (uint32_t)rq_shift;
-        g.rq_zero_point = (int32_t)rq_zp;
-    }
     tessel_completion_t cpl;
     memset(&cpl, 0, sizeof cpl);
     progress_t prog;
-    pthread_t thr;
-    int threaded = 0;
     double t0 = now_s();
-    if (isatty(STDERR_FILENO)) {
-        memset(&prog, 0, sizeof prog);
-        pthread_mutex_init(&prog.mu, NULL);
-        pthread_cond_init(&prog.cv, NULL);
-        prog.t0 = t0;
-        snprintf(prog.what, sizeof prog.what, "tessel: %s gemm %" PRIu64 "x%" PRIu64 "x%" PRIu64 " on %s",
-                 dtype_name(in), m, n, k, backend);
-        threaded = pthread_create(&thr, NULL, progress_main, &prog) == 0;
-    }
-    st = tessel_gemm(dev, &g, &cpl);
+    progress_start(&prog, t0, "tessel: %s %s %s on %s", dtype_name(j->in), r->sub, j->dims, r->backend);
+    st = j->call(dev, j->op, y, &cpl);
     double wall = now_s() - t0;
-    if (threaded) {
-        pthread_mutex_lock(&prog.mu);
-        prog.done = 1;
-        pthread_cond_signal(&prog.cv);
-        pthread_mutex_unlock(&prog.mu);
-        pthread_join(thr, NULL);
-    }
-    if (st == TESSEL_EDEVICE) {
-        fail(EXIT_DEV, "gemm failed on the device: status %d, detail 0x%08x", (int)cpl.status, cpl.detail);
-        goto out;
-    }
-    if (st != TESSEL_OK) {
-        fail(EXIT_DEV, "gemm failed: %s (%s)", tessel_strerror(st), tessel_last_error(dev));
-        goto out;
-    }
-    if (pout) {
-        char err[200];
-        uint64_t shape[2] = {m, n};
-        tessel_npy_dtype_t nd = outd == TESSEL_INT8 ? TESSEL_NPY_I1 : outd == TESSEL_INT32 ? TESSEL_NPY_I4
-                                                                                          : TESSEL_NPY_F4;
-        if (out_begin(&outs[0], EXIT_DEV))
-            goto out;
-        if (tessel_npy_save(out_target(&outs[0]), nd, 2, shape, c, err, sizeof err) != TESSEL_OK) {
-            fail(EXIT_DEV, "C %s: %s", pout, err);
-            goto out;
-        }
-    }
-    if (stats) {
-        tessel_stats_t s;
-        st = tessel_stats(dev, &s);
-        if (st != TESSEL_OK) {
-            fail(EXIT_DEV, "cannot read the statistics: %s", tessel_strerror(st));
-            goto out;
-        }
-        uint64_t nn = (uint64_t)info.n * info.n;
-        uint64_t mxu_cycles = nn ? (s.macs + nn - 1) / nn : 0;
-        uint64_t bw_cycles = info.hbm_bytes_per_cycle
-                                 ? (s.hbm_bytes + info.hbm_bytes_per_cycle - 1) / info.hbm_bytes_per_cycle
-                                 : 0;
-        /* The model backend is not timed: its cycle counts can be below the MXU bound, so the
-         * ratio is clamped to 1 (cycles_timed says whether the cycles are the SoC's clock). */
-        double util = s.cycles && nn ? (double)s.macs / ((double)nn * (double)s.cycles) : 0.0;
-        util = util > 1.0 ? 1.0 : util;
-        printf("{\"backend\": \"%s\", \"m\": %" PRIu64 ", \"n\": %" PRIu64 ", \"k\": %" PRIu64
-               ", \"in_dtype\": \"%s\", \"out_dtype\": \"%s\", \"mxu_n\": %u, \"commands\": %" PRIu64
-               ", \"cycles\": %" PRIu64 ", \"macs\": %" PRIu64 ", \"mxu_utilization\": %.6f"
-               ", \"hbm_bytes\": %" PRIu64 ", \"hbm_bytes_per_cycle\": %u, \"roofline_cycles\": %" PRIu64
-               ", \"completion_cycles\": %u, \"cycles_timed\": %s, \"checked\": %s, \"wall_seconds\": %.3f}\n",
-               backend, m, n, k, dtype_name(in), dtype_name(outd), info.n, s.commands, s.cycles, s.macs, util,
-               s.hbm_bytes, info.hbm_bytes_per_cycle, mxu_cycles > bw_cycles ? mxu_cycles : bw_cycles,
-               cpl.cycles, strcmp(backend, "model") ? "true" : "false", check ? "true" : "false", wall);
-        fflush(stdout);
-    }
-    rc = 0;
+    progress_stop(&prog);
+    if (!finish_job(r, j, dev, st, &cpl, y) && !(r->stats && print_stats(r, j, dev, &info, &cpl, wall)))
+        rc = 0;
 out:
     tessel_close(dev);   /* writes the timeline */
-    for (size_t i = 0; i < n_outs; i++)
-        if (out_end(&outs[i], rc == 0) && rc == 0)
+    for (size_t i = 0; i < 3; i++)
+        if (out_end(&r->outs[i], rc == 0) && rc == 0)
             rc = EXIT_DEV;
-    free(c);
+    free(y);
+    return rc;
+}
+
+/* ---- gemm ---------------------------------------------------------------------------------- */
+static tessel_status_t call_gemm(tessel_dev_t *dev, void *op, void *y, tessel_completion_t *cpl)
+{
+    tessel_gemm_t *g = op;
+    g->c = y;
+    return tessel_gemm(dev, g, cpl);
+}
+
+static int gemm_run(run_t *r, const tessel_npy_t *A, const tessel_npy_t *B, tessel_npy_t *bias)
+{
+    if (A->ndim != 2 || B->ndim != 2)
+        return fail(EXIT_USAGE, "A and B must be 2-D (A has %u dimensions, B %u)", A->ndim, B->ndim);
+    if (A->shape[1] != B->shape[0])
+        return fail(EXIT_USAGE, "shape mismatch: A is %" PRIu64 "x%" PRIu64 ", B is %" PRIu64 "x%" PRIu64
+                    " (A's columns must equal B's rows)", A->shape[0], A->shape[1], B->shape[0], B->shape[1]);
+    uint64_t m = A->shape[0], k = A->shape[1], n = B->shape[1];
+    if (!m || !k || !n)
+        return fail(EXIT_USAGE, "empty matrix: A is %" PRIu64 "x%" PRIu64 ", B is %" PRIu64 "x%" PRIu64, m, k,
+                    B->shape[0], n);
+    if (m > UINT32_MAX || n > UINT32_MAX || k > UINT32_MAX)
+        return fail(EXIT_USAGE, "matrix too large (dimensions must fit in 32 bits)");
+    tessel_dtype_t in, outd;
+    int rc;
+    if ((rc = in_dtype_of(A, "A", B, "B", &in)) || (rc = epilogue_check(r, in, bias, n, "B's columns", &outd)))
+        return rc;
+    tessel_gemm_t g = {(uint32_t)m, (uint32_t)n, (uint32_t)k, in, outd, A->data, (size_t)k, B->data, (size_t)n,
+                       NULL, (size_t)n, bias ? bias->data : NULL, r->relu, r->scale, (int32_t)r->rq_scale,
+                       (uint32_t)r->rq_shift, (int32_t)r->rq_zp};
+    job_t j = {.in = in, .out = outd, .y_name = "C", .ndim = 2, .shape = {m, n}, .call = call_gemm, .op = &g};
+    snprintf(j.dims, sizeof j.dims, "%" PRIu64 "x%" PRIu64 "x%" PRIu64, m, n, k);
+    snprintf(j.json, sizeof j.json, "\"m\": %" PRIu64 ", \"n\": %" PRIu64 ", \"k\": %" PRIu64, m, n, k);
+    return run_job(r, &j);
+}
+
+static int cmd_gemm(int argc, char **argv)
+{
+    run_t r;
+    run_init(&r, "gemm", "A x B", 1);
+    const char *pa = NULL, *pb = NULL, *pbias = NULL;
+    const own_opt_t own[] = {{"--a", &pa}, {"--b", &pb}, {"--bias", &pbias}};
+    if (parse_run(&r, own, 3, argc, argv))
+        return EXIT_USAGE;
+    if (!pa || !pb)
+        return fail(EXIT_USAGE, "gemm needs --a A.npy and --b B.npy (see tessel --help)");
+    const input_t ins[] = {{"--a", pa}, {"--b", pb}, {"--bias", pbias}};
+    if (check_run(&r, ins, 3))
+        return EXIT_USAGE;
+    tessel_npy_t A = {0}, B = {0}, bias = {0};
+    int rc = load("A", pa, &A) || load("B", pb, &B) || (pbias && load("bias", pbias, &bias))
+                 ? EXIT_USAGE : gemm_run(&r, &A, &B, pbias ? &bias : NULL);
     tessel_npy_free(&A);
     tessel_npy_free(&B);
     tessel_npy_free(&bias);
+    return rc;
+}
+
+/* ---- conv2d and pool2d: the window ----------------------------------------------------------- */
+/* The window options as given, then their values (docs/isa.md §7, window geometry). */
+typedef struct {
+    const char *x_s, *stride_s, *pad_s, *dil_s, *zp_s; /* --x, --stride, --pad, --dilation, --x-zp */
+    uint64_t k[2], s[2], pad[4], dil[2];                 /* KH, KW; strides; padding T, B, L, R; dilations */
+    int64_t zp;
+    uint64_t x[4], oh, ow;                               /* X's N, H, W, C; the output's rows and columns */
+} win_t;
+
+/* The options of win_t, for a subcommand's own_opt_t table. */
+#define WIN_OPTS(w)                                                                                        \
+    {"--x", &(w).x_s}, {"--stride", &(w).stride_s}, {"--pad", &(w).pad_s}, {"--dilation", &(w).dil_s},        \
+    {"--x-zp", &(w).zp_s}
+
+/* The geometry fields that tessel_conv2d_t and tessel_pool2d_t share. */
+#define WIN_FIELDS(w)                                                                                      \
+    .batch = (uint32_t)(w)->x[0], .h = (uint32_t)(w)->x[1], .w = (uint32_t)(w)->x[2], .c = (uint32_t)(w)->x[3], \
+    .kh = (uint32_t)(w)->k[0], .kw = (uint32_t)(w)->k[1], .stride_h = (uint32_t)(w)->s[0],                   \
+    .stride_w = (uint32_t)(w)->s[1], .pad_t = (uint32_t)(w)->pad[0], .pad_b = (uint32_t)(w)->pad[1],          \
+    .pad_l = (uint32_t)(w)->pad[2], .pad_r = (uint32_t)(w)->pad[3], .dil_h = (uint32_t)(w)->dil[0],           \
+    .dil_w = (uint32_t)(w)->dil[1], .x_zero_point = (int32_t)(w)->zp
+
+static int win_values(win_t *w)
+{
+    if ((w->stride_s && parse_list("--stride", "S or SH,SW", w->stride_s, 2, 1, 255, w->s)) ||
+        (w->pad_s && parse_list("--pad", "P or PT,PB,PL,PR", w->pad_s, 4, 0, 255, w->pad)) ||
+        (w->dil_s && parse_list("--dilation", "D or DH,DW", w->dil_s, 2, 1, 255, w->dil)))
+        return EXIT_USAGE;
+    if (w->zp_s && !parse_i64(w->zp_s, -128, 127, &w->zp))
+        return fail(EXIT_USAGE, "--x-zp needs an integer in -128..127, not '%s'", w->zp_s);
+    return 0;
+}
+
+/* A 4-D operand (`layout` in messages) whose dimension i, names[i], is in 1..hi[i]. */
+static int check_dims(const char *what, const char *layout, const tessel_npy_t *a, const char *const names[4],
+                      const uint64_t hi[4])
+{
+    char s[96];
+    if (a->ndim != 4)
+        return fail(EXIT_USAGE, "%s must be 4-D (%s); it has %u dimensions", what, layout, a->ndim);
+    for (int i = 0; i < 4; i++)
+        if (!a->shape[i] || a->shape[i] > hi[i])
+            return fail(EXIT_USAGE, "%s is %s (%s): %s must be in 1..%" PRIu64, what,
+                        shape_text(s, sizeof s, a->shape, 4), layout, names[i], hi[i]);
+    return 0;
+}
+
+/* X: N x H x W x C, each in 1..65535. */
+static int x_check(win_t *w, const tessel_npy_t *X)
+{
+    static const char *const names[4] = {"N", "H", "W", "C"};
+    static const uint64_t hi[4] = {65535, 65535, 65535, 65535};
+    int rc = check_dims("X", "N x H x W x C", X, names, hi);
+    if (!rc)
+        memcpy(w->x, X->shape, sizeof w->x);
+    return rc;
+}
+
+/* The output size of the window over X: at least one pixel. */
+static int win_fit(win_t *w)
+{
+    w->oh = tessel_window_out((uint32_t)w->x[1], (uint32_t)w->pad[0], (uint32_t)w->pad[1], (uint32_t)w->k[0],
+                              (uint32_t)w->s[0], (uint32_t)w->dil[0]);
+    w->ow = tessel_window_out((uint32_t)w->x[2], (uint32_t)w->pad[2], (uint32_t)w->pad[3], (uint32_t)w->k[1],
+                              (uint32_t)w->s[1], (uint32_t)w->dil[1]);
+    if (!w->oh || !w->ow)
+        return fail(EXIT_USAGE, "the %" PRIu64 "x%" PRIu64 " window (dilation %" PRIu64 ",%" PRIu64 ") does not fit "
+                    "the %" PRIu64 "x%" PRIu64 " input padded by %" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                    " (top, bottom, left, right)", w->k[0], w->k[1], w->dil[0], w->dil[1], w->x[1], w->x[2],
+                    w->pad[0], w->pad[1], w->pad[2], w->pad[3]);
+    return 0;
+}
+
+static int zp_check(const win_t *w, tessel_dtype_t in)
+{
+    if (w->zp_s && in != TESSEL_INT8)
+        return fail(EXIT_USAGE, "--x-zp applies to int8 inputs only (float inputs are padded with 0)");
+    return 0;
+}
+
+/* The job's output (N x OH x OW x cy) and the window's part of its progress line and --stats. */
+static void win_job(job_t *j, const win_t *w, uint64_t cy)
+{
+    const uint64_t y[4] = {w->x[0], w->oh, w->ow, cy};
+    char xs[64], ys[64];
+    j->y_name = "Y";
+    j->ndim = 4;
+    memcpy(j->shape, y, sizeof y);
+    snprintf(j->dims, sizeof j->dims, "%s -> %s", shape_text(xs, sizeof xs, w->x, 4), shape_text(ys, sizeof ys, y, 4));
+    json_list(j->json, sizeof j->json, "x", w->x, 4);
+    json_list(j->json, sizeof j->json, "y", y, 4);
+    json_list(j->json, sizeof j->json, "window", w->k, 2);
+    json_list(j->json, sizeof j->json, "stride", w->s, 2);
+    json_list(j->json, sizeof j->json, "pad", w->pad, 4);
+    json_list(j->json, sizeof j->json, "dilation", w->dil, 2);
+}
+
+/* ---- conv2d -------------------------------------------------------------------------------- */
+static tessel_status_t call_conv2d(tessel_dev_t *dev, void *op, void *y, tessel_completion_t *cpl)
+{
+    tessel_conv2d_t *p = op;
+    p->y = y;
+    return tessel_conv2d(dev, p, cpl);
+}
+
+static int conv2d_run(run_t *r, win_t *w, const tessel_npy_t *X, const tessel_npy_t *W, tessel_npy_t *bias,
+                      uint64_t groups)
+{
+    static const char *const names[4] = {"KH", "KW", "C/groups", "COUT"};
+    static const uint64_t hi[4] = {255, 255, 65535, 65535};
+    tessel_dtype_t in, outd;
+    char s[96];
+    int rc;
+    if ((rc = x_check(w, X)) || (rc = check_dims("W", "KH x KW x C/groups x COUT", W, names, hi)))
+        return rc;
+    uint64_t c = X->shape[3], cout = W->shape[3];
+    if (c % groups || cout % groups)
+        return fail(EXIT_USAGE, "--groups %" PRIu64 " must divide X's C (%" PRIu64 ") and W's COUT (%" PRIu64 ")",
+                    groups, c, cout);
+    if (W->shape[2] != c / groups)
+        return fail(EXIT_USAGE, "shape mismatch: W is %s, its third dimension must be C/groups = %" PRIu64,
+                    shape_text(s, sizeof s, W->shape, 4), c / groups);
+    memcpy(w->k, W->shape, sizeof w->k);
+    if ((rc = win_fit(w)) || (rc = in_dtype_of(X, "X", W, "W", &in)) || (rc = zp_check(w, in)) ||
+        (rc = epilogue_check(r, in, bias, cout, "W's COUT", &outd)))
+        return rc;
+    tessel_conv2d_t p = {WIN_FIELDS(w), .cout = (uint32_t)cout, .groups = (uint32_t)groups, .in_dtype = in,
+                         .out_dtype = outd, .x = X->data, .weights = W->data, .bias = bias ? bias->data : NULL,
+                         .relu = r->relu, .scale = r->scale, .rq_scale = (int32_t)r->rq_scale,
+                         .rq_shift = (uint32_t)r->rq_shift, .rq_zero_point = (int32_t)r->rq_zp};
+    job_t j = {.in = in, .out = outd, .call = call_conv2d, .op = &p};
+    win_job(&j, w, cout);
+    json_list(j.json, sizeof j.json, "w", W->shape, 4);
+    appendf(j.json, sizeof j.json, ", \"groups\": %" PRIu64, groups);
+    return run_job(r, &j);
+}
+
+static int cmd_conv2d(int argc, char **argv)
+{
+    run_t r;
+    run_init(&r, "conv2d", "X * W", 1);
+    win_t w = {.s = {1, 1}, .dil = {1, 1}};
+    const char *pw = NULL, *pbias = NULL, *pgroups = NULL;
+    const own_opt_t own[] = {{"--w", &pw}, {"--bias", &pbias}, {"--groups", &pgroups}, WIN_OPTS(w)};
+    int64_t groups = 1;
+    if (parse_run(&r, own, sizeof own / sizeof own[0], argc, argv))
+        return EXIT_USAGE;
+    if (!w.x_s || !pw)
+        return fail(EXIT_USAGE, "conv2d needs --x X.npy and --w W.npy (see tessel --help)");
+    if (pgroups && !parse_i64(pgroups, 1, 65535, &groups))
+        return fail(EXIT_USAGE, "--groups needs an integer in 1..65535, not '%s'", pgroups);
+    const input_t ins[] = {{"--x", w.x_s}, {"--w", pw}, {"--bias", pbias}};
+    if (win_values(&w) || check_run(&r, ins, 3))
+        return EXIT_USAGE;
+    tessel_npy_t X = {0}, W = {0}, bias = {0};
+    int rc = load("X", w.x_s, &X) || load("W", pw, &W) || (pbias && load("bias", pbias, &bias))
+                 ? EXIT_USAGE : conv2d_run(&r, &w, &X, &W, pbias ? &bias : NULL, (uint64_t)groups);
+    tessel_npy_free(&X);
+    tessel_npy_free(&W);
+    tessel_npy_free(&bias);
+    return rc;
+}
+
+/* ---- pool2d -------------------------------------------------------------------------------- */
+static tessel_status_t call_pool2d(tessel_dev_t *dev, void *op, void *y, tessel_completion_t *cpl)
+{
+    tessel_pool2d_t *p = op;
+    p->y = y;
+    return tessel_pool2d(dev, p, cpl);
+}
+
+static int pool2d_run(run_t *r, win_t *w, const tessel_npy_t *X, int avg)
+{
+    tessel_dtype_t in = TESSEL_INT8, outd;   /* in: set when in_dtype_of succeeds (GCC cannot tell) */
+    int rc;
+    if ((rc = x_check(w, X)) || (rc = win_fit(w)) || (rc = in_dtype_of(X, "X", NULL, NULL, &in)) ||
+        (rc = zp_check(w, in)))
+        return rc;
+    int i8 = in == TESSEL_INT8;
+    if ((rc = out_dtype_of(r, in, i8 ? TESSEL_INT8 : avg ? TESSEL_FP32 : TESSEL_BF16,
+                           i8 ? DT(TESSEL_INT8) : avg ? DT(TESSEL_FP32) | DT(TESSEL_BF16) : DT(TESSEL_BF16),
+                           i8 ? "pool2d: int8 in, int8 out" : avg ? "average pooling: fp32 or bf16 out"
+                                                                 : "max pooling: bf16 out", &outd)))
+        return rc;
+    tessel_pool2d_t p = {WIN_FIELDS(w), .kind = avg ? TESSEL_POOL_AVG : TESSEL_POOL_MAX, .in_dtype = in,
+                         .out_dtype = outd, .x = X->data};
+    job_t j = {.in = in, .out = outd, .call = call_pool2d, .op = &p};
+    win_job(&j, w, w->x[3]);
+    appendf(j.json, sizeof j.json, ", \"kind\": \"%s\"", avg ? "avg" : "max");
+    return run_job(r, &j);
+}
+
+static int cmd_pool2d(int argc, char **argv)
+{
+    run_t r;
+    run_init(&r, "pool2d", NULL, 0);
+    win_t w = {.dil = {1, 1}};
+    const char *kind = NULL, *window = NULL;
+    const own_opt_t own[] = {{"--kind", &kind}, {"--window", &window}, WIN_OPTS(w)};
+    if (parse_run(&r, own, sizeof own / sizeof own[0], argc, argv))
+        return EXIT_USAGE;
+    if (!w.x_s || !kind || !window)
+        return fail(EXIT_USAGE, "pool2d needs --x X.npy, --kind max|avg and --window K|KH,KW (see tessel --help)");
+    if (strcmp(kind, "max") && strcmp(kind, "avg"))
+        return fail(EXIT_USAGE, "unknown --kind '%s' (max or avg)", kind);
+    if (w.zp_s && !strcmp(kind, "max"))
+        return fail(EXIT_USAGE, "--x-zp does not apply to --kind max (padding never wins a max)");
+    if (parse_list("--window", "K or KH,KW", window, 2, 1, 255, w.k))
+        return EXIT_USAGE;
+    memcpy(w.s, w.k, sizeof w.s);   /* the stride defaults to the window */
+    const input_t ins[] = {{"--x", w.x_s}};
+    if (win_values(&w) || check_run(&r, ins, 1))
+        return EXIT_USAGE;
+    tessel_npy_t X = {0};
+    int rc = load("X", w.x_s, &X) ? EXIT_USAGE : pool2d_run(&r, &w, &X, !strcmp(kind, "avg"));
+    tessel_npy_free(&X);
     return rc;
 }
 
@@ -690,9 +1124,8 @@ int tessel_cli_main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
             return fputs(tessel_cli_usage, stdout), 0;
-    if (!strcmp(argv[0], "gemm"))
-        return cmd_gemm(argc, argv);
-    if (!strcmp(argv[0], "info"))
-        return cmd_info(argc, argv);
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        if (!strcmp(argv[0], subcommands[i].name))
+            return subcommands[i].run(argc, argv);
     return fail(EXIT_USAGE, "unknown subcommand %s", argv[0]);
 }

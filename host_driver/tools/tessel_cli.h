@@ -1,9 +1,11 @@
-/* The libtessel subcommands of the `tessel` CLI (hw/sim/soc/tessel_main.cpp dispatches to them).
+/* The libtessel subcommands of the `tessel` CLI (host_driver/tools/tessel_main.cpp dispatches to them).
  *   tessel gemm --a A.npy --b B.npy [options]     C = epilogue(A x B) on a device
+ *   tessel conv2d --x X.npy --w W.npy [options]   Y = epilogue(conv2d(X, W)), NHWC X, HWIO W
+ *   tessel pool2d --x X.npy --kind max|avg --window K [options]   max or average pooling of X
  *   tessel info [--backend model|sim] [--json]    the device's configuration
  * argv[0] is the subcommand name. Returns the process exit code: 0 success, 1 a device or library
  * failure (including a --check mismatch), 2 a usage or input error (unknown option, unreadable or
- * malformed .npy, unsupported dtype, mismatched shapes). Every error is one line on stderr that
+ * malformed .npy, unsupported dtype, mismatched shapes, a window that does not fit). Every error is one line on stderr that
  * starts with "tessel: ".
  */
 #ifndef TESSEL_CLI_H

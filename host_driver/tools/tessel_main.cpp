@@ -2,6 +2,7 @@
 //   tessel run [--max-cycles N|unlimited] [--trace out.fst] [--stats] PROG.elf
 //                       an ELF on the simulated SoC from reset (hw/sim/soc/tsl_soc_run.h)
 //   tessel gemm ...     a GEMM through libtessel on a device (tessel_cli.h; `tessel gemm --help`)
+//   tessel conv2d ...   a 2-D convolution, tessel pool2d ...: max or average pooling (tessel_cli.h)
 //   tessel info ...     the device's configuration (tessel_cli.h)
 // Exit code 2 and a "tessel: " message on a usage error. Built with -DTESSEL_NO_SIM (a libtessel
 // without the simulated SoC, HOST_SIM=0), `run` says that it is not there.
@@ -21,6 +22,9 @@ const char tsl_soc_run_usage[] = "usage: tessel run PROG.elf   (not in this buil
 const char kSummary[] =
     "usage: tessel run [--max-cycles N|unlimited] [--trace out.fst] [--stats] PROG.elf\n"
     "       tessel gemm --a A.npy --b B.npy [...]   a GEMM through libtessel (tessel gemm --help)\n"
+    "       tessel conv2d --x X.npy --w W.npy [...] a 2-D convolution (NHWC X, HWIO W)\n"
+    "       tessel pool2d --x X.npy --kind max|avg --window K [...]\n"
+    "                                               max or average pooling\n"
     "       tessel info [--backend model|sim|uart]  the device's configuration\n"
     "       tessel --help                           all options\n";
 }  // namespace

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""make test-cli: `tessel gemm` and `tessel info` on the model backend.
+"""make test-cli: `tessel gemm`, `tessel conv2d`, `tessel pool2d` and `tessel info` on the model backend.
 
-Usage: test_cli.py TESSEL CLI_REF WORKDIR
-  - error paths: each bad input exits 2 with exactly one stderr line starting "tessel: ";
+Usage: test_cli.py TESSEL CLI_REF WORKDIR   (SEED=n: the conv2d/pool2d inputs; needs numpy)
+  - error paths: each bad input exits 2 with exactly one stderr line starting "tessel: " (conv2d and
+    pool2d: and writes nothing);
   - GEMMs (int8 -> int32, int8 -> requantised int8, float32 -> fp32, float32 -> bf16, with and
     without bias/ReLU, shapes that are not multiples of N) checked bit for bit by CLI_REF against
     the plain C reference;
   - --stats prints one JSON line with the documented fields; `info` and `info --json`;
+  - conv2d and pool2d (stride 2, asymmetric padding, dilation 2, groups and depthwise, bias + ReLU,
+    requantised int8, N=2; one conv2d on the simulated SoC) against the numpy references below: int8
+    bit for bit, float within the bf16 input rounding (max pooling exactly the bf16-rounded max);
   - nothing lost (issue 23): an output that names an input or another output is refused before
     anything runs and leaves the files as they were; an input error leaves an existing output alone;
     no temporary file is left; options the backend would ignore (--firmware, --trace on the model)
@@ -20,6 +24,8 @@ import resource
 import struct
 import subprocess
 import sys
+
+import numpy as np
 
 TESSEL, CLI_REF, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 passed = failed = 0
@@ -76,6 +82,285 @@ def npy(path, descr, shape, payload, fortran=False, version=1):
 
 def p(name):
     return os.path.join(WORK, name)
+
+
+
+# ---- conv2d and pool2d -----------------------------------------------------------------------------
+def bf16(a):
+    """float32 rounded to the nearest bf16 (ties to even), as float32."""
+    u = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16 << 16).astype(np.uint32).view(np.float32)
+
+
+def taps(x, k, s, pad, dil, fill):
+    """The window taps of NHWC x: an array KH x KW x N x OH x OW x C, padding read as fill."""
+    n, h, w, c = x.shape
+    (kh, kw), (sh, sw), (pt, pb, pl, pr), (dh, dw) = k, s, pad, dil
+    oh, ow = (h + pt + pb - dh * (kh - 1) - 1) // sh + 1, (w + pl + pr - dw * (kw - 1) - 1) // sw + 1
+    xp = np.full((n, h + pt + pb, w + pl + pr, c), fill, x.dtype)
+    xp[:, pt:pt + h, pl:pl + w, :] = x
+    return np.stack([np.stack([xp[:, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw, :]
+                               for j in range(kw)]) for i in range(kh)])
+
+
+def conv_sum(t, w, groups):
+    """sum over (kh, kw, ci) of taps x weights, group by group: N x OH x OW x COUT."""
+    cg, og = w.shape[2], w.shape[3] // groups
+    return np.concatenate([np.einsum("abnhwc,abco->nhwo", t[..., g * cg:(g + 1) * cg], w[..., g * og:(g + 1) * og])
+                           for g in range(groups)], axis=-1)
+
+
+def requant(v, scale, shift, zp):
+    """sat8(sat32(floor((v * scale + 2^(shift-1)) / 2^shift) + zp))."""
+    v = (v * scale + ((1 << shift) >> 1)) >> shift
+    return np.clip(np.clip(v + zp, -2**31, 2**31 - 1), -128, 127)
+
+
+def rand_x(rng, ty, shape, hi=128):
+    """int8 in -128..hi-1, or standard normal float32."""
+    return rng.integers(-128, hi, shape).astype(np.int8) if ty == "int8" else rng.standard_normal(shape, np.float32)
+
+
+def geometry(o, k, stride):
+    """(window, stride, pad, dilation) of the options o; the defaults are the CLI's."""
+    return k, o.get("stride", stride), o.get("pad", (0, 0, 0, 0)), o.get("dil", (1, 1))
+
+
+# The float references take the bf16-rounded inputs in float64, so what remains is the device's fp32
+# accumulation (at most K * 2^-24 of the sum of |terms|, well below the 1e-4 allowed here for these
+# K) and, for a bf16 output, its rounding (half an ulp: 2^-8 of |y|).
+def conv_ref(x, w, o):
+    """(exact int64 result or float64 result, tolerance) of conv2d with the options o."""
+    zp, groups = o.get("x_zp", 0), o.get("groups", 1)
+    geo = geometry(o, (w.shape[0], w.shape[1]), (1, 1))
+    if x.dtype == np.int8:
+        v = conv_sum(taps(x.astype(np.int64), *geo, zp), w.astype(np.int64), groups)
+        v = v + o["bias"].astype(np.int64) if "bias" in o else v
+        v = np.maximum(v, 0) if o.get("relu") else v
+        return (requant(v, *o["rq"]) if "rq" in o else v), 0
+    t = taps(bf16(x).astype(np.float64), *geo, 0.0)
+    wd = bf16(w).astype(np.float64)
+    v = conv_sum(t, wd, groups) * o.get("scale", 1.0)
+    tol = 1e-4 * conv_sum(np.abs(t), np.abs(wd), groups) * o.get("scale", 1.0) + 1e-6
+    v = v + o["bias"] if "bias" in o else v
+    v = np.maximum(v, 0) if o.get("relu") else v
+    return v, tol + (np.abs(v) * 2.0**-8 if o.get("bf16_out") else 0)
+
+
+def pool_ref(x, o):
+    """(result, tolerance) of pool2d with the options o."""
+    geo = geometry(o, o["window"], o["window"])
+    k = o["window"][0] * o["window"][1]
+    if o["kind"] == "max":
+        fill = -128 if x.dtype == np.int8 else -np.inf
+        return taps(x if x.dtype == np.int8 else bf16(x), *geo, fill).max(axis=(0, 1)), 0
+    if x.dtype == np.int8:
+        s = taps(x.astype(np.int64), *geo, o.get("x_zp", 0)).sum(axis=(0, 1))
+        return np.sign(s) * ((2 * np.abs(s) + k) // (2 * k)), 0   # round(s / k), ties away from zero
+    t = taps(bf16(x).astype(np.float64), *geo, 0.0)
+    v = t.sum(axis=(0, 1)) / k
+    return v, 1e-4 * np.abs(t).sum(axis=(0, 1)) / k + 1e-6 + (np.abs(v) * 2.0**-8 if o.get("bf16_out") else 0)
+
+
+def window_args(o):
+    """The CLI options of o's geometry and epilogue."""
+    a = []
+    for key, opt in (("stride", "--stride"), ("pad", "--pad"), ("dil", "--dilation"), ("window", "--window")):
+        if key in o:
+            a += [opt, ",".join(map(str, o[key]))]
+    for key, opt in (("x_zp", "--x-zp"), ("groups", "--groups"), ("scale", "--scale"), ("kind", "--kind")):
+        if key in o:
+            a += [opt, str(o[key])]
+    if o.get("relu"):
+        a += ["--relu"]
+    if "rq" in o:
+        a += ["--out-dtype", "int8", "--rq-scale", str(o["rq"][0]), "--rq-shift", str(o["rq"][1]),
+              "--rq-zp", str(o["rq"][2])]
+    if o.get("bf16_out"):
+        a += ["--out-dtype", "bf16"]
+    return a
+
+
+def first_mismatch(y, ref, tol):
+    """'' when y matches ref within tol, else the first mismatch: index, expected, got."""
+    if y.shape != ref.shape:
+        return f"shape {y.shape}, expected {ref.shape}"
+    bad = np.argwhere(np.abs(y.astype(np.float64) - ref) > tol)
+    if len(bad) == 0:
+        return ""
+    i = tuple(bad[0])
+    return f"{len(bad)} mismatches, first at {i}: expected {ref[i]}, got {y[i]}"
+
+
+def window_cases(rng):
+    """conv2d and pool2d on the model (one on the simulated SoC), against the references above."""
+    int8, f32 = "int8", "f32"
+    convs = [
+        ("int8 N=2 stride 2, asymmetric pad, bias, relu", int8, (2, 9, 8, 6), (3, 3, 6, 10),
+         dict(stride=(2, 2), pad=(1, 0, 2, 1), bias="i4", relu=True)),
+        ("int8 dilation 2,1, groups 2, x-zp, int8 bias, requant", int8, (1, 10, 9, 8), (3, 2, 4, 6),
+         dict(dil=(2, 1), pad=(2, 2, 2, 2), groups=2, x_zp=-3, bias="i1", rq=(7, 8, -5))),
+        ("int8 depthwise C=COUT=groups=5, pad 1, x-zp", int8, (1, 7, 7, 5), (3, 3, 1, 5),
+         dict(pad=(1, 1, 1, 1), groups=5, x_zp=4)),
+        ("int8 K and COUT past the MXU (20 -> 33)", int8, (1, 6, 6, 20), (3, 3, 20, 33), dict(relu=True)),
+        ("int8 saturating requant, shift 0", int8, (2, 5, 5, 3), (2, 2, 3, 4), dict(rq=(1, 0, 0))),
+        ("f32 N=2 stride 2,1, pad 1,1,0,2, groups 2, bias, relu, scale", f32, (2, 8, 7, 6), (3, 3, 3, 4),
+         dict(stride=(2, 1), pad=(1, 1, 0, 2), groups=2, bias="f4", relu=True, scale=0.5)),
+        ("f32 dilation 2, stride 2, bf16 out", f32, (1, 9, 9, 3), (2, 2, 3, 16),
+         dict(stride=(2, 2), dil=(2, 2), bf16_out=True)),
+        ("f32 depthwise, pad 2", f32, (1, 6, 5, 4), (3, 3, 1, 4), dict(pad=(2, 2, 2, 2), groups=4)),
+        ("int8 on the simulated SoC, pad 1, bias", int8, (1, 6, 6, 4), (3, 3, 4, 8),
+         dict(pad=(1, 1, 1, 1), bias="i4", backend="sim")),
+    ]
+    for i, (what, ty, xs, ws, o) in enumerate(convs):
+        d = p(f"conv{i}")
+        os.makedirs(d, exist_ok=True)
+        x, w = rand_x(rng, ty, xs), rand_x(rng, ty, ws)
+        np.save(os.path.join(d, "x.npy"), x)
+        np.save(os.path.join(d, "w.npy"), w)
+        args = ["conv2d", "--x", os.path.join(d, "x.npy"), "--w", os.path.join(d, "w.npy"),
+                "--out", os.path.join(d, "y.npy"), "--backend", o.get("backend", "model"), "--stats"]
+        if "bias" in o:
+            o = dict(o, bias=rng.integers(-3000, 3000, ws[3]).astype(np.int32) if o["bias"] == "i4" else
+                     rng.integers(-128, 128, ws[3]).astype(np.int8) if o["bias"] == "i1" else
+                     rng.standard_normal(ws[3], np.float32))
+            np.save(os.path.join(d, "bias.npy"), o["bias"])
+            args += ["--bias", os.path.join(d, "bias.npy")]
+        rc, out, err = run(args + window_args(o))
+        why = f"exit {rc}: {err.strip()}"
+        if rc == 0:
+            ref, tol = conv_ref(x, w, o)
+            y = np.load(os.path.join(d, "y.npy"))
+            st = json.loads(out)
+            want = np.int8 if "rq" in o else np.int32 if ty == int8 else np.float32
+            why = first_mismatch(y, ref, tol) or (f"dtype {y.dtype}" if y.dtype != want else "") or \
+                ("" if st["y"] == list(ref.shape) and st["x"] == list(xs) and st["w"] == list(ws) and
+                 st["backend"] == o.get("backend", "model") and st["macs"] > 0 else f"--stats {out!r}")
+        check(rc == 0 and not why, f"conv2d {what}: {xs} * {ws}", why)
+
+    pools = [
+        ("int8 max N=2, window 3 (stride: the window), pad 1,1,0,1, negative X", int8, (2, 9, 8, 5),
+         dict(kind="max", window=(3, 3), pad=(1, 1, 0, 1), x_hi=0)),
+        ("int8 max window 2,3, stride 1,2, dilation 2", int8, (1, 9, 10, 3),
+         dict(kind="max", window=(2, 3), stride=(1, 2), dil=(2, 2))),
+        ("int8 avg window 2 (ties), stride 1, pad 1,0,1,0, x-zp 5, N=2", int8, (2, 6, 7, 4),
+         dict(kind="avg", window=(2, 2), stride=(1, 1), pad=(1, 0, 1, 0), x_zp=5)),
+        ("int8 avg window 3, stride 2, pad 1, x-zp -7, dilation 2,1", int8, (1, 11, 9, 6),
+         dict(kind="avg", window=(3, 3), stride=(2, 2), pad=(1, 1, 1, 1), x_zp=-7, dil=(2, 1))),
+        ("f32 max window 3, stride 2, pad 1 (bf16 values, exact)", f32, (2, 8, 9, 5),
+         dict(kind="max", window=(3, 3), stride=(2, 2), pad=(1, 1, 1, 1))),
+        ("f32 avg window 3,2, pad 1,1,0,1 (fp32)", f32, (1, 7, 6, 4),
+         dict(kind="avg", window=(3, 2), pad=(1, 1, 0, 1))),
+        ("f32 avg window 2, stride 2, bf16 out", f32, (2, 6, 6, 3),
+         dict(kind="avg", window=(2, 2), stride=(2, 2), bf16_out=True)),
+    ]
+    for i, (what, ty, xs, o) in enumerate(pools):
+        d = p(f"pool{i}")
+        os.makedirs(d, exist_ok=True)
+        x = rand_x(rng, ty, xs, o.pop("x_hi", 128))
+        np.save(os.path.join(d, "x.npy"), x)
+        args = ["pool2d", "--x", os.path.join(d, "x.npy"), "--out", os.path.join(d, "y.npy"), "--stats"]
+        rc, out, err = run(args + window_args(o))
+        why = f"exit {rc}: {err.strip()}"
+        if rc == 0:
+            ref, tol = pool_ref(x, o)
+            y = np.load(os.path.join(d, "y.npy"))
+            st = json.loads(out)
+            want = np.int8 if ty == int8 else np.float32
+            why = first_mismatch(y, ref, tol) or (f"dtype {y.dtype}" if y.dtype != want else "") or \
+                ("" if st["y"] == list(ref.shape) and st["kind"] == o["kind"] else f"--stats {out!r}")
+        check(rc == 0 and not why, f"pool2d {what}: {xs}", why)
+
+
+def window_errors():
+    """Every bad conv2d/pool2d input: exit 2, one "tessel: " line, no output written."""
+    d = p("winerr")
+    os.makedirs(d, exist_ok=True)
+
+    def a(name, shape, dtype=np.int8):
+        path = os.path.join(d, name + ".npy")
+        np.save(path, np.ones(shape, dtype))
+        return path
+    x, w, xf, wf = a("x", (1, 5, 5, 4)), a("w", (3, 3, 4, 8)), a("xf", (1, 5, 5, 4), np.float32), \
+        a("wf", (3, 3, 4, 8), np.float32)
+    y = os.path.join(d, "y.npy")
+    conv = ["conv2d", "--x", x, "--w", w, "--out", y]
+    pool = ["pool2d", "--x", x, "--kind", "max", "--window", "2", "--out", y]
+    poolf = ["pool2d", "--x", xf, "--window", "2", "--out", y]
+    errors = [
+        ("conv2d without --w", ["conv2d", "--x", x, "--out", y]),
+        ("conv2d 3-D X", ["conv2d", "--x", a("x3", (5, 5, 4)), "--w", w, "--out", y]),
+        ("conv2d 3-D W", ["conv2d", "--x", x, "--w", a("w3", (3, 4, 8)), "--out", y]),
+        ("conv2d W's third dim != C/groups", ["conv2d", "--x", x, "--w", a("w5", (3, 3, 5, 8)), "--out", y]),
+        ("conv2d W's third dim != C/groups (groups 2)", conv + ["--groups", "2"]),
+        ("conv2d groups not dividing C", ["conv2d", "--x", x, "--w", a("wg", (3, 3, 1, 9)), "--groups", "3"]),
+        ("conv2d groups not dividing COUT", ["conv2d", "--x", x, "--w", a("wg2", (3, 3, 2, 5)), "--groups", "2"]),
+        ("conv2d window larger than the padded input", ["conv2d", "--x", x, "--w", a("w8", (8, 3, 4, 8)),
+                                                        "--pad", "1", "--out", y]),
+        ("conv2d dilated window too large", conv + ["--dilation", "3"]),
+        ("conv2d KH > 255", ["conv2d", "--x", a("xh", (1, 300, 1, 1)), "--w", a("wh", (256, 1, 1, 1)), "--out", y]),
+        ("conv2d COUT > 65535", ["conv2d", "--x", a("x1", (1, 1, 1, 1)), "--w", a("wc", (1, 1, 1, 65536)),
+                                 "--out", y]),
+        ("conv2d H > 65535", ["conv2d", "--x", a("xbig", (1, 65536, 1, 1)), "--w", a("w1", (1, 1, 1, 1)),
+                              "--out", y]),
+        ("conv2d empty X", ["conv2d", "--x", a("x0", (1, 0, 5, 4)), "--w", w, "--out", y]),
+        ("conv2d stride 0", conv + ["--stride", "0"]),
+        ("conv2d stride 256", conv + ["--stride", "1,256"]),
+        ("conv2d stride with 3 values", conv + ["--stride", "1,1,1"]),
+        ("conv2d pad 256", conv + ["--pad", "256"]),
+        ("conv2d pad with 2 values", conv + ["--pad", "1,2"]),
+        ("conv2d pad not a number", conv + ["--pad", "1,x,1,1"]),
+        ("conv2d pad negative", conv + ["--pad", "-1"]),
+        ("conv2d dilation 0", conv + ["--dilation", "0"]),
+        ("conv2d groups 0", conv + ["--groups", "0"]),
+        ("conv2d groups 65536", conv + ["--groups", "65536"]),
+        ("conv2d x-zp 128", conv + ["--x-zp", "128"]),
+        ("conv2d x-zp for float", ["conv2d", "--x", xf, "--w", wf, "--x-zp", "1", "--out", y]),
+        ("conv2d int8 X, float W", ["conv2d", "--x", x, "--w", wf, "--out", y]),
+        ("conv2d int32 X", ["conv2d", "--x", a("xi", (1, 5, 5, 4), np.int32), "--w", w, "--out", y]),
+        ("conv2d bias length != COUT", conv + ["--bias", a("b4", (4,), np.int32)]),
+        ("conv2d float bias for int8", conv + ["--bias", a("bf", (8,), np.float32)]),
+        ("conv2d int8 out for float", ["conv2d", "--x", xf, "--w", wf, "--out-dtype", "int8", "--out", y]),
+        ("conv2d rq without int8 out", conv + ["--rq-scale", "3"]),
+        ("conv2d scale with int8", conv + ["--scale", "2"]),
+        ("conv2d --window", conv + ["--window", "3"]),
+        ("conv2d --out on --x", ["conv2d", "--x", x, "--w", w, "--out", x]),
+        ("conv2d --timeline on the model", conv + ["--timeline", os.path.join(d, "t.json")]),
+        ("pool2d without --kind", ["pool2d", "--x", x, "--window", "2", "--out", y]),
+        ("pool2d without --window", ["pool2d", "--x", x, "--kind", "avg", "--out", y]),
+        ("pool2d --kind min", ["pool2d", "--x", x, "--kind", "min", "--window", "2", "--out", y]),
+        ("pool2d window 0", ["pool2d", "--x", x, "--kind", "max", "--window", "0", "--out", y]),
+        ("pool2d window 256", ["pool2d", "--x", x, "--kind", "max", "--window", "256", "--out", y]),
+        ("pool2d window with 3 values", ["pool2d", "--x", x, "--kind", "max", "--window", "2,2,2", "--out", y]),
+        ("pool2d window larger than the padded input", ["pool2d", "--x", x, "--kind", "max", "--window", "6,2",
+                                                        "--out", y]),
+        ("pool2d stride 0", pool + ["--stride", "0"]),
+        ("pool2d pad 256", pool + ["--pad", "0,0,0,256"]),
+        ("pool2d x-zp with max", pool + ["--x-zp", "1"]),
+        ("pool2d x-zp with float avg", poolf + ["--kind", "avg", "--x-zp", "1"]),
+        ("pool2d fp32 out for float max", poolf + ["--kind", "max", "--out-dtype", "fp32"]),
+        ("pool2d int32 out for int8", pool + ["--out-dtype", "int32"]),
+        ("pool2d bf16 out for int8", pool + ["--out-dtype", "bf16"]),
+        ("pool2d --relu", pool + ["--relu"]),
+        ("pool2d --bias", pool + ["--bias", a("b8", (4,), np.int32)]),
+        ("pool2d --rq-scale", pool + ["--rq-scale", "2"]),
+        ("pool2d --w", pool + ["--w", w]),
+        ("pool2d 2-D X", ["pool2d", "--x", a("x2", (5, 4)), "--kind", "max", "--window", "2", "--out", y]),
+        ("pool2d N > 65535", ["pool2d", "--x", a("xn", (65536, 1, 1, 1)), "--kind", "max", "--window", "1",
+                              "--out", y]),
+        ("pool2d float64 X", ["pool2d", "--x", a("x64", (1, 5, 5, 4), np.float64), "--kind", "max",
+                              "--window", "2", "--out", y]),
+        ("pool2d --out on --x", ["pool2d", "--x", x, "--kind", "max", "--window", "2", "--out", x]),
+    ]
+    x_bytes = read(x)
+    for what, args in errors:
+        rc, out, err = run(args)
+        check(one_error(rc, out, err) and not os.path.exists(y) and read(x) == x_bytes and
+              not os.path.exists(os.path.join(d, "t.json")),
+              f"{what}: tessel {' '.join(args)}", f"exit {rc}, stderr {err!r}, stdout {out!r}")
+    rc, out, err = run(["pool2d", "--x", a("xw", (1, 2, 2, 65535)), "--kind", "avg", "--window", "2", "--out", y])
+    check(one_error(rc, out, err, 1) and not os.path.exists(y),
+          "pool2d whose tiles do not fit the device (BAD_SHAPE): exit 1, one line, no output", f"exit {rc}, {err!r}")
 
 
 def main():
@@ -207,6 +492,12 @@ def main():
     check(rc == 0 and c.returncode == 0, "--check (model mirrored on model)", f"{rc} {err!r} {c.stdout!r}")
     rc, out, err = run(base + ["--stats"], env={"TESSEL_CHECK": "1"})
     check(rc == 0 and '"checked": true' in out, "TESSEL_CHECK=1", f"{rc} {out!r} {err!r}")
+
+    # ---- conv2d and pool2d ------------------------------------------------------------------------
+    seed = int(os.environ.get("SEED", "1"))
+    print(f"cli: conv2d/pool2d SEED={seed}")
+    window_errors()
+    window_cases(np.random.default_rng(seed))
 
     # ---- nothing lost (issue 23) -----------------------------------------------------------------
     d = p("lost")

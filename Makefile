@@ -13,7 +13,7 @@
 # any order.
 
 BUILD   ?= build
-PYTHON  ?= python3
+PYTHON  ?= /usr/bin/python3
 CC      ?= cc
 CFLAGS_COMMON := -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 export BUILD

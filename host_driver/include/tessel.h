@@ -214,8 +214,9 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_conv2d(tessel_dev_t *
 /* Y = pool(X) over windows of dense NHWC X into dense Y (batch x oh x ow x c). MAX: the largest
  * value of each window, padding excluded (it reads as the lowest value); INT8 -> INT8, BF16 -> BF16
  * (float in, bf16-rounded float out). AVG: the mean of the kh*kw taps, padding included (as
- * PyTorch's count_include_pad); INT8 -> INT8 with the input's quantisation, rounded half up
- * (padding reads x_zero_point); BF16 -> FP32 or BF16, the fp32 sum times fp32(1/(kh*kw)).
+ * PyTorch's count_include_pad); INT8 -> INT8 with the input's quantisation, rounded to nearest,
+ * ties away from zero (padding reads x_zero_point); BF16 -> FP32 or BF16, the fp32 sum times
+ * fp32(1/(kh*kw)).
  * stride and dil 0 mean 1. */
 typedef enum { TESSEL_POOL_MAX = 0, TESSEL_POOL_AVG = 1 } tessel_pool_kind_t;
 

@@ -6,6 +6,8 @@
 #   make bench-quick     a few N=16 cases (< 3 minutes): $(BUILD)/bench/quick/...
 #   make bench-timeline  a 128^3 bf16 GEMM + bias + ReLU with --timeline: $(BUILD)/bench/timeline.json
 #                        (open it in https://ui.perfetto.dev) and its gnuplot rendering timeline.png
+#   make bench-conv      convolutions and pools (tests/bench/bench_win.py): MXU utilisation and the
+#                        memory roofline; $(BUILD)/bench/win/bench_win.md (~2 minutes)
 #   make test-bench      the sweep driver on three tiny cases (JSON parsed, roofline recomputed, CSV)
 #   make test-timeline   a --timeline trace parses; span counts equal PERF_*_INSNS; no overlap
 # The N=4 SoC is a second build of the SoC, the host library and tessel by a nested make with
@@ -21,7 +23,7 @@ BENCH_FW   := $(FW_ELF)
 BENCH_RUN  := $(PYTHON) tests/bench/bench.py --demo $(BENCH_DEMO) --firmware $(BENCH_FW) -j 2
 BENCH_DEPS := $(BENCH_CLI) $(BENCH_DEMO) $(BENCH_FW) tests/bench/bench.py
 
-.PHONY: bench bench-quick bench-timeline bench-n4-tessel test-bench test-timeline
+.PHONY: bench bench-quick bench-conv bench-timeline bench-n4-tessel test-bench test-timeline
 
 # The N=4 tessel: everything under $(BENCH_N4), rebuilt when its sources change.
 bench-n4-tessel:
@@ -32,6 +34,9 @@ bench: deps $(BENCH_DEPS) bench-n4-tessel
 
 bench-quick: deps $(BENCH_DEPS)
 	@$(BENCH_RUN) --out $(BENCH_OUT)/quick --cases quick --plots --tessel 16=$(BENCH_CLI)
+
+bench-conv: deps $(BENCH_CLI) $(BENCH_FW) tests/bench/bench_win.py
+	@$(PYTHON) tests/bench/bench_win.py --tessel $(BENCH_CLI) --out $(BENCH_OUT)/win --cases full
 
 BENCH_TL := $(BENCH_OUT)/timeline
 bench-timeline: deps $(BENCH_CLI) $(BENCH_DEMO) $(BENCH_FW)
@@ -52,6 +57,7 @@ test-bench: $(BENCH_DEPS) tests/bench/test_bench.py
 	  { cat $(BENCH_OUT)/tiny.log; exit 1; }
 	@grep '^bench: .* passed' $(BENCH_OUT)/tiny.log
 	@$(PYTHON) tests/bench/test_bench.py $(BENCH_OUT)/tiny/bench.csv
+	@$(PYTHON) tests/bench/bench_win.py --tessel $(BENCH_CLI) --out $(BENCH_OUT)/tiny_win --cases tiny | tail -1
 
 # int8 with requantisation (DMA, LOADW, MATMUL and VPU REQUANT), K = 3 MXU blocks.
 BENCH_TT := $(BENCH_OUT)/ttl

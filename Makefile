@@ -20,7 +20,7 @@ export BUILD
 
 DEBIAN_PKGS := verilator gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf yosys \
                nextpnr-ice40 fpga-icestorm iverilog qemu-system-misc clang gnuplot \
-               python3 make g++
+               python3 python3-numpy python3-sklearn python3-torch make g++
 
 VERILATOR ?= verilator
 comma := ,

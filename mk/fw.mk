@@ -22,12 +22,12 @@ $(FW_OUT)/cp.bin: $(FW_ELF)
 
 $(FW_OUT)/test_fw: $(FW_TEST_DEPS) $(MODEL_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(FW_CFLAGS) tests/fw/test_fw.c $(FW_CP_SRCS) $(MODEL_LIB) -o $@
+	$(CC) $(FW_CFLAGS) tests/fw/test_fw.c $(FW_CP_SRCS) $(MODEL_LIB) -lm -o $@
 
 # The model library is rebuilt from source with the sanitizers so that its accesses are checked too.
 $(FW_OUT)/test_fw_asan: $(FW_TEST_DEPS) $(TSL_MODEL_SRCS) $(TSL_MODEL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(FW_CFLAGS) -O1 $(FW_SAN) tests/fw/test_fw.c $(FW_CP_SRCS) $(TSL_MODEL_SRCS) -o $@
+	$(CC) $(FW_CFLAGS) -O1 $(FW_SAN) tests/fw/test_fw.c $(FW_CP_SRCS) $(TSL_MODEL_SRCS) -lm -o $@
 
 TESTS += fw-build fw-native fw-asan
 .PHONY: test-fw-build test-fw-native test-fw-asan

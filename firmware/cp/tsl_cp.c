@@ -163,6 +163,10 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
     case TSL_CMD_OP_ELTWISE: allowed = TSL_CP_FLAG(B_BCAST) | TSL_CP_FLAG(B_IMM); break;
     case TSL_CMD_OP_CONV2D: allowed = TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU) | TSL_CP_FLAG(SCALE); break;
     case TSL_CMD_OP_POOL2D: allowed = c->vpu_op == TSL_VPU_OP_ADD ? TSL_CP_FLAG(SCALE) : 0u; break;
+    case TSL_CMD_OP_ROWWISE:
+        allowed = c->vpu_op == TSL_ROW_OP_SOFTMAX ? TSL_CP_FLAG(SCALE) | TSL_CP_FLAG(MASK)
+                  : c->vpu_op == TSL_ROW_OP_LAYERNORM ? TSL_CP_FLAG(BIAS) : 0u;
+        break;
     default: break;
     }
     if (f & ~allowed)
@@ -245,6 +249,28 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
             used |= W(SCALE) | W(SHIFT) | W(ZERO_POINT);
         break;
     }
+    case TSL_CMD_OP_ROWWISE: {
+        /* float rows in and out; B is the mask (MASK) or the norms' gamma (FP32) */
+        uint32_t op = c->vpu_op;
+        int norm = op == TSL_ROW_OP_LAYERNORM || op == TSL_ROW_OP_RMSNORM, mask = (f & TSL_CP_FLAG(MASK)) != 0;
+        if (op >= TSL_ROW_OP_LIMIT)
+            FAIL(BAD_OPCODE, 2);
+        if (!is_float(c->a_dtype) || !is_float(c->c_dtype) || (mask && !is_float(c->b_dtype)) ||
+            !has_feature(cp, TSL_TC_CFG_FEATURES_BF16_SHIFT))
+            FAIL(BAD_DTYPE, 2);
+        if (!mask && c->b_dtype)
+            FAIL(BAD_FLAGS, 2);
+        used |= W(M) | W(N) | W(A_ADDR) | W(LDA) | W(C_ADDR) | W(LDC);
+        if (mask)
+            used |= W(B_ADDR) | W(LDB);
+        if (norm)
+            used |= W(B_ADDR) | W(SCALE);
+        if (f & TSL_CP_FLAG(BIAS))
+            used |= W(BIAS_ADDR);
+        if (f & TSL_CP_FLAG(SCALE))
+            used |= W(SCALE);
+        break;
+    }
     default:
         break;
     }
@@ -254,7 +280,7 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
     if (bad >= 0)
         FAIL(BAD_FLAGS, (uint32_t)bad);
     int typed = c->opcode == TSL_CMD_OP_GEMM || c->opcode == TSL_CMD_OP_ELTWISE || c->opcode == TSL_CMD_OP_CONV2D ||
-                c->opcode == TSL_CMD_OP_POOL2D;
+                c->opcode == TSL_CMD_OP_POOL2D || c->opcode == TSL_CMD_OP_ROWWISE;
     if (!typed && w[2])
         FAIL(BAD_FLAGS, 2);
     if ((used & W(SHIFT)) && c->shift > 62u)
@@ -281,12 +307,15 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
         brow = (uint64_t)c->n * esb;
         brows = c->k;
         crow = (uint64_t)c->n * esc;
-    } else {
+    } else {   /* ELTWISE, ROWWISE */
         arow = (uint64_t)c->n * esa;
         crow = (uint64_t)c->n * esc;
-        if (used & W(B_ADDR)) {
+        if (used & W(LDB)) {
             brow = (uint64_t)c->n * esb;
-            brows = (f & TSL_CP_FLAG(B_BCAST)) ? 1u : c->m;
+            brows = c->m;
+        } else if (used & W(B_ADDR)) {   /* a broadcast row, or the norms' FP32 gamma */
+            brow = (uint64_t)c->n * (c->opcode == TSL_CMD_OP_ROWWISE ? 4u : esb);
+            brows = 1;
         }
     }
     if ((used & W(LDA)) && c->lda < arow)
@@ -305,6 +334,8 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
         FAIL(BAD_ADDR, TSL_CMD_C_ADDR_WORD);
     if ((used & W(BIAS_ADDR)) && !in_hbm(r, c->bias_addr, 1, 0, (uint64_t)c->n * 4u))
         FAIL(BAD_ADDR, TSL_CMD_BIAS_ADDR_WORD);
+    if (c->opcode == TSL_CMD_OP_ROWWISE && !tsl_cp_row_fits(cp, c))
+        FAIL(BAD_SHAPE, TSL_CMD_N_WORD);
     return ok;
 }
 
@@ -331,6 +362,7 @@ static uint32_t execute(tsl_cp_t *cp, const tsl_cmd_t *c, uint32_t *detail)
     case TSL_CMD_OP_ELTWISE: tsl_cp_exec_eltwise(cp, c); break;
     case TSL_CMD_OP_CONV2D:
     case TSL_CMD_OP_POOL2D: tsl_cp_exec_win(cp, c); break;
+    case TSL_CMD_OP_ROWWISE: tsl_cp_exec_row(cp, c); break;
     default: tsl_cp_exec_gemm(cp, c); break;
     }
     return tsl_cp_sched_end(cp, detail);

@@ -62,6 +62,10 @@ void tsl_cp_epilogue_store(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_cp_tile_t
 int tsl_cp_win_fits(const tsl_cp_t *cp, const tsl_cmd_t *c);
 void tsl_cp_exec_win(tsl_cp_t *cp, const tsl_cmd_t *c);
 
+/* ROWWISE (tsl_cp_row.c). tsl_cp_row_fits: 1 when a tile of at least 4 rows fits VMEM. */
+int tsl_cp_row_fits(const tsl_cp_t *cp, const tsl_cmd_t *c);
+void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c);
+
 /* A GEMM through the tile sequencer (tsl_cp_seq.c): plans the tile shape and launches the
  * descriptor. Returns 0, having done nothing, when the tensor core has no sequencer or the shape
  * is one it does not take; tsl_cp_exec_gemm then tiles the command itself. */

@@ -233,6 +233,39 @@ typedef struct {
 __attribute__((warn_unused_result)) tessel_status_t tessel_pool2d(tessel_dev_t *dev, const tessel_pool2d_t *p,
                                                                   tessel_completion_t *cpl);
 
+/* ---- row functions: softmax, layer norm, RMS norm, GELU, SiLU -------------------------------- */
+/* y = f(x) row by row for an m x n float matrix (strides in elements), one ROWWISE command
+ * (docs/isa.md §7): computed in FP32 on the device from x rounded to bf16 (in_dtype BF16) or
+ * taken as it is (FP32); y is FP32, or BF16-rounded floats (out_dtype BF16). */
+typedef struct {
+    uint32_t m, n;
+    tessel_dtype_t in_dtype, out_dtype;
+    const float *x;
+    size_t ldx;
+    float *y;
+    size_t ldy;
+} tessel_rows_t;
+
+/* softmax(x * scale + mask) of each row (scale 0 or 1: none; mask NULL, or m x n additive values,
+ * row-major, e.g. -inf above the diagonal for a causal mask), the row max subtracted first. */
+__attribute__((warn_unused_result)) tessel_status_t tessel_softmax(tessel_dev_t *dev, const tessel_rows_t *r,
+                                                                   float scale, const float *mask,
+                                                                   tessel_completion_t *cpl);
+/* (x - mean) / sqrt(var + eps) * gamma + beta (beta NULL: 0); gamma and beta have n values. */
+__attribute__((warn_unused_result)) tessel_status_t tessel_layernorm(tessel_dev_t *dev, const tessel_rows_t *r,
+                                                                     const float *gamma, const float *beta, float eps,
+                                                                     tessel_completion_t *cpl);
+/* x / sqrt(mean(x^2) + eps) * gamma. */
+__attribute__((warn_unused_result)) tessel_status_t tessel_rmsnorm(tessel_dev_t *dev, const tessel_rows_t *r,
+                                                                   const float *gamma, float eps,
+                                                                   tessel_completion_t *cpl);
+/* GELU, tanh form: x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) (PyTorch's approximate='tanh'). */
+__attribute__((warn_unused_result)) tessel_status_t tessel_gelu(tessel_dev_t *dev, const tessel_rows_t *r,
+                                                                tessel_completion_t *cpl);
+/* SiLU: x * sigmoid(x). */
+__attribute__((warn_unused_result)) tessel_status_t tessel_silu(tessel_dev_t *dev, const tessel_rows_t *r,
+                                                                tessel_completion_t *cpl);
+
 #ifdef __cplusplus
 }
 #endif

@@ -365,6 +365,16 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
         SPAN("C", c, m, ldc, n * esc);
         break;
     }
+    case TSL_CMD_OP_ROWWISE:
+        SPAN("A", a, m, lda, n * esa);
+        if ((f >> TSL_CMD_FLAG_MASK) & 1u)
+            SPAN("B", b, m, ldb, n * esb);
+        else if (vop == TSL_ROW_OP_LAYERNORM || vop == TSL_ROW_OP_RMSNORM)
+            SPAN("gamma", b, 1u, 0u, 4u * n);
+        SPAN("C", c, m, ldc, n * esc);
+        if ((f >> TSL_CMD_FLAG_BIAS) & 1u)
+            SPAN("beta", w[TSL_CMD_BIAS_ADDR_WORD], 1u, 0u, 4u * n);
+        break;
     case TSL_CMD_OP_COPY:
         SPAN("A", a, m, lda, n);
         SPAN("C", c, m, ldc, n);
@@ -541,7 +551,8 @@ static uint64_t out_shape(const uint32_t *w, uint64_t *rows, uint64_t *ld)
     *ld = TSL_GET(w, TSL_CMD_LDC);
     switch (TSL_GET(w, TSL_CMD_OPCODE)) {
     case TSL_CMD_OP_GEMM:
-    case TSL_CMD_OP_ELTWISE: return n * ces;
+    case TSL_CMD_OP_ELTWISE:
+    case TSL_CMD_OP_ROWWISE: return n * ces;
     case TSL_CMD_OP_COPY:
     case TSL_CMD_OP_FILL: return n;
     case TSL_CMD_OP_CONV2D:
@@ -590,6 +601,12 @@ static void account(tessel_dev_t *d, const tessel_cmd_t *c, const tessel_complet
         break;
     }
     case TSL_CMD_OP_POOL2D: d->stats.hbm_bytes += tsl_win_in_bytes(&g, (uint32_t)sa) + orow; break;
+    case TSL_CMD_OP_ROWWISE: {
+        uint32_t op = TSL_GET(w, TSL_CMD_VPU_OP), norm = op == TSL_ROW_OP_LAYERNORM || op == TSL_ROW_OP_RMSNORM;
+        uint64_t b = (flags >> TSL_CMD_FLAG_MASK) & 1u ? m * n * sb : norm ? 4u * n : 0u;
+        d->stats.hbm_bytes += m * n * sa + b + orows * orow + ((flags >> TSL_CMD_FLAG_BIAS) & 1u ? 4u * n : 0u);
+        break;
+    }
     case TSL_CMD_OP_COPY: d->stats.hbm_bytes += 2u * m * n; break;
     case TSL_CMD_OP_FILL: d->stats.hbm_bytes += m * n; break;
     default: break;

@@ -119,7 +119,16 @@
 #define TSL_CMD_OP_FENCE 5u /* completes once every earlier command has completed */
 #define TSL_CMD_OP_CONV2D 6u /* C = epilogue(conv2d(A, B)): NHWC activations A, HWIO weights B (window geometry) */
 #define TSL_CMD_OP_POOL2D 7u /* C = pool(A) over windows of NHWC A: VPU_OP MAX (max pool) or ADD (average pool) */
-#define TSL_CMD_OP_LIMIT 8u
+#define TSL_CMD_OP_ROWWISE 8u /* C = f(A) row by row, f the ROW_OP in VPU_OP's bits: softmax, layer norm, RMS norm, GELU, SiLU */
+#define TSL_CMD_OP_LIMIT 9u
+
+/* ROW_OP: ROWWISE functions (command VPU_OP bits); docs/isa.md section 7 gives each as VPU operations */
+#define TSL_ROW_OP_SOFTMAX 0u /* exp(x - max(x)) / sum(exp(x - max(x))) of each row, after the SCALE and MASK steps */
+#define TSL_ROW_OP_LAYERNORM 1u /* (x - mean) * rsqrt(variance + eps) * gamma (+ beta) of each row */
+#define TSL_ROW_OP_RMSNORM 2u /* x * rsqrt(mean(x^2) + eps) * gamma of each row */
+#define TSL_ROW_OP_GELU 3u /* x * sigmoid(2 * sqrt(2/pi) * (x + 0.044715 x^3)) (the tanh form), elementwise */
+#define TSL_ROW_OP_SILU 4u /* x * sigmoid(x), elementwise */
+#define TSL_ROW_OP_LIMIT 5u
 
 /* CMD_ERR: completion status codes (completion word 1 bits [15:0], as a signed 16-bit value) */
 #define TSL_CMD_ERR_OK 0u /* success */
@@ -135,10 +144,11 @@
 /* CMD_FLAG: command FLAGS bits (bit positions) */
 #define TSL_CMD_FLAG_BIAS 0u /* GEMM: add the bias row */
 #define TSL_CMD_FLAG_RELU 1u /* GEMM: ReLU after the bias */
-#define TSL_CMD_FLAG_SCALE 2u /* GEMM with float C: multiply by the FP32 SCALE before the bias */
+#define TSL_CMD_FLAG_SCALE 2u /* GEMM, CONV2D with a float C, average POOL2D, ROWWISE SOFTMAX: multiply by the FP32 SCALE first */
 #define TSL_CMD_FLAG_B_BCAST 3u /* ELTWISE: B is one row broadcast to every row */
 #define TSL_CMD_FLAG_B_IMM 4u /* ELTWISE: B is the scalar in SCALE */
-#define TSL_CMD_FLAG_LIMIT 5u
+#define TSL_CMD_FLAG_MASK 5u /* ROWWISE SOFTMAX: add B (M x N, FP32 or BF16) after the scale, e.g. an attention mask */
+#define TSL_CMD_FLAG_LIMIT 6u
 
 /* Name of a UNIT value, or NULL when it has none. */
 static inline const char *tsl_unit_name(uint32_t v)
@@ -262,6 +272,20 @@ static inline const char *tsl_cmd_op_name(uint32_t v)
     case 5u: return "FENCE";
     case 6u: return "CONV2D";
     case 7u: return "POOL2D";
+    case 8u: return "ROWWISE";
+    default: return (const char *)0;
+    }
+}
+
+/* Name of a ROW_OP value, or NULL when it has none. */
+static inline const char *tsl_row_op_name(uint32_t v)
+{
+    switch (v) {
+    case 0u: return "SOFTMAX";
+    case 1u: return "LAYERNORM";
+    case 2u: return "RMSNORM";
+    case 3u: return "GELU";
+    case 4u: return "SILU";
     default: return (const char *)0;
     }
 }
@@ -291,6 +315,7 @@ static inline const char *tsl_cmd_flag_name(uint32_t v)
     case 2u: return "SCALE";
     case 3u: return "B_BCAST";
     case 4u: return "B_IMM";
+    case 5u: return "MASK";
     default: return (const char *)0;
     }
 }
@@ -738,7 +763,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_CMD_C_DTYPE_WORD 2u /* DTYPE of C */
 #define TSL_CMD_C_DTYPE_SHIFT 8u
 #define TSL_CMD_C_DTYPE_MASK 0xFu
-#define TSL_CMD_VPU_OP_WORD 2u /* ELTWISE: VPU_OP enum */
+#define TSL_CMD_VPU_OP_WORD 2u /* ELTWISE, POOL2D: VPU_OP enum; ROWWISE: ROW_OP enum */
 #define TSL_CMD_VPU_OP_SHIFT 12u
 #define TSL_CMD_VPU_OP_MASK 0xFu
 #define TSL_CMD_M_WORD 3u /* rows of A and C (COPY/FILL: rows) */
@@ -756,7 +781,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_CMD_LDA_WORD 7u /* bytes between rows of A */
 #define TSL_CMD_LDA_SHIFT 0u
 #define TSL_CMD_LDA_MASK 0xFFFFFFFFu
-#define TSL_CMD_B_ADDR_WORD 8u /* HBM address of B */
+#define TSL_CMD_B_ADDR_WORD 8u /* HBM address of B (ROWWISE norms: gamma, N FP32 values) */
 #define TSL_CMD_B_ADDR_SHIFT 0u
 #define TSL_CMD_B_ADDR_MASK 0xFFFFFFFFu
 #define TSL_CMD_LDB_WORD 9u /* bytes between rows of B */
@@ -768,10 +793,10 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_CMD_LDC_WORD 11u /* bytes between rows of C */
 #define TSL_CMD_LDC_SHIFT 0u
 #define TSL_CMD_LDC_MASK 0xFFFFFFFFu
-#define TSL_CMD_BIAS_ADDR_WORD 12u /* HBM address of the bias row (N INT32 or FP32 values) */
+#define TSL_CMD_BIAS_ADDR_WORD 12u /* HBM address of the bias row (N INT32 or FP32 values; ROWWISE LAYERNORM: beta) */
 #define TSL_CMD_BIAS_ADDR_SHIFT 0u
 #define TSL_CMD_BIAS_ADDR_MASK 0xFFFFFFFFu
-#define TSL_CMD_SCALE_WORD 13u /* REQUANT multiplier (int32), or FP32 scale bits, or FILL pattern */
+#define TSL_CMD_SCALE_WORD 13u /* REQUANT multiplier (int32), or FP32 scale bits (ROWWISE norms: epsilon), or FILL pattern */
 #define TSL_CMD_SCALE_SHIFT 0u
 #define TSL_CMD_SCALE_MASK 0xFFFFFFFFu
 #define TSL_CMD_SHIFT_WORD 14u /* REQUANT shift */
@@ -1365,18 +1390,18 @@ typedef struct {
     uint32_t a_dtype TSL_FIELD_DEFAULT; /* DTYPE of A (GEMM: INT8 or BF16) */
     uint32_t b_dtype TSL_FIELD_DEFAULT; /* DTYPE of B */
     uint32_t c_dtype TSL_FIELD_DEFAULT; /* DTYPE of C */
-    uint32_t vpu_op TSL_FIELD_DEFAULT; /* ELTWISE: VPU_OP enum */
+    uint32_t vpu_op TSL_FIELD_DEFAULT; /* ELTWISE, POOL2D: VPU_OP enum; ROWWISE: ROW_OP enum */
     uint32_t m TSL_FIELD_DEFAULT; /* rows of A and C (COPY/FILL: rows) */
     uint32_t n TSL_FIELD_DEFAULT; /* columns of B and C (COPY/FILL: bytes per row) */
     uint32_t k TSL_FIELD_DEFAULT; /* columns of A, rows of B */
     uint32_t a_addr TSL_FIELD_DEFAULT; /* HBM address of A (COPY: source) */
     uint32_t lda TSL_FIELD_DEFAULT; /* bytes between rows of A */
-    uint32_t b_addr TSL_FIELD_DEFAULT; /* HBM address of B */
+    uint32_t b_addr TSL_FIELD_DEFAULT; /* HBM address of B (ROWWISE norms: gamma, N FP32 values) */
     uint32_t ldb TSL_FIELD_DEFAULT; /* bytes between rows of B */
     uint32_t c_addr TSL_FIELD_DEFAULT; /* HBM address of C (COPY/FILL: destination) */
     uint32_t ldc TSL_FIELD_DEFAULT; /* bytes between rows of C */
-    uint32_t bias_addr TSL_FIELD_DEFAULT; /* HBM address of the bias row (N INT32 or FP32 values) */
-    uint32_t scale TSL_FIELD_DEFAULT; /* REQUANT multiplier (int32), or FP32 scale bits, or FILL pattern */
+    uint32_t bias_addr TSL_FIELD_DEFAULT; /* HBM address of the bias row (N INT32 or FP32 values; ROWWISE LAYERNORM: beta) */
+    uint32_t scale TSL_FIELD_DEFAULT; /* REQUANT multiplier (int32), or FP32 scale bits (ROWWISE norms: epsilon), or FILL pattern */
     uint32_t shift TSL_FIELD_DEFAULT; /* REQUANT shift */
     uint32_t zero_point TSL_FIELD_DEFAULT; /* REQUANT zero point */
 } tsl_cmd_t;

@@ -117,16 +117,26 @@ package tsl_pkg;
   } err_unit_e;
 
   // host command opcodes (command word 0 bits [7:0])
-  typedef enum logic [2:0] {
-    CMD_OP_NOP = 3'd0,
-    CMD_OP_GEMM = 3'd1,
-    CMD_OP_ELTWISE = 3'd2,
-    CMD_OP_COPY = 3'd3,
-    CMD_OP_FILL = 3'd4,
-    CMD_OP_FENCE = 3'd5,
-    CMD_OP_CONV2D = 3'd6,
-    CMD_OP_POOL2D = 3'd7
+  typedef enum logic [3:0] {
+    CMD_OP_NOP = 4'd0,
+    CMD_OP_GEMM = 4'd1,
+    CMD_OP_ELTWISE = 4'd2,
+    CMD_OP_COPY = 4'd3,
+    CMD_OP_FILL = 4'd4,
+    CMD_OP_FENCE = 4'd5,
+    CMD_OP_CONV2D = 4'd6,
+    CMD_OP_POOL2D = 4'd7,
+    CMD_OP_ROWWISE = 4'd8
   } cmd_op_e;
+
+  // ROWWISE functions (command VPU_OP bits); docs/isa.md section 7 gives each as VPU operations
+  typedef enum logic [2:0] {
+    ROW_OP_SOFTMAX = 3'd0,
+    ROW_OP_LAYERNORM = 3'd1,
+    ROW_OP_RMSNORM = 3'd2,
+    ROW_OP_GELU = 3'd3,
+    ROW_OP_SILU = 3'd4
+  } row_op_e;
 
   // completion status codes (completion word 1 bits [15:0], as a signed 16-bit value)
   typedef enum logic [2:0] {
@@ -146,7 +156,8 @@ package tsl_pkg;
     CMD_FLAG_RELU = 3'd1,
     CMD_FLAG_SCALE = 3'd2,
     CMD_FLAG_B_BCAST = 3'd3,
-    CMD_FLAG_B_IMM = 3'd4
+    CMD_FLAG_B_IMM = 3'd4,
+    CMD_FLAG_MASK = 3'd5
   } cmd_flag_e;
 
   // Register block SYS: system registers of the control core

@@ -9,6 +9,7 @@
  * idle with no error and zero tokens. Several tensor-core configurations and both the push-order
  * and the random schedule are used. SEED=... (or argv[1]) replays.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -660,6 +661,161 @@ static int eltwise_case(dev_t *d, uint32_t op, uint32_t adt, uint32_t bdt, uint3
     return submit(d, what, TSL_CMD_ERR_OK, 0, 1, 0);
 }
 
+/* ------------------------------------------------------------------------------- ROWWISE */
+
+/* A random value for the row functions: mostly moderate, sometimes large, never NaN. */
+static float row_val(void)
+{
+    uint32_t r = rnd();
+    float v = (float)((int32_t)(r % 20001u) - 10000) / 1250.0f;   /* -8 .. 8 */
+    return (r >> 30) == 3 ? v * 8.0f : v;
+}
+
+/* The reference of row function `op` for one row of n values (double precision, libm); mask
+ * and gamma/beta may be NULL. */
+static void row_ref(uint32_t op, const double *xin, const double *mask, const double *gam, const double *bet,
+                    double scale, double eps, uint32_t n, double *y)
+{
+    double mx = -INFINITY, sum = 0, mean = 0, var = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        double x = xin[j];
+        if (op == TSL_ROW_OP_SOFTMAX) {
+            y[j] = x * scale + (mask ? mask[j] : 0.0);
+            mx = y[j] > mx ? y[j] : mx;
+        }
+        mean += x / n;
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        double x = xin[j], k = op == TSL_ROW_OP_GELU ? 2.0 * sqrt(2.0 / 3.14159265358979323846) * (x + 0.044715 * x * x * x) : x;
+        switch (op) {
+        case TSL_ROW_OP_SOFTMAX: y[j] = exp(y[j] - mx); sum += y[j]; break;
+        case TSL_ROW_OP_LAYERNORM: var += (x - mean) * (x - mean) / n; break;
+        case TSL_ROW_OP_RMSNORM: var += x * x / n; break;
+        default: y[j] = x / (1.0 + exp(-k)); break;
+        }
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        if (op == TSL_ROW_OP_SOFTMAX)
+            y[j] /= sum;
+        else if (op == TSL_ROW_OP_LAYERNORM)
+            y[j] = (xin[j] - mean) / sqrt(var + eps) * gam[j] + (bet ? bet[j] : 0.0);
+        else if (op == TSL_ROW_OP_RMSNORM)
+            y[j] = xin[j] / sqrt(var + eps) * gam[j];
+    }
+}
+
+/* ROWWISE against the double-precision reference. The bound per element: FP32 maths over the row
+ * (a sum of n terms in blocks, a few ulp for EXP, RECIP, RSQRT) is 2^-18 (1 + n 2^-6) of the
+ * row's scale (the largest |y|, or for the norms |gamma| + |beta| times the normalised value),
+ * plus half a bf16 ulp of |y| for a BF16 C. Everything outside C must be untouched. */
+static void row_case(dev_t *d, uint32_t op, uint32_t adt, uint32_t cdt, uint32_t flags, uint32_t m, uint32_t n)
+{
+    uint32_t esa = tsl_dtype_bytes(adt), esc = tsl_dtype_bytes(cdt), w[16], mdt = (rnd() & 1) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
+    int norm = op == TSL_ROW_OP_LAYERNORM || op == TSL_ROW_OP_RMSNORM, mask = (flags & CF(MASK)) != 0;
+    uint32_t lda = n * esa + 4 * below(3), ldc = n * esc + 4 * below(3), ldb = n * tsl_dtype_bytes(mdt);
+    uint32_t a = alloc(d, (uint64_t)m * lda), c = alloc(d, (uint64_t)m * ldc);
+    uint32_t b = mask ? alloc(d, (uint64_t)m * ldb) : norm ? alloc(d, 4u * n) : 0;
+    uint32_t bias = (flags & CF(BIAS)) ? alloc(d, 4u * n) : 0;
+    double *X = malloc(sizeof(double) * m * n), *M = malloc(sizeof(double) * m * n), *G = malloc(sizeof(double) * n);
+    double *Be = malloc(sizeof(double) * n), *Y = malloc(sizeof(double) * n);
+    uint8_t *H = hbm(d);
+    /* the values as the device reads them: bf16-rounded when stored as bf16 */
+    for (uint32_t i = 0; i < m * n; i++) {
+        uint32_t u = ref_u(row_val());
+        if (adt == TSL_DTYPE_BF16)
+            u = (uint32_t)ref_bf16(u) << 16;
+        wr_elem(H + a + (uint64_t)(i / n) * lda, i % n, adt, u);
+        X[i] = ref_f(u);
+        u = (rnd() % 4 == 0) ? 0xFF800000u : ref_u(row_val());   /* the mask: some -inf */
+        if (mask && i % n == 0)
+            u = 0;                                             /* never a whole row */
+        if (mdt == TSL_DTYPE_BF16)
+            u = (uint32_t)ref_bf16(u) << 16;
+        if (mask)
+            wr_elem(H + b + (uint64_t)(i / n) * ldb, i % n, mdt, u);
+        M[i] = ref_f(u);
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        G[j] = row_val() / 4.0f;
+        Be[j] = row_val();
+        if (norm)
+            put32(H + b + 4 * j, ref_u((float)G[j]));
+        if (bias)
+            put32(H + bias + 4 * j, ref_u((float)Be[j]));
+    }
+    float scale = (flags & CF(SCALE)) ? 0.125f : 1.0f, eps = 1e-5f;
+    cmd_init(w, TSL_CMD_OP_ROWWISE, flags);
+    TSL_SET(w, TSL_CMD_A_DTYPE, adt);
+    TSL_SET(w, TSL_CMD_B_DTYPE, mask ? mdt : 0u);
+    TSL_SET(w, TSL_CMD_C_DTYPE, cdt);
+    TSL_SET(w, TSL_CMD_VPU_OP, op);
+    w[3] = m; w[4] = n; w[6] = a; w[7] = lda; w[8] = b; w[9] = mask ? ldb : 0; w[10] = c; w[11] = ldc; w[12] = bias;
+    w[13] = norm ? ref_u(eps) : (flags & CF(SCALE)) ? ref_u(scale) : 0;
+    stage(d, w);
+    char what[128];
+    snprintf(what, sizeof what, "ROWWISE op %u %ux%u %s->%s flags 0x%x", op, m, n, tsl_dtype_name(adt),
+             tsl_dtype_name(cdt), flags);
+    if (submit(d, what, TSL_CMD_ERR_OK, 0, 0, 0)) {
+        double worst = 0;
+        uint32_t bad = 0, wi = 0, wj = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            row_ref(op, X + (uint64_t)i * n, mask ? M + (uint64_t)i * n : NULL, G, bias ? Be : NULL, scale, eps, n, Y);
+            double big = 0;
+            for (uint32_t j = 0; j < n; j++) {
+                double s = norm ? (fabs(G[j]) + (bias ? fabs(Be[j]) : 0.0)) * 8.0 : fabs(Y[j]);
+                big = s > big ? s : big;
+            }
+            for (uint32_t j = 0; j < n; j++) {
+                double got = ref_f(rd_elem(H + c + (uint64_t)i * ldc, j, cdt)), err = fabs(got - Y[j]);
+                double tol = ldexp(big, -18) * (1.0 + n / 64.0) + (cdt == TSL_DTYPE_BF16 ? ldexp(fabs(Y[j]), -8) : 0.0);
+                if (!(err <= tol) && !bad++) {
+                    wi = i;
+                    wj = j;
+                    worst = err;
+                }
+                memcpy(d->exp + c + (uint64_t)i * ldc + j * esc, H + c + (uint64_t)i * ldc + j * esc, esc);
+            }
+        }
+        tu_check(&T, !bad, "[%s] %s: %u elements outside the bound, first C[%u][%u] = %g, reference %g (error %g)",
+                 d->name, what, bad, wi, wj, bad ? ref_f(rd_elem(H + c + (uint64_t)wi * ldc, wj, cdt)) : 0.0, 0.0, worst);
+        uint32_t i = 0;
+        while (i < HBM_BYTES && H[i] == d->exp[i])
+            i++;
+        tu_check(&T, i == HBM_BYTES, "[%s] %s: HBM outside C differs first at 0x%x", d->name, what, i);
+    }
+    free(X); free(M); free(G); free(Be); free(Y);
+}
+
+static void row_suite(dev_t *d, int randoms)
+{
+    if (!((d->m.cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1))
+        return;
+    static const uint32_t flags[TSL_ROW_OP_LIMIT] = {CF(SCALE) | CF(MASK), CF(BIAS), 0, 0, 0};
+    for (uint32_t op = 0; op < TSL_ROW_OP_LIMIT; op++) {
+        row_case(d, op, TSL_DTYPE_FP32, TSL_DTYPE_FP32, flags[op], 5, 3 * d->n + 5);
+        row_case(d, op, TSL_DTYPE_BF16, TSL_DTYPE_BF16, 0, 9, d->n);
+    }
+    for (int r = 0; r < randoms; r++) {
+        uint32_t op = below(TSL_ROW_OP_LIMIT), f = 0;
+        if (op == TSL_ROW_OP_SOFTMAX)
+            f = ((rnd() & 1) ? CF(SCALE) : 0u) | ((rnd() & 1) ? CF(MASK) : 0u);
+        if (op == TSL_ROW_OP_LAYERNORM && (rnd() & 1))
+            f = CF(BIAS);
+        row_case(d, op, (rnd() & 1) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32, (rnd() & 1) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32, f,
+                 1 + below(40), 1 + below(d->m.cfg.vmem_bytes / 128u));
+    }
+    /* a row longer than VMEM holds is refused, touching nothing */
+    uint32_t w[16];
+    cmd_init(w, TSL_CMD_OP_ROWWISE, 0);
+    TSL_SET(w, TSL_CMD_A_DTYPE, TSL_DTYPE_FP32);
+    TSL_SET(w, TSL_CMD_C_DTYPE, TSL_DTYPE_FP32);
+    TSL_SET(w, TSL_CMD_VPU_OP, TSL_ROW_OP_SILU);
+    w[3] = 1; w[4] = d->m.cfg.vmem_bytes / 4u; w[6] = DATA_BASE; w[7] = w[11] = 4u * w[4];
+    w[10] = DATA_BASE + w[7];
+    stage(d, w);
+    submit(d, "ROWWISE row longer than VMEM", TSL_CMD_ERR_BAD_SHAPE, TSL_CMD_N_WORD, 1, 1);
+}
+
 static void eltwise_suite(dev_t *d, int randoms)
 {
     static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_MIN, TSL_VPU_OP_RELU,
@@ -971,6 +1127,7 @@ int main(int argc, char **argv)
         gemm_suite(&d, (int)cfgs[i].gemm_randoms, cfgs[i].maxdim);
         eltwise_suite(&d, i == 0 ? 3 : 1);
         win_suite(&d, i == 0 ? 16 : 6);
+        row_suite(&d, i == 0 ? 16 : 4);
         copy_fill_suite(&d, i == 0 ? 12 : 4);
         invalid_suite(&d);
         ring_suite(&d);

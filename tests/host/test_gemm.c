@@ -305,6 +305,86 @@ out:
     free(x); free(w); free(y); free(ym); free(bias);
 }
 
+/* The row functions on `d` and on the model device (bit for bit), and against libm within a loose
+ * bound (tests/fw checks the tight one). */
+static void rows_case(tessel_dev_t *d, tessel_dev_t *mdl, int fn, uint32_t m, uint32_t n, tessel_dtype_t in,
+                      tessel_dtype_t out)
+{
+    static const char *const names[] = {"softmax", "layernorm", "rmsnorm", "gelu", "silu"};
+    char what[96];
+    snprintf(what, sizeof what, "[%s] %s %ux%u %s->%s", BACKEND, names[fn], m, n, dname(in), dname(out));
+    float *x = xmalloc(4u * m * n), *y = xmalloc(4u * m * n), *ym = xmalloc(4u * m * n), *g = xmalloc(4u * n);
+    float *b = xmalloc(4u * n), *mask = xmalloc(4u * m * n);
+    for (uint32_t i = 0; i < m * n; i++) {
+        x[i] = (float)((int32_t)below(4001) - 2000) / 500.0f;
+        mask[i] = (i % n) > (i / n) ? -INFINITY : 0.0f;   /* causal */
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        g[j] = 0.5f + (float)below(100) / 100.0f;
+        b[j] = (float)((int32_t)below(200) - 100) / 100.0f;
+    }
+    tessel_rows_t r = {m, n, in, out, x, n, y, n};
+    int st[2];
+    for (int k = 0; k < 2; k++) {
+        tessel_dev_t *dv = k ? mdl : d;
+        r.y = k ? ym : y;
+        switch (fn) {
+        case 0: st[k] = tessel_softmax(dv, &r, 0.5f, mask, NULL); break;
+        case 1: st[k] = tessel_layernorm(dv, &r, g, b, 1e-5f, NULL); break;
+        case 2: st[k] = tessel_rmsnorm(dv, &r, g, 1e-5f, NULL); break;
+        case 3: st[k] = tessel_gelu(dv, &r, NULL); break;
+        default: st[k] = tessel_silu(dv, &r, NULL); break;
+        }
+    }
+    if (tu_check(&T, st[0] == TESSEL_OK && st[1] == TESSEL_OK, "%s: status %d / model %d: %s", what, st[0], st[1],
+                 tessel_last_error(d))) {
+        tu_check(&T, !memcmp(y, ym, 4u * m * n), "%s: differs from the model device", what);
+        double worst = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            const float *xr = x + (size_t)i * n;
+            double mx = -INFINITY, sum = 0, mean = 0, var = 0, ms = 0;
+            for (uint32_t j = 0; j < n; j++) {
+                double v = in == TESSEL_BF16 ? ref_f((uint32_t)ref_bf16(ref_u(xr[j])) << 16) : xr[j];
+                double z = 0.5 * v + mask[(size_t)i * n + j];
+                mx = z > mx ? z : mx;
+                mean += v / n;
+                ms += v * v / n;
+            }
+            for (uint32_t j = 0; j < n; j++) {
+                double v = in == TESSEL_BF16 ? ref_f((uint32_t)ref_bf16(ref_u(xr[j])) << 16) : xr[j];
+                sum += exp(0.5 * v + mask[(size_t)i * n + j] - mx);
+                var += (v - mean) * (v - mean) / n;
+            }
+            for (uint32_t j = 0; j < n; j++) {
+                double v = in == TESSEL_BF16 ? ref_f((uint32_t)ref_bf16(ref_u(xr[j])) << 16) : xr[j], e;
+                double k = 2.0 * sqrt(2.0 / 3.14159265358979323846) * (v + 0.044715 * v * v * v);
+                switch (fn) {
+                case 0: e = exp(0.5 * v + mask[(size_t)i * n + j] - mx) / sum; break;
+                case 1: e = (v - mean) / sqrt(var + 1e-5) * g[j] + b[j]; break;
+                case 2: e = v / sqrt(ms + 1e-5) * g[j]; break;
+                case 3: e = v / (1.0 + exp(-k)); break;
+                default: e = v / (1.0 + exp(-v)); break;
+                }
+                double err = fabs(y[(size_t)i * n + j] - e);
+                worst = err > worst ? err : worst;
+            }
+        }
+        tu_check(&T, worst <= (out == TESSEL_BF16 ? 0.05 : 1e-4), "%s: max error %g against libm", what, worst);
+    }
+    free(x); free(y); free(ym); free(g); free(b); free(mask);
+}
+
+static void rows_suite(tessel_dev_t *d, tessel_dev_t *mdl)
+{
+    tessel_info_t info;
+    if (tessel_info(d, &info) || !(info.features & (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT)))
+        return;
+    for (int fn = 0; fn < 5; fn++) {
+        rows_case(d, mdl, fn, 7, 37, TESSEL_FP32, TESSEL_FP32);
+        rows_case(d, mdl, fn, 20, 64, TESSEL_BF16, TESSEL_BF16);
+    }
+}
+
 static void win_suite(tessel_dev_t *d, tessel_dev_t *mdl)
 {
     static const tessel_conv2d_t fixed[] = {
@@ -704,6 +784,22 @@ static void arg_suite(tessel_dev_t *d)
     pb = pv;
     pb.h = 0;
     EXPECT(tessel_pool2d(d, &pb, NULL), TESSEL_EINVAL);
+    float fx[8] = {0}, fy[8];
+    const tessel_rows_t rv = {2, 4, TESSEL_FP32, TESSEL_FP32, fx, 4, fy, 4};
+    tessel_rows_t rb = rv;
+    EXPECT(tessel_softmax(d, &rb, 1.0f, NULL, NULL), TESSEL_OK);
+    EXPECT(tessel_softmax(NULL, &rb, 1.0f, NULL, NULL), TESSEL_EINVAL);
+    EXPECT(tessel_gelu(d, NULL, NULL), TESSEL_EINVAL);
+    EXPECT(tessel_layernorm(d, &rb, NULL, NULL, 1e-5f, NULL), TESSEL_EINVAL);   /* no gamma */
+    EXPECT(tessel_rmsnorm(d, &rb, fx, 1e-5f, NULL), TESSEL_OK);
+    rb.ldx = 3;
+    EXPECT(tessel_silu(d, &rb, NULL), TESSEL_EINVAL);
+    rb = rv;
+    rb.in_dtype = TESSEL_INT8;
+    EXPECT(tessel_silu(d, &rb, NULL), TESSEL_EINVAL);
+    rb = rv;
+    rb.m = 0;
+    EXPECT(tessel_gelu(d, &rb, NULL), TESSEL_EINVAL);
     tu_check(&T, tessel_window_out(4, 1, 1, 3, 2, 1) == 2 && tessel_window_out(4, 0, 0, 5, 1, 1) == 0 &&
                      tessel_window_out(9, 0, 0, 3, 1, 2) == 5 && tessel_window_out(4, 0, 0, 2, 0, 1) == 0,
              "tessel_window_out");
@@ -939,11 +1035,12 @@ int main(int argc, char **argv)
     double t2 = now_s();
     eltwise_suite(d, mdl);
     win_suite(d, mdl);
+    rows_suite(d, mdl);
     double t3 = now_s();
     misc_suite(d, mdl);
     double t4 = now_s();
     check_suite();
-    printf("%s: seconds: args/stats/errors %.1f, gemm %.1f, eltwise/conv/pool %.1f, copy/fill/ring %.1f, checking %.1f\n", name,
+    printf("%s: seconds: args/stats/errors %.1f, gemm %.1f, eltwise/conv/pool/rows %.1f, copy/fill/ring %.1f, checking %.1f\n", name,
            t1 - t0, t2 - t1, t3 - t2, t4 - t3, now_s() - t4);
     tessel_close(d);
     tessel_close(mdl);

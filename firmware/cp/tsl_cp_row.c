@@ -1,0 +1,286 @@
+/* Tessel command processor: ROWWISE, a function of each row of an M x N matrix on the VPU
+ * (docs/isa.md §7: softmax, layer norm, RMS norm, GELU, SiLU). README.md ("Rows") has the plan.
+ *
+ * A tile is R rows, held block-major in VMEM: vector j of row r (its columns jN .. jN+N-1) is at
+ * block j, position r, so that one VPU instruction of R rows applies to the same block of every
+ * row, and a reduction of a row is a chain of VPU ops over its V = ceil(N / N_mxu) blocks followed
+ * by RSUM or RMAX across the lanes. The DMA moves one block of a tile per LOAD or STORE. The
+ * lanes past column N of the last block are filled first with a value that leaves the row's
+ * reductions alone (-inf for the softmax's max; 0 for sums). Tiles alternate between two sets of
+ * input and output buffers, so that the DMA moves tile t + 1 while the VPU computes tile t; the
+ * VPU's own work buffers need no tokens (one in-order queue). Every value is FP32 inside. */
+#include "tsl_cp_int.h"
+
+#define TOK_DMA TSL_TOK(TSL_UNIT_DMA)
+#define TOK_VPU TSL_TOK(TSL_UNIT_VPU)
+#define F32_ONE 0x3F800000u
+#define F32_MINUS_ONE 0xBF800000u
+#define F32_NEG_INF 0xFF800000u
+#define BF16_NEG_INF2 0xFF80FF80u
+#define GELU_C3 0x3D372713u          /* 0.044715 */
+#define GELU_MINUS_2K 0xBFCC422Au    /* -2 sqrt(2/pi) */
+#define FP TSL_DTYPE_FP32
+
+static uint64_t al64(uint64_t v) { return (v + TSL_CP_ALIGN - 1u) / TSL_CP_ALIGN * TSL_CP_ALIGN; }
+
+/* FP32 bits of a positive integer v < 2^24 (exact). */
+static uint32_t f32_of(uint32_t v)
+{
+    uint32_t e = 0;
+    while ((v >> e) > 1u)
+        e++;
+    return ((127u + e) << 23) | ((v << (23u - e)) & 0x7FFFFFu);
+}
+
+/* FP32 bits of 1/v, rounded to nearest, for 1 <= v < 2^24. */
+static uint32_t f32_recip(uint32_t v)
+{
+    uint32_t e = 0;
+    while ((v >> e) > 1u)
+        e++;
+    /* 1/v = 2^-(e+1) * m / 2^23 with m = 2^(24+e) / v in [2^23, 2^24] */
+    uint64_t num = (uint64_t)1 << (24u + e);
+    uint32_t m = (uint32_t)(num / v), rem = (uint32_t)(num % v);
+    if (2u * (uint64_t)rem > v || (2u * (uint64_t)rem == v && (m & 1u)))
+        m++;
+    uint32_t ex = 127u - e - 1u;
+    if (m == (1u << 24)) {
+        m >>= 1;
+        ex++;
+    }
+    return (ex << 23) | (m & 0x7FFFFFu);
+}
+
+typedef struct {
+    const tsl_cmd_t *c;
+    uint32_t n, v, r;                /* MXU N, blocks per row, rows per tile (a multiple of 4) */
+    uint32_t esa, esb, esc, op, mask;
+    uint32_t in[2], mk[2], out[2];   /* DMA'd buffers, two of each */
+    uint32_t x, t, s1, s2, gam, bet; /* VPU-only: FP32 tile, FP32 scratch, two per-row vectors, gamma, beta */
+} row_t;
+
+/* Lay the buffers out for tiles of x->r rows; returns the bytes used. */
+static uint64_t layout(row_t *x, int norm)
+{
+    uint64_t p = 0, blk = (uint64_t)x->r * x->n, vb = x->v * blk;
+    for (int s = 0; s < 2; s++) {
+        x->in[s] = (uint32_t)p;
+        p += al64(vb * x->esa);
+        x->mk[s] = (uint32_t)p;
+        p += al64(vb * x->esb);
+        x->out[s] = (uint32_t)p;
+        p += al64(vb * x->esc);
+    }
+    x->x = (uint32_t)p;
+    p += al64(vb * 4u);
+    x->t = (uint32_t)p;
+    p += al64(vb * 4u);
+    x->s1 = (uint32_t)p;
+    p += al64(blk * 4u);
+    x->s2 = (uint32_t)p;
+    p += al64(blk * 4u);
+    x->gam = (uint32_t)p;
+    p += norm ? al64((uint64_t)x->v * x->n * 4u) : 0u;
+    x->bet = (uint32_t)p;
+    p += norm ? al64((uint64_t)x->v * x->n * 4u) : 0u;
+    return p;
+}
+
+/* Tiles of as many rows (a multiple of 4) as fit VMEM and a VPU instruction's ROWS. */
+static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
+{
+    uint32_t n = cp->n;
+    x->c = c;
+    x->n = n;
+    x->v = tsl_cp_ceil(c->n, n);
+    x->op = c->vpu_op;
+    x->mask = (c->flags & TSL_CP_FLAG(MASK)) != 0;
+    x->esa = tsl_dtype_bytes(c->a_dtype);
+    x->esb = x->mask ? tsl_dtype_bytes(c->b_dtype) : 0u;
+    x->esc = tsl_dtype_bytes(c->c_dtype);
+    int norm = x->op == TSL_ROW_OP_LAYERNORM || x->op == TSL_ROW_OP_RMSNORM;
+    uint64_t per_row = (uint64_t)x->v * n * (2u * (x->esa + x->esb + x->esc) + 8u) + 8u * n;
+    uint64_t r = cp->vmem_bytes / per_row;
+    r = r < TSL_CP_MAX_ROWS / x->v ? r : TSL_CP_MAX_ROWS / x->v;
+    r = r < tsl_cp_roundup(c->m, 4u) ? r : tsl_cp_roundup(c->m, 4u);
+    for (x->r = (uint32_t)r / 4u * 4u; x->r; x->r = x->r / 8u * 4u)   /* each try half the rows */
+        if (layout(x, norm) <= cp->vmem_bytes)
+            return 1;
+    return 0;
+}
+
+int tsl_cp_row_fits(const tsl_cp_t *cp, const tsl_cmd_t *c)
+{
+    row_t x;
+    return plan(cp, c, &x);
+}
+
+/* One FP32 VPU instruction of `rows` vectors (src2: a vector, row 0 broadcast, or an immediate). */
+static void vop(tsl_cp_t *cp, uint32_t op, uint32_t dst, uint32_t s1, uint32_t s2, uint32_t mode, uint32_t rows)
+{
+    int unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
+    tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = op, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = unary ? 0u : FP, .src2_mode = unary ? 0u : mode,
+            .dst_addr = dst, .src1_addr = s1, .src2_addr = unary ? 0u : s2, .rows = rows}),
+        NULL, NULL, NULL, 0);
+}
+
+/* dst (R vectors) = the row's `op` (ADD or MAX) over its blocks of `src`, then across the lanes. */
+static void reduce(tsl_cp_t *cp, const row_t *x, uint32_t op, uint32_t src, uint32_t dst)
+{
+    uint32_t blk = x->r * x->n * 4u, lanes = op == TSL_VPU_OP_ADD ? TSL_VPU_OP_RSUM : TSL_VPU_OP_RMAX;
+    if (x->v > 1u) {
+        vop(cp, op, dst, src, src + blk, TSL_SRC2_VEC, x->r);
+        for (uint32_t j = 2; j < x->v; j++)
+            vop(cp, op, dst, dst, src + j * blk, TSL_SRC2_VEC, x->r);
+        src = dst;
+    }
+    vop(cp, lanes, dst, src, 0, 0, x->r);
+}
+
+/* x->x, block by block: op(block, per-row vector s) or op(block, gamma/beta vector j broadcast). */
+static void per_block(tsl_cp_t *cp, const row_t *x, uint32_t op, uint32_t s, int bcast)
+{
+    uint32_t blk = x->r * x->n * 4u;
+    for (uint32_t j = 0; j < x->v; j++)
+        vop(cp, op, x->x + j * blk, x->x + j * blk, bcast ? s + j * x->n * 4u : s, bcast ? TSL_SRC2_BCAST : TSL_SRC2_VEC,
+            x->r);
+}
+
+/* The loads of tile t (rows m0 .. m0 + mr - 1) into buffer set s. */
+static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t mr, tsl_cp_buf_t *IN, tsl_cp_buf_t *MK)
+{
+    const tsl_cmd_t *c = x->c;
+    uint32_t n = x->n, tail = c->n - (x->v - 1u) * n;
+    for (int which = 0; which < 1 + (int)x->mask; which++) {
+        uint32_t es = which ? x->esb : x->esa, base = which ? x->mk[s] : x->in[s], blk = x->r * n * es;
+        uint32_t addr = which ? c->b_addr : c->a_addr, ld = which ? c->ldb : c->lda;
+        tsl_cp_buf_t *buf = which ? MK : IN;
+        if (tail < n) {   /* the last block's lanes past column N: -inf for the max, else 0 */
+            uint32_t pad = x->op == TSL_ROW_OP_SOFTMAX && !which ? (es == 2u ? BF16_NEG_INF2 : F32_NEG_INF) : 0u;
+            for (uint32_t st = 0; st < (pad ? 2u : 1u); st++)
+                tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                        .op = st ? TSL_VPU_OP_ADD : TSL_VPU_OP_MUL, .dst_dtype = TSL_DTYPE_INT32,
+                        .src1_dtype = TSL_DTYPE_INT32, .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_IMM,
+                        .dst_addr = base + (x->v - 1u) * blk, .src1_addr = base + (x->v - 1u) * blk,
+                        .src2_addr = st ? pad : 0u, .rows = blk / (4u * n)}),
+                    NULL, NULL, buf, TOK_DMA);
+        }
+        for (uint32_t j = 0; j < x->v; j++)
+            tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = addr + m0 * ld + j * n * es, .local_addr = base + j * blk,
+                    .rows = mr, .row_bytes = (j + 1u < x->v ? n : tail) * es, .hbm_stride = ld, .local_stride = n * es}),
+                NULL, NULL, buf, j + 1u == x->v ? TOK_VPU : 0u);
+    }
+}
+
+/* The VPU work of one tile, from the input buffer `in` (and mask `mk`) into x->x; the first
+ * instruction also waits for gamma and beta (GB). */
+static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, tsl_cp_buf_t *IN, tsl_cp_buf_t *MK,
+                    tsl_cp_buf_t *GB)
+{
+    const tsl_cmd_t *c = x->c;
+    uint32_t all = x->v * x->r, inv_n = f32_recip(c->n);
+    tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_MOV, .dst_dtype = FP, .src1_dtype = c->a_dtype, .dst_addr = x->x, .src1_addr = in,
+            .rows = all}), IN, GB, NULL, 0);
+    switch (x->op) {
+    case TSL_ROW_OP_SOFTMAX:
+        if (c->flags & TSL_CP_FLAG(SCALE))
+            vop(cp, TSL_VPU_OP_MUL, x->x, x->x, c->scale, TSL_SRC2_IMM, all);
+        if (x->mask)
+            tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                    .op = TSL_VPU_OP_ADD, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = c->b_dtype,
+                    .src2_mode = TSL_SRC2_VEC, .dst_addr = x->x, .src1_addr = x->x, .src2_addr = mk, .rows = all}),
+                MK, NULL, NULL, 0);
+        reduce(cp, x, TSL_VPU_OP_MAX, x->x, x->s1);
+        vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, F32_MINUS_ONE, TSL_SRC2_IMM, x->r);
+        per_block(cp, x, TSL_VPU_OP_ADD, x->s1, 0);
+        vop(cp, TSL_VPU_OP_EXP, x->x, x->x, 0, 0, all);
+        reduce(cp, x, TSL_VPU_OP_ADD, x->x, x->s1);
+        vop(cp, TSL_VPU_OP_RECIP, x->s1, x->s1, 0, 0, x->r);
+        per_block(cp, x, TSL_VPU_OP_MUL, x->s1, 0);
+        break;
+    case TSL_ROW_OP_LAYERNORM:
+    case TSL_ROW_OP_RMSNORM: {
+        int ln = x->op == TSL_ROW_OP_LAYERNORM;
+        if (ln) {   /* x - mean */
+            reduce(cp, x, TSL_VPU_OP_ADD, x->x, x->s1);
+            vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, inv_n, TSL_SRC2_IMM, x->r);
+            vop(cp, TSL_VPU_OP_MUL, x->s2, x->s1, F32_MINUS_ONE, TSL_SRC2_IMM, x->r);
+            per_block(cp, x, TSL_VPU_OP_ADD, x->s2, 0);
+        }
+        vop(cp, TSL_VPU_OP_MUL, x->t, x->x, x->x, TSL_SRC2_VEC, all);
+        reduce(cp, x, TSL_VPU_OP_ADD, x->t, x->s2);
+        uint32_t pads = x->v * x->n - c->n;
+        if (ln && pads) {   /* the padding lanes hold 0 - mean: take their pads * mean^2 back out */
+            vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, x->s1, TSL_SRC2_VEC, x->r);
+            vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, f32_of(pads) | 0x80000000u, TSL_SRC2_IMM, x->r);
+            vop(cp, TSL_VPU_OP_ADD, x->s2, x->s2, x->s1, TSL_SRC2_VEC, x->r);
+        }
+        vop(cp, TSL_VPU_OP_MUL, x->s2, x->s2, inv_n, TSL_SRC2_IMM, x->r);
+        vop(cp, TSL_VPU_OP_ADD, x->s2, x->s2, c->scale, TSL_SRC2_IMM, x->r);
+        vop(cp, TSL_VPU_OP_RSQRT, x->s2, x->s2, 0, 0, x->r);
+        per_block(cp, x, TSL_VPU_OP_MUL, x->s2, 0);
+        per_block(cp, x, TSL_VPU_OP_MUL, x->gam, 1);
+        if (c->flags & TSL_CP_FLAG(BIAS))
+            per_block(cp, x, TSL_VPU_OP_ADD, x->bet, 1);
+        break;
+    }
+    default: {   /* GELU, SILU: x * 1 / (1 + exp(-k(x))) */
+        if (x->op == TSL_ROW_OP_GELU) {
+            vop(cp, TSL_VPU_OP_MUL, x->t, x->x, x->x, TSL_SRC2_VEC, all);
+            vop(cp, TSL_VPU_OP_MUL, x->t, x->t, x->x, TSL_SRC2_VEC, all);
+            vop(cp, TSL_VPU_OP_MUL, x->t, x->t, GELU_C3, TSL_SRC2_IMM, all);
+            vop(cp, TSL_VPU_OP_ADD, x->t, x->t, x->x, TSL_SRC2_VEC, all);
+            vop(cp, TSL_VPU_OP_MUL, x->t, x->t, GELU_MINUS_2K, TSL_SRC2_IMM, all);
+        } else {
+            vop(cp, TSL_VPU_OP_MUL, x->t, x->x, F32_MINUS_ONE, TSL_SRC2_IMM, all);
+        }
+        vop(cp, TSL_VPU_OP_EXP, x->t, x->t, 0, 0, all);
+        vop(cp, TSL_VPU_OP_ADD, x->t, x->t, F32_ONE, TSL_SRC2_IMM, all);
+        vop(cp, TSL_VPU_OP_RECIP, x->t, x->t, 0, 0, all);
+        vop(cp, TSL_VPU_OP_MUL, x->x, x->x, x->t, TSL_SRC2_VEC, all);
+    }
+    }
+}
+
+void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
+{
+    row_t x;
+    if (!plan(cp, c, &x))
+        return;   /* validate() refused it already */
+    uint32_t n = x.n, tiles = tsl_cp_ceil(c->m, x.r), blk = x.r * n;
+    tsl_cp_buf_t IN[2], MK[2], OUT[2], GB = {0, 0, {0, 0, 0}};
+    for (int s = 0; s < 2; s++)
+        IN[s] = MK[s] = OUT[s] = GB;
+    int norm = x.op == TSL_ROW_OP_LAYERNORM || x.op == TSL_ROW_OP_RMSNORM;
+    if (norm) {   /* gamma and beta, resident (their lanes past N only reach lanes never stored) */
+        uint32_t k = (c->flags & TSL_CP_FLAG(BIAS)) ? 2u : 1u;
+        for (uint32_t i = 0; i < k; i++)
+            tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = i ? c->bias_addr : c->b_addr, .local_addr = i ? x.bet : x.gam,
+                    .rows = 1, .row_bytes = c->n * 4u}),
+                NULL, NULL, &GB, i + 1u == k ? TOK_VPU : 0u);
+    }
+    for (uint32_t t = 0; t <= tiles; t++) {
+        if (t < tiles)
+            tile_loads(cp, &x, t & 1u, t * x.r, tsl_cp_min(x.r, c->m - t * x.r), &IN[t & 1u], &MK[t & 1u]);
+        if (t == 0)
+            continue;
+        uint32_t u = t - 1u, s = u & 1u, m0 = u * x.r, mr = tsl_cp_min(x.r, c->m - m0);
+        compute(cp, &x, x.in[s], x.mk[s], &IN[s], &MK[s], norm ? &GB : NULL);
+        tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = TSL_VPU_OP_MOV, .dst_dtype = c->c_dtype, .src1_dtype = FP, .dst_addr = x.out[s],
+                .src1_addr = x.x, .rows = x.v * x.r}), NULL, NULL, &OUT[s], TOK_DMA);
+        for (uint32_t j = 0; j < x.v; j++)
+            tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                    .op = TSL_DMA_OP_STORE, .hbm_addr = c->c_addr + m0 * c->ldc + j * n * x.esc,
+                    .local_addr = x.out[s] + j * blk * x.esc, .rows = mr,
+                    .row_bytes = (j + 1u < x.v ? n : c->n - j * n) * x.esc, .hbm_stride = c->ldc,
+                    .local_stride = n * x.esc}),
+                &OUT[s], NULL, NULL, 0);
+        if (tsl_cp_tc_error(cp))
+            return;
+    }
+}

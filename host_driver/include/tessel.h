@@ -266,6 +266,30 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_gelu(tessel_dev_t *de
 __attribute__((warn_unused_result)) tessel_status_t tessel_silu(tessel_dev_t *dev, const tessel_rows_t *r,
                                                                 tessel_completion_t *cpl);
 
+/* ---- batched matmul and attention ------------------------------------------------------------ */
+/* C[i] = epilogue(A[i] x B[i]) for i < batch: tessel_gemm's operands and rules, each a dense block,
+ * the blocks one after another (A: batch x m x k, B: batch x k x n, C: batch x m x n). One GEMM
+ * command per block, all queued before the first is waited for. g->lda, ldb, ldc are ignored. */
+__attribute__((warn_unused_result)) tessel_status_t tessel_bmm(tessel_dev_t *dev, const tessel_gemm_t *g,
+                                                               uint32_t batch);
+
+/* O = softmax(Q K^T * scale + mask) V for `batch` independent heads, in bf16 with FP32 accumulation
+ * (docs/networks.md): per head a GEMM (FP32 scores, scaled), a ROWWISE softmax (the causal mask:
+ * -inf where key j > query i + lk - lq) into BF16 probabilities, and a GEMM with V; the three run
+ * back to back on the device, queued together. Q: batch x lq x d, K: batch x lk x d (uploaded
+ * transposed), V: batch x lk x dv, O: batch x lq x dv, all dense float. scale 0: 1/sqrt(d). */
+typedef struct {
+    uint32_t batch, lq, lk, d, dv;
+    const float *q, *k, *v;
+    float *o;
+    float scale;
+    int causal;
+    tessel_dtype_t out_dtype;      /* FP32 or BF16 */
+} tessel_attention_t;
+
+__attribute__((warn_unused_result)) tessel_status_t tessel_attention(tessel_dev_t *dev, const tessel_attention_t *a,
+                                                                     tessel_completion_t *cpl);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,167 @@
+/* libtessel: tessel_bmm and tessel_attention, sequences of commands queued together.
+ *
+ * The device runs commands one at a time in ring order, so a command may read what the one before
+ * it wrote, and one scratch buffer serves every head. Attention per head: GEMM S = (Q Kt) * scale
+ * (FP32 C), ROWWISE SOFTMAX(S + mask) into P (BF16), GEMM O = P V. The host uploads Q, K
+ * transposed, V and the mask once, and reads O back once.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessel_int.h"
+#include "tsl_insn.h"
+
+TESSEL_API tessel_status_t tessel_bmm(tessel_dev_t *dev, const tessel_gemm_t *g, uint32_t batch)
+{
+    if (!dev || !g || !batch)
+        return TESSEL_EINVAL;
+    const int fp = g->in_dtype == TESSEL_BF16;
+    const size_t ea = fp ? 4u : 1u, ec = g->out_dtype == TESSEL_INT8 ? 1u : 4u;
+    for (uint32_t i = 0; i < batch; i++) {   /* the library's GEMM per block (each checks its arguments) */
+        tessel_gemm_t b = *g;
+        b.lda = g->k;
+        b.ldb = g->n;
+        b.ldc = g->n;
+        b.a = (const uint8_t *)g->a + (size_t)i * g->m * g->k * ea;
+        b.b = (const uint8_t *)g->b + (size_t)i * g->k * g->n * ea;
+        b.c = (uint8_t *)g->c + (size_t)i * g->m * g->n * ec;
+        int r = tessel_gemm(dev, &b, NULL);
+        if (r)
+            return r;
+    }
+    return TESSEL_OK;
+}
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+/* Queue one command built from the words in `w`. */
+static tessel_status_t queue(tessel_dev_t *dev, const uint32_t *w, tessel_handle_t *h)
+{
+    tessel_cmd_t cmd;
+    memcpy(cmd.w, w, sizeof cmd.w);
+    return tessel_submit(dev, &cmd, h);
+}
+
+TESSEL_API tessel_status_t tessel_attention(tessel_dev_t *dev, const tessel_attention_t *a, tessel_completion_t *cpl)
+{
+    if (!dev)
+        return TESSEL_EINVAL;
+    if (!a || !a->batch || !a->lq || !a->lk || !a->d || !a->dv || !a->q || !a->k || !a->v || !a->o ||
+        (a->out_dtype != TESSEL_FP32 && a->out_dtype != TESSEL_BF16) || !isfinite(a->scale) ||
+        (a->causal && a->lq > a->lk))
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_attention: invalid arguments (a zero size or NULL operand, an "
+                           "output dtype other than FP32 and BF16, a scale that is not finite, or a causal mask with "
+                           "more queries than keys)");
+    tessel_info_t info;
+    int r = tessel_info(dev, &info);
+    if (r)
+        return r;
+    if (!(info.features & (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT)))
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_attention: this device has no bf16 support");
+    const uint64_t B = a->batch, lq = a->lq, lk = a->lk, d = a->d, dv = a->dv;
+    const uint32_t cdt = a->out_dtype == TESSEL_BF16 ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32, ces = tsl_dtype_bytes(cdt);
+    const uint64_t qb = B * lq * d * 2u, kb = B * d * lk * 2u, vb = B * lk * dv * 2u, ob = B * lq * dv * ces;
+    const uint64_t sb = lq * lk * 4u, pb = lq * lk * 2u, mb = a->causal ? lq * lk * 4u : 0u;
+    uint64_t host = qb > kb ? qb : kb;
+    host = host > vb ? host : vb;
+    host = host > ob ? host : ob;
+    host = host > mb ? host : mb;
+    if (host > info.hbm_bytes || sb > info.hbm_bytes || (lq + lk) * 4u * (d > dv ? d : dv) > UINT32_MAX)
+        return tessel_fail(dev, TESSEL_ENOMEM, "tessel_attention: the operands do not fit the device's HBM");
+    uint8_t *buf = malloc((size_t)host);
+    if (!buf)
+        return tessel_fail(dev, TESSEL_ENOMEM, "tessel_attention: %llu bytes of host memory", (unsigned long long)host);
+    tessel_buf_t m[7] = {{0, (size_t)qb, 0}, {0, (size_t)kb, 0}, {0, (size_t)vb, 0}, {0, (size_t)ob, 0},
+                         {0, (size_t)sb, 0}, {0, (size_t)pb, 0}, {0, (size_t)mb, 0}};
+    tessel_handle_t *hs = calloc((size_t)(3u * B), sizeof *hs);
+    uint64_t queued = 0;
+    if (!hs) {
+        r = tessel_fail(dev, TESSEL_ENOMEM, "tessel_attention: host memory");
+        goto out;
+    }
+    if ((r = tessel_bufs_alloc(dev, m, 7)))
+        goto out;
+    /* uploads: Q and V as they are, K transposed per head, the mask */
+    if ((r = tessel_put_operand(dev, m[0].addr, a->q, B * lq * d, 1, buf)) ||
+        (r = tessel_put_operand(dev, m[2].addr, a->v, B * lk * dv, 1, buf)))
+        goto out;
+    for (uint64_t h = 0; h < B; h++)
+        for (uint64_t j = 0; j < lk; j++)
+            for (uint64_t c = 0; c < d; c++) {
+                uint16_t x = tessel_f32_to_bf16(a->k[(h * lk + j) * d + c]);
+                memcpy(buf + 2u * ((h * d + c) * lk + j), &x, 2);
+            }
+    if ((r = tessel_write(dev, m[1].addr, buf, (size_t)kb)))
+        goto out;
+    if (a->causal) {
+        float *mk = (float *)(void *)buf;
+        for (uint64_t i = 0; i < lq; i++)
+            for (uint64_t j = 0; j < lk; j++)
+                mk[i * lk + j] = j > i + (lk - lq) ? -INFINITY : 0.0f;
+        if ((r = tessel_write(dev, m[6].addr, buf, (size_t)mb)))
+            goto out;
+    }
+    float scale = a->scale != 0.0f ? a->scale : 1.0f / sqrtf((float)d);
+    for (uint64_t h = 0; h < B; h++) {
+        uint32_t w[TSL_PARAM_CMD_WORDS];
+        tsl_cmd_t s = {.opcode = TSL_CMD_OP_GEMM, .flags = 1u << TSL_CMD_FLAG_SCALE, .a_dtype = TSL_DTYPE_BF16,
+                       .b_dtype = TSL_DTYPE_BF16, .c_dtype = TSL_DTYPE_FP32, .m = (uint32_t)lq, .n = (uint32_t)lk,
+                       .k = (uint32_t)d, .a_addr = (uint32_t)(m[0].addr + h * lq * d * 2u), .lda = (uint32_t)(d * 2u),
+                       .b_addr = (uint32_t)(m[1].addr + h * d * lk * 2u), .ldb = (uint32_t)(lk * 2u),
+                       .c_addr = (uint32_t)m[4].addr, .ldc = (uint32_t)(lk * 4u), .scale = f32_bits(scale)};
+        tsl_cmd_t p = {.opcode = TSL_CMD_OP_ROWWISE, .flags = a->causal ? 1u << TSL_CMD_FLAG_MASK : 0u,
+                       .a_dtype = TSL_DTYPE_FP32, .b_dtype = a->causal ? TSL_DTYPE_FP32 : 0u,
+                       .c_dtype = TSL_DTYPE_BF16, .vpu_op = TSL_ROW_OP_SOFTMAX, .m = (uint32_t)lq, .n = (uint32_t)lk,
+                       .a_addr = (uint32_t)m[4].addr, .lda = (uint32_t)(lk * 4u),
+                       .b_addr = a->causal ? (uint32_t)m[6].addr : 0u, .ldb = a->causal ? (uint32_t)(lk * 4u) : 0u,
+                       .c_addr = (uint32_t)m[5].addr, .ldc = (uint32_t)(lk * 2u)};
+        tsl_cmd_t o = {.opcode = TSL_CMD_OP_GEMM, .a_dtype = TSL_DTYPE_BF16, .b_dtype = TSL_DTYPE_BF16, .c_dtype = cdt,
+                       .m = (uint32_t)lq, .n = (uint32_t)dv, .k = (uint32_t)lk, .a_addr = (uint32_t)m[5].addr,
+                       .lda = (uint32_t)(lk * 2u), .b_addr = (uint32_t)(m[2].addr + h * lk * dv * 2u),
+                       .ldb = (uint32_t)(dv * 2u), .c_addr = (uint32_t)(m[3].addr + h * lq * dv * ces),
+                       .ldc = (uint32_t)(dv * ces)};
+        const tsl_cmd_t *seq[3] = {&s, &p, &o};
+        for (int i = 0; i < 3; i++) {
+            tsl_cmd_encode(seq[i], w);
+            if ((r = queue(dev, w, &hs[queued])))
+                goto out;
+            queued++;
+        }
+    }
+out:;
+    /* every queued command is waited for (or orphaned), whatever failed */
+    tessel_completion_t c, last;
+    memset(&last, 0, sizeof last);
+    for (uint64_t i = 0; i < queued; i++) {
+        memset(&c, 0, sizeof c);
+        int w = r ? TESSEL_ETIMEOUT : tessel_wait(dev, hs[i], TESSEL_TIMEOUT_AUTO, &c);
+        if (r)
+            tessel_orphan(dev, hs[i]);
+        else if (w && w != TESSEL_EMISMATCH)
+            r = w;
+        if (!r || w == TESSEL_EMISMATCH)
+            last = c;
+        if (w == TESSEL_EMISMATCH && !r)
+            r = w;
+    }
+    if (cpl)
+        *cpl = last;
+    if ((!r || r == TESSEL_EMISMATCH) && queued) {
+        int r2 = tessel_read(dev, buf, m[3].addr, (size_t)ob);
+        if (r2)
+            r = r2;
+        else
+            for (uint64_t i = 0; i < B * lq * dv; i++)
+                tessel_get_elem(a->o, i, buf + i * ces, cdt);
+    }
+    tessel_bufs_free(dev, m, 7);
+    free(hs);
+    free(buf);
+    return r;
+}

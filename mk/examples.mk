@@ -1,0 +1,26 @@
+# Examples: real networks run on the device through the `tessel` CLI (docs/networks.md).
+#   make digits-mlp   examples/digits/digits.py: an int8 MLP (64 -> 64 -> 10) on scikit-learn's digits,
+#                     trained with torch, quantised, every layer a `tessel` command checked bit for bit
+#                     against a numpy integer reference; accuracy on the whole test split (model
+#                     backend), cycles and MXU utilisation per inference on DIGITS_SIM_BATCH images (sim)
+#   make digits-cnn   the same for a CNN: conv 3x3 1->8 + ReLU, max pool 2x2, conv 3x3 8->16 + ReLU,
+#                     dense 256 -> 10 (CONV2D, POOL2D, CONV2D, GEMM)
+#   make test-digits  both, with DIGITS_TEST_BATCH images on the sim: fails on a mismatch or when the
+#                     device's accuracy is more than 1 point from the float model's (~8 s)
+# Work files (each command's .npy operands and outputs): $(BUILD)/digits/<model>/<backend>/.
+
+DIGITS            := $(PYTHON) examples/digits/digits.py --tessel $(TESSEL)
+DIGITS_DEPS       := $(TESSEL) $(FW_ELF) examples/digits/digits.py
+DIGITS_SIM_BATCH  ?= 32
+DIGITS_TEST_BATCH := 8
+
+.PHONY: digits-mlp digits-cnn test-digits
+digits-mlp digits-cnn: digits-%: deps $(DIGITS_DEPS)
+	@$(DIGITS) --model $* --backend sim --sim-batch $(DIGITS_SIM_BATCH) --work $(BUILD)/digits/$*
+
+TESTS += digits
+test-digits: $(DIGITS_DEPS)
+	@passed=0; failed=0; for m in mlp cnn; do \
+	  if $(DIGITS) --model $$m --backend sim --sim-batch $(DIGITS_TEST_BATCH) --work $(BUILD)/digits/test-$$m; \
+	  then passed=$$((passed + 1)); else failed=$$((failed + 1)); echo "FAIL: digits $$m"; fi; \
+	done; echo "digits: $$passed passed, $$failed failed"; [ $$failed -eq 0 ]

@@ -262,6 +262,10 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_rmsnorm(tessel_dev_t 
 /* GELU, tanh form: x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) (PyTorch's approximate='tanh'). */
 __attribute__((warn_unused_result)) tessel_status_t tessel_gelu(tessel_dev_t *dev, const tessel_rows_t *r,
                                                                 tessel_completion_t *cpl);
+/* y = x + b elementwise (an ELTWISE ADD; b is m x n, stride ldx, of the same dtype as x), e.g. a
+ * residual connection. */
+__attribute__((warn_unused_result)) tessel_status_t tessel_add(tessel_dev_t *dev, const tessel_rows_t *r,
+                                                               const float *b, tessel_completion_t *cpl);
 /* SiLU: x * sigmoid(x). */
 __attribute__((warn_unused_result)) tessel_status_t tessel_silu(tessel_dev_t *dev, const tessel_rows_t *r,
                                                                 tessel_completion_t *cpl);

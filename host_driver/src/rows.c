@@ -1,4 +1,4 @@
-/* libtessel: the row functions, one ROWWISE command each (docs/isa.md §7).
+/* libtessel: the row functions, one ROWWISE command each (docs/isa.md §7), and tessel_add (ELTWISE ADD).
  *
  * The host converts only: x to bf16 (BF16) or as it is (FP32), gamma, beta and the mask as FP32;
  * the result is widened back to float. Everything in between runs on the device's VPU.
@@ -9,11 +9,11 @@
 #include "tessel_int.h"
 #include "tsl_insn.h"
 
-/* What one row function needs besides the matrix. */
+/* What one row function needs besides the matrix (ELTWISE ADD for tessel_add: `b` is its B). */
 typedef struct {
     const char *what;
     uint32_t op, flags, scale;
-    const float *mask, *gamma, *beta;
+    const float *mask, *gamma, *beta, *b;
 } row_call_t;
 
 static tessel_status_t run_rows(tessel_dev_t *dev, const tessel_rows_t *r, const row_call_t *c, tessel_completion_t *cpl)
@@ -22,7 +22,7 @@ static tessel_status_t run_rows(tessel_dev_t *dev, const tessel_rows_t *r, const
         return TESSEL_EINVAL;
     int in_ok = r && (r->in_dtype == TESSEL_BF16 || r->in_dtype == TESSEL_FP32);
     if (!in_ok || (r->out_dtype != TESSEL_BF16 && r->out_dtype != TESSEL_FP32) || !r->m || !r->n || !r->x || !r->y ||
-        r->ldx < r->n || r->ldy < r->n || ((c->op == TSL_ROW_OP_LAYERNORM || c->op == TSL_ROW_OP_RMSNORM) && !c->gamma))
+        r->ldx < r->n || r->ldy < r->n || (!c->b && (c->op == TSL_ROW_OP_LAYERNORM || c->op == TSL_ROW_OP_RMSNORM) && !c->gamma))
         return tessel_fail(dev, TESSEL_EINVAL, "%s: invalid arguments (a NULL matrix or gamma, a zero size, a stride "
                            "shorter than a row, or a dtype other than BF16 and FP32)", c->what);
     tessel_info_t info;
@@ -34,7 +34,7 @@ static tessel_status_t run_rows(tessel_dev_t *dev, const tessel_rows_t *r, const
     const uint32_t adt = r->in_dtype == TESSEL_BF16 ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
     const uint32_t cdt = r->out_dtype == TESSEL_BF16 ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
     const uint64_t m = r->m, n = r->n, esa = tsl_dtype_bytes(adt), esc = tsl_dtype_bytes(cdt);
-    const uint64_t xb = m * n * esa, yb = m * n * esc, mb = c->mask ? m * n * 4u : 0u;
+    const uint64_t xb = m * n * esa, yb = m * n * esc, mb = c->mask ? m * n * 4u : c->b ? xb : 0u;
     const uint64_t gb = c->gamma ? n * 4u : 0u, bb = c->beta ? n * 4u : 0u;
     if (xb > info.hbm_bytes || yb > info.hbm_bytes || mb > info.hbm_bytes || n * 4u > UINT32_MAX)
         return tessel_fail(dev, TESSEL_ENOMEM, "%s: a %llux%llu matrix does not fit the device's HBM", c->what,
@@ -46,37 +46,40 @@ static tessel_status_t run_rows(tessel_dev_t *dev, const tessel_rows_t *r, const
     tessel_buf_t d[5] = {{0, (size_t)xb, 0}, {0, (size_t)yb, 0}, {0, (size_t)mb, 0}, {0, (size_t)gb, 0}, {0, (size_t)bb, 0}};
     if ((st = tessel_bufs_alloc(dev, d, 5)))
         goto out;
-    for (uint64_t i = 0; i < m; i++) {   /* x, packed dense */
-        const float *row = r->x + i * r->ldx;
-        if (esa == 4u)
-            memcpy(buf + i * n * 4u, row, (size_t)(n * 4u));
-        else
-            for (uint64_t j = 0; j < n; j++) {
-                uint16_t h = tessel_f32_to_bf16(row[j]);
-                memcpy(buf + 2u * (i * n + j), &h, 2);
-            }
+    for (int which = 0; which < 1 + (c->b != NULL); which++) {   /* x (and b), packed dense */
+        for (uint64_t i = 0; i < m; i++) {
+            const float *row = (which ? c->b : r->x) + i * r->ldx;
+            if (esa == 4u)
+                memcpy(buf + i * n * 4u, row, (size_t)(n * 4u));
+            else
+                for (uint64_t j = 0; j < n; j++) {
+                    uint16_t h = tessel_f32_to_bf16(row[j]);
+                    memcpy(buf + 2u * (i * n + j), &h, 2);
+                }
+        }
+        if ((st = tessel_write(dev, d[which ? 2 : 0].addr, buf, (size_t)xb)))
+            goto out;
     }
-    if ((st = tessel_write(dev, d[0].addr, buf, (size_t)xb)) ||
-        (c->mask && (st = tessel_write(dev, d[2].addr, c->mask, (size_t)mb))) ||
+    if ((c->mask && (st = tessel_write(dev, d[2].addr, c->mask, (size_t)mb))) ||
         (c->gamma && (st = tessel_write(dev, d[3].addr, c->gamma, (size_t)gb))) ||
         (c->beta && (st = tessel_write(dev, d[4].addr, c->beta, (size_t)bb))))
         goto out;
     tessel_cmd_t cmd;
     memset(&cmd, 0, sizeof cmd);
     uint32_t *w = cmd.w;
-    TSL_SET(w, TSL_CMD_OPCODE, TSL_CMD_OP_ROWWISE);
+    TSL_SET(w, TSL_CMD_OPCODE, c->b ? TSL_CMD_OP_ELTWISE : TSL_CMD_OP_ROWWISE);
     TSL_SET(w, TSL_CMD_FLAGS, c->flags | (c->mask ? 1u << TSL_CMD_FLAG_MASK : 0u) |
                                   (c->beta ? 1u << TSL_CMD_FLAG_BIAS : 0u));
     TSL_SET(w, TSL_CMD_A_DTYPE, adt);
-    TSL_SET(w, TSL_CMD_B_DTYPE, c->mask ? TSL_DTYPE_FP32 : 0u);
+    TSL_SET(w, TSL_CMD_B_DTYPE, c->mask ? TSL_DTYPE_FP32 : c->b ? adt : 0u);
     TSL_SET(w, TSL_CMD_C_DTYPE, cdt);
     TSL_SET(w, TSL_CMD_VPU_OP, c->op);
     TSL_SET(w, TSL_CMD_M, r->m);
     TSL_SET(w, TSL_CMD_N, r->n);
     TSL_SET(w, TSL_CMD_A_ADDR, (uint32_t)d[0].addr);
     TSL_SET(w, TSL_CMD_LDA, (uint32_t)(n * esa));
-    TSL_SET(w, TSL_CMD_B_ADDR, (uint32_t)(c->mask ? d[2].addr : d[3].addr));
-    TSL_SET(w, TSL_CMD_LDB, c->mask ? (uint32_t)(n * 4u) : 0u);
+    TSL_SET(w, TSL_CMD_B_ADDR, (uint32_t)(c->mask || c->b ? d[2].addr : d[3].addr));
+    TSL_SET(w, TSL_CMD_LDB, c->mask ? (uint32_t)(n * 4u) : c->b ? (uint32_t)(n * esa) : 0u);
     TSL_SET(w, TSL_CMD_C_ADDR, (uint32_t)d[1].addr);
     TSL_SET(w, TSL_CMD_LDC, (uint32_t)(n * esc));
     TSL_SET(w, TSL_CMD_BIAS_ADDR, (uint32_t)d[4].addr);
@@ -110,32 +113,40 @@ TESSEL_API tessel_status_t tessel_softmax(tessel_dev_t *dev, const tessel_rows_t
 {
     int scaled = scale != 0.0f && scale != 1.0f;
     row_call_t c = {"tessel_softmax", TSL_ROW_OP_SOFTMAX, scaled ? 1u << TSL_CMD_FLAG_SCALE : 0u,
-                    scaled ? bits(scale) : 0u, mask, NULL, NULL};
+                    scaled ? bits(scale) : 0u, mask, NULL, NULL, NULL};
     return run_rows(dev, r, &c, cpl);
 }
 
 TESSEL_API tessel_status_t tessel_layernorm(tessel_dev_t *dev, const tessel_rows_t *r, const float *gamma,
                                             const float *beta, float eps, tessel_completion_t *cpl)
 {
-    row_call_t c = {"tessel_layernorm", TSL_ROW_OP_LAYERNORM, 0, bits(eps), NULL, gamma, beta};
+    row_call_t c = {"tessel_layernorm", TSL_ROW_OP_LAYERNORM, 0, bits(eps), NULL, gamma, beta, NULL};
     return run_rows(dev, r, &c, cpl);
 }
 
 TESSEL_API tessel_status_t tessel_rmsnorm(tessel_dev_t *dev, const tessel_rows_t *r, const float *gamma, float eps,
                                           tessel_completion_t *cpl)
 {
-    row_call_t c = {"tessel_rmsnorm", TSL_ROW_OP_RMSNORM, 0, bits(eps), NULL, gamma, NULL};
+    row_call_t c = {"tessel_rmsnorm", TSL_ROW_OP_RMSNORM, 0, bits(eps), NULL, gamma, NULL, NULL};
     return run_rows(dev, r, &c, cpl);
 }
 
 TESSEL_API tessel_status_t tessel_gelu(tessel_dev_t *dev, const tessel_rows_t *r, tessel_completion_t *cpl)
 {
-    row_call_t c = {"tessel_gelu", TSL_ROW_OP_GELU, 0, 0, NULL, NULL, NULL};
+    row_call_t c = {"tessel_gelu", TSL_ROW_OP_GELU, 0, 0, NULL, NULL, NULL, NULL};
     return run_rows(dev, r, &c, cpl);
 }
 
 TESSEL_API tessel_status_t tessel_silu(tessel_dev_t *dev, const tessel_rows_t *r, tessel_completion_t *cpl)
 {
-    row_call_t c = {"tessel_silu", TSL_ROW_OP_SILU, 0, 0, NULL, NULL, NULL};
+    row_call_t c = {"tessel_silu", TSL_ROW_OP_SILU, 0, 0, NULL, NULL, NULL, NULL};
+    return run_rows(dev, r, &c, cpl);
+}
+
+TESSEL_API tessel_status_t tessel_add(tessel_dev_t *dev, const tessel_rows_t *r, const float *b, tessel_completion_t *cpl)
+{
+    if (!b)
+        return dev ? tessel_fail(dev, TESSEL_EINVAL, "tessel_add: b is NULL") : TESSEL_EINVAL;
+    row_call_t c = {"tessel_add", TSL_VPU_OP_ADD, 0, 0, NULL, NULL, NULL, b};
     return run_rows(dev, r, &c, cpl);
 }

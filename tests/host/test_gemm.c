@@ -310,7 +310,7 @@ out:
 static void rows_case(tessel_dev_t *d, tessel_dev_t *mdl, int fn, uint32_t m, uint32_t n, tessel_dtype_t in,
                       tessel_dtype_t out)
 {
-    static const char *const names[] = {"softmax", "layernorm", "rmsnorm", "gelu", "silu"};
+    static const char *const names[] = {"softmax", "layernorm", "rmsnorm", "gelu", "silu", "add"};
     char what[96];
     snprintf(what, sizeof what, "[%s] %s %ux%u %s->%s", BACKEND, names[fn], m, n, dname(in), dname(out));
     float *x = xmalloc(4u * m * n), *y = xmalloc(4u * m * n), *ym = xmalloc(4u * m * n), *g = xmalloc(4u * n);
@@ -333,7 +333,8 @@ static void rows_case(tessel_dev_t *d, tessel_dev_t *mdl, int fn, uint32_t m, ui
         case 1: st[k] = tessel_layernorm(dv, &r, g, b, 1e-5f, NULL); break;
         case 2: st[k] = tessel_rmsnorm(dv, &r, g, 1e-5f, NULL); break;
         case 3: st[k] = tessel_gelu(dv, &r, NULL); break;
-        default: st[k] = tessel_silu(dv, &r, NULL); break;
+        case 4: st[k] = tessel_silu(dv, &r, NULL); break;
+        default: st[k] = tessel_add(dv, &r, x, NULL); break;   /* x + x */
         }
     }
     if (tu_check(&T, st[0] == TESSEL_OK && st[1] == TESSEL_OK, "%s: status %d / model %d: %s", what, st[0], st[1],
@@ -363,7 +364,8 @@ static void rows_case(tessel_dev_t *d, tessel_dev_t *mdl, int fn, uint32_t m, ui
                 case 1: e = (v - mean) / sqrt(var + 1e-5) * g[j] + b[j]; break;
                 case 2: e = v / sqrt(ms + 1e-5) * g[j]; break;
                 case 3: e = v / (1.0 + exp(-k)); break;
-                default: e = v / (1.0 + exp(-v)); break;
+                case 4: e = v / (1.0 + exp(-v)); break;
+                default: e = 2.0 * v; break;
                 }
                 double err = fabs(y[(size_t)i * n + j] - e);
                 worst = err > worst ? err : worst;
@@ -374,15 +376,69 @@ static void rows_case(tessel_dev_t *d, tessel_dev_t *mdl, int fn, uint32_t m, ui
     free(x); free(y); free(ym); free(g); free(b); free(mask);
 }
 
+/* tessel_attention on `d` and the model (bit for bit) and against softmax(Q Kt s + mask) V in double
+ * on the bf16-rounded inputs: the probabilities are rounded to bf16 on the device (2^-9 relative
+ * each), so |O - ref| <= 2^-8 * sum_j p_j |v_j| plus FP32 sums. */
+static void attention_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t lq, uint32_t lk, uint32_t dd, uint32_t dv,
+                           int causal)
+{
+    char what[96];
+    snprintf(what, sizeof what, "[%s] attention 2 heads, %ux%u, d %u, dv %u, causal %d", BACKEND, lq, lk, dd, dv, causal);
+    uint32_t B = 2;
+    float *q = xmalloc(4u * B * lq * dd), *k = xmalloc(4u * B * lk * dd), *v = xmalloc(4u * B * lk * dv);
+    float *o = xmalloc(4u * B * lq * dv), *om = xmalloc(4u * B * lq * dv);
+    float *all[3] = {q, k, v};
+    uint32_t cnt[3] = {B * lq * dd, B * lk * dd, B * lk * dv};
+    for (int t = 0; t < 3; t++)
+        for (uint32_t i = 0; i < cnt[t]; i++)
+            all[t][i] = ref_f((uint32_t)ref_bf16(ref_u((float)((int32_t)below(2001) - 1000) / 500.0f)) << 16);
+    tessel_attention_t a = {B, lq, lk, dd, dv, q, k, v, o, 0.0f, causal, TESSEL_FP32};
+    int st = tessel_attention(d, &a, NULL);
+    a.o = om;
+    int sm = tessel_attention(mdl, &a, NULL);
+    if (tu_check(&T, st == TESSEL_OK && sm == TESSEL_OK, "%s: status %d / model %d: %s", what, st, sm,
+                 tessel_last_error(d))) {
+        tu_check(&T, !memcmp(o, om, 4u * B * lq * dv), "%s: differs from the model device", what);
+        double worst = 0, *p = xmalloc(sizeof(double) * lk), sc = 1.0 / sqrt((double)dd);
+        for (uint32_t h = 0; h < B; h++)
+            for (uint32_t i = 0; i < lq; i++) {
+                double mx = -INFINITY, sum = 0;
+                for (uint32_t j = 0; j < lk; j++) {
+                    double s = 0;
+                    for (uint32_t c = 0; c < dd; c++)
+                        s += (double)q[(h * lq + i) * dd + c] * k[(h * lk + j) * dd + c];
+                    p[j] = causal && j > i + (lk - lq) ? -INFINITY : s * sc;
+                    mx = p[j] > mx ? p[j] : mx;
+                }
+                for (uint32_t j = 0; j < lk; j++)
+                    sum += p[j] = exp(p[j] - mx);
+                for (uint32_t c = 0; c < dv; c++) {
+                    double e = 0, mag = 0;
+                    for (uint32_t j = 0; j < lk; j++) {
+                        e += p[j] / sum * v[(h * lk + j) * dv + c];
+                        mag += p[j] / sum * fabs(v[(h * lk + j) * dv + c]);
+                    }
+                    double err = fabs(o[(h * lq + i) * dv + c] - e) / (ldexp(mag, -8) + 1e-6);
+                    worst = err > worst ? err : worst;
+                }
+            }
+        tu_check(&T, worst <= 1.0, "%s: error %.2f times the bound", what, worst);
+        free(p);
+    }
+    free(q); free(k); free(v); free(o); free(om);
+}
+
 static void rows_suite(tessel_dev_t *d, tessel_dev_t *mdl)
 {
     tessel_info_t info;
     if (tessel_info(d, &info) || !(info.features & (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT)))
         return;
-    for (int fn = 0; fn < 5; fn++) {
+    for (int fn = 0; fn < 6; fn++) {
         rows_case(d, mdl, fn, 7, 37, TESSEL_FP32, TESSEL_FP32);
         rows_case(d, mdl, fn, 20, 64, TESSEL_BF16, TESSEL_BF16);
     }
+    attention_case(d, mdl, 20, 20, 24, 8, 1);
+    attention_case(d, mdl, 5, 33, 16, 17, 0);
 }
 
 static void win_suite(tessel_dev_t *d, tessel_dev_t *mdl)

@@ -34,6 +34,8 @@ import subprocess
 import sys
 import time
 
+import numpy as np
+
 MODE = sys.argv[1]
 DEV = sys.argv[2:3]
 FIRMWARE = sys.argv[3] if MODE == "board" else None
@@ -157,6 +159,29 @@ def board_main():
     return 1 if failed else 0
 
 
+def windows_on_board(b):
+    """An int8 convolution (padding, bias, ReLU, requantisation) and a max pool on the lite core,
+    each equal byte for byte to the same command on the golden model."""
+    d = os.path.join(WORK, "ice40_win")
+    os.makedirs(d, exist_ok=True)
+    rng = np.random.default_rng(0x3c0)
+    np.save(os.path.join(d, "x.npy"), rng.integers(-128, 128, (1, 6, 6, 4), dtype=np.int8))
+    np.save(os.path.join(d, "w.npy"), rng.integers(-128, 128, (3, 3, 4, 8), dtype=np.int8))
+    np.save(os.path.join(d, "bias.npy"), rng.integers(-2000, 2000, (8,), dtype=np.int32))
+    cases = [("conv2d", ["--w", os.path.join(d, "w.npy"), "--bias", os.path.join(d, "bias.npy"), "--pad", "1",
+                         "--relu", "--x-zp", "3", "--out-dtype", "int8", "--rq-scale", "3", "--rq-shift", "9"]),
+             ("pool2d", ["--kind", "max", "--window", "2"])]
+    for sub, opts in cases:
+        outs, errs = [], ""
+        for backend in (["--backend", "uart", "--port", b.port], ["--backend", "model"]):
+            out = os.path.join(d, f"{sub}_{backend[1]}.npy")
+            rc, _, err, secs = run([sub, "--x", os.path.join(d, "x.npy"), "--out", out] + opts + backend)
+            outs.append(np.load(out) if rc == 0 else None)
+            errs += err
+        same = outs[0] is not None and outs[1] is not None and np.array_equal(outs[0], outs[1])
+        check(same, f"int8 {sub} on the lite core equals the model", errs)
+
+
 def ice40_main(gl):
     """The GEMM subset on the Verilated tsl_ice40_top (N=4, int8 only, 64 KiB HBM, host-driven);
     gl: on its synthesised netlist, slower: a long response timeout, the four small GEMMs only."""
@@ -181,6 +206,8 @@ def ice40_main(gl):
     rc, _, err, _ = run(["gemm", "--backend", "uart", "--port", b.port, "--a", os.path.join(d, "a.npy"),
                          "--b", os.path.join(d, "b.npy")])
     check(rc == 1 and "invalid argument" in err, "a bf16 GEMM is refused on the int8-only board", f"{rc} {err!r}")
+    if not gl:
+        windows_on_board(b)
     b.stop()
     if gl:
         print(f"uart_ice40_gl: {passed} passed, {failed} failed")

@@ -306,15 +306,25 @@ void tsl_cp_epilogue_store(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_cp_tile_t
     for (uint32_t i = 0; i < k; i++)
         tsl_cp_issue(cp, ops[i], rd[i], NULL, wr[i], i == k - 1u ? (TOK_DMA | TOK_MXU) : 0u);
     if (ces < 4u)
-        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-                .op = TSL_DMA_OP_STORE, .hbm_addr = t->hbm, .local_addr = t->out, .rows = t->rows,
-                .row_bytes = t->cols * ces, .hbm_stride = t->ld, .local_stride = n * ces}),
-                     t->outb, NULL, NULL, TOK_VPU);
+        tsl_cp_store(cp, t, t->out, t->outb, n * ces, t->cols * ces, TOK_VPU);
     else
-        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-                .op = TSL_DMA_OP_STORE, .hbm_addr = t->hbm, .local_addr = acc, .rows = t->rows,
-                .row_bytes = t->cols * 4u, .hbm_stride = t->ld, .local_stride = 4u * n}), t->accb,
-                     NULL, NULL, TOK_MXU);
+        tsl_cp_store(cp, t, acc, t->accb, 4u * n, t->cols * 4u, TOK_MXU);
+}
+
+void tsl_cp_store(tsl_cp_t *cp, const tsl_cp_tile_t *t, uint32_t src, tsl_cp_buf_t *srcb, uint32_t pitch,
+                  uint32_t bytes, uint32_t hint)
+{
+    uint32_t parts = t->parts ? t->parts : 1u, rows = t->parts ? t->part_rows : t->rows;
+    for (uint32_t k = 0; k < parts; k++) {
+        tsl_insn_dma_xfer_t x = {.op = TSL_DMA_OP_STORE, .hbm_addr = t->hbm + k * t->part_step,
+                                 .local_addr = src + k * rows * pitch, .rows = rows, .row_bytes = bytes,
+                                 .hbm_stride = t->ld, .local_stride = pitch};
+        if (t->ld == bytes && pitch == bytes && (uint64_t)rows * bytes <= TSL_CP_MAX_ROW_BYTES) {
+            x.row_bytes = rows * bytes;
+            x.rows = 1;
+        }
+        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode(x), srcb, NULL, NULL, hint);
+    }
 }
 
 static void epilogue_store(tsl_cp_t *cp, gemm_t *g, const step_t *x)

@@ -51,7 +51,14 @@ typedef struct {
                                        output tile in VMEM (rows of N elements of C) */
     tsl_cp_buf_t *accb, *biasb, *outb;
     uint32_t hbm, ld;               /* where the STORE writes, its row stride */
+    uint32_t parts, part_rows, part_step; /* 0: one STORE; else `parts` STOREs of part_rows rows,
+                                             part_step bytes apart in HBM */
 } tsl_cp_tile_t;
+
+/* The STOREs of tile t from `src` (rows `pitch` bytes apart, `bytes` of each stored), reading
+ * `srcb`, each signalling `hint`; contiguous rows go out as one long row. */
+void tsl_cp_store(tsl_cp_t *cp, const tsl_cp_tile_t *t, uint32_t src, tsl_cp_buf_t *srcb, uint32_t pitch,
+                  uint32_t bytes, uint32_t hint);
 
 /* The GEMM epilogue of docs/isa.md §7 on tile `t` (SCALE, BIAS, RELU in ACC, then REQUANT or the
  * bf16 rounding into the output tile for a narrow C), then its STORE. */

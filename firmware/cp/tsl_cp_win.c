@@ -36,6 +36,7 @@ typedef struct {
     uint32_t packed, passes;        /* CONV2D: N depthwise groups per pass (tsl_win_packed), or one group */
     uint32_t lanes;                 /* POOL2D: C padded to N */
     uint32_t mc, aligned, resident;
+    uint32_t bmajor, pp, nb, nbt, tiles;   /* batch-major tiles: pp positions x nb images; nbt image chunks */
     uint32_t pad;                   /* the padding value, repeated over 32 bits */
     uint32_t va[2], vb[2], vbias, vout[2], acc[2];
     uint32_t clean[2];              /* A slot s holds the padding everywhere (FRESH), or wherever an
@@ -43,6 +44,32 @@ typedef struct {
     tsl_insn_t held;                /* the latest LOAD of a tile's or a tap's loads, not issued yet */
     tsl_cp_buf_t *held_buf;
 } win_t;
+
+/* The rows of a tile. Pixel-major: output pixels [m0, m0 + mr) (image, row, column order).
+ * Batch-major (more images than output columns): output positions [p0, p0 + np) of images
+ * [b0, b0 + nb), row (p - p0) * nb + (b - b0), so that one LOAD moves a tap of every image. */
+typedef struct {
+    uint32_t m0, mr, p0, np, b0, nb;
+} tile_t;
+
+static tile_t tile_of(const win_t *x, uint32_t t)
+{
+    tile_t r = {0, 0, 0, 0, 0, 0};
+    if (t >= x->tiles)
+        return r;
+    if (!x->bmajor) {
+        r.m0 = t * x->mc;
+        r.mr = tsl_cp_min(x->mc, x->m - r.m0);
+        return r;
+    }
+    uint32_t pi = t / x->nbt, bi = t - pi * x->nbt;
+    r.p0 = pi * x->pp;
+    r.np = tsl_cp_min(x->pp, x->oh * x->ow - r.p0);
+    r.b0 = bi * x->nb;
+    r.nb = tsl_cp_min(x->nb, x->g.batch - r.b0);
+    r.mr = r.np * r.nb;
+    return r;
+}
 
 /* --------------------------------------------------------------------------------- planning */
 
@@ -108,10 +135,22 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, win_t *x)
     }
     if (!x->mc)
         return 0;
-    /* Whole output rows when a tile holds one (the padding then repeats from tile to tile), else
-     * equal tiles. */
-    x->aligned = x->mc >= x->ow;
-    x->mc = x->aligned ? x->mc / x->ow * x->ow : tsl_cp_ceil(x->m, tsl_cp_ceil(x->m, x->mc));
+    /* Batch-major when there are more images than output columns (a LOAD then moves more rows).
+     * Else whole output rows when a tile holds one (the padding then repeats from tile to tile),
+     * or equal tiles. */
+    uint32_t positions = x->oh * x->ow;
+    x->bmajor = g->batch > x->ow;
+    x->aligned = !x->bmajor && x->mc >= x->ow;
+    if (x->bmajor) {
+        x->nb = tsl_cp_min(g->batch, x->mc);
+        x->pp = x->nb == g->batch ? tsl_cp_min(x->mc / g->batch, positions) : 1u;
+        x->nbt = tsl_cp_ceil(g->batch, x->nb);
+        x->mc = x->pp * x->nb;
+        x->tiles = tsl_cp_ceil(positions, x->pp) * x->nbt;
+    } else {
+        x->mc = x->aligned ? x->mc / x->ow * x->ow : tsl_cp_ceil(x->m, tsl_cp_ceil(x->m, x->mc));
+        x->tiles = tsl_cp_ceil(x->m, x->mc);
+    }
     /* the layout */
     uint32_t p = 0, abytes = (uint32_t)al((uint64_t)x->mc * (x->conv ? x->kp : x->lanes) * x->es);
     uint32_t wide = x->conv ? n : x->lanes;
@@ -206,10 +245,11 @@ static void flush(tsl_cp_t *cp, win_t *x, uint32_t hint)
     x->held_buf = NULL;
 }
 
-/* DMA-load tap (kh, kw), input channels [c0, c0 + cv), of output pixels [m0, m0 + mr): pixel
- * m0 + r goes to local + r * lstride. One LOAD per output row; pixels in the padding are skipped. */
-static void load_tap(tsl_cp_t *cp, win_t *x, tsl_cp_buf_t *buf, uint32_t local, uint32_t lstride, uint32_t m0,
-                     uint32_t mr, uint32_t kh, uint32_t kw, uint32_t c0, uint32_t cv)
+/* Pixel-major: DMA-load tap (kh, kw), input channels [c0, c0 + cv), of output pixels [m0, m0 + mr):
+ * pixel m0 + r goes to local + r * lstride. One LOAD per output row; pixels in the padding are
+ * skipped. */
+static void load_rows(tsl_cp_t *cp, win_t *x, tsl_cp_buf_t *buf, uint32_t local, uint32_t lstride, uint32_t m0,
+                      uint32_t mr, uint32_t kh, uint32_t kw, uint32_t c0, uint32_t cv)
 {
     const tsl_win_t *g = &x->g;
     uint32_t es = x->es, row = x->ow, pix = g->c * es;
@@ -242,10 +282,62 @@ static void load_tap(tsl_cp_t *cp, win_t *x, tsl_cp_buf_t *buf, uint32_t local, 
     }
 }
 
+/* Tap (kh, kw), channels [c0, c0 + cv), of the rows of tile `t` into local + row * lstride: per
+ * output row (pixel-major), or per output position with the tile's images as the rows, HBM_STRIDE
+ * one image (batch-major). */
+static void load_tap(tsl_cp_t *cp, win_t *x, tsl_cp_buf_t *buf, uint32_t local, uint32_t lstride, const tile_t *t,
+                     uint32_t kh, uint32_t kw, uint32_t c0, uint32_t cv)
+{
+    const tsl_win_t *g = &x->g;
+    if (!x->bmajor) {
+        load_rows(cp, x, buf, local, lstride, t->m0, t->mr, kh, kw, c0, cv);
+        return;
+    }
+    uint32_t es = x->es, oh = t->p0 / x->ow, ow = t->p0 - oh * x->ow, image = g->h * g->w * g->c * es;
+    for (uint32_t p = 0; p < t->np; p++) {
+        uint32_t ih = oh * g->stride_h + kh * g->dil_h, iw = ow * g->stride_w + kw * g->dil_w;
+        if (ih >= g->pad_t && ih - g->pad_t < g->h && iw >= g->pad_l && iw - g->pad_l < g->w)
+            hold(cp, x, buf, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                    .op = TSL_DMA_OP_LOAD,
+                    .hbm_addr = x->c->a_addr + t->b0 * image +
+                                (((ih - g->pad_t) * g->w + iw - g->pad_l) * g->c + c0) * es,
+                    .local_addr = local + p * t->nb * lstride, .rows = t->nb, .row_bytes = cv * es,
+                    .hbm_stride = image, .local_stride = lstride}));
+        if (++ow == x->ow) {
+            ow = 0;
+            oh++;
+        }
+    }
+}
+
+/* Whether taps [kh0, kh1] x [kw0, kw1] of tile t reach into the padding (*vpad: above or below). */
+static int tile_pad_of(const win_t *x, const tile_t *t, uint32_t kh0, uint32_t kh1, uint32_t kw0, uint32_t kw1, int *vpad)
+{
+    return x->bmajor ? tile_pad(x, t->p0, t->np, kh0, kh1, kw0, kw1, vpad)
+                     : tile_pad(x, t->m0, t->mr, kh0, kh1, kw0, kw1, vpad);
+}
+
+/* The tile's STOREs: one (pixel-major), or one per output position (batch-major). */
+static void tile_store_parts(const win_t *x, const tile_t *t, uint32_t ch, tsl_cp_tile_t *o)
+{
+    uint32_t ces = x->ces;
+    if (!x->bmajor) {
+        o->hbm = x->c->c_addr + t->m0 * ch * ces;
+        o->ld = ch * ces;
+        return;
+    }
+    o->hbm = x->c->c_addr + (t->b0 * x->oh * x->ow + t->p0) * ch * ces;
+    o->ld = x->oh * x->ow * ch * ces;
+    o->parts = t->np;
+    o->part_rows = t->nb;
+    o->part_step = ch * ces;
+}
+
 /* ---------------------------------------------------------------------------------- CONV2D */
 
 typedef struct {
-    uint32_t t, cb, m0, mr;   /* tile (counted over every pass), column block, its pixels */
+    uint32_t t, tl, cb;   /* tile (counted over every pass, and in the pass), column block */
+    tile_t r;             /* its rows */
 } cstep_t;
 
 /* Pass p: its input channels [ci0, ci0 + cv) and output channels [co0, co0 + cols). */
@@ -269,7 +361,7 @@ static void load_a(tsl_cp_t *cp, win_t *x, const cstep_t *s, const pass_t *ps, t
 {
     const tsl_win_t *g = &x->g;
     uint32_t es = x->es, as = s->t & 1u;
-    int vpad, pad = tile_pad(x, s->m0, s->mr, 0, g->kh - 1u, 0, g->kw - 1u, &vpad);
+    int vpad, pad = tile_pad_of(x, &s->r, 0, g->kh - 1u, 0, g->kw - 1u, &vpad);
     if (pad && x->clean[as] != FRESH && !(x->clean[as] == KEPT && !vpad)) {
         fill(cp, x, &A[as], x->va[as], (uint32_t)al((uint64_t)x->mc * x->kp * es));
         x->clean[as] = FRESH;
@@ -277,7 +369,7 @@ static void load_a(tsl_cp_t *cp, win_t *x, const cstep_t *s, const pass_t *ps, t
     x->clean[as] = pad && x->aligned && x->clean[as] != DIRTY ? KEPT : DIRTY;
     for (uint32_t kh = 0, col = 0; kh < g->kh; kh++)
         for (uint32_t kw = 0; kw < g->kw; kw++, col += x->cg)
-            load_tap(cp, x, &A[as], x->va[as] + col * es, x->kp * es, s->m0, s->mr, kh, kw, ps->ci0, ps->cv);
+            load_tap(cp, x, &A[as], x->va[as] + col * es, x->kp * es, &s->r, kh, kw, ps->ci0, ps->cv);
     flush(cp, x, TOK_MXU);
 }
 
@@ -296,14 +388,13 @@ static void load_b(tsl_cp_t *cp, const win_t *x, const cstep_t *s, const pass_t 
         NULL, NULL, &B[bs], TOK_MXU);
 }
 
-/* The step after s (the next column block, or the next tile's first); mr = 0 past the last. */
+/* The step after s (the next column block, or the next tile's first); r.mr = 0 past the last. */
 static cstep_t next_step(const win_t *x, cstep_t s)
 {
     if (++s.cb == x->ncb) {
         s.cb = 0;
         s.t++;
-        s.m0 += x->mc;
-        s.mr = tsl_cp_min(x->mc, x->m - tsl_cp_min(s.m0, x->m));
+        s.r = tile_of(x, ++s.tl);
     }
     return s;
 }
@@ -329,19 +420,19 @@ static void exec_conv(tsl_cp_t *cp, win_t *x)
 {
     const tsl_cmd_t *c = x->c;
     const tsl_win_t *g = &x->g;
-    uint32_t n = x->n, es = x->es, kk = g->kh * g->kw * x->cg, tiles = tsl_cp_ceil(x->m, x->mc), wb = 0;
+    uint32_t n = x->n, es = x->es, kk = g->kh * g->kw * x->cg, wb = 0;
     tsl_cp_buf_t A[2], B[2], ACC[2], OUT[2], BI = {0, 0, {0, 0, 0}};
     for (int s = 0; s < 2; s++)
         A[s] = B[s] = ACC[s] = OUT[s] = BI;
     /* Both A slots start with the padding (and K's padding columns, which no LOAD writes, with
      * something finite: the weights' padding rows are 0) */
     int vpad;
-    if (kk < x->kp || tile_pad(x, 0, x->m, 0, g->kh - 1u, 0, g->kw - 1u, &vpad)) {
+    if (kk < x->kp || tile_pad(x, 0, x->oh * x->ow, 0, g->kh - 1u, 0, g->kw - 1u, &vpad)) {
         fill(cp, x, &A[0], x->va[0], x->va[1] - x->va[0] + (uint32_t)al((uint64_t)x->mc * x->kp * es));
         x->clean[0] = x->clean[1] = FRESH;
     }
     A[1] = A[0];
-    for (uint32_t p = 0, t0 = 0; p < x->passes; p++, t0 += tiles) {
+    for (uint32_t p = 0, t0 = 0; p < x->passes; p++, t0 += x->tiles) {
         pass_t ps = pass_of(x, p);
         if (c->flags & TSL_CP_FLAG(BIAS)) {
             if (ps.cols % n)
@@ -354,33 +445,34 @@ static void exec_conv(tsl_cp_t *cp, win_t *x)
             load_weights(cp, x, &ps, &B[0]);
         /* A tile ahead (after the current tile's first MATMULK, so that the MXU has work while the
          * loads fill the DMA queue); a weight panel a step ahead */
-        cstep_t cur = {t0, 0, 0, tsl_cp_min(x->mc, x->m)};
+        cstep_t cur = {t0, 0, 0, tile_of(x, 0)};
         load_a(cp, x, &cur, &ps, A);
         if (!x->resident)
             load_b(cp, x, &cur, &ps, B);
-        for (; cur.mr; cur = next_step(x, cur)) {
+        for (; cur.r.mr; cur = next_step(x, cur)) {
             cstep_t nxt = next_step(x, cur), tile = cur;
             tile.cb = x->ncb - 1u;
             tile = next_step(x, tile);
-            if (nxt.mr && !x->resident)
+            if (nxt.r.mr && !x->resident)
                 load_b(cp, x, &nxt, &ps, B);
             uint32_t as = cur.t & 1u, ts = (cur.t * x->ncb + cur.cb) & 1u, kb = x->kp / n;
             uint32_t bs = x->resident ? 0u : ts, wrow = (x->resident ? x->ncb : 1u) * n * es;
             uint32_t epi_vpu = x->ces < 4u || (c->flags & (TSL_CP_FLAG(SCALE) | TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU)));
             tsl_cp_issue(cp, tsl_insn_mxu_matmulk_encode((tsl_insn_mxu_matmulk_t){
                     .dtype = c->a_dtype, .wbuf = wb, .act_addr = x->va[as], .act_stride = x->kp * es,
-                    .acc_addr = x->acc[ts], .acc_stride = 4u * n, .rows = cur.mr, .kblocks = kb,
+                    .acc_addr = x->acc[ts], .acc_stride = 4u * n, .rows = cur.r.mr, .kblocks = kb,
                     .w_addr = x->vb[bs] + (x->resident ? cur.cb * n * es : 0u), .w_stride = wrow}),
                 &B[bs], &A[as], &ACC[ts],
                 (epi_vpu ? TOK_VPU : TOK_DMA) | (cur.cb + 1u == x->ncb || !x->resident ? TOK_DMA : 0u));
             wb ^= kb & 1u;
-            if (cur.cb == x->ncb / 2u && tile.mr)
+            if (cur.cb == x->ncb / 2u && tile.r.mr)
                 load_a(cp, x, &tile, &ps, A);
             uint32_t n0 = ps.co0 + cur.cb * n;
-            tsl_cp_tile_t out = {.rows = cur.mr, .cols = tsl_cp_min(n, ps.cols - cur.cb * n), .acc = x->acc[ts],
+            tsl_cp_tile_t out = {.rows = cur.r.mr, .cols = tsl_cp_min(n, ps.cols - cur.cb * n), .acc = x->acc[ts],
                                   .accb = &ACC[ts], .bias = x->vbias + cur.cb * n * 4u, .biasb = &BI,
-                                  .out = x->vout[ts], .outb = &OUT[ts], .hbm = c->c_addr + (cur.m0 * g->cout + n0) * x->ces,
-                                  .ld = g->cout * x->ces};
+                                  .out = x->vout[ts], .outb = &OUT[ts]};
+            tile_store_parts(x, &cur.r, g->cout, &out);
+            out.hbm += n0 * x->ces;
             tsl_cp_epilogue_store(cp, c, &out);
             if (tsl_cp_tc_error(cp))
                 return;
@@ -395,7 +487,7 @@ static void exec_pool(tsl_cp_t *cp, win_t *x)
     const tsl_cmd_t *c = x->c;
     const tsl_win_t *g = &x->g;
     uint32_t n = x->n, es = x->es, lanes = x->lanes, fl = c->a_dtype == TSL_DTYPE_BF16;
-    uint32_t taps = g->kh * g->kw, tiles = tsl_cp_ceil(x->m, x->mc), steps = tiles * taps;
+    uint32_t taps = g->kh * g->kw, steps = x->tiles * taps;
     uint32_t sdt = x->avg ? (fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32) : c->a_dtype;   /* the tile's type */
     tsl_cp_buf_t T[2], W[2], OUT[2];
     for (int s = 0; s < 2; s++)
@@ -403,18 +495,19 @@ static void exec_pool(tsl_cp_t *cp, win_t *x)
     /* step q: tap q % taps of tile q / taps, into tap slot q & 1 */
     for (uint32_t q = 0; q <= steps; q++) {
         if (q < steps) {
-            uint32_t t = q / taps, tap = q % taps, kh = tap / g->kw, kw = tap % g->kw, m0 = t * x->mc;
-            uint32_t mr = tsl_cp_min(x->mc, x->m - m0), ts = q & 1u;
+            uint32_t tap = q % taps, kh = tap / g->kw, kw = tap % g->kw, ts = q & 1u;
+            tile_t t = tile_of(x, q / taps);
             int vpad;
-            if (tile_pad(x, m0, mr, kh, kh, kw, kw, &vpad))
+            if (tile_pad_of(x, &t, kh, kh, kw, kw, &vpad))
                 fill(cp, x, &T[ts], x->va[ts], (uint32_t)al((uint64_t)x->mc * lanes * es));
-            load_tap(cp, x, &T[ts], x->va[ts], lanes * es, m0, mr, kh, kw, 0, g->c);
+            load_tap(cp, x, &T[ts], x->va[ts], lanes * es, &t, kh, kw, 0, g->c);
             flush(cp, x, TOK_VPU);
         }
         if (q == 0)
             continue;
-        uint32_t p = q - 1u, t = p / taps, tap = p % taps, ts = p & 1u, ws = t & 1u;
-        uint32_t m0 = t * x->mc, mr = tsl_cp_min(x->mc, x->m - m0), vecs = mr * lanes / n;
+        uint32_t p = q - 1u, tap = p % taps, ts = p & 1u, ws = (p / taps) & 1u;
+        tile_t t = tile_of(x, p / taps);
+        uint32_t vecs = t.mr * lanes / n;
         uint32_t work = x->avg ? x->acc[ws] : x->vout[ws];
         tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                 .op = tap == 0 ? TSL_VPU_OP_MOV : x->avg ? TSL_VPU_OP_ADD : TSL_VPU_OP_MAX, .dst_dtype = sdt,
@@ -442,15 +535,9 @@ static void exec_pool(tsl_cp_t *cp, win_t *x)
             src = x->vout[ws];
             sb = &OUT[ws];
         }
-        uint32_t rows = mr, bytes = g->c * ces, ls = lanes * ces;
-        if (ls == bytes && (uint64_t)rows * bytes <= TSL_CP_MAX_ROW_BYTES) {
-            bytes *= rows;
-            rows = 1;
-        }
-        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-                .op = TSL_DMA_OP_STORE, .hbm_addr = c->c_addr + m0 * g->c * ces, .local_addr = src, .rows = rows,
-                .row_bytes = bytes, .hbm_stride = bytes, .local_stride = ls}),
-            sb, NULL, NULL, TOK_VPU);
+        tsl_cp_tile_t out = {.rows = t.mr};
+        tile_store_parts(x, &t, g->c, &out);
+        tsl_cp_store(cp, &out, src, sb, lanes * ces, g->c * ces, TOK_VPU);
         if (tsl_cp_tc_error(cp))
             return;
     }

@@ -568,8 +568,17 @@ static void win_suite(dev_t *d, int randoms)
     dw.c = dw.cout = dw.groups = 6;
     tsl_win_t pool = {.batch = 1, .h = 8, .w = 8, .c = 3, .kh = 2, .kw = 2, .stride_h = 2, .stride_w = 2,
                       .dil_h = 1, .dil_w = 1};
+    /* more images than output columns: batch-major tiles (and, where ACC is small, images split
+     * across tiles) */
+    tsl_win_t many = {.batch = 300, .h = 5, .w = 4, .c = 3, .cout = 5, .kh = 3, .kw = 2, .stride_h = 1, .stride_w = 1,
+                      .pad_t = 1, .pad_b = 1, .pad_l = 1, .dil_h = 1, .dil_w = 1, .groups = 1};
+    tsl_win_t many_pool = many;
+    many_pool.cout = many_pool.groups = 0;
     for (uint32_t t = 0; t < (bf ? 2u : 1u); t++) {
         uint32_t adt = t ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
+        conv_case(d, many, adt, gemm_cdt[t][1], CF(BIAS) | CF(RELU));
+        pool_case(d, many_pool, adt, TSL_VPU_OP_MAX, adt, 0);
+        pool_case(d, many_pool, adt, TSL_VPU_OP_ADD, gemm_cdt[t][0], 0);
         conv_case(d, same, adt, gemm_cdt[t][1], CF(BIAS) | CF(RELU));
         conv_case(d, dw, adt, gemm_cdt[t][0], 0);
         pool_case(d, pool, adt, TSL_VPU_OP_MAX, adt, 0);

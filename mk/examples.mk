@@ -1,4 +1,5 @@
-# Examples: real networks run on the device through the `tessel` CLI (docs/networks.md).
+# Examples: real networks run on the device (docs/networks.md): the digits through the `tessel` CLI, the
+# transformer block through a C program against libtessel.
 #   make digits-mlp   examples/digits/digits.py: an int8 MLP (64 -> 64 -> 10) on scikit-learn's digits,
 #                     trained with torch, quantised, every layer a `tessel` command checked bit for bit
 #                     against a numpy integer reference; accuracy on the whole test split (model
@@ -24,3 +25,27 @@ test-digits: $(DIGITS_DEPS)
 	  if $(DIGITS) --model $$m --backend sim --sim-batch $(DIGITS_TEST_BATCH) --work $(BUILD)/digits/test-$$m; \
 	  then passed=$$((passed + 1)); else failed=$$((failed + 1)); echo "FAIL: digits $$m"; fi; \
 	done; echo "digits: $$passed passed, $$failed failed"; [ $$failed -eq 0 ]
+
+# A transformer encoder block in bf16 (docs/networks.md, "A transformer block"):
+#   make transformer       builds examples/transformer/block.c against libtessel and runs
+#                          examples/transformer/block.py: the block on the model backend and on the
+#                          simulated SoC, each compared with PyTorch in float32 within the derived error
+#                          bound; prints the errors, the bound, cycles and MXU utilisation per inference
+#   make test-transformer  the same, as a test (~6 s); ends with "transformer: N passed, M failed"
+# Work files (the weights, the input and each backend's output as .npy): $(BUILD)/transformer/.
+TRANSFORMER_BIN  := $(BUILD)/examples/transformer/block
+TRANSFORMER      := $(PYTHON) examples/transformer/block.py --block $(TRANSFORMER_BIN) --work $(BUILD)/transformer
+TRANSFORMER_DEPS := $(TRANSFORMER_BIN) $(FW_ELF) examples/transformer/block.py
+
+$(TRANSFORMER_BIN): examples/transformer/block.c $(TSL_HOST_NPY) $(LIBTESSEL) host_driver/include/tessel.h \
+                    host_driver/include/tessel_npy.h mk/examples.mk
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -Ihost_driver/include $< $(TSL_HOST_NPY) $(LIBTESSEL) $(HOST_LIBS) -o $@
+
+.PHONY: transformer test-transformer
+transformer: deps $(TRANSFORMER_DEPS)
+	@$(TRANSFORMER)
+
+TESTS += transformer
+test-transformer: $(TRANSFORMER_DEPS)
+	@$(TRANSFORMER)

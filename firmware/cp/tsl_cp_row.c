@@ -53,14 +53,18 @@ static uint32_t f32_recip(uint32_t v)
 
 typedef struct {
     const tsl_cmd_t *c;
-    uint32_t n, v, r;                /* MXU N, blocks per row, rows per tile (a multiple of 4) */
+    uint32_t n, v, r;                /* MXU N, blocks per row, rows per tile (a multiple of 4 / the
+                                        narrowest input's bytes, so that a block is whole INT32 vectors) */
     uint32_t esa, esb, esc, op, mask;
+    uint32_t rowmajor;               /* GELU, SILU: elementwise, so a tile is row-major (row r at r V N) */
     uint32_t in[2], mk[2], out[2];   /* DMA'd buffers, two of each */
     uint32_t x, t, s1, s2, gam, bet; /* VPU-only: FP32 tile, FP32 scratch, two per-row vectors, gamma, beta */
 } row_t;
 
-/* Lay the buffers out for tiles of x->r rows; returns the bytes used. */
-static uint64_t layout(row_t *x, int norm)
+/* Lay the buffers out for tiles of x->r rows: the DMA's buffers, gamma and beta in VMEM, the VPU's
+ * FP32 work in ACC when `acc` (one line per 32-bit row: a cycle per operand less than VMEM's two),
+ * else after them in VMEM. 1 when they fit. */
+static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
 {
     uint64_t p = 0, blk = (uint64_t)x->r * x->n, vb = x->v * blk;
     for (int s = 0; s < 2; s++) {
@@ -71,22 +75,27 @@ static uint64_t layout(row_t *x, int norm)
         x->out[s] = (uint32_t)p;
         p += al64(vb * x->esc);
     }
-    x->x = (uint32_t)p;
-    p += al64(vb * 4u);
-    x->t = (uint32_t)p;
-    p += al64(vb * 4u);
-    x->s1 = (uint32_t)p;
-    p += al64(blk * 4u);
-    x->s2 = (uint32_t)p;
-    p += al64(blk * 4u);
     x->gam = (uint32_t)p;
     p += norm ? al64((uint64_t)x->v * x->n * 4u) : 0u;
     x->bet = (uint32_t)p;
     p += norm ? al64((uint64_t)x->v * x->n * 4u) : 0u;
-    return p;
+    uint64_t q = acc ? 0u : p, base = acc ? TSL_LOCAL_ACC_BASE : 0u;
+    x->x = (uint32_t)(base + q);
+    q += al64(vb * 4u);
+    x->t = (uint32_t)(base + q);
+    q += al64(vb * 4u);
+    x->s1 = (uint32_t)(base + q);
+    q += al64(blk * 4u);
+    x->s2 = (uint32_t)(base + q);
+    q += al64(blk * 4u);
+    return acc ? p <= cp->vmem_bytes && q <= cp->acc_bytes : q <= cp->vmem_bytes;
 }
 
-/* Tiles of as many rows (a multiple of 4) as fit VMEM and a VPU instruction's ROWS. */
+/* Tiles of as many rows as fit VMEM, ACC and a VPU instruction's ROWS, made equal. The work goes
+ * to ACC for GELU and SiLU, whose cost is the VPU's per vector (`make transformer`: GELU 207 k ->
+ * 121 k cycles); the other functions keep the larger tiles of VMEM, as each tile costs the
+ * control core about 40 instructions (LAYERNORM of 64 x 128: 34 k cycles in one tile, 50 k in the
+ * two ACC holds). */
 static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
 {
     uint32_t n = cp->n;
@@ -94,18 +103,27 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
     x->n = n;
     x->v = tsl_cp_ceil(c->n, n);
     x->op = c->vpu_op;
+    x->rowmajor = x->op == TSL_ROW_OP_GELU || x->op == TSL_ROW_OP_SILU;
     x->mask = (c->flags & TSL_CP_FLAG(MASK)) != 0;
     x->esa = tsl_dtype_bytes(c->a_dtype);
     x->esb = x->mask ? tsl_dtype_bytes(c->b_dtype) : 0u;
     x->esc = tsl_dtype_bytes(c->c_dtype);
     int norm = x->op == TSL_ROW_OP_LAYERNORM || x->op == TSL_ROW_OP_RMSNORM;
-    uint64_t per_row = (uint64_t)x->v * n * (2u * (x->esa + x->esb + x->esc) + 8u) + 8u * n;
-    uint64_t r = cp->vmem_bytes / per_row;
-    r = r < TSL_CP_MAX_ROWS / x->v ? r : TSL_CP_MAX_ROWS / x->v;
-    r = r < tsl_cp_roundup(c->m, 4u) ? r : tsl_cp_roundup(c->m, 4u);
-    for (x->r = (uint32_t)r / 4u * 4u; x->r; x->r = x->r / 8u * 4u)   /* each try half the rows */
-        if (layout(x, norm) <= cp->vmem_bytes)
-            return 1;
+    uint64_t dma_row = (uint64_t)x->v * n * 2u * (x->esa + x->esb + x->esc), work_row = (uint64_t)x->v * n * 8u + 8u * n;
+    uint32_t step = 4u / (x->mask && x->esb < x->esa ? x->esb : x->esa);
+    for (int acc = (int)x->rowmajor; acc >= 0; acc--) {
+        uint64_t r = cp->vmem_bytes / (dma_row + (acc ? 0u : work_row));
+        if (acc && cp->acc_bytes / work_row < r)
+            r = cp->acc_bytes / work_row;
+        r = r < TSL_CP_MAX_ROWS / x->v ? r : TSL_CP_MAX_ROWS / x->v;
+        r = r < tsl_cp_roundup(c->m, step) ? r : tsl_cp_roundup(c->m, step);
+        for (x->r = (uint32_t)r / step * step; x->r; x->r = x->r / (2u * step) * step) {   /* each try half */
+            uint32_t tiles = tsl_cp_ceil(c->m, x->r);   /* then equal tiles: the VPU works on whole tiles */
+            x->r = tsl_cp_roundup(tsl_cp_ceil(c->m, tiles), step);
+            if (layout(cp, x, norm, acc))
+                return 1;
+        }
+    }
     return 0;
 }
 
@@ -147,6 +165,28 @@ static void per_block(tsl_cp_t *cp, const row_t *x, uint32_t op, uint32_t s, int
             x->r);
 }
 
+/* The LOADs or STOREs (op) of a tile's rows [m0, m0 + mr) between HBM (addr, rows ld apart) and
+ * `base` (elements of es bytes): one per block, or one for the tile when it is row-major; the last
+ * gives `hint`. */
+static void tile_xfer(tsl_cp_t *cp, const row_t *x, uint32_t op, uint32_t addr, uint32_t ld, uint32_t base, uint32_t es,
+                      uint32_t m0, uint32_t mr, tsl_cp_buf_t *buf, uint32_t hint)
+{
+    uint32_t n = x->n, cols = x->c->n, parts = x->rowmajor ? 1u : x->v;
+    for (uint32_t j = 0; j < parts; j++) {
+        tsl_insn_dma_xfer_t t = {.op = op, .hbm_addr = addr + m0 * ld + j * n * es, .local_addr = base + j * x->r * n * es,
+                                 .rows = mr, .row_bytes = (x->rowmajor ? cols : tsl_cp_min(n, cols - j * n)) * es,
+                                 .hbm_stride = ld, .local_stride = (x->rowmajor ? x->v * n : n) * es};
+        if (t.hbm_stride == t.row_bytes && t.local_stride == t.row_bytes &&
+            (uint64_t)mr * t.row_bytes <= TSL_CP_MAX_ROW_BYTES) {
+            t.row_bytes *= mr;   /* contiguous on both sides: one long row */
+            t.rows = 1;
+        }
+        int load = op == TSL_DMA_OP_LOAD;
+        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode(t), load ? NULL : buf, NULL, load ? buf : NULL,
+                     j + 1u == parts ? hint : 0u);
+    }
+}
+
 /* The loads of tile t (rows m0 .. m0 + mr - 1) into buffer set s. */
 static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t mr, tsl_cp_buf_t *IN, tsl_cp_buf_t *MK)
 {
@@ -154,9 +194,8 @@ static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t
     uint32_t n = x->n, tail = c->n - (x->v - 1u) * n;
     for (int which = 0; which < 1 + (int)x->mask; which++) {
         uint32_t es = which ? x->esb : x->esa, base = which ? x->mk[s] : x->in[s], blk = x->r * n * es;
-        uint32_t addr = which ? c->b_addr : c->a_addr, ld = which ? c->ldb : c->lda;
         tsl_cp_buf_t *buf = which ? MK : IN;
-        if (tail < n) {   /* the last block's lanes past column N: -inf for the max, else 0 */
+        if (tail < n && !x->rowmajor) {   /* the last block's lanes past column N: -inf for the max, else 0 */
             uint32_t pad = x->op == TSL_ROW_OP_SOFTMAX && !which ? (es == 2u ? BF16_NEG_INF2 : F32_NEG_INF) : 0u;
             for (uint32_t st = 0; st < (pad ? 2u : 1u); st++)
                 tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
@@ -166,11 +205,8 @@ static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t
                         .src2_addr = st ? pad : 0u, .rows = blk / (4u * n)}),
                     NULL, NULL, buf, TOK_DMA);
         }
-        for (uint32_t j = 0; j < x->v; j++)
-            tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-                    .op = TSL_DMA_OP_LOAD, .hbm_addr = addr + m0 * ld + j * n * es, .local_addr = base + j * blk,
-                    .rows = mr, .row_bytes = (j + 1u < x->v ? n : tail) * es, .hbm_stride = ld, .local_stride = n * es}),
-                NULL, NULL, buf, j + 1u == x->v ? TOK_VPU : 0u);
+        tile_xfer(cp, x, TSL_DMA_OP_LOAD, which ? c->b_addr : c->a_addr, which ? c->ldb : c->lda, base, es, m0, mr, buf,
+                  TOK_VPU);
     }
 }
 
@@ -250,7 +286,7 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
     row_t x;
     if (!plan(cp, c, &x))
         return;   /* validate() refused it already */
-    uint32_t n = x.n, tiles = tsl_cp_ceil(c->m, x.r), blk = x.r * n;
+    uint32_t tiles = tsl_cp_ceil(c->m, x.r);
     tsl_cp_buf_t IN[2], MK[2], OUT[2], GB = {0, 0, {0, 0, 0}};
     for (int s = 0; s < 2; s++)
         IN[s] = MK[s] = OUT[s] = GB;
@@ -273,13 +309,7 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
         tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                 .op = TSL_VPU_OP_MOV, .dst_dtype = c->c_dtype, .src1_dtype = FP, .dst_addr = x.out[s],
                 .src1_addr = x.x, .rows = x.v * x.r}), NULL, NULL, &OUT[s], TOK_DMA);
-        for (uint32_t j = 0; j < x.v; j++)
-            tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-                    .op = TSL_DMA_OP_STORE, .hbm_addr = c->c_addr + m0 * c->ldc + j * n * x.esc,
-                    .local_addr = x.out[s] + j * blk * x.esc, .rows = mr,
-                    .row_bytes = (j + 1u < x.v ? n : c->n - j * n) * x.esc, .hbm_stride = c->ldc,
-                    .local_stride = n * x.esc}),
-                &OUT[s], NULL, NULL, 0);
+        tile_xfer(cp, &x, TSL_DMA_OP_STORE, c->c_addr, c->ldc, x.out[s], x.esc, m0, mr, &OUT[s], 0);
         if (tsl_cp_tc_error(cp))
             return;
     }

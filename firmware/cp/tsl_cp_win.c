@@ -74,16 +74,69 @@ static tile_t tile_of(const win_t *x, uint32_t t)
 /* --------------------------------------------------------------------------------- planning */
 
 /* Most rows of a tile that fit: VMEM holds `fixed` bytes plus `per_row` a row, ACC `acc_row`
- * bytes a row (0: none), and a VPU instruction covers the `vecs` vectors of a row. */
+ * bytes a row (0: none), and a VPU instruction covers the `vecs` vectors of a row. Before the
+ * alignment of each region (layout() checks the real thing). */
 static uint32_t fit(const tsl_cp_t *cp, const win_t *x, uint64_t fixed, uint64_t per_row, uint64_t acc_row, uint64_t vecs)
 {
-    fixed += 8u * TSL_CP_ALIGN;   /* what aligning each region may add */
     if (fixed >= cp->vmem_bytes)
         return 0;
     uint64_t rows = min64((cp->vmem_bytes - fixed) / per_row, min64(x->m, TSL_CP_MAX_ROWS));
     if (acc_row)
         rows = min64(rows, cp->acc_bytes / (2u * acc_row));
     return (uint32_t)min64(rows, TSL_CP_MAX_ROWS / vecs);
+}
+
+/* Tiles of at most `rows` rows: batch-major when there are more images than output columns (a LOAD
+ * then moves more rows), else whole output rows when a tile holds one (the padding then repeats from
+ * tile to tile), or equal tiles; then the VMEM and ACC layout. 1 when it fits. */
+static int layout(const tsl_cp_t *cp, win_t *x, uint32_t rows)
+{
+    const tsl_win_t *g = &x->g;
+    uint32_t n = x->n, positions = x->oh * x->ow, narrow = x->ces < 4u;
+    x->bmajor = g->batch > x->ow;
+    x->aligned = !x->bmajor && rows >= x->ow;
+    if (x->bmajor) {
+        x->nb = tsl_cp_min(g->batch, rows);
+        x->pp = x->nb == g->batch ? tsl_cp_min(rows / g->batch, positions) : 1u;
+        x->nbt = tsl_cp_ceil(g->batch, x->nb);
+        x->mc = x->pp * x->nb;
+        x->tiles = tsl_cp_ceil(positions, x->pp) * x->nbt;
+    } else {
+        x->mc = x->aligned ? rows / x->ow * x->ow : tsl_cp_ceil(x->m, tsl_cp_ceil(x->m, rows));
+        x->tiles = tsl_cp_ceil(x->m, x->mc);
+    }
+    uint64_t p = 0, abytes = al((uint64_t)x->mc * (x->conv ? x->kp : x->lanes) * x->es);
+    uint32_t wide = x->conv ? n : x->lanes;
+    for (int s = 0; s < 2; s++) {
+        x->va[s] = (uint32_t)p;
+        p += abytes;
+        x->clean[s] = DIRTY;
+    }
+    for (int s = 0; s < 2; s++) {
+        x->vb[s] = (uint32_t)p;
+        if (x->conv)
+            p += al((uint64_t)x->kp * (x->resident && s == 0 ? x->ncb * n : x->resident ? 0u : n) * x->es);
+    }
+    x->vbias = (uint32_t)p;
+    if (x->conv && (x->c->flags & TSL_CP_FLAG(BIAS)))
+        p += al(4u * n * x->ncb);
+    for (int s = 0; s < 2; s++) {
+        x->vout[s] = (uint32_t)p;
+        /* narrow C (CONV2D, ADD) or the MAX tile */
+        if (narrow || (!x->conv && !x->avg))
+            p += al((uint64_t)x->mc * wide * x->ces);
+        x->acc[s] = TSL_LOCAL_ACC_BASE + (uint32_t)s * x->mc * 4u * wide;
+    }
+    return p <= cp->vmem_bytes;
+}
+
+/* The largest tiles up to `rows` rows whose layout fits (each try an eighth fewer rows). */
+static int place(const tsl_cp_t *cp, win_t *x, uint32_t rows)
+{
+    for (; rows; rows -= rows > 8u ? rows / 8u : 1u)
+        if (layout(cp, x, rows))
+            return 1;
+    return 0;
 }
 
 static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, win_t *x)
@@ -105,76 +158,34 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, win_t *x)
     x->m = g->batch * x->oh * x->ow;
     int fl = c->a_dtype == TSL_DTYPE_BF16;
     int narrow = x->ces < 4u;
-    if (x->conv) {
-        x->packed = (uint32_t)tsl_win_packed(g, c->a_dtype);
-        x->cg = x->packed ? n : g->c / g->groups;
-        x->coutg = x->packed ? n : g->cout / g->groups;
-        x->passes = x->packed ? tsl_cp_ceil(g->groups, n) : g->groups;
-        uint32_t kk = g->kh * g->kw * x->cg;
-        x->kp = tsl_cp_roundup(kk, n);
-        x->ncb = tsl_cp_ceil(x->coutg, n);
-        x->pad = fl ? 0u : g->a_zp * 0x01010101u;
-        if (x->kp / n > TSL_INSN_MXU_MATMULK_KBLOCKS_MASK || kk > TSL_CP_MAX_ROWS || x->cg * x->es > TSL_CP_MAX_ROW_BYTES)
-            return 0;
-        uint64_t fixed = (c->flags & TSL_CP_FLAG(BIAS)) ? al(4u * n * x->ncb) : 0u;
-        uint64_t per_row = 2u * x->kp * x->es + (narrow ? 2u * n * x->ces : 0u);
-        /* the group's weights stay in VMEM when that leaves room for tiles of 2N rows */
-        uint32_t rows = fit(cp, x, fixed + al((uint64_t)x->kp * x->ncb * n * x->es), per_row, 4u * n, 1);
-        x->resident = rows >= tsl_cp_min(x->m, 2u * n) || (x->packed && rows);
-        if (!x->resident)
-            rows = fit(cp, x, fixed + 2u * al((uint64_t)x->kp * n * x->es), per_row, 4u * n, 1);
-        x->mc = rows;
-    } else {
+    if (!x->conv) {
         x->lanes = tsl_cp_roundup(g->c, n);
         x->pad = x->avg ? (fl ? 0u : g->a_zp * 0x01010101u) : fl ? BF16_NEG_INF : 0x80808080u;
         if (g->c * x->es > TSL_CP_MAX_ROW_BYTES)
             return 0;
         /* two tap slots, two tiles (MAX: in VMEM; ADD: sums in ACC, and a narrow C in VMEM) */
         uint64_t per_row = 2u * x->lanes * x->es + (x->avg ? (narrow ? 2u * x->lanes * x->ces : 0u) : 2u * x->lanes * x->es);
-        x->mc = fit(cp, x, 0, per_row, x->avg ? 4u * x->lanes : 0u, x->lanes / n);
+        return place(cp, x, fit(cp, x, 0, per_row, x->avg ? 4u * x->lanes : 0u, x->lanes / n));
     }
-    if (!x->mc)
+    x->packed = (uint32_t)tsl_win_packed(g, c->a_dtype);
+    x->cg = x->packed ? n : g->c / g->groups;
+    x->coutg = x->packed ? n : g->cout / g->groups;
+    x->passes = x->packed ? tsl_cp_ceil(g->groups, n) : g->groups;
+    uint32_t kk = g->kh * g->kw * x->cg;
+    x->kp = tsl_cp_roundup(kk, n);
+    x->ncb = tsl_cp_ceil(x->coutg, n);
+    x->pad = fl ? 0u : g->a_zp * 0x01010101u;
+    if (x->kp / n > TSL_INSN_MXU_MATMULK_KBLOCKS_MASK || kk > TSL_CP_MAX_ROWS || x->cg * x->es > TSL_CP_MAX_ROW_BYTES)
         return 0;
-    /* Batch-major when there are more images than output columns (a LOAD then moves more rows).
-     * Else whole output rows when a tile holds one (the padding then repeats from tile to tile),
-     * or equal tiles. */
-    uint32_t positions = x->oh * x->ow;
-    x->bmajor = g->batch > x->ow;
-    x->aligned = !x->bmajor && x->mc >= x->ow;
-    if (x->bmajor) {
-        x->nb = tsl_cp_min(g->batch, x->mc);
-        x->pp = x->nb == g->batch ? tsl_cp_min(x->mc / g->batch, positions) : 1u;
-        x->nbt = tsl_cp_ceil(g->batch, x->nb);
-        x->mc = x->pp * x->nb;
-        x->tiles = tsl_cp_ceil(positions, x->pp) * x->nbt;
-    } else {
-        x->mc = x->aligned ? x->mc / x->ow * x->ow : tsl_cp_ceil(x->m, tsl_cp_ceil(x->m, x->mc));
-        x->tiles = tsl_cp_ceil(x->m, x->mc);
-    }
-    /* the layout */
-    uint32_t p = 0, abytes = (uint32_t)al((uint64_t)x->mc * (x->conv ? x->kp : x->lanes) * x->es);
-    uint32_t wide = x->conv ? n : x->lanes;
-    for (int s = 0; s < 2; s++) {
-        x->va[s] = p;
-        p += abytes;
-        x->clean[s] = DIRTY;
-    }
-    for (int s = 0; s < 2; s++) {
-        x->vb[s] = p;
-        if (x->conv)
-            p += (uint32_t)al((uint64_t)x->kp * (x->resident && s == 0 ? x->ncb * n : x->resident ? 0u : n) * x->es);
-    }
-    x->vbias = p;
-    if (x->conv && (c->flags & TSL_CP_FLAG(BIAS)))
-        p += (uint32_t)al(4u * n * x->ncb);
-    for (int s = 0; s < 2; s++) {
-        x->vout[s] = p;
-        /* narrow C (CONV2D, ADD) or the MAX tile */
-        if (narrow || (!x->conv && !x->avg))
-            p += (uint32_t)al((uint64_t)x->mc * wide * x->ces);
-        x->acc[s] = TSL_LOCAL_ACC_BASE + (uint32_t)s * x->mc * 4u * wide;
-    }
-    return p <= cp->vmem_bytes;
+    uint64_t fixed = (c->flags & TSL_CP_FLAG(BIAS)) ? al(4u * n * x->ncb) : 0u;
+    uint64_t per_row = 2u * x->kp * x->es + (narrow ? 2u * n * x->ces : 0u);
+    /* the group's weights stay in VMEM when that leaves room for tiles of 2N rows */
+    x->resident = 1;
+    uint32_t rows = fit(cp, x, fixed + al((uint64_t)x->kp * x->ncb * n * x->es), per_row, 4u * n, 1);
+    if ((rows >= tsl_cp_min(x->m, 2u * n) || (x->packed && rows)) && place(cp, x, rows))
+        return 1;
+    x->resident = 0;
+    return place(cp, x, fit(cp, x, fixed + 2u * al((uint64_t)x->kp * n * x->es), per_row, 4u * n, 1));
 }
 
 int tsl_cp_win_fits(const tsl_cp_t *cp, const tsl_cmd_t *c)

@@ -41,7 +41,7 @@ include host_driver/sources.mk  # libtessel: TSL_HOST_SRCS, TSL_HOST_ALL_C
 #   SOC_SIM     the Verilated tsl_soc and its C++ model, built once (-fPIC) and shared by libtessel,
 #               tessel and the SoC harnesses (mk/soc.mk)
 #   LIBTESSEL   the host library, its .so alongside (mk/host.mk)
-#   TESSEL      the CLI: run, gemm, info (mk/cli.mk)
+#   TESSEL      the CLI: run and the libtessel subcommands (mk/cli.mk)
 #   TESSEL_RUN  an ELF runner on the control core alone (mk/core.mk)
 #   ELF_OBJ     the one ELF loader (host_driver/src/elf_image.c, in libtessel) as an object, for the
 #               simulators that do not link libtessel (mk/host.mk)

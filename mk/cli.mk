@@ -1,7 +1,8 @@
 # The `tessel` CLI (host_driver/tools), the .npy reader/writer (host_driver/src/npy.c) and the
 # end-to-end demo.
 #   make build/bin/tessel      one binary linked with libtessel: `tessel run` (the simulated SoC,
-#                              hw/sim/soc/tsl_soc_run.cpp), `tessel gemm`, `conv2d`, `pool2d` and
+#                              hw/sim/soc/tsl_soc_run.cpp), `tessel gemm`, `conv2d`, `pool2d`,
+#                              `softmax`, `layernorm`, `rmsnorm`, `gelu`, `silu`, `attention` and
 #                              `info` (tessel_cli.c); host_driver/tools/tessel_main.cpp dispatches
 #   make demo                  256x256x256 bf16 GEMM + bias + ReLU on the simulated SoC (backend sim),
 #                              the same on the model backend, both checked bit for bit against the plain
@@ -9,10 +10,11 @@
 #                              utilisation; exits non-zero on any mismatch. DEMO_SIZE=M,N,K changes it.
 #   make test-npy              tests/cli/test_npy.c (round trips, malformed files, mutations; SEED=...),
 #                              built with ASan/UBSan
-#   make test-cli              tests/cli/test_cli.py: `tessel gemm`/`conv2d`/`pool2d`/`info` on the
-#                              model backend (one conv2d on the sim): error paths, int8/bf16 GEMMs
-#                              against the C reference, conv2d/pool2d against numpy references
-#                              (SEED=...; PYTHON needs numpy), --stats JSON, --check
+#   make test-cli              tests/cli/test_cli.py: every subcommand on the model backend (one conv2d,
+#                              one softmax and one attention on the sim): error paths, int8/bf16
+#                              GEMMs against the C reference, conv2d/pool2d, the row functions and
+#                              attention against numpy references (SEED=...; PYTHON needs numpy),
+#                              --stats JSON, --check
 
 CLI_OUT    := $(BUILD)/cli
 CLI_DEMO   := $(CLI_OUT)/tessel-demo

@@ -1,5 +1,5 @@
-/* `tessel gemm`, `tessel conv2d`, `tessel pool2d` and `tessel info`: libtessel from the command line
- * (host_driver/tools/tessel_cli.h).
+/* `tessel gemm`, `conv2d`, `pool2d`, `softmax`, `layernorm`, `rmsnorm`, `gelu`, `silu`, `attention` and
+ * `info`: libtessel from the command line (host_driver/tools/tessel_cli.h).
  *
  * gemm reads A (M x K) and B (K x N) from .npy files, runs C = epilogue(A x B) with tessel_gemm()
  * and writes C as .npy:
@@ -13,7 +13,10 @@
  * The epilogue order is docs/isa.md §7: scale, bias, ReLU, then the conversion to the output type.
  * conv2d is the same for X (N x H x W x C, NHWC) and W (KH x KW x C/groups x COUT, HWIO) with
  * tessel_conv2d(); pool2d is the max or average of each window of X with tessel_pool2d(). Their Y
- * is N x OH x OW x COUT (pool2d: x C), OH and OW from tessel_window_out().
+ * is N x OH x OW x COUT (pool2d: x C), OH and OW from tessel_window_out(). The row functions
+ * (tessel_softmax() ... tessel_silu()) take float32 X of any shape, its rows along the last axis, and
+ * give Y of X's shape; attention (tessel_attention()) takes Q, K and V whose leading dimensions are
+ * the heads.
  * --stats prints one JSON line on stdout (nothing else goes to stdout).
  *
  * Outputs (--out, --timeline, --trace) are written to a temporary file in the same folder and
@@ -77,6 +80,24 @@ const char tessel_cli_usage[] =
     "  (avg: sum / (KH*KW) rounded to nearest, ties away from zero; padding counts as --x-zp). float32\n"
     "  X is rounded to bf16: max gives bf16 values, avg fp32 (or --out-dtype bf16; padding counts as\n"
     "  0). Padding never wins a max. Stride default: the window.\n"
+    "       tessel softmax --x X.npy [--scale F] [--mask M.npy] [--in-dtype bf16|fp32] [--out Y.npy]\n"
+    "                      [--out-dtype fp32|bf16] [--backend ...] (and conv2d's --port ... --timeline)\n"
+    "       tessel layernorm --x X.npy --gamma G.npy [--beta B.npy] [--eps E] [the options of softmax\n"
+    "                        from --in-dtype on]\n"
+    "       tessel rmsnorm --x X.npy --gamma G.npy [--eps E] [...]\n"
+    "       tessel gelu --x X.npy [...]       tessel silu --x X.npy [...]\n"
+    "  Y = f(each row of X) (docs/isa.md §7, ROWWISE): X is float32 of any shape, a row its last axis;\n"
+    "  Y has X's shape, float32 (--out-dtype bf16: bf16-rounded values). The device computes in fp32\n"
+    "  from X rounded to bf16 (--in-dtype fp32: X as it is). softmax(X * scale + mask), the mask\n"
+    "  float32 of X's shape, added (-inf masks out); layernorm (X - mean) / sqrt(var + eps) * gamma +\n"
+    "  beta; rmsnorm X / sqrt(mean(X^2) + eps) * gamma; gamma and beta float32 of a row's length, eps\n"
+    "  default 1e-5; gelu the tanh form; silu X * sigmoid(X).\n"
+    "       tessel attention --q Q.npy --k K.npy --v V.npy [--causal] [--scale F] [--out O.npy]\n"
+    "                        [--out-dtype fp32|bf16] [--backend ...] (and conv2d's --port ... --timeline)\n"
+    "  O = softmax(Q K^T * scale + mask) V per head, in bf16 with fp32 accumulation: float32 Q is\n"
+    "  ... x Lq x D, K ... x Lk x D, V ... x Lk x Dv, O ... x Lq x Dv, the leading dimensions (heads,\n"
+    "  batch) the same. --scale default 1/sqrt(D). --causal masks key j > query i + Lk - Lq (needs\n"
+    "  Lq <= Lk).\n"
     "       tessel info [--backend model|sim|uart] [--port TTY] [--firmware FW.elf] [--json]\n"
     "                   the device's configuration\n"
     "  Exit code: 0 ok, 1 device/library error or check mismatch, 2 usage or input error.\n";
@@ -84,12 +105,17 @@ const char tessel_cli_usage[] =
 static int cmd_gemm(int argc, char **argv);
 static int cmd_conv2d(int argc, char **argv);
 static int cmd_pool2d(int argc, char **argv);
+static int cmd_rows(int argc, char **argv);
+static int cmd_attention(int argc, char **argv);
 static int cmd_info(int argc, char **argv);
 
 static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
-} subcommands[] = {{"gemm", cmd_gemm}, {"conv2d", cmd_conv2d}, {"pool2d", cmd_pool2d}, {"info", cmd_info}};
+} subcommands[] = {{"gemm", cmd_gemm},       {"conv2d", cmd_conv2d}, {"pool2d", cmd_pool2d},
+                   {"softmax", cmd_rows},    {"layernorm", cmd_rows}, {"rmsnorm", cmd_rows},
+                   {"gelu", cmd_rows},       {"silu", cmd_rows},      {"attention", cmd_attention},
+                   {"info", cmd_info}};
 
 int tessel_cli_handles(const char *sub)
 {
@@ -223,9 +249,8 @@ static int open_dev(tessel_dev_t **dev, const char *backend, uint32_t flags, con
 }
 
 /* ---- progress on a terminal ------------------------------------------------------------------ */
-/* tessel_gemm(), tessel_conv2d() and tessel_pool2d() block and the library has no progress hook, so
- * a thread prints a spinner and the elapsed time on stderr while one runs (only when stderr is a
- * terminal, after the first second). */
+/* The library's calls block and it has no progress hook, so a thread prints a spinner and the
+ * elapsed time on stderr while one runs (only when stderr is a terminal, after the first second). */
 typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -446,11 +471,15 @@ static int out_end(outfile_t *out, int ok)
 }
 
 /* ---- what every device subcommand shares ---------------------------------------------------- */
+/* run_t.takes: the options besides the common ones that parse_run handles itself. */
+#define TAKES_SCALE 1u             /* --scale */
+#define TAKES_RQ_RELU 2u           /* --relu, --rq-scale, --rq-shift and --rq-zp */
+
 /* The options of a subcommand that runs on a device (parse_run), and its outputs. */
 typedef struct {
     const char *sub;               /* "gemm", in messages */
-    const char *product;           /* what --scale multiplies, in messages ("A x B") */
-    int epilogue;                  /* takes --relu, --rq-scale, --rq-shift, --rq-zp and --scale */
+    const char *scale0;            /* what libtessel makes of a scale of 0, in messages */
+    unsigned takes;                /* TAKES_* */
     const char *backend, *port, *fw, *out_dtype, *argv_scale;
     int relu, stats, check, have_rq, have_scale;
     int64_t rq_scale, rq_shift, rq_zp;
@@ -458,41 +487,54 @@ typedef struct {
     outfile_t outs[3];             /* --out, --timeline, --trace */
 } run_t;
 
-static void run_init(run_t *r, const char *sub, const char *product, int epilogue)
+static void run_init(run_t *r, const char *sub, const char *scale0, unsigned takes)
 {
-    *r = (run_t){.sub = sub, .product = product, .epilogue = epilogue, .backend = "model", .argv_scale = "",
+    *r = (run_t){.sub = sub, .scale0 = scale0, .takes = takes, .backend = "model", .argv_scale = "",
                  .rq_scale = 1, .scale = 1.0f,
                  .outs = {{"--out", NULL, NULL}, {"--timeline", NULL, NULL}, {"--trace", NULL, NULL}}};
 }
 
-/* A value option of a subcommand: the string given for `name` goes to *val. */
+/* An option of a subcommand: a value (the string given for `name` goes to *val) or a flag (*flag
+ * set to 1). */
 typedef struct {
     const char *name;
     const char **val;
+    int *flag;
 } own_opt_t;
 
-static const char **find_opt(const own_opt_t *t, size_t n, const char *name)
+static const own_opt_t *find_opt(const own_opt_t *t, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
         if (!strcmp(t[i].name, name))
-            return t[i].val;
+            return &t[i];
     return NULL;
 }
 
-static int is_epilogue_num(const char *n)
+/* 1 when r takes the numeric option n that epilogue_value parses. */
+static int takes_num(const run_t *r, const char *n)
 {
-    return !strcmp(n, "--rq-scale") || !strcmp(n, "--rq-shift") || !strcmp(n, "--rq-zp") || !strcmp(n, "--scale");
+    return ((r->takes & TAKES_SCALE) && !strcmp(n, "--scale")) ||
+           ((r->takes & TAKES_RQ_RELU) &&
+            (!strcmp(n, "--rq-scale") || !strcmp(n, "--rq-shift") || !strcmp(n, "--rq-zp")));
+}
+
+/* The float value v of the option opt; the exit code after a message. */
+static int parse_f32(const char *opt, const char *v, float *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtof(v, &end);
+    if (*end || errno)
+        return fail(EXIT_USAGE, "%s needs a number, not '%s'", opt, v);
+    return 0;
 }
 
 /* --rq-scale, --rq-shift, --rq-zp or --scale (n) set to v; the exit code after a message. */
 static int epilogue_value(run_t *r, const char *n, const char *v)
 {
     if (!strcmp(n, "--scale")) {
-        char *end;
-        errno = 0;
-        r->scale = strtof(v, &end);
-        if (*end || errno)
-            return fail(EXIT_USAGE, "--scale needs a number, not '%s'", v);
+        if (parse_f32(n, v, &r->scale))
+            return EXIT_USAGE;
         r->have_scale = 1;
         r->argv_scale = v;
         return 0;
@@ -506,36 +548,38 @@ static int epilogue_value(run_t *r, const char *n, const char *v)
     return 0;
 }
 
-/* Parse argv: the common options into r, the subcommand's own value options through `own`. */
+/* Parse argv: the common options into r, the subcommand's own options (values and flags) through
+ * `own`. */
 static int parse_run(run_t *r, const own_opt_t *own, size_t n_own, int argc, char **argv)
 {
-    const own_opt_t common[] = {{"--out", &r->outs[0].path}, {"--timeline", &r->outs[1].path},
-                                {"--trace", &r->outs[2].path}, {"--backend", &r->backend},
-                                {"--out-dtype", &r->out_dtype}, {"--firmware", &r->fw}, {"--port", &r->port}};
+    const own_opt_t common[] = {{"--out", &r->outs[0].path, NULL}, {"--timeline", &r->outs[1].path, NULL},
+                                {"--trace", &r->outs[2].path, NULL}, {"--backend", &r->backend, NULL},
+                                {"--out-dtype", &r->out_dtype, NULL}, {"--firmware", &r->fw, NULL},
+                                {"--port", &r->port, NULL}, {"--stats", NULL, &r->stats},
+                                {"--check", NULL, &r->check}};
     opts_t o = {argc, 1, argv, NULL, ""};
     for (; o.i < argc; o.i++) {
         const char *a = argv[o.i];
         if (a[0] != '-' || a[1] != '-')
             return fail(EXIT_USAGE, "%s: unexpected argument '%s' (see tessel --help)", r->sub, a);
         const char *n = opt_name(&o), *v;
-        int *flag = !strcmp(n, "--stats") ? &r->stats : !strcmp(n, "--check") ? &r->check
-                    : r->epilogue && !strcmp(n, "--relu") ? &r->relu : NULL;
+        const own_opt_t *opt = find_opt(own, n_own, n);
+        opt = opt ? opt : find_opt(common, sizeof common / sizeof common[0], n);
+        int *flag = opt ? opt->flag : (r->takes & TAKES_RQ_RELU) && !strcmp(n, "--relu") ? &r->relu : NULL;
         if (flag) {
             if (strchr(a, '='))
                 return fail(EXIT_USAGE, "%s takes no value", n);
             *flag = 1;
             continue;
         }
-        const char **dst = find_opt(own, n_own, n);
-        dst = dst ? dst : find_opt(common, sizeof common / sizeof common[0], n);
-        if (!dst && !(r->epilogue && is_epilogue_num(n)))
+        if (!opt && !takes_num(r, n))
             return fail(EXIT_USAGE, "%s: unknown option %s (see tessel --help)", r->sub, n);
         if (!(v = opt_value(&o)))
             return EXIT_USAGE;
         if (!*v)
             return fail(EXIT_USAGE, "%s needs a non-empty value", n);
-        if (dst)
-            *dst = v;
+        if (opt)
+            *opt->val = v;
         else if (epilogue_value(r, n, v))
             return EXIT_USAGE;
     }
@@ -583,7 +627,7 @@ static int check_run(run_t *r, const input_t *ins, size_t n_ins)
         return fail(EXIT_USAGE, "--firmware needs --backend sim or uart (the model runs no firmware)");
     if (r->have_scale && (r->scale == 0.0f || !isfinite(r->scale)))
         return fail(EXIT_USAGE, "--scale %s is refused: the scale must be finite and not 0 (libtessel reads a "
-                    "scale of 0 as none, which would give the unscaled %s)", r->argv_scale, r->product);
+                    "scale of 0 as %s)", r->argv_scale, r->scale0);
     if (check_outputs(r, ins, n_ins))
         return EXIT_USAGE;
     const char *env = getenv("TESSEL_CHECK");
@@ -609,6 +653,18 @@ static int in_dtype_of(const tessel_npy_t *x, const char *xn, const tessel_npy_t
 
 #define DT(d) (1u << (d))
 
+/* The dtype named s ("int8", "bf16", "int32", "fp32" or "float32"); 0 when s names none. */
+static int parse_dtype(const char *s, tessel_dtype_t *d)
+{
+    if (!strcmp(s, "int8")) *d = TESSEL_INT8;
+    else if (!strcmp(s, "bf16")) *d = TESSEL_BF16;
+    else if (!strcmp(s, "int32")) *d = TESSEL_INT32;
+    else if (!strcmp(s, "fp32") || !strcmp(s, "float32")) *d = TESSEL_FP32;
+    else
+        return 0;
+    return 1;
+}
+
 /* The output dtype: --out-dtype, else def; one of `ok` (DT bits), which ok_text lists. */
 static int out_dtype_of(const run_t *r, tessel_dtype_t in, tessel_dtype_t def, unsigned ok, const char *ok_text,
                         tessel_dtype_t *outd)
@@ -617,11 +673,7 @@ static int out_dtype_of(const run_t *r, tessel_dtype_t in, tessel_dtype_t def, u
     *outd = def;
     if (!s)
         return 0;
-    if (!strcmp(s, "int8")) *outd = TESSEL_INT8;
-    else if (!strcmp(s, "bf16")) *outd = TESSEL_BF16;
-    else if (!strcmp(s, "int32")) *outd = TESSEL_INT32;
-    else if (!strcmp(s, "fp32") || !strcmp(s, "float32")) *outd = TESSEL_FP32;
-    else
+    if (!parse_dtype(s, outd))
         return fail(EXIT_USAGE, "unknown --out-dtype '%s' (int8, bf16, int32 or fp32)", s);
     if (!(ok & DT(*outd)))
         return fail(EXIT_USAGE, "--out-dtype %s does not go with %s inputs (%s)", s,
@@ -675,9 +727,9 @@ typedef struct {
     tessel_dtype_t in, out;
     const char *y_name;            /* the output in messages: "C" */
     uint32_t ndim;
-    uint64_t shape[4];             /* the output's */
+    uint64_t shape[TESSEL_NPY_MAX_DIMS]; /* the output's */
     char dims[128];                /* the size on the progress line: "33x40x21" */
-    char json[512];                /* the --stats fields of the shape: "\"m\": 33, ..." */
+    char json[1024];               /* the --stats fields of the shape: "\"m\": 33, ..." */
     tessel_status_t (*call)(tessel_dev_t *dev, void *op, void *y, tessel_completion_t *cpl);
     void *op;                      /* call's argument; y is the output buffer */
 } job_t;
@@ -819,9 +871,9 @@ static int gemm_run(run_t *r, const tessel_npy_t *A, const tessel_npy_t *B, tess
 static int cmd_gemm(int argc, char **argv)
 {
     run_t r;
-    run_init(&r, "gemm", "A x B", 1);
+    run_init(&r, "gemm", "none, which would give the unscaled A x B", TAKES_SCALE | TAKES_RQ_RELU);
     const char *pa = NULL, *pb = NULL, *pbias = NULL;
-    const own_opt_t own[] = {{"--a", &pa}, {"--b", &pb}, {"--bias", &pbias}};
+    const own_opt_t own[] = {{"--a", &pa, NULL}, {"--b", &pb, NULL}, {"--bias", &pbias, NULL}};
     if (parse_run(&r, own, 3, argc, argv))
         return EXIT_USAGE;
     if (!pa || !pb)
@@ -849,8 +901,8 @@ typedef struct {
 
 /* The options of win_t, for a subcommand's own_opt_t table. */
 #define WIN_OPTS(w)                                                                                        \
-    {"--x", &(w).x_s}, {"--stride", &(w).stride_s}, {"--pad", &(w).pad_s}, {"--dilation", &(w).dil_s},        \
-    {"--x-zp", &(w).zp_s}
+    {"--x", &(w).x_s, NULL}, {"--stride", &(w).stride_s, NULL}, {"--pad", &(w).pad_s, NULL},                 \
+    {"--dilation", &(w).dil_s, NULL}, {"--x-zp", &(w).zp_s, NULL}
 
 /* The geometry fields that tessel_conv2d_t and tessel_pool2d_t share. */
 #define WIN_FIELDS(w)                                                                                      \
@@ -978,10 +1030,11 @@ static int conv2d_run(run_t *r, win_t *w, const tessel_npy_t *X, const tessel_np
 static int cmd_conv2d(int argc, char **argv)
 {
     run_t r;
-    run_init(&r, "conv2d", "X * W", 1);
+    run_init(&r, "conv2d", "none, which would give the unscaled X * W", TAKES_SCALE | TAKES_RQ_RELU);
     win_t w = {.s = {1, 1}, .dil = {1, 1}};
     const char *pw = NULL, *pbias = NULL, *pgroups = NULL;
-    const own_opt_t own[] = {{"--w", &pw}, {"--bias", &pbias}, {"--groups", &pgroups}, WIN_OPTS(w)};
+    const own_opt_t own[] = {{"--w", &pw, NULL}, {"--bias", &pbias, NULL}, {"--groups", &pgroups, NULL},
+                             WIN_OPTS(w)};
     int64_t groups = 1;
     if (parse_run(&r, own, sizeof own / sizeof own[0], argc, argv))
         return EXIT_USAGE;
@@ -1036,7 +1089,7 @@ static int cmd_pool2d(int argc, char **argv)
     run_init(&r, "pool2d", NULL, 0);
     win_t w = {.dil = {1, 1}};
     const char *kind = NULL, *window = NULL;
-    const own_opt_t own[] = {{"--kind", &kind}, {"--window", &window}, WIN_OPTS(w)};
+    const own_opt_t own[] = {{"--kind", &kind, NULL}, {"--window", &window, NULL}, WIN_OPTS(w)};
     if (parse_run(&r, own, sizeof own / sizeof own[0], argc, argv))
         return EXIT_USAGE;
     if (!w.x_s || !kind || !window)
@@ -1054,6 +1107,230 @@ static int cmd_pool2d(int argc, char **argv)
     tessel_npy_t X = {0};
     int rc = load("X", w.x_s, &X) ? EXIT_USAGE : pool2d_run(&r, &w, &X, !strcmp(kind, "avg"));
     tessel_npy_free(&X);
+    return rc;
+}
+
+/* ---- float operands of any shape ------------------------------------------------------------- */
+/* a (`what` in messages) is float32 with at least min_dims dimensions, none of them 0. */
+static int f32_check(const tessel_npy_t *a, const char *what, uint32_t min_dims)
+{
+    char s[192];
+    if (a->dtype != TESSEL_NPY_F4)
+        return fail(EXIT_USAGE, "unsupported dtype: %s is %s (need float32)", what, npy_type_name(a->dtype));
+    if (a->ndim < min_dims)
+        return fail(EXIT_USAGE, "%s needs at least %u dimension%s; it has %u", what, min_dims, min_dims > 1 ? "s" : "",
+                    a->ndim);
+    if (!a->count)
+        return fail(EXIT_USAGE, "%s is %s: empty", what, shape_text(s, sizeof s, a->shape, a->ndim));
+    return 0;
+}
+
+/* The product of v[0..n-1] (1 when n is 0). */
+static uint64_t product(const uint64_t *v, uint32_t n)
+{
+    uint64_t p = 1;
+    for (uint32_t i = 0; i < n; i++)
+        p *= v[i];
+    return p;
+}
+
+/* ---- the row functions: softmax, layernorm, rmsnorm, gelu, silu ------------------------------ */
+enum { ROW_SOFTMAX, ROW_LAYERNORM, ROW_RMSNORM, ROW_GELU, ROW_SILU };
+
+/* What a row function takes besides --x and --in-dtype. */
+#define ROW_MASK 1u                /* --scale and --mask */
+#define ROW_GAMMA 2u               /* --gamma and --eps */
+#define ROW_BETA 4u                /* --beta */
+
+static const struct {
+    const char *name;              /* the subcommand, indexed by ROW_* */
+    unsigned takes;
+} row_fns[] = {{"softmax", ROW_MASK}, {"layernorm", ROW_GAMMA | ROW_BETA}, {"rmsnorm", ROW_GAMMA}, {"gelu", 0},
+               {"silu", 0}};
+
+/* A row function's options as given, its operands, and its library call. */
+typedef struct {
+    int fn;                        /* ROW_* */
+    const char *x_s, *mask_s, *gamma_s, *beta_s, *eps_s, *in_s;
+    tessel_npy_t x, mask, gamma, beta;
+    tessel_rows_t rows;
+    float scale, eps;
+} rows_t;
+
+static tessel_status_t call_rows(tessel_dev_t *dev, void *op, void *y, tessel_completion_t *cpl)
+{
+    rows_t *a = op;   /* an operand not given has data NULL */
+    a->rows.y = y;
+    switch (a->fn) {
+    case ROW_SOFTMAX: return tessel_softmax(dev, &a->rows, a->scale, a->mask.data, cpl);
+    case ROW_LAYERNORM: return tessel_layernorm(dev, &a->rows, a->gamma.data, a->beta.data, a->eps, cpl);
+    case ROW_RMSNORM: return tessel_rmsnorm(dev, &a->rows, a->gamma.data, a->eps, cpl);
+    case ROW_GELU: return tessel_gelu(dev, &a->rows, cpl);
+    default: return tessel_silu(dev, &a->rows, cpl);
+    }
+}
+
+/* gamma or beta (`what`): float32, 1-D, n values. */
+static int row_param_check(const tessel_npy_t *p, const char *what, uint64_t n)
+{
+    char s[192];
+    if (f32_check(p, what, 1))
+        return EXIT_USAGE;
+    if (p->ndim != 1 || p->shape[0] != n)
+        return fail(EXIT_USAGE, "%s is %s: it must be 1-D with %" PRIu64 " values (X's last dimension)", what,
+                    shape_text(s, sizeof s, p->shape, p->ndim), n);
+    return 0;
+}
+
+static int rows_run(run_t *r, rows_t *a)
+{
+    const tessel_npy_t *X = &a->x;
+    char xs[192], ms[192];
+    tessel_dtype_t outd;
+    if (f32_check(X, "X", 1))
+        return EXIT_USAGE;
+    uint64_t n = X->shape[X->ndim - 1], m = X->count / n;
+    if (m > UINT32_MAX || n > UINT32_MAX)
+        return fail(EXIT_USAGE, "X has %" PRIu64 " rows of %" PRIu64 " values: both must fit in 32 bits", m, n);
+    shape_text(xs, sizeof xs, X->shape, X->ndim);
+    if (a->mask_s) {
+        if (f32_check(&a->mask, "the mask", 1))
+            return EXIT_USAGE;
+        if (a->mask.ndim != X->ndim || memcmp(a->mask.shape, X->shape, X->ndim * sizeof X->shape[0]))
+            return fail(EXIT_USAGE, "shape mismatch: the mask is %s, X is %s (the mask must have X's shape)",
+                        shape_text(ms, sizeof ms, a->mask.shape, a->mask.ndim), xs);
+    }
+    if ((a->gamma_s && row_param_check(&a->gamma, "gamma", n)) || (a->beta_s && row_param_check(&a->beta, "beta", n)))
+        return EXIT_USAGE;
+    tessel_dtype_t in = a->rows.in_dtype;
+    if (out_dtype_of(r, in, TESSEL_FP32, DT(TESSEL_FP32) | DT(TESSEL_BF16), "the row functions: fp32 or bf16 out",
+                     &outd))
+        return EXIT_USAGE;
+    a->rows = (tessel_rows_t){.m = (uint32_t)m, .n = (uint32_t)n, .in_dtype = in, .out_dtype = outd, .x = X->data,
+                              .ldx = (size_t)n, .ldy = (size_t)n};
+    job_t j = {.in = in, .out = outd, .y_name = "Y", .ndim = X->ndim, .call = call_rows, .op = a};
+    memcpy(j.shape, X->shape, X->ndim * sizeof X->shape[0]);
+    snprintf(j.dims, sizeof j.dims, "%s (%" PRIu64 " rows of %" PRIu64 ")", xs, m, n);
+    json_list(j.json, sizeof j.json, "x", X->shape, X->ndim);
+    appendf(j.json, sizeof j.json, ", \"rows\": %" PRIu64 ", \"n\": %" PRIu64, m, n);
+    return run_job(r, &j);
+}
+
+/* softmax, layernorm, rmsnorm, gelu and silu (argv[0]). */
+static int cmd_rows(int argc, char **argv)
+{
+    rows_t a = {.eps = 1e-5f};
+    while (strcmp(argv[0], row_fns[a.fn].name))   /* the dispatcher calls this for row_fns' names only */
+        a.fn++;
+    unsigned takes = row_fns[a.fn].takes;
+    run_t r;
+    run_init(&r, row_fns[a.fn].name, "none, which would give the unscaled X", takes & ROW_MASK ? TAKES_SCALE : 0);
+    own_opt_t own[6] = {{"--x", &a.x_s, NULL}, {"--in-dtype", &a.in_s, NULL}};
+    size_t n_own = 2;
+    if (takes & ROW_MASK)
+        own[n_own++] = (own_opt_t){"--mask", &a.mask_s, NULL};
+    if (takes & ROW_GAMMA) {
+        own[n_own++] = (own_opt_t){"--gamma", &a.gamma_s, NULL};
+        own[n_own++] = (own_opt_t){"--eps", &a.eps_s, NULL};
+    }
+    if (takes & ROW_BETA)
+        own[n_own++] = (own_opt_t){"--beta", &a.beta_s, NULL};
+    if (parse_run(&r, own, n_own, argc, argv))
+        return EXIT_USAGE;
+    if (!a.x_s || ((takes & ROW_GAMMA) && !a.gamma_s))
+        return fail(EXIT_USAGE, "%s needs --x X.npy%s (see tessel --help)", r.sub,
+                    takes & ROW_GAMMA ? " and --gamma G.npy" : "");
+    a.rows.in_dtype = TESSEL_BF16;
+    if (a.in_s && (!parse_dtype(a.in_s, &a.rows.in_dtype) ||
+                   (a.rows.in_dtype != TESSEL_BF16 && a.rows.in_dtype != TESSEL_FP32)))
+        return fail(EXIT_USAGE, "--in-dtype needs bf16 or fp32, not '%s'", a.in_s);
+    if (a.eps_s && parse_f32("--eps", a.eps_s, &a.eps))
+        return EXIT_USAGE;
+    if (!isfinite(a.eps) || a.eps < 0.0f)
+        return fail(EXIT_USAGE, "--eps needs a finite number >= 0, not '%s'", a.eps_s);
+    a.scale = r.scale;
+    const input_t ins[] = {{"--x", a.x_s}, {"--mask", a.mask_s}, {"--gamma", a.gamma_s}, {"--beta", a.beta_s}};
+    if (check_run(&r, ins, 4))
+        return EXIT_USAGE;
+    int rc = load("X", a.x_s, &a.x) || (a.mask_s && load("mask", a.mask_s, &a.mask)) ||
+                     (a.gamma_s && load("gamma", a.gamma_s, &a.gamma)) || (a.beta_s && load("beta", a.beta_s, &a.beta))
+                 ? EXIT_USAGE : rows_run(&r, &a);
+    tessel_npy_free(&a.x);
+    tessel_npy_free(&a.mask);
+    tessel_npy_free(&a.gamma);
+    tessel_npy_free(&a.beta);
+    return rc;
+}
+
+/* ---- attention ------------------------------------------------------------------------------- */
+static tessel_status_t call_attention(tessel_dev_t *dev, void *op, void *y, tessel_completion_t *cpl)
+{
+    tessel_attention_t *p = op;
+    p->o = y;
+    return tessel_attention(dev, p, cpl);
+}
+
+static int attention_run(run_t *r, const tessel_npy_t *Q, const tessel_npy_t *K, const tessel_npy_t *V, int causal)
+{
+    char qs[192], ks[192], vs[192];
+    tessel_dtype_t outd;
+    if (f32_check(Q, "Q", 2) || f32_check(K, "K", 2) || f32_check(V, "V", 2))
+        return EXIT_USAGE;
+    uint32_t nd = Q->ndim, lead = nd - 2;
+    shape_text(qs, sizeof qs, Q->shape, Q->ndim);
+    shape_text(ks, sizeof ks, K->shape, K->ndim);
+    shape_text(vs, sizeof vs, V->shape, V->ndim);
+    if (K->ndim != nd || V->ndim != nd || memcmp(K->shape, Q->shape, lead * sizeof Q->shape[0]) ||
+        memcmp(V->shape, Q->shape, lead * sizeof Q->shape[0]) || K->shape[nd - 1] != Q->shape[nd - 1] ||
+        V->shape[nd - 2] != K->shape[nd - 2])
+        return fail(EXIT_USAGE, "shape mismatch: Q is %s, K %s, V %s (need ... x Lq x D, ... x Lk x D and ... x Lk x "
+                    "Dv, the leading dimensions the same)", qs, ks, vs);
+    uint64_t batch = product(Q->shape, lead), lq = Q->shape[nd - 2], d = Q->shape[nd - 1], lk = K->shape[nd - 2];
+    uint64_t dv = V->shape[nd - 1];
+    if (batch > UINT32_MAX || lq > UINT32_MAX || lk > UINT32_MAX || d > UINT32_MAX || dv > UINT32_MAX)
+        return fail(EXIT_USAGE, "attention too large (heads, Lq, Lk, D and Dv must fit in 32 bits)");
+    if (causal && lq > lk)
+        return fail(EXIT_USAGE, "--causal needs Lq <= Lk (Q is %s, K %s)", qs, ks);
+    if (out_dtype_of(r, TESSEL_BF16, TESSEL_FP32, DT(TESSEL_FP32) | DT(TESSEL_BF16), "attention: fp32 or bf16 out",
+                     &outd))
+        return EXIT_USAGE;
+    tessel_attention_t p = {.batch = (uint32_t)batch, .lq = (uint32_t)lq, .lk = (uint32_t)lk, .d = (uint32_t)d,
+                            .dv = (uint32_t)dv, .q = Q->data, .k = K->data, .v = V->data,
+                            .scale = r->have_scale ? r->scale : 0.0f, .causal = causal, .out_dtype = outd};
+    job_t j = {.in = TESSEL_BF16, .out = outd, .y_name = "O", .ndim = nd, .call = call_attention, .op = &p};
+    memcpy(j.shape, Q->shape, nd * sizeof Q->shape[0]);
+    j.shape[nd - 1] = dv;
+    snprintf(j.dims, sizeof j.dims, "%" PRIu64 " heads, %" PRIu64 "x%" PRIu64 " by %" PRIu64 "x%" PRIu64, batch, lq,
+             d, lk, dv);
+    json_list(j.json, sizeof j.json, "q", Q->shape, nd);
+    json_list(j.json, sizeof j.json, "k", K->shape, nd);
+    json_list(j.json, sizeof j.json, "v", V->shape, nd);
+    json_list(j.json, sizeof j.json, "o", j.shape, nd);
+    appendf(j.json, sizeof j.json, ", \"batch\": %" PRIu64 ", \"lq\": %" PRIu64 ", \"lk\": %" PRIu64 ", \"d\": %"
+            PRIu64 ", \"dv\": %" PRIu64 ", \"causal\": %s", batch, lq, lk, d, dv, causal ? "true" : "false");
+    return run_job(r, &j);
+}
+
+static int cmd_attention(int argc, char **argv)
+{
+    run_t r;
+    run_init(&r, "attention", "the default 1/sqrt(D)", TAKES_SCALE);
+    const char *pq = NULL, *pk = NULL, *pv = NULL;
+    int causal = 0;
+    const own_opt_t own[] = {{"--q", &pq, NULL}, {"--k", &pk, NULL}, {"--v", &pv, NULL}, {"--causal", NULL, &causal}};
+    if (parse_run(&r, own, sizeof own / sizeof own[0], argc, argv))
+        return EXIT_USAGE;
+    if (!pq || !pk || !pv)
+        return fail(EXIT_USAGE, "attention needs --q Q.npy, --k K.npy and --v V.npy (see tessel --help)");
+    const input_t ins[] = {{"--q", pq}, {"--k", pk}, {"--v", pv}};
+    if (check_run(&r, ins, 3))
+        return EXIT_USAGE;
+    tessel_npy_t Q = {0}, K = {0}, V = {0};
+    int rc = load("Q", pq, &Q) || load("K", pk, &K) || load("V", pv, &V) ? EXIT_USAGE
+                                                                           : attention_run(&r, &Q, &K, &V, causal);
+    tessel_npy_free(&Q);
+    tessel_npy_free(&K);
+    tessel_npy_free(&V);
     return rc;
 }
 

@@ -3,6 +3,8 @@
 //                       an ELF on the simulated SoC from reset (hw/sim/soc/tsl_soc_run.h)
 //   tessel gemm ...     a GEMM through libtessel on a device (tessel_cli.h; `tessel gemm --help`)
 //   tessel conv2d ...   a 2-D convolution, tessel pool2d ...: max or average pooling (tessel_cli.h)
+//   tessel softmax ...  and layernorm, rmsnorm, gelu, silu: a function of each row; tessel
+//                       attention ...: softmax(Q K^T * scale + mask) V (tessel_cli.h)
 //   tessel info ...     the device's configuration (tessel_cli.h)
 // Exit code 2 and a "tessel: " message on a usage error. Built with -DTESSEL_NO_SIM (a libtessel
 // without the simulated SoC, HOST_SIM=0), `run` says that it is not there.
@@ -25,6 +27,10 @@ const char kSummary[] =
     "       tessel conv2d --x X.npy --w W.npy [...] a 2-D convolution (NHWC X, HWIO W)\n"
     "       tessel pool2d --x X.npy --kind max|avg --window K [...]\n"
     "                                               max or average pooling\n"
+    "       tessel softmax|layernorm|rmsnorm|gelu|silu --x X.npy [...]\n"
+    "                                               a function of each row of X\n"
+    "       tessel attention --q Q.npy --k K.npy --v V.npy [...]\n"
+    "                                               softmax(Q K^T * scale + mask) V per head\n"
     "       tessel info [--backend model|sim|uart]  the device's configuration\n"
     "       tessel --help                           all options\n";
 }  // namespace

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""make test-cli: `tessel gemm`, `tessel conv2d`, `tessel pool2d` and `tessel info` on the model backend.
+"""make test-cli: every `tessel` subcommand but `run` on the model backend.
 
-Usage: test_cli.py TESSEL CLI_REF WORKDIR   (SEED=n: the conv2d/pool2d inputs; needs numpy)
-  - error paths: each bad input exits 2 with exactly one stderr line starting "tessel: " (conv2d and
-    pool2d: and writes nothing);
+Usage: test_cli.py TESSEL CLI_REF WORKDIR   (SEED=n: the inputs of conv2d, pool2d, the row functions
+and attention; needs numpy)
+  - error paths: each bad input exits 2 with exactly one stderr line starting "tessel: " (all but
+    gemm's: and writes nothing, leaving the inputs as they were);
   - GEMMs (int8 -> int32, int8 -> requantised int8, float32 -> fp32, float32 -> bf16, with and
     without bias/ReLU, shapes that are not multiples of N) checked bit for bit by CLI_REF against
     the plain C reference;
@@ -11,6 +12,10 @@ Usage: test_cli.py TESSEL CLI_REF WORKDIR   (SEED=n: the conv2d/pool2d inputs; n
   - conv2d and pool2d (stride 2, asymmetric padding, dilation 2, groups and depthwise, bias + ReLU,
     requantised int8, N=2; one conv2d on the simulated SoC) against the numpy references below: int8
     bit for bit, float within the bf16 input rounding (max pooling exactly the bf16-rounded max);
+  - softmax (--scale, masks with -inf), layernorm, rmsnorm, gelu and silu (1-D to 4-D X, rows not a
+    multiple of the MXU size, --in-dtype, bf16 out) and attention (2-D to 4-D, causal with Lq < Lk
+    and Lq = Lk, --scale, bf16 out), one of each on the simulated SoC, against float64 numpy
+    references on the bf16-rounded inputs within the bounds of rows_ref and attention_ref;
   - nothing lost (issue 23): an output that names an input or another output is refused before
     anything runs and leaves the files as they were; an input error leaves an existing output alone;
     no temporary file is left; options the backend would ignore (--firmware, --trace on the model)
@@ -363,6 +368,213 @@ def window_errors():
           "pool2d whose tiles do not fit the device (BAD_SHAPE): exit 1, one line, no output", f"exit {rc}, {err!r}")
 
 
+# ---- the row functions and attention ---------------------------------------------------------------
+ROW_FNS = ("softmax", "layernorm", "rmsnorm", "gelu", "silu")
+
+
+def rows_ref(fn, x, o):
+    """(float64 reference, tolerance) of the row function fn on x as the device reads it (float64),
+    along the last axis. The tolerance is the firmware test's bound (tests/fw/test_fw.c, row_case):
+    2^-18 (1 + n/64) of the row's scale (its largest |y|; for the norms |gamma| max|x| / sqrt(v + eps)
+    + |beta|, the error of x - mean carried through), plus half a bf16 ulp (2^-8 |y|) for a bf16 Y."""
+    n, eps = x.shape[-1], o.get("eps", 1e-5)
+    g, b = o.get("gamma"), o.get("beta", np.zeros(n))
+    if fn == "softmax":
+        t = x * o.get("scale", 1.0) + o.get("mask", 0.0)
+        e = np.exp(t - t.max(-1, keepdims=True))
+        y = e / e.sum(-1, keepdims=True)
+    elif fn in ("layernorm", "rmsnorm"):
+        d = x - x.mean(-1, keepdims=True) if fn == "layernorm" else x
+        r = 1 / np.sqrt((d * d).mean(-1, keepdims=True) + eps)
+        y = d * r * g + b
+        big = np.abs(g).max() * np.abs(x).max(-1, keepdims=True) * r + np.abs(b).max()
+    else:
+        k = 2 * np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3) if fn == "gelu" else x
+        y = x / (1 + np.exp(-k))
+    if fn not in ("layernorm", "rmsnorm"):
+        big = np.abs(y).max(-1, keepdims=True)
+    return y, 2.0**-18 * (1 + n / 64) * big + (np.abs(y) * 2.0**-8 if o.get("bf16_out") else 0)
+
+
+def attention_ref(q, k, v, o):
+    """(float64 reference, tolerance) of softmax(Q K^T * scale + causal mask) V on the bf16-rounded
+    inputs. The device rounds the probabilities P to bf16 (2^-8 of each) and its FP32 scores, softmax
+    and accumulation add far less; the tolerance is twice the rounding of P, 2^-7 sum_j p_j |v_j|, plus
+    2^-16 sum_j |v_j| for the rest, plus half a bf16 ulp of O for a bf16 O. A key too many or too few
+    (the causal offset), a head mixed up or a wrong scale is far outside it."""
+    q, k, v = (bf16(a).astype(np.float64) for a in (q, k, v))
+    lq, lk, d = q.shape[-2], k.shape[-2], q.shape[-1]
+    s = q @ np.swapaxes(k, -1, -2) * o.get("scale", float(np.float32(1) / np.sqrt(np.float32(d))))
+    if o.get("causal"):
+        s = np.where(np.arange(lk) > np.arange(lq)[:, None] + lk - lq, -np.inf, s)
+    e = np.exp(s - s.max(-1, keepdims=True))
+    pr = e / e.sum(-1, keepdims=True)
+    y = pr @ v
+    return y, 2.0**-7 * (pr @ np.abs(v)) + 2.0**-16 * np.abs(v).sum(-2, keepdims=True) + \
+        (np.abs(y) * 2.0**-8 if o.get("bf16_out") else 0)
+
+
+def f32_cases(rng):
+    """The row functions and attention (two on the simulated SoC) against the references above."""
+    def mask(shape):   # additive, a quarter -inf, never a whole row (column 0 is 0)
+        m = np.where(rng.random(shape) < 0.25, -np.inf, rng.standard_normal(shape)).astype(np.float32)
+        m[..., 0] = 0
+        return m
+    rows = [
+        ("softmax N=37 (not a multiple of 16), --scale 0.5, a mask with -inf", "softmax", (5, 37),
+         dict(scale=0.5, mask=True)),
+        ("softmax 3-D, bf16 out", "softmax", (2, 3, 20), dict(bf16_out=True)),
+        ("softmax --in-dtype fp32, N=16", "softmax", (4, 16), dict(in_fp32=True)),
+        ("softmax on the simulated SoC, mask", "softmax", (3, 20), dict(mask=True, backend="sim")),
+        ("layernorm 3-D, beta, eps 1e-3", "layernorm", (2, 4, 45), dict(beta=True, eps=1e-3)),
+        ("layernorm without beta, bf16 out", "layernorm", (3, 64), dict(bf16_out=True)),
+        ("rmsnorm N=33, eps 1e-4", "rmsnorm", (6, 33), dict(eps=1e-4)),
+        ("gelu 1-D (one row)", "gelu", (50,), dict(x_scale=3)),
+        ("gelu 3-D, bf16 out", "gelu", (2, 5, 18), dict(x_scale=3, bf16_out=True)),
+        ("silu 4-D, --in-dtype fp32, bf16 out", "silu", (2, 2, 3, 17), dict(x_scale=4, in_fp32=True, bf16_out=True)),
+    ]
+    for i, (what, fn, xs, o) in enumerate(rows):
+        d = p(f"rows{i}")
+        os.makedirs(d, exist_ok=True)
+        x = (rng.standard_normal(xs) * o.get("x_scale", 1)).astype(np.float32)
+        args = [fn, "--x", os.path.join(d, "x.npy"), "--out", os.path.join(d, "y.npy"), "--stats",
+                "--backend", o.get("backend", "model")]
+        np.save(os.path.join(d, "x.npy"), x)
+        if o.get("mask"):
+            o["mask"] = mask(xs)
+        if fn in ("layernorm", "rmsnorm"):
+            o["gamma"] = rng.standard_normal(xs[-1]).astype(np.float32)
+        if o.get("beta"):
+            o["beta"] = rng.standard_normal(xs[-1]).astype(np.float32)
+        for key in ("mask", "gamma", "beta"):
+            if key in o:
+                np.save(os.path.join(d, key + ".npy"), o[key])
+                args += ["--" + key, os.path.join(d, key + ".npy")]
+        for key in ("scale", "eps"):
+            if key in o:
+                args += ["--" + key, str(o[key])]
+        args += (["--in-dtype", "fp32"] if o.get("in_fp32") else []) + (["--out-dtype", "bf16"] if o.get("bf16_out")
+                                                                        else [])
+        rc, out, err = run(args)
+        why = f"exit {rc}: {err.strip()}"
+        if rc == 0:
+            ref, tol = rows_ref(fn, (x if o.get("in_fp32") else bf16(x)).astype(np.float64), o)
+            y = np.load(os.path.join(d, "y.npy"))
+            st = json.loads(out)
+            why = first_mismatch(y, ref, tol) or (f"dtype {y.dtype}" if y.dtype != np.float32 else "") or \
+                ("" if st["x"] == list(xs) and st["n"] == xs[-1] and st["rows"] == x.size // xs[-1] and
+                 st["in_dtype"] == ("fp32" if o.get("in_fp32") else "bf16") else f"--stats {out!r}")
+        check(rc == 0 and not why, f"{fn} {what}: {xs}", why)
+
+    atts = [
+        ("causal, Lq < Lk, 2 heads", (2, 5, 8), (2, 7, 8), (2, 7, 12), dict(causal=True)),
+        ("4-D (2 x 2 heads), --scale 0.3, bf16 out", (2, 2, 6, 16), (2, 2, 6, 16), (2, 2, 6, 5),
+         dict(scale=0.3, bf16_out=True)),
+        ("Lq > Lk, D=20, Lk=19 (not multiples of 16)", (1, 23, 20), (1, 19, 20), (1, 19, 9), dict()),
+        ("2-D (one head), causal, Lq = Lk", (9, 8), (9, 8), (9, 3), dict(causal=True)),
+        ("on the simulated SoC, causal", (1, 4, 8), (1, 6, 8), (1, 6, 4), dict(causal=True, backend="sim")),
+    ]
+    for i, (what, qs, ks, vs, o) in enumerate(atts):
+        d = p(f"att{i}")
+        os.makedirs(d, exist_ok=True)
+        q, k, v = (rng.standard_normal(sh).astype(np.float32) for sh in (qs, ks, vs))
+        args = ["attention", "--out", os.path.join(d, "o.npy"), "--stats", "--backend", o.get("backend", "model")]
+        for name, a in (("q", q), ("k", k), ("v", v)):
+            np.save(os.path.join(d, name + ".npy"), a)
+            args += ["--" + name, os.path.join(d, name + ".npy")]
+        args += (["--causal"] if o.get("causal") else []) + (["--scale", str(o["scale"])] if "scale" in o else []) + \
+            (["--out-dtype", "bf16"] if o.get("bf16_out") else [])
+        rc, out, err = run(args)
+        why = f"exit {rc}: {err.strip()}"
+        if rc == 0:
+            ref, tol = attention_ref(q, k, v, o)
+            y = np.load(os.path.join(d, "o.npy"))
+            st = json.loads(out)
+            why = first_mismatch(y, ref, tol) or \
+                ("" if st["o"] == list(ref.shape) and st["batch"] == int(np.prod(qs[:-2])) and
+                 st["causal"] == bool(o.get("causal")) and st["macs"] > 0 else f"--stats {out!r}")
+        check(rc == 0 and not why, f"attention {what}: Q {qs}, K {ks}, V {vs}", why)
+
+
+def f32_errors():
+    """Every bad row-function/attention input: exit 2, one "tessel: " line, no output written."""
+    d = p("f32err")
+    os.makedirs(d, exist_ok=True)
+
+    def a(name, shape, dtype=np.float32):
+        path = os.path.join(d, name + ".npy")
+        np.save(path, np.ones(shape, dtype))
+        return path
+    x, g, y = a("x", (3, 5)), a("g", (5,)), os.path.join(d, "y.npy")
+    q, k, v = a("q", (2, 4, 8)), a("k", (2, 6, 8)), a("v", (2, 6, 3))
+    att = ["attention", "--q", q, "--k", k, "--v", v, "--out", y]
+    errors = [(f"{fn} {what}", [fn, "--x", x, "--out", y] + (["--gamma", g] if "norm" in fn else []) + extra)
+              for fn in ROW_FNS for what, extra in [
+                  ("--in-dtype int8", ["--in-dtype", "int8"]),
+                  ("--out-dtype int32", ["--out-dtype", "int32"]),
+                  ("--relu", ["--relu"]),
+                  ("--bias", ["--bias", g]),
+                  ("--timeline on the model", ["--timeline", os.path.join(d, "t.json")]),
+                  ("--out on --x", ["--out", x])]]
+    errors += [(f"{fn} without --x", [fn, "--out", y]) for fn in ROW_FNS]
+    errors += [(f"{fn} {what}", [fn, "--x", a(name, shape, dtype), "--out", y]) for fn in ("softmax", "silu")
+               for what, name, shape, dtype in [("int8 X", "x8", (3, 5), np.int8), ("0-D X", "x0d", (), np.float32),
+                                                ("empty X", "xe", (3, 0), np.float32)]]
+    errors += [
+        ("softmax --mask of another shape", ["softmax", "--x", x, "--mask", a("m35t", (5, 3)), "--out", y]),
+        ("softmax --mask with fewer dimensions", ["softmax", "--x", a("x3d", (2, 3, 5)), "--mask", x, "--out", y]),
+        ("softmax int32 --mask", ["softmax", "--x", x, "--mask", a("mi", (3, 5), np.int32), "--out", y]),
+        ("softmax --scale 0", ["softmax", "--x", x, "--scale", "0", "--out", y]),
+        ("softmax --scale nan", ["softmax", "--x", x, "--scale", "nan", "--out", y]),
+        ("softmax --scale x", ["softmax", "--x", x, "--scale", "x", "--out", y]),
+        ("softmax --gamma", ["softmax", "--x", x, "--gamma", g, "--out", y]),
+        ("softmax --eps", ["softmax", "--x", x, "--eps", "1e-5", "--out", y]),
+        ("softmax --mask on the output", ["softmax", "--x", x, "--mask", y, "--out", y]),
+        ("layernorm without --gamma", ["layernorm", "--x", x, "--out", y]),
+        ("layernorm gamma of 4", ["layernorm", "--x", x, "--gamma", a("g4", (4,)), "--out", y]),
+        ("layernorm 2-D gamma", ["layernorm", "--x", x, "--gamma", a("g15", (1, 5)), "--out", y]),
+        ("layernorm int8 gamma", ["layernorm", "--x", x, "--gamma", a("g8", (5,), np.int8), "--out", y]),
+        ("layernorm beta of 6", ["layernorm", "--x", x, "--gamma", g, "--beta", a("b6", (6,)), "--out", y]),
+        ("layernorm --eps -1", ["layernorm", "--x", x, "--gamma", g, "--eps", "-1", "--out", y]),
+        ("layernorm --eps inf", ["layernorm", "--x", x, "--gamma", g, "--eps", "inf", "--out", y]),
+        ("layernorm --eps x", ["layernorm", "--x", x, "--gamma", g, "--eps", "x", "--out", y]),
+        ("layernorm --scale", ["layernorm", "--x", x, "--gamma", g, "--scale", "2", "--out", y]),
+        ("layernorm --mask", ["layernorm", "--x", x, "--gamma", g, "--mask", x, "--out", y]),
+        ("rmsnorm without --gamma", ["rmsnorm", "--x", x, "--out", y]),
+        ("rmsnorm --beta", ["rmsnorm", "--x", x, "--gamma", g, "--beta", g, "--out", y]),
+        ("gelu --eps", ["gelu", "--x", x, "--eps", "1", "--out", y]),
+        ("silu --scale", ["silu", "--x", x, "--scale", "2", "--out", y]),
+        ("attention without --v", ["attention", "--q", q, "--k", k, "--out", y]),
+        ("attention 1-D Q", ["attention", "--q", a("q1", (8,)), "--k", k, "--v", v, "--out", y]),
+        ("attention int8 K", ["attention", "--q", q, "--k", a("k8", (2, 6, 8), np.int8), "--v", v, "--out", y]),
+        ("attention empty V", ["attention", "--q", q, "--k", k, "--v", a("v0", (2, 6, 0)), "--out", y]),
+        ("attention D mismatch", ["attention", "--q", q, "--k", a("k7", (2, 6, 7)), "--v", v, "--out", y]),
+        ("attention Lk mismatch", ["attention", "--q", q, "--k", k, "--v", a("v5", (2, 5, 3)), "--out", y]),
+        ("attention heads mismatch", ["attention", "--q", q, "--k", a("k3h", (3, 6, 8)), "--v", v, "--out", y]),
+        ("attention ndim mismatch", ["attention", "--q", q, "--k", a("k4d", (1, 2, 6, 8)), "--v", v, "--out", y]),
+        ("attention --causal with Lq > Lk", ["attention", "--q", a("q9", (2, 9, 8)), "--k", k, "--v", v, "--causal",
+                                             "--out", y]),
+        ("attention --causal=1", att + ["--causal=1"]),
+        ("attention --scale 0", att + ["--scale", "0"]),
+        ("attention --scale inf", att + ["--scale", "inf"]),
+        ("attention --in-dtype", att + ["--in-dtype", "fp32"]),
+        ("attention --out-dtype int8", att + ["--out-dtype", "int8"]),
+        ("attention --mask", att + ["--mask", x]),
+        ("attention --relu", att + ["--relu"]),
+        ("attention --out on --v", ["attention", "--q", q, "--k", k, "--v", v, "--out", v]),
+        ("attention --trace on the model", att + ["--trace", os.path.join(d, "t.fst")]),
+    ]
+    ins = {path: read(path) for path in (x, g, q, k, v)}
+    for what, args in errors:
+        rc, out, err = run(args)
+        check(one_error(rc, out, err) and not os.path.exists(y) and all(read(f) == b for f, b in ins.items()) and
+              not [f for f in os.listdir(d) if f.startswith((".tessel-", "t."))],
+              f"{what}: tessel {' '.join(args)}", f"exit {rc}, stderr {err!r}, stdout {out!r}")
+    rc, out, err = run(["silu", "--x", a("xw", (1, 1 << 20)), "--out", y])
+    check(one_error(rc, out, err, 1) and not os.path.exists(y),
+          "silu of a row longer than VMEM (BAD_SHAPE): exit 1, one line, no output", f"exit {rc}, {err!r}")
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     # ---- inputs for the error cases ----------------------------------------------------------
@@ -495,9 +707,11 @@ def main():
 
     # ---- conv2d and pool2d ------------------------------------------------------------------------
     seed = int(os.environ.get("SEED", "1"))
-    print(f"cli: conv2d/pool2d SEED={seed}")
+    print(f"cli: conv2d/pool2d/rows/attention SEED={seed}")
     window_errors()
     window_cases(np.random.default_rng(seed))
+    f32_errors()
+    f32_cases(np.random.default_rng(seed))
 
     # ---- nothing lost (issue 23) -----------------------------------------------------------------
     d = p("lost")

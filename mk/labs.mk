@@ -62,8 +62,9 @@ test-lab-1-ref:
 # The grader firmware (tests/labs/2/lab2_grader.c) runs the student's lab2_gemm() on the simulated SoC
 # (`tessel run`).
 LAB_TESSEL  := $(TESSEL)
-LAB2_FWDEPS := tests/labs/2/lab2_grader.c tests/labs/2/lab2.h tests/labs/2/Makefile sdk/sdk.mk sdk/crt0.S \
-               sdk/link.ld $(wildcard sdk/src/*.c sdk/include/*.h) hw/include/tsl_hw.h hw/include/tsl_insn.h
+LAB_SDKDEPS := sdk/sdk.mk sdk/crt0.S sdk/link.ld $(wildcard sdk/src/*.c sdk/include/*.h) hw/include/tsl_hw.h \
+               hw/include/tsl_insn.h
+LAB2_FWDEPS := tests/labs/2/lab2_grader.c tests/labs/2/lab2.h tests/labs/2/Makefile $(LAB_SDKDEPS)
 
 # lab2_fw(elf, gemm source, LAB_CFLAGS): the grader linked with one GEMM kernel.
 define lab2_fw
@@ -175,11 +176,35 @@ lab-5-check: $(LAB5_OUT)/tsl_lab5_top.json $(LAB5_DIR)/lab5.pcf
 test-lab-5-ref:
 	@$(MAKE) --no-print-directory lab-5-check LAB_DIR=tests/labs/5/solution
 
+# --- lab 6: a layer's epilogue on the VPU --------------------------------------------------------
+# The grader firmware (tests/labs/6/lab6_grader.c) runs the student's lab6_softmax() on the simulated
+# SoC (`tessel run`); tests/labs/6/check.py compares y with a float64 softmax and reads answers.md.
+LAB6_DIR := $(or $(LAB_DIR),labs/6)
+LAB6_OUT := $(LAB_OUT)/6/$(call LAB_TAG,$(LAB6_DIR))
+$(eval $(call lab_start,6,6-epilogue.md))
+
+# lab6_fw(elf, softmax source): the grader linked with the student's kernel. As in lab2_fw, `call`
+# expands $(MAKE), so that `make -n lab-6-check` (the docs' dry-run) prints the sub-make, not runs it.
+define lab6_fw
+$(1): $(2) tests/labs/6/lab6_grader.c tests/labs/6/lab6.h tests/labs/6/Makefile $(LAB_SDKDEPS) mk/labs.mk
+	@mkdir -p $$(@D)
+	@$(MAKE) --no-print-directory -s -C tests/labs/6 SOFTMAX=$$(abspath $(2)) OUT=$$(abspath $$(@D)) \
+	  >$$(@D)/build.log 2>&1 || { cat $$(@D)/build.log; exit 1; }
+endef
+$(eval $(call lab6_fw,$(LAB6_OUT)/lab6.elf,$(LAB6_DIR)/softmax.c))
+
+.PHONY: lab-6-check test-lab-6-ref
+lab-6-check: $(LAB6_OUT)/lab6.elf $(LAB_TESSEL)
+	@$(PYTHON) tests/labs/6/check.py $(LAB_TESSEL) $< lab6 $(LAB6_DIR)/answers.md
+
+test-lab-6-ref:
+	@$(MAKE) --no-print-directory lab-6-check LAB_DIR=tests/labs/6/solution
+
 # A graded file that is not there yet: say which start target makes it.
 labs/%:
 	@echo "$@ is missing: run make lab-$(firstword $(subst /, ,$*))-start first (docs/labs/README.md)"; exit 1
 
 # Lab 5's reference is a second place-and-route of the iCEBreaker's design (about 3 minutes), so it is
 # graded in `make soak`; `make test` keeps the iCEBreaker build itself (test-fpga).
-TESTS += lab-1-ref lab-2-ref lab-3-ref lab-4-ref
+TESTS += lab-1-ref lab-2-ref lab-3-ref lab-4-ref lab-6-ref
 SOAKS += lab-5-ref

@@ -277,15 +277,20 @@ def window_cases(rng):
         check(rc == 0 and not why, f"pool2d {what}: {xs}", why)
 
 
+def ones_npy(d, name, shape, dtype):
+    """d/name.npy, an array of ones; returns its path."""
+    path = os.path.join(d, name + ".npy")
+    np.save(path, np.ones(shape, dtype))
+    return path
+
+
 def window_errors():
     """Every bad conv2d/pool2d input: exit 2, one "tessel: " line, no output written."""
     d = p("winerr")
     os.makedirs(d, exist_ok=True)
 
     def a(name, shape, dtype=np.int8):
-        path = os.path.join(d, name + ".npy")
-        np.save(path, np.ones(shape, dtype))
-        return path
+        return ones_npy(d, name, shape, dtype)
     x, w, xf, wf = a("x", (1, 5, 5, 4)), a("w", (3, 3, 4, 8)), a("xf", (1, 5, 5, 4), np.float32), \
         a("wf", (3, 3, 4, 8), np.float32)
     y = os.path.join(d, "y.npy")
@@ -502,9 +507,7 @@ def f32_errors():
     os.makedirs(d, exist_ok=True)
 
     def a(name, shape, dtype=np.float32):
-        path = os.path.join(d, name + ".npy")
-        np.save(path, np.ones(shape, dtype))
-        return path
+        return ones_npy(d, name, shape, dtype)
     x, g, y = a("x", (3, 5)), a("g", (5,)), os.path.join(d, "y.npy")
     q, k, v = a("q", (2, 4, 8)), a("k", (2, 6, 8)), a("v", (2, 6, 3))
     att = ["attention", "--q", q, "--k", k, "--v", v, "--out", y]

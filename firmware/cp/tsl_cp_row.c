@@ -8,7 +8,9 @@
  * lanes past column N of the last block are filled first with a value that leaves the row's
  * reductions alone (-inf for the softmax's max; 0 for sums). Tiles alternate between two sets of
  * input and output buffers, so that the DMA moves tile t + 1 while the VPU computes tile t; the
- * VPU's own work buffers need no tokens (one in-order queue). Every value is FP32 inside. */
+ * VPU's own work buffers need no tokens (one in-order queue). Every value is FP32 inside. GELU and
+ * SiLU are elementwise: their tiles stay row-major (one LOAD and one STORE a tile) and their FP32
+ * work is in ACC (plan()). */
 #include "tsl_cp_int.h"
 
 #define TOK_DMA TSL_TOK(TSL_UNIT_DMA)

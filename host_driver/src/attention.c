@@ -134,24 +134,20 @@ TESSEL_API tessel_status_t tessel_attention(tessel_dev_t *dev, const tessel_atte
             queued++;
         }
     }
-out:;
-    /* every queued command is waited for (or orphaned), whatever failed */
-    tessel_completion_t c, last;
-    memset(&last, 0, sizeof last);
+out:
+    /* every queued command is waited for, or orphaned after a failure */
     for (uint64_t i = 0; i < queued; i++) {
-        memset(&c, 0, sizeof c);
-        int w = r ? TESSEL_ETIMEOUT : tessel_wait(dev, hs[i], TESSEL_TIMEOUT_AUTO, &c);
-        if (r)
+        tessel_completion_t c;
+        if (r && r != TESSEL_EMISMATCH) {
             tessel_orphan(dev, hs[i]);
-        else if (w && w != TESSEL_EMISMATCH)
-            r = w;
-        if (!r || w == TESSEL_EMISMATCH)
-            last = c;
-        if (w == TESSEL_EMISMATCH && !r)
+            continue;
+        }
+        int w = tessel_finish(dev, hs[i], &c);
+        if (cpl)
+            *cpl = c;
+        if (w)
             r = w;
     }
-    if (cpl)
-        *cpl = last;
     if ((!r || r == TESSEL_EMISMATCH) && queued) {
         int r2 = tessel_read(dev, buf, m[3].addr, (size_t)ob);
         if (r2)

@@ -76,20 +76,23 @@ tessel_status_t tessel_put_operand(tessel_dev_t *dev, tessel_addr_t dst, const v
     return tessel_write(dev, dst, stage, (size_t)(2 * count));
 }
 
-tessel_status_t tessel_run(tessel_dev_t *dev, const tessel_cmd_t *cmd, tessel_completion_t *cpl)
+tessel_status_t tessel_finish(tessel_dev_t *dev, tessel_handle_t h, tessel_completion_t *cpl)
 {
-    tessel_handle_t h;
     tessel_completion_t c;
     memset(&c, 0, sizeof c);
-    int r = tessel_submit(dev, cmd, &h);
-    if (r)
-        return r;
-    r = tessel_wait(dev, h, timeout_ms(), &c);
+    int r = tessel_wait(dev, h, timeout_ms(), &c);
     if (cpl)
         *cpl = c;
     if (r && r != TESSEL_EMISMATCH && r != TESSEL_EDEVICE)
         tessel_orphan(dev, h);   /* maybe still queued: nobody will wait for it now */
     return r;
+}
+
+tessel_status_t tessel_run(tessel_dev_t *dev, const tessel_cmd_t *cmd, tessel_completion_t *cpl)
+{
+    tessel_handle_t h;
+    int r = tessel_submit(dev, cmd, &h);
+    return r ? r : tessel_finish(dev, h, cpl);
 }
 
 void tessel_get_elem(void *dst, uint64_t i, const uint8_t *p, uint32_t dt)

@@ -83,9 +83,10 @@ void tessel_bufs_free(tessel_dev_t *dev, tessel_buf_t *b, int n);
  * float rounded to bf16 (bf16 != 0), or int8 copied. */
 tessel_status_t tessel_put_operand(tessel_dev_t *dev, tessel_addr_t dst, const void *src, uint64_t count, int bf16,
                                    uint8_t *stage);
-/* Submit `cmd` and wait ($TESSEL_TIMEOUT_MS, else TESSEL_TIMEOUT_AUTO); on a failed wait the
- * command is orphaned (the in-flight rule keeps its memory). TESSEL_EMISMATCH still leaves the
- * device's result to read. */
+/* Wait for `h` ($TESSEL_TIMEOUT_MS, else TESSEL_TIMEOUT_AUTO); on a failed wait (not a device
+ * error) the command is orphaned (the in-flight rule keeps its memory). TESSEL_EMISMATCH still
+ * leaves the device's result to read. tessel_run: submit `cmd`, then that. */
+tessel_status_t tessel_finish(tessel_dev_t *dev, tessel_handle_t h, tessel_completion_t *cpl);
 tessel_status_t tessel_run(tessel_dev_t *dev, const tessel_cmd_t *cmd, tessel_completion_t *cpl);
 /* Element i of a device result of DTYPE dt at `p` into the caller's array `dst` (int8_t, int32_t
  * or float; bf16 widened to float). */

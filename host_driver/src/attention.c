@@ -59,11 +59,9 @@ TESSEL_API tessel_status_t tessel_attention(tessel_dev_t *dev, const tessel_atte
                            "output dtype other than FP32 and BF16, a scale that is not finite, or a causal mask with "
                            "more queries than keys)");
     tessel_info_t info;
-    int r = tessel_info(dev, &info);
+    int r = tessel_need(dev, 1, "tessel_attention", &info);
     if (r)
         return r;
-    if (!(info.features & (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT)))
-        return tessel_fail(dev, TESSEL_EINVAL, "tessel_attention: this device has no bf16 support");
     const uint64_t B = a->batch, lq = a->lq, lk = a->lk, d = a->d, dv = a->dv;
     const uint32_t cdt = a->out_dtype == TESSEL_BF16 ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32, ces = tsl_dtype_bytes(cdt);
     const uint64_t qb = B * lq * d * 2u, kb = B * d * lk * 2u, vb = B * lk * dv * 2u, ob = B * lq * dv * ces;
@@ -88,8 +86,8 @@ TESSEL_API tessel_status_t tessel_attention(tessel_dev_t *dev, const tessel_atte
     if ((r = tessel_bufs_alloc(dev, m, 7)))
         goto out;
     /* uploads: Q and V as they are, K transposed per head, the mask */
-    if ((r = tessel_put_operand(dev, m[0].addr, a->q, B * lq * d, 1, buf)) ||
-        (r = tessel_put_operand(dev, m[2].addr, a->v, B * lk * dv, 1, buf)))
+    if ((r = tessel_put_matrix(dev, m[0].addr, a->q, 1, B * lq * d, 0, TSL_DTYPE_BF16, buf)) ||
+        (r = tessel_put_matrix(dev, m[2].addr, a->v, 1, B * lk * dv, 0, TSL_DTYPE_BF16, buf)))
         goto out;
     for (uint64_t h = 0; h < B; h++)
         for (uint64_t j = 0; j < lk; j++)
@@ -153,8 +151,7 @@ out:
         if (r2)
             r = r2;
         else
-            for (uint64_t i = 0; i < B * lq * dv; i++)
-                tessel_get_elem(a->o, i, buf + i * ces, cdt);
+            tessel_get_matrix(a->o, 0, buf, 1, B * lq * dv, cdt);
     }
     tessel_bufs_free(dev, m, 7);
     free(hs);

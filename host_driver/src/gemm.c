@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "tessel_int.h"
-#include "tsl_hw.h"
+#include "tsl_insn.h"
 
 uint16_t tessel_f32_to_bf16(float f)
 {
@@ -64,16 +64,32 @@ void tessel_bufs_free(tessel_dev_t *dev, tessel_buf_t *b, int n)
         }
 }
 
-tessel_status_t tessel_put_operand(tessel_dev_t *dev, tessel_addr_t dst, const void *src, uint64_t count, int bf16,
-                                   uint8_t *stage)
+tessel_status_t tessel_need(tessel_dev_t *dev, int bf16, const char *what, tessel_info_t *info)
 {
-    if (!bf16)
-        return tessel_write(dev, dst, src, (size_t)count);
-    for (uint64_t i = 0; i < count; i++) {
-        uint16_t h = tessel_f32_to_bf16(((const float *)src)[i]);
-        memcpy(stage + 2 * i, &h, 2);
+    int r = tessel_info(dev, info);
+    if (r)
+        return r;
+    if (!(info->features & (1u << (bf16 ? TSL_TC_CFG_FEATURES_BF16_SHIFT : TSL_TC_CFG_FEATURES_INT8_SHIFT))))
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: this device has no %s support", what, bf16 ? "bf16" : "int8");
+    return TESSEL_OK;
+}
+
+tessel_status_t tessel_put_matrix(tessel_dev_t *dev, tessel_addr_t dst, const void *src, uint64_t rows, uint64_t cols,
+                                  uint64_t ld, uint32_t dt, uint8_t *stage)
+{
+    const uint64_t es = tsl_dtype_bytes(dt), sz = dt == TSL_DTYPE_INT8 ? 1u : 4u;
+    for (uint64_t i = 0; i < rows; i++) {
+        const uint8_t *row = (const uint8_t *)src + i * ld * sz;
+        uint8_t *out = stage + i * cols * es;
+        if (dt != TSL_DTYPE_BF16)
+            memcpy(out, row, (size_t)(cols * es));
+        else
+            for (uint64_t j = 0; j < cols; j++) {
+                uint16_t h = tessel_f32_to_bf16(((const float *)(const void *)row)[j]);
+                memcpy(out + 2 * j, &h, 2);
+            }
     }
-    return tessel_write(dev, dst, stage, (size_t)(2 * count));
+    return tessel_write(dev, dst, stage, (size_t)(rows * cols * es));
 }
 
 tessel_status_t tessel_finish(tessel_dev_t *dev, tessel_handle_t h, tessel_completion_t *cpl)
@@ -95,17 +111,23 @@ tessel_status_t tessel_run(tessel_dev_t *dev, const tessel_cmd_t *cmd, tessel_co
     return r ? r : tessel_finish(dev, h, cpl);
 }
 
-void tessel_get_elem(void *dst, uint64_t i, const uint8_t *p, uint32_t dt)
+void tessel_get_matrix(void *dst, uint64_t ld, const uint8_t *src, uint64_t rows, uint64_t cols, uint32_t dt)
 {
-    switch (dt) {
-    case TSL_DTYPE_INT8: ((int8_t *)dst)[i] = (int8_t)p[0]; break;
-    case TSL_DTYPE_INT32: memcpy((int32_t *)dst + i, p, 4); break;
-    case TSL_DTYPE_FP32: memcpy((float *)dst + i, p, 4); break;
-    default: {
-        uint32_t u = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 24;
-        memcpy((float *)dst + i, &u, 4);
-    }
-    }
+    const uint64_t es = tsl_dtype_bytes(dt);
+    for (uint64_t i = 0; i < rows; i++)
+        for (uint64_t j = 0; j < cols; j++) {
+            const uint8_t *p = src + (i * cols + j) * es;
+            uint64_t at = i * ld + j;
+            switch (dt) {
+            case TSL_DTYPE_INT8: ((int8_t *)dst)[at] = (int8_t)p[0]; break;
+            case TSL_DTYPE_INT32: memcpy((int32_t *)dst + at, p, 4); break;
+            case TSL_DTYPE_FP32: memcpy((float *)dst + at, p, 4); break;
+            default: {
+                uint32_t u = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 24;
+                memcpy((float *)dst + at, &u, 4);
+            }
+            }
+        }
 }
 
 /* Argument checks: TESSEL_EINVAL for anything the command could not express. */
@@ -143,12 +165,10 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
         return tessel_fail(dev, TESSEL_EINVAL, "tessel_gemm: invalid arguments (a zero size or NULL operand, a "
                            "stride shorter than a row, or a dtype, scale or requantisation the GEMM cannot take)");
     tessel_info_t info;
-    int r = tessel_info(dev, &info);
+    const int fp = g->in_dtype == TESSEL_BF16;
+    int r = tessel_need(dev, fp, "tessel_gemm", &info);
     if (r)
         return r;
-    const int fp = g->in_dtype == TESSEL_BF16;
-    if (!(info.features & (1u << (fp ? TSL_TC_CFG_FEATURES_BF16_SHIFT : TSL_TC_CFG_FEATURES_INT8_SHIFT))))
-        return tessel_fail(dev, TESSEL_EINVAL, "tessel_gemm: this device has no %s support", fp ? "bf16" : "int8");
     const uint64_t m = g->m, n = g->n, k = g->k, es = fp ? 2 : 1;
     const uint32_t cdt = g->out_dtype == TESSEL_INT8 ? TSL_DTYPE_INT8 : g->out_dtype == TESSEL_INT32 ? TSL_DTYPE_INT32
                          : g->out_dtype == TESSEL_BF16 ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
@@ -174,28 +194,16 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
     const tessel_addr_t da = d[0].addr, db = d[1].addr, dc = d[2].addr, dbias = d[3].addr;
 
     /* A and B, packed dense (bf16 rounded here) */
-    for (int which = 0; which < 2; which++) {
-        const uint64_t rows = which ? k : m, cols = which ? n : k, ld = which ? g->ldb : g->lda;
-        const uint8_t *src = which ? g->b : g->a;
-        for (uint64_t i = 0; i < rows; i++) {
-            uint8_t *row = buf + i * cols * es;
-            if (fp)
-                for (uint64_t j = 0; j < cols; j++) {
-                    uint16_t h = tessel_f32_to_bf16(((const float *)(const void *)src)[i * ld + j]);
-                    memcpy(row + 2 * j, &h, 2);
-                }
-            else
-                memcpy(row, src + i * ld, (size_t)cols);
-        }
-        if ((r = tessel_write(dev, which ? db : da, buf, (size_t)(rows * cols * es))))
-            goto out;
-    }
+    const uint32_t adt = fp ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
+    if ((r = tessel_put_matrix(dev, da, g->a, m, k, g->lda, adt, buf)) ||
+        (r = tessel_put_matrix(dev, db, g->b, k, n, g->ldb, adt, buf)))
+        goto out;
     if (g->bias && (r = tessel_write(dev, dbias, g->bias, (size_t)biasbytes)))   /* int32 or fp32, as given */
         goto out;
 
     tessel_cmd_t cmd;
     memset(&cmd, 0, sizeof cmd);
-    uint32_t flags = 0, adt = fp ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
+    uint32_t flags = 0;
     uint32_t *w = cmd.w;
     if (g->bias) {
         flags |= 1u << TSL_CMD_FLAG_BIAS;
@@ -237,9 +245,7 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
         r = r2;
         goto out;
     }
-    for (uint64_t i = 0; i < m; i++)
-        for (uint64_t j = 0; j < n; j++)
-            tessel_get_elem(g->c, i * g->ldc + j, buf + (i * n + j) * ces, cdt);
+    tessel_get_matrix(g->c, g->ldc, buf, m, n, cdt);
 out:
     tessel_bufs_free(dev, d, 4);
     free(buf);

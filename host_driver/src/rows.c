@@ -26,11 +26,9 @@ static tessel_status_t run_rows(tessel_dev_t *dev, const tessel_rows_t *r, const
         return tessel_fail(dev, TESSEL_EINVAL, "%s: invalid arguments (a NULL matrix or gamma, a zero size, a stride "
                            "shorter than a row, or a dtype other than BF16 and FP32)", c->what);
     tessel_info_t info;
-    int st = tessel_info(dev, &info);
+    int st = tessel_need(dev, 1, c->what, &info);
     if (st)
         return st;
-    if (!(info.features & (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT)))
-        return tessel_fail(dev, TESSEL_EINVAL, "%s: this device has no floating point (bf16) support", c->what);
     const uint32_t adt = r->in_dtype == TESSEL_BF16 ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
     const uint32_t cdt = r->out_dtype == TESSEL_BF16 ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
     const uint64_t m = r->m, n = r->n, esa = tsl_dtype_bytes(adt), esc = tsl_dtype_bytes(cdt);
@@ -46,21 +44,9 @@ static tessel_status_t run_rows(tessel_dev_t *dev, const tessel_rows_t *r, const
     tessel_buf_t d[5] = {{0, (size_t)xb, 0}, {0, (size_t)yb, 0}, {0, (size_t)mb, 0}, {0, (size_t)gb, 0}, {0, (size_t)bb, 0}};
     if ((st = tessel_bufs_alloc(dev, d, 5)))
         goto out;
-    for (int which = 0; which < 1 + (c->b != NULL); which++) {   /* x (and b), packed dense */
-        for (uint64_t i = 0; i < m; i++) {
-            const float *row = (which ? c->b : r->x) + i * r->ldx;
-            if (esa == 4u)
-                memcpy(buf + i * n * 4u, row, (size_t)(n * 4u));
-            else
-                for (uint64_t j = 0; j < n; j++) {
-                    uint16_t h = tessel_f32_to_bf16(row[j]);
-                    memcpy(buf + 2u * (i * n + j), &h, 2);
-                }
-        }
-        if ((st = tessel_write(dev, d[which ? 2 : 0].addr, buf, (size_t)xb)))
-            goto out;
-    }
-    if ((c->mask && (st = tessel_write(dev, d[2].addr, c->mask, (size_t)mb))) ||
+    if ((st = tessel_put_matrix(dev, d[0].addr, r->x, m, n, r->ldx, adt, buf)) ||
+        (c->b && (st = tessel_put_matrix(dev, d[2].addr, c->b, m, n, r->ldx, adt, buf))) ||
+        (c->mask && (st = tessel_write(dev, d[2].addr, c->mask, (size_t)mb))) ||
         (c->gamma && (st = tessel_write(dev, d[3].addr, c->gamma, (size_t)gb))) ||
         (c->beta && (st = tessel_write(dev, d[4].addr, c->beta, (size_t)bb))))
         goto out;
@@ -92,9 +78,7 @@ static tessel_status_t run_rows(tessel_dev_t *dev, const tessel_rows_t *r, const
         st = r2;
         goto out;
     }
-    for (uint64_t i = 0; i < m; i++)
-        for (uint64_t j = 0; j < n; j++)
-            tessel_get_elem(r->y + i * r->ldy, j, buf + (i * n + j) * esc, cdt);
+    tessel_get_matrix(r->y, r->ldy, buf, m, n, cdt);
 out:
     tessel_bufs_free(dev, d, 5);
     free(buf);

@@ -79,18 +79,22 @@ typedef struct {
  * allocated are freed again. */
 tessel_status_t tessel_bufs_alloc(tessel_dev_t *dev, tessel_buf_t *b, int n);
 void tessel_bufs_free(tessel_dev_t *dev, tessel_buf_t *b, int n);
-/* Write `count` elements of a host operand to `dst` through `stage` (at least count * es bytes):
- * float rounded to bf16 (bf16 != 0), or int8 copied. */
-tessel_status_t tessel_put_operand(tessel_dev_t *dev, tessel_addr_t dst, const void *src, uint64_t count, int bf16,
-                                   uint8_t *stage);
+/* tessel_info, and TESSEL_EINVAL ("WHAT: this device has no bf16/int8 support") when the device
+ * lacks the input type. */
+tessel_status_t tessel_need(tessel_dev_t *dev, int bf16, const char *what, tessel_info_t *info);
+/* Write `rows` rows of `cols` elements, `ld` elements apart, of a host operand to `dst`, packed
+ * dense through `stage` (rows * cols * size(dt) bytes) as DTYPE dt: int8_t copied (INT8), float
+ * rounded to bf16 (BF16) or copied (FP32). */
+tessel_status_t tessel_put_matrix(tessel_dev_t *dev, tessel_addr_t dst, const void *src, uint64_t rows, uint64_t cols,
+                                  uint64_t ld, uint32_t dt, uint8_t *stage);
 /* Wait for `h` ($TESSEL_TIMEOUT_MS, else TESSEL_TIMEOUT_AUTO); on a failed wait (not a device
  * error) the command is orphaned (the in-flight rule keeps its memory). TESSEL_EMISMATCH still
  * leaves the device's result to read. tessel_run: submit `cmd`, then that. */
 tessel_status_t tessel_finish(tessel_dev_t *dev, tessel_handle_t h, tessel_completion_t *cpl);
 tessel_status_t tessel_run(tessel_dev_t *dev, const tessel_cmd_t *cmd, tessel_completion_t *cpl);
-/* Element i of a device result of DTYPE dt at `p` into the caller's array `dst` (int8_t, int32_t
- * or float; bf16 widened to float). */
-void tessel_get_elem(void *dst, uint64_t i, const uint8_t *p, uint32_t dt);
+/* A dense device result of `rows` x `cols` elements of DTYPE dt at `src` into the caller's array
+ * `dst` (int8_t, int32_t or float; bf16 widened to float), rows `ld` elements apart. */
+void tessel_get_matrix(void *dst, uint64_t ld, const uint8_t *src, uint64_t rows, uint64_t cols, uint32_t dt);
 uint16_t tessel_f32_to_bf16(float f);
 
 #ifdef __cplusplus

@@ -41,12 +41,9 @@ typedef struct {
 static tessel_status_t run_window(tessel_dev_t *dev, const win_call_t *c, tessel_completion_t *cpl)
 {
     tessel_info_t info;
-    int r = tessel_info(dev, &info);
+    int r = tessel_need(dev, c->adt == TSL_DTYPE_BF16, c->what, &info);
     if (r)
         return r;
-    const int fp = c->adt == TSL_DTYPE_BF16;
-    if (!(info.features & (1u << (fp ? TSL_TC_CFG_FEATURES_BF16_SHIFT : TSL_TC_CFG_FEATURES_INT8_SHIFT))))
-        return tessel_fail(dev, TESSEL_EINVAL, "%s: this device has no %s support", c->what, fp ? "bf16" : "int8");
     const tsl_win_t *g = &c->g;
     const uint32_t es = tsl_dtype_bytes(c->adt), ces = tsl_dtype_bytes(c->cdt);
     const uint64_t xb = tsl_win_in_bytes(g, es), wb = c->w ? tsl_win_w_bytes(g, es) : 0, yb = tsl_win_out_bytes(g, ces);
@@ -63,8 +60,8 @@ static tessel_status_t run_window(tessel_dev_t *dev, const win_call_t *c, tessel
     tessel_buf_t d[4] = {{0, (size_t)xb, 0}, {0, (size_t)wb, 0}, {0, (size_t)yb, 0}, {0, (size_t)bb, 0}};
     if ((r = tessel_bufs_alloc(dev, d, 4)))
         goto out;
-    if ((r = tessel_put_operand(dev, d[0].addr, c->x, xb / es, fp, buf)) ||
-        (c->w && (r = tessel_put_operand(dev, d[1].addr, c->w, wb / es, fp, buf))) ||
+    if ((r = tessel_put_matrix(dev, d[0].addr, c->x, 1, xb / es, 0, c->adt, buf)) ||
+        (c->w && (r = tessel_put_matrix(dev, d[1].addr, c->w, 1, wb / es, 0, c->adt, buf))) ||
         (c->bias && (r = tessel_write(dev, d[3].addr, c->bias, (size_t)bb))))
         goto out;
     tessel_cmd_t cmd;
@@ -92,8 +89,7 @@ static tessel_status_t run_window(tessel_dev_t *dev, const win_call_t *c, tessel
         r = r2;
         goto out;
     }
-    for (uint64_t i = 0; i < yb / ces; i++)
-        tessel_get_elem(c->y, i, buf + i * ces, c->cdt);
+    tessel_get_matrix(c->y, 0, buf, 1, yb / ces, c->cdt);
 out:
     tessel_bufs_free(dev, d, 4);
     free(buf);

@@ -273,7 +273,8 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_silu(tessel_dev_t *de
 /* ---- batched matmul and attention ------------------------------------------------------------ */
 /* C[i] = epilogue(A[i] x B[i]) for i < batch: tessel_gemm's operands and rules, each a dense block,
  * the blocks one after another (A: batch x m x k, B: batch x k x n, C: batch x m x n). One GEMM
- * command per block, all queued before the first is waited for. g->lda, ldb, ldc are ignored. */
+ * command per block, each a tessel_gemm, one after another (the first failure stops it). g->lda, ldb
+ * and ldc are ignored. */
 __attribute__((warn_unused_result)) tessel_status_t tessel_bmm(tessel_dev_t *dev, const tessel_gemm_t *g,
                                                                uint32_t batch);
 

@@ -30,6 +30,10 @@ void tsl_cp_issue(tsl_cp_t *cp, tsl_insn_t insn, tsl_cp_buf_t *r1, tsl_cp_buf_t 
 /* Zero `bytes` (a multiple of N) of VMEM at `addr` (aligned to N) with VPU MULs by 0. */
 void tsl_cp_zero(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes, uint32_t hint);
 
+/* Fill `bytes` (a multiple of 4N) of local memory at `addr` with a 32-bit pattern: INT32 VPU MUL
+ * by 0, then ADD of the pattern (left out for 0); the last instruction gives `hint`. */
+void tsl_cp_fill32(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes, uint32_t pattern, uint32_t hint);
+
 /* 1 when the tensor core reports an error (the command can stop pushing). */
 int tsl_cp_tc_error(tsl_cp_t *cp);
 

@@ -32,7 +32,7 @@ void tsl_cp_exec_copy(tsl_cp_t *cp, const tsl_cmd_t *c)
     }
 }
 
-/* FILL: the VPU writes the pattern over a VMEM row (MUL by 0, then ADD the pattern, as INT32
+/* FILL: the VPU writes the pattern over a VMEM row (tsl_cp_fill32: MUL by 0, ADD the pattern, as INT32
  * vectors); DMA STOREs with LOCAL_STRIDE 0 repeat that row. Byte j of every row is byte j mod 4 of
  * the little-endian pattern. */
 void tsl_cp_exec_fill(tsl_cp_t *cp, const tsl_cmd_t *c)
@@ -41,13 +41,7 @@ void tsl_cp_exec_fill(tsl_cp_t *cp, const tsl_cmd_t *c)
     uint32_t vb = 4u * cp->n;
     uint32_t cap = tsl_cp_min(cp->vmem_bytes, TSL_CP_MAX_ROW_BYTES) / vb * vb;
     uint32_t pb = tsl_cp_min(tsl_cp_roundup(c->n, vb), cap);
-    tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-            .op = TSL_VPU_OP_MUL, .dst_dtype = TSL_DTYPE_INT32, .src1_dtype = TSL_DTYPE_INT32,
-            .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_IMM, .rows = pb / vb}), NULL, NULL, &buf, 0);
-    tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-            .op = TSL_VPU_OP_ADD, .dst_dtype = TSL_DTYPE_INT32, .src1_dtype = TSL_DTYPE_INT32,
-            .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_IMM, .src2_addr = c->scale, .rows = pb / vb}),
-        NULL, NULL, &buf, TOK_DMA);
+    tsl_cp_fill32(cp, &buf, 0, pb, c->scale, TOK_DMA);
     for (uint32_t r0 = 0; r0 < c->m; r0 += TSL_CP_MAX_ROWS) {
         uint32_t rr = tsl_cp_min(TSL_CP_MAX_ROWS, c->m - r0);
         for (uint32_t c0 = 0; c0 < c->n; c0 += pb)

@@ -199,13 +199,7 @@ static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t
         tsl_cp_buf_t *buf = which ? MK : IN;
         if (tail < n && !x->rowmajor) {   /* the last block's lanes past column N: -inf for the max, else 0 */
             uint32_t pad = x->op == TSL_ROW_OP_SOFTMAX && !which ? (es == 2u ? BF16_NEG_INF2 : F32_NEG_INF) : 0u;
-            for (uint32_t st = 0; st < (pad ? 2u : 1u); st++)
-                tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                        .op = st ? TSL_VPU_OP_ADD : TSL_VPU_OP_MUL, .dst_dtype = TSL_DTYPE_INT32,
-                        .src1_dtype = TSL_DTYPE_INT32, .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_IMM,
-                        .dst_addr = base + (x->v - 1u) * blk, .src1_addr = base + (x->v - 1u) * blk,
-                        .src2_addr = st ? pad : 0u, .rows = blk / (4u * n)}),
-                    NULL, NULL, buf, TOK_DMA);
+            tsl_cp_fill32(cp, buf, base + (x->v - 1u) * blk, blk, pad, TOK_DMA);
         }
         tile_xfer(cp, x, TSL_DMA_OP_LOAD, which ? c->b_addr : c->a_addr, which ? c->ldb : c->lda, base, es, m0, mr, buf,
                   TOK_VPU);

@@ -129,6 +129,22 @@ void tsl_cp_zero(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes,
     }
 }
 
+void tsl_cp_fill32(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes, uint32_t pattern, uint32_t hint)
+{
+    uint32_t steps = pattern ? 2u : 1u;
+    for (uint32_t st = 0; st < steps; st++)
+        for (uint32_t a = addr, vecs = bytes / (4u * cp->n); vecs;) {
+            uint32_t r = tsl_cp_min(vecs, TSL_CP_MAX_ROWS);
+            vecs -= r;
+            tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                    .op = st ? TSL_VPU_OP_ADD : TSL_VPU_OP_MUL, .dst_dtype = TSL_DTYPE_INT32,
+                    .src1_dtype = TSL_DTYPE_INT32, .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_IMM,
+                    .dst_addr = a, .src1_addr = a, .src2_addr = st ? pattern : 0u, .rows = r}),
+                NULL, NULL, buf, !vecs && st + 1u == steps ? hint : 0u);
+            a += r * 4u * cp->n;
+        }
+}
+
 int tsl_cp_tc_error(tsl_cp_t *cp)
 {
     return (cp->hal->tc_read(cp->hal->ctx, TSL_TC_STATUS_OFFSET) >> TSL_TC_STATUS_ERROR_SHIFT) & 1u;

@@ -220,24 +220,6 @@ static int tile_pad(const win_t *x, uint32_t m0, uint32_t mr, uint32_t kh0, uint
            (uint64_t)ow1 * g->stride_w + kw1 * g->dil_w >= (uint64_t)g->w + g->pad_l;
 }
 
-/* VPU fill of `bytes` (a multiple of 4N) at `addr` with the padding, as INT32 vectors (a quarter
- * of the rows INT8 vectors would take): MUL by 0, then ADD the 32-bit pattern x->pad. */
-static void fill(tsl_cp_t *cp, const win_t *x, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes)
-{
-    uint32_t steps = x->pad ? 2u : 1u;
-    for (uint32_t st = 0; st < steps; st++)
-        for (uint32_t a = addr, vecs = bytes / (4u * x->n); vecs;) {
-            uint32_t r = tsl_cp_min(vecs, TSL_CP_MAX_ROWS);
-            vecs -= r;
-            tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                    .op = st ? TSL_VPU_OP_ADD : TSL_VPU_OP_MUL, .dst_dtype = TSL_DTYPE_INT32,
-                    .src1_dtype = TSL_DTYPE_INT32, .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_IMM,
-                    .dst_addr = a, .src1_addr = a, .src2_addr = st ? x->pad : 0u, .rows = r}),
-                NULL, NULL, buf, !vecs && st + 1u == steps ? TOK_DMA : 0u);
-            a += r * 4u * x->n;
-        }
-}
-
 /* A tile's or a tap's LOADs go out one behind, so that only the last one signals its consumer
  * (flush): a signal from each would have to be consumed by a SYNC in the consumer's queue, each
  * waiting for its LOAD. */
@@ -374,7 +356,7 @@ static void load_a(tsl_cp_t *cp, win_t *x, const cstep_t *s, const pass_t *ps, t
     uint32_t es = x->es, as = s->t & 1u;
     int vpad, pad = tile_pad_of(x, &s->r, 0, g->kh - 1u, 0, g->kw - 1u, &vpad);
     if (pad && x->clean[as] != FRESH && !(x->clean[as] == KEPT && !vpad)) {
-        fill(cp, x, &A[as], x->va[as], (uint32_t)al((uint64_t)x->mc * x->kp * es));
+        tsl_cp_fill32(cp, &A[as], x->va[as], (uint32_t)al((uint64_t)x->mc * x->kp * es), x->pad, TOK_DMA);
         x->clean[as] = FRESH;
     }
     x->clean[as] = pad && x->aligned && x->clean[as] != DIRTY ? KEPT : DIRTY;
@@ -439,7 +421,8 @@ static void exec_conv(tsl_cp_t *cp, win_t *x)
      * something finite: the weights' padding rows are 0) */
     int vpad;
     if (kk < x->kp || tile_pad(x, 0, x->oh * x->ow, 0, g->kh - 1u, 0, g->kw - 1u, &vpad)) {
-        fill(cp, x, &A[0], x->va[0], x->va[1] - x->va[0] + (uint32_t)al((uint64_t)x->mc * x->kp * es));
+        tsl_cp_fill32(cp, &A[0], x->va[0], x->va[1] - x->va[0] + (uint32_t)al((uint64_t)x->mc * x->kp * es), x->pad,
+                      TOK_DMA);
         x->clean[0] = x->clean[1] = FRESH;
     }
     A[1] = A[0];
@@ -510,7 +493,7 @@ static void exec_pool(tsl_cp_t *cp, win_t *x)
             tile_t t = tile_of(x, q / taps);
             int vpad;
             if (tile_pad_of(x, &t, kh, kh, kw, kw, &vpad))
-                fill(cp, x, &T[ts], x->va[ts], (uint32_t)al((uint64_t)x->mc * lanes * es));
+                tsl_cp_fill32(cp, &T[ts], x->va[ts], (uint32_t)al((uint64_t)x->mc * lanes * es), x->pad, TOK_DMA);
             load_tap(cp, x, &T[ts], x->va[ts], lanes * es, &t, kh, kw, 0, g->c);
             flush(cp, x, TOK_VPU);
         }

@@ -434,6 +434,19 @@ static tsl_win_t rnd_win(uint32_t maxhw, uint32_t maxc, int conv)
     }
 }
 
+/* A random convolution that surely fits VMEM: its two A slots of one row and two weight panels
+ * (firmware/cp/README.md) take at most half of it, so that the tiles' alignment and the rest of the
+ * layout fit too. Larger K is BAD_SHAPE by contract (isa.md), checked by a directed case. */
+static tsl_win_t rnd_conv(const dev_t *d, uint32_t es)
+{
+    for (;;) {
+        tsl_win_t g = rnd_win(12, 20, 1);
+        uint64_t kp = (uint64_t)g.kh * g.kw * (g.c / g.groups > d->n ? g.c / g.groups : d->n);
+        if ((2u + 2u * d->n) * kp * es <= d->m.cfg.vmem_bytes / 2u)
+            return g;
+    }
+}
+
 static int conv_case(dev_t *d, tsl_win_t g, uint32_t adt, uint32_t cdt, uint32_t flags)
 {
     uint32_t es = tsl_dtype_bytes(adt), ces = tsl_dtype_bytes(cdt), w[16], fl = adt == TSL_DTYPE_BF16;
@@ -589,11 +602,23 @@ static void win_suite(dev_t *d, int randoms)
         uint32_t flags = below(4);   /* BIAS, RELU */
         if (t && (rnd() & 1))
             flags |= CF(SCALE);
-        conv_case(d, rnd_win(12, 20, 1), adt, gemm_cdt[t][below(2)], flags);
+        conv_case(d, rnd_conv(d, tsl_dtype_bytes(adt)), adt, gemm_cdt[t][below(2)], flags);
         uint32_t op = (rnd() & 1) ? TSL_VPU_OP_MAX : TSL_VPU_OP_ADD;
         pool_case(d, rnd_win(12, 40, 0), adt, op, op == TSL_VPU_OP_MAX ? adt : gemm_cdt[t][below(2)],
                   op == TSL_VPU_OP_ADD && t && (rnd() & 1) ? CF(SCALE) : 0);
     }
+    /* a convolution whose weight panel alone is larger than VMEM is refused, touching nothing */
+    tsl_win_t big = same;
+    big.c = d->m.cfg.vmem_bytes / (9u * d->n) + 1u;
+    uint32_t w[16];
+    cmd_init(w, TSL_CMD_OP_CONV2D, 0);
+    TSL_SET(w, TSL_CMD_A_DTYPE, TSL_DTYPE_INT8);
+    TSL_SET(w, TSL_CMD_B_DTYPE, TSL_DTYPE_INT8);
+    TSL_SET(w, TSL_CMD_C_DTYPE, TSL_DTYPE_INT32);
+    tsl_win_encode(&big, w);
+    w[6] = w[8] = w[10] = DATA_BASE;
+    stage(d, w);
+    submit(d, "CONV2D weight panel larger than VMEM", TSL_CMD_ERR_BAD_SHAPE, TSL_CMD_K_WORD, 1, 1);
 }
 
 /* ------------------------------------------------------------------------------- ELTWISE */

@@ -3,7 +3,7 @@
 #   fuzz_api  libtessel's public API and argument checks on the model transport
 #   fuzz_cmd  the firmware command validator (firmware/cp natively on hw/model), one 64-byte command
 #   fuzz_elf  the firmware ELF loader of every transport and tessel run (host_driver/src/elf_image.c)
-#   fuzz_seq  the tile sequencer's launch checks and expansion on hw/model, one 16-word descriptor
+#   fuzz_seq  the tile sequencer's launch checks and expansion on hw/model, one 24-word descriptor
 #   make test-fuzz-NAME   replays tests/fuzz/corpus/NAME (every committed input once), then fuzzes
 #                         for FUZZ_TIME seconds (default 12) from that corpus; prints the executions
 #   make soak             the same with FUZZ_SOAK_TIME (default 300) seconds per target

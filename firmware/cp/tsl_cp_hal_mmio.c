@@ -32,7 +32,7 @@ static void mmio_tc_push(void *ctx, const uint32_t w[TSL_PARAM_INSN_WORDS])
     r[7] = w[7];
 }
 
-/* Straight-line stores: the 16 words of a descriptor, a few cycles each. */
+/* Straight-line stores: the words of a descriptor, a few cycles each. */
 static void mmio_tc_seq(void *ctx, const uint32_t w[TSL_PARAM_SEQ_WORDS])
 {
     (void)ctx;

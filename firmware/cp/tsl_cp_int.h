@@ -82,6 +82,11 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c);
  * is one it does not take; tsl_cp_exec_gemm then tiles the command itself. */
 int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c);
 
+/* A CONV2D through the sequencer's implicit im2col: a descriptor per group and run of images.
+ * Returns 0, having done nothing, where it does not apply (no sequencer, packed depthwise, a field
+ * too wide, no tile of one output row fits); tsl_cp_win.c then runs the command itself. */
+int tsl_cp_seq_conv(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_win_t *g);
+
 /* Helpers. */
 static inline uint32_t tsl_cp_min(uint32_t a, uint32_t b) { return a < b ? a : b; }
 static inline uint32_t tsl_cp_ceil(uint32_t a, uint32_t b) { return (a + b - 1u) / b; }

@@ -5,6 +5,7 @@
  * does not take (a dimension over 65535, or K padding across chunks) and plans whose narrow B
  * panels would leave the MXU waiting for the DMA use tsl_cp_gemm.c's tiling. */
 #include "tsl_cp_int.h"
+#include "tsl_win.h"
 
 #define PANEL_ROW_BEATS 16u  /* B panels are widened up to this many AXI beats (2N bytes) per row, */
 #define PANEL_ROW_FEW 512u   /* and, for few rows (B streamed), to at least this many bytes */
@@ -131,5 +132,79 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
     uint32_t w[TSL_PARAM_SEQ_WORDS];
     tsl_seq_encode(&d, w);
     cp->hal->tc_seq(cp->hal->ctx, w);
+    return 1;
+}
+
+/* Output rows [0, top) of an image reach into the padding above, rows [end, OH) into the padding
+ * below (the descriptor's VPAD_TOP and VPAD_END). */
+static uint32_t vpad_top(const tsl_win_t *g, uint32_t oh)
+{
+    return tsl_cp_min(tsl_cp_ceil(g->pad_t, g->stride_h), oh);
+}
+
+static uint32_t vpad_end(const tsl_win_t *g, uint32_t oh)
+{
+    uint32_t reach = (g->kh - 1u) * g->dil_h;   /* the last tap row's offset */
+    if (g->h + g->pad_t <= reach)
+        return 0;
+    return tsl_cp_min(tsl_cp_ceil(g->h + g->pad_t - reach, g->stride_h), oh);
+}
+
+int tsl_cp_seq_conv(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_win_t *g)
+{
+    uint32_t oh = tsl_win_oh(g), ow = tsl_win_ow(g), cg = g->c / g->groups, og = g->cout / g->groups;
+    uint32_t k = g->kh * g->kw * cg, byte = 0xFFu;
+    if (!((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) || !cp->hal->tc_seq || tsl_win_packed(g, c->a_dtype) ||
+        g->kh > byte || g->kw > byte || g->stride_h > byte || g->stride_w > byte || g->dil_h > byte || g->dil_w > byte ||
+        g->pad_t > byte || g->pad_l > byte || (uint64_t)oh * ow > TSL_SEQ_M_MASK || k > TSL_SEQ_K_MASK)
+        return 0;
+    shape_t s = {cp->n, tsl_dtype_bytes(c->a_dtype), tsl_dtype_bytes(c->c_dtype), 0, 0,
+                 (c->flags & TSL_CP_FLAG(BIAS)) != 0};
+    uint32_t n = s.n, sh = cp->n_log2, rows = g->batch * oh;
+    s.kp = (k + n - 1u) & ~(n - 1u);
+    s.ncb = (og + n - 1u) >> sh;
+    if (s.kp * s.es > TSL_CP_MAX_ROW_BYTES || (s.kp >> sh) > TSL_INSN_MXU_MATMULK_KBLOCKS_MASK)
+        return 0;
+    /* the widest panel (all of a group's columns: its weights load once) that leaves room for a
+     * tile of at least one output row */
+    uint32_t nbw = tsl_cp_min(s.ncb, 255u), tr = 0;
+    for (; nbw; nbw /= 2u) {
+        uint32_t mmax = tsl_cp_min(tsl_cp_min(cp->acc_bytes >> (3u + sh), TSL_INSN_VPU_EPI_ROWS_MASK) / nbw,
+                                   (TSL_INSN_VPU_VEC_ROWS_MASK << (2u + sh)) / (s.kp * s.es));
+        tr = fit_rows(cp, &s, s.kp, nbw, mmax) / ow;
+        if (tr)
+            break;
+    }
+    if (!tr)
+        return 0;
+    /* tiles of about TILE_NBW * 4N vectors, as a GEMM's, but whole output rows: the first tile's
+     * loads and the last one's store are not hidden behind the MXU */
+    uint32_t few = TILE_NBW * 4u * n / nbw / ow;
+    tr = tsl_cp_min(tr, few ? few : 1u);
+    tr = tsl_cp_ceil(rows, tsl_cp_ceil(rows, tr));   /* equal tiles */
+    uint32_t imgs = TSL_SEQ_M_MASK / (oh * ow), es = s.es, ces = s.ces;
+    int fl = c->a_dtype == TSL_DTYPE_BF16, c8 = c->c_dtype == TSL_DTYPE_INT8;
+    for (uint32_t gr = 0; gr < g->groups; gr++)
+        for (uint32_t b0 = 0; b0 < g->batch; b0 += imgs) {
+            uint32_t nb = tsl_cp_min(imgs, g->batch - b0), img = g->h * g->w * g->c * es;
+            uint32_t t = tsl_cp_min(tr, nb * oh);
+            tsl_seq_t d = {
+                .m = nb * oh * ow, .n = og, .k = k, .dtype = c->a_dtype, .c_dtype = c->c_dtype, .bias = s.bias,
+                .relu = (c->flags & TSL_CP_FLAG(RELU)) != 0, .fscale = fl && (c->flags & TSL_CP_FLAG(SCALE)),
+                .conv = 1, .a_addr = c->a_addr + b0 * img + gr * cg * es, .lda = g->c * es,
+                .b_addr = c->b_addr + gr * og * es, .ldb = g->cout * es,
+                .c_addr = c->c_addr + (b0 * oh * ow * g->cout + gr * og) * ces, .ldc = g->cout * ces,
+                .bias_addr = s.bias ? c->bias_addr + gr * og * 4u : 0u,
+                .scale = (c8 || (fl && (c->flags & TSL_CP_FLAG(SCALE)))) ? c->scale : 0u,
+                .shift = c8 ? c->shift : 0u, .zero_point = c8 ? c->zero_point : 0u, .mc = t * ow, .kc = s.kp,
+                .nbw = nbw, .tile_rows = t, .vmem_addr = 0, .acc_addr = TSL_LOCAL_ACC_BASE, .in_h = g->h,
+                .in_w = g->w, .out_h = oh, .out_w = ow, .kh = g->kh, .kw = g->kw, .stride_h = g->stride_h,
+                .stride_w = g->stride_w, .dil_h = g->dil_h, .dil_w = g->dil_w, .pad_t = g->pad_t, .pad_l = g->pad_l,
+                .cg = cg, .a_zp = fl ? 0u : g->a_zp, .vpad_top = vpad_top(g, oh), .row_stride = g->w * g->c * es,
+                .img_stride = img, .batch = nb, .vpad_end = vpad_end(g, oh)};
+            uint32_t w[TSL_PARAM_SEQ_WORDS];
+            tsl_seq_encode(&d, w);
+            cp->hal->tc_seq(cp->hal->ctx, w);
+        }
     return 1;
 }

@@ -542,8 +542,11 @@ void tsl_cp_exec_win(tsl_cp_t *cp, const tsl_cmd_t *c)
     win_t x;
     if (!plan(cp, c, &x))
         return;   /* validate() refused it already */
-    if (x.conv)
-        exec_conv(cp, &x);
-    else
+    if (!x.conv)
         exec_pool(cp, &x);
+    /* more than 4 images per output column: the firmware's batch-major tiles, whose LOADs move a
+     * tap of many images (~460 control-core cycles a LOAD) beat the sequencer's LOADs of a few
+     * short rows (~100 cycles each; the digits CNN at batch 360: 2 527 against 11 541 cycles) */
+    else if (x.g.batch > 4u * x.ow || !tsl_cp_seq_conv(cp, c, &x.g))
+        exec_conv(cp, &x);
 }

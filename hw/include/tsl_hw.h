@@ -22,7 +22,7 @@
 #define TSL_PARAM_INSN_WORDS 8u /* 32-bit words in one instruction (256 bits) */
 #define TSL_PARAM_CMD_WORDS 16u /* 32-bit words in one host command ring entry (64 bytes) */
 #define TSL_PARAM_CPL_WORDS 4u /* 32-bit words in one completion ring entry (16 bytes) */
-#define TSL_PARAM_SEQ_WORDS 16u /* 32-bit words in one tile-sequencer descriptor (TC SEQ0..SEQ15) */
+#define TSL_PARAM_SEQ_WORDS 24u /* 32-bit words in one tile-sequencer descriptor (TC SEQ0..SEQ23) */
 
 /* Control-core memory map */
 #define TSL_MMAP_SYS_BASE 0x10000000u /* console, simulation exit, machine timer, interrupt status */
@@ -465,8 +465,8 @@ static inline const char *tsl_status_text(int status)
 #define TSL_TC_SEQ_STATUS_OFFSET 0x088u /* ro: tile sequencer */
 #define TSL_TC_SEQ_STATUS_BUSY_SHIFT 0u
 #define TSL_TC_SEQ_STATUS_BUSY_MASK 0x1u
-#define TSL_TC_SEQ0_OFFSET 0x0C0u /* wo: tile-sequencer descriptor word 0 (docs/isa.md section 8); SEQ1..SEQ15 follow at +4 each */
-#define TSL_TC_SEQ15_OFFSET 0x0FCu /* wo: descriptor word 15; writing it launches the sequencer (stalls while it is busy) */
+#define TSL_TC_SEQ0_OFFSET 0x0A0u /* wo: tile-sequencer descriptor word 0 (docs/isa.md section 8); SEQ1..SEQ23 follow at +4 each */
+#define TSL_TC_SEQ23_OFFSET 0x0FCu /* wo: descriptor word 23; writing it launches the sequencer (stalls while it is busy) */
 
 /* Performance counters: 64-bit, LO at the offset, HI at +4 */
 #define TSL_PERF_CYCLES 0u /* cycles since CTRL.CLEAR_PERF */
@@ -823,7 +823,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_CPL_DETAIL_SHIFT 0u
 #define TSL_CPL_DETAIL_MASK 0xFFFFFFFFu
 
-/* Tile-sequencer descriptor (TC SEQ0..SEQ15) */
+/* Tile-sequencer descriptor (TC SEQ0..SEQ23) */
 #define TSL_SEQ_M_WORD 0u /* rows of A and C, 1..65535 */
 #define TSL_SEQ_M_SHIFT 0u
 #define TSL_SEQ_M_MASK 0xFFFFu
@@ -848,6 +848,9 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_SEQ_FSCALE_WORD 1u /* float C: multiply by the FP32 SCALE before the bias */
 #define TSL_SEQ_FSCALE_SHIFT 22u
 #define TSL_SEQ_FSCALE_MASK 0x1u
+#define TSL_SEQ_CONV_WORD 1u /* convolution: A is the implicit im2col of an NHWC input (words 16..23) */
+#define TSL_SEQ_CONV_SHIFT 23u
+#define TSL_SEQ_CONV_MASK 0x1u
 #define TSL_SEQ_A_ADDR_WORD 2u /* HBM address of A */
 #define TSL_SEQ_A_ADDR_SHIFT 0u
 #define TSL_SEQ_A_ADDR_MASK 0xFFFFFFFFu
@@ -887,12 +890,72 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_SEQ_NBW_WORD 13u /* column blocks (of N) per B panel and output tile, 1..255, MC*NBW <= 65535 */
 #define TSL_SEQ_NBW_SHIFT 0u
 #define TSL_SEQ_NBW_MASK 0xFFu
+#define TSL_SEQ_TILE_ROWS_WORD 13u /* CONV: output rows per tile, MC = TILE_ROWS*OUT_W; else 0 */
+#define TSL_SEQ_TILE_ROWS_SHIFT 16u
+#define TSL_SEQ_TILE_ROWS_MASK 0xFFFFu
 #define TSL_SEQ_VMEM_ADDR_WORD 14u /* start of the VMEM region the layout fills, a multiple of 4*N */
 #define TSL_SEQ_VMEM_ADDR_SHIFT 0u
 #define TSL_SEQ_VMEM_ADDR_MASK 0xFFFFFFFFu
 #define TSL_SEQ_ACC_ADDR_WORD 15u /* start of the ACC region (two tiles), a multiple of 4*N */
 #define TSL_SEQ_ACC_ADDR_SHIFT 0u
 #define TSL_SEQ_ACC_ADDR_MASK 0xFFFFFFFFu
+#define TSL_SEQ_IN_H_WORD 16u /* CONV: input rows per image; else 0 (as every field below) */
+#define TSL_SEQ_IN_H_SHIFT 0u
+#define TSL_SEQ_IN_H_MASK 0xFFFFu
+#define TSL_SEQ_IN_W_WORD 16u /* CONV: input columns */
+#define TSL_SEQ_IN_W_SHIFT 16u
+#define TSL_SEQ_IN_W_MASK 0xFFFFu
+#define TSL_SEQ_OUT_H_WORD 17u /* CONV: output rows per image */
+#define TSL_SEQ_OUT_H_SHIFT 0u
+#define TSL_SEQ_OUT_H_MASK 0xFFFFu
+#define TSL_SEQ_OUT_W_WORD 17u /* CONV: output columns */
+#define TSL_SEQ_OUT_W_SHIFT 16u
+#define TSL_SEQ_OUT_W_MASK 0xFFFFu
+#define TSL_SEQ_KH_WORD 18u /* CONV: window rows */
+#define TSL_SEQ_KH_SHIFT 0u
+#define TSL_SEQ_KH_MASK 0xFFu
+#define TSL_SEQ_KW_WORD 18u /* CONV: window columns */
+#define TSL_SEQ_KW_SHIFT 8u
+#define TSL_SEQ_KW_MASK 0xFFu
+#define TSL_SEQ_STRIDE_H_WORD 18u /* CONV: vertical stride */
+#define TSL_SEQ_STRIDE_H_SHIFT 16u
+#define TSL_SEQ_STRIDE_H_MASK 0xFFu
+#define TSL_SEQ_STRIDE_W_WORD 18u /* CONV: horizontal stride */
+#define TSL_SEQ_STRIDE_W_SHIFT 24u
+#define TSL_SEQ_STRIDE_W_MASK 0xFFu
+#define TSL_SEQ_DIL_H_WORD 19u /* CONV: vertical dilation */
+#define TSL_SEQ_DIL_H_SHIFT 0u
+#define TSL_SEQ_DIL_H_MASK 0xFFu
+#define TSL_SEQ_DIL_W_WORD 19u /* CONV: horizontal dilation */
+#define TSL_SEQ_DIL_W_SHIFT 8u
+#define TSL_SEQ_DIL_W_MASK 0xFFu
+#define TSL_SEQ_PAD_T_WORD 19u /* CONV: padding rows above */
+#define TSL_SEQ_PAD_T_SHIFT 16u
+#define TSL_SEQ_PAD_T_MASK 0xFFu
+#define TSL_SEQ_PAD_L_WORD 19u /* CONV: padding columns on the left */
+#define TSL_SEQ_PAD_L_SHIFT 24u
+#define TSL_SEQ_PAD_L_MASK 0xFFu
+#define TSL_SEQ_CG_WORD 20u /* CONV: input channels per tap, K = KH*KW*CG */
+#define TSL_SEQ_CG_SHIFT 0u
+#define TSL_SEQ_CG_MASK 0xFFFFu
+#define TSL_SEQ_A_ZP_WORD 20u /* CONV: the padding byte (INT8 A's zero point; 0 for BF16) */
+#define TSL_SEQ_A_ZP_SHIFT 16u
+#define TSL_SEQ_A_ZP_MASK 0xFFu
+#define TSL_SEQ_VPAD_TOP_WORD 20u /* CONV: output rows at the top of an image whose taps reach the padding above */
+#define TSL_SEQ_VPAD_TOP_SHIFT 24u
+#define TSL_SEQ_VPAD_TOP_MASK 0xFFu
+#define TSL_SEQ_ROW_STRIDE_WORD 21u /* CONV: bytes between input rows */
+#define TSL_SEQ_ROW_STRIDE_SHIFT 0u
+#define TSL_SEQ_ROW_STRIDE_MASK 0xFFFFFFFFu
+#define TSL_SEQ_IMG_STRIDE_WORD 22u /* CONV: bytes between input images */
+#define TSL_SEQ_IMG_STRIDE_SHIFT 0u
+#define TSL_SEQ_IMG_STRIDE_MASK 0xFFFFFFFFu
+#define TSL_SEQ_BATCH_WORD 23u /* CONV: images, M = BATCH*OUT_H*OUT_W */
+#define TSL_SEQ_BATCH_SHIFT 0u
+#define TSL_SEQ_BATCH_MASK 0xFFFFu
+#define TSL_SEQ_VPAD_END_WORD 23u /* CONV: the first output row of an image whose taps reach the padding below */
+#define TSL_SEQ_VPAD_END_SHIFT 16u
+#define TSL_SEQ_VPAD_END_MASK 0xFFFFu
 
 /* Window geometry of CONV2D and POOL2D, in command words 3, 4, 5, 7, 9, 11 */
 #define TSL_WIN_H_WORD 3u /* input rows, 1..65535 */
@@ -1487,7 +1550,7 @@ static inline tsl_cpl_t tsl_cpl_decode(const uint32_t *w)
     return cpl;
 }
 
-/* Tile-sequencer descriptor (TC SEQ0..SEQ15) (16 words), fields as docs/isa.md */
+/* Tile-sequencer descriptor (TC SEQ0..SEQ23) (24 words), fields as docs/isa.md */
 typedef struct {
     uint32_t m TSL_FIELD_DEFAULT; /* rows of A and C, 1..65535 */
     uint32_t n TSL_FIELD_DEFAULT; /* columns of B and C, 1..65535 */
@@ -1497,6 +1560,7 @@ typedef struct {
     uint32_t bias TSL_FIELD_DEFAULT; /* add the bias row (N INT32 or FP32 values at BIAS_ADDR) */
     uint32_t relu TSL_FIELD_DEFAULT; /* ReLU after the bias */
     uint32_t fscale TSL_FIELD_DEFAULT; /* float C: multiply by the FP32 SCALE before the bias */
+    uint32_t conv TSL_FIELD_DEFAULT; /* convolution: A is the implicit im2col of an NHWC input (words 16..23) */
     uint32_t a_addr TSL_FIELD_DEFAULT; /* HBM address of A */
     uint32_t lda TSL_FIELD_DEFAULT; /* bytes between rows of A */
     uint32_t b_addr TSL_FIELD_DEFAULT; /* HBM address of B */
@@ -1510,11 +1574,31 @@ typedef struct {
     uint32_t mc TSL_FIELD_DEFAULT; /* rows per output tile, 1..65535 */
     uint32_t kc TSL_FIELD_DEFAULT; /* K columns per chunk: a multiple of N, KC*size(DTYPE) <= 65535, KC/N <= 4095 */
     uint32_t nbw TSL_FIELD_DEFAULT; /* column blocks (of N) per B panel and output tile, 1..255, MC*NBW <= 65535 */
+    uint32_t tile_rows TSL_FIELD_DEFAULT; /* CONV: output rows per tile, MC = TILE_ROWS*OUT_W; else 0 */
     uint32_t vmem_addr TSL_FIELD_DEFAULT; /* start of the VMEM region the layout fills, a multiple of 4*N */
     uint32_t acc_addr TSL_FIELD_DEFAULT; /* start of the ACC region (two tiles), a multiple of 4*N */
+    uint32_t in_h TSL_FIELD_DEFAULT; /* CONV: input rows per image; else 0 (as every field below) */
+    uint32_t in_w TSL_FIELD_DEFAULT; /* CONV: input columns */
+    uint32_t out_h TSL_FIELD_DEFAULT; /* CONV: output rows per image */
+    uint32_t out_w TSL_FIELD_DEFAULT; /* CONV: output columns */
+    uint32_t kh TSL_FIELD_DEFAULT; /* CONV: window rows */
+    uint32_t kw TSL_FIELD_DEFAULT; /* CONV: window columns */
+    uint32_t stride_h TSL_FIELD_DEFAULT; /* CONV: vertical stride */
+    uint32_t stride_w TSL_FIELD_DEFAULT; /* CONV: horizontal stride */
+    uint32_t dil_h TSL_FIELD_DEFAULT; /* CONV: vertical dilation */
+    uint32_t dil_w TSL_FIELD_DEFAULT; /* CONV: horizontal dilation */
+    uint32_t pad_t TSL_FIELD_DEFAULT; /* CONV: padding rows above */
+    uint32_t pad_l TSL_FIELD_DEFAULT; /* CONV: padding columns on the left */
+    uint32_t cg TSL_FIELD_DEFAULT; /* CONV: input channels per tap, K = KH*KW*CG */
+    uint32_t a_zp TSL_FIELD_DEFAULT; /* CONV: the padding byte (INT8 A's zero point; 0 for BF16) */
+    uint32_t vpad_top TSL_FIELD_DEFAULT; /* CONV: output rows at the top of an image whose taps reach the padding above */
+    uint32_t row_stride TSL_FIELD_DEFAULT; /* CONV: bytes between input rows */
+    uint32_t img_stride TSL_FIELD_DEFAULT; /* CONV: bytes between input images */
+    uint32_t batch TSL_FIELD_DEFAULT; /* CONV: images, M = BATCH*OUT_H*OUT_W */
+    uint32_t vpad_end TSL_FIELD_DEFAULT; /* CONV: the first output row of an image whose taps reach the padding below */
 } tsl_seq_t;
 
-/* Encode `seq` into the 16 words at `w` (every word is written). */
+/* Encode `seq` into the 24 words at `w` (every word is written). */
 static inline void tsl_seq_encode(const tsl_seq_t *seq, uint32_t *w)
 {
     w[0] = (seq->m & 0xFFFFu) | ((seq->n & 0xFFFFu) << 16);
@@ -1523,7 +1607,8 @@ static inline void tsl_seq_encode(const tsl_seq_t *seq, uint32_t *w)
            ((seq->c_dtype & 0x3u) << 18) |
            ((seq->bias & 0x1u) << 20) |
            ((seq->relu & 0x1u) << 21) |
-           ((seq->fscale & 0x1u) << 22);
+           ((seq->fscale & 0x1u) << 22) |
+           ((seq->conv & 0x1u) << 23);
     w[2] = seq->a_addr;
     w[3] = seq->lda;
     w[4] = seq->b_addr;
@@ -1535,12 +1620,26 @@ static inline void tsl_seq_encode(const tsl_seq_t *seq, uint32_t *w)
     w[10] = (seq->shift & 0x3Fu);
     w[11] = seq->zero_point;
     w[12] = (seq->mc & 0xFFFFu) | ((seq->kc & 0xFFFFu) << 16);
-    w[13] = (seq->nbw & 0xFFu);
+    w[13] = (seq->nbw & 0xFFu) | ((seq->tile_rows & 0xFFFFu) << 16);
     w[14] = seq->vmem_addr;
     w[15] = seq->acc_addr;
+    w[16] = (seq->in_h & 0xFFFFu) | ((seq->in_w & 0xFFFFu) << 16);
+    w[17] = (seq->out_h & 0xFFFFu) | ((seq->out_w & 0xFFFFu) << 16);
+    w[18] = (seq->kh & 0xFFu) |
+            ((seq->kw & 0xFFu) << 8) |
+            ((seq->stride_h & 0xFFu) << 16) |
+            ((seq->stride_w & 0xFFu) << 24);
+    w[19] = (seq->dil_h & 0xFFu) |
+            ((seq->dil_w & 0xFFu) << 8) |
+            ((seq->pad_t & 0xFFu) << 16) |
+            ((seq->pad_l & 0xFFu) << 24);
+    w[20] = (seq->cg & 0xFFFFu) | ((seq->a_zp & 0xFFu) << 16) | ((seq->vpad_top & 0xFFu) << 24);
+    w[21] = seq->row_stride;
+    w[22] = seq->img_stride;
+    w[23] = (seq->batch & 0xFFFFu) | ((seq->vpad_end & 0xFFFFu) << 16);
 }
 
-/* Decode the 16 words at `w`; bits outside every field are ignored. */
+/* Decode the 24 words at `w`; bits outside every field are ignored. */
 static inline tsl_seq_t tsl_seq_decode(const uint32_t *w)
 {
     tsl_seq_t seq;
@@ -1552,6 +1651,7 @@ static inline tsl_seq_t tsl_seq_decode(const uint32_t *w)
     seq.bias = (w[1] >> 20) & 0x1u;
     seq.relu = (w[1] >> 21) & 0x1u;
     seq.fscale = (w[1] >> 22) & 0x1u;
+    seq.conv = (w[1] >> 23) & 0x1u;
     seq.a_addr = w[2];
     seq.lda = w[3];
     seq.b_addr = w[4];
@@ -1565,8 +1665,28 @@ static inline tsl_seq_t tsl_seq_decode(const uint32_t *w)
     seq.mc = w[12] & 0xFFFFu;
     seq.kc = (w[12] >> 16) & 0xFFFFu;
     seq.nbw = w[13] & 0xFFu;
+    seq.tile_rows = (w[13] >> 16) & 0xFFFFu;
     seq.vmem_addr = w[14];
     seq.acc_addr = w[15];
+    seq.in_h = w[16] & 0xFFFFu;
+    seq.in_w = (w[16] >> 16) & 0xFFFFu;
+    seq.out_h = w[17] & 0xFFFFu;
+    seq.out_w = (w[17] >> 16) & 0xFFFFu;
+    seq.kh = w[18] & 0xFFu;
+    seq.kw = (w[18] >> 8) & 0xFFu;
+    seq.stride_h = (w[18] >> 16) & 0xFFu;
+    seq.stride_w = (w[18] >> 24) & 0xFFu;
+    seq.dil_h = w[19] & 0xFFu;
+    seq.dil_w = (w[19] >> 8) & 0xFFu;
+    seq.pad_t = (w[19] >> 16) & 0xFFu;
+    seq.pad_l = (w[19] >> 24) & 0xFFu;
+    seq.cg = w[20] & 0xFFFFu;
+    seq.a_zp = (w[20] >> 16) & 0xFFu;
+    seq.vpad_top = (w[20] >> 24) & 0xFFu;
+    seq.row_stride = w[21];
+    seq.img_stride = w[22];
+    seq.batch = w[23] & 0xFFFFu;
+    seq.vpad_end = (w[23] >> 16) & 0xFFFFu;
     return seq;
 }
 
@@ -1798,7 +1918,7 @@ static inline const tsl_reg_info_t *tsl_tc_reg_at(uint32_t i)
         {"TOKENS_VPU_MXU", TSL_TC_TOKENS_VPU_MXU_OFFSET, TSL_ACCESS_RO},
         {"SEQ_STATUS", TSL_TC_SEQ_STATUS_OFFSET, TSL_ACCESS_RO},
         {"SEQ0", TSL_TC_SEQ0_OFFSET, TSL_ACCESS_WO},
-        {"SEQ15", TSL_TC_SEQ15_OFFSET, TSL_ACCESS_WO},
+        {"SEQ23", TSL_TC_SEQ23_OFFSET, TSL_ACCESS_WO},
     };
     return i < 29u ? &t[i] : (const tsl_reg_info_t *)0;
 }

@@ -747,7 +747,7 @@ static void seq_push(void *ctx, const tsl_insn_t *insn)
     }
 }
 
-/* A write of SEQ15: check the descriptor, then push its expansion (docs/isa.md section 8). */
+/* A write of SEQ23: check the descriptor, then push its expansion (docs/isa.md section 8). */
 static void seq_launch(tslm_t *m)
 {
     uint32_t eaddr, err;
@@ -769,9 +769,9 @@ void tslm_reg_write(tslm_t *m, uint32_t offset, uint32_t value)
 {
     if (!m)
         return;
-    if (offset >= TSL_TC_SEQ0_OFFSET && offset <= TSL_TC_SEQ15_OFFSET && !(offset & 3)) {
+    if (offset >= TSL_TC_SEQ0_OFFSET && offset <= TSL_TC_SEQ23_OFFSET && !(offset & 3)) {
         m->seq_stage[(offset - TSL_TC_SEQ0_OFFSET) / 4] = value;
-        if (offset == TSL_TC_SEQ15_OFFSET)
+        if (offset == TSL_TC_SEQ23_OFFSET)
             seq_launch(m);
         return;
     }

@@ -65,7 +65,7 @@ typedef struct {
     uint32_t credit[TSL_UNIT_LIMIT][TSL_UNIT_LIMIT]; /* [from][to] signals pushed minus waits pushed */
     uint32_t tokens[TSL_UNIT_LIMIT][TSL_UNIT_LIMIT]; /* [from][to] signals done minus waits taken */
     uint32_t insn_stage[TSL_PARAM_INSN_WORDS];       /* INSN0..INSN7 register writes */
-    uint32_t seq_stage[TSL_PARAM_SEQ_WORDS];         /* SEQ0..SEQ15 register writes */
+    uint32_t seq_stage[TSL_PARAM_SEQ_WORDS];         /* SEQ0..SEQ23 register writes */
     uint32_t push_count, notify_count;
     uint32_t err_code, err_unit, err_seq, err_addr;
     uint32_t irq_enable, irq_status;
@@ -100,8 +100,8 @@ void tslm_set_schedule(tslm_t *m, tslm_sched_t sched, uint64_t seed);
 uint32_t tslm_reg_read(tslm_t *m, uint32_t offset);
 void tslm_reg_write(tslm_t *m, uint32_t offset, uint32_t value);
 
-/* The tile sequencer (docs/isa.md section 8, hw/model/tslm_seq.c). A write of TC SEQ15 launches the
- * descriptor in SEQ0..SEQ15: tslm_seq_check, then every instruction of tslm_seq_expand is pushed. */
+/* The tile sequencer (docs/isa.md section 8, hw/model/tslm_seq.c). A write of TC SEQ23 launches the
+ * descriptor in SEQ0..SEQ23: tslm_seq_check, then every instruction of tslm_seq_expand is pushed. */
 /* The launch checks: TSL_ERR_NONE or the ERR code, with *eaddr = ERR_ADDR. */
 uint32_t tslm_seq_check(const tslm_t *m, const uint32_t *desc, uint32_t *eaddr);
 /* The expansion of a descriptor that passed the checks: emit(ctx, insn) for each instruction in

@@ -55,6 +55,26 @@ static int past_hbm(const tslm_cfg_t *cfg, uint32_t addr, uint32_t rows, uint32_
     return (uint64_t)addr + (uint64_t)(rows - 1u) * ld + row_bytes > cfg->hbm_bytes;
 }
 
+/* The words and fields that only a CONV descriptor uses are 0 in a GEMM's. */
+static int conv_fields_zero(const uint32_t *w)
+{
+    for (unsigned i = TSL_SEQ_IN_H_WORD; i < TSL_PARAM_SEQ_WORDS; i++)
+        if (w[i])
+            return 0;
+    return tsl_seq_decode(w).tile_rows == 0;
+}
+
+/* Check 1 of a CONV descriptor: the window fields, and M, K, MC and KC as they follow from them. */
+static int conv_fields_ok(const tsl_seq_t *d, const layout_t *l)
+{
+    uint64_t fill_vecs = ((uint64_t)d->mc * d->kc * l->es + 4u * l->n - 1u) / (4u * l->n);
+    return d->in_h && d->in_w && d->out_h && d->out_w && d->kh && d->kw && d->stride_h && d->stride_w && d->dil_h &&
+           d->dil_w && d->cg && d->batch && d->tile_rows && (uint64_t)d->kh * d->kw * d->cg == d->k &&
+           (uint64_t)d->batch * d->out_h * d->out_w == d->m && (uint64_t)d->tile_rows * d->out_w == d->mc &&
+           d->kc == l->kp && (d->dtype == TSL_DTYPE_INT8 || !d->a_zp) && fill_vecs <= TSL_INSN_VPU_VEC_ROWS_MASK &&
+           (uint64_t)d->cg * l->es <= TSL_INSN_DMA_XFER_ROW_BYTES_MASK;
+}
+
 uint32_t tslm_seq_check(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
 {
     const tslm_cfg_t *cfg = &m->cfg;
@@ -79,6 +99,8 @@ uint32_t tslm_seq_check(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
     if (!d.bias && d.bias_addr)
         return TSL_ERR_BAD_FIELD;
     layout_t l = layout_of(cfg, &d);
+    if (d.conv ? !conv_fields_ok(&d, &l) : !conv_fields_zero(w))
+        return TSL_ERR_BAD_FIELD;
     const uint32_t row_bytes = TSL_INSN_DMA_XFER_ROW_BYTES_MASK;
     if (d.kc % n || d.kc * l.es > row_bytes || d.kc / n > TSL_INSN_MXU_MATMULK_KBLOCKS_MASK ||
         d.nbw * n * l.es > row_bytes || d.mc * d.nbw > TSL_INSN_VPU_EPI_ROWS_MASK || (d.bias && d.n * 4u > row_bytes) ||
@@ -89,13 +111,19 @@ uint32_t tslm_seq_check(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
             if (m->credit[u][v])
                 return TSL_ERR_BAD_FIELD;
     /* 2. HBM operands */
-    const struct {
+    struct {
         uint32_t addr, rows, ld;
         uint64_t row_bytes;
     } hbm[4] = {{d.a_addr, d.m, d.lda, (uint64_t)d.k * l.es},
                 {d.b_addr, d.k, d.ldb, (uint64_t)d.n * l.es},
                 {d.c_addr, d.m, d.ldc, (uint64_t)d.n * l.ces},
                 {d.bias_addr, 1, 0, (uint64_t)d.n * 4u}};
+    if (d.conv) {   /* the NHWC input in place of A */
+        hbm[0].rows = 1;
+        hbm[0].ld = 0;
+        hbm[0].row_bytes = (uint64_t)(d.batch - 1u) * d.img_stride + (uint64_t)(d.in_h - 1u) * d.row_stride +
+                           (uint64_t)(d.in_w - 1u) * d.lda + (uint64_t)d.cg * l.es;
+    }
     for (int i = 0; i < (d.bias ? 4 : 3); i++)
         if (past_hbm(cfg, hbm[i].addr, hbm[i].rows, hbm[i].ld, hbm[i].row_bytes)) {
             *eaddr = hbm[i].addr;
@@ -185,11 +213,65 @@ static int next_step(const tsl_seq_t *d, const layout_t *l, const step_t *x, ste
     return 1;
 }
 
+/* CONV: the A tile of step x into `slot`, the implicit im2col (section 8). The slot is filled with
+ * the padding byte first when it is new or the tile reaches into the padding above or below; a
+ * DMA SYNC takes the waits; then per output row, tap row and tap column, one LOAD of the output
+ * columns whose tap is inside the input; a SYNC signals MXU when no B load follows. */
+static void conv_a(out_t *o, const tsl_seq_t *d, const layout_t *l, const step_t *x, uint32_t slot, uint32_t wait)
+{
+    uint32_t es = l->es, rows = d->batch * d->out_h, g0 = x->i * d->tile_rows, oh0 = g0 % d->out_h;
+    uint32_t tr = min_u32(d->tile_rows, rows - g0), pattern = d->a_zp * 0x01010101u;
+    int vpad = oh0 + tr > d->out_h ? d->vpad_top > 0 || d->vpad_end < d->out_h
+                                   : oh0 < d->vpad_top || oh0 + tr > d->vpad_end;
+    if (x->i < 2u || vpad) {
+        uint32_t vecs = (uint32_t)(((uint64_t)d->mc * d->kc * es + 4u * l->n - 1u) / (4u * l->n));
+        for (uint32_t st = 0; st < (pattern ? 2u : 1u); st++)
+            put(o, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                    .op = st ? TSL_VPU_OP_ADD : TSL_VPU_OP_MUL, .dst_dtype = TSL_DTYPE_INT32,
+                    .src1_dtype = TSL_DTYPE_INT32, .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_IMM,
+                    .dst_addr = slot, .src1_addr = slot, .src2_addr = st ? pattern : 0u, .rows = vecs}),
+                0, st + 1u == (pattern ? 2u : 1u) ? TOK_DMA : 0u);
+        wait |= TOK_VPU;
+    }
+    put(o, tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_DMA}), wait, 0);
+    for (uint32_t q = 0; q < tr; q++) {
+        uint32_t b = (g0 + q) / d->out_h, oh = (g0 + q) % d->out_h;
+        for (uint32_t kh = 0; kh < d->kh; kh++) {
+            int64_t ih = (int64_t)oh * d->stride_h - d->pad_t + (int64_t)kh * d->dil_h;
+            if (ih < 0 || ih >= d->in_h)
+                continue;   /* the tap row is in the padding above or below */
+            for (uint32_t kw = 0; kw < d->kw; kw++) {
+                /* output columns [lo, hi] whose tap column ow*SW + x0 is inside the input */
+                int64_t x0 = (int64_t)kw * d->dil_w - d->pad_l, sw = d->stride_w;
+                int64_t lo = x0 >= 0 ? 0 : (-x0 + sw - 1) / sw, hi = d->in_w - 1 - x0 >= 0 ? (d->in_w - 1 - x0) / sw : -1;
+                if (hi > (int64_t)d->out_w - 1)
+                    hi = (int64_t)d->out_w - 1;
+                if (lo > hi)
+                    continue;
+                uint64_t hbm = d->a_addr + (uint64_t)b * d->img_stride + (uint64_t)ih * d->row_stride +
+                               (uint64_t)(lo * sw + x0) * d->lda;
+                put(o, tsl_insn_dma_xfer_encode(merged((tsl_insn_dma_xfer_t){
+                        .op = TSL_DMA_OP_LOAD, .hbm_addr = (uint32_t)hbm,
+                        .local_addr = slot + ((q * d->out_w + (uint32_t)lo) * d->kc + (kh * d->kw + kw) * d->cg) * es,
+                        .rows = (uint32_t)(hi - lo + 1), .row_bytes = d->cg * es, .hbm_stride = d->stride_w * d->lda,
+                        .local_stride = d->kc * es})),
+                    0, 0);
+            }
+        }
+    }
+    if (!x->load_b)
+        put(o, tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_DMA}), 0, TOK_MXU);
+}
+
 /* The loads of step x; `wait` is TOK_MXU when the first one waits for step s - 2. */
 static void loads(out_t *o, const tsl_seq_t *d, const layout_t *l, const step_t *x, uint32_t slot[2], uint32_t wait)
 {
     uint32_t es = l->es, n = l->n;
-    if (x->load_a) {
+    if (x->load_a && d->conv) {
+        slot[0] ^= 1u;
+        conv_a(o, d, l, x, (uint32_t)l->va[slot[0]], wait);
+        wait = 0;
+    } else if (x->load_a) {
         slot[0] ^= 1u;
         put(o, tsl_insn_dma_xfer_encode(merged((tsl_insn_dma_xfer_t){
                 .op = TSL_DMA_OP_LOAD, .hbm_addr = d->a_addr + x->m0 * d->lda + x->k0 * es,
@@ -226,10 +308,10 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
                     .op = TSL_VPU_OP_MUL, .dst_dtype = TSL_DTYPE_INT8, .src1_dtype = TSL_DTYPE_INT8,
                     .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_IMM, .dst_addr = addr, .src1_addr = addr,
                     .rows = r}),
-                0, vecs ? 0u : TOK_DMA);
+                0, vecs || d.conv ? 0u : TOK_DMA);
             addr += r * n;
         }
-        o.dma_wait = TOK_VPU;
+        o.dma_wait = d.conv ? 0u : TOK_VPU;   /* CONV: the fill of the first A slot follows, and signals */
     }
     /* 2. the bias row, once */
     if (d.bias)
@@ -243,7 +325,7 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
     derive(&d, &l, x);
     /* A 32-bit C with no epilogue is stored straight from its ACC tile: no EPI, and the STORE
      * waits for the MXU in place of the next loads but one. */
-    uint32_t plain = ces == 4u && !d.bias && !d.relu && !d.fscale, tok_epi = plain ? 0u : TOK_VPU;
+    uint32_t plain = ces == 4u && !d.bias && !d.relu && !d.fscale && !d.conv, tok_epi = plain ? 0u : TOK_VPU;
     uint32_t slot[2] = {1, 1}, wb = 0, epis = 0, prev_last = 0, last_chunk = 0;
     loads(&o, &d, &l, x, slot, 0);
     uint32_t a_slot = slot[0], b_slot = slot[1];

@@ -159,11 +159,31 @@ typedef struct packed {
   logic [1:0] unit;  // [1:0] UNIT enum: the queue that executes it
 } insn_vpu_epi_t;
 
-// Tile-sequencer descriptor, TC SEQ0..SEQ15 (docs/isa.md section 8)
+// Tile-sequencer descriptor, TC SEQ0..SEQ23 (docs/isa.md section 8)
 typedef struct packed {
+  logic [15:0] vpad_end;  // [767:752] CONV: the first output row of an image whose taps reach the padding below
+  logic [15:0] batch;  // [751:736] CONV: images, M = BATCH*OUT_H*OUT_W
+  logic [31:0] img_stride;  // [735:704] CONV: bytes between input images
+  logic [31:0] row_stride;  // [703:672] CONV: bytes between input rows
+  logic [7:0] vpad_top;  // [671:664] CONV: output rows at the top of an image whose taps reach the padding above
+  logic [7:0] a_zp;  // [663:656] CONV: the padding byte (INT8 A's zero point; 0 for BF16)
+  logic [15:0] cg;  // [655:640] CONV: input channels per tap, K = KH*KW*CG
+  logic [7:0] pad_l;  // [639:632] CONV: padding columns on the left
+  logic [7:0] pad_t;  // [631:624] CONV: padding rows above
+  logic [7:0] dil_w;  // [623:616] CONV: horizontal dilation
+  logic [7:0] dil_h;  // [615:608] CONV: vertical dilation
+  logic [7:0] stride_w;  // [607:600] CONV: horizontal stride
+  logic [7:0] stride_h;  // [599:592] CONV: vertical stride
+  logic [7:0] kw;  // [591:584] CONV: window columns
+  logic [7:0] kh;  // [583:576] CONV: window rows
+  logic [15:0] out_w;  // [575:560] CONV: output columns
+  logic [15:0] out_h;  // [559:544] CONV: output rows per image
+  logic [15:0] in_w;  // [543:528] CONV: input columns
+  logic [15:0] in_h;  // [527:512] CONV: input rows per image; else 0 (as every field below)
   logic [31:0] acc_addr;  // [511:480] start of the ACC region (two tiles), a multiple of 4*N
   logic [31:0] vmem_addr;  // [479:448] start of the VMEM region the layout fills, a multiple of 4*N
-  logic [23:0] rsvd_447_424;
+  logic [15:0] tile_rows;  // [447:432] CONV: output rows per tile, MC = TILE_ROWS*OUT_W; else 0
+  logic [7:0] rsvd_431_424;
   logic [7:0] nbw;  // [423:416] column blocks (of N) per B panel and output tile, 1..255, MC*NBW <= 65535
   logic [15:0] kc;  // [415:400] K columns per chunk: a multiple of N, KC*size(DTYPE) <= 65535, KC/N <= 4095
   logic [15:0] mc;  // [399:384] rows per output tile, 1..65535
@@ -178,7 +198,8 @@ typedef struct packed {
   logic [31:0] b_addr;  // [159:128] HBM address of B
   logic [31:0] lda;  // [127:96] bytes between rows of A
   logic [31:0] a_addr;  // [95:64] HBM address of A
-  logic [8:0] rsvd_63_55;
+  logic [7:0] rsvd_63_56;
+  logic conv;  // [55] convolution: A is the implicit im2col of an NHWC input (words 16..23)
   logic fscale;  // [54] float C: multiply by the FP32 SCALE before the bias
   logic relu;  // [53] ReLU after the bias
   logic bias;  // [52] add the bias row (N INT32 or FP32 values at BIAS_ADDR)

@@ -20,7 +20,7 @@ package tsl_pkg;
   localparam int PARAM_INSN_WORDS = 8;  // 32-bit words in one instruction (256 bits)
   localparam int PARAM_CMD_WORDS = 16;  // 32-bit words in one host command ring entry (64 bytes)
   localparam int PARAM_CPL_WORDS = 4;  // 32-bit words in one completion ring entry (16 bytes)
-  localparam int PARAM_SEQ_WORDS = 16;  // 32-bit words in one tile-sequencer descriptor (TC SEQ0..SEQ15)
+  localparam int PARAM_SEQ_WORDS = 24;  // 32-bit words in one tile-sequencer descriptor (TC SEQ0..SEQ23)
 
   // Control-core memory map
   localparam logic [31:0] MMAP_SYS_BASE = 32'h10000000;  // console, simulation exit, machine timer, interrupt status
@@ -271,8 +271,8 @@ package tsl_pkg;
   localparam logic [11:0] TC_SEQ_STATUS_OFFSET = 12'h088;
   localparam int TC_SEQ_STATUS_BUSY_LSB = 0;
   localparam int TC_SEQ_STATUS_BUSY_WIDTH = 1;
-  localparam logic [11:0] TC_SEQ0_OFFSET = 12'h0C0;
-  localparam logic [11:0] TC_SEQ15_OFFSET = 12'h0FC;
+  localparam logic [11:0] TC_SEQ0_OFFSET = 12'h0A0;
+  localparam logic [11:0] TC_SEQ23_OFFSET = 12'h0FC;
 
   // Performance counters: 64-bit, LO at TC_PERF_BASE + 8*index, HI at +4
   localparam logic [11:0] TC_PERF_BASE = 12'h100;
@@ -477,8 +477,8 @@ package tsl_pkg;
   localparam int CPL_DETAIL_LSB = 96;
   localparam int CPL_DETAIL_WIDTH = 32;
 
-  // Tile-sequencer descriptor (16 words, TC SEQ0..SEQ15); bits outside SEQ_USED are reserved
-  localparam logic [511:0] SEQ_USED = 512'hFFFFFFFFFFFFFFFF000000FFFFFFFFFFFFFFFFFF0000003FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF007FFFFFFFFFFFFF;
+  // Tile-sequencer descriptor (24 words, TC SEQ0..SEQ23); bits outside SEQ_USED are reserved
+  localparam logic [767:0] SEQ_USED = 768'hFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00FFFFFFFFFFFFFFFFFF0000003FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00FFFFFFFFFFFFFF;
 
   // Operations (hw/spec/tessel.toml [[ops]]): bit 16*unit + op of each mask
   localparam logic [63:0] OPS_TC = 64'h00007FFD000F0007;  // implemented by the tc tensor core; others are ERR_BAD_OPCODE there

@@ -235,7 +235,7 @@ def gen_c(spec, params, enums):
     d("/* Completion ring entry */")
     fields("TSL_CPL", spec["completion"]["fields"])
     d("")
-    d("/* Tile-sequencer descriptor (TC SEQ0..SEQ15) */")
+    d("/* Tile-sequencer descriptor (TC SEQ0..SEQ23) */")
     fields("TSL_SEQ", spec["seq"]["fields"])
     d("")
     d("/* Window geometry of CONV2D and POOL2D, in command words " + ", ".join(map(str, spec["window"]["words"])) + " */")
@@ -400,7 +400,7 @@ def c_typed(spec, params, d):
         d("}")
         d("")
     titles = {"cmd": "Host command ring entry", "cpl": "Completion ring entry",
-              "seq": "Tile-sequencer descriptor (TC SEQ0..SEQ15)"}
+              "seq": "Tile-sequencer descriptor (TC SEQ0..SEQ23)"}
     for kind, words, what in (("cmd", params["CMD_WORDS"], "command"),
                               ("cpl", params["CPL_WORDS"], "completion"),
                               ("seq", params["SEQ_WORDS"], "seq")):
@@ -704,7 +704,7 @@ def gen_sv(spec, params, enums):
     used = 0
     for f in spec["seq"]["fields"]:
         used |= ((1 << f["width"]) - 1) << (32 * f["word"] + f["lsb"])
-    d(f"  // Tile-sequencer descriptor ({params['SEQ_WORDS']} words, TC SEQ0..SEQ15); bits outside SEQ_USED are reserved")
+    d(f"  // Tile-sequencer descriptor ({params['SEQ_WORDS']} words, TC SEQ0..SEQ23); bits outside SEQ_USED are reserved")
     d(f"  localparam logic [{sbits - 1}:0] SEQ_USED = {sbits}'h{used:0{sbits // 4}X};")
     d("")
     ops = op_list(spec, enums)

@@ -4,7 +4,7 @@
  * Input: a selector byte, then either the 16 raw descriptor words (selector bit 0) or fields drawn
  * small (mostly valid shapes, tiles and regions), then 8 bytes that seed the memories. A fresh
  * small device (N = 8, VMEM 32 KiB, ACC 8 KiB, HBM 64 KiB, int8 + bf16 + the sequencer) gets the
- * descriptor through TC SEQ0..SEQ15. Then:
+ * descriptor through TC SEQ0..SEQ23. Then:
  *   a refused descriptor is refused by the sequencer (ERR_UNIT = SEQ), pushed nothing and changed
  *   no byte of HBM, VMEM or ACC;
  *   an accepted one (whose expansion is at most 20 000 instructions) ran without any error:

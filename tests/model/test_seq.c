@@ -1,5 +1,5 @@
 /* The tile sequencer in the golden model (docs/isa.md section 8): random GEMM descriptors launched
- * through TC SEQ0..SEQ15 against the independent reference of hw/model/ref.h, under the in-order
+ * through TC SEQ0..SEQ23 against the independent reference of hw/model/ref.h, under the in-order
  * and the random schedule (a missing dependency token shows as a wrong result there), and every
  * launch check with the error it must give. Usage: test_seq [SEED] [CASES]. */
 #include <string.h>

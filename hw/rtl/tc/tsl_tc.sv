@@ -9,7 +9,7 @@ module tsl_tc #(
   parameter int N           = tsl_pkg::PARAM_N,            // MXU size and VPU lanes; AXI is 16N bits
   parameter bit EnableBf16  = 1'b1,                        // 1: int8 and bf16/fp32; 0: int8 only
   parameter bit EnableSeq   = 1'b1,                        // 1: the tile sequencer (CFG_FEATURES.SEQ);
-                                                           // 0: none (SEQ0..SEQ15 ignored)
+                                                           // 0: none (SEQ0..SEQ23 ignored)
   parameter int VmemBytes   = tsl_pkg::PARAM_VMEM_BYTES,   // power of two
   parameter int AccBytes    = tsl_pkg::PARAM_ACC_BYTES,    // power of two
   parameter int HbmBytes    = tsl_pkg::PARAM_HBM_BYTES,    // power of two; DMA range checks

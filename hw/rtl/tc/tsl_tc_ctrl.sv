@@ -7,7 +7,7 @@
 // Register bus: the request is held until reg_ready_o, a one-cycle pulse with reg_rdata_o; a
 // write has reg_wstrb_i != 0. Reads and plain writes answer in the next cycle; an INSN7 write in
 // 3-8 cycles (the checks), longer while its queue is full; a CTRL.RESET write once every started
-// instruction has finished; an INSN7 or SEQ0..SEQ15 write once the sequencer is idle. hw/model/tslm.c defines every register value, docs/hardware.md the
+// instruction has finished; an INSN7 or SEQ0..SEQ23 write once the sequencer is idle. hw/model/tslm.c defines every register value, docs/hardware.md the
 // unit interface (ex_valid_o is withdrawn without a handshake only on an AXI error or CTRL.RESET).
 module tsl_tc_ctrl #(
   parameter int N            = tsl_pkg::PARAM_N,
@@ -16,7 +16,7 @@ module tsl_tc_ctrl #(
   parameter int HbmBytes     = tsl_pkg::PARAM_HBM_BYTES,
   parameter int QueueDepth   = tsl_pkg::PARAM_QUEUE_DEPTH,
   parameter bit EnableBf16   = 1'b1,  // CFG_FEATURES.BF16; INT8 is always present
-  parameter bit EnableSeq    = 1'b1,  // CFG_FEATURES.SEQ: the tile sequencer (0: SEQ0..SEQ15 are
+  parameter bit EnableSeq    = 1'b1,  // CFG_FEATURES.SEQ: the tile sequencer (0: SEQ0..SEQ23 are
                                       // ignored and SEQ_STATUS reads 0, as on the lite core)
   parameter int InflightMax  = 4      // instructions a unit may hold between ex handshake and done
 ) (
@@ -285,9 +285,9 @@ module tsl_tc_ctrl #(
   assign wmask   = {{8{reg_wstrb_i[3]}}, {8{reg_wstrb_i[2]}}, {8{reg_wstrb_i[1]}}, {8{reg_wstrb_i[0]}}};
   assign is_insn = reg_addr_i >= tsl_pkg::TC_INSN0_OFFSET && reg_addr_i <= tsl_pkg::TC_INSN7_OFFSET &&
                    reg_addr_i[1:0] == 2'b00;
-  assign is_seq  = reg_addr_i >= tsl_pkg::TC_SEQ0_OFFSET && reg_addr_i <= tsl_pkg::TC_SEQ15_OFFSET &&
+  assign is_seq  = reg_addr_i >= tsl_pkg::TC_SEQ0_OFFSET && reg_addr_i <= tsl_pkg::TC_SEQ23_OFFSET &&
                    reg_addr_i[1:0] == 2'b00;
-  assign seq_launch = acc && we && reg_addr_i == tsl_pkg::TC_SEQ15_OFFSET && err_code_q == tsl_pkg::ERR_NONE;
+  assign seq_launch = acc && we && reg_addr_i == tsl_pkg::TC_SEQ23_OFFSET && err_code_q == tsl_pkg::ERR_NONE;
   // The sequencer's next instruction enters the check when the bus does not use this cycle.
   assign seq_take   = state_q == StIdle && !acc && seq_valid && err_code_q == tsl_pkg::ERR_NONE;
 
@@ -304,7 +304,7 @@ module tsl_tc_ctrl #(
       .clk_i,
       .rst_ni,
       .wr_i      (acc && we && is_seq),
-      .wr_word_i (reg_addr_i[5:2]),
+      .wr_word_i (5'((reg_addr_i - tsl_pkg::TC_SEQ0_OFFSET) >> 2)),
       .wr_data_i (reg_wdata_i),
       .wr_mask_i (wmask),
       .launch_i  (seq_launch),
@@ -319,7 +319,7 @@ module tsl_tc_ctrl #(
       .ready_i   (seq_ready),
       .insn_o    (seq_insn)
     );
-  end else begin : g_no_seq   // SEQ0..SEQ15 writes are accepted and ignored
+  end else begin : g_no_seq   // SEQ0..SEQ23 writes are accepted and ignored
     logic unused_seq_in;
     assign unused_seq_in = ^{seq_launch, seq_ready};
     assign seq_busy      = 1'b0;

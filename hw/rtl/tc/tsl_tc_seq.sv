@@ -1,4 +1,4 @@
-// Tile sequencer of the tensor core (docs/isa.md section 8): holds the descriptor (TC SEQ0..SEQ15),
+// Tile sequencer of the tensor core (docs/isa.md section 8): holds the descriptor (TC SEQ0..SEQ23),
 // runs the launch checks (tsl_tc_seq_chk) on launch_i, then expands the GEMM into instructions in
 // push order, one at a time on a valid/ready stream to the dispatcher. A step walks nested
 // counters (i, p, c) without division; the loads of step s + 1 are walked by a load cursor one
@@ -15,11 +15,11 @@ module tsl_tc_seq #(
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
-  input  logic                 wr_i,          // descriptor word write (SEQ0..SEQ15)
-  input  logic [3:0]           wr_word_i,
+  input  logic                 wr_i,          // descriptor word write (SEQ0..SEQ23)
+  input  logic [4:0]           wr_word_i,
   input  logic [31:0]          wr_data_i,
   input  logic [31:0]          wr_mask_i,     // bit mask of the write strobes
-  input  logic                 launch_i,      // SEQ15 written (with wr_i); only while !busy_o
+  input  logic                 launch_i,      // SEQ23 written (with wr_i); only while !busy_o
   input  logic                 abort_i,
   input  logic                 halt_i,
   input  logic [9*CreditW-1:0] credit_i,      // the dispatcher's credits, for the launch check
@@ -32,15 +32,18 @@ module tsl_tc_seq #(
   output logic [255:0]         insn_o
 );
   localparam int NSh = $clog2(N);
-  localparam logic [3:0] StIdle = 4'd0, StChk = 4'd1, StPad = 4'd2, StBias = 4'd3, StLoadA = 4'd4,
-                         StLoadB = 4'd5, StStep = 4'd6, StMatk = 4'd7, StEpi = 4'd8,
-                         StStore = 4'd9, StSync = 4'd10, StLast = 4'd11;
+  localparam logic [4:0] StIdle = 5'd0, StChk = 5'd1, StPad = 5'd2, StBias = 5'd3, StLoadA = 5'd4,
+                         StLoadB = 5'd5, StStep = 5'd6, StMatk = 5'd7, StEpi = 5'd8,
+                         StStore = 5'd9, StSync = 5'd10, StLast = 5'd11,
+                         // CONV: an A tile's implicit im2col (fill, SYNC, per tap: column range, LOAD)
+                         StCEnter = 5'd12, StCFill0 = 5'd13, StCFill1 = 5'd14, StCSync = 5'd15,
+                         StCTap = 5'd16, StCLo = 5'd17, StCHi = 5'd18, StCLoad = 5'd19, StCSig = 5'd20;
   localparam logic [2:0] W_DMA = 3'b001, W_MXU = 3'b010, W_VPU = 3'b100;
 
 `include "hw/rtl/tsl_insn.svh"
 `include "hw/rtl/tsl_assert.svh"
 
-  logic [511:0] desc_q, desc_d;
+  logic [32*tsl_pkg::PARAM_SEQ_WORDS-1:0] desc_q, desc_d;
   /* verilator lint_off UNUSEDSIGNAL */
   seq_desc_t    d;   // reserved bits and VMEM_ADDR are the launch check's
   /* verilator lint_on UNUSEDSIGNAL */
@@ -50,6 +53,9 @@ module tsl_tc_seq #(
   logic        chk_done;
   logic [3:0]  chk_err;
   logic [31:0] chk_addr, a0, a1, b0, b1, o0, o1, vbias, acc1, pad_vecs, mc_lda, mc_ldc, kc_ldb;
+  logic [31:0] cv_rows, cv_sh_row, cv_pt_row, cv_dh_row, cv_sw_lda, cv_pl_lda, cv_dw_lda, cv_owm1_sw,
+               cv_row_loc, cv_kh_loc;
+  logic [15:0] cv_fill_vecs;
   tsl_tc_seq_chk #(
     .N(N), .VmemBytes(VmemBytes), .AccBytes(AccBytes), .HbmBytes(HbmBytes),
     .EnableBf16(EnableBf16), .CreditW(CreditW)
@@ -62,7 +68,10 @@ module tsl_tc_seq #(
     .err_o     (chk_err),
     .err_addr_o(chk_addr),
     .a0_o(a0), .a1_o(a1), .b0_o(b0), .b1_o(b1), .o0_o(o0), .o1_o(o1), .bias_o(vbias),
-    .acc1_o(acc1), .pad_vecs_o(pad_vecs), .mc_lda_o(mc_lda), .mc_ldc_o(mc_ldc), .kc_ldb_o(kc_ldb)
+    .acc1_o(acc1), .pad_vecs_o(pad_vecs), .mc_lda_o(mc_lda), .mc_ldc_o(mc_ldc), .kc_ldb_o(kc_ldb),
+    .cv_rows_o(cv_rows), .cv_fill_o(cv_fill_vecs), .cv_sh_row_o(cv_sh_row), .cv_pt_row_o(cv_pt_row),
+    .cv_dh_row_o(cv_dh_row), .cv_sw_lda_o(cv_sw_lda), .cv_pl_lda_o(cv_pl_lda), .cv_dw_lda_o(cv_dw_lda),
+    .cv_owm1_sw_o(cv_owm1_sw), .cv_row_loc_o(cv_row_loc), .cv_kh_loc_o(cv_kh_loc)
   );
   assign chk_done_o = chk_done && st_q == StChk && !abort_i;
   assign chk_err_o  = chk_err;
@@ -85,10 +94,10 @@ module tsl_tc_seq #(
   assign pad      = d.k[NSh-1:0] != '0;
   // A 32-bit C with no epilogue is stored straight from its ACC tile: no EPI, and the STORE waits
   // for the MXU in place of the next loads but one.
-  assign plain    = ces_sh == 2'd2 && !d.bias && !d.relu && !d.fscale;
+  assign plain    = ces_sh == 2'd2 && !d.bias && !d.relu && !d.fscale && !d.conv;
 
   // ------------------------------------------------------------------------------- state
-  logic [3:0]  st_q, st_d;
+  logic [4:0]  st_q, st_d;
   // load cursor: the step whose loads are emitted next (l_*), p/c remainders and offsets
   logic [15:0] l_rem_m_q, l_rem_m_d, l_rem_ncb_q, l_rem_ncb_d;
   logic [16:0] l_rem_nc_q, l_rem_nc_d, l_rem_kp_q, l_rem_kp_d, l_rem_k_q, l_rem_k_d;
@@ -112,6 +121,18 @@ module tsl_tc_seq #(
   logic [1:0]  t_q, t_d, s_q, s_d;                   // tiles / steps done, saturating at 2
   logic [1:0]  sync_u_q, sync_u_d, sync_k_q, sync_k_d;
   logic [31:0] pad_addr_q, pad_addr_d, pad_rem_q, pad_rem_d;
+  // CONV walk of the load cursor's A tile: output row (q) and its image row (oh), tap row (kh),
+  // tap column (kw), the tap's output column range [lo, hi]; signed values are input coordinates
+  logic [1:0]  cv_la_q, cv_la_d;                     // A tiles loaded, saturating at 2
+  logic [31:0] cv_rrem_q, cv_rrem_d;                 // output rows from the cursor's tile on
+  logic [15:0] cv_q_q, cv_q_d, cv_oh_q, cv_oh_d;
+  logic [31:0] cv_img_q, cv_img_d, cv_loc_q, cv_loc_d;   // image offset (HBM), row offset (A slot)
+  logic signed [31:0] cv_ihb_q, cv_ihb_d, cv_ih_q, cv_ih_d, cv_x0_q, cv_x0_d, cv_iwl_q, cv_iwl_d;
+  logic signed [31:0] cv_iwh_q, cv_iwh_d;
+  logic [31:0] cv_ihba_q, cv_ihba_d, cv_iha_q, cv_iha_d, cv_x0a_q, cv_x0a_d, cv_iwla_q, cv_iwla_d;
+  logic [31:0] cv_khl_q, cv_khl_d, cv_kwl_q, cv_kwl_d, cv_lofs_q, cv_lofs_d;
+  logic [7:0]  cv_kh_q, cv_kh_d, cv_kw_q, cv_kw_d;
+  logic signed [17:0] cv_lo_q, cv_lo_d, cv_hi_q, cv_hi_d;
 
   // --------------------------------------------------------------------- load cursor values
   logic [15:0] l_mr, l_kw, l_kv;
@@ -126,6 +147,22 @@ module tsl_tc_seq #(
   assign l_clast = l_rem_kp_q <= 17'(d.kc);
   assign l_plast = l_rem_ncb_q <= 16'(d.nbw);
   assign l_ilast = l_rem_m_q <= d.mc;
+
+  // ------------------------------------------------------------------------ CONV walk values
+  logic [15:0] cv_tr;        // output rows of the cursor's tile
+  logic        cv_need_fill, cv_wrap, cv_ihok, cv_span, cv_lostep, cv_histep;
+  logic [31:0] cv_pat;
+  assign cv_tr     = cv_rrem_q < 32'(d.tile_rows) ? 16'(cv_rrem_q) : d.tile_rows;
+  assign cv_wrap   = 32'(cv_oh_q) + 32'(cv_tr) > 32'(d.out_h);
+  // the slot is filled when it is new or the tile reaches into the padding above or below
+  assign cv_need_fill = cv_la_q != 2'd2 ||
+                     (cv_wrap ? d.vpad_top != 8'd0 || d.vpad_end < d.out_h
+                              : cv_oh_q < 16'(d.vpad_top) || 32'(cv_oh_q) + 32'(cv_tr) > 32'(d.vpad_end));
+  assign cv_pat    = {4{d.a_zp}};
+  assign cv_ihok   = cv_ih_q >= 0 && cv_ih_q < $signed(32'(d.in_h));
+  assign cv_lostep = cv_iwl_q < 0 && cv_lo_q < $signed(18'(d.out_w));
+  assign cv_histep = cv_hi_q >= cv_lo_q && cv_iwh_q >= $signed(32'(d.in_w));
+  assign cv_span   = cv_hi_q >= cv_lo_q;
 
   // ------------------------------------------------------------------- the instruction out
   insn_dma_xfer_t    o_dma;
@@ -146,7 +183,11 @@ module tsl_tc_seq #(
     o_wait   = 3'b000;
     o_signal = 3'b000;
     unique case (st_q)
-      StPad: o_signal = pad_rem_q <= 32'd65535 ? W_DMA : 3'b000;
+      StPad: o_signal = pad_rem_q <= 32'd65535 && !d.conv ? W_DMA : 3'b000;
+      StCFill0: o_signal = cv_pat == 32'd0 ? W_DMA : 3'b000;
+      StCFill1: o_signal = W_DMA;
+      StCSync: o_wait = (dma_first_q ? W_VPU : 3'b000) | (l_s_q == 2'd2 ? W_MXU : 3'b000);
+      StCSig: o_signal = W_MXU;
       StBias: o_wait = dma_first_q ? W_VPU : 3'b000;
       StLoadA, StLoadB: begin
         if (st_q == StLoadA || !need_a_q)
@@ -199,6 +240,14 @@ module tsl_tc_seq #(
         o_xfer.row_bytes    = 16'(l_cols << es_sh);
         o_xfer.hbm_stride   = d.ldb;
         o_xfer.local_stride = 32'(nbw_n) << es_sh;
+      end
+      StCLoad: begin   // CONV: a tap of one output row, its columns [lo, hi]
+        o_xfer.hbm_addr     = d.a_addr + cv_img_q + cv_iha_q + cv_iwla_q;
+        o_xfer.local_addr   = (a_next_q ? a1 : a0) + cv_loc_q + cv_lofs_q + cv_khl_q + cv_kwl_q;
+        o_xfer.rows         = 16'(cv_hi_q - cv_lo_q + 18'sd1);
+        o_xfer.row_bytes    = 16'(32'(d.cg) << es_sh);
+        o_xfer.hbm_stride   = cv_sw_lda;
+        o_xfer.local_stride = 32'(d.kc) << es_sh;
       end
       default: begin   // StStore: the tile, row by row
         o_xfer.op           = 4'(tsl_pkg::DMA_OP_STORE);
@@ -267,14 +316,24 @@ module tsl_tc_seq #(
     o_vec.dst_addr   = pad_addr_q;
     o_vec.src1_addr  = pad_addr_q;
     o_vec.rows       = pad_rem_q > 32'd65535 ? 16'd65535 : 16'(pad_rem_q);
+    if (st_q == StCFill0 || st_q == StCFill1) begin   // CONV: INT32 MUL by 0, then ADD of the pattern
+      o_vec.op         = st_q == StCFill0 ? 4'(tsl_pkg::VPU_OP_MUL) : 4'(tsl_pkg::VPU_OP_ADD);
+      o_vec.dst_dtype  = tsl_pkg::DTYPE_INT32;
+      o_vec.src1_dtype = tsl_pkg::DTYPE_INT32;
+      o_vec.dst_addr   = a_next_q ? a1 : a0;
+      o_vec.src1_addr  = a_next_q ? a1 : a0;
+      o_vec.src2_addr  = st_q == StCFill0 ? 32'd0 : cv_pat;
+      o_vec.rows       = cv_fill_vecs;
+    end
 
     o_sync        = '0;
-    o_sync.unit   = sync_u_q;
+    o_sync.unit   = st_q == StCSync || st_q == StCSig ? 2'(tsl_pkg::UNIT_DMA) : sync_u_q;
     o_sync.wait_f = o_wait;
+    o_sync.signal = o_signal;
 
     unique case (st_q)
-      StPad:                            insn_o = o_vec;
-      StBias, StLoadA, StLoadB, StStore: insn_o = o_dma;
+      StPad, StCFill0, StCFill1:                 insn_o = o_vec;
+      StBias, StLoadA, StLoadB, StStore, StCLoad: insn_o = o_dma;
       StMatk:                           insn_o = o_mk;
       StEpi:                            insn_o = o_epi;
       default:                          insn_o = o_sync;
@@ -282,18 +341,22 @@ module tsl_tc_seq #(
   end
 
   assign valid_o = st_q == StPad || st_q == StBias || st_q == StLoadA || st_q == StLoadB ||
-                   st_q == StMatk || st_q == StEpi || st_q == StStore || st_q == StSync || st_q == StLast;
+                   st_q == StMatk || st_q == StEpi || st_q == StStore || st_q == StSync || st_q == StLast ||
+                   st_q == StCFill0 || st_q == StCFill1 || st_q == StCSync || st_q == StCLoad || st_q == StCSig;
   assign busy_o  = st_q != StIdle;
 
   // ------------------------------------------------------------------------------ the walk
   logic hs;
   assign hs = valid_o && ready_i;
+  logic [4:0] st_a;   // where the loads of A start
+  logic       cv_adv;   // CONV: the walk moves past the current tap
+  assign st_a = d.conv ? StCEnter : StLoadA;
 
   always_comb begin
     desc_d = desc_q;
     if (wr_i) desc_d[32 * wr_word_i +: 32] = (desc_q[32 * wr_word_i +: 32] & ~wr_mask_i) |
                                              (wr_data_i & wr_mask_i);
-    if (abort_i) desc_d = '0;   // CTRL.RESET clears SEQ0..SEQ15
+    if (abort_i) desc_d = '0;   // CTRL.RESET clears SEQ0..SEQ23
     st_d = st_q;
     {l_rem_m_d, l_rem_ncb_d, l_rem_nc_d, l_rem_kp_d, l_rem_k_d} =
         {l_rem_m_q, l_rem_ncb_q, l_rem_nc_q, l_rem_kp_q, l_rem_k_q};
@@ -308,12 +371,17 @@ module tsl_tc_seq #(
     {j_d, off_acc_d, off_col_d} = {j_q, off_acc_q, off_col_q};
     {tpar_d, wbuf_d, dma_first_d, t_d, s_d, sync_u_d, sync_k_d, pad_addr_d, pad_rem_d} =
         {tpar_q, wbuf_q, dma_first_q, t_q, s_q, sync_u_q, sync_k_q, pad_addr_q, pad_rem_q};
+    {cv_la_d, cv_rrem_d, cv_q_d, cv_oh_d, cv_img_d, cv_loc_d, cv_ihb_d, cv_ih_d, cv_x0_d, cv_iwl_d, cv_iwh_d} =
+        {cv_la_q, cv_rrem_q, cv_q_q, cv_oh_q, cv_img_q, cv_loc_q, cv_ihb_q, cv_ih_q, cv_x0_q, cv_iwl_q, cv_iwh_q};
+    {cv_ihba_d, cv_iha_d, cv_x0a_d, cv_iwla_d, cv_khl_d, cv_kwl_d, cv_lofs_d, cv_kh_d, cv_kw_d, cv_lo_d, cv_hi_d} =
+        {cv_ihba_q, cv_iha_q, cv_x0a_q, cv_iwla_q, cv_khl_q, cv_kwl_q, cv_lofs_q, cv_kh_q, cv_kw_q, cv_lo_q, cv_hi_q};
+    cv_adv = 1'b0;
 
     unique case (st_q)
       StIdle: if (launch_i) st_d = StChk;
       StChk: begin
         if (chk_done) begin
-          st_d = chk_err != tsl_pkg::ERR_NONE ? StIdle : pad ? StPad : d.bias ? StBias : StLoadA;
+          st_d = chk_err != tsl_pkg::ERR_NONE ? StIdle : pad ? StPad : d.bias ? StBias : st_a;
           l_rem_m_d   = d.m;
           l_rem_ncb_d = ncb;
           l_rem_nc_d  = 17'(d.n);
@@ -326,19 +394,23 @@ module tsl_tc_seq #(
           l_poff_d    = 32'd0;
           {need_a_d, need_b_d, a_next_d, b_next_d, l_s_d} = {1'b1, 1'b1, 1'b0, 1'b0, 2'd0};
           {started_d, tpar_d, wbuf_d, t_d, s_d} = {1'b0, 1'b0, 1'b0, 2'd0, 2'd0};
-          dma_first_d = pad;
+          dma_first_d = pad && !d.conv;
           pad_addr_d  = a0;
           pad_rem_d   = pad_vecs;
+          {cv_la_d, cv_q_d, cv_oh_d, cv_img_d, cv_loc_d} = '0;
+          cv_rrem_d = cv_rows;
+          cv_ihb_d  = -$signed(32'(d.pad_t));
+          cv_ihba_d = -cv_pt_row;
         end
       end
       StPad: if (hs) begin
         pad_addr_d = pad_addr_q + (32'(o_vec.rows) << NSh);
         pad_rem_d  = pad_rem_q - 32'(o_vec.rows);
-        if (pad_rem_q <= 32'd65535) st_d = d.bias ? StBias : StLoadA;
+        if (pad_rem_q <= 32'd65535) st_d = d.bias ? StBias : st_a;
       end
       StBias: if (hs) begin
         dma_first_d = 1'b0;
-        st_d = StLoadA;
+        st_d = st_a;
       end
       StLoadA, StLoadB: begin
         if (hs) begin
@@ -406,7 +478,7 @@ module tsl_tc_seq #(
               l_c_row_d   = l_c_row_q + mc_ldc;
             end
           end
-          st_d = need_a_d ? StLoadA : StLoadB;
+          st_d = need_a_d ? st_a : StLoadB;
         end
       end
       StMatk, StEpi, StStore: if (hs) begin
@@ -433,6 +505,55 @@ module tsl_tc_seq #(
         end
       end
       StLast: if (hs) st_d = StMatk;
+      // CONV: the A tile of the load cursor (section 8)
+      StCEnter: st_d = cv_need_fill ? StCFill0 : StCSync;
+      StCFill0, StCFill1: if (hs) begin
+        dma_first_d = 1'b1;   // the SYNC waits for the fill
+        st_d = st_q == StCFill0 && cv_pat != 32'd0 ? StCFill1 : StCSync;
+      end
+      StCSync: if (hs) begin
+        dma_first_d = 1'b0;
+        {cv_q_d, cv_kh_d, cv_khl_d} = '0;
+        cv_ih_d  = cv_ihb_q;
+        cv_iha_d = cv_ihba_q;
+        st_d     = StCTap;
+      end
+      StCTap: begin   // tap row kh of output row q: its columns from tap column 0, or none
+        if (cv_ihok) begin
+          {cv_kw_d, cv_kwl_d, cv_lo_d, cv_lofs_d} = '0;
+          cv_x0_d   = -$signed(32'(d.pad_l));
+          cv_x0a_d  = -cv_pl_lda;
+          cv_iwl_d  = -$signed(32'(d.pad_l));
+          cv_iwla_d = -cv_pl_lda;
+          st_d      = StCLo;
+        end else begin
+          cv_adv = 1'b1;
+        end
+      end
+      StCLo: begin   // the first output column whose tap is right of the padding
+        if (cv_lostep) begin
+          cv_lo_d   = cv_lo_q + 18'sd1;
+          cv_iwl_d  = cv_iwl_q + $signed(32'(d.stride_w));
+          cv_iwla_d = cv_iwla_q + cv_sw_lda;
+          cv_lofs_d = cv_lofs_q + (32'(d.kc) << es_sh);
+        end else begin
+          cv_hi_d  = $signed(18'(d.out_w)) - 18'sd1;
+          cv_iwh_d = cv_x0_q + $signed(cv_owm1_sw);
+          st_d     = StCHi;
+        end
+      end
+      StCHi: begin   // the last one left of the padding
+        if (cv_histep) begin
+          cv_hi_d  = cv_hi_q - 18'sd1;
+          cv_iwh_d = cv_iwh_q - $signed(32'(d.stride_w));
+        end else if (cv_span) begin
+          st_d = StCLoad;
+        end else begin
+          cv_adv = 1'b1;
+        end
+      end
+      StCLoad: if (hs) cv_adv = 1'b1;
+      StCSig: if (hs) st_d = started_q ? StMatk : StStep;
       StSync: if (hs) begin
         sync_k_d = sync_k_q + 2'd1;
         if (sync_k_q + 2'd1 == (sync_u_q == 2'd0 ? s_q : t_q)) begin
@@ -443,6 +564,54 @@ module tsl_tc_seq #(
       end
       default: st_d = StIdle;
     endcase
+    // CONV: the next tap column, tap row or output row; after the tile's last, the B load or a
+    // SYNC that signals MXU
+    if (cv_adv) begin
+      if (st_q != StCTap && cv_kw_q != d.kw - 8'd1) begin
+        cv_kw_d   = cv_kw_q + 8'd1;
+        cv_x0_d   = cv_x0_q + $signed(32'(d.dil_w));
+        cv_x0a_d  = cv_x0a_q + cv_dw_lda;
+        cv_kwl_d  = cv_kwl_q + (32'(d.cg) << es_sh);
+        cv_lo_d   = '0;
+        cv_lofs_d = '0;
+        cv_iwl_d  = cv_x0_q + $signed(32'(d.dil_w));
+        cv_iwla_d = cv_x0a_q + cv_dw_lda;
+        st_d      = StCLo;
+      end else if (cv_kh_q != d.kh - 8'd1) begin
+        cv_kh_d  = cv_kh_q + 8'd1;
+        cv_ih_d  = cv_ih_q + $signed(32'(d.dil_h));
+        cv_iha_d = cv_iha_q + cv_dh_row;
+        cv_khl_d = cv_khl_q + cv_kh_loc;
+        st_d     = StCTap;
+      end else begin
+        cv_kh_d  = 8'd0;
+        cv_khl_d = '0;
+        cv_q_d   = cv_q_q + 16'd1;
+        cv_loc_d = cv_loc_q + cv_row_loc;
+        if (cv_oh_q == d.out_h - 16'd1) begin
+          cv_oh_d   = 16'd0;
+          cv_img_d  = cv_img_q + d.img_stride;
+          cv_ihb_d  = -$signed(32'(d.pad_t));
+          cv_ihba_d = -cv_pt_row;
+        end else begin
+          cv_oh_d   = cv_oh_q + 16'd1;
+          cv_ihb_d  = cv_ihb_q + $signed(32'(d.stride_h));
+          cv_ihba_d = cv_ihba_q + cv_sh_row;
+        end
+        cv_ih_d  = cv_ihb_d;
+        cv_iha_d = cv_ihba_d;
+        st_d     = StCTap;
+        if (cv_q_q == cv_tr - 16'd1) begin   // the tile's A is complete
+          cv_q_d    = 16'd0;
+          cv_loc_d  = '0;
+          cv_rrem_d = cv_rrem_q - 32'(cv_tr);
+          cv_la_d   = cv_la_q == 2'd2 ? 2'd2 : cv_la_q + 2'd1;
+          a_cur_d   = a_next_q;
+          a_next_d  = !a_next_q;
+          st_d      = need_b_q ? StLoadB : StCSig;
+        end
+      end
+    end
     if (abort_i || halt_i) st_d = StIdle;
   end
 
@@ -471,6 +640,10 @@ module tsl_tc_seq #(
     {j_q, off_acc_q, off_col_q} <= {j_d, off_acc_d, off_col_d};
     {tpar_q, wbuf_q, dma_first_q, t_q, s_q, sync_u_q, sync_k_q, pad_addr_q, pad_rem_q} <=
         {tpar_d, wbuf_d, dma_first_d, t_d, s_d, sync_u_d, sync_k_d, pad_addr_d, pad_rem_d};
+    {cv_la_q, cv_rrem_q, cv_q_q, cv_oh_q, cv_img_q, cv_loc_q, cv_ihb_q, cv_ih_q, cv_x0_q, cv_iwl_q, cv_iwh_q} <=
+        {cv_la_d, cv_rrem_d, cv_q_d, cv_oh_d, cv_img_d, cv_loc_d, cv_ihb_d, cv_ih_d, cv_x0_d, cv_iwl_d, cv_iwh_d};
+    {cv_ihba_q, cv_iha_q, cv_x0a_q, cv_iwla_q, cv_khl_q, cv_kwl_q, cv_lofs_q, cv_kh_q, cv_kw_q, cv_lo_q, cv_hi_q} <=
+        {cv_ihba_d, cv_iha_d, cv_x0a_d, cv_iwla_d, cv_khl_d, cv_kwl_d, cv_lofs_d, cv_kh_d, cv_kw_d, cv_lo_d, cv_hi_d};
   end
 
   // ------------------------------------------------------------------------------ assertions

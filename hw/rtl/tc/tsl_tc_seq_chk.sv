@@ -1,7 +1,7 @@
 // Launch checks and VMEM/ACC layout of the tile sequencer (docs/isa.md section 8): the checks
 // 1-4 in their order on the descriptor held stable on desc_i, and the addresses and products the
 // expansion walks with (hw/model/tslm_seq.c tslm_seq_check is the reference, including ERR_ADDR).
-// Latency: done_o is a one-cycle pulse 18 cycles after start_i (one 16x32 product per cycle
+// Latency: done_o is a one-cycle pulse 27 cycles after start_i (one 16x32 product per cycle
 // through one shared multiplier, meanwhile NCB mod NBW bit-serially for the panels' bias columns;
 // then the layout chain, then the checks); every output is valid with done_o and holds until the
 // next start_i. Extents are computed in 64 bits, without wrap-around. credit_i is sampled in the
@@ -17,7 +17,7 @@ module tsl_tc_seq_chk #(
   input  logic                 clk_i,
   input  logic                 rst_ni,
   input  logic                 start_i,
-  input  logic [511:0]         desc_i,
+  input  logic [32*tsl_pkg::PARAM_SEQ_WORDS-1:0] desc_i,
   input  logic [9*CreditW-1:0] credit_i,
   output logic                 done_o,
   output logic [3:0]           err_o,        // ERR enum (ERR_NONE: the descriptor is good)
@@ -25,10 +25,19 @@ module tsl_tc_seq_chk #(
   // layout (VMEM and ACC local addresses) and walk increments, valid when err_o is ERR_NONE
   output logic [31:0]          a0_o, a1_o, b0_o, b1_o, o0_o, o1_o, bias_o, acc1_o,
   output logic [31:0]          pad_vecs_o,   // N-byte vectors from a0 to the end of B slot 1
-  output logic [31:0]          mc_lda_o, mc_ldc_o, kc_ldb_o
+  output logic [31:0]          mc_lda_o, mc_ldc_o, kc_ldb_o,
+  // CONV (section 8): the im2col walk's increments (bytes; a product with PAD is subtracted)
+  output logic [31:0]          cv_rows_o,     // BATCH*OUT_H output rows
+  output logic [15:0]          cv_fill_o,     // INT32 vectors of an A slot's fill
+  output logic [31:0]          cv_sh_row_o, cv_pt_row_o, cv_dh_row_o,   // SH, PT, DH times ROW_STRIDE
+  output logic [31:0]          cv_sw_lda_o, cv_pl_lda_o, cv_dw_lda_o,   // SW, PL, DW times LDA
+  output logic [31:0]          cv_owm1_sw_o,  // (OUT_W-1)*SW
+  output logic [31:0]          cv_row_loc_o,  // OUT_W*KC*es: an output row of the A slot
+  output logic [31:0]          cv_kh_loc_o    // KW*CG*es: a tap row within an A row
 );
   localparam int NSh = $clog2(N);
-  localparam logic [4:0] StepLayout = 5'd16, StepCheck = 5'd17;
+  localparam int NProd = 25;
+  localparam logic [4:0] StepLayout = 5'd25, StepCheck = 5'd26;
 
 `include "hw/rtl/tsl_insn.svh"
   /* verilator lint_off UNUSEDSIGNAL */
@@ -40,7 +49,7 @@ module tsl_tc_seq_chk #(
   logic [4:0]  step_q, step_d;
   logic [7:0]  rem_q, rem_d;   // NCB mod NBW, bit-serially over steps 0..15 (restoring division)
   logic [8:0]  rem_sh;
-  logic [9*48-1:0] prod;     // the products, in step order (below): product k at [48k +: 48]
+  logic [NProd*48-1:0] prod;   // the products, in step order (below): product k at [48k +: 48]
   logic [47:0] prod_d;
   logic [15:0] mul_a;
   logic [31:0] mul_b;
@@ -58,7 +67,13 @@ module tsl_tc_seq_chk #(
   assign kp     = (17'(d.k) + 17'(N - 1)) & ~17'(N - 1);
 
   // One product per step: 0 (M-1)*LDA, 1 (K-1)*LDB, 2 (M-1)*LDC, 3 MC*KC, 4 KC*NBW, 5 MC*NBW,
-  // 6 MC*LDA, 7 MC*LDC, 8 KC*LDB; step 16 chains the layout; step 17 checks.
+  // 6 MC*LDA, 7 MC*LDC, 8 KC*LDB; CONV: 9 KW*CG, 10 KH*(9), 11 BATCH*OUT_H, 12 OUT_W*(11),
+  // 13 TILE_ROWS*OUT_W, 14 (BATCH-1)*IMG_STRIDE, 15 (IN_H-1)*ROW_STRIDE, 16 (IN_W-1)*LDA,
+  // 17 SH*ROW_STRIDE, 18 PT*ROW_STRIDE, 19 DH*ROW_STRIDE, 20 SW*LDA, 21 PL*LDA, 22 DW*LDA,
+  // 23 (OUT_W-1)*SW, 24 OUT_W*KC; step 25 chains the layout; step 26 checks.
+  function automatic logic [31:0] p32(input int k);
+    p32 = prod[48 * k +: 32];
+  endfunction
   always_comb begin
     unique case (step_q)
       5'd0:    begin mul_a = d.m - 16'd1; mul_b = d.lda; end
@@ -69,7 +84,23 @@ module tsl_tc_seq_chk #(
       5'd5:    begin mul_a = d.mc;        mul_b = 32'(d.nbw); end
       5'd6:    begin mul_a = d.mc;        mul_b = d.lda; end
       5'd7:    begin mul_a = d.mc;        mul_b = d.ldc; end
-      default: begin mul_a = d.kc;        mul_b = d.ldb; end
+      5'd8:    begin mul_a = d.kc;        mul_b = d.ldb; end
+      5'd9:    begin mul_a = 16'(d.kw);   mul_b = 32'(d.cg); end
+      5'd10:   begin mul_a = 16'(d.kh);   mul_b = p32(9); end
+      5'd11:   begin mul_a = d.batch;     mul_b = 32'(d.out_h); end
+      5'd12:   begin mul_a = d.out_w;     mul_b = p32(11); end
+      5'd13:   begin mul_a = d.tile_rows; mul_b = 32'(d.out_w); end
+      5'd14:   begin mul_a = d.batch - 16'd1; mul_b = d.img_stride; end
+      5'd15:   begin mul_a = d.in_h - 16'd1;  mul_b = d.row_stride; end
+      5'd16:   begin mul_a = d.in_w - 16'd1;  mul_b = d.lda; end
+      5'd17:   begin mul_a = 16'(d.stride_h); mul_b = d.row_stride; end
+      5'd18:   begin mul_a = 16'(d.pad_t);    mul_b = d.row_stride; end
+      5'd19:   begin mul_a = 16'(d.dil_h);    mul_b = d.row_stride; end
+      5'd20:   begin mul_a = 16'(d.stride_w); mul_b = d.lda; end
+      5'd21:   begin mul_a = 16'(d.pad_l);    mul_b = d.lda; end
+      5'd22:   begin mul_a = 16'(d.dil_w);    mul_b = d.lda; end
+      5'd23:   begin mul_a = d.out_w - 16'd1; mul_b = 32'(d.stride_w); end
+      default: begin mul_a = d.out_w;     mul_b = 32'(d.kc); end
     endcase
     prod_d = 48'(mul_a) * 48'(mul_b);
   end
@@ -105,6 +136,19 @@ module tsl_tc_seq_chk #(
     lay_d[280 +: 40] = d.bias ? lay_d[240 +: 40] + sz_bias : lay_d[240 +: 40];
   end
 
+  // Check 1 of a CONV descriptor (the window fields; M, K, MC and KC as they follow from them), and
+  // the CONV fields that a GEMM leaves 0.
+  logic        conv_bad, conv_used;
+  logic [39:0] fill_vecs;
+  assign fill_vecs = (40'(p32(3)) << es_sh) + 40'(4 * N - 1) >> (NSh + 2);
+  assign conv_used = desc_i[32*tsl_pkg::PARAM_SEQ_WORDS-1:512] != '0 || d.tile_rows != 16'd0;
+  assign conv_bad  = d.in_h == 16'd0 || d.in_w == 16'd0 || d.out_h == 16'd0 || d.out_w == 16'd0 ||
+                     d.kh == 8'd0 || d.kw == 8'd0 || d.stride_h == 8'd0 || d.stride_w == 8'd0 ||
+                     d.dil_h == 8'd0 || d.dil_w == 8'd0 || d.cg == 16'd0 || d.batch == 16'd0 ||
+                     d.tile_rows == 16'd0 || prod[480 +: 48] != 48'(d.k) || prod[576 +: 48] != 48'(d.m) ||
+                     prod[624 +: 48] != 48'(d.mc) || 17'(d.kc) != kp || (fl && d.a_zp != 8'd0) ||
+                     fill_vecs > 40'd65535 || (32'(d.cg) << es_sh) > 32'd65535;
+
   // Check 1: the fields.
   logic bad_field, int_c, used_scale, credit_nz;
   always_comb begin
@@ -126,12 +170,15 @@ module tsl_tc_seq_chk #(
         ((32'(d.nbw) << (NSh + 32'(es_sh))) > 32'd65535) || prod[240 +: 48] > 48'd65535 ||
         (d.bias && 32'(d.n) * 4 > 32'd65535) ||
         (d.k[NSh-1:0] != '0 && 17'(d.kc) < kp) ||
+        (d.conv ? conv_bad : conv_used) ||
         credit_nz;
   end
 
   // Checks 2-4 on the registered products and layout.
   logic [63:0] end_a, end_b, end_c, end_bias, end_acc;
-  assign end_a    = 64'(d.a_addr) + 64'(prod[0 +: 48]) + (64'(d.k) << es_sh);
+  assign end_a    = d.conv ? 64'(d.a_addr) + 64'(prod[672 +: 48]) + 64'(prod[720 +: 48]) + 64'(prod[768 +: 48]) +
+                             (64'(d.cg) << es_sh)
+                           : 64'(d.a_addr) + 64'(prod[0 +: 48]) + (64'(d.k) << es_sh);
   assign end_b    = 64'(d.b_addr) + 64'(prod[48 +: 48]) + (64'(d.n) << es_sh);
   assign end_c    = 64'(d.c_addr) + 64'(prod[96 +: 48]) + (64'(d.n) << ces_sh);
   assign end_bias = 64'(d.bias_addr) + 64'(d.n) * 64'd4;
@@ -179,7 +226,7 @@ module tsl_tc_seq_chk #(
 
   // Datapath registers (no reset).
   always_ff @(posedge clk_i) begin
-    if (run_q && step_q < 5'd9) prod[48 * step_q +: 48] <= prod_d;
+    if (run_q && step_q < 5'(NProd)) prod[48 * step_q +: 48] <= prod_d;
     if ((run_q && step_q < 5'd16) || start_i) rem_q <= rem_d;
     if (run_q && step_q == StepLayout) lay_q <= lay_d;
   end
@@ -200,6 +247,19 @@ module tsl_tc_seq_chk #(
   assign mc_lda_o   = prod[288 +: 32];
   assign mc_ldc_o   = prod[336 +: 32];
   assign kc_ldb_o   = prod[384 +: 32];
+  assign cv_rows_o    = p32(11);
+  assign cv_fill_o    = 16'(fill_vecs);
+  assign cv_sh_row_o  = p32(17);
+  assign cv_pt_row_o  = p32(18);
+  assign cv_dh_row_o  = p32(19);
+  assign cv_sw_lda_o  = p32(20);
+  assign cv_pl_lda_o  = p32(21);
+  assign cv_dw_lda_o  = p32(22);
+  assign cv_owm1_sw_o = p32(23);
+  assign cv_row_loc_o = p32(24) << es_sh;
+  assign cv_kh_loc_o  = p32(9) << es_sh;
   logic unused_prod;   // the walk increments wrap at 32 bits, as the addresses do
-  assign unused_prod = ^{prod[320 +: 16], prod[368 +: 16], prod[416 +: 16]};
+  assign unused_prod = ^{prod[320 +: 16], prod[368 +: 16], prod[416 +: 16], prod[464 +: 16], prod[560 +: 16],
+                         prod[848 +: 16], prod[896 +: 16], prod[944 +: 16], prod[992 +: 16], prod[1040 +: 16],
+                         prod[1088 +: 16], prod[1136 +: 16], prod[1184 +: 16]};
 endmodule

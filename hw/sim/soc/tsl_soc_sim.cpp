@@ -170,7 +170,7 @@ struct TslSocSim::Timeline {
     uint32_t tc = addr - TSL_MMAP_TC_BASE, hif = addr - TSL_MMAP_HOSTIF_BASE;
     if (tc < TSL_MMAP_TC_BYTES && write && tc >= TSL_TC_INSN0_OFFSET && tc <= TSL_TC_INSN7_OFFSET)
       cls = kPush;
-    else if (tc < TSL_MMAP_TC_BYTES && write && tc >= TSL_TC_SEQ0_OFFSET && tc <= TSL_TC_SEQ15_OFFSET)
+    else if (tc < TSL_MMAP_TC_BYTES && write && tc >= TSL_TC_SEQ0_OFFSET && tc <= TSL_TC_SEQ23_OFFSET)
       cls = kLaunch;
     else if (tc < TSL_MMAP_TC_BYTES)
       cls = kWait;

@@ -1,11 +1,13 @@
 // Random tile-sequencer descriptors for the Verilator harnesses (seq_main.cpp, tc_main.cpp):
 // valid() makes one that passes the model's launch checks (docs/isa.md section 8) over many shapes,
-// both dtypes when built, every epilogue, random MC/KC/NBW and region placements; corrupt() breaks
-// one in a way of the launch checks (or asks for a credit left on a channel: *credit_nz).
+// both dtypes when built, every epilogue, random MC/KC/NBW and region placements, GEMMs and (about
+// one in three) CONVs of random window geometry; corrupt() breaks one in a way of the launch checks
+// (or asks for a credit left on a channel: *credit_nz).
 // HBM operands are placed below data_end; m is a model of the build's configuration.
 #ifndef SEQ_GEN_H
 #define SEQ_GEN_H
 
+#include <algorithm>
 #include <cstdint>
 
 #include "../common/tsl_rng.h"
@@ -19,6 +21,59 @@ struct SeqGen {
     uint32_t check(const uint32_t *w, uint32_t *ea) {
         memset(m->credit, 0, sizeof m->credit);
         return tslm_seq_check(m, w, ea);
+    }
+
+    // Output size of a window (0: none), as tsl_win.h's.
+    static uint32_t win_out(uint32_t in, uint32_t pad, uint32_t k, uint32_t dil, uint32_t stride) {
+        uint32_t span = dil * (k - 1) + 1;
+        return span > in + pad ? 0 : (in + pad - span) / stride + 1;
+    }
+
+    // A CONV's window fields and the M, K, LDA, A_ADDR and MC that follow from them (addresses of
+    // the input below data_end / 4); false when the shape does not fit the fields.
+    bool conv(tsl_seq_t &d, uint32_t es) {
+        d.conv = 1;
+        d.in_h = 1 + r.below(r.chance(0.2) ? 30 : 10);
+        d.in_w = 1 + r.below(r.chance(0.2) ? 30 : 10);
+        d.kh = 1 + r.below(4);
+        d.kw = 1 + r.below(4);
+        d.stride_h = 1 + r.below(3);
+        d.stride_w = 1 + r.below(3);
+        d.dil_h = 1 + r.chance(0.25);
+        d.dil_w = 1 + r.chance(0.25);
+        d.pad_t = r.below(d.kh + 1);
+        d.pad_l = r.below(d.kw + 1);
+        uint32_t pad_b = r.below(d.kh + 1), pad_r = r.below(d.kw + 1);
+        d.out_h = win_out(d.in_h, d.pad_t + pad_b, d.kh, d.dil_h, d.stride_h);
+        d.out_w = win_out(d.in_w, d.pad_l + pad_r, d.kw, d.dil_w, d.stride_w);
+        if (!d.out_h || !d.out_w) return false;
+        if (r.chance(0.1)) d.out_w = 1 + r.below(d.out_w);   // fewer columns than the input gives
+        d.cg = 1 + r.below(r.chance(0.3) ? 3 * N : N);
+        d.batch = 1 + r.below(3);
+        d.a_zp = d.dtype == TSL_DTYPE_INT8 ? r.below(256) : 0;
+        // the rows of an image that reach into the padding: as the firmware computes them, or more
+        // (more fills; fewer would leave stale taps where the padding belongs)
+        uint32_t reach = (d.kh - 1) * d.dil_h;
+        d.vpad_top = std::min((d.pad_t + d.stride_h - 1) / d.stride_h, d.out_h);
+        d.vpad_end = d.in_h + d.pad_t <= reach ? 0 : std::min((d.in_h + d.pad_t - reach + d.stride_h - 1) / d.stride_h, d.out_h);
+        if (r.chance(0.1)) d.vpad_top += r.below(d.out_h - d.vpad_top + 1);
+        if (r.chance(0.1)) d.vpad_end = r.below(d.vpad_end + 1);
+        d.lda = d.cg * es * (1 + r.below(3)) + (r.chance(0.2) ? r.below(5) : 0);
+        d.row_stride = d.in_w * d.lda + (r.chance(0.2) ? r.below(9) : 0);
+        d.img_stride = d.in_h * d.row_stride + (r.chance(0.2) ? r.below(9) : 0);
+        d.k = d.kh * d.kw * d.cg;
+        d.m = d.batch * d.out_h * d.out_w;
+        if (d.k > 0xFFFF || d.m > 0xFFFF) return false;
+        d.kc = (d.k + N - 1) / N * N;
+        uint32_t rows = d.batch * d.out_h;
+        d.tile_rows = 1 + r.below(r.chance(0.5) ? rows : std::min(rows, 4u));
+        d.mc = d.tile_rows * d.out_w;
+        uint64_t sa = (uint64_t)(d.batch - 1) * d.img_stride + (uint64_t)(d.in_h - 1) * d.row_stride +
+                      (uint64_t)(d.in_w - 1) * d.lda + d.cg * es;
+        uint32_t q = data_end / 4;
+        if (sa > q) return false;
+        d.a_addr = r.below((uint32_t)(q - sa) + 1);
+        return true;
     }
 
     // Random descriptor that passes the launch checks (retries until the layout fits).
@@ -44,18 +99,22 @@ struct SeqGen {
             } else if (d.fscale) {
                 d.scale = r.u32();
             }
+            bool cv = r.chance(0.35);
+            if (cv && !conv(d, es)) continue;
             uint32_t kp = (d.k + N - 1) / N * N, ncb = (d.n + N - 1) / N;
-            d.mc = 1 + r.below(d.m + 2);
-            d.kc = d.k % N ? kp + N * r.below(2) : N * (1 + r.below(kp / N + 1));
+            if (!cv) {
+                d.mc = 1 + r.below(d.m + 2);
+                d.kc = d.k % N ? kp + N * r.below(2) : N * (1 + r.below(kp / N + 1));
+                d.lda = d.k * es + r.below(3) * 4 * (r.chance(0.5) ? 1 : 0) + (r.chance(0.2) ? r.below(7) : 0);
+            }
             d.nbw = 1 + r.below(ncb + 1);
-            d.lda = d.k * es + r.below(3) * 4 * (r.chance(0.5) ? 1 : 0) + (r.chance(0.2) ? r.below(7) : 0);
             d.ldb = d.n * es + (r.chance(0.3) ? r.below(9) : 0);
             d.ldc = d.n * ces + (r.chance(0.3) ? r.below(9) : 0);
-            uint64_t sa = (uint64_t)(d.m - 1) * d.lda + d.k * es, sb = (uint64_t)(d.k - 1) * d.ldb + d.n * es;
+            uint64_t sa = cv ? 0 : (uint64_t)(d.m - 1) * d.lda + d.k * es, sb = (uint64_t)(d.k - 1) * d.ldb + d.n * es;
             uint64_t sc = (uint64_t)(d.m - 1) * d.ldc + d.n * ces;
             if (sa + sb + sc + 4 * d.n + 64 > data_end) continue;
             uint32_t q = data_end / 4;
-            d.a_addr = r.below((uint32_t)(q - (sa < q ? sa : q)) + 1);
+            if (!cv) d.a_addr = r.below((uint32_t)(q - (sa < q ? sa : q)) + 1);
             d.b_addr = q + r.below((uint32_t)(q - (sb < q ? sb : q)) + 1);
             d.c_addr = 2 * q + r.below((uint32_t)(q - (sc < q ? sc : q)) + 1);
             if (sa > q || sb > q || sc > q) continue;
@@ -85,17 +144,18 @@ struct SeqGen {
 
     // Break a valid descriptor in one of the kKinds ways of the launch checks (kind modulo kKinds);
     // *credit_nz for the token check.
-    static const uint32_t kKinds = 28;
+    static const uint32_t kKinds = 33;
     void corrupt(uint32_t *w, bool *credit_nz, uint32_t kind) {
         tsl_seq_t d = tsl_seq_decode(w);
         uint32_t kp = (d.k + N - 1) / N * N;
         uint32_t sel = kind % kKinds;
         switch (sel) {
         case 0: {   // a reserved bit
-            static const uint32_t used[16] = {0xFFFFFFFFu, 0x007FFFFFu, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u,
-                                              0x3Fu, ~0u, ~0u, 0xFFu, ~0u, ~0u};
+            static const uint32_t used[TSL_PARAM_SEQ_WORDS] = {
+                0xFFFFFFFFu, 0x00FFFFFFu, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, 0x3Fu, ~0u,
+                ~0u,         0xFFFF00FFu, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u};
             uint32_t i;
-            do i = r.below(16); while (used[i] == ~0u);
+            do i = r.below(TSL_PARAM_SEQ_WORDS); while (used[i] == ~0u);
             uint32_t b;
             do b = r.below(32); while (used[i] >> b & 1);
             w[i] |= 1u << b;
@@ -129,7 +189,28 @@ struct SeqGen {
             case 1: d.vmem_addr += 4 * (1 + r.below(N - 1)); break;
             case 2: d.acc_addr += 4 * (1 + r.below(N - 1)); break;
             case 3: d.vmem_addr = m->cfg.vmem_bytes - 4 * N * r.below(4); break;
-            default: d.acc_addr = r.chance(0.5) ? 4 * N * r.below(16) : TSL_LOCAL_ACC_BASE + m->cfg.acc_bytes - 4 * N; break;
+            case 4: d.acc_addr = r.chance(0.5) ? 4 * N * r.below(16) : TSL_LOCAL_ACC_BASE + m->cfg.acc_bytes - 4 * N; break;
+            // CONV: a field that breaks K, M or MC; a zero window field; the input past HBM; KC or
+            // A_ZP wrong. A GEMM: a CONV field set.
+            case 5: if (d.conv) d.k += 1 + r.below(3); else d.in_h = 1 + r.below(100); break;
+            case 6: if (d.conv) d.mc += 1; else d.tile_rows = 1 + r.below(100); break;
+            case 7:
+                if (!d.conv) { d.batch = 1; break; }
+                switch (r.below(6)) {
+                case 0: d.kh = 0; break;
+                case 1: d.stride_w = 0; break;
+                case 2: d.dil_h = 0; break;
+                case 3: d.cg = 0; break;
+                case 4: d.out_w = 0; break;
+                default: d.in_h = 0; break;
+                }
+                break;
+            case 8: if (d.conv) d.img_stride = hbm / 2 + r.below(hbm); else d.vpad_end = 1; break;
+            default:
+                if (d.conv && d.dtype == TSL_DTYPE_BF16) d.a_zp = 1 + r.below(255);
+                else if (d.conv) d.kc += N;
+                else d.row_stride = 1 + r.below(1000);
+                break;
             }
         }
         tsl_seq_encode(&d, w);

@@ -155,13 +155,13 @@ static void break_desc(uint32_t *w, bool *credit_nz) {
 // One descriptor: write, launch, be the dispatcher. Returns the instructions handed over.
 static std::vector<tsl_insn_t> run(const uint32_t *w, bool credit_nz, uint32_t *err, uint32_t *eaddr,
                                    uint64_t stop_after) {
-    for (int i = 0; i < 16; i++) {
+    for (unsigned i = 0; i < TSL_PARAM_SEQ_WORDS; i++) {
         while (rng.chance(0.2)) tick();
         top->wr_i = 1;
         top->wr_word_i = i;
         top->wr_data_i = w[i];
         top->wr_mask_i = 0xFFFFFFFFu;
-        top->launch_i = i == 15;
+        top->launch_i = i + 1 == TSL_PARAM_SEQ_WORDS;
         tick();
         top->wr_i = 0;
         top->launch_i = 0;
@@ -260,9 +260,9 @@ int main(int argc, char **argv) {
     tick();
 
     uint32_t pass = 0, invalid = 0, insns = 0, stopped = 0;
-    uint32_t err_hist[TSL_ERR_LIMIT] = {}, cov[7] = {}, max_pieces = 0;   // pad, bias, NCH>1, NPAN>1, MB>1, T>2, no EPI
+    uint32_t err_hist[TSL_ERR_LIMIT] = {}, cov[8] = {}, max_pieces = 0;   // pad, bias, NCH>1, NPAN>1, MB>1, T>2, no EPI, CONV
     for (g_desc = 0; g_desc < count; g_desc++) {
-        uint32_t w[16];
+        uint32_t w[TSL_PARAM_SEQ_WORDS];
         if (big) gen_big(w); else gen_valid(w);
         bool credit_nz = false, bad = !big && g_desc % 3 == 0;
         if (bad) break_desc(w, &credit_nz);
@@ -276,14 +276,14 @@ int main(int argc, char **argv) {
         uint32_t err, ea;
         std::vector<tsl_insn_t> got = run(w, credit_nz, &err, &ea, stop);
         if (err != err_ref || ea != ea_ref) {
-            for (int i = 0; i < 16; i++) printf("  SEQ%d = 0x%08x\n", i, w[i]);
+            for (unsigned i = 0; i < TSL_PARAM_SEQ_WORDS; i++) printf("  SEQ%u = 0x%08x\n", i, w[i]);
             fail("launch check: expected %s addr 0x%08x, got %s addr 0x%08x", tsl_err_name(err_ref), ea_ref,
                  tsl_err_name(err), ea);
         }
         size_t want = stop ? stop : ref.size();
         for (size_t k = 0; k < got.size() && k < want; k++) {
             if (memcmp(got[k].w, ref[k].w, 32)) {
-                for (int i = 0; i < 16; i++) printf("  SEQ%d = 0x%08x\n", i, w[i]);
+                for (unsigned i = 0; i < TSL_PARAM_SEQ_WORDS; i++) printf("  SEQ%u = 0x%08x\n", i, w[i]);
                 print_insn("expected", ref[k].w);
                 print_insn("got     ", got[k].w);
                 fail("instruction %zu of %zu differs", k, ref.size());
@@ -303,7 +303,8 @@ int main(int argc, char **argv) {
             cov[3] += npan > 1;
             cov[4] += mb > 1;
             cov[5] += mb * npan > 2;
-            cov[6] += tsl_dtype_bytes(d.c_dtype) == 4 && !d.bias && !d.relu && !d.fscale;
+            cov[6] += tsl_dtype_bytes(d.c_dtype) == 4 && !d.bias && !d.relu && !d.fscale && !d.conv;
+            cov[7] += d.conv;
         }
         stopped += stop != 0;
         insns += (uint32_t)got.size();
@@ -315,7 +316,8 @@ int main(int argc, char **argv) {
     for (uint32_t e = 0; e < TSL_ERR_LIMIT; e++)
         if (err_hist[e]) printf(" %s %u", tsl_err_name(e), err_hist[e]);
     printf("; valid with K padding %u (at most %u MUL pieces), bias %u, K chunks %u, panels %u, row tiles %u, "
-           "> 2 tiles %u, no EPI %u\n", cov[0], max_pieces, cov[1], cov[2], cov[3], cov[4], cov[5], cov[6]);
+           "> 2 tiles %u, no EPI %u, CONV %u\n", cov[0], max_pieces, cov[1], cov[2], cov[3], cov[4], cov[5], cov[6],
+           cov[7]);
     if (count >= 100 && !big) {
         static const uint32_t want[] = {TSL_ERR_NONE, TSL_ERR_BAD_FIELD, TSL_ERR_HBM_RANGE, TSL_ERR_MISALIGNED,
                                         TSL_ERR_LOCAL_RANGE};

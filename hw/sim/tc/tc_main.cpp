@@ -240,7 +240,7 @@ static uint64_t perf(tslm_t *m, unsigned idx) {
 struct Prog {
     std::vector<tsl_insn_t> insns;
     std::string name;
-    std::vector<uint32_t> desc;   // then launch this tile-sequencer descriptor (SEQ0..SEQ15), if any
+    std::vector<uint32_t> desc;   // then launch this tile-sequencer descriptor (SEQ0..SEQ23), if any
     bool seq_prefix = false;      // the RTL lacks EPI: compare the dispatched stream up to the first
                                   // EPI only (the RTL refuses it), and nothing else
     // an independent check of the RTL's final HBM against its initial contents (false: mismatch)
@@ -1123,7 +1123,22 @@ static bool seq_ref_c(const uint32_t *w, const std::vector<uint8_t> &h, const ui
     tsl_seq_t d = tsl_seq_decode(w);
     uint32_t es = tsl_dtype_bytes(d.dtype), ces = tsl_dtype_bytes(d.c_dtype), kp = (d.k + N - 1) / N * N;
     std::vector<uint8_t> a((size_t)d.m * kp * es, 0), b((size_t)kp * d.n * es, 0);
-    for (uint32_t i = 0; i < d.m; i++) memcpy(&a[(size_t)i * kp * es], &h[d.a_addr + (size_t)i * d.lda], (size_t)d.k * es);
+    for (uint32_t i = 0; i < d.m && !d.conv; i++)
+        memcpy(&a[(size_t)i * kp * es], &h[d.a_addr + (size_t)i * d.lda], (size_t)d.k * es);
+    // CONV: row i is output pixel (image, oh, ow) and column (kh, kw, c) its tap, or the padding byte
+    for (uint32_t i = 0; i < d.m && d.conv; i++) {
+        uint32_t b = i / (d.out_h * d.out_w), oh = i / d.out_w % d.out_h, ow = i % d.out_w, col = 0;
+        for (uint32_t kh = 0; kh < d.kh; kh++)
+            for (uint32_t kw = 0; kw < d.kw; kw++, col += d.cg) {
+                int64_t ih = (int64_t)oh * d.stride_h - d.pad_t + kh * d.dil_h;
+                int64_t iw = (int64_t)ow * d.stride_w - d.pad_l + kw * d.dil_w;
+                uint8_t *dst = &a[((size_t)i * kp + col) * es];
+                if (ih < 0 || ih >= d.in_h || iw < 0 || iw >= d.in_w)
+                    memset(dst, (int)d.a_zp, (size_t)d.cg * es);
+                else
+                    memcpy(dst, &h[d.a_addr + b * d.img_stride + ih * d.row_stride + iw * d.lda], (size_t)d.cg * es);
+            }
+    }
     for (uint32_t k = 0; k < d.k; k++) memcpy(&b[(size_t)k * d.n * es], &h[d.b_addr + (size_t)k * d.ldb], (size_t)d.n * es);
     unsigned csr = ref_fp_ftz_daz();
     bool ok = true;

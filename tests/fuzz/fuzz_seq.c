@@ -1,7 +1,7 @@
 /* libFuzzer target: the tile sequencer's launch checks and expansion (docs/isa.md section 8) on the
  * golden model, fed one fuzzed descriptor per input.
  *
- * Input: a selector byte, then either the 16 raw descriptor words (selector bit 0) or fields drawn
+ * Input: a selector byte, then either the raw descriptor words (selector bit 0) or fields drawn
  * small (mostly valid shapes, tiles and regions), then 8 bytes that seed the memories. A fresh
  * small device (N = 8, VMEM 32 KiB, ACC 8 KiB, HBM 64 KiB, int8 + bf16 + the sequencer) gets the
  * descriptor through TC SEQ0..SEQ23. Then:

@@ -537,6 +537,26 @@ static void exec_pool(tsl_cp_t *cp, win_t *x)
     }
 }
 
+/* A 1x1 convolution of stride 1 without padding, in one group, is the GEMM of the input's pixels
+ * (rows) by the weights: the GEMM's planner, with its K chunks and panel widths, takes it. */
+static int as_gemm(tsl_cp_t *cp, const win_t *x)
+{
+    const tsl_win_t *g = &x->g;
+    if (g->kh != 1u || g->kw != 1u || g->stride_h != 1u || g->stride_w != 1u || g->pad_t || g->pad_b || g->pad_l ||
+        g->pad_r || g->groups != 1u)
+        return 0;
+    tsl_cmd_t m = *x->c;
+    m.opcode = TSL_CMD_OP_GEMM;
+    m.m = x->m;
+    m.n = g->cout;
+    m.k = g->c;
+    m.lda = g->c * x->es;
+    m.ldb = g->cout * x->es;
+    m.ldc = g->cout * x->ces;
+    tsl_cp_exec_gemm(cp, &m);
+    return 1;
+}
+
 void tsl_cp_exec_win(tsl_cp_t *cp, const tsl_cmd_t *c)
 {
     win_t x;
@@ -544,6 +564,8 @@ void tsl_cp_exec_win(tsl_cp_t *cp, const tsl_cmd_t *c)
         return;   /* validate() refused it already */
     if (!x.conv)
         exec_pool(cp, &x);
+    else if (as_gemm(cp, &x))
+        return;
     /* more than 4 images per output column: the firmware's batch-major tiles, whose LOADs move a
      * tap of many images (~460 control-core cycles a LOAD) beat the sequencer's LOADs of a few
      * short rows (~100 cycles each; the digits CNN at batch 360: 2 527 against 11 541 cycles) */

@@ -587,6 +587,9 @@ static void win_suite(dev_t *d, int randoms)
                       .pad_t = 1, .pad_b = 1, .pad_l = 1, .dil_h = 1, .dil_w = 1, .groups = 1};
     tsl_win_t many_pool = many;
     many_pool.cout = many_pool.groups = 0;
+    /* a pointwise (1x1) convolution, which runs as a GEMM */
+    tsl_win_t pw = {.batch = 2, .h = 5, .w = 6, .c = 20, .cout = 24, .kh = 1, .kw = 1, .stride_h = 1, .stride_w = 1,
+                    .dil_h = 1, .dil_w = 1, .groups = 1};
     for (uint32_t t = 0; t < (bf ? 2u : 1u); t++) {
         uint32_t adt = t ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
         conv_case(d, many, adt, gemm_cdt[t][1], CF(BIAS) | CF(RELU));
@@ -594,6 +597,7 @@ static void win_suite(dev_t *d, int randoms)
         pool_case(d, many_pool, adt, TSL_VPU_OP_ADD, gemm_cdt[t][0], 0);
         conv_case(d, same, adt, gemm_cdt[t][1], CF(BIAS) | CF(RELU));
         conv_case(d, dw, adt, gemm_cdt[t][0], 0);
+        conv_case(d, pw, adt, gemm_cdt[t][1], CF(BIAS) | CF(RELU));
         pool_case(d, pool, adt, TSL_VPU_OP_MAX, adt, 0);
         pool_case(d, pool, adt, TSL_VPU_OP_ADD, gemm_cdt[t][1], t ? CF(SCALE) : 0);
     }

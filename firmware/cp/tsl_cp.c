@@ -25,6 +25,7 @@ tsl_cp_status_t tsl_cp_init(tsl_cp_t *cp, const tsl_cp_hal_t *hal)
     cp->hal = hal;
     cp->timeout_cycles = TSL_CP_TIMEOUT_DEFAULT;
     cp->commands = 0;
+    cp->seq_window = 0;   /* CTRL.RESET (below) clears the SEQ registers */
     if (hal->tc_read(hal->ctx, TSL_TC_ID_OFFSET) != TSL_ID_VALUE)
         return TSL_CP_ECONFIG;
     cp->n = hal->tc_read(hal->ctx, TSL_TC_CFG_N_OFFSET);

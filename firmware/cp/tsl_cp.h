@@ -53,6 +53,7 @@ typedef struct {
     uint32_t n_log2;          /* N = 1 << n_log2: divisions by N are shifts on the control core */
     uint32_t timeout_cycles;  /* progress watchdog; TSL_CP_TIMEOUT_DEFAULT after init */
     uint32_t commands;        /* commands completed since init */
+    int seq_window;           /* the last descriptor launched was a CONV: SEQ16..SEQ22 may be set */
     tsl_cp_sched_t s;
 } tsl_cp_t;
 

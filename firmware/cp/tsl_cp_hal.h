@@ -25,8 +25,10 @@ typedef struct {
     /* Push one instruction: write INSN0..INSN7 in order (the last write pushes; may stall). */
     void (*tc_push)(void *ctx, const uint32_t w[TSL_PARAM_INSN_WORDS]);
     /* Launch a tile-sequencer descriptor: write SEQ0..SEQ23 in order (the last write launches; may
-     * stall). Only called on a tensor core with CFG_FEATURES.SEQ; may be NULL on one without. */
-    void (*tc_seq)(void *ctx, const uint32_t w[TSL_PARAM_SEQ_WORDS]);
+     * stall), leaving out the CONV words before the last (SEQ16..SEQ22) when `window` is 0: they
+     * hold 0 already. Only called on a tensor core with CFG_FEATURES.SEQ; may be NULL on one
+     * without. */
+    void (*tc_seq)(void *ctx, const uint32_t w[TSL_PARAM_SEQ_WORDS], int window);
     /* Host-interface register block (HOSTIF), with the w1c / wo semantics of docs/isa.md §6. */
     uint32_t (*hostif_read)(void *ctx, uint32_t offset);
     void (*hostif_write)(void *ctx, uint32_t offset, uint32_t value);

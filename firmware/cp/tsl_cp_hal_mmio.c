@@ -33,12 +33,16 @@ static void mmio_tc_push(void *ctx, const uint32_t w[TSL_PARAM_INSN_WORDS])
 }
 
 /* Straight-line stores: the words of a descriptor, a few cycles each. */
-static void mmio_tc_seq(void *ctx, const uint32_t w[TSL_PARAM_SEQ_WORDS])
+static void mmio_tc_seq(void *ctx, const uint32_t w[TSL_PARAM_SEQ_WORDS], int window)
 {
     (void)ctx;
     volatile uint32_t *r = (volatile uint32_t *)(TSL_MMAP_TC_BASE + TSL_TC_SEQ0_OFFSET);
-    for (unsigned i = 0; i < TSL_PARAM_SEQ_WORDS; i++)
+    for (unsigned i = 0; i < TSL_SEQ_IN_H_WORD; i++)
         r[i] = w[i];
+    if (window)
+        for (unsigned i = TSL_SEQ_IN_H_WORD; i + 1u < TSL_PARAM_SEQ_WORDS; i++)
+            r[i] = w[i];
+    r[TSL_PARAM_SEQ_WORDS - 1u] = w[TSL_PARAM_SEQ_WORDS - 1u];
 }
 
 static uint32_t mmio_hostif_read(void *ctx, uint32_t offset)

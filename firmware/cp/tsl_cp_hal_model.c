@@ -38,10 +38,11 @@ static void model_tc_push(void *ctx, const uint32_t w[TSL_PARAM_INSN_WORDS])
         model_tc_write(ctx, TSL_TC_INSN0_OFFSET + 4u * k, w[k]);
 }
 
-static void model_tc_seq(void *ctx, const uint32_t w[TSL_PARAM_SEQ_WORDS])
+static void model_tc_seq(void *ctx, const uint32_t w[TSL_PARAM_SEQ_WORDS], int window)
 {
     for (uint32_t k = 0; k < TSL_PARAM_SEQ_WORDS; k++)
-        model_tc_write(ctx, TSL_TC_SEQ0_OFFSET + 4u * k, w[k]);
+        if (window || k < TSL_SEQ_IN_H_WORD || k + 1u == TSL_PARAM_SEQ_WORDS)
+            model_tc_write(ctx, TSL_TC_SEQ0_OFFSET + 4u * k, w[k]);
 }
 
 static uint32_t model_hostif_read(void *ctx, uint32_t offset)

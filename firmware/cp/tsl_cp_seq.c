@@ -131,7 +131,8 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
         .vmem_addr = 0, .acc_addr = TSL_LOCAL_ACC_BASE};
     uint32_t w[TSL_PARAM_SEQ_WORDS];
     tsl_seq_encode(&d, w);
-    cp->hal->tc_seq(cp->hal->ctx, w);
+    cp->hal->tc_seq(cp->hal->ctx, w, cp->seq_window);   /* zeros over a CONV's words */
+    cp->seq_window = 0;
     return 1;
 }
 
@@ -204,7 +205,8 @@ int tsl_cp_seq_conv(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_win_t *g)
                 .img_stride = img, .batch = nb, .vpad_end = vpad_end(g, oh)};
             uint32_t w[TSL_PARAM_SEQ_WORDS];
             tsl_seq_encode(&d, w);
-            cp->hal->tc_seq(cp->hal->ctx, w);
+            cp->hal->tc_seq(cp->hal->ctx, w, 1);
+            cp->seq_window = 1;
         }
     return 1;
 }

@@ -2,7 +2,7 @@
 // runs the launch checks (tsl_tc_seq_chk) on launch_i, then expands the GEMM into instructions in
 // push order, one at a time on a valid/ready stream to the dispatcher. A step walks nested
 // counters (i, p, c) without division; the loads of step s + 1 are walked by a load cursor one
-// step ahead of the step being computed. Latency: chk_done_o 11 cycles after launch_i; after each
+// step ahead of the step being computed. Latency: chk_done_o 18 cycles after launch_i (27 for a CONV); after each
 // handshake the next instruction is valid in the next cycle (one more at a step boundary).
 // abort_i (CTRL.RESET) and halt_i (an error, sampled between handshakes) stop it at once.
 module tsl_tc_seq #(

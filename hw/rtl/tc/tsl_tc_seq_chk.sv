@@ -1,7 +1,7 @@
 // Launch checks and VMEM/ACC layout of the tile sequencer (docs/isa.md section 8): the checks
 // 1-4 in their order on the descriptor held stable on desc_i, and the addresses and products the
 // expansion walks with (hw/model/tslm_seq.c tslm_seq_check is the reference, including ERR_ADDR).
-// Latency: done_o is a one-cycle pulse 27 cycles after start_i (one 16x32 product per cycle
+// Latency: done_o is a one-cycle pulse 27 cycles (a GEMM: 18) after start_i (one 16x32 product per cycle
 // through one shared multiplier, meanwhile NCB mod NBW bit-serially for the panels' bias columns;
 // then the layout chain, then the checks); every output is valid with done_o and holds until the
 // next start_i. Extents are computed in 64 bits, without wrap-around. credit_i is sampled in the
@@ -212,7 +212,8 @@ module tsl_tc_seq_chk #(
   end
 
   assign run_d  = start_i || (run_q && step_q != StepCheck);
-  assign step_d = start_i ? 5'd0 : run_q ? step_q + 5'd1 : step_q;
+  // a GEMM skips the CONV products (NCB mod NBW ends with step 15)
+  assign step_d = start_i ? 5'd0 : !run_q ? step_q : step_q == 5'd15 && !d.conv ? StepLayout : step_q + 5'd1;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

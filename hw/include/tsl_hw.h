@@ -957,7 +957,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_SEQ_VPAD_END_SHIFT 16u
 #define TSL_SEQ_VPAD_END_MASK 0xFFFFu
 
-/* Window geometry of CONV2D and POOL2D, in command words 3, 4, 5, 7, 9, 11 */
+/* Window geometry of CONV2D and POOL2D commands, in command words 3, 4, 5, 7, 9, 11 */
 #define TSL_WIN_H_WORD 3u /* input rows, 1..65535 */
 #define TSL_WIN_H_SHIFT 0u
 #define TSL_WIN_H_MASK 0xFFFFu
@@ -1690,7 +1690,7 @@ static inline tsl_seq_t tsl_seq_decode(const uint32_t *w)
     return seq;
 }
 
-/* Window geometry of a CONV2D or POOL2D command (command words 3, 4, 5, 7, 9, 11), fields as docs/isa.md */
+/* Window geometry of CONV2D and POOL2D commands (command words 3, 4, 5, 7, 9, 11), fields as docs/isa.md */
 typedef struct {
     uint32_t h TSL_FIELD_DEFAULT; /* input rows, 1..65535 */
     uint32_t w TSL_FIELD_DEFAULT; /* input columns, 1..65535 */

@@ -77,6 +77,12 @@ void tsl_cp_exec_win(tsl_cp_t *cp, const tsl_cmd_t *c);
 int tsl_cp_row_fits(const tsl_cp_t *cp, const tsl_cmd_t *c);
 void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c);
 
+/* ROWWISE SOFTMAX's steps after the scale and the mask (docs/isa.md §7), on r rows of v blocks
+ * held block-major at x (FP32; block j of row i at x + (j r + i) 4N, in VMEM or ACC): m = the max
+ * of each row, x = EXP(x + (-1 m)), x = x RECIP(the sum of each row). s: r FP32 vectors of
+ * scratch. VPU instructions only, in the VPU's order after whatever wrote x. */
+void tsl_cp_softmax(tsl_cp_t *cp, uint32_t x, uint32_t s, uint32_t r, uint32_t v);
+
 /* A GEMM through the tile sequencer (tsl_cp_seq.c): plans the tile shape and launches the
  * descriptor. Returns 0, having done nothing, when the tensor core has no sequencer or the shape
  * is one it does not take; tsl_cp_exec_gemm then tiles the command itself. */

@@ -145,26 +145,38 @@ static void vop(tsl_cp_t *cp, uint32_t op, uint32_t dst, uint32_t s1, uint32_t s
         NULL, NULL, NULL, 0);
 }
 
-/* dst (R vectors) = the row's `op` (ADD or MAX) over its blocks of `src`, then across the lanes. */
-static void reduce(tsl_cp_t *cp, const row_t *x, uint32_t op, uint32_t src, uint32_t dst)
+/* dst (r vectors) = each row's `op` (ADD or MAX) over its v blocks of `src` (r FP32 vectors each),
+ * then across the lanes. */
+static void reduce(tsl_cp_t *cp, uint32_t r, uint32_t v, uint32_t op, uint32_t src, uint32_t dst)
 {
-    uint32_t blk = x->r * x->n * 4u, lanes = op == TSL_VPU_OP_ADD ? TSL_VPU_OP_RSUM : TSL_VPU_OP_RMAX;
-    if (x->v > 1u) {
-        vop(cp, op, dst, src, src + blk, TSL_SRC2_VEC, x->r);
-        for (uint32_t j = 2; j < x->v; j++)
-            vop(cp, op, dst, dst, src + j * blk, TSL_SRC2_VEC, x->r);
+    uint32_t blk = r * cp->n * 4u, lanes = op == TSL_VPU_OP_ADD ? TSL_VPU_OP_RSUM : TSL_VPU_OP_RMAX;
+    if (v > 1u) {
+        vop(cp, op, dst, src, src + blk, TSL_SRC2_VEC, r);
+        for (uint32_t j = 2; j < v; j++)
+            vop(cp, op, dst, dst, src + j * blk, TSL_SRC2_VEC, r);
         src = dst;
     }
-    vop(cp, lanes, dst, src, 0, 0, x->r);
+    vop(cp, lanes, dst, src, 0, 0, r);
 }
 
-/* x->x, block by block: op(block, per-row vector s) or op(block, gamma/beta vector j broadcast). */
-static void per_block(tsl_cp_t *cp, const row_t *x, uint32_t op, uint32_t s, int bcast)
+/* The v blocks of r rows at x, block by block: op(block, per-row vector s) or op(block, gamma/beta
+ * vector j broadcast). */
+static void per_block(tsl_cp_t *cp, uint32_t x, uint32_t r, uint32_t v, uint32_t op, uint32_t s, int bcast)
 {
-    uint32_t blk = x->r * x->n * 4u;
-    for (uint32_t j = 0; j < x->v; j++)
-        vop(cp, op, x->x + j * blk, x->x + j * blk, bcast ? s + j * x->n * 4u : s, bcast ? TSL_SRC2_BCAST : TSL_SRC2_VEC,
-            x->r);
+    uint32_t blk = r * cp->n * 4u;
+    for (uint32_t j = 0; j < v; j++)
+        vop(cp, op, x + j * blk, x + j * blk, bcast ? s + j * cp->n * 4u : s, bcast ? TSL_SRC2_BCAST : TSL_SRC2_VEC, r);
+}
+
+void tsl_cp_softmax(tsl_cp_t *cp, uint32_t x, uint32_t s, uint32_t r, uint32_t v)
+{
+    reduce(cp, r, v, TSL_VPU_OP_MAX, x, s);
+    vop(cp, TSL_VPU_OP_MUL, s, s, F32_MINUS_ONE, TSL_SRC2_IMM, r);
+    per_block(cp, x, r, v, TSL_VPU_OP_ADD, s, 0);
+    vop(cp, TSL_VPU_OP_EXP, x, x, 0, 0, v * r);
+    reduce(cp, r, v, TSL_VPU_OP_ADD, x, s);
+    vop(cp, TSL_VPU_OP_RECIP, s, s, 0, 0, r);
+    per_block(cp, x, r, v, TSL_VPU_OP_MUL, s, 0);
 }
 
 /* The LOADs or STOREs (op) of a tile's rows [m0, m0 + mr) between HBM (addr, rows ld apart) and
@@ -225,25 +237,19 @@ static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, tsl_
                     .op = TSL_VPU_OP_ADD, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = c->b_dtype,
                     .src2_mode = TSL_SRC2_VEC, .dst_addr = x->x, .src1_addr = x->x, .src2_addr = mk, .rows = all}),
                 MK, NULL, NULL, 0);
-        reduce(cp, x, TSL_VPU_OP_MAX, x->x, x->s1);
-        vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, F32_MINUS_ONE, TSL_SRC2_IMM, x->r);
-        per_block(cp, x, TSL_VPU_OP_ADD, x->s1, 0);
-        vop(cp, TSL_VPU_OP_EXP, x->x, x->x, 0, 0, all);
-        reduce(cp, x, TSL_VPU_OP_ADD, x->x, x->s1);
-        vop(cp, TSL_VPU_OP_RECIP, x->s1, x->s1, 0, 0, x->r);
-        per_block(cp, x, TSL_VPU_OP_MUL, x->s1, 0);
+        tsl_cp_softmax(cp, x->x, x->s1, x->r, x->v);
         break;
     case TSL_ROW_OP_LAYERNORM:
     case TSL_ROW_OP_RMSNORM: {
         int ln = x->op == TSL_ROW_OP_LAYERNORM;
         if (ln) {   /* x - mean */
-            reduce(cp, x, TSL_VPU_OP_ADD, x->x, x->s1);
+            reduce(cp, x->r, x->v, TSL_VPU_OP_ADD, x->x, x->s1);
             vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, inv_n, TSL_SRC2_IMM, x->r);
             vop(cp, TSL_VPU_OP_MUL, x->s2, x->s1, F32_MINUS_ONE, TSL_SRC2_IMM, x->r);
-            per_block(cp, x, TSL_VPU_OP_ADD, x->s2, 0);
+            per_block(cp, x->x, x->r, x->v, TSL_VPU_OP_ADD, x->s2, 0);
         }
         vop(cp, TSL_VPU_OP_MUL, x->t, x->x, x->x, TSL_SRC2_VEC, all);
-        reduce(cp, x, TSL_VPU_OP_ADD, x->t, x->s2);
+        reduce(cp, x->r, x->v, TSL_VPU_OP_ADD, x->t, x->s2);
         uint32_t pads = x->v * x->n - c->n;
         if (ln && pads) {   /* the padding lanes hold 0 - mean: take their pads * mean^2 back out */
             vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, x->s1, TSL_SRC2_VEC, x->r);
@@ -253,10 +259,10 @@ static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, tsl_
         vop(cp, TSL_VPU_OP_MUL, x->s2, x->s2, inv_n, TSL_SRC2_IMM, x->r);
         vop(cp, TSL_VPU_OP_ADD, x->s2, x->s2, c->scale, TSL_SRC2_IMM, x->r);
         vop(cp, TSL_VPU_OP_RSQRT, x->s2, x->s2, 0, 0, x->r);
-        per_block(cp, x, TSL_VPU_OP_MUL, x->s2, 0);
-        per_block(cp, x, TSL_VPU_OP_MUL, x->gam, 1);
+        per_block(cp, x->x, x->r, x->v, TSL_VPU_OP_MUL, x->s2, 0);
+        per_block(cp, x->x, x->r, x->v, TSL_VPU_OP_MUL, x->gam, 1);
         if (c->flags & TSL_CP_FLAG(BIAS))
-            per_block(cp, x, TSL_VPU_OP_ADD, x->bet, 1);
+            per_block(cp, x->x, x->r, x->v, TSL_VPU_OP_ADD, x->bet, 1);
         break;
     }
     default: {   /* GELU, SILU: x * 1 / (1 + exp(-k(x))) */

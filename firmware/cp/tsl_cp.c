@@ -96,8 +96,19 @@ static int nonzero_word(const uint32_t *w, uint32_t mask)
     return -1;
 }
 
+/* First word of `mask` in which `w` differs from `again` (an overlay decoded and encoded again:
+ * reserved bits set), or -1. */
+static int reserved_word(const uint32_t *w, const uint32_t *again, uint32_t mask)
+{
+    for (int i = 0; i < (int)TSL_PARAM_CMD_WORDS; i++)
+        if (((mask >> i) & 1u) && again[i] != w[i])
+            return i;
+    return -1;
+}
+
 #define W(f) (1u << TSL_CMD_##f##_WORD)
 #define WIN_FAIL(st, f) FAIL(st, TSL_WIN_##f##_WORD)
+#define ATT_FAIL(st, f) FAIL(st, TSL_ATT_##f##_WORD)
 
 /* CONV2D and POOL2D after step 4: the window's reserved bits and unused fields, its shape (5) and
  * the operands (6), as GEMM's; a shape whose tiles do not fit is BAD_SHAPE (detail 5). */
@@ -107,9 +118,9 @@ static verdict_t validate_win(const tsl_cp_t *cp, const ring_t *r, const uint32_
     tsl_win_t g = tsl_win_decode(w);
     uint32_t again[TSL_PARAM_CMD_WORDS];
     tsl_win_encode(&g, again);
-    for (int i = 0; i < (int)TSL_PARAM_CMD_WORDS; i++)
-        if (((TSL_WIN_WORDS_MASK >> i) & 1u) && again[i] != w[i])
-            FAIL(BAD_FLAGS, (uint32_t)i);
+    int bad = reserved_word(w, again, TSL_WIN_WORDS_MASK);
+    if (bad >= 0)
+        FAIL(BAD_FLAGS, (uint32_t)bad);
     int conv = c->opcode == TSL_CMD_OP_CONV2D;
     if (!conv && (g.cout || g.groups))
         FAIL(BAD_FLAGS, g.cout ? TSL_WIN_COUT_WORD : TSL_WIN_GROUPS_WORD);
@@ -143,6 +154,48 @@ static verdict_t validate_win(const tsl_cp_t *cp, const ring_t *r, const uint32_
     return ok;
 }
 
+/* ATTENTION after step 4: the geometry's reserved bits, its shape (5: a causal mask needs LQ <= LK;
+ * BATCH heads of rows must stay below HBM_BYTES) and the operands (6); a shape whose tiles do not fit
+ * is BAD_SHAPE (detail 3). */
+static verdict_t validate_att(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w, const tsl_cmd_t *c)
+{
+    verdict_t ok = {TSL_CMD_ERR_OK, 0};
+    tsl_att_t a = tsl_att_decode(w);
+    uint32_t again[TSL_PARAM_CMD_WORDS];
+    tsl_att_encode(&a, again);
+    int bad = reserved_word(w, again, TSL_ATT_WORDS_MASK);
+    if (bad >= 0)
+        FAIL(BAD_FLAGS, (uint32_t)bad);
+    /* 5. shapes */
+    uint64_t b = a.batch, esc = tsl_dtype_bytes(c->c_dtype);
+    if (!a.lq || !a.lk || ((c->flags & TSL_CP_FLAG(CAUSAL)) && a.lq > a.lk))
+        ATT_FAIL(BAD_SHAPE, LQ);
+    if (!a.d || !a.dv)
+        ATT_FAIL(BAD_SHAPE, D);
+    if (!b || b * a.lq > cp->hbm_bytes || b * a.lk > cp->hbm_bytes || b * a.d > cp->hbm_bytes)
+        ATT_FAIL(BAD_SHAPE, BATCH);
+    if (c->lda < 2u * a.d)
+        FAIL(BAD_SHAPE, TSL_CMD_LDA_WORD);
+    if (c->ldb < 2u * a.lk)
+        FAIL(BAD_SHAPE, TSL_CMD_LDB_WORD);
+    if (c->ldc < esc * a.dv)
+        FAIL(BAD_SHAPE, TSL_CMD_LDC_WORD);
+    if (a.ldv < 2u * a.dv)
+        ATT_FAIL(BAD_SHAPE, LDV);
+    /* 6. operands: Q, K transposed, V, O */
+    if (!in_hbm(r, c->a_addr, a.batch * a.lq, c->lda, 2u * a.d))
+        FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
+    if (!in_hbm(r, c->b_addr, a.batch * a.d, c->ldb, 2u * a.lk))
+        FAIL(BAD_ADDR, TSL_CMD_B_ADDR_WORD);
+    if (!in_hbm(r, a.v_addr, a.batch * a.lk, a.ldv, 2u * a.dv))
+        ATT_FAIL(BAD_ADDR, V_ADDR);
+    if (!in_hbm(r, c->c_addr, a.batch * a.lq, c->ldc, esc * a.dv))
+        FAIL(BAD_ADDR, TSL_CMD_C_ADDR_WORD);
+    if (!tsl_cp_att_fits(cp, c))
+        ATT_FAIL(BAD_SHAPE, LK);
+    return ok;
+}
+
 static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w, tsl_cmd_t *c)
 {
     verdict_t ok = {TSL_CMD_ERR_OK, 0};
@@ -168,6 +221,7 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
         allowed = c->vpu_op == TSL_ROW_OP_SOFTMAX ? TSL_CP_FLAG(SCALE) | TSL_CP_FLAG(MASK)
                   : c->vpu_op == TSL_ROW_OP_LAYERNORM ? TSL_CP_FLAG(BIAS) : 0u;
         break;
+    case TSL_CMD_OP_ATTENTION: allowed = TSL_CP_FLAG(CAUSAL); break;
     default: break;
     }
     if (f & ~allowed)
@@ -272,6 +326,15 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
             used |= W(SCALE);
         break;
     }
+    case TSL_CMD_OP_ATTENTION:
+        /* Q, K (transposed) and V in BF16, the scores and probabilities as GEMM and ROWWISE make them */
+        if (c->a_dtype != TSL_DTYPE_BF16 || c->b_dtype != TSL_DTYPE_BF16 || !is_float(c->c_dtype) ||
+            !has_feature(cp, TSL_TC_CFG_FEATURES_BF16_SHIFT))
+            FAIL(BAD_DTYPE, 2);
+        if (c->vpu_op)
+            FAIL(BAD_FLAGS, 2);
+        used |= TSL_ATT_WORDS_MASK | W(A_ADDR) | W(LDA) | W(B_ADDR) | W(LDB) | W(C_ADDR) | W(LDC) | W(SCALE);
+        break;
     default:
         break;
     }
@@ -281,7 +344,7 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
     if (bad >= 0)
         FAIL(BAD_FLAGS, (uint32_t)bad);
     int typed = c->opcode == TSL_CMD_OP_GEMM || c->opcode == TSL_CMD_OP_ELTWISE || c->opcode == TSL_CMD_OP_CONV2D ||
-                c->opcode == TSL_CMD_OP_POOL2D || c->opcode == TSL_CMD_OP_ROWWISE;
+                c->opcode == TSL_CMD_OP_POOL2D || c->opcode == TSL_CMD_OP_ROWWISE || c->opcode == TSL_CMD_OP_ATTENTION;
     if (!typed && w[2])
         FAIL(BAD_FLAGS, 2);
     if ((used & W(SHIFT)) && c->shift > 62u)
@@ -290,6 +353,8 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
         return ok;
     if (c->opcode == TSL_CMD_OP_CONV2D || c->opcode == TSL_CMD_OP_POOL2D)
         return validate_win(cp, r, w, c);
+    if (c->opcode == TSL_CMD_OP_ATTENTION)
+        return validate_att(cp, r, w, c);
 
     /* 5. shapes: sizes from 1 to HBM_BYTES, strides at least one row */
     uint32_t hb = cp->hbm_bytes;
@@ -364,6 +429,7 @@ static uint32_t execute(tsl_cp_t *cp, const tsl_cmd_t *c, uint32_t *detail)
     case TSL_CMD_OP_CONV2D:
     case TSL_CMD_OP_POOL2D: tsl_cp_exec_win(cp, c); break;
     case TSL_CMD_OP_ROWWISE: tsl_cp_exec_row(cp, c); break;
+    case TSL_CMD_OP_ATTENTION: tsl_cp_exec_att(cp, c); break;
     default: tsl_cp_exec_gemm(cp, c); break;
     }
     return tsl_cp_sched_end(cp, detail);

@@ -83,6 +83,11 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c);
  * scratch. VPU instructions only, in the VPU's order after whatever wrote x. */
 void tsl_cp_softmax(tsl_cp_t *cp, uint32_t x, uint32_t s, uint32_t r, uint32_t v);
 
+/* ATTENTION (tsl_cp_att.c). tsl_cp_att_fits: 1 when the validated command's tiles of at least one
+ * row fit VMEM and ACC (else the command is BAD_SHAPE). */
+int tsl_cp_att_fits(const tsl_cp_t *cp, const tsl_cmd_t *c);
+void tsl_cp_exec_att(tsl_cp_t *cp, const tsl_cmd_t *c);
+
 /* A GEMM through the tile sequencer (tsl_cp_seq.c): plans the tile shape and launches the
  * descriptor. Returns 0, having done nothing, when the tensor core has no sequencer or the shape
  * is one it does not take; tsl_cp_exec_gemm then tiles the command itself. */

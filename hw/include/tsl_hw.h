@@ -120,7 +120,8 @@
 #define TSL_CMD_OP_CONV2D 6u /* C = epilogue(conv2d(A, B)): NHWC activations A, HWIO weights B (window geometry) */
 #define TSL_CMD_OP_POOL2D 7u /* C = pool(A) over windows of NHWC A: VPU_OP MAX (max pool) or ADD (average pool) */
 #define TSL_CMD_OP_ROWWISE 8u /* C = f(A) row by row, f the ROW_OP in VPU_OP's bits: softmax, layer norm, RMS norm, GELU, SiLU */
-#define TSL_CMD_OP_LIMIT 9u
+#define TSL_CMD_OP_ATTENTION 9u /* C = softmax(A x B * SCALE + mask) x V for each head, the scores kept on chip (attention geometry) */
+#define TSL_CMD_OP_LIMIT 10u
 
 /* ROW_OP: ROWWISE functions (command VPU_OP bits); docs/isa.md section 7 gives each as VPU operations */
 #define TSL_ROW_OP_SOFTMAX 0u /* exp(x - max(x)) / sum(exp(x - max(x))) of each row, after the SCALE and MASK steps */
@@ -148,7 +149,8 @@
 #define TSL_CMD_FLAG_B_BCAST 3u /* ELTWISE: B is one row broadcast to every row */
 #define TSL_CMD_FLAG_B_IMM 4u /* ELTWISE: B is the scalar in SCALE */
 #define TSL_CMD_FLAG_MASK 5u /* ROWWISE SOFTMAX: add B (M x N, FP32 or BF16) after the scale, e.g. an attention mask */
-#define TSL_CMD_FLAG_LIMIT 6u
+#define TSL_CMD_FLAG_CAUSAL 6u /* ATTENTION: the scores of key j > query i + LK - LQ are masked (-inf is added) */
+#define TSL_CMD_FLAG_LIMIT 7u
 
 /* Name of a UNIT value, or NULL when it has none. */
 static inline const char *tsl_unit_name(uint32_t v)
@@ -273,6 +275,7 @@ static inline const char *tsl_cmd_op_name(uint32_t v)
     case 6u: return "CONV2D";
     case 7u: return "POOL2D";
     case 8u: return "ROWWISE";
+    case 9u: return "ATTENTION";
     default: return (const char *)0;
     }
 }
@@ -316,6 +319,7 @@ static inline const char *tsl_cmd_flag_name(uint32_t v)
     case 3u: return "B_BCAST";
     case 4u: return "B_IMM";
     case 5u: return "MASK";
+    case 6u: return "CAUSAL";
     default: return (const char *)0;
     }
 }
@@ -1010,6 +1014,30 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_WIN_A_ZP_SHIFT 16u
 #define TSL_WIN_A_ZP_MASK 0xFFu
 #define TSL_WIN_WORDS_MASK 0x0AB8u /* bit i: command word i */
+
+/* Attention geometry of ATTENTION commands, in command words 3, 4, 5, 12, 15 */
+#define TSL_ATT_LQ_WORD 3u /* queries: rows of A and C per head, 1..65535 */
+#define TSL_ATT_LQ_SHIFT 0u
+#define TSL_ATT_LQ_MASK 0xFFFFu
+#define TSL_ATT_LK_WORD 3u /* keys: columns of B and rows of V per head, 1..65535 */
+#define TSL_ATT_LK_SHIFT 16u
+#define TSL_ATT_LK_MASK 0xFFFFu
+#define TSL_ATT_D_WORD 4u /* columns of A and rows of B per head (the query and key width), 1..65535 */
+#define TSL_ATT_D_SHIFT 0u
+#define TSL_ATT_D_MASK 0xFFFFu
+#define TSL_ATT_DV_WORD 4u /* columns of V and C (the value width), 1..65535 */
+#define TSL_ATT_DV_SHIFT 16u
+#define TSL_ATT_DV_MASK 0xFFFFu
+#define TSL_ATT_BATCH_WORD 5u /* heads, 1..65535 */
+#define TSL_ATT_BATCH_SHIFT 0u
+#define TSL_ATT_BATCH_MASK 0xFFFFu
+#define TSL_ATT_V_ADDR_WORD 12u /* HBM address of V (BF16) */
+#define TSL_ATT_V_ADDR_SHIFT 0u
+#define TSL_ATT_V_ADDR_MASK 0xFFFFFFFFu
+#define TSL_ATT_LDV_WORD 15u /* bytes between rows of V */
+#define TSL_ATT_LDV_SHIFT 0u
+#define TSL_ATT_LDV_MASK 0xFFFFFFFFu
+#define TSL_ATT_WORDS_MASK 0x9038u /* bit i: command word i */
 
 /* Members of the typed structs below are 0 unless given: C zeroes the fields a designated
  * initialiser leaves out; C++ (14 and later) gets default member initialisers to the same end. */
@@ -1750,6 +1778,41 @@ static inline tsl_win_t tsl_win_decode(const uint32_t *w)
     win.batch = w[11] & 0xFFFFu;
     win.a_zp = (w[11] >> 16) & 0xFFu;
     return win;
+}
+
+/* Attention geometry of ATTENTION commands (command words 3, 4, 5, 12, 15), fields as docs/isa.md */
+typedef struct {
+    uint32_t lq TSL_FIELD_DEFAULT; /* queries: rows of A and C per head, 1..65535 */
+    uint32_t lk TSL_FIELD_DEFAULT; /* keys: columns of B and rows of V per head, 1..65535 */
+    uint32_t d TSL_FIELD_DEFAULT; /* columns of A and rows of B per head (the query and key width), 1..65535 */
+    uint32_t dv TSL_FIELD_DEFAULT; /* columns of V and C (the value width), 1..65535 */
+    uint32_t batch TSL_FIELD_DEFAULT; /* heads, 1..65535 */
+    uint32_t v_addr TSL_FIELD_DEFAULT; /* HBM address of V (BF16) */
+    uint32_t ldv TSL_FIELD_DEFAULT; /* bytes between rows of V */
+} tsl_att_t;
+
+/* Encode `att` into its words of the command at `w` (the other words are untouched). */
+static inline void tsl_att_encode(const tsl_att_t *att, uint32_t *w)
+{
+    w[3] = (att->lq & 0xFFFFu) | ((att->lk & 0xFFFFu) << 16);
+    w[4] = (att->d & 0xFFFFu) | ((att->dv & 0xFFFFu) << 16);
+    w[5] = (att->batch & 0xFFFFu);
+    w[12] = att->v_addr;
+    w[15] = att->ldv;
+}
+
+/* Decode the attention geometry of the command at `w`. */
+static inline tsl_att_t tsl_att_decode(const uint32_t *w)
+{
+    tsl_att_t att;
+    att.lq = w[3] & 0xFFFFu;
+    att.lk = (w[3] >> 16) & 0xFFFFu;
+    att.d = w[4] & 0xFFFFu;
+    att.dv = (w[4] >> 16) & 0xFFFFu;
+    att.batch = w[5] & 0xFFFFu;
+    att.v_addr = w[12];
+    att.ldv = w[15];
+    return att;
 }
 
 /* Read or write a field of a word array, e.g. tsl_field_get(insn, TSL_INSN_HDR_UNIT_WORD, ...). */

@@ -126,7 +126,8 @@ package tsl_pkg;
     CMD_OP_FENCE = 4'd5,
     CMD_OP_CONV2D = 4'd6,
     CMD_OP_POOL2D = 4'd7,
-    CMD_OP_ROWWISE = 4'd8
+    CMD_OP_ROWWISE = 4'd8,
+    CMD_OP_ATTENTION = 4'd9
   } cmd_op_e;
 
   // ROWWISE functions (command VPU_OP bits); docs/isa.md section 7 gives each as VPU operations
@@ -157,7 +158,8 @@ package tsl_pkg;
     CMD_FLAG_SCALE = 3'd2,
     CMD_FLAG_B_BCAST = 3'd3,
     CMD_FLAG_B_IMM = 3'd4,
-    CMD_FLAG_MASK = 3'd5
+    CMD_FLAG_MASK = 3'd5,
+    CMD_FLAG_CAUSAL = 3'd6
   } cmd_flag_e;
 
   // Register block SYS: system registers of the control core

@@ -742,11 +742,49 @@ static void row_ref(uint32_t op, const double *xin, const double *mask, const do
     }
 }
 
+/* FP32 add and multiply of canonical bits, as the VPU's fadd and fmul (call with FTZ/DAZ set). */
+static uint32_t f_add(uint32_t a, uint32_t b) { volatile float r = ref_f(a) + ref_f(b); return ref_canon(r); }
+static uint32_t f_mul(uint32_t a, uint32_t b) { volatile float r = ref_f(a) * ref_f(b); return ref_canon(r); }
+
+/* One row's reduction as the VPU does it (docs/isa.md §7): lane by lane over the v vectors of nn
+ * lanes in order (op(v0, v1), then op(that, v2), ...), then the pairwise tree across the lanes. */
+static uint32_t row_reduce(const uint32_t *y, uint32_t v, uint32_t nn, int add)
+{
+    uint32_t t[128];
+    for (uint32_t l = 0; l < nn; l++) {
+        t[l] = y[l];
+        for (uint32_t b = 1; b < v; b++)
+            t[l] = add ? f_add(t[l], y[b * nn + l]) : ref_max(t[l], y[b * nn + l]);
+    }
+    for (uint32_t len = nn; len > 1; len /= 2)
+        for (uint32_t i = 0; i < len / 2; i++)
+            t[i] = add ? f_add(t[2 * i], t[2 * i + 1]) : ref_max(t[2 * i], t[2 * i + 1]);
+    return t[0];
+}
+
+/* ROWWISE SOFTMAX bit for bit, from the scaled and masked row x (n canonical FP32 values) held as
+ * v = ceil(n / nn) vectors whose lanes past n read -inf: m = the row's max; e = EXP(x + (-1 m));
+ * y = e RECIP(the row's sum of e). y has room for v nn values (the padding comes back as 0). The
+ * EXP and RECIP are the model's functions (tests/model/test_vmath checks them against libm). Call
+ * with FTZ/DAZ set. */
+static void softmax_ref(const uint32_t *x, uint32_t n, uint32_t nn, uint32_t *y)
+{
+    uint32_t v = (n + nn - 1) / nn;
+    for (uint32_t j = 0; j < v * nn; j++)
+        y[j] = j < n ? x[j] : 0xFF800000u;
+    uint32_t s = f_mul(row_reduce(y, v, nn, 0), 0xBF800000u);
+    for (uint32_t j = 0; j < v * nn; j++)
+        y[j] = tslm_f32_exp(f_add(y[j], s));
+    uint32_t r = tslm_f32_recip(row_reduce(y, v, nn, 1));
+    for (uint32_t j = 0; j < v * nn; j++)
+        y[j] = f_mul(y[j], r);
+}
+
 /* ROWWISE against the double-precision reference. The bound per element: FP32 maths over the row
  * (a sum of n terms in blocks, a few ulp for EXP, RECIP, RSQRT) is 2^-18 (1 + n 2^-6) of the
  * row's scale (the largest |y|, or for the norms |gamma| + |beta| times the normalised value),
- * plus half a bf16 ulp of |y| for a BF16 C, plus 2^-126 (results below it flush to 0). Everything
- * outside C must be untouched. */
+ * plus half a bf16 ulp of |y| for a BF16 C, plus 2^-126 (results below it flush to 0). SOFTMAX is
+ * also checked bit for bit against softmax_ref. Everything outside C must be untouched. */
 static void row_case(dev_t *d, uint32_t op, uint32_t adt, uint32_t cdt, uint32_t flags, uint32_t m, uint32_t n)
 {
     uint32_t esa = tsl_dtype_bytes(adt), esc = tsl_dtype_bytes(cdt), w[16], mdt = (rnd() & 1) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
@@ -818,6 +856,31 @@ static void row_case(dev_t *d, uint32_t op, uint32_t adt, uint32_t cdt, uint32_t
         }
         tu_check(&T, !bad, "[%s] %s: %u elements outside the bound, first C[%u][%u] = %g, reference %g (error %g)",
                  d->name, what, bad, wi, wj, bad ? ref_f(rd_elem(H + c + (uint64_t)wi * ldc, wj, cdt)) : 0.0, 0.0, worst);
+        if (op == TSL_ROW_OP_SOFTMAX) {
+            uint32_t *x = malloc(4u * (n + d->n) * 2u), *y = x + n + d->n;
+            unsigned csr = ref_fp_ftz_daz();
+            for (uint32_t i = 0; i < m && !bad; i++) {
+                for (uint32_t j = 0; j < n; j++) {
+                    x[j] = rd_elem(H + a + (uint64_t)i * lda, j, adt);
+                    if (flags & CF(SCALE))
+                        x[j] = f_mul(x[j], ref_u(scale));
+                    if (mask)
+                        x[j] = f_add(x[j], rd_elem(H + b + (uint64_t)i * ldb, j, mdt));
+                }
+                softmax_ref(x, n, d->n, y);
+                uint8_t e[4];
+                for (uint32_t j = 0; j < n && !bad; j++) {
+                    wr_elem(e, 0, cdt, y[j]);
+                    if (memcmp(e, H + c + (uint64_t)i * ldc + j * esc, esc)) {
+                        bad = 1;
+                        tu_check(&T, 0, "[%s] %s: C[%u][%u] = 0x%08x differs from the VPU steps' 0x%08x", d->name, what, i,
+                                 j, rd_elem(H + c + (uint64_t)i * ldc, j, cdt), rd_elem(e, 0, cdt));
+                    }
+                }
+            }
+            ref_fp_restore(csr);
+            free(x);
+        }
         uint32_t i = 0;
         while (i < HBM_BYTES && H[i] == d->exp[i])
             i++;
@@ -854,6 +917,113 @@ static void row_suite(dev_t *d, int randoms)
     w[10] = DATA_BASE + w[7];
     stage(d, w);
     submit(d, "ROWWISE row longer than VMEM", TSL_CMD_ERR_BAD_SHAPE, TSL_CMD_N_WORD, 1, 1);
+}
+
+/* ------------------------------------------------------------------------------- ATTENTION */
+
+typedef struct {
+    uint32_t lq, lk, d, dv, heads, causal, cdt;
+} att_shape_t;
+
+static void base_cmd(dev_t *d, uint32_t base, uint32_t *w);   /* a valid command of each kind (below) */
+
+/* ATTENTION against the reference composed of the three commands it replaces, in the test's own
+ * words: per head, S = Q Kt with the scale (ref_gemm_out, FP32 C), the causal mask (+0 or -inf) added
+ * to every score, the softmax (softmax_ref) rounded to BF16, O = P V (ref_gemm_out). Bit for bit;
+ * everything outside O must be untouched. Inputs from rnd_bf16: zeros, subnormals, infinities. */
+static int att_case(dev_t *d, att_shape_t s)
+{
+    uint32_t nn = d->n, esc = tsl_dtype_bytes(s.cdt), w[16], h = s.heads;
+    uint32_t lda = 2 * s.d + 2 * below(3), ldb = 2 * s.lk + 2 * below(3), ldv = 2 * s.dv + 2 * below(3);
+    uint32_t ldc = s.dv * esc + esc * below(3);
+    uint32_t q = alloc(d, (uint64_t)h * s.lq * lda), k = alloc(d, (uint64_t)h * s.d * ldb);
+    uint32_t v = alloc(d, (uint64_t)h * s.lk * ldv), o = alloc(d, (uint64_t)h * s.lq * ldc);
+    fill_rand(d, q, h * s.lq, lda, s.d, TSL_DTYPE_BF16);
+    fill_rand(d, k, h * s.d, ldb, s.lk, TSL_DTYPE_BF16);
+    fill_rand(d, v, h * s.lk, ldv, s.dv, TSL_DTYPE_BF16);
+    uint32_t fscale = ((rnd() & 1) << 31) | ((120u + below(14)) << 23) | (rnd() & 0x7FFFFFu);
+    cmd_init(w, TSL_CMD_OP_ATTENTION, s.causal ? CF(CAUSAL) : 0);
+    TSL_SET(w, TSL_CMD_A_DTYPE, TSL_DTYPE_BF16);
+    TSL_SET(w, TSL_CMD_B_DTYPE, TSL_DTYPE_BF16);
+    TSL_SET(w, TSL_CMD_C_DTYPE, s.cdt);
+    tsl_att_t g = {.lq = s.lq, .lk = s.lk, .d = s.d, .dv = s.dv, .batch = h, .v_addr = v, .ldv = ldv};
+    tsl_att_encode(&g, w);
+    w[6] = q; w[7] = lda; w[8] = k; w[9] = ldb; w[10] = o; w[11] = ldc; w[13] = fscale;
+    stage(d, w);
+    const uint8_t *H = hbm(d);
+    uint32_t vn = (s.lk + nn - 1) / nn * nn, *x = malloc(4u * (s.lk + vn));
+    uint8_t *p = malloc(2u * s.lk);
+    ref_epi_t es = {TSL_DTYPE_FP32, CF(SCALE), 0, 0, 0, fscale}, eo = {s.cdt, 0, 0, 0, 0, 0};
+    unsigned csr = ref_fp_ftz_daz();
+    for (uint32_t hd = 0; hd < h; hd++)
+        for (uint32_t i = 0; i < s.lq; i++) {
+            const uint8_t *qrow = H + q + (uint64_t)(hd * s.lq + i) * lda;
+            for (uint32_t j = 0; j < s.lk; j++) {
+                uint8_t sc[4];
+                ref_gemm_out(qrow, H + k + (uint64_t)hd * s.d * ldb + 2 * j, ldb, NULL, s.d, nn, 1, &es, sc);
+                x[j] = get32(sc);
+                if (s.causal)
+                    x[j] = f_add(x[j], j > i + s.lk - s.lq ? 0xFF800000u : 0u);
+            }
+            softmax_ref(x, s.lk, nn, x + s.lk);
+            for (uint32_t j = 0; j < s.lk; j++)
+                put16(p + 2 * j, ref_bf16(x[s.lk + j]));
+            for (uint32_t c = 0; c < s.dv; c++)
+                ref_gemm_out(p, H + v + (uint64_t)hd * s.lk * ldv + 2 * c, ldv, NULL, s.lk, nn, 1, &eo,
+                             d->exp + o + (uint64_t)(hd * s.lq + i) * ldc + c * esc);
+        }
+    ref_fp_restore(csr);
+    free(x);
+    free(p);
+    char what[128];
+    snprintf(what, sizeof what, "ATTENTION %u heads %ux%u d %u dv %u causal %u ->%s", h, s.lq, s.lk, s.d, s.dv,
+             s.causal, tsl_dtype_name(s.cdt));
+    return submit(d, what, TSL_CMD_ERR_OK, 0, 1, 0);
+}
+
+/* Directed and random shapes up to maxdim (keys, widths and queries; several tiles of queries where
+ * the configuration's ACC holds few rows), then refusals that touch nothing. */
+static void att_suite(dev_t *d, int randoms, uint32_t maxdim)
+{
+    if (!((d->m.cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1))
+        return;
+    const uint32_t F = TSL_DTYPE_FP32, B = TSL_DTYPE_BF16, n = d->n;
+    const att_shape_t fixed[] = {
+        {1, 1, 1, 1, 1, 0, F}, {1, 1, 1, 1, 1, 1, B}, {5, 33, 16, 17, 2, 0, F}, {20, 20, 24, 8, 2, 1, F},
+        {n + 1, 2 * n + 3, n, 2 * n - 1, 3, 1, B}, {3, 2 * n, 2 * n, n, 2, 0, B}, {7, 19, 5, 3, 1, 1, F},
+        {64, 64, 32, 32, 4, 0, F}, {64, 64, 32, 32, 2, 1, B}, {150, 40, 8, 8, 1, 0, F}, {130, 140, 9, 20, 1, 1, B},
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (fixed[i].lk <= 2 * maxdim && fixed[i].d <= 2 * maxdim && fixed[i].dv <= 2 * maxdim)
+            att_case(d, fixed[i]);
+    for (int r = 0; r < randoms; r++) {
+        att_shape_t s = {1 + below(maxdim), 1 + below(maxdim), 1 + below(maxdim), 1 + below(maxdim), 1 + below(3),
+                         rnd() & 1, (rnd() & 1) ? F : B};
+        if (s.causal && s.lq > s.lk)
+            s.lq = 1 + below(s.lk);
+        att_case(d, s);
+    }
+    /* refusals, each touching nothing: a causal mask with more queries than keys; BATCH heads of
+     * LQ rows more than HBM holds; keys too many for the scores of one row to fit; an int8-only
+     * core (in main) */
+    struct {
+        const char *what;
+        uint32_t flags, lq, lk, batch, ldb, detail;
+    } bad[] = {
+        {"ATTENTION causal LQ > LK", CF(CAUSAL), 7, 6, 2, 12, TSL_ATT_LQ_WORD},
+        {"ATTENTION BATCH x LQ > HBM", 0, 0xFFFF, 6, 0xFFFF, 12, TSL_ATT_BATCH_WORD},
+        {"ATTENTION keys past ACC", 0, 1, d->m.cfg.acc_bytes / 8u, 2, d->m.cfg.acc_bytes / 4u, TSL_ATT_LK_WORD},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint32_t w[16];
+        base_cmd(d, 6, w);
+        w[0] |= bad[i].flags << 8;
+        w[3] = bad[i].lq | bad[i].lk << 16;
+        w[5] = bad[i].batch;
+        w[9] = bad[i].ldb;
+        stage(d, w);
+        submit(d, bad[i].what, TSL_CMD_ERR_BAD_SHAPE, bad[i].detail, 1, 1);
+    }
 }
 
 static void eltwise_suite(dev_t *d, int randoms)
@@ -929,7 +1099,7 @@ static void copy_fill_suite(dev_t *d, int randoms)
 
 typedef struct {
     const char *what;
-    uint32_t base;      /* 0 GEMM int8, 1 GEMM bf16, 2 ELTWISE int add, 3 COPY, 4 FILL, 5 NOP */
+    uint32_t base;      /* 0 GEMM int8, 1 GEMM bf16, 2 ELTWISE int add, 3 COPY, 4 FILL, 5 NOP, 6 ATTENTION */
     uint32_t word, value, set_mode; /* set_mode 0: w[word] = value; 1: w[word] |= value */
     uint32_t status, detail;
 } bad_t;
@@ -959,6 +1129,15 @@ static void base_cmd(dev_t *d, uint32_t base, uint32_t *w)
         cmd_init(w, TSL_CMD_OP_FILL, 0);
         w[3] = 5; w[4] = 6; w[10] = x; w[11] = 6; w[13] = 0x12345678;
         break;
+    case 6: {   /* 2 heads of 5 queries, 6 keys, D 7, DV 3, FP32 O */
+        cmd_init(w, TSL_CMD_OP_ATTENTION, 0);
+        TSL_SET(w, TSL_CMD_A_DTYPE, TSL_DTYPE_BF16); TSL_SET(w, TSL_CMD_B_DTYPE, TSL_DTYPE_BF16);
+        TSL_SET(w, TSL_CMD_C_DTYPE, TSL_DTYPE_FP32);
+        tsl_att_t g = {.lq = 5, .lk = 6, .d = 7, .dv = 3, .batch = 2, .v_addr = x + 0x3000, .ldv = 6};
+        tsl_att_encode(&g, w);
+        w[6] = x; w[7] = 14; w[8] = x + 0x1000; w[9] = 12; w[10] = x + 0x2000; w[11] = 12; w[13] = 0x3F800000;
+        break;
+    }
     default:
         cmd_init(w, TSL_CMD_OP_NOP, 0);
         break;
@@ -1025,6 +1204,27 @@ static const bad_t bad_cases[] = {
     {"LDA wraps 2^32", 3, 7, 0x80000000, 0, E(BAD_ADDR), 6},
     {"FILL past HBM", 4, 10, HBM_BYTES - 29, 0, E(BAD_ADDR), 10},
     {"bias past HBM", 0, 12, HBM_BYTES - 8, 6, E(BAD_ADDR), 12},
+    {"ATTENTION with SCALE", 6, 0, FL(SCALE), 1, E(BAD_FLAGS), 0},
+    {"ATTENTION with VPU_OP", 6, 2, 0x1000, 1, E(BAD_FLAGS), 2},
+    {"ATTENTION with SHIFT", 6, 14, 1, 0, E(BAD_FLAGS), 14},
+    {"ATTENTION w5 reserved", 6, 5, 1u << 16, 1, E(BAD_FLAGS), 5},
+    {"ATTENTION A int8", 6, 2, 0x310, 0, E(BAD_DTYPE), 2},
+    {"ATTENTION B fp32", 6, 2, 0x331, 0, E(BAD_DTYPE), 2},
+    {"ATTENTION C int32", 6, 2, 0x211, 0, E(BAD_DTYPE), 2},
+    {"ATTENTION LQ = 0", 6, 3, 6u << 16, 0, E(BAD_SHAPE), 3},
+    {"ATTENTION LK = 0", 6, 3, 5, 0, E(BAD_SHAPE), 3},
+    {"ATTENTION D = 0", 6, 4, 3u << 16, 0, E(BAD_SHAPE), 4},
+    {"ATTENTION DV = 0", 6, 4, 7, 0, E(BAD_SHAPE), 4},
+    {"ATTENTION BATCH = 0", 6, 5, 0, 0, E(BAD_SHAPE), 5},
+    {"ATTENTION LDA < 2 D", 6, 7, 13, 0, E(BAD_SHAPE), 7},
+    {"ATTENTION LDB < 2 LK", 6, 9, 11, 0, E(BAD_SHAPE), 9},
+    {"ATTENTION LDC < 4 DV", 6, 11, 11, 0, E(BAD_SHAPE), 11},
+    {"ATTENTION LDV < 2 DV", 6, 15, 5, 0, E(BAD_SHAPE), 15},
+    {"ATTENTION Q past HBM", 6, 6, HBM_BYTES - 100, 0, E(BAD_ADDR), 6},
+    {"ATTENTION K past HBM", 6, 8, HBM_BYTES - 100, 0, E(BAD_ADDR), 8},
+    {"ATTENTION O past HBM", 6, 10, HBM_BYTES - 100, 0, E(BAD_ADDR), 10},
+    {"ATTENTION V past HBM", 6, 12, HBM_BYTES - 50, 0, E(BAD_ADDR), 12},
+    {"ATTENTION V in the rings", 6, 12, CPL_BASE, 0, E(BAD_ADDR), 12},
 };
 
 static void invalid_suite(dev_t *d)
@@ -1032,8 +1232,8 @@ static void invalid_suite(dev_t *d)
     uint32_t w[16];
     for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
         const bad_t *b = &bad_cases[i];
-        if (b->base == 1 && !((d->m.cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1))
-            continue;   /* a bf16 GEMM is BAD_DTYPE there (checked separately) */
+        if ((b->base == 1 || b->base == 6) && !((d->m.cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1))
+            continue;   /* a bf16 GEMM or ATTENTION is BAD_DTYPE there (checked separately) */
         base_cmd(d, b->base, w);
         switch (b->set_mode) {
         case 0: w[b->word] = b->value; break;
@@ -1065,7 +1265,7 @@ static void ring_suite(dev_t *d)
         if (i == 4)
             TSL_SET(w, TSL_CMD_OPCODE, TSL_CMD_OP_FENCE);
         if (i == 5)
-            w[0] = 9;   /* bad opcode in the middle of a batch */
+            w[0] = TSL_CMD_OP_LIMIT;   /* bad opcode in the middle of a batch */
         tags[i] = w[1];
         memcpy(hbm(d) + CMD_BASE + ((head + i) % CMD_SIZE) * 64u, w, 64);
     }
@@ -1082,7 +1282,7 @@ static void ring_suite(dev_t *d)
     for (uint32_t i = 4; i < 6; i++)
         ok &= get32(hbm(d) + CPL_BASE + 0x100 + ((cplh + i) % 4) * 16) == tags[i];
     uint32_t st5 = get32(hbm(d) + CPL_BASE + 0x100 + ((cplh + 5) % 4) * 16 + 4);
-    tu_check(&T, r3 == 2 && ok && st5 == (9u << 16 | TSL_CMD_ERR_BAD_OPCODE),
+    tu_check(&T, r3 == 2 && ok && st5 == (TSL_CMD_OP_LIMIT << 16 | TSL_CMD_ERR_BAD_OPCODE),
              "[%s] batch completions: poll %d, tags ok %d, last status 0x%x", d->name, r3, ok, st5);
     hif_wr(d, TSL_HOSTIF_CPL_TAIL_OFFSET, cplh + 6);
     hif_wr(d, TSL_HOSTIF_CPL_SIZE_OFFSET, CPL_SIZE);
@@ -1168,6 +1368,7 @@ int main(int argc, char **argv)
         eltwise_suite(&d, i == 0 ? 3 : 1);
         win_suite(&d, i == 0 ? 16 : 6);
         row_suite(&d, i == 0 ? 16 : 4);
+        att_suite(&d, i == 0 ? 12 : 4, cfgs[i].vmem >= 131072 ? 70 : 20);
         copy_fill_suite(&d, i == 0 ? 12 : 4);
         invalid_suite(&d);
         ring_suite(&d);
@@ -1181,6 +1382,9 @@ int main(int argc, char **argv)
             w[2] = 0x2333;
             stage(&d, w);
             submit(&d, "fp32 ELTWISE on an int8-only build", TSL_CMD_ERR_BAD_DTYPE, 2, 1, 1);
+            base_cmd(&d, 6, w);
+            stage(&d, w);
+            submit(&d, "ATTENTION on an int8-only build", TSL_CMD_ERR_BAD_DTYPE, 2, 1, 1);
         }
         printf("fw_native [%s, %u commands]: %d passed, %d failed\n", cfgs[i].name, d.cp.commands, T.passed - p0,
                T.failed - f0);

@@ -739,7 +739,7 @@ static void cmd_err_suite(tessel_dev_t *d)
         g.w[6] = (uint32_t)a; g.w[7] = 4; g.w[8] = (uint32_t)a + 64; g.w[9] = 4; g.w[10] = (uint32_t)a + 128; g.w[11] = 16;
         memcpy(cs[i].w, g.w, 64);
     }
-    cs[nc].what = "BAD_OPCODE"; TSL_SET(cs[nc].w, TSL_CMD_OPCODE, 9); cs[nc].status = TSL_CMD_ERR_BAD_OPCODE; cs[nc++].detail = 0;
+    cs[nc].what = "BAD_OPCODE"; TSL_SET(cs[nc].w, TSL_CMD_OPCODE, TSL_CMD_OP_LIMIT); cs[nc].status = TSL_CMD_ERR_BAD_OPCODE; cs[nc++].detail = 0;
     cs[nc].what = "BAD_FLAGS (reserved flag)"; TSL_SET(cs[nc].w, TSL_CMD_FLAGS, CF(B_BCAST)); cs[nc].status = TSL_CMD_ERR_BAD_FLAGS; cs[nc++].detail = 0;
     cs[nc].what = "BAD_DTYPE"; TSL_SET(cs[nc].w, TSL_CMD_A_DTYPE, TSL_DTYPE_INT32); cs[nc].status = TSL_CMD_ERR_BAD_DTYPE; cs[nc++].detail = 2;
     cs[nc].what = "BAD_FLAGS (unused field)"; cs[nc].w[15] = 7; cs[nc].status = TSL_CMD_ERR_BAD_FLAGS; cs[nc++].detail = 15;

@@ -1,0 +1,305 @@
+/* Tessel command processor: ATTENTION, O = softmax(Q Kt SCALE + mask) V for each head, with the
+ * scores kept on chip (docs/isa.md §7). README.md ("Attention") has the plan.
+ *
+ * A step is one tile of R query rows of one head. The MXU computes the tile's scores S = Q Kt into
+ * ACC, one MATMULK over all of D per column block of N keys, so that S lands block-major (block j of
+ * row r at S + (j R + r) 4N): the layout of ROWWISE, whose softmax steps (tsl_cp_softmax) then run
+ * on it in place, after the scale and the mask. The VPU rounds the probabilities into P (BF16, VMEM,
+ * block-major too), and the MXU computes O = P V into ACC, one MATMULK per (K-block, column block),
+ * K-blocks ascending with ACCUMULATE after the first: the GEMM order. The BF16 rounding of O and
+ * one STORE follow. Neither S nor P goes to HBM.
+ *
+ * The mask: a table E in VMEM whose row k is -inf in the lanes l >= k - c0 and +0 in the others is
+ * built once, by the VPU from nothing (mask_table). A causal tile adds, to each column block that
+ * reaches past the diagonal, the window of R rows of E that masks its keys j > i + LK - LQ: the
+ * unfused path's mask, element by element. Without CAUSAL, a last block that is partly padding
+ * adds one row of E to every row. Blocks with no masked key add nothing (x + 0 = x but for the sign
+ * of a zero score, which EXP maps to 1 either way).
+ *
+ * Buffers: Q, K, V, P and the BF16 output tile have one VMEM slot each, S and O two ACC slots, so
+ * the MXU computes the next tile's scores while the VPU runs this tile's softmax; the scheduler
+ * (tsl_cp_sched.c) adds the tokens. A head's K and V are loaded once, when its first tile's turn
+ * comes. */
+#include "tsl_cp_int.h"
+
+#define TOK_DMA TSL_TOK(TSL_UNIT_DMA)
+#define TOK_MXU TSL_TOK(TSL_UNIT_MXU)
+#define TOK_VPU TSL_TOK(TSL_UNIT_VPU)
+#define I8 TSL_DTYPE_INT8
+#define I32 TSL_DTYPE_INT32
+#define BF TSL_DTYPE_BF16
+#define FP TSL_DTYPE_FP32
+#define NEG_INF_I32 0xFF800000u   /* -inf's FP32 bits, as INT32: -2^23 */
+
+static uint64_t al(uint64_t v) { return (v + TSL_CP_ALIGN - 1u) / TSL_CP_ALIGN * TSL_CP_ALIGN; }
+
+typedef struct {
+    const tsl_cmd_t *c;
+    tsl_att_t a;
+    uint32_t n, r, tiles;            /* N, rows per tile, tiles per head */
+    uint32_t v, kb, db;              /* column blocks of keys (S, P), of D (Q, K), of DV (V, O) */
+    uint32_t ke;                     /* rows of E: 2R + N - 2 (CAUSAL), 1 (a partial last block), or 0 */
+    int32_t c0;                      /* E's row k masks the lanes l >= k - c0 */
+    uint32_t q, k, vm, p, out, e;    /* VMEM */
+    uint32_t s[2], o[2], s1;         /* ACC: scores, outputs, the softmax's per-row scratch */
+    tsl_cp_buf_t Q, K, VM, P, OUT, S[2], O[2];
+    uint32_t wb;                     /* the weight buffer of the next MATMULK */
+} att_t;
+
+/* One step: tile t (rows i0 .. i0 + mr - 1) of head h, in ACC slot s. */
+typedef struct {
+    uint32_t h, t, i0, mr, s;
+} step_t;
+
+/* Lay the buffers out for tiles of x->r rows: six VMEM regions, then five in ACC, each aligned.
+ * 1 when they fit. (Each region's bytes stay below 2^32 within plan()'s limits.) */
+static int layout(const tsl_cp_t *cp, att_t *x)
+{
+    uint32_t n = x->n, r = x->r, lkp = x->v * n, kp = x->kb * n, dvp = x->db * n;
+    int causal = (x->c->flags & TSL_CP_FLAG(CAUSAL)) != 0;
+    x->ke = causal ? 2u * r + n - 2u : x->a.lk < lkp ? 1u : 0u;
+    x->c0 = causal ? (int32_t)r - 1 : -(int32_t)(x->a.lk - lkp + n);   /* without CAUSAL: the padding lanes */
+    uint32_t *at[] = {&x->q, &x->k, &x->vm, &x->p, &x->out, &x->e, &x->s[0], &x->s[1], &x->o[0], &x->o[1], &x->s1};
+    uint32_t bytes[] = {2u * r * kp, 2u * kp * lkp, 2u * lkp * dvp, 2u * r * lkp,
+                        x->c->c_dtype == BF ? 2u * r * dvp : 0u,
+                        x->ke ? (x->ke + 2u) * 4u * n : 0u,   /* E, and two vectors of scratch to build it */
+                        4u * r * lkp, 4u * r * lkp, 4u * r * dvp, 4u * r * dvp, 4u * r * n};
+    uint64_t p = 0;
+    for (uint32_t i = 0; i < sizeof bytes / sizeof bytes[0]; i++) {
+        if (i == 6) {   /* the first ACC region */
+            if (p > cp->vmem_bytes)
+                return 0;
+            p = 0;
+        }
+        *at[i] = (i < 6 ? 0u : TSL_LOCAL_ACC_BASE) + (uint32_t)p;
+        p += al(bytes[i]);
+    }
+    return p <= cp->acc_bytes;
+}
+
+/* Tiles of as many rows as fit, made equal; 0 when one row does not fit or a row exceeds what one
+ * DMA row or MATMULK takes. */
+static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, att_t *x)
+{
+    uint32_t w[TSL_PARAM_CMD_WORDS], n = cp->n;
+    tsl_cmd_encode(c, w);
+    x->c = c;
+    x->a = tsl_att_decode(w);
+    x->n = n;
+    x->v = tsl_cp_ceil(x->a.lk, n);
+    x->kb = tsl_cp_ceil(x->a.d, n);
+    x->db = tsl_cp_ceil(x->a.dv, n);
+    if (2u * x->a.lk > TSL_CP_MAX_ROW_BYTES || 2u * x->a.d > TSL_CP_MAX_ROW_BYTES ||
+        x->a.dv * tsl_dtype_bytes(c->c_dtype) > TSL_CP_MAX_ROW_BYTES || x->kb > TSL_INSN_MXU_MATMULK_KBLOCKS_MASK)
+        return 0;
+    /* VPU instructions of a whole tile: V R and DB R vectors, and E's 2R + N - 2 rows */
+    uint32_t r = tsl_cp_min(x->a.lq, TSL_CP_MAX_ROWS / (x->v > x->db ? x->v : x->db));
+    r = tsl_cp_min(r, (TSL_CP_MAX_ROWS - n) / 2u);
+    for (x->r = r; x->r; x->r /= 2u) {   /* each try half, then equal tiles */
+        x->tiles = tsl_cp_ceil(x->a.lq, x->r);
+        x->r = tsl_cp_ceil(x->a.lq, x->tiles);
+        if (layout(cp, x))
+            return 1;
+    }
+    return 0;
+}
+
+int tsl_cp_att_fits(const tsl_cp_t *cp, const tsl_cmd_t *c)
+{
+    att_t x;
+    return plan(cp, c, &x);
+}
+
+/* One VPU instruction on buffers the VPU alone touches (no tokens). */
+static void vpu(tsl_cp_t *cp, tsl_insn_vpu_vec_t i) { tsl_cp_issue(cp, tsl_insn_vpu_vec_encode(i), NULL, NULL, NULL, 0); }
+
+/* E (x->ke rows of N FP32 values at x->e): row k is -inf (bits 0xFF800000) in the lanes l >= k - c0
+ * and +0 in the others. The VPU has no lane index, so it is made from bytes: a word 0x03020100 read
+ * as INT8 gives lane l the value l mod 4, and an INT32 vector whose lane q holds 4^t d_t(q) in each
+ * byte (d_t: the t-th base-4 digit) gives, read as INT8, 4^(t+1) d_(t+1)(l) in lane l. Row 0 is the
+ * sum of the digits plus c0, row k row 0 minus k (doubling the rows at each ADD), and REQUANT, MAX
+ * and MIN turn x = l + c0 - k into -2^23 (-inf) for x >= 0 and 0 for x < 0. */
+static void mask_table(tsl_cp_t *cp, const att_t *x)
+{
+    uint32_t vec = 4u * x->n, e = x->e, a = e + x->ke * vec, b = a + vec, t;
+    tsl_cp_fill32(cp, NULL, a, vec, 0x03020100u, 0);
+    vpu(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_ADD, .dst_dtype = I32, .src1_dtype = I8, .src2_dtype = I32,
+                                 .src2_mode = TSL_SRC2_IMM, .dst_addr = e, .src1_addr = a, .src2_addr = (uint32_t)x->c0,
+                                 .rows = 1});
+    for (uint32_t scale = 4; scale < x->n; scale *= 4u, t = a, a = b, b = t) {
+        vpu(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MUL, .dst_dtype = I32, .src1_dtype = I8, .src2_dtype = I32,
+                                     .src2_mode = TSL_SRC2_IMM, .dst_addr = b, .src1_addr = a, .src2_addr = 0x04040404u,
+                                     .rows = 1});
+        vpu(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_ADD, .dst_dtype = I32, .src1_dtype = I32, .src2_dtype = I8,
+                                     .src2_mode = TSL_SRC2_VEC, .dst_addr = e, .src1_addr = e, .src2_addr = b,
+                                     .rows = 1});
+    }
+    for (uint32_t k = 1; k < x->ke; k *= 2u)
+        vpu(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_ADD, .dst_dtype = I32, .src1_dtype = I32, .src2_dtype = I32,
+                                     .src2_mode = TSL_SRC2_IMM, .dst_addr = e + k * vec, .src1_addr = e,
+                                     .src2_addr = 0u - k, .rows = tsl_cp_min(k, x->ke - k)});
+    vpu(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_REQUANT, .dst_dtype = I32, .src1_dtype = I32, .dst_addr = e,
+                                 .src1_addr = e, .rows = x->ke, .scale = NEG_INF_I32, .zero_point = NEG_INF_I32});
+    for (int i = 0; i < 2; i++)
+        vpu(cp, (tsl_insn_vpu_vec_t){.op = i ? TSL_VPU_OP_MIN : TSL_VPU_OP_MAX, .dst_dtype = I32, .src1_dtype = I32,
+                                     .src2_dtype = I32, .src2_mode = TSL_SRC2_IMM, .dst_addr = e, .src1_addr = e,
+                                     .src2_addr = i ? 0u : NEG_INF_I32, .rows = x->ke});
+}
+
+/* A LOAD into VMEM of `rows` rows of `bytes`, `stride` apart in HBM and `pitch` apart at `local`. */
+static void load(tsl_cp_t *cp, uint32_t hbm, uint32_t stride, uint32_t rows, uint32_t bytes, uint32_t local,
+                 uint32_t pitch, tsl_cp_buf_t *buf)
+{
+    tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = TSL_DMA_OP_LOAD, .hbm_addr = hbm, .local_addr = local, .rows = rows, .row_bytes = bytes,
+            .hbm_stride = stride, .local_stride = pitch}), NULL, NULL, buf, TOK_MXU);
+}
+
+/* Head h's K (transposed: D rows of LK) and V (LK rows of DV), each a whole padded matrix. */
+static void load_k(tsl_cp_t *cp, att_t *x, uint32_t h)
+{
+    const tsl_cmd_t *c = x->c;
+    load(cp, c->b_addr + h * x->a.d * c->ldb, c->ldb, x->a.d, 2u * x->a.lk, x->k, 2u * x->v * x->n, &x->K);
+}
+
+static void load_v(tsl_cp_t *cp, att_t *x, uint32_t h)
+{
+    load(cp, x->a.v_addr + h * x->a.lk * x->a.ldv, x->a.ldv, x->a.lk, 2u * x->a.dv, x->vm, 2u * x->db * x->n, &x->VM);
+}
+
+/* One BF16 MATMULK on the next weight buffer. */
+static void matmulk(tsl_cp_t *cp, att_t *x, tsl_insn_mxu_matmulk_t m, tsl_cp_buf_t *act, tsl_cp_buf_t *w,
+                    tsl_cp_buf_t *acc, uint32_t hint)
+{
+    m.dtype = BF;
+    m.wbuf = x->wb;
+    tsl_cp_issue(cp, tsl_insn_mxu_matmulk_encode(m), w, act, acc, hint);
+    x->wb ^= m.kblocks & 1u;
+}
+
+/* Step st's Q tile, then its scores S = Q Kt into ACC slot st->s, block-major: a MATMULK over all of
+ * D per column block of keys. */
+static void scores(tsl_cp_t *cp, att_t *x, const step_t *st)
+{
+    const tsl_cmd_t *c = x->c;
+    uint32_t n = x->n;
+    load(cp, c->a_addr + (st->h * x->a.lq + st->i0) * c->lda, c->lda, st->mr, 2u * x->a.d, x->q, 2u * x->kb * n, &x->Q);
+    for (uint32_t j = 0; j < x->v; j++)
+        matmulk(cp, x, (tsl_insn_mxu_matmulk_t){
+                .act_addr = x->q, .act_stride = 2u * x->kb * n, .acc_addr = x->s[st->s] + j * x->r * 4u * n,
+                .acc_stride = 4u * n, .rows = st->mr, .kblocks = x->kb, .w_addr = x->k + 2u * j * n,
+                .w_stride = 2u * x->v * n}, &x->Q, &x->K, &x->S[st->s], j + 1u == x->v ? TOK_VPU | TOK_DMA : 0u);
+}
+
+/* x (rows vectors, FP32) += E rows from e: row by row (VEC) or e's row for every row (BCAST). */
+static void add_mask(tsl_cp_t *cp, uint32_t x, uint32_t e, uint32_t mode, uint32_t rows)
+{
+    vpu(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_ADD, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP,
+                                 .src2_mode = mode, .dst_addr = x, .src1_addr = x, .src2_addr = e, .rows = rows});
+}
+
+/* The softmax of step st's scores, as ROWWISE SOFTMAX with SCALE and MASK computes it: the scale,
+ * the mask, tsl_cp_softmax; then the BF16 rounding into P. */
+static void softmax(tsl_cp_t *cp, att_t *x, const step_t *st)
+{
+    uint32_t n = x->n, blk = x->r * 4u * n, s = x->s[st->s], all = x->v * x->r;
+    tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_MUL, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP, .src2_mode = TSL_SRC2_IMM,
+            .dst_addr = s, .src1_addr = s, .src2_addr = x->c->scale, .rows = all}), NULL, NULL, &x->S[st->s], 0);
+    if (x->c->flags & TSL_CP_FLAG(CAUSAL)) {
+        /* row r of block j masks its lanes >= rho + r: E's rows from rho + R - 1 (row 0 and on when
+         * every lane is masked); a block with rho >= N masks nothing */
+        for (uint32_t j = 0; j < x->v; j++) {
+            int32_t rho = (int32_t)(st->i0 + x->a.lk - x->a.lq + 1u - j * n), k = rho + (int32_t)x->r - 1;
+            if (rho < (int32_t)n)
+                add_mask(cp, s + j * blk, x->e + (k > 0 ? (uint32_t)k : 0u) * 4u * n, TSL_SRC2_VEC, x->r);
+        }
+    } else if (x->ke) {   /* the padding lanes of the last block */
+        add_mask(cp, s + (x->v - 1u) * blk, x->e, TSL_SRC2_BCAST, x->r);
+    }
+    tsl_cp_softmax(cp, s, x->s1, x->r, x->v);
+    tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_MOV, .dst_dtype = BF, .src1_dtype = FP, .dst_addr = x->p, .src1_addr = s, .rows = all}),
+        &x->S[st->s], NULL, &x->P, TOK_MXU);
+}
+
+/* O = P V into ACC slot st->s, rows of DV FP32 values: per column block, a MATMULK per K-block of
+ * P (a block of keys), ascending, the first overwriting. */
+static void values(tsl_cp_t *cp, att_t *x, const step_t *st)
+{
+    uint32_t n = x->n, dvp = x->db * n;
+    for (uint32_t nb = 0; nb < x->db; nb++)
+        for (uint32_t j = 0; j < x->v; j++)
+            matmulk(cp, x, (tsl_insn_mxu_matmulk_t){
+                    .accumulate = j > 0, .act_addr = x->p + 2u * j * x->r * n, .act_stride = 2u * n,
+                    .acc_addr = x->o[st->s] + 4u * nb * n, .acc_stride = 4u * dvp, .rows = st->mr, .kblocks = 1,
+                    .w_addr = x->vm + 2u * (j * n * dvp + nb * n), .w_stride = 2u * dvp}, &x->P, &x->VM, &x->O[st->s],
+                nb + 1u == x->db && j + 1u == x->v ? TOK_DMA | TOK_VPU : 0u);
+}
+
+/* Step st's output rows: the BF16 rounding for a BF16 C, and one STORE. */
+static void store(tsl_cp_t *cp, att_t *x, const step_t *st)
+{
+    const tsl_cmd_t *c = x->c;
+    uint32_t dvp = x->db * x->n, o = x->o[st->s];
+    tsl_cp_tile_t t = {.rows = st->mr, .hbm = c->c_addr + (st->h * x->a.lq + st->i0) * c->ldc, .ld = c->ldc};
+    if (c->c_dtype == BF) {
+        tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = TSL_VPU_OP_MOV, .dst_dtype = BF, .src1_dtype = FP, .dst_addr = x->out, .src1_addr = o,
+                .rows = st->mr * x->db}), &x->O[st->s], NULL, &x->OUT, TOK_DMA | TOK_MXU);
+        tsl_cp_store(cp, &t, x->out, &x->OUT, 2u * dvp, 2u * x->a.dv, TOK_VPU);
+    } else {
+        tsl_cp_store(cp, &t, o, &x->O[st->s], 4u * dvp, 4u * x->a.dv, TOK_MXU);
+    }
+}
+
+void tsl_cp_exec_att(tsl_cp_t *cp, const tsl_cmd_t *c)
+{
+    att_t x;
+    if (!plan(cp, c, &x))
+        return;   /* validate() refused it already */
+    uint32_t n = x.n, kp = x.kb * n, lkp = x.v * n, steps = x.a.batch * x.tiles;
+    x.Q = x.K = x.VM = x.P = x.OUT = x.S[0] = x.S[1] = x.O[0] = x.O[1] = (tsl_cp_buf_t){0, 0, {0, 0, 0}};
+    x.wb = 0;
+    if (x.ke)
+        mask_table(cp, &x);
+    /* the padding, which no LOAD overwrites: zeros, so that it adds +0 to the products */
+    if (kp > x.a.d)
+        tsl_cp_zero(cp, &x.Q, x.q, 2u * x.r * kp, TOK_DMA);
+    if (kp > x.a.d || lkp > x.a.lk)
+        tsl_cp_zero(cp, &x.K, x.k, 2u * kp * lkp, TOK_DMA);
+    if (lkp > x.a.lk)
+        tsl_cp_zero(cp, &x.VM, x.vm, 2u * lkp * x.db * n, TOK_DMA);
+    /* software pipeline: step i + 1's loads and scores go out before step i's softmax, step i - 1's
+     * store after step i's values */
+    step_t cur = {0, 0, 0, tsl_cp_min(x.r, x.a.lq), 0}, prev = cur;
+    load_k(cp, &x, 0);
+    scores(cp, &x, &cur);
+    load_v(cp, &x, 0);
+    for (uint32_t i = 0; i < steps; i++) {
+        step_t next = cur;
+        next.s ^= 1u;
+        if (++next.t == x.tiles) {
+            next.t = 0;
+            next.h++;
+        }
+        next.i0 = next.t * x.r;
+        next.mr = tsl_cp_min(x.r, x.a.lq - next.i0);
+        if (i + 1u < steps) {
+            if (next.t == 0)
+                load_k(cp, &x, next.h);
+            scores(cp, &x, &next);
+        }
+        softmax(cp, &x, &cur);
+        values(cp, &x, &cur);
+        if (i)
+            store(cp, &x, &prev);
+        if (i + 1u < steps && next.t == 0)
+            load_v(cp, &x, next.h);
+        if (tsl_cp_tc_error(cp))
+            return;
+        prev = cur;
+        cur = next;
+    }
+    store(cp, &x, &prev);
+}

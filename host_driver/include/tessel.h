@@ -279,10 +279,13 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_bmm(tessel_dev_t *dev
                                                                uint32_t batch);
 
 /* O = softmax(Q K^T * scale + mask) V for `batch` independent heads, in bf16 with FP32 accumulation
- * (docs/networks.md): per head a GEMM (FP32 scores, scaled), a ROWWISE softmax (the causal mask:
- * -inf where key j > query i + lk - lq) into BF16 probabilities, and a GEMM with V; the three run
- * back to back on the device, queued together. Q: batch x lq x d, K: batch x lk x d (uploaded
- * transposed), V: batch x lk x dv, O: batch x lq x dv, all dense float. scale 0: 1/sqrt(d). */
+ * (docs/networks.md): the FP32 scores, scaled, the causal mask (-inf where key j > query i + lk -
+ * lq), the softmax rounded to BF16 probabilities, the product with V. One ATTENTION command runs
+ * every head with the scores kept on chip; when the device refuses it (a head's tiles do not fit
+ * VMEM and ACC, or a size over 65535), three commands a head do the same, bit for bit: a GEMM, a
+ * ROWWISE softmax and a GEMM, queued together (cpl: the last command's completion). Q: batch x lq
+ * x d, K: batch x lk x d (uploaded transposed), V: batch x lk x dv, O: batch x lq x dv, all dense
+ * float. scale 0: 1/sqrt(d). */
 typedef struct {
     uint32_t batch, lq, lk, d, dv;
     const float *q, *k, *v;

@@ -1,9 +1,12 @@
-/* libtessel: tessel_bmm and tessel_attention, sequences of commands queued together.
+/* libtessel: tessel_bmm and tessel_attention.
  *
- * The device runs commands one at a time in ring order, so a command may read what the one before
- * it wrote, and one scratch buffer serves every head. Attention per head: GEMM S = (Q Kt) * scale
- * (FP32 C), ROWWISE SOFTMAX(S + mask) into P (BF16), GEMM O = P V. The host uploads Q, K
- * transposed, V and the mask once, and reads O back once.
+ * Attention is one ATTENTION command for all heads (docs/isa.md §7), which keeps the scores and
+ * probabilities on chip. When the firmware refuses it (its tiles do not fit VMEM and ACC), the same
+ * result comes from three commands a head, queued together: GEMM S = (Q Kt) * scale (FP32 C),
+ * ROWWISE SOFTMAX(S + mask) into P (BF16), GEMM O = P V; the device runs commands one at a time in
+ * ring order, so a command may read what the one before it wrote, and one scratch S and P serve
+ * every head. The host uploads Q, K transposed and V (and the mask for the three commands) once,
+ * and reads O back once.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -40,12 +43,101 @@ static uint32_t f32_bits(float f)
     return u;
 }
 
-/* Queue one command built from the words in `w`. */
-static tessel_status_t queue(tessel_dev_t *dev, const uint32_t *w, tessel_handle_t *h)
+/* Queue one command. */
+static tessel_status_t queue(tessel_dev_t *dev, const tsl_cmd_t *c, tessel_handle_t *h)
 {
     tessel_cmd_t cmd;
-    memcpy(cmd.w, w, sizeof cmd.w);
+    tsl_cmd_encode(c, cmd.w);
     return tessel_submit(dev, &cmd, h);
+}
+
+/* Device buffers of an attention call: Q, K transposed, V and O; the unfused path's scores S,
+ * probabilities P and causal mask. */
+enum { BUF_Q, BUF_K, BUF_V, BUF_O, BUF_S, BUF_P, BUF_MASK, NBUFS };
+
+/* The fused path: one ATTENTION command per 65535 heads (the BATCH field), each run to completion.
+ * 1 when the firmware refuses the shape (BAD_SHAPE, detail LK: the tiles do not fit on chip) or a
+ * size exceeds the command's 16-bit fields: then the first command wrote nothing. */
+static int fused(tessel_dev_t *dev, const tessel_attention_t *a, const tessel_buf_t *m, uint32_t cdt, float scale,
+                 tessel_completion_t *cpl)
+{
+    const uint64_t lq = a->lq, lk = a->lk, d = a->d, dv = a->dv, ces = tsl_dtype_bytes(cdt);
+    if (lq > TSL_ATT_LQ_MASK || lk > TSL_ATT_LK_MASK || d > TSL_ATT_D_MASK || dv > TSL_ATT_DV_MASK)
+        return 1;
+    for (uint64_t h = 0; h < a->batch; h += TSL_ATT_BATCH_MASK) {
+        tsl_cmd_t c = {.opcode = TSL_CMD_OP_ATTENTION, .flags = a->causal ? 1u << TSL_CMD_FLAG_CAUSAL : 0u,
+                       .a_dtype = TSL_DTYPE_BF16, .b_dtype = TSL_DTYPE_BF16, .c_dtype = cdt,
+                       .a_addr = (uint32_t)(m[BUF_Q].addr + h * lq * d * 2u), .lda = (uint32_t)(d * 2u),
+                       .b_addr = (uint32_t)(m[BUF_K].addr + h * d * lk * 2u), .ldb = (uint32_t)(lk * 2u),
+                       .c_addr = (uint32_t)(m[BUF_O].addr + h * lq * dv * ces), .ldc = (uint32_t)(dv * ces),
+                       .scale = f32_bits(scale)};
+        tsl_att_t g = {.lq = (uint32_t)lq, .lk = (uint32_t)lk, .d = (uint32_t)d, .dv = (uint32_t)dv,
+                       .batch = (uint32_t)(a->batch - h < TSL_ATT_BATCH_MASK ? a->batch - h : TSL_ATT_BATCH_MASK),
+                       .v_addr = (uint32_t)(m[BUF_V].addr + h * lk * dv * 2u), .ldv = (uint32_t)(dv * 2u)};
+        tessel_cmd_t cmd;
+        tsl_cmd_encode(&c, cmd.w);
+        tsl_att_encode(&g, cmd.w);
+        tessel_completion_t done;
+        int r = tessel_run(dev, &cmd, &done);
+        if (cpl)
+            *cpl = done;
+        if (r == TESSEL_EDEVICE && done.status == TSL_CMD_ERR_BAD_SHAPE && done.detail == TSL_ATT_LK_WORD)
+            return 1;
+        if (r && r != TESSEL_EMISMATCH)   /* on a mismatch O still holds the device's result */
+            return r;
+    }
+    return TESSEL_OK;
+}
+
+/* The unfused path, per head: GEMM S = (Q Kt) * scale (FP32), ROWWISE SOFTMAX(S + mask) into P
+ * (BF16), GEMM O = P V; every command queued, then each waited for. The caller has uploaded the
+ * mask (FP32, lq x lk) for a causal call. */
+static int unfused(tessel_dev_t *dev, const tessel_attention_t *a, const tessel_buf_t *m, uint32_t cdt, float scale,
+                   tessel_completion_t *cpl)
+{
+    const uint64_t B = a->batch, lq = a->lq, lk = a->lk, d = a->d, dv = a->dv, ces = tsl_dtype_bytes(cdt);
+    tessel_handle_t *hs = calloc((size_t)(3u * B), sizeof *hs);
+    if (!hs)
+        return tessel_fail(dev, TESSEL_ENOMEM, "tessel_attention: host memory");
+    uint64_t queued = 0;
+    int r = TESSEL_OK;
+    for (uint64_t h = 0; h < B && !r; h++) {
+        tsl_cmd_t s = {.opcode = TSL_CMD_OP_GEMM, .flags = 1u << TSL_CMD_FLAG_SCALE, .a_dtype = TSL_DTYPE_BF16,
+                       .b_dtype = TSL_DTYPE_BF16, .c_dtype = TSL_DTYPE_FP32, .m = (uint32_t)lq, .n = (uint32_t)lk,
+                       .k = (uint32_t)d, .a_addr = (uint32_t)(m[BUF_Q].addr + h * lq * d * 2u), .lda = (uint32_t)(d * 2u),
+                       .b_addr = (uint32_t)(m[BUF_K].addr + h * d * lk * 2u), .ldb = (uint32_t)(lk * 2u),
+                       .c_addr = (uint32_t)m[BUF_S].addr, .ldc = (uint32_t)(lk * 4u), .scale = f32_bits(scale)};
+        tsl_cmd_t p = {.opcode = TSL_CMD_OP_ROWWISE, .flags = a->causal ? 1u << TSL_CMD_FLAG_MASK : 0u,
+                       .a_dtype = TSL_DTYPE_FP32, .b_dtype = a->causal ? TSL_DTYPE_FP32 : 0u,
+                       .c_dtype = TSL_DTYPE_BF16, .vpu_op = TSL_ROW_OP_SOFTMAX, .m = (uint32_t)lq, .n = (uint32_t)lk,
+                       .a_addr = (uint32_t)m[BUF_S].addr, .lda = (uint32_t)(lk * 4u),
+                       .b_addr = a->causal ? (uint32_t)m[BUF_MASK].addr : 0u, .ldb = a->causal ? (uint32_t)(lk * 4u) : 0u,
+                       .c_addr = (uint32_t)m[BUF_P].addr, .ldc = (uint32_t)(lk * 2u)};
+        tsl_cmd_t o = {.opcode = TSL_CMD_OP_GEMM, .a_dtype = TSL_DTYPE_BF16, .b_dtype = TSL_DTYPE_BF16, .c_dtype = cdt,
+                       .m = (uint32_t)lq, .n = (uint32_t)dv, .k = (uint32_t)lk, .a_addr = (uint32_t)m[BUF_P].addr,
+                       .lda = (uint32_t)(lk * 2u), .b_addr = (uint32_t)(m[BUF_V].addr + h * lk * dv * 2u),
+                       .ldb = (uint32_t)(dv * 2u), .c_addr = (uint32_t)(m[BUF_O].addr + h * lq * dv * ces),
+                       .ldc = (uint32_t)(dv * ces)};
+        const tsl_cmd_t *seq[3] = {&s, &p, &o};
+        for (int i = 0; i < 3 && !r; i++)
+            if (!(r = queue(dev, seq[i], &hs[queued])))
+                queued++;
+    }
+    /* every queued command is waited for, or orphaned after a failure */
+    for (uint64_t i = 0; i < queued; i++) {
+        tessel_completion_t c;
+        if (r && r != TESSEL_EMISMATCH) {
+            tessel_orphan(dev, hs[i]);
+            continue;
+        }
+        int w = tessel_finish(dev, hs[i], &c);
+        if (cpl)
+            *cpl = c;
+        if (w)
+            r = w;
+    }
+    free(hs);
+    return r;
 }
 
 TESSEL_API tessel_status_t tessel_attention(tessel_dev_t *dev, const tessel_attention_t *a, tessel_completion_t *cpl)
@@ -75,19 +167,13 @@ TESSEL_API tessel_status_t tessel_attention(tessel_dev_t *dev, const tessel_atte
     uint8_t *buf = malloc((size_t)host);
     if (!buf)
         return tessel_fail(dev, TESSEL_ENOMEM, "tessel_attention: %llu bytes of host memory", (unsigned long long)host);
-    tessel_buf_t m[7] = {{0, (size_t)qb, 0}, {0, (size_t)kb, 0}, {0, (size_t)vb, 0}, {0, (size_t)ob, 0},
-                         {0, (size_t)sb, 0}, {0, (size_t)pb, 0}, {0, (size_t)mb, 0}};
-    tessel_handle_t *hs = calloc((size_t)(3u * B), sizeof *hs);
-    uint64_t queued = 0;
-    if (!hs) {
-        r = tessel_fail(dev, TESSEL_ENOMEM, "tessel_attention: host memory");
+    tessel_buf_t m[NBUFS] = {{0, (size_t)qb, 0}, {0, (size_t)kb, 0}, {0, (size_t)vb, 0}, {0, (size_t)ob, 0},
+                             {0, (size_t)sb, 0}, {0, (size_t)pb, 0}, {0, (size_t)mb, 0}};
+    if ((r = tessel_bufs_alloc(dev, m, BUF_S)))
         goto out;
-    }
-    if ((r = tessel_bufs_alloc(dev, m, 7)))
-        goto out;
-    /* uploads: Q and V as they are, K transposed per head, the mask */
-    if ((r = tessel_put_matrix(dev, m[0].addr, a->q, 1, B * lq * d, 0, TSL_DTYPE_BF16, buf)) ||
-        (r = tessel_put_matrix(dev, m[2].addr, a->v, 1, B * lk * dv, 0, TSL_DTYPE_BF16, buf)))
+    /* uploads: Q and V as they are, K transposed per head */
+    if ((r = tessel_put_matrix(dev, m[BUF_Q].addr, a->q, 1, B * lq * d, 0, TSL_DTYPE_BF16, buf)) ||
+        (r = tessel_put_matrix(dev, m[BUF_V].addr, a->v, 1, B * lk * dv, 0, TSL_DTYPE_BF16, buf)))
         goto out;
     for (uint64_t h = 0; h < B; h++)
         for (uint64_t j = 0; j < lk; j++)
@@ -95,66 +181,32 @@ TESSEL_API tessel_status_t tessel_attention(tessel_dev_t *dev, const tessel_atte
                 uint16_t x = tessel_f32_to_bf16(a->k[(h * lk + j) * d + c]);
                 memcpy(buf + 2u * ((h * d + c) * lk + j), &x, 2);
             }
-    if ((r = tessel_write(dev, m[1].addr, buf, (size_t)kb)))
+    if ((r = tessel_write(dev, m[BUF_K].addr, buf, (size_t)kb)))
         goto out;
-    if (a->causal) {
-        float *mk = (float *)(void *)buf;
-        for (uint64_t i = 0; i < lq; i++)
-            for (uint64_t j = 0; j < lk; j++)
-                mk[i * lk + j] = j > i + (lk - lq) ? -INFINITY : 0.0f;
-        if ((r = tessel_write(dev, m[6].addr, buf, (size_t)mb)))
-            goto out;
-    }
     float scale = a->scale != 0.0f ? a->scale : 1.0f / sqrtf((float)d);
-    for (uint64_t h = 0; h < B; h++) {
-        uint32_t w[TSL_PARAM_CMD_WORDS];
-        tsl_cmd_t s = {.opcode = TSL_CMD_OP_GEMM, .flags = 1u << TSL_CMD_FLAG_SCALE, .a_dtype = TSL_DTYPE_BF16,
-                       .b_dtype = TSL_DTYPE_BF16, .c_dtype = TSL_DTYPE_FP32, .m = (uint32_t)lq, .n = (uint32_t)lk,
-                       .k = (uint32_t)d, .a_addr = (uint32_t)(m[0].addr + h * lq * d * 2u), .lda = (uint32_t)(d * 2u),
-                       .b_addr = (uint32_t)(m[1].addr + h * d * lk * 2u), .ldb = (uint32_t)(lk * 2u),
-                       .c_addr = (uint32_t)m[4].addr, .ldc = (uint32_t)(lk * 4u), .scale = f32_bits(scale)};
-        tsl_cmd_t p = {.opcode = TSL_CMD_OP_ROWWISE, .flags = a->causal ? 1u << TSL_CMD_FLAG_MASK : 0u,
-                       .a_dtype = TSL_DTYPE_FP32, .b_dtype = a->causal ? TSL_DTYPE_FP32 : 0u,
-                       .c_dtype = TSL_DTYPE_BF16, .vpu_op = TSL_ROW_OP_SOFTMAX, .m = (uint32_t)lq, .n = (uint32_t)lk,
-                       .a_addr = (uint32_t)m[4].addr, .lda = (uint32_t)(lk * 4u),
-                       .b_addr = a->causal ? (uint32_t)m[6].addr : 0u, .ldb = a->causal ? (uint32_t)(lk * 4u) : 0u,
-                       .c_addr = (uint32_t)m[5].addr, .ldc = (uint32_t)(lk * 2u)};
-        tsl_cmd_t o = {.opcode = TSL_CMD_OP_GEMM, .a_dtype = TSL_DTYPE_BF16, .b_dtype = TSL_DTYPE_BF16, .c_dtype = cdt,
-                       .m = (uint32_t)lq, .n = (uint32_t)dv, .k = (uint32_t)lk, .a_addr = (uint32_t)m[5].addr,
-                       .lda = (uint32_t)(lk * 2u), .b_addr = (uint32_t)(m[2].addr + h * lk * dv * 2u),
-                       .ldb = (uint32_t)(dv * 2u), .c_addr = (uint32_t)(m[3].addr + h * lq * dv * ces),
-                       .ldc = (uint32_t)(dv * ces)};
-        const tsl_cmd_t *seq[3] = {&s, &p, &o};
-        for (int i = 0; i < 3; i++) {
-            tsl_cmd_encode(seq[i], w);
-            if ((r = queue(dev, w, &hs[queued])))
+    r = fused(dev, a, m, cdt, scale, cpl);
+    if (r == 1) {   /* too large for the fused command: the scratch S, P and the mask, then three commands a head */
+        if ((r = tessel_bufs_alloc(dev, m + BUF_S, NBUFS - BUF_S)))
+            goto out;
+        if (a->causal) {
+            float *mk = (float *)(void *)buf;
+            for (uint64_t i = 0; i < lq; i++)
+                for (uint64_t j = 0; j < lk; j++)
+                    mk[i * lk + j] = j > i + (lk - lq) ? -INFINITY : 0.0f;
+            if ((r = tessel_write(dev, m[BUF_MASK].addr, buf, (size_t)mb)))
                 goto out;
-            queued++;
         }
+        r = unfused(dev, a, m, cdt, scale, cpl);
     }
-out:
-    /* every queued command is waited for, or orphaned after a failure */
-    for (uint64_t i = 0; i < queued; i++) {
-        tessel_completion_t c;
-        if (r && r != TESSEL_EMISMATCH) {
-            tessel_orphan(dev, hs[i]);
-            continue;
-        }
-        int w = tessel_finish(dev, hs[i], &c);
-        if (cpl)
-            *cpl = c;
-        if (w)
-            r = w;
-    }
-    if ((!r || r == TESSEL_EMISMATCH) && queued) {
-        int r2 = tessel_read(dev, buf, m[3].addr, (size_t)ob);
+    if (!r || r == TESSEL_EMISMATCH) {
+        int r2 = tessel_read(dev, buf, m[BUF_O].addr, (size_t)ob);
         if (r2)
             r = r2;
         else
             tessel_get_matrix(a->o, 0, buf, 1, B * lq * dv, cdt);
     }
-    tessel_bufs_free(dev, m, 7);
-    free(hs);
+out:
+    tessel_bufs_free(dev, m, NBUFS);
     free(buf);
     return r;
 }

@@ -380,6 +380,15 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
         SPAN("C", c, m, ldc, n);
         break;
     case TSL_CMD_OP_FILL: SPAN("C", c, m, ldc, n); break;
+    case TSL_CMD_OP_ATTENTION: {   /* BATCH heads of rows each */
+        tsl_att_t g = tsl_att_decode(w);
+        uint64_t heads = g.batch;
+        SPAN("A", a, heads * g.lq, lda, 2u * g.d);
+        SPAN("B", b, heads * g.d, ldb, 2u * g.lk);
+        SPAN("V", g.v_addr, heads * g.lk, g.ldv, 2u * g.dv);
+        SPAN("C", c, heads * g.lq, ldc, esc * g.dv);
+        break;
+    }
     case TSL_CMD_OP_CONV2D:
     case TSL_CMD_OP_POOL2D: {
         tsl_win_t g = tsl_win_decode(w);
@@ -399,8 +408,8 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
 
 /* A generous upper bound of the device cycles the firmware needs for the command (measured
  * worst cases are 8x and more below it, docs/reliability.md): per command 100 000, per N x N x N
- * GEMM tile 32 N, per HBM byte touched 4, per output row 1 000. A command the firmware refuses
- * (an operand outside HBM) costs only the fixed part. */
+ * GEMM tile 32 N, per HBM byte touched 4, per output row 1 000 (ATTENTION: per query row and block
+ * of N keys). A command the firmware refuses (an operand outside HBM) costs only the fixed part. */
 static uint64_t cmd_cycles(const tessel_dev_t *d, const slot_t *s)
 {
     const uint32_t *w = s->cmd.w;
@@ -413,9 +422,14 @@ static uint64_t cmd_cycles(const tessel_dev_t *d, const slot_t *s)
     uint64_t m = w[TSL_CMD_M_WORD], n = w[TSL_CMD_N_WORD], k = w[TSL_CMD_K_WORD];
     uint32_t op = TSL_GET(w, TSL_CMD_OPCODE);
     tsl_win_t g = tsl_win_decode(w);
+    tsl_att_t at = tsl_att_decode(w);
     uint64_t pixels = (uint64_t)g.batch * tsl_win_oh(&g) * tsl_win_ow(&g), taps = (uint64_t)g.kh * g.kw;
+    uint64_t qb = (at.lq + nn - 1) / nn, kb = (at.lk + nn - 1) / nn;
     if (op == TSL_CMD_OP_GEMM)
         est += 32u * nn * ((m + nn - 1) / nn) * ((k + nn - 1) / nn) * ((n + nn - 1) / nn);
+    else if (op == TSL_CMD_OP_ATTENTION)   /* per head two GEMMs, and the softmax per row and block of keys */
+        est += (uint64_t)at.batch * (32u * nn * qb * kb * ((at.d + nn - 1) / nn + (at.dv + nn - 1) / nn) +
+                                     1000u * at.lq * kb);
     else if (op == TSL_CMD_OP_CONV2D && g.groups)   /* a GEMM per group, and a LOAD per tap and output row */
         est += g.groups * (32u * nn * ((pixels + nn - 1) / nn) * ((taps * g.c / g.groups + nn - 1) / nn) *
                            ((g.cout / g.groups + nn - 1) / nn) + 1000u * taps * g.batch * tsl_win_oh(&g));
@@ -562,6 +576,11 @@ static uint64_t out_shape(const uint32_t *w, uint64_t *rows, uint64_t *ld)
         *ld = 0;
         return tsl_win_out_bytes(&g, (uint32_t)ces);
     }
+    case TSL_CMD_OP_ATTENTION: {
+        tsl_att_t g = tsl_att_decode(w);
+        *rows = (uint64_t)g.batch * g.lq;
+        return g.dv * ces;
+    }
     default: return 0;
     }
 }
@@ -601,6 +620,14 @@ static void account(tessel_dev_t *d, const tessel_cmd_t *c, const tessel_complet
         break;
     }
     case TSL_CMD_OP_POOL2D: d->stats.hbm_bytes += tsl_win_in_bytes(&g, (uint32_t)sa) + orow; break;
+    case TSL_CMD_OP_ATTENTION: {   /* per head: Q Kt over D and LK padded, P V over LK and DV padded */
+        tsl_att_t at = tsl_att_decode(w);
+        uint64_t dp = (at.d + nn - 1) / nn * nn, lkp = (at.lk + nn - 1) / nn * nn, dvp = (at.dv + nn - 1) / nn * nn;
+        d->stats.macs += (uint64_t)at.batch * at.lq * lkp * (dp + dvp);
+        d->stats.hbm_bytes += (uint64_t)at.batch * 2u * ((uint64_t)at.lq * at.d + (uint64_t)at.d * at.lk +
+                                                         (uint64_t)at.lk * at.dv) + orows * orow;
+        break;
+    }
     case TSL_CMD_OP_ROWWISE: {
         uint32_t op = TSL_GET(w, TSL_CMD_VPU_OP), norm = op == TSL_ROW_OP_LAYERNORM || op == TSL_ROW_OP_RMSNORM;
         uint64_t b = (flags >> TSL_CMD_FLAG_MASK) & 1u ? m * n * sb : norm ? 4u * n : 0u;

@@ -376,38 +376,76 @@ static void rows_case(tessel_dev_t *d, tessel_dev_t *mdl, int fn, uint32_t m, ui
     free(x); free(y); free(ym); free(g); free(b); free(mask);
 }
 
-/* tessel_attention on `d` and the model (bit for bit) and against softmax(Q Kt s + mask) V in double
- * on the bf16-rounded inputs: the probabilities are rounded to bf16 on the device (2^-9 relative
- * each), so |O - ref| <= 2^-8 * sum_j p_j |v_j| plus FP32 sums. */
-static void attention_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t lq, uint32_t lk, uint32_t dd, uint32_t dv,
-                           int causal)
+/* The three-command path of attention, composed here from the public calls: per head tessel_gemm
+ * (S = Q Kt, FP32, the scale 1/sqrt(d)), tessel_softmax (S taken as FP32 plus the causal mask,
+ * BF16 out), tessel_gemm (O = P V). */
+static int attention_composed(tessel_dev_t *d, const tessel_attention_t *a, float *o)
 {
-    char what[96];
-    snprintf(what, sizeof what, "[%s] attention 2 heads, %ux%u, d %u, dv %u, causal %d", BACKEND, lq, lk, dd, dv, causal);
-    uint32_t B = 2;
+    uint32_t lq = a->lq, lk = a->lk, dd = a->d, dv = a->dv;
+    float *kt = xmalloc(4u * dd * lk), *s = xmalloc(4u * lq * lk), *p = xmalloc(4u * lq * lk);
+    float *mask = a->causal ? xmalloc(4u * lq * lk) : NULL;
+    for (uint32_t i = 0; i < lq * lk && mask; i++)
+        mask[i] = i % lk > i / lk + (lk - lq) ? -INFINITY : 0.0f;
+    int r = TESSEL_OK;
+    for (uint32_t h = 0; h < a->batch && !r; h++) {
+        for (uint32_t j = 0; j < lk; j++)
+            for (uint32_t c = 0; c < dd; c++)
+                kt[c * lk + j] = a->k[((size_t)h * lk + j) * dd + c];
+        tessel_gemm_t qk = {lq, lk, dd, TESSEL_BF16, TESSEL_FP32, a->q + (size_t)h * lq * dd, dd, kt, lk, s, lk,
+                            NULL, 0, 1.0f / sqrtf((float)dd), 0, 0, 0};
+        tessel_rows_t sm = {lq, lk, TESSEL_FP32, TESSEL_BF16, s, lk, p, lk};
+        tessel_gemm_t pv = {lq, dv, lk, TESSEL_BF16, a->out_dtype, p, lk, a->v + (size_t)h * lk * dv, dv,
+                            o + (size_t)h * lq * dv, dv, NULL, 0, 0.0f, 0, 0, 0};
+        if (!(r = tessel_gemm(d, &qk, NULL)) && !(r = tessel_softmax(d, &sm, 0.0f, mask, NULL)))
+            r = tessel_gemm(d, &pv, NULL);
+    }
+    free(kt); free(s); free(p); free(mask);
+    return r;
+}
+
+/* tessel_attention on `d`: bit for bit the model device's result and the three-command path's
+ * (attention_composed), and within a bound of softmax(Q Kt s + mask) V in double on the bf16-rounded
+ * inputs: the probabilities are rounded to bf16 on the device (2^-9 relative each), so |O - ref| <=
+ * 2^-8 * sum_j p_j |v_j| plus FP32 sums. `fused`: whether the device runs it as one ATTENTION
+ * command (the last completion's opcode), or falls back to the three commands (keys too many). */
+static void attention_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t B, uint32_t lq, uint32_t lk, uint32_t dd,
+                           uint32_t dv, int causal, tessel_dtype_t out, int fused)
+{
+    char what[128];
+    snprintf(what, sizeof what, "[%s] attention %u heads, %ux%u, d %u, dv %u, causal %d, %s", BACKEND, B, lq, lk, dd, dv,
+             causal, dname(out));
     float *q = xmalloc(4u * B * lq * dd), *k = xmalloc(4u * B * lk * dd), *v = xmalloc(4u * B * lk * dv);
-    float *o = xmalloc(4u * B * lq * dv), *om = xmalloc(4u * B * lq * dv);
+    float *o = xmalloc(4u * B * lq * dv), *om = xmalloc(4u * B * lq * dv), *oc = xmalloc(4u * B * lq * dv);
     float *all[3] = {q, k, v};
     uint32_t cnt[3] = {B * lq * dd, B * lk * dd, B * lk * dv};
     for (int t = 0; t < 3; t++)
         for (uint32_t i = 0; i < cnt[t]; i++)
             all[t][i] = ref_f((uint32_t)ref_bf16(ref_u((float)((int32_t)below(2001) - 1000) / 500.0f)) << 16);
-    tessel_attention_t a = {B, lq, lk, dd, dv, q, k, v, o, 0.0f, causal, TESSEL_FP32};
-    int st = tessel_attention(d, &a, NULL);
+    tessel_attention_t a = {B, lq, lk, dd, dv, q, k, v, o, 0.0f, causal, out};
+    tessel_completion_t cpl = {0};
+    int st = tessel_attention(d, &a, &cpl);
     a.o = om;
     int sm = tessel_attention(mdl, &a, NULL);
-    if (tu_check(&T, st == TESSEL_OK && sm == TESSEL_OK, "%s: status %d / model %d: %s", what, st, sm,
-                 tessel_last_error(d))) {
+    int sc = attention_composed(d, &a, oc);
+    if (tu_check(&T, st == TESSEL_OK && sm == TESSEL_OK && sc == TESSEL_OK, "%s: status %d / model %d / composed %d: %s",
+                 what, st, sm, sc, tessel_last_error(d))) {
+        tu_check(&T, cpl.opcode == (fused ? TSL_CMD_OP_ATTENTION : TSL_CMD_OP_GEMM), "%s: last command %s, expected %s",
+                 what, tsl_cmd_op_name(cpl.opcode), fused ? "ATTENTION" : "GEMM (the three-command path)");
         tu_check(&T, !memcmp(o, om, 4u * B * lq * dv), "%s: differs from the model device", what);
-        double worst = 0, *p = xmalloc(sizeof(double) * lk), sc = 1.0 / sqrt((double)dd);
+        size_t i = 0;
+        while (i < (size_t)B * lq * dv && !memcmp(o + i, oc + i, 4))
+            i++;
+        tu_check(&T, i == (size_t)B * lq * dv, "%s: O[%zu] = 0x%08x, the three-command path 0x%08x", what, i,
+                 i < (size_t)B * lq * dv ? ref_u(o[i]) : 0u, i < (size_t)B * lq * dv ? ref_u(oc[i]) : 0u);
+        double worst = 0, *p = xmalloc(sizeof(double) * lk), scl = 1.0 / sqrt((double)dd);
         for (uint32_t h = 0; h < B; h++)
-            for (uint32_t i = 0; i < lq; i++) {
+            for (uint32_t i2 = 0; i2 < lq; i2++) {
                 double mx = -INFINITY, sum = 0;
                 for (uint32_t j = 0; j < lk; j++) {
                     double s = 0;
                     for (uint32_t c = 0; c < dd; c++)
-                        s += (double)q[(h * lq + i) * dd + c] * k[(h * lk + j) * dd + c];
-                    p[j] = causal && j > i + (lk - lq) ? -INFINITY : s * sc;
+                        s += (double)q[(h * lq + i2) * dd + c] * k[(h * lk + j) * dd + c];
+                    p[j] = causal && j > i2 + (lk - lq) ? -INFINITY : s * scl;
                     mx = p[j] > mx ? p[j] : mx;
                 }
                 for (uint32_t j = 0; j < lk; j++)
@@ -418,14 +456,15 @@ static void attention_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t lq, uint
                         e += p[j] / sum * v[(h * lk + j) * dv + c];
                         mag += p[j] / sum * fabs(v[(h * lk + j) * dv + c]);
                     }
-                    double err = fabs(o[(h * lq + i) * dv + c] - e) / (ldexp(mag, -8) + 1e-6);
+                    double bound = ldexp(mag, out == TESSEL_BF16 ? -7 : -8) + 1e-6;
+                    double err = fabs(o[(h * lq + i2) * dv + c] - e) / bound;
                     worst = err > worst ? err : worst;
                 }
             }
         tu_check(&T, worst <= 1.0, "%s: error %.2f times the bound", what, worst);
         free(p);
     }
-    free(q); free(k); free(v); free(o); free(om);
+    free(q); free(k); free(v); free(o); free(om); free(oc);
 }
 
 static void rows_suite(tessel_dev_t *d, tessel_dev_t *mdl)
@@ -437,8 +476,11 @@ static void rows_suite(tessel_dev_t *d, tessel_dev_t *mdl)
         rows_case(d, mdl, fn, 7, 37, TESSEL_FP32, TESSEL_FP32);
         rows_case(d, mdl, fn, 20, 64, TESSEL_BF16, TESSEL_BF16);
     }
-    attention_case(d, mdl, 20, 20, 24, 8, 1);
-    attention_case(d, mdl, 5, 33, 16, 17, 0);
+    attention_case(d, mdl, 2, 20, 20, 24, 8, 1, TESSEL_FP32, 1);
+    attention_case(d, mdl, 3, 5, 33, 16, 17, 0, TESSEL_BF16, 1);
+    attention_case(d, mdl, 1, 64, 64, 32, 32, 1, TESSEL_FP32, 1);
+    /* keys too many for a head's K and V (LK x 64 values each) to fit VMEM: the three commands instead */
+    attention_case(d, mdl, 2, 3, info.vmem_bytes / 256u + 64u, 64, 64, 1, TESSEL_BF16, 0);
 }
 
 static void win_suite(tessel_dev_t *d, tessel_dev_t *mdl)

@@ -16,10 +16,11 @@
  * adds one row of E to every row. Blocks with no masked key add nothing (x + 0 = x but for the sign
  * of a zero score, which EXP maps to 1 either way).
  *
- * Buffers: Q, K, V, P and the BF16 output tile have one VMEM slot each, S and O two ACC slots, so
- * the MXU computes the next tile's scores while the VPU runs this tile's softmax; the scheduler
- * (tsl_cp_sched.c) adds the tokens. A head's K and V are loaded once, when its first tile's turn
- * comes. */
+ * The order: the VPU's softmax sets the pace, so each step's softmax is pushed first, then the next
+ * step's Q LOAD and scores (two S slots in ACC), then the previous step's values and STORE (two P
+ * slots in VMEM): none of them waits for the softmax just pushed. Q, K, V, O and the BF16 output
+ * tile have one slot each; the scheduler (tsl_cp_sched.c) adds the tokens. A head's K is loaded when
+ * its first step's scores need it, its V once the previous head's last values have read theirs. */
 #include "tsl_cp_int.h"
 
 #define TOK_DMA TSL_TOK(TSL_UNIT_DMA)
@@ -40,18 +41,18 @@ typedef struct {
     uint32_t v, kb, db;              /* column blocks of keys (S, P), of D (Q, K), of DV (V, O) */
     uint32_t ke;                     /* rows of E: 2R + N - 2 (CAUSAL), 1 (a partial last block), or 0 */
     int32_t c0;                      /* E's row k masks the lanes l >= k - c0 */
-    uint32_t q, k, vm, p, out, e;    /* VMEM */
-    uint32_t s[2], o[2], s1;         /* ACC: scores, outputs, the softmax's per-row scratch */
-    tsl_cp_buf_t Q, K, VM, P, OUT, S[2], O[2];
+    uint32_t q, k, vm, p[2], out, e; /* VMEM */
+    uint32_t s[2], o, s1;            /* ACC: scores, outputs, the softmax's per-row scratch */
+    tsl_cp_buf_t Q, K, VM, P[2], OUT, S[2], O;
     uint32_t wb;                     /* the weight buffer of the next MATMULK */
 } att_t;
 
-/* One step: tile t (rows i0 .. i0 + mr - 1) of head h, in ACC slot s. */
+/* One step: tile t (rows i0 .. i0 + mr - 1) of head h, in S and P slot s. */
 typedef struct {
     uint32_t h, t, i0, mr, s;
 } step_t;
 
-/* Lay the buffers out for tiles of x->r rows: six VMEM regions, then five in ACC, each aligned.
+/* Lay the buffers out for tiles of x->r rows: seven VMEM regions, then four in ACC, each aligned.
  * 1 when they fit. (Each region's bytes stay below 2^32 within plan()'s limits.) */
 static int layout(const tsl_cp_t *cp, att_t *x)
 {
@@ -59,19 +60,19 @@ static int layout(const tsl_cp_t *cp, att_t *x)
     int causal = (x->c->flags & TSL_CP_FLAG(CAUSAL)) != 0;
     x->ke = causal ? 2u * r + n - 2u : x->a.lk < lkp ? 1u : 0u;
     x->c0 = causal ? (int32_t)r - 1 : -(int32_t)(x->a.lk - lkp + n);   /* without CAUSAL: the padding lanes */
-    uint32_t *at[] = {&x->q, &x->k, &x->vm, &x->p, &x->out, &x->e, &x->s[0], &x->s[1], &x->o[0], &x->o[1], &x->s1};
-    uint32_t bytes[] = {2u * r * kp, 2u * kp * lkp, 2u * lkp * dvp, 2u * r * lkp,
+    uint32_t *at[] = {&x->q, &x->k, &x->vm, &x->p[0], &x->p[1], &x->out, &x->e, &x->s[0], &x->s[1], &x->o, &x->s1};
+    uint32_t bytes[] = {2u * r * kp, 2u * kp * lkp, 2u * lkp * dvp, 2u * r * lkp, 2u * r * lkp,
                         x->c->c_dtype == BF ? 2u * r * dvp : 0u,
                         x->ke ? (x->ke + 2u) * 4u * n : 0u,   /* E, and two vectors of scratch to build it */
-                        4u * r * lkp, 4u * r * lkp, 4u * r * dvp, 4u * r * dvp, 4u * r * n};
+                        4u * r * lkp, 4u * r * lkp, 4u * r * dvp, 4u * r * n};
     uint64_t p = 0;
     for (uint32_t i = 0; i < sizeof bytes / sizeof bytes[0]; i++) {
-        if (i == 6) {   /* the first ACC region */
+        if (i == 7) {   /* the first ACC region */
             if (p > cp->vmem_bytes)
                 return 0;
             p = 0;
         }
-        *at[i] = (i < 6 ? 0u : TSL_LOCAL_ACC_BASE) + (uint32_t)p;
+        *at[i] = (i < 7 ? 0u : TSL_LOCAL_ACC_BASE) + (uint32_t)p;
         p += al(bytes[i]);
     }
     return p <= cp->acc_bytes;
@@ -148,23 +149,26 @@ static void mask_table(tsl_cp_t *cp, const att_t *x)
 
 /* A LOAD into VMEM of `rows` rows of `bytes`, `stride` apart in HBM and `pitch` apart at `local`. */
 static void load(tsl_cp_t *cp, uint32_t hbm, uint32_t stride, uint32_t rows, uint32_t bytes, uint32_t local,
-                 uint32_t pitch, tsl_cp_buf_t *buf)
+                 uint32_t pitch, tsl_cp_buf_t *buf, uint32_t hint)
 {
     tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
             .op = TSL_DMA_OP_LOAD, .hbm_addr = hbm, .local_addr = local, .rows = rows, .row_bytes = bytes,
-            .hbm_stride = stride, .local_stride = pitch}), NULL, NULL, buf, TOK_MXU);
+            .hbm_stride = stride, .local_stride = pitch}), NULL, NULL, buf, hint);
 }
 
-/* Head h's K (transposed: D rows of LK) and V (LK rows of DV), each a whole padded matrix. */
+/* Head h's K (transposed: D rows of LK) and V (LK rows of DV), each a whole padded matrix. They
+ * signal no one: the MXU's wait for the next Q tile, loaded after them, covers them (a signal of
+ * their own would have to be consumed first, by a SYNC). */
 static void load_k(tsl_cp_t *cp, att_t *x, uint32_t h)
 {
     const tsl_cmd_t *c = x->c;
-    load(cp, c->b_addr + h * x->a.d * c->ldb, c->ldb, x->a.d, 2u * x->a.lk, x->k, 2u * x->v * x->n, &x->K);
+    load(cp, c->b_addr + h * x->a.d * c->ldb, c->ldb, x->a.d, 2u * x->a.lk, x->k, 2u * x->v * x->n, &x->K, 0);
 }
 
 static void load_v(tsl_cp_t *cp, att_t *x, uint32_t h)
 {
-    load(cp, x->a.v_addr + h * x->a.lk * x->a.ldv, x->a.ldv, x->a.lk, 2u * x->a.dv, x->vm, 2u * x->db * x->n, &x->VM);
+    load(cp, x->a.v_addr + h * x->a.lk * x->a.ldv, x->a.ldv, x->a.lk, 2u * x->a.dv, x->vm, 2u * x->db * x->n, &x->VM,
+         0);
 }
 
 /* One BF16 MATMULK on the next weight buffer. */
@@ -183,7 +187,8 @@ static void scores(tsl_cp_t *cp, att_t *x, const step_t *st)
 {
     const tsl_cmd_t *c = x->c;
     uint32_t n = x->n;
-    load(cp, c->a_addr + (st->h * x->a.lq + st->i0) * c->lda, c->lda, st->mr, 2u * x->a.d, x->q, 2u * x->kb * n, &x->Q);
+    load(cp, c->a_addr + (st->h * x->a.lq + st->i0) * c->lda, c->lda, st->mr, 2u * x->a.d, x->q, 2u * x->kb * n, &x->Q,
+         TOK_MXU);
     for (uint32_t j = 0; j < x->v; j++)
         matmulk(cp, x, (tsl_insn_mxu_matmulk_t){
                 .act_addr = x->q, .act_stride = 2u * x->kb * n, .acc_addr = x->s[st->s] + j * x->r * 4u * n,
@@ -219,21 +224,21 @@ static void softmax(tsl_cp_t *cp, att_t *x, const step_t *st)
     }
     tsl_cp_softmax(cp, s, x->s1, x->r, x->v);
     tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-            .op = TSL_VPU_OP_MOV, .dst_dtype = BF, .src1_dtype = FP, .dst_addr = x->p, .src1_addr = s, .rows = all}),
-        &x->S[st->s], NULL, &x->P, TOK_MXU);
+            .op = TSL_VPU_OP_MOV, .dst_dtype = BF, .src1_dtype = FP, .dst_addr = x->p[st->s], .src1_addr = s,
+            .rows = all}), &x->S[st->s], NULL, &x->P[st->s], TOK_MXU);
 }
 
-/* O = P V into ACC slot st->s, rows of DV FP32 values: per column block, a MATMULK per K-block of
- * P (a block of keys), ascending, the first overwriting. */
+/* O = P V into ACC, rows of DV FP32 values: per column block, a MATMULK per K-block of P (a block
+ * of keys), ascending, the first overwriting. */
 static void values(tsl_cp_t *cp, att_t *x, const step_t *st)
 {
     uint32_t n = x->n, dvp = x->db * n;
     for (uint32_t nb = 0; nb < x->db; nb++)
         for (uint32_t j = 0; j < x->v; j++)
             matmulk(cp, x, (tsl_insn_mxu_matmulk_t){
-                    .accumulate = j > 0, .act_addr = x->p + 2u * j * x->r * n, .act_stride = 2u * n,
-                    .acc_addr = x->o[st->s] + 4u * nb * n, .acc_stride = 4u * dvp, .rows = st->mr, .kblocks = 1,
-                    .w_addr = x->vm + 2u * (j * n * dvp + nb * n), .w_stride = 2u * dvp}, &x->P, &x->VM, &x->O[st->s],
+                    .accumulate = j > 0, .act_addr = x->p[st->s] + 2u * j * x->r * n, .act_stride = 2u * n,
+                    .acc_addr = x->o + 4u * nb * n, .acc_stride = 4u * dvp, .rows = st->mr, .kblocks = 1,
+                    .w_addr = x->vm + 2u * (j * n * dvp + nb * n), .w_stride = 2u * dvp}, &x->P[st->s], &x->VM, &x->O,
                 nb + 1u == x->db && j + 1u == x->v ? TOK_DMA | TOK_VPU : 0u);
 }
 
@@ -241,15 +246,15 @@ static void values(tsl_cp_t *cp, att_t *x, const step_t *st)
 static void store(tsl_cp_t *cp, att_t *x, const step_t *st)
 {
     const tsl_cmd_t *c = x->c;
-    uint32_t dvp = x->db * x->n, o = x->o[st->s];
+    uint32_t dvp = x->db * x->n, o = x->o;
     tsl_cp_tile_t t = {.rows = st->mr, .hbm = c->c_addr + (st->h * x->a.lq + st->i0) * c->ldc, .ld = c->ldc};
     if (c->c_dtype == BF) {
         tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                 .op = TSL_VPU_OP_MOV, .dst_dtype = BF, .src1_dtype = FP, .dst_addr = x->out, .src1_addr = o,
-                .rows = st->mr * x->db}), &x->O[st->s], NULL, &x->OUT, TOK_DMA | TOK_MXU);
+                .rows = st->mr * x->db}), &x->O, NULL, &x->OUT, TOK_DMA | TOK_MXU);
         tsl_cp_store(cp, &t, x->out, &x->OUT, 2u * dvp, 2u * x->a.dv, TOK_VPU);
     } else {
-        tsl_cp_store(cp, &t, o, &x->O[st->s], 4u * dvp, 4u * x->a.dv, TOK_MXU);
+        tsl_cp_store(cp, &t, o, &x->O, 4u * dvp, 4u * x->a.dv, TOK_MXU);
     }
 }
 
@@ -259,7 +264,7 @@ void tsl_cp_exec_att(tsl_cp_t *cp, const tsl_cmd_t *c)
     if (!plan(cp, c, &x))
         return;   /* validate() refused it already */
     uint32_t n = x.n, kp = x.kb * n, lkp = x.v * n, steps = x.a.batch * x.tiles;
-    x.Q = x.K = x.VM = x.P = x.OUT = x.S[0] = x.S[1] = x.O[0] = x.O[1] = (tsl_cp_buf_t){0, 0, {0, 0, 0}};
+    x.Q = x.K = x.VM = x.P[0] = x.P[1] = x.OUT = x.S[0] = x.S[1] = x.O = (tsl_cp_buf_t){0, 0, {0, 0, 0}};
     x.wb = 0;
     if (x.ke)
         mask_table(cp, &x);
@@ -270,8 +275,6 @@ void tsl_cp_exec_att(tsl_cp_t *cp, const tsl_cmd_t *c)
         tsl_cp_zero(cp, &x.K, x.k, 2u * kp * lkp, TOK_DMA);
     if (lkp > x.a.lk)
         tsl_cp_zero(cp, &x.VM, x.vm, 2u * lkp * x.db * n, TOK_DMA);
-    /* software pipeline: step i + 1's loads and scores go out before step i's softmax, step i - 1's
-     * store after step i's values */
     step_t cur = {0, 0, 0, tsl_cp_min(x.r, x.a.lq), 0}, prev = cur;
     load_k(cp, &x, 0);
     scores(cp, &x, &cur);
@@ -285,21 +288,23 @@ void tsl_cp_exec_att(tsl_cp_t *cp, const tsl_cmd_t *c)
         }
         next.i0 = next.t * x.r;
         next.mr = tsl_cp_min(x.r, x.a.lq - next.i0);
+        softmax(cp, &x, &cur);
         if (i + 1u < steps) {
             if (next.t == 0)
                 load_k(cp, &x, next.h);
             scores(cp, &x, &next);
         }
-        softmax(cp, &x, &cur);
-        values(cp, &x, &cur);
-        if (i)
+        if (i) {
+            values(cp, &x, &prev);
             store(cp, &x, &prev);
-        if (i + 1u < steps && next.t == 0)
-            load_v(cp, &x, next.h);
+            if (cur.t == 0)
+                load_v(cp, &x, cur.h);
+        }
         if (tsl_cp_tc_error(cp))
             return;
         prev = cur;
         cur = next;
     }
+    values(cp, &x, &prev);
     store(cp, &x, &prev);
 }

@@ -406,10 +406,24 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
     return ns;
 }
 
+/* cmd_cycles of a ROWWISE: per tile about 8 instructions (LOADs, STOREs, VPU chains) per block of N
+ * columns, 1 000 cycles each, with at most twice the rows' share of VMEM in tiles, plus one (a long
+ * row gets a tile of its own); and the VPU's 128 cycles per row and block. */
+static uint64_t rowwise_cycles(const tessel_dev_t *d, const uint32_t *w)
+{
+    uint64_t nn = d->t.n ? d->t.n : 1u, m = w[TSL_CMD_M_WORD], v = (w[TSL_CMD_N_WORD] + nn - 1) / nn;
+    uint64_t es = dtype_bytes(TSL_GET(w, TSL_CMD_A_DTYPE)) + dtype_bytes(TSL_GET(w, TSL_CMD_B_DTYPE)) +
+                  dtype_bytes(TSL_GET(w, TSL_CMD_C_DTYPE));
+    uint64_t vmem = d->t.vmem_bytes ? d->t.vmem_bytes : 1u, rows_bytes = m * v * nn * (2u * es + 8u);
+    return 128u * m * v + (2u * ((rows_bytes + vmem - 1u) / vmem) + 1u) * (8000u * v + 10000u);
+}
+
 /* A generous upper bound of the device cycles the firmware needs for the command (measured
  * worst cases are 8x and more below it, docs/reliability.md): per command 100 000, per N x N x N
  * GEMM tile 32 N, per HBM byte touched 4, per output row 1 000 (ATTENTION: per query row and block
- * of N keys). A command the firmware refuses (an operand outside HBM) costs only the fixed part. */
+ * of N keys; ROWWISE: 128 per row and block, and per tile 8 000 per block, the tiles at most twice
+ * the rows' share of VMEM). A command the firmware refuses (an operand outside HBM) costs only the
+ * fixed part. */
 static uint64_t cmd_cycles(const tessel_dev_t *d, const slot_t *s)
 {
     const uint32_t *w = s->cmd.w;
@@ -435,6 +449,8 @@ static uint64_t cmd_cycles(const tessel_dev_t *d, const slot_t *s)
                            ((g.cout / g.groups + nn - 1) / nn) + 1000u * taps * g.batch * tsl_win_oh(&g));
     else if (op == TSL_CMD_OP_POOL2D)               /* a LOAD per tap and output row, a VPU row per tap */
         est += taps * (1000u * g.batch * tsl_win_oh(&g) + 4u * pixels * ((g.c + nn - 1) / nn));
+    else if (op == TSL_CMD_OP_ROWWISE)
+        est += rowwise_cycles(d, w);
     else if (s->nspan)
         est += 1000u * m;
     return est + 4u * bytes;

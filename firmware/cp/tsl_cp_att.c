@@ -112,7 +112,10 @@ int tsl_cp_att_fits(const tsl_cp_t *cp, const tsl_cmd_t *c)
 }
 
 /* One VPU instruction on buffers the VPU alone touches (no tokens). */
-static void vpu(tsl_cp_t *cp, tsl_insn_vpu_vec_t i) { tsl_cp_issue(cp, tsl_insn_vpu_vec_encode(i), NULL, NULL, NULL, 0); }
+static void vpu(tsl_cp_t *cp, tsl_insn_vpu_vec_t i)
+{
+    tsl_cp_issue(cp, tsl_insn_vpu_vec_encode(i), NULL, NULL, NULL, 0);
+}
 
 /* E (x->ke rows of N FP32 values at x->e): row k is -inf (bits 0xFF800000) in the lanes l >= k - c0
  * and +0 in the others. The VPU has no lane index, so it is made from bytes: a word 0x03020100 read

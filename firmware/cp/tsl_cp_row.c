@@ -172,7 +172,9 @@ void tsl_cp_softmax(tsl_cp_t *cp, uint32_t x, uint32_t s, uint32_t r, uint32_t v
 {
     reduce(cp, r, v, TSL_VPU_OP_MAX, x, s);
     vop(cp, TSL_VPU_OP_MUL, s, s, F32_MINUS_ONE, TSL_SRC2_IMM, r);
-    if ((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u)   /* EPI's BIAS step adds vector i mod r of s: one push */
+    /* x + (-1 m): with EPI, whose BIAS step adds vector i mod r of s to vector i (the same fadd), one
+     * push for every block; else an ADD per block */
+    if ((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u)
         tsl_cp_issue(cp, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
                 .dst_dtype = FP, .src1_dtype = FP, .bias = 1, .dst_addr = x, .src1_addr = x, .src2_addr = s,
                 .rows = v * r, .bvecs = r}), NULL, NULL, NULL, 0);

@@ -50,7 +50,7 @@ _Static_assert(RING_CMD_BASE + RING_CMD_SIZE * 64u <= RING_CPL_BASE &&
 
 typedef struct {
     uint64_t lo, hi;              /* HBM bytes [lo, hi) */
-    const char *name;             /* the operand: "A", "B", "C", "bias" */
+    const char *name;             /* the operand: "A", "B", "C", "bias", "V" (ATTENTION), ... */
 } span_t;
 
 typedef struct {

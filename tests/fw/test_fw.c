@@ -981,8 +981,8 @@ static int att_case(dev_t *d, att_shape_t s)
     return submit(d, what, TSL_CMD_ERR_OK, 0, 1, 0);
 }
 
-/* Directed and random shapes up to maxdim (keys, widths and queries; several tiles of queries where
- * the configuration's ACC holds few rows), then refusals that touch nothing. */
+/* Directed shapes whose keys and widths are at most 2 maxdim (several tiles of queries where the
+ * configuration's ACC holds few rows), random ones up to maxdim, then refusals that touch nothing. */
 static void att_suite(dev_t *d, int randoms, uint32_t maxdim)
 {
     if (!((d->m.cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1))

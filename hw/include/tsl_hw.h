@@ -800,7 +800,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_CMD_BIAS_ADDR_WORD 12u /* HBM address of the bias row (N INT32 or FP32 values; ROWWISE LAYERNORM: beta) */
 #define TSL_CMD_BIAS_ADDR_SHIFT 0u
 #define TSL_CMD_BIAS_ADDR_MASK 0xFFFFFFFFu
-#define TSL_CMD_SCALE_WORD 13u /* REQUANT multiplier (int32), or FP32 scale bits (ROWWISE norms: epsilon), or FILL pattern */
+#define TSL_CMD_SCALE_WORD 13u /* REQUANT multiplier (int32), or FP32 scale bits (ROWWISE norms: epsilon; ATTENTION: the scores', always applied), or FILL pattern */
 #define TSL_CMD_SCALE_SHIFT 0u
 #define TSL_CMD_SCALE_MASK 0xFFFFFFFFu
 #define TSL_CMD_SHIFT_WORD 14u /* REQUANT shift */
@@ -1492,7 +1492,7 @@ typedef struct {
     uint32_t c_addr TSL_FIELD_DEFAULT; /* HBM address of C (COPY/FILL: destination) */
     uint32_t ldc TSL_FIELD_DEFAULT; /* bytes between rows of C */
     uint32_t bias_addr TSL_FIELD_DEFAULT; /* HBM address of the bias row (N INT32 or FP32 values; ROWWISE LAYERNORM: beta) */
-    uint32_t scale TSL_FIELD_DEFAULT; /* REQUANT multiplier (int32), or FP32 scale bits (ROWWISE norms: epsilon), or FILL pattern */
+    uint32_t scale TSL_FIELD_DEFAULT; /* REQUANT multiplier (int32), or FP32 scale bits (ROWWISE norms: epsilon; ATTENTION: the scores', always applied), or FILL pattern */
     uint32_t shift TSL_FIELD_DEFAULT; /* REQUANT shift */
     uint32_t zero_point TSL_FIELD_DEFAULT; /* REQUANT zero point */
 } tsl_cmd_t;

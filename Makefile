@@ -6,7 +6,8 @@
 #   make soak    long randomised runs      make bench-model   golden-model throughput
 #   make gen     regenerate files from hw/spec/tessel.toml
 #   make         (the default goal) builds the tools (build/bin/tessel, tessel-run), the firmware
-#                (build/fw/cp.elf) and the library (build/host/libtessel.*); runs no test
+#                (build/fw/cp.elf), the library (build/host/libtessel.*) and the Python package
+#                (build/python/tessel); runs no test
 # Each area adds its rules in mk/<area>.mk and appends test names to TESTS;
 # `make test-NAME` runs one of them. The manifests (which sources make each unit) and the paths of
 # the products that several areas share are read first, below, so that the mk files may be read in
@@ -20,7 +21,7 @@ export BUILD
 
 DEBIAN_PKGS := verilator gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf yosys \
                nextpnr-ice40 fpga-icestorm iverilog qemu-system-misc clang gnuplot \
-               python3 python3-numpy python3-sklearn python3-torch make g++
+               python3 python3-dev python3-numpy python3-sklearn python3-torch make g++
 
 VERILATOR ?= verilator
 comma := ,

@@ -1,0 +1,1077 @@
+/* tessel._tessel: the CPython binding of libtessel (host_driver/include/tessel.h).
+ *
+ * open() gives a RawDevice whose methods are the library's calls one to one. A call's struct is
+ * filled from arguments named as its fields (keywords, or positions in the order of the tables
+ * below); operands are buffers (the buffer protocol, C-contiguous: no numpy C API). Before the
+ * library sees a buffer, its element type and length are checked against the sizes given, so no
+ * argument can make the library read or write past one. The package (tessel/__init__.py) adds the
+ * numpy layer: shapes, dtypes, output arrays.
+ * Errors: every failure raises tessel.Error(status, message), status a tessel_status_t: EINVAL for
+ * a bad argument (found here, or by the library: nothing was touched), else what the library
+ * returned, with tessel_last_error() as the message.
+ * Threads: each library call runs without the GIL; a lock per device serialises its calls, and
+ * close() waits for the one in progress.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <pythread.h>
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tessel.h"
+#include "tsl_hw.h"
+
+/* ---- tessel.Error --------------------------------------------------------------------------- */
+/* The name of a status without its TESSEL_ prefix, NULL for a code that is none. The switch has no
+ * default, so -Wswitch keeps it complete; the codes are 0, -1, -2, ... (tessel.h). */
+static const char *status_name(int status)
+{
+#define NAME(s)                                                                                          \
+    case TESSEL_##s: return #s
+    switch ((tessel_status_t)status) {
+        NAME(OK);
+        NAME(EINVAL);
+        NAME(ENOMEM);
+        NAME(ETIMEOUT);
+        NAME(EDEVICE);
+        NAME(ENODEV);
+        NAME(ERANGE);
+        NAME(EIO);
+        NAME(EMISMATCH);
+    }
+#undef NAME
+    return NULL;
+}
+
+/* args[i] of an Error, or None (args can be reassigned). */
+static PyObject *error_arg(PyObject *self, Py_ssize_t i)
+{
+    PyObject *args = ((PyBaseExceptionObject *)self)->args;
+    return Py_NewRef(args && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > i ? PyTuple_GET_ITEM(args, i) : Py_None);
+}
+
+static PyObject *error_status(PyObject *self, void *closure)
+{
+    (void)closure;
+    return error_arg(self, 0);
+}
+
+static PyObject *error_message(PyObject *self, void *closure)
+{
+    (void)closure;
+    return error_arg(self, 1);
+}
+
+static const char *error_name_of(PyObject *self)
+{
+    PyObject *s = error_arg(self, 0);
+    int overflow = 0;
+    long v = PyLong_Check(s) ? PyLong_AsLongAndOverflow(s, &overflow) : 1;
+    Py_DECREF(s);
+    return overflow || v < INT_MIN || v > INT_MAX ? NULL : status_name((int)v);
+}
+
+static PyObject *error_name(PyObject *self, void *closure)
+{
+    (void)closure;
+    const char *name = error_name_of(self);
+    return name ? PyUnicode_FromString(name) : Py_NewRef(Py_None);
+}
+
+static int error_init(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    int status;
+    PyObject *message;
+    if (!PyArg_ParseTuple(args, "iU:Error", &status, &message))
+        return -1;
+    if (status == TESSEL_OK || !status_name(status)) {
+        PyErr_Format(PyExc_ValueError, "Error: %d is not a failing tessel_status_t", status);
+        return -1;
+    }
+    return ((PyTypeObject *)PyExc_Exception)->tp_init(self, args, kwds);
+}
+
+static PyObject *error_str(PyObject *self)
+{
+    const char *name = error_name_of(self);
+    PyObject *message = error_arg(self, 1), *s = PyUnicode_FromFormat("%s: %S", name ? name : "?", message);
+    Py_DECREF(message);
+    return s;
+}
+
+static PyGetSetDef error_getset[] = {
+    {"status", error_status, NULL, "the tessel_status_t, an int (tessel.h)", NULL},
+    {"name", error_name, NULL, "the status's name without TESSEL_: 'EINVAL', 'EDEVICE', ...", NULL},
+    {"message", error_message, NULL, "what failed: tessel_last_error(), or the argument check's text", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+/* tp_base (Exception) is set by the module's init; GC, new and dealloc are inherited. */
+static PyTypeObject error_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tessel.Error",
+    .tp_basicsize = sizeof(PyBaseExceptionObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "Error(status, message): a libtessel call failed, or an argument was refused before any\n"
+              "call (status EINVAL). .status is the tessel_status_t, .name its name ('EINVAL'),\n"
+              ".message the library's tessel_last_error() or the check's text.",
+    .tp_init = error_init,
+    .tp_str = error_str,
+    .tp_getset = error_getset,
+};
+
+/* Raise tessel.Error(status, the PyUnicode_FromFormat text); returns NULL. */
+static PyObject *fail(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
+    va_end(ap);
+    PyObject *e = msg ? PyObject_CallFunction((PyObject *)&error_type, "iN", status, msg) : NULL;
+    if (e) {
+        PyErr_SetObject((PyObject *)&error_type, e);
+        Py_DECREF(e);
+    }
+    return NULL;
+}
+
+/* A failed library call: its status, and tessel_last_error() (why `dev` failed; NULL: why this
+ * thread's tessel_open failed), or tessel_strerror() when that is empty. */
+static PyObject *fail_status(tessel_status_t st, tessel_dev_t *dev)
+{
+    const char *why = tessel_last_error(dev);
+    return fail(st, "%s", *why ? why : tessel_strerror(st));
+}
+
+/* ---- arguments -------------------------------------------------------------------------------- */
+/* What an argument is converted to, and the C type it is stored as. */
+typedef enum {
+    K_U32,    /* uint32_t, 0..UINT32_MAX */
+    K_POS,    /* uint32_t, 1..UINT32_MAX (the library reads 0 as 1 or refuses it) */
+    K_I32,    /* int32_t */
+    K_U63,    /* uint64_t, 0..LLONG_MAX: addresses, handles, byte counts */
+    K_F32,    /* float */
+    K_BOOL,   /* int, 0 or 1 */
+    K_DTYPE,  /* tessel_dtype_t, by name: "int8", "bf16", "int32", "fp32" */
+    K_POOL,   /* tessel_pool_kind_t, by name: "max", "avg" */
+    K_STR,    /* const char *, UTF-8 without NUL; None gives NULL */
+    K_OBJ,    /* PyObject * (borrowed from the call's arguments); None gives NULL */
+} kind_t;
+
+typedef struct {
+    const char *name;
+    kind_t kind;
+    size_t off;    /* in the call's struct */
+    int need;      /* required */
+} field_t;
+
+#define NFIELDS(t) (sizeof(t) / sizeof((t)[0]))
+
+static const struct {
+    tessel_dtype_t dtype;
+    const char *name;
+} dtype_names[] = {{TESSEL_INT8, "int8"}, {TESSEL_BF16, "bf16"}, {TESSEL_INT32, "int32"}, {TESSEL_FP32, "fp32"}};
+
+static const struct {
+    tessel_pool_kind_t kind;
+    const char *name;
+} pool_names[] = {{TESSEL_POOL_MAX, "max"}, {TESSEL_POOL_AVG, "avg"}};
+
+/* o as an integer in lo..hi (anything with __index__); 0, or -1 after raising. */
+static int int_arg(PyObject *o, const char *name, long long lo, long long hi, long long *out)
+{
+    PyObject *i = PyNumber_Index(o);
+    int overflow = 0;
+    long long v = i ? PyLong_AsLongLongAndOverflow(i, &overflow) : 0;
+    Py_XDECREF(i);
+    if (!i || overflow || v < lo || v > hi) {
+        PyErr_Clear();
+        fail(TESSEL_EINVAL, "%s must be an integer in %lld..%lld, not %.80R", name, lo, hi, o);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Store argument `o` of field f into the struct at base; 0, or -1 after raising. */
+static int store(char *base, const field_t *f, PyObject *o)
+{
+    void *at = base + f->off;
+    long long v;
+    if (f->kind == K_U32 || f->kind == K_POS) {
+        if (int_arg(o, f->name, f->kind == K_POS, UINT32_MAX, &v))
+            return -1;
+        *(uint32_t *)at = (uint32_t)v;
+    } else if (f->kind == K_I32) {
+        if (int_arg(o, f->name, INT32_MIN, INT32_MAX, &v))
+            return -1;
+        *(int32_t *)at = (int32_t)v;
+    } else if (f->kind == K_U63) {
+        if (int_arg(o, f->name, 0, LLONG_MAX, &v))
+            return -1;
+        *(uint64_t *)at = (uint64_t)v;
+    } else if (f->kind == K_F32) {
+        double d = PyFloat_AsDouble(o);
+        if (d == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            fail(TESSEL_EINVAL, "%s must be a number, not %.80R", f->name, o);
+            return -1;
+        }
+        *(float *)at = (float)d;
+    } else if (f->kind == K_BOOL) {
+        int t = PyObject_IsTrue(o);
+        if (t < 0)
+            return -1;
+        *(int *)at = t;
+    } else if (f->kind == K_STR) {
+        Py_ssize_t len = 0;
+        const char *s = o == Py_None ? NULL : PyUnicode_Check(o) ? PyUnicode_AsUTF8AndSize(o, &len) : NULL;
+        if (o != Py_None && (!s || strlen(s) != (size_t)len)) {
+            PyErr_Clear();
+            fail(TESSEL_EINVAL, "%s must be a str without NUL characters, or None, not %.80R", f->name, o);
+            return -1;
+        }
+        *(const char **)at = s;
+    } else if (f->kind == K_OBJ) {
+        *(PyObject **)at = o == Py_None ? NULL : o;
+    } else {   /* K_DTYPE, K_POOL: a name */
+        const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+        PyErr_Clear();
+        for (size_t i = 0; s && f->kind == K_DTYPE && i < NFIELDS(dtype_names); i++)
+            if (!strcmp(s, dtype_names[i].name)) {
+                *(tessel_dtype_t *)at = dtype_names[i].dtype;
+                return 0;
+            }
+        for (size_t i = 0; s && f->kind == K_POOL && i < NFIELDS(pool_names); i++)
+            if (!strcmp(s, pool_names[i].name)) {
+                *(tessel_pool_kind_t *)at = pool_names[i].kind;
+                return 0;
+            }
+        fail(TESSEL_EINVAL, f->kind == K_DTYPE ? "%s must be 'int8', 'bf16', 'int32' or 'fp32', not %.80R"
+                                               : "%s must be 'max' or 'avg', not %.80R", f->name, o);
+        return -1;
+    }
+    return 0;
+}
+
+/* Fill the struct at op from the call's arguments: positions in the order of the table, then
+ * keywords; every field with `need` given. Unset fields keep their values. A table has at most
+ * MAX_FIELDS fields. 0, or -1 after raising. */
+#define MAX_FIELDS 32
+
+static int fill(void *op, const field_t *f, size_t nf, const char *what, PyObject *args, PyObject *kw)
+{
+    unsigned char seen[MAX_FIELDS] = {0};
+    Py_ssize_t npos = PyTuple_GET_SIZE(args);
+    if ((size_t)npos > nf) {
+        fail(TESSEL_EINVAL, "%s takes at most %zu arguments (%zd given)", what, nf, npos);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < npos; i++) {
+        if (store(op, &f[i], PyTuple_GET_ITEM(args, i)))
+            return -1;
+        seen[i] = 1;
+    }
+    PyObject *key, *val;
+    Py_ssize_t pos = 0;
+    while (kw && PyDict_Next(kw, &pos, &key, &val)) {
+        const char *name = PyUnicode_AsUTF8(key);
+        size_t i = 0;
+        while (name && i < nf && strcmp(f[i].name, name))
+            i++;
+        if (!name || i == nf) {
+            PyErr_Clear();
+            fail(TESSEL_EINVAL, "%s takes no argument %S", what, key);
+            return -1;
+        }
+        if (seen[i]) {
+            fail(TESSEL_EINVAL, "%s: %s given twice", what, name);
+            return -1;
+        }
+        if (store(op, &f[i], val))
+            return -1;
+        seen[i] = 1;
+    }
+    for (size_t i = 0; i < nf; i++)
+        if (f[i].need && !seen[i]) {
+            fail(TESSEL_EINVAL, "%s needs %s", what, f[i].name);
+            return -1;
+        }
+    return 0;
+}
+
+/* ---- buffers ---------------------------------------------------------------------------------- */
+/* The host element types of the library's operands (tessel.h): int8_t, int32_t and float. */
+typedef enum { EL_I8, EL_I32, EL_F32 } elem_t;
+
+static const char *const elem_names[] = {"int8", "int32", "float32"};
+
+/* The host type of values of dtype d: int8 in and out, int32 out, float for BF16 and FP32. */
+static elem_t elem_of(tessel_dtype_t d)
+{
+    return d == TESSEL_INT8 ? EL_I8 : d == TESSEL_INT32 ? EL_I32 : EL_F32;
+}
+
+/* A buffer's struct format (native or little-endian standard) holds elements of type el. */
+static int format_is(const Py_buffer *v, elem_t el)
+{
+    const char *f = v->format ? v->format : "B";
+    if (*f == '@' || *f == '=' || (*f == '<' && PY_LITTLE_ENDIAN))
+        f++;
+    switch (el) {
+    case EL_I8: return v->itemsize == 1 && !strcmp(f, "b");
+    case EL_I32: return v->itemsize == 4 && (!strcmp(f, "i") || !strcmp(f, "l"));
+    case EL_F32: return v->itemsize == 4 && !strcmp(f, "f");
+    }
+    return 0;
+}
+
+/* The operands of one call, released together; after the first failure `failed` is set and the
+ * Error raised. */
+typedef struct {
+    Py_buffer v[6];
+    int n, failed;
+} bufs_t;
+
+/* The product of the sizes, or UINT64_MAX when it does not fit 64 bits. */
+static uint64_t count_of(const uint64_t *dims, size_t n)
+{
+    uint64_t c = 1;
+    for (size_t i = 0; i < n; i++)
+        if (__builtin_mul_overflow(c, dims[i], &c))
+            return UINT64_MAX;
+    return c;
+}
+#define COUNT(...) count_of((const uint64_t[]){__VA_ARGS__}, sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t))
+
+/* The data of operand `what` (obj NULL: not given, NULL): a C-contiguous buffer of `count`
+ * elements of type el, writable for an output. NULL after a failure (b->failed; nothing is
+ * acquired once one has failed). */
+static void *operand(bufs_t *b, PyObject *obj, const char *what, elem_t el, uint64_t count, int writable)
+{
+    if (b->failed || !obj)
+        return NULL;
+    Py_buffer *v = &b->v[b->n];
+    if (PyObject_GetBuffer(obj, v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0))) {
+        PyErr_Clear();
+        b->failed = 1;
+        fail(TESSEL_EINVAL, "%s must be a C-contiguous%s buffer of %s, not %.80R", what, writable ? " writable" : "",
+             elem_names[el], obj);
+        return NULL;
+    }
+    b->n++;
+    uint64_t es = el == EL_I8 ? 1u : 4u;
+    if (!format_is(v, el) || count > UINT64_MAX / es || (uint64_t)v->len != count * es) {
+        b->failed = 1;
+        if (count > UINT64_MAX / es)
+            fail(TESSEL_EINVAL, "%s: the sizes given do not fit 64 bits", what);
+        else
+            fail(TESSEL_EINVAL, "%s must hold %llu elements of %s: it holds %zd bytes of format '%s'", what,
+                 (unsigned long long)count, elem_names[el], v->len, v->format ? v->format : "B");
+        return NULL;
+    }
+    return v->buf;
+}
+
+static void bufs_release(bufs_t *b)
+{
+    while (b->n)
+        PyBuffer_Release(&b->v[--b->n]);
+}
+
+/* ---- the device ------------------------------------------------------------------------------ */
+typedef struct {
+    PyObject_HEAD
+    tessel_dev_t *dev;          /* NULL once closed */
+    PyThread_type_lock lock;    /* held by the call in progress */
+    tessel_stats_t last;        /* what the latest call that ran commands added to the counters */
+} device_t;
+
+static PyTypeObject device_type;
+
+/* Take the device's lock (without the GIL while waiting for it). 0, or -1 after raising when the
+ * device is closed (the lock is not held then). */
+static int dev_enter(device_t *self)
+{
+    if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+        Py_BEGIN_ALLOW_THREADS
+        PyThread_acquire_lock(self->lock, WAIT_LOCK);
+        Py_END_ALLOW_THREADS
+    }
+    if (self->dev)
+        return 0;
+    PyThread_release_lock(self->lock);
+    fail(TESSEL_EINVAL, "the device is closed");
+    return -1;
+}
+
+/* The library call `call(dev, op)` with the device's lock held and without the GIL. counted: it
+ * runs commands, and self->last becomes what it added to the counters (also when it fails).
+ * 0, or -1 after raising. */
+typedef tessel_status_t (*call_t)(tessel_dev_t *dev, void *op);
+
+static int dev_call(device_t *self, call_t call, void *op, int counted)
+{
+    if (dev_enter(self))
+        return -1;
+    tessel_dev_t *dev = self->dev;
+    tessel_stats_t s0 = {0}, s1 = {0};
+    tessel_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    if (counted)
+        (void)tessel_stats(dev, &s0);
+    st = call(dev, op);
+    if (counted)
+        (void)tessel_stats(dev, &s1);
+    Py_END_ALLOW_THREADS
+    if (counted)
+        self->last = (tessel_stats_t){.commands = s1.commands - s0.commands, .cycles = s1.cycles - s0.cycles,
+                                      .macs = s1.macs - s0.macs, .hbm_bytes = s1.hbm_bytes - s0.hbm_bytes};
+    if (st != TESSEL_OK)
+        fail_status(st, dev);   /* under the lock: no other call has replaced tessel_last_error() yet */
+    PyThread_release_lock(self->lock);
+    return st == TESSEL_OK ? 0 : -1;
+}
+
+/* None after a successful dev_call (rc 0), NULL after a failed one. */
+static PyObject *result(int rc)
+{
+    return rc ? NULL : Py_NewRef(Py_None);
+}
+
+/* result(rc), the operands released. */
+static PyObject *done(bufs_t *b, int rc)
+{
+    bufs_release(b);
+    return result(rc);
+}
+
+/* Every method but close() fills its struct, checks its operands and runs one dev_call. */
+#define METHOD(name) static PyObject *dev_##name(PyObject *pself, PyObject *args, PyObject *kw)
+#define SELF ((device_t *)pself)
+#define FLD(T, name, member, kind, need) {name, kind, offsetof(T, member), need}
+
+/* ---- open, close --------------------------------------------------------------------------- */
+typedef struct {
+    const char *backend, *port, *firmware, *timeline;
+    int check;
+    tessel_dev_t *dev;
+} open_op_t;
+
+static const field_t open_fields[] = {
+    FLD(open_op_t, "backend", backend, K_STR, 1),   FLD(open_op_t, "port", port, K_STR, 0),
+    FLD(open_op_t, "firmware", firmware, K_STR, 0), FLD(open_op_t, "check", check, K_BOOL, 0),
+    FLD(open_op_t, "timeline", timeline, K_STR, 0),
+};
+
+static PyObject *mod_open(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    (void)mod;
+    open_op_t op = {0};
+    if (fill(&op, open_fields, NFIELDS(open_fields), "open", args, kw))
+        return NULL;
+    if (!op.backend)
+        return fail(TESSEL_EINVAL, "open needs a backend: 'model', 'sim' or 'uart'");
+    device_t *self = PyObject_New(device_t, &device_type);
+    if (!self)
+        return NULL;
+    self->dev = NULL;
+    memset(&self->last, 0, sizeof self->last);
+    if (!(self->lock = PyThread_allocate_lock())) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    tessel_open_opts_t oo = {.flags = op.check ? TESSEL_OPEN_CHECK : 0u, .firmware = op.firmware,
+                             .timeline = op.timeline, .port = op.port};
+    tessel_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = tessel_open(&op.dev, op.backend, &oo);
+    Py_END_ALLOW_THREADS
+    if (st != TESSEL_OK) {
+        Py_DECREF(self);
+        return fail_status(st, NULL);   /* this thread's, and the GIL was taken back on this thread */
+    }
+    self->dev = op.dev;
+    return (PyObject *)self;
+}
+
+/* Close the device (once: later calls raise tessel.Error, closing again does nothing), after the
+ * call in progress. */
+static PyObject *dev_close(PyObject *pself, PyObject *unused)
+{
+    (void)unused;
+    device_t *self = SELF;
+    tessel_dev_t *dev;
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(self->lock, WAIT_LOCK);
+    dev = self->dev;
+    self->dev = NULL;
+    tessel_close(dev);   /* writes the timeline; NULL is ignored */
+    PyThread_release_lock(self->lock);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
+static void dev_dealloc(PyObject *pself)
+{
+    device_t *self = SELF;
+    tessel_close(self->dev);
+    if (self->lock)
+        PyThread_free_lock(self->lock);
+    PyObject_Free(self);
+}
+
+/* ---- info, stats, last_error --------------------------------------------------------------- */
+static tessel_status_t call_info(tessel_dev_t *dev, void *op) { return tessel_info(dev, op); }
+
+METHOD(info)
+{
+    tessel_info_t in;
+    if (fill(&in, NULL, 0, "info", args, kw) || dev_call(SELF, call_info, &in, 0))
+        return NULL;
+    return Py_BuildValue("{s:s,s:I,s:I,s:I,s:K,s:I,s:I,s:O,s:O}", "backend", in.backend, "n", in.n, "vmem_bytes",
+                         in.vmem_bytes, "acc_bytes", in.acc_bytes, "hbm_bytes", (unsigned long long)in.hbm_bytes,
+                         "hbm_bytes_per_cycle", in.hbm_bytes_per_cycle, "features", in.features, "int8",
+                         (in.features >> TSL_TC_CFG_FEATURES_INT8_SHIFT) & 1u ? Py_True : Py_False, "bf16",
+                         (in.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1u ? Py_True : Py_False);
+}
+
+static PyObject *stats_dict(const tessel_stats_t *s)
+{
+    return Py_BuildValue("{s:K,s:K,s:K,s:K}", "commands", (unsigned long long)s->commands, "cycles",
+                         (unsigned long long)s->cycles, "macs", (unsigned long long)s->macs, "hbm_bytes",
+                         (unsigned long long)s->hbm_bytes);
+}
+
+static tessel_status_t call_stats(tessel_dev_t *dev, void *op) { return tessel_stats(dev, op); }
+
+/* {"last": the latest call that ran commands, "total": since open or stats_reset}, each the
+ * tessel_stats_t counters. */
+METHOD(stats)
+{
+    tessel_stats_t total;
+    if (fill(&total, NULL, 0, "stats", args, kw) || dev_call(SELF, call_stats, &total, 0))
+        return NULL;
+    return Py_BuildValue("{s:N,s:N}", "last", stats_dict(&SELF->last), "total", stats_dict(&total));
+}
+
+static tessel_status_t call_stats_reset(tessel_dev_t *dev, void *op)
+{
+    memset(op, 0, sizeof(tessel_stats_t));
+    tessel_stats_reset(dev);
+    return TESSEL_OK;
+}
+
+METHOD(stats_reset)
+{
+    return result(fill(NULL, NULL, 0, "stats_reset", args, kw) || dev_call(SELF, call_stats_reset, &SELF->last, 0));
+}
+
+METHOD(last_error)
+{
+    if (fill(NULL, NULL, 0, "last_error", args, kw) || dev_enter(SELF))
+        return NULL;
+    const char *why = tessel_last_error(SELF->dev);
+    PyObject *s = PyUnicode_DecodeUTF8(why, (Py_ssize_t)strlen(why), "replace");
+    PyThread_release_lock(SELF->lock);
+    return s;
+}
+
+/* ---- device memory and raw commands ------------------------------------------------------------ */
+typedef struct {
+    uint64_t bytes, align, addr;
+    PyObject *data;
+    void *p;
+} mem_op_t;
+
+static const field_t alloc_fields[] = {FLD(mem_op_t, "bytes", bytes, K_U63, 1), FLD(mem_op_t, "align", align, K_U63, 0)};
+static const field_t free_fields[] = {FLD(mem_op_t, "addr", addr, K_U63, 1)};
+static const field_t rw_fields[] = {FLD(mem_op_t, "addr", addr, K_U63, 1), FLD(mem_op_t, "data", data, K_OBJ, 1)};
+
+static tessel_status_t call_alloc(tessel_dev_t *dev, void *op)
+{
+    mem_op_t *m = op;
+    return tessel_alloc(dev, (size_t)m->bytes, (size_t)m->align, &m->addr);
+}
+
+static tessel_status_t call_free(tessel_dev_t *dev, void *op) { return tessel_free(dev, ((mem_op_t *)op)->addr); }
+
+static tessel_status_t call_write(tessel_dev_t *dev, void *op)
+{
+    mem_op_t *m = op;
+    return tessel_write(dev, m->addr, m->p, (size_t)m->bytes);
+}
+
+static tessel_status_t call_read(tessel_dev_t *dev, void *op)
+{
+    mem_op_t *m = op;
+    return tessel_read(dev, m->p, m->addr, (size_t)m->bytes);
+}
+
+/* alloc(bytes, align=0) -> the HBM address of a new block (align 0: the library's default). */
+METHOD(alloc)
+{
+    mem_op_t m = {0};
+    if (fill(&m, alloc_fields, NFIELDS(alloc_fields), "alloc", args, kw) || dev_call(SELF, call_alloc, &m, 0))
+        return NULL;
+    return PyLong_FromUnsignedLongLong(m.addr);
+}
+
+METHOD(free)
+{
+    mem_op_t m = {0};
+    return result(fill(&m, free_fields, NFIELDS(free_fields), "free", args, kw) || dev_call(SELF, call_free, &m, 0));
+}
+
+/* write(addr, data) copies the bytes of data (any C-contiguous buffer) to HBM; read(addr, data)
+ * fills data (writable) from HBM. */
+static PyObject *dev_rw(device_t *self, PyObject *args, PyObject *kw, int writing)
+{
+    mem_op_t m = {0};
+    const char *what = writing ? "write" : "read";
+    if (fill(&m, rw_fields, NFIELDS(rw_fields), what, args, kw))
+        return NULL;
+    Py_buffer v;
+    if (PyObject_GetBuffer(m.data, &v, PyBUF_C_CONTIGUOUS | (writing ? 0 : PyBUF_WRITABLE))) {
+        PyErr_Clear();
+        return fail(TESSEL_EINVAL, "%s: data must be a C-contiguous%s buffer, not %.80R", what,
+                    writing ? "" : " writable", m.data);
+    }
+    m.p = v.buf;
+    m.bytes = (uint64_t)v.len;
+    int rc = dev_call(self, writing ? call_write : call_read, &m, 0);
+    PyBuffer_Release(&v);
+    return result(rc);
+}
+
+METHOD(write) { return dev_rw(SELF, args, kw, 1); }
+METHOD(read) { return dev_rw(SELF, args, kw, 0); }
+
+typedef struct {
+    tessel_cmd_t cmd;
+    tessel_handle_t h;
+    PyObject *timeout;
+    uint32_t timeout_ms;
+    tessel_completion_t cpl;
+} cmd_op_t;
+
+static tessel_status_t call_submit(tessel_dev_t *dev, void *op)
+{
+    cmd_op_t *c = op;
+    return tessel_submit(dev, &c->cmd, &c->h);
+}
+
+static tessel_status_t call_wait(tessel_dev_t *dev, void *op)
+{
+    cmd_op_t *c = op;
+    return tessel_wait(dev, c->h, c->timeout_ms, &c->cpl);
+}
+
+/* submit(words) queues the 16 command words (docs/isa.md §7; TAG is set by the library) and gives
+ * the command's handle. */
+METHOD(submit)
+{
+    static const field_t f[] = {{"words", K_OBJ, 0, 1}};
+    PyObject *words = NULL;
+    if (fill(&words, f, 1, "submit", args, kw))
+        return NULL;
+    cmd_op_t c = {0};
+    const size_t nw = sizeof c.cmd.w / sizeof c.cmd.w[0];
+    PyObject *seq = PySequence_Fast(words, "");
+    if (!seq || (size_t)PySequence_Fast_GET_SIZE(seq) != nw) {
+        Py_XDECREF(seq);
+        PyErr_Clear();
+        return fail(TESSEL_EINVAL, "submit: words must be a sequence of %zu integers", nw);
+    }
+    for (size_t i = 0; i < nw; i++) {
+        long long v;
+        if (int_arg(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i), "a command word", 0, UINT32_MAX, &v)) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        c.cmd.w[i] = (uint32_t)v;
+    }
+    Py_DECREF(seq);
+    if (dev_call(SELF, call_submit, &c, 0))
+        return NULL;
+    return PyLong_FromUnsignedLongLong(c.h);
+}
+
+/* wait(handle, timeout_ms=None) -> the completion {"tag", "status", "opcode", "cycles", "detail"};
+ * None waits TESSEL_TIMEOUT_AUTO. A completion with an error status raises EDEVICE. */
+METHOD(wait)
+{
+    static const field_t f[] = {FLD(cmd_op_t, "handle", h, K_U63, 1), FLD(cmd_op_t, "timeout_ms", timeout, K_OBJ, 0)};
+    cmd_op_t c = {.timeout_ms = TESSEL_TIMEOUT_AUTO};
+    long long ms;
+    if (fill(&c, f, NFIELDS(f), "wait", args, kw) ||
+        (c.timeout && int_arg(c.timeout, "timeout_ms", 0, UINT32_MAX, &ms)))
+        return NULL;
+    if (c.timeout)
+        c.timeout_ms = (uint32_t)ms;
+    if (dev_call(SELF, call_wait, &c, 1))
+        return NULL;
+    return Py_BuildValue("{s:I,s:i,s:I,s:I,s:I}", "tag", c.cpl.tag, "status", (int)c.cpl.status, "opcode",
+                         c.cpl.opcode, "cycles", c.cpl.cycles, "detail", c.cpl.detail);
+}
+
+/* ---- gemm and bmm ------------------------------------------------------------------------------ */
+typedef struct {
+    tessel_gemm_t g;
+    uint32_t batch;
+    PyObject *a, *b, *c, *bias;
+} gemm_op_t;
+
+/* tessel_gemm_t's fields (lda, ldb and ldc: dense, set here), then bmm's batch. */
+static const field_t gemm_fields[] = {
+    FLD(gemm_op_t, "a", a, K_OBJ, 1),
+    FLD(gemm_op_t, "b", b, K_OBJ, 1),
+    FLD(gemm_op_t, "c", c, K_OBJ, 1),
+    FLD(gemm_op_t, "m", g.m, K_POS, 1),
+    FLD(gemm_op_t, "n", g.n, K_POS, 1),
+    FLD(gemm_op_t, "k", g.k, K_POS, 1),
+    FLD(gemm_op_t, "in_dtype", g.in_dtype, K_DTYPE, 1),
+    FLD(gemm_op_t, "out_dtype", g.out_dtype, K_DTYPE, 1),
+    FLD(gemm_op_t, "bias", bias, K_OBJ, 0),
+    FLD(gemm_op_t, "relu", g.relu, K_BOOL, 0),
+    FLD(gemm_op_t, "scale", g.scale, K_F32, 0),
+    FLD(gemm_op_t, "rq_scale", g.rq_scale, K_I32, 0),
+    FLD(gemm_op_t, "rq_shift", g.rq_shift, K_U32, 0),
+    FLD(gemm_op_t, "rq_zero_point", g.rq_zero_point, K_I32, 0),
+    FLD(gemm_op_t, "batch", batch, K_POS, 1),
+};
+
+static tessel_status_t call_gemm(tessel_dev_t *dev, void *op) { return tessel_gemm(dev, op, NULL); }
+
+static tessel_status_t call_bmm(tessel_dev_t *dev, void *op)
+{
+    gemm_op_t *o = op;
+    return tessel_bmm(dev, &o->g, o->batch);
+}
+
+/* gemm: one block, bmm: `batch` blocks one after another (A batch x m x k, B batch x k x n,
+ * C batch x m x n; the bias n values for all). */
+static PyObject *gemm_or_bmm(device_t *self, PyObject *args, PyObject *kw, int bmm)
+{
+    gemm_op_t o = {.batch = 1};
+    tessel_gemm_t *g = &o.g;
+    if (fill(&o, gemm_fields, NFIELDS(gemm_fields) - !bmm, bmm ? "bmm" : "gemm", args, kw))
+        return NULL;
+    g->lda = g->k;
+    g->ldb = g->n;
+    g->ldc = g->n;
+    const elem_t in = elem_of(g->in_dtype);
+    bufs_t b = {0};
+    g->a = operand(&b, o.a, "a", in, COUNT(o.batch, g->m, g->k), 0);
+    g->b = operand(&b, o.b, "b", in, COUNT(o.batch, g->k, g->n), 0);
+    g->c = operand(&b, o.c, "c", elem_of(g->out_dtype), COUNT(o.batch, g->m, g->n), 1);
+    g->bias = operand(&b, o.bias, "bias", in == EL_I8 ? EL_I32 : EL_F32, g->n, 0);
+    return done(&b, b.failed || dev_call(self, bmm ? call_bmm : call_gemm, &o, 1));
+}
+
+METHOD(gemm) { return gemm_or_bmm(SELF, args, kw, 0); }
+METHOD(bmm) { return gemm_or_bmm(SELF, args, kw, 1); }
+
+/* ---- conv2d and pool2d ----------------------------------------------------------------------- */
+/* The window fields that tessel_conv2d_t and tessel_pool2d_t share, of the struct T with the
+ * library's struct in its member p. */
+#define WIN_FIELDS(T)                                                                                   \
+    FLD(T, "batch", p.batch, K_POS, 1), FLD(T, "h", p.h, K_POS, 1), FLD(T, "w", p.w, K_POS, 1),            \
+    FLD(T, "c", p.c, K_POS, 1), FLD(T, "kh", p.kh, K_POS, 1), FLD(T, "kw", p.kw, K_POS, 1),                  \
+    FLD(T, "stride_h", p.stride_h, K_POS, 1), FLD(T, "stride_w", p.stride_w, K_POS, 1),                      \
+    FLD(T, "pad_t", p.pad_t, K_U32, 1), FLD(T, "pad_b", p.pad_b, K_U32, 1), FLD(T, "pad_l", p.pad_l, K_U32, 1), \
+    FLD(T, "pad_r", p.pad_r, K_U32, 1), FLD(T, "dil_h", p.dil_h, K_POS, 1), FLD(T, "dil_w", p.dil_w, K_POS, 1), \
+    FLD(T, "in_dtype", p.in_dtype, K_DTYPE, 1), FLD(T, "out_dtype", p.out_dtype, K_DTYPE, 1),                \
+    FLD(T, "x_zero_point", p.x_zero_point, K_I32, 0)
+
+/* The output pixels of window geometry p (batch x oh x ow), 0 after raising when the window does
+ * not fit the padded input. */
+#define WIN_PIXELS(p)                                                                                   \
+    COUNT((p)->batch, tessel_window_out((p)->h, (p)->pad_t, (p)->pad_b, (p)->kh, (p)->stride_h, (p)->dil_h), \
+          tessel_window_out((p)->w, (p)->pad_l, (p)->pad_r, (p)->kw, (p)->stride_w, (p)->dil_w))
+
+static int win_fits(bufs_t *b, uint64_t pixels)
+{
+    if (!pixels && !b->failed) {
+        b->failed = 1;
+        fail(TESSEL_EINVAL, "the window does not fit the padded input");
+    }
+    return pixels != 0;
+}
+
+typedef struct {
+    tessel_conv2d_t p;
+    PyObject *x, *weights, *y, *bias;
+} conv_op_t;
+
+static const field_t conv_fields[] = {
+    FLD(conv_op_t, "x", x, K_OBJ, 1),
+    FLD(conv_op_t, "weights", weights, K_OBJ, 1),
+    FLD(conv_op_t, "y", y, K_OBJ, 1),
+    FLD(conv_op_t, "cout", p.cout, K_POS, 1),
+    FLD(conv_op_t, "groups", p.groups, K_POS, 1),
+    WIN_FIELDS(conv_op_t),
+    FLD(conv_op_t, "bias", bias, K_OBJ, 0),
+    FLD(conv_op_t, "relu", p.relu, K_BOOL, 0),
+    FLD(conv_op_t, "scale", p.scale, K_F32, 0),
+    FLD(conv_op_t, "rq_scale", p.rq_scale, K_I32, 0),
+    FLD(conv_op_t, "rq_shift", p.rq_shift, K_U32, 0),
+    FLD(conv_op_t, "rq_zero_point", p.rq_zero_point, K_I32, 0),
+};
+
+_Static_assert(NFIELDS(conv_fields) <= MAX_FIELDS, "conv2d has more fields than fill() takes");
+
+static tessel_status_t call_conv2d(tessel_dev_t *dev, void *op) { return tessel_conv2d(dev, op, NULL); }
+
+METHOD(conv2d)
+{
+    conv_op_t o = {0};
+    tessel_conv2d_t *p = &o.p;
+    if (fill(&o, conv_fields, NFIELDS(conv_fields), "conv2d", args, kw))
+        return NULL;
+    const elem_t in = elem_of(p->in_dtype);
+    bufs_t b = {0};
+    uint64_t pixels = WIN_PIXELS(p);
+    p->x = operand(&b, o.x, "x", in, COUNT(p->batch, p->h, p->w, p->c), 0);
+    p->weights = operand(&b, o.weights, "weights", in, COUNT(p->kh, p->kw, p->c / p->groups, p->cout), 0);
+    p->y = win_fits(&b, pixels) ? operand(&b, o.y, "y", elem_of(p->out_dtype), COUNT(pixels, p->cout), 1) : NULL;
+    p->bias = operand(&b, o.bias, "bias", in == EL_I8 ? EL_I32 : EL_F32, p->cout, 0);
+    return done(&b, b.failed || dev_call(SELF, call_conv2d, &o, 1));
+}
+
+typedef struct {
+    tessel_pool2d_t p;
+    PyObject *x, *y;
+} pool_op_t;
+
+static const field_t pool_fields[] = {
+    FLD(pool_op_t, "kind", p.kind, K_POOL, 1),
+    FLD(pool_op_t, "x", x, K_OBJ, 1),
+    FLD(pool_op_t, "y", y, K_OBJ, 1),
+    WIN_FIELDS(pool_op_t),
+};
+
+static tessel_status_t call_pool2d(tessel_dev_t *dev, void *op) { return tessel_pool2d(dev, op, NULL); }
+
+METHOD(pool2d)
+{
+    pool_op_t o = {0};
+    tessel_pool2d_t *p = &o.p;
+    if (fill(&o, pool_fields, NFIELDS(pool_fields), "pool2d", args, kw))
+        return NULL;
+    bufs_t b = {0};
+    uint64_t pixels = WIN_PIXELS(p);
+    p->x = operand(&b, o.x, "x", elem_of(p->in_dtype), COUNT(p->batch, p->h, p->w, p->c), 0);
+    p->y = win_fits(&b, pixels) ? operand(&b, o.y, "y", elem_of(p->out_dtype), COUNT(pixels, p->c), 1) : NULL;
+    return done(&b, b.failed || dev_call(SELF, call_pool2d, &o, 1));
+}
+
+/* ---- the row functions and add -------------------------------------------------------------- */
+enum { ROW_SOFTMAX, ROW_LAYERNORM, ROW_RMSNORM, ROW_GELU, ROW_SILU, ROW_ADD };
+
+typedef struct {
+    int fn;                        /* ROW_* */
+    tessel_rows_t r;
+    float scale, eps;
+    const float *mask, *gamma, *beta, *b;
+    PyObject *x_obj, *y_obj, *mask_obj, *gamma_obj, *beta_obj, *b_obj;
+} rows_op_t;
+
+/* tessel_rows_t's fields (ldx and ldy: dense, set here), then each function's own. */
+#define ROWS_FIELDS                                                                                      \
+    FLD(rows_op_t, "x", x_obj, K_OBJ, 1), FLD(rows_op_t, "y", y_obj, K_OBJ, 1), FLD(rows_op_t, "m", r.m, K_POS, 1), \
+    FLD(rows_op_t, "n", r.n, K_POS, 1), FLD(rows_op_t, "in_dtype", r.in_dtype, K_DTYPE, 1),                    \
+    FLD(rows_op_t, "out_dtype", r.out_dtype, K_DTYPE, 1)
+#define GAMMA_FIELDS FLD(rows_op_t, "gamma", gamma_obj, K_OBJ, 1), FLD(rows_op_t, "eps", eps, K_F32, 1)
+
+static const field_t softmax_fields[] = {ROWS_FIELDS, FLD(rows_op_t, "scale", scale, K_F32, 0),
+                                         FLD(rows_op_t, "mask", mask_obj, K_OBJ, 0)};
+static const field_t layernorm_fields[] = {ROWS_FIELDS, GAMMA_FIELDS, FLD(rows_op_t, "beta", beta_obj, K_OBJ, 0)};
+static const field_t rmsnorm_fields[] = {ROWS_FIELDS, GAMMA_FIELDS};
+static const field_t unary_fields[] = {ROWS_FIELDS};
+static const field_t add_fields[] = {ROWS_FIELDS, FLD(rows_op_t, "b", b_obj, K_OBJ, 1)};
+
+static const struct {
+    const char *name;
+    const field_t *fields;
+    size_t n;
+} row_fns[] = {{"softmax", softmax_fields, NFIELDS(softmax_fields)},
+               {"layernorm", layernorm_fields, NFIELDS(layernorm_fields)},
+               {"rmsnorm", rmsnorm_fields, NFIELDS(rmsnorm_fields)},
+               {"gelu", unary_fields, NFIELDS(unary_fields)},
+               {"silu", unary_fields, NFIELDS(unary_fields)},
+               {"add", add_fields, NFIELDS(add_fields)}};
+
+static tessel_status_t call_rows(tessel_dev_t *dev, void *op)
+{
+    rows_op_t *o = op;
+    switch (o->fn) {
+    case ROW_SOFTMAX: return tessel_softmax(dev, &o->r, o->scale, o->mask, NULL);
+    case ROW_LAYERNORM: return tessel_layernorm(dev, &o->r, o->gamma, o->beta, o->eps, NULL);
+    case ROW_RMSNORM: return tessel_rmsnorm(dev, &o->r, o->gamma, o->eps, NULL);
+    case ROW_GELU: return tessel_gelu(dev, &o->r, NULL);
+    case ROW_SILU: return tessel_silu(dev, &o->r, NULL);
+    default: return tessel_add(dev, &o->r, o->b, NULL);
+    }
+}
+
+/* x, y, the mask and b are m x n float, gamma and beta n. */
+static PyObject *rows(device_t *self, PyObject *args, PyObject *kw, int fn)
+{
+    rows_op_t o = {.fn = fn};
+    tessel_rows_t *r = &o.r;
+    if (fill(&o, row_fns[fn].fields, row_fns[fn].n, row_fns[fn].name, args, kw))
+        return NULL;
+    r->ldx = r->n;
+    r->ldy = r->n;
+    const uint64_t mn = COUNT(r->m, r->n);
+    bufs_t b = {0};
+    r->x = operand(&b, o.x_obj, "x", EL_F32, mn, 0);
+    r->y = operand(&b, o.y_obj, "y", EL_F32, mn, 1);
+    o.mask = operand(&b, o.mask_obj, "mask", EL_F32, mn, 0);
+    o.gamma = operand(&b, o.gamma_obj, "gamma", EL_F32, r->n, 0);
+    o.beta = operand(&b, o.beta_obj, "beta", EL_F32, r->n, 0);
+    o.b = operand(&b, o.b_obj, "b", EL_F32, mn, 0);
+    return done(&b, b.failed || dev_call(self, call_rows, &o, 1));
+}
+
+METHOD(softmax) { return rows(SELF, args, kw, ROW_SOFTMAX); }
+METHOD(layernorm) { return rows(SELF, args, kw, ROW_LAYERNORM); }
+METHOD(rmsnorm) { return rows(SELF, args, kw, ROW_RMSNORM); }
+METHOD(gelu) { return rows(SELF, args, kw, ROW_GELU); }
+METHOD(silu) { return rows(SELF, args, kw, ROW_SILU); }
+METHOD(add) { return rows(SELF, args, kw, ROW_ADD); }
+
+/* ---- attention --------------------------------------------------------------------------------- */
+typedef struct {
+    tessel_attention_t a;
+    PyObject *q, *k, *v, *o;
+} attn_op_t;
+
+static const field_t attn_fields[] = {
+    FLD(attn_op_t, "q", q, K_OBJ, 1),
+    FLD(attn_op_t, "k", k, K_OBJ, 1),
+    FLD(attn_op_t, "v", v, K_OBJ, 1),
+    FLD(attn_op_t, "o", o, K_OBJ, 1),
+    FLD(attn_op_t, "batch", a.batch, K_POS, 1),
+    FLD(attn_op_t, "lq", a.lq, K_POS, 1),
+    FLD(attn_op_t, "lk", a.lk, K_POS, 1),
+    FLD(attn_op_t, "d", a.d, K_POS, 1),
+    FLD(attn_op_t, "dv", a.dv, K_POS, 1),
+    FLD(attn_op_t, "out_dtype", a.out_dtype, K_DTYPE, 1),
+    FLD(attn_op_t, "scale", a.scale, K_F32, 0),
+    FLD(attn_op_t, "causal", a.causal, K_BOOL, 0),
+};
+
+static tessel_status_t call_attention(tessel_dev_t *dev, void *op) { return tessel_attention(dev, op, NULL); }
+
+METHOD(attention)
+{
+    attn_op_t o = {0};
+    tessel_attention_t *a = &o.a;
+    if (fill(&o, attn_fields, NFIELDS(attn_fields), "attention", args, kw))
+        return NULL;
+    bufs_t b = {0};
+    a->q = operand(&b, o.q, "q", EL_F32, COUNT(a->batch, a->lq, a->d), 0);
+    a->k = operand(&b, o.k, "k", EL_F32, COUNT(a->batch, a->lk, a->d), 0);
+    a->v = operand(&b, o.v, "v", EL_F32, COUNT(a->batch, a->lk, a->dv), 0);
+    a->o = operand(&b, o.o, "o", EL_F32, COUNT(a->batch, a->lq, a->dv), 1);
+    return done(&b, b.failed || dev_call(SELF, call_attention, &o, 1));
+}
+
+/* ---- the types and the module ------------------------------------------------------------------ */
+#define KW_METHOD(name, doc) {#name, (PyCFunction)(void (*)(void))dev_##name, METH_VARARGS | METH_KEYWORDS, doc}
+
+static PyMethodDef device_methods[] = {
+    {"close", dev_close, METH_NOARGS, "close(): tessel_close; later calls raise tessel.Error, closing again does nothing"},
+    KW_METHOD(info, "info() -> dict: tessel_info (backend, n, vmem_bytes, acc_bytes, hbm_bytes, "
+                    "hbm_bytes_per_cycle, features, and the int8 and bf16 feature bits)"),
+    KW_METHOD(stats, "stats() -> {'last': ..., 'total': ...}: tessel_stats counters (commands, cycles, macs, "
+                     "hbm_bytes) of the latest call that ran commands and since open or stats_reset"),
+    KW_METHOD(stats_reset, "stats_reset(): tessel_stats_reset"),
+    KW_METHOD(last_error, "last_error() -> str: tessel_last_error"),
+    KW_METHOD(alloc, "alloc(bytes, align=0) -> addr: tessel_alloc (align 0: the library's default)"),
+    KW_METHOD(free, "free(addr): tessel_free"),
+    KW_METHOD(write, "write(addr, data): tessel_write of a C-contiguous buffer's bytes"),
+    KW_METHOD(read, "read(addr, data): tessel_read into a writable C-contiguous buffer"),
+    KW_METHOD(submit, "submit(words) -> handle: tessel_submit of 16 command words"),
+    KW_METHOD(wait, "wait(handle, timeout_ms=None) -> completion dict: tessel_wait (None: TESSEL_TIMEOUT_AUTO)"),
+    KW_METHOD(gemm, "gemm(a, b, c, m, n, k, in_dtype, out_dtype, bias=None, relu=False, scale=0, rq_scale=0, "
+                    "rq_shift=0, rq_zero_point=0): tessel_gemm of dense operands"),
+    KW_METHOD(conv2d, "conv2d(x, weights, y, cout, groups, batch, h, w, c, kh, kw, stride_h, stride_w, pad_t, "
+                      "pad_b, pad_l, pad_r, dil_h, dil_w, in_dtype, out_dtype, x_zero_point=0, bias=None, "
+                      "relu=False, scale=0, rq_scale=0, rq_shift=0, rq_zero_point=0): tessel_conv2d"),
+    KW_METHOD(pool2d, "pool2d(kind, x, y, batch, h, w, c, kh, kw, stride_h, stride_w, pad_t, pad_b, pad_l, pad_r, "
+                      "dil_h, dil_w, in_dtype, out_dtype, x_zero_point=0): tessel_pool2d"),
+    KW_METHOD(softmax, "softmax(x, y, m, n, in_dtype, out_dtype, scale=0, mask=None): tessel_softmax"),
+    KW_METHOD(layernorm, "layernorm(x, y, m, n, in_dtype, out_dtype, gamma, eps, beta=None): tessel_layernorm"),
+    KW_METHOD(rmsnorm, "rmsnorm(x, y, m, n, in_dtype, out_dtype, gamma, eps): tessel_rmsnorm"),
+    KW_METHOD(gelu, "gelu(x, y, m, n, in_dtype, out_dtype): tessel_gelu"),
+    KW_METHOD(silu, "silu(x, y, m, n, in_dtype, out_dtype): tessel_silu"),
+    KW_METHOD(add, "add(x, y, m, n, in_dtype, out_dtype, b): tessel_add, y = x + b"),
+    KW_METHOD(bmm, "bmm(a, b, c, m, n, k, in_dtype, out_dtype, bias=None, relu=False, scale=0, rq_scale=0, "
+                   "rq_shift=0, rq_zero_point=0, batch): tessel_bmm"),
+    KW_METHOD(attention, "attention(q, k, v, o, batch, lq, lk, d, dv, out_dtype, scale=0, causal=False): "
+                         "tessel_attention"),
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject device_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tessel._tessel.RawDevice",
+    .tp_basicsize = sizeof(device_t),
+    .tp_dealloc = dev_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .tp_doc = "A libtessel device from open(): its methods are the library's calls, arguments named as the "
+              "fields of their structs (host_driver/include/tessel.h), operands dense C-contiguous buffers.",
+    .tp_methods = device_methods,
+};
+
+/* window_out(in, pad0, pad1, k, stride, dil) -> tessel_window_out. */
+static PyObject *mod_window_out(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    (void)mod;
+    typedef struct {
+        uint32_t in, pad0, pad1, k, stride, dil;
+    } win_op_t;
+    static const field_t f[] = {FLD(win_op_t, "in", in, K_U32, 1),         FLD(win_op_t, "pad0", pad0, K_U32, 1),
+                                FLD(win_op_t, "pad1", pad1, K_U32, 1),     FLD(win_op_t, "k", k, K_U32, 1),
+                                FLD(win_op_t, "stride", stride, K_U32, 1), FLD(win_op_t, "dil", dil, K_U32, 1)};
+    win_op_t w;
+    if (fill(&w, f, NFIELDS(f), "window_out", args, kw))
+        return NULL;
+    return PyLong_FromUnsignedLong(tessel_window_out(w.in, w.pad0, w.pad1, w.k, w.stride, w.dil));
+}
+
+static PyMethodDef module_methods[] = {
+    {"open", (PyCFunction)(void (*)(void))mod_open, METH_VARARGS | METH_KEYWORDS,
+     "open(backend, port=None, firmware=None, check=False, timeline=None) -> RawDevice: tessel_open "
+     "('model', 'sim' or 'uart'; check: TESSEL_OPEN_CHECK)"},
+    {"window_out", (PyCFunction)(void (*)(void))mod_window_out, METH_VARARGS | METH_KEYWORDS,
+     "window_out(in, pad0, pad1, k, stride, dil) -> int: tessel_window_out, 0 when the window does not fit"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, .m_name = "tessel._tessel",
+    .m_doc = "The CPython binding of libtessel (host_driver/include/tessel.h); the tessel package wraps it.",
+    .m_size = -1, .m_methods = module_methods,
+};
+
+PyMODINIT_FUNC PyInit__tessel(void)
+{
+    error_type.tp_base = (PyTypeObject *)PyExc_Exception;
+    if (PyType_Ready(&error_type) || PyType_Ready(&device_type))
+        return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (!m)
+        return NULL;
+    int bad = PyModule_AddObjectRef(m, "Error", (PyObject *)&error_type) ||
+              PyModule_AddObjectRef(m, "RawDevice", (PyObject *)&device_type);
+    for (int s = TESSEL_OK; !bad && status_name(s); s--)   /* the status codes: EINVAL = -1, ... */
+        bad = PyModule_AddIntConstant(m, status_name(s), s);
+    if (bad) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

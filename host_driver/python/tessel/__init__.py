@@ -1,0 +1,401 @@
+"""tessel: the Tessel TPU from Python (docs/python.md).
+
+A thin layer over libtessel (host_driver/include/tessel.h): the C extension tessel._tessel makes
+the library's calls, this module converts numpy arrays, checks them and allocates the outputs.
+
+    import tessel
+    with tessel.Device("model") as dev:        # or "sim", or "uart" with port=...
+        c = dev.matmul(a, b, bias=None, relu=False, out_dtype=None)
+
+Dtypes follow the library and the `tessel` CLI. int8 arrays run in int8 and give int32 (or int8,
+requantised); float32 arrays are rounded to bf16 on the way in, accumulate in fp32 and give
+float32 (out_dtype "bf16": bf16-rounded values stored as float32). Other dtypes are refused, not
+converted. Output dtype names: "int8", "int32", "fp32", "bf16".
+
+Errors: every failure raises tessel.Error, whose .status is the library's tessel_status_t (an
+int), .name its name ("EINVAL") and .message the library's tessel_last_error(). An argument this
+module refuses (a dtype, a shape, an option) raises it with status EINVAL before anything reaches
+the library.
+"""
+import math
+import operator
+
+import numpy as np
+
+from . import _tessel
+from ._tessel import Error
+
+__all__ = ["Device", "Error"]
+
+# The numpy type that holds each device dtype on the host (tessel.h: int8_t, int32_t, float).
+_HOST = {"int8": np.int8, "int32": np.int32, "fp32": np.float32, "bf16": np.float32}
+# The output dtypes of a GEMM or a convolution by input dtype, the default first.
+_GEMM_OUT = {"int8": ("int32", "int8"), "bf16": ("fp32", "bf16")}
+_FLOAT_OUT = ("fp32", "bf16")
+
+
+def _fail(message):
+    raise Error(_tessel.EINVAL, message)
+
+
+def _array(x, what):
+    """x as a C-contiguous ndarray (a copy only when it is not one already)."""
+    try:
+        return np.ascontiguousarray(x)
+    except (TypeError, ValueError) as e:
+        _fail(f"{what} is not an array: {e}")
+
+
+def _nonempty(a, what, ndim=None, min_ndim=1):
+    if (ndim is not None and a.ndim != ndim) or a.ndim < min_ndim:
+        _fail(f"{what} must have {ndim if ndim is not None else f'at least {min_ndim}'} dimensions; "
+              f"it has shape {a.shape}")
+    if a.size == 0:
+        _fail(f"{what} is empty (shape {a.shape})")
+
+
+def _in_dtype(**arrays):
+    """The device input dtype of the arrays: "int8" when all are int8, "bf16" when all are float32."""
+    kinds = {a.dtype for a in arrays.values()}
+    if kinds == {np.dtype(np.int8)}:
+        return "int8"
+    if kinds == {np.dtype(np.float32)}:
+        return "bf16"
+    _fail("unsupported dtypes: " + ", ".join(f"{n} is {a.dtype}" for n, a in arrays.items()) +
+          (" (need int8 or float32)" if len(arrays) == 1 else " (need all int8 or all float32)"))
+
+
+def _float32(x, what):
+    a = _array(x, what)
+    if a.dtype != np.float32:
+        _fail(f"unsupported dtype: {what} is {a.dtype} (need float32)")
+    return a
+
+
+def _int(v, what, lo):
+    try:
+        v = operator.index(v)
+    except TypeError:
+        _fail(f"{what} must be an integer, not {v!r}")
+    if v < lo:
+        _fail(f"{what} must be at least {lo}, not {v}")
+    return v
+
+
+def _ints(v, what, lo, n):
+    """v, an int or a sequence of n ints (each at least lo), as a tuple of n."""
+    vals = (v,) * n if np.ndim(v) == 0 else tuple(v)
+    if len(vals) != n:
+        _fail(f"{what} must be an integer or {n} integers, not {v!r}")
+    return tuple(_int(x, what, lo) for x in vals)
+
+
+def _number(v, what):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        _fail(f"{what} must be a number, not {v!r}")
+
+
+def _out_dtype(out_dtype, allowed, in_dtype):
+    if out_dtype is None:
+        return allowed[0]
+    if out_dtype not in allowed:
+        _fail(f"out_dtype {out_dtype!r} does not go with {'int8' if in_dtype == 'int8' else 'float32'} inputs "
+              f"(this call gives {' or '.join(map(repr, allowed))})")
+    return out_dtype
+
+
+def _scale(scale, what="scale"):
+    """A float scale: None is none; 0 is refused (the library reads 0 as none)."""
+    if scale is None:
+        return None
+    s = _number(scale, what)
+    if s == 0 or not math.isfinite(s):
+        _fail(f"{what} {scale!r} is refused: it must be finite and not 0 (None: no scale)")
+    return s
+
+
+def _epilogue(in_dtype, n, bias, relu, out_dtype, scale, requant):
+    """The keyword arguments of a GEMM's or convolution's epilogue (docs/isa.md §7: scale, bias, ReLU,
+    then the conversion to out_dtype) for n output columns or channels."""
+    if requant is not None and out_dtype is None and in_dtype == "int8":
+        out_dtype = "int8"
+    out = _out_dtype(out_dtype, _GEMM_OUT[in_dtype], in_dtype)
+    kw = dict(in_dtype=in_dtype, out_dtype=out, relu=bool(relu))
+    if out == "int8":
+        rq = (1, 0, 0) if requant is None else requant   # plain saturation, as the CLI
+        if not isinstance(rq, (tuple, list)) or len(rq) != 3:
+            _fail(f"requant must be (scale, shift, zero_point), not {requant!r}")
+        kw.update(rq_scale=_int(rq[0], "requant's scale", -2**31), rq_shift=_int(rq[1], "requant's shift", 0),
+                  rq_zero_point=_int(rq[2], "requant's zero_point", -2**31))
+    elif requant is not None:
+        _fail("requant needs out_dtype 'int8'")
+    if scale is not None:
+        if in_dtype != "bf16":
+            _fail("scale applies to float32 inputs only")
+        kw["scale"] = _scale(scale)
+    if bias is not None:
+        b = _array(bias, "bias")
+        if in_dtype == "int8" and b.dtype == np.int8:
+            b = b.astype(np.int32)   # n values, widened
+        want = np.int32 if in_dtype == "int8" else np.float32
+        if b.dtype != want:
+            _fail(f"bias is {b.dtype}; {'int8' if in_dtype == 'int8' else 'float32'} inputs need a "
+                  f"{np.dtype(want)} bias")
+        if b.shape != (n,):
+            _fail(f"bias must be 1-D with {n} values, not of shape {b.shape}")
+        kw["bias"] = b
+    return kw
+
+
+def _window(h, w, k, stride, padding, dilation):
+    """The window keywords of conv2d and pool2d, and the output rows and columns."""
+    sh, sw = _ints(stride, "stride", 1, 2)
+    dh, dw = _ints(dilation, "dilation", 1, 2)
+    if np.ndim(padding) == 0 or len(padding) == 4:
+        pad = _ints(padding, "padding", 0, 4)
+    else:
+        ph, pw = _ints(padding, "padding", 0, 2)
+        pad = (ph, ph, pw, pw)
+    oh = _tessel.window_out(h, pad[0], pad[1], k[0], sh, dh)
+    ow = _tessel.window_out(w, pad[2], pad[3], k[1], sw, dw)
+    if not oh or not ow:
+        _fail(f"the {k[0]}x{k[1]} window (dilation {dh},{dw}) does not fit the {h}x{w} input padded by "
+              f"{pad} (top, bottom, left, right)")
+    return dict(kh=k[0], kw=k[1], stride_h=sh, stride_w=sw, pad_t=pad[0], pad_b=pad[1], pad_l=pad[2], pad_r=pad[3],
+                dil_h=dh, dil_w=dw), oh, ow
+
+
+def _like(v, x, what):
+    """float32 v of x's shape, as x's rows."""
+    a = _float32(v, what)
+    if a.shape != x.shape:
+        _fail(f"shape mismatch: {what} is {a.shape}, x is {x.shape} ({what} must have x's shape)")
+    return a.reshape(-1, x.shape[-1]) if x.ndim else a
+
+
+def _row_param(v, x, what):
+    """float32 gamma or beta: 1-D, of x's row length."""
+    a = _float32(v, what)
+    n = np.shape(x)[-1] if np.ndim(x) else 0
+    if a.shape != (n,):
+        _fail(f"{what} must be 1-D with {n} values (x's last dimension), not of shape {a.shape}")
+    return a
+
+
+def _eps(eps):
+    e = _number(eps, "eps")
+    if not (math.isfinite(e) and e >= 0):
+        _fail(f"eps must be a finite number >= 0, not {eps!r}")
+    return e
+
+
+class Device:
+    """A Tessel device: Device("model"), Device("sim") or Device("uart", port="/dev/ttyUSB1").
+
+    firmware: the sim's firmware ELF, or the one a board in BOOT.HOLD is loaded with (default: the
+    built one, or $TESSEL_FIRMWARE); check: mirror every command on a model device and raise
+    EMISMATCH on a difference (as TESSEL_CHECK=1); timeline: sim only, a Chrome-trace JSON written
+    by close(). A context manager; close() is safe to call again, and every call on a closed device
+    raises tessel.Error. One device may be used from several threads: its calls run one at a time.
+
+    raw is the tessel._tessel device under it: the library's calls one to one (alloc, free, read,
+    write, submit, wait, gemm, conv2d, ...), for code that manages device memory itself.
+    """
+
+    def __init__(self, backend="model", *, port=None, firmware=None, check=False, timeline=None):
+        self.raw = _tessel.open(backend, port=port, firmware=firmware, check=check, timeline=timeline)
+        info = self.raw.info()
+        self.backend, self.n = info["backend"], info["n"]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        self.raw.close()
+
+    def info(self):
+        """The configuration: backend, n (the MXU is n x n), vmem_bytes, acc_bytes, hbm_bytes,
+        hbm_bytes_per_cycle, features and its int8 and bf16 bits."""
+        return self.raw.info()
+
+    def stats(self):
+        """{"last": ..., "total": ...}: the counters of the latest call that ran commands, and since
+        the device was opened or stats_reset(). Each holds commands, cycles (the completions' CYCLES),
+        macs (the MXU's, K and N padded to multiples of n), hbm_bytes (compulsory traffic) and
+        mxu_utilization = macs / (cycles n^2). The model backend is not timed: its cycles count the
+        firmware's hardware accesses, not clock cycles, so its mxu_utilization is None (as it is
+        when cycles is 0)."""
+        s = self.raw.stats()
+        for part in s.values():
+            timed = self.backend != "model" and part["cycles"]
+            part["mxu_utilization"] = part["macs"] / (part["cycles"] * self.n**2) if timed else None
+        return s
+
+    def stats_reset(self):
+        self.raw.stats_reset()
+
+    # ---- matrix products ------------------------------------------------------------------------
+    def matmul(self, a, b, bias=None, relu=False, out_dtype=None, scale=None, requant=None):
+        """C = epilogue(a @ b) for 2-D a (m x k) and b (k x n), both int8 or both float32.
+
+        Epilogue (docs/isa.md §7), in order: scale (float inputs: the fp32 product times scale),
+        bias (n values: int32 or int8 for int8 inputs, float32 for float), ReLU, then the conversion
+        to out_dtype: int8 inputs give "int32" (default) or "int8", requantised with
+        requant=(scale, shift, zero_point): sat8(round_shift(x * scale, shift) + zero_point) (default
+        (1, 0, 0): saturation; giving requant implies "int8"); float32 inputs give "fp32" (default)
+        or "bf16"."""
+        a, b = _array(a, "a"), _array(b, "b")
+        _nonempty(a, "a", 2)
+        _nonempty(b, "b", 2)
+        (m, k), (kb, n) = a.shape, b.shape
+        if k != kb:
+            _fail(f"shape mismatch: a is {a.shape}, b is {b.shape} (a's columns must equal b's rows)")
+        kw = _epilogue(_in_dtype(a=a, b=b), n, bias, relu, out_dtype, scale, requant)
+        c = np.empty((m, n), _HOST[kw["out_dtype"]])
+        self.raw.gemm(a=a, b=b, c=c, m=m, n=n, k=k, **kw)
+        return c
+
+    def bmm(self, a, b, bias=None, relu=False, out_dtype=None, scale=None, requant=None):
+        """matmul of each block: a is ... x m x k, b ... x k x n with the same leading dimensions
+        (at least one); the result is ... x m x n. One GEMM command per block."""
+        a, b = _array(a, "a"), _array(b, "b")
+        _nonempty(a, "a", min_ndim=3)
+        _nonempty(b, "b", min_ndim=3)
+        if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
+            _fail(f"shape mismatch: a is {a.shape}, b is {b.shape} (need ... x m x k and ... x k x n, the "
+                  f"leading dimensions the same)")
+        lead, (m, k), n = a.shape[:-2], a.shape[-2:], b.shape[-1]
+        kw = _epilogue(_in_dtype(a=a, b=b), n, bias, relu, out_dtype, scale, requant)
+        c = np.empty(lead + (m, n), _HOST[kw["out_dtype"]])
+        self.raw.bmm(a=a, b=b, c=c, m=m, n=n, k=k, batch=math.prod(lead), **kw)
+        return c
+
+    # ---- windows ----------------------------------------------------------------------------------
+    def conv2d(self, x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, relu=False, out_dtype=None,
+               x_zero_point=0, scale=None, requant=None):
+        """Y = epilogue(conv2d(x, w)) with the library's layouts: x is NHWC (batch x h x w x c), w is
+        HWIO (kh x kw x c/groups x cout), Y is batch x oh x ow x cout. (From PyTorch's NCHW and OIHW:
+        x.permute(0, 2, 3, 1), w.permute(2, 3, 1, 0).)
+
+        stride and dilation: an int or (h, w); padding: an int, (h, w) or (top, bottom, left, right).
+        x_zero_point: int8 only, the value padding reads (the input's zero point). Dtypes, bias (cout
+        values), scale, requant and the epilogue as matmul."""
+        x, w = _array(x, "x"), _array(w, "w")
+        _nonempty(x, "x", 4)
+        _nonempty(w, "w", 4)
+        batch, h, wd, c = x.shape
+        kh, kw_, cg, cout = w.shape
+        groups = _int(groups, "groups", 1)
+        if c % groups or cout % groups:
+            _fail(f"groups {groups} must divide x's channels ({c}) and w's cout ({cout})")
+        if cg != c // groups:
+            _fail(f"shape mismatch: w is {w.shape}, its third dimension must be c/groups = {c // groups}")
+        geo, oh, ow = _window(h, wd, (kh, kw_), stride, padding, dilation)
+        in_dtype = _in_dtype(x=x, w=w)
+        zp = _int(x_zero_point, "x_zero_point", -128)
+        if zp and in_dtype != "int8":
+            _fail("x_zero_point applies to int8 inputs only (float inputs are padded with 0)")
+        kw = _epilogue(in_dtype, cout, bias, relu, out_dtype, scale, requant)
+        y = np.empty((batch, oh, ow, cout), _HOST[kw["out_dtype"]])
+        self.raw.conv2d(x=x, weights=w, y=y, batch=batch, h=h, w=wd, c=c, cout=cout, groups=groups, x_zero_point=zp,
+                        **geo, **kw)
+        return y
+
+    def pool2d(self, x, kind, window, stride=None, padding=0, dilation=1, out_dtype=None, x_zero_point=0):
+        """The max or average (kind "max" or "avg") of each window of NHWC x, per channel:
+        batch x oh x ow x c. window, stride (default: the window), dilation: an int or (h, w);
+        padding as conv2d. int8 x gives int8 (avg: the sum / (kh kw) rounded to nearest, ties away
+        from zero, padding reading x_zero_point). float32 x is rounded to bf16: max gives "bf16"
+        values, avg "fp32" (default) or "bf16", padding reading 0. Padding never wins a max."""
+        x = _array(x, "x")
+        _nonempty(x, "x", 4)
+        if kind not in ("max", "avg"):
+            _fail(f"kind must be 'max' or 'avg', not {kind!r}")
+        k = _ints(window, "window", 1, 2)
+        geo, oh, ow = _window(x.shape[1], x.shape[2], k, k if stride is None else stride, padding, dilation)
+        in_dtype = _in_dtype(x=x)
+        out = _out_dtype(out_dtype, ("int8",) if in_dtype == "int8" else _FLOAT_OUT if kind == "avg" else ("bf16",),
+                         in_dtype)
+        zp = _int(x_zero_point, "x_zero_point", -128)
+        if zp and (in_dtype != "int8" or kind != "avg"):
+            _fail("x_zero_point applies to the average of int8 inputs only")
+        y = np.empty((x.shape[0], oh, ow, x.shape[3]), _HOST[out])
+        self.raw.pool2d(kind=kind, x=x, y=y, batch=x.shape[0], h=x.shape[1], w=x.shape[2], c=x.shape[3],
+                        in_dtype=in_dtype, out_dtype=out, x_zero_point=zp, **geo)
+        return y
+
+    # ---- the row functions --------------------------------------------------------------------------
+    def _rows(self, fn, x, in_dtype, out_dtype, **operands):
+        """y = fn(each row of float32 x along its last axis), y of x's shape. in_dtype "bf16" (x
+        rounded to bf16 on the way in) or "fp32" (x as it is); the device computes in fp32."""
+        x = _float32(x, "x")
+        _nonempty(x, "x")
+        if in_dtype not in _FLOAT_OUT:
+            _fail(f"in_dtype must be 'bf16' or 'fp32', not {in_dtype!r}")
+        out = _out_dtype(out_dtype, _FLOAT_OUT, "bf16")
+        n = x.shape[-1]
+        y = np.empty(x.shape, np.float32)
+        call = getattr(self.raw, fn)
+        call(x=x.reshape(-1, n), y=y.reshape(-1, n), m=x.size // n, n=n, in_dtype=in_dtype, out_dtype=out, **operands)
+        return y
+
+    def softmax(self, x, scale=None, mask=None, in_dtype="bf16", out_dtype=None):
+        """softmax(x * scale + mask) of each row (the last axis); mask float32 of x's shape, added
+        (-inf masks a value out)."""
+        x = _float32(x, "x")
+        kw = {} if mask is None else dict(mask=_like(mask, x, "mask"))
+        if scale is not None:
+            kw["scale"] = _scale(scale)
+        return self._rows("softmax", x, in_dtype, out_dtype, **kw)
+
+    def layernorm(self, x, gamma, beta=None, eps=1e-5, in_dtype="bf16", out_dtype=None):
+        """(x - mean) / sqrt(var + eps) * gamma + beta over each row; gamma and beta (default 0) have
+        the row's length."""
+        kw = dict(gamma=_row_param(gamma, x, "gamma"), eps=_eps(eps))
+        if beta is not None:
+            kw["beta"] = _row_param(beta, x, "beta")
+        return self._rows("layernorm", x, in_dtype, out_dtype, **kw)
+
+    def rmsnorm(self, x, gamma, eps=1e-6, in_dtype="bf16", out_dtype=None):
+        """x / sqrt(mean(x^2) + eps) * gamma over each row."""
+        return self._rows("rmsnorm", x, in_dtype, out_dtype, gamma=_row_param(gamma, x, "gamma"), eps=_eps(eps))
+
+    def gelu(self, x, in_dtype="bf16", out_dtype=None):
+        """GELU, the tanh form (PyTorch's approximate="tanh"), elementwise."""
+        return self._rows("gelu", x, in_dtype, out_dtype)
+
+    def silu(self, x, in_dtype="bf16", out_dtype=None):
+        """SiLU, x * sigmoid(x), elementwise."""
+        return self._rows("silu", x, in_dtype, out_dtype)
+
+    def add(self, x, y, in_dtype="bf16", out_dtype=None):
+        """x + y elementwise for float32 x and y of one shape (both rounded to bf16 first unless
+        in_dtype is "fp32")."""
+        x = _float32(x, "x")
+        return self._rows("add", x, in_dtype, out_dtype, b=_like(y, x, "y"))
+
+    # ---- attention --------------------------------------------------------------------------------
+    def attention(self, q, k, v, causal=False, scale=None, out_dtype=None):
+        """softmax(q k^T * scale + mask) v per head, in bf16 with fp32 accumulation: float32 q is
+        ... x lq x d, k ... x lk x d, v ... x lk x dv, the leading dimensions (heads, batch) the same;
+        the result is ... x lq x dv. scale default 1/sqrt(d). causal masks key j > query i + lk - lq
+        (it needs lq <= lk). out_dtype "fp32" (default) or "bf16"."""
+        q, k, v = _float32(q, "q"), _float32(k, "k"), _float32(v, "v")
+        for a, what in ((q, "q"), (k, "k"), (v, "v")):
+            _nonempty(a, what, min_ndim=2)
+        if not (q.ndim == k.ndim == v.ndim and q.shape[:-2] == k.shape[:-2] == v.shape[:-2] and
+                k.shape[-1] == q.shape[-1] and v.shape[-2] == k.shape[-2]):
+            _fail(f"shape mismatch: q is {q.shape}, k {k.shape}, v {v.shape} (need ... x lq x d, ... x lk x d and "
+                  f"... x lk x dv, the leading dimensions the same)")
+        lead, (lq, d), (lk, dv) = q.shape[:-2], q.shape[-2:], v.shape[-2:]
+        out = _out_dtype(out_dtype, _FLOAT_OUT, "bf16")
+        o = np.empty(lead + (lq, dv), np.float32)
+        kw = {} if scale is None else dict(scale=_scale(scale))
+        self.raw.attention(q=q, k=k, v=v, o=o, batch=math.prod(lead), lq=lq, lk=lk, d=d, dv=dv, out_dtype=out,
+                           causal=bool(causal), **kw)
+        return o

@@ -1,0 +1,31 @@
+# The Python package `tessel` (host_driver/python, docs/python.md): the CPython extension
+# tessel._tessel (host_driver/python/_tessel.c, which includes tessel.h) linked with libtessel.a,
+# next to the package's .py files, for Debian's $(PYTHON) and its numpy.
+#   make python        $(BUILD)/python/tessel/ (part of `make`): then
+#                      PYTHONPATH=$(BUILD)/python $(PYTHON) -c "import tessel"
+
+PY_OUT   := $(BUILD)/python/tessel
+# Python.h's folder and the extension suffix of $(PYTHON) (".cpython-311-x86_64-linux-gnu.so").
+PY_CFG   := $(shell $(PYTHON) -c 'import sysconfig as s; print(s.get_paths()["include"], s.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
+PY_EXT   := $(PY_OUT)/_tessel$(word 2,$(PY_CFG))
+PY_SRCS  := $(wildcard host_driver/python/tessel/*.py)
+PY_FILES := $(PY_EXT) $(patsubst host_driver/python/tessel/%,$(PY_OUT)/%,$(PY_SRCS))
+
+all: python
+
+$(BUILD)/python/_tessel.o: host_driver/python/_tessel.c host_driver/include/tessel.h hw/include/tsl_hw.h mk/python.mk
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -isystem $(word 1,$(PY_CFG)) -Ihost_driver/include -Ihw/include \
+	  -c $< -o $@
+
+# libtessel.a is position-independent; its symbols stay inside the extension (--exclude-libs).
+$(PY_EXT): $(BUILD)/python/_tessel.o $(LIBTESSEL)
+	@mkdir -p $(@D)
+	$(CXX) -shared -Wl,--exclude-libs,ALL -o $@ $< $(LIBTESSEL) $(HOST_LIBS) -lpthread
+
+$(PY_OUT)/%.py: host_driver/python/tessel/%.py
+	@mkdir -p $(@D)
+	cp $< $@
+
+.PHONY: python
+python: $(PY_FILES)

@@ -3,6 +3,9 @@
 # next to the package's .py files, for Debian's $(PYTHON) and its numpy.
 #   make python        $(BUILD)/python/tessel/ (part of `make`): then
 #                      PYTHONPATH=$(BUILD)/python $(PYTHON) -c "import tessel"
+#   make test-python   tests/python/test_tessel.py: every Device method on the model backend against
+#                      numpy and PyTorch references, the errors, a matmul and a conv on the sim, and
+#                      each examples/python/*.py (SEED=...; ~10 s)
 
 PY_OUT   := $(BUILD)/python/tessel
 # Python.h's folder and the extension suffix of $(PYTHON) (".cpython-311-x86_64-linux-gnu.so").
@@ -27,5 +30,9 @@ $(PY_OUT)/%.py: host_driver/python/tessel/%.py
 	@mkdir -p $(@D)
 	cp $< $@
 
-.PHONY: python
+TESTS += python
+.PHONY: python test-python
 python: $(PY_FILES)
+
+test-python: $(PY_FILES) $(FW_ELF)
+	@PYTHONPATH=$(BUILD)/python $(PYTHON) tests/python/test_tessel.py

@@ -362,10 +362,11 @@ static void *operand(bufs_t *b, PyObject *obj, const char *what, elem_t el, uint
         return NULL;
     }
     b->n++;
-    uint64_t es = el == EL_I8 ? 1u : 4u;
-    if (!format_is(v, el) || count > UINT64_MAX / es || (uint64_t)v->len != count * es) {
+    const uint64_t es = el == EL_I8 ? 1u : 4u;
+    const int huge = count == UINT64_MAX || count > UINT64_MAX / es;   /* count_of's overflow, or the bytes' */
+    if (huge || !format_is(v, el) || (uint64_t)v->len != count * es) {
         b->failed = 1;
-        if (count > UINT64_MAX / es)
+        if (huge)
             fail(TESSEL_EINVAL, "%s: the sizes given do not fit 64 bits", what);
         else
             fail(TESSEL_EINVAL, "%s must hold %llu elements of %s: it holds %zd bytes of format '%s'", what,

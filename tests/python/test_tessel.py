@@ -1,0 +1,608 @@
+#!/usr/bin/env python3
+"""make test-python: the tessel package (host_driver/python) against independent references.
+
+Usage: PYTHONPATH=build/python test_tessel.py   (SEED=n replays; without it the seed is random)
+Prints the seed first and "python: N passed, M failed" last; a failure prints the case, the first
+mismatch (index, expected, got) and the bound.
+
+  - every Device method on the model backend over seeded random shapes and options, int8 and
+    float32 inputs, every output dtype;
+  - the errors: a wrong dtype or shape, an empty array, negative or zero sizes and options, a bad
+    option, a refusal of the library itself, misuse of the raw layer, a closed device, closing
+    twice, a bad backend: each raises tessel.Error with the status expected and the interpreter
+    goes on; the context manager closes; several threads share a device, and one closes it;
+  - stats: the last call's counters and the totals against what tessel.h defines;
+  - one matmul and one conv2d on the simulated SoC ("sim"), checked the same way;
+  - each examples/python/*.py runs and exits 0.
+
+References (nothing from the code under test):
+  - int8 matmul, bmm and conv2d: numpy int64, with the epilogue and REQUANT of docs/isa.md §7: bias,
+    ReLU, then for an int8 output sat8(sat32(round_shift(x * scale, shift) + zero_point)), where
+    round_shift(v, s) = floor((v + 2^(s-1)) / 2^s) for s >= 1. Exact. int8 pooling: the max, or
+    the sum over the taps (padding the zero point) divided by their count, rounded to nearest with
+    ties away from zero (tessel.h). Exact.
+  - float paths: float64 of the inputs as the device reads them (rounded to bf16 by torch's
+    bfloat16 conversion, round to nearest even, unless in_dtype is "fp32"), within the bounds
+    derived in tests/torch/test_torch_ref.py's docstring (u = 2^-24, FP32's unit roundoff):
+    matmul, bmm, conv2d 2 (K + 1) u (scale sum|a b| + |bias|) for K products per output; average
+    pooling 2 (k + 1) u mean|x|; softmax, layer norm, RMS norm, GELU (tanh form) and SiLU
+    (64 + n) u of the row's scale (its largest |y|; for the norms max|gamma| max|x| / rms + max|beta|);
+    attention that docstring's bound. Max pooling and add are exact: the max of bf16 values, and
+    one fp32 rounding of an exact sum. A "bf16" output adds half a bf16 ulp, 2^-8 |y|. References
+    from torch 1.13's CPU ops in float64 (softmax, layer_norm, gelu, silu) or numpy float64.
+"""
+import glob
+import math
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+import tessel
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+U = 2.0**-24
+passed = failed = 0
+
+
+def ok(cond, what, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL: {what}" + (f"\n  {detail}" if detail else ""), flush=True)
+
+
+def guarded(fn, *args):
+    """fn(*args); an exception it lets out (a call the package refused by mistake, say) is a failure."""
+    try:
+        fn(*args)
+    except Exception as e:   # the cases go on
+        opts = [a for a in args if isinstance(a, (str, bool))]
+        ok(False, f"{fn.__name__} {opts} raised {type(e).__name__}", str(e))
+
+
+def check(what, got, ref, dtype, tol=None):
+    """got (the device's array, of numpy dtype `dtype`) against ref: exact when tol is None."""
+    ref = np.asarray(ref, np.float64)
+    why = f"dtype {got.dtype}, expected {np.dtype(dtype)}" if got.dtype != dtype else \
+        f"shape {got.shape}, expected {ref.shape}" if got.shape != ref.shape else ""
+    if not why:
+        diff = np.abs(got.astype(np.float64) - ref)
+        bad = np.argwhere(diff != 0 if tol is None else ~(diff <= tol))
+        if len(bad):
+            i = tuple(bad[0])
+            why = f"{len(bad)} of {got.size} {'differ' if tol is None else 'outside the bound'}, first at {i}: " \
+                f"expected {ref[i]!r}, got {got[i]!r}" + \
+                ("" if tol is None else f", |error| {diff[i]:.3g} > bound {np.broadcast_to(tol, ref.shape)[i]:.3g}")
+    ok(not why, what, why)
+
+
+def expect_error(what, fn, name, part=""):
+    """fn() raises tessel.Error with status name `name`, its message holding `part`."""
+    try:
+        fn()
+    except tessel.Error as e:
+        ok(e.name == name and part in e.message and isinstance(e.status, int) and str(e).startswith(name + ": "),
+           what, f"raised {e.name} ({e.status}): {e.message!r}; expected {name}" + (f" with {part!r}" if part else ""))
+    except Exception as e:   # anything but tessel.Error is a failure too
+        ok(False, what, f"raised {type(e).__name__}: {e}")
+    else:
+        ok(False, what, f"no error; expected {name}")
+
+
+def bf16(a):
+    """float32 values rounded to bf16 (torch's conversion: to nearest even), as float64."""
+    return torch.from_numpy(np.asarray(a, np.float32)).to(torch.bfloat16).to(torch.float64).numpy()
+
+
+def as_read(a, in_dtype="bf16"):
+    """The float64 values the device computes with."""
+    return bf16(a) if in_dtype == "bf16" else np.asarray(a, np.float64)
+
+
+def rand_f32(rng, shape, s=1.0):
+    return (rng.standard_normal(shape) * s).astype(np.float32)
+
+
+def rand_i8(rng, shape):
+    return rng.integers(-128, 128, shape).astype(np.int8)
+
+
+def bf16_out(ref, out_dtype):
+    """The extra error of a bf16 output: half an ulp."""
+    return np.abs(ref) * 2.0**-8 if out_dtype == "bf16" else 0
+
+
+# ---- the epilogue of the integer paths (docs/isa.md §7) ---------------------------------------------
+def int_epilogue(acc, bias, relu, out_dtype, requant):
+    """acc (int64) + bias, ReLU, then REQUANT and saturation for an int8 output."""
+    v = acc + (0 if bias is None else np.asarray(bias, np.int64))
+    if relu:
+        v = np.maximum(v, 0)
+    if out_dtype != "int8":
+        return v
+    scale, shift, zp = requant or (1, 0, 0)
+    v = v * scale
+    if shift:
+        v = (v + (1 << (shift - 1))) >> shift   # arithmetic shift: floor
+    return np.clip(np.clip(v + zp, -2**31, 2**31 - 1), -128, 127)
+
+
+def rand_requant(rng):
+    """A requantisation whose outputs both fit and saturate for products of a few dozen int8 terms."""
+    return int(rng.integers(1, 1 << 16)), int(rng.integers(8, 26)), int(rng.integers(-30, 31))
+
+
+def int8_options(rng, n):
+    """Random epilogue options of an int8 product with n output columns: (kwargs, bias, relu, out, rq)."""
+    bias = rng.integers(-1 << 15, 1 << 15, n).astype(np.int32) if rng.random() < 0.6 else None
+    if bias is not None and rng.random() < 0.3:
+        bias = rng.integers(-128, 128, n).astype(np.int8)   # widened to int32 by the package
+    relu = bool(rng.random() < 0.5)
+    out = "int8" if rng.random() < 0.5 else None
+    rq = rand_requant(rng) if out and rng.random() < 0.8 else None
+    kw = dict(bias=bias, relu=relu, out_dtype=out, requant=rq)
+    return kw, bias, relu, out or "int32", rq
+
+
+def float_options(rng, n):
+    bias = rand_f32(rng, n) if rng.random() < 0.6 else None
+    relu = bool(rng.random() < 0.5)
+    scale = float(np.float32(rng.choice([0.75, 2.5]))) if rng.random() < 0.4 else None
+    out = "bf16" if rng.random() < 0.3 else None
+    return dict(bias=bias, relu=relu, out_dtype=out, scale=scale), bias, relu, out or "fp32", scale
+
+
+def float_epilogue(acc, abs_acc, k, bias, relu, scale):
+    """The reference and bound of a float product: acc = sum a b, abs_acc = sum |a b| in float64."""
+    s = 1.0 if scale is None else scale
+    b = 0 if bias is None else np.asarray(bias, np.float64)
+    v = acc * s + b
+    return (np.maximum(v, 0) if relu else v), 2 * (k + 1) * U * (s * abs_acc + np.abs(b))
+
+
+# ---- matmul and bmm --------------------------------------------------------------------------------------------
+def product_case(dev, rng, lead, max_size):
+    """matmul (lead ()) or bmm of random int8 or float32 operands, max_size at most in each of m, k, n."""
+    m, k, n = (int(v) for v in rng.integers(1, max_size + 1, 3))
+    call = dev.bmm if lead else dev.matmul
+    if rng.random() < 0.5:
+        a, b = rand_i8(rng, lead + (m, k)), rand_i8(rng, lead + (k, n))
+        kw, bias, relu, out, rq = int8_options(rng, n)
+        ref = int_epilogue(np.matmul(a.astype(np.int64), b.astype(np.int64)), bias, relu, out, rq)
+        dtype, tol = (np.int8 if out == "int8" else np.int32), None
+    else:
+        a, b = rand_f32(rng, lead + (m, k)), rand_f32(rng, lead + (k, n))
+        kw, bias, relu, out, scale = float_options(rng, n)
+        ad, bd = bf16(a), bf16(b)
+        ref, tol = float_epilogue(np.matmul(ad, bd), np.matmul(np.abs(ad), np.abs(bd)), k, bias, relu, scale)
+        dtype, tol = np.float32, tol + bf16_out(ref, out)
+    check(f"{call.__name__} {a.dtype} {a.shape} by {b.shape} {kw | {'bias': bias is not None}}", call(a, b, **kw), ref,
+          dtype, tol)
+
+
+def matmul_case(dev, rng):
+    product_case(dev, rng, (), 40)
+
+
+def bmm_case(dev, rng):
+    product_case(dev, rng, tuple(int(v) for v in rng.integers(1, 4, int(rng.integers(1, 3)))), 24)
+
+
+# ---- windows ----------------------------------------------------------------------------------------------------
+def window(rng, max_k, dil=True):
+    """A random geometry that fits: window, stride, dilation, padding (top, bottom, left, right), h, w."""
+    k = tuple(int(v) for v in rng.integers(1, max_k + 1, 2))
+    d = tuple(int(v) for v in rng.integers(1, 3, 2)) if dil else (1, 1)
+    s = tuple(int(v) for v in rng.integers(1, 4, 2))
+    pad = tuple(int(v) for v in rng.integers(0, 4, 4))
+    h, w = (max(1, d[i] * (k[i] - 1) + 1 - pad[2 * i] - pad[2 * i + 1]) + int(rng.integers(0, 9)) for i in range(2))
+    return k, s, d, pad, h, w
+
+
+def taps(x, k, s, d, pad, fill):
+    """The window taps of NHWC x: a list over (i, j) of batch x oh x ow x c arrays, padding `fill`."""
+    xp = np.pad(x, ((0, 0), (pad[0], pad[1]), (pad[2], pad[3]), (0, 0)), constant_values=fill)
+    oh = (xp.shape[1] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (xp.shape[2] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    return [xp[:, i * d[0]:i * d[0] + s[0] * (oh - 1) + 1:s[0], j * d[1]:j * d[1] + s[1] * (ow - 1) + 1:s[1], :]
+            for i in range(k[0]) for j in range(k[1])]
+
+
+def conv_ref(x, w, s, d, pad, groups, fill):
+    """conv2d of NHWC x and HWIO w, summed tap by tap, in x's dtype."""
+    kh, kw, cg, cout = w.shape
+    og = cout // groups
+    t = taps(x, (kh, kw), s, d, pad, fill)
+    y = np.zeros(t[0].shape[:3] + (cout,), x.dtype)
+    for idx, patch in enumerate(t):
+        wt = w[idx // kw, idx % kw]
+        for g in range(groups):
+            y[..., g * og:(g + 1) * og] += patch[..., g * cg:(g + 1) * cg] @ wt[:, g * og:(g + 1) * og]
+    return y
+
+
+def padding_arg(rng, pad):
+    """padding as the package takes it: (t, b, l, r), or an int or (h, w) when they say the same."""
+    if pad[0] == pad[1] and pad[2] == pad[3]:
+        return pad[0] if pad[0] == pad[2] and rng.random() < 0.5 else (pad[0], pad[2])
+    return pad
+
+
+def conv_case(dev, rng, int8):
+    k, s, d, pad, h, w = window(rng, 4)
+    depthwise = rng.random() < 0.25
+    groups = int(rng.integers(1, 20 if depthwise else 4))
+    cg = 1 if depthwise else int(rng.integers(1, 25))
+    c, cout, n = cg * groups, groups * int(rng.integers(1, 3 if depthwise else 21)), int(rng.integers(1, 3))
+    geo = dict(stride=s, padding=padding_arg(rng, pad), dilation=d, groups=groups)
+    what = f"conv2d {'int8' if int8 else 'float32'} x {n}x{h}x{w}x{c}, w {k[0]}x{k[1]}x{cg}x{cout}, {geo}"
+    if int8:
+        x, wt, zp = rand_i8(rng, (n, h, w, c)), rand_i8(rng, k + (cg, cout)), int(rng.integers(-128, 128))
+        kw, bias, relu, out, rq = int8_options(rng, cout)
+        acc = conv_ref(x.astype(np.int64), wt.astype(np.int64), s, d, pad, groups, zp)
+        check(what + f", zero point {zp}, {kw | {'bias': bias is not None}}",
+              dev.conv2d(x, wt, x_zero_point=zp, **geo, **kw), int_epilogue(acc, bias, relu, out, rq),
+              np.int8 if out == "int8" else np.int32)
+    else:
+        x, wt = rand_f32(rng, (n, h, w, c)), rand_f32(rng, k + (cg, cout))
+        kw, bias, relu, out, scale = float_options(rng, cout)
+        xd, wd = bf16(x), bf16(wt)
+        ref, tol = float_epilogue(conv_ref(xd, wd, s, d, pad, groups, 0.0),
+                                  conv_ref(np.abs(xd), np.abs(wd), s, d, pad, groups, 0.0), k[0] * k[1] * cg, bias,
+                                  relu, scale)
+        check(what + f", {kw | {'bias': bias is not None}}", dev.conv2d(x, wt, **geo, **kw), ref, np.float32,
+              tol + bf16_out(ref, out))
+
+
+def pool_case(dev, rng, kind, int8):
+    k, s, d, pad, h, w = window(rng, 3, dil=kind == "max")
+    n, c = int(rng.integers(1, 3)), int(rng.integers(1, 20))
+    x = rand_i8(rng, (n, h, w, c)) if int8 else rand_f32(rng, (n, h, w, c))
+    xd = x.astype(np.float64) if int8 else bf16(x)
+    geo = dict(stride=s, padding=padding_arg(rng, pad), dilation=d)
+    what = f"{kind} pool {'int8' if int8 else 'float32'} x {x.shape}, window {k}, {geo}"
+    if kind == "max":
+        ref = np.max(taps(xd, k, s, d, pad, -np.inf), axis=0)
+        if np.isinf(ref).any():   # a window of padding alone has no max: draw again
+            return pool_case(dev, rng, kind, int8)
+        return check(what, dev.pool2d(x, "max", k, **geo), ref, np.int8 if int8 else np.float32)
+    kk = k[0] * k[1]
+    if int8:
+        zp = int(rng.integers(-128, 128))
+        sm = np.sum(taps(x.astype(np.int64), k, s, d, pad, zp), axis=0)
+        ref = np.sign(sm) * ((2 * np.abs(sm) + kk) // (2 * kk))   # to nearest, ties away from zero
+        return check(what + f", zero point {zp}", dev.pool2d(x, "avg", k, x_zero_point=zp, **geo), ref, np.int8)
+    out = "bf16" if rng.random() < 0.3 else None
+    ref = np.sum(taps(xd, k, s, d, pad, 0.0), axis=0) / kk
+    tol = 2 * (kk + 1) * U * np.sum(taps(np.abs(xd), k, s, d, pad, 0.0), axis=0) / kk
+    check(what + f", out {out}", dev.pool2d(x, "avg", k, out_dtype=out, **geo), ref, np.float32,
+          tol + bf16_out(ref, out))
+
+
+# ---- the row functions -------------------------------------------------------------------------------------
+def row_case(dev, rng, fn):
+    shape = tuple(int(v) for v in rng.integers(1, 5, int(rng.integers(0, 3)))) + (int(rng.integers(1, 100)),)
+    n = shape[-1]
+    x = rand_f32(rng, shape, float(rng.choice([1.0, 3.0])))
+    in_dtype = "fp32" if rng.random() < 0.3 else "bf16"
+    out = "bf16" if rng.random() < 0.3 else None
+    xd = as_read(x, in_dtype)
+    xt = torch.from_numpy(xd)
+    what = f"{fn} x {shape}, in {in_dtype}, out {out}"
+    if fn == "add":
+        y = rand_f32(rng, shape)
+        ref = (xd + as_read(y, in_dtype)).astype(np.float32)   # one fp32 rounding of an exact sum
+        return check(what, dev.add(x, y, in_dtype=in_dtype, out_dtype=out), bf16(ref) if out else ref, np.float32)
+    if fn == "softmax":
+        scale = float(np.float32(rng.choice([0.125, 2.0]))) if rng.random() < 0.5 else None
+        mask = None
+        t = xt * (scale or 1.0)
+        if rng.random() < 0.5:
+            mask = np.where(rng.random(shape) < 0.3, -np.inf, rng.standard_normal(shape)).astype(np.float32)
+            mask[..., 0] = 0   # never a whole row masked
+            t = t + torch.from_numpy(mask.astype(np.float64))
+        got = dev.softmax(x, scale=scale, mask=mask, in_dtype=in_dtype, out_dtype=out)
+        ref = F.softmax(t, dim=-1).numpy()
+        big = np.abs(ref).max(-1, keepdims=True)
+    elif fn in ("layernorm", "rmsnorm"):
+        g = rand_f32(rng, n)
+        b = rand_f32(rng, n) if fn == "layernorm" and rng.random() < 0.7 else None
+        eps = float(np.float32(rng.choice([1e-5, 1e-3])))
+        if fn == "layernorm":
+            got = dev.layernorm(x, g, b, eps=eps, in_dtype=in_dtype, out_dtype=out)
+            ref = F.layer_norm(xt, (n,), torch.from_numpy(g.astype(np.float64)),
+                               None if b is None else torch.from_numpy(b.astype(np.float64)), eps).numpy()
+            rms = np.sqrt(xd.var(-1, keepdims=True) + eps)
+        else:
+            got = dev.rmsnorm(x, g, eps=eps, in_dtype=in_dtype, out_dtype=out)
+            rms = np.sqrt(np.mean(xd * xd, -1, keepdims=True) + eps)
+            ref = xd / rms * g
+        big = np.abs(g).max() * np.abs(xd).max(-1, keepdims=True) / rms + (0 if b is None else np.abs(b).max())
+    else:
+        got = getattr(dev, fn)(x, in_dtype=in_dtype, out_dtype=out)
+        ref = (F.gelu(xt, approximate="tanh") if fn == "gelu" else F.silu(xt)).numpy()
+        big = np.abs(ref).max(-1, keepdims=True)
+    check(what, got, ref, np.float32, (64 + n) * U * big + bf16_out(ref, out))
+
+
+def attention_case(dev, rng):
+    heads = tuple(int(v) for v in rng.integers(1, 4, int(rng.integers(0, 3))))
+    lk, d, dv = int(rng.integers(1, 25)), int(rng.integers(1, 41)), int(rng.integers(1, 21))
+    causal = bool(rng.random() < 0.5)
+    lq = int(rng.integers(1, lk + 1)) if causal else int(rng.integers(1, 21))
+    q, k, v = rand_f32(rng, heads + (lq, d)), rand_f32(rng, heads + (lk, d)), rand_f32(rng, heads + (lk, dv))
+    scale = float(np.float32(rng.choice([0.25, 0.1]))) if rng.random() < 0.5 else None
+    out = "bf16" if rng.random() < 0.3 else None
+    got = dev.attention(q, k, v, causal=causal, scale=scale, out_dtype=out)
+    qd, kd, vd = bf16(q), bf16(k), bf16(v)
+    sc = scale or 1 / np.sqrt(d)
+    s = np.matmul(qd, np.swapaxes(kd, -1, -2)) * sc
+    e = d * U * sc * np.matmul(np.abs(qd), np.swapaxes(np.abs(kd), -1, -2)) + 3 * U * np.abs(s)
+    if causal:
+        s = np.where(np.arange(lk) > np.arange(lq)[:, None] + lk - lq, -np.inf, s)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    ref = p @ vd
+    big_e = np.where(p == 0, 0, e).max(-1, keepdims=True)   # the masked keys do not count
+    tol = (p @ np.abs(vd)) * (2.0**-8 + 4 * big_e + 2 * lk * U) + 2 * (64 + lk) * U * np.abs(vd).sum(-2, keepdims=True)
+    check(f"attention q {q.shape}, k {k.shape}, v {v.shape}, causal {causal}, scale {scale}, out {out}", got, ref,
+          np.float32, tol + bf16_out(ref, out))
+
+
+# ---- stats ---------------------------------------------------------------------------------------------------
+def stats_cases(dev, rng):
+    """The counters of tessel.h: one command per GEMM, M * Kp * Np MACs (K and N padded to the MXU's
+    n), hbm_bytes each operand, the bias and the result once."""
+    nn = dev.info()["n"]
+    pad = lambda v: -(-v // nn) * nn   # noqa: E731
+    dev.stats_reset()
+    s = dev.stats()
+    ok(s["total"] == s["last"] == dict(commands=0, cycles=0, macs=0, hbm_bytes=0, mxu_utilization=None),
+       "stats after stats_reset are 0", str(s))
+    want = dict(commands=0, macs=0, hbm_bytes=0)
+    for m, k, n in ((5, 20, 33), (17, 3, 16)):
+        dev.matmul(rand_i8(rng, (m, k)), rand_i8(rng, (k, n)), bias=np.zeros(n, np.int32))
+        last = dict(commands=1, macs=m * pad(k) * pad(n), hbm_bytes=m * k + k * n + 4 * n + 4 * m * n)
+        want = {f: want[f] + last[f] for f in want}
+        s = dev.stats()
+        ok({f: s["last"][f] for f in last} == last and s["last"]["cycles"] > 0, f"stats last of a {m}x{k}x{n} int8 "
+           f"matmul + bias", f"{s['last']}, expected {last}")
+        ok({f: s["total"][f] for f in want} == want, "stats total of the matmuls", f"{s['total']}, expected {want}")
+    ok(s["total"]["mxu_utilization"] is None, "the model backend is not timed: mxu_utilization None", str(s))
+    dev.softmax(rand_f32(rng, (4, 8)))
+    s = dev.stats()["last"]
+    ok(s["commands"] == 1 and s["macs"] == 0 and s["hbm_bytes"] > 0, "stats last of a softmax", str(s))
+
+
+# ---- errors ----------------------------------------------------------------------------------------------------
+def error_cases(dev, rng):
+    i8, f32 = rand_i8(rng, (4, 6)), rand_f32(rng, (4, 6))
+    x4, w4 = rand_i8(rng, (1, 5, 5, 4)), rand_i8(rng, (3, 3, 4, 8))
+    E = "EINVAL"
+    cases = [
+        # dtypes
+        ("matmul int8 by float32", lambda: dev.matmul(i8, f32.T), E, "need all int8 or all float32"),
+        ("matmul float64", lambda: dev.matmul(f32.astype(np.float64), f32.T.astype(np.float64)), E, "float64"),
+        ("matmul int16", lambda: dev.matmul(i8.astype(np.int16), i8.T.astype(np.int16)), E, "int16"),
+        ("conv2d int32", lambda: dev.conv2d(x4.astype(np.int32), w4.astype(np.int32)), E, "int32"),
+        ("softmax of int8", lambda: dev.softmax(i8), E, "need float32"),
+        ("attention float64", lambda: dev.attention(*(f32.astype(np.float64),) * 3), E, "need float32"),
+        ("int8 bias float32", lambda: dev.matmul(i8, i8.T, bias=np.zeros(4, np.float32)), E, "bias"),
+        ("float bias int32", lambda: dev.matmul(f32, f32.T, bias=np.zeros(4, np.int32)), E, "bias"),
+        ("an object that is no array", lambda: dev.matmul([[1, 2], [3]], i8), E, "not an array"),
+        # shapes
+        ("matmul 4x6 by 4x6", lambda: dev.matmul(i8, i8), E, "shape mismatch"),
+        ("matmul of 1-D", lambda: dev.matmul(i8[0], i8.T), E, "dimensions"),
+        ("matmul of 3-D", lambda: dev.matmul(i8[None], i8.T), E, "dimensions"),
+        ("bmm of 2-D", lambda: dev.bmm(i8, i8.T), E, "dimensions"),
+        ("bmm leading dimensions differ", lambda: dev.bmm(i8[None], np.stack([i8.T, i8.T])), E, "shape mismatch"),
+        ("bias of the wrong length", lambda: dev.matmul(i8, i8.T, bias=np.zeros(5, np.int32)), E, "4 values"),
+        ("conv2d w's channels", lambda: dev.conv2d(x4, w4[:, :, :3]), E, "c/groups"),
+        ("conv2d groups not dividing", lambda: dev.conv2d(x4, w4[:, :, :2], groups=3), E, "divide"),
+        ("conv2d of 3-D x", lambda: dev.conv2d(x4[0], w4), E, "dimensions"),
+        ("softmax mask shape", lambda: dev.softmax(f32, mask=f32[:, :5]), E, "shape mismatch"),
+        ("layernorm gamma length", lambda: dev.layernorm(f32, np.ones(5, np.float32)), E, "6 values"),
+        ("add y shape", lambda: dev.add(f32, f32.T), E, "shape mismatch"),
+        ("attention k's d", lambda: dev.attention(f32, f32[:, :5], f32), E, "shape mismatch"),
+        # empty, zero and negative sizes
+        ("matmul of 0x6", lambda: dev.matmul(i8[:0], i8.T), E, "empty"),
+        ("softmax of 4x0", lambda: dev.softmax(f32[:, :0]), E, "empty"),
+        ("conv2d stride 0", lambda: dev.conv2d(x4, w4, stride=0), E, "stride"),
+        ("conv2d stride -1", lambda: dev.conv2d(x4, w4, stride=-1), E, "stride"),
+        ("conv2d padding -1", lambda: dev.conv2d(x4, w4, padding=-1), E, "padding"),
+        ("conv2d padding of 3 values", lambda: dev.conv2d(x4, w4, padding=(1, 1, 1)), E, "padding"),
+        ("conv2d dilation 0", lambda: dev.conv2d(x4, w4, dilation=(1, 0)), E, "dilation"),
+        ("conv2d groups 0", lambda: dev.conv2d(x4, w4, groups=0), E, "groups"),
+        ("conv2d stride 1.5", lambda: dev.conv2d(x4, w4, stride=1.5), E, "integer"),
+        ("conv2d window larger than the input", lambda: dev.conv2d(x4, w4, dilation=3), E, "does not fit"),
+        ("pool2d window 0", lambda: dev.pool2d(x4, "max", 0), E, "window"),
+        ("pool2d window of 3 values", lambda: dev.pool2d(x4, "max", (2, 2, 2)), E, "window"),
+        ("layernorm eps -1", lambda: dev.layernorm(f32, np.ones(6, np.float32), eps=-1), E, "eps"),
+        # options
+        ("scale 0", lambda: dev.matmul(f32, f32.T, scale=0), E, "scale"),
+        ("scale nan", lambda: dev.softmax(f32, scale=float("nan")), E, "scale"),
+        ("scale of int8", lambda: dev.matmul(i8, i8.T, scale=2.0), E, "float32 inputs only"),
+        ("requant of float", lambda: dev.matmul(f32, f32.T, requant=(1, 0, 0)), E, "int8"),
+        ("requant with int32 out", lambda: dev.matmul(i8, i8.T, out_dtype="int32", requant=(1, 0, 0)), E,
+         "requant needs"),
+        ("requant of two values", lambda: dev.matmul(i8, i8.T, requant=(1, 0)), E, "requant"),
+        ("requant shift -1", lambda: dev.matmul(i8, i8.T, requant=(1, -1, 0)), E, "shift"),
+        ("out_dtype int16", lambda: dev.matmul(i8, i8.T, out_dtype="int16"), E, "out_dtype"),
+        ("out_dtype int8 of float", lambda: dev.matmul(f32, f32.T, out_dtype="int8"), E, "out_dtype"),
+        ("out_dtype fp32 of a max pool", lambda: dev.pool2d(f32.reshape(1, 4, 6, 1), "max", 2, out_dtype="fp32"),
+         E, "out_dtype"),
+        ("in_dtype int8 of softmax", lambda: dev.softmax(f32, in_dtype="int8"), E, "in_dtype"),
+        ("pool2d kind min", lambda: dev.pool2d(x4, "min", 2), E, "kind"),
+        ("x_zero_point of a float conv", lambda: dev.conv2d(x4.astype(np.float32), w4.astype(np.float32),
+                                                             x_zero_point=3), E, "x_zero_point"),
+        ("x_zero_point of a max pool", lambda: dev.pool2d(x4, "max", 2, x_zero_point=3), E, "x_zero_point"),
+        # refused by the library itself: its message comes through
+        ("conv2d stride 300", lambda: dev.conv2d(x4, w4, stride=300), E, "tessel_conv2d: invalid arguments"),
+        ("x_zero_point 200", lambda: dev.conv2d(x4, w4, x_zero_point=200), E, "tessel_conv2d"),
+        ("causal attention with lq > lk", lambda: dev.attention(f32, f32[:2], f32[:2], causal=True), E,
+         "causal mask with more queries than keys"),
+        # the raw layer: no argument reaches past a buffer
+        ("raw gemm: c too short", lambda: dev.raw.gemm(a=i8, b=i8.T.copy(), c=np.empty(3, np.int32), m=4, n=4, k=6,
+                                                       in_dtype="int8", out_dtype="int32"), E, "c must hold 16"),
+        ("raw gemm: a of float32", lambda: dev.raw.gemm(a=f32, b=i8.T.copy(), c=np.empty(16, np.int32), m=4, n=4,
+                                                        k=6, in_dtype="int8", out_dtype="int32"), E, "a must hold"),
+        ("raw gemm: a not contiguous", lambda: dev.raw.gemm(a=i8.T, b=i8, c=np.empty(36, np.int32), m=6, n=6, k=4,
+                                                            in_dtype="int8", out_dtype="int32"), E, "C-contiguous"),
+        ("raw gemm: c read-only", lambda: dev.raw.gemm(a=i8, b=i8.T.copy(), c=bytes(64), m=4, n=4, k=6,
+                                                       in_dtype="int8", out_dtype="int32"), E, "writable"),
+        ("raw gemm: m -1", lambda: dev.raw.gemm(a=i8, b=i8, c=i8, m=-1, n=4, k=6, in_dtype="int8",
+                                                out_dtype="int32"), E, "m must be"),
+        ("raw gemm: an unknown argument", lambda: dev.raw.gemm(a=i8, ldx=3), E, "no argument ldx"),
+        ("raw gemm: no c", lambda: dev.raw.gemm(a=i8, b=i8, m=4, n=4, k=6, in_dtype="int8", out_dtype="int32"), E,
+         "needs c"),
+        ("raw gemm: batch", lambda: dev.raw.gemm(batch=2), E, "no argument batch"),
+        ("raw gemm: an unknown dtype", lambda: dev.raw.gemm(in_dtype="int4"), E, "in_dtype"),
+        ("raw conv2d: sizes past 64 bits", lambda: dev.raw.conv2d(
+            x=x4, weights=w4, y=x4, cout=8, groups=1, batch=2**32 - 1, h=2**32 - 1, w=2**32 - 1, c=2**32 - 1, kh=1,
+            kw=1, stride_h=1, stride_w=1, pad_t=0, pad_b=0, pad_l=0, pad_r=0, dil_h=1, dil_w=1, in_dtype="int8",
+            out_dtype="int32"), E, "64 bits"),
+        ("raw read of the rings", lambda: dev.raw.read(0, bytearray(16)), "ERANGE", "tessel_read"),
+        ("raw read into bytes", lambda: dev.raw.read(0x10000, b"1234"), E, "writable"),
+        ("raw alloc of 0 bytes", lambda: dev.raw.alloc(0), E, "tessel_alloc"),
+        ("raw free of no block", lambda: dev.raw.free(0x12340), E, "not an allocated block"),
+        ("raw wait on no command", lambda: dev.raw.wait(12345), E, "not an outstanding command"),
+        ("raw submit of 3 words", lambda: dev.raw.submit([0, 0, 0]), E, "16 integers"),
+        ("raw submit of a word past 32 bits", lambda: dev.raw.submit([2**32] + [0] * 15), E, "command word"),
+        ("raw open without a backend", lambda: tessel._tessel.open(), E, "backend"),
+        ("raw open with a NUL in the port", lambda: tessel._tessel.open("uart", port="a\0b"), E, "NUL"),
+        # backends
+        ("backend tpu", lambda: tessel.Device("tpu"), "ENODEV", "unknown backend"),
+        ("backend uart without a port", lambda: tessel.Device("uart"), E, "port"),
+    ]
+    for what, fn, name, part in cases:
+        expect_error(what, fn, name, part)
+    ok(tessel.Error(-6, "x").name == "ERANGE" and issubclass(tessel.Error, Exception), "tessel.Error(status, message)")
+
+    addr = dev.raw.alloc(256)
+    data = np.arange(64, dtype=np.int32)
+    back = np.zeros_like(data)
+    dev.raw.write(addr, data)
+    dev.raw.read(addr, back)
+    dev.raw.free(addr)
+    ok((back == data).all(), "raw alloc, write, read and free")
+
+
+def lifetime_cases(rng):
+    a = rand_i8(rng, (3, 5))
+    with tessel.Device("model") as d:
+        ok((d.matmul(a, a.T) == a.astype(np.int64) @ a.T).all(), "a matmul inside a with block")
+    expect_error("matmul after the with block", lambda: d.matmul(a, a.T), "EINVAL", "closed")
+    try:
+        with tessel.Device("model") as d:
+            raise KeyError("inside")
+    except KeyError:
+        pass
+    expect_error("the with block closes on an exception", lambda: d.stats(), "EINVAL", "closed")
+    d = tessel.Device("model")
+    d.close()
+    d.close()
+    ok(True, "closing twice")
+    for what, fn in (("matmul", lambda: d.matmul(a, a.T)), ("stats", d.stats), ("info", d.info),
+                     ("stats_reset", d.stats_reset), ("raw read", lambda: d.raw.read(0x10000, bytearray(4))),
+                     ("raw alloc", lambda: d.raw.alloc(64)), ("raw last_error", d.raw.last_error)):
+        expect_error(f"{what} on a closed device", fn, "EINVAL", "closed")
+
+
+def thread_cases(rng):
+    """Threads share a device (its calls run one at a time); closing it under them raises in them."""
+    dev = tessel.Device("model")
+    pairs = [(rand_i8(rng, (9, 30)), rand_i8(rng, (30, 7))) for _ in range(4)]
+    wrong, errors = [], []
+
+    def work(a, b, stop):
+        want = a.astype(np.int64) @ b
+        for i in range(10**6 if stop else 20):
+            try:
+                if not (dev.matmul(a, b) == want).all():
+                    wrong.append(i)
+            except tessel.Error as e:
+                errors.append(e.message)
+                return
+    threads = [threading.Thread(target=work, args=p + (False,)) for p in pairs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    ok(not wrong and not errors, "4 threads, 20 matmuls each, on one device", f"{wrong} {errors}")
+    errors.clear()
+    t = threading.Thread(target=work, args=pairs[0] + (True,))
+    t.start()
+    time.sleep(0.05)
+    dev.close()
+    t.join()
+    ok(not wrong and errors == ["the device is closed"], "close while another thread runs matmuls", str(errors))
+
+
+def sim_cases(rng):
+    """One matmul and one conv2d on the simulated SoC, and its stats (cycles counted)."""
+    with tessel.Device("sim") as dev:
+        a, b = rand_i8(rng, (20, 40)), rand_i8(rng, (40, 24))
+        bias = rng.integers(-5000, 5000, 24).astype(np.int32)
+        check("matmul int8 20x40x24 + bias + ReLU on sim", dev.matmul(a, b, bias=bias, relu=True),
+              int_epilogue(a.astype(np.int64) @ b, bias, True, "int32", None), np.int32)
+        s = dev.stats()["last"]
+        util = s["mxu_utilization"]
+        ok(s["commands"] == 1 and s["cycles"] > 0 and util is not None and 0 < util <= 1,
+           "stats of a matmul on sim: cycles counted, utilisation in (0, 1]", str(s))
+        x, w = rand_f32(rng, (1, 6, 6, 4)), rand_f32(rng, (3, 3, 4, 8))
+        xd, wd = bf16(x), bf16(w)
+        geo = ((1, 1), (1, 1), (1, 1, 1, 1), 1)
+        ref, tol = float_epilogue(conv_ref(xd, wd, *geo, 0.0), conv_ref(np.abs(xd), np.abs(wd), *geo, 0.0), 36, None,
+                                  False, None)
+        check("conv2d float32 1x6x6x4 by 3x3x4x8, padding 1, on sim", dev.conv2d(x, w, padding=1), ref, np.float32,
+              tol)
+
+
+def example_cases():
+    for path in sorted(glob.glob(os.path.join(ROOT, "examples", "python", "*.py"))):
+        p = subprocess.run([sys.executable, path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=120)
+        ok(p.returncode == 0, f"example {os.path.relpath(path, ROOT)}", p.stdout[-2000:])
+
+
+def main():
+    seed = int(os.environ["SEED"]) if os.environ.get("SEED") else int.from_bytes(os.urandom(4), "little")
+    print(f"python: SEED={seed}", flush=True)
+    rng = np.random.default_rng(seed)
+    torch.set_num_threads(1)
+    with tessel.Device("model") as dev:
+        for _ in range(24):
+            guarded(matmul_case, dev, rng)
+        for _ in range(6):
+            guarded(bmm_case, dev, rng)
+        for _ in range(20):
+            guarded(conv_case, dev, rng, True)
+            guarded(conv_case, dev, rng, False)
+        for kind in ("max", "avg"):
+            for _ in range(12):
+                guarded(pool_case, dev, rng, kind, True)
+                guarded(pool_case, dev, rng, kind, False)
+        for fn in ("softmax", "layernorm", "rmsnorm", "gelu", "silu", "add"):
+            for _ in range(10):
+                guarded(row_case, dev, rng, fn)
+        for _ in range(20):
+            guarded(attention_case, dev, rng)
+        guarded(stats_cases, dev, rng)
+        guarded(error_cases, dev, rng)
+    for fn in (lifetime_cases, thread_cases, sim_cases):
+        guarded(fn, rng)
+    example_cases()
+    print(f"python: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -5,7 +5,7 @@
 #                      PYTHONPATH=$(BUILD)/python $(PYTHON) -c "import tessel"
 #   make test-python   tests/python/test_tessel.py: every Device method on the model backend against
 #                      numpy and PyTorch references, the errors, a matmul and a conv on the sim, and
-#                      each examples/python/*.py (SEED=...; ~10 s)
+#                      each examples/python/*.py (SEED=...; ~2 s)
 
 PY_OUT   := $(BUILD)/python/tessel
 # Python.h's folder and the extension suffix of $(PYTHON) (".cpython-311-x86_64-linux-gnu.so").

@@ -169,15 +169,41 @@ typedef struct {
 
 #define NFIELDS(t) (sizeof(t) / sizeof((t)[0]))
 
+/* The names of the K_DTYPE and K_POOL values. */
 static const struct {
-    tessel_dtype_t dtype;
+    kind_t kind;
+    int value;
     const char *name;
-} dtype_names[] = {{TESSEL_INT8, "int8"}, {TESSEL_BF16, "bf16"}, {TESSEL_INT32, "int32"}, {TESSEL_FP32, "fp32"}};
+} enum_names[] = {{K_DTYPE, TESSEL_INT8, "int8"}, {K_DTYPE, TESSEL_BF16, "bf16"},   {K_DTYPE, TESSEL_INT32, "int32"},
+                  {K_DTYPE, TESSEL_FP32, "fp32"}, {K_POOL, TESSEL_POOL_MAX, "max"}, {K_POOL, TESSEL_POOL_AVG, "avg"}};
 
-static const struct {
-    tessel_pool_kind_t kind;
-    const char *name;
-} pool_names[] = {{TESSEL_POOL_MAX, "max"}, {TESSEL_POOL_AVG, "avg"}};
+/* o, the name of a K_DTYPE or K_POOL value, into the enum at `at`; 0, or -1 after raising. */
+static int store_name(void *at, const field_t *f, PyObject *o)
+{
+    const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+    PyErr_Clear();
+    PyObject *names = PyList_New(0);
+    for (size_t i = 0; names && i < NFIELDS(enum_names); i++) {
+        if (enum_names[i].kind != f->kind)
+            continue;
+        if (s && !strcmp(s, enum_names[i].name)) {
+            if (f->kind == K_DTYPE)
+                *(tessel_dtype_t *)at = (tessel_dtype_t)enum_names[i].value;
+            else
+                *(tessel_pool_kind_t *)at = (tessel_pool_kind_t)enum_names[i].value;
+            Py_DECREF(names);
+            return 0;
+        }
+        PyObject *n = PyUnicode_FromString(enum_names[i].name);
+        if (!n || PyList_Append(names, n))
+            Py_CLEAR(names);
+        Py_XDECREF(n);
+    }
+    if (names)
+        fail(TESSEL_EINVAL, "%s must be one of %S, not %.80R", f->name, names, o);
+    Py_XDECREF(names);
+    return -1;
+}
 
 /* o as an integer in lo..hi (anything with __index__); 0, or -1 after raising. */
 static int int_arg(PyObject *o, const char *name, long long lo, long long hi, long long *out)
@@ -236,22 +262,8 @@ static int store(char *base, const field_t *f, PyObject *o)
         *(const char **)at = s;
     } else if (f->kind == K_OBJ) {
         *(PyObject **)at = o == Py_None ? NULL : o;
-    } else {   /* K_DTYPE, K_POOL: a name */
-        const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
-        PyErr_Clear();
-        for (size_t i = 0; s && f->kind == K_DTYPE && i < NFIELDS(dtype_names); i++)
-            if (!strcmp(s, dtype_names[i].name)) {
-                *(tessel_dtype_t *)at = dtype_names[i].dtype;
-                return 0;
-            }
-        for (size_t i = 0; s && f->kind == K_POOL && i < NFIELDS(pool_names); i++)
-            if (!strcmp(s, pool_names[i].name)) {
-                *(tessel_pool_kind_t *)at = pool_names[i].kind;
-                return 0;
-            }
-        fail(TESSEL_EINVAL, f->kind == K_DTYPE ? "%s must be 'int8', 'bf16', 'int32' or 'fp32', not %.80R"
-                                               : "%s must be 'max' or 'avg', not %.80R", f->name, o);
-        return -1;
+    } else {
+        return store_name(at, f, o);
     }
     return 0;
 }
@@ -331,7 +343,7 @@ static int format_is(const Py_buffer *v, elem_t el)
 /* The operands of one call, released together; after the first failure `failed` is set and the
  * Error raised. */
 typedef struct {
-    Py_buffer v[6];
+    Py_buffer v[6];                /* the most a call has: x, y, mask, gamma, beta and b */
     int n, failed;
 } bufs_t;
 
@@ -587,7 +599,8 @@ typedef struct {
     void *p;
 } mem_op_t;
 
-static const field_t alloc_fields[] = {FLD(mem_op_t, "bytes", bytes, K_U63, 1), FLD(mem_op_t, "align", align, K_U63, 0)};
+static const field_t alloc_fields[] = {FLD(mem_op_t, "bytes", bytes, K_U63, 1),
+                                       FLD(mem_op_t, "align", align, K_U63, 0)};
 static const field_t free_fields[] = {FLD(mem_op_t, "addr", addr, K_U63, 1)};
 static const field_t rw_fields[] = {FLD(mem_op_t, "addr", addr, K_U63, 1), FLD(mem_op_t, "data", data, K_OBJ, 1)};
 
@@ -986,7 +999,8 @@ METHOD(attention)
 #define KW_METHOD(name, doc) {#name, (PyCFunction)(void (*)(void))dev_##name, METH_VARARGS | METH_KEYWORDS, doc}
 
 static PyMethodDef device_methods[] = {
-    {"close", dev_close, METH_NOARGS, "close(): tessel_close; later calls raise tessel.Error, closing again does nothing"},
+    {"close", dev_close, METH_NOARGS,
+     "close(): tessel_close, after the call in progress; later calls raise tessel.Error, closing again does nothing"},
     KW_METHOD(info, "info() -> dict: tessel_info (backend, n, vmem_bytes, acc_bytes, hbm_bytes, "
                     "hbm_bytes_per_cycle, features, and the int8 and bf16 feature bits)"),
     KW_METHOD(stats, "stats() -> {'last': ..., 'total': ...}: tessel_stats counters (commands, cycles, macs, "

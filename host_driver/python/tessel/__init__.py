@@ -31,7 +31,8 @@ __all__ = ["Device", "Error"]
 _HOST = {"int8": np.int8, "int32": np.int32, "fp32": np.float32, "bf16": np.float32}
 # The output dtypes of a GEMM or a convolution by input dtype, the default first.
 _GEMM_OUT = {"int8": ("int32", "int8"), "bf16": ("fp32", "bf16")}
-_FLOAT_OUT = ("fp32", "bf16")
+# The float dtypes, as the output of a call on float32 inputs: the default first.
+_FLOATS = ("fp32", "bf16")
 
 
 def _fail(message):
@@ -167,20 +168,26 @@ def _window(h, w, k, stride, padding, dilation):
                 dil_h=dh, dil_w=dw), oh, ow
 
 
+def _rows_of(x):
+    """The x of a row function: float32, at least 1-D, not empty; its rows are along the last axis."""
+    x = _float32(x, "x")
+    _nonempty(x, "x")
+    return x
+
+
 def _like(v, x, what):
     """float32 v of x's shape, as x's rows."""
     a = _float32(v, what)
     if a.shape != x.shape:
         _fail(f"shape mismatch: {what} is {a.shape}, x is {x.shape} ({what} must have x's shape)")
-    return a.reshape(-1, x.shape[-1]) if x.ndim else a
+    return a.reshape(-1, x.shape[-1])
 
 
 def _row_param(v, x, what):
     """float32 gamma or beta: 1-D, of x's row length."""
     a = _float32(v, what)
-    n = np.shape(x)[-1] if np.ndim(x) else 0
-    if a.shape != (n,):
-        _fail(f"{what} must be 1-D with {n} values (x's last dimension), not of shape {a.shape}")
+    if a.shape != x.shape[-1:]:
+        _fail(f"{what} must be 1-D with {x.shape[-1]} values (x's last dimension), not of shape {a.shape}")
     return a
 
 
@@ -194,11 +201,12 @@ def _eps(eps):
 class Device:
     """A Tessel device: Device("model"), Device("sim") or Device("uart", port="/dev/ttyUSB1").
 
-    firmware: the sim's firmware ELF, or the one a board in BOOT.HOLD is loaded with (default: the
-    built one, or $TESSEL_FIRMWARE); check: mirror every command on a model device and raise
-    EMISMATCH on a difference (as TESSEL_CHECK=1); timeline: sim only, a Chrome-trace JSON written
-    by close(). A context manager; close() is safe to call again, and every call on a closed device
-    raises tessel.Error. One device may be used from several threads: its calls run one at a time.
+    firmware: the sim's firmware ELF, or the one a board in BOOT.HOLD is loaded with (default:
+    $TESSEL_FIRMWARE, else the one make built); check: mirror every command on a model device and
+    raise EMISMATCH on a difference (as TESSEL_CHECK=1); timeline: sim only, a Chrome-trace JSON
+    written by close(). A context manager; close() is safe to call again, and every call on a
+    closed device raises tessel.Error. One device may be used from several threads: its calls run
+    one at a time.
 
     raw is the tessel._tessel device under it: the library's calls one to one (alloc, free, read,
     write, submit, wait, gemm, conv2d, ...), for code that manages device memory itself.
@@ -319,7 +327,7 @@ class Device:
         k = _ints(window, "window", 1, 2)
         geo, oh, ow = _window(x.shape[1], x.shape[2], k, k if stride is None else stride, padding, dilation)
         in_dtype = _in_dtype(x=x)
-        out = _out_dtype(out_dtype, ("int8",) if in_dtype == "int8" else _FLOAT_OUT if kind == "avg" else ("bf16",),
+        out = _out_dtype(out_dtype, ("int8",) if in_dtype == "int8" else _FLOATS if kind == "avg" else ("bf16",),
                          in_dtype)
         zp = _int(x_zero_point, "x_zero_point", -128)
         if zp and (in_dtype != "int8" or kind != "avg"):
@@ -331,13 +339,11 @@ class Device:
 
     # ---- the row functions --------------------------------------------------------------------------
     def _rows(self, fn, x, in_dtype, out_dtype, **operands):
-        """y = fn(each row of float32 x along its last axis), y of x's shape. in_dtype "bf16" (x
-        rounded to bf16 on the way in) or "fp32" (x as it is); the device computes in fp32."""
-        x = _float32(x, "x")
-        _nonempty(x, "x")
-        if in_dtype not in _FLOAT_OUT:
+        """y = fn(each row of x, _rows_of's), y of x's shape. in_dtype "bf16" (x rounded to bf16 on
+        the way in) or "fp32" (x as it is); the device computes in fp32."""
+        if in_dtype not in _FLOATS:
             _fail(f"in_dtype must be 'bf16' or 'fp32', not {in_dtype!r}")
-        out = _out_dtype(out_dtype, _FLOAT_OUT, "bf16")
+        out = _out_dtype(out_dtype, _FLOATS, "bf16")
         n = x.shape[-1]
         y = np.empty(x.shape, np.float32)
         call = getattr(self.raw, fn)
@@ -347,7 +353,7 @@ class Device:
     def softmax(self, x, scale=None, mask=None, in_dtype="bf16", out_dtype=None):
         """softmax(x * scale + mask) of each row (the last axis); mask float32 of x's shape, added
         (-inf masks a value out)."""
-        x = _float32(x, "x")
+        x = _rows_of(x)
         kw = {} if mask is None else dict(mask=_like(mask, x, "mask"))
         if scale is not None:
             kw["scale"] = _scale(scale)
@@ -356,6 +362,7 @@ class Device:
     def layernorm(self, x, gamma, beta=None, eps=1e-5, in_dtype="bf16", out_dtype=None):
         """(x - mean) / sqrt(var + eps) * gamma + beta over each row; gamma and beta (default 0) have
         the row's length."""
+        x = _rows_of(x)
         kw = dict(gamma=_row_param(gamma, x, "gamma"), eps=_eps(eps))
         if beta is not None:
             kw["beta"] = _row_param(beta, x, "beta")
@@ -363,20 +370,21 @@ class Device:
 
     def rmsnorm(self, x, gamma, eps=1e-6, in_dtype="bf16", out_dtype=None):
         """x / sqrt(mean(x^2) + eps) * gamma over each row."""
+        x = _rows_of(x)
         return self._rows("rmsnorm", x, in_dtype, out_dtype, gamma=_row_param(gamma, x, "gamma"), eps=_eps(eps))
 
     def gelu(self, x, in_dtype="bf16", out_dtype=None):
         """GELU, the tanh form (PyTorch's approximate="tanh"), elementwise."""
-        return self._rows("gelu", x, in_dtype, out_dtype)
+        return self._rows("gelu", _rows_of(x), in_dtype, out_dtype)
 
     def silu(self, x, in_dtype="bf16", out_dtype=None):
         """SiLU, x * sigmoid(x), elementwise."""
-        return self._rows("silu", x, in_dtype, out_dtype)
+        return self._rows("silu", _rows_of(x), in_dtype, out_dtype)
 
     def add(self, x, y, in_dtype="bf16", out_dtype=None):
         """x + y elementwise for float32 x and y of one shape (both rounded to bf16 first unless
         in_dtype is "fp32")."""
-        x = _float32(x, "x")
+        x = _rows_of(x)
         return self._rows("add", x, in_dtype, out_dtype, b=_like(y, x, "y"))
 
     # ---- attention --------------------------------------------------------------------------------
@@ -393,7 +401,7 @@ class Device:
             _fail(f"shape mismatch: q is {q.shape}, k {k.shape}, v {v.shape} (need ... x lq x d, ... x lk x d and "
                   f"... x lk x dv, the leading dimensions the same)")
         lead, (lq, d), (lk, dv) = q.shape[:-2], q.shape[-2:], v.shape[-2:]
-        out = _out_dtype(out_dtype, _FLOAT_OUT, "bf16")
+        out = _out_dtype(out_dtype, _FLOATS, "bf16")
         o = np.empty(lead + (lq, dv), np.float32)
         kw = {} if scale is None else dict(scale=_scale(scale))
         self.raw.attention(q=q, k=k, v=v, o=o, batch=math.prod(lead), lq=lq, lk=lk, d=d, dv=dv, out_dtype=out,

@@ -315,10 +315,14 @@ static int fill(void *op, const field_t *f, size_t nf, const char *what, PyObjec
 }
 
 /* ---- buffers ---------------------------------------------------------------------------------- */
-/* The host element types of the library's operands (tessel.h): int8_t, int32_t and float. */
+/* The host element types of the library's operands (tessel.h): int8_t, int32_t and float, with
+ * their buffer formats (the struct module's, which numpy's dtypes take too). */
 typedef enum { EL_I8, EL_I32, EL_F32 } elem_t;
 
-static const char *const elem_names[] = {"int8", "int32", "float32"};
+static const struct {
+    const char *name, *format;
+    Py_ssize_t size;
+} elems[] = {[EL_I8] = {"int8", "b", 1}, [EL_I32] = {"int32", "i", 4}, [EL_F32] = {"float32", "f", 4}};
 
 /* The host type of values of dtype d: int8 in and out, int32 out, float for BF16 and FP32. */
 static elem_t elem_of(tessel_dtype_t d)
@@ -326,18 +330,13 @@ static elem_t elem_of(tessel_dtype_t d)
     return d == TESSEL_INT8 ? EL_I8 : d == TESSEL_INT32 ? EL_I32 : EL_F32;
 }
 
-/* A buffer's struct format (native or little-endian standard) holds elements of type el. */
+/* A buffer's format (native, or little-endian standard on a little-endian host) is el's. */
 static int format_is(const Py_buffer *v, elem_t el)
 {
     const char *f = v->format ? v->format : "B";
     if (*f == '@' || *f == '=' || (*f == '<' && PY_LITTLE_ENDIAN))
         f++;
-    switch (el) {
-    case EL_I8: return v->itemsize == 1 && !strcmp(f, "b");
-    case EL_I32: return v->itemsize == 4 && (!strcmp(f, "i") || !strcmp(f, "l"));
-    case EL_F32: return v->itemsize == 4 && !strcmp(f, "f");
-    }
-    return 0;
+    return v->itemsize == elems[el].size && !strcmp(f, elems[el].format);
 }
 
 /* The operands of one call, released together; after the first failure `failed` is set and the
@@ -370,11 +369,11 @@ static void *operand(bufs_t *b, PyObject *obj, const char *what, elem_t el, uint
         PyErr_Clear();
         b->failed = 1;
         fail(TESSEL_EINVAL, "%s must be a C-contiguous%s buffer of %s, not %.80R", what, writable ? " writable" : "",
-             elem_names[el], obj);
+             elems[el].name, obj);
         return NULL;
     }
     b->n++;
-    const uint64_t es = el == EL_I8 ? 1u : 4u;
+    const uint64_t es = (uint64_t)elems[el].size;
     const int huge = count == UINT64_MAX || count > UINT64_MAX / es;   /* count_of's overflow, or the bytes' */
     if (huge || !format_is(v, el) || (uint64_t)v->len != count * es) {
         b->failed = 1;
@@ -382,7 +381,7 @@ static void *operand(bufs_t *b, PyObject *obj, const char *what, elem_t el, uint
             fail(TESSEL_EINVAL, "%s: the sizes given do not fit 64 bits", what);
         else
             fail(TESSEL_EINVAL, "%s must hold %llu elements of %s: it holds %zd bytes of format '%s'", what,
-                 (unsigned long long)count, elem_names[el], v->len, v->format ? v->format : "B");
+                 (unsigned long long)count, elems[el].name, v->len, v->format ? v->format : "B");
         return NULL;
     }
     return v->buf;
@@ -1084,6 +1083,18 @@ PyMODINIT_FUNC PyInit__tessel(void)
               PyModule_AddObjectRef(m, "RawDevice", (PyObject *)&device_type);
     for (int s = TESSEL_OK; !bad && status_name(s); s--)   /* the status codes: EINVAL = -1, ... */
         bad = PyModule_AddIntConstant(m, status_name(s), s);
+    /* HOST_FORMATS: the buffer format of each dtype's values on the host ({"int8": "b", ...}). */
+    PyObject *formats = PyDict_New();
+    for (size_t i = 0; formats && i < NFIELDS(enum_names); i++) {
+        if (enum_names[i].kind != K_DTYPE)
+            continue;
+        PyObject *f = PyUnicode_FromString(elems[elem_of((tessel_dtype_t)enum_names[i].value)].format);
+        if (!f || PyDict_SetItemString(formats, enum_names[i].name, f))
+            Py_CLEAR(formats);
+        Py_XDECREF(f);
+    }
+    bad = bad || !formats || PyModule_AddObjectRef(m, "HOST_FORMATS", formats);
+    Py_XDECREF(formats);
     if (bad) {
         Py_DECREF(m);
         return NULL;

@@ -27,8 +27,8 @@ from ._tessel import Error
 
 __all__ = ["Device", "Error"]
 
-# The numpy type that holds each device dtype on the host (tessel.h: int8_t, int32_t, float).
-_HOST = {"int8": np.int8, "int32": np.int32, "fp32": np.float32, "bf16": np.float32}
+# The numpy dtype that holds each device dtype's values on the host (tessel.h: int8_t, int32_t, float).
+_HOST = {name: np.dtype(fmt) for name, fmt in _tessel.HOST_FORMATS.items()}
 # The output dtypes of a GEMM or a convolution by input dtype, the default first.
 _GEMM_OUT = {"int8": ("int32", "int8"), "bf16": ("fp32", "bf16")}
 # The float dtypes, as the output of a call on float32 inputs: the default first.

@@ -6,6 +6,9 @@
 #   make test-python   tests/python/test_tessel.py: every Device method on the model backend against
 #                      numpy and PyTorch references, the errors, a matmul and a conv on the sim, and
 #                      each examples/python/*.py (SEED=...; ~2 s)
+#   make test-torch-device  tests/python/test_torch.py: tessel.torch (a torch.nn model on the device in
+#                      debug mode, forward and backward) against PyTorch's CPU ops in float64, the
+#                      debug check, the compilation cache, the modes, the sim (SEED=...; ~2 s)
 
 PY_OUT   := $(BUILD)/python/tessel
 # Python.h's folder and the extension suffix of $(PYTHON) (".cpython-311-x86_64-linux-gnu.so").
@@ -30,9 +33,12 @@ $(PY_OUT)/%.py: host_driver/python/tessel/%.py
 	@mkdir -p $(@D)
 	cp $< $@
 
-TESTS += python
-.PHONY: python test-python
+TESTS += python torch-device
+.PHONY: python test-python test-torch-device
 python: $(PY_FILES)
 
 test-python: $(PY_FILES) $(FW_ELF)
 	@PYTHONPATH=$(BUILD)/python $(PYTHON) tests/python/test_tessel.py
+
+test-torch-device: $(PY_FILES) $(FW_ELF)
+	@PYTHONPATH=$(BUILD)/python $(PYTHON) tests/python/test_torch.py

@@ -1,0 +1,406 @@
+#!/usr/bin/env python3
+"""make test-torch-device: tessel.torch (host_driver/python/tessel/torch.py) against PyTorch's CPU
+ops in float64.
+
+Usage: PYTHONPATH=build/python test_torch.py   (SEED=n replays; without it the seed is random)
+Prints the seed first and "torch_device: N passed, M failed" last; a failure prints the case, the
+first mismatch (index, expected, got) and the bound. Every case runs in debug mode, so each device
+op is also checked by tessel.torch itself; the bounds here are this file's own.
+
+  - forward of Linear, Conv2d (strides, padding, dilation, groups), ReLU, GELU (both forms),
+    LayerNorm, Softmax and LogSoftmax modules, and of a small MLP and CNN;
+  - backward of one step: the input's and the parameters' gradients of Linear and Conv2d, of GELU,
+    LayerNorm and Softmax, and of a cross-entropy through log-softmax;
+  - debug mode: a device result perturbed by a fraction of a bf16 ulp of the output's scale raises
+    tessel.Error EMISMATCH naming the op, in a forward and in a backward;
+  - the cache: a second call with the same shapes, forward and backward, plans nothing; nor does
+    another compile() of a module of the same structure; new shapes plan once more;
+  - the placement report of a training step; strict and fused mode, a bad mode and a non-module
+    are refused; one Linear + GELU forward and backward on the simulated SoC.
+
+Bounds (U8 = 2^-8, bf16's unit roundoff; u = 2^-24, FP32's), against float64 of the unrounded inputs:
+  - GEMMs and convolutions, and their input and weight gradients: the device rounds both operands
+    to bf16 (2 U8 + U8^2 of each |product|) and sums K products and a bias in FP32 (2 (K + 1) u,
+    tests/torch/test_torch_ref.py): (2 U8 + U8^2) S + 2.02 (K + 1) u (S + |bias|), S the op on
+    absolute values. A bias's gradient is a sum on the host: 2 (M + 1) u sum|g| of M terms.
+  - softmax, layer norm and GELU (tanh form) read FP32: (64 + n) u of the row's scale (its largest
+    |y|; layer norm max|gamma| max|x| / sqrt(var + eps) + max|beta|); log-softmax 2 ((65 + n) u +
+    u (|x - max| + 2 log S + |y|)) (tessel/torch.py derives it). ReLU and GELU's erf form run on the
+    host: exact against torch's float32.
+  - a chain (MLP, CNN): first-order running error analysis, each layer's E from its inputs' errors
+    and its own as above, and |y - y64| <= 2 E (the 2 for the second-order terms).
+  - backward ops on the host, from the forward's saved values: GELU's derivative in FP32 within
+    32 u |g| (1 + |x| k (1 + 3 c x^2) / 2) (every term's magnitude, tanh's cancellation in 1 - t^2
+    included); softmax's p (g - sum(g p)) with p off by the device's d = (64 + n) u max p:
+    2 (d (|g| + sum|g| p) + p d sum|g| + (n + 3) u p (|g| + sum|g| p)); layer norm's, with its mean
+    and 1/std from FP32 (relative (n + 8) u): 4 (n + 8) u rstd (|a| + mean|a| + X mean(|a| X)) for
+    the input (a = gamma g, X = |xhat| + rstd max|x|), 4 (n + 8) u sum|g| X + 2 (M + 1) u sum|g xhat|
+    for gamma, a column sum for beta; the cross-entropy's (p - onehot) / N, p the device's softmax
+    of the log-probabilities: 2 (p (e + sum p e) + (64 + n) u max p) / N + 2 u (|g| + p / N), e the
+    log-softmax's bound.
+"""
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import tessel
+import tessel.torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_tessel as tt   # noqa: E402  (ok, check and expect_error count into tt.passed / tt.failed)
+
+U8, U = 2.0**-8, 2.0**-24
+GELU_K, GELU_C = math.sqrt(2 / math.pi), 0.044715
+
+
+def f64(t):
+    return t.detach().double()
+
+
+def mxu_bound(k, s, bias=0.0):
+    return (2 * U8 + U8**2) * s + 2.02 * (k + 1) * U * (s + bias)
+
+
+def row_bound(n, scale):
+    return (64 + n) * U * scale
+
+
+def check(what, got, ref, bound=None):
+    """got (a float32 tensor) against ref (float64) within bound; exact when bound is None."""
+    tt.check(what, got.detach().numpy(), f64(ref).numpy(), np.float32,
+             None if bound is None else np.broadcast_to(f64(torch.as_tensor(bound)).numpy(), ref.shape))
+
+
+def log_softmax_bound(x, dim=-1):
+    """(log_softmax(x) in float64, its bound)."""
+    d = x - x.amax(dim, keepdim=True)
+    lse = d.exp().sum(dim, keepdim=True).log()
+    return d - lse, 2 * ((65 + x.shape[dim]) * U + U * (d.abs() + 2 * lse + (d - lse).abs()))
+
+
+def rand(rng, *shape, s=1.0):
+    return torch.from_numpy(rng.standard_normal(shape).astype(np.float32) * np.float32(s))
+
+
+def compiled(module):
+    return tessel.torch.compile(module, mode="debug", backend="model")
+
+
+# ---- forward -----------------------------------------------------------------------------------------
+def linear_case(rng, lead, k, n):
+    m = nn.Linear(k, n)
+    x = rand(rng, *lead, k)
+    y = compiled(m)(x)
+    w, b, x64 = f64(m.weight), f64(m.bias), f64(x)
+    check(f"Linear {k}->{n} of {tuple(x.shape)}", y, x64 @ w.T + b, mxu_bound(k, x64.abs() @ w.abs().T, b.abs()))
+
+
+def conv_geometries():
+    """(cin, cout, kernel, stride, padding, dilation, groups, input h and w)."""
+    return [(3, 8, 3, 1, 1, 1, 1, (8, 8)), (4, 6, 3, 2, 2, 2, 2, (9, 7)), (5, 4, 1, 1, 1, 1, 1, (5, 5)),
+            (2, 4, (3, 2), (2, 1), (1, 0), 1, 2, (7, 6)), (6, 6, 3, 3, 0, 1, 6, (10, 11)),
+            (3, 20, 2, 2, 0, 1, 1, (6, 6))]
+
+
+def conv_module(geo):
+    cin, cout, k, s, p, d, g, _ = geo
+    return nn.Conv2d(cin, cout, k, stride=s, padding=p, dilation=d, groups=g)
+
+
+def conv_ref(m, x, w, b):
+    return F.conv2d(x, w, b, m.stride, m.padding, m.dilation, m.groups)
+
+
+def conv_case(rng, geo):
+    m = conv_module(geo)
+    x = rand(rng, 2, geo[0], *geo[7])
+    y = compiled(m)(x)
+    w, b, x64 = f64(m.weight), f64(m.bias), f64(x)
+    check(f"Conv2d {geo[:7]} of {tuple(x.shape)}", y, conv_ref(m, x64, w, b),
+          mxu_bound(w[0].numel(), conv_ref(m, x64.abs(), w.abs(), b.abs())))
+
+
+def rows_cases(rng):
+    x = rand(rng, 3, 5, 24, s=3)
+    check("ReLU", compiled(nn.ReLU())(x), F.relu(x))
+    check("GELU, erf form (host)", compiled(nn.GELU())(x), F.gelu(x))
+    ref = F.gelu(f64(x), approximate="tanh")
+    check("GELU, tanh form", compiled(nn.GELU(approximate="tanh"))(x), ref, row_bound(24, ref.abs().amax(-1, True)))
+    for dim in (-1, 1):
+        ref = F.softmax(f64(x), dim)
+        check(f"Softmax(dim={dim})", compiled(nn.Softmax(dim))(x), ref,
+              row_bound(x.shape[dim], ref.abs().amax(dim, True)))
+    check("LogSoftmax(dim=-1)", compiled(nn.LogSoftmax(-1))(x), *log_softmax_bound(f64(x)))
+    for shape in ((24,), (5, 24)):
+        m = nn.LayerNorm(shape)
+        with torch.no_grad():
+            m.weight.copy_(1 + 0.5 * rand(rng, *shape))
+            m.bias.copy_(0.5 * rand(rng, *shape))
+        x64, n = f64(x), math.prod(shape)
+        ref = F.layer_norm(x64, shape, f64(m.weight), f64(m.bias), m.eps)
+        rows = x64.reshape(-1, n)
+        scale = m.weight.abs().max().item() * rows.abs().amax(1) / (rows.var(1, unbiased=False) + m.eps).sqrt() + \
+            m.bias.abs().max().item()
+        check(f"LayerNorm{shape}", compiled(m)(x), ref, row_bound(n, scale.reshape(x.shape[:3 - len(shape)] +
+                                                                               (1,) * len(shape))))
+
+
+# A chain's first-order running error bound: each layer maps (exact value t, E_t) to its output's.
+def chain(model, x):
+    t, e = f64(x), torch.zeros(x.shape, dtype=torch.float64)
+    for layer in model:
+        if isinstance(layer, nn.Linear):
+            w, b = f64(layer.weight).T, f64(layer.bias)
+            ta, wa = t.abs(), w.abs()
+            c = t @ w + b
+            e = (e + U8 * ta) @ wa + ta @ (U8 * wa) + 2.02 * (w.shape[0] + 1) * U * (ta @ wa + b.abs())
+        elif isinstance(layer, nn.Conv2d):
+            w, b = f64(layer.weight), f64(layer.bias)
+            ta, wa = t.abs(), w.abs()
+            c = conv_ref(layer, t, w, b)
+            e = conv_ref(layer, e + U8 * ta, wa, None) + conv_ref(layer, ta, U8 * wa, None) + \
+                2.02 * (w[0].numel() + 1) * U * conv_ref(layer, ta, wa, b.abs())
+        elif isinstance(layer, nn.ReLU):
+            c = t.clamp(min=0)
+        elif isinstance(layer, nn.GELU):
+            th = torch.tanh(GELU_K * (t + GELU_C * t**3))
+            c = 0.5 * t * (1 + th)
+            slope = 0.5 * (1 + th) + 0.5 * t * (1 - th * th) * GELU_K * (1 + 3 * GELU_C * t * t)
+            e = slope.abs() * e + row_bound(t.shape[-1], c.abs().amax(-1, True))
+        elif isinstance(layer, nn.Flatten):
+            c, e = t.flatten(1), e.flatten(1)
+        t = c
+    return t, e
+
+
+def chain_case(rng, what, model, x):
+    y = compiled(model)(x)
+    ref, e = chain(model, x)
+    check(f"{what} forward", y, ref, 2 * e)
+
+
+# ---- backward -------------------------------------------------------------------------------------
+def grads(step, module, x, r):
+    """The gradients of sum(step(x) * r) for x and every parameter of module, by name ("x" for x)."""
+    x = x.detach().requires_grad_()
+    module.zero_grad()
+    (step(x) * r).sum().backward()
+    return {"x": x.grad, **{n: p.grad for n, p in module.named_parameters()}}
+
+
+def linear_backward_case(rng):
+    m = nn.Linear(37, 23)
+    x, r = rand(rng, 12, 37), rand(rng, 12, 23)
+    g = grads(compiled(m), m, x, r)
+    x64, r64, w = f64(x), f64(r), f64(m.weight)
+    check("Linear backward: input", g["x"], r64 @ w, mxu_bound(23, r64.abs() @ w.abs()))
+    check("Linear backward: weight", g["weight"], r64.T @ x64, mxu_bound(12, r64.abs().T @ x64.abs()))
+    check("Linear backward: bias", g["bias"], r64.sum(0), 2 * 13 * U * r64.abs().sum(0))
+
+
+def conv_backward_case(rng, geo):
+    m = conv_module(geo)
+    x = rand(rng, 2, geo[0], *geo[7])
+    with torch.no_grad():
+        r = torch.randn_like(m(x))
+    g = grads(compiled(m), m, x, r)
+    x64, r64, w = f64(x), f64(r), f64(m.weight)
+    args = ([0], m.stride, m.padding, m.dilation, False, [0, 0], m.groups, [True, True, False])
+    ref = torch.ops.aten.convolution_backward(r64, x64, w, *args)
+    mag = torch.ops.aten.convolution_backward(r64.abs(), x64.abs(), w.abs(), *args)
+    what = f"Conv2d {geo[:7]} backward"
+    check(f"{what}: input", g["x"], ref[0], mxu_bound(w.shape[0] // m.groups * w[0, 0].numel(), mag[0]))
+    check(f"{what}: weight", g["weight"], ref[1], mxu_bound(r[:, 0].numel(), mag[1]))
+    check(f"{what}: bias", g["bias"], r64.sum((0, 2, 3)), 2 * (r[:, 0].numel() + 1) * U * r64.abs().sum((0, 2, 3)))
+
+
+def rows_backward_cases(rng):
+    n = 24
+    x, r = rand(rng, 6, n, s=2), rand(rng, 6, n)
+    x64, r64 = f64(x), f64(r)
+
+    m = nn.GELU(approximate="tanh")
+    th = torch.tanh(GELU_K * (x64 + GELU_C * x64**3))
+    slope = 0.5 * (1 + th) + 0.5 * x64 * (1 - th * th) * GELU_K * (1 + 3 * GELU_C * x64 * x64)
+    size = 1 + 0.5 * x64.abs() * GELU_K * (1 + 3 * GELU_C * x64 * x64)
+    check("GELU (tanh) backward", grads(compiled(m), m, x, r)["x"], slope * r64, 32 * U * r64.abs() * size)
+
+    m = nn.Softmax(-1)
+    p = F.softmax(x64, -1)
+    d = row_bound(n, p.amax(-1, True))
+    spread = r64.abs() + (r64.abs() * p).sum(-1, True)
+    check("Softmax backward", grads(compiled(m), m, x, r)["x"], p * (r64 - (r64 * p).sum(-1, True)),
+          2 * (d * spread + p * d * r64.abs().sum(-1, True) + (n + 3) * U * p * spread))
+
+    m = nn.LayerNorm(n)
+    with torch.no_grad():
+        m.weight.copy_(1 + 0.5 * rand(rng, n))
+        m.bias.copy_(0.5 * rand(rng, n))
+    g = grads(compiled(m), m, x, r)
+    gamma = f64(m.weight)
+    rstd = 1 / (x64.var(-1, unbiased=False, keepdim=True) + m.eps).sqrt()
+    xh = (x64 - x64.mean(-1, keepdim=True)) * rstd
+    a = gamma * r64
+    big = xh.abs() + rstd * x64.abs().amax(-1, True)
+    ref_x = rstd * (a - a.mean(-1, True) - xh * (a * xh).mean(-1, True))
+    check("LayerNorm backward: input", g["x"], ref_x, 4 * (n + 8) * U * rstd * (a.abs() + a.abs().mean(-1, True) +
+                                                                            big * (a.abs() * big).mean(-1, True)))
+    check("LayerNorm backward: weight", g["weight"], (r64 * xh).sum(0),
+          4 * (n + 8) * U * (r64.abs() * big).sum(0) + 2 * 7 * U * (r64 * xh).abs().sum(0))
+    check("LayerNorm backward: bias", g["bias"], r64.sum(0), 2 * 7 * U * r64.abs().sum(0))
+
+
+class CrossEntropy(nn.Module):
+    def forward(self, z, y):
+        return F.cross_entropy(z, y)
+
+
+def cross_entropy_case(rng):
+    z, y = rand(rng, 16, 10, s=3).requires_grad_(), torch.from_numpy(rng.integers(0, 10, 16))
+    loss = compiled(CrossEntropy())(z, y)
+    loss.backward()
+    lp, e = log_softmax_bound(f64(z))
+    p, n = lp.exp(), len(z)
+    onehot = F.one_hot(y, 10)
+    check("cross-entropy forward", loss, -(lp * onehot).sum() / n, 2 * ((e * onehot).sum() / n + 17 * U * loss.abs()))
+    dz = (p - onehot) / n
+    check("cross-entropy backward", z.grad, dz,
+          2 * (p * (e + (p * e).sum(1, True)) + row_bound(10, p.amax(1, True))) / n + 2 * U * (dz.abs() + p / n))
+
+
+# ---- debug mode, the cache, the report, the modes, the sim ------------------------------------------
+def perturbed(fn, scale):
+    """fn with one output value moved by 2^-10 of the output's largest |value|: below a bf16 ulp."""
+    def call(*args, **kwargs):
+        y = fn(*args, **kwargs)
+        y.reshape(-1)[len(y.reshape(-1)) // 2] += scale * 2.0**-10 * np.abs(y).max()
+        return y
+    return call
+
+
+def debug_cases(rng):
+    m = nn.Sequential(nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 4))
+    run = compiled(m)
+    run.device.matmul = perturbed(run.device.matmul, 1)
+    tt.expect_error("debug: a perturbed GEMM raises, naming aten.addmm", lambda: run(rand(rng, 4, 16)), "EMISMATCH",
+                    "aten.addmm: the device's result differs from PyTorch's CPU result")
+    c = nn.Conv2d(3, 4, 3, padding=1)
+    run = compiled(c)
+    run.device.bmm = perturbed(run.device.bmm, -1)   # the weights' gradient only
+    x = rand(rng, 2, 3, 6, 6)
+    tt.ok(run(x).shape == (2, 4, 6, 6), "debug: the convolution's forward does not use bmm")
+    tt.expect_error("debug: a perturbed weight gradient raises in the backward, naming it",
+                    lambda: run(x).sum().backward(), "EMISMATCH", "aten.convolution_backward (grad_weight):")
+
+
+def cache_cases(rng):
+    def make():
+        torch.manual_seed(1)
+        return nn.Sequential(nn.Linear(12, 9), nn.GELU(approximate="tanh"), nn.Linear(9, 3))
+    m = make()
+    run = compiled(m)
+    x = rand(rng, 5, 12)
+
+    def step():
+        run(x).sum().backward()
+        return run.stats()
+    first = step()
+    second = step()
+    tt.ok(first["plans"] == 1 and first["ops_planned"] > 0 and first["cached"] == 0,
+          "cache: the first call plans its graph and ops", str(first))
+    tt.ok(second == dict(first, cached=1), "cache: a second call with the same shapes plans nothing", str(second))
+    other = compiled(make())
+    other(x).sum().backward()
+    tt.ok(other.stats() == {"plans": 0, "ops_planned": 0, "cached": 1},
+          "cache: another compile() of the same structure and shapes plans nothing", str(other.stats()))
+    run(rand(rng, 7, 12)).sum().backward()
+    third = run.stats()
+    tt.ok(third["plans"] == 2 and third["ops_planned"] > second["ops_planned"],
+          "cache: new input shapes plan once more", str(third))
+    wider = compiled(nn.Sequential(nn.Linear(12, 10), nn.GELU(approximate="tanh"), nn.Linear(10, 3)))
+    wider(x)
+    tt.ok(wider.stats()["plans"] == 1, "cache: a module of other weight shapes has a plan of its own",
+          str(wider.stats()))
+
+
+def placement_case(rng):
+    class Mlp(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Sequential(nn.Flatten(), nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 4))
+
+        def forward(self, x, y):
+            return F.cross_entropy(self.net(x), y)
+    run = compiled(Mlp())
+    run(rand(rng, 6, 4, 4), torch.from_numpy(rng.integers(0, 4, 6))).backward()
+    want = {"aten.addmm": "device", "aten.mm": "device", "aten._log_softmax": "device+host",
+            "aten._log_softmax_backward_data": "device+host", "aten.relu": "host", "aten.threshold_backward": "host",
+            "aten.nll_loss_forward": "host", "aten.nll_loss_backward": "host", "aten.sum.dim_IntList": "host",
+            "aten.t": "layout"}
+    got = run.placement()
+    tt.ok(all(got.get(op) == where for op, where in want.items()), "placement of an MLP's training step",
+          f"got {got}")
+    report = run.report()
+    tt.ok(report.splitlines()[0].startswith("aten.addmm") and "GEMM" in report, "the report lists the device first",
+          report)
+
+
+def mode_cases():
+    m = nn.Linear(3, 2)
+    for mode in ("strict", "fused"):
+        tt.expect_error(f"mode {mode} is refused", lambda: tessel.torch.compile(m, mode=mode), "EINVAL",
+                        f"mode '{mode}' is not implemented yet")
+    tt.expect_error("a bad mode is refused", lambda: tessel.torch.compile(m, mode="eager"), "EINVAL", "mode must be")
+    tt.expect_error("a non-module is refused", lambda: tessel.torch.compile(lambda x: x), "EINVAL",
+                    "torch.nn.Module")
+
+
+def sim_case(rng):
+    """The sim's commands are the golden model's bit for bit (check=True compares each), and the host
+    parts are the same: the forward and the gradients equal the model backend's."""
+    m = nn.Sequential(nn.Linear(20, 12), nn.GELU(approximate="tanh"))
+    x, r = rand(rng, 6, 20), rand(rng, 6, 12)
+    got = {}
+    for backend in ("model", "sim"):
+        run = tessel.torch.compile(m, mode="debug", backend=backend)
+        got[backend] = run(x), grads(run, m, x, r)
+    ref, e = chain(m, x)
+    check("sim: Linear + GELU forward", got["sim"][0], ref, 2 * e)
+    tt.ok(run.device.backend == "sim" and run.placement()["aten.mm"] == "device", "sim: the GEMMs ran on the sim",
+          run.report())
+    for name in ("x", "0.weight", "0.bias"):
+        check(f"sim: the gradient of {name} is the model backend's", got["sim"][1][name], got["model"][1][name])
+
+
+def main():
+    seed = int(os.environ["SEED"]) if os.environ.get("SEED") else int.from_bytes(os.urandom(4), "little")
+    print(f"torch_device: SEED={seed}", flush=True)
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)
+    for lead, k, n in (((5,), 37, 23), ((2, 4), 16, 40), ((1,), 70, 3)):
+        tt.guarded(linear_case, rng, lead, k, n)
+    for geo in conv_geometries():
+        tt.guarded(conv_case, rng, geo)
+        tt.guarded(conv_backward_case, rng, geo)
+    for fn in (rows_cases, linear_backward_case, rows_backward_cases, cross_entropy_case, debug_cases, cache_cases,
+               placement_case, sim_case):
+        tt.guarded(fn, rng)
+    tt.guarded(mode_cases)
+    tt.guarded(chain_case, rng, "MLP", nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 32),
+                                                     nn.GELU(approximate="tanh"), nn.Linear(32, 5)), rand(rng, 8, 20))
+    tt.guarded(chain_case, rng, "CNN", nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(),
+                                                     nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=2),
+                                                     nn.GELU(approximate="tanh"), nn.Flatten(), nn.Linear(128, 10)),
+               rand(rng, 2, 3, 8, 8))
+    print(f"torch_device: {tt.passed} passed, {tt.failed} failed")
+    return 1 if tt.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

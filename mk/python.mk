@@ -5,7 +5,7 @@
 #                      PYTHONPATH=$(BUILD)/python $(PYTHON) -c "import tessel"
 #   make test-python   tests/python/test_tessel.py: every Device method on the model backend against
 #                      numpy and PyTorch references, the errors, a matmul and a conv on the sim, and
-#                      each examples/python/*.py (SEED=...; ~2 s)
+#                      each examples/python/*.py (SEED=...; ~9 s, most of it train_digits.py)
 #   make test-torch-device  tests/python/test_torch.py: tessel.torch (a torch.nn model on the device in
 #                      debug mode, forward and backward) against PyTorch's CPU ops in float64, the
 #                      debug check, the compilation cache, the modes, the sim (SEED=...; ~2 s)

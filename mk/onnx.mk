@@ -1,0 +1,16 @@
+# ONNX models on the device: tessel.onnx (host_driver/python/tessel/onnx.py, docs/python.md, "ONNX
+# models"), with Debian's python3-onnx; its test suite is libonnx-testdata's backend node tests.
+#   make test-onnx   tests/onnx: every node test of the ops the runner maps (run_node_tests.py: pass,
+#                    fail, skip with its reason, fallback; a table per op), the runner's own cases
+#                    (test_runner.py: Gelu, QLinearConv/QLinearMatMul against an integer reference,
+#                    layouts and fusion, fallbacks, errors, the command line, a Conv on the sim;
+#                    SEED=... replays) (~5 s)
+
+ONNX_OUT := $(BUILD)/onnx
+
+TESTS += onnx
+.PHONY: test-onnx
+test-onnx: python $(FW_ELF)
+	@rm -rf $(ONNX_OUT) && mkdir -p $(ONNX_OUT)
+	@PYTHONPATH=$(BUILD)/python $(PYTHON) tests/onnx/run_node_tests.py
+	@PYTHONPATH=$(BUILD)/python $(PYTHON) tests/onnx/test_runner.py $(ONNX_OUT)

@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""make test-onnx, the runner's own cases: what the node tests do not reach, on models built here.
+
+Usage: PYTHONPATH=build/python test_runner.py WORKDIR   (SEED=n replays; without it the seed is random)
+Prints the seed first and "onnx_runner: N passed, M failed" last; a failure prints the case and the
+first mismatch (index, expected, got, bound).
+
+  - Gelu (ONNX 1.12 ships no test_gelu): approximate="tanh" on the device against torch's
+    gelu(approximate="tanh") in float64 within (64 + n) 2^-24 of the row's largest |y| (the bound
+    of tests/torch/test_torch_ref.py); approximate="none" falls back to numpy, reported, within
+    4 2^-24 |y| of torch's erf form;
+  - QLinearMatMul and QLinearConv over seeded random shapes, zero points, per-channel weight scales
+    and zero points, groups, strides, dilations, asymmetric and SAME padding, 1-D and 2-D, uint8
+    and int8, power-of-two scales that make ties, weights as initializers (planned once) and as
+    inputs: exactly against ONNX's
+    definition in numpy int64 (torch's conv in float64 on the integer values, exact below 2^53),
+    requantised with the multiplier in float32, rounded half to even; both weight paths (the
+    weights minus their zero point, and the all-ones column);
+  - a float CNN (Conv + Relu, MaxPool, grouped Conv + Relu, Flatten, Gemm): the Relus fused, the
+    Flatten a view, one device call per layer; against torch in float64 within 2^-5 of the output's
+    largest |y| (three layers of bf16 inputs, each about 2^-8, compound to well inside it; a wrong
+    layout or tap is of the order of |y|); run twice, the same bits; a 1-D Conv likewise;
+  - a QDQ chain (DequantizeLinear, float Conv, QuantizeLinear; the weights' DequantizeLinear folded
+    when planned): within one step of the quantised float64 reference;
+  - a fallback (Sigmoid) reported and exact; an op with no path (ConvTranspose), a missing input and
+    a wrong dtype raise tessel.Error EINVAL;
+  - the command line (python3 -m tessel.onnx) and a Conv model on the simulated SoC ("sim"), whose
+    output equals the model backend's bit for bit.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import torch
+import torch.nn.functional as F
+from onnx import helper, numpy_helper
+
+import tessel
+import tessel.onnx
+
+WORK = sys.argv[1]
+V = 2.0**-24
+passed = failed = 0
+
+
+def ok(cond, what, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL: {what}" + (f"\n  {detail}" if detail else ""), flush=True)
+
+
+def check(what, got, ref, tol=None):
+    """got against ref: exact (and of ref's dtype) when tol is None."""
+    why = f"shape {got.shape}, expected {ref.shape}" if got.shape != ref.shape else \
+        f"dtype {got.dtype}, expected {ref.dtype}" if tol is None and got.dtype != ref.dtype else ""
+    if not why:
+        diff = np.abs(got.astype(np.float64) - ref)
+        bad = np.argwhere(diff != 0 if tol is None else ~(diff <= tol))
+        if len(bad):
+            i = tuple(bad[0])
+            why = f"{len(bad)} of {got.size} differ, first at {i}: expected {ref[i]!r}, got {got[i]!r}" + \
+                ("" if tol is None else f", bound {np.broadcast_to(tol, ref.shape)[i]:.3g}")
+    ok(not why, what, why)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=13):
+    """A model of nodes; inputs and outputs: (name, numpy dtype, shape) each; inits: (name, array)."""
+    def info(n, dt, shape):
+        return helper.make_tensor_value_info(n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dt)], shape)
+    g = helper.make_graph(nodes, "g", [info(*i) for i in inputs], [info(*o) for o in outputs],
+                          [numpy_helper.from_array(a, n) for n, a in inits])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def run(m, inputs, **kw):
+    with tessel.onnx.Runner(m, **kw) as r:
+        return r.run(inputs), r
+
+
+def t64(a):
+    return torch.from_numpy(np.asarray(a, np.float64))
+
+
+# ---- Gelu -------------------------------------------------------------------------------------------
+def gelu_cases(rng):
+    x = (rng.standard_normal((4, 37)) * 3).astype(np.float32)
+    for approx in ("tanh", "none"):
+        m = model([helper.make_node("Gelu", ["x"], ["y"], approximate=approx)], [("x", np.float32, x.shape)],
+                  [("y", np.float32, x.shape)], opset=20)
+        (y,), r = run(m, {"x": x})
+        ref = F.gelu(t64(x), approximate=approx).numpy()
+        where = r.placements[0].where
+        if approx == "tanh":
+            ok(where == "device", "Gelu tanh runs on the device", where)
+            check("Gelu tanh against torch", y, ref, (64 + x.shape[1]) * V * np.abs(ref).max(1, keepdims=True))
+        else:
+            ok(where == "fallback" and "erf" in r.placements[0].note and r.fallbacks, "Gelu erf falls back, reported",
+               r.report())
+            check("Gelu erf (numpy) against torch", y, ref, 4 * V * np.abs(ref))
+
+
+# ---- the integer ops -------------------------------------------------------------------------------------
+def rand_q(rng, dtype, shape):
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max + 1, shape).astype(dtype)
+
+
+def requant(acc, sx, sw, sy, zy):
+    """ONNX's saturate(round_half_even(acc sx sw / sy) + zy), the multiplier in float32."""
+    m = np.float32(sx) * np.asarray(sw, np.float32) / np.float32(sy)
+    info = np.iinfo(zy.dtype)
+    return np.clip(np.rint(acc * m.astype(np.float64)) + int(zy), info.min, info.max).astype(zy.dtype)
+
+
+def scales(rng, w_shape):
+    """(x's scale, the weights' (w_shape), y's), float32; half the time powers of two, whose
+    multiplier makes ties (acc sx sw / sy = k + 1/2) that ONNX rounds to even."""
+    if rng.random() < 0.5:
+        sy = np.float32(2.0**-int(rng.integers(5, 8)))
+        return np.float32(2.0**-5), np.full(w_shape, 2.0**-4, np.float32), sy
+    return np.float32(rng.uniform(0.002, 0.05)), rng.uniform(0.002, 0.05, w_shape).astype(np.float32), \
+        np.float32(rng.uniform(0.05, 2))
+
+
+def weight_zero_point(rng, w_dtype, n, fits):
+    """A weight zero point (per channel when n > 1). fits: one that keeps every weight minus it in
+    int8 (0 for int8, 128 for uint8); else a random one, with which the full-range weights need the
+    all-ones column."""
+    if fits:
+        return np.full(n, 0 if w_dtype == np.int8 else 128, w_dtype)
+    return rand_q(rng, w_dtype, n)
+
+
+def qlinear_matmul_case(rng, const_w):
+    x_dt, w_dt = rng.choice([np.uint8, np.int8], 2)
+    lead = tuple(int(v) for v in rng.integers(1, 4, int(rng.integers(0, 2))))
+    m_, k, n = (int(v) for v in rng.integers(1, 40, 3))
+    batched_w = bool(lead) and rng.random() < 0.5
+    a, b = rand_q(rng, x_dt, lead + (m_, k)), rand_q(rng, w_dt, (lead if batched_w else ()) + (k, n))
+    fits = rng.random() < 0.5
+    za, zb = rand_q(rng, x_dt, ()), weight_zero_point(rng, w_dt, 1 if batched_w else n, fits)
+    sa, sb, sy = scales(rng, zb.shape)
+    zy = rand_q(rng, x_dt, ())
+    acc = np.matmul(a.astype(np.int64) - za, b.astype(np.int64) - zb.astype(np.int64))
+    ref = requant(acc, sa, sb, sy, zy)
+    names = ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"]
+    vals = [a, sa, za, b, sb, zb, sy, zy]
+    consts = {"b", "sb", "zb"} if const_w else set()
+    m = model([helper.make_node("QLinearMatMul", names, ["y"])],
+              [(nm, v.dtype, v.shape) for nm, v in zip(names, vals) if nm not in consts], [("y", x_dt, ref.shape)],
+              [(nm, np.asarray(v)) for nm, v in zip(names, vals) if nm in consts])
+    (y,), r = run(m, {nm: np.asarray(v) for nm, v in zip(names, vals) if nm not in consts})
+    what = f"QLinearMatMul {a.dtype} {a.shape} by {b.dtype} {b.shape}, weights {'fit' if fits else 'with ones'}" \
+        f"{' (initializer)' if const_w else ''}"
+    ok(r.placements[0].where == "device", what + ": on the device", r.report())
+    check(what, y, ref)
+
+
+def qlinear_conv_case(rng, const_w):
+    x_dt, w_dt = rng.choice([np.uint8, np.int8], 2)
+    nd = int(rng.integers(1, 3))
+    g = int(rng.integers(1, 3))
+    cin, cout = g * int(rng.integers(1, 4)), g * int(rng.integers(1, 4))
+    k = tuple(int(v) for v in rng.integers(1, 4, nd))
+    s, d = tuple(int(v) for v in rng.integers(1, 3, nd)), tuple(int(v) for v in rng.integers(1, 3, nd))
+    size = tuple(int(v) for v in rng.integers(6, 11, nd))
+    same = rng.random() < 0.25
+    pads = [0] * 2 * nd if same else [int(v) for v in rng.integers(0, 3, 2 * nd)]
+    x = rand_q(rng, x_dt, (int(rng.integers(1, 3)), cin) + size)
+    w = rand_q(rng, w_dt, (cout, cin // g) + k)
+    fits = rng.random() < 0.5
+    zx, zw = rand_q(rng, x_dt, ()), weight_zero_point(rng, w_dt, cout if rng.random() < 0.5 else 1, fits)
+    zw_b = zw.astype(np.int64).reshape(-1, *[1] * (nd + 1))
+    bias = rng.integers(-3000, 3000, cout).astype(np.int32)
+    sx, sw, sy = scales(rng, zw.shape)
+    zy = rand_q(rng, x_dt, ())
+    attrs = dict(kernel_shape=k, strides=s, dilations=d, group=g)
+    if same:
+        attrs["auto_pad"] = "SAME_UPPER"
+        for i in range(nd):
+            total = max((-(-size[i] // s[i]) - 1) * s[i] + (k[i] - 1) * d[i] + 1 - size[i], 0)
+            pads[i], pads[nd + i] = total // 2, total - total // 2
+    else:
+        attrs["pads"] = pads
+    xt = F.pad(t64(x.astype(np.int64) - int(zx)), [p for i in reversed(range(nd)) for p in (pads[i], pads[nd + i])])
+    conv = F.conv2d if nd == 2 else F.conv1d
+    acc = conv(xt, t64(w.astype(np.int64) - zw_b), stride=s, dilation=d, groups=g).numpy()
+    acc = acc.astype(np.int64) + bias.reshape(-1, *[1] * nd)
+    ref = requant(acc, sx, sw.reshape(-1, *[1] * nd), sy, zy)
+    names = ["x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "b"]
+    vals = [x, sx, zx, w, sw, zw, sy, zy, bias]
+    consts = {"w", "sw", "zw", "b"} if const_w else set()
+    m = model([helper.make_node("QLinearConv", names, ["y"], **attrs)],
+              [(nm, v.dtype, v.shape) for nm, v in zip(names, vals) if nm not in consts], [("y", x_dt, ref.shape)],
+              [(nm, np.asarray(v)) for nm, v in zip(names, vals) if nm in consts])
+    (y,), r = run(m, {nm: np.asarray(v) for nm, v in zip(names, vals) if nm not in consts})
+    what = f"QLinearConv {nd}-D {x.dtype} {x.shape} by {w.dtype} {w.shape} {attrs}, weights " \
+        f"{'fit' if fits else 'with ones'}{' (initializer)' if const_w else ''}"
+    ok(r.placements[0].where == "device", what + ": on the device", r.report())
+    check(what, y, ref)
+
+
+# ---- float models ----------------------------------------------------------------------------------------
+def cnn_cases(rng):
+    """Conv + Relu, MaxPool, grouped Conv + Relu, Flatten, Gemm (transB) against torch in float64."""
+    x = rng.standard_normal((3, 4, 10, 10)).astype(np.float32)
+    w1, b1 = (rng.standard_normal((8, 4, 3, 3)) / 6).astype(np.float32), rng.standard_normal(8).astype(np.float32)
+    w2 = (rng.standard_normal((8, 4, 3, 3)) / 6).astype(np.float32)
+    w3, b3 = (rng.standard_normal((5, 8 * 5 * 5)) / 14).astype(np.float32), rng.standard_normal(5).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Conv", ["p1", "w2"], ["c2"], pads=[1, 1, 1, 1], group=2),
+             helper.make_node("Relu", ["c2"], ["r2"]),
+             helper.make_node("Flatten", ["r2"], ["f"]),
+             helper.make_node("Gemm", ["f", "w3", "b3"], ["y"], transB=1)]
+    m = model(nodes, [("x", np.float32, x.shape)], [("y", np.float32, (3, 5))],
+              [("w1", w1), ("b1", b1), ("w2", w2), ("w3", w3), ("b3", b3)])
+    with tessel.onnx.Runner(m) as r:
+        y, = r.run({"x": x})
+        again, = r.run({"x": x})
+    where = [p.where for p in r.placements]
+    ok(where == ["device", "free", "device", "device", "free", "free", "device"] and "fused" in r.placements[1].note
+       and "view" in r.placements[5].note, "the CNN's placements: Relus fused, Flatten a view", r.report())
+    h = F.relu(F.conv2d(t64(x), t64(w1), t64(b1), padding=1))
+    h = F.relu(F.conv2d(F.max_pool2d(h, 2), t64(w2), padding=1, groups=2))
+    ref = F.linear(h.flatten(1), t64(w3), t64(b3)).numpy()
+    check("the CNN against torch", y, ref, 2.0**-5 * np.abs(ref).max())
+    check("the CNN, run again", again, y)
+
+    xs = rng.standard_normal((2, 3, 17)).astype(np.float32)
+    wc = (rng.standard_normal((6, 3, 4)) / 3).astype(np.float32)
+    m = model([helper.make_node("Conv", ["x", "w"], ["y"], pads=[2, 1], strides=[2], dilations=[2])],
+              [("x", np.float32, xs.shape)], [("y", np.float32, None)], [("w", wc)])
+    (y,), _ = run(m, {"x": xs})
+    ref = F.conv1d(F.pad(t64(xs), [2, 1]), t64(wc), stride=2, dilation=2).numpy()
+    s = F.conv1d(F.pad(t64(np.abs(xs)), [2, 1]), t64(np.abs(wc)), stride=2, dilation=2).numpy()
+    check("1-D Conv against torch", y, ref, (2 * 2.0**-8 + 2.0**-16) * s + 2 * 16 * V * s)
+
+
+def qdq_case(rng):
+    """DequantizeLinear, float Conv (its weights' DequantizeLinear folded), QuantizeLinear."""
+    xq = rng.integers(0, 256, (1, 3, 8, 8)).astype(np.uint8)
+    wq = rng.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8)
+    sx, zx, sw, sy, zy = np.float32(0.02), np.uint8(120), np.float32(0.01), np.float32(0.05), np.uint8(128)
+    nodes = [helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["x"]),
+             helper.make_node("DequantizeLinear", ["wq", "sw"], ["w"]),
+             helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("QuantizeLinear", ["c", "sy", "zy"], ["y"])]
+    m = model(nodes, [("xq", np.uint8, xq.shape)], [("y", np.uint8, (1, 4, 8, 8))],
+              [("sx", np.array(sx)), ("zx", np.array(zx)), ("wq", wq), ("sw", np.array(sw)), ("sy", np.array(sy)),
+               ("zy", np.array(zy))])
+    (y,), r = run(m, {"xq": xq})
+    ok([p.where for p in r.placements] == ["host", "host", "device", "host"] and "folded" in r.placements[1].note,
+       "the QDQ chain's placements", r.report())
+    c = F.conv2d(t64((xq.astype(np.float64) - zx) * sx), t64(wq.astype(np.float64) * sw), padding=1).numpy()
+    ref = np.clip(np.rint(c / sy) + zy, 0, 255)
+    check("the QDQ chain against float64, within one step", y, ref, 1.0)
+
+
+def fallback_and_error_cases(rng):
+    x = rng.standard_normal((2, 5)).astype(np.float32)
+    m = model([helper.make_node("Sigmoid", ["x"], ["y"])], [("x", np.float32, x.shape)], [("y", np.float32, x.shape)])
+    (y,), r = run(m, {"x": x})
+    ok(r.placements[0].where == "fallback" and "Sigmoid" in r.report().splitlines()[-1],
+       "Sigmoid falls back, reported", r.report())
+    ref = 1 / (1 + np.exp(-x.astype(np.float64)))
+    check("Sigmoid (numpy)", y, ref, 8 * V * ref)
+
+    def raises(what, fn, part):
+        try:
+            fn()
+        except tessel.Error as e:
+            ok(e.name == "EINVAL" and part in e.message, what, f"raised {e.name}: {e.message}")
+        else:
+            ok(False, what, "no error")
+    ct = model([helper.make_node("ConvTranspose", ["x", "w"], ["y"])], [("x", np.float32, (1, 1, 3, 3))],
+               [("y", np.float32, None)], [("w", np.ones((1, 1, 2, 2), np.float32))])
+    raises("ConvTranspose: no path", lambda: tessel.onnx.Runner(ct), "ConvTranspose")
+    raises("a missing input", lambda: run(m, {}), "missing ['x']")
+    raises("a float64 input", lambda: run(m, {"x": x.astype(np.float64)}), "float64")
+
+
+def conv_model(path, rng):
+    x = rng.standard_normal((1, 3, 9, 9)).astype(np.float32)
+    w, b = rng.standard_normal((4, 3, 3, 3)).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    m = model([helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[1, 0, 1, 2], strides=[2, 1])],
+              [("x", np.float32, x.shape)], [("y", np.float32, None)], [("w", w), ("b", b)])
+    onnx.save(m, path)
+    return x
+
+
+def cli_and_sim_cases(rng):
+    os.makedirs(WORK, exist_ok=True)
+    path = os.path.join(WORK, "conv.onnx")
+    x = conv_model(path, rng)
+    np.save(os.path.join(WORK, "x.npy"), x)
+    want = tessel.onnx.run(path, {"x": x})[0]
+    out = os.path.join(WORK, "out")
+    p = subprocess.run([sys.executable, "-m", "tessel.onnx", path, "--input", f"x={os.path.join(WORK, 'x.npy')}",
+                        "--out-dir", out], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    ok(p.returncode == 0 and "Conv" in p.stdout and "device" in p.stdout and "fell back to numpy: none" in p.stdout,
+       "python3 -m tessel.onnx: exit 0, the placements", p.stdout)
+    if p.returncode == 0:
+        check("python3 -m tessel.onnx's y.npy", np.load(os.path.join(out, "y.npy")), want)
+    sim = tessel.onnx.run(path, {"x": x}, backend="sim")[0]
+    check("a Conv on the sim, bit for bit the model backend's", sim, want)
+
+
+def main():
+    seed = int(os.environ["SEED"]) if os.environ.get("SEED") else int.from_bytes(os.urandom(4), "little")
+    print(f"onnx_runner: SEED={seed}", flush=True)
+    rng = np.random.default_rng(seed)
+    gelu_cases(rng)
+    for i in range(16):
+        qlinear_matmul_case(rng, i % 2 == 0)
+        qlinear_conv_case(rng, i % 2 == 0)
+    cnn_cases(rng)
+    qdq_case(rng)
+    fallback_and_error_cases(rng)
+    cli_and_sim_cases(rng)
+    print(f"onnx_runner: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -4,13 +4,15 @@
 #                    fail, skip with its reason, fallback; a table per op), the runner's own cases
 #                    (test_runner.py: Gelu, QLinearConv/QLinearMatMul against an integer reference,
 #                    layouts and fusion, fallbacks, errors, the command line, a Conv on the sim;
-#                    SEED=... replays) (~5 s)
+#                    SEED=... replays), and digits.py's MLP and CNN exported by torch.onnx against
+#                    their C path (digits_onnx.py) (~15 s)
 
 ONNX_OUT := $(BUILD)/onnx
 
 TESTS += onnx
 .PHONY: test-onnx
-test-onnx: python $(FW_ELF)
+test-onnx: python $(FW_ELF) $(TESSEL)
 	@rm -rf $(ONNX_OUT) && mkdir -p $(ONNX_OUT)
 	@PYTHONPATH=$(BUILD)/python $(PYTHON) tests/onnx/run_node_tests.py
 	@PYTHONPATH=$(BUILD)/python $(PYTHON) tests/onnx/test_runner.py $(ONNX_OUT)
+	@PYTHONPATH=$(BUILD)/python $(PYTHON) tests/onnx/digits_onnx.py $(TESSEL) $(ONNX_OUT)/digits

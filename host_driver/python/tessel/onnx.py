@@ -22,9 +22,9 @@ gets a placement, and constant operands (weights) are put in the device's layout
             minus 128, which keeps their order and differences exactly.
   host      numpy by design: QuantizeLinear and DequantizeLinear (elementwise scales), and the
             tensor bookkeeping of exported graphs (Shape, Gather, Concat, Cast, ...).
-  free      no computation: Constant, Identity, Reshape, Flatten, Transpose, Squeeze, Unsqueeze
-            (numpy views of the data, copied only when the next device call needs it contiguous),
-            and a Relu fused into the op before it.
+  free      no arithmetic: Constant, Identity, Reshape, Flatten, Transpose, Squeeze, Unsqueeze
+            (numpy's reshapes and transposes: views where numpy can make one), and a Relu fused
+            into the op before it.
   fallback  numpy, because the device has no path for the node (the reason is reported): an
             unsupported op, an input dtype other than float32 (or int8/uint8 where it applies),
             Gelu's erf form. A node with neither makes Runner() raise tessel.Error.
@@ -365,7 +365,7 @@ class Runner:
             return self._place(name, node, "free", f"fused into {self._fused[node.output[0]]} (its ReLU flag)")
         planner = getattr(self, "_op_" + op, None)
         if planner is None and op in _FREE | _HOST:
-            return self._numpy(node, at, name, *(("free", "a numpy view") if op in _FREE else ("host", "numpy")))
+            return self._numpy(node, at, name, *(("free", "numpy, no arithmetic") if op in _FREE else ("host", "numpy")))
         try:
             if planner is None:
                 raise _NoDevice(f"no device path for {op}")
@@ -650,7 +650,7 @@ class Runner:
         x = node.input[0]
         dims = self._dims(x)
         if self._layout[x] != NHWC or at.get("axis", 1) != 1 or dims is None or dims[1] is None:
-            return self._numpy(node, at, name, "free", "a numpy view")
+            return self._numpy(node, at, name, "free", "numpy, no arithmetic")
         self._steps.append(([node.output[0]], lambda dev, vals: vals[x].reshape(len(vals[x]), -1)))
         self._layout[node.output[0]] = ("flat", dims[1])
         self._place(name, node, "free", "a view of the NHWC tensor, its columns in (h, w, c) order")
@@ -686,7 +686,7 @@ class Runner:
             xa, zp = _int8(self._window_in(vals, x, nd), vals[zx])
             wt = weights(vals)
             win = _Window(at, wt.w.shape[2 - nd:2], nd)
-            p = dev.conv2d(xa, wt.w, groups=groups, x_zero_point=int(zp), **win.kwargs(xa.shape[1:3]))
+            p = dev.conv2d(xa, wt.w, groups=groups, x_zero_point=zp.item(), **win.kwargs(xa.shape[1:3]))
             acc = wt.sums(p, zp) + (vals[b].astype(np.int64) if b else 0)
             return self._window_out(_requant(acc, _multiplier(vals[sx], vals[sw], vals[sy]), vals[zy]), nd)
         self._step(name, node, "conv2d int8, int32 accumulation; requantised on the host", run,

@@ -30,8 +30,8 @@ gets a placement, and constant operands (weights) are put in the device's layout
             Gelu's erf form. A node with neither makes Runner() raise tessel.Error.
 
 Layout: activations stay channels last (NHWC) from one window op to the next. A graph input is
-transposed from NCHW once, before its first window op; a graph output, and the input of an op that
-needs ONNX's layout, once after. Flatten of an NHWC tensor is a view, its columns in (h, w, c)
+transposed from NCHW once, for the window ops that read it; a graph output, or the input of ops
+that need ONNX's layout, once back. Flatten of an NHWC tensor is a view, its columns in (h, w, c)
 order; a Gemm or MatMul reading it with constant weights has their rows put in that order when it
 is planned. Conv weights go from OIHW to HWIO once. 1-D windows (N x C x L) run as 2-D windows one
 row high.
@@ -694,12 +694,15 @@ class Runner:
 
     # ---- running ----------------------------------------------------------------------------------
     def _get(self, vals, name, want=ONNX):
-        """The value of name in the layout want (ONNX, NHWC, or the layout it is held in)."""
-        a, have = vals[name], self._layout[name]
+        """The value of name in the layout want (ONNX, NHWC, or the layout it is held in); a
+        conversion is made once a run, however many ops read it, and kept in vals."""
+        have = self._layout[name]
         if want == have:
-            return a
-        a = _onnx_layout(a, have)
-        return a.transpose(0, 2, 3, 1) if want == NHWC else a
+            return vals[name]
+        if (name, want) not in vals:
+            a = _onnx_layout(vals[name], have)
+            vals[name, want] = np.ascontiguousarray(a.transpose(0, 2, 3, 1) if want == NHWC else a)
+        return vals[name, want]
 
     @property
     def fallbacks(self):

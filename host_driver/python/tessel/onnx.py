@@ -228,6 +228,11 @@ class _Window:
         return None if (factors == 1).all() else factors
 
 
+def _hwio(w):
+    """Conv weights, O x I x kh x kw (or O x I x k, 1-D: one row high), as the device's HWIO."""
+    return (w if w.ndim == 4 else w[:, :, None]).transpose(2, 3, 1, 0)
+
+
 def _np_div(at, a, b):
     if a.dtype.kind == "f":
         return a / b
@@ -452,6 +457,10 @@ class Runner:
             raise _NoDevice(f"{nd}-D window: the device's windows are 2-D")
         return nd
 
+    def _conv_nd(self, at, x, w):
+        """A convolution's spatial axes, from its kernel_shape, else its weights' rank."""
+        return self._window_nd(x, at.get("kernel_shape") or (self._dims(w) or ())[2:])
+
     def _window_in(self, vals, name, nd):
         """The NHWC input of a window op; a 1-D op's N x C x L as N x 1 x L x C."""
         if nd == 2:
@@ -477,10 +486,8 @@ class Runner:
     def _op_Conv(self, node, at, name):
         x, w, b = (list(node.input) + [""])[:3]
         self._float32(x, w, b)
-        nd = self._window_nd(x, at.get("kernel_shape") or (self._dims(w) or ())[2:])
-        groups = at.get("group", 1)
-        hwio = self._once(lambda v: np.ascontiguousarray((v if nd == 2 else v[:, :, None]).transpose(2, 3, 1, 0),
-                                                         np.float32), w)
+        nd, groups = self._conv_nd(at, x, w), at.get("group", 1)
+        hwio = self._once(lambda v: np.ascontiguousarray(_hwio(v), np.float32), w)
         out, relu = self._relu_after(node, name)
 
         def run(dev, vals):
@@ -677,10 +684,8 @@ class Runner:
 
     def _op_QLinearConv(self, node, at, name):
         x, sx, zx, w, sw, zw, sy, zy, b = (list(node.input) + [""])[:9]
-        nd = self._window_nd(x, at.get("kernel_shape") or (self._dims(w) or ())[2:])
-        groups = at.get("group", 1)
-        weights = self._once(lambda v, z: _IntWeights((v if nd == 2 else v[:, :, None]).transpose(2, 3, 1, 0), z,
-                                                      (0, 1, 2), groups), w, zw)
+        nd, groups = self._conv_nd(at, x, w), at.get("group", 1)
+        weights = self._once(lambda v, z: _IntWeights(_hwio(v), z, (0, 1, 2), groups), w, zw)
 
         def run(dev, vals):
             xa, zp = _int8(self._window_in(vals, x, nd), vals[zx])

@@ -25,7 +25,7 @@ float32 evaluation, with u = 2^-8 (the unit roundoff of inputs rounded to bf16) 
   - MatMul, Gemm, Conv: the MXU takes bf16(a) bf16(b), each product within (2u + u^2) |a b|, and
     accumulates K of them in FP32, as the reference does in float32: (K - 1) v sum|a b| each. Gemm's
     alpha, beta C and the bias add, Conv's bias, a few roundings more. Bound: (2u + u^2) S + 2 (K + 4)
-    v (S + |beta C| + |bias|), S = alpha sum|a b| (torch's conv2d in float64 on |x|, |w| for Conv).
+    v (S + |beta C| + |bias|), S = alpha sum|a b| (for Conv, conv_ref.conv of |x| by |w|).
   - Relu: bf16(x): u |y|. MaxPool of float32: the max of bf16 values is bf16 of the max: u |y|.
   - AveragePool, GlobalAveragePool: the FP32 sum of k bf16 values times FP32(1/k), and a host
     rescale where fewer taps count: (u + 2 (k + 3) v) max|x| (a window's mean |x| is at most it).
@@ -44,11 +44,10 @@ import time
 
 import numpy as np
 import onnx
-import torch
-import torch.nn.functional as F
 from onnx import numpy_helper
 
 import tessel.onnx
+from conv_ref import conv
 
 DATA = sys.argv[1] if len(sys.argv) > 1 else "/usr/share/libonnx-testdata/data/node"
 OPS = ["Gemm", "MatMul", "Conv", "Relu", "Add", "MaxPool", "AveragePool", "GlobalAveragePool", "Softmax",
@@ -80,26 +79,6 @@ def attrs(node):
     return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
 
 
-def conv_abs(node, x, w):
-    """sum |x| |w| of each output of the Conv node, in float64 (torch), and K = kh kw c/groups."""
-    at = attrs(node)
-    nd = w.ndim - 2
-    k, s = w.shape[2:], at.get("strides", [1] * nd)
-    d = at.get("dilations", [1] * nd)
-    pads = list(at.get("pads", [0] * 2 * nd))
-    auto = at.get("auto_pad", b"NOTSET").decode()
-    if auto.startswith("SAME"):
-        for i in range(nd):
-            total = max((-(-x.shape[2 + i] // s[i]) - 1) * s[i] + (k[i] - 1) * d[i] + 1 - x.shape[2 + i], 0)
-            small, big = total // 2, total - total // 2
-            pads[i], pads[nd + i] = (small, big) if auto == "SAME_UPPER" else (big, small)
-    torch_pad = [p for i in reversed(range(nd)) for p in (pads[i], pads[nd + i])]   # last axis first
-    xt = F.pad(torch.from_numpy(np.abs(x).astype(np.float64)), torch_pad)
-    conv = F.conv2d if nd == 2 else F.conv1d
-    y = conv(xt, torch.from_numpy(np.abs(w).astype(np.float64)), stride=s, dilation=d, groups=at.get("group", 1))
-    return y.numpy(), math.prod(w.shape[1:])
-
-
 def bound(node, inputs, ref, index):
     """The bound of output number index of the node (module docstring), or None: exact."""
     op, at = node.op_type, attrs(node)
@@ -113,7 +92,8 @@ def bound(node, inputs, ref, index):
         c = abs(at.get("beta", 1.0)) * np.abs(inputs[2]) if len(inputs) > 2 else 0
         return (2 * U + U * U) * s + 2 * (a.shape[-1] + 4) * V * (s + c)
     if op == "Conv":
-        s, k = conv_abs(node, *inputs[:2])
+        x, w = inputs[:2]
+        s, k = conv(np.abs(x), np.abs(w), at), math.prod(w.shape[1:])
         bias = np.abs(inputs[2]).reshape(-1, *[1] * (s.ndim - 2)) if len(inputs) > 2 else 0
         return (2 * U + U * U) * s + 2 * (k + 4) * V * (s + bias)
     if op in ("Relu", "MaxPool"):

@@ -39,6 +39,7 @@ from onnx import helper, numpy_helper
 
 import tessel
 import tessel.onnx
+from conv_ref import conv
 
 WORK = sys.argv[1]
 V = 2.0**-24
@@ -170,7 +171,7 @@ def qlinear_conv_case(rng, const_w):
     s, d = tuple(int(v) for v in rng.integers(1, 3, nd)), tuple(int(v) for v in rng.integers(1, 3, nd))
     size = tuple(int(v) for v in rng.integers(6, 11, nd))
     same = rng.random() < 0.25
-    pads = [0] * 2 * nd if same else [int(v) for v in rng.integers(0, 3, 2 * nd)]
+    pads = [int(v) for v in rng.integers(0, 3, 2 * nd)]
     x = rand_q(rng, x_dt, (int(rng.integers(1, 3)), cin) + size)
     w = rand_q(rng, w_dt, (cout, cin // g) + k)
     fits = rng.random() < 0.5
@@ -181,16 +182,11 @@ def qlinear_conv_case(rng, const_w):
     zy = rand_q(rng, x_dt, ())
     attrs = dict(kernel_shape=k, strides=s, dilations=d, group=g)
     if same:
-        attrs["auto_pad"] = "SAME_UPPER"
-        for i in range(nd):
-            total = max((-(-size[i] // s[i]) - 1) * s[i] + (k[i] - 1) * d[i] + 1 - size[i], 0)
-            pads[i], pads[nd + i] = total // 2, total - total // 2
+        attrs["auto_pad"] = str(rng.choice(["SAME_UPPER", "SAME_LOWER"]))
     else:
         attrs["pads"] = pads
-    xt = F.pad(t64(x.astype(np.int64) - int(zx)), [p for i in reversed(range(nd)) for p in (pads[i], pads[nd + i])])
-    conv = F.conv2d if nd == 2 else F.conv1d
-    acc = conv(xt, t64(w.astype(np.int64) - zw_b), stride=s, dilation=d, groups=g).numpy()
-    acc = acc.astype(np.int64) + bias.reshape(-1, *[1] * nd)
+    acc = conv(x.astype(np.int64) - int(zx), w.astype(np.int64) - zw_b, attrs).astype(np.int64) + \
+        bias.reshape(-1, *[1] * nd)
     ref = requant(acc, sx, sw.reshape(-1, *[1] * nd), sy, zy)
     names = ["x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "b"]
     vals = [x, sx, zx, w, sw, zw, sy, zy, bias]
@@ -235,12 +231,12 @@ def cnn_cases(rng):
 
     xs = rng.standard_normal((2, 3, 17)).astype(np.float32)
     wc = (rng.standard_normal((6, 3, 4)) / 3).astype(np.float32)
-    m = model([helper.make_node("Conv", ["x", "w"], ["y"], pads=[2, 1], strides=[2], dilations=[2])],
-              [("x", np.float32, xs.shape)], [("y", np.float32, None)], [("w", wc)])
+    at = dict(pads=[2, 1], strides=[2], dilations=[2])
+    m = model([helper.make_node("Conv", ["x", "w"], ["y"], **at)], [("x", np.float32, xs.shape)],
+              [("y", np.float32, None)], [("w", wc)])
     (y,), _ = run(m, {"x": xs})
-    ref = F.conv1d(F.pad(t64(xs), [2, 1]), t64(wc), stride=2, dilation=2).numpy()
-    s = F.conv1d(F.pad(t64(np.abs(xs)), [2, 1]), t64(np.abs(wc)), stride=2, dilation=2).numpy()
-    check("1-D Conv against torch", y, ref, (2 * 2.0**-8 + 2.0**-16) * s + 2 * 16 * V * s)
+    s = conv(np.abs(xs), np.abs(wc), at)
+    check("1-D Conv against torch", y, conv(xs, wc, at), (2 * 2.0**-8 + 2.0**-16) * s + 2 * 16 * V * s)
 
 
 def qdq_case(rng):

@@ -369,8 +369,10 @@ class Runner:
         if node.output[0] in self._fused:
             return self._place(name, node, "free", f"fused into {self._fused[node.output[0]]} (its ReLU flag)")
         planner = getattr(self, "_op_" + op, None)
-        if planner is None and op in _FREE | _HOST:
-            return self._numpy(node, at, name, *(("free", "numpy, no arithmetic") if op in _FREE else ("host", "numpy")))
+        if planner is None and op in _FREE:
+            return self._numpy(node, at, name, "free", "numpy, no arithmetic")
+        if planner is None and op in _HOST:
+            return self._numpy(node, at, name, "host", "numpy")
         try:
             if planner is None:
                 raise _NoDevice(f"no device path for {op}")

@@ -14,7 +14,7 @@ Verdicts:
   pass, fail  the node ran on the device (or is free, or on the host by design: QuantizeLinear and
               DequantizeLinear), within the bound below, or exactly;
   skip        not applicable, for the reason printed: an input dtype the device has no path for, a
-              3-D window, MaxPool's Indices output (SKIP). The runner still runs it when it can (a
+              3-D window, MaxPool's Indices output (skip_reason). The runner still runs it when it can (a
               numpy fallback), and a wrong result still fails;
   fallback    applicable, but the runner gave the node to numpy: counted apart, compared too.
 

@@ -262,8 +262,19 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_rmsnorm(tessel_dev_t 
 /* GELU, tanh form: x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) (PyTorch's approximate='tanh'). */
 __attribute__((warn_unused_result)) tessel_status_t tessel_gelu(tessel_dev_t *dev, const tessel_rows_t *r,
                                                                 tessel_completion_t *cpl);
-/* y = x + b elementwise (an ELTWISE ADD; b is m x n, stride ldx, of the same dtype as x), e.g. a
- * residual connection. */
+/* Elementwise functions, one ELTWISE command (docs/isa.md §7) with the VPU's FP32 rules: y = op(x, b)
+ * for the binary ones (b is m x n, stride ldx, of x's dtype), y = op(x) for the unary ones (b NULL).
+ * RELU is max(x, 0) with -0 kept; EXP, RECIP and RSQRT are the VPU's (isa.md gives their ulp
+ * bounds). */
+typedef enum {
+    TESSEL_EW_ADD = 0, TESSEL_EW_MUL = 1, TESSEL_EW_MAX = 2, TESSEL_EW_MIN = 3,   /* binary */
+    TESSEL_EW_RELU = 4, TESSEL_EW_EXP = 5, TESSEL_EW_RECIP = 6, TESSEL_EW_RSQRT = 7   /* unary */
+} tessel_eltwise_op_t;
+
+__attribute__((warn_unused_result)) tessel_status_t tessel_eltwise(tessel_dev_t *dev, const tessel_rows_t *r,
+                                                                   tessel_eltwise_op_t op, const float *b,
+                                                                   tessel_completion_t *cpl);
+/* y = x + b: tessel_eltwise's ADD, e.g. a residual connection. */
 __attribute__((warn_unused_result)) tessel_status_t tessel_add(tessel_dev_t *dev, const tessel_rows_t *r,
                                                                const float *b, tessel_completion_t *cpl);
 /* SiLU: x * sigmoid(x). */

@@ -156,6 +156,7 @@ typedef enum {
     K_BOOL,   /* int, 0 or 1 */
     K_DTYPE,  /* tessel_dtype_t, by name: "int8", "bf16", "int32", "fp32" */
     K_POOL,   /* tessel_pool_kind_t, by name: "max", "avg" */
+    K_EWOP,   /* tessel_eltwise_op_t, by name: "add", "mul", ..., "rsqrt" */
     K_STR,    /* const char *, UTF-8 without NUL; None gives NULL */
     K_OBJ,    /* PyObject * (borrowed from the call's arguments); None gives NULL */
 } kind_t;
@@ -169,15 +170,18 @@ typedef struct {
 
 #define NFIELDS(t) (sizeof(t) / sizeof((t)[0]))
 
-/* The names of the K_DTYPE and K_POOL values. */
+/* The names of the K_DTYPE, K_POOL and K_EWOP values. */
 static const struct {
     kind_t kind;
     int value;
     const char *name;
-} enum_names[] = {{K_DTYPE, TESSEL_INT8, "int8"}, {K_DTYPE, TESSEL_BF16, "bf16"},   {K_DTYPE, TESSEL_INT32, "int32"},
-                  {K_DTYPE, TESSEL_FP32, "fp32"}, {K_POOL, TESSEL_POOL_MAX, "max"}, {K_POOL, TESSEL_POOL_AVG, "avg"}};
+} enum_names[] = {{K_DTYPE, TESSEL_INT8, "int8"},   {K_DTYPE, TESSEL_BF16, "bf16"},    {K_DTYPE, TESSEL_INT32, "int32"},
+                  {K_DTYPE, TESSEL_FP32, "fp32"},   {K_POOL, TESSEL_POOL_MAX, "max"},  {K_POOL, TESSEL_POOL_AVG, "avg"},
+                  {K_EWOP, TESSEL_EW_ADD, "add"},   {K_EWOP, TESSEL_EW_MUL, "mul"},    {K_EWOP, TESSEL_EW_MAX, "max"},
+                  {K_EWOP, TESSEL_EW_MIN, "min"},   {K_EWOP, TESSEL_EW_RELU, "relu"},  {K_EWOP, TESSEL_EW_EXP, "exp"},
+                  {K_EWOP, TESSEL_EW_RECIP, "recip"}, {K_EWOP, TESSEL_EW_RSQRT, "rsqrt"}};
 
-/* o, the name of a K_DTYPE or K_POOL value, into the enum at `at`; 0, or -1 after raising. */
+/* o, the name of a K_DTYPE, K_POOL or K_EWOP value, into the enum at `at`; 0, or -1 after raising. */
 static int store_name(void *at, const field_t *f, PyObject *o)
 {
     const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
@@ -189,8 +193,10 @@ static int store_name(void *at, const field_t *f, PyObject *o)
         if (s && !strcmp(s, enum_names[i].name)) {
             if (f->kind == K_DTYPE)
                 *(tessel_dtype_t *)at = (tessel_dtype_t)enum_names[i].value;
-            else
+            else if (f->kind == K_POOL)
                 *(tessel_pool_kind_t *)at = (tessel_pool_kind_t)enum_names[i].value;
+            else
+                *(tessel_eltwise_op_t *)at = (tessel_eltwise_op_t)enum_names[i].value;
             Py_DECREF(names);
             return 0;
         }
@@ -881,11 +887,12 @@ METHOD(pool2d)
     return done(&b, b.failed || dev_call(SELF, call_pool2d, &o, 1));
 }
 
-/* ---- the row functions and add -------------------------------------------------------------- */
-enum { ROW_SOFTMAX, ROW_LAYERNORM, ROW_RMSNORM, ROW_GELU, ROW_SILU, ROW_ADD };
+/* ---- the row functions and the elementwise ones ---------------------------------------------- */
+enum { ROW_SOFTMAX, ROW_LAYERNORM, ROW_RMSNORM, ROW_GELU, ROW_SILU, ROW_ELTWISE };
 
 typedef struct {
     int fn;                        /* ROW_* */
+    tessel_eltwise_op_t op;
     tessel_rows_t r;
     float scale, eps;
     const float *mask, *gamma, *beta, *b;
@@ -904,7 +911,8 @@ static const field_t softmax_fields[] = {ROWS_FIELDS, FLD(rows_op_t, "scale", sc
 static const field_t layernorm_fields[] = {ROWS_FIELDS, GAMMA_FIELDS, FLD(rows_op_t, "beta", beta_obj, K_OBJ, 0)};
 static const field_t rmsnorm_fields[] = {ROWS_FIELDS, GAMMA_FIELDS};
 static const field_t unary_fields[] = {ROWS_FIELDS};
-static const field_t add_fields[] = {ROWS_FIELDS, FLD(rows_op_t, "b", b_obj, K_OBJ, 1)};
+static const field_t eltwise_fields[] = {ROWS_FIELDS, FLD(rows_op_t, "op", op, K_EWOP, 1),
+                                         FLD(rows_op_t, "b", b_obj, K_OBJ, 0)};
 
 static const struct {
     const char *name;
@@ -915,7 +923,7 @@ static const struct {
                {"rmsnorm", rmsnorm_fields, NFIELDS(rmsnorm_fields)},
                {"gelu", unary_fields, NFIELDS(unary_fields)},
                {"silu", unary_fields, NFIELDS(unary_fields)},
-               {"add", add_fields, NFIELDS(add_fields)}};
+               {"eltwise", eltwise_fields, NFIELDS(eltwise_fields)}};
 
 static tessel_status_t call_rows(tessel_dev_t *dev, void *op)
 {
@@ -926,7 +934,7 @@ static tessel_status_t call_rows(tessel_dev_t *dev, void *op)
     case ROW_RMSNORM: return tessel_rmsnorm(dev, &o->r, o->gamma, o->eps, NULL);
     case ROW_GELU: return tessel_gelu(dev, &o->r, NULL);
     case ROW_SILU: return tessel_silu(dev, &o->r, NULL);
-    default: return tessel_add(dev, &o->r, o->b, NULL);
+    default: return tessel_eltwise(dev, &o->r, o->op, o->b, NULL);
     }
 }
 
@@ -955,7 +963,7 @@ METHOD(layernorm) { return rows(SELF, args, kw, ROW_LAYERNORM); }
 METHOD(rmsnorm) { return rows(SELF, args, kw, ROW_RMSNORM); }
 METHOD(gelu) { return rows(SELF, args, kw, ROW_GELU); }
 METHOD(silu) { return rows(SELF, args, kw, ROW_SILU); }
-METHOD(add) { return rows(SELF, args, kw, ROW_ADD); }
+METHOD(eltwise) { return rows(SELF, args, kw, ROW_ELTWISE); }
 
 /* ---- attention --------------------------------------------------------------------------------- */
 typedef struct {
@@ -1024,7 +1032,8 @@ static PyMethodDef device_methods[] = {
     KW_METHOD(rmsnorm, "rmsnorm(x, y, m, n, in_dtype, out_dtype, gamma, eps): tessel_rmsnorm"),
     KW_METHOD(gelu, "gelu(x, y, m, n, in_dtype, out_dtype): tessel_gelu"),
     KW_METHOD(silu, "silu(x, y, m, n, in_dtype, out_dtype): tessel_silu"),
-    KW_METHOD(add, "add(x, y, m, n, in_dtype, out_dtype, b): tessel_add, y = x + b"),
+    KW_METHOD(eltwise, "eltwise(x, y, m, n, in_dtype, out_dtype, op, b=None): tessel_eltwise, y = op(x, b) or op(x); "
+                       "op one of add, mul, max, min (b m x n), relu, exp, recip, rsqrt (no b)"),
     KW_METHOD(bmm, "bmm(a, b, c, m, n, k, in_dtype, out_dtype, bias=None, relu=False, scale=0, rq_scale=0, "
                    "rq_shift=0, rq_zero_point=0, batch): tessel_bmm"),
     KW_METHOD(attention, "attention(q, k, v, o, batch, lq, lk, d, dv, out_dtype, scale=0, causal=False): "

@@ -1,4 +1,5 @@
-/* libtessel: the row functions, one ROWWISE command each (docs/isa.md §7), and tessel_add (ELTWISE ADD).
+/* libtessel: the row functions, one ROWWISE command each (docs/isa.md §7), and the elementwise ones,
+ * one ELTWISE command each.
  *
  * The host converts only: x to bf16 (BF16) or as it is (FP32), gamma, beta and the mask as FP32;
  * the result is widened back to float. Everything in between runs on the device's VPU.
@@ -9,10 +10,10 @@
 #include "tessel_int.h"
 #include "tsl_insn.h"
 
-/* What one row function needs besides the matrix (ELTWISE ADD for tessel_add: `b` is its B). */
+/* What one row function needs besides the matrix (an ELTWISE: `b` is its B, or NULL for a unary op). */
 typedef struct {
     const char *what;
-    uint32_t op, flags, scale;
+    uint32_t opcode, op, flags, scale;
     const float *mask, *gamma, *beta, *b;
 } row_call_t;
 
@@ -22,7 +23,8 @@ static tessel_status_t run_rows(tessel_dev_t *dev, const tessel_rows_t *r, const
         return TESSEL_EINVAL;
     int in_ok = r && (r->in_dtype == TESSEL_BF16 || r->in_dtype == TESSEL_FP32);
     if (!in_ok || (r->out_dtype != TESSEL_BF16 && r->out_dtype != TESSEL_FP32) || !r->m || !r->n || !r->x || !r->y ||
-        r->ldx < r->n || r->ldy < r->n || (!c->b && (c->op == TSL_ROW_OP_LAYERNORM || c->op == TSL_ROW_OP_RMSNORM) && !c->gamma))
+        r->ldx < r->n || r->ldy < r->n ||
+        (c->opcode == TSL_CMD_OP_ROWWISE && (c->op == TSL_ROW_OP_LAYERNORM || c->op == TSL_ROW_OP_RMSNORM) && !c->gamma))
         return tessel_fail(dev, TESSEL_EINVAL, "%s: invalid arguments (a NULL matrix or gamma, a zero size, a stride "
                            "shorter than a row, or a dtype other than BF16 and FP32)", c->what);
     tessel_info_t info;
@@ -53,7 +55,7 @@ static tessel_status_t run_rows(tessel_dev_t *dev, const tessel_rows_t *r, const
     tessel_cmd_t cmd;
     memset(&cmd, 0, sizeof cmd);
     uint32_t *w = cmd.w;
-    TSL_SET(w, TSL_CMD_OPCODE, c->b ? TSL_CMD_OP_ELTWISE : TSL_CMD_OP_ROWWISE);
+    TSL_SET(w, TSL_CMD_OPCODE, c->opcode);
     TSL_SET(w, TSL_CMD_FLAGS, c->flags | (c->mask ? 1u << TSL_CMD_FLAG_MASK : 0u) |
                                   (c->beta ? 1u << TSL_CMD_FLAG_BIAS : 0u));
     TSL_SET(w, TSL_CMD_A_DTYPE, adt);
@@ -96,7 +98,7 @@ TESSEL_API tessel_status_t tessel_softmax(tessel_dev_t *dev, const tessel_rows_t
                                           tessel_completion_t *cpl)
 {
     int scaled = scale != 0.0f && scale != 1.0f;
-    row_call_t c = {"tessel_softmax", TSL_ROW_OP_SOFTMAX, scaled ? 1u << TSL_CMD_FLAG_SCALE : 0u,
+    row_call_t c = {"tessel_softmax", TSL_CMD_OP_ROWWISE, TSL_ROW_OP_SOFTMAX, scaled ? 1u << TSL_CMD_FLAG_SCALE : 0u,
                     scaled ? bits(scale) : 0u, mask, NULL, NULL, NULL};
     return run_rows(dev, r, &c, cpl);
 }
@@ -104,33 +106,43 @@ TESSEL_API tessel_status_t tessel_softmax(tessel_dev_t *dev, const tessel_rows_t
 TESSEL_API tessel_status_t tessel_layernorm(tessel_dev_t *dev, const tessel_rows_t *r, const float *gamma,
                                             const float *beta, float eps, tessel_completion_t *cpl)
 {
-    row_call_t c = {"tessel_layernorm", TSL_ROW_OP_LAYERNORM, 0, bits(eps), NULL, gamma, beta, NULL};
+    row_call_t c = {"tessel_layernorm", TSL_CMD_OP_ROWWISE, TSL_ROW_OP_LAYERNORM, 0, bits(eps), NULL, gamma, beta, NULL};
     return run_rows(dev, r, &c, cpl);
 }
 
 TESSEL_API tessel_status_t tessel_rmsnorm(tessel_dev_t *dev, const tessel_rows_t *r, const float *gamma, float eps,
                                           tessel_completion_t *cpl)
 {
-    row_call_t c = {"tessel_rmsnorm", TSL_ROW_OP_RMSNORM, 0, bits(eps), NULL, gamma, NULL, NULL};
+    row_call_t c = {"tessel_rmsnorm", TSL_CMD_OP_ROWWISE, TSL_ROW_OP_RMSNORM, 0, bits(eps), NULL, gamma, NULL, NULL};
     return run_rows(dev, r, &c, cpl);
 }
 
 TESSEL_API tessel_status_t tessel_gelu(tessel_dev_t *dev, const tessel_rows_t *r, tessel_completion_t *cpl)
 {
-    row_call_t c = {"tessel_gelu", TSL_ROW_OP_GELU, 0, 0, NULL, NULL, NULL, NULL};
+    row_call_t c = {"tessel_gelu", TSL_CMD_OP_ROWWISE, TSL_ROW_OP_GELU, 0, 0, NULL, NULL, NULL, NULL};
     return run_rows(dev, r, &c, cpl);
 }
 
 TESSEL_API tessel_status_t tessel_silu(tessel_dev_t *dev, const tessel_rows_t *r, tessel_completion_t *cpl)
 {
-    row_call_t c = {"tessel_silu", TSL_ROW_OP_SILU, 0, 0, NULL, NULL, NULL, NULL};
+    row_call_t c = {"tessel_silu", TSL_CMD_OP_ROWWISE, TSL_ROW_OP_SILU, 0, 0, NULL, NULL, NULL, NULL};
+    return run_rows(dev, r, &c, cpl);
+}
+
+TESSEL_API tessel_status_t tessel_eltwise(tessel_dev_t *dev, const tessel_rows_t *r, tessel_eltwise_op_t op,
+                                          const float *b, tessel_completion_t *cpl)
+{
+    static const uint32_t vpu_op[] = {TSL_VPU_OP_ADD,  TSL_VPU_OP_MUL, TSL_VPU_OP_MAX,   TSL_VPU_OP_MIN,
+                                      TSL_VPU_OP_RELU, TSL_VPU_OP_EXP, TSL_VPU_OP_RECIP, TSL_VPU_OP_RSQRT};
+    if ((unsigned)op >= sizeof vpu_op / sizeof vpu_op[0] || (b == NULL) != tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, vpu_op[op]))
+        return dev ? tessel_fail(dev, TESSEL_EINVAL, "tessel_eltwise: an op other than TESSEL_EW_*, or b %s",
+                                 b ? "given to a unary op" : "NULL for a binary op")
+                   : TESSEL_EINVAL;
+    row_call_t c = {"tessel_eltwise", TSL_CMD_OP_ELTWISE, vpu_op[op], 0, 0, NULL, NULL, NULL, b};
     return run_rows(dev, r, &c, cpl);
 }
 
 TESSEL_API tessel_status_t tessel_add(tessel_dev_t *dev, const tessel_rows_t *r, const float *b, tessel_completion_t *cpl)
 {
-    if (!b)
-        return dev ? tessel_fail(dev, TESSEL_EINVAL, "tessel_add: b is NULL") : TESSEL_EINVAL;
-    row_call_t c = {"tessel_add", TSL_VPU_OP_ADD, 0, 0, NULL, NULL, NULL, b};
-    return run_rows(dev, r, &c, cpl);
+    return tessel_eltwise(dev, r, TESSEL_EW_ADD, b, cpl);
 }

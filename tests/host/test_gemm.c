@@ -467,6 +467,64 @@ static void attention_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t B, uint3
     free(q); free(k); free(v); free(o); free(om); free(oc);
 }
 
+/* tessel_eltwise, every op: on `d` and on the model device (bit for bit), and against the host's
+ * IEEE float: exact for ADD, MUL, MAX, MIN and RELU (the inputs are normal and so are their
+ * results; a BF16 C is that float rounded to nearest even), within 2 ulps for EXP, RECIP and RSQRT
+ * (isa.md: at most 1.25). */
+static void ew_case(tessel_dev_t *d, tessel_dev_t *mdl, tessel_eltwise_op_t op, tessel_dtype_t in,
+                         tessel_dtype_t out)
+{
+    static const char *const names[] = {"add", "mul", "max", "min", "relu", "exp", "recip", "rsqrt"};
+    const uint32_t m = 5, n = 37, mn = m * n;
+    int unary = op >= TESSEL_EW_RELU;
+    char what[96];
+    snprintf(what, sizeof what, "[%s] eltwise %s %ux%u %s->%s", BACKEND, names[op], m, n, dname(in), dname(out));
+    float *x = xmalloc(4u * mn), *b = xmalloc(4u * mn), *y = xmalloc(4u * mn), *ym = xmalloc(4u * mn);
+    for (uint32_t i = 0; i < mn; i++) {   /* 1/64 .. 8, either sign (positive for RECIP and RSQRT) */
+        x[i] = ldexpf(1.0f + (float)below(1u << 20) / (float)(1u << 20), (int)below(10) - 6);
+        b[i] = ldexpf(1.0f + (float)below(1u << 20) / (float)(1u << 20), (int)below(10) - 6);
+        if (op != TESSEL_EW_RECIP && op != TESSEL_EW_RSQRT && (rnd() & 1))
+            x[i] = -x[i];
+        if (rnd() & 1)
+            b[i] = -b[i];
+    }
+    tessel_rows_t r = {m, n, in, out, x, n, y, n};
+    int st = tessel_eltwise(d, &r, op, unary ? NULL : b, NULL);
+    r.y = ym;
+    int stm = tessel_eltwise(mdl, &r, op, unary ? NULL : b, NULL);
+    if (tu_check(&T, st == TESSEL_OK && stm == TESSEL_OK, "%s: status %d / model %d: %s", what, st, stm,
+                 tessel_last_error(d))) {
+        tu_check(&T, !memcmp(y, ym, 4u * mn), "%s: differs from the model device", what);
+        size_t bad = mn;
+        for (uint32_t i = 0; i < mn && bad == mn; i++) {
+            float v = in == TESSEL_BF16 ? ref_f((uint32_t)ref_bf16(ref_u(x[i])) << 16) : x[i];
+            float w = in == TESSEL_BF16 ? ref_f((uint32_t)ref_bf16(ref_u(b[i])) << 16) : b[i];
+            double e;
+            switch (op) {
+            case TESSEL_EW_ADD: e = v + w; break;
+            case TESSEL_EW_MUL: e = v * w; break;
+            case TESSEL_EW_MAX: e = v > w ? v : w; break;
+            case TESSEL_EW_MIN: e = v < w ? v : w; break;
+            case TESSEL_EW_RELU: e = v > 0 ? v : 0; break;
+            case TESSEL_EW_EXP: e = exp(v); break;
+            case TESSEL_EW_RECIP: e = 1.0 / v; break;
+            default: e = 1.0 / sqrt(v); break;
+            }
+            if (op < TESSEL_EW_EXP) {   /* exact: the float result, rounded to BF16 for a BF16 C */
+                float ef = (float)e;
+                if (out == TESSEL_BF16)
+                    ef = ref_f((uint32_t)ref_bf16(ref_u(ef)) << 16);
+                if (y[i] != ef)
+                    bad = i;
+            } else if (!(fabs(y[i] - e) <= ldexp(2.0, ilogb(e) - 23))) {   /* 2 ulps (an FP32 C) */
+                bad = i;
+            }
+        }
+        tu_check(&T, bad == mn, "%s: element %zu is %.9g", what, bad, bad < mn ? (double)y[bad] : 0.0);
+    }
+    free(x); free(b); free(y); free(ym);
+}
+
 static void rows_suite(tessel_dev_t *d, tessel_dev_t *mdl)
 {
     tessel_info_t info;
@@ -475,6 +533,10 @@ static void rows_suite(tessel_dev_t *d, tessel_dev_t *mdl)
     for (int fn = 0; fn < 6; fn++) {
         rows_case(d, mdl, fn, 7, 37, TESSEL_FP32, TESSEL_FP32);
         rows_case(d, mdl, fn, 20, 64, TESSEL_BF16, TESSEL_BF16);
+    }
+    for (int op = TESSEL_EW_ADD; op <= TESSEL_EW_RSQRT; op++) {
+        ew_case(d, mdl, (tessel_eltwise_op_t)op, TESSEL_FP32, TESSEL_FP32);
+        ew_case(d, mdl, (tessel_eltwise_op_t)op, TESSEL_BF16, op < TESSEL_EW_EXP ? TESSEL_BF16 : TESSEL_FP32);
     }
     attention_case(d, mdl, 2, 20, 20, 24, 8, 1, TESSEL_FP32, 1, 1);
     attention_case(d, mdl, 3, 5, 33, 16, 17, 0, TESSEL_BF16, 1, 1);

@@ -381,11 +381,22 @@ class Device:
         """SiLU, x * sigmoid(x), elementwise."""
         return self._rows("silu", _rows_of(x), in_dtype, out_dtype)
 
-    def add(self, x, y, in_dtype="bf16", out_dtype=None):
-        """x + y elementwise for float32 x and y of one shape (both rounded to bf16 first unless
-        in_dtype is "fp32")."""
+    def eltwise(self, op, x, y=None, in_dtype="bf16", out_dtype=None):
+        """op(x, y) elementwise for float32 x and y of one shape, op "add", "mul", "max" or "min";
+        or op(x) for "relu", "exp", "recip", "rsqrt" (y None). The device computes in fp32 from x
+        (and y) rounded to bf16, or as they are with in_dtype "fp32"."""
         x = _rows_of(x)
-        return self._rows("add", x, in_dtype, out_dtype, b=_like(y, x, "y"))
+        kw = {} if y is None else dict(b=_like(y, x, "y"))
+        return self._rows("eltwise", x, in_dtype, out_dtype, op=op, **kw)
+
+    def add(self, x, y, in_dtype="bf16", out_dtype=None):
+        """x + y elementwise: eltwise("add", ...), e.g. a residual connection."""
+        return self.eltwise("add", x, y, in_dtype, out_dtype)
+
+    def relu(self, x, in_dtype="bf16", out_dtype=None):
+        """max(x, 0) elementwise: eltwise("relu", ...); exact with in_dtype "fp32" and out_dtype
+        "fp32"."""
+        return self.eltwise("relu", x, None, in_dtype, out_dtype)
 
     # ---- attention --------------------------------------------------------------------------------
     def attention(self, q, k, v, causal=False, scale=None, out_dtype=None):

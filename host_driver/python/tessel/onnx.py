@@ -15,9 +15,8 @@ gets a placement, and constant operands (weights) are put in the device's layout
             GlobalAveragePool in bf16 with fp32 accumulation (the MXU and the windows read float32
             rounded to bf16); Add, Softmax, LayerNormalization and Gelu (approximate="tanh") on fp32
             values as they are (ROWWISE, ELTWISE); a Relu that follows a Conv, Gemm or MatMul whose
-            output has no other consumer is that call's ReLU flag, any other a depthwise 1x1
-            convolution with unit weights and the flag (the library has no standalone ReLU: its
-            values are rounded to bf16). QLinearConv and QLinearMatMul: int8 x int8 with exact int32
+            output has no other consumer is that call's ReLU flag, any other an ELTWISE RELU in
+            fp32 (exact). QLinearConv and QLinearMatMul: int8 x int8 with exact int32
             accumulators on the device, requantised on the host (below). uint8 tensors run as int8
             minus 128, which keeps their order and differences exactly.
   host      numpy by design: QuantizeLinear and DequantizeLinear (elementwise scales), and the
@@ -552,12 +551,8 @@ class Runner:
 
         def run(dev, vals):
             xa = vals[x]
-            c = xa.shape[-1] if xa.ndim else 1
-            y = dev.conv2d(xa.reshape(xa.shape if xa.ndim == 4 else (1, 1, -1, c)), np.ones((1, 1, 1, c), np.float32),
-                           groups=c, relu=True)
-            return y.reshape(xa.shape)
-        self._step(name, node, "depthwise 1x1 conv2d of unit weights with the ReLU flag (bf16 values)", run,
-                   self._layout[x])
+            return dev.relu(xa.reshape(1, -1), in_dtype="fp32", out_dtype="fp32").reshape(xa.shape)
+        self._step(name, node, "ELTWISE RELU in fp32 (exact)", run, self._layout[x])
 
     def _op_Add(self, node, at, name):
         a, b = node.input

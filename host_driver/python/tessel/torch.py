@@ -529,6 +529,18 @@ def _gelu_check(out, x, approximate="none"):
     return [("", out, ref, _row_bound(x.shape[-1], ref.abs().amax(-1, keepdim=True)))]
 
 
+def _plan_relu(x):
+    return _or_host(_unfit(x), _Lowering("device", "ELTWISE RELU in FP32", _relu_run, _relu_check))
+
+
+def _relu_run(dev, x):
+    return _on_rows(x, -1, lambda r: dev.relu(r, in_dtype="fp32", out_dtype="fp32"))
+
+
+def _relu_check(out, x):
+    return [("", out, aten.relu(_f64(x)), 0.0)]   # exact
+
+
 def _plan_layer_norm(x, shape, w, b, eps):
     return _or_host(_unfit(x, w, b), _Lowering("device+host", "ROWWISE LAYERNORM; on the host, the mean and 1/std "
                                                              "the backward keeps", _layer_norm_run, _layer_norm_check))
@@ -562,16 +574,15 @@ _PLANNERS = {
     aten._log_softmax.default: _plan_log_softmax,
     aten._log_softmax_backward_data.default: _plan_log_softmax_backward,
     aten.gelu.default: _plan_gelu,
+    aten.relu.default: _plan_relu,
     aten.native_layer_norm.default: _plan_layer_norm,
 }
 
 # Why the ops without a lowering that training meets run on the host.
-_NO_ELTWISE = "libtessel has no elementwise product or maximum"
-_RELU = f"{_NO_ELTWISE} (after a GEMM or CONV2D, a ReLU can be their epilogue: fused mode)"
+_NO_ELTWISE = "not lowered to tessel_eltwise's products and sums yet"
 _HOST_WHY = {
-    aten.relu.default: _RELU,
-    aten.relu_.default: _RELU,
-    aten.threshold_backward.default: f"a mask product: {_NO_ELTWISE}",
+    aten.relu_.default: "in place: the device writes a new tensor",
+    aten.threshold_backward.default: "a comparison with the threshold (the VPU has no compare)",
     aten.gelu_backward.default: "GELU's derivative: no device function",
     aten.native_layer_norm_backward.default: f"products, row and column sums: {_NO_ELTWISE}",
     aten._softmax_backward_data.default: f"p (g - sum(g p)): {_NO_ELTWISE}",

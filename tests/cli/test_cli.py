@@ -32,17 +32,12 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tally import Tally, mismatch   # noqa: E402  (tests/ is no package)
+
 TESSEL, CLI_REF, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
-passed = failed = 0
-
-
-def check(ok, what, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}" + (f"\n  {detail}" if detail else ""))
+tally = Tally()
+check = tally.check
 
 
 def limit_memory():
@@ -135,14 +130,14 @@ def geometry(o, k, stride):
 # accumulation (at most K * 2^-24 of the sum of |terms|, well below the 1e-4 allowed here for these
 # K) and, for a bf16 output, its rounding (half an ulp: 2^-8 of |y|).
 def conv_ref(x, w, o):
-    """(exact int64 result or float64 result, tolerance) of conv2d with the options o."""
+    """(exact int64 result or float64 result, tolerance: None when exact) of conv2d with the options o."""
     zp, groups = o.get("x_zp", 0), o.get("groups", 1)
     geo = geometry(o, (w.shape[0], w.shape[1]), (1, 1))
     if x.dtype == np.int8:
         v = conv_sum(taps(x.astype(np.int64), *geo, zp), w.astype(np.int64), groups)
         v = v + o["bias"].astype(np.int64) if "bias" in o else v
         v = np.maximum(v, 0) if o.get("relu") else v
-        return (requant(v, *o["rq"]) if "rq" in o else v), 0
+        return (requant(v, *o["rq"]) if "rq" in o else v), None
     t = taps(bf16(x).astype(np.float64), *geo, 0.0)
     wd = bf16(w).astype(np.float64)
     v = conv_sum(t, wd, groups) * o.get("scale", 1.0)
@@ -153,15 +148,15 @@ def conv_ref(x, w, o):
 
 
 def pool_ref(x, o):
-    """(result, tolerance) of pool2d with the options o."""
+    """(result, tolerance: None when exact) of pool2d with the options o."""
     geo = geometry(o, o["window"], o["window"])
     k = o["window"][0] * o["window"][1]
     if o["kind"] == "max":
         fill = -128 if x.dtype == np.int8 else -np.inf
-        return taps(x if x.dtype == np.int8 else bf16(x), *geo, fill).max(axis=(0, 1)), 0
+        return taps(x if x.dtype == np.int8 else bf16(x), *geo, fill).max(axis=(0, 1)), None
     if x.dtype == np.int8:
         s = taps(x.astype(np.int64), *geo, o.get("x_zp", 0)).sum(axis=(0, 1))
-        return np.sign(s) * ((2 * np.abs(s) + k) // (2 * k)), 0   # round(s / k), ties away from zero
+        return np.sign(s) * ((2 * np.abs(s) + k) // (2 * k)), None   # round(s / k), ties away from zero
     t = taps(bf16(x).astype(np.float64), *geo, 0.0)
     v = t.sum(axis=(0, 1)) / k
     return v, 1e-4 * np.abs(t).sum(axis=(0, 1)) / k + 1e-6 + (np.abs(v) * 2.0**-8 if o.get("bf16_out") else 0)
@@ -184,17 +179,6 @@ def window_args(o):
     if o.get("bf16_out"):
         a += ["--out-dtype", "bf16"]
     return a
-
-
-def first_mismatch(y, ref, tol):
-    """'' when y matches ref within tol, else the first mismatch: index, expected, got."""
-    if y.shape != ref.shape:
-        return f"shape {y.shape}, expected {ref.shape}"
-    bad = np.argwhere(np.abs(y.astype(np.float64) - ref) > tol)
-    if len(bad) == 0:
-        return ""
-    i = tuple(bad[0])
-    return f"{len(bad)} mismatches, first at {i}: expected {ref[i]}, got {y[i]}"
 
 
 def window_cases(rng):
@@ -238,7 +222,7 @@ def window_cases(rng):
             y = np.load(os.path.join(d, "y.npy"))
             st = json.loads(out)
             want = np.int8 if "rq" in o else np.int32 if ty == int8 else np.float32
-            why = first_mismatch(y, ref, tol) or (f"dtype {y.dtype}" if y.dtype != want else "") or \
+            why = mismatch(y, ref, tol) or (f"dtype {y.dtype}" if y.dtype != want else "") or \
                 ("" if st["y"] == list(ref.shape) and st["x"] == list(xs) and st["w"] == list(ws) and
                  st["backend"] == o.get("backend", "model") and st["macs"] > 0 else f"--stats {out!r}")
         check(rc == 0 and not why, f"conv2d {what}: {xs} * {ws}", why)
@@ -272,7 +256,7 @@ def window_cases(rng):
             y = np.load(os.path.join(d, "y.npy"))
             st = json.loads(out)
             want = np.int8 if ty == int8 else np.float32
-            why = first_mismatch(y, ref, tol) or (f"dtype {y.dtype}" if y.dtype != want else "") or \
+            why = mismatch(y, ref, tol) or (f"dtype {y.dtype}" if y.dtype != want else "") or \
                 ("" if st["y"] == list(ref.shape) and st["kind"] == o["kind"] else f"--stats {out!r}")
         check(rc == 0 and not why, f"pool2d {what}: {xs}", why)
 
@@ -466,7 +450,7 @@ def f32_cases(rng):
             ref, tol = rows_ref(fn, (x if o.get("in_fp32") else bf16(x)).astype(np.float64), o)
             y = np.load(os.path.join(d, "y.npy"))
             st = json.loads(out)
-            why = first_mismatch(y, ref, tol) or (f"dtype {y.dtype}" if y.dtype != np.float32 else "") or \
+            why = mismatch(y, ref, tol) or (f"dtype {y.dtype}" if y.dtype != np.float32 else "") or \
                 ("" if st["x"] == list(xs) and st["n"] == xs[-1] and st["rows"] == x.size // xs[-1] and
                  st["in_dtype"] == ("fp32" if o.get("in_fp32") else "bf16") else f"--stats {out!r}")
         check(rc == 0 and not why, f"{fn} {what}: {xs}", why)
@@ -495,7 +479,7 @@ def f32_cases(rng):
             ref, tol = attention_ref(q, k, v, o)
             y = np.load(os.path.join(d, "o.npy"))
             st = json.loads(out)
-            why = first_mismatch(y, ref, tol) or \
+            why = mismatch(y, ref, tol) or \
                 ("" if st["o"] == list(ref.shape) and st["batch"] == int(np.prod(qs[:-2])) and
                  st["causal"] == bool(o.get("causal")) and st["macs"] > 0 else f"--stats {out!r}")
         check(rc == 0 and not why, f"attention {what}: Q {qs}, K {ks}, V {vs}", why)
@@ -801,8 +785,7 @@ def main():
     check(one_error(rc, out, err, 1) and "()" not in err and not os.path.exists(os.path.join(d, "ct.npy")),
           "C larger than HBM: fails with a reason", f"exit {rc}, {err!r}")
 
-    print(f"cli: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.summary("cli")
 
 
 if __name__ == "__main__":

@@ -20,8 +20,9 @@ import torch
 import tessel.onnx
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(REPO, "examples", "digits"))
+sys.path[:0] = [os.path.join(REPO, "examples", "digits"), os.path.join(REPO, "tests")]
 import digits  # noqa: E402  (examples/digits is no package)
+from tally import Tally  # noqa: E402  (nor is tests/)
 
 TESSEL, WORK = sys.argv[1], sys.argv[2]
 
@@ -53,7 +54,7 @@ def main():
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     x_train, x_test, y_train, y_test = digits.load()
-    passed = failed = 0
+    tally = Tally()
     for kind in ("mlp", "cnn"):
         start = time.time()
         model, float_acc = digits.fit(kind, x_train, y_train, x_test, y_test)
@@ -62,14 +63,11 @@ def main():
         print(f"digits {kind} exported by torch.onnx, on tessel.onnx:\n{report}")
         print(f"digits {kind}: {len(x_test)} test images: float {float_acc:.2f} %, C path (int8) {c_acc:.2f} %, "
               f"ONNX (bf16) {onnx_acc:.2f} %  ({time.time() - start:.1f} s)")
-        good = not fallbacks and abs(onnx_acc - c_acc) <= digits.MAX_GAP
-        if not good:
-            print(f"FAIL: digits {kind}: " + ("nodes fell back to numpy" if fallbacks else
-                                               f"the ONNX path's accuracy is more than {digits.MAX_GAP} point from "
-                                               f"the C path's"))
-        passed, failed = passed + good, failed + (not good)
-    print(f"digits_onnx: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+        tally.check(not fallbacks and abs(onnx_acc - c_acc) <= digits.MAX_GAP,
+                    f"digits {kind}: " + ("nodes fell back to numpy" if fallbacks else
+                                          f"the ONNX path's accuracy is more than {digits.MAX_GAP} point from the C "
+                                          f"path's"))
+    return tally.summary("digits_onnx")
 
 
 if __name__ == "__main__":

@@ -49,6 +49,9 @@ from onnx import numpy_helper
 import tessel.onnx
 from conv_ref import conv
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tally import mismatch   # noqa: E402  (tests/ is no package)
+
 DATA = sys.argv[1] if len(sys.argv) > 1 else "/usr/share/libonnx-testdata/data/node"
 OPS = ["Gemm", "MatMul", "Conv", "Relu", "Add", "MaxPool", "AveragePool", "GlobalAveragePool", "Softmax",
        "LayerNormalization", "Gelu", "Reshape", "Flatten", "Transpose", "QuantizeLinear", "DequantizeLinear",
@@ -127,16 +130,11 @@ def compare(got, ref, tol):
     error as a fraction of its bound (0 when exact)."""
     if got.dtype != ref.dtype or got.shape != ref.shape:
         return f"{got.dtype} {got.shape}, expected {ref.dtype} {ref.shape}", 0.0
-    diff = np.abs(got.astype(np.float64) - ref.astype(np.float64))
-    tol = None if tol is None else np.broadcast_to(tol, ref.shape)
-    bad = np.argwhere(diff != 0 if tol is None else ~(diff <= tol))
-    ratio = 0.0 if tol is None or not diff.size else float(np.max(np.divide(diff, tol, out=np.zeros_like(diff),
-                                                                          where=tol > 0)))
-    if len(bad):
-        i = tuple(bad[0])
-        return (f"{len(bad)} of {ref.size} {'differ' if tol is None else 'outside the bound'}, first at {i}: expected "
-                f"{ref[i]!r}, got {got[i]!r}" + ("" if tol is None else f", bound {tol[i]:.3g}")), ratio
-    return "", ratio
+    why = mismatch(got, ref, tol)
+    if why or tol is None or not ref.size:
+        return why, 0.0
+    diff, tol = np.abs(got.astype(np.float64) - ref), np.broadcast_to(tol, ref.shape)
+    return "", float(np.max(np.divide(diff, tol, out=np.zeros_like(diff), where=tol > 0)))
 
 
 def load_pb(path):

@@ -41,31 +41,19 @@ import tessel
 import tessel.onnx
 from conv_ref import conv
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tally import Tally, mismatch   # noqa: E402  (tests/ is no package)
+
 WORK = sys.argv[1]
 V = 2.0**-24
-passed = failed = 0
-
-
-def ok(cond, what, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}" + (f"\n  {detail}" if detail else ""), flush=True)
+tally = Tally()
+ok = tally.check
 
 
 def check(what, got, ref, tol=None):
     """got against ref: exact (and of ref's dtype) when tol is None."""
-    why = f"shape {got.shape}, expected {ref.shape}" if got.shape != ref.shape else \
-        f"dtype {got.dtype}, expected {ref.dtype}" if tol is None and got.dtype != ref.dtype else ""
-    if not why:
-        diff = np.abs(got.astype(np.float64) - ref)
-        bad = np.argwhere(diff != 0 if tol is None else ~(diff <= tol))
-        if len(bad):
-            i = tuple(bad[0])
-            why = f"{len(bad)} of {got.size} differ, first at {i}: expected {ref[i]!r}, got {got[i]!r}" + \
-                ("" if tol is None else f", bound {np.broadcast_to(tol, ref.shape)[i]:.3g}")
+    why = f"dtype {got.dtype}, expected {ref.dtype}" if tol is None and got.dtype != ref.dtype else \
+        mismatch(got, ref, tol)
     ok(not why, what, why)
 
 
@@ -320,8 +308,7 @@ def main():
     qdq_case(rng)
     fallback_and_error_cases(rng)
     cli_and_sim_cases(rng)
-    print(f"onnx_runner: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.summary("onnx_runner")
 
 
 if __name__ == "__main__":

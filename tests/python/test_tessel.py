@@ -45,18 +45,13 @@ import torch.nn.functional as F
 
 import tessel
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tally import Tally, mismatch   # noqa: E402  (tests/ is no package)
+
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 U = 2.0**-24
-passed = failed = 0
-
-
-def ok(cond, what, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}" + (f"\n  {detail}" if detail else ""), flush=True)
+tally = Tally()
+ok = tally.check
 
 
 def guarded(fn, *args):
@@ -70,17 +65,8 @@ def guarded(fn, *args):
 
 def check(what, got, ref, dtype, tol=None):
     """got (the device's array, of numpy dtype `dtype`) against ref: exact when tol is None."""
-    ref = np.asarray(ref, np.float64)
     why = f"dtype {got.dtype}, expected {np.dtype(dtype)}" if got.dtype != dtype else \
-        f"shape {got.shape}, expected {ref.shape}" if got.shape != ref.shape else ""
-    if not why:
-        diff = np.abs(got.astype(np.float64) - ref)
-        bad = np.argwhere(diff != 0 if tol is None else ~(diff <= tol))
-        if len(bad):
-            i = tuple(bad[0])
-            why = f"{len(bad)} of {got.size} {'differ' if tol is None else 'outside the bound'}, first at {i}: " \
-                f"expected {ref[i]!r}, got {got[i]!r}" + \
-                ("" if tol is None else f", |error| {diff[i]:.3g} > bound {np.broadcast_to(tol, ref.shape)[i]:.3g}")
+        mismatch(got, np.asarray(ref, np.float64), tol)
     ok(not why, what, why)
 
 
@@ -600,8 +586,7 @@ def main():
     for fn in (lifetime_cases, thread_cases, sim_cases):
         guarded(fn, rng)
     example_cases()
-    print(f"python: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.summary("python")
 
 
 if __name__ == "__main__":

@@ -52,7 +52,7 @@ import tessel
 import tessel.torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_tessel as tt   # noqa: E402  (ok, check and expect_error count into tt.passed / tt.failed)
+import test_tessel as tt   # noqa: E402  (ok, check and expect_error count into tt.tally)
 
 U8, U = 2.0**-8, 2.0**-24
 GELU_K, GELU_C = math.sqrt(2 / math.pi), 0.044715
@@ -398,8 +398,7 @@ def main():
                                                      nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=2),
                                                      nn.GELU(approximate="tanh"), nn.Flatten(), nn.Linear(128, 10)),
                rand(rng, 2, 3, 8, 8))
-    print(f"torch_device: {tt.passed} passed, {tt.failed} failed")
-    return 1 if tt.failed else 0
+    return tt.tally.summary("torch_device")
 
 
 if __name__ == "__main__":

@@ -14,18 +14,13 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tally import Tally   # noqa: E402  (tests/ is no package)
+
 TESSEL, HELLO, WORK = sys.argv[1:4]
 RAM_BASE = 0x80000000
-passed = failed = 0
-
-
-def check(ok, what, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}" + (f"\n  {detail}" if detail else ""))
+tally = Tally()
+check = tally.check
 
 
 def elf(path, entry=RAM_BASE, ptype=1, code=struct.pack("<I", 0x0000006F)):  # j . (a loop)
@@ -111,5 +106,4 @@ os.close(fd)
 check(buf.count(b"cycles/s") >= 2 and b"\rtessel: " in buf,
       "on a TTY, `tessel run` refreshes a 'N cycles, R cycles/s' line", repr(buf[-200:]))
 
-print(f"sdk_elf: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(tally.summary("sdk_elf"))

@@ -52,9 +52,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tally import Tally, mismatch   # noqa: E402  (tests/ is no package)
+
 TESSEL, WORK = sys.argv[1], sys.argv[2]
 U = 2.0**-24
-passed = failed = 0
+tally = Tally()
 case_no = 0
 
 
@@ -94,24 +97,10 @@ def tessel(sub, arrays, opts):
 
 
 def check(what, run, ref, tol=None):
-    """run = tessel()'s result; exact when tol is None."""
-    global passed, failed
+    """run = tessel()'s result; exact when tol is None. A failure shows the command line."""
     y, cmd, err = run
-    why = f"exit status non-zero: {err}" if y is None else \
-        f"shape {y.shape}, expected {ref.shape}" if y.shape != ref.shape else ""
-    if not why:
-        diff = np.abs(y.astype(np.float64) - ref)
-        bad = np.argwhere(diff != 0 if tol is None else ~(diff <= tol))
-        if len(bad):
-            i = tuple(bad[0])
-            why = f"{len(bad)} of {y.size} {'differ' if tol is None else 'outside the bound'}, first at {i}: " \
-                f"expected {ref[i]!r}, got {y[i]!r}" + \
-                ("" if tol is None else f", |error| {diff[i]:.3g} > bound {np.broadcast_to(tol, ref.shape)[i]:.3g}")
-    if why:
-        failed += 1
-        print(f"FAIL: {what}\n  {cmd}\n  {why}")
-    else:
-        passed += 1
+    why = f"exit status non-zero: {err}" if y is None else mismatch(y, ref, tol)
+    tally.check(not why, what, f"{cmd}\n  {why}")
 
 
 def rand_f32(rng, shape, s=1.0):
@@ -281,8 +270,7 @@ def main():
     for count, case in sweep:
         for _ in range(count):
             case()
-    print(f"torch_ref: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.summary("torch_ref")
 
 
 if __name__ == "__main__":

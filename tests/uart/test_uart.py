@@ -36,20 +36,15 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tally import Tally   # noqa: E402  (tests/ is no package)
+
 MODE = sys.argv[1]
 DEV = sys.argv[2:3]
 FIRMWARE = sys.argv[3] if MODE == "board" else None
 TESSEL, CLI_REF, WORK = sys.argv[4:7] if MODE == "board" else sys.argv[3:6]
-passed = failed = 0
-
-
-def check(ok, what, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}" + (f"\n  {detail}" if detail else ""))
+tally = Tally()
+check = tally.check
 
 
 class Board:
@@ -155,8 +150,7 @@ def board_main():
     small_gemms(b, "board", SMALL_CASES, 0x4321, env)
     last = b.stop()
     check("trapped" not in last, "the control core never trapped", last)
-    print(f"uart_board: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.summary("uart_board")
 
 
 def windows_on_board(b):
@@ -210,8 +204,7 @@ def ice40_main(gl):
         windows_on_board(b)
     b.stop()
     if gl:
-        print(f"uart_ice40_gl: {passed} passed, {failed} failed")
-        return 1 if failed else 0
+        return tally.summary("uart_ice40_gl")
 
     # A board unplugged in the middle of a GEMM: count the bytes a whole run sends, then hang up
     # 400 bytes before the end: past the operand writes, among the instruction pushes and polls
@@ -228,8 +221,7 @@ def ice40_main(gl):
     b.stop()
     check(not ok and "exit 1" in detail and "the device stopped" in detail and "attempts" in detail and secs < 30,
           f"a board that hangs up mid-GEMM fails it cleanly ({secs:.1f} s)", detail)
-    print(f"uart_ice40: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.summary("uart_ice40")
 
 
 def bench_ice40():
@@ -252,8 +244,7 @@ def bench_ice40():
     with open(os.path.join(WORK, "bench-ice40.md"), "w") as f:
         f.write("\n".join(rows) + "\n")
     print("\n".join(rows))
-    print(f"bench_ice40: {passed} passed, {failed} failed ({os.path.join(WORK, 'bench-ice40.md')})")
-    return 1 if failed else 0
+    return tally.summary("bench_ice40", f" ({os.path.join(WORK, 'bench-ice40.md')})")
 
 
 def main():
@@ -346,8 +337,7 @@ def main():
             ok = rc == 1 and "transport failure" in err and "attempts" in err and ("timeout" in err or "CRC" in err)
         check(ok and secs < 30, f"{fault} 40 fails cleanly ({secs:.1f} s)", f"exit {rc}: {err.strip()}")
 
-    print(f"uart: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.summary("uart")
 
 
 if __name__ == "__main__":

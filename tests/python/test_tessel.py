@@ -283,10 +283,16 @@ def row_case(dev, rng, fn):
     xd = as_read(x, in_dtype)
     xt = torch.from_numpy(xd)
     what = f"{fn} x {shape}, in {in_dtype}, out {out}"
-    if fn == "add":
-        y = rand_f32(rng, shape)
-        ref = (xd + as_read(y, in_dtype)).astype(np.float32)   # one fp32 rounding of an exact sum
-        return check(what, dev.add(x, y, in_dtype=in_dtype, out_dtype=out), bf16(ref) if out else ref, np.float32)
+    if fn in ("add", "mul", "max", "min", "relu"):   # one fp32 rounding of the exact result
+        y = None if fn == "relu" else rand_f32(rng, shape)
+        yd = None if y is None else as_read(y, in_dtype)
+        exact = {"add": lambda: xd + yd, "mul": lambda: xd.astype(np.float64) * yd, "max": lambda: np.maximum(xd, yd),
+                 "min": lambda: np.minimum(xd, yd), "relu": lambda: np.maximum(xd, 0)}[fn]
+        ref = exact().astype(np.float32)
+        got = dev.add(x, y, in_dtype=in_dtype, out_dtype=out) if fn == "add" else \
+            dev.relu(x, in_dtype=in_dtype, out_dtype=out) if fn == "relu" else \
+            dev.eltwise(fn, x, y, in_dtype=in_dtype, out_dtype=out)
+        return check(what, got, bf16(ref) if out else ref, np.float32)
     if fn == "softmax":
         scale = float(np.float32(rng.choice([0.125, 2.0]))) if rng.random() < 0.5 else None
         mask = None
@@ -576,7 +582,7 @@ def main():
             for _ in range(12):
                 guarded(pool_case, dev, rng, kind, True)
                 guarded(pool_case, dev, rng, kind, False)
-        for fn in ("softmax", "layernorm", "rmsnorm", "gelu", "silu", "add"):
+        for fn in ("softmax", "layernorm", "rmsnorm", "gelu", "silu", "add", "mul", "max", "min", "relu"):
             for _ in range(10):
                 guarded(row_case, dev, rng, fn)
         for _ in range(20):

@@ -137,15 +137,19 @@ def qlinear_matmul_case(rng, const_w):
     zy = rand_q(rng, x_dt, ())
     acc = np.matmul(a.astype(np.int64) - za, b.astype(np.int64) - zb.astype(np.int64))
     ref = requant(acc, sa, sb, sy, zy)
-    names = ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"]
-    vals = [a, sa, za, b, sb, zb, sy, zy]
-    consts = {"b", "sb", "zb"} if const_w else set()
-    m = model([helper.make_node("QLinearMatMul", names, ["y"])],
-              [(nm, v.dtype, v.shape) for nm, v in zip(names, vals) if nm not in consts], [("y", x_dt, ref.shape)],
-              [(nm, np.asarray(v)) for nm, v in zip(names, vals) if nm in consts])
-    (y,), r = run(m, {nm: np.asarray(v) for nm, v in zip(names, vals) if nm not in consts})
+    vals = dict(a=a, sa=sa, za=za, b=b, sb=sb, zb=zb, sy=sy, zy=zy)
     what = f"QLinearMatMul {a.dtype} {a.shape} by {b.dtype} {b.shape}, weights {'fit' if fits else 'with ones'}" \
         f"{' (initializer)' if const_w else ''}"
+    qlinear_run(what, "QLinearMatMul", {}, vals, {"b", "sb", "zb"} if const_w else set(), x_dt, ref)
+
+
+def qlinear_run(what, op, attrs, vals, consts, y_dt, ref):
+    """A one-node model of op over the inputs `vals` (name: value, in the node's order), those in
+    `consts` as initializers: it runs on the device, and its y is ref exactly."""
+    m = model([helper.make_node(op, list(vals), ["y"], **attrs)],
+              [(nm, v.dtype, v.shape) for nm, v in vals.items() if nm not in consts], [("y", y_dt, ref.shape)],
+              [(nm, np.asarray(v)) for nm, v in vals.items() if nm in consts])
+    (y,), r = run(m, {nm: np.asarray(v) for nm, v in vals.items() if nm not in consts})
     ok(r.placements[0].where == "device", what + ": on the device", r.report())
     check(what, y, ref)
 
@@ -176,17 +180,10 @@ def qlinear_conv_case(rng, const_w):
     acc = conv(x.astype(np.int64) - int(zx), w.astype(np.int64) - zw_b, attrs).astype(np.int64) + \
         bias.reshape(-1, *[1] * nd)
     ref = requant(acc, sx, sw.reshape(-1, *[1] * nd), sy, zy)
-    names = ["x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "b"]
-    vals = [x, sx, zx, w, sw, zw, sy, zy, bias]
-    consts = {"w", "sw", "zw", "b"} if const_w else set()
-    m = model([helper.make_node("QLinearConv", names, ["y"], **attrs)],
-              [(nm, v.dtype, v.shape) for nm, v in zip(names, vals) if nm not in consts], [("y", x_dt, ref.shape)],
-              [(nm, np.asarray(v)) for nm, v in zip(names, vals) if nm in consts])
-    (y,), r = run(m, {nm: np.asarray(v) for nm, v in zip(names, vals) if nm not in consts})
+    vals = dict(x=x, sx=sx, zx=zx, w=w, sw=sw, zw=zw, sy=sy, zy=zy, b=bias)
     what = f"QLinearConv {nd}-D {x.dtype} {x.shape} by {w.dtype} {w.shape} {attrs}, weights " \
         f"{'fit' if fits else 'with ones'}{' (initializer)' if const_w else ''}"
-    ok(r.placements[0].where == "device", what + ": on the device", r.report())
-    check(what, y, ref)
+    qlinear_run(what, "QLinearConv", attrs, vals, {"w", "sw", "zw", "b"} if const_w else set(), x_dt, ref)
 
 
 # ---- float models ----------------------------------------------------------------------------------------

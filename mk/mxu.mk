@@ -2,6 +2,7 @@
 #   make test-mxu-n16          random LOADW/MATMUL programs at N=16 vs the golden model (SEED= replays);
 #                              N = 4, 8 and 16 in make test, N = 32 in make soak
 #   make test-mxu-throughput   back-to-back matmuls with weight swaps: >= 95 % of N^2 MAC/cycle
+#                              (N = 4, 8 and 16; N = 32 with test-mxu-n32 in make soak)
 #   make mxu-trace MXU_N=8 SEED=0x...   rebuild with --trace-fst and replay, writing an FST
 #   make mxu-speed             Verilator cycles/s of the N=16 MXU (bf16 and int8)
 #   make synth-report          Yosys per N: generic, ice40, xilinx -> docs/hardware.md table
@@ -44,7 +45,7 @@ $(MXU_OUT)/fadd/fadd_sim: $(MXU_RTL) hw/sim/mxu/fadd_main.cpp $(MODEL_LIB) mk/mx
 	  { tail -40 $(@D)/build.log; exit 1; }
 
 TESTS += mxu-lint mxu-iverilog mxu-fadd mxu-n4 mxu-n8 mxu-n16 mxu-throughput
-SOAKS += mxu-n32   # the largest array: its build is most of a minute
+SOAKS += mxu-n32   # the largest array (random and throughput): its build is most of a minute
 .PHONY: test-mxu-lint test-mxu-iverilog test-mxu-fadd test-mxu-n4 test-mxu-n8 test-mxu-n16 test-mxu-n32 \
         test-mxu-throughput mxu-trace mxu-speed synth-report
 
@@ -77,10 +78,10 @@ test-mxu-n8: $(MXU_OUT)/n8/mxu_sim
 test-mxu-n16: $(MXU_OUT)/n16/mxu_sim
 	@$< random $(MXU_RUNS)
 test-mxu-n32: $(MXU_OUT)/n32/mxu_sim
-	@$< random $(MXU_RUNS)
+	@$< random $(MXU_RUNS) && $< throughput
 
-test-mxu-throughput: $(MXU_OUT)/n4/mxu_sim $(MXU_OUT)/n8/mxu_sim $(MXU_OUT)/n16/mxu_sim $(MXU_OUT)/n32/mxu_sim
-	@for n in 4 8 16 32; do $(MXU_OUT)/n$$n/mxu_sim throughput || exit 1; done
+test-mxu-throughput: $(MXU_OUT)/n4/mxu_sim $(MXU_OUT)/n8/mxu_sim $(MXU_OUT)/n16/mxu_sim
+	@for n in 4 8 16; do $(MXU_OUT)/n$$n/mxu_sim throughput || exit 1; done
 
 mxu-trace: $(MXU_OUT)/n$(MXU_N)_trace/mxu_sim
 	TRACE=1 $< random 1

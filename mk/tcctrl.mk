@@ -6,12 +6,12 @@
 #                              (make test-tc-n16 runs the same controller inside the whole core)
 #   make test-tcctrl-iverilog  the Icarus compile alone
 #   make soak                  adds test-tcctrl-soak: both configurations with TCCTRL_SOAK_SEGS (5000)
-# Knobs: TCCTRL_SEGS (random segments per run, default 100: about a minute at N=4), SEED (replay).
+# Knobs: TCCTRL_SEGS (random segments per run, default 50: about half a minute at N=4), SEED (replay).
 
 TCCTRL_RTL := $(TSL_RTL_TCCTRL)
 TCCTRL_CPP  := hw/sim/tc/ctrl_main.cpp
 TCCTRL_OUT  := $(BUILD)/tcctrl
-TCCTRL_SEGS ?= 100
+TCCTRL_SEGS ?= 50
 TCCTRL_SOAK_SEGS ?= 5000
 
 # $(1) = name, $(2) = N, $(3) = VMEM, $(4) = ACC, $(5) = HBM, $(6) = QueueDepth, $(7) = bf16, $(8) = InflightMax

@@ -16,6 +16,7 @@ static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 /* The VMEM and ACC layout of section 8. */
 typedef struct {
     uint32_t n, es, ces, kp, ncb, npan, nch;
+    uint64_t fill_vecs;   /* CONV: INT32 vectors of an A slot's fill */
     uint64_t va[2], vb[2], vo[2], vbias, vend;   /* 64-bit: a bad descriptor may overflow 32 */
     uint64_t acc[2], acc_end;
 } layout_t;
@@ -31,6 +32,7 @@ static layout_t layout_of(const tslm_cfg_t *cfg, const tsl_seq_t *d)
     l.ncb = ceil_div(d->n, l.n);
     l.npan = ceil_div(l.ncb, d->nbw ? d->nbw : 1u);
     l.nch = ceil_div(l.kp, d->kc ? d->kc : 1u);
+    l.fill_vecs = ((uint64_t)d->mc * d->kc * l.es + al - 1u) / al;
     uint64_t p = d->vmem_addr, sz[3] = {(uint64_t)d->mc * d->kc * l.es, (uint64_t)d->kc * d->nbw * n * l.es,
                                         (uint64_t)d->nbw * d->mc * n * l.ces};
     uint64_t *base[3] = {l.va, l.vb, l.vo};
@@ -67,11 +69,10 @@ static int conv_fields_zero(const uint32_t *w)
 /* Check 1 of a CONV descriptor: the window fields, and M, K, MC and KC as they follow from them. */
 static int conv_fields_ok(const tsl_seq_t *d, const layout_t *l)
 {
-    uint64_t fill_vecs = ((uint64_t)d->mc * d->kc * l->es + 4u * l->n - 1u) / (4u * l->n);
     return d->in_h && d->in_w && d->out_h && d->out_w && d->kh && d->kw && d->stride_h && d->stride_w && d->dil_h &&
            d->dil_w && d->cg && d->batch && d->tile_rows && (uint64_t)d->kh * d->kw * d->cg == d->k &&
            (uint64_t)d->batch * d->out_h * d->out_w == d->m && (uint64_t)d->tile_rows * d->out_w == d->mc &&
-           d->kc == l->kp && (d->dtype == TSL_DTYPE_INT8 || !d->a_zp) && fill_vecs <= TSL_INSN_VPU_VEC_ROWS_MASK &&
+           d->kc == l->kp && (d->dtype == TSL_DTYPE_INT8 || !d->a_zp) && l->fill_vecs <= TSL_INSN_VPU_VEC_ROWS_MASK &&
            (uint64_t)d->cg * l->es <= TSL_INSN_DMA_XFER_ROW_BYTES_MASK;
 }
 
@@ -224,12 +225,11 @@ static void conv_a(out_t *o, const tsl_seq_t *d, const layout_t *l, const step_t
     int vpad = oh0 + tr > d->out_h ? d->vpad_top > 0 || d->vpad_end < d->out_h
                                    : oh0 < d->vpad_top || oh0 + tr > d->vpad_end;
     if (x->i < 2u || vpad) {
-        uint32_t vecs = (uint32_t)(((uint64_t)d->mc * d->kc * es + 4u * l->n - 1u) / (4u * l->n));
         for (uint32_t st = 0; st < (pattern ? 2u : 1u); st++)
             put(o, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                     .op = st ? TSL_VPU_OP_ADD : TSL_VPU_OP_MUL, .dst_dtype = TSL_DTYPE_INT32,
                     .src1_dtype = TSL_DTYPE_INT32, .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_IMM,
-                    .dst_addr = slot, .src1_addr = slot, .src2_addr = st ? pattern : 0u, .rows = vecs}),
+                    .dst_addr = slot, .src1_addr = slot, .src2_addr = st ? pattern : 0u, .rows = (uint32_t)l->fill_vecs}),
                 0, st + 1u == (pattern ? 2u : 1u) ? TOK_DMA : 0u);
         wait |= TOK_VPU;
     }

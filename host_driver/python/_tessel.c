@@ -1066,10 +1066,118 @@ static PyObject *mod_window_out(PyObject *mod, PyObject *args, PyObject *kw)
     return PyLong_FromUnsignedLong(tessel_window_out(w.in, w.pad0, w.pad1, w.k, w.stride, w.dil));
 }
 
+/* command(**fields) -> the 16 words of a host command (docs/isa.md §7), each field named as its
+ * member of tsl_cmd_t, or of the opcode's geometry, tsl_win_t (CONV2D, POOL2D) or tsl_att_t
+ * (ATTENTION), in tsl_hw.h, so that the spec's layout is the only one. A geometry's fields replace
+ * the command fields of their words: giving both is an error, as is an unknown name or a value its
+ * field cannot hold. */
+typedef struct {
+    const char *name;
+    int kind;        /* 0 command, 1 window, 2 attention */
+    size_t offset;
+} cmd_field_t;
+
+#define CMD_FIELD(m) {#m, 0, offsetof(tsl_cmd_t, m)},
+#define WIN_FIELD(m) {#m, 1, offsetof(tsl_win_t, m)},
+#define ATT_FIELD(m) {#m, 2, offsetof(tsl_att_t, m)},
+static const cmd_field_t cmd_fields[] = {TSL_CMD_FIELDS(CMD_FIELD) TSL_WIN_FIELDS(WIN_FIELD) TSL_ATT_FIELDS(ATT_FIELD)};
+#undef CMD_FIELD
+#undef WIN_FIELD
+#undef ATT_FIELD
+
+/* The words of `v` encoded as a command (kind 0) or a geometry on top of command `w`. */
+static void encode_kind(int kind, const void *v, uint32_t *w)
+{
+    if (kind == 0)
+        tsl_cmd_encode(v, w);
+    else if (kind == 1)
+        tsl_win_encode(v, w);
+    else
+        tsl_att_encode(v, w);
+}
+
+typedef union {
+    tsl_cmd_t cmd;
+    tsl_win_t win;
+    tsl_att_t att;
+} cmd_part_t;
+
+static PyObject *mod_command(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    (void)mod;
+    if (PyTuple_GET_SIZE(args))
+        return fail(TESSEL_EINVAL, "command: fields are keyword arguments");
+    cmd_part_t part[3];
+    memset(part, 0, sizeof part);
+    uint32_t used[3] = {0};   /* the words each kind's fields touch, a bit each */
+    PyObject *op = kw ? PyDict_GetItemString(kw, "opcode") : NULL, *key, *value;
+    long op_v = op && PyLong_Check(op) ? PyLong_AsLong(op) : -1;
+    int geometry = op_v == TSL_CMD_OP_CONV2D || op_v == TSL_CMD_OP_POOL2D ? 1 : op_v == TSL_CMD_OP_ATTENTION ? 2 : 0;
+    Py_ssize_t pos = 0;
+    while (kw && PyDict_Next(kw, &pos, &key, &value)) {
+        const char *name = PyUnicode_AsUTF8(key);
+        const cmd_field_t *f = NULL;
+        for (size_t i = 0; name && i < NFIELDS(cmd_fields) && !f; i++)
+            if (!strcmp(cmd_fields[i].name, name) && (!cmd_fields[i].kind || cmd_fields[i].kind == geometry))
+                f = &cmd_fields[i];
+        if (!f)
+            return fail(TESSEL_EINVAL, "command: no field %.80s in a command of opcode %ld", name ? name : "?", op_v);
+        long long v;
+        if (int_arg(value, name, 0, UINT32_MAX, &v))
+            return NULL;
+        /* the field alone at all ones gives its words and its width */
+        cmd_part_t one;
+        uint32_t probe[TSL_PARAM_CMD_WORDS] = {0}, bits = 0;
+        memset(&one, 0, sizeof one);
+        *(uint32_t *)((char *)&one + f->offset) = UINT32_MAX;
+        encode_kind(f->kind, &one, probe);
+        for (unsigned i = 0; i < TSL_PARAM_CMD_WORDS; i++) {
+            used[f->kind] |= probe[i] ? 1u << i : 0u;
+            bits += (uint32_t)__builtin_popcount(probe[i]);
+        }
+        if (bits < 32 && (uint64_t)v >> bits)
+            return fail(TESSEL_EINVAL, "command: %s = %lld does not fit its %u bits", name, v, bits);
+        *(uint32_t *)((char *)&part[f->kind] + f->offset) = (uint32_t)v;
+    }
+    if (used[0] & used[geometry] & (geometry ? ~0u : 0u))
+        return fail(TESSEL_EINVAL, "command: a window or attention field shares its word with another field given");
+    uint32_t w[TSL_PARAM_CMD_WORDS];
+    for (int kind = 0; kind < 3; kind++)
+        if (!kind || used[kind])
+            encode_kind(kind, &part[kind], w);
+    PyObject *t = PyTuple_New(TSL_PARAM_CMD_WORDS);
+    for (unsigned i = 0; t && i < TSL_PARAM_CMD_WORDS; i++) {
+        PyObject *o = PyLong_FromUnsignedLong(w[i]);
+        if (!o) {
+            Py_CLEAR(t);
+            break;
+        }
+        PyTuple_SET_ITEM(t, i, o);
+    }
+    return t;
+}
+
+/* {name: value} of an enum of tsl_hw.h, from its name function (values 0..255). */
+static PyObject *enum_dict(const char *(*name_of)(uint32_t))
+{
+    PyObject *d = PyDict_New();
+    for (uint32_t v = 0; d && v < 256; v++) {
+        const char *name = name_of(v);
+        PyObject *o = name ? PyLong_FromUnsignedLong(v) : NULL;
+        if (name && (!o || PyDict_SetItemString(d, name, o)))
+            Py_CLEAR(d);
+        Py_XDECREF(o);
+    }
+    return d;
+}
+
 static PyMethodDef module_methods[] = {
     {"open", (PyCFunction)(void (*)(void))mod_open, METH_VARARGS | METH_KEYWORDS,
      "open(backend, port=None, firmware=None, check=False, timeline=None) -> RawDevice: tessel_open "
      "('model', 'sim' or 'uart'; check: TESSEL_OPEN_CHECK)"},
+    {"command", (PyCFunction)(void (*)(void))mod_command, METH_VARARGS | METH_KEYWORDS,
+     "command(**fields) -> the 16 words of a host command, fields named as the members of tsl_cmd_t, "
+     "tsl_win_t or tsl_att_t (tsl_hw.h); for RawDevice.submit"},
     {"window_out", (PyCFunction)(void (*)(void))mod_window_out, METH_VARARGS | METH_KEYWORDS,
      "window_out(in, pad0, pad1, k, stride, dil) -> int: tessel_window_out, 0 when the window does not fit"},
     {NULL, NULL, 0, NULL}};
@@ -1104,6 +1212,18 @@ PyMODINIT_FUNC PyInit__tessel(void)
     }
     bad = bad || !formats || PyModule_AddObjectRef(m, "HOST_FORMATS", formats);
     Py_XDECREF(formats);
+    /* The spec's enums that commands take, {name: value}: CMD_OP, CMD_FLAG (bit positions), DTYPE,
+     * VPU_OP, ROW_OP. */
+    static const struct {
+        const char *name;
+        const char *(*name_of)(uint32_t);
+    } enums[] = {{"CMD_OP", tsl_cmd_op_name}, {"CMD_FLAG", tsl_cmd_flag_name}, {"DTYPE", tsl_dtype_name},
+                 {"VPU_OP", tsl_vpu_op_name}, {"ROW_OP", tsl_row_op_name}};
+    for (size_t i = 0; !bad && i < NFIELDS(enums); i++) {
+        PyObject *d = enum_dict(enums[i].name_of);
+        bad = !d || PyModule_AddObjectRef(m, enums[i].name, d);
+        Py_XDECREF(d);
+    }
     if (bad) {
         Py_DECREF(m);
         return NULL;

@@ -1060,6 +1060,8 @@ typedef struct {
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
     uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_hdr_t;
+/* X(member) for each member of tsl_insn_hdr_t, in order (for tables of fields by name). */
+#define TSL_INSN_HDR_FIELDS(X) X(unit) X(op) X(wait) X(signal) X(notify)
 
 /* The header of any instruction. */
 static inline tsl_insn_hdr_t tsl_insn_hdr_decode(const uint32_t *w)
@@ -1099,6 +1101,8 @@ typedef struct {
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
     uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_sync_t;
+/* X(member) for each member of tsl_insn_sync_t, in order (for tables of fields by name). */
+#define TSL_INSN_SYNC_FIELDS(X) X(unit) X(wait) X(signal) X(notify)
 
 /* Encode a SYNC instruction (OP = TSL_DMA_OP_SYNC). */
 static inline tsl_insn_t tsl_insn_sync_encode(tsl_insn_sync_t f)
@@ -1143,6 +1147,8 @@ typedef struct {
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
     uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_dma_xfer_t;
+/* X(member) for each member of tsl_insn_dma_xfer_t, in order (for tables of fields by name). */
+#define TSL_INSN_DMA_XFER_FIELDS(X) X(op) X(hbm_addr) X(local_addr) X(rows) X(row_bytes) X(hbm_stride) X(local_stride) X(wait) X(signal) X(notify)
 
 /* Encode a DMA_XFER instruction (UNIT = TSL_UNIT_DMA). */
 static inline tsl_insn_t tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t f)
@@ -1190,6 +1196,8 @@ typedef struct {
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
     uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_mxu_loadw_t;
+/* X(member) for each member of tsl_insn_mxu_loadw_t, in order (for tables of fields by name). */
+#define TSL_INSN_MXU_LOADW_FIELDS(X) X(dtype) X(wbuf) X(addr) X(stride) X(wait) X(signal) X(notify)
 
 /* Encode a MXU_LOADW instruction (UNIT = TSL_UNIT_MXU, OP = TSL_MXU_OP_LOADW). */
 static inline tsl_insn_t tsl_insn_mxu_loadw_encode(tsl_insn_mxu_loadw_t f)
@@ -1240,6 +1248,8 @@ typedef struct {
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
     uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_mxu_matmul_t;
+/* X(member) for each member of tsl_insn_mxu_matmul_t, in order (for tables of fields by name). */
+#define TSL_INSN_MXU_MATMUL_FIELDS(X) X(dtype) X(wbuf) X(accumulate) X(act_addr) X(act_stride) X(acc_addr) X(acc_stride) X(rows) X(wait) X(signal) X(notify)
 
 /* Encode a MXU_MATMUL instruction (UNIT = TSL_UNIT_MXU, OP = TSL_MXU_OP_MATMUL). */
 static inline tsl_insn_t tsl_insn_mxu_matmul_encode(tsl_insn_mxu_matmul_t f)
@@ -1298,6 +1308,8 @@ typedef struct {
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
     uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_mxu_matmulk_t;
+/* X(member) for each member of tsl_insn_mxu_matmulk_t, in order (for tables of fields by name). */
+#define TSL_INSN_MXU_MATMULK_FIELDS(X) X(dtype) X(wbuf) X(accumulate) X(act_addr) X(act_stride) X(acc_addr) X(acc_stride) X(rows) X(kblocks) X(w_addr) X(w_stride) X(wait) X(signal) X(notify)
 
 /* Encode a MXU_MATMULK instruction (UNIT = TSL_UNIT_MXU, OP = TSL_MXU_OP_MATMULK). */
 static inline tsl_insn_t tsl_insn_mxu_matmulk_encode(tsl_insn_mxu_matmulk_t f)
@@ -1360,6 +1372,8 @@ typedef struct {
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
     uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_vpu_vec_t;
+/* X(member) for each member of tsl_insn_vpu_vec_t, in order (for tables of fields by name). */
+#define TSL_INSN_VPU_VEC_FIELDS(X) X(op) X(dst_dtype) X(src1_dtype) X(src2_dtype) X(src2_mode) X(dst_addr) X(src1_addr) X(src2_addr) X(rows) X(scale) X(shift) X(zero_point) X(wait) X(signal) X(notify)
 
 /* Encode a VPU_VEC instruction (UNIT = TSL_UNIT_VPU). */
 static inline tsl_insn_t tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t f)
@@ -1425,6 +1439,8 @@ typedef struct {
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
     uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_vpu_epi_t;
+/* X(member) for each member of tsl_insn_vpu_epi_t, in order (for tables of fields by name). */
+#define TSL_INSN_VPU_EPI_FIELDS(X) X(dst_dtype) X(src1_dtype) X(bias) X(relu) X(fscale) X(dst_addr) X(src1_addr) X(src2_addr) X(rows) X(scale) X(shift) X(bvecs) X(zero_point) X(wait) X(signal) X(notify)
 
 /* Encode a VPU_EPI instruction (UNIT = TSL_UNIT_VPU, OP = TSL_VPU_OP_EPI). */
 static inline tsl_insn_t tsl_insn_vpu_epi_encode(tsl_insn_vpu_epi_t f)
@@ -1496,6 +1512,8 @@ typedef struct {
     uint32_t shift TSL_FIELD_DEFAULT; /* REQUANT shift */
     uint32_t zero_point TSL_FIELD_DEFAULT; /* REQUANT zero point */
 } tsl_cmd_t;
+/* X(member) for each member of tsl_cmd_t, in order (for tables of fields by name). */
+#define TSL_CMD_FIELDS(X) X(opcode) X(flags) X(tag) X(a_dtype) X(b_dtype) X(c_dtype) X(vpu_op) X(m) X(n) X(k) X(a_addr) X(lda) X(b_addr) X(ldb) X(c_addr) X(ldc) X(bias_addr) X(scale) X(shift) X(zero_point)
 
 /* Encode `cmd` into the 16 words at `w` (every word is written). */
 static inline void tsl_cmd_encode(const tsl_cmd_t *cmd, uint32_t *w)
@@ -1556,6 +1574,8 @@ typedef struct {
     uint32_t cycles TSL_FIELD_DEFAULT; /* device cycles from fetch to completion */
     uint32_t detail TSL_FIELD_DEFAULT; /* more about an error: TC ERR_CODE, or the index of the bad field */
 } tsl_cpl_t;
+/* X(member) for each member of tsl_cpl_t, in order (for tables of fields by name). */
+#define TSL_CPL_FIELDS(X) X(tag) X(status) X(opcode) X(cycles) X(detail)
 
 /* Encode `cpl` into the 4 words at `w` (every word is written). */
 static inline void tsl_cpl_encode(const tsl_cpl_t *cpl, uint32_t *w)
@@ -1625,6 +1645,8 @@ typedef struct {
     uint32_t batch TSL_FIELD_DEFAULT; /* CONV: images, M = BATCH*OUT_H*OUT_W */
     uint32_t vpad_end TSL_FIELD_DEFAULT; /* CONV: the first output row of an image whose taps reach the padding below */
 } tsl_seq_t;
+/* X(member) for each member of tsl_seq_t, in order (for tables of fields by name). */
+#define TSL_SEQ_FIELDS(X) X(m) X(n) X(k) X(dtype) X(c_dtype) X(bias) X(relu) X(fscale) X(conv) X(a_addr) X(lda) X(b_addr) X(ldb) X(c_addr) X(ldc) X(bias_addr) X(scale) X(shift) X(zero_point) X(mc) X(kc) X(nbw) X(tile_rows) X(vmem_addr) X(acc_addr) X(in_h) X(in_w) X(out_h) X(out_w) X(kh) X(kw) X(stride_h) X(stride_w) X(dil_h) X(dil_w) X(pad_t) X(pad_l) X(cg) X(a_zp) X(vpad_top) X(row_stride) X(img_stride) X(batch) X(vpad_end)
 
 /* Encode `seq` into the 24 words at `w` (every word is written). */
 static inline void tsl_seq_encode(const tsl_seq_t *seq, uint32_t *w)
@@ -1738,6 +1760,8 @@ typedef struct {
     uint32_t batch TSL_FIELD_DEFAULT; /* images, 1..65535 */
     uint32_t a_zp TSL_FIELD_DEFAULT; /* INT8 A: the padding value (the input zero point, two's complement); else 0 */
 } tsl_win_t;
+/* X(member) for each member of tsl_win_t, in order (for tables of fields by name). */
+#define TSL_WIN_FIELDS(X) X(h) X(w) X(c) X(cout) X(kh) X(kw) X(stride_h) X(stride_w) X(pad_t) X(pad_b) X(pad_l) X(pad_r) X(dil_h) X(dil_w) X(groups) X(batch) X(a_zp)
 
 /* Encode `win` into its words of the command at `w` (the other words are untouched). */
 static inline void tsl_win_encode(const tsl_win_t *win, uint32_t *w)
@@ -1790,6 +1814,8 @@ typedef struct {
     uint32_t v_addr TSL_FIELD_DEFAULT; /* HBM address of V (BF16) */
     uint32_t ldv TSL_FIELD_DEFAULT; /* bytes between rows of V */
 } tsl_att_t;
+/* X(member) for each member of tsl_att_t, in order (for tables of fields by name). */
+#define TSL_ATT_FIELDS(X) X(lq) X(lk) X(d) X(dv) X(batch) X(v_addr) X(ldv)
 
 /* Encode `att` into its words of the command at `w` (the other words are untouched). */
 static inline void tsl_att_encode(const tsl_att_t *att, uint32_t *w)

@@ -296,6 +296,8 @@ def c_struct(d, ctype, doc, members):
     for name, mdoc in members:
         d(f"    uint32_t {name} TSL_FIELD_DEFAULT; /* {mdoc} */")
     d(f"}} {ctype};")
+    d(f"/* X(member) for each member of {ctype}, in order (for tables of fields by name). */")
+    d(f"#define {ctype[:-2].upper()}_FIELDS(X) " + " ".join(f"X({name})" for name, _ in members))
 
 
 def c_term(src, f):

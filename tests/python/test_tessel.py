@@ -558,6 +558,34 @@ def sim_cases(rng):
               tol)
 
 
+def command_cases(rng):
+    """_tessel.command() against the spec itself (hw/spec/tessel.toml, read here): each field of the
+    command, and of the window and attention geometries under their opcodes, lands at its word and
+    bits; a value too wide, an unknown field and a field of another geometry are refused."""
+    import tomllib
+    with open(os.path.join(ROOT, "hw", "spec", "tessel.toml"), "rb") as f:
+        spec = tomllib.load(f)
+    command, op = tessel._tessel.command, tessel._tessel.CMD_OP
+    for key, opcode in (("command", op["GEMM"]), ("window", op["CONV2D"]), ("attention", op["ATTENTION"])):
+        for fld in spec[key]["fields"]:
+            name, width = fld["name"].lower(), fld["width"]
+            v = int(rng.integers(1, 1 << width, dtype=np.uint64))
+            words = command(**dict({"opcode": opcode}, **{name: v}))
+            want = [0] * 16
+            want[fld["word"]] |= v << fld["lsb"]
+            want[0] |= opcode if name != "opcode" else 0
+            ok(list(words) == want, f"command: {key} field {name} at word {fld['word']} bit {fld['lsb']}",
+               f"got {words}")
+            if width < 32:
+                expect_error(f"command: {name} wider than {width} bits",
+                             lambda: command(**dict({"opcode": opcode}, **{name: 1 << width})), "EINVAL", "does not fit")
+    expect_error("command: an unknown field", lambda: command(opcode=op["GEMM"], foo=1), "EINVAL", "no field foo")
+    expect_error("command: an attention field in a CONV2D", lambda: command(opcode=op["CONV2D"], lq=1),
+                 "EINVAL", "no field lq")
+    expect_error("command: a window field over a command field of its word",
+                 lambda: command(opcode=op["CONV2D"], h=1, m=1), "EINVAL", "shares its word")
+
+
 def example_cases():
     for path in sorted(glob.glob(os.path.join(ROOT, "examples", "python", "*.py"))):
         p = subprocess.run([sys.executable, path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -589,7 +617,7 @@ def main():
             guarded(attention_case, dev, rng)
         guarded(stats_cases, dev, rng)
         guarded(error_cases, dev, rng)
-    for fn in (lifetime_cases, thread_cases, sim_cases):
+    for fn in (command_cases, lifetime_cases, thread_cases, sim_cases):
         guarded(fn, rng)
     example_cases()
     return tally.summary("python")

@@ -15,8 +15,11 @@ op is also checked by tessel.torch itself; the bounds here are this file's own.
     tessel.Error EMISMATCH naming the op, in a forward and in a backward;
   - the cache: a second call with the same shapes, forward and backward, plans nothing; nor does
     another compile() of a module of the same structure; new shapes plan once more;
-  - the placement report of a training step; strict and fused mode, a bad mode and a non-module
-    are refused; one Linear + GELU forward and backward on the simulated SoC.
+  - the placement report of a training step; fused mode, a bad mode and a non-module are refused;
+    one Linear + GELU forward and backward on the simulated SoC;
+  - strict mode: every numeric case above runs in strict mode too, within the same bounds; a
+    transformer block, a host in-place change of a device result, and three SGD steps equal debug
+    mode's results bit for bit.
 
 Bounds (U8 = 2^-8, bf16's unit roundoff; u = 2^-24, FP32's), against float64 of the unrounded inputs:
   - GEMMs and convolutions, and their input and weight gradients: the device rounds both operands
@@ -87,8 +90,11 @@ def rand(rng, *shape, s=1.0):
     return torch.from_numpy(rng.standard_normal(shape).astype(np.float32) * np.float32(s))
 
 
+MODE = ["debug"]   # the mode compiled() uses: main() runs the numeric cases in "debug", then in "strict"
+
+
 def compiled(module):
-    return tessel.torch.compile(module, mode="debug", backend="model")
+    return tessel.torch.compile(module, mode=MODE[0], backend="model")
 
 
 # ---- forward -----------------------------------------------------------------------------------------
@@ -352,12 +358,75 @@ def placement_case(rng):
 
 def mode_cases():
     m = nn.Linear(3, 2)
-    for mode in ("strict", "fused"):
-        tt.expect_error(f"mode {mode} is refused", lambda: tessel.torch.compile(m, mode=mode), "EINVAL",
-                        f"mode '{mode}' is not implemented yet")
+    tt.expect_error("mode fused is refused", lambda: tessel.torch.compile(m, mode="fused"), "EINVAL",
+                    "mode 'fused' is not implemented yet")
     tt.expect_error("a bad mode is refused", lambda: tessel.torch.compile(m, mode="eager"), "EINVAL", "mode must be")
     tt.expect_error("a non-module is refused", lambda: tessel.torch.compile(lambda x: x), "EINVAL",
                     "torch.nn.Module")
+
+
+class Block(nn.Module):
+    """A small post-LN transformer encoder block, written with the ops a user writes: its heads are
+    views of one projection, its scale a host multiply, its residuals adds."""
+
+    def __init__(self, d, heads, ffn):
+        super().__init__()
+        self.heads = heads
+        self.qkv, self.out = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.ff1, self.ff2 = nn.Linear(d, ffn), nn.Linear(ffn, d)
+        self.norm1, self.norm2 = nn.LayerNorm(d), nn.LayerNorm(d)
+
+    def forward(self, x):
+        n, d = x.shape
+        q, k, v = (t.view(n, self.heads, -1).transpose(0, 1) for t in self.qkv(x).split(d, -1))
+        p = F.softmax(q @ k.transpose(1, 2) * (d // self.heads)**-0.5, -1)
+        x = self.norm1(x + self.out((p @ v).transpose(0, 1).reshape(n, d)))
+        return self.norm2(x + self.ff2(F.gelu(self.ff1(x), approximate="tanh")))
+
+
+def strict_cases(rng):
+    """Strict mode queues each op's commands on tensors left in device memory: its results are the
+    debug mode's bit for bit (the same commands; debug checked each op against PyTorch), with host
+    ops, views, in-place changes and parameter updates in between."""
+    torch.manual_seed(int(rng.integers(1 << 31)))
+    block, x = Block(32, 2, 64).eval(), rand(rng, 16, 32)
+    with torch.no_grad():
+        runs = {mode: tessel.torch.compile(block, mode=mode) for mode in ("debug", "strict")}
+        got = {mode: run(x) for mode, run in runs.items()}
+    check("strict: a transformer block equals debug mode's", got["strict"], got["debug"])
+    stats = runs["strict"].device.stats()["total"]
+    tt.ok(stats["commands"] > 10 and runs["strict"].placement()["aten.mul.Tensor"] == "host",
+          "strict: the block ran as device commands, its scale on the host", str(stats))
+
+    class InPlace(nn.Module):   # the host changes a device result in place: the next GEMM reads the new values
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Linear(12, 8), nn.Linear(8, 4)
+
+        def forward(self, x):
+            y = self.a(x)
+            y.mul_(-2.0)
+            return self.b(y), y
+    m, x = InPlace(), rand(rng, 5, 12)
+    with torch.no_grad():
+        want = tessel.torch.compile(m, mode="debug")(x)
+        have = tessel.torch.compile(m, mode="strict")(x)
+    for i in range(2):
+        check(f"strict: a host in-place change of a device result (output {i})", have[i], want[i])
+
+    # Training: three SGD steps change the parameters between calls; strict re-reads them each step.
+    def train(mode):
+        torch.manual_seed(7)
+        net = nn.Sequential(nn.Linear(20, 16), nn.ReLU(), nn.Linear(16, 4))
+        run, opt = tessel.torch.compile(net, mode=mode), torch.optim.SGD(net.parameters(), lr=0.5)
+        xs, ys = rand(np.random.default_rng(3), 8, 20), torch.arange(8) % 4
+        for _ in range(3):
+            opt.zero_grad()
+            F.cross_entropy(run(xs), ys).backward()
+            opt.step()
+        return [p.detach().clone() for p in net.parameters()]
+    for i, (a, b) in enumerate(zip(train("strict"), train("debug"))):
+        check(f"strict: parameter {i} after three training steps is debug mode's", a, b)
 
 
 def sim_case(rng):
@@ -383,21 +452,25 @@ def main():
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     torch.set_num_threads(1)
-    for lead, k, n in (((5,), 37, 23), ((2, 4), 16, 40), ((1,), 70, 3)):
-        tt.guarded(linear_case, rng, lead, k, n)
-    for geo in conv_geometries():
-        tt.guarded(conv_case, rng, geo)
-        tt.guarded(conv_backward_case, rng, geo)
-    for fn in (rows_cases, linear_backward_case, rows_backward_cases, cross_entropy_case, debug_cases, cache_cases,
-               placement_case, sim_case):
+    for MODE[0] in ("debug", "strict"):   # the numeric cases in each mode
+        for lead, k, n in (((5,), 37, 23), ((2, 4), 16, 40), ((1,), 70, 3)):
+            tt.guarded(linear_case, rng, lead, k, n)
+        for geo in conv_geometries():
+            tt.guarded(conv_case, rng, geo)
+            tt.guarded(conv_backward_case, rng, geo)
+        for fn in (rows_cases, linear_backward_case, rows_backward_cases, cross_entropy_case):
+            tt.guarded(fn, rng)
+        tt.guarded(chain_case, rng, "MLP", nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 32),
+                                                         nn.GELU(approximate="tanh"), nn.Linear(32, 5)),
+                   rand(rng, 8, 20))
+        tt.guarded(chain_case, rng, "CNN", nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(),
+                                                         nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=2),
+                                                         nn.GELU(approximate="tanh"), nn.Flatten(),
+                                                         nn.Linear(128, 10)), rand(rng, 2, 3, 8, 8))
+    MODE[0] = "debug"
+    for fn in (debug_cases, cache_cases, placement_case, strict_cases, sim_case):
         tt.guarded(fn, rng)
     tt.guarded(mode_cases)
-    tt.guarded(chain_case, rng, "MLP", nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 32),
-                                                     nn.GELU(approximate="tanh"), nn.Linear(32, 5)), rand(rng, 8, 20))
-    tt.guarded(chain_case, rng, "CNN", nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(),
-                                                     nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=2),
-                                                     nn.GELU(approximate="tanh"), nn.Flatten(), nn.Linear(128, 10)),
-               rand(rng, 2, 3, 8, 8))
     return tt.tally.summary("torch_device")
 
 

@@ -14,8 +14,10 @@ names the module's graph for the compilation cache.
 
 Modes: "debug" runs one op at a time and compares each device result with PyTorch's CPU result of
 the same op (within the bounds below; a mismatch raises tessel.Error EMISMATCH naming the op). On
-the sim, every command is also checked against the golden model (Device(check=True)). "strict" and
-"fused" are not implemented yet: compile() refuses them.
+the sim, every command is also checked against the golden model (Device(check=True)). "strict"
+queues each op's commands on tensors left in device memory (_Memory) and waits only when the host
+reads one; its results are debug mode's bit for bit. "fused" is not implemented yet: compile()
+refuses it.
 
 The cache: a plan is the list of aten ops a forward (and its backward) ran, in order, each with its
 lowering (device or host, and how). Plans are keyed by the module's graph (the torch.fx code, the
@@ -73,7 +75,8 @@ def compile(module, mode="debug", backend="model", *, device=None):
     as torch tensors, and autograd differentiates through it (the backward's ops on the device too).
 
     mode: "debug" (one op at a time, each device result checked against PyTorch's CPU result);
-    "strict" and "fused" raise tessel.Error EINVAL (not implemented yet). backend: "model" or
+    "strict" (each op queued as device commands on tensors left in device memory, synchronised
+    when the host reads one); "fused" raises tessel.Error EINVAL (not implemented yet). backend: "model" or
     "sim" (opened here with check=True, every command compared with the golden model), or
     device=: an open tessel.Device to use instead. Only what runs inside run() reaches the device:
     to put a loss and its backward there, compile a module that returns the loss."""
@@ -81,9 +84,9 @@ def compile(module, mode="debug", backend="model", *, device=None):
         _fail(_tessel.EINVAL, f"module must be a torch.nn.Module, not {type(module).__name__}")
     if mode not in MODES:
         _fail(_tessel.EINVAL, f"mode must be one of {', '.join(map(repr, MODES))}, not {mode!r}")
-    if mode != "debug":
-        _fail(_tessel.EINVAL, f"mode {mode!r} is not implemented yet: only 'debug' runs today ('strict' and "
-                              f"'fused' will replay the same plans)")
+    if mode == "fused":
+        _fail(_tessel.EINVAL, "mode 'fused' is not implemented yet: 'debug' and 'strict' run today ('fused' will "
+                              "replay the same plans)")
     return Compiled(module, mode, device if device is not None else Device(backend, check=backend != "model"))
 
 
@@ -93,6 +96,7 @@ class Compiled:
 
     def __init__(self, module, mode, device):
         self.module, self.mode, self.device = module, mode, device
+        self.memory = _Memory(device, module) if mode == "strict" else None
         self._graph = _graph_key(module)
         self._counts = collections.Counter()       # plans, ops_planned, cached
         self._placed = collections.Counter()       # (op, where, why) -> calls
@@ -101,12 +105,20 @@ class Compiled:
         plan = self._plan(args)
         params = [p for p in self.module.parameters() if p.requires_grad]
         needs_grad = torch.is_grad_enabled() and (params or any(_requires_grad(a) for a in args))
+        if self.memory:
+            self.memory.reset()   # the last call's device tensors: read back if still pending, then freed
         if not needs_grad:
             with _Mode(self, plan.forward):
-                return self.module(*args)
+                return self._read(self.module(*args))
         spec = []
         outs = _Step.apply(self, plan, spec, len(args), *args, *params)
         return tree_unflatten(list(outs), spec[0])
+
+    def _read(self, tree):
+        """tree, its tensors' device results read back (strict: the host reads them now)."""
+        if self.memory:
+            self.memory.sync(tree)
+        return tree
 
     def _plan(self, args):
         key = (self._graph, self.module.training, torch.is_grad_enabled(), _signature(args))
@@ -140,6 +152,13 @@ class Compiled:
 
     def _execute(self, func, low, args, kwargs):
         self._placed[(_op_name(func), low.where, low.why)] += 1
+        if self.memory:
+            if low.queue is not None:
+                out = low.queue(self.memory, *args, **kwargs)
+                if out is not None:
+                    return out
+            if low.where != "layout":   # a view reads nothing; every other op reads its inputs on the host
+                self.memory.sync((args, kwargs))
         if low.run is None:
             return func(*args, **kwargs)
         out = low.run(self.device, *args, **kwargs)
@@ -223,7 +242,7 @@ class _Step(torch.autograd.Function):
         args = [a.detach().requires_grad_() if _requires_grad(a) else a for a in tensors[:n_args]]
         with torch.enable_grad(), _Mode(run, plan.forward):
             out = run.module(*args)
-        outs, tree = tree_flatten(out)
+        outs, tree = tree_flatten(run._read(out))
         if not all(isinstance(o, torch.Tensor) for o in outs):
             _fail(_tessel.EINVAL, "the module must return tensors (or lists, tuples or dicts of them)")
         spec.append(tree)
@@ -237,9 +256,149 @@ class _Step(torch.autograd.Function):
         pairs = [(o, g) for o, g in zip(ctx.outs, grads) if o.requires_grad]
         wanted = [t for t in ctx.leaves if _requires_grad(t)]
         with _Mode(ctx.run, ctx.plan.backward):
-            got = iter(torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs], allow_unused=True))
+            got = iter(ctx.run._read(torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
+                                                          allow_unused=True)))
         return (None,) * 4 + tuple(next(got) if _requires_grad(t) else None for t in ctx.leaves)
 
+
+# ---- strict mode: device tensors ----------------------------------------------------------------------
+_ES = {"fp32": 4, "bf16": 2}
+
+
+class _Home:
+    """The device copy of a CPU tensor that a queued command makes: the tensor's storage stays
+    unfilled until the host reads it (pending); fp32 (and bf16, made on the device when a GEMM
+    first reads it) are its device buffers; version is the tensor's when its copy was made (an
+    in-place op on the host makes the copy stale). A tensor the host computes from pending ones
+    later has no buffer but fill(), run when it is read."""
+
+    def __init__(self, tensor, fp32=None, fill=None):
+        self.tensor, self.fp32, self.bf16, self.fill, self.pending = tensor, fp32, None, fill, True
+        self.version = tensor._version
+
+
+class _Memory:
+    """Strict mode's device memory: the tensors that commands make (homes), by CPU storage; the
+    parameters uploaded once, until they change; the queued commands, waited for in order when the
+    host reads a pending tensor. reset() (each call of the compiled module) reads back what is
+    still pending and frees the rest but the parameters."""
+
+    def __init__(self, device, module):
+        self.device, self.raw = device, device.raw
+        self.params = {p.storage().data_ptr() for p in module.parameters()}
+        self.homes, self.handles, self.scratch, self.uploads = {}, [], [], {}
+
+    def reset(self):
+        self.sync(list(h.tensor for h in self.homes.values()))
+        for addr in self.scratch:
+            self.raw.free(addr)
+        self.homes, self.scratch = {}, []
+
+    def alloc(self, nbytes):
+        addr = self.raw.alloc(max(nbytes, 4))
+        self.scratch.append(addr)
+        return addr
+
+    def submit(self, **fields):
+        self.handles.append(self.raw.submit(_tessel.command(**fields)))
+
+    def sync(self, tree):
+        """Fill every pending tensor of tree (nested lists, tuples, dicts): wait for every queued
+        command (they run in order), then read the results back."""
+        pending = [h for t in tree_flatten(tree)[0] if isinstance(t, torch.Tensor)
+                   for h in [self.homes.get(t.storage().data_ptr())] if h is not None and h.pending]
+        if not pending:
+            return
+        for h in self.handles:
+            self.raw.wait(h)
+        self.handles = []
+        for home in pending:
+            home.pending = False
+            if home.fill:
+                home.fill()
+            else:
+                self.raw.read(home.fp32, home.tensor.detach().numpy())
+
+    def later(self, t, fill):
+        """t, to be filled by fill() when the host reads it."""
+        self.homes[t.storage().data_ptr()] = _Home(t, fill=fill)
+        return t
+
+    def output(self, shape):
+        """A new CPU tensor and its device buffer, for a command's FP32 result."""
+        t = torch.empty(shape)
+        home = self.homes[t.storage().data_ptr()] = _Home(t, self.alloc(4 * t.numel()))
+        return t, home.fp32
+
+    def matrix(self, t, dtype):
+        """(address, bytes between rows) of t's rows (its last axis) in dtype ("fp32" or "bf16") on
+        the device: t's home when t is a view of it with dense, evenly spaced rows, else t uploaded
+        (a parameter: once, until it changes). t itself, not a view made here: a view made below
+        autograd has a version counter of its own."""
+        es = _ES[dtype]
+        home = self.homes.get(t.storage().data_ptr())
+        n = t.shape[-1]
+        ld = t.stride(0) if t.dim() == 2 else n   # 1-D: one row; more: contiguous only
+        if home is not None and home.fp32 is not None and home.version == home.tensor._version and \
+                (t.stride(-1) == 1 or n == 1) and (t.dim() <= 2 or t.is_contiguous()):
+            if dtype == "bf16" and home.bf16 is None:
+                hn = home.tensor.shape[-1] if home.tensor.dim() else 1
+                home.bf16 = self.alloc(2 * home.tensor.numel())
+                self.submit(opcode=_tessel.CMD_OP["ELTWISE"], vpu_op=_tessel.VPU_OP["MOV"], a_dtype=_DT["fp32"],
+                            c_dtype=_DT["bf16"], m=home.tensor.numel() // hn, n=hn, a_addr=home.fp32, lda=4 * hn,
+                            c_addr=home.bf16, ldc=2 * hn)
+            return (home.bf16 if dtype == "bf16" else home.fp32) + t.storage_offset() * es, ld * es
+        return self.upload(t, dtype), n * es
+
+    def upload(self, t, dtype):
+        """t (any layout, its pending data read first) as a dense row-major array in dtype."""
+        self.sync(t)
+        data = t.detach().contiguous()
+        data = (data.to(torch.bfloat16).view(torch.int16) if dtype == "bf16" else data).numpy()
+        ptr = t.storage().data_ptr()
+        if ptr not in self.params:
+            addr = self.alloc(data.nbytes)
+        else:   # kept: one buffer per view of a parameter, written again when the parameter changes
+            key = (ptr, tuple(t.shape), t.stride(), t.storage_offset(), dtype)
+            addr, version = self.uploads.get(key, (None, None))
+            if version == t._version:
+                return addr
+            addr = addr if addr is not None else self.raw.alloc(data.nbytes)
+            self.uploads[key] = (addr, t._version)
+        self.raw.write(addr, data)
+        return addr
+
+
+_DT = {"fp32": _tessel.DTYPE["FP32"], "bf16": _tessel.DTYPE["BF16"]}
+
+
+def _rows2(t):
+    """(rows, n) when t's last axis holds dense rows evenly spaced (a C-contiguous tensor), else None."""
+    return (t.numel() // t.shape[-1], t.shape[-1]) if t.dim() and t.is_contiguous() and t.numel() else None
+
+
+def _q_gemm(mem, a, b, pc, bias=None):
+    """Queue C = a b (+ bias) into the dense FP32 matrix at pc: one GEMM command, bf16 operands."""
+    m, k = a.shape
+    n = b.shape[1]
+    (pa, lda), (pb, ldb) = mem.matrix(a, "bf16"), mem.matrix(b, "bf16")
+    extra = {} if bias is None else {"flags": 1 << _tessel.CMD_FLAG["BIAS"], "bias_addr": mem.matrix(bias, "fp32")[0]}
+    mem.submit(opcode=_tessel.CMD_OP["GEMM"], a_dtype=_DT["bf16"], b_dtype=_DT["bf16"], c_dtype=_DT["fp32"], m=m, n=n,
+               k=k, a_addr=pa, lda=lda, b_addr=pb, ldb=ldb, c_addr=pc, ldc=4 * n, **extra)
+
+
+def _q_rows(mem, x, opcode, vpu_op, n=None, **fields):
+    """Queue a ROWWISE or ELTWISE command of FP32 rows of n (default: x's last axis): y = f(x); None
+    when x is not contiguous."""
+    if _rows2(x) is None:
+        return None
+    n = n or x.shape[-1]
+    m = x.numel() // n
+    px = mem.matrix(x, "fp32")[0]
+    out, pc = mem.output(x.shape)
+    mem.submit(opcode=_tessel.CMD_OP[opcode], vpu_op=vpu_op, a_dtype=_DT["fp32"], c_dtype=_DT["fp32"], m=m, n=n,
+               a_addr=px, lda=4 * n, c_addr=pc, ldc=4 * n, **fields)
+    return out
 
 # ---- the debug check ----------------------------------------------------------------------------------
 def _compare(op, got, ref, bound):
@@ -279,11 +438,14 @@ def _f64(t):
 class _Lowering:
     """How one aten op runs. where: "device", "device+host", "host" or "layout"; why: what runs where,
     for the report; run(device, *args, **kwargs): the op's outputs (None: the op itself on the host);
-    check(outputs, *args, **kwargs): [(part, got, reference, bound)] for the device's results."""
+    check(outputs, *args, **kwargs): [(part, got, reference, bound)] for the device's results;
+    queue(memory, *args, **kwargs): strict mode's, the op's outputs as device tensors with their
+    commands queued (None: the operands do not fit; then the op runs as run() does, synchronised)."""
     where: str
     why: str
     run: object = None
     check: object = None
+    queue: object = None
 
 
 def _lower(func, args, kwargs):
@@ -326,7 +488,13 @@ def _nchw(a):
 
 # GEMMs: y = a b (+ bias), the operands laid out (transposed, made contiguous) on the host.
 def _plan_mm(a, b):
-    return _or_host(_unfit(a, b), _Lowering("device", "GEMM", _mm_run, _mm_check))
+    return _or_host(_unfit(a, b), _Lowering("device", "GEMM", _mm_run, _mm_check, _mm_queue))
+
+
+def _mm_queue(mem, a, b):
+    out, pc = mem.output((a.shape[0], b.shape[1]))
+    _q_gemm(mem, a, b, pc)
+    return out
 
 
 def _mm_run(dev, a, b):
@@ -341,7 +509,13 @@ def _mm_check(out, a, b):
 def _plan_addmm(bias, a, b, beta=1, alpha=1):
     why = _unfit(bias, a, b) or ("beta or alpha other than 1" if beta != 1 or alpha != 1 else "") or \
         ("a bias that is not one row" if bias.numel() != b.shape[1] or bias.shape[-1] != b.shape[1] else "")
-    return _or_host(why, _Lowering("device", "GEMM with the bias", _addmm_run, _addmm_check))
+    return _or_host(why, _Lowering("device", "GEMM with the bias", _addmm_run, _addmm_check, _addmm_queue))
+
+
+def _addmm_queue(mem, bias, a, b, beta=1, alpha=1):
+    out, pc = mem.output((a.shape[0], b.shape[1]))
+    _q_gemm(mem, a, b, pc, bias)
+    return out
 
 
 def _addmm_run(dev, bias, a, b, beta=1, alpha=1):
@@ -354,7 +528,14 @@ def _addmm_check(out, bias, a, b, beta=1, alpha=1):
 
 
 def _plan_bmm(a, b):
-    return _or_host(_unfit(a, b), _Lowering("device", "a GEMM a block", _bmm_run, _bmm_check))
+    return _or_host(_unfit(a, b), _Lowering("device", "a GEMM a block", _bmm_run, _bmm_check, _bmm_queue))
+
+
+def _bmm_queue(mem, a, b):
+    out, pc = mem.output((a.shape[0], a.shape[1], b.shape[2]))
+    for i in range(a.shape[0]):
+        _q_gemm(mem, a[i], b[i], pc + 4 * i * a.shape[1] * b.shape[2])
+    return out
 
 
 def _bmm_run(dev, a, b):
@@ -459,7 +640,11 @@ def _on_rows(x, dim, fn):
 
 def _plan_softmax(x, dim, half_to_float):
     why = _unfit(x) or ("half_to_float" if half_to_float else "")
-    return _or_host(why, _Lowering("device", "ROWWISE SOFTMAX", _softmax_run, _softmax_check))
+    return _or_host(why, _Lowering("device", "ROWWISE SOFTMAX", _softmax_run, _softmax_check, _softmax_queue))
+
+
+def _softmax_queue(mem, x, dim, half_to_float):
+    return _q_rows(mem, x, "ROWWISE", _tessel.ROW_OP["SOFTMAX"]) if dim % x.dim() == x.dim() - 1 else None
 
 
 def _softmax_run(dev, x, dim, half_to_float):
@@ -517,7 +702,11 @@ def _log_softmax_backward_check(dx, g, out, dim, input_dtype):
 def _plan_gelu(x, approximate="none"):
     why = _unfit(x) or ("the erf form (approximate='none'); the device's GELU is the tanh form"
                         if approximate != "tanh" else "")
-    return _or_host(why, _Lowering("device", "ROWWISE GELU (the tanh form)", _gelu_run, _gelu_check))
+    return _or_host(why, _Lowering("device", "ROWWISE GELU (the tanh form)", _gelu_run, _gelu_check, _gelu_queue))
+
+
+def _gelu_queue(mem, x, approximate="none"):
+    return _q_rows(mem, x, "ROWWISE", _tessel.ROW_OP["GELU"])
 
 
 def _gelu_run(dev, x, approximate="none"):
@@ -530,7 +719,11 @@ def _gelu_check(out, x, approximate="none"):
 
 
 def _plan_relu(x):
-    return _or_host(_unfit(x), _Lowering("device", "ELTWISE RELU in FP32", _relu_run, _relu_check))
+    return _or_host(_unfit(x), _Lowering("device", "ELTWISE RELU in FP32", _relu_run, _relu_check, _relu_queue))
+
+
+def _relu_queue(mem, x):
+    return _q_rows(mem, x, "ELTWISE", _tessel.VPU_OP["RELU"])
 
 
 def _relu_run(dev, x):
@@ -541,9 +734,55 @@ def _relu_check(out, x):
     return [("", out, aten.relu(_f64(x)), 0.0)]   # exact
 
 
+def _plan_add(x, y, alpha=1):
+    why = _unfit(x, y) or ("alpha other than 1" if alpha != 1 else "") or \
+        (f"operands of shapes {tuple(x.shape)} and {tuple(y.shape)}" if x.shape != y.shape else "")
+    return _or_host(why, _Lowering("device", "ELTWISE ADD in FP32", _add_run, _add_check, _add_queue))
+
+
+def _add_run(dev, x, y, alpha=1):
+    return torch.from_numpy(dev.add(_np(x), _np(y), in_dtype="fp32", out_dtype="fp32"))
+
+
+def _add_check(out, x, y, alpha=1):
+    ref = _f64(x) + _f64(y)
+    return [("", out, ref, U * ref.abs())]   # one FP32 rounding
+
+
+def _add_queue(mem, x, y, alpha=1):
+    if _rows2(y) is None:
+        return None
+    return _q_rows(mem, x, "ELTWISE", _tessel.VPU_OP["ADD"], b_dtype=_DT["fp32"], b_addr=mem.matrix(y, "fp32")[0],
+                   ldb=4 * y.shape[-1])
+
+
 def _plan_layer_norm(x, shape, w, b, eps):
     return _or_host(_unfit(x, w, b), _Lowering("device+host", "ROWWISE LAYERNORM; on the host, the mean and 1/std "
-                                                             "the backward keeps", _layer_norm_run, _layer_norm_check))
+                                                             "the backward keeps", _layer_norm_run, _layer_norm_check,
+                                                _layer_norm_queue))
+
+
+def _layer_norm_queue(mem, x, shape, w, b, eps):
+    n = math.prod(shape)
+    if w is None or _rows2(x) is None:
+        return None
+    fields = {"b_addr": mem.matrix(w, "fp32")[0], "scale": _f32_bits(eps)}
+    if b is not None:
+        fields.update(flags=1 << _tessel.CMD_FLAG["BIAS"], bias_addr=mem.matrix(b, "fp32")[0])
+    y = _q_rows(mem, x, "ROWWISE", _tessel.ROW_OP["LAYERNORM"], n, **fields)
+    stats = x.shape[:x.dim() - len(shape)] + (1,) * len(shape)
+    mean, rstd = torch.empty(stats), torch.empty(stats)
+
+    def fill():   # the statistics the backward keeps, on the host from x
+        mem.sync(x)
+        var, mu = torch.var_mean(x.reshape(-1, n), 1, unbiased=False)
+        mean.copy_(mu.reshape(stats))
+        rstd.copy_(torch.rsqrt(var + eps).reshape(stats))
+    return y, mem.later(mean, fill), mem.later(rstd, fill)
+
+
+def _f32_bits(v):
+    return int(np.float32(v).view(np.uint32))
 
 
 def _layer_norm_run(dev, x, shape, w, b, eps):
@@ -575,6 +814,7 @@ _PLANNERS = {
     aten._log_softmax_backward_data.default: _plan_log_softmax_backward,
     aten.gelu.default: _plan_gelu,
     aten.relu.default: _plan_relu,
+    aten.add.Tensor: _plan_add,
     aten.native_layer_norm.default: _plan_layer_norm,
 }
 

@@ -5,7 +5,8 @@
 #   include $(TESSEL_SDK)/sdk.mk
 # Builds $(OUT)/$(PROG).elf (OUT defaults to the current directory) for the RV32IM control core
 # with picolibc; printf goes to the console, returning from main() ends the simulation.
-# Optional: CFLAGS_EXTRA, LDFLAGS_EXTRA, OUT, TESSEL_HW_INCLUDE (where tsl_hw.h lives).
+# Optional: CFLAGS_EXTRA, LDFLAGS_EXTRA, OUT, TESSEL_HW_INCLUDE (where tsl_hw.h lives), and
+# CFLAGS_<file name> for one source (e.g. CFLAGS_cold.c = -Os: it comes last, so it wins).
 
 TESSEL_SDK        := $(abspath $(TESSEL_SDK))
 TESSEL_HW_INCLUDE ?= $(abspath $(TESSEL_SDK)/../hw/include)
@@ -30,10 +31,8 @@ TSL_SDK_SRCS := $(TESSEL_SDK)/crt0.S $(TESSEL_SDK)/src/tsl_hal.c $(TESSEL_SDK)/s
 $(OUT)/$(PROG).elf: $(SRCS) $(TSL_SDK_SRCS) $(TESSEL_SDK)/link.ld $(wildcard $(TESSEL_SDK)/include/*.h) \
                     $(TESSEL_SDK)/sdk.mk
 	@mkdir -p $(dir $@) $@.obj
-	@set -e; for s in $(TSL_SDK_SRCS) $(SRCS); do \
-	  echo "  CC  $$s"; \
-	  $(RISCV_CC) $(TSL_CFLAGS) -c $$s -o $@.obj/$$(basename $$s).o; \
-	done
+	@set -e; $(foreach s,$(TSL_SDK_SRCS) $(SRCS),echo "  CC  $(s)"; \
+	  $(RISCV_CC) $(TSL_CFLAGS) $(CFLAGS_$(notdir $(s))) -c $(s) -o $@.obj/$(notdir $(s)).o;)
 	$(RISCV_CC) $(TSL_LDFLAGS) $@.obj/*.o -o $@
 	@rm -rf $@.obj
 

@@ -24,6 +24,13 @@ void tsl_console_puts(const char *s) {
   while (*s) tsl_console_putc(*s++);
 }
 
+/* "0x" and eight hex digits, without printf: a program that does not print itself (the firmware)
+ * then links no printf for the trap message. */
+static void tsl_console_hex32(uint32_t v) {
+  tsl_console_puts("0x");
+  for (int shift = 28; shift >= 0; shift -= 4) tsl_console_putc("0123456789abcdef"[(v >> shift) & 0xfu]);
+}
+
 void tsl_exit(int code) {
   tsl_sys_write(TSL_SYS_EXIT_OFFSET, (uint32_t)code);
   for (;;) {
@@ -128,7 +135,12 @@ void tsl_trap_dispatch(tsl_trap_frame_t *frame) {
     slot->fn(frame, slot->ctx);
     return;
   }
-  printf("tsl: unhandled trap mcause=0x%08lx mepc=0x%08lx mtval=0x%08lx\n",
-         (unsigned long)cause, (unsigned long)frame->mepc, (unsigned long)frame->mtval);
+  tsl_console_puts("tsl: unhandled trap mcause=");
+  tsl_console_hex32(cause);
+  tsl_console_puts(" mepc=");
+  tsl_console_hex32(frame->mepc);
+  tsl_console_puts(" mtval=");
+  tsl_console_hex32(frame->mtval);
+  tsl_console_putc('\n');
   tsl_exit(128 + (int)(cause & 0x7fu));
 }

@@ -174,22 +174,25 @@ static verdict_t validate_att(const tsl_cp_t *cp, const ring_t *r, const uint32_
         ATT_FAIL(BAD_SHAPE, D);
     if (!b || b * a.lq > cp->hbm_bytes || b * a.lk > cp->hbm_bytes || b * a.d > cp->hbm_bytes)
         ATT_FAIL(BAD_SHAPE, BATCH);
-    if (c->lda < 2u * a.d)
+    /* each operand's rows and row bytes: the heads stacked by rows, or side by side (HEAD_COLUMNS) */
+    int cols = (c->flags & TSL_CP_FLAG(HEAD_COLUMNS)) != 0;
+    uint64_t hr = cols ? 1u : b, hc = cols ? b : 1u;
+    if (c->lda < hc * 2u * a.d)
         FAIL(BAD_SHAPE, TSL_CMD_LDA_WORD);
     if (c->ldb < 2u * a.lk)
         FAIL(BAD_SHAPE, TSL_CMD_LDB_WORD);
-    if (c->ldc < esc * a.dv)
+    if (c->ldc < hc * esc * a.dv)
         FAIL(BAD_SHAPE, TSL_CMD_LDC_WORD);
-    if (a.ldv < 2u * a.dv)
+    if (a.ldv < hc * 2u * a.dv)
         ATT_FAIL(BAD_SHAPE, LDV);
-    /* 6. operands: Q, K transposed, V, O */
-    if (!in_hbm(r, c->a_addr, a.batch * a.lq, c->lda, 2u * a.d))
+    /* 6. operands: Q, K transposed (BATCH D rows either way), V, O */
+    if (!in_hbm(r, c->a_addr, (uint32_t)(hr * a.lq), c->lda, hc * 2u * a.d))
         FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
     if (!in_hbm(r, c->b_addr, a.batch * a.d, c->ldb, 2u * a.lk))
         FAIL(BAD_ADDR, TSL_CMD_B_ADDR_WORD);
-    if (!in_hbm(r, a.v_addr, a.batch * a.lk, a.ldv, 2u * a.dv))
+    if (!in_hbm(r, a.v_addr, (uint32_t)(hr * a.lk), a.ldv, hc * 2u * a.dv))
         ATT_FAIL(BAD_ADDR, V_ADDR);
-    if (!in_hbm(r, c->c_addr, a.batch * a.lq, c->ldc, esc * a.dv))
+    if (!in_hbm(r, c->c_addr, (uint32_t)(hr * a.lq), c->ldc, hc * esc * a.dv))
         FAIL(BAD_ADDR, TSL_CMD_C_ADDR_WORD);
     if (!tsl_cp_att_fits(cp, c))
         ATT_FAIL(BAD_SHAPE, LK);
@@ -221,7 +224,7 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
         allowed = c->vpu_op == TSL_ROW_OP_SOFTMAX ? TSL_CP_FLAG(SCALE) | TSL_CP_FLAG(MASK)
                   : c->vpu_op == TSL_ROW_OP_LAYERNORM ? TSL_CP_FLAG(BIAS) : 0u;
         break;
-    case TSL_CMD_OP_ATTENTION: allowed = TSL_CP_FLAG(CAUSAL); break;
+    case TSL_CMD_OP_ATTENTION: allowed = TSL_CP_FLAG(CAUSAL) | TSL_CP_FLAG(HEAD_COLUMNS); break;
     default: break;
     }
     if (f & ~allowed)

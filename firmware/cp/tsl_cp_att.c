@@ -45,6 +45,8 @@ typedef struct {
     uint32_t s[2], o, s1;            /* ACC: scores, outputs, the softmax's per-row scratch */
     tsl_cp_buf_t Q, K, VM, P[2], OUT, S[2], O;
     uint32_t wb;                     /* the weight buffer of the next MATMULK */
+    uint32_t qh, vh, oh;             /* bytes from one head's Q, V, O to the next's: LQ or LK rows, or
+                                        (HEAD_COLUMNS) D or DV columns */
 } att_t;
 
 /* One step: tile t (rows i0 .. i0 + mr - 1) of head h, in S and P slot s. */
@@ -87,6 +89,10 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, att_t *x)
     x->c = c;
     x->a = tsl_att_decode(w);
     x->n = n;
+    int cols = (c->flags & TSL_CP_FLAG(HEAD_COLUMNS)) != 0;
+    x->qh = cols ? 2u * x->a.d : x->a.lq * c->lda;
+    x->vh = cols ? 2u * x->a.dv : x->a.lk * x->a.ldv;
+    x->oh = cols ? tsl_dtype_bytes(c->c_dtype) * x->a.dv : x->a.lq * c->ldc;
     x->v = tsl_cp_ceil(x->a.lk, n);
     x->kb = tsl_cp_ceil(x->a.d, n);
     x->db = tsl_cp_ceil(x->a.dv, n);
@@ -170,8 +176,7 @@ static void load_k(tsl_cp_t *cp, att_t *x, uint32_t h)
 
 static void load_v(tsl_cp_t *cp, att_t *x, uint32_t h)
 {
-    load(cp, x->a.v_addr + h * x->a.lk * x->a.ldv, x->a.ldv, x->a.lk, 2u * x->a.dv, x->vm, 2u * x->db * x->n, &x->VM,
-         0);
+    load(cp, x->a.v_addr + h * x->vh, x->a.ldv, x->a.lk, 2u * x->a.dv, x->vm, 2u * x->db * x->n, &x->VM, 0);
 }
 
 /* One BF16 MATMULK on the next weight buffer. */
@@ -190,7 +195,7 @@ static void scores(tsl_cp_t *cp, att_t *x, const step_t *st)
 {
     const tsl_cmd_t *c = x->c;
     uint32_t n = x->n;
-    load(cp, c->a_addr + (st->h * x->a.lq + st->i0) * c->lda, c->lda, st->mr, 2u * x->a.d, x->q, 2u * x->kb * n, &x->Q,
+    load(cp, c->a_addr + st->h * x->qh + st->i0 * c->lda, c->lda, st->mr, 2u * x->a.d, x->q, 2u * x->kb * n, &x->Q,
          TOK_MXU);
     for (uint32_t j = 0; j < x->v; j++)
         matmulk(cp, x, (tsl_insn_mxu_matmulk_t){
@@ -250,7 +255,7 @@ static void store(tsl_cp_t *cp, att_t *x, const step_t *st)
 {
     const tsl_cmd_t *c = x->c;
     uint32_t dvp = x->db * x->n, o = x->o;
-    tsl_cp_tile_t t = {.rows = st->mr, .hbm = c->c_addr + (st->h * x->a.lq + st->i0) * c->ldc, .ld = c->ldc};
+    tsl_cp_tile_t t = {.rows = st->mr, .hbm = c->c_addr + st->h * x->oh + st->i0 * c->ldc, .ld = c->ldc};
     if (c->c_dtype == BF) {
         tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                 .op = TSL_VPU_OP_MOV, .dst_dtype = BF, .src1_dtype = FP, .dst_addr = x->out, .src1_addr = o,

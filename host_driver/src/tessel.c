@@ -380,13 +380,14 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
         SPAN("C", c, m, ldc, n);
         break;
     case TSL_CMD_OP_FILL: SPAN("C", c, m, ldc, n); break;
-    case TSL_CMD_OP_ATTENTION: {   /* BATCH heads of rows each */
+    case TSL_CMD_OP_ATTENTION: {   /* BATCH heads of rows each, or side by side (HEAD_COLUMNS) */
         tsl_att_t g = tsl_att_decode(w);
-        uint64_t heads = g.batch;
-        SPAN("A", a, heads * g.lq, lda, 2u * g.d);
-        SPAN("B", b, heads * g.d, ldb, 2u * g.lk);
-        SPAN("V", g.v_addr, heads * g.lk, g.ldv, 2u * g.dv);
-        SPAN("C", c, heads * g.lq, ldc, esc * g.dv);
+        int cols = (f >> TSL_CMD_FLAG_HEAD_COLUMNS) & 1u;
+        uint64_t hr = cols ? 1u : g.batch, hc = cols ? g.batch : 1u;
+        SPAN("A", a, hr * g.lq, lda, hc * 2u * g.d);
+        SPAN("B", b, (uint64_t)g.batch * g.d, ldb, 2u * g.lk);
+        SPAN("V", g.v_addr, hr * g.lk, g.ldv, hc * 2u * g.dv);
+        SPAN("C", c, hr * g.lq, ldc, hc * esc * g.dv);
         break;
     }
     case TSL_CMD_OP_CONV2D:
@@ -592,10 +593,11 @@ static uint64_t out_shape(const uint32_t *w, uint64_t *rows, uint64_t *ld)
         *ld = 0;
         return tsl_win_out_bytes(&g, (uint32_t)ces);
     }
-    case TSL_CMD_OP_ATTENTION: {
+    case TSL_CMD_OP_ATTENTION: {   /* BATCH heads of LQ rows, or LQ rows of BATCH heads (HEAD_COLUMNS) */
         tsl_att_t g = tsl_att_decode(w);
-        *rows = (uint64_t)g.batch * g.lq;
-        return g.dv * ces;
+        int cols = (TSL_GET(w, TSL_CMD_FLAGS) >> TSL_CMD_FLAG_HEAD_COLUMNS) & 1u;
+        *rows = cols ? g.lq : (uint64_t)g.batch * g.lq;
+        return (cols ? g.batch : 1u) * g.dv * ces;
     }
     default: return 0;
     }

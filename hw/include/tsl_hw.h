@@ -16,6 +16,8 @@
 #define TSL_PARAM_HBM_LATENCY 100u /* HBM model read latency in cycles */
 #define TSL_PARAM_HBM_BYTES_PER_CYCLE 32u /* HBM model bandwidth in bytes per cycle */
 #define TSL_PARAM_RAM_BYTES 65536u /* control-core local RAM (code and data) in bytes */
+#define TSL_PARAM_CP_STACK_BYTES 4096u /* the firmware's stack, at the top of the control core's RAM */
+#define TSL_PARAM_KERNEL_BYTES 8192u /* the custom-kernel region of the control core's RAM, just below the firmware's stack: the largest KERNEL image (a multiple of 4) */
 #define TSL_PARAM_BAR0_RAM_OFFSET 65536u /* host BAR0 offset of the window onto the control core's RAM (RAM_BYTES; usable while HOSTIF BOOT.HOLD is set) */
 #define TSL_PARAM_QUEUE_DEPTH 16u /* entries in each per-unit instruction queue */
 #define TSL_PARAM_TOKEN_MAX 65535u /* largest count a dependency-token channel holds */
@@ -121,7 +123,8 @@
 #define TSL_CMD_OP_POOL2D 7u /* C = pool(A) over windows of NHWC A: VPU_OP MAX (max pool) or ADD (average pool) */
 #define TSL_CMD_OP_ROWWISE 8u /* C = f(A) row by row, f the ROW_OP in VPU_OP's bits: softmax, layer norm, RMS norm, GELU, SiLU */
 #define TSL_CMD_OP_ATTENTION 9u /* C = softmax(A x B * SCALE + mask) x V for each head, the scores kept on chip (attention geometry) */
-#define TSL_CMD_OP_LIMIT 10u
+#define TSL_CMD_OP_KERNEL 10u /* copy the N-byte image at A_ADDR into the kernel region of the control core's RAM and call it with ARG0..ARG7 (kernel geometry) */
+#define TSL_CMD_OP_LIMIT 11u
 
 /* ROW_OP: ROWWISE functions (command VPU_OP bits); docs/isa.md section 7 gives each as VPU operations */
 #define TSL_ROW_OP_SOFTMAX 0u /* exp(x - max(x)) / sum(exp(x - max(x))) of each row, after the SCALE and MASK steps */
@@ -140,7 +143,8 @@
 #define TSL_CMD_ERR_BAD_FLAGS 5u /* an unknown flag or reserved field */
 #define TSL_CMD_ERR_DEVICE 6u /* the tensor core reported an error; detail = its ERR_CODE */
 #define TSL_CMD_ERR_TIMEOUT 7u /* the command did not finish in time */
-#define TSL_CMD_ERR_LIMIT 8u
+#define TSL_CMD_ERR_KERNEL 8u /* the custom kernel returned a negative value; detail = that value (two's complement) */
+#define TSL_CMD_ERR_LIMIT 9u
 
 /* CMD_FLAG: command FLAGS bits (bit positions) */
 #define TSL_CMD_FLAG_BIAS 0u /* GEMM: add the bias row */
@@ -150,7 +154,8 @@
 #define TSL_CMD_FLAG_B_IMM 4u /* ELTWISE: B is the scalar in SCALE */
 #define TSL_CMD_FLAG_MASK 5u /* ROWWISE SOFTMAX: add B (M x N, FP32 or BF16) after the scale, e.g. an attention mask */
 #define TSL_CMD_FLAG_CAUSAL 6u /* ATTENTION: the scores of key j > query i + LK - LQ are masked (-inf is added) */
-#define TSL_CMD_FLAG_LIMIT 7u
+#define TSL_CMD_FLAG_HEAD_COLUMNS 7u /* ATTENTION: Q, V and O hold the heads side by side (head h: columns h*D.. of Q, h*DV.. of V and O, LQ or LK rows); B stays K transposed */
+#define TSL_CMD_FLAG_LIMIT 8u
 
 /* Name of a UNIT value, or NULL when it has none. */
 static inline const char *tsl_unit_name(uint32_t v)
@@ -276,6 +281,7 @@ static inline const char *tsl_cmd_op_name(uint32_t v)
     case 7u: return "POOL2D";
     case 8u: return "ROWWISE";
     case 9u: return "ATTENTION";
+    case 10u: return "KERNEL";
     default: return (const char *)0;
     }
 }
@@ -305,6 +311,7 @@ static inline const char *tsl_cmd_err_name(uint32_t v)
     case 5u: return "BAD_FLAGS";
     case 6u: return "DEVICE";
     case 7u: return "TIMEOUT";
+    case 8u: return "KERNEL";
     default: return (const char *)0;
     }
 }
@@ -320,6 +327,7 @@ static inline const char *tsl_cmd_flag_name(uint32_t v)
     case 4u: return "B_IMM";
     case 5u: return "MASK";
     case 6u: return "CAUSAL";
+    case 7u: return "HEAD_COLUMNS";
     default: return (const char *)0;
     }
 }
@@ -1038,6 +1046,36 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_ATT_LDV_SHIFT 0u
 #define TSL_ATT_LDV_MASK 0xFFFFFFFFu
 #define TSL_ATT_WORDS_MASK 0x9038u /* bit i: command word i */
+
+/* Kernel geometry of KERNEL commands, in command words 5, 7, 8, 9, 10, 11, 12, 13, 15 */
+#define TSL_KERN_BUDGET_WORD 5u /* device cycles the host's limits allow the kernel (0: the library's default); the firmware does not read it */
+#define TSL_KERN_BUDGET_SHIFT 0u
+#define TSL_KERN_BUDGET_MASK 0xFFFFFFFFu
+#define TSL_KERN_ARG0_WORD 7u /* the kernel's args[0] */
+#define TSL_KERN_ARG0_SHIFT 0u
+#define TSL_KERN_ARG0_MASK 0xFFFFFFFFu
+#define TSL_KERN_ARG1_WORD 8u /* args[1] */
+#define TSL_KERN_ARG1_SHIFT 0u
+#define TSL_KERN_ARG1_MASK 0xFFFFFFFFu
+#define TSL_KERN_ARG2_WORD 9u /* args[2] */
+#define TSL_KERN_ARG2_SHIFT 0u
+#define TSL_KERN_ARG2_MASK 0xFFFFFFFFu
+#define TSL_KERN_ARG3_WORD 10u /* args[3] */
+#define TSL_KERN_ARG3_SHIFT 0u
+#define TSL_KERN_ARG3_MASK 0xFFFFFFFFu
+#define TSL_KERN_ARG4_WORD 11u /* args[4] */
+#define TSL_KERN_ARG4_SHIFT 0u
+#define TSL_KERN_ARG4_MASK 0xFFFFFFFFu
+#define TSL_KERN_ARG5_WORD 12u /* args[5] */
+#define TSL_KERN_ARG5_SHIFT 0u
+#define TSL_KERN_ARG5_MASK 0xFFFFFFFFu
+#define TSL_KERN_ARG6_WORD 13u /* args[6] */
+#define TSL_KERN_ARG6_SHIFT 0u
+#define TSL_KERN_ARG6_MASK 0xFFFFFFFFu
+#define TSL_KERN_ARG7_WORD 15u /* args[7] */
+#define TSL_KERN_ARG7_SHIFT 0u
+#define TSL_KERN_ARG7_MASK 0xFFFFFFFFu
+#define TSL_KERN_WORDS_MASK 0xBFA0u /* bit i: command word i */
 
 /* Members of the typed structs below are 0 unless given: C zeroes the fields a designated
  * initialiser leaves out; C++ (14 and later) gets default member initialisers to the same end. */
@@ -1839,6 +1877,51 @@ static inline tsl_att_t tsl_att_decode(const uint32_t *w)
     att.v_addr = w[12];
     att.ldv = w[15];
     return att;
+}
+
+/* Kernel geometry of KERNEL commands (command words 5, 7, 8, 9, 10, 11, 12, 13, 15), fields as docs/isa.md */
+typedef struct {
+    uint32_t budget TSL_FIELD_DEFAULT; /* device cycles the host's limits allow the kernel (0: the library's default); the firmware does not read it */
+    uint32_t arg0 TSL_FIELD_DEFAULT; /* the kernel's args[0] */
+    uint32_t arg1 TSL_FIELD_DEFAULT; /* args[1] */
+    uint32_t arg2 TSL_FIELD_DEFAULT; /* args[2] */
+    uint32_t arg3 TSL_FIELD_DEFAULT; /* args[3] */
+    uint32_t arg4 TSL_FIELD_DEFAULT; /* args[4] */
+    uint32_t arg5 TSL_FIELD_DEFAULT; /* args[5] */
+    uint32_t arg6 TSL_FIELD_DEFAULT; /* args[6] */
+    uint32_t arg7 TSL_FIELD_DEFAULT; /* args[7] */
+} tsl_kern_t;
+/* X(member) for each member of tsl_kern_t, in order (for tables of fields by name). */
+#define TSL_KERN_FIELDS(X) X(budget) X(arg0) X(arg1) X(arg2) X(arg3) X(arg4) X(arg5) X(arg6) X(arg7)
+
+/* Encode `kern` into its words of the command at `w` (the other words are untouched). */
+static inline void tsl_kern_encode(const tsl_kern_t *kern, uint32_t *w)
+{
+    w[5] = kern->budget;
+    w[7] = kern->arg0;
+    w[8] = kern->arg1;
+    w[9] = kern->arg2;
+    w[10] = kern->arg3;
+    w[11] = kern->arg4;
+    w[12] = kern->arg5;
+    w[13] = kern->arg6;
+    w[15] = kern->arg7;
+}
+
+/* Decode the kernel geometry of the command at `w`. */
+static inline tsl_kern_t tsl_kern_decode(const uint32_t *w)
+{
+    tsl_kern_t kern;
+    kern.budget = w[5];
+    kern.arg0 = w[7];
+    kern.arg1 = w[8];
+    kern.arg2 = w[9];
+    kern.arg3 = w[10];
+    kern.arg4 = w[11];
+    kern.arg5 = w[12];
+    kern.arg6 = w[13];
+    kern.arg7 = w[15];
+    return kern;
 }
 
 /* Read or write a field of a word array, e.g. tsl_field_get(insn, TSL_INSN_HDR_UNIT_WORD, ...). */

@@ -14,6 +14,8 @@ package tsl_pkg;
   localparam int PARAM_HBM_LATENCY = 100;  // HBM model read latency in cycles
   localparam int PARAM_HBM_BYTES_PER_CYCLE = 32;  // HBM model bandwidth in bytes per cycle
   localparam int PARAM_RAM_BYTES = 65536;  // control-core local RAM (code and data) in bytes
+  localparam int PARAM_CP_STACK_BYTES = 4096;  // the firmware's stack, at the top of the control core's RAM
+  localparam int PARAM_KERNEL_BYTES = 8192;  // the custom-kernel region of the control core's RAM, just below the firmware's stack: the largest KERNEL image (a multiple of 4)
   localparam int PARAM_BAR0_RAM_OFFSET = 65536;  // host BAR0 offset of the window onto the control core's RAM (RAM_BYTES; usable while HOSTIF BOOT.HOLD is set)
   localparam int PARAM_QUEUE_DEPTH = 16;  // entries in each per-unit instruction queue
   localparam int PARAM_TOKEN_MAX = 65535;  // largest count a dependency-token channel holds
@@ -127,7 +129,8 @@ package tsl_pkg;
     CMD_OP_CONV2D = 4'd6,
     CMD_OP_POOL2D = 4'd7,
     CMD_OP_ROWWISE = 4'd8,
-    CMD_OP_ATTENTION = 4'd9
+    CMD_OP_ATTENTION = 4'd9,
+    CMD_OP_KERNEL = 4'd10
   } cmd_op_e;
 
   // ROWWISE functions (command VPU_OP bits); docs/isa.md section 7 gives each as VPU operations
@@ -140,15 +143,16 @@ package tsl_pkg;
   } row_op_e;
 
   // completion status codes (completion word 1 bits [15:0], as a signed 16-bit value)
-  typedef enum logic [2:0] {
-    CMD_ERR_OK = 3'd0,
-    CMD_ERR_BAD_OPCODE = 3'd1,
-    CMD_ERR_BAD_DTYPE = 3'd2,
-    CMD_ERR_BAD_SHAPE = 3'd3,
-    CMD_ERR_BAD_ADDR = 3'd4,
-    CMD_ERR_BAD_FLAGS = 3'd5,
-    CMD_ERR_DEVICE = 3'd6,
-    CMD_ERR_TIMEOUT = 3'd7
+  typedef enum logic [3:0] {
+    CMD_ERR_OK = 4'd0,
+    CMD_ERR_BAD_OPCODE = 4'd1,
+    CMD_ERR_BAD_DTYPE = 4'd2,
+    CMD_ERR_BAD_SHAPE = 4'd3,
+    CMD_ERR_BAD_ADDR = 4'd4,
+    CMD_ERR_BAD_FLAGS = 4'd5,
+    CMD_ERR_DEVICE = 4'd6,
+    CMD_ERR_TIMEOUT = 4'd7,
+    CMD_ERR_KERNEL = 4'd8
   } cmd_err_e;
 
   // command FLAGS bits (bit positions)
@@ -159,7 +163,8 @@ package tsl_pkg;
     CMD_FLAG_B_BCAST = 3'd3,
     CMD_FLAG_B_IMM = 3'd4,
     CMD_FLAG_MASK = 3'd5,
-    CMD_FLAG_CAUSAL = 3'd6
+    CMD_FLAG_CAUSAL = 3'd6,
+    CMD_FLAG_HEAD_COLUMNS = 3'd7
   } cmd_flag_e;
 
   // Register block SYS: system registers of the control core

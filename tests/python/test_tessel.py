@@ -88,6 +88,11 @@ def bf16(a):
     return torch.from_numpy(np.asarray(a, np.float32)).to(torch.bfloat16).to(torch.float64).numpy()
 
 
+def bf16_bits(a):
+    """float32 values rounded to bf16 (as bf16()), their 16-bit patterns: what the device reads."""
+    return torch.from_numpy(np.asarray(a, np.float32)).to(torch.bfloat16).view(torch.int16).numpy()
+
+
 def as_read(a, in_dtype="bf16"):
     """The float64 values the device computes with."""
     return bf16(a) if in_dtype == "bf16" else np.asarray(a, np.float64)
@@ -347,6 +352,49 @@ def attention_case(dev, rng):
     tol = (p @ np.abs(vd)) * (2.0**-8 + 4 * big_e + 2 * lk * U) + 2 * (64 + lk) * U * np.abs(vd).sum(-2, keepdims=True)
     check(f"attention q {q.shape}, k {k.shape}, v {v.shape}, causal {causal}, scale {scale}, out {out}", got, ref,
           np.float32, tol + bf16_out(ref, out))
+
+
+def head_columns_case(dev, rng):
+    """ATTENTION with HEAD_COLUMNS (Q, V and O as L x heads*width matrices, head h's columns side by
+    side, as one projection splits into heads) against the same heads stacked by rows, whose path
+    attention_case checks: bit for bit, raw commands on one device. Then a LDA short of the heads'
+    row is refused (BAD_SHAPE, EDEVICE)."""
+    t, raw = tessel._tessel, dev.raw
+    h, lk, d, dv = (int(v) for v in rng.integers(1, (5, 25, 41, 21)))
+    causal = int(rng.random() < 0.5)
+    lq = int(rng.integers(1, lk + 1)) if causal else int(rng.integers(1, 21))
+    out = "bf16" if rng.random() < 0.3 else "fp32"
+    es = 2 if out == "bf16" else 4
+    q, k, v = (bf16_bits(rand_f32(rng, (rows, h * w))) for rows, w in ((lq, d), (lk, d), (lk, dv)))
+    kt = np.ascontiguousarray(k.T)   # K transposed: head h's D rows of LK at row h D, in both layouts
+
+    def stacked(a, w):   # heads stacked by rows: head h's rows at h L
+        return np.ascontiguousarray(a.reshape(a.shape[0], h, w).transpose(1, 0, 2).reshape(-1, w))
+    addr = {}
+    for name, a in (("q", q), ("kt", kt), ("v", v), ("qs", stacked(q, d)), ("vs", stacked(v, dv))):
+        addr[name] = raw.alloc(a.nbytes)
+        raw.write(addr[name], a)
+    got = {}
+    for cols in (1, 0):
+        c = raw.alloc(lq * h * dv * es)
+        fields = dict(opcode=t.CMD_OP["ATTENTION"], flags=(cols << t.CMD_FLAG["HEAD_COLUMNS"]) |
+                      (causal << t.CMD_FLAG["CAUSAL"]), a_dtype=t.DTYPE["BF16"], b_dtype=t.DTYPE["BF16"],
+                      c_dtype=t.DTYPE[out.upper()], lq=lq, lk=lk, d=d, dv=dv, batch=h, b_addr=addr["kt"], ldb=2 * lk,
+                      c_addr=c, scale=int(np.float32(d**-0.5).view(np.uint32)))
+        if cols:
+            fields.update(a_addr=addr["q"], lda=2 * h * d, v_addr=addr["v"], ldv=2 * h * dv, ldc=es * h * dv)
+        else:
+            fields.update(a_addr=addr["qs"], lda=2 * d, v_addr=addr["vs"], ldv=2 * dv, ldc=es * dv)
+        raw.wait(raw.submit(t.command(**fields)))
+        got[cols] = np.empty(lq * h * dv * es, np.uint8)
+        raw.read(c, got[cols])
+        if cols and h > 1:
+            expect_error("attention: HEAD_COLUMNS with LDA short of the heads' row is refused",
+                         lambda: raw.wait(raw.submit(t.command(**dict(fields, lda=2 * d)))), "EDEVICE", "BAD_SHAPE")
+    as_rows = got[1].view(np.uint16 if es == 2 else np.uint32).reshape(lq, h, dv)
+    stacked_out = got[0].view(as_rows.dtype).reshape(h, lq, dv).transpose(1, 0, 2)
+    ok(np.array_equal(as_rows, stacked_out), f"attention HEAD_COLUMNS: {h} heads, lq {lq}, lk {lk}, d {d}, dv {dv}, "
+       f"causal {causal}, {out}: the stacked heads' result bit for bit")
 
 
 # ---- stats ---------------------------------------------------------------------------------------------------
@@ -615,6 +663,8 @@ def main():
                 guarded(row_case, dev, rng, fn)
         for _ in range(20):
             guarded(attention_case, dev, rng)
+        for _ in range(6):
+            guarded(head_columns_case, dev, rng)
         guarded(stats_cases, dev, rng)
         guarded(error_cases, dev, rng)
     for fn in (command_cases, lifetime_cases, thread_cases, sim_cases):

@@ -7,8 +7,11 @@
 #                      numpy and PyTorch references, the errors, a matmul and a conv on the sim, and
 #                      each examples/python/*.py (SEED=...; ~9 s, most of it train_digits.py)
 #   make test-torch-device  tests/python/test_torch.py: tessel.torch (a torch.nn model on the device in
-#                      debug mode, forward and backward) against PyTorch's CPU ops in float64, the
-#                      debug check, the compilation cache, the modes, the sim (SEED=...; ~2 s)
+#                      its three modes, forward and backward) against PyTorch's CPU ops in float64,
+#                      the debug check, the compilation cache, strict and fused against debug, the
+#                      sim (SEED=...; ~3 s)
+#   make bench-torch-modes  examples/python/transformer_modes.py on the sim: a transformer block in
+#                      debug, strict and fused mode, each mode's commands and cycles (~11 s)
 
 PY_OUT   := $(BUILD)/python/tessel
 # Python.h's folder and the extension suffix of $(PYTHON) (".cpython-311-x86_64-linux-gnu.so").
@@ -34,8 +37,11 @@ $(PY_OUT)/%.py: host_driver/python/tessel/%.py
 	cp $< $@
 
 TESTS += python torch-device
-.PHONY: python test-python test-torch-device
+.PHONY: python test-python test-torch-device bench-torch-modes
 python: $(PY_FILES)
+
+bench-torch-modes: $(PY_FILES) $(FW_ELF)
+	@PYTHONPATH=$(BUILD)/python $(PYTHON) examples/python/transformer_modes.py sim
 
 test-python: $(PY_FILES) $(FW_ELF)
 	@PYTHONPATH=$(BUILD)/python $(PYTHON) tests/python/test_tessel.py

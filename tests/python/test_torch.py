@@ -15,11 +15,14 @@ op is also checked by tessel.torch itself; the bounds here are this file's own.
     tessel.Error EMISMATCH naming the op, in a forward and in a backward;
   - the cache: a second call with the same shapes, forward and backward, plans nothing; nor does
     another compile() of a module of the same structure; new shapes plan once more;
-  - the placement report of a training step; fused mode, a bad mode and a non-module are refused;
+  - the placement report of a training step; a bad mode and a non-module are refused;
     one Linear + GELU forward and backward on the simulated SoC;
   - strict mode: every numeric case above runs in strict mode too, within the same bounds; a
-    transformer block, a host in-place change of a device result, and three SGD steps equal debug
-    mode's results bit for bit.
+    transformer block, a host in-place change of a device result, and three SGD steps (strict and
+    fused) equal debug mode's results bit for bit;
+  - fused mode: a transformer block equals debug mode's bit for bit, its attention one ATTENTION
+    command, in fewer commands than strict, planned once; data-dependent control flow runs right;
+    strict and fused forwards on the simulated SoC.
 
 Bounds (U8 = 2^-8, bf16's unit roundoff; u = 2^-24, FP32's), against float64 of the unrounded inputs:
   - GEMMs and convolutions, and their input and weight gradients: the device rounds both operands
@@ -56,6 +59,9 @@ import tessel.torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_tessel as tt   # noqa: E402  (ok, check and expect_error count into tt.tally)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "python"))
+from transformer_modes import Block   # noqa: E402  (a transformer block as a user writes it)
 
 U8, U = 2.0**-8, 2.0**-24
 GELU_K, GELU_C = math.sqrt(2 / math.pi), 0.044715
@@ -358,30 +364,9 @@ def placement_case(rng):
 
 def mode_cases():
     m = nn.Linear(3, 2)
-    tt.expect_error("mode fused is refused", lambda: tessel.torch.compile(m, mode="fused"), "EINVAL",
-                    "mode 'fused' is not implemented yet")
     tt.expect_error("a bad mode is refused", lambda: tessel.torch.compile(m, mode="eager"), "EINVAL", "mode must be")
     tt.expect_error("a non-module is refused", lambda: tessel.torch.compile(lambda x: x), "EINVAL",
                     "torch.nn.Module")
-
-
-class Block(nn.Module):
-    """A small post-LN transformer encoder block, written with the ops a user writes: its heads are
-    views of one projection, its scale a host multiply, its residuals adds."""
-
-    def __init__(self, d, heads, ffn):
-        super().__init__()
-        self.heads = heads
-        self.qkv, self.out = nn.Linear(d, 3 * d), nn.Linear(d, d)
-        self.ff1, self.ff2 = nn.Linear(d, ffn), nn.Linear(ffn, d)
-        self.norm1, self.norm2 = nn.LayerNorm(d), nn.LayerNorm(d)
-
-    def forward(self, x):
-        n, d = x.shape
-        q, k, v = (t.view(n, self.heads, -1).transpose(0, 1) for t in self.qkv(x).split(d, -1))
-        p = F.softmax(q @ k.transpose(1, 2) * (d // self.heads)**-0.5, -1)
-        x = self.norm1(x + self.out((p @ v).transpose(0, 1).reshape(n, d)))
-        return self.norm2(x + self.ff2(F.gelu(self.ff1(x), approximate="tanh")))
 
 
 def strict_cases(rng):
@@ -414,7 +399,8 @@ def strict_cases(rng):
     for i in range(2):
         check(f"strict: a host in-place change of a device result (output {i})", have[i], want[i])
 
-    # Training: three SGD steps change the parameters between calls; strict re-reads them each step.
+    # Training: three SGD steps change the parameters between calls; strict re-reads them each step
+    # (fused mode runs a call that needs gradients as strict mode does).
     def train(mode):
         torch.manual_seed(7)
         net = nn.Sequential(nn.Linear(20, 16), nn.ReLU(), nn.Linear(16, 4))
@@ -425,8 +411,53 @@ def strict_cases(rng):
             F.cross_entropy(run(xs), ys).backward()
             opt.step()
         return [p.detach().clone() for p in net.parameters()]
-    for i, (a, b) in enumerate(zip(train("strict"), train("debug"))):
-        check(f"strict: parameter {i} after three training steps is debug mode's", a, b)
+    want = train("debug")
+    for mode in ("strict", "fused"):
+        for i, (a, b) in enumerate(zip(train(mode), want)):
+            check(f"{mode}: parameter {i} after three training steps is debug mode's", a, b)
+
+
+def fused_cases(rng):
+    """Fused mode plans a make_fx graph once: a transformer block's attention chain becomes one
+    ATTENTION command, results only MXU operands read are stored in BF16, and its result is debug
+    mode's bit for bit (the same roundings) in fewer commands; the second call plans nothing. A
+    module with data-dependent control flow runs as strict mode runs it (a captured graph would keep
+    one branch), its branches both right."""
+    torch.manual_seed(int(rng.integers(1 << 31)))
+    block, x = Block(32, 2, 64).eval(), rand(rng, 16, 32)
+    with torch.no_grad():
+        want = tessel.torch.compile(block, mode="debug")(x)
+        strict = tessel.torch.compile(block, mode="strict")
+        strict(x)
+        run = tessel.torch.compile(block, mode="fused")
+        run.device.stats_reset()
+        got = run(x)
+        commands = run.device.stats()["total"]["commands"]
+        again = run(x)
+    check("fused: a transformer block equals debug mode's", got, want)
+    check("fused: its second call too", again, want)
+    place = run.placement()
+    tt.ok(place.get("aten.bmm-mul-_softmax-bmm") == "device" and "aten.bmm" not in place and
+          "aten._softmax" not in place, "fused: the attention ran as one ATTENTION command", run.report())
+    n_strict = strict.device.stats()["total"]["commands"]
+    tt.ok(commands < n_strict, f"fused: {commands} commands, fewer than strict's {n_strict}")
+    tt.ok(run.stats() == {"plans": 1, "ops_planned": run.stats()["ops_planned"], "cached": 1} and
+          run.stats()["ops_planned"] > 0, "fused: the second call plans nothing", str(run.stats()))
+
+    class Branchy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Linear(6, 5), nn.Linear(6, 5)
+
+        def forward(self, x):
+            return F.relu(self.a(x) if x.sum() > 0 else self.b(x))
+    m = Branchy()
+    with torch.no_grad():
+        run = tessel.torch.compile(m, mode="fused")
+        for sign in (1, -1):
+            x = rand(rng, 3, 6).abs() * sign
+            check(f"fused: data-dependent control flow, the {'first' if sign > 0 else 'second'} branch", run(x),
+                  tessel.torch.compile(m, mode="debug")(x))
 
 
 def sim_case(rng):
@@ -438,6 +469,10 @@ def sim_case(rng):
     for backend in ("model", "sim"):
         run = tessel.torch.compile(m, mode="debug", backend=backend)
         got[backend] = run(x), grads(run, m, x, r)
+    for mode in ("strict", "fused"):
+        with torch.no_grad():
+            y = tessel.torch.compile(m, mode=mode, backend="sim")(x)
+        check(f"sim: the {mode} forward is the model backend's debug forward", y, got["model"][0])
     ref, e = chain(m, x)
     check("sim: Linear + GELU forward", got["sim"][0], ref, 2 * e)
     tt.ok(run.device.backend == "sim" and run.placement()["aten.mm"] == "device", "sim: the GEMMs ran on the sim",
@@ -468,7 +503,7 @@ def main():
                                                          nn.GELU(approximate="tanh"), nn.Flatten(),
                                                          nn.Linear(128, 10)), rand(rng, 2, 3, 8, 8))
     MODE[0] = "debug"
-    for fn in (debug_cases, cache_cases, placement_case, strict_cases, sim_case):
+    for fn in (debug_cases, cache_cases, placement_case, strict_cases, fused_cases, sim_case):
         tt.guarded(fn, rng)
     tt.guarded(mode_cases)
     return tt.tally.summary("torch_device")

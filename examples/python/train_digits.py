@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Training the digits MLP on a Tessel device from a plain PyTorch loop (docs/python.md, "PyTorch").
 
-Usage: PYTHONPATH=build/python python3 examples/python/train_digits.py
+Usage: PYTHONPATH=build/python python3 examples/python/train_digits.py [debug|strict|fused]
 
 The MLP of examples/digits (64 -> 64, ReLU, -> 10) and its cross-entropy loss train twice from the
 same initial weights on the same minibatches (seed 0): with the module itself on the CPU, and with
-run = tessel.torch.compile(model, mode="debug", backend="model"), the loop otherwise the same. The
-device runs the forward's and the backward's GEMMs and softmaxes, in bf16 with FP32 accumulation,
-and debug mode checks each against PyTorch's CPU result. Prints the gradients of one step against
+run = tessel.torch.compile(model, mode=MODE, backend="model"), the loop otherwise the same (MODE:
+the argument, default "debug"). The device runs the forward's and the backward's GEMMs, ReLUs and
+softmaxes, in bf16 with FP32 accumulation; debug mode checks each against PyTorch's CPU result. Prints the gradients of one step against
 the CPU's, both test accuracies and the placement of each op; exits 1 when a gradient is outside its
 bound or the accuracies are more than 1 point apart.
 
@@ -124,12 +124,13 @@ def main():
     torch.set_num_threads(1)
     x_train, x_test, y_train, y_test = digits.load()
     x, y, xt = digits.to_torch(x_train), torch.from_numpy(y_train), digits.to_torch(x_test)
+    mode = sys.argv[1] if len(sys.argv) > 1 else "debug"
     print(f"digits MLP 64 -> 64 (ReLU) -> 10 with its cross-entropy: {len(x)} training and {len(xt)} test images, "
-          f"seed {digits.SEED}; Adam lr {LR}, {EPOCHS} epochs of minibatches of {BATCH}")
+          f"seed {digits.SEED}; Adam lr {LR}, {EPOCHS} epochs of minibatches of {BATCH}; {mode} mode")
     torch.manual_seed(digits.SEED)
     cpu = Classifier()
     dev = copy.deepcopy(cpu)
-    run = tessel.torch.compile(dev, mode="debug", backend="model")
+    run = tessel.torch.compile(dev, mode=mode, backend="model")
 
     good = gradient_check(cpu, dev, run, x[:BATCH], y[:BATCH])
     acc = {}

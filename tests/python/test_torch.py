@@ -236,6 +236,9 @@ def rows_backward_cases(rng):
     x, r = rand(rng, 6, n, s=2), rand(rng, 6, n)
     x64, r64 = f64(x), f64(r)
 
+    m = nn.ReLU()
+    check("ReLU backward", grads(compiled(m), m, x, r)["x"], torch.where(x64 > 0, r64, 0.0))
+
     m = nn.GELU(approximate="tanh")
     th = torch.tanh(GELU_K * (x64 + GELU_C * x64**3))
     slope = 0.5 * (1 + th) + 0.5 * x64 * (1 - th * th) * GELU_K * (1 + 3 * GELU_C * x64 * x64)
@@ -351,7 +354,7 @@ def placement_case(rng):
     run = compiled(Mlp())
     run(rand(rng, 6, 4, 4), torch.from_numpy(rng.integers(0, 4, 6))).backward()
     want = {"aten.addmm": "device", "aten.mm": "device", "aten._log_softmax": "device+host",
-            "aten._log_softmax_backward_data": "device+host", "aten.relu": "device", "aten.threshold_backward": "host",
+            "aten._log_softmax_backward_data": "device+host", "aten.relu": "device", "aten.threshold_backward": "device",
             "aten.nll_loss_forward": "host", "aten.nll_loss_backward": "host", "aten.sum.dim_IntList": "host",
             "aten.t": "layout"}
     got = run.placement()

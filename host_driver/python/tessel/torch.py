@@ -911,6 +911,42 @@ def _relu_check(out, x):
     return [("", out, aten.relu(_f64(x)), 0.0)]   # exact
 
 
+# ReLU's backward, g where y > 0 (y the ReLU's output, >= 0): m = min(y 2^126, 1) is 1 for every
+# normal y > 0 and 0 for y = 0, and g m is g or 0: exact (FP32 without subnormals: the VPU reads a
+# subnormal as 0).
+_TWO_126, _ONE = 0x7E800000, 0x3F800000
+
+
+def _plan_threshold_backward(g, y, threshold):
+    why = _unfit(g, y) or ("a threshold other than 0" if threshold != 0 else "") or \
+        (f"operands of shapes {tuple(g.shape)} and {tuple(y.shape)}" if g.shape != y.shape else "")
+    return _or_host(why, _Lowering("device", "ELTWISE: g min(y 2^126, 1)", _threshold_backward_run,
+                                   _threshold_backward_check, _threshold_backward_queue))
+
+
+def _threshold_backward_run(dev, g, y, threshold):
+    def ew(op, a, b):
+        return dev.eltwise(op, a, b, in_dtype="fp32", out_dtype="fp32")
+    yr = _np(y).reshape(-1, y.shape[-1]) if y.dim() else _np(y).reshape(1, 1)
+    m = ew("min", ew("mul", yr, np.full_like(yr, 2.0**126)), np.ones_like(yr))
+    return torch.from_numpy(ew("mul", _np(g).reshape(m.shape), m)).reshape(g.shape)
+
+
+def _threshold_backward_check(out, g, y, threshold):
+    ref = aten.threshold_backward(_f64(g), _f64(y), threshold)
+    return [("", out, ref, torch.where(ref.abs() < 2.0**-126, ref.abs(), 0.0))]   # exact but for subnormals
+
+
+def _threshold_backward_queue(mem, g, y, threshold):
+    if _rows2(g) is None or _rows2(y) is None:
+        return None
+    imm = {"flags": 1 << _tessel.CMD_FLAG["B_IMM"], "b_dtype": _DT["fp32"]}
+    m = _q_rows(mem, y, "ELTWISE", _tessel.VPU_OP["MUL"], scale=_TWO_126, **imm)
+    m = _q_rows(mem, m, "ELTWISE", _tessel.VPU_OP["MIN"], scale=_ONE, **imm)
+    return _q_rows(mem, g, "ELTWISE", _tessel.VPU_OP["MUL"], b_dtype=_DT["fp32"], b_addr=mem.matrix(m, "fp32")[0],
+                   ldb=4 * g.shape[-1])
+
+
 def _plan_add(x, y, alpha=1):
     why = _unfit(x, y) or ("alpha other than 1" if alpha != 1 else "") or \
         (f"operands of shapes {tuple(x.shape)} and {tuple(y.shape)}" if x.shape != y.shape else "")
@@ -992,6 +1028,7 @@ _PLANNERS = {
     aten.gelu.default: _plan_gelu,
     aten.relu.default: _plan_relu,
     aten.add.Tensor: _plan_add,
+    aten.threshold_backward.default: _plan_threshold_backward,
     aten.native_layer_norm.default: _plan_layer_norm,
 }
 
@@ -999,7 +1036,6 @@ _PLANNERS = {
 _NO_ELTWISE = "not lowered to tessel_eltwise's products and sums yet"
 _HOST_WHY = {
     aten.relu_.default: "in place: the device writes a new tensor",
-    aten.threshold_backward.default: "a comparison with the threshold (the VPU has no compare)",
     aten.gelu_backward.default: "GELU's derivative: no device function",
     aten.native_layer_norm_backward.default: f"products, row and column sums: {_NO_ELTWISE}",
     aten._softmax_backward_data.default: f"p (g - sum(g p)): {_NO_ELTWISE}",

@@ -35,9 +35,9 @@ Bounds (U8 = 2^-8, bf16's unit roundoff; u = 2^-24, FP32's), against float64 of 
     host: exact against torch's float32.
   - a chain (MLP, CNN): first-order running error analysis, each layer's E from its inputs' errors
     and its own as above, and |y - y64| <= 2 E (the 2 for the second-order terms).
-  - backward ops on the host, from the forward's saved values: GELU's derivative in FP32 within
-    32 u |g| (1 + |x| k (1 + 3 c x^2) / 2) (every term's magnitude, tanh's cancellation in 1 - t^2
-    included); softmax's p (g - sum(g p)) with p off by the device's d = (64 + n) u max p:
+  - the backward's elementwise ops, from the forward's saved values: GELU's derivative in FP32
+    within 32 u |g| (1 + |x| k (1 + 3 c x^2) / 2) (every term's magnitude, tanh's cancellation in
+    1 - t^2 included); ReLU's exact; softmax's p (g - sum(g p)) with p off by the device's d = (64 + n) u max p:
     2 (d (|g| + sum|g| p) + p d sum|g| + (n + 3) u p (|g| + sum|g| p)); layer norm's, with its mean
     and 1/std from FP32 (relative (n + 8) u): 4 (n + 8) u rstd (|a| + mean|a| + X mean(|a| X)) for
     the input (a = gamma g, X = |xhat| + rstd max|x|), 4 (n + 8) u sum|g| X + 2 (M + 1) u sum|g xhat|

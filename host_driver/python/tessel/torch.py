@@ -895,6 +895,75 @@ def _gelu_check(out, x, approximate="none"):
     return [("", out, ref, _row_bound(x.shape[-1], ref.abs().amax(-1, keepdim=True)))]
 
 
+# GELU's derivative (tanh form), on the device in ELTWISE commands: with s = -2k (x + c x^3) and
+# p = 1 / (1 + exp(s)) (so that 1 + tanh(k (x + c x^3)) = 2 p, as ROWWISE GELU computes it) and
+# w = 2k x (1 + 3c x^2), gelu'(x) = p (1 + (1 - p) w). Each step is (result, op, a, b): a and b
+# name an earlier result, x or g, or b is an FP32 constant (B_IMM).
+_GELU_K, _GELU_C = math.sqrt(2 / math.pi), 0.044715
+_GELU_BACKWARD = (
+    ("s", "mul", "x", "x"), ("s", "mul", "s", "x"), ("s", "mul", "s", _GELU_C), ("s", "add", "s", "x"),
+    ("s", "mul", "s", -2 * _GELU_K), ("s", "exp", "s", None), ("s", "add", "s", 1.0), ("p", "recip", "s", None),
+    ("w", "mul", "x", "x"), ("w", "mul", "w", 3 * _GELU_C), ("w", "add", "w", 1.0), ("w", "mul", "w", "x"),
+    ("w", "mul", "w", 2 * _GELU_K), ("q", "mul", "p", -1.0), ("q", "add", "q", 1.0), ("q", "mul", "q", "w"),
+    ("q", "add", "q", 1.0), ("q", "mul", "q", "p"), ("dx", "mul", "g", "q"))
+
+
+def _eltwise_steps(steps, vals, ew):
+    """Run steps (as _GELU_BACKWARD's) with ew(op, a, b) (b: a value, a Python float or None), from
+    vals (name -> value); the last step's result."""
+    for out, op, a, b in steps:
+        vals[out] = ew(op, vals[a], vals[b] if isinstance(b, str) else b)
+    return vals[steps[-1][0]]
+
+
+def _plan_gelu_backward(g, x, approximate="none"):
+    why = _unfit(g, x) or ("the erf form (approximate='none')" if approximate != "tanh" else "") or \
+        (f"operands of shapes {tuple(g.shape)} and {tuple(x.shape)}" if g.shape != x.shape else "")
+    return _or_host(why, _Lowering("device", "ELTWISE: g p (1 + (1 - p) w), p and w of x (19 commands)",
+                                   _gelu_backward_run, _gelu_backward_check, _gelu_backward_queue))
+
+
+def _gelu_backward_run(dev, g, x, approximate="none"):
+    def ew(op, a, b):
+        b = np.full_like(a, b) if isinstance(b, float) else b
+        return dev.eltwise(op, a, b, in_dtype="fp32", out_dtype="fp32")
+    rows = (-1, x.shape[-1])
+    dx = _eltwise_steps(_GELU_BACKWARD, {"x": _np(x).reshape(rows), "g": _np(g).reshape(rows)}, ew)
+    return torch.from_numpy(dx).reshape(x.shape)
+
+
+def _gelu_backward_queue(mem, g, x, approximate="none"):
+    if _rows2(g) is None or _rows2(x) is None:
+        return None
+
+    def ew(op, a, b):
+        if b is None:
+            return _q_rows(mem, a, "ELTWISE", _tessel.VPU_OP[op.upper()])
+        if isinstance(b, float):
+            return _q_rows(mem, a, "ELTWISE", _tessel.VPU_OP[op.upper()], b_dtype=_DT["fp32"],
+                           flags=1 << _tessel.CMD_FLAG["B_IMM"], scale=_f32_bits(b))
+        return _q_rows(mem, a, "ELTWISE", _tessel.VPU_OP[op.upper()], b_dtype=_DT["fp32"],
+                       b_addr=mem.matrix(b, "fp32")[0], ldb=4 * b.shape[-1])
+    return _eltwise_steps(_GELU_BACKWARD, {"x": x, "g": g}, ew)
+
+
+def _gelu_backward_check(dx, g, x, approximate="none"):
+    """The first-order bound of the steps' roundings (u each, EXP 2u and RECIP 2.5u relative,
+    the constants u each): s is off by 7u|s| (no cancellation: x and c x^3 have one sign), so
+    p by P = p (7|s| + 5.5) u; w by 7u|w|; q = 1 + (1 - p) w by Q = |w| (P + u|1 - p|) + 8u|1 - p||w|
+    + u|q|; the result by |g| (p Q + |q| P + u|d|) + u|g d|; twice that for the second-order terms,
+    and the whole result where p is below FP32's normals (exp(s) overflows: the device gives 0)."""
+    g, x = _f64(g), _f64(x)
+    ref = aten.gelu_backward(g, x, approximate="tanh")
+    s = -2 * _GELU_K * (x + _GELU_C * x**3)
+    p, w = torch.sigmoid(-s), 2 * _GELU_K * x * (1 + 3 * _GELU_C * x * x)
+    big_p = p * (7 * s.abs() + 5.5) * U
+    q = 1 + (1 - p) * w
+    big_q = w.abs() * (big_p + U * (1 - p)) + 8 * U * (1 - p) * w.abs() + U * q.abs()
+    bound = 2 * (g.abs() * (p * big_q + q.abs() * big_p + U * (p * q).abs()) + U * ref.abs())
+    return [("", dx, ref, torch.where(p < 2.0**-126, ref.abs(), bound))]
+
+
 def _plan_relu(x):
     return _or_host(_unfit(x), _Lowering("device", "ELTWISE RELU in FP32", _relu_run, _relu_check, _relu_queue))
 
@@ -1029,15 +1098,15 @@ _PLANNERS = {
     aten.relu.default: _plan_relu,
     aten.add.Tensor: _plan_add,
     aten.threshold_backward.default: _plan_threshold_backward,
+    aten.gelu_backward.default: _plan_gelu_backward,
     aten.native_layer_norm.default: _plan_layer_norm,
 }
 
 # Why the ops without a lowering that training meets run on the host.
-_NO_ELTWISE = "not lowered to tessel_eltwise's products and sums yet"
+_NO_ELTWISE = "products, and row sums that ELTWISE cannot broadcast back along a row"
 _HOST_WHY = {
     aten.relu_.default: "in place: the device writes a new tensor",
-    aten.gelu_backward.default: "GELU's derivative: no device function",
-    aten.native_layer_norm_backward.default: f"products, row and column sums: {_NO_ELTWISE}",
+    aten.native_layer_norm_backward.default: _NO_ELTWISE,
     aten._softmax_backward_data.default: f"p (g - sum(g p)): {_NO_ELTWISE}",
     aten.nll_loss_forward.default: "a gather and a mean",
     aten.nll_loss_backward.default: "a scatter",

@@ -1,5 +1,5 @@
 /* Tessel command processor: ROWWISE, a function of each row of an M x N matrix on the VPU
- * (docs/isa.md §7: softmax, layer norm, RMS norm, GELU, SiLU). README.md ("Rows") has the plan.
+ * (docs/isa.md §7: softmax, layer norm, RMS norm, GELU, SiLU, sum). README.md ("Rows") has the plan.
  *
  * A tile is R rows, held block-major in VMEM: vector j of row r (its columns jN .. jN+N-1) is at
  * block j, position r, so that one VPU instruction of R rows applies to the same block of every
@@ -272,6 +272,11 @@ static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, tsl_
             per_block(cp, x->x, x->r, x->v, TSL_VPU_OP_ADD, x->bet, 1);
         break;
     }
+    case TSL_ROW_OP_SUM:   /* the row's sum, in each of its blocks */
+        reduce(cp, x->r, x->v, TSL_VPU_OP_ADD, x->x, x->s1);
+        for (uint32_t j = 0; j < x->v; j++)
+            vop(cp, TSL_VPU_OP_MOV, x->x + j * x->r * x->n * 4u, x->s1, 0, 0, x->r);
+        break;
     default: {   /* GELU, SILU: x * 1 / (1 + exp(-k(x))) */
         if (x->op == TSL_ROW_OP_GELU) {
             vop(cp, TSL_VPU_OP_MUL, x->t, x->x, x->x, TSL_SRC2_VEC, all);

@@ -121,7 +121,7 @@
 #define TSL_CMD_OP_FENCE 5u /* completes once every earlier command has completed */
 #define TSL_CMD_OP_CONV2D 6u /* C = epilogue(conv2d(A, B)): NHWC activations A, HWIO weights B (window geometry) */
 #define TSL_CMD_OP_POOL2D 7u /* C = pool(A) over windows of NHWC A: VPU_OP MAX (max pool) or ADD (average pool) */
-#define TSL_CMD_OP_ROWWISE 8u /* C = f(A) row by row, f the ROW_OP in VPU_OP's bits: softmax, layer norm, RMS norm, GELU, SiLU */
+#define TSL_CMD_OP_ROWWISE 8u /* C = f(A) row by row, f the ROW_OP in VPU_OP's bits: softmax, layer norm, RMS norm, GELU, SiLU, sum */
 #define TSL_CMD_OP_ATTENTION 9u /* C = softmax(A x B * SCALE + mask) x V for each head, the scores kept on chip (attention geometry) */
 #define TSL_CMD_OP_KERNEL 10u /* copy the N-byte image at A_ADDR into the kernel region of the control core's RAM and call it with ARG0..ARG7 (kernel geometry) */
 #define TSL_CMD_OP_LIMIT 11u
@@ -132,7 +132,8 @@
 #define TSL_ROW_OP_RMSNORM 2u /* x * rsqrt(mean(x^2) + eps) * gamma of each row */
 #define TSL_ROW_OP_GELU 3u /* x * sigmoid(2 * sqrt(2/pi) * (x + 0.044715 x^3)) (the tanh form), elementwise */
 #define TSL_ROW_OP_SILU 4u /* x * sigmoid(x), elementwise */
-#define TSL_ROW_OP_LIMIT 5u
+#define TSL_ROW_OP_SUM 5u /* the sum of each row, in every column of the row */
+#define TSL_ROW_OP_LIMIT 6u
 
 /* CMD_ERR: completion status codes (completion word 1 bits [15:0], as a signed 16-bit value) */
 #define TSL_CMD_ERR_OK 0u /* success */
@@ -295,6 +296,7 @@ static inline const char *tsl_row_op_name(uint32_t v)
     case 2u: return "RMSNORM";
     case 3u: return "GELU";
     case 4u: return "SILU";
+    case 5u: return "SUM";
     default: return (const char *)0;
     }
 }

@@ -139,7 +139,8 @@ package tsl_pkg;
     ROW_OP_LAYERNORM = 3'd1,
     ROW_OP_RMSNORM = 3'd2,
     ROW_OP_GELU = 3'd3,
-    ROW_OP_SILU = 3'd4
+    ROW_OP_SILU = 3'd4,
+    ROW_OP_SUM = 3'd5
   } row_op_e;
 
   // completion status codes (completion word 1 bits [15:0], as a signed 16-bit value)

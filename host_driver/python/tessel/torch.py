@@ -40,10 +40,12 @@ operands), so what is left is the device's FP32 arithmetic, and the host's where
   - log-softmax, the device's softmax p then, on the host, (x - max) + log(max p): max p = 1/S for
     the row sum S, off by (64 + n) u relatively, its log by (65 + n) u; the host's subtraction,
     log and addition one rounding each: 2 ((65 + n) u + u (|x - max| + 2 log S + |y|)).
-  - log-softmax's backward, g - p s with s = sum(g) and p the device's softmax of the output: p is
-    exp(out) up to the row's sum of exp(out), 1 + dS, and the device's (64 + n) u max p; s is off
-    by n u sum|g|, the product and the subtraction one rounding each:
+  - log-softmax's backward, g - p s with s = sum(g) (ROWWISE SUM) and p the device's softmax of
+    the output: p is exp(out) up to the row's sum of exp(out), 1 + dS, and the device's
+    (64 + n) u max p; s is off by n u sum|g|, the product and the subtraction one rounding each:
     2 (|s| (p dS / (1 - dS) + (64 + n) u max p) + p n u sum|g| + u (p |s| + |y|)).
+  - the other backward ops built of ELTWISE and ROWWISE SUM commands (ReLU's, GELU's, softmax's,
+    layer norm's): first-order bounds of their steps' roundings, in their check functions.
 A wrong tap, transposition or row moves a result by a whole term, far above these.
 """
 import collections
@@ -308,9 +310,9 @@ class _Memory:
     back what is still pending and frees the rest but the parameters. want: fused mode's dtype for
     the next command's result (None: "fp32")."""
 
-    def __init__(self, device, module):
+    def __init__(self, device, module=None):
         self.device, self.raw = device, device.raw
-        self.params = {p.storage().data_ptr() for p in module.parameters()}
+        self.params = {p.storage().data_ptr() for p in module.parameters()} if module else set()
         self.homes, self.handles, self.scratch, self.uploads, self.want = {}, [], [], {}, None
 
     def reset(self):
@@ -855,15 +857,74 @@ def _log_softmax_check(out, x, dim, half_to_float):
     return [("", out, ref, 2 * ((65 + n) * U + U * (d.abs() + 2 * (d - ref) + ref.abs())))]
 
 
+def _last(t, dim):
+    return dim % t.dim() == t.dim() - 1
+
+
+def _queued(queue):
+    """A lowering's run() from its queue(): the commands queued on a memory of their own (operands
+    made contiguous first), then read back."""
+    def run(dev, *args, **kwargs):
+        mem = _Memory(dev)
+        out = queue(mem, *[a.contiguous() if isinstance(a, torch.Tensor) else a for a in args], **kwargs)
+        mem.reset()   # reads every result back, then frees the commands' buffers
+        return out
+    return run
+
+
+def _q_ew(mem, op, a, b=None):
+    """Queue ELTWISE op(a, b) of FP32 tensors: b a tensor of a's shape, a Python float (B_IMM) or None."""
+    if b is None:
+        return _q_rows(mem, a, "ELTWISE", _tessel.VPU_OP[op.upper()])
+    if isinstance(b, float):
+        return _q_rows(mem, a, "ELTWISE", _tessel.VPU_OP[op.upper()], b_dtype=_DT["fp32"],
+                       flags=1 << _tessel.CMD_FLAG["B_IMM"], scale=_f32_bits(b))
+    return _q_rows(mem, a, "ELTWISE", _tessel.VPU_OP[op.upper()], b_dtype=_DT["fp32"], b_addr=mem.matrix(b, "fp32")[0],
+                   ldb=4 * b.shape[-1])
+
+
+def _q_sum(mem, x):
+    """Queue ROWWISE SUM: each row's sum, in every column of the row."""
+    return _q_rows(mem, x, "ROWWISE", _tessel.ROW_OP["SUM"])
+
+
 def _plan_log_softmax_backward(g, out, dim, input_dtype):
-    why = _unfit(g, out) or ("an input that was not float32" if input_dtype != torch.float32 else "")
-    return _or_host(why, _Lowering("device+host", "ROWWISE SOFTMAX p of the output; on the host, g - p sum(g)",
-                                   _log_softmax_backward_run, _log_softmax_backward_check))
+    why = _unfit(g, out) or ("an input that was not float32" if input_dtype != torch.float32 else "") or \
+        ("an axis other than the last" if not _last(g, dim) else "")
+    return _or_host(why, _Lowering("device", "ROWWISE SOFTMAX p of the output and SUM of g; ELTWISE g - p sum(g)",
+                                   _queued(_log_softmax_backward_queue), _log_softmax_backward_check,
+                                   _log_softmax_backward_queue))
 
 
-def _log_softmax_backward_run(dev, g, out, dim, input_dtype):
-    p = _on_rows(out, dim, lambda r: dev.softmax(r, in_dtype="fp32"))
-    return g - p * g.sum(dim, keepdim=True)
+def _log_softmax_backward_queue(mem, g, out, dim, input_dtype):
+    if _rows2(g) is None or _rows2(out) is None:
+        return None
+    p = _q_rows(mem, out, "ROWWISE", _tessel.ROW_OP["SOFTMAX"])
+    return _q_ew(mem, "add", g, _q_ew(mem, "mul", _q_ew(mem, "mul", p, _q_sum(mem, g)), -1.0))
+
+
+def _plan_softmax_backward(g, p, dim, input_dtype):
+    why = _unfit(g, p) or ("an input that was not float32" if input_dtype != torch.float32 else "") or \
+        ("an axis other than the last" if not _last(g, dim) else "")
+    return _or_host(why, _Lowering("device", "ELTWISE and ROWWISE SUM: p (g - sum(g p))", _queued(_softmax_backward_queue),
+                                   _softmax_backward_check, _softmax_backward_queue))
+
+
+def _softmax_backward_queue(mem, g, p, dim, input_dtype):
+    if _rows2(g) is None or _rows2(p) is None:
+        return None
+    r = _q_ew(mem, "mul", _q_sum(mem, _q_ew(mem, "mul", g, p)), -1.0)
+    return _q_ew(mem, "mul", _q_ew(mem, "add", g, r), p)
+
+
+def _softmax_backward_check(dx, g, p, dim, input_dtype):
+    """FP32 roundings only (p is exact input): g p (u each), their row sum in the VPU's order (n u of
+    sum|g p|), g - r (u), the product with p (u)."""
+    g, p = _f64(g), _f64(p)
+    ref = aten._softmax_backward_data(g, p, dim, torch.float64)
+    n, gp = g.shape[dim], (g * p).abs().sum(dim, keepdim=True)
+    r = (g * p).sum(dim, keepdim=True)
+    return [("", dx, ref, 2 * (p * ((n + 1) * U * gp + U * (g - r).abs()) + U * ref.abs()))]
 
 
 def _log_softmax_backward_check(dx, g, out, dim, input_dtype):
@@ -952,13 +1013,15 @@ def _gelu_backward_check(dx, g, x, approximate="none"):
     the constants u each): s is off by 7u|s| (no cancellation: x and c x^3 have one sign), so
     p by P = p (7|s| + 5.5) u; w by 7u|w|; q = 1 + (1 - p) w by Q = |w| (P + u|1 - p|) + 8u|1 - p||w|
     + u|q|; the result by |g| (p Q + |q| P + u|d|) + u|g d|; twice that for the second-order terms,
-    and the whole result where p is below FP32's normals (exp(s) overflows: the device gives 0)."""
+    and the whole result where p is below FP32's normals (exp(s) overflows: the device gives 0).
+    The reference is this form in float64: aten.gelu_backward's tanh form loses digits to 1 + tanh
+    where tanh is near -1 (a result of 1e-12 relatively off by 1e-4 in float64)."""
     g, x = _f64(g), _f64(x)
-    ref = aten.gelu_backward(g, x, approximate="tanh")
     s = -2 * _GELU_K * (x + _GELU_C * x**3)
     p, w = torch.sigmoid(-s), 2 * _GELU_K * x * (1 + 3 * _GELU_C * x * x)
     big_p = p * (7 * s.abs() + 5.5) * U
     q = 1 + (1 - p) * w
+    ref = g * p * q
     big_q = w.abs() * (big_p + U * (1 - p)) + 8 * U * (1 - p) * w.abs() + U * q.abs()
     bound = 2 * (g.abs() * (p * big_q + q.abs() * big_p + U * (p * q).abs()) + U * ref.abs())
     return [("", dx, ref, torch.where(p < 2.0**-126, ref.abs(), bound))]
@@ -1085,6 +1148,63 @@ def _layer_norm_check(outs, x, shape, w, b, eps):
     return [(" (y)", outs[0], ref, _row_bound(math.prod(shape), gamma * x_max * rstd + beta))]
 
 
+def _plan_layer_norm_backward(g, x, shape, mean, rstd, w, b, mask):
+    why = _unfit(g, x, w) or ("the input's gradient not wanted" if not mask[0] else "") or \
+        ("an affine norm without gamma" if w is None and (mask[1] or mask[2]) else "")
+    return _or_host(why, _Lowering("device+host", "ELTWISE and ROWWISE SUM: rstd (a - mean(a) - xhat mean(a xhat)), "
+                                                  "a = gamma g; on the host, the column sums of gamma's and beta's",
+                                   _queued(_layer_norm_backward_queue), _layer_norm_backward_check,
+                                   _layer_norm_backward_queue))
+
+
+def _layer_norm_backward_queue(mem, g, x, shape, mean, rstd, w, b, mask):
+    """The input's gradient on the device: x - mean and rstd come as rows (the forward's statistics,
+    from the host, spread along each row), the row means by SUM times 1/n."""
+    n = math.prod(shape)
+    if _rows2(g) is None or _rows2(x) is None:
+        return None
+    mem.sync((mean, rstd) + ((g, x) if mask[1] or mask[2] else ()))
+    rows = (x.numel() // n, n)
+    g2, x2 = g.view(rows), x.view(rows)
+    neg_mean, rs = (-mean).reshape(-1, 1).expand(rows).contiguous(), rstd.reshape(-1, 1).expand(rows).contiguous()
+    xh = _q_ew(mem, "mul", _q_ew(mem, "add", x2, neg_mean), rs)
+    a = g2 if w is None else _q_rows(mem, g2, "ELTWISE", _tessel.VPU_OP["MUL"], b_dtype=_DT["fp32"],
+                                     flags=1 << _tessel.CMD_FLAG["B_BCAST"], b_addr=mem.matrix(w, "fp32")[0])
+    minus_inv_n = -float(np.float32(1.0 / n))
+    ma = _q_ew(mem, "mul", _q_sum(mem, a), minus_inv_n)
+    t = _q_ew(mem, "mul", xh, _q_ew(mem, "mul", _q_sum(mem, _q_ew(mem, "mul", a, xh)), minus_inv_n))
+    dx = _q_ew(mem, "mul", _q_ew(mem, "add", _q_ew(mem, "add", a, ma), t), rs).view(x.shape)
+    gh = g2 * ((x2 + neg_mean) * rs)   # the parameters' gradients: column sums, on the host
+    return dx, gh.sum(0).view(shape) if mask[1] else None, g2.sum(0).view(shape) if mask[2] else None
+
+
+def _layer_norm_backward_check(outs, g, x, shape, mean, rstd, w, b, mask):
+    """The input's gradient: first order, x - mean (u), its product with rstd (u) give xhat within
+    2u|xhat|; a = gamma g (u); a row mean (the sum in the VPU's order and 1/n rounded: (n + 2) u of
+    mean|.|); a xhat (4u); t = xhat mean(a xhat), a - mean(a) - t and the product with rstd (u each).
+    Twice that. The parameters' gradients are the host's FP32 column sums of M rows of g xhat (xhat
+    within 2u, the product u: (M + 4) u of sum|g xhat|) and of g ((M + 1) u of sum|g|), twice."""
+    n, g, x, w = math.prod(shape), _f64(g), _f64(x), _f64(w)
+    ref = aten.native_layer_norm_backward(g, x, shape, _f64(mean), _f64(rstd), w, _f64(b), mask)
+    rows = (x.numel() // n, n)
+    g2, x2, rs = g.reshape(rows), x.reshape(rows), _f64(rstd).reshape(-1, 1)
+    xh = (x2 - _f64(mean).reshape(-1, 1)) * rs
+    a = g2 if w is None else g2 * w.reshape(-1)
+    e_xh = 2 * U * xh.abs()
+    e_ma = (n + 2) * U * a.abs().mean(1, keepdim=True)
+    m_ax = (a * xh).mean(1, keepdim=True)
+    e_max = (n + 6) * U * (a * xh).abs().mean(1, keepdim=True)
+    t = xh * m_ax
+    e_t = m_ax.abs() * e_xh + xh.abs() * e_max + U * t.abs()
+    u1 = a - a.mean(1, keepdim=True)
+    e_u2 = U * a.abs() + e_ma + U * u1.abs() + e_t + U * (u1 - t).abs()
+    checks = [(" (input)", outs[0], ref[0], 2 * (rs * e_u2 + U * ref[0].abs().reshape(rows)).reshape(x.shape))]
+    for i, (part, terms, k) in enumerate(((" (weight)", g2 * xh, 4), (" (bias)", g2, 1)), 1):
+        if mask[i]:
+            checks.append((part, outs[i], ref[i], 2 * (rows[0] + k) * U * terms.abs().sum(0).reshape(ref[i].shape)))
+    return checks
+
+
 _PLANNERS = {
     aten.mm.default: _plan_mm,
     aten.addmm.default: _plan_addmm,
@@ -1099,15 +1219,14 @@ _PLANNERS = {
     aten.add.Tensor: _plan_add,
     aten.threshold_backward.default: _plan_threshold_backward,
     aten.gelu_backward.default: _plan_gelu_backward,
+    aten._softmax_backward_data.default: _plan_softmax_backward,
+    aten.native_layer_norm_backward.default: _plan_layer_norm_backward,
     aten.native_layer_norm.default: _plan_layer_norm,
 }
 
 # Why the ops without a lowering that training meets run on the host.
-_NO_ELTWISE = "products, and row sums that ELTWISE cannot broadcast back along a row"
 _HOST_WHY = {
     aten.relu_.default: "in place: the device writes a new tensor",
-    aten.native_layer_norm_backward.default: _NO_ELTWISE,
-    aten._softmax_backward_data.default: f"p (g - sum(g p)): {_NO_ELTWISE}",
     aten.nll_loss_forward.default: "a gather and a mean",
     aten.nll_loss_backward.default: "a scatter",
     aten.sum.dim_IntList: "a sum (a bias's gradient)",

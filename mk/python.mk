@@ -43,7 +43,7 @@ python: $(PY_FILES)
 bench-torch-modes: $(PY_FILES) $(FW_ELF)
 	@PYTHONPATH=$(BUILD)/python $(PYTHON) examples/python/transformer_modes.py sim
 
-test-python: $(PY_FILES) $(FW_ELF)
+test-python: $(PY_FILES) $(FW_ELF) $(KERNEL_BINS)
 	@PYTHONPATH=$(BUILD)/python $(PYTHON) tests/python/test_tessel.py
 
 test-torch-device: $(PY_FILES) $(FW_ELF)

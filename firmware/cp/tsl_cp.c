@@ -329,6 +329,11 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
             used |= W(SCALE);
         break;
     }
+    case TSL_CMD_OP_KERNEL:
+        if (!cp->hal->kernel)   /* the native firmware: no control core to run the image on */
+            FAIL(BAD_OPCODE, TSL_CMD_OPCODE_WORD);
+        used |= TSL_KERN_WORDS_MASK | W(N) | W(A_ADDR);
+        break;
     case TSL_CMD_OP_ATTENTION:
         /* Q, K (transposed) and V in BF16, the scores and probabilities as GEMM and ROWWISE make them */
         if (c->a_dtype != TSL_DTYPE_BF16 || c->b_dtype != TSL_DTYPE_BF16 || !is_float(c->c_dtype) ||
@@ -354,6 +359,13 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
         FAIL(BAD_FLAGS, TSL_CMD_SHIFT_WORD);
     if (c->opcode == TSL_CMD_OP_NOP || c->opcode == TSL_CMD_OP_FENCE)
         return ok;
+    if (c->opcode == TSL_CMD_OP_KERNEL) {   /* an image of whole words that fits the kernel region */
+        if (!c->n || c->n > TSL_PARAM_KERNEL_BYTES || (c->n & 3u))
+            FAIL(BAD_SHAPE, TSL_CMD_N_WORD);
+        if ((c->a_addr & 3u) || !in_hbm(r, c->a_addr, 1, 0, c->n))
+            FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
+        return ok;
+    }
     if (c->opcode == TSL_CMD_OP_CONV2D || c->opcode == TSL_CMD_OP_POOL2D)
         return validate_win(cp, r, w, c);
     if (c->opcode == TSL_CMD_OP_ATTENTION)
@@ -419,12 +431,14 @@ static int ring_valid(const tsl_cp_t *cp, const ring_t *r)
            r->head - r->tail <= r->cmd_size && r->cpl_head - r->cpl_tail <= r->cpl_size;
 }
 
-static uint32_t execute(tsl_cp_t *cp, const tsl_cmd_t *c, uint32_t *detail)
+static uint32_t execute(tsl_cp_t *cp, const uint32_t *w, const tsl_cmd_t *c, uint32_t *detail)
 {
     *detail = 0;
     if (c->opcode == TSL_CMD_OP_NOP || c->opcode == TSL_CMD_OP_FENCE)
         return TSL_CMD_ERR_OK; /* commands run one at a time: every earlier one has completed */
     tsl_cp_sched_begin(cp);
+    if (c->opcode == TSL_CMD_OP_KERNEL)
+        return tsl_cp_exec_kernel(cp, w, c, detail);
     switch (c->opcode) {
     case TSL_CMD_OP_COPY: tsl_cp_exec_copy(cp, c); break;
     case TSL_CMD_OP_FILL: tsl_cp_exec_fill(cp, c); break;
@@ -474,7 +488,7 @@ int tsl_cp_poll(tsl_cp_t *cp)
         uint32_t st = v.status;
         detail = v.detail;
         if (st == TSL_CMD_ERR_OK)
-            st = execute(cp, &c, &detail);
+            st = execute(cp, w, &c, &detail);
         tsl_cpl_t done_cpl = {.tag = c.tag, .status = st, .opcode = c.opcode,
                               .cycles = (uint32_t)(h->cycles(h->ctx) - t0), .detail = detail};
         tsl_cpl_encode(&done_cpl, cpl);

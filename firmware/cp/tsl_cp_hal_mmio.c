@@ -4,6 +4,7 @@
 #include "tsl_cp_hal_mmio.h"
 
 #include "tsl_hal.h"
+#include "tsl_kernel.h"
 
 static uint32_t mmio_tc_read(void *ctx, uint32_t offset)
 {
@@ -107,6 +108,15 @@ static void mmio_kick(void *ctx)
     tsl_cp_hal_mmio_kick();
 }
 
+/* The image is copied word by word through the HBM window; FENCE.I then makes the core fetch the
+ * new code rather than anything it fetched from the region before. */
+static int32_t mmio_kernel(void *ctx, uint32_t addr, uint32_t bytes, const uint32_t *args)
+{
+    mmio_hbm_read(ctx, addr, (void *)TSL_KERNEL_BASE, bytes);
+    __asm__ volatile("fence\n\t.insn i 0x0f, 1, x0, x0, 0" ::: "memory");   /* FENCE.I */
+    return ((tsl_kernel_fn_t)TSL_KERNEL_BASE)(args);
+}
+
 void tsl_cp_hal_mmio_init(tsl_cp_hal_t *hal)
 {
     hal->ctx = (void *)0;
@@ -121,4 +131,5 @@ void tsl_cp_hal_mmio_init(tsl_cp_hal_t *hal)
     hal->cycles = mmio_cycles;
     hal->idle = (void (*)(void *))0;
     hal->kick = mmio_kick;
+    hal->kernel = mmio_kernel;
 }

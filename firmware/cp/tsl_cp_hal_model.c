@@ -95,4 +95,5 @@ void tsl_cp_hal_model_init(tsl_cp_hal_t *hal, tsl_cp_model_t *dev, tslm_t *m)
     hal->cycles = model_cycles;
     hal->idle = NULL;
     hal->kick = NULL;
+    hal->kernel = NULL;   /* RV32 code cannot run here: KERNEL is BAD_OPCODE */
 }

@@ -68,6 +68,10 @@ void tsl_cp_store(tsl_cp_t *cp, const tsl_cp_tile_t *t, uint32_t src, tsl_cp_buf
  * bf16 rounding into the output tile for a narrow C), then its STORE. */
 void tsl_cp_epilogue_store(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_cp_tile_t *t);
 
+/* KERNEL (tsl_cp_kern.c): run the validated command (its words `w`, decoded `c`) through the HAL's
+ * kernel hook, which the caller has checked is there. Returns its CMD_ERR status. */
+uint32_t tsl_cp_exec_kernel(tsl_cp_t *cp, const uint32_t *w, const tsl_cmd_t *c, uint32_t *detail);
+
 /* CONV2D and POOL2D (tsl_cp_win.c). tsl_cp_win_fits: 1 when the validated command's tiles fit VMEM
  * and ACC (else the command is BAD_SHAPE). */
 int tsl_cp_win_fits(const tsl_cp_t *cp, const tsl_cmd_t *c);

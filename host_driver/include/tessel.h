@@ -309,6 +309,45 @@ typedef struct {
 __attribute__((warn_unused_result)) tessel_status_t tessel_attention(tessel_dev_t *dev, const tessel_attention_t *a,
                                                                      tessel_completion_t *cpl);
 
+/* Custom kernels (docs/host-api.md, "Custom kernels"; docs/sdk.md): C code for the control core,
+ * built with sdk/kernel.mk into a flat image, that the KERNEL command copies into the control core's
+ * RAM and calls with up to TESSEL_KERNEL_ARGS argument words, between other commands. Only a device
+ * whose firmware runs on a control core runs kernels (the sim backend, boards with one); on the
+ * model backend, and the uart one of a board without it, every run fails with TESSEL_EDEVICE
+ * ("cannot run kernels"). A loaded kernel is its image in HBM: */
+#define TESSEL_KERNEL_ARGS 8u                   /* TSL_PARAM_KERNEL_ARGS */
+#define TESSEL_KERNEL_MAX_BYTES 3072u           /* TSL_PARAM_KERNEL_BYTES: the largest image */
+#define TESSEL_KERNEL_BUDGET_DEFAULT 10000000u  /* device cycles a run may take when given 0 */
+typedef struct {
+    tessel_addr_t addr;            /* the image in HBM (from tessel_alloc); 0 after tessel_kernel_free */
+    uint32_t bytes;                /* its size, a multiple of 4, 1..TESSEL_KERNEL_MAX_BYTES */
+} tessel_kernel_t;
+
+/* Upload the `bytes`-byte kernel image to HBM once, for any number of runs. TESSEL_EINVAL, with
+ * nothing allocated, for a NULL argument or a size that is 0, not a multiple of 4 or larger than
+ * TESSEL_KERNEL_MAX_BYTES (the kernel region); TESSEL_ENOMEM when HBM is full. The caller owns *out
+ * and gives it back with tessel_kernel_free. */
+__attribute__((warn_unused_result)) tessel_status_t tessel_kernel_load(tessel_dev_t *dev, const void *image,
+                                                                       size_t bytes, tessel_kernel_t *out);
+
+/* Run kernel `k` with args[0..nargs) (the rest 0) and wait for it. The kernel's return value
+ * (>= 0) is cpl->detail; a negative one is TESSEL_EDEVICE with CMD_ERR_KERNEL in cpl->status, the
+ * value in cpl->detail and in the message. `budget` is the device cycles the run may take (0:
+ * TESSEL_KERNEL_BUDGET_DEFAULT, at most UINT32_MAX): the SoC watchdog and the wait are armed for it
+ * (plus the image copy), so a kernel that never returns is stopped; the call then resets the device
+ * (tessel_reset: the commands still queued are dropped) and returns TESSEL_ETIMEOUT, and the device
+ * takes commands again. TESSEL_EINVAL, with nothing submitted, for a NULL dev or k, a k not
+ * loaded, nargs > TESSEL_KERNEL_ARGS, args NULL with nargs > 0, a budget over UINT32_MAX, or a
+ * device in checking mode (the model has no control core to compare with). The library does not
+ * know what memory the kernel touches: its buffers are the caller's to keep until the call returns.
+ * cpl may be NULL. */
+__attribute__((warn_unused_result)) tessel_status_t tessel_kernel_run(tessel_dev_t *dev, const tessel_kernel_t *k,
+                                                                      const uint32_t *args, unsigned nargs,
+                                                                      uint64_t budget, tessel_completion_t *cpl);
+
+/* Free the image of `k` (tessel_free) and zero *k; NULL or an already freed k does nothing. */
+void tessel_kernel_free(tessel_dev_t *dev, tessel_kernel_t *k);
+
 #ifdef __cplusplus
 }
 #endif

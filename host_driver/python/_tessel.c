@@ -736,6 +736,82 @@ METHOD(wait)
                          c.cpl.opcode, "cycles", c.cpl.cycles, "detail", c.cpl.detail);
 }
 
+/* ---- custom kernels ---------------------------------------------------------------------------- */
+typedef struct {
+    tessel_kernel_t k;
+    PyObject *image, *args;
+    uint64_t budget;
+    const void *p;
+    size_t bytes;
+    uint32_t words[TESSEL_KERNEL_ARGS];
+    unsigned nargs;
+    tessel_completion_t cpl;
+} kernel_op_t;
+
+static tessel_status_t call_kernel_load(tessel_dev_t *dev, void *op)
+{
+    kernel_op_t *o = op;
+    return tessel_kernel_load(dev, o->p, o->bytes, &o->k);
+}
+
+static tessel_status_t call_kernel_run(tessel_dev_t *dev, void *op)
+{
+    kernel_op_t *o = op;
+    return tessel_kernel_run(dev, &o->k, o->words, o->nargs, o->budget, &o->cpl);
+}
+
+/* kernel_load(image) -> (addr, bytes): tessel_kernel_load of a buffer's bytes (a built kernel image). */
+METHOD(kernel_load)
+{
+    static const field_t f[] = {FLD(kernel_op_t, "image", image, K_OBJ, 1)};
+    kernel_op_t o = {0};
+    if (fill(&o, f, NFIELDS(f), "kernel_load", args, kw))
+        return NULL;
+    Py_buffer v;
+    if (PyObject_GetBuffer(o.image, &v, PyBUF_C_CONTIGUOUS)) {
+        PyErr_Clear();
+        return fail(TESSEL_EINVAL, "kernel_load: image must be a C-contiguous buffer (bytes), not %.80R", o.image);
+    }
+    o.p = v.buf;
+    o.bytes = (size_t)v.len;
+    int rc = dev_call(SELF, call_kernel_load, &o, 0);
+    PyBuffer_Release(&v);
+    return rc ? NULL : Py_BuildValue("(KI)", (unsigned long long)o.k.addr, o.k.bytes);
+}
+
+/* kernel_run(addr, bytes, args=(), budget=0) -> the kernel's return value: tessel_kernel_run of the
+ * kernel (addr, bytes) from kernel_load, with up to TESSEL_KERNEL_ARGS integers, each a uint32 or an
+ * int32 (two's complement). */
+METHOD(kernel_run)
+{
+    static const field_t f[] = {FLD(kernel_op_t, "addr", k.addr, K_U63, 1), FLD(kernel_op_t, "bytes", k.bytes, K_U32, 1),
+                                FLD(kernel_op_t, "args", args, K_OBJ, 0), FLD(kernel_op_t, "budget", budget, K_U63, 0)};
+    kernel_op_t o = {0};
+    if (fill(&o, f, NFIELDS(f), "kernel_run", args, kw))
+        return NULL;
+    if (o.args) {
+        PyObject *seq = PySequence_Fast(o.args, "");
+        if (!seq || (size_t)PySequence_Fast_GET_SIZE(seq) > TESSEL_KERNEL_ARGS) {
+            Py_XDECREF(seq);
+            PyErr_Clear();
+            return fail(TESSEL_EINVAL, "kernel_run: args must be a sequence of at most %u integers", TESSEL_KERNEL_ARGS);
+        }
+        o.nargs = (unsigned)PySequence_Fast_GET_SIZE(seq);
+        for (unsigned i = 0; i < o.nargs; i++) {
+            long long v;
+            if (int_arg(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i), "a kernel argument", INT32_MIN, UINT32_MAX, &v)) {
+                Py_DECREF(seq);
+                return NULL;
+            }
+            o.words[i] = (uint32_t)v;
+        }
+        Py_DECREF(seq);
+    }
+    if (dev_call(SELF, call_kernel_run, &o, 1))
+        return NULL;
+    return PyLong_FromLong((long)(int32_t)o.cpl.detail);
+}
+
 /* ---- gemm and bmm ------------------------------------------------------------------------------ */
 typedef struct {
     tessel_gemm_t g;
@@ -1020,6 +1096,10 @@ static PyMethodDef device_methods[] = {
     KW_METHOD(read, "read(addr, data): tessel_read into a writable C-contiguous buffer"),
     KW_METHOD(submit, "submit(words) -> handle: tessel_submit of 16 command words"),
     KW_METHOD(wait, "wait(handle, timeout_ms=None) -> completion dict: tessel_wait (None: TESSEL_TIMEOUT_AUTO)"),
+    KW_METHOD(kernel_load, "kernel_load(image) -> (addr, bytes): tessel_kernel_load of a kernel image (bytes)"),
+    KW_METHOD(kernel_run, "kernel_run(addr, bytes, args=(), budget=0) -> int: tessel_kernel_run, the kernel's "
+                          "return value (args: at most 8 integers, int32 or uint32; budget: device cycles, 0 the "
+                          "default); free the image with free(addr)"),
     KW_METHOD(gemm, "gemm(a, b, c, m, n, k, in_dtype, out_dtype, bias=None, relu=False, scale=0, rq_scale=0, "
                     "rq_shift=0, rq_zero_point=0): tessel_gemm of dense operands"),
     KW_METHOD(conv2d, "conv2d(x, weights, y, cout, groups, batch, h, w, c, kh, kw, stride_h, stride_w, pad_t, "

@@ -380,6 +380,7 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
         SPAN("C", c, m, ldc, n);
         break;
     case TSL_CMD_OP_FILL: SPAN("C", c, m, ldc, n); break;
+    case TSL_CMD_OP_KERNEL: SPAN("image", a, 1u, 0u, n); break;   /* what the kernel touches is unknown */
     case TSL_CMD_OP_ATTENTION: {   /* BATCH heads of rows each, or side by side (HEAD_COLUMNS) */
         tsl_att_t g = tsl_att_decode(w);
         int cols = (f >> TSL_CMD_FLAG_HEAD_COLUMNS) & 1u;
@@ -423,8 +424,9 @@ static uint64_t rowwise_cycles(const tessel_dev_t *d, const uint32_t *w)
  * worst cases are 8x and more below it, docs/reliability.md): per command 100 000, per N x N x N
  * GEMM tile 32 N, per HBM byte touched 4, per output row 1 000 (ATTENTION: per query row and block
  * of N keys; ROWWISE: 128 per row and block, and per tile 8 000 per block, the tiles at most twice
- * the rows' share of VMEM). A command the firmware refuses (an operand outside HBM) costs only the
- * fixed part. */
+ * the rows' share of VMEM; KERNEL: its BUDGET, or TESSEL_KERNEL_BUDGET_DEFAULT for 0, and 64 per image
+ * byte, which the control core copies through the HBM window). A command the firmware refuses (an
+ * operand outside HBM) costs only the fixed part. */
 static uint64_t cmd_cycles(const tessel_dev_t *d, const slot_t *s)
 {
     const uint32_t *w = s->cmd.w;
@@ -452,6 +454,8 @@ static uint64_t cmd_cycles(const tessel_dev_t *d, const slot_t *s)
         est += taps * (1000u * g.batch * tsl_win_oh(&g) + 4u * pixels * ((g.c + nn - 1) / nn));
     else if (op == TSL_CMD_OP_ROWWISE)
         est += rowwise_cycles(d, w);
+    else if (op == TSL_CMD_OP_KERNEL)
+        return est + 64u * n + (w[TSL_KERN_BUDGET_WORD] ? w[TSL_KERN_BUDGET_WORD] : TESSEL_KERNEL_BUDGET_DEFAULT);
     else if (s->nspan)
         est += 1000u * m;
     return est + 4u * bytes;

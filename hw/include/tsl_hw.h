@@ -17,7 +17,8 @@
 #define TSL_PARAM_HBM_BYTES_PER_CYCLE 32u /* HBM model bandwidth in bytes per cycle */
 #define TSL_PARAM_RAM_BYTES 65536u /* control-core local RAM (code and data) in bytes */
 #define TSL_PARAM_CP_STACK_BYTES 4096u /* the firmware's stack, at the top of the control core's RAM */
-#define TSL_PARAM_KERNEL_BYTES 8192u /* the custom-kernel region of the control core's RAM, just below the firmware's stack: the largest KERNEL image (a multiple of 4) */
+#define TSL_PARAM_KERNEL_BYTES 3072u /* the custom-kernel region of the control core's RAM, just below the firmware's stack: the largest KERNEL image (a multiple of 4) */
+#define TSL_PARAM_KERNEL_ARGS 8u /* argument words of a KERNEL command (ARG0.. of the kernel geometry) */
 #define TSL_PARAM_BAR0_RAM_OFFSET 65536u /* host BAR0 offset of the window onto the control core's RAM (RAM_BYTES; usable while HOSTIF BOOT.HOLD is set) */
 #define TSL_PARAM_QUEUE_DEPTH 16u /* entries in each per-unit instruction queue */
 #define TSL_PARAM_TOKEN_MAX 65535u /* largest count a dependency-token channel holds */
@@ -783,13 +784,13 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_CMD_M_WORD 3u /* rows of A and C (COPY/FILL: rows) */
 #define TSL_CMD_M_SHIFT 0u
 #define TSL_CMD_M_MASK 0xFFFFFFFFu
-#define TSL_CMD_N_WORD 4u /* columns of B and C (COPY/FILL: bytes per row) */
+#define TSL_CMD_N_WORD 4u /* columns of B and C (COPY/FILL: bytes per row; KERNEL: the image's bytes) */
 #define TSL_CMD_N_SHIFT 0u
 #define TSL_CMD_N_MASK 0xFFFFFFFFu
 #define TSL_CMD_K_WORD 5u /* columns of A, rows of B */
 #define TSL_CMD_K_SHIFT 0u
 #define TSL_CMD_K_MASK 0xFFFFFFFFu
-#define TSL_CMD_A_ADDR_WORD 6u /* HBM address of A (COPY: source) */
+#define TSL_CMD_A_ADDR_WORD 6u /* HBM address of A (COPY: source; KERNEL: the image) */
 #define TSL_CMD_A_ADDR_SHIFT 0u
 #define TSL_CMD_A_ADDR_MASK 0xFFFFFFFFu
 #define TSL_CMD_LDA_WORD 7u /* bytes between rows of A */
@@ -833,7 +834,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_CPL_CYCLES_WORD 2u /* device cycles from fetch to completion */
 #define TSL_CPL_CYCLES_SHIFT 0u
 #define TSL_CPL_CYCLES_MASK 0xFFFFFFFFu
-#define TSL_CPL_DETAIL_WORD 3u /* more about an error: TC ERR_CODE, or the index of the bad field */
+#define TSL_CPL_DETAIL_WORD 3u /* more about an error: TC ERR_CODE, or the index of the bad field; KERNEL: the kernel's return value */
 #define TSL_CPL_DETAIL_SHIFT 0u
 #define TSL_CPL_DETAIL_MASK 0xFFFFFFFFu
 
@@ -1539,9 +1540,9 @@ typedef struct {
     uint32_t c_dtype TSL_FIELD_DEFAULT; /* DTYPE of C */
     uint32_t vpu_op TSL_FIELD_DEFAULT; /* ELTWISE, POOL2D: VPU_OP enum; ROWWISE: ROW_OP enum */
     uint32_t m TSL_FIELD_DEFAULT; /* rows of A and C (COPY/FILL: rows) */
-    uint32_t n TSL_FIELD_DEFAULT; /* columns of B and C (COPY/FILL: bytes per row) */
+    uint32_t n TSL_FIELD_DEFAULT; /* columns of B and C (COPY/FILL: bytes per row; KERNEL: the image's bytes) */
     uint32_t k TSL_FIELD_DEFAULT; /* columns of A, rows of B */
-    uint32_t a_addr TSL_FIELD_DEFAULT; /* HBM address of A (COPY: source) */
+    uint32_t a_addr TSL_FIELD_DEFAULT; /* HBM address of A (COPY: source; KERNEL: the image) */
     uint32_t lda TSL_FIELD_DEFAULT; /* bytes between rows of A */
     uint32_t b_addr TSL_FIELD_DEFAULT; /* HBM address of B (ROWWISE norms: gamma, N FP32 values) */
     uint32_t ldb TSL_FIELD_DEFAULT; /* bytes between rows of B */
@@ -1612,7 +1613,7 @@ typedef struct {
     uint32_t status TSL_FIELD_DEFAULT; /* CMD_ERR code */
     uint32_t opcode TSL_FIELD_DEFAULT; /* the command's OPCODE */
     uint32_t cycles TSL_FIELD_DEFAULT; /* device cycles from fetch to completion */
-    uint32_t detail TSL_FIELD_DEFAULT; /* more about an error: TC ERR_CODE, or the index of the bad field */
+    uint32_t detail TSL_FIELD_DEFAULT; /* more about an error: TC ERR_CODE, or the index of the bad field; KERNEL: the kernel's return value */
 } tsl_cpl_t;
 /* X(member) for each member of tsl_cpl_t, in order (for tables of fields by name). */
 #define TSL_CPL_FIELDS(X) X(tag) X(status) X(opcode) X(cycles) X(detail)

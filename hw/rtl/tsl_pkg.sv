@@ -15,7 +15,8 @@ package tsl_pkg;
   localparam int PARAM_HBM_BYTES_PER_CYCLE = 32;  // HBM model bandwidth in bytes per cycle
   localparam int PARAM_RAM_BYTES = 65536;  // control-core local RAM (code and data) in bytes
   localparam int PARAM_CP_STACK_BYTES = 4096;  // the firmware's stack, at the top of the control core's RAM
-  localparam int PARAM_KERNEL_BYTES = 8192;  // the custom-kernel region of the control core's RAM, just below the firmware's stack: the largest KERNEL image (a multiple of 4)
+  localparam int PARAM_KERNEL_BYTES = 3072;  // the custom-kernel region of the control core's RAM, just below the firmware's stack: the largest KERNEL image (a multiple of 4)
+  localparam int PARAM_KERNEL_ARGS = 8;  // argument words of a KERNEL command (ARG0.. of the kernel geometry)
   localparam int PARAM_BAR0_RAM_OFFSET = 65536;  // host BAR0 offset of the window onto the control core's RAM (RAM_BYTES; usable while HOSTIF BOOT.HOLD is set)
   localparam int PARAM_QUEUE_DEPTH = 16;  // entries in each per-unit instruction queue
   localparam int PARAM_TOKEN_MAX = 65535;  // largest count a dependency-token channel holds

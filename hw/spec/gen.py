@@ -67,6 +67,9 @@ def check(spec, params, enums):
         no_overlap(key, ov["fields"], params["CMD_WORDS"])
         if {f["word"] for f in ov["fields"]} != set(ov["words"]) or not set(ov["words"]) <= cmd_words:
             sys.exit(f"gen.py: {key}: its fields must fill exactly its words, each a whole command field's word")
+    if [f["name"] for f in spec["kernel"]["fields"] if f["name"].startswith("ARG")] != \
+            [f"ARG{i}" for i in range(params["KERNEL_ARGS"])]:
+        sys.exit("gen.py: kernel: ARG0.. must be KERNEL_ARGS fields, in order")
     for b in spec["block"]:
         for r in b["regs"]:
             no_overlap(f"{b['name']}.{r['name']}",

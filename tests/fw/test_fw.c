@@ -1274,6 +1274,87 @@ static void invalid_suite(dev_t *d)
     }
 }
 
+/* ------------------------------------------------------------------------------- kernels */
+
+/* What the stand-in for the control core's kernel hook saw, and what it returns. */
+static struct {
+    uint32_t calls, addr, bytes, args[TSL_PARAM_KERNEL_ARGS];
+    int32_t ret;
+} fake;
+
+static int32_t fake_kernel(void *ctx, uint32_t addr, uint32_t bytes, const uint32_t *args)
+{
+    (void)ctx;
+    fake.calls++;
+    fake.addr = addr;
+    fake.bytes = bytes;
+    memcpy(fake.args, args, sizeof fake.args);
+    return fake.ret;
+}
+
+/* KERNEL: BAD_OPCODE without a kernel hook (the native firmware), touching nothing; with a stand-in
+ * hook, the image and the arguments it is given, its return value in DETAIL (KERNEL when negative),
+ * and the validation (the hook not called). */
+static void kernel_suite(dev_t *d)
+{
+    static const uint8_t arg_word[TSL_PARAM_KERNEL_ARGS] = {7, 8, 9, 10, 11, 12, 13, 15};   /* docs/isa.md §7 */
+    uint32_t w[16], img = DATA_BASE + 0x400;
+    cmd_init(w, TSL_CMD_OP_KERNEL, 0);
+    w[4] = 256;
+    w[6] = img;
+    stage(d, w);
+    submit(d, "KERNEL without a control core", TSL_CMD_ERR_BAD_OPCODE, 0, 1, 1);
+    d->hal.kernel = fake_kernel;
+    for (int i = 0; i < 3; i++) {
+        cmd_init(w, TSL_CMD_OP_KERNEL, 0);
+        w[4] = 4u * (1u + below(TSL_PARAM_KERNEL_BYTES / 4u));
+        w[6] = img + 4u * below(64);
+        w[5] = rnd();   /* BUDGET: the host's, not read */
+        for (unsigned j = 0; j < TSL_PARAM_KERNEL_ARGS; j++)
+            w[arg_word[j]] = rnd();
+        fake.ret = i == 2 ? -6 : (int32_t)(rnd() >> 1);
+        fake.calls = 0;
+        stage(d, w);
+        char what[64];
+        snprintf(what, sizeof what, "KERNEL returning %d", fake.ret);
+        submit(d, what, fake.ret < 0 ? TSL_CMD_ERR_KERNEL : TSL_CMD_ERR_OK, (uint32_t)fake.ret, 1, 0);
+        int args_ok = 1;
+        for (unsigned j = 0; j < TSL_PARAM_KERNEL_ARGS; j++)
+            args_ok &= fake.args[j] == w[arg_word[j]];
+        tu_check(&T, fake.calls == 1 && fake.addr == w[6] && fake.bytes == w[4] && args_ok,
+                 "[%s] %s: the hook saw %u calls, image 0x%x of %u bytes (expected 0x%x, %u), args %s", d->name, what,
+                 fake.calls, fake.addr, fake.bytes, w[6], w[4], args_ok ? "as sent" : "different");
+    }
+    static const struct {
+        const char *what;
+        uint32_t word, value, status, detail;
+    } bad[] = {
+        {"N = 0", 4, 0, E(BAD_SHAPE), 4},
+        {"N not whole words", 4, 254, E(BAD_SHAPE), 4},
+        {"N over KERNEL_BYTES", 4, TSL_PARAM_KERNEL_BYTES + 4u, E(BAD_SHAPE), 4},
+        {"A_ADDR misaligned", 6, DATA_BASE + 0x402, E(BAD_ADDR), 6},
+        {"image past HBM", 6, HBM_BYTES - 128, E(BAD_ADDR), 6},
+        {"image in the rings", 6, CPL_BASE, E(BAD_ADDR), 6},
+        {"with M", 3, 1, E(BAD_FLAGS), 3},
+        {"with SHIFT", 14, 1, E(BAD_FLAGS), 14},
+        {"with a dtype", 2, 1, E(BAD_FLAGS), 2},
+        {"with a flag", 0, TSL_CMD_OP_KERNEL | FL(BIAS), E(BAD_FLAGS), 0},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cmd_init(w, TSL_CMD_OP_KERNEL, 0);
+        w[4] = 256;
+        w[6] = img;
+        w[bad[i].word] = bad[i].value;
+        fake.calls = 0;
+        stage(d, w);
+        char what[64];
+        snprintf(what, sizeof what, "invalid KERNEL: %s", bad[i].what);
+        submit(d, what, bad[i].status, bad[i].detail, 1, 1);
+        tu_check(&T, fake.calls == 0, "[%s] %s: the kernel ran", d->name, what);
+    }
+    d->hal.kernel = NULL;
+}
+
 /* ------------------------------------------------------------------------------- ring and errors */
 
 static void ring_suite(dev_t *d)
@@ -1394,6 +1475,7 @@ int main(int argc, char **argv)
         att_suite(&d, i == 0 ? 12 : 4, cfgs[i].vmem >= 131072 ? 70 : 20);
         copy_fill_suite(&d, i == 0 ? 12 : 4);
         invalid_suite(&d);
+        kernel_suite(&d);
         ring_suite(&d);
         error_suite(&d);
         if (!((cfgs[i].features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1)) {

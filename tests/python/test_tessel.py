@@ -13,6 +13,10 @@ mismatch (index, expected, got) and the bound.
     goes on; the context manager closes; several threads share a device, and one closes it;
   - stats: the last call's counters and the totals against what tessel.h defines;
   - one matmul and one conv2d on the simulated SoC ("sim"), checked the same way;
+  - custom kernels on the sim (build/kernels, `make kernels`): examples/kernels/scale_add.c against
+    numpy's int32 arithmetic (wrapping modulo 2^32), exact; the arguments a kernel sees; a negative
+    return, bad images and arguments, a kernel that never returns (a timeout, then a matmul and a
+    kernel that are right); the model backend's refusal;
   - each examples/python/*.py runs and exits 0.
 
 References (nothing from the code under test):
@@ -667,7 +671,7 @@ def main():
             guarded(head_columns_case, dev, rng)
         guarded(stats_cases, dev, rng)
         guarded(error_cases, dev, rng)
-    for fn in (command_cases, lifetime_cases, thread_cases, sim_cases):
+    for fn in (command_cases, lifetime_cases, thread_cases, sim_cases, kernel_cases):
         guarded(fn, rng)
     example_cases()
     return tally.summary("python")

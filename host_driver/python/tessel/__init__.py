@@ -25,7 +25,7 @@ import numpy as np
 from . import _tessel
 from ._tessel import Error
 
-__all__ = ["Device", "Error"]
+__all__ = ["Device", "Error", "Kernel"]
 
 # The numpy dtype that holds each device dtype's values on the host (tessel.h: int8_t, int32_t, float).
 _HOST = {name: np.dtype(fmt) for name, fmt in _tessel.HOST_FORMATS.items()}
@@ -418,3 +418,51 @@ class Device:
         self.raw.attention(q=q, k=k, v=v, o=o, batch=math.prod(lead), lq=lq, lk=lk, d=d, dv=dv, out_dtype=out,
                            causal=bool(causal), **kw)
         return o
+
+    # ---- custom kernels -------------------------------------------------------------------------
+    def kernel(self, image):
+        """A custom kernel (docs/python.md, "Custom kernels"): C for the control core built with
+        sdk/kernel.mk (`make kernels` builds build/kernels/NAME.bin), given as the path of its image
+        or the image's bytes. Its image is uploaded to the device once; calling the Kernel runs it
+        (on the sim backend, or a board with a control core). A bad image (empty, larger than the
+        kernel region, not whole words) raises tessel.Error EINVAL."""
+        return Kernel(self, image)
+
+
+class Kernel:
+    """A kernel loaded on a Device by Device.kernel. k(*args, budget=None) runs it with up to 8
+    integer arguments (each an int32 or a uint32; device addresses from dev.raw.alloc, sizes, scalars)
+    and returns what the kernel returned (>= 0). Errors raise tessel.Error: a negative return is
+    EDEVICE, its value in the message; a kernel that runs longer than `budget` device cycles (default
+    10 000 000) is stopped by the watchdog, the device is reset (commands still queued are dropped) and
+    ETIMEOUT is raised; on the model backend, which has no control core, every call is EDEVICE
+    ("cannot run kernels"). free() gives the image's memory back (also a context manager); a freed
+    kernel raises EINVAL when called."""
+
+    def __init__(self, dev, image):
+        if isinstance(image, (bytes, bytearray, memoryview)):
+            data = bytes(image)
+        else:
+            try:
+                with open(image, "rb") as f:
+                    data = f.read()
+            except (OSError, TypeError) as e:
+                _fail(f"kernel: cannot read the image {image!r}: {e}")
+        self._raw = dev.raw
+        self.addr, self.bytes = self._raw.kernel_load(data)
+
+    def __call__(self, *args, budget=None):
+        if self.addr is None:
+            _fail("kernel: this kernel was freed")
+        return self._raw.kernel_run(self.addr, self.bytes, args, 0 if budget is None else budget)
+
+    def free(self):
+        if self.addr is not None:
+            addr, self.addr = self.addr, None
+            self._raw.free(addr)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.free()

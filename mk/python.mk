@@ -5,7 +5,8 @@
 #                      PYTHONPATH=$(BUILD)/python $(PYTHON) -c "import tessel"
 #   make test-python   tests/python/test_tessel.py: every Device method on the model backend against
 #                      numpy and PyTorch references, the errors, a matmul and a conv on the sim, and
-#                      each examples/python/*.py (SEED=...; ~9 s, most of it train_digits.py)
+#                      custom kernels on the sim (build/kernels), each examples/python/*.py (SEED=...;
+#                      ~12 s, most of it train_digits.py and a kernel that never returns)
 #   make test-torch-device  tests/python/test_torch.py: tessel.torch (a torch.nn model on the device in
 #                      its three modes, forward and backward) against PyTorch's CPU ops in float64,
 #                      the debug check, the compilation cache, strict and fused against debug, the

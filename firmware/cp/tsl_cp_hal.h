@@ -46,10 +46,11 @@ typedef struct {
     /* KERNEL (docs/isa.md §7): copy the `bytes`-byte image at HBM `addr` into the kernel region of
      * the control core's RAM (docs/architecture.md, "Control-core memory map"), make the copy
      * visible to instruction fetch, and call its entry with the TSL_PARAM_KERNEL_ARGS words of
-     * `args`; returns what the kernel returns. The caller has checked that 0 < bytes <=
+     * `args`. Returns 0 when the kernel returned, its value in *ret, or 1 + mcause when it trapped
+     * (the kernel is abandoned, the firmware goes on). The caller has checked that 0 < bytes <=
      * TSL_PARAM_KERNEL_BYTES, both aligned to 4, inside HBM. NULL where no kernel can run: the
      * firmware built natively (the model backend, host-driven boards), KERNEL is then BAD_OPCODE. */
-    int32_t (*kernel)(void *ctx, uint32_t addr, uint32_t bytes, const uint32_t *args);
+    uint32_t (*kernel)(void *ctx, uint32_t addr, uint32_t bytes, const uint32_t *args, int32_t *ret);
 } tsl_cp_hal_t;
 
 #endif /* TSL_CP_HAL_H */

@@ -3,6 +3,8 @@
  * counter is mcycle. The context pointer is unused. */
 #include "tsl_cp_hal_mmio.h"
 
+#include <setjmp.h>
+
 #include "tsl_hal.h"
 #include "tsl_kernel.h"
 
@@ -108,13 +110,42 @@ static void mmio_kick(void *ctx)
     tsl_cp_hal_mmio_kick();
 }
 
-/* The image is copied word by word through the HBM window; FENCE.I then makes the core fetch the
- * new code rather than anything it fetched from the region before. */
-static int32_t mmio_kernel(void *ctx, uint32_t addr, uint32_t bytes, const uint32_t *args)
+/* The synchronous exceptions a kernel can raise (mcause): misaligned or faulting fetch, illegal
+ * instruction, breakpoint, misaligned or faulting load and store, ECALL. */
+static const uint8_t kernel_traps[] = {0, 1, 2, 3, 4, 5, 6, 7, 11};
+
+/* Where a trapped kernel resumes, after the trap's MRET: back to mmio_kernel's setjmp. */
+static void kernel_trapped(jmp_buf *env, uint32_t mcause)
 {
+    longjmp(*env, (int)mcause + 1);
+}
+
+/* The handler of a kernel's trap: leave the trap (MRET) into kernel_trapped(env, mcause). */
+static void kernel_trap(tsl_trap_frame_t *frame, void *env)
+{
+    frame->a0 = (uint32_t)(uintptr_t)env;
+    frame->a1 = frame->mcause;
+    frame->mepc = (uint32_t)(uintptr_t)kernel_trapped;
+}
+
+/* The image is copied word by word through the HBM window; FENCE.I then makes the core fetch the
+ * new code rather than anything it fetched from the region before. While the kernel runs, its
+ * traps come back here (setjmp) instead of ending in the SDK's default handler. */
+static uint32_t mmio_kernel(void *ctx, uint32_t addr, uint32_t bytes, const uint32_t *args, int32_t *ret)
+{
+    jmp_buf env;
     mmio_hbm_read(ctx, addr, (void *)TSL_KERNEL_BASE, bytes);
     __asm__ volatile("fence\n\t.insn i 0x0f, 1, x0, x0, 0" ::: "memory");   /* FENCE.I */
-    return ((tsl_kernel_fn_t)TSL_KERNEL_BASE)(args);
+    volatile uint32_t trap = (uint32_t)setjmp(env);
+    int bad = 0;   /* the causes are all below 16: tsl_exc_set_handler never refuses them */
+    for (unsigned i = 0; !trap && i < sizeof kernel_traps; i++)
+        bad |= tsl_exc_set_handler(kernel_traps[i], kernel_trap, &env);
+    if (!trap)
+        *ret = ((tsl_kernel_fn_t)TSL_KERNEL_BASE)(args);
+    for (unsigned i = 0; i < sizeof kernel_traps; i++)   /* the SDK's default handler again */
+        bad |= tsl_exc_set_handler(kernel_traps[i], (tsl_trap_handler_t)0, (void *)0);
+    (void)bad;
+    return trap;
 }
 
 void tsl_cp_hal_mmio_init(tsl_cp_hal_t *hal)

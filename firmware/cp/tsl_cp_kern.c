@@ -6,22 +6,22 @@
 /* KERNEL: run the image with its arguments, then give the next command the tensor core it expects:
  * wait for what the kernel pushed (DEVICE or TIMEOUT as any command's), and reset it (CTRL.RESET:
  * no tokens, no queued instruction, SEQ registers 0), as the kernel may have left tokens behind. The
- * kernel's return value is DETAIL: OK when it is >= 0, KERNEL when negative (the tensor core's own
- * error, DEVICE or TIMEOUT with its detail, comes first). */
+ * kernel's return value is DETAIL: OK when it is >= 0, KERNEL when negative; a trap is KERNEL_TRAP
+ * with mcause (the tensor core's own error, DEVICE or TIMEOUT with its detail, comes first). */
 uint32_t tsl_cp_exec_kernel(tsl_cp_t *cp, const uint32_t *w, const tsl_cmd_t *c, uint32_t *detail)
 {
     const uint32_t args[TSL_PARAM_KERNEL_ARGS] = {
         w[TSL_KERN_ARG0_WORD], w[TSL_KERN_ARG1_WORD], w[TSL_KERN_ARG2_WORD], w[TSL_KERN_ARG3_WORD],
         w[TSL_KERN_ARG4_WORD], w[TSL_KERN_ARG5_WORD], w[TSL_KERN_ARG6_WORD], w[TSL_KERN_ARG7_WORD]};
     const tsl_cp_hal_t *h = cp->hal;
-    int32_t ret = h->kernel(h->ctx, c->a_addr, c->n, args);
+    int32_t ret = 0;
+    uint32_t trap = h->kernel(h->ctx, c->a_addr, c->n, args, &ret);
     uint32_t st = tsl_cp_sched_end(cp, detail);
     h->tc_write(h->ctx, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
     cp->seq_window = 0;
     if (st == TSL_CMD_ERR_OK) {
-        *detail = (uint32_t)ret;
-        if (ret < 0)
-            st = TSL_CMD_ERR_KERNEL;
+        *detail = trap ? trap - 1u : (uint32_t)ret;
+        st = trap ? TSL_CMD_ERR_KERNEL_TRAP : ret < 0 ? TSL_CMD_ERR_KERNEL : TSL_CMD_ERR_OK;
     }
     return st;
 }

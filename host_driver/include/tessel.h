@@ -332,7 +332,8 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_kernel_load(tessel_de
 
 /* Run kernel `k` with args[0..nargs) (the rest 0) and wait for it. The kernel's return value
  * (>= 0) is cpl->detail; a negative one is TESSEL_EDEVICE with CMD_ERR_KERNEL in cpl->status, the
- * value in cpl->detail and in the message. `budget` is the device cycles the run may take (0:
+ * value in cpl->detail and in the message; a trap (an illegal instruction, a bad access, ECALL) is
+ * TESSEL_EDEVICE with CMD_ERR_KERNEL_TRAP, mcause in cpl->detail, and the device goes on. `budget` is the device cycles the run may take (0:
  * TESSEL_KERNEL_BUDGET_DEFAULT, at most UINT32_MAX): the SoC watchdog and the wait are armed for it
  * (plus the image copy), so a kernel that never returns is stopped; the call then resets the device
  * (tessel_reset: the commands still queued are dropped) and returns TESSEL_ETIMEOUT, and the device

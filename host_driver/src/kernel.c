@@ -90,6 +90,14 @@ TESSEL_API tessel_status_t tessel_kernel_run(tessel_dev_t *dev, const tessel_ker
         return tessel_fail(dev, r, "tessel_kernel_run: the kernel returned %d%s%s%s (CMD_ERR_KERNEL)",
                     (int32_t)c.detail, known ? " (" : "", known ? text : "", known ? ")" : "");
     }
+    if (r == TESSEL_EDEVICE && (uint32_t)c.status == TSL_CMD_ERR_KERNEL_TRAP) {
+        static const char *const cause[12] = {"misaligned fetch", "fetch fault", "illegal instruction", "breakpoint",
+                                              "misaligned load", "load fault", "misaligned store", "store fault",
+                                              NULL, NULL, NULL, "ECALL"};
+        const char *what = c.detail < 12 && cause[c.detail] ? cause[c.detail] : "exception";
+        return tessel_fail(dev, r, "tessel_kernel_run: the kernel trapped: mcause %u (%s); the firmware abandoned it "
+                    "and goes on (CMD_ERR_KERNEL_TRAP)", c.detail, what);
+    }
     if (r == TESSEL_EDEVICE && (uint32_t)c.status == TSL_CMD_ERR_BAD_OPCODE) {
         tessel_info_t info;
         const char *be = tessel_info(dev, &info) == TESSEL_OK ? info.backend : "this";

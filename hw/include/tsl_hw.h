@@ -146,7 +146,8 @@
 #define TSL_CMD_ERR_DEVICE 6u /* the tensor core reported an error; detail = its ERR_CODE */
 #define TSL_CMD_ERR_TIMEOUT 7u /* the command did not finish in time */
 #define TSL_CMD_ERR_KERNEL 8u /* the custom kernel returned a negative value; detail = that value (two's complement) */
-#define TSL_CMD_ERR_LIMIT 9u
+#define TSL_CMD_ERR_KERNEL_TRAP 9u /* the custom kernel trapped (an illegal instruction, a misaligned or faulting access, ECALL, EBREAK); detail = mcause */
+#define TSL_CMD_ERR_LIMIT 10u
 
 /* CMD_FLAG: command FLAGS bits (bit positions) */
 #define TSL_CMD_FLAG_BIAS 0u /* GEMM: add the bias row */
@@ -315,6 +316,7 @@ static inline const char *tsl_cmd_err_name(uint32_t v)
     case 6u: return "DEVICE";
     case 7u: return "TIMEOUT";
     case 8u: return "KERNEL";
+    case 9u: return "KERNEL_TRAP";
     default: return (const char *)0;
     }
 }

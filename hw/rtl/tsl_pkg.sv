@@ -154,7 +154,8 @@ package tsl_pkg;
     CMD_ERR_BAD_FLAGS = 4'd5,
     CMD_ERR_DEVICE = 4'd6,
     CMD_ERR_TIMEOUT = 4'd7,
-    CMD_ERR_KERNEL = 4'd8
+    CMD_ERR_KERNEL = 4'd8,
+    CMD_ERR_KERNEL_TRAP = 4'd9
   } cmd_err_e;
 
   // command FLAGS bits (bit positions)

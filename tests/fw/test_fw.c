@@ -1278,18 +1278,19 @@ static void invalid_suite(dev_t *d)
 
 /* What the stand-in for the control core's kernel hook saw, and what it returns. */
 static struct {
-    uint32_t calls, addr, bytes, args[TSL_PARAM_KERNEL_ARGS];
+    uint32_t calls, addr, bytes, args[TSL_PARAM_KERNEL_ARGS], trap;
     int32_t ret;
 } fake;
 
-static int32_t fake_kernel(void *ctx, uint32_t addr, uint32_t bytes, const uint32_t *args)
+static uint32_t fake_kernel(void *ctx, uint32_t addr, uint32_t bytes, const uint32_t *args, int32_t *ret)
 {
     (void)ctx;
     fake.calls++;
     fake.addr = addr;
     fake.bytes = bytes;
     memcpy(fake.args, args, sizeof fake.args);
-    return fake.ret;
+    *ret = fake.ret;
+    return fake.trap;
 }
 
 /* KERNEL: BAD_OPCODE without a kernel hook (the native firmware), touching nothing; with a stand-in
@@ -1305,7 +1306,7 @@ static void kernel_suite(dev_t *d)
     stage(d, w);
     submit(d, "KERNEL without a control core", TSL_CMD_ERR_BAD_OPCODE, 0, 1, 1);
     d->hal.kernel = fake_kernel;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         cmd_init(w, TSL_CMD_OP_KERNEL, 0);
         w[4] = 4u * (1u + below(TSL_PARAM_KERNEL_BYTES / 4u));
         w[6] = img + 4u * below(64);
@@ -1313,11 +1314,13 @@ static void kernel_suite(dev_t *d)
         for (unsigned j = 0; j < TSL_PARAM_KERNEL_ARGS; j++)
             w[arg_word[j]] = rnd();
         fake.ret = i == 2 ? -6 : (int32_t)(rnd() >> 1);
+        fake.trap = i == 3 ? 1u + 2u : 0u;   /* the last one traps: an illegal instruction (mcause 2) */
         fake.calls = 0;
         stage(d, w);
         char what[64];
-        snprintf(what, sizeof what, "KERNEL returning %d", fake.ret);
-        submit(d, what, fake.ret < 0 ? TSL_CMD_ERR_KERNEL : TSL_CMD_ERR_OK, (uint32_t)fake.ret, 1, 0);
+        snprintf(what, sizeof what, i == 3 ? "KERNEL trapping" : "KERNEL returning %d", fake.ret);
+        submit(d, what, i == 3 ? TSL_CMD_ERR_KERNEL_TRAP : fake.ret < 0 ? TSL_CMD_ERR_KERNEL : TSL_CMD_ERR_OK,
+               i == 3 ? 2u : (uint32_t)fake.ret, 1, 0);
         int args_ok = 1;
         for (unsigned j = 0; j < TSL_PARAM_KERNEL_ARGS; j++)
             args_ok &= fake.args[j] == w[arg_word[j]];
@@ -1352,6 +1355,7 @@ static void kernel_suite(dev_t *d)
         submit(d, what, bad[i].status, bad[i].detail, 1, 1);
         tu_check(&T, fake.calls == 0, "[%s] %s: the kernel ran", d->name, what);
     }
+    fake.trap = 0;
     d->hal.kernel = NULL;
 }
 

@@ -15,8 +15,9 @@ mismatch (index, expected, got) and the bound.
   - one matmul and one conv2d on the simulated SoC ("sim"), checked the same way;
   - custom kernels on the sim (build/kernels, `make kernels`): examples/kernels/scale_add.c against
     numpy's int32 arithmetic (wrapping modulo 2^32), exact; the arguments a kernel sees; a negative
-    return, bad images and arguments, a kernel that never returns (a timeout, then a matmul and a
-    kernel that are right); the model backend's refusal;
+    return, bad images and arguments, kernels that trap (illegal instruction, ECALL, EBREAK) and one
+    that never returns (a timeout), each followed by a matmul or a kernel that is right; the model
+    backend's refusal;
   - each examples/python/*.py runs and exits 0.
 
 References (nothing from the code under test):
@@ -636,6 +637,79 @@ def command_cases(rng):
                  "EINVAL", "no field lq")
     expect_error("command: a window field over a command field of its word",
                  lambda: command(opcode=op["CONV2D"], h=1, m=1), "EINVAL", "shares its word")
+
+
+KERNELS = os.path.join(ROOT, "build", "kernels")
+
+
+def kernel_cases(rng):
+    """Custom kernels (`make kernels`): scale_add (examples/kernels) against numpy int32, exact; the
+    arguments as a kernel sees them (tests/kernels/ret.c); a negative return; bad images and
+    arguments; kernels that trap (tests/kernels/trap.c) and one that never returns (spin.c), each
+    followed by kernels and library ops that are right; the model backend, which cannot run kernels."""
+    image = os.path.join(KERNELS, "scale_add.bin")
+    with tessel.Device("model") as dev:
+        expect_error("a kernel on the model backend", lambda: dev.kernel(image)(0, 0, 0, 1, 0), "EDEVICE",
+                     "model backend cannot run kernels")
+    with tessel.Device("sim") as dev:
+        scale_add, ret = dev.kernel(image), dev.kernel(os.path.join(KERNELS, "ret.bin"))
+        for n, in_place in ((int(rng.integers(1, 300)), False), (int(rng.integers(1, 300)), True)):
+            x = rng.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
+            a, b = (int(v) for v in rng.integers(-2**31, 2**31, 2))
+            xa = dev.raw.alloc(4 * n)
+            ya = xa if in_place else dev.raw.alloc(4 * n)
+            dev.raw.write(xa, x)
+            r = scale_add(xa, ya, n, a, b)
+            y = np.empty(n, np.int32)
+            dev.raw.read(ya, y)
+            want = ((x.astype(np.int64) * a + b + 2**31) % 2**32 - 2**31).astype(np.int32)   # int32 wrap-around
+            ok(r == n, f"scale_add of {n} values returns n", f"returned {r}")
+            check(f"scale_add y = {a} x + {b}, {n} int32 values{' in place' if in_place else ''}, on sim", y, want,
+                  np.int32)
+            s = dev.stats()["last"]
+            ok(s["commands"] == 1 and s["cycles"] > 0, "stats of a kernel run: one command, cycles counted", str(s))
+            dev.raw.free(xa)
+            if not in_place:
+                dev.raw.free(ya)
+        out = dev.raw.alloc(28)
+        args = [int(v) for v in rng.integers(0, 2**32, 6, dtype=np.uint64)]
+        r = ret(12345, out, *args)
+        seen = np.empty(7, np.uint32)
+        dev.raw.read(out, seen)
+        ok(r == 12345 and seen.tolist() == [out] + args, "ret: its return value and the 8 arguments it saw",
+           f"returned {r}, saw {seen.tolist()}, sent {[out] + args}")
+        ok(ret(-1 + 2**31) == 2**31 - 1 and ret(0) == 0, "ret: returns 0 and 2^31 - 1", "")
+        expect_error("a kernel returning -5", lambda: ret(-5), "EDEVICE", "the kernel returned -5")
+        expect_error("scale_add past HBM returns TSL_ERANGE", lambda: scale_add(out, out, 2**30, 1, 1), "EDEVICE",
+                     "returned -6 (out of range)")
+        expect_error("9 kernel arguments", lambda: ret(*range(9)), "EINVAL", "at most 8")
+        expect_error("a kernel argument of 2^32", lambda: ret(2**32), "EINVAL", "kernel argument")
+        expect_error("a kernel argument below -2^31", lambda: ret(-2**31 - 1), "EINVAL", "kernel argument")
+        expect_error("an empty kernel image", lambda: dev.kernel(b""), "EINVAL", "a multiple of 4")
+        expect_error("a kernel image of 6 bytes", lambda: dev.kernel(b"\0" * 6), "EINVAL", "a multiple of 4")
+        expect_error("a kernel image larger than the region", lambda: dev.kernel(bytes(2**20)), "EINVAL",
+                     "kernel region")
+        expect_error("a kernel image that is no file", lambda: dev.kernel(os.path.join(KERNELS, "none.bin")),
+                     "EINVAL", "cannot read")
+        trap = dev.kernel(os.path.join(KERNELS, "trap.bin"))
+        for how, mcause, text in ((0, 2, "illegal instruction"), (1, 11, "ECALL"), (2, 3, "breakpoint")):
+            expect_error(f"a kernel that traps: {text}", lambda: trap(how), "EDEVICE",
+                         f"the kernel trapped: mcause {mcause} ({text})")
+            ok(ret(how + 40) == how + 40, f"a kernel after a trap ({text})", "")
+        trap.free()
+        spin = dev.kernel(os.path.join(KERNELS, "spin.bin"))
+        t0 = time.time()
+        expect_error("a kernel that never returns", lambda: spin(budget=1_000_000), "ETIMEOUT",
+                     "did not return within its budget of 1000000 cycles")
+        ok(time.time() - t0 < 60, "the hung kernel is reported within 60 s", f"{time.time() - t0:.1f} s")
+        a8, b8 = rand_i8(rng, (12, 20)), rand_i8(rng, (20, 9))
+        check("matmul after a hung kernel, on sim", dev.matmul(a8, b8), a8.astype(np.int64) @ b8, np.int32)
+        ok(ret(77) == 77, "a kernel after a hung kernel", "")
+        spin.free()
+        spin.free()
+        expect_error("a freed kernel", lambda: spin(), "EINVAL", "freed")
+        scale_add.free()
+        ret.free()
 
 
 def example_cases():

@@ -433,7 +433,7 @@ class Kernel:
     """A kernel loaded on a Device by Device.kernel. k(*args, budget=None) runs it with up to 8
     integer arguments (each an int32 or a uint32; device addresses from dev.raw.alloc, sizes, scalars)
     and returns what the kernel returned (>= 0). Errors raise tessel.Error: a negative return is
-    EDEVICE, its value in the message; a kernel that runs longer than `budget` device cycles (default
+    EDEVICE, its value in the message, and so is a trap (its mcause in the message); a kernel that runs longer than `budget` device cycles (default
     10 000 000) is stopped by the watchdog, the device is reset (commands still queued are dropped) and
     ETIMEOUT is raised; on the model backend, which has no control core, every call is EDEVICE
     ("cannot run kernels"). free() gives the image's memory back (also a context manager); a freed

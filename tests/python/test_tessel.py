@@ -13,8 +13,9 @@ mismatch (index, expected, got) and the bound.
     goes on; the context manager closes; several threads share a device, and one closes it;
   - stats: the last call's counters and the totals against what tessel.h defines;
   - one matmul and one conv2d on the simulated SoC ("sim"), checked the same way;
-  - custom kernels on the sim (build/kernels, `make kernels`): examples/kernels/scale_add.c against
-    numpy's int32 arithmetic (wrapping modulo 2^32), exact; the arguments a kernel sees; a negative
+  - custom kernels on the sim (build/kernels, `make kernels`): examples/kernels/scale_add.c (a loop
+    on the control core) and scale_add_vpu.c (DMA and VPU instructions, chunks of 16 K values)
+    against numpy's int32 arithmetic (wrapping modulo 2^32), exact; the arguments a kernel sees; a negative
     return, bad images and arguments, kernels that trap (illegal instruction, ECALL, EBREAK) and one
     that never returns (a timeout), each followed by a matmul or a kernel that is right; the model
     backend's refusal;
@@ -647,24 +648,28 @@ def kernel_cases(rng):
     arguments as a kernel sees them (tests/kernels/ret.c); a negative return; bad images and
     arguments; kernels that trap (tests/kernels/trap.c) and one that never returns (spin.c), each
     followed by kernels and library ops that are right; the model backend, which cannot run kernels."""
-    image = os.path.join(KERNELS, "scale_add.bin")
+    image, image_vpu = os.path.join(KERNELS, "scale_add.bin"), os.path.join(KERNELS, "scale_add_vpu.bin")
     with tessel.Device("model") as dev:
         expect_error("a kernel on the model backend", lambda: dev.kernel(image)(0, 0, 0, 1, 0), "EDEVICE",
                      "model backend cannot run kernels")
     with tessel.Device("sim") as dev:
         scale_add, ret = dev.kernel(image), dev.kernel(os.path.join(KERNELS, "ret.bin"))
-        for n, in_place in ((int(rng.integers(1, 300)), False), (int(rng.integers(1, 300)), True)):
+        on_vpu = dev.kernel(image_vpu)
+        for n, in_place, k, name in ((int(rng.integers(1, 300)), False, scale_add, "scale_add"),
+                                     (int(rng.integers(1, 300)), True, scale_add, "scale_add"),
+                                     (int(rng.integers(1, 300)), False, on_vpu, "scale_add_vpu"),
+                                     (int(rng.integers(16400, 40000)), True, on_vpu, "scale_add_vpu")):
             x = rng.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
             a, b = (int(v) for v in rng.integers(-2**31, 2**31, 2))
             xa = dev.raw.alloc(4 * n)
             ya = xa if in_place else dev.raw.alloc(4 * n)
             dev.raw.write(xa, x)
-            r = scale_add(xa, ya, n, a, b)
+            r = k(xa, ya, n, a, b)
             y = np.empty(n, np.int32)
             dev.raw.read(ya, y)
             want = ((x.astype(np.int64) * a + b + 2**31) % 2**32 - 2**31).astype(np.int32)   # int32 wrap-around
-            ok(r == n, f"scale_add of {n} values returns n", f"returned {r}")
-            check(f"scale_add y = {a} x + {b}, {n} int32 values{' in place' if in_place else ''}, on sim", y, want,
+            ok(r == n, f"{name} of {n} values returns n", f"returned {r}")
+            check(f"{name} y = {a} x + {b}, {n} int32 values{' in place' if in_place else ''}, on sim", y, want,
                   np.int32)
             s = dev.stats()["last"]
             ok(s["commands"] == 1 and s["cycles"] > 0, "stats of a kernel run: one command, cycles counted", str(s))
@@ -709,6 +714,7 @@ def kernel_cases(rng):
         spin.free()
         expect_error("a freed kernel", lambda: spin(), "EINVAL", "freed")
         scale_add.free()
+        on_vpu.free()
         ret.free()
 
 

@@ -652,6 +652,8 @@ def kernel_cases(rng):
     with tessel.Device("model") as dev:
         expect_error("a kernel on the model backend", lambda: dev.kernel(image)(0, 0, 0, 1, 0), "EDEVICE",
                      "model backend cannot run kernels")
+    with tessel.Device("sim", check=True) as dev:
+        expect_error("a kernel in checking mode", lambda: dev.kernel(image)(0, 0, 0, 1, 0), "EINVAL", "checking mode")
     with tessel.Device("sim") as dev:
         scale_add, ret = dev.kernel(image), dev.kernel(os.path.join(KERNELS, "ret.bin"))
         on_vpu = dev.kernel(image_vpu)
@@ -688,6 +690,7 @@ def kernel_cases(rng):
         expect_error("scale_add past HBM returns TSL_ERANGE", lambda: scale_add(out, out, 2**30, 1, 1), "EDEVICE",
                      "returned -6 (out of range)")
         expect_error("9 kernel arguments", lambda: ret(*range(9)), "EINVAL", "at most 8")
+        expect_error("a kernel budget of 2^32 cycles", lambda: ret(1, budget=2**32), "EINVAL", "budget")
         expect_error("a kernel argument of 2^32", lambda: ret(2**32), "EINVAL", "kernel argument")
         expect_error("a kernel argument below -2^31", lambda: ret(-2**31 - 1), "EINVAL", "kernel argument")
         expect_error("an empty kernel image", lambda: dev.kernel(b""), "EINVAL", "a multiple of 4")

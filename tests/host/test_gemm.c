@@ -1069,6 +1069,45 @@ static void arg_suite(tessel_dev_t *d)
     g = g0; g.in_dtype = TESSEL_BF16; g.out_dtype = TESSEL_INT32; EXPECT(tessel_gemm(d, &g, NULL), TESSEL_EINVAL);
     g = g0; g.m = 1u << 30; g.k = 1u << 10; g.lda = g.k; EXPECT(tessel_gemm(d, &g, NULL), TESSEL_ENOMEM); /* huge */
 
+    /* custom kernels: the argument checks (nothing allocated or submitted), and a run of a hand-assembled
+     * image that returns args[0] + args[1]: on the sim its sum, on the model the refusal */
+    static const uint32_t img[4] = {0x00452583u /* lw a1, 4(a0) */, 0x00052503u /* lw a0, 0(a0) */,
+                                    0x00b50533u /* add a0, a0, a1 */, 0x00008067u /* ret */};
+    tessel_kernel_t k = {0, 0}, none = {0, 0};
+    EXPECT(tessel_kernel_load(NULL, img, sizeof img, &k), TESSEL_EINVAL);
+    EXPECT(tessel_kernel_load(d, NULL, sizeof img, &k), TESSEL_EINVAL);
+    EXPECT(tessel_kernel_load(d, img, sizeof img, NULL), TESSEL_EINVAL);
+    EXPECT(tessel_kernel_load(d, img, 0, &k), TESSEL_EINVAL);
+    EXPECT(tessel_kernel_load(d, img, 6, &k), TESSEL_EINVAL);
+    EXPECT(tessel_kernel_load(d, img, TESSEL_KERNEL_MAX_BYTES + 4u, &k), TESSEL_EINVAL);
+    tu_check(&T, k.addr == 0 && strstr(tessel_last_error(d), "kernel region") != NULL,
+             "[%s] a refused kernel image: nothing loaded, \"%s\"", BACKEND, tessel_last_error(d));
+    uint32_t kargs[TESSEL_KERNEL_ARGS + 1] = {1000, 234};
+    EXPECT(tessel_kernel_run(d, &none, kargs, 2, 0, NULL), TESSEL_EINVAL);
+    EXPECT(tessel_kernel_load(d, img, sizeof img, &k), TESSEL_OK);
+    EXPECT(tessel_kernel_run(NULL, &k, kargs, 2, 0, NULL), TESSEL_EINVAL);
+    EXPECT(tessel_kernel_run(d, NULL, kargs, 2, 0, NULL), TESSEL_EINVAL);
+    EXPECT(tessel_kernel_run(d, &k, kargs, TESSEL_KERNEL_ARGS + 1u, 0, NULL), TESSEL_EINVAL);
+    EXPECT(tessel_kernel_run(d, &k, NULL, 2, 0, NULL), TESSEL_EINVAL);
+    EXPECT(tessel_kernel_run(d, &k, kargs, 2, (uint64_t)UINT32_MAX + 1u, NULL), TESSEL_EINVAL);
+    tessel_completion_t kc;
+    int kr = tessel_kernel_run(d, &k, kargs, 2, 0, &kc);
+    if (SIM)
+        tu_check(&T, kr == TESSEL_OK && kc.status == 0 && kc.opcode == TSL_CMD_OP_KERNEL && kc.detail == 1234,
+                 "[%s] a kernel returning args[0] + args[1]: %d, status %d, detail %u (expected 1234)", BACKEND, kr,
+                 kc.status, kc.detail);
+    else
+        tu_check(&T, kr == TESSEL_EDEVICE && kc.status == TSL_CMD_ERR_BAD_OPCODE &&
+                         strstr(tessel_last_error(d), "cannot run kernels") != NULL,
+                 "[%s] a kernel on a backend without a control core: %d, status %d, \"%s\"", BACKEND, kr, kc.status,
+                 tessel_last_error(d));
+    tessel_kernel_free(d, &k);
+    tu_check(&T, k.addr == 0 && k.bytes == 0, "[%s] tessel_kernel_free zeroes the kernel", BACKEND);
+    tessel_kernel_free(d, &k);
+    tessel_kernel_free(d, NULL);
+    tessel_kernel_free(NULL, &k);
+    EXPECT(tessel_kernel_run(d, &k, kargs, 2, 0, NULL), TESSEL_EINVAL);
+
     /* strerror / last_error */
     const int codes[] = {TESSEL_OK, TESSEL_EINVAL, TESSEL_ENOMEM, TESSEL_ETIMEOUT, TESSEL_EDEVICE, TESSEL_ENODEV,
                          TESSEL_ERANGE, TESSEL_EIO, TESSEL_EMISMATCH};

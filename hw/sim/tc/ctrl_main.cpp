@@ -849,7 +849,7 @@ int main(int argc, char **argv) {
         passed++;
     }
     // Every dispatch error of section 5 must be produced by the random streams: a short run goes on
-    // drawing segments (at most ten times as many) until each has been seen.
+    // drawing segments (at most three times as many) until each has been seen.
     static const uint32_t want[] = {TSL_ERR_BAD_OPCODE, TSL_ERR_BAD_FIELD, TSL_ERR_HBM_RANGE,
                                     TSL_ERR_LOCAL_RANGE, TSL_ERR_MISALIGNED, TSL_ERR_TOKEN_UNDERFLOW,
                                     TSL_ERR_TOKEN_OVERFLOW, TSL_ERR_WBUF_DTYPE};
@@ -858,7 +858,7 @@ int main(int argc, char **argv) {
             if (!err_hist[e] && !(e == TSL_ERR_WBUF_DTYPE && !BF16)) return false;
         return true;
     };
-    for (unsigned k = 0; k < segments || (!all_seen() && k < 10 * segments); k++) {
+    for (unsigned k = 0; k < segments || (!all_seen() && k < 3 * segments); k++) {
         if (rng.chance(0.1)) axi_error_phase();
         else segment();
         passed++;

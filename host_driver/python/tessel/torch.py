@@ -116,7 +116,8 @@ class Compiled:
         plan = self._plan(args)
         if not needs_grad:
             with _Mode(self, plan.forward):
-                return self._read(self.module(*args))
+                out = self.module(*args)
+            return self._read(out)
         spec = []
         outs = _Step.apply(self, plan, spec, len(args), *args, *params)
         return tree_unflatten(list(outs), spec[0])
@@ -139,7 +140,8 @@ class Compiled:
         return plan
 
     def _read(self, tree):
-        """tree, its tensors' device results read back (strict: the host reads them now)."""
+        """tree, its tensors' device results read back (strict: the host reads them now), outside
+        the dispatch mode (reading runs torch ops of its own)."""
         if self.memory:
             self.memory.sync(tree)
         return tree
@@ -280,8 +282,8 @@ class _Step(torch.autograd.Function):
         pairs = [(o, g) for o, g in zip(ctx.outs, grads) if o.requires_grad]
         wanted = [t for t in ctx.leaves if _requires_grad(t)]
         with _Mode(ctx.run, ctx.plan.backward):
-            got = iter(ctx.run._read(torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
-                                                          allow_unused=True)))
+            got = torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs], allow_unused=True)
+        got = iter(ctx.run._read(got))
         return (None,) * 4 + tuple(next(got) if _requires_grad(t) else None for t in ctx.leaves)
 
 

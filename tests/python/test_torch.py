@@ -21,7 +21,8 @@ op is also checked by tessel.torch itself; the bounds here are this file's own.
     transformer block, a host in-place change of a device result, and three SGD steps (strict and
     fused) equal debug mode's results bit for bit;
   - fused mode: a transformer block equals debug mode's bit for bit, its attention one ATTENTION
-    command, in fewer commands than strict, planned once; data-dependent control flow runs right;
+    command, in fewer commands than strict, planned once; an MLP's and a CNN's ReLUs the RELU flag
+    of their GEMM or convolution, the results debug mode's; data-dependent control flow runs right;
     strict and fused forwards on the simulated SoC.
 
 Bounds (U8 = 2^-8, bf16's unit roundoff; u = 2^-24, FP32's), against float64 of the unrounded inputs:
@@ -446,6 +447,20 @@ def fused_cases(rng):
     tt.ok(commands < n_strict, f"fused: {commands} commands, fewer than strict's {n_strict}")
     tt.ok(run.stats() == {"plans": 1, "ops_planned": run.stats()["ops_planned"], "cached": 1} and
           run.stats()["ops_planned"] > 0, "fused: the second call plans nothing", str(run.stats()))
+
+    # GEMM and convolution + ReLU chains: the RELU flag of one command
+    for what, m, x in (("an MLP", nn.Sequential(nn.Linear(20, 16), nn.ReLU(), nn.Linear(16, 6), nn.ReLU()),
+                        rand(rng, 5, 20)),
+                       ("a CNN", nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.Flatten(),
+                                               nn.Linear(64, 5)), rand(rng, 2, 3, 4, 4))):
+        with torch.no_grad():
+            want = tessel.torch.compile(m, mode="debug")(x)
+            run = tessel.torch.compile(m, mode="fused")
+            got = run(x)
+        check(f"fused: {what} with ReLUs equals debug mode's", got, want)
+        place = run.placement()
+        tt.ok("aten.relu" not in place and any(op.endswith("+relu") for op in place),
+              f"fused: {what}'s ReLUs ran as the RELU flag of their GEMM or convolution", run.report())
 
     class Branchy(nn.Module):
         def __init__(self):

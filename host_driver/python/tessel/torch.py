@@ -422,14 +422,16 @@ def _rows2(t):
     return (t.numel() // t.shape[-1], t.shape[-1]) if t.dim() and t.is_contiguous() and t.numel() else None
 
 
-def _q_gemm(mem, a, b, pc, dtype, bias=None):
-    """Queue C = a b (+ bias) into the dense matrix of dtype at pc: one GEMM command, bf16 operands."""
+def _q_gemm(mem, a, b, pc, dtype, bias=None, relu=False):
+    """Queue C = a b (+ bias) (ReLU) into the dense matrix of dtype at pc: one GEMM command, bf16
+    operands."""
     m, k = a.shape
     n = b.shape[1]
     (pa, lda), (pb, ldb) = mem.matrix(a, "bf16"), mem.matrix(b, "bf16")
-    extra = {} if bias is None else {"flags": 1 << _tessel.CMD_FLAG["BIAS"], "bias_addr": mem.matrix(bias, "fp32")[0]}
-    mem.submit(opcode=_tessel.CMD_OP["GEMM"], a_dtype=_DT["bf16"], b_dtype=_DT["bf16"], c_dtype=_DT[dtype], m=m, n=n,
-               k=k, a_addr=pa, lda=lda, b_addr=pb, ldb=ldb, c_addr=pc, ldc=_ES[dtype] * n, **extra)
+    extra = {} if bias is None else {"bias_addr": mem.matrix(bias, "fp32")[0]}
+    flags = (bias is not None) << _tessel.CMD_FLAG["BIAS"] | relu << _tessel.CMD_FLAG["RELU"]
+    mem.submit(opcode=_tessel.CMD_OP["GEMM"], flags=flags, a_dtype=_DT["bf16"], b_dtype=_DT["bf16"], c_dtype=_DT[dtype],
+               m=m, n=n, k=k, a_addr=pa, lda=lda, b_addr=pb, ldb=ldb, c_addr=pc, ldc=_ES[dtype] * n, **extra)
 
 
 def _q_rows(mem, x, opcode, vpu_op, n=None, **fields):
@@ -451,14 +453,16 @@ def _q_rows(mem, x, opcode, vpu_op, n=None, **fields):
 _VIEWS = {aten.t.default, aten.view.default, aten.transpose.int, aten.expand.default, aten._reshape_alias.default,
           aten._unsafe_view.default, aten.split.Tensor, aten.detach.default, operator.getitem}
 _GEMMS = {aten.mm.default: (0, 1), aten.addmm.default: (1, 2), aten.bmm.default: (0, 1)}   # their MXU operands
+_RELU_EPILOGUE = {aten.mm.default, aten.addmm.default, aten.convolution.default}
 
 
 class _FusedPlan:
     """A module's forward as an aten graph (torch.fx's make_fx), planned once: the attention chains
     bmm(Q, K^T) [_unsafe_view] * scale -> _softmax -> bmm(P, V) that become one ATTENTION command,
-    the clones that become no-ops (a contiguous input used once), and the device results that only
-    MXU operands read, stored in BF16 by the command that makes them (no FP32 copy, no conversion).
-    Every other op runs as strict mode runs it."""
+    the ReLUs that become their GEMM's or convolution's RELU flag, the clones that become no-ops (a
+    contiguous input used once), and the device results that only MXU operands read, stored in BF16
+    by the command that makes them (no FP32 copy, no conversion). Every other op runs as strict mode
+    runs it."""
 
     def __init__(self, module, args):
         from torch.fx.experimental.proxy_tensor import make_fx
@@ -471,6 +475,10 @@ class _FusedPlan:
             if chain:
                 self.attention[chain[-1]] = (b1, chain[2].args[1] if chain[2].target is aten.mul.Tensor else 1.0)
                 self.skip.update(chain[:-1])
+        # GEMMs and convolutions whose one reader is a ReLU: its RELU flag (the ReLU node is skipped)
+        self.relu = {n: next(iter(n.users)) for n in nodes if n.target in _RELU_EPILOGUE and len(n.users) == 1 and
+                     next(iter(n.users)).target is aten.relu.default}
+        self.skip.update(self.relu.values())
         self.alias = {n for n in nodes if n.target is aten.clone.default and len(n.args[0].users) == 1}
         self.bf16 = {n for n in nodes if self._mxu_only(n)}
         self.lowering = {}     # node -> its _Lowering, planned at the first call
@@ -532,6 +540,10 @@ class _FusedPlan:
                 return torch.fx.node.map_aggregate(node.args[0], value)
             elif node in self.skip:
                 continue
+            elif node in self.relu:
+                relu = self.relu[node]
+                mem.want = "bf16" if relu in self.bf16 else None
+                env[node] = env[relu] = self._with_relu(compiled, node, torch.fx.node.map_aggregate(node.args, value))
             elif node in self.attention:
                 b1, scale = self.attention[node]
                 mem.want = "bf16" if node in self.bf16 else None
@@ -550,7 +562,28 @@ class _FusedPlan:
                         low = self.lowering[node] = _lower(node.target, a, kw)
                     mem.want = "bf16" if node in self.bf16 else None
                     env[node] = compiled._execute(node.target, low, a, kw)
-                mem.want = None
+            mem.want = None   # a command that did not take it (one that ran on the host) leaves none behind
+
+    def _with_relu(self, compiled, node, args):
+        """node (a GEMM or convolution) with the ReLU that reads it as its epilogue's RELU flag; run
+        as two ops when the device cannot take node."""
+        low = self.lowering.get(node)
+        if low is None:
+            low = self.lowering[node] = _lower(node.target, args, {})
+        name = f"{_op_name(node.target)}+relu"
+        if low.where == "device" and node.target is aten.convolution.default:
+            compiled.memory.sync(args)
+            compiled._placed[(name, "device", "CONV2D with the ReLU flag")] += 1
+            return _conv_run(compiled.device, *args, relu=True)
+        if low.where == "device":
+            mem = compiled.memory
+            bias, a, b = args if node.target is aten.addmm.default else (None, *args)
+            out, pc, dtype = mem.output((a.shape[0], b.shape[1]))
+            _q_gemm(mem, a, b, pc, dtype, bias, relu=True)
+            compiled._placed[(name, "device", "GEMM with the ReLU flag")] += 1
+            return out
+        y = compiled._execute(node.target, low, args, {})
+        return compiled._execute(aten.relu.default, _lower(aten.relu.default, (y,), {}), (y,), {})
 
 
 def _heads(w, rows):
@@ -739,9 +772,10 @@ def _plan_conv(x, w, bias, stride, padding, dilation, transposed, output_padding
     return _or_host(_conv_unfit(x, w, transposed) or _unfit(bias), low)
 
 
-def _conv_run(dev, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
+def _conv_run(dev, x, w, bias, stride, padding, dilation, transposed, output_padding, groups, relu=False):
     return _nchw(dev.conv2d(_nhwc(x), _np(w).transpose(2, 3, 1, 0), bias=None if bias is None else _np(bias),
-                            stride=tuple(stride), padding=tuple(padding), dilation=tuple(dilation), groups=groups))
+                            stride=tuple(stride), padding=tuple(padding), dilation=tuple(dilation), groups=groups,
+                            relu=relu))
 
 
 def _conv_check(out, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):

@@ -448,6 +448,17 @@ def fused_cases(rng):
     tt.ok(run.stats() == {"plans": 1, "ops_planned": run.stats()["ops_planned"], "cached": 1} and
           run.stats()["ops_planned"] > 0, "fused: the second call plans nothing", str(run.stats()))
 
+    # An attention whose keys do not fit on chip: ATTENTION refuses it, the chain runs as its ops
+    class Attend(nn.Module):
+        def forward(self, q, k, v):
+            return F.softmax(q @ k.transpose(1, 2) * 0.125, -1) @ v
+    q, k, v = rand(rng, 1, 4, 64), rand(rng, 1, 4096, 64), rand(rng, 1, 4096, 8)
+    with torch.no_grad():
+        run = tessel.torch.compile(Attend(), mode="fused")
+        got = run(q, k, v)
+        want = tessel.torch.compile(Attend(), mode="debug")(q, k, v)
+    check("fused: an attention too big for ATTENTION runs as its ops", got, want)
+
     # GEMM and convolution + ReLU chains: the RELU flag of one command
     for what, m, x in (("an MLP", nn.Sequential(nn.Linear(20, 16), nn.ReLU(), nn.Linear(16, 6), nn.ReLU()),
                         rand(rng, 5, 20)),

@@ -596,7 +596,9 @@ def _q_attention(mem, q, kt, v, scale):
     """One ATTENTION command for softmax(q kt scale) v of h heads: q h x lq x d, kt h x d x lk, v
     h x lk x dv. Q and V are read where they are when both are column blocks of one row-major matrix
     each (HEAD_COLUMNS) or both stacked heads of rows, else uploaded stacked; K^T is read where it is
-    when its rows are dense (the host transposes it otherwise: the MXU has no transposed load)."""
+    when its rows are dense (the host transposes it otherwise: the MXU has no transposed load).
+    The command is waited for at once: when its tiles do not fit on chip (BAD_SHAPE) the chain runs
+    as its ops instead, as strict mode runs them."""
     h, lq, d = q.shape
     lk, dv = v.shape[1:]
     (pq, q_st), (pv, v_st) = mem.place(q, "bf16", _heads(d, lq)), mem.place(v, "bf16", _heads(dv, lk))
@@ -604,12 +606,23 @@ def _q_attention(mem, q, kt, v, scale):
     if not by_cols and (q_st[0] != lq * q_st[1] or v_st[0] != lk * v_st[1]):   # one of each: both uploaded
         (pq, q_st), (pv, v_st) = (mem.upload(q, "bf16"), (lq * d, d, 1)), (mem.upload(v, "bf16"), (lk * dv, dv, 1))
     pk, k_st = mem.place(kt, "bf16", lambda st: st[2] == 1 and st[0] == d * st[1])
+    want = mem.want
     out, pc, dtype = mem.output((lq, h, dv) if by_cols else (h, lq, dv))
     flags = 1 << _tessel.CMD_FLAG["HEAD_COLUMNS"] if by_cols else 0
     mem.submit(opcode=_tessel.CMD_OP["ATTENTION"], flags=flags, a_dtype=_DT["bf16"], b_dtype=_DT["bf16"],
                c_dtype=_DT[dtype], lq=lq, lk=lk, d=d, dv=dv, batch=h, a_addr=pq, lda=2 * q_st[1], b_addr=pk,
                ldb=2 * k_st[1], v_addr=pv, ldv=2 * v_st[1], c_addr=pc, ldc=_ES[dtype] * (h * dv if by_cols else dv),
                scale=_f32_bits(scale))
+    try:
+        mem.raw.wait(mem.handles.pop())
+    except Error as e:
+        if e.status != _tessel.EDEVICE or "BAD_SHAPE" not in str(e):
+            raise
+        del mem.homes[out.storage().data_ptr()]
+        p = _q_rows(mem, _q_ew(mem, "mul", _bmm_queue(mem, q, kt), float(np.float32(scale))), "ROWWISE",
+                    _tessel.ROW_OP["SOFTMAX"])
+        mem.want = want
+        return _bmm_queue(mem, p, v)
     return out.transpose(0, 1) if by_cols else out
 
 

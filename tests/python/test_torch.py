@@ -142,8 +142,9 @@ def rows_cases(rng):
     x = rand(rng, 3, 5, 24, s=3)
     check("ReLU", compiled(nn.ReLU())(x), F.relu(x))
     check("GELU, erf form (host)", compiled(nn.GELU())(x), F.gelu(x))
-    ref = F.gelu(f64(x), approximate="tanh")
-    check("GELU, tanh form", compiled(nn.GELU(approximate="tanh"))(x), ref, row_bound(24, ref.abs().amax(-1, True)))
+    ref = F.gelu(f64(x), approximate="tanh")   # float64's 1 + tanh cancels near -1: 2^-52 |x| more
+    check("GELU, tanh form", compiled(nn.GELU(approximate="tanh"))(x), ref,
+          row_bound(24, ref.abs().amax(-1, True)) + 2.0**-52 * f64(x).abs())
     for dim in (-1, 1):
         ref = F.softmax(f64(x), dim)
         check(f"Softmax(dim={dim})", compiled(nn.Softmax(dim))(x), ref,

@@ -2,7 +2,7 @@
 # instruction stream compared word for word with the golden model's (hw/model/tslm_seq.c), and
 # the launch checks' ERR_CODE/ERR_ADDR on invalid ones.
 #   make test-seq-n4 / test-seq-n16     300 / 150 descriptors (SEED= replays, SEQ_DESCS= how many)
-#   make test-seq-lint                  Verilator -Wall at N=4/16, bf16 on/off, and Yosys 0.23 synth at N=16
+#   make test-seq-lint                  Verilator -Wall at N=4/16, bf16 on/off, and Yosys 0.23 coarse synthesis at N=16 (elaboration to word-level cells; the gate mapping of its multipliers took 50 s more)
 #   make test-seq-soak                  (in make soak) 5000 descriptors at N=4 and 16, 3000 at N=8 (no bf16),
 #                                       40 large ones (N=4, 16 MiB VMEM and ACC)
 #   make seq-trace SEQ_CFG=n4 SEED=0x...   a --trace-fst build, one run -> seq.fst
@@ -40,7 +40,7 @@ test-seq-lint:
 	  if $(VERILATOR) --lint-only -Wall --top-module tsl_tc_seq -GN=$$1 -GEnableBf16="1'b$$2" $(SEQ_RTL); \
 	  then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: tsl_tc_seq N=$$1 EnableBf16=$$2"; fi; \
 	done; \
-	if yosys -q -p "read_verilog -sv $(SEQ_RTL); chparam -set N 16 tsl_tc_seq; synth -top tsl_tc_seq" \
+	if yosys -q -p "read_verilog -sv $(SEQ_RTL); chparam -set N 16 tsl_tc_seq; synth -top tsl_tc_seq -run :fine" \
 	   >$(BUILD)/seq-yosys.log 2>&1; then p=$$((p+1)); else f=$$((f+1)); echo "yosys FAILED: $(BUILD)/seq-yosys.log"; fi; \
 	echo "seq_lint: $$p passed, $$f failed"; test $$f -eq 0
 

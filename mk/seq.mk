@@ -2,7 +2,9 @@
 # instruction stream compared word for word with the golden model's (hw/model/tslm_seq.c), and
 # the launch checks' ERR_CODE/ERR_ADDR on invalid ones.
 #   make test-seq-n4 / test-seq-n16     300 / 150 descriptors (SEED= replays, SEQ_DESCS= how many)
-#   make test-seq-lint                  Verilator -Wall at N=4/16, bf16 on/off, and Yosys 0.23 coarse synthesis at N=16 (elaboration to word-level cells; the gate mapping of its multipliers took 50 s more)
+#   make test-seq-lint                  Verilator -Wall at N=4/16, bf16 on/off, and Yosys 0.23's coarse
+#                                       synthesis at N=16 (to word-level cells: mapping the multipliers
+#                                       to gates took 50 s more)
 #   make test-seq-soak                  (in make soak) 5000 descriptors at N=4 and 16, 3000 at N=8 (no bf16),
 #                                       40 large ones (N=4, 16 MiB VMEM and ACC)
 #   make seq-trace SEQ_CFG=n4 SEED=0x...   a --trace-fst build, one run -> seq.fst

@@ -1147,23 +1147,26 @@ static PyObject *mod_window_out(PyObject *mod, PyObject *args, PyObject *kw)
 }
 
 /* command(**fields) -> the 16 words of a host command (docs/isa.md §7), each field named as its
- * member of tsl_cmd_t, or of the opcode's geometry, tsl_win_t (CONV2D, POOL2D) or tsl_att_t
- * (ATTENTION), in tsl_hw.h, so that the spec's layout is the only one. A geometry's fields replace
+ * member of tsl_cmd_t, or of the opcode's geometry, tsl_win_t (CONV2D, POOL2D), tsl_att_t
+ * (ATTENTION) or tsl_kern_t (KERNEL), in tsl_hw.h, so that the spec's layout is the only one. A geometry's fields replace
  * the command fields of their words: giving both is an error, as is an unknown name or a value its
  * field cannot hold. */
 typedef struct {
     const char *name;
-    int kind;        /* 0 command, 1 window, 2 attention */
+    int kind;        /* 0 command, 1 window, 2 attention, 3 kernel */
     size_t offset;
 } cmd_field_t;
 
 #define CMD_FIELD(m) {#m, 0, offsetof(tsl_cmd_t, m)},
 #define WIN_FIELD(m) {#m, 1, offsetof(tsl_win_t, m)},
 #define ATT_FIELD(m) {#m, 2, offsetof(tsl_att_t, m)},
-static const cmd_field_t cmd_fields[] = {TSL_CMD_FIELDS(CMD_FIELD) TSL_WIN_FIELDS(WIN_FIELD) TSL_ATT_FIELDS(ATT_FIELD)};
+#define KERN_FIELD(m) {#m, 3, offsetof(tsl_kern_t, m)},
+static const cmd_field_t cmd_fields[] = {TSL_CMD_FIELDS(CMD_FIELD) TSL_WIN_FIELDS(WIN_FIELD) TSL_ATT_FIELDS(ATT_FIELD)
+                                             TSL_KERN_FIELDS(KERN_FIELD)};
 #undef CMD_FIELD
 #undef WIN_FIELD
 #undef ATT_FIELD
+#undef KERN_FIELD
 
 /* The words of `v` encoded as a command (kind 0) or a geometry on top of command `w`. */
 static void encode_kind(int kind, const void *v, uint32_t *w)
@@ -1172,14 +1175,17 @@ static void encode_kind(int kind, const void *v, uint32_t *w)
         tsl_cmd_encode(v, w);
     else if (kind == 1)
         tsl_win_encode(v, w);
-    else
+    else if (kind == 2)
         tsl_att_encode(v, w);
+    else
+        tsl_kern_encode(v, w);
 }
 
 typedef union {
     tsl_cmd_t cmd;
     tsl_win_t win;
     tsl_att_t att;
+    tsl_kern_t kern;
 } cmd_part_t;
 
 static PyObject *mod_command(PyObject *mod, PyObject *args, PyObject *kw)
@@ -1187,12 +1193,15 @@ static PyObject *mod_command(PyObject *mod, PyObject *args, PyObject *kw)
     (void)mod;
     if (PyTuple_GET_SIZE(args))
         return fail(TESSEL_EINVAL, "command: fields are keyword arguments");
-    cmd_part_t part[3];
+    cmd_part_t part[4];
     memset(part, 0, sizeof part);
-    uint32_t used[3] = {0};   /* the words each kind's fields touch, a bit each */
+    uint32_t used[4] = {0};   /* the words each kind's fields touch, a bit each */
     PyObject *op = kw ? PyDict_GetItemString(kw, "opcode") : NULL, *key, *value;
     long op_v = op && PyLong_Check(op) ? PyLong_AsLong(op) : -1;
-    int geometry = op_v == TSL_CMD_OP_CONV2D || op_v == TSL_CMD_OP_POOL2D ? 1 : op_v == TSL_CMD_OP_ATTENTION ? 2 : 0;
+    int geometry = op_v == TSL_CMD_OP_CONV2D || op_v == TSL_CMD_OP_POOL2D ? 1
+                   : op_v == TSL_CMD_OP_ATTENTION                          ? 2
+                   : op_v == TSL_CMD_OP_KERNEL                             ? 3
+                                                                           : 0;
     Py_ssize_t pos = 0;
     while (kw && PyDict_Next(kw, &pos, &key, &value)) {
         const char *name = PyUnicode_AsUTF8(key);
@@ -1222,7 +1231,7 @@ static PyObject *mod_command(PyObject *mod, PyObject *args, PyObject *kw)
     if (used[0] & used[geometry] & (geometry ? ~0u : 0u))
         return fail(TESSEL_EINVAL, "command: a window or attention field shares its word with another field given");
     uint32_t w[TSL_PARAM_CMD_WORDS];
-    for (int kind = 0; kind < 3; kind++)
+    for (int kind = 0; kind < 4; kind++)
         if (!kind || used[kind])
             encode_kind(kind, &part[kind], w);
     PyObject *t = PyTuple_New(TSL_PARAM_CMD_WORDS);

@@ -615,13 +615,14 @@ def sim_cases(rng):
 
 def command_cases(rng):
     """_tessel.command() against the spec itself (hw/spec/tessel.toml, read here): each field of the
-    command, and of the window and attention geometries under their opcodes, lands at its word and
-    bits; a value too wide, an unknown field and a field of another geometry are refused."""
+    command, and of the window, attention and kernel geometries under their opcodes, lands at its
+    word and bits; a value too wide, an unknown field and a field of another geometry are refused."""
     import tomllib
     with open(os.path.join(ROOT, "hw", "spec", "tessel.toml"), "rb") as f:
         spec = tomllib.load(f)
     command, op = tessel._tessel.command, tessel._tessel.CMD_OP
-    for key, opcode in (("command", op["GEMM"]), ("window", op["CONV2D"]), ("attention", op["ATTENTION"])):
+    for key, opcode in (("command", op["GEMM"]), ("window", op["CONV2D"]), ("attention", op["ATTENTION"]),
+                        ("kernel", op["KERNEL"])):
         for fld in spec[key]["fields"]:
             name, width = fld["name"].lower(), fld["width"]
             v = int(rng.integers(1, 1 << width, dtype=np.uint64))

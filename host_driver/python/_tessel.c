@@ -1148,9 +1148,9 @@ static PyObject *mod_window_out(PyObject *mod, PyObject *args, PyObject *kw)
 
 /* command(**fields) -> the 16 words of a host command (docs/isa.md §7), each field named as its
  * member of tsl_cmd_t, or of the opcode's geometry, tsl_win_t (CONV2D, POOL2D), tsl_att_t
- * (ATTENTION) or tsl_kern_t (KERNEL), in tsl_hw.h, so that the spec's layout is the only one. A geometry's fields replace
- * the command fields of their words: giving both is an error, as is an unknown name or a value its
- * field cannot hold. */
+ * (ATTENTION) or tsl_kern_t (KERNEL), in tsl_hw.h, so that the spec's layout is the only one. A
+ * geometry's fields replace the command fields of their words: giving both is an error, as is an
+ * unknown name or a value its field cannot hold. */
 typedef struct {
     const char *name;
     int kind;        /* 0 command, 1 window, 2 attention, 3 kernel */

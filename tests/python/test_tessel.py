@@ -633,8 +633,9 @@ def command_cases(rng):
             ok(list(words) == want, f"command: {key} field {name} at word {fld['word']} bit {fld['lsb']}",
                f"got {words}")
             if width < 32:
-                expect_error(f"command: {name} wider than {width} bits",
-                             lambda: command(**dict({"opcode": opcode}, **{name: 1 << width})), "EINVAL", "does not fit")
+                too_wide = dict({"opcode": opcode}, **{name: 1 << width})
+                expect_error(f"command: {name} wider than {width} bits", lambda: command(**too_wide), "EINVAL",
+                             "does not fit")
     expect_error("command: an unknown field", lambda: command(opcode=op["GEMM"], foo=1), "EINVAL", "no field foo")
     expect_error("command: an attention field in a CONV2D", lambda: command(opcode=op["CONV2D"], lq=1),
                  "EINVAL", "no field lq")

@@ -522,7 +522,7 @@ class _FusedPlan:
             elif u in self.attention:
                 if u.args[1] is not node:
                     return False
-            elif u.target not in _GEMMS or any(u.args[i] is node for i in range(len(u.args)) if i not in _GEMMS[u.target]):
+            elif u.target not in _GEMMS or any(a is node for i, a in enumerate(u.args) if i not in _GEMMS[u.target]):
                 return False
         return True
 
@@ -955,8 +955,8 @@ def _log_softmax_backward_queue(mem, g, out, dim, input_dtype):
 def _plan_softmax_backward(g, p, dim, input_dtype):
     why = _unfit(g, p) or ("an input that was not float32" if input_dtype != torch.float32 else "") or \
         ("an axis other than the last" if not _last(g, dim) else "")
-    return _or_host(why, _Lowering("device", "ELTWISE and ROWWISE SUM: p (g - sum(g p))", _queued(_softmax_backward_queue),
-                                   _softmax_backward_check, _softmax_backward_queue))
+    return _or_host(why, _Lowering("device", "ELTWISE and ROWWISE SUM: p (g - sum(g p))",
+                                   _queued(_softmax_backward_queue), _softmax_backward_check, _softmax_backward_queue))
 
 
 def _softmax_backward_queue(mem, g, p, dim, input_dtype):

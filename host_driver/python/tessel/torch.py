@@ -1009,54 +1009,26 @@ def _gelu_check(out, x, approximate="none"):
 
 # GELU's derivative (tanh form), on the device in ELTWISE commands: with s = -2k (x + c x^3) and
 # p = 1 / (1 + exp(s)) (so that 1 + tanh(k (x + c x^3)) = 2 p, as ROWWISE GELU computes it) and
-# w = 2k x (1 + 3c x^2), gelu'(x) = p (1 + (1 - p) w). Each step is (result, op, a, b): a and b
-# name an earlier result, x or g, or b is an FP32 constant (B_IMM).
+# w = 2k x (1 + 3c x^2), gelu'(x) = p (1 + (1 - p) w).
 _GELU_K, _GELU_C = math.sqrt(2 / math.pi), 0.044715
-_GELU_BACKWARD = (
-    ("s", "mul", "x", "x"), ("s", "mul", "s", "x"), ("s", "mul", "s", _GELU_C), ("s", "add", "s", "x"),
-    ("s", "mul", "s", -2 * _GELU_K), ("s", "exp", "s", None), ("s", "add", "s", 1.0), ("p", "recip", "s", None),
-    ("w", "mul", "x", "x"), ("w", "mul", "w", 3 * _GELU_C), ("w", "add", "w", 1.0), ("w", "mul", "w", "x"),
-    ("w", "mul", "w", 2 * _GELU_K), ("q", "mul", "p", -1.0), ("q", "add", "q", 1.0), ("q", "mul", "q", "w"),
-    ("q", "add", "q", 1.0), ("q", "mul", "q", "p"), ("dx", "mul", "g", "q"))
-
-
-def _eltwise_steps(steps, vals, ew):
-    """Run steps (as _GELU_BACKWARD's) with ew(op, a, b) (b: a value, a Python float or None), from
-    vals (name -> value); the last step's result."""
-    for out, op, a, b in steps:
-        vals[out] = ew(op, vals[a], vals[b] if isinstance(b, str) else b)
-    return vals[steps[-1][0]]
 
 
 def _plan_gelu_backward(g, x, approximate="none"):
     why = _unfit(g, x) or ("the erf form (approximate='none')" if approximate != "tanh" else "") or \
         (f"operands of shapes {tuple(g.shape)} and {tuple(x.shape)}" if g.shape != x.shape else "")
     return _or_host(why, _Lowering("device", "ELTWISE: g p (1 + (1 - p) w), p and w of x (19 commands)",
-                                   _gelu_backward_run, _gelu_backward_check, _gelu_backward_queue))
-
-
-def _gelu_backward_run(dev, g, x, approximate="none"):
-    def ew(op, a, b):
-        b = np.full_like(a, b) if isinstance(b, float) else b
-        return dev.eltwise(op, a, b, in_dtype="fp32", out_dtype="fp32")
-    rows = (-1, x.shape[-1])
-    dx = _eltwise_steps(_GELU_BACKWARD, {"x": _np(x).reshape(rows), "g": _np(g).reshape(rows)}, ew)
-    return torch.from_numpy(dx).reshape(x.shape)
+                                   _queued(_gelu_backward_queue), _gelu_backward_check, _gelu_backward_queue))
 
 
 def _gelu_backward_queue(mem, g, x, approximate="none"):
     if _rows2(g) is None or _rows2(x) is None:
         return None
-
-    def ew(op, a, b):
-        if b is None:
-            return _q_rows(mem, a, "ELTWISE", _tessel.VPU_OP[op.upper()])
-        if isinstance(b, float):
-            return _q_rows(mem, a, "ELTWISE", _tessel.VPU_OP[op.upper()], b_dtype=_DT["fp32"],
-                           flags=1 << _tessel.CMD_FLAG["B_IMM"], scale=_f32_bits(b))
-        return _q_rows(mem, a, "ELTWISE", _tessel.VPU_OP[op.upper()], b_dtype=_DT["fp32"],
-                       b_addr=mem.matrix(b, "fp32")[0], ldb=4 * b.shape[-1])
-    return _eltwise_steps(_GELU_BACKWARD, {"x": x, "g": g}, ew)
+    s = _q_ew(mem, "add", _q_ew(mem, "mul", _q_ew(mem, "mul", _q_ew(mem, "mul", x, x), x), _GELU_C), x)
+    p = _q_ew(mem, "recip", _q_ew(mem, "add", _q_ew(mem, "exp", _q_ew(mem, "mul", s, -2 * _GELU_K)), 1.0))
+    w = _q_ew(mem, "add", _q_ew(mem, "mul", _q_ew(mem, "mul", x, x), 3 * _GELU_C), 1.0)
+    w = _q_ew(mem, "mul", _q_ew(mem, "mul", w, x), 2 * _GELU_K)
+    q = _q_ew(mem, "add", _q_ew(mem, "mul", _q_ew(mem, "add", _q_ew(mem, "mul", p, -1.0), 1.0), w), 1.0)
+    return _q_ew(mem, "mul", g, _q_ew(mem, "mul", q, p))
 
 
 def _gelu_backward_check(dx, g, x, approximate="none"):
@@ -1097,22 +1069,11 @@ def _relu_check(out, x):
 # ReLU's backward, g where y > 0 (y the ReLU's output, >= 0): m = min(y 2^126, 1) is 1 for every
 # normal y > 0 and 0 for y = 0, and g m is g or 0: exact (FP32 without subnormals: the VPU reads a
 # subnormal as 0).
-_TWO_126, _ONE = 0x7E800000, 0x3F800000
-
-
 def _plan_threshold_backward(g, y, threshold):
     why = _unfit(g, y) or ("a threshold other than 0" if threshold != 0 else "") or \
         (f"operands of shapes {tuple(g.shape)} and {tuple(y.shape)}" if g.shape != y.shape else "")
-    return _or_host(why, _Lowering("device", "ELTWISE: g min(y 2^126, 1)", _threshold_backward_run,
+    return _or_host(why, _Lowering("device", "ELTWISE: g min(y 2^126, 1)", _queued(_threshold_backward_queue),
                                    _threshold_backward_check, _threshold_backward_queue))
-
-
-def _threshold_backward_run(dev, g, y, threshold):
-    def ew(op, a, b):
-        return dev.eltwise(op, a, b, in_dtype="fp32", out_dtype="fp32")
-    yr = _np(y).reshape(-1, y.shape[-1]) if y.dim() else _np(y).reshape(1, 1)
-    m = ew("min", ew("mul", yr, np.full_like(yr, 2.0**126)), np.ones_like(yr))
-    return torch.from_numpy(ew("mul", _np(g).reshape(m.shape), m)).reshape(g.shape)
 
 
 def _threshold_backward_check(out, g, y, threshold):
@@ -1123,11 +1084,7 @@ def _threshold_backward_check(out, g, y, threshold):
 def _threshold_backward_queue(mem, g, y, threshold):
     if _rows2(g) is None or _rows2(y) is None:
         return None
-    imm = {"flags": 1 << _tessel.CMD_FLAG["B_IMM"], "b_dtype": _DT["fp32"]}
-    m = _q_rows(mem, y, "ELTWISE", _tessel.VPU_OP["MUL"], scale=_TWO_126, **imm)
-    m = _q_rows(mem, m, "ELTWISE", _tessel.VPU_OP["MIN"], scale=_ONE, **imm)
-    return _q_rows(mem, g, "ELTWISE", _tessel.VPU_OP["MUL"], b_dtype=_DT["fp32"], b_addr=mem.matrix(m, "fp32")[0],
-                   ldb=4 * g.shape[-1])
+    return _q_ew(mem, "mul", g, _q_ew(mem, "min", _q_ew(mem, "mul", y, 2.0**126), 1.0))
 
 
 def _plan_add(x, y, alpha=1):

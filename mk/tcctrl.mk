@@ -5,14 +5,14 @@
 #   make test-tcctrl-n16       the default parameters (tsl_pkg), InflightMax 4; make soak runs it (tcctrl-soak)
 #                              (make test-tc-n16 runs the same controller inside the whole core)
 #   make test-tcctrl-iverilog  the Icarus compile alone
-#   make soak                  adds test-tcctrl-soak: both configurations with TCCTRL_SOAK_SEGS (5000)
-# Knobs: TCCTRL_SEGS (random segments per run, default 50: about half a minute at N=4), SEED (replay).
+#   make soak                  adds test-tcctrl-soak: both configurations with TCCTRL_SOAK_SEGS (200000)
+# Knobs: TCCTRL_SEGS (random segments per run, default 4000: about 10 s at N=4), SEED (replay).
 
 TCCTRL_RTL := $(TSL_RTL_TCCTRL)
 TCCTRL_CPP  := hw/sim/tc/ctrl_main.cpp
 TCCTRL_OUT  := $(BUILD)/tcctrl
-TCCTRL_SEGS ?= 50
-TCCTRL_SOAK_SEGS ?= 5000
+TCCTRL_SEGS ?= 4000
+TCCTRL_SOAK_SEGS ?= 200000
 
 # $(1) = name, $(2) = N, $(3) = VMEM, $(4) = ACC, $(5) = HBM, $(6) = QueueDepth, $(7) = bf16, $(8) = InflightMax
 define TCCTRL_BUILD

@@ -157,7 +157,12 @@ module tsl_tc_check #(
   logic [63:0] grp;        // grp[p]: some bit of pattern p is set
   logic        reserved;   // a bit the format does not use is set
   for (genvar p = 0; p < 64; p++) begin : g_grp
+`ifdef __ICARUS__   // Icarus 11 takes no constant function that calls another
     assign grp[p] = (insn_i & group_mask(6'(p))) != '0;
+`else               // a constant, or Verilator runs the 256-bit loop at every evaluation
+    localparam logic [255:0] Mask = group_mask(6'(p));
+    assign grp[p] = (insn_i & Mask) != '0;
+`endif
   end
   always_comb begin
     logic [5:0] fbit;   // the format's pattern bit (none for FmtBad)

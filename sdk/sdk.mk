@@ -29,7 +29,7 @@ TSL_LDFLAGS  := $(TSL_ARCH_LD) --specs=picolibc.specs -nostartfiles -T$(TESSEL_S
 TSL_SDK_SRCS := $(TESSEL_SDK)/crt0.S $(TESSEL_SDK)/src/tsl_hal.c $(TESSEL_SDK)/src/tsl_tc.c
 
 $(OUT)/$(PROG).elf: $(SRCS) $(TSL_SDK_SRCS) $(TESSEL_SDK)/link.ld $(wildcard $(TESSEL_SDK)/include/*.h) \
-                    $(TESSEL_SDK)/sdk.mk
+                    $(wildcard $(TESSEL_HW_INCLUDE)/*.h) $(TESSEL_SDK)/sdk.mk
 	@mkdir -p $(dir $@) $@.obj
 	@set -e; $(foreach s,$(TSL_SDK_SRCS) $(SRCS),echo "  CC  $(s)"; \
 	  $(RISCV_CC) $(TSL_CFLAGS) $(CFLAGS_$(notdir $(s))) -c $(s) -o $@.obj/$(notdir $(s)).o;)

@@ -11,4 +11,4 @@ TSL_FW_CP_RV32   = firmware/cp/main.c $(TSL_FW_CP_COMMON) firmware/cp/tsl_cp_hal
 TSL_FW_CP_NATIVE = $(TSL_FW_CP_COMMON) firmware/cp/tsl_cp_hal_model.c firmware/cp/tsl_cp_hostif.c
 TSL_FW_CP_HDRS   = firmware/cp/tsl_cp.h firmware/cp/tsl_cp_int.h firmware/cp/tsl_cp_hal.h \
                    firmware/cp/tsl_cp_hal_mmio.h firmware/cp/tsl_cp_hal_model.h firmware/cp/tsl_cp_hostif.h \
-                   hw/include/tsl_win.h
+                   hw/include/tsl_att.h hw/include/tsl_win.h

@@ -1,6 +1,7 @@
 /* Tessel command processor: ring handling, command validation, completions. See tsl_cp.h. */
 #include "tsl_cp.h"
 
+#include "tsl_att.h"
 #include "tsl_cp_int.h"
 #include "tsl_win.h"
 
@@ -167,7 +168,8 @@ static verdict_t validate_att(const tsl_cp_t *cp, const ring_t *r, const uint32_
     if (bad >= 0)
         FAIL(BAD_FLAGS, (uint32_t)bad);
     /* 5. shapes */
-    uint64_t b = a.batch, esc = tsl_dtype_bytes(c->c_dtype);
+    uint64_t b = a.batch;
+    uint32_t esc = tsl_dtype_bytes(c->c_dtype);
     if (!a.lq || !a.lk || ((c->flags & TSL_CP_FLAG(CAUSAL)) && a.lq > a.lk))
         ATT_FAIL(BAD_SHAPE, LQ);
     if (!a.d || !a.dv)
@@ -175,24 +177,24 @@ static verdict_t validate_att(const tsl_cp_t *cp, const ring_t *r, const uint32_
     if (!b || b * a.lq > cp->hbm_bytes || b * a.lk > cp->hbm_bytes || b * a.d > cp->hbm_bytes)
         ATT_FAIL(BAD_SHAPE, BATCH);
     /* each operand's rows and row bytes: the heads stacked by rows, or side by side (HEAD_COLUMNS) */
-    int cols = (c->flags & TSL_CP_FLAG(HEAD_COLUMNS)) != 0;
-    uint64_t hr = cols ? 1u : b, hc = cols ? b : 1u;
-    if (c->lda < hc * 2u * a.d)
+    int cols = tsl_att_head_columns(c->flags);
+    tsl_att_span_t q = tsl_att_q(&a, cols, c->lda), v = tsl_att_v(&a, cols), o = tsl_att_o(&a, cols, c->ldc, esc);
+    if (c->lda < q.row_bytes)
         FAIL(BAD_SHAPE, TSL_CMD_LDA_WORD);
     if (c->ldb < 2u * a.lk)
         FAIL(BAD_SHAPE, TSL_CMD_LDB_WORD);
-    if (c->ldc < hc * esc * a.dv)
+    if (c->ldc < o.row_bytes)
         FAIL(BAD_SHAPE, TSL_CMD_LDC_WORD);
-    if (a.ldv < hc * 2u * a.dv)
+    if (a.ldv < v.row_bytes)
         ATT_FAIL(BAD_SHAPE, LDV);
     /* 6. operands: Q, K transposed (BATCH D rows either way), V, O */
-    if (!in_hbm(r, c->a_addr, (uint32_t)(hr * a.lq), c->lda, hc * 2u * a.d))
+    if (!in_hbm(r, c->a_addr, (uint32_t)q.rows, c->lda, q.row_bytes))
         FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
     if (!in_hbm(r, c->b_addr, a.batch * a.d, c->ldb, 2u * a.lk))
         FAIL(BAD_ADDR, TSL_CMD_B_ADDR_WORD);
-    if (!in_hbm(r, a.v_addr, (uint32_t)(hr * a.lk), a.ldv, hc * 2u * a.dv))
+    if (!in_hbm(r, a.v_addr, (uint32_t)v.rows, a.ldv, v.row_bytes))
         ATT_FAIL(BAD_ADDR, V_ADDR);
-    if (!in_hbm(r, c->c_addr, (uint32_t)(hr * a.lq), c->ldc, hc * esc * a.dv))
+    if (!in_hbm(r, c->c_addr, (uint32_t)o.rows, c->ldc, o.row_bytes))
         FAIL(BAD_ADDR, TSL_CMD_C_ADDR_WORD);
     if (!tsl_cp_att_fits(cp, c))
         ATT_FAIL(BAD_SHAPE, LK);

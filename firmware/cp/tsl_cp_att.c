@@ -21,6 +21,7 @@
  * slots in VMEM): none of them waits for the softmax just pushed. Q, K, V, O and the BF16 output
  * tile have one slot each; the scheduler (tsl_cp_sched.c) adds the tokens. A head's K is loaded when
  * its first step's scores need it, its V once the previous head's last values have read theirs. */
+#include "tsl_att.h"
 #include "tsl_cp_int.h"
 
 #define TOK_DMA TSL_TOK(TSL_UNIT_DMA)
@@ -89,10 +90,10 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, att_t *x)
     x->c = c;
     x->a = tsl_att_decode(w);
     x->n = n;
-    int cols = (c->flags & TSL_CP_FLAG(HEAD_COLUMNS)) != 0;
-    x->qh = cols ? 2u * x->a.d : x->a.lq * c->lda;
-    x->vh = cols ? 2u * x->a.dv : x->a.lk * x->a.ldv;
-    x->oh = cols ? tsl_dtype_bytes(c->c_dtype) * x->a.dv : x->a.lq * c->ldc;
+    int cols = tsl_att_head_columns(c->flags);
+    x->qh = (uint32_t)tsl_att_q(&x->a, cols, c->lda).head;
+    x->vh = (uint32_t)tsl_att_v(&x->a, cols).head;
+    x->oh = (uint32_t)tsl_att_o(&x->a, cols, c->ldc, tsl_dtype_bytes(c->c_dtype)).head;
     x->v = tsl_cp_ceil(x->a.lk, n);
     x->kb = tsl_cp_ceil(x->a.d, n);
     x->db = tsl_cp_ceil(x->a.dv, n);

@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "tessel_int.h"
+#include "tsl_att.h"
 #include "tsl_hw.h"
 #include "tsl_win.h"
 
@@ -383,12 +384,13 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
     case TSL_CMD_OP_KERNEL: SPAN("image", a, 1u, 0u, n); break;   /* what the kernel touches is unknown */
     case TSL_CMD_OP_ATTENTION: {   /* BATCH heads of rows each, or side by side (HEAD_COLUMNS) */
         tsl_att_t g = tsl_att_decode(w);
-        int cols = (f >> TSL_CMD_FLAG_HEAD_COLUMNS) & 1u;
-        uint64_t hr = cols ? 1u : g.batch, hc = cols ? g.batch : 1u;
-        SPAN("A", a, hr * g.lq, lda, hc * 2u * g.d);
+        int cols = tsl_att_head_columns(f);
+        tsl_att_span_t q = tsl_att_q(&g, cols, (uint32_t)lda), v = tsl_att_v(&g, cols),
+                       o = tsl_att_o(&g, cols, (uint32_t)ldc, (uint32_t)esc);
+        SPAN("A", a, q.rows, lda, q.row_bytes);
         SPAN("B", b, (uint64_t)g.batch * g.d, ldb, 2u * g.lk);
-        SPAN("V", g.v_addr, hr * g.lk, g.ldv, hc * 2u * g.dv);
-        SPAN("C", c, hr * g.lq, ldc, hc * esc * g.dv);
+        SPAN("V", g.v_addr, v.rows, g.ldv, v.row_bytes);
+        SPAN("C", c, o.rows, ldc, o.row_bytes);
         break;
     }
     case TSL_CMD_OP_CONV2D:
@@ -599,9 +601,10 @@ static uint64_t out_shape(const uint32_t *w, uint64_t *rows, uint64_t *ld)
     }
     case TSL_CMD_OP_ATTENTION: {   /* BATCH heads of LQ rows, or LQ rows of BATCH heads (HEAD_COLUMNS) */
         tsl_att_t g = tsl_att_decode(w);
-        int cols = (TSL_GET(w, TSL_CMD_FLAGS) >> TSL_CMD_FLAG_HEAD_COLUMNS) & 1u;
-        *rows = cols ? g.lq : (uint64_t)g.batch * g.lq;
-        return (cols ? g.batch : 1u) * g.dv * ces;
+        int cols = tsl_att_head_columns(TSL_GET(w, TSL_CMD_FLAGS));
+        tsl_att_span_t o = tsl_att_o(&g, cols, (uint32_t)*ld, (uint32_t)ces);
+        *rows = o.rows;
+        return o.row_bytes;
     }
     default: return 0;
     }

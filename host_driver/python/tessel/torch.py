@@ -576,10 +576,8 @@ class _FusedPlan:
             compiled._placed[(name, "device", "CONV2D with the ReLU flag")] += 1
             return _conv_run(compiled.device, *args, relu=True)
         if low.where == "device":
-            mem = compiled.memory
-            bias, a, b = args if node.target is aten.addmm.default else (None, *args)
-            out, pc, dtype = mem.output((a.shape[0], b.shape[1]))
-            _q_gemm(mem, a, b, pc, dtype, bias, relu=True)
+            queue = _addmm_queue if node.target is aten.addmm.default else _mm_queue
+            out = queue(compiled.memory, *args, relu=True)
             compiled._placed[(name, "device", "GEMM with the ReLU flag")] += 1
             return out
         y = compiled._execute(node.target, low, args, {})
@@ -718,9 +716,9 @@ def _plan_mm(a, b):
     return _or_host(_unfit(a, b), _Lowering("device", "GEMM", _mm_run, _mm_check, _mm_queue))
 
 
-def _mm_queue(mem, a, b):
+def _mm_queue(mem, a, b, relu=False):
     out, pc, dtype = mem.output((a.shape[0], b.shape[1]))
-    _q_gemm(mem, a, b, pc, dtype)
+    _q_gemm(mem, a, b, pc, dtype, relu=relu)
     return out
 
 
@@ -739,9 +737,9 @@ def _plan_addmm(bias, a, b, beta=1, alpha=1):
     return _or_host(why, _Lowering("device", "GEMM with the bias", _addmm_run, _addmm_check, _addmm_queue))
 
 
-def _addmm_queue(mem, bias, a, b, beta=1, alpha=1):
+def _addmm_queue(mem, bias, a, b, beta=1, alpha=1, relu=False):
     out, pc, dtype = mem.output((a.shape[0], b.shape[1]))
-    _q_gemm(mem, a, b, pc, dtype, bias)
+    _q_gemm(mem, a, b, pc, dtype, bias, relu)
     return out
 
 

@@ -1053,7 +1053,7 @@ def _plan_relu(x):
 
 
 def _relu_queue(mem, x):
-    return _q_rows(mem, x, "ELTWISE", _tessel.VPU_OP["RELU"])
+    return _q_ew(mem, "relu", x)
 
 
 def _relu_run(dev, x):
@@ -1100,11 +1100,10 @@ def _add_check(out, x, y, alpha=1):
     return [("", out, ref, U * ref.abs())]   # one FP32 rounding
 
 
-def _add_queue(mem, x, y, alpha=1):
+def _add_queue(mem, x, y, alpha=1):   # alpha is 1: _plan_add leaves any other to the host
     if _rows2(y) is None:
         return None
-    return _q_rows(mem, x, "ELTWISE", _tessel.VPU_OP["ADD"], b_dtype=_DT["fp32"], b_addr=mem.matrix(y, "fp32")[0],
-                   ldb=4 * y.shape[-1])
+    return _q_ew(mem, "add", x, y)
 
 
 def _plan_layer_norm(x, shape, w, b, eps):

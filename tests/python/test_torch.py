@@ -474,6 +474,16 @@ def fused_cases(rng):
         tt.ok("aten.relu" not in place and any(op.endswith("+relu") for op in place),
               f"fused: {what}'s ReLUs ran as the RELU flag of their GEMM or convolution", run.report())
 
+    # The GEMM's keyword arguments reach its command (beta scales the bias)
+    class ScaledBias(nn.Module):
+        def forward(self, b, x, w):
+            return torch.relu(torch.addmm(b, x, w, beta=2.0))
+    b, x, w = rand(rng, 6), rand(rng, 5, 7), rand(rng, 7, 6)
+    with torch.no_grad():
+        got = tessel.torch.compile(ScaledBias(), mode="fused")(b, x, w)
+        want = tessel.torch.compile(ScaledBias(), mode="debug")(b, x, w)
+    check("fused: addmm(beta=2) + ReLU equals debug mode's", got, want)
+
     class Branchy(nn.Module):
         def __init__(self):
             super().__init__()

@@ -543,7 +543,8 @@ class _FusedPlan:
             elif node in self.relu:
                 relu = self.relu[node]
                 mem.want = "bf16" if relu in self.bf16 else None
-                env[node] = env[relu] = self._with_relu(compiled, node, torch.fx.node.map_aggregate(node.args, value))
+                env[node] = env[relu] = self._with_relu(compiled, node, torch.fx.node.map_aggregate(node.args, value),
+                                                        torch.fx.node.map_aggregate(node.kwargs, value))
             elif node in self.attention:
                 b1, scale = self.attention[node]
                 mem.want = "bf16" if node in self.bf16 else None
@@ -564,23 +565,23 @@ class _FusedPlan:
                     env[node] = compiled._execute(node.target, low, a, kw)
             mem.want = None   # a command that did not take it (one that ran on the host) leaves none behind
 
-    def _with_relu(self, compiled, node, args):
+    def _with_relu(self, compiled, node, args, kwargs):
         """node (a GEMM or convolution) with the ReLU that reads it as its epilogue's RELU flag; run
         as two ops when the device cannot take node."""
         low = self.lowering.get(node)
         if low is None:
-            low = self.lowering[node] = _lower(node.target, args, {})
+            low = self.lowering[node] = _lower(node.target, args, kwargs)
         name = f"{_op_name(node.target)}+relu"
         if low.where == "device" and node.target is aten.convolution.default:
             compiled.memory.sync(args)
             compiled._placed[(name, "device", "CONV2D with the ReLU flag")] += 1
-            return _conv_run(compiled.device, *args, relu=True)
+            return _conv_run(compiled.device, *args, **kwargs, relu=True)
         if low.where == "device":
             queue = _addmm_queue if node.target is aten.addmm.default else _mm_queue
-            out = queue(compiled.memory, *args, relu=True)
+            out = queue(compiled.memory, *args, **kwargs, relu=True)
             compiled._placed[(name, "device", "GEMM with the ReLU flag")] += 1
             return out
-        y = compiled._execute(node.target, low, args, {})
+        y = compiled._execute(node.target, low, args, kwargs)
         return compiled._execute(aten.relu.default, _lower(aten.relu.default, (y,), {}), (y,), {})
 
 

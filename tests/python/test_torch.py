@@ -14,7 +14,8 @@ op is also checked by tessel.torch itself; the bounds here are this file's own.
   - debug mode: a device result perturbed by a fraction of a bf16 ulp of the output's scale raises
     tessel.Error EMISMATCH naming the op, in a forward and in a backward;
   - the cache: a second call with the same shapes, forward and backward, plans nothing; nor does
-    another compile() of a module of the same structure; new shapes plan once more;
+    another compile() of a module of the same structure; new shapes plan once more; the cache keeps
+    the PLAN_LIMIT most recently used plans;
   - the placement report of a training step; a bad mode and a non-module are refused;
     one Linear + GELU forward and backward on the simulated SoC;
   - strict mode: every numeric case above runs in strict mode too, within the same bounds; a
@@ -343,6 +344,19 @@ def cache_cases(rng):
     wider(x)
     tt.ok(wider.stats()["plans"] == 1, "cache: a module of other weight shapes has a plan of its own",
           str(wider.stats()))
+
+    # The cache keeps the PLAN_LIMIT most recently used plans: ever new shapes do not grow it
+    limit, tessel.torch.PLAN_LIMIT = tessel.torch.PLAN_LIMIT, 3
+    try:
+        lru = compiled(make())
+        with torch.no_grad():
+            for rows in (1, 2, 3, 1, 4, 1, 2):
+                lru(rand(rng, rows, 12))
+        tt.ok(len(tessel.torch._PLANS) == 3 and lru.stats()["plans"] == 5 and lru.stats()["cached"] == 2,
+              "cache: 3 plans kept; rows 1 stays (recently used), rows 2 was dropped and is planned again",
+              f"{len(tessel.torch._PLANS)} cached, {lru.stats()}")
+    finally:
+        tessel.torch.PLAN_LIMIT = limit
 
 
 def placement_case(rng):

@@ -67,8 +67,26 @@ MODES = ("debug", "strict", "fused")
 U = 2.0**-24           # FP32's unit roundoff
 aten = torch.ops.aten
 
-# Plans by (graph, training, grad, input signature), shared by every compile() of the process.
-_PLANS = {}
+# Plans by (graph, training, grad, input signature), shared by every compile() of the process: the
+# PLAN_LIMIT most recently used (a process that sees ever new shapes keeps a bounded memory).
+PLAN_LIMIT = 256
+_PLANS = collections.OrderedDict()
+
+
+def _cached(key):
+    """(True, the plan of key) when it is cached, now the most recently used; else (False, None)."""
+    if key not in _PLANS:
+        return False, None
+    _PLANS.move_to_end(key)
+    return True, _PLANS[key]
+
+
+def _cache(key, plan):
+    """plan, cached under key; the least recently used plans beyond PLAN_LIMIT are dropped."""
+    _PLANS[key] = plan
+    while len(_PLANS) > max(PLAN_LIMIT, 1):
+        _PLANS.popitem(last=False)
+    return plan
 
 
 def _fail(status, message):
@@ -126,9 +144,10 @@ class Compiled:
         """The fused plan of these arguments' signature, or None when make_fx cannot capture the
         module (data-dependent control flow: then it runs as strict mode runs it)."""
         key = ("fused", self._graph, _signature(args))
-        if key in _PLANS:
+        hit, plan = _cached(key)
+        if hit:
             self._counts["cached"] += 1
-            return _PLANS[key]
+            return plan
         try:
             plan = _FusedPlan(self.module, args)
         except RuntimeError:   # make_fx: "data-dependent control flow or similar"
@@ -136,8 +155,7 @@ class Compiled:
         else:
             self._counts["plans"] += 1
             self._counts["ops_planned"] += len(plan.gm.graph.nodes)
-        _PLANS[key] = plan
-        return plan
+        return _cache(key, plan)
 
     def _read(self, tree):
         """tree, its tensors' device results read back (strict: the host reads them now), outside
@@ -148,13 +166,12 @@ class Compiled:
 
     def _plan(self, args):
         key = (self._graph, self.module.training, torch.is_grad_enabled(), _signature(args))
-        plan = _PLANS.get(key)
-        if plan is None:
-            plan = _PLANS[key] = _Plan()
-            self._counts["plans"] += 1
-        else:
+        hit, plan = _cached(key)
+        if hit:
             self._counts["cached"] += 1
-        return plan
+            return plan
+        self._counts["plans"] += 1
+        return _cache(key, _Plan())
 
     def stats(self):
         """{"plans": graphs and input shapes planned, "ops_planned": aten ops planned (a call that

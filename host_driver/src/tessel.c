@@ -31,7 +31,9 @@
 
 #include "tessel_int.h"
 #include "tsl_att.h"
+#include "tsl_cmd_out.h"
 #include "tsl_hw.h"
+#include "tsl_insn.h"
 #include "tsl_win.h"
 
 #define RING_CMD_BASE 0x0u
@@ -312,11 +314,6 @@ TESSEL_API tessel_status_t tessel_info(tessel_dev_t *dev, tessel_info_t *out)
 /* ------------------------------------------------------------- what a command touches */
 
 /* Element bytes; 4 for an unknown dtype (the firmware refuses it; 4 is the conservative extent). */
-static uint32_t dtype_bytes(uint32_t dt)
-{
-    return dt == TSL_DTYPE_INT8 ? 1u : dt == TSL_DTYPE_BF16 ? 2u : 4u;
-}
-
 /* addr + (rows - 1) * ld + row, saturated (rows >= 1; addr < 2^32, row < 2^35). */
 static uint64_t extent_end(uint64_t addr, uint64_t rows, uint64_t ld, uint64_t row)
 {
@@ -332,8 +329,8 @@ static uint64_t extent_end(uint64_t addr, uint64_t rows, uint64_t ld, uint64_t r
 static unsigned cmd_spans(const uint32_t *w, span_t *sp)
 {
     uint64_t m = w[TSL_CMD_M_WORD], n = w[TSL_CMD_N_WORD], k = w[TSL_CMD_K_WORD];
-    uint64_t esa = dtype_bytes(TSL_GET(w, TSL_CMD_A_DTYPE)), esb = dtype_bytes(TSL_GET(w, TSL_CMD_B_DTYPE));
-    uint64_t esc = dtype_bytes(TSL_GET(w, TSL_CMD_C_DTYPE));
+    uint64_t esa = tsl_dtype_bytes(TSL_GET(w, TSL_CMD_A_DTYPE)), esb = tsl_dtype_bytes(TSL_GET(w, TSL_CMD_B_DTYPE));
+    uint64_t esc = tsl_dtype_bytes(TSL_GET(w, TSL_CMD_C_DTYPE));
     uint32_t f = TSL_GET(w, TSL_CMD_FLAGS), vop = TSL_GET(w, TSL_CMD_VPU_OP);
     unsigned ns = 0;
 #define SPAN(nm, addr, rows, ld, row)                                                   \
@@ -416,8 +413,8 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
 static uint64_t rowwise_cycles(const tessel_dev_t *d, const uint32_t *w)
 {
     uint64_t nn = d->t.n ? d->t.n : 1u, m = w[TSL_CMD_M_WORD], v = (w[TSL_CMD_N_WORD] + nn - 1) / nn;
-    uint64_t es = dtype_bytes(TSL_GET(w, TSL_CMD_A_DTYPE)) + dtype_bytes(TSL_GET(w, TSL_CMD_B_DTYPE)) +
-                  dtype_bytes(TSL_GET(w, TSL_CMD_C_DTYPE));
+    uint64_t es = tsl_dtype_bytes(TSL_GET(w, TSL_CMD_A_DTYPE)) + tsl_dtype_bytes(TSL_GET(w, TSL_CMD_B_DTYPE)) +
+                  tsl_dtype_bytes(TSL_GET(w, TSL_CMD_C_DTYPE));
     uint64_t vmem = d->t.vmem_bytes ? d->t.vmem_bytes : 1u, rows_bytes = m * v * nn * (2u * es + 8u);
     return 128u * m * v + (2u * ((rows_bytes + vmem - 1u) / vmem) + 1u) * (8000u * v + 10000u);
 }
@@ -579,37 +576,6 @@ TESSEL_API tessel_status_t tessel_read(tessel_dev_t *dev, void *dst, tessel_addr
 
 /* ------------------------------------------------------------------------------- commands */
 
-/* The command's output (C): *rows rows of the returned bytes, *ld apart; 0 bytes for commands
- * without one. CONV2D and POOL2D write one dense block. */
-static uint64_t out_shape(const uint32_t *w, uint64_t *rows, uint64_t *ld)
-{
-    uint64_t n = TSL_GET(w, TSL_CMD_N), ces = dtype_bytes(TSL_GET(w, TSL_CMD_C_DTYPE));
-    *rows = TSL_GET(w, TSL_CMD_M);
-    *ld = TSL_GET(w, TSL_CMD_LDC);
-    switch (TSL_GET(w, TSL_CMD_OPCODE)) {
-    case TSL_CMD_OP_GEMM:
-    case TSL_CMD_OP_ELTWISE:
-    case TSL_CMD_OP_ROWWISE: return n * ces;
-    case TSL_CMD_OP_COPY:
-    case TSL_CMD_OP_FILL: return n;
-    case TSL_CMD_OP_CONV2D:
-    case TSL_CMD_OP_POOL2D: {
-        tsl_win_t g = tsl_win_decode(w);
-        *rows = 1;
-        *ld = 0;
-        return tsl_win_out_bytes(&g, (uint32_t)ces);
-    }
-    case TSL_CMD_OP_ATTENTION: {   /* BATCH heads of LQ rows, or LQ rows of BATCH heads (HEAD_COLUMNS) */
-        tsl_att_t g = tsl_att_decode(w);
-        int cols = tsl_att_head_columns(TSL_GET(w, TSL_CMD_FLAGS));
-        tsl_att_span_t o = tsl_att_o(&g, cols, (uint32_t)*ld, (uint32_t)ces);
-        *rows = o.rows;
-        return o.row_bytes;
-    }
-    default: return 0;
-    }
-}
-
 static void account(tessel_dev_t *d, const tessel_cmd_t *c, const tessel_completion_t *cpl)
 {
     const uint32_t *w = c->w;
@@ -618,10 +584,10 @@ static void account(tessel_dev_t *d, const tessel_cmd_t *c, const tessel_complet
     if (cpl->status != 0)
         return;
     uint64_t m = TSL_GET(w, TSL_CMD_M), n = TSL_GET(w, TSL_CMD_N), k = TSL_GET(w, TSL_CMD_K), nn = d->t.n;
-    uint64_t orows, old, orow = out_shape(w, &orows, &old);
+    uint64_t orows, old, orow = tsl_cmd_out(w, &orows, &old);
     uint32_t flags = TSL_GET(w, TSL_CMD_FLAGS);
     tsl_win_t g = tsl_win_decode(w);
-    uint64_t sa = dtype_bytes(TSL_GET(w, TSL_CMD_A_DTYPE)), sb = dtype_bytes(TSL_GET(w, TSL_CMD_B_DTYPE));
+    uint64_t sa = tsl_dtype_bytes(TSL_GET(w, TSL_CMD_A_DTYPE)), sb = tsl_dtype_bytes(TSL_GET(w, TSL_CMD_B_DTYPE));
     switch (TSL_GET(w, TSL_CMD_OPCODE)) {
     case TSL_CMD_OP_GEMM:
         /* what the firmware issues: M rows per K-block per column block, N*N MACs per row */
@@ -876,7 +842,7 @@ static int check(tessel_dev_t *d, const slot_t *s, const tessel_completion_t *c)
         return tessel_fail(d, TESSEL_EMISMATCH,
                     "%s tag %u: completion status %d opcode %u detail %u, model: status %d opcode %u detail %u",
                     op_name(op), c->tag, c->status, c->opcode, c->detail, e.status, e.opcode, e.detail);
-    uint64_t rows, ld, row = out_shape(w, &rows, &ld);
+    uint64_t rows, ld, row = tsl_cmd_out(w, &rows, &ld);
     uint64_t base = TSL_GET(w, TSL_CMD_C_ADDR);
     if (c->status != 0 || row == 0 || s->out_freed)
         return TESSEL_OK;

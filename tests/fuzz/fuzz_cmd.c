@@ -8,14 +8,15 @@
  *   exactly one completion, with the command's TAG and OPCODE and a known CMD_ERR status;
  *   never CMD_ERR_DEVICE or CMD_ERR_TIMEOUT (an accepted command must run cleanly on the model);
  *   a rejected command (BAD_*) changed no HBM byte outside the completion entry;
- *   an accepted command changed HBM only inside its output rows (C_ADDR + i*LDC, i < M, or BATCH*LQ
- *   for ATTENTION; one C row);
+ *   an accepted command changed HBM only inside its output rows (tsl_cmd_out: C_ADDR + i*LDC for
+ *   each row of C, or one dense block for CONV2D and POOL2D);
  *   the tensor core is idle with no error afterwards. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz_in.h"
+#include "tsl_cmd_out.h"
 #include "tsl_cp.h"
 #include "tsl_cp_hal_model.h"
 #include "tsl_insn.h"
@@ -29,31 +30,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Bytes per row of the command's output (0: the command writes nothing); *rows: its rows. */
-static uint64_t out_row_bytes(const uint32_t *w, uint64_t *rows)
-{
-    uint32_t op = TSL_GET(w, TSL_CMD_OPCODE), n = w[TSL_CMD_N_WORD];
-    uint64_t esc = tsl_dtype_bytes(TSL_GET(w, TSL_CMD_C_DTYPE));
-    *rows = w[TSL_CMD_M_WORD];
-    if (op == TSL_CMD_OP_COPY || op == TSL_CMD_OP_FILL)
-        return n;
-    if (op == TSL_CMD_OP_GEMM || op == TSL_CMD_OP_ELTWISE)
-        return n * esc;
-    if (op == TSL_CMD_OP_ATTENTION) {   /* BATCH heads of LQ rows of DV */
-        tsl_att_t g = tsl_att_decode(w);
-        *rows = (uint64_t)g.batch * g.lq;
-        return g.dv * esc;
-    }
-    return 0;
-}
-
-/* addr lies in one of the output rows (accepted commands have LDC >= the row bytes). */
+/* addr lies in one of the command's output rows (tsl_cmd_out; accepted commands have LDC >= the
+ * row bytes). */
 static int in_output(const uint32_t *w, uint64_t addr)
 {
-    uint64_t rows, row = out_row_bytes(w, &rows), c = w[TSL_CMD_C_ADDR_WORD], ld = w[TSL_CMD_LDC_WORD];
-    if (!row || !ld || addr < c)
+    uint64_t rows, ld, row = tsl_cmd_out(w, &rows, &ld), c = w[TSL_CMD_C_ADDR_WORD];
+    if (!row || addr < c)
         return 0;
-    uint64_t i = (addr - c) / ld;
+    uint64_t i = ld ? (addr - c) / ld : 0;
     return i < rows && addr - c - i * ld < row;
 }
 

@@ -73,10 +73,10 @@ $(eval $(call board_build,$(UART_ICE40),$(ICE40_TOP),$(ICE40_RTL),-GClksPerBit=$
 # test-fpga-ice40-gl verilates and compiles (mk/fpga.mk, a 1-minute build), linked to this harness.
 UART_GL_MODEL := $(FPGA_OUT)/ice40-gl
 $(UART_ICE40_GL): $(UART_GL_MODEL)/fpga_top_sim $(UART_BOARD_CPP) hw/sim/board/tsl_pty.h hw/sim/fpga/tsl_uart_sim.h \
-                  mk/vlink.mk mk/uart.mk
+                  hw/sim/vlink.mk mk/uart.mk
 	@mkdir -p $(@D)
 	@echo "  LINK     $(ICE40_TOP) (gate level) + board_main -> $@ (log: $(@D)/build.log)"
-	@$(MAKE) -C $(UART_GL_MODEL) -f V$(ICE40_TOP).mk -f $(abspath mk/vlink.mk) OPT_FAST=-O2 HARNESS=board_main \
+	@$(MAKE) -C $(UART_GL_MODEL) -f V$(ICE40_TOP).mk -f $(abspath hw/sim/vlink.mk) OPT_FAST=-O2 HARNESS=board_main \
 	  HARNESS_OUT=$(abspath $@) VM_USER_DIR=$(abspath hw/sim/board) VM_USER_LDLIBS= \
 	  VM_USER_CFLAGS="-O2 -I$(abspath hw/sim/board) -I$(abspath hw/sim/fpga) -DBOARD_CPB=$(UART_BOARD_CPB) -DBOARD_ICE40=1" \
 	  $(abspath $@) >$(@D)/build.log 2>&1 || { tail -40 $(@D)/build.log; exit 1; }

@@ -12,8 +12,11 @@
 FPGA_OUT        := $(BUILD)/fpga
 FPGA_BRIDGE_CPB := 12
 # The Verilated tops: tsl_fpga_top at its defaults (N=4 int8, VMEM 16 KiB, ACC 4 KiB, HBM 256 KiB,
-# 12 clocks/bit) and tsl_ice40_top (BAR1 128 KiB), both driven by hw/sim/fpga/fpga_top_main.cpp.
-FPGA_TOP_CFLAGS := -O2 -I$(abspath hw/sim/common) -I$(abspath host_driver/src) -I$(abspath hw/include) -DFPGA_CPB=12
+# FPGA_CPB clocks/bit) and tsl_ice40_top (BAR1 128 KiB), both driven by hw/sim/fpga/fpga_top_main.cpp
+# (mk/uart.mk links its board harness to the same models).
+FPGA_CPB        := 12
+FPGA_TOP_CFLAGS := -O2 -I$(abspath hw/sim/common) -I$(abspath host_driver/src) -I$(abspath hw/include) \
+                   -DFPGA_CPB=$(FPGA_CPB)
 
 $(FPGA_OUT)/bridge/bridge_sim: $(TSL_RTL_UART_BRIDGE) hw/sim/fpga/uart_bridge_main.cpp hw/sim/fpga/tsl_uart_sim.h hw/sim/common/tsl_rng.h mk/fpga.mk
 	@mkdir -p $(@D)

@@ -39,7 +39,7 @@ test-uart: $(UART_DEV) $(TESSEL) $(UART_REF)
 
 # --- the Verilated boards behind a pty (hw/sim/board/board_main.cpp) ------------------------------
 #   make test-uart-board  a GEMM subset through `tessel gemm --backend uart` against the Verilated
-#                         tsl_fpga_top (N=4 int8, as synthesised, HBM enlarged to UART_BOARD_HBM) with
+#                         tsl_fpga_top of test-fpga-top (N=4 int8, as synthesised, HBM 256 KiB) with
 #                         a bit-level UART model on its pins, bridged to a pty; the host loads
 #                         $(FW_ELF) into it.
 #   make test-uart-ice40  the same against the Verilated tsl_ice40_top, the iCEBreaker bitstream's RTL
@@ -48,38 +48,29 @@ test-uart: $(UART_DEV) $(TESSEL) $(UART_REF)
 #   make test-uart-ice40-gl  four of those GEMMs on the bitstream's synthesised netlist (make fpga).
 #   make bench-ice40      int8 GEMMs up to 64x128x96 on the Verilated tsl_ice40_top, results checked:
 #                         cycles, MXU utilisation, bytes sent ($(BUILD)/uart/bench-ice40/bench-ice40.md)
-UART_BOARD_CPB := 12
-UART_BOARD_HBM := 262144
 UART_BOARD_CPP := hw/sim/board/board_main.cpp
 
-# board_build(sim, top, rtl, Verilator parameters, C++ defines)
-define board_build
-$(1): $(3) $(UART_BOARD_CPP) hw/sim/board/tsl_pty.h hw/sim/fpga/tsl_uart_sim.h fpga/board.mk mk/uart.mk
+# board_link(sim, model, top, C++ defines): board_main linked to the Verilated board top that
+# mk/fpga.mk builds in directory `model` for fpga_top_main (hw/sim/vlink.mk), so that each model
+# is verilated and compiled once.
+define board_link
+$(1): $(2)/fpga_top_sim $(UART_BOARD_CPP) hw/sim/board/tsl_pty.h hw/sim/fpga/tsl_uart_sim.h hw/sim/vlink.mk \
+      mk/uart.mk
 	@mkdir -p $$(@D)
-	@echo "  VERILATE $(2) -> $$@ (log: $$(@D)/build.log)"
-	@$$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module $(2) -O3 --x-assign fast --x-initial fast \
-	  --assert --unroll-count 256 $(4) -Mdir $$(@D) \
-	  -CFLAGS "-O2 -I$$(abspath hw/sim/board) -I$$(abspath hw/sim/fpga) -DBOARD_CPB=$$(UART_BOARD_CPB) $(5)" \
-	  -MAKEFLAGS "OPT_FAST=-O2" -o board_sim \
-	  $(3) $$(abspath $$(UART_BOARD_CPP)) >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
+	@echo "  LINK     board_main + $(3) of $(2) -> $$@ (log: $$(@D)/build.log)"
+	@rm -f $(2)/board_main.o
+	@$$(MAKE) -C $(2) -f V$(3).mk -f $$(abspath hw/sim/vlink.mk) OPT_FAST=-O2 HARNESS=board_main \
+	  HARNESS_OUT=$$(abspath $$@) VM_USER_DIR=$$(abspath hw/sim/board) VM_USER_LDLIBS= \
+	  VM_USER_CFLAGS="-O2 -I$$(abspath hw/sim/board) -I$$(abspath hw/sim/fpga) -DBOARD_CPB=$$(FPGA_CPB) $(4)" \
+	  $$(abspath $$@) >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
 endef
 UART_BOARD := $(UART_OUT)/board/board_sim
 UART_ICE40 := $(UART_OUT)/ice40/board_sim
 UART_ICE40_GL := $(UART_OUT)/ice40-gl/board_sim
-$(eval $(call board_build,$(UART_BOARD),$(FPGA_TOP),$(FPGA_RTL),\
-  -GHbmBytes=$(UART_BOARD_HBM) -GClksPerBit=$(UART_BOARD_CPB),))
-$(eval $(call board_build,$(UART_ICE40),$(ICE40_TOP),$(ICE40_RTL),-GClksPerBit=$(UART_BOARD_CPB),-DBOARD_ICE40=1))
-# The synthesised netlist of the bitstream, with the cell models of its Yosys: the model that
-# test-fpga-ice40-gl verilates and compiles (mk/fpga.mk, a 1-minute build), linked to this harness.
-UART_GL_MODEL := $(FPGA_OUT)/ice40-gl
-$(UART_ICE40_GL): $(UART_GL_MODEL)/fpga_top_sim $(UART_BOARD_CPP) hw/sim/board/tsl_pty.h hw/sim/fpga/tsl_uart_sim.h \
-                  hw/sim/vlink.mk mk/uart.mk
-	@mkdir -p $(@D)
-	@echo "  LINK     $(ICE40_TOP) (gate level) + board_main -> $@ (log: $(@D)/build.log)"
-	@$(MAKE) -C $(UART_GL_MODEL) -f V$(ICE40_TOP).mk -f $(abspath hw/sim/vlink.mk) OPT_FAST=-O2 HARNESS=board_main \
-	  HARNESS_OUT=$(abspath $@) VM_USER_DIR=$(abspath hw/sim/board) VM_USER_LDLIBS= \
-	  VM_USER_CFLAGS="-O2 -I$(abspath hw/sim/board) -I$(abspath hw/sim/fpga) -DBOARD_CPB=$(UART_BOARD_CPB) -DBOARD_ICE40=1" \
-	  $(abspath $@) >$(@D)/build.log 2>&1 || { tail -40 $(@D)/build.log; exit 1; }
+$(eval $(call board_link,$(UART_BOARD),$(FPGA_OUT)/top,$(FPGA_TOP),))
+$(eval $(call board_link,$(UART_ICE40),$(FPGA_OUT)/ice40-sim,$(ICE40_TOP),-DBOARD_ICE40=1))
+# The bitstream's synthesised netlist, with the cell models of its Yosys (a 1-minute build).
+$(eval $(call board_link,$(UART_ICE40_GL),$(FPGA_OUT)/ice40-gl,$(ICE40_TOP),-DBOARD_ICE40=1))
 
 TESTS += uart-board uart-ice40 uart-ice40-gl
 .PHONY: test-uart-board test-uart-ice40 test-uart-ice40-gl

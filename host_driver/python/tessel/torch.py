@@ -1032,16 +1032,17 @@ _GELU_K, _GELU_C = math.sqrt(2 / math.pi), 0.044715
 def _plan_gelu_backward(g, x, approximate="none"):
     why = _unfit(g, x) or ("the erf form (approximate='none')" if approximate != "tanh" else "") or \
         (f"operands of shapes {tuple(g.shape)} and {tuple(x.shape)}" if g.shape != x.shape else "")
-    return _or_host(why, _Lowering("device", "ELTWISE: g p (1 + (1 - p) w), p and w of x (19 commands)",
+    return _or_host(why, _Lowering("device", "ELTWISE: g p (1 + (1 - p) w), p and w of x (18 commands)",
                                    _queued(_gelu_backward_queue), _gelu_backward_check, _gelu_backward_queue))
 
 
 def _gelu_backward_queue(mem, g, x, approximate="none"):
     if _rows2(g) is None or _rows2(x) is None:
         return None
-    s = _q_ew(mem, "add", _q_ew(mem, "mul", _q_ew(mem, "mul", _q_ew(mem, "mul", x, x), x), _GELU_C), x)
+    x2 = _q_ew(mem, "mul", x, x)
+    s = _q_ew(mem, "add", _q_ew(mem, "mul", _q_ew(mem, "mul", x2, x), _GELU_C), x)
     p = _q_ew(mem, "recip", _q_ew(mem, "add", _q_ew(mem, "exp", _q_ew(mem, "mul", s, -2 * _GELU_K)), 1.0))
-    w = _q_ew(mem, "add", _q_ew(mem, "mul", _q_ew(mem, "mul", x, x), 3 * _GELU_C), 1.0)
+    w = _q_ew(mem, "add", _q_ew(mem, "mul", x2, 3 * _GELU_C), 1.0)
     w = _q_ew(mem, "mul", _q_ew(mem, "mul", w, x), 2 * _GELU_K)
     q = _q_ew(mem, "add", _q_ew(mem, "mul", _q_ew(mem, "add", _q_ew(mem, "mul", p, -1.0), 1.0), w), 1.0)
     return _q_ew(mem, "mul", g, _q_ew(mem, "mul", q, p))

@@ -313,7 +313,6 @@ TESSEL_API tessel_status_t tessel_info(tessel_dev_t *dev, tessel_info_t *out)
 
 /* ------------------------------------------------------------- what a command touches */
 
-/* Element bytes; 4 for an unknown dtype (the firmware refuses it; 4 is the conservative extent). */
 /* addr + (rows - 1) * ld + row, saturated (rows >= 1; addr < 2^32, row < 2^35). */
 static uint64_t extent_end(uint64_t addr, uint64_t rows, uint64_t ld, uint64_t row)
 {
@@ -330,7 +329,6 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
 {
     uint64_t m = w[TSL_CMD_M_WORD], n = w[TSL_CMD_N_WORD], k = w[TSL_CMD_K_WORD];
     uint64_t esa = tsl_dtype_bytes(TSL_GET(w, TSL_CMD_A_DTYPE)), esb = tsl_dtype_bytes(TSL_GET(w, TSL_CMD_B_DTYPE));
-    uint64_t esc = tsl_dtype_bytes(TSL_GET(w, TSL_CMD_C_DTYPE));
     uint32_t f = TSL_GET(w, TSL_CMD_FLAGS), vop = TSL_GET(w, TSL_CMD_VPU_OP);
     unsigned ns = 0;
 #define SPAN(nm, addr, rows, ld, row)                                                   \
@@ -342,12 +340,11 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
         }                                                                               \
     } while (0)
     const uint64_t a = w[TSL_CMD_A_ADDR_WORD], b = w[TSL_CMD_B_ADDR_WORD], c = w[TSL_CMD_C_ADDR_WORD];
-    const uint64_t lda = w[TSL_CMD_LDA_WORD], ldb = w[TSL_CMD_LDB_WORD], ldc = w[TSL_CMD_LDC_WORD];
+    const uint64_t lda = w[TSL_CMD_LDA_WORD], ldb = w[TSL_CMD_LDB_WORD];
     switch (TSL_GET(w, TSL_CMD_OPCODE)) {
     case TSL_CMD_OP_GEMM:
         SPAN("A", a, m, lda, k * esa);
         SPAN("B", b, k, ldb, n * esb);
-        SPAN("C", c, m, ldc, n * esc);
         if ((f >> TSL_CMD_FLAG_BIAS) & 1u)
             SPAN("bias", w[TSL_CMD_BIAS_ADDR_WORD], 1u, 0u, 4u * n);
         break;
@@ -360,7 +357,6 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
             else
                 SPAN("B", b, m, ldb, n * esb);
         }
-        SPAN("C", c, m, ldc, n * esc);
         break;
     }
     case TSL_CMD_OP_ROWWISE:
@@ -369,25 +365,20 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
             SPAN("B", b, m, ldb, n * esb);
         else if (vop == TSL_ROW_OP_LAYERNORM || vop == TSL_ROW_OP_RMSNORM)
             SPAN("gamma", b, 1u, 0u, 4u * n);
-        SPAN("C", c, m, ldc, n * esc);
         if ((f >> TSL_CMD_FLAG_BIAS) & 1u)
             SPAN("beta", w[TSL_CMD_BIAS_ADDR_WORD], 1u, 0u, 4u * n);
         break;
     case TSL_CMD_OP_COPY:
         SPAN("A", a, m, lda, n);
-        SPAN("C", c, m, ldc, n);
         break;
-    case TSL_CMD_OP_FILL: SPAN("C", c, m, ldc, n); break;
     case TSL_CMD_OP_KERNEL: SPAN("image", a, 1u, 0u, n); break;   /* what the kernel touches is unknown */
     case TSL_CMD_OP_ATTENTION: {   /* BATCH heads of rows each, or side by side (HEAD_COLUMNS) */
         tsl_att_t g = tsl_att_decode(w);
         int cols = tsl_att_head_columns(f);
-        tsl_att_span_t q = tsl_att_q(&g, cols, (uint32_t)lda), v = tsl_att_v(&g, cols),
-                       o = tsl_att_o(&g, cols, (uint32_t)ldc, (uint32_t)esc);
+        tsl_att_span_t q = tsl_att_q(&g, cols, (uint32_t)lda), v = tsl_att_v(&g, cols);
         SPAN("A", a, q.rows, lda, q.row_bytes);
         SPAN("B", b, (uint64_t)g.batch * g.d, ldb, 2u * g.lk);
         SPAN("V", g.v_addr, v.rows, g.ldv, v.row_bytes);
-        SPAN("C", c, o.rows, ldc, o.row_bytes);
         break;
     }
     case TSL_CMD_OP_CONV2D:
@@ -396,13 +387,14 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
         SPAN("A", a, 1u, 0u, tsl_win_in_bytes(&g, esa));
         if (TSL_GET(w, TSL_CMD_OPCODE) == TSL_CMD_OP_CONV2D)
             SPAN("B", b, 1u, 0u, tsl_win_w_bytes(&g, esb));
-        SPAN("C", c, 1u, 0u, tsl_win_out_bytes(&g, esc));
         if ((f >> TSL_CMD_FLAG_BIAS) & 1u)
             SPAN("bias", w[TSL_CMD_BIAS_ADDR_WORD], 1u, 0u, 4u * (uint64_t)g.cout);
         break;
     }
     default: break;
     }
+    uint64_t orows, old, orow = tsl_cmd_out(w, &orows, &old);   /* C, the rows the command writes */
+    SPAN("C", c, orows, old, orow);
 #undef SPAN
     return ns;
 }

@@ -41,7 +41,8 @@ static inline void tsl_insn_notify(tsl_insn_t *i)
     TSL_SET(i->w, TSL_INSN_HDR_NOTIFY, 1u);
 }
 
-/* Bytes per element of a DTYPE. */
+/* Bytes per element of a DTYPE; 4 for an unknown one (refused where it matters; 4 is the conservative
+ * extent). */
 static inline uint32_t tsl_dtype_bytes(uint32_t dtype)
 {
     return dtype == TSL_DTYPE_INT8 ? 1u : dtype == TSL_DTYPE_BF16 ? 2u : 4u;

@@ -30,7 +30,7 @@ test-model-gemm: $(BUILD)/model/test_gemm
 	$<
 test-model-arith: $(BUILD)/model/test_arith
 	$<
-# EXP, RECIP, RSQRT against libm: every 256th FP32 input here, every input in `make soak`.
+# EXP, RECIP, RSQRT, GELU against libm: every 256th FP32 input here, every input in `make soak`.
 test-model-vmath: $(BUILD)/model/test_vmath
 	$<
 SOAKS += model-vmath-all

@@ -278,8 +278,7 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
         /* Every elementwise VPU_VEC op (hw/spec/tessel.toml), not the row reductions. */
         uint32_t op = c->vpu_op;
         int unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op), binary = !unary;
-        if (tsl_insn_format(TSL_UNIT_VPU, op) != (int)TSL_FMT_VPU_VEC || op == TSL_VPU_OP_RSUM ||
-            op == TSL_VPU_OP_RMAX)
+        if (!tsl_vpu_op_eltwise(op))
             FAIL(BAD_OPCODE, 2);
         if ((f & TSL_CP_FLAG(B_BCAST)) && (f & TSL_CP_FLAG(B_IMM)))
             FAIL(BAD_FLAGS, 0);
@@ -295,7 +294,7 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
         if (binary && (f & TSL_CP_FLAG(B_IMM)) && esb != 4)
             FAIL(BAD_DTYPE, 2);
         if (!tsl_ops_has(fl ? TSL_OPS_FLOAT : TSL_OPS_INT, TSL_UNIT_VPU, op))
-            FAIL(BAD_DTYPE, 2);   /* REQUANT of floats, EXP/RECIP/RSQRT of integers */
+            FAIL(BAD_DTYPE, 2);   /* REQUANT of floats, the functions (EXP, ...) of integers */
         if (fl && !has_feature(cp, TSL_TC_CFG_FEATURES_BF16_SHIFT))
             FAIL(BAD_DTYPE, 2);
         used |= W(M) | W(N) | W(A_ADDR) | W(LDA) | W(C_ADDR) | W(LDC);

@@ -8,9 +8,10 @@
  * lanes past column N of the last block are filled first with a value that leaves the row's
  * reductions alone (-inf for the softmax's max; 0 for sums). Tiles alternate between two sets of
  * input and output buffers, so that the DMA moves tile t + 1 while the VPU computes tile t; the
- * VPU's own work buffers need no tokens (one in-order queue). Every value is FP32 inside. GELU and
- * SiLU are elementwise: their tiles stay row-major (one LOAD and one STORE a tile) and their FP32
- * work is in ACC (plan()). */
+ * VPU's own work buffers need no tokens (one in-order queue). Every value is FP32 inside. GELU is
+ * elementwise and a VPU function: its tiles stay row-major (one LOAD and one STORE a tile), and
+ * each tile is one VPU_VEC GELU from the input buffer (A's dtype) into the output buffer (C's), with
+ * no work buffers. */
 #include "tsl_cp_int.h"
 
 #define TOK_DMA TSL_TOK(TSL_UNIT_DMA)
@@ -19,8 +20,6 @@
 #define F32_MINUS_ONE 0xBF800000u
 #define F32_NEG_INF 0xFF800000u
 #define BF16_NEG_INF2 0xFF80FF80u
-#define GELU_C3 0x3D372713u          /* 0.044715 */
-#define GELU_MINUS_2K 0xBFCC422Au    /* -2 sqrt(2/pi) */
 #define FP TSL_DTYPE_FP32
 
 static uint64_t al64(uint64_t v) { return (v + TSL_CP_ALIGN - 1u) / TSL_CP_ALIGN * TSL_CP_ALIGN; }
@@ -58,15 +57,15 @@ typedef struct {
     uint32_t n, v, r;                /* MXU N, blocks per row, rows per tile (a multiple of 4 / the
                                         narrowest input's bytes, so that a block is whole INT32 vectors) */
     uint32_t esa, esb, esc, op, mask;
-    uint32_t rowmajor;               /* GELU, SILU: elementwise, so a tile is row-major (row r at r V N) */
+    uint32_t esw;                    /* the VPU's work buffers: 4 (FP32); 0 for GELU, which has none */
+    uint32_t rowmajor;               /* GELU: one VPU function, so a tile is row-major (row r at r V N) */
     uint32_t in[2], mk[2], out[2];   /* DMA'd buffers, two of each */
     uint32_t x, t, s1, s2, gam, bet; /* VPU-only: FP32 tile, FP32 scratch, two per-row vectors, gamma, beta */
 } row_t;
 
-/* Lay the buffers out for tiles of x->r rows: the DMA's buffers, gamma and beta in VMEM, the VPU's
- * FP32 work in ACC when `acc` (one line per 32-bit row: a cycle per operand less than VMEM's two),
- * else after them in VMEM. 1 when they fit. */
-static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
+/* Lay the buffers out in VMEM for tiles of x->r rows: the DMA's buffers, gamma and beta, then the
+ * VPU's FP32 work (of no bytes for GELU). 1 when they fit. */
+static int layout(const tsl_cp_t *cp, row_t *x, int norm)
 {
     uint64_t p = 0, blk = (uint64_t)x->r * x->n, vb = x->v * blk;
     for (int s = 0; s < 2; s++) {
@@ -81,23 +80,22 @@ static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
     p += norm ? al64((uint64_t)x->v * x->n * 4u) : 0u;
     x->bet = (uint32_t)p;
     p += norm ? al64((uint64_t)x->v * x->n * 4u) : 0u;
-    uint64_t q = acc ? 0u : p, base = acc ? TSL_LOCAL_ACC_BASE : 0u;
-    x->x = (uint32_t)(base + q);
-    q += al64(vb * 4u);
-    x->t = (uint32_t)(base + q);
-    q += al64(vb * 4u);
-    x->s1 = (uint32_t)(base + q);
-    q += al64(blk * 4u);
-    x->s2 = (uint32_t)(base + q);
-    q += al64(blk * 4u);
-    return acc ? p <= cp->vmem_bytes && q <= cp->acc_bytes : q <= cp->vmem_bytes;
+    x->x = (uint32_t)p;
+    p += al64(vb * x->esw);
+    x->t = (uint32_t)p;
+    p += al64(vb * x->esw);
+    x->s1 = (uint32_t)p;
+    p += al64(blk * x->esw);
+    x->s2 = (uint32_t)p;
+    p += al64(blk * x->esw);
+    return p <= cp->vmem_bytes;
 }
 
-/* Tiles of as many rows as fit VMEM, ACC and a VPU instruction's ROWS, made equal. The work goes
- * to ACC for GELU and SiLU, whose cost is the VPU's per vector (`make transformer`: GELU 207 k ->
- * 121 k cycles); the other functions keep the larger tiles of VMEM, as each tile costs the
- * control core about 40 instructions (LAYERNORM of 64 x 128: 34 k cycles in one tile, 50 k in the
- * two ACC holds). */
+/* Tiles of as many rows as fit VMEM and a VPU instruction's ROWS, made equal. GELU needs only the
+ * DMA's buffers (a tile is one VPU instruction); the other functions' FP32 work stays in
+ * VMEM too, whose larger tiles beat ACC's faster lines, as each tile costs the control core about
+ * 40 instructions (`make transformer`: LAYERNORM of 64 x 128 takes 34 k cycles in one tile, 50 k
+ * in the two that ACC holds). */
 static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
 {
     uint32_t n = cp->n;
@@ -105,26 +103,24 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
     x->n = n;
     x->v = tsl_cp_ceil(c->n, n);
     x->op = c->vpu_op;
-    x->rowmajor = x->op == TSL_ROW_OP_GELU || x->op == TSL_ROW_OP_SILU;
+    x->rowmajor = x->op == TSL_ROW_OP_GELU;
     x->mask = (c->flags & TSL_CP_FLAG(MASK)) != 0;
     x->esa = tsl_dtype_bytes(c->a_dtype);
     x->esb = x->mask ? tsl_dtype_bytes(c->b_dtype) : 0u;
     x->esc = tsl_dtype_bytes(c->c_dtype);
     int norm = x->op == TSL_ROW_OP_LAYERNORM || x->op == TSL_ROW_OP_RMSNORM;
-    uint64_t dma_row = (uint64_t)x->v * n * 2u * (x->esa + x->esb + x->esc), work_row = (uint64_t)x->v * n * 8u + 8u * n;
+    x->esw = x->rowmajor ? 0u : 4u;
+    /* the bytes of a row of a tile: two of each DMA buffer, the work x and t (v blocks) and s1, s2 */
+    uint64_t row = (uint64_t)x->v * n * 2u * (x->esa + x->esb + x->esc + x->esw) + 2u * n * x->esw;
     uint32_t step = 4u / (x->mask && x->esb < x->esa ? x->esb : x->esa);
-    for (int acc = (int)x->rowmajor; acc >= 0; acc--) {
-        uint64_t r = cp->vmem_bytes / (dma_row + (acc ? 0u : work_row));
-        if (acc && cp->acc_bytes / work_row < r)
-            r = cp->acc_bytes / work_row;
-        r = r < TSL_CP_MAX_ROWS / x->v ? r : TSL_CP_MAX_ROWS / x->v;
-        r = r < tsl_cp_roundup(c->m, step) ? r : tsl_cp_roundup(c->m, step);
-        for (x->r = (uint32_t)r / step * step; x->r; x->r = x->r / (2u * step) * step) {   /* each try half */
-            uint32_t tiles = tsl_cp_ceil(c->m, x->r);   /* then equal tiles: the VPU works on whole tiles */
-            x->r = tsl_cp_roundup(tsl_cp_ceil(c->m, tiles), step);
-            if (layout(cp, x, norm, acc))
-                return 1;
-        }
+    uint64_t r = cp->vmem_bytes / row;
+    r = r < TSL_CP_MAX_ROWS / x->v ? r : TSL_CP_MAX_ROWS / x->v;
+    r = r < tsl_cp_roundup(c->m, step) ? r : tsl_cp_roundup(c->m, step);
+    for (x->r = (uint32_t)r / step * step; x->r; x->r = x->r / (2u * step) * step) {   /* each try half */
+        uint32_t tiles = tsl_cp_ceil(c->m, x->r);   /* then equal tiles: the VPU works on whole tiles */
+        x->r = tsl_cp_roundup(tsl_cp_ceil(c->m, tiles), step);
+        if (layout(cp, x, norm))
+            return 1;
     }
     return 0;
 }
@@ -192,11 +188,13 @@ void tsl_cp_softmax(tsl_cp_t *cp, uint32_t x, uint32_t s, uint32_t r, uint32_t v
 static void tile_xfer(tsl_cp_t *cp, const row_t *x, uint32_t op, uint32_t addr, uint32_t ld, uint32_t base, uint32_t es,
                       uint32_t m0, uint32_t mr, tsl_cp_buf_t *buf, uint32_t hint)
 {
-    uint32_t n = x->n, cols = x->c->n, parts = x->rowmajor ? 1u : x->v;
+    /* a part: a block of n columns, or the tile's whole rows of cols columns, v n apart */
+    uint32_t n = x->n, cols = x->c->n, parts = x->rowmajor ? 1u : x->v, w = x->rowmajor ? cols : n;
+    uint32_t stride = (x->rowmajor ? x->v * n : n) * es;
     for (uint32_t j = 0; j < parts; j++) {
         tsl_insn_dma_xfer_t t = {.op = op, .hbm_addr = addr + m0 * ld + j * n * es, .local_addr = base + j * x->r * n * es,
-                                 .rows = mr, .row_bytes = (x->rowmajor ? cols : tsl_cp_min(n, cols - j * n)) * es,
-                                 .hbm_stride = ld, .local_stride = (x->rowmajor ? x->v * n : n) * es};
+                                 .rows = mr, .row_bytes = tsl_cp_min(w, cols - j * n) * es,
+                                 .hbm_stride = ld, .local_stride = stride};
         if (t.hbm_stride == t.row_bytes && t.local_stride == t.row_bytes &&
             (uint64_t)mr * t.row_bytes <= TSL_CP_MAX_ROW_BYTES) {
             t.row_bytes *= mr;   /* contiguous on both sides: one long row */
@@ -225,8 +223,8 @@ static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t
     }
 }
 
-/* The VPU work of one tile, from the input buffer `in` (and mask `mk`) into x->x; the first
- * instruction also waits for gamma and beta (GB). */
+/* The VPU work of one tile of any ROW_OP but GELU, from the input buffer `in` (and
+ * mask `mk`) into x->x; the first instruction also waits for gamma and beta (GB). */
 static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, tsl_cp_buf_t *IN, tsl_cp_buf_t *MK,
                     tsl_cp_buf_t *GB)
 {
@@ -277,21 +275,12 @@ static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, tsl_
         for (uint32_t j = 0; j < x->v; j++)
             vop(cp, TSL_VPU_OP_MOV, x->x + j * x->r * x->n * 4u, x->s1, 0, 0, x->r);
         break;
-    default: {   /* GELU, SILU: x * 1 / (1 + exp(-k(x))) */
-        if (x->op == TSL_ROW_OP_GELU) {
-            vop(cp, TSL_VPU_OP_MUL, x->t, x->x, x->x, TSL_SRC2_VEC, all);
-            vop(cp, TSL_VPU_OP_MUL, x->t, x->t, x->x, TSL_SRC2_VEC, all);
-            vop(cp, TSL_VPU_OP_MUL, x->t, x->t, GELU_C3, TSL_SRC2_IMM, all);
-            vop(cp, TSL_VPU_OP_ADD, x->t, x->t, x->x, TSL_SRC2_VEC, all);
-            vop(cp, TSL_VPU_OP_MUL, x->t, x->t, GELU_MINUS_2K, TSL_SRC2_IMM, all);
-        } else {
-            vop(cp, TSL_VPU_OP_MUL, x->t, x->x, F32_MINUS_ONE, TSL_SRC2_IMM, all);
-        }
+    default:   /* SILU: x * 1 / (1 + exp(-x)) */
+        vop(cp, TSL_VPU_OP_MUL, x->t, x->x, F32_MINUS_ONE, TSL_SRC2_IMM, all);
         vop(cp, TSL_VPU_OP_EXP, x->t, x->t, 0, 0, all);
         vop(cp, TSL_VPU_OP_ADD, x->t, x->t, F32_ONE, TSL_SRC2_IMM, all);
         vop(cp, TSL_VPU_OP_RECIP, x->t, x->t, 0, 0, all);
         vop(cp, TSL_VPU_OP_MUL, x->x, x->x, x->t, TSL_SRC2_VEC, all);
-    }
     }
 }
 
@@ -319,10 +308,17 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
         if (t == 0)
             continue;
         uint32_t u = t - 1u, s = u & 1u, m0 = u * x.r, mr = tsl_cp_min(x.r, c->m - m0);
-        compute(cp, &x, x.in[s], x.mk[s], &IN[s], &MK[s], norm ? &GB : NULL);
-        tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                .op = TSL_VPU_OP_MOV, .dst_dtype = c->c_dtype, .src1_dtype = FP, .dst_addr = x.out[s],
-                .src1_addr = x.x, .rows = x.v * x.r}), NULL, NULL, &OUT[s], TOK_DMA);
+        if (x.rowmajor) {   /* GELU: the VPU function, from the input buffer into the output */
+            tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                    .op = TSL_VPU_OP_GELU, .dst_dtype = c->c_dtype,
+                    .src1_dtype = c->a_dtype, .dst_addr = x.out[s], .src1_addr = x.in[s], .rows = x.v * x.r}),
+                &IN[s], NULL, &OUT[s], TOK_DMA);
+        } else {
+            compute(cp, &x, x.in[s], x.mk[s], &IN[s], &MK[s], norm ? &GB : NULL);
+            tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                    .op = TSL_VPU_OP_MOV, .dst_dtype = c->c_dtype, .src1_dtype = FP, .dst_addr = x.out[s],
+                    .src1_addr = x.x, .rows = x.v * x.r}), NULL, NULL, &OUT[s], TOK_DMA);
+        }
         tile_xfer(cp, &x, TSL_DMA_OP_STORE, c->c_addr, c->ldc, x.out[s], x.esc, m0, mr, &OUT[s], 0);
         if (tsl_cp_tc_error(cp))
             return;

@@ -71,6 +71,7 @@
 
 /* VPU_OP: VPU operations */
 #define TSL_VPU_OP_SYNC 0u /* tokens only */
+#define TSL_VPU_OP_GELU 1u /* dst = a / (1 + e^(-2 sqrt(2/pi) (a + 0.044715 a^3))), GELU's tanh form (isa.md, VPU functions) */
 #define TSL_VPU_OP_ADD 2u /* dst = a + b */
 #define TSL_VPU_OP_MUL 3u /* dst = a * b */
 #define TSL_VPU_OP_MAX 4u /* dst = max(a, b) */
@@ -211,6 +212,7 @@ static inline const char *tsl_vpu_op_name(uint32_t v)
 {
     switch (v) {
     case 0u: return "SYNC";
+    case 1u: return "GELU";
     case 2u: return "ADD";
     case 3u: return "MUL";
     case 4u: return "MAX";
@@ -648,7 +650,7 @@ static inline const char *tsl_status_text(int status)
 #define TSL_INSN_MXU_MATMULK_W_STRIDE_SHIFT 0u
 #define TSL_INSN_MXU_MATMULK_W_STRIDE_MASK 0xFFFFFFFFu
 
-/* Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX, MIN, EXP, RECIP, RSQRT): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous */
+/* Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX, MIN, EXP, RECIP, RSQRT, GELU): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous */
 #define TSL_FMT_VPU_VEC 5u
 #define TSL_INSN_VPU_VEC_DST_DTYPE_WORD 0u /* destination element type */
 #define TSL_INSN_VPU_VEC_DST_DTYPE_SHIFT 16u
@@ -739,7 +741,7 @@ static inline int tsl_insn_format(uint32_t unit, uint32_t op)
         return 3;
     if ((unit == TSL_UNIT_MXU) && (op == TSL_MXU_OP_MATMULK))
         return 4;
-    if ((unit == TSL_UNIT_VPU) && (op == TSL_VPU_OP_ADD || op == TSL_VPU_OP_MUL || op == TSL_VPU_OP_MAX || op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT || op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX || op == TSL_VPU_OP_MIN || op == TSL_VPU_OP_EXP || op == TSL_VPU_OP_RECIP || op == TSL_VPU_OP_RSQRT))
+    if ((unit == TSL_UNIT_VPU) && (op == TSL_VPU_OP_ADD || op == TSL_VPU_OP_MUL || op == TSL_VPU_OP_MAX || op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT || op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX || op == TSL_VPU_OP_MIN || op == TSL_VPU_OP_EXP || op == TSL_VPU_OP_RECIP || op == TSL_VPU_OP_RSQRT || op == TSL_VPU_OP_GELU))
         return 5;
     if ((unit == TSL_UNIT_VPU) && (op == TSL_VPU_OP_EPI))
         return 6;
@@ -1397,7 +1399,7 @@ static inline tsl_insn_mxu_matmulk_t tsl_insn_mxu_matmulk_decode(const uint32_t 
     return f;
 }
 
-/* Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX, MIN, EXP, RECIP, RSQRT): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous */
+/* Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX, MIN, EXP, RECIP, RSQRT, GELU): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous */
 typedef struct {
     uint32_t op TSL_FIELD_DEFAULT; /* operation within the unit */
     uint32_t dst_dtype TSL_FIELD_DEFAULT; /* destination element type */
@@ -1948,11 +1950,11 @@ static inline void tsl_field_set(uint32_t *w, unsigned word, unsigned shift, uin
 #define TSL_CORE_TC 0u
 #define TSL_CORE_LITE 1u
 #define TSL_CORE_COUNT 2u
-#define TSL_OPS_TC 0x00007FFD000F0007ull /* implemented by the tc core */
+#define TSL_OPS_TC 0x00007FFF000F0007ull /* implemented by the tc core */
 #define TSL_OPS_LITE 0x000003FD000F0007ull /* implemented by the lite core */
-#define TSL_OPS_UNARY 0x000073E000020006ull /* one source operand */
+#define TSL_OPS_UNARY 0x000073E200020006ull /* one source operand */
 #define TSL_OPS_INT 0x00000FFC000E0000ull /* accept the int dtype class */
-#define TSL_OPS_FLOAT 0x00007F7C000E0000ull /* accept the float dtype class */
+#define TSL_OPS_FLOAT 0x00007F7E000E0000ull /* accept the float dtype class */
 #define TSL_OP_CLASS_INT 1u
 #define TSL_OP_CLASS_FLOAT 2u
 
@@ -1963,8 +1965,8 @@ static inline void tsl_field_set(uint32_t *w, unsigned word, unsigned shift, uin
 #define TSL_MXU_OPS {TSL_MXU_OP_LOADW, TSL_MXU_OP_MATMUL, TSL_MXU_OP_MATMULK}
 #define TSL_MXU_OPS_COUNT 3u
 /* Every VPU op but SYNC, by code: an initialiser, e.g. static const uint32_t ops[] = TSL_VPU_OPS; */
-#define TSL_VPU_OPS {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU, TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX, TSL_VPU_OP_EPI, TSL_VPU_OP_MIN, TSL_VPU_OP_EXP, TSL_VPU_OP_RECIP, TSL_VPU_OP_RSQRT}
-#define TSL_VPU_OPS_COUNT 13u
+#define TSL_VPU_OPS {TSL_VPU_OP_GELU, TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU, TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX, TSL_VPU_OP_EPI, TSL_VPU_OP_MIN, TSL_VPU_OP_EXP, TSL_VPU_OP_RECIP, TSL_VPU_OP_RSQRT}
+#define TSL_VPU_OPS_COUNT 14u
 
 /* Bit 16*unit + op of a mask (0 outside the table). */
 static inline int tsl_ops_has(uint64_t mask, uint32_t unit, uint32_t op)
@@ -1985,12 +1987,12 @@ typedef struct {
     const char *name;
     uint32_t arity, classes, cores;
 } tsl_op_info_t;
-#define TSL_OP_COUNT 21u
+#define TSL_OP_COUNT 22u
 
 /* The i-th op (by unit, then code), or NULL when i >= TSL_OP_COUNT. */
 static inline const tsl_op_info_t *tsl_op_at(uint32_t i)
 {
-    static const tsl_op_info_t t[21] = {
+    static const tsl_op_info_t t[22] = {
         {TSL_UNIT_DMA, TSL_DMA_OP_SYNC, "SYNC", 0u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_DMA, TSL_DMA_OP_LOAD, "LOAD", 1u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_DMA, TSL_DMA_OP_STORE, "STORE", 1u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
@@ -1999,6 +2001,7 @@ static inline const tsl_op_info_t *tsl_op_at(uint32_t i)
         {TSL_UNIT_MXU, TSL_MXU_OP_MATMUL, "MATMUL", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_MXU, TSL_MXU_OP_MATMULK, "MATMULK", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_VPU, TSL_VPU_OP_SYNC, "SYNC", 0u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_GELU, "GELU", 1u, TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC)},
         {TSL_UNIT_VPU, TSL_VPU_OP_ADD, "ADD", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_VPU, TSL_VPU_OP_MUL, "MUL", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_VPU, TSL_VPU_OP_MAX, "MAX", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
@@ -2013,7 +2016,7 @@ static inline const tsl_op_info_t *tsl_op_at(uint32_t i)
         {TSL_UNIT_VPU, TSL_VPU_OP_RECIP, "RECIP", 1u, TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC)},
         {TSL_UNIT_VPU, TSL_VPU_OP_RSQRT, "RSQRT", 1u, TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC)},
     };
-    return i < 21u ? &t[i] : (const tsl_op_info_t *)0;
+    return i < 22u ? &t[i] : (const tsl_op_info_t *)0;
 }
 
 /* The entry of (unit, op), or NULL when the unit defines no such op. */
@@ -2025,7 +2028,7 @@ static inline const tsl_op_info_t *tsl_op_info(uint32_t unit, uint32_t op)
     return (const tsl_op_info_t *)0;
 }
 
-/* VPU functions EXP, RECIP, RSQRT (docs/isa.md "VPU functions"): FP32 constants and seed tables. */
+/* VPU functions (docs/isa.md "VPU functions"): FP32 constants and seed tables. */
 #define TSL_VPU_FN_LOG2E 0x3FB8AA3Bu /* log2(e), rounded to FP32 */
 #define TSL_VPU_FN_SHIFTER 0x4B400000u /* 1.5 * 2^23: t + SHIFTER rounds t to the integer k held in its low mantissa bits */
 #define TSL_VPU_FN_LN2_HI 0x3F317200u /* ln 2 to 16 significant bits, so that k * LN2_HI and x - k * LN2_HI are exact */
@@ -2035,6 +2038,8 @@ static inline const tsl_op_info_t *tsl_op_info(uint32_t unit, uint32_t op)
 #define TSL_VPU_FN_EXP_C4 0x3D2AAC79u /* EXP polynomial, r^4 coefficient */
 #define TSL_VPU_FN_EXP_C5 0x3C091CF1u /* EXP polynomial, r^5 coefficient */
 #define TSL_VPU_FN_EXP_C6 0x3AB5121Au /* EXP polynomial, r^6 coefficient */
+#define TSL_VPU_FN_GELU_C3 0x3D372713u /* GELU: 0.044715, the x^3 coefficient of its tanh form */
+#define TSL_VPU_FN_GELU_K2 0xBFCC422Au /* GELU: -2 sqrt(2/pi), rounded to FP32 */
 #define TSL_VPU_FN_SEED_BITS 6u /* leading mantissa bits that index the seed tables */
 
 /* RECIP seed of the mantissa bits m = [22:23-SEED_BITS]: v, for the seed (256 + v) / 512. */

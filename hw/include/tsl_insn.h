@@ -48,4 +48,11 @@ static inline uint32_t tsl_dtype_bytes(uint32_t dtype)
     return dtype == TSL_DTYPE_INT8 ? 1u : dtype == TSL_DTYPE_BF16 ? 2u : 4u;
 }
 
+/* 1 when VPU op `op` is elementwise, the ops an ELTWISE command runs: every op of format VPU_VEC
+ * (hw/spec/tessel.toml) but the row reductions RSUM and RMAX. */
+static inline int tsl_vpu_op_eltwise(uint32_t op)
+{
+    return tsl_insn_format(TSL_UNIT_VPU, op) == (int)TSL_FMT_VPU_VEC && op != TSL_VPU_OP_RSUM && op != TSL_VPU_OP_RMAX;
+}
+
 #endif /* TSL_INSN_H */

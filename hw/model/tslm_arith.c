@@ -211,6 +211,25 @@ uint32_t tslm_f32_rsqrt(uint32_t a)
     return with_exp(y, (int)f32_exp(y) - q);   /* y * 2^-q */
 }
 
+uint32_t tslm_f32_gelu(uint32_t a)
+{
+    a = tslm_f32_canon(a);
+    uint32_t t = tslm_f32_mul(tslm_f32_mul(a, a), a);   /* a^3 */
+    t = tslm_f32_add(tslm_f32_mul(t, TSL_VPU_FN_GELU_C3), a);
+    t = tslm_f32_exp(tslm_f32_mul(t, TSL_VPU_FN_GELU_K2));
+    return tslm_f32_mul(a, tslm_f32_recip(tslm_f32_add(t, F32_ONE)));
+}
+
+uint32_t tslm_f32_fn(uint32_t op, uint32_t a)
+{
+    switch (op) {
+    case TSL_VPU_OP_EXP: return tslm_f32_exp(a);
+    case TSL_VPU_OP_RECIP: return tslm_f32_recip(a);
+    case TSL_VPU_OP_RSQRT: return tslm_f32_rsqrt(a);
+    default: return tslm_f32_gelu(a);
+    }
+}
+
 uint16_t tslm_bf16_from_f32(uint32_t a)
 {
     a = tslm_f32_canon(a);

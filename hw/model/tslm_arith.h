@@ -41,6 +41,10 @@ uint32_t tslm_f32_exp(uint32_t a);
 uint32_t tslm_f32_recip(uint32_t a);
 /* 1 / sqrt(a): +0 -> +inf, -0 -> -inf, a < 0 -> NaN, +inf -> +0. */
 uint32_t tslm_f32_rsqrt(uint32_t a);
+/* GELU's tanh form, a * RECIP(EXP(GELU_K2 * (a + GELU_C3 * a^3)) + 1), each operation one step. */
+uint32_t tslm_f32_gelu(uint32_t a);
+/* The VPU function `op` (EXP, RECIP, RSQRT; any other op: GELU) of a. */
+uint32_t tslm_f32_fn(uint32_t op, uint32_t a);
 
 /* fp32 -> bf16, RNE; DAZ on the input; NaN -> canonical; overflow -> infinity. */
 uint16_t tslm_bf16_from_f32(uint32_t a);

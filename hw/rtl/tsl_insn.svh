@@ -109,7 +109,7 @@ typedef struct packed {
   logic [1:0] unit;  // [1:0] UNIT enum: the queue that executes it
 } insn_mxu_matmulk_t;
 
-// Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX, MIN, EXP, RECIP, RSQRT): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous
+// Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX, MIN, EXP, RECIP, RSQRT, GELU): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous
 typedef struct packed {
   logic [31:0] zero_point;  // [255:224] REQUANT: signed 32-bit offset added after the shift
   logic [25:0] rsvd_223_198;

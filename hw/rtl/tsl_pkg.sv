@@ -74,6 +74,7 @@ package tsl_pkg;
   // VPU operations
   typedef enum logic [3:0] {
     VPU_OP_SYNC = 4'd0,
+    VPU_OP_GELU = 4'd1,
     VPU_OP_ADD = 4'd2,
     VPU_OP_MUL = 4'd3,
     VPU_OP_MAX = 4'd4,
@@ -491,14 +492,14 @@ package tsl_pkg;
   localparam logic [767:0] SEQ_USED = 768'hFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00FFFFFFFFFFFFFFFFFF0000003FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00FFFFFFFFFFFFFF;
 
   // Operations (hw/spec/tessel.toml [[ops]]): bit 16*unit + op of each mask
-  localparam logic [63:0] OPS_TC = 64'h00007FFD000F0007;  // implemented by the tc tensor core; others are ERR_BAD_OPCODE there
+  localparam logic [63:0] OPS_TC = 64'h00007FFF000F0007;  // implemented by the tc tensor core; others are ERR_BAD_OPCODE there
   localparam logic [63:0] OPS_LITE = 64'h000003FD000F0007;  // implemented by the lite tensor core; others are ERR_BAD_OPCODE there
-  localparam logic [63:0] OPS_ALL = 64'h00007FFD000F0007;  // defined by the spec
-  localparam logic [63:0] OPS_UNARY = 64'h000073E000020006;  // one source operand
+  localparam logic [63:0] OPS_ALL = 64'h00007FFF000F0007;  // defined by the spec
+  localparam logic [63:0] OPS_UNARY = 64'h000073E200020006;  // one source operand
   localparam logic [63:0] OPS_INT = 64'h00000FFC000E0000;  // accept the int dtype class
-  localparam logic [63:0] OPS_FLOAT = 64'h00007F7C000E0000;  // accept the float dtype class
+  localparam logic [63:0] OPS_FLOAT = 64'h00007F7E000E0000;  // accept the float dtype class
 
-  // VPU functions EXP, RECIP, RSQRT (docs/isa.md "VPU functions"): FP32 constants and seed tables
+  // VPU functions (docs/isa.md "VPU functions"): FP32 constants and seed tables
   localparam logic [31:0] VPU_FN_LOG2E = 32'h3FB8AA3B;  // log2(e), rounded to FP32
   localparam logic [31:0] VPU_FN_SHIFTER = 32'h4B400000;  // 1.5 * 2^23: t + SHIFTER rounds t to the integer k held in its low mantissa bits
   localparam logic [31:0] VPU_FN_LN2_HI = 32'h3F317200;  // ln 2 to 16 significant bits, so that k * LN2_HI and x - k * LN2_HI are exact
@@ -508,6 +509,8 @@ package tsl_pkg;
   localparam logic [31:0] VPU_FN_EXP_C4 = 32'h3D2AAC79;  // EXP polynomial, r^4 coefficient
   localparam logic [31:0] VPU_FN_EXP_C5 = 32'h3C091CF1;  // EXP polynomial, r^5 coefficient
   localparam logic [31:0] VPU_FN_EXP_C6 = 32'h3AB5121A;  // EXP polynomial, r^6 coefficient
+  localparam logic [31:0] VPU_FN_GELU_C3 = 32'h3D372713;  // GELU: 0.044715, the x^3 coefficient of its tanh form
+  localparam logic [31:0] VPU_FN_GELU_K2 = 32'hBFCC422A;  // GELU: -2 sqrt(2/pi), rounded to FP32
   localparam int VPU_FN_SEED_BITS = 6;  // leading mantissa bits that index the seed tables
   // RECIP seeds: entry [8*i +: 8] for i = mantissa bits is v, the seed (256 + v) / 512
   localparam logic [511:0] VPU_FN_RECIP_SEEDS = 512'h01030507090B0E10121517191C1E212326292B2E3134373A3D404346494D5054575B5E62666A6E72767B7F84888D92979CA1A7ACB2B8BEC4CAD1D7DEE5EDF4FC;

@@ -618,7 +618,7 @@ def gen_c_vpu_fn(spec, params, enums):
     fn = spec["vpu_fn"]
     b = fn["seed_bits"]
     recip, rsqrt = vpu_fn_seeds(spec)
-    o = ["/* VPU functions EXP, RECIP, RSQRT (docs/isa.md \"VPU functions\"): FP32 constants and seed tables. */"]
+    o = ["/* VPU functions (docs/isa.md \"VPU functions\"): FP32 constants and seed tables. */"]
     d = o.append
     for c in fn["consts"]:
         d(f"#define TSL_VPU_FN_{c['name']} 0x{c['value']:08X}u /* {c['doc']} */")
@@ -734,7 +734,7 @@ def gen_sv(spec, params, enums):
     d("")
     fn = spec["vpu_fn"]
     recip, rsqrt = vpu_fn_seeds(spec)
-    d("  // VPU functions EXP, RECIP, RSQRT (docs/isa.md \"VPU functions\"): FP32 constants and seed tables")
+    d("  // VPU functions (docs/isa.md \"VPU functions\"): FP32 constants and seed tables")
     for c in fn["consts"]:
         d(f"  localparam logic [31:0] VPU_FN_{c['name']} = 32'h{c['value']:08X};  // {c['doc']}")
     d(f"  localparam int VPU_FN_SEED_BITS = {fn['seed_bits']};  // leading mantissa bits that index the seed tables")

@@ -22,7 +22,7 @@
 #include "ref.h"
 #include "tessel.h"
 #include "test_util.h"
-#include "tsl_hw.h"
+#include "tsl_insn.h"
 #include "tslm_arith.h"
 
 #define CF(f) (1u << TSL_CMD_FLAG_##f)
@@ -726,10 +726,11 @@ static void eltwise_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t op, uint32
             case TSL_VPU_OP_MUL: if (fl) { fr = fx * fy; v = ref_canon(fr); } else v = x * y; break;
             case TSL_VPU_OP_MAX: v = fl ? ref_max(x, y) : ((int32_t)x > (int32_t)y ? x : y); break;
             case TSL_VPU_OP_MIN: v = fl ? ref_min(x, y) : ((int32_t)x < (int32_t)y ? x : y); break;
-            /* EXP, RECIP, RSQRT: the model's functions (tests/model/test_vmath checks them against libm) */
-            case TSL_VPU_OP_EXP: v = tslm_f32_exp(x); break;
-            case TSL_VPU_OP_RECIP: v = tslm_f32_recip(x); break;
-            case TSL_VPU_OP_RSQRT: v = tslm_f32_rsqrt(x); break;
+            /* the functions: the model's (tests/model/test_vmath checks them against libm) */
+            case TSL_VPU_OP_EXP:
+            case TSL_VPU_OP_RECIP:
+            case TSL_VPU_OP_RSQRT:
+            case TSL_VPU_OP_GELU: v = tslm_f32_fn(op, x); break;
             case TSL_VPU_OP_RELU: v = fl ? ref_max(x, 0) : ((int32_t)x > 0 ? x : 0); break;
             case TSL_VPU_OP_REQUANT: v = (uint32_t)(int32_t)ref_requant((int32_t)x, scale, shift, zp); break;
             default: v = x; break;
@@ -750,14 +751,12 @@ static void eltwise_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t op, uint32
 
 static void eltwise_suite(tessel_dev_t *d, tessel_dev_t *mdl)
 {
-    static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_MIN, TSL_VPU_OP_RELU,
-                                   TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_EXP, TSL_VPU_OP_RECIP,
-                                   TSL_VPU_OP_RSQRT};
+    static const uint32_t ops[] = TSL_VPU_OPS;   /* those ELTWISE runs: tsl_vpu_op_eltwise */
     static const uint32_t ity[] = {TSL_DTYPE_INT8, TSL_DTYPE_INT32}, fty[] = {TSL_DTYPE_BF16, TSL_DTYPE_FP32};
     for (uint32_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
         for (uint32_t cls = 0; cls < 2; cls++) {
             uint32_t op = ops[o];
-            if (!tsl_ops_has(cls ? TSL_OPS_FLOAT : TSL_OPS_INT, TSL_UNIT_VPU, op))
+            if (!tsl_vpu_op_eltwise(op) || !tsl_ops_has(cls ? TSL_OPS_FLOAT : TSL_OPS_INT, TSL_UNIT_VPU, op))
                 continue;
             const uint32_t *ty = cls ? fty : ity;
             int unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);

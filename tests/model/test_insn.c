@@ -248,9 +248,10 @@ static int64_t ref_op(uint32_t op, int fl, int64_t a, int64_t b, int32_t scale, 
     case TSL_VPU_OP_MIN: return fl ? ref_min((uint32_t)a, (uint32_t)b) : (a < b ? a : b);
     case TSL_VPU_OP_RELU: return fl ? ref_max((uint32_t)a, 0) : (a > 0 ? a : 0);
     /* The functions themselves are checked against libm by test_vmath; here, the instruction. */
-    case TSL_VPU_OP_EXP: return tslm_f32_exp((uint32_t)a);
-    case TSL_VPU_OP_RECIP: return tslm_f32_recip((uint32_t)a);
-    case TSL_VPU_OP_RSQRT: return tslm_f32_rsqrt((uint32_t)a);
+    case TSL_VPU_OP_EXP:
+    case TSL_VPU_OP_RECIP:
+    case TSL_VPU_OP_RSQRT:
+    case TSL_VPU_OP_GELU: return tslm_f32_fn(op, (uint32_t)a);
     case TSL_VPU_OP_REQUANT: {
         __int128 p = (__int128)a * scale + (shift ? (__int128)1 << (shift - 1) : 0);
         __int128 q = p / ((__int128)1 << shift);
@@ -387,6 +388,9 @@ static void test_vpu(uint32_t n)
         {TSL_VPU_OP_RSQRT, F32, F32, 0, 0, ACC + 0xE000, ACC, 0},
         {TSL_VPU_OP_RSQRT, B16, F32, 0, 0, 0x6000, ACC + 0xF000, 0},
         {TSL_VPU_OP_RSQRT, B16, B16, 0, 0, 0x4000, 0x3000, 0},
+        {TSL_VPU_OP_GELU, F32, F32, 0, 0, ACC + 0xE000, ACC, 0},
+        {TSL_VPU_OP_GELU, B16, B16, 0, 0, 0x3000, 0x3000, 0},                       /* in place */
+        {TSL_VPU_OP_GELU, F32, B16, 0, 0, ACC + 0xE000, 0x3000, 0},
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++)
         vpu_case(&m, cases[i], 1 + (uint32_t)tu_below(&T.rng, 12));
@@ -650,8 +654,10 @@ static void test_errors(void)
             .unit = TSL_UNIT_DMA, .op = 3}), TSL_ERR_BAD_OPCODE, 0, "undefined DMA op");
     expect_err(&m, tsl_insn_hdr_encode((tsl_insn_hdr_t){
             .unit = TSL_UNIT_MXU, .op = 7}), TSL_ERR_BAD_OPCODE, 0, "undefined MXU op");
-    expect_err(&m, tsl_insn_hdr_encode((tsl_insn_hdr_t){
-            .unit = TSL_UNIT_VPU, .op = 1}), TSL_ERR_BAD_OPCODE, 0, "reserved VPU op 1");
+    for (uint32_t op = 0; op < 16; op++)   /* the VPU op codes that the spec leaves undefined */
+        if (!tsl_op_info(TSL_UNIT_VPU, op))
+            expect_err(&m, tsl_insn_hdr_encode((tsl_insn_hdr_t){.unit = TSL_UNIT_VPU, .op = op}),
+                       TSL_ERR_BAD_OPCODE, 0, "undefined VPU op");
     expect_err(&m, with_word(sync, 7, 1), TSL_ERR_BAD_FIELD, 0, "reserved bit in word 7");
     expect_err(&m, with_word(sync, 0, sync.w[0] | 1u << 15), TSL_ERR_BAD_FIELD, 0, "reserved header bit");
     tsl_insn_t self = sync;

@@ -8,11 +8,16 @@
 // per cycle), +1 per extra line of a 32-bit VMEM operand and per refused grant. EPI reads its bias
 // row like a BCAST src2 and takes 2 cycles a row, 3 with FSCALE: the fmul runs in a cycle of its
 // own (StScale, its result re-widened from raw1_q), the lanes then add, clamp and round or requant.
-// EXP, RECIP and RSQRT run their step program (tsl_vpu_fn_seq) between the read and the write
-// (StFunc), one lane fmul or fadd a cycle into each lane's tsl_vpu_fn: a row takes 2 cycles plus
-// 19 (EXP), 8 (RECIP) or 10 (RSQRT).
-// Every read of row i precedes its writes, and row i+1 is read after row i is written, so any
-// overlap of the operands (in place or shifted) gives the model's result. One instruction at a
+// The functions EXP, RECIP, RSQRT and GELU run their step program (tsl_vpu_fn_seq) between the
+// read and the write (StFunc), on the lanes' fmul and fadd into each lane's tsl_vpu_fn. Two rows
+// run at once where rows remain and the destination of the first does not overlap the source of
+// the second (rows i and i+1 are read, both computed, then both written: the same results): each
+// lane has two register sets, and in a cycle one set's step takes the fmul and the other's the
+// fadd. A pair takes 4 cycles plus 23 (EXP), 9 (RECIP), 13 (RSQRT) or 42 (GELU); a row alone 2
+// plus 19, 8, 10 or 34.
+// Every read of row i precedes its writes, and row i+1 is read after row i is written (but in a
+// function's pair, whose rows do not overlap that way), so any overlap of the operands (in place or
+// shifted) gives the model's result. One instruction at a
 // time: ex_ready_o only when idle; done_o pulses the cycle after the last write is granted.
 module tsl_vpu #(
   parameter int N          = tsl_pkg::PARAM_N,     // lanes; a power of two, 4..128
@@ -66,6 +71,8 @@ module tsl_vpu #(
   logic [5:0]  shift_q;
   logic [15:0] rows_q, rows_d;
   logic [PW-1:0] d_ptr_q, d_ptr_d, s1_ptr_q, s1_ptr_d, s2_ptr_q;
+  logic        pair, pair_q, pair_d;            // functions: rows i and i+1 run together (this row pair)
+  logic        wr_b_q, wr_b_d;                  // a pair's second row is being written
   logic        d_acc_q, s1_acc_q, s2_acc_q;
   logic        b_valid_q, b_valid_d;            // BCAST: src2 row 0 is in raw2_q and still current
   logic [3:0]  rdone_q, rdone_d;                // reads of this row done: s1 lo/hi, s2 lo/hi
@@ -78,18 +85,21 @@ module tsl_vpu #(
   logic [1:0] wneed, wcur;
   logic       bcast_hit, acc_line_hit, vmem_line_hit;
 
+  assign fn = op_q == tsl_pkg::VPU_OP_EXP || op_q == tsl_pkg::VPU_OP_RECIP || op_q == tsl_pkg::VPU_OP_RSQRT ||
+              op_q == tsl_pkg::VPU_OP_GELU;
+
   // Which reads a row needs: src1 (two VMEM lines when 32-bit), src2 unless IMM / BCAST loaded.
   always_comb begin
     red    = op_q == tsl_pkg::VPU_OP_RSUM || op_q == tsl_pkg::VPU_OP_RMAX;
-    fn     = op_q == tsl_pkg::VPU_OP_EXP || op_q == tsl_pkg::VPU_OP_RECIP || op_q == tsl_pkg::VPU_OP_RSQRT;
     unary  = tsl_pkg::OPS_UNARY[{2'(tsl_pkg::UNIT_VPU), op_q}];
     s1_two = d1_q[1] && !s1_acc_q;
     s2_two = d2_q[1] && !s2_acc_q;
     d_two  = dd_q[1] && !d_acc_q;
     rneed[0] = 1'b1;
     rneed[1] = s1_two;
-    rneed[2] = !unary && mode_q != tsl_pkg::SRC2_IMM && (mode_q == tsl_pkg::SRC2_VEC || !b_valid_q);
-    rneed[3] = rneed[2] && s2_two;
+    // A function's pair reads row i + 1 of src1 in src2's place.
+    rneed[2] = fn ? pair : !unary && mode_q != tsl_pkg::SRC2_IMM && (mode_q == tsl_pkg::SRC2_VEC || !b_valid_q);
+    rneed[3] = rneed[2] && (fn ? s1_two : s2_two);
     rneed    = rneed & ~rdone_q;
     rcur     = rneed & (~rneed + 4'd1);             // lowest pending read, one-hot
     wneed    = {d_two, 1'b1} & ~wdone_q;
@@ -110,9 +120,9 @@ module tsl_vpu #(
   always_comb begin
     rd_src2 = rcur[2] || rcur[3];
     rd_part = rcur[1] || rcur[3];
-    rd_acc  = rd_src2 ? s2_acc_q : s1_acc_q;
+    rd_acc  = rd_src2 && !fn ? s2_acc_q : s1_acc_q;
     rd_int8 = (rd_src2 ? d2_q : d1_q) == tsl_pkg::DTYPE_INT8;
-    rd_ptr  = rd_src2 ? s2_ptr_q : s1_ptr_q;
+    rd_ptr  = !rd_src2 ? s1_ptr_q : fn ? s1_ptr_q + s1_step : s2_ptr_q;
 
     // Destination line: INT8 is one half of a VMEM line, BF16 one line, 32-bit two (or one ACC line).
     case (dd_q)
@@ -194,7 +204,7 @@ module tsl_vpu #(
 
   always_comb begin
     if (state_q == StFunc) begin
-      lane_op = fn_mul ? tsl_pkg::VPU_OP_MUL : tsl_pkg::VPU_OP_ADD;   // a step of the function
+      lane_op = tsl_pkg::VPU_OP_MUL;   // the steps of the function: fmul in y_o, fadd in fs
     end else if (op_q == tsl_pkg::VPU_OP_RSUM) begin
       lane_op = tsl_pkg::VPU_OP_ADD;
     end else if (op_q == tsl_pkg::VPU_OP_RMAX || op_q == tsl_pkg::VPU_OP_RELU) begin
@@ -216,42 +226,53 @@ module tsl_vpu #(
   logic lane_en;
   assign lane_en = state_q == StWrite || state_q == StReduce || state_q == StScale || state_q == StFunc;
 
-  // The functions' step program, the same for every lane (without float support, only fn_mul and
-  // fn_last are read).
-  logic        fn_mul, fn_last;
+  // The functions' step program, the same for every lane, for register sets 0 and 1 (without
+  // float support, only fn_last is read).
+  logic        fn_last;
   /* verilator lint_off UNUSEDSIGNAL */
-  logic        fn_k_we;
-  logic [2:0]  fn_a_sel, fn_b_sel;
-  logic [1:0]  fn_dst;
-  logic [31:0] fn_c;
+  logic [1:0]  fn_go, fn_mul, fn_k_we, fn_u;
+  logic [7:0]  fn_a_sel, fn_b_sel, fn_fn;
+  logic [3:0]  fn_dst;
+  logic [63:0] fn_c;
   /* verilator lint_on UNUSEDSIGNAL */
   if (EnableBf16) begin : g_fn_seq
     tsl_vpu_fn_seq u_fn_seq (
       .clk_i  (clk_i),
       .rst_ni (rst_ni),
       .run_i  (state_q == StFunc),
+      .pair_i (pair_q),
       .op_i   (op_q),
+      .go_o   (fn_go),
       .mul_o  (fn_mul),
       .a_sel_o(fn_a_sel),
       .b_sel_o(fn_b_sel),
       .dst_o  (fn_dst),
       .k_we_o (fn_k_we),
+      .fn_o   (fn_fn),
+      .u_o    (fn_u),
       .c_o    (fn_c),
       .last_o (fn_last)
     );
   end else begin : g_no_fn_seq
-    assign fn_mul   = 1'b0;
+    assign fn_go    = '0;
+    assign fn_mul   = '0;
     assign fn_a_sel = '0;
     assign fn_b_sel = '0;
     assign fn_dst   = '0;
-    assign fn_k_we  = 1'b0;
+    assign fn_k_we  = '0;
+    assign fn_fn    = '0;
+    assign fn_u     = '0;
     assign fn_c     = '0;
     assign fn_last  = 1'b1;
   end
 
   localparam logic [31:0] QNAN = 32'h7FC0_0000;
   for (genvar j = 0; j < N; j++) begin : g_lane
-    logic [31:0] w1, w2, la0, lb0, la, lb, fa, fb, fy, res;
+    logic [31:0] w1, w2, la0, lb0, la, lb, res;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [31:0] fs;   // the lane's fadd in a function step (unread without float support)
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [1:0][31:0] fa, fb, fy;   // register set k: its step's operands, its result
 
     // Widening: INT8 sign-extends, INT32 is taken as is; BF16 / FP32 are DAZ'd and NaNs become
     // canonical. Only while the lanes' results are used (lane_en), as the lanes themselves.
@@ -287,24 +308,49 @@ module tsl_vpu #(
       assign la0 = wa[j];
       assign lb0 = (op_q == tsl_pkg::VPU_OP_RELU) ? 32'd0 : wb[j];
     end
-    assign la = (state_q == StFunc) ? fa : la0;
-    assign lb = (state_q == StFunc) ? fb : lb0;
+    // A function's step: the fmul takes the operands of the set whose step is an fmul, the fadd
+    // those of the other.
+    logic mul1, add1;   // set 1's step takes the fmul / the fadd (else set 0's may)
+    assign mul1 = fn_go[1] && fn_mul[1];
+    assign add1 = fn_go[1] && !fn_mul[1];
+    assign la = (state_q == StFunc) ? fa[mul1] : la0;
+    assign lb = (state_q == StFunc) ? fb[mul1] : lb0;
 
     if (EnableBf16) begin : g_fn
-      tsl_vpu_fn u_fn (
+      // Register set 0 runs row i (wa), set 1 row i + 1 (wb, read in src2's place).
+      tsl_vpu_fn u_fn0 (
         .clk_i  (clk_i),
         .op_i   (op_q),
+        .fn_i   (fn_fn[3:0]),
+        .u_i    (fn_u[0]),
         .x_i    (wa[j]),
-        .we_i   (state_q == StFunc),
-        .a_sel_i(fn_a_sel),
-        .b_sel_i(fn_b_sel),
-        .dst_i  (fn_dst),
-        .k_we_i (fn_k_we),
-        .c_i    (fn_c),
-        .a_o    (fa),
-        .b_o    (fb),
-        .y_i    (ly[j]),
-        .res_o  (fy)
+        .we_i   (fn_go[0]),
+        .a_sel_i(fn_a_sel[3:0]),
+        .b_sel_i(fn_b_sel[3:0]),
+        .dst_i  (fn_dst[1:0]),
+        .k_we_i (fn_k_we[0]),
+        .c_i    (fn_c[31:0]),
+        .a_o    (fa[0]),
+        .b_o    (fb[0]),
+        .y_i    (fn_mul[0] ? ly[j] : fs),
+        .res_o  (fy[0])
+      );
+      tsl_vpu_fn u_fn1 (
+        .clk_i  (clk_i),
+        .op_i   (op_q),
+        .fn_i   (fn_fn[7:4]),
+        .u_i    (fn_u[1]),
+        .x_i    (wb[j]),
+        .we_i   (fn_go[1]),
+        .a_sel_i(fn_a_sel[7:4]),
+        .b_sel_i(fn_b_sel[7:4]),
+        .dst_i  (fn_dst[3:2]),
+        .k_we_i (fn_k_we[1]),
+        .c_i    (fn_c[63:32]),
+        .a_o    (fa[1]),
+        .b_o    (fb[1]),
+        .y_i    (fn_mul[1] ? ly[j] : fs),
+        .res_o  (fy[1])
       );
     end else begin : g_no_fn
       assign fa = '0;
@@ -326,11 +372,15 @@ module tsl_vpu #(
       .bias_i (e_bias_q),
       .relu_i (e_relu_q),
       .rq_i   (dd_q == tsl_pkg::DTYPE_INT8),
-      .y_o    (ly[j])
+      .fn_i   (state_q == StFunc),
+      .fa_i   (fa[add1]),
+      .fb_i   (fb[add1]),
+      .y_o    (ly[j]),
+      .fs_o   (fs)
     );
 
     // Narrowing: int8 saturates, bf16 rounds to nearest even on bit 16 (values are canonical).
-    assign res = red ? tree_q[0] : fn ? fy : ly[j];
+    assign res = red ? tree_q[0] : fn ? fy[wr_b_q] : ly[j];
     assign dst_row[32*j +: 32] = res;
     assign dst_i8[8*j +: 8] = ($signed(res) > 32'sd127)  ? 8'h7F :
                               ($signed(res) < -32'sd128) ? 8'h80 : res[7:0];
@@ -350,9 +400,21 @@ module tsl_vpu #(
   assign s1_step = {{(PW-3){1'b0}}, d1_q[1], d1_q == tsl_pkg::DTYPE_BF16, d1_q == tsl_pkg::DTYPE_INT8};
   assign s2_step = {{(PW-3){1'b0}}, d2_q[1], d2_q == tsl_pkg::DTYPE_BF16, d2_q == tsl_pkg::DTYPE_INT8};
 
+  // A function runs rows i and i + 1 as a pair when both remain and row i's destination does not
+  // overlap row i + 1's source (reading it before writing row i then reads the same values).
+  logic [PW:0] s1_next;   // row i + 1 of src1, in chunks (one bit wider: it may end at the top)
+  always_comb begin
+    s1_next = {1'b0, s1_ptr_q} + {1'b0, s1_step};
+    pair    = fn && rows_q >= 16'd2 &&
+              (d_acc_q != s1_acc_q || {1'b0, d_ptr_q} + {1'b0, d_step} <= s1_next ||
+               s1_next + {1'b0, s1_step} <= {1'b0, d_ptr_q});
+  end
+
   always_comb begin
     state_d   = state_q;
     rows_d    = rows_q;
+    pair_d    = pair_q;
+    wr_b_d    = wr_b_q;
     d_ptr_d   = d_ptr_q;
     s1_ptr_d  = s1_ptr_q;
     b_valid_d = b_valid_q;
@@ -379,6 +441,7 @@ module tsl_vpu #(
             if (red) state_d = StReduce;
             if (e_fscale_q) state_d = StScale;
             if (fn) state_d = StFunc;
+            pair_d    = pair;
             rdone_d   = '0;
             wdone_d   = '0;
             lvl_d     = '0;
@@ -398,12 +461,16 @@ module tsl_vpu #(
           if (mode_q == tsl_pkg::SRC2_BCAST && bcast_hit) b_valid_d = 1'b0;
           if (bias_next) b_valid_d = 1'b0;
           if ((wneed & ~wcur) == 2'd0) begin
-            // Row done: advance the row pointers by one vector (1, 2 or 4 chunks).
+            // Row done: advance the row pointers by one vector (1, 2 or 4 chunks); a pair's first
+            // row goes on to write its second.
             rows_d   = rows_q - 16'd1;
             d_ptr_d  = d_ptr_q + d_step;
             s1_ptr_d = s1_ptr_q + s1_step;
             wdone_d  = '0;
-            if (rows_q == 16'd1) begin
+            wr_b_d   = pair_q && !wr_b_q;
+            if (pair_q && !wr_b_q) begin
+              state_d = StWrite;
+            end else if (rows_q == 16'd1) begin
               state_d = StIdle;
               done_d  = 1'b1;
             end else begin
@@ -445,6 +512,8 @@ module tsl_vpu #(
       wdone_q    <= '0;
       lvl_q      <= '0;
       rows_q     <= '0;
+      pair_q     <= 1'b0;
+      wr_b_q     <= 1'b0;
     end else begin
       state_q    <= state_d;
       done_q     <= done_d;
@@ -454,6 +523,8 @@ module tsl_vpu #(
       wdone_q    <= wdone_d;
       lvl_q      <= lvl_d;
       rows_q     <= rows_d;
+      pair_q     <= pair_d;
+      wr_b_q     <= wr_b_d;
     end
   end
 
@@ -468,7 +539,8 @@ module tsl_vpu #(
       op_q     <= insn.op;
       dd_q     <= insn.dst_dtype;
       d1_q     <= insn.src1_dtype;
-      d2_q     <= insn.src2_dtype;
+      // A unary op reads no src2: a function's second row of a pair is src1's, of its dtype.
+      d2_q     <= tsl_pkg::OPS_UNARY[{2'(tsl_pkg::UNIT_VPU), insn.op}] ? insn.src1_dtype : insn.src2_dtype;
       mode_q   <= insn.src2_mode;
       // Float class: BF16 or FP32 (bit 0 of the dtype); constant 0 without float support.
       fl_q     <= EnableBf16 && insn.src1_dtype[0];
@@ -518,7 +590,7 @@ module tsl_vpu #(
   // Assertions
   `include "hw/rtl/tsl_assert.svh"
   `TSL_ASSERT(FnOnlyFloat, state_q == StFunc |-> fl_q && EnableBf16,
-              "EXP, RECIP and RSQRT run on floats only (the dispatch check refuses integer dtypes)")
+              "the VPU functions run on floats only (the dispatch check refuses integer dtypes)")
   `TSL_ASSERT(ScaleOnlyFloatEpi, state_q == StScale |-> fl_q && op_q == tsl_pkg::VPU_OP_EPI,
               "the FSCALE cycle runs only for a float EPI (the dispatch check refuses FSCALE on integers)")
 endmodule

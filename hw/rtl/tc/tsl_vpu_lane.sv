@@ -6,11 +6,12 @@
 // EPI (the fused epilogue's steps after FSCALE, which tsl_vpu runs as a MUL the cycle before):
 // x = a; x = x + b (BIAS: integer or fadd); x = max(x, 0) (RELU: for a canonical float and for
 // an int32 this is "negative or -0 -> +0"); then REQUANT (rq_i, integer) on x, else x.
-// tsl_vpu maps RELU to MAX with b = 0, the reductions to ADD / MAX on lane pairs and the steps of
-// EXP, RECIP and RSQRT (tsl_vpu_fn) to MUL / ADD. Float
+// tsl_vpu maps RELU to MAX with b = 0 and the reductions to ADD / MAX on lane pairs. For the steps
+// of the VPU functions (fn_i, tsl_vpu_fn) the lane runs its fmul and its fadd at once: y_o =
+// fmul(a_i, b_i) and fs_o = fadd(fa_i, fb_i), a step of each of two rows. Float
 // operands must already be canonical (DAZ'd, canonical NaN), as the widening makes them.
 // One 32x32->64 multiplier serves integer MUL and REQUANT; one fp32 multiplier serves float MUL;
-// one fp32 adder serves ADD and EPI's bias.
+// one fp32 adder serves ADD, EPI's bias and the functions' add steps.
 // y_o is 0 while en_i is low: the lane is then not evaluated in simulation (Verilator evaluates
 // an always_comb every cycle, the float functions only under the if that calls them).
 module tsl_vpu_lane #(
@@ -27,11 +28,15 @@ module tsl_vpu_lane #(
   input  logic             bias_i,   // EPI: add b
   input  logic             relu_i,   // EPI: then max(x, 0)
   input  logic             rq_i,     // EPI, integer: then REQUANT (an INT8 dst)
-  output logic [31:0]      y_o
+  input  logic             fn_i,     // a function's steps (float): y_o = fmul(a, b), fs_o = fadd(fa, fb)
+  input  logic [31:0]      fa_i,
+  input  logic [31:0]      fb_i,
+  output logic [31:0]      y_o,
+  output logic [31:0]      fs_o      // the fadd's result under fn_i, else 0
 );
   localparam logic [31:0] QNAN = 32'h7FC0_0000;
 
-  logic [31:0] mul_a, mul_b, key_a, key_b, e_x;
+  logic [31:0] mul_a, mul_b, key_a, key_b, e_x, add_a, add_b, sum;
   logic [63:0] prod, half, shifted, biased;
   logic [31:0] sat32;
   logic        epi, requant;
@@ -48,14 +53,25 @@ module tsl_vpu_lane #(
     e_x     = '0;
     sat32   = '0;
     y_o     = '0;
+    fs_o    = '0;
+    add_a   = '0;
+    add_b   = '0;
+    sum     = '0;
     epi     = op_i == tsl_pkg::VPU_OP_EPI;
     requant = op_i == tsl_pkg::VPU_OP_REQUANT || (epi && rq_i);
     if (en_i && EnableBf16 && float_i) begin
       // Sign-magnitude to an order-preserving unsigned key (-0 sorts just below +0).
       key_a = a_i[31] ? ~a_i : {1'b1, a_i[30:0]};
       key_b = b_i[31] ? ~b_i : {1'b1, b_i[30:0]};
+      // The one fadd: ADD, EPI's bias, a function's add step.
+      add_a = fn_i ? fa_i : a_i;
+      add_b = fn_i ? fb_i : b_i;
+      if (fn_i || op_i == tsl_pkg::VPU_OP_ADD || (op_i == tsl_pkg::VPU_OP_EPI && bias_i)) begin
+        sum = tsl_mxu_fadd_pkg::fp32_add(add_a, add_b);
+      end
+      fs_o = fn_i ? sum : 32'd0;
       case (op_i)
-        tsl_pkg::VPU_OP_ADD: y_o = tsl_mxu_fadd_pkg::fp32_add(a_i, b_i);
+        tsl_pkg::VPU_OP_ADD: y_o = sum;
         tsl_pkg::VPU_OP_MUL: y_o = tsl_vpu_fmul_pkg::fp32_mul(a_i, b_i);
         tsl_pkg::VPU_OP_MAX: begin
           if (a_i == QNAN || b_i == QNAN) begin
@@ -73,7 +89,7 @@ module tsl_vpu_lane #(
         end
         tsl_pkg::VPU_OP_EPI: begin
           // fadd(a, b), then MAX(x, +0): +0 for a negative value or -0 (canonical NaN stays).
-          y_o = bias_i ? tsl_mxu_fadd_pkg::fp32_add(a_i, b_i) : a_i;
+          y_o = bias_i ? sum : a_i;
           if (relu_i && y_o[31]) y_o = 32'd0;
         end
         default: y_o = a_i;

@@ -396,8 +396,8 @@ struct Sim {
 // ---- checks -------------------------------------------------------------------------------------
 struct Stats {
     uint64_t insns = 0, rows = 0, cycles = 0;            // all instructions
-    // No refused grants: unary, binary, reduce, EPI, EPI with FSCALE, EXP, RECIP, RSQRT.
-    uint64_t clean_rows[8] = {}, clean_cycles[8] = {};
+    // No refused grants: unary, binary, reduce, EPI, EPI with FSCALE, EXP, RECIP, RSQRT, GELU.
+    uint64_t clean_rows[9] = {}, clean_cycles[9] = {};
 };
 
 static uint64_t g_seed;
@@ -488,6 +488,7 @@ static bool run_rtl(Sim &s, TslRng &r, const tsl_insn_t &insn, double deny, Stat
         unsigned k = op == TSL_VPU_OP_EPI ? (fscale ? 4 : 3)
                    : (op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX) ? 2
                    : op == TSL_VPU_OP_EXP ? 5 : op == TSL_VPU_OP_RECIP ? 6 : op == TSL_VPU_OP_RSQRT ? 7
+                   : op == TSL_VPU_OP_GELU ? 8
                    : is_unary(op) ? 0 : 1;
         st.clean_rows[k] += rows;
         st.clean_cycles[k] += cyc;
@@ -667,9 +668,9 @@ int main(int argc, char **argv) {
     auto cpr = [&](unsigned k) { return st.clean_rows[k] ? (double)st.clean_cycles[k] / st.clean_rows[k] : 0.0; };
     printf("%s: %" PRIu64 " instructions, %" PRIu64 " rows, %" PRIu64 " cycles (%u illegal candidates "
            "dropped by the model); cycles/row without refused grants: unary %.2f, binary %.2f, RSUM/RMAX %.2f, "
-           "EPI %.2f, EPI FSCALE %.2f, EXP %.2f, RECIP %.2f, RSQRT %.2f\n",
+           "EPI %.2f, EPI FSCALE %.2f, EXP %.2f, RECIP %.2f, RSQRT %.2f, GELU %.2f\n",
            name, st.insns, st.rows, st.cycles, rejected, cpr(0), cpr(1), cpr(2), cpr(3), cpr(4), cpr(5), cpr(6),
-           cpr(7));
+           cpr(7), cpr(8));
     printf("%s: EPI of 64 rows from ACC, bias+relu, cycles/row:", name);
     for (auto &p : epi_cpr) printf(" %s %.2f;", p.first.c_str(), p.second);
     printf("\n");

@@ -507,12 +507,9 @@ static void exec_vpu(tslm_t *m, const uint32_t *w, uint32_t op)
             case TSL_VPU_OP_MAX: d[j] = fl ? (int32_t)tslm_f32_max(ua, ub) : (a[j] > b[j] ? a[j] : b[j]); break;
             case TSL_VPU_OP_MIN: d[j] = fl ? (int32_t)tslm_f32_min(ua, ub) : (a[j] < b[j] ? a[j] : b[j]); break;
             case TSL_VPU_OP_RELU: d[j] = fl ? (int32_t)tslm_f32_max(ua, 0) : (a[j] > 0 ? a[j] : 0); break;
-            case TSL_VPU_OP_EXP:   /* the functions: float class only */
-            case TSL_VPU_OP_RECIP:
-            case TSL_VPU_OP_RSQRT:
-            case TSL_VPU_OP_GELU: d[j] = (int32_t)tslm_f32_fn(op, ua); break;
             case TSL_VPU_OP_REQUANT: d[j] = tslm_sat_i32(tslm_requant(a[j], scale, shift, zp)); break;
-            default: d[j] = a[j]; break;   /* MOV */
+            /* the functions (float class only), and MOV */
+            default: d[j] = tslm_f32_is_fn(op) ? (int32_t)tslm_f32_fn(op, ua) : a[j]; break;
             }
         }
         store_row(m, dst + i * n * tsl_dtype_bytes(dd), dd, d);

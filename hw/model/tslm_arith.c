@@ -220,6 +220,11 @@ uint32_t tslm_f32_gelu(uint32_t a)
     return tslm_f32_mul(a, tslm_f32_recip(tslm_f32_add(t, F32_ONE)));
 }
 
+int tslm_f32_is_fn(uint32_t op)
+{
+    return op == TSL_VPU_OP_EXP || op == TSL_VPU_OP_RECIP || op == TSL_VPU_OP_RSQRT || op == TSL_VPU_OP_GELU;
+}
+
 uint32_t tslm_f32_fn(uint32_t op, uint32_t a)
 {
     switch (op) {

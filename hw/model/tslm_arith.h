@@ -43,7 +43,9 @@ uint32_t tslm_f32_recip(uint32_t a);
 uint32_t tslm_f32_rsqrt(uint32_t a);
 /* GELU's tanh form, a * RECIP(EXP(GELU_K2 * (a + GELU_C3 * a^3)) + 1), each operation one step. */
 uint32_t tslm_f32_gelu(uint32_t a);
-/* The VPU function `op` (EXP, RECIP, RSQRT; any other op: GELU) of a. */
+/* 1 when VPU op `op` is one of the functions above: EXP, RECIP, RSQRT, GELU. */
+int tslm_f32_is_fn(uint32_t op);
+/* The VPU function `op` (tslm_f32_is_fn) of a. */
 uint32_t tslm_f32_fn(uint32_t op, uint32_t a);
 
 /* fp32 -> bf16, RNE; DAZ on the input; NaN -> canonical; overflow -> infinity. */

@@ -682,14 +682,10 @@ static int eltwise_case(dev_t *d, uint32_t op, uint32_t adt, uint32_t bdt, uint3
             case TSL_VPU_OP_MUL: if (fl) { fr = fx * fy; v = ref_canon(fr); } else v = x * y; break;
             case TSL_VPU_OP_MAX: v = fl ? ref_max(x, y) : ((int32_t)x > (int32_t)y ? x : y); break;
             case TSL_VPU_OP_MIN: v = fl ? ref_min(x, y) : ((int32_t)x < (int32_t)y ? x : y); break;
-            /* the functions: the model's (tests/model/test_vmath checks them against libm) */
-            case TSL_VPU_OP_EXP:
-            case TSL_VPU_OP_RECIP:
-            case TSL_VPU_OP_RSQRT:
-            case TSL_VPU_OP_GELU: v = tslm_f32_fn(op, x); break;
             case TSL_VPU_OP_RELU: v = fl ? ref_max(x, 0) : ((int32_t)x > 0 ? x : 0); break;
             case TSL_VPU_OP_REQUANT: v = (uint32_t)(int32_t)ref_requant((int32_t)x, scale, shift, zp); break;
-            default: v = x; break;
+            /* MOV, and the functions: the model's (tests/model/test_vmath checks them against libm) */
+            default: v = tslm_f32_is_fn(op) ? tslm_f32_fn(op, x) : x; break;
             }
             wr_elem(d->exp + c + (uint64_t)i * ldc, j, cdt, v);
         }

@@ -5,8 +5,8 @@
  * VMEM). A "step" is one (tile, chunk); its MXU work is one LOADW and one MATMUL per K-block
  * (MATMULK instructions do them), overwriting ACC on the first K-block and accumulating after
  * (K-blocks ascending, as isa.md defines the GEMM's fp32 order). After a tile's last step the
- * VPU runs the epilogue in ACC (SCALE, BIAS, RELU) and converts into VMEM (INT8 by REQUANT, BF16
- * by MOV), and the DMA stores the valid rows and columns.
+ * VPU runs the epilogue in ACC (SCALE, BIAS, RELU or GELU) and converts into VMEM (INT8 by
+ * REQUANT, BF16 by MOV), and the DMA stores the valid rows and columns.
  *
  * Band mode: the A band (MC x Kp) has one VMEM buffer in up to 4 pieces along K. It stays resident
  * across the band's column blocks; during the band's last step each piece of the next band is
@@ -283,11 +283,11 @@ void tsl_cp_epilogue_store(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_cp_tile_t
                 .src2_mode = TSL_SRC2_BCAST, .dst_addr = acc, .src1_addr = acc, .src2_addr = t->bias,
                 .rows = t->rows});
     }
-    if (c->flags & TSL_CP_FLAG(RELU)) {
+    if ((c->flags & TSL_CP_FLAG(RELU)) || c->vpu_op == TSL_VPU_OP_GELU) {   /* the activation (not both) */
         wr[k] = t->accb;
         ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                .op = TSL_VPU_OP_RELU, .dst_dtype = adt, .src1_dtype = adt, .dst_addr = acc, .src1_addr = acc,
-                .rows = t->rows});
+                .op = c->vpu_op == TSL_VPU_OP_GELU ? TSL_VPU_OP_GELU : TSL_VPU_OP_RELU, .dst_dtype = adt,
+                .src1_dtype = adt, .dst_addr = acc, .src1_addr = acc, .rows = t->rows});
     }
     if (c->c_dtype == TSL_DTYPE_INT8) {
         rd[k] = t->accb;
@@ -347,7 +347,7 @@ void tsl_cp_exec_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
     g.ces = tsl_dtype_bytes(c->c_dtype);
     g.fl = c->a_dtype == TSL_DTYPE_BF16;
     g.narrow = g.ces < 4u;
-    g.epi_vpu = g.narrow || (c->flags & (TSL_CP_FLAG(SCALE) | TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU)));
+    g.epi_vpu = g.narrow || c->vpu_op || (c->flags & (TSL_CP_FLAG(SCALE) | TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU)));
     g.wb = 0;
     plan(cp, &g);
     step_t st[2], *x = &st[0], *next = &st[1], *tmp;

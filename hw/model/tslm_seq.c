@@ -97,7 +97,7 @@ uint32_t tslm_seq_check(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
         return TSL_ERR_BAD_FIELD;
     if ((!fl && d.fscale) || (d.scale && !c8 && !d.fscale) || ((d.shift || d.zero_point) && !c8) || d.shift > 62u)
         return TSL_ERR_BAD_FIELD;
-    if (!d.bias && d.bias_addr)
+    if ((!d.bias && d.bias_addr) || (d.gelu && (!fl || d.relu)))
         return TSL_ERR_BAD_FIELD;
     layout_t l = layout_of(cfg, &d);
     if (d.conv ? !conv_fields_ok(&d, &l) : !conv_fields_zero(w))
@@ -325,7 +325,8 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
     derive(&d, &l, x);
     /* A 32-bit C with no epilogue is stored straight from its ACC tile: no EPI, and the STORE
      * waits for the MXU in place of the next loads but one. */
-    uint32_t plain = ces == 4u && !d.bias && !d.relu && !d.fscale && !d.conv, tok_epi = plain ? 0u : TOK_VPU;
+    uint32_t plain = ces == 4u && !d.bias && !d.relu && !d.fscale && !d.conv && !d.gelu,
+             tok_epi = plain ? 0u : TOK_VPU;
     uint32_t slot[2] = {1, 1}, wb = 0, epis = 0, prev_last = 0, last_chunk = 0;
     loads(&o, &d, &l, x, slot, 0);
     uint32_t a_slot = slot[0], b_slot = slot[1];
@@ -351,15 +352,23 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
             wb ^= kb & 1u;
         }
         if (last_chunk) {
-            /* a 32-bit C stays in its ACC tile (EPI in place), a narrow one goes to the OUT slot */
-            uint32_t n0 = x->p * d.nbw * n, out = ces == 4u ? (uint32_t)l.acc[ts] : (uint32_t)l.vo[ts];
+            /* a 32-bit C stays in its ACC tile (EPI in place), a narrow one goes to the OUT slot;
+             * GELU: the EPI's FP32 stays in the ACC tile, and a GELU from there ends in the OUT slot
+             * and takes the EPI's signals */
+            uint32_t n0 = x->p * d.nbw * n, acc = (uint32_t)l.acc[ts];
+            uint32_t out = ces == 4u && !d.gelu ? acc : (uint32_t)l.vo[ts];
             if (!plain)
                 put(&o, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
-                        .dst_dtype = d.c_dtype, .src1_dtype = acc_dt, .bias = d.bias, .relu = d.relu, .fscale = d.fscale,
-                        .dst_addr = out, .src1_addr = (uint32_t)l.acc[ts],
+                        .dst_dtype = d.gelu ? TSL_DTYPE_FP32 : d.c_dtype, .src1_dtype = acc_dt, .bias = d.bias,
+                        .relu = d.relu, .fscale = d.fscale, .dst_addr = d.gelu ? acc : out, .src1_addr = acc,
                         .src2_addr = d.bias ? (uint32_t)l.vbias + n0 * 4u : 0u, .rows = x->mr * d.nbw, .scale = d.scale,
                         .shift = d.shift, .bvecs = d.bias ? d.nbw : 0u, .zero_point = d.zero_point}),
-                    TOK_MXU | (x->t >= 2u ? TOK_DMA : 0u), TOK_DMA | TOK_MXU);
+                    TOK_MXU | (x->t >= 2u ? TOK_DMA : 0u), d.gelu ? 0u : TOK_DMA | TOK_MXU);
+            if (d.gelu)
+                put(&o, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                        .op = TSL_VPU_OP_GELU, .dst_dtype = d.c_dtype, .src1_dtype = TSL_DTYPE_FP32, .dst_addr = out,
+                        .src1_addr = acc, .rows = x->mr * d.nbw}),
+                    0, TOK_DMA | TOK_MXU);
             put(&o, tsl_insn_dma_xfer_encode(merged((tsl_insn_dma_xfer_t){
                     .op = TSL_DMA_OP_STORE, .hbm_addr = d.c_addr + x->m0 * d.ldc + n0 * ces, .local_addr = out,
                     .rows = x->mr, .row_bytes = min_u32(d.nbw * n, d.n - n0) * ces, .hbm_stride = d.ldc,

@@ -258,7 +258,7 @@ static void wr_elem(uint8_t *row, uint32_t j, uint32_t dt, uint32_t v)
 /* ------------------------------------------------------------------------------- GEMM */
 
 typedef struct {
-    uint32_t m, n, k, adt, cdt, flags;
+    uint32_t m, n, k, adt, cdt, flags, vpu_op;   /* vpu_op: 0 or GELU */
 } gemm_shape_t;
 
 /* The epilogue of a GEMM-like command: C's type, the flags, REQUANT's fields and the FP32 scale. */
@@ -268,6 +268,7 @@ typedef struct {
     uint32_t shift;
     int32_t zp;
     uint32_t fscale;
+    uint32_t vpu_op;   /* GEMM: 0 or GELU, the activation after the bias */
 } ref_epi_t;
 
 /* The reference for one output element of a GEMM (docs/isa.md §4 and §7), written to `out`: `arow`
@@ -311,6 +312,8 @@ static void ref_gemm_out(const uint8_t *arow, const uint8_t *bcol, uint32_t ldb,
     v = ref_canon(acc);
     if (e->flags & CF(RELU))
         v = ref_max(v, 0);
+    if (e->vpu_op)
+        v = tslm_f32_fn(e->vpu_op, v);   /* the VPU function; test_vmath checks it */
     if (e->cdt == TSL_DTYPE_BF16)
         put16(out, ref_bf16(v));
     else
@@ -333,6 +336,7 @@ static int gemm_case(dev_t *d, gemm_shape_t s)
     TSL_SET(w, TSL_CMD_A_DTYPE, s.adt);
     TSL_SET(w, TSL_CMD_B_DTYPE, s.adt);
     TSL_SET(w, TSL_CMD_C_DTYPE, s.cdt);
+    TSL_SET(w, TSL_CMD_VPU_OP, s.vpu_op);
     w[3] = s.m; w[4] = s.n; w[5] = s.k;
     w[6] = a; w[7] = lda; w[8] = b; w[9] = ldb; w[10] = c; w[11] = ldc; w[12] = bias;
     int32_t scale = 0, zp = 0;
@@ -349,7 +353,7 @@ static int gemm_case(dev_t *d, gemm_shape_t s)
     }
     stage(d, w);
     const uint8_t *H = hbm(d);
-    ref_epi_t e = {s.cdt, s.flags, scale, shift, zp, fscale};
+    ref_epi_t e = {s.cdt, s.flags, scale, shift, zp, fscale, s.vpu_op};
     unsigned csr = ref_fp_ftz_daz();
     for (uint32_t i = 0; i < s.m; i++)
         for (uint32_t j = 0; j < s.n; j++)
@@ -357,8 +361,8 @@ static int gemm_case(dev_t *d, gemm_shape_t s)
                           s.k, nn, fl, &e, d->exp + c + (uint64_t)i * ldc + j * ces);
     ref_fp_restore(csr);
     char what[128];
-    snprintf(what, sizeof what, "GEMM %ux%ux%u %s->%s flags 0x%x", s.m, s.n, s.k, tsl_dtype_name(s.adt),
-             tsl_dtype_name(s.cdt), s.flags);
+    snprintf(what, sizeof what, "GEMM %ux%ux%u %s->%s flags 0x%x%s", s.m, s.n, s.k, tsl_dtype_name(s.adt),
+             tsl_dtype_name(s.cdt), s.flags, s.vpu_op ? " GELU" : "");
     return submit(d, what, TSL_CMD_ERR_OK, 0, 1, 0);
 }
 
@@ -376,17 +380,23 @@ static void gemm_suite(dev_t *d, int randoms, uint32_t maxdim)
                 if (f == 2) flags = CF(BIAS) | CF(RELU);
                 if (f == 3) flags = CF(RELU) | (t ? CF(SCALE) : 0);
                 gemm_shape_t s = {fixed[(f * 2 + o) % 4][0], fixed[(f * 2 + o) % 4][1], fixed[(f * 2 + o) % 4][2],
-                                  t ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, gemm_cdt[t][o], flags};
+                                  t ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, gemm_cdt[t][o], flags, 0};
                 gemm_case(d, s);
             }
-    for (uint32_t i = 0; i < 4; i++)   /* every fixed shape with the plain int8 product */
-        gemm_case(d, (gemm_shape_t){fixed[i][0], fixed[i][1], fixed[i][2], TSL_DTYPE_INT8, TSL_DTYPE_INT32, 0});
+    for (uint32_t i = 0; i < 4; i++) {   /* every fixed shape with the plain int8 product, and with GELU */
+        gemm_case(d, (gemm_shape_t){fixed[i][0], fixed[i][1], fixed[i][2], TSL_DTYPE_INT8, TSL_DTYPE_INT32, 0, 0});
+        if (bf)
+            gemm_case(d, (gemm_shape_t){fixed[i][0], fixed[i][1], fixed[i][2], TSL_DTYPE_BF16, gemm_cdt[1][i & 1u],
+                                        i & 1u ? CF(BIAS) : 0u, TSL_VPU_OP_GELU});
+    }
     for (int r = 0; r < randoms; r++) {
         uint32_t t = bf ? below(2) : 0, flags = below(8);
         if (t && (rnd() & 1))
             flags |= CF(SCALE);
         gemm_shape_t s = {1 + below(maxdim), 1 + below(maxdim), 1 + below(maxdim),
-                          t ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, gemm_cdt[t][below(2)], flags & 0x7u & ~(t ? 0u : 4u)};
+                          t ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, gemm_cdt[t][below(2)], flags & 0x7u & ~(t ? 0u : 4u), 0};
+        if (t && !(s.flags & CF(RELU)) && (rnd() & 1))
+            s.vpu_op = TSL_VPU_OP_GELU;
         gemm_case(d, s);
     }
 }
@@ -466,7 +476,7 @@ static int conv_case(dev_t *d, tsl_win_t g, uint32_t adt, uint32_t cdt, uint32_t
     TSL_SET(w, TSL_CMD_C_DTYPE, cdt);
     tsl_win_encode(&g, w);
     w[6] = x; w[8] = wt; w[10] = y; w[12] = bias;
-    ref_epi_t e = {cdt, flags, 0, 0, 0, 0};
+    ref_epi_t e = {cdt, flags, 0, 0, 0, 0, 0};
     if (cdt == TSL_DTYPE_INT8) {
         e.scale = (int32_t)(1u + below(1u << 16)) * ((rnd() & 1) ? 1 : -1);
         e.shift = 10u + below(12);
@@ -973,7 +983,7 @@ static int att_case(dev_t *d, att_shape_t s)
     const uint8_t *H = hbm(d);
     uint32_t vn = (s.lk + nn - 1) / nn * nn, *x = malloc(4u * (s.lk + vn));
     uint8_t *p = malloc(2u * s.lk);
-    ref_epi_t es = {TSL_DTYPE_FP32, CF(SCALE), 0, 0, 0, fscale}, eo = {s.cdt, 0, 0, 0, 0, 0};
+    ref_epi_t es = {TSL_DTYPE_FP32, CF(SCALE), 0, 0, 0, fscale, 0}, eo = {s.cdt, 0, 0, 0, 0, 0, 0};
     unsigned csr = ref_fp_ftz_daz();
     for (uint32_t hd = 0; hd < h; hd++)
         for (uint32_t i = 0; i < s.lq; i++) {
@@ -1184,6 +1194,8 @@ static const bad_t bad_cases[] = {
     {"GEMM int32 with SHIFT", 0, 14, 3, 0, E(BAD_FLAGS), 14},
     {"GEMM fp32 with SCALE, no flag", 1, 13, 0x3F800000, 0, E(BAD_FLAGS), 13},
     {"GEMM with VPU_OP", 0, 2, 0x2000, 1, E(BAD_FLAGS), 2},
+    {"GEMM int8 with GELU", 0, 2, TSL_VPU_OP_GELU << TSL_CMD_VPU_OP_SHIFT, 1, E(BAD_FLAGS), 2},
+    {"GEMM GELU with RELU", 1, 2, TSL_VPU_OP_GELU << TSL_CMD_VPU_OP_SHIFT, 7, E(BAD_FLAGS), 2},
     {"GEMM int8 C shift 63", 0, 2, 0x000, 2, E(BAD_FLAGS), 14},
     {"ELTWISE BCAST|IMM", 2, 0, FL(B_BCAST) | FL(B_IMM), 1, E(BAD_FLAGS), 0},
     {"ELTWISE RELU with B_BCAST", 2, 2, 0x5000 | 0x222, 3, E(BAD_FLAGS), 0},
@@ -1261,6 +1273,7 @@ static void invalid_suite(dev_t *d)
         case 4: w[2] = b->value; w[8] = w[9] = 0; break;
         case 5: w[2] = b->value; w[0] |= FL(B_IMM); w[8] = w[9] = 0; break;
         case 6: w[0] |= FL(BIAS); w[12] = b->value; break;
+        case 7: w[0] |= FL(RELU); w[b->word] |= b->value; break;
         }
         stage(d, w);
         char what[96];

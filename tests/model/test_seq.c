@@ -8,6 +8,7 @@
 #include "tsl_insn.h"
 #include "test_util.h"
 #include "tslm.h"
+#include "tslm_arith.h"
 
 #define HBM_BYTES (1u << 22)
 
@@ -44,6 +45,8 @@ static uint32_t ref_epilogue(const tsl_seq_t *d, uint32_t acc, uint32_t bias)
         uint32_t u = ref_canon(x);
         if (d->relu)
             u = ref_max(u, 0);
+        if (d->gelu)
+            u = tslm_f32_fn(TSL_VPU_OP_GELU, u);   /* the VPU function; test_vmath checks it */
         return d->c_dtype == TSL_DTYPE_BF16 ? ref_bf16(u) : u;
     }
     int32_t x = (int32_t)acc;
@@ -70,6 +73,7 @@ static int draw(tu_rng_t *r, uint32_t n, uint32_t vmem, uint32_t acc, int bf16, 
     if (bf16) {
         d->c_dtype = tu_below(r, 2) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
         d->fscale = tu_below(r, 3) == 0;
+        d->gelu = !d->relu && tu_below(r, 2);
         if (d->fscale)
             d->scale = fill_f32(r);
     } else {
@@ -190,9 +194,10 @@ static int run_case(tu_t *t, uint32_t n, const tsl_seq_t *d, tslm_sched_t sched,
         memcpy(before + d->c_addr + i * d->ldc, h + d->c_addr + i * d->ldc, d->n * ces);
     ok = ok && !bad && memcmp(before, h, HBM_BYTES) == 0;
     if (!ok)
-        printf("  case failed: n=%u M=%u N=%u K=%u %s C%u bias=%u relu=%u fscale=%u MC=%u KC=%u NBW=%u "
+        printf("  case failed: n=%u M=%u N=%u K=%u %s C%u bias=%u relu=%u gelu=%u fscale=%u MC=%u KC=%u NBW=%u "
                "sched=%d err=%u\n",
-               n, d->m, d->n, d->k, bf ? "bf16" : "int8", d->c_dtype, d->bias, d->relu, d->fscale, d->mc, d->kc, d->nbw,
+               n, d->m, d->n, d->k, bf ? "bf16" : "int8", d->c_dtype, d->bias, d->relu, d->gelu, d->fscale, d->mc, d->kc,
+               d->nbw,
                sched, rd(&m, TSL_TC_ERR_CODE_OFFSET));
     free(a);
     free(b);
@@ -245,6 +250,9 @@ static void launch_checks(tu_t *t)
     CASE("FSCALE with int", (d.fscale = 1, d.scale = 0x3F800000u), TSL_ERR_BAD_FIELD, 0);
     CASE("SHIFT with int32 C", d.shift = 3, TSL_ERR_BAD_FIELD, 0);
     CASE("SHIFT 63", (d.c_dtype = TSL_DTYPE_INT8, d.shift = 63), TSL_ERR_BAD_FIELD, 0);
+    CASE("GELU with int8", d.gelu = 1, TSL_ERR_BAD_FIELD, 0);
+    CASE("GELU with RELU", (d.dtype = TSL_DTYPE_BF16, d.c_dtype = TSL_DTYPE_FP32, d.lda = 64, d.ldb = 64, d.ldc = 128,
+                            d.gelu = 1, d.relu = 1), TSL_ERR_BAD_FIELD, 0);
     CASE("BIAS_ADDR without BIAS", d.bias_addr = 0x5000, TSL_ERR_BAD_FIELD, 0);
     CASE("KC not a multiple of N", d.kc = n + 1, TSL_ERR_BAD_FIELD, 0);
     CASE("K padded over two chunks", (d.k = 3 * n + 1, d.kc = n), TSL_ERR_BAD_FIELD, 0);

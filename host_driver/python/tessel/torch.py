@@ -439,15 +439,15 @@ def _rows2(t):
     return (t.numel() // t.shape[-1], t.shape[-1]) if t.dim() and t.is_contiguous() and t.numel() else None
 
 
-def _q_gemm(mem, a, b, pc, dtype, bias=None, relu=False):
-    """Queue C = a b (+ bias) (ReLU) into the dense matrix of dtype at pc: one GEMM command, bf16
-    operands."""
+def _q_gemm(mem, a, b, pc, dtype, bias=None, act=None):
+    """Queue C = act(a b (+ bias)) into the dense matrix of dtype at pc: one GEMM command, bf16
+    operands; act None, "relu" (the RELU flag) or "gelu" (VPU_OP GELU, the tanh form)."""
     m, k = a.shape
     n = b.shape[1]
     (pa, lda), (pb, ldb) = mem.matrix(a, "bf16"), mem.matrix(b, "bf16")
     extra = {} if bias is None else {"bias_addr": mem.matrix(bias, "fp32")[0]}
-    flags = (bias is not None) << _tessel.CMD_FLAG["BIAS"] | relu << _tessel.CMD_FLAG["RELU"]
-    mem.submit(opcode=_tessel.CMD_OP["GEMM"], flags=flags, a_dtype=_DT["bf16"], b_dtype=_DT["bf16"], c_dtype=_DT[dtype],
+    flags = (bias is not None) << _tessel.CMD_FLAG["BIAS"] | (act == "relu") << _tessel.CMD_FLAG["RELU"]
+    mem.submit(opcode=_tessel.CMD_OP["GEMM"], flags=flags, vpu_op=_tessel.VPU_OP["GELU"] if act == "gelu" else 0, a_dtype=_DT["bf16"], b_dtype=_DT["bf16"], c_dtype=_DT[dtype],
                m=m, n=n, k=k, a_addr=pa, lda=lda, b_addr=pb, ldb=ldb, c_addr=pc, ldc=_ES[dtype] * n, **extra)
 
 
@@ -473,10 +473,22 @@ _GEMMS = {aten.mm.default: (0, 1), aten.addmm.default: (1, 2), aten.bmm.default:
 _RELU_EPILOGUE = {aten.mm.default, aten.addmm.default, aten.convolution.default}
 
 
+def _epilogue_act(node, user):
+    """"relu" or "gelu" when user, node's one reader, is an activation that node's command applies
+    itself: a ReLU after a GEMM or convolution (the RELU flag), GELU's tanh form after a GEMM (VPU_OP
+    GELU); else None."""
+    if user.target is aten.relu.default and node.target in _RELU_EPILOGUE:
+        return "relu"
+    if user.target is aten.gelu.default and node.target in _GEMMS and node.target is not aten.bmm.default and \
+            user.kwargs.get("approximate") == "tanh":
+        return "gelu"
+    return None
+
+
 class _FusedPlan:
     """A module's forward as an aten graph (torch.fx's make_fx), planned once: the attention chains
     bmm(Q, K^T) [_unsafe_view] * scale -> _softmax -> bmm(P, V) that become one ATTENTION command,
-    the ReLUs that become their GEMM's or convolution's RELU flag, the clones that become no-ops (a
+    the ReLUs and GELUs that become their GEMM's or convolution's epilogue, the clones that become no-ops (a
     contiguous input used once), and the device results that only MXU operands read, stored in BF16
     by the command that makes them (no FP32 copy, no conversion). Every other op runs as strict mode
     runs it."""
@@ -492,10 +504,10 @@ class _FusedPlan:
             if chain:
                 self.attention[chain[-1]] = (b1, chain[2].args[1] if chain[2].target is aten.mul.Tensor else 1.0)
                 self.skip.update(chain[:-1])
-        # GEMMs and convolutions whose one reader is a ReLU: its RELU flag (the ReLU node is skipped)
-        self.relu = {n: next(iter(n.users)) for n in nodes if n.target in _RELU_EPILOGUE and len(n.users) == 1 and
-                     next(iter(n.users)).target is aten.relu.default}
-        self.skip.update(self.relu.values())
+        # GEMMs and convolutions whose one reader is an activation they apply (the activation's node
+        # is skipped)
+        self.act = {n: u for n in nodes if len(n.users) == 1 for u in n.users if _epilogue_act(n, u)}
+        self.skip.update(self.act.values())
         self.alias = {n for n in nodes if n.target is aten.clone.default and len(n.args[0].users) == 1}
         self.bf16 = {n for n in nodes if self._mxu_only(n)}
         self.lowering = {}     # node -> its _Lowering, planned at the first call
@@ -557,10 +569,10 @@ class _FusedPlan:
                 return torch.fx.node.map_aggregate(node.args[0], value)
             elif node in self.skip:
                 continue
-            elif node in self.relu:
-                relu = self.relu[node]
-                mem.want = "bf16" if relu in self.bf16 else None
-                env[node] = env[relu] = self._with_relu(compiled, node, torch.fx.node.map_aggregate(node.args, value),
+            elif node in self.act:
+                act = self.act[node]
+                mem.want = "bf16" if act in self.bf16 else None
+                env[node] = env[act] = self._with_act(compiled, node, act, torch.fx.node.map_aggregate(node.args, value),
                                                         torch.fx.node.map_aggregate(node.kwargs, value))
             elif node in self.attention:
                 b1, scale = self.attention[node]
@@ -582,24 +594,26 @@ class _FusedPlan:
                     env[node] = compiled._execute(node.target, low, a, kw)
             mem.want = None   # a command that did not take it (one that ran on the host) leaves none behind
 
-    def _with_relu(self, compiled, node, args, kwargs):
-        """node (a GEMM or convolution) with the ReLU that reads it as its epilogue's RELU flag; run
-        as two ops when the device cannot take node."""
+    def _with_act(self, compiled, node, act, args, kwargs):
+        """node (a GEMM or convolution) with the activation node act that reads it, in its epilogue
+        (_epilogue_act); run as two ops when the device cannot take node."""
         low = self.lowering.get(node)
         if low is None:
             low = self.lowering[node] = _lower(node.target, args, kwargs)
-        name = f"{_op_name(node.target)}+relu"
+        kind = _epilogue_act(node, act)
+        name = f"{_op_name(node.target)}+{kind}"
         if low.where == "device" and node.target is aten.convolution.default:
             compiled.memory.sync(args)
             compiled._placed[(name, "device", "CONV2D with the ReLU flag")] += 1
             return _conv_run(compiled.device, *args, **kwargs, relu=True)
         if low.where == "device":
             queue = _addmm_queue if node.target is aten.addmm.default else _mm_queue
-            out = queue(compiled.memory, *args, **kwargs, relu=True)
-            compiled._placed[(name, "device", "GEMM with the ReLU flag")] += 1
+            out = queue(compiled.memory, *args, **kwargs, act=kind)
+            how = "GEMM with the ReLU flag" if kind == "relu" else "GEMM with GELU (VPU_OP)"
+            compiled._placed[(name, "device", how)] += 1
             return out
         y = compiled._execute(node.target, low, args, kwargs)
-        return compiled._execute(aten.relu.default, _lower(aten.relu.default, (y,), {}), (y,), {})
+        return compiled._execute(act.target, _lower(act.target, (y,), act.kwargs), (y,), act.kwargs)
 
 
 def _heads(w, rows):
@@ -734,9 +748,9 @@ def _plan_mm(a, b):
     return _or_host(_unfit(a, b), _Lowering("device", "GEMM", _mm_run, _mm_check, _mm_queue))
 
 
-def _mm_queue(mem, a, b, relu=False):
+def _mm_queue(mem, a, b, act=None):
     out, pc, dtype = mem.output((a.shape[0], b.shape[1]))
-    _q_gemm(mem, a, b, pc, dtype, relu=relu)
+    _q_gemm(mem, a, b, pc, dtype, act=act)
     return out
 
 
@@ -755,9 +769,9 @@ def _plan_addmm(bias, a, b, beta=1, alpha=1):
     return _or_host(why, _Lowering("device", "GEMM with the bias", _addmm_run, _addmm_check, _addmm_queue))
 
 
-def _addmm_queue(mem, bias, a, b, beta=1, alpha=1, relu=False):
+def _addmm_queue(mem, bias, a, b, beta=1, alpha=1, act=None):
     out, pc, dtype = mem.output((a.shape[0], b.shape[1]))
-    _q_gemm(mem, a, b, pc, dtype, bias, relu)
+    _q_gemm(mem, a, b, pc, dtype, bias, act)
     return out
 
 

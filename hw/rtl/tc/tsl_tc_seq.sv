@@ -37,7 +37,8 @@ module tsl_tc_seq #(
                          StStore = 5'd9, StSync = 5'd10, StLast = 5'd11,
                          // CONV: an A tile's implicit im2col (fill, SYNC, per tap: column range, LOAD)
                          StCEnter = 5'd12, StCFill0 = 5'd13, StCFill1 = 5'd14, StCSync = 5'd15,
-                         StCTap = 5'd16, StCLo = 5'd17, StCHi = 5'd18, StCLoad = 5'd19, StCSig = 5'd20;
+                         StCTap = 5'd16, StCLo = 5'd17, StCHi = 5'd18, StCLoad = 5'd19, StCSig = 5'd20,
+                         StGelu = 5'd21;   // GELU: the VPU function after the EPI
   localparam logic [2:0] W_DMA = 3'b001, W_MXU = 3'b010, W_VPU = 3'b100;
 
 `include "hw/rtl/tsl_insn.svh"
@@ -94,7 +95,7 @@ module tsl_tc_seq #(
   assign pad      = d.k[NSh-1:0] != '0;
   // A 32-bit C with no epilogue is stored straight from its ACC tile: no EPI, and the STORE waits
   // for the MXU in place of the next loads but one.
-  assign plain    = ces_sh == 2'd2 && !d.bias && !d.relu && !d.fscale && !d.conv;
+  assign plain    = ces_sh == 2'd2 && !d.bias && !d.relu && !d.fscale && !d.conv && !d.gelu;
 
   // ------------------------------------------------------------------------------- state
   logic [4:0]  st_q, st_d;
@@ -177,7 +178,8 @@ module tsl_tc_seq #(
   assign j_last     = j_q == c_nb_q - 8'd1;
   assign acc_tile   = tpar_q ? acc1 : d.acc_addr;
   // A 32-bit C stays in its ACC tile (the EPI runs in place); a narrow one goes to the OUT slot.
-  assign out_tile   = ces_sh == 2'd2 ? acc_tile : tpar_q ? o1 : o0;
+  // GELU: the EPI's FP32 stays in the ACC tile, and the GELU from there ends in the OUT slot.
+  assign out_tile   = ces_sh == 2'd2 && !d.gelu ? acc_tile : tpar_q ? o1 : o0;
 
   always_comb begin
     o_wait   = 3'b000;
@@ -201,8 +203,9 @@ module tsl_tc_seq #(
       end
       StEpi: begin
         o_wait   = W_MXU | (t_q == 2'd2 ? W_DMA : 3'b000);
-        o_signal = W_DMA | W_MXU;
+        o_signal = d.gelu ? 3'b000 : W_DMA | W_MXU;
       end
+      StGelu: o_signal = W_DMA | W_MXU;
       StStore: begin
         o_wait   = plain ? W_MXU : W_VPU;
         o_signal = plain ? 3'b000 : W_VPU;
@@ -291,12 +294,12 @@ module tsl_tc_seq #(
     o_epi.op         = 4'(tsl_pkg::VPU_OP_EPI);
     o_epi.wait_f     = o_wait;
     o_epi.signal     = o_signal;
-    o_epi.dst_dtype  = d.c_dtype;
+    o_epi.dst_dtype  = d.gelu ? tsl_pkg::DTYPE_FP32 : d.c_dtype;
     o_epi.src1_dtype = es_sh ? tsl_pkg::DTYPE_FP32 : tsl_pkg::DTYPE_INT32;
     o_epi.bias       = d.bias;
     o_epi.relu       = d.relu;
     o_epi.fscale     = d.fscale;
-    o_epi.dst_addr   = out_tile;
+    o_epi.dst_addr   = d.gelu ? acc_tile : out_tile;
     o_epi.src1_addr  = acc_tile;
     o_epi.src2_addr  = d.bias ? vbias + (c_poff_q << 2) : 32'd0;
     o_epi.rows       = c_erows_q;
@@ -325,6 +328,17 @@ module tsl_tc_seq #(
       o_vec.src2_addr  = st_q == StCFill0 ? 32'd0 : cv_pat;
       o_vec.rows       = cv_fill_vecs;
     end
+    if (st_q == StGelu) begin   // GELU: from the ACC tile (FP32) into the OUT slot
+      o_vec            = '0;
+      o_vec.unit       = tsl_pkg::UNIT_VPU;
+      o_vec.op         = 4'(tsl_pkg::VPU_OP_GELU);
+      o_vec.signal     = o_signal;
+      o_vec.dst_dtype  = d.c_dtype;
+      o_vec.src1_dtype = tsl_pkg::DTYPE_FP32;
+      o_vec.dst_addr   = out_tile;
+      o_vec.src1_addr  = acc_tile;
+      o_vec.rows       = c_erows_q;
+    end
 
     o_sync        = '0;
     o_sync.unit   = st_q == StCSync || st_q == StCSig ? 2'(tsl_pkg::UNIT_DMA) : sync_u_q;
@@ -332,7 +346,7 @@ module tsl_tc_seq #(
     o_sync.signal = o_signal;
 
     unique case (st_q)
-      StPad, StCFill0, StCFill1:                 insn_o = o_vec;
+      StPad, StCFill0, StCFill1, StGelu:         insn_o = o_vec;
       StBias, StLoadA, StLoadB, StStore, StCLoad: insn_o = o_dma;
       StMatk:                           insn_o = o_mk;
       StEpi:                            insn_o = o_epi;
@@ -341,7 +355,8 @@ module tsl_tc_seq #(
   end
 
   assign valid_o = st_q == StPad || st_q == StBias || st_q == StLoadA || st_q == StLoadB ||
-                   st_q == StMatk || st_q == StEpi || st_q == StStore || st_q == StSync || st_q == StLast ||
+                   st_q == StMatk || st_q == StEpi || st_q == StGelu || st_q == StStore || st_q == StSync ||
+                   st_q == StLast ||
                    st_q == StCFill0 || st_q == StCFill1 || st_q == StCSync || st_q == StCLoad || st_q == StCSig;
   assign busy_o  = st_q != StIdle;
 
@@ -481,7 +496,7 @@ module tsl_tc_seq #(
           st_d = need_a_d ? st_a : StLoadB;
         end
       end
-      StMatk, StEpi, StStore: if (hs) begin
+      StMatk, StEpi, StGelu, StStore: if (hs) begin
         j_d       = j_q + 8'd1;
         off_acc_d = off_acc_q + 32'(4 * N);
         off_col_d = off_col_q + 32'(N);
@@ -491,8 +506,8 @@ module tsl_tc_seq #(
           {off_acc_d, off_col_d} = '0;
           if (st_q == StMatk && c_last_q) begin
             st_d = plain ? StStore : StEpi;
-          end else if (st_q == StEpi) begin
-            st_d = StStore;
+          end else if (st_q == StEpi || st_q == StGelu) begin
+            st_d = st_q == StEpi && d.gelu ? StGelu : StStore;
           end else begin
             if (st_q == StStore) begin
               tpar_d = !tpar_q;

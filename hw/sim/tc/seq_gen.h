@@ -92,6 +92,7 @@ struct SeqGen {
             d.bias = r.chance(0.5);
             d.relu = r.chance(0.5);
             d.fscale = fl && r.chance(0.5);
+            d.gelu = fl && !d.relu && r.chance(0.5);
             if (d.c_dtype == TSL_DTYPE_INT8) {
                 d.scale = r.u32();
                 d.shift = r.below(63);
@@ -144,16 +145,17 @@ struct SeqGen {
 
     // Break a valid descriptor in one of the kKinds ways of the launch checks (kind modulo kKinds);
     // *credit_nz for the token check.
-    static const uint32_t kKinds = 33;
+    static const uint32_t kKinds = 34;
     void corrupt(uint32_t *w, bool *credit_nz, uint32_t kind) {
         tsl_seq_t d = tsl_seq_decode(w);
         uint32_t kp = (d.k + N - 1) / N * N;
         uint32_t sel = kind % kKinds;
         switch (sel) {
-        case 0: {   // a reserved bit
-            static const uint32_t used[TSL_PARAM_SEQ_WORDS] = {
-                0xFFFFFFFFu, 0x00FFFFFFu, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, 0x3Fu, ~0u,
-                ~0u,         0xFFFF00FFu, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u};
+        case 0: {   // a reserved bit: one that every field at its widest leaves 0
+            uint32_t ones[TSL_PARAM_SEQ_WORDS], used[TSL_PARAM_SEQ_WORDS];
+            memset(ones, 0xFF, sizeof ones);
+            tsl_seq_t all = tsl_seq_decode(ones);
+            tsl_seq_encode(&all, used);
             uint32_t i;
             do i = r.below(TSL_PARAM_SEQ_WORDS); while (used[i] == ~0u);
             uint32_t b;
@@ -206,6 +208,7 @@ struct SeqGen {
                 }
                 break;
             case 8: if (d.conv) d.img_stride = hbm / 2 + r.below(hbm); else d.vpad_end = 1; break;
+            case 9: d.gelu = 1; d.relu = d.dtype == TSL_DTYPE_BF16; break;   // with int8, or with RELU
             default:
                 if (d.conv && d.dtype == TSL_DTYPE_BF16) d.a_zp = 1 + r.below(255);
                 else if (d.conv) d.kc += N;

@@ -33,6 +33,7 @@ extern "C" {
 #include "gemm_db.h"
 #include "tsl_insn.h"
 #include "tslm.h"
+#include "tslm_arith.h"
 #include "ref.h"
 }
 #include "seq_gen.h"
@@ -1109,6 +1110,7 @@ static uint32_t ref_epi(const tsl_seq_t &d, uint32_t acc, uint32_t bias) {
         if (d.bias) x = ref_f(ref_canon(x + ref_f(ref_daz(bias))));
         uint32_t u = ref_canon(x);
         if (d.relu) u = ref_max(u, 0);
+        if (d.gelu) u = tslm_f32_fn(TSL_VPU_OP_GELU, u);   // the VPU function; test_vmath checks it
         return d.c_dtype == TSL_DTYPE_BF16 ? ref_bf16(u) : u;
     }
     int32_t x = (int32_t)acc;

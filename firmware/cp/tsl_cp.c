@@ -262,10 +262,11 @@ static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w
             FAIL(BAD_DTYPE, 2);
         if ((f & TSL_CP_FLAG(SCALE)) && !is_float(c->c_dtype))
             FAIL(BAD_FLAGS, 0);
-        /* GEMM's VPU_OP: 0, or GELU after the bias (float C, without RELU) */
-        int gelu = c->opcode == TSL_CMD_OP_GEMM && c->vpu_op == TSL_VPU_OP_GELU;
-        if ((!pool && c->vpu_op && !gelu) || (pool && c->b_dtype) ||
-            (gelu && (!is_float(c->c_dtype) || (f & TSL_CP_FLAG(RELU)))))
+        /* GEMM's VPU_OP (float C): 0, GELU after the bias (without RELU), or ADD of the old C */
+        int gemm = c->opcode == TSL_CMD_OP_GEMM, gelu = gemm && c->vpu_op == TSL_VPU_OP_GELU;
+        int act = gelu || (gemm && c->vpu_op == TSL_VPU_OP_ADD);
+        if ((!pool && c->vpu_op && !act) || (pool && c->b_dtype) ||
+            (act && (!is_float(c->c_dtype) || (gelu && (f & TSL_CP_FLAG(RELU))))))
             FAIL(BAD_FLAGS, 2);
         used |= c->opcode == TSL_CMD_OP_GEMM ? W(M) | W(N) | W(K) | W(LDA) | W(LDB) | W(LDC) : TSL_WIN_WORDS_MASK;
         used |= W(A_ADDR) | W(C_ADDR) | (pool ? 0u : W(B_ADDR));

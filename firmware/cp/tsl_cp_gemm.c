@@ -6,7 +6,8 @@
  * (MATMULK instructions do them), overwriting ACC on the first K-block and accumulating after
  * (K-blocks ascending, as isa.md defines the GEMM's fp32 order). After a tile's last step the
  * VPU runs the epilogue in ACC (SCALE, BIAS, RELU or GELU) and converts into VMEM (INT8 by
- * REQUANT, BF16 by MOV), and the DMA stores the valid rows and columns.
+ * REQUANT, BF16 by MOV; with VPU_OP ADD, by the ADD of the old C, loaded there), and the DMA stores
+ * the valid rows and columns.
  *
  * Band mode: the A band (MC x Kp) has one VMEM buffer in up to 4 pieces along K. It stays resident
  * across the band's column blocks; during the band's last step each piece of the next band is
@@ -262,13 +263,33 @@ static void mxu_step(tsl_cp_t *cp, gemm_t *g, const step_t *x)
     }
 }
 
+/* The LOADs or STOREs of tile t between HBM and `local` (rows `pitch` bytes apart, `bytes` of each
+ * moved), writing or reading `buf`, each signalling `hint`; contiguous rows go as one long row. */
+static void tile_xfer(tsl_cp_t *cp, uint32_t op, const tsl_cp_tile_t *t, uint32_t local, tsl_cp_buf_t *buf,
+                      uint32_t pitch, uint32_t bytes, uint32_t hint)
+{
+    uint32_t parts = t->parts ? t->parts : 1u, rows = t->parts ? t->part_rows : t->rows;
+    for (uint32_t k = 0; k < parts; k++) {
+        tsl_insn_dma_xfer_t x = {.op = op, .hbm_addr = t->hbm + k * t->part_step, .local_addr = local + k * rows * pitch,
+                                 .rows = rows, .row_bytes = bytes, .hbm_stride = t->ld, .local_stride = pitch};
+        if (t->ld == bytes && pitch == bytes && (uint64_t)rows * bytes <= TSL_CP_MAX_ROW_BYTES) {
+            x.row_bytes = rows * bytes;
+            x.rows = 1;
+        }
+        int load = op == TSL_DMA_OP_LOAD;
+        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode(x), load ? NULL : buf, NULL, load ? buf : NULL, hint);
+    }
+}
+
 void tsl_cp_epilogue_store(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_cp_tile_t *t)
 {
     uint32_t n = cp->n, acc = t->acc, fl = c->a_dtype == TSL_DTYPE_BF16, adt = fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
-    uint32_t ces = tsl_dtype_bytes(c->c_dtype);
+    uint32_t ces = tsl_dtype_bytes(c->c_dtype), add = c->vpu_op == TSL_VPU_OP_ADD;
     tsl_insn_t ops[4];
     tsl_cp_buf_t *rd[4] = {NULL, NULL, NULL, NULL}, *wr[4];
     uint32_t k = 0;
+    if (add)   /* C = epilogue + the old C, loaded into the output tile */
+        tile_xfer(cp, TSL_DMA_OP_LOAD, t, t->out, t->outb, n * ces, t->cols * ces, TOK_VPU);
     if (c->flags & TSL_CP_FLAG(SCALE)) {
         wr[k] = t->accb;
         ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
@@ -289,7 +310,13 @@ void tsl_cp_epilogue_store(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_cp_tile_t
                 .op = c->vpu_op == TSL_VPU_OP_GELU ? TSL_VPU_OP_GELU : TSL_VPU_OP_RELU, .dst_dtype = adt,
                 .src1_dtype = adt, .dst_addr = acc, .src1_addr = acc, .rows = t->rows});
     }
-    if (c->c_dtype == TSL_DTYPE_INT8) {
+    if (add) {
+        rd[k] = t->accb;
+        wr[k] = t->outb;
+        ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = TSL_VPU_OP_ADD, .dst_dtype = c->c_dtype, .src1_dtype = TSL_DTYPE_FP32, .src2_dtype = c->c_dtype,
+                .dst_addr = t->out, .src1_addr = acc, .src2_addr = t->out, .rows = t->rows});
+    } else if (c->c_dtype == TSL_DTYPE_INT8) {
         rd[k] = t->accb;
         wr[k] = t->outb;
         ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
@@ -305,7 +332,7 @@ void tsl_cp_epilogue_store(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_cp_tile_t
     }
     for (uint32_t i = 0; i < k; i++)
         tsl_cp_issue(cp, ops[i], rd[i], NULL, wr[i], i == k - 1u ? (TOK_DMA | TOK_MXU) : 0u);
-    if (ces < 4u)
+    if (ces < 4u || add)
         tsl_cp_store(cp, t, t->out, t->outb, n * ces, t->cols * ces, TOK_VPU);
     else
         tsl_cp_store(cp, t, acc, t->accb, 4u * n, t->cols * 4u, TOK_MXU);
@@ -314,17 +341,7 @@ void tsl_cp_epilogue_store(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_cp_tile_t
 void tsl_cp_store(tsl_cp_t *cp, const tsl_cp_tile_t *t, uint32_t src, tsl_cp_buf_t *srcb, uint32_t pitch,
                   uint32_t bytes, uint32_t hint)
 {
-    uint32_t parts = t->parts ? t->parts : 1u, rows = t->parts ? t->part_rows : t->rows;
-    for (uint32_t k = 0; k < parts; k++) {
-        tsl_insn_dma_xfer_t x = {.op = TSL_DMA_OP_STORE, .hbm_addr = t->hbm + k * t->part_step,
-                                 .local_addr = src + k * rows * pitch, .rows = rows, .row_bytes = bytes,
-                                 .hbm_stride = t->ld, .local_stride = pitch};
-        if (t->ld == bytes && pitch == bytes && (uint64_t)rows * bytes <= TSL_CP_MAX_ROW_BYTES) {
-            x.row_bytes = rows * bytes;
-            x.rows = 1;
-        }
-        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode(x), srcb, NULL, NULL, hint);
-    }
+    tile_xfer(cp, TSL_DMA_OP_STORE, t, src, srcb, pitch, bytes, hint);
 }
 
 static void epilogue_store(tsl_cp_t *cp, gemm_t *g, const step_t *x)
@@ -346,7 +363,7 @@ void tsl_cp_exec_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
     g.es = tsl_dtype_bytes(c->a_dtype);
     g.ces = tsl_dtype_bytes(c->c_dtype);
     g.fl = c->a_dtype == TSL_DTYPE_BF16;
-    g.narrow = g.ces < 4u;
+    g.narrow = g.ces < 4u || c->vpu_op == TSL_VPU_OP_ADD;   /* C goes through an output tile */
     g.epi_vpu = g.narrow || c->vpu_op || (c->flags & (TSL_CP_FLAG(SCALE) | TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU)));
     g.wb = 0;
     plan(cp, &g);

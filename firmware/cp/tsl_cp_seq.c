@@ -125,7 +125,7 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
     tsl_seq_t d = {
         .m = c->m, .n = c->n, .k = c->k, .dtype = c->a_dtype, .c_dtype = c->c_dtype, .bias = s.bias,
         .relu = (c->flags & TSL_CP_FLAG(RELU)) != 0, .fscale = fl && (c->flags & TSL_CP_FLAG(SCALE)),
-        .gelu = c->vpu_op == TSL_VPU_OP_GELU, .a_addr = c->a_addr, .lda = c->lda, .b_addr = c->b_addr, .ldb = c->ldb, .c_addr = c->c_addr, .ldc = c->ldc,
+        .gelu = c->vpu_op == TSL_VPU_OP_GELU, .add_c = c->vpu_op == TSL_VPU_OP_ADD, .a_addr = c->a_addr, .lda = c->lda, .b_addr = c->b_addr, .ldb = c->ldb, .c_addr = c->c_addr, .ldc = c->ldc,
         .bias_addr = c->bias_addr, .scale = (c8 || (fl && (c->flags & TSL_CP_FLAG(SCALE)))) ? c->scale : 0u,
         .shift = c8 ? c->shift : 0u, .zero_point = c8 ? c->zero_point : 0u, .mc = mc, .kc = kc, .nbw = nbw,
         .vmem_addr = 0, .acc_addr = TSL_LOCAL_ACC_BASE};

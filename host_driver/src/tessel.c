@@ -67,7 +67,8 @@ typedef struct {
     int done;
     int orphan;                   /* nobody will wait: drop the slot when the completion arrives */
     int cancelled;                /* tessel_reset dropped it before it completed (done is set) */
-    int out_freed;                /* checking mode: its output was freed before the wait; not compared */
+    int out_gone;                 /* checking mode: before the wait, its output was freed or a later
+                                     command wrote there (outputs_gone); not compared */
     uint64_t est;                 /* cycle estimate (cmd_cycles) */
     span_t span[MAX_SPANS];       /* the memory the command may touch, until it completes */
     unsigned nspan;
@@ -511,6 +512,17 @@ TESSEL_API tessel_status_t tessel_alloc(tessel_dev_t *dev, size_t bytes, size_t 
     return tessel_fail(dev, TESSEL_ENOMEM, "tessel_alloc: no free range of %zu bytes (align %zu)", bytes, align);
 }
 
+/* Checking mode: the commands not yet waited for whose output C overlaps [lo, hi) are not compared
+ * at their wait, when those rows may hold other data: a freed block used again, or the output of a
+ * later command that writes there (a GEMM that adds C in place). */
+static void outputs_gone(tessel_dev_t *dev, uint64_t lo, uint64_t hi)
+{
+    for (size_t i = 0; i < dev->nslots; i++)
+        for (unsigned j = 0; j < dev->slots[i].nspan; j++)
+            if (!strcmp(dev->slots[i].span[j].name, "C") && dev->slots[i].span[j].lo < hi && dev->slots[i].span[j].hi > lo)
+                dev->slots[i].out_gone = 1;
+}
+
 TESSEL_API tessel_status_t tessel_free(tessel_dev_t *dev, tessel_addr_t addr)
 {
     if (!dev)
@@ -525,13 +537,7 @@ TESSEL_API tessel_status_t tessel_free(tessel_dev_t *dev, tessel_addr_t addr)
     }
     if (lo == dev->nblocks || dev->blocks[lo].addr != addr)
         return tessel_fail(dev, TESSEL_EINVAL, "tessel_free: 0x%llx is not an allocated block", (unsigned long long)addr);
-    /* Checking mode: an output freed before its command was waited for may hold someone else's
-     * data by then; that command's rows are not compared. */
-    for (size_t i = 0; i < dev->nslots; i++)
-        for (unsigned j = 0; j < dev->slots[i].nspan; j++)
-            if (!strcmp(dev->slots[i].span[j].name, "C") && dev->slots[i].span[j].lo < addr + dev->blocks[lo].bytes &&
-                dev->slots[i].span[j].hi > addr)
-                dev->slots[i].out_freed = 1;
+    outputs_gone(dev, addr, addr + dev->blocks[lo].bytes);
     memmove(dev->blocks + lo, dev->blocks + lo + 1, (dev->nblocks - lo - 1) * sizeof *dev->blocks);
     dev->nblocks--;
     return TESSEL_OK;
@@ -585,7 +591,8 @@ static void account(tessel_dev_t *d, const tessel_cmd_t *c, const tessel_complet
         /* what the firmware issues: M rows per K-block per column block, N*N MACs per row */
         d->stats.macs += m * ((k + nn - 1) / nn * nn) * ((n + nn - 1) / nn * nn);
         d->stats.hbm_bytes += m * k * sa + k * n * sb + orows * orow +
-                              ((flags >> TSL_CMD_FLAG_BIAS) & 1u ? 4u * n : 0u);
+                              ((flags >> TSL_CMD_FLAG_BIAS) & 1u ? 4u * n : 0u) +
+                              (TSL_GET(w, TSL_CMD_VPU_OP) == TSL_VPU_OP_ADD ? orows * orow : 0u);   /* the old C */
         break;
     case TSL_CMD_OP_ELTWISE: {
         uint64_t b = 0;
@@ -789,6 +796,9 @@ TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *
         if ((r = service(dev, &progress)))
             return r;
     }
+    for (unsigned i = 0; dev->shadow && i < ns; i++)
+        if (!strcmp(sp[i].name, "C"))
+            outputs_gone(dev, sp[i].lo, sp[i].hi);
     if (dev->nslots == dev->cap_slots) {
         size_t cap = dev->cap_slots ? 2 * dev->cap_slots : 64;
         slot_t *s = realloc(dev->slots, cap * sizeof *s);
@@ -836,7 +846,7 @@ static int check(tessel_dev_t *d, const slot_t *s, const tessel_completion_t *c)
                     op_name(op), c->tag, c->status, c->opcode, c->detail, e.status, e.opcode, e.detail);
     uint64_t rows, ld, row = tsl_cmd_out(w, &rows, &ld);
     uint64_t base = TSL_GET(w, TSL_CMD_C_ADDR);
-    if (c->status != 0 || row == 0 || s->out_freed)
+    if (c->status != 0 || row == 0 || s->out_gone)
         return TESSEL_OK;
     uint8_t *a = malloc(row), *b = malloc(row);
     if (!a || !b) {

@@ -782,7 +782,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_CMD_C_DTYPE_WORD 2u /* DTYPE of C */
 #define TSL_CMD_C_DTYPE_SHIFT 8u
 #define TSL_CMD_C_DTYPE_MASK 0xFu
-#define TSL_CMD_VPU_OP_WORD 2u /* ELTWISE, POOL2D: VPU_OP enum; ROWWISE: ROW_OP enum; GEMM: 0, or GELU (float C, without RELU) after the bias */
+#define TSL_CMD_VPU_OP_WORD 2u /* ELTWISE, POOL2D: VPU_OP enum; ROWWISE: ROW_OP enum; GEMM: 0, GELU after the bias (float C, without RELU), or ADD: C = epilogue(A x B) + C (float C) */
 #define TSL_CMD_VPU_OP_SHIFT 12u
 #define TSL_CMD_VPU_OP_MASK 0xFu
 #define TSL_CMD_M_WORD 3u /* rows of A and C (COPY/FILL: rows) */
@@ -873,6 +873,9 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_SEQ_GELU_WORD 1u /* GELU after the bias (BF16 A, RELU 0): a VPU GELU follows each EPI */
 #define TSL_SEQ_GELU_SHIFT 24u
 #define TSL_SEQ_GELU_MASK 0x1u
+#define TSL_SEQ_ADD_C_WORD 1u /* C = epilogue(A x B) + C: the old C added last (BF16 A, not with GELU or CONV) */
+#define TSL_SEQ_ADD_C_SHIFT 25u
+#define TSL_SEQ_ADD_C_MASK 0x1u
 #define TSL_SEQ_A_ADDR_WORD 2u /* HBM address of A */
 #define TSL_SEQ_A_ADDR_SHIFT 0u
 #define TSL_SEQ_A_ADDR_MASK 0xFFFFFFFFu
@@ -1545,7 +1548,7 @@ typedef struct {
     uint32_t a_dtype TSL_FIELD_DEFAULT; /* DTYPE of A (GEMM: INT8 or BF16) */
     uint32_t b_dtype TSL_FIELD_DEFAULT; /* DTYPE of B */
     uint32_t c_dtype TSL_FIELD_DEFAULT; /* DTYPE of C */
-    uint32_t vpu_op TSL_FIELD_DEFAULT; /* ELTWISE, POOL2D: VPU_OP enum; ROWWISE: ROW_OP enum; GEMM: 0, or GELU (float C, without RELU) after the bias */
+    uint32_t vpu_op TSL_FIELD_DEFAULT; /* ELTWISE, POOL2D: VPU_OP enum; ROWWISE: ROW_OP enum; GEMM: 0, GELU after the bias (float C, without RELU), or ADD: C = epilogue(A x B) + C (float C) */
     uint32_t m TSL_FIELD_DEFAULT; /* rows of A and C (COPY/FILL: rows) */
     uint32_t n TSL_FIELD_DEFAULT; /* columns of B and C (COPY/FILL: bytes per row; KERNEL: the image's bytes) */
     uint32_t k TSL_FIELD_DEFAULT; /* columns of A, rows of B */
@@ -1658,6 +1661,7 @@ typedef struct {
     uint32_t fscale TSL_FIELD_DEFAULT; /* float C: multiply by the FP32 SCALE before the bias */
     uint32_t conv TSL_FIELD_DEFAULT; /* convolution: A is the implicit im2col of an NHWC input (words 16..23) */
     uint32_t gelu TSL_FIELD_DEFAULT; /* GELU after the bias (BF16 A, RELU 0): a VPU GELU follows each EPI */
+    uint32_t add_c TSL_FIELD_DEFAULT; /* C = epilogue(A x B) + C: the old C added last (BF16 A, not with GELU or CONV) */
     uint32_t a_addr TSL_FIELD_DEFAULT; /* HBM address of A */
     uint32_t lda TSL_FIELD_DEFAULT; /* bytes between rows of A */
     uint32_t b_addr TSL_FIELD_DEFAULT; /* HBM address of B */
@@ -1695,7 +1699,7 @@ typedef struct {
     uint32_t vpad_end TSL_FIELD_DEFAULT; /* CONV: the first output row of an image whose taps reach the padding below */
 } tsl_seq_t;
 /* X(member) for each member of tsl_seq_t, in order (for tables of fields by name). */
-#define TSL_SEQ_FIELDS(X) X(m) X(n) X(k) X(dtype) X(c_dtype) X(bias) X(relu) X(fscale) X(conv) X(gelu) X(a_addr) X(lda) X(b_addr) X(ldb) X(c_addr) X(ldc) X(bias_addr) X(scale) X(shift) X(zero_point) X(mc) X(kc) X(nbw) X(tile_rows) X(vmem_addr) X(acc_addr) X(in_h) X(in_w) X(out_h) X(out_w) X(kh) X(kw) X(stride_h) X(stride_w) X(dil_h) X(dil_w) X(pad_t) X(pad_l) X(cg) X(a_zp) X(vpad_top) X(row_stride) X(img_stride) X(batch) X(vpad_end)
+#define TSL_SEQ_FIELDS(X) X(m) X(n) X(k) X(dtype) X(c_dtype) X(bias) X(relu) X(fscale) X(conv) X(gelu) X(add_c) X(a_addr) X(lda) X(b_addr) X(ldb) X(c_addr) X(ldc) X(bias_addr) X(scale) X(shift) X(zero_point) X(mc) X(kc) X(nbw) X(tile_rows) X(vmem_addr) X(acc_addr) X(in_h) X(in_w) X(out_h) X(out_w) X(kh) X(kw) X(stride_h) X(stride_w) X(dil_h) X(dil_w) X(pad_t) X(pad_l) X(cg) X(a_zp) X(vpad_top) X(row_stride) X(img_stride) X(batch) X(vpad_end)
 
 /* Encode `seq` into the 24 words at `w` (every word is written). */
 static inline void tsl_seq_encode(const tsl_seq_t *seq, uint32_t *w)
@@ -1708,7 +1712,8 @@ static inline void tsl_seq_encode(const tsl_seq_t *seq, uint32_t *w)
            ((seq->relu & 0x1u) << 21) |
            ((seq->fscale & 0x1u) << 22) |
            ((seq->conv & 0x1u) << 23) |
-           ((seq->gelu & 0x1u) << 24);
+           ((seq->gelu & 0x1u) << 24) |
+           ((seq->add_c & 0x1u) << 25);
     w[2] = seq->a_addr;
     w[3] = seq->lda;
     w[4] = seq->b_addr;
@@ -1753,6 +1758,7 @@ static inline tsl_seq_t tsl_seq_decode(const uint32_t *w)
     seq.fscale = (w[1] >> 22) & 0x1u;
     seq.conv = (w[1] >> 23) & 0x1u;
     seq.gelu = (w[1] >> 24) & 0x1u;
+    seq.add_c = (w[1] >> 25) & 0x1u;
     seq.a_addr = w[2];
     seq.lda = w[3];
     seq.b_addr = w[4];

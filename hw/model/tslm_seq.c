@@ -97,7 +97,7 @@ uint32_t tslm_seq_check(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
         return TSL_ERR_BAD_FIELD;
     if ((!fl && d.fscale) || (d.scale && !c8 && !d.fscale) || ((d.shift || d.zero_point) && !c8) || d.shift > 62u)
         return TSL_ERR_BAD_FIELD;
-    if ((!d.bias && d.bias_addr) || (d.gelu && (!fl || d.relu)))
+    if ((!d.bias && d.bias_addr) || (d.gelu && (!fl || d.relu)) || (d.add_c && (!fl || d.gelu || d.conv)))
         return TSL_ERR_BAD_FIELD;
     layout_t l = layout_of(cfg, &d);
     if (d.conv ? !conv_fields_ok(&d, &l) : !conv_fields_zero(w))
@@ -263,10 +263,11 @@ static void conv_a(out_t *o, const tsl_seq_t *d, const layout_t *l, const step_t
         put(o, tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_DMA}), 0, TOK_MXU);
 }
 
-/* The loads of step x; `wait` is TOK_MXU when the first one waits for step s - 2. */
+/* The loads of step x; `wait` is TOK_MXU when the first one waits for step s - 2. With ADD_C, the
+ * first step of a tile also loads the tile's old C into its OUT slot, for the VPU. */
 static void loads(out_t *o, const tsl_seq_t *d, const layout_t *l, const step_t *x, uint32_t slot[2], uint32_t wait)
 {
-    uint32_t es = l->es, n = l->n;
+    uint32_t es = l->es, n = l->n, ces = l->ces, n0 = x->p * d->nbw * n;
     if (x->load_a && d->conv) {
         slot[0] ^= 1u;
         conv_a(o, d, l, x, (uint32_t)l->va[slot[0]], wait);
@@ -281,7 +282,6 @@ static void loads(out_t *o, const tsl_seq_t *d, const layout_t *l, const step_t 
         wait = 0;
     }
     if (x->load_b) {
-        uint32_t n0 = x->p * d->nbw * n;
         slot[1] ^= 1u;
         put(o, tsl_insn_dma_xfer_encode(merged((tsl_insn_dma_xfer_t){
                 .op = TSL_DMA_OP_LOAD, .hbm_addr = d->b_addr + x->k0 * d->ldb + n0 * es,
@@ -290,6 +290,13 @@ static void loads(out_t *o, const tsl_seq_t *d, const layout_t *l, const step_t 
                 .local_stride = d->nbw * n * es})),
             wait, TOK_MXU);
     }
+    if (d->add_c && x->c == 0)
+        put(o, tsl_insn_dma_xfer_encode(merged((tsl_insn_dma_xfer_t){
+                .op = TSL_DMA_OP_LOAD, .hbm_addr = d->c_addr + x->m0 * d->ldc + n0 * ces,
+                .local_addr = (uint32_t)l->vo[x->t & 1u], .rows = x->mr,
+                .row_bytes = min_u32(d->nbw * n, d->n - n0) * ces, .hbm_stride = d->ldc,
+                .local_stride = d->nbw * n * ces})),
+            0, TOK_VPU);
 }
 
 uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit_t emit, void *ctx)
@@ -325,8 +332,8 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
     derive(&d, &l, x);
     /* A 32-bit C with no epilogue is stored straight from its ACC tile: no EPI, and the STORE
      * waits for the MXU in place of the next loads but one. */
-    uint32_t plain = ces == 4u && !d.bias && !d.relu && !d.fscale && !d.conv && !d.gelu,
-             tok_epi = plain ? 0u : TOK_VPU;
+    uint32_t plain = ces == 4u && !d.bias && !d.relu && !d.fscale && !d.conv && !d.gelu && !d.add_c,
+             tok_epi = plain ? 0u : TOK_VPU, post = d.gelu || d.add_c;
     uint32_t slot[2] = {1, 1}, wb = 0, epis = 0, prev_last = 0, last_chunk = 0;
     loads(&o, &d, &l, x, slot, 0);
     uint32_t a_slot = slot[0], b_slot = slot[1];
@@ -353,22 +360,23 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
         }
         if (last_chunk) {
             /* a 32-bit C stays in its ACC tile (EPI in place), a narrow one goes to the OUT slot;
-             * GELU: the EPI's FP32 stays in the ACC tile, and a GELU from there ends in the OUT slot
-             * and takes the EPI's signals */
+             * GELU, ADD_C: the EPI's FP32 stays in the ACC tile, and a GELU, or an ADD of the old C
+             * loaded into the OUT slot, from there ends in the OUT slot and takes the EPI's signals */
             uint32_t n0 = x->p * d.nbw * n, acc = (uint32_t)l.acc[ts];
-            uint32_t out = ces == 4u && !d.gelu ? acc : (uint32_t)l.vo[ts];
+            uint32_t out = ces == 4u && !post ? acc : (uint32_t)l.vo[ts];
             if (!plain)
                 put(&o, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
-                        .dst_dtype = d.gelu ? TSL_DTYPE_FP32 : d.c_dtype, .src1_dtype = acc_dt, .bias = d.bias,
-                        .relu = d.relu, .fscale = d.fscale, .dst_addr = d.gelu ? acc : out, .src1_addr = acc,
+                        .dst_dtype = post ? TSL_DTYPE_FP32 : d.c_dtype, .src1_dtype = acc_dt, .bias = d.bias,
+                        .relu = d.relu, .fscale = d.fscale, .dst_addr = post ? acc : out, .src1_addr = acc,
                         .src2_addr = d.bias ? (uint32_t)l.vbias + n0 * 4u : 0u, .rows = x->mr * d.nbw, .scale = d.scale,
                         .shift = d.shift, .bvecs = d.bias ? d.nbw : 0u, .zero_point = d.zero_point}),
-                    TOK_MXU | (x->t >= 2u ? TOK_DMA : 0u), d.gelu ? 0u : TOK_DMA | TOK_MXU);
-            if (d.gelu)
+                    TOK_MXU | (x->t >= 2u ? TOK_DMA : 0u), post ? 0u : TOK_DMA | TOK_MXU);
+            if (post)
                 put(&o, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                        .op = TSL_VPU_OP_GELU, .dst_dtype = d.c_dtype, .src1_dtype = TSL_DTYPE_FP32, .dst_addr = out,
-                        .src1_addr = acc, .rows = x->mr * d.nbw}),
-                    0, TOK_DMA | TOK_MXU);
+                        .op = d.gelu ? TSL_VPU_OP_GELU : TSL_VPU_OP_ADD, .dst_dtype = d.c_dtype,
+                        .src1_dtype = TSL_DTYPE_FP32, .src2_dtype = d.add_c ? d.c_dtype : 0u, .dst_addr = out,
+                        .src1_addr = acc, .src2_addr = d.add_c ? out : 0u, .rows = x->mr * d.nbw}),
+                    d.add_c ? TOK_DMA : 0u, TOK_DMA | TOK_MXU);
             put(&o, tsl_insn_dma_xfer_encode(merged((tsl_insn_dma_xfer_t){
                     .op = TSL_DMA_OP_STORE, .hbm_addr = d.c_addr + x->m0 * d.ldc + n0 * ces, .local_addr = out,
                     .rows = x->mr, .row_bytes = min_u32(d.nbw * n, d.n - n0) * ces, .hbm_stride = d.ldc,

@@ -198,7 +198,8 @@ typedef struct packed {
   logic [31:0] b_addr;  // [159:128] HBM address of B
   logic [31:0] lda;  // [127:96] bytes between rows of A
   logic [31:0] a_addr;  // [95:64] HBM address of A
-  logic [6:0] rsvd_63_57;
+  logic [5:0] rsvd_63_58;
+  logic add_c;  // [57] C = epilogue(A x B) + C: the old C added last (BF16 A, not with GELU or CONV)
   logic gelu;  // [56] GELU after the bias (BF16 A, RELU 0): a VPU GELU follows each EPI
   logic conv;  // [55] convolution: A is the implicit im2col of an NHWC input (words 16..23)
   logic fscale;  // [54] float C: multiply by the FP32 SCALE before the bias

@@ -258,7 +258,7 @@ static void wr_elem(uint8_t *row, uint32_t j, uint32_t dt, uint32_t v)
 /* ------------------------------------------------------------------------------- GEMM */
 
 typedef struct {
-    uint32_t m, n, k, adt, cdt, flags, vpu_op;   /* vpu_op: 0 or GELU */
+    uint32_t m, n, k, adt, cdt, flags, vpu_op;   /* vpu_op: 0, GELU or ADD */
 } gemm_shape_t;
 
 /* The epilogue of a GEMM-like command: C's type, the flags, REQUANT's fields and the FP32 scale. */
@@ -268,15 +268,15 @@ typedef struct {
     uint32_t shift;
     int32_t zp;
     uint32_t fscale;
-    uint32_t vpu_op;   /* GEMM: 0 or GELU, the activation after the bias */
+    uint32_t vpu_op;   /* GEMM: 0, GELU (after the bias) or ADD (of the old C, last) */
 } ref_epi_t;
 
 /* The reference for one output element of a GEMM (docs/isa.md §4 and §7), written to `out`: `arow`
  * is row i of A (k elements), `bcol` element j of B's row 0 (rows ldb bytes apart), `bias` the
- * element's bias or NULL. int8: exact; bf16: host float (FTZ/DAZ set by the caller) summing
+ * element's bias or NULL, `old` the element of C before the command (VPU_OP ADD). int8: exact; bf16: host float (FTZ/DAZ set by the caller) summing
  * products within each K-block of nn from +0, then the blocks in order. */
 static void ref_gemm_out(const uint8_t *arow, const uint8_t *bcol, uint32_t ldb, const uint8_t *bias, uint32_t k,
-                         uint32_t nn, int fl, const ref_epi_t *e, uint8_t *out)
+                         uint32_t nn, int fl, const ref_epi_t *e, const uint8_t *old, uint8_t *out)
 {
     uint32_t v;
     if (!fl) {
@@ -312,8 +312,12 @@ static void ref_gemm_out(const uint8_t *arow, const uint8_t *bcol, uint32_t ldb,
     v = ref_canon(acc);
     if (e->flags & CF(RELU))
         v = ref_max(v, 0);
-    if (e->vpu_op)
+    if (e->vpu_op == TSL_VPU_OP_GELU)
         v = tslm_f32_fn(e->vpu_op, v);   /* the VPU function; test_vmath checks it */
+    if (e->vpu_op == TSL_VPU_OP_ADD) {
+        volatile float sum = ref_f(v) + ref_f(e->cdt == TSL_DTYPE_BF16 ? (uint32_t)get16(old) << 16 : get32(old));
+        v = ref_canon(sum);
+    }
     if (e->cdt == TSL_DTYPE_BF16)
         put16(out, ref_bf16(v));
     else
@@ -332,6 +336,8 @@ static int gemm_case(dev_t *d, gemm_shape_t s)
     fill_rand(d, b, s.k, ldb, s.n, s.adt);
     if (bias)
         fill_rand(d, bias, 1, 0, s.n, fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32);
+    if (s.vpu_op == TSL_VPU_OP_ADD)
+        fill_rand(d, c, s.m, ldc, s.n, s.cdt);
     cmd_init(w, TSL_CMD_OP_GEMM, s.flags);
     TSL_SET(w, TSL_CMD_A_DTYPE, s.adt);
     TSL_SET(w, TSL_CMD_B_DTYPE, s.adt);
@@ -358,11 +364,12 @@ static int gemm_case(dev_t *d, gemm_shape_t s)
     for (uint32_t i = 0; i < s.m; i++)
         for (uint32_t j = 0; j < s.n; j++)
             ref_gemm_out(H + a + (uint64_t)i * lda, H + b + j * es, ldb, bias ? H + bias + 4 * j : NULL,
-                          s.k, nn, fl, &e, d->exp + c + (uint64_t)i * ldc + j * ces);
+                          s.k, nn, fl, &e, H + c + (uint64_t)i * ldc + j * ces,
+                          d->exp + c + (uint64_t)i * ldc + j * ces);
     ref_fp_restore(csr);
     char what[128];
-    snprintf(what, sizeof what, "GEMM %ux%ux%u %s->%s flags 0x%x%s", s.m, s.n, s.k, tsl_dtype_name(s.adt),
-             tsl_dtype_name(s.cdt), s.flags, s.vpu_op ? " GELU" : "");
+    snprintf(what, sizeof what, "GEMM %ux%ux%u %s->%s flags 0x%x VPU_OP %u", s.m, s.n, s.k, tsl_dtype_name(s.adt),
+             tsl_dtype_name(s.cdt), s.flags, s.vpu_op);
     return submit(d, what, TSL_CMD_ERR_OK, 0, 1, 0);
 }
 
@@ -385,9 +392,9 @@ static void gemm_suite(dev_t *d, int randoms, uint32_t maxdim)
             }
     for (uint32_t i = 0; i < 4; i++) {   /* every fixed shape with the plain int8 product, and with GELU */
         gemm_case(d, (gemm_shape_t){fixed[i][0], fixed[i][1], fixed[i][2], TSL_DTYPE_INT8, TSL_DTYPE_INT32, 0, 0});
-        if (bf)
-            gemm_case(d, (gemm_shape_t){fixed[i][0], fixed[i][1], fixed[i][2], TSL_DTYPE_BF16, gemm_cdt[1][i & 1u],
-                                        i & 1u ? CF(BIAS) : 0u, TSL_VPU_OP_GELU});
+        for (uint32_t op = 0; bf && op < 2u; op++)
+            gemm_case(d, (gemm_shape_t){fixed[i][0], fixed[i][1], fixed[i][2], TSL_DTYPE_BF16, gemm_cdt[1][(i + op) & 1u],
+                                        i & 1u ? CF(BIAS) : 0u, op ? TSL_VPU_OP_ADD : TSL_VPU_OP_GELU});
     }
     for (int r = 0; r < randoms; r++) {
         uint32_t t = bf ? below(2) : 0, flags = below(8);
@@ -395,8 +402,8 @@ static void gemm_suite(dev_t *d, int randoms, uint32_t maxdim)
             flags |= CF(SCALE);
         gemm_shape_t s = {1 + below(maxdim), 1 + below(maxdim), 1 + below(maxdim),
                           t ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, gemm_cdt[t][below(2)], flags & 0x7u & ~(t ? 0u : 4u), 0};
-        if (t && !(s.flags & CF(RELU)) && (rnd() & 1))
-            s.vpu_op = TSL_VPU_OP_GELU;
+        if (t && (rnd() & 1))
+            s.vpu_op = (s.flags & CF(RELU)) || (rnd() & 1) ? TSL_VPU_OP_ADD : TSL_VPU_OP_GELU;
         gemm_case(d, s);
     }
 }
@@ -502,7 +509,7 @@ static int conv_case(dev_t *d, tsl_win_t g, uint32_t adt, uint32_t cdt, uint32_t
                     }
             for (uint32_t j = 0; j < og; j++) {
                 uint32_t co = gr * og + j;
-                ref_gemm_out(arow, H + wt + co * es, g.cout * es, bias ? H + bias + 4 * co : NULL, kk, d->n, (int)fl, &e,
+                ref_gemm_out(arow, H + wt + co * es, g.cout * es, bias ? H + bias + 4 * co : NULL, kk, d->n, (int)fl, &e, NULL,
                               d->exp + y + ((uint64_t)p * g.cout + co) * ces);
             }
         }
@@ -990,7 +997,7 @@ static int att_case(dev_t *d, att_shape_t s)
             const uint8_t *qrow = H + q + (uint64_t)(hd * s.lq + i) * lda;
             for (uint32_t j = 0; j < s.lk; j++) {
                 uint8_t sc[4];
-                ref_gemm_out(qrow, H + k + (uint64_t)hd * s.d * ldb + 2 * j, ldb, NULL, s.d, nn, 1, &es, sc);
+                ref_gemm_out(qrow, H + k + (uint64_t)hd * s.d * ldb + 2 * j, ldb, NULL, s.d, nn, 1, &es, NULL, sc);
                 x[j] = get32(sc);
                 if (s.causal)
                     x[j] = f_add(x[j], j > i + s.lk - s.lq ? 0xFF800000u : 0u);
@@ -999,7 +1006,7 @@ static int att_case(dev_t *d, att_shape_t s)
             for (uint32_t j = 0; j < s.lk; j++)
                 put16(p + 2 * j, ref_bf16(x[s.lk + j]));
             for (uint32_t c = 0; c < s.dv; c++)
-                ref_gemm_out(p, H + v + (uint64_t)hd * s.lk * ldv + 2 * c, ldv, NULL, s.lk, nn, 1, &eo,
+                ref_gemm_out(p, H + v + (uint64_t)hd * s.lk * ldv + 2 * c, ldv, NULL, s.lk, nn, 1, &eo, NULL,
                              d->exp + o + (uint64_t)(hd * s.lq + i) * ldc + c * esc);
         }
     ref_fp_restore(csr);
@@ -1196,6 +1203,7 @@ static const bad_t bad_cases[] = {
     {"GEMM with VPU_OP", 0, 2, 0x2000, 1, E(BAD_FLAGS), 2},
     {"GEMM int8 with GELU", 0, 2, TSL_VPU_OP_GELU << TSL_CMD_VPU_OP_SHIFT, 1, E(BAD_FLAGS), 2},
     {"GEMM GELU with RELU", 1, 2, TSL_VPU_OP_GELU << TSL_CMD_VPU_OP_SHIFT, 7, E(BAD_FLAGS), 2},
+    {"GEMM int8 with ADD", 0, 2, TSL_VPU_OP_ADD << TSL_CMD_VPU_OP_SHIFT, 1, E(BAD_FLAGS), 2},
     {"GEMM int8 C shift 63", 0, 2, 0x000, 2, E(BAD_FLAGS), 14},
     {"ELTWISE BCAST|IMM", 2, 0, FL(B_BCAST) | FL(B_IMM), 1, E(BAD_FLAGS), 0},
     {"ELTWISE RELU with B_BCAST", 2, 2, 0x5000 | 0x222, 3, E(BAD_FLAGS), 0},

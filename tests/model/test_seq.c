@@ -33,8 +33,9 @@ static uint32_t fill_f32(tu_rng_t *r)
     }
 }
 
-/* The epilogue of one accumulator value, written from docs/isa.md (section 7 GEMM, EPI). */
-static uint32_t ref_epilogue(const tsl_seq_t *d, uint32_t acc, uint32_t bias)
+/* The epilogue of one accumulator value, written from docs/isa.md (section 7 GEMM, EPI); `old` is
+ * the element of C before the GEMM (ADD_C). */
+static uint32_t ref_epilogue(const tsl_seq_t *d, uint32_t acc, uint32_t bias, uint32_t old)
 {
     if (d->dtype == TSL_DTYPE_BF16) {
         float x = ref_f(ref_daz(acc));
@@ -47,6 +48,8 @@ static uint32_t ref_epilogue(const tsl_seq_t *d, uint32_t acc, uint32_t bias)
             u = ref_max(u, 0);
         if (d->gelu)
             u = tslm_f32_fn(TSL_VPU_OP_GELU, u);   /* the VPU function; test_vmath checks it */
+        if (d->add_c)
+            u = ref_canon(ref_f(ref_daz(u)) + ref_f(ref_daz(d->c_dtype == TSL_DTYPE_BF16 ? old << 16 : old)));
         return d->c_dtype == TSL_DTYPE_BF16 ? ref_bf16(u) : u;
     }
     int32_t x = (int32_t)acc;
@@ -74,6 +77,7 @@ static int draw(tu_rng_t *r, uint32_t n, uint32_t vmem, uint32_t acc, int bf16, 
         d->c_dtype = tu_below(r, 2) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
         d->fscale = tu_below(r, 3) == 0;
         d->gelu = !d->relu && tu_below(r, 2);
+        d->add_c = !d->gelu && tu_below(r, 2);
         if (d->fscale)
             d->scale = fill_f32(r);
     } else {
@@ -180,10 +184,11 @@ static int run_case(tu_t *t, uint32_t n, const tsl_seq_t *d, tslm_sched_t sched,
     uint32_t bad = 0;
     for (uint32_t i = 0; i < d->m && ok; i++)
         for (uint32_t j = 0; j < d->n; j++) {
-            uint32_t acc = ref_gemm_elem(a, b, bf, kp, d->n, n, i, j), bias = 0, got = 0;
+            uint32_t acc = ref_gemm_elem(a, b, bf, kp, d->n, n, i, j), bias = 0, got = 0, old = 0;
             if (d->bias)
                 memcpy(&bias, before + d->bias_addr + 4 * j, 4);
-            uint32_t want = ref_epilogue(d, acc, bias);
+            memcpy(&old, before + d->c_addr + i * d->ldc + j * ces, ces);
+            uint32_t want = ref_epilogue(d, acc, bias, old);
             memcpy(&got, h + d->c_addr + i * d->ldc + j * ces, ces);
             if (got != want && bad++ < 4)
                 printf("  C[%u][%u] = 0x%08X, want 0x%08X\n", i, j, got, want);
@@ -194,10 +199,10 @@ static int run_case(tu_t *t, uint32_t n, const tsl_seq_t *d, tslm_sched_t sched,
         memcpy(before + d->c_addr + i * d->ldc, h + d->c_addr + i * d->ldc, d->n * ces);
     ok = ok && !bad && memcmp(before, h, HBM_BYTES) == 0;
     if (!ok)
-        printf("  case failed: n=%u M=%u N=%u K=%u %s C%u bias=%u relu=%u gelu=%u fscale=%u MC=%u KC=%u NBW=%u "
-               "sched=%d err=%u\n",
-               n, d->m, d->n, d->k, bf ? "bf16" : "int8", d->c_dtype, d->bias, d->relu, d->gelu, d->fscale, d->mc, d->kc,
-               d->nbw,
+        printf("  case failed: n=%u M=%u N=%u K=%u %s C%u bias=%u relu=%u gelu=%u add_c=%u fscale=%u MC=%u KC=%u "
+               "NBW=%u sched=%d err=%u\n",
+               n, d->m, d->n, d->k, bf ? "bf16" : "int8", d->c_dtype, d->bias, d->relu, d->gelu, d->add_c, d->fscale,
+               d->mc, d->kc, d->nbw,
                sched, rd(&m, TSL_TC_ERR_CODE_OFFSET));
     free(a);
     free(b);
@@ -253,6 +258,9 @@ static void launch_checks(tu_t *t)
     CASE("GELU with int8", d.gelu = 1, TSL_ERR_BAD_FIELD, 0);
     CASE("GELU with RELU", (d.dtype = TSL_DTYPE_BF16, d.c_dtype = TSL_DTYPE_FP32, d.lda = 64, d.ldb = 64, d.ldc = 128,
                             d.gelu = 1, d.relu = 1), TSL_ERR_BAD_FIELD, 0);
+    CASE("ADD_C with int8", d.add_c = 1, TSL_ERR_BAD_FIELD, 0);
+    CASE("ADD_C with GELU", (d.dtype = TSL_DTYPE_BF16, d.c_dtype = TSL_DTYPE_FP32, d.lda = 64, d.ldb = 64, d.ldc = 128,
+                             d.gelu = 1, d.add_c = 1), TSL_ERR_BAD_FIELD, 0);
     CASE("BIAS_ADDR without BIAS", d.bias_addr = 0x5000, TSL_ERR_BAD_FIELD, 0);
     CASE("KC not a multiple of N", d.kc = n + 1, TSL_ERR_BAD_FIELD, 0);
     CASE("K padded over two chunks", (d.k = 3 * n + 1, d.kc = n), TSL_ERR_BAD_FIELD, 0);

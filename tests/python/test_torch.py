@@ -22,9 +22,11 @@ op is also checked by tessel.torch itself; the bounds here are this file's own.
     transformer block, a host in-place change of a device result, and three SGD steps (strict and
     fused) equal debug mode's results bit for bit;
   - fused mode: a transformer block equals debug mode's bit for bit, its attention one ATTENTION
-    command, in fewer commands than strict, planned once; an MLP's and a CNN's ReLUs the RELU flag
-    of their GEMM or convolution, the results debug mode's; data-dependent control flow runs right;
-    strict and fused forwards on the simulated SoC.
+    command, its FFN's GELU and residual adds in their GEMM's epilogue, in fewer commands than
+    strict, planned once; an MLP's and a CNN's ReLUs the RELU flag of their GEMM or convolution; a
+    residual add taken by its GEMM only where nothing reads the residual after it; the results
+    debug mode's; data-dependent control flow runs right; strict and fused forwards on the simulated
+    SoC.
 
 Bounds (U8 = 2^-8, bf16's unit roundoff; u = 2^-24, FP32's), against float64 of the unrounded inputs:
   - GEMMs and convolutions, and their input and weight gradients: the device rounds both operands
@@ -47,6 +49,7 @@ Bounds (U8 = 2^-8, bf16's unit roundoff; u = 2^-24, FP32's), against float64 of 
     of the log-probabilities: 2 (p (e + sum p e) + (64 + n) u max p) / N + 2 u (|g| + p / N), e the
     log-softmax's bound.
 """
+import collections
 import math
 import os
 import sys
@@ -438,8 +441,9 @@ def strict_cases(rng):
 
 def fused_cases(rng):
     """Fused mode plans a make_fx graph once: a transformer block's attention chain becomes one
-    ATTENTION command, results only MXU operands read are stored in BF16, and its result is debug
-    mode's bit for bit (the same roundings) in fewer commands; the second call plans nothing. A
+    ATTENTION command, its GELU and residual adds its GEMMs' epilogues, results only MXU operands
+    read are stored in BF16, and its result is debug mode's bit for bit (the same roundings) in fewer
+    commands; the second call plans nothing. A
     module with data-dependent control flow runs as strict mode runs it (a captured graph would keep
     one branch), its branches both right."""
     torch.manual_seed(int(rng.integers(1 << 31)))
@@ -458,6 +462,9 @@ def fused_cases(rng):
     place = run.placement()
     tt.ok(place.get("aten.bmm-mul-_softmax-bmm") == "device" and "aten.bmm" not in place and
           "aten._softmax" not in place, "fused: the attention ran as one ATTENTION command", run.report())
+    tt.ok(place.get("aten.addmm+gelu") == "device" and "aten.gelu" not in place and
+          place.get("aten.addmm+add") == "device" and "aten.add.Tensor" not in place,
+          "fused: the FFN's GELU and both residual adds ran in their GEMM's epilogue", run.report())
     n_strict = strict.device.stats()["total"]["commands"]
     tt.ok(commands < n_strict, f"fused: {commands} commands, fewer than strict's {n_strict}")
     tt.ok(run.stats() == {"plans": 1, "ops_planned": run.stats()["ops_planned"], "cached": 1} and
@@ -487,6 +494,34 @@ def fused_cases(rng):
         place = run.placement()
         tt.ok("aten.relu" not in place and any(op.endswith("+relu") for op in place),
               f"fused: {what}'s ReLUs ran as the RELU flag of their GEMM or convolution", run.report())
+
+    # Residual adds in the GEMM (VPU_OP ADD, in r's buffer) only where nothing reads r after the add:
+    # h is read after the first add (which stays an add), the second is its last reader (the GEMM
+    # adds it in place); a bias row (a broadcast) stays an add
+    class Residual(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b, self.c = nn.Linear(8, 8), nn.Linear(8, 8), nn.Linear(8, 8)
+            self.row = nn.Parameter(torch.randn(8))
+
+        def forward(self, x):
+            h = self.a(x)
+            y = h + self.b(x)
+            z = self.c(y) + h
+            return z, y * 2, self.a(z) + self.row
+    m, x = Residual(), rand(rng, 5, 8)
+    with torch.no_grad():
+        want = tessel.torch.compile(m, mode="debug")(x)
+        run = tessel.torch.compile(m, mode="fused")
+        got = run(x)
+    for i, what in enumerate(("the last reader of its residual", "a residual read after it", "a bias row")):
+        check(f"fused: an add with {what} equals debug mode's", got[i], want[i])
+    calls = collections.Counter()
+    for line in run.report().splitlines():
+        op, _, n = line.split(None, 3)[:3]
+        calls[op] += int(n)
+    tt.ok(calls["aten.addmm+add"] == 1 and calls["aten.add.Tensor"] == 2,
+          "fused: one of the three adds ran in its GEMM", run.report())
 
     # The GEMM's keyword arguments reach its command (beta scales the bias)
     class ScaledBias(nn.Module):

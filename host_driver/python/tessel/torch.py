@@ -441,13 +441,14 @@ def _rows2(t):
 
 def _q_gemm(mem, a, b, pc, dtype, bias=None, act=None):
     """Queue C = act(a b (+ bias)) into the dense matrix of dtype at pc: one GEMM command, bf16
-    operands; act None, "relu" (the RELU flag) or "gelu" (VPU_OP GELU, the tanh form)."""
+    operands; act None, "relu" (the RELU flag), "gelu" (VPU_OP GELU, the tanh form) or "add" (VPU_OP
+    ADD: the matrix at pc is added, C = a b (+ bias) + C)."""
     m, k = a.shape
     n = b.shape[1]
     (pa, lda), (pb, ldb) = mem.matrix(a, "bf16"), mem.matrix(b, "bf16")
     extra = {} if bias is None else {"bias_addr": mem.matrix(bias, "fp32")[0]}
     flags = (bias is not None) << _tessel.CMD_FLAG["BIAS"] | (act == "relu") << _tessel.CMD_FLAG["RELU"]
-    mem.submit(opcode=_tessel.CMD_OP["GEMM"], flags=flags, vpu_op=_tessel.VPU_OP["GELU"] if act == "gelu" else 0, a_dtype=_DT["bf16"], b_dtype=_DT["bf16"], c_dtype=_DT[dtype],
+    mem.submit(opcode=_tessel.CMD_OP["GEMM"], flags=flags, vpu_op=_tessel.VPU_OP[act.upper()] if act in ("gelu", "add") else 0, a_dtype=_DT["bf16"], b_dtype=_DT["bf16"], c_dtype=_DT[dtype],
                m=m, n=n, k=k, a_addr=pa, lda=lda, b_addr=pb, ldb=ldb, c_addr=pc, ldc=_ES[dtype] * n, **extra)
 
 
@@ -488,10 +489,10 @@ def _epilogue_act(node, user):
 class _FusedPlan:
     """A module's forward as an aten graph (torch.fx's make_fx), planned once: the attention chains
     bmm(Q, K^T) [_unsafe_view] * scale -> _softmax -> bmm(P, V) that become one ATTENTION command,
-    the ReLUs and GELUs that become their GEMM's or convolution's epilogue, the clones that become no-ops (a
-    contiguous input used once), and the device results that only MXU operands read, stored in BF16
-    by the command that makes them (no FP32 copy, no conversion). Every other op runs as strict mode
-    runs it."""
+    the ReLUs and GELUs that become their GEMM's or convolution's epilogue, the residual adds that
+    become their GEMM's (VPU_OP ADD, in place), the clones that become no-ops (a contiguous input used
+    once), and the device results that only MXU operands read, stored in BF16 by the command that
+    makes them (no FP32 copy, no conversion). Every other op runs as strict mode runs it."""
 
     def __init__(self, module, args):
         from torch.fx.experimental.proxy_tensor import make_fx
@@ -510,6 +511,20 @@ class _FusedPlan:
         self.skip.update(self.act.values())
         self.alias = {n for n in nodes if n.target is aten.clone.default and len(n.args[0].users) == 1}
         self.bf16 = {n for n in nodes if self._mxu_only(n)}
+        # residual adds: add(r, g) or add(g, r) in FP32, g a GEMM that only the add reads and r a
+        # value that nothing reads after it: g adds r in place, in r's buffer (the GEMM is skipped)
+        order = {n: i for i, n in enumerate(nodes)}
+        self.residual = {}     # the add -> (its GEMM, r)
+        for n in nodes:
+            if n.target is not aten.add.Tensor or n.kwargs or n in self.bf16 or len(n.args) != 2 or \
+                    not all(isinstance(a, torch.fx.Node) for a in n.args):
+                continue
+            for g, r in (n.args, n.args[::-1]):
+                if g.target in (aten.mm.default, aten.addmm.default) and len(g.users) == 1 and g not in self.skip and \
+                        r is not g and all(u is n or (order[u] < order[n] and u.target not in _VIEWS) for u in r.users):
+                    self.residual[n] = (g, r)
+                    self.skip.add(g)
+                    break
         self.lowering = {}     # node -> its _Lowering, planned at the first call
 
     @staticmethod
@@ -574,6 +589,8 @@ class _FusedPlan:
                 mem.want = "bf16" if act in self.bf16 else None
                 env[node] = env[act] = self._with_act(compiled, node, act, torch.fx.node.map_aggregate(node.args, value),
                                                         torch.fx.node.map_aggregate(node.kwargs, value))
+            elif node in self.residual:
+                env[node] = self._with_residual(compiled, node, *self.residual[node], value)
             elif node in self.attention:
                 b1, scale = self.attention[node]
                 mem.want = "bf16" if node in self.bf16 else None
@@ -593,6 +610,35 @@ class _FusedPlan:
                     mem.want = "bf16" if node in self.bf16 else None
                     env[node] = compiled._execute(node.target, low, a, kw)
             mem.want = None   # a command that did not take it (one that ran on the host) leaves none behind
+
+    def _with_residual(self, compiled, add, g, r, value):
+        """add = g + r as one GEMM that adds r's FP32 in place (VPU_OP ADD): in r's device buffer when
+        a command made r and nothing reads it after (its home goes to the result), else in a dense
+        copy of r; g then the add as two ops when the device cannot take g or the shapes differ."""
+        mem, gargs, gkw = compiled.memory, torch.fx.node.map_aggregate(g.args, value), \
+            torch.fx.node.map_aggregate(g.kwargs, value)
+        low = self.lowering.get(g)
+        if low is None:
+            low = self.lowering[g] = _lower(g.target, gargs, gkw)
+        t = value(r)
+        shape = (gargs[-2].shape[0], gargs[-1].shape[1])
+        if low.where != "device" or tuple(t.shape) != shape or t.storage().data_ptr() in mem.params:
+            y = compiled._execute(g.target, low, gargs, gkw)
+            args = torch.fx.node.map_aggregate(add.args, lambda a: y if a is g else value(a))
+            return compiled._execute(add.target, _lower(add.target, args, {}), args, {})
+        ptr = t.storage().data_ptr()
+        home = mem.homes.get(ptr)
+        if home is not None and "fp32" in home.bufs and home.version == t._version and t.is_contiguous() and \
+                t.storage_offset() == 0 and t.storage().size() == t.numel():
+            addr = mem.homes.pop(ptr).bufs["fp32"]
+        else:
+            addr = mem.upload(t, "fp32")
+        out = torch.empty(shape)
+        mem.homes[out.storage().data_ptr()] = _Home(out, "fp32", addr)
+        bias = gargs[0] if g.target is aten.addmm.default else None
+        _q_gemm(mem, gargs[-2], gargs[-1], addr, "fp32", bias, "add")
+        compiled._placed[(f"{_op_name(g.target)}+add", "device", "GEMM adding the old C (VPU_OP ADD)")] += 1
+        return out
 
     def _with_act(self, compiled, node, act, args, kwargs):
         """node (a GEMM or convolution) with the activation node act that reads it, in its epilogue

@@ -38,7 +38,8 @@ module tsl_tc_seq #(
                          // CONV: an A tile's implicit im2col (fill, SYNC, per tap: column range, LOAD)
                          StCEnter = 5'd12, StCFill0 = 5'd13, StCFill1 = 5'd14, StCSync = 5'd15,
                          StCTap = 5'd16, StCLo = 5'd17, StCHi = 5'd18, StCLoad = 5'd19, StCSig = 5'd20,
-                         StGelu = 5'd21;   // GELU: the VPU function after the EPI
+                         // GELU, ADD_C: the VPU op after the EPI; ADD_C: the load of the old C
+                         StGelu = 5'd21, StAdd = 5'd22, StLoadR = 5'd23;
   localparam logic [2:0] W_DMA = 3'b001, W_MXU = 3'b010, W_VPU = 3'b100;
 
 `include "hw/rtl/tsl_insn.svh"
@@ -84,7 +85,7 @@ module tsl_tc_seq #(
   logic [16:0] kp;        // K rounded up to N
   logic [15:0] ncb;       // column blocks of C
   logic [16:0] nbw_n;     // NBW*N: columns of a panel
-  logic        nch_gt1, npan_gt1, pad, plain;
+  logic        nch_gt1, npan_gt1, pad, plain, post;
   assign es_sh    = d.dtype == tsl_pkg::DTYPE_BF16;
   assign ces_sh   = d.c_dtype == tsl_pkg::DTYPE_INT8 ? 2'd0 : d.c_dtype == tsl_pkg::DTYPE_BF16 ? 2'd1 : 2'd2;
   assign kp       = (17'(d.k) + 17'(N - 1)) & ~17'(N - 1);
@@ -95,7 +96,9 @@ module tsl_tc_seq #(
   assign pad      = d.k[NSh-1:0] != '0;
   // A 32-bit C with no epilogue is stored straight from its ACC tile: no EPI, and the STORE waits
   // for the MXU in place of the next loads but one.
-  assign plain    = ces_sh == 2'd2 && !d.bias && !d.relu && !d.fscale && !d.conv && !d.gelu;
+  assign plain    = ces_sh == 2'd2 && !d.bias && !d.relu && !d.fscale && !d.conv && !d.gelu && !d.add_c;
+  // GELU, ADD_C: the EPI's FP32 stays in the ACC tile for a VPU op that ends in the OUT slot.
+  assign post     = d.gelu || d.add_c;
 
   // ------------------------------------------------------------------------------- state
   logic [4:0]  st_q, st_d;
@@ -178,8 +181,7 @@ module tsl_tc_seq #(
   assign j_last     = j_q == c_nb_q - 8'd1;
   assign acc_tile   = tpar_q ? acc1 : d.acc_addr;
   // A 32-bit C stays in its ACC tile (the EPI runs in place); a narrow one goes to the OUT slot.
-  // GELU: the EPI's FP32 stays in the ACC tile, and the GELU from there ends in the OUT slot.
-  assign out_tile   = ces_sh == 2'd2 && !d.gelu ? acc_tile : tpar_q ? o1 : o0;
+  assign out_tile   = ces_sh == 2'd2 && !post ? acc_tile : tpar_q ? o1 : o0;
 
   always_comb begin
     o_wait   = 3'b000;
@@ -203,9 +205,13 @@ module tsl_tc_seq #(
       end
       StEpi: begin
         o_wait   = W_MXU | (t_q == 2'd2 ? W_DMA : 3'b000);
-        o_signal = d.gelu ? 3'b000 : W_DMA | W_MXU;
+        o_signal = post ? 3'b000 : W_DMA | W_MXU;
       end
-      StGelu: o_signal = W_DMA | W_MXU;
+      StGelu, StAdd: begin
+        o_wait   = st_q == StAdd ? W_DMA : 3'b000;   // ADD: the old C's load
+        o_signal = W_DMA | W_MXU;
+      end
+      StLoadR: o_signal = W_VPU;
       StStore: begin
         o_wait   = plain ? W_MXU : W_VPU;
         o_signal = plain ? 3'b000 : W_VPU;
@@ -243,6 +249,14 @@ module tsl_tc_seq #(
         o_xfer.row_bytes    = 16'(l_cols << es_sh);
         o_xfer.hbm_stride   = d.ldb;
         o_xfer.local_stride = 32'(nbw_n) << es_sh;
+      end
+      StLoadR: begin   // ADD_C: the old C of the load cursor's tile, into its OUT slot
+        o_xfer.hbm_addr     = l_c_row_q + (l_poff_q << ces_sh);
+        o_xfer.local_addr   = tpar_q ^ started_q ? o1 : o0;   // the tile after the compute step's
+        o_xfer.rows         = l_mr;
+        o_xfer.row_bytes    = 16'(l_cols << ces_sh);
+        o_xfer.hbm_stride   = d.ldc;
+        o_xfer.local_stride = 32'(nbw_n) << ces_sh;
       end
       StCLoad: begin   // CONV: a tap of one output row, its columns [lo, hi]
         o_xfer.hbm_addr     = d.a_addr + cv_img_q + cv_iha_q + cv_iwla_q;
@@ -294,12 +308,12 @@ module tsl_tc_seq #(
     o_epi.op         = 4'(tsl_pkg::VPU_OP_EPI);
     o_epi.wait_f     = o_wait;
     o_epi.signal     = o_signal;
-    o_epi.dst_dtype  = d.gelu ? tsl_pkg::DTYPE_FP32 : d.c_dtype;
+    o_epi.dst_dtype  = post ? tsl_pkg::DTYPE_FP32 : d.c_dtype;
     o_epi.src1_dtype = es_sh ? tsl_pkg::DTYPE_FP32 : tsl_pkg::DTYPE_INT32;
     o_epi.bias       = d.bias;
     o_epi.relu       = d.relu;
     o_epi.fscale     = d.fscale;
-    o_epi.dst_addr   = d.gelu ? acc_tile : out_tile;
+    o_epi.dst_addr   = post ? acc_tile : out_tile;
     o_epi.src1_addr  = acc_tile;
     o_epi.src2_addr  = d.bias ? vbias + (c_poff_q << 2) : 32'd0;
     o_epi.rows       = c_erows_q;
@@ -328,16 +342,21 @@ module tsl_tc_seq #(
       o_vec.src2_addr  = st_q == StCFill0 ? 32'd0 : cv_pat;
       o_vec.rows       = cv_fill_vecs;
     end
-    if (st_q == StGelu) begin   // GELU: from the ACC tile (FP32) into the OUT slot
+    if (st_q == StGelu || st_q == StAdd) begin   // from the ACC tile (FP32) into the OUT slot
       o_vec            = '0;
       o_vec.unit       = tsl_pkg::UNIT_VPU;
-      o_vec.op         = 4'(tsl_pkg::VPU_OP_GELU);
+      o_vec.op         = st_q == StGelu ? 4'(tsl_pkg::VPU_OP_GELU) : 4'(tsl_pkg::VPU_OP_ADD);
+      o_vec.wait_f     = o_wait;
       o_vec.signal     = o_signal;
       o_vec.dst_dtype  = d.c_dtype;
       o_vec.src1_dtype = tsl_pkg::DTYPE_FP32;
       o_vec.dst_addr   = out_tile;
       o_vec.src1_addr  = acc_tile;
       o_vec.rows       = c_erows_q;
+      if (st_q == StAdd) begin   // ADD_C: plus the old C in the OUT slot
+        o_vec.src2_dtype = d.c_dtype;
+        o_vec.src2_addr  = out_tile;
+      end
     end
 
     o_sync        = '0;
@@ -346,8 +365,8 @@ module tsl_tc_seq #(
     o_sync.signal = o_signal;
 
     unique case (st_q)
-      StPad, StCFill0, StCFill1, StGelu:         insn_o = o_vec;
-      StBias, StLoadA, StLoadB, StStore, StCLoad: insn_o = o_dma;
+      StPad, StCFill0, StCFill1, StGelu, StAdd:  insn_o = o_vec;
+      StBias, StLoadA, StLoadB, StLoadR, StStore, StCLoad: insn_o = o_dma;
       StMatk:                           insn_o = o_mk;
       StEpi:                            insn_o = o_epi;
       default:                          insn_o = o_sync;
@@ -355,8 +374,8 @@ module tsl_tc_seq #(
   end
 
   assign valid_o = st_q == StPad || st_q == StBias || st_q == StLoadA || st_q == StLoadB ||
-                   st_q == StMatk || st_q == StEpi || st_q == StGelu || st_q == StStore || st_q == StSync ||
-                   st_q == StLast ||
+                   st_q == StLoadR || st_q == StMatk || st_q == StEpi || st_q == StGelu || st_q == StAdd ||
+                   st_q == StStore || st_q == StSync || st_q == StLast ||
                    st_q == StCFill0 || st_q == StCFill1 || st_q == StCSync || st_q == StCLoad || st_q == StCSig;
   assign busy_o  = st_q != StIdle;
 
@@ -438,6 +457,7 @@ module tsl_tc_seq #(
             b_next_d = !b_next_q;
           end
           if (st_q == StLoadA && need_b_q) st_d = StLoadB;
+          else if (d.add_c && l_rem_kp_q == kp) st_d = StLoadR;   // the cursor's step starts a tile
           else st_d = started_q ? StMatk : StStep;
         end
       end
@@ -496,7 +516,8 @@ module tsl_tc_seq #(
           st_d = need_a_d ? st_a : StLoadB;
         end
       end
-      StMatk, StEpi, StGelu, StStore: if (hs) begin
+      StLoadR: if (hs) st_d = started_q ? StMatk : StStep;
+      StMatk, StEpi, StGelu, StAdd, StStore: if (hs) begin
         j_d       = j_q + 8'd1;
         off_acc_d = off_acc_q + 32'(4 * N);
         off_col_d = off_col_q + 32'(N);
@@ -506,8 +527,8 @@ module tsl_tc_seq #(
           {off_acc_d, off_col_d} = '0;
           if (st_q == StMatk && c_last_q) begin
             st_d = plain ? StStore : StEpi;
-          end else if (st_q == StEpi || st_q == StGelu) begin
-            st_d = st_q == StEpi && d.gelu ? StGelu : StStore;
+          end else if (st_q == StEpi || st_q == StGelu || st_q == StAdd) begin
+            st_d = st_q != StEpi ? StStore : d.gelu ? StGelu : d.add_c ? StAdd : StStore;
           end else begin
             if (st_q == StStore) begin
               tpar_d = !tpar_q;

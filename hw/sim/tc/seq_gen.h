@@ -93,6 +93,7 @@ struct SeqGen {
             d.relu = r.chance(0.5);
             d.fscale = fl && r.chance(0.5);
             d.gelu = fl && !d.relu && r.chance(0.5);
+            d.add_c = fl && !d.gelu && r.chance(0.5);
             if (d.c_dtype == TSL_DTYPE_INT8) {
                 d.scale = r.u32();
                 d.shift = r.below(63);
@@ -145,7 +146,7 @@ struct SeqGen {
 
     // Break a valid descriptor in one of the kKinds ways of the launch checks (kind modulo kKinds);
     // *credit_nz for the token check.
-    static const uint32_t kKinds = 34;
+    static const uint32_t kKinds = 35;
     void corrupt(uint32_t *w, bool *credit_nz, uint32_t kind) {
         tsl_seq_t d = tsl_seq_decode(w);
         uint32_t kp = (d.k + N - 1) / N * N;
@@ -209,6 +210,7 @@ struct SeqGen {
                 break;
             case 8: if (d.conv) d.img_stride = hbm / 2 + r.below(hbm); else d.vpad_end = 1; break;
             case 9: d.gelu = 1; d.relu = d.dtype == TSL_DTYPE_BF16; break;   // with int8, or with RELU
+            case 10: d.add_c = 1; d.gelu = d.dtype == TSL_DTYPE_BF16 && !d.conv && !d.relu; break;   // int8, GELU, CONV
             default:
                 if (d.conv && d.dtype == TSL_DTYPE_BF16) d.a_zp = 1 + r.below(255);
                 else if (d.conv) d.kc += N;

@@ -1103,7 +1103,7 @@ static bool rtl_has_epi() {
 
 // C of a sequencer GEMM from hw/model/ref.h (the epilogue as tests/model/test_seq.c writes it from
 // docs/isa.md), compared with the RTL's HBM; prints the first difference.
-static uint32_t ref_epi(const tsl_seq_t &d, uint32_t acc, uint32_t bias) {
+static uint32_t ref_epi(const tsl_seq_t &d, uint32_t acc, uint32_t bias, uint32_t old) {
     if (d.dtype == TSL_DTYPE_BF16) {
         float x = ref_f(ref_daz(acc));
         if (d.fscale) x = ref_f(ref_canon(x * ref_f(ref_daz(d.scale))));
@@ -1111,6 +1111,7 @@ static uint32_t ref_epi(const tsl_seq_t &d, uint32_t acc, uint32_t bias) {
         uint32_t u = ref_canon(x);
         if (d.relu) u = ref_max(u, 0);
         if (d.gelu) u = tslm_f32_fn(TSL_VPU_OP_GELU, u);   // the VPU function; test_vmath checks it
+        if (d.add_c) u = ref_canon(ref_f(ref_daz(u)) + ref_f(ref_daz(d.c_dtype == TSL_DTYPE_BF16 ? old << 16 : old)));
         return d.c_dtype == TSL_DTYPE_BF16 ? ref_bf16(u) : u;
     }
     int32_t x = (int32_t)acc;
@@ -1146,9 +1147,11 @@ static bool seq_ref_c(const uint32_t *w, const std::vector<uint8_t> &h, const ui
     bool ok = true;
     for (uint32_t i = 0; ok && i < d.m; i++)
         for (uint32_t j = 0; ok && j < d.n; j++) {
-            uint32_t bias = 0;
+            uint32_t bias = 0, old = 0;
             if (d.bias) memcpy(&bias, &h[d.bias_addr + 4 * j], 4);
-            uint32_t want = ref_epi(d, ref_gemm_elem(a.data(), b.data(), d.dtype == TSL_DTYPE_BF16, kp, d.n, N, i, j), bias);
+            memcpy(&old, &h[d.c_addr + (size_t)i * d.ldc + (size_t)j * ces], ces);   // ADD_C
+            uint32_t want = ref_epi(d, ref_gemm_elem(a.data(), b.data(), d.dtype == TSL_DTYPE_BF16, kp, d.n, N, i, j), bias,
+                                    old);
             uint32_t got = 0;
             g_ref_elems++;
             memcpy(&got, fin + d.c_addr + (size_t)i * d.ldc + (size_t)j * ces, ces);

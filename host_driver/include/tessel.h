@@ -156,8 +156,8 @@ typedef enum { TESSEL_INT8 = 0, TESSEL_BF16 = 1, TESSEL_INT32 = 2, TESSEL_FP32 =
 /* C = epilogue(A x B) for host row-major operands of any shape. in_dtype INT8: A and B are int8_t,
  * C is int32_t (out_dtype INT32) or int8_t (INT8, requantised). in_dtype BF16: A and B are float,
  * rounded to bf16 on the way in; C is float (FP32) or float holding bf16-rounded values (BF16).
- * Strides are in elements. Epilogue order as docs/isa.md §7: scale (float C), bias, ReLU, then the
- * conversion to out_dtype. */
+ * Strides are in elements. Epilogue order as docs/isa.md §7: scale (float C), bias, ReLU or GELU,
+ * the old C (add_c), then the conversion to out_dtype. */
 typedef struct {
     uint32_t m, n, k;
     tessel_dtype_t in_dtype, out_dtype;
@@ -172,6 +172,10 @@ typedef struct {
                                       all three must be 0 for other outputs */
     uint32_t rq_shift;
     int32_t rq_zero_point;
+    int gelu;                      /* BF16 in: GELU (its tanh form, docs/isa.md) after the bias; not
+                                      with relu or add_c */
+    int add_c;                     /* BF16 in: C = epilogue(A x B) + C, C's values read first (bf16
+                                      rounded for a BF16 C), added in FP32 (a residual connection) */
 } tessel_gemm_t;
 
 /* cpl may be NULL. Timeout: $TESSEL_TIMEOUT_MS in ms when set, else TESSEL_TIMEOUT_AUTO (derived

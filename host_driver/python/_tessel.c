@@ -835,6 +835,8 @@ static const field_t gemm_fields[] = {
     FLD(gemm_op_t, "rq_scale", g.rq_scale, K_I32, 0),
     FLD(gemm_op_t, "rq_shift", g.rq_shift, K_U32, 0),
     FLD(gemm_op_t, "rq_zero_point", g.rq_zero_point, K_I32, 0),
+    FLD(gemm_op_t, "gelu", g.gelu, K_BOOL, 0),
+    FLD(gemm_op_t, "add_c", g.add_c, K_BOOL, 0),
     FLD(gemm_op_t, "batch", batch, K_POS, 1),
 };
 
@@ -1101,7 +1103,8 @@ static PyMethodDef device_methods[] = {
                           "return value (args: at most 8 integers, int32 or uint32; budget: device cycles, 0 the "
                           "default); free the image with free(addr)"),
     KW_METHOD(gemm, "gemm(a, b, c, m, n, k, in_dtype, out_dtype, bias=None, relu=False, scale=0, rq_scale=0, "
-                    "rq_shift=0, rq_zero_point=0): tessel_gemm of dense operands"),
+                    "rq_shift=0, rq_zero_point=0, gelu=False, add_c=False): tessel_gemm of dense operands (add_c: c's "
+                    "values are read first)"),
     KW_METHOD(conv2d, "conv2d(x, weights, y, cout, groups, batch, h, w, c, kh, kw, stride_h, stride_w, pad_t, "
                       "pad_b, pad_l, pad_r, dil_h, dil_w, in_dtype, out_dtype, x_zero_point=0, bias=None, "
                       "relu=False, scale=0, rq_scale=0, rq_shift=0, rq_zero_point=0): tessel_conv2d"),
@@ -1115,7 +1118,7 @@ static PyMethodDef device_methods[] = {
     KW_METHOD(eltwise, "eltwise(x, y, m, n, in_dtype, out_dtype, op, b=None): tessel_eltwise, y = op(x, b) or op(x); "
                        "op one of add, mul, max, min (b m x n), relu, exp, recip, rsqrt (no b)"),
     KW_METHOD(bmm, "bmm(a, b, c, m, n, k, in_dtype, out_dtype, bias=None, relu=False, scale=0, rq_scale=0, "
-                   "rq_shift=0, rq_zero_point=0, batch): tessel_bmm"),
+                   "rq_shift=0, rq_zero_point=0, gelu=False, add_c=False, batch): tessel_bmm"),
     KW_METHOD(attention, "attention(q, k, v, o, batch, lq, lk, d, dv, out_dtype, scale=0, causal=False): "
                          "tessel_attention"),
     {NULL, NULL, 0, NULL}};

@@ -154,6 +154,8 @@ static int gemm_args_ok(const tessel_gemm_t *g)
     } else if (g->rq_scale || g->rq_shift || g->rq_zero_point) {
         return 0;
     }
+    if ((g->gelu || g->add_c) && (g->in_dtype != TESSEL_BF16 || (g->gelu && (g->relu || g->add_c))))
+        return 0;
     return 1;
 }
 
@@ -163,7 +165,8 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
         return TESSEL_EINVAL;
     if (!gemm_args_ok(g))
         return tessel_fail(dev, TESSEL_EINVAL, "tessel_gemm: invalid arguments (a zero size or NULL operand, a "
-                           "stride shorter than a row, or a dtype, scale or requantisation the GEMM cannot take)");
+                           "stride shorter than a row, a dtype, scale or requantisation the GEMM cannot take, or "
+                           "gelu or add_c with int8 inputs, gelu with relu or add_c)");
     tessel_info_t info;
     const int fp = g->in_dtype == TESSEL_BF16;
     int r = tessel_need(dev, fp, "tessel_gemm", &info);
@@ -200,6 +203,8 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
         goto out;
     if (g->bias && (r = tessel_write(dev, dbias, g->bias, (size_t)biasbytes)))   /* int32 or fp32, as given */
         goto out;
+    if (g->add_c && (r = tessel_put_matrix(dev, dc, g->c, m, n, g->ldc, cdt, buf)))   /* the old C */
+        goto out;
 
     tessel_cmd_t cmd;
     memset(&cmd, 0, sizeof cmd);
@@ -224,6 +229,7 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
     }
     TSL_SET(w, TSL_CMD_OPCODE, TSL_CMD_OP_GEMM);
     TSL_SET(w, TSL_CMD_FLAGS, flags);
+    TSL_SET(w, TSL_CMD_VPU_OP, g->gelu ? TSL_VPU_OP_GELU : g->add_c ? TSL_VPU_OP_ADD : 0u);
     TSL_SET(w, TSL_CMD_A_DTYPE, adt);
     TSL_SET(w, TSL_CMD_B_DTYPE, adt);
     TSL_SET(w, TSL_CMD_C_DTYPE, cdt);

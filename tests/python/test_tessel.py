@@ -189,6 +189,24 @@ def matmul_case(dev, rng):
     product_case(dev, rng, (), 40)
 
 
+def matmul_epilogue_case(dev, rng):
+    """matmul's float epilogues in its one command: gelu=True gives the bits of the product into fp32
+    followed by the device's gelu (and is within the bounds of PyTorch's tanh form of the float64
+    product); add=r those of the product plus r in float32 (one rounding of an exact sum)."""
+    m, k, n = (int(v) for v in rng.integers(1, 40, 3))
+    a, b, bias, r = rand_f32(rng, (m, k)), rand_f32(rng, (k, n)), rand_f32(rng, (n,)), rand_f32(rng, (m, n))
+    what = f"matmul {a.shape} by {b.shape} + bias"
+    c = dev.matmul(a, b, bias=bias)
+    check(f"{what}, gelu: the product then gelu", dev.matmul(a, b, bias=bias, gelu=True), dev.gelu(c, in_dtype="fp32"),
+          np.float32)
+    ad, bd = bf16(a), bf16(b)
+    ref, tol = float_epilogue(np.matmul(ad, bd), np.matmul(np.abs(ad), np.abs(bd)), k, bias, False, None)
+    g = F.gelu(torch.from_numpy(ref), approximate="tanh").numpy()   # |gelu'| <= 1.13
+    check(f"{what}, gelu: PyTorch's", dev.matmul(a, b, bias=bias, gelu=True), g, np.float32,
+          1.13 * tol + (64 * U + 2.0**-52) * np.abs(g) + 2.0**-52 * np.abs(ref))
+    check(f"{what}, add: the product plus add", dev.matmul(a, b, bias=bias, add=r), c + r, np.float32)
+
+
 def bmm_case(dev, rng):
     product_case(dev, rng, tuple(int(v) for v in rng.integers(1, 4, int(rng.integers(1, 3)))), 24)
 
@@ -477,6 +495,10 @@ def error_cases(dev, rng):
         ("scale 0", lambda: dev.matmul(f32, f32.T, scale=0), E, "scale"),
         ("scale nan", lambda: dev.softmax(f32, scale=float("nan")), E, "scale"),
         ("scale of int8", lambda: dev.matmul(i8, i8.T, scale=2.0), E, "float32 inputs only"),
+        ("gelu of int8", lambda: dev.matmul(i8, i8.T, gelu=True), E, "float32 inputs only"),
+        ("add of int8", lambda: dev.matmul(i8, i8.T, add=np.zeros((4, 4), np.float32)), E, "float32 inputs only"),
+        ("gelu with relu", lambda: dev.matmul(f32, f32.T, relu=True, gelu=True), E, "does not go with"),
+        ("add of the wrong shape", lambda: dev.matmul(f32, f32.T, add=np.zeros((4, 5), np.float32)), E, "4 x 4"),
         ("requant of float", lambda: dev.matmul(f32, f32.T, requant=(1, 0, 0)), E, "int8"),
         ("requant with int32 out", lambda: dev.matmul(i8, i8.T, out_dtype="int32", requant=(1, 0, 0)), E,
          "requant needs"),
@@ -740,6 +762,7 @@ def main():
         for _ in range(24):
             guarded(matmul_case, dev, rng)
         for _ in range(6):
+            guarded(matmul_epilogue_case, dev, rng)
             guarded(bmm_case, dev, rng)
         for _ in range(20):
             guarded(conv_case, dev, rng, True)

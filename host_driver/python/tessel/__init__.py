@@ -248,15 +248,17 @@ class Device:
         self.raw.stats_reset()
 
     # ---- matrix products ------------------------------------------------------------------------
-    def matmul(self, a, b, bias=None, relu=False, out_dtype=None, scale=None, requant=None):
+    def matmul(self, a, b, bias=None, relu=False, out_dtype=None, scale=None, requant=None, gelu=False, add=None):
         """C = epilogue(a @ b) for 2-D a (m x k) and b (k x n), both int8 or both float32.
 
         Epilogue (docs/isa.md §7), in order: scale (float inputs: the fp32 product times scale),
-        bias (n values: int32 or int8 for int8 inputs, float32 for float), ReLU, then the conversion
-        to out_dtype: int8 inputs give "int32" (default) or "int8", requantised with
-        requant=(scale, shift, zero_point): sat8(round_shift(x * scale, shift) + zero_point) (default
-        (1, 0, 0): saturation; giving requant implies "int8"); float32 inputs give "fp32" (default)
-        or "bf16"."""
+        bias (n values: int32 or int8 for int8 inputs, float32 for float), ReLU, or for float inputs
+        gelu=True (GELU's tanh form), then for float inputs add (an m x n array, added in fp32: a
+        residual; not with gelu), then the conversion to out_dtype: int8 inputs give "int32"
+        (default) or "int8", requantised with requant=(scale, shift, zero_point):
+        sat8(round_shift(x * scale, shift) + zero_point) (default (1, 0, 0): saturation; giving
+        requant implies "int8"); float32 inputs give "fp32" (default) or "bf16" (add is rounded to
+        bf16 first then). One GEMM command, whatever the epilogue."""
         a, b = _array(a, "a"), _array(b, "b")
         _nonempty(a, "a", 2)
         _nonempty(b, "b", 2)
@@ -265,7 +267,16 @@ class Device:
             _fail(f"shape mismatch: a is {a.shape}, b is {b.shape} (a's columns must equal b's rows)")
         kw = _epilogue(_in_dtype(a=a, b=b), n, bias, relu, out_dtype, scale, requant)
         c = np.empty((m, n), _HOST[kw["out_dtype"]])
-        self.raw.gemm(a=a, b=b, c=c, m=m, n=n, k=k, **kw)
+        if (gelu or add is not None) and kw["in_dtype"] != "bf16":
+            _fail("gelu and add apply to float32 inputs only")
+        if gelu and (relu or add is not None):
+            _fail("gelu does not go with relu or add (the GEMM applies one of them)")
+        if add is not None:
+            r = _float32(add, "add")
+            if r.shape != (m, n):
+                _fail(f"add must be {m} x {n} (the product's shape), not of shape {r.shape}")
+            c[...] = r
+        self.raw.gemm(a=a, b=b, c=c, m=m, n=n, k=k, gelu=bool(gelu), add_c=add is not None, **kw)
         return c
 
     def bmm(self, a, b, bias=None, relu=False, out_dtype=None, scale=None, requant=None):

@@ -9,10 +9,10 @@
  *   x (L x D); wqkv (D x 3D: the Q, K and V projections side by side), bqkv (3D); wo (D x D), bo (D);
  *   ln1_g, ln1_b (D); w1 (D x F), b1 (F); w2 (F x D), b2 (D); ln2_g, ln2_b (D).
  * Head h owns columns h*D/H .. (h+1)*D/H - 1 of Q, K, V and of the attention output. The device runs
- * every projection (tessel_gemm: bf16 in, FP32 out, bias), the attention (tessel_attention, the heads
- * as its batch), the residual adds (tessel_add), the norms (tessel_layernorm) and GELU (tessel_gelu),
- * the row functions and adds on FP32 inputs; the host only moves the Q/K/V columns into per-head
- * blocks and back. Writes y (L x D) to OUT.npy and prints one JSON line: the device statistics of the
+ * every projection (tessel_gemm: bf16 in, FP32 out, bias), with the residual adds and GELU in their
+ * GEMM's epilogue (add_c: the output starts as the residual; gelu), the attention (tessel_attention,
+ * the heads as its batch) and the norms (tessel_layernorm, FP32 in and out); the host only moves the
+ * Q/K/V columns into per-head blocks and back, and copies each residual into its GEMM's output. Writes y (L x D) to OUT.npy and prints one JSON line: the device statistics of the
  * whole block (tessel_stats, from a reset before the first step; the SoC's cycles on the sim backend,
  * cycles_timed) and each step's commands and cycles.
  * Exit code: 0 ok, 1 device or library error, 2 usage or input error.
@@ -33,7 +33,7 @@ static const char *const NAME[NFILES] = {"x",  "wqkv", "bqkv", "wo", "bo",    "l
                                          "w1", "b1",   "w2",   "b2", "ln2_g", "ln2_b"};
 static const char *const SHAPE[NFILES] = {"LD", "DT", "T", "DD", "D", "D", "D", "DF", "F", "FD", "D", "D", "D"};
 
-#define NSTEPS 10                  /* qkv, attention, out, add1, norm1, ffn1, gelu, ffn2, add2, norm2 */
+#define NSTEPS 7                   /* qkv, attention, out+add1, norm1, ffn1+gelu, ffn2+add2, norm2 */
 
 typedef struct {
     const char *name;
@@ -70,12 +70,16 @@ static int step(block_t *b, const char *name, tessel_status_t st)
     return 0;
 }
 
-/* c (m x n) = a (m x k) b (k x n) + bias: bf16 inputs, FP32 accumulation and output. */
+/* c (m x n) = a (m x k) b (k x n) + bias, then GELU (gelu) or + res (res not NULL: c starts as a
+ * copy of it): bf16 inputs, FP32 accumulation and output, one GEMM command. */
 static tessel_status_t gemm(const block_t *b, uint32_t m, uint32_t k, uint32_t n, const float *a, const float *w,
-                            const float *bias, float *c)
+                            const float *bias, int gelu, const float *res, float *c)
 {
     tessel_gemm_t g = {.m = m, .n = n, .k = k, .in_dtype = TESSEL_BF16, .out_dtype = TESSEL_FP32, .a = a, .lda = k,
-                       .b = w, .ldb = n, .c = c, .ldc = n, .bias = bias, .scale = 1.0f};
+                       .b = w, .ldb = n, .c = c, .ldc = n, .bias = bias, .scale = 1.0f, .gelu = gelu,
+                       .add_c = res != NULL};
+    if (res)
+        memcpy(c, res, (size_t)m * n * sizeof(float));
     return tessel_gemm(b->dev, &g, NULL);
 }
 
@@ -111,20 +115,18 @@ static float *take(float **p, size_t n)
 static int run(block_t *b, float *y)
 {
     const size_t ld = (size_t)b->l * b->d, lf = (size_t)b->l * b->f;
-    float *mem = malloc((13 * ld + 2 * lf) * sizeof(float)), *p = mem;
+    float *mem = malloc((11 * ld + lf) * sizeof(float)), *p = mem;
     if (!mem) {
         fprintf(stderr, "block: out of memory\n");
         return 1;
     }
     float *qkv = take(&p, 3 * ld), *q = take(&p, ld), *k = take(&p, ld), *v = take(&p, ld), *o = take(&p, ld);
-    float *att = take(&p, ld), *a = take(&p, ld), *r1 = take(&p, ld), *x1 = take(&p, ld), *r2 = take(&p, ld);
-    float *ff = take(&p, ld), *h = take(&p, lf), *g = take(&p, lf);
+    float *att = take(&p, ld), *r1 = take(&p, ld), *x1 = take(&p, ld), *r2 = take(&p, ld), *g = take(&p, lf);
     const float *const *in = b->in;
     tessel_attention_t mha = {.batch = b->heads, .lq = b->l, .lk = b->l, .d = b->d / b->heads, .dv = b->d / b->heads,
                               .q = q, .k = k, .v = v, .o = o, .scale = 0.0f, .causal = 0, .out_dtype = TESSEL_FP32};
-    tessel_rows_t add1 = rows(b, b->d, in[X], r1), ln1 = rows(b, b->d, r1, x1), act = rows(b, b->f, h, g);
-    tessel_rows_t add2 = rows(b, b->d, x1, r2), ln2 = rows(b, b->d, r2, y);
-    int rc = step(b, "qkv", gemm(b, b->l, b->d, 3 * b->d, in[X], in[WQKV], in[BQKV], qkv));
+    tessel_rows_t ln1 = rows(b, b->d, r1, x1), ln2 = rows(b, b->d, r2, y);
+    int rc = step(b, "qkv", gemm(b, b->l, b->d, 3 * b->d, in[X], in[WQKV], in[BQKV], 0, NULL, qkv));
     if (!rc) {
         for (uint32_t part = 0; part < 3; part++)
             move_heads(b, qkv, 3u * b->d, part, part == 0 ? q : part == 1 ? k : v, 1);
@@ -132,13 +134,10 @@ static int run(block_t *b, float *y)
     }
     if (!rc)
         move_heads(b, att, b->d, 0, o, 0);
-    rc = rc || step(b, "out", gemm(b, b->l, b->d, b->d, att, in[WO], in[BO], a)) ||
-         step(b, "add1", tessel_add(b->dev, &add1, a, NULL)) ||
+    rc = rc || step(b, "out+add1", gemm(b, b->l, b->d, b->d, att, in[WO], in[BO], 0, in[X], r1)) ||
          step(b, "norm1", tessel_layernorm(b->dev, &ln1, in[LN1_G], in[LN1_B], EPS, NULL)) ||
-         step(b, "ffn1", gemm(b, b->l, b->d, b->f, x1, in[W1], in[B1], h)) ||
-         step(b, "gelu", tessel_gelu(b->dev, &act, NULL)) ||
-         step(b, "ffn2", gemm(b, b->l, b->f, b->d, g, in[W2], in[B2], ff)) ||
-         step(b, "add2", tessel_add(b->dev, &add2, ff, NULL)) ||
+         step(b, "ffn1+gelu", gemm(b, b->l, b->d, b->f, x1, in[W1], in[B1], 1, NULL, g)) ||
+         step(b, "ffn2+add2", gemm(b, b->l, b->f, b->d, g, in[W2], in[B2], 0, x1, r2)) ||
          step(b, "norm2", tessel_layernorm(b->dev, &ln2, in[LN2_G], in[LN2_B], EPS, NULL));
     free(mem);
     return rc;

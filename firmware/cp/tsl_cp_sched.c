@@ -15,11 +15,21 @@
  */
 #include "tsl_cp_int.h"
 
-static void push_raw(tsl_cp_t *cp, const tsl_insn_t *i)
+/* Push `i`, an instruction of unit `u`, and count it. */
+static inline void push(tsl_cp_t *cp, const tsl_insn_t *i, uint32_t u)
 {
-    cp->hal->tc_push(cp->hal->ctx, i->w);
-    cp->s.seq[tsl_insn_hdr_decode(i->w).unit]++;
+    const tsl_cp_hal_t *h = cp->hal;
+    h->tc_push(h->ctx, i->w);
+    cp->s.seq[u]++;
     cp->s.pushed++;
+}
+
+/* Push a SYNC on `unit` that takes a token from each unit in `wait` and gives one to each in
+ * `signal`. */
+static void push_sync(tsl_cp_t *cp, uint32_t unit, uint32_t wait, uint32_t signal)
+{
+    tsl_insn_t i = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = unit, .wait = wait, .signal = signal});
+    push(cp, &i, unit);
 }
 
 static uint32_t pend_pop(tsl_cp_sched_t *s, uint32_t u, uint32_t v)
@@ -30,18 +40,11 @@ static uint32_t pend_pop(tsl_cp_sched_t *s, uint32_t u, uint32_t v)
     return seq;
 }
 
-static uint32_t pend_front(const tsl_cp_sched_t *s, uint32_t u, uint32_t v)
-{
-    return s->pend[u][v][s->pend_head[u][v]];
-}
-
 /* Push a SYNC on v that takes one token from u (the oldest outstanding signal u->v). */
-static void consume(tsl_cp_t *cp, uint32_t u, uint32_t v)
+static __attribute__((cold, noinline)) void consume(tsl_cp_t *cp, uint32_t u, uint32_t v)
 {
-    tsl_insn_t i = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = v});
-    tsl_insn_wait(&i, TSL_TOK(u));
     uint32_t seq = pend_pop(&cp->s, u, v);
-    push_raw(cp, &i);
+    push_sync(cp, v, TSL_TOK(u), 0);
     if (seq > cp->s.known[u][v])
         cp->s.known[u][v] = seq;
 }
@@ -60,58 +63,95 @@ void tsl_cp_sched_begin(tsl_cp_t *cp)
     s->pushed = 0;
 }
 
-void tsl_cp_issue(tsl_cp_t *cp, tsl_insn_t insn, tsl_cp_buf_t *r1, tsl_cp_buf_t *r2, tsl_cp_buf_t *w,
-                  uint32_t hint)
+/* Make `i`, v's next instruction, wait for u's instruction `need`, which v has not waited for
+ * yet (known[u][v] < need): the oldest outstanding signal u->v from `need` or later, after SYNCs
+ * that consume the older ones, or else a lazy SYNC on u. Out of line: most instructions need
+ * none, and tsl_cp_issue stays small. */
+static __attribute__((cold, noinline)) void wait_for(tsl_cp_t *cp, tsl_insn_t *i, uint32_t u, uint32_t v, uint32_t need)
 {
     tsl_cp_sched_t *s = &cp->s;
-    uint32_t v = tsl_insn_hdr_decode(insn.w).unit, need[TSL_UNIT_LIMIT] = {0, 0, 0};
-    tsl_cp_buf_t *rd[2] = {r1, r2};
-    for (int k = 0; k < 2; k++)
-        if (rd[k] && rd[k]->wseq && rd[k]->wseq > need[rd[k]->wunit])
-            need[rd[k]->wunit] = rd[k]->wseq;
+    while (s->pend_count[u][v] && s->pend[u][v][s->pend_head[u][v]] < need)
+        consume(cp, u, v);
+    uint32_t seq;
+    if (s->pend_count[u][v]) {
+        seq = pend_pop(s, u, v);
+    } else {
+        push_sync(cp, u, 0, TSL_TOK(v));
+        seq = s->seq[u];
+    }
+    tsl_insn_wait(i, TSL_TOK(u));
+    s->known[u][v] = seq;
+}
+
+/* The hints of v's next instruction `i` (a TSL_TOK mask without v): signal each unit whose
+ * channel v->u has room for one more outstanding signal, and record it. */
+static __attribute__((cold, noinline)) void give_hints(tsl_cp_sched_t *s, tsl_insn_t *i, uint32_t v, uint32_t hint)
+{
+    for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++) {
+        if (!((hint >> u) & 1u) || s->pend_count[v][u] >= TSL_CP_PEND)
+            continue;
+        tsl_insn_signal(i, TSL_TOK(u));
+        s->pend[v][u][(s->pend_head[v][u] + s->pend_count[v][u]) % TSL_CP_PEND] = s->seq[v] + 1u;
+        s->pend_count[v][u]++;
+    }
+}
+
+/* need[b's writer] covers b's last write (wseq 0: none, never above need). */
+static inline void need_write(uint32_t *need, const tsl_cp_buf_t *b)
+{
+    if (b->wseq > need[b->wunit])
+        need[b->wunit] = b->wseq;
+}
+
+/* tsl_cp_issue with buffers or hints: the hazards of r1, r2 and w become the latest instruction
+ * of each other unit to wait for, and only the units v has not waited for that far take the slow
+ * path (wait_for). */
+static __attribute__((noinline)) void issue_deps(tsl_cp_t *cp, tsl_insn_t *insn, uint32_t v, tsl_cp_buf_t *r1,
+                                                 tsl_cp_buf_t *r2, tsl_cp_buf_t *w, uint32_t hint)
+{
+    tsl_cp_sched_t *s = &cp->s;
+    uint32_t need[TSL_UNIT_LIMIT] = {0};
+    if (r1)
+        need_write(need, r1);
+    if (r2)
+        need_write(need, r2);
     if (w) {
-        if (w->wseq && w->wseq > need[w->wunit])
-            need[w->wunit] = w->wseq;
+        need_write(need, w);
         for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
             if (w->rseq[u] > need[u])
                 need[u] = w->rseq[u];
     }
-    for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++) {
-        if (u == v || need[u] <= s->known[u][v])
-            continue;
-        while (s->pend_count[u][v] && pend_front(s, u, v) < need[u])
-            consume(cp, u, v);
-        uint32_t seq;
-        if (s->pend_count[u][v]) {
-            seq = pend_pop(s, u, v);
-        } else {
-            tsl_insn_t sy = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = u});
-            tsl_insn_signal(&sy, TSL_TOK(v));
-            push_raw(cp, &sy);
-            seq = s->seq[u];
-        }
-        tsl_insn_wait(&insn, TSL_TOK(u));
-        s->known[u][v] = seq;
-    }
-    hint &= ~TSL_TOK(v) & ((1u << TSL_UNIT_LIMIT) - 1u);
-    for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++) {
-        if (!((hint >> u) & 1u) || s->pend_count[v][u] >= TSL_CP_PEND)
-            continue;
-        tsl_insn_signal(&insn, TSL_TOK(u));
-        s->pend[v][u][(s->pend_head[v][u] + s->pend_count[v][u]) % TSL_CP_PEND] = s->seq[v] + 1u;
-        s->pend_count[v][u]++;
-    }
-    push_raw(cp, &insn);
+    for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
+        if (u != v && need[u] > s->known[u][v])
+            wait_for(cp, insn, u, v, need[u]);
+    if (hint)
+        give_hints(s, insn, v, hint);
+    push(cp, insn, v);
     uint32_t seq = s->seq[v];
-    for (int k = 0; k < 2; k++)
-        if (rd[k])
-            rd[k]->rseq[v] = seq;
+    if (r1)
+        r1->rseq[v] = seq;
+    if (r2)
+        r2->rseq[v] = seq;
     if (w) {
         w->wunit = v;
         w->wseq = seq;
         for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
             w->rseq[u] = 0;
     }
+}
+
+/* The common case, an instruction with no buffer and no hint (a VPU step on its own scratch), is
+ * only a push. Neither this nor issue_deps is inlined into tsl_cp_zero and tsl_cp_fill32: one
+ * copy is what the firmware has room for. */
+__attribute__((noinline, noclone)) void tsl_cp_issue(tsl_cp_t *cp, tsl_insn_t insn, tsl_cp_buf_t *r1, tsl_cp_buf_t *r2,
+                                                     tsl_cp_buf_t *w, uint32_t hint)
+{
+    uint32_t v = TSL_GET(insn.w, TSL_INSN_HDR_UNIT);
+    hint &= ~TSL_TOK(v) & ((1u << TSL_UNIT_LIMIT) - 1u);
+    if (r1 || r2 || w || hint)
+        issue_deps(cp, &insn, v, r1, r2, w, hint);
+    else
+        push(cp, &insn, v);
 }
 
 void tsl_cp_zero(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes, uint32_t hint)

@@ -32,6 +32,7 @@
 #define BF TSL_DTYPE_BF16
 #define FP TSL_DTYPE_FP32
 #define NEG_INF_I32 0xFF800000u   /* -inf's FP32 bits, as INT32: -2^23 */
+#define F32_ONE 0x3F800000u
 
 static uint64_t al(uint64_t v) { return (v + TSL_CP_ALIGN - 1u) / TSL_CP_ALIGN * TSL_CP_ALIGN; }
 
@@ -180,29 +181,24 @@ static void load_v(tsl_cp_t *cp, att_t *x, uint32_t h)
     load(cp, x->a.v_addr + h * x->vh, x->a.ldv, x->a.lk, 2u * x->a.dv, x->vm, 2u * x->db * x->n, &x->VM, 0);
 }
 
-/* One BF16 MATMULK on the next weight buffer. */
-static void matmulk(tsl_cp_t *cp, att_t *x, tsl_insn_mxu_matmulk_t m, tsl_cp_buf_t *act, tsl_cp_buf_t *w,
-                    tsl_cp_buf_t *acc, uint32_t hint)
-{
-    m.dtype = BF;
-    m.wbuf = x->wb;
-    tsl_cp_issue(cp, tsl_insn_mxu_matmulk_encode(m), w, act, acc, hint);
-    x->wb ^= m.kblocks & 1u;
-}
-
 /* Step st's Q tile, then its scores S = Q Kt into ACC slot st->s, block-major: a MATMULK over all of
- * D per column block of keys. */
+ * D per column block of keys, one run (tsl_cp_issue_run). */
 static void scores(tsl_cp_t *cp, att_t *x, const step_t *st)
 {
     const tsl_cmd_t *c = x->c;
-    uint32_t n = x->n;
-    load(cp, c->a_addr + st->h * x->qh + st->i0 * c->lda, c->lda, st->mr, 2u * x->a.d, x->q, 2u * x->kb * n, &x->Q,
+    uint32_t n = x->n, v = x->v, kb = x->kb, wb = x->wb, acc = x->s[st->s], blk = x->r * 4u * n;
+    load(cp, c->a_addr + st->h * x->qh + st->i0 * c->lda, c->lda, st->mr, 2u * x->a.d, x->q, 2u * kb * n, &x->Q,
          TOK_MXU);
-    for (uint32_t j = 0; j < x->v; j++)
-        matmulk(cp, x, (tsl_insn_mxu_matmulk_t){
-                .act_addr = x->q, .act_stride = 2u * x->kb * n, .acc_addr = x->s[st->s] + j * x->r * 4u * n,
-                .acc_stride = 4u * n, .rows = st->mr, .kblocks = x->kb, .w_addr = x->k + 2u * j * n,
-                .w_stride = 2u * x->v * n}, &x->Q, &x->K, &x->S[st->s], j + 1u == x->v ? TOK_VPU | TOK_DMA : 0u);
+    tsl_insn_t m = tsl_insn_mxu_matmulk_encode((tsl_insn_mxu_matmulk_t){
+            .dtype = BF, .act_addr = x->q, .act_stride = 2u * kb * n, .acc_stride = 4u * n, .rows = st->mr,
+            .kblocks = kb, .w_stride = 2u * v * n});
+    for (uint32_t j = 0; j < v; j++, wb ^= kb & 1u) {   /* each on the next weight buffer */
+        TSL_SET(m.w, TSL_INSN_MXU_MATMULK_ACC_ADDR, acc + j * blk);
+        TSL_SET(m.w, TSL_INSN_MXU_MATMULK_W_ADDR, x->k + 2u * j * n);
+        TSL_SET(m.w, TSL_INSN_MXU_MATMULK_WBUF, wb);
+        tsl_cp_issue_run(cp, &m, j, v, &x->K, &x->Q, &x->S[st->s], TOK_VPU | TOK_DMA);
+    }
+    x->wb = wb;
 }
 
 /* x (rows vectors, FP32) += E rows from e: row by row (VEC) or e's row for every row (BCAST). */
@@ -213,7 +209,7 @@ static void add_mask(tsl_cp_t *cp, uint32_t x, uint32_t e, uint32_t mode, uint32
 }
 
 /* The softmax of step st's scores, as ROWWISE SOFTMAX with SCALE and MASK computes it: the scale,
- * the mask, tsl_cp_softmax; then the BF16 rounding into P. */
+ * the mask, tsl_cp_softmax, whose last MULs round the probabilities into P. */
 static void softmax(tsl_cp_t *cp, att_t *x, const step_t *st)
 {
     uint32_t n = x->n, blk = x->r * 4u * n, s = x->s[st->s], all = x->v * x->r;
@@ -231,24 +227,28 @@ static void softmax(tsl_cp_t *cp, att_t *x, const step_t *st)
     } else if (x->ke) {   /* the padding lanes of the last block */
         add_mask(cp, s + (x->v - 1u) * blk, x->e, TSL_SRC2_BCAST, x->r);
     }
-    tsl_cp_softmax(cp, s, x->s1, x->r, x->v);
-    tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-            .op = TSL_VPU_OP_MOV, .dst_dtype = BF, .src1_dtype = FP, .dst_addr = x->p[st->s], .src1_addr = s,
-            .rows = all}), &x->S[st->s], NULL, &x->P[st->s], TOK_MXU);
+    tsl_cp_softmax(cp, s, &x->S[st->s], s, x->s1, x->r, x->v, F32_ONE, x->p[st->s], BF, &x->P[st->s], TOK_MXU);
 }
 
 /* O = P V into ACC, rows of DV FP32 values: per column block, a MATMULK per K-block of P (a block
- * of keys), ascending, the first overwriting. */
+ * of keys), ascending, the first overwriting; all of them one run, each on the next weight buffer. */
 static void values(tsl_cp_t *cp, att_t *x, const step_t *st)
 {
-    uint32_t n = x->n, dvp = x->db * n;
-    for (uint32_t nb = 0; nb < x->db; nb++)
-        for (uint32_t j = 0; j < x->v; j++)
-            matmulk(cp, x, (tsl_insn_mxu_matmulk_t){
-                    .accumulate = j > 0, .act_addr = x->p[st->s] + 2u * j * x->r * n, .act_stride = 2u * n,
-                    .acc_addr = x->o + 4u * nb * n, .acc_stride = 4u * dvp, .rows = st->mr, .kblocks = 1,
-                    .w_addr = x->vm + 2u * (j * n * dvp + nb * n), .w_stride = 2u * dvp}, &x->P[st->s], &x->VM, &x->O,
-                nb + 1u == x->db && j + 1u == x->v ? TOK_DMA | TOK_VPU : 0u);
+    uint32_t n = x->n, v = x->v, db = x->db, dvp = db * n, wb = x->wb, k = 0, p = x->p[st->s], pblk = 2u * x->r * n;
+    tsl_insn_t m = tsl_insn_mxu_matmulk_encode((tsl_insn_mxu_matmulk_t){
+            .dtype = BF, .act_stride = 2u * n, .acc_stride = 4u * dvp, .rows = st->mr, .kblocks = 1,
+            .w_stride = 2u * dvp});
+    for (uint32_t nb = 0; nb < db; nb++) {
+        TSL_SET(m.w, TSL_INSN_MXU_MATMULK_ACC_ADDR, x->o + 4u * nb * n);
+        for (uint32_t j = 0; j < v; j++, k++, wb ^= 1u) {
+            TSL_SET(m.w, TSL_INSN_MXU_MATMULK_ACCUMULATE, j > 0);
+            TSL_SET(m.w, TSL_INSN_MXU_MATMULK_ACT_ADDR, p + j * pblk);
+            TSL_SET(m.w, TSL_INSN_MXU_MATMULK_W_ADDR, x->vm + 2u * (j * n * dvp + nb * n));
+            TSL_SET(m.w, TSL_INSN_MXU_MATMULK_WBUF, wb);
+            tsl_cp_issue_run(cp, &m, k, db * v, &x->P[st->s], &x->VM, &x->O, TOK_DMA | TOK_VPU);
+        }
+    }
+    x->wb = wb;
 }
 
 /* Step st's output rows: the BF16 rounding for a BF16 C, and one STORE. */

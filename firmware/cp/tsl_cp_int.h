@@ -27,6 +27,18 @@ void tsl_cp_sched_begin(tsl_cp_t *cp);
 void tsl_cp_issue(tsl_cp_t *cp, tsl_insn_t insn, tsl_cp_buf_t *r1, tsl_cp_buf_t *r2, tsl_cp_buf_t *w,
                   uint32_t hint);
 
+/* tsl_cp_issue(cp, *insn, NULL, NULL, NULL, 0): an instruction with no buffer and no hint (a VPU
+ * step on the VPU's own scratch, behind whatever it follows in its unit's queue). */
+void tsl_cp_push(tsl_cp_t *cp, const tsl_insn_t *insn);
+
+/* Instruction k (0 .. count - 1) of a run of `count` instructions of one unit over the same
+ * buffers, pushed with no other instruction in between: the first waits for what the run depends
+ * on, the last records the run's reads and writes and gives `hint`, and those between are only
+ * pushed (their unit's queue runs in order behind the first). `insn` is left as it was given, so
+ * that the caller can keep it as the template of the run. */
+void tsl_cp_issue_run(tsl_cp_t *cp, tsl_insn_t *insn, uint32_t k, uint32_t count, tsl_cp_buf_t *r1, tsl_cp_buf_t *r2,
+                      tsl_cp_buf_t *w, uint32_t hint);
+
 /* Zero `bytes` (a multiple of N) of VMEM at `addr` (aligned to N) with VPU MULs by 0. */
 void tsl_cp_zero(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes, uint32_t hint);
 
@@ -81,11 +93,16 @@ void tsl_cp_exec_win(tsl_cp_t *cp, const tsl_cmd_t *c);
 int tsl_cp_row_fits(const tsl_cp_t *cp, const tsl_cmd_t *c);
 void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c);
 
-/* ROWWISE SOFTMAX's steps after the scale and the mask (docs/isa.md §7), on r rows of v blocks
- * held block-major at x (FP32; block j of row i at x + (j r + i) 4N, in VMEM or ACC): m = the max
- * of each row, x = EXP(x + (-1 m)), x = x RECIP(the sum of each row). s: r FP32 vectors of
- * scratch. VPU instructions only, in the VPU's order after whatever wrote x. */
-void tsl_cp_softmax(tsl_cp_t *cp, uint32_t x, uint32_t s, uint32_t r, uint32_t v);
+/* ROWWISE SOFTMAX's steps after the mask (docs/isa.md §7), on r rows of v blocks held block-major
+ * (FP32; block j of row i at (j r + i) 4N, in VMEM or ACC), read from `src` and worked on in x (x
+ * may be src): x = src SCALE (`scale`, FP32 bits; F32 1.0 for none), m = the max of each row,
+ * x = EXP(x + (-1 m)), then dst = x RECIP(the sum of each row), block-major as x, in `dtype` (the
+ * rounding of a MOV into it, done by those MULs). s: r FP32 vectors of scratch. VPU instructions
+ * only, in the VPU's order after whatever wrote x: the first reads srcb (it waits for its writer),
+ * and the last v, a run (tsl_cp_issue_run), read srcb and write w (either may be NULL), the last
+ * giving `hint`. */
+void tsl_cp_softmax(tsl_cp_t *cp, uint32_t src, tsl_cp_buf_t *srcb, uint32_t x, uint32_t s, uint32_t r, uint32_t v,
+                    uint32_t scale, uint32_t dst, uint32_t dtype, tsl_cp_buf_t *w, uint32_t hint);
 
 /* ATTENTION (tsl_cp_att.c). tsl_cp_att_fits: 1 when the validated command's tiles of at least one
  * row fit VMEM and ACC (else the command is BAD_SHAPE). */

@@ -131,55 +131,90 @@ int tsl_cp_row_fits(const tsl_cp_t *cp, const tsl_cmd_t *c)
     return plan(cp, c, &x);
 }
 
-/* One FP32 VPU instruction of `rows` vectors (src2: a vector, row 0 broadcast, or an immediate). */
+/* One VPU_VEC instruction (its operands' dtypes and any of the buffers given). */
+static void vec(tsl_cp_t *cp, tsl_insn_vpu_vec_t i, tsl_cp_buf_t *r1, tsl_cp_buf_t *r2, tsl_cp_buf_t *w, uint32_t hint)
+{
+    tsl_cp_issue(cp, tsl_insn_vpu_vec_encode(i), r1, r2, w, hint);
+}
+
+/* One FP32 VPU instruction of `rows` vectors (src2: a vector, row 0 broadcast, or an immediate) on
+ * the VPU's own buffers. */
 static void vop(tsl_cp_t *cp, uint32_t op, uint32_t dst, uint32_t s1, uint32_t s2, uint32_t mode, uint32_t rows)
 {
     int unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
-    tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+    tsl_insn_t i = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
             .op = op, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = unary ? 0u : FP, .src2_mode = unary ? 0u : mode,
-            .dst_addr = dst, .src1_addr = s1, .src2_addr = unary ? 0u : s2, .rows = rows}),
-        NULL, NULL, NULL, 0);
+            .dst_addr = dst, .src1_addr = s1, .src2_addr = unary ? 0u : s2, .rows = rows});
+    tsl_cp_push(cp, &i);
 }
 
 /* dst (r vectors) = each row's `op` (ADD or MAX) over its v blocks of `src` (r FP32 vectors each),
- * then across the lanes. */
-static void reduce(tsl_cp_t *cp, uint32_t r, uint32_t v, uint32_t op, uint32_t src, uint32_t dst)
-{
-    uint32_t blk = r * cp->n * 4u, lanes = op == TSL_VPU_OP_ADD ? TSL_VPU_OP_RSUM : TSL_VPU_OP_RMAX;
-    if (v > 1u) {
-        vop(cp, op, dst, src, src + blk, TSL_SRC2_VEC, r);
-        for (uint32_t j = 2; j < v; j++)
-            vop(cp, op, dst, dst, src + j * blk, TSL_SRC2_VEC, r);
-        src = dst;
-    }
-    vop(cp, lanes, dst, src, 0, 0, r);
-}
-
-/* The v blocks of r rows at x, block by block: op(block, per-row vector s) or op(block, gamma/beta
- * vector j broadcast). */
-static void per_block(tsl_cp_t *cp, uint32_t x, uint32_t r, uint32_t v, uint32_t op, uint32_t s, int bcast)
+ * then across the lanes; the first instruction reads r1 and r2 (either may be NULL). */
+static void reduce(tsl_cp_t *cp, uint32_t r, uint32_t v, uint32_t op, uint32_t src, uint32_t dst, tsl_cp_buf_t *r1,
+                   tsl_cp_buf_t *r2)
 {
     uint32_t blk = r * cp->n * 4u;
-    for (uint32_t j = 0; j < v; j++)
-        vop(cp, op, x + j * blk, x + j * blk, bcast ? s + j * cp->n * 4u : s, bcast ? TSL_SRC2_BCAST : TSL_SRC2_VEC, r);
+    tsl_insn_t i = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = op, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP, .src2_mode = TSL_SRC2_VEC, .dst_addr = dst,
+            .src1_addr = src, .rows = r});
+    for (uint32_t j = 1; j < v; j++, r1 = r2 = NULL) {   /* a run whose first alone reads r1 and r2 */
+        TSL_SET(i.w, TSL_INSN_VPU_VEC_SRC2_ADDR, src + j * blk);
+        tsl_cp_issue_run(cp, &i, j - 1u, v - 1u, r1, r2, NULL, 0);
+        TSL_SET(i.w, TSL_INSN_VPU_VEC_SRC1_ADDR, dst);
+    }
+    i = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = op == TSL_VPU_OP_ADD ? TSL_VPU_OP_RSUM : TSL_VPU_OP_RMAX, .dst_dtype = FP, .src1_dtype = FP,
+            .dst_addr = dst, .src1_addr = v > 1u ? dst : src, .rows = r});
+    tsl_cp_issue_run(cp, &i, 0, 1, r1, r2, NULL, 0);
 }
 
-void tsl_cp_softmax(tsl_cp_t *cp, uint32_t x, uint32_t s, uint32_t r, uint32_t v)
+/* Block j of dst (in `dtype`, blocks of r vectors) = op(block j of x (FP32), s), s being r per-row
+ * vectors (VEC) or a row of v vectors whose vector j is broadcast (BCAST), for the v blocks: a run
+ * (tsl_cp_issue_run) reading r1 and writing w (either may be NULL), the last giving `hint`. */
+static void blocks(tsl_cp_t *cp, uint32_t op, uint32_t dst, uint32_t dtype, uint32_t x, uint32_t s, uint32_t mode,
+                   uint32_t r, uint32_t v, tsl_cp_buf_t *r1, tsl_cp_buf_t *w, uint32_t hint)
 {
-    reduce(cp, r, v, TSL_VPU_OP_MAX, x, s);
+    uint32_t n = cp->n;
+    tsl_insn_t i = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = op, .dst_dtype = dtype, .src1_dtype = FP, .src2_dtype = FP, .src2_mode = mode, .src2_addr = s,
+            .rows = r});
+    for (uint32_t j = 0; j < v; j++) {
+        TSL_SET(i.w, TSL_INSN_VPU_VEC_DST_ADDR, dst + j * r * n * tsl_dtype_bytes(dtype));
+        TSL_SET(i.w, TSL_INSN_VPU_VEC_SRC1_ADDR, x + j * r * n * 4u);
+        if (mode == TSL_SRC2_BCAST)
+            TSL_SET(i.w, TSL_INSN_VPU_VEC_SRC2_ADDR, s + j * n * 4u);
+        tsl_cp_issue_run(cp, &i, j, v, r1, NULL, w, hint);
+    }
+}
+
+void tsl_cp_softmax(tsl_cp_t *cp, uint32_t src, tsl_cp_buf_t *srcb, uint32_t x, uint32_t s, uint32_t r, uint32_t v,
+                    uint32_t scale, uint32_t dst, uint32_t dtype, tsl_cp_buf_t *w, uint32_t hint)
+{
+    int epi = (cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u;
+    tsl_cp_buf_t *first = srcb;
+    if (scale != F32_ONE) {
+        vec(cp, (tsl_insn_vpu_vec_t){
+                .op = TSL_VPU_OP_MUL, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP, .src2_mode = TSL_SRC2_IMM,
+                .dst_addr = x, .src1_addr = src, .src2_addr = scale, .rows = v * r}, first, NULL, NULL, 0);
+        src = x;
+        first = NULL;
+    }
+    reduce(cp, r, v, TSL_VPU_OP_MAX, src, s, first, NULL);
     vop(cp, TSL_VPU_OP_MUL, s, s, F32_MINUS_ONE, TSL_SRC2_IMM, r);
     /* x + (-1 m): with EPI, whose BIAS step adds vector i mod r of s to vector i (the same fadd), one
      * push for every block; else an ADD per block */
-    if ((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u)
-        tsl_cp_issue(cp, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
-                .dst_dtype = FP, .src1_dtype = FP, .bias = 1, .dst_addr = x, .src1_addr = x, .src2_addr = s,
-                .rows = v * r, .bvecs = r}), NULL, NULL, NULL, 0);
-    else
-        per_block(cp, x, r, v, TSL_VPU_OP_ADD, s, 0);
+    if (epi) {
+        tsl_insn_t i = tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
+                .dst_dtype = FP, .src1_dtype = FP, .bias = 1, .dst_addr = x, .src1_addr = src, .src2_addr = s,
+                .rows = v * r, .bvecs = r});
+        tsl_cp_push(cp, &i);
+    } else {
+        blocks(cp, TSL_VPU_OP_ADD, x, FP, src, s, TSL_SRC2_VEC, r, v, NULL, NULL, 0);
+    }
     vop(cp, TSL_VPU_OP_EXP, x, x, 0, 0, v * r);
-    reduce(cp, r, v, TSL_VPU_OP_ADD, x, s);
+    reduce(cp, r, v, TSL_VPU_OP_ADD, x, s, NULL, NULL);
     vop(cp, TSL_VPU_OP_RECIP, s, s, 0, 0, r);
-    per_block(cp, x, r, v, TSL_VPU_OP_MUL, s, 0);
+    blocks(cp, TSL_VPU_OP_MUL, dst, dtype, x, s, TSL_SRC2_VEC, r, v, srcb, w, hint);
 }
 
 /* The LOADs or STOREs (op) of a tile's rows [m0, m0 + mr) between HBM (addr, rows ld apart) and
@@ -223,64 +258,99 @@ static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t
     }
 }
 
-/* The VPU work of one tile of any ROW_OP but GELU, from the input buffer `in` (and
- * mask `mk`) into x->x; the first instruction also waits for gamma and beta (GB). */
-static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, tsl_cp_buf_t *IN, tsl_cp_buf_t *MK,
-                    tsl_cp_buf_t *GB)
+/* The VPU work of one tile of any ROW_OP but GELU, from the input buffer `in` (and mask `mk`) into
+ * the output buffer `out`. The tile in FP32 (src) is `in` itself for an FP32 A, else its MOV into
+ * x->x; the first instruction waits for IN and gamma and beta (GB), every reader of `in` or `mk`
+ * reads IN or MK, and the last instructions, a run, write `out` in C's dtype (the rounding of a
+ * MOV) and read IN, so that the loads of tile t + 2 wait for them. */
+static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint32_t out, tsl_cp_buf_t *IN,
+                    tsl_cp_buf_t *MK, tsl_cp_buf_t *OUT, tsl_cp_buf_t *GB)
 {
     const tsl_cmd_t *c = x->c;
-    uint32_t all = x->v * x->r, inv_n = f32_recip(c->n);
-    tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-            .op = TSL_VPU_OP_MOV, .dst_dtype = FP, .src1_dtype = c->a_dtype, .dst_addr = x->x, .src1_addr = in,
-            .rows = all}), IN, GB, NULL, 0);
+    uint32_t all = x->v * x->r, inv_n = f32_recip(c->n), src = in, r = x->r, v = x->v, dd = c->c_dtype;
+    tsl_cp_buf_t *inb = IN;   /* IN while src is `in`, and the first instruction's wait */
+    if (c->a_dtype != FP) {
+        vec(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MOV, .dst_dtype = FP, .src1_dtype = c->a_dtype,
+                                     .dst_addr = x->x, .src1_addr = in, .rows = all}, IN, GB, NULL, 0);
+        src = x->x;
+        inb = NULL;
+    }
     switch (x->op) {
-    case TSL_ROW_OP_SOFTMAX:
-        if (c->flags & TSL_CP_FLAG(SCALE))
-            vop(cp, TSL_VPU_OP_MUL, x->x, x->x, c->scale, TSL_SRC2_IMM, all);
-        if (x->mask)
-            tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+    case TSL_ROW_OP_SOFTMAX: {
+        uint32_t scale = (c->flags & TSL_CP_FLAG(SCALE)) ? c->scale : F32_ONE;
+        if (x->mask) {   /* the scale (when not 1), then the mask, before the max */
+            if (scale != F32_ONE)
+                vec(cp, (tsl_insn_vpu_vec_t){
+                        .op = TSL_VPU_OP_MUL, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP,
+                        .src2_mode = TSL_SRC2_IMM, .dst_addr = x->x, .src1_addr = src, .src2_addr = scale, .rows = all},
+                    inb, NULL, NULL, 0);
+            vec(cp, (tsl_insn_vpu_vec_t){
                     .op = TSL_VPU_OP_ADD, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = c->b_dtype,
-                    .src2_mode = TSL_SRC2_VEC, .dst_addr = x->x, .src1_addr = x->x, .src2_addr = mk, .rows = all}),
-                MK, NULL, NULL, 0);
-        tsl_cp_softmax(cp, x->x, x->s1, x->r, x->v);
+                    .src2_mode = TSL_SRC2_VEC, .dst_addr = x->x, .src1_addr = scale != F32_ONE ? x->x : src,
+                    .src2_addr = mk, .rows = all}, MK, inb, NULL, 0);
+            src = x->x;
+            scale = F32_ONE;
+        }
+        tsl_cp_softmax(cp, src, IN, x->x, x->s1, r, v, scale, out, dd, OUT, TOK_DMA);
         break;
+    }
     case TSL_ROW_OP_LAYERNORM:
     case TSL_ROW_OP_RMSNORM: {
         int ln = x->op == TSL_ROW_OP_LAYERNORM;
         if (ln) {   /* x - mean */
-            reduce(cp, x->r, x->v, TSL_VPU_OP_ADD, x->x, x->s1);
-            vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, inv_n, TSL_SRC2_IMM, x->r);
-            vop(cp, TSL_VPU_OP_MUL, x->s2, x->s1, F32_MINUS_ONE, TSL_SRC2_IMM, x->r);
-            per_block(cp, x->x, x->r, x->v, TSL_VPU_OP_ADD, x->s2, 0);
+            reduce(cp, r, v, TSL_VPU_OP_ADD, src, x->s1, inb, GB);
+            vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, inv_n, TSL_SRC2_IMM, r);
+            vop(cp, TSL_VPU_OP_MUL, x->s2, x->s1, F32_MINUS_ONE, TSL_SRC2_IMM, r);
+            if ((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u)   /* EPI: vector i + s2's vector i mod r */
+                tsl_cp_issue(cp, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
+                        .dst_dtype = FP, .src1_dtype = FP, .bias = 1, .dst_addr = x->x, .src1_addr = src,
+                        .src2_addr = x->s2, .rows = all, .bvecs = r}), inb, NULL, NULL, 0);
+            else
+                blocks(cp, TSL_VPU_OP_ADD, x->x, FP, src, x->s2, TSL_SRC2_VEC, r, v, inb, NULL, 0);
+            src = x->x;
         }
-        vop(cp, TSL_VPU_OP_MUL, x->t, x->x, x->x, TSL_SRC2_VEC, all);
-        reduce(cp, x->r, x->v, TSL_VPU_OP_ADD, x->t, x->s2);
+        vec(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MUL, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP,
+                                     .src2_mode = TSL_SRC2_VEC, .dst_addr = x->t, .src1_addr = src, .src2_addr = src,
+                                     .rows = all}, ln ? NULL : inb, ln ? NULL : GB, NULL, 0);
+        reduce(cp, r, v, TSL_VPU_OP_ADD, x->t, x->s2, NULL, NULL);
         uint32_t pads = x->v * x->n - c->n;
         if (ln && pads) {   /* the padding lanes hold 0 - mean: take their pads * mean^2 back out */
-            vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, x->s1, TSL_SRC2_VEC, x->r);
-            vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, f32_of(pads) | 0x80000000u, TSL_SRC2_IMM, x->r);
-            vop(cp, TSL_VPU_OP_ADD, x->s2, x->s2, x->s1, TSL_SRC2_VEC, x->r);
+            vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, x->s1, TSL_SRC2_VEC, r);
+            vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, f32_of(pads) | 0x80000000u, TSL_SRC2_IMM, r);
+            vop(cp, TSL_VPU_OP_ADD, x->s2, x->s2, x->s1, TSL_SRC2_VEC, r);
         }
-        vop(cp, TSL_VPU_OP_MUL, x->s2, x->s2, inv_n, TSL_SRC2_IMM, x->r);
-        vop(cp, TSL_VPU_OP_ADD, x->s2, x->s2, c->scale, TSL_SRC2_IMM, x->r);
-        vop(cp, TSL_VPU_OP_RSQRT, x->s2, x->s2, 0, 0, x->r);
-        per_block(cp, x->x, x->r, x->v, TSL_VPU_OP_MUL, x->s2, 0);
-        per_block(cp, x->x, x->r, x->v, TSL_VPU_OP_MUL, x->gam, 1);
-        if (c->flags & TSL_CP_FLAG(BIAS))
-            per_block(cp, x->x, x->r, x->v, TSL_VPU_OP_ADD, x->bet, 1);
+        vop(cp, TSL_VPU_OP_MUL, x->s2, x->s2, inv_n, TSL_SRC2_IMM, r);
+        vop(cp, TSL_VPU_OP_ADD, x->s2, x->s2, c->scale, TSL_SRC2_IMM, r);
+        vop(cp, TSL_VPU_OP_RSQRT, x->s2, x->s2, 0, 0, r);
+        blocks(cp, TSL_VPU_OP_MUL, x->x, FP, src, x->s2, TSL_SRC2_VEC, r, v, NULL, NULL, 0);
+        if (c->flags & TSL_CP_FLAG(BIAS)) {
+            blocks(cp, TSL_VPU_OP_MUL, x->x, FP, x->x, x->gam, TSL_SRC2_BCAST, r, v, NULL, NULL, 0);
+            blocks(cp, TSL_VPU_OP_ADD, out, dd, x->x, x->bet, TSL_SRC2_BCAST, r, v, IN, OUT, TOK_DMA);
+        } else {
+            blocks(cp, TSL_VPU_OP_MUL, out, dd, x->x, x->gam, TSL_SRC2_BCAST, r, v, IN, OUT, TOK_DMA);
+        }
         break;
     }
-    case TSL_ROW_OP_SUM:   /* the row's sum, in each of its blocks */
-        reduce(cp, x->r, x->v, TSL_VPU_OP_ADD, x->x, x->s1);
-        for (uint32_t j = 0; j < x->v; j++)
-            vop(cp, TSL_VPU_OP_MOV, x->x + j * x->r * x->n * 4u, x->s1, 0, 0, x->r);
+    case TSL_ROW_OP_SUM: {   /* the row's sum, in each of its blocks */
+        reduce(cp, r, v, TSL_VPU_OP_ADD, src, x->s1, inb, NULL);
+        tsl_insn_t i = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = TSL_VPU_OP_MOV, .dst_dtype = dd, .src1_dtype = FP, .src1_addr = x->s1, .rows = r});
+        for (uint32_t j = 0; j < v; j++) {
+            TSL_SET(i.w, TSL_INSN_VPU_VEC_DST_ADDR, out + j * r * x->n * x->esc);
+            tsl_cp_issue_run(cp, &i, j, v, IN, NULL, OUT, TOK_DMA);
+        }
         break;
+    }
     default:   /* SILU: x * 1 / (1 + exp(-x)) */
-        vop(cp, TSL_VPU_OP_MUL, x->t, x->x, F32_MINUS_ONE, TSL_SRC2_IMM, all);
+        vec(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MUL, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP,
+                                     .src2_mode = TSL_SRC2_IMM, .dst_addr = x->t, .src1_addr = src,
+                                     .src2_addr = F32_MINUS_ONE, .rows = all}, inb, NULL, NULL, 0);
         vop(cp, TSL_VPU_OP_EXP, x->t, x->t, 0, 0, all);
         vop(cp, TSL_VPU_OP_ADD, x->t, x->t, F32_ONE, TSL_SRC2_IMM, all);
         vop(cp, TSL_VPU_OP_RECIP, x->t, x->t, 0, 0, all);
-        vop(cp, TSL_VPU_OP_MUL, x->x, x->x, x->t, TSL_SRC2_VEC, all);
+        vec(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MUL, .dst_dtype = dd, .src1_dtype = FP, .src2_dtype = FP,
+                                     .src2_mode = TSL_SRC2_VEC, .dst_addr = out, .src1_addr = src,
+                                     .src2_addr = x->t, .rows = all}, IN, NULL, OUT, TOK_DMA);
     }
 }
 
@@ -314,10 +384,7 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
                     .src1_dtype = c->a_dtype, .dst_addr = x.out[s], .src1_addr = x.in[s], .rows = x.v * x.r}),
                 &IN[s], NULL, &OUT[s], TOK_DMA);
         } else {
-            compute(cp, &x, x.in[s], x.mk[s], &IN[s], &MK[s], norm ? &GB : NULL);
-            tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                    .op = TSL_VPU_OP_MOV, .dst_dtype = c->c_dtype, .src1_dtype = FP, .dst_addr = x.out[s],
-                    .src1_addr = x.x, .rows = x.v * x.r}), NULL, NULL, &OUT[s], TOK_DMA);
+            compute(cp, &x, x.in[s], x.mk[s], x.out[s], &IN[s], &MK[s], &OUT[s], norm ? &GB : NULL);
         }
         tile_xfer(cp, &x, TSL_DMA_OP_STORE, c->c_addr, c->ldc, x.out[s], x.esc, m0, mr, &OUT[s], 0);
         if (tsl_cp_tc_error(cp))

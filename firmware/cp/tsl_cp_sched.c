@@ -154,6 +154,24 @@ __attribute__((noinline, noclone)) void tsl_cp_issue(tsl_cp_t *cp, tsl_insn_t in
         push(cp, &insn, v);
 }
 
+void tsl_cp_push(tsl_cp_t *cp, const tsl_insn_t *insn)
+{
+    push(cp, insn, TSL_GET(insn->w, TSL_INSN_HDR_UNIT));
+}
+
+void tsl_cp_issue_run(tsl_cp_t *cp, tsl_insn_t *insn, uint32_t k, uint32_t count, tsl_cp_buf_t *r1, tsl_cp_buf_t *r2,
+                      tsl_cp_buf_t *w, uint32_t hint)
+{
+    uint32_t v = TSL_GET(insn->w, TSL_INSN_HDR_UNIT), w0 = insn->w[0];
+    hint = k + 1u == count ? hint & ~TSL_TOK(v) & ((1u << TSL_UNIT_LIMIT) - 1u) : 0u;
+    if ((k && !hint && k + 1u < count) || !(r1 || r2 || w || hint)) {
+        push(cp, insn, v);
+        return;
+    }
+    issue_deps(cp, insn, v, r1, r2, w, hint);
+    insn->w[0] = w0;   /* the template again, without this one's tokens */
+}
+
 void tsl_cp_zero(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes, uint32_t hint)
 {
     uint32_t rows = bytes / cp->n;

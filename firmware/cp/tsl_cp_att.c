@@ -209,14 +209,19 @@ static void add_mask(tsl_cp_t *cp, uint32_t x, uint32_t e, uint32_t mode, uint32
 }
 
 /* The softmax of step st's scores, as ROWWISE SOFTMAX with SCALE and MASK computes it: the scale,
- * the mask, tsl_cp_softmax, whose last MULs round the probabilities into P. */
+ * the mask, tsl_cp_softmax, whose last MULs round the probabilities into P. Without a mask the
+ * scale is tsl_cp_softmax's, which can fold it into its subtraction of the max. */
 static void softmax(tsl_cp_t *cp, att_t *x, const step_t *st)
 {
-    uint32_t n = x->n, blk = x->r * 4u * n, s = x->s[st->s], all = x->v * x->r;
-    tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-            .op = TSL_VPU_OP_MUL, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP, .src2_mode = TSL_SRC2_IMM,
-            .dst_addr = s, .src1_addr = s, .src2_addr = x->c->scale, .rows = all}), NULL, NULL, &x->S[st->s], 0);
-    if (x->c->flags & TSL_CP_FLAG(CAUSAL)) {
+    uint32_t n = x->n, blk = x->r * 4u * n, s = x->s[st->s], all = x->v * x->r, scale = x->c->scale;
+    int causal = (x->c->flags & TSL_CP_FLAG(CAUSAL)) != 0;
+    if (causal || x->ke) {
+        tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = TSL_VPU_OP_MUL, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP, .src2_mode = TSL_SRC2_IMM,
+                .dst_addr = s, .src1_addr = s, .src2_addr = scale, .rows = all}), NULL, NULL, &x->S[st->s], 0);
+        scale = F32_ONE;
+    }
+    if (causal) {
         /* row r of block j masks its lanes >= rho + r: E's rows from rho + R - 1 (row 0 and on when
          * every lane is masked); a block with rho >= N masks nothing */
         for (uint32_t j = 0; j < x->v; j++) {
@@ -227,7 +232,7 @@ static void softmax(tsl_cp_t *cp, att_t *x, const step_t *st)
     } else if (x->ke) {   /* the padding lanes of the last block */
         add_mask(cp, s + (x->v - 1u) * blk, x->e, TSL_SRC2_BCAST, x->r);
     }
-    tsl_cp_softmax(cp, s, &x->S[st->s], s, x->s1, x->r, x->v, F32_ONE, x->p[st->s], BF, &x->P[st->s], TOK_MXU);
+    tsl_cp_softmax(cp, s, &x->S[st->s], s, x->s1, x->r, x->v, scale, x->p[st->s], BF, &x->P[st->s], TOK_MXU);
 }
 
 /* O = P V into ACC, rows of DV FP32 values: per column block, a MATMULK per K-block of P (a block

@@ -187,12 +187,18 @@ static void blocks(tsl_cp_t *cp, uint32_t op, uint32_t dst, uint32_t dtype, uint
     }
 }
 
+/* The max commutes with a positive normal scale: x -> fl(x scale) keeps MAX's order (-0 below +0,
+ * NaN absorbing), so max(fl(x scale)) = fl(max(x) scale), and -fl(m scale) = fl(m (-scale)). The
+ * EPI then scales x in the pass that subtracts the max (FSCALE before BIAS, each step the VPU_VEC
+ * op), and the max of the unscaled x is negated by a MUL by -scale instead of -1: the bits of a MUL
+ * of every vector first, without its pass. */
 void tsl_cp_softmax(tsl_cp_t *cp, uint32_t src, tsl_cp_buf_t *srcb, uint32_t x, uint32_t s, uint32_t r, uint32_t v,
                     uint32_t scale, uint32_t dst, uint32_t dtype, tsl_cp_buf_t *w, uint32_t hint)
 {
     int epi = (cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u;
+    uint32_t fscale = epi && scale != F32_ONE && (scale >> 23) - 1u < 254u ? scale : 0u;   /* folded, or 0 */
     tsl_cp_buf_t *first = srcb;
-    if (scale != F32_ONE) {
+    if (scale != F32_ONE && !fscale) {
         vec(cp, (tsl_insn_vpu_vec_t){
                 .op = TSL_VPU_OP_MUL, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP, .src2_mode = TSL_SRC2_IMM,
                 .dst_addr = x, .src1_addr = src, .src2_addr = scale, .rows = v * r}, first, NULL, NULL, 0);
@@ -200,13 +206,13 @@ void tsl_cp_softmax(tsl_cp_t *cp, uint32_t src, tsl_cp_buf_t *srcb, uint32_t x, 
         first = NULL;
     }
     reduce(cp, r, v, TSL_VPU_OP_MAX, src, s, first, NULL);
-    vop(cp, TSL_VPU_OP_MUL, s, s, F32_MINUS_ONE, TSL_SRC2_IMM, r);
+    vop(cp, TSL_VPU_OP_MUL, s, s, (fscale ? fscale : F32_ONE) ^ 0x80000000u, TSL_SRC2_IMM, r);
     /* x + (-1 m): with EPI, whose BIAS step adds vector i mod r of s to vector i (the same fadd), one
      * push for every block; else an ADD per block */
     if (epi) {
         tsl_insn_t i = tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
-                .dst_dtype = FP, .src1_dtype = FP, .bias = 1, .dst_addr = x, .src1_addr = src, .src2_addr = s,
-                .rows = v * r, .bvecs = r});
+                .dst_dtype = FP, .src1_dtype = FP, .bias = 1, .fscale = fscale != 0u, .dst_addr = x, .src1_addr = src,
+                .src2_addr = s, .rows = v * r, .scale = fscale, .bvecs = r});
         tsl_cp_push(cp, &i);
     } else {
         blocks(cp, TSL_VPU_OP_ADD, x, FP, src, s, TSL_SRC2_VEC, r, v, NULL, NULL, 0);

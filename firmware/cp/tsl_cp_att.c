@@ -168,22 +168,23 @@ static void load(tsl_cp_t *cp, uint32_t hbm, uint32_t stride, uint32_t rows, uin
 }
 
 /* Head h's K (transposed: D rows of LK) and V (LK rows of DV), each a whole padded matrix. They
- * signal no one: the MXU's wait for the next Q tile, loaded after them, covers them (a signal of
- * their own would have to be consumed first, by a SYNC). */
+ * signal no one where the MXU's wait for a later Q tile, loaded after them, covers them (a signal
+ * of their own would have to be consumed first, by a SYNC): V's `hint` is the MXU when no Q tile
+ * is loaded after it before its values. */
 static void load_k(tsl_cp_t *cp, att_t *x, uint32_t h)
 {
     const tsl_cmd_t *c = x->c;
     load(cp, c->b_addr + h * x->a.d * c->ldb, c->ldb, x->a.d, 2u * x->a.lk, x->k, 2u * x->v * x->n, &x->K, 0);
 }
 
-static void load_v(tsl_cp_t *cp, att_t *x, uint32_t h)
+static void load_v(tsl_cp_t *cp, att_t *x, uint32_t h, uint32_t hint)
 {
-    load(cp, x->a.v_addr + h * x->vh, x->a.ldv, x->a.lk, 2u * x->a.dv, x->vm, 2u * x->db * x->n, &x->VM, 0);
+    load(cp, x->a.v_addr + h * x->vh, x->a.ldv, x->a.lk, 2u * x->a.dv, x->vm, 2u * x->db * x->n, &x->VM, hint);
 }
 
 /* Step st's Q tile, then its scores S = Q Kt into ACC slot st->s, block-major: a MATMULK over all of
- * D per column block of keys, one run (tsl_cp_issue_run). */
-static void scores(tsl_cp_t *cp, att_t *x, const step_t *st)
+ * D per column block of keys, one run (tsl_cp_issue_run), the last giving `hint`. */
+static void scores(tsl_cp_t *cp, att_t *x, const step_t *st, uint32_t hint)
 {
     const tsl_cmd_t *c = x->c;
     uint32_t n = x->n, v = x->v, kb = x->kb, wb = x->wb, acc = x->s[st->s], blk = x->r * 4u * n;
@@ -196,7 +197,7 @@ static void scores(tsl_cp_t *cp, att_t *x, const step_t *st)
         TSL_SET(m.w, TSL_INSN_MXU_MATMULK_ACC_ADDR, acc + j * blk);
         TSL_SET(m.w, TSL_INSN_MXU_MATMULK_W_ADDR, x->k + 2u * j * n);
         TSL_SET(m.w, TSL_INSN_MXU_MATMULK_WBUF, wb);
-        tsl_cp_issue_run(cp, &m, j, v, &x->K, &x->Q, &x->S[st->s], TOK_VPU | TOK_DMA);
+        tsl_cp_issue_run(cp, &m, j, v, &x->K, &x->Q, &x->S[st->s], hint);
     }
     x->wb = wb;
 }
@@ -209,9 +210,10 @@ static void add_mask(tsl_cp_t *cp, uint32_t x, uint32_t e, uint32_t mode, uint32
 }
 
 /* The softmax of step st's scores, as ROWWISE SOFTMAX with SCALE and MASK computes it: the scale,
- * the mask, tsl_cp_softmax, whose last MULs round the probabilities into P. Without a mask the
- * scale is tsl_cp_softmax's, which can fold it into its subtraction of the max. */
-static void softmax(tsl_cp_t *cp, att_t *x, const step_t *st)
+ * the mask, tsl_cp_softmax, whose last MULs round the probabilities into P, the last giving
+ * `hint`. Without a mask the scale is tsl_cp_softmax's, which can fold it into its subtraction
+ * of the max. */
+static void softmax(tsl_cp_t *cp, att_t *x, const step_t *st, uint32_t hint)
 {
     uint32_t n = x->n, blk = x->r * 4u * n, s = x->s[st->s], all = x->v * x->r, scale = x->c->scale;
     int causal = (x->c->flags & TSL_CP_FLAG(CAUSAL)) != 0;
@@ -232,7 +234,7 @@ static void softmax(tsl_cp_t *cp, att_t *x, const step_t *st)
     } else if (x->ke) {   /* the padding lanes of the last block */
         add_mask(cp, s + (x->v - 1u) * blk, x->e, TSL_SRC2_BCAST, x->r);
     }
-    tsl_cp_softmax(cp, s, &x->S[st->s], s, x->s1, x->r, x->v, scale, x->p[st->s], BF, &x->P[st->s], TOK_MXU);
+    tsl_cp_softmax(cp, s, &x->S[st->s], s, x->s1, x->r, x->v, scale, x->p[st->s], BF, &x->P[st->s], hint);
 }
 
 /* O = P V into ACC, rows of DV FP32 values: per column block, a MATMULK per K-block of P (a block
@@ -289,10 +291,16 @@ void tsl_cp_exec_att(tsl_cp_t *cp, const tsl_cmd_t *c)
         tsl_cp_zero(cp, &x.K, x.k, 2u * kp * lkp, TOK_DMA);
     if (lkp > x.a.lk)
         tsl_cp_zero(cp, &x.VM, x.vm, 2u * lkp * x.db * n, TOK_DMA);
+    /* The hints: a unit is signalled only where no later wait covers the dependency. With a BF16 C
+     * the VPU's rounding of O waits for step i - 1's values, which the MXU runs after step i + 1's
+     * scores, and the next step's softmax is pushed after that rounding; the P of step i is read
+     * by its values, pushed after that rounding too. The DMA's LOAD of V or STORE of an FP32 O
+     * waits for the same values, before the next Q tile's LOAD. */
+    int bf = c->c_dtype == BF;
     step_t cur = {0, 0, 0, tsl_cp_min(x.r, x.a.lq), 0}, prev = cur;
     load_k(cp, &x, 0);
-    scores(cp, &x, &cur);
-    load_v(cp, &x, 0);
+    scores(cp, &x, &cur, TOK_VPU | TOK_DMA);
+    load_v(cp, &x, 0, steps < 3u ? TOK_MXU : 0u);
     for (uint32_t i = 0; i < steps; i++) {
         step_t next = cur;
         next.s ^= 1u;
@@ -302,17 +310,17 @@ void tsl_cp_exec_att(tsl_cp_t *cp, const tsl_cmd_t *c)
         }
         next.i0 = next.t * x.r;
         next.mr = tsl_cp_min(x.r, x.a.lq - next.i0);
-        softmax(cp, &x, &cur);
+        softmax(cp, &x, &cur, i && bf ? 0u : TOK_MXU);
         if (i + 1u < steps) {
             if (next.t == 0)
                 load_k(cp, &x, next.h);
-            scores(cp, &x, &next);
+            scores(cp, &x, &next, (i && bf ? 0u : TOK_VPU) | (i && (cur.t == 0 || !bf) ? 0u : TOK_DMA));
         }
-        if (i) {
+        if (i) {   /* V before the STORE, which waits for the VPU's rounding of O behind the softmax */
             values(cp, &x, &prev);
-            store(cp, &x, &prev);
             if (cur.t == 0)
-                load_v(cp, &x, cur.h);
+                load_v(cp, &x, cur.h, i + 2u >= steps ? TOK_MXU : 0u);
+            store(cp, &x, &prev);
         }
         if (tsl_cp_tc_error(cp))
             return;

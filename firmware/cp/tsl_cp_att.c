@@ -197,7 +197,7 @@ static void scores(tsl_cp_t *cp, att_t *x, const step_t *st, uint32_t hint)
         TSL_SET(m.w, TSL_INSN_MXU_MATMULK_ACC_ADDR, acc + j * blk);
         TSL_SET(m.w, TSL_INSN_MXU_MATMULK_W_ADDR, x->k + 2u * j * n);
         TSL_SET(m.w, TSL_INSN_MXU_MATMULK_WBUF, wb);
-        tsl_cp_issue_run(cp, &m, j, v, &x->K, &x->Q, &x->S[st->s], hint);
+        tsl_cp_issue_run(cp, &m, j, v, &x->K, &x->Q, &x->S[st->s], hint, 0u);
     }
     x->wb = wb;
 }
@@ -252,7 +252,7 @@ static void values(tsl_cp_t *cp, att_t *x, const step_t *st)
             TSL_SET(m.w, TSL_INSN_MXU_MATMULK_ACT_ADDR, p + j * pblk);
             TSL_SET(m.w, TSL_INSN_MXU_MATMULK_W_ADDR, x->vm + 2u * (j * n * dvp + nb * n));
             TSL_SET(m.w, TSL_INSN_MXU_MATMULK_WBUF, wb);
-            tsl_cp_issue_run(cp, &m, k, db * v, &x->P[st->s], &x->VM, &x->O, TOK_DMA | TOK_VPU);
+            tsl_cp_issue_run(cp, &m, k, db * v, &x->P[st->s], &x->VM, &x->O, TOK_DMA | TOK_VPU, 0u);
         }
     }
     x->wb = wb;

@@ -34,10 +34,16 @@ void tsl_cp_push(tsl_cp_t *cp, const tsl_insn_t *insn);
 /* Instruction k (0 .. count - 1) of a run of `count` instructions of one unit over the same
  * buffers, pushed with no other instruction in between: the first waits for what the run depends
  * on, the last records the run's reads and writes and gives `hint`, and those between are only
- * pushed (their unit's queue runs in order behind the first). `insn` is left as it was given, so
- * that the caller can keep it as the template of the run. */
+ * pushed (their unit's queue runs in order behind the first); every one gives `each`. `insn` is
+ * left as it was given, so that the caller can keep it as the template of the run. */
 void tsl_cp_issue_run(tsl_cp_t *cp, tsl_insn_t *insn, uint32_t k, uint32_t count, tsl_cp_buf_t *r1, tsl_cp_buf_t *r2,
-                      tsl_cp_buf_t *w, uint32_t hint);
+                      tsl_cp_buf_t *w, uint32_t hint, uint32_t each);
+
+/* Buffer b as instruction k of the run of `count` that last wrote it (tsl_cp_issue_run with w = b)
+ * left it: a reader of that instruction's part alone waits for it only (the instructions of a run
+ * are consecutive in their unit's queue: the last waits for nothing the first did not). The reader
+ * records its read in the copy, not in b. */
+tsl_cp_buf_t tsl_cp_run_part(const tsl_cp_buf_t *b, uint32_t k, uint32_t count);
 
 /* Zero `bytes` (a multiple of N) of VMEM at `addr` (aligned to N) with VPU MULs by 0. */
 void tsl_cp_zero(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes, uint32_t hint);

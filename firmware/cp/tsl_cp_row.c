@@ -149,23 +149,30 @@ static void vop(tsl_cp_t *cp, uint32_t op, uint32_t dst, uint32_t s1, uint32_t s
 }
 
 /* dst (r vectors) = each row's `op` (ADD or MAX) over its v blocks of `src` (r FP32 vectors each),
- * then across the lanes; the first instruction reads r1 and r2 (either may be NULL). */
+ * then across the lanes; the first instruction reads r1 and r2 (either may be NULL). With `parts`,
+ * r1 was last written by a run of v LOADs, one per block, each signalling the VPU: the instruction
+ * that adds block j waits for block j's LOAD alone (tsl_cp_run_part), so that the chain follows
+ * the LOADs. */
 static void reduce(tsl_cp_t *cp, uint32_t r, uint32_t v, uint32_t op, uint32_t src, uint32_t dst, tsl_cp_buf_t *r1,
-                   tsl_cp_buf_t *r2)
+                   tsl_cp_buf_t *r2, int parts)
 {
     uint32_t blk = r * cp->n * 4u;
     tsl_insn_t i = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
             .op = op, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP, .src2_mode = TSL_SRC2_VEC, .dst_addr = dst,
             .src1_addr = src, .rows = r});
-    for (uint32_t j = 1; j < v; j++, r1 = r2 = NULL) {   /* a run whose first alone reads r1 and r2 */
+    for (uint32_t j = 1; j < v; j++) {
         TSL_SET(i.w, TSL_INSN_VPU_VEC_SRC2_ADDR, src + j * blk);
-        tsl_cp_issue_run(cp, &i, j - 1u, v - 1u, r1, r2, NULL, 0);
+        tsl_cp_buf_t part = parts ? tsl_cp_run_part(r1, j, v) : (tsl_cp_buf_t){0, 0, {0, 0, 0}};
+        if (parts)
+            tsl_cp_issue(cp, i, &part, j == 1u ? r2 : NULL, NULL, 0);
+        else   /* a run whose first alone reads r1 and r2 */
+            tsl_cp_issue_run(cp, &i, j - 1u, v - 1u, j == 1u ? r1 : NULL, j == 1u ? r2 : NULL, NULL, 0, 0u);
         TSL_SET(i.w, TSL_INSN_VPU_VEC_SRC1_ADDR, dst);
     }
     i = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
             .op = op == TSL_VPU_OP_ADD ? TSL_VPU_OP_RSUM : TSL_VPU_OP_RMAX, .dst_dtype = FP, .src1_dtype = FP,
             .dst_addr = dst, .src1_addr = v > 1u ? dst : src, .rows = r});
-    tsl_cp_issue_run(cp, &i, 0, 1, r1, r2, NULL, 0);
+    tsl_cp_issue_run(cp, &i, 0, 1, v > 1u ? NULL : r1, v > 1u ? NULL : r2, NULL, 0, 0u);
 }
 
 /* Block j of dst (in `dtype`, blocks of r vectors) = op(block j of x (FP32), s), s being r per-row
@@ -183,7 +190,7 @@ static void blocks(tsl_cp_t *cp, uint32_t op, uint32_t dst, uint32_t dtype, uint
         TSL_SET(i.w, TSL_INSN_VPU_VEC_SRC1_ADDR, x + j * r * n * 4u);
         if (mode == TSL_SRC2_BCAST)
             TSL_SET(i.w, TSL_INSN_VPU_VEC_SRC2_ADDR, s + j * n * 4u);
-        tsl_cp_issue_run(cp, &i, j, v, r1, NULL, w, hint);
+        tsl_cp_issue_run(cp, &i, j, v, r1, NULL, w, hint, 0u);
     }
 }
 
@@ -205,7 +212,7 @@ void tsl_cp_softmax(tsl_cp_t *cp, uint32_t src, tsl_cp_buf_t *srcb, uint32_t x, 
         src = x;
         first = NULL;
     }
-    reduce(cp, r, v, TSL_VPU_OP_MAX, src, s, first, NULL);
+    reduce(cp, r, v, TSL_VPU_OP_MAX, src, s, first, NULL, 0);
     vop(cp, TSL_VPU_OP_MUL, s, s, (fscale ? fscale : F32_ONE) ^ 0x80000000u, TSL_SRC2_IMM, r);
     /* x + (-1 m): with EPI, whose BIAS step adds vector i mod r of s to vector i (the same fadd), one
      * push for every block; else an ADD per block */
@@ -218,37 +225,47 @@ void tsl_cp_softmax(tsl_cp_t *cp, uint32_t src, tsl_cp_buf_t *srcb, uint32_t x, 
         blocks(cp, TSL_VPU_OP_ADD, x, FP, src, s, TSL_SRC2_VEC, r, v, NULL, NULL, 0);
     }
     vop(cp, TSL_VPU_OP_EXP, x, x, 0, 0, v * r);
-    reduce(cp, r, v, TSL_VPU_OP_ADD, x, s, NULL, NULL);
+    reduce(cp, r, v, TSL_VPU_OP_ADD, x, s, NULL, NULL, 0);
     vop(cp, TSL_VPU_OP_RECIP, s, s, 0, 0, r);
     blocks(cp, TSL_VPU_OP_MUL, dst, dtype, x, s, TSL_SRC2_VEC, r, v, srcb, w, hint);
 }
 
 /* The LOADs or STOREs (op) of a tile's rows [m0, m0 + mr) between HBM (addr, rows ld apart) and
- * `base` (elements of es bytes): one per block, or one for the tile when it is row-major; the last
- * gives `hint`. */
+ * `base` (elements of es bytes): one per block, or one for the tile when it is row-major; a run
+ * (tsl_cp_issue_run) whose last gives `hint`, and each after the first `each`. */
 static void tile_xfer(tsl_cp_t *cp, const row_t *x, uint32_t op, uint32_t addr, uint32_t ld, uint32_t base, uint32_t es,
-                      uint32_t m0, uint32_t mr, tsl_cp_buf_t *buf, uint32_t hint)
+                      uint32_t m0, uint32_t mr, tsl_cp_buf_t *buf, uint32_t hint, uint32_t each)
 {
-    /* a part: a block of n columns, or the tile's whole rows of cols columns, v n apart */
+    /* a part: a block of n columns, or the tile's whole rows of cols columns, v n apart; only the
+     * last can be narrower, so the others are the first's with their addresses moved */
     uint32_t n = x->n, cols = x->c->n, parts = x->rowmajor ? 1u : x->v, w = x->rowmajor ? cols : n;
     uint32_t stride = (x->rowmajor ? x->v * n : n) * es;
+    int load = op == TSL_DMA_OP_LOAD;
+    tsl_insn_t i;
     for (uint32_t j = 0; j < parts; j++) {
-        tsl_insn_dma_xfer_t t = {.op = op, .hbm_addr = addr + m0 * ld + j * n * es, .local_addr = base + j * x->r * n * es,
-                                 .rows = mr, .row_bytes = tsl_cp_min(w, cols - j * n) * es,
-                                 .hbm_stride = ld, .local_stride = stride};
-        if (t.hbm_stride == t.row_bytes && t.local_stride == t.row_bytes &&
-            (uint64_t)mr * t.row_bytes <= TSL_CP_MAX_ROW_BYTES) {
-            t.row_bytes *= mr;   /* contiguous on both sides: one long row */
-            t.rows = 1;
+        uint32_t hbm = addr + m0 * ld + j * n * es, local = base + j * x->r * n * es;
+        if (j == 0 || j + 1u == parts) {
+            tsl_insn_dma_xfer_t t = {.op = op, .hbm_addr = hbm, .local_addr = local, .rows = mr,
+                                     .row_bytes = tsl_cp_min(w, cols - j * n) * es, .hbm_stride = ld,
+                                     .local_stride = stride};
+            if (t.hbm_stride == t.row_bytes && t.local_stride == t.row_bytes &&
+                (uint64_t)mr * t.row_bytes <= TSL_CP_MAX_ROW_BYTES) {
+                t.row_bytes *= mr;   /* contiguous on both sides: one long row */
+                t.rows = 1;
+            }
+            i = tsl_insn_dma_xfer_encode(t);
+        } else {
+            TSL_SET(i.w, TSL_INSN_DMA_XFER_HBM_ADDR, hbm);
+            TSL_SET(i.w, TSL_INSN_DMA_XFER_LOCAL_ADDR, local);
         }
-        int load = op == TSL_DMA_OP_LOAD;
-        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode(t), load ? NULL : buf, NULL, load ? buf : NULL,
-                     j + 1u == parts ? hint : 0u);
+        tsl_cp_issue_run(cp, &i, j, parts, load ? NULL : buf, NULL, load ? buf : NULL, hint, j ? each : 0u);
     }
 }
 
-/* The loads of tile t (rows m0 .. m0 + mr - 1) into buffer set s. */
-static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t mr, tsl_cp_buf_t *IN, tsl_cp_buf_t *MK)
+/* The loads of tile t (rows m0 .. m0 + mr - 1) into buffer set s; with `parts`, each of the input's
+ * blocks signals the VPU (compute). */
+static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t mr, tsl_cp_buf_t *IN, tsl_cp_buf_t *MK,
+                       int parts)
 {
     const tsl_cmd_t *c = x->c;
     uint32_t n = x->n, tail = c->n - (x->v - 1u) * n;
@@ -260,24 +277,26 @@ static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t
             tsl_cp_fill32(cp, buf, base + (x->v - 1u) * blk, blk, pad, TOK_DMA);
         }
         tile_xfer(cp, x, TSL_DMA_OP_LOAD, which ? c->b_addr : c->a_addr, which ? c->ldb : c->lda, base, es, m0, mr, buf,
-                  TOK_VPU);
+                  TOK_VPU, parts && !which ? TOK_VPU : 0u);
     }
 }
 
 /* The VPU work of one tile of any ROW_OP but GELU, from the input buffer `in` (and mask `mk`) into
  * the output buffer `out`. The tile in FP32 (src) is `in` itself for an FP32 A, else its MOV into
- * x->x; the first instruction waits for IN and gamma and beta (GB), every reader of `in` or `mk`
- * reads IN or MK, and the last instructions, a run, write `out` in C's dtype (the rounding of a
- * MOV) and read IN, so that the loads of tile t + 2 wait for them. */
+ * x->x; the first instruction waits for IN, the last reader of `in` or `mk` reads IN or MK (so
+ * that the loads of tile t + 2 wait for it), the first use of gamma and beta reads GB, and the
+ * last instructions, a run, write `out` in C's dtype (the rounding of a MOV). With `parts`, IN's blocks were
+ * loaded as parts (tile_xfer), and a reduction of them that starts the work (LAYERNORM, SUM)
+ * follows their LOADs. */
 static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint32_t out, tsl_cp_buf_t *IN,
-                    tsl_cp_buf_t *MK, tsl_cp_buf_t *OUT, tsl_cp_buf_t *GB)
+                    tsl_cp_buf_t *MK, tsl_cp_buf_t *OUT, tsl_cp_buf_t *GB, int parts)
 {
     const tsl_cmd_t *c = x->c;
-    uint32_t all = x->v * x->r, inv_n = f32_recip(c->n), src = in, r = x->r, v = x->v, dd = c->c_dtype;
+    uint32_t all = x->v * x->r, src = in, r = x->r, v = x->v, dd = c->c_dtype;
     tsl_cp_buf_t *inb = IN;   /* IN while src is `in`, and the first instruction's wait */
     if (c->a_dtype != FP) {
         vec(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MOV, .dst_dtype = FP, .src1_dtype = c->a_dtype,
-                                     .dst_addr = x->x, .src1_addr = in, .rows = all}, IN, GB, NULL, 0);
+                                     .dst_addr = x->x, .src1_addr = in, .rows = all}, IN, NULL, NULL, 0);
         src = x->x;
         inb = NULL;
     }
@@ -304,8 +323,8 @@ static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint
     case TSL_ROW_OP_RMSNORM: {
         int ln = x->op == TSL_ROW_OP_LAYERNORM;
         if (ln) {   /* x - mean */
-            reduce(cp, r, v, TSL_VPU_OP_ADD, src, x->s1, inb, GB);
-            vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, inv_n, TSL_SRC2_IMM, r);
+            reduce(cp, r, v, TSL_VPU_OP_ADD, src, x->s1, inb, NULL, parts && inb);
+            vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, f32_recip(c->n), TSL_SRC2_IMM, r);
             vop(cp, TSL_VPU_OP_MUL, x->s2, x->s1, F32_MINUS_ONE, TSL_SRC2_IMM, r);
             if ((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u)   /* EPI: vector i + s2's vector i mod r */
                 tsl_cp_issue(cp, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
@@ -317,33 +336,42 @@ static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint
         }
         vec(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MUL, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP,
                                      .src2_mode = TSL_SRC2_VEC, .dst_addr = x->t, .src1_addr = src, .src2_addr = src,
-                                     .rows = all}, ln ? NULL : inb, ln ? NULL : GB, NULL, 0);
-        reduce(cp, r, v, TSL_VPU_OP_ADD, x->t, x->s2, NULL, NULL);
+                                     .rows = all}, ln ? NULL : inb, NULL, NULL, 0);
+        reduce(cp, r, v, TSL_VPU_OP_ADD, x->t, x->s2, NULL, NULL, 0);
         uint32_t pads = x->v * x->n - c->n;
         if (ln && pads) {   /* the padding lanes hold 0 - mean: take their pads * mean^2 back out */
             vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, x->s1, TSL_SRC2_VEC, r);
             vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, f32_of(pads) | 0x80000000u, TSL_SRC2_IMM, r);
             vop(cp, TSL_VPU_OP_ADD, x->s2, x->s2, x->s1, TSL_SRC2_VEC, r);
         }
-        vop(cp, TSL_VPU_OP_MUL, x->s2, x->s2, inv_n, TSL_SRC2_IMM, r);
+        vop(cp, TSL_VPU_OP_MUL, x->s2, x->s2, f32_recip(c->n), TSL_SRC2_IMM, r);
         vop(cp, TSL_VPU_OP_ADD, x->s2, x->s2, c->scale, TSL_SRC2_IMM, r);
         vop(cp, TSL_VPU_OP_RSQRT, x->s2, x->s2, 0, 0, r);
-        blocks(cp, TSL_VPU_OP_MUL, x->x, FP, src, x->s2, TSL_SRC2_VEC, r, v, NULL, NULL, 0);
-        if (c->flags & TSL_CP_FLAG(BIAS)) {
-            blocks(cp, TSL_VPU_OP_MUL, x->x, FP, x->x, x->gam, TSL_SRC2_BCAST, r, v, NULL, NULL, 0);
-            blocks(cp, TSL_VPU_OP_ADD, out, dd, x->x, x->bet, TSL_SRC2_BCAST, r, v, IN, OUT, TOK_DMA);
+        blocks(cp, TSL_VPU_OP_MUL, x->x, FP, src, x->s2, TSL_SRC2_VEC, r, v, ln ? NULL : inb, NULL, 0);
+        if (!GB->wseq) {   /* gamma and beta, resident (their lanes past N only reach lanes never stored):
+                              loaded behind the first tile's input, as late as its work allows */
+            uint32_t k = (c->flags & TSL_CP_FLAG(BIAS)) ? 2u : 1u;
+            for (uint32_t i = 0; i < k; i++)
+                tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                        .op = TSL_DMA_OP_LOAD, .hbm_addr = i ? c->bias_addr : c->b_addr,
+                        .local_addr = i ? x->bet : x->gam, .rows = 1, .row_bytes = c->n * 4u}),
+                    NULL, NULL, GB, i + 1u == k ? TOK_VPU : 0u);
+        }
+        if (c->flags & TSL_CP_FLAG(BIAS)) {   /* the first use of gamma and beta waits for them */
+            blocks(cp, TSL_VPU_OP_MUL, x->x, FP, x->x, x->gam, TSL_SRC2_BCAST, r, v, GB, NULL, 0);
+            blocks(cp, TSL_VPU_OP_ADD, out, dd, x->x, x->bet, TSL_SRC2_BCAST, r, v, NULL, OUT, TOK_DMA);
         } else {
-            blocks(cp, TSL_VPU_OP_MUL, out, dd, x->x, x->gam, TSL_SRC2_BCAST, r, v, IN, OUT, TOK_DMA);
+            blocks(cp, TSL_VPU_OP_MUL, out, dd, x->x, x->gam, TSL_SRC2_BCAST, r, v, GB, OUT, TOK_DMA);
         }
         break;
     }
     case TSL_ROW_OP_SUM: {   /* the row's sum, in each of its blocks */
-        reduce(cp, r, v, TSL_VPU_OP_ADD, src, x->s1, inb, NULL);
+        reduce(cp, r, v, TSL_VPU_OP_ADD, src, x->s1, inb, NULL, parts && inb);
         tsl_insn_t i = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                 .op = TSL_VPU_OP_MOV, .dst_dtype = dd, .src1_dtype = FP, .src1_addr = x->s1, .rows = r});
         for (uint32_t j = 0; j < v; j++) {
             TSL_SET(i.w, TSL_INSN_VPU_VEC_DST_ADDR, out + j * r * x->n * x->esc);
-            tsl_cp_issue_run(cp, &i, j, v, IN, NULL, OUT, TOK_DMA);
+            tsl_cp_issue_run(cp, &i, j, v, IN, NULL, OUT, TOK_DMA, 0u);
         }
         break;
     }
@@ -370,17 +398,12 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
     for (int s = 0; s < 2; s++)
         IN[s] = MK[s] = OUT[s] = GB;
     int norm = x.op == TSL_ROW_OP_LAYERNORM || x.op == TSL_ROW_OP_RMSNORM;
-    if (norm) {   /* gamma and beta, resident (their lanes past N only reach lanes never stored) */
-        uint32_t k = (c->flags & TSL_CP_FLAG(BIAS)) ? 2u : 1u;
-        for (uint32_t i = 0; i < k; i++)
-            tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-                    .op = TSL_DMA_OP_LOAD, .hbm_addr = i ? c->bias_addr : c->b_addr, .local_addr = i ? x.bet : x.gam,
-                    .rows = 1, .row_bytes = c->n * 4u}),
-                NULL, NULL, &GB, i + 1u == k ? TOK_VPU : 0u);
-    }
+    /* the first tile's reduction of the input, when it starts the work, follows its LOADs */
+    int parts = (x.op == TSL_ROW_OP_LAYERNORM || x.op == TSL_ROW_OP_SUM) && c->a_dtype == FP && x.v > 1u;
     for (uint32_t t = 0; t <= tiles; t++) {
         if (t < tiles)
-            tile_loads(cp, &x, t & 1u, t * x.r, tsl_cp_min(x.r, c->m - t * x.r), &IN[t & 1u], &MK[t & 1u]);
+            tile_loads(cp, &x, t & 1u, t * x.r, tsl_cp_min(x.r, c->m - t * x.r), &IN[t & 1u], &MK[t & 1u],
+                       parts && !t);
         if (t == 0)
             continue;
         uint32_t u = t - 1u, s = u & 1u, m0 = u * x.r, mr = tsl_cp_min(x.r, c->m - m0);
@@ -390,9 +413,9 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
                     .src1_dtype = c->a_dtype, .dst_addr = x.out[s], .src1_addr = x.in[s], .rows = x.v * x.r}),
                 &IN[s], NULL, &OUT[s], TOK_DMA);
         } else {
-            compute(cp, &x, x.in[s], x.mk[s], x.out[s], &IN[s], &MK[s], &OUT[s], norm ? &GB : NULL);
+            compute(cp, &x, x.in[s], x.mk[s], x.out[s], &IN[s], &MK[s], &OUT[s], norm ? &GB : NULL, parts && !u);
         }
-        tile_xfer(cp, &x, TSL_DMA_OP_STORE, c->c_addr, c->ldc, x.out[s], x.esc, m0, mr, &OUT[s], 0);
+        tile_xfer(cp, &x, TSL_DMA_OP_STORE, c->c_addr, c->ldc, x.out[s], x.esc, m0, mr, &OUT[s], 0, 0);
         if (tsl_cp_tc_error(cp))
             return;
     }

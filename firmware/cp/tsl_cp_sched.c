@@ -85,7 +85,7 @@ static __attribute__((cold, noinline)) void wait_for(tsl_cp_t *cp, tsl_insn_t *i
 
 /* The hints of v's next instruction `i` (a TSL_TOK mask without v): signal each unit whose
  * channel v->u has room for one more outstanding signal, and record it. */
-static __attribute__((cold, noinline)) void give_hints(tsl_cp_sched_t *s, tsl_insn_t *i, uint32_t v, uint32_t hint)
+static __attribute__((noinline)) void give_hints(tsl_cp_sched_t *s, tsl_insn_t *i, uint32_t v, uint32_t hint)
 {
     for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++) {
         if (!((hint >> u) & 1u) || s->pend_count[v][u] >= TSL_CP_PEND)
@@ -160,16 +160,24 @@ void tsl_cp_push(tsl_cp_t *cp, const tsl_insn_t *insn)
 }
 
 void tsl_cp_issue_run(tsl_cp_t *cp, tsl_insn_t *insn, uint32_t k, uint32_t count, tsl_cp_buf_t *r1, tsl_cp_buf_t *r2,
-                      tsl_cp_buf_t *w, uint32_t hint)
+                      tsl_cp_buf_t *w, uint32_t hint, uint32_t each)
 {
-    uint32_t v = TSL_GET(insn->w, TSL_INSN_HDR_UNIT), w0 = insn->w[0];
-    hint = k + 1u == count ? hint & ~TSL_TOK(v) & ((1u << TSL_UNIT_LIMIT) - 1u) : 0u;
-    if ((k && !hint && k + 1u < count) || !(r1 || r2 || w || hint)) {
+    uint32_t v = TSL_GET(insn->w, TSL_INSN_HDR_UNIT), w0 = insn->w[0], last = k + 1u == count;
+    hint = ((last ? hint : 0u) | each) & ~TSL_TOK(v) & ((1u << TSL_UNIT_LIMIT) - 1u);
+    if ((k && !last) || !(r1 || r2 || w)) {
+        if (hint)
+            give_hints(&cp->s, insn, v, hint);
         push(cp, insn, v);
-        return;
+    } else {
+        issue_deps(cp, insn, v, r1, r2, w, hint);
     }
-    issue_deps(cp, insn, v, r1, r2, w, hint);
     insn->w[0] = w0;   /* the template again, without this one's tokens */
+}
+
+tsl_cp_buf_t tsl_cp_run_part(const tsl_cp_buf_t *b, uint32_t k, uint32_t count)
+{
+    tsl_cp_buf_t p = {b->wunit, b->wseq - (count - 1u - k), {0, 0, 0}};
+    return p;
 }
 
 void tsl_cp_zero(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes, uint32_t hint)

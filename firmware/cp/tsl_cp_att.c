@@ -95,9 +95,9 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, att_t *x)
     x->qh = (uint32_t)tsl_att_q(&x->a, cols, c->lda).head;
     x->vh = (uint32_t)tsl_att_v(&x->a, cols).head;
     x->oh = (uint32_t)tsl_att_o(&x->a, cols, c->ldc, tsl_dtype_bytes(c->c_dtype)).head;
-    x->v = tsl_cp_ceil(x->a.lk, n);
-    x->kb = tsl_cp_ceil(x->a.d, n);
-    x->db = tsl_cp_ceil(x->a.dv, n);
+    x->v = (x->a.lk + n - 1u) >> cp->n_log2;   /* divisions are slow on the control core */
+    x->kb = (x->a.d + n - 1u) >> cp->n_log2;
+    x->db = (x->a.dv + n - 1u) >> cp->n_log2;
     if (2u * x->a.lk > TSL_CP_MAX_ROW_BYTES || 2u * x->a.d > TSL_CP_MAX_ROW_BYTES ||
         x->a.dv * tsl_dtype_bytes(c->c_dtype) > TSL_CP_MAX_ROW_BYTES || x->kb > TSL_INSN_MXU_MATMULK_KBLOCKS_MASK)
         return 0;

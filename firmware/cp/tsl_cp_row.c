@@ -39,6 +39,8 @@ static uint32_t f32_recip(uint32_t v)
     uint32_t e = 0;
     while ((v >> e) > 1u)
         e++;
+    if (!(v & (v - 1u)))   /* 2^-e, exact (and no 64-bit division on the control core) */
+        return (127u - e) << 23;
     /* 1/v = 2^-(e+1) * m / 2^23 with m = 2^(24+e) / v in [2^23, 2^24] */
     uint64_t num = (uint64_t)1 << (24u + e);
     uint32_t m = (uint32_t)(num / v), rem = (uint32_t)(num % v);
@@ -101,7 +103,7 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
     uint32_t n = cp->n;
     x->c = c;
     x->n = n;
-    x->v = tsl_cp_ceil(c->n, n);
+    x->v = (c->n + n - 1u) >> cp->n_log2;   /* divisions are slow on the control core */
     x->op = c->vpu_op;
     x->rowmajor = x->op == TSL_ROW_OP_GELU;
     x->mask = (c->flags & TSL_CP_FLAG(MASK)) != 0;
@@ -112,11 +114,11 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
     x->esw = x->rowmajor ? 0u : 4u;
     /* the bytes of a row of a tile: two of each DMA buffer, the work x and t (v blocks) and s1, s2 */
     uint64_t row = (uint64_t)x->v * n * 2u * (x->esa + x->esb + x->esc + x->esw) + 2u * n * x->esw;
-    uint32_t step = 4u / (x->mask && x->esb < x->esa ? x->esb : x->esa);
-    uint64_t r = cp->vmem_bytes / row;
-    r = r < TSL_CP_MAX_ROWS / x->v ? r : TSL_CP_MAX_ROWS / x->v;
-    r = r < tsl_cp_roundup(c->m, step) ? r : tsl_cp_roundup(c->m, step);
-    for (x->r = (uint32_t)r / step * step; x->r; x->r = x->r / (2u * step) * step) {   /* each try half */
+    uint32_t step = 4u / (x->mask && x->esb < x->esa ? x->esb : x->esa), mstep = ~(step - 1u);   /* 1, 2 or 4 */
+    uint32_t r = row > cp->vmem_bytes ? 0u : cp->vmem_bytes / (uint32_t)row;
+    r = tsl_cp_min(r, TSL_CP_MAX_ROWS / x->v);
+    r = tsl_cp_min(r, (c->m + step - 1u) & mstep);
+    for (x->r = r & mstep; x->r; x->r = (x->r >> 1) & mstep) {   /* each try half */
         uint32_t tiles = tsl_cp_ceil(c->m, x->r);   /* then equal tiles: the VPU works on whole tiles */
         x->r = tsl_cp_roundup(tsl_cp_ceil(c->m, tiles), step);
         if (layout(cp, x, norm))
@@ -160,13 +162,10 @@ static void reduce(tsl_cp_t *cp, uint32_t r, uint32_t v, uint32_t op, uint32_t s
     tsl_insn_t i = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
             .op = op, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP, .src2_mode = TSL_SRC2_VEC, .dst_addr = dst,
             .src1_addr = src, .rows = r});
-    for (uint32_t j = 1; j < v; j++) {
+    for (uint32_t j = 1; j < v; j++) {   /* only the first reads r1 and r2, or each its part */
         TSL_SET(i.w, TSL_INSN_VPU_VEC_SRC2_ADDR, src + j * blk);
         tsl_cp_buf_t part = parts ? tsl_cp_run_part(r1, j, v) : (tsl_cp_buf_t){0, 0, {0, 0, 0}};
-        if (parts)
-            tsl_cp_issue(cp, i, &part, j == 1u ? r2 : NULL, NULL, 0);
-        else   /* a run whose first alone reads r1 and r2 */
-            tsl_cp_issue_run(cp, &i, j - 1u, v - 1u, j == 1u ? r1 : NULL, j == 1u ? r2 : NULL, NULL, 0, 0u);
+        tsl_cp_issue_run(cp, &i, 0, 1, parts ? &part : j == 1u ? r1 : NULL, j == 1u ? r2 : NULL, NULL, 0, 0u);
         TSL_SET(i.w, TSL_INSN_VPU_VEC_SRC1_ADDR, dst);
     }
     i = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){

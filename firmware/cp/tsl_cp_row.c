@@ -176,9 +176,10 @@ static void reduce(tsl_cp_t *cp, uint32_t r, uint32_t v, uint32_t op, uint32_t s
 
 /* Block j of dst (in `dtype`, blocks of r vectors) = op(block j of x (FP32), s), s being r per-row
  * vectors (VEC) or a row of v vectors whose vector j is broadcast (BCAST), for the v blocks: a run
- * (tsl_cp_issue_run) reading r1 and writing w (either may be NULL), the last giving `hint`. */
+ * (tsl_cp_issue_run) reading r1 and writing w (either may be NULL), the last giving `hint` and
+ * each `each`. */
 static void blocks(tsl_cp_t *cp, uint32_t op, uint32_t dst, uint32_t dtype, uint32_t x, uint32_t s, uint32_t mode,
-                   uint32_t r, uint32_t v, tsl_cp_buf_t *r1, tsl_cp_buf_t *w, uint32_t hint)
+                   uint32_t r, uint32_t v, tsl_cp_buf_t *r1, tsl_cp_buf_t *w, uint32_t hint, uint32_t each)
 {
     uint32_t n = cp->n;
     tsl_insn_t i = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
@@ -189,7 +190,7 @@ static void blocks(tsl_cp_t *cp, uint32_t op, uint32_t dst, uint32_t dtype, uint
         TSL_SET(i.w, TSL_INSN_VPU_VEC_SRC1_ADDR, x + j * r * n * 4u);
         if (mode == TSL_SRC2_BCAST)
             TSL_SET(i.w, TSL_INSN_VPU_VEC_SRC2_ADDR, s + j * n * 4u);
-        tsl_cp_issue_run(cp, &i, j, v, r1, NULL, w, hint, 0u);
+        tsl_cp_issue_run(cp, &i, j, v, r1, NULL, w, hint, each);
     }
 }
 
@@ -221,29 +222,31 @@ void tsl_cp_softmax(tsl_cp_t *cp, uint32_t src, tsl_cp_buf_t *srcb, uint32_t x, 
                 .src2_addr = s, .rows = v * r, .scale = fscale, .bvecs = r});
         tsl_cp_push(cp, &i);
     } else {
-        blocks(cp, TSL_VPU_OP_ADD, x, FP, src, s, TSL_SRC2_VEC, r, v, NULL, NULL, 0);
+        blocks(cp, TSL_VPU_OP_ADD, x, FP, src, s, TSL_SRC2_VEC, r, v, NULL, NULL, 0, 0u);
     }
     vop(cp, TSL_VPU_OP_EXP, x, x, 0, 0, v * r);
     reduce(cp, r, v, TSL_VPU_OP_ADD, x, s, NULL, NULL, 0);
     vop(cp, TSL_VPU_OP_RECIP, s, s, 0, 0, r);
-    blocks(cp, TSL_VPU_OP_MUL, dst, dtype, x, s, TSL_SRC2_VEC, r, v, srcb, w, hint);
+    blocks(cp, TSL_VPU_OP_MUL, dst, dtype, x, s, TSL_SRC2_VEC, r, v, srcb, w, hint, 0u);
 }
 
 /* The LOADs or STOREs (op) of a tile's rows [m0, m0 + mr) between HBM (addr, rows ld apart) and
  * `base` (elements of es bytes): one per block, or one for the tile when it is row-major; a run
- * (tsl_cp_issue_run) whose last gives `hint`, and each after the first `each`. */
+ * (tsl_cp_issue_run) whose last gives `hint`. With `parts`, each LOAD after the first signals the
+ * VPU too (reduce), and each STORE waits for its block's writer alone (buf as the run that last
+ * wrote it left it, one instruction per block: tsl_cp_run_part), the last reading buf. */
 static void tile_xfer(tsl_cp_t *cp, const row_t *x, uint32_t op, uint32_t addr, uint32_t ld, uint32_t base, uint32_t es,
-                      uint32_t m0, uint32_t mr, tsl_cp_buf_t *buf, uint32_t hint, uint32_t each)
+                      uint32_t m0, uint32_t mr, tsl_cp_buf_t *buf, uint32_t hint, int parts)
 {
     /* a part: a block of n columns, or the tile's whole rows of cols columns, v n apart; only the
      * last can be narrower, so the others are the first's with their addresses moved */
-    uint32_t n = x->n, cols = x->c->n, parts = x->rowmajor ? 1u : x->v, w = x->rowmajor ? cols : n;
+    uint32_t n = x->n, cols = x->c->n, np = x->rowmajor ? 1u : x->v, w = x->rowmajor ? cols : n;
     uint32_t stride = (x->rowmajor ? x->v * n : n) * es;
     int load = op == TSL_DMA_OP_LOAD;
     tsl_insn_t i;
-    for (uint32_t j = 0; j < parts; j++) {
+    for (uint32_t j = 0; j < np; j++) {
         uint32_t hbm = addr + m0 * ld + j * n * es, local = base + j * x->r * n * es;
-        if (j == 0 || j + 1u == parts) {
+        if (j == 0 || j + 1u == np) {
             tsl_insn_dma_xfer_t t = {.op = op, .hbm_addr = hbm, .local_addr = local, .rows = mr,
                                      .row_bytes = tsl_cp_min(w, cols - j * n) * es, .hbm_stride = ld,
                                      .local_stride = stride};
@@ -257,7 +260,12 @@ static void tile_xfer(tsl_cp_t *cp, const row_t *x, uint32_t op, uint32_t addr, 
             TSL_SET(i.w, TSL_INSN_DMA_XFER_HBM_ADDR, hbm);
             TSL_SET(i.w, TSL_INSN_DMA_XFER_LOCAL_ADDR, local);
         }
-        tsl_cp_issue_run(cp, &i, j, parts, load ? NULL : buf, NULL, load ? buf : NULL, hint, j ? each : 0u);
+        tsl_cp_buf_t part = tsl_cp_run_part(buf, j, np);
+        if (parts && !load)
+            tsl_cp_issue_run(cp, &i, 0, 1, j + 1u < np ? &part : buf, NULL, NULL, 0, 0u);
+        else
+            tsl_cp_issue_run(cp, &i, j, np, load ? NULL : buf, NULL, load ? buf : NULL, hint,
+                             parts && j ? TOK_VPU : 0u);
     }
 }
 
@@ -276,7 +284,7 @@ static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t
             tsl_cp_fill32(cp, buf, base + (x->v - 1u) * blk, blk, pad, TOK_DMA);
         }
         tile_xfer(cp, x, TSL_DMA_OP_LOAD, which ? c->b_addr : c->a_addr, which ? c->ldb : c->lda, base, es, m0, mr, buf,
-                  TOK_VPU, parts && !which ? TOK_VPU : 0u);
+                  TOK_VPU, parts && !which);
     }
 }
 
@@ -286,8 +294,9 @@ static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t
  * that the loads of tile t + 2 wait for it), the first use of gamma and beta reads GB, and the
  * last instructions, a run, write `out` in C's dtype (the rounding of a MOV). With `parts`, IN's blocks were
  * loaded as parts (tile_xfer), and a reduction of them that starts the work (LAYERNORM, SUM)
- * follows their LOADs. */
-static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint32_t out, tsl_cp_buf_t *IN,
+ * follows their LOADs. Returns 1 when the last run wrote `out` block by block, each signalling the
+ * DMA, so that each block's STORE can follow its own (tile_xfer), else 0. */
+static int compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint32_t out, tsl_cp_buf_t *IN,
                     tsl_cp_buf_t *MK, tsl_cp_buf_t *OUT, tsl_cp_buf_t *GB, int parts)
 {
     const tsl_cmd_t *c = x->c;
@@ -330,7 +339,7 @@ static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint
                         .dst_dtype = FP, .src1_dtype = FP, .bias = 1, .dst_addr = x->x, .src1_addr = src,
                         .src2_addr = x->s2, .rows = all, .bvecs = r}), inb, NULL, NULL, 0);
             else
-                blocks(cp, TSL_VPU_OP_ADD, x->x, FP, src, x->s2, TSL_SRC2_VEC, r, v, inb, NULL, 0);
+                blocks(cp, TSL_VPU_OP_ADD, x->x, FP, src, x->s2, TSL_SRC2_VEC, r, v, inb, NULL, 0, 0u);
             src = x->x;
         }
         vec(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MUL, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP,
@@ -346,7 +355,7 @@ static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint
         vop(cp, TSL_VPU_OP_MUL, x->s2, x->s2, f32_recip(c->n), TSL_SRC2_IMM, r);
         vop(cp, TSL_VPU_OP_ADD, x->s2, x->s2, c->scale, TSL_SRC2_IMM, r);
         vop(cp, TSL_VPU_OP_RSQRT, x->s2, x->s2, 0, 0, r);
-        blocks(cp, TSL_VPU_OP_MUL, x->x, FP, src, x->s2, TSL_SRC2_VEC, r, v, ln ? NULL : inb, NULL, 0);
+        blocks(cp, TSL_VPU_OP_MUL, x->x, FP, src, x->s2, TSL_SRC2_VEC, r, v, ln ? NULL : inb, NULL, 0, 0u);
         if (!GB->wseq) {   /* gamma and beta, resident (their lanes past N only reach lanes never stored):
                               loaded behind the first tile's input, as late as its work allows */
             uint32_t k = (c->flags & TSL_CP_FLAG(BIAS)) ? 2u : 1u;
@@ -357,12 +366,12 @@ static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint
                     NULL, NULL, GB, i + 1u == k ? TOK_VPU : 0u);
         }
         if (c->flags & TSL_CP_FLAG(BIAS)) {   /* the first use of gamma and beta waits for them */
-            blocks(cp, TSL_VPU_OP_MUL, x->x, FP, x->x, x->gam, TSL_SRC2_BCAST, r, v, GB, NULL, 0);
-            blocks(cp, TSL_VPU_OP_ADD, out, dd, x->x, x->bet, TSL_SRC2_BCAST, r, v, NULL, OUT, TOK_DMA);
+            blocks(cp, TSL_VPU_OP_MUL, x->x, FP, x->x, x->gam, TSL_SRC2_BCAST, r, v, GB, NULL, 0, 0u);
+            blocks(cp, TSL_VPU_OP_ADD, out, dd, x->x, x->bet, TSL_SRC2_BCAST, r, v, NULL, OUT, 0, TOK_DMA);
         } else {
-            blocks(cp, TSL_VPU_OP_MUL, out, dd, x->x, x->gam, TSL_SRC2_BCAST, r, v, GB, OUT, TOK_DMA);
+            blocks(cp, TSL_VPU_OP_MUL, out, dd, x->x, x->gam, TSL_SRC2_BCAST, r, v, GB, OUT, 0, TOK_DMA);
         }
-        break;
+        return 1;
     }
     case TSL_ROW_OP_SUM: {   /* the row's sum, in each of its blocks */
         reduce(cp, r, v, TSL_VPU_OP_ADD, src, x->s1, inb, NULL, parts && inb);
@@ -370,9 +379,9 @@ static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint
                 .op = TSL_VPU_OP_MOV, .dst_dtype = dd, .src1_dtype = FP, .src1_addr = x->s1, .rows = r});
         for (uint32_t j = 0; j < v; j++) {
             TSL_SET(i.w, TSL_INSN_VPU_VEC_DST_ADDR, out + j * r * x->n * x->esc);
-            tsl_cp_issue_run(cp, &i, j, v, IN, NULL, OUT, TOK_DMA, 0u);
+            tsl_cp_issue_run(cp, &i, j, v, IN, NULL, OUT, 0, TOK_DMA);
         }
-        break;
+        return 1;
     }
     default:   /* SILU: x * 1 / (1 + exp(-x)) */
         vec(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MUL, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP,
@@ -385,6 +394,7 @@ static void compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint
                                      .src2_mode = TSL_SRC2_VEC, .dst_addr = out, .src1_addr = src,
                                      .src2_addr = x->t, .rows = all}, IN, NULL, OUT, TOK_DMA);
     }
+    return 0;
 }
 
 void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
@@ -406,15 +416,16 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
         if (t == 0)
             continue;
         uint32_t u = t - 1u, s = u & 1u, m0 = u * x.r, mr = tsl_cp_min(x.r, c->m - m0);
+        int stores = 0;   /* the STOREs follow the output's blocks one by one */
         if (x.rowmajor) {   /* GELU: the VPU function, from the input buffer into the output */
             tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                     .op = TSL_VPU_OP_GELU, .dst_dtype = c->c_dtype,
                     .src1_dtype = c->a_dtype, .dst_addr = x.out[s], .src1_addr = x.in[s], .rows = x.v * x.r}),
                 &IN[s], NULL, &OUT[s], TOK_DMA);
         } else {
-            compute(cp, &x, x.in[s], x.mk[s], x.out[s], &IN[s], &MK[s], &OUT[s], norm ? &GB : NULL, parts && !u);
+            stores = compute(cp, &x, x.in[s], x.mk[s], x.out[s], &IN[s], &MK[s], &OUT[s], norm ? &GB : NULL, parts && !u);
         }
-        tile_xfer(cp, &x, TSL_DMA_OP_STORE, c->c_addr, c->ldc, x.out[s], x.esc, m0, mr, &OUT[s], 0, 0);
+        tile_xfer(cp, &x, TSL_DMA_OP_STORE, c->c_addr, c->ldc, x.out[s], x.esc, m0, mr, &OUT[s], 0, stores);
         if (tsl_cp_tc_error(cp))
             return;
     }

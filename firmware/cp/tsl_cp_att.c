@@ -102,11 +102,12 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, att_t *x)
         x->a.dv * tsl_dtype_bytes(c->c_dtype) > TSL_CP_MAX_ROW_BYTES || x->kb > TSL_INSN_MXU_MATMULK_KBLOCKS_MASK)
         return 0;
     /* VPU instructions of a whole tile: V R and DB R vectors, and E's 2R + N - 2 rows */
-    uint32_t r = tsl_cp_min(x->a.lq, TSL_CP_MAX_ROWS / (x->v > x->db ? x->v : x->db));
-    r = tsl_cp_min(r, (TSL_CP_MAX_ROWS - n) / 2u);
-    for (x->r = r; x->r; x->r /= 2u) {   /* each try half, then equal tiles */
-        x->tiles = tsl_cp_ceil(x->a.lq, x->r);
-        x->r = tsl_cp_ceil(x->a.lq, x->tiles);
+    uint32_t lq = x->a.lq, vmax = x->v > x->db ? x->v : x->db, r = tsl_cp_min(lq, (TSL_CP_MAX_ROWS - n) / 2u);
+    if ((uint64_t)r * vmax > TSL_CP_MAX_ROWS)   /* (only then the division) */
+        r = TSL_CP_MAX_ROWS / vmax;
+    for (x->r = r; x->r; x->r /= 2u) {   /* each try half, then equal tiles (one when r covers LQ) */
+        x->tiles = x->r >= lq ? 1u : tsl_cp_ceil(lq, x->r);
+        x->r = x->tiles == 1u ? lq : tsl_cp_ceil(lq, x->tiles);
         if (layout(cp, x))
             return 1;
     }

@@ -114,13 +114,14 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
     x->esw = x->rowmajor ? 0u : 4u;
     /* the bytes of a row of a tile: two of each DMA buffer, the work x and t (v blocks) and s1, s2 */
     uint64_t row = (uint64_t)x->v * n * 2u * (x->esa + x->esb + x->esc + x->esw) + 2u * n * x->esw;
-    uint32_t step = 4u / (x->mask && x->esb < x->esa ? x->esb : x->esa), mstep = ~(step - 1u);   /* 1, 2 or 4 */
-    uint32_t r = row > cp->vmem_bytes ? 0u : cp->vmem_bytes / (uint32_t)row;
-    r = tsl_cp_min(r, TSL_CP_MAX_ROWS / x->v);
-    r = tsl_cp_min(r, (c->m + step - 1u) & mstep);
+    uint32_t step = 4u >> ((x->mask && x->esb < x->esa ? x->esb : x->esa) >> 1), mstep = ~(step - 1u);   /* 4 / es */
+    uint32_t r = row > cp->vmem_bytes ? 0u : cp->vmem_bytes / (uint32_t)row, m = c->m;
+    if ((uint64_t)r * x->v > TSL_CP_MAX_ROWS)   /* (only then the division) */
+        r = TSL_CP_MAX_ROWS / x->v;
+    r = tsl_cp_min(r, (m + step - 1u) & mstep);
     for (x->r = r & mstep; x->r; x->r = (x->r >> 1) & mstep) {   /* each try half */
-        uint32_t tiles = tsl_cp_ceil(c->m, x->r);   /* then equal tiles: the VPU works on whole tiles */
-        x->r = tsl_cp_roundup(tsl_cp_ceil(c->m, tiles), step);
+        uint32_t tiles = x->r >= m ? 1u : tsl_cp_ceil(m, x->r);   /* then equal tiles: the VPU works on */
+        x->r = ((tiles == 1u ? m : tsl_cp_ceil(m, tiles)) + step - 1u) & mstep;   /* whole tiles */
         if (layout(cp, x, norm))
             return 1;
     }

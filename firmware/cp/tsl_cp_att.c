@@ -20,7 +20,8 @@
  * step's Q LOAD and scores (two S slots in ACC), then the previous step's values and STORE (two P
  * slots in VMEM): none of them waits for the softmax just pushed. Q, K, V, O and the BF16 output
  * tile have one slot each; the scheduler (tsl_cp_sched.c) adds the tokens. A head's K is loaded when
- * its first step's scores need it, its V once the previous head's last values have read theirs. */
+ * its first step's scores need it, its V behind that step's softmax, once the previous head's last
+ * values have read theirs. */
 #include "tsl_att.h"
 #include "tsl_cp_int.h"
 
@@ -301,7 +302,6 @@ void tsl_cp_exec_att(tsl_cp_t *cp, const tsl_cmd_t *c)
     step_t cur = {0, 0, 0, tsl_cp_min(x.r, x.a.lq), 0}, prev = cur;
     load_k(cp, &x, 0);
     scores(cp, &x, &cur, TOK_VPU | TOK_DMA);
-    load_v(cp, &x, 0, steps < 3u ? TOK_MXU : 0u);
     for (uint32_t i = 0; i < steps; i++) {
         step_t next = cur;
         next.s ^= 1u;
@@ -317,12 +317,13 @@ void tsl_cp_exec_att(tsl_cp_t *cp, const tsl_cmd_t *c)
                 load_k(cp, &x, next.h);
             scores(cp, &x, &next, (i && bf ? 0u : TOK_VPU) | (i && (cur.t == 0 || !bf) ? 0u : TOK_DMA));
         }
-        if (i) {   /* V before the STORE, which waits for the VPU's rounding of O behind the softmax */
+        if (i)
             values(cp, &x, &prev);
-            if (cur.t == 0)
-                load_v(cp, &x, cur.h, i + 2u >= steps ? TOK_MXU : 0u);
+        if (cur.t == 0)   /* V behind the first softmax of its head, before the STORE, which waits for the
+                             VPU's rounding of O behind that softmax */
+            load_v(cp, &x, cur.h, i + 2u >= steps ? TOK_MXU : 0u);
+        if (i)
             store(cp, &x, &prev);
-        }
         if (tsl_cp_tc_error(cp))
             return;
         prev = cur;

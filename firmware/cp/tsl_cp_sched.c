@@ -12,6 +12,12 @@
  * Every wait is matched by a signal pushed before it (the push-order rule), so no program the
  * scheduler produces can deadlock or underflow; tsl_cp_sched_end() consumes every leftover token
  * so that each command starts and ends with zero tokens.
+ *
+ * The control core pays for this at every push, so the common cases are short: an instruction
+ * without buffers or hints is only pushed (tsl_cp_push, or tsl_cp_issue's fast path), and a run of
+ * instructions of one unit over the same buffers (tsl_cp_issue_run) does the work at its first
+ * (the waits, which cover the whole run: its unit's queue is in order) and its last (the record of
+ * its reads and writes, the hint) only.
  */
 #include "tsl_cp_int.h"
 

@@ -497,7 +497,8 @@ def fused_cases(rng):
 
     # Residual adds in the GEMM (VPU_OP ADD, in r's buffer) only where nothing reads r after the add:
     # h is read after the first add (which stays an add), the second is its last reader (the GEMM
-    # adds it in place); a bias row (a broadcast) stays an add
+    # adds it in place); a bias row (a broadcast) stays an add, and so does one whose r is a view of
+    # a result read after it (u)
     class Residual(nn.Module):
         def __init__(self):
             super().__init__()
@@ -508,20 +509,22 @@ def fused_cases(rng):
             h = self.a(x)
             y = h + self.b(x)
             z = self.c(y) + h
-            return z, y * 2, self.a(z) + self.row
+            u = self.b(z)
+            return z, y * 2, self.a(z) + self.row, u.view(-1, 8) + self.c(x), u * 2
     m, x = Residual(), rand(rng, 5, 8)
     with torch.no_grad():
         want = tessel.torch.compile(m, mode="debug")(x)
         run = tessel.torch.compile(m, mode="fused")
         got = run(x)
-    for i, what in enumerate(("the last reader of its residual", "a residual read after it", "a bias row")):
+    for i, what in enumerate(("the last reader of its residual", "a residual read after it", "a bias row",
+                              "a residual that is a view", "a residual whose view it reads")):
         check(f"fused: an add with {what} equals debug mode's", got[i], want[i])
     calls = collections.Counter()
     for line in run.report().splitlines():
         op, _, n = line.split(None, 3)[:3]
         calls[op] += int(n)
-    tt.ok(calls["aten.addmm+add"] == 1 and calls["aten.add.Tensor"] == 2,
-          "fused: one of the three adds ran in its GEMM", run.report())
+    tt.ok(calls["aten.addmm+add"] == 1 and calls["aten.add.Tensor"] == 3,
+          "fused: one of the four adds ran in its GEMM", run.report())
 
     # The GEMM's keyword arguments reach its command (beta scales the bias)
     class ScaledBias(nn.Module):

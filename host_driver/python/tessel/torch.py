@@ -448,8 +448,10 @@ def _q_gemm(mem, a, b, pc, dtype, bias=None, act=None):
     (pa, lda), (pb, ldb) = mem.matrix(a, "bf16"), mem.matrix(b, "bf16")
     extra = {} if bias is None else {"bias_addr": mem.matrix(bias, "fp32")[0]}
     flags = (bias is not None) << _tessel.CMD_FLAG["BIAS"] | (act == "relu") << _tessel.CMD_FLAG["RELU"]
-    mem.submit(opcode=_tessel.CMD_OP["GEMM"], flags=flags, vpu_op=_tessel.VPU_OP[act.upper()] if act in ("gelu", "add") else 0, a_dtype=_DT["bf16"], b_dtype=_DT["bf16"], c_dtype=_DT[dtype],
-               m=m, n=n, k=k, a_addr=pa, lda=lda, b_addr=pb, ldb=ldb, c_addr=pc, ldc=_ES[dtype] * n, **extra)
+    vpu_op = _tessel.VPU_OP[act.upper()] if act in ("gelu", "add") else 0
+    mem.submit(opcode=_tessel.CMD_OP["GEMM"], flags=flags, vpu_op=vpu_op, a_dtype=_DT["bf16"], b_dtype=_DT["bf16"],
+               c_dtype=_DT[dtype], m=m, n=n, k=k, a_addr=pa, lda=lda, b_addr=pb, ldb=ldb, c_addr=pc,
+               ldc=_ES[dtype] * n, **extra)
 
 
 def _q_rows(mem, x, opcode, vpu_op, n=None, **fields):
@@ -471,7 +473,8 @@ def _q_rows(mem, x, opcode, vpu_op, n=None, **fields):
 _VIEWS = {aten.t.default, aten.view.default, aten.transpose.int, aten.expand.default, aten._reshape_alias.default,
           aten._unsafe_view.default, aten.split.Tensor, aten.detach.default, operator.getitem}
 _GEMMS = {aten.mm.default: (0, 1), aten.addmm.default: (1, 2), aten.bmm.default: (0, 1)}   # their MXU operands
-_RELU_EPILOGUE = {aten.mm.default, aten.addmm.default, aten.convolution.default}
+_MM = {aten.mm.default, aten.addmm.default}   # the GEMMs whose command takes GELU and ADD epilogues
+_RELU_EPILOGUE = _MM | {aten.convolution.default}
 
 
 def _epilogue_act(node, user):
@@ -480,8 +483,7 @@ def _epilogue_act(node, user):
     GELU); else None."""
     if user.target is aten.relu.default and node.target in _RELU_EPILOGUE:
         return "relu"
-    if user.target is aten.gelu.default and node.target in _GEMMS and node.target is not aten.bmm.default and \
-            user.kwargs.get("approximate") == "tanh":
+    if user.target is aten.gelu.default and node.target in _MM and user.kwargs.get("approximate") == "tanh":
         return "gelu"
     return None
 
@@ -512,7 +514,8 @@ class _FusedPlan:
         self.alias = {n for n in nodes if n.target is aten.clone.default and len(n.args[0].users) == 1}
         self.bf16 = {n for n in nodes if self._mxu_only(n)}
         # residual adds: add(r, g) or add(g, r) in FP32, g a GEMM that only the add reads and r a
-        # value that nothing reads after it: g adds r in place, in r's buffer (the GEMM is skipped)
+        # value, not a view of another (a getitem of an op's tuple of results is none), that nothing
+        # reads after it: g adds r in place, in r's buffer (the GEMM is skipped)
         order = {n: i for i, n in enumerate(nodes)}
         self.residual = {}     # the add -> (its GEMM, r)
         for n in nodes:
@@ -520,8 +523,10 @@ class _FusedPlan:
                     not all(isinstance(a, torch.fx.Node) for a in n.args):
                 continue
             for g, r in (n.args, n.args[::-1]):
-                if g.target in (aten.mm.default, aten.addmm.default) and len(g.users) == 1 and g not in self.skip and \
-                        r is not g and all(u is n or (order[u] < order[n] and u.target not in _VIEWS) for u in r.users):
+                if g.target in _MM and len(g.users) == 1 and g not in self.skip and r is not g and \
+                        (r.target not in _VIEWS or
+                         (r.target is operator.getitem and r.args[0].target is not aten.split.Tensor)) and \
+                        all(u is n or (order[u] < order[n] and u.target not in _VIEWS) for u in r.users):
                     self.residual[n] = (g, r)
                     self.skip.add(g)
                     break
@@ -587,8 +592,9 @@ class _FusedPlan:
             elif node in self.act:
                 act = self.act[node]
                 mem.want = "bf16" if act in self.bf16 else None
-                env[node] = env[act] = self._with_act(compiled, node, act, torch.fx.node.map_aggregate(node.args, value),
-                                                        torch.fx.node.map_aggregate(node.kwargs, value))
+                env[node] = env[act] = self._with_act(compiled, node, act,
+                                                      torch.fx.node.map_aggregate(node.args, value),
+                                                      torch.fx.node.map_aggregate(node.kwargs, value))
             elif node in self.residual:
                 env[node] = self._with_residual(compiled, node, *self.residual[node], value)
             elif node in self.attention:
@@ -620,8 +626,8 @@ class _FusedPlan:
         low = self.lowering.get(g)
         if low is None:
             low = self.lowering[g] = _lower(g.target, gargs, gkw)
-        t = value(r)
-        shape = (gargs[-2].shape[0], gargs[-1].shape[1])
+        t, (a, b) = value(r), (gargs[i] for i in _GEMMS[g.target])
+        shape = (a.shape[0], b.shape[1])
         if low.where != "device" or tuple(t.shape) != shape or t.storage().data_ptr() in mem.params:
             y = compiled._execute(g.target, low, gargs, gkw)
             args = torch.fx.node.map_aggregate(add.args, lambda a: y if a is g else value(a))
@@ -636,7 +642,7 @@ class _FusedPlan:
         out = torch.empty(shape)
         mem.homes[out.storage().data_ptr()] = _Home(out, "fp32", addr)
         bias = gargs[0] if g.target is aten.addmm.default else None
-        _q_gemm(mem, gargs[-2], gargs[-1], addr, "fp32", bias, "add")
+        _q_gemm(mem, a, b, addr, "fp32", bias, "add")
         compiled._placed[(f"{_op_name(g.target)}+add", "device", "GEMM adding the old C (VPU_OP ADD)")] += 1
         return out
 

@@ -146,11 +146,19 @@ static __attribute__((noinline)) void issue_deps(tsl_cp_t *cp, tsl_insn_t *insn,
     }
 }
 
+/* GCC's noclone: one copy of the function, not a specialised one per caller (room). Clang, which
+ * builds the fuzzers, has no such attribute. */
+#ifdef __clang__
+#define ONE_COPY __attribute__((noinline))
+#else
+#define ONE_COPY __attribute__((noinline, noclone))
+#endif
+
 /* The common case, an instruction with no buffer and no hint (a VPU step on its own scratch), is
  * only a push. Neither this nor issue_deps is inlined into tsl_cp_zero and tsl_cp_fill32: one
  * copy is what the firmware has room for. */
-__attribute__((noinline, noclone)) void tsl_cp_issue(tsl_cp_t *cp, tsl_insn_t insn, tsl_cp_buf_t *r1, tsl_cp_buf_t *r2,
-                                                     tsl_cp_buf_t *w, uint32_t hint)
+ONE_COPY void tsl_cp_issue(tsl_cp_t *cp, tsl_insn_t insn, tsl_cp_buf_t *r1, tsl_cp_buf_t *r2, tsl_cp_buf_t *w,
+                           uint32_t hint)
 {
     uint32_t v = TSL_GET(insn.w, TSL_INSN_HDR_UNIT);
     hint &= ~TSL_TOK(v) & ((1u << TSL_UNIT_LIMIT) - 1u);

@@ -15,7 +15,7 @@ $(MODEL_LIB): $(MODEL_OBJS)
 model: $(MODEL_LIB)
 .PHONY: model bench-model
 
-$(BUILD)/model/test_%: tests/model/test_%.c tests/model/test_util.h hw/model/ref.h tests/model/gemm_prog.h $(MODEL_LIB)
+$(BUILD)/model/test_%: tests/model/test_%.c tests/model/test_util.h hw/model/ref.h hw/model/ref_seq.h tests/model/gemm_prog.h $(MODEL_LIB)
 	$(CC) $(MODEL_TEST_CFLAGS) $< $(MODEL_LIB) -lm -o $@
 
 $(BUILD)/model/bench_model: tests/model/bench_model.c tests/model/gemm_prog.h hw/model/ref.h $(MODEL_LIB)

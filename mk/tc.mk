@@ -18,7 +18,7 @@ TC_CFLAGS  := -O2 -I$(abspath hw/model) -I$(abspath hw/include) -I$(abspath hw/s
 
 # $(1) = config name, $(2) = suffix, $(3) = extra Verilator flags
 define TC_BUILD
-$(TC_OUT)/$(1)$(2)/tc_sim: $(TC_RTL) $(TC_SIM_CPP) hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/sim/tc/gemm_db.h hw/sim/tc/seq_gen.h $(MODEL_LIB) mk/tc.mk
+$(TC_OUT)/$(1)$(2)/tc_sim: $(TC_RTL) $(TC_SIM_CPP) hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/sim/tc/gemm_db.h hw/sim/tc/seq_gen.h hw/model/ref_seq.h $(MODEL_LIB) mk/tc.mk
 	@mkdir -p $$(@D)
 	@set -- $(TC_CFG_$(1)); \
 	$(VERILATOR) --cc --exe --build -j 2 $(TC_VFLAGS) $(3) -GN=$$$$1 -GEnableBf16="1'b$$$$2" -GEnableSeq="1'b1" -GVmemBytes=$$$$3 \

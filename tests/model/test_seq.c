@@ -4,11 +4,10 @@
  * launch check with the error it must give. Usage: test_seq [SEED] [CASES]. */
 #include <string.h>
 
-#include "ref.h"
+#include "ref_seq.h"
 #include "tsl_insn.h"
 #include "test_util.h"
 #include "tslm.h"
-#include "tslm_arith.h"
 
 #define HBM_BYTES (1u << 22)
 
@@ -31,35 +30,6 @@ static uint32_t fill_f32(tu_rng_t *r)
     case 2: return 0x00000001u;   /* subnormal */
     default: return ref_u((float)((int)tu_below(r, 2001) - 1000) / 64.0f);
     }
-}
-
-/* The epilogue of one accumulator value, written from docs/isa.md (section 7 GEMM, EPI); `old` is
- * the element of C before the GEMM (ADD_C). */
-static uint32_t ref_epilogue(const tsl_seq_t *d, uint32_t acc, uint32_t bias, uint32_t old)
-{
-    if (d->dtype == TSL_DTYPE_BF16) {
-        float x = ref_f(ref_daz(acc));
-        if (d->fscale)
-            x = ref_f(ref_canon(x * ref_f(ref_daz(d->scale))));
-        if (d->bias)
-            x = ref_f(ref_canon(x + ref_f(ref_daz(bias))));
-        uint32_t u = ref_canon(x);
-        if (d->relu)
-            u = ref_max(u, 0);
-        if (d->gelu)
-            u = tslm_f32_fn(TSL_VPU_OP_GELU, u);   /* the VPU function; test_vmath checks it */
-        if (d->add_c)
-            u = ref_canon(ref_f(ref_daz(u)) + ref_f(ref_daz(d->c_dtype == TSL_DTYPE_BF16 ? old << 16 : old)));
-        return d->c_dtype == TSL_DTYPE_BF16 ? ref_bf16(u) : u;
-    }
-    int32_t x = (int32_t)acc;
-    if (d->bias)
-        x = (int32_t)((uint32_t)x + bias);
-    if (d->relu && x < 0)
-        x = 0;
-    if (d->c_dtype == TSL_DTYPE_INT8)
-        return (uint8_t)ref_sat8(ref_requant(x, (int32_t)d->scale, d->shift, (int32_t)d->zero_point));
-    return (uint32_t)x;
 }
 
 /* A random valid descriptor for an N-array with vmem/acc bytes, or 0 when the draw does not fit. */
@@ -188,7 +158,7 @@ static int run_case(tu_t *t, uint32_t n, const tsl_seq_t *d, tslm_sched_t sched,
             if (d->bias)
                 memcpy(&bias, before + d->bias_addr + 4 * j, 4);
             memcpy(&old, before + d->c_addr + i * d->ldc + j * ces, ces);
-            uint32_t want = ref_epilogue(d, acc, bias, old);
+            uint32_t want = ref_seq_epilogue(d, acc, bias, old);
             memcpy(&got, h + d->c_addr + i * d->ldc + j * ces, ces);
             if (got != want && bad++ < 4)
                 printf("  C[%u][%u] = 0x%08X, want 0x%08X\n", i, j, got, want);

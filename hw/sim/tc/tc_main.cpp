@@ -33,8 +33,7 @@ extern "C" {
 #include "gemm_db.h"
 #include "tsl_insn.h"
 #include "tslm.h"
-#include "tslm_arith.h"
-#include "ref.h"
+#include "ref_seq.h"
 }
 #include "seq_gen.h"
 
@@ -1101,27 +1100,10 @@ static bool rtl_has_epi() {
     return tc.push(i) && tc.wait_idle() && tc.rd(TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_NONE;
 }
 
-// C of a sequencer GEMM from hw/model/ref.h (the epilogue as tests/model/test_seq.c writes it from
-// docs/isa.md), compared with the RTL's HBM; prints the first difference.
-static uint32_t ref_epi(const tsl_seq_t &d, uint32_t acc, uint32_t bias, uint32_t old) {
-    if (d.dtype == TSL_DTYPE_BF16) {
-        float x = ref_f(ref_daz(acc));
-        if (d.fscale) x = ref_f(ref_canon(x * ref_f(ref_daz(d.scale))));
-        if (d.bias) x = ref_f(ref_canon(x + ref_f(ref_daz(bias))));
-        uint32_t u = ref_canon(x);
-        if (d.relu) u = ref_max(u, 0);
-        if (d.gelu) u = tslm_f32_fn(TSL_VPU_OP_GELU, u);   // the VPU function; test_vmath checks it
-        if (d.add_c) u = ref_canon(ref_f(ref_daz(u)) + ref_f(ref_daz(d.c_dtype == TSL_DTYPE_BF16 ? old << 16 : old)));
-        return d.c_dtype == TSL_DTYPE_BF16 ? ref_bf16(u) : u;
-    }
-    int32_t x = (int32_t)acc;
-    if (d.bias) x = (int32_t)((uint32_t)x + bias);
-    if (d.relu && x < 0) x = 0;
-    if (d.c_dtype == TSL_DTYPE_INT8) return (uint8_t)ref_sat8(ref_requant(x, (int32_t)d.scale, d.shift, (int32_t)d.zero_point));
-    return (uint32_t)x;
-}
-
 static uint64_t g_ref_elems = 0;   // C elements checked against ref.h
+
+// C of a sequencer GEMM from hw/model/ref_seq.h, compared with the RTL's HBM; prints the first
+// difference.
 static bool seq_ref_c(const uint32_t *w, const std::vector<uint8_t> &h, const uint8_t *fin) {
     tsl_seq_t d = tsl_seq_decode(w);
     uint32_t es = tsl_dtype_bytes(d.dtype), ces = tsl_dtype_bytes(d.c_dtype), kp = (d.k + N - 1) / N * N;
@@ -1150,8 +1132,8 @@ static bool seq_ref_c(const uint32_t *w, const std::vector<uint8_t> &h, const ui
             uint32_t bias = 0, old = 0;
             if (d.bias) memcpy(&bias, &h[d.bias_addr + 4 * j], 4);
             memcpy(&old, &h[d.c_addr + (size_t)i * d.ldc + (size_t)j * ces], ces);   // ADD_C
-            uint32_t want = ref_epi(d, ref_gemm_elem(a.data(), b.data(), d.dtype == TSL_DTYPE_BF16, kp, d.n, N, i, j), bias,
-                                    old);
+            uint32_t acc = ref_gemm_elem(a.data(), b.data(), d.dtype == TSL_DTYPE_BF16, kp, d.n, N, i, j);
+            uint32_t want = ref_seq_epilogue(&d, acc, bias, old);
             uint32_t got = 0;
             g_ref_elems++;
             memcpy(&got, fin + d.c_addr + (size_t)i * d.ldc + (size_t)j * ces, ces);

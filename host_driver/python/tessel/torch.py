@@ -21,11 +21,17 @@ with make_fx and runs it as strict does, with attention chains made one ATTENTIO
 results only MXU operands read stored in BF16 (_FusedPlan); a call that needs gradients, or a
 module make_fx cannot capture, runs as strict.
 
-The cache: a plan is the list of aten ops a forward (and its backward) ran, in order, each with its
-lowering (device or host, and how). Plans are keyed by the module's graph (the torch.fx code, the
-module's repr and its parameters' shapes) and the inputs' shapes and dtypes, shared by every
-compile() of the process. A call replays its plan, checking each op against the planned one (a
-different op, from data-dependent control flow say, is planned again from there).
+The cache: a plan is the list of aten ops a forward (and its backward) ran, in order, each with
+its lowering: structure, never data. Plans are keyed by the module's structure, read at each call
+(_graph_key: submodules' classes, train/eval flags, hooks and plain attributes; tensors' names,
+shapes and dtypes) and the inputs' shapes and dtypes, shared by every compile() of the process. A
+call replays its plan, checking each op against the planned one (a different op, from
+data-dependent control flow say, is planned again from there). Fused mode traces on fake tensors
+with the module's tensors as graph inputs, bound at each call. One owner per tensor: a host-owned
+tensor (parameter, buffer, input) is uploaded at each call that reads it, never kept from one call
+to the next. PyTorch's fused inference paths (the transformer encoder layer's, multi-head
+attention's) run as their ops (_DECOMPOSITIONS). Each call counts the FLOPs that ran where, and
+warns once (HostFallbackWarning) when less than half ran on the device.
 
 Numbers: the MXU's operands (GEMM, convolution) are rounded to bf16 and accumulated in FP32; the
 row functions (softmax, layer norm, GELU) read FP32 and compute in FP32; results are float32.
@@ -51,6 +57,7 @@ A wrong tap, transposition or row moves a result by a whole term, far above thes
 import collections
 import math
 import operator
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,7 +68,7 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 
 from . import Device, Error, _tessel
 
-__all__ = ["compile", "MODES"]
+__all__ = ["compile", "MODES", "HostFallbackWarning"]
 
 MODES = ("debug", "strict", "fused")
 U = 2.0**-24           # FP32's unit roundoff
@@ -113,44 +120,68 @@ def compile(module, mode="debug", backend="model", *, device=None):
 
 class Compiled:
     """What compile() returns: call it as the module. .device is the tessel.Device it runs on;
-    stats() and placement() and report() say what it planned and where each op ran."""
+    stats(), placement() and report() say what it planned and where each op ran, device_share()
+    the share of the FLOPs the device computed."""
 
     def __init__(self, module, mode, device):
         self.module, self.mode, self.device = module, mode, device
-        self.memory = _Memory(device, module) if mode != "debug" else None
-        self._graph = _graph_key(module)
+        self.memory = _Memory(device) if mode != "debug" else None
         self._counts = collections.Counter()       # plans, ops_planned, cached
         self._placed = collections.Counter()       # (op, where, why) -> calls
+        self._flops = collections.Counter()        # (op, where) -> FLOPs, over every call
+        self._warned = False
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         params = [p for p in self.module.parameters() if p.requires_grad]
         needs_grad = torch.is_grad_enabled() and (params or any(_requires_grad(a) for a in args))
+        if torch.is_grad_enabled() and any(_requires_grad(a) for a in tree_flatten(kwargs)[0]):
+            _fail(_tessel.EINVAL, "a keyword argument that requires grad: pass it as a positional argument")
+        kwargs = dict(sorted(kwargs.items()))   # one order of their leaves for fused mode's graph inputs
+        graph = _graph_key(self.module)   # per call: train/eval, replaced parameters, changed attributes
         if self.memory:
             self.memory.reset()   # the last call's device tensors: read back if still pending, then freed
-        if self.mode == "fused" and not needs_grad:
-            plan = self._fused_plan(args)
-            if plan is not None:
-                return self._read(plan.run(self, args))
-        plan = self._plan(args)
-        if not needs_grad:
-            with _Mode(self, plan.forward):
-                out = self.module(*args)
-            return self._read(out)
-        spec = []
-        outs = _Step.apply(self, plan, spec, len(args), *args, *params)
-        return tree_unflatten(list(outs), spec[0])
+        before = self._flops.copy()
+        try:
+            if self.mode == "fused" and not needs_grad:
+                plan = self._fused_plan(graph, args, kwargs)
+                if plan is not None:
+                    return self._read(plan.run(self, args, kwargs))
+            plan = self._plan(graph, args, kwargs)
+            if not needs_grad:
+                with _Mode(self, plan.forward):
+                    out = self.module(*args, **kwargs)
+                return self._read(out)
+            spec = []
+            outs = _Step.apply(self, plan, spec, kwargs, len(args), *args, *params)
+            return tree_unflatten(list(outs), spec[0])
+        finally:
+            self._warn_host(self._flops - before)
 
-    def _fused_plan(self, args):
-        """The fused plan of these arguments' signature, or None when make_fx cannot capture the
-        module (data-dependent control flow: then it runs as strict mode runs it)."""
-        key = ("fused", self._graph, _signature(args))
+    def _warn_host(self, flops):
+        """Warn once when a call ran less than half of its FLOPs on the device, naming the host's ops."""
+        total = sum(flops.values())
+        host = collections.Counter()
+        for (op, where), f in flops.items():
+            if where == "host":
+                host[op] += f
+        if self._warned or not total or sum(host.values()) * 2 <= total:
+            return
+        self._warned = True
+        ops = ", ".join(f"{op} ({f / total:.0%})" for op, f in host.most_common(5))
+        warnings.warn(f"tessel.torch: this call ran {sum(host.values()) / total:.0%} of its FLOPs on the host: {ops}",
+                      HostFallbackWarning, stacklevel=3)
+
+    def _fused_plan(self, graph, args, kwargs):
+        """The fused plan of this graph and these arguments' signature, or None when make_fx cannot
+        capture the module (data-dependent control flow: then it runs as strict mode runs it)."""
+        key = ("fused", graph, _signature((args, kwargs)))
         hit, plan = _cached(key)
         if hit:
             self._counts["cached"] += 1
             return plan
         try:
-            plan = _FusedPlan(self.module, args)
-        except RuntimeError:   # make_fx: "data-dependent control flow or similar"
+            plan = _FusedPlan(self.module, args, kwargs)
+        except Exception:   # make_fx on fake tensors: data-dependent control flow, an op with no fake kernel
             plan = None
         else:
             self._counts["plans"] += 1
@@ -164,8 +195,8 @@ class Compiled:
             self.memory.sync(tree)
         return tree
 
-    def _plan(self, args):
-        key = (self._graph, self.module.training, torch.is_grad_enabled(), _signature(args))
+    def _plan(self, graph, args, kwargs):
+        key = (graph, torch.is_grad_enabled(), _signature((args, kwargs)))
         hit, plan = _cached(key)
         if hit:
             self._counts["cached"] += 1
@@ -187,14 +218,32 @@ class Compiled:
             where[op].add(w)
         return {op: "|".join(sorted(w)) for op, w in sorted(where.items())}
 
+    def device_share(self):
+        """The share of the FLOPs of every call so far that ran on the device (an op the device and
+        the host share, "device+host", counts as the device's), or None before any FLOP ran."""
+        total = sum(self._flops.values())
+        return None if not total else sum(f for (_, w), f in self._flops.items() if w != "host") / total
+
     def report(self):
-        """The placement of every op that ran, with its calls and what ran where, as text."""
+        """The placement of every op that ran, with its calls, FLOPs and what ran where, as text;
+        last the device's share of the FLOPs."""
         rows = sorted(self._placed.items(), key=lambda r: (r[0][1] == "layout", r[0][1], r[0][0]))
         width = max([len(op) for (op, _, _), _ in rows] + [2])
-        return "\n".join(f"{op:<{width}}  {where:<11} {calls:>6}  {why}" for (op, where, why), calls in rows)
+        lines = [f"{op:<{width}}  {where:<11} {calls:>6} {self._flops[op, where]:>12}  {why}"
+                 for (op, where, why), calls in rows]
+        share = self.device_share()
+        return "\n".join(lines + ([f"FLOPs on the device: {share:.1%}"] if share is not None else []))
+
+    def _note(self, op, where, why, flops):
+        self._placed[(op, where, why)] += 1
+        self._flops[(op, where)] += flops
 
     def _execute(self, func, low, args, kwargs):
-        self._placed[(_op_name(func), low.where, low.why)] += 1
+        out = self._run(func, low, args, kwargs)
+        self._note(_op_name(func), low.where, low.why, 0 if low.where == "layout" else _flops(func, args, out))
+        return out
+
+    def _run(self, func, low, args, kwargs):
         if self.memory:
             if low.queue is not None:
                 out = low.queue(self.memory, *args, **kwargs)
@@ -211,6 +260,30 @@ class Compiled:
         return out
 
 
+class HostFallbackWarning(UserWarning):
+    """A compiled call ran less than half of its FLOPs on the device (once per compile())."""
+
+
+def _flops(func, args, out):
+    """The FLOPs of one aten op: 2 M N K for products (convolutions: 2 per tap of each output, their
+    backward twice that), none for ops that make or copy tensors, one per output element for the
+    rest."""
+    if func in (aten.mm.default, aten.addmm.default, aten.bmm.default):
+        a, b = (args[1], args[2]) if func is aten.addmm.default else args[:2]
+        return 2 * a.shape[-1] * math.prod(a.shape[:-1]) * b.shape[-1]
+    if func is aten.convolution.default:
+        return 2 * out.numel() * args[1][0].numel()
+    if func is aten.convolution_backward.default:
+        return 4 * args[0].numel() * args[2][0].numel()
+    if _op_name(func).split(".")[1].startswith(_NO_FLOPS):
+        return 0
+    return sum(t.numel() for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor))
+
+
+# Ops that make or copy tensors, computing nothing.
+_NO_FLOPS = ("empty", "zeros", "ones", "full", "new_", "clone", "copy", "_to_copy", "lift", "arange", "scalar_tensor")
+
+
 def _requires_grad(a):
     return isinstance(a, torch.Tensor) and a.requires_grad
 
@@ -223,17 +296,38 @@ class _Plan:
         self.forward, self.backward = [], []
 
 
+_PLAIN = (bool, int, float, str, type(None))
+
+
+def _state(module):
+    """[(name, tensor)] of every tensor module's forward reads from its attributes: the parameters,
+    buffers and plain tensor attributes of each submodule, a tied tensor under each of its names."""
+    out = []
+    for prefix, m in module.named_modules(remove_duplicate=False):
+        pre = prefix + "." if prefix else ""
+        named = [*m._parameters.items(), *m._buffers.items(),
+                 *((k, v) for k, v in m.__dict__.items() if k[0] != "_" and isinstance(v, torch.Tensor))]
+        out += [(pre + k, v) for k, v in named if v is not None]
+    return out
+
+
 def _graph_key(module):
-    """What names module's computation: its torch.fx code (its control flow, constants and calls),
-    its repr (each submodule's configuration) and its parameters' and buffers' shapes and dtypes. A
-    module torch.fx cannot trace (data-dependent control flow) is named by its class; its plans stay
-    right all the same, since every replayed op is checked against the planned one."""
-    try:
-        code = torch.fx.symbolic_trace(module).code
-    except Exception:   # torch.fx raises several kinds of errors on untraceable code
-        code = f"{type(module).__module__}.{type(module).__qualname__} (not traceable by torch.fx)"
-    tensors = tuple((n, tuple(t.shape), t.dtype) for n, t in (*module.named_parameters(), *module.named_buffers()))
-    return code, repr(module), tensors
+    """What names module's computation, read at each call (it is structure, never data): each
+    submodule's class, train/eval flag, hooks, a forward set on the instance and its plain
+    attributes (numbers, strings, their tuples: a Dropout's p, a norm's eps, a flag that a custom
+    forward branches on), and each tensor attribute's name, shape, dtype, requires_grad and which
+    names share one tensor. Two instances of one architecture share plans; their tensors are bound
+    at each call."""
+    def plain(v):
+        return isinstance(v, _PLAIN) or (isinstance(v, tuple) and all(plain(x) for x in v))
+    mods = tuple((name, type(m), m.training, tuple(m._forward_pre_hooks.values()), tuple(m._forward_hooks.values()),
+                  m.__dict__.get("forward"),
+                  tuple(sorted((k, v) for k, v in m.__dict__.items() if k[0] != "_" and k != "training" and plain(v))))
+                 for name, m in module.named_modules(remove_duplicate=False))
+    state = _state(module)
+    first = {}
+    tensors = tuple((n, tuple(t.shape), t.dtype, t.requires_grad, first.setdefault(id(t), n)) for n, t in state)
+    return mods, tensors
 
 
 def _signature(v):
@@ -263,6 +357,13 @@ class _Mode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if func in _DECOMPOSITIONS and not any(isinstance(a, torch.Tensor) and a.is_nested for a in args):
+            self.run._note(_op_name(func), "decomposed", "PyTorch's fused inference path, as its ops", 0)
+            with self:   # its ops through this mode, each on the device where it can run
+                return _DECOMPOSITIONS[func](*args, **kwargs)
+        if torch._C._dispatch_has_kernel_for_dispatch_key(func.name(), "CompositeImplicitAutograd"):
+            with self:   # a composite op (linear, reshape, softmax), reached from inside this mode: its parts
+                return func.decompose(*args, **kwargs)
         sig = (func, _signature(args), _signature(kwargs))
         if self.i < len(self.steps) and self.steps[self.i][0] == sig:
             low = self.steps[self.i][1]
@@ -281,10 +382,10 @@ class _Step(torch.autograd.Function):
     that graph's backward under the mode, so that the ops autograd emits reach the device too."""
 
     @staticmethod
-    def forward(ctx, run, plan, spec, n_args, *tensors):
+    def forward(ctx, run, plan, spec, kwargs, n_args, *tensors):
         args = [a.detach().requires_grad_() if _requires_grad(a) else a for a in tensors[:n_args]]
         with torch.enable_grad(), _Mode(run, plan.forward):
-            out = run.module(*args)
+            out = run.module(*args, **kwargs)
         outs, tree = tree_flatten(run._read(out))
         if not all(isinstance(o, torch.Tensor) for o in outs):
             _fail(_tessel.EINVAL, "the module must return tensors (or lists, tuples or dicts of them)")
@@ -301,7 +402,66 @@ class _Step(torch.autograd.Function):
         with _Mode(ctx.run, ctx.plan.backward):
             got = torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs], allow_unused=True)
         got = iter(ctx.run._read(got))
-        return (None,) * 4 + tuple(next(got) if _requires_grad(t) else None for t in ctx.leaves)
+        return (None,) * 5 + tuple(next(got) if _requires_grad(t) else None for t in ctx.leaves)
+
+
+# ---- PyTorch's fused inference paths, as their ops ------------------------------------------------------
+# nn.TransformerEncoderLayer and nn.MultiheadAttention call one aten op each in eval mode without
+# gradients; these run them as the ops of their training path, so that their products reach the
+# device (and fused mode's attention chain sees them).
+def _mha(query, key, value, embed_dim, heads, w_qkv, b_qkv, w_o, b_o, mask=None, need_weights=True,
+         average_attn_weights=True, mask_type=None):
+    """aten._native_multi_head_attention (batch first): softmax(Q K^T / sqrt(d) + mask) V of each
+    head, projected. mask: boolean (True: left out) or additive; mask_type 1, the keys' padding
+    (batch x keys), else broadcast against batch x heads x queries x keys."""
+    b, lq, e = query.shape
+    lk, d = key.shape[1], embed_dim // heads
+    if query is key and key is value:
+        q, k, v = F.linear(query, w_qkv, b_qkv).chunk(3, -1)
+    else:
+        (wq, wk, wv), (bq, bk, bv) = w_qkv.chunk(3), b_qkv.chunk(3)
+        q, k, v = F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
+
+    def split(t, n):
+        return t.reshape(b, n, heads, d).transpose(1, 2).reshape(b * heads, n, d)
+    q, k, v = split(q, lq), split(k, lk), split(v, lk)
+    s = torch.bmm(q, k.transpose(1, 2)) * (1 / math.sqrt(d))
+    if mask is not None:
+        m = mask.reshape(b, 1, 1, lk) if mask_type == 1 else mask
+        s4 = s.reshape(b, heads, lq, lk)
+        s = (s4.masked_fill(m, float("-inf")) if m.dtype == torch.bool else s4 + m).reshape(b * heads, lq, lk)
+    p = torch.softmax(s, -1)
+    o = F.linear(torch.bmm(p, v).reshape(b, heads, lq, d).transpose(1, 2).reshape(b, lq, e), w_o, b_o)
+    if not need_weights:
+        return o, None
+    p = p.reshape(b, heads, lq, lk)
+    return o, p.mean(1) if average_attn_weights else p
+
+
+def _encoder_layer(src, embed_dim, heads, w_qkv, b_qkv, w_o, b_o, use_gelu, norm_first, eps, g1, beta1, g2, beta2,
+                   w1, b1, w2, b2, mask=None, mask_type=None):
+    """aten._transformer_encoder_layer_fwd: self-attention and the feed-forward block, each with its
+    residual add and layer norm (before the block when norm_first, else after the add)."""
+    def attention(x):
+        return _mha(x, x, x, embed_dim, heads, w_qkv, b_qkv, w_o, b_o, mask, False, True, mask_type)[0]
+
+    def ffn(x):
+        h = F.linear(x, w1, b1)
+        return F.linear(F.gelu(h) if use_gelu else F.relu(h), w2, b2)
+
+    def norm(x, g, beta):
+        return F.layer_norm(x, (embed_dim,), g, beta, eps)
+    if norm_first:
+        x = src + attention(norm(src, g1, beta1))
+        return x + ffn(norm(x, g2, beta2))
+    x = norm(src + attention(src), g1, beta1)
+    return norm(x + ffn(x), g2, beta2)
+
+
+_DECOMPOSITIONS = {
+    aten._native_multi_head_attention.default: _mha,
+    aten._transformer_encoder_layer_fwd.default: _encoder_layer,
+}
 
 
 # ---- strict mode: device tensors ----------------------------------------------------------------------
@@ -324,15 +484,15 @@ class _Home:
 
 class _Memory:
     """Strict and fused modes' device memory: the tensors that commands make (homes), by CPU
-    storage; the parameters uploaded once, until they change; the queued commands, waited for in
-    order when the host reads a pending tensor. reset() (each call of the compiled module) reads
-    back what is still pending and frees the rest but the parameters. want: fused mode's dtype for
-    the next command's result (None: "fp32")."""
+    storage; the queued commands, waited for in order when the host reads a pending tensor. reset()
+    (each call of the compiled module) reads back what is still pending and frees the rest. A
+    host-owned tensor (a parameter, a buffer, an input) is uploaded at each call that reads it:
+    nothing of it is kept from one call to the next. want: fused mode's dtype for the next
+    command's result (None: "fp32")."""
 
-    def __init__(self, device, module=None):
+    def __init__(self, device):
         self.device, self.raw = device, device.raw
-        self.params = {p.storage().data_ptr() for p in module.parameters()} if module else set()
-        self.homes, self.handles, self.scratch, self.uploads, self.want = {}, [], [], {}, None
+        self.homes, self.handles, self.scratch, self.want = {}, [], [], None
 
     def reset(self):
         self.sync(list(h.tensor for h in self.homes.values()))
@@ -396,8 +556,7 @@ class _Memory:
 
     def place(self, t, dtype, fits):
         """(address of t's first element in dtype on the device, t's strides there in elements): t's
-        home when t is a view of it whose strides fits() takes, else t uploaded, dense (a parameter:
-        once, until it changes). t itself, not a view made here: a view made below autograd has a
+        home when t is a view of it whose strides fits() takes, else t uploaded, dense. t itself, not a view made here: a view made below autograd has a
         version counter of its own."""
         home = self.homes.get(t.storage().data_ptr())
         if home is not None and home.bufs and home.version == home.tensor._version and fits(t.stride()):
@@ -413,20 +572,12 @@ class _Memory:
         return addr, (st[0] if t.dim() == 2 else n) * _ES[dtype]
 
     def upload(self, t, dtype):
-        """t (any layout, its pending data read first) as a dense row-major array in dtype."""
+        """t (any layout, its pending data read first) as a dense row-major array in dtype, in a
+        buffer of its own."""
         self.sync(t)
         data = t.detach().contiguous()
         data = (data.to(torch.bfloat16).view(torch.int16) if dtype == "bf16" else data).numpy()
-        ptr = t.storage().data_ptr()
-        if ptr not in self.params:
-            addr = self.alloc(data.nbytes)
-        else:   # kept: one buffer per view of a parameter, written again when the parameter changes
-            key = (ptr, tuple(t.shape), t.stride(), t.storage_offset(), dtype)
-            addr, version = self.uploads.get(key, (None, None))
-            if version == t._version:
-                return addr
-            addr = addr if addr is not None else self.raw.alloc(data.nbytes)
-            self.uploads[key] = (addr, t._version)
+        addr = self.alloc(data.nbytes)
         self.raw.write(addr, data)
         return addr
 
@@ -488,6 +639,44 @@ def _epilogue_act(node, user):
     return None
 
 
+def _capture(module, args, kwargs):
+    """(module's forward as an aten graph, its outputs' tree spec), traced by make_fx on fake
+    tensors, so that nothing runs: no in-place op, no random draw, no buffer update. Its inputs are
+    module's tensors (_state) and then args' leaves, so that a plan holds structure only and the
+    tensors are bound at each call (kwargs' leaves after args'). Raises when the forward cannot be captured so (data-dependent
+    control flow, a tensor attribute assigned anew)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torch.nn.utils.stateless import functional_call
+    names = [n for n, _ in _state(module)]
+    leaves, spec = tree_flatten((args, kwargs))
+    out_spec = []
+
+    def forward(state, leaves):
+        values = dict(zip(names, state))
+        a, kw = tree_unflatten(leaves, spec)
+        out = functional_call(module, values, tuple(a), kw)
+        if any(values[n] is not t for n, t in zip(names, state)):
+            raise RuntimeError("the forward assigns a tensor attribute anew")
+        flat, tree = tree_flatten(out)
+        out_spec.append(tree)
+        return flat
+    gm = make_fx(forward, decomposition_table=_DECOMPOSITIONS, tracing_mode="fake")(
+        [t for _, t in _state(module)], leaves)
+    return gm, out_spec[0]
+
+
+def _written(node):
+    """Whether an op writes node's value in place (directly or through views of it)."""
+    for u in node.users:
+        schema = getattr(u.target, "_schema", None)
+        if schema is not None and any(a.alias_info is not None and a.alias_info.is_write and
+                                      i < len(u.args) and u.args[i] is node for i, a in enumerate(schema.arguments)):
+            return True
+        if u.target in _VIEWS and _written(u):
+            return True
+    return False
+
+
 class _FusedPlan:
     """A module's forward as an aten graph (torch.fx's make_fx), planned once: the attention chains
     bmm(Q, K^T) [_unsafe_view] * scale -> _softmax -> bmm(P, V) that become one ATTENTION command,
@@ -496,22 +685,24 @@ class _FusedPlan:
     once), and the device results that only MXU operands read, stored in BF16 by the command that
     makes them (no FP32 copy, no conversion). Every other op runs as strict mode runs it."""
 
-    def __init__(self, module, args):
-        from torch.fx.experimental.proxy_tensor import make_fx
-        self.gm = make_fx(module)(*args)
+    def __init__(self, module, args, kwargs):
+        self.gm, self.out_spec = _capture(module, args, kwargs)
         nodes = list(self.gm.graph.nodes)
         self.attention = {}    # the final bmm of a chain -> (first bmm, the scale)
         self.skip = set()      # the chains' other nodes
         for b1 in nodes:
             chain = self._attention_chain(b1)
             if chain:
-                self.attention[chain[-1]] = (b1, chain[2].args[1] if chain[2].target is aten.mul.Tensor else 1.0)
+                self.attention[chain[-1]] = (b1, next(n.args[1] for n in chain if n.target is aten.mul.Tensor))
                 self.skip.update(chain[:-1])
         # GEMMs and convolutions whose one reader is an activation they apply (the activation's node
         # is skipped)
         self.act = {n: u for n in nodes if len(n.users) == 1 for u in n.users if _epilogue_act(n, u)}
         self.skip.update(self.act.values())
-        self.alias = {n for n in nodes if n.target is aten.clone.default and len(n.args[0].users) == 1}
+        # clones that need no copy: of a value the graph made (not an input, whose caller sees it), read by
+        # nothing else, neither written in place
+        self.alias = {n for n in nodes if n.target is aten.clone.default and len(n.args[0].users) == 1 and
+                      n.args[0].op == "call_function" and not _written(n)}
         self.bf16 = {n for n in nodes if self._mxu_only(n)}
         # residual adds: add(r, g) or add(g, r) in FP32, g a GEMM that only the add reads and r a
         # value, not a view of another (a getitem of an op's tuple of results is none), that nothing
@@ -534,8 +725,8 @@ class _FusedPlan:
 
     @staticmethod
     def _attention_chain(b1):
-        """[b1, ..., the final bmm] when b1 starts bmm -> [_unsafe_view] -> mul by a number -> _softmax
-        of the last axis -> [expand, _reshape_alias] -> bmm as its first operand, each used once."""
+        """[b1, ..., the final bmm] when b1 starts bmm -> [_unsafe_view] -> mul by a number (normal in
+        FP32) -> _softmax of the last axis -> [expand, _reshape_alias] -> bmm as its first operand, each used once."""
         if b1.target is not aten.bmm.default:
             return None
         chain, n = [b1], b1
@@ -548,8 +739,8 @@ class _FusedPlan:
                 if want in (aten._unsafe_view.default, aten.expand.default, aten._reshape_alias.default):
                     continue   # optional
                 return None
-            if want is aten.mul.Tensor and not isinstance(u.args[1], (int, float)):
-                return None
+            if want is aten.mul.Tensor and not _normal_f32(u.args[1]):
+                return None   # ATTENTION's scale is a normal FP32 number (0 there means 1/sqrt(d))
             if want is aten._softmax.default and u.args[1] not in (-1, 2):
                 return None
             if want is aten.bmm.default and u.args[0] is not n:
@@ -575,8 +766,10 @@ class _FusedPlan:
                 return False
         return True
 
-    def run(self, compiled, args):
-        mem, env, it = compiled.memory, {}, iter(args)
+    def run(self, compiled, args, kwargs):
+        """The forward's outputs: the module's tensors and the arguments bound to the graph's inputs now."""
+        leaves = [t for _, t in _state(compiled.module)] + tree_flatten((args, kwargs))[0]
+        mem, env, it = compiled.memory, {}, iter(leaves)
 
         def value(a):
             return env[a] if isinstance(a, torch.fx.Node) else a
@@ -586,7 +779,7 @@ class _FusedPlan:
             elif node.op == "get_attr":
                 env[node] = getattr(self.gm, node.target)
             elif node.op == "output":
-                return torch.fx.node.map_aggregate(node.args[0], value)
+                return tree_unflatten(list(torch.fx.node.map_aggregate(node.args[0], value)), self.out_spec)
             elif node in self.skip:
                 continue
             elif node in self.act:
@@ -600,8 +793,11 @@ class _FusedPlan:
             elif node in self.attention:
                 b1, scale = self.attention[node]
                 mem.want = "bf16" if node in self.bf16 else None
-                compiled._placed[("aten.bmm-mul-_softmax-bmm", "device", "one ATTENTION command")] += 1
-                env[node] = _q_attention(mem, env[b1.args[0]], env[b1.args[1]], env[node.args[1]], scale)
+                q, kt, v = env[b1.args[0]], env[b1.args[1]], env[node.args[1]]
+                h, lq, lk = q.shape[0], q.shape[1], kt.shape[2]
+                compiled._note("aten.bmm-mul-_softmax-bmm", "device", "one ATTENTION command",
+                               2 * h * lq * lk * (q.shape[2] + v.shape[2]) + 4 * h * lq * lk)
+                env[node] = _q_attention(mem, q, kt, v, scale)
             else:
                 a = torch.fx.node.map_aggregate(node.args, value)
                 kw = torch.fx.node.map_aggregate(node.kwargs, value)
@@ -628,7 +824,7 @@ class _FusedPlan:
             low = self.lowering[g] = _lower(g.target, gargs, gkw)
         t, (a, b) = value(r), (gargs[i] for i in _GEMMS[g.target])
         shape = (a.shape[0], b.shape[1])
-        if low.where != "device" or tuple(t.shape) != shape or t.storage().data_ptr() in mem.params:
+        if low.where != "device" or tuple(t.shape) != shape:
             y = compiled._execute(g.target, low, gargs, gkw)
             args = torch.fx.node.map_aggregate(add.args, lambda a: y if a is g else value(a))
             return compiled._execute(add.target, _lower(add.target, args, {}), args, {})
@@ -643,7 +839,8 @@ class _FusedPlan:
         mem.homes[out.storage().data_ptr()] = _Home(out, "fp32", addr)
         bias = gargs[0] if g.target is aten.addmm.default else None
         _q_gemm(mem, a, b, addr, "fp32", bias, "add")
-        compiled._placed[(f"{_op_name(g.target)}+add", "device", "GEMM adding the old C (VPU_OP ADD)")] += 1
+        compiled._note(f"{_op_name(g.target)}+add", "device", "GEMM adding the old C (VPU_OP ADD)",
+                       _flops(g.target, gargs, out) + out.numel())
         return out
 
     def _with_act(self, compiled, node, act, args, kwargs):
@@ -656,16 +853,27 @@ class _FusedPlan:
         name = f"{_op_name(node.target)}+{kind}"
         if low.where == "device" and node.target is aten.convolution.default:
             compiled.memory.sync(args)
-            compiled._placed[(name, "device", "CONV2D with the ReLU flag")] += 1
-            return _conv_run(compiled.device, *args, **kwargs, relu=True)
+            out = _conv_run(compiled.device, *args, **kwargs, relu=True)
+            compiled._note(name, "device", "CONV2D with the ReLU flag", _flops(node.target, args, out) + out.numel())
+            return out
         if low.where == "device":
             queue = _addmm_queue if node.target is aten.addmm.default else _mm_queue
             out = queue(compiled.memory, *args, **kwargs, act=kind)
             how = "GEMM with the ReLU flag" if kind == "relu" else "GEMM with GELU (VPU_OP)"
-            compiled._placed[(name, "device", how)] += 1
+            compiled._note(name, "device", how, _flops(node.target, args, out) + out.numel())
             return out
         y = compiled._execute(node.target, low, args, kwargs)
         return compiled._execute(act.target, _lower(act.target, (y,), act.kwargs), (y,), act.kwargs)
+
+
+def _normal_f32(v):
+    """Whether v is a Python number that is a normal FP32 number when rounded to one (not 0, not
+    subnormal, not infinite or NaN)."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return False
+    with np.errstate(over="ignore"):
+        f = abs(np.float32(v))
+    return bool(np.isfinite(f) and f >= np.finfo(np.float32).tiny)
 
 
 def _heads(w, rows):

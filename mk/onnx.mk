@@ -3,9 +3,9 @@
 #   make test-onnx   tests/onnx: every node test of the ops the runner maps (run_node_tests.py: pass,
 #                    fail, skip with its reason, fallback; a table per op), the runner's own cases
 #                    (test_runner.py: Gelu, QLinearConv/QLinearMatMul against an integer reference,
-#                    layouts and fusion, fallbacks, errors, the command line, a Conv on the sim;
-#                    SEED=... replays), and digits.py's MLP and CNN exported by torch.onnx against
-#                    their C path (digits_onnx.py) (~15 s)
+#                    layouts and fusion, fallbacks, errors, what the loader refuses, the command line,
+#                    a Conv on the sim; SEED=... replays), and digits.py's MLP and CNN exported by
+#                    torch.onnx against their C path (digits_onnx.py) (~20 s)
 
 ONNX_OUT := $(BUILD)/onnx
 

@@ -22,8 +22,19 @@ first mismatch (index, expected, got, bound).
     layout or tap is of the order of |y|); run twice, the same bits; a 1-D Conv likewise;
   - a QDQ chain (DequantizeLinear, float Conv, QuantizeLinear; the weights' DequantizeLinear folded
     when planned): within one step of the quantised float64 reference;
-  - a fallback (Sigmoid) reported and exact; an op with no path (ConvTranspose), a missing input and
-    a wrong dtype raise tessel.Error EINVAL;
+  - a fallback (Sigmoid) reported and exact; an op with no path, a missing input and a wrong dtype
+    raise tessel.Error EINVAL;
+  - what the loader refuses, each a tessel.Error EINVAL naming the node or tensor (issue 32): external
+    data outside the model's folder (.. through a subfolder, a symlink out, ../, an absolute path),
+    shorter than or of another length than declared, or in a ModelProto (inside the folder, through
+    x/.., it is read right); window attributes (strides or dilations 0, group 0, negative pads,
+    disagreeing lengths, an unknown auto_pad, a kernel_shape other than the weights'), each in a
+    subprocess, as onnx's shape inference dies of a stride 0 (SIGFPE); a cycle, an unsorted graph, a
+    dangling input, an output written twice, a declared output nobody gives, a foreign domain;
+    inputs of another shape than declared (named dimensions bound once a run); initializers of dims
+    [-1, 4], [2^40], [2^20, 2^20]; 0-d inputs to Softmax, Conv, MaxPool, Flatten; an empty and a
+    truncated file; an opset-1 Reshape (shape an attribute) runs right; python3 -m tessel.onnx ends
+    a refusal with one line and exit status 2;
   - the command line (python3 -m tessel.onnx) and a Conv model on the simulated SoC ("sim"), whose
     output equals the model backend's bit for bit.
 """
@@ -64,6 +75,18 @@ def model(nodes, inputs, outputs, inits=(), opset=13):
     g = helper.make_graph(nodes, "g", [info(*i) for i in inputs], [info(*o) for o in outputs],
                           [numpy_helper.from_array(a, n) for n, a in inits])
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def raises(what, fn, *parts):
+    """fn() raises tessel.Error EINVAL, its message holding each of parts; any other outcome fails."""
+    try:
+        fn()
+    except tessel.Error as e:
+        ok(e.name == "EINVAL" and all(p in e.message for p in parts), what, f"raised {e.name}: {e.message}")
+    except Exception as e:   # noqa: BLE001 (the case is what it raises)
+        ok(False, what, f"raised {type(e).__name__}: {e}")
+    else:
+        ok(False, what, "no error")
 
 
 def run(m, inputs, **kw):
@@ -248,23 +271,168 @@ def fallback_and_error_cases(rng):
     x = rng.standard_normal((2, 5)).astype(np.float32)
     m = model([helper.make_node("Sigmoid", ["x"], ["y"])], [("x", np.float32, x.shape)], [("y", np.float32, x.shape)])
     (y,), r = run(m, {"x": x})
-    ok(r.placements[0].where == "fallback" and "Sigmoid" in r.report().splitlines()[-1],
+    fell_back = [line for line in r.report().splitlines() if line.startswith("fell back to numpy:")]
+    ok(r.placements[0].where == "fallback" and fell_back and "Sigmoid" in fell_back[0],
        "Sigmoid falls back, reported", r.report())
     ref = 1 / (1 + np.exp(-x.astype(np.float64)))
     check("Sigmoid (numpy)", y, ref, 8 * V * ref)
 
-    def raises(what, fn, part):
-        try:
-            fn()
-        except tessel.Error as e:
-            ok(e.name == "EINVAL" and part in e.message, what, f"raised {e.name}: {e.message}")
-        else:
-            ok(False, what, "no error")
-    ct = model([helper.make_node("ConvTranspose", ["x", "w"], ["y"])], [("x", np.float32, (1, 1, 3, 3))],
-               [("y", np.float32, None)], [("w", np.ones((1, 1, 2, 2), np.float32))])
-    raises("ConvTranspose: no path", lambda: tessel.onnx.Runner(ct), "ConvTranspose")
+    # An op of ONNX's domain that neither the device nor numpy runs (no such op: every real one may
+    # gain a host path).
+    nop = model([helper.make_node("TesselNoSuchOp", ["x"], ["y"])], [("x", np.float32, (2, 5))],
+                [("y", np.float32, None)])
+    raises("an op with no path", lambda: tessel.onnx.Runner(nop), "TesselNoSuchOp_0 (TesselNoSuchOp)", "no device path")
     raises("a missing input", lambda: run(m, {}), "missing ['x']")
     raises("a float64 input", lambda: run(m, {"x": x.astype(np.float64)}), "float64")
+
+
+# ---- what the loader refuses ------------------------------------------------------------------------------
+def relu_model(nodes=None, inputs=(("x", np.float32, (2, 3)),), outputs=(("y", np.float32, (2, 3)),), **kw):
+    return model(nodes or [helper.make_node("Relu", ["x"], ["y"])], inputs, outputs, **kw)
+
+
+def external_model(folder, location, **info):
+    """A model that adds a 4-value float32 initializer c, its data external at location (info:
+    offset, length), saved as folder/model.onnx; onnx.save writes the external fields as they are."""
+    c = onnx.TensorProto(name="c", data_type=onnx.TensorProto.FLOAT, dims=[4], data_location=onnx.TensorProto.EXTERNAL)
+    for key, value in dict(location=location, **info).items():
+        entry = c.external_data.add()
+        entry.key, entry.value = key, str(value)
+    m = model([helper.make_node("Add", ["x", "c"], ["y"])], [("x", np.float32, (4,))], [("y", np.float32, (4,))])
+    m.graph.initializer.append(c)
+    path = os.path.join(folder, "model.onnx")
+    onnx.save(m, path)
+    return path
+
+
+def external_data_cases():
+    """External data stays inside the model's folder after resolving .. and symlinks, and holds
+    exactly what its tensor declares. A secret beside the folder must never come back."""
+    root = os.path.join(WORK, "external")
+    folder = os.path.join(root, "m")
+    os.makedirs(os.path.join(folder, "x"), exist_ok=True)
+    secret = os.path.join(root, "secret.txt")
+    with open(secret, "wb") as f:
+        f.write(b"tessel-secret-16")   # 16 bytes: four float32 values, as c declares
+    link = os.path.join(folder, "link.bin")
+    if not os.path.lexists(link):
+        os.symlink(secret, link)
+    w = np.array([1, -2, 3.5, 0], np.float32)
+    with open(os.path.join(folder, "w.bin"), "wb") as f:
+        f.write(b"\0" * 8 + w.tobytes())
+    x = np.ones(4, np.float32)
+    for location in ("w.bin", "x/../w.bin"):
+        (y,), _ = run(external_model(folder, location, offset=8), {"x": x})
+        check(f"external data {location!r} inside the folder", y, x + w)
+    for location in ("x/../../../../../../../../etc/passwd", "x/../../secret.txt", "link.bin", "../secret.txt",
+                     secret):
+        path = external_model(folder, location)
+        raises(f"external data {location!r} outside the folder", lambda: run(path, {"x": x}), "initializer 'c'",
+               "outside the model's folder")
+    raises("external data shorter than declared", lambda: run(external_model(folder, "w.bin", offset=16), {"x": x}),
+           "initializer 'c'", "holds 8 bytes")
+    raises("external data of another length than its dims", lambda: run(external_model(folder, "w.bin", length=8),
+                                                                          {"x": x}), "initializer 'c'", "take 16 bytes")
+    raises("a missing external data file", lambda: run(external_model(folder, "none.bin"), {"x": x}), "none.bin")
+    m = onnx.load(external_model(folder, "w.bin", offset=8), load_external_data=False)
+    raises("a ModelProto with external data", lambda: tessel.onnx.Runner(m), "initializer 'c'", "the model's path")
+
+
+def attribute_cases():
+    """A window op's attributes are checked before onnx's shape inference, which divides by the
+    strides unchecked (SIGFPE): each case in a subprocess, which must end with a tessel.Error."""
+    w = np.ones((4, 2, 3, 3), np.float32)
+    x = (("x", np.float32, (1, 2, 6, 6)),)
+    for op, at, part in (("Conv", dict(strides=[0, 0]), "strides"), ("Conv", dict(dilations=[0, 1]), "dilations"),
+                         ("Conv", dict(group=0), "group"), ("Conv", dict(pads=[-1, 0, 0, 0]), "pads"),
+                         ("Conv", dict(strides=[1]), "spatial axes"), ("Conv", dict(auto_pad="SAME"), "auto_pad"),
+                         ("Conv", dict(kernel_shape=[2, 2]), "kernel_shape"),
+                         ("MaxPool", dict(kernel_shape=[2, 2], strides=[0, 1]), "strides"),
+                         ("AveragePool", dict(kernel_shape=[0, 2]), "kernel_shape")):
+        m = model([helper.make_node(op, ["x", "w"] if op == "Conv" else ["x"], ["y"], name="the_op", **at)], x,
+                  [("y", np.float32, None)], [("w", w)] if op == "Conv" else ())
+        code = ("import sys, onnx, tessel, tessel.onnx\n"
+                "try:\n    tessel.onnx.Runner(onnx.load_model_from_string(sys.stdin.buffer.read()))\n"
+                "except tessel.Error as e:\n    print(e.name, e.message)\n")
+        p = subprocess.run([sys.executable, "-c", code], input=m.SerializeToString(), stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)
+        out = p.stdout.decode(errors="replace")
+        ok(p.returncode == 0 and out.startswith(f"EINVAL the_op ({op}): ") and part in out,
+           f"{op} {at}: refused before shape inference", f"exit {p.returncode}: {out}")
+
+
+def graph_cases():
+    x = np.ones((2, 3), np.float32)
+    relu = lambda i, o, **kw: helper.make_node("Relu", [i], [o], **kw)   # noqa: E731
+    cases = (("a cycle", [relu("b", "a", name="r0"), relu("a", "y", name="r1"), relu("y", "b", name="r2")],
+              "r0 (Relu) reads 'b'", "cycle through r0, r1, r2"),
+             ("nodes out of topological order", [relu("a", "y", name="late"), relu("x", "a", name="early")],
+              "late (Relu) reads 'a' before early writes it", "topological order"),
+             ("a dangling node input", [relu("q", "y")], "Relu_0 (Relu) reads 'q'"),
+             ("two nodes writing one output", [relu("x", "y"), helper.make_node("Neg", ["x"], ["y"])],
+              "Neg_1 (Neg) writes 'y'"),
+             ("Relu in a foreign domain", [relu("x", "y", domain="foo")], "Relu_0 (Relu)", "domain 'foo'"))
+    for what, nodes, *parts in cases:
+        raises(what, lambda: run(relu_model(nodes), {"x": x}), *parts)
+    raises("a declared output that no node gives", lambda: run(relu_model(outputs=[("z", np.float32, (2, 3))]),
+                                                               {"x": x}), "declared output 'z'")
+    raises("an input of another shape", lambda: run(relu_model(), {"x": np.ones((4, 5), np.float32)}),
+           "input x has shape (4, 5)")
+    add = model([helper.make_node("Add", ["x", "b"], ["y"])], [("x", np.float32, (2, 3)), ("b", np.float32, (2, 3))],
+                [("y", np.float32, (2, 3))])
+    raises("a (1, 3) input declared (2, 3)", lambda: run(add, {"x": x, "b": np.ones((1, 3), np.float32)}),
+           "input b has shape (1, 3)")
+    sym = model([helper.make_node("Add", ["x", "b"], ["y"])],
+                [("x", np.float32, ("n", 3)), ("b", np.float32, ("n", 3))], [("y", np.float32, None)])
+    (y,), _ = run(sym, {"x": np.ones((4, 3), np.float32), "b": np.ones((4, 3), np.float32)})
+    check("inputs of a named dimension, the same size", y, np.full((4, 3), 2, np.float32))
+    raises("a named dimension of two sizes", lambda: run(sym, {"x": x, "b": np.ones((4, 3), np.float32)}),
+           "input b has shape (4, 3)")
+    for dims in ([-1, 4], [2**40], [2**20, 2**20]):
+        m = relu_model([helper.make_node("Add", ["x", "c"], ["y"])])
+        m.graph.initializer.append(onnx.TensorProto(name="c", data_type=onnx.TensorProto.FLOAT, dims=dims,
+                                                    raw_data=b"\0" * 16))
+        raises(f"an initializer of dims {dims}", lambda: run(m, {"x": x}), "initializer 'c'", f"dims {dims}")
+    # Reshape of opset 1 takes its shape as an attribute.
+    m = relu_model([helper.make_node("Reshape", ["x"], ["y"], shape=[3, 2])], outputs=[("y", np.float32, (3, 2))],
+                   opset=1)
+    try:
+        (y,), _ = run(m, {"x": np.arange(6, dtype=np.float32).reshape(2, 3)})
+        check("Reshape of opset 1 (shape an attribute)", y, np.arange(6, dtype=np.float32).reshape(3, 2))
+    except Exception as e:   # noqa: BLE001
+        ok(False, "Reshape of opset 1 (shape an attribute)", f"raised {type(e).__name__}: {e}")
+    for op in ("Softmax", "Conv", "MaxPool", "Flatten"):
+        at = dict(kernel_shape=[1, 1]) if op == "MaxPool" else {}
+        ins = ["x", "w"] if op == "Conv" else ["x"]
+        m = model([helper.make_node(op, ins, ["y"], **at)], [("x", np.float32, None)], [("y", np.float32, None)],
+                  [("w", np.ones((1, 1, 1, 1), np.float32))] if op == "Conv" else ())
+        raises(f"a 0-d input to {op}", lambda: run(m, {"x": np.float32(2)}), f"{op}_0 ({op})")
+    empty = os.path.join(WORK, "empty.onnx")
+    open(empty, "wb").close()
+    raises("an empty file", lambda: tessel.onnx.Runner(empty), "empty")
+    truncated = os.path.join(WORK, "truncated.onnx")
+    with open(truncated, "wb") as f:
+        f.write(relu_model().SerializeToString()[:-9])
+    raises("a truncated model", lambda: tessel.onnx.Runner(truncated), "no ONNX model")
+
+
+def cli_refusal_cases():
+    """python3 -m tessel.onnx ends a refusal with one line and exit status 2, no traceback."""
+    good = os.path.join(WORK, "relu.onnx")
+    onnx.save(relu_model(), good)
+    np.save(os.path.join(WORK, "x23.npy"), np.ones((2, 3), np.float32))
+    cycle = os.path.join(WORK, "cycle.onnx")
+    onnx.save(relu_model([helper.make_node("Relu", ["y"], ["y"])]), cycle)
+    x_arg = "x=" + os.path.join(WORK, "x23.npy")
+    for what, path, x_in, part in (("a missing model file", os.path.join(WORK, "none.onnx"), x_arg, "none.onnx"),
+                                   ("a missing input file", good, "x=" + os.path.join(WORK, "none.npy"), "none.npy"),
+                                   ("a truncated model", os.path.join(WORK, "truncated.onnx"), x_arg, "no ONNX model"),
+                                   ("a cycle", cycle, x_arg, "cycle")):
+        p = subprocess.run([sys.executable, "-m", "tessel.onnx", path, "--input", x_in], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        lines = p.stderr.splitlines()
+        ok(p.returncode == 2 and len(lines) == 1 and lines[0].startswith("tessel.onnx: ") and part in lines[0],
+           f"python3 -m tessel.onnx, {what}: exit 2, one line", f"exit {p.returncode}: {p.stderr}")
 
 
 def conv_model(path, rng):
@@ -304,6 +472,10 @@ def main():
     cnn_cases(rng)
     qdq_case(rng)
     fallback_and_error_cases(rng)
+    external_data_cases()
+    attribute_cases()
+    graph_cases()
+    cli_refusal_cases()
     cli_and_sim_cases(rng)
     return tally.summary("onnx_runner")
 

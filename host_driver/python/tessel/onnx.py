@@ -50,12 +50,15 @@ import argparse
 import math
 import os
 import re
+import stat
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 import onnx
-from onnx import numpy_helper
+from google.protobuf.message import DecodeError
+from onnx import TensorProto, numpy_helper
 
 from . import Device, Error, _tessel
 
@@ -71,6 +74,14 @@ ONNX, NHWC = "onnx", "nhwc"
 
 def _fail(message):
     raise Error(_tessel.EINVAL, message)
+
+
+def _axis(axis, ndim, extra=0):
+    """An axis attribute of an ndim-D tensor, from -ndim to ndim - 1 + extra (Flatten's reaches ndim),
+    as a non-negative axis; any other is refused."""
+    if not -ndim <= axis < ndim + extra:
+        _fail(f"axis {axis} is out of range for a {ndim}-D tensor")
+    return axis + ndim if axis < 0 else axis
 
 
 class _NoDevice(Exception):
@@ -99,7 +110,7 @@ def _attrs(node):
     out = {}
     for a in node.attribute:
         v = onnx.helper.get_attribute_value(a)
-        out[a.name] = v.decode() if isinstance(v, bytes) else v
+        out[a.name] = v.decode(errors="replace") if isinstance(v, bytes) else v
     return out
 
 
@@ -227,8 +238,12 @@ class _Window:
         return None if (factors == 1).all() else factors
 
 
-def _hwio(w):
-    """Conv weights, O x I x kh x kw (or O x I x k, 1-D: one row high), as the device's HWIO."""
+def _hwio(w, nd, kernel=None):
+    """Conv weights, O x I x kh x kw (or O x I x k, 1-D: one row high), as the device's HWIO; weights
+    of another rank than the nd spatial axes take, or another kernel than kernel_shape, are refused."""
+    if w.ndim != nd + 2 or kernel and tuple(kernel) != w.shape[2:]:
+        _fail(f"weights of shape {w.shape}: a {nd}-D convolution" +
+              (f" of kernel_shape {list(kernel)}" if kernel else "") + " takes O x C/group x kernel")
     return (w if w.ndim == 4 else w[:, :, None]).transpose(2, 3, 1, 0)
 
 
@@ -247,16 +262,15 @@ def _np_gelu(at, x):
     return (0.5 * v * (1 + t)).astype(x.dtype)
 
 
-def _np_reshape(at, x, shape):
-    shape = [int(d) for d in shape]
+def _np_reshape(at, x, shape=None):
+    shape = [int(d) for d in (at.get("shape", ()) if shape is None else shape)]   # an attribute before opset 5
     if not at.get("allowzero", 0):
         shape = [x.shape[i] if d == 0 else d for i, d in enumerate(shape)]
     return x.reshape(shape)
 
 
 def _np_flatten(at, x):
-    axis = at.get("axis", 1)
-    axis += x.ndim if axis < 0 else 0
+    axis = _axis(at.get("axis", 1), x.ndim, 1)
     return x.reshape(math.prod(x.shape[:axis]), math.prod(x.shape[axis:]))
 
 
@@ -320,17 +334,300 @@ def _product(dev, a, b, **kw):
     return dev.bmm(np.broadcast_to(a, lead + a.shape[-2:]), np.broadcast_to(b, lead + b.shape[-2:]), **kw)
 
 
+# ---- loading: what a model must pass before onnx's shape inference sees it and anything runs ----------
+# Every refusal is a tessel.Error EINVAL that names the node ("name (op)", op_type_index when it has no
+# name), the tensor or the file (docs/python.md, "What the loader refuses").
+_STANDARD = ("", "ai.onnx")   # the domains of ONNX's own ops: tessel.onnx runs no other
+_LARGEST = 2**31 - 1          # the largest window attribute value (int32, as ONNX runtimes read them)
+# The window attributes of the window ops: (each value's least, values per spatial axis). onnx's
+# shape inference divides by strides unchecked (a stride of 0 kills the interpreter with SIGFPE).
+_WINDOW_OPS = {"Conv", "ConvInteger", "QLinearConv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool", "MaxUnpool"}
+_WINDOW = {"kernel_shape": (1, 1), "strides": (1, 1), "dilations": (1, 1), "pads": (0, 2)}
+_CHOICES = {"auto_pad": ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"), "approximate": ("none", "tanh")}
+# The field that holds a tensor's values when they are not raw bytes, and its entries per value
+# (onnx.proto); every other element type is held in int32_data, one entry each.
+_FIELD = {TensorProto.FLOAT: ("float_data", 1), TensorProto.COMPLEX64: ("float_data", 2),
+          TensorProto.DOUBLE: ("double_data", 1), TensorProto.COMPLEX128: ("double_data", 2),
+          TensorProto.INT64: ("int64_data", 1), TensorProto.UINT32: ("uint64_data", 1),
+          TensorProto.UINT64: ("uint64_data", 1), TensorProto.STRING: ("string_data", 1)}
+_HOST_ERRORS = (ValueError, TypeError, IndexError, KeyError, ArithmeticError, MemoryError)
+
+
+def _np_dtype(elem_type):
+    """The numpy dtype of an ONNX element type, or None (UNDEFINED, or one onnx maps to no dtype)."""
+    try:
+        dt = _TO_NUMPY(elem_type) if elem_type else None
+    except (KeyError, ValueError, TypeError):
+        return None
+    return None if dt is None else np.dtype(dt)
+
+
+def _node_name(node, i):
+    return node.name or f"{node.op_type}_{i}"
+
+
+@contextmanager
+def _about(what, host=False):
+    """Errors inside name what (a node, "name (op)"): tessel.Error keeps its status; in a host step
+    (numpy's ops on the model's values) numpy's errors, an index out of range say, become EINVAL. A
+    message that names it already is kept."""
+    try:
+        yield
+    except Error as e:
+        if e.message.startswith(what):
+            raise
+        raise Error(e.status, f"{what}: {e.message}") from None
+    except _HOST_ERRORS if host else () as e:
+        _fail(f"{what}: {type(e).__name__}: {e}")
+
+
+def _read(path, offset=0, size=-1):
+    """size bytes (to the end when -1) of the regular file path from offset, or fewer where it ends;
+    a FIFO, a device or a folder is refused without blocking."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with open(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            _fail(f"{path} is not a regular file")
+        room = max(st.st_size - offset, 0)
+        if room == 0:
+            return b""
+        f.seek(offset)
+        return f.read(room if size < 0 else min(size, room))
+
+
+def _load(model):
+    """model (a path or an onnx.ModelProto), read and checked (_check_model), its external data read in."""
+    if isinstance(model, onnx.ModelProto):
+        return _check_model(model, None)
+    path = os.fspath(model)
+    data = _read(path)
+    if not data:
+        _fail(f"{path} is empty, no ONNX model")
+    m = onnx.ModelProto()
+    try:
+        m.ParseFromString(data)
+    except DecodeError as e:
+        _fail(f"{path} is no ONNX model (truncated?): {e}")
+    return _check_model(m, os.path.dirname(os.path.abspath(path)))
+
+
+def _check_model(model, folder):
+    """model, checked before onnx's shape inference sees it: its opset, every tensor (_check_tensor,
+    external data read from folder, the model's), the declared types, the edges and every node
+    (_check_nodes). A model given as a ModelProto (folder None) may hold no external data."""
+    opsets = {o.domain: o.version for o in model.opset_import}
+    version = opsets.get("", opsets.get("ai.onnx", 0))
+    if version < 1:
+        _fail("the model imports no opset of ONNX's own domain")
+    g = model.graph
+    if len(g.sparse_initializer):
+        _fail(f"sparse initializer {g.sparse_initializer[0].values.name!r}: sparse tensors are not supported")
+    for t, where in _tensors(g):
+        _check_tensor(t, where, folder)
+    for kind, values in (("input", g.input), ("output", g.output), ("value_info", g.value_info)):
+        for v in values:
+            which = v.type.WhichOneof("value")
+            if which not in (None, "tensor_type") and kind != "value_info":
+                _fail(f"graph {kind} {v.name!r} is of {which}: tessel.onnx takes and gives tensors only")
+            t = v.type.tensor_type
+            if which == "tensor_type" and t.elem_type and _np_dtype(t.elem_type) is None:
+                _fail(f"{kind} {v.name!r}: element type {t.elem_type} has no numpy dtype")
+            if any(d.HasField("dim_value") and d.dim_value < 0 for d in t.shape.dim):
+                _fail(f"{kind} {v.name!r}: a negative dimension in its declared shape")
+    _check_nodes(g, version)
+    return model
+
+
+def _tensors(g):
+    """(tensor, where it is) for every TensorProto of graph g: its initializers, the tensors of its
+    nodes' attributes (Constant's value), and those of the graphs in attributes (If, Loop)."""
+    for t in g.initializer:
+        yield t, f"initializer {t.name!r}"
+    for i, node in enumerate(g.node):
+        for a in node.attribute:
+            for t in ([a.t] if a.HasField("t") else []) + list(a.tensors):
+                yield t, f"{_node_name(node, i)} ({node.op_type}): attribute {a.name}"
+            for sub in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                yield from _tensors(sub)
+
+
+def _check_tensor(t, where, folder):
+    """Tensor t: an element type numpy has, no negative dimension, and data (inline, or external,
+    read in by _external) of exactly as many values as its dims declare."""
+    dtype = _np_dtype(t.data_type)
+    if dtype is None:
+        _fail(f"{where}: element type {t.data_type} is not supported")
+    if any(d < 0 for d in t.dims):
+        _fail(f"{where}: dims {list(t.dims)} hold a negative dimension")
+    count = math.prod(t.dims)
+    size = 2 if t.data_type == TensorProto.BFLOAT16 else dtype.itemsize
+    strings = t.data_type == TensorProto.STRING
+    if t.data_location == TensorProto.EXTERNAL:
+        if strings:
+            _fail(f"{where}: a string tensor cannot have external data")
+        _external(t, where, folder, count * size)
+    if t.HasField("raw_data"):
+        held, ok = f"{len(t.raw_data)} bytes", not strings and len(t.raw_data) == count * size
+    else:
+        field, per = _FIELD.get(t.data_type, ("int32_data", 1))
+        n = len(getattr(t, field))
+        held, ok = f"{n} entries of {field}", n == count * per
+    if not ok:
+        _fail(f"{where}: dims {list(t.dims)} declare {count} {dtype} values; its data holds {held}")
+
+
+def _external(t, where, folder, nbytes):
+    """Reads tensor t's external data into it: nbytes at its offset in a regular file inside folder,
+    the model's, after resolving .. and symlinks. onnx's own loader never follows an unchecked path."""
+    if folder is None:
+        _fail(f"{where}: its data is in an external file; give tessel.onnx the model's path, so that it "
+              f"reads the file from the model's folder")
+    info = {e.key: e.value for e in t.external_data}
+    location = info.get("location", "")
+    root = os.path.realpath(folder)
+    path = os.path.realpath(os.path.join(root, location))
+    if not location or os.path.isabs(location) or os.path.commonpath([root, path]) != root:
+        _fail(f"{where}: external data {location!r} is outside the model's folder {folder}")
+    try:
+        offset, length = int(info.get("offset", 0)), int(info.get("length", nbytes))
+    except ValueError:
+        _fail(f"{where}: external data offset {info.get('offset')!r} or length {info.get('length')!r} is no integer")
+    if offset < 0 or length != nbytes:
+        _fail(f"{where}: external data of {length} bytes at offset {offset}; its dims and type take {nbytes} bytes")
+    try:
+        data = _read(path, offset, nbytes)
+    except OSError as e:
+        _fail(f"{where}: external data {location!r} cannot be read: {e.strerror}")
+    if len(data) != nbytes:
+        _fail(f"{where}: external data {location!r} holds {len(data)} bytes at offset {offset}, its dims take {nbytes}")
+    t.raw_data = data
+    del t.external_data[:]
+    t.data_location = TensorProto.DEFAULT
+
+
+def _check_nodes(g, version):
+    """The edges of graph g: each node reads what a graph input, an initializer or an earlier node
+    gives (ONNX's topological order), no name is written twice, each declared output is given; and
+    every node (_check_node), before onnx's shape inference sees it."""
+    given = {}
+    for what, values in (("an initializer", g.initializer), ("a graph input", g.input)):
+        for n in (v.name for v in values):
+            if given.get(n) == what:
+                _fail(f"two of the graph's {what[3:]}s are named {n!r}")
+            given.setdefault(n, what)
+    writer = {}   # a node output's name -> the index of the node that writes it
+    for i, node in enumerate(g.node):
+        for o in node.output:
+            if o and (o in given or o in writer):
+                other = given.get(o) or _node_name(g.node[writer[o]], writer[o])
+                _fail(f"{_node_name(node, i)} ({node.op_type}) writes {o!r}, which {other} gives too")
+            writer[o] = i
+    for i, node in enumerate(g.node):
+        name = _node_name(node, i)
+        for n in node.input:
+            if not n or n in given or writer.get(n, i) < i:
+                continue
+            if n not in writer:
+                _fail(f"{name} ({node.op_type}) reads {n!r}, which no node, graph input or initializer gives")
+            cycle = _cycle(g, writer)
+            _fail(f"{name} ({node.op_type}) reads {n!r} before {_node_name(g.node[writer[n]], writer[n])} writes it: " +
+                  (f"the graph has a cycle through {', '.join(cycle)}" if cycle else
+                   "ONNX requires the nodes in topological order"))
+        _check_node(node, name, version)
+    for v in g.output:
+        if v.name not in given and v.name not in writer:
+            _fail(f"declared output {v.name!r}: no node, graph input or initializer gives it")
+    if not len(g.output):
+        _fail("the graph declares no outputs")
+
+
+def _cycle(g, writer):
+    """The names of the nodes on or after a cycle of g's edges ([] when g has no cycle)."""
+    deps = [{writer[n] for n in node.input if n in writer} for node in g.node]
+    done, grown = set(), True
+    while grown:
+        ready = {i for i, d in enumerate(deps) if i not in done and d <= done}
+        done |= ready
+        grown = bool(ready)
+    return [_node_name(g.node[i], i) for i in range(len(deps)) if i not in done]
+
+
+def _check_node(node, name, version):
+    """node: ONNX's own domain; its inputs, outputs and attributes as ONNX's schema of its op at the
+    model's opset says (where onnx 1.12 knows them); the window attributes (_WINDOW) and choices
+    (_CHOICES) of every op."""
+    what = f"{name} ({node.op_type})"
+    if node.domain not in _STANDARD:
+        _fail(f"{what}: domain {node.domain!r} is not ONNX's own; tessel.onnx runs ONNX's ops only")
+    if not any(node.output):
+        _fail(f"{what}: it writes no output")
+    schema = None
+    if version <= onnx.defs.onnx_opset_version():
+        try:
+            schema = onnx.defs.get_schema(node.op_type, version, "")
+        except onnx.defs.SchemaError:   # no such op at this opset: the planner decides
+            pass
+    names = [a.name for a in node.attribute]
+    for a in node.attribute:
+        if names.count(a.name) > 1 or a.ref_attr_name or a.type in (
+                onnx.AttributeProto.UNDEFINED, onnx.AttributeProto.SPARSE_TENSOR, onnx.AttributeProto.SPARSE_TENSORS):
+            _fail(f"{what}: attribute {a.name!r} is given twice, refers to a function's, or is sparse or untyped")
+        if schema and (a.name not in schema.attributes or int(schema.attributes[a.name].type) != a.type):
+            _fail(f"{what}: ONNX's {node.op_type}-{schema.since_version} has " +
+                  (f"no attribute {a.name!r}" if a.name not in schema.attributes else
+                   f"{a.name} of another type ({onnx.AttributeProto.AttributeType.Name(a.type)} given)"))
+    if schema:
+        for kind, n, lo, hi in (("inputs", len(node.input), schema.min_input, schema.max_input),
+                                ("outputs", len(node.output), schema.min_output, schema.max_output)):
+            if not lo <= n <= hi:
+                _fail(f"{what}: {n} {kind}; ONNX's {node.op_type}-{schema.since_version} has {lo} to {hi}")
+        missing = [n for n, a in schema.attributes.items() if a.required and n not in names]
+        if missing:
+            _fail(f"{what}: no {', '.join(missing)}, which ONNX's {node.op_type}-{schema.since_version} requires")
+    at = _attrs(node)
+    for key, choices in _CHOICES.items():
+        if key in at and at[key] not in choices:
+            _fail(f"{what}: {key} {at[key]!r} is none of {', '.join(choices)}")
+    if node.op_type in _WINDOW_OPS:
+        for key, (least, _) in _WINDOW.items():
+            v = at.get(key, [])
+            if not isinstance(v, list) or not all(isinstance(i, int) and least <= i <= _LARGEST for i in v):
+                _fail(f"{what}: {key} {v} must be integers from {least} to {_LARGEST}")
+        group = at.get("group", 1)
+        if not isinstance(group, int) or not 1 <= group <= _LARGEST:
+            _fail(f"{what}: group {group} must be an integer from 1 to {_LARGEST}")
+        with _about(what):
+            _window_axes(at)
+    if node.op_type == "Cast" and _np_dtype(at.get("to", 0)) is None:
+        _fail(f"{what}: to {at.get('to')} is no element type numpy has")
+
+
+def _window_axes(at, nd=None):
+    """The number of spatial axes that a window op's kernel_shape, strides, dilations and pads (two
+    values per axis) give, which must agree with each other and with nd where it is known; None
+    when none of them is given."""
+    counts = {len(at[k]) // per for k, (_, per) in _WINDOW.items() if at.get(k)}
+    if nd is not None:
+        counts.add(nd)
+    if len(counts) > 1 or any(len(at[k]) % per for k, (_, per) in _WINDOW.items() if at.get(k)):
+        _fail(f"kernel_shape, strides, dilations and pads (two per axis) disagree on the number of "
+              f"spatial axes{f' ({nd}, from the input and weights)' if nd is not None else ''}")
+    return next(iter(counts), None)
+
+
 class Runner:
     """An ONNX model (a path or an onnx.ModelProto) planned for a Tessel device.
 
     device: a tessel.Device to run on; without one, the runner opens Device(backend) at its first
     run and closes it in close(). placements lists every node's Placement in graph order,
     fallbacks those that fell back to numpy. A context manager. Raises tessel.Error (EINVAL) for a
-    node that neither the device nor numpy runs, and at run() for missing or mistyped inputs."""
+    model the loader refuses (docs/python.md, "What the loader refuses"), a node that neither the
+    device nor numpy runs, and at run() for missing inputs or inputs of another dtype or shape than
+    the model declares."""
 
     def __init__(self, model, backend="model", device=None):
-        if not isinstance(model, onnx.ModelProto):
-            model = onnx.load(os.fspath(model))
+        model = _load(model)
         try:
             model = onnx.shape_inference.infer_shapes(model)
         except Exception:   # an op that onnx does not know (Gelu before opset 20): the declared types only
@@ -347,16 +644,23 @@ class Runner:
             if t.elem_type:
                 dims = tuple(d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim)
                 self._types[v.name] = (np.dtype(_TO_NUMPY(t.elem_type)), dims if t.HasField("shape") else None)
+        self._declared = {}   # a graph input -> its dims as declared: a size, a name (dim_param) or None
+        for v in g.input:
+            t = v.type.tensor_type
+            self._declared[v.name] = tuple(d.dim_value if d.HasField("dim_value") else d.dim_param or None
+                                           for d in t.shape.dim) if t.HasField("shape") else None
         self._consumers = {}
         for node in g.node:
             for name in node.input:
                 self._consumers.setdefault(name, []).append(node)
         self._layout = {name: ONNX for name in list(self._consts) + self.inputs}
         self._fused = {}      # a fused Relu's output -> the name of the node it is fused into
-        self._steps = []      # (output names, fn(device, values) -> the outputs: an array or a tuple)
+        self._steps = []      # ("name (op)", host, output names, fn(device, values) -> the outputs: array or tuple)
         self.placements = []
         for i, node in enumerate(g.node):
-            self._plan(node, node.name or f"{node.op_type}_{i}")
+            name = _node_name(node, i)
+            with _about(f"{name} ({node.op_type})"):
+                self._plan(node, name)
 
     # ---- planning -----------------------------------------------------------------------------------
     def _plan(self, node, name):
@@ -390,7 +694,7 @@ class Runner:
         outs = outs or [o for o in node.output if o]
         for o in outs:
             self._layout[o] = layout
-        self._steps.append((outs, fn))
+        self._steps.append((f"{name} ({node.op_type})", False, outs, fn))
         self._place(name, node, "device", note)
 
     def _numpy(self, node, at, name, where, note="", keep_layout=False):
@@ -406,11 +710,12 @@ class Runner:
         for o in outs:
             self._layout[o] = self._layout[ins[0]] if keep_layout else ONNX
         if all(n in self._consts for n in ins if n):
-            res = run(None, self._consts)
+            with _about(f"{name} ({node.op_type})", host=True):
+                res = run(None, self._consts)
             self._consts.update(zip(outs, res if isinstance(res, tuple) else (res,)))
             note = ", ".join(filter(None, [note, "folded once, when planned"]))
         else:
-            self._steps.append((outs, run))
+            self._steps.append((f"{name} ({node.op_type})", True, outs, run))
         self._place(name, node, where, note)
 
     def _const(self, name):
@@ -450,20 +755,23 @@ class Runner:
             return lambda vals: value
         return lambda vals: fn(*(self._get(vals, n) if n else None for n in names))
 
-    def _window_nd(self, x, kernel):
-        """The spatial axes of a window op (from its kernel, else its input's rank): 1 or 2."""
+    def _window_nd(self, x, kernel, at):
+        """The spatial axes of a window op (from its kernel, else its input's rank, else its attributes
+        at, which must agree): 1 or 2."""
         dims = self._dims(x)
-        nd = len(kernel) if kernel else len(dims) - 2 if dims is not None else 2
+        nd = _window_axes(at, len(kernel) if kernel else len(dims) - 2 if dims is not None else None) or 2
         if nd not in (1, 2):
             raise _NoDevice(f"{nd}-D window: the device's windows are 2-D")
         return nd
 
     def _conv_nd(self, at, x, w):
         """A convolution's spatial axes, from its kernel_shape, else its weights' rank."""
-        return self._window_nd(x, at.get("kernel_shape") or (self._dims(w) or ())[2:])
+        return self._window_nd(x, at.get("kernel_shape") or (self._dims(w) or ())[2:], at)
 
     def _window_in(self, vals, name, nd):
         """The NHWC input of a window op; a 1-D op's N x C x L as N x 1 x L x C."""
+        if vals[name].ndim != nd + 2:
+            _fail(f"{name} has shape {vals[name].shape}; a {nd}-D window op reads N x C x {nd} spatial axes")
         if nd == 2:
             return self._get(vals, name, NHWC)
         return self._get(vals, name).transpose(0, 2, 1)[:, None]
@@ -488,7 +796,7 @@ class Runner:
         x, w, b = (list(node.input) + [""])[:3]
         self._float32(x, w, b)
         nd, groups = self._conv_nd(at, x, w), at.get("group", 1)
-        hwio = self._once(lambda v: np.ascontiguousarray(_hwio(v), np.float32), w)
+        hwio = self._once(lambda v: np.ascontiguousarray(_hwio(v, nd, at.get("kernel_shape")), np.float32), w)
         out, relu = self._relu_after(node, name)
 
         def run(dev, vals):
@@ -575,7 +883,7 @@ class Runner:
         dtype = self._dtype(x)
         if dtype not in (None, F32) and (kind == "avg" or dtype not in (np.int8, np.uint8)):
             raise _NoDevice(f"{x} is {dtype}: the device pools float32, and int8 and uint8 by max")
-        nd = self._window_nd(x, kernel)
+        nd = self._window_nd(x, kernel, at)
         include_pad = at.get("count_include_pad", 0)
 
         def run(dev, vals):
@@ -615,7 +923,7 @@ class Runner:
 
         def run(dev, vals):
             xa = self._get(vals, x)
-            ax = axis % xa.ndim
+            ax = _axis(axis, xa.ndim)
             if self.opset >= 13:   # along one axis
                 return np.moveaxis(dev.softmax(np.moveaxis(xa, ax, -1), in_dtype="fp32"), -1, ax)
             return dev.softmax(xa.reshape(math.prod(xa.shape[:ax]), -1), in_dtype="fp32").reshape(xa.shape)
@@ -629,7 +937,7 @@ class Runner:
 
         def run(dev, vals):
             xa = self._get(vals, x)
-            ax = axis % xa.ndim
+            ax = _axis(axis, xa.ndim)
             rows = xa.reshape(-1, math.prod(xa.shape[ax:]))
             gamma, beta = (np.ascontiguousarray(np.broadcast_to(self._get(vals, p), xa.shape[ax:])).reshape(-1)
                            if p else None for p in (scale, bias))
@@ -655,7 +963,8 @@ class Runner:
         dims = self._dims(x)
         if self._layout[x] != NHWC or at.get("axis", 1) != 1 or dims is None or dims[1] is None:
             return self._numpy(node, at, name, "free", "numpy, no arithmetic")
-        self._steps.append(([node.output[0]], lambda dev, vals: vals[x].reshape(len(vals[x]), -1)))
+        self._steps.append((f"{name} (Flatten)", False, [node.output[0]],
+                            lambda dev, vals: vals[x].reshape(len(vals[x]), -1)))
         self._layout[node.output[0]] = ("flat", dims[1])
         self._place(name, node, "free", "a view of the NHWC tensor, its columns in (h, w, c) order")
 
@@ -682,7 +991,8 @@ class Runner:
     def _op_QLinearConv(self, node, at, name):
         x, sx, zx, w, sw, zw, sy, zy, b = (list(node.input) + [""])[:9]
         nd, groups = self._conv_nd(at, x, w), at.get("group", 1)
-        weights = self._once(lambda v, z: _IntWeights(_hwio(v), z, (0, 1, 2), groups), w, zw)
+        kernel = at.get("kernel_shape")
+        weights = self._once(lambda v, z: _IntWeights(_hwio(v, nd, kernel), z, (0, 1, 2), groups), w, zw)
 
         def run(dev, vals):
             xa, zp = _int8(self._window_in(vals, x, nd), vals[zx])
@@ -722,6 +1032,19 @@ class Runner:
         lines.append("fell back to numpy: " + ("; ".join(f"{p.node} ({p.op}: {p.note})" for p in fb) if fb else "none"))
         return "\n".join(lines)
 
+    def _input(self, name, a, sizes):
+        """Graph input name's array a, of the dtype and dims the model declares; sizes holds the size
+        each named dimension (dim_param) took in this run's earlier inputs."""
+        if self._dtype(name) not in (None, a.dtype):
+            _fail(f"input {name} is {a.dtype}; the model declares {self._dtype(name)}")
+        dims = self._declared[name]
+        if dims is not None and (len(dims) != a.ndim or not all(
+                d is None or (sizes.setdefault(d, s) == s if isinstance(d, str) else d == s)
+                for d, s in zip(dims, a.shape))):
+            _fail(f"input {name} has shape {a.shape}; the model declares {dims}" +
+                  (f", where {sizes}" if sizes else ""))
+        return a
+
     def run(self, inputs):
         """The graph's outputs (a list of numpy arrays, in the graph's order) for inputs, a dict of
         each graph input's name to its array."""
@@ -730,16 +1053,14 @@ class Runner:
         if missing or extra:
             _fail(f"inputs: the model's are {self.inputs}" + (f"; missing {missing}" if missing else "") +
                   (f"; unknown {extra}" if extra else ""))
-        vals = dict(self._consts)
+        vals, sizes = dict(self._consts), {}
         for n in self.inputs:
-            a = np.asarray(inputs[n])
-            if self._dtype(n) not in (None, a.dtype):
-                _fail(f"input {n} is {a.dtype}; the model declares {self._dtype(n)}")
-            vals[n] = a
+            vals[n] = self._input(n, np.asarray(inputs[n]), sizes)
         if self.device is None:
             self.device = Device(self.backend)
-        for outs, fn in self._steps:
-            res = fn(self.device, vals)
+        for what, host, outs, fn in self._steps:
+            with _about(what, host):
+                res = fn(self.device, vals)
             vals.update(zip(outs, res if isinstance(res, tuple) else (res,)))
         return [np.ascontiguousarray(self._get(vals, o)) for o in self.outputs]
 
@@ -779,13 +1100,15 @@ def main(argv=None):
         n, eq, path = item.partition("=")
         if not eq:
             ap.error(f"--input {item!r}: expected NAME=FILE.npy")
-        inputs[n] = np.load(path)
-    try:
+        inputs[n] = path
+    try:   # a refused model or input, or a file that cannot be read: one line, exit status 2
+        inputs = {n: np.load(path) for n, path in inputs.items()}
         with Device(args.backend, port=args.port) as dev, Runner(args.model, device=dev) as runner:
             print(runner.report())
             outputs = runner.run(inputs)
-    except (Error, OSError) as e:
-        sys.exit(f"tessel.onnx: {e}")
+    except (Error, OSError, ValueError) as e:
+        print("tessel.onnx: " + " ".join(str(e).split()), file=sys.stderr)
+        return 2
     for n, y in zip(runner.outputs, outputs):
         saved = ""
         if args.out_dir:

@@ -61,6 +61,7 @@ from google.protobuf.message import DecodeError
 from onnx import TensorProto, numpy_helper
 
 from . import Device, Error, _tessel
+from . import _onnx_host as _host
 
 __all__ = ["run", "Runner", "Placement"]
 
@@ -315,9 +316,10 @@ _NUMPY = {
     "Unsqueeze": lambda at, x, axes=None: np.expand_dims(x, _axes(at, axes)),
     "QuantizeLinear": _np_quantize, "DequantizeLinear": _np_dequantize,
 }
-# Ops that compute nothing (views), and the bookkeeping the host runs by design (not as a fallback).
-_FREE = {"Identity", "Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze"}
-_HOST = {"Shape", "Gather", "Concat", "Cast"}
+# The host's ops (_onnx_host.py): each op's numpy version, and whether it is free (no arithmetic),
+# the host's by design (bookkeeping) or a fallback (the device has no path for it).
+for _op, _o in _host.OPS.items():   # the table above keeps its own versions
+    _NUMPY.setdefault(_op, _o.fn)
 
 
 def _product(dev, a, b, **kw):
@@ -633,6 +635,7 @@ class Runner:
         except Exception:   # an op that onnx does not know (Gelu before opset 20): the declared types only
             pass
         g = model.graph
+        self._elem = _host.elem_types(g)   # element types, for the host's refusals
         self.backend, self.device, self._own = backend, device, device is None
         self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 1)
         self._consts = {t.name: numpy_helper.to_array(t) for t in g.initializer}
@@ -657,6 +660,7 @@ class Runner:
         self._fused = {}      # a fused Relu's output -> the name of the node it is fused into
         self._steps = []      # ("name (op)", host, output names, fn(device, values) -> the outputs: array or tuple)
         self.placements = []
+        self._nodes, self._flops = list(g.node), {}   # (op, where) -> FLOPs over every run (device_share)
         for i, node in enumerate(g.node):
             name = _node_name(node, i)
             with _about(f"{name} ({node.op_type})"):
@@ -664,7 +668,7 @@ class Runner:
 
     # ---- planning -----------------------------------------------------------------------------------
     def _plan(self, node, name):
-        op, at = node.op_type, _attrs(node)
+        op, at = node.op_type, _host.Attrs(_attrs(node), self.opset, len(node.output))
         if op == "Constant":
             self._consts[node.output[0]] = _constant(at)
             self._layout[node.output[0]] = ONNX
@@ -672,17 +676,20 @@ class Runner:
         if node.output[0] in self._fused:
             return self._place(name, node, "free", f"fused into {self._fused[node.output[0]]} (its ReLU flag)")
         planner = getattr(self, "_op_" + op, None)
-        if planner is None and op in _FREE:
-            return self._numpy(node, at, name, "free", "numpy, no arithmetic")
-        if planner is None and op in _HOST:
-            return self._numpy(node, at, name, "host", "numpy")
+        why = _host.refusal(node, at, self._elem)
+        if why:
+            _fail(f"{name} ({op}): {why}")
+        if planner is None and op in _host.OPS:
+            where = _host.OPS[op].where
+            return self._numpy(node, at, name, where, {"free": "numpy, no arithmetic", "host": "numpy"}.get(
+                where, f"no device path for {op}"))
         try:
             if planner is None:
                 raise _NoDevice(f"no device path for {op}")
             planner(node, at, name)
         except _NoDevice as e:
             if op not in _NUMPY:
-                _fail(f"{name} ({op}): {e}, and no numpy fallback either")
+                _fail(f"{name} ({op}): {e}; {_host.why_not(op)}")
             self._numpy(node, at, name, "fallback", str(e))
 
     def _place(self, name, node, where, note):
@@ -1030,7 +1037,27 @@ class Runner:
         lines += [f"  {p.node:<{width}}  {p.op:<18} {p.where:<8}  {p.note}".rstrip() for p in self.placements]
         fb = self.fallbacks
         lines.append("fell back to numpy: " + ("; ".join(f"{p.node} ({p.op}: {p.note})" for p in fb) if fb else "none"))
-        return "\n".join(lines)
+        share = self.device_share()
+        return "\n".join(lines + ([f"FLOPs on the device: {share:.1%}"] if share is not None else []))
+
+    def device_share(self):
+        """The share of the FLOPs of every run so far that the device computed, of those computed on
+        the device or the host (free nodes compute nothing), or None before a run. FLOPs per node:
+        _onnx_host.flops (2 M N K for a product, one per output element for any other op)."""
+        work = {k: f for k, f in self._flops.items() if k[1] != "free"}
+        total = sum(work.values())
+        return None if not total else sum(f for (_, w), f in work.items() if w == "device") / total
+
+    def _count_flops(self, vals):
+        """Adds one run's FLOPs per (op, where), from the shapes of its values in ONNX's order."""
+        def shape(n):
+            if n not in vals:   # a product's output whose Relu is fused into it: the Relu's, same shape
+                n = next(u.output[0] for u in self._consumers.get(n, ()) if u.output[0] in self._fused)
+            a = vals[n]
+            return (a.shape[0], a.shape[3], a.shape[1], a.shape[2]) if self._layout.get(n) == NHWC else a.shape
+        for node, p in zip(self._nodes, self.placements):
+            key = (p.op, p.where)
+            self._flops[key] = self._flops.get(key, 0) + _host.flops(node, _attrs(node), shape)
 
     def _input(self, name, a, sizes):
         """Graph input name's array a, of the dtype and dims the model declares; sizes holds the size
@@ -1062,7 +1089,8 @@ class Runner:
             with _about(what, host):
                 res = fn(self.device, vals)
             vals.update(zip(outs, res if isinstance(res, tuple) else (res,)))
-        return [np.ascontiguousarray(self._get(vals, o)) for o in self.outputs]
+        self._count_flops(vals)
+        return [np.require(self._get(vals, o), requirements="C") for o in self.outputs]   # 0-d stays 0-d
 
     def close(self):
         """Closes the device the runner opened (not one it was given)."""

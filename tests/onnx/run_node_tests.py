@@ -59,6 +59,7 @@ Exact: integer and bool outputs, and the free ops (Reshape, Transpose, ...). Flo
 import glob
 import math
 import os
+import re
 import sys
 import time
 
@@ -266,7 +267,7 @@ def main():
             verdict, text = run_test(dev, folder, model)
             counts.setdefault(op, dict.fromkeys(VERDICTS, 0))[verdict] += 1
             if verdict == "refused":
-                reasons.setdefault(op, set()).add(text.split(": ", 1)[-1] if ": " in text else text)
+                reasons.setdefault(op, set()).add(re.sub(r"^(at run: )?\S+ \(\w+\): ", "", text))   # less the node
             shown = "FAIL" if verdict == "fail" else verdict
             if not MARKDOWN:
                 print(f"{shown:<8} {os.path.basename(folder):<58} {op:<22} {text}", flush=True)

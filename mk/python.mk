@@ -11,6 +11,11 @@
 #                      its three modes, forward and backward) against PyTorch's CPU ops in float64,
 #                      the debug check, the compilation cache, strict and fused against debug, the
 #                      sim (SEED=...; ~3 s)
+#   make test-torch-fuzz  tests/python/fuzz_torch.py: TORCH_FUZZ_CASES (300) random modules, each
+#                      instance on the CPU and compiled in the three modes, parameters, train/eval
+#                      and inputs changed between calls as users change them: debug against the CPU,
+#                      strict and fused against debug bit for bit, state and generator exactly
+#                      (SEED=..., CASE=...; ~25 s); make soak runs TORCH_FUZZ_SOAK (20000) cases
 #   make bench-torch-modes  examples/python/transformer_modes.py on the sim: a transformer block in
 #                      debug, strict and fused mode, each mode's commands and cycles (~11 s)
 
@@ -37,8 +42,11 @@ $(PY_OUT)/%.py: host_driver/python/tessel/%.py
 	@mkdir -p $(@D)
 	cp $< $@
 
-TESTS += python torch-device
-.PHONY: python test-python test-torch-device bench-torch-modes
+TORCH_FUZZ_CASES ?= 300
+TORCH_FUZZ_SOAK  ?= 20000
+TESTS += python torch-device torch-fuzz
+SOAKS += torch-fuzz-soak
+.PHONY: python test-python test-torch-device test-torch-fuzz test-torch-fuzz-soak bench-torch-modes
 python: $(PY_FILES)
 
 bench-torch-modes: $(PY_FILES) $(FW_ELF)
@@ -49,3 +57,9 @@ test-python: $(PY_FILES) $(FW_ELF) $(KERNEL_BINS)
 
 test-torch-device: $(PY_FILES) $(FW_ELF)
 	@PYTHONPATH=$(BUILD)/python $(PYTHON) tests/python/test_torch.py
+
+test-torch-fuzz: $(PY_FILES)
+	@PYTHONPATH=$(BUILD)/python $(PYTHON) tests/python/fuzz_torch.py $(TORCH_FUZZ_CASES)
+
+test-torch-fuzz-soak: $(PY_FILES)
+	@PYTHONPATH=$(BUILD)/python $(PYTHON) tests/python/fuzz_torch.py $(TORCH_FUZZ_SOAK)

@@ -556,8 +556,8 @@ class _Memory:
 
     def place(self, t, dtype, fits):
         """(address of t's first element in dtype on the device, t's strides there in elements): t's
-        home when t is a view of it whose strides fits() takes, else t uploaded, dense. t itself, not a view made here: a view made below autograd has a
-        version counter of its own."""
+        home when t is a view of it whose strides fits() takes, else t uploaded, dense. t itself,
+        not a view made here: a view made below autograd has a version counter of its own."""
         home = self.homes.get(t.storage().data_ptr())
         if home is not None and home.bufs and home.version == home.tensor._version and fits(t.stride()):
             return self.buffer(home, dtype) + t.storage_offset() * _ES[dtype], t.stride()
@@ -643,8 +643,8 @@ def _capture(module, args, kwargs):
     """(module's forward as an aten graph, its outputs' tree spec), traced by make_fx on fake
     tensors, so that nothing runs: no in-place op, no random draw, no buffer update. Its inputs are
     module's tensors (_state) and then args' leaves, so that a plan holds structure only and the
-    tensors are bound at each call (kwargs' leaves after args'). Raises when the forward cannot be captured so (data-dependent
-    control flow, a tensor attribute assigned anew)."""
+    tensors are bound at each call (kwargs' leaves after args'). Raises when the forward cannot be
+    captured so (data-dependent control flow, a tensor attribute assigned anew)."""
     from torch.fx.experimental.proxy_tensor import make_fx
     from torch.nn.utils.stateless import functional_call
     names = [n for n, _ in _state(module)]
@@ -706,7 +706,7 @@ class _FusedPlan:
         self.bf16 = {n for n in nodes if self._mxu_only(n)}
         # residual adds: add(r, g) or add(g, r) in FP32, g a GEMM that only the add reads and r a
         # value, not a view of another (a getitem of an op's tuple of results is none), that nothing
-        # reads after it: g adds r in place, in r's buffer (the GEMM is skipped)
+        # reads after it, nor g (its operand): g adds r in place, in r's buffer (the GEMM is skipped)
         order = {n: i for i, n in enumerate(nodes)}
         self.residual = {}     # the add -> (its GEMM, r)
         for n in nodes:
@@ -715,6 +715,7 @@ class _FusedPlan:
                 continue
             for g, r in (n.args, n.args[::-1]):
                 if g.target in _MM and len(g.users) == 1 and g not in self.skip and r is not g and \
+                        r not in g.all_input_nodes and \
                         (r.target not in _VIEWS or
                          (r.target is operator.getitem and r.args[0].target is not aten.split.Tensor)) and \
                         all(u is n or (order[u] < order[n] and u.target not in _VIEWS) for u in r.users):

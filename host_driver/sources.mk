@@ -11,7 +11,7 @@ TSL_HOST_SRCS  = host_driver/src/tessel.c host_driver/src/gemm.c host_driver/src
                  host_driver/src/transport_uart.c host_driver/src/elf_image.c \
                  host_driver/src/tessel_hostcp.c
 TSL_HOST_HDRS  = host_driver/include/tessel.h host_driver/src/tessel_int.h host_driver/src/tessel_uart.h \
-                 host_driver/src/elf_image.h host_driver/src/tessel_hostcp.h
+                 host_driver/src/elf_image.h host_driver/src/tessel_file.h host_driver/src/tessel_hostcp.h
 TSL_HOST_SIM   = host_driver/src/transport_sim.cpp
 TSL_HOST_ALL_C = $(TSL_HOST_SRCS) $(TSL_FW_CP_NATIVE) $(TSL_MODEL_SRCS)
 TSL_HOST_ALL_H = $(TSL_HOST_HDRS) $(TSL_FW_CP_HDRS) $(TSL_MODEL_HDRS)

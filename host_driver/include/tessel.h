@@ -56,7 +56,10 @@ typedef struct {
 } tessel_open_opts_t;
 
 /* Open a device on `backend` ("model", "sim" or "uart"); opts may be NULL (not for "uart", which needs
- * opts->port). *dev is NULL on failure. */
+ * opts->port). *dev is NULL on failure. TESSEL_EINVAL, with nothing opened, for an option the backend
+ * would ignore (model: firmware, trace, timeline or port; sim: port; uart: trace or timeline) and for
+ * a bad environment variable: $TESSEL_TIMEOUT_MS not a decimal number of milliseconds in
+ * 1..4294967294, $TESSEL_CHECK not "", "0" or "1"; tessel_last_error(NULL) says which. */
 __attribute__((warn_unused_result)) tessel_status_t tessel_open(tessel_dev_t **dev, const char *backend,
                                                                 const tessel_open_opts_t *opts);
 /* Close and free everything the device owns. NULL is ignored. */
@@ -86,8 +89,23 @@ tessel_status_t tessel_info(tessel_dev_t *dev, tessel_info_t *out);
  * and detail; EMISMATCH: command opcode/tag, first differing HBM address, expected (model) and
  * received bytes; ETIMEOUT, EIO, ERANGE and some EINVAL: what was refused). Not cleared by later
  * successes; "" before any failure; never NULL. With NULL: why this thread's most recent
- * tessel_open failed ("" if it succeeded). */
+ * tessel_open or tessel_f32_arg failed ("" if it succeeded). */
 const char *tessel_last_error(tessel_dev_t *dev);
+
+/* Float arguments. The device takes a scale or an eps as float32, and the library's float fields
+ * read a scale of 0 as "not given" (no scale; attention: 1/sqrt(d)). A front end holding the user's
+ * value as a double (the CLI's --scale and --eps, Python's scale= and eps=) passes it here, given
+ * or not, and puts *out in the field: this is the one rule for these arguments.
+ *   TESSEL_ARG_SCALE  finite, not 0, and its float32 neither 0 nor infinite (|v| from about 1.4e-45
+ *                     to 3.4e38): a scale that rounds to 0 or overflows would change the result.
+ *   TESSEL_ARG_EPS    finite, >= 0, its float32 finite, and not 0 unless v is 0.
+ * TESSEL_EINVAL otherwise, *out untouched, and tessel_last_error(NULL) gives "NAME V is refused:
+ * why" (name: what the user typed, "--scale" or "scale"). The calls that take these fields apply
+ * the same rule to the float they get (a scale that is not finite, a negative eps: TESSEL_EINVAL). */
+typedef enum { TESSEL_ARG_SCALE = 0, TESSEL_ARG_EPS = 1 } tessel_arg_t;
+
+__attribute__((warn_unused_result)) tessel_status_t tessel_f32_arg(const char *name, double v, tessel_arg_t kind,
+                                                                   float *out);
 
 /* Checking mode: the shadow model device that mirrors `dev` (NULL when not checking). Writing to
  * it directly makes the two diverge (the tests use this to provoke TESSEL_EMISMATCH). */
@@ -167,7 +185,7 @@ typedef struct {
     const void *bias;              /* NULL, or n int32_t (int8 in) / float (bf16 in) */
     int relu;
     float scale;                   /* float C: multiplier applied first (1.0f or 0.0f: none; with INT8
-                                      inputs it must be 1.0f or 0.0f) */
+                                      inputs it must be 1.0f or 0.0f; finite, see tessel_f32_arg) */
     int32_t rq_scale;              /* INT8 out: requantisation multiplier, shift (<= 62), zero point;
                                       all three must be 0 for other outputs */
     uint32_t rq_shift;
@@ -179,7 +197,9 @@ typedef struct {
 } tessel_gemm_t;
 
 /* cpl may be NULL. Timeout: $TESSEL_TIMEOUT_MS in ms when set, else TESSEL_TIMEOUT_AUTO (derived
- * from the GEMM's size and the backend). On any failure after the submit (a timeout, a halted
+ * from the GEMM's size and the backend); the same for every call below that runs commands. A
+ * value that is not a decimal number in 1..4294967294 is TESSEL_EINVAL before anything is sent
+ * (tessel_open refuses it too). On any failure after the submit (a timeout, a halted
  * firmware) the command may still be queued: its buffers are released under the in-flight rule
  * above, so no later call is given memory it may still write. */
 __attribute__((warn_unused_result)) tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g,
@@ -250,12 +270,14 @@ typedef struct {
     size_t ldy;
 } tessel_rows_t;
 
-/* softmax(x * scale + mask) of each row (scale 0 or 1: none; mask NULL, or m x n additive values,
- * row-major, e.g. -inf above the diagonal for a causal mask), the row max subtracted first. */
+/* softmax(x * scale + mask) of each row (scale 0 or 1: none, else finite; mask NULL, or m x n
+ * additive values, row-major, e.g. -inf above the diagonal for a causal mask), the row max
+ * subtracted first. */
 __attribute__((warn_unused_result)) tessel_status_t tessel_softmax(tessel_dev_t *dev, const tessel_rows_t *r,
                                                                    float scale, const float *mask,
                                                                    tessel_completion_t *cpl);
-/* (x - mean) / sqrt(var + eps) * gamma + beta (beta NULL: 0); gamma and beta have n values. */
+/* (x - mean) / sqrt(var + eps) * gamma + beta (beta NULL: 0); gamma and beta have n values; eps
+ * finite and >= 0 (as for rmsnorm). */
 __attribute__((warn_unused_result)) tessel_status_t tessel_layernorm(tessel_dev_t *dev, const tessel_rows_t *r,
                                                                      const float *gamma, const float *beta, float eps,
                                                                      tessel_completion_t *cpl);
@@ -300,7 +322,7 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_bmm(tessel_dev_t *dev
  * VMEM and ACC, or a size over 65535), three commands a head do the same, bit for bit: a GEMM, a
  * ROWWISE softmax and a GEMM, queued together (cpl: the last command's completion). Q: batch x lq
  * x d, K: batch x lk x d (uploaded transposed), V: batch x lk x dv, O: batch x lq x dv, all dense
- * float. scale 0: 1/sqrt(d). */
+ * float. scale 0: 1/sqrt(d), else finite. */
 typedef struct {
     uint32_t batch, lq, lk, d, dv;
     const float *q, *k, *v;

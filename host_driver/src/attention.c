@@ -145,14 +145,12 @@ TESSEL_API tessel_status_t tessel_attention(tessel_dev_t *dev, const tessel_atte
     if (!dev)
         return TESSEL_EINVAL;
     if (!a || !a->batch || !a->lq || !a->lk || !a->d || !a->dv || !a->q || !a->k || !a->v || !a->o ||
-        (a->out_dtype != TESSEL_FP32 && a->out_dtype != TESSEL_BF16) || !isfinite(a->scale) ||
-        (a->causal && a->lq > a->lk))
+        (a->out_dtype != TESSEL_FP32 && a->out_dtype != TESSEL_BF16) || (a->causal && a->lq > a->lk))
         return tessel_fail(dev, TESSEL_EINVAL, "tessel_attention: invalid arguments (a zero size or NULL operand, an "
-                           "output dtype other than FP32 and BF16, a scale that is not finite, or a causal mask with "
-                           "more queries than keys)");
+                           "output dtype other than FP32 and BF16, or a causal mask with more queries than keys)");
     tessel_info_t info;
-    int r = tessel_need(dev, 1, "tessel_attention", &info);
-    if (r)
+    int r = tessel_f32_check(dev, "tessel_attention", "scale", a->scale, TESSEL_ARG_SCALE);
+    if (r || (r = tessel_need(dev, 1, "tessel_attention", &info)))
         return r;
     const uint64_t B = a->batch, lq = a->lq, lk = a->lk, d = a->d, dv = a->dv;
     const uint32_t cdt = a->out_dtype == TESSEL_BF16 ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32, ces = tsl_dtype_bytes(cdt);

@@ -4,11 +4,11 @@
 #include "elf_image.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
+
+#include "tessel_file.h"
 
 static uint32_t le16(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8; }
 static uint32_t le32(const uint8_t *p) { return le16(p) | le16(p + 2) << 16; }
@@ -30,14 +30,18 @@ const char *tessel_elf_image(const uint8_t *elf, size_t n, uint32_t base, uint8_
     int loads = 0;
     for (uint64_t k = 0; k < phnum; k++) {
         const uint8_t *ph = elf + phoff + k * phent;
-        uint64_t off = le32(ph + 4), addr = le32(ph + 12), fsz = le32(ph + 16);
+        uint64_t off = le32(ph + 4), addr = le32(ph + 12), fsz = le32(ph + 16), msz = le32(ph + 20);
         if (le32(ph) != PtLoad)
             continue;
         loads++;
+        /* Every value is below 2^32 and the sums are taken in 64 bits: none wraps. The segment's
+         * memory (p_memsz, .bss included) must fit the RAM, its file bytes the file and the memory. */
+        if (fsz > msz)
+            return "a segment has more file bytes than memory bytes (p_filesz > p_memsz)";
+        if (addr < base || addr - base + msz > img_bytes || off + fsz > n)
+            return "a segment lies outside the core's RAM or the file";
         if (fsz == 0)                          /* only file bytes: .bss is zero anyway */
             continue;
-        if (addr < base || addr - base + fsz > img_bytes || off + fsz > n)
-            return "a segment lies outside the core's RAM or the file";
         memcpy(img + (addr - base), elf + off, fsz);
         if (addr - base + fsz > *used)
             *used = (uint32_t)(addr - base + fsz);
@@ -54,27 +58,20 @@ const char *tessel_elf_image(const uint8_t *elf, size_t n, uint32_t base, uint8_
 const char *tessel_elf_file(const char *path, uint32_t base, uint8_t *img, uint32_t img_bytes, uint32_t *used)
 {
     *used = 0;
-    /* O_NONBLOCK: opening a FIFO with no writer must not hang; a regular file ignores it. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    uint64_t size;
+    const char *why;
+    int fd = tessel_file_open(path, &size, &why);   /* a regular file, opened without blocking */
     if (fd < 0)
-        return strerror(errno);
-    struct stat st;
-    const char *why = NULL;
-    if (fstat(fd, &st) != 0)
-        why = strerror(errno);
-    else if (S_ISDIR(st.st_mode))
-        why = "is a directory, not an ELF file";
-    else if (!S_ISREG(st.st_mode))
-        why = "is not a regular file (a device, FIFO or socket)";
-    else if (st.st_size == 0)
+        return why;
+    if (size == 0)
         why = "is empty";
-    else if ((uint64_t)st.st_size > TESSEL_ELF_MAX_FILE)
+    else if (size > TESSEL_ELF_MAX_FILE)
         why = "is too large for a firmware ELF (over 16 MiB)";
     if (why) {
         close(fd);
         return why;
     }
-    size_t n = (size_t)st.st_size, got = 0;
+    size_t n = (size_t)size, got = 0;
     uint8_t *buf = malloc(n);
     if (!buf) {
         close(fd);

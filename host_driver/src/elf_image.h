@@ -17,7 +17,8 @@ extern "C" {
 /* Places the PT_LOAD segments (their file bytes) of the little-endian RV32 ELF in elf[0..n) at their
  * physical addresses minus base into img[0..img_bytes), which is zeroed first (so .bss is zero);
  * *used is the extent written. Returns NULL, or why the file is refused (not an ELF, not RV32, a
- * table or segment outside the file or the image, no PT_LOAD segment, nothing to load, an entry
+ * table outside the file, a segment whose file bytes lie outside the file or whose memory
+ * (p_memsz) lies outside the image, p_filesz > p_memsz, no PT_LOAD segment, nothing to load, an entry
  * point e_entry outside [base, base + img_bytes)); img is then undefined. The core always starts at
  * its reset vector (the RAM base, where the SDK's crt0 puts _start): e_entry is only checked. */
 const char *tessel_elf_image(const uint8_t *elf, size_t n, uint32_t base, uint8_t *img, uint32_t img_bytes,

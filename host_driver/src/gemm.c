@@ -27,16 +27,22 @@ uint16_t tessel_f32_to_bf16(float f)
     return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16); /* to nearest even (overflows to inf) */
 }
 
+/* $TESSEL_TIMEOUT_MS, checked by tessel_need before anything was sent (a bad value set since then,
+ * by another thread, gives TESSEL_TIMEOUT_AUTO here). */
 static uint32_t timeout_ms(void)
 {
-    const char *e = getenv("TESSEL_TIMEOUT_MS");
-    if (e && *e) {
-        char *end;
-        unsigned long v = strtoul(e, &end, 0);
-        if (!*end && v > 0 && v <= UINT32_MAX)
-            return (uint32_t)v;
-    }
-    return TESSEL_TIMEOUT_AUTO;
+    uint32_t ms;
+    (void)tessel_env_timeout("TESSEL_TIMEOUT_MS", &ms);
+    return ms;
+}
+
+tessel_status_t tessel_env_check(tessel_dev_t *dev, const char *what)
+{
+    uint32_t ms;
+    const char *why = tessel_env_timeout("TESSEL_TIMEOUT_MS", &ms);
+    return why ? tessel_fail(dev, TESSEL_EINVAL, "%s: $TESSEL_TIMEOUT_MS '%.60s' %s", what,
+                             getenv("TESSEL_TIMEOUT_MS"), why)
+               : TESSEL_OK;
 }
 
 tessel_status_t tessel_bufs_alloc(tessel_dev_t *dev, tessel_buf_t *b, int n)
@@ -67,7 +73,7 @@ void tessel_bufs_free(tessel_dev_t *dev, tessel_buf_t *b, int n)
 tessel_status_t tessel_need(tessel_dev_t *dev, int bf16, const char *what, tessel_info_t *info)
 {
     int r = tessel_info(dev, info);
-    if (r)
+    if (r || (r = tessel_env_check(dev, what)))
         return r;
     if (!(info->features & (1u << (bf16 ? TSL_TC_CFG_FEATURES_BF16_SHIFT : TSL_TC_CFG_FEATURES_INT8_SHIFT))))
         return tessel_fail(dev, TESSEL_EINVAL, "%s: this device has no %s support", what, bf16 ? "bf16" : "int8");
@@ -169,8 +175,8 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
                            "gelu or add_c with int8 inputs, gelu with relu or add_c)");
     tessel_info_t info;
     const int fp = g->in_dtype == TESSEL_BF16;
-    int r = tessel_need(dev, fp, "tessel_gemm", &info);
-    if (r)
+    int r = tessel_f32_check(dev, "tessel_gemm", "scale", g->scale, TESSEL_ARG_SCALE);
+    if (r || (r = tessel_need(dev, fp, "tessel_gemm", &info)))
         return r;
     const uint64_t m = g->m, n = g->n, k = g->k, es = fp ? 2 : 1;
     const uint32_t cdt = g->out_dtype == TESSEL_INT8 ? TSL_DTYPE_INT8 : g->out_dtype == TESSEL_INT32 ? TSL_DTYPE_INT32

@@ -65,6 +65,9 @@ TESSEL_API tessel_status_t tessel_kernel_run(tessel_dev_t *dev, const tessel_ker
     if (tessel_shadow(dev))
         return tessel_fail(dev, TESSEL_EINVAL, "tessel_kernel_run: checking mode compares with the golden model, "
                     "which has no control core to run a kernel on");
+    int e = tessel_env_check(dev, "tessel_kernel_run");
+    if (e)
+        return e;
     if (!budget)
         budget = TESSEL_KERNEL_BUDGET_DEFAULT;
     static const uint8_t arg_word[TSL_PARAM_KERNEL_ARGS] = {

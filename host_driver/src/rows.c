@@ -98,6 +98,8 @@ TESSEL_API tessel_status_t tessel_softmax(tessel_dev_t *dev, const tessel_rows_t
                                           tessel_completion_t *cpl)
 {
     int scaled = scale != 0.0f && scale != 1.0f;
+    if (dev && tessel_f32_check(dev, "tessel_softmax", "scale", scale, TESSEL_ARG_SCALE))
+        return TESSEL_EINVAL;
     row_call_t c = {"tessel_softmax", TSL_CMD_OP_ROWWISE, TSL_ROW_OP_SOFTMAX, scaled ? 1u << TSL_CMD_FLAG_SCALE : 0u,
                     scaled ? bits(scale) : 0u, mask, NULL, NULL, NULL};
     return run_rows(dev, r, &c, cpl);
@@ -106,6 +108,8 @@ TESSEL_API tessel_status_t tessel_softmax(tessel_dev_t *dev, const tessel_rows_t
 TESSEL_API tessel_status_t tessel_layernorm(tessel_dev_t *dev, const tessel_rows_t *r, const float *gamma,
                                             const float *beta, float eps, tessel_completion_t *cpl)
 {
+    if (dev && tessel_f32_check(dev, "tessel_layernorm", "eps", eps, TESSEL_ARG_EPS))
+        return TESSEL_EINVAL;
     row_call_t c = {"tessel_layernorm", TSL_CMD_OP_ROWWISE, TSL_ROW_OP_LAYERNORM, 0, bits(eps), NULL, gamma, beta, NULL};
     return run_rows(dev, r, &c, cpl);
 }
@@ -113,6 +117,8 @@ TESSEL_API tessel_status_t tessel_layernorm(tessel_dev_t *dev, const tessel_rows
 TESSEL_API tessel_status_t tessel_rmsnorm(tessel_dev_t *dev, const tessel_rows_t *r, const float *gamma, float eps,
                                           tessel_completion_t *cpl)
 {
+    if (dev && tessel_f32_check(dev, "tessel_rmsnorm", "eps", eps, TESSEL_ARG_EPS))
+        return TESSEL_EINVAL;
     row_call_t c = {"tessel_rmsnorm", TSL_CMD_OP_ROWWISE, TSL_ROW_OP_RMSNORM, 0, bits(eps), NULL, gamma, NULL, NULL};
     return run_rows(dev, r, &c, cpl);
 }

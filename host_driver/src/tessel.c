@@ -23,6 +23,7 @@
  * then overwritten with the device's bytes so that later commands are compared on equal inputs.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,11 +123,104 @@ int tessel_fail(tessel_dev_t *d, int status, const char *fmt, ...)
     return status;
 }
 
-static _Thread_local char open_error[256];  /* why the last tessel_open of this thread failed */
+/* why the last tessel_open or tessel_f32_arg of this thread failed */
+static _Thread_local char open_error[256];
 
 TESSEL_API const char *tessel_last_error(tessel_dev_t *dev)
 {
     return dev ? dev->last_error : open_error;
+}
+
+/* ------------------------------------------------------------------- float arguments */
+
+const char *tessel_f32_why(double v, tessel_arg_t kind, int zero_none)
+{
+    if (!isfinite(v))
+        return "it is not a finite number";
+    if (kind == TESSEL_ARG_EPS && v < 0)
+        return "an eps must be >= 0";
+    if (v == 0)
+        return kind == TESSEL_ARG_EPS || zero_none ? NULL
+               : "libtessel reads a scale of 0 as not given (no scale; attention: 1/sqrt(d))";
+    float f = (float)v;   /* IEEE: rounds to nearest, to 0 or to an infinity out of range */
+    if (f == 0.0f)
+        return "it rounds to 0 in float32, the device's type (|v| below about 1.4e-45)";
+    if (isinf(f))
+        return "it overflows float32, the device's type (|v| above about 3.4e38)";
+    return NULL;
+}
+
+TESSEL_API tessel_status_t tessel_f32_arg(const char *name, double v, tessel_arg_t kind, float *out)
+{
+    const char *why = kind != TESSEL_ARG_SCALE && kind != TESSEL_ARG_EPS ? "unknown kind of argument"
+                      : !out ? "NULL output" : tessel_f32_why(v, kind, 0);
+    if (why) {
+        snprintf(open_error, sizeof open_error, "%s %g is refused: %s", name ? name : "the argument", v, why);
+        return TESSEL_EINVAL;
+    }
+    open_error[0] = 0;
+    *out = (float)v;
+    return TESSEL_OK;
+}
+
+int tessel_f32_check(tessel_dev_t *dev, const char *what, const char *name, float v, tessel_arg_t kind)
+{
+    const char *why = tessel_f32_why(v, kind, 1);
+    return why ? tessel_fail(dev, TESSEL_EINVAL, "%s: %s %g is refused: %s", what, name, (double)v, why) : 0;
+}
+
+/* ------------------------------------------------------------------- the environment */
+
+/* s as a decimal number in 1..UINT32_MAX - 1 (digits only); 0 when it is not one. */
+static uint32_t env_ms(const char *s)
+{
+    uint64_t v = 0;
+    if (!*s)
+        return 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return 0;
+        v = v * 10u + (uint64_t)(*s - '0');
+        if (v >= TESSEL_TIMEOUT_AUTO)
+            return 0;
+    }
+    return (uint32_t)v;
+}
+
+const char *tessel_env_timeout(const char *var, uint32_t *ms)
+{
+    static const char why[] = "is not a decimal number of milliseconds in 1..4294967294 (unset it for the "
+                              "default limit)";
+    const char *e = getenv(var);
+    *ms = TESSEL_TIMEOUT_AUTO;
+    if (!e || !*e)
+        return NULL;
+    *ms = env_ms(e);
+    if (!*ms) {
+        *ms = TESSEL_TIMEOUT_AUTO;
+        return why;
+    }
+    return NULL;
+}
+
+/* tessel_open's environment: $TESSEL_TIMEOUT_MS and $TESSEL_CHECK ("1": *check). 0, or TESSEL_EINVAL
+ * with the reason in open_error. */
+static int open_env(int *check)
+{
+    uint32_t ms;
+    const char *tmo = getenv("TESSEL_TIMEOUT_MS"), *why = tessel_env_timeout("TESSEL_TIMEOUT_MS", &ms);
+    if (why) {
+        snprintf(open_error, sizeof open_error, "$TESSEL_TIMEOUT_MS '%.60s' %s", tmo, why);
+        return TESSEL_EINVAL;
+    }
+    const char *chk = getenv("TESSEL_CHECK");
+    if (chk && *chk && strcmp(chk, "0") && strcmp(chk, "1")) {
+        snprintf(open_error, sizeof open_error, "$TESSEL_CHECK '%.60s' is refused: 1 mirrors every command on a "
+                 "model device, 0 or unset does not", chk);
+        return TESSEL_EINVAL;
+    }
+    *check = chk && !strcmp(chk, "1");
+    return 0;
 }
 
 static const char *op_name(uint32_t op)
@@ -252,22 +346,38 @@ TESSEL_API tessel_status_t tessel_open(tessel_dev_t **dev, const char *backend, 
         return TESSEL_EINVAL;
     open_error[0] = 0;
     uint32_t flags = opts ? opts->flags : 0;
+    int model = !strcmp(backend, "model"), sim = !strcmp(backend, "sim"), uart = !strcmp(backend, "uart");
+    /* an option the backend would ignore: refused, not dropped */
+    static const char *const names[] = {"firmware", "trace", "timeline", "port"};
+    const char *given[] = {opts ? opts->firmware : NULL, opts ? opts->trace : NULL, opts ? opts->timeline : NULL,
+                           opts ? opts->port : NULL};
+    const int takes[][4] = {{0, 0, 0, 0}, {1, 1, 1, 0}, {1, 0, 0, 1}};   /* model, sim, uart */
+    for (int i = 0; i < 4 && (model || sim || uart); i++)
+        if (given[i] && !takes[model ? 0 : sim ? 1 : 2][i]) {
+            snprintf(open_error, sizeof open_error, "%s: the %s option is refused: %s", backend, names[i],
+                     i == 3 ? "only the uart backend has a port"
+                     : model ? "the model backend runs no firmware and writes no trace or timeline"
+                             : "the uart backend writes no trace or timeline (sim only)");
+            return TESSEL_EINVAL;
+        }
+    int env_check;
+    if (open_env(&env_check))
+        return TESSEL_EINVAL;
     tessel_transport_t t;
     int r;
     memset(&t, 0, sizeof t);
-    if (!strcmp(backend, "model")) {
+    if (model) {
         r = tessel_transport_model_open(&t, NULL);
-    } else if (!strcmp(backend, "sim")) {
+    } else if (sim) {
 #ifdef TESSEL_NO_SIM
         r = TESSEL_ENODEV;
         snprintf(t.err, sizeof t.err, "this libtessel was built without the sim backend");
 #else
         r = tessel_transport_sim_open(&t, opts);
 #endif
-        const char *env = getenv("TESSEL_CHECK");
-        if (env && !strcmp(env, "1"))
+        if (env_check)
             flags |= TESSEL_OPEN_CHECK;
-    } else if (!strcmp(backend, "uart")) {
+    } else if (uart) {
         r = tessel_transport_uart_open(&t, opts);
     } else {
         r = TESSEL_ENODEV;

@@ -60,6 +60,16 @@ int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *o
 /* Open a device on an already opened transport (used for the checking-mode shadow). */
 tessel_status_t tessel_open_transport(tessel_dev_t **dev, tessel_transport_t *t, uint32_t flags);
 
+/* Why the float v breaks tessel_f32_arg's rule for `kind`, or NULL; zero_none: a scale of 0 is taken
+ * (a float field's "not given"). */
+const char *tessel_f32_why(double v, tessel_arg_t kind, int zero_none);
+/* The same rule on a float field `name` of call `what` (a scale of 0 is "not given"): 0, or
+ * TESSEL_EINVAL with the reason in tessel_last_error(dev). */
+int tessel_f32_check(tessel_dev_t *dev, const char *what, const char *name, float v, tessel_arg_t kind);
+/* The timeout in ms that environment variable `var` sets (TESSEL_TIMEOUT_AUTO when unset or empty);
+ * NULL, or why its value is refused (*ms is then TESSEL_TIMEOUT_AUTO). */
+const char *tessel_env_timeout(const char *var, uint32_t *ms);
+
 /* Record why a call failed (tessel_last_error) and return `status`. */
 __attribute__((format(printf, 3, 4))) int tessel_fail(tessel_dev_t *dev, int status, const char *fmt, ...);
 
@@ -79,8 +89,11 @@ typedef struct {
  * allocated are freed again. */
 tessel_status_t tessel_bufs_alloc(tessel_dev_t *dev, tessel_buf_t *b, int n);
 void tessel_bufs_free(tessel_dev_t *dev, tessel_buf_t *b, int n);
-/* tessel_info, and TESSEL_EINVAL ("WHAT: this device has no bf16/int8 support") when the device
- * lacks the input type. */
+/* TESSEL_EINVAL, nothing sent, when $TESSEL_TIMEOUT_MS is set to a value tessel_env_timeout refuses
+ * ("WHAT: $TESSEL_TIMEOUT_MS ..."). */
+tessel_status_t tessel_env_check(tessel_dev_t *dev, const char *what);
+/* tessel_info, tessel_env_check, and TESSEL_EINVAL ("WHAT: this device has no bf16/int8 support")
+ * when the device lacks the input type. */
 tessel_status_t tessel_need(tessel_dev_t *dev, int bf16, const char *what, tessel_info_t *info);
 /* Write `rows` rows of `cols` elements, `ld` elements apart, of a host operand to `dst`, packed
  * dense through `stage` (rows * cols * size(dt) bytes) as DTYPE dt: int8_t copied (INT8), float

@@ -533,11 +533,17 @@ int tessel_transport_uart_open(tessel_transport_t *t, const tessel_open_opts_t *
         snprintf(t->err, sizeof t->err, "uart: bad $TESSEL_UART_CFG (want n=,vmem=,acc=,features=,bpc=)");
         return TESSEL_EINVAL;
     }
+    uint32_t tmo_ms;   /* a bad value is refused, not ignored */
+    const char *tmo_why = tessel_env_timeout("TESSEL_UART_TIMEOUT_MS", &tmo_ms);
+    if (tmo_why || (tmo_ms != TESSEL_TIMEOUT_AUTO && tmo_ms > INT32_MAX)) {
+        snprintf(t->err, sizeof t->err, "uart: $TESSEL_UART_TIMEOUT_MS '%.40s' %s", getenv("TESSEL_UART_TIMEOUT_MS"),
+                 tmo_why ? tmo_why : "is past 2147483647");
+        return TESSEL_EINVAL;
+    }
     uart_t *u = calloc(1, sizeof *u);
     if (!u)
         return TESSEL_ENOMEM;
-    const char *tmo = getenv("TESSEL_UART_TIMEOUT_MS");
-    u->timeout_ms = tmo && atoi(tmo) > 0 ? atoi(tmo) : UART_TIMEOUT_MS;
+    u->timeout_ms = tmo_ms == TESSEL_TIMEOUT_AUTO ? UART_TIMEOUT_MS : (int)tmo_ms;
     snprintf(u->port, sizeof u->port, "%s", port);
     struct termios tio;
     u->fd = open(port, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);

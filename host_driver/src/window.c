@@ -137,6 +137,9 @@ TESSEL_API tessel_status_t tessel_conv2d(tessel_dev_t *dev, const tessel_conv2d_
                            "size past 65535 or a window, stride, dilation or padding past 255; a window larger than "
                            "the padded input; groups not dividing c and cout; a dtype, zero point, scale or "
                            "requantisation the convolution cannot take)");
+    int r = int8 ? 0 : tessel_f32_check(dev, "tessel_conv2d", "scale", p->scale, TESSEL_ARG_SCALE);
+    if (r)
+        return r;
     c.g.a_zp = int8 ? (uint32_t)p->x_zero_point & 0xFFu : 0u;
     if (p->bias)
         c.flags |= 1u << TSL_CMD_FLAG_BIAS;

@@ -22,11 +22,23 @@
  *              returns an error within 2 000 000 device cycles, seconds (the watchdog tessel_open
  *              arms); the same with the watchdog disabled: TESSEL_ETIMEOUT from the default timeout,
  *              within 2 000 000 device cycles.
+ *   args       (issue 32) one rule per float argument: tessel_f32_arg refuses a scale of 0, one that
+ *              rounds to 0 or overflows in float32 (1e-50, -1e-50, 1e39), an eps below 0, rounding to
+ *              0 or overflowing, with "NAME V is refused: why"; the calls refuse an infinite or NaN
+ *              scale and a negative eps with EINVAL and nothing run; tessel_open refuses the options
+ *              a backend would ignore (model: firmware, trace, timeline, port; sim: port), a bad
+ *              $TESSEL_TIMEOUT_MS (abc, -5, 0, 2^32 - 1, 0x10), $TESSEL_UART_TIMEOUT_MS or $TESSEL_CHECK,
+ *              and a GEMM refuses a
+ *              bad $TESSEL_TIMEOUT_MS set after the open with nothing submitted.
+ *   elf        (issue 32) the ELF loader refuses a PT_LOAD whose p_memsz reaches past the core's RAM
+ *              (0xFFFFFFF0, one byte past its end) or is below p_filesz; a fitting one loads.
  * A SIGALRM guard fails the program when a case takes longer than REL_LIB_LIMIT_S seconds. */
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "elf_image.h"
 #include "rel_util.h"
 #include "tessel_sim_fault.h"
 
@@ -424,6 +436,184 @@ static void case_bounded(void)
              tessel_strerror(st), (unsigned long long)cyc, (unsigned long long)ms);
 }
 
+/* tessel_open(backend, opts) is refused with EINVAL, *dev NULL and a reason holding `part`. */
+static void open_refused(const char *what, const char *backend_name, const tessel_open_opts_t *o, const char *part)
+{
+    tessel_dev_t *x = (tessel_dev_t *)&T;
+    int st = tessel_open(&x, backend_name, o);
+    tu_check(&T, st == TESSEL_EINVAL && !x && strstr(tessel_last_error(NULL), part),
+             "args: %s: %s, reason \"%s\"; expected EINVAL with \"%s\"", what, tessel_strerror(st),
+             tessel_last_error(NULL), part);
+    if (st == TESSEL_OK)
+        tessel_close(x);
+}
+
+static void case_args(void)
+{
+    current = "args";
+    alarm(REL_LIB_LIMIT_S);
+    static const struct {
+        double v;
+        tessel_arg_t kind;
+        const char *why;     /* NULL: taken */
+    } f32[] = {
+        {0.5, TESSEL_ARG_SCALE, NULL}, {-3.0, TESSEL_ARG_SCALE, NULL}, {1e-30, TESSEL_ARG_SCALE, NULL},
+        {1e-40, TESSEL_ARG_SCALE, NULL}, {3e38, TESSEL_ARG_SCALE, NULL},
+        {0.0, TESSEL_ARG_SCALE, "scale 0 is refused: libtessel reads a scale of 0 as not given"},
+        {1e-50, TESSEL_ARG_SCALE, "scale 1e-50 is refused: it rounds to 0 in float32"},
+        {-1e-50, TESSEL_ARG_SCALE, "scale -1e-50 is refused: it rounds to 0 in float32"},
+        {1e39, TESSEL_ARG_SCALE, "scale 1e+39 is refused: it overflows float32"},
+        {-1e39, TESSEL_ARG_SCALE, "scale -1e+39 is refused: it overflows float32"},
+        {INFINITY, TESSEL_ARG_SCALE, "not a finite number"}, {NAN, TESSEL_ARG_SCALE, "not a finite number"},
+        {0.0, TESSEL_ARG_EPS, NULL}, {1e-5, TESSEL_ARG_EPS, NULL},
+        {-1.0, TESSEL_ARG_EPS, "eps -1 is refused: an eps must be >= 0"},
+        {1e-50, TESSEL_ARG_EPS, "eps 1e-50 is refused: it rounds to 0 in float32"},
+        {1e39, TESSEL_ARG_EPS, "eps 1e+39 is refused: it overflows float32"},
+        {INFINITY, TESSEL_ARG_EPS, "not a finite number"},
+    };
+    for (size_t i = 0; i < sizeof f32 / sizeof f32[0]; i++) {
+        const char *name = f32[i].kind == TESSEL_ARG_EPS ? "eps" : "scale";
+        float out = 7.0f;
+        int st = tessel_f32_arg(name, f32[i].v, f32[i].kind, &out);
+        if (f32[i].why)
+            tu_check(&T, st == TESSEL_EINVAL && out == 7.0f && strstr(tessel_last_error(NULL), f32[i].why),
+                     "args: tessel_f32_arg(%s %g): %s, \"%s\"; expected EINVAL \"%s\"", name, f32[i].v,
+                     tessel_strerror(st), tessel_last_error(NULL), f32[i].why);
+        else
+            tu_check(&T, st == TESSEL_OK && out == (float)f32[i].v && !*tessel_last_error(NULL),
+                     "args: tessel_f32_arg(%s %g): %s, %g", name, f32[i].v, tessel_strerror(st), (double)out);
+    }
+
+    /* the calls: a scale that is not finite, a negative eps: EINVAL, nothing run */
+    tessel_dev_t *d;
+    int st = tessel_open(&d, "model", NULL);
+    if (!tu_check(&T, st == TESSEL_OK, "args: open model: %s", tessel_strerror(st)))
+        return;
+    float a[4] = {1, 2, 3, 4}, c[4], g1[2] = {1, 1};
+    tessel_gemm_t g = {.m = 2, .n = 2, .k = 2, .in_dtype = TESSEL_BF16, .out_dtype = TESSEL_FP32, .a = a, .lda = 2,
+                       .b = a, .ldb = 2, .c = c, .ldc = 2, .scale = INFINITY};
+    tessel_rows_t r = {.m = 2, .n = 2, .in_dtype = TESSEL_FP32, .out_dtype = TESSEL_FP32, .x = a, .ldx = 2, .y = c,
+                       .ldy = 2};
+    tessel_conv2d_t cv = {.batch = 1, .h = 2, .w = 2, .c = 1, .cout = 1, .kh = 1, .kw = 1, .in_dtype = TESSEL_BF16,
+                          .out_dtype = TESSEL_FP32, .x = a, .weights = g1, .y = c, .scale = NAN};
+    tessel_attention_t at = {.batch = 1, .lq = 2, .lk = 2, .d = 2, .dv = 2, .q = a, .k = a, .v = a, .o = c,
+                             .scale = -INFINITY, .out_dtype = TESSEL_FP32};
+    tessel_stats_t s0, s1;
+    (void)tessel_stats(d, &s0);
+    const struct {
+        const char *what;
+        int st;
+    } calls[] = {
+        {"tessel_gemm scale inf", tessel_gemm(d, &g, NULL)},
+        {"tessel_bmm scale inf", tessel_bmm(d, &g, 2)},
+        {"tessel_conv2d scale nan", tessel_conv2d(d, &cv, NULL)},
+        {"tessel_softmax scale nan", tessel_softmax(d, &r, NAN, NULL, NULL)},
+        {"tessel_attention scale -inf", tessel_attention(d, &at, NULL)},
+        {"tessel_layernorm eps -1", tessel_layernorm(d, &r, g1, NULL, -1.0f, NULL)},
+        {"tessel_rmsnorm eps inf", tessel_rmsnorm(d, &r, g1, INFINITY, NULL)},
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+        tu_check(&T, calls[i].st == TESSEL_EINVAL, "args: %s: %s; expected EINVAL", calls[i].what,
+                 tessel_strerror(calls[i].st));
+    tu_check(&T, strstr(tessel_last_error(d), "tessel_rmsnorm: eps inf is refused") != NULL,
+             "args: the reason of the last refusal: \"%s\"", tessel_last_error(d));
+    (void)tessel_stats(d, &s1);
+    tu_check(&T, s1.commands == s0.commands, "args: the refused calls ran %llu commands",
+             (unsigned long long)(s1.commands - s0.commands));
+
+    /* $TESSEL_TIMEOUT_MS set badly after the open: the next call refuses it, nothing submitted */
+    g.scale = 0.5f;
+    setenv("TESSEL_TIMEOUT_MS", "abc", 1);
+    st = tessel_gemm(d, &g, NULL);
+    tu_check(&T, st == TESSEL_EINVAL && strstr(tessel_last_error(d), "$TESSEL_TIMEOUT_MS 'abc'"),
+             "args: a GEMM with TESSEL_TIMEOUT_MS=abc: %s, \"%s\"", tessel_strerror(st), tessel_last_error(d));
+    (void)tessel_stats(d, &s1);
+    tu_check(&T, s1.commands == s0.commands, "args: TESSEL_TIMEOUT_MS=abc: a command was run");
+    setenv("TESSEL_TIMEOUT_MS", "60000", 1);
+    st = tessel_gemm(d, &g, NULL);
+    tu_check(&T, st == TESSEL_OK && c[0] == 0.5f * 7.0f, "args: a GEMM with TESSEL_TIMEOUT_MS=60000: %s, C[0] %g",
+             tessel_strerror(st), (double)c[0]);
+    unsetenv("TESSEL_TIMEOUT_MS");
+    tessel_close(d);
+
+    /* tessel_open: options the backend would ignore, and the environment */
+    open_refused("model with a firmware", "model", &(tessel_open_opts_t){.firmware = "build/fw/cp.elf"}, "firmware");
+    open_refused("model with a timeline", "model", &(tessel_open_opts_t){.timeline = "t.json"}, "timeline");
+    open_refused("model with a trace", "model", &(tessel_open_opts_t){.trace = "t.fst"}, "trace");
+    open_refused("model with a port", "model", &(tessel_open_opts_t){.port = "/dev/null"}, "port");
+    open_refused("sim with a port", "sim", &(tessel_open_opts_t){.port = "/dev/null"}, "port");
+    open_refused("uart with a timeline", "uart", &(tessel_open_opts_t){.port = "/dev/null", .timeline = "t.json"},
+                 "timeline");
+    static const char *const bad_ms[] = {"abc", "-5", "0", "4294967295", "0x10", " 5", "5s"};
+    for (size_t i = 0; i < sizeof bad_ms / sizeof bad_ms[0]; i++) {
+        char what[64];
+        setenv("TESSEL_TIMEOUT_MS", bad_ms[i], 1);
+        snprintf(what, sizeof what, "TESSEL_TIMEOUT_MS='%s'", bad_ms[i]);
+        open_refused(what, "model", NULL, "$TESSEL_TIMEOUT_MS");
+    }
+    unsetenv("TESSEL_TIMEOUT_MS");
+    setenv("TESSEL_UART_TIMEOUT_MS", "abc", 1);
+    open_refused("TESSEL_UART_TIMEOUT_MS=abc", "uart", &(tessel_open_opts_t){.port = "/dev/null"},
+                 "$TESSEL_UART_TIMEOUT_MS 'abc'");
+    unsetenv("TESSEL_UART_TIMEOUT_MS");
+    setenv("TESSEL_CHECK", "yes", 1);
+    open_refused("TESSEL_CHECK=yes", "model", NULL, "$TESSEL_CHECK 'yes'");
+    unsetenv("TESSEL_CHECK");
+    st = tessel_open(&d, "model", NULL);
+    tu_check(&T, st == TESSEL_OK, "args: open model after the environment is clean: %s", tessel_strerror(st));
+    if (st == TESSEL_OK)
+        tessel_close(d);
+}
+
+/* A little-endian RV32 ELF of one PT_LOAD: 4 file bytes at `addr`, p_memsz `msz`, entry at addr. */
+static size_t tiny_elf(uint8_t *e, uint32_t addr, uint32_t msz)
+{
+    enum { Ehdr = 52, Phdr = 32 };
+    memset(e, 0, Ehdr + Phdr + 4);
+    memcpy(e, "\177ELF", 4);
+    e[4] = 1, e[5] = 1, e[6] = 1;                 /* ELFCLASS32, little-endian, version */
+    e[16] = 2, e[18] = 243;                       /* ET_EXEC, EM_RISCV */
+    uint32_t words[][2] = {{24, addr}, {28, Ehdr}};   /* e_entry, e_phoff */
+    for (size_t i = 0; i < 2; i++)
+        memcpy(e + words[i][0], &words[i][1], 4);
+    e[42] = Phdr, e[44] = 1;                      /* e_phentsize, e_phnum */
+    uint32_t ph[8] = {1, Ehdr + Phdr, addr, addr, 4, msz, 7, 4};   /* PT_LOAD */
+    memcpy(e + Ehdr, ph, sizeof ph);
+    memcpy(e + Ehdr + Phdr, "\x13\x00\x00\x00", 4); /* nop */
+    return Ehdr + Phdr + 4;
+}
+
+static void case_elf(void)
+{
+    current = "elf";
+    alarm(REL_LIB_LIMIT_S);
+    enum { Base = 0x80000000u, Ram = 4096 };
+    static const struct {
+        uint32_t addr, msz;
+        const char *why;   /* NULL: loads */
+    } cases[] = {
+        {Base, 4, NULL}, {Base, Ram, NULL}, {Base + Ram - 8, 8, NULL},
+        {Base, 0xFFFFFFF0u, "outside the core's RAM"},
+        {Base + 16, 0xFFFFFFF0u, "outside the core's RAM"},
+        {Base, Ram + 1, "outside the core's RAM"},
+        {Base + Ram - 8, 9, "outside the core's RAM"},
+        {Base, 2, "p_filesz > p_memsz"},
+    };
+    static uint8_t img[Ram];
+    uint8_t elf[128];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t used = 0;
+        size_t n = tiny_elf(elf, cases[i].addr, cases[i].msz);
+        const char *why = tessel_elf_image(elf, n, Base, img, Ram, &used);
+        if (cases[i].why)
+            tu_check(&T, why && strstr(why, cases[i].why), "elf: PT_LOAD at 0x%08x, p_memsz 0x%08x: %s; expected "
+                     "\"%s\"", cases[i].addr, cases[i].msz, why ? why : "loaded", cases[i].why);
+        else
+            tu_check(&T, !why && used == cases[i].addr - Base + 4, "elf: PT_LOAD at 0x%08x, p_memsz 0x%08x: %s",
+                     cases[i].addr, cases[i].msz, why ? why : "loaded");
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "model") && strcmp(argv[1], "sim"))) {
@@ -440,6 +630,8 @@ int main(int argc, char **argv)
     case_firmware();
     case_reset(0);
     case_reset(TESSEL_OPEN_CHECK);
+    case_args();
+    case_elf();
     if (!strcmp(backend, "sim"))
         case_bounded();
     alarm(0);

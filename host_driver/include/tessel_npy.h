@@ -42,9 +42,10 @@ const char *tessel_npy_dtype_descr(tessel_npy_dtype_t dtype);
 
 /* Parse a whole .npy image in memory. On success out->data is a fresh copy of the data. */
 tessel_status_t tessel_npy_parse(const void *buf, size_t len, tessel_npy_t *out, char *err, size_t errlen);
-/* Read a .npy file: TESSEL_EIO when it cannot be opened or read, else as tessel_npy_parse. Reads
- * the preamble, the header it announces, then only the bytes the header's shape needs, so a special
- * or endless file (/dev/zero, a pipe) is never read to its end. */
+/* Read a .npy file: TESSEL_EIO when it cannot be opened or read, or is not a regular file (a FIFO,
+ * a device, a socket, a directory: refused without reading or blocking, the file opened
+ * O_NONBLOCK), else as tessel_npy_parse. Reads the preamble, the header it announces, then only the
+ * bytes the header's shape needs. */
 tessel_status_t tessel_npy_load(const char *path, tessel_npy_t *out, char *err, size_t errlen);
 /* Write a .npy file (version 1.0, header padded to a multiple of 64 bytes as numpy does). */
 tessel_status_t tessel_npy_save(const char *path, tessel_npy_dtype_t dtype, uint32_t ndim, const uint64_t *shape,

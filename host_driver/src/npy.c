@@ -4,6 +4,7 @@
  * is bounds-checked against the header, and sizes are checked for overflow before any allocation.
  * Assumes a little-endian host (as every transport does).
  */
+#define _POSIX_C_SOURCE 200809L   /* fdopen */
 #include "tessel_npy.h"
 
 #include <errno.h>
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "tessel_file.h"
 
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6
@@ -311,12 +314,20 @@ NPY_API tessel_status_t tessel_npy_load(const char *path, tessel_npy_t *out, cha
     if (!path || !out)
         return npy_fail(TESSEL_EINVAL, err, errlen, "no file or output given");
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return npy_fail(TESSEL_EIO, err, errlen, "cannot open: %s", strerror(errno));
-    /* The preamble, then the header it announces, then only the data the header's shape needs:
-     * a special or endless file (/dev/zero, a pipe) is never read past that, and the buffer grows
-     * with what arrives, not with what the header claims. */
+    uint64_t size;
+    const char *why;
+    int fd = tessel_file_open(path, &size, &why);   /* a regular file, opened without blocking */
+    if (fd < 0)
+        return npy_fail(TESSEL_EIO, err, errlen, "cannot open: %s", why);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        return npy_fail(TESSEL_EIO, err, errlen, "cannot open: %s", strerror(e));
+    }
+    /* The preamble, then the header it announces, then only the data the header's shape needs (a
+     * file that grows while it is read is not read past that), and the buffer grows with what
+     * arrives, not with what the header claims. */
     unsigned char *buf = NULL;
     size_t cap = 0, len = 0;
     tessel_status_t st = TESSEL_OK;

@@ -21,8 +21,12 @@
  *
  * Outputs (--out, --timeline, --trace) are written to a temporary file in the same folder and
  * renamed over the target only when the whole command succeeded: a failure creates and truncates
- * nothing. An output that names an input or another output is refused before anything runs, and so
- * is an option the backend in use would ignore.
+ * nothing, and SIGINT, SIGTERM, SIGHUP or SIGQUIT remove the temporary files before the program
+ * dies of the signal. An output that names an input or another output is refused before anything
+ * runs; an option the backend in use would ignore is refused by tessel_open.
+ * Inputs are regular files only (a FIFO or a device is refused without blocking: tessel_npy_load).
+ * Integers are decimal (no base prefix: --rq-scale 010 is ten); the float options go through
+ * tessel_f32_arg, the library's one rule for them; libtessel's EINVAL is a usage error (exit 2).
  */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* mkstemps */
@@ -33,7 +37,9 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <float.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,15 +197,30 @@ static const char *opt_name(opts_t *o)
     return o->name;
 }
 
+/* A decimal integer at the start of s (an optional '-', then digits: no space, no '+', no base
+ * prefix) in lo..hi into *out; returns the end of the digits, or NULL when there is none in range. */
+static const char *dec_prefix(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    int neg = *s == '-';
+    const char *p = s + neg;
+    uint64_t mag = 0;
+    if (*p < '0' || *p > '9')
+        return NULL;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((mag = mag * 10u + (uint64_t)(*p - '0')) > (uint64_t)INT64_MAX)
+            return NULL;
+    int64_t v = neg ? -(int64_t)mag : (int64_t)mag;
+    if (v < lo || v > hi)
+        return NULL;
+    *out = v;
+    return p;
+}
+
+/* s, exactly a decimal integer in lo..hi; 1 when it is one. */
 static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 0);
-    if (!*s || *end || errno || v < lo || v > hi)
-        return 0;
-    *out = v;
-    return 1;
+    const char *end = dec_prefix(s, lo, hi, out);
+    return end && !*end;
 }
 
 /* "V" or exactly n comma-separated values V1,...,Vn, each in lo..hi; one value stands for all n.
@@ -209,10 +230,9 @@ static int parse_list(const char *opt, const char *form, const char *v, uint32_t
 {
     uint32_t got = 0;
     for (const char *s = v; got < n; s++) {
-        char *end;
-        errno = 0;
-        long long x = strtoll(s, &end, 10);
-        if (end == s || errno || x < (long long)lo || x > (long long)hi || (*end && *end != ','))
+        int64_t x;
+        const char *end = dec_prefix(s, (int64_t)lo, (int64_t)hi, &x);
+        if (!end || (*end && *end != ','))
             break;
         out[got++] = (uint64_t)x;
         if (!*end) {
@@ -242,9 +262,9 @@ static int open_dev(tessel_dev_t **dev, const char *backend, uint32_t flags, con
 {
     tessel_open_opts_t oo = {.flags = flags, .firmware = fw, .trace = trace, .timeline = timeline, .port = port};
     tessel_status_t st = tessel_open(dev, backend, &oo);
-    if (st != TESSEL_OK || !*dev)
-        return fail(EXIT_DEV, "cannot open the %s backend: %s%s%s", backend, tessel_strerror(st),
-                    *tessel_last_error(NULL) ? ": " : "", tessel_last_error(NULL));
+    if (st != TESSEL_OK || !*dev)   /* EINVAL: an option or environment variable the library refuses */
+        return fail(st == TESSEL_EINVAL ? EXIT_USAGE : EXIT_DEV, "cannot open the %s backend: %s%s%s", backend,
+                    tessel_strerror(st), *tessel_last_error(NULL) ? ": " : "", tessel_last_error(NULL));
     return 0;
 }
 
@@ -415,14 +435,71 @@ static int is_special(const char *path)
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
+/* ---- temporary files and signals ---------------------------------------------------------------- */
+/* The temporary outputs that exist, for the signal handler: slot i is live while tmp_path[i] names a
+ * file this process created and has neither renamed nor removed. The signals are blocked while a
+ * slot and its file change together (tmp_block), so the handler never sees one without the other. */
+#define TMP_SLOTS 3
+static char tmp_path[TMP_SLOTS][PATH_MAX];
+static volatile sig_atomic_t tmp_live[TMP_SLOTS];
+static const int tmp_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+/* Async-signal-safe: unlink the live temporary files, then die of the signal as if uncaught. */
+static void on_signal(int sig)
+{
+    int saved = errno;
+    for (int i = 0; i < TMP_SLOTS; i++)
+        if (tmp_live[i])
+            (void)unlink(tmp_path[i]);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    (void)sigaction(sig, &dfl, NULL);
+    (void)raise(sig);   /* delivered when the handler returns (the signal is blocked in it) */
+    errno = saved;
+}
+
+/* The handler for each signal that is not ignored (a program started with SIGINT ignored keeps it). */
+static void tmp_handlers(void)
+{
+    for (size_t i = 0; i < sizeof tmp_signals / sizeof tmp_signals[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(tmp_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        for (size_t j = 0; j < sizeof tmp_signals / sizeof tmp_signals[0]; j++)
+            sigaddset(&sa.sa_mask, tmp_signals[j]);
+        (void)sigaction(tmp_signals[i], &sa, NULL);
+    }
+}
+
+/* Block (on) or restore (off, from *old) the signals of tmp_signals in this thread. */
+static void tmp_block(int on, sigset_t *old)
+{
+    if (on) {
+        sigset_t set;
+        sigemptyset(&set);
+        for (size_t i = 0; i < sizeof tmp_signals / sizeof tmp_signals[0]; i++)
+            sigaddset(&set, tmp_signals[i]);
+        pthread_sigmask(SIG_BLOCK, &set, old);
+    } else {
+        pthread_sigmask(SIG_SETMASK, old, NULL);
+    }
+}
+
 typedef struct {
     const char *opt;    /* "--out" */
     const char *path;   /* the user's path; NULL when the option is not given */
     char *tmp;          /* the temporary file written instead; NULL when writing in place */
+    int slot;           /* its slot in tmp_path */
 } outfile_t;
 
 /* Create out->tmp next to out->path (".tessel-XXXXXX-NAME", so the extension is kept) with the
- * mode a new file would get. Returns 0, or the exit code after a message. */
+ * mode a new file would get, registered for the signal handler. Returns 0, or the exit code after
+ * a message. */
 static int out_begin(outfile_t *out, int code)
 {
     if (!out->path || is_special(out->path))
@@ -431,10 +508,19 @@ static int out_begin(outfile_t *out, int code)
     size_t dl = slash ? (size_t)(slash - out->path) + 1 : 0, bl = strlen(base);
     if (!bl)
         return fail(code, "%s %s: not a file name", out->opt, out->path);
+    if (dl + bl + 16 > sizeof tmp_path[0])
+        return fail(code, "%s %s: the path is too long", out->opt, out->path);
     if (!(out->tmp = malloc(dl + bl + 16)))
         return fail(code, "out of memory");
     snprintf(out->tmp, dl + bl + 16, "%.*s.tessel-XXXXXX-%s", (int)dl, out->path, base);
+    sigset_t old;
+    tmp_block(1, &old);
     int fd = mkstemps(out->tmp, (int)bl + 1);
+    if (fd >= 0) {
+        memcpy(tmp_path[out->slot], out->tmp, dl + bl + 16);
+        tmp_live[out->slot] = 1;
+    }
+    tmp_block(0, &old);
     if (fd < 0) {
         int e = errno;
         free(out->tmp);
@@ -460,10 +546,15 @@ static int out_end(outfile_t *out, int ok)
 {
     int rc = 0;
     if (out->tmp) {
-        if (ok && rename(out->tmp, out->path) != 0)
-            rc = fail(EXIT_DEV, "cannot replace %s %s: %s", out->opt, out->path, strerror(errno));
-        if (!ok || rc)
+        sigset_t old;
+        tmp_block(1, &old);
+        int e = ok && rename(out->tmp, out->path) != 0 ? errno : 0;
+        if (!ok || e)
             unlink(out->tmp);
+        tmp_live[out->slot] = 0;
+        tmp_block(0, &old);
+        if (e)
+            rc = fail(EXIT_DEV, "cannot replace %s %s: %s", out->opt, out->path, strerror(e));
         free(out->tmp);
         out->tmp = NULL;
     }
@@ -478,20 +569,18 @@ static int out_end(outfile_t *out, int ok)
 /* The options of a subcommand that runs on a device (parse_run), and its outputs. */
 typedef struct {
     const char *sub;               /* "gemm", in messages */
-    const char *scale0;            /* what libtessel makes of a scale of 0, in messages */
     unsigned takes;                /* TAKES_* */
-    const char *backend, *port, *fw, *out_dtype, *argv_scale;
+    const char *backend, *port, *fw, *out_dtype;
     int relu, stats, check, have_rq, have_scale;
     int64_t rq_scale, rq_shift, rq_zp;
     float scale;
     outfile_t outs[3];             /* --out, --timeline, --trace */
 } run_t;
 
-static void run_init(run_t *r, const char *sub, const char *scale0, unsigned takes)
+static void run_init(run_t *r, const char *sub, unsigned takes)
 {
-    *r = (run_t){.sub = sub, .scale0 = scale0, .takes = takes, .backend = "model", .argv_scale = "",
-                 .rq_scale = 1, .scale = 1.0f,
-                 .outs = {{"--out", NULL, NULL}, {"--timeline", NULL, NULL}, {"--trace", NULL, NULL}}};
+    *r = (run_t){.sub = sub, .takes = takes, .backend = "model", .rq_scale = 1, .scale = 1.0f,
+                 .outs = {{"--out", NULL, NULL, 0}, {"--timeline", NULL, NULL, 1}, {"--trace", NULL, NULL, 2}}};
 }
 
 /* An option of a subcommand: a value (the string given for `name` goes to *val) or a flag (*flag
@@ -518,14 +607,20 @@ static int takes_num(const run_t *r, const char *n)
             (!strcmp(n, "--rq-scale") || !strcmp(n, "--rq-shift") || !strcmp(n, "--rq-zp")));
 }
 
-/* The float value v of the option opt; the exit code after a message. */
-static int parse_f32(const char *opt, const char *v, float *out)
+/* The float option opt (a scale or an eps: kind) given as v: a decimal number (strtod's syntax
+ * without spaces and hexadecimal), then libtessel's rule for the argument (tessel_f32_arg) and its
+ * message. 0, or the exit code after a message. */
+static int parse_f32(const char *opt, const char *v, tessel_arg_t kind, float *out)
 {
     char *end;
     errno = 0;
-    *out = strtof(v, &end);
-    if (*end || errno)
-        return fail(EXIT_USAGE, "%s needs a number, not '%s'", opt, v);
+    double d = strtod(v, &end);
+    if (end == v || *end || *v == ' ' || (*v >= '\t' && *v <= '\r') || strpbrk(v, "xX"))
+        return fail(EXIT_USAGE, "%s needs a decimal number, not '%s'", opt, v);
+    if (errno == ERANGE && d == 0.0)   /* below the doubles, yet not 0: the smallest stands for it */
+        d = copysign(DBL_TRUE_MIN, d);
+    if (tessel_f32_arg(opt, d, kind, out) != TESSEL_OK)
+        return fail(EXIT_USAGE, "%s", tessel_last_error(NULL));
     return 0;
 }
 
@@ -533,10 +628,9 @@ static int parse_f32(const char *opt, const char *v, float *out)
 static int epilogue_value(run_t *r, const char *n, const char *v)
 {
     if (!strcmp(n, "--scale")) {
-        if (parse_f32(n, v, &r->scale))
+        if (parse_f32(n, v, TESSEL_ARG_SCALE, &r->scale))
             return EXIT_USAGE;
         r->have_scale = 1;
-        r->argv_scale = v;
         return 0;
     }
     int shift = !strcmp(n, "--rq-shift");
@@ -613,25 +707,17 @@ static int check_outputs(const run_t *r, const input_t *ins, size_t n_ins)
     return 0;
 }
 
-/* Before anything is read: the backend and the options it takes, --scale, the outputs against the
- * inputs; then TESSEL_CHECK. */
+/* Before anything is read: the backend, the outputs against the inputs; then TESSEL_CHECK ("1";
+ * tessel_open refuses another value than "" and "0"). The options the backend would ignore
+ * (--firmware, --trace, --timeline on the model) are tessel_open's to refuse. */
 static int check_run(run_t *r, const input_t *ins, size_t n_ins)
 {
     if (check_backend(r->backend, r->port))
         return EXIT_USAGE;
-    if (r->outs[1].path && strcmp(r->backend, "sim"))
-        return fail(EXIT_USAGE, "--timeline needs --backend sim");
-    if (r->outs[2].path && strcmp(r->backend, "sim"))
-        return fail(EXIT_USAGE, "--trace needs --backend sim");
-    if (r->fw && !strcmp(r->backend, "model"))
-        return fail(EXIT_USAGE, "--firmware needs --backend sim or uart (the model runs no firmware)");
-    if (r->have_scale && (r->scale == 0.0f || !isfinite(r->scale)))
-        return fail(EXIT_USAGE, "--scale %s is refused: the scale must be finite and not 0 (libtessel reads a "
-                    "scale of 0 as %s)", r->argv_scale, r->scale0);
     if (check_outputs(r, ins, n_ins))
         return EXIT_USAGE;
     const char *env = getenv("TESSEL_CHECK");
-    if (env && *env && strcmp(env, "0"))
+    if (env && !strcmp(env, "1"))
         r->check = 1;
     return 0;
 }
@@ -768,8 +854,9 @@ static int finish_job(run_t *r, const job_t *j, tessel_dev_t *dev, tessel_status
     if (st == TESSEL_EDEVICE)
         return fail(EXIT_DEV, "%s failed on the device: status %d, detail 0x%08x", r->sub, (int)cpl->status,
                     cpl->detail);
-    if (st != TESSEL_OK)
-        return fail(EXIT_DEV, "%s failed: %s (%s)", r->sub, tessel_strerror(st), tessel_last_error(dev));
+    if (st != TESSEL_OK)   /* EINVAL: an argument the library refuses, nothing ran */
+        return fail(st == TESSEL_EINVAL ? EXIT_USAGE : EXIT_DEV, "%s failed: %s (%s)", r->sub, tessel_strerror(st),
+                    tessel_last_error(dev));
     if (!r->outs[0].path)
         return 0;
     char err[200];
@@ -806,10 +893,11 @@ static int run_job(run_t *r, const job_t *j)
         rc = EXIT_USAGE;
         goto out;
     }
-    if (open_dev(&dev, r->backend, r->check ? TESSEL_OPEN_CHECK : 0, r->fw,
-                 r->outs[2].path ? out_target(&r->outs[2]) : NULL, r->outs[1].path ? out_target(&r->outs[1]) : NULL,
-                 r->port))
+    if ((rc = open_dev(&dev, r->backend, r->check ? TESSEL_OPEN_CHECK : 0, r->fw,
+                       r->outs[2].path ? out_target(&r->outs[2]) : NULL,
+                       r->outs[1].path ? out_target(&r->outs[1]) : NULL, r->port)))
         goto out;
+    rc = EXIT_DEV;
     if ((st = tessel_info(dev, &info)) != TESSEL_OK) {
         fail(EXIT_DEV, "cannot read the device configuration: %s", tessel_strerror(st));
         goto out;
@@ -823,8 +911,8 @@ static int run_job(run_t *r, const job_t *j)
     st = j->call(dev, j->op, y, &cpl);
     double wall = now_s() - t0;
     progress_stop(&prog);
-    if (!finish_job(r, j, dev, st, &cpl, y) && !(r->stats && print_stats(r, j, dev, &info, &cpl, wall)))
-        rc = 0;
+    if (!(rc = finish_job(r, j, dev, st, &cpl, y)) && r->stats)
+        rc = print_stats(r, j, dev, &info, &cpl, wall);
 out:
     tessel_close(dev);   /* writes the timeline */
     for (size_t i = 0; i < 3; i++)
@@ -871,7 +959,7 @@ static int gemm_run(run_t *r, const tessel_npy_t *A, const tessel_npy_t *B, tess
 static int cmd_gemm(int argc, char **argv)
 {
     run_t r;
-    run_init(&r, "gemm", "none, which would give the unscaled A x B", TAKES_SCALE | TAKES_RQ_RELU);
+    run_init(&r, "gemm", TAKES_SCALE | TAKES_RQ_RELU);
     const char *pa = NULL, *pb = NULL, *pbias = NULL;
     const own_opt_t own[] = {{"--a", &pa, NULL}, {"--b", &pb, NULL}, {"--bias", &pbias, NULL}};
     if (parse_run(&r, own, 3, argc, argv))
@@ -1030,7 +1118,7 @@ static int conv2d_run(run_t *r, win_t *w, const tessel_npy_t *X, const tessel_np
 static int cmd_conv2d(int argc, char **argv)
 {
     run_t r;
-    run_init(&r, "conv2d", "none, which would give the unscaled X * W", TAKES_SCALE | TAKES_RQ_RELU);
+    run_init(&r, "conv2d", TAKES_SCALE | TAKES_RQ_RELU);
     win_t w = {.s = {1, 1}, .dil = {1, 1}};
     const char *pw = NULL, *pbias = NULL, *pgroups = NULL;
     const own_opt_t own[] = {{"--w", &pw, NULL}, {"--bias", &pbias, NULL}, {"--groups", &pgroups, NULL},
@@ -1086,7 +1174,7 @@ static int pool2d_run(run_t *r, win_t *w, const tessel_npy_t *X, int avg)
 static int cmd_pool2d(int argc, char **argv)
 {
     run_t r;
-    run_init(&r, "pool2d", NULL, 0);
+    run_init(&r, "pool2d", 0);
     win_t w = {.dil = {1, 1}};
     const char *kind = NULL, *window = NULL;
     const own_opt_t own[] = {{"--kind", &kind, NULL}, {"--window", &window, NULL}, WIN_OPTS(w)};
@@ -1224,7 +1312,7 @@ static int cmd_rows(int argc, char **argv)
         a.fn++;
     unsigned takes = row_fns[a.fn].takes;
     run_t r;
-    run_init(&r, row_fns[a.fn].name, "none, which would give the unscaled X", takes & ROW_MASK ? TAKES_SCALE : 0);
+    run_init(&r, row_fns[a.fn].name, takes & ROW_MASK ? TAKES_SCALE : 0);
     own_opt_t own[6] = {{"--x", &a.x_s, NULL}, {"--in-dtype", &a.in_s, NULL}};
     size_t n_own = 2;
     if (takes & ROW_MASK)
@@ -1244,10 +1332,8 @@ static int cmd_rows(int argc, char **argv)
     if (a.in_s && (!parse_dtype(a.in_s, &a.rows.in_dtype) ||
                    (a.rows.in_dtype != TESSEL_BF16 && a.rows.in_dtype != TESSEL_FP32)))
         return fail(EXIT_USAGE, "--in-dtype needs bf16 or fp32, not '%s'", a.in_s);
-    if (a.eps_s && parse_f32("--eps", a.eps_s, &a.eps))
+    if (a.eps_s && parse_f32("--eps", a.eps_s, TESSEL_ARG_EPS, &a.eps))
         return EXIT_USAGE;
-    if (!isfinite(a.eps) || a.eps < 0.0f)
-        return fail(EXIT_USAGE, "--eps needs a finite number >= 0, not '%s'", a.eps_s);
     a.scale = r.scale;
     const input_t ins[] = {{"--x", a.x_s}, {"--mask", a.mask_s}, {"--gamma", a.gamma_s}, {"--beta", a.beta_s}};
     if (check_run(&r, ins, 4))
@@ -1314,7 +1400,7 @@ static int attention_run(run_t *r, const tessel_npy_t *Q, const tessel_npy_t *K,
 static int cmd_attention(int argc, char **argv)
 {
     run_t r;
-    run_init(&r, "attention", "the default 1/sqrt(D)", TAKES_SCALE);
+    run_init(&r, "attention", TAKES_SCALE);
     const char *pq = NULL, *pk = NULL, *pv = NULL;
     int causal = 0;
     const own_opt_t own[] = {{"--q", &pq, NULL}, {"--k", &pk, NULL}, {"--v", &pv, NULL}, {"--causal", NULL, &causal}};
@@ -1362,11 +1448,10 @@ static int cmd_info(int argc, char **argv)
     }
     if (check_backend(backend, port))
         return EXIT_USAGE;
-    if (fw && !strcmp(backend, "model"))
-        return fail(EXIT_USAGE, "--firmware needs --backend sim or uart (the model runs no firmware)");
     tessel_dev_t *dev = NULL;
-    if (open_dev(&dev, backend, 0, fw, NULL, NULL, port))
-        return EXIT_DEV;
+    int rc = open_dev(&dev, backend, 0, fw, NULL, NULL, port);
+    if (rc)
+        return rc;
     tessel_info_t in;
     tessel_status_t st = tessel_info(dev, &in);
     tessel_close(dev);
@@ -1401,6 +1486,7 @@ int tessel_cli_main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
             return fputs(tessel_cli_usage, stdout), 0;
+    tmp_handlers();
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
         if (!strcmp(argv[0], subcommands[i].name))
             return subcommands[i].run(argc, argv);

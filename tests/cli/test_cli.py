@@ -19,16 +19,22 @@ and attention; needs numpy)
   - nothing lost (issue 23): an output that names an input or another output is refused before
     anything runs and leaves the files as they were; an input error leaves an existing output alone;
     no temporary file is left; options the backend would ignore (--firmware, --trace on the model)
-    and --scale 0 are refused; /dev/zero and an endless pipe are read only as far as the header
-    says; a C larger than HBM fails with a reason.
+    and --scale 0 are refused; a C larger than HBM fails with a reason;
+  - issue 32: inputs that are not regular files (a FIFO with no writer, /dev/zero, an endless pipe)
+    are refused at once, within a timeout; integers are decimal (--rq-scale 010 is ten, 0x10
+    refused); $TESSEL_TIMEOUT_MS and $TESSEL_CHECK are validated (exit 2 with the variable named);
+    --scale and --eps that round to 0 or overflow in float32 are refused with libtessel's message;
+    SIGINT or SIGTERM during a run on the sim leaves no temporary file.
 Prints "cli: N passed, M failed".
 """
 import json
 import os
 import resource
+import signal
 import struct
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -764,7 +770,7 @@ def main():
     check(got == (2.0, 2.5, 5.0, 5.5), "--scale 0.5 scales C (A x B = [[4 5] [10 11]])", f"exit {rc}, {err!r}, {got}")
 
     rc, out, err = run(["gemm", "--a", "/dev/zero", "--b", b], limit=True)
-    check(one_error(rc, out, err) and "bad magic" in err, "--a /dev/zero: refused at the magic, not read to the end",
+    check(one_error(rc, out, err) and "not a regular file" in err, "--a /dev/zero: refused, not read",
           f"exit {rc}, {err!r}")
     head = read(a)[:-12]   # 4x3 int8, then an endless stream of zeros
     feeder = subprocess.Popen([sys.executable, "-c",
@@ -776,8 +782,8 @@ def main():
     feeder.stdout.close()
     feeder.kill()
     feeder.wait()
-    check(rc == 0 and len(read(os.path.join(d, "cz.npy"))) == 128 + 80,
-          "--a from an endless pipe: only the 12 bytes the header needs are read", f"exit {rc}, {err!r}")
+    check(one_error(rc, out, err) and "not a regular file" in err and not os.path.exists(os.path.join(d, "cz.npy")),
+          "--a from an endless pipe: refused, not read", f"exit {rc}, {err!r}")
 
     tall = npy(os.path.join(d, "tall.npy"), "|i1", (4096, 1), bytes(4096))
     wide = npy(os.path.join(d, "wide.npy"), "|i1", (1, 4096), bytes(4096))
@@ -785,7 +791,123 @@ def main():
     check(one_error(rc, out, err, 1) and "()" not in err and not os.path.exists(os.path.join(d, "ct.npy")),
           "C larger than HBM: fails with a reason", f"exit {rc}, {err!r}")
 
+    issue32_cases(d, a, b)
     return tally.summary("cli")
+
+
+def timed(args, env=None, timeout=30):
+    """run(args), or (None, "", "timed out") when tessel is still running after `timeout` seconds."""
+    e = dict(os.environ)
+    e.pop("TESSEL_CHECK", None)
+    e.pop("TESSEL_FIRMWARE", None)
+    e.update(env or {})
+    try:
+        q = subprocess.run([TESSEL] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "", "timed out"
+    return q.returncode, q.stdout, q.stderr
+
+
+def issue32_cases(d, a, b):
+    """Issue 32: inputs, numbers, the environment and signals (each failed before its fix)."""
+    # inputs that are not regular files: refused without blocking (a FIFO with no writer hung)
+    fifo = os.path.join(d, "fifo.npy")
+    if os.path.exists(fifo):
+        os.unlink(fifo)
+    os.mkfifo(fifo)
+    w = ones_npy(d, "w32", (3, 3, 4, 8), np.int8)
+    for what, args in (("gemm --a FIFO", ["gemm", "--a", fifo, "--b", b]),
+                       ("gemm --b FIFO", ["gemm", "--a", a, "--b", fifo]),
+                       ("conv2d --x FIFO", ["conv2d", "--x", fifo, "--w", w]),
+                       ("softmax --x FIFO", ["softmax", "--x", fifo]),
+                       ("gemm --a a directory", ["gemm", "--a", d, "--b", b])):
+        rc, out, err = timed(args)
+        check(rc is not None and one_error(rc, out, err) and ("not a regular file" in err or "directory" in err),
+              f"{what}: refused at once, without reading", f"exit {rc}, {err!r}")
+    os.unlink(fifo)
+
+    # integers are decimal, with their ranges
+    a8 = npy(os.path.join(d, "a32.npy"), "|i1", (1, 1), b"\x01")
+    b8 = npy(os.path.join(d, "b32.npy"), "|i1", (1, 1), b"\x01")
+    c8 = os.path.join(d, "c32.npy")
+    rc, out, err = run(["gemm", "--a", a8, "--b", b8, "--out-dtype", "int8", "--rq-scale", "010", "--out", c8])
+    got = read(c8)[-1] if rc == 0 else None
+    check(got == 10, "--rq-scale 010 is ten (decimal, not octal 8): 1 x 1 requantised by 10", f"exit {rc}, {err!r}, {got}")
+    for bad in ("0x10", " 5", "+5", "5 ", "1e3", "99999999999"):
+        rc, out, err = run(["gemm", "--a", a8, "--b", b8, "--out-dtype", "int8", "--rq-scale", bad])
+        check(one_error(rc, out, err) and "--rq-scale" in err, f"--rq-scale {bad!r}: refused", f"exit {rc}, {err!r}")
+    rc, out, err = run(["conv2d", "--x", ones_npy(d, "x32", (1, 5, 5, 4), np.int8), "--w", w, "--stride", "0x1"])
+    check(one_error(rc, out, err) and "--stride" in err, "--stride 0x1: refused (decimal only)", f"exit {rc}, {err!r}")
+
+    # the environment: reported, not ignored
+    for var, val in (("TESSEL_TIMEOUT_MS", "abc"), ("TESSEL_TIMEOUT_MS", "-5"), ("TESSEL_TIMEOUT_MS", "0"),
+                     ("TESSEL_TIMEOUT_MS", "4294967295"), ("TESSEL_TIMEOUT_MS", "0x10"), ("TESSEL_CHECK", "yes")):
+        rc, out, err = run(["gemm", "--a", a8, "--b", b8], env={var: val})
+        check(one_error(rc, out, err) and var in err and val in err, f"{var}={val}: refused with its name",
+              f"exit {rc}, {err!r}")
+    rc, out, err = run(["gemm", "--a", a8, "--b", b8, "--out", c8], env={"TESSEL_TIMEOUT_MS": "60000"})
+    check(rc == 0, "TESSEL_TIMEOUT_MS=60000: taken", f"exit {rc}, {err!r}")
+
+    # --scale and --eps: libtessel's rule and message (tessel_f32_arg)
+    af = npy(os.path.join(d, "af32.npy"), "<f4", (2, 3), struct.pack("<6f", 1, 2, 3, 4, 5, 6))
+    bf = npy(os.path.join(d, "bf32.npy"), "<f4", (3, 2), struct.pack("<6f", 1, 0, 0, 1, 1, 1))
+    g = npy(os.path.join(d, "g32.npy"), "<f4", (3,), struct.pack("<3f", 1, 1, 1))
+    y = os.path.join(d, "y32.npy")
+    for what, args, want in (
+            ("gemm --scale 1e-50", ["gemm", "--a", af, "--b", bf, "--scale", "1e-50"], "rounds to 0 in float32"),
+            ("gemm --scale -1e-50", ["gemm", "--a", af, "--b", bf, "--scale", "-1e-50"], "rounds to 0 in float32"),
+            ("gemm --scale 1e-400", ["gemm", "--a", af, "--b", bf, "--scale", "1e-400"], "rounds to 0 in float32"),
+            ("gemm --scale 1e39", ["gemm", "--a", af, "--b", bf, "--scale", "1e39"], "overflows float32"),
+            ("conv2d --scale 1e-50", ["conv2d", "--x", ones_npy(d, "xf32", (1, 5, 5, 4), np.float32), "--w",
+                                      ones_npy(d, "wf32", (3, 3, 4, 8), np.float32), "--scale", "1e-50"],
+             "rounds to 0 in float32"),
+            ("softmax --scale 1e-50", ["softmax", "--x", af, "--scale", "1e-50"], "rounds to 0 in float32"),
+            ("attention --scale -1e39", ["attention", "--q", af, "--k", af, "--v", af, "--scale", "-1e39"],
+             "overflows float32"),
+            ("layernorm --eps 1e39", ["layernorm", "--x", af, "--gamma", g, "--eps", "1e39"], "overflows float32"),
+            ("rmsnorm --eps 1e-50", ["rmsnorm", "--x", af, "--gamma", g, "--eps", "1e-50"], "rounds to 0 in float32"),
+            ("layernorm --eps -1", ["layernorm", "--x", af, "--gamma", g, "--eps", "-1"], "eps must be >= 0"),
+            ("gemm --scale 0x1p-3", ["gemm", "--a", af, "--b", bf, "--scale", "0x1p-3"], "decimal number")):
+        rc, out, err = run(args + ["--out", y])
+        opt = "--eps" if "--eps" in args else "--scale"
+        check(one_error(rc, out, err) and want in err and opt in err and not os.path.exists(y),
+              f"{what}: refused, {want!r}", f"exit {rc}, {err!r}")
+    rc, out, err = run(["layernorm", "--x", af, "--gamma", g, "--eps", "0", "--out", y])
+    check(rc == 0, "layernorm --eps 0: taken", f"exit {rc}, {err!r}")
+
+    # a signal during a run leaves no temporary file (a 512^3 GEMM on the sim takes seconds)
+    big_a = ones_npy(d, "siga", (512, 512), np.int8)
+    big_b = ones_npy(d, "sigb", (512, 512), np.int8)
+    sd = os.path.join(d, "sig")
+    os.makedirs(sd, exist_ok=True)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        for f in os.listdir(sd):
+            os.unlink(os.path.join(sd, f))
+        e = dict(os.environ)
+        e.pop("TESSEL_CHECK", None)
+        e.pop("TESSEL_FIRMWARE", None)
+        proc = subprocess.Popen([TESSEL, "gemm", "--backend", "sim", "--a", big_a, "--b", big_b, "--out",
+                                 os.path.join(sd, "c.npy"), "--timeline", os.path.join(sd, "t.json")],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=e)
+        t0, seen = time.monotonic(), []
+        while proc.poll() is None and not seen and time.monotonic() - t0 < 60:
+            seen = [f for f in os.listdir(sd) if f.startswith(".tessel-")]
+            time.sleep(0.01)
+        running = proc.poll() is None
+        if running:
+            time.sleep(0.2)
+            proc.send_signal(sig)
+        try:
+            proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+        left = sorted(os.listdir(sd))
+        check(seen and running and proc.returncode == -sig and not left,
+              f"{sig.name} during gemm --backend sim: the process dies of it and leaves no file",
+              f"temporary file seen {seen}, running when signalled {running}, exit {proc.returncode}, "
+              f"left {left}")
 
 
 if __name__ == "__main__":

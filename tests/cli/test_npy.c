@@ -4,15 +4,28 @@
  *   - every malformed case: bad magic, bad version, header length past the end, bad dict, missing
  *     or unknown keys, shape overflow, Fortran order, unsupported descr, truncated data, and a
  *     missing file; each must fail with a message and no crash;
+ *   - inputs that are not regular files (a FIFO with no writer, a directory, /dev/zero) are refused
+ *     at once with TESSEL_EIO "not a regular file" / "directory" (an alarm fails a load that blocks);
  *   - random mutations and truncations of valid images (SEED=... replays): never a crash, and a
  *     success only with data that fits the image.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tessel_npy.h"
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char msg[] = "FAIL test_npy: a load blocked (a FIFO with no writer)\n";
+    (void)!write(STDOUT_FILENO, msg, sizeof msg - 1);
+    _exit(1);
+}
 
 static int passed, failed;
 
@@ -226,6 +239,27 @@ int main(int argc, char **argv)
         CHECK(tessel_npy_save(path, (tessel_npy_dtype_t)7, 1, sh, vals, err, sizeof err) == TESSEL_EINVAL,
               "bad dtype");
         tessel_npy_free(NULL);
+    }
+
+    /* not regular files: refused without reading, and without blocking on a FIFO with no writer */
+    {
+        char fifo[512], err[200];
+        snprintf(fifo, sizeof fifo, "%s/fifo.npy", dir);
+        unlink(fifo);
+        CHECK(mkfifo(fifo, 0600) == 0, "mkfifo %s", fifo);
+        const char *paths[3] = {fifo, dir, "/dev/zero"}, *want[3] = {"not a regular file", "directory",
+                                                                     "not a regular file"};
+        signal(SIGALRM, on_alarm);
+        for (int i = 0; i < 3; i++) {
+            tessel_npy_t t;
+            err[0] = 0;
+            alarm(10);
+            tessel_status_t st = tessel_npy_load(paths[i], &t, err, sizeof err);
+            alarm(0);
+            CHECK(st == TESSEL_EIO && strstr(err, want[i]), "load of %s: %d '%s', expected EIO '%s'", paths[i], st,
+                  err, want[i]);
+        }
+        unlink(fifo);
     }
 
     /* mutations and truncations: no crash, success only when the data fits */

@@ -138,7 +138,7 @@ static PyObject *fail(int status, const char *fmt, ...)
 }
 
 /* A failed library call: its status, and tessel_last_error() (why `dev` failed; NULL: why this
- * thread's tessel_open failed), or tessel_strerror() when that is empty. */
+ * thread's tessel_open or tessel_f32_arg failed), or tessel_strerror() when that is empty. */
 static PyObject *fail_status(tessel_status_t st, tessel_dev_t *dev)
 {
     const char *why = tessel_last_error(dev);
@@ -152,7 +152,9 @@ typedef enum {
     K_POS,    /* uint32_t, 1..UINT32_MAX (the library reads 0 as 1 or refuses it) */
     K_I32,    /* int32_t */
     K_U63,    /* uint64_t, 0..LLONG_MAX: addresses, handles, byte counts */
-    K_F32,    /* float */
+    K_SCALE,  /* float, a scale: tessel_f32_arg(TESSEL_ARG_SCALE) checks and converts the double;
+                 None gives 0, the library's "not given" */
+    K_EPS,    /* float, an eps: tessel_f32_arg(TESSEL_ARG_EPS) */
     K_BOOL,   /* int, 0 or 1 */
     K_DTYPE,  /* tessel_dtype_t, by name: "int8", "bf16", "int32", "fp32" */
     K_POOL,   /* tessel_pool_kind_t, by name: "max", "avg" */
@@ -244,14 +246,22 @@ static int store(char *base, const field_t *f, PyObject *o)
         if (int_arg(o, f->name, 0, LLONG_MAX, &v))
             return -1;
         *(uint64_t *)at = (uint64_t)v;
-    } else if (f->kind == K_F32) {
+    } else if (f->kind == K_SCALE && o == Py_None) {
+        *(float *)at = 0.0f;   /* not given: the library's "none" */
+    } else if (f->kind == K_SCALE || f->kind == K_EPS) {
         double d = PyFloat_AsDouble(o);
         if (d == -1.0 && PyErr_Occurred()) {
             PyErr_Clear();
             fail(TESSEL_EINVAL, "%s must be a number, not %.80R", f->name, o);
             return -1;
         }
-        *(float *)at = (float)d;
+        /* the library's one rule for the argument, with its message */
+        tessel_status_t st = tessel_f32_arg(f->name, d, f->kind == K_SCALE ? TESSEL_ARG_SCALE : TESSEL_ARG_EPS,
+                                            (float *)at);
+        if (st != TESSEL_OK) {
+            fail_status(st, NULL);
+            return -1;
+        }
     } else if (f->kind == K_BOOL) {
         int t = PyObject_IsTrue(o);
         if (t < 0)
@@ -831,7 +841,7 @@ static const field_t gemm_fields[] = {
     FLD(gemm_op_t, "out_dtype", g.out_dtype, K_DTYPE, 1),
     FLD(gemm_op_t, "bias", bias, K_OBJ, 0),
     FLD(gemm_op_t, "relu", g.relu, K_BOOL, 0),
-    FLD(gemm_op_t, "scale", g.scale, K_F32, 0),
+    FLD(gemm_op_t, "scale", g.scale, K_SCALE, 0),
     FLD(gemm_op_t, "rq_scale", g.rq_scale, K_I32, 0),
     FLD(gemm_op_t, "rq_shift", g.rq_shift, K_U32, 0),
     FLD(gemm_op_t, "rq_zero_point", g.rq_zero_point, K_I32, 0),
@@ -912,7 +922,7 @@ static const field_t conv_fields[] = {
     WIN_FIELDS(conv_op_t),
     FLD(conv_op_t, "bias", bias, K_OBJ, 0),
     FLD(conv_op_t, "relu", p.relu, K_BOOL, 0),
-    FLD(conv_op_t, "scale", p.scale, K_F32, 0),
+    FLD(conv_op_t, "scale", p.scale, K_SCALE, 0),
     FLD(conv_op_t, "rq_scale", p.rq_scale, K_I32, 0),
     FLD(conv_op_t, "rq_shift", p.rq_shift, K_U32, 0),
     FLD(conv_op_t, "rq_zero_point", p.rq_zero_point, K_I32, 0),
@@ -982,9 +992,9 @@ typedef struct {
     FLD(rows_op_t, "x", x_obj, K_OBJ, 1), FLD(rows_op_t, "y", y_obj, K_OBJ, 1), FLD(rows_op_t, "m", r.m, K_POS, 1), \
     FLD(rows_op_t, "n", r.n, K_POS, 1), FLD(rows_op_t, "in_dtype", r.in_dtype, K_DTYPE, 1),                    \
     FLD(rows_op_t, "out_dtype", r.out_dtype, K_DTYPE, 1)
-#define GAMMA_FIELDS FLD(rows_op_t, "gamma", gamma_obj, K_OBJ, 1), FLD(rows_op_t, "eps", eps, K_F32, 1)
+#define GAMMA_FIELDS FLD(rows_op_t, "gamma", gamma_obj, K_OBJ, 1), FLD(rows_op_t, "eps", eps, K_EPS, 1)
 
-static const field_t softmax_fields[] = {ROWS_FIELDS, FLD(rows_op_t, "scale", scale, K_F32, 0),
+static const field_t softmax_fields[] = {ROWS_FIELDS, FLD(rows_op_t, "scale", scale, K_SCALE, 0),
                                          FLD(rows_op_t, "mask", mask_obj, K_OBJ, 0)};
 static const field_t layernorm_fields[] = {ROWS_FIELDS, GAMMA_FIELDS, FLD(rows_op_t, "beta", beta_obj, K_OBJ, 0)};
 static const field_t rmsnorm_fields[] = {ROWS_FIELDS, GAMMA_FIELDS};
@@ -1060,7 +1070,7 @@ static const field_t attn_fields[] = {
     FLD(attn_op_t, "d", a.d, K_POS, 1),
     FLD(attn_op_t, "dv", a.dv, K_POS, 1),
     FLD(attn_op_t, "out_dtype", a.out_dtype, K_DTYPE, 1),
-    FLD(attn_op_t, "scale", a.scale, K_F32, 0),
+    FLD(attn_op_t, "scale", a.scale, K_SCALE, 0),
     FLD(attn_op_t, "causal", a.causal, K_BOOL, 0),
 };
 
@@ -1102,24 +1112,24 @@ static PyMethodDef device_methods[] = {
     KW_METHOD(kernel_run, "kernel_run(addr, bytes, args=(), budget=0) -> int: tessel_kernel_run, the kernel's "
                           "return value (args: at most 8 integers, int32 or uint32; budget: device cycles, 0 the "
                           "default); free the image with free(addr)"),
-    KW_METHOD(gemm, "gemm(a, b, c, m, n, k, in_dtype, out_dtype, bias=None, relu=False, scale=0, rq_scale=0, "
+    KW_METHOD(gemm, "gemm(a, b, c, m, n, k, in_dtype, out_dtype, bias=None, relu=False, scale=None, rq_scale=0, "
                     "rq_shift=0, rq_zero_point=0, gelu=False, add_c=False): tessel_gemm of dense operands (add_c: c's "
                     "values are read first)"),
     KW_METHOD(conv2d, "conv2d(x, weights, y, cout, groups, batch, h, w, c, kh, kw, stride_h, stride_w, pad_t, "
                       "pad_b, pad_l, pad_r, dil_h, dil_w, in_dtype, out_dtype, x_zero_point=0, bias=None, "
-                      "relu=False, scale=0, rq_scale=0, rq_shift=0, rq_zero_point=0): tessel_conv2d"),
+                      "relu=False, scale=None, rq_scale=0, rq_shift=0, rq_zero_point=0): tessel_conv2d"),
     KW_METHOD(pool2d, "pool2d(kind, x, y, batch, h, w, c, kh, kw, stride_h, stride_w, pad_t, pad_b, pad_l, pad_r, "
                       "dil_h, dil_w, in_dtype, out_dtype, x_zero_point=0): tessel_pool2d"),
-    KW_METHOD(softmax, "softmax(x, y, m, n, in_dtype, out_dtype, scale=0, mask=None): tessel_softmax"),
+    KW_METHOD(softmax, "softmax(x, y, m, n, in_dtype, out_dtype, scale=None, mask=None): tessel_softmax"),
     KW_METHOD(layernorm, "layernorm(x, y, m, n, in_dtype, out_dtype, gamma, eps, beta=None): tessel_layernorm"),
     KW_METHOD(rmsnorm, "rmsnorm(x, y, m, n, in_dtype, out_dtype, gamma, eps): tessel_rmsnorm"),
     KW_METHOD(gelu, "gelu(x, y, m, n, in_dtype, out_dtype): tessel_gelu"),
     KW_METHOD(silu, "silu(x, y, m, n, in_dtype, out_dtype): tessel_silu"),
     KW_METHOD(eltwise, "eltwise(x, y, m, n, in_dtype, out_dtype, op, b=None): tessel_eltwise, y = op(x, b) or op(x); "
                        "op one of add, mul, max, min (b m x n), relu, exp, recip, rsqrt (no b)"),
-    KW_METHOD(bmm, "bmm(a, b, c, m, n, k, in_dtype, out_dtype, bias=None, relu=False, scale=0, rq_scale=0, "
+    KW_METHOD(bmm, "bmm(a, b, c, m, n, k, in_dtype, out_dtype, bias=None, relu=False, scale=None, rq_scale=0, "
                    "rq_shift=0, rq_zero_point=0, gelu=False, add_c=False, batch): tessel_bmm"),
-    KW_METHOD(attention, "attention(q, k, v, o, batch, lq, lk, d, dv, out_dtype, scale=0, causal=False): "
+    KW_METHOD(attention, "attention(q, k, v, o, batch, lq, lk, d, dv, out_dtype, scale=None, causal=False): "
                          "tessel_attention"),
     {NULL, NULL, 0, NULL}};
 

@@ -12,6 +12,11 @@ mismatch (index, expected, got) and the bound.
     twice, a bad backend: each raises tessel.Error with the status expected and the interpreter
     goes on; the context manager closes; several threads share a device, and one closes it;
   - stats: the last call's counters and the totals against what tessel.h defines;
+  - issue 32: a scale that rounds to 0 or overflows in float32 (1e-50, -1e-50, 1e39) is refused by
+    matmul, bmm, conv2d, softmax and attention, an eps that does by layernorm and rmsnorm, with
+    libtessel's message (tessel_f32_arg); the raw layer's scale None is "not given"; elementwise
+    functions of a 0-d array give a 0-d array (numpy's habit); Device("model", firmware=...) and
+    timeline=... are refused by tessel_open;
   - one matmul and one conv2d on the simulated SoC ("sim"), checked the same way;
   - custom kernels on the sim (build/kernels, `make kernels`): examples/kernels/scale_add.c (a loop
     on the control core) and scale_add_vpu.c (DMA and VPU instructions, chunks of 16 K values)
@@ -564,6 +569,67 @@ def error_cases(dev, rng):
     ok((back == data).all(), "raw alloc, write, read and free")
 
 
+def issue32_cases(dev, rng):
+    """Issue 32: one rule per float argument (the library's), 0-d elementwise, open options."""
+    f32, x4, w4 = rand_f32(rng, (4, 6)), rand_f32(rng, (1, 5, 5, 4)), rand_f32(rng, (3, 3, 4, 8))
+    q = rand_f32(rng, (2, 3, 8))
+    g = np.ones(6, np.float32)
+    tiny, huge = "rounds to 0 in float32", "overflows float32"
+    calls = [
+        ("matmul", lambda s: dev.matmul(f32, f32.T, scale=s)),
+        ("bmm", lambda s: dev.bmm(f32[None], f32.T[None], scale=s)),
+        ("conv2d", lambda s: dev.conv2d(x4, w4, scale=s)),
+        ("softmax", lambda s: dev.softmax(f32, scale=s)),
+        ("attention", lambda s: dev.attention(q, q, q, scale=s)),
+        ("raw gemm", lambda s: dev.raw.gemm(a=f32, b=f32.T.copy(), c=np.empty(16, np.float32), m=4, n=4, k=6,
+                                            in_dtype="bf16", out_dtype="fp32", scale=s)),
+    ]
+    for name, call in calls:
+        for v, part in ((1e-50, tiny), (-1e-50, tiny), (1e39, huge), (-1e39, huge), (0.0, "not given")):
+            expect_error(f"{name} scale={v!r}: refused (the library's rule)", lambda: call(v), "EINVAL",
+                         f"scale {v:g} is refused: ")
+            expect_error(f"{name} scale={v!r}: the library's reason", lambda: call(v), "EINVAL", part)
+    for name, call in (("layernorm", lambda e: dev.layernorm(f32, g, eps=e)),
+                       ("rmsnorm", lambda e: dev.rmsnorm(f32, g, eps=e))):
+        for v, part in ((1e-50, tiny), (1e39, huge), (-1.0, "eps must be >= 0"), (float("inf"), "not a finite")):
+            expect_error(f"{name} eps={v!r}: refused", lambda: call(v), "EINVAL", f"eps {v:g} is refused: ")
+            expect_error(f"{name} eps={v!r}: the library's reason", lambda: call(v), "EINVAL", part)
+        y = call(0.0)
+        ok(y.shape == f32.shape and np.isfinite(y).all(), f"{name} eps=0: taken", f"{y}")
+    # a scale whose float32 is a small normal number is honoured: softmax of x * 1e-30 is uniform
+    y = dev.softmax(f32, scale=1e-30)
+    check("softmax scale=1e-30: uniform rows", y, np.full(f32.shape, 1 / 6), np.float32, 1e-6)
+    y = dev.matmul(f32, f32.T, scale=1e-30)
+    ok(np.abs(y).max() < 1e-27, "matmul scale=1e-30: the product times 1e-30", f"max |C| {np.abs(y).max()}")
+    # the raw layer: scale None is "not given"
+    c = np.empty(16, np.float32)
+    dev.raw.gemm(a=f32, b=f32.T.copy(), c=c, m=4, n=4, k=6, in_dtype="bf16", out_dtype="fp32", scale=None)
+    check("raw gemm scale=None: unscaled", c.reshape(4, 4), dev.matmul(f32, f32.T), np.float32)
+
+    # elementwise of a 0-d array: a 0-d array, as numpy's
+    x0 = np.float32(0.75)
+    for name, fn, ref in (("gelu", lambda: dev.gelu(np.array(x0)), F.gelu(torch.tensor(0.75, dtype=torch.float64),
+                                                                          approximate="tanh").item()),
+                          ("silu", lambda: dev.silu(np.array(x0)), 0.75 / (1 + math.exp(-0.75))),
+                          ("relu", lambda: dev.relu(np.array(np.float32(-2))), 0.0),
+                          ("add", lambda: dev.add(np.array(x0), np.array(np.float32(0.5))), 1.25),
+                          ("gelu of a numpy scalar", lambda: dev.gelu(x0), F.gelu(torch.tensor(0.75, dtype=torch.float64),
+                                                                                 approximate="tanh").item())):
+        y = fn()
+        ok(isinstance(y, np.ndarray) and y.shape == () and abs(float(y) - ref) <= 1e-2 * abs(ref) + 1e-6,
+           f"{name} of a 0-d array: shape () and the value", f"shape {getattr(y, 'shape', None)}, {y!r}, "
+           f"expected {ref}")
+    expect_error("softmax of a 0-d array: refused (no last axis)", lambda: dev.softmax(np.array(x0)), "EINVAL",
+                 "dimensions")
+
+    # open options the backend would ignore: refused by tessel_open
+    for kw, part in ((dict(firmware=os.path.join(ROOT, "build", "fw", "cp.elf")), "firmware"),
+                     (dict(timeline=os.path.join(ROOT, "build", "python", "t32.json")), "timeline")):
+        expect_error(f"Device('model', {list(kw)[0]}=...): refused", lambda: tessel.Device("model", **kw), "EINVAL",
+                     f"the {part} option is refused")
+    ok(not os.path.exists(os.path.join(ROOT, "build", "python", "t32.json")), "model timeline: no file written")
+
+
 def lifetime_cases(rng):
     a = rand_i8(rng, (3, 5))
     with tessel.Device("model") as d:
@@ -780,6 +846,7 @@ def main():
             guarded(head_columns_case, dev, rng)
         guarded(stats_cases, dev, rng)
         guarded(error_cases, dev, rng)
+        guarded(issue32_cases, dev, rng)
     for fn in (command_cases, lifetime_cases, thread_cases, sim_cases, kernel_cases):
         guarded(fn, rng)
     example_cases()

@@ -15,7 +15,9 @@ converted. Output dtype names: "int8", "int32", "fp32", "bf16".
 Errors: every failure raises tessel.Error, whose .status is the library's tessel_status_t (an
 int), .name its name ("EINVAL") and .message the library's tessel_last_error(). An argument this
 module refuses (a dtype, a shape, an option) raises it with status EINVAL before anything reaches
-the library.
+the library. Numbers are the library's to check: a scale or an eps goes to it as given (its
+tessel_f32_arg refuses a scale of 0, or one that rounds to 0 or overflows in float32, and a
+negative eps), and so do the open options a backend would ignore.
 """
 import math
 import operator
@@ -40,9 +42,10 @@ def _fail(message):
 
 
 def _array(x, what):
-    """x as a C-contiguous ndarray (a copy only when it is not one already)."""
+    """x as a C-contiguous ndarray of its own shape, 0-d included (a copy only when it is not one
+    already)."""
     try:
-        return np.ascontiguousarray(x)
+        return np.asarray(x, order="C")
     except (TypeError, ValueError) as e:
         _fail(f"{what} is not an array: {e}")
 
@@ -91,13 +94,6 @@ def _ints(v, what, lo, n):
     return tuple(_int(x, what, lo) for x in vals)
 
 
-def _number(v, what):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        _fail(f"{what} must be a number, not {v!r}")
-
-
 def _out_dtype(out_dtype, allowed, in_dtype):
     if out_dtype is None:
         return allowed[0]
@@ -105,16 +101,6 @@ def _out_dtype(out_dtype, allowed, in_dtype):
         _fail(f"out_dtype {out_dtype!r} does not go with {'int8' if in_dtype == 'int8' else 'float32'} inputs "
               f"(this call gives {' or '.join(map(repr, allowed))})")
     return out_dtype
-
-
-def _scale(scale, what="scale"):
-    """A float scale: None is none; 0 is refused (the library reads 0 as none)."""
-    if scale is None:
-        return None
-    s = _number(scale, what)
-    if s == 0 or not math.isfinite(s):
-        _fail(f"{what} {scale!r} is refused: it must be finite and not 0 (None: no scale)")
-    return s
 
 
 def _epilogue(in_dtype, n, bias, relu, out_dtype, scale, requant):
@@ -135,7 +121,7 @@ def _epilogue(in_dtype, n, bias, relu, out_dtype, scale, requant):
     if scale is not None:
         if in_dtype != "bf16":
             _fail("scale applies to float32 inputs only")
-        kw["scale"] = _scale(scale)
+        kw["scale"] = scale   # the library's rule (tessel_f32_arg)
     if bias is not None:
         b = _array(bias, "bias")
         if in_dtype == "int8" and b.dtype == np.int8:
@@ -168,11 +154,17 @@ def _window(h, w, k, stride, padding, dilation):
                 dil_h=dh, dil_w=dw), oh, ow
 
 
-def _rows_of(x):
-    """The x of a row function: float32, at least 1-D, not empty; its rows are along the last axis."""
+def _rows_of(x, elementwise=False):
+    """The x of a row function: float32, at least 1-D (elementwise: 0-D too, one row of one
+    value), not empty; its rows are along the last axis."""
     x = _float32(x, "x")
-    _nonempty(x, "x")
+    _nonempty(x, "x", min_ndim=0 if elementwise else 1)
     return x
+
+
+def _as_rows(a):
+    """a (an ndarray of at least one value) as a 2-D view of its rows; 0-D is one row of one."""
+    return a.reshape(-1, a.shape[-1] if a.ndim else 1)
 
 
 def _like(v, x, what):
@@ -180,7 +172,7 @@ def _like(v, x, what):
     a = _float32(v, what)
     if a.shape != x.shape:
         _fail(f"shape mismatch: {what} is {a.shape}, x is {x.shape} ({what} must have x's shape)")
-    return a.reshape(-1, x.shape[-1])
+    return _as_rows(a)
 
 
 def _row_param(v, x, what):
@@ -191,12 +183,6 @@ def _row_param(v, x, what):
     return a
 
 
-def _eps(eps):
-    e = _number(eps, "eps")
-    if not (math.isfinite(e) and e >= 0):
-        _fail(f"eps must be a finite number >= 0, not {eps!r}")
-    return e
-
 
 class Device:
     """A Tessel device: Device("model"), Device("sim") or Device("uart", port="/dev/ttyUSB1").
@@ -204,7 +190,8 @@ class Device:
     firmware: the sim's firmware ELF, or the one a board in BOOT.HOLD is loaded with (default:
     $TESSEL_FIRMWARE, else the one make built); check: mirror every command on a model device and
     raise EMISMATCH on a difference (as TESSEL_CHECK=1); timeline: sim only, a Chrome-trace JSON
-    written by close(). A context manager; close() is safe to call again, and every call on a
+    written by close(). An option the backend would ignore (firmware or timeline on the model, a
+    port on the sim) raises EINVAL: tessel_open refuses it. A context manager; close() is safe to call again, and every call on a
     closed device raises tessel.Error. One device may be used from several threads: its calls run
     one at a time.
 
@@ -355,10 +342,10 @@ class Device:
         if in_dtype not in _FLOATS:
             _fail(f"in_dtype must be 'bf16' or 'fp32', not {in_dtype!r}")
         out = _out_dtype(out_dtype, _FLOATS, "bf16")
-        n = x.shape[-1]
-        y = np.empty(x.shape, np.float32)
-        call = getattr(self.raw, fn)
-        call(x=x.reshape(-1, n), y=y.reshape(-1, n), m=x.size // n, n=n, in_dtype=in_dtype, out_dtype=out, **operands)
+        y = np.empty(x.shape, np.float32)   # x's shape, 0-D included (numpy's elementwise habit)
+        rows, y_rows = _as_rows(x), _as_rows(y)
+        getattr(self.raw, fn)(x=rows, y=y_rows, m=rows.shape[0], n=rows.shape[1], in_dtype=in_dtype, out_dtype=out,
+                              **operands)
         return y
 
     def softmax(self, x, scale=None, mask=None, in_dtype="bf16", out_dtype=None):
@@ -367,14 +354,14 @@ class Device:
         x = _rows_of(x)
         kw = {} if mask is None else dict(mask=_like(mask, x, "mask"))
         if scale is not None:
-            kw["scale"] = _scale(scale)
+            kw["scale"] = scale   # the library's rule (tessel_f32_arg)
         return self._rows("softmax", x, in_dtype, out_dtype, **kw)
 
     def layernorm(self, x, gamma, beta=None, eps=1e-5, in_dtype="bf16", out_dtype=None):
         """(x - mean) / sqrt(var + eps) * gamma + beta over each row; gamma and beta (default 0) have
         the row's length."""
         x = _rows_of(x)
-        kw = dict(gamma=_row_param(gamma, x, "gamma"), eps=_eps(eps))
+        kw = dict(gamma=_row_param(gamma, x, "gamma"), eps=eps)
         if beta is not None:
             kw["beta"] = _row_param(beta, x, "beta")
         return self._rows("layernorm", x, in_dtype, out_dtype, **kw)
@@ -382,21 +369,22 @@ class Device:
     def rmsnorm(self, x, gamma, eps=1e-6, in_dtype="bf16", out_dtype=None):
         """x / sqrt(mean(x^2) + eps) * gamma over each row."""
         x = _rows_of(x)
-        return self._rows("rmsnorm", x, in_dtype, out_dtype, gamma=_row_param(gamma, x, "gamma"), eps=_eps(eps))
+        return self._rows("rmsnorm", x, in_dtype, out_dtype, gamma=_row_param(gamma, x, "gamma"), eps=eps)
 
     def gelu(self, x, in_dtype="bf16", out_dtype=None):
-        """GELU, the tanh form (PyTorch's approximate="tanh"), elementwise."""
-        return self._rows("gelu", _rows_of(x), in_dtype, out_dtype)
+        """GELU, the tanh form (PyTorch's approximate="tanh"), elementwise: y has x's shape (0-D too)."""
+        return self._rows("gelu", _rows_of(x, elementwise=True), in_dtype, out_dtype)
 
     def silu(self, x, in_dtype="bf16", out_dtype=None):
-        """SiLU, x * sigmoid(x), elementwise."""
-        return self._rows("silu", _rows_of(x), in_dtype, out_dtype)
+        """SiLU, x * sigmoid(x), elementwise: y has x's shape (0-D too)."""
+        return self._rows("silu", _rows_of(x, elementwise=True), in_dtype, out_dtype)
 
     def eltwise(self, op, x, y=None, in_dtype="bf16", out_dtype=None):
         """op(x, y) elementwise for float32 x and y of one shape, op "add", "mul", "max" or "min";
         or op(x) for "relu", "exp", "recip", "rsqrt" (y None). The device computes in fp32 from x
-        (and y) rounded to bf16, or as they are with in_dtype "fp32"."""
-        x = _rows_of(x)
+        (and y) rounded to bf16, or as they are with in_dtype "fp32". The result has x's shape (0-D
+        too)."""
+        x = _rows_of(x, elementwise=True)
         kw = {} if y is None else dict(b=_like(y, x, "y"))
         return self._rows("eltwise", x, in_dtype, out_dtype, op=op, **kw)
 
@@ -425,7 +413,7 @@ class Device:
         lead, (lq, d), (lk, dv) = q.shape[:-2], q.shape[-2:], v.shape[-2:]
         out = _out_dtype(out_dtype, _FLOATS, "bf16")
         o = np.empty(lead + (lq, dv), np.float32)
-        kw = {} if scale is None else dict(scale=_scale(scale))
+        kw = {} if scale is None else dict(scale=scale)   # the library's rule (tessel_f32_arg)
         self.raw.attention(q=q, k=k, v=v, o=o, batch=math.prod(lead), lq=lq, lk=lk, d=d, dv=dv, out_dtype=out,
                            causal=bool(causal), **kw)
         return o

@@ -26,7 +26,8 @@
  * runs; an option the backend in use would ignore is refused by tessel_open.
  * Inputs are regular files only (a FIFO or a device is refused without blocking: tessel_npy_load).
  * Integers are decimal (no base prefix: --rq-scale 010 is ten); the float options go through
- * tessel_f32_arg, the library's one rule for them; libtessel's EINVAL is a usage error (exit 2).
+ * tessel_f32_arg, the library's one rule for them. tessel_open's EINVAL (an option the backend would
+ * ignore, a bad environment variable) is a usage error (exit 2); a call's failure is exit 1.
  */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* mkstemps */
@@ -854,9 +855,8 @@ static int finish_job(run_t *r, const job_t *j, tessel_dev_t *dev, tessel_status
     if (st == TESSEL_EDEVICE)
         return fail(EXIT_DEV, "%s failed on the device: status %d, detail 0x%08x", r->sub, (int)cpl->status,
                     cpl->detail);
-    if (st != TESSEL_OK)   /* EINVAL: an argument the library refuses, nothing ran */
-        return fail(st == TESSEL_EINVAL ? EXIT_USAGE : EXIT_DEV, "%s failed: %s (%s)", r->sub, tessel_strerror(st),
-                    tessel_last_error(dev));
+    if (st != TESSEL_OK)
+        return fail(EXIT_DEV, "%s failed: %s (%s)", r->sub, tessel_strerror(st), tessel_last_error(dev));
     if (!r->outs[0].path)
         return 0;
     char err[200];

@@ -306,7 +306,8 @@ def main():
                          "--b", os.path.join(d, "b.npy")], env=small)
     check(rc == 1 and "invalid argument" in err, "bf16 GEMM refused on an int8-only board", f"{rc} {err!r}")
     rc, _, err, _ = run(["info", "--backend", "uart", "--port", b.port], env={"TESSEL_UART_CFG": "n=4,bogus=1"})
-    check(rc == 1 and err.startswith("tessel: "), "a bad $TESSEL_UART_CFG is refused", f"{rc} {err!r}")
+    # exit 2: tessel_open's EINVAL (a bad option or environment variable) is a usage error (issue 32)
+    check(rc == 2 and err.startswith("tessel: "), "a bad $TESSEL_UART_CFG is refused", f"{rc} {err!r}")
     b.stop()
 
     # ---- faults: recovered by retries (a short response timeout keeps the lost frames cheap) ------

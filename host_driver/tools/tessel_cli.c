@@ -281,9 +281,13 @@ typedef struct {
     char what[128];
 } progress_t;
 
+static void tmp_block(int on, sigset_t *old);
+
 static void *progress_main(void *arg)
 {
     progress_t *p = arg;
+    sigset_t old;
+    tmp_block(1, &old);   /* SIGINT and the others go to the main thread, which keeps the temporary files */
     static const char spin[] = "|/-\\";
     unsigned k = 0;
     pthread_mutex_lock(&p->mu);

@@ -85,6 +85,21 @@ def _axis(axis, ndim, extra=0):
     return axis + ndim if axis < 0 else axis
 
 
+def _broadcast_shape(*shapes):
+    """The shape that shapes broadcast to (numpy's rules); shapes that do not broadcast are refused."""
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        _fail(f"shapes {', '.join(str(tuple(s)) for s in shapes)} do not broadcast")
+
+
+def _broadcast_to(a, shape):
+    """a broadcast to shape, contiguous; an a that does not broadcast to it is refused."""
+    if _broadcast_shape(np.shape(a), shape) != tuple(shape):
+        _fail(f"shape {np.shape(a)} does not broadcast to {tuple(shape)}")
+    return np.ascontiguousarray(np.broadcast_to(a, shape))
+
+
 class _NoDevice(Exception):
     """A node the device cannot run; the message says why."""
 
@@ -264,7 +279,10 @@ def _np_gelu(at, x):
 
 
 def _np_reshape(at, x, shape=None):
-    shape = [int(d) for d in (at.get("shape", ()) if shape is None else shape)]   # an attribute before opset 5
+    shape = at.get("shape", []) if shape is None else shape   # an attribute before opset 5
+    if np.ndim(shape) != 1:
+        raise ValueError(f"Reshape's shape is {np.ndim(shape)}-D, not 1-D")
+    shape = [int(d) for d in shape]
     if not at.get("allowzero", 0):
         shape = [x.shape[i] if d == 0 else d for i, d in enumerate(shape)]
     return x.reshape(shape)
@@ -332,7 +350,7 @@ def _product(dev, a, b, **kw):
     if b.ndim == 2:
         y = dev.matmul(a.reshape(-1, a.shape[-1]), b, **kw)
         return y.reshape(a.shape[:-1] + (b.shape[1],))
-    lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    lead = _broadcast_shape(a.shape[:-2], b.shape[:-2])
     return dev.bmm(np.broadcast_to(a, lead + a.shape[-2:]), np.broadcast_to(b, lead + b.shape[-2:]), **kw)
 
 
@@ -345,6 +363,7 @@ _LARGEST = 2**31 - 1          # the largest window attribute value (int32, as ON
 # shape inference divides by strides unchecked (a stride of 0 kills the interpreter with SIGFPE).
 _WINDOW_OPS = {"Conv", "ConvInteger", "QLinearConv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool", "MaxUnpool"}
 _WINDOW = {"kernel_shape": (1, 1), "strides": (1, 1), "dilations": (1, 1), "pads": (0, 2)}
+_WEIGHTS = {"Conv": 1, "ConvInteger": 1, "ConvTranspose": 1, "QLinearConv": 3}   # the weights' input
 _CHOICES = {"auto_pad": ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"), "approximate": ("none", "tanh")}
 # The field that holds a tensor's values when they are not raw bytes, and its entries per value
 # (onnx.proto); every other element type is held in int32_data, one entry each.
@@ -564,22 +583,26 @@ def _check_node(node, name, version):
         _fail(f"{what}: domain {node.domain!r} is not ONNX's own; tessel.onnx runs ONNX's ops only")
     if not any(node.output):
         _fail(f"{what}: it writes no output")
-    schema = None
-    if version <= onnx.defs.onnx_opset_version():
-        try:
-            schema = onnx.defs.get_schema(node.op_type, version, "")
-        except onnx.defs.SchemaError:   # no such op at this opset: the planner decides
-            pass
+    exact = version <= onnx.defs.onnx_opset_version()
+    try:   # at an opset above onnx's, its latest schema: the required inputs and known attributes' types only
+        schema = onnx.defs.get_schema(node.op_type, min(version, onnx.defs.onnx_opset_version()), "")
+    except onnx.defs.SchemaError:   # no such op at this opset: the planner decides
+        schema = None
+    required = [i for i, p in enumerate(schema.inputs if schema else [])
+                if p.option == onnx.defs.OpSchema.FormalParameterOption.Single]
+    if any(i < len(node.input) and not node.input[i] for i in required):
+        _fail(f"{what}: a required input is left out (named '')")
     names = [a.name for a in node.attribute]
     for a in node.attribute:
         if names.count(a.name) > 1 or a.ref_attr_name or a.type in (
                 onnx.AttributeProto.UNDEFINED, onnx.AttributeProto.SPARSE_TENSOR, onnx.AttributeProto.SPARSE_TENSORS):
             _fail(f"{what}: attribute {a.name!r} is given twice, refers to a function's, or is sparse or untyped")
-        if schema and (a.name not in schema.attributes or int(schema.attributes[a.name].type) != a.type):
+        known = schema and a.name in schema.attributes
+        if schema and (exact or known) and (not known or int(schema.attributes[a.name].type) != a.type):
             _fail(f"{what}: ONNX's {node.op_type}-{schema.since_version} has " +
                   (f"no attribute {a.name!r}" if a.name not in schema.attributes else
                    f"{a.name} of another type ({onnx.AttributeProto.AttributeType.Name(a.type)} given)"))
-    if schema:
+    if schema and exact:
         for kind, n, lo, hi in (("inputs", len(node.input), schema.min_input, schema.max_input),
                                 ("outputs", len(node.output), schema.min_output, schema.max_output)):
             if not lo <= n <= hi:
@@ -609,13 +632,39 @@ def _window_axes(at, nd=None):
     """The number of spatial axes that a window op's kernel_shape, strides, dilations and pads (two
     values per axis) give, which must agree with each other and with nd where it is known; None
     when none of them is given."""
-    counts = {len(at[k]) // per for k, (_, per) in _WINDOW.items() if at.get(k)}
+    counts = {len(at[k]) // per for k, (_, per) in _WINDOW.items() if k in at}
     if nd is not None:
         counts.add(nd)
-    if len(counts) > 1 or any(len(at[k]) % per for k, (_, per) in _WINDOW.items() if at.get(k)):
+    if len(counts) > 1 or 0 in counts or any(len(at[k]) % per for k, (_, per) in _WINDOW.items() if k in at):
         _fail(f"kernel_shape, strides, dilations and pads (two per axis) disagree on the number of "
               f"spatial axes{f' ({nd}, from the input and weights)' if nd is not None else ''}")
     return next(iter(counts), None)
+
+
+def _infer(model):
+    """model with the value_info of onnx's shape inference, or as it is where that fails (an op onnx
+    does not know: Gelu before opset 20). Inference runs on a copy in which each convolution without
+    kernel_shape gets its weights' (an initializer's dims), or reads no weights: onnx 1.12 reads the
+    input's dims for each of the weights' unchecked (weights of higher rank: SIGSEGV)."""
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    dims = {t.name: t.dims[2:] for t in copy.graph.initializer}
+    changed = []
+    for i, node in enumerate(copy.graph.node):
+        w = _WEIGHTS.get(node.op_type)
+        if w is not None and w < len(node.input) and not any(a.name == "kernel_shape" for a in node.attribute):
+            if node.input[w] in dims:
+                node.attribute.append(onnx.helper.make_attribute("kernel_shape", list(dims[node.input[w]])))
+            else:
+                node.input[w] = ""
+            changed.append(i)
+    try:
+        copy = onnx.shape_inference.infer_shapes(copy)
+    except Exception:   # noqa: BLE001 (onnx's errors have no common class)
+        return model
+    for i in changed:
+        copy.graph.node[i].CopyFrom(model.graph.node[i])
+    return copy
 
 
 class Runner:
@@ -629,11 +678,7 @@ class Runner:
     the model declares."""
 
     def __init__(self, model, backend="model", device=None):
-        model = _load(model)
-        try:
-            model = onnx.shape_inference.infer_shapes(model)
-        except Exception:   # an op that onnx does not know (Gelu before opset 20): the declared types only
-            pass
+        model = _infer(_load(model))
         g = model.graph
         self._elem = _host.elem_types(g)   # element types, for the host's refusals
         self.backend, self.device, self._own = backend, device, device is None
@@ -792,7 +837,9 @@ class Runner:
         constant matrix: an A held flattened from NHWC is read as it is, B's rows put in its (h, w, c)
         column order; else A is read in ONNX's layout."""
         w = self._consts[b].T if trans_b else self._consts[b]
-        layout = self._layout[a]
+        layout, k_a = self._layout[a], (self._dims(a) or (None,))[-1]
+        if k_a not in (None, w.shape[0]) or layout not in (ONNX, NHWC) and w.shape[0] % layout[1]:
+            _fail(f"A has {k_a} columns, B {w.shape[0]} rows")
         if layout in (ONNX, NHWC):
             return np.ascontiguousarray(w, np.float32), ONNX
         k, n = w.shape
@@ -819,6 +866,8 @@ class Runner:
         self._float32(a, b, c)
         alpha, beta = at.get("alpha", 1.0), at.get("beta", 1.0)
         ta, tb = at.get("transA", 0), at.get("transB", 0)
+        if any(len(self._dims(n)) != 2 for n in (a, b) if self._dims(n) is not None):
+            _fail(f"A is {self._dims(a)} and B {self._dims(b)}: Gemm multiplies matrices")
         if b in self._consts and not ta:
             w, a_layout = self._dense_b(a, b, tb)
             weights = lambda vals: w
@@ -835,10 +884,10 @@ class Runner:
             am, bm = self._get(vals, a, a_layout), weights(vals)
             kw = dict(relu=relu, scale=alpha if alpha != 1 else None)
             if c and row:
-                kw["bias"] = np.ascontiguousarray(np.broadcast_to(beta * vals[c].reshape(-1), bm.shape[1:]))
+                kw["bias"] = _broadcast_to(beta * vals[c].reshape(-1), bm.shape[1:])
             y = dev.matmul(am.T if ta else am, bm, **kw)
             if c and not row:
-                y = dev.add(y, np.ascontiguousarray(np.broadcast_to(beta * self._get(vals, c), y.shape)),
+                y = dev.add(y, _broadcast_to(beta * self._get(vals, c), y.shape),
                             in_dtype="fp32")
             return y
         note = "gemm, bf16 x bf16, fp32 accumulation" + (", alpha as its scale" if alpha != 1 else "") + \
@@ -876,7 +925,7 @@ class Runner:
 
         def run(dev, vals):
             x, y = self._get(vals, a, layout), self._get(vals, b, layout)
-            shape = np.broadcast_shapes(x.shape, y.shape)
+            shape = _broadcast_shape(x.shape, y.shape)
             return dev.add(*(np.ascontiguousarray(np.broadcast_to(v, shape)) for v in (x, y)), in_dtype="fp32")
         dims = self._dims(a), self._dims(b)
         same = dims[0] is not None and None not in dims[0] and dims[0] == dims[1]
@@ -946,7 +995,7 @@ class Runner:
             xa = self._get(vals, x)
             ax = _axis(axis, xa.ndim)
             rows = xa.reshape(-1, math.prod(xa.shape[ax:]))
-            gamma, beta = (np.ascontiguousarray(np.broadcast_to(self._get(vals, p), xa.shape[ax:])).reshape(-1)
+            gamma, beta = (_broadcast_to(self._get(vals, p), xa.shape[ax:]).reshape(-1)
                            if p else None for p in (scale, bias))
             y = dev.layernorm(rows, gamma, beta, eps=eps, in_dtype="fp32").reshape(xa.shape)
             if not stats:

@@ -1085,6 +1085,7 @@ def _upsample(at, x, scales=None):
 
 # ---- quantisation -----------------------------------------------------------------------------------------
 def _per_axis(p, ndim, axis):
+    """A quantisation parameter: a scalar, or 1-D along axis of an ndim tensor."""
     p = np.asarray(p)
     if p.size == 1:
         return p.reshape(())

@@ -62,6 +62,7 @@ from onnx import TensorProto, numpy_helper
 
 from . import Device, Error, _tessel
 from . import _onnx_host as _host
+from ._onnx_host import _per_axis, _saturate   # a quantisation parameter's broadcast, saturation to a dtype
 
 __all__ = ["run", "Runner", "Placement"]
 
@@ -148,21 +149,6 @@ def _int8(a, zero_point):
     if a.dtype != np.int8:
         _fail(f"an integer op needs int8 or uint8 tensors, not {a.dtype}")
     return a, zp
-
-
-def _per_axis(p, ndim, axis):
-    """A quantisation parameter: a scalar, or 1-D along axis of an ndim tensor."""
-    p = np.asarray(p)
-    if p.size == 1:
-        return p.reshape(())
-    shape = [1] * ndim
-    shape[axis] = -1
-    return p.reshape(shape)
-
-
-def _saturate(v, dtype):
-    info = np.iinfo(dtype)
-    return np.clip(v, info.min, info.max).astype(dtype)
 
 
 def _multiplier(sx, sw, sy):

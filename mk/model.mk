@@ -2,8 +2,8 @@
 MODEL_SRCS := $(TSL_MODEL_SRCS)
 MODEL_HDRS := $(TSL_MODEL_HDRS)
 MODEL_OBJS := $(MODEL_SRCS:hw/model/%.c=$(BUILD)/model/%.o)
-MODEL_CFLAGS := $(CFLAGS_COMMON) -O3 -Ihw/model -Ihw/include
-MODEL_TEST_CFLAGS := $(MODEL_CFLAGS) -ffp-contract=off -Itests/model
+MODEL_CFLAGS := $(CFLAGS_COMMON) -O3 -ffp-contract=off -Ihw/model -Ihw/include
+MODEL_TEST_CFLAGS := $(MODEL_CFLAGS) -Itests/model
 
 $(BUILD)/model/%.o: hw/model/%.c $(MODEL_HDRS)
 	@mkdir -p $(@D)
@@ -21,10 +21,15 @@ $(BUILD)/model/test_%: tests/model/test_%.c tests/model/test_util.h hw/model/ref
 $(BUILD)/model/bench_model: tests/model/bench_model.c tests/model/gemm_prog.h hw/model/ref.h $(MODEL_LIB)
 	$(CC) $(MODEL_TEST_CFLAGS) $< $(MODEL_LIB) -o $@
 
-TESTS += model-arith model-insn model-gemm model-seq model-vmath
+TESTS += model-arith model-insn model-gemm model-seq model-vmath model-fast
 test-model-seq: $(BUILD)/model/test_seq
 	$<
+# Every instruction on the fast path (the default) and on the definition (TESSEL_MODEL_SOFTFLOAT=1).
 test-model-insn: $(BUILD)/model/test_insn
+	$<
+	TESSEL_MODEL_SOFTFLOAT=1 $<
+# The fast path against the definition through every float VPU op and EPI (test_gemm: GEMM programs).
+test-model-fast: $(BUILD)/model/test_fast
 	$<
 test-model-gemm: $(BUILD)/model/test_gemm
 	$<

@@ -7,6 +7,7 @@
 
 #include "tsl_insn.h"
 #include "tslm_arith.h"
+#include "tslm_fast.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the model stores memories little-endian");
 
@@ -104,6 +105,8 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
         return TSLM_ENOMEM;
     }
     m->rng = 1;
+    const char *sf = getenv("TESSEL_MODEL_SOFTFLOAT");   /* read once per instance (tslm.h) */
+    m->softfloat = !tslm_fast_available() || (sf && *sf && strcmp(sf, "0") != 0);
     return TSLM_OK;
 }
 
@@ -383,6 +386,8 @@ static void matmul(tslm_t *m, uint32_t dt, uint32_t wbuf, uint32_t accumulate, u
             }
             for (uint32_t j = 0; j < n; j++)
                 st32(out + 4 * j, accumulate ? ld32(out + 4 * j) + y[j] : y[j]);
+        } else if (!m->softfloat) {
+            tslm_fast_mxu_bf16_row(x, wt, n, (int)accumulate, out);   /* the same order, on the host's float unit */
         } else {
             /* Column j sums rows k = 0..N-1 in order, starting from +0: the systolic order. */
             memset(y, 0, n * sizeof *y);
@@ -426,6 +431,17 @@ static void exec_matmulk(tslm_t *m, const uint32_t *w)
     }
 }
 
+/* fp32 add and multiply on the path the model runs (tslm_t.softfloat); the same bits either way. */
+static uint32_t fadd(const tslm_t *m, uint32_t a, uint32_t b)
+{
+    return m->softfloat ? tslm_f32_add(a, b) : tslm_fast_f32_add(a, b);
+}
+
+static uint32_t fmul(const tslm_t *m, uint32_t a, uint32_t b)
+{
+    return m->softfloat ? tslm_f32_mul(a, b) : tslm_fast_f32_mul(a, b);
+}
+
 /* Read row `r` of N elements of `dtype` at local `addr` as int32 values or canonical fp32 bits. */
 static void load_row(tslm_t *m, uint32_t addr, uint32_t dtype, int32_t *dst)
 {
@@ -463,13 +479,13 @@ static void store_row(tslm_t *m, uint32_t addr, uint32_t dtype, const int32_t *s
 }
 
 /* Reduce a row in a pairwise tree: level by level, t[i] = op(t[2i], t[2i+1]). */
-static int32_t reduce_row(int32_t *t, uint32_t n, uint32_t op, int fl)
+static int32_t reduce_row(const tslm_t *m, int32_t *t, uint32_t n, uint32_t op, int fl)
 {
     for (uint32_t len = n; len > 1; len /= 2) {
         for (uint32_t i = 0; i < len / 2; i++) {
             int32_t a = t[2 * i], b = t[2 * i + 1];
             if (op == TSL_VPU_OP_RSUM)
-                t[i] = fl ? (int32_t)tslm_f32_add((uint32_t)a, (uint32_t)b) : tslm_i32_add(a, b);
+                t[i] = fl ? (int32_t)fadd(m, (uint32_t)a, (uint32_t)b) : tslm_i32_add(a, b);
             else
                 t[i] = fl ? (int32_t)tslm_f32_max((uint32_t)a, (uint32_t)b) : (a > b ? a : b);
         }
@@ -495,15 +511,18 @@ static void exec_vpu(tslm_t *m, const uint32_t *w, uint32_t op)
             load_row(m, s2 + (mode == TSL_SRC2_BCAST ? 0 : i) * n * tsl_dtype_bytes(d2), d2, b);
         }
         if (op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX) {
-            int32_t r = reduce_row(a, n, op, fl);
+            int32_t r = reduce_row(m, a, n, op, fl);
             for (uint32_t j = 0; j < n; j++)
                 d[j] = r;
         }
-        for (uint32_t j = 0; j < n && op != TSL_VPU_OP_RSUM && op != TSL_VPU_OP_RMAX; j++) {
+        int fast_fn = fl && !m->softfloat && tslm_f32_is_fn(op);   /* the functions on the fast path */
+        for (uint32_t j = 0; j < n && fast_fn; j++)
+            d[j] = (int32_t)tslm_fast_f32_fn(op, (uint32_t)a[j]);
+        for (uint32_t j = 0; j < n && !fast_fn && op != TSL_VPU_OP_RSUM && op != TSL_VPU_OP_RMAX; j++) {
             uint32_t ua = (uint32_t)a[j], ub = (uint32_t)b[j];
             switch (op) {
-            case TSL_VPU_OP_ADD: d[j] = fl ? (int32_t)tslm_f32_add(ua, ub) : tslm_i32_add(a[j], b[j]); break;
-            case TSL_VPU_OP_MUL: d[j] = fl ? (int32_t)tslm_f32_mul(ua, ub) : tslm_i32_mul(a[j], b[j]); break;
+            case TSL_VPU_OP_ADD: d[j] = fl ? (int32_t)fadd(m, ua, ub) : tslm_i32_add(a[j], b[j]); break;
+            case TSL_VPU_OP_MUL: d[j] = fl ? (int32_t)fmul(m, ua, ub) : tslm_i32_mul(a[j], b[j]); break;
             case TSL_VPU_OP_MAX: d[j] = fl ? (int32_t)tslm_f32_max(ua, ub) : (a[j] > b[j] ? a[j] : b[j]); break;
             case TSL_VPU_OP_MIN: d[j] = fl ? (int32_t)tslm_f32_min(ua, ub) : (a[j] < b[j] ? a[j] : b[j]); break;
             case TSL_VPU_OP_RELU: d[j] = fl ? (int32_t)tslm_f32_max(ua, 0) : (a[j] > 0 ? a[j] : 0); break;
@@ -535,9 +554,9 @@ static void exec_epi(tslm_t *m, const uint32_t *w)
             uint32_t v = (uint32_t)a[j];
             if (fl) {
                 if (x.fscale)
-                    v = tslm_f32_canon(tslm_f32_mul(v, sc));
+                    v = tslm_f32_canon(fmul(m, v, sc));
                 if (x.bias)
-                    v = tslm_f32_canon(tslm_f32_add(v, (uint32_t)b[j]));
+                    v = tslm_f32_canon(fadd(m, v, (uint32_t)b[j]));
                 if (x.relu)
                     v = tslm_f32_canon(tslm_f32_max(v, 0));
             } else {
@@ -558,6 +577,10 @@ static void exec_epi(tslm_t *m, const uint32_t *w)
 static void execute(tslm_t *m, uint32_t unit, const uint32_t *w)
 {
     uint32_t op = tsl_insn_hdr_decode(w).op;
+    /* The fast path's float mode (FTZ, DAZ, round to nearest) around the units that compute; the
+     * caller's mode is back before the model returns. */
+    int fast = !m->softfloat && unit != TSL_UNIT_DMA;
+    unsigned mode = fast ? tslm_fast_enter() : 0;
     if (unit == TSL_UNIT_DMA && op != TSL_DMA_OP_SYNC)
         exec_dma(m, w, op);
     else if (unit == TSL_UNIT_MXU && op == TSL_MXU_OP_LOADW)
@@ -570,6 +593,8 @@ static void execute(tslm_t *m, uint32_t unit, const uint32_t *w)
         exec_epi(m, w);
     else if (unit == TSL_UNIT_VPU && op != TSL_VPU_OP_SYNC)
         exec_vpu(m, w, op);
+    if (fast)
+        tslm_fast_leave(mode);
     static const uint32_t insns[TSL_UNIT_LIMIT] = {TSL_PERF_DMA_INSNS, TSL_PERF_MXU_INSNS, TSL_PERF_VPU_INSNS};
     m->perf[insns[unit]]++;
 }

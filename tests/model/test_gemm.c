@@ -3,8 +3,11 @@
  *   bf16: the host CPU's float with FTZ/DAZ, in the documented order (per K tile of N: s = +0,
  *         s += a*b for k in order; C = s for the first tile, C += s after).
  * For N = 4, 8, 16, 32, random shapes; bf16 inputs include zeros, negatives, extreme exponents,
- * Inf and NaN. Each program also runs under the random schedule, which must give the same bytes.
+ * Inf and NaN. Each program also runs under the random schedule, which must give the same bytes, and
+ * on a model made with TESSEL_MODEL_SOFTFLOAT=1 (the definition's soft float), which must give the
+ * same bytes as the default fast path; the number of results compared is printed.
  * Usage: test_gemm [SEED] */
+#define _POSIX_C_SOURCE 200112L   /* setenv */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include "ref.h"
 #include "test_util.h"
 #include "tslm.h"
+#include "tslm_fast.h"
 
 static int push_model(void *ctx, const tsl_insn_t *i)
 {
@@ -37,14 +41,23 @@ static uint16_t rand_bf16(tu_rng_t *r)
     }
 }
 
+static uint64_t soft_compared, soft_differ;   /* results compared, and differing, fast against definition */
+
 static int run_case(tu_t *t, uint32_t n, uint32_t dtype, uint32_t m, uint32_t k, uint32_t nc)
 {
     tslm_cfg_t cfg = tslm_cfg_default();
     cfg.n = n;
     cfg.hbm_bytes = 1u << 22;
-    tslm_t mod[2];
+    tslm_t mod[3];   /* push order, random schedule, push order on the definition */
     if (tslm_init(&mod[0], &cfg) || tslm_init(&mod[1], &cfg))
         return tu_check(t, 0, "tslm_init");
+    setenv("TESSEL_MODEL_SOFTFLOAT", "1", 1);
+    tslm_status_t st = tslm_init(&mod[2], &cfg);
+    unsetenv("TESSEL_MODEL_SOFTFLOAT");
+    if (st)
+        return tu_check(t, 0, "tslm_init");
+    tu_check(t, mod[2].softfloat && mod[0].softfloat == !tslm_fast_available(),
+             "TESSEL_MODEL_SOFTFLOAT=1 selects the definition, its absence the fast path");
     tslm_set_schedule(&mod[1], TSLM_SCHED_RANDOM, t->seed);
     uint32_t es = tsl_dtype_bytes(dtype);
     gemm_prog_t g = {n, dtype, m, k, nc, 0, 0, 0, cfg.acc_bytes};
@@ -59,7 +72,7 @@ static int run_case(tu_t *t, uint32_t n, uint32_t dtype, uint32_t m, uint32_t k,
         if (dtype == TSL_DTYPE_INT8) b[i] = (uint8_t)tu_next(&t->rng);
         else { uint16_t h = rand_bf16(&t->rng); memcpy(b + 2 * i, &h, 2); }
     }
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < 3; s++) {
         memcpy(tslm_hbm(&mod[s]) + g.a, a, (size_t)m * k * es);
         memcpy(tslm_hbm(&mod[s]) + g.b, b, (size_t)k * nc * es);
         if (gemm_prog(&g, push_model, &mod[s]))
@@ -82,12 +95,26 @@ static int run_case(tu_t *t, uint32_t n, uint32_t dtype, uint32_t m, uint32_t k,
              n, tsl_dtype_name(dtype), m, k, nc, bad);
     tu_check(t, memcmp(tslm_hbm(&mod[0]), tslm_hbm(&mod[1]), cfg.hbm_bytes) == 0,
              "N=%u %s %ux%ux%u: random schedule gives the same HBM bytes", n, tsl_dtype_name(dtype), m, k, nc);
+    long differ = 0;
+    for (uint32_t e = 0; e < m * nc; e++) {
+        const uint8_t *f = tslm_hbm(&mod[0]) + g.c + 4 * e, *d = tslm_hbm(&mod[2]) + g.c + 4 * e;
+        if (memcmp(f, d, 4) && differ++ == 0)
+            printf("N=%u %s: C[%u][%u]: definition 0x%08x, fast path 0x%08x\n", n, tsl_dtype_name(dtype), e / nc,
+                   e % nc, (unsigned)(d[0] | d[1] << 8 | d[2] << 16 | (uint32_t)d[3] << 24),
+                   (unsigned)(f[0] | f[1] << 8 | f[2] << 16 | (uint32_t)f[3] << 24));
+    }
+    soft_compared += (uint64_t)m * nc;
+    soft_differ += (uint64_t)differ;
+    tu_check(t, differ == 0 && memcmp(tslm_hbm(&mod[0]), tslm_hbm(&mod[2]), cfg.hbm_bytes) == 0,
+             "N=%u %s %ux%ux%u: the fast path gives the definition's HBM bytes (%ld results differ)", n,
+             tsl_dtype_name(dtype), m, k, nc, differ);
     tu_check(t, tslm_reg_read(&mod[0], TSL_TC_PERF_MXU_MACS_LO_OFFSET) == (uint64_t)m * k * nc,
              "MXU_MACS counts M*K*NC");
     free(a);
     free(b);
     tslm_free(&mod[0]);
     tslm_free(&mod[1]);
+    tslm_free(&mod[2]);
     return 1;
 }
 
@@ -109,5 +136,7 @@ int main(int argc, char **argv)
             }
         }
     }
+    printf("gemm: fast path against the definition: %llu results compared, %llu differ\n",
+           (unsigned long long)soft_compared, (unsigned long long)soft_differ);
     return tu_done(&t);
 }

@@ -30,6 +30,8 @@
  * RSQRT's results leave the normal range or change exponent parity, and for GELU the inputs where its
  * u reaches 126 ln 2 (the flush), ln(FLT_MAX) (EXP's overflow) and 128, and where its x^2 and x^3
  * overflow.
+ * Each input also runs through the fast path (tslm_fast.h), whose result must equal the
+ * definition's bit for bit; the counts are printed.
  * Usage: test_vmath [STEP] */
 #include <float.h>
 #include <math.h>
@@ -37,6 +39,7 @@
 #include <stdlib.h>
 
 #include "tslm_arith.h"
+#include "tslm_fast.h"
 #include "ref.h"
 
 #define VMATH_MAX_ULP 2.0   /* docs/isa.md, "VPU functions": the bound every normal EXP, RECIP, RSQRT result keeps */
@@ -50,6 +53,7 @@
 typedef struct {
     const char *name;
     uint32_t (*fn)(uint32_t);
+    uint32_t (*fast)(uint32_t);   /* the fast path of fn */
     double (*ref)(double);
     double (*arg)(double);   /* GELU: the exact argument u of its e^u; else NULL */
     double bound_ulp;   /* the bound: bound_ulp + per_u |u| (1 - s(u)) ulps */
@@ -60,6 +64,7 @@ typedef struct {
     uint32_t frac_at;
     uint64_t inputs;
     long bad;           /* specials broken or errors above the bound */
+    long fast_diff;     /* inputs where the fast path differs from the definition */
 } vmath_t;
 
 static double ref_exp(double x) { return exp(x); }
@@ -102,6 +107,13 @@ static double ulp_error(uint32_t got, double want)
 static void check(vmath_t *v, uint32_t x)
 {
     uint32_t got = v->fn(x);
+    if (tslm_fast_available()) {   /* the fast path runs in its own float mode, the libm reference not */
+        unsigned mode = tslm_fast_enter();
+        uint32_t fast = v->fast(x);
+        tslm_fast_leave(mode);
+        if (fast != got && v->fast_diff++ < 5)
+            printf("%s(0x%08X): definition 0x%08X, fast path 0x%08X\n", v->name, x, got, fast);
+    }
     double xd = ref_f(ref_daz(x)), want = v->ref(xd), bound = v->bound_ulp;
     int flushed = 0;
     if (v->arg) {
@@ -151,10 +163,12 @@ int main(int argc, char **argv)
     uint64_t step = argc > 1 ? strtoull(argv[1], NULL, 0) : 256;
     if (step == 0)
         step = 1;
-    vmath_t fns[] = {{"EXP", tslm_f32_exp, ref_exp, NULL, VMATH_MAX_ULP, 0, 0, 0, 0, 0, 0, 0},
-                     {"RECIP", tslm_f32_recip, ref_recip, NULL, VMATH_MAX_ULP, 0, 0, 0, 0, 0, 0, 0},
-                     {"RSQRT", tslm_f32_rsqrt, ref_rsqrt, NULL, VMATH_MAX_ULP, 0, 0, 0, 0, 0, 0, 0},
-                     {"GELU", tslm_f32_gelu, ref_gelu, arg_gelu, SIG_MAX_ULP, GELU_PER_U, 0, 0, 0, 0, 0, 0}};
+    vmath_t fns[] = {
+        {"EXP", tslm_f32_exp, tslm_fast_f32_exp, ref_exp, NULL, VMATH_MAX_ULP, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"RECIP", tslm_f32_recip, tslm_fast_f32_recip, ref_recip, NULL, VMATH_MAX_ULP, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"RSQRT", tslm_f32_rsqrt, tslm_fast_f32_rsqrt, ref_rsqrt, NULL, VMATH_MAX_ULP, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"GELU", tslm_f32_gelu, tslm_fast_f32_gelu, ref_gelu, arg_gelu, SIG_MAX_ULP, GELU_PER_U, 0, 0, 0, 0, 0, 0,
+         0}};
     const unsigned nfns = sizeof fns / sizeof fns[0];
     /* Centres of the boundary windows (each also with the sign flipped). */
     const double flush_u = 126 * log(2.0), ovf_u = log(FLT_MAX);
@@ -182,7 +196,10 @@ int main(int argc, char **argv)
                "%llu inputs, %ld outside the rules\n",
                v->name, v->max_ulp, v->max_at, ref_f(v->max_at), v->max_frac, v->frac_at, ref_f(v->frac_at),
                (unsigned long long)v->inputs, v->bad);
-        failed += v->bad != 0;
+        if (tslm_fast_available())
+            printf("vmath %s: fast path against the definition: %llu inputs, %ld differ\n", v->name,
+                   (unsigned long long)v->inputs, v->fast_diff);
+        failed += v->bad != 0 || v->fast_diff != 0;
     }
     printf("vmath: %u passed, %d failed\n", nfns - failed, failed);
     return failed != 0;

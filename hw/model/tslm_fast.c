@@ -1,0 +1,251 @@
+/* Tessel golden model: the fast path of its float arithmetic; see tslm_fast.h for the contract.
+ * Each function follows its tslm_arith.c definition step for step, with one SSE instruction per
+ * fp32 add or multiply (intrinsics, so that no x87 code can be chosen) and the definition's own
+ * integer steps (DAZ of the inputs, exponent arithmetic, seeds).
+ */
+#include "tslm_fast.h"
+
+#include <string.h>
+
+#include "tslm_arith.h"
+#include "tsl_hw.h"
+
+/* No fused multiply-add and no reassociation: either would change bits. The model's makefiles pass
+ * -ffp-contract=off as well; this holds for any build of this file. */
+#if defined(__FAST_MATH__)
+#error "tslm_fast.c needs IEEE arithmetic: build it without -ffast-math"
+#endif
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#if defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))
+#define TSLM_FAST 1
+#include <emmintrin.h>
+#else
+#define TSLM_FAST 0
+#endif
+
+#if TSLM_FAST
+
+#define SIGN 0x80000000u
+#define EXP_MASK 0x7F800000u
+#define FRAC_MASK 0x007FFFFFu
+#define F32_ONE 0x3F800000u
+#define F32_HALF 0x3F000000u
+#define MXCSR_DAZ 0x0040u
+#define MXCSR_EXC_MASKS 0x1F80u   /* IM DM ZM OM UM PM */
+#define MXCSR_RC 0x6000u          /* rounding control: 00 is round to nearest even */
+#define MXCSR_FTZ 0x8000u
+
+int tslm_fast_available(void) { return 1; }
+
+unsigned tslm_fast_enter(void)
+{
+    unsigned mode = _mm_getcsr();
+    _mm_setcsr((mode & ~MXCSR_RC) | MXCSR_EXC_MASKS | MXCSR_FTZ | MXCSR_DAZ);
+    return mode;
+}
+
+void tslm_fast_leave(unsigned mode) { _mm_setcsr(mode); }
+
+static unsigned f32_exp(uint32_t a) { return (a & EXP_MASK) >> 23; }
+
+/* The definition's input rule (tslm_f32_canon), inline. */
+static uint32_t canon(uint32_t a)
+{
+    if ((a & ~SIGN) > EXP_MASK)
+        return TSLM_F32_QNAN;
+    return (a & EXP_MASK) ? a : (a & SIGN);
+}
+
+/* A NaN result of any payload becomes the canonical NaN. */
+static uint32_t canon_nan(uint32_t a) { return (a & ~SIGN) > EXP_MASK ? TSLM_F32_QNAN : a; }
+
+static __m128 to_ps(uint32_t a) { return _mm_castsi128_ps(_mm_cvtsi32_si128((int)a)); }
+static uint32_t from_ps(__m128 v) { return (uint32_t)_mm_cvtsi128_si32(_mm_castps_si128(v)); }
+
+/* One IEEE operation under FTZ/DAZ; a NaN result keeps whatever payload the host gives it. */
+static uint32_t add_raw(uint32_t a, uint32_t b) { return from_ps(_mm_add_ss(to_ps(a), to_ps(b))); }
+static uint32_t mul_raw(uint32_t a, uint32_t b) { return from_ps(_mm_mul_ss(to_ps(a), to_ps(b))); }
+
+uint32_t tslm_fast_f32_add(uint32_t a, uint32_t b) { return canon_nan(add_raw(a, b)); }
+uint32_t tslm_fast_f32_mul(uint32_t a, uint32_t b) { return canon_nan(mul_raw(a, b)); }
+
+/* tslm_arith.c's with_exp: y (normal) with biased exponent e, or a zero or an infinity. */
+static uint32_t with_exp(uint32_t y, int e)
+{
+    if (e >= 255)
+        return (y & SIGN) | EXP_MASK;
+    if (e <= 0)
+        return y & SIGN;
+    return (y & ~EXP_MASK) | ((uint32_t)e << 23);
+}
+
+/* The steps of tslm_f32_exp on finite operands: no NaN arises between them. */
+uint32_t tslm_fast_f32_exp(uint32_t a)
+{
+    a = canon(a);
+    if (a == TSLM_F32_QNAN)
+        return TSLM_F32_QNAN;
+    if (f32_exp(a) >= 127 + 7)
+        return (a & SIGN) ? 0 : EXP_MASK;
+    uint32_t s = add_raw(mul_raw(a, TSL_VPU_FN_LOG2E), TSL_VPU_FN_SHIFTER);
+    int k = (int)(s & FRAC_MASK) - 0x400000;
+    uint32_t kf = add_raw(s, TSL_VPU_FN_SHIFTER ^ SIGN);
+    uint32_t r = add_raw(a, mul_raw(kf, TSL_VPU_FN_LN2_HI ^ SIGN));
+    r = add_raw(r, mul_raw(kf, TSL_VPU_FN_LN2_LO ^ SIGN));
+    static const uint32_t c[] = {TSL_VPU_FN_EXP_C5, TSL_VPU_FN_EXP_C4, TSL_VPU_FN_EXP_C3, TSL_VPU_FN_EXP_C2};
+    uint32_t p = mul_raw(r, TSL_VPU_FN_EXP_C6);
+    for (unsigned i = 0; i < 4; i++) {
+        p = add_raw(p, c[i]);
+        if (i < 3)
+            p = mul_raw(p, r);
+    }
+    p = mul_raw(p, mul_raw(r, r));
+    uint32_t y = add_raw(add_raw(p, r), F32_ONE);
+    return with_exp(y, (int)f32_exp(y) + k);
+}
+
+uint32_t tslm_fast_f32_recip(uint32_t a)
+{
+    a = canon(a);
+    uint32_t sign = a & SIGN;
+    if (a == TSLM_F32_QNAN)
+        return TSLM_F32_QNAN;
+    if (f32_exp(a) == 0)
+        return sign | EXP_MASK;
+    if ((a & ~SIGN) == EXP_MASK)
+        return sign;
+    uint32_t m = F32_ONE | (a & FRAC_MASK);
+    uint32_t y = F32_HALF | tsl_vpu_fn_recip_seed((a & FRAC_MASK) >> (23 - TSL_VPU_FN_SEED_BITS)) << 15;
+    for (unsigned i = 0; i < 2; i++) {
+        uint32_t e = add_raw(F32_ONE, mul_raw(m, y) ^ SIGN);
+        y = add_raw(y, mul_raw(y, e));
+    }
+    return sign | with_exp(y, (int)f32_exp(y) + 127 - (int)f32_exp(a));
+}
+
+uint32_t tslm_fast_f32_rsqrt(uint32_t a)
+{
+    a = canon(a);
+    if (a == TSLM_F32_QNAN || (a & SIGN && a != SIGN))
+        return TSLM_F32_QNAN;
+    if (f32_exp(a) == 0)
+        return a | EXP_MASK;
+    if ((a & ~SIGN) == EXP_MASK)
+        return 0;
+    unsigned odd = !(f32_exp(a) & 1);
+    int q = ((int)f32_exp(a) - 127 - (int)odd) / 2;
+    uint32_t h = ((126u + odd) << 23) | (a & FRAC_MASK);
+    uint32_t y = F32_HALF | tsl_vpu_fn_rsqrt_seed(odd, (a & FRAC_MASK) >> (23 - TSL_VPU_FN_SEED_BITS)) << 15;
+    for (unsigned i = 0; i < 2; i++) {
+        uint32_t e = add_raw(F32_HALF, mul_raw(mul_raw(y, y), h) ^ SIGN);
+        y = add_raw(y, mul_raw(y, e));
+    }
+    return with_exp(y, (int)f32_exp(y) - q);
+}
+
+/* NaNs may arise here (a = NaN or +-inf); EXP and RECIP read any NaN as the canonical one, and the
+ * last product is canonicalised. */
+uint32_t tslm_fast_f32_gelu(uint32_t a)
+{
+    a = canon(a);
+    uint32_t t = mul_raw(mul_raw(a, a), a);
+    t = add_raw(mul_raw(t, TSL_VPU_FN_GELU_C3), a);
+    t = tslm_fast_f32_exp(mul_raw(t, TSL_VPU_FN_GELU_K2));
+    return canon_nan(mul_raw(a, tslm_fast_f32_recip(add_raw(t, F32_ONE))));
+}
+
+uint32_t tslm_fast_f32_fn(uint32_t op, uint32_t a)
+{
+    switch (op) {
+    case TSL_VPU_OP_EXP: return tslm_fast_f32_exp(a);
+    case TSL_VPU_OP_RECIP: return tslm_fast_f32_recip(a);
+    case TSL_VPU_OP_RSQRT: return tslm_fast_f32_rsqrt(a);
+    default: return tslm_fast_f32_gelu(a);
+    }
+}
+
+/* ---- the MXU row */
+
+static __m128 bcast_bf16(const uint8_t *x, uint32_t k)
+{
+    uint16_t h;
+    memcpy(&h, x + 2 * k, 2);
+    return _mm_castsi128_ps(_mm_set1_epi32((int)((uint32_t)h << 16)));
+}
+
+static __m128 load4(const void *p) { return _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)p)); }
+
+/* out[0..3] = s (or out + s), NaNs canonical. */
+static void finish4(uint8_t *out, __m128 s, int accumulate)
+{
+    if (accumulate)
+        s = _mm_add_ps(load4(out), s);
+    __m128 nan = _mm_cmpunord_ps(s, s);
+    __m128 qnan = _mm_castsi128_ps(_mm_set1_epi32((int)TSLM_F32_QNAN));
+    s = _mm_or_ps(_mm_and_ps(nan, qnan), _mm_andnot_ps(nan, s));
+    _mm_storeu_si128((__m128i *)out, _mm_castps_si128(s));
+}
+
+void tslm_fast_mxu_bf16_row(const uint8_t *x, const int32_t *w, uint32_t n, int accumulate, uint8_t *out)
+{
+    uint32_t j = 0;
+    for (; j + 16 <= n; j += 16) {   /* 16 columns in four registers, each column summed over k in order */
+        __m128 s0 = _mm_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        const int32_t *wk = w + j;
+        for (uint32_t k = 0; k < n; k++, wk += n) {
+            __m128 a = bcast_bf16(x, k);
+            s0 = _mm_add_ps(s0, _mm_mul_ps(a, load4(wk)));
+            s1 = _mm_add_ps(s1, _mm_mul_ps(a, load4(wk + 4)));
+            s2 = _mm_add_ps(s2, _mm_mul_ps(a, load4(wk + 8)));
+            s3 = _mm_add_ps(s3, _mm_mul_ps(a, load4(wk + 12)));
+        }
+        finish4(out + 4 * j, s0, accumulate);
+        finish4(out + 4 * j + 16, s1, accumulate);
+        finish4(out + 4 * j + 32, s2, accumulate);
+        finish4(out + 4 * j + 48, s3, accumulate);
+    }
+    for (; j < n; j += 4) {   /* N = 4 and 8 */
+        __m128 s = _mm_setzero_ps();
+        const int32_t *wk = w + j;
+        for (uint32_t k = 0; k < n; k++, wk += n)
+            s = _mm_add_ps(s, _mm_mul_ps(bcast_bf16(x, k), load4(wk)));
+        finish4(out + 4 * j, s, accumulate);
+    }
+}
+
+#else /* !TSLM_FAST: no fast path; these are the definition, so that a call cannot go wrong */
+
+int tslm_fast_available(void) { return 0; }
+unsigned tslm_fast_enter(void) { return 0; }
+void tslm_fast_leave(unsigned mode) { (void)mode; }
+uint32_t tslm_fast_f32_add(uint32_t a, uint32_t b) { return tslm_f32_add(a, b); }
+uint32_t tslm_fast_f32_mul(uint32_t a, uint32_t b) { return tslm_f32_mul(a, b); }
+uint32_t tslm_fast_f32_exp(uint32_t a) { return tslm_f32_exp(a); }
+uint32_t tslm_fast_f32_recip(uint32_t a) { return tslm_f32_recip(a); }
+uint32_t tslm_fast_f32_rsqrt(uint32_t a) { return tslm_f32_rsqrt(a); }
+uint32_t tslm_fast_f32_gelu(uint32_t a) { return tslm_f32_gelu(a); }
+uint32_t tslm_fast_f32_fn(uint32_t op, uint32_t a) { return tslm_f32_fn(op, a); }
+
+void tslm_fast_mxu_bf16_row(const uint8_t *x, const int32_t *w, uint32_t n, int accumulate, uint8_t *out)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t s = 0, o;
+        for (uint32_t k = 0; k < n; k++) {
+            uint16_t h;
+            memcpy(&h, x + 2 * k, 2);
+            s = tslm_f32_add(s, tslm_f32_mul((uint32_t)h << 16, (uint32_t)w[k * n + j]));
+        }
+        uint8_t *p = out + 4 * j;   /* little-endian, as tslm.c's ld32/st32 */
+        o = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        s = accumulate ? tslm_f32_add(o, s) : s;
+        for (unsigned b = 0; b < 4; b++)
+            p[b] = (uint8_t)(s >> (8 * b));
+    }
+}
+
+#endif

@@ -336,6 +336,9 @@ def external_data_cases():
     raises("a missing external data file", lambda: run(external_model(folder, "none.bin"), {"x": x}), "none.bin")
     m = onnx.load(external_model(folder, "w.bin", offset=8), load_external_data=False)
     raises("a ModelProto with external data", lambda: tessel.onnx.Runner(m), "initializer 'c'", "the model's path")
+    # the folder is checked on the file opened, not on a path that could be swapped after the check
+    raises("a file that leads out of the folder once opened", lambda: tessel._read_file(link, root=os.path.realpath(
+        folder)), "outside")
 
 
 def attribute_cases():
@@ -348,9 +351,12 @@ def attribute_cases():
                          ("Conv", dict(strides=[1]), "spatial axes"), ("Conv", dict(auto_pad="SAME"), "auto_pad"),
                          ("Conv", dict(kernel_shape=[2, 2]), "kernel_shape"),
                          ("MaxPool", dict(kernel_shape=[2, 2], strides=[0, 1]), "strides"),
-                         ("AveragePool", dict(kernel_shape=[0, 2]), "kernel_shape")):
-        m = model([helper.make_node(op, ["x", "w"] if op == "Conv" else ["x"], ["y"], name="the_op", **at)], x,
-                  [("y", np.float32, None)], [("w", w)] if op == "Conv" else ())
+                         ("AveragePool", dict(kernel_shape=[0, 2]), "kernel_shape"),
+                         ("Gemm", dict(transB=2), "transB")):
+        xs = (("x", np.float32, (3, 4)),) if op == "Gemm" else x
+        ins, consts = {"Conv": (["x", "w"], [("w", w)]), "Gemm": (["x", "g"], [("g", np.ones((5, 4), np.float32))])}.get(
+            op, (["x"], []))
+        m = model([helper.make_node(op, ins, ["y"], name="the_op", **at)], xs, [("y", np.float32, None)], consts)
         code = ("import sys, onnx, tessel, tessel.onnx\n"
                 "try:\n    tessel.onnx.Runner(onnx.load_model_from_string(sys.stdin.buffer.read()))\n"
                 "except tessel.Error as e:\n    print(e.name, e.message)\n")

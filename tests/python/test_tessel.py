@@ -47,6 +47,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -743,6 +744,10 @@ def kernel_cases(rng):
     with tessel.Device("model") as dev:
         expect_error("a kernel on the model backend", lambda: dev.kernel(image)(0, 0, 0, 1, 0), "EDEVICE",
                      "model backend cannot run kernels")
+        with tempfile.TemporaryDirectory() as tmp:   # a FIFO with no writer: refused, not waited on
+            fifo = os.path.join(tmp, "fifo")
+            os.mkfifo(fifo)
+            expect_error("a kernel image that is a FIFO", lambda: dev.kernel(fifo), "EINVAL", "not a regular file")
     with tessel.Device("sim", check=True) as dev:
         expect_error("a kernel in checking mode", lambda: dev.kernel(image)(0, 0, 0, 1, 0), "EINVAL", "checking mode")
     with tessel.Device("sim") as dev:

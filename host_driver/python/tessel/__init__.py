@@ -21,6 +21,8 @@ negative eps), and so do the open options a backend would ignore.
 """
 import math
 import operator
+import os
+import stat
 
 import numpy as np
 
@@ -39,6 +41,27 @@ _FLOATS = ("fp32", "bf16")
 
 def _fail(message):
     raise Error(_tessel.EINVAL, message)
+
+
+def _read_file(path, offset=0, size=-1, root=None):
+    """size bytes (to the end when -1) of the regular file path from offset, or fewer where it ends;
+    a FIFO, a device or a folder is refused without blocking. root: a folder the file must be in,
+    checked on the file opened (its /proc/self/fd path), so that a path swapped after a caller's check
+    cannot lead out of it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with open(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            _fail(f"{path} is not a regular file")
+        if root is not None:
+            real = os.path.realpath(f"/proc/self/fd/{fd}")
+            if os.path.commonpath([root, real]) != root:
+                _fail(f"{path} is outside {root}")
+        room = max(st.st_size - offset, 0)
+        if room == 0:
+            return b""
+        f.seek(offset)
+        return f.read(room if size < 0 else min(size, room))
 
 
 def _array(x, what):
@@ -443,8 +466,7 @@ class Kernel:
             data = bytes(image)
         else:
             try:
-                with open(image, "rb") as f:
-                    data = f.read()
+                data = _read_file(image)
             except (OSError, TypeError) as e:
                 _fail(f"kernel: cannot read the image {image!r}: {e}")
         self._raw = dev.raw

@@ -50,7 +50,6 @@ import argparse
 import math
 import os
 import re
-import stat
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -60,7 +59,7 @@ import onnx
 from google.protobuf.message import DecodeError
 from onnx import TensorProto, numpy_helper
 
-from . import Device, Error, _tessel
+from . import Device, Error, _read_file, _tessel
 from . import _onnx_host as _host
 from ._onnx_host import _per_axis, _saturate   # a quantisation parameter's broadcast, saturation to a dtype
 
@@ -350,7 +349,8 @@ _LARGEST = 2**31 - 1          # the largest window attribute value (int32, as ON
 _WINDOW_OPS = {"Conv", "ConvInteger", "QLinearConv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool", "MaxUnpool"}
 _WINDOW = {"kernel_shape": (1, 1), "strides": (1, 1), "dilations": (1, 1), "pads": (0, 2)}
 _WEIGHTS = {"Conv": 1, "ConvInteger": 1, "ConvTranspose": 1, "QLinearConv": 3}   # the weights' input
-_CHOICES = {"auto_pad": ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"), "approximate": ("none", "tanh")}
+_CHOICES = {"auto_pad": ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"), "approximate": ("none", "tanh"),
+            "transA": (0, 1), "transB": (0, 1)}
 # The field that holds a tensor's values when they are not raw bytes, and its entries per value
 # (onnx.proto); every other element type is held in int32_data, one entry each.
 _FIELD = {TensorProto.FLOAT: ("float_data", 1), TensorProto.COMPLEX64: ("float_data", 2),
@@ -388,27 +388,12 @@ def _about(what, host=False):
         _fail(f"{what}: {type(e).__name__}: {e}")
 
 
-def _read(path, offset=0, size=-1):
-    """size bytes (to the end when -1) of the regular file path from offset, or fewer where it ends;
-    a FIFO, a device or a folder is refused without blocking."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    with open(fd, "rb") as f:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            _fail(f"{path} is not a regular file")
-        room = max(st.st_size - offset, 0)
-        if room == 0:
-            return b""
-        f.seek(offset)
-        return f.read(room if size < 0 else min(size, room))
-
-
 def _load(model):
     """model (a path or an onnx.ModelProto), read and checked (_check_model), its external data read in."""
     if isinstance(model, onnx.ModelProto):
         return _check_model(model, None)
     path = os.fspath(model)
-    data = _read(path)
+    data = _read_file(path)
     if not data:
         _fail(f"{path} is empty, no ONNX model")
     m = onnx.ModelProto()
@@ -503,7 +488,7 @@ def _external(t, where, folder, nbytes):
     if offset < 0 or length != nbytes:
         _fail(f"{where}: external data of {length} bytes at offset {offset}; its dims and type take {nbytes} bytes")
     try:
-        data = _read(path, offset, nbytes)
+        data = _read_file(path, offset, nbytes, root)
     except OSError as e:
         _fail(f"{where}: external data {location!r} cannot be read: {e.strerror}")
     if len(data) != nbytes:
@@ -599,7 +584,7 @@ def _check_node(node, name, version):
     at = _attrs(node)
     for key, choices in _CHOICES.items():
         if key in at and at[key] not in choices:
-            _fail(f"{what}: {key} {at[key]!r} is none of {', '.join(choices)}")
+            _fail(f"{what}: {key} {at[key]!r} is none of {', '.join(map(str, choices))}")
     if node.op_type in _WINDOW_OPS:
         for key, (least, _) in _WINDOW.items():
             v = at.get(key, [])

@@ -56,8 +56,10 @@ void tslm_free(tslm_t *m)
     free(m->hbm);
     free(m->vmem);
     free(m->acc);
-    for (int b = 0; b < 2; b++)
+    for (int b = 0; b < 2; b++) {
         free(m->wbuf[b].w);
+        free(m->wbuf[b].w16);
+    }
     for (unsigned u = 0; u < TSL_UNIT_LIMIT; u++)
         free(m->q[u].e);
     free(m->row_a);
@@ -94,7 +96,8 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
     for (int b = 0; b < 2; b++) {
         m->wbuf[b].dtype = m->wbuf_dtype_pushed[b] = TSL_DTYPE_INT8;
         m->wbuf[b].w = calloc(n * n, sizeof(int32_t));
-        ok = ok && m->wbuf[b].w;
+        m->wbuf[b].w16 = calloc(n * n, sizeof(int16_t));
+        ok = ok && m->wbuf[b].w && m->wbuf[b].w16;
     }
     for (unsigned u = 0; u < TSL_UNIT_LIMIT; u++) {
         m->q[u].e = calloc(cfg->queue_depth, sizeof(tslm_qentry_t));
@@ -365,6 +368,8 @@ static void loadw(tslm_t *m, uint32_t dt, uint32_t wbuf, uint32_t addr, uint32_t
             }
         }
     }
+    if (dt == TSL_DTYPE_INT8 && !m->softfloat)
+        tslm_fast_int8_pairs(b->w, n, b->w16);
 }
 
 static void matmul(tslm_t *m, uint32_t dt, uint32_t wbuf, uint32_t accumulate, uint32_t act, uint32_t as,
@@ -376,7 +381,9 @@ static void matmul(tslm_t *m, uint32_t dt, uint32_t wbuf, uint32_t accumulate, u
     for (uint32_t i = 0; i < rows; i++) {
         const uint8_t *x = m->vmem + act + (uint64_t)i * as;
         uint8_t *out = m->acc + acc + (uint64_t)i * cs;
-        if (dt == TSL_DTYPE_INT8) {
+        if (dt == TSL_DTYPE_INT8 && !m->softfloat) {
+            tslm_fast_mxu_int8_row(x, m->wbuf[wbuf].w16, n, (int)accumulate, out);   /* exact: any order */
+        } else if (dt == TSL_DTYPE_INT8) {
             memset(y, 0, n * sizeof *y);
             for (uint32_t k = 0; k < n; k++) {
                 int32_t a = (int8_t)x[k];

@@ -54,6 +54,7 @@ typedef struct {
 typedef struct {
     uint32_t dtype;
     int32_t *w;            /* N*N; int8 values, or fp32 bit patterns of bf16 weights */
+    int16_t *w16;          /* N*N; int8 weights in the fast path's layout (tslm_fast_int8_pairs) */
 } tslm_wbuf_t;
 
 typedef struct {
@@ -73,17 +74,19 @@ typedef struct {
     tslm_sched_t sched;
     uint64_t rng;
     int32_t *row_a, *row_b, *row_d;  /* N-element scratch rows */
-    int softfloat;         /* 1: every float operation runs on the definition (tslm_arith.c); 0: on the
-                              host's float unit (tslm_fast.c), bit for bit the same */
+    int softfloat;         /* 1: the model runs on its definition alone (tslm_arith.c's soft float, the
+                              plain int8 loop); 0: the fast path (tslm_fast.c: the host's float unit and
+                              SIMD), bit for bit the same */
 } tslm_t;
 
 /* The default configuration (docs/isa.md parameters, both datatypes). */
 tslm_cfg_t tslm_cfg_default(void);
 
 /* Allocate the state for `cfg`, all memories zero. On failure nothing needs freeing.
- * The float arithmetic runs on the host's float unit (tslm_fast.h) where the build has it, unless
- * the environment variable TESSEL_MODEL_SOFTFLOAT is set to anything but "" or "0" at this call:
- * then it runs on the definition, the integer soft float of tslm_arith.c. Both give the same bits. */
+ * The arithmetic runs on the fast path (tslm_fast.h: the host's float unit, and SIMD for int8) where
+ * the build has it, unless the environment variable TESSEL_MODEL_SOFTFLOAT is set to anything but ""
+ * or "0" at this call: then it runs on the definition, the integer soft float of tslm_arith.c. Both
+ * give the same bits. */
 __attribute__((warn_unused_result)) tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg);
 
 /* Release everything tslm_init allocated. Safe on a zeroed tslm_t. */

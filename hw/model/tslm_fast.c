@@ -218,6 +218,47 @@ void tslm_fast_mxu_bf16_row(const uint8_t *x, const int32_t *w, uint32_t n, int 
     }
 }
 
+/* x[2p] and x[2p + 1], sign-extended to 16 bits, in every 32-bit lane. */
+static __m128i bcast_i8_pair(const uint8_t *x, uint32_t p)
+{
+    uint32_t lo = (uint16_t)(int16_t)(int8_t)x[2 * p], hi = (uint16_t)(int16_t)(int8_t)x[2 * p + 1];
+    return _mm_set1_epi32((int)(lo | hi << 16));
+}
+
+static void finish4_i32(uint8_t *out, __m128i s, int accumulate)
+{
+    if (accumulate)
+        s = _mm_add_epi32(_mm_loadu_si128((const __m128i *)out), s);
+    _mm_storeu_si128((__m128i *)out, s);
+}
+
+void tslm_fast_mxu_int8_row(const uint8_t *x, const int16_t *w16, uint32_t n, int accumulate, uint8_t *out)
+{
+    uint32_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+        __m128i s0 = _mm_setzero_si128(), s1 = s0, s2 = s0, s3 = s0;
+        const int16_t *wp = w16 + 2 * j;
+        for (uint32_t p = 0; p < n / 2; p++, wp += 2 * n) {
+            __m128i a = bcast_i8_pair(x, p);
+            s0 = _mm_add_epi32(s0, _mm_madd_epi16(a, _mm_loadu_si128((const __m128i *)wp)));
+            s1 = _mm_add_epi32(s1, _mm_madd_epi16(a, _mm_loadu_si128((const __m128i *)(wp + 8))));
+            s2 = _mm_add_epi32(s2, _mm_madd_epi16(a, _mm_loadu_si128((const __m128i *)(wp + 16))));
+            s3 = _mm_add_epi32(s3, _mm_madd_epi16(a, _mm_loadu_si128((const __m128i *)(wp + 24))));
+        }
+        finish4_i32(out + 4 * j, s0, accumulate);
+        finish4_i32(out + 4 * j + 16, s1, accumulate);
+        finish4_i32(out + 4 * j + 32, s2, accumulate);
+        finish4_i32(out + 4 * j + 48, s3, accumulate);
+    }
+    for (; j < n; j += 4) {
+        __m128i s = _mm_setzero_si128();
+        const int16_t *wp = w16 + 2 * j;
+        for (uint32_t p = 0; p < n / 2; p++, wp += 2 * n)
+            s = _mm_add_epi32(s, _mm_madd_epi16(bcast_i8_pair(x, p), _mm_loadu_si128((const __m128i *)wp)));
+        finish4_i32(out + 4 * j, s, accumulate);
+    }
+}
+
 #else /* !TSLM_FAST: no fast path; these are the definition, so that a call cannot go wrong */
 
 int tslm_fast_available(void) { return 0; }
@@ -248,4 +289,29 @@ void tslm_fast_mxu_bf16_row(const uint8_t *x, const int32_t *w, uint32_t n, int 
     }
 }
 
+void tslm_fast_mxu_int8_row(const uint8_t *x, const int16_t *w16, uint32_t n, int accumulate, uint8_t *out)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t s = 0, o;
+        for (uint32_t k = 0; k < n; k++)
+            s += (uint32_t)((int32_t)(int8_t)x[k] * w16[2 * ((k / 2) * n + j) + (k & 1)]);
+        uint8_t *p = out + 4 * j;
+        o = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        s = accumulate ? o + s : s;
+        for (unsigned b = 0; b < 4; b++)
+            p[b] = (uint8_t)(s >> (8 * b));
+    }
+}
+
 #endif
+
+/* Plain C, the same on every host. */
+void tslm_fast_int8_pairs(const int32_t *w, uint32_t n, int16_t *w16)
+{
+    for (uint32_t p = 0; p < n / 2; p++) {
+        for (uint32_t j = 0; j < n; j++) {
+            w16[2 * (p * n + j)] = (int16_t)w[2 * p * n + j];
+            w16[2 * (p * n + j) + 1] = (int16_t)w[(2 * p + 1) * n + j];
+        }
+    }
+}

@@ -9,7 +9,9 @@
  * Call the arithmetic only between tslm_fast_enter and tslm_fast_leave.
  * On a host without that mode (no SSE2), tslm_fast_available is 0 and the model uses the
  * definition alone; the other functions must not be called there.
- * tests/model (test_arith, test_vmath, test_gemm) check both paths bit for bit against each other.
+ * The int8 MATMUL row is here too: exact integer sums, by the host's SIMD.
+ * tests/model (test_arith, test_vmath, test_gemm, test_fast) check both paths bit for bit against
+ * each other.
  */
 #ifndef TSLM_FAST_H
 #define TSLM_FAST_H
@@ -39,5 +41,16 @@ uint32_t tslm_fast_f32_fn(uint32_t op, uint32_t a);
  * values (little-endian bytes, read when accumulating). n is a multiple of 4. Columns are
  * computed four at a time; each column keeps its own order. */
 void tslm_fast_mxu_bf16_row(const uint8_t *x, const int32_t *w, uint32_t n, int accumulate, uint8_t *out);
+
+/* The int8 weights of a LOADW in the layout tslm_fast_mxu_int8_row reads: for each pair of rows
+ * k = 2p, 2p + 1 and column j, w16[2 (p n + j)] = w[2p][j] and w16[2 (p n + j) + 1] = w[2p + 1][j].
+ * `w` is n*n int8 values as int32 (tslm_wbuf_t), w16 n*n int16. */
+void tslm_fast_int8_pairs(const int32_t *w, uint32_t n, int16_t *w16);
+
+/* One int8 MATMUL row: for each column j < n, the int32 sum (modulo 2^32) of x[k] * w[k][j] over
+ * k; out[j] = that sum, or out[j] + it with `accumulate`. `x` is n int8 values, `w16` the weights
+ * of tslm_fast_int8_pairs, `out` n int32 values (little-endian bytes). Integer sums are exact, so
+ * the order is free: pairs of k by the host's 16-bit multiply-add, four columns to a register. */
+void tslm_fast_mxu_int8_row(const uint8_t *x, const int16_t *w16, uint32_t n, int accumulate, uint8_t *out);
 
 #endif /* TSLM_FAST_H */

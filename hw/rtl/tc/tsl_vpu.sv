@@ -272,7 +272,9 @@ module tsl_vpu #(
     /* verilator lint_off UNUSEDSIGNAL */
     logic [31:0] fs;   // the lane's fadd in a function step (unread without float support)
     /* verilator lint_on UNUSEDSIGNAL */
-    logic [1:0][31:0] fa, fb, fy;   // register set k: its step's operands, its result
+    // Register set k's step operands (fa_k, fb_k) and result (fy_k): separate words, not a packed
+    // 2-D array, which Yosys does not take inside a generate loop.
+    logic [31:0] fa0, fb0, fy0, fa1, fb1, fy1;
 
     // Widening: INT8 sign-extends, INT32 is taken as is; BF16 / FP32 are DAZ'd and NaNs become
     // canonical. Only while the lanes' results are used (lane_en), as the lanes themselves.
@@ -313,8 +315,8 @@ module tsl_vpu #(
     logic mul1, add1;   // set 1's step takes the fmul / the fadd (else set 0's may)
     assign mul1 = fn_go[1] && fn_mul[1];
     assign add1 = fn_go[1] && !fn_mul[1];
-    assign la = (state_q == StFunc) ? fa[mul1] : la0;
-    assign lb = (state_q == StFunc) ? fb[mul1] : lb0;
+    assign la = (state_q == StFunc) ? (mul1 ? fa1 : fa0) : la0;
+    assign lb = (state_q == StFunc) ? (mul1 ? fb1 : fb0) : lb0;
 
     if (EnableBf16) begin : g_fn
       // Register set 0 runs row i (wa), set 1 row i + 1 (wb, read in src2's place).
@@ -330,10 +332,10 @@ module tsl_vpu #(
         .dst_i  (fn_dst[1:0]),
         .k_we_i (fn_k_we[0]),
         .c_i    (fn_c[31:0]),
-        .a_o    (fa[0]),
-        .b_o    (fb[0]),
+        .a_o    (fa0),
+        .b_o    (fb0),
         .y_i    (fn_mul[0] ? ly[j] : fs),
-        .res_o  (fy[0])
+        .res_o  (fy0)
       );
       tsl_vpu_fn u_fn1 (
         .clk_i  (clk_i),
@@ -347,15 +349,18 @@ module tsl_vpu #(
         .dst_i  (fn_dst[3:2]),
         .k_we_i (fn_k_we[1]),
         .c_i    (fn_c[63:32]),
-        .a_o    (fa[1]),
-        .b_o    (fb[1]),
+        .a_o    (fa1),
+        .b_o    (fb1),
         .y_i    (fn_mul[1] ? ly[j] : fs),
-        .res_o  (fy[1])
+        .res_o  (fy1)
       );
     end else begin : g_no_fn
-      assign fa = '0;
-      assign fb = '0;
-      assign fy = '0;
+      assign fa0 = '0;
+      assign fb0 = '0;
+      assign fy0 = '0;
+      assign fa1 = '0;
+      assign fb1 = '0;
+      assign fy1 = '0;
     end
 
     tsl_vpu_lane #(
@@ -373,14 +378,14 @@ module tsl_vpu #(
       .relu_i (e_relu_q),
       .rq_i   (dd_q == tsl_pkg::DTYPE_INT8),
       .fn_i   (state_q == StFunc),
-      .fa_i   (fa[add1]),
-      .fb_i   (fb[add1]),
+      .fa_i   (add1 ? fa1 : fa0),
+      .fb_i   (add1 ? fb1 : fb0),
       .y_o    (ly[j]),
       .fs_o   (fs)
     );
 
     // Narrowing: int8 saturates, bf16 rounds to nearest even on bit 16 (values are canonical).
-    assign res = red ? tree_q[0] : fn ? fy[wr_b_q] : ly[j];
+    assign res = red ? tree_q[0] : fn ? (wr_b_q ? fy1 : fy0) : ly[j];
     assign dst_row[32*j +: 32] = res;
     assign dst_i8[8*j +: 8] = ($signed(res) > 32'sd127)  ? 8'h7F :
                               ($signed(res) < -32'sd128) ? 8'h80 : res[7:0];

@@ -96,9 +96,10 @@ const char *tessel_last_error(tessel_dev_t *dev);
  * read a scale of 0 as "not given" (no scale; attention: 1/sqrt(d)). A front end holding the user's
  * value as a double (the CLI's --scale and --eps, Python's scale= and eps=) passes it here, given
  * or not, and puts *out in the field: this is the one rule for these arguments.
- *   TESSEL_ARG_SCALE  finite, not 0, and its float32 neither 0 nor infinite (|v| from about 1.4e-45
- *                     to 3.4e38): a scale that rounds to 0 or overflows would change the result.
- *   TESSEL_ARG_EPS    finite, >= 0, its float32 finite, and not 0 unless v is 0.
+ *   TESSEL_ARG_SCALE  finite, not 0, and its float32 a normal number (|v| from about 1.2e-38 to
+ *                     3.4e38): a scale that rounds to 0, is subnormal (the device reads a subnormal
+ *                     as 0) or overflows would change the result.
+ *   TESSEL_ARG_EPS    finite, >= 0, its float32 finite and not subnormal, and not 0 unless v is 0.
  * TESSEL_EINVAL otherwise, *out untouched, and tessel_last_error(NULL) gives "NAME V is refused:
  * why" (name: what the user typed, "--scale" or "scale"). The calls that take these fields apply
  * the same rule to the float they get (a scale that is not finite, a negative eps: TESSEL_EINVAL). */

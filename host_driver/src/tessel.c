@@ -23,6 +23,7 @@
  * then overwritten with the device's bytes so that later commands are compared on equal inputs.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -145,6 +146,8 @@ const char *tessel_f32_why(double v, tessel_arg_t kind, int zero_none)
     float f = (float)v;   /* IEEE: rounds to nearest, to 0 or to an infinity out of range */
     if (f == 0.0f)
         return "it rounds to 0 in float32, the device's type (|v| below about 1.4e-45)";
+    if (fabsf(f) < FLT_MIN)
+        return "it is subnormal in float32, which the device reads as 0 (|v| below about 1.2e-38)";
     if (isinf(f))
         return "it overflows float32, the device's type (|v| above about 3.4e38)";
     return NULL;

@@ -586,7 +586,8 @@ def issue32_cases(dev, rng):
                                             in_dtype="bf16", out_dtype="fp32", scale=s)),
     ]
     for name, call in calls:
-        for v, part in ((1e-50, tiny), (-1e-50, tiny), (1e39, huge), (-1e39, huge), (0.0, "not given")):
+        for v, part in ((1e-50, tiny), (-1e-50, tiny), (1e-40, "subnormal"), (1e39, huge), (-1e39, huge),
+                        (0.0, "not given")):
             expect_error(f"{name} scale={v!r}: refused (the library's rule)", lambda: call(v), "EINVAL",
                          f"scale {v:g} is refused: ")
             expect_error(f"{name} scale={v!r}: the library's reason", lambda: call(v), "EINVAL", part)

@@ -458,7 +458,9 @@ static void case_args(void)
         const char *why;     /* NULL: taken */
     } f32[] = {
         {0.5, TESSEL_ARG_SCALE, NULL}, {-3.0, TESSEL_ARG_SCALE, NULL}, {1e-30, TESSEL_ARG_SCALE, NULL},
-        {1e-40, TESSEL_ARG_SCALE, NULL}, {3e38, TESSEL_ARG_SCALE, NULL},
+        {1.2e-38, TESSEL_ARG_SCALE, NULL}, {3e38, TESSEL_ARG_SCALE, NULL},
+        {1e-40, TESSEL_ARG_SCALE, "scale 1e-40 is refused: it is subnormal in float32"},
+        {1e-40, TESSEL_ARG_EPS, "eps 1e-40 is refused: it is subnormal in float32"},
         {0.0, TESSEL_ARG_SCALE, "scale 0 is refused: libtessel reads a scale of 0 as not given"},
         {1e-50, TESSEL_ARG_SCALE, "scale 1e-50 is refused: it rounds to 0 in float32"},
         {-1e-50, TESSEL_ARG_SCALE, "scale -1e-50 is refused: it rounds to 0 in float32"},

@@ -55,19 +55,23 @@ CORE_SYNTH_RTL  := $(TSL_RTL_CORE)
 .PHONY: test-core-lint test-core-hello test-core-isa test-core-qemu-diff test-core-itermul \
         test-core-soak synth-core
 
-# Verilator -Wall lint of the whole subsystem, and an Icarus elaboration of it.
+# Verilator -Wall lint of the whole subsystem (a check), and an Icarus elaboration of it (a build:
+# it simulates nothing, so tests/runner.py tallies it as built, not passed).
+CORE_HELLO_TEXT := Hello from Tessel's RV32IM control core!
 test-core-lint:
-	@$(VERILATOR) --lint-only -Wall --top-module tsl_cpu_sys_sim $(CORE_SYS_RTL)
-	@mkdir -p $(CORE_OUT) && rm -f $(CORE_OUT)/lint.vvp
-	@iverilog -g2012 -o $(CORE_OUT)/lint.vvp -s tsl_cpu_sys_sim $(CORE_SYS_RTL) \
-	  2>&1 | grep -v 'sorry:' || true
-	@test -s $(CORE_OUT)/lint.vvp || { echo "core_lint: iverilog failed"; exit 1; }
-	@echo "core_lint: 2 passed, 0 failed"
+	@mkdir -p $(CORE_OUT); f=0; \
+	if $(VERILATOR) --lint-only -Wall --top-module tsl_cpu_sys_sim $(CORE_SYS_RTL); \
+	then echo "core_lint: 1 passed, 0 failed"; else echo "core_lint: 0 passed, 1 failed"; f=1; fi; \
+	rm -f $(CORE_OUT)/lint.vvp; \
+	iverilog -g2012 -o $(CORE_OUT)/lint.vvp -s tsl_cpu_sys_sim $(CORE_SYS_RTL) 2>&1 | grep -v 'sorry:'; \
+	if test -s $(CORE_OUT)/lint.vvp; then echo "core_iverilog: 1 built, 0 failed (Icarus elaboration only)"; \
+	else echo "core_iverilog: 0 built, 1 failed"; f=1; fi; test $$f -eq 0
 
-# The SDK hello world prints its greeting and exits with 0.
 test-core-hello: $(TESSEL_RUN) $(CORE_OUT)/hello/hello.elf
-	@$(TESSEL_RUN) $(CORE_OUT)/hello/hello.elf | tee $(CORE_OUT)/hello/out.txt
-	@grep -qx "Hello from Tessel's RV32IM control core!" $(CORE_OUT)/hello/out.txt
+	@$(TESSEL_RUN) $(CORE_OUT)/hello/hello.elf >$(CORE_OUT)/hello/out.txt; rc=$$?; cat $(CORE_OUT)/hello/out.txt; \
+	if [ $$rc -eq 0 ] && grep -qx "$(CORE_HELLO_TEXT)" $(CORE_OUT)/hello/out.txt; \
+	then echo "core_hello: 1 passed, 0 failed"; \
+	else echo "core_hello: exit code $$rc"; echo "core_hello: 0 passed, 1 failed"; exit 1; fi
 
 # Self-checking ISA, trap and SoC programs on the Verilated core; writes $(CORE_OUT)/cpi.txt.
 test-core-isa: $(TESSEL_RUN)

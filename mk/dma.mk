@@ -41,8 +41,9 @@ test-dma-lint:
 	done; \
 	rm -f $(DMA_OUT)/tsl_dma.vvp; \
 	iverilog -g2012 -o $(DMA_OUT)/tsl_dma.vvp -s tsl_dma $(DMA_RTL) 2>&1 | grep -v 'sorry:'; \
-	if test -s $(DMA_OUT)/tsl_dma.vvp; then p=$$((p+1)); else f=$$((f+1)); echo "iverilog FAILED: tsl_dma"; fi; \
-	echo "dma_lint: $$p passed, $$f failed"; test $$f -eq 0
+	echo "dma_lint: $$p passed, $$f failed"; \
+	if test -s $(DMA_OUT)/tsl_dma.vvp; then echo "dma_iverilog: 1 built, 0 failed (Icarus elaboration only)"; \
+	else f=$$((f+1)); echo "iverilog FAILED: tsl_dma"; echo "dma_iverilog: 0 built, 1 failed"; fi; test $$f -eq 0
 
 test-dma-n4: $(DMA_OUT)/n4/dma_sim
 	@$< all $(DMA_PROGS)

@@ -66,7 +66,7 @@ test-mxu-iverilog:
 	  rm -f $(MXU_OUT)/$$top.vvp; \
 	  iverilog -g2012 -o $(MXU_OUT)/$$top.vvp -s $$top $(MXU_RTL) 2>&1 | grep -v 'sorry:'; \
 	  if test -s $(MXU_OUT)/$$top.vvp; then p=$$((p+1)); else f=$$((f+1)); echo "iverilog FAILED: $$top"; fi; \
-	done; echo "mxu_iverilog: $$p passed, $$f failed"; test $$f -eq 0
+	done; echo "mxu_iverilog: $$p built, $$f failed (Icarus elaboration only)"; test $$f -eq 0
 
 test-mxu-fadd: $(MXU_OUT)/fadd/fadd_sim
 	@$< 3000000

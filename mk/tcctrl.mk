@@ -45,8 +45,9 @@ test-tcctrl-lint:
 	done; \
 	if $(VERILATOR) --lint-only -Wall --top-module tsl_tc_ctrl -GN=4 -GQueueDepth=5 -GInflightMax=1 \
 	   $(TCCTRL_RTL); then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: QueueDepth=5 InflightMax=1"; fi; \
-	if $(MAKE) -s --no-print-directory test-tcctrl-iverilog; then p=$$((p+1)); else f=$$((f+1)); fi; \
-	echo "tcctrl_lint: $$p passed, $$f failed"; test $$f -eq 0
+	echo "tcctrl_lint: $$p passed, $$f failed"; \
+	if $(MAKE) -s --no-print-directory test-tcctrl-iverilog; then echo "tcctrl_iverilog: 1 built, 0 failed (Icarus elaboration only)"; \
+	else f=$$((f+1)); echo "tcctrl_iverilog: 0 built, 1 failed"; fi; test $$f -eq 0
 
 test-tcctrl-iverilog:
 	@mkdir -p $(TCCTRL_OUT)

@@ -50,8 +50,8 @@ test-lite-lint:
 test-lite-iverilog:
 	@mkdir -p $(LITE_OUT)
 	@rm -f $(LITE_OUT)/tsl_lite_tc.vvp; iverilog -g2012 -o $(LITE_OUT)/tsl_lite_tc.vvp -s tsl_lite_tc $(LITE_RTL) 2>&1 | grep -v 'sorry:'; \
-	if test -s $(LITE_OUT)/tsl_lite_tc.vvp; then echo "lite_iverilog: 1 passed, 0 failed"; \
-	else echo "lite_iverilog: 0 passed, 1 failed"; exit 1; fi
+	if test -s $(LITE_OUT)/tsl_lite_tc.vvp; then echo "lite_iverilog: 1 built, 0 failed (Icarus elaboration only)"; \
+	else echo "lite_iverilog: 0 built, 1 failed"; exit 1; fi
 
 test-lite-perf: $(LITE_OUT)/perf/perf_sim
 	@$< 200000

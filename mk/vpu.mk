@@ -60,7 +60,7 @@ test-vpu-iverilog:
 	    $(VPU_RTL) 2>&1 | grep -v 'sorry:'; \
 	  if test -s $(VPU_OUT)/tsl_vpu.vvp; then p=$$((p+1)); else f=$$((f+1)); \
 	    echo "iverilog FAILED: tsl_vpu N=$$n EnableBf16=$$bf"; fi; \
-	done; done; echo "vpu_iverilog: $$p passed, $$f failed"; test $$f -eq 0
+	done; done; echo "vpu_iverilog: $$p built, $$f failed (Icarus elaboration only)"; test $$f -eq 0
 
 test-vpu-fmul: $(VPU_OUT)/fmul/fmul_sim
 	@$< 3000000

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Run each named test target (`make test-NAME`) and print one summary line.
 
-A target that prints lines of the form `N passed, M failed` contributes those
-counts; one that prints none counts as a single test, passed when it exits 0.
-A target that exits non-zero always contributes at least one failure.
+A target counts what it checks with lines of the form `N passed, M failed`, and what it only
+builds (an Icarus compile that simulates nothing) with `N built, M failed`: builds are tallied
+apart from passes, never as tests. A target that prints neither line fails, even when it exits 0
+(it would count nothing it checked). A target that exits non-zero always contributes at least one
+failure.
 Usage: runner.py NAME...   (the Makefile passes $(TESTS))
 """
 import os
@@ -13,6 +15,25 @@ import sys
 import time
 
 SUMMARY = re.compile(r"^(?:\w+:\s*)?(\d+) passed, (\d+) failed", re.M)
+BUILT = re.compile(r"^(?:\w+:\s*)?(\d+) built, (\d+) failed", re.M)
+
+
+def tally(out, returncode):
+    """(passed, failed, built, problem) of one target's output and exit status; problem is a
+    message when the target fails for want of a summary line, else None."""
+    counts = SUMMARY.findall(out)
+    builds = BUILT.findall(out)
+    passed = sum(int(p) for p, _ in counts)
+    built = sum(int(b) for b, _ in builds)
+    failed = sum(int(f) for _, f in counts + builds)
+    problem = None
+    if not counts and not builds:
+        problem = ("printed no 'N passed, M failed' (or 'N built, M failed') summary line, "
+                   f"exit {returncode}: a target must count what it checks")
+        failed = max(failed, 1)
+    elif returncode != 0 and failed == 0:
+        failed = 1
+    return passed, failed, built, problem
 
 
 def run(name):
@@ -22,32 +43,30 @@ def run(name):
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out = proc.stdout
     sys.stdout.write(out)
-    counts = SUMMARY.findall(out)
-    passed = sum(int(p) for p, _ in counts)
-    failed = sum(int(f) for _, f in counts)
-    if not counts:
-        passed, failed = (1, 0) if proc.returncode == 0 else (0, 1)
-    elif proc.returncode != 0 and failed == 0:
-        failed = 1
+    passed, failed, built, problem = tally(out, proc.returncode)
+    if problem:
+        print(f"== {name}: FAIL: {problem}")
     verdict = "ok" if proc.returncode == 0 and failed == 0 else "FAIL"
-    print(f"== {name}: {verdict} ({passed} passed, {failed} failed, {time.time() - start:.1f}s)",
+    extra = f", {built} built" if built else ""
+    print(f"== {name}: {verdict} ({passed} passed, {failed} failed{extra}, {time.time() - start:.1f}s)",
           flush=True)
-    return passed, failed, verdict
+    return passed, failed, built, verdict
 
 
 def main(names):
-    total_p = total_f = 0
+    total_p = total_f = total_b = 0
     bad = []
     for name in names:
         print(f"== {name}", flush=True)
-        p, f, verdict = run(name)
+        p, f, b, verdict = run(name)
         total_p += p
         total_f += f
+        total_b += b
         if verdict != "ok":
             bad.append(name)
     if bad:
         print("failing targets: " + " ".join(bad))
-    print(f"{total_p} passed, {total_f} failed")
+    print(f"{total_p} passed, {total_f} failed ({total_b} built only, not counted as tests)")
     return 1 if bad else 0
 
 

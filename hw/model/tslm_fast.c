@@ -11,7 +11,9 @@
 #include "tsl_hw.h"
 
 /* No fused multiply-add and no reassociation: either would change bits. The model's makefiles pass
- * -ffp-contract=off as well; this holds for any build of this file. */
+ * -ffp-contract=off, and the pragmas below turn contraction off for this file; clang ignores them
+ * under -ffp-contract=fast, so each product also passes through KEEP, an empty asm statement that
+ * hands the rounded value over in a register (no instruction, and nothing left to fuse). */
 #if defined(__FAST_MATH__)
 #error "tslm_fast.c needs IEEE arithmetic: build it without -ffast-math"
 #endif
@@ -24,6 +26,7 @@
 #if defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))
 #define TSLM_FAST 1
 #include <emmintrin.h>
+#define KEEP(v) __asm__("" : "+x"(v))
 #else
 #define TSLM_FAST 0
 #endif
@@ -69,7 +72,12 @@ static uint32_t from_ps(__m128 v) { return (uint32_t)_mm_cvtsi128_si32(_mm_castp
 
 /* One IEEE operation under FTZ/DAZ; a NaN result keeps whatever payload the host gives it. */
 static uint32_t add_raw(uint32_t a, uint32_t b) { return from_ps(_mm_add_ss(to_ps(a), to_ps(b))); }
-static uint32_t mul_raw(uint32_t a, uint32_t b) { return from_ps(_mm_mul_ss(to_ps(a), to_ps(b))); }
+static uint32_t mul_raw(uint32_t a, uint32_t b)
+{
+    __m128 p = _mm_mul_ss(to_ps(a), to_ps(b));
+    KEEP(p);
+    return from_ps(p);
+}
 
 uint32_t tslm_fast_f32_add(uint32_t a, uint32_t b) { return canon_nan(add_raw(a, b)); }
 uint32_t tslm_fast_f32_mul(uint32_t a, uint32_t b) { return canon_nan(mul_raw(a, b)); }
@@ -199,10 +207,16 @@ void tslm_fast_mxu_bf16_row(const uint8_t *x, const int32_t *w, uint32_t n, int 
         const int32_t *wk = w + j;
         for (uint32_t k = 0; k < n; k++, wk += n) {
             __m128 a = bcast_bf16(x, k);
-            s0 = _mm_add_ps(s0, _mm_mul_ps(a, load4(wk)));
-            s1 = _mm_add_ps(s1, _mm_mul_ps(a, load4(wk + 4)));
-            s2 = _mm_add_ps(s2, _mm_mul_ps(a, load4(wk + 8)));
-            s3 = _mm_add_ps(s3, _mm_mul_ps(a, load4(wk + 12)));
+            __m128 p0 = _mm_mul_ps(a, load4(wk)), p1 = _mm_mul_ps(a, load4(wk + 4));
+            __m128 p2 = _mm_mul_ps(a, load4(wk + 8)), p3 = _mm_mul_ps(a, load4(wk + 12));
+            KEEP(p0);
+            KEEP(p1);
+            KEEP(p2);
+            KEEP(p3);
+            s0 = _mm_add_ps(s0, p0);
+            s1 = _mm_add_ps(s1, p1);
+            s2 = _mm_add_ps(s2, p2);
+            s3 = _mm_add_ps(s3, p3);
         }
         finish4(out + 4 * j, s0, accumulate);
         finish4(out + 4 * j + 16, s1, accumulate);
@@ -212,8 +226,11 @@ void tslm_fast_mxu_bf16_row(const uint8_t *x, const int32_t *w, uint32_t n, int 
     for (; j < n; j += 4) {   /* N = 4 and 8 */
         __m128 s = _mm_setzero_ps();
         const int32_t *wk = w + j;
-        for (uint32_t k = 0; k < n; k++, wk += n)
-            s = _mm_add_ps(s, _mm_mul_ps(bcast_bf16(x, k), load4(wk)));
+        for (uint32_t k = 0; k < n; k++, wk += n) {
+            __m128 p = _mm_mul_ps(bcast_bf16(x, k), load4(wk));
+            KEEP(p);
+            s = _mm_add_ps(s, p);
+        }
         finish4(out + 4 * j, s, accumulate);
     }
 }

@@ -23,7 +23,10 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-#if defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))
+/* x86-64 only: every x86-64 processor has SSE2 and the DAZ bit (the first SSE2 processors lacked
+ * DAZ, and setting it there faults), and its compilers do float arithmetic in SSE, never x87.
+ * -DTSLM_NO_FAST_PATH builds the model without it, as on any other host. */
+#if defined(__SSE2__) && defined(__x86_64__) && !defined(TSLM_NO_FAST_PATH)
 #define TSLM_FAST 1
 #include <emmintrin.h>
 #define KEEP(v) __asm__("" : "+x"(v))

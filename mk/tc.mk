@@ -5,7 +5,8 @@
 #   make test-tc-seq-n4/-n16  random tile-sequencer descriptors on the whole core (tc_sim seq)
 #   make test-tc-synth        Yosys 0.23 coarse synthesis of the whole core at N=4 (int8 only)
 #   make test-tc-iverilog     Icarus compiles tsl_tc (a build: tests/runner.py counts it as built)
-#   make soak                 includes tc-soak: >= 100 000 random instructions, and tc-seq-soak
+#   make soak                 includes tc-soak: >= 100 000 random instructions, tc-seq-soak, and
+#                             tc-synth-yowasp (test-tc-synth with bf16 on Yosys 0.55)
 # Configurations (name: N, bf16, VMEM, ACC, HBM bytes):
 TC_CFG_n4  := 4 1 16384 4096 262144
 TC_CFG_n8  := 8 0 32768 8192 262144
@@ -34,7 +35,7 @@ $(foreach c,n4 n8 n16,$(eval $(call TC_BUILD,$(c),_trace,--trace-fst)))
 
 TESTS += tc-lint tc-synth tc-iverilog tc-n4 tc-n8 tc-n16 tc-directed tc-gemm tc-seq-n4 tc-seq-n16
 SOAKS += tc-soak tc-seq-soak
-.PHONY: test-tc-lint test-tc-synth test-tc-iverilog test-tc-n4 test-tc-n8 test-tc-n16 test-tc-directed test-tc-gemm \
+.PHONY: test-tc-lint test-tc-synth test-tc-synth-yowasp test-tc-iverilog test-tc-n4 test-tc-n8 test-tc-n16 test-tc-directed test-tc-gemm \
         test-tc-soak tc-trace test-tc-seq-n4 test-tc-seq-n16 test-tc-seq-soak
 
 test-tc-lint:
@@ -84,6 +85,19 @@ test-tc-synth:
 	then echo "tc_synth: 1 passed, 0 failed"; \
 	else grep -m3 -i 'error' $(TC_SYNTH_LOG)/tsl_tc.log; echo "yosys FAILED: $(TC_SYNTH_LOG)/tsl_tc.log"; \
 	  echo "tc_synth: 0 passed, 1 failed"; exit 1; fi
+
+# The same with Yosys 0.55 (@yowasp/yosys, the iCE40 build's Yosys: fpga/board.mk), with bf16 (about
+# 4 min, in make soak).
+SOAKS += tc-synth-yowasp
+test-tc-synth-yowasp:
+	@rm -rf $(TC_SYNTH_LOG)/yowasp && mkdir -p $(TC_SYNTH_LOG)/yowasp
+	@if node fpga/yowasp-yosys.mjs $(YOWASP_GEN)/bundle.js $(TC_SYNTH_LOG)/yowasp "read_verilog -sv $(TC_RTL); \
+	     chparam -set N 4 -set EnableBf16 1 -set EnableSeq 1 -set VmemBytes 16384 -set AccBytes 4096 \
+	     -set HbmBytes 1048576 tsl_tc; tee -q -o out/yosys.log synth -top tsl_tc -run :fine" \
+	     $(TC_RTL) $(TSL_RTL_INCLUDES) >$(TC_SYNTH_LOG)/yowasp.log 2>&1; \
+	then echo "tc_synth_yowasp: 1 passed, 0 failed"; \
+	else grep -m3 -i 'error' $(TC_SYNTH_LOG)/yowasp.log; echo "yosys 0.55 FAILED: $(TC_SYNTH_LOG)/yowasp.log"; \
+	  echo "tc_synth_yowasp: 0 passed, 1 failed"; exit 1; fi
 
 # Yosys on the whole tensor core, small memories (what an FPGA build would use): N=4 int8 only,
 # and N=4 int8+bf16. Writes the tc-synth table of docs/hardware.md.

@@ -140,7 +140,7 @@ def board_main():
     check(rc == 1 and "waits for its firmware" in err and "--firmware" in err,
           "a board in BOOT.HOLD and no firmware given: the open fails and says why", f"{rc} {err!r}")
     rc, out, err, secs = run(["info", "--backend", "uart", "--port", b.port, "--firmware", TESSEL], env=env)
-    check(rc == 1 and "not a little-endian RV32 ELF" in err,
+    check(rc == 2 and "not a little-endian RV32 ELF" in err,
           "a firmware that is not an RV32 ELF (the host's tessel binary) is refused", f"{rc} {err!r}")
     rc, info, out, err, secs = info_of(b, ["--firmware", FIRMWARE], env)
     # int8 and the tile sequencer (CFG_FEATURES 0x5): the board's SoC has the full tensor core

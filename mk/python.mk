@@ -13,8 +13,9 @@
 #                      sim (SEED=...; ~3 s)
 #   make test-torch-fuzz  tests/python/fuzz_torch.py: TORCH_FUZZ_CASES (300) random modules, each
 #                      instance on the CPU and compiled in the three modes, parameters, train/eval
-#                      and inputs changed between calls as users change them: debug against the CPU,
-#                      strict and fused against debug bit for bit, state and generator exactly
+#                      and inputs changed between calls as users change them: debug against the CPU
+#                      with the MXU's bf16 operand rounding, strict and fused against debug bit for
+#                      bit, state and generator exactly
 #                      (SEED=..., CASE=...; ~25 s); make soak runs TORCH_FUZZ_SOAK (20000) cases
 #   make bench-torch-modes  examples/python/transformer_modes.py on the sim: a transformer block in
 #                      debug, strict and fused mode, each mode's commands and cycles (~11 s)

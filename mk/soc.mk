@@ -93,15 +93,9 @@ TESTS += sdk-hello sdk-mxu sdk-cli sdk-elf soc-lint soc-synth soc-iverilog soc-h
 
 # Yosys 0.23's coarse synthesis of the whole SoC (control core, tensor core with bf16 and the
 # sequencer, host interface, AXI) at N=4 with small memories, as mk/tc.mk's test-tc-synth.
-SOC_SYNTH_LOG := $(SOC_OUT)/synth-check
+# (synth_check: mk/tc.mk)
 test-soc-synth:
-	@mkdir -p $(SOC_SYNTH_LOG)
-	@if yosys -q -l $(SOC_SYNTH_LOG)/tsl_soc.log -p "read_verilog -sv $(TSL_RTL_SOC); \
-	     chparam -set N 4 -set EnableBf16 1 -set EnableSeq 1 -set VmemBytes 16384 -set AccBytes 4096 \
-	     -set HbmBytes 1048576 tsl_soc; synth -top tsl_soc -run :fine" >/dev/null 2>&1; \
-	then echo "soc_synth: 1 passed, 0 failed"; \
-	else grep -m3 -i 'error' $(SOC_SYNTH_LOG)/tsl_soc.log; echo "yosys FAILED: $(SOC_SYNTH_LOG)/tsl_soc.log"; \
-	  echo "soc_synth: 0 passed, 1 failed"; exit 1; fi
+	$(call synth_check,soc_synth,$(SOC_OUT)/synth-check,$(TSL_RTL_SOC),tsl_soc,1)
 
 # Verilator -Wall on the SoC top and each of its own blocks, at two N (the AXI width is 16N).
 test-soc-lint:

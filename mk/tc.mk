@@ -76,15 +76,19 @@ tc-trace: $(TC_OUT)/$(TC_CFG)_trace/tc_sim
 # Synthesizable at every commit (make test): Yosys 0.23's coarse synthesis (synth -run :fine, to
 # word-level cells, as test-seq-lint) of the whole tensor core at N=4 int8 only, and of the SoC
 # (mk/soc.mk: test-soc-synth) at N=4 with bf16 and the sequencer; any Yosys error fails it.
+# $(call synth_check,NAME,LOG DIR,SOURCES,TOP,EnableBf16): the recipe of both, its summary line NAME's.
+define synth_check
+	@mkdir -p $(2)
+	@if yosys -q -l $(2)/$(4).log -p "read_verilog -sv $(3); \
+	     chparam -set N 4 -set EnableBf16 $(5) -set EnableSeq 1 -set VmemBytes 16384 -set AccBytes 4096 \
+	     -set HbmBytes 1048576 $(4); synth -top $(4) -run :fine" >/dev/null 2>&1; \
+	then echo "$(1): 1 passed, 0 failed"; \
+	else grep -m3 -i 'error' $(2)/$(4).log; echo "yosys FAILED: $(2)/$(4).log"; \
+	  echo "$(1): 0 passed, 1 failed"; exit 1; fi
+endef
 TC_SYNTH_LOG := $(TC_OUT)/synth-check
 test-tc-synth:
-	@mkdir -p $(TC_SYNTH_LOG)
-	@if yosys -q -l $(TC_SYNTH_LOG)/tsl_tc.log -p "read_verilog -sv $(TC_RTL); \
-	     chparam -set N 4 -set EnableBf16 0 -set EnableSeq 1 -set VmemBytes 16384 -set AccBytes 4096 \
-	     -set HbmBytes 1048576 tsl_tc; synth -top tsl_tc -run :fine" >/dev/null 2>&1; \
-	then echo "tc_synth: 1 passed, 0 failed"; \
-	else grep -m3 -i 'error' $(TC_SYNTH_LOG)/tsl_tc.log; echo "yosys FAILED: $(TC_SYNTH_LOG)/tsl_tc.log"; \
-	  echo "tc_synth: 0 passed, 1 failed"; exit 1; fi
+	$(call synth_check,tc_synth,$(TC_SYNTH_LOG),$(TC_RTL),tsl_tc,0)
 
 # The same with Yosys 0.55 (@yowasp/yosys, the iCE40 build's Yosys: fpga/board.mk), with bf16 (about
 # 4 min, in make soak).

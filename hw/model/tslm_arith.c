@@ -2,24 +2,13 @@
 #include "tslm_arith.h"
 
 #include "tsl_hw.h"
+#include "tslm_f32_bits.h"
 
-#define SIGN 0x80000000u
-#define EXP_MASK 0x7F800000u
-#define FRAC_MASK 0x007FFFFFu
 #define HIDDEN 0x00800000u
 
-static unsigned f32_exp(uint32_t a) { return (a & EXP_MASK) >> 23; }
-static int f32_is_nan(uint32_t a) { return (a & EXP_MASK) == EXP_MASK && (a & FRAC_MASK); }
 static int f32_is_inf(uint32_t a) { return (a & ~SIGN) == EXP_MASK; }
 
-uint32_t tslm_f32_canon(uint32_t a)
-{
-    if (f32_is_nan(a))
-        return TSLM_F32_QNAN;
-    if (f32_exp(a) == 0)
-        return a & SIGN;
-    return a;
-}
+uint32_t tslm_f32_canon(uint32_t a) { return f32_canon(a); }
 
 /* Index of the most significant set bit of a non-zero value. */
 static unsigned msb64(uint64_t v)
@@ -129,19 +118,6 @@ uint32_t tslm_f32_min(uint32_t a, uint32_t b)
 }
 
 /* ---- VPU functions: docs/isa.md "VPU functions" is the definition these steps follow. */
-#define F32_ONE 0x3F800000u
-#define F32_HALF 0x3F000000u
-
-/* y (a normal FP32) with its biased exponent replaced
- * by e; a zero of y's sign when e <= 0, an infinity when e >= 255. */
-static uint32_t with_exp(uint32_t y, int e)
-{
-    if (e >= 255)
-        return (y & SIGN) | EXP_MASK;
-    if (e <= 0)
-        return y & SIGN;
-    return (y & ~EXP_MASK) | ((uint32_t)e << 23);
-}
 
 uint32_t tslm_f32_exp(uint32_t a)
 {
@@ -166,7 +142,7 @@ uint32_t tslm_f32_exp(uint32_t a)
     }
     p = tslm_f32_mul(p, tslm_f32_mul(r, r));
     uint32_t y = tslm_f32_add(tslm_f32_add(p, r), F32_ONE);
-    return with_exp(y, (int)f32_exp(y) + k);   /* y * 2^k */
+    return f32_with_exp(y, (int)f32_exp(y) + k);   /* y * 2^k */
 }
 
 uint32_t tslm_f32_recip(uint32_t a)
@@ -186,7 +162,7 @@ uint32_t tslm_f32_recip(uint32_t a)
         uint32_t e = tslm_f32_add(F32_ONE, tslm_f32_mul(m, y) ^ SIGN);
         y = tslm_f32_add(y, tslm_f32_mul(y, e));
     }
-    return sign | with_exp(y, (int)f32_exp(y) + 127 - (int)f32_exp(a));   /* y * 2^-(ea - 127) */
+    return sign | f32_with_exp(y, (int)f32_exp(y) + 127 - (int)f32_exp(a));   /* y * 2^-(ea - 127) */
 }
 
 uint32_t tslm_f32_rsqrt(uint32_t a)
@@ -208,7 +184,7 @@ uint32_t tslm_f32_rsqrt(uint32_t a)
         uint32_t e = tslm_f32_add(F32_HALF, tslm_f32_mul(tslm_f32_mul(y, y), h) ^ SIGN);
         y = tslm_f32_add(y, tslm_f32_mul(y, e));
     }
-    return with_exp(y, (int)f32_exp(y) - q);   /* y * 2^-q */
+    return f32_with_exp(y, (int)f32_exp(y) - q);   /* y * 2^-q */
 }
 
 uint32_t tslm_f32_gelu(uint32_t a)

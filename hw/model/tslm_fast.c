@@ -9,6 +9,7 @@
 
 #include "tslm_arith.h"
 #include "tsl_hw.h"
+#include "tslm_f32_bits.h"
 
 /* No fused multiply-add and no reassociation: either would change bits. The model's makefiles pass
  * -ffp-contract=off, and the pragmas below turn contraction off for this file; clang ignores them
@@ -36,11 +37,6 @@
 
 #if TSLM_FAST
 
-#define SIGN 0x80000000u
-#define EXP_MASK 0x7F800000u
-#define FRAC_MASK 0x007FFFFFu
-#define F32_ONE 0x3F800000u
-#define F32_HALF 0x3F000000u
 #define MXCSR_DAZ 0x0040u
 #define MXCSR_EXC_MASKS 0x1F80u   /* IM DM ZM OM UM PM */
 #define MXCSR_RC 0x6000u          /* rounding control: 00 is round to nearest even */
@@ -56,16 +52,6 @@ unsigned tslm_fast_enter(void)
 }
 
 void tslm_fast_leave(unsigned mode) { _mm_setcsr(mode); }
-
-static unsigned f32_exp(uint32_t a) { return (a & EXP_MASK) >> 23; }
-
-/* The definition's input rule (tslm_f32_canon), inline. */
-static uint32_t canon(uint32_t a)
-{
-    if ((a & ~SIGN) > EXP_MASK)
-        return TSLM_F32_QNAN;
-    return (a & EXP_MASK) ? a : (a & SIGN);
-}
 
 /* A NaN result of any payload becomes the canonical NaN. */
 static uint32_t canon_nan(uint32_t a) { return (a & ~SIGN) > EXP_MASK ? TSLM_F32_QNAN : a; }
@@ -85,20 +71,10 @@ static uint32_t mul_raw(uint32_t a, uint32_t b)
 uint32_t tslm_fast_f32_add(uint32_t a, uint32_t b) { return canon_nan(add_raw(a, b)); }
 uint32_t tslm_fast_f32_mul(uint32_t a, uint32_t b) { return canon_nan(mul_raw(a, b)); }
 
-/* tslm_arith.c's with_exp: y (normal) with biased exponent e, or a zero or an infinity. */
-static uint32_t with_exp(uint32_t y, int e)
-{
-    if (e >= 255)
-        return (y & SIGN) | EXP_MASK;
-    if (e <= 0)
-        return y & SIGN;
-    return (y & ~EXP_MASK) | ((uint32_t)e << 23);
-}
-
 /* The steps of tslm_f32_exp on finite operands: no NaN arises between them. */
 uint32_t tslm_fast_f32_exp(uint32_t a)
 {
-    a = canon(a);
+    a = f32_canon(a);
     if (a == TSLM_F32_QNAN)
         return TSLM_F32_QNAN;
     if (f32_exp(a) >= 127 + 7)
@@ -117,12 +93,12 @@ uint32_t tslm_fast_f32_exp(uint32_t a)
     }
     p = mul_raw(p, mul_raw(r, r));
     uint32_t y = add_raw(add_raw(p, r), F32_ONE);
-    return with_exp(y, (int)f32_exp(y) + k);
+    return f32_with_exp(y, (int)f32_exp(y) + k);
 }
 
 uint32_t tslm_fast_f32_recip(uint32_t a)
 {
-    a = canon(a);
+    a = f32_canon(a);
     uint32_t sign = a & SIGN;
     if (a == TSLM_F32_QNAN)
         return TSLM_F32_QNAN;
@@ -136,12 +112,12 @@ uint32_t tslm_fast_f32_recip(uint32_t a)
         uint32_t e = add_raw(F32_ONE, mul_raw(m, y) ^ SIGN);
         y = add_raw(y, mul_raw(y, e));
     }
-    return sign | with_exp(y, (int)f32_exp(y) + 127 - (int)f32_exp(a));
+    return sign | f32_with_exp(y, (int)f32_exp(y) + 127 - (int)f32_exp(a));
 }
 
 uint32_t tslm_fast_f32_rsqrt(uint32_t a)
 {
-    a = canon(a);
+    a = f32_canon(a);
     if (a == TSLM_F32_QNAN || (a & SIGN && a != SIGN))
         return TSLM_F32_QNAN;
     if (f32_exp(a) == 0)
@@ -156,14 +132,14 @@ uint32_t tslm_fast_f32_rsqrt(uint32_t a)
         uint32_t e = add_raw(F32_HALF, mul_raw(mul_raw(y, y), h) ^ SIGN);
         y = add_raw(y, mul_raw(y, e));
     }
-    return with_exp(y, (int)f32_exp(y) - q);
+    return f32_with_exp(y, (int)f32_exp(y) - q);
 }
 
 /* NaNs may arise here (a = NaN or +-inf); EXP and RECIP read any NaN as the canonical one, and the
  * last product is canonicalised. */
 uint32_t tslm_fast_f32_gelu(uint32_t a)
 {
-    a = canon(a);
+    a = f32_canon(a);
     uint32_t t = mul_raw(mul_raw(a, a), a);
     t = add_raw(mul_raw(t, TSL_VPU_FN_GELU_C3), a);
     t = tslm_fast_f32_exp(mul_raw(t, TSL_VPU_FN_GELU_K2));

@@ -97,7 +97,7 @@
 #define TSL_ERR_NONE 0u /* no error */
 #define TSL_ERR_BAD_OPCODE 1u /* unit 3, or an operation the unit does not define or this tensor core lacks */
 #define TSL_ERR_BAD_FIELD 2u /* a reserved bit set, a bad dtype or mode, a zero size, a token on its own unit */
-#define TSL_ERR_HBM_RANGE 3u /* an HBM operand reaches past HBM_BYTES */
+#define TSL_ERR_HBM_RANGE 3u /* an HBM operand reaches past HBM_BYTES, or outside the window [HBM_BASE, HBM_LIMIT) */
 #define TSL_ERR_LOCAL_RANGE 4u /* a local operand is not wholly inside VMEM or ACC, or is in the wrong one */
 #define TSL_ERR_MISALIGNED 5u /* a local operand address or stride is not a multiple of its alignment */
 #define TSL_ERR_TOKEN_UNDERFLOW 6u /* a wait with no matching signal pushed before it */
@@ -126,7 +126,13 @@
 #define TSL_CMD_OP_ROWWISE 8u /* C = f(A) row by row, f the ROW_OP in VPU_OP's bits: softmax, layer norm, RMS norm, GELU, SiLU, sum */
 #define TSL_CMD_OP_ATTENTION 9u /* C = softmax(A x B * SCALE + mask) x V for each head, the scores kept on chip (attention geometry) */
 #define TSL_CMD_OP_KERNEL 10u /* copy the N-byte image at A_ADDR into the kernel region of the control core's RAM and call it with ARG0..ARG7 (kernel geometry) */
-#define TSL_CMD_OP_LIMIT 11u
+#define TSL_CMD_OP_PROGRAM 11u /* run the N-byte device program at A_ADDR (program records), its DMAs kept inside [WIN_BASE, WIN_LIMIT) (program geometry) */
+#define TSL_CMD_OP_LIMIT 12u
+
+/* PROG_REC: device program record kinds (record header KIND) */
+#define TSL_PROG_REC_INSN 1u /* COUNT instructions of INSN_WORDS words follow, pushed in order */
+#define TSL_PROG_REC_SEQ 2u /* one tile-sequencer descriptor of SEQ_WORDS words follows (COUNT 1), launched */
+#define TSL_PROG_REC_LIMIT 3u
 
 /* ROW_OP: ROWWISE functions (command VPU_OP bits); docs/isa.md section 7 gives each as VPU operations */
 #define TSL_ROW_OP_SOFTMAX 0u /* exp(x - max(x)) / sum(exp(x - max(x))) of each row, after the SCALE and MASK steps */
@@ -287,6 +293,17 @@ static inline const char *tsl_cmd_op_name(uint32_t v)
     case 8u: return "ROWWISE";
     case 9u: return "ATTENTION";
     case 10u: return "KERNEL";
+    case 11u: return "PROGRAM";
+    default: return (const char *)0;
+    }
+}
+
+/* Name of a PROG_REC value, or NULL when it has none. */
+static inline const char *tsl_prog_rec_name(uint32_t v)
+{
+    switch (v) {
+    case 1u: return "INSN";
+    case 2u: return "SEQ";
     default: return (const char *)0;
     }
 }
@@ -428,7 +445,7 @@ static inline const char *tsl_status_text(int status)
 #define TSL_HOSTIF_CFG_VMEM_BYTES_OFFSET 0x058u /* ro: as TC CFG_VMEM_BYTES */
 #define TSL_HOSTIF_CFG_ACC_BYTES_OFFSET 0x05Cu /* ro: as TC CFG_ACC_BYTES */
 #define TSL_HOSTIF_CFG_HBM_BYTES_OFFSET 0x060u /* ro: as TC CFG_HBM_BYTES */
-#define TSL_HOSTIF_CFG_FEATURES_OFFSET 0x064u /* ro: as TC CFG_FEATURES (bit 0 INT8, bit 1 BF16, bit 2 SEQ) */
+#define TSL_HOSTIF_CFG_FEATURES_OFFSET 0x064u /* ro: as TC CFG_FEATURES (bit 0 INT8, bit 1 BF16, bit 2 SEQ, bit 3 WINDOW) */
 
 /* Register block TC: tensor-core registers */
 #define TSL_TC_ID_OFFSET 0x000u /* ro: 0x54534C31 ('TSL1') */
@@ -443,6 +460,8 @@ static inline const char *tsl_status_text(int status)
 #define TSL_TC_CFG_FEATURES_BF16_MASK 0x1u
 #define TSL_TC_CFG_FEATURES_SEQ_SHIFT 2u
 #define TSL_TC_CFG_FEATURES_SEQ_MASK 0x1u
+#define TSL_TC_CFG_FEATURES_WINDOW_SHIFT 3u
+#define TSL_TC_CFG_FEATURES_WINDOW_MASK 0x1u
 #define TSL_TC_CFG_QUEUE_DEPTH_OFFSET 0x018u /* ro: parameter QUEUE_DEPTH */
 #define TSL_TC_INSN0_OFFSET 0x020u /* wo: instruction word 0; INSN1..INSN7 follow at +4 each */
 #define TSL_TC_INSN7_OFFSET 0x03Cu /* wo: instruction word 7; writing it pushes the instruction (stalls while the queue is full) */
@@ -484,6 +503,8 @@ static inline const char *tsl_status_text(int status)
 #define TSL_TC_SEQ_STATUS_OFFSET 0x088u /* ro: tile sequencer */
 #define TSL_TC_SEQ_STATUS_BUSY_SHIFT 0u
 #define TSL_TC_SEQ_STATUS_BUSY_MASK 0x1u
+#define TSL_TC_HBM_BASE_OFFSET 0x090u /* rw: HBM window: the lowest HBM byte address a DMA or sequencer operand may touch. Power-on and hard reset: 0; CTRL.RESET keeps it. A write waits while the sequencer is busy. Without CFG_FEATURES.WINDOW it reads 0 and ignores writes */
+#define TSL_TC_HBM_LIMIT_OFFSET 0x094u /* rw: HBM window: operands must end at or below this HBM byte address (the window is [HBM_BASE, HBM_LIMIT), and HBM_BYTES bounds it too). Power-on and hard reset: HBM_BYTES; CTRL.RESET keeps it. A write waits while the sequencer is busy. Without CFG_FEATURES.WINDOW it reads 0 and ignores writes */
 #define TSL_TC_SEQ0_OFFSET 0x0A0u /* wo: tile-sequencer descriptor word 0 (docs/isa.md section 8); SEQ1..SEQ23 follow at +4 each */
 #define TSL_TC_SEQ23_OFFSET 0x0FCu /* wo: descriptor word 23; writing it launches the sequencer (stalls while it is busy) */
 
@@ -982,6 +1003,14 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_SEQ_VPAD_END_SHIFT 16u
 #define TSL_SEQ_VPAD_END_MASK 0xFFFFu
 
+/* Device program record header (PROGRAM) */
+#define TSL_PROG_HDR_KIND_WORD 0u /* PROG_REC enum */
+#define TSL_PROG_HDR_KIND_SHIFT 0u
+#define TSL_PROG_HDR_KIND_MASK 0xFFu
+#define TSL_PROG_HDR_COUNT_WORD 0u /* INSN: instructions that follow, 1..65535; SEQ: 1 */
+#define TSL_PROG_HDR_COUNT_SHIFT 16u
+#define TSL_PROG_HDR_COUNT_MASK 0xFFFFu
+
 /* Window geometry of CONV2D and POOL2D commands, in command words 3, 4, 5, 7, 9, 11 */
 #define TSL_WIN_H_WORD 3u /* input rows, 1..65535 */
 #define TSL_WIN_H_SHIFT 0u
@@ -1089,6 +1118,15 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_KERN_ARG7_SHIFT 0u
 #define TSL_KERN_ARG7_MASK 0xFFFFFFFFu
 #define TSL_KERN_WORDS_MASK 0xBFA0u /* bit i: command word i */
+
+/* Program geometry of PROGRAM commands, in command words 8, 10 */
+#define TSL_PROG_WIN_BASE_WORD 8u /* the lowest HBM address the program's DMAs may touch */
+#define TSL_PROG_WIN_BASE_SHIFT 0u
+#define TSL_PROG_WIN_BASE_MASK 0xFFFFFFFFu
+#define TSL_PROG_WIN_LIMIT_WORD 10u /* the first HBM address above the program's window */
+#define TSL_PROG_WIN_LIMIT_SHIFT 0u
+#define TSL_PROG_WIN_LIMIT_MASK 0xFFFFFFFFu
+#define TSL_PROG_WORDS_MASK 0x0500u /* bit i: command word i */
 
 /* Members of the typed structs below are 0 unless given: C zeroes the fields a designated
  * initialiser leaves out; C++ (14 and later) gets default member initialisers to the same end. */
@@ -1943,6 +1981,30 @@ static inline tsl_kern_t tsl_kern_decode(const uint32_t *w)
     return kern;
 }
 
+/* Program geometry of PROGRAM commands (command words 8, 10), fields as docs/isa.md */
+typedef struct {
+    uint32_t win_base TSL_FIELD_DEFAULT; /* the lowest HBM address the program's DMAs may touch */
+    uint32_t win_limit TSL_FIELD_DEFAULT; /* the first HBM address above the program's window */
+} tsl_prog_t;
+/* X(member) for each member of tsl_prog_t, in order (for tables of fields by name). */
+#define TSL_PROG_FIELDS(X) X(win_base) X(win_limit)
+
+/* Encode `prog` into its words of the command at `w` (the other words are untouched). */
+static inline void tsl_prog_encode(const tsl_prog_t *prog, uint32_t *w)
+{
+    w[8] = prog->win_base;
+    w[10] = prog->win_limit;
+}
+
+/* Decode the program geometry of the command at `w`. */
+static inline tsl_prog_t tsl_prog_decode(const uint32_t *w)
+{
+    tsl_prog_t prog;
+    prog.win_base = w[8];
+    prog.win_limit = w[10];
+    return prog;
+}
+
 /* Read or write a field of a word array, e.g. tsl_field_get(insn, TSL_INSN_HDR_UNIT_WORD, ...). */
 static inline uint32_t tsl_field_get(const uint32_t *w, unsigned word, unsigned shift, uint32_t mask)
 {
@@ -2078,12 +2140,12 @@ typedef struct {
     const char *name;
     uint32_t offset, access;
 } tsl_reg_info_t;
-#define TSL_TC_REG_COUNT 29u
+#define TSL_TC_REG_COUNT 31u
 
 /* The i-th TC register by offset, or NULL when i >= TSL_TC_REG_COUNT. */
 static inline const tsl_reg_info_t *tsl_tc_reg_at(uint32_t i)
 {
-    static const tsl_reg_info_t t[29] = {
+    static const tsl_reg_info_t t[31] = {
         {"ID", TSL_TC_ID_OFFSET, TSL_ACCESS_RO},
         {"CFG_N", TSL_TC_CFG_N_OFFSET, TSL_ACCESS_RO},
         {"CFG_VMEM_BYTES", TSL_TC_CFG_VMEM_BYTES_OFFSET, TSL_ACCESS_RO},
@@ -2111,10 +2173,12 @@ static inline const tsl_reg_info_t *tsl_tc_reg_at(uint32_t i)
         {"TOKENS_VPU_DMA", TSL_TC_TOKENS_VPU_DMA_OFFSET, TSL_ACCESS_RO},
         {"TOKENS_VPU_MXU", TSL_TC_TOKENS_VPU_MXU_OFFSET, TSL_ACCESS_RO},
         {"SEQ_STATUS", TSL_TC_SEQ_STATUS_OFFSET, TSL_ACCESS_RO},
+        {"HBM_BASE", TSL_TC_HBM_BASE_OFFSET, TSL_ACCESS_RW},
+        {"HBM_LIMIT", TSL_TC_HBM_LIMIT_OFFSET, TSL_ACCESS_RW},
         {"SEQ0", TSL_TC_SEQ0_OFFSET, TSL_ACCESS_WO},
         {"SEQ23", TSL_TC_SEQ23_OFFSET, TSL_ACCESS_WO},
     };
-    return i < 29u ? &t[i] : (const tsl_reg_info_t *)0;
+    return i < 31u ? &t[i] : (const tsl_reg_info_t *)0;
 }
 
 /* The TC register at `offset`, or NULL when there is none (the performance counters included). */
@@ -2159,6 +2223,8 @@ typedef struct {
     uint32_t tokens_vpu_dma;
     uint32_t tokens_vpu_mxu;
     uint32_t seq_status;
+    uint32_t hbm_base;
+    uint32_t hbm_limit;
 } tsl_tc_rd_t;
 
 /* What a read of TC `offset` returns: 0 where no readable register is (the performance
@@ -2190,6 +2256,8 @@ static inline uint32_t tsl_tc_rd_mux(const tsl_tc_rd_t *r, uint32_t offset)
     case TSL_TC_TOKENS_VPU_DMA_OFFSET: return r->tokens_vpu_dma;
     case TSL_TC_TOKENS_VPU_MXU_OFFSET: return r->tokens_vpu_mxu;
     case TSL_TC_SEQ_STATUS_OFFSET: return r->seq_status;
+    case TSL_TC_HBM_BASE_OFFSET: return r->hbm_base;
+    case TSL_TC_HBM_LIMIT_OFFSET: return r->hbm_limit;
     default: return 0;
     }
 }

@@ -132,8 +132,15 @@ package tsl_pkg;
     CMD_OP_POOL2D = 4'd7,
     CMD_OP_ROWWISE = 4'd8,
     CMD_OP_ATTENTION = 4'd9,
-    CMD_OP_KERNEL = 4'd10
+    CMD_OP_KERNEL = 4'd10,
+    CMD_OP_PROGRAM = 4'd11
   } cmd_op_e;
+
+  // device program record kinds (record header KIND)
+  typedef enum logic [1:0] {
+    PROG_REC_INSN = 2'd1,
+    PROG_REC_SEQ = 2'd2
+  } prog_rec_e;
 
   // ROWWISE functions (command VPU_OP bits); docs/isa.md section 7 gives each as VPU operations
   typedef enum logic [2:0] {
@@ -241,6 +248,8 @@ package tsl_pkg;
   localparam int TC_CFG_FEATURES_BF16_WIDTH = 1;
   localparam int TC_CFG_FEATURES_SEQ_LSB = 2;
   localparam int TC_CFG_FEATURES_SEQ_WIDTH = 1;
+  localparam int TC_CFG_FEATURES_WINDOW_LSB = 3;
+  localparam int TC_CFG_FEATURES_WINDOW_WIDTH = 1;
   localparam logic [11:0] TC_CFG_QUEUE_DEPTH_OFFSET = 12'h018;
   localparam logic [11:0] TC_INSN0_OFFSET = 12'h020;
   localparam logic [11:0] TC_INSN7_OFFSET = 12'h03C;
@@ -282,6 +291,8 @@ package tsl_pkg;
   localparam logic [11:0] TC_SEQ_STATUS_OFFSET = 12'h088;
   localparam int TC_SEQ_STATUS_BUSY_LSB = 0;
   localparam int TC_SEQ_STATUS_BUSY_WIDTH = 1;
+  localparam logic [11:0] TC_HBM_BASE_OFFSET = 12'h090;
+  localparam logic [11:0] TC_HBM_LIMIT_OFFSET = 12'h094;
   localparam logic [11:0] TC_SEQ0_OFFSET = 12'h0A0;
   localparam logic [11:0] TC_SEQ23_OFFSET = 12'h0FC;
 

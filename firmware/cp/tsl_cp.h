@@ -1,12 +1,12 @@
-/* Tessel firmware command processor.
+/* Tessel firmware command processor: the program runner.
  *
  * Consumes the host command ring in HBM (docs/isa.md §7): for every entry between HOSTIF
  * CMD_TAIL and CMD_HEAD, in order, it reads the 64-byte command, validates it completely before
- * touching anything (an invalid command writes no memory and pushes no instruction), executes it
- * by tiling it into tensor-core instructions with dependency tokens and double buffering, waits
- * for the tensor core, posts the 16-byte completion at CPL_HEAD and advances CPL_HEAD and
- * CMD_TAIL, and sets HOST_IRQ_STATUS.CPL. Tiling, VMEM/ACC layout and limits:
- * firmware/cp/README.md.
+ * touching anything (an invalid command writes no memory and pushes no instruction), runs it (a
+ * PROGRAM's records pushed to the tensor core, a KERNEL called, NOP and FENCE at once), waits for
+ * the tensor core, posts the 16-byte completion at CPL_HEAD and advances CPL_HEAD and CMD_TAIL, and
+ * sets HOST_IRQ_STATUS.CPL. The programs come from the host's compiler (tsl_cp_compile.h), which
+ * shares this state structure: tiling, VMEM/ACC layout and limits are in firmware/cp/README.md.
  *
  * All hardware access goes through a tsl_cp_hal_t, so the same code runs on the control core
  * (tsl_cp_hal_mmio.c) and natively against the golden model (tsl_cp_hal_model.c). All state is in
@@ -46,21 +46,25 @@ typedef struct {
     uint32_t pushed;                                    /* instructions pushed (this command) */
 } tsl_cp_sched_t;
 
+struct tsl_cp_prog;
+
 typedef struct {
-    const tsl_cp_hal_t *hal;  /* not owned */
-    /* Tensor-core configuration, read from TC CFG_* at init. */
+    const tsl_cp_hal_t *hal;  /* the runner's (not owned); NULL in a compiler */
+    struct tsl_cp_prog *prog;    /* the compiler's output (not owned); NULL in the runner */
+    /* Tensor-core configuration: read from TC CFG_* at init (the runner: HBM_BYTES and FEATURES),
+     * given to tsl_cp_compiler_init (the compiler). */
     uint32_t n, vmem_bytes, acc_bytes, hbm_bytes, features;
-    uint32_t n_log2;          /* N = 1 << n_log2: divisions by N are shifts on the control core */
+    uint32_t n_log2;          /* N = 1 << n_log2 */
     uint32_t timeout_cycles;  /* progress watchdog; TSL_CP_TIMEOUT_DEFAULT after init */
     uint32_t commands;        /* commands completed since init */
     int seq_window;           /* the last descriptor launched was a CONV: SEQ16..SEQ22 may be set */
-    tsl_cp_sched_t s;
+    tsl_cp_sched_t s;         /* the compiler's token scheduler */
 } tsl_cp_t;
 
 /* Bind `cp` to `hal` (which must outlive it), read the tensor core's configuration, and reset
  * the tensor core (CTRL.RESET) so that it starts with empty queues and zero tokens.
- * TSL_CP_EINVAL for NULL arguments, TSL_CP_ECONFIG when the ID is wrong or VMEM/ACC cannot hold
- * the smallest tiling. */
+ * TSL_CP_EINVAL for NULL arguments, TSL_CP_ECONFIG when the ID is wrong or HBM_BYTES is not a power
+ * of two. */
 __attribute__((warn_unused_result)) tsl_cp_status_t tsl_cp_init(tsl_cp_t *cp, const tsl_cp_hal_t *hal);
 
 /* If HOSTIF DB_PENDING is set, clear it (w1c) and return 1; else return 0. Clearing before

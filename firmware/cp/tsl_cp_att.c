@@ -324,8 +324,6 @@ void tsl_cp_exec_att(tsl_cp_t *cp, const tsl_cmd_t *c)
             load_v(cp, &x, cur.h, i + 2u >= steps ? TOK_MXU : 0u);
         if (i)
             store(cp, &x, &prev);
-        if (tsl_cp_tc_error(cp))
-            return;
         prev = cur;
         cur = next;
     }

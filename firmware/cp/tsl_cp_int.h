@@ -1,4 +1,5 @@
-/* Tessel command processor: internals shared by tsl_cp*.c (not a public header). */
+/* Tessel command processor: internals shared by tsl_cp*.c (not a public header): the runner's
+ * (tsl_cp.c, tsl_cp_kern.c: on the device) and the compiler's (the others: on the host). */
 #ifndef TSL_CP_INT_H
 #define TSL_CP_INT_H
 
@@ -9,6 +10,49 @@
 
 #define TSL_CP_FLAG(f) (1u << TSL_CMD_FLAG_##f)
 
+/* The ring region [0, hi) of HBM, which no operand may reach, and the HBM bytes above it. */
+typedef struct {
+    uint32_t hi, above;
+} tsl_cp_rings_t;
+
+/* Operand of `rows` rows of `row_bytes` bytes, `stride` apart: inside HBM, no wrap-around, and
+ * above the ring region (a command must not overwrite queued commands or completions, nor read
+ * them). One comparison: addr - hi wraps to 2^32 or more for addr < hi, which no extent inside
+ * HBM can follow. */
+static inline int tsl_cp_in_hbm(const tsl_cp_rings_t *r, uint32_t addr, uint32_t rows, uint32_t stride,
+                                uint64_t row_bytes)
+{
+    return (uint64_t)(uint32_t)(addr - r->hi) + (uint64_t)(rows - 1u) * stride + row_bytes <= r->above;
+}
+
+/* First non-zero command word of `mask` (bit i = word i) in w, or -1. */
+static inline int tsl_cp_nonzero_word(const uint32_t *w, uint32_t mask)
+{
+    for (int i = 0; i < (int)TSL_PARAM_CMD_WORDS; i++)
+        if (((mask >> i) & 1u) && w[i])
+            return i;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- the runner (tsl_cp.c) */
+
+/* CTRL.RESET, after which the SEQ registers hold 0. */
+void tsl_cp_tc_reset(tsl_cp_t *cp);
+
+/* Wait until the tensor core is idle. Returns CMD_ERR_OK, CMD_ERR_DEVICE (detail = ERR_CODE) or
+ * CMD_ERR_TIMEOUT; after an error or a timeout the tensor core has been reset. */
+uint32_t tsl_cp_wait(tsl_cp_t *cp, uint32_t *detail);
+
+/* KERNEL (tsl_cp_kern.c): run the validated command (its words `w`, decoded `c`) through the HAL's
+ * kernel hook, which the caller has checked is there. Returns its CMD_ERR status. */
+uint32_t tsl_cp_exec_kernel(tsl_cp_t *cp, const uint32_t *w, const tsl_cmd_t *c, uint32_t *detail);
+
+/* ---------------------------------------------------- the compiler (tsl_cp_compile.c and the rest) */
+
+/* Append an instruction, or a sequencer descriptor, to the program being compiled (cp->prog). */
+void tsl_cp_emit_insn(tsl_cp_t *cp, const uint32_t w[TSL_PARAM_INSN_WORDS]);
+void tsl_cp_emit_seq(tsl_cp_t *cp, const uint32_t w[TSL_PARAM_SEQ_WORDS]);
+
 /* A local-memory buffer whose accesses the scheduler orders: its last writer and, per unit,
  * the last reader since that write (unit sequence numbers; 0 = none). */
 typedef struct {
@@ -16,7 +60,7 @@ typedef struct {
     uint32_t rseq[TSL_UNIT_LIMIT];
 } tsl_cp_buf_t;
 
-/* Start a command: the tensor core is idle with zero tokens. */
+/* Start a command: the tensor core is idle with zero tokens (the runner waits between programs). */
 void tsl_cp_sched_begin(tsl_cp_t *cp);
 
 /* Push `insn` (on its UNIT) after every instruction it depends on through `r1`, `r2` (read) and
@@ -52,13 +96,8 @@ void tsl_cp_zero(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes,
  * by 0, then ADD of the pattern (left out for 0); the last instruction gives `hint`. */
 void tsl_cp_fill32(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes, uint32_t pattern, uint32_t hint);
 
-/* 1 when the tensor core reports an error (the command can stop pushing). */
-int tsl_cp_tc_error(tsl_cp_t *cp);
-
-/* End a command: consume every outstanding token, then wait until the tensor core is idle.
- * Returns CMD_ERR_OK, CMD_ERR_DEVICE (detail = ERR_CODE) or CMD_ERR_TIMEOUT; after an error or a
- * timeout the tensor core has been reset (CTRL.RESET). */
-uint32_t tsl_cp_sched_end(tsl_cp_t *cp, uint32_t *detail);
+/* End a command: consume every outstanding token, so that the program leaves none behind. */
+void tsl_cp_sched_end(tsl_cp_t *cp);
 
 /* Command executors: push the instructions of a validated command. */
 void tsl_cp_exec_copy(tsl_cp_t *cp, const tsl_cmd_t *c);
@@ -86,9 +125,6 @@ void tsl_cp_store(tsl_cp_t *cp, const tsl_cp_tile_t *t, uint32_t src, tsl_cp_buf
  * bf16 rounding into the output tile for a narrow C), then its STORE. */
 void tsl_cp_epilogue_store(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_cp_tile_t *t);
 
-/* KERNEL (tsl_cp_kern.c): run the validated command (its words `w`, decoded `c`) through the HAL's
- * kernel hook, which the caller has checked is there. Returns its CMD_ERR status. */
-uint32_t tsl_cp_exec_kernel(tsl_cp_t *cp, const uint32_t *w, const tsl_cmd_t *c, uint32_t *detail);
 
 /* CONV2D and POOL2D (tsl_cp_win.c). tsl_cp_win_fits: 1 when the validated command's tiles fit VMEM
  * and ACC (else the command is BAD_SHAPE). */

@@ -16,9 +16,8 @@ uint32_t tsl_cp_exec_kernel(tsl_cp_t *cp, const uint32_t *w, const tsl_cmd_t *c,
     const tsl_cp_hal_t *h = cp->hal;
     int32_t ret = 0;
     uint32_t trap = h->kernel(h->ctx, c->a_addr, c->n, args, &ret);
-    uint32_t st = tsl_cp_sched_end(cp, detail);
-    h->tc_write(h->ctx, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
-    cp->seq_window = 0;
+    uint32_t st = tsl_cp_wait(cp, detail);
+    tsl_cp_tc_reset(cp);
     if (st == TSL_CMD_ERR_OK) {
         *detail = trap ? trap - 1u : (uint32_t)ret;
         st = trap ? TSL_CMD_ERR_KERNEL_TRAP : ret < 0 ? TSL_CMD_ERR_KERNEL : TSL_CMD_ERR_OK;

@@ -27,8 +27,6 @@ void tsl_cp_exec_copy(tsl_cp_t *cp, const tsl_cmd_t *c)
                     .hbm_stride = c->ldc, .local_stride = cb}), &buf,
                          NULL, NULL, 0);
         }
-        if (tsl_cp_tc_error(cp))
-            return;
     }
 }
 
@@ -48,8 +46,6 @@ void tsl_cp_exec_fill(tsl_cp_t *cp, const tsl_cmd_t *c)
             tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
                     .op = TSL_DMA_OP_STORE, .hbm_addr = c->c_addr + r0 * c->ldc + c0, .rows = rr,
                     .row_bytes = tsl_cp_min(pb, c->n - c0), .hbm_stride = c->ldc}), &buf, NULL, NULL, 0);
-        if (tsl_cp_tc_error(cp))
-            return;
     }
 }
 
@@ -128,7 +124,5 @@ void tsl_cp_exec_eltwise(tsl_cp_t *cp, const tsl_cmd_t *c)
         tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
                 .op = TSL_DMA_OP_STORE, .hbm_addr = c->c_addr + r0 * c->ldc + c0 * esc, .local_addr = vc[s], .rows = rr,
                 .row_bytes = cv * esc, .hbm_stride = c->ldc, .local_stride = cb * esc}), &C[s], NULL, NULL, 0);
-        if (tsl_cp_tc_error(cp))
-            return;
     }
 }

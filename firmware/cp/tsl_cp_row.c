@@ -427,7 +427,5 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
             stores = compute(cp, &x, x.in[s], x.mk[s], x.out[s], &IN[s], &MK[s], &OUT[s], norm ? &GB : NULL, parts && !u);
         }
         tile_xfer(cp, &x, TSL_DMA_OP_STORE, c->c_addr, c->ldc, x.out[s], x.esc, m0, mr, &OUT[s], 0, stores);
-        if (tsl_cp_tc_error(cp))
-            return;
     }
 }

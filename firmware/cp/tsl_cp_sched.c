@@ -24,8 +24,7 @@
 /* Push `i`, an instruction of unit `u`, and count it. */
 static inline void push(tsl_cp_t *cp, const tsl_insn_t *i, uint32_t u)
 {
-    const tsl_cp_hal_t *h = cp->hal;
-    h->tc_push(h->ctx, i->w);
+    tsl_cp_emit_insn(cp, i->w);
     cp->s.seq[u]++;
     cp->s.pushed++;
 }
@@ -225,56 +224,10 @@ void tsl_cp_fill32(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t byte
         }
 }
 
-int tsl_cp_tc_error(tsl_cp_t *cp)
+void tsl_cp_sched_end(tsl_cp_t *cp)
 {
-    return (cp->hal->tc_read(cp->hal->ctx, TSL_TC_STATUS_OFFSET) >> TSL_TC_STATUS_ERROR_SHIFT) & 1u;
-}
-
-#define POLLS_PER_CHECK 16u
-
-static uint32_t progress(tsl_cp_t *cp)
-{
-    const tsl_cp_hal_t *h = cp->hal;
-    return h->tc_read(h->ctx, TSL_TC_PERF_DMA_INSNS_LO_OFFSET) + h->tc_read(h->ctx, TSL_TC_PERF_MXU_INSNS_LO_OFFSET) +
-           h->tc_read(h->ctx, TSL_TC_PERF_VPU_INSNS_LO_OFFSET);
-}
-
-uint32_t tsl_cp_sched_end(tsl_cp_t *cp, uint32_t *detail)
-{
-    const tsl_cp_hal_t *h = cp->hal;
-    /* nothing pushed (a tile-sequencer GEMM), nothing pending */
     for (uint32_t u = 0; cp->s.pushed && u < TSL_UNIT_LIMIT; u++)
         for (uint32_t v = 0; v < TSL_UNIT_LIMIT; v++)
             while (cp->s.pend_count[u][v])
                 consume(cp, u, v);
-    uint64_t start = h->cycles(h->ctx);
-    uint32_t last = progress(cp), st = TSL_CMD_ERR_OK;
-    *detail = 0;
-    /* STATUS at every poll, so that the end is seen within a few cycles; progress and the timeout
-     * at every POLLS_PER_CHECK-th */
-    for (uint32_t poll = 0;; poll++) {
-        uint32_t status = h->tc_read(h->ctx, TSL_TC_STATUS_OFFSET);
-        if ((status >> TSL_TC_STATUS_ERROR_SHIFT) & 1u) {
-            *detail = h->tc_read(h->ctx, TSL_TC_ERR_CODE_OFFSET);
-            st = TSL_CMD_ERR_DEVICE;
-            break;
-        }
-        if ((status >> TSL_TC_STATUS_IDLE_SHIFT) & 1u)
-            return TSL_CMD_ERR_OK;
-        if (h->idle)
-            h->idle(h->ctx);
-        if (poll % POLLS_PER_CHECK)
-            continue;
-        uint32_t p = progress(cp);
-        uint64_t now = h->cycles(h->ctx);
-        if (p != last) {
-            last = p;
-            start = now;
-        } else if (now - start > cp->timeout_cycles) {
-            st = TSL_CMD_ERR_TIMEOUT;
-            break;
-        }
-    }
-    h->tc_write(h->ctx, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
-    return st;
 }

@@ -55,7 +55,7 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
 {
     /* the descriptor's field widths, and MC * NBW as an EPI's ROWS */
     const uint32_t epi_rows = TSL_INSN_VPU_EPI_ROWS_MASK;
-    if (!((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) || !cp->hal->tc_seq || c->m > TSL_SEQ_M_MASK ||
+    if (!((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) || c->m > TSL_SEQ_M_MASK ||
         c->n > TSL_SEQ_N_MASK || c->k > TSL_SEQ_K_MASK)
         return 0;
     shape_t s = {cp->n, tsl_dtype_bytes(c->a_dtype), tsl_dtype_bytes(c->c_dtype), 0, 0,
@@ -133,8 +133,7 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
         .vmem_addr = 0, .acc_addr = TSL_LOCAL_ACC_BASE};
     uint32_t w[TSL_PARAM_SEQ_WORDS];
     tsl_seq_encode(&d, w);
-    cp->hal->tc_seq(cp->hal->ctx, w, cp->seq_window);   /* zeros over a CONV's words */
-    cp->seq_window = 0;
+    tsl_cp_emit_seq(cp, w);
     return 1;
 }
 
@@ -157,7 +156,7 @@ int tsl_cp_seq_conv(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_win_t *g)
 {
     uint32_t oh = tsl_win_oh(g), ow = tsl_win_ow(g), cg = g->c / g->groups, og = g->cout / g->groups;
     uint32_t k = g->kh * g->kw * cg, byte = 0xFFu;
-    if (!((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) || !cp->hal->tc_seq || tsl_win_packed(g, c->a_dtype) ||
+    if (!((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) || tsl_win_packed(g, c->a_dtype) ||
         g->kh > byte || g->kw > byte || g->stride_h > byte || g->stride_w > byte || g->dil_h > byte || g->dil_w > byte ||
         g->pad_t > byte || g->pad_l > byte || (uint64_t)oh * ow > TSL_SEQ_M_MASK || k > TSL_SEQ_K_MASK)
         return 0;
@@ -207,8 +206,7 @@ int tsl_cp_seq_conv(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_win_t *g)
                 .img_stride = img, .batch = nb, .vpad_end = vpad_end(g, oh)};
             uint32_t w[TSL_PARAM_SEQ_WORDS];
             tsl_seq_encode(&d, w);
-            cp->hal->tc_seq(cp->hal->ctx, w, 1);
-            cp->seq_window = 1;
+            tsl_cp_emit_seq(cp, w);
         }
     return 1;
 }

@@ -468,8 +468,6 @@ static void exec_conv(tsl_cp_t *cp, win_t *x)
             tile_store_parts(x, &cur.r, g->cout, &out);
             out.hbm += n0 * x->ces;
             tsl_cp_epilogue_store(cp, c, &out);
-            if (tsl_cp_tc_error(cp))
-                return;
         }
     }
 }
@@ -532,8 +530,6 @@ static void exec_pool(tsl_cp_t *cp, win_t *x)
         tsl_cp_tile_t out = {.rows = t.mr};
         tile_store_parts(x, &t, g->c, &out);
         tsl_cp_store(cp, &out, src, sb, lanes * ces, g->c * ces, TOK_VPU);
-        if (tsl_cp_tc_error(cp))
-            return;
     }
 }
 

@@ -33,6 +33,7 @@
 
 #include "tessel_int.h"
 #include "tsl_att.h"
+#include "tsl_cp_compile.h"
 #include "tsl_cmd_out.h"
 #include "tsl_hw.h"
 #include "tsl_insn.h"
@@ -51,7 +52,7 @@ _Static_assert(RING_CMD_BASE + RING_CMD_SIZE * 64u <= RING_CPL_BASE &&
 #define AUTO_FLOOR_CYCLES 1000000u
 #define AUTO_BASE_MS 10000u       /* wall-clock limits: this much plus the cycles at cycles_per_ms */
 #define WDT_MIN_CYCLES 1000000u
-#define MAX_SPANS 4
+#define MAX_SPANS 5   /* the operands (at most four) and the program */
 
 typedef struct {
     uint64_t lo, hi;              /* HBM bytes [lo, hi) */
@@ -74,7 +75,8 @@ typedef struct {
     uint64_t est;                 /* cycle estimate (cmd_cycles) */
     span_t span[MAX_SPANS];       /* the memory the command may touch, until it completes */
     unsigned nspan;
-    tessel_cmd_t cmd;
+    tessel_cmd_t cmd;             /* as submitted (a compiled command's opcode is in its completion) */
+    tessel_addr_t prog;           /* the block holding its device program, freed at completion; 0: none */
     tessel_completion_t cpl;
 } slot_t;
 
@@ -92,6 +94,7 @@ struct tessel_dev {
     int no_wdt;                   /* the device refused a write of WDT_TIMEOUT: it has none */
     tessel_stats_t stats;
     tessel_dev_t *shadow;         /* checking mode */
+    tsl_cp_t cc;                  /* the command compiler, for this device's configuration */
     char last_error[256];
 };
 
@@ -321,7 +324,10 @@ tessel_status_t tessel_open_transport(tessel_dev_t **dev, tessel_transport_t *t,
     d->backend = t->name;
     d->hbm_bytes = t->hbm_bytes;
     d->next_seq = 1;
-    int r = ring_setup(d);
+    int r = tsl_cp_compiler_init(&d->cc, t->n, t->vmem_bytes, t->acc_bytes, (uint32_t)t->hbm_bytes, t->features)
+                ? tessel_fail(d, TESSEL_ENODEV, "%s: no command fits this tensor core (N %u, VMEM %u, ACC %u bytes)",
+                              d->backend, t->n, t->vmem_bytes, t->acc_bytes)
+                : ring_setup(d);
     if (!r && (flags & TESSEL_OPEN_CHECK)) {
         tessel_transport_t st;
         tessel_model_cfg_t cfg = {t->n, t->vmem_bytes, t->acc_bytes, t->features, t->hbm_bytes};
@@ -486,6 +492,12 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
         SPAN("A", a, m, lda, n);
         break;
     case TSL_CMD_OP_KERNEL: SPAN("image", a, 1u, 0u, n); break;   /* what the kernel touches is unknown */
+    case TSL_CMD_OP_PROGRAM: {   /* the records, and the window its DMAs are kept in */
+        uint64_t wb = w[TSL_PROG_WIN_BASE_WORD], wl = w[TSL_PROG_WIN_LIMIT_WORD];
+        SPAN("program", a, 1u, 0u, n);
+        SPAN("window", wb, 1u, 0u, wl > wb ? wl - wb : 0u);
+        break;
+    }
     case TSL_CMD_OP_ATTENTION: {   /* BATCH heads of rows each, or side by side (HEAD_COLUMNS) */
         tsl_att_t g = tsl_att_decode(w);
         int cols = tsl_att_head_columns(f);
@@ -757,6 +769,14 @@ static void drop_slot(tessel_dev_t *d, slot_t *s)
     d->nslots--;
 }
 
+/* The block of a slot's device program is free again once the program cannot run any more. */
+static void release_prog(tessel_dev_t *d, slot_t *s)
+{
+    if (s->prog)
+        (void)tessel_free(d, s->prog);
+    s->prog = 0;
+}
+
 /* Read every completion the device has posted; match each to the oldest outstanding command. */
 static int reap(tessel_dev_t *d)
 {
@@ -780,10 +800,12 @@ static int reap(tessel_dev_t *d)
                         s ? "" : "none: ", s ? (unsigned long long)(uint32_t)s->seq : 0ull);
         s->cpl.tag = e[TSL_CPL_TAG_WORD];
         s->cpl.status = (int16_t)TSL_GET(e, TSL_CPL_STATUS);
-        s->cpl.opcode = TSL_GET(e, TSL_CPL_OPCODE);
+        s->cpl.opcode = tsl_cp_compiled(TSL_GET(s->cmd.w, TSL_CMD_OPCODE)) ? TSL_GET(s->cmd.w, TSL_CMD_OPCODE)
+                                                                            : TSL_GET(e, TSL_CPL_OPCODE);
         s->cpl.cycles = TSL_GET(e, TSL_CPL_CYCLES);
         s->cpl.detail = TSL_GET(e, TSL_CPL_DETAIL);
         s->done = 1;
+        release_prog(d, s);
         account(d, &s->cmd, &s->cpl);
         if (s->orphan)
             drop_slot(d, s);
@@ -883,41 +905,40 @@ static int arm_watchdog(tessel_dev_t *d, uint64_t need)
     return TESSEL_OK;
 }
 
-TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *cmd, tessel_handle_t *out)
+/* Queue command `cmd` (its spans sp[0..ns)) as the ring entry `entry`, or, with entry NULL, as
+ * already completed with the compiler's verdict `refused`; on the shadow too, which gets the same
+ * entry (the same program, at the same address). `prog`: the block holding the program (owned by
+ * the slot from here on, also on failure). */
+static int enqueue(tessel_dev_t *dev, const tessel_cmd_t *cmd, uint32_t *entry, const tessel_completion_t *refused,
+                   const span_t *sp, unsigned ns, tessel_addr_t prog, tessel_handle_t *out)
 {
-    if (!dev || !cmd || !out)
-        return TESSEL_EINVAL;
-    span_t sp[MAX_SPANS];
-    unsigned ns = cmd_spans(cmd->w, sp);
-    for (unsigned i = 0; i < ns; i++)
-        if (sp[i].lo < TESSEL_HBM_RESERVED)
-            return tessel_fail(dev, TESSEL_ERANGE,
-                        "tessel_submit: %s %s [0x%llx, 0x%llx) reaches into the reserved HBM [0, 0x%x) of the "
-                        "command and completion rings", op_name(TSL_GET(cmd->w, TSL_CMD_OPCODE)), sp[i].name,
-                        (unsigned long long)sp[i].lo, (unsigned long long)sp[i].hi, TESSEL_HBM_RESERVED);
     int r, progress;
     deadline_t dl = deadline_auto(dev, auto_cycles(dev, NULL));
     char lim[48];
-    while (dev->cmd_head - dev->cmd_tail >= RING_CMD_SIZE) {   /* ring full (as far as we know) */
+    while (entry && dev->cmd_head - dev->cmd_tail >= RING_CMD_SIZE) {   /* ring full (as far as we know) */
         if ((r = hif_rd(dev, TSL_HOSTIF_CMD_TAIL_OFFSET, &dev->cmd_tail)))
-            return r;
+            goto fail;
         if (dev->cmd_head - dev->cmd_tail < RING_CMD_SIZE)
             break;
-        if (expired(dev, &dl))
-            return tessel_fail(dev, TESSEL_ETIMEOUT, "tessel_submit: the command ring stayed full for %s",
-                        deadline_text(&dl, lim, sizeof lim));
+        if (expired(dev, &dl)) {
+            r = tessel_fail(dev, TESSEL_ETIMEOUT, "tessel_submit: the command ring stayed full for %s",
+                            deadline_text(&dl, lim, sizeof lim));
+            goto fail;
+        }
         if ((r = service(dev, &progress)))
-            return r;
+            goto fail;
     }
     for (unsigned i = 0; dev->shadow && i < ns; i++)
         if (!strcmp(sp[i].name, "C"))
             outputs_gone(dev, sp[i].lo, sp[i].hi);
     if (dev->nslots == dev->cap_slots) {
         size_t cap = dev->cap_slots ? 2 * dev->cap_slots : 64;
-        slot_t *s = realloc(dev->slots, cap * sizeof *s);
-        if (!s)
-            return TESSEL_ENOMEM;
-        dev->slots = s;
+        slot_t *sl = realloc(dev->slots, cap * sizeof *sl);
+        if (!sl) {
+            r = TESSEL_ENOMEM;
+            goto fail;
+        }
+        dev->slots = sl;
         dev->cap_slots = cap;
     }
     slot_t *s = &dev->slots[dev->nslots];
@@ -925,22 +946,98 @@ TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *
     s->seq = dev->next_seq;
     s->cmd = *cmd;
     s->cmd.w[TSL_CMD_TAG_WORD] = (uint32_t)s->seq;
-    memcpy(s->span, sp, sizeof sp);
+    memcpy(s->span, sp, ns * sizeof *sp);
     s->nspan = ns;
     s->est = cmd_cycles(dev, s);
-    if ((r = arm_watchdog(dev, s->est)))
-        return r;
-    if (dev->t.hbm_write(dev->t.ctx, RING_CMD_BASE + (dev->cmd_head % RING_CMD_SIZE) * 64u, s->cmd.w, 64))
-        return io_fail(dev, "%s: HBM write of the command ring failed", dev->backend);
-    if ((r = hif_wr(dev, TSL_HOSTIF_CMD_HEAD_OFFSET, dev->cmd_head + 1)))
-        return r;
-    dev->cmd_head++;
+    if (entry) {
+        entry[TSL_CMD_TAG_WORD] = (uint32_t)s->seq;
+        if ((r = arm_watchdog(dev, s->est)))
+            goto fail;
+        if (dev->t.hbm_write(dev->t.ctx, RING_CMD_BASE + (dev->cmd_head % RING_CMD_SIZE) * 64u, entry, 64)) {
+            r = io_fail(dev, "%s: HBM write of the command ring failed", dev->backend);
+            goto fail;
+        }
+        if ((r = hif_wr(dev, TSL_HOSTIF_CMD_HEAD_OFFSET, dev->cmd_head + 1)))
+            goto fail;
+        dev->cmd_head++;
+        s->prog = prog;
+    } else {
+        s->done = 1;
+        s->cpl = *refused;
+        s->cpl.tag = (uint32_t)s->seq;
+        account(dev, &s->cmd, &s->cpl);
+        if (prog)
+            (void)tessel_free(dev, prog);
+    }
     dev->next_seq++;
     dev->nslots++;
-    if (dev->shadow && (r = tessel_submit(dev->shadow, cmd, &s->shadow)))
+    if (dev->shadow && (r = enqueue(dev->shadow, cmd, entry, refused, sp, ns, 0, &s->shadow)))
         return tessel_fail(dev, r, "checking mode: the model refused the command: %s", tessel_last_error(dev->shadow));
     *out = s->seq;
     return TESSEL_OK;
+fail:
+    if (prog)
+        (void)tessel_free(dev, prog);
+    return r;
+}
+
+/* The window of a compiled command's program: the hull of its operands (there is at least one). */
+static void window(const span_t *sp, unsigned ns, uint32_t *entry)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (unsigned i = 0; i < ns; i++) {
+        lo = sp[i].lo < lo ? sp[i].lo : lo;
+        hi = sp[i].hi > hi ? sp[i].hi : hi;
+    }
+    entry[TSL_PROG_WIN_BASE_WORD] = (uint32_t)lo;
+    entry[TSL_PROG_WIN_LIMIT_WORD] = (uint32_t)hi;
+}
+
+TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *cmd, tessel_handle_t *out)
+{
+    if (!dev || !cmd || !out)
+        return TESSEL_EINVAL;
+    span_t sp[MAX_SPANS];
+    unsigned ns = cmd_spans(cmd->w, sp);
+    uint32_t op = TSL_GET(cmd->w, TSL_CMD_OPCODE);
+    for (unsigned i = 0; i < ns; i++)
+        if (sp[i].lo < TESSEL_HBM_RESERVED)
+            return tessel_fail(dev, TESSEL_ERANGE,
+                        "tessel_submit: %s %s [0x%llx, 0x%llx) reaches into the reserved HBM [0, 0x%x) of the "
+                        "command and completion rings", op_name(op), sp[i].name,
+                        (unsigned long long)sp[i].lo, (unsigned long long)sp[i].hi, TESSEL_HBM_RESERVED);
+    uint32_t entry[TSL_PARAM_CMD_WORDS];
+    memcpy(entry, cmd->w, sizeof entry);
+    if (!tsl_cp_compiled(op))   /* NOP, FENCE, KERNEL, PROGRAM and unknown opcodes: the firmware's */
+        return enqueue(dev, cmd, entry, NULL, sp, ns, 0, out);
+    /* compile it: a refused command completes here, with the firmware's status and detail */
+    tsl_cp_prog_t p = {0};
+    tessel_completion_t verdict = {.opcode = op};
+    uint32_t detail = 0, st = tsl_cp_compile(&dev->cc, TESSEL_HBM_RESERVED, cmd->w, &p, &detail);
+    verdict.status = (int32_t)st;
+    verdict.detail = detail;
+    tessel_addr_t prog = 0;
+    uint32_t bytes = 4u * p.words;
+    int r = TESSEL_OK;
+    if (p.oom)
+        r = tessel_fail(dev, TESSEL_ENOMEM, "tessel_submit: %s: no host memory for its device program", op_name(op));
+    else if (st == TSL_CMD_ERR_OK && (r = tessel_alloc(dev, bytes, 64, &prog)))
+        r = tessel_fail(dev, r, "tessel_submit: %s: no HBM for its device program of %u bytes", op_name(op), bytes);
+    else if (st == TSL_CMD_ERR_OK && (r = tessel_write(dev, prog, p.w, bytes)))
+        (void)tessel_free(dev, prog);
+    tsl_cp_prog_free(&p);
+    if (r)
+        return r;
+    if (st != TSL_CMD_ERR_OK)
+        return enqueue(dev, cmd, NULL, &verdict, sp, ns, 0, out);
+    memset(entry + 2, 0, sizeof entry - 8u);
+    TSL_SET(entry, TSL_CMD_OPCODE, TSL_CMD_OP_PROGRAM);
+    TSL_SET(entry, TSL_CMD_FLAGS, 0);
+    entry[TSL_CMD_N_WORD] = bytes;
+    entry[TSL_CMD_A_ADDR_WORD] = (uint32_t)prog;
+    window(sp, ns, entry);
+    sp[ns] = (span_t){prog, prog + bytes, "program"};
+    return enqueue(dev, cmd, entry, NULL, sp, ns + 1u, prog, out);
 }
 
 /* Checking mode: compare the finished command `s` (with completion c) against the shadow. */
@@ -1088,7 +1185,10 @@ TESSEL_API tessel_status_t tessel_reset(tessel_dev_t *dev)
         slot_t *s = &dev->slots[i];
         if (s->done) {
             i++;
-        } else if (s->orphan) {
+            continue;
+        }
+        release_prog(dev, s);
+        if (s->orphan) {
             drop_slot(dev, s);
         } else {
             s->done = s->cancelled = 1;

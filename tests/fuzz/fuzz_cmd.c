@@ -1,12 +1,17 @@
-/* libFuzzer target: the firmware command validator (firmware/cp/tsl_cp.c), built natively on the
- * golden model (tsl_cp_hal_model.c + hw/model), fed one fuzzed 64-byte command per input.
+/* libFuzzer target: the command checks of the host's compiler (firmware/cp/tsl_cp_compile.c) and
+ * the firmware's runner (tsl_cp.c), built natively on the golden model (tsl_cp_hal_model.c +
+ * hw/model), fed one fuzzed 64-byte command per input.
  *
  * Input: bytes 0..63 are the command words (zero-padded when shorter); the next 8 bytes seed the
  * HBM contents. A fresh small device (N = 8, VMEM 32 KiB, ACC 8 KiB, HBM 64 KiB, int8 + bf16) gets
- * a one-entry command ring at 0x000 and a one-entry completion ring at 0x040; the rest of HBM is
- * pseudo-random. After one doorbell + poll:
- *   exactly one completion, with the command's TAG and OPCODE and a known CMD_ERR status;
- *   never CMD_ERR_DEVICE or CMD_ERR_TIMEOUT (an accepted command must run cleanly on the model);
+ * a one-entry command ring at 0x000, a one-entry completion ring at 0x040 and room for the program
+ * at PROG_BASE, which the compiler keeps operands clear of as of the rings; the rest of HBM is
+ * pseudo-random. A command the compiler refuses runs nowhere. Else (compiled into a PROGRAM whose
+ * window is everything above the program, or a command of the runner's own) after one doorbell +
+ * poll:
+ *   exactly one completion, with the ring entry's TAG and OPCODE and a known CMD_ERR status;
+ *   never CMD_ERR_DEVICE or CMD_ERR_TIMEOUT for a compiled command (it must run cleanly on the
+ *   model);
  *   a rejected command (BAD_*) changed no HBM byte outside the completion entry;
  *   an accepted command changed HBM only inside its output rows (tsl_cmd_out: C_ADDR + i*LDC for
  *   each row of C, or one dense block for CONV2D and POOL2D);
@@ -18,6 +23,7 @@
 #include "fuzz_in.h"
 #include "tsl_cmd_out.h"
 #include "tsl_cp.h"
+#include "tsl_cp_compile.h"
 #include "tsl_cp_hal_model.h"
 #include "tsl_insn.h"
 #include "tslm.h"
@@ -25,6 +31,8 @@
 #define HBM_BYTES 0x10000u
 #define CMD_BASE 0x000u
 #define CPL_BASE 0x040u
+#define PROG_BASE 0x100u
+#define PROG_END 0x4000u   /* the end of the region the compiler keeps operands above */
 #define CMD_BYTES (TSL_PARAM_CMD_WORDS * 4u)
 #define CPL_BYTES (TSL_PARAM_CPL_WORDS * 4u)
 
@@ -61,10 +69,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(tslm_init(&m, &cfg) == TSLM_OK);
     tsl_cp_hal_model_init(&hal, &dev, &m);
     CHECK(tsl_cp_init(&cp, &hal) == TSL_CP_OK);
+    tsl_cp_t cc;
+    CHECK(tsl_cp_compiler_init(&cc, cfg.n, cfg.vmem_bytes, cfg.acc_bytes, cfg.hbm_bytes, cfg.features) == TSL_CP_OK);
 
     uint8_t *hbm = tslm_hbm(&m);
     fuzz_fill(hbm, HBM_BYTES, s);
-    memcpy(hbm + CMD_BASE, w, CMD_BYTES);
+    uint32_t op = TSL_GET(w, TSL_CMD_OPCODE), entry[TSL_PARAM_CMD_WORDS];
+    int compiled = tsl_cp_compiled(op);
+    memcpy(entry, w, CMD_BYTES);
+    if (compiled) {
+        tsl_cp_prog_t p = {0};
+        uint32_t detail, verdict = tsl_cp_compile(&cc, PROG_END, w, &p, &detail);
+        CHECK(!p.oom && verdict < TSL_CMD_ERR_LIMIT && verdict != TSL_CMD_ERR_DEVICE && verdict != TSL_CMD_ERR_TIMEOUT);
+        if (verdict != TSL_CMD_ERR_OK || 4u * p.words > PROG_END - PROG_BASE) {   /* refused, or too long here */
+            tsl_cp_prog_free(&p);
+            tslm_free(&m);
+            return 0;
+        }
+        memcpy(hbm + PROG_BASE, p.w, 4u * p.words);
+        memset(entry, 0, sizeof entry);
+        TSL_SET(entry, TSL_CMD_OPCODE, TSL_CMD_OP_PROGRAM);
+        entry[TSL_CMD_TAG_WORD] = w[TSL_CMD_TAG_WORD];
+        entry[TSL_CMD_N_WORD] = 4u * p.words;
+        entry[TSL_CMD_A_ADDR_WORD] = PROG_BASE;
+        entry[TSL_PROG_WIN_BASE_WORD] = PROG_END;
+        entry[TSL_PROG_WIN_LIMIT_WORD] = HBM_BYTES;
+        tsl_cp_prog_free(&p);
+    }
+    memcpy(hbm + CMD_BASE, entry, CMD_BYTES);
     uint8_t *before = malloc(HBM_BYTES);
     CHECK(before != NULL);
     memcpy(before, hbm, HBM_BYTES);
@@ -81,20 +113,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(cpl, hbm + CPL_BASE, CPL_BYTES);
     uint32_t st = TSL_GET(cpl, TSL_CPL_STATUS);
     CHECK(cpl[TSL_CPL_TAG_WORD] == w[TSL_CMD_TAG_WORD]);
-    CHECK(TSL_GET(cpl, TSL_CPL_OPCODE) == TSL_GET(w, TSL_CMD_OPCODE));
-    CHECK(st < TSL_CMD_ERR_LIMIT && st != TSL_CMD_ERR_DEVICE && st != TSL_CMD_ERR_TIMEOUT);
+    CHECK(TSL_GET(cpl, TSL_CPL_OPCODE) == TSL_GET(entry, TSL_CMD_OPCODE));
+    CHECK(st < TSL_CMD_ERR_LIMIT && (!compiled || (st != TSL_CMD_ERR_DEVICE && st != TSL_CMD_ERR_TIMEOUT)));
     CHECK(tsl_cp_model_hostif_read(&dev, TSL_HOSTIF_CPL_HEAD_OFFSET) == 1);
     CHECK(tsl_cp_model_hostif_read(&dev, TSL_HOSTIF_CMD_TAIL_OFFSET) == 1);
     for (uint32_t a = 0; a < HBM_BYTES; a++) {
         if (hbm[a] == before[a] || (a >= CPL_BASE && a < CPL_BASE + CPL_BYTES))
             continue;
+        if (op == TSL_CMD_OP_PROGRAM)   /* a program of the fuzzer's: what it writes is its own */
+            break;
         if (st != TSL_CMD_ERR_OK || !in_output(w, a)) {
             fprintf(stderr, "fuzz_cmd: op %u status %u (%s): HBM 0x%05x changed 0x%02x -> 0x%02x outside the output\n",
                     TSL_GET(w, TSL_CMD_OPCODE), st, tsl_cmd_err_name(st), a, before[a], hbm[a]);
             abort();
         }
     }
-    uint32_t tc = hal.tc_read(hal.ctx, TSL_TC_STATUS_OFFSET);
+    uint32_t tc = hal.tc_read(hal.ctx, TSL_TC_STATUS_OFFSET);   /* reset after an error */
     CHECK((tc >> TSL_TC_STATUS_IDLE_SHIFT) & 1u);
     CHECK(!((tc >> TSL_TC_STATUS_ERROR_SHIFT) & 1u));
     free(before);

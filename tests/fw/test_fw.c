@@ -1,7 +1,10 @@
-/* Native tests of the firmware command processor (firmware/cp) on the golden model.
+/* Native tests of the command processor (firmware/cp) on the golden model: the host's compiler
+ * and the firmware's runner together, as libtessel uses them.
  *
- * The host side writes 64-byte commands into a ring in model HBM, writes CMD_HEAD through the
- * emulated HOSTIF (ringing the doorbell), and calls tsl_cp_doorbell() + tsl_cp_poll(). Every
+ * The host side compiles each command (tsl_cp_compile.h; one it refuses completes there, with the
+ * verdict checked as the firmware's would be), writes its program at PROG_BASE and a 64-byte
+ * PROGRAM command into a ring in model HBM (NOP, FENCE and KERNEL go as they are), writes CMD_HEAD
+ * through the emulated HOSTIF (ringing the doorbell), and calls tsl_cp_doorbell() + tsl_cp_poll(). Every
  * command is checked against all of HBM: the expected image is the HBM before the command plus the
  * outputs computed here by independent references (exact integers; host float with FTZ/DAZ in the
  * documented accumulation order; hw/model/ref.h) plus the completion entry. Invalid commands
@@ -17,6 +20,7 @@
 #include "ref.h"
 #include "test_util.h"
 #include "tsl_cp.h"
+#include "tsl_cp_compile.h"
 #include "tsl_cp_hal_model.h"
 #include "tsl_insn.h"
 #include "tsl_win.h"
@@ -29,6 +33,9 @@
 #define CPL_BASE 0x400u
 #define CPL_SIZE 16u
 #define DATA_BASE 0x1000u
+#define RING_END (CPL_BASE + CPL_SIZE * 16u)   /* the rings' region, which operands must stay above */
+#define PROG_BASE (HBM_BYTES - PROG_BYTES)     /* programs; the data area and the window end below */
+#define PROG_BYTES (1u << 20)
 #define CF(f) (1u << TSL_CMD_FLAG_##f)
 
 typedef struct {
@@ -37,6 +44,7 @@ typedef struct {
     tsl_cp_model_t dev;
     tsl_cp_hal_t hal;
     tsl_cp_t cp;
+    tsl_cp_t cc;   /* the host's compiler for this configuration */
     uint8_t *exp, *vmem0, *acc0;
     uint32_t n, heap;
 } dev_t;
@@ -71,7 +79,7 @@ static int dev_open(dev_t *d, const char *name, uint32_t n, uint32_t vmem, uint3
         return -1;
     d->n = n;
     tsl_cp_hal_model_init(&d->hal, &d->dev, &d->m);
-    if (tsl_cp_init(&d->cp, &d->hal) != TSL_CP_OK)
+    if (tsl_cp_init(&d->cp, &d->hal) != TSL_CP_OK || tsl_cp_compiler_init(&d->cc, n, vmem, acc, HBM_BYTES, features))
         return -1;
     d->exp = malloc(HBM_BYTES);
     d->vmem0 = malloc(vmem);
@@ -106,7 +114,7 @@ static uint32_t alloc(dev_t *d, uint64_t bytes)
 {
     uint32_t a = d->heap + below(64);
     d->heap = (uint32_t)(a + bytes);
-    if ((uint64_t)d->heap > HBM_BYTES) {
+    if ((uint64_t)d->heap > PROG_BASE) {
         fprintf(stderr, "test bug: data area overflow\n");
         exit(2);
     }
@@ -143,19 +151,60 @@ static int tc_clean(dev_t *d)
     return !tok && st == (1u << TSL_TC_STATUS_IDLE_SHIFT);
 }
 
+/* The host's half, as libtessel does it: command w (ring entry `at` of HBM, staged) is compiled;
+ * when the compiler takes it, its program goes to HBM at `prog` and the entry becomes the PROGRAM
+ * that runs it, its window the data area (in HBM and in d->exp alike). Returns the verdict. */
+static uint32_t host_compile(dev_t *d, uint32_t at, uint32_t prog, uint32_t *detail)
+{
+    uint32_t w[16];
+    memcpy(w, hbm(d) + at, 64);
+    *detail = 0;
+    if (!tsl_cp_compiled(TSL_GET(w, TSL_CMD_OPCODE)))
+        return TSL_CMD_ERR_OK;
+    tsl_cp_prog_t p = {0};
+    uint32_t st = tsl_cp_compile(&d->cc, RING_END, w, &p, detail);
+    if (p.oom || (uint64_t)prog + 4u * p.words > HBM_BYTES) {
+        fprintf(stderr, "test bug: no room for a program of %u words\n", p.words);
+        exit(2);
+    }
+    if (st == TSL_CMD_ERR_OK) {
+        uint32_t e[16] = {0};
+        TSL_SET(e, TSL_CMD_OPCODE, TSL_CMD_OP_PROGRAM);
+        e[TSL_CMD_TAG_WORD] = w[TSL_CMD_TAG_WORD];
+        e[TSL_CMD_N_WORD] = 4u * p.words;
+        e[TSL_CMD_A_ADDR_WORD] = prog;
+        e[TSL_PROG_WIN_BASE_WORD] = DATA_BASE;
+        e[TSL_PROG_WIN_LIMIT_WORD] = PROG_BASE;
+        memcpy(hbm(d) + prog, p.w, 4u * p.words);
+        memcpy(d->exp + prog, p.w, 4u * p.words);
+        memcpy(hbm(d) + at, e, 64);
+        memcpy(d->exp + at, e, 64);
+    }
+    tsl_cp_prog_free(&p);
+    return st;
+}
+
 /* Publish the staged command, run the firmware, and check completion and memory. `strict`: the
- * whole of HBM must equal d->exp (plus the completion); invalid: VMEM/ACC/PUSH_COUNT unchanged. */
+ * whole of HBM must equal d->exp (plus the completion); invalid: VMEM/ACC/PUSH_COUNT unchanged.
+ * A command the host's compiler refuses is checked there: it reaches no device. */
 static int submit(dev_t *d, const char *what, uint32_t status, uint32_t detail, int strict, int invalid)
 {
-    const uint32_t *w = (const uint32_t *)(d->exp + CMD_BASE + (hif_rd(d, TSL_HOSTIF_CMD_HEAD_OFFSET) % CMD_SIZE) * 64u);
     uint32_t head = hif_rd(d, TSL_HOSTIF_CMD_HEAD_OFFSET), cplh = hif_rd(d, TSL_HOSTIF_CPL_HEAD_OFFSET);
-    uint32_t pushes = tslm_reg_read(&d->m, TSL_TC_PUSH_COUNT_OFFSET);
-    hif_wr(d, TSL_HOSTIF_CMD_HEAD_OFFSET, head + 1);
-    int db = tsl_cp_doorbell(&d->cp);
-    int r = tsl_cp_poll(&d->cp);
+    const uint32_t *w = (const uint32_t *)(d->exp + CMD_BASE + (head % CMD_SIZE) * 64u);
+    uint32_t pushes = tslm_reg_read(&d->m, TSL_TC_PUSH_COUNT_OFFSET), hdetail;
+    uint32_t hst = host_compile(d, CMD_BASE + (head % CMD_SIZE) * 64u, PROG_BASE, &hdetail);
     char ctx[160];
     snprintf(ctx, sizeof ctx, "[%s] %s", d->name, what);
     int ok = 1;
+    if (hst != TSL_CMD_ERR_OK) {
+        d->heap = DATA_BASE;
+        return tu_check(&T, hst == status && hdetail == detail,
+                        "%s: the compiler's verdict %u (%s) detail %u, expected %u (%s) detail %u", ctx, hst,
+                        tsl_cmd_err_name(hst), hdetail, status, tsl_cmd_err_name(status), detail);
+    }
+    hif_wr(d, TSL_HOSTIF_CMD_HEAD_OFFSET, head + 1);
+    int db = tsl_cp_doorbell(&d->cp);
+    int r = tsl_cp_poll(&d->cp);
     ok &= tu_check(&T, db == 1 && !(hif_rd(d, TSL_HOSTIF_DB_PENDING_OFFSET) & 1), "%s: doorbell not handled", ctx);
     if (!tu_check(&T, r == 1, "%s: poll returned %d", ctx, r))
         return 0;
@@ -1392,6 +1441,9 @@ static void ring_suite(dev_t *d)
             w[0] = TSL_CMD_OP_LIMIT;   /* bad opcode in the middle of a batch */
         tags[i] = w[1];
         memcpy(hbm(d) + CMD_BASE + ((head + i) % CMD_SIZE) * 64u, w, 64);
+        uint32_t det;
+        tu_check(&T, host_compile(d, CMD_BASE + ((head + i) % CMD_SIZE) * 64u, PROG_BASE + i * 4096u, &det) == 0,
+                 "[%s] batch: command %u refused by the compiler", d->name, i);
     }
     hif_wr(d, TSL_HOSTIF_CMD_HEAD_OFFSET, head + 6);
     int r1 = tsl_cp_poll(&d->cp);

@@ -1,0 +1,41 @@
+/* Tessel's command compiler: one host command (docs/isa.md §7: GEMM, ELTWISE, COPY, FILL, CONV2D,
+ * POOL2D, ROWWISE, ATTENTION) checked and planned into a device program of PROGRAM records, which
+ * the firmware's runner (tsl_cp.h) pushes to the tensor core. It runs on the host, in libtessel, for
+ * every backend; the planning is firmware/cp/README.md's. No globals: one tsl_cp_t per device.
+ */
+#ifndef TSL_CP_COMPILE_H
+#define TSL_CP_COMPILE_H
+
+#include <stdint.h>
+
+#include "tsl_cp.h"
+
+/* A device program being built: `words` 32-bit words of records (docs/isa.md §7, PROGRAM). */
+typedef struct tsl_cp_prog {
+    uint32_t *w;      /* malloc'd; tsl_cp_prog_free */
+    uint32_t words, cap;
+    uint32_t open;    /* 1 + the word index of the INSN record that the next instruction joins, or 0 */
+    int oom;          /* an allocation failed: the program is incomplete */
+} tsl_cp_prog_t;
+
+void tsl_cp_prog_free(tsl_cp_prog_t *p);
+
+/* A compiler for a tensor core of this configuration (TC CFG_*). TSL_CP_ECONFIG when N is not a
+ * power of two from 4 to 128, HBM_BYTES not a power of two, or VMEM/ACC cannot hold the smallest
+ * tiling; TSL_CP_EINVAL for a NULL cp. */
+__attribute__((warn_unused_result)) tsl_cp_status_t tsl_cp_compiler_init(tsl_cp_t *cp, uint32_t n,
+                                                                          uint32_t vmem_bytes, uint32_t acc_bytes,
+                                                                          uint32_t hbm_bytes, uint32_t features);
+
+/* 1 for the opcodes the host compiles; the firmware runs the others (NOP, FENCE, KERNEL, PROGRAM)
+ * itself. */
+int tsl_cp_compiled(uint32_t opcode);
+
+/* Check command `w` (docs/isa.md §7, in its order: the first failure is reported), with operands
+ * kept above the ring region [0, ring_end), and when it passes, append its program to `p` (one
+ * that starts and ends with an idle tensor core and zero tokens). Returns its CMD_ERR status, with
+ * the detail of a failure in *detail; TSL_CMD_ERR_BAD_OPCODE for an opcode not compiled.
+ * p->oom tells of a failed allocation. */
+uint32_t tsl_cp_compile(tsl_cp_t *cp, uint32_t ring_end, const uint32_t *w, tsl_cp_prog_t *p, uint32_t *detail);
+
+#endif /* TSL_CP_COMPILE_H */

@@ -44,7 +44,7 @@ tslm_cfg_t tslm_cfg_default(void)
         .hbm_bytes = TSL_PARAM_HBM_BYTES,
         .queue_depth = TSL_PARAM_QUEUE_DEPTH,
         .features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT) |
-                    (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT),
+                    (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) | (1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT),
     };
     return c;
 }
@@ -73,7 +73,7 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
     if (!m || !cfg)
         return TSLM_EINVAL;
     const uint32_t all_features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT) |
-                                  (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT);
+                                  (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) | (1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT);
     if (!is_pow2(cfg->n) || cfg->n < 4 || cfg->n > 128 ||
         !is_pow2(cfg->vmem_bytes) || cfg->vmem_bytes < 4096 || cfg->vmem_bytes > TSL_LOCAL_ACC_BASE ||
         !is_pow2(cfg->acc_bytes) || cfg->acc_bytes < 4096 || cfg->acc_bytes > (1u << 24) ||
@@ -83,8 +83,10 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
         return TSLM_EINVAL;
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
-    if (cfg->core != TSL_CORE_TC)   /* the lite core has no sequencer */
-        m->cfg.features &= ~(1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT);
+    if (cfg->core != TSL_CORE_TC)   /* the lite core has no sequencer and no HBM window */
+        m->cfg.features &= ~((1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) | (1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT));
+    m->hbm_base = 0;   /* the power-on window: all of HBM */
+    m->hbm_limit = cfg->hbm_bytes;
     size_t n = cfg->n;
     m->hbm = calloc(cfg->hbm_bytes, 1);
     m->vmem = calloc(cfg->vmem_bytes, 1);
@@ -191,6 +193,11 @@ static int vpu_unary(uint32_t op)
             return err_;               \
     } while (0)
 
+int tslm_hbm_ok(const tslm_t *m, uint32_t addr, uint64_t end)
+{
+    return end <= m->cfg.hbm_bytes && addr >= m->hbm_base && end <= m->hbm_limit;
+}
+
 static uint32_t check_dma(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
 {
     tsl_insn_dma_xfer_t x = tsl_insn_dma_xfer_decode(w);
@@ -199,7 +206,7 @@ static uint32_t check_dma(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
     if (!rows || !rb)
         return TSL_ERR_BAD_FIELD;
     *eaddr = ha;
-    if ((uint64_t)ha + (uint64_t)(rows - 1) * hs + rb > m->cfg.hbm_bytes)
+    if (!tslm_hbm_ok(m, ha, (uint64_t)ha + (uint64_t)(rows - 1) * hs + rb))
         return TSL_ERR_HBM_RANGE;
     uint32_t align = local_space(m, la) == SPACE_ACC ? 4 : 1;
     return check_local(m, la, ls, rows, rb, align, SPACE_VMEM | SPACE_ACC, eaddr);
@@ -741,6 +748,7 @@ uint32_t tslm_reg_read(tslm_t *m, uint32_t offset)
         uint64_t v = m->perf[(offset - TSL_TC_PERF_BASE) / 8];
         return (offset & 4) ? (uint32_t)(v >> 32) : (uint32_t)v;
     }
+    int window = (m->cfg.features >> TSL_TC_CFG_FEATURES_WINDOW_SHIFT) & 1u;
     tsl_tc_rd_t r = {
         .id = TSL_ID_VALUE,
         .cfg_n = m->cfg.n,
@@ -766,6 +774,8 @@ uint32_t tslm_reg_read(tslm_t *m, uint32_t offset)
         .tokens_mxu_vpu = m->tokens[TSL_UNIT_MXU][TSL_UNIT_VPU],
         .tokens_vpu_dma = m->tokens[TSL_UNIT_VPU][TSL_UNIT_DMA],
         .tokens_vpu_mxu = m->tokens[TSL_UNIT_VPU][TSL_UNIT_MXU],
+        .hbm_base = window ? m->hbm_base : 0,
+        .hbm_limit = window ? m->hbm_limit : 0,
     };
     return tsl_tc_rd_mux(&r, offset);
 }
@@ -824,6 +834,14 @@ void tslm_reg_write(tslm_t *m, uint32_t offset, uint32_t value)
         break;
     case TSL_TC_IRQ_STATUS_OFFSET:
         m->irq_status &= ~value;
+        break;
+    case TSL_TC_HBM_BASE_OFFSET:   /* CTRL.RESET keeps the window; a core without it ignores these */
+        if ((m->cfg.features >> TSL_TC_CFG_FEATURES_WINDOW_SHIFT) & 1u)
+            m->hbm_base = value;
+        break;
+    case TSL_TC_HBM_LIMIT_OFFSET:
+        if ((m->cfg.features >> TSL_TC_CFG_FEATURES_WINDOW_SHIFT) & 1u)
+            m->hbm_limit = value;
         break;
     default:
         break;

@@ -33,8 +33,8 @@ typedef struct {
     uint32_t acc_bytes;    /* power of two, 4 KiB .. 16 MiB */
     uint32_t hbm_bytes;    /* power of two, 4 KiB .. 1 GiB */
     uint32_t queue_depth;  /* 1..255 */
-    uint32_t features;     /* TC CFG_FEATURES bits: 1 << TSL_TC_CFG_FEATURES_{INT8,BF16,SEQ}_SHIFT; SEQ (the
-                              tile sequencer) needs the TC core */
+    uint32_t features;     /* TC CFG_FEATURES bits: 1 << TSL_TC_CFG_FEATURES_{INT8,BF16,SEQ,WINDOW}_SHIFT;
+                              SEQ (the tile sequencer) and WINDOW (the HBM window) need the TC core */
     uint32_t core;         /* TSL_CORE_TC (0, the default) or TSL_CORE_LITE: the tensor core whose
                               ops it runs (tsl_op_on_core); the others are ERR_BAD_OPCODE */
 } tslm_cfg_t;
@@ -70,6 +70,8 @@ typedef struct {
     uint32_t push_count, notify_count;
     uint32_t err_code, err_unit, err_seq, err_addr;
     uint32_t irq_enable, irq_status;
+    uint32_t hbm_base, hbm_limit;    /* the HBM window [HBM_BASE, HBM_LIMIT): [0, hbm_bytes) at init, kept
+                                        by CTRL.RESET; fixed at that without CFG_FEATURES.WINDOW */
     uint64_t perf[TSL_PERF_COUNT];
     tslm_sched_t sched;
     uint64_t rng;
@@ -116,6 +118,11 @@ uint32_t tslm_seq_check(const tslm_t *m, const uint32_t *desc, uint32_t *eaddr);
  * push order. Returns how many. */
 typedef void (*tslm_seq_emit_t)(void *ctx, const tsl_insn_t *insn);
 uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *desc, tslm_seq_emit_t emit, void *ctx);
+
+/* Whether HBM bytes [addr, end) may be touched: inside HBM_BYTES and inside the window [HBM_BASE,
+ * HBM_LIMIT). The dispatch check of a DMA and the sequencer's launch check refuse an operand for
+ * which it is 0 with ERR_HBM_RANGE (ERR_ADDR: the operand's address). */
+int tslm_hbm_ok(const tslm_t *m, uint32_t addr, uint64_t end);
 
 /* Level of the tensor-core interrupt line: (IRQ_STATUS & IRQ_ENABLE) != 0. */
 int tslm_irq(const tslm_t *m);

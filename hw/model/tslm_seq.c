@@ -51,10 +51,11 @@ static layout_t layout_of(const tslm_cfg_t *cfg, const tsl_seq_t *d)
     return l;
 }
 
-/* An HBM operand of `rows` rows of `row_bytes`, `ld` apart, past HBM_BYTES (no wrap-around). */
-static int past_hbm(const tslm_cfg_t *cfg, uint32_t addr, uint32_t rows, uint32_t ld, uint64_t row_bytes)
+/* An HBM operand of `rows` rows of `row_bytes`, `ld` apart, past HBM_BYTES or outside the HBM window
+ * (no wrap-around). */
+static int past_hbm(const tslm_t *m, uint32_t addr, uint32_t rows, uint32_t ld, uint64_t row_bytes)
 {
-    return (uint64_t)addr + (uint64_t)(rows - 1u) * ld + row_bytes > cfg->hbm_bytes;
+    return !tslm_hbm_ok(m, addr, (uint64_t)addr + (uint64_t)(rows - 1u) * ld + row_bytes);
 }
 
 /* The words and fields that only a CONV descriptor uses are 0 in a GEMM's. */
@@ -111,7 +112,7 @@ uint32_t tslm_seq_check(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
         for (uint32_t v = 0; v < TSL_UNIT_LIMIT; v++)
             if (m->credit[u][v])
                 return TSL_ERR_BAD_FIELD;
-    /* 2. HBM operands */
+    /* 2. HBM operands: inside HBM_BYTES and the window [HBM_BASE, HBM_LIMIT) */
     struct {
         uint32_t addr, rows, ld;
         uint64_t row_bytes;
@@ -126,7 +127,7 @@ uint32_t tslm_seq_check(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
                            (uint64_t)(d.in_w - 1u) * d.lda + (uint64_t)d.cg * l.es;
     }
     for (int i = 0; i < (d.bias ? 4 : 3); i++)
-        if (past_hbm(cfg, hbm[i].addr, hbm[i].rows, hbm[i].ld, hbm[i].row_bytes)) {
+        if (past_hbm(m, hbm[i].addr, hbm[i].rows, hbm[i].ld, hbm[i].row_bytes)) {
             *eaddr = hbm[i].addr;
             return TSL_ERR_HBM_RANGE;
         }

@@ -147,6 +147,130 @@ static void test_dma(void)
     tslm_free(&m);
 }
 
+/* The HBM window (TC HBM_BASE, HBM_LIMIT): its reset values, that CTRL.RESET keeps it, and the DMA
+ * dispatch check against it: a DMA whose HBM extent [addr, addr + (ROWS-1)*HBM_STRIDE + ROW_BYTES)
+ * leaves [HBM_BASE, HBM_LIMIT) or HBM is ERR_HBM_RANGE with ERR_ADDR = HBM_ADDR; random windows
+ * and transfers on and across both edges, the expected outcome computed here. */
+static void window_set(tslm_t *m, uint32_t base, uint32_t limit)
+{
+    tslm_reg_write(m, TSL_TC_HBM_BASE_OFFSET, base);
+    tslm_reg_write(m, TSL_TC_HBM_LIMIT_OFFSET, limit);
+}
+
+static void test_window(void)
+{
+    tslm_t m;
+    char what[160];
+    fresh(&m, 16, 0);
+    tu_check(&T, tslm_reg_read(&m, TSL_TC_HBM_BASE_OFFSET) == 0 &&
+                     tslm_reg_read(&m, TSL_TC_HBM_LIMIT_OFFSET) == HBM_BYTES &&
+                     (tslm_reg_read(&m, TSL_TC_CFG_FEATURES_OFFSET) >> TSL_TC_CFG_FEATURES_WINDOW_SHIFT & 1u),
+             "window: CFG_FEATURES.WINDOW, and [0, HBM_BYTES) after init");
+    window_set(&m, 0x1234, 0x5678);
+    tslm_reg_write(&m, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
+    tu_check(&T, tslm_reg_read(&m, TSL_TC_HBM_BASE_OFFSET) == 0x1234 &&
+                     tslm_reg_read(&m, TSL_TC_HBM_LIMIT_OFFSET) == 0x5678,
+             "window: CTRL.RESET keeps HBM_BASE and HBM_LIMIT");
+    /* directed: window [0x1000, 0x2000) */
+    window_set(&m, 0x1000, 0x2000);
+    dma_case(&m, TSL_DMA_OP_LOAD, 0x1000, 0, 0x100, 0, 1, 0x1000, "window: LOAD of the whole window");
+    dma_case(&m, TSL_DMA_OP_STORE, 0x1000, 0x100, 0x2000, 0x10, 16, 0x100, "window: STORE rows up to HBM_LIMIT");
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                   .op = TSL_DMA_OP_LOAD, .hbm_addr = 0xFFF, .local_addr = 0, .rows = 1, .row_bytes = 2}),
+               TSL_ERR_HBM_RANGE, 0xFFF, "window: LOAD one byte below HBM_BASE");
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                   .op = TSL_DMA_OP_STORE, .hbm_addr = 0x1F00, .local_addr = 0, .rows = 1, .row_bytes = 0x101}),
+               TSL_ERR_HBM_RANGE, 0x1F00, "window: STORE one byte past HBM_LIMIT");
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                   .op = TSL_DMA_OP_STORE, .hbm_addr = 0x1000, .local_addr = 0, .rows = 3, .row_bytes = 16,
+                   .hbm_stride = 0x7F9, .local_stride = 16}),
+               TSL_ERR_HBM_RANGE, 0x1000, "window: the last row of a strided STORE crosses HBM_LIMIT");
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                   .op = TSL_DMA_OP_LOAD, .hbm_addr = 0x3000, .local_addr = 0, .rows = 1, .row_bytes = 1}),
+               TSL_ERR_HBM_RANGE, 0x3000, "window: LOAD above the window");
+    window_set(&m, 0x1000, 0x1000);
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                   .op = TSL_DMA_OP_LOAD, .hbm_addr = 0x1000, .local_addr = 0, .rows = 1, .row_bytes = 1}),
+               TSL_ERR_HBM_RANGE, 0x1000, "window: an empty window refuses every HBM access");
+    window_set(&m, 0, 0xFFFFFFFFu);
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                   .op = TSL_DMA_OP_LOAD, .hbm_addr = HBM_BYTES - 4, .local_addr = 0, .rows = 1, .row_bytes = 8}),
+               TSL_ERR_HBM_RANGE, HBM_BYTES - 4, "window: HBM_LIMIT past HBM, HBM_BYTES still bounds");
+    window_set(&m, 0x1000, 0x2000);
+    expect_err(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                   .op = TSL_DMA_OP_LOAD, .hbm_addr = 0x3000, .local_addr = TSL_PARAM_VMEM_BYTES, .rows = 1,
+                   .row_bytes = 1}),
+               TSL_ERR_HBM_RANGE, 0x3000, "window: the HBM operand is checked before the local one");
+    /* an instruction queued before a window change runs with the window it was checked against */
+    tslm_set_schedule(&m, TSLM_SCHED_RANDOM, T.seed);
+    window_set(&m, 0, HBM_BYTES);
+    snap_t sn = snap(&m);
+    memcpy(sn.vmem + 0x300, sn.hbm + 0x8000, 64);
+    tsl_insn_t ld = tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+        .op = TSL_DMA_OP_LOAD, .hbm_addr = 0x8000, .local_addr = 0x300, .rows = 1, .row_bytes = 64});
+    int queued = tslm_push(&m, ld.w) == TSLM_OK && m.q[TSL_UNIT_DMA].count == 1;   /* not run yet */
+    window_set(&m, 0, 0x100);
+    tu_check(&T, queued, "window: a LOAD queued (random schedule, not run yet)");
+    tslm_run(&m);
+    check_snap("window: a queued LOAD runs after the window shrank", &m, &sn);
+    tslm_set_schedule(&m, TSLM_SCHED_PUSH_ORDER, 0);
+    /* random windows and transfers near their edges */
+    for (int k = 0; k < 300; k++) {
+        uint32_t base = (uint32_t)tu_below(&T.rng, HBM_BYTES), limit = base + (uint32_t)tu_below(&T.rng, 0x20000);
+        if (tu_below(&T.rng, 8) == 0)
+            limit = (uint32_t)tu_below(&T.rng, HBM_BYTES);   /* often below HBM_BASE */
+        if (tu_below(&T.rng, 8) == 0)
+            limit = 0xFFFFFFFFu - (uint32_t)tu_below(&T.rng, 4);
+        uint32_t rows = 1 + (uint32_t)tu_below(&T.rng, tu_below(&T.rng, 2) ? 1 : 8);
+        uint32_t rb = 1 + (uint32_t)tu_below(&T.rng, 300), hs = (uint32_t)tu_below(&T.rng, 600);
+        uint64_t ext = (uint64_t)(rows - 1) * hs + rb;
+        /* start or end on an edge, or within 3 bytes of it */
+        int64_t d = (int64_t)tu_below(&T.rng, 7) - 3, a;
+        switch (tu_below(&T.rng, 4)) {
+        case 0: a = (int64_t)base + d; break;
+        case 1: a = (int64_t)limit - (int64_t)ext + d; break;
+        case 2: a = (int64_t)HBM_BYTES - (int64_t)ext + d; break;
+        default: a = (int64_t)base + (int64_t)tu_below(&T.rng, limit > base ? limit - base : 1); break;
+        }
+        uint32_t ha = (uint32_t)(a < 0 ? 0 : a > 0xFFFFFFFFll ? 0xFFFFFFFFll : a);
+        uint64_t end = (uint64_t)ha + ext;
+        int inside = ha >= base && end <= limit && end <= HBM_BYTES;
+        uint32_t op = tu_below(&T.rng, 2) ? TSL_DMA_OP_STORE : TSL_DMA_OP_LOAD;
+        window_set(&m, base, limit);
+        snprintf(what, sizeof what, "window [0x%x, 0x%x): %s of %u rows of %u at 0x%x stride %u (end 0x%llx) %s", base,
+                 limit, op == TSL_DMA_OP_STORE ? "STORE" : "LOAD", rows, rb, ha, hs, (unsigned long long)end,
+                 inside ? "runs" : "refused");
+        tsl_insn_t i = tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = op, .hbm_addr = ha, .local_addr = 0x100, .rows = rows, .row_bytes = rb, .hbm_stride = hs,
+            .local_stride = rb});
+        if (inside)
+            push_ok(&m, i, what);
+        else
+            expect_err(&m, i, TSL_ERR_HBM_RANGE, ha, what);
+    }
+    tslm_free(&m);
+    /* the lite core, and a TC without the feature: the registers read 0 and writes change nothing */
+    for (int lite = 0; lite < 2; lite++) {
+        tslm_cfg_t cfg = tslm_cfg_default();
+        cfg.hbm_bytes = HBM_BYTES;
+        if (lite)
+            cfg.core = TSL_CORE_LITE;
+        else
+            cfg.features &= ~(1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT);
+        if (tslm_init(&m, &cfg) != TSLM_OK)
+            continue;
+        window_set(&m, 0x1000, 0x1001);
+        tu_check(&T, tslm_reg_read(&m, TSL_TC_HBM_BASE_OFFSET) == 0 && tslm_reg_read(&m, TSL_TC_HBM_LIMIT_OFFSET) == 0 &&
+                         !(tslm_reg_read(&m, TSL_TC_CFG_FEATURES_OFFSET) >> TSL_TC_CFG_FEATURES_WINDOW_SHIFT & 1u) &&
+                         tslm_push(&m, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                                           .op = TSL_DMA_OP_LOAD, .hbm_addr = 0x8000, .rows = 1, .row_bytes = 4}).w) ==
+                             TSLM_OK,
+                 "window: %s has none (registers read 0, a DMA anywhere in HBM runs)",
+                 lite ? "the lite core" : "a TC without CFG_FEATURES.WINDOW");
+        tslm_free(&m);
+    }
+}
+
 /* ---------------------------------------------------------------------------------------- MXU */
 
 static void test_mxu(uint32_t n)
@@ -997,6 +1121,7 @@ int main(int argc, char **argv)
 {
     tu_init(&T, "insn", argc, argv);
     test_dma();
+    test_window();
     test_mxu(4);
     test_mxu(16);
     test_vpu(4);

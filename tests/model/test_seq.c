@@ -1,7 +1,9 @@
 /* The tile sequencer in the golden model (docs/isa.md section 8): random GEMM descriptors launched
  * through TC SEQ0..SEQ23 against the independent reference of hw/model/ref.h, under the in-order
  * and the random schedule (a missing dependency token shows as a wrong result there), and every
- * launch check with the error it must give. Usage: test_seq [SEED] [CASES]. */
+ * launch check with the error it must give, also under an HBM window (TC HBM_BASE, HBM_LIMIT): a
+ * window exactly the operands' span leaves every descriptor running, one byte less refuses it.
+ * Usage: test_seq [SEED] [CASES]. */
 #include <string.h>
 
 #include "ref_seq.h"
@@ -100,8 +102,26 @@ static void random_bytes(tu_rng_t *r, uint8_t *p, size_t len)
         p[i] = (uint8_t)tu_next(r);
 }
 
-/* One descriptor under one schedule: the C region (and the bytes next to it) against the reference. */
-static int run_case(tu_t *t, uint32_t n, const tsl_seq_t *d, tslm_sched_t sched, uint64_t seed)
+/* The HBM bytes [*lo, *hi) that a GEMM descriptor's operands span (A, B, C, and the bias row). */
+static void hbm_span(const tsl_seq_t *d, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t es = tsl_dtype_bytes(d->dtype), ces = tsl_dtype_bytes(d->c_dtype);
+    uint64_t s[4][2] = {{d->a_addr, d->a_addr + (uint64_t)(d->m - 1) * d->lda + d->k * es},
+                        {d->b_addr, d->b_addr + (uint64_t)(d->k - 1) * d->ldb + d->n * es},
+                        {d->c_addr, d->c_addr + (uint64_t)(d->m - 1) * d->ldc + d->n * ces},
+                        {d->bias_addr, d->bias_addr + 4ull * d->n}};
+    *lo = UINT64_MAX;
+    *hi = 0;
+    for (int i = 0; i < (d->bias ? 4 : 3); i++) {
+        *lo = s[i][0] < *lo ? s[i][0] : *lo;
+        *hi = s[i][1] > *hi ? s[i][1] : *hi;
+    }
+}
+
+/* One descriptor under one schedule: the C region (and the bytes next to it) against the reference.
+ * tight: under the HBM window [lo, hi) of hbm_span, which every instruction it expands into must
+ * keep to. */
+static int run_case(tu_t *t, uint32_t n, const tsl_seq_t *d, tslm_sched_t sched, uint64_t seed, int tight)
 {
     tslm_cfg_t cfg = tslm_cfg_default();
     cfg.n = n;
@@ -144,6 +164,12 @@ static int run_case(tu_t *t, uint32_t n, const tsl_seq_t *d, tslm_sched_t sched,
         memcpy(b + (size_t)k * d->n * es, h + d->b_addr + k * d->ldb, d->n * es);
     memcpy(before, h, HBM_BYTES);
 
+    if (tight) {
+        uint64_t lo, hi;
+        hbm_span(d, &lo, &hi);
+        tslm_reg_write(&m, TSL_TC_HBM_BASE_OFFSET, (uint32_t)lo);
+        tslm_reg_write(&m, TSL_TC_HBM_LIMIT_OFFSET, (uint32_t)hi);
+    }
     launch(&m, d);
     tslm_run(&m);
     int ok = rd(&m, TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_NONE &&
@@ -170,10 +196,10 @@ static int run_case(tu_t *t, uint32_t n, const tsl_seq_t *d, tslm_sched_t sched,
     ok = ok && !bad && memcmp(before, h, HBM_BYTES) == 0;
     if (!ok)
         printf("  case failed: n=%u M=%u N=%u K=%u %s C%u bias=%u relu=%u gelu=%u add_c=%u fscale=%u MC=%u KC=%u "
-               "NBW=%u sched=%d err=%u\n",
+               "NBW=%u sched=%d window=%d err=%u ERR_ADDR 0x%X\n",
                n, d->m, d->n, d->k, bf ? "bf16" : "int8", d->c_dtype, d->bias, d->relu, d->gelu, d->add_c, d->fscale,
                d->mc, d->kc, d->nbw,
-               sched, rd(&m, TSL_TC_ERR_CODE_OFFSET));
+               sched, tight, rd(&m, TSL_TC_ERR_CODE_OFFSET), rd(&m, TSL_TC_ERR_ADDR_OFFSET));
     free(a);
     free(b);
     free(before);
@@ -182,23 +208,36 @@ static int run_case(tu_t *t, uint32_t n, const tsl_seq_t *d, tslm_sched_t sched,
 }
 
 /* A launch check: `d` gives ERR `err` at address `addr`, from the sequencer, and pushes nothing. */
-static void refused(tu_t *t, const char *what, const uint32_t *w, uint32_t err, uint32_t addr)
+/* Under the HBM window [base, limit), written before a CTRL.RESET (which keeps it); err NONE: the
+ * descriptor runs (it pushes instructions). */
+static void refused_in(tu_t *t, const char *what, const uint32_t *w, uint32_t base, uint32_t limit, uint32_t err,
+                       uint32_t addr)
 {
     tslm_cfg_t cfg = tslm_cfg_default();
     cfg.hbm_bytes = HBM_BYTES;
     tslm_t m;
     if (tslm_init(&m, &cfg) != TSLM_OK)
         return;
+    tslm_reg_write(&m, TSL_TC_HBM_BASE_OFFSET, base);
+    tslm_reg_write(&m, TSL_TC_HBM_LIMIT_OFFSET, limit);
+    tslm_reg_write(&m, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
     for (unsigned i = 0; i < TSL_PARAM_SEQ_WORDS; i++)
         tslm_reg_write(&m, TSL_TC_SEQ0_OFFSET + 4u * i, w[i]);
-    int ok = rd(&m, TSL_TC_ERR_CODE_OFFSET) == err && rd(&m, TSL_TC_ERR_UNIT_OFFSET) == TSL_ERR_UNIT_SEQ &&
-             rd(&m, TSL_TC_ERR_ADDR_OFFSET) == addr && rd(&m, TSL_TC_PUSH_COUNT_OFFSET) == 0;
+    int ok = err == TSL_ERR_NONE
+                 ? rd(&m, TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_NONE && rd(&m, TSL_TC_PUSH_COUNT_OFFSET) > 0
+                 : rd(&m, TSL_TC_ERR_CODE_OFFSET) == err && rd(&m, TSL_TC_ERR_UNIT_OFFSET) == TSL_ERR_UNIT_SEQ &&
+                       rd(&m, TSL_TC_ERR_ADDR_OFFSET) == addr && rd(&m, TSL_TC_PUSH_COUNT_OFFSET) == 0;
     if (!ok)
         printf("  %s: ERR_CODE %u (want %u), ERR_ADDR 0x%X (want 0x%X), pushed %u\n", what,
                rd(&m, TSL_TC_ERR_CODE_OFFSET), err, rd(&m, TSL_TC_ERR_ADDR_OFFSET), addr,
                rd(&m, TSL_TC_PUSH_COUNT_OFFSET));
     tu_check(t, ok, what);
     tslm_free(&m);
+}
+
+static void refused(tu_t *t, const char *what, const uint32_t *w, uint32_t err, uint32_t addr)
+{
+    refused_in(t, what, w, 0, HBM_BYTES, err, addr);
 }
 
 static void launch_checks(tu_t *t)
@@ -244,7 +283,45 @@ static void launch_checks(tu_t *t)
     CASE("ACC_ADDR in VMEM", d.acc_addr = 0, TSL_ERR_LOCAL_RANGE, 0);
     CASE("ACC region past ACC", d.acc_addr = TSL_LOCAL_ACC_BASE + TSL_PARAM_ACC_BYTES - 4 * n, TSL_ERR_LOCAL_RANGE,
          TSL_LOCAL_ACC_BASE + TSL_PARAM_ACC_BYTES - 4 * n);
+    /* the HBM window: A [0x1000, 0x1400), B [0x2000, 0x2400), C [0x3000, 0x4000), bias [0x5000, 0x5080) */
+#define WCASE(what, field_edit, base, limit, err, addr) \
+    do {                                                \
+        tsl_seq_t d = good;                             \
+        field_edit;                                     \
+        tsl_seq_encode(&d, w);                          \
+        refused_in(t, what, w, base, limit, err, addr); \
+    } while (0)
+    WCASE("window: exactly A..C runs", (void)0, 0x1000, 0x4000, TSL_ERR_NONE, 0);
+    WCASE("window: exactly A..bias runs", (d.bias = 1, d.bias_addr = 0x5000), 0x1000, 0x5080, TSL_ERR_NONE, 0);
+    WCASE("window: HBM_LIMIT past HBM, HBM_BYTES bounds", (void)0, 0, 0xFFFFFFFFu, TSL_ERR_NONE, 0);
+    WCASE("window: base one byte into A", (void)0, 0x1001, 0x4000, TSL_ERR_HBM_RANGE, 0x1000);
+    WCASE("window: limit one byte short of C", (void)0, 0x1000, 0x3FFF, TSL_ERR_HBM_RANGE, 0x3000);
+    WCASE("window: A only, B outside", (void)0, 0x1000, 0x1400, TSL_ERR_HBM_RANGE, 0x2000);
+    WCASE("window: B and C only, A below", (void)0, 0x2000, 0x4000, TSL_ERR_HBM_RANGE, 0x1000);
+    WCASE("window: bias one byte past", (d.bias = 1, d.bias_addr = 0x5000), 0x1000, 0x507F, TSL_ERR_HBM_RANGE, 0x5000);
+    WCASE("window: bias below", (d.bias = 1, d.bias_addr = 0x800), 0x1000, 0x4000, TSL_ERR_HBM_RANGE, 0x800);
+    WCASE("window: empty", (void)0, 0x1000, 0x1000, TSL_ERR_HBM_RANGE, 0x1000);
+    WCASE("window: HBM_BASE above HBM_LIMIT", (void)0, 0x4000, 0x1000, TSL_ERR_HBM_RANGE, 0x1000);
+    WCASE("window: a bad field first", d.m = 0, 0x4000, 0x1000, TSL_ERR_BAD_FIELD, 0);
+    WCASE("window: HBM before alignment", d.vmem_addr = 4, 0x1001, 0x4000, TSL_ERR_HBM_RANGE, 0x1000);
+#undef WCASE
 #undef CASE
+    /* a core without CFG_FEATURES.WINDOW: HBM_BASE and HBM_LIMIT read 0, writes change nothing */
+    {
+        tslm_cfg_t c = tslm_cfg_default();
+        c.hbm_bytes = HBM_BYTES;
+        c.features &= ~(1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT);
+        tslm_t m;
+        if (tslm_init(&m, &c) == TSLM_OK) {
+            tslm_reg_write(&m, TSL_TC_HBM_BASE_OFFSET, 0x1001);
+            tslm_reg_write(&m, TSL_TC_HBM_LIMIT_OFFSET, 0x1002);
+            launch(&m, &good);
+            tu_check(t, rd(&m, TSL_TC_HBM_BASE_OFFSET) == 0 && rd(&m, TSL_TC_HBM_LIMIT_OFFSET) == 0 &&
+                            rd(&m, TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_NONE && rd(&m, TSL_TC_PUSH_COUNT_OFFSET) > 0,
+                     "without CFG_FEATURES.WINDOW the window registers do nothing");
+            tslm_free(&m);
+        }
+    }
     /* a channel with a token left over: the expansion's waits would take it */
     tslm_cfg_t cfg = tslm_cfg_default();
     cfg.hbm_bytes = HBM_BYTES;
@@ -275,8 +352,8 @@ int main(int argc, char **argv)
             continue;
         }
         uint64_t seed = tu_next(&t.rng);
-        if (run_case(&t, n, &d, TSLM_SCHED_PUSH_ORDER, seed))
-            run_case(&t, n, &d, TSLM_SCHED_RANDOM, seed);
+        if (run_case(&t, n, &d, TSLM_SCHED_PUSH_ORDER, seed, 0))
+            run_case(&t, n, &d, TSLM_SCHED_RANDOM, seed, 1);
     }
     return tu_done(&t);
 }

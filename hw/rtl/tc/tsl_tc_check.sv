@@ -1,7 +1,8 @@
 // Dispatch checker of the tensor-core controller: every check of docs/isa.md section 5, in its
 // order, on the instruction held stable on insn_i while active_i is high (hw/model/tslm.c
 // validate() is the reference, including ERR_ADDR: the operand's address for range and alignment
-// errors, else 0).
+// errors, else 0). An HBM operand must lie inside HBM_BYTES and inside the window
+// [hbm_base_i, hbm_limit_i) (TC HBM_BASE, HBM_LIMIT; a core without them ties [0, HbmBytes)).
 // Latency: done_o is high 1 to 5 cycles after active_i rises: cycle 0 runs checks 1-4 (opcode,
 // reserved bits, own-unit tokens, field values), then one cycle per operand (extents through one
 // shared 24x32 multiplier, computed in 64 bits without wrap-around), then the WBUF_DTYPE and token
@@ -24,6 +25,8 @@ module tsl_tc_check #(
   input  logic [255:0]         insn_i,
   input  logic [9*CreditW-1:0] credit_i,      // channel f->t at index 3f+t: signals minus waits pushed
   input  logic [3:0]           wbuf_dtype_i,  // [2b+1:2b]: dtype of the last LOADW pushed to buffer b
+  input  logic [31:0]          hbm_base_i,    // HBM window: lowest address an HBM operand may touch
+  input  logic [31:0]          hbm_limit_i,   // HBM window: an HBM operand ends at or below it
   output logic                 done_o,
   output logic [3:0]           err_o,
   output logic [31:0]          err_addr_o
@@ -329,7 +332,8 @@ module tsl_tc_check #(
     amask  = (o_dma_local && in_acc) ? 32'd3 : o_align - 32'd1;
     op_err = tsl_pkg::ERR_NONE;
     if (o_hbm) begin
-      if (o_big || 64'(o_end) > HBM_END) op_err = tsl_pkg::ERR_HBM_RANGE;
+      if (o_big || 64'(o_end) > HBM_END || o_addr < hbm_base_i || 64'(o_end) > 64'(hbm_limit_i))
+        op_err = tsl_pkg::ERR_HBM_RANGE;
     end else if (!((in_vmem && o_vmem_ok) || (in_acc && o_acc_ok))) begin
       op_err = tsl_pkg::ERR_LOCAL_RANGE;
     end else if (((o_addr | o_stride | o_rb) & amask) != '0) begin

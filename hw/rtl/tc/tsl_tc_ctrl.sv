@@ -7,7 +7,10 @@
 // Register bus: the request is held until reg_ready_o, a one-cycle pulse with reg_rdata_o; a
 // write has reg_wstrb_i != 0. Reads and plain writes answer in the next cycle; an INSN7 write in
 // 3-8 cycles (the checks), longer while its queue is full; a CTRL.RESET write once every started
-// instruction has finished; an INSN7 or SEQ0..SEQ23 write once the sequencer is idle. hw/model/tslm.c defines every register value, docs/hardware.md the
+// instruction has finished; an INSN7, SEQ0..SEQ23, HBM_BASE or HBM_LIMIT write once the sequencer is
+// idle (so the window stays fixed from a descriptor's launch check to its last instruction's
+// dispatch check). HBM_BASE and HBM_LIMIT reset with rst_ni only, not with CTRL.RESET.
+// hw/model/tslm.c defines every register value, docs/hardware.md the
 // unit interface (ex_valid_o is withdrawn without a handshake only on an AXI error or CTRL.RESET).
 module tsl_tc_ctrl #(
   parameter int N            = tsl_pkg::PARAM_N,
@@ -72,9 +75,10 @@ module tsl_tc_ctrl #(
   logic [1:0]    irq_en_q, irq_en_d, irq_st_q, irq_st_d;
   logic          halt_q, halt_d, dma_fail_q, dma_fail_d;
   logic          from_seq_q, from_seq_d;   // the instruction in StCheck/StPush is the sequencer's
+  logic [31:0]   hbm_base_q, hbm_base_d, hbm_limit_q, hbm_limit_d;   // the HBM window (HBM_BASE, HBM_LIMIT)
 
   // --------------------------------------------------------------------------------- wiring
-  logic          acc, we, is_insn, push_acc, reset_done, rec_disp, clr_q_all, perf_clr, all_idle;
+  logic          acc, we, is_insn, is_win, push_acc, reset_done, rec_disp, clr_q_all, perf_clr, all_idle;
   logic [31:0]   wmask, rd_val, perf_rdata;
   logic [1:0]    p_unit;
   logic [2:0]    p_wait, p_signal;
@@ -136,6 +140,8 @@ module tsl_tc_ctrl #(
     .insn_i      (disp_insn),
     .credit_i    (credit_q),
     .wbuf_dtype_i(wbuf_push_q),
+    .hbm_base_i  (hbm_base_q),
+    .hbm_limit_i (hbm_limit_q),
     .done_o      (chk_done),
     .err_o       (chk_err),
     .err_addr_o  (chk_addr)
@@ -253,7 +259,7 @@ module tsl_tc_ctrl #(
     rd.cfg_vmem_bytes  = 32'(VmemBytes);
     rd.cfg_acc_bytes   = 32'(AccBytes);
     rd.cfg_hbm_bytes   = 32'(HbmBytes);
-    rd.cfg_features    = {29'd0, EnableSeq, EnableBf16, 1'b1};   // SEQ, BF16, INT8
+    rd.cfg_features    = {28'd0, 1'b1, EnableSeq, EnableBf16, 1'b1};   // WINDOW, SEQ, BF16, INT8
     rd.cfg_queue_depth = 32'(QueueDepth);
     rd.status          = {30'd0, err_code_q != tsl_pkg::ERR_NONE, all_idle && !seq_busy};
     rd.err_code        = 32'(err_code_q);
@@ -272,6 +278,8 @@ module tsl_tc_ctrl #(
     rd.tokens_vpu_dma  = 32'(tok_count[6 * TokW +: TokW]);
     rd.tokens_vpu_mxu  = 32'(tok_count[7 * TokW +: TokW]);
     rd.seq_status      = 32'(seq_busy);
+    rd.hbm_base        = hbm_base_q;
+    rd.hbm_limit       = hbm_limit_q;
     rd_val = tc_rd_mux(rd, reg_addr_i);
     if (reg_addr_i >= tsl_pkg::TC_PERF_BASE &&
         reg_addr_i < tsl_pkg::TC_PERF_BASE + 12'(8 * tsl_pkg::PERF_COUNT) && reg_addr_i[1:0] == 2'b00)
@@ -280,13 +288,14 @@ module tsl_tc_ctrl #(
 
   // ------------------------------------------------------------------- bus and dispatch FSM
   assign acc     = reg_valid_i && !ready_q && state_q == StIdle &&
-                   !(seq_busy && we && (is_seq || reg_addr_i == tsl_pkg::TC_INSN7_OFFSET));
+                   !(seq_busy && we && (is_seq || is_win || reg_addr_i == tsl_pkg::TC_INSN7_OFFSET));
   assign we      = reg_wstrb_i != 4'd0;
   assign wmask   = {{8{reg_wstrb_i[3]}}, {8{reg_wstrb_i[2]}}, {8{reg_wstrb_i[1]}}, {8{reg_wstrb_i[0]}}};
   assign is_insn = reg_addr_i >= tsl_pkg::TC_INSN0_OFFSET && reg_addr_i <= tsl_pkg::TC_INSN7_OFFSET &&
                    reg_addr_i[1:0] == 2'b00;
   assign is_seq  = reg_addr_i >= tsl_pkg::TC_SEQ0_OFFSET && reg_addr_i <= tsl_pkg::TC_SEQ23_OFFSET &&
                    reg_addr_i[1:0] == 2'b00;
+  assign is_win  = reg_addr_i == tsl_pkg::TC_HBM_BASE_OFFSET || reg_addr_i == tsl_pkg::TC_HBM_LIMIT_OFFSET;
   assign seq_launch = acc && we && reg_addr_i == tsl_pkg::TC_SEQ23_OFFSET && err_code_q == tsl_pkg::ERR_NONE;
   // The sequencer's next instruction enters the check when the bus does not use this cycle.
   assign seq_take   = state_q == StIdle && !acc && seq_valid && err_code_q == tsl_pkg::ERR_NONE;
@@ -311,6 +320,8 @@ module tsl_tc_ctrl #(
       .abort_i   (state_q == StReset),
       .halt_i    (err_code_q != tsl_pkg::ERR_NONE && !from_seq_q),
       .credit_i  (credit_q),
+      .hbm_base_i (hbm_base_q),
+      .hbm_limit_i(hbm_limit_q),
       .busy_o    (seq_busy),
       .chk_done_o(seq_chk_done),
       .chk_err_o (seq_chk_err),
@@ -336,6 +347,8 @@ module tsl_tc_ctrl #(
     rdata_d    = 32'd0;
     stage_d    = stage_q;
     irq_en_d   = irq_en_q;
+    hbm_base_d  = hbm_base_q;
+    hbm_limit_d = hbm_limit_q;
     push_acc   = 1'b0;
     reset_done = 1'b0;
     rec_disp   = 1'b0;
@@ -369,6 +382,10 @@ module tsl_tc_ctrl #(
             end
           end else if (reg_addr_i == tsl_pkg::TC_IRQ_ENABLE_OFFSET) begin
             irq_en_d = (irq_en_q & ~wmask[1:0]) | (reg_wdata_i[1:0] & wmask[1:0]);
+          end else if (reg_addr_i == tsl_pkg::TC_HBM_BASE_OFFSET) begin
+            hbm_base_d = (hbm_base_q & ~wmask) | (reg_wdata_i & wmask);
+          end else if (reg_addr_i == tsl_pkg::TC_HBM_LIMIT_OFFSET) begin
+            hbm_limit_d = (hbm_limit_q & ~wmask) | (reg_wdata_i & wmask);
           end
         end
       end
@@ -502,6 +519,8 @@ module tsl_tc_ctrl #(
       halt_q         <= 1'b0;
       dma_fail_q     <= 1'b0;
       from_seq_q     <= 1'b0;
+      hbm_base_q     <= 32'd0;
+      hbm_limit_q    <= 32'(HbmBytes);
     end else begin
       state_q        <= state_d;
       ready_q        <= ready_d;
@@ -521,6 +540,8 @@ module tsl_tc_ctrl #(
       halt_q         <= halt_d;
       dma_fail_q     <= dma_fail_d;
       from_seq_q     <= from_seq_d;
+      hbm_base_q     <= hbm_base_d;
+      hbm_limit_q    <= hbm_limit_d;
     end
   end
 

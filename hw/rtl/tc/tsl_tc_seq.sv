@@ -23,6 +23,8 @@ module tsl_tc_seq #(
   input  logic                 abort_i,
   input  logic                 halt_i,
   input  logic [9*CreditW-1:0] credit_i,      // the dispatcher's credits, for the launch check
+  input  logic [31:0]          hbm_base_i,    // TC HBM_BASE, HBM_LIMIT: the launch check's HBM window
+  input  logic [31:0]          hbm_limit_i,   // (held by the controller while busy_o)
   output logic                 busy_o,
   output logic                 chk_done_o,    // one-cycle pulse: the launch check ended
   output logic [3:0]           chk_err_o,     // with chk_done_o: ERR enum
@@ -66,6 +68,8 @@ module tsl_tc_seq #(
     .start_i   (launch_i),
     .desc_i    (desc_d),
     .credit_i,
+    .hbm_base_i,
+    .hbm_limit_i,
     .done_o    (chk_done),
     .err_o     (chk_err),
     .err_addr_o(chk_addr),

@@ -4,8 +4,9 @@
 // Latency: done_o is a one-cycle pulse 27 cycles (a GEMM: 18) after start_i (one 16x32 product per cycle
 // through one shared multiplier, meanwhile NCB mod NBW bit-serially for the panels' bias columns;
 // then the layout chain, then the checks); every output is valid with done_o and holds until the
-// next start_i. Extents are computed in 64 bits, without wrap-around. credit_i is sampled in the
-// cycle of done_o.
+// next start_i. Extents are computed in 64 bits, without wrap-around. credit_i and the HBM window
+// [hbm_base_i, hbm_limit_i) are sampled in the cycle of done_o (the controller holds the window
+// while the sequencer is busy).
 module tsl_tc_seq_chk #(
   parameter int N          = tsl_pkg::PARAM_N,           // array size (power of two, 4..128)
   parameter int VmemBytes  = tsl_pkg::PARAM_VMEM_BYTES,  // VMEM size (power of two, <= 16 MiB)
@@ -19,6 +20,8 @@ module tsl_tc_seq_chk #(
   input  logic                 start_i,
   input  logic [32*tsl_pkg::PARAM_SEQ_WORDS-1:0] desc_i,
   input  logic [9*CreditW-1:0] credit_i,
+  input  logic [31:0]          hbm_base_i,   // HBM window (TC HBM_BASE, HBM_LIMIT): every HBM operand
+  input  logic [31:0]          hbm_limit_i,  // lies in [hbm_base_i, hbm_limit_i) and in HbmBytes
   output logic                 done_o,
   output logic [3:0]           err_o,        // ERR enum (ERR_NONE: the descriptor is good)
   output logic [31:0]          err_addr_o,
@@ -185,6 +188,12 @@ module tsl_tc_seq_chk #(
   assign end_bias = 64'(d.bias_addr) + 64'(d.n) * 64'd4;
   assign end_acc  = 64'(d.acc_addr) + 2 * 64'(sz_acc);
 
+  // An HBM operand [addr, end) outside HBM or outside the window.
+  function automatic logic hbm_out(input logic [31:0] addr, input logic [63:0] e,
+                                   input logic [31:0] base, input logic [31:0] limit);
+    hbm_out = e > 64'(HbmBytes) || addr < base || e > 64'(limit);
+  endfunction
+
   logic [3:0]  err_d;
   logic [31:0] eaddr_d;
   always_comb begin
@@ -192,13 +201,13 @@ module tsl_tc_seq_chk #(
     eaddr_d = 32'd0;
     if (bad_field) begin
       err_d = tsl_pkg::ERR_BAD_FIELD;
-    end else if (end_a > 64'(HbmBytes)) begin
+    end else if (hbm_out(d.a_addr, end_a, hbm_base_i, hbm_limit_i)) begin
       err_d = tsl_pkg::ERR_HBM_RANGE; eaddr_d = d.a_addr;
-    end else if (end_b > 64'(HbmBytes)) begin
+    end else if (hbm_out(d.b_addr, end_b, hbm_base_i, hbm_limit_i)) begin
       err_d = tsl_pkg::ERR_HBM_RANGE; eaddr_d = d.b_addr;
-    end else if (end_c > 64'(HbmBytes)) begin
+    end else if (hbm_out(d.c_addr, end_c, hbm_base_i, hbm_limit_i)) begin
       err_d = tsl_pkg::ERR_HBM_RANGE; eaddr_d = d.c_addr;
-    end else if (d.bias && end_bias > 64'(HbmBytes)) begin
+    end else if (d.bias && hbm_out(d.bias_addr, end_bias, hbm_base_i, hbm_limit_i)) begin
       err_d = tsl_pkg::ERR_HBM_RANGE; eaddr_d = d.bias_addr;
     end else if (d.vmem_addr[NSh+1:0] != '0) begin
       err_d = tsl_pkg::ERR_MISALIGNED; eaddr_d = d.vmem_addr;

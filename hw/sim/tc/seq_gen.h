@@ -144,6 +144,26 @@ struct SeqGen {
         }
     }
 
+    // The HBM bytes [*lo, *hi) that a descriptor's operands span (A or the CONV input, B, C, and
+    // the bias row with BIAS), from the extents of docs/isa.md section 8.
+    static void hbm_span(const uint32_t *w, uint64_t *lo, uint64_t *hi) {
+        tsl_seq_t d = tsl_seq_decode(w);
+        uint64_t es = tsl_dtype_bytes(d.dtype), ces = tsl_dtype_bytes(d.c_dtype);
+        uint64_t ea = d.conv ? (uint64_t)(d.batch - 1) * d.img_stride + (uint64_t)(d.in_h - 1) * d.row_stride +
+                                   (uint64_t)(d.in_w - 1) * d.lda + d.cg * es
+                             : (uint64_t)(d.m - 1) * d.lda + d.k * es;
+        uint64_t s[4][2] = {{d.a_addr, d.a_addr + ea},
+                            {d.b_addr, d.b_addr + (uint64_t)(d.k - 1) * d.ldb + d.n * es},
+                            {d.c_addr, d.c_addr + (uint64_t)(d.m - 1) * d.ldc + d.n * ces},
+                            {d.bias_addr, d.bias_addr + 4ull * d.n}};
+        *lo = UINT64_MAX;
+        *hi = 0;
+        for (int i = 0; i < (d.bias ? 4 : 3); i++) {
+            *lo = std::min(*lo, s[i][0]);
+            *hi = std::max(*hi, s[i][1]);
+        }
+    }
+
     // Break a valid descriptor in one of the kKinds ways of the launch checks (kind modulo kKinds);
     // *credit_nz for the token check.
     static const uint32_t kKinds = 35;
@@ -221,5 +241,30 @@ struct SeqGen {
         tsl_seq_encode(&d, w);
     }
 };
+
+// An HBM window (HBM_BASE, HBM_LIMIT) near an HBM extent [lo, hi) in an HBM of `hbm` bytes: on its
+// edges or a few bytes across them (sometimes further), all of HBM, a limit past HBM, an empty
+// window, HBM_BASE above HBM_LIMIT, or any range below `data_end`.
+inline void seq_pick_window(TslRng &r, uint64_t lo, uint64_t hi, uint32_t hbm, uint32_t data_end, uint32_t *base,
+                            uint32_t *limit) {
+    auto near = [&](uint64_t x) -> uint32_t {
+        int64_t d = r.chance(0.4) ? 0 : r.chance(0.7) ? (int64_t)r.below(5) - 2 : (int64_t)r.below(513) - 256;
+        int64_t v = (int64_t)x + d;
+        return (uint32_t)(v < 0 ? 0 : v > 0xFFFFFFFFll ? 0xFFFFFFFFll : v);
+    };
+    uint32_t b = 0, l = hbm;
+    switch (r.below(10)) {
+    case 0: break;
+    case 1: b = near(lo); break;
+    case 2: l = near(hi); break;
+    case 3: b = near(lo), l = 0xFFFFFFFFu; break;            // HBM_BYTES alone bounds the end
+    case 4: b = l = near(r.chance(0.5) ? lo : hi); break;    // empty
+    case 5: b = near(hi), l = near(lo); break;               // HBM_BASE above HBM_LIMIT (mostly)
+    case 6: b = r.below(data_end), l = b + r.below(hbm - b + 1); break;
+    default: b = near(lo), l = near(hi); break;
+    }
+    *base = b;
+    *limit = l;
+}
 
 #endif  // SEQ_GEN_H

@@ -3,7 +3,8 @@
 // records every instruction handed over and compares the stream word for word with the golden
 // model's expansion (hw/model/tslm_seq.c tslm_seq_expand, docs/isa.md section 8), and the
 // launch-check error and ERR_ADDR with tslm_seq_check for invalid descriptors (every check of the
-// section). It also checks the stream handshake (valid held,
+// section), a third of them under a random HBM window (hbm_base_i, hbm_limit_i, as the model's
+// HBM_BASE and HBM_LIMIT) at the edges of their operands. It also checks the stream handshake (valid held,
 // instruction stable), a SEQ_STATUS-like busy that ends, and abort/halt mid-stream.
 //   seq_sim [descriptors [big]]   env: SEED=s (replay), TRACE=1 (seq.fst, with a --trace-fst build);
 //                                 big: large descriptors near the field limits (a big-memory build)
@@ -240,7 +241,7 @@ int main(int argc, char **argv) {
     mc.acc_bytes = CFG.acc;
     mc.hbm_bytes = CFG.hbm;
     mc.features = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT | 1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT |
-                  (CFG.bf16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0u);
+                  1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT | (CFG.bf16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0u);
     if (tslm_init(&model, &mc) != TSLM_OK) fail("tslm_init");
     top = std::make_unique<Vtsl_tc_seq>();
 #if VM_TRACE
@@ -259,14 +260,26 @@ int main(int argc, char **argv) {
     top->rst_ni = 1;
     tick();
 
-    uint32_t pass = 0, invalid = 0, insns = 0, stopped = 0;
+    uint32_t pass = 0, invalid = 0, insns = 0, stopped = 0, windows = 0, win_refused = 0;
     uint32_t err_hist[TSL_ERR_LIMIT] = {}, cov[10] = {}, max_pieces = 0;   // pad, bias, NCH>1, NPAN>1, MB>1, T>2, no EPI, CONV, GELU, ADD_C
     for (g_desc = 0; g_desc < count; g_desc++) {
         uint32_t w[TSL_PARAM_SEQ_WORDS];
         if (big) gen_big(w); else gen_valid(w);
         bool credit_nz = false, bad = !big && g_desc % 3 == 0;
         if (bad) break_desc(w, &credit_nz);
+        uint32_t wb = 0, wl = CFG.hbm;   // the HBM window: all of HBM, or one near the operands
+        if (rng.chance(0.3)) {
+            uint64_t lo, hi;
+            SeqGen::hbm_span(w, &lo, &hi);
+            seq_pick_window(rng, lo, hi, CFG.hbm, CFG.hbm, &wb, &wl);
+            windows++;
+        }
+        tslm_reg_write(&model, TSL_TC_HBM_BASE_OFFSET, wb);
+        tslm_reg_write(&model, TSL_TC_HBM_LIMIT_OFFSET, wl);
+        top->hbm_base_i = wb;
+        top->hbm_limit_i = wl;
         uint32_t ea_ref, err_ref = ref_check(w, credit_nz, &ea_ref);
+        win_refused += (wb != 0 || wl != CFG.hbm) && err_ref == TSL_ERR_HBM_RANGE;
         std::vector<tsl_insn_t> ref;
         if (err_ref == TSL_ERR_NONE) tslm_seq_expand(&model.cfg, w, emit_cb, &ref);
         uint32_t pieces = 0;
@@ -290,6 +303,8 @@ int main(int argc, char **argv) {
             }
         }
         if (got.size() != want) fail("%zu instructions, expected %zu", got.size(), want);
+        tslm_reg_write(&model, TSL_TC_HBM_BASE_OFFSET, 0);   // gen_valid's checks: all of HBM
+        tslm_reg_write(&model, TSL_TC_HBM_LIMIT_OFFSET, CFG.hbm);
         pass++;
         invalid += err_ref != TSL_ERR_NONE;
         err_hist[err_ref]++;
@@ -329,8 +344,8 @@ int main(int argc, char **argv) {
         for (uint32_t c : cov)
             if (!c) fail("a shape class was never generated");
     }
-    printf("seq_n%u: %u descriptors (%u invalid, %u stopped), %u instructions compared\n", N, pass, invalid,
-           stopped, insns);
+    printf("seq_n%u: %u descriptors (%u invalid, %u stopped), %u under an HBM window (%u refused for it), %u "
+           "instructions compared\n", N, pass, invalid, stopped, windows, win_refused, insns);
     tslm_free(&model);
     top->final();
     top.reset();   // before exit: the Verilated context is gone by the static destructors

@@ -6,7 +6,11 @@
 //   tc_sim gemm                256^3 int8 and bf16 tiled GEMMs (gemm_db.h); MXU busy >= 90 %
 //   tc_sim seq DESCS           random tile-sequencer descriptors (tc core): the dispatched stream
 //                              (a tap on the controller's accepted pushes) against tslm_seq_expand,
-//                              launch errors, and, once the RTL has EPI, registers, counters and memory
+//                              launch errors, and, once the RTL has EPI, registers, counters and memory;
+//                              half of them under an HBM window (HBM_BASE, HBM_LIMIT) at the edges of
+//                              their operands
+//   tc_sim window RUNS INSNS   random programs under random HBM windows, set before the program and
+//                              changed in its middle, at the edges of its DMAs' HBM extents
 // env: SEED=s replays a random run, TRACE=1 writes tc.fst (trace build).
 // After each program both sides dump VMEM and ACC into HBM with DMA STOREs; HBM is then compared
 // byte for byte, and so are the TC registers that the model defines exactly.
@@ -190,7 +194,7 @@ static tslm_cfg_t model_cfg() {
     c.acc_bytes = ACC;
     c.hbm_bytes = HBM;
     c.features = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT | 1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT |
-                 (TC_BF16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0u);
+                 1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT | (TC_BF16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0u);
     c.core = TC_CORE;
     return c;
 }
@@ -241,6 +245,11 @@ struct Prog {
     std::vector<tsl_insn_t> insns;
     std::string name;
     std::vector<uint32_t> desc;   // then launch this tile-sequencer descriptor (SEQ0..SEQ23), if any
+    // HBM_BASE and HBM_LIMIT written (on both sides) before pushing insns[at] (at = insns.size():
+    // before the descriptor); the window goes back to all of HBM for the dump
+    struct WinSet { size_t at; uint32_t base, limit; };
+    std::vector<WinSet> wins;
+    bool no_err = false;          // the program must end without an error (ERR_CODE NONE)
     bool seq_prefix = false;      // the RTL lacks EPI: compare the dispatched stream up to the first
                                   // EPI only (the RTL refuses it), and nothing else
     // an independent check of the RTL's final HBM against its initial contents (false: mismatch)
@@ -322,7 +331,17 @@ static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tsl
     uint64_t c0 = tc.cycle;
     uint32_t pc0 = tslm_reg_read(&m, TSL_TC_PUSH_COUNT_OFFSET);   // the prologue's pushes
     tc.pushed.clear();
+    auto set_window = [&](uint32_t base, uint32_t limit) {
+        tslm_reg_write(&m, TSL_TC_HBM_BASE_OFFSET, base);
+        tslm_reg_write(&m, TSL_TC_HBM_LIMIT_OFFSET, limit);
+        return tc.wr(TSL_TC_HBM_BASE_OFFSET, base) && tc.wr(TSL_TC_HBM_LIMIT_OFFSET, limit);
+    };
+    auto windows_at = [&](size_t k) {
+        for (auto &w : prog.wins)
+            if (w.at == k) ok = ok && set_window(w.base, w.limit);
+    };
     for (size_t k = 0; ok && k < prog.insns.size(); k++) {
+        windows_at(k);
         bool was_ok = tslm_reg_read(&m, TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_NONE;
         if (tslm_push(&m, prog.insns[k].w) != TSLM_OK && was_ok && getenv("TC_VERBOSE")) {
             fprintf(stderr, "model rejected instruction %zu with ERR %u:\n", k, tslm_reg_read(&m, TSL_TC_ERR_CODE_OFFSET));
@@ -334,6 +353,7 @@ static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tsl
                     tc.rd(TSL_TC_ERR_CODE_OFFSET), tc.rd(TSL_TC_PUSH_COUNT_OFFSET), tc.rd(TSL_TC_STATUS_OFFSET),
                     tslm_reg_read(&m, TSL_TC_ERR_CODE_OFFSET));
     }
+    windows_at(prog.insns.size());
     std::vector<tsl_insn_t> want = prog.insns;   // the dispatched stream, pushes then the expansion
     if (ok && !prog.desc.empty()) {
         uint32_t ea;
@@ -440,6 +460,11 @@ static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tsl
             fprintf(stderr, "FAIL %s: irq_o %d model %d\n", prog.name.c_str(), tc.top->irq_o, tslm_irq(&m));
             ok = false;
         }
+        if (prog.no_err && tc.rd(TSL_TC_ERR_CODE_OFFSET) != TSL_ERR_NONE) {
+            fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): ERR_CODE %u ERR_ADDR 0x%x where no error may be\n",
+                    prog.name.c_str(), seed, tc.rd(TSL_TC_ERR_CODE_OFFSET), tc.rd(TSL_TC_ERR_ADDR_OFFSET));
+            ok = false;
+        }
     }
     if (!tc.hbm->violations().empty()) {
         fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): AXI violation: %s\n", prog.name.c_str(), seed,
@@ -451,6 +476,15 @@ static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tsl
     tc.hbm->clear_injections();
     tslm_reg_write(&m, TSL_TC_CTRL_OFFSET, (1u << TSL_TC_CTRL_RESET_SHIFT));
     bool dok = tc.wr(TSL_TC_CTRL_OFFSET, (1u << TSL_TC_CTRL_RESET_SHIFT));
+    if (!prog.wins.empty()) {   // CTRL.RESET keeps the window (as the model does); then all of HBM
+        for (uint32_t off : {TSL_TC_HBM_BASE_OFFSET, TSL_TC_HBM_LIMIT_OFFSET})
+            if (dok && tc.rd(off) != tslm_reg_read(&m, off)) {
+                fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): after CTRL.RESET TC 0x%03x rtl 0x%x model 0x%x\n",
+                        prog.name.c_str(), seed, off, tc.rd(off), tslm_reg_read(&m, off));
+                ok = false;
+            }
+        dok = dok && set_window(0, HBM);
+    }
     tslm_set_schedule(&m, TSLM_SCHED_PUSH_ORDER, 0);
     for (auto &i : dump_insns()) dok = dok && tslm_push(&m, i.w) == TSLM_OK && tc.push(i);
     tslm_run(&m);
@@ -810,6 +844,103 @@ static int run_random(unsigned runs, unsigned insns) {
     return fail ? 1 : 0;
 }
 
+// ---- HBM windows --------------------------------------------------------------------------------------
+// An HBM window near an HBM extent [lo, hi) (seq_gen.h), set before instruction `at`.
+static Prog::WinSet pick_window(TslRng &r, size_t at, uint64_t lo, uint64_t hi) {
+    Prog::WinSet w{at, 0, HBM};
+    seq_pick_window(r, lo, hi, HBM, DATA_END, &w.base, &w.limit);
+    return w;
+}
+
+// DMA instruction k's HBM extent [lo, hi).
+static void dma_span(const tsl_insn_t &i, uint64_t *lo, uint64_t *hi) {
+    tsl_insn_dma_xfer_t x = tsl_insn_dma_xfer_decode(i.w);
+    *lo = x.hbm_addr;
+    *hi = (uint64_t)x.hbm_addr + (uint64_t)(x.rows - 1) * x.hbm_stride + x.row_bytes;
+}
+
+// Random programs (as run_random) under random windows: one before the program, in one run of two
+// another before a later DMA (the instructions queued before it keep the window they were checked
+// against). A DMA in four moves to the end of HBM, its extent ending on it or a few bytes past.
+// Every refusal (ERR_HBM_RANGE, ERR_ADDR, ERR_SEQ), register and byte of HBM, VMEM and ACC is
+// compared with the model.
+static int run_window(unsigned runs, unsigned insns) {
+    uint64_t seed0 = seed_from_env();
+    printf(TC_NAME "_n%u window: seed 0x%" PRIx64 " (SEED=0x%" PRIx64 " replays the first run)\n", N, seed0, seed0);
+    unsigned pass = 0, fail = 0, refused = 0;
+    for (unsigned k = 0; k < runs; k++) {
+        uint64_t seed = seed0 + k;
+        Gen g{TslRng{seed}, TC_BF16 != 0};
+        g.prog.name = "window";
+        g.make(insns);
+        std::vector<size_t> dmas;
+        for (size_t j = 0; j < g.prog.insns.size(); j++) {
+            tsl_insn_hdr_t h = tsl_insn_hdr_decode(g.prog.insns[j].w);
+            if (h.unit == TSL_UNIT_DMA && h.op != TSL_DMA_OP_SYNC) dmas.push_back(j);
+        }
+        for (size_t j : dmas) {
+            if (!g.r.chance(0.25)) continue;
+            uint64_t lo, hi;
+            dma_span(g.prog.insns[j], &lo, &hi);
+            int64_t a = (int64_t)HBM - (int64_t)(hi - lo) + (g.r.chance(0.5) ? 0 : (int64_t)g.r.below(5) - 2);
+            g.prog.insns[j].w[1] = (uint32_t)(a < 0 ? 0 : a);   // HBM_ADDR (word 1)
+        }
+        // the window's edges: those of DMA j's extent, or (one in two) of the span of every DMA from
+        // instruction `at` on, so that most programs run far and some to their end
+        auto window_for = [&](size_t at, size_t j) {
+            uint64_t lo, hi;
+            dma_span(g.prog.insns[j], &lo, &hi);
+            if (g.r.chance(0.5))
+                for (size_t x : dmas) {
+                    uint64_t l2, h2;
+                    dma_span(g.prog.insns[x], &l2, &h2);
+                    if (x >= at) lo = std::min(lo, l2), hi = std::max(hi, h2);
+                }
+            return pick_window(g.r, at, lo, hi);
+        };
+        if (dmas.empty()) {
+            g.prog.wins.push_back(Prog::WinSet{0, 0, HBM});
+        } else {
+            size_t j0 = dmas[g.r.below((uint32_t)dmas.size())];
+            g.prog.wins.push_back(window_for(g.r.chance(0.5) ? 0 : g.r.below((uint32_t)j0 + 1), j0));
+            size_t j1 = dmas[g.r.below((uint32_t)dmas.size())];
+            if (g.r.chance(0.5) && j1 > g.prog.wins[0].at)
+                g.prog.wins.push_back(window_for(g.prog.wins[0].at + 1 + g.r.below((uint32_t)(j1 - g.prog.wins[0].at)), j1));
+        }
+        TslRng hr{seed ^ 0x5A5A};
+        Result res = run_prog(g.prog, seed, hbm_cfg(hr, true), TSLM_SCHED_PUSH_ORDER);
+        // how many runs ended in a refusal: the model alone, replayed (the RTL agreed if res.ok)
+        {
+            tslm_t m;
+            memset(&m, 0, sizeof m);
+            tslm_cfg_t cfg = model_cfg();
+            if (tslm_init(&m, &cfg) == TSLM_OK) {
+                for (size_t j = 0; j < g.prog.insns.size(); j++) {
+                    for (auto &w : g.prog.wins)
+                        if (w.at == j) {
+                            tslm_reg_write(&m, TSL_TC_HBM_BASE_OFFSET, w.base);
+                            tslm_reg_write(&m, TSL_TC_HBM_LIMIT_OFFSET, w.limit);
+                        }
+                    if (tslm_push(&m, g.prog.insns[j].w) != TSLM_OK) break;
+                }
+                refused += tslm_reg_read(&m, TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_HBM_RANGE;
+            }
+            tslm_free(&m);
+        }
+        if (res.ok) pass++;
+        else {
+            fail++;
+            fprintf(stderr, "  replay: SEED=0x%" PRIx64 " tc_sim window 1 %u\n", seed, insns);
+            for (auto &w : g.prog.wins)
+                fprintf(stderr, "  window [0x%x, 0x%x) before instruction %zu\n", w.base, w.limit, w.at);
+            break;
+        }
+    }
+    printf(TC_NAME "_n%u window: %u programs, %u of them stopped by ERR_HBM_RANGE\n", N, pass + fail, refused);
+    printf(TC_NAME "_n%u_window: %u passed, %u failed\n", N, pass, fail);
+    return fail ? 1 : 0;
+}
+
 // ---- directed programs ---------------------------------------------------------------------------
 static int run_directed() {
     uint64_t seed = seed_from_env();
@@ -1156,7 +1287,7 @@ static int run_seq(unsigned descs) {
     memset(&m, 0, sizeof m);
     tslm_cfg_t cfg = model_cfg();
     if (tslm_init(&m, &cfg) != TSLM_OK) return 1;
-    unsigned pass = 0, fail = 0, invalid = 0;
+    unsigned pass = 0, fail = 0, invalid = 0, windows = 0, win_refused = 0;
     uint64_t total = 0;
     for (unsigned k = 0; k < descs; k++) {
         uint64_t seed = seed0 + k;
@@ -1167,6 +1298,17 @@ static int run_seq(unsigned descs) {
         g.valid(prog.desc.data());
         bool credit_nz = false, bad = g.r.chance(0.3);
         if (bad) g.corrupt(prog.desc.data(), &credit_nz, g.r.below(SeqGen::kKinds));
+        // half of them under an HBM window at the edges of their operands' span
+        if (g.r.chance(0.5)) {
+            uint64_t lo, hi;
+            SeqGen::hbm_span(prog.desc.data(), &lo, &hi);
+            prog.wins.push_back(pick_window(g.r, 0, lo, hi));
+            windows++;
+        }
+        for (auto &w : prog.wins) {   // the model that decides `refused` sees it too
+            tslm_reg_write(&m, TSL_TC_HBM_BASE_OFFSET, w.base);
+            tslm_reg_write(&m, TSL_TC_HBM_LIMIT_OFFSET, w.limit);
+        }
         // a few pushes first: the expansion's sequence numbers follow them; a token left on a
         // channel refuses the launch
         for (uint32_t j = g.r.below(3); j > 0; j--)
@@ -1174,8 +1316,13 @@ static int run_seq(unsigned descs) {
         if (credit_nz)
             prog.insns.push_back(tsl_insn_sync_encode(tsl_insn_sync_t{.unit = TSL_UNIT_DMA, .signal = TSL_TOK(TSL_UNIT_MXU)}));
         uint32_t ea;
-        bool refused = credit_nz || g.check(prog.desc.data(), &ea) != TSL_ERR_NONE;
+        uint32_t why = credit_nz ? TSL_ERR_BAD_FIELD : g.check(prog.desc.data(), &ea);
+        bool refused = why != TSL_ERR_NONE;
         invalid += refused;
+        win_refused += !prog.wins.empty() && why == TSL_ERR_HBM_RANGE;
+        tslm_reg_write(&m, TSL_TC_HBM_BASE_OFFSET, 0);
+        tslm_reg_write(&m, TSL_TC_HBM_LIMIT_OFFSET, HBM);
+        prog.no_err = !refused;   // the expansion stays inside what the launch check saw
         prog.seq_prefix = !epi && !refused;
         if (epi && !refused) {
             std::vector<uint32_t> dw = prog.desc;
@@ -1193,12 +1340,13 @@ static int run_seq(unsigned descs) {
             fprintf(stderr, "  descriptor:");
             for (uint32_t w : prog.desc) fprintf(stderr, " %08x", w);
             fprintf(stderr, "\n");
+            for (auto &w : prog.wins) fprintf(stderr, "  window [0x%x, 0x%x)\n", w.base, w.limit);
             break;
         }
     }
     tslm_free(&m);
-    printf(TC_NAME "_n%u seq: %u descriptors (%u refused at launch), %" PRIu64 " C elements checked against ref.h\n", N,
-           pass + fail, invalid, g_ref_elems);
+    printf(TC_NAME "_n%u seq: %u descriptors (%u refused at launch), %u under an HBM window (%u refused for it), %" PRIu64
+           " C elements checked against ref.h\n", N, pass + fail, invalid, windows, win_refused, g_ref_elems);
     printf(TC_NAME "_n%u_seq: %u passed, %u failed\n", N, pass, fail);
     return fail ? 1 : 0;
 }
@@ -1213,10 +1361,14 @@ int main(int argc, char **argv) {
         return run_random(runs, insns);
     }
     if (mode == "directed") return run_directed();
+    if (mode == "window") {
+        unsigned runs = argc > 2 ? (unsigned)atoi(argv[2]) : 20, insns = argc > 3 ? (unsigned)atoi(argv[3]) : 40;
+        return run_window(runs, insns);
+    }
     if (mode == "gemm") return run_gemm();
 #if TC_CORE == TSL_CORE_TC
     if (mode == "seq") return run_seq(argc > 2 ? (unsigned)atoi(argv[2]) : 40);
 #endif
-    fprintf(stderr, "usage: %s random [RUNS [INSNS]] | directed | gemm\n", argv[0]);
+    fprintf(stderr, "usage: %s random [RUNS [INSNS]] | window [RUNS [INSNS]] | directed | gemm | seq [DESCS]\n", argv[0]);
     return 2;
 }

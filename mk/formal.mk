@@ -31,8 +31,10 @@ FV_axi_arb         = --mode prove --depth 4 --top tsl_fv_axi_arb --bind tsl_axi_
                      --wrap hw/formal/tsl_fv_axi_arb.sv
 FV_dma_burst_w8_b16 = --mode prove --depth 3 --set W=8 --set MaxBurst=16 $(FV_BURST_ARGS)
 FV_dma_burst_w32_b3 = --mode prove --depth 3 --set W=32 --set MaxBurst=3 $(FV_BURST_ARGS)
+FV_mxu_ctrl        = --mode prove --depth 6 --top tsl_fv_mxu_ctrl --bind tsl_mxu_ctrl=hw/formal/bind/tsl_mxu_ctrl.svh \
+                     --rtl hw/rtl/tsl_pkg.sv hw/rtl/mxu/tsl_mxu_ctrl.sv --wrap hw/formal/tsl_fv_mxu_ctrl.sv
 FV_PROOFS := fifo_d3 fifo_d4 queue_d3 queue_d4 queue_order_d3 queue_order_d4 axi_arb \
-             dma_burst_w8_b16 dma_burst_w32_b3
+             dma_burst_w8_b16 dma_burst_w32_b3 mxu_ctrl
 
 TESTS += formal
 .PHONY: formal test-formal $(addprefix formal-,$(FV_PROOFS))

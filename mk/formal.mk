@@ -33,8 +33,14 @@ FV_dma_burst_w8_b16 = --mode prove --depth 3 --set W=8 --set MaxBurst=16 $(FV_BU
 FV_dma_burst_w32_b3 = --mode prove --depth 3 --set W=32 --set MaxBurst=3 $(FV_BURST_ARGS)
 FV_mxu_ctrl        = --mode prove --depth 6 --top tsl_fv_mxu_ctrl --bind tsl_mxu_ctrl=hw/formal/bind/tsl_mxu_ctrl.svh \
                      --rtl hw/rtl/tsl_pkg.sv hw/rtl/mxu/tsl_mxu_ctrl.sv --wrap hw/formal/tsl_fv_mxu_ctrl.sv
-FV_PROOFS := fifo_d3 fifo_d4 queue_d3 queue_d4 queue_order_d3 queue_order_d4 axi_arb \
-             dma_burst_w8_b16 dma_burst_w32_b3 mxu_ctrl
+FV_tokens          = --mode prove --depth 2 --top tsl_fv_tokens --rtl hw/rtl/tsl_pkg.sv hw/rtl/tc/tsl_tc_tokens.sv \
+                     --wrap hw/formal/tsl_fv_tokens.sv
+FV_ram_1r1w        = --mode prove --depth 3 --top tsl_fv_ram_1r1w --bind tsl_prim_ram_1r1w=hw/formal/bind/tsl_prim_ram_1r1w.svh \
+                     --rtl hw/rtl/prim/tsl_prim_ram_1r1w.sv --wrap hw/formal/tsl_fv_ram.sv
+FV_ram_sp          = --mode prove --depth 3 --top tsl_fv_ram_sp --bind tsl_prim_ram=hw/formal/bind/tsl_prim_ram.svh \
+                     --rtl hw/rtl/prim/tsl_prim_ram.sv --wrap hw/formal/tsl_fv_ram_sp.sv
+FV_PROOFS := fifo_d3 fifo_d4 ram_sp ram_1r1w queue_d3 queue_d4 queue_order_d3 queue_order_d4 tokens \
+             axi_arb dma_burst_w8_b16 dma_burst_w32_b3 mxu_ctrl
 
 TESTS += formal
 .PHONY: formal test-formal $(addprefix formal-,$(FV_PROOFS))

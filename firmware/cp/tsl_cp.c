@@ -150,19 +150,31 @@ uint32_t tsl_cp_wait(tsl_cp_t *cp, uint32_t *detail)
     return st;
 }
 
+/* Keep the tensor core's HBM accesses inside [base, limit) (TC HBM_BASE, HBM_LIMIT), where it has the
+ * window (CFG_FEATURES.WINDOW; the lite core has none: its host is its runner). */
+static void set_window(tsl_cp_t *cp, uint32_t base, uint32_t limit)
+{
+    const tsl_cp_hal_t *h = cp->hal;
+    if (!((cp->features >> TSL_TC_CFG_FEATURES_WINDOW_SHIFT) & 1u))
+        return;
+    h->tc_write(h->ctx, TSL_TC_HBM_BASE_OFFSET, base);
+    h->tc_write(h->ctx, TSL_TC_HBM_LIMIT_OFFSET, limit);
+}
+
 /* Instructions pushed between two looks at STATUS.ERROR: after an error the tensor core drops
  * pushes, so the look only stops a failed program early. */
 #define ERROR_EVERY 16u
 
 /* PROGRAM: push the records in order (docs/isa.md §7), then wait for the tensor core. A bad record
- * stops the program: what was pushed runs out, the tensor core is reset, and the status is
+ * stops the program: what was pushed runs out, the tensor core is reset (when anything was), and the status is
  * BAD_FLAGS (BAD_OPCODE for a SEQ record without the sequencer) with the record's byte offset;
  * an error of the tensor core before it comes first. */
-static uint32_t run_program(tsl_cp_t *cp, const tsl_cmd_t *c, uint32_t *detail)
+static uint32_t run_program(tsl_cp_t *cp, const uint32_t *w, const tsl_cmd_t *c, uint32_t *detail)
 {
     const tsl_cp_hal_t *h = cp->hal;
     int seq = ((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) && h->tc_seq;
     uint32_t at = 0, bad = TSL_CMD_ERR_OK, pushed = 0;
+    set_window(cp, w[TSL_PROG_WIN_BASE_WORD], w[TSL_PROG_WIN_LIMIT_WORD]);
     while (at < c->n && bad == TSL_CMD_ERR_OK) {
         uint32_t hdr, a = c->a_addr + at;
         h->hbm_read(h->ctx, a, &hdr, 4u);
@@ -183,6 +195,7 @@ static uint32_t run_program(tsl_cp_t *cp, const tsl_cmd_t *c, uint32_t *detail)
             else
                 h->tc_seq(h->ctx, d, conv || cp->seq_window);   /* SEQ16..22 hold 0 unless a CONV set them */
             cp->seq_window = conv;
+            pushed += !bad;
         } else {
             for (a += 4u; count--; a += 4u * TSL_PARAM_INSN_WORDS) {
                 uint32_t i[TSL_PARAM_INSN_WORDS];
@@ -198,7 +211,8 @@ static uint32_t run_program(tsl_cp_t *cp, const tsl_cmd_t *c, uint32_t *detail)
     uint32_t st = tsl_cp_wait(cp, detail);
     if (st != TSL_CMD_ERR_OK || bad == TSL_CMD_ERR_OK)
         return st;
-    tsl_cp_tc_reset(cp);   /* the program may have left tokens */
+    if (pushed)
+        tsl_cp_tc_reset(cp);   /* what it pushed may have left tokens */
     *detail = at;
     return bad;
 }
@@ -214,13 +228,15 @@ static int ring_valid(const tsl_cp_t *cp, const ring_t *r)
            r->head - r->tail <= r->cmd_size && r->cpl_head - r->cpl_tail <= r->cpl_size;
 }
 
-static uint32_t execute(tsl_cp_t *cp, const uint32_t *w, const tsl_cmd_t *c, uint32_t *detail)
+static uint32_t execute(tsl_cp_t *cp, const ring_t *r, const uint32_t *w, const tsl_cmd_t *c, uint32_t *detail)
 {
     *detail = 0;
-    if (c->opcode == TSL_CMD_OP_KERNEL)
+    if (c->opcode == TSL_CMD_OP_KERNEL) {   /* what a kernel pushes: anywhere above the rings */
+        set_window(cp, r->reg.hi, cp->hbm_bytes);
         return tsl_cp_exec_kernel(cp, w, c, detail);
+    }
     if (c->opcode == TSL_CMD_OP_PROGRAM)
-        return run_program(cp, c, detail);
+        return run_program(cp, w, c, detail);
     return TSL_CMD_ERR_OK; /* NOP, FENCE: commands run one at a time, every earlier one has completed */
 }
 
@@ -260,7 +276,7 @@ int tsl_cp_poll(tsl_cp_t *cp)
         uint32_t st = v.status;
         detail = v.detail;
         if (st == TSL_CMD_ERR_OK)
-            st = execute(cp, w, &c, &detail);
+            st = execute(cp, &r, w, &c, &detail);
         tsl_cpl_t done_cpl = {.tag = c.tag, .status = st, .opcode = c.opcode,
                               .cycles = (uint32_t)(h->cycles(h->ctx) - t0), .detail = detail};
         tsl_cpl_encode(&done_cpl, cpl);

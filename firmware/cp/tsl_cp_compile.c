@@ -99,6 +99,21 @@ int tsl_cp_compiled(uint32_t opcode)
            opcode != TSL_CMD_OP_KERNEL && opcode != TSL_CMD_OP_PROGRAM;
 }
 
+/* A barrier between two commands of one program: each unit signals the other two, then waits for
+ * both, so that every instruction after it starts after every instruction before it has finished
+ * (a queue runs one instruction at a time, in order). One token on each channel, given and taken. */
+static void barrier(tsl_cp_t *cp)
+{
+    const uint32_t all = TSL_TOK(TSL_UNIT_DMA) | TSL_TOK(TSL_UNIT_MXU) | TSL_TOK(TSL_UNIT_VPU);
+    for (int wait = 0; wait < 2; wait++)
+        for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++) {
+            uint32_t others = all & ~TSL_TOK(u);
+            tsl_insn_t i = tsl_insn_sync_encode(
+                    (tsl_insn_sync_t){.unit = u, .wait = wait ? others : 0u, .signal = wait ? 0u : others});
+            tsl_cp_emit_insn(cp, i.w);
+        }
+}
+
 /* --------------------------------------------------------------------------- the checks */
 
 typedef struct {
@@ -435,6 +450,8 @@ uint32_t tsl_cp_compile(tsl_cp_t *cp, uint32_t ring_end, const uint32_t *w, tsl_
     if (v.status != TSL_CMD_ERR_OK)
         return v.status;
     cp->prog = p;
+    if (p->words)   /* not the program's first command: start behind everything before it */
+        barrier(cp);
     tsl_cp_sched_begin(cp);
     switch (c.opcode) {
     case TSL_CMD_OP_COPY: tsl_cp_exec_copy(cp, &c); break;

@@ -156,6 +156,21 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_submit(tessel_dev_t *
 __attribute__((warn_unused_result)) tessel_status_t tessel_wait(tessel_dev_t *dev, tessel_handle_t h,
                                                                 uint32_t timeout_ms, tessel_completion_t *out);
 
+/* Graphs: several commands compiled into one device program and run with one submission (docs/
+ * host-api.md, "Graphs"). Each command runs after the one before it has finished, as if submitted
+ * one by one, without the device's cost per command (fetch, completion, the wait for the idle tensor
+ * core). tessel_graph_add compiles the command at once: TESSEL_EDEVICE with the firmware's status
+ * (BAD_SHAPE, ...) when it is refused, TESSEL_ERANGE as tessel_submit; the graph is then as it was.
+ * Only the operations the host compiles (GEMM, ELTWISE, COPY, FILL, CONV2D, POOL2D, ROWWISE,
+ * ATTENTION) go in a graph. tessel_graph_submit queues the whole graph as one command (a handle for
+ * tessel_wait, whose completion has the first command's opcode); a graph can be submitted again, and
+ * destroyed once submitted. */
+typedef struct tessel_graph tessel_graph_t;
+__attribute__((warn_unused_result)) tessel_status_t tessel_graph_create(tessel_dev_t *dev, tessel_graph_t **out);
+__attribute__((warn_unused_result)) tessel_status_t tessel_graph_add(tessel_graph_t *g, const tessel_cmd_t *cmd);
+__attribute__((warn_unused_result)) tessel_status_t tessel_graph_submit(tessel_graph_t *g, tessel_handle_t *out);
+void tessel_graph_destroy(tessel_graph_t *g);
+
 /* Counters accumulated over the commands this device completed. */
 typedef struct {
     uint64_t commands;

@@ -698,31 +698,38 @@ static tessel_status_t call_wait(tessel_dev_t *dev, void *op)
     return tessel_wait(dev, c->h, c->timeout_ms, &c->cpl);
 }
 
+/* The 16 command words of `words` (a sequence of integers) into *cmd: 0, or -1 with the error set. */
+static int words_arg(PyObject *words, tessel_cmd_t *cmd, const char *what)
+{
+    const size_t nw = sizeof cmd->w / sizeof cmd->w[0];
+    PyObject *seq = PySequence_Fast(words, "");
+    if (!seq || (size_t)PySequence_Fast_GET_SIZE(seq) != nw) {
+        Py_XDECREF(seq);
+        PyErr_Clear();
+        fail(TESSEL_EINVAL, "%s: words must be a sequence of %zu integers", what, nw);
+        return -1;
+    }
+    for (size_t i = 0; i < nw; i++) {
+        long long v;
+        if (int_arg(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i), "a command word", 0, UINT32_MAX, &v)) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        cmd->w[i] = (uint32_t)v;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
 /* submit(words) queues the 16 command words (docs/isa.md §7; TAG is set by the library) and gives
  * the command's handle. */
 METHOD(submit)
 {
     static const field_t f[] = {{"words", K_OBJ, 0, 1}};
     PyObject *words = NULL;
-    if (fill(&words, f, 1, "submit", args, kw))
-        return NULL;
     cmd_op_t c = {0};
-    const size_t nw = sizeof c.cmd.w / sizeof c.cmd.w[0];
-    PyObject *seq = PySequence_Fast(words, "");
-    if (!seq || (size_t)PySequence_Fast_GET_SIZE(seq) != nw) {
-        Py_XDECREF(seq);
-        PyErr_Clear();
-        return fail(TESSEL_EINVAL, "submit: words must be a sequence of %zu integers", nw);
-    }
-    for (size_t i = 0; i < nw; i++) {
-        long long v;
-        if (int_arg(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i), "a command word", 0, UINT32_MAX, &v)) {
-            Py_DECREF(seq);
-            return NULL;
-        }
-        c.cmd.w[i] = (uint32_t)v;
-    }
-    Py_DECREF(seq);
+    if (fill(&words, f, 1, "submit", args, kw) || words_arg(words, &c.cmd, "submit"))
+        return NULL;
     if (dev_call(SELF, call_submit, &c, 0))
         return NULL;
     return PyLong_FromUnsignedLongLong(c.h);
@@ -1093,6 +1100,104 @@ METHOD(attention)
 /* ---- the types and the module ------------------------------------------------------------------ */
 #define KW_METHOD(name, doc) {#name, (PyCFunction)(void (*)(void))dev_##name, METH_VARARGS | METH_KEYWORDS, doc}
 
+/* ---- graphs ------------------------------------------------------------------------------------ */
+/* A tessel_graph_t of a device (graph()): add(words) compiles a command into it at once (EDEVICE
+ * with the firmware's status when the command is refused), submit() queues the whole graph as one
+ * command and gives its handle for wait(). It keeps its device object alive. */
+typedef struct {
+    PyObject_HEAD
+    device_t *owner;
+    tessel_graph_t *g;
+} graph_t;
+
+typedef struct {
+    tessel_graph_t **g;
+    tessel_cmd_t cmd;
+    tessel_handle_t h;
+} graph_op_t;
+
+static tessel_status_t call_graph_create(tessel_dev_t *dev, void *op)
+{
+    return tessel_graph_create(dev, ((graph_op_t *)op)->g);
+}
+
+static tessel_status_t call_graph_add(tessel_dev_t *dev, void *op)
+{
+    (void)dev;
+    graph_op_t *o = op;
+    return tessel_graph_add(*o->g, &o->cmd);
+}
+
+static tessel_status_t call_graph_submit(tessel_dev_t *dev, void *op)
+{
+    (void)dev;
+    graph_op_t *o = op;
+    return tessel_graph_submit(*o->g, &o->h);
+}
+
+static void graph_dealloc(PyObject *self)
+{
+    graph_t *g = (graph_t *)self;
+    tessel_graph_destroy(g->g);
+    Py_XDECREF(g->owner);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *graph_add(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static const field_t f[] = {{"words", K_OBJ, 0, 1}};
+    graph_t *g = (graph_t *)self;
+    PyObject *words = NULL;
+    graph_op_t o = {.g = &g->g};
+    if (fill(&words, f, 1, "add", args, kw) || words_arg(words, &o.cmd, "add") ||
+        dev_call(g->owner, call_graph_add, &o, 0))
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *graph_submit(PyObject *self, PyObject *args, PyObject *kw)
+{
+    graph_t *g = (graph_t *)self;
+    graph_op_t o = {.g = &g->g};
+    if (fill(NULL, NULL, 0, "submit", args, kw) || dev_call(g->owner, call_graph_submit, &o, 0))
+        return NULL;
+    return PyLong_FromUnsignedLongLong(o.h);
+}
+
+static PyMethodDef graph_methods[] = {
+    {"add", (PyCFunction)(void (*)(void))graph_add, METH_VARARGS | METH_KEYWORDS,
+     "add(words): tessel_graph_add of 16 command words"},
+    {"submit", (PyCFunction)(void (*)(void))graph_submit, METH_VARARGS | METH_KEYWORDS,
+     "submit() -> handle: tessel_graph_submit, the graph as one command"},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject graph_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tessel._tessel.Graph",
+    .tp_basicsize = sizeof(graph_t),
+    .tp_dealloc = graph_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .tp_doc = "A libtessel graph from RawDevice.graph(): commands compiled into one device program.",
+    .tp_methods = graph_methods,
+};
+
+/* graph() -> a new empty Graph of this device. */
+METHOD(graph)
+{
+    graph_t *g = PyObject_New(graph_t, &graph_type);
+    if (!g)
+        return NULL;
+    g->owner = NULL;
+    g->g = NULL;
+    graph_op_t o = {.g = &g->g};
+    if (fill(NULL, NULL, 0, "graph", args, kw) || dev_call(SELF, call_graph_create, &o, 0)) {
+        Py_DECREF(g);
+        return NULL;
+    }
+    Py_INCREF(pself);
+    g->owner = SELF;
+    return (PyObject *)g;
+}
+
 static PyMethodDef device_methods[] = {
     {"close", dev_close, METH_NOARGS,
      "close(): tessel_close, after the call in progress; later calls raise tessel.Error, closing again does nothing"},
@@ -1108,6 +1213,7 @@ static PyMethodDef device_methods[] = {
     KW_METHOD(read, "read(addr, data): tessel_read into a writable C-contiguous buffer"),
     KW_METHOD(submit, "submit(words) -> handle: tessel_submit of 16 command words"),
     KW_METHOD(wait, "wait(handle, timeout_ms=None) -> completion dict: tessel_wait (None: TESSEL_TIMEOUT_AUTO)"),
+    KW_METHOD(graph, "graph() -> Graph: tessel_graph_create; its add(words) and submit() -> handle"),
     KW_METHOD(kernel_load, "kernel_load(image) -> (addr, bytes): tessel_kernel_load of a kernel image (bytes)"),
     KW_METHOD(kernel_run, "kernel_run(addr, bytes, args=(), budget=0) -> int: tessel_kernel_run, the kernel's "
                           "return value (args: at most 8 integers, int32 or uint32; budget: device cycles, 0 the "
@@ -1293,7 +1399,7 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__tessel(void)
 {
     error_type.tp_base = (PyTypeObject *)PyExc_Exception;
-    if (PyType_Ready(&error_type) || PyType_Ready(&device_type))
+    if (PyType_Ready(&error_type) || PyType_Ready(&device_type) || PyType_Ready(&graph_type))
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m)

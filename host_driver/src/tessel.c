@@ -75,7 +75,10 @@ typedef struct {
     uint64_t est;                 /* cycle estimate (cmd_cycles) */
     span_t span[MAX_SPANS];       /* the memory the command may touch, until it completes */
     unsigned nspan;
-    tessel_cmd_t cmd;             /* as submitted (a compiled command's opcode is in its completion) */
+    tessel_cmd_t cmd;             /* as submitted (a compiled command's opcode is in its completion); a
+                                     graph's first command */
+    tessel_cmd_t *rest;           /* a graph's other commands (malloc'd, freed with the slot) */
+    size_t nrest;
     tessel_addr_t prog;           /* the block holding its device program, freed at completion; 0: none */
     tessel_completion_t cpl;
 } slot_t;
@@ -544,14 +547,15 @@ static uint64_t rowwise_cycles(const tessel_dev_t *d, const uint32_t *w)
  * the rows' share of VMEM; KERNEL: its BUDGET, or TESSEL_KERNEL_BUDGET_DEFAULT for 0, and 64 per image
  * byte, which the control core copies through the HBM window). A command the firmware refuses (an
  * operand outside HBM) costs only the fixed part. */
-static uint64_t cmd_cycles(const tessel_dev_t *d, const slot_t *s)
+static uint64_t cmd_cycles(const tessel_dev_t *d, const uint32_t *w)
 {
-    const uint32_t *w = s->cmd.w;
+    span_t sp[MAX_SPANS];
+    unsigned ns = cmd_spans(w, sp);
     uint64_t est = 100000u, bytes = 0, nn = d->t.n ? d->t.n : 1u;
-    for (unsigned i = 0; i < s->nspan; i++) {
-        if (s->span[i].hi > d->hbm_bytes)
+    for (unsigned i = 0; i < ns; i++) {
+        if (sp[i].hi > d->hbm_bytes)
             return est;
-        bytes += s->span[i].hi - s->span[i].lo;
+        bytes += sp[i].hi - sp[i].lo;
     }
     uint64_t m = w[TSL_CMD_M_WORD], n = w[TSL_CMD_N_WORD], k = w[TSL_CMD_K_WORD];
     uint32_t op = TSL_GET(w, TSL_CMD_OPCODE);
@@ -573,7 +577,7 @@ static uint64_t cmd_cycles(const tessel_dev_t *d, const slot_t *s)
         est += rowwise_cycles(d, w);
     else if (op == TSL_CMD_OP_KERNEL)
         return est + 64u * n + (w[TSL_KERN_BUDGET_WORD] ? w[TSL_KERN_BUDGET_WORD] : TESSEL_KERNEL_BUDGET_DEFAULT);
-    else if (s->nspan)
+    else if (ns)
         est += 1000u * m;
     return est + 4u * bytes;
 }
@@ -765,6 +769,7 @@ static slot_t *find_slot(tessel_dev_t *d, uint64_t seq)
 
 static void drop_slot(tessel_dev_t *d, slot_t *s)
 {
+    free(s->rest);
     memmove(s, s + 1, (size_t)(d->slots + d->nslots - (s + 1)) * sizeof *s);
     d->nslots--;
 }
@@ -806,7 +811,11 @@ static int reap(tessel_dev_t *d)
         s->cpl.detail = TSL_GET(e, TSL_CPL_DETAIL);
         s->done = 1;
         release_prog(d, s);
-        account(d, &s->cmd, &s->cpl);
+        for (size_t i = 0; i <= s->nrest; i++) {   /* a graph's cycles once */
+            tessel_completion_t c = s->cpl;
+            c.cycles = i ? 0u : c.cycles;
+            account(d, i ? &s->rest[i - 1] : &s->cmd, &c);
+        }
         if (s->orphan)
             drop_slot(d, s);
         d->cpl_tail++;
@@ -905,14 +914,23 @@ static int arm_watchdog(tessel_dev_t *d, uint64_t need)
     return TESSEL_OK;
 }
 
-/* Queue command `cmd` (its spans sp[0..ns)) as the ring entry `entry`, or, with entry NULL, as
- * already completed with the compiler's verdict `refused`; on the shadow too, which gets the same
- * entry (the same program, at the same address). `prog`: the block holding the program (owned by
- * the slot from here on, also on failure). */
-static int enqueue(tessel_dev_t *dev, const tessel_cmd_t *cmd, uint32_t *entry, const tessel_completion_t *refused,
-                   const span_t *sp, unsigned ns, tessel_addr_t prog, tessel_handle_t *out)
+/* Queue the commands cmds[0..n) (one, or a graph's; their spans sp[0..ns)) as the ring entry
+ * `entry`, or, with entry NULL, one command as already completed with the compiler's verdict
+ * `refused`; on the shadow too, which gets the same entry (the same program, at the same address).
+ * `prog`: the block holding the program (owned by the slot from here on, also on failure). */
+static int enqueue(tessel_dev_t *dev, const tessel_cmd_t *cmds, size_t n, uint32_t *entry,
+                   const tessel_completion_t *refused, const span_t *sp, unsigned ns, tessel_addr_t prog,
+                   tessel_handle_t *out)
 {
     int r, progress;
+    const tessel_cmd_t *cmd = &cmds[0];
+    tessel_cmd_t *rest = n > 1 ? malloc((n - 1) * sizeof *rest) : NULL;
+    if (n > 1 && !rest) {
+        r = TESSEL_ENOMEM;
+        goto fail;
+    }
+    if (rest)
+        memcpy(rest, cmds + 1, (n - 1) * sizeof *rest);
     deadline_t dl = deadline_auto(dev, auto_cycles(dev, NULL));
     char lim[48];
     while (entry && dev->cmd_head - dev->cmd_tail >= RING_CMD_SIZE) {   /* ring full (as far as we know) */
@@ -948,17 +966,23 @@ static int enqueue(tessel_dev_t *dev, const tessel_cmd_t *cmd, uint32_t *entry, 
     s->cmd.w[TSL_CMD_TAG_WORD] = (uint32_t)s->seq;
     memcpy(s->span, sp, ns * sizeof *sp);
     s->nspan = ns;
-    s->est = cmd_cycles(dev, s);
+    for (size_t i = 0; i < n; i++)
+        s->est += cmd_cycles(dev, cmds[i].w);
+    s->rest = rest;
+    s->nrest = n - 1;
+    rest = NULL;
     if (entry) {
         entry[TSL_CMD_TAG_WORD] = (uint32_t)s->seq;
-        if ((r = arm_watchdog(dev, s->est)))
-            goto fail;
-        if (dev->t.hbm_write(dev->t.ctx, RING_CMD_BASE + (dev->cmd_head % RING_CMD_SIZE) * 64u, entry, 64)) {
-            r = io_fail(dev, "%s: HBM write of the command ring failed", dev->backend);
+        if ((r = arm_watchdog(dev, s->est)) ||
+            (dev->t.hbm_write(dev->t.ctx, RING_CMD_BASE + (dev->cmd_head % RING_CMD_SIZE) * 64u, entry, 64) &&
+             (r = io_fail(dev, "%s: HBM write of the command ring failed", dev->backend)))) {
+            free(s->rest);
             goto fail;
         }
-        if ((r = hif_wr(dev, TSL_HOSTIF_CMD_HEAD_OFFSET, dev->cmd_head + 1)))
+        if ((r = hif_wr(dev, TSL_HOSTIF_CMD_HEAD_OFFSET, dev->cmd_head + 1))) {
+            free(s->rest);
             goto fail;
+        }
         dev->cmd_head++;
         s->prog = prog;
     } else {
@@ -971,11 +995,12 @@ static int enqueue(tessel_dev_t *dev, const tessel_cmd_t *cmd, uint32_t *entry, 
     }
     dev->next_seq++;
     dev->nslots++;
-    if (dev->shadow && (r = enqueue(dev->shadow, cmd, entry, refused, sp, ns, 0, &s->shadow)))
+    if (dev->shadow && (r = enqueue(dev->shadow, cmds, n, entry, refused, sp, ns, 0, &s->shadow)))
         return tessel_fail(dev, r, "checking mode: the model refused the command: %s", tessel_last_error(dev->shadow));
     *out = s->seq;
     return TESSEL_OK;
 fail:
+    free(rest);
     if (prog)
         (void)tessel_free(dev, prog);
     return r;
@@ -1009,7 +1034,7 @@ TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *
     uint32_t entry[TSL_PARAM_CMD_WORDS];
     memcpy(entry, cmd->w, sizeof entry);
     if (!tsl_cp_compiled(op))   /* NOP, FENCE, KERNEL, PROGRAM and unknown opcodes: the firmware's */
-        return enqueue(dev, cmd, entry, NULL, sp, ns, 0, out);
+        return enqueue(dev, cmd, 1, entry, NULL, sp, ns, 0, out);
     /* compile it: a refused command completes here, with the firmware's status and detail */
     tsl_cp_prog_t p = {0};
     tessel_completion_t verdict = {.opcode = op};
@@ -1029,7 +1054,7 @@ TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *
     if (r)
         return r;
     if (st != TSL_CMD_ERR_OK)
-        return enqueue(dev, cmd, NULL, &verdict, sp, ns, 0, out);
+        return enqueue(dev, cmd, 1, NULL, &verdict, sp, ns, 0, out);
     memset(entry + 2, 0, sizeof entry - 8u);
     TSL_SET(entry, TSL_CMD_OPCODE, TSL_CMD_OP_PROGRAM);
     TSL_SET(entry, TSL_CMD_FLAGS, 0);
@@ -1037,26 +1062,118 @@ TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *
     entry[TSL_CMD_A_ADDR_WORD] = (uint32_t)prog;
     window(sp, ns, entry);
     sp[ns] = (span_t){prog, prog + bytes, "program"};
-    return enqueue(dev, cmd, entry, NULL, sp, ns + 1u, prog, out);
+    return enqueue(dev, cmd, 1, entry, NULL, sp, ns + 1u, prog, out);
 }
 
-/* Checking mode: compare the finished command `s` (with completion c) against the shadow. */
-static int check(tessel_dev_t *d, const slot_t *s, const tessel_completion_t *c)
+/* ------------------------------------------------------------------------------- graphs */
+
+struct tessel_graph {
+    tessel_dev_t *dev;
+    tsl_cp_prog_t prog;           /* the commands' program, compiled as they are added */
+    tessel_cmd_t *cmds;           /* the commands, for checking mode, the statistics and the limits */
+    size_t n, cap;
+    span_t all, out;              /* the hulls of every operand and of the outputs */
+};
+
+TESSEL_API tessel_status_t tessel_graph_create(tessel_dev_t *dev, tessel_graph_t **out)
 {
-    tessel_completion_t e;
-    const uint32_t *w = s->cmd.w;
+    if (!dev || !out)
+        return TESSEL_EINVAL;
+    tessel_graph_t *g = calloc(1, sizeof *g);
+    if (!g)
+        return TESSEL_ENOMEM;
+    g->dev = dev;
+    g->all = (span_t){UINT64_MAX, 0, "graph"};
+    g->out = (span_t){UINT64_MAX, 0, "C"};
+    *out = g;
+    return TESSEL_OK;
+}
+
+TESSEL_API void tessel_graph_destroy(tessel_graph_t *g)
+{
+    if (!g)
+        return;
+    tsl_cp_prog_free(&g->prog);
+    free(g->cmds);
+    free(g);
+}
+
+TESSEL_API tessel_status_t tessel_graph_add(tessel_graph_t *g, const tessel_cmd_t *cmd)
+{
+    if (!g || !cmd)
+        return TESSEL_EINVAL;
+    tessel_dev_t *dev = g->dev;
+    uint32_t op = TSL_GET(cmd->w, TSL_CMD_OPCODE);
+    if (!tsl_cp_compiled(op))
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_graph_add: %s is not an operation a graph can hold", op_name(op));
+    span_t sp[MAX_SPANS];
+    unsigned ns = cmd_spans(cmd->w, sp);
+    for (unsigned i = 0; i < ns; i++)
+        if (sp[i].lo < TESSEL_HBM_RESERVED)
+            return tessel_fail(dev, TESSEL_ERANGE, "tessel_graph_add: %s %s [0x%llx, 0x%llx) reaches into the reserved HBM "
+                               "[0, 0x%x)", op_name(op), sp[i].name, (unsigned long long)sp[i].lo,
+                               (unsigned long long)sp[i].hi, TESSEL_HBM_RESERVED);
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 16;
+        tessel_cmd_t *c = realloc(g->cmds, cap * sizeof *c);
+        if (!c)
+            return TESSEL_ENOMEM;
+        g->cmds = c;
+        g->cap = cap;
+    }
+    uint32_t words = g->prog.words, detail = 0;
+    uint32_t st = tsl_cp_compile(&dev->cc, TESSEL_HBM_RESERVED, cmd->w, &g->prog, &detail);
+    if (g->prog.oom)
+        return tessel_fail(dev, TESSEL_ENOMEM, "tessel_graph_add: %s: no host memory for the program", op_name(op));
+    if (st != TSL_CMD_ERR_OK) {   /* the command is left out; the graph stays as it was */
+        g->prog.words = words;
+        return tessel_fail(dev, TESSEL_EDEVICE, "tessel_graph_add: %s: %s (status %u, detail %u)", op_name(op),
+                           tsl_cmd_err_name(st), st, detail);
+    }
+    g->cmds[g->n++] = *cmd;
+    for (unsigned i = 0; i < ns; i++) {
+        span_t *h = strcmp(sp[i].name, "C") ? NULL : &g->out;
+        for (int k = 0; k < 2; k++, h = &g->all)
+            if (h) {
+                h->lo = sp[i].lo < h->lo ? sp[i].lo : h->lo;
+                h->hi = sp[i].hi > h->hi ? sp[i].hi : h->hi;
+            }
+    }
+    return TESSEL_OK;
+}
+
+TESSEL_API tessel_status_t tessel_graph_submit(tessel_graph_t *g, tessel_handle_t *out)
+{
+    if (!g || !out)
+        return TESSEL_EINVAL;
+    tessel_dev_t *dev = g->dev;
+    if (!g->n)
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_graph_submit: the graph holds no command");
+    uint32_t bytes = 4u * g->prog.words, entry[TSL_PARAM_CMD_WORDS] = {0};
+    tessel_addr_t prog;
+    int r;
+    if ((r = tessel_alloc(dev, bytes, 64, &prog)))
+        return tessel_fail(dev, r, "tessel_graph_submit: no HBM for the program of %u bytes", bytes);
+    if ((r = tessel_write(dev, prog, g->prog.w, bytes))) {
+        (void)tessel_free(dev, prog);
+        return r;
+    }
+    TSL_SET(entry, TSL_CMD_OPCODE, TSL_CMD_OP_PROGRAM);
+    entry[TSL_CMD_N_WORD] = bytes;
+    entry[TSL_CMD_A_ADDR_WORD] = (uint32_t)prog;
+    span_t sp[3] = {g->all, g->out, {prog, prog + bytes, "program"}};
+    window(sp, 2, entry);
+    return enqueue(dev, g->cmds, g->n, entry, NULL, sp, 3u, prog, out);
+}
+
+/* Checking mode: compare the output rows of the successful command w (of the ring entry with TAG
+ * `tag`) on the device and on the shadow. */
+static int check_out(tessel_dev_t *d, const uint32_t *w, uint32_t tag)
+{
     uint32_t op = TSL_GET(w, TSL_CMD_OPCODE);
-    int r = tessel_wait(d->shadow, s->shadow, TESSEL_TIMEOUT_AUTO, &e);
-    if (r && r != TESSEL_EDEVICE)
-        return tessel_fail(d, TESSEL_EMISMATCH, "%s tag %u: the model failed: %s", op_name(op), c->tag,
-                    tessel_last_error(d->shadow));
-    if (e.status != c->status || e.opcode != c->opcode || e.detail != c->detail || e.tag != c->tag)
-        return tessel_fail(d, TESSEL_EMISMATCH,
-                    "%s tag %u: completion status %d opcode %u detail %u, model: status %d opcode %u detail %u",
-                    op_name(op), c->tag, c->status, c->opcode, c->detail, e.status, e.opcode, e.detail);
     uint64_t rows, ld, row = tsl_cmd_out(w, &rows, &ld);
     uint64_t base = TSL_GET(w, TSL_CMD_C_ADDR);
-    if (c->status != 0 || row == 0 || s->out_gone)
+    if (row == 0)
         return TESSEL_OK;
     uint8_t *a = malloc(row), *b = malloc(row);
     if (!a || !b) {
@@ -1078,7 +1195,7 @@ static int check(tessel_dev_t *d, const slot_t *s, const tessel_completion_t *c)
             j++;
         result = tessel_fail(d, TESSEL_EMISMATCH,
                       "%s tag %u: HBM 0x%llx (C row %llu, byte %llu) differs: expected 0x%02x (model), received "
-                      "0x%02x (%s)", op_name(op), c->tag, (unsigned long long)(addr + j), (unsigned long long)i,
+                      "0x%02x (%s)", op_name(op), tag, (unsigned long long)(addr + j), (unsigned long long)i,
                       (unsigned long long)j, b[j], a[j], d->backend);
         /* resynchronise the shadow with the device's output */
         for (uint64_t q = i; q < rows; q++) {
@@ -1090,6 +1207,29 @@ static int check(tessel_dev_t *d, const slot_t *s, const tessel_completion_t *c)
     free(a);
     free(b);
     return result;
+}
+
+/* Checking mode: compare the finished command `s` (with completion c) against the shadow: the
+ * completion, and the output rows of each of its commands (a graph's too: the device and the model ran
+ * the same program, so every output is the same at its end). */
+static int check(tessel_dev_t *d, const slot_t *s, const tessel_completion_t *c)
+{
+    tessel_completion_t e;
+    const uint32_t *w = s->cmd.w;
+    uint32_t op = TSL_GET(w, TSL_CMD_OPCODE);
+    int r = tessel_wait(d->shadow, s->shadow, TESSEL_TIMEOUT_AUTO, &e);
+    if (r && r != TESSEL_EDEVICE)
+        return tessel_fail(d, TESSEL_EMISMATCH, "%s tag %u: the model failed: %s", op_name(op), c->tag,
+                    tessel_last_error(d->shadow));
+    if (e.status != c->status || e.opcode != c->opcode || e.detail != c->detail || e.tag != c->tag)
+        return tessel_fail(d, TESSEL_EMISMATCH,
+                    "%s tag %u: completion status %d opcode %u detail %u, model: status %d opcode %u detail %u",
+                    op_name(op), c->tag, c->status, c->opcode, c->detail, e.status, e.opcode, e.detail);
+    if (c->status != 0 || s->out_gone)
+        return TESSEL_OK;
+    for (size_t i = 0; i <= s->nrest && !r; i++)
+        r = check_out(d, i ? s->rest[i - 1].w : w, c->tag);
+    return r;
 }
 
 TESSEL_API tessel_status_t tessel_wait(tessel_dev_t *dev, tessel_handle_t h, uint32_t timeout_ms,
@@ -1114,22 +1254,23 @@ TESSEL_API tessel_status_t tessel_wait(tessel_dev_t *dev, tessel_handle_t h, uin
                         op_name(TSL_GET(s->cmd.w, TSL_CMD_OPCODE)), (uint32_t)h, deadline_text(&dl, lim, sizeof lim),
                         timeout_ms == TESSEL_TIMEOUT_AUTO ? " (TESSEL_TIMEOUT_AUTO)" : "");
     }
-    slot_t done = *s;
-    drop_slot(dev, s);
-    if (done.cancelled)
-        return tessel_fail(dev, TESSEL_EIO, "%s tag %u: cancelled by tessel_reset before it completed",
-                    op_name(TSL_GET(done.cmd.w, TSL_CMD_OPCODE)), (uint32_t)h);
-    if (out)
-        *out = done.cpl;
-    if (dev->shadow && (r = check(dev, &done, &done.cpl)))
-        return r;
-    if (done.cpl.status != 0) {
-        uint32_t st = (uint32_t)done.cpl.status & 0xFFFFu;
-        return tessel_fail(dev, TESSEL_EDEVICE, "%s tag %u: %s (status %d, detail %u)", op_name(done.cpl.opcode),
-                    done.cpl.tag, st < TSL_CMD_ERR_LIMIT ? tsl_cmd_err_name(st) : "unknown error",
-                    done.cpl.status, done.cpl.detail);
+    r = TESSEL_OK;
+    if (s->cancelled) {
+        r = tessel_fail(dev, TESSEL_EIO, "%s tag %u: cancelled by tessel_reset before it completed",
+                        op_name(TSL_GET(s->cmd.w, TSL_CMD_OPCODE)), (uint32_t)h);
+    } else {
+        if (out)
+            *out = s->cpl;
+        if (dev->shadow)
+            r = check(dev, s, &s->cpl);
+        uint32_t st = (uint32_t)s->cpl.status & 0xFFFFu;
+        if (!r && s->cpl.status != 0)
+            r = tessel_fail(dev, TESSEL_EDEVICE, "%s tag %u: %s (status %d, detail %u)", op_name(s->cpl.opcode),
+                            s->cpl.tag, st < TSL_CMD_ERR_LIMIT ? tsl_cmd_err_name(st) : "unknown error",
+                            s->cpl.status, s->cpl.detail);
     }
-    return TESSEL_OK;
+    drop_slot(dev, s);
+    return r;
 }
 
 /* Checking mode after tessel_reset: the shadow runs everything it was given, then forgets the

@@ -12,7 +12,9 @@
  *   exactly one completion, with the ring entry's TAG and OPCODE and a known CMD_ERR status;
  *   never CMD_ERR_DEVICE or CMD_ERR_TIMEOUT for a compiled command (it must run cleanly on the
  *   model);
- *   a rejected command (BAD_*) changed no HBM byte outside the completion entry;
+ *   a rejected command (BAD_*) changed no HBM byte outside the completion entry, and a program of
+ *   the fuzzer's own (a raw PROGRAM over the random HBM: random records) none outside its window
+ *   [WIN_BASE, WIN_LIMIT), whatever its instructions and descriptors (the tensor core's window);
  *   an accepted command changed HBM only inside its output rows (tsl_cmd_out: C_ADDR + i*LDC for
  *   each row of C, or one dense block for CONV2D and POOL2D);
  *   the tensor core is idle with no error afterwards. */
@@ -120,9 +122,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (uint32_t a = 0; a < HBM_BYTES; a++) {
         if (hbm[a] == before[a] || (a >= CPL_BASE && a < CPL_BASE + CPL_BYTES))
             continue;
-        if (op == TSL_CMD_OP_PROGRAM)   /* a program of the fuzzer's: what it writes is its own */
-            break;
-        if (st != TSL_CMD_ERR_OK || !in_output(w, a)) {
+        int in_window = a >= w[TSL_PROG_WIN_BASE_WORD] && a < w[TSL_PROG_WIN_LIMIT_WORD];
+        if (op == TSL_CMD_OP_PROGRAM ? !in_window : st != TSL_CMD_ERR_OK || !in_output(w, a)) {
             fprintf(stderr, "fuzz_cmd: op %u status %u (%s): HBM 0x%05x changed 0x%02x -> 0x%02x outside the output\n",
                     TSL_GET(w, TSL_CMD_OPCODE), st, tsl_cmd_err_name(st), a, before[a], hbm[a]);
             abort();

@@ -1424,6 +1424,174 @@ static void kernel_suite(dev_t *d)
     d->hal.kernel = NULL;
 }
 
+/* ------------------------------------------------------------------------------- programs */
+
+/* Run the program p (at PROG_BASE) as one PROGRAM command; its completion status. */
+static uint32_t run_program(dev_t *d, const tsl_cp_prog_t *p)
+{
+    uint32_t e[16] = {0}, head = hif_rd(d, TSL_HOSTIF_CMD_HEAD_OFFSET), cplh = hif_rd(d, TSL_HOSTIF_CPL_HEAD_OFFSET);
+    TSL_SET(e, TSL_CMD_OPCODE, TSL_CMD_OP_PROGRAM);
+    e[TSL_CMD_N_WORD] = 4u * p->words;
+    e[TSL_CMD_A_ADDR_WORD] = PROG_BASE;
+    e[TSL_PROG_WIN_BASE_WORD] = DATA_BASE;
+    e[TSL_PROG_WIN_LIMIT_WORD] = PROG_BASE;
+    memcpy(hbm(d) + PROG_BASE, p->w, 4u * p->words);
+    memcpy(hbm(d) + CMD_BASE + (head % CMD_SIZE) * 64u, e, 64);
+    hif_wr(d, TSL_HOSTIF_CMD_HEAD_OFFSET, head + 1);
+    (void)tsl_cp_doorbell(&d->cp);
+    int r = tsl_cp_poll(&d->cp);
+    uint32_t st = r == 1 ? get32(hbm(d) + CPL_BASE + (cplh % CPL_SIZE) * 16u + 4) & 0xFFFFu : 0xFFFFu;
+    hif_wr(d, TSL_HOSTIF_CPL_TAIL_OFFSET, cplh + 1);
+    hif_wr(d, TSL_HOSTIF_HOST_IRQ_STATUS_OFFSET, 1);
+    return st;
+}
+
+/* Several commands compiled into one program (a graph), each reading the one before it: GEMM, a
+ * softmax of its rows, a GEMM of those, an ADD, a COPY. The program gives bit for bit what the
+ * commands give one program each, in every intermediate, under the random schedule too (the
+ * barrier between two commands holds every unit until the one before has finished). */
+static void graph_suite(dev_t *d, int randoms)
+{
+    const uint32_t bf = TSL_DTYPE_BF16, f32 = TSL_DTYPE_FP32;
+    if (!((d->m.cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1))
+        return;
+    for (int t = 0; t < randoms; t++) {
+        uint32_t m = 1 + below(40), k = 1 + below(40), n = 1 + below(40), k2 = 1 + below(40), out[2][5];
+        uint32_t x = alloc(d, 2ull * m * k), w1 = alloc(d, 2ull * k * n), w2 = alloc(d, 2ull * n * k2);
+        const uint32_t bytes[5] = {4 * m * n, 2 * m * n, 4 * m * k2, 4 * m * k2, 4 * m * k2};
+        for (int s = 0; s < 2; s++)
+            for (int i = 0; i < 5; i++)
+                out[s][i] = alloc(d, bytes[i]);
+        fill_rand(d, x, m, 2 * k, k, bf);
+        fill_rand(d, w1, k, 2 * n, n, bf);
+        fill_rand(d, w2, n, 2 * k2, k2, bf);
+        uint32_t st[2] = {0, 0};
+        for (int s = 0; s < 2; s++) {   /* s = 0: one program; s = 1: a program per command */
+            const uint32_t *o = out[s];
+            uint32_t w[5][16];
+            cmd_init(w[0], TSL_CMD_OP_GEMM, 0);
+            cmd_init(w[1], TSL_CMD_OP_ROWWISE, 0);
+            cmd_init(w[2], TSL_CMD_OP_GEMM, 0);
+            cmd_init(w[3], TSL_CMD_OP_ELTWISE, 0);
+            cmd_init(w[4], TSL_CMD_OP_COPY, 0);
+            const uint32_t dts[5] = {bf | bf << 4 | f32 << 8, f32 | bf << 8 | TSL_ROW_OP_SOFTMAX << 12, bf | bf << 4 | f32 << 8,
+                                     f32 | f32 << 4 | f32 << 8 | TSL_VPU_OP_ADD << 12, 0};
+            const uint32_t f[5][9] = {   /* M, N, K, A, LDA, B, LDB, C, LDC */
+                {m, n, k, x, 2 * k, w1, 2 * n, o[0], 4 * n}, {m, n, 0, o[0], 4 * n, 0, 0, o[1], 2 * n},
+                {m, k2, n, o[1], 2 * n, w2, 2 * k2, o[2], 4 * k2}, {m, k2, 0, o[2], 4 * k2, o[2], 4 * k2, o[3], 4 * k2},
+                {m, 4 * k2, 0, o[3], 4 * k2, 0, 0, o[4], 4 * k2}};
+            tsl_cp_prog_t p = {0};
+            for (int i = 0; i < 5; i++) {
+                static const unsigned word[9] = {TSL_CMD_M_WORD, TSL_CMD_N_WORD, TSL_CMD_K_WORD, TSL_CMD_A_ADDR_WORD,
+                                                 TSL_CMD_LDA_WORD, TSL_CMD_B_ADDR_WORD, TSL_CMD_LDB_WORD,
+                                                 TSL_CMD_C_ADDR_WORD, TSL_CMD_LDC_WORD};
+                w[i][2] = dts[i];
+                for (int j = 0; j < 9; j++)
+                    w[i][word[j]] = f[i][j];
+                uint32_t detail, v = tsl_cp_compile(&d->cc, RING_END, w[i], &p, &detail);
+                tu_check(&T, v == TSL_CMD_ERR_OK && !p.oom, "[%s] graph: command %d refused: %s, detail %u", d->name, i,
+                         tsl_cmd_err_name(v), detail);
+                if (s == 1) {
+                    st[1] |= run_program(d, &p);
+                    tsl_cp_prog_free(&p);
+                }
+            }
+            if (s == 0) {
+                st[0] = run_program(d, &p);
+                tsl_cp_prog_free(&p);
+            }
+        }
+        tu_check(&T, !st[0] && !st[1], "[%s] graph %ux%ux%ux%u: status %u (one program), %u (one each)", d->name, m, k,
+                 n, k2, st[0], st[1]);
+        for (int i = 0; i < 5; i++)
+            tu_check(&T, !memcmp(hbm(d) + out[0][i], hbm(d) + out[1][i], bytes[i]),
+                     "[%s] graph %ux%ux%ux%u: command %d's output differs from its own program's", d->name, m, k, n, k2, i);
+        tu_check(&T, tc_clean(d), "[%s] graph: tensor core not idle/clean after it", d->name);
+        d->heap = DATA_BASE;
+    }
+}
+
+/* The runner's own checks of PROGRAM (docs/isa.md §7), and programs that do not come from the
+ * compiler: bad records, and DMAs or descriptors that reach outside the window, into the rings or the
+ * program itself, which the tensor core refuses where it has the window (CFG_FEATURES.WINDOW). HBM
+ * must stay as it was but for the completion. */
+static void program_suite(dev_t *d)
+{
+    const int win = (d->m.cfg.features >> TSL_TC_CFG_FEATURES_WINDOW_SHIFT) & 1;
+    const int seq = (d->m.cfg.features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1;
+    const uint32_t store = 1u | 1u << 16;   /* KIND INSN, COUNT 1 */
+    static const struct {
+        const char *what;
+        uint32_t hdr, hbm, rows, row_bytes;   /* a record: its header, and for INSN a STORE of VMEM 0 */
+        uint32_t word, value;                 /* a PROGRAM field changed from the good one */
+        uint32_t status, detail, needs_win;
+    } cases[] = {
+        {"a STORE into the window", 1u | 1u << 16, DATA_BASE + 64, 2, 32, 0, 0, 0, 0, 0},
+        {"N = 0", 0, 0, 0, 0, TSL_CMD_N_WORD, 0, E(BAD_SHAPE), 4, 0},
+        {"N not whole words", 0, 0, 0, 0, TSL_CMD_N_WORD, 6, E(BAD_SHAPE), 4, 0},
+        {"A_ADDR misaligned", 0, 0, 0, 0, TSL_CMD_A_ADDR_WORD, PROG_BASE + 2, E(BAD_ADDR), 6, 0},
+        {"the program in the rings", 0, 0, 0, 0, TSL_CMD_A_ADDR_WORD, CPL_BASE, E(BAD_ADDR), 6, 0},
+        {"the program past HBM", 0, 0, 0, 0, TSL_CMD_A_ADDR_WORD, HBM_BYTES - 4, E(BAD_ADDR), 6, 0},
+        {"WIN_BASE above WIN_LIMIT", 0, 0, 0, 0, TSL_PROG_WIN_BASE_WORD, PROG_BASE + 64, E(BAD_ADDR), 8, 0},
+        {"a window into the rings", 0, 0, 0, 0, TSL_PROG_WIN_BASE_WORD, CPL_BASE, E(BAD_ADDR), 8, 0},
+        {"a window past HBM", 0, 0, 0, 0, TSL_PROG_WIN_LIMIT_WORD, HBM_BYTES + 64, E(BAD_ADDR), 8, 0},
+        {"a flag", 0, 0, 0, 0, 0, TSL_CMD_OP_PROGRAM | 1u << 8, E(BAD_FLAGS), 0, 0},
+        {"with M", 0, 0, 0, 0, TSL_CMD_M_WORD, 1, E(BAD_FLAGS), 3, 0},
+        {"with a dtype", 0, 0, 0, 0, 2, 1, E(BAD_FLAGS), 2, 0},
+        {"a record of KIND 0", 0u | 1u << 16, DATA_BASE, 1, 4, 0, 0, E(BAD_FLAGS), 0, 0},
+        {"an INSN record of COUNT 0", 1u, DATA_BASE, 1, 4, 0, 0, E(BAD_FLAGS), 0, 0},
+        {"reserved header bits", 1u | 1u << 16 | 1u << 8, DATA_BASE, 1, 4, 0, 0, E(BAD_FLAGS), 0, 0},
+        {"a record past N", 1u | 2u << 16, DATA_BASE, 1, 4, 0, 0, E(BAD_FLAGS), 0, 0},
+        {"a STORE into the command ring", 1u | 1u << 16, CMD_BASE, 1, 64, 0, 0, E(DEVICE), TSL_ERR_HBM_RANGE, 1},
+        {"a STORE across the window's end", 1u | 1u << 16, PROG_BASE - 16, 1, 32, 0, 0, E(DEVICE), TSL_ERR_HBM_RANGE, 1},
+        {"a STORE over the program", 1u | 1u << 16, PROG_BASE, 2, 16, 0, 0, E(DEVICE), TSL_ERR_HBM_RANGE, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].needs_win && !win)
+            continue;
+        uint32_t p[1 + TSL_PARAM_INSN_WORDS], w[16];
+        tsl_insn_t st = tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                .op = TSL_DMA_OP_STORE, .hbm_addr = cases[i].hbm, .rows = cases[i].rows,
+                .row_bytes = cases[i].row_bytes, .hbm_stride = cases[i].row_bytes});
+        p[0] = cases[i].hdr ? cases[i].hdr : store;
+        memcpy(p + 1, st.w, sizeof st.w);
+        memcpy(hbm(d) + PROG_BASE, p, sizeof p);
+        cmd_init(w, TSL_CMD_OP_PROGRAM, 0);
+        w[TSL_CMD_N_WORD] = sizeof p;
+        w[TSL_CMD_A_ADDR_WORD] = PROG_BASE;
+        w[TSL_PROG_WIN_BASE_WORD] = DATA_BASE;
+        w[TSL_PROG_WIN_LIMIT_WORD] = PROG_BASE;
+        if (cases[i].word || cases[i].value)
+            w[cases[i].word] = cases[i].value;
+        if (cases[i].status == 0)   /* the good one writes its rows of VMEM 0 */
+            memcpy(hbm(d) + cases[i].hbm, tslm_vmem(&d->m), 0);
+        stage(d, w);
+        if (cases[i].status == 0)
+            for (uint32_t r = 0; r < cases[i].rows; r++)
+                memcpy(d->exp + cases[i].hbm + r * cases[i].row_bytes, tslm_vmem(&d->m), cases[i].row_bytes);
+        char what[96];
+        snprintf(what, sizeof what, "PROGRAM: %s", cases[i].what);
+        submit(d, what, cases[i].status, cases[i].detail, 1, cases[i].status != 0 && cases[i].status != E(DEVICE));
+    }
+    if (!seq)
+        return;
+    /* a descriptor whose C is in the rings: the launch check refuses it where there is a window */
+    uint32_t p[1 + TSL_PARAM_SEQ_WORDS] = {2u | 1u << 16}, w[16];
+    tsl_seq_t g = {.m = 4, .n = 4, .k = 4, .dtype = TSL_DTYPE_INT8, .c_dtype = TSL_DTYPE_INT32, .a_addr = DATA_BASE,
+                   .lda = 4, .b_addr = DATA_BASE + 64, .ldb = 4, .c_addr = win ? CMD_BASE : DATA_BASE + 128,
+                   .ldc = 16, .mc = 4, .kc = d->n, .nbw = 1, .acc_addr = TSL_LOCAL_ACC_BASE};
+    tsl_seq_encode(&g, p + 1);
+    memcpy(hbm(d) + PROG_BASE, p, sizeof p);
+    cmd_init(w, TSL_CMD_OP_PROGRAM, 0);
+    w[TSL_CMD_N_WORD] = sizeof p;
+    w[TSL_CMD_A_ADDR_WORD] = PROG_BASE;
+    w[TSL_PROG_WIN_BASE_WORD] = DATA_BASE;
+    w[TSL_PROG_WIN_LIMIT_WORD] = PROG_BASE;
+    stage(d, w);
+    if (win)
+        submit(d, "PROGRAM: a descriptor whose C is in the command ring", E(DEVICE), TSL_ERR_HBM_RANGE, 1, 0);
+}
+
 /* ------------------------------------------------------------------------------- ring and errors */
 
 static void ring_suite(dev_t *d)
@@ -1519,14 +1687,16 @@ int main(int argc, char **argv)
     tu_init(&T, "fw_native", argc, argv);
     const uint32_t both = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT);
     const uint32_t int8 = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT, seq = 1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT;
+    const uint32_t win = 1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT;   /* the full core's HBM window */
     struct {
         const char *name;
         uint32_t n, vmem, acc, features, start, sched, gemm_randoms, maxdim;
     } cfgs[] = {
-        /* the tile sequencer (CFG_FEATURES.SEQ) on three, the firmware's own tiling on the others */
-        {"n16-seq", 16, 262144, 65536, both | seq, 0, TSLM_SCHED_PUSH_ORDER, 24, 150},
-        {"n16-seq-random-sched", 16, 262144, 65536, both | seq, 0xFFFFFFF0u, TSLM_SCHED_RANDOM, 12, 150},
-        {"n4-small-seq", 4, 8192, 4096, both | seq, 5, TSLM_SCHED_RANDOM, 12, 120},
+        /* the tile sequencer (CFG_FEATURES.SEQ) and the window on three, the compiler's own tiling on
+         * the others */
+        {"n16-seq", 16, 262144, 65536, both | seq | win, 0, TSLM_SCHED_PUSH_ORDER, 24, 150},
+        {"n16-seq-random-sched", 16, 262144, 65536, both | seq | win, 0xFFFFFFF0u, TSLM_SCHED_RANDOM, 12, 150},
+        {"n4-small-seq", 4, 8192, 4096, both | seq | win, 5, TSLM_SCHED_RANDOM, 12, 120},
         {"n16-random-sched", 16, 262144, 65536, both, 0xFFFFFFF0u, TSLM_SCHED_RANDOM, 12, 150},
         {"n8-int8", 8, 32768, 8192, int8, 0x7FFFFFFEu, TSLM_SCHED_PUSH_ORDER, 8, 200},
         {"n32", 32, 131072, 16384, both, 0, TSLM_SCHED_PUSH_ORDER, 6, 200},
@@ -1546,6 +1716,8 @@ int main(int argc, char **argv)
         row_suite(&d, i == 0 ? 16 : 4);
         att_suite(&d, i == 0 ? 12 : 4, cfgs[i].vmem >= 131072 ? 70 : 20);
         copy_fill_suite(&d, i == 0 ? 12 : 4);
+        graph_suite(&d, i == 0 ? 8 : 3);
+        program_suite(&d);
         invalid_suite(&d);
         kernel_suite(&d);
         ring_suite(&d);

@@ -1131,6 +1131,106 @@ static void arg_suite(tessel_dev_t *d)
 }
 
 /* GEMM stats: commands, MACs (M x Kp x Np, N-padded) and compulsory HBM bytes. */
+/* A command of `op` on dtypes a, b, c (c also for COPY's bytes) with M, N, K and the operands. */
+static tessel_cmd_t graph_cmd(uint32_t op, uint32_t vop, uint32_t dts, uint32_t m, uint32_t n, uint32_t k,
+                              tessel_addr_t a, uint32_t lda, tessel_addr_t b, uint32_t ldb, tessel_addr_t c, uint32_t ldc)
+{
+    tessel_cmd_t x;
+    cmd_init(&x, op, 0);
+    x.w[TSL_CMD_A_DTYPE_WORD] = dts | vop << TSL_CMD_VPU_OP_SHIFT;
+    x.w[TSL_CMD_M_WORD] = m;
+    x.w[TSL_CMD_N_WORD] = n;
+    x.w[TSL_CMD_K_WORD] = k;
+    x.w[TSL_CMD_A_ADDR_WORD] = (uint32_t)a;
+    x.w[TSL_CMD_LDA_WORD] = lda;
+    x.w[TSL_CMD_B_ADDR_WORD] = (uint32_t)b;
+    x.w[TSL_CMD_LDB_WORD] = ldb;
+    x.w[TSL_CMD_C_ADDR_WORD] = (uint32_t)c;
+    x.w[TSL_CMD_LDC_WORD] = ldc;
+    return x;
+}
+
+/* Graphs (tessel_graph_*): a chain whose every command reads the one before (GEMM, softmax, GEMM,
+ * ADD, COPY), run as one program on `d`, gives bit for bit what the commands give one by one on
+ * the model, in every intermediate; refused commands leave the graph as it was. */
+static void graph_suite(tessel_dev_t *d, tessel_dev_t *mdl)
+{
+    enum { BF = TSL_DTYPE_BF16, F32 = TSL_DTYPE_FP32 };
+#define DTS(a, b, c) ((a) | (b) << 4 | (c) << 8)
+    for (int t = 0; t < 3; t++) {
+        uint32_t m = 1 + below(40), k = 1 + below(48), n = 1 + below(48), k2 = 1 + below(48);
+        size_t bx = (size_t)m * k * 2, bw1 = (size_t)k * n * 2, bh = (size_t)m * n * 4, bp = (size_t)m * n * 2;
+        size_t bw2 = (size_t)n * k2 * 2, bo = (size_t)m * k2 * 4;
+        tessel_addr_t x = alloc2(d, mdl, bx), w1 = alloc2(d, mdl, bw1), h = alloc2(d, mdl, bh), p = alloc2(d, mdl, bp);
+        tessel_addr_t w2 = alloc2(d, mdl, bw2), o = alloc2(d, mdl, bo), o2 = alloc2(d, mdl, bo), o3 = alloc2(d, mdl, bo);
+        uint8_t *buf = xmalloc(bx + bw1 + bw2);
+        for (size_t i = 0; i < (bx + bw1 + bw2) / 2; i++)
+        {
+            float f = rnd_float();
+            uint32_t bits;
+            memcpy(&bits, &f, 4);
+            put16(buf + 2 * i, (uint16_t)(bits >> 16));   /* bf16: the high half */
+        }
+        write2(d, mdl, x, buf, bx);
+        write2(d, mdl, w1, buf + bx, bw1);
+        write2(d, mdl, w2, buf + bx + bw1, bw2);
+        free(buf);
+        tessel_cmd_t cmds[5] = {
+            graph_cmd(TSL_CMD_OP_GEMM, 0, DTS(BF, BF, F32), m, n, k, x, 2 * k, w1, 2 * n, h, 4 * n),
+            graph_cmd(TSL_CMD_OP_ROWWISE, TSL_ROW_OP_SOFTMAX, DTS(F32, 0, BF), m, n, 0, h, 4 * n, 0, 0, p, 2 * n),
+            graph_cmd(TSL_CMD_OP_GEMM, 0, DTS(BF, BF, F32), m, k2, n, p, 2 * n, w2, 2 * k2, o, 4 * k2),
+            graph_cmd(TSL_CMD_OP_ELTWISE, TSL_VPU_OP_ADD, DTS(F32, F32, F32), m, k2, 0, o, 4 * k2, o, 4 * k2, o2, 4 * k2),
+            graph_cmd(TSL_CMD_OP_COPY, 0, 0, m, 4 * k2, 0, o2, 4 * k2, 0, 0, o3, 4 * k2),
+        };
+        tessel_graph_t *g = NULL;
+        int ok = EXPECT(tessel_graph_create(d, &g), TESSEL_OK);
+        for (int i = 0; ok && i < 5; i++) {
+            ok &= EXPECT(tessel_graph_add(g, &cmds[i]), TESSEL_OK);
+            if (i == 2) {   /* refused: K = 0; and an op a graph cannot hold */
+                tessel_cmd_t bad = cmds[0], nop;
+                bad.w[TSL_CMD_K_WORD] = 0;
+                cmd_init(&nop, TSL_CMD_OP_NOP, 0);
+                ok &= EXPECT(tessel_graph_add(g, &bad), TESSEL_EDEVICE);
+                ok &= EXPECT(tessel_graph_add(g, &nop), TESSEL_EINVAL);
+            }
+        }
+        for (int i = 0; i < 5; i++) {   /* the reference: one by one, on the model */
+            tessel_completion_t c;
+            ok &= EXPECT(run(mdl, &cmds[i], &c), TESSEL_OK);
+        }
+        for (int rep = 0; ok && rep < 2; rep++) {   /* run, then run again */
+            tessel_handle_t hd;
+            tessel_completion_t c;
+            if (!EXPECT(tessel_graph_submit(g, &hd), TESSEL_OK) || !EXPECT(tessel_wait(d, hd, TMO, &c), TESSEL_OK))
+                break;
+            tu_check(&T, c.opcode == TSL_CMD_OP_GEMM, "[%s] graph: completion opcode %u, expected the first command's",
+                     BACKEND, c.opcode);
+            const tessel_addr_t outs[5] = {h, p, o, o2, o3};
+            const size_t bytes[5] = {bh, bp, bo, bo, bo};
+            for (int i = 0; i < 5; i++) {
+                uint8_t *g1 = xmalloc(bytes[i]), *g2 = xmalloc(bytes[i]);
+                if (!tessel_read(d, g1, outs[i], bytes[i]) && !tessel_read(mdl, g2, outs[i], bytes[i]))
+                    tu_check(&T, !memcmp(g1, g2, bytes[i]), "[%s] graph %ux%ux%ux%u, run %d: output of command %d "
+                             "differs from the commands one by one", BACKEND, m, k, n, k2, rep, i);
+                free(g1);
+                free(g2);
+            }
+        }
+        tessel_graph_destroy(g);
+        const tessel_addr_t all[8] = {x, w1, h, p, w2, o, o2, o3};
+        for (int i = 0; i < 8; i++)
+            free2(d, mdl, all[i]);
+    }
+    tessel_graph_t *e = NULL;
+    if (EXPECT(tessel_graph_create(d, &e), TESSEL_OK)) {
+        tessel_handle_t hh;
+        EXPECT(tessel_graph_submit(e, &hh), TESSEL_EINVAL);   /* nothing in it */
+        tessel_graph_destroy(e);
+    }
+    EXPECT(tessel_graph_create(NULL, &e), TESSEL_EINVAL);
+#undef DTS
+}
+
 static void stats_suite(tessel_dev_t *d, uint32_t nn)
 {
     float A[5 * 20], B[20 * 3], C[5 * 3];
@@ -1249,6 +1349,7 @@ int main(int argc, char **argv)
     eltwise_suite(d, mdl);
     win_suite(d, mdl);
     rows_suite(d, mdl);
+    graph_suite(d, mdl);
     double t3 = now_s();
     misc_suite(d, mdl);
     double t4 = now_s();

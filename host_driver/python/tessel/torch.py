@@ -15,8 +15,8 @@ names the module's graph for the compilation cache.
 Modes: "debug" runs one op at a time and compares each device result with PyTorch's CPU result of
 the same op (within the bounds below; a mismatch raises tessel.Error EMISMATCH naming the op). On
 the sim, every command is also checked against the golden model (Device(check=True)). "strict"
-queues each op's commands on tensors left in device memory (_Memory) and waits only when the host
-reads one; its results are debug mode's bit for bit. "fused" captures the forward's aten graph
+adds each op's commands to one graph on tensors left in device memory (_Memory) and runs it, one
+submission, only when the host reads one; its results are debug mode's bit for bit. "fused" captures the forward's aten graph
 with make_fx and runs it as strict does, with attention chains made one ATTENTION command and the
 results only MXU operands read stored in BF16 (_FusedPlan); a call that needs gradients, or a
 module make_fx cannot capture, runs as strict.
@@ -105,7 +105,7 @@ def compile(module, mode="debug", backend="model", *, device=None):
     as torch tensors, and autograd differentiates through it (the backward's ops on the device too).
 
     mode: "debug" (one op at a time, each device result checked against PyTorch's CPU result);
-    "strict" (each op queued as device commands on tensors left in device memory, synchronised
+    "strict" (each op's device commands added to one graph on tensors left in device memory, run
     when the host reads one); "fused" (the forward's aten graph planned once, attention chains as
     one command, results stored as their consumers read them). backend: "model" or
     "sim" (opened here with check=True, every command compared with the golden model), or
@@ -484,7 +484,8 @@ class _Home:
 
 class _Memory:
     """Strict and fused modes' device memory: the tensors that commands make (homes), by CPU
-    storage; the queued commands, waited for in order when the host reads a pending tensor. reset()
+    storage; the commands, compiled into one graph as they come (a command the device cannot run is
+    refused at once) and run as one program when the host reads a pending tensor. reset()
     (each call of the compiled module) reads back what is still pending and frees the rest. A
     host-owned tensor (a parameter, a buffer, an input) is uploaded at each call that reads it:
     nothing of it is kept from one call to the next. want: fused mode's dtype for the next
@@ -492,7 +493,7 @@ class _Memory:
 
     def __init__(self, device):
         self.device, self.raw = device, device.raw
-        self.homes, self.handles, self.scratch, self.want = {}, [], [], None
+        self.homes, self.graph, self.scratch, self.want = {}, None, [], None
 
     def reset(self):
         self.sync(list(h.tensor for h in self.homes.values()))
@@ -506,18 +507,20 @@ class _Memory:
         return addr
 
     def submit(self, **fields):
-        self.handles.append(self.raw.submit(_tessel.command(**fields)))
+        if self.graph is None:
+            self.graph = self.raw.graph()
+        self.graph.add(_tessel.command(**fields))
 
     def sync(self, tree):
-        """Fill every pending tensor of tree (nested lists, tuples, dicts): wait for every queued
-        command (they run in order), then read the results back."""
+        """Fill every pending tensor of tree (nested lists, tuples, dicts): run the graph of the
+        commands so far (one submission; they run in order), then read the results back."""
         pending = [h for t in tree_flatten(tree)[0] if isinstance(t, torch.Tensor)
                    for h in [self.homes.get(t.storage().data_ptr())] if h is not None and h.pending]
         if not pending:
             return
-        for h in self.handles:
-            self.raw.wait(h)
-        self.handles = []
+        if self.graph is not None:
+            graph, self.graph = self.graph, None
+            self.raw.wait(graph.submit())
         for home in pending:
             home.pending = False
             if home.fill:
@@ -900,12 +903,11 @@ def _q_attention(mem, q, kt, v, scale):
     want = mem.want
     out, pc, dtype = mem.output((lq, h, dv) if by_cols else (h, lq, dv))
     flags = 1 << _tessel.CMD_FLAG["HEAD_COLUMNS"] if by_cols else 0
-    mem.submit(opcode=_tessel.CMD_OP["ATTENTION"], flags=flags, a_dtype=_DT["bf16"], b_dtype=_DT["bf16"],
-               c_dtype=_DT[dtype], lq=lq, lk=lk, d=d, dv=dv, batch=h, a_addr=pq, lda=2 * q_st[1], b_addr=pk,
-               ldb=2 * k_st[1], v_addr=pv, ldv=2 * v_st[1], c_addr=pc, ldc=_ES[dtype] * (h * dv if by_cols else dv),
-               scale=_f32_bits(scale))
-    try:
-        mem.raw.wait(mem.handles.pop())
+    try:   # refused at once when its tiles do not fit (BAD_SHAPE): then the three commands
+        mem.submit(opcode=_tessel.CMD_OP["ATTENTION"], flags=flags, a_dtype=_DT["bf16"], b_dtype=_DT["bf16"],
+                   c_dtype=_DT[dtype], lq=lq, lk=lk, d=d, dv=dv, batch=h, a_addr=pq, lda=2 * q_st[1], b_addr=pk,
+                   ldb=2 * k_st[1], v_addr=pv, ldv=2 * v_st[1], c_addr=pc,
+                   ldc=_ES[dtype] * (h * dv if by_cols else dv), scale=_f32_bits(scale))
     except Error as e:
         if e.status != _tessel.EDEVICE or "BAD_SHAPE" not in str(e):
             raise

@@ -52,7 +52,7 @@ def main():
             got[mode] = run(x)
             s = run.device.stats()["total"]
             cycles[mode] = s["cycles"]
-            print(f"{mode:6}  {s['commands']:3} commands  {s['cycles']:8} cycles  "
+            print(f"{mode:6}  {s['commands']:3} commands  {s['submissions']:3} submissions  {s['cycles']:8} cycles  "
                   f"max |y - y_torch| {(got[mode] - ref).abs().max().item():.3g}")
     print(f"strict / fused: {cycles['strict'] / cycles['fused']:.2f}x the cycles ({backend} backend)")
     same = all(torch.equal(got[m], got["debug"]) for m in ("strict", "fused"))

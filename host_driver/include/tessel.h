@@ -173,7 +173,8 @@ void tessel_graph_destroy(tessel_graph_t *g);
 
 /* Counters accumulated over the commands this device completed. */
 typedef struct {
-    uint64_t commands;
+    uint64_t commands;             /* each command of a graph counts */
+    uint64_t submissions;          /* completions the device posted: a graph is one */
     uint64_t cycles;               /* sum of completion CYCLES */
     uint64_t macs;                 /* MACs the GEMMs issued: M * Kp * Np, K and N padded up to multiples
                                       of the MXU N (= the hardware's PERF_MXU_MACS, N*N per MATMUL row) */

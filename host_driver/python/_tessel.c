@@ -455,7 +455,8 @@ static int dev_call(device_t *self, call_t call, void *op, int counted)
         (void)tessel_stats(dev, &s1);
     Py_END_ALLOW_THREADS
     if (counted)
-        self->last = (tessel_stats_t){.commands = s1.commands - s0.commands, .cycles = s1.cycles - s0.cycles,
+        self->last = (tessel_stats_t){.commands = s1.commands - s0.commands,
+                                      .submissions = s1.submissions - s0.submissions, .cycles = s1.cycles - s0.cycles,
                                       .macs = s1.macs - s0.macs, .hbm_bytes = s1.hbm_bytes - s0.hbm_bytes};
     if (st != TESSEL_OK)
         fail_status(st, dev);   /* under the lock: no other call has replaced tessel_last_error() yet */
@@ -568,7 +569,8 @@ METHOD(info)
 
 static PyObject *stats_dict(const tessel_stats_t *s)
 {
-    return Py_BuildValue("{s:K,s:K,s:K,s:K}", "commands", (unsigned long long)s->commands, "cycles",
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K}", "commands", (unsigned long long)s->commands, "submissions",
+                         (unsigned long long)s->submissions, "cycles",
                          (unsigned long long)s->cycles, "macs", (unsigned long long)s->macs, "hbm_bytes",
                          (unsigned long long)s->hbm_bytes);
 }

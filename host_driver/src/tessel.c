@@ -811,6 +811,7 @@ static int reap(tessel_dev_t *d)
         s->cpl.detail = TSL_GET(e, TSL_CPL_DETAIL);
         s->done = 1;
         release_prog(d, s);
+        d->stats.submissions++;
         for (size_t i = 0; i <= s->nrest; i++) {   /* a graph's cycles once */
             tessel_completion_t c = s->cpl;
             c.cycles = i ? 0u : c.cycles;

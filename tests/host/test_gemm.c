@@ -1201,8 +1201,15 @@ static void graph_suite(tessel_dev_t *d, tessel_dev_t *mdl)
         for (int rep = 0; ok && rep < 2; rep++) {   /* run, then run again */
             tessel_handle_t hd;
             tessel_completion_t c;
+            tessel_stats_t s0, s1;
+            (void)tessel_stats(d, &s0);
             if (!EXPECT(tessel_graph_submit(g, &hd), TESSEL_OK) || !EXPECT(tessel_wait(d, hd, TMO, &c), TESSEL_OK))
                 break;
+            (void)tessel_stats(d, &s1);
+            tu_check(&T, s1.submissions - s0.submissions == 1 && s1.commands - s0.commands == 5,
+                     "[%s] graph: %llu submissions and %llu commands counted, expected 1 and 5", BACKEND,
+                     (unsigned long long)(s1.submissions - s0.submissions),
+                     (unsigned long long)(s1.commands - s0.commands));
             tu_check(&T, c.opcode == TSL_CMD_OP_GEMM, "[%s] graph: completion opcode %u, expected the first command's",
                      BACKEND, c.opcode);
             const tessel_addr_t outs[5] = {h, p, o, o2, o3};

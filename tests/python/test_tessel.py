@@ -436,7 +436,7 @@ def stats_cases(dev, rng):
     pad = lambda v: -(-v // nn) * nn   # noqa: E731
     dev.stats_reset()
     s = dev.stats()
-    ok(s["total"] == s["last"] == dict(commands=0, cycles=0, macs=0, hbm_bytes=0, mxu_utilization=None),
+    ok(s["total"] == s["last"] == dict(commands=0, submissions=0, cycles=0, macs=0, hbm_bytes=0, mxu_utilization=None),
        "stats after stats_reset are 0", str(s))
     want = dict(commands=0, macs=0, hbm_bytes=0)
     for m, k, n in ((5, 20, 33), (17, 3, 16)):

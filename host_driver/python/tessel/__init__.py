@@ -243,11 +243,11 @@ class Device:
 
     def stats(self):
         """{"last": ..., "total": ...}: the counters of the latest call that ran commands, and since
-        the device was opened or stats_reset(). Each holds commands, cycles (the completions' CYCLES),
-        macs (the MXU's, K and N padded to multiples of n), hbm_bytes (compulsory traffic) and
-        mxu_utilization = macs / (cycles n^2). The model backend is not timed: its cycles count the
-        firmware's hardware accesses, not clock cycles, so its mxu_utilization is None (as it is
-        when cycles is 0)."""
+        the device was opened or stats_reset(). Each holds commands, submissions (a graph is one),
+        cycles (the completions' CYCLES), macs (the MXU's, K and N padded to multiples of n),
+        hbm_bytes (compulsory traffic) and mxu_utilization = macs / (cycles n^2). The model backend
+        is not timed: its cycles count the firmware's hardware accesses, not clock cycles, so its
+        mxu_utilization is None (as it is when cycles is 0)."""
         s = self.raw.stats()
         for part in s.values():
             timed = self.backend != "model" and part["cycles"]

@@ -105,14 +105,16 @@
 #define TSL_ERR_AXI_SLVERR 8u /* HBM answered SLVERR */
 #define TSL_ERR_AXI_DECERR 9u /* HBM answered DECERR */
 #define TSL_ERR_WBUF_DTYPE 10u /* MATMUL dtype differs from the dtype its weight buffer was loaded with */
-#define TSL_ERR_LIMIT 11u
+#define TSL_ERR_BAD_RECORD 11u /* a device program record the fetch unit refuses: KIND not INSN or SEQ, COUNT 0, a SEQ with COUNT != 1, reserved header bits set, or a record running past PROG_BYTES (ERR_ADDR: the record's HBM address) */
+#define TSL_ERR_LIMIT 12u
 
 /* ERR_UNIT: TC ERR_UNIT: where the first error was found (the faulting instruction's UNIT, or the sequencer) */
 #define TSL_ERR_UNIT_DMA 0u /* a DMA instruction (dispatch check, or an AXI error) */
 #define TSL_ERR_UNIT_MXU 1u /* an MXU instruction */
 #define TSL_ERR_UNIT_VPU 2u /* a VPU instruction */
 #define TSL_ERR_UNIT_SEQ 3u /* the tile sequencer refused a descriptor at launch (docs/isa.md section 8) */
-#define TSL_ERR_UNIT_LIMIT 4u
+#define TSL_ERR_UNIT_FETCH 4u /* the program fetch unit: a bad record, a program outside HBM, or an AXI error on its reads (docs/isa.md section 6, Program fetch) */
+#define TSL_ERR_UNIT_LIMIT 5u
 
 /* CMD_OP: host command opcodes (command word 0 bits [7:0]) */
 #define TSL_CMD_OP_NOP 0u /* completes at once */
@@ -262,6 +264,7 @@ static inline const char *tsl_err_name(uint32_t v)
     case 8u: return "AXI_SLVERR";
     case 9u: return "AXI_DECERR";
     case 10u: return "WBUF_DTYPE";
+    case 11u: return "BAD_RECORD";
     default: return (const char *)0;
     }
 }
@@ -274,6 +277,7 @@ static inline const char *tsl_err_unit_name(uint32_t v)
     case 1u: return "MXU";
     case 2u: return "VPU";
     case 3u: return "SEQ";
+    case 4u: return "FETCH";
     default: return (const char *)0;
     }
 }
@@ -445,7 +449,7 @@ static inline const char *tsl_status_text(int status)
 #define TSL_HOSTIF_CFG_VMEM_BYTES_OFFSET 0x058u /* ro: as TC CFG_VMEM_BYTES */
 #define TSL_HOSTIF_CFG_ACC_BYTES_OFFSET 0x05Cu /* ro: as TC CFG_ACC_BYTES */
 #define TSL_HOSTIF_CFG_HBM_BYTES_OFFSET 0x060u /* ro: as TC CFG_HBM_BYTES */
-#define TSL_HOSTIF_CFG_FEATURES_OFFSET 0x064u /* ro: as TC CFG_FEATURES (bit 0 INT8, bit 1 BF16, bit 2 SEQ, bit 3 WINDOW) */
+#define TSL_HOSTIF_CFG_FEATURES_OFFSET 0x064u /* ro: as TC CFG_FEATURES (bit 0 INT8, bit 1 BF16, bit 2 SEQ, bit 3 WINDOW, bit 4 FETCH) */
 
 /* Register block TC: tensor-core registers */
 #define TSL_TC_ID_OFFSET 0x000u /* ro: 0x54534C31 ('TSL1') */
@@ -462,6 +466,8 @@ static inline const char *tsl_status_text(int status)
 #define TSL_TC_CFG_FEATURES_SEQ_MASK 0x1u
 #define TSL_TC_CFG_FEATURES_WINDOW_SHIFT 3u
 #define TSL_TC_CFG_FEATURES_WINDOW_MASK 0x1u
+#define TSL_TC_CFG_FEATURES_FETCH_SHIFT 4u
+#define TSL_TC_CFG_FEATURES_FETCH_MASK 0x1u
 #define TSL_TC_CFG_QUEUE_DEPTH_OFFSET 0x018u /* ro: parameter QUEUE_DEPTH */
 #define TSL_TC_INSN0_OFFSET 0x020u /* wo: instruction word 0; INSN1..INSN7 follow at +4 each */
 #define TSL_TC_INSN7_OFFSET 0x03Cu /* wo: instruction word 7; writing it pushes the instruction (stalls while the queue is full) */
@@ -503,8 +509,13 @@ static inline const char *tsl_status_text(int status)
 #define TSL_TC_SEQ_STATUS_OFFSET 0x088u /* ro: tile sequencer */
 #define TSL_TC_SEQ_STATUS_BUSY_SHIFT 0u
 #define TSL_TC_SEQ_STATUS_BUSY_MASK 0x1u
+#define TSL_TC_PROG_STATUS_OFFSET 0x08Cu /* ro: program fetch unit (docs/isa.md section 6, Program fetch) */
+#define TSL_TC_PROG_STATUS_BUSY_SHIFT 0u
+#define TSL_TC_PROG_STATUS_BUSY_MASK 0x1u
 #define TSL_TC_HBM_BASE_OFFSET 0x090u /* rw: HBM window: the lowest HBM byte address a DMA or sequencer operand may touch. Power-on and hard reset: 0; CTRL.RESET keeps it. A write waits while the sequencer is busy. Without CFG_FEATURES.WINDOW it reads 0 and ignores writes */
 #define TSL_TC_HBM_LIMIT_OFFSET 0x094u /* rw: HBM window: operands must end at or below this HBM byte address (the window is [HBM_BASE, HBM_LIMIT), and HBM_BYTES bounds it too). Power-on and hard reset: HBM_BYTES; CTRL.RESET keeps it. A write waits while the sequencer is busy. Without CFG_FEATURES.WINDOW it reads 0 and ignores writes */
+#define TSL_TC_PROG_ADDR_OFFSET 0x098u /* rw: HBM byte address of the device program (bits 1:0 read 0: a multiple of 4). A write waits while a fetch runs or the sequencer is busy. CTRL.RESET keeps it. Without CFG_FEATURES.FETCH it reads 0 and ignores writes */
+#define TSL_TC_PROG_BYTES_OFFSET 0x09Cu /* rw: bytes of the device program (bits 1:0 read 0). A write waits while a fetch runs or the sequencer is busy, then starts a fetch of [PROG_ADDR, PROG_ADDR + PROG_BYTES) whose records go to the dispatcher and the sequencer as INSN7 and SEQ23 writes would (docs/isa.md section 6, Program fetch); 0, or an error already raised, starts nothing. CTRL.RESET keeps it and stops a fetch. Without CFG_FEATURES.FETCH it reads 0 and ignores writes */
 #define TSL_TC_SEQ0_OFFSET 0x0A0u /* wo: tile-sequencer descriptor word 0 (docs/isa.md section 8); SEQ1..SEQ23 follow at +4 each */
 #define TSL_TC_SEQ23_OFFSET 0x0FCu /* wo: descriptor word 23; writing it launches the sequencer (stalls while it is busy) */
 
@@ -2140,12 +2151,12 @@ typedef struct {
     const char *name;
     uint32_t offset, access;
 } tsl_reg_info_t;
-#define TSL_TC_REG_COUNT 31u
+#define TSL_TC_REG_COUNT 34u
 
 /* The i-th TC register by offset, or NULL when i >= TSL_TC_REG_COUNT. */
 static inline const tsl_reg_info_t *tsl_tc_reg_at(uint32_t i)
 {
-    static const tsl_reg_info_t t[31] = {
+    static const tsl_reg_info_t t[34] = {
         {"ID", TSL_TC_ID_OFFSET, TSL_ACCESS_RO},
         {"CFG_N", TSL_TC_CFG_N_OFFSET, TSL_ACCESS_RO},
         {"CFG_VMEM_BYTES", TSL_TC_CFG_VMEM_BYTES_OFFSET, TSL_ACCESS_RO},
@@ -2173,12 +2184,15 @@ static inline const tsl_reg_info_t *tsl_tc_reg_at(uint32_t i)
         {"TOKENS_VPU_DMA", TSL_TC_TOKENS_VPU_DMA_OFFSET, TSL_ACCESS_RO},
         {"TOKENS_VPU_MXU", TSL_TC_TOKENS_VPU_MXU_OFFSET, TSL_ACCESS_RO},
         {"SEQ_STATUS", TSL_TC_SEQ_STATUS_OFFSET, TSL_ACCESS_RO},
+        {"PROG_STATUS", TSL_TC_PROG_STATUS_OFFSET, TSL_ACCESS_RO},
         {"HBM_BASE", TSL_TC_HBM_BASE_OFFSET, TSL_ACCESS_RW},
         {"HBM_LIMIT", TSL_TC_HBM_LIMIT_OFFSET, TSL_ACCESS_RW},
+        {"PROG_ADDR", TSL_TC_PROG_ADDR_OFFSET, TSL_ACCESS_RW},
+        {"PROG_BYTES", TSL_TC_PROG_BYTES_OFFSET, TSL_ACCESS_RW},
         {"SEQ0", TSL_TC_SEQ0_OFFSET, TSL_ACCESS_WO},
         {"SEQ23", TSL_TC_SEQ23_OFFSET, TSL_ACCESS_WO},
     };
-    return i < 31u ? &t[i] : (const tsl_reg_info_t *)0;
+    return i < 34u ? &t[i] : (const tsl_reg_info_t *)0;
 }
 
 /* The TC register at `offset`, or NULL when there is none (the performance counters included). */
@@ -2223,8 +2237,11 @@ typedef struct {
     uint32_t tokens_vpu_dma;
     uint32_t tokens_vpu_mxu;
     uint32_t seq_status;
+    uint32_t prog_status;
     uint32_t hbm_base;
     uint32_t hbm_limit;
+    uint32_t prog_addr;
+    uint32_t prog_bytes;
 } tsl_tc_rd_t;
 
 /* What a read of TC `offset` returns: 0 where no readable register is (the performance
@@ -2256,8 +2273,11 @@ static inline uint32_t tsl_tc_rd_mux(const tsl_tc_rd_t *r, uint32_t offset)
     case TSL_TC_TOKENS_VPU_DMA_OFFSET: return r->tokens_vpu_dma;
     case TSL_TC_TOKENS_VPU_MXU_OFFSET: return r->tokens_vpu_mxu;
     case TSL_TC_SEQ_STATUS_OFFSET: return r->seq_status;
+    case TSL_TC_PROG_STATUS_OFFSET: return r->prog_status;
     case TSL_TC_HBM_BASE_OFFSET: return r->hbm_base;
     case TSL_TC_HBM_LIMIT_OFFSET: return r->hbm_limit;
+    case TSL_TC_PROG_ADDR_OFFSET: return r->prog_addr;
+    case TSL_TC_PROG_BYTES_OFFSET: return r->prog_bytes;
     default: return 0;
     }
 }

@@ -109,15 +109,17 @@ package tsl_pkg;
     ERR_TOKEN_OVERFLOW = 4'd7,
     ERR_AXI_SLVERR = 4'd8,
     ERR_AXI_DECERR = 4'd9,
-    ERR_WBUF_DTYPE = 4'd10
+    ERR_WBUF_DTYPE = 4'd10,
+    ERR_BAD_RECORD = 4'd11
   } err_e;
 
   // TC ERR_UNIT: where the first error was found (the faulting instruction's UNIT, or the sequencer)
-  typedef enum logic [1:0] {
-    ERR_UNIT_DMA = 2'd0,
-    ERR_UNIT_MXU = 2'd1,
-    ERR_UNIT_VPU = 2'd2,
-    ERR_UNIT_SEQ = 2'd3
+  typedef enum logic [2:0] {
+    ERR_UNIT_DMA = 3'd0,
+    ERR_UNIT_MXU = 3'd1,
+    ERR_UNIT_VPU = 3'd2,
+    ERR_UNIT_SEQ = 3'd3,
+    ERR_UNIT_FETCH = 3'd4
   } err_unit_e;
 
   // host command opcodes (command word 0 bits [7:0])
@@ -250,6 +252,8 @@ package tsl_pkg;
   localparam int TC_CFG_FEATURES_SEQ_WIDTH = 1;
   localparam int TC_CFG_FEATURES_WINDOW_LSB = 3;
   localparam int TC_CFG_FEATURES_WINDOW_WIDTH = 1;
+  localparam int TC_CFG_FEATURES_FETCH_LSB = 4;
+  localparam int TC_CFG_FEATURES_FETCH_WIDTH = 1;
   localparam logic [11:0] TC_CFG_QUEUE_DEPTH_OFFSET = 12'h018;
   localparam logic [11:0] TC_INSN0_OFFSET = 12'h020;
   localparam logic [11:0] TC_INSN7_OFFSET = 12'h03C;
@@ -291,8 +295,13 @@ package tsl_pkg;
   localparam logic [11:0] TC_SEQ_STATUS_OFFSET = 12'h088;
   localparam int TC_SEQ_STATUS_BUSY_LSB = 0;
   localparam int TC_SEQ_STATUS_BUSY_WIDTH = 1;
+  localparam logic [11:0] TC_PROG_STATUS_OFFSET = 12'h08C;
+  localparam int TC_PROG_STATUS_BUSY_LSB = 0;
+  localparam int TC_PROG_STATUS_BUSY_WIDTH = 1;
   localparam logic [11:0] TC_HBM_BASE_OFFSET = 12'h090;
   localparam logic [11:0] TC_HBM_LIMIT_OFFSET = 12'h094;
+  localparam logic [11:0] TC_PROG_ADDR_OFFSET = 12'h098;
+  localparam logic [11:0] TC_PROG_BYTES_OFFSET = 12'h09C;
   localparam logic [11:0] TC_SEQ0_OFFSET = 12'h0A0;
   localparam logic [11:0] TC_SEQ23_OFFSET = 12'h0FC;
 

@@ -7,8 +7,11 @@
 
 // Readable TC registers, one 32-bit word each
 typedef struct packed {
+  logic [31:0] prog_bytes;  // 0x09C rw: bytes of the device program (bits 1:0 read 0). A write waits while a fetch runs or the sequencer is busy, then starts a fetch of [PROG_ADDR, PROG_ADDR + PROG_BYTES) whose records go to the dispatcher and the sequencer as INSN7 and SEQ23 writes would (docs/isa.md section 6, Program fetch); 0, or an error already raised, starts nothing. CTRL.RESET keeps it and stops a fetch. Without CFG_FEATURES.FETCH it reads 0 and ignores writes
+  logic [31:0] prog_addr;  // 0x098 rw: HBM byte address of the device program (bits 1:0 read 0: a multiple of 4). A write waits while a fetch runs or the sequencer is busy. CTRL.RESET keeps it. Without CFG_FEATURES.FETCH it reads 0 and ignores writes
   logic [31:0] hbm_limit;  // 0x094 rw: HBM window: operands must end at or below this HBM byte address (the window is [HBM_BASE, HBM_LIMIT), and HBM_BYTES bounds it too). Power-on and hard reset: HBM_BYTES; CTRL.RESET keeps it. A write waits while the sequencer is busy. Without CFG_FEATURES.WINDOW it reads 0 and ignores writes
   logic [31:0] hbm_base;  // 0x090 rw: HBM window: the lowest HBM byte address a DMA or sequencer operand may touch. Power-on and hard reset: 0; CTRL.RESET keeps it. A write waits while the sequencer is busy. Without CFG_FEATURES.WINDOW it reads 0 and ignores writes
+  logic [31:0] prog_status;  // 0x08C ro: program fetch unit (docs/isa.md section 6, Program fetch)
   logic [31:0] seq_status;  // 0x088 ro: tile sequencer
   logic [31:0] tokens_vpu_mxu;  // 0x084 ro: tokens waiting on channel VPU->MXU
   logic [31:0] tokens_vpu_dma;  // 0x080 ro: tokens waiting on channel VPU->DMA
@@ -37,7 +40,7 @@ typedef struct packed {
 
 // The value a read of TC offset `off` returns (0 where no readable register is); r is a tc_rd_t
 // (a plain vector here: Yosys 0.23 does not take a struct-typed function argument)
-function automatic logic [31:0] tc_rd_mux(input logic [831:0] r, input logic [11:0] off);
+function automatic logic [31:0] tc_rd_mux(input logic [927:0] r, input logic [11:0] off);
   case (off)
     12'h000: tc_rd_mux = r[31:0];   // ID
     12'h004: tc_rd_mux = r[63:32];   // CFG_N
@@ -63,8 +66,11 @@ function automatic logic [31:0] tc_rd_mux(input logic [831:0] r, input logic [11
     12'h080: tc_rd_mux = r[703:672];   // TOKENS_VPU_DMA
     12'h084: tc_rd_mux = r[735:704];   // TOKENS_VPU_MXU
     12'h088: tc_rd_mux = r[767:736];   // SEQ_STATUS
-    12'h090: tc_rd_mux = r[799:768];   // HBM_BASE
-    12'h094: tc_rd_mux = r[831:800];   // HBM_LIMIT
+    12'h08C: tc_rd_mux = r[799:768];   // PROG_STATUS
+    12'h090: tc_rd_mux = r[831:800];   // HBM_BASE
+    12'h094: tc_rd_mux = r[863:832];   // HBM_LIMIT
+    12'h098: tc_rd_mux = r[895:864];   // PROG_ADDR
+    12'h09C: tc_rd_mux = r[927:896];   // PROG_BYTES
     default: tc_rd_mux = 32'd0;
   endcase
 endfunction

@@ -280,6 +280,9 @@ module tsl_tc_ctrl #(
     rd.seq_status      = 32'(seq_busy);
     rd.hbm_base        = hbm_base_q;
     rd.hbm_limit       = hbm_limit_q;
+    rd.prog_status     = 32'd0;
+    rd.prog_addr       = 32'd0;
+    rd.prog_bytes      = 32'd0;
     rd_val = tc_rd_mux(rd, reg_addr_i);
     if (reg_addr_i >= tsl_pkg::TC_PERF_BASE &&
         reg_addr_i < tsl_pkg::TC_PERF_BASE + 12'(8 * tsl_pkg::PERF_COUNT) && reg_addr_i[1:0] == 2'b00)

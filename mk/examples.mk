@@ -3,7 +3,8 @@
 #   make digits-mlp   examples/digits/digits.py: an int8 MLP (64 -> 64 -> 10) on scikit-learn's digits,
 #                     trained with torch, quantised, every layer a `tessel` command checked bit for bit
 #                     against a numpy integer reference; accuracy on the whole test split (model
-#                     backend), cycles and MXU utilisation per inference on DIGITS_SIM_BATCH images (sim)
+#                     backend), cycles and MXU utilisation per inference on DIGITS_SIM_BATCH images (sim),
+#                     and for the MLP again with its layers as one graph (tessel.Array, one submission)
 #   make digits-cnn   the same for a CNN: conv 3x3 1->8 + ReLU, max pool 2x2, conv 3x3 8->16 + ReLU,
 #                     dense 256 -> 10 (CONV2D, POOL2D, CONV2D, GEMM)
 #   make test-digits  both, with DIGITS_TEST_BATCH images on the sim: fails on a mismatch or when the
@@ -11,7 +12,7 @@
 # Work files (each command's .npy operands and outputs): $(BUILD)/digits/<model>/<backend>/.
 
 DIGITS            := $(PYTHON) examples/digits/digits.py --tessel $(TESSEL)
-DIGITS_DEPS       := $(TESSEL) $(FW_ELF) examples/digits/digits.py
+DIGITS_DEPS       := $(TESSEL) $(FW_ELF) examples/digits/digits.py python   # python: the MLP as one graph
 DIGITS_SIM_BATCH  ?= 32
 DIGITS_TEST_BATCH := 8
 

@@ -13,7 +13,9 @@ set), int32 biases, and each hidden layer's requantisation as the device's integ
 shift. The last layer gives int32 logits; their argmax (on the host) is the class. The whole test
 split runs on the model backend, one `tessel` command per layer, and each layer's output must equal
 the numpy integer reference below bit for bit. With --backend sim the first --sim-batch test images
-also run on the simulated SoC, for bit-exactness and cycles. Fails (exit 1) on any mismatch and when
+also run on the simulated SoC, for bit-exactness and cycles, and the MLP once more with its layers as
+device arrays (tessel.Array, the package of build/python): one graph, one submission, the
+activations kept on the device. Fails (exit 1) on any mismatch and when
 the device's accuracy is more than 1 point from the float model's. Prints a report and, last, one
 JSON line with every figure.
 """
@@ -252,6 +254,28 @@ def run_device(args, backend, layers, x, refs):
     return x, stats
 
 
+def run_graph(backend, layers, x, want):
+    """An MLP (every layer a GEMM) as device arrays (tessel.Array, the Python package of build/python):
+    the layers' GEMMs in one graph, run with one submission, the activations never leaving the
+    device; the device's counters. Exit 1 when the logits are not want bit for bit."""
+    sys.path.insert(0, os.path.join(REPO, "build", "python"))
+    import tessel
+    with tessel.Device(backend) as dev:
+        h = dev.array(layer_input(layers[0], x))
+        weights = [dev.array(layer.w.reshape(-1, layer.w.shape[-1])) for layer in layers]
+        dev.stats_reset()
+        for layer, w in zip(layers, weights):
+            h = dev.matmul(h, w, bias=layer.bias, relu=layer.relu,
+                           requant=(layer.rq[0], layer.rq[1], 0) if layer.rq else None)
+        y, st = h.numpy(), dev.stats()["total"]
+    why = first_mismatch(y, want)
+    print(f"  one graph: {len(layers)} GEMMs in {st['submissions']} submission, {st['cycles']} cycles, "
+          f"{'MISMATCH' if why else 'bit-exact'}")
+    if why:
+        sys.exit(f"FAIL: the graph on the {backend} backend differs from the reference: {why}")
+    return dict(st, mxu_n=dev.n)
+
+
 def sim_figures(stats, batch):
     """Cycles, MACs and MXU utilisation per inference from the layers' --stats."""
     cycles, macs, n = sum(s["cycles"] for s in stats), sum(s["macs"] for s in stats), stats[0]["mxu_n"]
@@ -293,6 +317,9 @@ def report(result):
     if "sim_batch" in result:
         print(f"sim, per inference ({result['sim_batch']} images): {result['cycles_per_inference']:.0f} cycles, "
               f"MXU utilisation {100 * result['mxu_utilization']:.2f} % (N={result['mxu_n']})")
+    if "graph_cycles_per_inference" in result:
+        print(f"sim, per inference, the layers as one graph: {result['graph_cycles_per_inference']:.0f} cycles, "
+              f"MXU utilisation {100 * result['graph_mxu_utilization']:.2f} %")
     print(json.dumps(result))
 
 
@@ -317,6 +344,9 @@ def main():
         batch = min(args.sim_batch, len(x_test))
         _, stats = run_device(args, "sim", layers, refs[0][:batch], [r[:batch] for r in refs[1:]])
         result.update(sim_figures(stats, batch))
+        if all(layer.op == "gemm" for layer in layers):
+            graph = sim_figures([run_graph("sim", layers, refs[0][:batch], refs[-1][:batch])], batch)
+            result.update({"graph_" + k: v for k, v in graph.items() if k not in ("sim_batch", "mxu_n")})
     report(result)
     if abs(result["float_accuracy"] - result["device_accuracy"]) > MAX_GAP:
         sys.exit(f"FAIL: the device's accuracy is more than {MAX_GAP} point from the float model's")

@@ -69,9 +69,11 @@ void tessel_close(tessel_dev_t *dev);
  * (a later tessel_wait on one gives TESSEL_EIO, "cancelled by tessel_reset"; commands that had
  * completed keep their completions), restart the firmware and set the rings up again. HBM
  * contents, allocations and statistics are kept; the memory of the dropped commands is free again
- * (the in-flight rule). The way back after a watchdog reset (TESSEL_EIO, fault code 3) or a
- * command that never completes. TESSEL_ETIMEOUT when the firmware does not start again (a DMA
- * burst the memory never answers: close and reopen). */
+ * (the in-flight rule). The way back after a watchdog reset (TESSEL_EIO, fault code 3), a
+ * command that never completes, or an RTL assertion that failed on the sim (every call is then
+ * TESSEL_EDEVICE with the assertion's message until this builds the simulated SoC anew, HBM kept).
+ * TESSEL_ETIMEOUT when the firmware does not start again (a DMA burst the memory never answers:
+ * close and reopen). */
 __attribute__((warn_unused_result)) tessel_status_t tessel_reset(tessel_dev_t *dev);
 
 typedef struct {
@@ -212,6 +214,27 @@ typedef struct {
     int add_c;                     /* BF16 in: C = epilogue(A x B) + C, C's values read first (bf16
                                       rounded for a BF16 C), added in FP32 (a residual connection) */
 } tessel_gemm_t;
+
+/* The GEMM of operands already in device memory, as a command for tessel_submit or tessel_graph_add
+ * (asynchronous: nothing runs here): a, b, c and bias are device addresses (bias 0: none; its n values
+ * int32 or float as tessel_gemm's), strides in elements, the other fields as tessel_gemm_t's and
+ * checked as tessel_gemm checks them (TESSEL_EINVAL with the reason in tessel_last_error). Operands
+ * are dense in their dtype: int8 or bf16 A and B, C in out_dtype. tessel_gemm is this, with its
+ * host operands written to buffers of its own first and C read back after. */
+typedef struct {
+    uint32_t m, n, k;
+    tessel_dtype_t in_dtype, out_dtype;
+    tessel_addr_t a, b, c, bias;
+    uint32_t lda, ldb, ldc;
+    int relu;
+    float scale;
+    int32_t rq_scale;
+    uint32_t rq_shift;
+    int32_t rq_zero_point;
+    int gelu, add_c;
+} tessel_gemm_op_t;
+__attribute__((warn_unused_result)) tessel_status_t tessel_gemm_cmd(tessel_dev_t *dev, const tessel_gemm_op_t *op,
+                                                                    tessel_cmd_t *cmd);
 
 /* cpl may be NULL. Timeout: $TESSEL_TIMEOUT_MS in ms when set, else TESSEL_TIMEOUT_AUTO (derived
  * from the GEMM's size and the backend); the same for every call below that runs commands. A

@@ -1102,6 +1102,54 @@ METHOD(attention)
 /* ---- the types and the module ------------------------------------------------------------------ */
 #define KW_METHOD(name, doc) {#name, (PyCFunction)(void (*)(void))dev_##name, METH_VARARGS | METH_KEYWORDS, doc}
 
+/* gemm_cmd(a, b, c, m, n, k, in_dtype, out_dtype, bias=0, ...) -> the 16 words of tessel_gemm_cmd:
+ * the GEMM of device buffers (addresses; dense, strides set here), for submit() or Graph.add(). */
+typedef struct {
+    tessel_gemm_op_t g;
+    tessel_cmd_t cmd;
+} gemm_cmd_op_t;
+
+static tessel_status_t call_gemm_cmd(tessel_dev_t *dev, void *op)
+{
+    gemm_cmd_op_t *o = op;
+    return tessel_gemm_cmd(dev, &o->g, &o->cmd);
+}
+
+METHOD(gemm_cmd)
+{
+    static const field_t f[] = {
+        FLD(gemm_cmd_op_t, "a", g.a, K_U63, 1),           FLD(gemm_cmd_op_t, "b", g.b, K_U63, 1),
+        FLD(gemm_cmd_op_t, "c", g.c, K_U63, 1),           FLD(gemm_cmd_op_t, "m", g.m, K_POS, 1),
+        FLD(gemm_cmd_op_t, "n", g.n, K_POS, 1),           FLD(gemm_cmd_op_t, "k", g.k, K_POS, 1),
+        FLD(gemm_cmd_op_t, "in_dtype", g.in_dtype, K_DTYPE, 1),
+        FLD(gemm_cmd_op_t, "out_dtype", g.out_dtype, K_DTYPE, 1),
+        FLD(gemm_cmd_op_t, "bias", g.bias, K_U63, 0),     FLD(gemm_cmd_op_t, "relu", g.relu, K_BOOL, 0),
+        FLD(gemm_cmd_op_t, "scale", g.scale, K_SCALE, 0), FLD(gemm_cmd_op_t, "rq_scale", g.rq_scale, K_I32, 0),
+        FLD(gemm_cmd_op_t, "rq_shift", g.rq_shift, K_U32, 0),
+        FLD(gemm_cmd_op_t, "rq_zero_point", g.rq_zero_point, K_I32, 0),
+        FLD(gemm_cmd_op_t, "gelu", g.gelu, K_BOOL, 0),    FLD(gemm_cmd_op_t, "add_c", g.add_c, K_BOOL, 0),
+    };
+    gemm_cmd_op_t o;
+    memset(&o, 0, sizeof o);
+    if (fill(&o, f, NFIELDS(f), "gemm_cmd", args, kw))
+        return NULL;
+    o.g.lda = o.g.k;
+    o.g.ldb = o.g.n;
+    o.g.ldc = o.g.n;
+    if (dev_call(SELF, call_gemm_cmd, &o, 0))
+        return NULL;
+    PyObject *words = PyList_New(16);
+    for (Py_ssize_t i = 0; words && i < 16; i++) {
+        PyObject *v = PyLong_FromUnsignedLong(o.cmd.w[i]);
+        if (!v) {
+            Py_CLEAR(words);
+            break;
+        }
+        PyList_SET_ITEM(words, i, v);
+    }
+    return words;
+}
+
 /* ---- graphs ------------------------------------------------------------------------------------ */
 /* A tessel_graph_t of a device (graph()): add(words) compiles a command into it at once (EDEVICE
  * with the firmware's status when the command is refused), submit() queues the whole graph as one
@@ -1216,6 +1264,9 @@ static PyMethodDef device_methods[] = {
     KW_METHOD(submit, "submit(words) -> handle: tessel_submit of 16 command words"),
     KW_METHOD(wait, "wait(handle, timeout_ms=None) -> completion dict: tessel_wait (None: TESSEL_TIMEOUT_AUTO)"),
     KW_METHOD(graph, "graph() -> Graph: tessel_graph_create; its add(words) and submit() -> handle"),
+    KW_METHOD(gemm_cmd, "gemm_cmd(a, b, c, m, n, k, in_dtype, out_dtype, bias=0, relu=False, scale=None, "
+                        "rq_scale=0, rq_shift=0, rq_zero_point=0, gelu=False, add_c=False) -> words: "
+                        "tessel_gemm_cmd, the GEMM of device buffers (addresses, dense) as a command"),
     KW_METHOD(kernel_load, "kernel_load(image) -> (addr, bytes): tessel_kernel_load of a kernel image (bytes)"),
     KW_METHOD(kernel_run, "kernel_run(addr, bytes, args=(), budget=0) -> int: tessel_kernel_run, the kernel's "
                           "return value (args: at most 8 integers, int32 or uint32; budget: device cycles, 0 the "

@@ -137,88 +137,62 @@ void tessel_get_matrix(void *dst, uint64_t ld, const uint8_t *src, uint64_t rows
 }
 
 /* Argument checks: TESSEL_EINVAL for anything the command could not express. */
-static int gemm_args_ok(const tessel_gemm_t *g)
+static int gemm_args_ok(uint32_t m, uint32_t n, uint32_t k, tessel_dtype_t in, tessel_dtype_t out, float scale,
+                        int32_t rq_scale, uint32_t rq_shift, int32_t rq_zero_point, int relu, int gelu, int add_c)
 {
-    if (!g->m || !g->n || !g->k || !g->a || !g->b || !g->c)
+    if (!m || !n || !k)
         return 0;
-    if (g->lda < g->k || g->ldb < g->n || g->ldc < g->n)
-        return 0;
-    if (g->in_dtype == TESSEL_INT8) {
-        if (g->out_dtype != TESSEL_INT32 && g->out_dtype != TESSEL_INT8)
+    if (in == TESSEL_INT8) {
+        if (out != TESSEL_INT32 && out != TESSEL_INT8)
             return 0;
-        if (g->scale != 0.0f && g->scale != 1.0f)
+        if (scale != 0.0f && scale != 1.0f)
             return 0;
-    } else if (g->in_dtype == TESSEL_BF16) {
-        if (g->out_dtype != TESSEL_FP32 && g->out_dtype != TESSEL_BF16)
+    } else if (in == TESSEL_BF16) {
+        if (out != TESSEL_FP32 && out != TESSEL_BF16)
             return 0;
     } else {
         return 0;
     }
-    if (g->out_dtype == TESSEL_INT8) {
-        if (g->rq_shift > 62)
+    if (out == TESSEL_INT8) {
+        if (rq_shift > 62)
             return 0;
-    } else if (g->rq_scale || g->rq_shift || g->rq_zero_point) {
+    } else if (rq_scale || rq_shift || rq_zero_point) {
         return 0;
     }
-    if ((g->gelu || g->add_c) && (g->in_dtype != TESSEL_BF16 || (g->gelu && (g->relu || g->add_c))))
+    if ((gelu || add_c) && (in != TESSEL_BF16 || (gelu && (relu || add_c))))
         return 0;
     return 1;
 }
 
-TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g, tessel_completion_t *cpl)
+static uint32_t cmd_dtype(tessel_dtype_t t)
 {
-    if (!dev || !g)
+    return t == TESSEL_INT8 ? TSL_DTYPE_INT8 : t == TESSEL_INT32 ? TSL_DTYPE_INT32 : t == TESSEL_BF16 ? TSL_DTYPE_BF16
+                                                                                      : TSL_DTYPE_FP32;
+}
+
+TESSEL_API tessel_status_t tessel_gemm_cmd(tessel_dev_t *dev, const tessel_gemm_op_t *g, tessel_cmd_t *cmd)
+{
+    if (!dev || !g || !cmd)
         return TESSEL_EINVAL;
-    if (!gemm_args_ok(g))
-        return tessel_fail(dev, TESSEL_EINVAL, "tessel_gemm: invalid arguments (a zero size or NULL operand, a "
-                           "stride shorter than a row, a dtype, scale or requantisation the GEMM cannot take, or "
-                           "gelu or add_c with int8 inputs, gelu with relu or add_c)");
-    tessel_info_t info;
-    const int fp = g->in_dtype == TESSEL_BF16;
+    if (!gemm_args_ok(g->m, g->n, g->k, g->in_dtype, g->out_dtype, g->scale, g->rq_scale, g->rq_shift,
+                      g->rq_zero_point, g->relu, g->gelu, g->add_c) ||
+        g->lda < g->k || g->ldb < g->n || g->ldc < g->n)
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_gemm: invalid arguments (a zero size, a stride shorter than a "
+                           "row, a dtype, scale or requantisation the GEMM cannot take, or gelu or add_c with int8 "
+                           "inputs, gelu with relu or add_c)");
     int r = tessel_f32_check(dev, "tessel_gemm", "scale", g->scale, TESSEL_ARG_SCALE);
-    if (r || (r = tessel_need(dev, fp, "tessel_gemm", &info)))
+    if (r)
         return r;
-    const uint64_t m = g->m, n = g->n, k = g->k, es = fp ? 2 : 1;
-    const uint32_t cdt = g->out_dtype == TESSEL_INT8 ? TSL_DTYPE_INT8 : g->out_dtype == TESSEL_INT32 ? TSL_DTYPE_INT32
-                         : g->out_dtype == TESSEL_BF16 ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
-    const uint64_t ces = cdt == TSL_DTYPE_INT8 ? 1 : cdt == TSL_DTYPE_BF16 ? 2 : 4;
-    const uint64_t abytes = m * k * es, bbytes = k * n * es, cbytes = m * n * ces, biasbytes = g->bias ? 4 * n : 0;
-    if (abytes > info.hbm_bytes || bbytes > info.hbm_bytes || cbytes > info.hbm_bytes || m * k * es > UINT32_MAX ||
-        k * n * es > UINT32_MAX || n * ces > UINT32_MAX || k * es > UINT32_MAX)
-        return tessel_fail(dev, TESSEL_ENOMEM,
-                           "tessel_gemm: %llux%llux%llu needs A %llu, B %llu and C %llu bytes of HBM; the device has "
-                           "%llu (and a command takes at most 4 GiB per operand)", (unsigned long long)m,
-                           (unsigned long long)n, (unsigned long long)k, (unsigned long long)abytes,
-                           (unsigned long long)bbytes, (unsigned long long)cbytes,
-                           (unsigned long long)info.hbm_bytes);
-    uint64_t host = abytes > bbytes ? abytes : bbytes;
-    host = host > cbytes ? host : cbytes;
-    host = host > biasbytes ? host : biasbytes;
-    uint8_t *buf = malloc((size_t)host);
-    if (!buf)
-        return tessel_fail(dev, TESSEL_ENOMEM, "tessel_gemm: %llu bytes of host memory", (unsigned long long)host);
-    tessel_buf_t d[4] = {{0, (size_t)abytes, 0}, {0, (size_t)bbytes, 0}, {0, (size_t)cbytes, 0}, {0, (size_t)biasbytes, 0}};
-    if ((r = tessel_bufs_alloc(dev, d, 4)))
-        goto out;
-    const tessel_addr_t da = d[0].addr, db = d[1].addr, dc = d[2].addr, dbias = d[3].addr;
-
-    /* A and B, packed dense (bf16 rounded here) */
-    const uint32_t adt = fp ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
-    if ((r = tessel_put_matrix(dev, da, g->a, m, k, g->lda, adt, buf)) ||
-        (r = tessel_put_matrix(dev, db, g->b, k, n, g->ldb, adt, buf)))
-        goto out;
-    if (g->bias && (r = tessel_write(dev, dbias, g->bias, (size_t)biasbytes)))   /* int32 or fp32, as given */
-        goto out;
-    if (g->add_c && (r = tessel_put_matrix(dev, dc, g->c, m, n, g->ldc, cdt, buf)))   /* the old C */
-        goto out;
-
-    tessel_cmd_t cmd;
-    memset(&cmd, 0, sizeof cmd);
-    uint32_t flags = 0;
-    uint32_t *w = cmd.w;
+    const int fp = g->in_dtype == TESSEL_BF16;
+    const uint32_t adt = cmd_dtype(g->in_dtype), cdt = cmd_dtype(g->out_dtype);
+    const uint64_t es = fp ? 2 : 1, ces = tsl_dtype_bytes(cdt);
+    if (g->lda * es > UINT32_MAX || g->ldb * es > UINT32_MAX || g->ldc * ces > UINT32_MAX)
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_gemm: a stride of 4 GiB or more");
+    memset(cmd, 0, sizeof *cmd);
+    uint32_t flags = 0, *w = cmd->w;
     if (g->bias) {
         flags |= 1u << TSL_CMD_FLAG_BIAS;
-        TSL_SET(w, TSL_CMD_BIAS_ADDR, (uint32_t)dbias);
+        TSL_SET(w, TSL_CMD_BIAS_ADDR, (uint32_t)g->bias);
     }
     if (g->relu)
         flags |= 1u << TSL_CMD_FLAG_RELU;
@@ -242,17 +216,73 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
     TSL_SET(w, TSL_CMD_M, g->m);
     TSL_SET(w, TSL_CMD_N, g->n);
     TSL_SET(w, TSL_CMD_K, g->k);
-    TSL_SET(w, TSL_CMD_A_ADDR, (uint32_t)da);
-    TSL_SET(w, TSL_CMD_LDA, (uint32_t)(k * es));
-    TSL_SET(w, TSL_CMD_B_ADDR, (uint32_t)db);
-    TSL_SET(w, TSL_CMD_LDB, (uint32_t)(n * es));
-    TSL_SET(w, TSL_CMD_C_ADDR, (uint32_t)dc);
-    TSL_SET(w, TSL_CMD_LDC, (uint32_t)(n * ces));
+    TSL_SET(w, TSL_CMD_A_ADDR, (uint32_t)g->a);
+    TSL_SET(w, TSL_CMD_LDA, (uint32_t)(g->lda * es));
+    TSL_SET(w, TSL_CMD_B_ADDR, (uint32_t)g->b);
+    TSL_SET(w, TSL_CMD_LDB, (uint32_t)(g->ldb * es));
+    TSL_SET(w, TSL_CMD_C_ADDR, (uint32_t)g->c);
+    TSL_SET(w, TSL_CMD_LDC, (uint32_t)(g->ldc * ces));
+    return TESSEL_OK;
+}
 
+TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g, tessel_completion_t *cpl)
+{
+    if (!dev || !g)
+        return TESSEL_EINVAL;
+    if (!g->a || !g->b || !g->c || g->lda < g->k || g->ldb < g->n || g->ldc < g->n ||
+        !gemm_args_ok(g->m, g->n, g->k, g->in_dtype, g->out_dtype, g->scale, g->rq_scale, g->rq_shift,
+                      g->rq_zero_point, g->relu, g->gelu, g->add_c))
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_gemm: invalid arguments (a zero size or NULL operand, a "
+                           "stride shorter than a row, a dtype, scale or requantisation the GEMM cannot take, or "
+                           "gelu or add_c with int8 inputs, gelu with relu or add_c)");
+    tessel_info_t info;
+    const int fp = g->in_dtype == TESSEL_BF16;
+    int r = tessel_f32_check(dev, "tessel_gemm", "scale", g->scale, TESSEL_ARG_SCALE);
+    if (r || (r = tessel_need(dev, fp, "tessel_gemm", &info)))
+        return r;
+    const uint64_t m = g->m, n = g->n, k = g->k, es = fp ? 2 : 1;
+    const uint32_t cdt = cmd_dtype(g->out_dtype);
+    const uint64_t ces = tsl_dtype_bytes(cdt);
+    const uint64_t abytes = m * k * es, bbytes = k * n * es, cbytes = m * n * ces, biasbytes = g->bias ? 4 * n : 0;
+    if (abytes > info.hbm_bytes || bbytes > info.hbm_bytes || cbytes > info.hbm_bytes || m * k * es > UINT32_MAX ||
+        k * n * es > UINT32_MAX || n * ces > UINT32_MAX || k * es > UINT32_MAX)
+        return tessel_fail(dev, TESSEL_ENOMEM,
+                           "tessel_gemm: %llux%llux%llu needs A %llu, B %llu and C %llu bytes of HBM; the device has "
+                           "%llu (and a command takes at most 4 GiB per operand)", (unsigned long long)m,
+                           (unsigned long long)n, (unsigned long long)k, (unsigned long long)abytes,
+                           (unsigned long long)bbytes, (unsigned long long)cbytes,
+                           (unsigned long long)info.hbm_bytes);
+    uint64_t host = abytes > bbytes ? abytes : bbytes;
+    host = host > cbytes ? host : cbytes;
+    host = host > biasbytes ? host : biasbytes;
+    uint8_t *buf = malloc((size_t)host);
+    if (!buf)
+        return tessel_fail(dev, TESSEL_ENOMEM, "tessel_gemm: %llu bytes of host memory", (unsigned long long)host);
+    tessel_buf_t d[4] = {{0, (size_t)abytes, 0}, {0, (size_t)bbytes, 0}, {0, (size_t)cbytes, 0}, {0, (size_t)biasbytes, 0}};
+    if ((r = tessel_bufs_alloc(dev, d, 4)))
+        goto out;
+
+    /* A and B, packed dense (bf16 rounded here), then the command on them: tessel_gemm_cmd's */
+    const uint32_t adt = fp ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8;
+    if ((r = tessel_put_matrix(dev, d[0].addr, g->a, m, k, g->lda, adt, buf)) ||
+        (r = tessel_put_matrix(dev, d[1].addr, g->b, k, n, g->ldb, adt, buf)))
+        goto out;
+    if (g->bias && (r = tessel_write(dev, d[3].addr, g->bias, (size_t)biasbytes)))   /* int32 or fp32, as given */
+        goto out;
+    if (g->add_c && (r = tessel_put_matrix(dev, d[2].addr, g->c, m, n, g->ldc, cdt, buf)))   /* the old C */
+        goto out;
+    tessel_gemm_op_t op = {.m = g->m, .n = g->n, .k = g->k, .in_dtype = g->in_dtype, .out_dtype = g->out_dtype,
+                           .a = d[0].addr, .lda = g->k, .b = d[1].addr, .ldb = g->n, .c = d[2].addr, .ldc = g->n,
+                           .bias = g->bias ? d[3].addr : 0, .relu = g->relu, .scale = g->scale,
+                           .rq_scale = g->rq_scale, .rq_shift = g->rq_shift, .rq_zero_point = g->rq_zero_point,
+                           .gelu = g->gelu, .add_c = g->add_c};
+    tessel_cmd_t cmd;
+    if ((r = tessel_gemm_cmd(dev, &op, &cmd)))
+        goto out;
     r = tessel_run(dev, &cmd, cpl);
     if (r && r != TESSEL_EMISMATCH)   /* on a mismatch C still holds the device's result */
         goto out;
-    int r2 = tessel_read(dev, buf, dc, (size_t)cbytes);
+    int r2 = tessel_read(dev, buf, d[2].addr, (size_t)cbytes);
     if (r2) {
         r = r2;
         goto out;

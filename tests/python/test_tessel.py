@@ -429,6 +429,59 @@ def head_columns_case(dev, rng):
 
 
 # ---- stats ---------------------------------------------------------------------------------------------------
+# ---- device arrays ---------------------------------------------------------------------------------
+def array_case(dev, rng):
+    """Two matmuls on Arrays, the second reading the first's result on the device (int8 requantised,
+    or bf16), run as one submission and give what the same products give on numpy arrays, bit for
+    bit, in both results; the int8 layer also against the integer reference."""
+    m, k, n, n2 = (int(v) for v in rng.integers(1, 70, 4))
+    int8 = rng.random() < 0.5
+    if int8:
+        x, w1, w2 = rand_i8(rng, (m, k)), rand_i8(rng, (k, n)), rand_i8(rng, (n, n2))
+        kw, bias, relu, _, rq = int8_options(rng, n)
+        kw.update(out_dtype="int8", requant=rq or (1, 0, 0))
+        xa, w1a, w2a = dev.array(x), dev.array(w1), dev.array(w2)
+    else:
+        x, w1, w2 = rand_f32(rng, (m, k)), rand_f32(rng, (k, n)), rand_f32(rng, (n, n2))
+        kw = float_options(rng, n)[0]
+        kw["out_dtype"] = "bf16"
+        xa, w1a, w2a = dev.array(x, "bf16"), dev.array(w1, "bf16"), dev.array(w2, "bf16")
+    dev.sync()
+    dev.stats_reset()
+    h = dev.matmul(xa, w1a, **kw)
+    y = dev.matmul(h, w2a)
+    yv, hv = y.numpy(), h.numpy()
+    stats = dev.stats()["total"]
+    ok(stats["submissions"] == 1 and stats["commands"] == 2, f"array: {stats['commands']} commands in "
+       f"{stats['submissions']} submissions, expected 2 in 1")
+    h_np = dev.matmul(x, w1, **kw)
+    y_np = dev.matmul(h_np, w2)
+    what = f"array: {'int8' if int8 else 'bf16'} {m}x{k}x{n}x{n2} chain against numpy arrays"
+    check(what + ", first product", hv, h_np, h_np.dtype)
+    check(what, yv, y_np, y_np.dtype)
+    if int8:
+        check(f"array: int8 {m}x{k}x{n} against the integer reference", hv,
+              int_epilogue(x.astype(np.int64) @ w1, kw["bias"], kw["relu"], "int8", kw["requant"]), np.int8)
+
+
+def array_errors(dev, rng):
+    a, b = dev.array(rand_i8(rng, (4, 8))), dev.array(rand_i8(rng, (8, 3)))
+    expect_error("array: a float64 array", lambda: dev.array(np.zeros((2, 2))), "EINVAL", "float64")
+    expect_error("array: int8 as bf16", lambda: dev.array(rand_i8(rng, (2, 2)), "bf16"), "EINVAL", "int8")
+    expect_error("array: an Array with a numpy array", lambda: dev.matmul(a, rand_i8(rng, (8, 3))), "EINVAL",
+                 "Array")
+    expect_error("array: shapes", lambda: dev.matmul(a, a), "EINVAL", "shape mismatch")
+    expect_error("array: an fp32 Array into a GEMM", lambda: dev.matmul(dev.array(rand_f32(rng, (4, 8))), b),
+                 "EINVAL", "int8 or bf16")
+    expect_error("array: add", lambda: dev.matmul(a, b, add=np.zeros((4, 3), np.int32)), "EINVAL", "add")
+    with tessel.Device("model") as other:
+        expect_error("array: another device's Array", lambda: dev.matmul(a, other.array(rand_i8(rng, (8, 3)))),
+                     "EINVAL", "this device")
+    a.free()
+    expect_error("array: a freed Array", a.numpy, "EINVAL", "freed")
+    check("array: numpy() of an upload", b.numpy().astype(np.int64), b.numpy().astype(np.int64), np.int64)
+
+
 def stats_cases(dev, rng):
     """The counters of tessel.h: one command per GEMM, M * Kp * Np MACs (K and N padded to the MXU's
     n), hbm_bytes each operand, the bias and the result once."""
@@ -850,6 +903,9 @@ def main():
             guarded(attention_case, dev, rng)
         for _ in range(6):
             guarded(head_columns_case, dev, rng)
+        for _ in range(12):
+            guarded(array_case, dev, rng)
+        guarded(array_errors, dev, rng)
         guarded(stats_cases, dev, rng)
         guarded(error_cases, dev, rng)
         guarded(issue32_cases, dev, rng)

@@ -7,6 +7,13 @@ the library's calls, this module converts numpy arrays, checks them and allocate
     with tessel.Device("model") as dev:        # or "sim", or "uart" with port=...
         c = dev.matmul(a, b, bias=None, relu=False, out_dtype=None)
 
+Device arrays keep data on the device and run asynchronously: dev.array(x) uploads, matmul on
+Arrays returns an Array at once (its command added to one graph of the device), and .numpy() runs
+the graph, one submission, and reads the result:
+
+        h = dev.matmul(dev.array(x), dev.array(w1), out_dtype="int8")
+        y = dev.matmul(h, dev.array(w2)).numpy()
+
 Dtypes follow the library and the `tessel` CLI. int8 arrays run in int8 and give int32 (or int8,
 requantised); float32 arrays are rounded to bf16 on the way in, accumulate in fp32 and give
 float32 (out_dtype "bf16": bf16-rounded values stored as float32). Other dtypes are refused, not
@@ -29,7 +36,7 @@ import numpy as np
 from . import _tessel
 from ._tessel import Error
 
-__all__ = ["Device", "Error", "Kernel"]
+__all__ = ["Array", "Device", "Error", "Kernel"]
 
 # The numpy dtype that holds each device dtype's values on the host (tessel.h: int8_t, int32_t, float).
 _HOST = {name: np.dtype(fmt) for name, fmt in _tessel.HOST_FORMATS.items()}
@@ -207,6 +214,48 @@ def _row_param(v, x, what):
 
 
 
+class Array:
+    """An m x n matrix in device memory (Device.array, or a call on Arrays): dense, of a device dtype
+    ("int8", "int32", "bf16", "fp32"). A call given Arrays queues its command on one graph of the
+    device and returns at once; numpy() runs what is queued (Device.sync: one submission) and reads
+    the values back (int8 and int32 as such, bf16 and fp32 as float32). free() gives the memory
+    back, once the commands queued before have run; collected Arrays are freed the same way."""
+
+    def __init__(self, device, shape, dtype):
+        self.device, self.shape, self.dtype = device, tuple(shape), dtype
+        self.nbytes = self.shape[0] * self.shape[1] * (2 if dtype == "bf16" else np.dtype(_HOST[dtype]).itemsize)
+        self.addr = device.raw.alloc(self.nbytes)
+
+    def numpy(self):
+        if self.addr is None:
+            _fail("this Array was freed")
+        self.device.sync()
+        if self.dtype != "bf16":
+            out = np.empty(self.shape, _HOST[self.dtype])
+            self.device.raw.read(self.addr, out)
+            return out
+        bits = np.empty(self.shape, np.uint16)   # bf16: the high half of the float32's bits
+        self.device.raw.read(self.addr, bits)
+        return (bits.astype(np.uint32) << 16).view(np.float32)
+
+    def free(self):
+        """Give the memory back: at once when nothing is queued, else after the queued commands."""
+        if self.addr is not None:
+            self.device._freed.append(self.addr)
+            self.addr = None
+            if self.device._graph is None:
+                self.device.sync()
+
+    def __del__(self):
+        try:
+            self.free()
+        except Exception:   # a closed device: its memory went with it
+            pass
+
+    def __repr__(self):
+        return f"tessel.Array({self.shape[0]}x{self.shape[1]} {self.dtype} at 0x{self.addr or 0:x})"
+
+
 class Device:
     """A Tessel device: Device("model"), Device("sim") or Device("uart", port="/dev/ttyUSB1").
 
@@ -226,6 +275,46 @@ class Device:
         self.raw = _tessel.open(backend, port=port, firmware=firmware, check=check, timeline=timeline)
         info = self.raw.info()
         self.backend, self.n = info["backend"], info["n"]
+        self._graph, self._freed = None, []   # the Arrays' commands not yet run; their freed memory
+
+    # ---- device arrays ------------------------------------------------------------------------
+    def array(self, x, dtype=None):
+        """x (a 2-D int8, int32 or float32 array) in device memory, as an Array of the same dtype
+        ("int8", "int32", "fp32"), or for float32 x with dtype="bf16" rounded to bf16 on the device
+        (an ELTWISE MOV, to nearest even, as the library rounds a float32 GEMM's inputs)."""
+        x = _array(x, "x")
+        _nonempty(x, "x", 2)
+        have = {np.dtype(np.int8): "int8", np.dtype(np.int32): "int32", np.dtype(np.float32): "fp32"}.get(x.dtype)
+        if have is None or dtype not in (None, have) and (have, dtype) != ("fp32", "bf16"):
+            _fail(f"x is {x.dtype}: a device array holds int8, int32 or float32 values (float32 as bf16 too), "
+                  f"not {x.dtype} as {dtype}")
+        a = Array(self, x.shape, have)
+        self.raw.write(a.addr, x)
+        if dtype != "bf16":
+            return a
+        b = Array(self, x.shape, "bf16")
+        m, n = x.shape
+        self._queue(_tessel.command(opcode=_tessel.CMD_OP["ELTWISE"], vpu_op=_tessel.VPU_OP["MOV"],
+                                    a_dtype=_tessel.DTYPE["FP32"], c_dtype=_tessel.DTYPE["BF16"], m=m, n=n,
+                                    a_addr=a.addr, lda=4 * n, c_addr=b.addr, ldc=2 * n))
+        a.free()
+        return b
+
+    def sync(self):
+        """Run the Arrays' queued commands (one graph, one submission) and wait for them."""
+        graph, self._graph = self._graph, None
+        try:
+            if graph is not None:
+                self.raw.wait(graph.submit())
+        finally:
+            freed, self._freed = self._freed, []
+            for addr in freed:
+                self.raw.free(addr)
+
+    def _queue(self, words):
+        if self._graph is None:
+            self._graph = self.raw.graph()
+        self._graph.add(words)
 
     def __enter__(self):
         return self
@@ -268,7 +357,13 @@ class Device:
         (default) or "int8", requantised with requant=(scale, shift, zero_point):
         sat8(round_shift(x * scale, shift) + zero_point) (default (1, 0, 0): saturation; giving
         requant implies "int8"); float32 inputs give "fp32" (default) or "bf16" (add is rounded to
-        bf16 first then). One GEMM command, whatever the epilogue."""
+        bf16 first then). One GEMM command, whatever the epilogue.
+
+        With Arrays a and b (both; int8, or bf16 as a bf16 GEMM result gives them), the GEMM is
+        queued and an Array of out_dtype returned at once; bias may be an Array or an array, add is
+        not taken."""
+        if isinstance(a, Array) or isinstance(b, Array):
+            return self._matmul_arrays(a, b, bias, relu, out_dtype, scale, requant, gelu, add)
         a, b = _array(a, "a"), _array(b, "b")
         _nonempty(a, "a", 2)
         _nonempty(b, "b", 2)
@@ -287,6 +382,42 @@ class Device:
                 _fail(f"add must be {m} x {n} (the product's shape), not of shape {r.shape}")
             c[...] = r
         self.raw.gemm(a=a, b=b, c=c, m=m, n=n, k=k, gelu=bool(gelu), add_c=add is not None, **kw)
+        return c
+
+    def _matmul_arrays(self, a, b, bias, relu, out_dtype, scale, requant, gelu, add):
+        for x, name in ((a, "a"), (b, "b")):
+            if not isinstance(x, Array) or x.device is not self:
+                _fail(f"{name} must be an Array of this device when the other is")
+            if x.dtype not in _GEMM_OUT:
+                _fail(f"{name} is an Array of {x.dtype}: a GEMM takes int8 or bf16")
+        if a.dtype != b.dtype:
+            _fail(f"a is {a.dtype} and b {b.dtype}: a GEMM takes one input dtype")
+        if add is not None:
+            _fail("add is not taken with Arrays")
+        (m, k), (kb, n) = a.shape, b.shape
+        if k != kb:
+            _fail(f"shape mismatch: a is {a.shape}, b is {b.shape} (a's columns must equal b's rows)")
+        bias_addr = 0
+        if isinstance(bias, Array):
+            want = "int32" if a.dtype == "int8" else "fp32"
+            if bias.device is not self or bias.dtype != want or bias.shape != (1, n):
+                _fail(f"bias must be a 1 x {n} Array of {want} of this device")
+            bias_addr, bias = bias.addr, None
+        elif bias is not None:
+            bias = np.asarray(bias)
+            bias = bias.astype(np.int32) if a.dtype == "int8" and bias.dtype == np.int8 else bias
+        kw = _epilogue(a.dtype, n, bias, relu, out_dtype, scale, requant)
+        tmp = self.array(kw.pop("bias").reshape(1, n)) if "bias" in kw else None   # an array: uploaded
+        c = Array(self, (m, n), kw["out_dtype"])
+        try:
+            self._queue(self.raw.gemm_cmd(a=a.addr, b=b.addr, c=c.addr, m=m, n=n, k=k,
+                                          bias=tmp.addr if tmp else bias_addr, gelu=bool(gelu), **kw))
+        except Error:
+            c.free()
+            raise
+        finally:
+            if tmp:
+                tmp.free()   # queued after the command that reads it: freed once the graph has run
         return c
 
     def bmm(self, a, b, bias=None, relu=False, out_dtype=None, scale=None, requant=None):
@@ -478,6 +609,7 @@ class Kernel:
         return self._raw.kernel_run(self.addr, self.bytes, args, 0 if budget is None else budget)
 
     def free(self):
+        """Give the memory back: at once when nothing is queued, else after the queued commands."""
         if self.addr is not None:
             addr, self.addr = self.addr, None
             self._raw.free(addr)

@@ -4,6 +4,7 @@
 #                         and checks that docs/architecture.md quotes the size and the 58 368
 #   make test-fw-native   native build (firmware/cp + tsl_cp_hal_model.c + libtessel_model) and tests/fw
 #   make test-fw-asan     the same tests built with -fsanitize=address,undefined
+#   make test-fw-native-seeds   (make soak) the native tests over FW_SEEDS seeds, one run each
 # SEED=... replays the native tests.
 # firmware/cp/sources.mk lists the sources of both builds (TSL_FW_CP_RV32, TSL_FW_CP_NATIVE).
 FW_CP_DIR    := firmware/cp
@@ -32,7 +33,17 @@ $(FW_OUT)/test_fw_asan: $(FW_TEST_DEPS) $(TSL_MODEL_SRCS) $(TSL_MODEL_HDRS)
 	$(CC) $(FW_CFLAGS) -O1 $(FW_SAN) tests/fw/test_fw.c $(FW_CP_SRCS) $(TSL_MODEL_SRCS) -lm -o $@
 
 TESTS += fw-build fw-native fw-asan
-.PHONY: test-fw-build test-fw-native test-fw-asan
+SOAKS += fw-native-seeds
+.PHONY: test-fw-build test-fw-native test-fw-asan test-fw-native-seeds
+
+# The native tests over FW_SEEDS seeds (default 10 000: SEED = 1 .. FW_SEEDS), each a run of its own;
+# a failing seed is printed with its replay command (SEED=s build/fw/test_fw).
+FW_SEEDS ?= 10000
+test-fw-native-seeds: $(FW_OUT)/test_fw
+	@p=0; f=0; for s in $$(seq 1 $(FW_SEEDS)); do \
+	  if SEED=$$s $< > $(FW_OUT)/seed.log 2>&1; then p=$$((p+1)); \
+	  else f=$$((f+1)); echo "FAIL: SEED=$$s $<"; grep FAIL $(FW_OUT)/seed.log | head -5; fi; \
+	done; echo "fw_native_seeds: $$p passed, $$f failed"; test $$f -eq 0
 
 # The build (its size within the limit: firmware/cp/Makefile), then docs/architecture.md's sentence
 # "The firmware is S bytes of the M it may take": S is cp.elf's text+data+bss as `size` reports it,

@@ -39,8 +39,10 @@ FV_ram_1r1w        = --mode prove --depth 3 --top tsl_fv_ram_1r1w --bind tsl_pri
                      --rtl hw/rtl/prim/tsl_prim_ram_1r1w.sv --wrap hw/formal/tsl_fv_ram.sv
 FV_ram_sp          = --mode prove --depth 3 --top tsl_fv_ram_sp --bind tsl_prim_ram=hw/formal/bind/tsl_prim_ram.svh \
                      --rtl hw/rtl/prim/tsl_prim_ram.sv --wrap hw/formal/tsl_fv_ram_sp.sv
+FV_seq_chk_gemm    = --mode bmc --depth 20 --top tsl_fv_seq_chk --bind tsl_tc_seq_chk=hw/formal/bind/tsl_tc_seq_chk.svh \
+                     --rtl hw/rtl/tsl_pkg.sv hw/rtl/tc/tsl_tc_seq_chk.sv --wrap hw/formal/tsl_fv_seq_chk.sv
 FV_PROOFS := fifo_d3 fifo_d4 ram_sp ram_1r1w queue_d3 queue_d4 queue_order_d3 queue_order_d4 tokens \
-             axi_arb dma_burst_w8_b16 dma_burst_w32_b3 mxu_ctrl
+             axi_arb dma_burst_w8_b16 dma_burst_w32_b3 mxu_ctrl seq_chk_gemm
 
 TESTS += formal
 .PHONY: formal test-formal $(addprefix formal-,$(FV_PROOFS))

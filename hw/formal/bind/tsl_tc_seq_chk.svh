@@ -50,11 +50,9 @@
 `ifdef FV_PRODUCTS
       FvOkAcc: assert (fv_end_acc <= 64'(tsl_pkg::LOCAL_ACC_BASE) + 64'(AccBytes));
 `endif
-`ifdef FV_VMEM
-      // Fails under Yosys 0.23, which reads `~40'(x)` in the layout's al() as 40'(x) (the `~` is
-      // lost before a size cast; ~(40'(x)) is right), so the layout it builds is not the RTL's.
+      // Yosys 0.23 reads `~40'(x)` as a cast to a size of ~40: the layout's al() wrote it so until
+      // the proof of this assertion found it, and a Yosys-built sequencer laid VMEM out wrongly.
       FvOkVmem: assert (64'(d.vmem_addr) + 64'(pad_vecs_o) * N <= 64'(VmemBytes));
-`endif
     end
     // Refusals that are certain, in the order of the checks.
     if (done_o && (d.m == 0 || d.n == 0 || d.k == 0 || d.mc == 0 || d.kc == 0 || d.nbw == 0 || credit_i != '0))

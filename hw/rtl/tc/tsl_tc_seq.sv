@@ -92,7 +92,7 @@ module tsl_tc_seq #(
   logic        nch_gt1, npan_gt1, pad, plain, post;
   assign es_sh    = d.dtype == tsl_pkg::DTYPE_BF16;
   assign ces_sh   = d.c_dtype == tsl_pkg::DTYPE_INT8 ? 2'd0 : d.c_dtype == tsl_pkg::DTYPE_BF16 ? 2'd1 : 2'd2;
-  assign kp       = (17'(d.k) + 17'(N - 1)) & ~17'(N - 1);
+  assign kp       = (17'(d.k) + 17'(N - 1)) & ~(17'(N - 1));
   assign ncb      = 16'((17'(d.n) + 17'(N - 1)) >> NSh);
   assign nbw_n    = 17'(d.nbw) << NSh;
   assign nch_gt1  = kp > 17'(d.kc);

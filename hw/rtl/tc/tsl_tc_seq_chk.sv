@@ -67,7 +67,7 @@ module tsl_tc_seq_chk #(
   assign ces_sh = d.c_dtype == tsl_pkg::DTYPE_INT8 ? 2'd0 : d.c_dtype == tsl_pkg::DTYPE_BF16 ? 2'd1 : 2'd2;
   assign fl     = d.dtype == tsl_pkg::DTYPE_BF16;
   assign ncb    = 16'((17'(d.n) + 17'(N - 1)) >> NSh);
-  assign kp     = (17'(d.k) + 17'(N - 1)) & ~17'(N - 1);
+  assign kp     = (17'(d.k) + 17'(N - 1)) & ~(17'(N - 1));
 
   // One product per step: 0 (M-1)*LDA, 1 (K-1)*LDB, 2 (M-1)*LDC, 3 MC*KC, 4 KC*NBW, 5 MC*NBW,
   // 6 MC*LDA, 7 MC*LDC, 8 KC*LDB; CONV: 9 KW*CG, 10 KH*(9), 11 BATCH*OUT_H, 12 OUT_W*(11),
@@ -119,7 +119,7 @@ module tsl_tc_seq_chk #(
 
   // The VMEM layout: each region starts at the previous one's end rounded up to 4N.
   function automatic logic [39:0] al(input logic [39:0] x);
-    al = (x + 40'(4 * N - 1)) & ~40'(4 * N - 1);
+    al = (x + 40'(4 * N - 1)) & ~(40'(4 * N - 1));
   endfunction
   logic [39:0] sz_a, sz_b, sz_o, sz_bias, sz_acc;
   assign sz_a    = 40'(prod[144 +: 48]) << es_sh;

@@ -6,6 +6,9 @@
 #                             of them under an HBM window at the edges of their operands
 #   make test-tc-window-n4/-n16  random programs under random HBM windows (HBM_BASE, HBM_LIMIT) on and
 #                             across their DMAs' edges, set before and in the middle (tc_sim window)
+#   make test-tc-fetch-n4/-n16  random device programs fetched by the program fetch unit (tc_sim fetch):
+#                             INSN and SEQ records, bad records, CTRL.RESET mid-fetch, AXI stalls;
+#                             prints the fetch rate
 #   make test-tc-synth        Yosys 0.23 coarse synthesis of the whole core at N=4 (int8 only)
 #   make test-tc-iverilog     Icarus compiles tsl_tc (a build: tests/runner.py counts it as built)
 #   make soak                 includes tc-soak: >= 100 000 random instructions, tc-seq-soak, and
@@ -37,11 +40,11 @@ $(foreach c,n4 n8 n16,$(eval $(call TC_BUILD,$(c),,)))
 $(foreach c,n4 n8 n16,$(eval $(call TC_BUILD,$(c),_trace,--trace-fst)))
 
 TESTS += tc-lint tc-synth tc-iverilog tc-n4 tc-n8 tc-n16 tc-directed tc-gemm tc-seq-n4 tc-seq-n16 \
-         tc-window-n4 tc-window-n16
-SOAKS += tc-soak tc-seq-soak tc-window-soak
+         tc-window-n4 tc-window-n16 tc-fetch-n4 tc-fetch-n16
+SOAKS += tc-soak tc-seq-soak tc-window-soak tc-fetch-soak
 .PHONY: test-tc-lint test-tc-synth test-tc-synth-yowasp test-tc-iverilog test-tc-n4 test-tc-n8 test-tc-n16 test-tc-directed test-tc-gemm \
         test-tc-soak tc-trace test-tc-seq-n4 test-tc-seq-n16 test-tc-seq-soak test-tc-window-n4 test-tc-window-n16 \
-        test-tc-window-soak
+        test-tc-window-soak test-tc-fetch-n4 test-tc-fetch-n16 test-tc-fetch-soak
 
 test-tc-lint:
 	@p=0; f=0; for cfg in "4 0 1" "4 1 0" "16 1 1"; do set -- $$cfg; \
@@ -81,6 +84,13 @@ test-tc-window-n16: $(TC_OUT)/n16/tc_sim
 	@$< window 12 40
 test-tc-window-soak: $(TC_OUT)/n4/tc_sim $(TC_OUT)/n16/tc_sim
 	@$(TC_OUT)/n4/tc_sim window 400 40 && $(TC_OUT)/n16/tc_sim window 150 60
+
+test-tc-fetch-n4: $(TC_OUT)/n4/tc_sim
+	@$< fetch 30 40
+test-tc-fetch-n16: $(TC_OUT)/n16/tc_sim
+	@$< fetch 12 50
+test-tc-fetch-soak: $(TC_OUT)/n4/tc_sim $(TC_OUT)/n16/tc_sim
+	@$(TC_OUT)/n4/tc_sim fetch 400 60 && $(TC_OUT)/n16/tc_sim fetch 150 80
 
 tc-trace: $(TC_OUT)/$(TC_CFG)_trace/tc_sim
 	TRACE=1 $< random 1 40

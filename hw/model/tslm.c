@@ -44,7 +44,8 @@ tslm_cfg_t tslm_cfg_default(void)
         .hbm_bytes = TSL_PARAM_HBM_BYTES,
         .queue_depth = TSL_PARAM_QUEUE_DEPTH,
         .features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT) |
-                    (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) | (1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT),
+                    (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) | (1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT) |
+                    (1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT),
     };
     return c;
 }
@@ -73,7 +74,8 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
     if (!m || !cfg)
         return TSLM_EINVAL;
     const uint32_t all_features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT) |
-                                  (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) | (1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT);
+                                  (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) | (1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT) |
+                                  (1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT);
     if (!is_pow2(cfg->n) || cfg->n < 4 || cfg->n > 128 ||
         !is_pow2(cfg->vmem_bytes) || cfg->vmem_bytes < 4096 || cfg->vmem_bytes > TSL_LOCAL_ACC_BASE ||
         !is_pow2(cfg->acc_bytes) || cfg->acc_bytes < 4096 || cfg->acc_bytes > (1u << 24) ||
@@ -83,8 +85,9 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
         return TSLM_EINVAL;
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
-    if (cfg->core != TSL_CORE_TC)   /* the lite core has no sequencer and no HBM window */
-        m->cfg.features &= ~((1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) | (1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT));
+    if (cfg->core != TSL_CORE_TC)   /* the lite core has no sequencer, HBM window or fetch unit */
+        m->cfg.features &= ~((1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) | (1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT) |
+                             (1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT));
     m->hbm_base = 0;   /* the power-on window: all of HBM */
     m->hbm_limit = cfg->hbm_bytes;
     size_t n = cfg->n;
@@ -776,6 +779,9 @@ uint32_t tslm_reg_read(tslm_t *m, uint32_t offset)
         .tokens_vpu_mxu = m->tokens[TSL_UNIT_VPU][TSL_UNIT_MXU],
         .hbm_base = window ? m->hbm_base : 0,
         .hbm_limit = window ? m->hbm_limit : 0,
+        .prog_status = 0,   /* a fetch has run to its end when tslm_reg_write returns */
+        .prog_addr = m->prog_addr,
+        .prog_bytes = m->prog_bytes,
     };
     return tsl_tc_rd_mux(&r, offset);
 }
@@ -803,6 +809,57 @@ static void seq_launch(tslm_t *m)
         return;
     }
     tslm_seq_expand(&m->cfg, m->seq_stage, seq_push, m);
+}
+
+static void fetch_error(tslm_t *m, uint32_t err, uint32_t addr)
+{
+    m->err_code = err;
+    m->err_unit = TSL_ERR_UNIT_FETCH;
+    m->err_seq = m->push_count;
+    m->err_addr = addr;
+    m->irq_status |= 1u << TSL_TC_IRQ_STATUS_ERROR_SHIFT;
+}
+
+/* A write of PROG_BYTES: the device program [PROG_ADDR, PROG_ADDR + PROG_BYTES) record by record, each
+ * through the INSN7 and SEQ23 write paths, until its end or the first error (docs/isa.md section 6,
+ * Program fetch). The program is read from HBM as it runs: its own DMAs must not write it (the
+ * hardware reads ahead; the window keeps a program's DMAs off it). */
+static void run_program(tslm_t *m)
+{
+    uint32_t base = m->prog_addr, bytes = m->prog_bytes;
+    if (!bytes || m->err_code != TSL_ERR_NONE)
+        return;
+    if ((uint64_t)base + bytes > m->cfg.hbm_bytes) {
+        fetch_error(m, TSL_ERR_HBM_RANGE, base);
+        return;
+    }
+    for (uint32_t off = 0; off < bytes && m->err_code == TSL_ERR_NONE;) {
+        uint32_t hdr = ld32(m->hbm + base + off);
+        uint32_t kind = TSL_GET(&hdr, TSL_PROG_HDR_KIND), count = TSL_GET(&hdr, TSL_PROG_HDR_COUNT);
+        uint32_t words = kind == TSL_PROG_REC_INSN ? count * TSL_PARAM_INSN_WORDS : TSL_PARAM_SEQ_WORDS;
+        int bad = (kind != TSL_PROG_REC_INSN && kind != TSL_PROG_REC_SEQ) || count == 0 ||
+                  (kind == TSL_PROG_REC_SEQ && count != 1) ||
+                  (hdr & ~(TSL_PROG_HDR_KIND_MASK << TSL_PROG_HDR_KIND_SHIFT |
+                           TSL_PROG_HDR_COUNT_MASK << TSL_PROG_HDR_COUNT_SHIFT)) != 0 ||
+                  4u * (uint64_t)words > bytes - off - 4;
+        if (bad) {
+            fetch_error(m, TSL_ERR_BAD_RECORD, base + off);
+            return;
+        }
+        off += 4;
+        if (kind == TSL_PROG_REC_SEQ) {
+            memcpy(m->seq_stage, m->hbm + base + off, sizeof m->seq_stage);
+            seq_launch(m);
+            off += 4 * TSL_PARAM_SEQ_WORDS;
+            continue;
+        }
+        for (uint32_t k = 0; k < count && m->err_code == TSL_ERR_NONE; k++, off += 4 * TSL_PARAM_INSN_WORDS) {
+            memcpy(m->insn_stage, m->hbm + base + off, sizeof m->insn_stage);
+            if (tslm_push(m, m->insn_stage) != TSLM_OK) {
+                /* a rejection shows in ERR_CODE and stops the fetch, as in the hardware */
+            }
+        }
+    }
 }
 
 void tslm_reg_write(tslm_t *m, uint32_t offset, uint32_t value)
@@ -842,6 +899,16 @@ void tslm_reg_write(tslm_t *m, uint32_t offset, uint32_t value)
     case TSL_TC_HBM_LIMIT_OFFSET:
         if ((m->cfg.features >> TSL_TC_CFG_FEATURES_WINDOW_SHIFT) & 1u)
             m->hbm_limit = value;
+        break;
+    case TSL_TC_PROG_ADDR_OFFSET:   /* CTRL.RESET keeps both; a core without the unit ignores them */
+        if ((m->cfg.features >> TSL_TC_CFG_FEATURES_FETCH_SHIFT) & 1u)
+            m->prog_addr = value & ~3u;
+        break;
+    case TSL_TC_PROG_BYTES_OFFSET:
+        if ((m->cfg.features >> TSL_TC_CFG_FEATURES_FETCH_SHIFT) & 1u) {
+            m->prog_bytes = value & ~3u;
+            run_program(m);
+        }
         break;
     default:
         break;

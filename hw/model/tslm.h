@@ -33,8 +33,9 @@ typedef struct {
     uint32_t acc_bytes;    /* power of two, 4 KiB .. 16 MiB */
     uint32_t hbm_bytes;    /* power of two, 4 KiB .. 1 GiB */
     uint32_t queue_depth;  /* 1..255 */
-    uint32_t features;     /* TC CFG_FEATURES bits: 1 << TSL_TC_CFG_FEATURES_{INT8,BF16,SEQ,WINDOW}_SHIFT;
-                              SEQ (the tile sequencer) and WINDOW (the HBM window) need the TC core */
+    uint32_t features;     /* TC CFG_FEATURES bits: 1 << TSL_TC_CFG_FEATURES_{INT8,BF16,SEQ,WINDOW,FETCH}_SHIFT;
+                              SEQ (the tile sequencer), WINDOW (the HBM window) and FETCH (the program
+                              fetch unit) need the TC core */
     uint32_t core;         /* TSL_CORE_TC (0, the default) or TSL_CORE_LITE: the tensor core whose
                               ops it runs (tsl_op_on_core); the others are ERR_BAD_OPCODE */
 } tslm_cfg_t;
@@ -72,6 +73,7 @@ typedef struct {
     uint32_t irq_enable, irq_status;
     uint32_t hbm_base, hbm_limit;    /* the HBM window [HBM_BASE, HBM_LIMIT): [0, hbm_bytes) at init, kept
                                         by CTRL.RESET; fixed at that without CFG_FEATURES.WINDOW */
+    uint32_t prog_addr, prog_bytes;  /* PROG_ADDR, PROG_BYTES (kept by CTRL.RESET; 0 without CFG_FEATURES.FETCH) */
     uint64_t perf[TSL_PERF_COUNT];
     tslm_sched_t sched;
     uint64_t rng;
@@ -109,6 +111,10 @@ void tslm_set_schedule(tslm_t *m, tslm_sched_t sched, uint64_t seed);
  * offsets read 0 and ignore writes, as the hardware does. */
 uint32_t tslm_reg_read(tslm_t *m, uint32_t offset);
 void tslm_reg_write(tslm_t *m, uint32_t offset, uint32_t value);
+/* A write of TC PROG_BYTES (with CFG_FEATURES.FETCH) runs the device program at PROG_ADDR before it
+ * returns: each INSN record's instructions as INSN7 writes, each SEQ record as a SEQ23 write, up to
+ * the first error; a bad record is ERR_BAD_RECORD, a program outside HBM ERR_HBM_RANGE (ERR_UNIT
+ * FETCH, ERR_ADDR the record's or the program's address). */
 
 /* The tile sequencer (docs/isa.md section 8, hw/model/tslm_seq.c). A write of TC SEQ23 launches the
  * descriptor in SEQ0..SEQ23: tslm_seq_check, then every instruction of tslm_seq_expand is pushed. */

@@ -1117,9 +1117,169 @@ static void test_codec(void)
              "status texts; the model's codes are the shared ones");
 }
 
+/* -------------------------------------------------------------------------- program fetch unit */
+
+#define PROG_AT (HBM_BYTES - 65536)   /* programs live in the top 64 KiB; the DMAs below 256 KiB */
+
+/* A random valid instruction: a DMA LOAD or STORE, a VPU ADD (int32, VMEM), or a SYNC. */
+static tsl_insn_t fetch_insn(void)
+{
+    uint32_t k = (uint32_t)tu_below(&T.rng, 4);
+    if (k < 2)
+        return tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+            .op = k ? TSL_DMA_OP_STORE : TSL_DMA_OP_LOAD, .hbm_addr = 64 * (uint32_t)tu_below(&T.rng, 4000),
+            .local_addr = 64 * (uint32_t)tu_below(&T.rng, 512), .rows = 1 + (uint32_t)tu_below(&T.rng, 4), .row_bytes = 64,
+            .hbm_stride = 64, .local_stride = 64});
+    if (k == 2)
+        return tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_ADD, .dst_dtype = TSL_DTYPE_INT32, .src1_dtype = TSL_DTYPE_INT32,
+            .src2_dtype = TSL_DTYPE_INT32, .dst_addr = 64 * (uint32_t)tu_below(&T.rng, 512),
+            .src1_addr = 64 * (uint32_t)tu_below(&T.rng, 512), .src2_addr = 64 * (uint32_t)tu_below(&T.rng, 512),
+            .rows = 1 + (uint32_t)tu_below(&T.rng, 4)});
+    tsl_insn_t s = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = (uint32_t)tu_below(&T.rng, 3)});
+    if (tu_below(&T.rng, 2))
+        tsl_insn_notify(&s);
+    return s;
+}
+
+static uint32_t prog_hdr(uint32_t kind, uint32_t count)
+{
+    uint32_t h = 0;
+    TSL_SET(&h, TSL_PROG_HDR_KIND, kind);
+    TSL_SET(&h, TSL_PROG_HDR_COUNT, count);
+    return h;
+}
+
+/* Every readable TC register of a and b the same (ID and CFG_* too) but the one at `skip`. */
+static int same_regs(tslm_t *a, tslm_t *b, const char *what, uint32_t skip)
+{
+    for (uint32_t k = 0; k < TSL_TC_REG_COUNT; k++) {
+        const tsl_reg_info_t *r = tsl_tc_reg_at(k);
+        if (r->access == TSL_ACCESS_WO || r->offset == skip)
+            continue;
+        uint32_t x = tslm_reg_read(a, r->offset), y = tslm_reg_read(b, r->offset);
+        if (x != y)
+            return tu_check(&T, 0, "%s: %s pushed 0x%x fetched 0x%x", what, r->name, x, y);
+    }
+    return 1;
+}
+
+/* A device program run by a PROG_BYTES write equals its instructions written to INSN0..INSN7, word
+ * for word (registers, HBM, VMEM, ACC); bad records, a program outside HBM, the window (which the
+ * fetch does not obey), a pending error, and a core without the unit. */
+static void test_fetch(void)
+{
+    static tslm_t a, b;
+    static uint32_t img[16384];
+    for (int run = 0; run < 40; run++) {
+        fresh(&a, 16, 0);
+        fresh(&b, 16, 0);
+        memcpy(b.hbm, a.hbm, HBM_BYTES);
+        memcpy(b.vmem, a.vmem, a.cfg.vmem_bytes);
+        memcpy(b.acc, a.acc, a.cfg.acc_bytes);
+        uint32_t nw = 0, total = 1 + (uint32_t)tu_below(&T.rng, 300);
+        tsl_insn_t insns[300];
+        for (uint32_t k = 0; k < total; k++)
+            insns[k] = fetch_insn();
+        int bad_insn = run % 5 == 4;
+        if (bad_insn)
+            insns[tu_below(&T.rng, total)] = tsl_insn_hdr_encode((tsl_insn_hdr_t){.unit = 3});
+        for (uint32_t k = 0; k < total;) {
+            uint32_t c = 1 + (uint32_t)tu_below(&T.rng, run % 3 ? 8 : 300);
+            if (c > total - k)
+                c = total - k;
+            img[nw++] = prog_hdr(TSL_PROG_REC_INSN, c);
+            for (uint32_t j = 0; j < c; j++, k++) {
+                memcpy(&img[nw], insns[k].w, sizeof insns[k].w);
+                nw += TSL_PARAM_INSN_WORDS;
+            }
+        }
+        uint32_t at = PROG_AT + 4 * (uint32_t)tu_below(&T.rng, 1000);
+        memcpy(a.hbm + at, img, 4 * nw);
+        memcpy(b.hbm + at, img, 4 * nw);
+        /* the window covers the DMAs' HBM and not the program */
+        tslm_reg_write(&a, TSL_TC_HBM_LIMIT_OFFSET, PROG_AT);
+        tslm_reg_write(&b, TSL_TC_HBM_LIMIT_OFFSET, PROG_AT);
+        for (uint32_t k = 0; k < total; k++)
+            for (unsigned w = 0; w < TSL_PARAM_INSN_WORDS; w++)
+                tslm_reg_write(&a, TSL_TC_INSN0_OFFSET + 4 * w, insns[k].w[w]);
+        tslm_reg_write(&a, TSL_TC_PROG_ADDR_OFFSET, at);   /* the registers read back the same */
+        tslm_reg_write(&b, TSL_TC_PROG_ADDR_OFFSET, at + 3);
+        tslm_reg_write(&a, TSL_TC_PROG_BYTES_OFFSET, 0);   /* 0 bytes: nothing runs */
+        if (a.err_code != TSL_ERR_NONE)   /* with an error pending a write runs nothing */
+            tslm_reg_write(&a, TSL_TC_PROG_BYTES_OFFSET, 4 * nw);
+        tslm_reg_write(&b, TSL_TC_PROG_BYTES_OFFSET, 4 * nw + 2);
+        char what[64];
+        snprintf(what, sizeof what, "fetch run %d (%u instructions%s)", run, total, bad_insn ? ", one bad" : "");
+        int ok = same_regs(&a, &b, what, a.err_code != TSL_ERR_NONE ? ~0u : TSL_TC_PROG_BYTES_OFFSET) &&
+                 tslm_reg_read(&b, TSL_TC_PROG_BYTES_OFFSET) == 4 * nw && same_mem(what, "HBM", a.hbm, b.hbm, HBM_BYTES) &&
+                 same_mem(what, "VMEM", a.vmem, b.vmem, a.cfg.vmem_bytes) && same_mem(what, "ACC", a.acc, b.acc, a.cfg.acc_bytes);
+        tu_check(&T, ok && (bad_insn ? b.err_code == TSL_ERR_BAD_OPCODE : b.push_count == total),
+                 "%s: as pushed through INSN0..INSN7", what);
+    }
+
+    /* bad records: ERR_BAD_RECORD at the record, ERR_UNIT FETCH, every record before it run */
+    static const struct { uint32_t hdr; int end; const char *what; } bad[] = {
+        {0u | 1u << 16, 0, "KIND 0"},       {3u | 1u << 16, 0, "KIND 3"},
+        {1u | 0u << 16, 0, "INSN COUNT 0"}, {2u | 2u << 16, 0, "SEQ COUNT 2"},
+        {1u | 1u << 16 | 1u << 8, 0, "reserved bit 8"}, {1u | 1u << 16 | 1u << 15, 0, "reserved bit 15"},
+        {1u | 3u << 16, 1, "INSN past PROG_BYTES"}, {2u | 1u << 16, 1, "SEQ past PROG_BYTES"},
+        {1u | 1u << 16, 2, "INSN one word short"},
+    };
+    for (unsigned c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        fresh(&b, 16, 0);
+        tsl_insn_t s = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_MXU});
+        uint32_t nw = 0;
+        img[nw++] = prog_hdr(TSL_PROG_REC_INSN, 2);
+        for (int j = 0; j < 2; j++, nw += TSL_PARAM_INSN_WORDS)
+            memcpy(&img[nw], s.w, sizeof s.w);
+        uint32_t bad_at = nw;
+        img[nw++] = bad[c].hdr;
+        for (int j = 0; j < 2; j++, nw += TSL_PARAM_INSN_WORDS)   /* what follows: one SYNC record */
+            memcpy(&img[nw], j ? s.w : (uint32_t[8]){prog_hdr(TSL_PROG_REC_INSN, 1)}, sizeof s.w);
+        if (bad[c].end)   /* the program ends inside the record */
+            nw = bad_at + 1 + TSL_PARAM_INSN_WORDS - (bad[c].end == 2);
+        memcpy(b.hbm + PROG_AT, img, 4 * nw);
+        tslm_reg_write(&b, TSL_TC_PROG_ADDR_OFFSET, PROG_AT);
+        tslm_reg_write(&b, TSL_TC_PROG_BYTES_OFFSET, 4 * nw);
+        tu_check(&T, b.err_code == TSL_ERR_BAD_RECORD && b.err_unit == TSL_ERR_UNIT_FETCH && b.err_addr == PROG_AT + 4 * bad_at &&
+                     b.err_seq == 2 && b.push_count == 2 && tslm_irq(&b) == 0 &&
+                     (tslm_reg_read(&b, TSL_TC_STATUS_OFFSET) >> TSL_TC_STATUS_ERROR_SHIFT & 1),
+                 "bad record (%s): ERR_CODE %u ERR_UNIT %u ERR_ADDR 0x%x PUSH_COUNT %u", bad[c].what, b.err_code,
+                 b.err_unit, b.err_addr, b.push_count);
+        tslm_reg_write(&b, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
+        tu_check(&T, tslm_reg_read(&b, TSL_TC_PROG_ADDR_OFFSET) == PROG_AT && tslm_reg_read(&b, TSL_TC_PROG_BYTES_OFFSET) == 4 * nw,
+                 "bad record (%s): CTRL.RESET keeps PROG_ADDR and PROG_BYTES", bad[c].what);
+    }
+
+    /* outside HBM: ERR_HBM_RANGE at PROG_ADDR, nothing run */
+    fresh(&b, 16, 0);
+    tslm_reg_write(&b, TSL_TC_PROG_ADDR_OFFSET, HBM_BYTES - 8);
+    tslm_reg_write(&b, TSL_TC_PROG_BYTES_OFFSET, 12);
+    tu_check(&T, b.err_code == TSL_ERR_HBM_RANGE && b.err_unit == TSL_ERR_UNIT_FETCH && b.err_addr == HBM_BYTES - 8 &&
+                 b.push_count == 0, "a program past HBM: ERR_HBM_RANGE at PROG_ADDR");
+    fresh(&b, 16, 0);
+    tslm_reg_write(&b, TSL_TC_PROG_ADDR_OFFSET, 0xFFFFFFF0u);
+    tslm_reg_write(&b, TSL_TC_PROG_BYTES_OFFSET, 0x20);
+    tu_check(&T, b.err_code == TSL_ERR_HBM_RANGE && b.err_addr == 0xFFFFFFF0u, "a program wrapping past 2^32: ERR_HBM_RANGE");
+
+    /* a core without the unit: the registers read 0 and a write runs nothing */
+    fresh(&b, 16, (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT));
+    img[0] = prog_hdr(TSL_PROG_REC_INSN, 0);
+    memcpy(b.hbm, img, 4);
+    tslm_reg_write(&b, TSL_TC_PROG_ADDR_OFFSET, 0);
+    tslm_reg_write(&b, TSL_TC_PROG_BYTES_OFFSET, 4);
+    tu_check(&T, b.err_code == TSL_ERR_NONE && tslm_reg_read(&b, TSL_TC_PROG_BYTES_OFFSET) == 0 &&
+                 !(tslm_reg_read(&b, TSL_TC_CFG_FEATURES_OFFSET) >> TSL_TC_CFG_FEATURES_FETCH_SHIFT & 1),
+             "without CFG_FEATURES.FETCH: PROG_BYTES reads 0 and runs nothing");
+    tslm_free(&a);
+    tslm_free(&b);
+}
+
 int main(int argc, char **argv)
 {
     tu_init(&T, "insn", argc, argv);
+    test_fetch();
     test_dma();
     test_window();
     test_mxu(4);

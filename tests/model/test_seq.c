@@ -338,12 +338,91 @@ static void launch_checks(tu_t *t)
     }
 }
 
+/* A SEQ record of a device program fetched through PROG_ADDR/PROG_BYTES (docs/isa.md section 6,
+ * Program fetch), between two INSN records of SYNCs, equals the same descriptor written to
+ * SEQ0..SEQ23 between the same pushes: HBM, VMEM, ACC and every register. A launch refusal stops the
+ * fetch (the second INSN record is not pushed), as a refused SEQ23 write drops later pushes. */
+static void fetch_seq(tu_t *t, uint32_t n, const tsl_seq_t *d, uint64_t seed, int refuse)
+{
+    tslm_cfg_t cfg = tslm_cfg_default();
+    cfg.n = n;
+    cfg.hbm_bytes = HBM_BYTES;
+    cfg.vmem_bytes = n == 4 ? 16384 : 65536;
+    cfg.acc_bytes = n == 4 ? 8192 : 32768;
+    static tslm_t a, b;
+    if (tslm_init(&a, &cfg) != TSLM_OK || tslm_init(&b, &cfg) != TSLM_OK) {
+        tu_check(t, 0, "tslm_init");
+        return;
+    }
+    tu_rng_t r;
+    tu_seed(&r, seed);
+    random_bytes(&r, a.hbm, HBM_BYTES);
+    random_bytes(&r, a.vmem, cfg.vmem_bytes);
+    random_bytes(&r, a.acc, cfg.acc_bytes);
+    uint64_t lo, hi;
+    hbm_span(d, &lo, &hi);
+    uint32_t w[TSL_PARAM_SEQ_WORDS], img[1 + 2 * 8 + 1 + TSL_PARAM_SEQ_WORDS + 1 + 8], nw = 0;
+    tsl_seq_encode(d, w);
+    tsl_insn_t s1 = tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_VPU});
+    tsl_insn_t s2 = refuse ? tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_DMA, .signal = TSL_TOK(TSL_UNIT_MXU)}) : s1;
+    img[nw++] = TSL_PROG_REC_INSN | 2u << TSL_PROG_HDR_COUNT_SHIFT;
+    memcpy(&img[nw], s1.w, sizeof s1.w), nw += 8;
+    memcpy(&img[nw], s2.w, sizeof s2.w), nw += 8;   /* refuse: a token left, the launch refuses */
+    img[nw++] = TSL_PROG_REC_SEQ | 1u << TSL_PROG_HDR_COUNT_SHIFT;
+    memcpy(&img[nw], w, sizeof w), nw += TSL_PARAM_SEQ_WORDS;
+    img[nw++] = TSL_PROG_REC_INSN | 1u << TSL_PROG_HDR_COUNT_SHIFT;
+    memcpy(&img[nw], s1.w, sizeof s1.w), nw += 8;
+    /* the program below or above the operands, at any word */
+    uint32_t at = hi + 4 * nw + 64 <= HBM_BYTES ? (uint32_t)((hi + 3) & ~3ull) + 4 * (uint32_t)tu_below(&r, 16)
+                                                 : (uint32_t)lo - 4 * nw - 64;
+    memcpy(a.hbm + at, img, 4 * nw);
+    memcpy(b.hbm, a.hbm, HBM_BYTES);
+    memcpy(b.vmem, a.vmem, cfg.vmem_bytes);
+    memcpy(b.acc, a.acc, cfg.acc_bytes);
+    for (unsigned k = 0; k < 8; k++)
+        tslm_reg_write(&a, TSL_TC_INSN0_OFFSET + 4 * k, s1.w[k]);
+    for (unsigned k = 0; k < 8; k++)
+        tslm_reg_write(&a, TSL_TC_INSN0_OFFSET + 4 * k, s2.w[k]);
+    for (unsigned k = 0; k < TSL_PARAM_SEQ_WORDS; k++)
+        tslm_reg_write(&a, TSL_TC_SEQ0_OFFSET + 4 * k, w[k]);
+    if (a.err_code == TSL_ERR_NONE)   /* a refused launch stops the fetch: nothing after it */
+        for (unsigned k = 0; k < 8; k++)
+            tslm_reg_write(&a, TSL_TC_INSN0_OFFSET + 4 * k, s1.w[k]);
+    tslm_reg_write(&b, TSL_TC_PROG_ADDR_OFFSET, at);
+    tslm_reg_write(&b, TSL_TC_PROG_BYTES_OFFSET, 4 * nw);
+    int ok = memcmp(a.hbm, b.hbm, HBM_BYTES) == 0 && memcmp(a.vmem, b.vmem, cfg.vmem_bytes) == 0 &&
+             memcmp(a.acc, b.acc, cfg.acc_bytes) == 0;
+    for (uint32_t k = 0; k < TSL_TC_REG_COUNT; k++) {
+        const tsl_reg_info_t *ri = tsl_tc_reg_at(k);
+        if (ri->access != TSL_ACCESS_WO && ri->offset != TSL_TC_PROG_ADDR_OFFSET && ri->offset != TSL_TC_PROG_BYTES_OFFSET &&
+            tslm_reg_read(&a, ri->offset) != tslm_reg_read(&b, ri->offset)) {
+            tu_check(t, 0, "fetched SEQ record (seed 0x%llx): %s written 0x%x fetched 0x%x", (unsigned long long)seed,
+                     ri->name, tslm_reg_read(&a, ri->offset), tslm_reg_read(&b, ri->offset));
+            ok = 0;
+        }
+    }
+    tu_check(t, ok && (refuse ? b.err_code == TSL_ERR_BAD_FIELD && b.err_unit == TSL_ERR_UNIT_SEQ : b.err_code == TSL_ERR_NONE),
+             "fetched SEQ record (seed 0x%llx, N=%u%s): as written to SEQ0..SEQ23 (ERR_CODE %u)",
+             (unsigned long long)seed, n, refuse ? ", refused" : "", b.err_code);
+    tslm_free(&a);
+    tslm_free(&b);
+}
+
 int main(int argc, char **argv)
 {
     tu_t t;
     tu_init(&t, "test_seq", argc, argv);
     int cases = argc > 2 ? atoi(argv[2]) : 300;
     launch_checks(&t);
+    for (int c = 0; c < 20; c++) {
+        uint32_t n = c & 1 ? 16 : 4;
+        tsl_seq_t d;
+        if (!draw(&t.rng, n, n == 4 ? 16384 : 65536, n == 4 ? 8192 : 32768, (int)tu_below(&t.rng, 2), &d)) {
+            c--;
+            continue;
+        }
+        fetch_seq(&t, n, &d, tu_next(&t.rng), c % 5 == 4);
+    }
     for (int c = 0; c < cases; c++) {
         uint32_t n = tu_below(&t.rng, 2) ? 4 : 16;
         tsl_seq_t d;

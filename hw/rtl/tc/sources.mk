@@ -4,7 +4,8 @@
 #                     tile sequencer tsl_tc_seq
 #   TSL_RTL_DMA       the DMA unit tsl_dma
 #   TSL_RTL_VPU       the vector unit tsl_vpu (its fp32 adder is the MXU's tsl_mxu_fadd)
-#   TSL_RTL_TC        the whole tensor core tsl_tc
+#   TSL_RTL_TC        the whole tensor core tsl_tc (with the program fetch unit tsl_tc_fetch, which
+#                     shares the DMA's AXI read channel through the SoC's arbiter tsl_axi_arb)
 TSL_RTL_TC_CHECK = $(TSL_RTL_PKG) hw/rtl/tc/tsl_tc_check.sv
 TSL_RTL_TCCTRL   = $(call tsl_uniq,$(TSL_RTL_TC_CHECK) $(TSL_RTL_PRIM) \
                    hw/rtl/tc/tsl_tc_ctrl.sv hw/rtl/tc/tsl_tc_issue.sv hw/rtl/tc/tsl_tc_perf.sv \
@@ -17,5 +18,6 @@ TSL_RTL_VPU      = $(call tsl_uniq,$(TSL_RTL_MXU) \
                    hw/rtl/tc/tsl_vpu.sv hw/rtl/tc/tsl_vpu_fmul.sv hw/rtl/tc/tsl_vpu_fn_seq.sv \
                    hw/rtl/tc/tsl_vpu_fn.sv hw/rtl/tc/tsl_vpu_lane.sv)
 TSL_RTL_TC       = $(call tsl_uniq,$(TSL_RTL_MXU) $(TSL_RTL_VPU) $(TSL_RTL_DMA) $(TSL_RTL_TCCTRL) \
+                   hw/rtl/soc/tsl_axi_arb_rr.sv hw/rtl/soc/tsl_axi_arb.sv hw/rtl/tc/tsl_tc_fetch.sv \
                    hw/rtl/tc/tsl_tc.sv hw/rtl/tc/tsl_tc_mem.sv hw/rtl/tc/tsl_tc_mxu.sv \
                    hw/rtl/tc/tsl_tc_rowrd.sv)

@@ -1,6 +1,8 @@
-// Tessel tensor core: the controller (registers, dispatcher, queues, tokens), the DMA, MXU and VPU
-// units, and the banked VMEM and ACC memories (docs/hardware.md, "Tensor core"). The control core
-// drives the register port; the DMA is an AXI4 master toward HBM.
+// Tessel tensor core: the controller (registers, dispatcher, queues, tokens), the program fetch
+// unit, the DMA, MXU and VPU units, and the banked VMEM and ACC memories (docs/hardware.md, "Tensor
+// core"). The control core drives the register port; the DMA and the fetch unit are AXI4 masters
+// toward HBM: the DMA owns AW/W/B, and the two share AR/R through tsl_axi_arb (round-robin, R beats
+// routed back in the order of the AR handshakes).
 // VMEM ports in priority order: MXU activations, MXU weights, DMA, VPU. ACC ports: MXU read, MXU
 // write, DMA, VPU. The MXU therefore never waits on a memory conflict.
 // Register bus: the control core's contract (request held until a one-cycle ready; read data with
@@ -18,6 +20,7 @@ module tsl_tc #(
   parameter int AccBanks    = 4,                           // ACC banks (power of two)
   parameter int DmaMaxBurst = 16,                          // beats per AXI burst
   parameter int DmaMaxReads = 32,                          // AXI read bursts outstanding
+  parameter int FetchBeats  = (N >= 16) ? 32 : 1024 / (2 * N), // program fetch buffer, beats
   localparam int Dw = 16 * N                               // AXI data bits
 ) (
   input  logic            clk_i,
@@ -72,6 +75,21 @@ module tsl_tc #(
   logic [255:0] dma_ex_insn /* verilator public_flat_rd */, mxu_ex_insn /* verilator public_flat_rd */, vpu_ex_insn /* verilator public_flat_rd */;
   logic [3:0]   dma_err_code;
   logic [31:0]  dma_err_addr;
+  // program fetch unit <-> controller
+  logic         f_start, f_abort, f_busy, f_valid, f_ready, f_seq;
+  logic [31:0]  f_addr, f_bytes, f_eaddr;
+  logic [4:0]   f_word;
+  logic [3:0]   f_err;
+  logic [255:0] f_data;
+  // AR/R of the DMA (master 0) and the fetch unit (master 1) before the arbiter
+  logic [1:0]    s_arvalid, s_arready, s_rvalid, s_rready;
+  logic [63:0]   s_araddr;
+  logic [15:0]   s_arlen;
+  logic [5:0]    s_arsize;
+  logic [3:0]    s_arburst;
+  logic [Dw-1:0] s_rdata;
+  logic [1:0]    s_rresp;
+  logic          s_rlast;
 
   tsl_tc_ctrl #(
     .N          (N),
@@ -109,8 +127,118 @@ module tsl_tc #(
     .vpu_ex_ready_i(vpu_ex_ready),
     .vpu_ex_insn_o (vpu_ex_insn),
     .vpu_done_i    (vpu_done),
-    .vpu_busy_i    (vpu_busy)
+    .vpu_busy_i    (vpu_busy),
+    .fetch_start_o (f_start),
+    .fetch_addr_o  (f_addr),
+    .fetch_bytes_o (f_bytes),
+    .fetch_abort_o (f_abort),
+    .fetch_busy_i  (f_busy),
+    .fetch_valid_i (f_valid),
+    .fetch_ready_o (f_ready),
+    .fetch_seq_i   (f_seq),
+    .fetch_word_i  (f_word),
+    .fetch_err_i   (f_err),
+    .fetch_addr_i  (f_eaddr),
+    .fetch_data_i  (f_data)
   );
+
+  tsl_tc_fetch #(
+    .N       (N),
+    .HbmBytes(HbmBytes),
+    .Beats   (FetchBeats)
+  ) u_fetch (
+    .clk_i,
+    .rst_ni,
+    .start_i      (f_start),
+    .addr_i       (f_addr),
+    .bytes_i      (f_bytes),
+    .abort_i      (f_abort),
+    .busy_o       (f_busy),
+    .item_valid_o (f_valid),
+    .item_ready_i (f_ready),
+    .item_seq_o   (f_seq),
+    .item_word_o  (f_word),
+    .item_err_o   (f_err),
+    .item_addr_o  (f_eaddr),
+    .item_data_o  (f_data),
+    .m_axi_arvalid(s_arvalid[1]),
+    .m_axi_arready(s_arready[1]),
+    .m_axi_araddr (s_araddr[32 +: 32]),
+    .m_axi_arlen  (s_arlen[8 +: 8]),
+    .m_axi_arsize (s_arsize[3 +: 3]),
+    .m_axi_arburst(s_arburst[2 +: 2]),
+    .m_axi_rvalid (s_rvalid[1]),
+    .m_axi_rready (s_rready[1]),
+    .m_axi_rdata  (s_rdata),
+    .m_axi_rresp  (s_rresp),
+    .m_axi_rlast  (s_rlast)
+  );
+
+  // The read channel: tsl_axi_arb with its write side unused (the DMA's AW/W/B go straight out).
+  logic          nc_awvalid, nc_wvalid, nc_wlast, nc_bready;
+  logic [1:0]    nc_awready, nc_wready, nc_bvalid, nc_bresp, nc_awburst;
+  logic [31:0]   nc_awaddr;
+  logic [7:0]    nc_awlen;
+  logic [2:0]    nc_awsize;
+  logic [Dw-1:0] nc_wdata;
+  logic [Dw/8-1:0] nc_wstrb;
+  tsl_axi_arb #(.Masters(2), .DataW(Dw), .Depth(DmaMaxReads + 4)) u_rd_arb (
+    .clk_i,
+    .rst_ni,
+    .s_axi_awvalid (2'b00),
+    .s_axi_awready (nc_awready),
+    .s_axi_awaddr  (64'd0),
+    .s_axi_awlen   (16'd0),
+    .s_axi_awsize  (6'd0),
+    .s_axi_awburst (4'd0),
+    .s_axi_wvalid  (2'b00),
+    .s_axi_wready  (nc_wready),
+    .s_axi_wdata   ({2 * Dw{1'b0}}),
+    .s_axi_wstrb   ({2 * Dw / 8{1'b0}}),
+    .s_axi_wlast   (2'b00),
+    .s_axi_bvalid  (nc_bvalid),
+    .s_axi_bready  (2'b00),
+    .s_axi_bresp   (nc_bresp),
+    .s_axi_arvalid (s_arvalid),
+    .s_axi_arready (s_arready),
+    .s_axi_araddr  (s_araddr),
+    .s_axi_arlen   (s_arlen),
+    .s_axi_arsize  (s_arsize),
+    .s_axi_arburst (s_arburst),
+    .s_axi_rvalid  (s_rvalid),
+    .s_axi_rready  (s_rready),
+    .s_axi_rdata   (s_rdata),
+    .s_axi_rresp   (s_rresp),
+    .s_axi_rlast   (s_rlast),
+    .m_axi_awvalid (nc_awvalid),
+    .m_axi_awready (1'b0),
+    .m_axi_awaddr  (nc_awaddr),
+    .m_axi_awlen   (nc_awlen),
+    .m_axi_awsize  (nc_awsize),
+    .m_axi_awburst (nc_awburst),
+    .m_axi_wvalid  (nc_wvalid),
+    .m_axi_wready  (1'b0),
+    .m_axi_wdata   (nc_wdata),
+    .m_axi_wstrb   (nc_wstrb),
+    .m_axi_wlast   (nc_wlast),
+    .m_axi_bvalid  (1'b0),
+    .m_axi_bready  (nc_bready),
+    .m_axi_bresp   (2'b00),
+    .m_axi_arvalid,
+    .m_axi_arready,
+    .m_axi_araddr,
+    .m_axi_arlen,
+    .m_axi_arsize,
+    .m_axi_arburst,
+    .m_axi_rvalid,
+    .m_axi_rready,
+    .m_axi_rdata,
+    .m_axi_rresp,
+    .m_axi_rlast
+  );
+  logic unused_arb;
+  assign unused_arb = ^{nc_awvalid, nc_wvalid, nc_wlast, nc_bready, nc_awready, nc_wready, nc_bvalid, nc_bresp,
+                        nc_awburst, nc_awaddr, nc_awlen, nc_awsize, nc_wdata, nc_wstrb};
 
   // Memory port bundles: VMEM p0 MXU act, p1 MXU weights, p2 DMA, p3 VPU; ACC p0 MXU read,
   // p1 MXU write, p2 DMA, p3 VPU.
@@ -207,17 +335,17 @@ module tsl_tc #(
     .m_axi_bvalid,
     .m_axi_bready,
     .m_axi_bresp,
-    .m_axi_arvalid,
-    .m_axi_arready,
-    .m_axi_araddr,
-    .m_axi_arlen,
-    .m_axi_arsize,
-    .m_axi_arburst,
-    .m_axi_rvalid,
-    .m_axi_rready,
-    .m_axi_rdata,
-    .m_axi_rresp,
-    .m_axi_rlast
+    .m_axi_arvalid (s_arvalid[0]),
+    .m_axi_arready (s_arready[0]),
+    .m_axi_araddr  (s_araddr[0 +: 32]),
+    .m_axi_arlen   (s_arlen[0 +: 8]),
+    .m_axi_arsize  (s_arsize[0 +: 3]),
+    .m_axi_arburst (s_arburst[0 +: 2]),
+    .m_axi_rvalid  (s_rvalid[0]),
+    .m_axi_rready  (s_rready[0]),
+    .m_axi_rdata   (s_rdata),
+    .m_axi_rresp   (s_rresp),
+    .m_axi_rlast   (s_rlast)
   );
 
   tsl_vpu #(

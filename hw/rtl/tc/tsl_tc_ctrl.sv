@@ -3,13 +3,18 @@
 // last LOADW pushed), one queue and issue stage per unit (tsl_tc_issue), the dependency tokens
 // (tsl_tc_tokens), the error, the interrupt, the performance counters (tsl_tc_perf) and the tile
 // sequencer (tsl_tc_seq, docs/isa.md section 8), whose instructions take the dispatcher's path as
-// INSN7 pushes do; the bus goes first in StIdle, INSN7 and SEQ writes wait while it is busy.
+// INSN7 pushes do; the bus goes first in StIdle, INSN7 and SEQ writes wait while it is busy. The
+// program fetch unit (tsl_tc_fetch, PROG_ADDR/PROG_BYTES) hands its items in StIdle after the bus
+// and while the sequencer is idle: an instruction takes the INSN7 path (staged in INSN0..INSN7), a
+// descriptor word the SEQk write path (word 23 launches), an error sets ERR_* (ERR_UNIT FETCH).
 // Register bus: the request is held until reg_ready_o, a one-cycle pulse with reg_rdata_o; a
 // write has reg_wstrb_i != 0. Reads and plain writes answer in the next cycle; an INSN7 write in
 // 3-8 cycles (the checks), longer while its queue is full; a CTRL.RESET write once every started
-// instruction has finished; an INSN7, SEQ0..SEQ23, HBM_BASE or HBM_LIMIT write once the sequencer is
-// idle (so the window stays fixed from a descriptor's launch check to its last instruction's
-// dispatch check). HBM_BASE and HBM_LIMIT reset with rst_ni only, not with CTRL.RESET.
+// instruction has finished and the fetch unit has stopped; an INSN7, SEQ0..SEQ23, HBM_BASE,
+// HBM_LIMIT, PROG_ADDR or PROG_BYTES write once the sequencer is idle (so the window stays fixed
+// from a descriptor's launch check to its last instruction's dispatch check), and an INSN0..INSN7,
+// SEQ0..SEQ23, HBM_BASE, HBM_LIMIT, PROG_ADDR or PROG_BYTES write once no fetch runs. HBM_BASE,
+// HBM_LIMIT, PROG_ADDR and PROG_BYTES reset with rst_ni only, not with CTRL.RESET.
 // hw/model/tslm.c defines every register value, docs/hardware.md the
 // unit interface (ex_valid_o is withdrawn without a handshake only on an AXI error or CTRL.RESET).
 module tsl_tc_ctrl #(
@@ -37,7 +42,13 @@ module tsl_tc_ctrl #(
   output logic mxu_ex_valid_o, input logic mxu_ex_ready_i, output logic [255:0] mxu_ex_insn_o,
   input  logic mxu_done_i, input logic mxu_busy_i,
   output logic vpu_ex_valid_o, input logic vpu_ex_ready_i, output logic [255:0] vpu_ex_insn_o,
-  input  logic vpu_done_i, input logic vpu_busy_i
+  input  logic vpu_done_i, input logic vpu_busy_i,
+  // program fetch unit (tsl_tc_fetch): the start, and its items (valid/ready)
+  output logic fetch_start_o, output logic [31:0] fetch_addr_o, output logic [31:0] fetch_bytes_o,
+  output logic fetch_abort_o, input logic fetch_busy_i,
+  input  logic fetch_valid_i, output logic fetch_ready_o, input logic fetch_seq_i,
+  input  logic [4:0] fetch_word_i, input logic [3:0] fetch_err_i, input logic [31:0] fetch_addr_i,
+  input  logic [255:0] fetch_data_i
 );
   localparam int CreditW = $clog2(tsl_pkg::PARAM_TOKEN_MAX + 1);
   localparam int TokW    = $clog2(tsl_pkg::PARAM_TOKEN_MAX + QueueDepth + 1);
@@ -70,15 +81,17 @@ module tsl_tc_ctrl #(
   logic [3:0]    wbuf_push_q, wbuf_push_d, wbuf_exec_q, wbuf_exec_d;  // [2b+1:2b] dtype of buffer b
   logic [31:0]   push_count_q, push_count_d, notify_count_q, notify_count_d;
   logic [3:0]    err_code_q, err_code_d;
-  logic [1:0]    err_unit_q, err_unit_d;
+  logic [2:0]    err_unit_q, err_unit_d;
   logic [31:0]   err_seq_q, err_seq_d, err_addr_q, err_addr_d;
   logic [1:0]    irq_en_q, irq_en_d, irq_st_q, irq_st_d;
   logic          halt_q, halt_d, dma_fail_q, dma_fail_d;
   logic          from_seq_q, from_seq_d;   // the instruction in StCheck/StPush is the sequencer's
   logic [31:0]   hbm_base_q, hbm_base_d, hbm_limit_q, hbm_limit_d;   // the HBM window (HBM_BASE, HBM_LIMIT)
+  logic          from_fetch_q, from_fetch_d;   // the instruction in StCheck/StPush is the fetch unit's
+  logic [31:0]   prog_addr_q, prog_addr_d, prog_bytes_q, prog_bytes_d;  // PROG_ADDR, PROG_BYTES
 
   // --------------------------------------------------------------------------------- wiring
-  logic          acc, we, is_insn, is_win, push_acc, reset_done, rec_disp, clr_q_all, perf_clr, all_idle;
+  logic          acc, we, is_insn, is_win, is_prog, fetch_take, fetch_seqw, push_acc, reset_done, rec_disp, clr_q_all, perf_clr, all_idle;
   logic [31:0]   wmask, rd_val, perf_rdata;
   logic [1:0]    p_unit;
   logic [2:0]    p_wait, p_signal;
@@ -259,9 +272,9 @@ module tsl_tc_ctrl #(
     rd.cfg_vmem_bytes  = 32'(VmemBytes);
     rd.cfg_acc_bytes   = 32'(AccBytes);
     rd.cfg_hbm_bytes   = 32'(HbmBytes);
-    rd.cfg_features    = {28'd0, 1'b1, EnableSeq, EnableBf16, 1'b1};   // WINDOW, SEQ, BF16, INT8
+    rd.cfg_features    = {27'd0, 1'b1, 1'b1, EnableSeq, EnableBf16, 1'b1};   // FETCH, WINDOW, SEQ, BF16, INT8
     rd.cfg_queue_depth = 32'(QueueDepth);
-    rd.status          = {30'd0, err_code_q != tsl_pkg::ERR_NONE, all_idle && !seq_busy};
+    rd.status          = {30'd0, err_code_q != tsl_pkg::ERR_NONE, all_idle && !seq_busy && !fetch_busy_i};
     rd.err_code        = 32'(err_code_q);
     rd.err_unit        = 32'(err_unit_q);
     rd.err_seq         = err_seq_q;
@@ -280,9 +293,9 @@ module tsl_tc_ctrl #(
     rd.seq_status      = 32'(seq_busy);
     rd.hbm_base        = hbm_base_q;
     rd.hbm_limit       = hbm_limit_q;
-    rd.prog_status     = 32'd0;
-    rd.prog_addr       = 32'd0;
-    rd.prog_bytes      = 32'd0;
+    rd.prog_status     = 32'(fetch_busy_i);
+    rd.prog_addr       = prog_addr_q;
+    rd.prog_bytes      = prog_bytes_q;
     rd_val = tc_rd_mux(rd, reg_addr_i);
     if (reg_addr_i >= tsl_pkg::TC_PERF_BASE &&
         reg_addr_i < tsl_pkg::TC_PERF_BASE + 12'(8 * tsl_pkg::PERF_COUNT) && reg_addr_i[1:0] == 2'b00)
@@ -291,7 +304,8 @@ module tsl_tc_ctrl #(
 
   // ------------------------------------------------------------------- bus and dispatch FSM
   assign acc     = reg_valid_i && !ready_q && state_q == StIdle &&
-                   !(seq_busy && we && (is_seq || is_win || reg_addr_i == tsl_pkg::TC_INSN7_OFFSET));
+                   !(seq_busy && we && (is_seq || is_win || is_prog || reg_addr_i == tsl_pkg::TC_INSN7_OFFSET)) &&
+                   !(fetch_busy_i && we && (is_insn || is_seq || is_win || is_prog));
   assign we      = reg_wstrb_i != 4'd0;
   assign wmask   = {{8{reg_wstrb_i[3]}}, {8{reg_wstrb_i[2]}}, {8{reg_wstrb_i[1]}}, {8{reg_wstrb_i[0]}}};
   assign is_insn = reg_addr_i >= tsl_pkg::TC_INSN0_OFFSET && reg_addr_i <= tsl_pkg::TC_INSN7_OFFSET &&
@@ -299,9 +313,23 @@ module tsl_tc_ctrl #(
   assign is_seq  = reg_addr_i >= tsl_pkg::TC_SEQ0_OFFSET && reg_addr_i <= tsl_pkg::TC_SEQ23_OFFSET &&
                    reg_addr_i[1:0] == 2'b00;
   assign is_win  = reg_addr_i == tsl_pkg::TC_HBM_BASE_OFFSET || reg_addr_i == tsl_pkg::TC_HBM_LIMIT_OFFSET;
-  assign seq_launch = acc && we && reg_addr_i == tsl_pkg::TC_SEQ23_OFFSET && err_code_q == tsl_pkg::ERR_NONE;
+  assign is_prog = reg_addr_i == tsl_pkg::TC_PROG_ADDR_OFFSET || reg_addr_i == tsl_pkg::TC_PROG_BYTES_OFFSET;
   // The sequencer's next instruction enters the check when the bus does not use this cycle.
   assign seq_take   = state_q == StIdle && !acc && seq_valid && err_code_q == tsl_pkg::ERR_NONE;
+  // The fetch unit's next item, when neither the bus nor the sequencer uses this cycle (it waits
+  // while the sequencer is busy, as INSN7 and SEQ writes do).
+  assign fetch_take = state_q == StIdle && !acc && !seq_busy && fetch_valid_i && err_code_q == tsl_pkg::ERR_NONE;
+  assign fetch_seqw = fetch_take && fetch_seq_i && fetch_err_i == tsl_pkg::ERR_NONE;
+  assign fetch_ready_o = fetch_take;
+  assign seq_launch = (acc && we && reg_addr_i == tsl_pkg::TC_SEQ23_OFFSET && err_code_q == tsl_pkg::ERR_NONE) ||
+                      (fetch_seqw && fetch_word_i == 5'(tsl_pkg::PARAM_SEQ_WORDS - 1));
+  // A PROG_BYTES write starts a fetch (none with an error pending, or of 0 bytes); CTRL.RESET and any
+  // error stop it.
+  assign fetch_start_o = acc && we && reg_addr_i == tsl_pkg::TC_PROG_BYTES_OFFSET &&
+                         err_code_q == tsl_pkg::ERR_NONE && prog_bytes_d != 32'd0;
+  assign fetch_addr_o  = prog_addr_q;
+  assign fetch_bytes_o = prog_bytes_d;
+  assign fetch_abort_o = state_q == StReset || err_code_q != tsl_pkg::ERR_NONE;
 
   // ------------------------------------------------------------------------- tile sequencer
   if (EnableSeq) begin : g_seq
@@ -315,10 +343,10 @@ module tsl_tc_ctrl #(
     ) u_seq (
       .clk_i,
       .rst_ni,
-      .wr_i      (acc && we && is_seq),
-      .wr_word_i (5'((reg_addr_i - tsl_pkg::TC_SEQ0_OFFSET) >> 2)),
-      .wr_data_i (reg_wdata_i),
-      .wr_mask_i (wmask),
+      .wr_i      ((acc && we && is_seq) || fetch_seqw),
+      .wr_word_i (fetch_seqw ? fetch_word_i : 5'((reg_addr_i - tsl_pkg::TC_SEQ0_OFFSET) >> 2)),
+      .wr_data_i (fetch_seqw ? fetch_data_i[31:0] : reg_wdata_i),
+      .wr_mask_i (fetch_seqw ? 32'hFFFF_FFFF : wmask),
       .launch_i  (seq_launch),
       .abort_i   (state_q == StReset),
       .halt_i    (err_code_q != tsl_pkg::ERR_NONE && !from_seq_q),
@@ -335,7 +363,7 @@ module tsl_tc_ctrl #(
     );
   end else begin : g_no_seq   // SEQ0..SEQ23 writes are accepted and ignored
     logic unused_seq_in;
-    assign unused_seq_in = ^{seq_launch, seq_ready};
+    assign unused_seq_in = ^{seq_launch, seq_ready, fetch_word_i};
     assign seq_busy      = 1'b0;
     assign seq_chk_done  = 1'b0;
     assign seq_chk_err   = tsl_pkg::ERR_NONE;
@@ -352,6 +380,9 @@ module tsl_tc_ctrl #(
     irq_en_d   = irq_en_q;
     hbm_base_d  = hbm_base_q;
     hbm_limit_d = hbm_limit_q;
+    prog_addr_d  = prog_addr_q;
+    prog_bytes_d = prog_bytes_q;
+    from_fetch_d = from_fetch_q;
     push_acc   = 1'b0;
     reset_done = 1'b0;
     rec_disp   = 1'b0;
@@ -363,6 +394,14 @@ module tsl_tc_ctrl #(
         if (seq_take) begin
           from_seq_d = 1'b1;
           state_d    = StCheck;
+        end else if (fetch_take) begin
+          // an instruction goes through INSN0..INSN7 as the bus's would; a descriptor word and an
+          // error take this cycle only (fetch_seqw, the error block)
+          if (!fetch_seq_i && fetch_err_i == tsl_pkg::ERR_NONE) begin
+            stage_d      = fetch_data_i;
+            from_fetch_d = 1'b1;
+            state_d      = StCheck;
+          end
         end else if (acc && !we) begin
           rdata_d = rd_val;
           ready_d = 1'b1;
@@ -389,6 +428,10 @@ module tsl_tc_ctrl #(
             hbm_base_d = (hbm_base_q & ~wmask) | (reg_wdata_i & wmask);
           end else if (reg_addr_i == tsl_pkg::TC_HBM_LIMIT_OFFSET) begin
             hbm_limit_d = (hbm_limit_q & ~wmask) | (reg_wdata_i & wmask);
+          end else if (reg_addr_i == tsl_pkg::TC_PROG_ADDR_OFFSET) begin
+            prog_addr_d = ((prog_addr_q & ~wmask) | (reg_wdata_i & wmask)) & ~32'd3;
+          end else if (reg_addr_i == tsl_pkg::TC_PROG_BYTES_OFFSET) begin
+            prog_bytes_d = ((prog_bytes_q & ~wmask) | (reg_wdata_i & wmask)) & ~32'd3;
           end
         end
       end
@@ -396,9 +439,10 @@ module tsl_tc_ctrl #(
         if (chk_done) begin
           if (chk_err != tsl_pkg::ERR_NONE || err_code_q != tsl_pkg::ERR_NONE) begin
             rec_disp   = chk_err != tsl_pkg::ERR_NONE;
-            ready_d    = !from_seq_q;
+            ready_d    = !from_seq_q && !from_fetch_q;
             seq_ready  = from_seq_q;
             from_seq_d = 1'b0;
+            from_fetch_d = 1'b0;
             state_d    = StIdle;
           end else begin
             state_d = StPush;
@@ -409,14 +453,15 @@ module tsl_tc_ctrl #(
         // An AXI error while waiting for room drops the push like any push after an error.
         if (err_code_q != tsl_pkg::ERR_NONE || push_ready[p_unit]) begin
           push_acc   = err_code_q == tsl_pkg::ERR_NONE;
-          ready_d    = !from_seq_q;
+          ready_d    = !from_seq_q && !from_fetch_q;
           seq_ready  = from_seq_q;
           from_seq_d = 1'b0;
+          from_fetch_d = 1'b0;
           state_d    = StIdle;
         end
       end
       default: begin   // StReset: the queues are being cleared; wait for in-flight work
-        if (all_idle) begin
+        if (all_idle && !fetch_busy_i) begin
           reset_done = 1'b1;
           perf_clr   = reg_wdata_i[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB] && wmask[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB];
           ready_d    = 1'b1;
@@ -464,19 +509,25 @@ module tsl_tc_ctrl #(
 
     if (err_code_q == tsl_pkg::ERR_NONE && rec_disp) begin
       err_code_d = chk_err;
-      err_unit_d = p_unit;
+      err_unit_d = 3'(p_unit);
       err_seq_d  = push_count_q;
       err_addr_d = chk_addr;
       irq_st_d[tsl_pkg::TC_IRQ_STATUS_ERROR_LSB] = 1'b1;
     end else if (err_code_q == tsl_pkg::ERR_NONE && seq_chk_done && seq_chk_err != tsl_pkg::ERR_NONE) begin
       err_code_d = seq_chk_err;   // a launch check: no unit, the next sequence number
-      err_unit_d = 2'd3;
+      err_unit_d = 3'(tsl_pkg::ERR_UNIT_SEQ);
       err_seq_d  = push_count_q;
       err_addr_d = seq_chk_addr;
       irq_st_d[tsl_pkg::TC_IRQ_STATUS_ERROR_LSB] = 1'b1;
+    end else if (fetch_take && fetch_err_i != tsl_pkg::ERR_NONE) begin
+      err_code_d = fetch_err_i;   // the fetch unit: no unit, the next sequence number
+      err_unit_d = 3'(tsl_pkg::ERR_UNIT_FETCH);
+      err_seq_d  = push_count_q;
+      err_addr_d = fetch_addr_i;
+      irq_st_d[tsl_pkg::TC_IRQ_STATUS_ERROR_LSB] = 1'b1;
     end else if (err_code_q == tsl_pkg::ERR_NONE && dma_err_i && dma_err_code_i != tsl_pkg::ERR_NONE) begin
       err_code_d = dma_err_code_i;
-      err_unit_d = tsl_pkg::UNIT_DMA;
+      err_unit_d = 3'(tsl_pkg::UNIT_DMA);
       err_seq_d  = if_seq[tsl_pkg::UNIT_DMA];
       err_addr_d = dma_err_addr_i;
       irq_st_d[tsl_pkg::TC_IRQ_STATUS_ERROR_LSB] = 1'b1;
@@ -493,7 +544,7 @@ module tsl_tc_ctrl #(
       push_count_d   = 32'd0;
       notify_count_d = 32'd0;
       err_code_d     = tsl_pkg::ERR_NONE;
-      err_unit_d     = 2'd0;
+      err_unit_d     = 3'd0;
       err_seq_d      = 32'd0;
       err_addr_d     = 32'd0;
       irq_st_d       = 2'd0;
@@ -514,7 +565,7 @@ module tsl_tc_ctrl #(
       push_count_q   <= 32'd0;
       notify_count_q <= 32'd0;
       err_code_q     <= tsl_pkg::ERR_NONE;
-      err_unit_q     <= 2'd0;
+      err_unit_q     <= 3'd0;
       err_seq_q      <= 32'd0;
       err_addr_q     <= 32'd0;
       irq_en_q       <= 2'd0;
@@ -524,6 +575,9 @@ module tsl_tc_ctrl #(
       from_seq_q     <= 1'b0;
       hbm_base_q     <= 32'd0;
       hbm_limit_q    <= 32'(HbmBytes);
+      from_fetch_q   <= 1'b0;
+      prog_addr_q    <= 32'd0;
+      prog_bytes_q   <= 32'd0;
     end else begin
       state_q        <= state_d;
       ready_q        <= ready_d;
@@ -545,6 +599,9 @@ module tsl_tc_ctrl #(
       from_seq_q     <= from_seq_d;
       hbm_base_q     <= hbm_base_d;
       hbm_limit_q    <= hbm_limit_d;
+      from_fetch_q   <= from_fetch_d;
+      prog_addr_q    <= prog_addr_d;
+      prog_bytes_q   <= prog_bytes_d;
     end
   end
 

@@ -11,6 +11,11 @@
 //                              their operands
 //   tc_sim window RUNS INSNS   random programs under random HBM windows, set before the program and
 //                              changed in its middle, at the edges of its DMAs' HBM extents
+//   tc_sim fetch RUNS INSNS    random device programs (INSN records of random programs, SEQ records of
+//                              random descriptors between barriers) fetched by the program fetch unit
+//                              (PROG_ADDR, PROG_BYTES) from outside the HBM window: bad records, bad
+//                              instructions, CTRL.RESET in the middle of a fetch; then directed cases
+//                              (a program outside HBM, an AXI error on a fetch read, the fetch rate)
 // env: SEED=s replays a random run, TRACE=1 writes tc.fst (trace build).
 // After each program both sides dump VMEM and ACC into HBM with DMA STOREs; HBM is then compared
 // byte for byte, and so are the TC registers that the model defines exactly.
@@ -194,7 +199,8 @@ static tslm_cfg_t model_cfg() {
     c.acc_bytes = ACC;
     c.hbm_bytes = HBM;
     c.features = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT | 1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT |
-                 1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT | (TC_BF16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0u);
+                 1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT | 1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT |
+                 (TC_BF16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0u);
     c.core = TC_CORE;
     return c;
 }
@@ -254,6 +260,12 @@ struct Prog {
                                   // EPI only (the RTL refuses it), and nothing else
     // an independent check of the RTL's final HBM against its initial contents (false: mismatch)
     std::function<bool(const std::vector<uint8_t> &init, const uint8_t *fin)> ref_check;
+    // a device program (docs/isa.md section 6, Program fetch) written into HBM at prog_addr on both
+    // sides and run with PROG_ADDR/PROG_BYTES = prog_addr/prog_bytes after insns and desc
+    std::vector<uint32_t> image;
+    uint32_t prog_addr = 0, prog_bytes = 0;
+    int64_t reset_after = -1;     // >= 0: the RTL's first fetch is stopped by CTRL.RESET this many
+                                  // cycles after the PROG_BYTES write, then both sides run it whole
 };
 
 static void print_insn(const tsl_insn_t &i) {
@@ -281,6 +293,8 @@ struct Result {
     uint64_t perf_cycles, mxu_busy, dma_busy;  // RTL performance counters after the program
 };
 
+static unsigned g_reset_busy = 0;   // CTRL.RESETs that found PROG_STATUS.BUSY set
+
 // Runs `prog` on both sides from the same state and compares. `inject` = HBM error injections
 // (address, length, on_write, resp) applied to the RTL only; `expect_err` then names the ERR code
 // the RTL must report (the model has no AXI errors, so its registers are not compared).
@@ -301,6 +315,7 @@ static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tsl
     }
     Tc tc(hc);
     fill_hbm(r, tslm_hbm(&m), HBM);
+    if (!prog.image.empty()) memcpy(tslm_hbm(&m) + prog.prog_addr, prog.image.data(), 4 * prog.image.size());
     std::vector<uint8_t> hbm_init;
     if (prog.ref_check) hbm_init.assign(tslm_hbm(&m), tslm_hbm(&m) + HBM);
     memcpy(tc.hbm->data(), tslm_hbm(&m), HBM);
@@ -367,6 +382,36 @@ static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tsl
             tslm_reg_write(&m, TSL_TC_SEQ0_OFFSET + 4 * k, prog.desc[k]);
             ok = tc.wr(TSL_TC_SEQ0_OFFSET + 4 * k, prog.desc[k]);
         }
+    }
+    if (ok && !prog.image.empty()) {
+        tslm_reg_write(&m, TSL_TC_PROG_ADDR_OFFSET, prog.prog_addr);
+        ok = tc.wr(TSL_TC_PROG_ADDR_OFFSET, prog.prog_addr);
+        if (ok && prog.reset_after >= 0) {
+            // CTRL.RESET in the middle of the fetch: it stops, nothing is pushed after the reset,
+            // and the model (which has not run the program) agrees on every register
+            ok = tc.wr(TSL_TC_PROG_BYTES_OFFSET, prog.prog_bytes);
+            for (int64_t t = 0; t < prog.reset_after; t++) tc.step();
+            if (ok && (tc.rd(TSL_TC_PROG_STATUS_OFFSET) & 1u << TSL_TC_PROG_STATUS_BUSY_SHIFT)) g_reset_busy++;
+            uint32_t rst = 1u << TSL_TC_CTRL_RESET_SHIFT | 1u << TSL_TC_CTRL_CLEAR_PERF_SHIFT;
+            tslm_reg_write(&m, TSL_TC_CTRL_OFFSET, rst);
+            ok = ok && tc.wr(TSL_TC_CTRL_OFFSET, rst);
+            for (int t = 0; t < 400; t++) tc.step();
+            for (uint32_t off : {TSL_TC_PUSH_COUNT_OFFSET, TSL_TC_PROG_STATUS_OFFSET, TSL_TC_STATUS_OFFSET,
+                                 TSL_TC_QUEUE_LEVEL_OFFSET, TSL_TC_ERR_CODE_OFFSET, TSL_TC_PROG_ADDR_OFFSET})
+                if (ok && tc.rd(off) != tslm_reg_read(&m, off)) {
+                    fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): after CTRL.RESET in a fetch (%" PRId64 " cycles in) "
+                            "TC 0x%03x rtl 0x%x model 0x%x\n", prog.name.c_str(), seed, prog.reset_after, off,
+                            tc.rd(off), tslm_reg_read(&m, off));
+                    ok = false;
+                }
+            if (!tc.hbm->idle()) {
+                fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): AXI reads outstanding after CTRL.RESET\n", prog.name.c_str(), seed);
+                ok = false;
+            }
+            tc.pushed.clear();
+        }
+        tslm_reg_write(&m, TSL_TC_PROG_BYTES_OFFSET, prog.prog_bytes);
+        ok = ok && tc.wr(TSL_TC_PROG_BYTES_OFFSET, prog.prog_bytes);
     }
     tslm_run(&m);
     ok = ok && tc.wait_idle();
@@ -941,6 +986,278 @@ static int run_window(unsigned runs, unsigned insns) {
     return fail ? 1 : 0;
 }
 
+// ---- the program fetch unit ----------------------------------------------------------------------------
+#if TC_CORE == TSL_CORE_TC
+static const uint32_t PROG_LO = DATA_END + VMEM + ACC;   // programs live above the dump area
+static bool rtl_has_epi();
+
+// The device program of `insns` as INSN records of random sizes (a long one now and then).
+static void add_insn_records(TslRng &r, std::vector<uint32_t> &img, const std::vector<tsl_insn_t> &insns) {
+    for (size_t k = 0; k < insns.size();) {
+        size_t left = insns.size() - k, c = 1 + r.below(r.chance(0.2) ? 200 : 12);
+        if (c > left) c = left;
+        uint32_t h = 0;
+        TSL_SET(&h, TSL_PROG_HDR_KIND, TSL_PROG_REC_INSN);
+        TSL_SET(&h, TSL_PROG_HDR_COUNT, (uint32_t)c);
+        img.push_back(h);
+        for (size_t j = 0; j < c; j++, k++) img.insert(img.end(), insns[k].w, insns[k].w + TSL_PARAM_INSN_WORDS);
+    }
+}
+static void add_seq_record(std::vector<uint32_t> &img, const uint32_t *desc) {
+    uint32_t h = 0;
+    TSL_SET(&h, TSL_PROG_HDR_KIND, TSL_PROG_REC_SEQ);
+    TSL_SET(&h, TSL_PROG_HDR_COUNT, 1);
+    img.push_back(h);
+    img.insert(img.end(), desc, desc + TSL_PARAM_SEQ_WORDS);
+}
+// Six SYNCs: each unit signals the other two, then waits for both (what runs before ends first).
+static std::vector<tsl_insn_t> barrier() {
+    std::vector<tsl_insn_t> v;
+    for (uint32_t u = 0; u < 3; u++)
+        v.push_back(tsl_insn_sync_encode(tsl_insn_sync_t{.unit = u, .signal = TSL_TOK((u + 1) % 3) | TSL_TOK((u + 2) % 3)}));
+    for (uint32_t u = 0; u < 3; u++)
+        v.push_back(tsl_insn_sync_encode(tsl_insn_sync_t{.unit = u, .wait = TSL_TOK((u + 1) % 3) | TSL_TOK((u + 2) % 3)}));
+    return v;
+}
+
+// Record headers in an image (word offsets), for corrupting one.
+static std::vector<size_t> headers(const std::vector<uint32_t> &img) {
+    std::vector<size_t> h;
+    for (size_t k = 0; k < img.size();) {
+        h.push_back(k);
+        uint32_t kind = TSL_GET(&img[k], TSL_PROG_HDR_KIND), c = TSL_GET(&img[k], TSL_PROG_HDR_COUNT);
+        k += 1 + (kind == TSL_PROG_REC_SEQ ? TSL_PARAM_SEQ_WORDS : c * TSL_PARAM_INSN_WORDS);
+    }
+    return h;
+}
+
+static int run_fetch(unsigned runs, unsigned insns) {
+    uint64_t seed0 = seed_from_env();
+    bool epi = rtl_has_epi();
+    printf(TC_NAME "_n%u fetch: seed 0x%" PRIx64 " (SEED=0x%" PRIx64 " replays the first run)%s\n", N, seed0, seed0,
+           epi ? "" : "; no EPI in the RTL: no SEQ records");
+    tslm_t sm;
+    memset(&sm, 0, sizeof sm);
+    tslm_cfg_t scfg = model_cfg();
+    if (tslm_init(&sm, &scfg) != TSLM_OK) return 1;
+    unsigned pass = 0, fail = 0, bad_rec = 0, bad_insn = 0, resets = 0, seqs = 0;
+    uint64_t total = 0;
+    for (unsigned k = 0; k < runs; k++) {
+        uint64_t seed = seed0 + k;
+        TslRng r{seed ^ 0xF00D};
+        Prog prog;
+        prog.name = "fetch";
+        std::vector<uint32_t> &img = prog.image;
+        bool reset = r.chance(0.15);
+        if (reset) {
+            // a prefix that a partial run leaves as a whole one does: DMA LOADs (of HBM that nothing
+            // writes) and SYNCs, then a barrier; CTRL.RESET comes while it is being fetched
+            std::vector<tsl_insn_t> pre;
+            for (unsigned j = 0; j < 150; j++) {
+                if (r.chance(0.1)) {
+                    uint32_t rows = 1 + r.below(16), rb = 4 * N * (1 + r.below(4));
+                    pre.push_back(tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                            .op = TSL_DMA_OP_LOAD, .hbm_addr = 4 * r.below(DATA_END / 8), .local_addr = 4 * N * r.below(VMEM / (8 * N)),
+                            .rows = rows, .row_bytes = rb, .hbm_stride = rb, .local_stride = rb}));
+                } else {
+                    tsl_insn_t s = tsl_insn_sync_encode(tsl_insn_sync_t{.unit = r.below(3)});
+                    if (r.chance(0.2)) tsl_insn_notify(&s);
+                    pre.push_back(s);
+                }
+            }
+            for (auto &i : barrier()) pre.push_back(i);
+            add_insn_records(r, img, pre);
+            prog.reset_after = r.below(700);
+            resets++;
+        }
+        Gen g{TslRng{seed}, TC_BF16 != 0};
+        g.make(insns);
+        bool with_seq = epi && r.chance(0.5);
+        if (with_seq) {
+            // part of the program, a barrier, a descriptor, a barrier, the rest (a new generator:
+            // nothing of the first part is pending after the barrier)
+            size_t cut = g.prog.insns.size() - 3;   // without the unmatched signals at the end
+            std::vector<tsl_insn_t> a(g.prog.insns.begin(), g.prog.insns.begin() + (long)(cut / 2));
+            for (auto &i : barrier()) a.push_back(i);
+            add_insn_records(r, img, a);
+            SeqGen sg{TslRng{seed ^ 0x5E9}, N, HBM, DATA_END, TC_BF16 != 0, &sm};
+            uint32_t d[TSL_PARAM_SEQ_WORDS];
+            sg.valid(d);
+            add_seq_record(img, d);
+            Gen g2{TslRng{seed ^ 0x77}, TC_BF16 != 0};
+            g2.make(insns / 2);
+            std::vector<tsl_insn_t> b = barrier();
+            b.insert(b.end(), g2.prog.insns.begin(), g2.prog.insns.end());
+            add_insn_records(r, img, b);
+            total += a.size() + b.size();
+            seqs++;
+        } else {
+            std::vector<tsl_insn_t> a = g.prog.insns;
+            if (r.chance(0.1)) {   // an invalid instruction: the fetch stops at its dispatch error
+                a.insert(a.begin() + r.below((uint32_t)a.size()), tsl_insn_hdr_encode(tsl_insn_hdr_t{.unit = 3}));
+                bad_insn++;
+            }
+            add_insn_records(r, img, a);
+            total += a.size();
+        }
+        uint32_t bytes = 4 * (uint32_t)img.size();
+        if (!reset && r.chance(0.25)) {   // a bad record (ERR_BAD_RECORD at its address)
+            std::vector<size_t> hs = headers(img);
+            size_t h = hs[r.below((uint32_t)hs.size())];
+            uint32_t &w = img[h];
+            switch (r.below(6)) {
+            case 0: TSL_SET(&w, TSL_PROG_HDR_KIND, r.chance(0.5) ? 0 : 3 + r.below(253)); break;
+            case 1: TSL_SET(&w, TSL_PROG_HDR_COUNT, 0); break;
+            case 2: w |= 1u << (8 + r.below(8)); break;   // reserved bits 15:8
+            case 3:   // a SEQ record with COUNT 2, or an INSN record turned into a SEQ one of COUNT > 1
+                TSL_SET(&w, TSL_PROG_HDR_KIND, TSL_PROG_REC_SEQ);
+                if (TSL_GET(&w, TSL_PROG_HDR_COUNT) == 1) TSL_SET(&w, TSL_PROG_HDR_COUNT, 2);
+                break;
+            case 4: TSL_SET(&w, TSL_PROG_HDR_COUNT, TSL_GET(&w, TSL_PROG_HDR_COUNT) + 1 + r.below(3)); break;
+            default: bytes -= 4 * (1 + r.below(8)); break;   // the last record runs past PROG_BYTES
+            }
+            bad_rec++;
+        }
+        // anywhere above the dump area, at any word; the HBM window covers the data below only
+        uint32_t room = HBM - PROG_LO - 4 * (uint32_t)img.size();
+        prog.prog_addr = PROG_LO + 4 * r.below(room / 4 + 1);
+        prog.prog_bytes = bytes;
+        prog.wins.push_back(Prog::WinSet{0, 0, DATA_END});
+        TslRng hr{seed ^ 0x5A5A};
+        Result res = run_prog(prog, seed, hbm_cfg(hr, true));
+        if (res.ok) pass++;
+        else {
+            fail++;
+            fprintf(stderr, "  replay: SEED=0x%" PRIx64 " tc_sim fetch 1 %u (program at 0x%x, %u bytes)\n", seed, insns,
+                    prog.prog_addr, prog.prog_bytes);
+            break;
+        }
+    }
+    tslm_free(&sm);
+    printf(TC_NAME "_n%u fetch: %u programs, %" PRIu64 " instructions, %u SEQ records, %u bad records, %u bad instructions, "
+           "%u CTRL.RESET in a fetch (%u with PROG_STATUS.BUSY set)\n", N, pass + fail, total, seqs, bad_rec, bad_insn, resets,
+           g_reset_busy);
+
+    // Directed: back-pressure. 120 DMA LOADs of 2 KiB in one INSN record and a VPU SYNC after each
+    // (the DMA queue fills within 20 instructions and the fetch stalls behind it for most of the
+    // run) under random HBM stalls; compared with the model as above.
+    for (unsigned j = 0; j < 2; j++) {
+        uint64_t seed = seed0 + runs + j;
+        TslRng r{seed};
+        Prog prog;
+        prog.name = "fetch-full-queue";
+        std::vector<tsl_insn_t> v;
+        for (unsigned q = 0; q < 120; q++) {
+            v.push_back(tsl_insn_dma_xfer_encode(tsl_insn_dma_xfer_t{
+                    .op = TSL_DMA_OP_LOAD, .hbm_addr = 4 * r.below(DATA_END / 8), .local_addr = 4 * N * r.below(VMEM / (8 * N)),
+                    .rows = 16, .row_bytes = 128, .hbm_stride = 128, .local_stride = 128}));
+            v.push_back(tsl_insn_sync_encode(tsl_insn_sync_t{.unit = TSL_UNIT_VPU}));
+        }
+        add_insn_records(r, prog.image, v);
+        prog.prog_addr = PROG_LO + 4 * r.below(64);
+        prog.prog_bytes = 4 * (uint32_t)prog.image.size();
+        TslRng hr{seed ^ 0x5A5A};
+        Result res = run_prog(prog, seed, hbm_cfg(hr, true));
+        if (res.ok) pass++;
+        else {
+            fail++;
+            fprintf(stderr, "  replay: SEED=0x%" PRIx64 " tc_sim fetch %u ...\n", seed0, runs);
+        }
+    }
+    // Directed: a program past the end of HBM (ERR_HBM_RANGE, ERR_UNIT FETCH, nothing read).
+    {
+        TslHbmCfg plain;
+        plain.bytes = HBM;
+        plain.data_bytes = TC_AXI_BYTES;
+        Tc tc(plain);
+        bool ok = tc.wr(TSL_TC_PROG_ADDR_OFFSET, HBM - 64) && tc.wr(TSL_TC_PROG_BYTES_OFFSET, 68) && tc.wait_idle();
+        ok = ok && tc.rd(TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_HBM_RANGE && tc.rd(TSL_TC_ERR_UNIT_OFFSET) == TSL_ERR_UNIT_FETCH &&
+             tc.rd(TSL_TC_ERR_ADDR_OFFSET) == HBM - 64 && tc.rd(TSL_TC_PUSH_COUNT_OFFSET) == 0;
+        if (ok) pass++;
+        else {
+            fail++;
+            fprintf(stderr, "FAIL fetch-range: ERR_CODE %u ERR_UNIT %u ERR_ADDR 0x%x\n", tc.rd(TSL_TC_ERR_CODE_OFFSET),
+                    tc.rd(TSL_TC_ERR_UNIT_OFFSET), tc.rd(TSL_TC_ERR_ADDR_OFFSET));
+        }
+    }
+    // Directed: SLVERR on one beat of a program of SYNCs: ERR_UNIT FETCH, ERR_ADDR the beat, and
+    // every instruction wholly before the beat pushed, none after.
+    {
+        TslHbmCfg plain;
+        plain.bytes = HBM;
+        plain.data_bytes = TC_AXI_BYTES;
+        Tc tc(plain);
+        std::vector<tsl_insn_t> v;
+        for (unsigned j = 0; j < 64; j++) v.push_back(tsl_insn_sync_encode(tsl_insn_sync_t{.unit = j % 3}));
+        std::vector<uint32_t> img;
+        TslRng r{2};
+        add_insn_records(r, img, v);
+        uint32_t a = PROG_LO + 4 * 5, beat = (a + 4 * (uint32_t)img.size() / 2) & ~(uint32_t)(TC_AXI_BYTES - 1);
+        memcpy(tc.hbm->data() + a, img.data(), 4 * img.size());
+        tc.hbm->inject(beat, TC_AXI_BYTES, false, 2);
+        bool ok = tc.wr(TSL_TC_PROG_ADDR_OFFSET, a) && tc.wr(TSL_TC_PROG_BYTES_OFFSET, 4 * (uint32_t)img.size()) && tc.wait_idle();
+        // the instructions whose last word lies below the beat
+        uint32_t before = 0;
+        for (size_t k : headers(img)) {
+            uint32_t c = TSL_GET(&img[k], TSL_PROG_HDR_COUNT);
+            if (a + 4 * (k + 1) > beat) break;
+            for (uint32_t j = 0; j < c; j++)
+                if (a + 4 * (k + 1 + (size_t)(j + 1) * TSL_PARAM_INSN_WORDS) <= beat) before++;
+        }
+        ok = ok && tc.rd(TSL_TC_ERR_CODE_OFFSET) == TSL_ERR_AXI_SLVERR && tc.rd(TSL_TC_ERR_UNIT_OFFSET) == TSL_ERR_UNIT_FETCH &&
+             tc.rd(TSL_TC_ERR_ADDR_OFFSET) == beat && tc.rd(TSL_TC_PUSH_COUNT_OFFSET) == before && tc.hbm->violations().empty();
+        if (ok) pass++;
+        else {
+            fail++;
+            fprintf(stderr, "FAIL fetch-axi: ERR_CODE %u ERR_UNIT %u ERR_ADDR 0x%x (beat 0x%x) PUSH_COUNT %u (expected %u)\n",
+                    tc.rd(TSL_TC_ERR_CODE_OFFSET), tc.rd(TSL_TC_ERR_UNIT_OFFSET), tc.rd(TSL_TC_ERR_ADDR_OFFSET), beat,
+                    tc.rd(TSL_TC_PUSH_COUNT_OFFSET), before);
+        }
+    }
+    // The rate: one INSN record of 1000 SYNCs (round robin over the units, no tokens), HBM at its
+    // default latency and bandwidth, from the PROG_BYTES write to the last push; and the same
+    // instructions written to INSN0..INSN7 (the bus's rate, one write per cycle at best).
+    {
+        TslHbmCfg plain;
+        plain.bytes = HBM;
+        plain.data_bytes = TC_AXI_BYTES;
+        Tc tc(plain);
+        const unsigned n = 1000;
+        std::vector<tsl_insn_t> v;
+        for (unsigned j = 0; j < n; j++) v.push_back(tsl_insn_sync_encode(tsl_insn_sync_t{.unit = j % 3}));
+        std::vector<uint32_t> img(1, 0);
+        TSL_SET(&img[0], TSL_PROG_HDR_KIND, TSL_PROG_REC_INSN);
+        TSL_SET(&img[0], TSL_PROG_HDR_COUNT, n);
+        for (auto &i : v) img.insert(img.end(), i.w, i.w + TSL_PARAM_INSN_WORDS);
+        memcpy(tc.hbm->data() + PROG_LO, img.data(), 4 * img.size());
+        bool ok = tc.wr(TSL_TC_PROG_ADDR_OFFSET, PROG_LO);
+        uint64_t c0 = tc.cycle, first = 0;
+        ok = ok && tc.wr(TSL_TC_PROG_BYTES_OFFSET, 4 * (uint32_t)img.size());
+        tc.pushed.clear();
+        while (ok && tc.pushed.size() < n && tc.cycle - c0 < TIMEOUT) {
+            tc.step();
+            if (!first && !tc.pushed.empty()) first = tc.cycle - c0;
+        }
+        uint64_t fetch_cycles = tc.cycle - c0;
+        ok = ok && tc.wait_idle() && tc.rd(TSL_TC_PUSH_COUNT_OFFSET) == n;
+        tc.wr(TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
+        uint64_t b0 = tc.cycle;
+        for (auto &i : v) ok = ok && tc.push(i);
+        uint64_t bus_cycles = tc.cycle - b0;
+        printf(TC_NAME "_n%u fetch rate: %u instructions in one INSN record: first push %" PRIu64 " cycles after the "
+               "PROG_BYTES write, %.2f cycles per instruction (INSN0..INSN7 writes: %.2f); HBM latency %u, %u B/cycle\n",
+               N, n, first, (double)fetch_cycles / n, (double)bus_cycles / n, plain.latency, plain.bytes_per_cycle);
+        if (ok) pass++;
+        else {
+            fail++;
+            fprintf(stderr, "FAIL fetch-rate: the program did not run to its end\n");
+        }
+    }
+    printf(TC_NAME "_n%u_fetch: %u passed, %u failed\n", N, pass, fail);
+    return fail ? 1 : 0;
+}
+#endif
+
 // ---- directed programs ---------------------------------------------------------------------------
 static int run_directed() {
     uint64_t seed = seed_from_env();
@@ -1368,7 +1685,12 @@ int main(int argc, char **argv) {
     if (mode == "gemm") return run_gemm();
 #if TC_CORE == TSL_CORE_TC
     if (mode == "seq") return run_seq(argc > 2 ? (unsigned)atoi(argv[2]) : 40);
+    if (mode == "fetch") {
+        unsigned runs = argc > 2 ? (unsigned)atoi(argv[2]) : 20, insns = argc > 3 ? (unsigned)atoi(argv[3]) : 40;
+        return run_fetch(runs, insns);
+    }
 #endif
-    fprintf(stderr, "usage: %s random [RUNS [INSNS]] | window [RUNS [INSNS]] | directed | gemm | seq [DESCS]\n", argv[0]);
+    fprintf(stderr, "usage: %s random [RUNS [INSNS]] | window [RUNS [INSNS]] | directed | gemm | seq [DESCS] | "
+            "fetch [RUNS [INSNS]]\n", argv[0]);
     return 2;
 }

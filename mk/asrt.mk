@@ -2,6 +2,12 @@
 #   make test-asrt   tsl_prim_fifo and tsl_axi_arb built with --assert, driven by harnesses that keep
 #                    their contracts (must run clean) and that break them on purpose (must stop with the
 #                    assertion's message); modules built with parameters out of range stop at time 0.
+#   make test-asrt-sim libtessel's sim backend on a SoC whose assertion fails (a Verilated tsl_soc at
+#                    N=4 with tests/asrt/tsl_asrt_trip.sv bound in, linked with libtessel's objects
+#                    into tests/asrt/sim_test.c and a copy of the Python package): the failing call
+#                    returns TESSEL_EDEVICE (Python: raises tessel.Error) with the assertion's message,
+#                    the process lives on, the device answers EDEVICE until tessel_reset, after which
+#                    (or after a new open) commands run again (tests/asrt/sim_run.py; ~3 min to build)
 
 ASRT_OUT    := $(BUILD)/asrt
 ASRT_VFLAGS := -Wall --assert -O1 -CFLAGS "-O1 -I$(abspath hw/sim/common)"
@@ -24,3 +30,46 @@ TESTS += asrt
 .PHONY: test-asrt
 test-asrt: $(addprefix $(ASRT_OUT)/,fifo/fifo arb/arb ram_w16/ram_w16 ram_w12/ram_w12 burst_512/burst_512)
 	@$(PYTHON) tests/asrt/run.py $(ASRT_OUT)
+
+# --- libtessel's sim backend on a SoC whose assertion can fail (test-asrt-sim) -------------------
+# tsl_soc as mk/soc.mk Verilates it (flags, Verilator hooks), at N=4 with tsl_asrt_trip bound in;
+# the archive plus the runtime, TslSocSim, the HBM model and transport_sim.o, position independent.
+# The C test and the Python extension link them with libtessel's other objects (HOST_OBJS, made
+# with $(LIBTESSEL)); the SOC_* and HOST_* variables are read when the recipes run (mk/soc.mk and
+# mk/host.mk come later).
+ASRT_SIM     := $(ASRT_OUT)/sim
+ASRT_SIM_V   := $(ASRT_SIM)/verilator
+ASRT_SIM_N   := 4
+ASRT_SIM_OBJN := verilated.o verilated_dpi.o verilated_fst_c.o verilated_threads.o tsl_soc_sim.o tsl_hbm.o \
+                 transport_sim.o
+ASRT_SIM_OBJS = $(addprefix $(ASRT_SIM_V)/,$(ASRT_SIM_OBJN)) $(ASRT_SIM_V)/Vtsl_soc__ALL.a
+ASRT_SIM_CPP := hw/sim/soc/tsl_soc_sim.cpp hw/sim/tc/tsl_hbm.cpp host_driver/src/transport_sim.cpp
+ASRT_PY      := $(ASRT_SIM)/python/tessel
+
+$(ASRT_SIM_V)/objs.stamp: $(TSL_RTL_SOC) $(TSL_RTL_INCLUDES) tests/asrt/tsl_asrt_trip.sv $(ASRT_SIM_CPP) \
+                          hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_vl.h hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h \
+                          host_driver/src/tessel_int.h host_driver/src/tessel_sim_fault.h host_driver/include/tessel.h mk/asrt.mk
+	@mkdir -p $(@D) && rm -f $(@D)/Vtsl_soc__ALL.a
+	@echo "  VERILATE tsl_soc N=$(ASRT_SIM_N) + tsl_asrt_trip -> $(@D) (log: $(@D)/build.log)"
+	@{ $(VERILATOR) --cc --exe $(SOC_VFLAGS) $(patsubst -GN=%,-GN=$(ASRT_SIM_N),$(SOC_PARAMS)) -Mdir $(@D) \
+	    -CFLAGS "-fPIC $(patsubst -DSOC_N=%,-DSOC_N=$(ASRT_SIM_N),$(SOC_CFLAGS)) -DSOC_BF16=$(SOC_BF16) \
+	      -DSOC_VMEM=$(SOC_VMEM) -DSOC_ACC=$(SOC_ACC) $(foreach i,host_driver/include firmware/cp hw/model,-I$(abspath $(i)))" \
+	    -o unused $(TSL_RTL_SOC) $(abspath tests/asrt/tsl_asrt_trip.sv $(ASRT_SIM_CPP)) && \
+	  $(MAKE) --no-print-directory -C $(@D) -f Vtsl_soc.mk -j 2 OPT_FAST=-O2 Vtsl_soc__ALL.a $(ASRT_SIM_OBJN); } \
+	  >$(@D)/build.log 2>&1 || { tail -40 $(@D)/build.log; exit 1; }
+	@touch $@
+
+$(ASRT_SIM)/sim_test: tests/asrt/sim_test.c host_driver/include/tessel.h $(ASRT_SIM_V)/objs.stamp $(LIBTESSEL)
+	$(CC) $(CFLAGS_COMMON) -Ihost_driver/include $< $(HOST_OBJS) $(ASRT_SIM_OBJS) $(HOST_LIBS) -o $@
+
+# The package's .py files and its extension on this SoC (as mk/python.mk builds $(PY_EXT)).
+$(ASRT_PY)/stamp: $(BUILD)/python/_tessel.o $(ASRT_SIM_V)/objs.stamp $(LIBTESSEL) $(wildcard host_driver/python/tessel/*.py)
+	@mkdir -p $(@D) && cp host_driver/python/tessel/*.py $(@D)/
+	$(CXX) -shared -Wl,--exclude-libs,ALL -o $(@D)/$(notdir $(PY_EXT)) $< $(HOST_OBJS) $(ASRT_SIM_OBJS) $(HOST_LIBS) -lpthread
+	@touch $@
+
+TESTS += asrt-sim
+.PHONY: test-asrt-sim
+test-asrt-sim: $(ASRT_SIM)/sim_test $(ASRT_PY)/stamp $(FW_ELF) tests/asrt/sim_run.py tests/asrt/sim_test.py
+	@TESSEL_FIRMWARE=$(abspath $(FW_ELF)) PYTHONPATH=$(abspath $(ASRT_SIM)/python) $(PYTHON) tests/asrt/sim_run.py \
+	  $(ASRT_SIM)/sim_test

@@ -29,7 +29,7 @@ SOC_OBJDIR := $(SOC_OUT)/verilator
 
 SOC_SIM_CPP  := hw/sim/soc/tsl_soc_sim.cpp hw/sim/tc/tsl_hbm.cpp \
                 hw/sim/soc/tsl_soc_run.cpp
-SOC_SIM_HDRS := hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_run.h host_driver/src/elf_image.h hw/sim/tc/tsl_hbm.h \
+SOC_SIM_HDRS := hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_vl.h hw/sim/soc/tsl_soc_run.h host_driver/src/elf_image.h hw/sim/tc/tsl_hbm.h \
                 hw/sim/tc/tsl_axi_pins.h hw/include/tsl_hw.h
 SOC_VFLAGS := -Wall --top-module tsl_soc -O3 --x-assign fast --x-initial fast --assert \
               --unroll-count 256 --trace-fst
@@ -37,7 +37,9 @@ SOC_PARAMS := -GN=$(SOC_N) -GEnableBf16="1'b$(SOC_BF16)" -GVmemBytes=$(SOC_VMEM)
               -GHbmBytes=$(SOC_HBM)
 SOC_INC    := -Ihw/sim/soc -Ihw/sim/core -Ihw/sim/tc -Ihw/include -Ihost_driver/src
 SOC_DEFS   := -DSOC_N=$(SOC_N) -DSOC_HBM=$(SOC_HBM)
-SOC_CFLAGS := -O2 $(foreach i,$(SOC_INC),-I$(abspath $(i:-I%=%))) $(SOC_DEFS)
+# Every C++ file of a SoC build, Verilator's runtime included, starts with tsl_soc_vl.h: Verilator's
+# error hooks that stop the simulation instead of aborting the process.
+SOC_CFLAGS := -O2 $(foreach i,$(SOC_INC),-I$(abspath $(i:-I%=%))) $(SOC_DEFS) -include $(abspath hw/sim/soc/tsl_soc_vl.h)
 # What a program links to simulate the SoC (the Verilated model is the archive; `tessel run` is
 # SOC_RUN_OBJ), and the libraries they need. The ELF loader is libtessel's (ELF_OBJ): a program
 # without libtessel links ELF_OBJ too.

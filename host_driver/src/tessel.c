@@ -245,7 +245,8 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* A transport failure: TESSEL_EIO, with the transport's own cause appended when it gives one. */
+/* A transport failure: TESSEL_EIO (TESSEL_EDEVICE when the device failed until a reset), with the
+ * transport's own cause appended when it gives one. */
 __attribute__((format(printf, 2, 3))) static int io_fail(tessel_dev_t *d, const char *fmt, ...)
 {
     va_list ap;
@@ -256,7 +257,7 @@ __attribute__((format(printf, 2, 3))) static int io_fail(tessel_dev_t *d, const 
     size_t n = strlen(d->last_error);
     if (*why)
         snprintf(d->last_error + n, sizeof d->last_error - n, ": %s", why);
-    return TESSEL_EIO;
+    return d->t.failed && d->t.failed(d->t.ctx) ? TESSEL_EDEVICE : TESSEL_EIO;
 }
 
 static int hif_rd(tessel_dev_t *d, uint32_t off, uint32_t *v)
@@ -1313,10 +1314,16 @@ TESSEL_API tessel_status_t tessel_reset(tessel_dev_t *dev)
 {
     if (!dev)
         return TESSEL_EINVAL;
+    /* A device that failed until a reset (sim: an RTL assertion) is restarted first; its completions
+     * are lost, so what was queued is cancelled below, and its rings start again at 0. */
+    int restarted = dev->t.failed && dev->t.failed(dev->t.ctx);
+    if (restarted && dev->t.restart(dev->t.ctx))
+        return io_fail(dev, "tessel_reset: %s: the restart failed", dev->backend);
     /* Hold the cores (a device without BOOT ignores or refuses it: RESET alone then stops them),
      * collect what has completed, drop what has not started, reset, release. */
     (void)dev->t.hostif_write(dev->t.ctx, TSL_HOSTIF_BOOT_OFFSET, 1u << TSL_HOSTIF_BOOT_HOLD_SHIFT);
-    (void)reap(dev);
+    if (!restarted)
+        (void)reap(dev);
     uint32_t tail = 0;
     int r2;
     if ((r2 = hif_rd(dev, TSL_HOSTIF_CMD_TAIL_OFFSET, &tail)) || (r2 = hif_wr(dev, TSL_HOSTIF_CMD_HEAD_OFFSET, tail)) ||

@@ -42,6 +42,11 @@ typedef struct {
     uint32_t cycles_per_ms;
     void (*close)(void *ctx);
     const char *(*error)(void *ctx); /* optional: why the last failed call failed (one line) */
+    /* Optional: the device failed in a way only tessel_reset clears (sim: an RTL assertion failed);
+     * every call then returns TESSEL_EDEVICE and error() says why. restart brings it back (0, or a
+     * negative status with error() saying why); the device's ring indices start again at 0. */
+    int (*failed)(void *ctx);
+    int (*restart)(void *ctx);
     char err[160];                  /* why open failed */
 } tessel_transport_t;
 

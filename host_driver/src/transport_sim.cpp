@@ -13,10 +13,19 @@
 // interrupt line rises or kWaitSlice cycles pass. The SoC's console output is discarded.
 // The configuration (N, VMEM, ACC, HBM, bf16) is that of the Verilated parameters (mk/soc.mk).
 // Fault injection for tests/rel goes through the hooks of tessel_sim_fault.h.
+//
+// An RTL assertion that fails (the SoC is built with --assert; hw/rtl/tsl_assert.svh) stops the
+// simulation without ending the process (the SoC build's Verilator hooks, hw/sim/soc/tsl_soc_vl.h,
+// keep Verilator's messages and never abort; TslSocSim::failed). From then on every call returns
+// TESSEL_EDEVICE, with "sim: the simulation stopped at cycle N: <Verilator's message>" from error(), until
+// tessel_reset calls restart: the failed SoC may be mid-evaluation, so restart builds a new one
+// (as open does, the same firmware, no trace) with the HBM contents of the old one, then deletes
+// the old. The timeline, if any, records from the restart on.
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 
@@ -40,61 +49,155 @@ const uint64_t kWaitSlice = 20000;     // cycles per wait() call
 const uint64_t kAccessCycles = 100000; // one host-port access
 
 struct Sim {
-  TslSocSim soc;
+  std::unique_ptr<TslSocSim> soc;
   FILE *timeline = nullptr;
+  std::string fw;   // the firmware, loaded again by restart
+  std::string err;  // error(): why the device failed ("" while it has not)
 };
+
+// TESSEL_EDEVICE once the SoC has failed (an RTL assertion), with the reason in s->err.
+int failed(Sim *s) {
+  if (!s->soc->failed()) return 0;
+  if (s->err.empty())
+    s->err = "sim: the simulation stopped at cycle " + std::to_string(s->soc->cycles()) + ": " + s->soc->failure() +
+             " (tessel_reset restarts the SoC)";
+  return TESSEL_EDEVICE;
+}
 
 int s_hostif_read(void *ctx, uint32_t off, uint32_t *v) {
   Sim *s = static_cast<Sim *>(ctx);
-  return s->soc.host_read32(TslSocSim::kBarRegs, off, v, kAccessCycles) == TSL_SOC_OK ? 0 : TESSEL_EIO;
+  if (failed(s)) return TESSEL_EDEVICE;
+  TslSocStatus r = s->soc->host_read32(TslSocSim::kBarRegs, off, v, kAccessCycles);
+  return r == TSL_SOC_OK ? 0 : failed(s) ? TESSEL_EDEVICE : TESSEL_EIO;
 }
 
 int s_hostif_write(void *ctx, uint32_t off, uint32_t v) {
   Sim *s = static_cast<Sim *>(ctx);
-  return s->soc.host_write32(TslSocSim::kBarRegs, off, v, 0xf, kAccessCycles) == TSL_SOC_OK ? 0 : TESSEL_EIO;
+  if (failed(s)) return TESSEL_EDEVICE;
+  TslSocStatus r = s->soc->host_write32(TslSocSim::kBarRegs, off, v, 0xf, kAccessCycles);
+  return r == TSL_SOC_OK ? 0 : failed(s) ? TESSEL_EDEVICE : TESSEL_EIO;
 }
 
 int s_hbm_read(void *ctx, uint64_t addr, void *buf, size_t len) {
   Sim *s = static_cast<Sim *>(ctx);
-  if (addr + len > s->soc.hbm_bytes()) return TESSEL_ERANGE;
-  std::memcpy(buf, s->soc.hbm().data() + addr, len);
+  if (failed(s)) return TESSEL_EDEVICE;
+  if (addr + len > s->soc->hbm_bytes()) return TESSEL_ERANGE;
+  std::memcpy(buf, s->soc->hbm().data() + addr, len);
   return 0;
 }
 
 int s_hbm_write(void *ctx, uint64_t addr, const void *buf, size_t len) {
   Sim *s = static_cast<Sim *>(ctx);
-  if (addr + len > s->soc.hbm_bytes()) return TESSEL_ERANGE;
-  std::memcpy(s->soc.hbm().data() + addr, buf, len);
+  if (failed(s)) return TESSEL_EDEVICE;
+  if (addr + len > s->soc->hbm_bytes()) return TESSEL_ERANGE;
+  std::memcpy(s->soc->hbm().data() + addr, buf, len);
   return 0;
 }
 
 int s_wait(void *ctx) {
   Sim *s = static_cast<Sim *>(ctx);
-  TslSocStop r = s->soc.run_until([s] { return s->soc.host_irq(); }, kWaitSlice);
+  if (failed(s)) return TESSEL_EDEVICE;
+  TslSocSim &soc = *s->soc;
+  TslSocStop r = soc.run_until([&soc] { return soc.host_irq(); }, kWaitSlice);
+  if (r == TSL_SOC_FAILED) return failed(s);
   return (r == TSL_SOC_EXIT || r == TSL_SOC_TRAP_LOOP) ? TESSEL_EIO : 0;
 }
+
+const char *s_error(void *ctx) { return static_cast<Sim *>(ctx)->err.c_str(); }
+int s_failed(void *ctx) { return failed(static_cast<Sim *>(ctx)) != 0; }
+
+uint64_t s_cycles(void *ctx) { return static_cast<Sim *>(ctx)->soc->cycles(); }
 
 // Verilator 5.006 erases a model's scopes from Verilated::threadContextp(), the context constructed
 // last on this thread, which dangles once that context has been destroyed: deleting one of several
 // SoCs (or any SoC after a later one was closed) would then touch freed memory. Point the thread
 // context at a context that lives for the whole process before every delete; erasing from it is a
 // harmless miss.
-uint64_t s_cycles(void *ctx) { return static_cast<Sim *>(ctx)->soc.cycles(); }
-
-void destroy(Sim *s) {
+void drop(std::unique_ptr<TslSocSim> &soc) {
   static VerilatedContext *keep = new VerilatedContext;
   Verilated::threadContextp(keep);
+  soc.reset();
+}
+
+void destroy(Sim *s) {
   if (s->timeline) {
     std::string err;
-    (void)s->soc.write_timeline(s->timeline, &err);  // close cannot report; a short file fails to parse
+    if (s->soc) (void)s->soc->write_timeline(s->timeline, &err);  // close cannot report; a short file fails to parse
     std::fclose(s->timeline);
   }
+  if (s->soc) drop(s->soc);
   delete s;
+}
+
+// A SoC running s->fw: loaded, optionally traced, HBM contents from `from` (a restart), reset
+// released, FW_STATUS ready within kBootCycles. TESSEL_OK, or a status with the reason in *err.
+int boot(Sim *s, const char *trace, TslSocSim *from, std::unique_ptr<TslSocSim> *out, std::string *err) {
+  std::unique_ptr<TslSocSim> soc(new (std::nothrow) TslSocSim);
+  if (!soc) return *err = "sim: out of memory", TESSEL_ENOMEM;
+  soc->set_console(nullptr);
+  std::string why;
+  int r = TESSEL_OK;
+  if (trace && !soc->open_trace(trace, &why)) {
+    *err = "sim: " + why;
+    r = TESSEL_ENODEV;
+  } else if (!soc->load_elf(s->fw, &why)) {
+    *err = "sim: firmware " + why;
+    r = TESSEL_EINVAL;  // as the uart transport: the firmware file is refused, nothing ran
+  }
+  if (r == TESSEL_OK) {
+    if (from) std::memcpy(soc->hbm().data(), from->hbm().data(), soc->hbm_bytes());
+    soc->reset();
+    uint32_t st = 0, state = 0;
+    uint64_t start = soc->cycles();
+    while (soc->cycles() - start < kBootCycles) {
+      if (soc->host_read32(TslSocSim::kBarRegs, TSL_HOSTIF_FW_STATUS_OFFSET, &st, kAccessCycles) != TSL_SOC_OK) break;
+      state = (st >> TSL_HOSTIF_FW_STATUS_STATE_SHIFT) & TSL_HOSTIF_FW_STATUS_STATE_MASK;
+      if (state != 0) break;
+      if (soc->run_until(nullptr, 1000) != TSL_SOC_TIMEOUT) break;
+    }
+    if (soc->failed()) {
+      *err = "sim: the simulation stopped: " + soc->failure();
+      r = TESSEL_EDEVICE;
+    } else if (state != 1) {
+      char m[200];
+      std::snprintf(m, sizeof m, "sim: firmware %s did not become ready (FW_STATUS 0x%08x after %llu cycles)",
+                    s->fw.c_str(), st, (unsigned long long)(soc->cycles() - start));
+      *err = m;
+      r = TESSEL_ENODEV;
+    }
+  }
+  if (r != TESSEL_OK)
+    drop(soc);
+  else
+    *out = std::move(soc);
+  return r;
+}
+
+// tessel_reset on a failed SoC: a new one in its place (the old may be mid-evaluation).
+int s_restart(void *ctx) {
+  Sim *s = static_cast<Sim *>(ctx);
+  std::unique_ptr<TslSocSim> soc;
+  std::string err;
+  int r;
+  try {
+    r = boot(s, nullptr, s->soc.get(), &soc, &err);
+  } catch (...) {  // no exception leaves the library
+    r = TESSEL_ENODEV, err = "sim: the SoC could not be built again";
+  }
+  if (r != TESSEL_OK) {
+    s->err = err;
+    return r;
+  }
+  drop(s->soc);
+  s->soc = std::move(soc);
+  s->err.clear();
+  if (s->timeline) s->soc->start_timeline();
+  return TESSEL_OK;
 }
 
 void s_close(void *ctx) { destroy(static_cast<Sim *>(ctx)); }
 
-TslHbm &hbm_of(void *ctx) { return static_cast<Sim *>(ctx)->soc.hbm(); }
+TslHbm &hbm_of(void *ctx) { return static_cast<Sim *>(ctx)->soc->hbm(); }
 }  // namespace
 
 void tessel_sim_inject(void *ctx, uint64_t addr, uint64_t len, int on_write, uint8_t resp) {
@@ -111,7 +214,7 @@ void tessel_sim_clear_faults(void *ctx) {
 }
 
 unsigned tessel_sim_stalls_hit(void *ctx) { return hbm_of(ctx).stalls_hit(); }
-uint64_t tessel_sim_cycles(void *ctx) { return static_cast<Sim *>(ctx)->soc.cycles(); }
+uint64_t tessel_sim_cycles(void *ctx) { return static_cast<Sim *>(ctx)->soc->cycles(); }
 unsigned tessel_sim_axi_violations(void *ctx) { return (unsigned)hbm_of(ctx).violations().size(); }
 int tessel_sim_hostif_read(void *ctx, uint32_t offset, uint32_t *value) { return s_hostif_read(ctx, offset, value); }
 int tessel_sim_hostif_write(void *ctx, uint32_t offset, uint32_t value) { return s_hostif_write(ctx, offset, value); }
@@ -120,47 +223,33 @@ int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *o
   std::memset(t, 0, sizeof *t);
   const char *fw = opts && opts->firmware ? opts->firmware : std::getenv("TESSEL_FIRMWARE");
   if (!fw || !*fw) fw = TESSEL_FW_DEFAULT;
+  TslSocSim::set_verilator_output(nullptr);  // Verilator's messages go to error(), never to stdout
   Sim *s = new (std::nothrow) Sim;
   if (!s) return TESSEL_ENOMEM;
-  s->soc.set_console(nullptr);
   std::string err;
-  if (opts && opts->trace && !s->soc.open_trace(opts->trace, &err)) {
-    std::snprintf(t->err, sizeof t->err, "sim: %s", err.c_str());
+  int r;
+  try {
+    s->fw = fw;
+    r = boot(s, opts ? opts->trace : nullptr, nullptr, &s->soc, &err);
+  } catch (...) {  // no exception leaves the library
+    r = TESSEL_ENODEV, err = "sim: the SoC could not be built";
+  }
+  if (r == TESSEL_OK && opts && opts->timeline && !(s->timeline = std::fopen(opts->timeline, "w"))) {
+    err = std::string("sim: cannot create timeline ") + opts->timeline + ": " + std::strerror(errno);
+    r = TESSEL_ENODEV;
+  }
+  if (r != TESSEL_OK) {
+    std::snprintf(t->err, sizeof t->err, "%s", err.c_str());
     destroy(s);
-    return TESSEL_ENODEV;
+    return r;
   }
-  if (opts && opts->timeline && !(s->timeline = std::fopen(opts->timeline, "w"))) {
-    std::snprintf(t->err, sizeof t->err, "sim: cannot create timeline %s: %s", opts->timeline, std::strerror(errno));
-    destroy(s);
-    return TESSEL_ENODEV;
-  }
-  if (!s->soc.load_elf(fw, &err)) {
-    std::snprintf(t->err, sizeof t->err, "sim: firmware %s", err.c_str());
-    destroy(s);
-    return TESSEL_EINVAL;  // as the uart transport: the firmware file is refused, nothing ran
-  }
-  s->soc.reset();
-  uint32_t st = 0, state = 0;
-  uint64_t start = s->soc.cycles();
-  while (s->soc.cycles() - start < kBootCycles) {
-    if (s_hostif_read(s, TSL_HOSTIF_FW_STATUS_OFFSET, &st) != 0) break;
-    state = (st >> TSL_HOSTIF_FW_STATUS_STATE_SHIFT) & TSL_HOSTIF_FW_STATUS_STATE_MASK;
-    if (state != 0) break;
-    if (s->soc.run_until(nullptr, 1000) != TSL_SOC_TIMEOUT) break;
-  }
-  if (state != 1) {
-    std::snprintf(t->err, sizeof t->err, "sim: firmware %s did not become ready (FW_STATUS 0x%08x after %llu cycles)",
-                  fw, st, (unsigned long long)(s->soc.cycles() - start));
-    destroy(s);
-    return TESSEL_ENODEV;
-  }
-  if (s->timeline) s->soc.start_timeline();
+  if (s->timeline) s->soc->start_timeline();
   t->ctx = s;
   t->name = "sim";
   t->n = SOC_N;
   t->vmem_bytes = SOC_VMEM;
   t->acc_bytes = SOC_ACC;
-  t->hbm_bytes = s->soc.hbm_bytes();
+  t->hbm_bytes = s->soc->hbm_bytes();
   if (s_hostif_read(s, TSL_HOSTIF_CFG_FEATURES_OFFSET, &t->features) != 0) {   // as TC CFG_FEATURES
     std::snprintf(t->err, sizeof t->err, "sim: HOSTIF CFG_FEATURES cannot be read");
     destroy(s);
@@ -175,5 +264,8 @@ int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *o
   t->wait = s_wait;
   t->cycles = s_cycles;  // TESSEL_TIMEOUT_AUTO counts device cycles
   t->close = s_close;
+  t->error = s_error;
+  t->failed = s_failed;
+  t->restart = s_restart;
   return TESSEL_OK;
 }

@@ -22,7 +22,7 @@ const char tsl_soc_run_usage[] =
     "  --max-cycles cycles (default 200000000; N >= 1, or `unlimited`). On a terminal, a run longer\n"
     "  than 2 s shows its cycles and cycles/s on stderr, refreshed every second.\n"
     "  Exit code: the program's (low 8 bits); 124 timeout, 125 trap loop, 2 usage/load error,\n"
-    "  3 AXI rule violation seen by the HBM model.\n";
+    "  3 AXI rule violation seen by the HBM model, 4 an RTL assertion failed.\n";
 
 namespace {
 int usage(const char *msg) {
@@ -119,6 +119,10 @@ int tsl_soc_run(int argc, char **argv) {
     return 3;
   }
   switch (stop) {
+    case TSL_SOC_FAILED:  // Verilator has printed the message on stdout; the cause again on stderr
+      fprintf(stderr, "tessel: the simulation stopped after %llu cycles: %s\n", (unsigned long long)cycles,
+              soc.failure().c_str());
+      return 4;
     case TSL_SOC_EXIT:
       return int(soc.exit_code() & 0xff);
     case TSL_SOC_TRAP_LOOP:

@@ -3,9 +3,11 @@
 // traps, host answer, timeline) -> HBM tick -> rising and falling clock edge. The timeline reads
 // the signals the RTL marks `verilator public_flat_rd` (unit handshakes in tsl_tc and tsl_tc_mxu,
 // the core's bus in tsl_soc, the counters in tsl_tc_perf).
+#include "tsl_soc_vl.h"
 #include "tsl_soc_sim.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <sstream>
@@ -25,6 +27,94 @@
 #if !defined(SOC_N) || !defined(SOC_HBM)
 #error "SOC_N and SOC_HBM must match the Verilated parameters N and HbmBytes"
 #endif
+
+// --- Verilator's hooks (tsl_soc_vl.h) ------------------------------------------------------------
+// They run on the thread that evaluates the model, inside eval(); TslSocSim::check_verilator reads
+// what they left right after each evaluation. They do not use Verilated::threadContextp(), which
+// is the context constructed last on the thread, not necessarily the model's.
+namespace {
+const size_t kVlKeep = 4096;      // bytes of Verilator's output kept for failure()
+thread_local std::string t_vl_text;  // Verilator's output since a TslSocSim last took it
+thread_local bool t_vl_stopped;      // vl_stop, vl_fatal or vl_finish ran since then
+FILE *g_vl_echo = stdout;
+struct VlFatal {};                   // thrown by vl_fatal out of the evaluation
+}  // namespace
+
+int tsl_soc_vl_vprintf(const char *fmt, va_list ap) {
+  va_list aq;
+  va_copy(aq, ap);
+  char buf[1024];
+  int n = std::vsnprintf(buf, sizeof buf, fmt, aq);
+  va_end(aq);
+  if (n > 0) {
+    t_vl_text.append(buf, std::min(size_t(n), sizeof buf - 1));
+    if (t_vl_text.size() > kVlKeep) t_vl_text.erase(0, t_vl_text.size() - kVlKeep);
+  }
+  if (g_vl_echo) {
+    std::vfprintf(g_vl_echo, fmt, ap);
+    std::fflush(g_vl_echo);
+  }
+  return n;
+}
+
+int tsl_soc_vl_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = tsl_soc_vl_vprintf(fmt, ap);
+  va_end(ap);
+  return n;
+}
+
+// $finish: the SoC ends its programs through SYS EXIT, so a $finish is a stop like $stop.
+void vl_finish(const char *filename, int linenum, const char *) {
+  tsl_soc_vl_printf("%%Error: %s:%d: Verilog $finish\n", filename, linenum);
+  t_vl_stopped = true;
+}
+
+// $stop, and every failed assertion (after its message): the evaluation finishes (Verilator's own
+// code returns from here too when fatalOnError is off), then the SoC stops.
+void vl_stop(const char *filename, int linenum, const char *) {
+  tsl_soc_vl_printf("%%Error: %s:%d: Verilog $stop\n", filename, linenum);
+  t_vl_stopped = true;
+}
+
+// Verilator's fatal errors (a region that does not converge, a bad +verilator argument): the code
+// after them does not expect a return, so the evaluation ends here.
+void vl_fatal(const char *filename, int linenum, const char *, const char *msg) {
+  if (filename && filename[0])
+    tsl_soc_vl_printf("%%Error: %s:%d: %s\n", filename, linenum, msg);
+  else
+    tsl_soc_vl_printf("%%Error: %s\n", msg);
+  t_vl_stopped = true;
+  throw VlFatal();
+}
+
+void TslSocSim::set_verilator_output(FILE *f) { g_vl_echo = f; }
+
+void TslSocSim::check_verilator() {
+  if (!t_vl_stopped) return;
+  // The first "%Error" line is the cause: the assertion's message precedes the $stop's line.
+  size_t at = t_vl_text.find("%Error");
+  size_t bol = at == std::string::npos ? 0 : t_vl_text.rfind('\n', at);
+  bol = (at == std::string::npos || bol == std::string::npos) ? 0 : bol + 1;
+  size_t eol = t_vl_text.find('\n', bol);
+  std::string line = t_vl_text.substr(bol, eol == std::string::npos ? std::string::npos : eol - bol);
+  // "[time] %Error: f.sv:24: Assertion failed in TOP.x.Name: TOP.x.Name: message" (TSL_ASSERT's
+  // $error repeats the name) -> "f.sv:24: Assertion failed in TOP.x.Name: message".
+  size_t e = line.find("%Error: ");
+  if (e != std::string::npos) line.erase(0, e + 8);
+  const std::string in = "Assertion failed in ";
+  size_t a = line.find(in);
+  if (a != std::string::npos) {
+    size_t n0 = a + in.size(), n1 = line.find(": ", n0);
+    if (n1 != std::string::npos && line.compare(n1 + 2, n1 - n0 + 2, line, n0, n1 - n0 + 2) == 0)
+      line.erase(n1 + 2, n1 - n0 + 2);
+  }
+  failure_ = line.empty() ? "Verilator stopped the simulation" : line;
+  failed_ = true;
+  t_vl_text.clear();
+  t_vl_stopped = false;
+}
 
 namespace {
 const uint32_t kRamBase = 0x80000000u;  // TSL_MMAP_RAM_BASE
@@ -71,7 +161,11 @@ TslSocSim::TslSocSim() : impl_(new Impl) {
   impl_->top->clk_i = 0;
   impl_->top->rst_ni = 0;
   impl_->top->h_valid_i = 0;
-  impl_->top->eval();
+  try {
+    impl_->top->eval();  // initial blocks: TSL_ASSERT_INIT's parameter checks
+  } catch (const VlFatal &) {
+  }
+  check_verilator();
 }
 
 // --- timeline ------------------------------------------------------------------------------------
@@ -319,6 +413,15 @@ void TslSocSim::step(uint64_t n) {
 }
 
 void TslSocSim::cycle() {
+  if (failed_) return;
+  try {
+    cycle_model();
+  } catch (const VlFatal &) {
+  }
+  check_verilator();
+}
+
+void TslSocSim::cycle_model() {
   Impl &m = *impl_;
   Vtsl_soc &t = *m.top;
   // Inputs from the models' state only, then evaluate.
@@ -379,6 +482,7 @@ TslSocStop TslSocSim::run_until(const std::function<bool()> &stop, uint64_t max_
   while (max_cycles == 0 || cycles_ - start < max_cycles) {
     if (stop && stop()) return TSL_SOC_STOPPED;
     cycle();
+    if (failed_) return TSL_SOC_FAILED;
     if (exited_) return TSL_SOC_EXIT;
     if (traps_in_row_ >= trap_loop_limit) return TSL_SOC_TRAP_LOOP;
   }
@@ -403,6 +507,7 @@ TslSocStatus TslSocSim::host_write32(unsigned bar, uint32_t addr, uint32_t data,
 
 TslSocStatus TslSocSim::host_access(unsigned bar, uint32_t addr, uint32_t wdata,
                                           uint8_t wstrb, uint32_t *rdata, uint64_t timeout) {
+  if (failed_) return TSL_SOC_EFAILED;
   Impl &m = *impl_;
   Vtsl_soc &t = *m.top;
   t.h_bar_i = bar;
@@ -413,7 +518,8 @@ TslSocStatus TslSocSim::host_access(unsigned bar, uint32_t addr, uint32_t wdata,
   m.h_done = false;
   host_accesses_++;
   if (timeline_ && bar == kBarRegs && wstrb && addr == TSL_HOSTIF_CMD_HEAD_OFFSET) timeline_->doorbell(cycles_);
-  for (uint64_t i = 0; i < timeout && !m.h_done; i++) cycle();
+  for (uint64_t i = 0; i < timeout && !m.h_done && !failed_; i++) cycle();
+  if (failed_) return TSL_SOC_EFAILED;
   if (!m.h_done) {
     // Give up. The request stays driven until answered, as the bus contract requires, but a
     // caller that sees a timeout should treat the device as broken.

@@ -7,6 +7,12 @@
 // host accessors, which clock the whole SoC until the access completes (the firmware and the
 // tensor core run meanwhile). Console bytes go to the FILE given to set_console() (stdout by
 // default). Not thread-safe; one instance per Verilated model (Verilator allows several).
+//
+// Failure: when an RTL assertion fails (or Verilator reports a fatal error) the simulation stops
+// for good: failed() is true, failure() holds Verilator's message, time no longer advances,
+// run_until() returns TSL_SOC_FAILED and host accesses TSL_SOC_EFAILED. The process goes on (the
+// build's Verilator hooks, tsl_soc_vl.h, never abort); the model may be mid-evaluation, so the
+// only use left is to read failure() and the HBM model, and to delete the instance.
 #ifndef TSL_SOC_SIM_H
 #define TSL_SOC_SIM_H
 
@@ -25,11 +31,12 @@ enum TslSocStatus {
   TSL_SOC_OK = TSL_OK,
   TSL_SOC_EBUS = TSL_EIO,              // the SoC answered with an error (bad offset, outside HBM, AXI error)
   TSL_SOC_ETIMEOUT = TSL_ETIMEOUT,     // no answer within the cycle limit
-  TSL_SOC_EINVAL = TSL_EINVAL          // bad argument (bar not 0/1, unaligned address); nothing was driven
+  TSL_SOC_EINVAL = TSL_EINVAL,         // bad argument (bar not 0/1, unaligned address); nothing was driven
+  TSL_SOC_EFAILED = TSL_EDEVICE        // the simulation stopped: an RTL assertion failed (failure())
 };
 
 // Why run_until() returned.
-enum TslSocStop { TSL_SOC_STOPPED, TSL_SOC_EXIT, TSL_SOC_TIMEOUT, TSL_SOC_TRAP_LOOP };
+enum TslSocStop { TSL_SOC_STOPPED, TSL_SOC_EXIT, TSL_SOC_TIMEOUT, TSL_SOC_TRAP_LOOP, TSL_SOC_FAILED };
 
 class TslSocSim {
  public:
@@ -52,8 +59,8 @@ class TslSocSim {
   // Advance n clock cycles.
   void step(uint64_t n = 1);
   // Clock until stop() returns true (checked before each cycle; may be empty), the program
-  // exits, a trap loop is seen (trap_loop_limit traps with no retire) or max_cycles elapse
-  // (0 = no limit).
+  // exits, a trap loop is seen (trap_loop_limit traps with no retire), the simulation fails
+  // (failed()) or max_cycles elapse (0 = no limit).
   TslSocStop run_until(const std::function<bool()> &stop, uint64_t max_cycles,
                        uint32_t trap_loop_limit = 1000);
 
@@ -76,6 +83,14 @@ class TslSocSim {
   uint32_t last_trap_cause() const { return trap_cause_; }
   uint32_t last_trap_pc() const { return trap_pc_; }
   uint64_t host_accesses() const { return host_accesses_; }
+  // An RTL assertion failed or Verilator stopped with an error (see Failure above), and its message:
+  // Verilator's "%Error" line without its prefix, e.g. "tsl_x.sv:70: Assertion failed in
+  // TOP.tsl_soc.u_x.Name: <the assertion's message>".
+  bool failed() const { return failed_; }
+  const std::string &failure() const { return failure_; }
+  // Where Verilator's messages are echoed, for every instance of the process: stdout (Verilator's
+  // own habit) until changed; nullptr keeps them in failure() only (a library must not print).
+  static void set_verilator_output(FILE *f);
 
   // Timeline (docs/performance.md): from now on, record one span per tensor-core instruction on
   // its unit's track (DMA, MXU, VPU), from the cycle the unit is offered it (ex_valid) to its done
@@ -94,7 +109,9 @@ class TslSocSim {
  private:
   struct Impl;
   struct Timeline;
-  void cycle();  // one clock cycle with all side effects
+  void cycle();  // one clock cycle with all side effects; nothing once failed()
+  void cycle_model();  // the cycle itself (cycle() catches what Verilator throws)
+  void check_verilator();  // after an evaluation: did Verilator stop it? (failed_, failure_)
   TslSocStatus host_access(unsigned bar, uint32_t addr, uint32_t wdata, uint8_t wstrb,
                                  uint32_t *rdata, uint64_t timeout);
   std::unique_ptr<Impl> impl_;
@@ -102,7 +119,8 @@ class TslSocSim {
   FILE *console_ = stdout;
   uint64_t cycles_ = 0, instret_ = 0, host_accesses_ = 0;
   uint32_t traps_in_row_ = 0, exit_code_ = 0, trap_cause_ = 0, trap_pc_ = 0;
-  bool exited_ = false, trap_seen_ = false;
+  bool exited_ = false, trap_seen_ = false, failed_ = false;
+  std::string failure_;
 };
 
 #endif  // TSL_SOC_SIM_H

@@ -165,17 +165,24 @@ static void set_window(tsl_cp_t *cp, uint32_t base, uint32_t limit)
  * pushes, so the look only stops a failed program early. */
 #define ERROR_EVERY 16u
 
-/* PROGRAM: push the records in order (docs/isa.md §7), then wait for the tensor core. A bad record
- * stops the program: what was pushed runs out, the tensor core is reset (when anything was), and the status is
- * BAD_FLAGS (BAD_OPCODE for a SEQ record without the sequencer) with the record's byte offset;
- * an error of the tensor core before it comes first. */
+/* PROGRAM (docs/isa.md §7): the window set, then the records fetched by the tensor core itself
+ * (CFG_FEATURES.FETCH: TC PROG_ADDR, PROG_BYTES), or else read and pushed here in order; then the
+ * wait. A bad record stops the program as the fetch unit stops it: what came before runs out, the
+ * status is DEVICE with ERR_BAD_RECORD (ERR_BAD_OPCODE for a SEQ record without the sequencer), and
+ * the tensor core is reset. */
 static uint32_t run_program(tsl_cp_t *cp, const uint32_t *w, const tsl_cmd_t *c, uint32_t *detail)
 {
     const tsl_cp_hal_t *h = cp->hal;
     int seq = ((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) && h->tc_seq;
-    uint32_t at = 0, bad = TSL_CMD_ERR_OK, pushed = 0;
+    uint32_t at = 0, bad = TSL_ERR_NONE, pushed = 0;
     set_window(cp, w[TSL_PROG_WIN_BASE_WORD], w[TSL_PROG_WIN_LIMIT_WORD]);
-    while (at < c->n && bad == TSL_CMD_ERR_OK) {
+    if ((cp->features >> TSL_TC_CFG_FEATURES_FETCH_SHIFT) & 1u) {
+        h->tc_write(h->ctx, TSL_TC_PROG_ADDR_OFFSET, c->a_addr);
+        h->tc_write(h->ctx, TSL_TC_PROG_BYTES_OFFSET, c->n);
+        cp->seq_window = 1;   /* a CONV descriptor may have set SEQ16..22 */
+        return tsl_cp_wait(cp, detail);
+    }
+    while (at < c->n && bad == TSL_ERR_NONE) {
         uint32_t hdr, a = c->a_addr + at;
         h->hbm_read(h->ctx, a, &hdr, 4u);
         uint32_t kind = TSL_GET(&hdr, TSL_PROG_HDR_KIND), count = TSL_GET(&hdr, TSL_PROG_HDR_COUNT);
@@ -183,19 +190,19 @@ static uint32_t run_program(tsl_cp_t *cp, const uint32_t *w, const tsl_cmd_t *c,
                          : kind == TSL_PROG_REC_SEQ && count == 1u ? TSL_PARAM_SEQ_WORDS : 0u;
         if (!words || (hdr & ~(TSL_PROG_HDR_KIND_MASK | (TSL_PROG_HDR_COUNT_MASK << TSL_PROG_HDR_COUNT_SHIFT))) ||
             words > (c->n - at) / 4u - 1u) {
-            bad = TSL_CMD_ERR_BAD_FLAGS;
+            bad = TSL_ERR_BAD_RECORD;
         } else if (kind == TSL_PROG_REC_SEQ) {
             uint32_t d[TSL_PARAM_SEQ_WORDS];
             int conv = 0;
             h->hbm_read(h->ctx, a + 4u, d, sizeof d);
             for (uint32_t i = TSL_SEQ_IN_H_WORD; i + 1u < TSL_PARAM_SEQ_WORDS; i++)
                 conv |= d[i] != 0;
-            if (!seq)
-                bad = TSL_CMD_ERR_BAD_OPCODE;
-            else
+            if (!seq) {
+                bad = TSL_ERR_BAD_OPCODE;
+            } else {
                 h->tc_seq(h->ctx, d, conv || cp->seq_window);   /* SEQ16..22 hold 0 unless a CONV set them */
-            cp->seq_window = conv;
-            pushed += !bad;
+                cp->seq_window = conv;
+            }
         } else {
             for (a += 4u; count--; a += 4u * TSL_PARAM_INSN_WORDS) {
                 uint32_t i[TSL_PARAM_INSN_WORDS];
@@ -205,16 +212,14 @@ static uint32_t run_program(tsl_cp_t *cp, const uint32_t *w, const tsl_cmd_t *c,
                 h->tc_push(h->ctx, i);
             }
         }
-        if (bad == TSL_CMD_ERR_OK)
-            at += 4u + 4u * words;
+        at += 4u + 4u * words;
     }
     uint32_t st = tsl_cp_wait(cp, detail);
-    if (st != TSL_CMD_ERR_OK || bad == TSL_CMD_ERR_OK)
+    if (st != TSL_CMD_ERR_OK || bad == TSL_ERR_NONE)
         return st;
-    if (pushed)
-        tsl_cp_tc_reset(cp);   /* what it pushed may have left tokens */
-    *detail = at;
-    return bad;
+    tsl_cp_tc_reset(cp);   /* as after the fetch unit's error */
+    *detail = bad;
+    return TSL_CMD_ERR_DEVICE;
 }
 
 /* ------------------------------------------------------------------------------------ rings */

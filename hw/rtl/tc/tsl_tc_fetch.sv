@@ -157,6 +157,7 @@ module tsl_tc_fetch #(
       PHdr: if (free && wcnt_q != '0) begin
         if (bad) begin
           it_valid_d = 1'b1;
+          it_seq_d   = 1'b0;
           it_err_d   = tsl_pkg::ERR_BAD_RECORD;
           it_addr_d  = cur_q;
           pst_d      = PIdle;
@@ -192,6 +193,7 @@ module tsl_tc_fetch #(
     // parsed before it.
     if (pst_q != PIdle && free && aerr_q && !take1 && !take8 && !(pst_q == PHdr && wcnt_q != '0)) begin
       it_valid_d = 1'b1;
+      it_seq_d   = 1'b0;
       it_err_d   = aerr_code_q;
       it_addr_d  = aerr_addr_q;
       pst_d      = PIdle;
@@ -209,6 +211,7 @@ module tsl_tc_fetch #(
       it_valid_d = 1'b0;
       if (end_b > 33'(HbmBytes)) begin   // a program outside HBM: nothing is read
         it_valid_d = 1'b1;
+        it_seq_d   = 1'b0;
         it_err_d   = tsl_pkg::ERR_HBM_RANGE;
         it_addr_d  = addr_i;
         pst_d      = PIdle;

@@ -1688,15 +1688,16 @@ int main(int argc, char **argv)
     const uint32_t both = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT);
     const uint32_t int8 = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT, seq = 1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT;
     const uint32_t win = 1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT;   /* the full core's HBM window */
+    const uint32_t fetch = 1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT;  /* and its program fetch unit */
     struct {
         const char *name;
         uint32_t n, vmem, acc, features, start, sched, gemm_randoms, maxdim;
     } cfgs[] = {
         /* the tile sequencer (CFG_FEATURES.SEQ) and the window on three, the compiler's own tiling on
-         * the others */
-        {"n16-seq", 16, 262144, 65536, both | seq | win, 0, TSLM_SCHED_PUSH_ORDER, 24, 150},
+         * the others; the program fetch unit on two (the runner pushes the records on the others) */
+        {"n16-seq", 16, 262144, 65536, both | seq | win | fetch, 0, TSLM_SCHED_PUSH_ORDER, 24, 150},
         {"n16-seq-random-sched", 16, 262144, 65536, both | seq | win, 0xFFFFFFF0u, TSLM_SCHED_RANDOM, 12, 150},
-        {"n4-small-seq", 4, 8192, 4096, both | seq | win, 5, TSLM_SCHED_RANDOM, 12, 120},
+        {"n4-small-seq", 4, 8192, 4096, both | seq | win | fetch, 5, TSLM_SCHED_RANDOM, 12, 120},
         {"n16-random-sched", 16, 262144, 65536, both, 0xFFFFFFF0u, TSLM_SCHED_RANDOM, 12, 150},
         {"n8-int8", 8, 32768, 8192, int8, 0x7FFFFFFEu, TSLM_SCHED_PUSH_ORDER, 8, 200},
         {"n32", 32, 131072, 16384, both, 0, TSLM_SCHED_PUSH_ORDER, 6, 200},

@@ -55,16 +55,6 @@ int tsl_cp_doorbell(tsl_cp_t *cp)
 /* ------------------------------------------------------------------------------- validation */
 
 typedef struct {
-    uint32_t status, detail;
-} verdict_t;
-
-#define FAIL(st, word)                             \
-    do {                                           \
-        verdict_t f_ = {TSL_CMD_ERR_##st, (word)}; \
-        return f_;                                 \
-    } while (0)
-
-typedef struct {
     uint32_t cmd_base, cmd_size, head, tail, cpl_base, cpl_size, cpl_head, cpl_tail;
     tsl_cp_rings_t reg;   /* the ring region [0, reg.hi) that no operand may reach */
 } ring_t;
@@ -73,29 +63,29 @@ typedef struct {
 
 /* The commands the firmware runs itself (docs/isa.md §7): NOP, FENCE, KERNEL and PROGRAM; the host
  * compiles every other opcode into a PROGRAM (tsl_cp_compile.h). None takes a flag or a dtype. */
-static verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w, tsl_cmd_t *c)
+static tsl_cp_verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w, tsl_cmd_t *c)
 {
-    verdict_t ok = {TSL_CMD_ERR_OK, 0};
+    tsl_cp_verdict_t ok = {TSL_CMD_ERR_OK, 0};
     *c = tsl_cmd_decode(w);
     int kern = c->opcode == TSL_CMD_OP_KERNEL, prog = c->opcode == TSL_CMD_OP_PROGRAM;
     if (!(c->opcode == TSL_CMD_OP_NOP || c->opcode == TSL_CMD_OP_FENCE || prog || (kern && cp->hal->kernel)))
-        FAIL(BAD_OPCODE, TSL_CMD_OPCODE_WORD);   /* KERNEL: no control core to run it on (native) */
+        TSL_CP_FAIL(BAD_OPCODE, TSL_CMD_OPCODE_WORD);   /* KERNEL: no control core to run it on (native) */
     if (w[0] >> 8)
-        FAIL(BAD_FLAGS, 0);
+        TSL_CP_FAIL(BAD_FLAGS, 0);
     uint32_t used = W(OPCODE) | W(TAG) | (kern ? TSL_KERN_WORDS_MASK : 0u) | (prog ? TSL_PROG_WORDS_MASK : 0u) |
                     (kern || prog ? W(N) | W(A_ADDR) : 0u);
     int bad = tsl_cp_nonzero_word(w, 0xFFFFu & ~used);
     if (bad >= 0)
-        FAIL(BAD_FLAGS, (uint32_t)bad);
+        TSL_CP_FAIL(BAD_FLAGS, (uint32_t)bad);
     if (kern && (!c->n || c->n > TSL_PARAM_KERNEL_BYTES || (c->n & 3u)))   /* whole words, in the region */
-        FAIL(BAD_SHAPE, TSL_CMD_N_WORD);
+        TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_N_WORD);
     if (prog && (!c->n || (c->n & 3u)))
-        FAIL(BAD_SHAPE, TSL_CMD_N_WORD);
+        TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_N_WORD);
     if ((kern || prog) && ((c->a_addr & 3u) || !tsl_cp_in_hbm(&r->reg, c->a_addr, 1, 0, c->n)))
-        FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
+        TSL_CP_FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
     uint32_t base = w[TSL_PROG_WIN_BASE_WORD], limit = w[TSL_PROG_WIN_LIMIT_WORD];
     if (prog && (base > limit || !tsl_cp_in_hbm(&r->reg, base, 1, 0, limit - base)))
-        FAIL(BAD_ADDR, TSL_PROG_WIN_BASE_WORD);
+        TSL_CP_FAIL(BAD_ADDR, TSL_PROG_WIN_BASE_WORD);
     return ok;
 }
 
@@ -277,7 +267,7 @@ int tsl_cp_poll(tsl_cp_t *cp)
         uint32_t w[TSL_PARAM_CMD_WORDS], cpl[TSL_PARAM_CPL_WORDS] = {0, 0, 0, 0}, detail;
         h->hbm_read(h->ctx, r.cmd_base + (r.tail & (r.cmd_size - 1u)) * CMD_BYTES, w, CMD_BYTES);
         tsl_cmd_t c;
-        verdict_t v = validate(cp, &r, w, &c);
+        tsl_cp_verdict_t v = validate(cp, &r, w, &c);
         uint32_t st = v.status;
         detail = v.detail;
         if (st == TSL_CMD_ERR_OK)

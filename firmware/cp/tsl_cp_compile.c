@@ -116,16 +116,6 @@ static void barrier(tsl_cp_t *cp)
 
 /* --------------------------------------------------------------------------- the checks */
 
-typedef struct {
-    uint32_t status, detail;
-} verdict_t;
-
-#define FAIL(st, word)                         \
-    do {                                       \
-        verdict_t f_ = {TSL_CMD_ERR_##st, (word)}; \
-        return f_;                             \
-    } while (0)
-
 static int is_float(uint32_t dt) { return dt == TSL_DTYPE_BF16 || dt == TSL_DTYPE_FP32; }
 
 static int has_feature(const tsl_cp_t *cp, uint32_t bit) { return (cp->features >> bit) & 1u; }
@@ -142,23 +132,23 @@ static int reserved_word(const uint32_t *w, const uint32_t *again, uint32_t mask
 }
 
 #define W(f) (1u << TSL_CMD_##f##_WORD)
-#define WIN_FAIL(st, f) FAIL(st, TSL_WIN_##f##_WORD)
-#define ATT_FAIL(st, f) FAIL(st, TSL_ATT_##f##_WORD)
+#define WIN_FAIL(st, f) TSL_CP_FAIL(st, TSL_WIN_##f##_WORD)
+#define ATT_FAIL(st, f) TSL_CP_FAIL(st, TSL_ATT_##f##_WORD)
 
 /* CONV2D and POOL2D after step 4: the window's reserved bits and unused fields, its shape (5) and
  * the operands (6), as GEMM's; a shape whose tiles do not fit is BAD_SHAPE (detail 5). */
-static verdict_t validate_win(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const uint32_t *w, const tsl_cmd_t *c)
+static tsl_cp_verdict_t validate_win(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const uint32_t *w, const tsl_cmd_t *c)
 {
-    verdict_t ok = {TSL_CMD_ERR_OK, 0};
+    tsl_cp_verdict_t ok = {TSL_CMD_ERR_OK, 0};
     tsl_win_t g = tsl_win_decode(w);
     uint32_t again[TSL_PARAM_CMD_WORDS];
     tsl_win_encode(&g, again);
     int bad = reserved_word(w, again, TSL_WIN_WORDS_MASK);
     if (bad >= 0)
-        FAIL(BAD_FLAGS, (uint32_t)bad);
+        TSL_CP_FAIL(BAD_FLAGS, (uint32_t)bad);
     int conv = c->opcode == TSL_CMD_OP_CONV2D;
     if (!conv && (g.cout || g.groups))
-        FAIL(BAD_FLAGS, g.cout ? TSL_WIN_COUT_WORD : TSL_WIN_GROUPS_WORD);
+        TSL_CP_FAIL(BAD_FLAGS, g.cout ? TSL_WIN_COUT_WORD : TSL_WIN_GROUPS_WORD);
     if (g.a_zp && (c->a_dtype != TSL_DTYPE_INT8 || (!conv && c->vpu_op == TSL_VPU_OP_MAX)))
         WIN_FAIL(BAD_FLAGS, A_ZP);
     /* 5. shapes */
@@ -177,13 +167,13 @@ static verdict_t validate_win(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const
     /* 6. operands */
     uint32_t esa = tsl_dtype_bytes(c->a_dtype), esc = tsl_dtype_bytes(c->c_dtype);
     if (!tsl_cp_in_hbm(r, c->a_addr, 1, 0, tsl_win_in_bytes(&g, esa)))
-        FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
+        TSL_CP_FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
     if (conv && !tsl_cp_in_hbm(r, c->b_addr, 1, 0, tsl_win_w_bytes(&g, esa)))
-        FAIL(BAD_ADDR, TSL_CMD_B_ADDR_WORD);
+        TSL_CP_FAIL(BAD_ADDR, TSL_CMD_B_ADDR_WORD);
     if (!tsl_cp_in_hbm(r, c->c_addr, 1, 0, tsl_win_out_bytes(&g, esc)))
-        FAIL(BAD_ADDR, TSL_CMD_C_ADDR_WORD);
+        TSL_CP_FAIL(BAD_ADDR, TSL_CMD_C_ADDR_WORD);
     if ((c->flags & TSL_CP_FLAG(BIAS)) && !tsl_cp_in_hbm(r, c->bias_addr, 1, 0, (uint64_t)g.cout * 4u))
-        FAIL(BAD_ADDR, TSL_CMD_BIAS_ADDR_WORD);
+        TSL_CP_FAIL(BAD_ADDR, TSL_CMD_BIAS_ADDR_WORD);
     if (!tsl_cp_win_fits(cp, c))
         WIN_FAIL(BAD_SHAPE, KH);
     return ok;
@@ -192,15 +182,15 @@ static verdict_t validate_win(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const
 /* ATTENTION after step 4: the geometry's reserved bits, its shape (5: a causal mask needs LQ <= LK;
  * BATCH heads of rows must stay below HBM_BYTES) and the operands (6); a shape whose tiles do not fit
  * is BAD_SHAPE (detail 3). */
-static verdict_t validate_att(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const uint32_t *w, const tsl_cmd_t *c)
+static tsl_cp_verdict_t validate_att(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const uint32_t *w, const tsl_cmd_t *c)
 {
-    verdict_t ok = {TSL_CMD_ERR_OK, 0};
+    tsl_cp_verdict_t ok = {TSL_CMD_ERR_OK, 0};
     tsl_att_t a = tsl_att_decode(w);
     uint32_t again[TSL_PARAM_CMD_WORDS];
     tsl_att_encode(&a, again);
     int bad = reserved_word(w, again, TSL_ATT_WORDS_MASK);
     if (bad >= 0)
-        FAIL(BAD_FLAGS, (uint32_t)bad);
+        TSL_CP_FAIL(BAD_FLAGS, (uint32_t)bad);
     /* 5. shapes */
     uint64_t b = a.batch;
     uint32_t esc = tsl_dtype_bytes(c->c_dtype);
@@ -214,42 +204,42 @@ static verdict_t validate_att(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const
     int cols = tsl_att_head_columns(c->flags);
     tsl_att_span_t q = tsl_att_q(&a, cols, c->lda), v = tsl_att_v(&a, cols), o = tsl_att_o(&a, cols, c->ldc, esc);
     if (c->lda < q.row_bytes)
-        FAIL(BAD_SHAPE, TSL_CMD_LDA_WORD);
+        TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_LDA_WORD);
     if (c->ldb < 2u * a.lk)
-        FAIL(BAD_SHAPE, TSL_CMD_LDB_WORD);
+        TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_LDB_WORD);
     if (c->ldc < o.row_bytes)
-        FAIL(BAD_SHAPE, TSL_CMD_LDC_WORD);
+        TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_LDC_WORD);
     if (a.ldv < v.row_bytes)
         ATT_FAIL(BAD_SHAPE, LDV);
     /* 6. operands: Q, K transposed (BATCH D rows either way), V, O */
     if (!tsl_cp_in_hbm(r, c->a_addr, (uint32_t)q.rows, c->lda, q.row_bytes))
-        FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
+        TSL_CP_FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
     if (!tsl_cp_in_hbm(r, c->b_addr, a.batch * a.d, c->ldb, 2u * a.lk))
-        FAIL(BAD_ADDR, TSL_CMD_B_ADDR_WORD);
+        TSL_CP_FAIL(BAD_ADDR, TSL_CMD_B_ADDR_WORD);
     if (!tsl_cp_in_hbm(r, a.v_addr, (uint32_t)v.rows, a.ldv, v.row_bytes))
         ATT_FAIL(BAD_ADDR, V_ADDR);
     if (!tsl_cp_in_hbm(r, c->c_addr, (uint32_t)o.rows, c->ldc, o.row_bytes))
-        FAIL(BAD_ADDR, TSL_CMD_C_ADDR_WORD);
+        TSL_CP_FAIL(BAD_ADDR, TSL_CMD_C_ADDR_WORD);
     if (!tsl_cp_att_fits(cp, c))
         ATT_FAIL(BAD_SHAPE, LK);
     return ok;
 }
 
-static verdict_t validate(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const uint32_t *w, tsl_cmd_t *c)
+static tsl_cp_verdict_t validate(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const uint32_t *w, tsl_cmd_t *c)
 {
-    verdict_t ok = {TSL_CMD_ERR_OK, 0};
+    tsl_cp_verdict_t ok = {TSL_CMD_ERR_OK, 0};
     *c = tsl_cmd_decode(w);
 
     /* 1. opcode */
     if (!tsl_cp_compiled(c->opcode))
-        FAIL(BAD_OPCODE, TSL_CMD_OPCODE_WORD);
+        TSL_CP_FAIL(BAD_OPCODE, TSL_CMD_OPCODE_WORD);
     /* 2. reserved bits (outside every field) and flags */
     if (w[0] >> 16)
-        FAIL(BAD_FLAGS, 0);
+        TSL_CP_FAIL(BAD_FLAGS, 0);
     if (w[2] >> 16)
-        FAIL(BAD_FLAGS, 2);
+        TSL_CP_FAIL(BAD_FLAGS, 2);
     if (w[TSL_CMD_SHIFT_WORD] & ~TSL_CMD_SHIFT_MASK)
-        FAIL(BAD_FLAGS, TSL_CMD_SHIFT_WORD);
+        TSL_CP_FAIL(BAD_FLAGS, TSL_CMD_SHIFT_WORD);
     uint32_t allowed = 0, used = W(TAG), f = c->flags;
     switch (c->opcode) {
     case TSL_CMD_OP_GEMM: allowed = TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU) | TSL_CP_FLAG(SCALE); break;
@@ -264,7 +254,7 @@ static verdict_t validate(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const uin
     default: break;
     }
     if (f & ~allowed)
-        FAIL(BAD_FLAGS, 0);
+        TSL_CP_FAIL(BAD_FLAGS, 0);
 
     uint32_t esa = tsl_dtype_bytes(c->a_dtype), esb = tsl_dtype_bytes(c->b_dtype), esc = tsl_dtype_bytes(c->c_dtype);
     switch (c->opcode) {
@@ -280,25 +270,25 @@ static verdict_t validate(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const uin
         /* GEMM's rules, and CONV2D's; POOL2D: MAX keeps A's type, ADD (average) converts as GEMM */
         int pool = c->opcode == TSL_CMD_OP_POOL2D, max = pool && c->vpu_op == TSL_VPU_OP_MAX;
         if (pool && !max && c->vpu_op != TSL_VPU_OP_ADD)
-            FAIL(BAD_OPCODE, 2);
+            TSL_CP_FAIL(BAD_OPCODE, 2);
         /* 3. dtypes */
         if ((!pool && c->a_dtype != c->b_dtype) || (c->a_dtype != TSL_DTYPE_INT8 && c->a_dtype != TSL_DTYPE_BF16))
-            FAIL(BAD_DTYPE, 2);
+            TSL_CP_FAIL(BAD_DTYPE, 2);
         if (!has_feature(cp, c->a_dtype == TSL_DTYPE_INT8 ? TSL_TC_CFG_FEATURES_INT8_SHIFT
                                                           : TSL_TC_CFG_FEATURES_BF16_SHIFT))
-            FAIL(BAD_DTYPE, 2);
+            TSL_CP_FAIL(BAD_DTYPE, 2);
         if (max ? c->c_dtype != c->a_dtype
                 : c->a_dtype == TSL_DTYPE_INT8 ? (c->c_dtype != TSL_DTYPE_INT32 && c->c_dtype != TSL_DTYPE_INT8)
                                                : (c->c_dtype != TSL_DTYPE_FP32 && c->c_dtype != TSL_DTYPE_BF16))
-            FAIL(BAD_DTYPE, 2);
+            TSL_CP_FAIL(BAD_DTYPE, 2);
         if ((f & TSL_CP_FLAG(SCALE)) && !is_float(c->c_dtype))
-            FAIL(BAD_FLAGS, 0);
+            TSL_CP_FAIL(BAD_FLAGS, 0);
         /* GEMM's VPU_OP (float C): 0, GELU after the bias (without RELU), or ADD of the old C */
         int gemm = c->opcode == TSL_CMD_OP_GEMM, gelu = gemm && c->vpu_op == TSL_VPU_OP_GELU;
         int act = gelu || (gemm && c->vpu_op == TSL_VPU_OP_ADD);
         if ((!pool && c->vpu_op && !act) || (pool && c->b_dtype) ||
             (act && (!is_float(c->c_dtype) || (gelu && (f & TSL_CP_FLAG(RELU))))))
-            FAIL(BAD_FLAGS, 2);
+            TSL_CP_FAIL(BAD_FLAGS, 2);
         used |= c->opcode == TSL_CMD_OP_GEMM ? W(M) | W(N) | W(K) | W(LDA) | W(LDB) | W(LDC) : TSL_WIN_WORDS_MASK;
         used |= W(A_ADDR) | W(C_ADDR) | (pool ? 0u : W(B_ADDR));
         if (f & TSL_CP_FLAG(BIAS))
@@ -314,24 +304,24 @@ static verdict_t validate(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const uin
         uint32_t op = c->vpu_op;
         int unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op), binary = !unary;
         if (!tsl_vpu_op_eltwise(op))
-            FAIL(BAD_OPCODE, 2);
+            TSL_CP_FAIL(BAD_OPCODE, 2);
         if ((f & TSL_CP_FLAG(B_BCAST)) && (f & TSL_CP_FLAG(B_IMM)))
-            FAIL(BAD_FLAGS, 0);
+            TSL_CP_FAIL(BAD_FLAGS, 0);
         if (unary && f)
-            FAIL(BAD_FLAGS, 0);
+            TSL_CP_FAIL(BAD_FLAGS, 0);
         if (unary && c->b_dtype)
-            FAIL(BAD_FLAGS, 2);
+            TSL_CP_FAIL(BAD_FLAGS, 2);
         if (c->a_dtype >= TSL_DTYPE_LIMIT || c->b_dtype >= TSL_DTYPE_LIMIT || c->c_dtype >= TSL_DTYPE_LIMIT)
-            FAIL(BAD_DTYPE, 2);
+            TSL_CP_FAIL(BAD_DTYPE, 2);
         int fl = is_float(c->a_dtype);
         if (is_float(c->c_dtype) != fl || (binary && is_float(c->b_dtype) != fl))
-            FAIL(BAD_DTYPE, 2);
+            TSL_CP_FAIL(BAD_DTYPE, 2);
         if (binary && (f & TSL_CP_FLAG(B_IMM)) && esb != 4)
-            FAIL(BAD_DTYPE, 2);
+            TSL_CP_FAIL(BAD_DTYPE, 2);
         if (!tsl_ops_has(fl ? TSL_OPS_FLOAT : TSL_OPS_INT, TSL_UNIT_VPU, op))
-            FAIL(BAD_DTYPE, 2);   /* REQUANT of floats, the functions (EXP, ...) of integers */
+            TSL_CP_FAIL(BAD_DTYPE, 2);   /* REQUANT of floats, the functions (EXP, ...) of integers */
         if (fl && !has_feature(cp, TSL_TC_CFG_FEATURES_BF16_SHIFT))
-            FAIL(BAD_DTYPE, 2);
+            TSL_CP_FAIL(BAD_DTYPE, 2);
         used |= W(M) | W(N) | W(A_ADDR) | W(LDA) | W(C_ADDR) | W(LDC);
         if (binary && (f & TSL_CP_FLAG(B_IMM)))
             used |= W(SCALE);
@@ -348,12 +338,12 @@ static verdict_t validate(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const uin
         uint32_t op = c->vpu_op;
         int norm = op == TSL_ROW_OP_LAYERNORM || op == TSL_ROW_OP_RMSNORM, mask = (f & TSL_CP_FLAG(MASK)) != 0;
         if (op >= TSL_ROW_OP_LIMIT)
-            FAIL(BAD_OPCODE, 2);
+            TSL_CP_FAIL(BAD_OPCODE, 2);
         if (!is_float(c->a_dtype) || !is_float(c->c_dtype) || (mask && !is_float(c->b_dtype)) ||
             !has_feature(cp, TSL_TC_CFG_FEATURES_BF16_SHIFT))
-            FAIL(BAD_DTYPE, 2);
+            TSL_CP_FAIL(BAD_DTYPE, 2);
         if (!mask && c->b_dtype)
-            FAIL(BAD_FLAGS, 2);
+            TSL_CP_FAIL(BAD_FLAGS, 2);
         used |= W(M) | W(N) | W(A_ADDR) | W(LDA) | W(C_ADDR) | W(LDC);
         if (mask)
             used |= W(B_ADDR) | W(LDB);
@@ -369,9 +359,9 @@ static verdict_t validate(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const uin
         /* Q, K (transposed) and V in BF16, the scores and probabilities as GEMM and ROWWISE make them */
         if (c->a_dtype != TSL_DTYPE_BF16 || c->b_dtype != TSL_DTYPE_BF16 || !is_float(c->c_dtype) ||
             !has_feature(cp, TSL_TC_CFG_FEATURES_BF16_SHIFT))
-            FAIL(BAD_DTYPE, 2);
+            TSL_CP_FAIL(BAD_DTYPE, 2);
         if (c->vpu_op)
-            FAIL(BAD_FLAGS, 2);
+            TSL_CP_FAIL(BAD_FLAGS, 2);
         used |= TSL_ATT_WORDS_MASK | W(A_ADDR) | W(LDA) | W(B_ADDR) | W(LDB) | W(C_ADDR) | W(LDC) | W(SCALE);
         break;
     default:
@@ -381,11 +371,11 @@ static verdict_t validate(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const uin
     uint32_t dtype_words = W(A_DTYPE);
     int bad = tsl_cp_nonzero_word(w, 0xFFFFu & ~used & ~W(OPCODE) & ~dtype_words);
     if (bad >= 0)
-        FAIL(BAD_FLAGS, (uint32_t)bad);
+        TSL_CP_FAIL(BAD_FLAGS, (uint32_t)bad);
     if ((c->opcode == TSL_CMD_OP_COPY || c->opcode == TSL_CMD_OP_FILL) && w[2])   /* untyped */
-        FAIL(BAD_FLAGS, 2);
+        TSL_CP_FAIL(BAD_FLAGS, 2);
     if ((used & W(SHIFT)) && c->shift > 62u)
-        FAIL(BAD_FLAGS, TSL_CMD_SHIFT_WORD);
+        TSL_CP_FAIL(BAD_FLAGS, TSL_CMD_SHIFT_WORD);
     if (c->opcode == TSL_CMD_OP_CONV2D || c->opcode == TSL_CMD_OP_POOL2D)
         return validate_win(cp, r, w, c);
     if (c->opcode == TSL_CMD_OP_ATTENTION)
@@ -394,16 +384,16 @@ static verdict_t validate(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const uin
     /* 5. shapes: sizes from 1 to HBM_BYTES, strides at least one row */
     uint32_t hb = cp->hbm_bytes;
     if (!c->m || c->m > hb)
-        FAIL(BAD_SHAPE, TSL_CMD_M_WORD);
+        TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_M_WORD);
     if (!c->n || c->n > hb)
-        FAIL(BAD_SHAPE, TSL_CMD_N_WORD);
+        TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_N_WORD);
     uint64_t arow, brow = 0, crow;
     uint32_t brows = 0;
     if (c->opcode == TSL_CMD_OP_COPY || c->opcode == TSL_CMD_OP_FILL) {
         arow = crow = c->n;
     } else if (c->opcode == TSL_CMD_OP_GEMM) {
         if (!c->k || c->k > hb)
-            FAIL(BAD_SHAPE, TSL_CMD_K_WORD);
+            TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_K_WORD);
         arow = (uint64_t)c->k * esa;
         brow = (uint64_t)c->n * esb;
         brows = c->k;
@@ -420,23 +410,23 @@ static verdict_t validate(const tsl_cp_t *cp, const tsl_cp_rings_t *r, const uin
         }
     }
     if ((used & W(LDA)) && c->lda < arow)
-        FAIL(BAD_SHAPE, TSL_CMD_LDA_WORD);
+        TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_LDA_WORD);
     if ((used & W(LDB)) && c->ldb < brow)
-        FAIL(BAD_SHAPE, TSL_CMD_LDB_WORD);
+        TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_LDB_WORD);
     if (c->ldc < crow)
-        FAIL(BAD_SHAPE, TSL_CMD_LDC_WORD);
+        TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_LDC_WORD);
 
     /* 6. every operand inside HBM and clear of the rings */
     if ((used & W(A_ADDR)) && !tsl_cp_in_hbm(r, c->a_addr, c->m, c->lda, arow))
-        FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
+        TSL_CP_FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
     if ((used & W(B_ADDR)) && !tsl_cp_in_hbm(r, c->b_addr, brows, c->ldb, brow))
-        FAIL(BAD_ADDR, TSL_CMD_B_ADDR_WORD);
+        TSL_CP_FAIL(BAD_ADDR, TSL_CMD_B_ADDR_WORD);
     if (!tsl_cp_in_hbm(r, c->c_addr, c->m, c->ldc, crow))
-        FAIL(BAD_ADDR, TSL_CMD_C_ADDR_WORD);
+        TSL_CP_FAIL(BAD_ADDR, TSL_CMD_C_ADDR_WORD);
     if ((used & W(BIAS_ADDR)) && !tsl_cp_in_hbm(r, c->bias_addr, 1, 0, (uint64_t)c->n * 4u))
-        FAIL(BAD_ADDR, TSL_CMD_BIAS_ADDR_WORD);
+        TSL_CP_FAIL(BAD_ADDR, TSL_CMD_BIAS_ADDR_WORD);
     if (c->opcode == TSL_CMD_OP_ROWWISE && !tsl_cp_row_fits(cp, c))
-        FAIL(BAD_SHAPE, TSL_CMD_N_WORD);
+        TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_N_WORD);
     return ok;
 }
 
@@ -445,7 +435,7 @@ uint32_t tsl_cp_compile(tsl_cp_t *cp, uint32_t ring_end, const uint32_t *w, tsl_
 {
     tsl_cp_rings_t r = {ring_end, ring_end <= cp->hbm_bytes ? cp->hbm_bytes - ring_end : 0u};
     tsl_cmd_t c;
-    verdict_t v = ring_end <= cp->hbm_bytes ? validate(cp, &r, w, &c) : (verdict_t){TSL_CMD_ERR_BAD_ADDR, 0};
+    tsl_cp_verdict_t v = ring_end <= cp->hbm_bytes ? validate(cp, &r, w, &c) : (tsl_cp_verdict_t){TSL_CMD_ERR_BAD_ADDR, 0};
     *detail = v.detail;
     if (v.status != TSL_CMD_ERR_OK)
         return v.status;

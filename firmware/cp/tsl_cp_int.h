@@ -25,6 +25,17 @@ static inline int tsl_cp_in_hbm(const tsl_cp_rings_t *r, uint32_t addr, uint32_t
     return (uint64_t)(uint32_t)(addr - r->hi) + (uint64_t)(rows - 1u) * stride + row_bytes <= r->above;
 }
 
+/* A command check's verdict: its CMD_ERR status and DETAIL. TSL_CP_FAIL(st, word) returns one. */
+typedef struct {
+    uint32_t status, detail;
+} tsl_cp_verdict_t;
+
+#define TSL_CP_FAIL(st, word)                                \
+    do {                                                     \
+        tsl_cp_verdict_t f_ = {TSL_CMD_ERR_##st, (word)};    \
+        return f_;                                           \
+    } while (0)
+
 /* First non-zero command word of `mask` (bit i = word i) in w, or -1. */
 static inline int tsl_cp_nonzero_word(const uint32_t *w, uint32_t mask)
 {

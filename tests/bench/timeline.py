@@ -69,7 +69,8 @@ def check(path):
         b = sum(e["args"]["rows"] * e["args"]["row_bytes"] for e in by_track["DMA"] if e["name"] == op)
         expect(b == perf[ctr], "DMA %s bytes %d, %s = %d" % (op, b, ctr, perf[ctr]))
     core = collections.Counter(e["name"] for e in by_track["control core"])
-    expect(core["push"] + core["launch"] > 0 and core["fetch+validate"] > 0, "control core phases: %s" % dict(core))
+    expect(core["push"] + core["launch"] + core["program"] > 0 and core["fetch+validate"] > 0,
+           "control core phases: %s" % dict(core))
     expect(len(by_track["host command (doorbell to IRQ)"]) >= 1, "no host command span")
     expect(len(by_track["tile sequencer"]) >= (1 if core["launch"] else 0),
            "%d descriptors launched, %d tile-sequencer spans" % (core["launch"], len(by_track["tile sequencer"])))

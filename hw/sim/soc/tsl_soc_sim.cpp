@@ -173,8 +173,8 @@ namespace {
 enum TlTrack { kTrackHost, kTrackCore, kTrackSeq, kTrackDma, kTrackMxu, kTrackVpu, kTracks };
 const char *const kTrackNames[kTracks] = {"host command (doorbell to IRQ)", "control core", "tile sequencer",
                                           "DMA", "MXU", "VPU"};
-enum TlPhase { kIdle, kFetch, kPush, kLaunch, kWait, kComplete };
-const char *const kPhaseNames[] = {"idle", "fetch+validate", "push", "launch", "wait TC", "complete"};
+enum TlPhase { kIdle, kFetch, kPush, kLaunch, kProgram, kWait, kComplete };
+const char *const kPhaseNames[] = {"idle", "fetch+validate", "push", "launch", "program", "wait TC", "complete"};
 
 // An instruction's span, or a control-core phase or host command (count: instructions pushed).
 struct TlSpan {
@@ -266,6 +266,9 @@ struct TslSocSim::Timeline {
       cls = kPush;
     else if (tc < TSL_MMAP_TC_BYTES && write && tc >= TSL_TC_SEQ0_OFFSET && tc <= TSL_TC_SEQ23_OFFSET)
       cls = kLaunch;
+    else if (tc < TSL_MMAP_TC_BYTES && write && (tc == TSL_TC_HBM_BASE_OFFSET || tc == TSL_TC_HBM_LIMIT_OFFSET ||
+                                                 tc == TSL_TC_PROG_ADDR_OFFSET || tc == TSL_TC_PROG_BYTES_OFFSET))
+      cls = kProgram;
     else if (tc < TSL_MMAP_TC_BYTES)
       cls = kWait;
     else if (addr - TSL_MMAP_HBM_BASE < TSL_MMAP_HBM_BYTES)

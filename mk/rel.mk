@@ -101,8 +101,18 @@ TESTS += rel-axi-iso rel-x
 test-rel-axi-iso: $(REL_OUT)/axi_iso.vvp
 	@vvp -n $< | tee $(REL_OUT)/axi_iso.log | grep '^axi_iso'; grep -q '^axi_iso: [0-9]* passed, 0 failed' $(REL_OUT)/axi_iso.log
 
-test-rel-x: $(REL_OUT)/x.vvp $(REL_OUT)/cp.hex
-	@timeout $(REL_X_TIMEOUT) vvp -n $< +prog=$(REL_OUT)/cp.hex >$(REL_OUT)/x.log 2>&1; grep '^rel_x' $(REL_OUT)/x.log; \
+# The testbench's GEMMs (as it runs them) compiled by the host's compiler: tests/rel/x_progs.c.
+REL_X_GEMMS := 5x6x7 9x8x12r 8x8x8 8x12x8r
+$(REL_OUT)/x_progs: tests/rel/x_progs.c $(TSL_FW_CP_COMPILE) $(TSL_FW_CP_HDRS) mk/rel.mk
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -Ifirmware/cp -Ihw/include -Ihw/model $< $(TSL_FW_CP_COMPILE) -o $@
+
+$(REL_OUT)/x_progs.hex: $(REL_OUT)/x_progs
+	@$< $(REL_X_GEMMS) >$@
+
+test-rel-x: $(REL_OUT)/x.vvp $(REL_OUT)/cp.hex $(REL_OUT)/x_progs.hex
+	@timeout $(REL_X_TIMEOUT) vvp -n $< +prog=$(REL_OUT)/cp.hex +progs=$(REL_OUT)/x_progs.hex >$(REL_OUT)/x.log 2>&1; \
+	grep '^rel_x' $(REL_OUT)/x.log; \
 	grep -q '^rel_x: [0-9]* passed, 0 failed' $(REL_OUT)/x.log || \
 	  { echo "rel_x: a check failed, or no result within $(REL_X_TIMEOUT) s ($(REL_OUT)/x.log)"; \
 	    echo "rel_x: 0 passed, 1 failed"; exit 1; }

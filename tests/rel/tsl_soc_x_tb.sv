@@ -6,7 +6,8 @@
 //   tensor core: the controller's state, push/notify counts, error registers, tokens/credits;
 //   HOSTIF: every register; the SoC's outputs: the host port, host_irq_o and every AXI valid/ready.
 // The host port reads ID and FW_STATUS (until ready) and arms the watchdog; then int8 GEMMs run
-// through the command ring (HBM is tsl_fpga_hbm, loaded and read back through its RAM) and C is
+// through the command ring, each as the PROGRAM the host's compiler made of it (tests/rel/x_progs.c,
+// +progs=HEX: a PROG_SLOT-word slot per GEMM, its length and its records) (HBM is tsl_fpga_hbm, loaded and read back through its RAM) and C is
 // compared with exact integer products; an AXI write of an unknown data byte is an X too. Then two
 // more GEMMs each have a DMA burst held in HBM while the host writes RESET (tsl_axi_iso finishes the
 // burst; the rebooted firmware reruns the command, exactly). Last, a RESET with nothing in flight.
@@ -196,8 +197,9 @@ module tsl_soc_x_tb;
   // from a fixed LCG, int32 C, optionally + an int32 bias row and ReLU (the VPU epilogue), checked
   // element by element against exact integer results.
   localparam logic [31:0] CmdBase = 32'h0, CplBase = 32'h1000, ABase = 32'h2000, BBase = 32'h3000,
-                          CBase = 32'h4000, BiasBase = 32'h5000;
-  localparam int RingSize = 4;
+                          CBase = 32'h4000, BiasBase = 32'h5000, ProgBase = 32'h8000;
+  localparam int RingSize = 4, ProgSlot = 4096, Progs = 4;
+  logic [31:0] progs [Progs * ProgSlot];
   int unsigned lcg = 32'd12345, cmds = 0;
   function automatic logic [7:0] next_byte();
     lcg = lcg * 32'd1103515245 + 32'd12345;
@@ -226,14 +228,15 @@ module tsl_soc_x_tb;
     for (int i = 0; i < m * k; i++) hbm_wr8(ABase + 32'(i), next_byte());
     for (int i = 0; i < k * n; i++) hbm_wr8(BBase + 32'(i), next_byte());
     for (int i = 0; i < n; i++) wr32(BiasBase + 32'(4 * i), {{20{next_byte() > 8'd127}}, next_byte(), 4'd0});
+    // the GEMM's program (compiled for these operands), and a PROGRAM whose window holds them
+    for (int i = 0; i < int'(progs[cmds * ProgSlot]); i++)
+      wr32(ProgBase + 32'(4 * i), progs[cmds * ProgSlot + 1 + i]);
     foreach (w[i]) w[i] = '0;
-    w[0]  = 32'(tsl_pkg::CMD_OP_GEMM) |
-            (bias_relu ? 32'(3) << (tsl_pkg::CMD_FLAGS_LSB + tsl_pkg::CMD_FLAG_BIAS) : 32'd0);
+    w[0]  = 32'(tsl_pkg::CMD_OP_PROGRAM);
     w[1]  = 32'hA000 + 32'(cmds);
-    w[2]  = 32'(tsl_pkg::DTYPE_INT8) | (32'(tsl_pkg::DTYPE_INT8) << 4) | (32'(tsl_pkg::DTYPE_INT32) << 8);
-    w[3]  = 32'(m);  w[4] = 32'(n);  w[5] = 32'(k);
-    w[6]  = ABase;   w[7] = 32'(k);  w[8] = BBase;  w[9] = 32'(n);
-    w[10] = CBase;   w[11] = 32'(4 * n);  w[12] = bias_relu ? BiasBase : 32'd0;
+    w[4]  = 4 * progs[cmds * ProgSlot];
+    w[6]  = ProgBase;
+    w[8]  = ABase;   w[10] = BiasBase + 32'h1000;   // WIN_BASE, WIN_LIMIT
     slot = CmdBase + 32'((cmds % RingSize) * 64);
     foreach (w[i]) wr32(slot + 32'(4 * i), w[i]);
     cmds++;
@@ -281,13 +284,14 @@ module tsl_soc_x_tb;
   endtask
 
   initial begin
-    string prog;
+    string prog, pfile;
     logic [31:0] v;
     bit ok;
-    if (!$value$plusargs("prog=%s", prog)) begin
-      $display("rel_x: usage: +prog=FILE.hex");
+    if (!$value$plusargs("prog=%s", prog) || !$value$plusargs("progs=%s", pfile)) begin
+      $display("rel_x: usage: +prog=FILE.hex +progs=PROGS.hex");
       $finish;
     end
+    $readmemh(pfile, progs);
     $readmemh(prog, dut.u_sys.u_ram.mem);
     for (int i = 0; i < HbmBytes / Wb; i++)   // HBM holds some value, as on a board
       u_hbm.u_ram.mem[i] = {$urandom, $urandom};

@@ -11,9 +11,10 @@
  *              command ring of issue 23, a COPY reading the completion ring, a GEMM whose C ends one
  *              byte into it, an ELTWISE with a broadcast B there) are refused by tessel_submit with
  *              TESSEL_ERANGE and a message; the device keeps working (a GEMM after them is exact).
- *   firmware   the same FILL written straight into the command ring through the transport (past
- *              the library's check): the firmware answers CMD_ERR_BAD_ADDR with detail C_ADDR's word
- *              and the rings are intact (the next command through the library works).
+ *   firmware   entries written straight into the command ring through the transport (past the
+ *              library's check): a PROGRAM whose window reaches into a ring is CMD_ERR_BAD_ADDR with
+ *              detail WIN_BASE's word, a raw FILL CMD_ERR_BAD_OPCODE (the firmware plans nothing), and
+ *              the rings are intact (the next command through the library works).
  *   reset      a raw GEMM still queued (on the sim its read of A held 300 000 cycles) is dropped by
  *              tessel_reset: its wait gives TESSEL_EIO "cancelled" (or TESSEL_OK, exact, when it had
  *              completed), and a GEMM over its memory afterwards is exact; again in checking mode
@@ -290,17 +291,32 @@ static void case_firmware(void)
     t.hostif_read(t.ctx, TSL_HOSTIF_CMD_SIZE_OFFSET, &size);
     t.hostif_read(t.ctx, TSL_HOSTIF_CPL_BASE_OFFSET, &cpl_base);
     t.hostif_read(t.ctx, TSL_HOSTIF_CPL_SIZE_OFFSET, &cpl_size);
+    /* Raw entries past the library: a PROGRAM whose window reaches into a ring (the runner refuses
+     * it, BAD_ADDR at WIN_BASE: its DMAs could reach there), and a raw FILL (the runner plans
+     * nothing: BAD_OPCODE). */
     const struct {
         const char *what;
-        uint32_t c_addr, m, n, ldc, word;
+        uint32_t win_base, win_limit, status, word;
     } cases[] = {
-        {"FILL over the command ring", base, 1, 4096, 4096, TSL_CMD_C_ADDR_WORD},
-        {"FILL over the completion ring", cpl_base + 16u, 2, 8, 4096, TSL_CMD_C_ADDR_WORD},
-        {"FILL whose last row ends in the command ring", base + 64u * size - 8u, 1, 16, 16, TSL_CMD_C_ADDR_WORD},
+        {"a PROGRAM whose window holds the command ring", base, base + 4096u, TSL_CMD_ERR_BAD_ADDR,
+         TSL_PROG_WIN_BASE_WORD},
+        {"a PROGRAM whose window holds the completion ring", cpl_base + 16u, cpl_base + 4096u + 24u,
+         TSL_CMD_ERR_BAD_ADDR, TSL_PROG_WIN_BASE_WORD},
+        {"a PROGRAM whose window ends in the command ring", base + 64u * size - 8u, base + 64u * size + 8u,
+         TSL_CMD_ERR_BAD_ADDR, TSL_PROG_WIN_BASE_WORD},
+        {"a raw FILL over the command ring", base, 0, TSL_CMD_ERR_BAD_OPCODE, TSL_CMD_OPCODE_WORD},
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t before[0x2000], after[0x2000];
-        tessel_cmd_t cmd = fill_cmd(cases[i].c_addr, cases[i].m, cases[i].n, cases[i].ldc, 0xA5A5A5A5u);
+        tessel_cmd_t cmd = fill_cmd(base, 1, 4096, 4096, 0xA5A5A5A5u);
+        if (cases[i].status == TSL_CMD_ERR_BAD_ADDR) {
+            memset(&cmd, 0, sizeof cmd);
+            TSL_SET(cmd.w, TSL_CMD_OPCODE, TSL_CMD_OP_PROGRAM);
+            cmd.w[TSL_CMD_N_WORD] = 4;
+            cmd.w[TSL_CMD_A_ADDR_WORD] = 0x2000u;
+            cmd.w[TSL_PROG_WIN_BASE_WORD] = cases[i].win_base;
+            cmd.w[TSL_PROG_WIN_LIMIT_WORD] = cases[i].win_limit;
+        }
         cmd.w[TSL_CMD_TAG_WORD] = 0x7000u + i;
         t.hbm_write(t.ctx, base + (head % size) * 64u, cmd.w, 64);
         t.hbm_read(t.ctx, 0, before, sizeof before);
@@ -317,11 +333,12 @@ static void case_firmware(void)
         /* the completion entry itself is the one expected change in the rings */
         memcpy(before + cpl_base + (cpl_head % cpl_size) * 16u, e, sizeof e);
         uint32_t st = TSL_GET(e, TSL_CPL_STATUS), detail = TSL_GET(e, TSL_CPL_DETAIL);
-        tu_check(&T, ch == cpl_head + 1 && e[TSL_CPL_TAG_WORD] == 0x7000u + i && st == TSL_CMD_ERR_BAD_ADDR &&
+        tu_check(&T, ch == cpl_head + 1 && e[TSL_CPL_TAG_WORD] == 0x7000u + i && st == cases[i].status &&
                          detail == cases[i].word,
-                 "firmware: %s: CPL_HEAD %u -> %u, completion tag 0x%x status %u (%s) detail %u, expected BAD_ADDR "
+                 "firmware: %s: CPL_HEAD %u -> %u, completion tag 0x%x status %u (%s) detail %u, expected %s "
                  "detail %u", cases[i].what, cpl_head, ch, e[TSL_CPL_TAG_WORD], st,
-                 st < TSL_CMD_ERR_LIMIT ? tsl_cmd_err_name(st) : "?", detail, cases[i].word);
+                 st < TSL_CMD_ERR_LIMIT ? tsl_cmd_err_name(st) : "?", detail, tsl_cmd_err_name(cases[i].status),
+                 cases[i].word);
         uint32_t j = 0;
         while (j < sizeof before && before[j] == after[j])
             j++;

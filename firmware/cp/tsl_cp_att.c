@@ -1,6 +1,10 @@
 /* Tessel command processor: ATTENTION, O = softmax(Q Kt SCALE + mask) V for each head, with the
  * scores kept on chip (docs/isa.md §7). README.md ("Attention") has the plan.
  *
+ * K sits in VMEM as it lies in HBM: transposed (Kt, D rows of LK keys), or with K_ROWS as K itself
+ * (LK rows of D), which the MATMULKs of the scores load with TRANSPOSE, so that the host need not
+ * transpose it.
+ *
  * A step is one tile of R query rows of one head. The MXU computes the tile's scores S = Q Kt into
  * ACC, one MATMULK over all of D per column block of N keys, so that S lands block-major (block j of
  * row r at S + (j R + r) 4N): the layout of ROWWISE, whose softmax steps (tsl_cp_softmax) then run
@@ -48,8 +52,9 @@ typedef struct {
     uint32_t s[2], o, s1;            /* ACC: scores, outputs, the softmax's per-row scratch */
     tsl_cp_buf_t Q, K, VM, P[2], OUT, S[2], O;
     uint32_t wb;                     /* the weight buffer of the next MATMULK */
-    uint32_t qh, vh, oh;             /* bytes from one head's Q, V, O to the next's: LQ or LK rows, or
-                                        (HEAD_COLUMNS) D or DV columns */
+    uint32_t qh, kh, vh, oh;         /* bytes from one head's Q, K, V, O to the next's: LQ or LK rows, or
+                                        (HEAD_COLUMNS) D or DV columns; Kt: D rows */
+    int krows;                       /* K_ROWS: K in VMEM as LK rows of D (else Kt, D rows of LK) */
 } att_t;
 
 /* One step: tile t (rows i0 .. i0 + mr - 1) of head h, in S and P slot s. */
@@ -94,6 +99,8 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, att_t *x)
     x->n = n;
     int cols = tsl_att_head_columns(c->flags);
     x->qh = (uint32_t)tsl_att_q(&x->a, cols, c->lda).head;
+    x->kh = (uint32_t)tsl_att_k(&x->a, c->flags, c->ldb).head;
+    x->krows = tsl_att_k_rows(c->flags);
     x->vh = (uint32_t)tsl_att_v(&x->a, cols).head;
     x->oh = (uint32_t)tsl_att_o(&x->a, cols, c->ldc, tsl_dtype_bytes(c->c_dtype)).head;
     x->v = (x->a.lk + n - 1u) >> cp->n_log2;   /* divisions are slow on the control core */
@@ -169,14 +176,18 @@ static void load(tsl_cp_t *cp, uint32_t hbm, uint32_t stride, uint32_t rows, uin
             .hbm_stride = stride, .local_stride = pitch}), NULL, NULL, buf, hint);
 }
 
-/* Head h's K (transposed: D rows of LK) and V (LK rows of DV), each a whole padded matrix. They
+/* Head h's K (transposed: D rows of LK; K_ROWS: LK rows of D) and V (LK rows of DV), each a whole
+ * padded matrix. They
  * signal no one where the MXU's wait for a later Q tile, loaded after them, covers them (a signal
  * of their own would have to be consumed first, by a SYNC): V's `hint` is the MXU when no Q tile
  * is loaded after it before its values. */
 static void load_k(tsl_cp_t *cp, att_t *x, uint32_t h)
 {
     const tsl_cmd_t *c = x->c;
-    load(cp, c->b_addr + h * x->a.d * c->ldb, c->ldb, x->a.d, 2u * x->a.lk, x->k, 2u * x->v * x->n, &x->K, 0);
+    if (x->krows)
+        load(cp, c->b_addr + h * x->kh, c->ldb, x->a.lk, 2u * x->a.d, x->k, 2u * x->kb * x->n, &x->K, 0);
+    else
+        load(cp, c->b_addr + h * x->kh, c->ldb, x->a.d, 2u * x->a.lk, x->k, 2u * x->v * x->n, &x->K, 0);
 }
 
 static void load_v(tsl_cp_t *cp, att_t *x, uint32_t h, uint32_t hint)
@@ -185,7 +196,9 @@ static void load_v(tsl_cp_t *cp, att_t *x, uint32_t h, uint32_t hint)
 }
 
 /* Step st's Q tile, then its scores S = Q Kt into ACC slot st->s, block-major: a MATMULK over all of
- * D per column block of keys, one run (tsl_cp_issue_run), the last giving `hint`. */
+ * D per column block of keys, one run (tsl_cp_issue_run), the last giving `hint`. Column block j's
+ * weights are Kt's columns j N.. (rows of D, LK keys apart), or with K_ROWS the N rows of K from key
+ * j N, loaded TRANSPOSE (each K-block the next N elements of every key). */
 static void scores(tsl_cp_t *cp, att_t *x, const step_t *st, uint32_t hint)
 {
     const tsl_cmd_t *c = x->c;
@@ -194,10 +207,10 @@ static void scores(tsl_cp_t *cp, att_t *x, const step_t *st, uint32_t hint)
          TOK_MXU);
     tsl_insn_t m = tsl_insn_mxu_matmulk_encode((tsl_insn_mxu_matmulk_t){
             .dtype = BF, .act_addr = x->q, .act_stride = 2u * kb * n, .acc_stride = 4u * n, .rows = st->mr,
-            .kblocks = kb, .w_stride = 2u * v * n});
+            .kblocks = kb, .transpose = (uint32_t)x->krows, .w_stride = 2u * (x->krows ? kb : v) * n});
     for (uint32_t j = 0; j < v; j++, wb ^= kb & 1u) {   /* each on the next weight buffer */
         TSL_SET(m.w, TSL_INSN_MXU_MATMULK_ACC_ADDR, acc + j * blk);
-        TSL_SET(m.w, TSL_INSN_MXU_MATMULK_W_ADDR, x->k + 2u * j * n);
+        TSL_SET(m.w, TSL_INSN_MXU_MATMULK_W_ADDR, x->k + 2u * j * n * (x->krows ? kb * n : 1u));
         TSL_SET(m.w, TSL_INSN_MXU_MATMULK_WBUF, wb);
         tsl_cp_issue_run(cp, &m, j, v, &x->K, &x->Q, &x->S[st->s], hint, 0u);
     }

@@ -203,18 +203,19 @@ static tsl_cp_verdict_t validate_att(const tsl_cp_t *cp, const tsl_cp_rings_t *r
     /* each operand's rows and row bytes: the heads stacked by rows, or side by side (HEAD_COLUMNS) */
     int cols = tsl_att_head_columns(c->flags);
     tsl_att_span_t q = tsl_att_q(&a, cols, c->lda), v = tsl_att_v(&a, cols), o = tsl_att_o(&a, cols, c->ldc, esc);
+    tsl_att_span_t k = tsl_att_k(&a, c->flags, c->ldb);
     if (c->lda < q.row_bytes)
         TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_LDA_WORD);
-    if (c->ldb < 2u * a.lk)
+    if (c->ldb < k.row_bytes)
         TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_LDB_WORD);
     if (c->ldc < o.row_bytes)
         TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_LDC_WORD);
     if (a.ldv < v.row_bytes)
         ATT_FAIL(BAD_SHAPE, LDV);
-    /* 6. operands: Q, K transposed (BATCH D rows either way), V, O */
+    /* 6. operands: Q, K (transposed: BATCH D rows either way; K_ROWS: as Q), V, O */
     if (!tsl_cp_in_hbm(r, c->a_addr, (uint32_t)q.rows, c->lda, q.row_bytes))
         TSL_CP_FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
-    if (!tsl_cp_in_hbm(r, c->b_addr, a.batch * a.d, c->ldb, 2u * a.lk))
+    if (!tsl_cp_in_hbm(r, c->b_addr, (uint32_t)k.rows, c->ldb, k.row_bytes))
         TSL_CP_FAIL(BAD_ADDR, TSL_CMD_B_ADDR_WORD);
     if (!tsl_cp_in_hbm(r, a.v_addr, (uint32_t)v.rows, a.ldv, v.row_bytes))
         ATT_FAIL(BAD_ADDR, V_ADDR);
@@ -234,7 +235,7 @@ static tsl_cp_verdict_t validate(const tsl_cp_t *cp, const tsl_cp_rings_t *r, co
     if (!tsl_cp_compiled(c->opcode))
         TSL_CP_FAIL(BAD_OPCODE, TSL_CMD_OPCODE_WORD);
     /* 2. reserved bits (outside every field) and flags */
-    if (w[0] >> 16)
+    if (w[0] & ~(TSL_CMD_OPCODE_MASK << TSL_CMD_OPCODE_SHIFT | TSL_CMD_FLAGS_MASK << TSL_CMD_FLAGS_SHIFT))
         TSL_CP_FAIL(BAD_FLAGS, 0);
     if (w[2] >> 16)
         TSL_CP_FAIL(BAD_FLAGS, 2);
@@ -250,7 +251,10 @@ static tsl_cp_verdict_t validate(const tsl_cp_t *cp, const tsl_cp_rings_t *r, co
         allowed = c->vpu_op == TSL_ROW_OP_SOFTMAX ? TSL_CP_FLAG(SCALE) | TSL_CP_FLAG(MASK)
                   : c->vpu_op == TSL_ROW_OP_LAYERNORM ? TSL_CP_FLAG(BIAS) : 0u;
         break;
-    case TSL_CMD_OP_ATTENTION: allowed = TSL_CP_FLAG(CAUSAL) | TSL_CP_FLAG(HEAD_COLUMNS); break;
+    case TSL_CMD_OP_ATTENTION:   /* K_ROWS needs the MXU's transposed weight load */
+        allowed = TSL_CP_FLAG(CAUSAL) | TSL_CP_FLAG(HEAD_COLUMNS) |
+                  ((cp->features >> TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT) & 1u ? TSL_CP_FLAG(K_ROWS) : 0u);
+        break;
     default: break;
     }
     if (f & ~allowed)

@@ -1,7 +1,8 @@
-/* Tessel attention geometry: where the heads of an ATTENTION command's Q, V and O lie (docs/isa.md
- * §7), shared by the firmware's validation and planning and the host library, so that the operand
- * extents and the step from one head to the next are computed in one place. K transposed (B) is
- * BATCH x D rows of 2 LK bytes, LDB apart, with or without HEAD_COLUMNS. */
+/* Tessel attention geometry: where the heads of an ATTENTION command's Q, K, V and O lie
+ * (docs/isa.md §7), shared by the firmware's validation and planning and the host library, so that
+ * the operand extents and the step from one head to the next are computed in one place. K (B) is
+ * transposed, BATCH x D rows of 2 LK bytes, LDB apart, with or without HEAD_COLUMNS; or, with
+ * K_ROWS, K itself, laid out as Q (LK rows of D per head). */
 #ifndef TSL_ATT_H
 #define TSL_ATT_H
 
@@ -40,6 +41,21 @@ static inline tsl_att_span_t tsl_att_span(const tsl_att_t *g, int head_columns, 
 static inline tsl_att_span_t tsl_att_q(const tsl_att_t *g, int head_columns, uint32_t lda)
 {
     return tsl_att_span(g, head_columns, g->lq, lda, 2u * g->d);
+}
+
+/* 1 when FLAGS hold K_ROWS (B is K, not K transposed). */
+static inline int tsl_att_k_rows(uint32_t flags)
+{
+    return (flags & (1u << TSL_CMD_FLAG_K_ROWS)) != 0;
+}
+
+/* K (B, LDB apart): with K_ROWS, LK rows of D BF16 per head, as Q (stacked, or side by side with
+ * HEAD_COLUMNS); without it K transposed, BATCH x D rows of LK BF16 either way. */
+static inline tsl_att_span_t tsl_att_k(const tsl_att_t *g, uint32_t flags, uint32_t ldb)
+{
+    if (tsl_att_k_rows(flags))
+        return tsl_att_span(g, tsl_att_head_columns(flags), g->lk, ldb, 2u * g->d);
+    return tsl_att_span(g, 0, g->d, ldb, 2u * g->lk);
 }
 
 static inline tsl_att_span_t tsl_att_v(const tsl_att_t *g, int head_columns)

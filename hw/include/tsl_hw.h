@@ -95,7 +95,7 @@
 
 /* ERR: tensor-core error codes (TC ERR_CODE); the first error halts every queue */
 #define TSL_ERR_NONE 0u /* no error */
-#define TSL_ERR_BAD_OPCODE 1u /* unit 3, or an operation the unit does not define or this tensor core lacks */
+#define TSL_ERR_BAD_OPCODE 1u /* unit 3, or an operation the unit does not define or this tensor core lacks (a TRANSPOSE without CFG_FEATURES.TRANSPOSE) */
 #define TSL_ERR_BAD_FIELD 2u /* a reserved bit set, a bad dtype or mode, a zero size, a token on its own unit */
 #define TSL_ERR_HBM_RANGE 3u /* an HBM operand reaches past HBM_BYTES, or outside the window [HBM_BASE, HBM_LIMIT) */
 #define TSL_ERR_LOCAL_RANGE 4u /* a local operand is not wholly inside VMEM or ACC, or is in the wrong one */
@@ -166,8 +166,9 @@
 #define TSL_CMD_FLAG_B_IMM 4u /* ELTWISE: B is the scalar in SCALE */
 #define TSL_CMD_FLAG_MASK 5u /* ROWWISE SOFTMAX: add B (M x N, FP32 or BF16) after the scale, e.g. an attention mask */
 #define TSL_CMD_FLAG_CAUSAL 6u /* ATTENTION: the scores of key j > query i + LK - LQ are masked (-inf is added) */
-#define TSL_CMD_FLAG_HEAD_COLUMNS 7u /* ATTENTION: Q, V and O hold the heads side by side (head h: columns h*D.. of Q, h*DV.. of V and O, LQ or LK rows); B stays K transposed */
-#define TSL_CMD_FLAG_LIMIT 8u
+#define TSL_CMD_FLAG_HEAD_COLUMNS 7u /* ATTENTION: Q, V and O hold the heads side by side (head h: columns h*D.. of Q, h*DV.. of V and O, LQ or LK rows); B stays K transposed unless K_ROWS */
+#define TSL_CMD_FLAG_K_ROWS 8u /* ATTENTION: B is K itself (LK rows of D per head, laid out as Q), not K transposed; needs CFG_FEATURES.TRANSPOSE (else BAD_FLAGS) */
+#define TSL_CMD_FLAG_LIMIT 9u
 
 /* Name of a UNIT value, or NULL when it has none. */
 static inline const char *tsl_unit_name(uint32_t v)
@@ -356,6 +357,7 @@ static inline const char *tsl_cmd_flag_name(uint32_t v)
     case 5u: return "MASK";
     case 6u: return "CAUSAL";
     case 7u: return "HEAD_COLUMNS";
+    case 8u: return "K_ROWS";
     default: return (const char *)0;
     }
 }
@@ -449,7 +451,7 @@ static inline const char *tsl_status_text(int status)
 #define TSL_HOSTIF_CFG_VMEM_BYTES_OFFSET 0x058u /* ro: as TC CFG_VMEM_BYTES */
 #define TSL_HOSTIF_CFG_ACC_BYTES_OFFSET 0x05Cu /* ro: as TC CFG_ACC_BYTES */
 #define TSL_HOSTIF_CFG_HBM_BYTES_OFFSET 0x060u /* ro: as TC CFG_HBM_BYTES */
-#define TSL_HOSTIF_CFG_FEATURES_OFFSET 0x064u /* ro: as TC CFG_FEATURES (bit 0 INT8, bit 1 BF16, bit 2 SEQ, bit 3 WINDOW, bit 4 FETCH) */
+#define TSL_HOSTIF_CFG_FEATURES_OFFSET 0x064u /* ro: as TC CFG_FEATURES (bit 0 INT8, bit 1 BF16, bit 2 SEQ, bit 3 WINDOW, bit 4 FETCH, bit 5 TRANSPOSE) */
 
 /* Register block TC: tensor-core registers */
 #define TSL_TC_ID_OFFSET 0x000u /* ro: 0x54534C31 ('TSL1') */
@@ -468,6 +470,8 @@ static inline const char *tsl_status_text(int status)
 #define TSL_TC_CFG_FEATURES_WINDOW_MASK 0x1u
 #define TSL_TC_CFG_FEATURES_FETCH_SHIFT 4u
 #define TSL_TC_CFG_FEATURES_FETCH_MASK 0x1u
+#define TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT 5u
+#define TSL_TC_CFG_FEATURES_TRANSPOSE_MASK 0x1u
 #define TSL_TC_CFG_QUEUE_DEPTH_OFFSET 0x018u /* ro: parameter QUEUE_DEPTH */
 #define TSL_TC_INSN0_OFFSET 0x020u /* wo: instruction word 0; INSN1..INSN7 follow at +4 each */
 #define TSL_TC_INSN7_OFFSET 0x03Cu /* wo: instruction word 7; writing it pushes the instruction (stalls while the queue is full) */
@@ -604,7 +608,7 @@ static inline const char *tsl_status_text(int status)
 #define TSL_INSN_DMA_XFER_LOCAL_STRIDE_SHIFT 0u
 #define TSL_INSN_DMA_XFER_LOCAL_STRIDE_MASK 0xFFFFFFFFu
 
-/* Format MXU_LOADW (MXU: LOADW): weight buffer WBUF = the N rows of N elements at VMEM ADDR + k*STRIDE, k = 0..N-1 */
+/* Format MXU_LOADW (MXU: LOADW): weight buffer WBUF = the N rows of N elements at VMEM ADDR + k*STRIDE, k = 0..N-1 (TRANSPOSE: the N columns) */
 #define TSL_FMT_MXU_LOADW 2u
 #define TSL_INSN_MXU_LOADW_DTYPE_WORD 0u /* INT8 or BF16 */
 #define TSL_INSN_MXU_LOADW_DTYPE_SHIFT 16u
@@ -612,10 +616,13 @@ static inline const char *tsl_status_text(int status)
 #define TSL_INSN_MXU_LOADW_WBUF_WORD 0u /* weight buffer 0 or 1 */
 #define TSL_INSN_MXU_LOADW_WBUF_SHIFT 20u
 #define TSL_INSN_MXU_LOADW_WBUF_MASK 0x1u
-#define TSL_INSN_MXU_LOADW_ADDR_WORD 1u /* VMEM address of weight row 0, aligned to N*size(DTYPE) */
+#define TSL_INSN_MXU_LOADW_TRANSPOSE_WORD 0u /* 1: load the VMEM tile transposed, W[k][j] = element k of the vector at ADDR + j*STRIDE (CFG_FEATURES.TRANSPOSE) */
+#define TSL_INSN_MXU_LOADW_TRANSPOSE_SHIFT 22u
+#define TSL_INSN_MXU_LOADW_TRANSPOSE_MASK 0x1u
+#define TSL_INSN_MXU_LOADW_ADDR_WORD 1u /* VMEM address of weight row 0 (TRANSPOSE: of column 0), aligned to N*size(DTYPE) */
 #define TSL_INSN_MXU_LOADW_ADDR_SHIFT 0u
 #define TSL_INSN_MXU_LOADW_ADDR_MASK 0xFFFFFFFFu
-#define TSL_INSN_MXU_LOADW_STRIDE_WORD 2u /* bytes between weight rows, a multiple of N*size(DTYPE) */
+#define TSL_INSN_MXU_LOADW_STRIDE_WORD 2u /* bytes between weight rows (TRANSPOSE: columns), a multiple of N*size(DTYPE) */
 #define TSL_INSN_MXU_LOADW_STRIDE_SHIFT 0u
 #define TSL_INSN_MXU_LOADW_STRIDE_MASK 0xFFFFFFFFu
 
@@ -646,7 +653,7 @@ static inline const char *tsl_status_text(int status)
 #define TSL_INSN_MXU_MATMUL_ROWS_SHIFT 0u
 #define TSL_INSN_MXU_MATMUL_ROWS_MASK 0xFFFFu
 
-/* Format MXU_MATMULK (MXU: MATMULK): for k = 0..KBLOCKS-1: LOADW(WBUF^(k&1), W_ADDR + k*N*W_STRIDE); MATMUL(WBUF^(k&1), ACCUMULATE or k > 0, ACT_ADDR + k*N*size) */
+/* Format MXU_MATMULK (MXU: MATMULK): for k = 0..KBLOCKS-1: LOADW(WBUF^(k&1), W_ADDR + k*N*W_STRIDE, or W_ADDR + k*N*size with TRANSPOSE); MATMUL(WBUF^(k&1), ACCUMULATE or k > 0, ACT_ADDR + k*N*size) */
 #define TSL_FMT_MXU_MATMULK 4u
 #define TSL_INSN_MXU_MATMULK_DTYPE_WORD 0u /* INT8 (int32 result) or BF16 (fp32 result) */
 #define TSL_INSN_MXU_MATMULK_DTYPE_SHIFT 16u
@@ -657,6 +664,9 @@ static inline const char *tsl_status_text(int status)
 #define TSL_INSN_MXU_MATMULK_ACCUMULATE_WORD 0u /* 1: K-block 0 adds into ACC; 0: it overwrites (later blocks add) */
 #define TSL_INSN_MXU_MATMULK_ACCUMULATE_SHIFT 21u
 #define TSL_INSN_MXU_MATMULK_ACCUMULATE_MASK 0x1u
+#define TSL_INSN_MXU_MATMULK_TRANSPOSE_WORD 0u /* 1: the weights are transposed in VMEM: K-block k is LOADW TRANSPOSE at W_ADDR + k*N*size(DTYPE) (CFG_FEATURES.TRANSPOSE) */
+#define TSL_INSN_MXU_MATMULK_TRANSPOSE_SHIFT 22u
+#define TSL_INSN_MXU_MATMULK_TRANSPOSE_MASK 0x1u
 #define TSL_INSN_MXU_MATMULK_ACT_ADDR_WORD 1u /* VMEM address of activation row 0, K-block 0 */
 #define TSL_INSN_MXU_MATMULK_ACT_ADDR_SHIFT 0u
 #define TSL_INSN_MXU_MATMULK_ACT_ADDR_MASK 0xFFFFFFFFu
@@ -675,10 +685,10 @@ static inline const char *tsl_status_text(int status)
 #define TSL_INSN_MXU_MATMULK_KBLOCKS_WORD 5u /* K-blocks, 1..4095 */
 #define TSL_INSN_MXU_MATMULK_KBLOCKS_SHIFT 16u
 #define TSL_INSN_MXU_MATMULK_KBLOCKS_MASK 0xFFFu
-#define TSL_INSN_MXU_MATMULK_W_ADDR_WORD 6u /* VMEM address of weight row 0 of K-block 0, aligned to N*size(DTYPE) */
+#define TSL_INSN_MXU_MATMULK_W_ADDR_WORD 6u /* VMEM address of weight row 0 (TRANSPOSE: of column 0) of K-block 0, aligned to N*size(DTYPE) */
 #define TSL_INSN_MXU_MATMULK_W_ADDR_SHIFT 0u
 #define TSL_INSN_MXU_MATMULK_W_ADDR_MASK 0xFFFFFFFFu
-#define TSL_INSN_MXU_MATMULK_W_STRIDE_WORD 7u /* bytes between weight rows, a multiple of N*size(DTYPE) */
+#define TSL_INSN_MXU_MATMULK_W_STRIDE_WORD 7u /* bytes between weight rows (TRANSPOSE: columns, each KBLOCKS*N elements), a multiple of N*size(DTYPE) */
 #define TSL_INSN_MXU_MATMULK_W_STRIDE_SHIFT 0u
 #define TSL_INSN_MXU_MATMULK_W_STRIDE_MASK 0xFFFFFFFFu
 
@@ -786,9 +796,9 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
     static const uint32_t used[7][8] = {
         {0x00001FFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* SYNC */
         {0x00001FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x00000000u, 0x00000000u}, /* DMA_XFER */
-        {0x00131FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* MXU_LOADW */
+        {0x00531FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* MXU_LOADW */
         {0x00331FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0x00000000u, 0x00000000u}, /* MXU_MATMUL */
-        {0x00331FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0FFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, /* MXU_MATMULK */
+        {0x00731FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0FFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, /* MXU_MATMULK */
         {0x00FF1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0x0000003Fu, 0xFFFFFFFFu}, /* VPU_VEC */
         {0x007F1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0xFFFF003Fu, 0xFFFFFFFFu}, /* VPU_EPI */
     };
@@ -801,7 +811,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_CMD_OPCODE_MASK 0xFFu
 #define TSL_CMD_FLAGS_WORD 0u /* CMD_FLAG bits */
 #define TSL_CMD_FLAGS_SHIFT 8u
-#define TSL_CMD_FLAGS_MASK 0xFFu
+#define TSL_CMD_FLAGS_MASK 0xFFFFu
 #define TSL_CMD_TAG_WORD 1u /* echoed in the completion */
 #define TSL_CMD_TAG_SHIFT 0u
 #define TSL_CMD_TAG_MASK 0xFFFFFFFFu
@@ -1286,18 +1296,19 @@ static inline tsl_insn_dma_xfer_t tsl_insn_dma_xfer_decode(const uint32_t *w)
     return f;
 }
 
-/* Format MXU_LOADW (MXU: LOADW): weight buffer WBUF = the N rows of N elements at VMEM ADDR + k*STRIDE, k = 0..N-1 */
+/* Format MXU_LOADW (MXU: LOADW): weight buffer WBUF = the N rows of N elements at VMEM ADDR + k*STRIDE, k = 0..N-1 (TRANSPOSE: the N columns) */
 typedef struct {
     uint32_t dtype TSL_FIELD_DEFAULT; /* INT8 or BF16 */
     uint32_t wbuf TSL_FIELD_DEFAULT; /* weight buffer 0 or 1 */
-    uint32_t addr TSL_FIELD_DEFAULT; /* VMEM address of weight row 0, aligned to N*size(DTYPE) */
-    uint32_t stride TSL_FIELD_DEFAULT; /* bytes between weight rows, a multiple of N*size(DTYPE) */
+    uint32_t transpose TSL_FIELD_DEFAULT; /* 1: load the VMEM tile transposed, W[k][j] = element k of the vector at ADDR + j*STRIDE (CFG_FEATURES.TRANSPOSE) */
+    uint32_t addr TSL_FIELD_DEFAULT; /* VMEM address of weight row 0 (TRANSPOSE: of column 0), aligned to N*size(DTYPE) */
+    uint32_t stride TSL_FIELD_DEFAULT; /* bytes between weight rows (TRANSPOSE: columns), a multiple of N*size(DTYPE) */
     uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
     uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_mxu_loadw_t;
 /* X(member) for each member of tsl_insn_mxu_loadw_t, in order (for tables of fields by name). */
-#define TSL_INSN_MXU_LOADW_FIELDS(X) X(dtype) X(wbuf) X(addr) X(stride) X(wait) X(signal) X(notify)
+#define TSL_INSN_MXU_LOADW_FIELDS(X) X(dtype) X(wbuf) X(transpose) X(addr) X(stride) X(wait) X(signal) X(notify)
 
 /* Encode a MXU_LOADW instruction (UNIT = TSL_UNIT_MXU, OP = TSL_MXU_OP_LOADW). */
 static inline tsl_insn_t tsl_insn_mxu_loadw_encode(tsl_insn_mxu_loadw_t f)
@@ -1309,7 +1320,8 @@ static inline tsl_insn_t tsl_insn_mxu_loadw_encode(tsl_insn_mxu_loadw_t f)
              ((f.signal & 0x7u) << 9) |
              ((f.notify & 0x1u) << 12) |
              ((f.dtype & 0x3u) << 16) |
-             ((f.wbuf & 0x1u) << 20);
+             ((f.wbuf & 0x1u) << 20) |
+             ((f.transpose & 0x1u) << 22);
     i.w[1] = f.addr;
     i.w[2] = f.stride;
     i.w[3] = 0u;
@@ -1326,6 +1338,7 @@ static inline tsl_insn_mxu_loadw_t tsl_insn_mxu_loadw_decode(const uint32_t *w)
     tsl_insn_mxu_loadw_t f;
     f.dtype = (w[0] >> 16) & 0x3u;
     f.wbuf = (w[0] >> 20) & 0x1u;
+    f.transpose = (w[0] >> 22) & 0x1u;
     f.addr = w[1];
     f.stride = w[2];
     f.wait = (w[0] >> 6) & 0x7u;
@@ -1391,25 +1404,26 @@ static inline tsl_insn_mxu_matmul_t tsl_insn_mxu_matmul_decode(const uint32_t *w
     return f;
 }
 
-/* Format MXU_MATMULK (MXU: MATMULK): for k = 0..KBLOCKS-1: LOADW(WBUF^(k&1), W_ADDR + k*N*W_STRIDE); MATMUL(WBUF^(k&1), ACCUMULATE or k > 0, ACT_ADDR + k*N*size) */
+/* Format MXU_MATMULK (MXU: MATMULK): for k = 0..KBLOCKS-1: LOADW(WBUF^(k&1), W_ADDR + k*N*W_STRIDE, or W_ADDR + k*N*size with TRANSPOSE); MATMUL(WBUF^(k&1), ACCUMULATE or k > 0, ACT_ADDR + k*N*size) */
 typedef struct {
     uint32_t dtype TSL_FIELD_DEFAULT; /* INT8 (int32 result) or BF16 (fp32 result) */
     uint32_t wbuf TSL_FIELD_DEFAULT; /* weight buffer of K-block 0; the blocks alternate buffers */
     uint32_t accumulate TSL_FIELD_DEFAULT; /* 1: K-block 0 adds into ACC; 0: it overwrites (later blocks add) */
+    uint32_t transpose TSL_FIELD_DEFAULT; /* 1: the weights are transposed in VMEM: K-block k is LOADW TRANSPOSE at W_ADDR + k*N*size(DTYPE) (CFG_FEATURES.TRANSPOSE) */
     uint32_t act_addr TSL_FIELD_DEFAULT; /* VMEM address of activation row 0, K-block 0 */
     uint32_t act_stride TSL_FIELD_DEFAULT; /* bytes between activation rows, a multiple of N*size(DTYPE) */
     uint32_t acc_addr TSL_FIELD_DEFAULT; /* ACC address of result row 0 (N 32-bit words) */
     uint32_t acc_stride TSL_FIELD_DEFAULT; /* bytes between result rows, a multiple of 4*N */
     uint32_t rows TSL_FIELD_DEFAULT; /* rows M, 1..65535 */
     uint32_t kblocks TSL_FIELD_DEFAULT; /* K-blocks, 1..4095 */
-    uint32_t w_addr TSL_FIELD_DEFAULT; /* VMEM address of weight row 0 of K-block 0, aligned to N*size(DTYPE) */
-    uint32_t w_stride TSL_FIELD_DEFAULT; /* bytes between weight rows, a multiple of N*size(DTYPE) */
+    uint32_t w_addr TSL_FIELD_DEFAULT; /* VMEM address of weight row 0 (TRANSPOSE: of column 0) of K-block 0, aligned to N*size(DTYPE) */
+    uint32_t w_stride TSL_FIELD_DEFAULT; /* bytes between weight rows (TRANSPOSE: columns, each KBLOCKS*N elements), a multiple of N*size(DTYPE) */
     uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
     uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_mxu_matmulk_t;
 /* X(member) for each member of tsl_insn_mxu_matmulk_t, in order (for tables of fields by name). */
-#define TSL_INSN_MXU_MATMULK_FIELDS(X) X(dtype) X(wbuf) X(accumulate) X(act_addr) X(act_stride) X(acc_addr) X(acc_stride) X(rows) X(kblocks) X(w_addr) X(w_stride) X(wait) X(signal) X(notify)
+#define TSL_INSN_MXU_MATMULK_FIELDS(X) X(dtype) X(wbuf) X(accumulate) X(transpose) X(act_addr) X(act_stride) X(acc_addr) X(acc_stride) X(rows) X(kblocks) X(w_addr) X(w_stride) X(wait) X(signal) X(notify)
 
 /* Encode a MXU_MATMULK instruction (UNIT = TSL_UNIT_MXU, OP = TSL_MXU_OP_MATMULK). */
 static inline tsl_insn_t tsl_insn_mxu_matmulk_encode(tsl_insn_mxu_matmulk_t f)
@@ -1422,7 +1436,8 @@ static inline tsl_insn_t tsl_insn_mxu_matmulk_encode(tsl_insn_mxu_matmulk_t f)
              ((f.notify & 0x1u) << 12) |
              ((f.dtype & 0x3u) << 16) |
              ((f.wbuf & 0x1u) << 20) |
-             ((f.accumulate & 0x1u) << 21);
+             ((f.accumulate & 0x1u) << 21) |
+             ((f.transpose & 0x1u) << 22);
     i.w[1] = f.act_addr;
     i.w[2] = f.act_stride;
     i.w[3] = f.acc_addr;
@@ -1440,6 +1455,7 @@ static inline tsl_insn_mxu_matmulk_t tsl_insn_mxu_matmulk_decode(const uint32_t 
     f.dtype = (w[0] >> 16) & 0x3u;
     f.wbuf = (w[0] >> 20) & 0x1u;
     f.accumulate = (w[0] >> 21) & 0x1u;
+    f.transpose = (w[0] >> 22) & 0x1u;
     f.act_addr = w[1];
     f.act_stride = w[2];
     f.acc_addr = w[3];
@@ -1618,7 +1634,7 @@ typedef struct {
 /* Encode `cmd` into the 16 words at `w` (every word is written). */
 static inline void tsl_cmd_encode(const tsl_cmd_t *cmd, uint32_t *w)
 {
-    w[0] = (cmd->opcode & 0xFFu) | ((cmd->flags & 0xFFu) << 8);
+    w[0] = (cmd->opcode & 0xFFu) | ((cmd->flags & 0xFFFFu) << 8);
     w[1] = cmd->tag;
     w[2] = (cmd->a_dtype & 0xFu) |
            ((cmd->b_dtype & 0xFu) << 4) |
@@ -1644,7 +1660,7 @@ static inline tsl_cmd_t tsl_cmd_decode(const uint32_t *w)
 {
     tsl_cmd_t cmd;
     cmd.opcode = w[0] & 0xFFu;
-    cmd.flags = (w[0] >> 8) & 0xFFu;
+    cmd.flags = (w[0] >> 8) & 0xFFFFu;
     cmd.tag = w[1];
     cmd.a_dtype = w[2] & 0xFu;
     cmd.b_dtype = (w[2] >> 4) & 0xFu;

@@ -45,7 +45,7 @@ tslm_cfg_t tslm_cfg_default(void)
         .queue_depth = TSL_PARAM_QUEUE_DEPTH,
         .features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT) |
                     (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) | (1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT) |
-                    (1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT),
+                    (1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT) | (1u << TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT),
     };
     return c;
 }
@@ -75,7 +75,7 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
         return TSLM_EINVAL;
     const uint32_t all_features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT) |
                                   (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) | (1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT) |
-                                  (1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT);
+                                  (1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT) | (1u << TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT);
     if (!is_pow2(cfg->n) || cfg->n < 4 || cfg->n > 128 ||
         !is_pow2(cfg->vmem_bytes) || cfg->vmem_bytes < 4096 || cfg->vmem_bytes > TSL_LOCAL_ACC_BASE ||
         !is_pow2(cfg->acc_bytes) || cfg->acc_bytes < 4096 || cfg->acc_bytes > (1u << 24) ||
@@ -85,9 +85,9 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
         return TSLM_EINVAL;
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
-    if (cfg->core != TSL_CORE_TC)   /* the lite core has no sequencer, HBM window or fetch unit */
+    if (cfg->core != TSL_CORE_TC)   /* the lite core has no sequencer, HBM window, fetch unit or transposed load */
         m->cfg.features &= ~((1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) | (1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT) |
-                             (1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT));
+                             (1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT) | (1u << TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT));
     m->hbm_base = 0;   /* the power-on window: all of HBM */
     m->hbm_limit = cfg->hbm_bytes;
     size_t n = cfg->n;
@@ -232,6 +232,8 @@ static uint32_t check_mxu(const tslm_t *m, const uint32_t *w, uint32_t op, uint3
             return TSL_ERR_BAD_FIELD;
         CHECK(check_local(m, x.act_addr, x.act_stride, rows, kb * vb, vb, SPACE_VMEM, eaddr));
         CHECK(check_local(m, x.acc_addr, x.acc_stride, rows, 4 * n, 4 * n, SPACE_ACC, eaddr));
+        if (x.transpose)   /* N columns of KBLOCKS vectors */
+            return check_local(m, x.w_addr, x.w_stride, n, kb * vb, vb, SPACE_VMEM, eaddr);
         return check_local(m, x.w_addr, x.w_stride, kb * n, vb, vb, SPACE_VMEM, eaddr);
     }
     tsl_insn_mxu_matmul_t x = tsl_insn_mxu_matmul_decode(w);
@@ -319,6 +321,11 @@ static uint32_t validate(tslm_t *m, const uint32_t *w, uint32_t *eaddr)
     *eaddr = 0;
     if (fmt < 0 || !tsl_op_on_core(m->cfg.core, unit, op))
         return TSL_ERR_BAD_OPCODE;
+    /* TRANSPOSE is bit 22 of LOADW and MATMULK alike: an op this core lacks without the feature */
+    if ((fmt == TSL_FMT_MXU_LOADW && tsl_insn_mxu_loadw_decode(w).transpose) ||
+        (fmt == TSL_FMT_MXU_MATMULK && tsl_insn_mxu_matmulk_decode(w).transpose))
+        if (!((m->cfg.features >> TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT) & 1u))
+            return TSL_ERR_BAD_OPCODE;
     for (unsigned i = 0; i < TSL_PARAM_INSN_WORDS; i++)
         if (w[i] & ~tsl_insn_used_bits(fmt, i))
             return TSL_ERR_BAD_FIELD;
@@ -361,20 +368,23 @@ static void exec_dma(tslm_t *m, const uint32_t *w, uint32_t op)
     m->perf[op == TSL_DMA_OP_LOAD ? TSL_PERF_HBM_RD_BYTES : TSL_PERF_HBM_WR_BYTES] += (uint64_t)rows * rb;
 }
 
-static void loadw(tslm_t *m, uint32_t dt, uint32_t wbuf, uint32_t addr, uint32_t stride)
+/* W[k][j] = element j of the vector at addr + k*stride, or (transpose) element k of the vector at
+ * addr + j*stride. */
+static void loadw(tslm_t *m, uint32_t dt, uint32_t wbuf, uint32_t addr, uint32_t stride, uint32_t transpose)
 {
     uint32_t n = m->cfg.n;
     tslm_wbuf_t *b = &m->wbuf[wbuf];
     b->dtype = dt;
-    for (uint32_t k = 0; k < n; k++) {
-        const uint8_t *row = m->vmem + addr + (uint64_t)k * stride;
-        for (uint32_t j = 0; j < n; j++) {
+    for (uint32_t r = 0; r < n; r++) {
+        const uint8_t *row = m->vmem + addr + (uint64_t)r * stride;
+        for (uint32_t e = 0; e < n; e++) {
+            uint32_t at = transpose ? e * n + r : r * n + e;
             if (dt == TSL_DTYPE_INT8) {
-                b->w[k * n + j] = (int8_t)row[j];
+                b->w[at] = (int8_t)row[e];
             } else {
                 uint16_t h;
-                memcpy(&h, row + 2 * j, 2);
-                b->w[k * n + j] = (int32_t)((uint32_t)h << 16);
+                memcpy(&h, row + 2 * e, 2);
+                b->w[at] = (int32_t)((uint32_t)h << 16);
             }
         }
     }
@@ -426,7 +436,7 @@ static void matmul(tslm_t *m, uint32_t dt, uint32_t wbuf, uint32_t accumulate, u
 static void exec_loadw(tslm_t *m, const uint32_t *w)
 {
     tsl_insn_mxu_loadw_t x = tsl_insn_mxu_loadw_decode(w);
-    loadw(m, x.dtype, x.wbuf, x.addr, x.stride);
+    loadw(m, x.dtype, x.wbuf, x.addr, x.stride, x.transpose);
 }
 
 static void exec_matmul(tslm_t *m, const uint32_t *w)
@@ -436,13 +446,15 @@ static void exec_matmul(tslm_t *m, const uint32_t *w)
            x.acc_stride, x.rows);
 }
 
-/* MATMULK is exactly its KBLOCKS LOADW/MATMUL pairs in order (isa.md). */
+/* MATMULK is exactly its KBLOCKS LOADW/MATMUL pairs in order (isa.md); with TRANSPOSE, K-block k's
+ * tile is the k-th vector of each weight column. */
 static void exec_matmulk(tslm_t *m, const uint32_t *w)
 {
     tsl_insn_mxu_matmulk_t x = tsl_insn_mxu_matmulk_decode(w);
     uint32_t n = m->cfg.n, dt = x.dtype, wb = x.wbuf, ws = x.w_stride, vb = n * tsl_dtype_bytes(dt);
+    uint32_t wstep = x.transpose ? vb : n * ws;
     for (uint32_t k = 0; k < x.kblocks; k++) {
-        loadw(m, dt, wb ^ (k & 1u), x.w_addr + k * n * ws, ws);
+        loadw(m, dt, wb ^ (k & 1u), x.w_addr + k * wstep, ws, x.transpose);
         matmul(m, dt, wb ^ (k & 1u), x.accumulate || k > 0, x.act_addr + k * vb, x.act_stride,
                x.acc_addr - TSL_LOCAL_ACC_BASE, x.acc_stride, x.rows);
     }

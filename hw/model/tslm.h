@@ -33,7 +33,7 @@ typedef struct {
     uint32_t acc_bytes;    /* power of two, 4 KiB .. 16 MiB */
     uint32_t hbm_bytes;    /* power of two, 4 KiB .. 1 GiB */
     uint32_t queue_depth;  /* 1..255 */
-    uint32_t features;     /* TC CFG_FEATURES bits: 1 << TSL_TC_CFG_FEATURES_{INT8,BF16,SEQ,WINDOW,FETCH}_SHIFT;
+    uint32_t features;     /* TC CFG_FEATURES bits: 1 << TSL_TC_CFG_FEATURES_{INT8,BF16,SEQ,WINDOW,FETCH,TRANSPOSE}_SHIFT;
                               SEQ (the tile sequencer), WINDOW (the HBM window) and FETCH (the program
                               fetch unit) need the TC core */
     uint32_t core;         /* TSL_CORE_TC (0, the default) or TSL_CORE_LITE: the tensor core whose

@@ -47,12 +47,14 @@ typedef struct packed {
   logic [1:0] unit;  // [1:0] UNIT enum: the queue that executes it
 } insn_dma_xfer_t;
 
-// Format MXU_LOADW (MXU: LOADW): weight buffer WBUF = the N rows of N elements at VMEM ADDR + k*STRIDE, k = 0..N-1
+// Format MXU_LOADW (MXU: LOADW): weight buffer WBUF = the N rows of N elements at VMEM ADDR + k*STRIDE, k = 0..N-1 (TRANSPOSE: the N columns)
 typedef struct packed {
   logic [159:0] rsvd_255_96;
-  logic [31:0] stride;  // [95:64] bytes between weight rows, a multiple of N*size(DTYPE)
-  logic [31:0] addr;  // [63:32] VMEM address of weight row 0, aligned to N*size(DTYPE)
-  logic [10:0] rsvd_31_21;
+  logic [31:0] stride;  // [95:64] bytes between weight rows (TRANSPOSE: columns), a multiple of N*size(DTYPE)
+  logic [31:0] addr;  // [63:32] VMEM address of weight row 0 (TRANSPOSE: of column 0), aligned to N*size(DTYPE)
+  logic [8:0] rsvd_31_23;
+  logic transpose;  // [22] 1: load the VMEM tile transposed, W[k][j] = element k of the vector at ADDR + j*STRIDE (CFG_FEATURES.TRANSPOSE)
+  logic [0:0] rsvd_21_21;
   logic wbuf;  // [20] weight buffer 0 or 1
   logic [1:0] rsvd_19_18;
   logic [1:0] dtype;  // [17:16] INT8 or BF16
@@ -85,10 +87,10 @@ typedef struct packed {
   logic [1:0] unit;  // [1:0] UNIT enum: the queue that executes it
 } insn_mxu_matmul_t;
 
-// Format MXU_MATMULK (MXU: MATMULK): for k = 0..KBLOCKS-1: LOADW(WBUF^(k&1), W_ADDR + k*N*W_STRIDE); MATMUL(WBUF^(k&1), ACCUMULATE or k > 0, ACT_ADDR + k*N*size)
+// Format MXU_MATMULK (MXU: MATMULK): for k = 0..KBLOCKS-1: LOADW(WBUF^(k&1), W_ADDR + k*N*W_STRIDE, or W_ADDR + k*N*size with TRANSPOSE); MATMUL(WBUF^(k&1), ACCUMULATE or k > 0, ACT_ADDR + k*N*size)
 typedef struct packed {
-  logic [31:0] w_stride;  // [255:224] bytes between weight rows, a multiple of N*size(DTYPE)
-  logic [31:0] w_addr;  // [223:192] VMEM address of weight row 0 of K-block 0, aligned to N*size(DTYPE)
+  logic [31:0] w_stride;  // [255:224] bytes between weight rows (TRANSPOSE: columns, each KBLOCKS*N elements), a multiple of N*size(DTYPE)
+  logic [31:0] w_addr;  // [223:192] VMEM address of weight row 0 (TRANSPOSE: of column 0) of K-block 0, aligned to N*size(DTYPE)
   logic [3:0] rsvd_191_188;
   logic [11:0] kblocks;  // [187:176] K-blocks, 1..4095
   logic [15:0] rows;  // [175:160] rows M, 1..65535
@@ -96,7 +98,8 @@ typedef struct packed {
   logic [31:0] acc_addr;  // [127:96] ACC address of result row 0 (N 32-bit words)
   logic [31:0] act_stride;  // [95:64] bytes between activation rows, a multiple of N*size(DTYPE)
   logic [31:0] act_addr;  // [63:32] VMEM address of activation row 0, K-block 0
-  logic [9:0] rsvd_31_22;
+  logic [8:0] rsvd_31_23;
+  logic transpose;  // [22] 1: the weights are transposed in VMEM: K-block k is LOADW TRANSPOSE at W_ADDR + k*N*size(DTYPE) (CFG_FEATURES.TRANSPOSE)
   logic accumulate;  // [21] 1: K-block 0 adds into ACC; 0: it overwrites (later blocks add)
   logic wbuf;  // [20] weight buffer of K-block 0; the blocks alternate buffers
   logic [1:0] rsvd_19_18;

@@ -169,15 +169,16 @@ package tsl_pkg;
   } cmd_err_e;
 
   // command FLAGS bits (bit positions)
-  typedef enum logic [2:0] {
-    CMD_FLAG_BIAS = 3'd0,
-    CMD_FLAG_RELU = 3'd1,
-    CMD_FLAG_SCALE = 3'd2,
-    CMD_FLAG_B_BCAST = 3'd3,
-    CMD_FLAG_B_IMM = 3'd4,
-    CMD_FLAG_MASK = 3'd5,
-    CMD_FLAG_CAUSAL = 3'd6,
-    CMD_FLAG_HEAD_COLUMNS = 3'd7
+  typedef enum logic [3:0] {
+    CMD_FLAG_BIAS = 4'd0,
+    CMD_FLAG_RELU = 4'd1,
+    CMD_FLAG_SCALE = 4'd2,
+    CMD_FLAG_B_BCAST = 4'd3,
+    CMD_FLAG_B_IMM = 4'd4,
+    CMD_FLAG_MASK = 4'd5,
+    CMD_FLAG_CAUSAL = 4'd6,
+    CMD_FLAG_HEAD_COLUMNS = 4'd7,
+    CMD_FLAG_K_ROWS = 4'd8
   } cmd_flag_e;
 
   // Register block SYS: system registers of the control core
@@ -254,6 +255,8 @@ package tsl_pkg;
   localparam int TC_CFG_FEATURES_WINDOW_WIDTH = 1;
   localparam int TC_CFG_FEATURES_FETCH_LSB = 4;
   localparam int TC_CFG_FEATURES_FETCH_WIDTH = 1;
+  localparam int TC_CFG_FEATURES_TRANSPOSE_LSB = 5;
+  localparam int TC_CFG_FEATURES_TRANSPOSE_WIDTH = 1;
   localparam logic [11:0] TC_CFG_QUEUE_DEPTH_OFFSET = 12'h018;
   localparam logic [11:0] TC_INSN0_OFFSET = 12'h020;
   localparam logic [11:0] TC_INSN7_OFFSET = 12'h03C;
@@ -351,16 +354,18 @@ package tsl_pkg;
   localparam int INSN_DMA_XFER_LOCAL_STRIDE_LSB = 160;
   localparam int INSN_DMA_XFER_LOCAL_STRIDE_WIDTH = 32;
   localparam insn_t INSN_DMA_XFER_USED = 256'h0000000000000000FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00001FFF;
-  // Format MXU_LOADW: weight buffer WBUF = the N rows of N elements at VMEM ADDR + k*STRIDE, k = 0..N-1
+  // Format MXU_LOADW: weight buffer WBUF = the N rows of N elements at VMEM ADDR + k*STRIDE, k = 0..N-1 (TRANSPOSE: the N columns)
   localparam int INSN_MXU_LOADW_DTYPE_LSB = 16;
   localparam int INSN_MXU_LOADW_DTYPE_WIDTH = 2;
   localparam int INSN_MXU_LOADW_WBUF_LSB = 20;
   localparam int INSN_MXU_LOADW_WBUF_WIDTH = 1;
+  localparam int INSN_MXU_LOADW_TRANSPOSE_LSB = 22;
+  localparam int INSN_MXU_LOADW_TRANSPOSE_WIDTH = 1;
   localparam int INSN_MXU_LOADW_ADDR_LSB = 32;
   localparam int INSN_MXU_LOADW_ADDR_WIDTH = 32;
   localparam int INSN_MXU_LOADW_STRIDE_LSB = 64;
   localparam int INSN_MXU_LOADW_STRIDE_WIDTH = 32;
-  localparam insn_t INSN_MXU_LOADW_USED = 256'h0000000000000000000000000000000000000000FFFFFFFFFFFFFFFF00131FFF;
+  localparam insn_t INSN_MXU_LOADW_USED = 256'h0000000000000000000000000000000000000000FFFFFFFFFFFFFFFF00531FFF;
   // Format MXU_MATMUL: for each row i: ACC row = (ACC row if ACCUMULATE) + activation row i x weight buffer
   localparam int INSN_MXU_MATMUL_DTYPE_LSB = 16;
   localparam int INSN_MXU_MATMUL_DTYPE_WIDTH = 2;
@@ -379,13 +384,15 @@ package tsl_pkg;
   localparam int INSN_MXU_MATMUL_ROWS_LSB = 160;
   localparam int INSN_MXU_MATMUL_ROWS_WIDTH = 16;
   localparam insn_t INSN_MXU_MATMUL_USED = 256'h00000000000000000000FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00331FFF;
-  // Format MXU_MATMULK: for k = 0..KBLOCKS-1: LOADW(WBUF^(k&1), W_ADDR + k*N*W_STRIDE); MATMUL(WBUF^(k&1), ACCUMULATE or k > 0, ACT_ADDR + k*N*size)
+  // Format MXU_MATMULK: for k = 0..KBLOCKS-1: LOADW(WBUF^(k&1), W_ADDR + k*N*W_STRIDE, or W_ADDR + k*N*size with TRANSPOSE); MATMUL(WBUF^(k&1), ACCUMULATE or k > 0, ACT_ADDR + k*N*size)
   localparam int INSN_MXU_MATMULK_DTYPE_LSB = 16;
   localparam int INSN_MXU_MATMULK_DTYPE_WIDTH = 2;
   localparam int INSN_MXU_MATMULK_WBUF_LSB = 20;
   localparam int INSN_MXU_MATMULK_WBUF_WIDTH = 1;
   localparam int INSN_MXU_MATMULK_ACCUMULATE_LSB = 21;
   localparam int INSN_MXU_MATMULK_ACCUMULATE_WIDTH = 1;
+  localparam int INSN_MXU_MATMULK_TRANSPOSE_LSB = 22;
+  localparam int INSN_MXU_MATMULK_TRANSPOSE_WIDTH = 1;
   localparam int INSN_MXU_MATMULK_ACT_ADDR_LSB = 32;
   localparam int INSN_MXU_MATMULK_ACT_ADDR_WIDTH = 32;
   localparam int INSN_MXU_MATMULK_ACT_STRIDE_LSB = 64;
@@ -402,7 +409,7 @@ package tsl_pkg;
   localparam int INSN_MXU_MATMULK_W_ADDR_WIDTH = 32;
   localparam int INSN_MXU_MATMULK_W_STRIDE_LSB = 224;
   localparam int INSN_MXU_MATMULK_W_STRIDE_WIDTH = 32;
-  localparam insn_t INSN_MXU_MATMULK_USED = 256'hFFFFFFFFFFFFFFFF0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00331FFF;
+  localparam insn_t INSN_MXU_MATMULK_USED = 256'hFFFFFFFFFFFFFFFF0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00731FFF;
   // Format VPU_VEC: for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous
   localparam int INSN_VPU_VEC_DST_DTYPE_LSB = 16;
   localparam int INSN_VPU_VEC_DST_DTYPE_WIDTH = 2;
@@ -460,7 +467,7 @@ package tsl_pkg;
   localparam int CMD_OPCODE_LSB = 0;
   localparam int CMD_OPCODE_WIDTH = 8;
   localparam int CMD_FLAGS_LSB = 8;
-  localparam int CMD_FLAGS_WIDTH = 8;
+  localparam int CMD_FLAGS_WIDTH = 16;
   localparam int CMD_TAG_LSB = 32;
   localparam int CMD_TAG_WIDTH = 32;
   localparam int CMD_A_DTYPE_LSB = 64;

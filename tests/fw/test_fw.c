@@ -1488,9 +1488,22 @@ static void graph_suite(dev_t *d, int randoms)
                 w[i][2] = dts[i];
                 for (int j = 0; j < 9; j++)
                     w[i][word[j]] = f[i][j];
-                uint32_t detail, v = tsl_cp_compile(&d->cc, RING_END, w[i], &p, &detail);
+                uint32_t start = p.words, detail, v = tsl_cp_compile(&d->cc, RING_END, w[i], &p, &detail);
                 tu_check(&T, v == TSL_CMD_ERR_OK && !p.oom, "[%s] graph: command %d refused: %s, detail %u", d->name, i,
                          tsl_cmd_err_name(v), detail);
+                if (s == 0 && v == TSL_CMD_ERR_OK && !p.oom) {
+                    /* libtessel's program cache rests on this (tessel.c, compile_cached): a command's part of
+                     * a graph's program is what the compiler gives for it alone, behind one word when it is
+                     * not the first */
+                    uint32_t behind = i ? 1u : 0u, dq;
+                    tsl_cp_prog_t q = {.w = calloc(1, 4), .words = behind, .cap = 1};
+                    uint32_t vq = q.w ? tsl_cp_compile(&d->cc, RING_END, w[i], &q, &dq) : TSL_CMD_ERR_LIMIT;
+                    tu_check(&T, vq == TSL_CMD_ERR_OK && !q.oom && q.words - behind == p.words - start &&
+                                     !memcmp(q.w + behind, p.w + start, 4u * (p.words - start)),
+                             "[%s] graph: command %d's %u words of the program are not its program compiled alone "
+                             "(%u words%s)", d->name, i, p.words - start, q.words - behind, i ? ", behind one word" : "");
+                    tsl_cp_prog_free(&q);
+                }
                 if (s == 1) {
                     st[1] |= run_program(d, &p);
                     tsl_cp_prog_free(&p);

@@ -330,6 +330,111 @@ static void test_mxu(uint32_t n)
     tslm_free(&m);
 }
 
+/* Transposed weight loads (isa.md "MXU LOADW", "MXU MATMULK"): LOADW TRANSPOSE against an int8
+ * reference loop, and against a plain LOADW of the tile transposed by hand (bf16, bit for bit);
+ * MATMULK TRANSPOSE against its LOADW TRANSPOSE/MATMUL pairs; the other buffer keeps a plain load.
+ * Without CFG_FEATURES.TRANSPOSE (a TC built without it, the lite core) TRANSPOSE is ERR_BAD_OPCODE. */
+static void test_mxu_transpose(uint32_t n)
+{
+    tslm_t m, b;
+    fresh(&m, n, 0);
+    const uint32_t rows = 3, wa = 0x1000, ws = 3 * n, xa = 0x8000, xs = n, ca = ACC + 0x400, cs = 4 * n;
+    push_ok(&m, tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){
+            .dtype = TSL_DTYPE_BF16, .wbuf = 0, .addr = 0x2000, .stride = 2 * n}), "LOADW bf16 into buffer 0");
+    push_ok(&m, tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){
+            .dtype = TSL_DTYPE_INT8, .wbuf = 1, .transpose = 1, .addr = wa, .stride = ws}),
+            "LOADW TRANSPOSE int8 into buffer 1");
+    snap_t s = snap(&m);
+    for (uint32_t i = 0; i < rows; i++) {
+        for (uint32_t j = 0; j < n; j++) {
+            int64_t sum = 0;
+            for (uint32_t k = 0; k < n; k++)   /* W[k][j] = element k of the vector at wa + j*ws */
+                sum += (int64_t)(int8_t)s.vmem[xa + i * xs + k] * (int8_t)s.vmem[wa + j * ws + k];
+            uint32_t v = (uint32_t)(int32_t)sum;
+            memcpy(s.acc + (ca - ACC) + i * cs + 4 * j, &v, 4);
+        }
+    }
+    push_ok(&m, tsl_insn_mxu_matmul_encode((tsl_insn_mxu_matmul_t){
+            .dtype = TSL_DTYPE_INT8, .wbuf = 1, .act_addr = xa, .act_stride = xs, .acc_addr = ca,
+            .acc_stride = cs, .rows = rows}), "MATMUL int8 on the transposed buffer");
+    check_snap("LOADW TRANSPOSE int8: W[k][j] = VMEM[ADDR + j*STRIDE + k]", &m, &s);
+
+    /* bf16, and MATMULK: the same model state in b, with the tiles transposed by hand into VMEM. */
+    for (int k_op = 0; k_op < 2; k_op++) {
+        const uint32_t kb = 3, vb = 2 * n, ta = 0x4000, tws = (kb + 1) * vb, pa = 0x10000;
+        fresh(&m, n, 0);
+        fresh(&b, n, 0);
+        memcpy(b.hbm, m.hbm, m.cfg.hbm_bytes);
+        memcpy(b.vmem, m.vmem, m.cfg.vmem_bytes);
+        memcpy(b.acc, m.acc, m.cfg.acc_bytes);
+        /* b's plain weights at pa: row r = kb*N + k of the KBLOCKS*N x N matrix W, W[r][j] =
+         * element r of m's column vector j at ta + j*tws. */
+        for (uint32_t r = 0; r < kb * n; r++)
+            for (uint32_t j = 0; j < n; j++)
+                memcpy(b.vmem + pa + r * vb + 2 * j, m.vmem + ta + j * tws + 2 * r, 2);
+        memcpy(m.vmem + pa, b.vmem + pa, kb * n * vb);   /* the same VMEM in both */
+        tsl_insn_mxu_matmulk_t mk = {.dtype = TSL_DTYPE_BF16, .wbuf = 1, .accumulate = 1, .act_addr = 0x8000,
+                                     .act_stride = kb * vb, .acc_addr = ACC, .acc_stride = 4 * n, .rows = 5,
+                                     .kblocks = k_op ? kb : 1, .w_addr = ta, .w_stride = tws};
+        tsl_insn_mxu_matmulk_t mp = mk;
+        mk.transpose = 1;
+        mp.w_addr = pa;
+        mp.w_stride = vb;
+        if (k_op) {
+            push_ok(&m, tsl_insn_mxu_matmulk_encode(mk), "MATMULK TRANSPOSE bf16");
+            push_ok(&b, tsl_insn_mxu_matmulk_encode(mp), "MATMULK bf16 on the tiles transposed by hand");
+        } else {
+            push_ok(&m, tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){
+                    .dtype = TSL_DTYPE_BF16, .wbuf = 1, .transpose = 1, .addr = ta, .stride = tws}),
+                    "LOADW TRANSPOSE bf16");
+            push_ok(&b, tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){
+                    .dtype = TSL_DTYPE_BF16, .wbuf = 1, .addr = pa, .stride = vb}), "LOADW bf16 of the tile transposed by hand");
+            tsl_insn_mxu_matmul_t mm = {.dtype = TSL_DTYPE_BF16, .wbuf = 1, .accumulate = 1, .act_addr = 0x8000,
+                                        .act_stride = vb, .acc_addr = ACC, .acc_stride = 4 * n, .rows = 5};
+            push_ok(&m, tsl_insn_mxu_matmul_encode(mm), "MATMUL bf16 on the transposed buffer");
+            push_ok(&b, tsl_insn_mxu_matmul_encode(mm), "MATMUL bf16 on the plain buffer");
+        }
+        snap_t sb = snap(&b);
+        check_snap(k_op ? "MATMULK TRANSPOSE bf16 = MATMULK of the transposed tiles"
+                        : "LOADW TRANSPOSE bf16 = LOADW of the transposed tile", &m, &sb);
+        tslm_free(&b);
+        if (k_op) {   /* the transposed weights' extent: N columns of KBLOCKS vectors */
+            uint32_t vmem = m.cfg.vmem_bytes;
+            mk.w_stride = vb;
+            mk.w_addr = vmem - (n - 1) * vb - kb * vb;
+            push_ok(&m, tsl_insn_mxu_matmulk_encode(mk), "MATMULK TRANSPOSE whose last column ends at VMEM's end");
+            mk.w_addr += vb;
+            expect_err(&m, tsl_insn_mxu_matmulk_encode(mk), TSL_ERR_LOCAL_RANGE, mk.w_addr,
+                       "MATMULK TRANSPOSE one vector past VMEM");
+        }
+    }
+    tslm_free(&m);
+
+    /* Without the feature: ERR_BAD_OPCODE, before any field check. */
+    for (int lite = 0; lite < 2; lite++) {
+        tslm_cfg_t cfg = tslm_cfg_default();
+        cfg.n = n;
+        cfg.hbm_bytes = HBM_BYTES;
+        if (lite)
+            cfg.core = TSL_CORE_LITE;
+        else
+            cfg.features &= ~(1u << TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT);
+        tu_check(&T, tslm_init(&m, &cfg) == TSLM_OK, "model without CFG_FEATURES.TRANSPOSE");
+        tu_check(&T, !((tslm_reg_read(&m, TSL_TC_CFG_FEATURES_OFFSET) >> TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT) & 1u),
+                 "%s: CFG_FEATURES.TRANSPOSE reads 0", lite ? "the lite core" : "a TC without it");
+        push_ok(&m, tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){.dtype = TSL_DTYPE_INT8, .addr = wa, .stride = n}),
+                "plain LOADW without the feature");
+        expect_err(&m, tsl_insn_mxu_loadw_encode((tsl_insn_mxu_loadw_t){
+                       .dtype = TSL_DTYPE_FP32, .transpose = 1, .addr = wa, .stride = n}),
+                   TSL_ERR_BAD_OPCODE, 0, lite ? "LOADW TRANSPOSE on the lite core" : "LOADW TRANSPOSE without the feature");
+        expect_err(&m, tsl_insn_mxu_matmulk_encode((tsl_insn_mxu_matmulk_t){
+                       .dtype = TSL_DTYPE_INT8, .transpose = 1, .act_addr = xa, .act_stride = n, .acc_addr = ACC,
+                       .acc_stride = 4 * n, .rows = 1, .kblocks = 1, .w_addr = wa, .w_stride = n}),
+                   TSL_ERR_BAD_OPCODE, 0, lite ? "MATMULK TRANSPOSE on the lite core" : "MATMULK TRANSPOSE without the feature");
+        tslm_free(&m);
+    }
+}
+
 /* ---------------------------------------------------------------------------------------- VPU */
 
 static int is_fl(uint32_t dt) { return dt == TSL_DTYPE_BF16 || dt == TSL_DTYPE_FP32; }
@@ -1062,12 +1167,13 @@ static void test_codec(void)
             tsl_insn_mxu_matmulk_t x = {.dtype = r[0], .wbuf = r[1], .accumulate = r[2], .act_addr = r[3],
                                         .act_stride = r[4], .acc_addr = r[5], .acc_stride = r[6], .rows = r[7],
                                         .kblocks = r[8], .w_addr = r[9], .w_stride = r[10], .wait = r[11],
-                                        .signal = r[12], .notify = r[13]};
+                                        .signal = r[12], .notify = r[13], .transpose = r[14]};
             tsl_insn_t i = tsl_insn_mxu_matmulk_encode(x);
             tsl_insn_mxu_matmulk_t y = tsl_insn_mxu_matmulk_decode(i.w);
             CODEC_HDR(WAIT, wait); CODEC_HDR(SIGNAL, signal); CODEC_HDR(NOTIFY, notify);
             CODEC_FIELD(MXU_MATMULK, DTYPE, dtype); CODEC_FIELD(MXU_MATMULK, WBUF, wbuf);
             CODEC_FIELD(MXU_MATMULK, ACCUMULATE, accumulate); CODEC_FIELD(MXU_MATMULK, ACT_ADDR, act_addr);
+            CODEC_FIELD(MXU_MATMULK, TRANSPOSE, transpose);
             CODEC_FIELD(MXU_MATMULK, ACT_STRIDE, act_stride); CODEC_FIELD(MXU_MATMULK, ACC_ADDR, acc_addr);
             CODEC_FIELD(MXU_MATMULK, ACC_STRIDE, acc_stride); CODEC_FIELD(MXU_MATMULK, ROWS, rows);
             CODEC_FIELD(MXU_MATMULK, KBLOCKS, kblocks); CODEC_FIELD(MXU_MATMULK, W_ADDR, w_addr);
@@ -1284,6 +1390,8 @@ int main(int argc, char **argv)
     test_window();
     test_mxu(4);
     test_mxu(16);
+    test_mxu_transpose(4);
+    test_mxu_transpose(16);
     test_vpu(4);
     test_vpu(16);
     test_vpu(32);

@@ -143,10 +143,10 @@ def board_main():
     check(rc == 2 and "not a little-endian RV32 ELF" in err,
           "a firmware that is not an RV32 ELF (the host's tessel binary) is refused", f"{rc} {err!r}")
     rc, info, out, err, secs = info_of(b, ["--firmware", FIRMWARE], env)
-    # int8, the tile sequencer, the HBM window and the program fetch unit (CFG_FEATURES 0x1D): the
-    # board's SoC has the full tensor core
+    # int8, the tile sequencer, the HBM window, the program fetch unit and the transposed weight
+    # load (CFG_FEATURES 0x3D): the board's SoC has the full tensor core
     check(rc == 0 and info.get("n") == 4 and info.get("vmem_bytes") == 16384 and info.get("acc_bytes") == 4096
-          and info.get("features") == 0x1D and info.get("seq") is True and info.get("hbm_bytes") == 256 << 10,
+          and info.get("features") == 0x3D and info.get("seq") is True and info.get("hbm_bytes") == 256 << 10,
           f"firmware loaded over the UART, then info from HOSTIF CFG_* ({secs:.1f} s)", f"{rc} {out!r} {err!r}")
     small_gemms(b, "board", SMALL_CASES, 0x4321, env)
     last = b.stop()

@@ -82,6 +82,7 @@ module tsl_lite_ctrl #(
     .AccBytes  (AccBytes),
     .HbmBytes  (HbmBytes),
     .EnableBf16(1'b0),
+    .EnableTranspose(1'b0),          // no transposed weight load (CFG_FEATURES.TRANSPOSE = 0)
     .Ops       (tsl_pkg::OPS_LITE),   // the lite units' ops; the others are ERR_BAD_OPCODE
     .CreditW   (CreditW)
   ) u_check (

@@ -2,7 +2,8 @@
 // bf16 x bf16 -> fp32 per instruction) with double-buffered weights, producing a result stream
 // toward ACC. Commands (LOADW, MATMUL) arrive in program order; the weight rows of each LOADW and
 // the activation rows of each MATMUL arrive, in the same order, on their own streams as raw VMEM
-// rows (bf16: lane j = bytes 2j..2j+1; int8: lane j = byte j, upper half ignored).
+// rows (bf16: lane j = bytes 2j..2j+1; int8: lane j = byte j, upper half ignored). A transposed
+// LOADW (cmd_trans_i) takes its N rows as the tile's columns: row j's lane k is W[k][j].
 // Throughput: one activation row per cycle, back to back across MATMULs and weight swaps.
 // Latency: 2N+2 cycles from an activation handshake to its result on r_*. The result stream
 // carries the ACC row address and the accumulate flag; tsl_mxu_acc performs the ACC update.
@@ -22,6 +23,7 @@ module tsl_mxu #(
   input  logic                    cmd_wbuf_i,
   input  tsl_pkg::dtype_e         cmd_dtype_i,      // DTYPE_INT8 or DTYPE_BF16
   input  logic                    cmd_acc_i,        // MATMUL: accumulate into ACC
+  input  logic                    cmd_trans_i,      // LOADW: transposed (row j of the stream = column j)
   input  logic [15:0]             cmd_rows_i,       // MATMUL: rows (>= 1)
   input  logic [AccAddrWidth-1:0] cmd_acc_addr_i,   // MATMUL: ACC row of result row 0
   input  logic [AccAddrWidth-1:0] cmd_acc_stride_i, // MATMUL: ACC rows between result rows
@@ -58,7 +60,7 @@ module tsl_mxu #(
   logic                    adv, pipe_en, issue, issue_buf, issue_bf16, issue_acc, issue_last, busy;
   logic [AccAddrWidth-1:0] issue_addr;
   logic [N-1:0]            wr_row;
-  logic                    wr_buf, wr_bf16;
+  logic                    wr_buf, wr_bf16, wr_trans;
   logic [N*16-1:0]         w_lanes, a_lanes, row_q, x_skewed;
   logic [N*32-1:0]         psum, y_aligned;
   logic [N-1:0]            x_buf;
@@ -81,6 +83,7 @@ module tsl_mxu #(
     .cmd_op_i,
     .cmd_wbuf_i,
     .cmd_bf16_i      (EnableBf16 && cmd_dtype_i == tsl_pkg::DTYPE_BF16),
+    .cmd_trans_i,
     .cmd_acc_i,
     .cmd_rows_i,
     .cmd_acc_addr_i,
@@ -90,6 +93,7 @@ module tsl_mxu #(
     .wr_row_o        (wr_row),
     .wr_buf_o        (wr_buf),
     .wr_bf16_o       (wr_bf16),
+    .wr_trans_o      (wr_trans),
     .wload_done_o,
     .a_valid_i,
     .a_ready_o,
@@ -156,6 +160,7 @@ module tsl_mxu #(
     .wr_row_i (wr_row),
     .wr_buf_i (wr_buf),
     .wr_bf16_i(wr_bf16),
+    .wr_trans_i(wr_trans),
     .wr_data_i(w_lanes),
     .psum_o   (psum)
   );

@@ -4,7 +4,9 @@
 // fp32 +0) above row 0 and move one cell down per cycle, so column j sums k = 0..N-1 in order.
 // Latency: x lane k arriving at cycle t gives the product of cell (k,j) at t+j, and column j's
 // finished sum appears on psum_o lane j two cycles after lane N-1 of x reached cell (N-1,j).
-// Weight row writes (wr_row_i one-hot) take effect at the clock edge, without regard to en_i.
+// Weight writes (wr_row_i one-hot) take effect at the clock edge, without regard to en_i: bit r
+// writes row r with lane j in cell (r,j), or with wr_trans_i (a transposed load) column r with lane
+// k in cell (k,r), and then the dtype of every row (the same for the whole tile).
 // Stage valids: a row is in stage s when it entered lane 0 (x_i) s advances ago; cell (k,j)
 // multiplies while stage k+j is valid and accumulates while stage k+j+1 is, and is idle otherwise.
 module tsl_mxu_array #(
@@ -19,7 +21,8 @@ module tsl_mxu_array #(
   input  logic [N-1:0]     wr_row_i,     // one-hot: write weight row k
   input  logic             wr_buf_i,     // buffer written
   input  logic             wr_bf16_i,    // dtype of the tile being written (1: bf16)
-  input  logic [N*16-1:0]  wr_data_i,    // lane j = W[k][j]
+  input  logic             wr_trans_i,   // 1: wr_row_i names a column (VMEM row j of a transposed load)
+  input  logic [N*16-1:0]  wr_data_i,    // lane j = W[k][j] (wr_trans_i: lane k = W[k][j])
   output logic [N*32-1:0]  psum_o        // lane j = bottom of column j (deskewed elsewhere)
 );
   // Horizontal and vertical wires: x_h[k][j] enters cell (k,j); p_v[k][j] enters cell (k,j) from above.
@@ -32,9 +35,12 @@ module tsl_mxu_array #(
     assign x_h[k][0]  = x_i[16*k +: 16];
     assign xb_h[k][0] = xbuf_i[k];
 
-    // Per-row dtype of each weight buffer, written with the row's weights.
+    // Per-row dtype of each weight buffer, written with the row's weights (transposed: with every
+    // column, as each column write touches every row).
+    logic row_wr;
+    assign row_wr = wr_trans_i ? wr_row_i != '0 : wr_row_i[k];
     always_ff @(posedge clk_i) begin
-      if (wr_row_i[k]) row_bf16_q[k][wr_buf_i] <= wr_bf16_i;
+      if (row_wr) row_bf16_q[k][wr_buf_i] <= wr_bf16_i;
     end
 
     for (genvar j = 0; j < N; j++) begin : g_col
@@ -50,9 +56,9 @@ module tsl_mxu_array #(
         .x_o       (x_h[k][j+1]),
         .xbuf_o    (xb_h[k][j+1]),
         .row_bf16_i(row_bf16_q[k]),
-        .wr_en_i   (wr_row_i[k]),
+        .wr_en_i   (wr_trans_i ? wr_row_i[j] : wr_row_i[k]),
         .wr_buf_i,
-        .wr_data_i (wr_data_i[16*j +: 16]),
+        .wr_data_i (wr_trans_i ? wr_data_i[16*k +: 16] : wr_data_i[16*j +: 16]),
         .psum_i    (p_v[k][j]),
         .psum_o    (p_v[k+1][j])
       );

@@ -4,12 +4,16 @@
 //    rows (k = 0..N-1) from the weight stream and writes row k of the buffer only when the last
 //    activation that used the buffer has passed row k (since_q >= N+1+k: the row's last cell reads
 //    the weight at since_q = N-1+k and the row's dtype at N+k, to accumulate), so a load may start
-//    while earlier rows still drain through the array.
+//    while earlier rows still drain through the array. A transposed LOADW (wr_trans_o) writes
+//    column j of every row at its step j, so each of its writes waits as row N-1 would
+//    (since_q >= 2N).
 //  - Activation engine: the running MATMUL plus one prefetched; issues one row per advancing
 //    cycle, back to back across commands, with its ACC address and flags.
 // Hazards (in program order): a MATMUL is accepted even while a LOADW of its buffer runs or is
 // queued, and counts those LOADWs (wait_n); its first row enters at the earliest in the cycle the
 // last of them writes its last row, as row k of the array is read k+1 cycles after a row enters.
+// This holds for a transposed LOADW unchanged: its last write completes every row at once, in the
+// cycle the MATMUL's first row may enter, and row 0 is read one cycle later.
 // A LOADW writes no row while an earlier MATMUL on its buffer (wait_n = 0) is queued or running.
 // Other ops are accepted and dropped. ROWS must be >= 1. cmd_ready_o depends combinationally on
 // cmd_op_i only, a_ready_o on adv_i and w_valid_i; no other comb paths.
@@ -25,6 +29,7 @@ module tsl_mxu_ctrl #(
   input  tsl_pkg::mxu_op_e        cmd_op_i,
   input  logic                    cmd_wbuf_i,
   input  logic                    cmd_bf16_i,       // 1: bf16 (LOADW and MATMUL), 0: int8
+  input  logic                    cmd_trans_i,      // LOADW: 1 transposed (VMEM row j = column j)
   input  logic                    cmd_acc_i,        // MATMUL: 1 accumulate, 0 overwrite
   input  logic [15:0]             cmd_rows_i,       // MATMUL: rows M >= 1
   input  logic [AccAddrWidth-1:0] cmd_acc_addr_i,   // MATMUL: ACC row of result row 0
@@ -35,6 +40,7 @@ module tsl_mxu_ctrl #(
   output logic [N-1:0]            wr_row_o,         // one-hot row written this cycle
   output logic                    wr_buf_o,
   output logic                    wr_bf16_o,
+  output logic                    wr_trans_o,       // wr_row_o names a column (transposed LOADW)
   output logic                    wload_done_o,     // pulse: a LOADW wrote its last row
   // activation row stream (handshake only)
   input  logic                    a_valid_i,
@@ -64,9 +70,9 @@ module tsl_mxu_ctrl #(
   } mm_t;
 
   // Weight engine: the running LOADW (wl_*) and the queued one (wq_*).
-  logic            wl_busy_d, wl_busy_q, wl_buf_d, wl_buf_q, wl_bf16_d, wl_bf16_q;
-  logic [RowW-1:0] wl_row_d, wl_row_q;
-  logic            wq_valid_d, wq_valid_q, wq_buf_d, wq_buf_q, wq_bf16_d, wq_bf16_q;
+  logic            wl_busy_d, wl_busy_q, wl_buf_d, wl_buf_q, wl_bf16_d, wl_bf16_q, wl_trans_d, wl_trans_q;
+  logic [RowW-1:0] wl_row_d, wl_row_q, wl_war_row;
+  logic            wq_valid_d, wq_valid_q, wq_buf_d, wq_buf_q, wq_bf16_d, wq_bf16_q, wq_trans_d, wq_trans_q;
   // Activation engine.
   mm_t             cur_d, cur_q, nxt_d, nxt_q, cmd_mm;
   logic            cur_valid_d, cur_valid_q, nxt_valid_d, nxt_valid_q;
@@ -90,10 +96,12 @@ module tsl_mxu_ctrl #(
     loadw_go = cmd_valid_i && is_loadw && loadw_ok;
     mm_go    = cmd_valid_i && is_mm && mm_ok;
 
-    // Weight engine: row k may be written once since_q of its buffer reaches N+1+k.
+    // Weight engine: row k may be written once since_q of its buffer reaches N+1+k (a transposed
+    // write touches every row: as row N-1).
     // MATMULs queued before this LOADW (in cur/nxt with nothing left to wait for) may use the
     // buffer until they finish; later ones wait for this LOADW.
-    row_ok    = since_q[wl_buf_q] >= SINCE_MAX - SinceW'(N) + SinceW'(wl_row_q)
+    wl_war_row = wl_trans_q ? RowW'(N - 1) : wl_row_q;
+    row_ok    = since_q[wl_buf_q] >= SINCE_MAX - SinceW'(N) + SinceW'(wl_war_row)
                 && !(cur_valid_q && cur_q.buf_sel == wl_buf_q && cur_q.wait_n == 2'd0)
                 && !(nxt_valid_q && nxt_q.buf_sel == wl_buf_q && nxt_q.wait_n == 2'd0);
     w_ready_o = wl_busy_q && row_ok;
@@ -101,19 +109,23 @@ module tsl_mxu_ctrl #(
     wr_row_o  = N'(w_fire) << wl_row_q;
     wr_buf_o  = wl_buf_q;
     wr_bf16_o = wl_bf16_q;
+    wr_trans_o = wl_trans_q;
     wload_done_o = w_fire && wl_row_q == RowW'(N - 1);
     wl_busy_d = wl_busy_q;
     wl_buf_d  = wl_buf_q;
     wl_bf16_d = wl_bf16_q;
+    wl_trans_d = wl_trans_q;
     wl_row_d  = wl_row_q;
     wq_valid_d = wq_valid_q;
     wq_buf_d   = wq_buf_q;
     wq_bf16_d  = wq_bf16_q;
+    wq_trans_d = wq_trans_q;
     if (w_fire) wl_row_d = wl_row_q + 1'b1;
     if (wload_done_o) begin  // the queued LOADW, if any, starts
       wl_busy_d  = wq_valid_q;
       wl_buf_d   = wq_buf_q;
       wl_bf16_d  = wq_bf16_q;
+      wl_trans_d = wq_trans_q;
       wl_row_d   = '0;
       wq_valid_d = 1'b0;
     end
@@ -122,10 +134,12 @@ module tsl_mxu_ctrl #(
         wq_valid_d = 1'b1;
         wq_buf_d   = cmd_wbuf_i;
         wq_bf16_d  = cmd_bf16_i;
+        wq_trans_d = cmd_trans_i;
       end else begin
         wl_busy_d = 1'b1;
         wl_buf_d  = cmd_wbuf_i;
         wl_bf16_d = cmd_bf16_i;
+        wl_trans_d = cmd_trans_i;
         wl_row_d  = '0;
       end
     end
@@ -203,9 +217,11 @@ module tsl_mxu_ctrl #(
   always_ff @(posedge clk_i) begin
     wl_buf_q  <= wl_buf_d;
     wl_bf16_q <= wl_bf16_d;
+    wl_trans_q <= wl_trans_d;
     wl_row_q  <= wl_row_d;
     wq_buf_q  <= wq_buf_d;
     wq_bf16_q <= wq_bf16_d;
+    wq_trans_q <= wq_trans_d;
     cur_q     <= cur_d;
     nxt_q     <= nxt_d;
   end

@@ -14,6 +14,8 @@ module tsl_tc_check #(
   parameter int AccBytes   = tsl_pkg::PARAM_ACC_BYTES,   // ACC size (power of two, <= 16 MiB)
   parameter int HbmBytes   = tsl_pkg::PARAM_HBM_BYTES,   // HBM size (power of two, <= 1 GiB)
   parameter bit EnableBf16 = 1'b1,                       // 0: BF16/FP32 operands are tsl_pkg::ERR_BAD_FIELD
+  parameter bit EnableTranspose = 1'b1,                  // CFG_FEATURES.TRANSPOSE; 0: a LOADW or MATMULK
+                                                         // with TRANSPOSE is tsl_pkg::ERR_BAD_OPCODE
   parameter logic [63:0] Ops = tsl_pkg::OPS_TC,          // ops the core implements (bit 16*unit + op:
                                                          // tsl_pkg::OPS_TC or OPS_LITE); others are
                                                          // tsl_pkg::ERR_BAD_OPCODE
@@ -180,7 +182,8 @@ module tsl_tc_check #(
   // Checks 1-4: opcode, reserved bits, tokens on the own unit, field values.
   always_comb begin
     hdr_err = tsl_pkg::ERR_NONE;
-    if (fmt == FmtBad || !known) begin
+    if (fmt == FmtBad || !known ||
+        ((fmt == FmtLoadw || fmt == FmtMatmulk) && lw.transpose && !EnableTranspose)) begin
       hdr_err = tsl_pkg::ERR_BAD_OPCODE;
     end else if (reserved || ((wait_m | signal_m) & (3'd1 << unit)) != 3'd0) begin
       hdr_err = tsl_pkg::ERR_BAD_FIELD;
@@ -292,10 +295,11 @@ module tsl_tc_check #(
           o_stride  = mk.acc_stride;
           o_rb      = 32'(4 * N);
           o_align   = 32'(4 * N);
-        end else begin               // weights: KBLOCKS*N rows of one vector
-          o_addr    = mk.w_addr;
+        end else begin               // weights: KBLOCKS*N rows of one vector (TRANSPOSE:
+          o_addr    = mk.w_addr;       // N columns of KBLOCKS vectors)
           o_stride  = mk.w_stride;
-          o_rows_m1 = (24'(kblocks) << NSh) - 24'd1;
+          o_rows_m1 = mk.transpose ? 24'(N - 1) : (24'(kblocks) << NSh) - 24'd1;
+          if (mk.transpose) o_rb = 32'(kblocks) << (dd == tsl_pkg::DTYPE_INT8 ? NSh : NSh + 1);
         end
       end
       FmtVpu, FmtEpi: begin   // EPI: the bias is BVECS rows of SRC1_DTYPE

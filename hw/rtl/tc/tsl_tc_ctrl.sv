@@ -144,6 +144,7 @@ module tsl_tc_ctrl #(
     .AccBytes  (AccBytes),
     .HbmBytes  (HbmBytes),
     .EnableBf16(EnableBf16),
+    .EnableTranspose(1'b1),   // tsl_mxu's transposed weight load
     .Ops       (tsl_pkg::OPS_TC),
     .CreditW   (CreditW)
   ) u_check (
@@ -272,7 +273,7 @@ module tsl_tc_ctrl #(
     rd.cfg_vmem_bytes  = 32'(VmemBytes);
     rd.cfg_acc_bytes   = 32'(AccBytes);
     rd.cfg_hbm_bytes   = 32'(HbmBytes);
-    rd.cfg_features    = {27'd0, 1'b1, 1'b1, EnableSeq, EnableBf16, 1'b1};   // FETCH, WINDOW, SEQ, BF16, INT8
+    rd.cfg_features    = {26'd0, 1'b1, 1'b1, 1'b1, EnableSeq, EnableBf16, 1'b1};   // TRANSPOSE, FETCH, WINDOW, SEQ, BF16, INT8
     rd.cfg_queue_depth = 32'(QueueDepth);
     rd.status          = {30'd0, err_code_q != tsl_pkg::ERR_NONE, all_idle && !seq_busy && !fetch_busy_i};
     rd.err_code        = 32'(err_code_q);

@@ -6,7 +6,9 @@
 // port that always win arbitration. Several instructions may be in flight (it accepts while its
 // FIFOs have room); done_o retires them strictly in acceptance order, although a LOADW can finish
 // before an earlier MATMUL's last row lands. busy_o is high in cycles an activation row enters the
-// array. Assumes validated instructions (isa.md §5): aligned, in range, dtype built in.
+// array. Assumes validated instructions (isa.md §5): aligned, in range, dtype built in. TRANSPOSE
+// (LOADW, MATMULK) goes to the array with each LOADW; a transposed MATMULK's K-block k reads its
+// tile at W_ADDR + k*N*size(DTYPE) (the next N elements of each weight column).
 module tsl_tc_mxu #(
   parameter int N          = tsl_pkg::PARAM_N,          // array size
   parameter int VmemBytes  = tsl_pkg::PARAM_VMEM_BYTES,
@@ -41,7 +43,7 @@ module tsl_tc_mxu #(
   output logic [32*N-1:0]  acc_wdata_o
 );
   localparam int AccSh = $clog2(4 * N);
-  localparam int CmdW  = 2 + 1 + 2 + 1 + 16 + 2 * AAw;
+  localparam int CmdW  = 2 + 1 + 2 + 1 + 1 + 16 + 2 * AAw;
   // Micro-ops accepted and not yet retired. A MATMUL retires more than 2N cycles after its first
   // row enters the array, so a 1-row MATMULK (a GEMV) needs about 8 in flight for the next LOADWs
   // to be accepted, and their weight rows read, before the running LOADW ends.
@@ -49,7 +51,7 @@ module tsl_tc_mxu #(
   localparam int RetW     = $clog2(RetDepth + 1);
 
   // --- decode: the instruction, or the current micro-op of a MATMULK ---------------------------------
-  logic        is_k, k_mm_q, k_last, is_mm, bf16, wbuf, accum;
+  logic        is_k, k_mm_q, k_last, is_mm, bf16, wbuf, accum, trans;
   logic [11:0] k_blk_q, kblocks;
   logic [31:0] k_aaddr_q, k_waddr_q, a_addr, w_addr, stride_w;
   logic [1:0]  op;
@@ -73,6 +75,7 @@ module tsl_tc_mxu #(
   assign bf16       = insn.dtype == 2'(tsl_pkg::DTYPE_BF16);
   assign wbuf       = insn.wbuf ^ (is_k && k_blk_q[0]);
   assign accum      = insn.accumulate || (is_k && k_blk_q != '0);
+  assign trans      = insn.transpose && !is_mm;   // bit 22 in LOADW and MATMULK alike
   assign addr       = !is_k ? insn.act_addr : k_mm_q ? a_addr : w_addr;
   assign stride_w   = insn.w_stride;
   assign stride     = is_k && !k_mm_q ? stride_w : insn.act_stride;
@@ -102,12 +105,12 @@ module tsl_tc_mxu #(
       if (k_mm_q) begin
         k_blk_q   <= k_blk_q + 12'd1;
         k_aaddr_q <= a_addr + (bf16 ? 32'(2 * N) : 32'(N));
-        k_waddr_q <= w_addr + (stride_w << $clog2(N));
+        k_waddr_q <= w_addr + (insn.transpose ? (bf16 ? 32'(2 * N) : 32'(N)) : (stride_w << $clog2(N)));
       end
     end
   end
 
-  logic            cmd_valid, cmd_ready, c_wbuf, c_acc;
+  logic            cmd_valid, cmd_ready, c_wbuf, c_acc, c_trans;
   logic [1:0]      c_op, c_dtype;
   logic [15:0]     c_rows;
   logic [AAw-1:0]  c_acc_addr, c_acc_stride;
@@ -122,11 +125,11 @@ module tsl_tc_mxu #(
     .clr_i  (1'b0),
     .valid_i(accept),
     .ready_o(cmd_rdy),
-    .data_i ({op, wbuf, insn.dtype, accum, rows,
+    .data_i ({op, wbuf, insn.dtype, accum, trans, rows,
               acc_addr[AccSh +: AAw], acc_stride[AccSh +: AAw]}),
     .valid_o(cmd_valid),
     .ready_i(cmd_ready),
-    .data_o ({c_op, c_wbuf, c_dtype, c_acc, c_rows, c_acc_addr, c_acc_stride}),
+    .data_o ({c_op, c_wbuf, c_dtype, c_acc, c_trans, c_rows, c_acc_addr, c_acc_stride}),
     .level_o(cmd_level)
   );
 
@@ -193,6 +196,7 @@ module tsl_tc_mxu #(
     .cmd_wbuf_i      (c_wbuf),
     .cmd_dtype_i     (c_dtype),
     .cmd_acc_i       (c_acc),
+    .cmd_trans_i     (c_trans),
     .cmd_rows_i      (c_rows),
     .cmd_acc_addr_i  (c_acc_addr),
     .cmd_acc_stride_i(c_acc_stride),

@@ -1,4 +1,4 @@
-// Verilator harness for the MXU (tsl_mxu_sim): random LOADW/MATMUL programs, checked word for word
+// Verilator harness for the MXU (tsl_mxu_sim): random LOADW (plain and TRANSPOSE)/MATMUL programs, checked word for word
 // against the golden model (libtessel_model), with random idle cycles on the command, weight and
 // activation streams and random back-pressure on the result stream.
 //   mxu_sim_nN [random|throughput] [runs]     env: SEED=s (replay), TRACE=1 (FST, trace build)
@@ -81,7 +81,7 @@ static uint32_t rand_acc_word(TslRng &r) {
 // ---- program ------------------------------------------------------------------------------------
 struct Op {
     bool matmul;
-    unsigned dtype, wbuf, acc, rows;
+    unsigned dtype, wbuf, acc, rows, trans;   // trans: LOADW TRANSPOSE
     uint32_t addr, stride;         // VMEM (weights or activations)
     uint32_t acc_row, acc_stride;  // ACC rows
 };
@@ -107,9 +107,10 @@ static uint32_t pick_vmem(TslRng &r, unsigned dtype, unsigned rows, uint32_t str
     return base + vb * r.below((span - need) / vb + 1);
 }
 
-static Op make_loadw(TslRng &r, unsigned dtype, unsigned wbuf) {
+static Op make_loadw(TslRng &r, unsigned dtype, unsigned wbuf, double trans_p = 0.0) {
     Op o{};
     o.matmul = false;
+    o.trans = r.chance(trans_p);
     o.dtype = dtype;
     o.wbuf = wbuf;
     uint32_t vb = N * (dtype == TSL_DTYPE_BF16 ? 2 : 1);
@@ -218,7 +219,8 @@ static bool run_program(TslRng &r, uint64_t seed, const std::vector<Op> &prog, d
                 .acc_addr = TSL_LOCAL_ACC_BASE + o.acc_row * 4 * N, .acc_stride = o.acc_stride * 4 * N,
                 .rows = o.rows})
                                  : tsl_insn_mxu_loadw_encode(tsl_insn_mxu_loadw_t{
-                                         .dtype = o.dtype, .wbuf = o.wbuf, .addr = o.addr, .stride = o.stride});
+                                         .dtype = o.dtype, .wbuf = o.wbuf, .transpose = o.trans, .addr = o.addr,
+                                         .stride = o.stride});
         if (tslm_push(&m, in.w) != TSLM_OK) {
             fprintf(stderr, "model rejected an instruction: ERR_CODE %u\n",
                     tslm_reg_read(&m, TSL_TC_ERR_CODE_OFFSET));
@@ -277,6 +279,7 @@ static bool run_program(TslRng &r, uint64_t seed, const std::vector<Op> &prog, d
             t->cmd_wbuf_i = o->wbuf;
             t->cmd_dtype_i = o->dtype;
             t->cmd_acc_i = o->acc;
+            t->cmd_trans_i = o->trans;
             t->cmd_rows_i = o->rows;
             t->cmd_acc_addr_i = o->acc_row;
             t->cmd_acc_stride_i = o->acc_stride;
@@ -346,8 +349,8 @@ static bool run_program(TslRng &r, uint64_t seed, const std::vector<Op> &prog, d
     return ok;
 }
 
-// A random program: both buffers loaded, then LOADWs and MATMULs in random order, each MATMUL
-// using a buffer whose dtype it matches.
+// A random program: both buffers loaded, then LOADWs (a third of them transposed) and MATMULs in
+// random order, each MATMUL using a buffer whose dtype it matches.
 static std::vector<Op> random_program(TslRng &r, int dmode) {
     std::vector<Op> p;
     unsigned bdt[2];
@@ -356,14 +359,14 @@ static std::vector<Op> random_program(TslRng &r, int dmode) {
     };
     for (unsigned b = 0; b < 2; b++) {
         bdt[b] = pick_dt();
-        p.push_back(make_loadw(r, bdt[b], b));
+        p.push_back(make_loadw(r, bdt[b], b, 0.35));
     }
     unsigned nops = 12 + r.below(20);
     for (unsigned i = 0; i < nops; i++) {
         unsigned b = r.below(2);
         if (r.chance(0.3)) {
             bdt[b] = pick_dt();
-            p.push_back(make_loadw(r, bdt[b], b));
+            p.push_back(make_loadw(r, bdt[b], b, 0.35));
         } else {
             unsigned rows = r.chance(0.15) ? 1 + r.below(8 * N) : 1 + r.below(2 * N);
             p.push_back(make_matmul(r, bdt[b], b, rows));
@@ -390,9 +393,11 @@ int main(int argc, char **argv) {
             double idle_p = r.chance(0.2) ? 0.0 : 0.05 * r.below(10);
             double bp_p = r.chance(0.2) ? 0.0 : 0.05 * r.below(12);
             std::vector<Op> prog = random_program(r, dmode);
+            unsigned ntrans = 0;
+            for (const Op &o : prog) ntrans += o.trans;
             Result res;
-            printf("mxu_n%u: seed=0x%016" PRIx64 " (SEED=0x%016" PRIx64 " replays) %s, %zu insns, idle %.2f, backpressure %.2f\n",
-                   N, s, s, dmode == 0 ? "int8" : dmode == 1 ? "bf16" : "mixed", prog.size(), idle_p, bp_p);
+            printf("mxu_n%u: seed=0x%016" PRIx64 " (SEED=0x%016" PRIx64 " replays) %s, %zu insns (%u LOADW TRANSPOSE), idle %.2f, backpressure %.2f\n",
+                   N, s, s, dmode == 0 ? "int8" : dmode == 1 ? "bf16" : "mixed", prog.size(), ntrans, idle_p, bp_p);
             fflush(stdout);
             bool ok = run_program(r, s, prog, idle_p, bp_p, trace, res);
             (ok ? passed : failed)++;

@@ -825,6 +825,7 @@ int main(int argc, char **argv) {
     cfg.queue_depth = QD;
     cfg.features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) |
                    (1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT) | (1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT) |
+                   (1u << TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT) |
                    (BF16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0);   // the fetch unit's items are tied off here
     if (tslm_init(&model, &cfg) != TSLM_OK) fail("tslm_init failed");
 

@@ -200,6 +200,7 @@ static tslm_cfg_t model_cfg() {
     c.hbm_bytes = HBM;
     c.features = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT | 1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT |
                  1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT | 1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT |
+                 1u << TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT |
                  (TC_BF16 ? 1u << TSL_TC_CFG_FEATURES_BF16_SHIFT : 0u);
     c.core = TC_CORE;
     return c;
@@ -657,7 +658,7 @@ struct Gen {
         for (uint32_t k = 0; k < N; k++) acc.push_back({(uint64_t)a + (uint64_t)k * s, (uint64_t)a + (uint64_t)k * s + vb, false});
         wbuf_dt[wb] = (int)dt;
         emit(tsl_insn_mxu_loadw_encode(tsl_insn_mxu_loadw_t{
-                .dtype = dt, .wbuf = wb, .addr = a, .stride = s}), TSL_UNIT_MXU, acc);
+                .dtype = dt, .wbuf = wb, .transpose = transpose(), .addr = a, .stride = s}), TSL_UNIT_MXU, acc);
     }
 
     void matmul() {
@@ -679,7 +680,11 @@ struct Gen {
                 .acc_stride = cs, .rows = rows}), TSL_UNIT_MXU, acc);
     }
 
-    // MATMULK: kb K-blocks; activation rows of kb vectors, kb*N weight rows, both buffers when kb > 1.
+    // TRANSPOSE on a third of the LOADWs and MATMULKs, where the core has it (CFG_FEATURES.TRANSPOSE).
+    uint32_t transpose() { return TC_CORE == TSL_CORE_TC && r.chance(0.33) ? 1u : 0u; }
+
+    // MATMULK: kb K-blocks; activation rows of kb vectors, kb*N weight rows (TRANSPOSE: N columns of
+    // kb vectors), both buffers when kb > 1.
     void matmulk() {
         uint32_t dt = bf16 && r.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, vb = N * tsl_dtype_bytes(dt);
         uint32_t kb = 1 + r.below(r.chance(0.2) ? 12 : 4), wb = r.below(2), rows = 1 + r.below(r.chance(0.3) ? 4 * N : N);
@@ -687,20 +692,25 @@ struct Gen {
         while (extent(rows, as, ab) > VMEM) as = ab, rows = (rows + 1) / 2;
         while (extent(kb * N, ws, vb) > VMEM) ws = vb, kb = (kb + 1) / 2, ab = kb * vb, as = ab;
         while (extent(rows, cs, 4 * N) > ACC) cs = 0;
-        uint32_t a = vec_addr(0, VMEM - (ab - vb), vb, rows, as), w = vec_addr(0, VMEM, vb, kb * N, ws);
+        uint32_t tr = transpose();
+        if (tr) ws = ab * (1 + r.below(2)) - (r.chance(0.3) ? vb : 0);   // columns of kb vectors, some overlapping
+        if (tr && extent(N, ws, ab) > VMEM) ws = ab;
+        uint32_t a = vec_addr(0, VMEM - (ab - vb), vb, rows, as);
+        uint32_t w = tr ? vec_addr(0, VMEM - (ab - vb), vb, N, ws) : vec_addr(0, VMEM, vb, kb * N, ws);
         uint32_t c = vec_addr(ACC_BASE, ACC, 4 * N, rows, cs);
         std::vector<Range> acc;
         for (uint32_t k = 0; k < rows; k++) {
             acc.push_back({(uint64_t)a + (uint64_t)k * as, (uint64_t)a + (uint64_t)k * as + ab, false});
             acc.push_back({(uint64_t)c + (uint64_t)k * cs, (uint64_t)c + (uint64_t)k * cs + 4 * N, true});
         }
-        for (uint32_t k = 0; k < kb * N; k++)
-            acc.push_back({(uint64_t)w + (uint64_t)k * ws, (uint64_t)w + (uint64_t)k * ws + vb, false});
+        for (uint32_t k = 0; k < (tr ? N : kb * N); k++)
+            acc.push_back({(uint64_t)w + (uint64_t)k * ws, (uint64_t)w + (uint64_t)k * ws + (tr ? ab : vb), false});
         wbuf_dt[wb] = (int)dt;
         if (kb > 1) wbuf_dt[wb ^ 1] = (int)dt;
         emit(tsl_insn_mxu_matmulk_encode(tsl_insn_mxu_matmulk_t{
-                .dtype = dt, .wbuf = wb, .accumulate = r.below(2), .act_addr = a, .act_stride = as, .acc_addr = c,
-                .acc_stride = cs, .rows = rows, .kblocks = kb, .w_addr = w, .w_stride = ws}), TSL_UNIT_MXU, acc);
+                .dtype = dt, .wbuf = wb, .accumulate = r.below(2), .transpose = tr, .act_addr = a, .act_stride = as,
+                .acc_addr = c, .acc_stride = cs, .rows = rows, .kblocks = kb, .w_addr = w, .w_stride = ws}),
+             TSL_UNIT_MXU, acc);
     }
 
     // A vector operand of `rows` contiguous rows of type dt: 8/16-bit in VMEM, 32-bit mostly in ACC.
@@ -1375,6 +1385,18 @@ static int run_directed() {
                     .op = TSL_DMA_OP_LOAD, .hbm_addr = 64, .rows = 2, .row_bytes = 16, .local_stride = 0x80000000u})},
             {"err-misaligned", tsl_insn_mxu_loadw_encode(tsl_insn_mxu_loadw_t{
                     .dtype = TSL_DTYPE_INT8, .addr = 3, .stride = N})},
+            // TRANSPOSE: run on the full core, ERR_BAD_OPCODE on one without CFG_FEATURES.TRANSPOSE
+            // (the lite core); a transposed MATMULK's weights are N columns of KBLOCKS vectors.
+            {"loadw-transpose", tsl_insn_mxu_loadw_encode(tsl_insn_mxu_loadw_t{
+                    .dtype = TSL_DTYPE_INT8, .transpose = 1, .addr = 2 * N, .stride = 3 * N})},
+            {"matmulk-transpose-end-vmem", tsl_insn_mxu_matmulk_encode(tsl_insn_mxu_matmulk_t{
+                    .dtype = TSL_DTYPE_INT8, .transpose = 1, .act_addr = 0, .act_stride = 2 * N, .acc_addr = ACC_BASE,
+                    .acc_stride = 4 * N, .rows = 2, .kblocks = 2, .w_addr = VMEM - (N - 1) * 2 * N - 2 * N,
+                    .w_stride = 2 * N})},
+            {"err-matmulk-transpose-past-vmem", tsl_insn_mxu_matmulk_encode(tsl_insn_mxu_matmulk_t{
+                    .dtype = TSL_DTYPE_INT8, .transpose = 1, .act_addr = 0, .act_stride = 2 * N, .acc_addr = ACC_BASE,
+                    .acc_stride = 4 * N, .rows = 2, .kblocks = 2, .w_addr = VMEM - (N - 1) * 2 * N - N,
+                    .w_stride = 2 * N})},
             {"err-token", [] { tsl_insn_t i = tsl_insn_sync_encode(tsl_insn_sync_t{
                     .unit = TSL_UNIT_VPU}); tsl_insn_wait(&i, TSL_TOK(TSL_UNIT_MXU)); return i; }()},
         };

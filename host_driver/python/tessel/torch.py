@@ -586,6 +586,7 @@ class _Memory:
 
 
 _DT = {"fp32": _tessel.DTYPE["FP32"], "bf16": _tessel.DTYPE["BF16"]}
+_FEATURE_TRANSPOSE = 5   # TC CFG_FEATURES.TRANSPOSE (hw/spec/tessel.toml): the MXU's transposed weight load
 
 
 def _rows2(t):
@@ -889,8 +890,10 @@ def _heads(w, rows):
 def _q_attention(mem, q, kt, v, scale):
     """One ATTENTION command for softmax(q kt scale) v of h heads: q h x lq x d, kt h x d x lk, v
     h x lk x dv. Q and V are read where they are when both are column blocks of one row-major matrix
-    each (HEAD_COLUMNS) or both stacked heads of rows, else uploaded stacked; K^T is read where it is
-    when its rows are dense (the host transposes it otherwise: the MXU has no transposed load).
+    each (HEAD_COLUMNS) or both stacked heads of rows, else uploaded stacked. Where the MXU has the
+    transposed weight load (CFG_FEATURES.TRANSPOSE), K itself (kt's transpose) is read where it is
+    when it lies as Q does (K_ROWS), else uploaded that way; without it K^T is read where it is when
+    its rows are dense (the host transposes it otherwise).
     The command is waited for at once: when its tiles do not fit on chip (BAD_SHAPE) the chain runs
     as its ops instead, as strict mode runs them."""
     h, lq, d = q.shape
@@ -899,14 +902,23 @@ def _q_attention(mem, q, kt, v, scale):
     by_cols = q_st[0] == d and v_st[0] == dv
     if not by_cols and (q_st[0] != lq * q_st[1] or v_st[0] != lk * v_st[1]):   # one of each: both uploaded
         (pq, q_st), (pv, v_st) = (mem.upload(q, "bf16"), (lq * d, d, 1)), (mem.upload(v, "bf16"), (lk * dv, dv, 1))
-    pk, k_st = mem.place(kt, "bf16", lambda st: st[2] == 1 and st[0] == d * st[1])
+    k_rows = (mem.device.info()["features"] >> _FEATURE_TRANSPOSE) & 1
+    if k_rows and by_cols:   # K as lk x h x d: the heads side by side (as Q and V), rows ldb apart
+        pk, k_st = mem.place(kt.permute(2, 0, 1), "bf16", lambda st: st[2] == 1 and st[1] == d)
+        ldb = 2 * k_st[0]
+    elif k_rows:             # K as h x lk x d: the heads stacked
+        pk, k_st = mem.place(kt.transpose(1, 2), "bf16", lambda st: st[2] == 1 and st[0] == lk * st[1])
+        ldb = 2 * k_st[1]
+    else:
+        pk, k_st = mem.place(kt, "bf16", lambda st: st[2] == 1 and st[0] == d * st[1])
+        ldb = 2 * k_st[1]
     want = mem.want
     out, pc, dtype = mem.output((lq, h, dv) if by_cols else (h, lq, dv))
-    flags = 1 << _tessel.CMD_FLAG["HEAD_COLUMNS"] if by_cols else 0
+    flags = (1 << _tessel.CMD_FLAG["HEAD_COLUMNS"] if by_cols else 0) | (1 << _tessel.CMD_FLAG["K_ROWS"] if k_rows else 0)
     try:   # refused at once when its tiles do not fit (BAD_SHAPE): then the three commands
         mem.submit(opcode=_tessel.CMD_OP["ATTENTION"], flags=flags, a_dtype=_DT["bf16"], b_dtype=_DT["bf16"],
                    c_dtype=_DT[dtype], lq=lq, lk=lk, d=d, dv=dv, batch=h, a_addr=pq, lda=2 * q_st[1], b_addr=pk,
-                   ldb=2 * k_st[1], v_addr=pv, ldv=2 * v_st[1], c_addr=pc,
+                   ldb=ldb, v_addr=pv, ldv=2 * v_st[1], c_addr=pc,
                    ldc=_ES[dtype] * (h * dv if by_cols else dv), scale=_f32_bits(scale))
     except Error as e:
         if e.status != _tessel.EDEVICE or "BAD_SHAPE" not in str(e):

@@ -7,8 +7,34 @@
 #define CMD_BYTES (TSL_PARAM_CMD_WORDS * 4u)
 #define CPL_BYTES (TSL_PARAM_CPL_WORDS * 4u)
 
+/* The hardware accesses of the path from a doorbell to a running program and back. On the control
+ * core (TSL_CP_MMIO, firmware/cp/Makefile) they are its own loads and stores, inlined; elsewhere
+ * (the native runner, the lite core's host) they go through the HAL's table. */
+#ifdef TSL_CP_MMIO
+#include "tsl_cp_hal_mmio.h"
+static inline uint32_t hif_rd(tsl_cp_t *cp, uint32_t off) { (void)cp; return tsl_cp_mmio_hostif_read(off); }
+static inline void hif_wr(tsl_cp_t *cp, uint32_t off, uint32_t v) { (void)cp; tsl_cp_mmio_hostif_write(off, v); }
+static inline uint32_t tc_rd(tsl_cp_t *cp, uint32_t off) { (void)cp; return tsl_cp_mmio_tc_read(off); }
+static inline void tc_wr(tsl_cp_t *cp, uint32_t off, uint32_t v) { (void)cp; tsl_cp_mmio_tc_write(off, v); }
+static inline void hbm_rd(tsl_cp_t *cp, uint32_t a, uint32_t *w, uint32_t n) { (void)cp; tsl_cp_mmio_hbm_read_words(a, w, n); }
+static inline void hbm_wr(tsl_cp_t *cp, uint32_t a, const uint32_t *w, uint32_t n)
+{
+    (void)cp;
+    tsl_cp_mmio_hbm_write_words(a, w, n);
+}
+static inline uint32_t now32(tsl_cp_t *cp) { (void)cp; return tsl_cp_mmio_cycles32(); }
+#else
 static uint32_t hif_rd(tsl_cp_t *cp, uint32_t off) { return cp->hal->hostif_read(cp->hal->ctx, off); }
 static void hif_wr(tsl_cp_t *cp, uint32_t off, uint32_t v) { cp->hal->hostif_write(cp->hal->ctx, off, v); }
+static uint32_t tc_rd(tsl_cp_t *cp, uint32_t off) { return cp->hal->tc_read(cp->hal->ctx, off); }
+static void tc_wr(tsl_cp_t *cp, uint32_t off, uint32_t v) { cp->hal->tc_write(cp->hal->ctx, off, v); }
+static void hbm_rd(tsl_cp_t *cp, uint32_t a, uint32_t *w, uint32_t n) { cp->hal->hbm_read(cp->hal->ctx, a, w, 4u * n); }
+static void hbm_wr(tsl_cp_t *cp, uint32_t a, const uint32_t *w, uint32_t n)
+{
+    cp->hal->hbm_write(cp->hal->ctx, a, w, 4u * n);
+}
+static uint32_t now32(tsl_cp_t *cp) { return (uint32_t)cp->hal->cycles(cp->hal->ctx); }
+#endif
 
 static int is_pow2(uint32_t v) { return v && !(v & (v - 1u)); }
 
@@ -38,7 +64,7 @@ tsl_cp_status_t tsl_cp_init(tsl_cp_t *cp, const tsl_cp_hal_t *hal)
 
 void tsl_cp_tc_reset(tsl_cp_t *cp)
 {
-    cp->hal->tc_write(cp->hal->ctx, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
+    tc_wr(cp, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
     cp->seq_window = 0;   /* CTRL.RESET clears the SEQ registers */
 }
 
@@ -62,13 +88,15 @@ typedef struct {
 #define W(f) (1u << TSL_CMD_##f##_WORD)
 
 /* The commands the firmware runs itself (docs/isa.md §7): NOP, FENCE, KERNEL and PROGRAM; the host
- * compiles every other opcode into a PROGRAM (tsl_cp_compile.h). None takes a flag or a dtype. */
-static tsl_cp_verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w, tsl_cmd_t *c)
+ * compiles every other opcode into a PROGRAM (tsl_cp_compile.h). None takes a flag or a dtype. The
+ * checks read the raw words (OPCODE is the whole low byte of word 0, FLAGS the rest), not a decoded
+ * copy: they sit between the doorbell and the program's start. */
+static tsl_cp_verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w)
 {
     tsl_cp_verdict_t ok = {TSL_CMD_ERR_OK, 0};
-    *c = tsl_cmd_decode(w);
-    int kern = c->opcode == TSL_CMD_OP_KERNEL, prog = c->opcode == TSL_CMD_OP_PROGRAM;
-    if (!(c->opcode == TSL_CMD_OP_NOP || c->opcode == TSL_CMD_OP_FENCE || prog || (kern && cp->hal->kernel)))
+    uint32_t op = w[TSL_CMD_OPCODE_WORD] & TSL_CMD_OPCODE_MASK, n = w[TSL_CMD_N_WORD], a = w[TSL_CMD_A_ADDR_WORD];
+    int kern = op == TSL_CMD_OP_KERNEL, prog = op == TSL_CMD_OP_PROGRAM;
+    if (!(op == TSL_CMD_OP_NOP || op == TSL_CMD_OP_FENCE || prog || (kern && cp->hal->kernel)))
         TSL_CP_FAIL(BAD_OPCODE, TSL_CMD_OPCODE_WORD);   /* KERNEL: no control core to run it on (native) */
     if (w[0] >> 8)
         TSL_CP_FAIL(BAD_FLAGS, 0);
@@ -77,11 +105,11 @@ static tsl_cp_verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint
     int bad = tsl_cp_nonzero_word(w, 0xFFFFu & ~used);
     if (bad >= 0)
         TSL_CP_FAIL(BAD_FLAGS, (uint32_t)bad);
-    if (kern && (!c->n || c->n > TSL_PARAM_KERNEL_BYTES || (c->n & 3u)))   /* whole words, in the region */
+    if (kern && (!n || n > TSL_PARAM_KERNEL_BYTES || (n & 3u)))   /* whole words, in the region */
         TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_N_WORD);
-    if (prog && (!c->n || (c->n & 3u)))
+    if (prog && (!n || (n & 3u)))
         TSL_CP_FAIL(BAD_SHAPE, TSL_CMD_N_WORD);
-    if ((kern || prog) && ((c->a_addr & 3u) || !tsl_cp_in_hbm(&r->reg, c->a_addr, 1, 0, c->n)))
+    if ((kern || prog) && ((a & 3u) || !tsl_cp_in_hbm(&r->reg, a, 1, 0, n)))
         TSL_CP_FAIL(BAD_ADDR, TSL_CMD_A_ADDR_WORD);
     uint32_t base = w[TSL_PROG_WIN_BASE_WORD], limit = w[TSL_PROG_WIN_LIMIT_WORD];
     if (prog && (base > limit || !tsl_cp_in_hbm(&r->reg, base, 1, 0, limit - base)))
@@ -95,14 +123,13 @@ static tsl_cp_verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint
 
 static uint32_t progress(tsl_cp_t *cp)
 {
-    const tsl_cp_hal_t *h = cp->hal;
-    return h->tc_read(h->ctx, TSL_TC_PERF_DMA_INSNS_LO_OFFSET) + h->tc_read(h->ctx, TSL_TC_PERF_MXU_INSNS_LO_OFFSET) +
-           h->tc_read(h->ctx, TSL_TC_PERF_VPU_INSNS_LO_OFFSET);
+    return tc_rd(cp, TSL_TC_PERF_DMA_INSNS_LO_OFFSET) + tc_rd(cp, TSL_TC_PERF_MXU_INSNS_LO_OFFSET) +
+           tc_rd(cp, TSL_TC_PERF_VPU_INSNS_LO_OFFSET);
 }
 
 static int tc_error(tsl_cp_t *cp)
 {
-    return (cp->hal->tc_read(cp->hal->ctx, TSL_TC_STATUS_OFFSET) >> TSL_TC_STATUS_ERROR_SHIFT) & 1u;
+    return (tc_rd(cp, TSL_TC_STATUS_OFFSET) >> TSL_TC_STATUS_ERROR_SHIFT) & 1u;
 }
 
 uint32_t tsl_cp_wait(tsl_cp_t *cp, uint32_t *detail)
@@ -114,9 +141,9 @@ uint32_t tsl_cp_wait(tsl_cp_t *cp, uint32_t *detail)
     /* STATUS at every poll, so that the end is seen within a few cycles; progress and the timeout
      * at every POLLS_PER_CHECK-th */
     for (uint32_t poll = 0;; poll++) {
-        uint32_t status = h->tc_read(h->ctx, TSL_TC_STATUS_OFFSET);
+        uint32_t status = tc_rd(cp, TSL_TC_STATUS_OFFSET);
         if ((status >> TSL_TC_STATUS_ERROR_SHIFT) & 1u) {
-            *detail = h->tc_read(h->ctx, TSL_TC_ERR_CODE_OFFSET);
+            *detail = tc_rd(cp, TSL_TC_ERR_CODE_OFFSET);
             st = TSL_CMD_ERR_DEVICE;
             break;
         }
@@ -144,11 +171,10 @@ uint32_t tsl_cp_wait(tsl_cp_t *cp, uint32_t *detail)
  * window (CFG_FEATURES.WINDOW; the lite core has none: its host is its runner). */
 static void set_window(tsl_cp_t *cp, uint32_t base, uint32_t limit)
 {
-    const tsl_cp_hal_t *h = cp->hal;
     if (!((cp->features >> TSL_TC_CFG_FEATURES_WINDOW_SHIFT) & 1u))
         return;
-    h->tc_write(h->ctx, TSL_TC_HBM_BASE_OFFSET, base);
-    h->tc_write(h->ctx, TSL_TC_HBM_LIMIT_OFFSET, limit);
+    tc_wr(cp, TSL_TC_HBM_BASE_OFFSET, base);
+    tc_wr(cp, TSL_TC_HBM_LIMIT_OFFSET, limit);
 }
 
 /* Instructions pushed between two looks at STATUS.ERROR: after an error the tensor core drops
@@ -160,26 +186,27 @@ static void set_window(tsl_cp_t *cp, uint32_t base, uint32_t limit)
  * wait. A bad record stops the program as the fetch unit stops it: what came before runs out, the
  * status is DEVICE with ERR_BAD_RECORD (ERR_BAD_OPCODE for a SEQ record without the sequencer), and
  * the tensor core is reset. */
-static uint32_t run_program(tsl_cp_t *cp, const uint32_t *w, const tsl_cmd_t *c, uint32_t *detail)
+static uint32_t run_program(tsl_cp_t *cp, const uint32_t *w, uint32_t *detail)
 {
     const tsl_cp_hal_t *h = cp->hal;
+    const uint32_t start = w[TSL_CMD_A_ADDR_WORD], bytes = w[TSL_CMD_N_WORD];
     int seq = ((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) && h->tc_seq;
     uint32_t at = 0, bad = TSL_ERR_NONE, pushed = 0;
     set_window(cp, w[TSL_PROG_WIN_BASE_WORD], w[TSL_PROG_WIN_LIMIT_WORD]);
     if ((cp->features >> TSL_TC_CFG_FEATURES_FETCH_SHIFT) & 1u) {
-        h->tc_write(h->ctx, TSL_TC_PROG_ADDR_OFFSET, c->a_addr);
-        h->tc_write(h->ctx, TSL_TC_PROG_BYTES_OFFSET, c->n);
+        tc_wr(cp, TSL_TC_PROG_ADDR_OFFSET, start);
+        tc_wr(cp, TSL_TC_PROG_BYTES_OFFSET, bytes);
         cp->seq_window = 1;   /* a CONV descriptor may have set SEQ16..22 */
         return tsl_cp_wait(cp, detail);
     }
-    while (at < c->n && bad == TSL_ERR_NONE) {
-        uint32_t hdr, a = c->a_addr + at;
+    while (at < bytes && bad == TSL_ERR_NONE) {
+        uint32_t hdr, a = start + at;
         h->hbm_read(h->ctx, a, &hdr, 4u);
         uint32_t kind = TSL_GET(&hdr, TSL_PROG_HDR_KIND), count = TSL_GET(&hdr, TSL_PROG_HDR_COUNT);
         uint32_t words = kind == TSL_PROG_REC_INSN ? count * TSL_PARAM_INSN_WORDS
                          : kind == TSL_PROG_REC_SEQ && count == 1u ? TSL_PARAM_SEQ_WORDS : 0u;
         if (!words || (hdr & ~(TSL_PROG_HDR_KIND_MASK | (TSL_PROG_HDR_COUNT_MASK << TSL_PROG_HDR_COUNT_SHIFT))) ||
-            words > (c->n - at) / 4u - 1u) {
+            words > (bytes - at) / 4u - 1u) {
             bad = TSL_ERR_BAD_RECORD;
         } else if (kind == TSL_PROG_REC_SEQ) {
             uint32_t d[TSL_PARAM_SEQ_WORDS];
@@ -223,15 +250,15 @@ static int ring_valid(const tsl_cp_t *cp, const ring_t *r)
            r->head - r->tail <= r->cmd_size && r->cpl_head - r->cpl_tail <= r->cpl_size;
 }
 
-static uint32_t execute(tsl_cp_t *cp, const ring_t *r, const uint32_t *w, const tsl_cmd_t *c, uint32_t *detail)
+static uint32_t execute(tsl_cp_t *cp, const ring_t *r, const uint32_t *w, uint32_t op, uint32_t *detail)
 {
     *detail = 0;
-    if (c->opcode == TSL_CMD_OP_KERNEL) {   /* what a kernel pushes: anywhere above the rings */
+    if (op == TSL_CMD_OP_KERNEL) {   /* what a kernel pushes: anywhere above the rings */
         set_window(cp, r->reg.hi, cp->hbm_bytes);
-        return tsl_cp_exec_kernel(cp, w, c, detail);
+        return tsl_cp_exec_kernel(cp, w, detail);
     }
-    if (c->opcode == TSL_CMD_OP_PROGRAM)
-        return run_program(cp, w, c, detail);
+    if (op == TSL_CMD_OP_PROGRAM)
+        return run_program(cp, w, detail);
     return TSL_CMD_ERR_OK; /* NOP, FENCE: commands run one at a time, every earlier one has completed */
 }
 
@@ -263,19 +290,19 @@ int tsl_cp_poll(tsl_cp_t *cp)
                 break; /* full: never overwrite an unread completion */
         }
         const tsl_cp_hal_t *h = cp->hal;
-        uint64_t t0 = h->cycles(h->ctx);
+        uint32_t t0 = now32(cp);
         uint32_t w[TSL_PARAM_CMD_WORDS], cpl[TSL_PARAM_CPL_WORDS] = {0, 0, 0, 0}, detail;
-        h->hbm_read(h->ctx, r.cmd_base + (r.tail & (r.cmd_size - 1u)) * CMD_BYTES, w, CMD_BYTES);
-        tsl_cmd_t c;
-        tsl_cp_verdict_t v = validate(cp, &r, w, &c);
+        hbm_rd(cp, r.cmd_base + (r.tail & (r.cmd_size - 1u)) * CMD_BYTES, w, TSL_PARAM_CMD_WORDS);
+        uint32_t op = w[TSL_CMD_OPCODE_WORD] & TSL_CMD_OPCODE_MASK;
+        tsl_cp_verdict_t v = validate(cp, &r, w);
         uint32_t st = v.status;
         detail = v.detail;
         if (st == TSL_CMD_ERR_OK)
-            st = execute(cp, &r, w, &c, &detail);
-        tsl_cpl_t done_cpl = {.tag = c.tag, .status = st, .opcode = c.opcode,
-                              .cycles = (uint32_t)(h->cycles(h->ctx) - t0), .detail = detail};
+            st = execute(cp, &r, w, op, &detail);
+        tsl_cpl_t done_cpl = {.tag = w[TSL_CMD_TAG_WORD], .status = st, .opcode = op,
+                              .cycles = now32(cp) - t0, .detail = detail};
         tsl_cpl_encode(&done_cpl, cpl);
-        h->hbm_write(h->ctx, r.cpl_base + (r.cpl_head & (r.cpl_size - 1u)) * CPL_BYTES, cpl, CPL_BYTES);
+        hbm_wr(cp, r.cpl_base + (r.cpl_head & (r.cpl_size - 1u)) * CPL_BYTES, cpl, TSL_PARAM_CPL_WORDS);
         r.cpl_head++;
         r.tail++;
         hif_wr(cp, TSL_HOSTIF_CPL_HEAD_OFFSET, r.cpl_head);

@@ -11,13 +11,13 @@
 static uint32_t mmio_tc_read(void *ctx, uint32_t offset)
 {
     (void)ctx;
-    return tsl_mmio_read32(TSL_MMAP_TC_BASE + offset);
+    return tsl_cp_mmio_tc_read(offset);
 }
 
 static void mmio_tc_write(void *ctx, uint32_t offset, uint32_t value)
 {
     (void)ctx;
-    tsl_mmio_write32(TSL_MMAP_TC_BASE + offset, value);
+    tsl_cp_mmio_tc_write(offset, value);
 }
 
 /* Straight-line stores: a push is 8 of them. */
@@ -51,15 +51,13 @@ static void mmio_tc_seq(void *ctx, const uint32_t w[TSL_PARAM_SEQ_WORDS], int wi
 static uint32_t mmio_hostif_read(void *ctx, uint32_t offset)
 {
     (void)ctx;
-    return tsl_mmio_read32(TSL_MMAP_HOSTIF_BASE + offset);
+    return tsl_cp_mmio_hostif_read(offset);
 }
 
 static void mmio_hostif_write(void *ctx, uint32_t offset, uint32_t value)
 {
     (void)ctx;
-    /* Order earlier HBM-window stores (a completion entry) before this register write. */
-    __asm__ volatile("fence" ::: "memory");
-    tsl_mmio_write32(TSL_MMAP_HOSTIF_BASE + offset, value);
+    tsl_cp_mmio_hostif_write(offset, value);
 }
 
 /* Word accesses when address, buffer and length allow; bytes otherwise. */
@@ -68,9 +66,7 @@ static void mmio_hbm_read(void *ctx, uint32_t addr, void *buf, uint32_t len)
     (void)ctx;
     uintptr_t src = TSL_MMAP_HBM_BASE + addr;
     if (((src | (uintptr_t)buf | len) & 3u) == 0) {
-        uint32_t *d = buf;
-        for (uint32_t i = 0; i < len / 4; i++)
-            d[i] = ((const volatile uint32_t *)src)[i];
+        tsl_cp_mmio_hbm_read_words(addr, buf, len / 4);
         return;
     }
     uint8_t *d = buf;
@@ -83,9 +79,7 @@ static void mmio_hbm_write(void *ctx, uint32_t addr, const void *buf, uint32_t l
     (void)ctx;
     uintptr_t dst = TSL_MMAP_HBM_BASE + addr;
     if (((dst | (uintptr_t)buf | len) & 3u) == 0) {
-        const uint32_t *s = buf;
-        for (uint32_t i = 0; i < len / 4; i++)
-            ((volatile uint32_t *)dst)[i] = s[i];
+        tsl_cp_mmio_hbm_write_words(addr, buf, len / 4);
         return;
     }
     const uint8_t *s = buf;

@@ -54,9 +54,9 @@ void tsl_cp_tc_reset(tsl_cp_t *cp);
  * CMD_ERR_TIMEOUT; after an error or a timeout the tensor core has been reset. */
 uint32_t tsl_cp_wait(tsl_cp_t *cp, uint32_t *detail);
 
-/* KERNEL (tsl_cp_kern.c): run the validated command (its words `w`, decoded `c`) through the HAL's
+/* KERNEL (tsl_cp_kern.c): run the validated command (its words `w`) through the HAL's
  * kernel hook, which the caller has checked is there. Returns its CMD_ERR status. */
-uint32_t tsl_cp_exec_kernel(tsl_cp_t *cp, const uint32_t *w, const tsl_cmd_t *c, uint32_t *detail);
+uint32_t tsl_cp_exec_kernel(tsl_cp_t *cp, const uint32_t *w, uint32_t *detail);
 
 /* ---------------------------------------------------- the compiler (tsl_cp_compile.c and the rest) */
 

@@ -1,7 +1,8 @@
 # DMA unit (hw/rtl/tc/tsl_dma*.sv) and the AXI4 HBM model (hw/sim/tc/tsl_hbm.*): lint, Icarus
 # compile, and Verilated tests against the golden model at N=4 and N=16 (AXI width 16N bits).
 #   make test-dma-lint        verilator --lint-only -Wall at N=4 and N=16, plus the iverilog compile
-#   make test-dma-n4          directed, AXI-error, random (DMA_PROGS programs) and throughput tests
+#   make test-dma-n4          directed, AXI-error, random (DMA_PROGS programs), throughput tests, and
+#                             chains (8 x DMA_PROGS runs of instructions back to back, LOADs mostly)
 #   make test-dma-n16         the same at N=16
 #   make dma-trace DMA_N=4 SEED=0x... [DMA_TRACE_MODE=random]   trace build (--trace-fst), writes dma.fst
 # Knobs: DMA_PROGS (random programs per N, default 12), SEED.
@@ -50,7 +51,7 @@ test-dma-n4: $(DMA_OUT)/n4/dma_sim
 test-dma-n16: $(DMA_OUT)/n16/dma_sim
 	@$< all $(DMA_PROGS)
 
-# Replays one group (DMA_TRACE_MODE: random, directed, errors or throughput) and writes dma.fst here.
+# Replays one group (DMA_TRACE_MODE: random, directed, errors, throughput or chains) and writes dma.fst here.
 DMA_TRACE_MODE ?= random
 dma-trace: $(DMA_OUT)/n$(DMA_N)_trace/dma_sim
 	TRACE=1 $< $(DMA_TRACE_MODE) 1

@@ -1,5 +1,9 @@
-// DMA unit: executes DMA_XFER LOAD (HBM -> VMEM/ACC) and STORE (VMEM/ACC -> HBM), one instruction
-// at a time, as docs/isa.md defines: rows in order, bytes ascending, later bytes overwrite earlier.
+// DMA unit: executes DMA_XFER LOAD (HBM -> VMEM/ACC) and STORE (VMEM/ACC -> HBM) as docs/isa.md
+// defines: rows in order, bytes ascending, later bytes overwrite earlier. One instruction at a time,
+// but that a LOAD may start behind a LOAD into the same memory once the first has handed on all its
+// rows: its reads go out while the first one's data still arrive, so a run of LOADs pays the HBM
+// latency once. Both use the one AXI ID, so their beats and local writes stay in order: the same
+// bytes as one after the other. At most MaxChain are in flight; a STORE waits for all before it.
 //   rows ─► tsl_dma_burst (AR or AW) ─► AXI address channel      (MaxReads / MaxWrites outstanding)
 //        ├► tsl_dma_align ◄─ source FIFO ◄─ R beats (LOAD) | local reads (STORE)
 //        │       └─► local writes (LOAD) | W register (STORE, only for bursts whose AW has gone)
@@ -15,6 +19,7 @@ module tsl_dma #(
   parameter int HbmBytes  = tsl_pkg::PARAM_HBM_BYTES,  // HBM bytes (power of two): AXI addresses are below it
   parameter int MaxBurst  = 16,   // beats per AXI burst, 1..256
   parameter int MaxReads  = 8,    // read bursts outstanding, >= 1
+  parameter int MaxChain  = 4,    // LOADs in flight back to back, 1..16 (1: one at a time)
   // Derived (do not override): VMEM and ACC line-index widths.
   parameter int VAW       = $clog2(VmemBytes / (2 * N)),
   parameter int AAW       = $clog2(AccBytes / (4 * N))
@@ -63,14 +68,19 @@ module tsl_dma #(
   logic        start, ex_load, ex_acc;
   logic [31:0] ex_la, ex_loff;
   logic        busy_q, busy_d, load_q, load_d, acc_q, acc_d, fin;
+  logic        rows_q, rows_d;   // the rows generator has rows of the newest instruction left
+  logic [3:0]  more_q, more_d;   // LOADs in flight behind the oldest
+  logic        chain;            // the offered instruction may start behind the running one
   logic        done_q, err_q, err_d, err_pulse_q, err_set;
   logic [3:0]  err_code_q, err_code_d;
   logic [31:0] err_addr_q, err_addr_d;
 
-  assign ex_ready_o = !busy_q;
-  assign start      = ex_valid_i && !busy_q;
   assign insn       = ex_insn_i;
   assign ex_load    = insn.op == 4'(tsl_pkg::DMA_OP_LOAD);
+  assign chain      = busy_q && load_q && !err_q && !rows_q && 32'(more_q) < MaxChain - 1 && ex_load &&
+                      ex_acc == acc_q;
+  assign ex_ready_o = !busy_q || chain;
+  assign start      = ex_valid_i && ex_ready_o;
   assign ex_la      = insn.local_addr;
   assign ex_acc     = ex_la >= tsl_pkg::LOCAL_ACC_BASE;
   assign ex_loff    = ex_acc ? ex_la - tsl_pkg::LOCAL_ACC_BASE : ex_la;
@@ -323,7 +333,8 @@ module tsl_dma #(
   assign wr_out_d = wr_out_q + 9'(ax_issue && !load_q) - 9'(b_hs);
   assign err_set  = r_err || b_err;
 
-  // Finished: LOAD's last local write granted; STORE's last B in; after an error, all drained.
+  // Finished: LOAD's last local write granted; STORE's last B in; after an error, all drained (then
+  // one done per instruction in flight, a cycle each).
   assign fin = busy_q && (err_q ? (load_q ? rd_out_q == '0 : wr_out_q == '0)
                                 : (load_q ? lwr_gnt && o_last : aw_all_q && wr_out_q == '0));
 
@@ -335,18 +346,24 @@ module tsl_dma #(
     err_code_d = err_code_q;
     err_addr_d = err_addr_q;
     aw_all_d   = aw_all_q || (ax_hs && ax_last && !load_q);
+    more_d     = more_q;
+    rows_d     = rows_q && !(row_valid && row_ready && row_last) && !err_q;
     if (err_set) begin
       err_d      = 1'b1;
       err_code_d = (r_err ? m_axi_rresp[0] : m_axi_bresp[0]) ? tsl_pkg::ERR_AXI_DECERR
                                                              : tsl_pkg::ERR_AXI_SLVERR;
       err_addr_d = r_err ? ra_addr + (32'(rbeat_q) << LW) : ba_addr;
     end
-    if (fin) begin
+    if (fin && more_q != 4'd0) begin
+      more_d = more_q - 4'd1;
+    end else if (fin) begin
       busy_d = 1'b0;
       err_d  = 1'b0;
     end
     if (start) begin
       busy_d   = 1'b1;
+      if (chain && !(fin && more_q == 4'd0)) more_d = more_d + 4'd1;
+      rows_d   = 1'b1;
       load_d   = ex_load;
       acc_d    = ex_acc;
       aw_all_d = 1'b0;
@@ -356,6 +373,8 @@ module tsl_dma #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       busy_q      <= 1'b0;
+      rows_q      <= 1'b0;
+      more_q      <= '0;
       load_q      <= 1'b0;
       acc_q       <= 1'b0;
       done_q      <= 1'b0;
@@ -373,6 +392,8 @@ module tsl_dma #(
       wcnt_q      <= '0;
     end else begin
       busy_q      <= busy_d;
+      rows_q      <= rows_d;
+      more_q      <= more_d;
       load_q      <= load_d;
       acc_q       <= acc_d;
       done_q      <= fin;
@@ -405,10 +426,12 @@ module tsl_dma #(
                        ra_ready, wl_ready, ba_ready};
 
   // Assertions
-  `TSL_ASSERT_INIT(ParamRange, (N > 0 && (N & (N - 1)) == 0) && MaxBurst >= 1 && MaxBurst <= 256 && MaxReads >= 1,
-                   "N a power of two, MaxBurst 1..256, MaxReads >= 1")
+  `TSL_ASSERT_INIT(ParamRange, (N > 0 && (N & (N - 1)) == 0) && MaxBurst >= 1 && MaxBurst <= 256 && MaxReads >= 1 &&
+                   MaxChain >= 1 && MaxChain <= 16, "N a power of two, MaxBurst 1..256, MaxReads >= 1, MaxChain 1..16")
   `TSL_ASSERT(WHeld, m_axi_wvalid && !m_axi_wready |=> m_axi_wvalid && $stable(m_axi_wdata)
               && $stable(m_axi_wstrb) && $stable(m_axi_wlast), "a W beat changed before wready")
   `TSL_ASSERT(RHasBurst, m_axi_rvalid |-> ra_valid, "an R beat with no read burst outstanding")
   `TSL_ASSERT(BHasBurst, m_axi_bvalid |-> ba_valid, "a B response with no write burst outstanding")
+  `TSL_ASSERT(ChainLoads, more_q != 4'd0 |-> busy_q && load_q && 32'(more_q) < MaxChain,
+              "instructions in flight behind a STORE, or more than MaxChain")
 endmodule

@@ -213,6 +213,44 @@ struct Sim {
         }
         return r;
     }
+    // Run instructions back to back, each offered from the cycle its predecessor was accepted (a
+    // LOAD behind a LOAD may start while the first one's data still arrive): every one done once,
+    // never before it was accepted, no error, nothing outstanding at the end.
+    ExecResult stream(const std::vector<Xfer> &xs) {
+        ExecResult r;
+        size_t next = 0, dones = 0;
+        uint64_t t0 = cycle, limit = 0;
+        for (const Xfer &x : xs) limit += timeout_for(x);
+        auto offer = [&] {
+            top->ex_valid_i = next < xs.size();
+            if (next < xs.size()) {
+                tsl_insn_t in = xs[next].insn();
+                for (int i = 0; i < 8; i++) top->ex_insn_i[i] = in.w[i];
+            }
+        };
+        offer();
+        while (dones < xs.size()) {
+            step();
+            if (done && ++dones > next) return fail(r, "done_o for an instruction not accepted");
+            if (!busy && !done && dones < next) return fail(r, "busy_o low with an instruction in flight");
+            if (accepted) {
+                next++;
+                offer();
+            }
+            if (err) return fail(r, "unexpected err_o");
+            if (cycle - t0 > limit) return fail(r, "timeout waiting for done_o");
+        }
+        r.cycles = cycle - t0;
+        if (!hbm->idle()) return fail(r, "AXI transactions outstanding after the last done_o");
+        step();
+        if (done) return fail(r, "done_o pulsed once too often");
+        if (busy) return fail(r, "busy_o high after the last done_o");
+        if (!hbm->violations().empty()) {
+            for (const std::string &v : hbm->violations()) printf("  AXI violation: %s\n", v.c_str());
+            return fail(r, "AXI protocol violations");
+        }
+        return r;
+    }
     static ExecResult &fail(ExecResult &r, const char *why) {
         r.ok = false;
         r.why = why;
@@ -395,6 +433,48 @@ static bool random_program(Sim &sim, Bench &b, uint64_t seed, unsigned insns) {
         }
     }
     return true;
+}
+
+// Runs of instructions back to back (Sim::stream), LOADs mostly, into VMEM and ACC: the same bytes
+// as the model running them one after the other.
+static bool chains(Sim &sim, Bench &b, uint64_t seed, unsigned runs) {
+    TslRng r{seed};
+    HbmSetup s = random_setup(r);
+    sim.configure(s, seed);
+    b.randomise(r);
+    printf("dma_n%u chains: seed=0x%016" PRIx64 " (SEED=0x%016" PRIx64 " <sim> chains replays), %u runs, %s\n", N,
+           seed, seed, runs, s.str().c_str());
+    fflush(stdout);
+    for (unsigned i = 0; i < runs; i++) {
+        std::vector<Xfer> xs(2 + r.below(7));
+        for (Xfer &x : xs) {
+            do
+                x = random_xfer(r);
+            while (!x.load && r.chance(0.8));
+            if (x.load && r.chance(0.5)) x.rows = std::min(x.rows, 1 + r.below(3));   // short: the next starts early
+        }
+        ExecResult e = sim.stream(xs);
+        bool ok = e.ok;
+        for (const Xfer &x : xs) ok = ok && b.model_exec(x);
+        ok = ok && b.compare();
+        if (!ok) {
+            printf("  FAILED run %u of %zu instructions (%s)%s%s; seed 0x%016" PRIx64 "\n", i, xs.size(),
+                   s.str().c_str(), e.ok ? "" : ": ", e.why.c_str(), seed);
+            for (const Xfer &x : xs) printf("    %s\n", x.str().c_str());
+            return false;
+        }
+    }
+    // Four one-line LOADs at latency 100: their reads overlap, so the run takes one latency, not four.
+    HbmSetup d;
+    sim.configure(d, seed);
+    std::vector<Xfer> xs;
+    for (uint32_t k = 0; k < 4; k++) xs.push_back(Xfer{true, 8192 * k, 0, 4 * W * k, 0, 1, W});
+    ExecResult e = sim.stream(xs);
+    for (const Xfer &x : xs) e.ok = e.ok && b.model_exec(x);
+    bool ok = e.ok && b.compare() && e.cycles < 2 * d.latency;
+    printf("dma_n%u chains: 4 one-line LOADs at latency %u in %" PRIu64 " cycles (%s 2 latencies)%s\n", N, d.latency,
+           e.cycles, e.cycles < 2 * d.latency ? "under" : "NOT under", ok ? "" : ": FAILED");
+    return ok;
 }
 
 static bool directed(Sim &sim, Bench &b, uint64_t seed) {
@@ -618,8 +698,8 @@ int main(int argc, char **argv) {
     uint64_t seed = se ? strtoull(se, nullptr, 0) : ((uint64_t)time(nullptr) * 2654435761u) ^ (N << 8);
     bool all = !strcmp(mode, "all");
     if (!all && strcmp(mode, "random") && strcmp(mode, "directed") && strcmp(mode, "errors") &&
-        strcmp(mode, "throughput")) {
-        fprintf(stderr, "usage: %s [all|random|directed|errors|throughput] [programs]\n", argv[0]);
+        strcmp(mode, "throughput") && strcmp(mode, "chains")) {
+        fprintf(stderr, "usage: %s [all|random|directed|errors|throughput|chains] [programs]\n", argv[0]);
         return 2;
     }
     printf("dma_n%u: SEED=0x%016" PRIx64 " replays this run (mode %s)\n", N, seed, mode);
@@ -634,6 +714,7 @@ int main(int argc, char **argv) {
             t.add(random_program(sim, b, se && !all ? seed : seed + 0x1000 * (i + 2), 30));
     }
     if (all || !strcmp(mode, "throughput")) t.add(throughput(sim, b, seed));
+    if (all || !strcmp(mode, "chains")) t.add(chains(sim, b, seed + 2, 8 * progs));
     printf("dma_n%u: %u passed, %u failed\n", N, t.passed, t.failed);
     return t.failed ? 1 : 0;
 }

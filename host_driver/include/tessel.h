@@ -173,7 +173,13 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_graph_add(tessel_grap
 __attribute__((warn_unused_result)) tessel_status_t tessel_graph_submit(tessel_graph_t *g, tessel_handle_t *out);
 void tessel_graph_destroy(tessel_graph_t *g);
 
-/* Counters accumulated over the commands this device completed. */
+/* The program cache (docs/host-api.md, "Program cache"): per device, the programs the library
+ * compiled, keyed by the command's 16 words (for a graph's command also: behind another one), never
+ * by data; at most this many, the least recently used making room; emptied by tessel_reset. */
+#define TESSEL_PROGRAM_CACHE_ENTRIES 64u
+
+/* Counters accumulated over the commands this device completed (the program cache's: over the
+ * commands compiled, at tessel_submit and tessel_graph_add). */
 typedef struct {
     uint64_t commands;             /* each command of a graph counts */
     uint64_t submissions;          /* completions the device posted: a graph is one */
@@ -182,6 +188,8 @@ typedef struct {
                                       of the MXU N (= the hardware's PERF_MXU_MACS, N*N per MATMUL row) */
     uint64_t hbm_bytes;            /* compulsory HBM bytes of the successful commands (each operand,
                                       bias and result once; the tiling may re-read A or B) */
+    uint64_t program_cache_hits;   /* commands whose program (or refusal) came from the cache */
+    uint64_t program_cache_misses; /* commands the compiler ran for */
 } tessel_stats_t;
 
 tessel_status_t tessel_stats(tessel_dev_t *dev, tessel_stats_t *out);

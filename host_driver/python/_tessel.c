@@ -457,7 +457,9 @@ static int dev_call(device_t *self, call_t call, void *op, int counted)
     if (counted)
         self->last = (tessel_stats_t){.commands = s1.commands - s0.commands,
                                       .submissions = s1.submissions - s0.submissions, .cycles = s1.cycles - s0.cycles,
-                                      .macs = s1.macs - s0.macs, .hbm_bytes = s1.hbm_bytes - s0.hbm_bytes};
+                                      .macs = s1.macs - s0.macs, .hbm_bytes = s1.hbm_bytes - s0.hbm_bytes,
+                                      .program_cache_hits = s1.program_cache_hits - s0.program_cache_hits,
+                                      .program_cache_misses = s1.program_cache_misses - s0.program_cache_misses};
     if (st != TESSEL_OK)
         fail_status(st, dev);   /* under the lock: no other call has replaced tessel_last_error() yet */
     PyThread_release_lock(self->lock);
@@ -569,10 +571,12 @@ METHOD(info)
 
 static PyObject *stats_dict(const tessel_stats_t *s)
 {
-    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K}", "commands", (unsigned long long)s->commands, "submissions",
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "commands", (unsigned long long)s->commands, "submissions",
                          (unsigned long long)s->submissions, "cycles",
                          (unsigned long long)s->cycles, "macs", (unsigned long long)s->macs, "hbm_bytes",
-                         (unsigned long long)s->hbm_bytes);
+                         (unsigned long long)s->hbm_bytes, "program_cache_hits",
+                         (unsigned long long)s->program_cache_hits, "program_cache_misses",
+                         (unsigned long long)s->program_cache_misses);
 }
 
 static tessel_status_t call_stats(tessel_dev_t *dev, void *op) { return tessel_stats(dev, op); }

@@ -21,6 +21,9 @@
  * COPY or FILL, the command's output rows (C_ADDR, M rows of the C row bytes, stride LDC). The
  * first difference gives TESSEL_EMISMATCH and a tessel_last_error() line; the shadow's copy is
  * then overwritten with the device's bytes so that later commands are compared on equal inputs.
+ *
+ * Program cache: the compiled program of each command (compile_cached; docs/host-api.md, "Program
+ * cache"), host bytes only: every submission still writes its program to a block of its own.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
@@ -83,6 +86,18 @@ typedef struct {
     tessel_completion_t cpl;
 } slot_t;
 
+/* A program cache entry: a command's words (and whether it follows another command of a graph's
+ * program: compiled behind a barrier), the compiler's verdict on it, and when it passed, the
+ * program the compiler appended for it. `used` 0: empty. */
+typedef struct {
+    uint64_t hash;                /* pc_hash of the key */
+    uint32_t key[TSL_PARAM_CMD_WORDS];
+    uint32_t behind;              /* 1: compiled behind another command (p->words was not 0) */
+    uint32_t status, detail;      /* the verdict (CMD_ERR) and its detail */
+    uint32_t *w, words;           /* the program's words (status OK; malloc'd) */
+    uint64_t used;                /* the tick of its last use, for LRU eviction; 0: empty */
+} pc_entry_t;
+
 struct tessel_dev {
     tessel_transport_t t;
     const char *backend;
@@ -98,6 +113,8 @@ struct tessel_dev {
     tessel_stats_t stats;
     tessel_dev_t *shadow;         /* checking mode */
     tsl_cp_t cc;                  /* the command compiler, for this device's configuration */
+    pc_entry_t pc[TESSEL_PROGRAM_CACHE_ENTRIES];   /* its program cache */
+    uint64_t pc_tick;             /* the last entry use */
     char last_error[256];
 };
 
@@ -272,6 +289,96 @@ static int hif_wr(tessel_dev_t *d, uint32_t off, uint32_t v)
     return r ? io_fail(d, "%s: HOSTIF write of 0x%03x failed", d->backend, off) : 0;
 }
 
+/* ---------------------------------------------------------------------- the program cache */
+
+/* FNV-1a (64 bits) over the key's bytes, low byte of each word first, the flag `behind` last. */
+static uint64_t pc_hash(const uint32_t *w, uint32_t behind)
+{
+    uint64_t h = 0xcbf29ce484222325ull;   /* the FNV offset basis */
+    for (unsigned i = 0; i <= TSL_PARAM_CMD_WORDS; i++) {
+        uint32_t v = i < TSL_PARAM_CMD_WORDS ? w[i] : behind;
+        for (unsigned b = 0; b < 4u; b++) {
+            h ^= (v >> (8u * b)) & 0xFFu;
+            h *= 0x100000001b3ull;        /* the FNV prime */
+        }
+    }
+    return h;
+}
+
+/* Forget every entry (tessel_reset, tessel_close). */
+static void pc_flush(tessel_dev_t *d)
+{
+    for (unsigned i = 0; i < TESSEL_PROGRAM_CACHE_ENTRIES; i++)
+        free(d->pc[i].w);
+    memset(d->pc, 0, sizeof d->pc);
+}
+
+/* Append n words to p as the compiler appends a command's (the next command starts a record of its
+ * own): 0, or -1 with p->oom set. */
+static int prog_append(tsl_cp_prog_t *p, const uint32_t *w, uint32_t n)
+{
+    if (p->oom)
+        return -1;
+    if (p->cap - p->words < n) {
+        uint64_t cap = p->cap ? p->cap : 256u;
+        while (cap - p->words < n)
+            cap *= 2u;
+        uint32_t *nw = cap <= (1u << 28) ? realloc(p->w, (size_t)cap * 4u) : NULL;
+        if (!nw) {
+            p->oom = 1;
+            return -1;
+        }
+        p->w = nw;
+        p->cap = (uint32_t)cap;
+    }
+    memcpy(p->w + p->words, w, 4u * (size_t)n);
+    p->words += n;
+    p->open = 0;
+    return 0;
+}
+
+/* tsl_cp_compile(&d->cc, TESSEL_HBM_RESERVED, w, p, detail) through the device's program cache.
+ * What the compiler appends for a command depends only on the device's configuration (fixed while
+ * it is open), the command's words, and whether p already holds a program (then a barrier comes
+ * first); it closes its last record, so nothing already in p changes and nothing after it joins
+ * (tests/fw checks that a graph's program is its commands' programs end to end). The key is those
+ * words, all TSL_PARAM_CMD_WORDS of them, and that flag; a hit compares the whole key, never the hash
+ * alone. A refused command is cached as its verdict. The least recently used entry makes room. */
+static uint32_t compile_cached(tessel_dev_t *d, const uint32_t *w, tsl_cp_prog_t *p, uint32_t *detail)
+{
+    uint32_t behind = p->words != 0;
+    uint64_t h = pc_hash(w, behind);
+    pc_entry_t *e = NULL, *victim = &d->pc[0];
+    for (unsigned i = 0; i < TESSEL_PROGRAM_CACHE_ENTRIES && !e; i++) {
+        pc_entry_t *c = &d->pc[i];
+        if (c->used && c->hash == h && c->behind == behind && !memcmp(c->key, w, sizeof c->key))
+            e = c;
+        else if (c->used < victim->used)
+            victim = c;
+    }
+    if (e) {
+        d->stats.program_cache_hits++;
+        e->used = ++d->pc_tick;
+        *detail = e->detail;
+        if (e->status == TSL_CMD_ERR_OK)
+            (void)prog_append(p, e->w, e->words);   /* p->oom tells */
+        return e->status;
+    }
+    d->stats.program_cache_misses++;
+    uint32_t start = p->words, st = tsl_cp_compile(&d->cc, TESSEL_HBM_RESERVED, w, p, detail);
+    uint32_t n = st == TSL_CMD_ERR_OK && !p->oom ? p->words - start : 0u;
+    uint32_t *copy = n ? malloc(4u * (size_t)n) : NULL;
+    if (p->oom || (n && !copy))   /* not cached */
+        return st;
+    if (n)
+        memcpy(copy, p->w + start, 4u * (size_t)n);
+    free(victim->w);
+    *victim = (pc_entry_t){.hash = h, .behind = behind, .status = st, .detail = *detail, .w = copy, .words = n,
+                           .used = ++d->pc_tick};
+    memcpy(victim->key, w, sizeof victim->key);
+    return st;
+}
+
 /* ------------------------------------------------------------------------------------ open */
 
 static int arm_watchdog(tessel_dev_t *d, uint64_t need);
@@ -410,6 +517,7 @@ TESSEL_API void tessel_close(tessel_dev_t *dev)
     tessel_close(dev->shadow);
     if (dev->t.close)
         dev->t.close(dev->t.ctx);
+    pc_flush(dev);
     free(dev->blocks);
     free(dev->slots);
     free(dev);
@@ -1040,7 +1148,7 @@ TESSEL_API tessel_status_t tessel_submit(tessel_dev_t *dev, const tessel_cmd_t *
     /* compile it: a refused command completes here, with the firmware's status and detail */
     tsl_cp_prog_t p = {0};
     tessel_completion_t verdict = {.opcode = op};
-    uint32_t detail = 0, st = tsl_cp_compile(&dev->cc, TESSEL_HBM_RESERVED, cmd->w, &p, &detail);
+    uint32_t detail = 0, st = compile_cached(dev, cmd->w, &p, &detail);
     verdict.status = (int32_t)st;
     verdict.detail = detail;
     tessel_addr_t prog = 0;
@@ -1124,7 +1232,7 @@ TESSEL_API tessel_status_t tessel_graph_add(tessel_graph_t *g, const tessel_cmd_
         g->cap = cap;
     }
     uint32_t words = g->prog.words, detail = 0;
-    uint32_t st = tsl_cp_compile(&dev->cc, TESSEL_HBM_RESERVED, cmd->w, &g->prog, &detail);
+    uint32_t st = compile_cached(dev, cmd->w, &g->prog, &detail);
     if (g->prog.oom)
         return tessel_fail(dev, TESSEL_ENOMEM, "tessel_graph_add: %s: no host memory for the program", op_name(op));
     if (st != TSL_CMD_ERR_OK) {   /* the command is left out; the graph stays as it was */
@@ -1316,6 +1424,7 @@ TESSEL_API tessel_status_t tessel_reset(tessel_dev_t *dev)
         return TESSEL_EINVAL;
     /* A device that failed until a reset (sim: an RTL assertion) is restarted first; its completions
      * are lost, so what was queued is cancelled below, and its rings start again at 0. */
+    pc_flush(dev);   /* the compiler starts again with nothing cached (its configuration is the device's) */
     int restarted = dev->t.failed && dev->t.failed(dev->t.ctx);
     if (restarted && dev->t.restart(dev->t.ctx))
         return io_fail(dev, "tessel_reset: %s: the restart failed", dev->backend);

@@ -9,7 +9,7 @@
  * untouched), fixed shapes 1x1x1, 17x33x65, 300x7x129 and seeded random ones (smaller on sim).
  * Then: COPY/FILL/NOP/FENCE, many outstanding commands (ring wrap, out-of-order waits), stats,
  * every CMD_ERR the host can provoke (surfacing as TESSEL_EDEVICE with the completion's status and
- * detail), invalid arguments of every public function, timeouts, and checking mode (a clean run,
+ * detail), the program cache (hits, misses, its bound, tessel_reset), invalid arguments of every public function, timeouts, and checking mode (a clean run,
  * then a provoked divergence -> TESSEL_EMISMATCH with a tessel_last_error() line).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -1238,6 +1238,158 @@ static void graph_suite(tessel_dev_t *d, tessel_dev_t *mdl)
 #undef DTS
 }
 
+/* The program cache's counters since *s0 are `hits` and `misses`; *s0 becomes the counters now. */
+static int cache_count(tessel_dev_t *d, tessel_stats_t *s0, uint64_t hits, uint64_t misses, const char *what)
+{
+    tessel_stats_t s1;
+    (void)tessel_stats(d, &s1);
+    uint64_t h = s1.program_cache_hits - s0->program_cache_hits, m = s1.program_cache_misses - s0->program_cache_misses;
+    *s0 = s1;
+    return tu_check(&T, h == hits && m == misses, "[%s] program cache, %s: %llu hits and %llu misses, expected %llu and %llu",
+                    BACKEND, what, (unsigned long long)h, (unsigned long long)m, (unsigned long long)hits,
+                    (unsigned long long)misses);
+}
+
+/* C (rows x n int32, ldc n) at `c` on `d` is the reference E's first rows. */
+static void cache_out(tessel_dev_t *d, tessel_addr_t c, const int32_t *E, uint32_t rows, uint32_t n, const char *what)
+{
+    int32_t *g = xmalloc(4u * (size_t)rows * n);
+    size_t i = 0;
+    if (tessel_read(d, g, c, 4u * (size_t)rows * n) == TESSEL_OK)
+        while (i < (size_t)rows * n && g[i] == E[i])
+            i++;
+    tu_check(&T, i == (size_t)rows * n, "[%s] program cache, %s: C[%zu] is %d, expected %d", BACKEND, what, i,
+             i < (size_t)rows * n ? g[i] : 0, i < (size_t)rows * n ? E[i] : 0);
+    free(g);
+}
+
+/* The program cache (docs/host-api.md, "Program cache"), emptied by tessel_reset first: the same
+ * tessel_gemm three times is compiled once, its result bit for bit the reference's each time; a
+ * command that differs in one shape or address word is compiled anew, and so is a command behind
+ * another in a graph; a graph rebuilt with the same commands is compiled from the cache; a refusal
+ * is cached as the same refusal; a command survives TESSEL_PROGRAM_CACHE_ENTRIES - 1 newer ones and
+ * is compiled again after TESSEL_PROGRAM_CACHE_ENTRIES; tessel_reset empties the cache. */
+static void cache_suite(tessel_dev_t *d, tessel_dev_t *mdl)
+{
+    enum { M = 9, K = 21, N = 7, ENT = TESSEL_PROGRAM_CACHE_ENTRIES };
+    int8_t A[M * K], B[K * N];
+    int32_t E[M * N], C[M * N], C1[M * N];
+    for (int i = 0; i < M * K; i++) A[i] = (int8_t)rnd();
+    for (int i = 0; i < K * N; i++) B[i] = (int8_t)rnd();
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            int32_t acc = 0;
+            for (int k = 0; k < K; k++)
+                acc += (int32_t)A[i * K + k] * B[k * N + j];
+            E[i * N + j] = acc;
+        }
+    tessel_stats_t s;
+    if (!EXPECT(tessel_reset(d), TESSEL_OK))
+        return;
+    (void)tessel_stats(d, &s);
+    /* the common case: one GEMM of host arrays, run again and again (tessel_gemm, a network's forward) */
+    tessel_gemm_t g = {.m = M, .n = N, .k = K, .in_dtype = TESSEL_INT8, .out_dtype = TESSEL_INT32, .a = A, .lda = K,
+                       .b = B, .ldb = N, .c = C, .ldc = N, .scale = 1.0f};
+    for (int rep = 0; rep < 3; rep++) {
+        char what[48];
+        snprintf(what, sizeof what, "tessel_gemm, run %d", rep + 1);
+        memset(C, 0x5A, sizeof C);
+        if (!EXPECT(tessel_gemm(d, &g, NULL), TESSEL_OK))
+            return;
+        cache_count(d, &s, rep ? 1u : 0u, rep ? 0u : 1u, what);
+        size_t i = 0;
+        while (i < M * N && C[i] == E[i])
+            i++;
+        tu_check(&T, i == M * N, "[%s] program cache, %s: C[%zu] is %d, expected %d", BACKEND, what, i,
+                 i < M * N ? C[i] : 0, i < M * N ? E[i] : 0);
+        if (!rep)
+            memcpy(C1, C, sizeof C);
+        tu_check(&T, !memcmp(C, C1, sizeof C), "[%s] program cache, %s: C differs from the first run's", BACKEND, what);
+    }
+    /* raw commands on device buffers, each checked against the model device and the reference */
+    enum { I8 = TSL_DTYPE_INT8, I32 = TSL_DTYPE_INT32 };
+    tessel_addr_t f = alloc2(d, mdl, 256);   /* first: tessel_gemm's blocks were where a, b, c would be */
+    tessel_addr_t a = alloc2(d, mdl, sizeof A), b = alloc2(d, mdl, sizeof B), c = alloc2(d, mdl, sizeof E);
+    tessel_addr_t c2 = alloc2(d, mdl, sizeof E);
+    write2(d, mdl, a, A, sizeof A);
+    write2(d, mdl, b, B, sizeof B);
+    tessel_cmd_t g0 = graph_cmd(TSL_CMD_OP_GEMM, 0, I8 | I8 << 4 | I32 << 8, M, N, K, a, K, b, N, c, 4 * N);
+    tessel_cmd_t gm = g0, gc = g0, bad = g0;
+    gm.w[TSL_CMD_M_WORD] = M - 1;            /* one shape word */
+    gc.w[TSL_CMD_C_ADDR_WORD] = (uint32_t)c2;   /* one address word */
+    bad.w[TSL_CMD_K_WORD] = 0;                /* refused: BAD_SHAPE */
+    both(d, mdl, &g0, c, sizeof E, (const uint8_t *)E, "program cache, a new GEMM");
+    cache_count(d, &s, 0, 1, "a new GEMM");
+    both(d, mdl, &g0, c, sizeof E, (const uint8_t *)E, "program cache, the same GEMM");
+    cache_count(d, &s, 1, 0, "the same GEMM");
+    both(d, mdl, &gm, c, 4u * (M - 1) * N, (const uint8_t *)E, "program cache, M - 1");
+    cache_count(d, &s, 0, 1, "the GEMM with M - 1");
+    both(d, mdl, &gc, c2, sizeof E, (const uint8_t *)E, "program cache, another C");
+    cache_count(d, &s, 0, 1, "the GEMM with another C address");
+    for (int rep = 0; rep < 2; rep++) {
+        tessel_completion_t cpl;
+        int r = run(d, &bad, &cpl);
+        tu_check(&T, r == TESSEL_EDEVICE && cpl.status == TSL_CMD_ERR_BAD_SHAPE && cpl.detail == TSL_CMD_K_WORD,
+                 "[%s] program cache, a refused GEMM, run %d: %d, status %d detail %u (expected EDEVICE, BAD_SHAPE "
+                 "detail %u)", BACKEND, rep + 1, r, cpl.status, cpl.detail, TSL_CMD_K_WORD);
+        cache_count(d, &s, rep ? 1u : 0u, rep ? 0u : 1u, rep ? "the refused GEMM again" : "a refused GEMM");
+    }
+    /* graphs: the second command is compiled behind the first (a miss once); built anew, all hits */
+    int32_t junk[M * N];
+    memset(junk, 0xA5, sizeof junk);
+    for (int rep = 0; rep < 2; rep++) {
+        tessel_graph_t *gr = NULL;
+        tessel_handle_t h;
+        tessel_completion_t cpl;
+        write2(d, mdl, c, junk, sizeof junk);
+        write2(d, mdl, c2, junk, sizeof junk);
+        if (!EXPECT(tessel_graph_create(d, &gr), TESSEL_OK))
+            break;
+        int ok = EXPECT(tessel_graph_add(gr, &g0), TESSEL_OK) && EXPECT(tessel_graph_add(gr, &gc), TESSEL_OK);
+        cache_count(d, &s, rep ? 2u : 1u, rep ? 0u : 1u, rep ? "the graph built again" : "a graph of the GEMM and another");
+        ok = ok && EXPECT(tessel_graph_submit(gr, &h), TESSEL_OK) && EXPECT(tessel_wait(d, h, TMO, &cpl), TESSEL_OK);
+        tessel_graph_destroy(gr);
+        if (!ok)
+            break;
+        cache_out(d, c, E, M, N, rep ? "the graph built again, first C" : "the graph, first C");
+        cache_out(d, c2, E, M, N, rep ? "the graph built again, second C" : "the graph, second C");
+    }
+    /* the bound: ENT - 1 newer commands (FILLs of 1..ENT-1 bytes, compiled into a graph that never
+     * runs) keep the GEMM; ENT more push it out */
+    both(d, mdl, &g0, c, sizeof E, (const uint8_t *)E, "program cache, the GEMM before the bound");
+    cache_count(d, &s, 1, 0, "the GEMM before the bound");
+    for (uint32_t round = 0, n0 = 1; round < 2; round++) {
+        uint32_t count = round ? ENT : ENT - 1u;
+        tessel_graph_t *gr = NULL;
+        if (!EXPECT(tessel_graph_create(d, &gr), TESSEL_OK))
+            break;
+        for (uint32_t i = 0; i < count; i++, n0++) {
+            tessel_cmd_t fill;
+            cmd_init(&fill, TSL_CMD_OP_FILL, 0);
+            fill.w[TSL_CMD_M_WORD] = 1;
+            fill.w[TSL_CMD_N_WORD] = n0;
+            fill.w[TSL_CMD_C_ADDR_WORD] = (uint32_t)f;
+            fill.w[TSL_CMD_LDC_WORD] = 256;
+            EXPECT(tessel_graph_add(gr, &fill), TESSEL_OK);
+        }
+        tessel_graph_destroy(gr);
+        cache_count(d, &s, 0, count, round ? "ENT more commands" : "ENT - 1 newer commands");
+        both(d, mdl, &g0, c, sizeof E, (const uint8_t *)E, round ? "program cache, the GEMM past the bound"
+                                                                   : "program cache, the GEMM within the bound");
+        cache_count(d, &s, round ? 0u : 1u, round ? 1u : 0u,
+                    round ? "the GEMM after ENT newer commands" : "the GEMM after ENT - 1 newer commands");
+    }
+    /* tessel_reset empties it */
+    if (EXPECT(tessel_reset(d), TESSEL_OK)) {
+        (void)tessel_stats(d, &s);
+        both(d, mdl, &g0, c, sizeof E, (const uint8_t *)E, "program cache, the GEMM after tessel_reset");
+        cache_count(d, &s, 0, 1, "the GEMM after tessel_reset");
+    }
+    const tessel_addr_t all[5] = {a, b, c, c2, f};
+    for (int i = 0; i < 5; i++)
+        free2(d, mdl, all[i]);
+}
+
 static void stats_suite(tessel_dev_t *d, uint32_t nn)
 {
     float A[5 * 20], B[20 * 3], C[5 * 3];
@@ -1258,7 +1410,8 @@ static void stats_suite(tessel_dev_t *d, uint32_t nn)
              (unsigned long long)(5 * kp * np), (unsigned long long)st.hbm_bytes);
     tessel_stats_reset(d);
     (void)tessel_stats(d, &st);
-    tu_check(&T, !st.commands && !st.cycles && !st.macs && !st.hbm_bytes, "stats_reset");
+    tu_check(&T, !st.commands && !st.cycles && !st.macs && !st.hbm_bytes && !st.program_cache_hits && !st.program_cache_misses,
+             "stats_reset");
 }
 
 /* Checking mode: a clean GEMM passes; input that differs only on the shadow gives EMISMATCH. */
@@ -1357,6 +1510,7 @@ int main(int argc, char **argv)
     win_suite(d, mdl);
     rows_suite(d, mdl);
     graph_suite(d, mdl);
+    cache_suite(d, mdl);
     double t3 = now_s();
     misc_suite(d, mdl);
     double t4 = now_s();

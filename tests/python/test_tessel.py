@@ -489,7 +489,8 @@ def stats_cases(dev, rng):
     pad = lambda v: -(-v // nn) * nn   # noqa: E731
     dev.stats_reset()
     s = dev.stats()
-    ok(s["total"] == s["last"] == dict(commands=0, submissions=0, cycles=0, macs=0, hbm_bytes=0, mxu_utilization=None),
+    ok(s["total"] == s["last"] == dict(commands=0, submissions=0, cycles=0, macs=0, hbm_bytes=0, program_cache_hits=0,
+                                       program_cache_misses=0, mxu_utilization=None),
        "stats after stats_reset are 0", str(s))
     want = dict(commands=0, macs=0, hbm_bytes=0)
     for m, k, n in ((5, 20, 33), (17, 3, 16)):
@@ -504,6 +505,21 @@ def stats_cases(dev, rng):
     dev.softmax(rand_f32(rng, (4, 8)))
     s = dev.stats()["last"]
     ok(s["commands"] == 1 and s["macs"] == 0 and s["hbm_bytes"] > 0, "stats last of a softmax", str(s))
+    # the program cache, on a device of its own: keyed by shapes and addresses, never by data
+    cache = lambda part: (part["program_cache_hits"], part["program_cache_misses"])   # noqa: E731
+    with tessel.Device("model") as fresh:
+        fresh.matmul(rand_i8(rng, (6, 10)), rand_i8(rng, (10, 5)))
+        s = fresh.stats()["last"]
+        ok(cache(s) == (0, 1), "program cache: a first matmul is compiled", str(s))
+        x, w = rand_i8(rng, (6, 10)), rand_i8(rng, (10, 5))
+        y = fresh.matmul(x, w)
+        s = fresh.stats()
+        ok(cache(s["last"]) == (1, 0) and cache(s["total"]) == (1, 1),
+           "program cache: the same shapes with other data come from the cache", str(s))
+        check("program cache: the matmul from the cache", y, x.astype(np.int64) @ w, np.int32)
+        fresh.matmul(rand_i8(rng, (7, 10)), w)
+        s = fresh.stats()["last"]
+        ok(cache(s) == (0, 1), "program cache: another shape is compiled", str(s))
 
 
 # ---- errors ----------------------------------------------------------------------------------------------------

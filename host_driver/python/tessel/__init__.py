@@ -334,7 +334,9 @@ class Device:
         """{"last": ..., "total": ...}: the counters of the latest call that ran commands, and since
         the device was opened or stats_reset(). Each holds commands, submissions (a graph is one),
         cycles (the completions' CYCLES), macs (the MXU's, K and N padded to multiples of n),
-        hbm_bytes (compulsory traffic) and mxu_utilization = macs / (cycles n^2). The model backend
+        hbm_bytes (compulsory traffic), program_cache_hits and program_cache_misses (commands whose
+        program came from the library's program cache, or that were compiled) and
+        mxu_utilization = macs / (cycles n^2). The model backend
         is not timed: its cycles count the firmware's hardware accesses, not clock cycles, so its
         mxu_utilization is None (as it is when cycles is 0)."""
         s = self.raw.stats()

@@ -613,9 +613,10 @@ static unsigned cmd_spans(const uint32_t *w, span_t *sp)
     case TSL_CMD_OP_ATTENTION: {   /* BATCH heads of rows each, or side by side (HEAD_COLUMNS) */
         tsl_att_t g = tsl_att_decode(w);
         int cols = tsl_att_head_columns(f);
-        tsl_att_span_t q = tsl_att_q(&g, cols, (uint32_t)lda), v = tsl_att_v(&g, cols);
+        tsl_att_span_t q = tsl_att_q(&g, cols, (uint32_t)lda), kr = tsl_att_k(&g, f, (uint32_t)ldb),
+                       v = tsl_att_v(&g, cols);
         SPAN("A", a, q.rows, lda, q.row_bytes);
-        SPAN("B", b, (uint64_t)g.batch * g.d, ldb, 2u * g.lk);
+        SPAN("B", b, kr.rows, ldb, kr.row_bytes);
         SPAN("V", g.v_addr, v.rows, g.ldv, v.row_bytes);
         break;
     }

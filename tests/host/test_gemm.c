@@ -541,6 +541,66 @@ static void ew_case(tessel_dev_t *d, tessel_dev_t *mdl, tessel_eltwise_op_t op, 
     free(x); free(b); free(y); free(ym);
 }
 
+/* ATTENTION with K_ROWS (B is K itself, LK x D a head) as a raw command, K allocated above Q, V and
+ * O so that the library's span of B (the PROGRAM's window) must reach its last row: bit for bit
+ * tessel_attention's result on the same values (K transposed by the host). Devices without
+ * CFG_FEATURES.TRANSPOSE refuse the flag (BAD_FLAGS). */
+static void attention_k_rows(tessel_dev_t *d)
+{
+    const uint32_t lq = 16, lk = 48, dd = 16, dv = 16;
+    char what[96];
+    snprintf(what, sizeof what, "[%s] ATTENTION K_ROWS, %ux%u, d %u, K above the rest", BACKEND, lq, lk, dd);
+    tessel_info_t info;
+    if (tessel_info(d, &info) || !(info.features & (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT)))
+        return;
+    int has = (info.features >> TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT) & 1u;
+    float *q = xmalloc(4u * lq * dd), *k = xmalloc(4u * lk * dd), *v = xmalloc(4u * lk * dv);
+    float *o = xmalloc(4u * lq * dv), *want = xmalloc(4u * lq * dv);
+    uint16_t *bits = xmalloc(2u * lk * dd);
+    float *all[3] = {q, k, v};
+    uint32_t cnt[3] = {lq * dd, lk * dd, lk * dv};
+    tessel_addr_t at[4] = {0, 0, 0, 0};   /* Q, V, O, then K */
+    uint32_t bytes[4] = {2u * lq * dd, 2u * lk * dv, 4u * lq * dv, 2u * lk * dd};
+    int r = TESSEL_OK;
+    for (int i = 0; i < 4 && !r; i++)
+        r = tessel_alloc(d, bytes[i], 64, &at[i]);
+    for (int t = 0; t < 3 && !r; t++) {
+        for (uint32_t i = 0; i < cnt[t]; i++) {
+            all[t][i] = ref_f((uint32_t)ref_bf16(ref_u((float)((int32_t)below(2001) - 1000) / 500.0f)) << 16);
+            bits[i] = (uint16_t)(ref_u(all[t][i]) >> 16);
+        }
+        r = tessel_write(d, at[t == 0 ? 0 : t == 1 ? 3 : 1], bits, 2u * cnt[t]);
+    }
+    tessel_attention_t a = {1, lq, lk, dd, dv, q, k, v, want, 0.0f, 0, TESSEL_FP32};
+    if (!tu_check(&T, !r && tessel_attention(d, &a, NULL) == TESSEL_OK, "%s: set-up: %s", what, tessel_last_error(d)))
+        goto out;
+    tsl_cmd_t c = {.opcode = TSL_CMD_OP_ATTENTION, .flags = 1u << TSL_CMD_FLAG_K_ROWS, .a_dtype = TSL_DTYPE_BF16,
+                   .b_dtype = TSL_DTYPE_BF16, .c_dtype = TSL_DTYPE_FP32, .a_addr = (uint32_t)at[0], .lda = 2u * dd,
+                   .b_addr = (uint32_t)at[3], .ldb = 2u * dd, .c_addr = (uint32_t)at[2], .ldc = 4u * dv,
+                   .scale = ref_u(1.0f / sqrtf((float)dd))};
+    tsl_att_t g = {.lq = lq, .lk = lk, .d = dd, .dv = dv, .batch = 1, .v_addr = (uint32_t)at[1], .ldv = 2u * dv};
+    tessel_cmd_t cmd;
+    tsl_cmd_encode(&c, cmd.w);
+    tsl_att_encode(&g, cmd.w);
+    tessel_handle_t h;
+    tessel_completion_t cpl = {0};
+    r = tessel_submit(d, &cmd, &h);
+    if (!r)
+        r = tessel_wait(d, h, TESSEL_TIMEOUT_AUTO, &cpl);
+    if (!has) {
+        tu_check(&T, r == TESSEL_EDEVICE && cpl.status == TSL_CMD_ERR_BAD_FLAGS, "%s: refused without TRANSPOSE: %d, %s",
+                 what, r, tessel_last_error(d));
+    } else if (tu_check(&T, r == TESSEL_OK, "%s: %d, %s", what, r, tessel_last_error(d)) &&
+               tu_check(&T, tessel_read(d, o, at[2], 4u * lq * dv) == TESSEL_OK, "%s: read", what)) {
+        tu_check(&T, !memcmp(o, want, 4u * lq * dv), "%s: differs from tessel_attention (K transposed)", what);
+    }
+out:
+    for (int i = 3; i >= 0; i--)
+        if (at[i])
+            (void)tessel_free(d, at[i]);
+    free(q); free(k); free(v); free(o); free(want); free(bits);
+}
+
 static void rows_suite(tessel_dev_t *d, tessel_dev_t *mdl)
 {
     tessel_info_t info;
@@ -562,6 +622,7 @@ static void rows_suite(tessel_dev_t *d, tessel_dev_t *mdl)
      * whose cycle estimate must cover it on the sim; not composed again: ~1 M cycles) */
     attention_case(d, mdl, 2, 3, info.vmem_bytes / 256u + 64u, 64, 64, 1, TESSEL_BF16, 0, 1);
     attention_case(d, mdl, 1, 1, info.acc_bytes / 8u + 1u, 8, 8, 1, TESSEL_FP32, 0, 0);
+    attention_k_rows(d);
 }
 
 static void win_suite(tessel_dev_t *d, tessel_dev_t *mdl)

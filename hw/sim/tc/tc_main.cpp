@@ -1386,11 +1386,12 @@ static int run_directed() {
             {"err-misaligned", tsl_insn_mxu_loadw_encode(tsl_insn_mxu_loadw_t{
                     .dtype = TSL_DTYPE_INT8, .addr = 3, .stride = N})},
             // TRANSPOSE: run on the full core, ERR_BAD_OPCODE on one without CFG_FEATURES.TRANSPOSE
-            // (the lite core); a transposed MATMULK's weights are N columns of KBLOCKS vectors.
+            // (the lite core); a transposed MATMULK's weights are N columns of KBLOCKS vectors. Its
+            // activations lie above ok1's LOAD, which runs at the same time (no token between them).
             {"loadw-transpose", tsl_insn_mxu_loadw_encode(tsl_insn_mxu_loadw_t{
                     .dtype = TSL_DTYPE_INT8, .transpose = 1, .addr = 2 * N, .stride = 3 * N})},
             {"matmulk-transpose-end-vmem", tsl_insn_mxu_matmulk_encode(tsl_insn_mxu_matmulk_t{
-                    .dtype = TSL_DTYPE_INT8, .transpose = 1, .act_addr = 0, .act_stride = 2 * N, .acc_addr = ACC_BASE,
+                    .dtype = TSL_DTYPE_INT8, .transpose = 1, .act_addr = 128, .act_stride = 2 * N, .acc_addr = ACC_BASE,
                     .acc_stride = 4 * N, .rows = 2, .kblocks = 2, .w_addr = VMEM - (N - 1) * 2 * N - 2 * N,
                     .w_stride = 2 * N})},
             {"err-matmulk-transpose-past-vmem", tsl_insn_mxu_matmulk_encode(tsl_insn_mxu_matmulk_t{

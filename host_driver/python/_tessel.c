@@ -1478,12 +1478,12 @@ PyMODINIT_FUNC PyInit__tessel(void)
     bad = bad || !formats || PyModule_AddObjectRef(m, "HOST_FORMATS", formats);
     Py_XDECREF(formats);
     /* The spec's enums that commands take, {name: value}: CMD_OP, CMD_FLAG (bit positions), DTYPE,
-     * VPU_OP, ROW_OP. */
+     * VPU_OP, ROW_OP; and FEATURE, the bit positions of info()["features"] (TC CFG_FEATURES). */
     static const struct {
         const char *name;
         const char *(*name_of)(uint32_t);
     } enums[] = {{"CMD_OP", tsl_cmd_op_name}, {"CMD_FLAG", tsl_cmd_flag_name}, {"DTYPE", tsl_dtype_name},
-                 {"VPU_OP", tsl_vpu_op_name}, {"ROW_OP", tsl_row_op_name}};
+                 {"VPU_OP", tsl_vpu_op_name}, {"ROW_OP", tsl_row_op_name}, {"FEATURE", tsl_feature_name}};
     for (size_t i = 0; !bad && i < NFIELDS(enums); i++) {
         PyObject *d = enum_dict(enums[i].name_of);
         bad = !d || PyModule_AddObjectRef(m, enums[i].name, d);

@@ -523,6 +523,20 @@ static inline const char *tsl_status_text(int status)
 #define TSL_TC_SEQ0_OFFSET 0x0A0u /* wo: tile-sequencer descriptor word 0 (docs/isa.md section 8); SEQ1..SEQ23 follow at +4 each */
 #define TSL_TC_SEQ23_OFFSET 0x0FCu /* wo: descriptor word 23; writing it launches the sequencer (stalls while it is busy) */
 
+/* Name of a TC CFG_FEATURES bit (its position), or NULL when it has none. */
+static inline const char *tsl_feature_name(uint32_t bit)
+{
+    switch (bit) {
+    case 0u: return "INT8";
+    case 1u: return "BF16";
+    case 2u: return "SEQ";
+    case 3u: return "WINDOW";
+    case 4u: return "FETCH";
+    case 5u: return "TRANSPOSE";
+    default: return (const char *)0;
+    }
+}
+
 /* Performance counters: 64-bit, LO at the offset, HI at +4 */
 #define TSL_PERF_CYCLES 0u /* cycles since CTRL.CLEAR_PERF */
 #define TSL_TC_PERF_CYCLES_LO_OFFSET 0x100u

@@ -191,6 +191,17 @@ def gen_c(spec, params, enums):
                 d(f"#define TSL_{b['name']}_{r['name']}_{f['name']}_SHIFT {f['lsb']}u")
                 d(f"#define TSL_{b['name']}_{r['name']}_{f['name']}_MASK 0x{(1 << f['width']) - 1:X}u")
         d("")
+    feats = next(r for r in next(b for b in spec["block"] if b["name"] == "TC")["regs"] if r["name"] == "CFG_FEATURES")
+    d("/* Name of a TC CFG_FEATURES bit (its position), or NULL when it has none. */")
+    d("static inline const char *tsl_feature_name(uint32_t bit)")
+    d("{")
+    d("    switch (bit) {")
+    for f in feats["fields"]:
+        d(f"    case {f['lsb']}u: return \"{f['name']}\";")
+    d("    default: return (const char *)0;")
+    d("    }")
+    d("}")
+    d("")
     d("/* Performance counters: 64-bit, LO at the offset, HI at +4 */")
     exact = 0
     for i, p in enumerate(spec["perf"]):

@@ -795,6 +795,10 @@ def command_cases(rng):
                 too_wide = dict({"opcode": opcode}, **{name: 1 << width})
                 expect_error(f"command: {name} wider than {width} bits", lambda: command(**too_wide), "EINVAL",
                              "does not fit")
+    tc = next(b for b in spec["block"] if b["name"] == "TC")
+    feats = next(r for r in tc["regs"] if r["name"] == "CFG_FEATURES")["fields"]
+    ok(tessel._tessel.FEATURE == {f["name"]: f["lsb"] for f in feats}, "FEATURE: the spec's CFG_FEATURES bits",
+       f"got {tessel._tessel.FEATURE}")
     expect_error("command: an unknown field", lambda: command(opcode=op["GEMM"], foo=1), "EINVAL", "no field foo")
     expect_error("command: an attention field in a CONV2D", lambda: command(opcode=op["CONV2D"], lq=1),
                  "EINVAL", "no field lq")

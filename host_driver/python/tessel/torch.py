@@ -586,7 +586,6 @@ class _Memory:
 
 
 _DT = {"fp32": _tessel.DTYPE["FP32"], "bf16": _tessel.DTYPE["BF16"]}
-_FEATURE_TRANSPOSE = 5   # TC CFG_FEATURES.TRANSPOSE (hw/spec/tessel.toml): the MXU's transposed weight load
 
 
 def _rows2(t):
@@ -902,7 +901,7 @@ def _q_attention(mem, q, kt, v, scale):
     by_cols = q_st[0] == d and v_st[0] == dv
     if not by_cols and (q_st[0] != lq * q_st[1] or v_st[0] != lk * v_st[1]):   # one of each: both uploaded
         (pq, q_st), (pv, v_st) = (mem.upload(q, "bf16"), (lq * d, d, 1)), (mem.upload(v, "bf16"), (lk * dv, dv, 1))
-    k_rows = (mem.device.info()["features"] >> _FEATURE_TRANSPOSE) & 1
+    k_rows = (mem.device.info()["features"] >> _tessel.FEATURE["TRANSPOSE"]) & 1
     if k_rows and by_cols:   # K as lk x h x d: the heads side by side (as Q and V), rows ldb apart
         pk, k_st = mem.place(kt.permute(2, 0, 1), "bf16", lambda st: st[2] == 1 and st[1] == d)
         ldb = 2 * k_st[0]

@@ -135,26 +135,13 @@ static void vpu(tsl_cp_t *cp, tsl_insn_vpu_vec_t i)
 }
 
 /* E (x->ke rows of N FP32 values at x->e): row k is -inf (bits 0xFF800000) in the lanes l >= k - c0
- * and +0 in the others. The VPU has no lane index, so it is made from bytes: a word 0x03020100 read
- * as INT8 gives lane l the value l mod 4, and an INT32 vector whose lane q holds 4^t d_t(q) in each
- * byte (d_t: the t-th base-4 digit) gives, read as INT8, 4^(t+1) d_(t+1)(l) in lane l. Row 0 is the
- * sum of the digits plus c0, row k row 0 minus k (doubling the rows at each ADD), and REQUANT, MAX
- * and MIN turn x = l + c0 - k into -2^23 (-inf) for x >= 0 and 0 for x < 0. */
+ * and +0 in the others. Row 0 is the lane index plus c0 (tsl_cp_lane_index), row k row 0 minus k
+ * (doubling the rows at each ADD), and REQUANT, MAX and MIN turn x = l + c0 - k into -2^23 (-inf)
+ * for x >= 0 and 0 for x < 0. */
 static void mask_table(tsl_cp_t *cp, const att_t *x)
 {
-    uint32_t vec = 4u * x->n, e = x->e, a = e + x->ke * vec, b = a + vec, t;
-    tsl_cp_fill32(cp, NULL, a, vec, 0x03020100u, 0);
-    vpu(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_ADD, .dst_dtype = I32, .src1_dtype = I8, .src2_dtype = I32,
-                                 .src2_mode = TSL_SRC2_IMM, .dst_addr = e, .src1_addr = a, .src2_addr = (uint32_t)x->c0,
-                                 .rows = 1});
-    for (uint32_t scale = 4; scale < x->n; scale *= 4u, t = a, a = b, b = t) {
-        vpu(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MUL, .dst_dtype = I32, .src1_dtype = I8, .src2_dtype = I32,
-                                     .src2_mode = TSL_SRC2_IMM, .dst_addr = b, .src1_addr = a, .src2_addr = 0x04040404u,
-                                     .rows = 1});
-        vpu(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_ADD, .dst_dtype = I32, .src1_dtype = I32, .src2_dtype = I8,
-                                     .src2_mode = TSL_SRC2_VEC, .dst_addr = e, .src1_addr = e, .src2_addr = b,
-                                     .rows = 1});
-    }
+    uint32_t vec = 4u * x->n, e = x->e, a = e + x->ke * vec;
+    tsl_cp_lane_index(cp, e, a, a + vec, x->c0);
     for (uint32_t k = 1; k < x->ke; k *= 2u)
         vpu(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_ADD, .dst_dtype = I32, .src1_dtype = I32, .src2_dtype = I32,
                                      .src2_mode = TSL_SRC2_IMM, .dst_addr = e + k * vec, .src1_addr = e,

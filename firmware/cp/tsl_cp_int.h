@@ -107,6 +107,10 @@ void tsl_cp_zero(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes,
  * by 0, then ADD of the pattern (left out for 0); the last instruction gives `hint`. */
 void tsl_cp_fill32(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t bytes, uint32_t pattern, uint32_t hint);
 
+/* The INT32 vector at `dst` = each lane's index plus c0, built by the VPU from nothing in
+ * 2 + 2 log4(N) instructions, with two scratch vectors at `a` and `b` (4N bytes each, VMEM). */
+void tsl_cp_lane_index(tsl_cp_t *cp, uint32_t dst, uint32_t a, uint32_t b, int32_t c0);
+
 /* End a command: consume every outstanding token, so that the program leaves none behind. */
 void tsl_cp_sched_end(tsl_cp_t *cp);
 

@@ -24,15 +24,6 @@
 
 static uint64_t al64(uint64_t v) { return (v + TSL_CP_ALIGN - 1u) / TSL_CP_ALIGN * TSL_CP_ALIGN; }
 
-/* FP32 bits of a positive integer v < 2^24 (exact). */
-static uint32_t f32_of(uint32_t v)
-{
-    uint32_t e = 0;
-    while ((v >> e) > 1u)
-        e++;
-    return ((127u + e) << 23) | ((v << (23u - e)) & 0x7FFFFFu);
-}
-
 /* FP32 bits of 1/v, rounded to nearest, for 1 <= v < 2^24. */
 static uint32_t f32_recip(uint32_t v)
 {
@@ -63,6 +54,9 @@ typedef struct {
     uint32_t rowmajor;               /* GELU: one VPU function, so a tile is row-major (row r at r V N) */
     uint32_t in[2], mk[2], out[2];   /* DMA'd buffers, two of each */
     uint32_t x, t, s1, s2, gam, bet; /* VPU-only: FP32 tile, FP32 scratch, two per-row vectors, gamma, beta */
+    uint32_t lm;                     /* LAYERNORM of a row with padding lanes: a vector of 1.0 in the
+                                        row's lanes of its last block and 0 in the padding (two more
+                                        vectors of scratch above it) */
 } row_t;
 
 /* Lay the buffers out in VMEM for tiles of x->r rows: the DMA's buffers, gamma and beta, then the
@@ -90,6 +84,8 @@ static int layout(const tsl_cp_t *cp, row_t *x, int norm)
     p += al64(blk * x->esw);
     x->s2 = (uint32_t)p;
     p += al64(blk * x->esw);
+    x->lm = (uint32_t)p;
+    p += x->op == TSL_ROW_OP_LAYERNORM && x->v * x->n != x->c->n ? 3u * al64(4u * x->n) : 0u;
     return p <= cp->vmem_bytes;
 }
 
@@ -149,6 +145,14 @@ static void vop(tsl_cp_t *cp, uint32_t op, uint32_t dst, uint32_t s1, uint32_t s
             .op = op, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = unary ? 0u : FP, .src2_mode = unary ? 0u : mode,
             .dst_addr = dst, .src1_addr = s1, .src2_addr = unary ? 0u : s2, .rows = rows});
     tsl_cp_push(cp, &i);
+}
+
+/* An INT32 op on the one vector at addr, in place, with an immediate. */
+static void vop32(tsl_cp_t *cp, uint32_t op, uint32_t addr, uint32_t imm)
+{
+    vec(cp, (tsl_insn_vpu_vec_t){.op = op, .dst_dtype = TSL_DTYPE_INT32, .src1_dtype = TSL_DTYPE_INT32,
+                                 .src2_dtype = TSL_DTYPE_INT32, .src2_mode = TSL_SRC2_IMM, .dst_addr = addr,
+                                 .src1_addr = addr, .src2_addr = imm, .rows = 1}, NULL, NULL, NULL, 0);
 }
 
 /* dst (r vectors) = each row's `op` (ADD or MAX) over its v blocks of `src` (r FP32 vectors each),
@@ -331,6 +335,7 @@ static int compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint3
     case TSL_ROW_OP_LAYERNORM:
     case TSL_ROW_OP_RMSNORM: {
         int ln = x->op == TSL_ROW_OP_LAYERNORM;
+        uint32_t real = c->n - (v - 1u) * x->n;   /* the row's lanes in its last block */
         if (ln) {   /* x - mean */
             reduce(cp, r, v, TSL_VPU_OP_ADD, src, x->s1, inb, NULL, parts && inb);
             vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, f32_recip(c->n), TSL_SRC2_IMM, r);
@@ -342,17 +347,17 @@ static int compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint3
             else
                 blocks(cp, TSL_VPU_OP_ADD, x->x, FP, src, x->s2, TSL_SRC2_VEC, r, v, inb, NULL, 0, 0u);
             src = x->x;
+            if (real < x->n)   /* the padding lanes, 0 - mean, to 0: they add nothing to the squares */
+                vec(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MUL, .dst_dtype = FP, .src1_dtype = FP,
+                                             .src2_dtype = FP, .src2_mode = TSL_SRC2_BCAST,
+                                             .dst_addr = x->x + (v - 1u) * r * 4u * x->n,
+                                             .src1_addr = x->x + (v - 1u) * r * 4u * x->n, .src2_addr = x->lm,
+                                             .rows = r}, NULL, NULL, NULL, 0);
         }
         vec(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MUL, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP,
                                      .src2_mode = TSL_SRC2_VEC, .dst_addr = x->t, .src1_addr = src, .src2_addr = src,
                                      .rows = all}, ln ? NULL : inb, NULL, NULL, 0);
         reduce(cp, r, v, TSL_VPU_OP_ADD, x->t, x->s2, NULL, NULL, 0);
-        uint32_t pads = x->v * x->n - c->n;
-        if (ln && pads) {   /* the padding lanes hold 0 - mean: take their pads * mean^2 back out */
-            vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, x->s1, TSL_SRC2_VEC, r);
-            vop(cp, TSL_VPU_OP_MUL, x->s1, x->s1, f32_of(pads) | 0x80000000u, TSL_SRC2_IMM, r);
-            vop(cp, TSL_VPU_OP_ADD, x->s2, x->s2, x->s1, TSL_SRC2_VEC, r);
-        }
         vop(cp, TSL_VPU_OP_MUL, x->s2, x->s2, f32_recip(c->n), TSL_SRC2_IMM, r);
         vop(cp, TSL_VPU_OP_ADD, x->s2, x->s2, c->scale, TSL_SRC2_IMM, r);
         vop(cp, TSL_VPU_OP_RSQRT, x->s2, x->s2, 0, 0, r);
@@ -410,6 +415,14 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
     int norm = x.op == TSL_ROW_OP_LAYERNORM || x.op == TSL_ROW_OP_RMSNORM;
     /* the first tile's reduction of the input, when it starts the work, follows its LOADs */
     int parts = (x.op == TSL_ROW_OP_LAYERNORM || x.op == TSL_ROW_OP_SUM) && c->a_dtype == FP && x.v > 1u;
+    uint32_t real = c->n - (x.v - 1u) * x.n;
+    if (x.op == TSL_ROW_OP_LAYERNORM && real < x.n) {   /* compute()'s lane mask: clamp(real - l, 0, 1) */
+        tsl_cp_lane_index(cp, x.lm, x.lm + 4u * x.n, x.lm + 8u * x.n, -(int32_t)real);
+        vop32(cp, TSL_VPU_OP_MUL, x.lm, 0xFFFFFFFFu);
+        vop32(cp, TSL_VPU_OP_MAX, x.lm, 0u);
+        vop32(cp, TSL_VPU_OP_MIN, x.lm, 1u);
+        vop32(cp, TSL_VPU_OP_MUL, x.lm, F32_ONE);   /* 1 -> 1.0's FP32 bits, 0 -> +0 */
+    }
     for (uint32_t t = 0; t <= tiles; t++) {
         if (t < tiles)
             tile_loads(cp, &x, t & 1u, t * x.r, tsl_cp_min(x.r, c->m - t * x.r), &IN[t & 1u], &MK[t & 1u],

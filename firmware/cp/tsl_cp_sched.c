@@ -224,6 +224,29 @@ void tsl_cp_fill32(tsl_cp_t *cp, tsl_cp_buf_t *buf, uint32_t addr, uint32_t byte
         }
 }
 
+/* Bytes 0, 1, 2, 3 repeated, read as INT8 lanes, give l mod 4; each step multiplies the last step's
+ * INT8 lanes by 0x04040404 into INT32 lanes, whose bytes, read as INT8 lanes again, give the next
+ * base-4 digit of l times its weight (4, 16, ...). */
+void tsl_cp_lane_index(tsl_cp_t *cp, uint32_t dst, uint32_t a, uint32_t b, int32_t c0)
+{
+    const uint32_t I8 = TSL_DTYPE_INT8, I32 = TSL_DTYPE_INT32;
+    tsl_cp_fill32(cp, NULL, a, 4u * cp->n, 0x03020100u, 0);
+    tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_ADD, .dst_dtype = I32, .src1_dtype = I8, .src2_dtype = I32,
+            .src2_mode = TSL_SRC2_IMM, .dst_addr = dst, .src1_addr = a, .src2_addr = (uint32_t)c0, .rows = 1}),
+        NULL, NULL, NULL, 0);
+    for (uint32_t scale = 4, t; scale < cp->n; scale *= 4u, t = a, a = b, b = t) {
+        tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = TSL_VPU_OP_MUL, .dst_dtype = I32, .src1_dtype = I8, .src2_dtype = I32,
+                .src2_mode = TSL_SRC2_IMM, .dst_addr = b, .src1_addr = a, .src2_addr = 0x04040404u, .rows = 1}),
+            NULL, NULL, NULL, 0);
+        tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+                .op = TSL_VPU_OP_ADD, .dst_dtype = I32, .src1_dtype = I32, .src2_dtype = I8,
+                .src2_mode = TSL_SRC2_VEC, .dst_addr = dst, .src1_addr = dst, .src2_addr = b, .rows = 1}),
+            NULL, NULL, NULL, 0);
+    }
+}
+
 void tsl_cp_sched_end(tsl_cp_t *cp)
 {
     for (uint32_t u = 0; cp->s.pushed && u < TSL_UNIT_LIMIT; u++)

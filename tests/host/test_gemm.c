@@ -392,6 +392,50 @@ static void rows_case(tessel_dev_t *d, tessel_dev_t *mdl, int fn, uint32_t m, ui
     free(x); free(y); free(ym); free(g); free(b); free(mask);
 }
 
+/* LAYERNORM of near-equal rows (mean 4, spread 0.01: the normalisation multiplies every error by
+ * 1/std, about 150 here) of n values, n not a multiple of N, so that the last block has padding lanes:
+ * each result within (64 + n) u (|gamma| max|x| rstd + |beta|) of the float64 layer norm, the bound
+ * tessel.torch's debug mode checks. The padding lanes of x - mean once went into the sum of squares
+ * and came back out as pads * mean^2, which cancelled the row's variance away. */
+static void layernorm_near_equal(tessel_dev_t *d, uint32_t n)
+{
+    const uint32_t m = 8;
+    char what[96];
+    snprintf(what, sizeof what, "[%s] layernorm of near-equal rows, %ux%u", BACKEND, m, n);
+    float *x = xmalloc(4u * m * n), *y = xmalloc(4u * m * n), *g = xmalloc(4u * n), *b = xmalloc(4u * n);
+    for (uint32_t i = 0; i < m * n; i++)
+        x[i] = 4.0f + 0.01f * (float)((int32_t)below(2001) - 1000) / 1000.0f;
+    for (uint32_t j = 0; j < n; j++) {
+        g[j] = (float)((int32_t)below(2001) - 1000) / 500.0f;
+        b[j] = (float)((int32_t)below(2001) - 1000) / 500.0f;
+    }
+    tessel_rows_t r = {m, n, TESSEL_FP32, TESSEL_FP32, x, n, y, n};
+    if (tu_check(&T, tessel_layernorm(d, &r, g, b, 1e-5f, NULL) == TESSEL_OK, "%s: %s", what, tessel_last_error(d))) {
+        double gmax = 0, bmax = 0, worst = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            gmax = fabs(g[j]) > gmax ? fabs(g[j]) : gmax;
+            bmax = fabs(b[j]) > bmax ? fabs(b[j]) : bmax;
+        }
+        for (uint32_t i = 0; i < m; i++) {
+            const float *xr = x + (size_t)i * n;
+            double mean = 0, var = 0, xmax = 0;
+            for (uint32_t j = 0; j < n; j++)
+                mean += xr[j] / (double)n;
+            for (uint32_t j = 0; j < n; j++) {
+                var += (xr[j] - mean) * (xr[j] - mean) / (double)n;
+                xmax = fabs(xr[j]) > xmax ? fabs(xr[j]) : xmax;
+            }
+            double rstd = 1.0 / sqrt(var + 1e-5), bound = (64.0 + n) * 0x1p-24 * (gmax * xmax * rstd + bmax);
+            for (uint32_t j = 0; j < n; j++) {
+                double e = (xr[j] - mean) * rstd * g[j] + b[j], q = fabs(y[(size_t)i * n + j] - e) / bound;
+                worst = q > worst ? q : worst;
+            }
+        }
+        tu_check(&T, worst <= 1.0, "%s: an error %.2f times the bound", what, worst);
+    }
+    free(x); free(y); free(g); free(b);
+}
+
 /* The three-command path of attention, composed here from the public calls: per head tessel_gemm
  * (S = Q Kt, FP32, the scale 1/sqrt(d)), tessel_softmax (S taken as FP32 plus the causal mask,
  * BF16 out), tessel_gemm (O = P V). */
@@ -623,6 +667,8 @@ static void rows_suite(tessel_dev_t *d, tessel_dev_t *mdl)
     attention_case(d, mdl, 2, 3, info.vmem_bytes / 256u + 64u, 64, 64, 1, TESSEL_BF16, 0, 1);
     attention_case(d, mdl, 1, 1, info.acc_bytes / 8u + 1u, 8, 8, 1, TESSEL_FP32, 0, 0);
     attention_k_rows(d);
+    for (uint32_t n = 9; n <= 41; n += 16)
+        layernorm_near_equal(d, n);
 }
 
 static void win_suite(tessel_dev_t *d, tessel_dev_t *mdl)

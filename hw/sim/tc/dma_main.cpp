@@ -203,10 +203,15 @@ struct Sim {
             if (cycle - t1 > limit) return fail(r, "timeout waiting for done_o");
         }
         r.cycles = cycle - t1;
-        if (!hbm->idle()) return fail(r, "AXI transactions outstanding at done_o");
+        return settled(r);
+    }
+    // After the last done_o: no AXI transaction outstanding, no further done_o, busy_o low, and no
+    // AXI protocol violation all along.
+    ExecResult &settled(ExecResult &r) {
+        if (!hbm->idle()) return fail(r, "AXI transactions outstanding at the last done_o");
         step();
-        if (done) return fail(r, "done_o pulsed twice");
-        if (busy) return fail(r, "busy_o high after done_o");
+        if (done) return fail(r, "done_o pulsed once too often");
+        if (busy) return fail(r, "busy_o high after the last done_o");
         if (!hbm->violations().empty()) {
             for (const std::string &v : hbm->violations()) printf("  AXI violation: %s\n", v.c_str());
             return fail(r, "AXI protocol violations");
@@ -241,15 +246,7 @@ struct Sim {
             if (cycle - t0 > limit) return fail(r, "timeout waiting for done_o");
         }
         r.cycles = cycle - t0;
-        if (!hbm->idle()) return fail(r, "AXI transactions outstanding after the last done_o");
-        step();
-        if (done) return fail(r, "done_o pulsed once too often");
-        if (busy) return fail(r, "busy_o high after the last done_o");
-        if (!hbm->violations().empty()) {
-            for (const std::string &v : hbm->violations()) printf("  AXI violation: %s\n", v.c_str());
-            return fail(r, "AXI protocol violations");
-        }
-        return r;
+        return settled(r);
     }
     static ExecResult &fail(ExecResult &r, const char *why) {
         r.ok = false;

@@ -16,7 +16,11 @@ static inline uint32_t hif_rd(tsl_cp_t *cp, uint32_t off) { (void)cp; return tsl
 static inline void hif_wr(tsl_cp_t *cp, uint32_t off, uint32_t v) { (void)cp; tsl_cp_mmio_hostif_write(off, v); }
 static inline uint32_t tc_rd(tsl_cp_t *cp, uint32_t off) { (void)cp; return tsl_cp_mmio_tc_read(off); }
 static inline void tc_wr(tsl_cp_t *cp, uint32_t off, uint32_t v) { (void)cp; tsl_cp_mmio_tc_write(off, v); }
-static inline void hbm_rd(tsl_cp_t *cp, uint32_t a, uint32_t *w, uint32_t n) { (void)cp; tsl_cp_mmio_hbm_read_words(a, w, n); }
+static inline void hbm_rd(tsl_cp_t *cp, uint32_t a, uint32_t *w, uint32_t n)
+{
+    (void)cp;
+    tsl_cp_mmio_hbm_read_words(a, w, n);
+}
 static inline void hbm_wr(tsl_cp_t *cp, uint32_t a, const uint32_t *w, uint32_t n)
 {
     (void)cp;
@@ -89,8 +93,8 @@ typedef struct {
 
 /* The commands the firmware runs itself (docs/isa.md §7): NOP, FENCE, KERNEL and PROGRAM; the host
  * compiles every other opcode into a PROGRAM (tsl_cp_compile.h). None takes a flag or a dtype. The
- * checks read the raw words (OPCODE is the whole low byte of word 0, FLAGS the rest), not a decoded
- * copy: they sit between the doorbell and the program's start. */
+ * checks read the raw words (OPCODE is the low byte of word 0; these commands set no bit above it),
+ * not a decoded copy: they sit between the doorbell and the program's start. */
 static tsl_cp_verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint32_t *w)
 {
     tsl_cp_verdict_t ok = {TSL_CMD_ERR_OK, 0};

@@ -414,14 +414,21 @@ struct Tally {
     void add(bool ok) { (ok ? passed : failed)++; }
 };
 
-static bool random_program(Sim &sim, Bench &b, uint64_t seed, unsigned insns) {
-    TslRng r{seed};
+// A random group's start: an HBM setup and memory contents from the seed, and the line that names
+// the seed and the replay command (`<sim> GROUP`).
+static HbmSetup random_start(Sim &sim, Bench &b, TslRng &r, uint64_t seed, const char *group, const char *size) {
     HbmSetup s = random_setup(r);
     sim.configure(s, seed);
     b.randomise(r);
-    printf("dma_n%u random: seed=0x%016" PRIx64 " (SEED=0x%016" PRIx64 " <sim> random replays), %u insns, %s\n", N,
-           seed, seed, insns, s.str().c_str());
+    printf("dma_n%u %s: seed=0x%016" PRIx64 " (SEED=0x%016" PRIx64 " <sim> %s replays), %s, %s\n", N, group, seed,
+           seed, group, size, s.str().c_str());
     fflush(stdout);
+    return s;
+}
+
+static bool random_program(Sim &sim, Bench &b, uint64_t seed, unsigned insns) {
+    TslRng r{seed};
+    random_start(sim, b, r, seed, "random", (std::to_string(insns) + " insns").c_str());
     for (unsigned i = 0; i < insns; i++) {
         Xfer x = random_xfer(r);
         if (!b.run(x)) {
@@ -436,12 +443,7 @@ static bool random_program(Sim &sim, Bench &b, uint64_t seed, unsigned insns) {
 // as the model running them one after the other.
 static bool chains(Sim &sim, Bench &b, uint64_t seed, unsigned runs) {
     TslRng r{seed};
-    HbmSetup s = random_setup(r);
-    sim.configure(s, seed);
-    b.randomise(r);
-    printf("dma_n%u chains: seed=0x%016" PRIx64 " (SEED=0x%016" PRIx64 " <sim> chains replays), %u runs, %s\n", N,
-           seed, seed, runs, s.str().c_str());
-    fflush(stdout);
+    HbmSetup s = random_start(sim, b, r, seed, "chains", (std::to_string(runs) + " runs").c_str());
     for (unsigned i = 0; i < runs; i++) {
         std::vector<Xfer> xs(2 + r.below(7));
         for (Xfer &x : xs) {

@@ -40,6 +40,16 @@ static int room(tsl_cp_prog_t *p, uint32_t words)
     return 0;
 }
 
+int tsl_cp_prog_append(tsl_cp_prog_t *p, const uint32_t *w, uint32_t n)
+{
+    if (room(p, n))
+        return -1;
+    memcpy(p->w + p->words, w, 4u * (size_t)n);
+    p->words += n;
+    p->open = 0;
+    return 0;
+}
+
 void tsl_cp_emit_insn(tsl_cp_t *cp, const uint32_t w[TSL_PARAM_INSN_WORDS])
 {
     tsl_cp_prog_t *p = cp->prog;

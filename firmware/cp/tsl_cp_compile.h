@@ -20,6 +20,11 @@ typedef struct tsl_cp_prog {
 
 void tsl_cp_prog_free(tsl_cp_prog_t *p);
 
+/* Append n words that a compile of one command appended before (a program cache's copy), as that
+ * compile left them: closed, so the next command starts a record of its own. 0, or -1 with p->oom
+ * set. */
+int tsl_cp_prog_append(tsl_cp_prog_t *p, const uint32_t *w, uint32_t n);
+
 /* A compiler for a tensor core of this configuration (TC CFG_*). TSL_CP_ECONFIG when N is not a
  * power of two from 4 to 128, HBM_BYTES not a power of two, or VMEM/ACC cannot hold the smallest
  * tiling; TSL_CP_EINVAL for a NULL cp. */

@@ -313,30 +313,6 @@ static void pc_flush(tessel_dev_t *d)
     memset(d->pc, 0, sizeof d->pc);
 }
 
-/* Append n words to p as the compiler appends a command's (the next command starts a record of its
- * own): 0, or -1 with p->oom set. */
-static int prog_append(tsl_cp_prog_t *p, const uint32_t *w, uint32_t n)
-{
-    if (p->oom)
-        return -1;
-    if (p->cap - p->words < n) {
-        uint64_t cap = p->cap ? p->cap : 256u;
-        while (cap - p->words < n)
-            cap *= 2u;
-        uint32_t *nw = cap <= (1u << 28) ? realloc(p->w, (size_t)cap * 4u) : NULL;
-        if (!nw) {
-            p->oom = 1;
-            return -1;
-        }
-        p->w = nw;
-        p->cap = (uint32_t)cap;
-    }
-    memcpy(p->w + p->words, w, 4u * (size_t)n);
-    p->words += n;
-    p->open = 0;
-    return 0;
-}
-
 /* tsl_cp_compile(&d->cc, TESSEL_HBM_RESERVED, w, p, detail) through the device's program cache.
  * What the compiler appends for a command depends only on the device's configuration (fixed while
  * it is open), the command's words, and whether p already holds a program (then a barrier comes
@@ -361,7 +337,7 @@ static uint32_t compile_cached(tessel_dev_t *d, const uint32_t *w, tsl_cp_prog_t
         e->used = ++d->pc_tick;
         *detail = e->detail;
         if (e->status == TSL_CMD_ERR_OK)
-            (void)prog_append(p, e->w, e->words);   /* p->oom tells */
+            (void)tsl_cp_prog_append(p, e->w, e->words);   /* p->oom tells */
         return e->status;
     }
     d->stats.program_cache_misses++;

@@ -225,10 +225,10 @@ typedef struct {
 
 /* The GEMM of operands already in device memory, as a command for tessel_submit or tessel_graph_add
  * (asynchronous: nothing runs here): a, b, c and bias are device addresses (bias 0: none; its n values
- * int32 or float as tessel_gemm's), strides in elements, the other fields as tessel_gemm_t's and
- * checked as tessel_gemm checks them (TESSEL_EINVAL with the reason in tessel_last_error). Operands
- * are dense in their dtype: int8 or bf16 A and B, C in out_dtype. tessel_gemm is this, with its
- * host operands written to buffers of its own first and C read back after. */
+ * int32 or float as tessel_gemm's; TESSEL_ERANGE for one past 32 bits), strides in elements (0: dense),
+ * the other fields as tessel_gemm_t's and checked as tessel_gemm checks them (TESSEL_EINVAL with the
+ * reason in tessel_last_error). Operands are int8 or bf16 A and B, C in out_dtype. tessel_gemm is
+ * this, with its host operands written to buffers of its own first and C read back after. */
 typedef struct {
     uint32_t m, n, k;
     tessel_dtype_t in_dtype, out_dtype;
@@ -305,6 +305,46 @@ typedef struct {
 __attribute__((warn_unused_result)) tessel_status_t tessel_pool2d(tessel_dev_t *dev, const tessel_pool2d_t *p,
                                                                   tessel_completion_t *cpl);
 
+/* The encoders of operands already in device memory (tessel_gemm_cmd's pattern): each fills the 16
+ * words of one command for tessel_submit or tessel_graph_add (asynchronous: nothing runs here) and
+ * checks its arguments first, as the synchronous call checks them: TESSEL_EINVAL with the reason in
+ * tessel_last_error for anything the command cannot express, TESSEL_ERANGE for an address past the
+ * command's 32 bits; *cmd is untouched then. Addresses are device addresses (tessel_alloc), 0 for an
+ * optional operand not given; strides are in elements, 0 for dense rows (tessel_gemm_cmd's too). The
+ * synchronous call is the encoder with its
+ * host operands written to buffers of its own first and the result read back after.
+ *
+ * CONV2D: x dense NHWC, weights dense HWIO, y dense batch x oh x ow x cout, bias cout int32 or float
+ * values (0: none); every other field as tessel_conv2d_t's. */
+typedef struct {
+    uint32_t batch, h, w, c;
+    uint32_t cout, kh, kw, groups;
+    uint32_t stride_h, stride_w, pad_t, pad_b, pad_l, pad_r, dil_h, dil_w;
+    tessel_dtype_t in_dtype, out_dtype;
+    tessel_addr_t x, weights, y, bias;
+    int relu;
+    float scale;
+    int32_t x_zero_point;
+    int32_t rq_scale;
+    uint32_t rq_shift;
+    int32_t rq_zero_point;
+} tessel_conv2d_op_t;
+__attribute__((warn_unused_result)) tessel_status_t tessel_conv2d_cmd(tessel_dev_t *dev, const tessel_conv2d_op_t *op,
+                                                                      tessel_cmd_t *cmd);
+
+/* POOL2D: x dense NHWC, y dense batch x oh x ow x c; every other field as tessel_pool2d_t's (the
+ * scale of an average is the library's: 1/(kh*kw) in fp32, or int8's exact rounding). */
+typedef struct {
+    tessel_pool_kind_t kind;
+    uint32_t batch, h, w, c, kh, kw;
+    uint32_t stride_h, stride_w, pad_t, pad_b, pad_l, pad_r, dil_h, dil_w;
+    tessel_dtype_t in_dtype, out_dtype;
+    tessel_addr_t x, y;
+    int32_t x_zero_point;
+} tessel_pool2d_op_t;
+__attribute__((warn_unused_result)) tessel_status_t tessel_pool2d_cmd(tessel_dev_t *dev, const tessel_pool2d_op_t *op,
+                                                                      tessel_cmd_t *cmd);
+
 /* ---- row functions: softmax, layer norm, RMS norm, GELU, SiLU -------------------------------- */
 /* y = f(x) row by row for an m x n float matrix (strides in elements), one ROWWISE command
  * (docs/isa.md §7): computed in FP32 on the device from x rounded to bf16 (in_dtype BF16) or
@@ -342,7 +382,8 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_gelu(tessel_dev_t *de
  * bounds). */
 typedef enum {
     TESSEL_EW_ADD = 0, TESSEL_EW_MUL = 1, TESSEL_EW_MAX = 2, TESSEL_EW_MIN = 3,   /* binary */
-    TESSEL_EW_RELU = 4, TESSEL_EW_EXP = 5, TESSEL_EW_RECIP = 6, TESSEL_EW_RSQRT = 7   /* unary */
+    TESSEL_EW_RELU = 4, TESSEL_EW_EXP = 5, TESSEL_EW_RECIP = 6, TESSEL_EW_RSQRT = 7,  /* unary */
+    TESSEL_EW_MOV = 8   /* unary: y = x, converted to out_dtype (FP32 to BF16 to nearest even) */
 } tessel_eltwise_op_t;
 
 __attribute__((warn_unused_result)) tessel_status_t tessel_eltwise(tessel_dev_t *dev, const tessel_rows_t *r,
@@ -354,6 +395,51 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_add(tessel_dev_t *dev
 /* SiLU: x * sigmoid(x). */
 __attribute__((warn_unused_result)) tessel_status_t tessel_silu(tessel_dev_t *dev, const tessel_rows_t *r,
                                                                 tessel_completion_t *cpl);
+
+/* The ROWWISE and ELTWISE commands of device buffers (the encoders' rules above tessel_conv2d_op_t).
+ * x and y: m rows of n values, ldx and ldy elements apart, of in_dtype and out_dtype (BF16 or FP32
+ * each). ROWWISE computes fn of each row:
+ *   SOFTMAX    softmax(x * scale + mask): scale as tessel_softmax's; mask 0 or m x n FP32 values,
+ *              ldmask elements apart
+ *   LAYERNORM  gamma (n FP32 values, needed), beta (n FP32, 0: none), eps as tessel_layernorm's
+ *   RMSNORM    gamma and eps as tessel_rmsnorm's
+ *   GELU, SILU as tessel_gelu and tessel_silu
+ *   SUM        each row's sum, in every column of the row
+ * A field that fn does not read must be 0. */
+typedef enum {
+    TESSEL_ROW_SOFTMAX = 0, TESSEL_ROW_LAYERNORM = 1, TESSEL_ROW_RMSNORM = 2,
+    TESSEL_ROW_GELU = 3, TESSEL_ROW_SILU = 4, TESSEL_ROW_SUM = 5
+} tessel_row_fn_t;
+
+typedef struct {
+    tessel_row_fn_t fn;
+    uint32_t m, n;
+    tessel_dtype_t in_dtype, out_dtype;
+    tessel_addr_t x, y;
+    uint32_t ldx, ldy;
+    float scale;                   /* SOFTMAX */
+    tessel_addr_t mask;            /* SOFTMAX */
+    uint32_t ldmask;
+    tessel_addr_t gamma, beta;     /* the norms */
+    float eps;
+} tessel_rows_op_t;
+__attribute__((warn_unused_result)) tessel_status_t tessel_rowwise_cmd(tessel_dev_t *dev, const tessel_rows_op_t *op,
+                                                                       tessel_cmd_t *cmd);
+
+/* ELTWISE: y = op(x) for the unary ops; for the binary ones y = op(x, B), B one of: an m x n matrix
+ * of in_dtype at b, ldb elements apart; one row of n values of in_dtype at b, the same for every row
+ * (b_row); the scalar imm (b_imm, b 0), rounded to FP32. */
+typedef struct {
+    tessel_eltwise_op_t op;
+    uint32_t m, n;
+    tessel_dtype_t in_dtype, out_dtype;
+    tessel_addr_t x, y, b;
+    uint32_t ldx, ldy, ldb;
+    int b_row, b_imm;
+    float imm;
+} tessel_ew_op_t;
+__attribute__((warn_unused_result)) tessel_status_t tessel_eltwise_cmd(tessel_dev_t *dev, const tessel_ew_op_t *op,
+                                                                       tessel_cmd_t *cmd);
 
 /* ---- batched matmul and attention ------------------------------------------------------------ */
 /* C[i] = epilogue(A[i] x B[i]) for i < batch: tessel_gemm's operands and rules, each a dense block,
@@ -382,6 +468,28 @@ typedef struct {
 
 __attribute__((warn_unused_result)) tessel_status_t tessel_attention(tessel_dev_t *dev, const tessel_attention_t *a,
                                                                      tessel_completion_t *cpl);
+
+/* One ATTENTION command of device buffers (the encoders' rules above tessel_conv2d_op_t), every head
+ * on chip: O = softmax(Q K^T * scale + mask) V, batch heads (1..65535, as lq, lk, d and dv), Q, K and
+ * V BF16, O out_dtype (FP32 or BF16); scale and causal as tessel_attention's. Each operand's heads
+ * are stacked (head h: rows h*l.. for an operand of l rows a head), or with head_columns side by side
+ * (head h: columns h*d.. of Q, h*dv.. of V and O; rows then hold every head). k is K transposed, d
+ * rows of lk values per head, stacked; or with k_rows K itself, lk rows of d per head, laid out as Q
+ * (needs CFG_FEATURES.TRANSPOSE: the device refuses it otherwise). Strides (ldq, ldk, ldv, ldo) in
+ * elements, at least a row of every head the row holds (0: that). When the tiles of a head do not fit on chip
+ * the device refuses the command (TESSEL_EDEVICE, BAD_SHAPE), and tessel_attention's three commands
+ * a head do the same work. */
+typedef struct {
+    uint32_t batch, lq, lk, d, dv;
+    tessel_addr_t q, k, v, o;
+    uint32_t ldq, ldk, ldv, ldo;
+    float scale;
+    int causal, head_columns, k_rows;
+    tessel_dtype_t out_dtype;
+} tessel_attention_op_t;
+__attribute__((warn_unused_result)) tessel_status_t tessel_attention_cmd(tessel_dev_t *dev,
+                                                                         const tessel_attention_op_t *op,
+                                                                         tessel_cmd_t *cmd);
 
 /* Custom kernels (docs/host-api.md, "Custom kernels"; docs/sdk.md): C code for the control core,
  * built with sdk/kernel.mk into a flat image, that the KERNEL command copies into the control core's

@@ -1,4 +1,5 @@
-/* libtessel: tessel_bmm and tessel_attention.
+/* libtessel: tessel_bmm, tessel_attention_cmd (the ATTENTION command of device buffers) and
+ * tessel_attention.
  *
  * Attention is one ATTENTION command for all heads (docs/isa.md §7), which keeps the scores and
  * probabilities on chip. When the firmware refuses it (its tiles do not fit VMEM and ACC), the same
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "tessel_int.h"
+#include "tsl_att.h"
 #include "tsl_insn.h"
 
 TESSEL_API tessel_status_t tessel_bmm(tessel_dev_t *dev, const tessel_gemm_t *g, uint32_t batch)
@@ -36,19 +38,47 @@ TESSEL_API tessel_status_t tessel_bmm(tessel_dev_t *dev, const tessel_gemm_t *g,
     return TESSEL_OK;
 }
 
-static uint32_t f32_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
+/* The scale a call applies: its own, or 1/sqrt(d) when it gives 0. */
+static float att_scale(float scale, uint32_t d) { return scale != 0.0f ? scale : 1.0f / sqrtf((float)d); }
 
-/* Queue one command. */
-static tessel_status_t queue(tessel_dev_t *dev, const tsl_cmd_t *c, tessel_handle_t *h)
+TESSEL_API tessel_status_t tessel_attention_cmd(tessel_dev_t *dev, const tessel_attention_op_t *p, tessel_cmd_t *cmd)
 {
-    tessel_cmd_t cmd;
-    tsl_cmd_encode(c, cmd.w);
-    return tessel_submit(dev, &cmd, h);
+    if (!dev || !p || !cmd)
+        return TESSEL_EINVAL;
+    const char *what = "tessel_attention";
+    const uint32_t v16[] = {p->batch, p->lq, p->lk, p->d, p->dv};
+    int sizes = 1;
+    for (size_t i = 0; i < sizeof v16 / sizeof v16[0]; i++)
+        sizes = sizes && v16[i] && v16[i] <= 0xFFFFu;
+    const uint32_t cdt = tessel_cmd_dtype(p->out_dtype), ces = tsl_dtype_bytes(cdt);
+    const uint32_t flags = (p->causal ? 1u << TSL_CMD_FLAG_CAUSAL : 0u) |
+                           (p->head_columns ? 1u << TSL_CMD_FLAG_HEAD_COLUMNS : 0u) |
+                           (p->k_rows ? 1u << TSL_CMD_FLAG_K_ROWS : 0u);
+    tsl_att_t g = {.lq = p->lq, .lk = p->lk, .d = p->d, .dv = p->dv, .batch = p->batch, .v_addr = (uint32_t)p->v};
+    /* the least stride of each operand, and a stride of 0's: a row of every head the row holds (tsl_att.h) */
+    const int cols = p->head_columns != 0;
+    const uint64_t rq = tsl_att_q(&g, cols, 0).row_bytes, rk = tsl_att_k(&g, flags, 0).row_bytes,
+                   rv = tsl_att_v(&g, cols).row_bytes, ro = tsl_att_o(&g, cols, 0, ces).row_bytes;
+    const uint64_t ldq = p->ldq ? 2ull * p->ldq : rq, ldk = p->ldk ? 2ull * p->ldk : rk,
+                   ldv = p->ldv ? 2ull * p->ldv : rv, ldo = p->ldo ? (uint64_t)ces * p->ldo : ro;
+    g.ldv = (uint32_t)ldv;
+    if (!sizes || (p->out_dtype != TESSEL_FP32 && p->out_dtype != TESSEL_BF16) || (p->causal && p->lq > p->lk) ||
+        ldq < rq || ldk < rk || ldv < rv || ldo < ro || ldq > UINT32_MAX || ldk > UINT32_MAX || ldv > UINT32_MAX ||
+        ldo > UINT32_MAX)
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_attention: invalid arguments (a zero size or one past 65535, "
+                           "an output dtype other than FP32 and BF16, a causal mask with more queries than keys, or a "
+                           "stride shorter than a row of its heads or of 4 GiB or more)");
+    int r = tessel_f32_check(dev, what, "scale", p->scale, TESSEL_ARG_SCALE);
+    if (r || (r = tessel_cmd_addr(dev, what, "q", p->q)) || (r = tessel_cmd_addr(dev, what, "k", p->k)) ||
+        (r = tessel_cmd_addr(dev, what, "v", p->v)) || (r = tessel_cmd_addr(dev, what, "o", p->o)))
+        return r;
+    tsl_cmd_t c = {.opcode = TSL_CMD_OP_ATTENTION, .flags = flags, .a_dtype = TSL_DTYPE_BF16,
+                   .b_dtype = TSL_DTYPE_BF16, .c_dtype = cdt, .a_addr = (uint32_t)p->q, .lda = (uint32_t)ldq,
+                   .b_addr = (uint32_t)p->k, .ldb = (uint32_t)ldk, .c_addr = (uint32_t)p->o, .ldc = (uint32_t)ldo,
+                   .scale = tessel_f32_bits(att_scale(p->scale, p->d))};
+    tsl_cmd_encode(&c, cmd->w);
+    tsl_att_encode(&g, cmd->w);
+    return TESSEL_OK;
 }
 
 /* Device buffers of an attention call: Q, K transposed, V and O; the unfused path's scores S,
@@ -58,27 +88,25 @@ enum { BUF_Q, BUF_K, BUF_V, BUF_O, BUF_S, BUF_P, BUF_MASK, NBUFS };
 /* The fused path: one ATTENTION command per 65535 heads (the BATCH field), each run to completion.
  * 1 when the firmware refuses the shape (BAD_SHAPE, detail LK: the tiles do not fit on chip) or a
  * size exceeds the command's 16-bit fields: then the first command wrote nothing. */
-static int fused(tessel_dev_t *dev, const tessel_attention_t *a, const tessel_buf_t *m, uint32_t cdt, float scale,
+static int fused(tessel_dev_t *dev, const tessel_attention_t *a, const tessel_buf_t *m, uint32_t cdt,
                  tessel_completion_t *cpl)
 {
     const uint64_t lq = a->lq, lk = a->lk, d = a->d, dv = a->dv, ces = tsl_dtype_bytes(cdt);
     if (lq > TSL_ATT_LQ_MASK || lk > TSL_ATT_LK_MASK || d > TSL_ATT_D_MASK || dv > TSL_ATT_DV_MASK)
         return 1;
     for (uint64_t h = 0; h < a->batch; h += TSL_ATT_BATCH_MASK) {
-        tsl_cmd_t c = {.opcode = TSL_CMD_OP_ATTENTION, .flags = a->causal ? 1u << TSL_CMD_FLAG_CAUSAL : 0u,
-                       .a_dtype = TSL_DTYPE_BF16, .b_dtype = TSL_DTYPE_BF16, .c_dtype = cdt,
-                       .a_addr = (uint32_t)(m[BUF_Q].addr + h * lq * d * 2u), .lda = (uint32_t)(d * 2u),
-                       .b_addr = (uint32_t)(m[BUF_K].addr + h * d * lk * 2u), .ldb = (uint32_t)(lk * 2u),
-                       .c_addr = (uint32_t)(m[BUF_O].addr + h * lq * dv * ces), .ldc = (uint32_t)(dv * ces),
-                       .scale = f32_bits(scale)};
-        tsl_att_t g = {.lq = (uint32_t)lq, .lk = (uint32_t)lk, .d = (uint32_t)d, .dv = (uint32_t)dv,
-                       .batch = (uint32_t)(a->batch - h < TSL_ATT_BATCH_MASK ? a->batch - h : TSL_ATT_BATCH_MASK),
-                       .v_addr = (uint32_t)(m[BUF_V].addr + h * lk * dv * 2u), .ldv = (uint32_t)(dv * 2u)};
+        const tessel_attention_op_t op = {
+            .batch = (uint32_t)(a->batch - h < TSL_ATT_BATCH_MASK ? a->batch - h : TSL_ATT_BATCH_MASK),
+            .lq = a->lq, .lk = a->lk, .d = a->d, .dv = a->dv, .q = m[BUF_Q].addr + h * lq * d * 2u,
+            .k = m[BUF_K].addr + h * d * lk * 2u, .v = m[BUF_V].addr + h * lk * dv * 2u,
+            .o = m[BUF_O].addr + h * lq * dv * ces, .ldq = a->d, .ldk = a->lk, .ldv = a->dv, .ldo = a->dv,
+            .scale = a->scale, .causal = a->causal, .out_dtype = a->out_dtype};
         tessel_cmd_t cmd;
-        tsl_cmd_encode(&c, cmd.w);
-        tsl_att_encode(&g, cmd.w);
+        int r = tessel_attention_cmd(dev, &op, &cmd);
+        if (r)
+            return r;
         tessel_completion_t done;
-        int r = tessel_run(dev, &cmd, &done);
+        r = tessel_run(dev, &cmd, &done);
         if (cpl)
             *cpl = done;
         if (r == TESSEL_EDEVICE && done.status == TSL_CMD_ERR_BAD_SHAPE && done.detail == TSL_ATT_LK_WORD)
@@ -92,7 +120,7 @@ static int fused(tessel_dev_t *dev, const tessel_attention_t *a, const tessel_bu
 /* The unfused path, per head: GEMM S = (Q Kt) * scale (FP32), ROWWISE SOFTMAX(S + mask) into P
  * (BF16), GEMM O = P V; every command queued, then each waited for. The caller has uploaded the
  * mask (FP32, lq x lk) for a causal call. */
-static int unfused(tessel_dev_t *dev, const tessel_attention_t *a, const tessel_buf_t *m, uint32_t cdt, float scale,
+static int unfused(tessel_dev_t *dev, const tessel_attention_t *a, const tessel_buf_t *m, uint32_t cdt,
                    tessel_completion_t *cpl)
 {
     const uint64_t B = a->batch, lq = a->lq, lk = a->lk, d = a->d, dv = a->dv, ces = tsl_dtype_bytes(cdt);
@@ -102,25 +130,24 @@ static int unfused(tessel_dev_t *dev, const tessel_attention_t *a, const tessel_
     uint64_t queued = 0;
     int r = TESSEL_OK;
     for (uint64_t h = 0; h < B && !r; h++) {
-        tsl_cmd_t s = {.opcode = TSL_CMD_OP_GEMM, .flags = 1u << TSL_CMD_FLAG_SCALE, .a_dtype = TSL_DTYPE_BF16,
-                       .b_dtype = TSL_DTYPE_BF16, .c_dtype = TSL_DTYPE_FP32, .m = (uint32_t)lq, .n = (uint32_t)lk,
-                       .k = (uint32_t)d, .a_addr = (uint32_t)(m[BUF_Q].addr + h * lq * d * 2u), .lda = (uint32_t)(d * 2u),
-                       .b_addr = (uint32_t)(m[BUF_K].addr + h * d * lk * 2u), .ldb = (uint32_t)(lk * 2u),
-                       .c_addr = (uint32_t)m[BUF_S].addr, .ldc = (uint32_t)(lk * 4u), .scale = f32_bits(scale)};
-        tsl_cmd_t p = {.opcode = TSL_CMD_OP_ROWWISE, .flags = a->causal ? 1u << TSL_CMD_FLAG_MASK : 0u,
-                       .a_dtype = TSL_DTYPE_FP32, .b_dtype = a->causal ? TSL_DTYPE_FP32 : 0u,
-                       .c_dtype = TSL_DTYPE_BF16, .vpu_op = TSL_ROW_OP_SOFTMAX, .m = (uint32_t)lq, .n = (uint32_t)lk,
-                       .a_addr = (uint32_t)m[BUF_S].addr, .lda = (uint32_t)(lk * 4u),
-                       .b_addr = a->causal ? (uint32_t)m[BUF_MASK].addr : 0u, .ldb = a->causal ? (uint32_t)(lk * 4u) : 0u,
-                       .c_addr = (uint32_t)m[BUF_P].addr, .ldc = (uint32_t)(lk * 2u)};
-        tsl_cmd_t o = {.opcode = TSL_CMD_OP_GEMM, .a_dtype = TSL_DTYPE_BF16, .b_dtype = TSL_DTYPE_BF16, .c_dtype = cdt,
-                       .m = (uint32_t)lq, .n = (uint32_t)dv, .k = (uint32_t)lk, .a_addr = (uint32_t)m[BUF_P].addr,
-                       .lda = (uint32_t)(lk * 2u), .b_addr = (uint32_t)(m[BUF_V].addr + h * lk * dv * 2u),
-                       .ldb = (uint32_t)(dv * 2u), .c_addr = (uint32_t)(m[BUF_O].addr + h * lq * dv * ces),
-                       .ldc = (uint32_t)(dv * ces)};
-        const tsl_cmd_t *seq[3] = {&s, &p, &o};
+        const tessel_gemm_op_t s = {.m = a->lq, .n = a->lk, .k = a->d, .in_dtype = TESSEL_BF16, .out_dtype = TESSEL_FP32,
+                                    .a = m[BUF_Q].addr + h * lq * d * 2u, .lda = a->d,
+                                    .b = m[BUF_K].addr + h * d * lk * 2u, .ldb = a->lk, .c = m[BUF_S].addr,
+                                    .ldc = a->lk, .scale = att_scale(a->scale, a->d)};
+        const tessel_rows_op_t p = {.fn = TESSEL_ROW_SOFTMAX, .m = a->lq, .n = a->lk, .in_dtype = TESSEL_FP32,
+                                    .out_dtype = TESSEL_BF16, .x = m[BUF_S].addr, .ldx = a->lk, .y = m[BUF_P].addr,
+                                    .ldy = a->lk, .mask = a->causal ? m[BUF_MASK].addr : 0u,
+                                    .ldmask = a->causal ? a->lk : 0u};
+        const tessel_gemm_op_t o = {.m = a->lq, .n = a->dv, .k = a->lk, .in_dtype = TESSEL_BF16,
+                                    .out_dtype = a->out_dtype, .a = m[BUF_P].addr, .lda = a->lk,
+                                    .b = m[BUF_V].addr + h * lk * dv * 2u, .ldb = a->dv,
+                                    .c = m[BUF_O].addr + h * lq * dv * ces, .ldc = a->dv};
+        tessel_cmd_t seq[3];
+        if ((r = tessel_gemm_cmd(dev, &s, &seq[0])) || (r = tessel_rowwise_cmd(dev, &p, &seq[1])) ||
+            (r = tessel_gemm_cmd(dev, &o, &seq[2])))
+            break;
         for (int i = 0; i < 3 && !r; i++)
-            if (!(r = queue(dev, seq[i], &hs[queued])))
+            if (!(r = tessel_submit(dev, &seq[i], &hs[queued])))
                 queued++;
     }
     /* every queued command is waited for, or orphaned after a failure */
@@ -181,8 +208,7 @@ TESSEL_API tessel_status_t tessel_attention(tessel_dev_t *dev, const tessel_atte
             }
     if ((r = tessel_write(dev, m[BUF_K].addr, buf, (size_t)kb)))
         goto out;
-    float scale = a->scale != 0.0f ? a->scale : 1.0f / sqrtf((float)d);
-    r = fused(dev, a, m, cdt, scale, cpl);
+    r = fused(dev, a, m, cdt, cpl);
     if (r == 1) {   /* too large for the fused command: the scratch S, P and the mask, then three commands a head */
         if ((r = tessel_bufs_alloc(dev, m + BUF_S, NBUFS - BUF_S)))
             goto out;
@@ -194,7 +220,7 @@ TESSEL_API tessel_status_t tessel_attention(tessel_dev_t *dev, const tessel_atte
             if ((r = tessel_write(dev, m[BUF_MASK].addr, buf, (size_t)mb)))
                 goto out;
         }
-        r = unfused(dev, a, m, cdt, scale, cpl);
+        r = unfused(dev, a, m, cdt, cpl);
     }
     if (!r || r == TESSEL_EMISMATCH) {
         int r2 = tessel_read(dev, buf, m[BUF_O].addr, (size_t)ob);

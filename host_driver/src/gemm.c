@@ -164,29 +164,45 @@ static int gemm_args_ok(uint32_t m, uint32_t n, uint32_t k, tessel_dtype_t in, t
     return 1;
 }
 
-static uint32_t cmd_dtype(tessel_dtype_t t)
+uint32_t tessel_cmd_dtype(tessel_dtype_t t)
 {
     return t == TESSEL_INT8 ? TSL_DTYPE_INT8 : t == TESSEL_INT32 ? TSL_DTYPE_INT32 : t == TESSEL_BF16 ? TSL_DTYPE_BF16
                                                                                       : TSL_DTYPE_FP32;
+}
+
+tessel_status_t tessel_cmd_addr(tessel_dev_t *dev, const char *what, const char *name, tessel_addr_t a)
+{
+    return a > UINT32_MAX ? tessel_fail(dev, TESSEL_ERANGE, "%s: %s 0x%llx is past the command's 32-bit addresses",
+                                        what, name, (unsigned long long)a)
+                          : TESSEL_OK;
+}
+
+uint32_t tessel_f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
 }
 
 TESSEL_API tessel_status_t tessel_gemm_cmd(tessel_dev_t *dev, const tessel_gemm_op_t *g, tessel_cmd_t *cmd)
 {
     if (!dev || !g || !cmd)
         return TESSEL_EINVAL;
+    const uint64_t lda = g->lda ? g->lda : g->k, ldb = g->ldb ? g->ldb : g->n, ldc = g->ldc ? g->ldc : g->n;
     if (!gemm_args_ok(g->m, g->n, g->k, g->in_dtype, g->out_dtype, g->scale, g->rq_scale, g->rq_shift,
                       g->rq_zero_point, g->relu, g->gelu, g->add_c) ||
-        g->lda < g->k || g->ldb < g->n || g->ldc < g->n)
+        lda < g->k || ldb < g->n || ldc < g->n)
         return tessel_fail(dev, TESSEL_EINVAL, "tessel_gemm: invalid arguments (a zero size, a stride shorter than a "
                            "row, a dtype, scale or requantisation the GEMM cannot take, or gelu or add_c with int8 "
                            "inputs, gelu with relu or add_c)");
     int r = tessel_f32_check(dev, "tessel_gemm", "scale", g->scale, TESSEL_ARG_SCALE);
-    if (r)
+    if (r || (r = tessel_cmd_addr(dev, "tessel_gemm", "a", g->a)) || (r = tessel_cmd_addr(dev, "tessel_gemm", "b", g->b)) ||
+        (r = tessel_cmd_addr(dev, "tessel_gemm", "c", g->c)) || (r = tessel_cmd_addr(dev, "tessel_gemm", "bias", g->bias)))
         return r;
     const int fp = g->in_dtype == TESSEL_BF16;
-    const uint32_t adt = cmd_dtype(g->in_dtype), cdt = cmd_dtype(g->out_dtype);
+    const uint32_t adt = tessel_cmd_dtype(g->in_dtype), cdt = tessel_cmd_dtype(g->out_dtype);
     const uint64_t es = fp ? 2 : 1, ces = tsl_dtype_bytes(cdt);
-    if (g->lda * es > UINT32_MAX || g->ldb * es > UINT32_MAX || g->ldc * ces > UINT32_MAX)
+    if (lda * es > UINT32_MAX || ldb * es > UINT32_MAX || ldc * ces > UINT32_MAX)
         return tessel_fail(dev, TESSEL_EINVAL, "tessel_gemm: a stride of 4 GiB or more");
     memset(cmd, 0, sizeof *cmd);
     uint32_t flags = 0, *w = cmd->w;
@@ -197,10 +213,8 @@ TESSEL_API tessel_status_t tessel_gemm_cmd(tessel_dev_t *dev, const tessel_gemm_
     if (g->relu)
         flags |= 1u << TSL_CMD_FLAG_RELU;
     if (fp && g->scale != 0.0f && g->scale != 1.0f) {
-        uint32_t bits;
-        memcpy(&bits, &g->scale, 4);
         flags |= 1u << TSL_CMD_FLAG_SCALE;
-        TSL_SET(w, TSL_CMD_SCALE, bits);
+        TSL_SET(w, TSL_CMD_SCALE, tessel_f32_bits(g->scale));
     }
     if (cdt == TSL_DTYPE_INT8) {
         TSL_SET(w, TSL_CMD_SCALE, (uint32_t)g->rq_scale);
@@ -217,11 +231,11 @@ TESSEL_API tessel_status_t tessel_gemm_cmd(tessel_dev_t *dev, const tessel_gemm_
     TSL_SET(w, TSL_CMD_N, g->n);
     TSL_SET(w, TSL_CMD_K, g->k);
     TSL_SET(w, TSL_CMD_A_ADDR, (uint32_t)g->a);
-    TSL_SET(w, TSL_CMD_LDA, (uint32_t)(g->lda * es));
+    TSL_SET(w, TSL_CMD_LDA, (uint32_t)(lda * es));
     TSL_SET(w, TSL_CMD_B_ADDR, (uint32_t)g->b);
-    TSL_SET(w, TSL_CMD_LDB, (uint32_t)(g->ldb * es));
+    TSL_SET(w, TSL_CMD_LDB, (uint32_t)(ldb * es));
     TSL_SET(w, TSL_CMD_C_ADDR, (uint32_t)g->c);
-    TSL_SET(w, TSL_CMD_LDC, (uint32_t)(g->ldc * ces));
+    TSL_SET(w, TSL_CMD_LDC, (uint32_t)(ldc * ces));
     return TESSEL_OK;
 }
 
@@ -241,7 +255,7 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
     if (r || (r = tessel_need(dev, fp, "tessel_gemm", &info)))
         return r;
     const uint64_t m = g->m, n = g->n, k = g->k, es = fp ? 2 : 1;
-    const uint32_t cdt = cmd_dtype(g->out_dtype);
+    const uint32_t cdt = tessel_cmd_dtype(g->out_dtype);
     const uint64_t ces = tsl_dtype_bytes(cdt);
     const uint64_t abytes = m * k * es, bbytes = k * n * es, cbytes = m * n * ces, biasbytes = g->bias ? 4 * n : 0;
     if (abytes > info.hbm_bytes || bbytes > info.hbm_bytes || cbytes > info.hbm_bytes || m * k * es > UINT32_MAX ||

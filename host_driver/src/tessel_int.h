@@ -115,6 +115,18 @@ tessel_status_t tessel_run(tessel_dev_t *dev, const tessel_cmd_t *cmd, tessel_co
 void tessel_get_matrix(void *dst, uint64_t ld, const uint8_t *src, uint64_t rows, uint64_t cols, uint32_t dt);
 uint16_t tessel_f32_to_bf16(float f);
 
+/* The command encoders' helpers (gemm.c). The command's DTYPE of a tessel_dtype_t (INT8, BF16,
+ * INT32, FP32; any other value gives FP32: the encoders check dtypes first). */
+uint32_t tessel_cmd_dtype(tessel_dtype_t t);
+/* 0, or TESSEL_ERANGE ("WHAT: NAME 0x... is past the command's 32-bit addresses") for a device
+ * address that a command word cannot hold. */
+tessel_status_t tessel_cmd_addr(tessel_dev_t *dev, const char *what, const char *name, tessel_addr_t a);
+/* The bits of a float, for the command's SCALE word. */
+uint32_t tessel_f32_bits(float f);
+/* A host call's operands before it has buffers: the encoders check a call's arguments with this
+ * address for every operand given (one that any command word holds), before anything is allocated. */
+#define TESSEL_ADDR_PROVISIONAL ((tessel_addr_t)TESSEL_HBM_RESERVED)
+
 #ifdef __cplusplus
 }
 #endif

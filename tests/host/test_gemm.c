@@ -9,7 +9,8 @@
  * untouched), fixed shapes 1x1x1, 17x33x65, 300x7x129 and seeded random ones (smaller on sim).
  * Then: COPY/FILL/NOP/FENCE, many outstanding commands (ring wrap, out-of-order waits), stats,
  * every CMD_ERR the host can provoke (surfacing as TESSEL_EDEVICE with the completion's status and
- * detail), the program cache (hits, misses, its bound, tessel_reset), invalid arguments of every public function, timeouts, and checking mode (a clean run,
+ * detail), the program cache (hits, misses, its bound, tessel_reset), invalid arguments of every public function,
+ * each command encoder of device buffers (its refusals, and its command against the host call), timeouts, and checking mode (a clean run,
  * then a provoked divergence -> TESSEL_EMISMATCH with a tessel_last_error() line).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -585,7 +586,7 @@ static void ew_case(tessel_dev_t *d, tessel_dev_t *mdl, tessel_eltwise_op_t op, 
     free(x); free(b); free(y); free(ym);
 }
 
-/* ATTENTION with K_ROWS (B is K itself, LK x D a head) as a raw command, K allocated above Q, V and
+/* ATTENTION with K_ROWS (B is K itself, LK x D a head) as tessel_attention_cmd encodes it, K allocated above Q, V and
  * O so that the library's span of B (the PROGRAM's window) must reach its last row: bit for bit
  * tessel_attention's result on the same values (K transposed by the host). Devices without
  * CFG_FEATURES.TRANSPOSE refuse the flag (BAD_FLAGS). */
@@ -618,17 +619,15 @@ static void attention_k_rows(tessel_dev_t *d)
     tessel_attention_t a = {1, lq, lk, dd, dv, q, k, v, want, 0.0f, 0, TESSEL_FP32};
     if (!tu_check(&T, !r && tessel_attention(d, &a, NULL) == TESSEL_OK, "%s: set-up: %s", what, tessel_last_error(d)))
         goto out;
-    tsl_cmd_t c = {.opcode = TSL_CMD_OP_ATTENTION, .flags = 1u << TSL_CMD_FLAG_K_ROWS, .a_dtype = TSL_DTYPE_BF16,
-                   .b_dtype = TSL_DTYPE_BF16, .c_dtype = TSL_DTYPE_FP32, .a_addr = (uint32_t)at[0], .lda = 2u * dd,
-                   .b_addr = (uint32_t)at[3], .ldb = 2u * dd, .c_addr = (uint32_t)at[2], .ldc = 4u * dv,
-                   .scale = ref_u(1.0f / sqrtf((float)dd))};
-    tsl_att_t g = {.lq = lq, .lk = lk, .d = dd, .dv = dv, .batch = 1, .v_addr = (uint32_t)at[1], .ldv = 2u * dv};
+    const tessel_attention_op_t op = {.batch = 1, .lq = lq, .lk = lk, .d = dd, .dv = dv, .q = at[0], .k = at[3],
+                                      .v = at[1], .o = at[2], .ldq = dd, .ldk = dd, .ldv = dv, .ldo = dv, .k_rows = 1,
+                                      .out_dtype = TESSEL_FP32};
     tessel_cmd_t cmd;
-    tsl_cmd_encode(&c, cmd.w);
-    tsl_att_encode(&g, cmd.w);
     tessel_handle_t h;
     tessel_completion_t cpl = {0};
-    r = tessel_submit(d, &cmd, &h);
+    r = tessel_attention_cmd(d, &op, &cmd);
+    if (!r)
+        r = tessel_submit(d, &cmd, &h);
     if (!r)
         r = tessel_wait(d, h, TESSEL_TIMEOUT_AUTO, &cpl);
     if (!has) {
@@ -1239,6 +1238,430 @@ static void arg_suite(tessel_dev_t *d)
 
 /* GEMM stats: commands, MACs (M x Kp x Np, N-padded) and compulsory HBM bytes. */
 /* A command of `op` on dtypes a, b, c (c also for COPY's bytes) with M, N, K and the operands. */
+/* ---- the encoders of device buffers ----------------------------------------------------------- */
+/* A value in -4..4 rounded to bf16: host calls and device buffers hold the same. */
+static float bf16_val(void)
+{
+    return ref_f((uint32_t)ref_bf16(ref_u((float)((int32_t)below(2049) - 1024) / 256.0f)) << 16);
+}
+
+/* Upload n bytes to a new buffer (0 on failure). */
+static tessel_addr_t enc_put(tessel_dev_t *d, const void *p, size_t n)
+{
+    tessel_addr_t a = 0;
+    if (tessel_alloc(d, n, 64, &a) || (p && tessel_write(d, a, p, n)))
+        return 0;
+    return a;
+}
+
+/* The floats of x as bf16 bits. */
+static uint16_t *bf16_of(const float *x, size_t n)
+{
+    uint16_t *b = xmalloc(2u * n + 2u);
+    for (size_t i = 0; i < n; i++)
+        b[i] = ref_bf16(ref_u(x[i]));
+    return b;
+}
+
+/* Submit `cmd`, wait, read `bytes` at `out` into got; 1 when all went well. */
+static int enc_run(tessel_dev_t *d, const tessel_cmd_t *cmd, tessel_addr_t out, void *got, size_t bytes,
+                   const char *what)
+{
+    tessel_completion_t cpl = {0};
+    int r = run(d, cmd, &cpl);
+    return tu_check(&T, r == TESSEL_OK && tessel_read(d, got, out, bytes) == TESSEL_OK, "[%s] %s: %d, %s", BACKEND,
+                    what, r, tessel_last_error(d));
+}
+
+/* The first element where got and want differ (bit for bit), reported; 1 when none. */
+static int enc_same(const void *got, const void *want, size_t n, size_t es, const char *what)
+{
+    const uint8_t *g = got, *w = want;
+    size_t i = 0;
+    while (i < n && !memcmp(g + i * es, w + i * es, es))
+        i++;
+    uint32_t gv = 0, wv = 0;
+    if (i < n) {
+        memcpy(&gv, g + i * es, es);
+        memcpy(&wv, w + i * es, es);
+    }
+    return tu_check(&T, i == n, "[%s] %s: element %zu: got 0x%x, expected 0x%x", BACKEND, what, i, gv, wv);
+}
+
+static void free_all(tessel_dev_t *d, tessel_addr_t *a, int n)
+{
+    for (int i = n - 1; i >= 0; i--)
+        if (a[i])
+            (void)tessel_free(d, a[i]);
+}
+
+/* Every encoder's refusals: TESSEL_EINVAL for what the command cannot express, TESSEL_ERANGE for an
+ * address past 32 bits, the command untouched. */
+static void encoder_args(tessel_dev_t *d)
+{
+    tessel_cmd_t cmd, keep;
+    memset(&keep, 0xA5, sizeof keep);
+    cmd = keep;
+    const tessel_addr_t A = TESSEL_HBM_RESERVED, FAR = 1ull << 33;
+    const tessel_conv2d_op_t cv = {.batch = 1, .h = 4, .w = 4, .c = 2, .cout = 2, .kh = 3, .kw = 3,
+                                   .in_dtype = TESSEL_INT8, .out_dtype = TESSEL_INT32, .x = A, .weights = A, .y = A};
+    tessel_conv2d_op_t c = cv;
+    EXPECT(tessel_conv2d_cmd(d, &c, &cmd), TESSEL_OK);
+    cmd = keep;
+    EXPECT(tessel_conv2d_cmd(NULL, &c, &cmd), TESSEL_EINVAL);
+    EXPECT(tessel_conv2d_cmd(d, NULL, &cmd), TESSEL_EINVAL);
+    EXPECT(tessel_conv2d_cmd(d, &c, NULL), TESSEL_EINVAL);
+    c.in_dtype = TESSEL_FP32;        /* bad dtype */
+    EXPECT(tessel_conv2d_cmd(d, &c, &cmd), TESSEL_EINVAL);
+    c = cv;
+    c.h = 0;                         /* zero shape */
+    EXPECT(tessel_conv2d_cmd(d, &c, &cmd), TESSEL_EINVAL);
+    c = cv;
+    c.kh = 256;                      /* window past its 8 bits */
+    c.h = 300;
+    EXPECT(tessel_conv2d_cmd(d, &c, &cmd), TESSEL_EINVAL);
+    c = cv;
+    c.pad_l = 256;
+    EXPECT(tessel_conv2d_cmd(d, &c, &cmd), TESSEL_EINVAL);
+    c = cv;
+    c.cout = 65536;
+    EXPECT(tessel_conv2d_cmd(d, &c, &cmd), TESSEL_EINVAL);
+    c = cv;
+    c.weights = FAR;
+    EXPECT(tessel_conv2d_cmd(d, &c, &cmd), TESSEL_ERANGE);
+    tu_check(&T, !memcmp(&cmd, &keep, sizeof cmd), "tessel_conv2d_cmd: a refusal leaves the command untouched");
+
+    const tessel_pool2d_op_t pv = {.kind = TESSEL_POOL_AVG, .batch = 1, .h = 4, .w = 4, .c = 2, .kh = 2, .kw = 2,
+                                   .in_dtype = TESSEL_BF16, .out_dtype = TESSEL_FP32, .x = A, .y = A};
+    tessel_pool2d_op_t p = pv;
+    EXPECT(tessel_pool2d_cmd(d, &p, &cmd), TESSEL_OK);
+    p.kind = TESSEL_POOL_MAX;        /* a max pool keeps its dtype */
+    EXPECT(tessel_pool2d_cmd(d, &p, &cmd), TESSEL_EINVAL);
+    p = pv;
+    p.c = 0;
+    EXPECT(tessel_pool2d_cmd(d, &p, &cmd), TESSEL_EINVAL);
+    p = pv;
+    p.kw = 5;                        /* larger than the input */
+    EXPECT(tessel_pool2d_cmd(d, &p, &cmd), TESSEL_EINVAL);
+    p = pv;
+    p.dil_h = 256;
+    EXPECT(tessel_pool2d_cmd(d, &p, &cmd), TESSEL_EINVAL);
+    p = pv;
+    p.y = FAR;
+    EXPECT(tessel_pool2d_cmd(d, &p, &cmd), TESSEL_ERANGE);
+
+    const tessel_rows_op_t rv = {.fn = TESSEL_ROW_LAYERNORM, .m = 2, .n = 4, .in_dtype = TESSEL_FP32,
+                                 .out_dtype = TESSEL_BF16, .x = A, .y = A, .ldx = 4, .ldy = 4, .gamma = A, .eps = 1e-5f};
+    tessel_rows_op_t r = rv;
+    EXPECT(tessel_rowwise_cmd(d, &r, &cmd), TESSEL_OK);
+    r.fn = (tessel_row_fn_t)6;
+    EXPECT(tessel_rowwise_cmd(d, &r, &cmd), TESSEL_EINVAL);
+    r = rv;
+    r.in_dtype = TESSEL_INT8;
+    EXPECT(tessel_rowwise_cmd(d, &r, &cmd), TESSEL_EINVAL);
+    r = rv;
+    r.m = 0;
+    EXPECT(tessel_rowwise_cmd(d, &r, &cmd), TESSEL_EINVAL);
+    r = rv;
+    r.gamma = 0;                     /* a norm without gamma */
+    EXPECT(tessel_rowwise_cmd(d, &r, &cmd), TESSEL_EINVAL);
+    r = rv;
+    r.ldy = 3;                       /* shorter than a row */
+    EXPECT(tessel_rowwise_cmd(d, &r, &cmd), TESSEL_EINVAL);
+    r = rv;
+    r.scale = 2.0f;                  /* a softmax field */
+    EXPECT(tessel_rowwise_cmd(d, &r, &cmd), TESSEL_EINVAL);
+    r = rv;
+    r.eps = -1.0f;
+    EXPECT(tessel_rowwise_cmd(d, &r, &cmd), TESSEL_EINVAL);
+    r = rv;
+    r.fn = TESSEL_ROW_RMSNORM;
+    r.beta = A;                      /* beta is LAYERNORM's */
+    EXPECT(tessel_rowwise_cmd(d, &r, &cmd), TESSEL_EINVAL);
+    r = rv;
+    r.fn = TESSEL_ROW_SOFTMAX;
+    r.gamma = 0;
+    r.eps = 0.0f;
+    r.mask = FAR;
+    r.ldmask = 4;
+    EXPECT(tessel_rowwise_cmd(d, &r, &cmd), TESSEL_ERANGE);
+    r.mask = A;
+    EXPECT(tessel_rowwise_cmd(d, &r, &cmd), TESSEL_OK);
+    r.ldmask = 0;                    /* 0: dense */
+    EXPECT(tessel_rowwise_cmd(d, &r, &cmd), TESSEL_OK);
+    r.ldmask = 3;
+    EXPECT(tessel_rowwise_cmd(d, &r, &cmd), TESSEL_EINVAL);
+
+    const tessel_ew_op_t ev = {.op = TESSEL_EW_ADD, .m = 2, .n = 4, .in_dtype = TESSEL_BF16, .out_dtype = TESSEL_FP32,
+                               .x = A, .y = A, .b = A, .ldx = 4, .ldy = 4, .ldb = 4};
+    tessel_ew_op_t e = ev;
+    EXPECT(tessel_eltwise_cmd(d, &e, &cmd), TESSEL_OK);
+    e.op = (tessel_eltwise_op_t)9;
+    EXPECT(tessel_eltwise_cmd(d, &e, &cmd), TESSEL_EINVAL);
+    e = ev;
+    e.op = TESSEL_EW_EXP;            /* unary, given b */
+    EXPECT(tessel_eltwise_cmd(d, &e, &cmd), TESSEL_EINVAL);
+    e = ev;
+    e.b = 0;                         /* binary without B */
+    EXPECT(tessel_eltwise_cmd(d, &e, &cmd), TESSEL_EINVAL);
+    e.b_imm = 1;
+    e.ldb = 0;
+    EXPECT(tessel_eltwise_cmd(d, &e, &cmd), TESSEL_OK);
+    e.b_row = 1;                     /* two B */
+    EXPECT(tessel_eltwise_cmd(d, &e, &cmd), TESSEL_EINVAL);
+    e = ev;
+    e.imm = 1.0f;                    /* imm without b_imm */
+    EXPECT(tessel_eltwise_cmd(d, &e, &cmd), TESSEL_EINVAL);
+    e = ev;
+    e.in_dtype = TESSEL_INT32;
+    EXPECT(tessel_eltwise_cmd(d, &e, &cmd), TESSEL_EINVAL);
+    e = ev;
+    e.n = 0;
+    EXPECT(tessel_eltwise_cmd(d, &e, &cmd), TESSEL_EINVAL);
+    e = ev;
+    e.ldb = 3;
+    EXPECT(tessel_eltwise_cmd(d, &e, &cmd), TESSEL_EINVAL);
+    e = ev;
+    e.x = FAR;
+    EXPECT(tessel_eltwise_cmd(d, &e, &cmd), TESSEL_ERANGE);
+
+    const tessel_attention_op_t av = {.batch = 2, .lq = 4, .lk = 8, .d = 8, .dv = 4, .q = A, .k = A, .v = A, .o = A,
+                                      .ldq = 8, .ldk = 8, .ldv = 4, .ldo = 4, .out_dtype = TESSEL_FP32};
+    tessel_attention_op_t a = av;
+    EXPECT(tessel_attention_cmd(d, &a, &cmd), TESSEL_OK);
+    a.out_dtype = TESSEL_INT8;
+    EXPECT(tessel_attention_cmd(d, &a, &cmd), TESSEL_EINVAL);
+    a = av;
+    a.lq = 0;
+    EXPECT(tessel_attention_cmd(d, &a, &cmd), TESSEL_EINVAL);
+    a = av;
+    a.lk = 65536;
+    a.ldk = 65536;
+    EXPECT(tessel_attention_cmd(d, &a, &cmd), TESSEL_EINVAL);
+    a = av;
+    a.lq = 9;                        /* causal, more queries than keys */
+    a.causal = 1;
+    EXPECT(tessel_attention_cmd(d, &a, &cmd), TESSEL_EINVAL);
+    a = av;
+    a.head_columns = 1;              /* a row of Q holds both heads: 16 values */
+    EXPECT(tessel_attention_cmd(d, &a, &cmd), TESSEL_EINVAL);
+    a.ldq = 16;
+    a.ldv = 8;
+    a.ldo = 8;
+    EXPECT(tessel_attention_cmd(d, &a, &cmd), TESSEL_OK);
+    a.k_rows = 1;                    /* K laid out as Q: rows of 2 x d */
+    EXPECT(tessel_attention_cmd(d, &a, &cmd), TESSEL_EINVAL);
+    a.ldk = 16;
+    EXPECT(tessel_attention_cmd(d, &a, &cmd), TESSEL_OK);
+    a = av;
+    a.scale = INFINITY;
+    EXPECT(tessel_attention_cmd(d, &a, &cmd), TESSEL_EINVAL);
+    a = av;
+    a.o = FAR;
+    EXPECT(tessel_attention_cmd(d, &a, &cmd), TESSEL_ERANGE);
+    tessel_gemm_op_t g = {.m = 2, .n = 2, .k = 2, .in_dtype = TESSEL_INT8, .out_dtype = TESSEL_INT32, .a = A, .b = A,
+                          .c = FAR, .lda = 2, .ldb = 2, .ldc = 2};
+    EXPECT(tessel_gemm_cmd(d, &g, &cmd), TESSEL_ERANGE);
+}
+
+/* CONV2D and POOL2D: the encoder's command on device buffers against tessel_conv2d and tessel_pool2d. */
+static void encoder_window(tessel_dev_t *d)
+{
+    const tessel_conv2d_t cv = {.batch = 2, .h = 6, .w = 5, .c = 4, .cout = 6, .kh = 3, .kw = 2, .groups = 2,
+                                .stride_h = 2, .pad_t = 1, .pad_b = 1, .pad_r = 1, .in_dtype = TESSEL_INT8,
+                                .out_dtype = TESSEL_INT8, .relu = 1, .x_zero_point = -3, .rq_scale = 1 << 20,
+                                .rq_shift = 24, .rq_zero_point = 5};
+    const uint32_t oh = tessel_window_out(6, 1, 1, 3, 2, 1), ow = tessel_window_out(5, 0, 1, 2, 1, 1);
+    const size_t xn = 2u * 6 * 5 * 4, wn = 3u * 2 * 2 * 6, yn = 2u * oh * ow * 6;
+    int8_t *x = xmalloc(xn), *w = xmalloc(wn), *y = xmalloc(yn), *got = xmalloc(yn);
+    int32_t bias[6];
+    for (size_t i = 0; i < xn; i++)
+        x[i] = (int8_t)(rnd() & 0xFF);
+    for (size_t i = 0; i < wn; i++)
+        w[i] = (int8_t)(rnd() & 0xFF);
+    for (int i = 0; i < 6; i++)
+        bias[i] = (int32_t)below(20001) - 10000;
+    tessel_conv2d_t c = cv;
+    c.x = x;
+    c.weights = w;
+    c.y = y;
+    c.bias = bias;
+    tessel_addr_t at[4] = {enc_put(d, x, xn), enc_put(d, w, wn), enc_put(d, NULL, yn), enc_put(d, bias, sizeof bias)};
+    tessel_cmd_t cmd;
+    const tessel_conv2d_op_t op = {
+        .batch = cv.batch, .h = cv.h, .w = cv.w, .c = cv.c, .cout = cv.cout, .kh = cv.kh, .kw = cv.kw,
+        .groups = cv.groups, .stride_h = cv.stride_h, .pad_t = cv.pad_t, .pad_b = cv.pad_b, .pad_r = cv.pad_r,
+        .in_dtype = cv.in_dtype, .out_dtype = cv.out_dtype, .x = at[0], .weights = at[1], .y = at[2], .bias = at[3],
+        .relu = 1, .x_zero_point = cv.x_zero_point, .rq_scale = cv.rq_scale, .rq_shift = cv.rq_shift,
+        .rq_zero_point = cv.rq_zero_point};
+    if (tu_check(&T, at[0] && at[1] && at[2] && at[3] && tessel_conv2d(d, &c, NULL) == TESSEL_OK &&
+                         tessel_conv2d_cmd(d, &op, &cmd) == TESSEL_OK,
+                 "[%s] conv2d encoder: set-up: %s", BACKEND, tessel_last_error(d)) &&
+        enc_run(d, &cmd, at[2], got, yn, "tessel_conv2d_cmd"))
+        enc_same(got, y, yn, 1, "tessel_conv2d_cmd (int8, groups, bias, relu, requant) vs tessel_conv2d");
+    free_all(d, at, 4);
+    free(x); free(w); free(y); free(got);
+
+    /* an average pool of bf16 into fp32 */
+    const size_t pn = 1u * 7 * 6 * 3, qn = 1u * tessel_window_out(7, 1, 1, 3, 2, 1) * tessel_window_out(6, 1, 0, 3, 2, 1) * 3;
+    float *px = xmalloc(4u * pn), *py = xmalloc(4u * qn), *pg = xmalloc(4u * qn);
+    for (size_t i = 0; i < pn; i++)
+        px[i] = bf16_val();
+    uint16_t *pb = bf16_of(px, pn);
+    const tessel_pool2d_t pv = {.kind = TESSEL_POOL_AVG, .batch = 1, .h = 7, .w = 6, .c = 3, .kh = 3, .kw = 3,
+                                .stride_h = 2, .stride_w = 2, .pad_t = 1, .pad_b = 1, .pad_l = 1,
+                                .in_dtype = TESSEL_BF16, .out_dtype = TESSEL_FP32, .x = px, .y = py};
+    tessel_addr_t pa[2] = {enc_put(d, pb, 2u * pn), enc_put(d, NULL, 4u * qn)};
+    const tessel_pool2d_op_t pop = {.kind = pv.kind, .batch = 1, .h = 7, .w = 6, .c = 3, .kh = 3, .kw = 3,
+                                    .stride_h = 2, .stride_w = 2, .pad_t = 1, .pad_b = 1, .pad_l = 1,
+                                    .in_dtype = TESSEL_BF16, .out_dtype = TESSEL_FP32, .x = pa[0], .y = pa[1]};
+    if (tu_check(&T, pa[0] && pa[1] && tessel_pool2d(d, &pv, NULL) == TESSEL_OK &&
+                         tessel_pool2d_cmd(d, &pop, &cmd) == TESSEL_OK,
+                 "[%s] pool2d encoder: set-up: %s", BACKEND, tessel_last_error(d)) &&
+        enc_run(d, &cmd, pa[1], pg, 4u * qn, "tessel_pool2d_cmd"))
+        enc_same(pg, py, qn, 4, "tessel_pool2d_cmd (bf16 average, padded) vs tessel_pool2d");
+    free_all(d, pa, 2);
+    free(px); free(py); free(pg); free(pb);
+}
+
+/* ROWWISE and ELTWISE: the encoders' commands on strided device rows against the host calls and
+ * float references. */
+static void encoder_rows(tessel_dev_t *d)
+{
+    enum { M = 5, N = 19, LD = 23 };
+    float x[M * LD], b[M * LD], mask[M * N], gamma[N], beta[N], want[M * N], got[M * LD];
+    for (int i = 0; i < M * LD; i++) {
+        x[i] = bf16_val();
+        b[i] = bf16_val();
+    }
+    for (int i = 0; i < M * N; i++)
+        mask[i] = (i % N) > (i / N) + 9 ? -INFINITY : 0.0f;
+    for (int j = 0; j < N; j++) {
+        gamma[j] = 0.5f + (float)below(100) / 100.0f;
+        beta[j] = bf16_val();
+    }
+    /* the device's x: M rows of LD floats (N used); y: rows of LD too */
+    tessel_addr_t at[6] = {enc_put(d, x, sizeof x), enc_put(d, NULL, sizeof got), enc_put(d, mask, sizeof mask),
+                           enc_put(d, gamma, sizeof gamma), enc_put(d, beta, sizeof beta), enc_put(d, b, sizeof b)};
+    int ok = tu_check(&T, at[0] && at[1] && at[2] && at[3] && at[4] && at[5], "[%s] rows encoder: buffers", BACKEND);
+    const tessel_rows_t hr = {M, N, TESSEL_FP32, TESSEL_FP32, x, LD, want, N};
+    tessel_cmd_t cmd;
+    for (int t = 0; ok && t < 2; t++) {
+        const tessel_rows_op_t op = {.fn = t ? TESSEL_ROW_LAYERNORM : TESSEL_ROW_SOFTMAX, .m = M, .n = N,
+                                     .in_dtype = TESSEL_FP32, .out_dtype = TESSEL_FP32, .x = at[0], .ldx = LD,
+                                     .y = at[1], .ldy = LD, .scale = t ? 0.0f : 0.75f, .mask = t ? 0u : at[2],
+                                     .ldmask = t ? 0u : N, .gamma = t ? at[3] : 0u, .beta = t ? at[4] : 0u,
+                                     .eps = t ? 1e-3f : 0.0f};
+        const char *what = t ? "tessel_rowwise_cmd LAYERNORM (beta, strided) vs tessel_layernorm"
+                             : "tessel_rowwise_cmd SOFTMAX (scale, mask, strided) vs tessel_softmax";
+        int r = t ? tessel_layernorm(d, &hr, gamma, beta, 1e-3f, NULL) : tessel_softmax(d, &hr, 0.75f, mask, NULL);
+        if (!tu_check(&T, r == TESSEL_OK && tessel_rowwise_cmd(d, &op, &cmd) == TESSEL_OK, "[%s] %s: set-up: %s",
+                      BACKEND, what, tessel_last_error(d)) ||
+            !enc_run(d, &cmd, at[1], got, sizeof got, what))
+            continue;
+        for (int i = 0; i < M; i++)
+            if (!enc_same(got + i * LD, want + i * N, N, 4, what))
+                break;
+    }
+    /* ELTWISE: B a matrix (MUL, against tessel_eltwise), a row (ADD) and a scalar (MAX), and MOV to BF16 */
+    for (int t = 0; ok && t < 4; t++) {
+        static const char *const what[] = {"tessel_eltwise_cmd MUL, B a matrix, vs tessel_eltwise",
+                                           "tessel_eltwise_cmd ADD, B a row, vs x + b", "tessel_eltwise_cmd MAX, B "
+                                           "the scalar 0.25, vs max(x, 0.25)", "tessel_eltwise_cmd MOV to BF16"};
+        const tessel_ew_op_t op = {.op = t == 0 ? TESSEL_EW_MUL : t == 1 ? TESSEL_EW_ADD : t == 2 ? TESSEL_EW_MAX
+                                                                                                   : TESSEL_EW_MOV,
+                                   .m = M, .n = N, .in_dtype = TESSEL_FP32, .out_dtype = t == 3 ? TESSEL_BF16 : TESSEL_FP32,
+                                   .x = at[0], .ldx = LD, .y = at[1], .ldy = LD, .b = t < 2 ? at[5] : 0u,
+                                   .ldb = t == 0 ? LD : 0u, .b_row = t == 1, .b_imm = t == 2, .imm = t == 2 ? 0.25f : 0.0f};
+        int r = TESSEL_OK;
+        if (t == 0) {
+            const tessel_rows_t er = {M, N, TESSEL_FP32, TESSEL_FP32, x, LD, want, N};
+            float bd[M * LD];   /* tessel_eltwise reads b with x's stride */
+            memcpy(bd, b, sizeof bd);
+            r = tessel_eltwise(d, &er, TESSEL_EW_MUL, bd, NULL);
+        }
+        for (int i = 0; t && i < M; i++)
+            for (int j = 0; j < N; j++) {
+                float v = x[i * LD + j];
+                want[i * N + j] = t == 1 ? v + b[j] : t == 2 ? (v > 0.25f ? v : 0.25f) : v;   /* bf16 values: MOV exact */
+            }
+        if (!tu_check(&T, r == TESSEL_OK && tessel_eltwise_cmd(d, &op, &cmd) == TESSEL_OK, "[%s] %s: set-up: %s",
+                      BACKEND, what[t], tessel_last_error(d)) ||
+            !enc_run(d, &cmd, at[1], got, sizeof got, what[t]))
+            continue;
+        if (t == 3) {   /* bf16 rows of LD: widen */
+            uint16_t h[M * LD];
+            memcpy(h, got, sizeof h);
+            for (int i = 0; i < M * LD; i++)
+                got[i] = ref_f((uint32_t)h[i] << 16);
+        }
+        for (int i = 0; i < M; i++)
+            if (!enc_same(got + i * LD, want + i * N, N, 4, what[t]))
+                break;
+    }
+    free_all(d, at, 6);
+}
+
+/* ATTENTION: the encoder's command with the heads side by side (HEAD_COLUMNS), K transposed, causal,
+ * against tessel_attention of the same values, head by head. */
+static void encoder_attention(tessel_dev_t *d)
+{
+    enum { B = 2, LQ = 6, LK = 10, D = 8, DV = 5 };
+    float q[B * LQ * D], k[B * LK * D], v[B * LK * DV], o[B * LQ * DV];
+    float qc[LQ * B * D], kt[B * D * LK], vc[LK * B * DV], oc[LQ * B * DV];
+    for (int i = 0; i < B * LQ * D; i++)
+        q[i] = bf16_val();
+    for (int i = 0; i < B * LK * D; i++)
+        k[i] = bf16_val();
+    for (int i = 0; i < B * LK * DV; i++)
+        v[i] = bf16_val();
+    for (int h = 0; h < B; h++) {   /* the device's layouts: Q and V by columns, K transposed and stacked */
+        for (int i = 0; i < LQ; i++)
+            for (int c = 0; c < D; c++)
+                qc[(i * B + h) * D + c] = q[(h * LQ + i) * D + c];
+        for (int j = 0; j < LK; j++) {
+            for (int c = 0; c < D; c++)
+                kt[(h * D + c) * LK + j] = k[(h * LK + j) * D + c];
+            for (int c = 0; c < DV; c++)
+                vc[(j * B + h) * DV + c] = v[(h * LK + j) * DV + c];
+        }
+    }
+    uint16_t *qb = bf16_of(qc, sizeof qc / 4), *kb = bf16_of(kt, sizeof kt / 4), *vb = bf16_of(vc, sizeof vc / 4);
+    tessel_addr_t at[4] = {enc_put(d, qb, sizeof qc / 2), enc_put(d, kb, sizeof kt / 2), enc_put(d, vb, sizeof vc / 2),
+                           enc_put(d, NULL, sizeof oc)};
+    const tessel_attention_t ha = {B, LQ, LK, D, DV, q, k, v, o, 0.3f, 1, TESSEL_FP32};
+    const tessel_attention_op_t op = {.batch = B, .lq = LQ, .lk = LK, .d = D, .dv = DV, .q = at[0], .k = at[1],
+                                      .v = at[2], .o = at[3], .ldq = B * D, .ldk = LK, .ldv = B * DV, .ldo = B * DV,
+                                      .scale = 0.3f, .causal = 1, .head_columns = 1, .out_dtype = TESSEL_FP32};
+    tessel_cmd_t cmd;
+    const char *what = "tessel_attention_cmd (HEAD_COLUMNS, causal) vs tessel_attention";
+    if (tu_check(&T, at[0] && at[1] && at[2] && at[3] && tessel_attention(d, &ha, NULL) == TESSEL_OK &&
+                         tessel_attention_cmd(d, &op, &cmd) == TESSEL_OK,
+                 "[%s] %s: set-up: %s", BACKEND, what, tessel_last_error(d)) &&
+        enc_run(d, &cmd, at[3], oc, sizeof oc, what)) {
+        float want[LQ * B * DV];
+        for (int h = 0; h < B; h++)
+            for (int i = 0; i < LQ; i++)
+                for (int c = 0; c < DV; c++)
+                    want[(i * B + h) * DV + c] = o[(h * LQ + i) * DV + c];
+        enc_same(oc, want, sizeof want / 4, 4, what);
+    }
+    free_all(d, at, 4);
+    free(qb); free(kb); free(vb);
+}
+
+static void encoder_suite(tessel_dev_t *d)
+{
+    tessel_info_t info;
+    encoder_args(d);
+    if (tessel_info(d, &info) || !(info.features & (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT)) ||
+        !(info.features & (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT)))
+        return;
+    encoder_window(d);
+    encoder_rows(d);
+    encoder_attention(d);
+}
+
 static tessel_cmd_t graph_cmd(uint32_t op, uint32_t vop, uint32_t dts, uint32_t m, uint32_t n, uint32_t k,
                               tessel_addr_t a, uint32_t lda, tessel_addr_t b, uint32_t ldb, tessel_addr_t c, uint32_t ldc)
 {
@@ -1608,6 +2031,7 @@ int main(int argc, char **argv)
     }
     double t0 = now_s();
     arg_suite(d);
+    encoder_suite(d);
     stats_suite(d, info.n);
     cmd_err_suite(d);
     double t1 = now_s();

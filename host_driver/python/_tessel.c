@@ -158,7 +158,9 @@ typedef enum {
     K_BOOL,   /* int, 0 or 1 */
     K_DTYPE,  /* tessel_dtype_t, by name: "int8", "bf16", "int32", "fp32" */
     K_POOL,   /* tessel_pool_kind_t, by name: "max", "avg" */
-    K_EWOP,   /* tessel_eltwise_op_t, by name: "add", "mul", ..., "rsqrt" */
+    K_EWOP,   /* tessel_eltwise_op_t, by name: "add", "mul", ..., "rsqrt", "mov" */
+    K_ROWFN,  /* tessel_row_fn_t, by name: "softmax", "layernorm", "rmsnorm", "gelu", "silu", "sum" */
+    K_F32,    /* float, a value (an immediate operand): any number, rounded to float32 */
     K_STR,    /* const char *, UTF-8 without NUL; None gives NULL */
     K_OBJ,    /* PyObject * (borrowed from the call's arguments); None gives NULL */
 } kind_t;
@@ -172,7 +174,7 @@ typedef struct {
 
 #define NFIELDS(t) (sizeof(t) / sizeof((t)[0]))
 
-/* The names of the K_DTYPE, K_POOL and K_EWOP values. */
+/* The names of the K_DTYPE, K_POOL, K_EWOP and K_ROWFN values. */
 static const struct {
     kind_t kind;
     int value;
@@ -181,9 +183,13 @@ static const struct {
                   {K_DTYPE, TESSEL_FP32, "fp32"},   {K_POOL, TESSEL_POOL_MAX, "max"},  {K_POOL, TESSEL_POOL_AVG, "avg"},
                   {K_EWOP, TESSEL_EW_ADD, "add"},   {K_EWOP, TESSEL_EW_MUL, "mul"},    {K_EWOP, TESSEL_EW_MAX, "max"},
                   {K_EWOP, TESSEL_EW_MIN, "min"},   {K_EWOP, TESSEL_EW_RELU, "relu"},  {K_EWOP, TESSEL_EW_EXP, "exp"},
-                  {K_EWOP, TESSEL_EW_RECIP, "recip"}, {K_EWOP, TESSEL_EW_RSQRT, "rsqrt"}};
+                  {K_EWOP, TESSEL_EW_RECIP, "recip"}, {K_EWOP, TESSEL_EW_RSQRT, "rsqrt"}, {K_EWOP, TESSEL_EW_MOV, "mov"},
+                  {K_ROWFN, TESSEL_ROW_SOFTMAX, "softmax"}, {K_ROWFN, TESSEL_ROW_LAYERNORM, "layernorm"},
+                  {K_ROWFN, TESSEL_ROW_RMSNORM, "rmsnorm"}, {K_ROWFN, TESSEL_ROW_GELU, "gelu"},
+                  {K_ROWFN, TESSEL_ROW_SILU, "silu"}, {K_ROWFN, TESSEL_ROW_SUM, "sum"}};
 
-/* o, the name of a K_DTYPE, K_POOL or K_EWOP value, into the enum at `at`; 0, or -1 after raising. */
+/* o, the name of a K_DTYPE, K_POOL, K_EWOP or K_ROWFN value, into the enum at `at`; 0, or -1 after
+ * raising. */
 static int store_name(void *at, const field_t *f, PyObject *o)
 {
     const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
@@ -197,6 +203,8 @@ static int store_name(void *at, const field_t *f, PyObject *o)
                 *(tessel_dtype_t *)at = (tessel_dtype_t)enum_names[i].value;
             else if (f->kind == K_POOL)
                 *(tessel_pool_kind_t *)at = (tessel_pool_kind_t)enum_names[i].value;
+            else if (f->kind == K_ROWFN)
+                *(tessel_row_fn_t *)at = (tessel_row_fn_t)enum_names[i].value;
             else
                 *(tessel_eltwise_op_t *)at = (tessel_eltwise_op_t)enum_names[i].value;
             Py_DECREF(names);
@@ -248,12 +256,16 @@ static int store(char *base, const field_t *f, PyObject *o)
         *(uint64_t *)at = (uint64_t)v;
     } else if (f->kind == K_SCALE && o == Py_None) {
         *(float *)at = 0.0f;   /* not given: the library's "none" */
-    } else if (f->kind == K_SCALE || f->kind == K_EPS) {
+    } else if (f->kind == K_SCALE || f->kind == K_EPS || f->kind == K_F32) {
         double d = PyFloat_AsDouble(o);
         if (d == -1.0 && PyErr_Occurred()) {
             PyErr_Clear();
             fail(TESSEL_EINVAL, "%s must be a number, not %.80R", f->name, o);
             return -1;
+        }
+        if (f->kind == K_F32) {   /* an operand's value, as numpy's float32() rounds it */
+            *(float *)at = (float)d;
+            return 0;
         }
         /* the library's one rule for the argument, with its message */
         tessel_status_t st = tessel_f32_arg(f->name, d, f->kind == K_SCALE ? TESSEL_ARG_SCALE : TESSEL_ARG_EPS,
@@ -1106,19 +1118,52 @@ METHOD(attention)
 /* ---- the types and the module ------------------------------------------------------------------ */
 #define KW_METHOD(name, doc) {#name, (PyCFunction)(void (*)(void))dev_##name, METH_VARARGS | METH_KEYWORDS, doc}
 
-/* gemm_cmd(a, b, c, m, n, k, in_dtype, out_dtype, bias=0, ...) -> the 16 words of tessel_gemm_cmd:
- * the GEMM of device buffers (addresses; dense, strides set here), for submit() or Graph.add(). */
-typedef struct {
-    tessel_gemm_op_t g;
-    tessel_cmd_t cmd;
-} gemm_cmd_op_t;
-
-static tessel_status_t call_gemm_cmd(tessel_dev_t *dev, void *op)
+/* The encoders: each method fills the library's op struct of device buffers from its arguments,
+ * runs the encoder and gives the 16 words for submit() or Graph.add(). The op struct is a member
+ * `g` of a struct whose member `cmd` takes the command. */
+static PyObject *words_of(const tessel_cmd_t *cmd)
 {
-    gemm_cmd_op_t *o = op;
-    return tessel_gemm_cmd(dev, &o->g, &o->cmd);
+    PyObject *words = PyList_New(16);
+    for (Py_ssize_t i = 0; words && i < 16; i++) {
+        PyObject *v = PyLong_FromUnsignedLong(cmd->w[i]);
+        if (!v) {
+            Py_CLEAR(words);
+            break;
+        }
+        PyList_SET_ITEM(words, i, v);
+    }
+    return words;
 }
 
+#define ENCODER(name, op_type, encoder)                                                                  \
+    typedef struct {                                                                                     \
+        op_type g;                                                                                       \
+        tessel_cmd_t cmd;                                                                                \
+    } name##_op_t;                                                                                       \
+    static tessel_status_t call_##name(tessel_dev_t *dev, void *op)                                      \
+    {                                                                                                    \
+        name##_op_t *o = op;                                                                             \
+        return encoder(dev, &o->g, &o->cmd);                                                             \
+    }                                                                                                    \
+    __attribute__((unused)) static PyObject *encode_##name(device_t *self, const field_t *f, size_t nf,   \
+                                                           PyObject *args, PyObject *kw)               \
+    {                                                                                                    \
+        name##_op_t o;                                                                                   \
+        memset(&o, 0, sizeof o);                                                                         \
+        if (fill(&o, f, nf, #name, args, kw) || dev_call(self, call_##name, &o, 0))                      \
+            return NULL;                                                                                 \
+        return words_of(&o.cmd);                                                                         \
+    }
+
+ENCODER(gemm_cmd, tessel_gemm_op_t, tessel_gemm_cmd)
+ENCODER(conv2d_cmd, tessel_conv2d_op_t, tessel_conv2d_cmd)
+ENCODER(pool2d_cmd, tessel_pool2d_op_t, tessel_pool2d_cmd)
+ENCODER(rowwise_cmd, tessel_rows_op_t, tessel_rowwise_cmd)
+ENCODER(eltwise_cmd, tessel_ew_op_t, tessel_eltwise_cmd)
+ENCODER(attention_cmd, tessel_attention_op_t, tessel_attention_cmd)
+
+/* gemm_cmd(a, b, c, m, n, k, in_dtype, out_dtype, bias=0, ..., lda=0, ldb=0, ldc=0) -> the words of
+ * tessel_gemm_cmd (strides in elements, 0: dense). */
 METHOD(gemm_cmd)
 {
     static const field_t f[] = {
@@ -1132,26 +1177,115 @@ METHOD(gemm_cmd)
         FLD(gemm_cmd_op_t, "rq_shift", g.rq_shift, K_U32, 0),
         FLD(gemm_cmd_op_t, "rq_zero_point", g.rq_zero_point, K_I32, 0),
         FLD(gemm_cmd_op_t, "gelu", g.gelu, K_BOOL, 0),    FLD(gemm_cmd_op_t, "add_c", g.add_c, K_BOOL, 0),
+        FLD(gemm_cmd_op_t, "lda", g.lda, K_U32, 0),       FLD(gemm_cmd_op_t, "ldb", g.ldb, K_U32, 0),
+        FLD(gemm_cmd_op_t, "ldc", g.ldc, K_U32, 0),
     };
-    gemm_cmd_op_t o;
-    memset(&o, 0, sizeof o);
-    if (fill(&o, f, NFIELDS(f), "gemm_cmd", args, kw))
+    return encode_gemm_cmd(SELF, f, NFIELDS(f), args, kw);
+}
+
+/* The window fields of the encoders' structs (member g), as WIN_FIELDS of the host calls'. */
+#define WIN_CMD_FIELDS(T)                                                                               \
+    FLD(T, "batch", g.batch, K_POS, 1), FLD(T, "h", g.h, K_POS, 1), FLD(T, "w", g.w, K_POS, 1),            \
+    FLD(T, "c", g.c, K_POS, 1), FLD(T, "kh", g.kh, K_POS, 1), FLD(T, "kw", g.kw, K_POS, 1),                  \
+    FLD(T, "stride_h", g.stride_h, K_POS, 1), FLD(T, "stride_w", g.stride_w, K_POS, 1),                      \
+    FLD(T, "pad_t", g.pad_t, K_U32, 1), FLD(T, "pad_b", g.pad_b, K_U32, 1), FLD(T, "pad_l", g.pad_l, K_U32, 1), \
+    FLD(T, "pad_r", g.pad_r, K_U32, 1), FLD(T, "dil_h", g.dil_h, K_POS, 1), FLD(T, "dil_w", g.dil_w, K_POS, 1), \
+    FLD(T, "in_dtype", g.in_dtype, K_DTYPE, 1), FLD(T, "out_dtype", g.out_dtype, K_DTYPE, 1),                \
+    FLD(T, "x_zero_point", g.x_zero_point, K_I32, 0)
+
+/* conv2d_cmd(x, weights, y, cout, groups, <window>, bias=0, relu=False, scale=None, rq_*=0): the words
+ * of tessel_conv2d_cmd. */
+METHOD(conv2d_cmd)
+{
+    static const field_t f[] = {
+        FLD(conv2d_cmd_op_t, "x", g.x, K_U63, 1),         FLD(conv2d_cmd_op_t, "weights", g.weights, K_U63, 1),
+        FLD(conv2d_cmd_op_t, "y", g.y, K_U63, 1),         FLD(conv2d_cmd_op_t, "cout", g.cout, K_POS, 1),
+        FLD(conv2d_cmd_op_t, "groups", g.groups, K_POS, 1), WIN_CMD_FIELDS(conv2d_cmd_op_t),
+        FLD(conv2d_cmd_op_t, "bias", g.bias, K_U63, 0),   FLD(conv2d_cmd_op_t, "relu", g.relu, K_BOOL, 0),
+        FLD(conv2d_cmd_op_t, "scale", g.scale, K_SCALE, 0),
+        FLD(conv2d_cmd_op_t, "rq_scale", g.rq_scale, K_I32, 0),
+        FLD(conv2d_cmd_op_t, "rq_shift", g.rq_shift, K_U32, 0),
+        FLD(conv2d_cmd_op_t, "rq_zero_point", g.rq_zero_point, K_I32, 0),
+    };
+    _Static_assert(NFIELDS(f) <= MAX_FIELDS, "conv2d_cmd has more fields than fill() takes");
+    return encode_conv2d_cmd(SELF, f, NFIELDS(f), args, kw);
+}
+
+/* pool2d_cmd(kind, x, y, <window>): the words of tessel_pool2d_cmd. */
+METHOD(pool2d_cmd)
+{
+    static const field_t f[] = {
+        FLD(pool2d_cmd_op_t, "kind", g.kind, K_POOL, 1), FLD(pool2d_cmd_op_t, "x", g.x, K_U63, 1),
+        FLD(pool2d_cmd_op_t, "y", g.y, K_U63, 1), WIN_CMD_FIELDS(pool2d_cmd_op_t),
+    };
+    return encode_pool2d_cmd(SELF, f, NFIELDS(f), args, kw);
+}
+
+/* rowwise_cmd(fn, x, y, m, n, in_dtype, out_dtype, ldx=0, ldy=0, scale=None, mask=0, ldmask=0,
+ * gamma=0, beta=0, eps=0): the words of tessel_rowwise_cmd. */
+METHOD(rowwise_cmd)
+{
+    static const field_t f[] = {
+        FLD(rowwise_cmd_op_t, "fn", g.fn, K_ROWFN, 1),      FLD(rowwise_cmd_op_t, "x", g.x, K_U63, 1),
+        FLD(rowwise_cmd_op_t, "y", g.y, K_U63, 1),          FLD(rowwise_cmd_op_t, "m", g.m, K_POS, 1),
+        FLD(rowwise_cmd_op_t, "n", g.n, K_POS, 1),          FLD(rowwise_cmd_op_t, "in_dtype", g.in_dtype, K_DTYPE, 1),
+        FLD(rowwise_cmd_op_t, "out_dtype", g.out_dtype, K_DTYPE, 1),
+        FLD(rowwise_cmd_op_t, "ldx", g.ldx, K_U32, 0),      FLD(rowwise_cmd_op_t, "ldy", g.ldy, K_U32, 0),
+        FLD(rowwise_cmd_op_t, "scale", g.scale, K_SCALE, 0), FLD(rowwise_cmd_op_t, "mask", g.mask, K_U63, 0),
+        FLD(rowwise_cmd_op_t, "ldmask", g.ldmask, K_U32, 0), FLD(rowwise_cmd_op_t, "gamma", g.gamma, K_U63, 0),
+        FLD(rowwise_cmd_op_t, "beta", g.beta, K_U63, 0),    FLD(rowwise_cmd_op_t, "eps", g.eps, K_EPS, 0),
+    };
+    return encode_rowwise_cmd(SELF, f, NFIELDS(f), args, kw);
+}
+
+/* eltwise_cmd(op, x, y, m, n, in_dtype, out_dtype, ldx=0, ldy=0, b=0, ldb=0, b_row=False,
+ * imm=None): the words of tessel_eltwise_cmd; imm given is B the scalar (b_imm). */
+typedef struct {
+    eltwise_cmd_op_t o;
+    PyObject *imm;
+} eltwise_args_t;
+
+METHOD(eltwise_cmd)
+{
+    static const field_t f[] = {
+        FLD(eltwise_args_t, "op", o.g.op, K_EWOP, 1),        FLD(eltwise_args_t, "x", o.g.x, K_U63, 1),
+        FLD(eltwise_args_t, "y", o.g.y, K_U63, 1),           FLD(eltwise_args_t, "m", o.g.m, K_POS, 1),
+        FLD(eltwise_args_t, "n", o.g.n, K_POS, 1),           FLD(eltwise_args_t, "in_dtype", o.g.in_dtype, K_DTYPE, 1),
+        FLD(eltwise_args_t, "out_dtype", o.g.out_dtype, K_DTYPE, 1),
+        FLD(eltwise_args_t, "ldx", o.g.ldx, K_U32, 0),       FLD(eltwise_args_t, "ldy", o.g.ldy, K_U32, 0),
+        FLD(eltwise_args_t, "b", o.g.b, K_U63, 0),           FLD(eltwise_args_t, "ldb", o.g.ldb, K_U32, 0),
+        FLD(eltwise_args_t, "b_row", o.g.b_row, K_BOOL, 0),  FLD(eltwise_args_t, "imm", imm, K_OBJ, 0),
+    };
+    static const field_t imm_field = FLD(eltwise_args_t, "imm", o.g.imm, K_F32, 1);
+    eltwise_args_t a;
+    memset(&a, 0, sizeof a);
+    if (fill(&a, f, NFIELDS(f), "eltwise_cmd", args, kw) || (a.imm && store((char *)&a, &imm_field, a.imm)))
         return NULL;
-    o.g.lda = o.g.k;
-    o.g.ldb = o.g.n;
-    o.g.ldc = o.g.n;
-    if (dev_call(SELF, call_gemm_cmd, &o, 0))
+    a.o.g.b_imm = a.imm != NULL;
+    if (dev_call(SELF, call_eltwise_cmd, &a.o, 0))
         return NULL;
-    PyObject *words = PyList_New(16);
-    for (Py_ssize_t i = 0; words && i < 16; i++) {
-        PyObject *v = PyLong_FromUnsignedLong(o.cmd.w[i]);
-        if (!v) {
-            Py_CLEAR(words);
-            break;
-        }
-        PyList_SET_ITEM(words, i, v);
-    }
-    return words;
+    return words_of(&a.o.cmd);
+}
+
+/* attention_cmd(q, k, v, o, batch, lq, lk, d, dv, out_dtype, ldq=0, ldk=0, ldv=0, ldo=0, scale=None,
+ * causal=False, head_columns=False, k_rows=False): the words of tessel_attention_cmd. */
+METHOD(attention_cmd)
+{
+    static const field_t f[] = {
+        FLD(attention_cmd_op_t, "q", g.q, K_U63, 1),         FLD(attention_cmd_op_t, "k", g.k, K_U63, 1),
+        FLD(attention_cmd_op_t, "v", g.v, K_U63, 1),         FLD(attention_cmd_op_t, "o", g.o, K_U63, 1),
+        FLD(attention_cmd_op_t, "batch", g.batch, K_POS, 1), FLD(attention_cmd_op_t, "lq", g.lq, K_POS, 1),
+        FLD(attention_cmd_op_t, "lk", g.lk, K_POS, 1),       FLD(attention_cmd_op_t, "d", g.d, K_POS, 1),
+        FLD(attention_cmd_op_t, "dv", g.dv, K_POS, 1),
+        FLD(attention_cmd_op_t, "out_dtype", g.out_dtype, K_DTYPE, 1),
+        FLD(attention_cmd_op_t, "ldq", g.ldq, K_U32, 0),     FLD(attention_cmd_op_t, "ldk", g.ldk, K_U32, 0),
+        FLD(attention_cmd_op_t, "ldv", g.ldv, K_U32, 0),     FLD(attention_cmd_op_t, "ldo", g.ldo, K_U32, 0),
+        FLD(attention_cmd_op_t, "scale", g.scale, K_SCALE, 0),
+        FLD(attention_cmd_op_t, "causal", g.causal, K_BOOL, 0),
+        FLD(attention_cmd_op_t, "head_columns", g.head_columns, K_BOOL, 0),
+        FLD(attention_cmd_op_t, "k_rows", g.k_rows, K_BOOL, 0),
+    };
+    return encode_attention_cmd(SELF, f, NFIELDS(f), args, kw);
 }
 
 /* ---- graphs ------------------------------------------------------------------------------------ */
@@ -1269,8 +1403,24 @@ static PyMethodDef device_methods[] = {
     KW_METHOD(wait, "wait(handle, timeout_ms=None) -> completion dict: tessel_wait (None: TESSEL_TIMEOUT_AUTO)"),
     KW_METHOD(graph, "graph() -> Graph: tessel_graph_create; its add(words) and submit() -> handle"),
     KW_METHOD(gemm_cmd, "gemm_cmd(a, b, c, m, n, k, in_dtype, out_dtype, bias=0, relu=False, scale=None, "
-                        "rq_scale=0, rq_shift=0, rq_zero_point=0, gelu=False, add_c=False) -> words: "
-                        "tessel_gemm_cmd, the GEMM of device buffers (addresses, dense) as a command"),
+                        "rq_scale=0, rq_shift=0, rq_zero_point=0, gelu=False, add_c=False, lda=0, ldb=0, ldc=0) -> "
+                        "words: tessel_gemm_cmd, the GEMM of device buffers (addresses; strides in elements, 0: "
+                        "dense) as a command"),
+    KW_METHOD(conv2d_cmd, "conv2d_cmd(x, weights, y, cout, groups, batch, h, w, c, kh, kw, stride_h, stride_w, "
+                          "pad_t, pad_b, pad_l, pad_r, dil_h, dil_w, in_dtype, out_dtype, x_zero_point=0, bias=0, "
+                          "relu=False, scale=None, rq_scale=0, rq_shift=0, rq_zero_point=0) -> words: "
+                          "tessel_conv2d_cmd"),
+    KW_METHOD(pool2d_cmd, "pool2d_cmd(kind, x, y, batch, h, w, c, kh, kw, stride_h, stride_w, pad_t, pad_b, pad_l, "
+                          "pad_r, dil_h, dil_w, in_dtype, out_dtype, x_zero_point=0) -> words: tessel_pool2d_cmd"),
+    KW_METHOD(rowwise_cmd, "rowwise_cmd(fn, x, y, m, n, in_dtype, out_dtype, ldx=0, ldy=0, scale=None, mask=0, "
+                           "ldmask=0, gamma=0, beta=0, eps=0) -> words: tessel_rowwise_cmd; fn one of softmax, "
+                           "layernorm, rmsnorm, gelu, silu, sum"),
+    KW_METHOD(eltwise_cmd, "eltwise_cmd(op, x, y, m, n, in_dtype, out_dtype, ldx=0, ldy=0, b=0, ldb=0, b_row=False, "
+                           "imm=None) -> words: tessel_eltwise_cmd; B a matrix (b), a row (b, b_row) or the scalar "
+                           "imm"),
+    KW_METHOD(attention_cmd, "attention_cmd(q, k, v, o, batch, lq, lk, d, dv, out_dtype, ldq=0, ldk=0, ldv=0, ldo=0, "
+                             "scale=None, causal=False, head_columns=False, k_rows=False) -> words: "
+                             "tessel_attention_cmd"),
     KW_METHOD(kernel_load, "kernel_load(image) -> (addr, bytes): tessel_kernel_load of a kernel image (bytes)"),
     KW_METHOD(kernel_run, "kernel_run(addr, bytes, args=(), budget=0) -> int: tessel_kernel_run, the kernel's "
                           "return value (args: at most 8 integers, int32 or uint32; budget: device cycles, 0 the "
@@ -1289,7 +1439,7 @@ static PyMethodDef device_methods[] = {
     KW_METHOD(gelu, "gelu(x, y, m, n, in_dtype, out_dtype): tessel_gelu"),
     KW_METHOD(silu, "silu(x, y, m, n, in_dtype, out_dtype): tessel_silu"),
     KW_METHOD(eltwise, "eltwise(x, y, m, n, in_dtype, out_dtype, op, b=None): tessel_eltwise, y = op(x, b) or op(x); "
-                       "op one of add, mul, max, min (b m x n), relu, exp, recip, rsqrt (no b)"),
+                       "op one of add, mul, max, min (b m x n), relu, exp, recip, rsqrt, mov (no b)"),
     KW_METHOD(bmm, "bmm(a, b, c, m, n, k, in_dtype, out_dtype, bias=None, relu=False, scale=None, rq_scale=0, "
                    "rq_shift=0, rq_zero_point=0, gelu=False, add_c=False, batch): tessel_bmm"),
     KW_METHOD(attention, "attention(q, k, v, o, batch, lq, lk, d, dv, out_dtype, scale=None, causal=False): "

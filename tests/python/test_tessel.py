@@ -11,6 +11,9 @@ mismatch (index, expected, got) and the bound.
     option, a refusal of the library itself, misuse of the raw layer, a closed device, closing
     twice, a bad backend: each raises tessel.Error with the status expected and the interpreter
     goes on; the context manager closes; several threads share a device, and one closes it;
+  - the encoders of device buffers (conv2d_cmd, pool2d_cmd, rowwise_cmd, eltwise_cmd,
+    attention_cmd, gemm_cmd's strides): their words, submitted on buffers, give the Device
+    method's result bit for bit; their refusals are the library's, with its message;
   - stats: the last call's counters and the totals against what tessel.h defines;
   - issue 32: a scale that rounds to 0 or overflows in float32 (1e-50, -1e-50, 1e39) is refused by
     matmul, bmm, conv2d, softmax and attention, an eps that does by layernorm and rmsnorm, with
@@ -482,6 +485,72 @@ def array_errors(dev, rng):
     check("array: numpy() of an upload", b.numpy().astype(np.int64), b.numpy().astype(np.int64), np.int64)
 
 
+def encoder_cases(dev, rng):
+    """The encoders of device buffers (RawDevice.*_cmd): each one's words, submitted on buffers,
+    give the host call's result bit for bit; the library's refusals come back as tessel.Error with
+    its message."""
+    raw = dev.raw
+
+    def put(a):
+        addr = raw.alloc(max(a.nbytes, 4))
+        raw.write(addr, np.ascontiguousarray(a))
+        return addr
+
+    def run(words, addr, out):
+        raw.wait(raw.submit(words))
+        raw.read(addr, out)
+        return out
+
+    x = rand_i8(rng, (2, 6, 5, 4))
+    w = rand_i8(rng, (3, 3, 2, 6))
+    want = dev.conv2d(x, w, groups=2, padding=1, stride=(2, 1), relu=True)
+    px, pw, py = put(x), put(w), raw.alloc(want.nbytes)
+    geo = dict(batch=2, h=6, w=5, c=4, kh=3, kw=3, stride_h=2, stride_w=1, pad_t=1, pad_b=1, pad_l=1, pad_r=1,
+               dil_h=1, dil_w=1, in_dtype="int8", out_dtype="int32")
+    got = run(raw.conv2d_cmd(px, pw, py, 6, 2, relu=True, **geo), py, np.empty_like(want))
+    ok(np.array_equal(got, want), "conv2d_cmd: tessel.conv2d's result", "differs")
+    want = dev.pool2d(x, "max", 3, stride=2, padding=1)
+    got = run(raw.pool2d_cmd("max", px, py, **dict(geo, stride_w=2, out_dtype="int8")), py, np.empty_like(want))
+    ok(np.array_equal(got, want), "pool2d_cmd: tessel.pool2d's result", "differs")
+
+    f = rand_f32(rng, (5, 12))
+    pf, pm, pg, po = put(f), put(np.where(np.arange(12) > np.arange(5)[:, None] + 7, -np.inf, 0).astype(np.float32)), \
+        put(rand_f32(rng, (12,))), raw.alloc(f.nbytes)
+    kw = dict(m=5, n=12, in_dtype="fp32", out_dtype="fp32")
+    want = dev.softmax(f, scale=0.5, mask=np.where(np.arange(12) > np.arange(5)[:, None] + 7, -np.inf, 0)
+                       .astype(np.float32), in_dtype="fp32")
+    got = run(raw.rowwise_cmd("softmax", pf, po, scale=0.5, mask=pm, **kw), po, np.empty_like(f))
+    ok(np.array_equal(got, want), "rowwise_cmd softmax (scale, mask): tessel.softmax's result", "differs")
+    got = run(raw.eltwise_cmd("mul", pf, po, imm=0.5, **kw), po, np.empty_like(f))
+    ok(np.array_equal(got, f * np.float32(0.5)), "eltwise_cmd mul imm=0.5: x * 0.5", "differs")
+    got = run(raw.eltwise_cmd("add", pf, po, b=pg, b_row=True, **kw), po, np.empty_like(f))
+    gamma = np.empty(12, np.float32)
+    raw.read(pg, gamma)
+    ok(np.array_equal(got, f + gamma), "eltwise_cmd add b_row: x + the row", "differs")
+
+    q, k, v = rand_f32(rng, (2, 4, 8)), rand_f32(rng, (2, 6, 8)), rand_f32(rng, (2, 6, 5))
+    want = dev.attention(q, k, v, causal=True)
+    pq, pk, pv, pa = put(bf16_bits(q)), put(bf16_bits(k)), put(bf16_bits(v)), raw.alloc(want.nbytes)
+    if (dev.info()["features"] >> tessel._tessel.FEATURE["TRANSPOSE"]) & 1:
+        got = run(raw.attention_cmd(pq, pk, pv, pa, 2, 4, 6, 8, 5, "fp32", causal=True, k_rows=True), pa,
+                  np.empty_like(want))
+        ok(np.array_equal(got, want), "attention_cmd (K_ROWS, causal): tessel.attention's result", "differs")
+
+    expect_error("rowwise_cmd: int8 rows", lambda: raw.rowwise_cmd("softmax", pf, po, 5, 12, "int8", "fp32"),
+                 "EINVAL", "tessel_softmax: invalid arguments")
+    expect_error("rowwise_cmd: an unknown fn", lambda: raw.rowwise_cmd("mean", pf, po, **kw), "EINVAL", "softmax")
+    expect_error("eltwise_cmd: b to a unary op", lambda: raw.eltwise_cmd("exp", pf, po, b=pg, **kw), "EINVAL",
+                 "unary")
+    expect_error("conv2d_cmd: a window past 255", lambda: raw.conv2d_cmd(px, pw, py, 6, 2, **dict(geo, kh=256)),
+                 "EINVAL", "tessel_conv2d: invalid arguments")
+    expect_error("attention_cmd: O past 32 bits",
+                 lambda: raw.attention_cmd(pq, pk, pv, 1 << 33, 2, 4, 6, 8, 5, "fp32"), "ERANGE", "32-bit")
+    expect_error("gemm_cmd: lda shorter than a row",
+                 lambda: raw.gemm_cmd(pq, pk, pa, 4, 4, 8, "bf16", "fp32", lda=7), "EINVAL", "tessel_gemm")
+    for addr in (px, pw, py, pf, pm, pg, po, pq, pk, pv, pa):
+        raw.free(addr)
+
+
 def stats_cases(dev, rng):
     """The counters of tessel.h: one command per GEMM, M * Kp * Np MACs (K and N padded to the MXU's
     n), hbm_bytes each operand, the bias and the result once."""
@@ -926,6 +995,7 @@ def main():
         for _ in range(12):
             guarded(array_case, dev, rng)
         guarded(array_errors, dev, rng)
+        guarded(encoder_cases, dev, rng)
         guarded(stats_cases, dev, rng)
         guarded(error_cases, dev, rng)
         guarded(issue32_cases, dev, rng)

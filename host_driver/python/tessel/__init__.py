@@ -294,9 +294,7 @@ class Device:
             return a
         b = Array(self, x.shape, "bf16")
         m, n = x.shape
-        self._queue(_tessel.command(opcode=_tessel.CMD_OP["ELTWISE"], vpu_op=_tessel.VPU_OP["MOV"],
-                                    a_dtype=_tessel.DTYPE["FP32"], c_dtype=_tessel.DTYPE["BF16"], m=m, n=n,
-                                    a_addr=a.addr, lda=4 * n, c_addr=b.addr, ldc=2 * n))
+        self._queue(self.raw.eltwise_cmd("mov", a.addr, b.addr, m, n, "fp32", "bf16"))
         a.free()
         return b
 

@@ -506,10 +506,11 @@ class _Memory:
         self.scratch.append(addr)
         return addr
 
-    def submit(self, **fields):
+    def add(self, words):
+        """Add a command (the words of one of the library's encoders) to the graph."""
         if self.graph is None:
             self.graph = self.raw.graph()
-        self.graph.add(_tessel.command(**fields))
+        self.graph.add(words)
 
     def sync(self, tree):
         """Fill every pending tensor of tree (nested lists, tuples, dicts): run the graph of the
@@ -552,9 +553,7 @@ class _Memory:
             (have, src), = home.bufs.items()
             n = home.tensor.shape[-1] if home.tensor.dim() else 1
             home.bufs[dtype] = self.alloc(_ES[dtype] * home.tensor.numel())
-            self.submit(opcode=_tessel.CMD_OP["ELTWISE"], vpu_op=_tessel.VPU_OP["MOV"], a_dtype=_DT[have],
-                        c_dtype=_DT[dtype], m=home.tensor.numel() // n, n=n, a_addr=src, lda=_ES[have] * n,
-                        c_addr=home.bufs[dtype], ldc=_ES[dtype] * n)
+            self.add(self.raw.eltwise_cmd("mov", src, home.bufs[dtype], home.tensor.numel() // n, n, have, dtype))
         return home.bufs[dtype]
 
     def place(self, t, dtype, fits):
@@ -567,12 +566,12 @@ class _Memory:
         return self.upload(t, dtype), torch.empty(t.shape, device="meta").stride()
 
     def matrix(self, t, dtype):
-        """(address, bytes between rows) of t's rows (its last axis) in dtype: rows of unit column
+        """(address, elements between rows) of t's rows (its last axis) in dtype: rows of unit column
         stride, evenly spaced (1-D: one row; more than 2-D: contiguous)."""
         n = t.shape[-1]
         fits = (lambda st: st[-1] == 1 or n == 1) if t.dim() <= 2 else (lambda st: t.is_contiguous())
         addr, st = self.place(t, dtype, fits)
-        return addr, (st[0] if t.dim() == 2 else n) * _ES[dtype]
+        return addr, st[0] if t.dim() == 2 else n
 
     def upload(self, t, dtype):
         """t (any layout, its pending data read first) as a dense row-major array in dtype, in a
@@ -583,9 +582,6 @@ class _Memory:
         addr = self.alloc(data.nbytes)
         self.raw.write(addr, data)
         return addr
-
-
-_DT = {"fp32": _tessel.DTYPE["FP32"], "bf16": _tessel.DTYPE["BF16"]}
 
 
 def _rows2(t):
@@ -600,25 +596,20 @@ def _q_gemm(mem, a, b, pc, dtype, bias=None, act=None):
     m, k = a.shape
     n = b.shape[1]
     (pa, lda), (pb, ldb) = mem.matrix(a, "bf16"), mem.matrix(b, "bf16")
-    extra = {} if bias is None else {"bias_addr": mem.matrix(bias, "fp32")[0]}
-    flags = (bias is not None) << _tessel.CMD_FLAG["BIAS"] | (act == "relu") << _tessel.CMD_FLAG["RELU"]
-    vpu_op = _tessel.VPU_OP[act.upper()] if act in ("gelu", "add") else 0
-    mem.submit(opcode=_tessel.CMD_OP["GEMM"], flags=flags, vpu_op=vpu_op, a_dtype=_DT["bf16"], b_dtype=_DT["bf16"],
-               c_dtype=_DT[dtype], m=m, n=n, k=k, a_addr=pa, lda=lda, b_addr=pb, ldb=ldb, c_addr=pc,
-               ldc=_ES[dtype] * n, **extra)
+    mem.add(mem.raw.gemm_cmd(pa, pb, pc, m, n, k, "bf16", dtype, lda=lda, ldb=ldb,
+                             bias=0 if bias is None else mem.matrix(bias, "fp32")[0], relu=act == "relu",
+                             gelu=act == "gelu", add_c=act == "add"))
 
 
-def _q_rows(mem, x, opcode, vpu_op, n=None, **fields):
-    """Queue a ROWWISE or ELTWISE command of FP32 rows of n (default: x's last axis): y = f(x); None
-    when x is not contiguous."""
+def _q_rows(mem, x, encoder, n=None, **kw):
+    """Queue the command of encoder ("rowwise_cmd", kw with its fn, or "eltwise_cmd", kw with its op)
+    on FP32 rows of n (default: x's last axis), dense: y = f(x); None when x is not contiguous."""
     if _rows2(x) is None:
         return None
     n = n or x.shape[-1]
-    m = x.numel() // n
     px = mem.matrix(x, "fp32")[0]
     out, pc, dtype = mem.output(x.shape)
-    mem.submit(opcode=_tessel.CMD_OP[opcode], vpu_op=vpu_op, a_dtype=_DT["fp32"], c_dtype=_DT[dtype], m=m, n=n,
-               a_addr=px, lda=4 * n, c_addr=pc, ldc=_ES[dtype] * n, **fields)
+    mem.add(getattr(mem.raw, encoder)(x=px, y=pc, m=x.numel() // n, n=n, in_dtype="fp32", out_dtype=dtype, **kw))
     return out
 
 
@@ -904,27 +895,25 @@ def _q_attention(mem, q, kt, v, scale):
     k_rows = (mem.device.info()["features"] >> _tessel.FEATURE["TRANSPOSE"]) & 1
     if k_rows and by_cols:   # K as lk x h x d: the heads side by side (as Q and V), rows ldb apart
         pk, k_st = mem.place(kt.permute(2, 0, 1), "bf16", lambda st: st[2] == 1 and st[1] == d)
-        ldb = 2 * k_st[0]
+        ldk = k_st[0]
     elif k_rows:             # K as h x lk x d: the heads stacked
         pk, k_st = mem.place(kt.transpose(1, 2), "bf16", lambda st: st[2] == 1 and st[0] == lk * st[1])
-        ldb = 2 * k_st[1]
+        ldk = k_st[1]
     else:
         pk, k_st = mem.place(kt, "bf16", lambda st: st[2] == 1 and st[0] == d * st[1])
-        ldb = 2 * k_st[1]
+        ldk = k_st[1]
     want = mem.want
     out, pc, dtype = mem.output((lq, h, dv) if by_cols else (h, lq, dv))
-    flags = (1 << _tessel.CMD_FLAG["HEAD_COLUMNS"] if by_cols else 0) | (1 << _tessel.CMD_FLAG["K_ROWS"] if k_rows else 0)
     try:   # refused at once when its tiles do not fit (BAD_SHAPE): then the three commands
-        mem.submit(opcode=_tessel.CMD_OP["ATTENTION"], flags=flags, a_dtype=_DT["bf16"], b_dtype=_DT["bf16"],
-                   c_dtype=_DT[dtype], lq=lq, lk=lk, d=d, dv=dv, batch=h, a_addr=pq, lda=2 * q_st[1], b_addr=pk,
-                   ldb=ldb, v_addr=pv, ldv=2 * v_st[1], c_addr=pc,
-                   ldc=_ES[dtype] * (h * dv if by_cols else dv), scale=_f32_bits(scale))
+        mem.add(mem.raw.attention_cmd(pq, pk, pv, pc, h, lq, lk, d, dv, dtype, ldq=q_st[1], ldk=ldk, ldv=v_st[1],
+                                      ldo=h * dv if by_cols else dv, scale=scale, head_columns=by_cols,
+                                      k_rows=bool(k_rows)))
     except Error as e:
         if e.status != _tessel.EDEVICE or "BAD_SHAPE" not in str(e):
             raise
         del mem.homes[out.storage().data_ptr()]
-        p = _q_rows(mem, _q_ew(mem, "mul", _bmm_queue(mem, q, kt), float(np.float32(scale))), "ROWWISE",
-                    _tessel.ROW_OP["SOFTMAX"])
+        p = _q_rows(mem, _q_ew(mem, "mul", _bmm_queue(mem, q, kt), float(np.float32(scale))), "rowwise_cmd",
+                    fn="softmax")
         mem.want = want
         return _bmm_queue(mem, p, v)
     return out.transpose(0, 1) if by_cols else out
@@ -1176,7 +1165,7 @@ def _plan_softmax(x, dim, half_to_float):
 
 
 def _softmax_queue(mem, x, dim, half_to_float):
-    return _q_rows(mem, x, "ROWWISE", _tessel.ROW_OP["SOFTMAX"]) if dim % x.dim() == x.dim() - 1 else None
+    return _q_rows(mem, x, "rowwise_cmd", fn="softmax") if dim % x.dim() == x.dim() - 1 else None
 
 
 def _softmax_run(dev, x, dim, half_to_float):
@@ -1228,17 +1217,15 @@ def _queued(queue):
 def _q_ew(mem, op, a, b=None):
     """Queue ELTWISE op(a, b) of FP32 tensors: b a tensor of a's shape, a Python float (B_IMM) or None."""
     if b is None:
-        return _q_rows(mem, a, "ELTWISE", _tessel.VPU_OP[op.upper()])
+        return _q_rows(mem, a, "eltwise_cmd", op=op)
     if isinstance(b, float):
-        return _q_rows(mem, a, "ELTWISE", _tessel.VPU_OP[op.upper()], b_dtype=_DT["fp32"],
-                       flags=1 << _tessel.CMD_FLAG["B_IMM"], scale=_f32_bits(b))
-    return _q_rows(mem, a, "ELTWISE", _tessel.VPU_OP[op.upper()], b_dtype=_DT["fp32"], b_addr=mem.matrix(b, "fp32")[0],
-                   ldb=4 * b.shape[-1])
+        return _q_rows(mem, a, "eltwise_cmd", op=op, imm=b)
+    return _q_rows(mem, a, "eltwise_cmd", op=op, b=mem.matrix(b, "fp32")[0], ldb=b.shape[-1])
 
 
 def _q_sum(mem, x):
     """Queue ROWWISE SUM: each row's sum, in every column of the row."""
-    return _q_rows(mem, x, "ROWWISE", _tessel.ROW_OP["SUM"])
+    return _q_rows(mem, x, "rowwise_cmd", fn="sum")
 
 
 def _plan_log_softmax_backward(g, out, dim, input_dtype):
@@ -1252,7 +1239,7 @@ def _plan_log_softmax_backward(g, out, dim, input_dtype):
 def _log_softmax_backward_queue(mem, g, out, dim, input_dtype):
     if _rows2(g) is None or _rows2(out) is None:
         return None
-    p = _q_rows(mem, out, "ROWWISE", _tessel.ROW_OP["SOFTMAX"])
+    p = _q_rows(mem, out, "rowwise_cmd", fn="softmax")
     return _q_ew(mem, "add", g, _q_ew(mem, "mul", _q_ew(mem, "mul", p, _q_sum(mem, g)), -1.0))
 
 
@@ -1297,7 +1284,7 @@ def _plan_gelu(x, approximate="none"):
 
 
 def _gelu_queue(mem, x, approximate="none"):
-    return _q_rows(mem, x, "ROWWISE", _tessel.ROW_OP["GELU"])
+    return _q_rows(mem, x, "rowwise_cmd", fn="gelu")
 
 
 def _gelu_run(dev, x, approximate="none"):
@@ -1423,10 +1410,8 @@ def _layer_norm_queue(mem, x, shape, w, b, eps):
     n = math.prod(shape)
     if w is None or _rows2(x) is None:
         return None
-    fields = {"b_addr": mem.matrix(w, "fp32")[0], "scale": _f32_bits(eps)}
-    if b is not None:
-        fields.update(flags=1 << _tessel.CMD_FLAG["BIAS"], bias_addr=mem.matrix(b, "fp32")[0])
-    y = _q_rows(mem, x, "ROWWISE", _tessel.ROW_OP["LAYERNORM"], n, **fields)
+    y = _q_rows(mem, x, "rowwise_cmd", n, fn="layernorm", gamma=mem.matrix(w, "fp32")[0], eps=eps,
+                beta=0 if b is None else mem.matrix(b, "fp32")[0])
     stats = x.shape[:x.dim() - len(shape)] + (1,) * len(shape)
     mean, rstd = torch.empty(stats), torch.empty(stats)
 
@@ -1436,10 +1421,6 @@ def _layer_norm_queue(mem, x, shape, w, b, eps):
         mean.copy_(mu.reshape(stats))
         rstd.copy_(torch.rsqrt(var + eps).reshape(stats))
     return y, mem.later(mean, fill), mem.later(rstd, fill)
-
-
-def _f32_bits(v):
-    return int(np.float32(v).view(np.uint32))
 
 
 def _layer_norm_run(dev, x, shape, w, b, eps):
@@ -1480,8 +1461,7 @@ def _layer_norm_backward_queue(mem, g, x, shape, mean, rstd, w, b, mask):
     g2, x2 = g.view(rows), x.view(rows)
     neg_mean, rs = (-mean).reshape(-1, 1).expand(rows).contiguous(), rstd.reshape(-1, 1).expand(rows).contiguous()
     xh = _q_ew(mem, "mul", _q_ew(mem, "add", x2, neg_mean), rs)
-    a = g2 if w is None else _q_rows(mem, g2, "ELTWISE", _tessel.VPU_OP["MUL"], b_dtype=_DT["fp32"],
-                                     flags=1 << _tessel.CMD_FLAG["B_BCAST"], b_addr=mem.matrix(w, "fp32")[0])
+    a = g2 if w is None else _q_rows(mem, g2, "eltwise_cmd", op="mul", b=mem.matrix(w, "fp32")[0], b_row=True)
     minus_inv_n = -float(np.float32(1.0 / n))
     ma = _q_ew(mem, "mul", _q_sum(mem, a), minus_inv_n)
     t = _q_ew(mem, "mul", xh, _q_ew(mem, "mul", _q_sum(mem, _q_ew(mem, "mul", a, xh)), minus_inv_n))

@@ -45,7 +45,7 @@ include host_driver/sources.mk  # libtessel: TSL_HOST_SRCS, TSL_HOST_ALL_C
 #   LIBTESSEL   the host library, its .so alongside (mk/host.mk)
 #   TESSEL      the CLI: run and the libtessel subcommands (mk/cli.mk)
 #   TESSEL_RUN  an ELF runner on the control core alone (mk/core.mk)
-#   ELF_OBJ     the one ELF loader (host_driver/src/elf_image.c, in libtessel) as an object, for the
+#   ELF_OBJ     the one ELF loader (common/elf_image.c, in libtessel) as an object, for the
 #               simulators that do not link libtessel (mk/host.mk)
 #   HOST_SIM=0  builds libtessel and tessel without the simulated SoC
 MODEL_LIB  := $(BUILD)/model/libtessel_model.a

@@ -15,7 +15,7 @@ BENCH_SIM_OUT := $(BUILD)/bench
 BENCH_SIM_MNK ?= 256,256,256
 BENCH_SIM_RUNS ?= 4
 BENCH_SIM_DEPS := $(TSL_RTL_SOC) tests/bench_sim/bench_sim.cpp \
-                  hw/sim/soc/tsl_soc_sim.cpp hw/sim/soc/tsl_soc_sim.h host_driver/src/elf_image.c \
+                  hw/sim/soc/tsl_soc_sim.cpp hw/sim/soc/tsl_soc_sim.h common/elf_image.c \
                   hw/sim/tc/tsl_hbm.cpp host_driver/src/transport_sim.cpp hw/sim/common/tsl_rng.h \
                   mk/bench_sim.mk mk/soc.mk
 

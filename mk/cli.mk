@@ -21,7 +21,7 @@ CLI_DEMO   := $(CLI_OUT)/tessel-demo
 CLI_REF    := $(CLI_OUT)/cli_ref
 CLI_HDRS   := host_driver/include/tessel.h host_driver/include/tessel_npy.h host_driver/tools/tessel_cli.h \
               host_driver/tools/tessel_gemm_ref.h hw/model/ref.h
-CLI_CFLAGS := $(CFLAGS_COMMON) -ffp-contract=off -Ihost_driver/include -Ihost_driver/tools -Ihw/model -Ihw/include
+CLI_CFLAGS := $(CFLAGS_COMMON) -ffp-contract=off -Ihost_driver/include -Ihost_driver/tools -Icommon -Ihw/model -Ihw/include
 CLI_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 $(CLI_OUT)/npy.o: $(TSL_HOST_NPY) $(CLI_HDRS) mk/cli.mk

@@ -14,12 +14,12 @@ CORE_VFLAGS   := -Wall --top-module tsl_cpu_sys_sim -O3 --x-assign fast --x-init
 define core_verilate
 	@mkdir -p $(1)
 	$(VERILATOR) --cc --exe --build -j 2 $(CORE_VFLAGS) $(2) -Mdir $(1) \
-	  -CFLAGS "-O2 -I$(abspath hw/sim/core) -I$(abspath host_driver/src)" -o tessel-run \
+	  -CFLAGS "-O2 -I$(abspath hw/sim/core) -I$(abspath common)" -o tessel-run \
 	  $(CORE_SYS_RTL) $(abspath $(CORE_SIM_SRC) $(ELF_OBJ)) >$(1)/build.log 2>&1 || \
 	  { tail -40 $(1)/build.log; exit 1; }
 endef
 
-CORE_SIM_DEPS := $(CORE_SYS_RTL) $(CORE_SIM_SRC) hw/sim/core/tsl_core_sim.h host_driver/src/elf_image.h $(ELF_OBJ) mk/core.mk
+CORE_SIM_DEPS := $(CORE_SYS_RTL) $(CORE_SIM_SRC) hw/sim/core/tsl_core_sim.h common/elf_image.h $(ELF_OBJ) mk/core.mk
 
 $(TESSEL_RUN): $(CORE_SIM_DEPS)
 	$(call core_verilate,$(CORE_OBJDIR))

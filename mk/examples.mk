@@ -41,7 +41,7 @@ TRANSFORMER_DEPS := $(TRANSFORMER_BIN) $(FW_ELF) examples/transformer/block.py
 $(TRANSFORMER_BIN): examples/transformer/block.c $(TSL_HOST_NPY) $(LIBTESSEL) host_driver/include/tessel.h \
                     host_driver/include/tessel_npy.h mk/examples.mk
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -Ihost_driver/include $< $(TSL_HOST_NPY) $(LIBTESSEL) $(HOST_LIBS) -o $@
+	$(CC) $(CFLAGS_COMMON) -Ihost_driver/include -Icommon $< $(TSL_HOST_NPY) $(LIBTESSEL) $(HOST_LIBS) -o $@
 
 .PHONY: transformer test-transformer
 transformer: deps $(TRANSFORMER_DEPS)

@@ -15,7 +15,7 @@ FPGA_BRIDGE_CPB := 12
 # FPGA_CPB clocks/bit) and tsl_ice40_top (BAR1 128 KiB), both driven by hw/sim/fpga/fpga_top_main.cpp
 # (mk/uart.mk links its board harness to the same models).
 FPGA_CPB        := 12
-FPGA_TOP_CFLAGS := -O2 -I$(abspath hw/sim/common) -I$(abspath host_driver/src) -I$(abspath hw/include) \
+FPGA_TOP_CFLAGS := -O2 -I$(abspath hw/sim/common) -I$(abspath common) -I$(abspath hw/include) \
                    -DFPGA_CPB=$(FPGA_CPB)
 
 $(FPGA_OUT)/bridge/bridge_sim: $(TSL_RTL_UART_BRIDGE) hw/sim/fpga/uart_bridge_main.cpp hw/sim/fpga/tsl_uart_sim.h hw/sim/common/tsl_rng.h mk/fpga.mk
@@ -29,7 +29,7 @@ $(FPGA_OUT)/bridge/bridge_sim: $(TSL_RTL_UART_BRIDGE) hw/sim/fpga/uart_bridge_ma
 # fpga_top_build(dir, top, rtl, extra C++, defines, Verilator parameters)
 define fpga_top_build
 $(FPGA_OUT)/$(1)/fpga_top_sim: $(3) hw/sim/fpga/fpga_top_main.cpp $(4) hw/sim/fpga/tsl_uart_sim.h \
-                              host_driver/src/elf_image.h hw/include/tsl_hw.h mk/fpga.mk fpga/board.mk
+                              common/elf_image.h hw/include/tsl_hw.h mk/fpga.mk fpga/board.mk
 	@mkdir -p $$(@D)
 	@echo "  VERILATE $(2) -> $$@ (log: $$(@D)/build.log)"
 	@$$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module $(2) -O3 --x-assign fast --x-initial fast \

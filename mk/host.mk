@@ -11,7 +11,7 @@
 #
 # The sim transport needs the Verilated tsl_soc: both libraries hold the objects of the one
 # position-independent build of mk/soc.mk ($(SOC_SIM): Verilator runtime, the model, TslSocSim,
-# TslHbm; the ELF loader is libtessel's own elf_image.c). HOST_SIM=0 builds the library without
+# TslHbm; the ELF loader is common/elf_image.c, in libtessel). HOST_SIM=0 builds the library without
 # them: tessel_open("sim") then returns TESSEL_ENODEV.
 
 HOST_OUT     := $(patsubst %/,%,$(dir $(LIBTESSEL)))
@@ -22,7 +22,7 @@ HOST_VERSION := 0.1.0
 HOST_HDRS    := $(TSL_HOST_HDRS)
 HOST_ALL_C   := $(TSL_HOST_ALL_C)
 HOST_DEP_H   := $(TSL_HOST_ALL_H)
-HOST_INC     := -Ihost_driver/include -Ihost_driver/src -Ifirmware/cp -Ihw/model -Ihw/include
+HOST_INC     := -Ihost_driver/include -Ihost_driver/src -Icommon -Ifirmware/cp -Ihw/model -Ihw/include
 HOST_CFLAGS  := $(CFLAGS_COMMON) -ffp-contract=off -fPIC -fvisibility=hidden $(HOST_INC)
 HOST_FW_PATH := $(abspath $(FW_ELF))
 HOST_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -19,7 +19,7 @@ REL_SOAK_LONG  ?= 10000
 REL_HDRS       := tests/rel/rel_util.h tests/model/test_util.h host_driver/include/tessel.h \
                   host_driver/src/tessel_int.h host_driver/src/tessel_sim_fault.h $(wildcard hw/include/*.h) \
                   mk/rel.mk
-REL_CFLAGS     := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -Ihost_driver/include -Ihost_driver/src \
+REL_CFLAGS     := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -Ihost_driver/include -Ihost_driver/src -Icommon \
                   -Itests/model -Ihw/include
 REL_SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -126,7 +126,7 @@ REL_XR_BIN   := $(REL_XR_DIR)/soc_host_test
 # The reset logic is the same at every N: N=4 builds faster than the default SoC.
 REL_XR_N     := 4
 $(REL_XR_BIN): $(TSL_RTL_SOC) $(wildcard hw/sim/soc/*.cpp hw/sim/soc/*.h hw/sim/core/*.cpp hw/sim/core/*.h \
-               hw/sim/tc/*.cpp hw/sim/tc/*.h) host_driver/src/elf_image.h $(ELF_OBJ) tests/soc/soc_host_test.cpp \
+               hw/sim/tc/*.cpp hw/sim/tc/*.h) common/elf_image.h $(ELF_OBJ) tests/soc/soc_host_test.cpp \
                tests/soc/host_proto.h mk/rel.mk
 	@mkdir -p $(REL_XR_DIR)
 	@echo "  VERILATE tsl_soc (x unique) -> $@ (log: $(REL_XR_DIR)/build.log)"

@@ -1,7 +1,7 @@
 # Product SoC (hw/rtl/soc: tsl_soc = control core + tensor core + HOSTIF + AXI arbiter to HBM) and
 # its simulator. tsl_soc is Verilated once, position independent, into $(BUILD)/soc/verilator, with
-# its C++ model (TslSocSim, the HBM model, `tessel run`: hw/sim/soc; ELF files are read by libtessel's
-# loader, host_driver/src/elf_image.c); libtessel's sim
+# its C++ model (TslSocSim, the HBM model, `tessel run`: hw/sim/soc; ELF files are read by the one
+# loader, common/elf_image.c); libtessel's sim
 # transport (mk/host.mk), the `tessel` CLI (mk/cli.mk) and the SoC's test harness link those objects.
 #   make $(SOC_SIM)           that build (~3 minutes); make build/bin/tessel for the CLI on it:
 #                             tessel run [--max-cycles N] [--trace F] [--stats] PROG.elf
@@ -29,19 +29,19 @@ SOC_OBJDIR := $(SOC_OUT)/verilator
 
 SOC_SIM_CPP  := hw/sim/soc/tsl_soc_sim.cpp hw/sim/tc/tsl_hbm.cpp \
                 hw/sim/soc/tsl_soc_run.cpp
-SOC_SIM_HDRS := hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_vl.h hw/sim/soc/tsl_soc_run.h host_driver/src/elf_image.h hw/sim/tc/tsl_hbm.h \
+SOC_SIM_HDRS := hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_vl.h hw/sim/soc/tsl_soc_run.h common/elf_image.h hw/sim/tc/tsl_hbm.h \
                 hw/sim/tc/tsl_axi_pins.h hw/include/tsl_hw.h
 SOC_VFLAGS := -Wall --top-module tsl_soc -O3 --x-assign fast --x-initial fast --assert \
               --unroll-count 256 --trace-fst
 SOC_PARAMS := -GN=$(SOC_N) -GEnableBf16="1'b$(SOC_BF16)" -GVmemBytes=$(SOC_VMEM) -GAccBytes=$(SOC_ACC) \
               -GHbmBytes=$(SOC_HBM)
-SOC_INC    := -Ihw/sim/soc -Ihw/sim/core -Ihw/sim/tc -Ihw/include -Ihost_driver/src
+SOC_INC    := -Ihw/sim/soc -Ihw/sim/core -Ihw/sim/tc -Ihw/include -Icommon
 SOC_DEFS   := -DSOC_N=$(SOC_N) -DSOC_HBM=$(SOC_HBM)
 # Every C++ file of a SoC build, Verilator's runtime included, starts with tsl_soc_vl.h: Verilator's
 # error hooks that stop the simulation instead of aborting the process.
 SOC_CFLAGS := -O2 $(foreach i,$(SOC_INC),-I$(abspath $(i:-I%=%))) $(SOC_DEFS) -include $(abspath hw/sim/soc/tsl_soc_vl.h)
 # What a program links to simulate the SoC (the Verilated model is the archive; `tessel run` is
-# SOC_RUN_OBJ), and the libraries they need. The ELF loader is libtessel's (ELF_OBJ): a program
+# SOC_RUN_OBJ), and the libraries they need. The ELF loader is in libtessel (ELF_OBJ): a program
 # without libtessel links ELF_OBJ too.
 SOC_SIM_OBJN := verilated.o verilated_dpi.o verilated_fst_c.o verilated_threads.o \
                 tsl_soc_sim.o tsl_hbm.o

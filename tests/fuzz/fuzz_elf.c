@@ -1,4 +1,4 @@
-/* libFuzzer target: the one firmware ELF loader (host_driver/src/elf_image.c,
+/* libFuzzer target: the one firmware ELF loader (common/elf_image.c,
  * tessel_elf_image), which reads whatever file the user names.
  *
  * Any byte string is loaded into a 64 KiB image at base 0x8000_0000 (the loader gets an exact-size

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`tessel run` and the sim transport on firmware files that are not what they should be, and the
-cycle limits of `tessel run` (issue 23). One loader (host_driver/src/elf_image.c) serves them all:
+cycle limits of `tessel run` (issue 23). One loader (common/elf_image.c) serves them all:
 each bad file gets its own message and exit code 2 (`tessel run`) or TESSEL_EINVAL (sim), never an
 abort. --max-cycles takes N >= 1 or `unlimited`; on a terminal a long run shows cycles/s.
 Usage: run_elf_test.py TESSEL HELLO.elf WORKDIR

@@ -1,7 +1,7 @@
 // `tessel run`: run an RV32IM ELF on the simulated SoC (TslSocSim, tsl_soc_sim.h) from reset.
 //   tsl_soc_run(argc, argv) takes the arguments after "run": [--max-cycles N|unlimited]
-//   [--trace out.fst] [--stats] PROG.elf. It loads PROG.elf with libtessel's ELF loader
-//   (host_driver/src/elf_image.h) into the core's RAM (tsl_prim_ram back door), runs it from
+//   [--trace out.fst] [--stats] PROG.elf. It loads PROG.elf with the one ELF loader
+//   (common/elf_image.h) into the core's RAM (tsl_prim_ram back door), runs it from
 // reset, streams the console to stdout and returns the process exit code: the program's exit code
 // (low 8 bits); 124 on timeout, 125 on a trap loop, 2 on a usage or load error, 3 when the HBM model
 // saw an AXI rule violation. Messages go to stderr and start with "tessel: ".

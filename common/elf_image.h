@@ -1,6 +1,7 @@
-/* libtessel internal: the control core's RAM image from a firmware ELF. The one ELF loader of the
- * project: the uart and sim transports, `tessel run`, tessel-run and the FPGA harness all load
- * through it (tests/fuzz/fuzz_elf.c fuzzes tessel_elf_image). C, callable from C++. */
+/* The control core's RAM image from a firmware ELF. The one ELF loader of the project: the uart and
+ * sim transports, `tessel run`, tessel-run and the FPGA harness all load through it
+ * (tests/fuzz/fuzz_elf.c fuzzes tessel_elf_image). It lives in common/, below both libtessel and
+ * the simulators, which include it and never a header of host_driver/src. C, callable from C++. */
 #ifndef TESSEL_ELF_IMAGE_H
 #define TESSEL_ELF_IMAGE_H
 

@@ -1,4 +1,4 @@
-/* libtessel internal: opening a file the user names as an input (a firmware ELF, a .npy operand).
+/* Opening a file the user names as an input (a firmware ELF, a .npy operand).
  *
  * One rule for every input file: it is opened without blocking (O_NONBLOCK: a FIFO with no writer
  * must not hang the caller) and refused unless it is a regular file (a directory, a FIFO, a socket,

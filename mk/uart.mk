@@ -1,6 +1,6 @@
 # The host `uart` transport (host_driver/src/transport_uart.c) against a board on a pty.
 #   make test-uart    tests/uart/test_uart.py: `tessel gemm --backend uart --port PTY` against
-#                     hw/sim/board/uart_dev_model (the golden-model device behind the bridge
+#                     tests/uart/uart_dev_model (the golden-model device behind the bridge
 #                     protocol, no RTL): int8 and bf16 shapes checked bit for bit against the C
 #                     reference, `info`, and fault runs (bytes dropped / corrupted in either
 #                     direction: the transport recovers, or fails cleanly with TESSEL_EIO).
@@ -26,9 +26,9 @@ $(UART_LIB): $(UART_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(UART_DEV): hw/sim/board/uart_dev_model.cpp hw/sim/board/tsl_pty.h $(TSL_HOST_ALL_H) hw/sim/common/tsl_rng.h \
+$(UART_DEV): tests/uart/uart_dev_model.cpp hw/sim/board/tsl_pty.h $(TSL_HOST_ALL_H) hw/sim/common/tsl_rng.h \
              $(UART_LIB) mk/uart.mk
-	$(CXX) -std=c++14 -O2 -g -Wall -Wextra -Werror $(HOST_INC) -Ihw/sim/common $< $(UART_LIB) -lm -o $@
+	$(CXX) -std=c++14 -O2 -g -Wall -Wextra -Werror $(HOST_INC) -Ihw/sim/board -Ihw/sim/common $< $(UART_LIB) -lm -o $@
 
 TESTS += uart
 .PHONY: test-uart

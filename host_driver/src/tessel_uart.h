@@ -1,5 +1,5 @@
 /* The UART bridge protocol (fpga tsl_uart_bridge <-> host `uart` transport), shared by
- * host_driver/src/transport_uart.c and the device emulator hw/sim/board/uart_dev_model.c.
+ * host_driver/src/transport_uart.c and the device emulator tests/uart/uart_dev_model.cpp.
  *
  * Request:  SYNC_REQ, OP, ADDR (4 bytes LE, 4-aligned), COUNT-1 (0..63), [COUNT data words LE,
  *           WRITE only], CRC-8 over OP..last data byte.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make test-uart / test-uart-board: the host `uart` transport against a board on a pty.
 
-Usage: test_uart.py model UART_DEV TESSEL_CLI CLI_REF WORKDIR        (hw/sim/board/uart_dev_model)
+Usage: test_uart.py model UART_DEV TESSEL_CLI CLI_REF WORKDIR        (tests/uart/uart_dev_model)
   - `tessel info` and `tessel gemm --backend uart --port PTY` (int8 and bf16 shapes, bias, ReLU,
     requantisation, --check) checked bit for bit by CLI_REF against the plain C reference;
   - a small board (N=4, int8 only, 16 MiB HBM): the HBM size is probed, $TESSEL_UART_CFG gives the

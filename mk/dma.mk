@@ -7,27 +7,12 @@
 #   make dma-trace DMA_N=4 SEED=0x... [DMA_TRACE_MODE=random]   trace build (--trace-fst), writes dma.fst
 # Knobs: DMA_PROGS (random programs per N, default 12), SEED.
 
+# The builds $(DMA_OUT)/n4[_trace]/dma_sim and n16: mk/verilate.mk (dma).
 DMA_RTL     := $(TSL_RTL_DMA)
 DMA_SIM_SV  := hw/sim/tc/tsl_dma_sim.sv
-DMA_SIM_CPP := hw/sim/tc/dma_main.cpp hw/sim/tc/tsl_hbm.cpp
-DMA_HDRS    := hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h
 DMA_OUT     := $(BUILD)/dma
 DMA_PROGS   ?= 12
 DMA_N       ?= 4
-DMA_VFLAGS  := -Wall --top-module tsl_dma_sim -O3 --x-assign fast --x-initial fast --assert
-DMA_CFLAGS  := -O2 -std=c++17 -I$(abspath hw/model) -I$(abspath hw/include) -I$(abspath hw/sim/tc)
-
-# $(1) = N, $(2) = suffix, $(3) = extra Verilator flags
-define DMA_BUILD
-$(DMA_OUT)/n$(1)$(2)/dma_sim: $(DMA_RTL) $(DMA_SIM_SV) $(DMA_SIM_CPP) $(DMA_HDRS) $(MODEL_LIB) mk/dma.mk
-	@mkdir -p $$(@D)
-	@$(VERILATOR) --cc --exe --build -j 2 $(DMA_VFLAGS) $(3) -GN=$(1) -Mdir $$(@D) \
-	  -CFLAGS "$(DMA_CFLAGS) -DDMA_N=$(1)" -LDFLAGS "$(abspath $(MODEL_LIB))" -o dma_sim \
-	  $(DMA_RTL) $(DMA_SIM_SV) $(abspath $(DMA_SIM_CPP)) >$$(@D)/build.log 2>&1 || \
-	  { tail -40 $$(@D)/build.log; exit 1; }
-endef
-$(foreach n,4 16,$(eval $(call DMA_BUILD,$(n),,)))
-$(foreach n,4 16,$(eval $(call DMA_BUILD,$(n),_trace,--trace-fst)))
 
 TESTS += dma-lint dma-n4 dma-n16
 .PHONY: test-dma-lint test-dma-n4 test-dma-n16 dma-trace

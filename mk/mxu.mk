@@ -8,41 +8,14 @@
 #   make synth-report          Yosys per N: generic, ice40, xilinx -> docs/hardware.md table
 # Knobs: MXU_RUNS (random runs per N, default 6), SEED.
 
+# The builds (mk/verilate.mk: mxu, mxu-fadd): $(MXU_OUT)/n<N>/mxu_sim for N = 4, 8, 16 and 32, a
+# --trace-fst variant of each (n<N>_trace, built only when asked for), and the fp32 adder against
+# tslm_f32_add, $(MXU_OUT)/fadd/fadd_sim.
 MXU_RTL     := $(TSL_RTL_MXU)
 MXU_SIM_SV  := hw/sim/mxu/tsl_mxu_sim.sv
-MXU_SIM_CPP := hw/sim/mxu/mxu_main.cpp
 MXU_OUT     := $(BUILD)/mxu
 MXU_RUNS    ?= 6
 MXU_N       ?= 16
-MXU_VFLAGS  := -Wall --top-module tsl_mxu_sim -O3 --x-assign fast --x-initial fast --assert --unroll-count 256
-MXU_CFLAGS  := -I$(abspath hw/model) -I$(abspath hw/include)
-# The array is N^2 unrolled cells in C++: compile N <= 16 optimised, N = 32 at -O0 (the C++ build
-# time dominates its short test run; see docs/hardware.md).
-MXU_OPT_4   := -O2
-MXU_OPT_8   := -O2
-MXU_OPT_16  := -O2
-MXU_OPT_32  := -O0
-
-# One Verilator build per N (and a separate --trace-fst variant, only when asked for).
-# $(1) = N, $(2) = suffix, $(3) = extra Verilator flags
-define MXU_BUILD
-$(MXU_OUT)/n$(1)$(2)/mxu_sim: $(MXU_RTL) $(MXU_SIM_SV) $(MXU_SIM_CPP) $(MODEL_LIB) mk/mxu.mk
-	@mkdir -p $$(@D)
-	@$(VERILATOR) --cc --exe --build -j 2 $(MXU_VFLAGS) $(3) -GN=$(1) -Mdir $$(@D) \
-	  -CFLAGS "$(MXU_OPT_$(1)) $(MXU_CFLAGS) -DMXU_N=$(1)" -LDFLAGS "$(abspath $(MODEL_LIB))" -o mxu_sim \
-	  $(MXU_RTL) $(MXU_SIM_SV) $(abspath $(MXU_SIM_CPP)) >$$(@D)/build.log 2>&1 || \
-	  { tail -40 $$(@D)/build.log; exit 1; }
-endef
-$(foreach n,4 8 16 32,$(eval $(call MXU_BUILD,$(n),,)))
-$(foreach n,4 8 16 32,$(eval $(call MXU_BUILD,$(n),_trace,--trace-fst)))
-
-# fp32 adder unit test against tslm_f32_add.
-$(MXU_OUT)/fadd/fadd_sim: $(MXU_RTL) hw/sim/mxu/fadd_main.cpp $(MODEL_LIB) mk/mxu.mk
-	@mkdir -p $(@D)
-	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_mxu_fadd -O3 -Mdir $(@D) \
-	  -CFLAGS "-O2 $(MXU_CFLAGS)" -LDFLAGS "$(abspath $(MODEL_LIB))" -o fadd_sim \
-	  $(MXU_RTL) $(abspath hw/sim/mxu/fadd_main.cpp) >$(@D)/build.log 2>&1 || \
-	  { tail -40 $(@D)/build.log; exit 1; }
 
 TESTS += mxu-lint mxu-iverilog mxu-fadd mxu-n4 mxu-n8 mxu-n16 mxu-throughput
 SOAKS += mxu-n32   # the largest array (random and throughput): its build is most of a minute

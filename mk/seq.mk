@@ -8,30 +8,12 @@
 #   make test-seq-soak                  (in make soak) 5000 descriptors at N=4 and 16, 3000 at N=8 (no bf16),
 #                                       40 large ones (N=4, 16 MiB VMEM and ACC)
 #   make seq-trace SEQ_CFG=n4 SEED=0x...   a --trace-fst build, one run -> seq.fst
-# Configurations (name: N, bf16, VMEM, ACC, HBM bytes), as mk/tc.mk's:
-SEQ_CFG_n4  := 4 1 16384 4096 262144
-SEQ_CFG_n8  := 8 0 32768 8192 262144
-SEQ_CFG_n16 := 16 1 262144 65536 1048576
-SEQ_CFG_big := 4 1 16777216 16777216 268435456
-SEQ_RTL  := $(TSL_RTL_PKG) hw/rtl/tc/tsl_tc_seq.sv hw/rtl/tc/tsl_tc_seq_chk.sv
-SEQ_CPP  := hw/sim/tc/seq_main.cpp
+# The builds $(SEQ_OUT)/<config>[_trace]/seq_sim, configurations n4, n8 and n16 as mk/tc.mk's and big
+# (N=4, 16 MiB VMEM and ACC): mk/verilate.mk (seq).
+SEQ_RTL   = $(VL.seq.rtl)
 SEQ_OUT  := $(BUILD)/seq
 SEQ_CFG  ?= n4
 SEQ_DESCS ?=
-
-# $(1) = config name, $(2) = suffix, $(3) = extra Verilator flags
-define SEQ_BUILD
-$(SEQ_OUT)/$(1)$(2)/seq_sim: $(SEQ_RTL) $(SEQ_CPP) hw/sim/tc/seq_gen.h hw/include/tsl_hw.h $(MODEL_LIB) mk/seq.mk
-	@mkdir -p $$(@D)
-	@set -- $(SEQ_CFG_$(1)); \
-	$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_tc_seq -O3 --x-assign fast --x-initial fast \
-	  --assert $(3) -GN=$$$$1 -GEnableBf16="1'b$$$$2" -GVmemBytes=$$$$3 -GAccBytes=$$$$4 -GHbmBytes=$$$$5 \
-	  -Mdir $$(@D) -CFLAGS "-O2 -std=c++20 -I$(abspath hw/model) -I$(abspath hw/include) -DTC_N=$$$$1 -DTC_BF16=$$$$2 \
-	  -DTC_VMEM=$$$$3 -DTC_ACC=$$$$4 -DTC_HBM=$$$$5" -LDFLAGS "$(abspath $(MODEL_LIB))" -o seq_sim \
-	  $(SEQ_RTL) $(abspath $(SEQ_CPP)) >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
-endef
-$(foreach c,n4 n8 n16 big,$(eval $(call SEQ_BUILD,$(c),,)))
-$(foreach c,n4 n8 n16,$(eval $(call SEQ_BUILD,$(c),_trace,--trace-fst)))
 
 TESTS += seq-lint seq-n4 seq-n16
 SOAKS += seq-soak

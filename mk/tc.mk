@@ -13,31 +13,11 @@
 #   make test-tc-iverilog     Icarus compiles tsl_tc (a build: tests/runner.py counts it as built)
 #   make soak                 includes tc-soak: >= 100 000 random instructions, tc-seq-soak, and
 #                             tc-synth-yowasp (test-tc-synth with bf16 on Yosys 0.55)
-# Configurations (name: N, bf16, VMEM, ACC, HBM bytes):
-TC_CFG_n4  := 4 1 16384 4096 262144
-TC_CFG_n8  := 8 0 32768 8192 262144
-TC_CFG_n16 := 16 1 262144 65536 1048576
+# The builds $(TC_OUT)/<config>[_trace]/tc_sim, configurations n4, n8 and n16: mk/verilate.mk (tc).
 TC_CFG     ?= n16
 
 TC_RTL     := $(TSL_RTL_TC)
-TC_SIM_CPP := hw/sim/tc/tc_main.cpp hw/sim/tc/tsl_hbm.cpp
 TC_OUT     := $(BUILD)/tc
-TC_VFLAGS  := -Wall --top-module tsl_tc -O3 --x-assign fast --x-initial fast --assert --unroll-count 256
-TC_CFLAGS  := -O2 -I$(abspath hw/model) -I$(abspath hw/include) -I$(abspath hw/sim/tc)
-
-# $(1) = config name, $(2) = suffix, $(3) = extra Verilator flags
-define TC_BUILD
-$(TC_OUT)/$(1)$(2)/tc_sim: $(TC_RTL) $(TC_SIM_CPP) hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/sim/tc/gemm_db.h hw/sim/tc/seq_gen.h hw/model/ref_seq.h $(MODEL_LIB) mk/tc.mk
-	@mkdir -p $$(@D)
-	@set -- $(TC_CFG_$(1)); \
-	$(VERILATOR) --cc --exe --build -j 2 $(TC_VFLAGS) $(3) -GN=$$$$1 -GEnableBf16="1'b$$$$2" -GEnableSeq="1'b1" -GVmemBytes=$$$$3 \
-	  -GAccBytes=$$$$4 -GHbmBytes=$$$$5 -Mdir $$(@D) \
-	  -CFLAGS "$(TC_CFLAGS) -DTC_N=$$$$1 -DTC_BF16=$$$$2 -DTC_VMEM=$$$$3 -DTC_ACC=$$$$4 -DTC_HBM=$$$$5" \
-	  -LDFLAGS "$(abspath $(MODEL_LIB))" -o tc_sim \
-	  $(TC_RTL) $(abspath $(TC_SIM_CPP)) >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
-endef
-$(foreach c,n4 n8 n16,$(eval $(call TC_BUILD,$(c),,)))
-$(foreach c,n4 n8 n16,$(eval $(call TC_BUILD,$(c),_trace,--trace-fst)))
 
 TESTS += tc-lint tc-synth tc-iverilog tc-n4 tc-n8 tc-n16 tc-directed tc-gemm tc-seq-n4 tc-seq-n16 \
          tc-window-n4 tc-window-n16 tc-fetch-n4 tc-fetch-n16

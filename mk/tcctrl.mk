@@ -9,26 +9,10 @@
 # Knobs: TCCTRL_SEGS (random segments per run, default 4000: about 10 s at N=4), SEED (replay).
 
 TCCTRL_RTL := $(TSL_RTL_TCCTRL)
-TCCTRL_CPP  := hw/sim/tc/ctrl_main.cpp
 TCCTRL_OUT  := $(BUILD)/tcctrl
 TCCTRL_SEGS ?= 4000
 TCCTRL_SOAK_SEGS ?= 200000
-
-# $(1) = name, $(2) = N, $(3) = VMEM, $(4) = ACC, $(5) = HBM, $(6) = QueueDepth, $(7) = bf16, $(8) = InflightMax
-define TCCTRL_BUILD
-$(TCCTRL_OUT)/$(1)/ctrl_sim: $(TCCTRL_RTL) $(TCCTRL_CPP) $(MODEL_LIB) mk/tcctrl.mk
-	@mkdir -p $$(@D)
-	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_tc_ctrl -O3 --x-assign fast \
-	  --x-initial fast -GN=$(2) -GVmemBytes=$(3) -GAccBytes=$(4) -GHbmBytes=$(5) -GQueueDepth=$(6) \
-	  -GEnableBf16="1'b$(7)" -GEnableSeq="1'b1" -GInflightMax=$(8) -Mdir $$(@D) \
-	  -CFLAGS "-O2 -I$(abspath hw/model) -I$(abspath hw/include) -DTC_N=$(2) -DTC_VMEM=$(3) \
-	  -DTC_ACC=$(4) -DTC_HBM=$(5) -DTC_QD=$(6) -DTC_BF16=$(7) -DTC_INFL=$(8)" \
-	  -LDFLAGS "$(abspath $(MODEL_LIB))" -o ctrl_sim \
-	  $(TCCTRL_RTL) $(abspath $(TCCTRL_CPP)) >$$(@D)/build.log 2>&1 || \
-	  { tail -40 $$(@D)/build.log; exit 1; }
-endef
-$(eval $(call TCCTRL_BUILD,n4,4,65536,16384,1048576,8,0,2))
-$(eval $(call TCCTRL_BUILD,n16,16,262144,65536,67108864,16,1,4))
+# The builds $(TCCTRL_OUT)/n4/ctrl_sim and n16/ctrl_sim: mk/verilate.mk (tcctrl).
 
 TESTS += tcctrl-lint tcctrl-n4
 SOAKS += tcctrl-soak

@@ -7,37 +7,15 @@
 #   make vpu-trace VPU_N=4 SEED=0x...   rebuild with --trace-fst, replay the seed into build/vpu/vpu.fst (stops at the first failure)
 # Knobs: VPU_RUNS (random runs per N, default 30), VPU_INSNS (instructions per run, default 80), SEED.
 
+# The builds (mk/verilate.mk: vpu, vpu-fmul): $(VPU_OUT)/n<N>/vpu_sim for N = 4, 8, 16 and 32, a
+# --trace-fst variant of each (n<N>_trace, built only when asked for), n4_int (EnableBf16 = 0), and
+# the fp32 multiplier against tslm_f32_mul, $(VPU_OUT)/fmul/fmul_sim.
 VPU_RTL     := $(TSL_RTL_VPU)
-VPU_SIM_RTL := $(VPU_RTL) hw/sim/tc/tsl_vpu_sim.sv
-VPU_SIM_CPP := hw/sim/tc/vpu_main.cpp
+VPU_SIM_RTL  = $(VL.vpu.rtl)
 VPU_OUT     := $(BUILD)/vpu
 VPU_RUNS    ?= 30
 VPU_INSNS   ?= 80
 VPU_N       ?= 4
-VPU_VFLAGS  := -Wall --unroll-count 1024 --top-module tsl_vpu_sim -O3 --x-assign fast --x-initial fast --assert
-VPU_CFLAGS  := -O2 -I$(abspath hw/model) -I$(abspath hw/include)
-
-# One Verilator build per N (and a --trace-fst variant, only when asked for).
-# $(1) = N, $(2) = suffix, $(3) = extra Verilator flags
-define VPU_BUILD
-$(VPU_OUT)/n$(1)$(2)/vpu_sim: $(VPU_SIM_RTL) $(VPU_SIM_CPP) $(MODEL_LIB) mk/vpu.mk
-	@mkdir -p $$(@D)
-	@$(VERILATOR) --cc --exe --build -j 2 $(VPU_VFLAGS) $(3) -GN=$(1) -Mdir $$(@D) \
-	  -CFLAGS "$(VPU_CFLAGS) -DVPU_N=$(1)" -LDFLAGS "$(abspath $(MODEL_LIB))" -o vpu_sim \
-	  $(VPU_SIM_RTL) $(abspath $(VPU_SIM_CPP)) >$$(@D)/build.log 2>&1 || \
-	  { tail -40 $$(@D)/build.log; exit 1; }
-endef
-$(foreach n,4 8 16 32,$(eval $(call VPU_BUILD,$(n),,)))
-$(foreach n,4 8 16 32,$(eval $(call VPU_BUILD,$(n),_trace,--trace-fst)))
-$(eval $(call VPU_BUILD,4,_int,-GEnableBf16=0 -CFLAGS -DVPU_BF16=0))
-
-# fp32 multiplier unit test against tslm_f32_mul.
-$(VPU_OUT)/fmul/fmul_sim: $(VPU_RTL) hw/sim/tc/fmul_main.cpp $(MODEL_LIB) mk/vpu.mk
-	@mkdir -p $(@D)
-	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_vpu_fmul -O3 -Mdir $(@D) \
-	  -CFLAGS "$(VPU_CFLAGS)" -LDFLAGS "$(abspath $(MODEL_LIB))" -o fmul_sim \
-	  $(VPU_RTL) $(abspath hw/sim/tc/fmul_main.cpp) >$(@D)/build.log 2>&1 || \
-	  { tail -40 $(@D)/build.log; exit 1; }
 
 TESTS += vpu-lint vpu-iverilog vpu-fmul vpu-n4 vpu-n16 vpu-n4-int
 .PHONY: test-vpu-lint test-vpu-iverilog test-vpu-fmul test-vpu-n4 test-vpu-n16 test-vpu-n4-int vpu-trace

@@ -1,0 +1,244 @@
+# Every Verilator build of the co-simulation harnesses: one rule (verilate, below) fed by one table
+# (the rows at the end of this file). A build is a directory under $(BUILD) that holds the Verilated
+# model, its build.log and the harness's executable; the area files (mk/tc.mk, mk/vpu.mk, ...) name
+# the products in their tests: $(BUILD)/<dir>/<exe>.
+#
+# A row is $(call vl, DIR, FAMILY, CONFIGURATION, EXTRA FLAGS): the build directory under $(BUILD),
+# the family (what the builds of one harness share), the configuration's words (the family's
+# fields read them as $1, $2, ...) and Verilator flags of this build alone (--trace-fst).
+# A family F is the variables VL.F.<field>:
+#   top      the top module                     exe     the executable (-o)
+#   rtl      SystemVerilog files                cpp     the harness's C++ files and the objects it
+#   flags    Verilator flags (after -Wall                links (made absolute)
+#            --top-module TOP)                  deps    other prerequisites (headers, the model)
+#   params   -G parameters, NAME=VALUE          cflags  C++ flags (optimisation, include directories)
+#   defs     C++ defines, NAME=VALUE            ldflags, makeflags   -LDFLAGS, -MAKEFLAGS if set
+# Fields of a family that is not a --build (mk/soc.mk's shared SoC, mk/uart.mk's boards) or that is
+# timed (mk/bench_sim.mk):
+#   objs     verilate only, then make the model's archive and these objects of its makefile; the
+#            product is DIR/objs.stamp (-o unused)
+#   link     no Verilator: the harness cpp (its base name here) linked to the model of the build in
+#            directory $1 of the configuration, verilated and compiled once (hw/sim/vlink.mk)
+#   fresh    set: each build starts from an empty directory
+#   first    targets made by name before the build
+#   wrap     a command in front of Verilator, $1 the build directory
+# A build is remade when a prerequisite changed or its command line did: DIR/verilator.cmd holds
+# the last one, rewritten only when it differs, so that a new or changed row remakes that build
+# alone.
+
+# $(call vl_field,FAMILY,FIELD,CONFIGURATION): a family's field, the configuration's words as $1..$8
+vl_field = $(strip $(call VL.$(1).$(2),$(word 1,$(3)),$(word 2,$(3)),$(word 3,$(3)),$(word 4,$(3)),$(word 5,$(3)),$(word 6,$(3)),$(word 7,$(3)),$(word 8,$(3))))
+
+# $(call vl_cmd,DIR,FAMILY,CONFIGURATION,EXTRA FLAGS): the build's shell command.
+vl_cmd = $(if $(VL.$(2).link),$(call vl_link_cmd,$(1),$(2),$(3)),$(call vl_verilate_cmd,$(1),$(2),$(3),$(4)))
+vl_verilate_cmd = $(call VL.$(2).wrap,$(BUILD)/$(1)) $(VERILATOR) --cc --exe $(if $(VL.$(2).objs),,--build -j 2 )-Wall \
+  --top-module $(VL.$(2).top) $(call vl_field,$(2),flags,$(3)) $(4) \
+  $(foreach p,$(call vl_field,$(2),params,$(3)),"-G$(p)") -Mdir $(BUILD)/$(1) \
+  -CFLAGS "$(strip $(call vl_field,$(2),cflags,$(3)) $(addprefix -D,$(call vl_field,$(2),defs,$(3))))" \
+  $(if $(VL.$(2).ldflags),-LDFLAGS "$(call vl_field,$(2),ldflags,$(3))") \
+  $(if $(VL.$(2).makeflags),-MAKEFLAGS "$(VL.$(2).makeflags)") \
+  -o $(or $(VL.$(2).exe),unused) $(call vl_field,$(2),rtl,$(3)) $(abspath $(call vl_field,$(2),cpp,$(3))) \
+  $(if $(VL.$(2).objs),&& $(VL_VMAKE) -C $(BUILD)/$(1) -f V$(VL.$(2).top).mk -j 2 OPT_FAST=-O2 \
+    V$(VL.$(2).top)__ALL.a $(VL.$(2).objs))
+# A harness linked to the model of the build in directory $1 of the configuration (hw/sim/vlink.mk).
+vl_link_cmd = rm -f $(BUILD)/$(word 1,$(3))/$(VL.$(2).link).o && $(MAKE) -C $(BUILD)/$(word 1,$(3)) \
+  -f V$(VL.$(VL_FAM.$(word 1,$(3))).top).mk -f $(abspath hw/sim/vlink.mk) OPT_FAST=-O2 HARNESS=$(VL.$(2).link) \
+  HARNESS_OUT=$(abspath $(BUILD)/$(1)/$(VL.$(2).exe)) VM_USER_DIR=$(abspath $(dir $(VL.$(2).cpp))) VM_USER_LDLIBS= \
+  VM_USER_CFLAGS="$(strip $(call vl_field,$(2),cflags,$(3)) $(addprefix -D,$(call vl_field,$(2),defs,$(3))))" \
+  $(abspath $(BUILD)/$(1)/$(VL.$(2).exe))
+# Verilator's makefile, run by name (a recipe line that names $(MAKE) itself would run under make -n).
+VL_VMAKE = $(MAKE) --no-print-directory
+
+# verilate(DIR, FAMILY, CONFIGURATION, EXTRA FLAGS): the build's rule, and the rule of its
+# verilator.cmd. The recipe reads the fields when it runs: the area files may come in any order.
+define verilate
+VL_FAM.$(1) := $(2)
+VL_OUT.$(1) := $(BUILD)/$(1)/$(if $(VL.$(2).objs),objs.stamp,$(VL.$(2).exe))
+VL_CMD.$(1)  = $$(call vl_cmd,$(1),$(2),$(3),$(4))
+$$(VL_OUT.$(1)): $(call vl_field,$(2),rtl,$(3)) $(call vl_field,$(2),cpp,$(3)) $(call vl_field,$(2),deps,$(3)) \
+                 $(if $(VL.$(2).link),$(VL_OUT.$(word 1,$(3)))) $(BUILD)/$(1)/verilator.cmd
+	@$$(if $$(VL.$(2).fresh),find $$(@D) -mindepth 1 -maxdepth 1 ! -name verilator.cmd -exec rm -rf {} +,mkdir -p $$(@D))$$(if $$(VL.$(2).objs), && rm -f $$(@D)/V$$(VL.$(2).top)__ALL.a)
+	$$(if $$(VL.$(2).first),@$$(MAKE) -s --no-print-directory $$(VL.$(2).first) >/dev/null)
+	@echo "  $(if $(VL.$(2).link),LINK     $(VL.$(2).link) + $(BUILD)/$(word 1,$(3)),VERILATE $$(VL.$(2).top)) -> $$@ (log: $$(@D)/build.log)"
+	@{ $$(VL_CMD.$(1)); } >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
+	$$(if $$(VL.$(2).objs),@touch $$@)
+$(BUILD)/$(1)/verilator.cmd: vl_force
+	@mkdir -p $$(@D) && printf '%s\n' '$$(subst ','\'',$$(VL_CMD.$(1)))' >$$@.new && \
+	  if cmp -s $$@.new $$@; then rm $$@.new; else mv $$@.new $$@; fi
+endef
+vl = $(eval $(call verilate,$(strip $(1)),$(strip $(2)),$(strip $(3)),$(strip $(4))))
+.PHONY: vl_force
+
+# --- families ---------------------------------------------------------------------------------------
+VL_FAST      := -O3 --x-assign fast --x-initial fast --assert
+VL_MODEL_INC := -I$(abspath hw/model) -I$(abspath hw/include)
+
+# The tensor core (mk/tc.mk): configuration N, bf16, VMEM, ACC, HBM bytes.
+VL.tc.top     := tsl_tc
+VL.tc.exe     := tc_sim
+VL.tc.rtl      = $(TSL_RTL_TC)
+VL.tc.cpp     := hw/sim/tc/tc_main.cpp hw/sim/tc/tsl_hbm.cpp
+VL.tc.deps     = hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/sim/tc/gemm_db.h hw/sim/tc/seq_gen.h \
+                 hw/model/ref_seq.h $(MODEL_LIB)
+VL.tc.flags   := $(VL_FAST) --unroll-count 256
+VL.tc.params   = N=$1 EnableBf16=1'b$2 EnableSeq=1'b1 VmemBytes=$3 AccBytes=$4 HbmBytes=$5
+VL.tc.cflags  := -O2 $(VL_MODEL_INC) -I$(abspath hw/sim/tc)
+VL.tc.defs     = TC_N=$1 TC_BF16=$2 TC_VMEM=$3 TC_ACC=$4 TC_HBM=$5
+VL.tc.ldflags  = $(abspath $(MODEL_LIB))
+
+# The lite tensor core (mk/tclite.mk) in the tensor core's harness: N, VMEM, ACC, HBM bytes, AXI bits.
+VL.lite.top     := tsl_lite_tc
+VL.lite.exe     := tc_sim
+VL.lite.rtl      = $(TSL_RTL_LITE)
+VL.lite.cpp     := hw/sim/tc/tc_main.cpp hw/sim/tc/tsl_hbm.cpp
+VL.lite.deps     = hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/sim/tc/gemm_db.h $(MODEL_LIB)
+VL.lite.flags   := $(VL.tc.flags) --prefix Vtsl_tc
+VL.lite.params   = N=$1 VmemBytes=$2 AccBytes=$3 HbmBytes=$4 AxiBits=$5
+VL.lite.cflags  := $(VL.tc.cflags)
+VL.lite.defs     = TC_NAME=\\\"lite\\\" TC_CORE=TSL_CORE_LITE TC_TIMEOUT=20000000 TC_N=$1 TC_BF16=0 TC_VMEM=$2 \
+                   TC_ACC=$3 TC_HBM=$4 TC_AXI_BYTES=$$(($5/8))
+VL.lite.ldflags  = $(abspath $(MODEL_LIB))
+# tsl_lite_perf alone, against 64-bit counters in C++.
+VL.lite-perf.top    := tsl_lite_perf
+VL.lite-perf.exe    := perf_sim
+VL.lite-perf.rtl     = $(TSL_RTL_LITE)
+VL.lite-perf.cpp    := tests/lite/perf_main.cpp
+VL.lite-perf.deps   := hw/sim/common/tsl_rng.h
+VL.lite-perf.flags  := -O3
+VL.lite-perf.params  = N=$1
+VL.lite-perf.cflags := -O2 -I$(abspath hw/include)
+
+# The tile sequencer alone (mk/seq.mk): N, bf16, VMEM, ACC, HBM bytes.
+VL.seq.top     := tsl_tc_seq
+VL.seq.exe     := seq_sim
+VL.seq.rtl      = $(TSL_RTL_PKG) hw/rtl/tc/tsl_tc_seq.sv hw/rtl/tc/tsl_tc_seq_chk.sv
+VL.seq.cpp     := hw/sim/tc/seq_main.cpp
+VL.seq.deps     = hw/sim/tc/seq_gen.h hw/include/tsl_hw.h $(MODEL_LIB)
+VL.seq.flags   := $(VL_FAST)
+VL.seq.params   = N=$1 EnableBf16=1'b$2 VmemBytes=$3 AccBytes=$4 HbmBytes=$5
+VL.seq.cflags  := -O2 -std=c++20 $(VL_MODEL_INC)
+VL.seq.defs     = TC_N=$1 TC_BF16=$2 TC_VMEM=$3 TC_ACC=$4 TC_HBM=$5
+VL.seq.ldflags  = $(abspath $(MODEL_LIB))
+
+# The tensor-core controller (mk/tcctrl.mk): N, VMEM, ACC, HBM bytes, QueueDepth, bf16, InflightMax.
+VL.tcctrl.top     := tsl_tc_ctrl
+VL.tcctrl.exe     := ctrl_sim
+VL.tcctrl.rtl      = $(TSL_RTL_TCCTRL)
+VL.tcctrl.cpp     := hw/sim/tc/ctrl_main.cpp
+VL.tcctrl.deps     = $(MODEL_LIB)
+VL.tcctrl.flags   := -O3 --x-assign fast --x-initial fast
+VL.tcctrl.params   = N=$1 VmemBytes=$2 AccBytes=$3 HbmBytes=$4 QueueDepth=$5 EnableBf16=1'b$6 EnableSeq=1'b1 \
+                     InflightMax=$7
+VL.tcctrl.cflags  := -O2 $(VL_MODEL_INC)
+VL.tcctrl.defs     = TC_N=$1 TC_VMEM=$2 TC_ACC=$3 TC_HBM=$4 TC_QD=$5 TC_BF16=$6 TC_INFL=$7
+VL.tcctrl.ldflags  = $(abspath $(MODEL_LIB))
+
+# The DMA unit and the HBM model (mk/dma.mk): N.
+VL.dma.top     := tsl_dma_sim
+VL.dma.exe     := dma_sim
+VL.dma.rtl      = $(TSL_RTL_DMA) hw/sim/tc/tsl_dma_sim.sv
+VL.dma.cpp     := hw/sim/tc/dma_main.cpp hw/sim/tc/tsl_hbm.cpp
+VL.dma.deps     = hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h $(MODEL_LIB)
+VL.dma.flags   := $(VL_FAST)
+VL.dma.params   = N=$1
+VL.dma.cflags  := -O2 -std=c++17 $(VL_MODEL_INC) -I$(abspath hw/sim/tc)
+VL.dma.defs     = DMA_N=$1
+VL.dma.ldflags  = $(abspath $(MODEL_LIB))
+
+# The MXU (mk/mxu.mk): N. The array is N^2 unrolled cells in C++: N <= 16 is compiled optimised,
+# N = 32 at -O0 (the C++ build time dominates its short test run; see docs/hardware.md).
+VL.mxu.top     := tsl_mxu_sim
+VL.mxu.exe     := mxu_sim
+VL.mxu.rtl      = $(TSL_RTL_MXU) hw/sim/mxu/tsl_mxu_sim.sv
+VL.mxu.cpp     := hw/sim/mxu/mxu_main.cpp
+VL.mxu.deps     = $(MODEL_LIB)
+VL.mxu.flags   := $(VL_FAST) --unroll-count 256
+VL.mxu.params   = N=$1
+VL.mxu.cflags   = $(if $(filter 32,$1),-O0,-O2) $(VL_MODEL_INC)
+VL.mxu.defs     = MXU_N=$1
+VL.mxu.ldflags  = $(abspath $(MODEL_LIB))
+# The MXU's fp32 adder against tslm_f32_add.
+VL.mxu-fadd.top     := tsl_mxu_fadd
+VL.mxu-fadd.exe     := fadd_sim
+VL.mxu-fadd.rtl      = $(TSL_RTL_MXU)
+VL.mxu-fadd.cpp     := hw/sim/mxu/fadd_main.cpp
+VL.mxu-fadd.deps     = $(MODEL_LIB)
+VL.mxu-fadd.flags   := -O3
+VL.mxu-fadd.cflags  := -O2 $(VL_MODEL_INC)
+VL.mxu-fadd.ldflags  = $(abspath $(MODEL_LIB))
+
+# The VPU (mk/vpu.mk): N, and EnableBf16 when it is not the default.
+VL.vpu.top     := tsl_vpu_sim
+VL.vpu.exe     := vpu_sim
+VL.vpu.rtl      = $(TSL_RTL_VPU) hw/sim/tc/tsl_vpu_sim.sv
+VL.vpu.cpp     := hw/sim/tc/vpu_main.cpp
+VL.vpu.deps     = $(MODEL_LIB)
+VL.vpu.flags   := --unroll-count 1024 $(VL_FAST)
+VL.vpu.params   = N=$1 $(if $2,EnableBf16=$2)
+VL.vpu.cflags  := -O2 $(VL_MODEL_INC)
+VL.vpu.defs     = VPU_N=$1 $(if $2,VPU_BF16=$2)
+VL.vpu.ldflags  = $(abspath $(MODEL_LIB))
+# The VPU's fp32 multiplier against tslm_f32_mul.
+VL.vpu-fmul.top     := tsl_vpu_fmul
+VL.vpu-fmul.exe     := fmul_sim
+VL.vpu-fmul.rtl      = $(TSL_RTL_VPU)
+VL.vpu-fmul.cpp     := hw/sim/tc/fmul_main.cpp
+VL.vpu-fmul.deps     = $(MODEL_LIB)
+VL.vpu-fmul.flags   := -O3
+VL.vpu-fmul.cflags  := -O2 $(VL_MODEL_INC)
+VL.vpu-fmul.ldflags  = $(abspath $(MODEL_LIB))
+
+# --- the table ----------------------------------------------------------------------------------------
+# Configurations shared by rows: the tensor core's and the sequencer's (N, bf16, VMEM, ACC, HBM bytes),
+# the lite core's (N, VMEM, ACC, HBM bytes, AXI bits: n4 is the iCEBreaker's core with smaller
+# memories, n8 has tsl_tc's AXI width 16N).
+VL_TC_n4   := 4 1 16384 4096 262144
+VL_TC_n8   := 8 0 32768 8192 262144
+VL_TC_n16  := 16 1 262144 65536 1048576
+VL_LITE_n4 := 4 16384 4096 262144 32
+VL_LITE_n8 := 8 32768 8192 262144 128
+
+#        build directory     family     configuration                           extra flags
+$(call vl, tc/n4,              tc,        $(VL_TC_n4))
+$(call vl, tc/n8,              tc,        $(VL_TC_n8))
+$(call vl, tc/n16,             tc,        $(VL_TC_n16))
+$(call vl, tc/n4_trace,        tc,        $(VL_TC_n4),                            --trace-fst)
+$(call vl, tc/n8_trace,        tc,        $(VL_TC_n8),                            --trace-fst)
+$(call vl, tc/n16_trace,       tc,        $(VL_TC_n16),                           --trace-fst)
+$(call vl, lite/n4,            lite,      $(VL_LITE_n4))
+$(call vl, lite/n8,            lite,      $(VL_LITE_n8))
+$(call vl, lite/n4_trace,      lite,      $(VL_LITE_n4),                          --trace-fst)
+$(call vl, lite/n8_trace,      lite,      $(VL_LITE_n8),                          --trace-fst)
+$(call vl, lite/perf,          lite-perf, 32768)
+$(call vl, seq/n4,             seq,       $(VL_TC_n4))
+$(call vl, seq/n8,             seq,       $(VL_TC_n8))
+$(call vl, seq/n16,            seq,       $(VL_TC_n16))
+$(call vl, seq/big,            seq,       4 1 16777216 16777216 268435456)
+$(call vl, seq/n4_trace,       seq,       $(VL_TC_n4),                            --trace-fst)
+$(call vl, seq/n8_trace,       seq,       $(VL_TC_n8),                            --trace-fst)
+$(call vl, seq/n16_trace,      seq,       $(VL_TC_n16),                           --trace-fst)
+$(call vl, tcctrl/n4,          tcctrl,    4 65536 16384 1048576 8 0 2)
+$(call vl, tcctrl/n16,         tcctrl,    16 262144 65536 67108864 16 1 4)
+$(call vl, dma/n4,             dma,       4)
+$(call vl, dma/n16,            dma,       16)
+$(call vl, dma/n4_trace,       dma,       4,                                      --trace-fst)
+$(call vl, dma/n16_trace,      dma,       16,                                     --trace-fst)
+$(call vl, mxu/n4,             mxu,       4)
+$(call vl, mxu/n8,             mxu,       8)
+$(call vl, mxu/n16,            mxu,       16)
+$(call vl, mxu/n32,            mxu,       32)
+$(call vl, mxu/n4_trace,       mxu,       4,                                      --trace-fst)
+$(call vl, mxu/n8_trace,       mxu,       8,                                      --trace-fst)
+$(call vl, mxu/n16_trace,      mxu,       16,                                     --trace-fst)
+$(call vl, mxu/n32_trace,      mxu,       32,                                     --trace-fst)
+$(call vl, mxu/fadd,           mxu-fadd)
+$(call vl, vpu/n4,             vpu,       4)
+$(call vl, vpu/n8,             vpu,       8)
+$(call vl, vpu/n16,            vpu,       16)
+$(call vl, vpu/n32,            vpu,       32)
+$(call vl, vpu/n4_int,         vpu,       4 0)
+$(call vl, vpu/n4_trace,       vpu,       4,                                      --trace-fst)
+$(call vl, vpu/n8_trace,       vpu,       8,                                      --trace-fst)
+$(call vl, vpu/n16_trace,      vpu,       16,                                     --trace-fst)
+$(call vl, vpu/n32_trace,      vpu,       32,                                     --trace-fst)
+$(call vl, vpu/fmul,           vpu-fmul)

@@ -2,8 +2,9 @@
 """Generate the SystemVerilog package, the C header and the docs tables from hw/spec/tessel.toml.
 
 Usage: gen.py [--check]
-  Writes hw/rtl/tsl_pkg.sv, hw/rtl/tsl_insn.svh, hw/rtl/tsl_regs.svh, hw/include/tsl_hw.h and the
-  marked sections of docs/*.md.
+  Writes hw/rtl/tsl_pkg.sv, hw/rtl/tsl_insn.svh, hw/rtl/tsl_regs.svh (the TC register read
+  decode), hw/rtl/tsl_axi.svh (the AXI4 port, wire and connect macros), hw/include/tsl_hw.h
+  and the marked sections of docs/*.md.
   --check writes nothing; it lists every stale output and exits 1 if there is one.
 Python 3.11 standard library only.
 """
@@ -847,6 +848,110 @@ def gen_sv_regs(spec, params, enums):
     return "\n".join(o) + "\n"
 
 
+# AXI bundle macros: (suffix, channels, what) of each channel group, and (kind, arguments, what) of
+# each macro form. Every form comes in every group: TSL_AXI_<KIND><SUFFIX>.
+AXI_GROUPS = [("", ("aw", "w", "b", "ar", "r"), "all five channels"), ("_WR", ("aw", "w", "b"), "AW, W and B"),
+              ("_RD", ("ar", "r"), "AR and R")]
+AXI_FORMS = [
+    ("M_PORTS", "P, DW", "a master's port list (ANSI declarations, no trailing comma)"),
+    ("S_PORTS", "P, DW", "a slave's port list"),
+    ("S_PORTS_ARRAY", "P, DW, M", "the slave ports of M masters side by side (an arbiter's)"),
+    ("WIRES", "P, DW", "one port's wires (declarations, each ending in ';')"),
+    ("WIRES_ARRAY", "P, DW, M", "the wires of M masters side by side"),
+    ("CONNECT", "P, S", "the connections .P<sig>(S<sig>) of one port (no trailing comma)"),
+    ("CONNECT_SLICE", "P, S, DW, I", "the connections of one port to master I of an array"),
+]
+
+
+def axi_channel(s):
+    return s["name"][:2] if s["name"][:2] in ("aw", "ar") else s["name"][0]
+
+
+def axi_width(w):
+    """The width expression with the macro argument DW parenthesised ("DW/8" -> "((DW)/8)")."""
+    return w if w.isdigit() else "(DW)" if w == "DW" else "(" + w.replace("DW", "(DW)") + ")"
+
+
+def axi_range(w):
+    if w == "1":
+        return ""
+    return f"[{int(w) - 1}:0]" if w.isdigit() else f"[{axi_width(w)}-1:0]"
+
+
+def axi_shared(s):
+    """In the array form, a payload the slave drives (BRESP, RDATA, RRESP, RLAST) is one copy for all
+    masters: only the master whose valid is high takes it."""
+    return s["dir"] == "in" and not s["name"].endswith(("valid", "ready"))
+
+
+def axi_macro(kind, sigs):
+    """The body lines of one macro form over `sigs`."""
+    rows = []
+    for s in sigs:
+        n, w = s["name"], s["width"]
+        port_dir = s["dir"] if kind == "M_PORTS" else {"in": "out", "out": "in"}[s["dir"]]
+        pdir = {"out": "output", "in": "input "}[port_dir]
+        if kind.endswith("ARRAY"):
+            if axi_shared(s):
+                rng = axi_range(w)
+            elif w == "1":
+                rng = "[(M)-1:0]"
+            else:
+                rng = f"[(M)*{axi_width(w)}-1:0]"
+        else:
+            rng = axi_range(w)
+        if kind in ("M_PORTS", "S_PORTS", "S_PORTS_ARRAY"):
+            rows.append((f"{pdir} logic {rng}", f"P``{n}"))
+        elif kind.startswith("WIRES"):
+            rows.append((f"logic {rng}", f"P``{n};"))
+        elif kind == "CONNECT":
+            rows.append((f".P``{n}", f"(S``{n})"))
+        else:
+            if axi_shared(s):
+                sel = ""
+            elif w == "1":
+                sel = "[I]"
+            else:
+                sel = f"[(I)*{axi_width(w)} +: {axi_width(w)}]"
+            rows.append((f".P``{n}", f"(S``{n}{sel})"))
+    col = max(len(a) for a, _ in rows)
+    sep = "" if kind.startswith("WIRES") else ","
+    return [f"  {a:<{col}} {b}" + (sep if i < len(rows) - 1 else "") for i, (a, b) in enumerate(rows)]
+
+
+def gen_sv_axi(spec, params, enums):
+    sigs = spec["axi"]["signals"]
+    o = [f"// {BANNER}",
+         "// The AXI4 bundle of every Tessel AXI port, from [axi] in the spec: ID 0 and INCR only, so no",
+         "// ID/PROT/CACHE/LOCK/QOS signals. Each macro lists the signals in channel order (AW, W, B, AR,",
+         "// R) with a prefix pasted before each AXI name (P``awvalid): m_axi_, s_axi_, or a wire prefix.",
+         "// DW is the data width in bits (WDATA, RDATA; WSTRB has DW/8).",
+         "// Forms (each also as _WR: AW, W, B and _RD: AR, R):"]
+    for kind, args, what in AXI_FORMS:
+        o.append(f"//   TSL_AXI_{kind}({args}): {what}")
+    o += ["// Array forms: master i's copy of a signal at [i*W +: W] (valids and readys [i]), except BRESP,",
+          "// RDATA, RRESP and RLAST, which the slave drives once for all masters (the one whose valid is",
+          "// high takes them). tsl_axi_arb's master side is this form.",
+          "// Include it at the top of the file, before the module (a port list needs its macros):",
+          "//   `include \"hw/rtl/tsl_axi.svh\"",
+          "//   module tsl_x (input logic clk_i, input logic rst_ni, `TSL_AXI_M_PORTS(m_axi_, Dw));",
+          "//     `TSL_AXI_WIRES(x_, Dw)",
+          "//     tsl_y u_y (.clk_i, .rst_ni, `TSL_AXI_CONNECT(s_axi_, x_));",
+          "// The path is from the repository root, where every flow runs.",
+          "`ifndef TSL_AXI_SVH",
+          "`define TSL_AXI_SVH",
+          ""]
+    for kind, args, what in AXI_FORMS:
+        for suffix, chans, cwhat in AXI_GROUPS:
+            body = axi_macro(kind, [s for s in sigs if axi_channel(s) in chans])
+            o.append(f"// {what}: {cwhat}")
+            o.append(f"`define TSL_AXI_{kind}{suffix}({args}) \\")
+            o += [line + " \\" for line in body[:-1]] + [body[-1]]
+            o.append("")
+    o.append("`endif  // TSL_AXI_SVH")
+    return "\n".join(o) + "\n"
+
+
 # --------------------------------------------------------------------------------------- docs
 def md_table(header, rows):
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
@@ -958,6 +1063,7 @@ def main(argv):
         ROOT / "hw/rtl/tsl_pkg.sv": gen_sv(spec, params, enums),
         ROOT / "hw/rtl/tsl_insn.svh": gen_sv_insn(spec, params, enums),
         ROOT / "hw/rtl/tsl_regs.svh": gen_sv_regs(spec, params, enums),
+        ROOT / "hw/rtl/tsl_axi.svh": gen_sv_axi(spec, params, enums),
     }
     sections = gen_docs(spec, params, enums)
     sections.update(gen_docs_ops(spec, params, enums))

@@ -5,37 +5,14 @@
 // while idle, ARREADY while idle without AWVALID (its only combinational input); a write takes one
 // beat per cycle then B; a read returns one beat every two cycles (RAM read, then R held until
 // RREADY). No valid depends on a ready.
+`include "hw/rtl/tsl_axi.svh"
 module tsl_fpga_hbm #(
   parameter int DataW = 64,     // AXI data bits (the SoC uses 16N), a multiple of 32
   parameter int Bytes = 65536   // memory size in bytes (power of two)
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
-  input  logic               s_axi_awvalid,
-  output logic               s_axi_awready,
-  input  logic [31:0]        s_axi_awaddr,
-  input  logic [7:0]         s_axi_awlen,
-  input  logic [2:0]         s_axi_awsize,
-  input  logic [1:0]         s_axi_awburst,
-  input  logic               s_axi_wvalid,
-  output logic               s_axi_wready,
-  input  logic [DataW-1:0]   s_axi_wdata,
-  input  logic [DataW/8-1:0] s_axi_wstrb,
-  input  logic               s_axi_wlast,
-  output logic               s_axi_bvalid,
-  input  logic               s_axi_bready,
-  output logic [1:0]         s_axi_bresp,
-  input  logic               s_axi_arvalid,
-  output logic               s_axi_arready,
-  input  logic [31:0]        s_axi_araddr,
-  input  logic [7:0]         s_axi_arlen,
-  input  logic [2:0]         s_axi_arsize,
-  input  logic [1:0]         s_axi_arburst,
-  output logic               s_axi_rvalid,
-  input  logic               s_axi_rready,
-  output logic [DataW-1:0]   s_axi_rdata,
-  output logic [1:0]         s_axi_rresp,
-  output logic               s_axi_rlast
+  `TSL_AXI_S_PORTS(s_axi_, DataW)
 );
   localparam int Depth = Bytes / (DataW / 8);
   localparam int Aw    = $clog2(Depth);

@@ -5,6 +5,7 @@
 // reset (BootHold): the host loads the firmware into the core RAM through the BAR0 RAM window and
 // clears BOOT.HOLD (docs/fpga.md "Booting"). Latency of a host access: the UART frame time plus
 // the SoC's host-port latency (docs/fpga.md).
+`include "hw/rtl/tsl_axi.svh"
 module tsl_fpga_top #(
   parameter int N          = 4,          // MXU size and VPU lanes (power of two, 4..128)
   parameter bit EnableBf16 = 1'b0,       // 1: int8 and bf16/fp32; 0: int8 only
@@ -43,14 +44,7 @@ module tsl_fpga_top #(
     .h_err_i   (h_err)
   );
 
-  logic            awvalid, awready, wvalid, wready, wlast, bvalid, bready;
-  logic            arvalid, arready, rvalid, rready, rlast;
-  logic [31:0]     awaddr, araddr;
-  logic [7:0]      awlen, arlen;
-  logic [2:0]      awsize, arsize;
-  logic [1:0]      awburst, arburst, bresp, rresp;
-  logic [Dw-1:0]   wdata, rdata;
-  logic [Dw/8-1:0] wstrb;
+  `TSL_AXI_WIRES(hbm_, Dw)
   logic            trap, trap_q, trap_d;
 
   tsl_soc #(
@@ -73,31 +67,7 @@ module tsl_fpga_top #(
     .h_err_o         (h_err),
     .host_irq_o,
     /* verilator lint_off PINCONNECTEMPTY */
-    .m_axi_awvalid   (awvalid),
-    .m_axi_awready   (awready),
-    .m_axi_awaddr    (awaddr),
-    .m_axi_awlen     (awlen),
-    .m_axi_awsize    (awsize),
-    .m_axi_awburst   (awburst),
-    .m_axi_wvalid    (wvalid),
-    .m_axi_wready    (wready),
-    .m_axi_wdata     (wdata),
-    .m_axi_wstrb     (wstrb),
-    .m_axi_wlast     (wlast),
-    .m_axi_bvalid    (bvalid),
-    .m_axi_bready    (bready),
-    .m_axi_bresp     (bresp),
-    .m_axi_arvalid   (arvalid),
-    .m_axi_arready   (arready),
-    .m_axi_araddr    (araddr),
-    .m_axi_arlen     (arlen),
-    .m_axi_arsize    (arsize),
-    .m_axi_arburst   (arburst),
-    .m_axi_rvalid    (rvalid),
-    .m_axi_rready    (rready),
-    .m_axi_rdata     (rdata),
-    .m_axi_rresp     (rresp),
-    .m_axi_rlast     (rlast),
+    `TSL_AXI_CONNECT(m_axi_, hbm_),
     .console_valid_o (),
     .console_data_o  (),
     .exit_valid_o    (),
@@ -113,31 +83,7 @@ module tsl_fpga_top #(
   tsl_fpga_hbm #(.DataW(Dw), .Bytes(HbmBytes)) u_hbm (
     .clk_i,
     .rst_ni,
-    .s_axi_awvalid (awvalid),
-    .s_axi_awready (awready),
-    .s_axi_awaddr  (awaddr),
-    .s_axi_awlen   (awlen),
-    .s_axi_awsize  (awsize),
-    .s_axi_awburst (awburst),
-    .s_axi_wvalid  (wvalid),
-    .s_axi_wready  (wready),
-    .s_axi_wdata   (wdata),
-    .s_axi_wstrb   (wstrb),
-    .s_axi_wlast   (wlast),
-    .s_axi_bvalid  (bvalid),
-    .s_axi_bready  (bready),
-    .s_axi_bresp   (bresp),
-    .s_axi_arvalid (arvalid),
-    .s_axi_arready (arready),
-    .s_axi_araddr  (araddr),
-    .s_axi_arlen   (arlen),
-    .s_axi_arsize  (arsize),
-    .s_axi_arburst (arburst),
-    .s_axi_rvalid  (rvalid),
-    .s_axi_rready  (rready),
-    .s_axi_rdata   (rdata),
-    .s_axi_rresp   (rresp),
-    .s_axi_rlast   (rlast)
+    `TSL_AXI_CONNECT(s_axi_, hbm_)
   );
 
   assign trap_d = trap_q || trap;

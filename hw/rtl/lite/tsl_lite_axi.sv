@@ -2,6 +2,7 @@
 // single-beat burst (AxLEN 0, AxSIZE log2(AxiBits/8), INCR, ID 0), the word in its lane of the
 // beat. One request at a time: hbm_gnt_o takes it while idle, hbm_rsp_o answers with the R data
 // or the B response. AW and W are offered together; no valid waits for a ready.
+`include "hw/rtl/tsl_axi.svh"
 module tsl_lite_axi #(
   parameter int AxiBits = 64,   // AXI data bits, a power of two from 32
   parameter int HAw     = 17,   // HBM address bits of the port
@@ -18,31 +19,7 @@ module tsl_lite_axi #(
   output logic            hbm_rsp_o,
   output logic [31:0]     hbm_rdata_o,
   output logic [1:0]      hbm_resp_o,
-  output logic            m_axi_awvalid,
-  input  logic            m_axi_awready,
-  output logic [31:0]     m_axi_awaddr,
-  output logic [7:0]      m_axi_awlen,
-  output logic [2:0]      m_axi_awsize,
-  output logic [1:0]      m_axi_awburst,
-  output logic            m_axi_wvalid,
-  input  logic            m_axi_wready,
-  output logic [Dw-1:0]   m_axi_wdata,
-  output logic [Dw/8-1:0] m_axi_wstrb,
-  output logic            m_axi_wlast,
-  input  logic            m_axi_bvalid,
-  output logic            m_axi_bready,
-  input  logic [1:0]      m_axi_bresp,
-  output logic            m_axi_arvalid,
-  input  logic            m_axi_arready,
-  output logic [31:0]     m_axi_araddr,
-  output logic [7:0]      m_axi_arlen,
-  output logic [2:0]      m_axi_arsize,
-  output logic [1:0]      m_axi_arburst,
-  input  logic            m_axi_rvalid,
-  output logic            m_axi_rready,
-  input  logic [Dw-1:0]   m_axi_rdata,
-  input  logic [1:0]      m_axi_rresp,
-  input  logic            m_axi_rlast
+  `TSL_AXI_M_PORTS(m_axi_, Dw)
 );
   `include "hw/rtl/tsl_assert.svh"
   localparam int Lw = Dw > 32 ? $clog2(Dw / 32) : 1;   // lane-index bits

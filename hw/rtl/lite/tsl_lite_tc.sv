@@ -1,6 +1,7 @@
 // Lite tensor core with tsl_tc's ports: tsl_lite_core and tsl_lite_axi, which turns its HBM word
 // port into an AXI4 master (single-beat bursts of AxiBits). A drop-in for tsl_tc (int8 only) that
 // the tensor core's own harness co-simulates against the golden model (mk/tclite.mk).
+`include "hw/rtl/tsl_axi.svh"
 module tsl_lite_tc #(
   parameter int N         = 4,                          // MXU size and VPU lanes
   parameter int VmemBytes = 16384,                      // power of two
@@ -19,31 +20,7 @@ module tsl_lite_tc #(
   output logic [31:0]     reg_rdata_o,
   output logic            reg_err_o,
   output logic            irq_o,
-  output logic            m_axi_awvalid,
-  input  logic            m_axi_awready,
-  output logic [31:0]     m_axi_awaddr,
-  output logic [7:0]      m_axi_awlen,
-  output logic [2:0]      m_axi_awsize,
-  output logic [1:0]      m_axi_awburst,
-  output logic            m_axi_wvalid,
-  input  logic            m_axi_wready,
-  output logic [Dw-1:0]   m_axi_wdata,
-  output logic [Dw/8-1:0] m_axi_wstrb,
-  output logic            m_axi_wlast,
-  input  logic            m_axi_bvalid,
-  output logic            m_axi_bready,
-  input  logic [1:0]      m_axi_bresp,
-  output logic            m_axi_arvalid,
-  input  logic            m_axi_arready,
-  output logic [31:0]     m_axi_araddr,
-  output logic [7:0]      m_axi_arlen,
-  output logic [2:0]      m_axi_arsize,
-  output logic [1:0]      m_axi_arburst,
-  input  logic            m_axi_rvalid,
-  output logic            m_axi_rready,
-  input  logic [Dw-1:0]   m_axi_rdata,
-  input  logic [1:0]      m_axi_rresp,
-  input  logic            m_axi_rlast
+  `TSL_AXI_M_PORTS(m_axi_, Dw)
 );
   localparam int HAw = $clog2(HbmBytes) > 2 ? $clog2(HbmBytes) : 2;
 
@@ -92,30 +69,6 @@ module tsl_lite_tc #(
     .hbm_rsp_o  (rsp),
     .hbm_rdata_o(rdata),
     .hbm_resp_o (resp),
-    .m_axi_awvalid,
-    .m_axi_awready,
-    .m_axi_awaddr,
-    .m_axi_awlen,
-    .m_axi_awsize,
-    .m_axi_awburst,
-    .m_axi_wvalid,
-    .m_axi_wready,
-    .m_axi_wdata,
-    .m_axi_wstrb,
-    .m_axi_wlast,
-    .m_axi_bvalid,
-    .m_axi_bready,
-    .m_axi_bresp,
-    .m_axi_arvalid,
-    .m_axi_arready,
-    .m_axi_araddr,
-    .m_axi_arlen,
-    .m_axi_arsize,
-    .m_axi_arburst,
-    .m_axi_rvalid,
-    .m_axi_rready,
-    .m_axi_rdata,
-    .m_axi_rresp,
-    .m_axi_rlast
+    `TSL_AXI_CONNECT(m_axi_, m_axi_)
   );
 endmodule

@@ -8,6 +8,7 @@
 // the cycle after its AW handshake. Full throughput per channel. Slave-side valids depend only on
 // master valids and registered state, never on a slave-side ready.
 // Depth bounds the outstanding bursts per direction (AW and AR stall while their FIFO is full).
+`include "hw/rtl/tsl_axi.svh"
 module tsl_axi_arb #(
   parameter int Masters = 3,    // number of AXI masters (>= 1); index 0 has no priority
   parameter int DataW   = 256,  // data bits
@@ -15,58 +16,11 @@ module tsl_axi_arb #(
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
-  // master side: per-master fields concatenated, master i at [i*W +: W]
-  input  logic [Masters-1:0]         s_axi_awvalid,
-  output logic [Masters-1:0]         s_axi_awready,
-  input  logic [Masters*32-1:0]      s_axi_awaddr,
-  input  logic [Masters*8-1:0]       s_axi_awlen,
-  input  logic [Masters*3-1:0]       s_axi_awsize,
-  input  logic [Masters*2-1:0]       s_axi_awburst,
-  input  logic [Masters-1:0]         s_axi_wvalid,
-  output logic [Masters-1:0]         s_axi_wready,
-  input  logic [Masters*DataW-1:0]   s_axi_wdata,
-  input  logic [Masters*DataW/8-1:0] s_axi_wstrb,
-  input  logic [Masters-1:0]         s_axi_wlast,
-  output logic [Masters-1:0]         s_axi_bvalid,
-  input  logic [Masters-1:0]         s_axi_bready,
-  output logic [1:0]                 s_axi_bresp,   // shared by all masters
-  input  logic [Masters-1:0]         s_axi_arvalid,
-  output logic [Masters-1:0]         s_axi_arready,
-  input  logic [Masters*32-1:0]      s_axi_araddr,
-  input  logic [Masters*8-1:0]       s_axi_arlen,
-  input  logic [Masters*3-1:0]       s_axi_arsize,
-  input  logic [Masters*2-1:0]       s_axi_arburst,
-  output logic [Masters-1:0]         s_axi_rvalid,
-  input  logic [Masters-1:0]         s_axi_rready,
-  output logic [DataW-1:0]           s_axi_rdata,   // shared
-  output logic [1:0]                 s_axi_rresp,   // shared
-  output logic                       s_axi_rlast,   // shared
+  // master side: per-master fields concatenated, master i at [i*W +: W]; BRESP, RDATA, RRESP and
+  // RLAST are shared by all masters (tsl_axi.svh's array form)
+  `TSL_AXI_S_PORTS_ARRAY(s_axi_, DataW, Masters),
   // slave side
-  output logic                       m_axi_awvalid,
-  input  logic                       m_axi_awready,
-  output logic [31:0]                m_axi_awaddr,
-  output logic [7:0]                 m_axi_awlen,
-  output logic [2:0]                 m_axi_awsize,
-  output logic [1:0]                 m_axi_awburst,
-  output logic                       m_axi_wvalid,
-  input  logic                       m_axi_wready,
-  output logic [DataW-1:0]           m_axi_wdata,
-  output logic [DataW/8-1:0]         m_axi_wstrb,
-  output logic                       m_axi_wlast,
-  input  logic                       m_axi_bvalid,
-  output logic                       m_axi_bready,
-  input  logic [1:0]                 m_axi_bresp,
-  output logic                       m_axi_arvalid,
-  input  logic                       m_axi_arready,
-  output logic [31:0]                m_axi_araddr,
-  output logic [7:0]                 m_axi_arlen,
-  output logic [2:0]                 m_axi_arsize,
-  output logic [1:0]                 m_axi_arburst,
-  input  logic                       m_axi_rvalid,
-  output logic                       m_axi_rready,
-  input  logic [DataW-1:0]           m_axi_rdata,
-  input  logic [1:0]                 m_axi_rresp,
-  input  logic                       m_axi_rlast
+  `TSL_AXI_M_PORTS(m_axi_, DataW)
 );
   `include "hw/rtl/tsl_assert.svh"
   localparam int IdxW = (Masters > 1) ? $clog2(Masters) : 1;

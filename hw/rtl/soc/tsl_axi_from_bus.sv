@@ -15,6 +15,7 @@
 // write another master starts and every host register access), when a fill ends with an error or
 // saw inval_i, and LineLife cycles after its fill, so a read never returns data older than a write
 // the SoC has seen, and a poll of one word in HBM sees any change within LineLife cycles.
+`include "hw/rtl/tsl_axi.svh"
 module tsl_axi_from_bus #(
   parameter int DataW     = 256,  // AXI data bits: 32 * 2^k (the SoC uses 16N)
   parameter int LineBeats = 1,    // beats per read line: 1 (no line buffer) or a power of two <= 16
@@ -33,31 +34,7 @@ module tsl_axi_from_bus #(
   output logic [31:0]        bus_rdata_o,
   output logic               bus_err_o,
   // AXI4 master (no IDs)
-  output logic               m_axi_awvalid,
-  input  logic               m_axi_awready,
-  output logic [31:0]        m_axi_awaddr,
-  output logic [7:0]         m_axi_awlen,
-  output logic [2:0]         m_axi_awsize,
-  output logic [1:0]         m_axi_awburst,
-  output logic               m_axi_wvalid,
-  input  logic               m_axi_wready,
-  output logic [DataW-1:0]   m_axi_wdata,
-  output logic [DataW/8-1:0] m_axi_wstrb,
-  output logic               m_axi_wlast,
-  input  logic               m_axi_bvalid,
-  output logic               m_axi_bready,
-  input  logic [1:0]         m_axi_bresp,
-  output logic               m_axi_arvalid,
-  input  logic               m_axi_arready,
-  output logic [31:0]        m_axi_araddr,
-  output logic [7:0]         m_axi_arlen,
-  output logic [2:0]         m_axi_arsize,
-  output logic [1:0]         m_axi_arburst,
-  input  logic               m_axi_rvalid,
-  output logic               m_axi_rready,
-  input  logic [DataW-1:0]   m_axi_rdata,
-  input  logic [1:0]         m_axi_rresp,
-  input  logic               m_axi_rlast
+  `TSL_AXI_M_PORTS(m_axi_, DataW)
 );
   `include "hw/rtl/tsl_assert.svh"
   localparam int Lanes = DataW / 32;

@@ -8,6 +8,7 @@
 // handshakes: read bursts and B responses outstanding, and the length of each AW whose W burst is
 // not finished (a Depth-entry FIFO; AW stalls while it is full). A burst's W beats must follow its
 // AW handshake, as tsl_dma issues them and tsl_axi_arb passes them.
+`include "hw/rtl/tsl_axi.svh"
 module tsl_axi_iso #(
   parameter int DataW = 64,  // data bits
   parameter int Depth = 8    // W bursts tracked (power of two, >= 2)
@@ -16,57 +17,9 @@ module tsl_axi_iso #(
   input  logic               rst_ni,   // the SoC's reset, not the master's
   input  logic               iso_i,    // the master is being reset
   // master side (the resettable master drives s_*)
-  input  logic               s_awvalid,
-  output logic               s_awready,
-  input  logic [31:0]        s_awaddr,
-  input  logic [7:0]         s_awlen,
-  input  logic [2:0]         s_awsize,
-  input  logic [1:0]         s_awburst,
-  input  logic               s_wvalid,
-  output logic               s_wready,
-  input  logic [DataW-1:0]   s_wdata,
-  input  logic [DataW/8-1:0] s_wstrb,
-  input  logic               s_wlast,
-  output logic               s_bvalid,
-  input  logic               s_bready,
-  output logic [1:0]         s_bresp,
-  input  logic               s_arvalid,
-  output logic               s_arready,
-  input  logic [31:0]        s_araddr,
-  input  logic [7:0]         s_arlen,
-  input  logic [2:0]         s_arsize,
-  input  logic [1:0]         s_arburst,
-  output logic               s_rvalid,
-  input  logic               s_rready,
-  output logic [DataW-1:0]   s_rdata,
-  output logic [1:0]         s_rresp,
-  output logic               s_rlast,
+  `TSL_AXI_S_PORTS(s_, DataW),
   // slave side (toward the interconnect)
-  output logic               m_awvalid,
-  input  logic               m_awready,
-  output logic [31:0]        m_awaddr,
-  output logic [7:0]         m_awlen,
-  output logic [2:0]         m_awsize,
-  output logic [1:0]         m_awburst,
-  output logic               m_wvalid,
-  input  logic               m_wready,
-  output logic [DataW-1:0]   m_wdata,
-  output logic [DataW/8-1:0] m_wstrb,
-  output logic               m_wlast,
-  input  logic               m_bvalid,
-  output logic               m_bready,
-  input  logic [1:0]         m_bresp,
-  output logic               m_arvalid,
-  input  logic               m_arready,
-  output logic [31:0]        m_araddr,
-  output logic [7:0]         m_arlen,
-  output logic [2:0]         m_arsize,
-  output logic [1:0]         m_arburst,
-  input  logic               m_rvalid,
-  output logic               m_rready,
-  input  logic [DataW-1:0]   m_rdata,
-  input  logic [1:0]         m_rresp,
-  input  logic               m_rlast
+  `TSL_AXI_M_PORTS(m_, DataW)
 );
   `include "hw/rtl/tsl_assert.svh"
   localparam int Pw = $clog2(Depth);

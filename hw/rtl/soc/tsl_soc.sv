@@ -12,6 +12,7 @@
 // long as it is set, reset the control core and the tensor core only. HOSTIF, the bridges and the
 // arbiter keep running, so an HBM access the core had in flight completes on AXI and is dropped,
 // and tsl_axi_iso finishes the TC DMA's bursts.
+`include "hw/rtl/tsl_axi.svh"
 module tsl_soc #(
   parameter int N          = tsl_pkg::PARAM_N,           // MXU size and VPU lanes; AXI data is 16N bits
   parameter bit EnableBf16 = 1'b1,                       // 1: int8 and bf16/fp32; 0: int8 only
@@ -36,31 +37,7 @@ module tsl_soc #(
   output logic            h_err_o,
   output logic            host_irq_o,
   // AXI4 master toward HBM (no IDs)
-  output logic            m_axi_awvalid,
-  input  logic            m_axi_awready,
-  output logic [31:0]     m_axi_awaddr,
-  output logic [7:0]      m_axi_awlen,
-  output logic [2:0]      m_axi_awsize,
-  output logic [1:0]      m_axi_awburst,
-  output logic            m_axi_wvalid,
-  input  logic            m_axi_wready,
-  output logic [Dw-1:0]   m_axi_wdata,
-  output logic [Dw/8-1:0] m_axi_wstrb,
-  output logic            m_axi_wlast,
-  input  logic            m_axi_bvalid,
-  output logic            m_axi_bready,
-  input  logic [1:0]      m_axi_bresp,
-  output logic            m_axi_arvalid,
-  input  logic            m_axi_arready,
-  output logic [31:0]     m_axi_araddr,
-  output logic [7:0]      m_axi_arlen,
-  output logic [2:0]      m_axi_arsize,
-  output logic [1:0]      m_axi_arburst,
-  input  logic            m_axi_rvalid,
-  output logic            m_axi_rready,
-  input  logic [Dw-1:0]   m_axi_rdata,
-  input  logic [1:0]      m_axi_rresp,
-  input  logic            m_axi_rlast,
+  `TSL_AXI_M_PORTS(m_axi_, Dw),
   // simulation/debug side band (tsl_cpu_sys): leave unconnected in a product build
   output logic            console_valid_o,
   output logic [7:0]      console_data_o,
@@ -73,7 +50,6 @@ module tsl_soc #(
   output logic            core_rst_o   // the cores are in reset: HOSTIF RESET pulse or BOOT.HOLD
 );
   localparam int Masters = 3;  // 0 TC DMA, 1 core window, 2 host BAR1
-  localparam int Sw      = Dw / 8;
 
   // --- resets ---------------------------------------------------------------------------------
   logic soc_rst, boot_hold, cores_rst, sys_rst_n;
@@ -227,26 +203,9 @@ module tsl_soc #(
   );
 
   // --- AXI masters: per-master fields concatenated, master i at [i*W +: W] ------------------------
-  logic [Masters-1:0]         s_awvalid, s_awready, s_wvalid, s_wready, s_wlast;
-  logic [Masters-1:0]         s_bvalid, s_bready, s_arvalid, s_arready, s_rvalid, s_rready;
-  logic [Masters*32-1:0]      s_awaddr, s_araddr;
-  logic [Masters*8-1:0]       s_awlen, s_arlen;
-  logic [Masters*3-1:0]       s_awsize, s_arsize;
-  logic [Masters*2-1:0]       s_awburst, s_arburst;
-  logic [Masters*Dw-1:0]      s_wdata;
-  logic [Masters*Sw-1:0]      s_wstrb;
-  logic [1:0]                 s_bresp, s_rresp;
-  logic [Dw-1:0]              s_rdata;
-  logic                       s_rlast;
+  `TSL_AXI_WIRES_ARRAY(s_, Dw, Masters)
   // the TC DMA's own port, before its isolation stage
-  logic                       tc_awvalid, tc_awready, tc_wvalid, tc_wready, tc_wlast, tc_bvalid, tc_bready;
-  logic                       tc_arvalid, tc_arready, tc_rvalid, tc_rready, tc_rlast;
-  logic [31:0]                tc_awaddr, tc_araddr;
-  logic [7:0]                 tc_awlen, tc_arlen;
-  logic [2:0]                 tc_awsize, tc_arsize;
-  logic [1:0]                 tc_awburst, tc_arburst, tc_bresp, tc_rresp;
-  logic [Dw-1:0]              tc_wdata, tc_rdata_ax;
-  logic [Sw-1:0]              tc_wstrb;
+  `TSL_AXI_WIRES(tc_axi_, Dw)
 
   tsl_tc #(
     .N          (N),
@@ -266,31 +225,7 @@ module tsl_soc #(
     .reg_rdata_o   (tc_rdata),
     .reg_err_o     (tc_err),
     .irq_o         (tc_irq),
-    .m_axi_awvalid (tc_awvalid),
-    .m_axi_awready (tc_awready),
-    .m_axi_awaddr  (tc_awaddr),
-    .m_axi_awlen   (tc_awlen),
-    .m_axi_awsize  (tc_awsize),
-    .m_axi_awburst (tc_awburst),
-    .m_axi_wvalid  (tc_wvalid),
-    .m_axi_wready  (tc_wready),
-    .m_axi_wdata   (tc_wdata),
-    .m_axi_wstrb   (tc_wstrb),
-    .m_axi_wlast   (tc_wlast),
-    .m_axi_bvalid  (tc_bvalid),
-    .m_axi_bready  (tc_bready),
-    .m_axi_bresp   (tc_bresp),
-    .m_axi_arvalid (tc_arvalid),
-    .m_axi_arready (tc_arready),
-    .m_axi_araddr  (tc_araddr),
-    .m_axi_arlen   (tc_arlen),
-    .m_axi_arsize  (tc_arsize),
-    .m_axi_arburst (tc_arburst),
-    .m_axi_rvalid  (tc_rvalid),
-    .m_axi_rready  (tc_rready),
-    .m_axi_rdata   (tc_rdata_ax),
-    .m_axi_rresp   (tc_rresp),
-    .m_axi_rlast   (tc_rlast)
+    `TSL_AXI_CONNECT(m_axi_, tc_axi_)
   );
 
   // Master 0 goes through an isolation stage: when the cores are reset, what the DMA had started on
@@ -300,56 +235,8 @@ module tsl_soc #(
     .clk_i,
     .rst_ni,
     .iso_i     (cores_rst),
-    .s_awvalid (tc_awvalid),
-    .s_awready (tc_awready),
-    .s_awaddr  (tc_awaddr),
-    .s_awlen   (tc_awlen),
-    .s_awsize  (tc_awsize),
-    .s_awburst (tc_awburst),
-    .s_wvalid  (tc_wvalid),
-    .s_wready  (tc_wready),
-    .s_wdata   (tc_wdata),
-    .s_wstrb   (tc_wstrb),
-    .s_wlast   (tc_wlast),
-    .s_bvalid  (tc_bvalid),
-    .s_bready  (tc_bready),
-    .s_bresp   (tc_bresp),
-    .s_arvalid (tc_arvalid),
-    .s_arready (tc_arready),
-    .s_araddr  (tc_araddr),
-    .s_arlen   (tc_arlen),
-    .s_arsize  (tc_arsize),
-    .s_arburst (tc_arburst),
-    .s_rvalid  (tc_rvalid),
-    .s_rready  (tc_rready),
-    .s_rdata   (tc_rdata_ax),
-    .s_rresp   (tc_rresp),
-    .s_rlast   (tc_rlast),
-    .m_awvalid (s_awvalid[0]),
-    .m_awready (s_awready[0]),
-    .m_awaddr  (s_awaddr[0*32 +: 32]),
-    .m_awlen   (s_awlen[0*8 +: 8]),
-    .m_awsize  (s_awsize[0*3 +: 3]),
-    .m_awburst (s_awburst[0*2 +: 2]),
-    .m_wvalid  (s_wvalid[0]),
-    .m_wready  (s_wready[0]),
-    .m_wdata   (s_wdata[0*Dw +: Dw]),
-    .m_wstrb   (s_wstrb[0*Sw +: Sw]),
-    .m_wlast   (s_wlast[0]),
-    .m_bvalid  (s_bvalid[0]),
-    .m_bready  (s_bready[0]),
-    .m_bresp   (s_bresp),
-    .m_arvalid (s_arvalid[0]),
-    .m_arready (s_arready[0]),
-    .m_araddr  (s_araddr[0*32 +: 32]),
-    .m_arlen   (s_arlen[0*8 +: 8]),
-    .m_arsize  (s_arsize[0*3 +: 3]),
-    .m_arburst (s_arburst[0*2 +: 2]),
-    .m_rvalid  (s_rvalid[0]),
-    .m_rready  (s_rready[0]),
-    .m_rdata   (s_rdata),
-    .m_rresp   (s_rresp),
-    .m_rlast   (s_rlast)
+    `TSL_AXI_CONNECT(s_, tc_axi_),
+    `TSL_AXI_CONNECT_SLICE(m_, s_, Dw, 0)
   );
 
   // Master 1: the core's HBM window. Its access is abandoned (not answered) when the core resets.
@@ -371,31 +258,7 @@ module tsl_soc #(
     .bus_wstrb_i   (ext_wstrb),
     .bus_rdata_o   (cb_rdata),
     .bus_err_o     (cb_err),
-    .m_axi_awvalid (s_awvalid[1]),
-    .m_axi_awready (s_awready[1]),
-    .m_axi_awaddr  (s_awaddr[1*32 +: 32]),
-    .m_axi_awlen   (s_awlen[1*8 +: 8]),
-    .m_axi_awsize  (s_awsize[1*3 +: 3]),
-    .m_axi_awburst (s_awburst[1*2 +: 2]),
-    .m_axi_wvalid  (s_wvalid[1]),
-    .m_axi_wready  (s_wready[1]),
-    .m_axi_wdata   (s_wdata[1*Dw +: Dw]),
-    .m_axi_wstrb   (s_wstrb[1*Sw +: Sw]),
-    .m_axi_wlast   (s_wlast[1]),
-    .m_axi_bvalid  (s_bvalid[1]),
-    .m_axi_bready  (s_bready[1]),
-    .m_axi_bresp   (s_bresp),
-    .m_axi_arvalid (s_arvalid[1]),
-    .m_axi_arready (s_arready[1]),
-    .m_axi_araddr  (s_araddr[1*32 +: 32]),
-    .m_axi_arlen   (s_arlen[1*8 +: 8]),
-    .m_axi_arsize  (s_arsize[1*3 +: 3]),
-    .m_axi_arburst (s_arburst[1*2 +: 2]),
-    .m_axi_rvalid  (s_rvalid[1]),
-    .m_axi_rready  (s_rready[1]),
-    .m_axi_rdata   (s_rdata),
-    .m_axi_rresp   (s_rresp),
-    .m_axi_rlast   (s_rlast)
+    `TSL_AXI_CONNECT_SLICE(m_axi_, s_, Dw, 1)
   );
 
   // Master 2: the host's BAR1.
@@ -411,31 +274,7 @@ module tsl_soc #(
     .bus_wstrb_i   (h_wstrb_i),
     .bus_rdata_o   (hb_rdata),
     .bus_err_o     (hb_err),
-    .m_axi_awvalid (s_awvalid[2]),
-    .m_axi_awready (s_awready[2]),
-    .m_axi_awaddr  (s_awaddr[2*32 +: 32]),
-    .m_axi_awlen   (s_awlen[2*8 +: 8]),
-    .m_axi_awsize  (s_awsize[2*3 +: 3]),
-    .m_axi_awburst (s_awburst[2*2 +: 2]),
-    .m_axi_wvalid  (s_wvalid[2]),
-    .m_axi_wready  (s_wready[2]),
-    .m_axi_wdata   (s_wdata[2*Dw +: Dw]),
-    .m_axi_wstrb   (s_wstrb[2*Sw +: Sw]),
-    .m_axi_wlast   (s_wlast[2]),
-    .m_axi_bvalid  (s_bvalid[2]),
-    .m_axi_bready  (s_bready[2]),
-    .m_axi_bresp   (s_bresp),
-    .m_axi_arvalid (s_arvalid[2]),
-    .m_axi_arready (s_arready[2]),
-    .m_axi_araddr  (s_araddr[2*32 +: 32]),
-    .m_axi_arlen   (s_arlen[2*8 +: 8]),
-    .m_axi_arsize  (s_arsize[2*3 +: 3]),
-    .m_axi_arburst (s_arburst[2*2 +: 2]),
-    .m_axi_rvalid  (s_rvalid[2]),
-    .m_axi_rready  (s_rready[2]),
-    .m_axi_rdata   (s_rdata),
-    .m_axi_rresp   (s_rresp),
-    .m_axi_rlast   (s_rlast)
+    `TSL_AXI_CONNECT_SLICE(m_axi_, s_, Dw, 2)
   );
 
   // 32 bursts in flight per direction (the TC DMA's DmaMaxReads): rows of 4 beats and more (the
@@ -443,55 +282,7 @@ module tsl_soc #(
   tsl_axi_arb #(.Masters(Masters), .DataW(Dw), .Depth(32)) u_arb (
     .clk_i,
     .rst_ni,
-    .s_axi_awvalid (s_awvalid),
-    .s_axi_awready (s_awready),
-    .s_axi_awaddr  (s_awaddr),
-    .s_axi_awlen   (s_awlen),
-    .s_axi_awsize  (s_awsize),
-    .s_axi_awburst (s_awburst),
-    .s_axi_wvalid  (s_wvalid),
-    .s_axi_wready  (s_wready),
-    .s_axi_wdata   (s_wdata),
-    .s_axi_wstrb   (s_wstrb),
-    .s_axi_wlast   (s_wlast),
-    .s_axi_bvalid  (s_bvalid),
-    .s_axi_bready  (s_bready),
-    .s_axi_bresp   (s_bresp),
-    .s_axi_arvalid (s_arvalid),
-    .s_axi_arready (s_arready),
-    .s_axi_araddr  (s_araddr),
-    .s_axi_arlen   (s_arlen),
-    .s_axi_arsize  (s_arsize),
-    .s_axi_arburst (s_arburst),
-    .s_axi_rvalid  (s_rvalid),
-    .s_axi_rready  (s_rready),
-    .s_axi_rdata   (s_rdata),
-    .s_axi_rresp   (s_rresp),
-    .s_axi_rlast   (s_rlast),
-    .m_axi_awvalid,
-    .m_axi_awready,
-    .m_axi_awaddr,
-    .m_axi_awlen,
-    .m_axi_awsize,
-    .m_axi_awburst,
-    .m_axi_wvalid,
-    .m_axi_wready,
-    .m_axi_wdata,
-    .m_axi_wstrb,
-    .m_axi_wlast,
-    .m_axi_bvalid,
-    .m_axi_bready,
-    .m_axi_bresp,
-    .m_axi_arvalid,
-    .m_axi_arready,
-    .m_axi_araddr,
-    .m_axi_arlen,
-    .m_axi_arsize,
-    .m_axi_arburst,
-    .m_axi_rvalid,
-    .m_axi_rready,
-    .m_axi_rdata,
-    .m_axi_rresp,
-    .m_axi_rlast
+    `TSL_AXI_CONNECT(s_axi_, s_),
+    `TSL_AXI_CONNECT(m_axi_, m_axi_)
   );
 endmodule

@@ -12,6 +12,7 @@
 // next rows' bursts are issued while earlier rows' data still arrive. done_o is registered: it
 // pulses the cycle after the last local write was granted (LOAD) or the last B arrived (STORE).
 // An AXI error stops local and HBM writes, drains what is outstanding, then pulses done_o.
+`include "hw/rtl/tsl_axi.svh"
 module tsl_dma #(
   parameter int N         = tsl_pkg::PARAM_N,          // lanes; AXI data width is 16*N bits (one VMEM line per beat)
   parameter int VmemBytes = tsl_pkg::PARAM_VMEM_BYTES, // VMEM bytes (power of two)
@@ -36,15 +37,7 @@ module tsl_dma #(
   output logic acc_req_o, input logic acc_gnt_i, output logic acc_we_o, output logic [AAW-1:0] acc_addr_o,
   output logic [32*N-1:0] acc_wdata_o, output logic [4*N-1:0] acc_be_o, input logic [32*N-1:0] acc_rdata_i,
   // AXI4 master (no ID signals: every transaction is ID 0)
-  output logic m_axi_awvalid, input logic m_axi_awready, output logic [31:0] m_axi_awaddr,
-  output logic [7:0] m_axi_awlen, output logic [2:0] m_axi_awsize, output logic [1:0] m_axi_awburst,
-  output logic m_axi_wvalid, input logic m_axi_wready, output logic [16*N-1:0] m_axi_wdata,
-  output logic [2*N-1:0] m_axi_wstrb, output logic m_axi_wlast,
-  input  logic m_axi_bvalid, output logic m_axi_bready, input logic [1:0] m_axi_bresp,
-  output logic m_axi_arvalid, input logic m_axi_arready, output logic [31:0] m_axi_araddr,
-  output logic [7:0] m_axi_arlen, output logic [2:0] m_axi_arsize, output logic [1:0] m_axi_arburst,
-  input  logic m_axi_rvalid, output logic m_axi_rready, input logic [16*N-1:0] m_axi_rdata,
-  input  logic [1:0] m_axi_rresp, input logic m_axi_rlast
+  `TSL_AXI_M_PORTS(m_axi_, 16 * N)
 );
   `include "hw/rtl/tsl_assert.svh"
   localparam int W         = 2 * N;                      // bytes per beat and per VMEM line

@@ -7,6 +7,7 @@
 // write, DMA, VPU. The MXU therefore never waits on a memory conflict.
 // Register bus: the control core's contract (request held until a one-cycle ready; read data with
 // ready). irq_o is level: (TC IRQ_STATUS & IRQ_ENABLE) != 0.
+`include "hw/rtl/tsl_axi.svh"
 module tsl_tc #(
   parameter int N           = tsl_pkg::PARAM_N,            // MXU size and VPU lanes; AXI is 16N bits
   parameter bit EnableBf16  = 1'b1,                        // 1: int8 and bf16/fp32; 0: int8 only
@@ -35,31 +36,7 @@ module tsl_tc #(
   output logic            reg_err_o,
   output logic            irq_o,
   // AXI4 master toward HBM (ID 0 only)
-  output logic            m_axi_awvalid,
-  input  logic            m_axi_awready,
-  output logic [31:0]     m_axi_awaddr,
-  output logic [7:0]      m_axi_awlen,
-  output logic [2:0]      m_axi_awsize,
-  output logic [1:0]      m_axi_awburst,
-  output logic            m_axi_wvalid,
-  input  logic            m_axi_wready,
-  output logic [Dw-1:0]   m_axi_wdata,
-  output logic [Dw/8-1:0] m_axi_wstrb,
-  output logic            m_axi_wlast,
-  input  logic            m_axi_bvalid,
-  output logic            m_axi_bready,
-  input  logic [1:0]      m_axi_bresp,
-  output logic            m_axi_arvalid,
-  input  logic            m_axi_arready,
-  output logic [31:0]     m_axi_araddr,
-  output logic [7:0]      m_axi_arlen,
-  output logic [2:0]      m_axi_arsize,
-  output logic [1:0]      m_axi_arburst,
-  input  logic            m_axi_rvalid,
-  output logic            m_axi_rready,
-  input  logic [Dw-1:0]   m_axi_rdata,
-  input  logic [1:0]      m_axi_rresp,
-  input  logic            m_axi_rlast
+  `TSL_AXI_M_PORTS(m_axi_, Dw)
 );
   localparam int VLines = VmemBytes / (2 * N);
   localparam int ALines = AccBytes / (4 * N);
@@ -82,14 +59,7 @@ module tsl_tc #(
   logic [3:0]   f_err;
   logic [255:0] f_data;
   // AR/R of the DMA (master 0) and the fetch unit (master 1) before the arbiter
-  logic [1:0]    s_arvalid, s_arready, s_rvalid, s_rready;
-  logic [63:0]   s_araddr;
-  logic [15:0]   s_arlen;
-  logic [5:0]    s_arsize;
-  logic [3:0]    s_arburst;
-  logic [Dw-1:0] s_rdata;
-  logic [1:0]    s_rresp;
-  logic          s_rlast;
+  `TSL_AXI_WIRES_ARRAY_RD(s_, Dw, 2)
 
   tsl_tc_ctrl #(
     .N          (N),
@@ -161,84 +131,25 @@ module tsl_tc #(
     .item_err_o   (f_err),
     .item_addr_o  (f_eaddr),
     .item_data_o  (f_data),
-    .m_axi_arvalid(s_arvalid[1]),
-    .m_axi_arready(s_arready[1]),
-    .m_axi_araddr (s_araddr[32 +: 32]),
-    .m_axi_arlen  (s_arlen[8 +: 8]),
-    .m_axi_arsize (s_arsize[3 +: 3]),
-    .m_axi_arburst(s_arburst[2 +: 2]),
-    .m_axi_rvalid (s_rvalid[1]),
-    .m_axi_rready (s_rready[1]),
-    .m_axi_rdata  (s_rdata),
-    .m_axi_rresp  (s_rresp),
-    .m_axi_rlast  (s_rlast)
+    `TSL_AXI_CONNECT_SLICE_RD(m_axi_, s_, Dw, 1)
   );
 
-  // The read channel: tsl_axi_arb with its write side unused (the DMA's AW/W/B go straight out).
-  logic          nc_awvalid, nc_wvalid, nc_wlast, nc_bready;
-  logic [1:0]    nc_awready, nc_wready, nc_bvalid, nc_bresp, nc_awburst;
-  logic [31:0]   nc_awaddr;
-  logic [7:0]    nc_awlen;
-  logic [2:0]    nc_awsize;
-  logic [Dw-1:0] nc_wdata;
-  logic [Dw/8-1:0] nc_wstrb;
+  // The read channel: tsl_axi_arb with its write side idle (the DMA's AW/W/B go straight out):
+  // no write from its masters (s_), no write answer from its slave side (nc_).
+  `TSL_AXI_WIRES_ARRAY_WR(s_, Dw, 2)
+  `TSL_AXI_WIRES_WR(nc_, Dw)
+  assign {s_awvalid, s_awaddr, s_awlen, s_awsize, s_awburst, s_wvalid, s_wdata, s_wstrb, s_wlast, s_bready} = '0;
+  assign {nc_awready, nc_wready, nc_bvalid, nc_bresp} = '0;
   tsl_axi_arb #(.Masters(2), .DataW(Dw), .Depth(DmaMaxReads + 4)) u_rd_arb (
     .clk_i,
     .rst_ni,
-    .s_axi_awvalid (2'b00),
-    .s_axi_awready (nc_awready),
-    .s_axi_awaddr  (64'd0),
-    .s_axi_awlen   (16'd0),
-    .s_axi_awsize  (6'd0),
-    .s_axi_awburst (4'd0),
-    .s_axi_wvalid  (2'b00),
-    .s_axi_wready  (nc_wready),
-    .s_axi_wdata   ({2 * Dw{1'b0}}),
-    .s_axi_wstrb   ({2 * Dw / 8{1'b0}}),
-    .s_axi_wlast   (2'b00),
-    .s_axi_bvalid  (nc_bvalid),
-    .s_axi_bready  (2'b00),
-    .s_axi_bresp   (nc_bresp),
-    .s_axi_arvalid (s_arvalid),
-    .s_axi_arready (s_arready),
-    .s_axi_araddr  (s_araddr),
-    .s_axi_arlen   (s_arlen),
-    .s_axi_arsize  (s_arsize),
-    .s_axi_arburst (s_arburst),
-    .s_axi_rvalid  (s_rvalid),
-    .s_axi_rready  (s_rready),
-    .s_axi_rdata   (s_rdata),
-    .s_axi_rresp   (s_rresp),
-    .s_axi_rlast   (s_rlast),
-    .m_axi_awvalid (nc_awvalid),
-    .m_axi_awready (1'b0),
-    .m_axi_awaddr  (nc_awaddr),
-    .m_axi_awlen   (nc_awlen),
-    .m_axi_awsize  (nc_awsize),
-    .m_axi_awburst (nc_awburst),
-    .m_axi_wvalid  (nc_wvalid),
-    .m_axi_wready  (1'b0),
-    .m_axi_wdata   (nc_wdata),
-    .m_axi_wstrb   (nc_wstrb),
-    .m_axi_wlast   (nc_wlast),
-    .m_axi_bvalid  (1'b0),
-    .m_axi_bready  (nc_bready),
-    .m_axi_bresp   (2'b00),
-    .m_axi_arvalid,
-    .m_axi_arready,
-    .m_axi_araddr,
-    .m_axi_arlen,
-    .m_axi_arsize,
-    .m_axi_arburst,
-    .m_axi_rvalid,
-    .m_axi_rready,
-    .m_axi_rdata,
-    .m_axi_rresp,
-    .m_axi_rlast
+    `TSL_AXI_CONNECT(s_axi_, s_),
+    `TSL_AXI_CONNECT_WR(m_axi_, nc_),
+    `TSL_AXI_CONNECT_RD(m_axi_, m_axi_)
   );
   logic unused_arb;
-  assign unused_arb = ^{nc_awvalid, nc_wvalid, nc_wlast, nc_bready, nc_awready, nc_wready, nc_bvalid, nc_bresp,
-                        nc_awburst, nc_awaddr, nc_awlen, nc_awsize, nc_wdata, nc_wstrb};
+  assign unused_arb = ^{s_awready, s_wready, s_bvalid, s_bresp, nc_awvalid, nc_awaddr, nc_awlen, nc_awsize,
+                        nc_awburst, nc_wvalid, nc_wdata, nc_wstrb, nc_wlast, nc_bready};
 
   // Memory port bundles: VMEM p0 MXU act, p1 MXU weights, p2 DMA, p3 VPU; ACC p0 MXU read,
   // p1 MXU write, p2 DMA, p3 VPU.
@@ -321,31 +232,8 @@ module tsl_tc #(
     .acc_wdata_o (a_wdata[2*Aw +: Aw]),
     .acc_be_o    (a_be[2*Aw/8 +: Aw/8]),
     .acc_rdata_i (a_rdata[2*Aw +: Aw]),
-    .m_axi_awvalid,
-    .m_axi_awready,
-    .m_axi_awaddr,
-    .m_axi_awlen,
-    .m_axi_awsize,
-    .m_axi_awburst,
-    .m_axi_wvalid,
-    .m_axi_wready,
-    .m_axi_wdata,
-    .m_axi_wstrb,
-    .m_axi_wlast,
-    .m_axi_bvalid,
-    .m_axi_bready,
-    .m_axi_bresp,
-    .m_axi_arvalid (s_arvalid[0]),
-    .m_axi_arready (s_arready[0]),
-    .m_axi_araddr  (s_araddr[0 +: 32]),
-    .m_axi_arlen   (s_arlen[0 +: 8]),
-    .m_axi_arsize  (s_arsize[0 +: 3]),
-    .m_axi_arburst (s_arburst[0 +: 2]),
-    .m_axi_rvalid  (s_rvalid[0]),
-    .m_axi_rready  (s_rready[0]),
-    .m_axi_rdata   (s_rdata),
-    .m_axi_rresp   (s_rresp),
-    .m_axi_rlast   (s_rlast)
+    `TSL_AXI_CONNECT_WR(m_axi_, m_axi_),
+    `TSL_AXI_CONNECT_SLICE_RD(m_axi_, s_, Dw, 0)
   );
 
   tsl_vpu #(

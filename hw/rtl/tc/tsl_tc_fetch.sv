@@ -7,6 +7,7 @@
 // beat the parser needed), in program order. Throughput: one item per cycle (an instruction takes 8
 // words at once from an 8 + Dw/32 word window refilled by one beat per cycle). abort_i (CTRL.RESET,
 // or any error) drops everything; busy_o stays high until every outstanding burst has answered.
+`include "hw/rtl/tsl_axi.svh"
 module tsl_tc_fetch #(
   parameter int N        = tsl_pkg::PARAM_N,         // AXI data is 16N bits (a beat: 2N bytes)
   parameter int HbmBytes = tsl_pkg::PARAM_HBM_BYTES, // the program must lie inside [0, HbmBytes)
@@ -30,17 +31,7 @@ module tsl_tc_fetch #(
   output logic [31:0]    item_addr_o,
   output logic [255:0]   item_data_o,    // an instruction (when !item_seq_o and no error)
   // AXI4 read master (ID 0)
-  output logic           m_axi_arvalid,
-  input  logic           m_axi_arready,
-  output logic [31:0]    m_axi_araddr,
-  output logic [7:0]     m_axi_arlen,
-  output logic [2:0]     m_axi_arsize,
-  output logic [1:0]     m_axi_arburst,
-  input  logic           m_axi_rvalid,
-  output logic           m_axi_rready,
-  input  logic [Dw-1:0]  m_axi_rdata,
-  input  logic [1:0]     m_axi_rresp,
-  input  logic           m_axi_rlast
+  `TSL_AXI_M_PORTS_RD(m_axi_, Dw)
 );
   `include "hw/rtl/tsl_assert.svh"
   localparam int LW    = $clog2(Dw / 8);       // log2 beat bytes

@@ -4,6 +4,7 @@
 // except in the cycle after a granted read, to catch a DMA that samples it at the wrong time.
 // The harness loads and reads both memories through DPI exports (byte granular, between cycles).
 // mem_wr_o shows a granted local write, so the harness can check that none follows an AXI error.
+`include "hw/rtl/tsl_axi.svh"
 module tsl_dma_sim #(
   parameter int N         = 4,         // lanes: AXI data 16N bits
   parameter int VmemBytes = 65536,     // VMEM bytes (room for ROW_BYTES = 65535)
@@ -25,31 +26,7 @@ module tsl_dma_sim #(
   input  logic            vmem_deny_i,
   input  logic            acc_deny_i,
   output logic            mem_wr_o,
-  output logic            m_axi_awvalid,
-  input  logic            m_axi_awready,
-  output logic [31:0]     m_axi_awaddr,
-  output logic [7:0]      m_axi_awlen,
-  output logic [2:0]      m_axi_awsize,
-  output logic [1:0]      m_axi_awburst,
-  output logic            m_axi_wvalid,
-  input  logic            m_axi_wready,
-  output logic [16*N-1:0] m_axi_wdata,
-  output logic [2*N-1:0]  m_axi_wstrb,
-  output logic            m_axi_wlast,
-  input  logic            m_axi_bvalid,
-  output logic            m_axi_bready,
-  input  logic [1:0]      m_axi_bresp,
-  output logic            m_axi_arvalid,
-  input  logic            m_axi_arready,
-  output logic [31:0]     m_axi_araddr,
-  output logic [7:0]      m_axi_arlen,
-  output logic [2:0]      m_axi_arsize,
-  output logic [1:0]      m_axi_arburst,
-  input  logic            m_axi_rvalid,
-  output logic            m_axi_rready,
-  input  logic [16*N-1:0] m_axi_rdata,
-  input  logic [1:0]      m_axi_rresp,
-  input  logic            m_axi_rlast
+  `TSL_AXI_M_PORTS(m_axi_, 16 * N)
 );
   localparam int VW  = 2 * N;  // VMEM line bytes
   localparam int AW  = 4 * N;  // ACC line bytes
@@ -74,11 +51,7 @@ module tsl_dma_sim #(
     .vmem_wdata_o(vmem_wdata), .vmem_be_o(vmem_be), .vmem_rdata_i(vmem_rdata),
     .acc_req_o(acc_req), .acc_gnt_i(acc_gnt), .acc_we_o(acc_we), .acc_addr_o(acc_addr),
     .acc_wdata_o(acc_wdata), .acc_be_o(acc_be), .acc_rdata_i(acc_rdata),
-    .m_axi_awvalid, .m_axi_awready, .m_axi_awaddr, .m_axi_awlen, .m_axi_awsize, .m_axi_awburst,
-    .m_axi_wvalid, .m_axi_wready, .m_axi_wdata, .m_axi_wstrb, .m_axi_wlast,
-    .m_axi_bvalid, .m_axi_bready, .m_axi_bresp,
-    .m_axi_arvalid, .m_axi_arready, .m_axi_araddr, .m_axi_arlen, .m_axi_arsize, .m_axi_arburst,
-    .m_axi_rvalid, .m_axi_rready, .m_axi_rdata, .m_axi_rresp, .m_axi_rlast
+    `TSL_AXI_CONNECT(m_axi_, m_axi_)
   );
 
   assign vmem_gnt = vmem_req && !vmem_deny_i;

@@ -45,7 +45,7 @@ TESSEL_API tessel_status_t tessel_rowwise_cmd(tessel_dev_t *dev, const tessel_ro
         !stride_ok(ldy, p->n, esc) || (p->mask ? !stride_ok(ldmask, p->n, 4) : p->ldmask != 0) ||
         (norm ? !p->gamma : p->gamma || p->eps != 0.0f) || (p->beta && p->fn != TESSEL_ROW_LAYERNORM) ||
         (!softmax && (p->mask || p->scale != 0.0f)))
-        return tessel_fail(dev, TESSEL_EINVAL, "%s: invalid arguments (a NULL matrix or gamma, a zero size, a stride "
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: invalid arguments (a norm without gamma, a zero size, a stride "
                            "shorter than a row or of 4 GiB or more, a dtype other than BF16 and FP32, or a field the "
                            "function does not read)", what);
     int r = softmax ? tessel_f32_check(dev, what, "scale", p->scale, TESSEL_ARG_SCALE)
@@ -102,8 +102,8 @@ TESSEL_API tessel_status_t tessel_eltwise_cmd(tessel_dev_t *dev, const tessel_ew
     const uint32_t ldx = dense(p->ldx, p->n), ldy = dense(p->ldy, p->n), ldb = matrix ? dense(p->ldb, p->n) : 0u;
     if (!float_dt(p->in_dtype) || !float_dt(p->out_dtype) || !p->m || !p->n || !stride_ok(ldx, p->n, esa) ||
         !stride_ok(ldy, p->n, esc) || (matrix && !stride_ok(ldb, p->n, esa)) || (!p->b_imm && p->imm != 0.0f))
-        return tessel_fail(dev, TESSEL_EINVAL, "%s: invalid arguments (a NULL matrix, a zero size, a stride shorter "
-                           "than a row or of 4 GiB or more, a dtype other than BF16 and FP32, or imm without b_imm)",
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: invalid arguments (a zero size, a stride shorter than a row or of "
+                           "4 GiB or more, a dtype other than BF16 and FP32, or imm without b_imm)",
                            what);
     int r = tessel_cmd_addr(dev, what, "x", p->x);
     if (r || (r = tessel_cmd_addr(dev, what, "y", p->y)) || (r = tessel_cmd_addr(dev, what, "b", p->b)))

@@ -39,25 +39,10 @@ test-asrt: $(addprefix $(ASRT_OUT)/,fifo/fifo arb/arb ram_w16/ram_w16 ram_w12/ra
 # mk/host.mk come later).
 ASRT_SIM     := $(ASRT_OUT)/sim
 ASRT_SIM_V   := $(ASRT_SIM)/verilator
-ASRT_SIM_N   := 4
-ASRT_SIM_OBJN := verilated.o verilated_dpi.o verilated_fst_c.o verilated_threads.o tsl_soc_sim.o tsl_hbm.o \
-                 transport_sim.o
+# The build $(ASRT_SIM_V)/objs.stamp: mk/verilate.mk (soc-asrt, at N=4).
+ASRT_SIM_OBJN = $(VL.soc-asrt.objs)
 ASRT_SIM_OBJS = $(addprefix $(ASRT_SIM_V)/,$(ASRT_SIM_OBJN)) $(ASRT_SIM_V)/Vtsl_soc__ALL.a
-ASRT_SIM_CPP := hw/sim/soc/tsl_soc_sim.cpp hw/sim/tc/tsl_hbm.cpp host_driver/src/transport_sim.cpp
 ASRT_PY      := $(ASRT_SIM)/python/tessel
-
-$(ASRT_SIM_V)/objs.stamp: $(TSL_RTL_SOC) $(TSL_RTL_INCLUDES) tests/asrt/tsl_asrt_trip.sv $(ASRT_SIM_CPP) \
-                          hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_vl.h hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h \
-                          host_driver/src/tessel_int.h host_driver/src/tessel_sim_fault.h host_driver/include/tessel.h mk/asrt.mk
-	@mkdir -p $(@D) && rm -f $(@D)/Vtsl_soc__ALL.a
-	@echo "  VERILATE tsl_soc N=$(ASRT_SIM_N) + tsl_asrt_trip -> $(@D) (log: $(@D)/build.log)"
-	@{ $(VERILATOR) --cc --exe $(SOC_VFLAGS) $(patsubst -GN=%,-GN=$(ASRT_SIM_N),$(SOC_PARAMS)) -Mdir $(@D) \
-	    -CFLAGS "-fPIC $(patsubst -DSOC_N=%,-DSOC_N=$(ASRT_SIM_N),$(SOC_CFLAGS)) -DSOC_BF16=$(SOC_BF16) \
-	      -DSOC_VMEM=$(SOC_VMEM) -DSOC_ACC=$(SOC_ACC) $(foreach i,host_driver/include firmware/cp hw/model,-I$(abspath $(i)))" \
-	    -o unused $(TSL_RTL_SOC) $(abspath tests/asrt/tsl_asrt_trip.sv $(ASRT_SIM_CPP)) && \
-	  $(MAKE) --no-print-directory -C $(@D) -f Vtsl_soc.mk -j 2 OPT_FAST=-O2 Vtsl_soc__ALL.a $(ASRT_SIM_OBJN); } \
-	  >$(@D)/build.log 2>&1 || { tail -40 $(@D)/build.log; exit 1; }
-	@touch $@
 
 $(ASRT_SIM)/sim_test: tests/asrt/sim_test.c host_driver/include/tessel.h $(ASRT_SIM_V)/objs.stamp $(LIBTESSEL)
 	$(CC) $(CFLAGS_COMMON) -Ihost_driver/include $< $(HOST_OBJS) $(ASRT_SIM_OBJS) $(HOST_LIBS) -o $@

@@ -14,33 +14,10 @@
 BENCH_SIM_OUT := $(BUILD)/bench
 BENCH_SIM_MNK ?= 256,256,256
 BENCH_SIM_RUNS ?= 4
-BENCH_SIM_DEPS := $(TSL_RTL_SOC) tests/bench_sim/bench_sim.cpp \
-                  hw/sim/soc/tsl_soc_sim.cpp hw/sim/soc/tsl_soc_sim.h common/elf_image.c \
-                  hw/sim/tc/tsl_hbm.cpp host_driver/src/transport_sim.cpp hw/sim/common/tsl_rng.h \
-                  mk/bench_sim.mk mk/soc.mk
-
-# bench_sim_build(name, EnableBf16): $(BENCH_SIM_OUT)/sim_<name>/bench_sim, built from scratch so
-# that build.time holds the whole Verilator build's time and peak memory (C++ compile included).
-# libtessel's objects (without its own Verilated SoC) come from host.mk, made first by name.
-# -Wno-fatal: a lint warning must not stop a measurement (test-soc-lint enforces -Wall).
-define bench_sim_build
-$(BENCH_SIM_OUT)/sim_$(1)/bench_sim: $(BENCH_SIM_DEPS)
-	@rm -rf $$(@D) && mkdir -p $$(@D)
-	@$$(MAKE) -s --no-print-directory $$(HOST_OBJS) >/dev/null
-	@echo "  VERILATE tsl_soc EnableBf16=$(2) -> $$@ (log: $$(@D)/build.log)"
-	@/usr/bin/time -v -o $$(@D)/build.time $$(VERILATOR) --cc --exe --build -j 2 $$(filter-out --assert,$$(SOC_VFLAGS)) --noassert -Wno-fatal \
-	  -GN=$$(SOC_N) -GEnableBf16="1'b$(2)" -GVmemBytes=$$(SOC_VMEM) -GAccBytes=$$(SOC_ACC) \
-	  -GHbmBytes=$$(SOC_HBM) -Mdir $$(@D) -MAKEFLAGS "OPT_FAST=-O2" \
-	  -CFLAGS "$$(SOC_CFLAGS) -I$$(abspath host_driver/include) -I$$(abspath host_driver/src) \
-	    -I$$(abspath hw/sim/common) -DSOC_BF16=$(2) -DSOC_VMEM=$$(SOC_VMEM) -DSOC_ACC=$$(SOC_ACC) \
-	    -DTESSEL_FW_DEFAULT='\"$$(HOST_FW_PATH)\"'" \
-	  -LDFLAGS "$$(abspath $$(HOST_OBJS)) -lz -lpthread -lm" -o bench_sim $$(TSL_RTL_SOC) \
-	  $$(abspath hw/sim/soc/tsl_soc_sim.cpp hw/sim/tc/tsl_hbm.cpp \
-	    host_driver/src/transport_sim.cpp tests/bench_sim/bench_sim.cpp) \
-	  >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
-endef
-$(eval $(call bench_sim_build,default,1))
-$(eval $(call bench_sim_build,int8,0))
+# The builds $(BENCH_SIM_OUT)/sim_default/bench_sim and sim_int8 (mk/verilate.mk: bench): each from
+# an empty directory, so that build.time holds the whole Verilator build's time and peak memory (C++
+# compile included); libtessel's objects (without its own Verilated SoC) come from host.mk, made first
+# by name; -Wno-fatal: a lint warning must not stop a measurement (test-soc-lint enforces -Wall).
 
 # build.time -> "seconds MB" of the Verilator build.
 bench_sim_cost = $$(awk -F': ' '/Elapsed/ {n = split($$2, t, ":"); s = 0; \

@@ -5,31 +5,15 @@
 #        CORE_SOAK_PROGS / CORE_SOAK_LEN (soak size).
 
 CORE_SYS_RTL  := $(TSL_RTL_CPU_SIM)
-CORE_SIM_SRC  := hw/sim/core/tsl_core_sim.cpp hw/sim/core/tessel_run.cpp
 CORE_OBJDIR   := $(BUILD)/core/verilator
-CORE_VFLAGS   := -Wall --top-module tsl_cpu_sys_sim -O3 --x-assign fast --x-initial fast \
-                 --trace-fst --assert
 
-# core_verilate(objdir, extra verilator flags): build the runner into objdir/tessel-run.
-define core_verilate
-	@mkdir -p $(1)
-	$(VERILATOR) --cc --exe --build -j 2 $(CORE_VFLAGS) $(2) -Mdir $(1) \
-	  -CFLAGS "-O2 -I$(abspath hw/sim/core) -I$(abspath common)" -o tessel-run \
-	  $(CORE_SYS_RTL) $(abspath $(CORE_SIM_SRC) $(ELF_OBJ)) >$(1)/build.log 2>&1 || \
-	  { tail -40 $(1)/build.log; exit 1; }
-endef
-
-CORE_SIM_DEPS := $(CORE_SYS_RTL) $(CORE_SIM_SRC) hw/sim/core/tsl_core_sim.h common/elf_image.h $(ELF_OBJ) mk/core.mk
-
-$(TESSEL_RUN): $(CORE_SIM_DEPS)
-	$(call core_verilate,$(CORE_OBJDIR))
+# The runner is built in $(CORE_OBJDIR) (mk/verilate.mk: core) and copied.
+$(TESSEL_RUN): $(CORE_OBJDIR)/tessel-run
 	@mkdir -p $(dir $@)
-	cp $(CORE_OBJDIR)/tessel-run $@
+	cp $< $@
 
-# Variant with the small iterative multiplier (IterMul=1), as used on iCE40.
+# Variant with the small iterative multiplier (IterMul=1), as used on iCE40 (mk/verilate.mk).
 CORE_RUN_ITERMUL := $(BUILD)/core/itermul/tessel-run
-$(CORE_RUN_ITERMUL): $(CORE_SIM_DEPS)
-	$(call core_verilate,$(BUILD)/core/itermul,-GIterMul=1\'b1)
 
 # --- programs -------------------------------------------------------------------------------------
 CORE_TDIR     := tests/core

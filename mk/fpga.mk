@@ -10,37 +10,12 @@
 # fpga/board.mk (read by the top Makefile) lists the tops and their RTL (FPGA_RTL, ICE40_RTL, ARTY_RTL).
 
 FPGA_OUT        := $(BUILD)/fpga
-FPGA_BRIDGE_CPB := 12
-# The Verilated tops: tsl_fpga_top at its defaults (N=4 int8, VMEM 16 KiB, ACC 4 KiB, HBM 256 KiB,
-# FPGA_CPB clocks/bit) and tsl_ice40_top (BAR1 128 KiB), both driven by hw/sim/fpga/fpga_top_main.cpp
-# (mk/uart.mk links its board harness to the same models).
+# The Verilated builds (mk/verilate.mk: bridge, fpga, ice40, ice40-gl): the bridge at 12 clocks/bit,
+# $(FPGA_OUT)/bridge/bridge_sim; the tops driven by hw/sim/fpga/fpga_top_main.cpp at FPGA_CPB
+# clocks/bit (mk/uart.mk links its board harness to the same models): tsl_fpga_top at its defaults
+# (N=4 int8, VMEM 16 KiB, ACC 4 KiB, HBM 256 KiB), $(FPGA_OUT)/top/fpga_top_sim; tsl_ice40_top
+# (BAR1 128 KiB), $(FPGA_OUT)/ice40-sim/fpga_top_sim; and at gate level, ice40-gl/fpga_top_sim.
 FPGA_CPB        := 12
-FPGA_TOP_CFLAGS := -O2 -I$(abspath hw/sim/common) -I$(abspath common) -I$(abspath hw/include) \
-                   -DFPGA_CPB=$(FPGA_CPB)
-
-$(FPGA_OUT)/bridge/bridge_sim: $(TSL_RTL_UART_BRIDGE) hw/sim/fpga/uart_bridge_main.cpp hw/sim/fpga/tsl_uart_sim.h hw/sim/common/tsl_rng.h mk/fpga.mk
-	@mkdir -p $(@D)
-	@$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module tsl_uart_bridge -O3 --x-assign fast \
-	  --x-initial fast -GClksPerBit=$(FPGA_BRIDGE_CPB) -Mdir $(@D) \
-	  -CFLAGS "-O2 -I$(abspath hw/sim/common) -DUART_CPB=$(FPGA_BRIDGE_CPB)" -MAKEFLAGS "OPT_FAST=-O2" \
-	  -o bridge_sim $(TSL_RTL_UART_BRIDGE) $(abspath hw/sim/fpga/uart_bridge_main.cpp) >$(@D)/build.log 2>&1 || \
-	  { tail -40 $(@D)/build.log; exit 1; }
-
-# fpga_top_build(dir, top, rtl, extra C++, defines, Verilator parameters)
-define fpga_top_build
-$(FPGA_OUT)/$(1)/fpga_top_sim: $(3) hw/sim/fpga/fpga_top_main.cpp $(4) hw/sim/fpga/tsl_uart_sim.h \
-                              common/elf_image.h hw/include/tsl_hw.h mk/fpga.mk fpga/board.mk
-	@mkdir -p $$(@D)
-	@echo "  VERILATE $(2) -> $$@ (log: $$(@D)/build.log)"
-	@$$(VERILATOR) --cc --exe --build -j 2 -Wall --top-module $(2) -O3 --x-assign fast --x-initial fast \
-	  --assert --unroll-count 256 $(6) -Mdir $$(@D) -CFLAGS "$$(FPGA_TOP_CFLAGS) $(5)" \
-	  -MAKEFLAGS "OPT_FAST=-O2" -o fpga_top_sim $(3) $$(abspath hw/sim/fpga/fpga_top_main.cpp $(4)) \
-	  >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
-endef
-$(eval $(call fpga_top_build,top,$(FPGA_TOP),$(FPGA_RTL),$(ELF_OBJ),\
-  -DFPGA_SOC=1 -DFPGA_HBM=262144,))
-FPGA_ICE40_DEFS := -DFPGA_SOC=0 -DFPGA_HBM=65536 -DFPGA_N=4 -DFPGA_ACC=4096 -I$(abspath hw/model)
-$(eval $(call fpga_top_build,ice40-sim,$(ICE40_TOP),$(ICE40_RTL),$(MODEL_LIB),$(FPGA_ICE40_DEFS),))
 
 # Gate level: the synthesised iCE40 netlist (the bitstream's, from make fpga) with the cell models
 # (SB_SPRAM256KA, SB_RAM40_4K, SB_MAC16, SB_LUT4, ...) of the Yosys that made it (0.55, from npm),
@@ -49,8 +24,6 @@ $(ICE40_NETLIST): $(FPGA_OUT)/ice40/$(ICE40_TOP).json
 	@mkdir -p $(@D)
 	@node fpga/yowasp-yosys.mjs $(YOWASP_GEN)/bundle.js $(@D) "read_json $<; write_verilog -noattr out/$(@F)" $< \
 	  && mv $(@D)/out/$(@F) $@ && rmdir $(@D)/out
-$(eval $(call fpga_top_build,ice40-gl,$(ICE40_TOP),$(ICE40_NETLIST) $(ICE40_CELLS),$(MODEL_LIB),\
-  $(FPGA_ICE40_DEFS) -DFPGA_GL=1,-Wno-fatal -Wno-lint -Wno-style -DNO_ICE40_DEFAULT_ASSIGNMENTS))
 
 TESTS += fpga-lint fpga-bridge fpga-top fpga fpga-ice40-top fpga-ice40-gl
 .PHONY: test-fpga-lint test-fpga-bridge test-fpga-top test-fpga-ice40-top test-fpga test-fpga-ice40-gl fpga

@@ -124,18 +124,7 @@ test-rel-x: $(REL_OUT)/x.vvp $(REL_OUT)/cp.hex $(REL_OUT)/x_progs.hex
 REL_XR_DIR   := $(REL_OUT)/xrand
 REL_XR_BIN   := $(REL_XR_DIR)/soc_host_test
 # The reset logic is the same at every N: N=4 builds faster than the default SoC.
-REL_XR_N     := 4
-$(REL_XR_BIN): $(TSL_RTL_SOC) $(wildcard hw/sim/soc/*.cpp hw/sim/soc/*.h hw/sim/core/*.cpp hw/sim/core/*.h \
-               hw/sim/tc/*.cpp hw/sim/tc/*.h) common/elf_image.h $(ELF_OBJ) tests/soc/soc_host_test.cpp \
-               tests/soc/host_proto.h mk/rel.mk
-	@mkdir -p $(REL_XR_DIR)
-	@echo "  VERILATE tsl_soc (x unique) -> $@ (log: $(REL_XR_DIR)/build.log)"
-	@$(VERILATOR) --cc --exe --build -j 2 $(filter-out --x-assign --x-initial fast,$(SOC_VFLAGS)) \
-	  --x-assign unique --x-initial unique $(patsubst -GN=%,-GN=$(REL_XR_N),$(SOC_PARAMS)) -Mdir $(REL_XR_DIR) \
-	  -CFLAGS "$(patsubst -DSOC_N=%,-DSOC_N=$(REL_XR_N),$(SOC_CFLAGS)) -I$(abspath tests/soc)" -MAKEFLAGS "OPT_FAST=-O2" \
-	  -o soc_host_test $(TSL_RTL_SOC) \
-	  $(abspath $(SOC_SIM_CPP) tests/soc/soc_host_test.cpp $(ELF_OBJ)) \
-	  >$(REL_XR_DIR)/build.log 2>&1 || { tail -40 $(REL_XR_DIR)/build.log; exit 1; }
+# The build: mk/verilate.mk (soc-xrand, at N=4).
 
 TESTS += rel-xrand
 .PHONY: test-rel-xrand

@@ -27,14 +27,6 @@ SOC_HBM    := 67108864
 SOC_OUT    := $(BUILD)/soc
 SOC_OBJDIR := $(SOC_OUT)/verilator
 
-SOC_SIM_CPP  := hw/sim/soc/tsl_soc_sim.cpp hw/sim/tc/tsl_hbm.cpp \
-                hw/sim/soc/tsl_soc_run.cpp
-SOC_SIM_HDRS := hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_vl.h hw/sim/soc/tsl_soc_run.h common/elf_image.h hw/sim/tc/tsl_hbm.h \
-                hw/sim/tc/tsl_axi_pins.h hw/include/tsl_hw.h
-SOC_VFLAGS := -Wall --top-module tsl_soc -O3 --x-assign fast --x-initial fast --assert \
-              --unroll-count 256 --trace-fst
-SOC_PARAMS := -GN=$(SOC_N) -GEnableBf16="1'b$(SOC_BF16)" -GVmemBytes=$(SOC_VMEM) -GAccBytes=$(SOC_ACC) \
-              -GHbmBytes=$(SOC_HBM)
 SOC_INC    := -Ihw/sim/soc -Ihw/sim/core -Ihw/sim/tc -Ihw/include -Icommon
 SOC_DEFS   := -DSOC_N=$(SOC_N) -DSOC_HBM=$(SOC_HBM)
 # Every C++ file of a SoC build, Verilator's runtime included, starts with tsl_soc_vl.h: Verilator's
@@ -43,29 +35,19 @@ SOC_CFLAGS := -O2 $(foreach i,$(SOC_INC),-I$(abspath $(i:-I%=%))) $(SOC_DEFS) -i
 # What a program links to simulate the SoC (the Verilated model is the archive; `tessel run` is
 # SOC_RUN_OBJ), and the libraries they need. The ELF loader is in libtessel (ELF_OBJ): a program
 # without libtessel links ELF_OBJ too.
-SOC_SIM_OBJN := verilated.o verilated_dpi.o verilated_fst_c.o verilated_threads.o \
-                tsl_soc_sim.o tsl_hbm.o
+SOC_SIM_OBJN  = $(filter-out tsl_soc_run.o,$(VL.soc.objs))
 SOC_SIM_OBJS  = $(addprefix $(SOC_OBJDIR)/,$(SOC_SIM_OBJN)) $(SOC_OBJDIR)/Vtsl_soc__ALL.a
 SOC_RUN_OBJ  := $(SOC_OBJDIR)/tsl_soc_run.o
 SOC_SIM_LIBS := -lstdc++ -lz -lpthread -lm
 
-# The archive is removed first: ar adds to an existing one, and a rebuild names its objects anew.
-# Verilator's makefile is run through SOC_VMAKE: a recipe line that names $(MAKE) itself would run
-# under make -n too.
-SOC_VMAKE = $(MAKE) --no-print-directory
-$(SOC_SIM): $(TSL_RTL_SOC) $(SOC_SIM_CPP) $(SOC_SIM_HDRS) mk/soc.mk
-	@mkdir -p $(SOC_OBJDIR) && rm -f $(SOC_OBJDIR)/Vtsl_soc__ALL.a
-	@echo "  VERILATE tsl_soc (-fPIC) -> $(SOC_OBJDIR) (log: $(SOC_OBJDIR)/build.log)"
-	@{ $(VERILATOR) --cc --exe $(SOC_VFLAGS) $(SOC_PARAMS) -Mdir $(SOC_OBJDIR) \
-	    -CFLAGS "-fPIC $(SOC_CFLAGS)" -o unused $(TSL_RTL_SOC) $(abspath $(SOC_SIM_CPP)) && \
-	  $(SOC_VMAKE) -C $(SOC_OBJDIR) -f Vtsl_soc.mk -j 2 OPT_FAST=-O2 \
-	    Vtsl_soc__ALL.a $(SOC_SIM_OBJN) $(notdir $(SOC_RUN_OBJ)); } >$(SOC_OBJDIR)/build.log 2>&1 || \
-	  { tail -40 $(SOC_OBJDIR)/build.log; exit 1; }
-	@touch $@
+# $(SOC_SIM), the stamp of $(SOC_OBJDIR), and its variants (N=4 for test-asrt-sim and test-rel-xrand,
+# the timed builds of make bench-sim): mk/verilate.mk (soc, soc-asrt, soc-xrand, bench). The archive
+# is removed before each build: ar adds to an existing one, and a rebuild names its objects anew.
 
-# The test harness (tests/soc/soc_host_test.cpp).
+# The test harness (tests/soc/soc_host_test.cpp; the headers of the SoC's C++ side are prerequisites
+# of $(SOC_SIM)).
 SOC_TEST := $(SOC_OUT)/soc_host_test
-$(SOC_TEST): tests/soc/soc_host_test.cpp tests/soc/host_proto.h $(SOC_SIM_HDRS) $(SOC_SIM) $(ELF_OBJ) mk/soc.mk
+$(SOC_TEST): tests/soc/soc_host_test.cpp tests/soc/host_proto.h $(SOC_SIM) $(ELF_OBJ) mk/soc.mk
 	$(CXX) -std=c++14 -O2 -g -Wall -Wextra -Werror $(SOC_INC) -Itests/soc $(SOC_DEFS) $< $(SOC_RUN_OBJ) $(SOC_SIM_OBJS) $(ELF_OBJ) \
 	  $(SOC_SIM_LIBS) -o $@
 

@@ -48,29 +48,13 @@ test-uart: $(UART_DEV) $(TESSEL) $(UART_REF)
 #   make test-uart-ice40-gl  four of those GEMMs on the bitstream's synthesised netlist (make fpga).
 #   make bench-ice40      int8 GEMMs up to 64x128x96 on the Verilated tsl_ice40_top, results checked:
 #                         cycles, MXU utilisation, bytes sent ($(BUILD)/uart/bench-ice40/bench-ice40.md)
-UART_BOARD_CPP := hw/sim/board/board_main.cpp
-
-# board_link(sim, model, top, C++ defines): board_main linked to the Verilated board top that
-# mk/fpga.mk builds in directory `model` for fpga_top_main (hw/sim/vlink.mk), so that each model
-# is verilated and compiled once.
-define board_link
-$(1): $(2)/fpga_top_sim $(UART_BOARD_CPP) hw/sim/board/tsl_pty.h hw/sim/fpga/tsl_uart_sim.h hw/sim/vlink.mk \
-      mk/uart.mk
-	@mkdir -p $$(@D)
-	@echo "  LINK     board_main + $(3) of $(2) -> $$@ (log: $$(@D)/build.log)"
-	@rm -f $(2)/board_main.o
-	@$$(MAKE) -C $(2) -f V$(3).mk -f $$(abspath hw/sim/vlink.mk) OPT_FAST=-O2 HARNESS=board_main \
-	  HARNESS_OUT=$$(abspath $$@) VM_USER_DIR=$$(abspath hw/sim/board) VM_USER_LDLIBS= \
-	  VM_USER_CFLAGS="-O2 -I$$(abspath hw/sim/board) -I$$(abspath hw/sim/fpga) -DBOARD_CPB=$$(FPGA_CPB) $(4)" \
-	  $$(abspath $$@) >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
-endef
+# The harness board_main is linked to the Verilated board tops that mk/fpga.mk builds for
+# fpga_top_main (hw/sim/vlink.mk), so that each model is verilated and compiled once
+# (mk/verilate.mk: board); ice40-gl is the bitstream's synthesised netlist, with the cell models of
+# its Yosys (a 1-minute build).
 UART_BOARD := $(UART_OUT)/board/board_sim
 UART_ICE40 := $(UART_OUT)/ice40/board_sim
 UART_ICE40_GL := $(UART_OUT)/ice40-gl/board_sim
-$(eval $(call board_link,$(UART_BOARD),$(FPGA_OUT)/top,$(FPGA_TOP),))
-$(eval $(call board_link,$(UART_ICE40),$(FPGA_OUT)/ice40-sim,$(ICE40_TOP),-DBOARD_ICE40=1))
-# The bitstream's synthesised netlist, with the cell models of its Yosys (a 1-minute build).
-$(eval $(call board_link,$(UART_ICE40_GL),$(FPGA_OUT)/ice40-gl,$(ICE40_TOP),-DBOARD_ICE40=1))
 
 TESTS += uart-board uart-ice40 uart-ice40-gl
 .PHONY: test-uart-board test-uart-ice40 test-uart-ice40-gl

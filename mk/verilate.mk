@@ -19,12 +19,13 @@
 #            product is DIR/objs.stamp (-o unused)
 #   link     no Verilator: the harness cpp (its base name here) linked to the model of the build in
 #            directory $1 of the configuration, verilated and compiled once (hw/sim/vlink.mk)
-#   fresh    set: each build starts from an empty directory
+#   fresh    set: each build starts from an empty directory (but for its verilator.cmd)
 #   first    targets made by name before the build
 #   wrap     a command in front of Verilator, $1 the build directory
 # A build is remade when a prerequisite changed or its command line did: DIR/verilator.cmd holds
 # the last one, rewritten only when it differs, so that a new or changed row remakes that build
-# alone.
+# alone (make -n, which runs no recipe, lists every build it reaches). The product is touched after
+# each build: Verilator leaves an up-to-date executable as it is, older than a new verilator.cmd.
 
 # $(call vl_field,FAMILY,FIELD,CONFIGURATION): a family's field, the configuration's words as $1..$8
 vl_field = $(strip $(call VL.$(1).$(2),$(word 1,$(3)),$(word 2,$(3)),$(word 3,$(3)),$(word 4,$(3)),$(word 5,$(3)),$(word 6,$(3)),$(word 7,$(3)),$(word 8,$(3))))
@@ -50,18 +51,18 @@ vl_link_cmd = rm -f $(BUILD)/$(word 1,$(3))/$(VL.$(2).link).o && $(MAKE) -C $(BU
 VL_VMAKE = $(MAKE) --no-print-directory
 
 # verilate(DIR, FAMILY, CONFIGURATION, EXTRA FLAGS): the build's rule, and the rule of its
-# verilator.cmd. The recipe reads the fields when it runs: the area files may come in any order.
+# verilator.cmd. The recipes read the fields when they run: the area files may come in any order.
 define verilate
 VL_FAM.$(1) := $(2)
 VL_OUT.$(1) := $(BUILD)/$(1)/$(if $(VL.$(2).objs),objs.stamp,$(VL.$(2).exe))
 VL_CMD.$(1)  = $$(call vl_cmd,$(1),$(2),$(3),$(4))
 $$(VL_OUT.$(1)): $(call vl_field,$(2),rtl,$(3)) $(call vl_field,$(2),cpp,$(3)) $(call vl_field,$(2),deps,$(3)) \
                  $(if $(VL.$(2).link),$(VL_OUT.$(word 1,$(3)))) $(BUILD)/$(1)/verilator.cmd
-	@$$(if $$(VL.$(2).fresh),find $$(@D) -mindepth 1 -maxdepth 1 ! -name verilator.cmd -exec rm -rf {} +,mkdir -p $$(@D))$$(if $$(VL.$(2).objs), && rm -f $$(@D)/V$$(VL.$(2).top)__ALL.a)
+	@mkdir -p $$(@D)$$(if $$(VL.$(2).fresh), && find $$(@D) -mindepth 1 -maxdepth 1 ! -name verilator.cmd -exec rm -rf {} +)$$(if $$(VL.$(2).objs), && rm -f $$(@D)/V$$(VL.$(2).top)__ALL.a)
 	$$(if $$(VL.$(2).first),@$$(MAKE) -s --no-print-directory $$(VL.$(2).first) >/dev/null)
 	@echo "  $(if $(VL.$(2).link),LINK     $(VL.$(2).link) + $(BUILD)/$(word 1,$(3)),VERILATE $$(VL.$(2).top)) -> $$@ (log: $$(@D)/build.log)"
 	@{ $$(VL_CMD.$(1)); } >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
-	$$(if $$(VL.$(2).objs),@touch $$@)
+	@touch $$@
 $(BUILD)/$(1)/verilator.cmd: vl_force
 	@mkdir -p $$(@D) && printf '%s\n' '$$(subst ','\'',$$(VL_CMD.$(1)))' >$$@.new && \
 	  if cmp -s $$@.new $$@; then rm $$@.new; else mv $$@.new $$@; fi
@@ -188,6 +189,126 @@ VL.vpu-fmul.flags   := -O3
 VL.vpu-fmul.cflags  := -O2 $(VL_MODEL_INC)
 VL.vpu-fmul.ldflags  = $(abspath $(MODEL_LIB))
 
+# The control core and its RAM (mk/core.mk): the runner tessel-run; IterMul (1: the small iterative
+# multiplier, as on iCE40) when it is not the default.
+VL.core.top    := tsl_cpu_sys_sim
+VL.core.exe    := tessel-run
+VL.core.rtl     = $(TSL_RTL_CPU_SIM)
+VL.core.cpp     = hw/sim/core/tsl_core_sim.cpp hw/sim/core/tessel_run.cpp $(ELF_OBJ)
+VL.core.deps   := hw/sim/core/tsl_core_sim.h common/elf_image.h
+VL.core.flags  := -O3 --x-assign fast --x-initial fast --trace-fst --assert
+VL.core.params  = $(if $1,IterMul=1'b$1)
+VL.core.cflags := -O2 -I$(abspath hw/sim/core) -I$(abspath common)
+
+# The FPGA builds (mk/fpga.mk). The UART bridge alone: clocks per bit.
+VL.bridge.top       := tsl_uart_bridge
+VL.bridge.exe       := bridge_sim
+VL.bridge.rtl        = $(TSL_RTL_UART_BRIDGE)
+VL.bridge.cpp       := hw/sim/fpga/uart_bridge_main.cpp
+VL.bridge.deps      := hw/sim/fpga/tsl_uart_sim.h hw/sim/common/tsl_rng.h
+VL.bridge.flags     := -O3 --x-assign fast --x-initial fast
+VL.bridge.params     = ClksPerBit=$1
+VL.bridge.cflags    := -O2 -I$(abspath hw/sim/common)
+VL.bridge.defs       = UART_CPB=$1
+VL.bridge.makeflags := OPT_FAST=-O2
+# The board tops driven through their UART pins by hw/sim/fpga/fpga_top_main.cpp: tsl_fpga_top at its
+# defaults (N=4 int8, VMEM 16 KiB, ACC 4 KiB, HBM 256 KiB, FPGA_CPB clocks/bit: mk/fpga.mk), and
+# tsl_ice40_top (BAR1 128 KiB), its RTL or the bitstream's synthesised netlist with the cell models of
+# the Yosys that made it (fpga/board.mk).
+VL.fpga.top       = $(FPGA_TOP)
+VL.fpga.exe      := fpga_top_sim
+VL.fpga.rtl       = $(FPGA_RTL)
+VL.fpga.cpp       = hw/sim/fpga/fpga_top_main.cpp $(ELF_OBJ)
+VL.fpga.deps     := hw/sim/fpga/tsl_uart_sim.h common/elf_image.h hw/include/tsl_hw.h fpga/board.mk
+VL.fpga.flags    := $(VL_FAST) --unroll-count 256
+VL.fpga.cflags   := -O2 -I$(abspath hw/sim/common) -I$(abspath common) -I$(abspath hw/include)
+VL.fpga.defs      = FPGA_CPB=$(FPGA_CPB) FPGA_SOC=1 FPGA_HBM=262144
+VL.fpga.makeflags := OPT_FAST=-O2
+VL.ice40.top        = $(ICE40_TOP)
+VL.ice40.exe       := fpga_top_sim
+VL.ice40.rtl        = $(ICE40_RTL)
+VL.ice40.cpp        = hw/sim/fpga/fpga_top_main.cpp $(MODEL_LIB)
+VL.ice40.deps       = $(VL.fpga.deps)
+VL.ice40.flags     := $(VL.fpga.flags)
+VL.ice40.cflags    := $(VL.fpga.cflags) -I$(abspath hw/model)
+VL.ice40.defs       = FPGA_CPB=$(FPGA_CPB) FPGA_SOC=0 FPGA_HBM=65536 FPGA_N=4 FPGA_ACC=4096
+VL.ice40.makeflags := OPT_FAST=-O2
+VL.ice40-gl.top        = $(ICE40_TOP)
+VL.ice40-gl.exe       := fpga_top_sim
+VL.ice40-gl.rtl        = $(ICE40_NETLIST) $(ICE40_CELLS)
+VL.ice40-gl.cpp        = $(VL.ice40.cpp)
+VL.ice40-gl.deps       = $(VL.fpga.deps)
+VL.ice40-gl.flags     := $(VL.fpga.flags) -Wno-fatal -Wno-lint -Wno-style -DNO_ICE40_DEFAULT_ASSIGNMENTS
+VL.ice40-gl.cflags    := $(VL.ice40.cflags)
+VL.ice40-gl.defs       = $(VL.ice40.defs) FPGA_GL=1
+VL.ice40-gl.makeflags := OPT_FAST=-O2
+# hw/sim/board/board_main.cpp (mk/uart.mk) linked to a board top's model: the model's build
+# directory, and 1 for the iCEBreaker's top.
+VL.board.link    := board_main
+VL.board.exe     := board_sim
+VL.board.cpp     := hw/sim/board/board_main.cpp
+VL.board.deps    := hw/sim/board/tsl_pty.h hw/sim/fpga/tsl_uart_sim.h hw/sim/vlink.mk
+VL.board.cflags  := -O2 -I$(abspath hw/sim/board) -I$(abspath hw/sim/fpga)
+VL.board.defs     = BOARD_CPB=$(FPGA_CPB) $(if $2,BOARD_ICE40=$2)
+
+# The SoC (mk/soc.mk; SOC_N, SOC_BF16, SOC_VMEM, SOC_ACC, SOC_HBM and SOC_CFLAGS there): N and bf16
+# when they are not the SoC's. The shared build: verilated once, position independent, its objects
+# made for libtessel, `tessel` and the SoC's harness (SOC_SIM).
+VL.soc.top    := tsl_soc
+VL.soc.rtl     = $(TSL_RTL_SOC)
+VL.soc.cpp    := hw/sim/soc/tsl_soc_sim.cpp hw/sim/tc/tsl_hbm.cpp hw/sim/soc/tsl_soc_run.cpp
+VL.soc.deps   := hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_vl.h hw/sim/soc/tsl_soc_run.h common/elf_image.h \
+                 hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/include/tsl_hw.h
+VL.soc.flags  := $(VL_FAST) --unroll-count 256 --trace-fst
+VL.soc.params  = N=$(or $1,$(SOC_N)) EnableBf16=1'b$(or $2,$(SOC_BF16)) VmemBytes=$(SOC_VMEM) AccBytes=$(SOC_ACC) \
+                 HbmBytes=$(SOC_HBM)
+VL.soc.cflags  = -fPIC $(SOC_CFLAGS)
+VL.soc.objs   := verilated.o verilated_dpi.o verilated_fst_c.o verilated_threads.o tsl_soc_sim.o tsl_hbm.o \
+                 tsl_soc_run.o
+# libtessel's sim backend on a SoC with tests/asrt/tsl_asrt_trip.sv bound in (mk/asrt.mk).
+VL.soc-asrt.top    := tsl_soc
+VL.soc-asrt.rtl     = $(TSL_RTL_SOC)
+VL.soc-asrt.cpp    := tests/asrt/tsl_asrt_trip.sv hw/sim/soc/tsl_soc_sim.cpp hw/sim/tc/tsl_hbm.cpp \
+                      host_driver/src/transport_sim.cpp
+VL.soc-asrt.deps    = $(TSL_RTL_INCLUDES) hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_vl.h hw/sim/tc/tsl_hbm.h \
+                      hw/sim/tc/tsl_axi_pins.h host_driver/src/tessel_int.h host_driver/src/tessel_sim_fault.h \
+                      host_driver/include/tessel.h
+VL.soc-asrt.flags  := $(VL.soc.flags)
+VL.soc-asrt.params  = $(call VL.soc.params,$1)
+VL.soc-asrt.cflags  = -fPIC $(patsubst -DSOC_N=%,-DSOC_N=$1,$(SOC_CFLAGS)) -DSOC_BF16=$(SOC_BF16) -DSOC_VMEM=$(SOC_VMEM) \
+                      -DSOC_ACC=$(SOC_ACC) $(foreach i,host_driver/include firmware/cp hw/model,-I$(abspath $(i)))
+VL.soc-asrt.objs   := verilated.o verilated_dpi.o verilated_fst_c.o verilated_threads.o tsl_soc_sim.o tsl_hbm.o \
+                      transport_sim.o
+# The SoC and its harness tests/soc/soc_host_test.cpp with unknowns made random (mk/rel.mk).
+VL.soc-xrand.top       := tsl_soc
+VL.soc-xrand.exe       := soc_host_test
+VL.soc-xrand.rtl        = $(TSL_RTL_SOC)
+VL.soc-xrand.cpp        = $(VL.soc.cpp) tests/soc/soc_host_test.cpp $(ELF_OBJ)
+VL.soc-xrand.deps       = $(wildcard hw/sim/soc/*.cpp hw/sim/soc/*.h hw/sim/core/*.cpp hw/sim/core/*.h hw/sim/tc/*.cpp \
+                          hw/sim/tc/*.h) common/elf_image.h tests/soc/host_proto.h
+VL.soc-xrand.flags     := -O3 --assert --unroll-count 256 --trace-fst --x-assign unique --x-initial unique
+VL.soc-xrand.params     = $(call VL.soc.params,$1)
+VL.soc-xrand.cflags     = $(patsubst -DSOC_N=%,-DSOC_N=$1,$(SOC_CFLAGS)) -I$(abspath tests/soc)
+VL.soc-xrand.makeflags := OPT_FAST=-O2
+# The simulator's speed (mk/bench_sim.mk): the SoC linked with libtessel's objects and
+# tests/bench_sim/bench_sim.cpp, built from scratch and timed (build.time); EnableBf16.
+VL.bench.top       := tsl_soc
+VL.bench.exe       := bench_sim
+VL.bench.rtl        = $(TSL_RTL_SOC)
+VL.bench.cpp       := hw/sim/soc/tsl_soc_sim.cpp hw/sim/tc/tsl_hbm.cpp host_driver/src/transport_sim.cpp \
+                      tests/bench_sim/bench_sim.cpp
+VL.bench.deps      := hw/sim/soc/tsl_soc_sim.h common/elf_image.c hw/sim/common/tsl_rng.h
+VL.bench.flags     := -O3 --x-assign fast --x-initial fast --unroll-count 256 --trace-fst --noassert -Wno-fatal
+VL.bench.params     = $(call VL.soc.params,,$1)
+VL.bench.cflags     = $(SOC_CFLAGS) -I$(abspath host_driver/include) -I$(abspath host_driver/src) \
+                      -I$(abspath hw/sim/common) -DSOC_BF16=$1 -DSOC_VMEM=$(SOC_VMEM) -DSOC_ACC=$(SOC_ACC) \
+                      -DTESSEL_FW_DEFAULT='\"$(HOST_FW_PATH)\"'
+VL.bench.ldflags    = $(abspath $(HOST_OBJS)) -lz -lpthread -lm
+VL.bench.makeflags := OPT_FAST=-O2
+VL.bench.fresh     := 1
+VL.bench.first      = $(HOST_OBJS)
+VL.bench.wrap       = /usr/bin/time -v -o $1/build.time
+
 # --- the table ----------------------------------------------------------------------------------------
 # Configurations shared by rows: the tensor core's and the sequencer's (N, bf16, VMEM, ACC, HBM bytes),
 # the lite core's (N, VMEM, ACC, HBM bytes, AXI bits: n4 is the iCEBreaker's core with smaller
@@ -242,3 +363,17 @@ $(call vl, vpu/n8_trace,       vpu,       8,                                    
 $(call vl, vpu/n16_trace,      vpu,       16,                                     --trace-fst)
 $(call vl, vpu/n32_trace,      vpu,       32,                                     --trace-fst)
 $(call vl, vpu/fmul,           vpu-fmul)
+$(call vl, core/verilator,     core)
+$(call vl, core/itermul,       core,      1)
+$(call vl, fpga/bridge,        bridge,    12)
+$(call vl, fpga/top,           fpga)
+$(call vl, fpga/ice40-sim,     ice40)
+$(call vl, fpga/ice40-gl,      ice40-gl)
+$(call vl, uart/board,         board,     fpga/top)
+$(call vl, uart/ice40,         board,     fpga/ice40-sim 1)
+$(call vl, uart/ice40-gl,      board,     fpga/ice40-gl 1)
+$(call vl, soc/verilator,      soc)
+$(call vl, asrt/sim/verilator, soc-asrt,  4)
+$(call vl, rel/xrand,          soc-xrand, 4)
+$(call vl, bench/sim_default,  bench,     1)
+$(call vl, bench/sim_int8,     bench,     0)

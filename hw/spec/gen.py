@@ -2,8 +2,8 @@
 """Generate the SystemVerilog package, the C header and the docs tables from hw/spec/tessel.toml.
 
 Usage: gen.py [--check]
-  Writes hw/rtl/tsl_pkg.sv, hw/rtl/tsl_insn.svh, hw/rtl/tsl_regs.svh (the TC register read
-  decode), hw/rtl/tsl_axi.svh (the AXI4 port, wire and connect macros), hw/include/tsl_hw.h
+  Writes hw/rtl/tsl_pkg.sv, hw/rtl/tsl_insn.svh, hw/rtl/tsl_regs.svh (the TC register read and
+  write decode), hw/rtl/tsl_axi.svh (the AXI4 port, wire and connect macros), hw/include/tsl_hw.h
   and the marked sections of docs/*.md.
   --check writes nothing; it lists every stale output and exits 1 if there is one.
 Python 3.11 standard library only.
@@ -128,6 +128,11 @@ def op_mask(ops, pred):
 def readable_regs(block):
     """The registers of a block a read returns a value for (wo registers read 0), by offset."""
     return sorted((r for r in block["regs"] if r["access"] != "wo"), key=lambda r: r["offset"])
+
+
+def writable_regs(block):
+    """The registers of a block whose value a write changes as stored (rw, w1c), by offset."""
+    return sorted((r for r in block["regs"] if r["access"] in ("rw", "w1c")), key=lambda r: r["offset"])
 
 
 def used_words(fmt, words):
@@ -823,12 +828,16 @@ def gen_sv_insn(spec, params, enums):
 def gen_sv_regs(spec, params, enums):
     tc = next(b for b in spec["block"] if b["name"] == "TC")
     regs = readable_regs(tc)
+    wregs = writable_regs(tc)
     o = [f"// {BANNER}",
-         "// The TC register block's read decode, once for both tensor cores (tsl_tc_ctrl, tsl_lite_ctrl):",
-         "// the controller fills a tc_rd_t with the value of every readable register (ro, rw, w1c; a",
-         "// write-only register reads 0) and tc_rd_mux selects the word at an offset (0 at any other",
-         "// offset; the performance counters at TC_PERF_BASE are the caller's). Include it inside the",
-         "// module (`include \"hw/rtl/tsl_regs.svh\", from the repository root); no include guard.",
+         "// The TC register block's read and write decode, once for both tensor cores (tsl_tc_ctrl,",
+         "// tsl_lite_ctrl). Read: the controller fills a tc_rd_t with the value of every readable",
+         "// register (ro, rw, w1c; a write-only register reads 0) and tc_rd_mux selects the word at an",
+         "// offset (0 at any other offset; the performance counters at TC_PERF_BASE are the caller's).",
+         "// Write: the controller fills a tc_wr_t with the value of every rw and w1c register (a register",
+         "// it lacks as 0) and tc_wr_apply gives their values after a write (the wo registers INSNk,",
+         "// CTRL and SEQk start actions and are the caller's). Include it inside the module",
+         "// (`include \"hw/rtl/tsl_regs.svh\", from the repository root); no include guard.",
          ""]
     o.append("// Readable TC registers, one 32-bit word each")
     o.append("typedef struct packed {")
@@ -844,6 +853,30 @@ def gen_sv_regs(spec, params, enums):
         o.append(f"    12'h{r['offset']:03X}: tc_rd_mux = r[{32 * i + 31}:{32 * i}];   // {r['name']}")
     o.append("    default: tc_rd_mux = 32'd0;")
     o.append("  endcase")
+    o.append("endfunction")
+    o.append("")
+    o.append("// Writable TC registers (rw, w1c), one 32-bit word each")
+    o.append("typedef struct packed {")
+    for r in reversed(wregs):
+        o.append(f"  logic [31:0] {r['name'].lower()};  // 0x{r['offset']:03X} {r['access']}")
+    o.append("} tc_wr_t;")
+    o.append("")
+    bits = 32 * len(wregs)
+    o.append("// The registers r (a tc_wr_t) after a write of wd at TC offset `off` under the bit mask wm")
+    o.append("// (the write strobes, a byte each): an rw register there takes the written bits, a w1c register")
+    o.append("// clears the bits written 1; every other register keeps its value")
+    o.append(f"function automatic logic [{bits - 1}:0] tc_wr_apply(input logic [{bits - 1}:0] r, input logic [11:0] off,")
+    o.append(f"                                              input logic [31:0] wd, input logic [31:0] wm);")
+    o.append(f"  logic [{bits - 1}:0] n;")
+    o.append("  n = r;")
+    o.append("  case (off)")
+    for i, r in enumerate(wregs):
+        sl = f"[{32 * i + 31}:{32 * i}]"
+        val = f"(r{sl} & ~wm) | (wd & wm)" if r["access"] == "rw" else f"r{sl} & ~(wd & wm)"
+        o.append(f"    12'h{r['offset']:03X}: n{sl} = {val};   // {r['name']} {r['access']}")
+    o.append("    default: ;")
+    o.append("  endcase")
+    o.append("  tc_wr_apply = n;")
     o.append("endfunction")
     return "\n".join(o) + "\n"
 

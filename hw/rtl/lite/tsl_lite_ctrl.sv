@@ -167,6 +167,19 @@ module tsl_lite_ctrl #(
     rd.seq_status      = 32'd0;   // no tile sequencer (CFG_FEATURES.SEQ = 0)
   end
   assign rd_val = tc_rd_mux(rd, reg_addr_i);
+  // The rw and w1c registers, and their values after this cycle's bus write (tc_wr_apply, generated
+  // from the spec, decodes the offset). No HBM window and no fetch unit: HBM_BASE, HBM_LIMIT,
+  // PROG_ADDR and PROG_BYTES read 0 and ignore writes.
+  tc_wr_t wr;
+  /* verilator lint_off UNUSEDSIGNAL */
+  tc_wr_t wr_next;
+  /* verilator lint_on UNUSEDSIGNAL */
+  always_comb begin
+    wr            = '0;
+    wr.irq_enable = 32'(irq_en_q);
+    wr.irq_status = 32'(irq_st_q);
+  end
+  assign wr_next = tc_wr_apply(wr, reg_addr_i, reg_wdata_i, wmask);
 
   // ------------------------------------------------------------------- bus and dispatch FSM
   // INSN writes wait while an instruction runs: the units read their fields from the staging registers.
@@ -212,8 +225,8 @@ module tsl_lite_ctrl #(
               perf_clr = reg_wdata_i[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB] &&
                          wmask[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB];
             end
-          end else if (reg_addr_i == tsl_pkg::TC_IRQ_ENABLE_OFFSET) begin
-            irq_en_d = (irq_en_q & ~wmask[1:0]) | (reg_wdata_i[1:0] & wmask[1:0]);
+          end else begin   // IRQ_ENABLE, or no rw register (IRQ_STATUS: below)
+            irq_en_d = wr_next.irq_enable[1:0];
           end
         end
       end
@@ -305,7 +318,7 @@ module tsl_lite_ctrl #(
 
     // IRQ_STATUS is write-1-to-clear; a cause raised in the same cycle stays.
     if (acc && we && reg_addr_i == tsl_pkg::TC_IRQ_STATUS_OFFSET)
-      irq_st_d = (irq_st_q & ~(reg_wdata_i[1:0] & wmask[1:0])) | (irq_st_d & ~irq_st_q);
+      irq_st_d = wr_next.irq_status[1:0] | (irq_st_d & ~irq_st_q);
 
     if (reset_done) begin
       credit_d       = '0;

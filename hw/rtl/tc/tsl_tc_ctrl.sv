@@ -267,6 +267,22 @@ module tsl_tc_ctrl #(
   // (DMA 0, MXU 1, VPU 2).
 `include "hw/rtl/tsl_regs.svh"
   tc_rd_t rd;
+  // The rw and w1c registers, and their values after this cycle's bus write (tc_wr_apply, generated
+  // from the spec, decodes the offset); only their implemented bits are kept.
+  tc_wr_t wr;
+  /* verilator lint_off UNUSEDSIGNAL */
+  tc_wr_t wr_next;
+  /* verilator lint_on UNUSEDSIGNAL */
+  always_comb begin
+    wr            = '0;
+    wr.irq_enable = 32'(irq_en_q);
+    wr.irq_status = 32'(irq_st_q);
+    wr.hbm_base   = hbm_base_q;
+    wr.hbm_limit  = hbm_limit_q;
+    wr.prog_addr  = prog_addr_q;
+    wr.prog_bytes = prog_bytes_q;
+  end
+  assign wr_next = tc_wr_apply(wr, reg_addr_i, reg_wdata_i, wmask);
   always_comb begin
     rd.id              = tsl_pkg::ID_VALUE;
     rd.cfg_n           = 32'(N);
@@ -423,16 +439,12 @@ module tsl_tc_ctrl #(
               perf_clr = reg_wdata_i[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB] &&
                          wmask[tsl_pkg::TC_CTRL_CLEAR_PERF_LSB];
             end
-          end else if (reg_addr_i == tsl_pkg::TC_IRQ_ENABLE_OFFSET) begin
-            irq_en_d = (irq_en_q & ~wmask[1:0]) | (reg_wdata_i[1:0] & wmask[1:0]);
-          end else if (reg_addr_i == tsl_pkg::TC_HBM_BASE_OFFSET) begin
-            hbm_base_d = (hbm_base_q & ~wmask) | (reg_wdata_i & wmask);
-          end else if (reg_addr_i == tsl_pkg::TC_HBM_LIMIT_OFFSET) begin
-            hbm_limit_d = (hbm_limit_q & ~wmask) | (reg_wdata_i & wmask);
-          end else if (reg_addr_i == tsl_pkg::TC_PROG_ADDR_OFFSET) begin
-            prog_addr_d = ((prog_addr_q & ~wmask) | (reg_wdata_i & wmask)) & ~32'd3;
-          end else if (reg_addr_i == tsl_pkg::TC_PROG_BYTES_OFFSET) begin
-            prog_bytes_d = ((prog_bytes_q & ~wmask) | (reg_wdata_i & wmask)) & ~32'd3;
+          end else begin   // an rw register, or none (IRQ_STATUS: below)
+            irq_en_d     = wr_next.irq_enable[1:0];
+            hbm_base_d   = wr_next.hbm_base;
+            hbm_limit_d  = wr_next.hbm_limit;
+            prog_addr_d  = wr_next.prog_addr & ~32'd3;    // bits 1:0 read 0
+            prog_bytes_d = wr_next.prog_bytes & ~32'd3;
           end
         end
       end
@@ -536,8 +548,7 @@ module tsl_tc_ctrl #(
 
     // IRQ_STATUS is write-1-to-clear; a cause raised in the same cycle stays.
     if (acc && we && reg_addr_i == tsl_pkg::TC_IRQ_STATUS_OFFSET)
-      irq_st_d = (irq_st_q & ~(reg_wdata_i[1:0] & wmask[1:0])) |
-                 (irq_st_d & ~irq_st_q);
+      irq_st_d = wr_next.irq_status[1:0] | (irq_st_d & ~irq_st_q);
 
     if (reset_done) begin
       credit_d       = '0;

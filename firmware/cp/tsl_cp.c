@@ -90,6 +90,18 @@ typedef struct {
 } ring_t;
 
 #define W(f) (1u << TSL_CMD_##f##_WORD)
+/* The words a command of these fields (and OPCODE, TAG) leaves unused: they must be 0. */
+#define UNUSED(fields) (0xFFFFu & ~(W(OPCODE) | W(TAG) | (fields)))
+
+/* tsl_cp_nonzero_word for a constant mask: the OR of the words it covers, which the compiler keeps
+ * to those loads, and the search only when one is not 0 (the check sits on the doorbell's path). */
+static inline __attribute__((always_inline)) int first_nonzero(const uint32_t *w, uint32_t mask)
+{
+    uint32_t any = 0;
+    for (uint32_t i = 0; i < TSL_PARAM_CMD_WORDS; i++)
+        any |= (mask >> i) & 1u ? w[i] : 0u;
+    return any ? tsl_cp_nonzero_word(w, mask) : -1;
+}
 
 /* The commands the firmware runs itself (docs/isa.md §7): NOP, FENCE, KERNEL and PROGRAM; the host
  * compiles every other opcode into a PROGRAM (tsl_cp_compile.h). None takes a flag or a dtype. The
@@ -104,9 +116,9 @@ static tsl_cp_verdict_t validate(const tsl_cp_t *cp, const ring_t *r, const uint
         TSL_CP_FAIL(BAD_OPCODE, TSL_CMD_OPCODE_WORD);   /* KERNEL: no control core to run it on (native) */
     if (w[0] >> 8)
         TSL_CP_FAIL(BAD_FLAGS, 0);
-    uint32_t used = W(OPCODE) | W(TAG) | (kern ? TSL_KERN_WORDS_MASK : 0u) | (prog ? TSL_PROG_WORDS_MASK : 0u) |
-                    (kern || prog ? W(N) | W(A_ADDR) : 0u);
-    int bad = tsl_cp_nonzero_word(w, 0xFFFFu & ~used);
+    int bad = prog ? first_nonzero(w, UNUSED(TSL_PROG_WORDS_MASK | W(N) | W(A_ADDR)))
+              : kern ? first_nonzero(w, UNUSED(TSL_KERN_WORDS_MASK | W(N) | W(A_ADDR)))
+                     : first_nonzero(w, UNUSED(0u));
     if (bad >= 0)
         TSL_CP_FAIL(BAD_FLAGS, (uint32_t)bad);
     if (kern && (!n || n > TSL_PARAM_KERNEL_BYTES || (n & 3u)))   /* whole words, in the region */
@@ -245,12 +257,14 @@ static uint32_t run_program(tsl_cp_t *cp, const uint32_t *w, uint32_t *detail)
 
 /* ------------------------------------------------------------------------------------ rings */
 
+/* Each ring a power of two of aligned entries inside HBM (32-bit sums: size <= HBM / entry bytes
+ * first), and no more entries pending than it holds. */
 static int ring_valid(const tsl_cp_t *cp, const ring_t *r)
 {
-    return is_pow2(r->cmd_size) && !(r->cmd_base % CMD_BYTES) &&
-           (uint64_t)r->cmd_base + (uint64_t)r->cmd_size * CMD_BYTES <= cp->hbm_bytes &&
-           is_pow2(r->cpl_size) && !(r->cpl_base % CPL_BYTES) &&
-           (uint64_t)r->cpl_base + (uint64_t)r->cpl_size * CPL_BYTES <= cp->hbm_bytes &&
+    uint32_t hb = cp->hbm_bytes;
+    return is_pow2(r->cmd_size) && !(r->cmd_base % CMD_BYTES) && r->cmd_size <= hb / CMD_BYTES &&
+           r->cmd_base <= hb - r->cmd_size * CMD_BYTES && is_pow2(r->cpl_size) && !(r->cpl_base % CPL_BYTES) &&
+           r->cpl_size <= hb / CPL_BYTES && r->cpl_base <= hb - r->cpl_size * CPL_BYTES &&
            r->head - r->tail <= r->cmd_size && r->cpl_head - r->cpl_tail <= r->cpl_size;
 }
 

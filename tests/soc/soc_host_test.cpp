@@ -9,7 +9,8 @@
 //   reads the completion and the result via BAR1); a STRESS command (TC DMA copy while the core
 //   hammers the HBM window and the host hammers BAR1: all three AXI masters at once, every byte
 //   compared); the RESET path (FW_STATUS reads 0, then ready again; boot count 1 -> 2; rings kept);
-//   BOOT.HOLD (cores held, the RAM through the BAR0 window, a boot on release); an EXIT command; no
+//   BOOT.HOLD (cores held, the RAM through the BAR0 window, the doorbell's prefetch of the announced
+//   ring entry, a boot on release); an EXIT command; no
 //   AXI rule violation seen by the HBM model.
 // Expected values come from the host's own data (sums, patterns), never from the RTL.
 // SEED=0x... replays the random data. Prints "soc_host: P passed, F failed".
@@ -262,6 +263,20 @@ static int host_test(const std::string &elf) {
     t.wr(0, last, 0xC0FFEE11u);
     t.check(t.rd(0, last) == 0xC0FFEE11u, "a write through the RAM window reads back");
     t.check(t.soc.host_read32(0, ram + TSL_PARAM_RAM_BYTES, &v) == TSL_SOC_EBUS, "past the RAM window -> bus error");
+    // The doorbell's prefetch (tsl_hostif, tsl_axi_from_bus): a CMD_HEAD write has the core's HBM
+    // bridge read the 64-byte line of the entry it announces, with no core to ask for it. Written with
+    // its own value, CMD_HEAD announces nothing to the firmware once it runs.
+    uint64_t r0 = t.soc.hbm().bytes_read();
+    t.wr(0, TSL_HOSTIF_CMD_HEAD_OFFSET, t.cmd_head);
+    t.soc.step(1000);
+    t.check(t.soc.hbm().bytes_read() - r0 == 64, "a doorbell has the core's bridge fetch its entry's line");
+    // A hint outside HBM (CMD_BASE past its end) ends in DECERR beats and no answer to anyone.
+    t.wr(0, TSL_HOSTIF_CMD_BASE_OFFSET, uint32_t(t.soc.hbm_bytes()));
+    t.wr(0, TSL_HOSTIF_CMD_HEAD_OFFSET, t.cmd_head);
+    t.soc.step(1000);
+    t.check(t.soc.hbm().bytes_read() - r0 == 128 && t.soc.hbm().idle(),
+            "a doorbell's hint outside HBM is read (DECERR) and drops nothing");
+    t.wr(0, TSL_HOSTIF_CMD_BASE_OFFSET, kCmdBase);
     t.wr(0, TSL_HOSTIF_BOOT_OFFSET, 0);
     t.check(t.wait_reg(TSL_HOSTIF_FW_STATUS_OFFSET, 0xff, 1), "FW_STATUS ready again once BOOT.HOLD is cleared");
     t.check(mem[TSL_TEST_BOOT_COUNT] == 3, "firmware booted a third time");

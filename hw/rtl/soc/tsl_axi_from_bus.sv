@@ -15,6 +15,10 @@
 // write another master starts and every host register access), when a fill ends with an error or
 // saw inval_i, and LineLife cycles after its fill, so a read never returns data older than a write
 // the SoC has seen, and a poll of one word in HBM sees any change within LineLife cycles.
+// pf_i / pf_addr_i (LineBeats > 1) ask for pf_addr_i's line ahead of a read: the fill starts when
+// the bridge is idle and inval_i is low, unless the line is already held, and answers no bus access;
+// a bus access that starts first cancels it, and one that arrives during it waits for its end. The
+// SoC points it at the command the host's doorbell announces, so the firmware's read of it hits.
 `include "hw/rtl/tsl_axi.svh"
 module tsl_axi_from_bus #(
   parameter int DataW     = 256,  // AXI data bits: 32 * 2^k (the SoC uses 16N)
@@ -25,6 +29,8 @@ module tsl_axi_from_bus #(
   input  logic               rst_ni,
   input  logic               clr_i,
   input  logic               inval_i,  // drop the line (LineBeats > 1)
+  input  logic               pf_i,     // fetch pf_addr_i's line ahead (LineBeats > 1; a hint)
+  input  logic [31:0]        pf_addr_i,
   // bus slave (core contract); bus_addr_i is the AXI byte address
   input  logic               bus_valid_i,
   output logic               bus_ready_o,
@@ -48,7 +54,8 @@ module tsl_axi_from_bus #(
   localparam int LineW   = (LineBeats > 1) ? $clog2(LineBeats) : 1;
   localparam int LineOff = OffW + ((LineBeats > 1) ? $clog2(LineBeats) : 0);  // byte-offset bits of a line
   logic                 line_ok_q, line_ok_d, fill_bad_q, fill_bad_d, hit;
-  logic [31:LineOff]    line_tag_q, line_tag_d;
+  logic [31:LineOff]    line_tag_q, line_tag_d, pf_tag_q;
+  logic                 pf_pend_q, pf_pend_d, pf_fill_q, pf_fill_d;
   logic [7:0]           line_age_q, line_age_d;
   logic [LineW-1:0]     beat_q, beat_d;
   logic [DataW-1:0]     line_q [LineBeats];
@@ -83,7 +90,7 @@ module tsl_axi_from_bus #(
   assign m_axi_awburst = 2'b01;  // INCR
   assign m_axi_wdata   = {Lanes{bus_wdata_i}};
   assign m_axi_wlast   = 1'b1;
-  assign m_axi_araddr  = {bus_addr_i[31:LineOff], {LineOff{1'b0}}};
+  assign m_axi_araddr  = {line_tag_q, {LineOff{1'b0}}};   // the line being filled
   assign m_axi_arlen   = 8'(LineBeats - 1);
   assign m_axi_arsize  = 3'(OffW);
   assign m_axi_arburst = 2'b01;
@@ -106,11 +113,24 @@ module tsl_axi_from_bus #(
     line_age_d = line_age_q + 8'(line_ok_q);
     fill_bad_d = fill_bad_q || inval_i;
     beat_d     = beat_q;
+    pf_pend_d  = LineBeats > 1 && (pf_pend_q || pf_i);
+    pf_fill_d  = pf_fill_q;
     unique case (state_q)
       StIdle: begin
         drop_d = 1'b0;
         err_d  = 1'b0;
-        if (bus_valid_i && !clr_i) begin
+        if (bus_valid_i && !clr_i) pf_pend_d = pf_i;   // the core came first
+        if (!(bus_valid_i && !clr_i) && pf_pend_q && !inval_i) begin
+          pf_pend_d = pf_i;
+          if (!(line_ok_q && line_tag_q == pf_tag_q)) begin
+            state_d    = StRead;
+            line_ok_d  = 1'b0;
+            line_tag_d = pf_tag_q;
+            fill_bad_d = 1'b0;
+            beat_d     = '0;
+            pf_fill_d  = 1'b1;
+          end
+        end else if (bus_valid_i && !clr_i) begin
           if (bus_wstrb_i != 4'd0) begin
             state_d   = StWrite;
             aw_pend_d = 1'b1;
@@ -152,6 +172,8 @@ module tsl_axi_from_bus #(
             rdata_d = m_axi_rresp[1] ? 32'd0 : lane_rdata;
           if (m_axi_rlast) begin
             state_d    = StDone;
+            if (pf_fill_q) state_d = StIdle;   // a prefetch answers no access
+            pf_fill_d  = 1'b0;
             line_ok_d  = LineBeats > 1 && !fill_bad_d;
             line_age_d = 8'd0;
           end
@@ -173,6 +195,8 @@ module tsl_axi_from_bus #(
       fill_bad_q <= 1'b0;
       line_age_q <= 8'd0;
       beat_q    <= '0;
+      pf_pend_q <= 1'b0;
+      pf_fill_q <= 1'b0;
     end else begin
       state_q   <= state_d;
       aw_pend_q <= aw_pend_d;
@@ -183,6 +207,8 @@ module tsl_axi_from_bus #(
       fill_bad_q <= fill_bad_d;
       line_age_q <= line_age_d;
       beat_q    <= beat_d;
+      pf_pend_q <= pf_pend_d;
+      pf_fill_q <= pf_fill_d;
     end
   end
 
@@ -190,6 +216,7 @@ module tsl_axi_from_bus #(
   always_ff @(posedge clk_i) begin
     rdata_q    <= rdata_d;
     line_tag_q <= line_tag_d;
+    if (pf_i) pf_tag_q <= pf_addr_i[31:LineOff];
     if (state_q == StR && m_axi_rvalid) line_q[beat_q] <= m_axi_rdata;
   end
   assign hit = LineBeats > 1 && line_ok_q && !inval_i && line_tag_q == bus_addr_i[31:LineOff];
@@ -199,7 +226,7 @@ module tsl_axi_from_bus #(
   assign bus_err_o   = err_q;
 
   logic unused_bits;  // word-aligned access; resp[0] only tells SLVERR from DECERR
-  assign unused_bits = ^{bus_addr_i[1:0], m_axi_bresp[0], m_axi_rresp[0]};
+  assign unused_bits = ^{bus_addr_i[1:0], m_axi_bresp[0], m_axi_rresp[0], pf_addr_i[LineOff-1:0]};
 
   // Assertions
   `TSL_ASSERT_INIT(LineRange, LineBeats >= 1 && LineBeats <= 16 && (LineBeats & (LineBeats - 1)) == 0

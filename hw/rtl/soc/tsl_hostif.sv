@@ -22,6 +22,10 @@
 //   control and tensor cores in reset while the host loads the core's RAM; FW_STATUS reads 0 and
 //   the watchdog is reloaded while it is set.
 //   CFG_* (read-only): the build parameters, as the TC's CFG_* registers give them to the core.
+// The doorbell's prefetch: a host write of CMD_HEAD also names, on prefetch_o / prefetch_addr_o
+// (one cycle, registered), the HBM address of the ring entry at CMD_HEAD's old value, the first
+// command it announces, so that the core's HBM bridge can fetch that line before the firmware
+// asks for it (tsl_axi_from_bus). It is a hint: the firmware reads the entry as before.
 module tsl_hostif #(
   parameter int ResetCycles = 4,     // length of the soc_rst_o pulse in cycles (1..7)
   parameter bit BootHold    = 1'b0,  // BOOT.HOLD after power-on
@@ -54,7 +58,9 @@ module tsl_hostif #(
   output logic        doorbell_o,   // level: DB_PENDING (core irq bit 0)
   output logic        host_irq_o,   // level: |(HOST_IRQ_STATUS & HOST_IRQ_ENABLE)
   output logic        soc_rst_o,    // registered, active high: reset the control and tensor core
-  output logic        boot_hold_o   // registered BOOT.HOLD: hold the control and tensor core in reset
+  output logic        boot_hold_o,  // registered BOOT.HOLD: hold the control and tensor core in reset
+  output logic        prefetch_o,       // one cycle after a doorbell: prefetch_addr_o is worth a read
+  output logic [31:0] prefetch_addr_o   // HBM address of the ring entry at CMD_HEAD's old value
 );
   `include "hw/rtl/tsl_assert.svh"
   localparam int IrqW = 3;  // HOST_IRQ_STATUS bits: CPL, FAULT, WDT
@@ -300,6 +306,21 @@ module tsl_hostif #(
   assign host_irq_o   = |(irq_status_q & irq_enable_q);
   assign soc_rst_o    = rst_cnt_q != 3'd0;
   assign boot_hold_o  = hold_q;
+
+  // The doorbell's prefetch: the entry at the old CMD_HEAD (CMD_SIZE is a power of two; the firmware
+  // checks it, and a wrong hint only costs a read).
+  localparam int EntryShift = $clog2(tsl_pkg::PARAM_CMD_WORDS * 4);
+  logic        pf_q;
+  logic [31:0] pf_addr_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) pf_q <= 1'b0;
+    else         pf_q <= db_set;
+  end
+  always_ff @(posedge clk_i) begin
+    if (db_set) pf_addr_q <= cmd_base_q + ((cmd_head_q & (cmd_size_q - 32'd1)) << EntryShift);
+  end
+  assign prefetch_o      = pf_q;
+  assign prefetch_addr_o = pf_addr_q;
 
   logic unused_addr;
   assign unused_addr = ^{core_addr_i[1:0], host_addr_i[1:0]};

@@ -171,6 +171,8 @@ module tsl_soc #(
   end
 
   // --- host interface -------------------------------------------------------------------------
+  logic        cmd_pf;        // the doorbell's hint to the core's HBM bridge: the command it announces
+  logic [31:0] cmd_pf_addr;
   tsl_hostif #(
     .BootHold   (BootHold),
     .N          (N),
@@ -199,7 +201,9 @@ module tsl_soc #(
     .doorbell_o   (doorbell),
     .host_irq_o,
     .soc_rst_o    (soc_rst),
-    .boot_hold_o  (boot_hold)
+    .boot_hold_o  (boot_hold),
+    .prefetch_o   (cmd_pf),
+    .prefetch_addr_o (cmd_pf_addr)
   );
 
   // --- AXI masters: per-master fields concatenated, master i at [i*W +: W] ------------------------
@@ -242,7 +246,8 @@ module tsl_soc #(
   // Master 1: the core's HBM window. Its access is abandoned (not answered) when the core resets.
   // Reads fetch 64-byte lines (a command ring entry); the line is dropped when another master
   // starts a write, when the host touches a register (it rings the doorbell after writing a command,
-  // possibly behind the SoC's back in a simulator) and on a reset.
+  // possibly behind the SoC's back in a simulator) and on a reset. The doorbell's hint (cmd_pf) has
+  // the bridge fetch the announced entry's line at once, so the firmware's read of it hits.
   localparam int CoreLineBeats = (Dw >= 512) ? 1 : 512 / Dw;
   logic core_line_inval;
   assign core_line_inval = s_awvalid[0] || s_awvalid[2] || (h_valid_i && !h_sel_hbm) || soc_rst;
@@ -251,6 +256,8 @@ module tsl_soc #(
     .rst_ni,
     .clr_i         (soc_rst),
     .inval_i       (core_line_inval),
+    .pf_i          (cmd_pf),
+    .pf_addr_i     (cmd_pf_addr),
     .bus_valid_i   (ext_valid && sel_hbm),
     .bus_ready_o   (cb_ready),
     .bus_addr_i    (hbm_off),
@@ -267,6 +274,8 @@ module tsl_soc #(
     .rst_ni,
     .clr_i         (1'b0),
     .inval_i       (1'b0),
+    .pf_i          (1'b0),
+    .pf_addr_i     (32'd0),
     .bus_valid_i   (h_valid_i && h_sel_hbm),
     .bus_ready_o   (hb_ready),
     .bus_addr_i    (h_addr_i),

@@ -89,9 +89,10 @@ tessel_status_t tessel_info(tessel_dev_t *dev, tessel_info_t *out);
 
 /* One line about the device's most recent failure (EDEVICE: command, tag, CMD_ERR name, status
  * and detail; EMISMATCH: command opcode/tag, first differing HBM address, expected (model) and
- * received bytes; ETIMEOUT, EIO, ERANGE and some EINVAL: what was refused). Not cleared by later
- * successes; "" before any failure; never NULL. With NULL: why this thread's most recent
- * tessel_open or tessel_f32_arg failed ("" if it succeeded). */
+ * received bytes; ETIMEOUT, EIO and ERANGE: what was refused; an op's EINVAL: the one rule its
+ * arguments break, e.g. "tessel_gemm: rq_shift 63 is outside 0..62", for a front end to show as
+ * it is). Not cleared by later successes; "" before any failure; never NULL. With NULL: why this
+ * thread's most recent tessel_open or tessel_f32_arg failed ("" if it succeeded). */
 const char *tessel_last_error(tessel_dev_t *dev);
 
 /* Float arguments. The device takes a scale or an eps as float32, and the library's float fields

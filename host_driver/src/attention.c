@@ -38,6 +38,19 @@ TESSEL_API tessel_status_t tessel_bmm(tessel_dev_t *dev, const tessel_gemm_t *g,
     return TESSEL_OK;
 }
 
+/* The rules of both attention calls: an FP32 or BF16 output, and a causal mask with no more
+ * queries than keys. */
+static tessel_status_t attention_check(tessel_dev_t *dev, tessel_dtype_t out, int causal, uint32_t lq, uint32_t lk)
+{
+    if (out != TESSEL_FP32 && out != TESSEL_BF16)
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_attention: out_dtype %s is not fp32 or bf16",
+                           tessel_dtype_str(out));
+    if (causal && lq > lk)
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_attention: causal needs lq <= lk (lq %u, lk %u: more queries "
+                           "than keys)", lq, lk);
+    return TESSEL_OK;
+}
+
 /* The scale a call applies: its own, or 1/sqrt(d) when it gives 0. */
 static float att_scale(float scale, uint32_t d) { return scale != 0.0f ? scale : 1.0f / sqrtf((float)d); }
 
@@ -46,10 +59,14 @@ TESSEL_API tessel_status_t tessel_attention_cmd(tessel_dev_t *dev, const tessel_
     if (!dev || !p || !cmd)
         return TESSEL_EINVAL;
     const char *what = "tessel_attention";
+    static const char *const n16[] = {"batch", "lq", "lk", "d", "dv"};
     const uint32_t v16[] = {p->batch, p->lq, p->lk, p->d, p->dv};
-    int sizes = 1;
     for (size_t i = 0; i < sizeof v16 / sizeof v16[0]; i++)
-        sizes = sizes && v16[i] && v16[i] <= 0xFFFFu;
+        if (!v16[i] || v16[i] > 0xFFFFu)
+            return tessel_fail(dev, TESSEL_EINVAL, "%s: %s %u is outside 1..65535", what, n16[i], v16[i]);
+    int r = attention_check(dev, p->out_dtype, p->causal, p->lq, p->lk);
+    if (r)
+        return r;
     const uint32_t cdt = tessel_cmd_dtype(p->out_dtype), ces = tsl_dtype_bytes(cdt);
     const uint32_t flags = (p->causal ? 1u << TSL_CMD_FLAG_CAUSAL : 0u) |
                            (p->head_columns ? 1u << TSL_CMD_FLAG_HEAD_COLUMNS : 0u) |
@@ -62,14 +79,15 @@ TESSEL_API tessel_status_t tessel_attention_cmd(tessel_dev_t *dev, const tessel_
     const uint64_t ldq = p->ldq ? 2ull * p->ldq : rq, ldk = p->ldk ? 2ull * p->ldk : rk,
                    ldv = p->ldv ? 2ull * p->ldv : rv, ldo = p->ldo ? (uint64_t)ces * p->ldo : ro;
     g.ldv = (uint32_t)ldv;
-    if (!sizes || (p->out_dtype != TESSEL_FP32 && p->out_dtype != TESSEL_BF16) || (p->causal && p->lq > p->lk) ||
-        ldq < rq || ldk < rk || ldv < rv || ldo < ro || ldq > UINT32_MAX || ldk > UINT32_MAX || ldv > UINT32_MAX ||
-        ldo > UINT32_MAX)
-        return tessel_fail(dev, TESSEL_EINVAL, "tessel_attention: invalid arguments (a zero size or one past 65535, "
-                           "an output dtype other than FP32 and BF16, a causal mask with more queries than keys, or a "
-                           "stride shorter than a row of its heads or of 4 GiB or more)");
-    int r = tessel_f32_check(dev, what, "scale", p->scale, TESSEL_ARG_SCALE);
-    if (r || (r = tessel_cmd_addr(dev, what, "q", p->q)) || (r = tessel_cmd_addr(dev, what, "k", p->k)) ||
+    static const char *const nld[] = {"ldq", "ldk", "ldv", "ldo"};
+    const uint64_t ld[] = {ldq, ldk, ldv, ldo}, row[] = {rq, rk, rv, ro};
+    for (size_t i = 0; i < 4; i++)
+        if (ld[i] < row[i] || ld[i] > UINT32_MAX)
+            return tessel_fail(dev, TESSEL_EINVAL, "%s: %s is %llu bytes: %s", what, nld[i],
+                               (unsigned long long)ld[i], ld[i] < row[i] ? "shorter than a row of its heads"
+                                                                         : "a stride of 4 GiB or more");
+    if ((r = tessel_f32_check(dev, what, "scale", p->scale, TESSEL_ARG_SCALE)) ||
+        (r = tessel_cmd_addr(dev, what, "q", p->q)) || (r = tessel_cmd_addr(dev, what, "k", p->k)) ||
         (r = tessel_cmd_addr(dev, what, "v", p->v)) || (r = tessel_cmd_addr(dev, what, "o", p->o)))
         return r;
     tsl_cmd_t c = {.opcode = TSL_CMD_OP_ATTENTION, .flags = flags, .a_dtype = TSL_DTYPE_BF16,
@@ -171,13 +189,16 @@ TESSEL_API tessel_status_t tessel_attention(tessel_dev_t *dev, const tessel_atte
 {
     if (!dev)
         return TESSEL_EINVAL;
-    if (!a || !a->batch || !a->lq || !a->lk || !a->d || !a->dv || !a->q || !a->k || !a->v || !a->o ||
-        (a->out_dtype != TESSEL_FP32 && a->out_dtype != TESSEL_BF16) || (a->causal && a->lq > a->lk))
-        return tessel_fail(dev, TESSEL_EINVAL, "tessel_attention: invalid arguments (a zero size or NULL operand, an "
-                           "output dtype other than FP32 and BF16, or a causal mask with more queries than keys)");
+    if (!a || !a->q || !a->k || !a->v || !a->o)
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_attention: a NULL operand (q, k, v and o are all needed)");
+    static const char *const names[] = {"batch", "lq", "lk", "d", "dv"};
+    const uint32_t sizes[] = {a->batch, a->lq, a->lk, a->d, a->dv};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (!sizes[i])
+            return tessel_fail(dev, TESSEL_EINVAL, "tessel_attention: %s 0 must be at least 1", names[i]);
     tessel_info_t info;
-    int r = tessel_f32_check(dev, "tessel_attention", "scale", a->scale, TESSEL_ARG_SCALE);
-    if (r || (r = tessel_need(dev, 1, "tessel_attention", &info)))
+    int r = attention_check(dev, a->out_dtype, a->causal, a->lq, a->lk);
+    if (r || (r = tessel_f32_check(dev, "tessel_attention", "scale", a->scale, TESSEL_ARG_SCALE)) || (r = tessel_need(dev, 1, "tessel_attention", &info)))
         return r;
     const uint64_t B = a->batch, lq = a->lq, lk = a->lk, d = a->d, dv = a->dv;
     const uint32_t cdt = a->out_dtype == TESSEL_BF16 ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32, ces = tsl_dtype_bytes(cdt);

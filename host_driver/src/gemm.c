@@ -136,32 +136,49 @@ void tessel_get_matrix(void *dst, uint64_t ld, const uint8_t *src, uint64_t rows
         }
 }
 
-/* Argument checks: TESSEL_EINVAL for anything the command could not express. */
-static int gemm_args_ok(uint32_t m, uint32_t n, uint32_t k, tessel_dtype_t in, tessel_dtype_t out, float scale,
-                        int32_t rq_scale, uint32_t rq_shift, int32_t rq_zero_point, int relu, int gelu, int add_c)
+/* Argument checks: TESSEL_EINVAL for anything the command could not express, with the rule it
+ * breaks in tessel_last_error. */
+static tessel_status_t gemm_check(tessel_dev_t *dev, uint32_t m, uint32_t n, uint32_t k, tessel_dtype_t in,
+                                  tessel_dtype_t out, float scale, int32_t rq_scale, uint32_t rq_shift,
+                                  int32_t rq_zero_point, int relu, int gelu, int add_c)
 {
+    const char *what = "tessel_gemm";
     if (!m || !n || !k)
-        return 0;
-    if (in == TESSEL_INT8) {
-        if (out != TESSEL_INT32 && out != TESSEL_INT8)
-            return 0;
-        if (scale != 0.0f && scale != 1.0f)
-            return 0;
-    } else if (in == TESSEL_BF16) {
-        if (out != TESSEL_FP32 && out != TESSEL_BF16)
-            return 0;
-    } else {
-        return 0;
-    }
-    if (out == TESSEL_INT8) {
-        if (rq_shift > 62)
-            return 0;
-    } else if (rq_scale || rq_shift || rq_zero_point) {
-        return 0;
-    }
-    if ((gelu || add_c) && (in != TESSEL_BF16 || (gelu && (relu || add_c))))
-        return 0;
-    return 1;
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: m %u, n %u and k %u must all be at least 1", what, m, n, k);
+    if (in != TESSEL_INT8 && in != TESSEL_BF16)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: in_dtype %s is not int8 or bf16", what, tessel_dtype_str(in));
+    const int int8 = in == TESSEL_INT8;
+    if (int8 ? out != TESSEL_INT32 && out != TESSEL_INT8 : out != TESSEL_FP32 && out != TESSEL_BF16)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: out_dtype %s does not go with %s inputs (%s)", what,
+                           tessel_dtype_str(out), tessel_dtype_str(in), int8 ? "int32 or int8" : "fp32 or bf16");
+    if (int8 && scale != 0.0f && scale != 1.0f)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: scale %g applies to bf16 inputs only", what, (double)scale);
+    if (out == TESSEL_INT8 && rq_shift > 62)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: rq_shift %u is outside 0..62", what, rq_shift);
+    if (out != TESSEL_INT8 && (rq_scale || rq_shift || rq_zero_point))
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: rq_scale, rq_shift and rq_zero_point need out_dtype int8", what);
+    if ((gelu || add_c) && int8)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: %s applies to bf16 inputs only", what, gelu ? "gelu" : "add_c");
+    if (gelu && (relu || add_c))
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: gelu does not go with %s", what, relu ? "relu" : "add_c");
+    return TESSEL_OK;
+}
+
+/* Strides: at least a row (lda >= k, ldb >= n, ldc >= n). */
+static tessel_status_t gemm_strides(tessel_dev_t *dev, uint64_t lda, uint64_t ldb, uint64_t ldc, uint32_t n,
+                                    uint32_t k)
+{
+    const char *name = lda < k ? "lda" : ldb < n ? "ldb" : ldc < n ? "ldc" : NULL;
+    if (!name)
+        return TESSEL_OK;
+    return tessel_fail(dev, TESSEL_EINVAL, "tessel_gemm: %s %llu is shorter than a row (%u elements)", name,
+                       (unsigned long long)(lda < k ? lda : ldb < n ? ldb : ldc), lda < k ? k : n);
+}
+
+const char *tessel_dtype_str(tessel_dtype_t t)
+{
+    static const char *const names[] = {"int8", "bf16", "int32", "fp32"};
+    return (unsigned)t < 4u ? names[t] : "an unknown dtype";
 }
 
 uint32_t tessel_cmd_dtype(tessel_dtype_t t)
@@ -189,15 +206,13 @@ TESSEL_API tessel_status_t tessel_gemm_cmd(tessel_dev_t *dev, const tessel_gemm_
     if (!dev || !g || !cmd)
         return TESSEL_EINVAL;
     const uint64_t lda = g->lda ? g->lda : g->k, ldb = g->ldb ? g->ldb : g->n, ldc = g->ldc ? g->ldc : g->n;
-    if (!gemm_args_ok(g->m, g->n, g->k, g->in_dtype, g->out_dtype, g->scale, g->rq_scale, g->rq_shift,
-                      g->rq_zero_point, g->relu, g->gelu, g->add_c) ||
-        lda < g->k || ldb < g->n || ldc < g->n)
-        return tessel_fail(dev, TESSEL_EINVAL, "tessel_gemm: invalid arguments (a zero size, a stride shorter than a "
-                           "row, a dtype, scale or requantisation the GEMM cannot take, or gelu or add_c with int8 "
-                           "inputs, gelu with relu or add_c)");
-    int r = tessel_f32_check(dev, "tessel_gemm", "scale", g->scale, TESSEL_ARG_SCALE);
-    if (r || (r = tessel_cmd_addr(dev, "tessel_gemm", "a", g->a)) || (r = tessel_cmd_addr(dev, "tessel_gemm", "b", g->b)) ||
-        (r = tessel_cmd_addr(dev, "tessel_gemm", "c", g->c)) || (r = tessel_cmd_addr(dev, "tessel_gemm", "bias", g->bias)))
+    int r = gemm_check(dev, g->m, g->n, g->k, g->in_dtype, g->out_dtype, g->scale, g->rq_scale, g->rq_shift,
+                       g->rq_zero_point, g->relu, g->gelu, g->add_c);
+    if (r || (r = gemm_strides(dev, lda, ldb, ldc, g->n, g->k)) ||
+        (r = tessel_f32_check(dev, "tessel_gemm", "scale", g->scale, TESSEL_ARG_SCALE)) ||
+        (r = tessel_cmd_addr(dev, "tessel_gemm", "a", g->a)) || (r = tessel_cmd_addr(dev, "tessel_gemm", "b", g->b)) ||
+        (r = tessel_cmd_addr(dev, "tessel_gemm", "c", g->c)) ||
+        (r = tessel_cmd_addr(dev, "tessel_gemm", "bias", g->bias)))
         return r;
     const int fp = g->in_dtype == TESSEL_BF16;
     const uint32_t adt = tessel_cmd_dtype(g->in_dtype), cdt = tessel_cmd_dtype(g->out_dtype);
@@ -243,16 +258,15 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
 {
     if (!dev || !g)
         return TESSEL_EINVAL;
-    if (!g->a || !g->b || !g->c || g->lda < g->k || g->ldb < g->n || g->ldc < g->n ||
-        !gemm_args_ok(g->m, g->n, g->k, g->in_dtype, g->out_dtype, g->scale, g->rq_scale, g->rq_shift,
-                      g->rq_zero_point, g->relu, g->gelu, g->add_c))
-        return tessel_fail(dev, TESSEL_EINVAL, "tessel_gemm: invalid arguments (a zero size or NULL operand, a "
-                           "stride shorter than a row, a dtype, scale or requantisation the GEMM cannot take, or "
-                           "gelu or add_c with int8 inputs, gelu with relu or add_c)");
+    if (!g->a || !g->b || !g->c)
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_gemm: a NULL operand (a, b and c are all needed)");
     tessel_info_t info;
     const int fp = g->in_dtype == TESSEL_BF16;
-    int r = tessel_f32_check(dev, "tessel_gemm", "scale", g->scale, TESSEL_ARG_SCALE);
-    if (r || (r = tessel_need(dev, fp, "tessel_gemm", &info)))
+    int r = gemm_check(dev, g->m, g->n, g->k, g->in_dtype, g->out_dtype, g->scale, g->rq_scale, g->rq_shift,
+                       g->rq_zero_point, g->relu, g->gelu, g->add_c);
+    if (r || (r = gemm_strides(dev, g->lda, g->ldb, g->ldc, g->n, g->k)) ||
+        (r = tessel_f32_check(dev, "tessel_gemm", "scale", g->scale, TESSEL_ARG_SCALE)) ||
+        (r = tessel_need(dev, fp, "tessel_gemm", &info)))
         return r;
     const uint64_t m = g->m, n = g->n, k = g->k, es = fp ? 2 : 1;
     const uint32_t cdt = tessel_cmd_dtype(g->out_dtype);

@@ -19,6 +19,22 @@ static int float_dt(tessel_dtype_t t) { return t == TESSEL_BF16 || t == TESSEL_F
  * command's 32 bits. */
 static int stride_ok(uint32_t ld, uint32_t n, uint32_t es) { return ld >= n && (uint64_t)ld * es <= UINT32_MAX; }
 
+/* TESSEL_EINVAL naming the first of dtypes, sizes and the strides of x and y (each ld of es-byte
+ * elements, dense already) that the command cannot take. */
+static tessel_status_t rows_check(tessel_dev_t *dev, const char *what, tessel_dtype_t in, tessel_dtype_t out,
+                                  uint32_t m, uint32_t n, uint32_t ldx, uint32_t esa, uint32_t ldy, uint32_t esc)
+{
+    if (!float_dt(in) || !float_dt(out))
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: %s %s is not bf16 or fp32", what,
+                           float_dt(in) ? "out_dtype" : "in_dtype", tessel_dtype_str(float_dt(in) ? out : in));
+    if (!m || !n)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: m %u and n %u must both be at least 1", what, m, n);
+    if (!stride_ok(ldx, n, esa) || !stride_ok(ldy, n, esc))
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: %s %u is shorter than a row of %u or a stride of 4 GiB or more",
+                           what, stride_ok(ldx, n, esa) ? "ldy" : "ldx", stride_ok(ldx, n, esa) ? ldy : ldx, n);
+    return TESSEL_OK;
+}
+
 /* A stride given as 0: dense, rows of n. */
 static uint32_t dense(uint32_t ld, uint32_t n) { return ld ? ld : n; }
 
@@ -41,15 +57,23 @@ TESSEL_API tessel_status_t tessel_rowwise_cmd(tessel_dev_t *dev, const tessel_ro
     const uint32_t adt = tessel_cmd_dtype(p->in_dtype), cdt = tessel_cmd_dtype(p->out_dtype);
     const uint32_t esa = tsl_dtype_bytes(adt), esc = tsl_dtype_bytes(cdt);
     const uint32_t ldx = dense(p->ldx, p->n), ldy = dense(p->ldy, p->n), ldmask = p->mask ? dense(p->ldmask, p->n) : 0u;
-    if (!float_dt(p->in_dtype) || !float_dt(p->out_dtype) || !p->m || !p->n || !stride_ok(ldx, p->n, esa) ||
-        !stride_ok(ldy, p->n, esc) || (p->mask ? !stride_ok(ldmask, p->n, 4) : p->ldmask != 0) ||
-        (norm ? !p->gamma : p->gamma || p->eps != 0.0f) || (p->beta && p->fn != TESSEL_ROW_LAYERNORM) ||
-        (!softmax && (p->mask || p->scale != 0.0f)))
-        return tessel_fail(dev, TESSEL_EINVAL, "%s: invalid arguments (a norm without gamma, a zero size, a stride "
-                           "shorter than a row or of 4 GiB or more, a dtype other than BF16 and FP32, or a field the "
-                           "function does not read)", what);
-    int r = softmax ? tessel_f32_check(dev, what, "scale", p->scale, TESSEL_ARG_SCALE)
-                    : norm ? tessel_f32_check(dev, what, "eps", p->eps, TESSEL_ARG_EPS) : 0;
+    int r = rows_check(dev, what, p->in_dtype, p->out_dtype, p->m, p->n, ldx, esa, ldy, esc);
+    if (r)
+        return r;
+    if (p->mask ? !stride_ok(ldmask, p->n, 4) : p->ldmask != 0)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: ldmask %u %s", what, p->ldmask,
+                           p->mask ? "is shorter than a row or a stride of 4 GiB or more" : "without a mask");
+    if (norm && !p->gamma)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: a norm needs gamma", what);
+    const char *unread = !norm && p->gamma ? "gamma" : !norm && p->eps != 0.0f ? "eps"
+                       : p->beta && p->fn != TESSEL_ROW_LAYERNORM ? "beta"
+                       : !softmax && p->mask ? "a mask" : !softmax && p->scale != 0.0f ? "scale" : NULL;
+    if (unread)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: %s is not read by this function (%s takes %s)", what, unread,
+                           what, softmax ? "scale and a mask" : p->fn == TESSEL_ROW_LAYERNORM ? "gamma, beta and eps"
+                                         : norm ? "gamma and eps" : "no operand but x");
+    r = softmax ? tessel_f32_check(dev, what, "scale", p->scale, TESSEL_ARG_SCALE)
+                : norm ? tessel_f32_check(dev, what, "eps", p->eps, TESSEL_ARG_EPS) : 0;
     if (r || (r = tessel_cmd_addr(dev, what, "x", p->x)) || (r = tessel_cmd_addr(dev, what, "y", p->y)) ||
         (r = tessel_cmd_addr(dev, what, "mask", p->mask)) || (r = tessel_cmd_addr(dev, what, "gamma", p->gamma)) ||
         (r = tessel_cmd_addr(dev, what, "beta", p->beta)))
@@ -100,13 +124,16 @@ TESSEL_API tessel_status_t tessel_eltwise_cmd(tessel_dev_t *dev, const tessel_ew
     const uint32_t adt = tessel_cmd_dtype(p->in_dtype), cdt = tessel_cmd_dtype(p->out_dtype);
     const uint32_t esa = tsl_dtype_bytes(adt), esc = tsl_dtype_bytes(cdt);
     const uint32_t ldx = dense(p->ldx, p->n), ldy = dense(p->ldy, p->n), ldb = matrix ? dense(p->ldb, p->n) : 0u;
-    if (!float_dt(p->in_dtype) || !float_dt(p->out_dtype) || !p->m || !p->n || !stride_ok(ldx, p->n, esa) ||
-        !stride_ok(ldy, p->n, esc) || (matrix && !stride_ok(ldb, p->n, esa)) || (!p->b_imm && p->imm != 0.0f))
-        return tessel_fail(dev, TESSEL_EINVAL, "%s: invalid arguments (a zero size, a stride shorter than a row or of "
-                           "4 GiB or more, a dtype other than BF16 and FP32, or imm without b_imm)",
-                           what);
-    int r = tessel_cmd_addr(dev, what, "x", p->x);
-    if (r || (r = tessel_cmd_addr(dev, what, "y", p->y)) || (r = tessel_cmd_addr(dev, what, "b", p->b)))
+    int r = rows_check(dev, what, p->in_dtype, p->out_dtype, p->m, p->n, ldx, esa, ldy, esc);
+    if (r)
+        return r;
+    if (matrix && !stride_ok(ldb, p->n, esa))
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: ldb %u is shorter than a row of %u or a stride of 4 GiB or more",
+                           what, ldb, p->n);
+    if (!p->b_imm && p->imm != 0.0f)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: imm %g without b_imm", what, (double)p->imm);
+    if ((r = tessel_cmd_addr(dev, what, "x", p->x)) || (r = tessel_cmd_addr(dev, what, "y", p->y)) ||
+        (r = tessel_cmd_addr(dev, what, "b", p->b)))
         return r;
     tsl_cmd_t c = {.opcode = TSL_CMD_OP_ELTWISE, .vpu_op = vop, .a_dtype = adt, .c_dtype = cdt, .m = p->m, .n = p->n,
                    .a_addr = (uint32_t)p->x, .lda = ldx * esa, .c_addr = (uint32_t)p->y, .ldc = ldy * esc};

@@ -118,6 +118,8 @@ uint16_t tessel_f32_to_bf16(float f);
 /* The command encoders' helpers (gemm.c). The command's DTYPE of a tessel_dtype_t (INT8, BF16,
  * INT32, FP32; any other value gives FP32: the encoders check dtypes first). */
 uint32_t tessel_cmd_dtype(tessel_dtype_t t);
+/* A dtype's name in messages: int8, bf16, int32, fp32 ("dtype 7" style text for any other value). */
+const char *tessel_dtype_str(tessel_dtype_t t);
 /* 0, or TESSEL_ERANGE ("WHAT: NAME 0x... is past the command's 32-bit addresses") for a device
  * address that a command word cannot hold. */
 tessel_status_t tessel_cmd_addr(tessel_dev_t *dev, const char *what, const char *name, tessel_addr_t a);

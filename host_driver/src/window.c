@@ -31,17 +31,39 @@ static uint32_t one(uint32_t v) { return v ? v : 1u; }
                  .dil_w = one((p)->dil_w), .groups = (groups_), .batch = (p)->batch})
 
 /* Every field inside the command's: sizes in 16 bits, window sizes, strides, dilations and
- * paddings in 8, and an output of at least one pixel. */
-static int geometry_ok(const tsl_win_t *g, const uint32_t raw_pads[4])
+ * paddings in 8, and an output of at least one pixel; TESSEL_EINVAL naming the field otherwise. */
+static tessel_status_t geometry_check(tessel_dev_t *dev, const char *what, const tsl_win_t *g,
+                                      const uint32_t raw_pads[4])
 {
-    const uint32_t v16[] = {g->h, g->w, g->c, g->batch}, v8[] = {g->kh, g->kw, g->stride_h, g->stride_w, g->dil_h, g->dil_w};
+    static const char *const n16[] = {"h", "w", "c", "batch"}, *const npad[] = {"pad_t", "pad_b", "pad_l", "pad_r"},
+                             *const n8[] = {"kh", "kw", "stride_h", "stride_w", "dil_h", "dil_w"};
+    const uint32_t v16[] = {g->h, g->w, g->c, g->batch},
+                   v8[] = {g->kh, g->kw, g->stride_h, g->stride_w, g->dil_h, g->dil_w};
     for (size_t i = 0; i < 4; i++)
-        if (!v16[i] || v16[i] > 0xFFFFu || raw_pads[i] > 0xFFu)
-            return 0;
+        if (!v16[i] || v16[i] > 0xFFFFu)
+            return tessel_fail(dev, TESSEL_EINVAL, "%s: %s %u is outside 1..65535", what, n16[i], v16[i]);
     for (size_t i = 0; i < 6; i++)
         if (!v8[i] || v8[i] > 0xFFu)
-            return 0;
-    return tsl_win_oh(g) && tsl_win_ow(g);
+            return tessel_fail(dev, TESSEL_EINVAL, "%s: %s %u is outside 1..255", what, n8[i], v8[i]);
+    for (size_t i = 0; i < 4; i++)
+        if (raw_pads[i] > 0xFFu)
+            return tessel_fail(dev, TESSEL_EINVAL, "%s: %s %u is outside 0..255", what, npad[i], raw_pads[i]);
+    if (!tsl_win_oh(g) || !tsl_win_ow(g))
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: the %ux%u window (dilation %u,%u) does not fit the %ux%u input "
+                           "padded by %u,%u,%u,%u (top, bottom, left, right)", what, g->kh, g->kw, g->dil_h, g->dil_w,
+                           g->h, g->w, g->pad_t, g->pad_b, g->pad_l, g->pad_r);
+    return TESSEL_OK;
+}
+
+/* An int8 input's zero point in -128..127; a float input's 0 (it is padded with 0). */
+static tessel_status_t zero_point_check(tessel_dev_t *dev, const char *what, int int8, int32_t zp)
+{
+    if (int8 && (zp < -128 || zp > 127))
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: x_zero_point %d is outside -128..127", what, (int)zp);
+    if (!int8 && zp)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: x_zero_point %d applies to int8 inputs only (float inputs are "
+                           "padded with 0)", what, (int)zp);
+    return TESSEL_OK;
 }
 
 TESSEL_API tessel_status_t tessel_conv2d_cmd(tessel_dev_t *dev, const tessel_conv2d_op_t *p, tessel_cmd_t *cmd)
@@ -52,18 +74,33 @@ TESSEL_API tessel_status_t tessel_conv2d_cmd(tessel_dev_t *dev, const tessel_con
     const uint32_t groups = one(p->groups), pads[4] = {p->pad_t, p->pad_b, p->pad_l, p->pad_r};
     tsl_win_t g = WIN_OF(p, p->cout, groups);
     const int int8 = p->in_dtype == TESSEL_INT8;
-    const int types = int8 ? (p->out_dtype == TESSEL_INT32 || p->out_dtype == TESSEL_INT8)
-                           : p->in_dtype == TESSEL_BF16 && (p->out_dtype == TESSEL_FP32 || p->out_dtype == TESSEL_BF16);
-    if (!types || !geometry_ok(&g, pads) || !p->cout || p->cout > 0xFFFFu || groups > 0xFFFFu || p->c % groups ||
-        p->cout % groups ||
-        (int8 ? p->x_zero_point < -128 || p->x_zero_point > 127 || (p->scale != 0.0f && p->scale != 1.0f)
-              : p->x_zero_point != 0) ||
-        (p->out_dtype == TESSEL_INT8 ? p->rq_shift > 62 : p->rq_scale || p->rq_shift || p->rq_zero_point))
-        return tessel_fail(dev, TESSEL_EINVAL, "tessel_conv2d: invalid arguments (a zero size, a size past 65535 "
-                           "or a window, stride, dilation or padding past 255; a window larger than the "
-                           "padded input; groups not dividing c and cout; a dtype, zero point, scale or "
-                           "requantisation the convolution cannot take)");
-    int r = int8 ? 0 : tessel_f32_check(dev, what, "scale", p->scale, TESSEL_ARG_SCALE);
+    if (!int8 && p->in_dtype != TESSEL_BF16)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: in_dtype %s is not int8 or bf16", what,
+                           tessel_dtype_str(p->in_dtype));
+    if (int8 ? p->out_dtype != TESSEL_INT32 && p->out_dtype != TESSEL_INT8
+             : p->out_dtype != TESSEL_FP32 && p->out_dtype != TESSEL_BF16)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: out_dtype %s does not go with %s inputs (%s)", what,
+                           tessel_dtype_str(p->out_dtype), tessel_dtype_str(p->in_dtype),
+                           int8 ? "int32 or int8" : "fp32 or bf16");
+    int r = geometry_check(dev, what, &g, pads);
+    if (r)
+        return r;
+    if (!p->cout || p->cout > 0xFFFFu)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: cout %u is outside 1..65535", what, p->cout);
+    if (groups > 0xFFFFu)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: groups %u is outside 1..65535", what, groups);
+    if (p->c % groups || p->cout % groups)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: groups %u must divide c (%u) and cout (%u)", what, groups, p->c,
+                           p->cout);
+    if ((r = zero_point_check(dev, what, int8, p->x_zero_point)))
+        return r;
+    if (int8 && p->scale != 0.0f && p->scale != 1.0f)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: scale %g applies to bf16 inputs only", what, (double)p->scale);
+    if (p->out_dtype == TESSEL_INT8 && p->rq_shift > 62)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: rq_shift %u is outside 0..62", what, p->rq_shift);
+    if (p->out_dtype != TESSEL_INT8 && (p->rq_scale || p->rq_shift || p->rq_zero_point))
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: rq_scale, rq_shift and rq_zero_point need out_dtype int8", what);
+    r = int8 ? 0 : tessel_f32_check(dev, what, "scale", p->scale, TESSEL_ARG_SCALE);
     if (r || (r = tessel_cmd_addr(dev, what, "x", p->x)) || (r = tessel_cmd_addr(dev, what, "weights", p->weights)) ||
         (r = tessel_cmd_addr(dev, what, "y", p->y)) || (r = tessel_cmd_addr(dev, what, "bias", p->bias)))
         return r;
@@ -98,16 +135,24 @@ TESSEL_API tessel_status_t tessel_pool2d_cmd(tessel_dev_t *dev, const tessel_poo
     const uint32_t pads[4] = {p->pad_t, p->pad_b, p->pad_l, p->pad_r};
     const int avg = p->kind == TESSEL_POOL_AVG, int8 = p->in_dtype == TESSEL_INT8;
     tsl_win_t g = WIN_OF(p, 0u, 0u);
-    const int types = int8 ? p->out_dtype == TESSEL_INT8
-                           : p->in_dtype == TESSEL_BF16 &&
-                                 (p->out_dtype == TESSEL_BF16 || (avg && p->out_dtype == TESSEL_FP32));
-    if ((p->kind != TESSEL_POOL_MAX && !avg) || !types || !geometry_ok(&g, pads) ||
-        (avg && int8 ? p->x_zero_point < -128 || p->x_zero_point > 127 : p->x_zero_point != 0))
-        return tessel_fail(dev, TESSEL_EINVAL, "tessel_pool2d: invalid arguments (an unknown kind; a "
-                           "zero size, a size past 65535 or a window, stride, dilation or padding past 255; a window "
-                           "larger than the padded input; a dtype or zero point the pooling cannot take)");
-    int r = tessel_cmd_addr(dev, what, "x", p->x);
-    if (r || (r = tessel_cmd_addr(dev, what, "y", p->y)))
+    if (p->kind != TESSEL_POOL_MAX && !avg)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: kind %d is none of TESSEL_POOL_MAX and TESSEL_POOL_AVG", what,
+                           (int)p->kind);
+    if (!int8 && p->in_dtype != TESSEL_BF16)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: in_dtype %s is not int8 or bf16", what,
+                           tessel_dtype_str(p->in_dtype));
+    if (int8 ? p->out_dtype != TESSEL_INT8 : p->out_dtype != TESSEL_BF16 && (!avg || p->out_dtype != TESSEL_FP32))
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: out_dtype %s does not go with the %s pool of %s inputs (%s)", what,
+                           tessel_dtype_str(p->out_dtype), avg ? "average" : "max", tessel_dtype_str(p->in_dtype),
+                           int8 ? "int8" : avg ? "bf16 or fp32" : "bf16");
+    int r = geometry_check(dev, what, &g, pads);
+    if (r)
+        return r;
+    if (!avg && p->x_zero_point)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: x_zero_point %d applies to an average pool only (padding never "
+                           "wins a max)", what, (int)p->x_zero_point);
+    if ((r = zero_point_check(dev, what, int8, p->x_zero_point)) || (r = tessel_cmd_addr(dev, what, "x", p->x)) ||
+        (r = tessel_cmd_addr(dev, what, "y", p->y)))
         return r;
     tsl_cmd_t c = {.opcode = TSL_CMD_OP_POOL2D, .vpu_op = avg ? TSL_VPU_OP_ADD : TSL_VPU_OP_MAX,
                    .a_dtype = tessel_cmd_dtype(p->in_dtype), .c_dtype = tessel_cmd_dtype(p->out_dtype),

@@ -4,7 +4,9 @@
 Usage: test_cli.py TESSEL CLI_REF WORKDIR   (SEED=n: the inputs of conv2d, pool2d, the row functions
 and attention; needs numpy)
   - error paths: each bad input exits 2 with exactly one stderr line starting "tessel: " (all but
-    gemm's: and writes nothing, leaving the inputs as they were);
+    gemm's: and writes nothing, leaving the inputs as they were); a rule of the arguments is
+    libtessel's alone: its message is the line, as it is ("tessel: gemm: tessel_gemm: rq_shift 63
+    is outside 0..62");
   - GEMMs (int8 -> int32, int8 -> requantised int8, float32 -> fp32, float32 -> bf16, with and
     without bias/ReLU, shapes that are not multiples of N) checked bit for bit by CLI_REF against
     the plain C reference;
@@ -568,6 +570,35 @@ def f32_errors():
           "silu of a row longer than VMEM (BAD_SHAPE): exit 1, one line, no output", f"exit {rc}, {err!r}")
 
 
+# ---- the library's reasons ---------------------------------------------------------------------------
+# Arguments that libtessel refuses (the CLI checks no rule of its own): exit 2 and one line,
+# "tessel: SUB: " and tessel_last_error's text as it is.
+LIBRARY_REFUSALS = [
+    ("gemm rq shift 63", "gemm", {"a": ((4, 3), np.int8), "b": ((3, 5), np.int8)},
+     ["--out-dtype", "int8", "--rq-shift", "63"], "tessel_gemm: rq_shift 63 is outside 0..62"),
+    ("gemm bf16 out of int8", "gemm", {"a": ((4, 3), np.int8), "b": ((3, 5), np.int8)}, ["--out-dtype", "bf16"],
+     "tessel_gemm: out_dtype bf16 does not go with int8 inputs (int32 or int8)"),
+    ("conv2d groups 3", "conv2d", {"x": ((1, 5, 5, 4), np.int8), "w": ((3, 3, 1, 9), np.int8)}, ["--groups", "3"],
+     "tessel_conv2d: groups 3 must divide c (4) and cout (9)"),
+    ("attention causal Lq > Lk", "attention",
+     {"q": ((2, 9, 8), np.float32), "k": ((2, 6, 8), np.float32), "v": ((2, 6, 3), np.float32)}, ["--causal"],
+     "tessel_attention: causal needs lq <= lk (lq 9, lk 6: more queries than keys)"),
+]
+
+
+def library_refusals():
+    """LIBRARY_REFUSALS: the CLI's one stderr line is the library's message."""
+    d = p("librefusal")
+    os.makedirs(d, exist_ok=True)
+    for what, sub, ins, extra, message in LIBRARY_REFUSALS:
+        args = [sub]
+        for name, (shape, dtype) in ins.items():
+            args += [f"--{name}", ones_npy(d, f"{what.replace(' ', '_')}_{name}", shape, dtype)]
+        rc, out, err = run(args + extra)
+        check(rc == 2 and out == "" and err == f"tessel: {sub}: {message}\n",
+              f"{what}: the library's reason, as it is", f"exit {rc}, stderr {err!r} (want {message!r})")
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     # ---- inputs for the error cases ----------------------------------------------------------
@@ -704,6 +735,7 @@ def main():
     window_errors()
     window_cases(np.random.default_rng(seed))
     f32_errors()
+    library_refusals()
     f32_cases(np.random.default_rng(seed))
 
     # ---- nothing lost (issue 23) -----------------------------------------------------------------

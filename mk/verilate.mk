@@ -22,7 +22,8 @@
 #   fresh    set: each build starts from an empty directory (but for its verilator.cmd)
 #   first    targets made by name before the build
 #   wrap     a command in front of Verilator, $1 the build directory
-# A build is remade when a prerequisite changed or its command line did: DIR/verilator.cmd holds
+# A build is remade when a prerequisite changed (its family's files, and every build but a link the
+# RTL's `include files, TSL_RTL_INCLUDES) or its command line did: DIR/verilator.cmd holds
 # the last one, rewritten only when it differs, so that a new or changed row remakes that build
 # alone (make -n, which runs no recipe, lists every build it reaches). The product is touched after
 # each build: Verilator leaves an up-to-date executable as it is, older than a new verilator.cmd.
@@ -57,7 +58,7 @@ VL_FAM.$(1) := $(2)
 VL_OUT.$(1) := $(BUILD)/$(1)/$(if $(VL.$(2).objs),objs.stamp,$(VL.$(2).exe))
 VL_CMD.$(1)  = $$(call vl_cmd,$(1),$(2),$(3),$(4))
 $$(VL_OUT.$(1)): $(call vl_field,$(2),rtl,$(3)) $(call vl_field,$(2),cpp,$(3)) $(call vl_field,$(2),deps,$(3)) \
-                 $(if $(VL.$(2).link),$(VL_OUT.$(word 1,$(3)))) $(BUILD)/$(1)/verilator.cmd
+                 $(if $(VL.$(2).link),$(VL_OUT.$(word 1,$(3))),$(TSL_RTL_INCLUDES)) $(BUILD)/$(1)/verilator.cmd
 	@mkdir -p $$(@D)$$(if $$(VL.$(2).fresh), && find $$(@D) -mindepth 1 -maxdepth 1 ! -name verilator.cmd -exec rm -rf {} +)$$(if $$(VL.$(2).objs), && rm -f $$(@D)/V$$(VL.$(2).top)__ALL.a)
 	$$(if $$(VL.$(2).first),@$$(MAKE) -s --no-print-directory $$(VL.$(2).first) >/dev/null)
 	@echo "  $(if $(VL.$(2).link),LINK     $(VL.$(2).link) + $(BUILD)/$(word 1,$(3)),VERILATE $$(VL.$(2).top)) -> $$@ (log: $$(@D)/build.log)"
@@ -270,7 +271,7 @@ VL.soc-asrt.top    := tsl_soc
 VL.soc-asrt.rtl     = $(TSL_RTL_SOC)
 VL.soc-asrt.cpp    := tests/asrt/tsl_asrt_trip.sv hw/sim/soc/tsl_soc_sim.cpp hw/sim/tc/tsl_hbm.cpp \
                       host_driver/src/transport_sim.cpp
-VL.soc-asrt.deps    = $(TSL_RTL_INCLUDES) hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_vl.h hw/sim/tc/tsl_hbm.h \
+VL.soc-asrt.deps    = hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_vl.h hw/sim/tc/tsl_hbm.h \
                       hw/sim/tc/tsl_axi_pins.h host_driver/src/tessel_int.h host_driver/src/tessel_sim_fault.h \
                       host_driver/include/tessel.h
 VL.soc-asrt.flags  := $(VL.soc.flags)

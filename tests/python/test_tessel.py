@@ -474,8 +474,11 @@ def array_errors(dev, rng):
     expect_error("array: an Array with a numpy array", lambda: dev.matmul(a, rand_i8(rng, (8, 3))), "EINVAL",
                  "Array")
     expect_error("array: shapes", lambda: dev.matmul(a, a), "EINVAL", "shape mismatch")
-    expect_error("array: an fp32 Array into a GEMM", lambda: dev.matmul(dev.array(rand_f32(rng, (4, 8))), b),
-                 "EINVAL", "int8 or bf16")
+    expect_error("array: an fp32 Array with an int8 one", lambda: dev.matmul(dev.array(rand_f32(rng, (4, 8))), b),
+                 "EINVAL", "one input dtype")
+    expect_error("array: fp32 Arrays into a GEMM", lambda: dev.matmul(dev.array(rand_f32(rng, (4, 8))),
+                                                                      dev.array(rand_f32(rng, (8, 3)))),
+                 "EINVAL", "tessel_gemm: in_dtype fp32 is not int8 or bf16")
     expect_error("array: add", lambda: dev.matmul(a, b, add=np.zeros((4, 3), np.int32)), "EINVAL", "add")
     with tessel.Device("model") as other:
         expect_error("array: another device's Array", lambda: dev.matmul(a, other.array(rand_i8(rng, (8, 3)))),
@@ -615,15 +618,16 @@ def error_cases(dev, rng):
         ("bmm leading dimensions differ", lambda: dev.bmm(i8[None], np.stack([i8.T, i8.T])), E, "shape mismatch"),
         ("bias of the wrong length", lambda: dev.matmul(i8, i8.T, bias=np.zeros(5, np.int32)), E, "4 values"),
         ("conv2d w's channels", lambda: dev.conv2d(x4, w4[:, :, :3]), E, "c/groups"),
-        ("conv2d groups not dividing", lambda: dev.conv2d(x4, w4[:, :, :2], groups=3), E, "divide"),
+        ("conv2d groups not dividing", lambda: dev.conv2d(x4, w4[:, :, :2], groups=3), E,
+         "tessel_conv2d: groups 3 must divide c (4) and cout (8)"),
         ("conv2d of 3-D x", lambda: dev.conv2d(x4[0], w4), E, "dimensions"),
         ("softmax mask shape", lambda: dev.softmax(f32, mask=f32[:, :5]), E, "shape mismatch"),
         ("layernorm gamma length", lambda: dev.layernorm(f32, np.ones(5, np.float32)), E, "6 values"),
         ("add y shape", lambda: dev.add(f32, f32.T), E, "shape mismatch"),
         ("attention k's d", lambda: dev.attention(f32, f32[:, :5], f32), E, "shape mismatch"),
         # empty, zero and negative sizes
-        ("matmul of 0x6", lambda: dev.matmul(i8[:0], i8.T), E, "empty"),
-        ("softmax of 4x0", lambda: dev.softmax(f32[:, :0]), E, "empty"),
+        ("matmul of 0x6", lambda: dev.matmul(i8[:0], i8.T), E, "m must be an integer in 1.."),
+        ("softmax of 4x0", lambda: dev.softmax(f32[:, :0]), E, "n must be an integer in 1.."),
         ("conv2d stride 0", lambda: dev.conv2d(x4, w4, stride=0), E, "stride"),
         ("conv2d stride -1", lambda: dev.conv2d(x4, w4, stride=-1), E, "stride"),
         ("conv2d padding -1", lambda: dev.conv2d(x4, w4, padding=-1), E, "padding"),
@@ -632,20 +636,21 @@ def error_cases(dev, rng):
         ("conv2d groups 0", lambda: dev.conv2d(x4, w4, groups=0), E, "groups"),
         ("conv2d stride 1.5", lambda: dev.conv2d(x4, w4, stride=1.5), E, "integer"),
         ("conv2d window larger than the input", lambda: dev.conv2d(x4, w4, dilation=3), E, "does not fit"),
-        ("pool2d window 0", lambda: dev.pool2d(x4, "max", 0), E, "window"),
+        ("pool2d window 0", lambda: dev.pool2d(x4, "max", 0), E, "kh must be an integer in 1.."),
         ("pool2d window of 3 values", lambda: dev.pool2d(x4, "max", (2, 2, 2)), E, "window"),
         ("layernorm eps -1", lambda: dev.layernorm(f32, np.ones(6, np.float32), eps=-1), E, "eps"),
         # options
         ("scale 0", lambda: dev.matmul(f32, f32.T, scale=0), E, "scale"),
         ("scale nan", lambda: dev.softmax(f32, scale=float("nan")), E, "scale"),
-        ("scale of int8", lambda: dev.matmul(i8, i8.T, scale=2.0), E, "float32 inputs only"),
-        ("gelu of int8", lambda: dev.matmul(i8, i8.T, gelu=True), E, "float32 inputs only"),
-        ("add of int8", lambda: dev.matmul(i8, i8.T, add=np.zeros((4, 4), np.float32)), E, "float32 inputs only"),
+        ("scale of int8", lambda: dev.matmul(i8, i8.T, scale=2.0), E, "tessel_gemm: scale 2 applies to bf16 inputs only"),
+        ("gelu of int8", lambda: dev.matmul(i8, i8.T, gelu=True), E, "tessel_gemm: gelu applies to bf16 inputs only"),
+        ("add of int8", lambda: dev.matmul(i8, i8.T, add=np.zeros((4, 4), np.float32)), E,
+         "tessel_gemm: add_c applies to bf16 inputs only"),
         ("gelu with relu", lambda: dev.matmul(f32, f32.T, relu=True, gelu=True), E, "does not go with"),
         ("add of the wrong shape", lambda: dev.matmul(f32, f32.T, add=np.zeros((4, 5), np.float32)), E, "4 x 4"),
         ("requant of float", lambda: dev.matmul(f32, f32.T, requant=(1, 0, 0)), E, "int8"),
         ("requant with int32 out", lambda: dev.matmul(i8, i8.T, out_dtype="int32", requant=(1, 0, 0)), E,
-         "requant needs"),
+         "tessel_gemm: rq_scale, rq_shift and rq_zero_point need out_dtype int8"),
         ("requant of two values", lambda: dev.matmul(i8, i8.T, requant=(1, 0)), E, "requant"),
         ("requant shift -1", lambda: dev.matmul(i8, i8.T, requant=(1, -1, 0)), E, "shift"),
         ("out_dtype int16", lambda: dev.matmul(i8, i8.T, out_dtype="int16"), E, "out_dtype"),
@@ -699,6 +704,35 @@ def error_cases(dev, rng):
     ]
     for what, fn, name, part in cases:
         expect_error(what, fn, name, part)
+    # the rules are the library's: a Device method's refusal is the text tessel_last_error gives for the
+    # same arguments through the library's encoder (the CLI's test_cli.py shows the same lines)
+    raw = dev.raw
+    same = [
+        ("rq_shift 63", lambda: dev.matmul(i8, i8.T, out_dtype="int8", requant=(1, 63, 0)),
+         lambda: raw.gemm_cmd(0, 0, 0, 4, 4, 6, "int8", "int8", rq_scale=1, rq_shift=63),
+         "tessel_gemm: rq_shift 63 is outside 0..62"),
+        ("bf16 out of int8", lambda: dev.matmul(i8, i8.T, out_dtype="bf16"),
+         lambda: raw.gemm_cmd(0, 0, 0, 4, 4, 6, "int8", "bf16"),
+         "tessel_gemm: out_dtype bf16 does not go with int8 inputs (int32 or int8)"),
+        ("groups 3", lambda: dev.conv2d(x4, w4[:, :, :1, :], groups=3),
+         lambda: raw.conv2d_cmd(0, 0, 0, 8, 3, batch=1, h=5, w=5, c=4, kh=3, kw=3, stride_h=1, stride_w=1, pad_t=0,
+                                pad_b=0, pad_l=0, pad_r=0, dil_h=1, dil_w=1, in_dtype="int8", out_dtype="int32"),
+         "tessel_conv2d: groups 3 must divide c (4) and cout (8)"),
+        ("causal lq > lk", lambda: dev.attention(rand_f32(rng, (2, 9, 8)), rand_f32(rng, (2, 6, 8)),
+                                                 rand_f32(rng, (2, 6, 3)), causal=True),
+         lambda: raw.attention_cmd(0, 0, 0, 0, 2, 9, 6, 8, 3, "fp32", causal=True),
+         "tessel_attention: causal needs lq <= lk (lq 9, lk 6: more queries than keys)"),
+    ]
+    for what, method, encoder, text in same:
+        got = []
+        for fn in (method, encoder):
+            try:
+                fn()
+                got.append(None)
+            except tessel.Error as e:
+                got.append((e.name, e.message))
+        ok(got == [("EINVAL", text)] * 2, f"the library's refusal ({what}): the Device method's is the encoder's",
+           str(got))
     ok(tessel.Error(-6, "x").name == "ERANGE" and issubclass(tessel.Error, Exception), "tessel.Error(status, message)")
 
     addr = dev.raw.alloc(256)

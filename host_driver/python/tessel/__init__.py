@@ -1,7 +1,7 @@
 """tessel: the Tessel TPU from Python (docs/python.md).
 
 A thin layer over libtessel (host_driver/include/tessel.h): the C extension tessel._tessel makes
-the library's calls, this module converts numpy arrays, checks them and allocates the outputs.
+the library's calls, this module converts numpy arrays and allocates the outputs.
 
     import tessel
     with tessel.Device("model") as dev:        # or "sim", or "uart" with port=...
@@ -20,11 +20,14 @@ float32 (out_dtype "bf16": bf16-rounded values stored as float32). Other dtypes 
 converted. Output dtype names: "int8", "int32", "fp32", "bf16".
 
 Errors: every failure raises tessel.Error, whose .status is the library's tessel_status_t (an
-int), .name its name ("EINVAL") and .message the library's tessel_last_error(). An argument this
-module refuses (a dtype, a shape, an option) raises it with status EINVAL before anything reaches
-the library. Numbers are the library's to check: a scale or an eps goes to it as given (its
-tessel_f32_arg refuses a scale of 0, or one that rounds to 0 or overflows in float32, and a
-negative eps), and so do the open options a backend would ignore.
+int), .name its name ("EINVAL") and .message the library's tessel_last_error(). This module
+refuses only what it cannot convert (an array's dtype or dimensions, shapes that do not make the
+call's sizes, a bias or an add of the wrong length, a value that is not an integer, a name that is
+no dtype), with status EINVAL before anything reaches the library. Every rule of the arguments is
+the library's, with its message: ranges (a shift, a zero point, a size, a window), the dtypes that
+go together, the options an input dtype takes, groups that divide the channels, a window that fits
+its input, a causal mask's lq <= lk; a scale or an eps (tessel_f32_arg), and the open options a
+backend would ignore.
 """
 import math
 import operator
@@ -40,10 +43,8 @@ __all__ = ["Array", "Device", "Error", "Kernel"]
 
 # The numpy dtype that holds each device dtype's values on the host (tessel.h: int8_t, int32_t, float).
 _HOST = {name: np.dtype(fmt) for name, fmt in _tessel.HOST_FORMATS.items()}
-# The output dtypes of a GEMM or a convolution by input dtype, the default first.
-_GEMM_OUT = {"int8": ("int32", "int8"), "bf16": ("fp32", "bf16")}
-# The float dtypes, as the output of a call on float32 inputs: the default first.
-_FLOATS = ("fp32", "bf16")
+# The default output dtype of a GEMM or a convolution by input dtype (the library says which others go).
+_GEMM_OUT = {"int8": "int32", "bf16": "fp32"}
 
 
 def _fail(message):
@@ -80,12 +81,11 @@ def _array(x, what):
         _fail(f"{what} is not an array: {e}")
 
 
-def _nonempty(a, what, ndim=None, min_ndim=1):
+def _dims(a, what, ndim=None, min_ndim=1):
+    """a has ndim dimensions (or at least min_ndim); a size of 0 is the library's to refuse."""
     if (ndim is not None and a.ndim != ndim) or a.ndim < min_ndim:
         _fail(f"{what} must have {ndim if ndim is not None else f'at least {min_ndim}'} dimensions; "
               f"it has shape {a.shape}")
-    if a.size == 0:
-        _fail(f"{what} is empty (shape {a.shape})")
 
 
 def _in_dtype(**arrays):
@@ -106,30 +106,33 @@ def _float32(x, what):
     return a
 
 
-def _int(v, what, lo):
+def _int(v, what, lo=None):
+    """v as an int (its range is the library's and the C field's). lo: 0 for a value the call takes
+    unsigned (a padding, a window), 1 for a stride, dilation or groups (0 would mean 1 to the
+    library)."""
     try:
         v = operator.index(v)
     except TypeError:
         _fail(f"{what} must be an integer, not {v!r}")
-    if v < lo:
+    if lo is not None and v < lo:
         _fail(f"{what} must be at least {lo}, not {v}")
     return v
 
 
 def _ints(v, what, lo, n):
-    """v, an int or a sequence of n ints (each at least lo), as a tuple of n."""
+    """v, an int or a sequence of n ints (each at least lo, unless None), as a tuple of n."""
     vals = (v,) * n if np.ndim(v) == 0 else tuple(v)
     if len(vals) != n:
         _fail(f"{what} must be an integer or {n} integers, not {v!r}")
     return tuple(_int(x, what, lo) for x in vals)
 
 
-def _out_dtype(out_dtype, allowed, in_dtype):
+def _out_dtype(out_dtype, default):
+    """out_dtype, a dtype's name (default when None); which go with the inputs is the library's rule."""
     if out_dtype is None:
-        return allowed[0]
-    if out_dtype not in allowed:
-        _fail(f"out_dtype {out_dtype!r} does not go with {'int8' if in_dtype == 'int8' else 'float32'} inputs "
-              f"(this call gives {' or '.join(map(repr, allowed))})")
+        return default
+    if out_dtype not in _HOST:
+        _fail(f"out_dtype must be one of {list(_HOST)}, not {out_dtype!r}")
     return out_dtype
 
 
@@ -138,20 +141,16 @@ def _epilogue(in_dtype, n, bias, relu, out_dtype, scale, requant):
     then the conversion to out_dtype) for n output columns or channels."""
     if requant is not None and out_dtype is None and in_dtype == "int8":
         out_dtype = "int8"
-    out = _out_dtype(out_dtype, _GEMM_OUT[in_dtype], in_dtype)
+    out = _out_dtype(out_dtype, _GEMM_OUT.get(in_dtype, "fp32"))
     kw = dict(in_dtype=in_dtype, out_dtype=out, relu=bool(relu))
-    if out == "int8":
+    if out == "int8" or requant is not None:   # the library refuses requant of another out_dtype
         rq = (1, 0, 0) if requant is None else requant   # plain saturation, as the CLI
         if not isinstance(rq, (tuple, list)) or len(rq) != 3:
             _fail(f"requant must be (scale, shift, zero_point), not {requant!r}")
-        kw.update(rq_scale=_int(rq[0], "requant's scale", -2**31), rq_shift=_int(rq[1], "requant's shift", 0),
-                  rq_zero_point=_int(rq[2], "requant's zero_point", -2**31))
-    elif requant is not None:
-        _fail("requant needs out_dtype 'int8'")
+        kw.update(rq_scale=_int(rq[0], "requant's scale"), rq_shift=_int(rq[1], "requant's shift"),
+                  rq_zero_point=_int(rq[2], "requant's zero_point"))
     if scale is not None:
-        if in_dtype != "bf16":
-            _fail("scale applies to float32 inputs only")
-        kw["scale"] = scale   # the library's rule (tessel_f32_arg)
+        kw["scale"] = scale   # the library's rules (tessel_f32_arg; int8 inputs take none)
     if bias is not None:
         b = _array(bias, "bias")
         if in_dtype == "int8" and b.dtype == np.int8:
@@ -170,31 +169,29 @@ def _window(h, w, k, stride, padding, dilation):
     """The window keywords of conv2d and pool2d, and the output rows and columns."""
     sh, sw = _ints(stride, "stride", 1, 2)
     dh, dw = _ints(dilation, "dilation", 1, 2)
-    if np.ndim(padding) == 0 or len(padding) == 4:
+    if np.ndim(padding) == 0 or len(padding) == 4:   # paddings are unsigned (uint32_t)
         pad = _ints(padding, "padding", 0, 4)
     else:
         ph, pw = _ints(padding, "padding", 0, 2)
         pad = (ph, ph, pw, pw)
-    oh = _tessel.window_out(h, pad[0], pad[1], k[0], sh, dh)
-    ow = _tessel.window_out(w, pad[2], pad[3], k[1], sw, dw)
-    if not oh or not ow:
-        _fail(f"the {k[0]}x{k[1]} window (dilation {dh},{dw}) does not fit the {h}x{w} input padded by "
-              f"{pad} (top, bottom, left, right)")
+    # 0 when the window does not fit (or a value is past 32 bits): the library says why
+    out = lambda *a: _tessel.window_out(*a) if all(0 <= v < 2**32 for v in a) else 0   # noqa: E731
+    oh, ow = out(h, pad[0], pad[1], k[0], sh, dh), out(w, pad[2], pad[3], k[1], sw, dw)
     return dict(kh=k[0], kw=k[1], stride_h=sh, stride_w=sw, pad_t=pad[0], pad_b=pad[1], pad_l=pad[2], pad_r=pad[3],
                 dil_h=dh, dil_w=dw), oh, ow
 
 
 def _rows_of(x, elementwise=False):
     """The x of a row function: float32, at least 1-D (elementwise: 0-D too, one row of one
-    value), not empty; its rows are along the last axis."""
+    value); its rows are along the last axis."""
     x = _float32(x, "x")
-    _nonempty(x, "x", min_ndim=0 if elementwise else 1)
+    _dims(x, "x", min_ndim=0 if elementwise else 1)
     return x
 
 
 def _as_rows(a):
-    """a (an ndarray of at least one value) as a 2-D view of its rows; 0-D is one row of one."""
-    return a.reshape(-1, a.shape[-1] if a.ndim else 1)
+    """a as a 2-D view of its rows; 0-D is one row of one."""
+    return a.reshape(math.prod(a.shape[:-1]), a.shape[-1]) if a.ndim else a.reshape(1, 1)
 
 
 def _like(v, x, what):
@@ -283,7 +280,7 @@ class Device:
         ("int8", "int32", "fp32"), or for float32 x with dtype="bf16" rounded to bf16 on the device
         (an ELTWISE MOV, to nearest even, as the library rounds a float32 GEMM's inputs)."""
         x = _array(x, "x")
-        _nonempty(x, "x", 2)
+        _dims(x, "x", 2)
         have = {np.dtype(np.int8): "int8", np.dtype(np.int32): "int32", np.dtype(np.float32): "fp32"}.get(x.dtype)
         if have is None or dtype not in (None, have) and (have, dtype) != ("fp32", "bf16"):
             _fail(f"x is {x.dtype}: a device array holds int8, int32 or float32 values (float32 as bf16 too), "
@@ -365,22 +362,20 @@ class Device:
         if isinstance(a, Array) or isinstance(b, Array):
             return self._matmul_arrays(a, b, bias, relu, out_dtype, scale, requant, gelu, add)
         a, b = _array(a, "a"), _array(b, "b")
-        _nonempty(a, "a", 2)
-        _nonempty(b, "b", 2)
+        _dims(a, "a", 2)
+        _dims(b, "b", 2)
         (m, k), (kb, n) = a.shape, b.shape
         if k != kb:
             _fail(f"shape mismatch: a is {a.shape}, b is {b.shape} (a's columns must equal b's rows)")
         kw = _epilogue(_in_dtype(a=a, b=b), n, bias, relu, out_dtype, scale, requant)
         c = np.empty((m, n), _HOST[kw["out_dtype"]])
-        if (gelu or add is not None) and kw["in_dtype"] != "bf16":
-            _fail("gelu and add apply to float32 inputs only")
-        if gelu and (relu or add is not None):
-            _fail("gelu does not go with relu or add (the GEMM applies one of them)")
-        if add is not None:
+        if add is not None and kw["in_dtype"] == "bf16":   # the old C; int8 inputs: the library refuses add_c
             r = _float32(add, "add")
             if r.shape != (m, n):
                 _fail(f"add must be {m} x {n} (the product's shape), not of shape {r.shape}")
             c[...] = r
+        elif add is not None:
+            _float32(add, "add")
         self.raw.gemm(a=a, b=b, c=c, m=m, n=n, k=k, gelu=bool(gelu), add_c=add is not None, **kw)
         return c
 
@@ -388,8 +383,6 @@ class Device:
         for x, name in ((a, "a"), (b, "b")):
             if not isinstance(x, Array) or x.device is not self:
                 _fail(f"{name} must be an Array of this device when the other is")
-            if x.dtype not in _GEMM_OUT:
-                _fail(f"{name} is an Array of {x.dtype}: a GEMM takes int8 or bf16")
         if a.dtype != b.dtype:
             _fail(f"a is {a.dtype} and b {b.dtype}: a GEMM takes one input dtype")
         if add is not None:
@@ -424,8 +417,8 @@ class Device:
         """matmul of each block: a is ... x m x k, b ... x k x n with the same leading dimensions
         (at least one); the result is ... x m x n. One GEMM command per block."""
         a, b = _array(a, "a"), _array(b, "b")
-        _nonempty(a, "a", min_ndim=3)
-        _nonempty(b, "b", min_ndim=3)
+        _dims(a, "a", min_ndim=3)
+        _dims(b, "b", min_ndim=3)
         if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
             _fail(f"shape mismatch: a is {a.shape}, b is {b.shape} (need ... x m x k and ... x k x n, the "
                   f"leading dimensions the same)")
@@ -446,21 +439,20 @@ class Device:
         x_zero_point: int8 only, the value padding reads (the input's zero point). Dtypes, bias (cout
         values), scale, requant and the epilogue as matmul."""
         x, w = _array(x, "x"), _array(w, "w")
-        _nonempty(x, "x", 4)
-        _nonempty(w, "w", 4)
+        _dims(x, "x", 4)
+        _dims(w, "w", 4)
         batch, h, wd, c = x.shape
         kh, kw_, cg, cout = w.shape
         groups = _int(groups, "groups", 1)
-        if c % groups or cout % groups:
-            _fail(f"groups {groups} must divide x's channels ({c}) and w's cout ({cout})")
-        if cg != c // groups:
+        if not c % groups and cg != c // groups:   # groups that do not divide c: the library says so
             _fail(f"shape mismatch: w is {w.shape}, its third dimension must be c/groups = {c // groups}")
         geo, oh, ow = _window(h, wd, (kh, kw_), stride, padding, dilation)
         in_dtype = _in_dtype(x=x, w=w)
-        zp = _int(x_zero_point, "x_zero_point", -128)
-        if zp and in_dtype != "int8":
-            _fail("x_zero_point applies to int8 inputs only (float inputs are padded with 0)")
+        zp = _int(x_zero_point, "x_zero_point")
         kw = _epilogue(in_dtype, cout, bias, relu, out_dtype, scale, requant)
+        if c % groups:   # no w of c/groups channels to hand over: the library's encoder says why it refuses
+            self.raw.conv2d_cmd(0, 0, 0, cout, groups, batch=batch, h=h, w=wd, c=c, x_zero_point=zp, **geo,
+                                **{n: v for n, v in kw.items() if n != "bias"})
         y = np.empty((batch, oh, ow, cout), _HOST[kw["out_dtype"]])
         self.raw.conv2d(x=x, weights=w, y=y, batch=batch, h=h, w=wd, c=c, cout=cout, groups=groups, x_zero_point=zp,
                         **geo, **kw)
@@ -473,17 +465,13 @@ class Device:
         from zero, padding reading x_zero_point). float32 x is rounded to bf16: max gives "bf16"
         values, avg "fp32" (default) or "bf16", padding reading 0. Padding never wins a max."""
         x = _array(x, "x")
-        _nonempty(x, "x", 4)
-        if kind not in ("max", "avg"):
-            _fail(f"kind must be 'max' or 'avg', not {kind!r}")
-        k = _ints(window, "window", 1, 2)
-        geo, oh, ow = _window(x.shape[1], x.shape[2], k, k if stride is None else stride, padding, dilation)
+        _dims(x, "x", 4)
+        k = _ints(window, "window", 0, 2)   # unsigned (uint32_t); 0 is the library's to refuse
+        s = tuple(max(v, 1) for v in k) if stride is None else stride   # the window (0: refused by the library)
+        geo, oh, ow = _window(x.shape[1], x.shape[2], k, s, padding, dilation)
         in_dtype = _in_dtype(x=x)
-        out = _out_dtype(out_dtype, ("int8",) if in_dtype == "int8" else _FLOATS if kind == "avg" else ("bf16",),
-                         in_dtype)
-        zp = _int(x_zero_point, "x_zero_point", -128)
-        if zp and (in_dtype != "int8" or kind != "avg"):
-            _fail("x_zero_point applies to the average of int8 inputs only")
+        out = _out_dtype(out_dtype, "int8" if in_dtype == "int8" else "fp32" if kind == "avg" else "bf16")
+        zp = _int(x_zero_point, "x_zero_point")
         y = np.empty((x.shape[0], oh, ow, x.shape[3]), _HOST[out])
         self.raw.pool2d(kind=kind, x=x, y=y, batch=x.shape[0], h=x.shape[1], w=x.shape[2], c=x.shape[3],
                         in_dtype=in_dtype, out_dtype=out, x_zero_point=zp, **geo)
@@ -493,9 +481,7 @@ class Device:
     def _rows(self, fn, x, in_dtype, out_dtype, **operands):
         """y = fn(each row of x, _rows_of's), y of x's shape. in_dtype "bf16" (x rounded to bf16 on
         the way in) or "fp32" (x as it is); the device computes in fp32."""
-        if in_dtype not in _FLOATS:
-            _fail(f"in_dtype must be 'bf16' or 'fp32', not {in_dtype!r}")
-        out = _out_dtype(out_dtype, _FLOATS, "bf16")
+        out = _out_dtype(out_dtype, "fp32")
         y = np.empty(x.shape, np.float32)   # x's shape, 0-D included (numpy's elementwise habit)
         rows, y_rows = _as_rows(x), _as_rows(y)
         getattr(self.raw, fn)(x=rows, y=y_rows, m=rows.shape[0], n=rows.shape[1], in_dtype=in_dtype, out_dtype=out,
@@ -559,13 +545,13 @@ class Device:
         (it needs lq <= lk). out_dtype "fp32" (default) or "bf16"."""
         q, k, v = _float32(q, "q"), _float32(k, "k"), _float32(v, "v")
         for a, what in ((q, "q"), (k, "k"), (v, "v")):
-            _nonempty(a, what, min_ndim=2)
+            _dims(a, what, min_ndim=2)
         if not (q.ndim == k.ndim == v.ndim and q.shape[:-2] == k.shape[:-2] == v.shape[:-2] and
                 k.shape[-1] == q.shape[-1] and v.shape[-2] == k.shape[-2]):
             _fail(f"shape mismatch: q is {q.shape}, k {k.shape}, v {v.shape} (need ... x lq x d, ... x lk x d and "
                   f"... x lk x dv, the leading dimensions the same)")
         lead, (lq, d), (lk, dv) = q.shape[:-2], q.shape[-2:], v.shape[-2:]
-        out = _out_dtype(out_dtype, _FLOATS, "bf16")
+        out = _out_dtype(out_dtype, "fp32")
         o = np.empty(lead + (lq, dv), np.float32)
         kw = {} if scale is None else dict(scale=scale)   # the library's rule (tessel_f32_arg)
         self.raw.attention(q=q, k=k, v=v, o=o, batch=math.prod(lead), lq=lq, lk=lk, d=d, dv=dv, out_dtype=out,

@@ -183,7 +183,7 @@ static void case_reasons(void)
              "reasons: a C larger than HBM: %s, reason \"%s\"", tessel_strerror(st), tessel_last_error(d));
     g.m = 4, g.n = 4, g.k = 4, g.ldb = 4, g.ldc = 4, g.lda = 2;   /* LDA shorter than a row */
     st = tessel_gemm(d, &g, NULL);
-    tu_check(&T, st == TESSEL_EINVAL && strstr(tessel_last_error(d), "stride shorter than a row"),
+    tu_check(&T, st == TESSEL_EINVAL && strstr(tessel_last_error(d), "lda 2 is shorter than a row"),
              "reasons: a short LDA: %s, reason \"%s\"", tessel_strerror(st), tessel_last_error(d));
     tessel_close(d);
 }

@@ -119,18 +119,8 @@ module tsl_axi_from_bus #(
       StIdle: begin
         drop_d = 1'b0;
         err_d  = 1'b0;
-        if (bus_valid_i && !clr_i) pf_pend_d = pf_i;   // the core came first
-        if (!(bus_valid_i && !clr_i) && pf_pend_q && !inval_i) begin
-          pf_pend_d = pf_i;
-          if (!(line_ok_q && line_tag_q == pf_tag_q)) begin
-            state_d    = StRead;
-            line_ok_d  = 1'b0;
-            line_tag_d = pf_tag_q;
-            fill_bad_d = 1'b0;
-            beat_d     = '0;
-            pf_fill_d  = 1'b1;
-          end
-        end else if (bus_valid_i && !clr_i) begin
+        if (bus_valid_i && !clr_i) begin
+          pf_pend_d = pf_i;   // the core came first: a pending prefetch is dropped
           if (bus_wstrb_i != 4'd0) begin
             state_d   = StWrite;
             aw_pend_d = 1'b1;
@@ -145,6 +135,16 @@ module tsl_axi_from_bus #(
             line_tag_d = bus_addr_i[31:LineOff];
             fill_bad_d = inval_i;
             beat_d     = '0;
+          end
+        end else if (pf_pend_q && !inval_i) begin
+          pf_pend_d = pf_i;
+          if (!(line_ok_q && line_tag_q == pf_tag_q)) begin   // the prefetch's fill
+            state_d    = StRead;
+            line_ok_d  = 1'b0;
+            line_tag_d = pf_tag_q;
+            fill_bad_d = 1'b0;
+            beat_d     = '0;
+            pf_fill_d  = 1'b1;
           end
         end
       end

@@ -2171,8 +2171,9 @@ static inline uint32_t tsl_vpu_fn_rsqrt_seed(uint32_t odd, uint32_t m)
     return t[(odd & 1u) << 6 | (m & 63u)];
 }
 
-/* TC registers (hw/spec/tessel.toml): name, offset and access of each, and the read decode the
- * model shares with the RTL (tsl_regs.svh): fill a tsl_tc_rd_t, read with tsl_tc_rd_mux. */
+/* TC registers (hw/spec/tessel.toml): name, offset and access of each, and the read and write
+ * decode the model shares with the RTL (tsl_regs.svh): fill a tsl_tc_rd_t, read with tsl_tc_rd_mux;
+ * keep the rw and w1c registers in a tsl_tc_wr_t, write with tsl_tc_wr_apply. */
 #define TSL_ACCESS_RO 0u
 #define TSL_ACCESS_RW 1u
 #define TSL_ACCESS_WO 2u
@@ -2310,6 +2311,44 @@ static inline uint32_t tsl_tc_rd_mux(const tsl_tc_rd_t *r, uint32_t offset)
     case TSL_TC_PROG_BYTES_OFFSET: return r->prog_bytes;
     default: return 0;
     }
+}
+
+/* The value of every rw and w1c TC register: the write decode the model shares with the RTL
+ * (tsl_regs.svh tc_wr_t, tc_wr_apply). */
+typedef struct {
+    uint32_t irq_enable; /* rw */
+    uint32_t irq_status; /* w1c */
+    uint32_t hbm_base; /* rw */
+    uint32_t hbm_limit; /* rw */
+    uint32_t prog_addr; /* rw */
+    uint32_t prog_bytes; /* rw */
+} tsl_tc_wr_t;
+
+/* A write of `value` at TC `offset`: an rw register there takes it, a w1c register clears the bits
+ * written 1. Returns 1 when `offset` is an rw or w1c register, else 0 (r unchanged: the wo registers
+ * INSNk, CTRL and SEQk start actions and are the caller's). */
+static inline int tsl_tc_wr_apply(tsl_tc_wr_t *r, uint32_t offset, uint32_t value)
+{
+    switch (offset) {
+    case TSL_TC_IRQ_ENABLE_OFFSET: r->irq_enable = value; return 1;
+    case TSL_TC_IRQ_STATUS_OFFSET: r->irq_status &= ~value; return 1;
+    case TSL_TC_HBM_BASE_OFFSET: r->hbm_base = value; return 1;
+    case TSL_TC_HBM_LIMIT_OFFSET: r->hbm_limit = value; return 1;
+    case TSL_TC_PROG_ADDR_OFFSET: r->prog_addr = value; return 1;
+    case TSL_TC_PROG_BYTES_OFFSET: r->prog_bytes = value; return 1;
+    default: return 0;
+    }
+}
+
+/* The read values of the rw and w1c registers: those of `w`. */
+static inline void tsl_tc_rd_from_wr(tsl_tc_rd_t *r, const tsl_tc_wr_t *w)
+{
+    r->irq_enable = w->irq_enable;
+    r->irq_status = w->irq_status;
+    r->hbm_base = w->hbm_base;
+    r->hbm_limit = w->hbm_limit;
+    r->prog_addr = w->prog_addr;
+    r->prog_bytes = w->prog_bytes;
 }
 
 #endif /* TSL_HW_H */

@@ -88,8 +88,8 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
     if (cfg->core != TSL_CORE_TC)   /* the lite core has no sequencer, HBM window, fetch unit or transposed load */
         m->cfg.features &= ~((1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) | (1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT) |
                              (1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT) | (1u << TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT));
-    m->hbm_base = 0;   /* the power-on window: all of HBM */
-    m->hbm_limit = cfg->hbm_bytes;
+    m->wr.hbm_base = 0;   /* the power-on window: all of HBM */
+    m->wr.hbm_limit = cfg->hbm_bytes;
     size_t n = cfg->n;
     m->hbm = calloc(cfg->hbm_bytes, 1);
     m->vmem = calloc(cfg->vmem_bytes, 1);
@@ -198,7 +198,7 @@ static int vpu_unary(uint32_t op)
 
 int tslm_hbm_ok(const tslm_t *m, uint32_t addr, uint64_t end)
 {
-    return end <= m->cfg.hbm_bytes && addr >= m->hbm_base && end <= m->hbm_limit;
+    return end <= m->cfg.hbm_bytes && addr >= m->wr.hbm_base && end <= m->wr.hbm_limit;
 }
 
 static uint32_t check_dma(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
@@ -675,7 +675,7 @@ static int step(tslm_t *m)
             m->tokens[unit][u]++;
     if (h.notify) {
         m->notify_count++;
-        m->irq_status |= 1u << TSL_TC_IRQ_STATUS_NOTIFY_SHIFT;
+        m->wr.irq_status |= 1u << TSL_TC_IRQ_STATUS_NOTIFY_SHIFT;
     }
     q->head = (q->head + 1) % m->cfg.queue_depth;
     q->count--;
@@ -703,7 +703,7 @@ tslm_status_t tslm_push(tslm_t *m, const uint32_t *insn)
         m->err_unit = unit;
         m->err_seq = m->push_count;
         m->err_addr = eaddr;
-        m->irq_status |= 1u << TSL_TC_IRQ_STATUS_ERROR_SHIFT;
+        m->wr.irq_status |= 1u << TSL_TC_IRQ_STATUS_ERROR_SHIFT;
         return TSLM_EDEVICE;
     }
     for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++) {
@@ -745,7 +745,7 @@ static void reset_control(tslm_t *m)
     memset(m->seq_stage, 0, sizeof m->seq_stage);
     m->push_count = m->notify_count = 0;
     m->err_code = m->err_unit = m->err_seq = m->err_addr = 0;
-    m->irq_status = 0;
+    m->wr.irq_status = 0;
     for (int b = 0; b < 2; b++)
         m->wbuf_dtype_pushed[b] = m->wbuf[b].dtype;
 }
@@ -781,20 +781,17 @@ uint32_t tslm_reg_read(tslm_t *m, uint32_t offset)
         .push_count = m->push_count,
         .notify_count = m->notify_count,
         .queue_level = 0,   /* read above, before running */
-        .irq_enable = m->irq_enable,
-        .irq_status = m->irq_status,
         .tokens_dma_mxu = m->tokens[TSL_UNIT_DMA][TSL_UNIT_MXU],
         .tokens_dma_vpu = m->tokens[TSL_UNIT_DMA][TSL_UNIT_VPU],
         .tokens_mxu_dma = m->tokens[TSL_UNIT_MXU][TSL_UNIT_DMA],
         .tokens_mxu_vpu = m->tokens[TSL_UNIT_MXU][TSL_UNIT_VPU],
         .tokens_vpu_dma = m->tokens[TSL_UNIT_VPU][TSL_UNIT_DMA],
         .tokens_vpu_mxu = m->tokens[TSL_UNIT_VPU][TSL_UNIT_MXU],
-        .hbm_base = window ? m->hbm_base : 0,
-        .hbm_limit = window ? m->hbm_limit : 0,
         .prog_status = 0,   /* a fetch has run to its end when tslm_reg_write returns */
-        .prog_addr = m->prog_addr,
-        .prog_bytes = m->prog_bytes,
     };
+    tsl_tc_rd_from_wr(&r, &m->wr);
+    if (!window)   /* the window's registers read 0 without it */
+        r.hbm_base = r.hbm_limit = 0;
     return tsl_tc_rd_mux(&r, offset);
 }
 
@@ -817,7 +814,7 @@ static void seq_launch(tslm_t *m)
         m->err_unit = TSL_ERR_UNIT_SEQ;
         m->err_seq = m->push_count;
         m->err_addr = eaddr;
-        m->irq_status |= 1u << TSL_TC_IRQ_STATUS_ERROR_SHIFT;
+        m->wr.irq_status |= 1u << TSL_TC_IRQ_STATUS_ERROR_SHIFT;
         return;
     }
     tslm_seq_expand(&m->cfg, m->seq_stage, seq_push, m);
@@ -829,7 +826,7 @@ static void fetch_error(tslm_t *m, uint32_t err, uint32_t addr)
     m->err_unit = TSL_ERR_UNIT_FETCH;
     m->err_seq = m->push_count;
     m->err_addr = addr;
-    m->irq_status |= 1u << TSL_TC_IRQ_STATUS_ERROR_SHIFT;
+    m->wr.irq_status |= 1u << TSL_TC_IRQ_STATUS_ERROR_SHIFT;
 }
 
 /* A write of PROG_BYTES: the device program [PROG_ADDR, PROG_ADDR + PROG_BYTES) record by record, each
@@ -838,7 +835,7 @@ static void fetch_error(tslm_t *m, uint32_t err, uint32_t addr)
  * hardware reads ahead; the window keeps a program's DMAs off it). */
 static void run_program(tslm_t *m)
 {
-    uint32_t base = m->prog_addr, bytes = m->prog_bytes;
+    uint32_t base = m->wr.prog_addr, bytes = m->wr.prog_bytes;
     if (!bytes || m->err_code != TSL_ERR_NONE)
         return;
     if ((uint64_t)base + bytes > m->cfg.hbm_bytes) {
@@ -891,43 +888,35 @@ void tslm_reg_write(tslm_t *m, uint32_t offset, uint32_t value)
         }
         return;
     }
-    switch (offset) {
-    case TSL_TC_CTRL_OFFSET:
+    if (offset == TSL_TC_CTRL_OFFSET) {
         if ((value >> TSL_TC_CTRL_RESET_SHIFT) & 1)
             reset_control(m);
         if ((value >> TSL_TC_CTRL_CLEAR_PERF_SHIFT) & 1)
             memset(m->perf, 0, sizeof m->perf);
-        break;
-    case TSL_TC_IRQ_ENABLE_OFFSET:
-        m->irq_enable = value & 3u;
-        break;
-    case TSL_TC_IRQ_STATUS_OFFSET:
-        m->irq_status &= ~value;
-        break;
-    case TSL_TC_HBM_BASE_OFFSET:   /* CTRL.RESET keeps the window; a core without it ignores these */
-        if ((m->cfg.features >> TSL_TC_CFG_FEATURES_WINDOW_SHIFT) & 1u)
-            m->hbm_base = value;
-        break;
-    case TSL_TC_HBM_LIMIT_OFFSET:
-        if ((m->cfg.features >> TSL_TC_CFG_FEATURES_WINDOW_SHIFT) & 1u)
-            m->hbm_limit = value;
-        break;
-    case TSL_TC_PROG_ADDR_OFFSET:   /* CTRL.RESET keeps both; a core without the unit ignores them */
-        if ((m->cfg.features >> TSL_TC_CFG_FEATURES_FETCH_SHIFT) & 1u)
-            m->prog_addr = value & ~3u;
-        break;
-    case TSL_TC_PROG_BYTES_OFFSET:
-        if ((m->cfg.features >> TSL_TC_CFG_FEATURES_FETCH_SHIFT) & 1u) {
-            m->prog_bytes = value & ~3u;
-            run_program(m);
-        }
-        break;
-    default:
-        break;
+        return;
     }
+    /* the rw and w1c registers through the spec's decode, then the bits the model implements: a core
+     * without the window or the fetch unit ignores their registers */
+    tsl_tc_wr_t w = m->wr;
+    if (!tsl_tc_wr_apply(&w, offset, value))
+        return;
+    w.irq_enable &= (1u << TSL_TC_IRQ_STATUS_NOTIFY_SHIFT) | (1u << TSL_TC_IRQ_STATUS_ERROR_SHIFT);
+    if (!((m->cfg.features >> TSL_TC_CFG_FEATURES_WINDOW_SHIFT) & 1u)) {
+        w.hbm_base = m->wr.hbm_base;
+        w.hbm_limit = m->wr.hbm_limit;
+    }
+    if ((m->cfg.features >> TSL_TC_CFG_FEATURES_FETCH_SHIFT) & 1u) {
+        w.prog_addr &= ~3u;
+        w.prog_bytes &= ~3u;
+    } else {
+        w.prog_addr = w.prog_bytes = 0;
+    }
+    m->wr = w;
+    if (offset == TSL_TC_PROG_BYTES_OFFSET)
+        run_program(m);
 }
 
 int tslm_irq(const tslm_t *m)
 {
-    return m && (m->irq_status & m->irq_enable) != 0;
+    return m && (m->wr.irq_status & m->wr.irq_enable) != 0;
 }

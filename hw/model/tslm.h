@@ -70,10 +70,10 @@ typedef struct {
     uint32_t seq_stage[TSL_PARAM_SEQ_WORDS];         /* SEQ0..SEQ23 register writes */
     uint32_t push_count, notify_count;
     uint32_t err_code, err_unit, err_seq, err_addr;
-    uint32_t irq_enable, irq_status;
-    uint32_t hbm_base, hbm_limit;    /* the HBM window [HBM_BASE, HBM_LIMIT): [0, hbm_bytes) at init, kept
-                                        by CTRL.RESET; fixed at that without CFG_FEATURES.WINDOW */
-    uint32_t prog_addr, prog_bytes;  /* PROG_ADDR, PROG_BYTES (kept by CTRL.RESET; 0 without CFG_FEATURES.FETCH) */
+    tsl_tc_wr_t wr;   /* the rw and w1c registers (IRQ_ENABLE, IRQ_STATUS, ...), their implemented bits.
+                         The HBM window [HBM_BASE, HBM_LIMIT) is [0, hbm_bytes) at init, kept by
+                         CTRL.RESET, fixed at that without CFG_FEATURES.WINDOW; PROG_ADDR and PROG_BYTES
+                         are kept by CTRL.RESET, 0 without CFG_FEATURES.FETCH */
     uint64_t perf[TSL_PERF_COUNT];
     tslm_sched_t sched;
     uint64_t rng;

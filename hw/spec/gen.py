@@ -552,13 +552,14 @@ def gen_c_ops(spec, params, enums):
 
 
 def gen_c_regs(spec, params, enums):
-    """The TC register table and read decode for tsl_hw.h, inserted before its closing #endif."""
+    """The TC register table, read and write decode for tsl_hw.h, inserted before its closing #endif."""
     tc = next(b for b in spec["block"] if b["name"] == "TC")
     regs = sorted(tc["regs"], key=lambda r: r["offset"])
     rd = readable_regs(tc)
     acc = ["ro", "rw", "wo", "w1c"]
-    o = ["/* TC registers (hw/spec/tessel.toml): name, offset and access of each, and the read decode the",
-         " * model shares with the RTL (tsl_regs.svh): fill a tsl_tc_rd_t, read with tsl_tc_rd_mux. */"]
+    o = ["/* TC registers (hw/spec/tessel.toml): name, offset and access of each, and the read and write",
+         " * decode the model shares with the RTL (tsl_regs.svh): fill a tsl_tc_rd_t, read with tsl_tc_rd_mux;",
+         " * keep the rw and w1c registers in a tsl_tc_wr_t, write with tsl_tc_wr_apply. */"]
     d = o.append
     for i, a in enumerate(acc):
         d(f"#define TSL_ACCESS_{a.upper()} {i}u")
@@ -609,6 +610,35 @@ def gen_c_regs(spec, params, enums):
         d(f"    case TSL_TC_{r['name']}_OFFSET: return r->{r['name'].lower()};")
     d("    default: return 0;")
     d("    }")
+    d("}")
+    d("")
+    wr = writable_regs(tc)
+    d("/* The value of every rw and w1c TC register: the write decode the model shares with the RTL")
+    d(" * (tsl_regs.svh tc_wr_t, tc_wr_apply). */")
+    d("typedef struct {")
+    for r in wr:
+        d(f"    uint32_t {r['name'].lower()}; /* {r['access']} */")
+    d("} tsl_tc_wr_t;")
+    d("")
+    d("/* A write of `value` at TC `offset`: an rw register there takes it, a w1c register clears the bits")
+    d(" * written 1. Returns 1 when `offset` is an rw or w1c register, else 0 (r unchanged: the wo registers")
+    d(" * INSNk, CTRL and SEQk start actions and are the caller's). */")
+    d("static inline int tsl_tc_wr_apply(tsl_tc_wr_t *r, uint32_t offset, uint32_t value)")
+    d("{")
+    d("    switch (offset) {")
+    for r in wr:
+        n = r["name"].lower()
+        d(f"    case TSL_TC_{r['name']}_OFFSET: r->{n} " + ("= value" if r["access"] == "rw" else "&= ~value") + "; return 1;")
+    d("    default: return 0;")
+    d("    }")
+    d("}")
+    d("")
+    d("/* The read values of the rw and w1c registers: those of `w`. */")
+    d("static inline void tsl_tc_rd_from_wr(tsl_tc_rd_t *r, const tsl_tc_wr_t *w)")
+    d("{")
+    for r in wr:
+        n = r["name"].lower()
+        d(f"    r->{n} = w->{n};")
     d("}")
     d("")
     return "\n".join(o) + "\n"

@@ -157,22 +157,15 @@ static tsl_cp_verdict_t validate_win(const tsl_cp_t *cp, const tsl_cp_rings_t *r
     if (bad >= 0)
         TSL_CP_FAIL(BAD_FLAGS, (uint32_t)bad);
     int conv = c->opcode == TSL_CMD_OP_CONV2D;
-    if (!conv && (g.cout || g.groups))
-        TSL_CP_FAIL(BAD_FLAGS, g.cout ? TSL_WIN_COUT_WORD : TSL_WIN_GROUPS_WORD);
     if (g.a_zp && (c->a_dtype != TSL_DTYPE_INT8 || (!conv && c->vpu_op == TSL_VPU_OP_MAX)))
         WIN_FAIL(BAD_FLAGS, A_ZP);
-    /* 5. shapes */
-    if (!g.h || !g.w)
-        WIN_FAIL(BAD_SHAPE, H);
-    if (!g.c || (conv && !g.cout))
-        WIN_FAIL(BAD_SHAPE, C);
-    if (conv && (!g.groups || g.c % g.groups || g.cout % g.groups))
+    /* 5. shapes: each field in its range (the spec's); POOL2D's COUT and GROUPS 0 */
+    const tsl_field_range_t *f = tsl_win_bad_field(&g, c->opcode);
+    if (f)
+        return (tsl_cp_verdict_t){tsl_field_used(f, c->opcode) ? TSL_CMD_ERR_BAD_SHAPE : TSL_CMD_ERR_BAD_FLAGS, f->word};
+    if (conv && (g.c % g.groups || g.cout % g.groups))
         WIN_FAIL(BAD_SHAPE, GROUPS);
-    if (!g.batch)
-        WIN_FAIL(BAD_SHAPE, BATCH);
-    if (!g.dil_h || !g.dil_w)
-        WIN_FAIL(BAD_SHAPE, DIL_H);
-    if (!tsl_win_oh(&g) || !tsl_win_ow(&g))   /* a zero window or stride, or larger than the input */
+    if (!tsl_win_oh(&g) || !tsl_win_ow(&g))   /* a window larger than the padded input */
         WIN_FAIL(BAD_SHAPE, KH);
     /* 6. operands */
     uint32_t esa = tsl_dtype_bytes(c->a_dtype), esc = tsl_dtype_bytes(c->c_dtype);
@@ -204,11 +197,12 @@ static tsl_cp_verdict_t validate_att(const tsl_cp_t *cp, const tsl_cp_rings_t *r
     /* 5. shapes */
     uint64_t b = a.batch;
     uint32_t esc = tsl_dtype_bytes(c->c_dtype);
-    if (!a.lq || !a.lk || ((c->flags & TSL_CP_FLAG(CAUSAL)) && a.lq > a.lk))
+    const tsl_field_range_t *f = tsl_att_bad_field(&a, c->opcode);   /* each in its range (the spec's) */
+    if (f)
+        TSL_CP_FAIL(BAD_SHAPE, f->word);
+    if ((c->flags & TSL_CP_FLAG(CAUSAL)) && a.lq > a.lk)
         ATT_FAIL(BAD_SHAPE, LQ);
-    if (!a.d || !a.dv)
-        ATT_FAIL(BAD_SHAPE, D);
-    if (!b || b * a.lq > cp->hbm_bytes || b * a.lk > cp->hbm_bytes || b * a.d > cp->hbm_bytes)
+    if (b * a.lq > cp->hbm_bytes || b * a.lk > cp->hbm_bytes || b * a.d > cp->hbm_bytes)
         ATT_FAIL(BAD_SHAPE, BATCH);
     /* each operand's rows and row bytes: the heads stacked by rows, or side by side (HEAD_COLUMNS) */
     int cols = tsl_att_head_columns(c->flags);
@@ -251,22 +245,11 @@ static tsl_cp_verdict_t validate(const tsl_cp_t *cp, const tsl_cp_rings_t *r, co
         TSL_CP_FAIL(BAD_FLAGS, 2);
     if (w[TSL_CMD_SHIFT_WORD] & ~TSL_CMD_SHIFT_MASK)
         TSL_CP_FAIL(BAD_FLAGS, TSL_CMD_SHIFT_WORD);
-    uint32_t allowed = 0, used = W(TAG), f = c->flags;
-    switch (c->opcode) {
-    case TSL_CMD_OP_GEMM: allowed = TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU) | TSL_CP_FLAG(SCALE); break;
-    case TSL_CMD_OP_ELTWISE: allowed = TSL_CP_FLAG(B_BCAST) | TSL_CP_FLAG(B_IMM); break;
-    case TSL_CMD_OP_CONV2D: allowed = TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU) | TSL_CP_FLAG(SCALE); break;
-    case TSL_CMD_OP_POOL2D: allowed = c->vpu_op == TSL_VPU_OP_ADD ? TSL_CP_FLAG(SCALE) : 0u; break;
-    case TSL_CMD_OP_ROWWISE:
-        allowed = c->vpu_op == TSL_ROW_OP_SOFTMAX ? TSL_CP_FLAG(SCALE) | TSL_CP_FLAG(MASK)
-                  : c->vpu_op == TSL_ROW_OP_LAYERNORM ? TSL_CP_FLAG(BIAS) : 0u;
-        break;
-    case TSL_CMD_OP_ATTENTION:   /* K_ROWS needs the MXU's transposed weight load */
-        allowed = TSL_CP_FLAG(CAUSAL) | TSL_CP_FLAG(HEAD_COLUMNS) |
-                  ((cp->features >> TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT) & 1u ? TSL_CP_FLAG(K_ROWS) : 0u);
-        break;
-    default: break;
-    }
+    /* the flags of the opcode and its VPU_OP (the spec's [cmd_flags]); K_ROWS needs the MXU's
+     * transposed weight load */
+    uint32_t used = W(TAG), f = c->flags, allowed = tsl_cmd_flags_accepted(c->opcode, c->vpu_op);
+    if (!has_feature(cp, TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT))
+        allowed &= ~TSL_CP_FLAG(K_ROWS);
     if (f & ~allowed)
         TSL_CP_FAIL(BAD_FLAGS, 0);
 
@@ -388,7 +371,7 @@ static tsl_cp_verdict_t validate(const tsl_cp_t *cp, const tsl_cp_rings_t *r, co
         TSL_CP_FAIL(BAD_FLAGS, (uint32_t)bad);
     if ((c->opcode == TSL_CMD_OP_COPY || c->opcode == TSL_CMD_OP_FILL) && w[2])   /* untyped */
         TSL_CP_FAIL(BAD_FLAGS, 2);
-    if ((used & W(SHIFT)) && c->shift > 62u)
+    if ((used & W(SHIFT)) && c->shift > TSL_CMD_SHIFT_MAX)
         TSL_CP_FAIL(BAD_FLAGS, TSL_CMD_SHIFT_WORD);
     if (c->opcode == TSL_CMD_OP_CONV2D || c->opcode == TSL_CMD_OP_POOL2D)
         return validate_win(cp, r, w, c);

@@ -59,19 +59,14 @@ TESSEL_API tessel_status_t tessel_attention_cmd(tessel_dev_t *dev, const tessel_
     if (!dev || !p || !cmd)
         return TESSEL_EINVAL;
     const char *what = "tessel_attention";
-    static const char *const n16[] = {"batch", "lq", "lk", "d", "dv"};
-    const uint32_t v16[] = {p->batch, p->lq, p->lk, p->d, p->dv};
-    for (size_t i = 0; i < sizeof v16 / sizeof v16[0]; i++)
-        if (!v16[i] || v16[i] > 0xFFFFu)
-            return tessel_fail(dev, TESSEL_EINVAL, "%s: %s %u is outside 1..65535", what, n16[i], v16[i]);
-    int r = attention_check(dev, p->out_dtype, p->causal, p->lq, p->lk);
-    if (r)
+    tsl_att_t g = {.lq = p->lq, .lk = p->lk, .d = p->d, .dv = p->dv, .batch = p->batch, .v_addr = (uint32_t)p->v};
+    int r = tessel_cmd_range(dev, what, tsl_att_bad_field(&g, TSL_CMD_OP_ATTENTION), &g);
+    if (r || (r = attention_check(dev, p->out_dtype, p->causal, p->lq, p->lk)))
         return r;
     const uint32_t cdt = tessel_cmd_dtype(p->out_dtype), ces = tsl_dtype_bytes(cdt);
     const uint32_t flags = (p->causal ? 1u << TSL_CMD_FLAG_CAUSAL : 0u) |
                            (p->head_columns ? 1u << TSL_CMD_FLAG_HEAD_COLUMNS : 0u) |
                            (p->k_rows ? 1u << TSL_CMD_FLAG_K_ROWS : 0u);
-    tsl_att_t g = {.lq = p->lq, .lk = p->lk, .d = p->d, .dv = p->dv, .batch = p->batch, .v_addr = (uint32_t)p->v};
     /* the least stride of each operand, and a stride of 0's: a row of every head the row holds (tsl_att.h) */
     const int cols = p->head_columns != 0;
     const uint64_t rq = tsl_att_q(&g, cols, 0).row_bytes, rk = tsl_att_k(&g, flags, 0).row_bytes,

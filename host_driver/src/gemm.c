@@ -153,8 +153,9 @@ static tessel_status_t gemm_check(tessel_dev_t *dev, uint32_t m, uint32_t n, uin
                            tessel_dtype_str(out), tessel_dtype_str(in), int8 ? "int32 or int8" : "fp32 or bf16");
     if (int8 && scale != 0.0f && scale != 1.0f)
         return tessel_fail(dev, TESSEL_EINVAL, "%s: scale %g applies to bf16 inputs only", what, (double)scale);
-    if (out == TESSEL_INT8 && rq_shift > 62)
-        return tessel_fail(dev, TESSEL_EINVAL, "%s: rq_shift %u is outside 0..62", what, rq_shift);
+    if (out == TESSEL_INT8 && rq_shift > TSL_CMD_SHIFT_MAX)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: rq_shift %u is outside %u..%u", what, rq_shift, TSL_CMD_SHIFT_MIN,
+                           TSL_CMD_SHIFT_MAX);
     if (out != TESSEL_INT8 && (rq_scale || rq_shift || rq_zero_point))
         return tessel_fail(dev, TESSEL_EINVAL, "%s: rq_scale, rq_shift and rq_zero_point need out_dtype int8", what);
     if ((gelu || add_c) && int8)
@@ -192,6 +193,13 @@ tessel_status_t tessel_cmd_addr(tessel_dev_t *dev, const char *what, const char 
     return a > UINT32_MAX ? tessel_fail(dev, TESSEL_ERANGE, "%s: %s 0x%llx is past the command's 32-bit addresses",
                                         what, name, (unsigned long long)a)
                           : TESSEL_OK;
+}
+
+tessel_status_t tessel_cmd_range(tessel_dev_t *dev, const char *what, const tsl_field_range_t *f, const void *g)
+{
+    return f ? tessel_fail(dev, TESSEL_EINVAL, "%s: %s %u is outside %u..%u", what, f->name, tsl_field_value(g, f),
+                           f->min, f->max)
+             : TESSEL_OK;
 }
 
 uint32_t tessel_f32_bits(float f)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "tessel.h"
+#include "tsl_hw.h"
 
 #define TESSEL_API __attribute__((visibility("default")))
 
@@ -123,6 +124,9 @@ const char *tessel_dtype_str(tessel_dtype_t t);
 /* 0, or TESSEL_ERANGE ("WHAT: NAME 0x... is past the command's 32-bit addresses") for a device
  * address that a command word cannot hold. */
 tessel_status_t tessel_cmd_addr(tessel_dev_t *dev, const char *what, const char *name, tessel_addr_t a);
+/* 0, or TESSEL_EINVAL ("WHAT: NAME V is outside MIN..MAX") for the field of the overlay struct `g`
+ * that tsl_win_bad_field or tsl_att_bad_field found out of its range (f, or NULL: none). */
+tessel_status_t tessel_cmd_range(tessel_dev_t *dev, const char *what, const tsl_field_range_t *f, const void *g);
 /* The bits of a float, for the command's SCALE word. */
 uint32_t tessel_f32_bits(float f);
 /* A host call's operands before it has buffers: the encoders check a call's arguments with this

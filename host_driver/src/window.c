@@ -30,24 +30,13 @@ static uint32_t one(uint32_t v) { return v ? v : 1u; }
                  .pad_b = (p)->pad_b, .pad_l = (p)->pad_l, .pad_r = (p)->pad_r, .dil_h = one((p)->dil_h),       \
                  .dil_w = one((p)->dil_w), .groups = (groups_), .batch = (p)->batch})
 
-/* Every field inside the command's: sizes in 16 bits, window sizes, strides, dilations and
- * paddings in 8, and an output of at least one pixel; TESSEL_EINVAL naming the field otherwise. */
-static tessel_status_t geometry_check(tessel_dev_t *dev, const char *what, const tsl_win_t *g,
-                                      const uint32_t raw_pads[4])
+/* Every field in its range (the spec's: tsl_win_bad_field) and an output of at least one pixel;
+ * TESSEL_EINVAL naming the field otherwise. */
+static tessel_status_t geometry_check(tessel_dev_t *dev, const char *what, const tsl_win_t *g, uint32_t opcode)
 {
-    static const char *const n16[] = {"h", "w", "c", "batch"}, *const npad[] = {"pad_t", "pad_b", "pad_l", "pad_r"},
-                             *const n8[] = {"kh", "kw", "stride_h", "stride_w", "dil_h", "dil_w"};
-    const uint32_t v16[] = {g->h, g->w, g->c, g->batch},
-                   v8[] = {g->kh, g->kw, g->stride_h, g->stride_w, g->dil_h, g->dil_w};
-    for (size_t i = 0; i < 4; i++)
-        if (!v16[i] || v16[i] > 0xFFFFu)
-            return tessel_fail(dev, TESSEL_EINVAL, "%s: %s %u is outside 1..65535", what, n16[i], v16[i]);
-    for (size_t i = 0; i < 6; i++)
-        if (!v8[i] || v8[i] > 0xFFu)
-            return tessel_fail(dev, TESSEL_EINVAL, "%s: %s %u is outside 1..255", what, n8[i], v8[i]);
-    for (size_t i = 0; i < 4; i++)
-        if (raw_pads[i] > 0xFFu)
-            return tessel_fail(dev, TESSEL_EINVAL, "%s: %s %u is outside 0..255", what, npad[i], raw_pads[i]);
+    int r = tessel_cmd_range(dev, what, tsl_win_bad_field(g, opcode), g);
+    if (r)
+        return r;
     if (!tsl_win_oh(g) || !tsl_win_ow(g))
         return tessel_fail(dev, TESSEL_EINVAL, "%s: the %ux%u window (dilation %u,%u) does not fit the %ux%u input "
                            "padded by %u,%u,%u,%u (top, bottom, left, right)", what, g->kh, g->kw, g->dil_h, g->dil_w,
@@ -71,7 +60,7 @@ TESSEL_API tessel_status_t tessel_conv2d_cmd(tessel_dev_t *dev, const tessel_con
     if (!dev || !p || !cmd)
         return TESSEL_EINVAL;
     const char *what = "tessel_conv2d";
-    const uint32_t groups = one(p->groups), pads[4] = {p->pad_t, p->pad_b, p->pad_l, p->pad_r};
+    const uint32_t groups = one(p->groups);
     tsl_win_t g = WIN_OF(p, p->cout, groups);
     const int int8 = p->in_dtype == TESSEL_INT8;
     if (!int8 && p->in_dtype != TESSEL_BF16)
@@ -82,13 +71,9 @@ TESSEL_API tessel_status_t tessel_conv2d_cmd(tessel_dev_t *dev, const tessel_con
         return tessel_fail(dev, TESSEL_EINVAL, "%s: out_dtype %s does not go with %s inputs (%s)", what,
                            tessel_dtype_str(p->out_dtype), tessel_dtype_str(p->in_dtype),
                            int8 ? "int32 or int8" : "fp32 or bf16");
-    int r = geometry_check(dev, what, &g, pads);
+    int r = geometry_check(dev, what, &g, TSL_CMD_OP_CONV2D);
     if (r)
         return r;
-    if (!p->cout || p->cout > 0xFFFFu)
-        return tessel_fail(dev, TESSEL_EINVAL, "%s: cout %u is outside 1..65535", what, p->cout);
-    if (groups > 0xFFFFu)
-        return tessel_fail(dev, TESSEL_EINVAL, "%s: groups %u is outside 1..65535", what, groups);
     if (p->c % groups || p->cout % groups)
         return tessel_fail(dev, TESSEL_EINVAL, "%s: groups %u must divide c (%u) and cout (%u)", what, groups, p->c,
                            p->cout);
@@ -96,8 +81,9 @@ TESSEL_API tessel_status_t tessel_conv2d_cmd(tessel_dev_t *dev, const tessel_con
         return r;
     if (int8 && p->scale != 0.0f && p->scale != 1.0f)
         return tessel_fail(dev, TESSEL_EINVAL, "%s: scale %g applies to bf16 inputs only", what, (double)p->scale);
-    if (p->out_dtype == TESSEL_INT8 && p->rq_shift > 62)
-        return tessel_fail(dev, TESSEL_EINVAL, "%s: rq_shift %u is outside 0..62", what, p->rq_shift);
+    if (p->out_dtype == TESSEL_INT8 && p->rq_shift > TSL_CMD_SHIFT_MAX)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: rq_shift %u is outside %u..%u", what, p->rq_shift,
+                           TSL_CMD_SHIFT_MIN, TSL_CMD_SHIFT_MAX);
     if (p->out_dtype != TESSEL_INT8 && (p->rq_scale || p->rq_shift || p->rq_zero_point))
         return tessel_fail(dev, TESSEL_EINVAL, "%s: rq_scale, rq_shift and rq_zero_point need out_dtype int8", what);
     r = int8 ? 0 : tessel_f32_check(dev, what, "scale", p->scale, TESSEL_ARG_SCALE);
@@ -132,7 +118,6 @@ TESSEL_API tessel_status_t tessel_pool2d_cmd(tessel_dev_t *dev, const tessel_poo
     if (!dev || !p || !cmd)
         return TESSEL_EINVAL;
     const char *what = "tessel_pool2d";
-    const uint32_t pads[4] = {p->pad_t, p->pad_b, p->pad_l, p->pad_r};
     const int avg = p->kind == TESSEL_POOL_AVG, int8 = p->in_dtype == TESSEL_INT8;
     tsl_win_t g = WIN_OF(p, 0u, 0u);
     if (p->kind != TESSEL_POOL_MAX && !avg)
@@ -145,7 +130,7 @@ TESSEL_API tessel_status_t tessel_pool2d_cmd(tessel_dev_t *dev, const tessel_poo
         return tessel_fail(dev, TESSEL_EINVAL, "%s: out_dtype %s does not go with the %s pool of %s inputs (%s)", what,
                            tessel_dtype_str(p->out_dtype), avg ? "average" : "max", tessel_dtype_str(p->in_dtype),
                            int8 ? "int8" : avg ? "bf16 or fp32" : "bf16");
-    int r = geometry_check(dev, what, &g, pads);
+    int r = geometry_check(dev, what, &g, TSL_CMD_OP_POOL2D);
     if (r)
         return r;
     if (!avg && p->x_zero_point)

@@ -2,6 +2,7 @@
 #ifndef TSL_HW_H
 #define TSL_HW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define TSL_SPEC_VERSION 1u
@@ -877,6 +878,8 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_CMD_SHIFT_WORD 14u /* REQUANT shift */
 #define TSL_CMD_SHIFT_SHIFT 0u
 #define TSL_CMD_SHIFT_MASK 0x3Fu
+#define TSL_CMD_SHIFT_MIN 0u /* legal values: MIN..MAX */
+#define TSL_CMD_SHIFT_MAX 62u
 #define TSL_CMD_ZERO_POINT_WORD 15u /* REQUANT zero point */
 #define TSL_CMD_ZERO_POINT_SHIFT 0u
 #define TSL_CMD_ZERO_POINT_MASK 0xFFFFFFFFu
@@ -1047,75 +1050,117 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_PROG_HDR_COUNT_MASK 0xFFFFu
 
 /* Window geometry of CONV2D and POOL2D commands, in command words 3, 4, 5, 7, 9, 11 */
-#define TSL_WIN_H_WORD 3u /* input rows, 1..65535 */
+#define TSL_WIN_H_WORD 3u /* input rows */
 #define TSL_WIN_H_SHIFT 0u
 #define TSL_WIN_H_MASK 0xFFFFu
-#define TSL_WIN_W_WORD 3u /* input columns, 1..65535 */
+#define TSL_WIN_H_MIN 1u /* legal values: MIN..MAX */
+#define TSL_WIN_H_MAX 65535u
+#define TSL_WIN_W_WORD 3u /* input columns */
 #define TSL_WIN_W_SHIFT 16u
 #define TSL_WIN_W_MASK 0xFFFFu
-#define TSL_WIN_C_WORD 4u /* input channels, 1..65535 */
+#define TSL_WIN_W_MIN 1u /* legal values: MIN..MAX */
+#define TSL_WIN_W_MAX 65535u
+#define TSL_WIN_C_WORD 4u /* input channels */
 #define TSL_WIN_C_SHIFT 0u
 #define TSL_WIN_C_MASK 0xFFFFu
-#define TSL_WIN_COUT_WORD 4u /* CONV2D: output channels, 1..65535; POOL2D: 0 */
+#define TSL_WIN_C_MIN 1u /* legal values: MIN..MAX */
+#define TSL_WIN_C_MAX 65535u
+#define TSL_WIN_COUT_WORD 4u /* output channels */
 #define TSL_WIN_COUT_SHIFT 16u
 #define TSL_WIN_COUT_MASK 0xFFFFu
-#define TSL_WIN_KH_WORD 5u /* window rows, 1..255 */
+#define TSL_WIN_COUT_MIN 1u /* legal values: MIN..MAX */
+#define TSL_WIN_COUT_MAX 65535u
+#define TSL_WIN_KH_WORD 5u /* window rows */
 #define TSL_WIN_KH_SHIFT 0u
 #define TSL_WIN_KH_MASK 0xFFu
-#define TSL_WIN_KW_WORD 5u /* window columns, 1..255 */
+#define TSL_WIN_KH_MIN 1u /* legal values: MIN..MAX */
+#define TSL_WIN_KH_MAX 255u
+#define TSL_WIN_KW_WORD 5u /* window columns */
 #define TSL_WIN_KW_SHIFT 8u
 #define TSL_WIN_KW_MASK 0xFFu
-#define TSL_WIN_STRIDE_H_WORD 5u /* rows between windows, 1..255 */
+#define TSL_WIN_KW_MIN 1u /* legal values: MIN..MAX */
+#define TSL_WIN_KW_MAX 255u
+#define TSL_WIN_STRIDE_H_WORD 5u /* rows between windows */
 #define TSL_WIN_STRIDE_H_SHIFT 16u
 #define TSL_WIN_STRIDE_H_MASK 0xFFu
-#define TSL_WIN_STRIDE_W_WORD 5u /* columns between windows, 1..255 */
+#define TSL_WIN_STRIDE_H_MIN 1u /* legal values: MIN..MAX */
+#define TSL_WIN_STRIDE_H_MAX 255u
+#define TSL_WIN_STRIDE_W_WORD 5u /* columns between windows */
 #define TSL_WIN_STRIDE_W_SHIFT 24u
 #define TSL_WIN_STRIDE_W_MASK 0xFFu
-#define TSL_WIN_PAD_T_WORD 7u /* padding rows above, 0..255 */
+#define TSL_WIN_STRIDE_W_MIN 1u /* legal values: MIN..MAX */
+#define TSL_WIN_STRIDE_W_MAX 255u
+#define TSL_WIN_PAD_T_WORD 7u /* padding rows above */
 #define TSL_WIN_PAD_T_SHIFT 0u
 #define TSL_WIN_PAD_T_MASK 0xFFu
+#define TSL_WIN_PAD_T_MIN 0u /* legal values: MIN..MAX */
+#define TSL_WIN_PAD_T_MAX 255u
 #define TSL_WIN_PAD_B_WORD 7u /* padding rows below */
 #define TSL_WIN_PAD_B_SHIFT 8u
 #define TSL_WIN_PAD_B_MASK 0xFFu
+#define TSL_WIN_PAD_B_MIN 0u /* legal values: MIN..MAX */
+#define TSL_WIN_PAD_B_MAX 255u
 #define TSL_WIN_PAD_L_WORD 7u /* padding columns on the left */
 #define TSL_WIN_PAD_L_SHIFT 16u
 #define TSL_WIN_PAD_L_MASK 0xFFu
+#define TSL_WIN_PAD_L_MIN 0u /* legal values: MIN..MAX */
+#define TSL_WIN_PAD_L_MAX 255u
 #define TSL_WIN_PAD_R_WORD 7u /* padding columns on the right */
 #define TSL_WIN_PAD_R_SHIFT 24u
 #define TSL_WIN_PAD_R_MASK 0xFFu
-#define TSL_WIN_DIL_H_WORD 9u /* rows between window taps, 1..255 */
+#define TSL_WIN_PAD_R_MIN 0u /* legal values: MIN..MAX */
+#define TSL_WIN_PAD_R_MAX 255u
+#define TSL_WIN_DIL_H_WORD 9u /* rows between window taps */
 #define TSL_WIN_DIL_H_SHIFT 0u
 #define TSL_WIN_DIL_H_MASK 0xFFu
-#define TSL_WIN_DIL_W_WORD 9u /* columns between window taps, 1..255 */
+#define TSL_WIN_DIL_H_MIN 1u /* legal values: MIN..MAX */
+#define TSL_WIN_DIL_H_MAX 255u
+#define TSL_WIN_DIL_W_WORD 9u /* columns between window taps */
 #define TSL_WIN_DIL_W_SHIFT 8u
 #define TSL_WIN_DIL_W_MASK 0xFFu
-#define TSL_WIN_GROUPS_WORD 9u /* CONV2D: groups, dividing C and COUT; POOL2D: 0 */
+#define TSL_WIN_DIL_W_MIN 1u /* legal values: MIN..MAX */
+#define TSL_WIN_DIL_W_MAX 255u
+#define TSL_WIN_GROUPS_WORD 9u /* groups, dividing C and COUT */
 #define TSL_WIN_GROUPS_SHIFT 16u
 #define TSL_WIN_GROUPS_MASK 0xFFFFu
-#define TSL_WIN_BATCH_WORD 11u /* images, 1..65535 */
+#define TSL_WIN_GROUPS_MIN 1u /* legal values: MIN..MAX */
+#define TSL_WIN_GROUPS_MAX 65535u
+#define TSL_WIN_BATCH_WORD 11u /* images */
 #define TSL_WIN_BATCH_SHIFT 0u
 #define TSL_WIN_BATCH_MASK 0xFFFFu
+#define TSL_WIN_BATCH_MIN 1u /* legal values: MIN..MAX */
+#define TSL_WIN_BATCH_MAX 65535u
 #define TSL_WIN_A_ZP_WORD 11u /* INT8 A: the padding value (the input zero point, two's complement); else 0 */
 #define TSL_WIN_A_ZP_SHIFT 16u
 #define TSL_WIN_A_ZP_MASK 0xFFu
 #define TSL_WIN_WORDS_MASK 0x0AB8u /* bit i: command word i */
 
 /* Attention geometry of ATTENTION commands, in command words 3, 4, 5, 12, 15 */
-#define TSL_ATT_LQ_WORD 3u /* queries: rows of A and C per head, 1..65535 */
+#define TSL_ATT_LQ_WORD 3u /* queries: rows of A and C per head */
 #define TSL_ATT_LQ_SHIFT 0u
 #define TSL_ATT_LQ_MASK 0xFFFFu
-#define TSL_ATT_LK_WORD 3u /* keys: columns of B and rows of V per head, 1..65535 */
+#define TSL_ATT_LQ_MIN 1u /* legal values: MIN..MAX */
+#define TSL_ATT_LQ_MAX 65535u
+#define TSL_ATT_LK_WORD 3u /* keys: columns of B and rows of V per head */
 #define TSL_ATT_LK_SHIFT 16u
 #define TSL_ATT_LK_MASK 0xFFFFu
-#define TSL_ATT_D_WORD 4u /* columns of A and rows of B per head (the query and key width), 1..65535 */
+#define TSL_ATT_LK_MIN 1u /* legal values: MIN..MAX */
+#define TSL_ATT_LK_MAX 65535u
+#define TSL_ATT_D_WORD 4u /* columns of A and rows of B per head (the query and key width) */
 #define TSL_ATT_D_SHIFT 0u
 #define TSL_ATT_D_MASK 0xFFFFu
-#define TSL_ATT_DV_WORD 4u /* columns of V and C (the value width), 1..65535 */
+#define TSL_ATT_D_MIN 1u /* legal values: MIN..MAX */
+#define TSL_ATT_D_MAX 65535u
+#define TSL_ATT_DV_WORD 4u /* columns of V and C (the value width) */
 #define TSL_ATT_DV_SHIFT 16u
 #define TSL_ATT_DV_MASK 0xFFFFu
-#define TSL_ATT_BATCH_WORD 5u /* heads, 1..65535 */
+#define TSL_ATT_DV_MIN 1u /* legal values: MIN..MAX */
+#define TSL_ATT_DV_MAX 65535u
+#define TSL_ATT_BATCH_WORD 5u /* heads */
 #define TSL_ATT_BATCH_SHIFT 0u
 #define TSL_ATT_BATCH_MASK 0xFFFFu
+#define TSL_ATT_BATCH_MIN 1u /* legal values: MIN..MAX */
+#define TSL_ATT_BATCH_MAX 65535u
 #define TSL_ATT_V_ADDR_WORD 12u /* HBM address of V (BF16) */
 #define TSL_ATT_V_ADDR_SHIFT 0u
 #define TSL_ATT_V_ADDR_MASK 0xFFFFFFFFu
@@ -1878,22 +1923,22 @@ static inline tsl_seq_t tsl_seq_decode(const uint32_t *w)
 
 /* Window geometry of CONV2D and POOL2D commands (command words 3, 4, 5, 7, 9, 11), fields as docs/isa.md */
 typedef struct {
-    uint32_t h TSL_FIELD_DEFAULT; /* input rows, 1..65535 */
-    uint32_t w TSL_FIELD_DEFAULT; /* input columns, 1..65535 */
-    uint32_t c TSL_FIELD_DEFAULT; /* input channels, 1..65535 */
-    uint32_t cout TSL_FIELD_DEFAULT; /* CONV2D: output channels, 1..65535; POOL2D: 0 */
-    uint32_t kh TSL_FIELD_DEFAULT; /* window rows, 1..255 */
-    uint32_t kw TSL_FIELD_DEFAULT; /* window columns, 1..255 */
-    uint32_t stride_h TSL_FIELD_DEFAULT; /* rows between windows, 1..255 */
-    uint32_t stride_w TSL_FIELD_DEFAULT; /* columns between windows, 1..255 */
-    uint32_t pad_t TSL_FIELD_DEFAULT; /* padding rows above, 0..255 */
+    uint32_t h TSL_FIELD_DEFAULT; /* input rows */
+    uint32_t w TSL_FIELD_DEFAULT; /* input columns */
+    uint32_t c TSL_FIELD_DEFAULT; /* input channels */
+    uint32_t cout TSL_FIELD_DEFAULT; /* output channels */
+    uint32_t kh TSL_FIELD_DEFAULT; /* window rows */
+    uint32_t kw TSL_FIELD_DEFAULT; /* window columns */
+    uint32_t stride_h TSL_FIELD_DEFAULT; /* rows between windows */
+    uint32_t stride_w TSL_FIELD_DEFAULT; /* columns between windows */
+    uint32_t pad_t TSL_FIELD_DEFAULT; /* padding rows above */
     uint32_t pad_b TSL_FIELD_DEFAULT; /* padding rows below */
     uint32_t pad_l TSL_FIELD_DEFAULT; /* padding columns on the left */
     uint32_t pad_r TSL_FIELD_DEFAULT; /* padding columns on the right */
-    uint32_t dil_h TSL_FIELD_DEFAULT; /* rows between window taps, 1..255 */
-    uint32_t dil_w TSL_FIELD_DEFAULT; /* columns between window taps, 1..255 */
-    uint32_t groups TSL_FIELD_DEFAULT; /* CONV2D: groups, dividing C and COUT; POOL2D: 0 */
-    uint32_t batch TSL_FIELD_DEFAULT; /* images, 1..65535 */
+    uint32_t dil_h TSL_FIELD_DEFAULT; /* rows between window taps */
+    uint32_t dil_w TSL_FIELD_DEFAULT; /* columns between window taps */
+    uint32_t groups TSL_FIELD_DEFAULT; /* groups, dividing C and COUT */
+    uint32_t batch TSL_FIELD_DEFAULT; /* images */
     uint32_t a_zp TSL_FIELD_DEFAULT; /* INT8 A: the padding value (the input zero point, two's complement); else 0 */
 } tsl_win_t;
 /* X(member) for each member of tsl_win_t, in order (for tables of fields by name). */
@@ -1942,11 +1987,11 @@ static inline tsl_win_t tsl_win_decode(const uint32_t *w)
 
 /* Attention geometry of ATTENTION commands (command words 3, 4, 5, 12, 15), fields as docs/isa.md */
 typedef struct {
-    uint32_t lq TSL_FIELD_DEFAULT; /* queries: rows of A and C per head, 1..65535 */
-    uint32_t lk TSL_FIELD_DEFAULT; /* keys: columns of B and rows of V per head, 1..65535 */
-    uint32_t d TSL_FIELD_DEFAULT; /* columns of A and rows of B per head (the query and key width), 1..65535 */
-    uint32_t dv TSL_FIELD_DEFAULT; /* columns of V and C (the value width), 1..65535 */
-    uint32_t batch TSL_FIELD_DEFAULT; /* heads, 1..65535 */
+    uint32_t lq TSL_FIELD_DEFAULT; /* queries: rows of A and C per head */
+    uint32_t lk TSL_FIELD_DEFAULT; /* keys: columns of B and rows of V per head */
+    uint32_t d TSL_FIELD_DEFAULT; /* columns of A and rows of B per head (the query and key width) */
+    uint32_t dv TSL_FIELD_DEFAULT; /* columns of V and C (the value width) */
+    uint32_t batch TSL_FIELD_DEFAULT; /* heads */
     uint32_t v_addr TSL_FIELD_DEFAULT; /* HBM address of V (BF16) */
     uint32_t ldv TSL_FIELD_DEFAULT; /* bytes between rows of V */
 } tsl_att_t;
@@ -2349,6 +2394,109 @@ static inline void tsl_tc_rd_from_wr(tsl_tc_rd_t *r, const tsl_tc_wr_t *w)
     r->hbm_limit = w->hbm_limit;
     r->prog_addr = w->prog_addr;
     r->prog_bytes = w->prog_bytes;
+}
+
+/* Command field ranges and flags (hw/spec/tessel.toml: range, ops, [cmd_flags]). */
+/* A field of a command overlay with a range: its name (lower case), command word, legal values
+ * min..max, the opcodes that use it (bit CMD_OP; 0: all of the overlay's, the others leave it
+ * 0) and its member's offset in the overlay's struct. */
+typedef struct {
+    const char *name;
+    uint32_t word, min, max, ops, off;
+} tsl_field_range_t;
+
+/* 1 when a command `opcode` uses field `f` (else the field must be 0). */
+static inline int tsl_field_used(const tsl_field_range_t *f, uint32_t opcode)
+{
+    return !f->ops || ((f->ops >> opcode) & 1u);
+}
+
+/* 1 when `v` is legal in field `f` of a command `opcode`. */
+static inline int tsl_field_ok(const tsl_field_range_t *f, uint32_t v, uint32_t opcode)
+{
+    return tsl_field_used(f, opcode) ? v >= f->min && v <= f->max : v == 0u;
+}
+
+/* The value of field `f` in the overlay struct `s`. */
+static inline uint32_t tsl_field_value(const void *s, const tsl_field_range_t *f)
+{
+    return *(const uint32_t *)(const void *)((const char *)s + f->off);
+}
+
+#define TSL_WIN_RANGES 16u /* fields of tsl_win_t with a range */
+
+/* The i-th field of tsl_win_t with a range (spec order), or NULL when i >= TSL_WIN_RANGES. */
+static inline const tsl_field_range_t *tsl_win_range_at(uint32_t i)
+{
+    static const tsl_field_range_t t[16] = {
+        {"h", 3u, 1u, 65535u, 0x0u, offsetof(tsl_win_t, h)},
+        {"w", 3u, 1u, 65535u, 0x0u, offsetof(tsl_win_t, w)},
+        {"c", 4u, 1u, 65535u, 0x0u, offsetof(tsl_win_t, c)},
+        {"cout", 4u, 1u, 65535u, 0x40u, offsetof(tsl_win_t, cout)},
+        {"kh", 5u, 1u, 255u, 0x0u, offsetof(tsl_win_t, kh)},
+        {"kw", 5u, 1u, 255u, 0x0u, offsetof(tsl_win_t, kw)},
+        {"stride_h", 5u, 1u, 255u, 0x0u, offsetof(tsl_win_t, stride_h)},
+        {"stride_w", 5u, 1u, 255u, 0x0u, offsetof(tsl_win_t, stride_w)},
+        {"pad_t", 7u, 0u, 255u, 0x0u, offsetof(tsl_win_t, pad_t)},
+        {"pad_b", 7u, 0u, 255u, 0x0u, offsetof(tsl_win_t, pad_b)},
+        {"pad_l", 7u, 0u, 255u, 0x0u, offsetof(tsl_win_t, pad_l)},
+        {"pad_r", 7u, 0u, 255u, 0x0u, offsetof(tsl_win_t, pad_r)},
+        {"dil_h", 9u, 1u, 255u, 0x0u, offsetof(tsl_win_t, dil_h)},
+        {"dil_w", 9u, 1u, 255u, 0x0u, offsetof(tsl_win_t, dil_w)},
+        {"groups", 9u, 1u, 65535u, 0x40u, offsetof(tsl_win_t, groups)},
+        {"batch", 11u, 1u, 65535u, 0x0u, offsetof(tsl_win_t, batch)},
+    };
+    return i < 16u ? &t[i] : (const tsl_field_range_t *)0;
+}
+
+/* The first field of `g` outside its range for command `opcode` (CONV2D or POOL2D), as
+ * tsl_win_range_at(i), or NULL when every field is legal. */
+static inline const tsl_field_range_t *tsl_win_bad_field(const tsl_win_t *g, uint32_t opcode)
+{
+    for (uint32_t i = 0; i < TSL_WIN_RANGES; i++)
+        if (!tsl_field_ok(tsl_win_range_at(i), tsl_field_value(g, tsl_win_range_at(i)), opcode))
+            return tsl_win_range_at(i);
+    return (const tsl_field_range_t *)0;
+}
+
+#define TSL_ATT_RANGES 5u /* fields of tsl_att_t with a range */
+
+/* The i-th field of tsl_att_t with a range (spec order), or NULL when i >= TSL_ATT_RANGES. */
+static inline const tsl_field_range_t *tsl_att_range_at(uint32_t i)
+{
+    static const tsl_field_range_t t[5] = {
+        {"lq", 3u, 1u, 65535u, 0x0u, offsetof(tsl_att_t, lq)},
+        {"lk", 3u, 1u, 65535u, 0x0u, offsetof(tsl_att_t, lk)},
+        {"d", 4u, 1u, 65535u, 0x0u, offsetof(tsl_att_t, d)},
+        {"dv", 4u, 1u, 65535u, 0x0u, offsetof(tsl_att_t, dv)},
+        {"batch", 5u, 1u, 65535u, 0x0u, offsetof(tsl_att_t, batch)},
+    };
+    return i < 5u ? &t[i] : (const tsl_field_range_t *)0;
+}
+
+/* The first field of `g` outside its range for command `opcode` (ATTENTION), as
+ * tsl_att_range_at(i), or NULL when every field is legal. */
+static inline const tsl_field_range_t *tsl_att_bad_field(const tsl_att_t *g, uint32_t opcode)
+{
+    for (uint32_t i = 0; i < TSL_ATT_RANGES; i++)
+        if (!tsl_field_ok(tsl_att_range_at(i), tsl_field_value(g, tsl_att_range_at(i)), opcode))
+            return tsl_att_range_at(i);
+    return (const tsl_field_range_t *)0;
+}
+
+/* The CMD_FLAG bits command `opcode` accepts with `vpu_op` in its VPU_OP field (VPU_OP, or ROW_OP for
+ * ROWWISE); any other flag is BAD_FLAGS. ATTENTION's K_ROWS also needs CFG_FEATURES.TRANSPOSE. */
+static inline uint32_t tsl_cmd_flags_accepted(uint32_t opcode, uint32_t vpu_op)
+{
+    switch (opcode) {
+    case TSL_CMD_OP_GEMM: return ((1u << TSL_CMD_FLAG_BIAS) | (1u << TSL_CMD_FLAG_RELU) | (1u << TSL_CMD_FLAG_SCALE));
+    case TSL_CMD_OP_ELTWISE: return ((1u << TSL_CMD_FLAG_B_BCAST) | (1u << TSL_CMD_FLAG_B_IMM));
+    case TSL_CMD_OP_CONV2D: return ((1u << TSL_CMD_FLAG_BIAS) | (1u << TSL_CMD_FLAG_RELU) | (1u << TSL_CMD_FLAG_SCALE));
+    case TSL_CMD_OP_POOL2D: return vpu_op == TSL_VPU_OP_ADD ? (1u << TSL_CMD_FLAG_SCALE) : 0u;
+    case TSL_CMD_OP_ROWWISE: return vpu_op == TSL_ROW_OP_SOFTMAX ? ((1u << TSL_CMD_FLAG_SCALE) | (1u << TSL_CMD_FLAG_MASK)) : vpu_op == TSL_ROW_OP_LAYERNORM ? (1u << TSL_CMD_FLAG_BIAS) : 0u;
+    case TSL_CMD_OP_ATTENTION: return ((1u << TSL_CMD_FLAG_CAUSAL) | (1u << TSL_CMD_FLAG_HEAD_COLUMNS) | (1u << TSL_CMD_FLAG_K_ROWS));
+    default: return 0u;
+    }
 }
 
 #endif /* TSL_HW_H */

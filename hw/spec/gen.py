@@ -695,7 +695,7 @@ def gen_c_ranges(spec, params, enums):
          "/* 1 when a command `opcode` uses field `f` (else the field must be 0). */",
          "static inline int tsl_field_used(const tsl_field_range_t *f, uint32_t opcode)",
          "{",
-         "    return !f->ops || ((f->ops >> opcode) & 1u);",
+         "    return !f->ops || (opcode < 32u && ((f->ops >> opcode) & 1u));",
          "}",
          "",
          "/* 1 when `v` is legal in field `f` of a command `opcode`. */",

@@ -3,9 +3,10 @@
 #   make test-onnx   tests/onnx: all 932 node tests (run_node_tests.py: device, host or fallback
 #                    pass, refused with its reason, or fail; a table per op), the runner's own cases
 #                    (test_runner.py: Gelu, QLinearConv/QLinearMatMul against an integer reference,
-#                    layouts and fusion, fallbacks, errors, what the loader refuses, the command line,
-#                    a Conv on the sim; SEED=... replays), and digits.py's MLP and CNN exported by
-#                    torch.onnx against their C path (digits_onnx.py), and exports.py: a transformer
+#                    layouts and fusion, one submission a run, fallbacks, errors, what the loader
+#                    refuses, the command line, a Conv on the sim; SEED=... replays), and digits.py's
+#                    MLP and CNN exported by torch.onnx against their C path (digits_onnx.py), and
+#                    exports.py: a transformer
 #                    encoder layer, a ResNet block and the digits models exported by torch.onnx
 #                    against PyTorch, their products on the device (SEED=... replays) (~25 s)
 #   make test-onnx also runs fuzz_onnx.py: ONNX_FUZZ_CASES mutated models, each a right answer or a

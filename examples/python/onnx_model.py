@@ -31,8 +31,8 @@ np.save(os.path.join(out, "x.npy"), x.numpy())
 with tessel.onnx.Runner(path, backend=backend) as runner:
     print(runner.report())
     probs, = runner.run({"image": x.numpy()})   # NCHW in; NHWC on the device; the graph's layout out
-    total = runner.device.stats()["total"]
-    print(f"{total['commands']} device commands, {total['macs']} MACs" +
+    total = runner.device.stats()["total"]   # the device nodes' commands: one graph, one submission
+    print(f"{total['commands']} device commands in {total['submissions']} submission(s), {total['macs']} MACs" +
           (f", {total['cycles']} cycles" if backend != "model" else ""))   # the model backend is not timed
 
 with torch.no_grad():

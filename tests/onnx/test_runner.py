@@ -17,13 +17,15 @@ first mismatch (index, expected, got, bound).
     requantised with the multiplier in float32, rounded half to even; both weight paths (the
     weights minus their zero point, and the all-ones column);
   - a float CNN (Conv + Relu, MaxPool, grouped Conv + Relu, Flatten, Gemm): the Relus fused, the
-    Flatten a view, one device call per layer; against torch in float64 within 2^-5 of the output's
+    Flatten a view, one command per layer and one submission a run; bit for bit the same layers as
+    tessel.Device's calls (a submission each); against torch in float64 within 2^-5 of the output's
     largest |y| (three layers of bf16 inputs, each about 2^-8, compound to well inside it; a wrong
     layout or tap is of the order of |y|); run twice, the same bits; a 1-D Conv likewise;
   - a QDQ chain (DequantizeLinear, float Conv, QuantizeLinear; the weights' DequantizeLinear folded
     when planned): within one step of the quantised float64 reference;
-  - a fallback (Sigmoid) reported and exact; an op with no path, a missing input and a wrong dtype
-    raise tessel.Error EINVAL;
+  - a fallback (Sigmoid) reported and exact; between device nodes it splits their graph in two
+    submissions, the result bit for bit that of tessel.Device's calls and numpy; an op with no path,
+    a missing input and a wrong dtype raise tessel.Error EINVAL;
   - what the loader refuses, each a tessel.Error EINVAL naming the node or tensor (issue 32): external
     data outside the model's folder (.. through a subfolder, a symlink out, ../, an absolute path),
     shorter than or of another length than declared, or in a ModelProto (inside the folder, through
@@ -225,9 +227,19 @@ def cnn_cases(rng):
              helper.make_node("Gemm", ["f", "w3", "b3"], ["y"], transB=1)]
     m = model(nodes, [("x", np.float32, x.shape)], [("y", np.float32, (3, 5))],
               [("w1", w1), ("b1", b1), ("w2", w2), ("w3", w3), ("b3", b3)])
-    with tessel.onnx.Runner(m) as r:
+    with tessel.Device("model") as dev, tessel.onnx.Runner(m, device=dev) as r:
         y, = r.run({"x": x})
+        dev.stats_reset()
         again, = r.run({"x": x})
+        run_stats = dev.stats()["total"]
+        # the same layers as tessel.Device's calls, one submission each, the activations read back
+        h = dev.conv2d(x.transpose(0, 2, 3, 1), w1.transpose(2, 3, 1, 0), b1, padding=1, relu=True)
+        h = dev.conv2d(dev.pool2d(h, "max", 2), w2.transpose(2, 3, 1, 0), padding=1, groups=2, relu=True)
+        w3_hwc = w3.reshape(5, 8, 5, 5).transpose(0, 2, 3, 1).reshape(5, -1)   # Flatten's (h, w, c) columns
+        calls = dev.matmul(h.reshape(3, -1), np.ascontiguousarray(w3_hwc.T), bias=b3)
+    ok(run_stats["submissions"] == 1 and run_stats["commands"] == 4, "the CNN: one submission a run, a command "
+       "per device node (each activation made in bf16, as the next layer reads it)", str(run_stats))
+    check("the CNN, bit for bit tessel.Device's calls", y, calls)
     where = [p.where for p in r.placements]
     ok(where == ["device", "free", "device", "device", "free", "free", "device"] and "fused" in r.placements[1].note
        and "view" in r.placements[5].note, "the CNN's placements: Relus fused, Flatten a view", r.report())
@@ -276,6 +288,20 @@ def fallback_and_error_cases(rng):
        "Sigmoid falls back, reported", r.report())
     ref = 1 / (1 + np.exp(-x.astype(np.float64)))
     check("Sigmoid (numpy)", y, ref, 8 * V * ref)
+
+    # a host node between device nodes: the commands before it run (one submission), then those after
+    w = rng.standard_normal((5, 5)).astype(np.float32)
+    m2 = model([helper.make_node("MatMul", ["x", "w"], ["a"]), helper.make_node("MatMul", ["a", "w"], ["b"]),
+                helper.make_node("Sigmoid", ["b"], ["s"]), helper.make_node("MatMul", ["s", "w"], ["y"])],
+               [("x", np.float32, x.shape)], [("y", np.float32, x.shape)], [("w", w)])
+    with tessel.Device("model") as dev, tessel.onnx.Runner(m2, device=dev) as r:
+        y, = r.run({"x": x})
+        total = dev.stats()["total"]
+        b = dev.matmul(dev.matmul(x, w), w)
+        calls = dev.matmul((1 / (1 + np.exp(-b.astype(np.float64)))).astype(np.float32), w)
+    ok(total["submissions"] == 2 and [p.where for p in r.placements] == ["device", "device", "fallback", "device"],
+       "a host node splits the graph: two submissions", f"{total}; {r.report()}")
+    check("MatMul, MatMul, Sigmoid, MatMul: bit for bit tessel.Device's calls and numpy", y, calls)
 
     # An op of ONNX's domain that neither the device nor numpy runs (no such op: every real one may
     # gain a host path).

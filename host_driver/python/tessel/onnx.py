@@ -7,11 +7,12 @@
         y, = runner.run({"input": x})
 
 Command line: python3 -m tessel.onnx MODEL.onnx --input NAME=X.npy ... [--backend model|sim]
-[--out-dir DIR] prints where each node runs, the fallbacks and the outputs (saved as DIR/NAME.npy).
+[--out-dir DIR] prints where each node runs, the fallbacks, the outputs (saved as DIR/NAME.npy) and
+the device's commands, submissions and (but on the model backend) cycles.
 
 The model is read with Debian's python3-onnx and planned once, when the runner is made: each node
 gets a placement, and constant operands (weights) are put in the device's layout then.
-  device    the library's calls (tessel.Device): Conv, Gemm, MatMul, MaxPool, AveragePool and
+  device    the library's commands: Conv, Gemm, MatMul, MaxPool, AveragePool and
             GlobalAveragePool in bf16 with fp32 accumulation (the MXU and the windows read float32
             rounded to bf16); Add, Softmax, LayerNormalization and Gelu (approximate="tanh") on fp32
             values as they are (ROWWISE, ELTWISE); a Relu that follows a Conv, Gemm or MatMul whose
@@ -28,9 +29,18 @@ gets a placement, and constant operands (weights) are put in the device's layout
             unsupported op, an input dtype other than float32 (or int8/uint8 where it applies),
             Gelu's erf form. A node with neither makes Runner() raise tessel.Error.
 
+Running: the device nodes' commands go on device buffers (_onnx_memory.py, RawDevice's encoders,
+the same words as tessel.Device's calls), added to one graph and run as one program, one
+submission. A device node's result stays on the device, in bf16 when every node that reads it reads
+bf16 (the rounding those nodes would make), and a reshape of it (Reshape, Flatten, Squeeze,
+Unsqueeze, Identity) is the same buffer. It is read back for a graph output and for a node that
+runs on the host: that submits the commands before it, and those after it go into the next graph.
+Inputs go to the device once a run, the weights once a session (the runner frees them at close()).
+
 Layout: activations stay channels last (NHWC) from one window op to the next. A graph input is
 transposed from NCHW once, for the window ops that read it; a graph output, or the input of ops
-that need ONNX's layout, once back. Flatten of an NHWC tensor is a view, its columns in (h, w, c)
+that need ONNX's layout, once back; an Add of an NHWC tensor and a 4-D one in ONNX's layout runs
+in NHWC. Flatten of an NHWC tensor is a view, its columns in (h, w, c)
 order; a Gemm or MatMul reading it with constant weights has their rows put in that order when it
 is planned. Conv weights go from OIHW to HWIO once. 1-D windows (N x C x L) run as 2-D windows one
 row high.
@@ -61,6 +71,7 @@ from onnx import TensorProto, numpy_helper
 
 from . import Device, Error, _read_file, _tessel
 from . import _onnx_host as _host
+from ._onnx_memory import Memory, Value
 from ._onnx_host import _per_axis, _saturate   # a quantisation parameter's broadcast, saturation to a dtype
 
 __all__ = ["run", "Runner", "Placement"]
@@ -301,6 +312,11 @@ def _unary(fn):
     return lambda at, x: fn(x).astype(x.dtype)
 
 
+# The ops that only reshape: on a value on the device, the same buffer in the new shape.
+_VIEWS = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"}
+# The inputs (by index) that the device's float ops read in bf16.
+_BF16_INPUTS = {"Conv": (0,), "MaxPool": (0,), "AveragePool": (0,), "GlobalAveragePool": (0,), "Gemm": (0, 1),
+                "MatMul": (0, 1)}
 # numpy's version of each op the runner computes on the host, on ONNX-layout arrays.
 _NUMPY = {
     "Add": lambda at, a, b: a + b, "Sub": lambda at, a, b: a - b, "Mul": lambda at, a, b: a * b, "Div": _np_div,
@@ -325,18 +341,20 @@ for _op, _o in _host.OPS.items():   # the table above keeps its own versions
     _NUMPY.setdefault(_op, _o.fn)
 
 
-def _product(dev, a, b, **kw):
-    """ONNX's MatMul of a by b on the device (numpy's matmul rules): a GEMM of a's rows when b is
-    2-D, else a GEMM per block of the broadcast leading dimensions."""
+def _product(mem, a, b, **kw):
+    """ONNX's MatMul of a by b (Values or arrays) on the device (numpy's matmul rules): a GEMM of
+    a's rows when b is 2-D, else a GEMM per block of the broadcast leading dimensions."""
     if b.ndim == 1:
-        return _product(dev, a, b[:, None], **kw)[..., 0]
+        y = _product(mem, a, b.reshape(-1, 1), **kw)
+        return y.reshape(y.shape[:-1])
     if a.ndim == 1:
-        return _product(dev, a[None], b, **kw)[..., 0, :]
+        y = _product(mem, a.reshape(1, -1), b, **kw)
+        return y.reshape(y.shape[:-2] + y.shape[-1:])
     if b.ndim == 2:
-        y = dev.matmul(a.reshape(-1, a.shape[-1]), b, **kw)
+        y = mem.matmul(a.reshape(-1, a.shape[-1]), b, **kw)
         return y.reshape(a.shape[:-1] + (b.shape[1],))
-    lead = _broadcast_shape(a.shape[:-2], b.shape[:-2])
-    return dev.bmm(np.broadcast_to(a, lead + a.shape[-2:]), np.broadcast_to(b, lead + b.shape[-2:]), **kw)
+    _broadcast_shape(a.shape[:-2], b.shape[:-2])
+    return mem.bmm(a, b, **kw)
 
 
 # ---- loading: what a model must pass before onnx's shape inference sees it and anything runs ----------
@@ -674,13 +692,19 @@ class Runner:
                 self._consumers.setdefault(name, []).append(node)
         self._layout = {name: ONNX for name in list(self._consts) + self.inputs}
         self._fused = {}      # a fused Relu's output -> the name of the node it is fused into
-        self._steps = []      # ("name (op)", host, output names, fn(device, values) -> the outputs: array or tuple)
+        self._steps = []      # ("name (op)", host, output names, fn(memory, values) -> the outputs: array or tuple)
         self.placements = []
         self._nodes, self._flops = list(g.node), {}   # (op, where) -> FLOPs over every run (device_share)
+        self._keep, self._pinned = {}, {}   # the constants a run uploads once a session: id -> array; their buffers
+        self._mem = None      # the running run's Memory
         for i, node in enumerate(g.node):
             name = _node_name(node, i)
             with _about(f"{name} ({node.op_type})"):
                 self._plan(node, name)
+        for a in self._consts.values():
+            self._pin(a)
+        where = {id(n): p.where for n, p in zip(self._nodes, self.placements)}
+        self._bf16 = {n for n in self._layout if self._read_as_bf16(n, where)}
 
     # ---- planning -----------------------------------------------------------------------------------
     def _plan(self, node, name):
@@ -711,9 +735,33 @@ class Runner:
     def _place(self, name, node, where, note):
         self.placements.append(Placement(name, node.op_type, where, note))
 
+    def _read_as_bf16(self, name, where):
+        """Whether name is float32, no graph output, and every reader of it, through reshapes, a device
+        node's input that reads bf16 (_BF16_INPUTS): the command that makes it then gives it in bf16,
+        the rounding each reader would make (the same values, one ELTWISE MOV fewer)."""
+        if name in self.outputs or not self._consumers.get(name) or self._dtype(name) != F32:
+            return False
+        for node in self._consumers[name]:
+            at = [i for i, n in enumerate(node.input) if n == name]
+            if node.op_type in _VIEWS and where[id(node)] == "free" and at == [0]:
+                if not self._read_as_bf16(node.output[0], where):
+                    return False
+            elif where[id(node)] != "device" or not set(at) <= set(_BF16_INPUTS.get(node.op_type, ())):
+                return False
+        return True
+
+    def _out(self, name):
+        """The dtype a device op gives name in: "bf16" when only bf16 readers read it, else its default."""
+        return "bf16" if name in self._bf16 else None
+
+    def _pin(self, a):
+        """a, a constant: a run uploads it once a session (Memory)."""
+        self._keep[id(a)] = a
+        return a
+
     def _step(self, name, node, note, fn, layout, outs=None):
-        """A device step: fn(dev, values) gives the node's outputs (outs: the names they take, by
-        default the node's), held in layout."""
+        """A device step: fn(memory, values) gives the node's outputs (outs: the names they take, by
+        default the node's; Values, or arrays where the host finishes the node), held in layout."""
         outs = outs or [o for o in node.output if o]
         for o in outs:
             self._layout[o] = layout
@@ -726,8 +774,13 @@ class Runner:
         other operands are scalars)."""
         fn, ins = _NUMPY[node.op_type], list(node.input)
 
-        def run(dev, vals):
-            return fn(at, *(None if not n else vals[n] if keep_layout and i == 0 else self._get(vals, n)
+        def run(mem, vals):
+            x = vals[ins[0]] if ins[0] else None
+            if node.op_type in _VIEWS and isinstance(x, Value) and (keep_layout or self._layout[ins[0]] == ONNX):
+                # a reshape of a value on the device: its shape from numpy's on a stand-in of x's
+                return x.reshape(fn(at, np.broadcast_to(np.zeros((), x.dtype), x.shape),
+                                    *(self._get(vals, n) if n else None for n in ins[1:])).shape)
+            return fn(at, *(None if not n else self._get(vals, n, self._layout[n] if keep_layout and i == 0 else ONNX)
                             for i, n in enumerate(ins)))
         outs = [o for o in node.output if o]
         for o in outs:
@@ -772,9 +825,10 @@ class Runner:
 
     def _once(self, fn, *names):
         """fn of the named inputs' values (ONNX layout; "" gives None): computed now, once, when each
-        is a constant (weights), else at every run."""
+        is a constant (weights; pinned, or its device weights w), else at every run."""
         if all(n in self._consts for n in names if n):
             value = fn(*(self._const(n) for n in names))
+            self._pin(getattr(value, "w", value))
             return lambda vals: value
         return lambda vals: fn(*(self._get(vals, n) if n else None for n in names))
 
@@ -792,16 +846,16 @@ class Runner:
         return self._window_nd(x, at.get("kernel_shape") or (self._dims(w) or ())[2:], at)
 
     def _window_in(self, vals, name, nd):
-        """The NHWC input of a window op; a 1-D op's N x C x L as N x 1 x L x C."""
+        """The NHWC input of a window op; a 1-D op's N x C x L as N x 1 x L x C (on the host)."""
         if vals[name].ndim != nd + 2:
             _fail(f"{name} has shape {vals[name].shape}; a {nd}-D window op reads N x C x {nd} spatial axes")
         if nd == 2:
-            return self._get(vals, name, NHWC)
+            return self._dev(vals, name, NHWC)
         return self._get(vals, name).transpose(0, 2, 1)[:, None]
 
-    @staticmethod
-    def _window_out(y, nd):
-        return y if nd == 2 else y[:, 0].transpose(0, 2, 1)
+    def _window_out(self, y, nd):
+        """A window op's result y in the layout it is held in: a 1-D op's back to N x C x L, on the host."""
+        return y if nd == 2 else self._mem.host(y)[:, 0].transpose(0, 2, 1)
 
     def _dense_b(self, a, b, trans_b):
         """(B as a K x N float32 constant, the layout A is read in) of a Gemm or MatMul whose B is a
@@ -812,9 +866,10 @@ class Runner:
         if k_a not in (None, w.shape[0]) or layout not in (ONNX, NHWC) and w.shape[0] % layout[1]:
             _fail(f"A has {k_a} columns, B {w.shape[0]} rows")
         if layout in (ONNX, NHWC):
-            return np.ascontiguousarray(w, np.float32), ONNX
+            return self._pin(np.ascontiguousarray(w, np.float32)), ONNX
         k, n = w.shape
-        return np.ascontiguousarray(w.reshape(layout[1], -1, n).transpose(1, 0, 2).reshape(k, n), np.float32), layout
+        return self._pin(np.ascontiguousarray(w.reshape(layout[1], -1, n).transpose(1, 0, 2).reshape(k, n),
+                                              np.float32)), layout
 
     # ---- the ops the device runs ---------------------------------------------------------------------
     def _op_Conv(self, node, at, name):
@@ -824,10 +879,11 @@ class Runner:
         hwio = self._once(lambda v: np.ascontiguousarray(_hwio(v, nd, at.get("kernel_shape")), np.float32), w)
         out, relu = self._relu_after(node, name)
 
-        def run(dev, vals):
+        def run(mem, vals):
             xa, wt = self._window_in(vals, x, nd), hwio(vals)
             win = _Window(at, wt.shape[2 - nd:2], nd)
-            y = dev.conv2d(xa, wt, bias=vals[b] if b else None, groups=groups, relu=relu, **win.kwargs(xa.shape[1:3]))
+            y = mem.conv2d(xa, wt, bias=self._get(vals, b) if b else None, groups=groups, relu=relu,
+                           out_dtype=self._out(out), **win.kwargs(xa.shape[1:3]))
             return self._window_out(y, nd)
         self._step(name, node, "conv2d, bf16 x bf16, fp32 accumulation" + (", ReLU fused" if relu else ""), run,
                    NHWC if nd == 2 else ONNX, [out])
@@ -844,23 +900,23 @@ class Runner:
             weights = lambda vals: w
         else:
             a_layout = ONNX
-            weights = lambda vals: self._get(vals, b).T if tb else self._get(vals, b)
+            weights = lambda vals: np.ascontiguousarray(self._get(vals, b).T) if tb else self._dev(vals, b)
         # C: one bias row (a scalar, or N values along the last axis) goes in the GEMM's epilogue, with
         # a fused ReLU; any other C is added by a second command.
         dims = self._dims(c) if c else ()
         row = dims is not None and all(d == 1 for d in dims[:-1])
         out, relu = self._relu_after(node, name) if row else (node.output[0], False)
 
-        def run(dev, vals):
-            am, bm = self._get(vals, a, a_layout), weights(vals)
+        def run(mem, vals):
+            am = np.ascontiguousarray(self._get(vals, a).T) if ta else self._dev(vals, a, a_layout)
+            bm = weights(vals)
             kw = dict(relu=relu, scale=alpha if alpha != 1 else None)
             if c and row:
-                kw["bias"] = _broadcast_to(beta * vals[c].reshape(-1), bm.shape[1:])
-            y = dev.matmul(am.T if ta else am, bm, **kw)
+                kw["bias"] = _broadcast_to(beta * self._get(vals, c).reshape(-1), bm.shape[1:])
             if c and not row:
-                y = dev.add(y, _broadcast_to(beta * self._get(vals, c), y.shape),
-                            in_dtype="fp32")
-            return y
+                y = mem.matmul(am, bm, **kw)
+                return mem.add_values(y, _broadcast_to(beta * self._get(vals, c), y.shape), self._out(out))
+            return mem.matmul(am, bm, out_dtype=self._out(out), **kw)
         note = "gemm, bf16 x bf16, fp32 accumulation" + (", alpha as its scale" if alpha != 1 else "") + \
             (", then an fp32 add of beta C" if c and not row else "") + (", ReLU fused" if relu else "")
         self._step(name, node, note, run, ONNX, [out])
@@ -872,11 +928,11 @@ class Runner:
             w, a_layout = self._dense_b(a, b, False)
             weights = lambda vals: w
         else:
-            a_layout, weights = ONNX, lambda vals: self._get(vals, b)
+            a_layout, weights = ONNX, lambda vals: self._dev(vals, b)
         out, relu = self._relu_after(node, name)
 
-        def run(dev, vals):
-            return _product(dev, self._get(vals, a, a_layout), weights(vals), relu=relu)
+        def run(mem, vals):
+            return _product(mem, self._dev(vals, a, a_layout), weights(vals), relu=relu, out_dtype=self._out(out))
         self._step(name, node, "gemm (one per block of an N-D B), bf16 x bf16, fp32 accumulation" +
                    (", ReLU fused" if relu else ""), run, ONNX, [out])
 
@@ -884,20 +940,25 @@ class Runner:
         x = node.input[0]
         self._float32(x)
 
-        def run(dev, vals):
+        def run(mem, vals):
             xa = vals[x]
-            return dev.relu(xa.reshape(1, -1), in_dtype="fp32", out_dtype="fp32").reshape(xa.shape)
+            return mem.relu(xa.reshape(1, -1), self._out(node.output[0])).reshape(xa.shape)
         self._step(name, node, "ELTWISE RELU in fp32 (exact)", run, self._layout[x])
 
     def _op_Add(self, node, at, name):
         a, b = node.input
         self._float32(a, b)
-        layout = self._layout[a] if self._layout[a] == self._layout[b] else ONNX
+        # one layout for both: the one they share, channels last when the other is a 4-D tensor in ONNX's
+        # (transposed once, so that a tensor on the device stays there), else ONNX's
+        layouts = {self._layout[a], self._layout[b]}
+        layout = layouts.pop() if len(layouts) == 1 else NHWC if layouts == {ONNX, NHWC} and all(
+            len(self._dims(n) or ()) == 4 for n in (a, b)) else ONNX
 
-        def run(dev, vals):
-            x, y = self._get(vals, a, layout), self._get(vals, b, layout)
+        def run(mem, vals):
+            x, y = self._dev(vals, a, layout), self._dev(vals, b, layout)
             shape = _broadcast_shape(x.shape, y.shape)
-            return dev.add(*(np.ascontiguousarray(np.broadcast_to(v, shape)) for v in (x, y)), in_dtype="fp32")
+            return mem.add_values(*(v if v.shape == shape else _broadcast_to(mem.host(v), shape) for v in (x, y)),
+                                  self._out(node.output[0]))
         dims = self._dims(a), self._dims(b)
         same = dims[0] is not None and None not in dims[0] and dims[0] == dims[1]
         self._step(name, node, "add, fp32" + ("" if same else " (an operand broadcast on the host)"), run, layout)
@@ -913,17 +974,18 @@ class Runner:
         nd = self._window_nd(x, kernel, at)
         include_pad = at.get("count_include_pad", 0)
 
-        def run(dev, vals):
+        def run(mem, vals):
             xa = self._window_in(vals, x, nd)
             hw = xa.shape[1:3]
             win = _Window(at, kernel or hw[2 - nd:], nd)
             k = tuple(a[0] for a in win.axes)
             if xa.dtype == np.uint8:
-                return self._window_out(dev.pool2d(_int8(xa, 0)[0], kind, k, **win.kwargs(hw)).view(np.uint8) ^
-                                        np.uint8(0x80), nd)
-            y = dev.pool2d(xa, kind, k, **win.kwargs(hw))
+                y = mem.host(mem.pool2d(_int8(xa, 0)[0], kind, k, **win.kwargs(hw)))
+                return self._window_out(y.view(np.uint8) ^ np.uint8(0x80), nd)
             f = win.avg_factors(hw, include_pad) if kind == "avg" else None
-            return self._window_out(y if f is None else y * f, nd)
+            if f is not None:
+                return self._window_out(mem.host(mem.pool2d(xa, kind, k, **win.kwargs(hw))) * f, nd)
+            return self._window_out(mem.pool2d(xa, kind, k, out_dtype=self._out(node.output[0]), **win.kwargs(hw)), nd)
         rescale = kind == "avg" and (at.get("ceil_mode", 0) or not include_pad and
                                      (any(at.get("pads", ())) or at.get("auto_pad", "NOTSET").startswith("SAME")))
         if kind == "max":
@@ -948,12 +1010,17 @@ class Runner:
         self._float32(x)
         axis = at.get("axis", -1 if self.opset >= 13 else 1)
 
-        def run(dev, vals):
-            xa = self._get(vals, x)
+        def run(mem, vals):
+            xa = self._dev(vals, x)
             ax = _axis(axis, xa.ndim)
-            if self.opset >= 13:   # along one axis
-                return np.moveaxis(dev.softmax(np.moveaxis(xa, ax, -1), in_dtype="fp32"), -1, ax)
-            return dev.softmax(xa.reshape(math.prod(xa.shape[:ax]), -1), in_dtype="fp32").reshape(xa.shape)
+            out = self._out(node.output[0])
+            if self.opset < 13:   # on the 2-D coercion
+                return mem.softmax(xa.reshape(math.prod(xa.shape[:ax]), -1), out).reshape(xa.shape)
+            if ax == xa.ndim - 1:
+                return mem.softmax(xa, out)
+            # along another axis: moved last and back on the host
+            y = mem.host(mem.softmax(np.ascontiguousarray(np.moveaxis(mem.host(xa), ax, -1))))
+            return np.moveaxis(y, -1, ax)
         self._step(name, node, "softmax, fp32", run, ONNX)
 
     def _op_LayerNormalization(self, node, at, name):
@@ -962,16 +1029,16 @@ class Runner:
         axis, eps = at.get("axis", -1), at.get("epsilon", 1e-5)
         stats = any(node.output[1:])
 
-        def run(dev, vals):
-            xa = self._get(vals, x)
+        def run(mem, vals):
+            xa = self._dev(vals, x)
             ax = _axis(axis, xa.ndim)
             rows = xa.reshape(-1, math.prod(xa.shape[ax:]))
             gamma, beta = (_broadcast_to(self._get(vals, p), xa.shape[ax:]).reshape(-1)
                            if p else None for p in (scale, bias))
-            y = dev.layernorm(rows, gamma, beta, eps=eps, in_dtype="fp32").reshape(xa.shape)
+            y = mem.layernorm(rows, gamma, beta, eps, self._out(node.output[0])).reshape(xa.shape)
             if not stats:
                 return y
-            r = rows.astype(np.float64)
+            r = mem.host(rows).astype(np.float64)
             shape = xa.shape[:ax] + (1,) * (xa.ndim - ax)
             return (y,) + tuple(v.astype(np.float32).reshape(shape) for v in (r.mean(1), 1 / np.sqrt(r.var(1) + eps)))
         self._step(name, node, "layernorm, fp32" + ("; Mean and InvStdDev on the host" if stats else ""), run, ONNX,
@@ -983,7 +1050,7 @@ class Runner:
         if at.get("approximate", "none") != "tanh":
             raise _NoDevice("approximate='none' is GELU's erf form; the device's GELU is the tanh form")
         self._step(name, node, "gelu (tanh form), fp32",
-                   lambda dev, vals: dev.gelu(self._get(vals, x), in_dtype="fp32"), ONNX)
+                   lambda mem, vals: mem.gelu(self._dev(vals, x), self._out(node.output[0])), ONNX)
 
     def _op_Flatten(self, node, at, name):
         x = node.input[0]
@@ -991,7 +1058,7 @@ class Runner:
         if self._layout[x] != NHWC or at.get("axis", 1) != 1 or dims is None or dims[1] is None:
             return self._numpy(node, at, name, "free", "numpy, no arithmetic")
         self._steps.append((f"{name} (Flatten)", False, [node.output[0]],
-                            lambda dev, vals: vals[x].reshape(len(vals[x]), -1)))
+                            lambda mem, vals: vals[x].reshape(vals[x].shape[0], -1)))
         self._layout[node.output[0]] = ("flat", dims[1])
         self._place(name, node, "free", "a view of the NHWC tensor, its columns in (h, w, c) order")
 
@@ -1007,12 +1074,14 @@ class Runner:
         a, sa, za, b, sb, zb, sy, zy = node.input
         weights = self._once(lambda w, z: _IntWeights(w, z, (-2,)), b, zb)
 
-        def run(dev, vals):
-            am, zx = _int8(self._get(vals, a), vals[za])
+        def run(mem, vals):
+            am, zx = _int8(self._get(vals, a), self._get(vals, za))
             per_row = zx.size > 1   # a's zero point and scale per row
-            zx, sx = (zx.reshape(-1, 1), vals[sa].reshape(-1, 1)) if per_row else (zx.reshape(()), vals[sa])
+            sa_ = self._get(vals, sa)
+            zx, sx = (zx.reshape(-1, 1), sa_.reshape(-1, 1)) if per_row else (zx.reshape(()), sa_)
             w = weights(vals)
-            return _requant(w.sums(_product(dev, am, w.w), zx), _multiplier(sx, vals[sb], vals[sy]), vals[zy])
+            return _requant(w.sums(mem.host(_product(mem, am, w.w)), zx),
+                            _multiplier(sx, self._get(vals, sb), self._get(vals, sy)), self._get(vals, zy))
         self._step(name, node, "gemm int8, int32 accumulation; requantised on the host", run, ONNX)
 
     def _op_QLinearConv(self, node, at, name):
@@ -1021,27 +1090,35 @@ class Runner:
         kernel = at.get("kernel_shape")
         weights = self._once(lambda v, z: _IntWeights(_hwio(v, nd, kernel), z, (0, 1, 2), groups), w, zw)
 
-        def run(dev, vals):
-            xa, zp = _int8(self._window_in(vals, x, nd), vals[zx])
+        def run(mem, vals):
+            xa, zp = _int8(mem.host(self._window_in(vals, x, nd)), self._get(vals, zx))
             wt = weights(vals)
             win = _Window(at, wt.w.shape[2 - nd:2], nd)
-            p = dev.conv2d(xa, wt.w, groups=groups, x_zero_point=zp.item(), **win.kwargs(xa.shape[1:3]))
-            acc = wt.sums(p, zp) + (vals[b].astype(np.int64) if b else 0)
-            return self._window_out(_requant(acc, _multiplier(vals[sx], vals[sw], vals[sy]), vals[zy]), nd)
+            p = mem.host(mem.conv2d(xa, wt.w, groups=groups, x_zero_point=zp.item(), **win.kwargs(xa.shape[1:3])))
+            acc = wt.sums(p, zp) + (self._get(vals, b).astype(np.int64) if b else 0)
+            q = _requant(acc, _multiplier(*(self._get(vals, n) for n in (sx, sw, sy))), self._get(vals, zy))
+            return self._window_out(q, nd)
         self._step(name, node, "conv2d int8, int32 accumulation; requantised on the host", run,
                    NHWC if nd == 2 else ONNX)
 
     # ---- running ----------------------------------------------------------------------------------
     def _get(self, vals, name, want=ONNX):
-        """The value of name in the layout want (ONNX, NHWC, or the layout it is held in); a
-        conversion is made once a run, however many ops read it, and kept in vals."""
+        """The value of name as a numpy array (read back from the device when it is there) in the
+        layout want (ONNX, NHWC, or the layout it is held in); a conversion is made once a run,
+        however many ops read it, and kept in vals."""
         have = self._layout[name]
         if want == have:
-            return vals[name]
+            return self._mem.host(vals[name]) if isinstance(vals[name], Value) else vals[name]
         if (name, want) not in vals:
-            a = _onnx_layout(vals[name], have)
+            a = _onnx_layout(self._get(vals, name, have), have)
             vals[name, want] = np.ascontiguousarray(a.transpose(0, 2, 3, 1) if want == NHWC else a)
         return vals[name, want]
+
+    def _dev(self, vals, name, want=ONNX):
+        """The value of name for a device op: on the device when it is there in the layout want, else
+        as _get gives it (a numpy array, which the op uploads)."""
+        v = vals[name]
+        return v if isinstance(v, Value) and self._layout[name] == want else self._get(vals, name, want)
 
     @property
     def fallbacks(self):
@@ -1105,15 +1182,28 @@ class Runner:
             vals[n] = self._input(n, np.asarray(inputs[n]), sizes)
         if self.device is None:
             self.device = Device(self.backend)
-        for what, host, outs, fn in self._steps:
-            with _about(what, host):
-                res = fn(self.device, vals)
-            vals.update(zip(outs, res if isinstance(res, tuple) else (res,)))
-        self._count_flops(vals)
-        return [np.require(self._get(vals, o), requirements="C") for o in self.outputs]   # 0-d stays 0-d
+        self._mem = mem = Memory(self.device, self._pinned, self._keep)
+        try:
+            for what, host, outs, fn in self._steps:
+                with _about(what, host):
+                    res = fn(mem, vals)
+                vals.update(zip(outs, res if isinstance(res, tuple) else (res,)))
+            self._count_flops(vals)
+            return [np.require(self._get(vals, o), requirements="C") for o in self.outputs]   # 0-d stays 0-d
+        finally:
+            mem.free()
+            self._mem = None
 
     def close(self):
-        """Closes the device the runner opened (not one it was given)."""
+        """Gives the weights' device buffers back and closes the device the runner opened (not one
+        it was given)."""
+        pinned, self._pinned = self._pinned, {}
+        try:
+            for _, bufs in pinned.values():
+                for addr in bufs.values():
+                    self.device.raw.free(addr)
+        except Error:   # a closed device: its memory went with it
+            pass
         if self._own and self.device is not None:
             self.device.close()
             self.device = None
@@ -1154,6 +1244,7 @@ def main(argv=None):
         with Device(args.backend, port=args.port) as dev, Runner(args.model, device=dev) as runner:
             print(runner.report())
             outputs = runner.run(inputs)
+            total = dev.stats()["total"]
     except (Error, OSError, ValueError) as e:
         print("tessel.onnx: " + " ".join(str(e).split()), file=sys.stderr)
         return 2
@@ -1164,6 +1255,9 @@ def main(argv=None):
             saved = os.path.join(args.out_dir, re.sub(r"[^\w.-]", "_", n) + ".npy")
             np.save(saved, y)
         print(f"output {n}: {y.dtype} {y.shape}" + (f" -> {saved}" if saved else ""))
+    print(f"device: {total['commands']} commands in {total['submissions']} submission" +
+          ("" if total["submissions"] == 1 else "s") +
+          (f", {total['cycles']} cycles" if args.backend != "model" else ""))   # the model backend is not timed
     return 0
 
 

@@ -10,7 +10,7 @@
  *   ln1_g, ln1_b (D); w1 (D x F), b1 (F); w2 (F x D), b2 (D); ln2_g, ln2_b (D).
  * Head h owns columns h*D/H .. (h+1)*D/H - 1 of Q, K, V and of the attention output. The device runs
  * every projection (tessel_gemm: bf16 in, FP32 out, bias), with the residual adds and GELU in their
- * GEMM's epilogue (add_c: the output starts as the residual; gelu), the attention (tessel_attention,
+ * GEMM's epilogue (TESSEL_EPILOGUE_ADD_C: the output starts as the residual; _GELU), the attention (tessel_attention,
  * the heads as its batch) and the norms (tessel_layernorm, FP32 in and out); the host only moves the
  * Q/K/V columns into per-head blocks and back, and copies each residual into its GEMM's output. Writes y (L x D) to OUT.npy and prints one JSON line: the device statistics of the
  * whole block (tessel_stats, from a reset before the first step; the SoC's cycles on the sim backend,
@@ -76,8 +76,8 @@ static tessel_status_t gemm(const block_t *b, uint32_t m, uint32_t k, uint32_t n
                             const float *bias, int gelu, const float *res, float *c)
 {
     tessel_gemm_t g = {.m = m, .n = n, .k = k, .in_dtype = TESSEL_BF16, .out_dtype = TESSEL_FP32, .a = a, .lda = k,
-                       .b = w, .ldb = n, .c = c, .ldc = n, .bias = bias, .scale = 1.0f, .gelu = gelu,
-                       .add_c = res != NULL};
+                       .b = w, .ldb = n, .c = c, .ldc = n, .bias = bias, .scale = 1.0f,
+                       .epilogue = gelu ? TESSEL_EPILOGUE_GELU : res ? TESSEL_EPILOGUE_ADD_C : TESSEL_EPILOGUE_NONE};
     if (res)
         memcpy(c, res, (size_t)m * n * sizeof(float));
     return tessel_gemm(b->dev, &g, NULL);

@@ -280,11 +280,11 @@ static tsl_cp_verdict_t validate(const tsl_cp_t *cp, const tsl_cp_rings_t *r, co
             TSL_CP_FAIL(BAD_DTYPE, 2);
         if ((f & TSL_CP_FLAG(SCALE)) && !is_float(c->c_dtype))
             TSL_CP_FAIL(BAD_FLAGS, 0);
-        /* GEMM's VPU_OP (float C): 0, GELU after the bias (without RELU), or ADD of the old C */
-        int gemm = c->opcode == TSL_CMD_OP_GEMM, gelu = gemm && c->vpu_op == TSL_VPU_OP_GELU;
-        int act = gelu || (gemm && c->vpu_op == TSL_VPU_OP_ADD);
-        if ((!pool && c->vpu_op && !act) || (pool && c->b_dtype) ||
-            (act && (!is_float(c->c_dtype) || (gelu && (f & TSL_CP_FLAG(RELU))))))
+        /* GEMM's VPU_OP (float C): 0, or the epilogue's last step ([gemm_post]) */
+        int post = c->opcode == TSL_CMD_OP_GEMM && tsl_gemm_post_has(TSL_GEMM_POST_OPS, c->vpu_op);
+        if ((!pool && c->vpu_op && !post) || (pool && c->b_dtype) ||
+            (post && (!is_float(c->c_dtype) ||
+                      ((f & TSL_CP_FLAG(RELU)) && !tsl_gemm_post_has(TSL_GEMM_POST_RELU, c->vpu_op)))))
             TSL_CP_FAIL(BAD_FLAGS, 2);
         used |= c->opcode == TSL_CMD_OP_GEMM ? W(M) | W(N) | W(K) | W(LDA) | W(LDB) | W(LDC) : TSL_WIN_WORDS_MASK;
         used |= W(A_ADDR) | W(C_ADDR) | (pool ? 0u : W(B_ADDR));

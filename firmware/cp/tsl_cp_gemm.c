@@ -284,11 +284,11 @@ static void tile_xfer(tsl_cp_t *cp, uint32_t op, const tsl_cp_tile_t *t, uint32_
 void tsl_cp_epilogue_store(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_cp_tile_t *t)
 {
     uint32_t n = cp->n, acc = t->acc, fl = c->a_dtype == TSL_DTYPE_BF16, adt = fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
-    uint32_t ces = tsl_dtype_bytes(c->c_dtype), add = c->vpu_op == TSL_VPU_OP_ADD;
-    tsl_insn_t ops[4];
-    tsl_cp_buf_t *rd[4] = {NULL, NULL, NULL, NULL}, *wr[4];
+    uint32_t ces = tsl_dtype_bytes(c->c_dtype), add = tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, c->vpu_op);
+    tsl_insn_t ops[5];
+    tsl_cp_buf_t *rd[5] = {NULL, NULL, NULL, NULL, NULL}, *wr[5];
     uint32_t k = 0;
-    if (add)   /* C = epilogue + the old C, loaded into the output tile */
+    if (add)   /* a last step on the old C (C = epilogue + C), loaded into the output tile */
         tile_xfer(cp, TSL_DMA_OP_LOAD, t, t->out, t->outb, n * ces, t->cols * ces, TOK_VPU);
     if (c->flags & TSL_CP_FLAG(SCALE)) {
         wr[k] = t->accb;
@@ -304,17 +304,21 @@ void tsl_cp_epilogue_store(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_cp_tile_t
                 .src2_mode = TSL_SRC2_BCAST, .dst_addr = acc, .src1_addr = acc, .src2_addr = t->bias,
                 .rows = t->rows});
     }
-    if ((c->flags & TSL_CP_FLAG(RELU)) || c->vpu_op == TSL_VPU_OP_GELU) {   /* the activation (not both) */
+    /* ReLU, then a last step of one operand (GELU, ...), each in place */
+    const uint32_t unary[2] = {(c->flags & TSL_CP_FLAG(RELU)) ? TSL_VPU_OP_RELU : 0u, add ? 0u : c->vpu_op};
+    for (uint32_t i = 0; i < 2u; i++) {
+        if (!unary[i])
+            continue;
         wr[k] = t->accb;
         ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                .op = c->vpu_op == TSL_VPU_OP_GELU ? TSL_VPU_OP_GELU : TSL_VPU_OP_RELU, .dst_dtype = adt,
-                .src1_dtype = adt, .dst_addr = acc, .src1_addr = acc, .rows = t->rows});
+                .op = unary[i], .dst_dtype = adt, .src1_dtype = adt, .dst_addr = acc, .src1_addr = acc,
+                .rows = t->rows});
     }
-    if (add) {
+    if (add) {   /* a last step on the old C, from the output tile into it */
         rd[k] = t->accb;
         wr[k] = t->outb;
         ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                .op = TSL_VPU_OP_ADD, .dst_dtype = c->c_dtype, .src1_dtype = TSL_DTYPE_FP32, .src2_dtype = c->c_dtype,
+                .op = c->vpu_op, .dst_dtype = c->c_dtype, .src1_dtype = TSL_DTYPE_FP32, .src2_dtype = c->c_dtype,
                 .dst_addr = t->out, .src1_addr = acc, .src2_addr = t->out, .rows = t->rows});
     } else if (c->c_dtype == TSL_DTYPE_INT8) {
         rd[k] = t->accb;
@@ -363,7 +367,7 @@ void tsl_cp_exec_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
     g.es = tsl_dtype_bytes(c->a_dtype);
     g.ces = tsl_dtype_bytes(c->c_dtype);
     g.fl = c->a_dtype == TSL_DTYPE_BF16;
-    g.narrow = g.ces < 4u || c->vpu_op == TSL_VPU_OP_ADD;   /* C goes through an output tile */
+    g.narrow = g.ces < 4u || tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, c->vpu_op);   /* C goes through an output tile */
     g.epi_vpu = g.narrow || c->vpu_op || (c->flags & (TSL_CP_FLAG(SCALE) | TSL_CP_FLAG(BIAS) | TSL_CP_FLAG(RELU)));
     g.wb = 0;
     plan(cp, &g);

@@ -77,12 +77,12 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
      * wide as they go, and K is split into chunks to make room for them. Otherwise one chunk (the
      * whole of K) when a band of min(M, 4N) rows fits, with the widest panel that allows it. With
      * K >= 4N, tiles hold at most 4N * TILE_NBW vectors: the first tile's loads and the last one's
-     * store are not hidden behind the MXU (with a smaller K, C's stores set the pace); with GELU, a
-     * quarter of that: the VPU's GELU (about 21 cycles a vector) sets the pace, and the last tile's
-     * is not hidden (the FFN of `make bench-torch-modes`: 63.6 k -> 55.3 k cycles). */
+     * store are not hidden behind the MXU (with a smaller K, C's stores set the pace); with a VPU
+     * function as the last step (the [gemm_post] ops but the old C's: GELU, ...), a quarter of that:
+     * the function (GELU about 21 cycles a vector) sets the pace, and the last tile's is not hidden (the FFN of `make bench-torch-modes`: 63.6 k -> 55.3 k cycles). */
     uint32_t tile = epi_rows, top = wide;
     if (s.kp >= 4u * n) {
-        tile = TILE_NBW * 4u * n >> (c->vpu_op == TSL_VPU_OP_GELU ? 2u : 0u);
+        tile = TILE_NBW * 4u * n >> (c->vpu_op && !tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, c->vpu_op) ? 2u : 0u);
         if (c->m >= 4u * n && top > TILE_NBW)
             top = TILE_NBW;   /* a wider panel leaves fewer than 4N rows */
     }
@@ -127,7 +127,7 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
     tsl_seq_t d = {
         .m = c->m, .n = c->n, .k = c->k, .dtype = c->a_dtype, .c_dtype = c->c_dtype, .bias = s.bias,
         .relu = (c->flags & TSL_CP_FLAG(RELU)) != 0, .fscale = fl && (c->flags & TSL_CP_FLAG(SCALE)),
-        .gelu = c->vpu_op == TSL_VPU_OP_GELU, .add_c = c->vpu_op == TSL_VPU_OP_ADD, .a_addr = c->a_addr, .lda = c->lda, .b_addr = c->b_addr, .ldb = c->ldb, .c_addr = c->c_addr, .ldc = c->ldc,
+        .post = c->vpu_op, .a_addr = c->a_addr, .lda = c->lda, .b_addr = c->b_addr, .ldb = c->ldb, .c_addr = c->c_addr, .ldc = c->ldc,
         .bias_addr = c->bias_addr, .scale = (c8 || (fl && (c->flags & TSL_CP_FLAG(SCALE)))) ? c->scale : 0u,
         .shift = c8 ? c->shift : 0u, .zero_point = c8 ? c->zero_point : 0u, .mc = mc, .kc = kc, .nbw = nbw,
         .vmem_addr = 0, .acc_addr = TSL_LOCAL_ACC_BASE};

@@ -199,11 +199,23 @@ void tessel_stats_reset(tessel_dev_t *dev);
 /* ---- the matmul library --------------------------------------------------------------------- */
 typedef enum { TESSEL_INT8 = 0, TESSEL_BF16 = 1, TESSEL_INT32 = 2, TESSEL_FP32 = 3 } tessel_dtype_t;
 
+/* gen:epilogue */
+/* A GEMM epilogue's last step, after the bias and ReLU (hw/spec/tessel.toml [gemm_post]; generated
+ * by `make gen`). BF16 inputs only; TESSEL_EPILOGUE_NAMES are the Python names. */
+typedef enum {
+    TESSEL_EPILOGUE_NONE = 0,
+    TESSEL_EPILOGUE_GELU = 1, /* GELU (its tanh form, VPU GELU) of the result; not with relu */
+    TESSEL_EPILOGUE_ADD_C = 2, /* C = epilogue(A x B) + C: C's old value added (in FP32, a residual connection) */
+} tessel_epilogue_t;
+#define TESSEL_EPILOGUE_COUNT 3
+#define TESSEL_EPILOGUE_NAMES {"none", "gelu", "add_c"}
+/* /gen:epilogue */
+
 /* C = epilogue(A x B) for host row-major operands of any shape. in_dtype INT8: A and B are int8_t,
  * C is int32_t (out_dtype INT32) or int8_t (INT8, requantised). in_dtype BF16: A and B are float,
  * rounded to bf16 on the way in; C is float (FP32) or float holding bf16-rounded values (BF16).
- * Strides are in elements. Epilogue order as docs/isa.md §7: scale (float C), bias, ReLU or GELU,
- * the old C (add_c), then the conversion to out_dtype. */
+ * Strides are in elements. Epilogue order as docs/isa.md §7: scale (float C), bias, ReLU, the
+ * last step (epilogue: GELU, the old C added, ...), then the conversion to out_dtype. */
 typedef struct {
     uint32_t m, n, k;
     tessel_dtype_t in_dtype, out_dtype;
@@ -218,10 +230,8 @@ typedef struct {
                                       all three must be 0 for other outputs */
     uint32_t rq_shift;
     int32_t rq_zero_point;
-    int gelu;                      /* BF16 in: GELU (its tanh form, docs/isa.md) after the bias; not
-                                      with relu or add_c */
-    int add_c;                     /* BF16 in: C = epilogue(A x B) + C, C's values read first (bf16
-                                      rounded for a BF16 C), added in FP32 (a residual connection) */
+    tessel_epilogue_t epilogue;    /* BF16 in: the last step (above); TESSEL_EPILOGUE_ADD_C reads C's values first
+                                      (bf16 rounded for a BF16 C) */
 } tessel_gemm_t;
 
 /* The GEMM of operands already in device memory, as a command for tessel_submit or tessel_graph_add
@@ -240,7 +250,7 @@ typedef struct {
     int32_t rq_scale;
     uint32_t rq_shift;
     int32_t rq_zero_point;
-    int gelu, add_c;
+    tessel_epilogue_t epilogue;
 } tessel_gemm_op_t;
 __attribute__((warn_unused_result)) tessel_status_t tessel_gemm_cmd(tessel_dev_t *dev, const tessel_gemm_op_t *op,
                                                                     tessel_cmd_t *cmd);

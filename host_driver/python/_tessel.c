@@ -160,6 +160,7 @@ typedef enum {
     K_POOL,   /* tessel_pool_kind_t, by name: "max", "avg" */
     K_EWOP,   /* tessel_eltwise_op_t, by name: "add", "mul", ..., "rsqrt", "mov" */
     K_ROWFN,  /* tessel_row_fn_t, by name: "softmax", "layernorm", "rmsnorm", "gelu", "silu", "sum" */
+    K_EPI,    /* tessel_epilogue_t, by name: TESSEL_EPILOGUE_NAMES ("gelu", "add_c", ...); None gives NONE */
     K_F32,    /* float, a value (an immediate operand): any number, rounded to float32 */
     K_STR,    /* const char *, UTF-8 without NUL; None gives NULL */
     K_OBJ,    /* PyObject * (borrowed from the call's arguments); None gives NULL */
@@ -237,6 +238,39 @@ static int int_arg(PyObject *o, const char *name, long long lo, long long hi, lo
     return 0;
 }
 
+static const char *const epilogue_names[TESSEL_EPILOGUE_COUNT] = TESSEL_EPILOGUE_NAMES;
+
+/* The names of the epilogues as a tuple (None for "none"), or NULL after raising. */
+static PyObject *epilogue_tuple(void)
+{
+    PyObject *t = PyTuple_New(TESSEL_EPILOGUE_COUNT);
+    for (int i = 0; t && i < TESSEL_EPILOGUE_COUNT; i++) {
+        PyObject *s = i ? PyUnicode_FromString(epilogue_names[i]) : Py_NewRef(Py_None);
+        if (!s)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, i, s);
+    }
+    return t;
+}
+
+/* o, None or the name of an epilogue, into the tessel_epilogue_t at `at`; 0, or -1 after raising. */
+static int store_epilogue(void *at, const field_t *f, PyObject *o)
+{
+    const char *s = o == Py_None ? epilogue_names[0] : PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+    PyErr_Clear();
+    for (int i = 0; s && i < TESSEL_EPILOGUE_COUNT; i++)
+        if (!strcmp(s, epilogue_names[i])) {
+            *(tessel_epilogue_t *)at = (tessel_epilogue_t)i;
+            return 0;
+        }
+    PyObject *names = epilogue_tuple();
+    if (names)
+        fail(TESSEL_EINVAL, "%s must be one of %S, not %.80R", f->name, names, o);
+    Py_XDECREF(names);
+    return -1;
+}
+
 /* Store argument `o` of field f into the struct at base; 0, or -1 after raising. */
 static int store(char *base, const field_t *f, PyObject *o)
 {
@@ -290,6 +324,8 @@ static int store(char *base, const field_t *f, PyObject *o)
         *(const char **)at = s;
     } else if (f->kind == K_OBJ) {
         *(PyObject **)at = o == Py_None ? NULL : o;
+    } else if (f->kind == K_EPI) {
+        return store_epilogue(at, f, o);
     } else {
         return store_name(at, f, o);
     }
@@ -870,8 +906,7 @@ static const field_t gemm_fields[] = {
     FLD(gemm_op_t, "rq_scale", g.rq_scale, K_I32, 0),
     FLD(gemm_op_t, "rq_shift", g.rq_shift, K_U32, 0),
     FLD(gemm_op_t, "rq_zero_point", g.rq_zero_point, K_I32, 0),
-    FLD(gemm_op_t, "gelu", g.gelu, K_BOOL, 0),
-    FLD(gemm_op_t, "add_c", g.add_c, K_BOOL, 0),
+    FLD(gemm_op_t, "epilogue", g.epilogue, K_EPI, 0),
     FLD(gemm_op_t, "batch", batch, K_POS, 1),
 };
 
@@ -1176,7 +1211,7 @@ METHOD(gemm_cmd)
         FLD(gemm_cmd_op_t, "scale", g.scale, K_SCALE, 0), FLD(gemm_cmd_op_t, "rq_scale", g.rq_scale, K_I32, 0),
         FLD(gemm_cmd_op_t, "rq_shift", g.rq_shift, K_U32, 0),
         FLD(gemm_cmd_op_t, "rq_zero_point", g.rq_zero_point, K_I32, 0),
-        FLD(gemm_cmd_op_t, "gelu", g.gelu, K_BOOL, 0),    FLD(gemm_cmd_op_t, "add_c", g.add_c, K_BOOL, 0),
+        FLD(gemm_cmd_op_t, "epilogue", g.epilogue, K_EPI, 0),
         FLD(gemm_cmd_op_t, "lda", g.lda, K_U32, 0),       FLD(gemm_cmd_op_t, "ldb", g.ldb, K_U32, 0),
         FLD(gemm_cmd_op_t, "ldc", g.ldc, K_U32, 0),
     };
@@ -1403,7 +1438,7 @@ static PyMethodDef device_methods[] = {
     KW_METHOD(wait, "wait(handle, timeout_ms=None) -> completion dict: tessel_wait (None: TESSEL_TIMEOUT_AUTO)"),
     KW_METHOD(graph, "graph() -> Graph: tessel_graph_create; its add(words) and submit() -> handle"),
     KW_METHOD(gemm_cmd, "gemm_cmd(a, b, c, m, n, k, in_dtype, out_dtype, bias=0, relu=False, scale=None, "
-                        "rq_scale=0, rq_shift=0, rq_zero_point=0, gelu=False, add_c=False, lda=0, ldb=0, ldc=0) -> "
+                        "rq_scale=0, rq_shift=0, rq_zero_point=0, epilogue=None, lda=0, ldb=0, ldc=0) -> "
                         "words: tessel_gemm_cmd, the GEMM of device buffers (addresses; strides in elements, 0: "
                         "dense) as a command"),
     KW_METHOD(conv2d_cmd, "conv2d_cmd(x, weights, y, cout, groups, batch, h, w, c, kh, kw, stride_h, stride_w, "
@@ -1426,8 +1461,8 @@ static PyMethodDef device_methods[] = {
                           "return value (args: at most 8 integers, int32 or uint32; budget: device cycles, 0 the "
                           "default); free the image with free(addr)"),
     KW_METHOD(gemm, "gemm(a, b, c, m, n, k, in_dtype, out_dtype, bias=None, relu=False, scale=None, rq_scale=0, "
-                    "rq_shift=0, rq_zero_point=0, gelu=False, add_c=False): tessel_gemm of dense operands (add_c: c's "
-                    "values are read first)"),
+                    "rq_shift=0, rq_zero_point=0, epilogue=None): tessel_gemm of dense operands (epilogue: a name "
+                    "of EPILOGUES; add_c: c's values are read first)"),
     KW_METHOD(conv2d, "conv2d(x, weights, y, cout, groups, batch, h, w, c, kh, kw, stride_h, stride_w, pad_t, "
                       "pad_b, pad_l, pad_r, dil_h, dil_w, in_dtype, out_dtype, x_zero_point=0, bias=None, "
                       "relu=False, scale=None, rq_scale=0, rq_shift=0, rq_zero_point=0): tessel_conv2d"),
@@ -1441,7 +1476,7 @@ static PyMethodDef device_methods[] = {
     KW_METHOD(eltwise, "eltwise(x, y, m, n, in_dtype, out_dtype, op, b=None): tessel_eltwise, y = op(x, b) or op(x); "
                        "op one of add, mul, max, min (b m x n), relu, exp, recip, rsqrt, mov (no b)"),
     KW_METHOD(bmm, "bmm(a, b, c, m, n, k, in_dtype, out_dtype, bias=None, relu=False, scale=None, rq_scale=0, "
-                   "rq_shift=0, rq_zero_point=0, gelu=False, add_c=False, batch): tessel_bmm"),
+                   "rq_shift=0, rq_zero_point=0, epilogue=None, batch): tessel_bmm"),
     KW_METHOD(attention, "attention(q, k, v, o, batch, lq, lk, d, dv, out_dtype, scale=None, causal=False): "
                          "tessel_attention"),
     {NULL, NULL, 0, NULL}};
@@ -1627,6 +1662,10 @@ PyMODINIT_FUNC PyInit__tessel(void)
     }
     bad = bad || !formats || PyModule_AddObjectRef(m, "HOST_FORMATS", formats);
     Py_XDECREF(formats);
+    /* EPILOGUES: the GEMM epilogue's last steps by name, in tessel_epilogue_t's order (None first). */
+    PyObject *epis = epilogue_tuple();
+    bad = bad || !epis || PyModule_AddObjectRef(m, "EPILOGUES", epis);
+    Py_XDECREF(epis);
     /* The spec's enums that commands take, {name: value}: CMD_OP, CMD_FLAG (bit positions), DTYPE,
      * VPU_OP, ROW_OP; and FEATURE, the bit positions of info()["features"] (TC CFG_FEATURES). */
     static const struct {

@@ -136,11 +136,18 @@ void tessel_get_matrix(void *dst, uint64_t ld, const uint8_t *src, uint64_t rows
         }
 }
 
+/* The VPU op that ends an epilogue (0: none). */
+static uint32_t gemm_post_op(tessel_epilogue_t epi)
+{
+    static const uint32_t ops[TSL_GEMM_POSTS_COUNT] = TSL_GEMM_POSTS;
+    return epi > 0 && (unsigned)epi <= TSL_GEMM_POSTS_COUNT ? ops[epi - 1] : 0u;
+}
+
 /* Argument checks: TESSEL_EINVAL for anything the command could not express, with the rule it
  * breaks in tessel_last_error. */
 static tessel_status_t gemm_check(tessel_dev_t *dev, uint32_t m, uint32_t n, uint32_t k, tessel_dtype_t in,
                                   tessel_dtype_t out, float scale, int32_t rq_scale, uint32_t rq_shift,
-                                  int32_t rq_zero_point, int relu, int gelu, int add_c)
+                                  int32_t rq_zero_point, int relu, tessel_epilogue_t epi)
 {
     const char *what = "tessel_gemm";
     if (!m || !n || !k)
@@ -158,10 +165,13 @@ static tessel_status_t gemm_check(tessel_dev_t *dev, uint32_t m, uint32_t n, uin
                            TSL_CMD_SHIFT_MAX);
     if (out != TESSEL_INT8 && (rq_scale || rq_shift || rq_zero_point))
         return tessel_fail(dev, TESSEL_EINVAL, "%s: rq_scale, rq_shift and rq_zero_point need out_dtype int8", what);
-    if ((gelu || add_c) && int8)
-        return tessel_fail(dev, TESSEL_EINVAL, "%s: %s applies to bf16 inputs only", what, gelu ? "gelu" : "add_c");
-    if (gelu && (relu || add_c))
-        return tessel_fail(dev, TESSEL_EINVAL, "%s: gelu does not go with %s", what, relu ? "relu" : "add_c");
+    static const char *const names[TESSEL_EPILOGUE_COUNT] = TESSEL_EPILOGUE_NAMES;
+    if ((unsigned)epi >= TESSEL_EPILOGUE_COUNT)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: epilogue %d is not a tessel_epilogue_t", what, (int)epi);
+    if (epi && int8)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: %s applies to bf16 inputs only", what, names[epi]);
+    if (epi && relu && !tsl_gemm_post_has(TSL_GEMM_POST_RELU, gemm_post_op(epi)))
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: %s does not go with relu", what, names[epi]);
     return TESSEL_OK;
 }
 
@@ -215,7 +225,7 @@ TESSEL_API tessel_status_t tessel_gemm_cmd(tessel_dev_t *dev, const tessel_gemm_
         return TESSEL_EINVAL;
     const uint64_t lda = g->lda ? g->lda : g->k, ldb = g->ldb ? g->ldb : g->n, ldc = g->ldc ? g->ldc : g->n;
     int r = gemm_check(dev, g->m, g->n, g->k, g->in_dtype, g->out_dtype, g->scale, g->rq_scale, g->rq_shift,
-                       g->rq_zero_point, g->relu, g->gelu, g->add_c);
+                       g->rq_zero_point, g->relu, g->epilogue);
     if (r || (r = gemm_strides(dev, lda, ldb, ldc, g->n, g->k)) ||
         (r = tessel_f32_check(dev, "tessel_gemm", "scale", g->scale, TESSEL_ARG_SCALE)) ||
         (r = tessel_cmd_addr(dev, "tessel_gemm", "a", g->a)) || (r = tessel_cmd_addr(dev, "tessel_gemm", "b", g->b)) ||
@@ -246,7 +256,7 @@ TESSEL_API tessel_status_t tessel_gemm_cmd(tessel_dev_t *dev, const tessel_gemm_
     }
     TSL_SET(w, TSL_CMD_OPCODE, TSL_CMD_OP_GEMM);
     TSL_SET(w, TSL_CMD_FLAGS, flags);
-    TSL_SET(w, TSL_CMD_VPU_OP, g->gelu ? TSL_VPU_OP_GELU : g->add_c ? TSL_VPU_OP_ADD : 0u);
+    TSL_SET(w, TSL_CMD_VPU_OP, gemm_post_op(g->epilogue));
     TSL_SET(w, TSL_CMD_A_DTYPE, adt);
     TSL_SET(w, TSL_CMD_B_DTYPE, adt);
     TSL_SET(w, TSL_CMD_C_DTYPE, cdt);
@@ -271,7 +281,7 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
     tessel_info_t info;
     const int fp = g->in_dtype == TESSEL_BF16;
     int r = gemm_check(dev, g->m, g->n, g->k, g->in_dtype, g->out_dtype, g->scale, g->rq_scale, g->rq_shift,
-                       g->rq_zero_point, g->relu, g->gelu, g->add_c);
+                       g->rq_zero_point, g->relu, g->epilogue);
     if (r || (r = gemm_strides(dev, g->lda, g->ldb, g->ldc, g->n, g->k)) ||
         (r = tessel_f32_check(dev, "tessel_gemm", "scale", g->scale, TESSEL_ARG_SCALE)) ||
         (r = tessel_need(dev, fp, "tessel_gemm", &info)))
@@ -305,13 +315,14 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
         goto out;
     if (g->bias && (r = tessel_write(dev, d[3].addr, g->bias, (size_t)biasbytes)))   /* int32 or fp32, as given */
         goto out;
-    if (g->add_c && (r = tessel_put_matrix(dev, d[2].addr, g->c, m, n, g->ldc, cdt, buf)))   /* the old C */
+    if (tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, gemm_post_op(g->epilogue)) &&
+        (r = tessel_put_matrix(dev, d[2].addr, g->c, m, n, g->ldc, cdt, buf)))   /* the old C */
         goto out;
     tessel_gemm_op_t op = {.m = g->m, .n = g->n, .k = g->k, .in_dtype = g->in_dtype, .out_dtype = g->out_dtype,
                            .a = d[0].addr, .lda = g->k, .b = d[1].addr, .ldb = g->n, .c = d[2].addr, .ldc = g->n,
                            .bias = g->bias ? d[3].addr : 0, .relu = g->relu, .scale = g->scale,
                            .rq_scale = g->rq_scale, .rq_shift = g->rq_shift, .rq_zero_point = g->rq_zero_point,
-                           .gelu = g->gelu, .add_c = g->add_c};
+                           .epilogue = g->epilogue};
     tessel_cmd_t cmd;
     if ((r = tessel_gemm_cmd(dev, &op, &cmd)))
         goto out;

@@ -945,7 +945,7 @@ static int gemm_run(run_t *r, const tessel_npy_t *A, const tessel_npy_t *B, tess
         return rc;
     tessel_gemm_t g = {(uint32_t)m, (uint32_t)n, (uint32_t)k, in, outd, A->data, (size_t)k, B->data, (size_t)n,
                        NULL, (size_t)n, bias ? bias->data : NULL, r->relu, r->scale, (int32_t)r->rq_scale,
-                       (uint32_t)r->rq_shift, (int32_t)r->rq_zp, 0, 0};
+                       (uint32_t)r->rq_shift, (int32_t)r->rq_zp, TESSEL_EPILOGUE_NONE};
     job_t j = {.in = in, .out = outd, .y_name = "C", .ndim = 2, .shape = {m, n}, .call = call_gemm, .op = &g};
     snprintf(j.dims, sizeof j.dims, "%" PRIu64 "x%" PRIu64 "x%" PRIu64, m, n, k);
     snprintf(j.json, sizeof j.json, "\"m\": %" PRIu64 ", \"n\": %" PRIu64 ", \"k\": %" PRIu64, m, n, k);

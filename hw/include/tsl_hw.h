@@ -839,7 +839,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_CMD_C_DTYPE_WORD 2u /* DTYPE of C */
 #define TSL_CMD_C_DTYPE_SHIFT 8u
 #define TSL_CMD_C_DTYPE_MASK 0xFu
-#define TSL_CMD_VPU_OP_WORD 2u /* ELTWISE, POOL2D: VPU_OP enum; ROWWISE: ROW_OP enum; GEMM: 0, GELU after the bias (float C, without RELU), or ADD: C = epilogue(A x B) + C (float C) */
+#define TSL_CMD_VPU_OP_WORD 2u /* ELTWISE, POOL2D: VPU_OP enum; ROWWISE: ROW_OP enum; GEMM: the epilogue's last step, 0 or a [gemm_post] VPU op */
 #define TSL_CMD_VPU_OP_SHIFT 12u
 #define TSL_CMD_VPU_OP_MASK 0xFu
 #define TSL_CMD_M_WORD 3u /* rows of A and C (COPY/FILL: rows) */
@@ -929,12 +929,9 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_SEQ_CONV_WORD 1u /* convolution: A is the implicit im2col of an NHWC input (words 16..23) */
 #define TSL_SEQ_CONV_SHIFT 23u
 #define TSL_SEQ_CONV_MASK 0x1u
-#define TSL_SEQ_GELU_WORD 1u /* GELU after the bias (BF16 A, RELU 0): a VPU GELU follows each EPI */
-#define TSL_SEQ_GELU_SHIFT 24u
-#define TSL_SEQ_GELU_MASK 0x1u
-#define TSL_SEQ_ADD_C_WORD 1u /* C = epilogue(A x B) + C: the old C added last (BF16 A, not with GELU or CONV) */
-#define TSL_SEQ_ADD_C_SHIFT 25u
-#define TSL_SEQ_ADD_C_MASK 0x1u
+#define TSL_SEQ_POST_WORD 1u /* the epilogue's last step (BF16 A): 0, or a [gemm_post] VPU op that follows each EPI */
+#define TSL_SEQ_POST_SHIFT 24u
+#define TSL_SEQ_POST_MASK 0xFu
 #define TSL_SEQ_A_ADDR_WORD 2u /* HBM address of A */
 #define TSL_SEQ_A_ADDR_SHIFT 0u
 #define TSL_SEQ_A_ADDR_MASK 0xFFFFFFFFu
@@ -1672,7 +1669,7 @@ typedef struct {
     uint32_t a_dtype TSL_FIELD_DEFAULT; /* DTYPE of A (GEMM: INT8 or BF16) */
     uint32_t b_dtype TSL_FIELD_DEFAULT; /* DTYPE of B */
     uint32_t c_dtype TSL_FIELD_DEFAULT; /* DTYPE of C */
-    uint32_t vpu_op TSL_FIELD_DEFAULT; /* ELTWISE, POOL2D: VPU_OP enum; ROWWISE: ROW_OP enum; GEMM: 0, GELU after the bias (float C, without RELU), or ADD: C = epilogue(A x B) + C (float C) */
+    uint32_t vpu_op TSL_FIELD_DEFAULT; /* ELTWISE, POOL2D: VPU_OP enum; ROWWISE: ROW_OP enum; GEMM: the epilogue's last step, 0 or a [gemm_post] VPU op */
     uint32_t m TSL_FIELD_DEFAULT; /* rows of A and C (COPY/FILL: rows) */
     uint32_t n TSL_FIELD_DEFAULT; /* columns of B and C (COPY/FILL: bytes per row; KERNEL: the image's bytes) */
     uint32_t k TSL_FIELD_DEFAULT; /* columns of A, rows of B */
@@ -1784,8 +1781,7 @@ typedef struct {
     uint32_t relu TSL_FIELD_DEFAULT; /* ReLU after the bias */
     uint32_t fscale TSL_FIELD_DEFAULT; /* float C: multiply by the FP32 SCALE before the bias */
     uint32_t conv TSL_FIELD_DEFAULT; /* convolution: A is the implicit im2col of an NHWC input (words 16..23) */
-    uint32_t gelu TSL_FIELD_DEFAULT; /* GELU after the bias (BF16 A, RELU 0): a VPU GELU follows each EPI */
-    uint32_t add_c TSL_FIELD_DEFAULT; /* C = epilogue(A x B) + C: the old C added last (BF16 A, not with GELU or CONV) */
+    uint32_t post TSL_FIELD_DEFAULT; /* the epilogue's last step (BF16 A): 0, or a [gemm_post] VPU op that follows each EPI */
     uint32_t a_addr TSL_FIELD_DEFAULT; /* HBM address of A */
     uint32_t lda TSL_FIELD_DEFAULT; /* bytes between rows of A */
     uint32_t b_addr TSL_FIELD_DEFAULT; /* HBM address of B */
@@ -1823,7 +1819,7 @@ typedef struct {
     uint32_t vpad_end TSL_FIELD_DEFAULT; /* CONV: the first output row of an image whose taps reach the padding below */
 } tsl_seq_t;
 /* X(member) for each member of tsl_seq_t, in order (for tables of fields by name). */
-#define TSL_SEQ_FIELDS(X) X(m) X(n) X(k) X(dtype) X(c_dtype) X(bias) X(relu) X(fscale) X(conv) X(gelu) X(add_c) X(a_addr) X(lda) X(b_addr) X(ldb) X(c_addr) X(ldc) X(bias_addr) X(scale) X(shift) X(zero_point) X(mc) X(kc) X(nbw) X(tile_rows) X(vmem_addr) X(acc_addr) X(in_h) X(in_w) X(out_h) X(out_w) X(kh) X(kw) X(stride_h) X(stride_w) X(dil_h) X(dil_w) X(pad_t) X(pad_l) X(cg) X(a_zp) X(vpad_top) X(row_stride) X(img_stride) X(batch) X(vpad_end)
+#define TSL_SEQ_FIELDS(X) X(m) X(n) X(k) X(dtype) X(c_dtype) X(bias) X(relu) X(fscale) X(conv) X(post) X(a_addr) X(lda) X(b_addr) X(ldb) X(c_addr) X(ldc) X(bias_addr) X(scale) X(shift) X(zero_point) X(mc) X(kc) X(nbw) X(tile_rows) X(vmem_addr) X(acc_addr) X(in_h) X(in_w) X(out_h) X(out_w) X(kh) X(kw) X(stride_h) X(stride_w) X(dil_h) X(dil_w) X(pad_t) X(pad_l) X(cg) X(a_zp) X(vpad_top) X(row_stride) X(img_stride) X(batch) X(vpad_end)
 
 /* Encode `seq` into the 24 words at `w` (every word is written). */
 static inline void tsl_seq_encode(const tsl_seq_t *seq, uint32_t *w)
@@ -1836,8 +1832,7 @@ static inline void tsl_seq_encode(const tsl_seq_t *seq, uint32_t *w)
            ((seq->relu & 0x1u) << 21) |
            ((seq->fscale & 0x1u) << 22) |
            ((seq->conv & 0x1u) << 23) |
-           ((seq->gelu & 0x1u) << 24) |
-           ((seq->add_c & 0x1u) << 25);
+           ((seq->post & 0xFu) << 24);
     w[2] = seq->a_addr;
     w[3] = seq->lda;
     w[4] = seq->b_addr;
@@ -1881,8 +1876,7 @@ static inline tsl_seq_t tsl_seq_decode(const uint32_t *w)
     seq.relu = (w[1] >> 21) & 0x1u;
     seq.fscale = (w[1] >> 22) & 0x1u;
     seq.conv = (w[1] >> 23) & 0x1u;
-    seq.gelu = (w[1] >> 24) & 0x1u;
-    seq.add_c = (w[1] >> 25) & 0x1u;
+    seq.post = (w[1] >> 24) & 0xFu;
     seq.a_addr = w[2];
     seq.lda = w[3];
     seq.b_addr = w[4];
@@ -2214,6 +2208,22 @@ static inline uint32_t tsl_vpu_fn_rsqrt_seed(uint32_t odd, uint32_t m)
 {
     static const uint8_t t[128] = {254, 250, 246, 243, 239, 235, 232, 228, 225, 222, 219, 215, 212, 209, 206, 203, 201, 198, 195, 192, 190, 187, 184, 182, 179, 177, 175, 172, 170, 168, 165, 163, 161, 159, 157, 155, 153, 151, 149, 147, 145, 143, 141, 139, 137, 135, 134, 132, 130, 128, 127, 125, 123, 122, 120, 119, 117, 116, 114, 113, 111, 110, 108, 107, 105, 102, 99, 97, 94, 91, 89, 87, 84, 82, 80, 77, 75, 73, 71, 69, 67, 65, 63, 61, 59, 57, 55, 54, 52, 50, 48, 47, 45, 44, 42, 40, 39, 37, 36, 34, 33, 31, 30, 29, 27, 26, 25, 23, 22, 21, 20, 18, 17, 16, 15, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
     return t[(odd & 1u) << 6 | (m & 63u)];
+}
+
+/* The GEMM epilogue's last step ([gemm_post]): a GEMM command's VPU_OP, the descriptor's POST
+ * (0: none). Masks have bit op. */
+#define TSL_GEMM_POST_OPS 0x0006u /* the VPU ops a GEMM epilogue may end in */
+#define TSL_GEMM_POST_RELU 0x0004u /* those allowed with RELU */
+#define TSL_GEMM_POST_CONV 0x0002u /* those allowed with CONV (descriptor) */
+#define TSL_GEMM_POST_OLD_C 0x0004u /* those whose second operand is C's old value, loaded first */
+/* Every one, in the order of tessel_epilogue_t from 1: an initialiser */
+#define TSL_GEMM_POSTS {TSL_VPU_OP_GELU, TSL_VPU_OP_ADD}
+#define TSL_GEMM_POSTS_COUNT 2u
+
+/* 1 when VPU op `op` is in `mask` (TSL_GEMM_POST_*). */
+static inline int tsl_gemm_post_has(uint32_t mask, uint32_t op)
+{
+    return op < 16u && ((mask >> op) & 1u);
 }
 
 /* TC registers (hw/spec/tessel.toml): name, offset and access of each, and the read and write

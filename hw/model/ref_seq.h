@@ -1,7 +1,8 @@
 /* The reference epilogue of a tile-sequencer GEMM (docs/isa.md section 7 GEMM and EPI, section 8),
  * written from the docs with hw/model/ref.h, for the sequencer's tests on the model
- * (tests/model/test_seq.c) and on the RTL (hw/sim/tc/tc_main.cpp). GELU is the model's VPU function
- * (tslm_f32_fn), which test_vmath checks against PyTorch's in double precision. */
+ * (tests/model/test_seq.c) and on the RTL (hw/sim/tc/tc_main.cpp). A last step of one operand (POST:
+ * GELU, ...) is the model's VPU function (tslm_f32_fn), which test_vmath checks against the host's
+ * libm in double precision; the old C's (ADD) is an FP32 add. */
 #ifndef REF_SEQ_H
 #define REF_SEQ_H
 
@@ -10,7 +11,7 @@
 #include "tslm_arith.h"
 
 /* C's element from its accumulator value `acc`, its bias and its value `old` before the GEMM
- * (ADD_C); run with FTZ and DAZ set (ref_fp_ftz_daz). */
+ * (a POST of TSL_GEMM_POST_OLD_C); run with FTZ and DAZ set (ref_fp_ftz_daz). */
 static inline uint32_t ref_seq_epilogue(const tsl_seq_t *d, uint32_t acc, uint32_t bias, uint32_t old)
 {
     if (d->dtype == TSL_DTYPE_BF16) {
@@ -22,9 +23,9 @@ static inline uint32_t ref_seq_epilogue(const tsl_seq_t *d, uint32_t acc, uint32
         uint32_t u = ref_canon(x);
         if (d->relu)
             u = ref_max(u, 0);
-        if (d->gelu)
-            u = tslm_f32_fn(TSL_VPU_OP_GELU, u);
-        if (d->add_c)
+        if (d->post && !tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, d->post))
+            u = tslm_f32_fn(d->post, u);
+        else if (d->post)   /* ADD */
             u = ref_canon(ref_f(ref_daz(u)) + ref_f(ref_daz(d->c_dtype == TSL_DTYPE_BF16 ? old << 16 : old)));
         return d->c_dtype == TSL_DTYPE_BF16 ? ref_bf16(u) : u;
     }

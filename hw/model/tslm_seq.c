@@ -98,7 +98,10 @@ uint32_t tslm_seq_check(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
         return TSL_ERR_BAD_FIELD;
     if ((!fl && d.fscale) || (d.scale && !c8 && !d.fscale) || ((d.shift || d.zero_point) && !c8) || d.shift > 62u)
         return TSL_ERR_BAD_FIELD;
-    if ((!d.bias && d.bias_addr) || (d.gelu && (!fl || d.relu)) || (d.add_c && (!fl || d.gelu || d.conv)))
+    if ((!d.bias && d.bias_addr) ||
+        (d.post && (!fl || !tsl_gemm_post_has(TSL_GEMM_POST_OPS, d.post) ||
+                    (d.relu && !tsl_gemm_post_has(TSL_GEMM_POST_RELU, d.post)) ||
+                    (d.conv && !tsl_gemm_post_has(TSL_GEMM_POST_CONV, d.post)))))
         return TSL_ERR_BAD_FIELD;
     layout_t l = layout_of(cfg, &d);
     if (d.conv ? !conv_fields_ok(&d, &l) : !conv_fields_zero(w))
@@ -264,7 +267,7 @@ static void conv_a(out_t *o, const tsl_seq_t *d, const layout_t *l, const step_t
         put(o, tsl_insn_sync_encode((tsl_insn_sync_t){.unit = TSL_UNIT_DMA}), 0, TOK_MXU);
 }
 
-/* The loads of step x; `wait` is TOK_MXU when the first one waits for step s - 2. With ADD_C, the
+/* The loads of step x; `wait` is TOK_MXU when the first one waits for step s - 2. With POST ADD, the
  * first step of a tile also loads the tile's old C into its OUT slot, for the VPU. */
 static void loads(out_t *o, const tsl_seq_t *d, const layout_t *l, const step_t *x, uint32_t slot[2], uint32_t wait)
 {
@@ -291,7 +294,7 @@ static void loads(out_t *o, const tsl_seq_t *d, const layout_t *l, const step_t 
                 .local_stride = d->nbw * n * es})),
             wait, TOK_MXU);
     }
-    if (d->add_c && x->c == 0)
+    if (tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, d->post) && x->c == 0)
         put(o, tsl_insn_dma_xfer_encode(merged((tsl_insn_dma_xfer_t){
                 .op = TSL_DMA_OP_LOAD, .hbm_addr = d->c_addr + x->m0 * d->ldc + n0 * ces,
                 .local_addr = (uint32_t)l->vo[x->t & 1u], .rows = x->mr,
@@ -333,8 +336,8 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
     derive(&d, &l, x);
     /* A 32-bit C with no epilogue is stored straight from its ACC tile: no EPI, and the STORE
      * waits for the MXU in place of the next loads but one. */
-    uint32_t plain = ces == 4u && !d.bias && !d.relu && !d.fscale && !d.conv && !d.gelu && !d.add_c,
-             tok_epi = plain ? 0u : TOK_VPU, post = d.gelu || d.add_c;
+    uint32_t plain = ces == 4u && !d.bias && !d.relu && !d.fscale && !d.conv && !d.post,
+             tok_epi = plain ? 0u : TOK_VPU, post = d.post != 0u, old_c = tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, d.post);
     uint32_t slot[2] = {1, 1}, wb = 0, epis = 0, prev_last = 0, last_chunk = 0;
     loads(&o, &d, &l, x, slot, 0);
     uint32_t a_slot = slot[0], b_slot = slot[1];
@@ -361,8 +364,8 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
         }
         if (last_chunk) {
             /* a 32-bit C stays in its ACC tile (EPI in place), a narrow one goes to the OUT slot;
-             * GELU, ADD_C: the EPI's FP32 stays in the ACC tile, and a GELU, or an ADD of the old C
-             * loaded into the OUT slot, from there ends in the OUT slot and takes the EPI's signals */
+             * POST: the EPI's FP32 stays in the ACC tile, and the POST op (GELU, ...; an ADD of the old
+             * C loaded into the OUT slot) from there ends in the OUT slot and takes the EPI's signals */
             uint32_t n0 = x->p * d.nbw * n, acc = (uint32_t)l.acc[ts];
             uint32_t out = ces == 4u && !post ? acc : (uint32_t)l.vo[ts];
             if (!plain)
@@ -374,10 +377,10 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
                     TOK_MXU | (x->t >= 2u ? TOK_DMA : 0u), post ? 0u : TOK_DMA | TOK_MXU);
             if (post)
                 put(&o, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                        .op = d.gelu ? TSL_VPU_OP_GELU : TSL_VPU_OP_ADD, .dst_dtype = d.c_dtype,
-                        .src1_dtype = TSL_DTYPE_FP32, .src2_dtype = d.add_c ? d.c_dtype : 0u, .dst_addr = out,
-                        .src1_addr = acc, .src2_addr = d.add_c ? out : 0u, .rows = x->mr * d.nbw}),
-                    d.add_c ? TOK_DMA : 0u, TOK_DMA | TOK_MXU);
+                        .op = d.post, .dst_dtype = d.c_dtype, .src1_dtype = TSL_DTYPE_FP32,
+                        .src2_dtype = old_c ? d.c_dtype : 0u, .dst_addr = out, .src1_addr = acc,
+                        .src2_addr = old_c ? out : 0u, .rows = x->mr * d.nbw}),
+                    old_c ? TOK_DMA : 0u, TOK_DMA | TOK_MXU);
             put(&o, tsl_insn_dma_xfer_encode(merged((tsl_insn_dma_xfer_t){
                     .op = TSL_DMA_OP_STORE, .hbm_addr = d.c_addr + x->m0 * d.ldc + n0 * ces, .local_addr = out,
                     .rows = x->mr, .row_bytes = min_u32(d.nbw * n, d.n - n0) * ces, .hbm_stride = d.ldc,

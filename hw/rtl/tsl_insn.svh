@@ -201,9 +201,8 @@ typedef struct packed {
   logic [31:0] b_addr;  // [159:128] HBM address of B
   logic [31:0] lda;  // [127:96] bytes between rows of A
   logic [31:0] a_addr;  // [95:64] HBM address of A
-  logic [5:0] rsvd_63_58;
-  logic add_c;  // [57] C = epilogue(A x B) + C: the old C added last (BF16 A, not with GELU or CONV)
-  logic gelu;  // [56] GELU after the bias (BF16 A, RELU 0): a VPU GELU follows each EPI
+  logic [3:0] rsvd_63_60;
+  logic [3:0] post;  // [59:56] the epilogue's last step (BF16 A): 0, or a [gemm_post] VPU op that follows each EPI
   logic conv;  // [55] convolution: A is the implicit im2col of an NHWC input (words 16..23)
   logic fscale;  // [54] float C: multiply by the FP32 SCALE before the bias
   logic relu;  // [53] ReLU after the bias

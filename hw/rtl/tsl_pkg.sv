@@ -516,7 +516,7 @@ package tsl_pkg;
   localparam int CPL_DETAIL_WIDTH = 32;
 
   // Tile-sequencer descriptor (24 words, TC SEQ0..SEQ23); bits outside SEQ_USED are reserved
-  localparam logic [767:0] SEQ_USED = 768'hFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00FFFFFFFFFFFFFFFFFF0000003FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF03FFFFFFFFFFFFFF;
+  localparam logic [767:0] SEQ_USED = 768'hFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00FFFFFFFFFFFFFFFFFF0000003FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF0FFFFFFFFFFFFFFF;
 
   // Operations (hw/spec/tessel.toml [[ops]]): bit 16*unit + op of each mask
   localparam logic [63:0] OPS_TC = 64'h00007FFF000F0007;  // implemented by the tc tensor core; others are ERR_BAD_OPCODE there
@@ -525,6 +525,12 @@ package tsl_pkg;
   localparam logic [63:0] OPS_UNARY = 64'h000073E200020006;  // one source operand
   localparam logic [63:0] OPS_INT = 64'h00000FFC000E0000;  // accept the int dtype class
   localparam logic [63:0] OPS_FLOAT = 64'h00007F7E000E0000;  // accept the float dtype class
+
+  // The GEMM epilogue's last step ([gemm_post]), the descriptor's POST: masks with bit VPU op
+  localparam logic [15:0] GEMM_POST_OPS = 16'h0006;  // the VPU ops a GEMM epilogue may end in
+  localparam logic [15:0] GEMM_POST_RELU = 16'h0004;  // those allowed with RELU
+  localparam logic [15:0] GEMM_POST_CONV = 16'h0002;  // those allowed with CONV (descriptor)
+  localparam logic [15:0] GEMM_POST_OLD_C = 16'h0004;  // those whose second operand is C's old value, loaded first
 
   // VPU functions (docs/isa.md "VPU functions"): FP32 constants and seed tables
   localparam logic [31:0] VPU_FN_LOG2E = 32'h3FB8AA3B;  // log2(e), rounded to FP32

@@ -3,8 +3,8 @@
 
 Usage: gen.py [--check]
   Writes hw/rtl/tsl_pkg.sv, hw/rtl/tsl_insn.svh, hw/rtl/tsl_regs.svh (the TC register read and
-  write decode), hw/rtl/tsl_axi.svh (the AXI4 port, wire and connect macros), hw/include/tsl_hw.h
-  and the marked sections of docs/*.md.
+  write decode), hw/rtl/tsl_axi.svh (the AXI4 port, wire and connect macros), hw/include/tsl_hw.h,
+  the marked sections of docs/*.md and the marked section of host_driver/include/tessel.h.
   --check writes nothing; it lists every stale output and exits 1 if there is one.
 Python 3.11 standard library only.
 """
@@ -813,6 +813,64 @@ def gen_c_vpu_fn(spec, params, enums):
     return "\n".join(o) + "\n"
 
 
+def gemm_posts(spec, enums):
+    """The GEMM epilogue's last steps ([gemm_post]), each with its VPU_OP code; checked."""
+    codes = {v[0]: v[1] for v in enums["VPU_OP"]["values"]}
+    steps = spec["gemm_post"]["steps"]
+    for x in steps:
+        if x["name"] not in codes or codes[x["name"]] == 0:
+            sys.exit(f"gen.py: [gemm_post]: {x['name']} is not a VPU op")
+    if len({x["name"] for x in steps}) != len(steps) or len({x["api"] for x in steps}) != len(steps):
+        sys.exit("gen.py: [gemm_post]: a name or api repeats")
+    return [dict(x, code=codes[x["name"]]) for x in steps]
+
+
+def post_mask(steps, key=None):
+    """A 16-bit mask of the steps' VPU_OP codes (those with `key` true, when given)."""
+    return sum(1 << x["code"] for x in steps if key is None or x[key])
+
+
+POST_MASKS = [(None, "OPS", "the VPU ops a GEMM epilogue may end in"), ("relu", "RELU", "those allowed with RELU"),
+              ("conv", "CONV", "those allowed with CONV (descriptor)"),
+              ("old_c", "OLD_C", "those whose second operand is C's old value, loaded first")]
+
+
+def gen_c_gemm_post(spec, params, enums):
+    """The GEMM epilogue's last steps for tsl_hw.h: masks over VPU_OP, and the list in API order."""
+    steps = gemm_posts(spec, enums)
+    o = ["/* The GEMM epilogue's last step ([gemm_post]): a GEMM command's VPU_OP, the descriptor's POST",
+         " * (0: none). Masks have bit op. */"]
+    d = o.append
+    for key, name, doc in POST_MASKS:
+        d(f"#define TSL_GEMM_POST_{name} 0x{post_mask(steps, key):04X}u /* {doc} */")
+    d("/* Every one, in the order of tessel_epilogue_t from 1: an initialiser */")
+    d("#define TSL_GEMM_POSTS {" + ", ".join(f"TSL_VPU_OP_{x['name']}" for x in steps) + "}")
+    d(f"#define TSL_GEMM_POSTS_COUNT {len(steps)}u")
+    d("")
+    d("/* 1 when VPU op `op` is in `mask` (TSL_GEMM_POST_*). */")
+    d("static inline int tsl_gemm_post_has(uint32_t mask, uint32_t op)")
+    d("{")
+    d("    return op < 16u && ((mask >> op) & 1u);")
+    d("}")
+    d("")
+    return "\n".join(o) + "\n"
+
+
+def gen_c_api_post(spec, params, enums):
+    """tessel.h's tessel_epilogue_t (section `epilogue`): none, then the steps in [gemm_post] order."""
+    steps = gemm_posts(spec, enums)
+    o = ["/* A GEMM epilogue's last step, after the bias and ReLU (hw/spec/tessel.toml [gemm_post]; generated",
+         " * by `make gen`). BF16 inputs only; TESSEL_EPILOGUE_NAMES are the Python names. */",
+         "typedef enum {", "    TESSEL_EPILOGUE_NONE = 0,"]
+    for i, x in enumerate(steps):
+        note = "" if x["relu"] else "; not with relu"
+        o.append(f"    TESSEL_EPILOGUE_{x['api'].upper()} = {i + 1}, /* {x['doc']}{note} */")
+    o.append("} tessel_epilogue_t;")
+    o.append(f"#define TESSEL_EPILOGUE_COUNT {len(steps) + 1}")
+    o.append("#define TESSEL_EPILOGUE_NAMES {\"none\", " + ", ".join(f'"{x["api"]}"' for x in steps) + "}")
+    return "\n".join(o)
+
+
 def append_c(header, *parts):
     """tsl_hw.h with `parts` inserted before its closing #endif (gen_c writes the rest)."""
     head, sep, tail = header.rpartition("#endif")
@@ -903,6 +961,11 @@ def gen_sv(spec, params, enums):
     for cls in CLASSES:
         d(f"  localparam logic [63:0] OPS_{cls.upper()} = 64'h{op_mask(ops, lambda o: cls in o['classes']):016X};"
           f"  // accept the {cls} dtype class")
+    d("")
+    steps = gemm_posts(spec, enums)
+    d("  // The GEMM epilogue's last step ([gemm_post]), the descriptor's POST: masks with bit VPU op")
+    for key, name, doc in POST_MASKS:
+        d(f"  localparam logic [15:0] GEMM_POST_{name} = 16'h{post_mask(steps, key):04X};  // {doc}")
     d("")
     fn = spec["vpu_fn"]
     recip, rsqrt = vpu_fn_seeds(spec)
@@ -1217,6 +1280,13 @@ def gen_docs(spec, params, enums):
     return s
 
 
+def gen_docs_post(spec, params, enums):
+    """The GEMM epilogue's last steps in docs/isa.md (section `gemm-post`)."""
+    rows = [(f"`{x['name']}`", x["code"], f"`{x['api']}`", "yes" if x["relu"] else "no", "yes" if x["conv"] else "no",
+             x["doc"]) for x in gemm_posts(spec, enums)]
+    return {"gemm-post": md_table(["VPU op", "code", "API name", "with RELU", "with CONV", "meaning"], rows)}
+
+
 def gen_docs_ops(spec, params, enums):
     """The operations table of docs/isa.md (section `ops`)."""
     rows = [(x["unit"], f"`{x['name']}`", x["code"], x["arity"], ", ".join(x["classes"]) or "—",
@@ -1241,10 +1311,11 @@ def gen_docs_vpu_fn(spec, params, enums):
     return {"vpu-fn": f"{consts}\n\nSeed tables ({b} index bits):\n\n{seeds}"}
 
 
-def splice(text, sections, path):
-    """Replace each `<!-- gen:NAME -->...<!-- /gen:NAME -->` span with its generated section."""
+def splice(text, sections, path, mark="<!-- {} -->"):
+    """Replace each `<!-- gen:NAME -->...<!-- /gen:NAME -->` span (`mark` the comment's form) with its
+    generated section."""
     for name, body in sections.items():
-        begin, end = f"<!-- gen:{name} -->", f"<!-- /gen:{name} -->"
+        begin, end = mark.format(f"gen:{name}"), mark.format(f"/gen:{name}")
         if begin not in text:
             continue
         head, rest = text.split(begin, 1)
@@ -1259,8 +1330,8 @@ def main(argv):
     spec, params, enums = load()
     outputs = {
         ROOT / "hw/include/tsl_hw.h": append_c(gen_c(spec, params, enums), gen_c_ops(spec, params, enums),
-                                               gen_c_vpu_fn(spec, params, enums), gen_c_regs(spec, params, enums),
-                                               gen_c_ranges(spec, params, enums)),
+                                               gen_c_vpu_fn(spec, params, enums), gen_c_gemm_post(spec, params, enums),
+                                               gen_c_regs(spec, params, enums), gen_c_ranges(spec, params, enums)),
         ROOT / "hw/rtl/tsl_pkg.sv": gen_sv(spec, params, enums),
         ROOT / "hw/rtl/tsl_insn.svh": gen_sv_insn(spec, params, enums),
         ROOT / "hw/rtl/tsl_regs.svh": gen_sv_regs(spec, params, enums),
@@ -1269,6 +1340,9 @@ def main(argv):
     sections = gen_docs(spec, params, enums)
     sections.update(gen_docs_ops(spec, params, enums))
     sections.update(gen_docs_vpu_fn(spec, params, enums))
+    sections.update(gen_docs_post(spec, params, enums))
+    api = ROOT / "host_driver/include/tessel.h"
+    outputs[api] = splice(api.read_text(), {"epilogue": gen_c_api_post(spec, params, enums)}, api, "/* {} */")
     for doc in sorted((ROOT / "docs").glob("*.md")):
         text = doc.read_text()
         if "<!-- gen:" in text:

@@ -156,7 +156,7 @@ int main(int argc, char **argv) {
     char work[64];
     snprintf(work, sizeof work, "gemm_%s_%ux%ux%u", bf16 ? "bf16" : "int8", m, n, k);
     tessel_dtype_t in = bf16 ? TESSEL_BF16 : TESSEL_INT8, outd = bf16 ? TESSEL_FP32 : TESSEL_INT32;
-    tessel_gemm_t g = {m, n, k, in, outd, a.data(), k, b.data(), n, c_model.data(), n, nullptr, 0, 0.0f, 0, 0, 0, 0, 0};
+    tessel_gemm_t g = {m, n, k, in, outd, a.data(), k, b.data(), n, c_model.data(), n, nullptr, 0, 0.0f, 0, 0, 0, TESSEL_EPILOGUE_NONE};
     Run rm;
     ok = gemm(model, g, &rm);
     g.c = c_sim.data();

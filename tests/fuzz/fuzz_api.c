@@ -122,9 +122,8 @@ static void do_gemm(fuzz_in_t *in)
         else
             bias[j] = (int32_t)(j * 1000u) - 5000;
     }
-    uint8_t act = fuzz_u8(in);   /* GELU, the old C added (the library refuses them with int8) */
-    g.gelu = act & 1u;
-    g.add_c = (act >> 1) & 1u;
+    /* the epilogue's last step, one past the list too (the library refuses it, and any with int8) */
+    g.epilogue = (tessel_epilogue_t)(fuzz_u8(in) % (TESSEL_EPILOGUE_COUNT + 1u));
     g.a = (opt & 0x10u) ? NULL : a;
     g.b = (opt & 0x20u) ? NULL : b;
     g.c = (opt & 0x40u) ? NULL : c;

@@ -73,8 +73,15 @@ typedef struct {
     uint32_t m, n, k;
     tessel_dtype_t in, out;
     int bias, relu, scale;
-    int act;   /* bf16: 1 GELU (not with relu), 2 add_c (C's old values added) */
+    tessel_epilogue_t epi;   /* bf16: the last step (GELU, C's old values added, ...) */
 } gcase_t;
+
+/* The VPU op of epilogue `epi` (TSL_GEMM_POSTS in tessel_epilogue_t's order), 0 for none. */
+static uint32_t epi_op(tessel_epilogue_t epi)
+{
+    static const uint32_t ops[TSL_GEMM_POSTS_COUNT] = TSL_GEMM_POSTS;
+    return epi ? ops[epi - 1] : 0u;
+}
 
 static const char *dname(tessel_dtype_t t)
 {
@@ -84,8 +91,10 @@ static const char *dname(tessel_dtype_t t)
 static void gemm_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t nn, gcase_t s)
 {
     char what[128];
-    snprintf(what, sizeof what, "[%s] GEMM %ux%ux%u %s->%s bias %d relu %d scale %d%s", BACKEND, s.m, s.n, s.k,
-             dname(s.in), dname(s.out), s.bias, s.relu, s.scale, s.act == 1 ? " gelu" : s.act == 2 ? " add_c" : "");
+    static const char *const epis[TESSEL_EPILOGUE_COUNT] = TESSEL_EPILOGUE_NAMES;
+    const uint32_t post = epi_op(s.epi), old_c = tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, post);
+    snprintf(what, sizeof what, "[%s] GEMM %ux%ux%u %s->%s bias %d relu %d scale %d %s", BACKEND, s.m, s.n, s.k,
+             dname(s.in), dname(s.out), s.bias, s.relu, s.scale, epis[s.epi]);
     int fp = s.in == TESSEL_BF16;
     size_t lda = s.k + below(3), ldb = s.n + below(3), ldc = s.n + below(3), es = fp ? 4 : 1;
     size_t ces = s.out == TESSEL_INT8 ? 1 : 4;
@@ -98,13 +107,13 @@ static void gemm_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t nn, gcase_t s
     for (uint32_t j = 0; j < s.n; j++)
         put32(bias + 4 * j, fp ? ref_u(rnd_float()) : ((rnd() & 1) ? rnd() : (uint32_t)((int32_t)below(2001) - 1000)));
     memset(C, 0xA5, s.m * ldc * ces);
-    for (size_t i = 0; s.act == 2 && i < s.m * ldc; i++)   /* add_c: the old C, its padding too */
+    for (size_t i = 0; old_c && i < s.m * ldc; i++)   /* the old C, its padding too */
         put32(C + 4 * i, ref_u(rnd_float()));
     memcpy(Cm, C, s.m * ldc * ces);
     memcpy(E, C, s.m * ldc * ces);
     tessel_gemm_t g = {.m = s.m, .n = s.n, .k = s.k, .in_dtype = s.in, .out_dtype = s.out, .a = A, .lda = lda,
                        .b = B, .ldb = ldb, .c = C, .ldc = ldc, .bias = s.bias ? bias : NULL, .relu = s.relu,
-                       .scale = 1.0f, .gelu = s.act == 1, .add_c = s.act == 2};
+                       .scale = 1.0f, .epilogue = s.epi};
     if (s.scale)
         g.scale = ref_f(((rnd() & 1) << 31) | ((120u + below(14)) << 23) | (rnd() & 0x7FFFFFu));
     if (s.out == TESSEL_INT8) {
@@ -171,9 +180,9 @@ static void gemm_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t nn, gcase_t s
             uint32_t v = ref_canon(acc);
             if (s.relu)
                 v = ref_max(v, 0);
-            if (s.act == 1)
-                v = tslm_f32_fn(TSL_VPU_OP_GELU, v);   /* the VPU function; test_vmath checks it */
-            if (s.act == 2) {   /* the old C, bf16-rounded on its way in for a BF16 C */
+            if (post && !old_c)
+                v = tslm_f32_fn(post, v);   /* the VPU function (GELU, ...); test_vmath checks it */
+            if (old_c) {   /* ADD of the old C, bf16-rounded on its way in for a BF16 C */
                 uint32_t old = get32(e);
                 uint32_t was = s.out == TESSEL_BF16 ? (uint32_t)ref_bf16(old) << 16 : old;
                 volatile float sum = ref_f(v) + ref_f(ref_daz(was));
@@ -224,9 +233,10 @@ static void gemm_suite(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t nn)
                              (e >> 2) & 1, 0};
                 gemm_case(d, mdl, nn, s);
             }
-            for (int act = 1; fp && act <= 2 && (!SIM || sh == 0); act++)   /* GELU, add_c: with a bias */
+            for (uint32_t e = 1; fp && e < TESSEL_EPILOGUE_COUNT && (!SIM || sh == 0); e++)   /* with a bias, */
                 gemm_case(d, mdl, nn, (gcase_t){shapes[sh][0], shapes[sh][1], shapes[sh][2], io[t][0], io[t][1], 1,
-                                                act == 2, 0, act});
+                                                tsl_gemm_post_has(TSL_GEMM_POST_RELU, epi_op(e)), 0,   /* ReLU if allowed */
+                                                (tessel_epilogue_t)e});
         }
     if (SIM)   /* the tall shape once */
         gemm_case(d, mdl, nn, (gcase_t){300, 7, 129, TESSEL_BF16, TESSEL_BF16, 1, 1, 1, 0});
@@ -235,7 +245,9 @@ static void gemm_suite(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t nn)
         uint32_t t = below(4), e = below(8);
         gcase_t s = {1 + below(maxdim), 1 + below(maxdim), 1 + below(maxdim), io[t][0], io[t][1], e & 1,
                      (e >> 1) & 1, io[t][0] == TESSEL_BF16 ? (e >> 2) & 1 : 0, 0};
-        if (io[t][0] == TESSEL_BF16 && (s.act = (int)below(3)) == 1)
+        if (io[t][0] == TESSEL_BF16)
+            s.epi = (tessel_epilogue_t)below(TESSEL_EPILOGUE_COUNT);
+        if (s.epi && !tsl_gemm_post_has(TSL_GEMM_POST_RELU, epi_op(s.epi)))
             s.relu = 0;
         gemm_case(d, mdl, nn, s);
     }
@@ -453,10 +465,10 @@ static int attention_composed(tessel_dev_t *d, const tessel_attention_t *a, floa
             for (uint32_t c = 0; c < dd; c++)
                 kt[c * lk + j] = a->k[((size_t)h * lk + j) * dd + c];
         tessel_gemm_t qk = {lq, lk, dd, TESSEL_BF16, TESSEL_FP32, a->q + (size_t)h * lq * dd, dd, kt, lk, s, lk,
-                            NULL, 0, 1.0f / sqrtf((float)dd), 0, 0, 0, 0, 0};
+                            NULL, 0, 1.0f / sqrtf((float)dd), 0, 0, 0, TESSEL_EPILOGUE_NONE};
         tessel_rows_t sm = {lq, lk, TESSEL_FP32, TESSEL_BF16, s, lk, p, lk};
         tessel_gemm_t pv = {lq, dv, lk, TESSEL_BF16, a->out_dtype, p, lk, a->v + (size_t)h * lk * dv, dv,
-                            o + (size_t)h * lq * dv, dv, NULL, 0, 0.0f, 0, 0, 0, 0, 0};
+                            o + (size_t)h * lq * dv, dv, NULL, 0, 0.0f, 0, 0, 0, TESSEL_EPILOGUE_NONE};
         if (!(r = tessel_gemm(d, &qk, NULL)) && !(r = tessel_softmax(d, &sm, 0.0f, mask, NULL)))
             r = tessel_gemm(d, &pv, NULL);
     }

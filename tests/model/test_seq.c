@@ -48,8 +48,10 @@ static int draw(tu_rng_t *r, uint32_t n, uint32_t vmem, uint32_t acc, int bf16, 
     if (bf16) {
         d->c_dtype = tu_below(r, 2) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
         d->fscale = tu_below(r, 3) == 0;
-        d->gelu = !d->relu && tu_below(r, 2);
-        d->add_c = !d->gelu && tu_below(r, 2);
+        static const uint32_t posts[TSL_GEMM_POSTS_COUNT] = TSL_GEMM_POSTS;   /* [gemm_post] */
+        d->post = tu_below(r, 4) ? posts[tu_below(r, TSL_GEMM_POSTS_COUNT)] : 0u;
+        if (d->relu && !tsl_gemm_post_has(TSL_GEMM_POST_RELU, d->post))
+            d->post = 0;
         if (d->fscale)
             d->scale = fill_f32(r);
     } else {
@@ -195,9 +197,10 @@ static int run_case(tu_t *t, uint32_t n, const tsl_seq_t *d, tslm_sched_t sched,
         memcpy(before + d->c_addr + i * d->ldc, h + d->c_addr + i * d->ldc, d->n * ces);
     ok = ok && !bad && memcmp(before, h, HBM_BYTES) == 0;
     if (!ok)
-        printf("  case failed: n=%u M=%u N=%u K=%u %s C%u bias=%u relu=%u gelu=%u add_c=%u fscale=%u MC=%u KC=%u "
+        printf("  case failed: n=%u M=%u N=%u K=%u %s C%u bias=%u relu=%u post=%s fscale=%u MC=%u KC=%u "
                "NBW=%u sched=%d window=%d err=%u ERR_ADDR 0x%X\n",
-               n, d->m, d->n, d->k, bf ? "bf16" : "int8", d->c_dtype, d->bias, d->relu, d->gelu, d->add_c, d->fscale,
+               n, d->m, d->n, d->k, bf ? "bf16" : "int8", d->c_dtype, d->bias, d->relu,
+               d->post ? tsl_vpu_op_name(d->post) : "none", d->fscale,
                d->mc, d->kc, d->nbw,
                sched, tight, rd(&m, TSL_TC_ERR_CODE_OFFSET), rd(&m, TSL_TC_ERR_ADDR_OFFSET));
     free(a);
@@ -264,12 +267,15 @@ static void launch_checks(tu_t *t)
     CASE("FSCALE with int", (d.fscale = 1, d.scale = 0x3F800000u), TSL_ERR_BAD_FIELD, 0);
     CASE("SHIFT with int32 C", d.shift = 3, TSL_ERR_BAD_FIELD, 0);
     CASE("SHIFT 63", (d.c_dtype = TSL_DTYPE_INT8, d.shift = 63), TSL_ERR_BAD_FIELD, 0);
-    CASE("GELU with int8", d.gelu = 1, TSL_ERR_BAD_FIELD, 0);
-    CASE("GELU with RELU", (d.dtype = TSL_DTYPE_BF16, d.c_dtype = TSL_DTYPE_FP32, d.lda = 64, d.ldb = 64, d.ldc = 128,
-                            d.gelu = 1, d.relu = 1), TSL_ERR_BAD_FIELD, 0);
-    CASE("ADD_C with int8", d.add_c = 1, TSL_ERR_BAD_FIELD, 0);
-    CASE("ADD_C with GELU", (d.dtype = TSL_DTYPE_BF16, d.c_dtype = TSL_DTYPE_FP32, d.lda = 64, d.ldb = 64, d.ldc = 128,
-                             d.gelu = 1, d.add_c = 1), TSL_ERR_BAD_FIELD, 0);
+    static const uint32_t posts[TSL_GEMM_POSTS_COUNT] = TSL_GEMM_POSTS;   /* each last step of [gemm_post] */
+    for (uint32_t i = 0; i < TSL_GEMM_POSTS_COUNT; i++) {
+        CASE("POST with int8", d.post = posts[i], TSL_ERR_BAD_FIELD, 0);
+        if (!tsl_gemm_post_has(TSL_GEMM_POST_RELU, posts[i]))
+            CASE("POST with RELU", (d.dtype = TSL_DTYPE_BF16, d.c_dtype = TSL_DTYPE_FP32, d.lda = 64, d.ldb = 64,
+                                    d.ldc = 128, d.post = posts[i], d.relu = 1), TSL_ERR_BAD_FIELD, 0);
+    }
+    CASE("POST MUL", (d.dtype = TSL_DTYPE_BF16, d.c_dtype = TSL_DTYPE_FP32, d.lda = 64, d.ldb = 64, d.ldc = 128,
+                      d.post = TSL_VPU_OP_MUL), TSL_ERR_BAD_FIELD, 0);
     CASE("BIAS_ADDR without BIAS", d.bias_addr = 0x5000, TSL_ERR_BAD_FIELD, 0);
     CASE("KC not a multiple of N", d.kc = n + 1, TSL_ERR_BAD_FIELD, 0);
     CASE("K padded over two chunks", (d.k = 3 * n + 1, d.kc = n), TSL_ERR_BAD_FIELD, 0);

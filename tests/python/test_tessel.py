@@ -199,19 +199,19 @@ def matmul_case(dev, rng):
 
 
 def matmul_epilogue_case(dev, rng):
-    """matmul's float epilogues in its one command: gelu=True gives the bits of the product into fp32
+    """matmul's float epilogues in its one command: epilogue="gelu" gives the bits of the product into fp32
     followed by the device's gelu (and is within the bounds of PyTorch's tanh form of the float64
     product); add=r those of the product plus r in float32 (one rounding of an exact sum)."""
     m, k, n = (int(v) for v in rng.integers(1, 40, 3))
     a, b, bias, r = rand_f32(rng, (m, k)), rand_f32(rng, (k, n)), rand_f32(rng, (n,)), rand_f32(rng, (m, n))
     what = f"matmul {a.shape} by {b.shape} + bias"
     c = dev.matmul(a, b, bias=bias)
-    check(f"{what}, gelu: the product then gelu", dev.matmul(a, b, bias=bias, gelu=True), dev.gelu(c, in_dtype="fp32"),
-          np.float32)
+    check(f"{what}, gelu: the product then gelu", dev.matmul(a, b, bias=bias, epilogue="gelu"),
+          dev.gelu(c, in_dtype="fp32"), np.float32)
     ad, bd = bf16(a), bf16(b)
     ref, tol = float_epilogue(np.matmul(ad, bd), np.matmul(np.abs(ad), np.abs(bd)), k, bias, False, None)
     g = F.gelu(torch.from_numpy(ref), approximate="tanh").numpy()   # |gelu'| <= 1.13
-    check(f"{what}, gelu: PyTorch's", dev.matmul(a, b, bias=bias, gelu=True), g, np.float32,
+    check(f"{what}, gelu: PyTorch's", dev.matmul(a, b, bias=bias, epilogue="gelu"), g, np.float32,
           1.13 * tol + (64 * U + 2.0**-52) * np.abs(g) + 2.0**-52 * np.abs(ref))
     check(f"{what}, add: the product plus add", dev.matmul(a, b, bias=bias, add=r), c + r, np.float32)
 
@@ -643,10 +643,14 @@ def error_cases(dev, rng):
         ("scale 0", lambda: dev.matmul(f32, f32.T, scale=0), E, "scale"),
         ("scale nan", lambda: dev.softmax(f32, scale=float("nan")), E, "scale"),
         ("scale of int8", lambda: dev.matmul(i8, i8.T, scale=2.0), E, "tessel_gemm: scale 2 applies to bf16 inputs only"),
-        ("gelu of int8", lambda: dev.matmul(i8, i8.T, gelu=True), E, "tessel_gemm: gelu applies to bf16 inputs only"),
+        ("gelu of int8", lambda: dev.matmul(i8, i8.T, epilogue="gelu"), E, "tessel_gemm: gelu applies to bf16 inputs only"),
         ("add of int8", lambda: dev.matmul(i8, i8.T, add=np.zeros((4, 4), np.float32)), E,
          "tessel_gemm: add_c applies to bf16 inputs only"),
-        ("gelu with relu", lambda: dev.matmul(f32, f32.T, relu=True, gelu=True), E, "does not go with"),
+        ("gelu with relu", lambda: dev.matmul(f32, f32.T, relu=True, epilogue="gelu"), E,
+         "tessel_gemm: gelu does not go with relu"),
+        ("epilogue of no name", lambda: dev.matmul(f32, f32.T, epilogue="tanh"), E, "epilogue must be one of"),
+        ("epilogue and add", lambda: dev.matmul(f32, f32.T, epilogue="gelu", add=np.zeros((4, 4), np.float32)), E,
+         "both a last step"),
         ("add of the wrong shape", lambda: dev.matmul(f32, f32.T, add=np.zeros((4, 5), np.float32)), E, "4 x 4"),
         ("requant of float", lambda: dev.matmul(f32, f32.T, requant=(1, 0, 0)), E, "int8"),
         ("requant with int32 out", lambda: dev.matmul(i8, i8.T, out_dtype="int32", requant=(1, 0, 0)), E,

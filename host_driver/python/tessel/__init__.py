@@ -37,9 +37,9 @@ import stat
 import numpy as np
 
 from . import _tessel
-from ._tessel import Error
+from ._tessel import EPILOGUES, Error
 
-__all__ = ["Array", "Device", "Error", "Kernel"]
+__all__ = ["Array", "Device", "EPILOGUES", "Error", "Kernel"]
 
 # The numpy dtype that holds each device dtype's values on the host (tessel.h: int8_t, int32_t, float).
 _HOST = {name: np.dtype(fmt) for name, fmt in _tessel.HOST_FORMATS.items()}
@@ -134,6 +134,16 @@ def _out_dtype(out_dtype, default):
     if out_dtype not in _HOST:
         _fail(f"out_dtype must be one of {list(_HOST)}, not {out_dtype!r}")
     return out_dtype
+
+
+def _last_step(epilogue, add):
+    """The library's epilogue name of matmul's epilogue and add: "add_c" is add's, which gives the
+    old C (the library refuses the names it does not have)."""
+    if add is not None and epilogue is not None:
+        _fail(f"epilogue {epilogue!r} and add are both a last step: give one")
+    if epilogue == "add_c":
+        _fail("add_c adds the old C: give it as add")
+    return "add_c" if add is not None else epilogue
 
 
 def _epilogue(in_dtype, n, bias, relu, out_dtype, scale, requant):
@@ -344,13 +354,15 @@ class Device:
         self.raw.stats_reset()
 
     # ---- matrix products ------------------------------------------------------------------------
-    def matmul(self, a, b, bias=None, relu=False, out_dtype=None, scale=None, requant=None, gelu=False, add=None):
+    def matmul(self, a, b, bias=None, relu=False, out_dtype=None, scale=None, requant=None, epilogue=None,
+               add=None):
         """C = epilogue(a @ b) for 2-D a (m x k) and b (k x n), both int8 or both float32.
 
         Epilogue (docs/isa.md §7), in order: scale (float inputs: the fp32 product times scale),
-        bias (n values: int32 or int8 for int8 inputs, float32 for float), ReLU, or for float inputs
-        gelu=True (GELU's tanh form), then for float inputs add (an m x n array, added in fp32: a
-        residual; not with gelu), then the conversion to out_dtype: int8 inputs give "int32"
+        bias (n values: int32 or int8 for int8 inputs, float32 for float), ReLU, then for float
+        inputs one last step: epilogue, a name of EPILOGUES ("gelu": GELU's tanh form, ...; see
+        tessel.h's tessel_epilogue_t for which go with relu), or add (an m x n array, added in
+        fp32: a residual; the step "add_c"), then the conversion to out_dtype: int8 inputs give "int32"
         (default) or "int8", requantised with requant=(scale, shift, zero_point):
         sat8(round_shift(x * scale, shift) + zero_point) (default (1, 0, 0): saturation; giving
         requant implies "int8"); float32 inputs give "fp32" (default) or "bf16" (add is rounded to
@@ -360,7 +372,7 @@ class Device:
         queued and an Array of out_dtype returned at once; bias may be an Array or an array, add is
         not taken."""
         if isinstance(a, Array) or isinstance(b, Array):
-            return self._matmul_arrays(a, b, bias, relu, out_dtype, scale, requant, gelu, add)
+            return self._matmul_arrays(a, b, bias, relu, out_dtype, scale, requant, epilogue, add)
         a, b = _array(a, "a"), _array(b, "b")
         _dims(a, "a", 2)
         _dims(b, "b", 2)
@@ -376,10 +388,10 @@ class Device:
             c[...] = r
         elif add is not None:
             _float32(add, "add")
-        self.raw.gemm(a=a, b=b, c=c, m=m, n=n, k=k, gelu=bool(gelu), add_c=add is not None, **kw)
+        self.raw.gemm(a=a, b=b, c=c, m=m, n=n, k=k, epilogue=_last_step(epilogue, add), **kw)
         return c
 
-    def _matmul_arrays(self, a, b, bias, relu, out_dtype, scale, requant, gelu, add):
+    def _matmul_arrays(self, a, b, bias, relu, out_dtype, scale, requant, epilogue, add):
         for x, name in ((a, "a"), (b, "b")):
             if not isinstance(x, Array) or x.device is not self:
                 _fail(f"{name} must be an Array of this device when the other is")
@@ -404,7 +416,8 @@ class Device:
         c = Array(self, (m, n), kw["out_dtype"])
         try:
             self._queue(self.raw.gemm_cmd(a=a.addr, b=b.addr, c=c.addr, m=m, n=n, k=k,
-                                          bias=tmp.addr if tmp else bias_addr, gelu=bool(gelu), **kw))
+                                          bias=tmp.addr if tmp else bias_addr,
+                                          epilogue=_last_step(epilogue, None), **kw))
         except Error:
             c.free()
             raise

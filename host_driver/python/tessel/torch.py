@@ -591,14 +591,15 @@ def _rows2(t):
 
 def _q_gemm(mem, a, b, pc, dtype, bias=None, act=None):
     """Queue C = act(a b (+ bias)) into the dense matrix of dtype at pc: one GEMM command, bf16
-    operands; act None, "relu" (the RELU flag), "gelu" (VPU_OP GELU, the tanh form) or "add" (VPU_OP
-    ADD: the matrix at pc is added, C = a b (+ bias) + C)."""
+    operands; act None, "relu" (the RELU flag), or the epilogue's last step by its name in
+    tessel.EPILOGUES (its VPU_OP): "gelu" (the tanh form), ..., "add_c" (the matrix at pc is added,
+    C = a b (+ bias) + C)."""
     m, k = a.shape
     n = b.shape[1]
     (pa, lda), (pb, ldb) = mem.matrix(a, "bf16"), mem.matrix(b, "bf16")
     mem.add(mem.raw.gemm_cmd(pa, pb, pc, m, n, k, "bf16", dtype, lda=lda, ldb=ldb,
                              bias=0 if bias is None else mem.matrix(bias, "fp32")[0], relu=act == "relu",
-                             gelu=act == "gelu", add_c=act == "add"))
+                             epilogue=None if act == "relu" else act))
 
 
 def _q_rows(mem, x, encoder, n=None, **kw):
@@ -618,19 +619,21 @@ def _q_rows(mem, x, encoder, n=None, **kw):
 _VIEWS = {aten.t.default, aten.view.default, aten.transpose.int, aten.expand.default, aten._reshape_alias.default,
           aten._unsafe_view.default, aten.split.Tensor, aten.detach.default, operator.getitem}
 _GEMMS = {aten.mm.default: (0, 1), aten.addmm.default: (1, 2), aten.bmm.default: (0, 1)}   # their MXU operands
-_MM = {aten.mm.default, aten.addmm.default}   # the GEMMs whose command takes GELU and ADD epilogues
+_MM = {aten.mm.default, aten.addmm.default}   # the GEMMs whose command takes an epilogue's last step
 _RELU_EPILOGUE = _MM | {aten.convolution.default}
+# The activations that a GEMM's epilogue ends in (tessel.EPILOGUES): aten op -> (its name there, whether
+# the op's kwargs are the step's function).
+_LAST_STEPS = {aten.gelu.default: ("gelu", lambda kw: kw.get("approximate") == "tanh")}
 
 
 def _epilogue_act(node, user):
-    """"relu" or "gelu" when user, node's one reader, is an activation that node's command applies
-    itself: a ReLU after a GEMM or convolution (the RELU flag), GELU's tanh form after a GEMM (VPU_OP
-    GELU); else None."""
+    """"relu" or a name of tessel.EPILOGUES when user, node's one reader, is an activation that
+    node's command applies itself: a ReLU after a GEMM or convolution (the RELU flag), a _LAST_STEPS
+    op after a GEMM (its VPU_OP: GELU's tanh form, ...); else None."""
     if user.target is aten.relu.default and node.target in _RELU_EPILOGUE:
         return "relu"
-    if user.target is aten.gelu.default and node.target in _MM and user.kwargs.get("approximate") == "tanh":
-        return "gelu"
-    return None
+    name, takes = _LAST_STEPS.get(user.target, (None, None))
+    return name if name and node.target in _MM and takes(user.kwargs) else None
 
 
 def _capture(module, args, kwargs):
@@ -833,7 +836,7 @@ class _FusedPlan:
         out = torch.empty(shape)
         mem.homes[out.storage().data_ptr()] = _Home(out, "fp32", addr)
         bias = gargs[0] if g.target is aten.addmm.default else None
-        _q_gemm(mem, a, b, addr, "fp32", bias, "add")
+        _q_gemm(mem, a, b, addr, "fp32", bias, "add_c")
         compiled._note(f"{_op_name(g.target)}+add", "device", "GEMM adding the old C (VPU_OP ADD)",
                        _flops(g.target, gargs, out) + out.numel())
         return out
@@ -854,7 +857,7 @@ class _FusedPlan:
         if low.where == "device":
             queue = _addmm_queue if node.target is aten.addmm.default else _mm_queue
             out = queue(compiled.memory, *args, **kwargs, act=kind)
-            how = "GEMM with the ReLU flag" if kind == "relu" else "GEMM with GELU (VPU_OP)"
+            how = "GEMM with the ReLU flag" if kind == "relu" else f"GEMM with {kind.upper()} (VPU_OP)"
             compiled._note(name, "device", how, _flops(node.target, args, out) + out.numel())
             return out
         y = compiled._execute(node.target, low, args, kwargs)

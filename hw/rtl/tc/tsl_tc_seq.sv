@@ -40,8 +40,8 @@ module tsl_tc_seq #(
                          // CONV: an A tile's implicit im2col (fill, SYNC, per tap: column range, LOAD)
                          StCEnter = 5'd12, StCFill0 = 5'd13, StCFill1 = 5'd14, StCSync = 5'd15,
                          StCTap = 5'd16, StCLo = 5'd17, StCHi = 5'd18, StCLoad = 5'd19, StCSig = 5'd20,
-                         // GELU, ADD_C: the VPU op after the EPI; ADD_C: the load of the old C
-                         StGelu = 5'd21, StAdd = 5'd22, StLoadR = 5'd23;
+                         // POST: the VPU op after the EPI; an old-C POST (ADD): the load of the old C
+                         StPost = 5'd21, StLoadR = 5'd22;
   localparam logic [2:0] W_DMA = 3'b001, W_MXU = 3'b010, W_VPU = 3'b100;
 
 `include "hw/rtl/tsl_insn.svh"
@@ -89,7 +89,7 @@ module tsl_tc_seq #(
   logic [16:0] kp;        // K rounded up to N
   logic [15:0] ncb;       // column blocks of C
   logic [16:0] nbw_n;     // NBW*N: columns of a panel
-  logic        nch_gt1, npan_gt1, pad, plain, post;
+  logic        nch_gt1, npan_gt1, pad, plain, post, old_c;
   assign es_sh    = d.dtype == tsl_pkg::DTYPE_BF16;
   assign ces_sh   = d.c_dtype == tsl_pkg::DTYPE_INT8 ? 2'd0 : d.c_dtype == tsl_pkg::DTYPE_BF16 ? 2'd1 : 2'd2;
   assign kp       = (17'(d.k) + 17'(N - 1)) & ~(17'(N - 1));
@@ -100,9 +100,11 @@ module tsl_tc_seq #(
   assign pad      = d.k[NSh-1:0] != '0;
   // A 32-bit C with no epilogue is stored straight from its ACC tile: no EPI, and the STORE waits
   // for the MXU in place of the next loads but one.
-  assign plain    = ces_sh == 2'd2 && !d.bias && !d.relu && !d.fscale && !d.conv && !d.gelu && !d.add_c;
-  // GELU, ADD_C: the EPI's FP32 stays in the ACC tile for a VPU op that ends in the OUT slot.
-  assign post     = d.gelu || d.add_c;
+  assign plain    = ces_sh == 2'd2 && !d.bias && !d.relu && !d.fscale && !d.conv && d.post == '0;
+  // POST: the EPI's FP32 stays in the ACC tile for the POST VPU op, which ends in the OUT slot; an
+  // old-C one (tsl_pkg::GEMM_POST_OLD_C: ADD) adds the old C loaded into the OUT slot first.
+  assign post     = d.post != '0;
+  assign old_c    = tsl_pkg::GEMM_POST_OLD_C[d.post];
 
   // ------------------------------------------------------------------------------- state
   logic [4:0]  st_q, st_d;
@@ -211,8 +213,8 @@ module tsl_tc_seq #(
         o_wait   = W_MXU | (t_q == 2'd2 ? W_DMA : 3'b000);
         o_signal = post ? 3'b000 : W_DMA | W_MXU;
       end
-      StGelu, StAdd: begin
-        o_wait   = st_q == StAdd ? W_DMA : 3'b000;   // ADD: the old C's load
+      StPost: begin
+        o_wait   = old_c ? W_DMA : 3'b000;   // the old C's load
         o_signal = W_DMA | W_MXU;
       end
       StLoadR: o_signal = W_VPU;
@@ -254,7 +256,7 @@ module tsl_tc_seq #(
         o_xfer.hbm_stride   = d.ldb;
         o_xfer.local_stride = 32'(nbw_n) << es_sh;
       end
-      StLoadR: begin   // ADD_C: the old C of the load cursor's tile, into its OUT slot
+      StLoadR: begin   // old-C POST: the old C of the load cursor's tile, into its OUT slot
         o_xfer.hbm_addr     = l_c_row_q + (l_poff_q << ces_sh);
         o_xfer.local_addr   = tpar_q ^ started_q ? o1 : o0;   // the tile after the compute step's
         o_xfer.rows         = l_mr;
@@ -346,10 +348,10 @@ module tsl_tc_seq #(
       o_vec.src2_addr  = st_q == StCFill0 ? 32'd0 : cv_pat;
       o_vec.rows       = cv_fill_vecs;
     end
-    if (st_q == StGelu || st_q == StAdd) begin   // from the ACC tile (FP32) into the OUT slot
+    if (st_q == StPost) begin   // from the ACC tile (FP32) into the OUT slot
       o_vec            = '0;
       o_vec.unit       = tsl_pkg::UNIT_VPU;
-      o_vec.op         = st_q == StGelu ? 4'(tsl_pkg::VPU_OP_GELU) : 4'(tsl_pkg::VPU_OP_ADD);
+      o_vec.op         = d.post;
       o_vec.wait_f     = o_wait;
       o_vec.signal     = o_signal;
       o_vec.dst_dtype  = d.c_dtype;
@@ -357,7 +359,7 @@ module tsl_tc_seq #(
       o_vec.dst_addr   = out_tile;
       o_vec.src1_addr  = acc_tile;
       o_vec.rows       = c_erows_q;
-      if (st_q == StAdd) begin   // ADD_C: plus the old C in the OUT slot
+      if (old_c) begin   // plus the old C in the OUT slot
         o_vec.src2_dtype = d.c_dtype;
         o_vec.src2_addr  = out_tile;
       end
@@ -369,7 +371,7 @@ module tsl_tc_seq #(
     o_sync.signal = o_signal;
 
     unique case (st_q)
-      StPad, StCFill0, StCFill1, StGelu, StAdd:  insn_o = o_vec;
+      StPad, StCFill0, StCFill1, StPost:  insn_o = o_vec;
       StBias, StLoadA, StLoadB, StLoadR, StStore, StCLoad: insn_o = o_dma;
       StMatk:                           insn_o = o_mk;
       StEpi:                            insn_o = o_epi;
@@ -378,7 +380,7 @@ module tsl_tc_seq #(
   end
 
   assign valid_o = st_q == StPad || st_q == StBias || st_q == StLoadA || st_q == StLoadB ||
-                   st_q == StLoadR || st_q == StMatk || st_q == StEpi || st_q == StGelu || st_q == StAdd ||
+                   st_q == StLoadR || st_q == StMatk || st_q == StEpi || st_q == StPost ||
                    st_q == StStore || st_q == StSync || st_q == StLast ||
                    st_q == StCFill0 || st_q == StCFill1 || st_q == StCSync || st_q == StCLoad || st_q == StCSig;
   assign busy_o  = st_q != StIdle;
@@ -461,7 +463,7 @@ module tsl_tc_seq #(
             b_next_d = !b_next_q;
           end
           if (st_q == StLoadA && need_b_q) st_d = StLoadB;
-          else if (d.add_c && l_rem_kp_q == kp) st_d = StLoadR;   // the cursor's step starts a tile
+          else if (old_c && l_rem_kp_q == kp) st_d = StLoadR;   // the cursor's step starts a tile
           else st_d = started_q ? StMatk : StStep;
         end
       end
@@ -521,7 +523,7 @@ module tsl_tc_seq #(
         end
       end
       StLoadR: if (hs) st_d = started_q ? StMatk : StStep;
-      StMatk, StEpi, StGelu, StAdd, StStore: if (hs) begin
+      StMatk, StEpi, StPost, StStore: if (hs) begin
         j_d       = j_q + 8'd1;
         off_acc_d = off_acc_q + 32'(4 * N);
         off_col_d = off_col_q + 32'(N);
@@ -531,8 +533,8 @@ module tsl_tc_seq #(
           {off_acc_d, off_col_d} = '0;
           if (st_q == StMatk && c_last_q) begin
             st_d = plain ? StStore : StEpi;
-          end else if (st_q == StEpi || st_q == StGelu || st_q == StAdd) begin
-            st_d = st_q != StEpi ? StStore : d.gelu ? StGelu : d.add_c ? StAdd : StStore;
+          end else if (st_q == StEpi || st_q == StPost) begin
+            st_d = st_q == StEpi && post ? StPost : StStore;
           end else begin
             if (st_q == StStore) begin
               tpar_d = !tpar_q;

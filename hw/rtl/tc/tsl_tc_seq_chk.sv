@@ -169,7 +169,8 @@ module tsl_tc_seq_chk #(
         (d.c_dtype != tsl_pkg::DTYPE_INT8 && (d.shift != 6'd0 || d.zero_point != 32'd0)) ||
         d.shift > 6'd62 ||
         (!d.bias && d.bias_addr != 32'd0) ||
-        (d.gelu && (!fl || d.relu)) || (d.add_c && (!fl || d.gelu || d.conv)) ||
+        (d.post != '0 && (!fl || !tsl_pkg::GEMM_POST_OPS[d.post] || (d.relu && !tsl_pkg::GEMM_POST_RELU[d.post]) ||
+                          (d.conv && !tsl_pkg::GEMM_POST_CONV[d.post]))) ||
         d.kc[NSh-1:0] != '0 || (32'(d.kc) << es_sh) > 32'd65535 || (d.kc >> NSh) > 16'd4095 ||
         ((32'(d.nbw) << (NSh + 32'(es_sh))) > 32'd65535) || prod[240 +: 48] > 48'd65535 ||
         (d.bias && 32'(d.n) * 4 > 32'd65535) ||

@@ -29,6 +29,12 @@ struct SeqGen {
         return span > in + pad ? 0 : (in + pad - span) / stride + 1;
     }
 
+    // The i-th op of the GEMM epilogue's last steps ([gemm_post]).
+    static uint32_t post_at(uint32_t i) {
+        static const uint32_t posts[TSL_GEMM_POSTS_COUNT] = TSL_GEMM_POSTS;
+        return posts[i];
+    }
+
     // A CONV's window fields and the M, K, LDA, A_ADDR and MC that follow from them (addresses of
     // the input below data_end / 4); false when the shape does not fit the fields.
     bool conv(tsl_seq_t &d, uint32_t es) {
@@ -92,8 +98,8 @@ struct SeqGen {
             d.bias = r.chance(0.5);
             d.relu = r.chance(0.5);
             d.fscale = fl && r.chance(0.5);
-            d.gelu = fl && !d.relu && r.chance(0.5);
-            d.add_c = fl && !d.gelu && r.chance(0.5);
+            d.post = fl && r.chance(0.75) ? post_at(r.below(TSL_GEMM_POSTS_COUNT)) : 0;   // the CONV check retries
+            if (d.relu && !tsl_gemm_post_has(TSL_GEMM_POST_RELU, d.post)) d.post = 0;
             if (d.c_dtype == TSL_DTYPE_INT8) {
                 d.scale = r.u32();
                 d.shift = r.below(63);
@@ -229,8 +235,14 @@ struct SeqGen {
                 }
                 break;
             case 8: if (d.conv) d.img_stride = hbm / 2 + r.below(hbm); else d.vpad_end = 1; break;
-            case 9: d.gelu = 1; d.relu = d.dtype == TSL_DTYPE_BF16; break;   // with int8, or with RELU
-            case 10: d.add_c = 1; d.gelu = d.dtype == TSL_DTYPE_BF16 && !d.conv && !d.relu; break;   // int8, GELU, CONV
+            case 9:   // a POST with int8, or with RELU or CONV where it does not go; else outside the list
+                d.post = post_at(r.below(TSL_GEMM_POSTS_COUNT));
+                if (d.dtype != TSL_DTYPE_BF16 || (d.conv && !tsl_gemm_post_has(TSL_GEMM_POST_CONV, d.post))) break;
+                if (!tsl_gemm_post_has(TSL_GEMM_POST_RELU, d.post)) { d.relu = 1; break; }
+                // fall through
+            case 10:   // a VPU op outside the list
+                do d.post = 1 + r.below(15); while (tsl_gemm_post_has(TSL_GEMM_POST_OPS, d.post));
+                break;
             default:
                 if (d.conv && d.dtype == TSL_DTYPE_BF16) d.a_zp = 1 + r.below(255);
                 else if (d.conv) d.kc += N;

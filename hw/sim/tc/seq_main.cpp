@@ -261,7 +261,8 @@ int main(int argc, char **argv) {
     tick();
 
     uint32_t pass = 0, invalid = 0, insns = 0, stopped = 0, windows = 0, win_refused = 0;
-    uint32_t err_hist[TSL_ERR_LIMIT] = {}, cov[10] = {}, max_pieces = 0;   // pad, bias, NCH>1, NPAN>1, MB>1, T>2, no EPI, CONV, GELU, ADD_C
+    // pad, bias, NCH>1, NPAN>1, MB>1, T>2, no EPI, CONV, then each POST ([gemm_post])
+    uint32_t err_hist[TSL_ERR_LIMIT] = {}, cov[8 + TSL_GEMM_POSTS_COUNT] = {}, max_pieces = 0;
     for (g_desc = 0; g_desc < count; g_desc++) {
         uint32_t w[TSL_PARAM_SEQ_WORDS];
         if (big) gen_big(w); else gen_valid(w);
@@ -318,11 +319,9 @@ int main(int argc, char **argv) {
             cov[3] += npan > 1;
             cov[4] += mb > 1;
             cov[5] += mb * npan > 2;
-            cov[6] += tsl_dtype_bytes(d.c_dtype) == 4 && !d.bias && !d.relu && !d.fscale && !d.conv && !d.gelu &&
-                      !d.add_c;
+            cov[6] += tsl_dtype_bytes(d.c_dtype) == 4 && !d.bias && !d.relu && !d.fscale && !d.conv && !d.post;
             cov[7] += d.conv;
-            cov[8] += d.gelu;
-            cov[9] += d.add_c;
+            for (uint32_t i = 0; i < TSL_GEMM_POSTS_COUNT; i++) cov[8 + i] += d.post == SeqGen::post_at(i);
         }
         stopped += stop != 0;
         insns += (uint32_t)got.size();
@@ -334,8 +333,10 @@ int main(int argc, char **argv) {
     for (uint32_t e = 0; e < TSL_ERR_LIMIT; e++)
         if (err_hist[e]) printf(" %s %u", tsl_err_name(e), err_hist[e]);
     printf("; valid with K padding %u (at most %u MUL pieces), bias %u, K chunks %u, panels %u, row tiles %u, "
-           "> 2 tiles %u, no EPI %u, CONV %u, GELU %u, ADD_C %u\n", cov[0], max_pieces, cov[1], cov[2], cov[3], cov[4],
-           cov[5], cov[6], cov[7], cov[8], cov[9]);
+           "> 2 tiles %u, no EPI %u, CONV %u", cov[0], max_pieces, cov[1], cov[2], cov[3], cov[4], cov[5], cov[6],
+           cov[7]);
+    for (uint32_t i = 0; i < TSL_GEMM_POSTS_COUNT; i++) printf(", %s %u", tsl_vpu_op_name(SeqGen::post_at(i)), cov[8 + i]);
+    printf("\n");
     if (count >= 100 && !big) {
         static const uint32_t want[] = {TSL_ERR_NONE, TSL_ERR_BAD_FIELD, TSL_ERR_HBM_RANGE, TSL_ERR_MISALIGNED,
                                         TSL_ERR_LOCAL_RANGE};

@@ -1602,7 +1602,7 @@ static bool seq_ref_c(const uint32_t *w, const std::vector<uint8_t> &h, const ui
         for (uint32_t j = 0; ok && j < d.n; j++) {
             uint32_t bias = 0, old = 0;
             if (d.bias) memcpy(&bias, &h[d.bias_addr + 4 * j], 4);
-            memcpy(&old, &h[d.c_addr + (size_t)i * d.ldc + (size_t)j * ces], ces);   // ADD_C
+            memcpy(&old, &h[d.c_addr + (size_t)i * d.ldc + (size_t)j * ces], ces);   // an old-C POST (ADD)
             uint32_t acc = ref_gemm_elem(a.data(), b.data(), d.dtype == TSL_DTYPE_BF16, kp, d.n, N, i, j);
             uint32_t want = ref_seq_epilogue(&d, acc, bias, old);
             uint32_t got = 0;

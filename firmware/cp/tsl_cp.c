@@ -197,24 +197,43 @@ static void set_window(tsl_cp_t *cp, uint32_t base, uint32_t limit)
  * pushes, so the look only stops a failed program early. */
 #define ERROR_EVERY 16u
 
-/* PROGRAM (docs/isa.md §7): the window set, then the records fetched by the tensor core itself
- * (CFG_FEATURES.FETCH: TC PROG_ADDR, PROG_BYTES), or else read and pushed here in order; then the
- * wait. A bad record stops the program as the fetch unit stops it: what came before runs out, the
- * status is DEVICE with ERR_BAD_RECORD (ERR_BAD_OPCODE for a SEQ record without the sequencer), and
- * the tensor core is reset. */
+static int has_fetch(const tsl_cp_t *cp) { return (cp->features >> TSL_TC_CFG_FEATURES_FETCH_SHIFT) & 1u; }
+
+/* The words of a PROGRAM that the tensor core takes before the checks (fetch_held). */
+#define AHEAD_WORDS(X) X(TSL_CMD_A_ADDR_WORD) X(TSL_CMD_N_WORD) X(TSL_PROG_WIN_BASE_WORD) X(TSL_PROG_WIN_LIMIT_WORD)
+#define AHEAD_READ(word) hbm_rd(cp, entry + 4u * (word), &pre[word], 1);
+#define AHEAD_PUT(word) w[word] = pre[word];
+
+/* A PROGRAM's records read ahead by the fetch unit and its window set, held (TC PROG_HOLD) while the
+ * command is checked: the program's HBM latency overlaps the checks. Its address, size and window
+ * are read first from the command entry at HBM address `entry`, into pre[] (by word), and are the
+ * words the checks see (poll puts them back after reading the entry whole): each word is read once.
+ * Nothing runs before poll releases it; a refused command's fetch is stopped by CTRL.RESET. */
+static void fetch_held(tsl_cp_t *cp, uint32_t entry, uint32_t *pre)
+{
+    AHEAD_WORDS(AHEAD_READ)
+    tc_wr(cp, TSL_TC_PROG_HOLD_OFFSET, 1u << TSL_TC_PROG_HOLD_HOLD_SHIFT);
+    tc_wr(cp, TSL_TC_PROG_ADDR_OFFSET, pre[TSL_CMD_A_ADDR_WORD]);
+    tc_wr(cp, TSL_TC_PROG_BYTES_OFFSET, pre[TSL_CMD_N_WORD]);
+    set_window(cp, pre[TSL_PROG_WIN_BASE_WORD], pre[TSL_PROG_WIN_LIMIT_WORD]);
+}
+
+/* PROGRAM (docs/isa.md §7): with CFG_FEATURES.FETCH the records fetched by the tensor core itself
+ * (read ahead, the window set and released by poll), or else the window set, then the records read
+ * and pushed here in order; then the wait. A bad record stops the program as the fetch unit stops
+ * it: what came before runs out, the status is DEVICE with ERR_BAD_RECORD (ERR_BAD_OPCODE for a SEQ
+ * record without the sequencer), and the tensor core is reset. */
 static uint32_t run_program(tsl_cp_t *cp, const uint32_t *w, uint32_t *detail)
 {
     const tsl_cp_hal_t *h = cp->hal;
     const uint32_t start = w[TSL_CMD_A_ADDR_WORD], bytes = w[TSL_CMD_N_WORD];
     int seq = ((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u) && h->tc_seq;
     uint32_t at = 0, bad = TSL_ERR_NONE, pushed = 0;
-    set_window(cp, w[TSL_PROG_WIN_BASE_WORD], w[TSL_PROG_WIN_LIMIT_WORD]);
-    if ((cp->features >> TSL_TC_CFG_FEATURES_FETCH_SHIFT) & 1u) {
-        tc_wr(cp, TSL_TC_PROG_ADDR_OFFSET, start);
-        tc_wr(cp, TSL_TC_PROG_BYTES_OFFSET, bytes);
+    if (has_fetch(cp)) {
         cp->seq_window = 1;   /* a CONV descriptor may have set SEQ16..22 */
         return tsl_cp_wait(cp, detail);
     }
+    set_window(cp, w[TSL_PROG_WIN_BASE_WORD], w[TSL_PROG_WIN_LIMIT_WORD]);
     while (at < bytes && bad == TSL_ERR_NONE) {
         uint32_t hdr, a = start + at;
         h->hbm_read(h->ctx, a, &hdr, 4u);
@@ -309,12 +328,25 @@ int tsl_cp_poll(tsl_cp_t *cp)
         }
         const tsl_cp_hal_t *h = cp->hal;
         uint32_t t0 = now32(cp);
-        uint32_t w[TSL_PARAM_CMD_WORDS], cpl[TSL_PARAM_CPL_WORDS] = {0, 0, 0, 0}, detail;
-        hbm_rd(cp, r.cmd_base + (r.tail & (r.cmd_size - 1u)) * CMD_BYTES, w, TSL_PARAM_CMD_WORDS);
-        uint32_t op = w[TSL_CMD_OPCODE_WORD] & TSL_CMD_OPCODE_MASK;
+        uint32_t w[TSL_PARAM_CMD_WORDS], cpl[TSL_PARAM_CPL_WORDS] = {0, 0, 0, 0}, detail, w0, pre[TSL_PARAM_CMD_WORDS];
+        uint32_t at = r.cmd_base + (r.tail & (r.cmd_size - 1u)) * CMD_BYTES;
+        hbm_rd(cp, at, &w0, 1);
+        uint32_t op = w0 & TSL_CMD_OPCODE_MASK;
+        int ahead = op == TSL_CMD_OP_PROGRAM && has_fetch(cp);
+        if (ahead)
+            fetch_held(cp, at, pre);
+        hbm_rd(cp, at, w, TSL_PARAM_CMD_WORDS);
+        w[TSL_CMD_OPCODE_WORD] = w0;
+        if (ahead) {
+            AHEAD_WORDS(AHEAD_PUT)
+        }
         tsl_cp_verdict_t v = validate(cp, &r, w);
         uint32_t st = v.status;
         detail = v.detail;
+        if (ahead && st == TSL_CMD_ERR_OK)
+            tc_wr(cp, TSL_TC_PROG_HOLD_OFFSET, 0);   /* run it */
+        else if (ahead)
+            tsl_cp_tc_reset(cp);   /* stop its read-ahead */
         if (st == TSL_CMD_ERR_OK)
             st = execute(cp, &r, w, op, &detail);
         tsl_cpl_t done_cpl = {.tag = w[TSL_CMD_TAG_WORD], .status = st, .opcode = op,

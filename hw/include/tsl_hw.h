@@ -505,6 +505,9 @@ static inline const char *tsl_status_text(int status)
 #define TSL_TC_IRQ_STATUS_NOTIFY_MASK 0x1u
 #define TSL_TC_IRQ_STATUS_ERROR_SHIFT 1u
 #define TSL_TC_IRQ_STATUS_ERROR_MASK 0x1u
+#define TSL_TC_PROG_HOLD_OFFSET 0x06Cu /* rw: program fetch hold (docs/isa.md section 6, Program fetch). CTRL.RESET clears it. Without CFG_FEATURES.FETCH it reads 0 and ignores writes */
+#define TSL_TC_PROG_HOLD_HOLD_SHIFT 0u
+#define TSL_TC_PROG_HOLD_HOLD_MASK 0x1u
 #define TSL_TC_TOKENS_DMA_MXU_OFFSET 0x070u /* ro: tokens waiting on channel DMA->MXU */
 #define TSL_TC_TOKENS_DMA_VPU_OFFSET 0x074u /* ro: tokens waiting on channel DMA->VPU */
 #define TSL_TC_TOKENS_MXU_DMA_OFFSET 0x078u /* ro: tokens waiting on channel MXU->DMA */
@@ -2237,12 +2240,12 @@ typedef struct {
     const char *name;
     uint32_t offset, access;
 } tsl_reg_info_t;
-#define TSL_TC_REG_COUNT 34u
+#define TSL_TC_REG_COUNT 35u
 
 /* The i-th TC register by offset, or NULL when i >= TSL_TC_REG_COUNT. */
 static inline const tsl_reg_info_t *tsl_tc_reg_at(uint32_t i)
 {
-    static const tsl_reg_info_t t[34] = {
+    static const tsl_reg_info_t t[35] = {
         {"ID", TSL_TC_ID_OFFSET, TSL_ACCESS_RO},
         {"CFG_N", TSL_TC_CFG_N_OFFSET, TSL_ACCESS_RO},
         {"CFG_VMEM_BYTES", TSL_TC_CFG_VMEM_BYTES_OFFSET, TSL_ACCESS_RO},
@@ -2263,6 +2266,7 @@ static inline const tsl_reg_info_t *tsl_tc_reg_at(uint32_t i)
         {"QUEUE_LEVEL", TSL_TC_QUEUE_LEVEL_OFFSET, TSL_ACCESS_RO},
         {"IRQ_ENABLE", TSL_TC_IRQ_ENABLE_OFFSET, TSL_ACCESS_RW},
         {"IRQ_STATUS", TSL_TC_IRQ_STATUS_OFFSET, TSL_ACCESS_W1C},
+        {"PROG_HOLD", TSL_TC_PROG_HOLD_OFFSET, TSL_ACCESS_RW},
         {"TOKENS_DMA_MXU", TSL_TC_TOKENS_DMA_MXU_OFFSET, TSL_ACCESS_RO},
         {"TOKENS_DMA_VPU", TSL_TC_TOKENS_DMA_VPU_OFFSET, TSL_ACCESS_RO},
         {"TOKENS_MXU_DMA", TSL_TC_TOKENS_MXU_DMA_OFFSET, TSL_ACCESS_RO},
@@ -2278,7 +2282,7 @@ static inline const tsl_reg_info_t *tsl_tc_reg_at(uint32_t i)
         {"SEQ0", TSL_TC_SEQ0_OFFSET, TSL_ACCESS_WO},
         {"SEQ23", TSL_TC_SEQ23_OFFSET, TSL_ACCESS_WO},
     };
-    return i < 34u ? &t[i] : (const tsl_reg_info_t *)0;
+    return i < 35u ? &t[i] : (const tsl_reg_info_t *)0;
 }
 
 /* The TC register at `offset`, or NULL when there is none (the performance counters included). */
@@ -2316,6 +2320,7 @@ typedef struct {
     uint32_t queue_level;
     uint32_t irq_enable;
     uint32_t irq_status;
+    uint32_t prog_hold;
     uint32_t tokens_dma_mxu;
     uint32_t tokens_dma_vpu;
     uint32_t tokens_mxu_dma;
@@ -2352,6 +2357,7 @@ static inline uint32_t tsl_tc_rd_mux(const tsl_tc_rd_t *r, uint32_t offset)
     case TSL_TC_QUEUE_LEVEL_OFFSET: return r->queue_level;
     case TSL_TC_IRQ_ENABLE_OFFSET: return r->irq_enable;
     case TSL_TC_IRQ_STATUS_OFFSET: return r->irq_status;
+    case TSL_TC_PROG_HOLD_OFFSET: return r->prog_hold;
     case TSL_TC_TOKENS_DMA_MXU_OFFSET: return r->tokens_dma_mxu;
     case TSL_TC_TOKENS_DMA_VPU_OFFSET: return r->tokens_dma_vpu;
     case TSL_TC_TOKENS_MXU_DMA_OFFSET: return r->tokens_mxu_dma;
@@ -2373,6 +2379,7 @@ static inline uint32_t tsl_tc_rd_mux(const tsl_tc_rd_t *r, uint32_t offset)
 typedef struct {
     uint32_t irq_enable; /* rw */
     uint32_t irq_status; /* w1c */
+    uint32_t prog_hold; /* rw */
     uint32_t hbm_base; /* rw */
     uint32_t hbm_limit; /* rw */
     uint32_t prog_addr; /* rw */
@@ -2387,6 +2394,7 @@ static inline int tsl_tc_wr_apply(tsl_tc_wr_t *r, uint32_t offset, uint32_t valu
     switch (offset) {
     case TSL_TC_IRQ_ENABLE_OFFSET: r->irq_enable = value; return 1;
     case TSL_TC_IRQ_STATUS_OFFSET: r->irq_status &= ~value; return 1;
+    case TSL_TC_PROG_HOLD_OFFSET: r->prog_hold = value; return 1;
     case TSL_TC_HBM_BASE_OFFSET: r->hbm_base = value; return 1;
     case TSL_TC_HBM_LIMIT_OFFSET: r->hbm_limit = value; return 1;
     case TSL_TC_PROG_ADDR_OFFSET: r->prog_addr = value; return 1;
@@ -2400,6 +2408,7 @@ static inline void tsl_tc_rd_from_wr(tsl_tc_rd_t *r, const tsl_tc_wr_t *w)
 {
     r->irq_enable = w->irq_enable;
     r->irq_status = w->irq_status;
+    r->prog_hold = w->prog_hold;
     r->hbm_base = w->hbm_base;
     r->hbm_limit = w->hbm_limit;
     r->prog_addr = w->prog_addr;

@@ -745,7 +745,8 @@ static void reset_control(tslm_t *m)
     memset(m->seq_stage, 0, sizeof m->seq_stage);
     m->push_count = m->notify_count = 0;
     m->err_code = m->err_unit = m->err_seq = m->err_addr = 0;
-    m->wr.irq_status = 0;
+    m->wr.irq_status = m->wr.prog_hold = 0;
+    m->prog_held = 0;
     for (int b = 0; b < 2; b++)
         m->wbuf_dtype_pushed[b] = m->wbuf[b].dtype;
 }
@@ -772,7 +773,7 @@ uint32_t tslm_reg_read(tslm_t *m, uint32_t offset)
         .cfg_hbm_bytes = m->cfg.hbm_bytes,
         .cfg_features = m->cfg.features,
         .cfg_queue_depth = m->cfg.queue_depth,
-        .status = (1u << TSL_TC_STATUS_IDLE_SHIFT) |
+        .status = ((uint32_t)!m->prog_held << TSL_TC_STATUS_IDLE_SHIFT) |
                   ((uint32_t)(m->err_code != TSL_ERR_NONE) << TSL_TC_STATUS_ERROR_SHIFT),
         .err_code = m->err_code,
         .err_unit = m->err_unit,
@@ -787,7 +788,7 @@ uint32_t tslm_reg_read(tslm_t *m, uint32_t offset)
         .tokens_mxu_vpu = m->tokens[TSL_UNIT_MXU][TSL_UNIT_VPU],
         .tokens_vpu_dma = m->tokens[TSL_UNIT_VPU][TSL_UNIT_DMA],
         .tokens_vpu_mxu = m->tokens[TSL_UNIT_VPU][TSL_UNIT_MXU],
-        .prog_status = 0,   /* a fetch has run to its end when tslm_reg_write returns */
+        .prog_status = (uint32_t)m->prog_held,   /* else a fetch has run to its end when tslm_reg_write returns */
     };
     tsl_tc_rd_from_wr(&r, &m->wr);
     if (!window)   /* the window's registers read 0 without it */
@@ -829,7 +830,8 @@ static void fetch_error(tslm_t *m, uint32_t err, uint32_t addr)
     m->wr.irq_status |= 1u << TSL_TC_IRQ_STATUS_ERROR_SHIFT;
 }
 
-/* A write of PROG_BYTES: the device program [PROG_ADDR, PROG_ADDR + PROG_BYTES) record by record, each
+/* A write of PROG_BYTES (while PROG_HOLD.HOLD is 1: the write of 0 to it, the hardware reading ahead
+ * meanwhile): the device program [PROG_ADDR, PROG_ADDR + PROG_BYTES) record by record, each
  * through the INSN7 and SEQ23 write paths, until its end or the first error (docs/isa.md section 6,
  * Program fetch). The program is read from HBM as it runs: its own DMAs must not write it (the
  * hardware reads ahead; the window keeps a program's DMAs off it). */
@@ -908,12 +910,17 @@ void tslm_reg_write(tslm_t *m, uint32_t offset, uint32_t value)
     if ((m->cfg.features >> TSL_TC_CFG_FEATURES_FETCH_SHIFT) & 1u) {
         w.prog_addr &= ~3u;
         w.prog_bytes &= ~3u;
+        w.prog_hold &= TSL_TC_PROG_HOLD_HOLD_MASK << TSL_TC_PROG_HOLD_HOLD_SHIFT;
     } else {
-        w.prog_addr = w.prog_bytes = 0;
+        w.prog_addr = w.prog_bytes = w.prog_hold = 0;
     }
     m->wr = w;
-    if (offset == TSL_TC_PROG_BYTES_OFFSET)
+    if (offset == TSL_TC_PROG_BYTES_OFFSET && w.prog_hold && w.prog_bytes && m->err_code == TSL_ERR_NONE)
+        m->prog_held = 1;
+    else if (offset == TSL_TC_PROG_BYTES_OFFSET || (offset == TSL_TC_PROG_HOLD_OFFSET && !w.prog_hold && m->prog_held)) {
+        m->prog_held = 0;
         run_program(m);
+    }
 }
 
 int tslm_irq(const tslm_t *m)

@@ -73,7 +73,9 @@ typedef struct {
     tsl_tc_wr_t wr;   /* the rw and w1c registers (IRQ_ENABLE, IRQ_STATUS, ...), their implemented bits.
                          The HBM window [HBM_BASE, HBM_LIMIT) is [0, hbm_bytes) at init, kept by
                          CTRL.RESET, fixed at that without CFG_FEATURES.WINDOW; PROG_ADDR and PROG_BYTES
-                         are kept by CTRL.RESET, 0 without CFG_FEATURES.FETCH */
+                         are kept by CTRL.RESET, 0 without CFG_FEATURES.FETCH; PROG_HOLD is cleared by
+                         CTRL.RESET */
+    int prog_held;    /* a fetch started while PROG_HOLD.HOLD was 1: it runs when HOLD is cleared */
     uint64_t perf[TSL_PERF_COUNT];
     tslm_sched_t sched;
     uint64_t rng;

@@ -22,6 +22,7 @@ typedef struct packed {
   logic [31:0] tokens_mxu_dma;  // 0x078 ro: tokens waiting on channel MXU->DMA
   logic [31:0] tokens_dma_vpu;  // 0x074 ro: tokens waiting on channel DMA->VPU
   logic [31:0] tokens_dma_mxu;  // 0x070 ro: tokens waiting on channel DMA->MXU
+  logic [31:0] prog_hold;  // 0x06C rw: program fetch hold (docs/isa.md section 6, Program fetch). CTRL.RESET clears it. Without CFG_FEATURES.FETCH it reads 0 and ignores writes
   logic [31:0] irq_status;  // 0x068 w1c: interrupt causes
   logic [31:0] irq_enable;  // 0x064 rw: interrupt enables, bits as IRQ_STATUS
   logic [31:0] queue_level;  // 0x060 ro: queue occupancy
@@ -43,7 +44,7 @@ typedef struct packed {
 
 // The value a read of TC offset `off` returns (0 where no readable register is); r is a tc_rd_t
 // (a plain vector here: Yosys 0.23 does not take a struct-typed function argument)
-function automatic logic [31:0] tc_rd_mux(input logic [927:0] r, input logic [11:0] off);
+function automatic logic [31:0] tc_rd_mux(input logic [959:0] r, input logic [11:0] off);
   case (off)
     12'h000: tc_rd_mux = r[31:0];   // ID
     12'h004: tc_rd_mux = r[63:32];   // CFG_N
@@ -62,18 +63,19 @@ function automatic logic [31:0] tc_rd_mux(input logic [927:0] r, input logic [11
     12'h060: tc_rd_mux = r[479:448];   // QUEUE_LEVEL
     12'h064: tc_rd_mux = r[511:480];   // IRQ_ENABLE
     12'h068: tc_rd_mux = r[543:512];   // IRQ_STATUS
-    12'h070: tc_rd_mux = r[575:544];   // TOKENS_DMA_MXU
-    12'h074: tc_rd_mux = r[607:576];   // TOKENS_DMA_VPU
-    12'h078: tc_rd_mux = r[639:608];   // TOKENS_MXU_DMA
-    12'h07C: tc_rd_mux = r[671:640];   // TOKENS_MXU_VPU
-    12'h080: tc_rd_mux = r[703:672];   // TOKENS_VPU_DMA
-    12'h084: tc_rd_mux = r[735:704];   // TOKENS_VPU_MXU
-    12'h088: tc_rd_mux = r[767:736];   // SEQ_STATUS
-    12'h08C: tc_rd_mux = r[799:768];   // PROG_STATUS
-    12'h090: tc_rd_mux = r[831:800];   // HBM_BASE
-    12'h094: tc_rd_mux = r[863:832];   // HBM_LIMIT
-    12'h098: tc_rd_mux = r[895:864];   // PROG_ADDR
-    12'h09C: tc_rd_mux = r[927:896];   // PROG_BYTES
+    12'h06C: tc_rd_mux = r[575:544];   // PROG_HOLD
+    12'h070: tc_rd_mux = r[607:576];   // TOKENS_DMA_MXU
+    12'h074: tc_rd_mux = r[639:608];   // TOKENS_DMA_VPU
+    12'h078: tc_rd_mux = r[671:640];   // TOKENS_MXU_DMA
+    12'h07C: tc_rd_mux = r[703:672];   // TOKENS_MXU_VPU
+    12'h080: tc_rd_mux = r[735:704];   // TOKENS_VPU_DMA
+    12'h084: tc_rd_mux = r[767:736];   // TOKENS_VPU_MXU
+    12'h088: tc_rd_mux = r[799:768];   // SEQ_STATUS
+    12'h08C: tc_rd_mux = r[831:800];   // PROG_STATUS
+    12'h090: tc_rd_mux = r[863:832];   // HBM_BASE
+    12'h094: tc_rd_mux = r[895:864];   // HBM_LIMIT
+    12'h098: tc_rd_mux = r[927:896];   // PROG_ADDR
+    12'h09C: tc_rd_mux = r[959:928];   // PROG_BYTES
     default: tc_rd_mux = 32'd0;
   endcase
 endfunction
@@ -84,6 +86,7 @@ typedef struct packed {
   logic [31:0] prog_addr;  // 0x098 rw
   logic [31:0] hbm_limit;  // 0x094 rw
   logic [31:0] hbm_base;  // 0x090 rw
+  logic [31:0] prog_hold;  // 0x06C rw
   logic [31:0] irq_status;  // 0x068 w1c
   logic [31:0] irq_enable;  // 0x064 rw
 } tc_wr_t;
@@ -91,17 +94,18 @@ typedef struct packed {
 // The registers r (a tc_wr_t) after a write of wd at TC offset `off` under the bit mask wm
 // (the write strobes, a byte each): an rw register there takes the written bits, a w1c register
 // clears the bits written 1; every other register keeps its value
-function automatic logic [191:0] tc_wr_apply(input logic [191:0] r, input logic [11:0] off,
+function automatic logic [223:0] tc_wr_apply(input logic [223:0] r, input logic [11:0] off,
                                               input logic [31:0] wd, input logic [31:0] wm);
-  logic [191:0] n;
+  logic [223:0] n;
   n = r;
   case (off)
     12'h064: n[31:0] = (r[31:0] & ~wm) | (wd & wm);   // IRQ_ENABLE rw
     12'h068: n[63:32] = r[63:32] & ~(wd & wm);   // IRQ_STATUS w1c
-    12'h090: n[95:64] = (r[95:64] & ~wm) | (wd & wm);   // HBM_BASE rw
-    12'h094: n[127:96] = (r[127:96] & ~wm) | (wd & wm);   // HBM_LIMIT rw
-    12'h098: n[159:128] = (r[159:128] & ~wm) | (wd & wm);   // PROG_ADDR rw
-    12'h09C: n[191:160] = (r[191:160] & ~wm) | (wd & wm);   // PROG_BYTES rw
+    12'h06C: n[95:64] = (r[95:64] & ~wm) | (wd & wm);   // PROG_HOLD rw
+    12'h090: n[127:96] = (r[127:96] & ~wm) | (wd & wm);   // HBM_BASE rw
+    12'h094: n[159:128] = (r[159:128] & ~wm) | (wd & wm);   // HBM_LIMIT rw
+    12'h098: n[191:160] = (r[191:160] & ~wm) | (wd & wm);   // PROG_ADDR rw
+    12'h09C: n[223:192] = (r[223:192] & ~wm) | (wd & wm);   // PROG_BYTES rw
     default: ;
   endcase
   tc_wr_apply = n;

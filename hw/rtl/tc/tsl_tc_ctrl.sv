@@ -7,14 +7,17 @@
 // program fetch unit (tsl_tc_fetch, PROG_ADDR/PROG_BYTES) hands its items in StIdle after the bus
 // and while the sequencer is idle: an instruction takes the INSN7 path (staged in INSN0..INSN7), a
 // descriptor word the SEQk write path (word 23 launches), an error sets ERR_* (ERR_UNIT FETCH).
+// While PROG_HOLD.HOLD is 1 only descriptor words before the launching one are handed over (the
+// control core checks the command while the program is read; it sets the window, then clears HOLD).
 // Register bus: the request is held until reg_ready_o, a one-cycle pulse with reg_rdata_o; a
 // write has reg_wstrb_i != 0. Reads and plain writes answer in the next cycle; an INSN7 write in
 // 3-8 cycles (the checks), longer while its queue is full; a CTRL.RESET write once every started
 // instruction has finished and the fetch unit has stopped; an INSN7, SEQ0..SEQ23, HBM_BASE,
 // HBM_LIMIT, PROG_ADDR or PROG_BYTES write once the sequencer is idle (so the window stays fixed
 // from a descriptor's launch check to its last instruction's dispatch check), and an INSN0..INSN7,
-// SEQ0..SEQ23, HBM_BASE, HBM_LIMIT, PROG_ADDR or PROG_BYTES write once no fetch runs. HBM_BASE,
-// HBM_LIMIT, PROG_ADDR and PROG_BYTES reset with rst_ni only, not with CTRL.RESET.
+// SEQ0..SEQ23, PROG_ADDR or PROG_BYTES write, a PROG_HOLD write of 1, and an HBM_BASE or HBM_LIMIT
+// write unless HOLD is 1, once no fetch runs. HBM_BASE, HBM_LIMIT, PROG_ADDR and PROG_BYTES reset
+// with rst_ni only, not with CTRL.RESET; PROG_HOLD with either.
 // hw/model/tslm.c defines every register value, docs/hardware.md the
 // unit interface (ex_valid_o is withdrawn without a handshake only on an AXI error or CTRL.RESET).
 module tsl_tc_ctrl #(
@@ -89,9 +92,10 @@ module tsl_tc_ctrl #(
   logic [31:0]   hbm_base_q, hbm_base_d, hbm_limit_q, hbm_limit_d;   // the HBM window (HBM_BASE, HBM_LIMIT)
   logic          from_fetch_q, from_fetch_d;   // the instruction in StCheck/StPush is the fetch unit's
   logic [31:0]   prog_addr_q, prog_addr_d, prog_bytes_q, prog_bytes_d;  // PROG_ADDR, PROG_BYTES
+  logic          hold_q, hold_d;                                        // PROG_HOLD.HOLD
 
   // --------------------------------------------------------------------------------- wiring
-  logic          acc, we, is_insn, is_win, is_prog, fetch_take, fetch_seqw, push_acc, reset_done, rec_disp, clr_q_all, perf_clr, all_idle;
+  logic          acc, we, is_insn, is_win, is_prog, is_hold, fetch_take, fetch_seqw, push_acc, reset_done, rec_disp, clr_q_all, perf_clr, all_idle;
   logic [31:0]   wmask, rd_val, perf_rdata;
   logic [1:0]    p_unit;
   logic [2:0]    p_wait, p_signal;
@@ -281,6 +285,7 @@ module tsl_tc_ctrl #(
     wr.hbm_limit  = hbm_limit_q;
     wr.prog_addr  = prog_addr_q;
     wr.prog_bytes = prog_bytes_q;
+    wr.prog_hold  = 32'(hold_q);
   end
   assign wr_next = tc_wr_apply(wr, reg_addr_i, reg_wdata_i, wmask);
   always_comb begin
@@ -313,6 +318,7 @@ module tsl_tc_ctrl #(
     rd.prog_status     = 32'(fetch_busy_i);
     rd.prog_addr       = prog_addr_q;
     rd.prog_bytes      = prog_bytes_q;
+    rd.prog_hold       = 32'(hold_q);
     rd_val = tc_rd_mux(rd, reg_addr_i);
     if (reg_addr_i >= tsl_pkg::TC_PERF_BASE &&
         reg_addr_i < tsl_pkg::TC_PERF_BASE + 12'(8 * tsl_pkg::PERF_COUNT) && reg_addr_i[1:0] == 2'b00)
@@ -322,7 +328,8 @@ module tsl_tc_ctrl #(
   // ------------------------------------------------------------------- bus and dispatch FSM
   assign acc     = reg_valid_i && !ready_q && state_q == StIdle &&
                    !(seq_busy && we && (is_seq || is_win || is_prog || reg_addr_i == tsl_pkg::TC_INSN7_OFFSET)) &&
-                   !(fetch_busy_i && we && (is_insn || is_seq || is_win || is_prog));
+                   !(fetch_busy_i && we && (is_insn || is_seq || (is_win && !hold_q) || is_prog ||
+                                            (is_hold && reg_wdata_i[0] && wmask[0])));
   assign we      = reg_wstrb_i != 4'd0;
   assign wmask   = {{8{reg_wstrb_i[3]}}, {8{reg_wstrb_i[2]}}, {8{reg_wstrb_i[1]}}, {8{reg_wstrb_i[0]}}};
   assign is_insn = reg_addr_i >= tsl_pkg::TC_INSN0_OFFSET && reg_addr_i <= tsl_pkg::TC_INSN7_OFFSET &&
@@ -331,11 +338,14 @@ module tsl_tc_ctrl #(
                    reg_addr_i[1:0] == 2'b00;
   assign is_win  = reg_addr_i == tsl_pkg::TC_HBM_BASE_OFFSET || reg_addr_i == tsl_pkg::TC_HBM_LIMIT_OFFSET;
   assign is_prog = reg_addr_i == tsl_pkg::TC_PROG_ADDR_OFFSET || reg_addr_i == tsl_pkg::TC_PROG_BYTES_OFFSET;
+  assign is_hold = reg_addr_i == tsl_pkg::TC_PROG_HOLD_OFFSET;
   // The sequencer's next instruction enters the check when the bus does not use this cycle.
   assign seq_take   = state_q == StIdle && !acc && seq_valid && err_code_q == tsl_pkg::ERR_NONE;
   // The fetch unit's next item, when neither the bus nor the sequencer uses this cycle (it waits
-  // while the sequencer is busy, as INSN7 and SEQ writes do).
-  assign fetch_take = state_q == StIdle && !acc && !seq_busy && fetch_valid_i && err_code_q == tsl_pkg::ERR_NONE;
+  // while the sequencer is busy, as INSN7 and SEQ writes do). Held: a descriptor word but the last.
+  assign fetch_take = state_q == StIdle && !acc && !seq_busy && fetch_valid_i && err_code_q == tsl_pkg::ERR_NONE &&
+                      (!hold_q || (fetch_seq_i && fetch_err_i == tsl_pkg::ERR_NONE &&
+                                   fetch_word_i != 5'(tsl_pkg::PARAM_SEQ_WORDS - 1)));
   assign fetch_seqw = fetch_take && fetch_seq_i && fetch_err_i == tsl_pkg::ERR_NONE;
   assign fetch_ready_o = fetch_take;
   assign seq_launch = (acc && we && reg_addr_i == tsl_pkg::TC_SEQ23_OFFSET && err_code_q == tsl_pkg::ERR_NONE) ||
@@ -399,6 +409,7 @@ module tsl_tc_ctrl #(
     hbm_limit_d = hbm_limit_q;
     prog_addr_d  = prog_addr_q;
     prog_bytes_d = prog_bytes_q;
+    hold_d       = hold_q;
     from_fetch_d = from_fetch_q;
     push_acc   = 1'b0;
     reset_done = 1'b0;
@@ -445,6 +456,7 @@ module tsl_tc_ctrl #(
             hbm_limit_d  = wr_next.hbm_limit;
             prog_addr_d  = wr_next.prog_addr & ~32'd3;    // bits 1:0 read 0
             prog_bytes_d = wr_next.prog_bytes & ~32'd3;
+            hold_d       = wr_next.prog_hold[0];
           end
         end
       end
@@ -480,6 +492,7 @@ module tsl_tc_ctrl #(
           ready_d    = 1'b1;
           state_d    = StIdle;
           stage_d    = '0;
+          hold_d     = 1'b0;
         end
       end
     endcase
@@ -590,6 +603,7 @@ module tsl_tc_ctrl #(
       from_fetch_q   <= 1'b0;
       prog_addr_q    <= 32'd0;
       prog_bytes_q   <= 32'd0;
+      hold_q         <= 1'b0;
     end else begin
       state_q        <= state_d;
       ready_q        <= ready_d;
@@ -614,6 +628,7 @@ module tsl_tc_ctrl #(
       from_fetch_q   <= from_fetch_d;
       prog_addr_q    <= prog_addr_d;
       prog_bytes_q   <= prog_bytes_d;
+      hold_q         <= hold_d;
     end
   end
 

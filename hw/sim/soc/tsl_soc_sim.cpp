@@ -267,7 +267,8 @@ struct TslSocSim::Timeline {
     else if (tc < TSL_MMAP_TC_BYTES && write && tc >= TSL_TC_SEQ0_OFFSET && tc <= TSL_TC_SEQ23_OFFSET)
       cls = kLaunch;
     else if (tc < TSL_MMAP_TC_BYTES && write && (tc == TSL_TC_HBM_BASE_OFFSET || tc == TSL_TC_HBM_LIMIT_OFFSET ||
-                                                 tc == TSL_TC_PROG_ADDR_OFFSET || tc == TSL_TC_PROG_BYTES_OFFSET))
+                                                 tc == TSL_TC_PROG_ADDR_OFFSET || tc == TSL_TC_PROG_BYTES_OFFSET ||
+                                                 tc == TSL_TC_PROG_HOLD_OFFSET))
       cls = kProgram;
     else if (tc < TSL_MMAP_TC_BYTES)
       cls = kWait;

@@ -98,7 +98,7 @@ class TslSocSim {
   // a track never overlap; a SYNC, retired by the controller, is one cycle), the control core's
   // phases derived from its bus accesses (fetch+validate: HBM window reads; push: TC INSN writes;
   // launch: TC SEQ0..SEQ23 writes (a tile-sequencer descriptor); program: TC HBM_BASE, HBM_LIMIT,
-  // PROG_ADDR, PROG_BYTES writes (a program handed to the fetch unit); wait TC: other TC accesses; complete: HBM window writes and the HOSTIF writes up to
+  // PROG_ADDR, PROG_BYTES, PROG_HOLD writes (a program handed to the fetch unit); wait TC: other TC accesses; complete: HBM window writes and the HOSTIF writes up to
   // HOST_IRQ_SET), the tile sequencer's expansion of each descriptor, and each host command from
   // its CMD_HEAD doorbell to the host interrupt.
   void start_timeline();

@@ -265,6 +265,8 @@ struct Prog {
     // sides and run with PROG_ADDR/PROG_BYTES = prog_addr/prog_bytes after insns and desc
     std::vector<uint32_t> image;
     uint32_t prog_addr = 0, prog_bytes = 0;
+    int64_t hold_for = -1;        // >= 0: PROG_HOLD.HOLD is set before the PROG_BYTES write and cleared
+                                  // this many cycles after it, the window written again meanwhile
     int64_t reset_after = -1;     // >= 0: the RTL's first fetch is stopped by CTRL.RESET this many
                                   // cycles after the PROG_BYTES write, then both sides run it whole
 };
@@ -411,8 +413,38 @@ static Result run_prog(const Prog &prog, uint64_t seed, const TslHbmCfg &hc, tsl
             }
             tc.pushed.clear();
         }
+        uint32_t hold = 1u << TSL_TC_PROG_HOLD_HOLD_SHIFT;
+        size_t pushed0 = tc.pushed.size();
+        if (prog.hold_for >= 0) {
+            tslm_reg_write(&m, TSL_TC_PROG_HOLD_OFFSET, hold);
+            ok = ok && tc.wr(TSL_TC_PROG_HOLD_OFFSET, hold);
+        }
         tslm_reg_write(&m, TSL_TC_PROG_BYTES_OFFSET, prog.prog_bytes);
         ok = ok && tc.wr(TSL_TC_PROG_BYTES_OFFSET, prog.prog_bytes);
+        if (ok && prog.hold_for >= 0) {
+            // held: the fetch reads ahead, nothing is pushed, the window can be written, and the
+            // registers read as the model's (which has not run the program); then the release
+            for (int64_t t = 0; t < prog.hold_for; t++) tc.step();
+            const auto &w = prog.wins.back();
+            for (auto [off, v] : {std::pair<uint32_t, uint32_t>{TSL_TC_HBM_BASE_OFFSET, w.base}, {TSL_TC_HBM_LIMIT_OFFSET, w.limit}}) {
+                tslm_reg_write(&m, off, v);
+                ok = ok && tc.wr(off, v);
+            }
+            for (uint32_t off : {TSL_TC_PUSH_COUNT_OFFSET, TSL_TC_PROG_STATUS_OFFSET, TSL_TC_STATUS_OFFSET,
+                                 TSL_TC_PROG_HOLD_OFFSET, TSL_TC_ERR_CODE_OFFSET})
+                if (ok && tc.rd(off) != tslm_reg_read(&m, off)) {
+                    fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): %" PRId64 " cycles into a held fetch TC 0x%03x rtl 0x%x "
+                            "model 0x%x\n", prog.name.c_str(), seed, prog.hold_for, off, tc.rd(off), tslm_reg_read(&m, off));
+                    ok = false;
+                }
+            if (tc.pushed.size() != pushed0) {
+                fprintf(stderr, "FAIL %s (seed 0x%" PRIx64 "): %zu instructions dispatched from a held fetch\n",
+                        prog.name.c_str(), seed, tc.pushed.size() - pushed0);
+                ok = false;
+            }
+            tslm_reg_write(&m, TSL_TC_PROG_HOLD_OFFSET, 0);
+            ok = ok && tc.wr(TSL_TC_PROG_HOLD_OFFSET, 0);
+        }
     }
     tslm_run(&m);
     ok = ok && tc.wait_idle();
@@ -1050,7 +1082,7 @@ static int run_fetch(unsigned runs, unsigned insns) {
     memset(&sm, 0, sizeof sm);
     tslm_cfg_t scfg = model_cfg();
     if (tslm_init(&sm, &scfg) != TSLM_OK) return 1;
-    unsigned pass = 0, fail = 0, bad_rec = 0, bad_insn = 0, resets = 0, seqs = 0;
+    unsigned pass = 0, fail = 0, bad_rec = 0, bad_insn = 0, resets = 0, seqs = 0, holds = 0;
     uint64_t total = 0;
     for (unsigned k = 0; k < runs; k++) {
         uint64_t seed = seed0 + k;
@@ -1133,6 +1165,10 @@ static int run_fetch(unsigned runs, unsigned insns) {
         prog.prog_addr = PROG_LO + 4 * r.below(room / 4 + 1);
         prog.prog_bytes = bytes;
         prog.wins.push_back(Prog::WinSet{0, 0, DATA_END});
+        if (!reset && r.chance(0.3)) {
+            prog.hold_for = r.below(400);
+            holds++;
+        }
         TslRng hr{seed ^ 0x5A5A};
         Result res = run_prog(prog, seed, hbm_cfg(hr, true));
         if (res.ok) pass++;
@@ -1145,8 +1181,8 @@ static int run_fetch(unsigned runs, unsigned insns) {
     }
     tslm_free(&sm);
     printf(TC_NAME "_n%u fetch: %u programs, %" PRIu64 " instructions, %u SEQ records, %u bad records, %u bad instructions, "
-           "%u CTRL.RESET in a fetch (%u with PROG_STATUS.BUSY set)\n", N, pass + fail, total, seqs, bad_rec, bad_insn, resets,
-           g_reset_busy);
+           "%u CTRL.RESET in a fetch (%u with PROG_STATUS.BUSY set), %u held\n", N, pass + fail, total, seqs, bad_rec, bad_insn,
+           resets, g_reset_busy, holds);
 
     // Directed: back-pressure. 120 DMA LOADs of 2 KiB in one INSN record and a VPU SYNC after each
     // (the DMA queue fills within 20 instructions and the fetch stalls behind it for most of the

@@ -47,6 +47,7 @@ import sys
 import numpy as np
 import onnx
 import torch
+import torch.nn as nn
 import torch.nn.functional as F
 from onnx import helper, numpy_helper
 
@@ -312,6 +313,116 @@ def fallback_and_error_cases(rng):
     raises("a float64 input", lambda: run(m, {"x": x.astype(np.float64)}), "float64")
 
 
+# ---- one device program: layer norms written out, copies, transformer layers --------------------------------
+def layernorm_graph(x, gamma, beta, eps, exponent=2.0):
+    """A layer norm over the last axis written out as torch.onnx writes it before opset 17."""
+    c = lambda name, v: helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.float32(v)))
+    nodes = [helper.make_node("ReduceMean", ["x"], ["m"], axes=[-1]), helper.make_node("Sub", ["x", "m"], ["d"]),
+             c("two", exponent), helper.make_node("Pow", ["d", "two"], ["p"]),
+             helper.make_node("ReduceMean", ["p"], ["v"], axes=[-1]), c("eps", eps),
+             helper.make_node("Add", ["v", "eps"], ["ve"]), helper.make_node("Sqrt", ["ve"], ["s"]),
+             helper.make_node("Div", ["d", "s"], ["n"]), helper.make_node("Mul", ["n", "gamma"], ["g"]),
+             helper.make_node("Add", ["g", "beta"], ["y"])]
+    return model(nodes, [("x", np.float32, x.shape)], [("y", np.float32, x.shape)], [("gamma", gamma), ("beta", beta)])
+
+
+def layernorm_cases(rng):
+    """The written-out layer norm as one ROWWISE LAYERNORM, against torch's in float64 within the bound
+    of tests/python/test_tessel.py's device layernorm; with another exponent it stays on the host."""
+    x = (rng.standard_normal((3, 5, 40)) * 2 + 1).astype(np.float32)
+    gamma, beta = rng.standard_normal(40).astype(np.float32), rng.standard_normal(40).astype(np.float32)
+    eps = float(np.float32(1e-3))
+    with tessel.Device("model") as dev, tessel.onnx.Runner(layernorm_graph(x, gamma, beta, eps), device=dev) as r:
+        y, = r.run({"x": x})
+        total = dev.stats()["total"]
+    where = [(p.where, p.note) for p in r.placements if p.op != "Constant"]
+    ok(total["commands"] == 1 and total["submissions"] == 1 and all(w == "device" for w, _ in where) and
+       "ROWWISE LAYERNORM" in where[0][1] and "0.001" in where[0][1] and
+       all(n.startswith("fused into ReduceMean_0") for _, n in where[1:]),
+       "a written-out layer norm: its nine nodes one ROWWISE LAYERNORM on the device, epsilon the graph's",
+       f"{total}; {r.report()}")
+    xd = x.astype(np.float64)
+    ref = F.layer_norm(t64(x), (40,), t64(gamma), t64(beta), eps).numpy()
+    rms = np.sqrt(xd.var(-1, keepdims=True) + eps)
+    big = np.abs(gamma).max() * np.abs(xd).max(-1, keepdims=True) / rms + np.abs(beta).max()
+    check("a written-out layer norm against torch", y, ref, (64 + 40) * V * big)
+    (y3,), r = run(layernorm_graph(x, gamma, beta, eps, exponent=3.0), {"x": x})
+    ok(r.placements[0].where == "fallback", "with Pow 3 it is no layer norm: on the host", r.report())
+
+
+def copy_cases(rng):
+    """Transposes and Slices of a device node's result: COPY commands in the one graph, bit for bit
+    numpy's on tessel.Device's result; a Transpose that moves the last axis too."""
+    a = rng.standard_normal((6, 4, 10)).astype(np.float32)
+    w = rng.standard_normal((10, 12)).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["a", "w"], ["p"]),
+             helper.make_node("Transpose", ["p"], ["t"], perm=[1, 0, 2]),
+             helper.make_node("Transpose", ["p"], ["u"], perm=[2, 0, 1]),
+             helper.make_node("Slice", ["p", "starts", "ends", "axes"], ["s"])]
+    inits = [("w", w), ("starts", np.array([1, 3], np.int64)), ("ends", np.array([5, 9], np.int64)),
+             ("axes", np.array([1, 2], np.int64))]
+    m = model(nodes, [("a", np.float32, a.shape)],
+              [("t", np.float32, None), ("u", np.float32, None), ("s", np.float32, None)], inits)
+    with tessel.Device("model") as dev, tessel.onnx.Runner(m, device=dev) as r:
+        t, u, s = r.run({"a": a})
+        total = dev.stats()["total"]
+        p = dev.matmul(a.reshape(-1, 10), w).reshape(6, 4, 12)
+    ok(total["submissions"] == 1 and [q.where for q in r.placements] == ["device"] * 4,
+       "a MatMul, two Transposes and a Slice: one submission", f"{total}; {r.report()}")
+    check("Transpose perm [1, 0, 2] by row copies", t, p.transpose(1, 0, 2))
+    check("Transpose perm [2, 0, 1] by element copies", u, p.transpose(2, 0, 1))
+    check("Slice of axes 1 and 2 by row copies", s, p[:, 1:5, 3:9])
+    sim = tessel.onnx.run(m, {"a": a}, backend="sim")
+    check("the copies on the sim, bit for bit the model backend's", np.concatenate([v.ravel() for v in sim]),
+          np.concatenate([v.ravel() for v in (t, u, s)]))
+
+    # a MatMul whose result only a MatMul reads, through a Transpose: made in bf16, copied as 2-byte elements
+    w2 = rng.standard_normal((4, 3)).astype(np.float32)
+    m = model([helper.make_node("MatMul", ["a", "w"], ["p"]),
+               helper.make_node("Transpose", ["p"], ["q"], perm=[0, 2, 1]),
+               helper.make_node("MatMul", ["q", "w2"], ["z"])], [("a", np.float32, a.shape)],
+              [("z", np.float32, None)], [("w", w), ("w2", w2)])
+    with tessel.Device("model") as dev, tessel.onnx.Runner(m, device=dev) as r:
+        z, = r.run({"a": a})
+        total = dev.stats()["total"]
+        q = dev.matmul(a.reshape(-1, 10), w, out_dtype="bf16").reshape(6, 4, 12).transpose(0, 2, 1)
+        calls = dev.matmul(np.ascontiguousarray(q).reshape(-1, 4), w2).reshape(6, 12, 3)
+    # p (6 x 4 x 12) to q (6 x 12 x 4): each of p's 24 rows of 12 becomes a column of q, one COPY of 12
+    # elements 4 apart each; two GEMMs; no ELTWISE MOV, p being made in bf16
+    ok(total["submissions"] == 1 and total["commands"] == 2 + 24, "MatMul, Transpose, MatMul: one submission, "
+       "2 GEMMs and 24 COPYs", f"{total}; {r.report()}")
+    check("MatMul, Transpose (bf16 element copies), MatMul: bit for bit tessel.Device's calls", z, calls)
+
+
+def transformer_cases(rng):
+    """nn.TransformerEncoderLayer exported by torch.onnx (d 32, 4 heads, ReLU; d 64, 8 heads, GELU),
+    as tests/onnx/exports.py exports and checks them: within L u max|y| of torch in float64, L = 6 the
+    products on the longest path (in-projection, Q K^T, P V, out-projection, linear1, linear2). The
+    ReLU layer runs as one device program (one submission); the GELU layer's erf form (Erf) runs on
+    the host, so it takes two."""
+    for d, heads, act, submissions in ((32, 4, "relu", 1), (64, 8, "gelu", 2)):
+        torch.manual_seed(int(rng.integers(2**31)))
+        layer = nn.TransformerEncoderLayer(d, heads, dim_feedforward=2 * d, activation=act, batch_first=True).eval()
+        x = torch.from_numpy(rng.standard_normal((2, 12, d)).astype(np.float32))
+        os.makedirs(WORK, exist_ok=True)
+        path = os.path.join(WORK, f"transformer_d{d}_{act}.onnx")
+        torch.onnx.export(layer, x, path, input_names=["x"], output_names=["y"],
+                          dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+        with torch.no_grad():
+            ref = layer.double()(x.double()).numpy()
+        with tessel.Device("model") as dev, tessel.onnx.Runner(path, device=dev) as r:
+            y, = r.run({"x": x.numpy()})
+            total = dev.stats()["total"]
+        name = f"the transformer layer d {d}, {act}"
+        host = [p.op for p in r.placements if p.where == "fallback" and p.op in ("Erf", "ReduceMean", "Sqrt",
+                                                                                  "Pow", "Transpose")]
+        moved = [p.where for p in r.placements if p.op == "Transpose"]
+        ok(total["submissions"] == submissions and host == (["Erf"] if act == "gelu" else []) and
+           moved == ["free"] + ["device"] * 5, f"{name}: {submissions} submission(s), the head transposes and "
+           "the layer norms on the device", f"{total}; {r.report()}")
+        check(f"{name} against torch", y, ref, 6 * 2.0**-8 * np.abs(ref).max())
+
+
 # ---- what the loader refuses ------------------------------------------------------------------------------
 def relu_model(nodes=None, inputs=(("x", np.float32, (2, 3)),), outputs=(("y", np.float32, (2, 3)),), **kw):
     return model(nodes or [helper.make_node("Relu", ["x"], ["y"])], inputs, outputs, **kw)
@@ -504,6 +615,9 @@ def main():
     cnn_cases(rng)
     qdq_case(rng)
     fallback_and_error_cases(rng)
+    layernorm_cases(rng)
+    copy_cases(rng)
+    transformer_cases(rng)
     external_data_cases()
     attribute_cases()
     graph_cases()

@@ -9,14 +9,15 @@ with host(): that submits the graph of the commands so far (one submission; they
 waits, and reads; the commands after it go into a new graph. A numpy operand is uploaded once a
 run per dtype (to bf16 rounded on the host, as the library does), a constant (the runner's
 weights, pinned) once a session: their buffers are the runner's, freed by its close(). Every
-command is the library's encoder's (RawDevice.*_cmd): the same words as tessel.Device's calls
-give, so the same results and the same refusals.
+command but COPY is the library's encoder's (RawDevice.*_cmd): the same words as tessel.Device's
+calls give, so the same results and the same refusals; a COPY (move: a Transpose's or a Slice's
+rows) is _tessel.command's words of the spec's fields, checked when the graph compiles it.
 """
 import math
 
 import numpy as np
 
-from . import _epilogue, _fail, _in_dtype, _window
+from . import _epilogue, _fail, _in_dtype, _tessel, _window
 
 # The numpy dtype of a device dtype's values on the host (bf16 read back as float32).
 _KIND = {"int8": np.dtype(np.int8), "int32": np.dtype(np.int32), "bf16": np.dtype(np.float32),
@@ -60,6 +61,24 @@ class Value:
         """The same elements in another shape (numpy's rules, -1 included): the same home."""
         shape = shape[0] if len(shape) == 1 and np.ndim(shape[0]) == 1 else shape
         return Value(self.home, np.broadcast_to(np.uint8(0), self.shape).reshape(shape).shape)
+
+
+def _strides(src, dst, run):
+    """The rows of run elements src[i] -> dst[i] (element offsets), in this order, as the fewest
+    stretches of rows one source stride and one destination stride apart: (src, dst, rows, source
+    stride, destination stride), a row alone with strides of a row."""
+    out, i = [], 0
+    while i < len(src):
+        j = i + 1
+        if j < len(src) and src[j] > src[i] and dst[j] > dst[i]:
+            ds, dd = src[j] - src[i], dst[j] - dst[i]
+            while j < len(src) and src[j] - src[j - 1] == ds and dst[j] - dst[j - 1] == dd:
+                j += 1
+        else:
+            ds = dd = run
+        out.append((int(src[i]), int(dst[i]), j - i, int(ds), int(dd)))
+        i = j
+    return out
 
 
 def _rows(x):
@@ -219,13 +238,41 @@ class Memory:
             kw["beta"] = self.addr(beta, "fp32")
         return self._row_cmd("rowwise_cmd", x, out_dtype, fn="layernorm", **kw)
 
+    def move(self, x, index):
+        """x (a Value) rearranged without arithmetic, as a Transpose or a Slice does: index holds each
+        result element's flat index in x. The result is made by COPY commands in the dtype x is held
+        in: rows of the longest run of consecutive elements that the result's trailing axes give, one
+        command per stretch of rows whose sources and destinations are each one stride apart (taken in
+        the result's order or in x's, whichever needs fewer)."""
+        dtype, src = next(iter(x.home.bufs.items()))
+        es = _BYTES[dtype]
+        y = self.new(index.shape, dtype)
+        flat = index.reshape(-1)
+        run = 1
+        for d in reversed(index.shape if flat.size else ()):
+            rows = flat.reshape(-1, run * d)
+            if not (rows == rows[:, :1] + np.arange(run * d)).all():
+                break
+            run *= d
+        starts = flat[::run].astype(np.int64)
+        dests = np.arange(len(starts), dtype=np.int64) * run
+        order = np.argsort(starts, kind="stable")
+        copies = min(_strides(starts, dests, run), _strides(starts[order], dests[order], run), key=len)
+        for a, c, m, lda, ldc in copies:
+            self.add(_tessel.command(opcode=_tessel.CMD_OP["COPY"], m=m, n=run * es, a_addr=src + a * es,
+                                     lda=lda * es, c_addr=y.home.bufs[dtype] + c * es, ldc=ldc * es))
+        return y
+
     def gelu(self, x, out_dtype=None):
         return self._row_cmd("rowwise_cmd", x, out_dtype, fn="gelu")
 
     def relu(self, x, out_dtype=None):
         return self._row_cmd("eltwise_cmd", x, out_dtype, op="relu")
 
-    def add_values(self, x, y, out_dtype=None):
-        """x + y elementwise, fp32, x and y of one shape."""
+    def binary(self, op, x, y, out_dtype=None):
+        """x op y elementwise (op "add" or "mul"), fp32: y of x's shape, or a float (the scalar of
+        ELTWISE's B_IMM)."""
+        if isinstance(y, float):
+            return self._row_cmd("eltwise_cmd", x, out_dtype, op=op, imm=y)
         self._float(y, "y")
-        return self._row_cmd("eltwise_cmd", x, out_dtype, op="add", b=self.addr(y, "fp32"), ldb=_rows(x)[1])
+        return self._row_cmd("eltwise_cmd", x, out_dtype, op=op, b=self.addr(y, "fp32"), ldb=_rows(x)[1])

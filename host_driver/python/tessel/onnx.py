@@ -17,14 +17,20 @@ gets a placement, and constant operands (weights) are put in the device's layout
             rounded to bf16); Add, Softmax, LayerNormalization and Gelu (approximate="tanh") on fp32
             values as they are (ROWWISE, ELTWISE); a Relu that follows a Conv, Gemm or MatMul whose
             output has no other consumer is that call's ReLU flag, any other an ELTWISE RELU in
-            fp32 (exact). QLinearConv and QLinearMatMul: int8 x int8 with exact int32
+            fp32 (exact). A layer norm over the last axis written out op by op (ReduceMean, Sub,
+            Pow 2, ReduceMean, Add eps, Sqrt, Div, Mul gamma, Add beta: torch.onnx's before opset
+            17; _layernorms) is one ROWWISE LAYERNORM with the graph's eps, its nine nodes placed on
+            the device. Of a value on the device: Transpose and Slice (steps 1) are COPY commands
+            there (bytes, exact); a Mul is an ELTWISE MUL in fp32 (exact); a Div by a float32
+            scalar constant c an ELTWISE MUL by 1/c (within 1.5 ulp of the quotient).
+            QLinearConv and QLinearMatMul: int8 x int8 with exact int32
             accumulators on the device, requantised on the host (below). uint8 tensors run as int8
             minus 128, which keeps their order and differences exactly.
   host      numpy by design: QuantizeLinear and DequantizeLinear (elementwise scales), and the
             tensor bookkeeping of exported graphs (Shape, Gather, Concat, Cast, ...).
-  free      no arithmetic: Constant, Identity, Reshape, Flatten, Transpose, Squeeze, Unsqueeze
-            (numpy's reshapes and transposes: views where numpy can make one), and a Relu fused
-            into the op before it.
+  free      no arithmetic: Constant, Identity, Reshape, Flatten, Transpose (of a value on the host),
+            Squeeze, Unsqueeze (numpy's reshapes and transposes: views where numpy can make one),
+            and a Relu fused into the op before it.
   fallback  numpy, because the device has no path for the node (the reason is reported): an
             unsupported op, an input dtype other than float32 (or int8/uint8 where it applies),
             Gelu's erf form. A node with neither makes Runner() raise tessel.Error.
@@ -33,8 +39,9 @@ Running: the device nodes' commands go on device buffers (_onnx_memory.py, RawDe
 the same words as tessel.Device's calls), added to one graph and run as one program, one
 submission. A device node's result stays on the device, in bf16 when every node that reads it reads
 bf16 (the rounding those nodes would make), and a reshape of it (Reshape, Flatten, Squeeze,
-Unsqueeze, Identity) is the same buffer. It is read back for a graph output and for a node that
-runs on the host: that submits the commands before it, and those after it go into the next graph.
+Unsqueeze, Identity) is the same buffer; Shape and Size read only its shape. It is read back for a
+graph output and for a node that runs on the host: that submits the commands before it, and those
+after it go into the next graph.
 Inputs go to the device once a run, the weights once a session (the runner frees them at close()).
 
 Layout: activations stay channels last (NHWC) from one window op to the next. A graph input is
@@ -314,6 +321,9 @@ def _unary(fn):
 
 # The ops that only reshape: on a value on the device, the same buffer in the new shape.
 _VIEWS = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"}
+# The ops that only move elements: on a value on the device held in ONNX's layout, row copies there
+# when whole rows move (Runner._move).
+_MOVES = {"Transpose", "Slice"}
 # The inputs (by index) that the device's float ops read in bf16.
 _BF16_INPUTS = {"Conv": (0,), "MaxPool": (0,), "AveragePool": (0,), "GlobalAveragePool": (0,), "Gemm": (0, 1),
                 "MatMul": (0, 1)}
@@ -355,6 +365,81 @@ def _product(mem, a, b, **kw):
         return y.reshape(a.shape[:-1] + (b.shape[1],))
     _broadcast_shape(a.shape[:-2], b.shape[:-2])
     return mem.bmm(a, b, **kw)
+
+
+@dataclass
+class _Norm:
+    """A layer norm written out op by op: y = (x - mean) / sqrt(var + eps) * gamma + beta over x's last
+    axis; nodes: ReduceMean (named name), Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add in that order."""
+    name: str
+    x: str
+    gamma: np.ndarray
+    beta: np.ndarray
+    eps: float
+    nodes: list
+
+
+def _layernorms(nodes, consumers, consts, outputs):
+    """The layer norms among nodes that exporters write out op by op (torch.onnx's layer_norm before
+    opset 17's LayerNormalization): m = ReduceMean(x), d = Sub(x, m), Pow(d, 2), v = ReduceMean of it,
+    Add(v, eps), Sqrt, Div(d, that), Mul by gamma, Add beta (Mul and the Adds either way round); both
+    ReduceMeans over the last axis only (axes [-1]), keeping it; eps, gamma and beta float32 constants
+    (initializers, Constant nodes, or an Identity of one), eps one value, gamma and beta one value or
+    a row; the exponent a constant 2; each intermediate no graph output and read only by the next op
+    (d by Pow and Div). A list of _Norm."""
+    made = {n.output[0]: n for n in nodes if n.output}
+
+    def const(name):
+        """name's value when it is a constant: an initializer, a Constant node's, or an Identity of one."""
+        node = made.get(name)
+        if node is None or name in consts:
+            return consts.get(name)
+        return _constant(_attrs(node)) if node.op_type == "Constant" else \
+            const(node.input[0]) if node.op_type == "Identity" else None
+
+    def next_op(name, op, reads=1):
+        """The node that alone reads name (reads: the readers there are, each listed), if it is op."""
+        users = consumers.get(name, []) if name is not None else []
+        ok = name not in outputs and len(users) == reads
+        return next((u for u in users if u.op_type == op), None) if ok else None
+
+    def other(node, name):
+        """The operand of binary node besides name, or None."""
+        ins = list(node.input)
+        return ins[1 - ins.index(name)] if len(ins) == 2 and name in ins else None
+
+    def float_row(a):
+        return a is not None and a.dtype == F32 and a.ndim <= 1
+
+    def last_axis(node):
+        at = _attrs(node)
+        axes = at.get("axes") or (const(node.input[1]) if len(node.input) > 1 else None)
+        return at.get("keepdims", 1) == 1 and axes is not None and list(np.ravel(axes)) == [-1]
+
+    found = []
+    for i, mean in enumerate(nodes):
+        if mean.op_type != "ReduceMean" or not last_axis(mean):
+            continue
+        x, m = mean.input[0], mean.output[0]
+        sub = next_op(m, "Sub")
+        d = sub.output[0] if sub is not None and list(sub.input) == [x, m] else None
+        sq, div = next_op(d, "Pow", 2), next_op(d, "Div", 2)
+        if sq is None or div is None or sq.input[0] != d or div.input[0] != d or \
+                np.size(const(sq.input[1])) != 1 or float(np.ravel(const(sq.input[1]))[0]) != 2:
+            continue
+        var = next_op(sq.output[0], "ReduceMean")
+        add_eps = next_op(var.output[0], "Add") if var is not None and last_axis(var) else None
+        root = next_op(add_eps.output[0], "Sqrt") if add_eps is not None else None
+        if root is None or next_op(root.output[0], "Div") is not div or list(div.input) != [d, root.output[0]]:
+            continue
+        mul = next_op(div.output[0], "Mul")
+        add = next_op(mul.output[0], "Add") if mul is not None else None
+        eps, gamma = const(other(add_eps, var.output[0])), const(other(mul, div.output[0]))
+        beta = const(other(add, mul.output[0])) if add is not None else None
+        if float_row(eps) and eps.size == 1 and float_row(gamma) and float_row(beta):
+            found.append(_Norm(_node_name(mean, i), x, gamma, beta, float(np.ravel(eps)[0]),
+                               [mean, sub, sq, var, add_eps, root, div, mul, add]))
+    return found
 
 
 # ---- loading: what a model must pass before onnx's shape inference sees it and anything runs ----------
@@ -692,9 +777,14 @@ class Runner:
                 self._consumers.setdefault(name, []).append(node)
         self._layout = {name: ONNX for name in list(self._consts) + self.inputs}
         self._fused = {}      # a fused Relu's output -> the name of the node it is fused into
+        self._on_device = set()   # the values device steps give (and reshapes of them): Values at a run
         self._steps = []      # ("name (op)", host, output names, fn(memory, values) -> the outputs: array or tuple)
         self.placements = []
         self._nodes, self._flops = list(g.node), {}   # (op, where) -> FLOPs over every run (device_share)
+        # a layer norm written out op by op: each of its nodes' output -> (_Norm, the node's index in it)
+        self._norm_part = {n.output[0]: (norm, i) for norm in _layernorms(self._nodes, self._consumers, self._consts,
+                                                                           self.outputs)
+                           if self._dtype(norm.x) in (None, F32) for i, n in enumerate(norm.nodes)}
         self._keep, self._pinned = {}, {}   # the constants a run uploads once a session: id -> array; their buffers
         self._mem = None      # the running run's Memory
         for i, node in enumerate(g.node):
@@ -715,6 +805,11 @@ class Runner:
             return self._place(name, node, "free", "a constant")
         if node.output[0] in self._fused:
             return self._place(name, node, "free", f"fused into {self._fused[node.output[0]]} (its ReLU flag)")
+        norm, i = self._norm_part.get(node.output[0], (None, 0))
+        if i:
+            return self._place(name, node, "device", f"fused into {norm.name}'s ROWWISE LAYERNORM")
+        if norm:
+            return self._layernorm(node, name, norm)
         planner = getattr(self, "_op_" + op, None)
         why = _host.refusal(node, at, self._elem)
         if why:
@@ -743,7 +838,8 @@ class Runner:
             return False
         for node in self._consumers[name]:
             at = [i for i, n in enumerate(node.input) if n == name]
-            if node.op_type in _VIEWS and where[id(node)] == "free" and at == [0]:
+            if at == [0] and (node.op_type in _VIEWS and where[id(node)] == "free" or
+                              node.op_type in _MOVES and where[id(node)] == "device"):
                 if not self._read_as_bf16(node.output[0], where):
                     return False
             elif where[id(node)] != "device" or not set(at) <= set(_BF16_INPUTS.get(node.op_type, ())):
@@ -765,6 +861,7 @@ class Runner:
         outs = outs or [o for o in node.output if o]
         for o in outs:
             self._layout[o] = layout
+        self._on_device.update(outs)
         self._steps.append((f"{name} ({node.op_type})", False, outs, fn))
         self._place(name, node, "device", note)
 
@@ -774,17 +871,23 @@ class Runner:
         other operands are scalars)."""
         fn, ins = _NUMPY[node.op_type], list(node.input)
 
+        shapes_only = node.op_type in _VIEWS or node.op_type in ("Shape", "Size")
+
         def run(mem, vals):
             x = vals[ins[0]] if ins[0] else None
-            if node.op_type in _VIEWS and isinstance(x, Value) and (keep_layout or self._layout[ins[0]] == ONNX):
-                # a reshape of a value on the device: its shape from numpy's on a stand-in of x's
-                return x.reshape(fn(at, np.broadcast_to(np.zeros((), x.dtype), x.shape),
-                                    *(self._get(vals, n) if n else None for n in ins[1:])).shape)
+            if shapes_only and isinstance(x, Value) and (keep_layout or self._layout[ins[0]] == ONNX):
+                # a value on the device: a reshape is the same buffer, Shape and Size read no values; numpy's
+                # op on a stand-in of x's shape gives them
+                y = fn(at, np.broadcast_to(np.zeros((), x.dtype), x.shape),
+                       *(self._get(vals, n) if n else None for n in ins[1:]))
+                return x.reshape(y.shape) if node.op_type in _VIEWS else y
             return fn(at, *(None if not n else self._get(vals, n, self._layout[n] if keep_layout and i == 0 else ONNX)
                             for i, n in enumerate(ins)))
         outs = [o for o in node.output if o]
         for o in outs:
             self._layout[o] = self._layout[ins[0]] if keep_layout else ONNX
+        if node.op_type in _VIEWS and ins[0] in self._on_device:
+            self._on_device.update(outs)
         if all(n in self._consts for n in ins if n):
             with _about(f"{name} ({node.op_type})", host=True):
                 res = run(None, self._consts)
@@ -915,7 +1018,7 @@ class Runner:
                 kw["bias"] = _broadcast_to(beta * self._get(vals, c).reshape(-1), bm.shape[1:])
             if c and not row:
                 y = mem.matmul(am, bm, **kw)
-                return mem.add_values(y, _broadcast_to(beta * self._get(vals, c), y.shape), self._out(out))
+                return mem.binary("add", y, _broadcast_to(beta * self._get(vals, c), y.shape), self._out(out))
             return mem.matmul(am, bm, out_dtype=self._out(out), **kw)
         note = "gemm, bf16 x bf16, fp32 accumulation" + (", alpha as its scale" if alpha != 1 else "") + \
             (", then an fp32 add of beta C" if c and not row else "") + (", ReLU fused" if relu else "")
@@ -946,6 +1049,16 @@ class Runner:
         self._step(name, node, "ELTWISE RELU in fp32 (exact)", run, self._layout[x])
 
     def _op_Add(self, node, at, name):
+        self._binary(node, name, "add")
+
+    def _op_Mul(self, node, at, name):
+        if not set(node.input) & self._on_device:
+            raise _NoDevice("no device path for Mul")
+        self._binary(node, name, "mul")
+
+    def _binary(self, node, name, op):
+        """Add, and a Mul with an operand on the device: ELTWISE in fp32 (exact, as numpy's), by a
+        float32 scalar constant as ELTWISE's scalar, else of two tensors, one broadcast on the host."""
         a, b = node.input
         self._float32(a, b)
         # one layout for both: the one they share, channels last when the other is a 4-D tensor in ONNX's
@@ -953,15 +1066,33 @@ class Runner:
         layouts = {self._layout[a], self._layout[b]}
         layout = layouts.pop() if len(layouts) == 1 else NHWC if layouts == {ONNX, NHWC} and all(
             len(self._dims(n) or ()) == 4 for n in (a, b)) else ONNX
+        scalar = next((n for n in (b, a) if n in self._consts and self._consts[n].size == 1), None)
+        tensor = a if scalar == b else b
 
         def run(mem, vals):
+            x = self._dev(vals, tensor, layout)
+            if scalar and x.ndim >= self._consts[scalar].ndim:
+                return mem.binary(op, x, float(self._consts[scalar].reshape(())), self._out(node.output[0]))
             x, y = self._dev(vals, a, layout), self._dev(vals, b, layout)
             shape = _broadcast_shape(x.shape, y.shape)
-            return mem.add_values(*(v if v.shape == shape else _broadcast_to(mem.host(v), shape) for v in (x, y)),
-                                  self._out(node.output[0]))
+            return mem.binary(op, *(v if v.shape == shape else _broadcast_to(mem.host(v), shape) for v in (x, y)),
+                              self._out(node.output[0]))
         dims = self._dims(a), self._dims(b)
         same = dims[0] is not None and None not in dims[0] and dims[0] == dims[1]
-        self._step(name, node, "add, fp32" + ("" if same else " (an operand broadcast on the host)"), run, layout)
+        self._step(name, node, f"{op}, fp32" + (" by a scalar" if scalar else "" if same else
+                                               " (an operand broadcast on the host)"), run, layout)
+
+    def _op_Div(self, node, at, name):
+        """A float32 value on the device divided by a float32 scalar constant c: ELTWISE MUL by 1/c in
+        fp32 (within 1.5 ulp of the quotient, exact when c is a power of two); any other Div by numpy."""
+        a, b = node.input
+        c = self._const(b)
+        if c is None or c.size != 1 or c.dtype != F32 or a not in self._on_device or \
+                self._dtype(a) not in (None, F32):
+            raise _NoDevice("no device path for Div")
+        r = float(np.float32(1) / c.reshape(()))
+        self._step(name, node, f"ELTWISE MUL by 1/{float(c.reshape(())):.9g}, fp32", lambda mem, vals: mem.binary(
+            "mul", self._dev(vals, a, self._layout[a]), r, self._out(node.output[0])), self._layout[a])
 
     def _pool(self, node, at, name, kind, kernel):
         """MaxPool, AveragePool (kernel: the attribute) and GlobalAveragePool (kernel None: the input's)."""
@@ -1043,6 +1174,45 @@ class Runner:
             return (y,) + tuple(v.astype(np.float32).reshape(shape) for v in (r.mean(1), 1 / np.sqrt(r.var(1) + eps)))
         self._step(name, node, "layernorm, fp32" + ("; Mean and InvStdDev on the host" if stats else ""), run, ONNX,
                    list(node.output))
+
+    def _layernorm(self, node, name, norm):
+        """A layer norm written out op by op (_layernorms) as one ROWWISE LAYERNORM, planned at its first
+        ReduceMean; its other nodes are placed as fused into it."""
+        x, y = norm.x, norm.nodes[-1].output[0]
+        gamma, beta = (self._pin(np.ascontiguousarray(a.reshape(-1))) for a in (norm.gamma, norm.beta))
+
+        def run(mem, vals):
+            xa = self._dev(vals, x)
+            n = xa.shape[-1]
+            g, b = (a if a.size == n else _broadcast_to(a, (n,)) for a in (gamma, beta))
+            return mem.layernorm(xa.reshape(-1, n), g, b, norm.eps, self._out(y)).reshape(xa.shape)
+        self._step(name, node, f"layernorm over the last axis, fp32, epsilon {norm.eps:.9g} (the graph's): "
+                               f"{', '.join(n.op_type for n in norm.nodes)} as one ROWWISE LAYERNORM", run, ONNX, [y])
+
+    def _move(self, node, at, name):
+        """Transpose and Slice of a value on the device held in ONNX's layout: copies there
+        (Memory.move), of whole rows where the last axis stays (a Transpose that keeps it last, a Slice
+        of steps 1), else of single elements (a Transpose that moves it: exact, as every copy); a Slice
+        of other or unknown steps, and a value on the host, by numpy, no arithmetic."""
+        x, fn = node.input[0], _NUMPY[node.op_type]
+        steps = node.input[4] if len(node.input) > 4 else ""
+        ones = not steps or steps in self._consts and (self._consts[steps] == 1).all()
+        if node.op_type == "Slice" and (at.opset < 10 or not ones) or x not in self._on_device or \
+                self._layout[x] != ONNX:
+            where = _host.OPS[node.op_type].where
+            return self._numpy(node, at, name, where, "numpy, no arithmetic" if where == "free" else "numpy")
+
+        def run(mem, vals):
+            xv = vals[x]
+            index = fn(at, np.arange(math.prod(xv.shape)).reshape(xv.shape),
+                       *(self._get(vals, n) if n else None for n in node.input[1:]))
+            return mem.move(xv, index)
+        perm = at.get("perm")
+        rows = node.op_type == "Slice" or perm is not None and perm[-1] == len(perm) - 1
+        self._step(name, node, ("row" if rows else "element") + " copies (COPY: a command per stretch of "
+                   "rows one stride apart)", run, ONNX)
+
+    _op_Transpose = _op_Slice = _move
 
     def _op_Gelu(self, node, at, name):
         x = node.input[0]
@@ -1148,6 +1318,10 @@ class Runner:
     def _count_flops(self, vals):
         """Adds one run's FLOPs per (op, where), from the shapes of its values in ONNX's order."""
         def shape(n):
+            if n not in vals and n in self._norm_part:   # inside a fused layer norm: x's shape, the means 1 wide
+                norm, i = self._norm_part[n]
+                s = shape(norm.x)
+                return s[:-1] + (1,) if i in (0, 3, 4, 5) else s
             if n not in vals:   # a product's output whose Relu is fused into it: the Relu's, same shape
                 n = next(u.output[0] for u in self._consumers.get(n, ()) if u.output[0] in self._fused)
             a = vals[n]

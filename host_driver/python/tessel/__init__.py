@@ -263,6 +263,39 @@ class Array:
         return f"tessel.Array({self.shape[0]}x{self.shape[1]} {self.dtype} at 0x{self.addr or 0:x})"
 
 
+class _Run:
+    """A front end's run on a device (tessel.torch's strict and fused modes, tessel.onnx): the
+    commands added to one graph as they come, run as one submission by run(), and the device
+    buffers its results take, given back together by free()."""
+
+    def __init__(self, device):
+        self.raw, self.graph, self.scratch = device.raw, None, []
+
+    def alloc(self, nbytes):
+        addr = self.raw.alloc(max(nbytes, 4))
+        self.scratch.append(addr)
+        return addr
+
+    def add(self, words):
+        """Add a command (the words of one of the library's encoders) to the graph."""
+        if self.graph is None:
+            self.graph = self.raw.graph()
+        self.graph.add(words)
+
+    def run(self):
+        """Run the commands added so far: one graph, one submission."""
+        graph, self.graph = self.graph, None
+        if graph is not None:
+            self.raw.wait(graph.submit())
+
+    def free(self):
+        """Give the buffers back; a graph not run is dropped."""
+        self.graph = None
+        scratch, self.scratch = self.scratch, []
+        for addr in scratch:
+            self.raw.free(addr)
+
+
 class Device:
     """A Tessel device: Device("model"), Device("sim") or Device("uart", port="/dev/ttyUSB1").
 

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from . import _epilogue, _fail, _in_dtype, _tessel, _window
+from . import _Run, _epilogue, _fail, _in_dtype, _tessel, _window
 
 # The numpy dtype of a device dtype's values on the host (bf16 read back as float32).
 _KIND = {"int8": np.dtype(np.int8), "int32": np.dtype(np.int32), "bf16": np.dtype(np.float32),
@@ -86,26 +86,15 @@ def _rows(x):
     return (math.prod(x.shape[:-1]), x.shape[-1]) if x.ndim else (1, 1)
 
 
-class Memory:
+class Memory(_Run):
     """One run's device memory and graph on device (a tessel.Device). pinned: the runner's session
     buffers, id(array) -> (array, {dtype: address}), for the arrays in keep (ids of constants)."""
 
     def __init__(self, device, pinned, keep):
-        self.raw, self.pinned, self.keep = device.raw, pinned, keep
-        self.graph, self.scratch, self.uploads = None, [], {}   # uploads: the run's arrays, as pinned
+        super().__init__(device)
+        self.pinned, self.keep, self.uploads = pinned, keep, {}   # uploads: the run's arrays, as pinned
 
     # ---- buffers and the graph -----------------------------------------------------------------
-    def alloc(self, nbytes):
-        addr = self.raw.alloc(max(nbytes, 4))
-        self.scratch.append(addr)
-        return addr
-
-    def add(self, words):
-        """Add a command (the words of one of the library's encoders) to the graph."""
-        if self.graph is None:
-            self.graph = self.raw.graph()
-        self.graph.add(words)
-
     def new(self, shape, dtype):
         """A Value of shape and device dtype for a command's result."""
         size = math.prod(shape)
@@ -143,18 +132,7 @@ class Memory:
             home.host = (out.astype(np.uint32) << 16).view(np.float32) if dtype == "bf16" else out
         return home.host.reshape(x.shape)
 
-    def sync(self):
-        """Run the commands added so far: one graph, one submission."""
-        graph, self.graph = self.graph, None
-        if graph is not None:
-            self.raw.wait(graph.submit())
-
-    def free(self):
-        """Give the run's buffers back (the pinned stay); a graph not submitted is dropped."""
-        self.graph = None
-        scratch, self.scratch = self.scratch, []
-        for addr in scratch:
-            self.raw.free(addr)
+    sync = _Run.run   # the pinned buffers stay at free()
 
     # ---- the device's ops, tessel.Device's calls on Values and arrays -----------------------------
     def _float(self, x, what):

@@ -66,7 +66,7 @@ import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
-from . import Device, Error, _tessel
+from . import Device, Error, _Run, _tessel
 
 __all__ = ["compile", "MODES", "HostFallbackWarning"]
 
@@ -482,7 +482,7 @@ class _Home:
         self.version = tensor._version
 
 
-class _Memory:
+class _Memory(_Run):
     """Strict and fused modes' device memory: the tensors that commands make (homes), by CPU
     storage; the commands, compiled into one graph as they come (a command the device cannot run is
     refused at once) and run as one program when the host reads a pending tensor. reset()
@@ -492,25 +492,13 @@ class _Memory:
     command's result (None: "fp32")."""
 
     def __init__(self, device):
-        self.device, self.raw = device, device.raw
-        self.homes, self.graph, self.scratch, self.want = {}, None, [], None
+        super().__init__(device)
+        self.device, self.homes, self.want = device, {}, None
 
     def reset(self):
         self.sync(list(h.tensor for h in self.homes.values()))
-        for addr in self.scratch:
-            self.raw.free(addr)
-        self.homes, self.scratch = {}, []
-
-    def alloc(self, nbytes):
-        addr = self.raw.alloc(max(nbytes, 4))
-        self.scratch.append(addr)
-        return addr
-
-    def add(self, words):
-        """Add a command (the words of one of the library's encoders) to the graph."""
-        if self.graph is None:
-            self.graph = self.raw.graph()
-        self.graph.add(words)
+        self.free()
+        self.homes = {}
 
     def sync(self, tree):
         """Fill every pending tensor of tree (nested lists, tuples, dicts): run the graph of the
@@ -519,9 +507,7 @@ class _Memory:
                    for h in [self.homes.get(t.storage().data_ptr())] if h is not None and h.pending]
         if not pending:
             return
-        if self.graph is not None:
-            graph, self.graph = self.graph, None
-            self.raw.wait(graph.submit())
+        self.run()
         for home in pending:
             home.pending = False
             if home.fill:

@@ -207,7 +207,8 @@ static int has_fetch(const tsl_cp_t *cp) { return (cp->features >> TSL_TC_CFG_FE
 /* A PROGRAM's records read ahead by the fetch unit and its window set, held (TC PROG_HOLD) while the
  * command is checked: the program's HBM latency overlaps the checks. Its address, size and window
  * are read first from the command entry at HBM address `entry`, into pre[] (by word), and are the
- * words the checks see (poll puts them back after reading the entry whole): each word is read once.
+ * words the checks see: poll reads the entry whole after them and puts them back over its second
+ * read of those five words (the opcode's too), so the values checked are the values used.
  * Nothing runs before poll releases it; a refused command's fetch is stopped by CTRL.RESET. */
 static void fetch_held(tsl_cp_t *cp, uint32_t entry, uint32_t *pre)
 {

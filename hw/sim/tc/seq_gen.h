@@ -100,6 +100,12 @@ struct SeqGen {
             d.fscale = fl && r.chance(0.5);
             d.post = fl && r.chance(0.75) ? post_at(r.below(TSL_GEMM_POSTS_COUNT)) : 0;   // the CONV check retries
             if (d.relu && !tsl_gemm_post_has(TSL_GEMM_POST_RELU, d.post)) d.post = 0;
+            bool plain = r.chance(0.1);   // no EPI: a GEMM to a 32-bit C with nothing to apply
+            if (plain) {
+                d.c_dtype = fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
+                ces = 4;
+                d.bias = d.relu = d.fscale = d.post = 0;
+            }
             if (d.c_dtype == TSL_DTYPE_INT8) {
                 d.scale = r.u32();
                 d.shift = r.below(63);
@@ -107,7 +113,7 @@ struct SeqGen {
             } else if (d.fscale) {
                 d.scale = r.u32();
             }
-            bool cv = r.chance(0.35);
+            bool cv = !plain && r.chance(0.35);
             if (cv && !conv(d, es)) continue;
             uint32_t kp = (d.k + N - 1) / N * N, ncb = (d.n + N - 1) / N;
             if (!cv) {

@@ -145,12 +145,14 @@ static void gen_big(uint32_t *w) {
     }
 }
 
-// Every third descriptor is broken, each time in the next way: 100 descriptors try them all.
-static void break_desc(uint32_t *w, bool *credit_nz) {
+// Every third descriptor is broken, each time in the next way: 3 * kKinds descriptors try them all.
+// Returns whether this is the first round of the ways.
+static bool break_desc(uint32_t *w, bool *credit_nz) {
     static uint32_t kind;
     SeqGen g{rng, N, CFG.hbm, CFG.hbm, CFG.bf16, &model};
-    g.corrupt(w, credit_nz, kind++);
+    g.corrupt(w, credit_nz, kind);
     rng = g.r;
+    return kind++ < SeqGen::kKinds;
 }
 
 // One descriptor: write, launch, be the dispatcher. Returns the instructions handed over.
@@ -266,10 +268,11 @@ int main(int argc, char **argv) {
     for (g_desc = 0; g_desc < count; g_desc++) {
         uint32_t w[TSL_PARAM_SEQ_WORDS];
         if (big) gen_big(w); else gen_valid(w);
-        bool credit_nz = false, bad = !big && g_desc % 3 == 0;
-        if (bad) break_desc(w, &credit_nz);
-        uint32_t wb = 0, wl = CFG.hbm;   // the HBM window: all of HBM, or one near the operands
-        if (rng.chance(0.3)) {
+        bool credit_nz = false, bad = !big && g_desc % 3 == 0, first_round = bad && break_desc(w, &credit_nz);
+        // The HBM window: all of HBM, or one near the operands. The first round of breakages runs
+        // under all of HBM, so a window's HBM_RANGE does not hide the later checks' errors from it.
+        uint32_t wb = 0, wl = CFG.hbm;
+        if (!first_round && rng.chance(0.3)) {
             uint64_t lo, hi;
             SeqGen::hbm_span(w, &lo, &hi);
             seq_pick_window(rng, lo, hi, CFG.hbm, CFG.hbm, &wb, &wl);
@@ -337,7 +340,7 @@ int main(int argc, char **argv) {
            cov[7]);
     for (uint32_t i = 0; i < TSL_GEMM_POSTS_COUNT; i++) printf(", %s %u", tsl_vpu_op_name(SeqGen::post_at(i)), cov[8 + i]);
     printf("\n");
-    if (count >= 100 && !big) {
+    if (count >= 3 * SeqGen::kKinds && !big) {
         static const uint32_t want[] = {TSL_ERR_NONE, TSL_ERR_BAD_FIELD, TSL_ERR_HBM_RANGE, TSL_ERR_MISALIGNED,
                                         TSL_ERR_LOCAL_RANGE};
         for (uint32_t e : want)

@@ -6,6 +6,8 @@
 #   make bench-quick     a few N=16 cases (< 3 minutes): $(BUILD)/bench/quick/...
 #   make bench-timeline  a 128^3 bf16 GEMM + bias + ReLU with --timeline: $(BUILD)/bench/timeline.json
 #                        (open it in https://ui.perfetto.dev) and its gnuplot rendering timeline.png
+#   make bench-doorbell  the doorbell's latency: 16 bf16 GEMMs of 64^3 on the sim, cycles from each
+#                        CMD_HEAD write to its program's first DMA (tests/bench/bench_doorbell.py)
 #   make bench-conv      convolutions and pools (tests/bench/bench_win.py): MXU utilisation and the
 #                        memory roofline; $(BUILD)/bench/win/bench_win.md (~2 minutes)
 #   make test-bench      the sweep driver on three tiny cases (JSON parsed, roofline recomputed, CSV)
@@ -23,7 +25,7 @@ BENCH_FW   := $(FW_ELF)
 BENCH_RUN  := $(PYTHON) tests/bench/bench.py --demo $(BENCH_DEMO) --firmware $(BENCH_FW) -j 2
 BENCH_DEPS := $(BENCH_CLI) $(BENCH_DEMO) $(BENCH_FW) tests/bench/bench.py
 
-.PHONY: bench bench-quick bench-conv bench-timeline bench-n4-tessel test-bench test-timeline
+.PHONY: bench bench-quick bench-conv bench-doorbell bench-timeline bench-n4-tessel test-bench test-timeline
 
 # The N=4 tessel: everything under $(BENCH_N4), rebuilt when its sources change.
 bench-n4-tessel:
@@ -38,6 +40,11 @@ bench-quick: deps $(BENCH_DEPS)
 bench-conv: deps $(BENCH_CLI) $(BENCH_FW) tests/bench/bench_win.py
 	@$(PYTHON) tests/bench/bench_win.py --tessel $(BENCH_CLI) --out $(BENCH_OUT)/win --cases full
 
+bench-doorbell: deps python $(BENCH_FW) tests/bench/bench_doorbell.py
+	@mkdir -p $(BENCH_OUT)
+	@TESSEL_FIRMWARE=$(abspath $(BENCH_FW)) PYTHONPATH=$(BUILD)/python $(PYTHON) tests/bench/bench_doorbell.py \
+	  --timeline $(BENCH_OUT)/doorbell.json
+
 BENCH_TL := $(BENCH_OUT)/timeline
 bench-timeline: deps $(BENCH_CLI) $(BENCH_DEMO) $(BENCH_FW)
 	@mkdir -p $(BENCH_TL)
@@ -51,13 +58,15 @@ bench-timeline: deps $(BENCH_CLI) $(BENCH_DEMO) $(BENCH_FW)
 # --- tests -----------------------------------------------------------------------------------------
 TESTS += bench timeline
 
-test-bench: $(BENCH_DEPS) tests/bench/test_bench.py
+test-bench: $(BENCH_DEPS) python tests/bench/test_bench.py tests/bench/bench_doorbell.py
 	@rm -rf $(BENCH_OUT)/tiny && mkdir -p $(BENCH_OUT)
 	@$(BENCH_RUN) --out $(BENCH_OUT)/tiny --cases tiny --plots --tessel 16=$(BENCH_CLI) >$(BENCH_OUT)/tiny.log 2>&1 || \
 	  { cat $(BENCH_OUT)/tiny.log; exit 1; }
 	@grep '^bench: .* passed' $(BENCH_OUT)/tiny.log
 	@$(PYTHON) tests/bench/test_bench.py $(BENCH_OUT)/tiny/bench.csv
 	@$(PYTHON) tests/bench/bench_win.py --tessel $(BENCH_CLI) --out $(BENCH_OUT)/tiny_win --cases tiny | tail -1
+	@TESSEL_FIRMWARE=$(abspath $(BENCH_FW)) PYTHONPATH=$(BUILD)/python $(PYTHON) tests/bench/bench_doorbell.py \
+	  --count 3 --size 32 --timeline $(BENCH_OUT)/tiny_doorbell.json | grep 'later commands'
 
 # int8 with requantisation (DMA, LOADW, MATMUL and VPU REQUANT), K = 3 MXU blocks.
 BENCH_TT := $(BENCH_OUT)/ttl

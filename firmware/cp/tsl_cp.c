@@ -27,6 +27,17 @@ static inline void hbm_wr(tsl_cp_t *cp, uint32_t a, const uint32_t *w, uint32_t 
     tsl_cp_mmio_hbm_write_words(a, w, n);
 }
 static inline uint32_t now32(tsl_cp_t *cp) { (void)cp; return tsl_cp_mmio_cycles32(); }
+/* The words of the command entry at HBM address `a` whose bits are set in the constant `mask`,
+ * into w[] by word: loads at constant offsets from one address. */
+static inline __attribute__((always_inline)) void hbm_rd_mask(tsl_cp_t *cp, uint32_t a, uint32_t *w, uint32_t mask)
+{
+    (void)cp;
+    const volatile uint32_t *src = (const volatile uint32_t *)(TSL_MMAP_HBM_BASE + a);
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < TSL_PARAM_CMD_WORDS; i++)
+        if ((mask >> i) & 1u)
+            w[i] = src[i];
+}
 #else
 static uint32_t hif_rd(tsl_cp_t *cp, uint32_t off) { return cp->hal->hostif_read(cp->hal->ctx, off); }
 static void hif_wr(tsl_cp_t *cp, uint32_t off, uint32_t v) { cp->hal->hostif_write(cp->hal->ctx, off, v); }
@@ -38,6 +49,12 @@ static void hbm_wr(tsl_cp_t *cp, uint32_t a, const uint32_t *w, uint32_t n)
     cp->hal->hbm_write(cp->hal->ctx, a, w, 4u * n);
 }
 static uint32_t now32(tsl_cp_t *cp) { return (uint32_t)cp->hal->cycles(cp->hal->ctx); }
+static void hbm_rd_mask(tsl_cp_t *cp, uint32_t a, uint32_t *w, uint32_t mask)
+{
+    for (uint32_t i = 0; i < TSL_PARAM_CMD_WORDS; i++)
+        if ((mask >> i) & 1u)
+            hbm_rd(cp, a + 4u * i, &w[i], 1);
+}
 #endif
 
 static int is_pow2(uint32_t v) { return v && !(v & (v - 1u)); }
@@ -56,6 +73,7 @@ tsl_cp_status_t tsl_cp_init(tsl_cp_t *cp, const tsl_cp_hal_t *hal)
     cp->prog = NULL;
     cp->timeout_cycles = TSL_CP_TIMEOUT_DEFAULT;
     cp->commands = 0;
+    cp->ring[0] = cp->ring[1] = cp->ring[2] = cp->ring[3] = 0;   /* CMD_SIZE 0: none checked yet */
     if (hal->tc_read(hal->ctx, TSL_TC_ID_OFFSET) != TSL_ID_VALUE)
         return TSL_CP_ECONFIG;
     cp->hbm_bytes = hal->tc_read(hal->ctx, TSL_TC_CFG_HBM_BYTES_OFFSET);
@@ -200,23 +218,26 @@ static void set_window(tsl_cp_t *cp, uint32_t base, uint32_t limit)
 static int has_fetch(const tsl_cp_t *cp) { return (cp->features >> TSL_TC_CFG_FEATURES_FETCH_SHIFT) & 1u; }
 
 /* The words of a PROGRAM that the tensor core takes before the checks (fetch_held). */
-#define AHEAD_WORDS(X) X(TSL_CMD_A_ADDR_WORD) X(TSL_CMD_N_WORD) X(TSL_PROG_WIN_BASE_WORD) X(TSL_PROG_WIN_LIMIT_WORD)
-#define AHEAD_READ(word) hbm_rd(cp, entry + 4u * (word), &pre[word], 1);
-#define AHEAD_PUT(word) w[word] = pre[word];
+#define AHEAD_WORDS (W(A_ADDR) | W(N) | 1u << TSL_PROG_WIN_BASE_WORD | 1u << TSL_PROG_WIN_LIMIT_WORD)
 
 /* A PROGRAM's records read ahead by the fetch unit and its window set, held (TC PROG_HOLD) while the
  * command is checked: the program's HBM latency overlaps the checks. Its address, size and window
- * are read first from the command entry at HBM address `entry`, into pre[] (by word), and are the
- * words the checks see: poll reads the entry whole after them and puts them back over its second
- * read of those five words (the opcode's too), so the values checked are the values used.
- * Nothing runs before poll releases it; a refused command's fetch is stopped by CTRL.RESET. */
-static void fetch_held(tsl_cp_t *cp, uint32_t entry, uint32_t *pre)
+ * are read first from the command entry at HBM address `entry` into w[] (by word, the opcode's
+ * already there); poll reads the entry's other words after them, each word once, so the values
+ * checked are the values used. Nothing runs before it is released; a refused command's
+ * fetch is stopped by CTRL.RESET. */
+static inline __attribute__((always_inline)) void fetch_held(tsl_cp_t *cp, uint32_t entry, uint32_t *w)
 {
-    AHEAD_WORDS(AHEAD_READ)
+    uint32_t v[TSL_PARAM_CMD_WORDS];   /* in registers: the stores to the tensor core do not reload them */
+    hbm_rd_mask(cp, entry, v, AHEAD_WORDS);
     tc_wr(cp, TSL_TC_PROG_HOLD_OFFSET, 1u << TSL_TC_PROG_HOLD_HOLD_SHIFT);
-    tc_wr(cp, TSL_TC_PROG_ADDR_OFFSET, pre[TSL_CMD_A_ADDR_WORD]);
-    tc_wr(cp, TSL_TC_PROG_BYTES_OFFSET, pre[TSL_CMD_N_WORD]);
-    set_window(cp, pre[TSL_PROG_WIN_BASE_WORD], pre[TSL_PROG_WIN_LIMIT_WORD]);
+    tc_wr(cp, TSL_TC_PROG_ADDR_OFFSET, v[TSL_CMD_A_ADDR_WORD]);
+    tc_wr(cp, TSL_TC_PROG_BYTES_OFFSET, v[TSL_CMD_N_WORD]);
+    set_window(cp, v[TSL_PROG_WIN_BASE_WORD], v[TSL_PROG_WIN_LIMIT_WORD]);
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < TSL_PARAM_CMD_WORDS; i++)
+        if ((AHEAD_WORDS >> i) & 1u)
+            w[i] = v[i];
 }
 
 /* PROGRAM (docs/isa.md §7): with CFG_FEATURES.FETCH the records fetched by the tensor core itself
@@ -278,14 +299,26 @@ static uint32_t run_program(tsl_cp_t *cp, const uint32_t *w, uint32_t *detail)
 /* ------------------------------------------------------------------------------------ rings */
 
 /* Each ring a power of two of aligned entries inside HBM (32-bit sums: size <= HBM / entry bytes
- * first), and no more entries pending than it holds. */
-static int ring_valid(const tsl_cp_t *cp, const ring_t *r)
+ * first), and no more entries pending than it holds; r->reg from the layout. The layout's checks
+ * run when it differs from the one last found valid (cp->ring): they sit between the doorbell and
+ * the first read of the command. */
+static inline __attribute__((always_inline)) int ring_valid(tsl_cp_t *cp, ring_t *r)
 {
-    uint32_t hb = cp->hbm_bytes;
-    return is_pow2(r->cmd_size) && !(r->cmd_base % CMD_BYTES) && r->cmd_size <= hb / CMD_BYTES &&
-           r->cmd_base <= hb - r->cmd_size * CMD_BYTES && is_pow2(r->cpl_size) && !(r->cpl_base % CPL_BYTES) &&
-           r->cpl_size <= hb / CPL_BYTES && r->cpl_base <= hb - r->cpl_size * CPL_BYTES &&
-           r->head - r->tail <= r->cmd_size && r->cpl_head - r->cpl_tail <= r->cpl_size;
+    uint32_t hb = cp->hbm_bytes, cs = r->cmd_size, ps = r->cpl_size;
+    if (!cs || ((r->cmd_base ^ cp->ring[0]) | (cs ^ cp->ring[1]) | (r->cpl_base ^ cp->ring[2]) | (ps ^ cp->ring[3]))) {
+        if (!is_pow2(cs) || !is_pow2(ps) || (r->cmd_base % CMD_BYTES) || (r->cpl_base % CPL_BYTES) ||
+            cs > hb / CMD_BYTES || ps > hb / CPL_BYTES || r->cmd_base > hb - cs * CMD_BYTES ||
+            r->cpl_base > hb - ps * CPL_BYTES)
+            return 0;
+        cp->ring[0] = r->cmd_base;
+        cp->ring[1] = cs;
+        cp->ring[2] = r->cpl_base;
+        cp->ring[3] = ps;
+    }
+    uint32_t cmd_end = r->cmd_base + cs * CMD_BYTES, cpl_end = r->cpl_base + ps * CPL_BYTES;
+    r->reg.hi = cmd_end > cpl_end ? cmd_end : cpl_end;
+    r->reg.above = hb - r->reg.hi;
+    return r->head - r->tail <= cs && r->cpl_head - r->cpl_tail <= ps;
 }
 
 static uint32_t execute(tsl_cp_t *cp, const ring_t *r, const uint32_t *w, uint32_t op, uint32_t *detail)
@@ -317,9 +350,6 @@ int tsl_cp_poll(tsl_cp_t *cp)
     r.cpl_tail = hif_rd(cp, TSL_HOSTIF_CPL_TAIL_OFFSET);
     if (!ring_valid(cp, &r))
         return TSL_CP_ERING;
-    uint32_t cmd_end = r.cmd_base + r.cmd_size * CMD_BYTES, cpl_end = r.cpl_base + r.cpl_size * CPL_BYTES;
-    r.reg.hi = cmd_end > cpl_end ? cmd_end : cpl_end;
-    r.reg.above = cp->hbm_bytes - r.reg.hi;
     int done = 0;
     while (r.tail != r.head) {
         if (r.cpl_head - r.cpl_tail >= r.cpl_size) {
@@ -329,17 +359,16 @@ int tsl_cp_poll(tsl_cp_t *cp)
         }
         const tsl_cp_hal_t *h = cp->hal;
         uint32_t t0 = now32(cp);
-        uint32_t w[TSL_PARAM_CMD_WORDS], cpl[TSL_PARAM_CPL_WORDS] = {0, 0, 0, 0}, detail, w0, pre[TSL_PARAM_CMD_WORDS];
+        uint32_t w[TSL_PARAM_CMD_WORDS], cpl[TSL_PARAM_CPL_WORDS] = {0, 0, 0, 0}, detail;
         uint32_t at = r.cmd_base + (r.tail & (r.cmd_size - 1u)) * CMD_BYTES;
-        hbm_rd(cp, at, &w0, 1);
-        uint32_t op = w0 & TSL_CMD_OPCODE_MASK;
+        hbm_rd(cp, at, w, 1);   /* each word of the entry read once: the checks see what runs */
+        uint32_t op = w[TSL_CMD_OPCODE_WORD] & TSL_CMD_OPCODE_MASK;
         int ahead = op == TSL_CMD_OP_PROGRAM && has_fetch(cp);
-        if (ahead)
-            fetch_held(cp, at, pre);
-        hbm_rd(cp, at, w, TSL_PARAM_CMD_WORDS);
-        w[TSL_CMD_OPCODE_WORD] = w0;
         if (ahead) {
-            AHEAD_WORDS(AHEAD_PUT)
+            fetch_held(cp, at, w);
+            hbm_rd_mask(cp, at, w, UNUSED(AHEAD_WORDS) | W(TAG));
+        } else {
+            hbm_rd(cp, at + 4u, &w[1], TSL_PARAM_CMD_WORDS - 1u);
         }
         tsl_cp_verdict_t v = validate(cp, &r, w);
         uint32_t st = v.status;

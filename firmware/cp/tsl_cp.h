@@ -58,6 +58,9 @@ typedef struct {
     uint32_t timeout_cycles;  /* progress watchdog; TSL_CP_TIMEOUT_DEFAULT after init */
     uint32_t commands;        /* commands completed since init */
     int seq_window;           /* the last descriptor launched was a CONV: SEQ16..SEQ22 may be set */
+    /* The runner's ring layout as last found valid: CMD_BASE, CMD_SIZE, CPL_BASE, CPL_SIZE (CMD_SIZE 0:
+     * none yet). A command under the same layout skips the layout's checks. */
+    uint32_t ring[4];
     tsl_cp_sched_t s;         /* the compiler's token scheduler */
 } tsl_cp_t;
 

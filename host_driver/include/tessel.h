@@ -274,7 +274,8 @@ uint32_t tessel_window_out(uint32_t in, uint32_t pad0, uint32_t pad1, uint32_t k
  * the epilogue are tessel_gemm's: int8 X and weights (int8_t) give int32 Y, or int8 with requantisation;
  * float X and weights are rounded to bf16 and give float Y (FP32, or BF16-rounded). Padding reads
  * x_zero_point (int8; 0 for float). Bias: cout int32_t or float. The input is never rearranged in
- * memory (the firmware's implicit im2col). stride, dil and groups 0 mean 1. */
+ * memory (the firmware's implicit im2col). Every size, stride, dil and groups is at least 1:
+ * 0 is TESSEL_EINVAL, naming the field. */
 typedef struct {
     uint32_t batch, h, w, c;
     uint32_t cout, kh, kw, groups;
@@ -300,7 +301,7 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_conv2d(tessel_dev_t *
  * PyTorch's count_include_pad); INT8 -> INT8 with the input's quantisation, rounded to nearest,
  * ties away from zero (padding reads x_zero_point); BF16 -> FP32 or BF16, the fp32 sum times
  * fp32(1/(kh*kw)).
- * stride and dil 0 mean 1. */
+ * Sizes, strides and dil are at least 1, as tessel_conv2d's. */
 typedef enum { TESSEL_POOL_MAX = 0, TESSEL_POOL_AVG = 1 } tessel_pool_kind_t;
 
 typedef struct {

@@ -149,7 +149,6 @@ static PyObject *fail_status(tessel_status_t st, tessel_dev_t *dev)
 /* What an argument is converted to, and the C type it is stored as. */
 typedef enum {
     K_U32,    /* uint32_t, 0..UINT32_MAX */
-    K_POS,    /* uint32_t, 1..UINT32_MAX (the library reads 0 as 1 or refuses it) */
     K_I32,    /* int32_t */
     K_U63,    /* uint64_t, 0..LLONG_MAX: addresses, handles, byte counts */
     K_SCALE,  /* float, a scale: tessel_f32_arg(TESSEL_ARG_SCALE) checks and converts the double;
@@ -276,8 +275,8 @@ static int store(char *base, const field_t *f, PyObject *o)
 {
     void *at = base + f->off;
     long long v;
-    if (f->kind == K_U32 || f->kind == K_POS) {
-        if (int_arg(o, f->name, f->kind == K_POS, UINT32_MAX, &v))
+    if (f->kind == K_U32) {
+        if (int_arg(o, f->name, 0, UINT32_MAX, &v))
             return -1;
         *(uint32_t *)at = (uint32_t)v;
     } else if (f->kind == K_I32) {
@@ -895,9 +894,9 @@ static const field_t gemm_fields[] = {
     FLD(gemm_op_t, "a", a, K_OBJ, 1),
     FLD(gemm_op_t, "b", b, K_OBJ, 1),
     FLD(gemm_op_t, "c", c, K_OBJ, 1),
-    FLD(gemm_op_t, "m", g.m, K_POS, 1),
-    FLD(gemm_op_t, "n", g.n, K_POS, 1),
-    FLD(gemm_op_t, "k", g.k, K_POS, 1),
+    FLD(gemm_op_t, "m", g.m, K_U32, 1),
+    FLD(gemm_op_t, "n", g.n, K_U32, 1),
+    FLD(gemm_op_t, "k", g.k, K_U32, 1),
     FLD(gemm_op_t, "in_dtype", g.in_dtype, K_DTYPE, 1),
     FLD(gemm_op_t, "out_dtype", g.out_dtype, K_DTYPE, 1),
     FLD(gemm_op_t, "bias", bias, K_OBJ, 0),
@@ -907,7 +906,7 @@ static const field_t gemm_fields[] = {
     FLD(gemm_op_t, "rq_shift", g.rq_shift, K_U32, 0),
     FLD(gemm_op_t, "rq_zero_point", g.rq_zero_point, K_I32, 0),
     FLD(gemm_op_t, "epilogue", g.epilogue, K_EPI, 0),
-    FLD(gemm_op_t, "batch", batch, K_POS, 1),
+    FLD(gemm_op_t, "batch", batch, K_U32, 1),
 };
 
 static tessel_status_t call_gemm(tessel_dev_t *dev, void *op) { return tessel_gemm(dev, op, NULL); }
@@ -945,28 +944,19 @@ METHOD(bmm) { return gemm_or_bmm(SELF, args, kw, 1); }
 /* The window fields that tessel_conv2d_t and tessel_pool2d_t share, of the struct T with the
  * library's struct in its member p. */
 #define WIN_FIELDS(T)                                                                                   \
-    FLD(T, "batch", p.batch, K_POS, 1), FLD(T, "h", p.h, K_POS, 1), FLD(T, "w", p.w, K_POS, 1),            \
-    FLD(T, "c", p.c, K_POS, 1), FLD(T, "kh", p.kh, K_POS, 1), FLD(T, "kw", p.kw, K_POS, 1),                  \
-    FLD(T, "stride_h", p.stride_h, K_POS, 1), FLD(T, "stride_w", p.stride_w, K_POS, 1),                      \
+    FLD(T, "batch", p.batch, K_U32, 1), FLD(T, "h", p.h, K_U32, 1), FLD(T, "w", p.w, K_U32, 1),            \
+    FLD(T, "c", p.c, K_U32, 1), FLD(T, "kh", p.kh, K_U32, 1), FLD(T, "kw", p.kw, K_U32, 1),                  \
+    FLD(T, "stride_h", p.stride_h, K_U32, 1), FLD(T, "stride_w", p.stride_w, K_U32, 1),                      \
     FLD(T, "pad_t", p.pad_t, K_U32, 1), FLD(T, "pad_b", p.pad_b, K_U32, 1), FLD(T, "pad_l", p.pad_l, K_U32, 1), \
-    FLD(T, "pad_r", p.pad_r, K_U32, 1), FLD(T, "dil_h", p.dil_h, K_POS, 1), FLD(T, "dil_w", p.dil_w, K_POS, 1), \
+    FLD(T, "pad_r", p.pad_r, K_U32, 1), FLD(T, "dil_h", p.dil_h, K_U32, 1), FLD(T, "dil_w", p.dil_w, K_U32, 1), \
     FLD(T, "in_dtype", p.in_dtype, K_DTYPE, 1), FLD(T, "out_dtype", p.out_dtype, K_DTYPE, 1),                \
     FLD(T, "x_zero_point", p.x_zero_point, K_I32, 0)
 
-/* The output pixels of window geometry p (batch x oh x ow), 0 after raising when the window does
- * not fit the padded input. */
+/* The output pixels of window geometry p (batch x oh x ow): 0 when the window does not fit the
+ * padded input or a size is 0, which the library refuses. */
 #define WIN_PIXELS(p)                                                                                   \
     COUNT((p)->batch, tessel_window_out((p)->h, (p)->pad_t, (p)->pad_b, (p)->kh, (p)->stride_h, (p)->dil_h), \
           tessel_window_out((p)->w, (p)->pad_l, (p)->pad_r, (p)->kw, (p)->stride_w, (p)->dil_w))
-
-static int win_fits(bufs_t *b, uint64_t pixels)
-{
-    if (!pixels && !b->failed) {
-        b->failed = 1;
-        fail(TESSEL_EINVAL, "the window does not fit the padded input");
-    }
-    return pixels != 0;
-}
 
 typedef struct {
     tessel_conv2d_t p;
@@ -977,8 +967,8 @@ static const field_t conv_fields[] = {
     FLD(conv_op_t, "x", x, K_OBJ, 1),
     FLD(conv_op_t, "weights", weights, K_OBJ, 1),
     FLD(conv_op_t, "y", y, K_OBJ, 1),
-    FLD(conv_op_t, "cout", p.cout, K_POS, 1),
-    FLD(conv_op_t, "groups", p.groups, K_POS, 1),
+    FLD(conv_op_t, "cout", p.cout, K_U32, 1),
+    FLD(conv_op_t, "groups", p.groups, K_U32, 1),
     WIN_FIELDS(conv_op_t),
     FLD(conv_op_t, "bias", bias, K_OBJ, 0),
     FLD(conv_op_t, "relu", p.relu, K_BOOL, 0),
@@ -1002,8 +992,10 @@ METHOD(conv2d)
     bufs_t b = {0};
     uint64_t pixels = WIN_PIXELS(p);
     p->x = operand(&b, o.x, "x", in, COUNT(p->batch, p->h, p->w, p->c), 0);
-    p->weights = operand(&b, o.weights, "weights", in, COUNT(p->kh, p->kw, p->c / p->groups, p->cout), 0);
-    p->y = win_fits(&b, pixels) ? operand(&b, o.y, "y", elem_of(p->out_dtype), COUNT(pixels, p->cout), 1) : NULL;
+    /* groups 0: no weights (the library refuses it) */
+    const uint64_t cg = p->groups ? p->c / p->groups : 0;
+    p->weights = operand(&b, o.weights, "weights", in, COUNT(p->kh, p->kw, cg, p->cout), 0);
+    p->y = operand(&b, o.y, "y", elem_of(p->out_dtype), COUNT(pixels, p->cout), 1);
     p->bias = operand(&b, o.bias, "bias", in == EL_I8 ? EL_I32 : EL_F32, p->cout, 0);
     return done(&b, b.failed || dev_call(SELF, call_conv2d, &o, 1));
 }
@@ -1031,7 +1023,7 @@ METHOD(pool2d)
     bufs_t b = {0};
     uint64_t pixels = WIN_PIXELS(p);
     p->x = operand(&b, o.x, "x", elem_of(p->in_dtype), COUNT(p->batch, p->h, p->w, p->c), 0);
-    p->y = win_fits(&b, pixels) ? operand(&b, o.y, "y", elem_of(p->out_dtype), COUNT(pixels, p->c), 1) : NULL;
+    p->y = operand(&b, o.y, "y", elem_of(p->out_dtype), COUNT(pixels, p->c), 1);
     return done(&b, b.failed || dev_call(SELF, call_pool2d, &o, 1));
 }
 
@@ -1049,8 +1041,8 @@ typedef struct {
 
 /* tessel_rows_t's fields (ldx and ldy: dense, set here), then each function's own. */
 #define ROWS_FIELDS                                                                                      \
-    FLD(rows_op_t, "x", x_obj, K_OBJ, 1), FLD(rows_op_t, "y", y_obj, K_OBJ, 1), FLD(rows_op_t, "m", r.m, K_POS, 1), \
-    FLD(rows_op_t, "n", r.n, K_POS, 1), FLD(rows_op_t, "in_dtype", r.in_dtype, K_DTYPE, 1),                    \
+    FLD(rows_op_t, "x", x_obj, K_OBJ, 1), FLD(rows_op_t, "y", y_obj, K_OBJ, 1), FLD(rows_op_t, "m", r.m, K_U32, 1), \
+    FLD(rows_op_t, "n", r.n, K_U32, 1), FLD(rows_op_t, "in_dtype", r.in_dtype, K_DTYPE, 1),                    \
     FLD(rows_op_t, "out_dtype", r.out_dtype, K_DTYPE, 1)
 #define GAMMA_FIELDS FLD(rows_op_t, "gamma", gamma_obj, K_OBJ, 1), FLD(rows_op_t, "eps", eps, K_EPS, 1)
 
@@ -1124,11 +1116,11 @@ static const field_t attn_fields[] = {
     FLD(attn_op_t, "k", k, K_OBJ, 1),
     FLD(attn_op_t, "v", v, K_OBJ, 1),
     FLD(attn_op_t, "o", o, K_OBJ, 1),
-    FLD(attn_op_t, "batch", a.batch, K_POS, 1),
-    FLD(attn_op_t, "lq", a.lq, K_POS, 1),
-    FLD(attn_op_t, "lk", a.lk, K_POS, 1),
-    FLD(attn_op_t, "d", a.d, K_POS, 1),
-    FLD(attn_op_t, "dv", a.dv, K_POS, 1),
+    FLD(attn_op_t, "batch", a.batch, K_U32, 1),
+    FLD(attn_op_t, "lq", a.lq, K_U32, 1),
+    FLD(attn_op_t, "lk", a.lk, K_U32, 1),
+    FLD(attn_op_t, "d", a.d, K_U32, 1),
+    FLD(attn_op_t, "dv", a.dv, K_U32, 1),
     FLD(attn_op_t, "out_dtype", a.out_dtype, K_DTYPE, 1),
     FLD(attn_op_t, "scale", a.scale, K_SCALE, 0),
     FLD(attn_op_t, "causal", a.causal, K_BOOL, 0),
@@ -1203,8 +1195,8 @@ METHOD(gemm_cmd)
 {
     static const field_t f[] = {
         FLD(gemm_cmd_op_t, "a", g.a, K_U63, 1),           FLD(gemm_cmd_op_t, "b", g.b, K_U63, 1),
-        FLD(gemm_cmd_op_t, "c", g.c, K_U63, 1),           FLD(gemm_cmd_op_t, "m", g.m, K_POS, 1),
-        FLD(gemm_cmd_op_t, "n", g.n, K_POS, 1),           FLD(gemm_cmd_op_t, "k", g.k, K_POS, 1),
+        FLD(gemm_cmd_op_t, "c", g.c, K_U63, 1),           FLD(gemm_cmd_op_t, "m", g.m, K_U32, 1),
+        FLD(gemm_cmd_op_t, "n", g.n, K_U32, 1),           FLD(gemm_cmd_op_t, "k", g.k, K_U32, 1),
         FLD(gemm_cmd_op_t, "in_dtype", g.in_dtype, K_DTYPE, 1),
         FLD(gemm_cmd_op_t, "out_dtype", g.out_dtype, K_DTYPE, 1),
         FLD(gemm_cmd_op_t, "bias", g.bias, K_U63, 0),     FLD(gemm_cmd_op_t, "relu", g.relu, K_BOOL, 0),
@@ -1220,11 +1212,11 @@ METHOD(gemm_cmd)
 
 /* The window fields of the encoders' structs (member g), as WIN_FIELDS of the host calls'. */
 #define WIN_CMD_FIELDS(T)                                                                               \
-    FLD(T, "batch", g.batch, K_POS, 1), FLD(T, "h", g.h, K_POS, 1), FLD(T, "w", g.w, K_POS, 1),            \
-    FLD(T, "c", g.c, K_POS, 1), FLD(T, "kh", g.kh, K_POS, 1), FLD(T, "kw", g.kw, K_POS, 1),                  \
-    FLD(T, "stride_h", g.stride_h, K_POS, 1), FLD(T, "stride_w", g.stride_w, K_POS, 1),                      \
+    FLD(T, "batch", g.batch, K_U32, 1), FLD(T, "h", g.h, K_U32, 1), FLD(T, "w", g.w, K_U32, 1),            \
+    FLD(T, "c", g.c, K_U32, 1), FLD(T, "kh", g.kh, K_U32, 1), FLD(T, "kw", g.kw, K_U32, 1),                  \
+    FLD(T, "stride_h", g.stride_h, K_U32, 1), FLD(T, "stride_w", g.stride_w, K_U32, 1),                      \
     FLD(T, "pad_t", g.pad_t, K_U32, 1), FLD(T, "pad_b", g.pad_b, K_U32, 1), FLD(T, "pad_l", g.pad_l, K_U32, 1), \
-    FLD(T, "pad_r", g.pad_r, K_U32, 1), FLD(T, "dil_h", g.dil_h, K_POS, 1), FLD(T, "dil_w", g.dil_w, K_POS, 1), \
+    FLD(T, "pad_r", g.pad_r, K_U32, 1), FLD(T, "dil_h", g.dil_h, K_U32, 1), FLD(T, "dil_w", g.dil_w, K_U32, 1), \
     FLD(T, "in_dtype", g.in_dtype, K_DTYPE, 1), FLD(T, "out_dtype", g.out_dtype, K_DTYPE, 1),                \
     FLD(T, "x_zero_point", g.x_zero_point, K_I32, 0)
 
@@ -1234,8 +1226,8 @@ METHOD(conv2d_cmd)
 {
     static const field_t f[] = {
         FLD(conv2d_cmd_op_t, "x", g.x, K_U63, 1),         FLD(conv2d_cmd_op_t, "weights", g.weights, K_U63, 1),
-        FLD(conv2d_cmd_op_t, "y", g.y, K_U63, 1),         FLD(conv2d_cmd_op_t, "cout", g.cout, K_POS, 1),
-        FLD(conv2d_cmd_op_t, "groups", g.groups, K_POS, 1), WIN_CMD_FIELDS(conv2d_cmd_op_t),
+        FLD(conv2d_cmd_op_t, "y", g.y, K_U63, 1),         FLD(conv2d_cmd_op_t, "cout", g.cout, K_U32, 1),
+        FLD(conv2d_cmd_op_t, "groups", g.groups, K_U32, 1), WIN_CMD_FIELDS(conv2d_cmd_op_t),
         FLD(conv2d_cmd_op_t, "bias", g.bias, K_U63, 0),   FLD(conv2d_cmd_op_t, "relu", g.relu, K_BOOL, 0),
         FLD(conv2d_cmd_op_t, "scale", g.scale, K_SCALE, 0),
         FLD(conv2d_cmd_op_t, "rq_scale", g.rq_scale, K_I32, 0),
@@ -1262,8 +1254,8 @@ METHOD(rowwise_cmd)
 {
     static const field_t f[] = {
         FLD(rowwise_cmd_op_t, "fn", g.fn, K_ROWFN, 1),      FLD(rowwise_cmd_op_t, "x", g.x, K_U63, 1),
-        FLD(rowwise_cmd_op_t, "y", g.y, K_U63, 1),          FLD(rowwise_cmd_op_t, "m", g.m, K_POS, 1),
-        FLD(rowwise_cmd_op_t, "n", g.n, K_POS, 1),          FLD(rowwise_cmd_op_t, "in_dtype", g.in_dtype, K_DTYPE, 1),
+        FLD(rowwise_cmd_op_t, "y", g.y, K_U63, 1),          FLD(rowwise_cmd_op_t, "m", g.m, K_U32, 1),
+        FLD(rowwise_cmd_op_t, "n", g.n, K_U32, 1),          FLD(rowwise_cmd_op_t, "in_dtype", g.in_dtype, K_DTYPE, 1),
         FLD(rowwise_cmd_op_t, "out_dtype", g.out_dtype, K_DTYPE, 1),
         FLD(rowwise_cmd_op_t, "ldx", g.ldx, K_U32, 0),      FLD(rowwise_cmd_op_t, "ldy", g.ldy, K_U32, 0),
         FLD(rowwise_cmd_op_t, "scale", g.scale, K_SCALE, 0), FLD(rowwise_cmd_op_t, "mask", g.mask, K_U63, 0),
@@ -1284,8 +1276,8 @@ METHOD(eltwise_cmd)
 {
     static const field_t f[] = {
         FLD(eltwise_args_t, "op", o.g.op, K_EWOP, 1),        FLD(eltwise_args_t, "x", o.g.x, K_U63, 1),
-        FLD(eltwise_args_t, "y", o.g.y, K_U63, 1),           FLD(eltwise_args_t, "m", o.g.m, K_POS, 1),
-        FLD(eltwise_args_t, "n", o.g.n, K_POS, 1),           FLD(eltwise_args_t, "in_dtype", o.g.in_dtype, K_DTYPE, 1),
+        FLD(eltwise_args_t, "y", o.g.y, K_U63, 1),           FLD(eltwise_args_t, "m", o.g.m, K_U32, 1),
+        FLD(eltwise_args_t, "n", o.g.n, K_U32, 1),           FLD(eltwise_args_t, "in_dtype", o.g.in_dtype, K_DTYPE, 1),
         FLD(eltwise_args_t, "out_dtype", o.g.out_dtype, K_DTYPE, 1),
         FLD(eltwise_args_t, "ldx", o.g.ldx, K_U32, 0),       FLD(eltwise_args_t, "ldy", o.g.ldy, K_U32, 0),
         FLD(eltwise_args_t, "b", o.g.b, K_U63, 0),           FLD(eltwise_args_t, "ldb", o.g.ldb, K_U32, 0),
@@ -1309,9 +1301,9 @@ METHOD(attention_cmd)
     static const field_t f[] = {
         FLD(attention_cmd_op_t, "q", g.q, K_U63, 1),         FLD(attention_cmd_op_t, "k", g.k, K_U63, 1),
         FLD(attention_cmd_op_t, "v", g.v, K_U63, 1),         FLD(attention_cmd_op_t, "o", g.o, K_U63, 1),
-        FLD(attention_cmd_op_t, "batch", g.batch, K_POS, 1), FLD(attention_cmd_op_t, "lq", g.lq, K_POS, 1),
-        FLD(attention_cmd_op_t, "lk", g.lk, K_POS, 1),       FLD(attention_cmd_op_t, "d", g.d, K_POS, 1),
-        FLD(attention_cmd_op_t, "dv", g.dv, K_POS, 1),
+        FLD(attention_cmd_op_t, "batch", g.batch, K_U32, 1), FLD(attention_cmd_op_t, "lq", g.lq, K_U32, 1),
+        FLD(attention_cmd_op_t, "lk", g.lk, K_U32, 1),       FLD(attention_cmd_op_t, "d", g.d, K_U32, 1),
+        FLD(attention_cmd_op_t, "dv", g.dv, K_U32, 1),
         FLD(attention_cmd_op_t, "out_dtype", g.out_dtype, K_DTYPE, 1),
         FLD(attention_cmd_op_t, "ldq", g.ldq, K_U32, 0),     FLD(attention_cmd_op_t, "ldk", g.ldk, K_U32, 0),
         FLD(attention_cmd_op_t, "ldv", g.ldv, K_U32, 0),     FLD(attention_cmd_op_t, "ldo", g.ldo, K_U32, 0),

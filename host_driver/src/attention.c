@@ -19,8 +19,10 @@
 
 TESSEL_API tessel_status_t tessel_bmm(tessel_dev_t *dev, const tessel_gemm_t *g, uint32_t batch)
 {
-    if (!dev || !g || !batch)
+    if (!dev || !g)
         return TESSEL_EINVAL;
+    if (!batch)
+        return tessel_fail(dev, TESSEL_EINVAL, "tessel_bmm: batch 0 must be at least 1");
     const int fp = g->in_dtype == TESSEL_BF16;
     const size_t ea = fp ? 4u : 1u, ec = g->out_dtype == TESSEL_INT8 ? 1u : 4u;
     for (uint32_t i = 0; i < batch; i++) {   /* the library's GEMM per block (each checks its arguments) */

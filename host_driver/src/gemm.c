@@ -151,7 +151,7 @@ static tessel_status_t gemm_check(tessel_dev_t *dev, uint32_t m, uint32_t n, uin
 {
     const char *what = "tessel_gemm";
     if (!m || !n || !k)
-        return tessel_fail(dev, TESSEL_EINVAL, "%s: m %u, n %u and k %u must all be at least 1", what, m, n, k);
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: %s 0 must be at least 1", what, !m ? "m" : !n ? "n" : "k");
     if (in != TESSEL_INT8 && in != TESSEL_BF16)
         return tessel_fail(dev, TESSEL_EINVAL, "%s: in_dtype %s is not int8 or bf16", what, tessel_dtype_str(in));
     const int int8 = in == TESSEL_INT8;

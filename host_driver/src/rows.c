@@ -28,7 +28,7 @@ static tessel_status_t rows_check(tessel_dev_t *dev, const char *what, tessel_dt
         return tessel_fail(dev, TESSEL_EINVAL, "%s: %s %s is not bf16 or fp32", what,
                            float_dt(in) ? "out_dtype" : "in_dtype", tessel_dtype_str(float_dt(in) ? out : in));
     if (!m || !n)
-        return tessel_fail(dev, TESSEL_EINVAL, "%s: m %u and n %u must both be at least 1", what, m, n);
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: %s 0 must be at least 1", what, !m ? "m" : "n");
     if (!stride_ok(ldx, n, esa) || !stride_ok(ldy, n, esc))
         return tessel_fail(dev, TESSEL_EINVAL, "%s: %s %u is shorter than a row of %u or a stride of 4 GiB or more",
                            what, stride_ok(ldx, n, esa) ? "ldy" : "ldx", stride_ok(ldx, n, esa) ? ldy : ldx, n);

@@ -21,14 +21,12 @@ TESSEL_API uint32_t tessel_window_out(uint32_t in, uint32_t pad0, uint32_t pad1,
     return tsl_win_out(in, pad0, pad1, k, dil, stride);
 }
 
-static uint32_t one(uint32_t v) { return v ? v : 1u; }
-
-/* The geometry of a window op's struct (0 strides, dilations and groups are 1). */
+/* The geometry of a window op's struct. */
 #define WIN_OF(p, cout_, groups_)                                                                          \
-    ((tsl_win_t){.h = (p)->h, .w = (p)->w, .c = (p)->c, .cout = (cout_), .kh = (p)->kh, .kw = (p)->kw,        \
-                 .stride_h = one((p)->stride_h), .stride_w = one((p)->stride_w), .pad_t = (p)->pad_t,          \
-                 .pad_b = (p)->pad_b, .pad_l = (p)->pad_l, .pad_r = (p)->pad_r, .dil_h = one((p)->dil_h),       \
-                 .dil_w = one((p)->dil_w), .groups = (groups_), .batch = (p)->batch})
+    ((tsl_win_t){.h = (p)->h, .w = (p)->w, .c = (p)->c, .cout = (cout_), .kh = (p)->kh, .kw = (p)->kw,     \
+                 .stride_h = (p)->stride_h, .stride_w = (p)->stride_w, .pad_t = (p)->pad_t,                \
+                 .pad_b = (p)->pad_b, .pad_l = (p)->pad_l, .pad_r = (p)->pad_r, .dil_h = (p)->dil_h,       \
+                 .dil_w = (p)->dil_w, .groups = (groups_), .batch = (p)->batch})
 
 /* Every field in its range (the spec's: tsl_win_bad_field) and an output of at least one pixel;
  * TESSEL_EINVAL naming the field otherwise. */
@@ -60,8 +58,7 @@ TESSEL_API tessel_status_t tessel_conv2d_cmd(tessel_dev_t *dev, const tessel_con
     if (!dev || !p || !cmd)
         return TESSEL_EINVAL;
     const char *what = "tessel_conv2d";
-    const uint32_t groups = one(p->groups);
-    tsl_win_t g = WIN_OF(p, p->cout, groups);
+    tsl_win_t g = WIN_OF(p, p->cout, p->groups);
     const int int8 = p->in_dtype == TESSEL_INT8;
     if (!int8 && p->in_dtype != TESSEL_BF16)
         return tessel_fail(dev, TESSEL_EINVAL, "%s: in_dtype %s is not int8 or bf16", what,
@@ -74,8 +71,8 @@ TESSEL_API tessel_status_t tessel_conv2d_cmd(tessel_dev_t *dev, const tessel_con
     int r = geometry_check(dev, what, &g, TSL_CMD_OP_CONV2D);
     if (r)
         return r;
-    if (p->c % groups || p->cout % groups)
-        return tessel_fail(dev, TESSEL_EINVAL, "%s: groups %u must divide c (%u) and cout (%u)", what, groups, p->c,
+    if (p->c % p->groups || p->cout % p->groups)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: groups %u must divide c (%u) and cout (%u)", what, p->groups, p->c,
                            p->cout);
     if ((r = zero_point_check(dev, what, int8, p->x_zero_point)))
         return r;

@@ -1104,7 +1104,7 @@ static int cmd_conv2d(int argc, char **argv)
         return EXIT_USAGE;
     if (!w.x_s || !pw)
         return fail(EXIT_USAGE, "conv2d needs --x X.npy and --w W.npy (see tessel --help)");
-    if (pgroups && !parse_i64(pgroups, 1, UINT32_MAX, &groups))   /* 0 would mean 1 to the library */
+    if (pgroups && !parse_i64(pgroups, 1, UINT32_MAX, &groups))
         return fail(EXIT_USAGE, "--groups needs an integer in 1..4294967295, not '%s'", pgroups);
     const input_t ins[] = {{"--x", w.x_s}, {"--w", pw}, {"--bias", pbias}};
     if (win_values(&w) || check_run(&r, ins, 3))

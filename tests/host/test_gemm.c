@@ -1007,6 +1007,14 @@ static int expect(int got, int want, const char *call, const char *wname)
 }
 #define EXPECT(call, want) expect((call), (want), #call, #want)
 
+/* `call` refused with TESSEL_EINVAL and `why` in the device's last error. */
+static void expect_why(tessel_dev_t *d, int got, const char *why, const char *call)
+{
+    tu_check(&T, got == TESSEL_EINVAL && strstr(tessel_last_error(d), why), "[%s] %s returned %d (%s), expected "
+             "TESSEL_EINVAL and '%s'", BACKEND, call, got, tessel_last_error(d), why);
+}
+#define EXPECT_WHY(call, why) expect_why(d, (call), (why), #call)
+
 static void arg_suite(tessel_dev_t *d)
 {
     tessel_dev_t *nd = (tessel_dev_t *)1;
@@ -1033,7 +1041,8 @@ static void arg_suite(tessel_dev_t *d)
     /* convolution and pooling: every argument the commands cannot take */
     int8_t x8[64] = {0};
     int32_t y32[64];
-    const tessel_conv2d_t cv = {.batch = 1, .h = 4, .w = 4, .c = 2, .cout = 2, .kh = 3, .kw = 3, .in_dtype = TESSEL_INT8,
+    const tessel_conv2d_t cv = {.batch = 1, .h = 4, .w = 4, .c = 2, .cout = 2, .kh = 3, .kw = 3, .groups = 1,
+                                .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1, .in_dtype = TESSEL_INT8,
                                 .out_dtype = TESSEL_INT32, .x = x8, .weights = x8, .y = y32};
     tessel_conv2d_t cb = cv;
     EXPECT(tessel_conv2d(d, &cb, NULL), TESSEL_OK);
@@ -1052,6 +1061,16 @@ static void arg_suite(tessel_dev_t *d)
     cb = cv;
     cb.stride_w = 256;
     EXPECT(tessel_conv2d(d, &cb, NULL), TESSEL_EINVAL);
+    /* a field of 0 is refused, naming it (never read as 1) */
+#define WIN_ZERO(op, b, v, field)                                                                                \
+    do {                                                                                                         \
+        b = v;                                                                                                   \
+        b.field = 0;                                                                                             \
+        EXPECT_WHY(tessel_##op(d, &b, NULL), "tessel_" #op ": " #field " 0 is outside 1..");                     \
+    } while (0)
+    WIN_ZERO(conv2d, cb, cv, stride_h);
+    WIN_ZERO(conv2d, cb, cv, dil_w);
+    WIN_ZERO(conv2d, cb, cv, groups);
     cb = cv;
     cb.x_zero_point = 128;
     EXPECT(tessel_conv2d(d, &cb, NULL), TESSEL_EINVAL);
@@ -1062,7 +1081,8 @@ static void arg_suite(tessel_dev_t *d)
     cb.rq_shift = 3;                 /* requantisation of an int32 output */
     EXPECT(tessel_conv2d(d, &cb, NULL), TESSEL_EINVAL);
     const tessel_pool2d_t pv = {.kind = TESSEL_POOL_MAX, .batch = 1, .h = 4, .w = 4, .c = 2, .kh = 2, .kw = 2,
-                                .in_dtype = TESSEL_INT8, .out_dtype = TESSEL_INT8, .x = x8, .y = y32};
+                                .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1, .in_dtype = TESSEL_INT8,
+                                .out_dtype = TESSEL_INT8, .x = x8, .y = y32};
     tessel_pool2d_t pb = pv;
     EXPECT(tessel_pool2d(d, &pb, NULL), TESSEL_OK);
     pb.x_zero_point = 3;             /* max pooling has no padding value */
@@ -1073,9 +1093,8 @@ static void arg_suite(tessel_dev_t *d)
     pb = pv;
     pb.out_dtype = TESSEL_INT32;
     EXPECT(tessel_pool2d(d, &pb, NULL), TESSEL_EINVAL);
-    pb = pv;
-    pb.h = 0;
-    EXPECT(tessel_pool2d(d, &pb, NULL), TESSEL_EINVAL);
+    WIN_ZERO(pool2d, pb, pv, h);
+    WIN_ZERO(pool2d, pb, pv, stride_w);
     float fx[8] = {0}, fy[8];
     const tessel_rows_t rv = {2, 4, TESSEL_FP32, TESSEL_FP32, fx, 4, fy, 4};
     tessel_rows_t rb = rv;
@@ -1176,6 +1195,7 @@ static void arg_suite(tessel_dev_t *d)
     tu_check(&T, C[0] == 1 && C[1] == 2 && C[2] == 3 && C[3] == 4, "2x2 identity GEMM");
     EXPECT(tessel_gemm(NULL, &g0, NULL), TESSEL_EINVAL);
     EXPECT(tessel_gemm(d, NULL, NULL), TESSEL_EINVAL);
+    EXPECT_WHY(tessel_bmm(d, &g0, 0), "tessel_bmm: batch 0 must be at least 1");
 #define GBAD(field, value, want) do { g = g0; g.field = value; EXPECT(tessel_gemm(d, &g, NULL), want); } while (0)
     GBAD(m, 0, TESSEL_EINVAL);
     GBAD(n, 0, TESSEL_EINVAL);
@@ -1315,8 +1335,8 @@ static void encoder_args(tessel_dev_t *d)
     memset(&keep, 0xA5, sizeof keep);
     cmd = keep;
     const tessel_addr_t A = TESSEL_HBM_RESERVED, FAR = 1ull << 33;
-    const tessel_conv2d_op_t cv = {.batch = 1, .h = 4, .w = 4, .c = 2, .cout = 2, .kh = 3, .kw = 3,
-                                   .in_dtype = TESSEL_INT8, .out_dtype = TESSEL_INT32, .x = A, .weights = A, .y = A};
+    const tessel_conv2d_op_t cv = {.batch = 1, .h = 4, .w = 4, .c = 2, .cout = 2, .kh = 3, .kw = 3, .groups = 1,
+                                   .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1, .in_dtype = TESSEL_INT8, .out_dtype = TESSEL_INT32, .x = A, .weights = A, .y = A};
     tessel_conv2d_op_t c = cv;
     EXPECT(tessel_conv2d_cmd(d, &c, &cmd), TESSEL_OK);
     cmd = keep;
@@ -1344,7 +1364,7 @@ static void encoder_args(tessel_dev_t *d)
     tu_check(&T, !memcmp(&cmd, &keep, sizeof cmd), "tessel_conv2d_cmd: a refusal leaves the command untouched");
 
     const tessel_pool2d_op_t pv = {.kind = TESSEL_POOL_AVG, .batch = 1, .h = 4, .w = 4, .c = 2, .kh = 2, .kw = 2,
-                                   .in_dtype = TESSEL_BF16, .out_dtype = TESSEL_FP32, .x = A, .y = A};
+                                   .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1, .in_dtype = TESSEL_BF16, .out_dtype = TESSEL_FP32, .x = A, .y = A};
     tessel_pool2d_op_t p = pv;
     EXPECT(tessel_pool2d_cmd(d, &p, &cmd), TESSEL_OK);
     p.kind = TESSEL_POOL_MAX;        /* a max pool keeps its dtype */
@@ -1480,7 +1500,8 @@ static void encoder_args(tessel_dev_t *d)
 static void encoder_window(tessel_dev_t *d)
 {
     const tessel_conv2d_t cv = {.batch = 2, .h = 6, .w = 5, .c = 4, .cout = 6, .kh = 3, .kw = 2, .groups = 2,
-                                .stride_h = 2, .pad_t = 1, .pad_b = 1, .pad_r = 1, .in_dtype = TESSEL_INT8,
+                                .stride_h = 2, .stride_w = 1, .dil_h = 1, .dil_w = 1, .pad_t = 1, .pad_b = 1,
+                                .pad_r = 1, .in_dtype = TESSEL_INT8,
                                 .out_dtype = TESSEL_INT8, .relu = 1, .x_zero_point = -3, .rq_scale = 1 << 20,
                                 .rq_shift = 24, .rq_zero_point = 5};
     const uint32_t oh = tessel_window_out(6, 1, 1, 3, 2, 1), ow = tessel_window_out(5, 0, 1, 2, 1, 1);
@@ -1502,7 +1523,8 @@ static void encoder_window(tessel_dev_t *d)
     tessel_cmd_t cmd;
     const tessel_conv2d_op_t op = {
         .batch = cv.batch, .h = cv.h, .w = cv.w, .c = cv.c, .cout = cv.cout, .kh = cv.kh, .kw = cv.kw,
-        .groups = cv.groups, .stride_h = cv.stride_h, .pad_t = cv.pad_t, .pad_b = cv.pad_b, .pad_r = cv.pad_r,
+        .groups = cv.groups, .stride_h = cv.stride_h, .stride_w = cv.stride_w, .dil_h = cv.dil_h, .dil_w = cv.dil_w,
+        .pad_t = cv.pad_t, .pad_b = cv.pad_b, .pad_r = cv.pad_r,
         .in_dtype = cv.in_dtype, .out_dtype = cv.out_dtype, .x = at[0], .weights = at[1], .y = at[2], .bias = at[3],
         .relu = 1, .x_zero_point = cv.x_zero_point, .rq_scale = cv.rq_scale, .rq_shift = cv.rq_shift,
         .rq_zero_point = cv.rq_zero_point};
@@ -1521,12 +1543,12 @@ static void encoder_window(tessel_dev_t *d)
         px[i] = bf16_val();
     uint16_t *pb = bf16_of(px, pn);
     const tessel_pool2d_t pv = {.kind = TESSEL_POOL_AVG, .batch = 1, .h = 7, .w = 6, .c = 3, .kh = 3, .kw = 3,
-                                .stride_h = 2, .stride_w = 2, .pad_t = 1, .pad_b = 1, .pad_l = 1,
+                                .stride_h = 2, .stride_w = 2, .pad_t = 1, .pad_b = 1, .pad_l = 1, .dil_h = 1, .dil_w = 1,
                                 .in_dtype = TESSEL_BF16, .out_dtype = TESSEL_FP32, .x = px, .y = py};
     tessel_addr_t pa[2] = {enc_put(d, pb, 2u * pn), enc_put(d, NULL, 4u * qn)};
     const tessel_pool2d_op_t pop = {.kind = pv.kind, .batch = 1, .h = 7, .w = 6, .c = 3, .kh = 3, .kw = 3,
-                                    .stride_h = 2, .stride_w = 2, .pad_t = 1, .pad_b = 1, .pad_l = 1,
-                                    .in_dtype = TESSEL_BF16, .out_dtype = TESSEL_FP32, .x = pa[0], .y = pa[1]};
+                                    .stride_h = 2, .stride_w = 2, .pad_t = 1, .pad_b = 1, .pad_l = 1, .dil_h = 1,
+                                    .dil_w = 1, .in_dtype = TESSEL_BF16, .out_dtype = TESSEL_FP32, .x = pa[0], .y = pa[1]};
     if (tu_check(&T, pa[0] && pa[1] && tessel_pool2d(d, &pv, NULL) == TESSEL_OK &&
                          tessel_pool2d_cmd(d, &pop, &cmd) == TESSEL_OK,
                  "[%s] pool2d encoder: set-up: %s", BACKEND, tessel_last_error(d)) &&

@@ -513,7 +513,8 @@ static void case_args(void)
                        .b = a, .ldb = 2, .c = c, .ldc = 2, .scale = INFINITY};
     tessel_rows_t r = {.m = 2, .n = 2, .in_dtype = TESSEL_FP32, .out_dtype = TESSEL_FP32, .x = a, .ldx = 2, .y = c,
                        .ldy = 2};
-    tessel_conv2d_t cv = {.batch = 1, .h = 2, .w = 2, .c = 1, .cout = 1, .kh = 1, .kw = 1, .in_dtype = TESSEL_BF16,
+    tessel_conv2d_t cv = {.batch = 1, .h = 2, .w = 2, .c = 1, .cout = 1, .kh = 1, .kw = 1, .groups = 1, .stride_h = 1,
+                          .stride_w = 1, .dil_h = 1, .dil_w = 1, .in_dtype = TESSEL_BF16,
                           .out_dtype = TESSEL_FP32, .x = a, .weights = g1, .y = c, .scale = NAN};
     tessel_attention_t at = {.batch = 1, .lq = 2, .lk = 2, .d = 2, .dv = 2, .q = a, .k = a, .v = a, .o = c,
                              .scale = -INFINITY, .out_dtype = TESSEL_FP32};

@@ -108,8 +108,7 @@ def _float32(x, what):
 
 def _int(v, what, lo=None):
     """v as an int (its range is the library's and the C field's). lo: 0 for a value the call takes
-    unsigned (a padding, a window), 1 for a stride, dilation or groups (0 would mean 1 to the
-    library)."""
+    unsigned (a padding, a window, a stride, dilation or groups; 0 is the library's to refuse)."""
     try:
         v = operator.index(v)
     except TypeError:
@@ -177,8 +176,8 @@ def _epilogue(in_dtype, n, bias, relu, out_dtype, scale, requant):
 
 def _window(h, w, k, stride, padding, dilation):
     """The window keywords of conv2d and pool2d, and the output rows and columns."""
-    sh, sw = _ints(stride, "stride", 1, 2)
-    dh, dw = _ints(dilation, "dilation", 1, 2)
+    sh, sw = _ints(stride, "stride", 0, 2)
+    dh, dw = _ints(dilation, "dilation", 0, 2)
     if np.ndim(padding) == 0 or len(padding) == 4:   # paddings are unsigned (uint32_t)
         pad = _ints(padding, "padding", 0, 4)
     else:
@@ -489,14 +488,14 @@ class Device:
         _dims(w, "w", 4)
         batch, h, wd, c = x.shape
         kh, kw_, cg, cout = w.shape
-        groups = _int(groups, "groups", 1)
-        if not c % groups and cg != c // groups:   # groups that do not divide c: the library says so
+        groups = _int(groups, "groups", 0)
+        if groups and not c % groups and cg != c // groups:   # groups that do not divide c: the library says so
             _fail(f"shape mismatch: w is {w.shape}, its third dimension must be c/groups = {c // groups}")
         geo, oh, ow = _window(h, wd, (kh, kw_), stride, padding, dilation)
         in_dtype = _in_dtype(x=x, w=w)
         zp = _int(x_zero_point, "x_zero_point")
         kw = _epilogue(in_dtype, cout, bias, relu, out_dtype, scale, requant)
-        if c % groups:   # no w of c/groups channels to hand over: the library's encoder says why it refuses
+        if not groups or c % groups:   # no w of c/groups channels to hand over: the library's encoder says why it refuses
             self.raw.conv2d_cmd(0, 0, 0, cout, groups, batch=batch, h=h, w=wd, c=c, x_zero_point=zp, **geo,
                                 **{n: v for n, v in kw.items() if n != "bias"})
         y = np.empty((batch, oh, ow, cout), _HOST[kw["out_dtype"]])
@@ -513,7 +512,7 @@ class Device:
         x = _array(x, "x")
         _dims(x, "x", 4)
         k = _ints(window, "window", 0, 2)   # unsigned (uint32_t); 0 is the library's to refuse
-        s = tuple(max(v, 1) for v in k) if stride is None else stride   # the window (0: refused by the library)
+        s = k if stride is None else stride   # the window
         geo, oh, ow = _window(x.shape[1], x.shape[2], k, s, padding, dilation)
         in_dtype = _in_dtype(x=x)
         out = _out_dtype(out_dtype, "int8" if in_dtype == "int8" else "fp32" if kind == "avg" else "bf16")

@@ -998,9 +998,9 @@ typedef struct {
 
 static int win_values(win_t *w)
 {
-    if ((w->stride_s && parse_list("--stride", "S or SH,SW", w->stride_s, 2, 1, UINT32_MAX, w->s)) ||
+    if ((w->stride_s && parse_list("--stride", "S or SH,SW", w->stride_s, 2, 0, UINT32_MAX, w->s)) ||
         (w->pad_s && parse_list("--pad", "P or PT,PB,PL,PR", w->pad_s, 4, 0, UINT32_MAX, w->pad)) ||
-        (w->dil_s && parse_list("--dilation", "D or DH,DW", w->dil_s, 2, 1, UINT32_MAX, w->dil)))
+        (w->dil_s && parse_list("--dilation", "D or DH,DW", w->dil_s, 2, 0, UINT32_MAX, w->dil)))
         return EXIT_USAGE;
     if (w->zp_s && !parse_i64(w->zp_s, INT32_MIN, INT32_MAX, &w->zp))
         return fail(EXIT_USAGE, "--x-zp needs a 32-bit signed integer, not '%s'", w->zp_s);
@@ -1073,7 +1073,7 @@ static int conv2d_run(run_t *r, win_t *w, const tessel_npy_t *X, const tessel_np
     if ((rc = x_check(w, X)) || (rc = check_dims("W", "KH x KW x C/groups x COUT", W)))
         return rc;
     uint64_t c = X->shape[3], cout = W->shape[3];
-    if (!(c % groups) && W->shape[2] != c / groups)   /* groups that do not divide C: the library says so */
+    if (groups && !(c % groups) && W->shape[2] != c / groups)   /* groups 0 or not dividing C: the library says so */
         return fail(EXIT_USAGE, "shape mismatch: W is %s, its third dimension must be C/groups = %" PRIu64,
                     shape_text(s, sizeof s, W->shape, 4), c / groups);
     memcpy(w->k, W->shape, sizeof w->k);
@@ -1104,8 +1104,8 @@ static int cmd_conv2d(int argc, char **argv)
         return EXIT_USAGE;
     if (!w.x_s || !pw)
         return fail(EXIT_USAGE, "conv2d needs --x X.npy and --w W.npy (see tessel --help)");
-    if (pgroups && !parse_i64(pgroups, 1, UINT32_MAX, &groups))
-        return fail(EXIT_USAGE, "--groups needs an integer in 1..4294967295, not '%s'", pgroups);
+    if (pgroups && !parse_i64(pgroups, 0, UINT32_MAX, &groups))
+        return fail(EXIT_USAGE, "--groups needs an integer in 0..4294967295, not '%s'", pgroups);
     const input_t ins[] = {{"--x", w.x_s}, {"--w", pw}, {"--bias", pbias}};
     if (win_values(&w) || check_run(&r, ins, 3))
         return EXIT_USAGE;

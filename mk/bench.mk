@@ -6,6 +6,9 @@
 #   make bench-quick     a few N=16 cases (< 3 minutes): $(BUILD)/bench/quick/...
 #   make bench-timeline  a 128^3 bf16 GEMM + bias + ReLU with --timeline: $(BUILD)/bench/timeline.json
 #                        (open it in https://ui.perfetto.dev) and its gnuplot rendering timeline.png
+#   make bench-rows      the row functions (gelu, silu, softmax, layernorm, rmsnorm) of 256 x 1024
+#                        against the memory roofline, each checked on the model (bench_win.py):
+#                        $(BUILD)/bench/rows/bench_win.md (~1 minute)
 #   make bench-doorbell  the doorbell's latency: 16 bf16 GEMMs of 64^3 on the sim, cycles from each
 #                        CMD_HEAD write to its program's first DMA (tests/bench/bench_doorbell.py)
 #   make bench-conv      convolutions and pools (tests/bench/bench_win.py): MXU utilisation and the
@@ -25,7 +28,7 @@ BENCH_FW   := $(FW_ELF)
 BENCH_RUN  := $(PYTHON) tests/bench/bench.py --demo $(BENCH_DEMO) --firmware $(BENCH_FW) -j 2
 BENCH_DEPS := $(BENCH_CLI) $(BENCH_DEMO) $(BENCH_FW) tests/bench/bench.py
 
-.PHONY: bench bench-quick bench-conv bench-doorbell bench-timeline bench-n4-tessel test-bench test-timeline
+.PHONY: bench bench-quick bench-conv bench-rows bench-doorbell bench-timeline bench-n4-tessel test-bench test-timeline
 
 # The N=4 tessel: everything under $(BENCH_N4), rebuilt when its sources change.
 bench-n4-tessel:
@@ -39,6 +42,9 @@ bench-quick: deps $(BENCH_DEPS)
 
 bench-conv: deps $(BENCH_CLI) $(BENCH_FW) tests/bench/bench_win.py
 	@$(PYTHON) tests/bench/bench_win.py --tessel $(BENCH_CLI) --out $(BENCH_OUT)/win --cases full
+
+bench-rows: deps $(BENCH_CLI) $(BENCH_FW) tests/bench/bench_win.py
+	@$(PYTHON) tests/bench/bench_win.py --tessel $(BENCH_CLI) --out $(BENCH_OUT)/rows --cases rows
 
 bench-doorbell: deps python $(BENCH_FW) tests/bench/bench_doorbell.py
 	@mkdir -p $(BENCH_OUT)
@@ -65,6 +71,7 @@ test-bench: $(BENCH_DEPS) python tests/bench/test_bench.py tests/bench/bench_doo
 	@grep '^bench: .* passed' $(BENCH_OUT)/tiny.log
 	@$(PYTHON) tests/bench/test_bench.py $(BENCH_OUT)/tiny/bench.csv
 	@$(PYTHON) tests/bench/bench_win.py --tessel $(BENCH_CLI) --out $(BENCH_OUT)/tiny_win --cases tiny | tail -1
+	@$(PYTHON) tests/bench/bench_win.py --tessel $(BENCH_CLI) --out $(BENCH_OUT)/tiny_rows --cases rows-tiny | tail -1
 	@TESSEL_FIRMWARE=$(abspath $(BENCH_FW)) PYTHONPATH=$(BUILD)/python $(PYTHON) tests/bench/bench_doorbell.py \
 	  --count 3 --size 32 --timeline $(BENCH_OUT)/tiny_doorbell.json | grep 'later commands'
 

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Convolution and pooling on the Verilated SoC (`make bench-conv`, docs/performance.md).
+"""Convolution, pooling and the row functions on the Verilated SoC (`make bench-conv`,
+`make bench-rows`, docs/performance.md).
 
-Each case runs `tessel conv2d|pool2d --backend sim --stats` on random NHWC data and reports the
-cycles from doorbell to completion, the MXU utilisation (the MACs the firmware issues over N^2 per
-cycle) and the memory roofline: the compulsory HBM bytes (input, weights, bias and output once),
-recomputed here from the shape and checked against the library's count, over 32 bytes a cycle.
+Each case runs `tessel conv2d|pool2d|<row function> --backend sim --stats` on random data (NHWC for
+the windows, rows of float32 for the row functions) and reports the cycles from doorbell to
+completion, the MXU utilisation (the MACs the compiled program issues over N^2 per cycle) and the
+memory roofline: the compulsory HBM bytes (input, weights, bias, the rows' gamma and beta, and the
+output once), recomputed here from the shape and checked against the library's count, over 32 bytes
+a cycle. The row functions also run with --check: each command mirrored on the golden model, the
+results equal bit for bit.
 
-usage: bench_win.py --tessel PATH --out DIR [--cases full|tiny]
+usage: bench_win.py --tessel PATH --out DIR [--cases full|tiny|rows|rows-tiny]
 Writes DIR/bench_win.md (the table) and prints it. Exit code 0 when every case ran and agreed.
 """
 import argparse
@@ -30,6 +34,14 @@ def pool(name, n, h, c, k, kind, dtype="int8"):
                 kind=kind, extra=[])
 
 
+def rows(fn, m, n, params=()):
+    """A row function over m rows of n float32 values (read as bf16, written as fp32); params: the
+    FP32 rows of n values it also reads ("gamma", "beta")."""
+    return dict(name=f"{fn} {m}x{n}", op=fn, m=m, n=n, params=list(params), dtype="bf16")
+
+
+ROW_FNS = [("gelu", ()), ("silu", ()), ("softmax", ()), ("layernorm", ("gamma", "beta")), ("rmsnorm", ("gamma",))]
+
 CASES = {
     "full": [
         conv("3x3 56x56x64->64 (the target)", 1, 56, 64, 64, 3, extra=["--out-dtype", "int8", "--rq-shift", "8"]),
@@ -45,6 +57,8 @@ CASES = {
         conv("3x3 8x8x16->16", 1, 8, 16, 16, 3),
         pool("max 2x2 8x8x16", 1, 8, 16, 2, "max"),
     ],
+    "rows": [rows(fn, 256, 1024, params) for fn, params in ROW_FNS],
+    "rows-tiny": [rows(fn, 8, 64, params) for fn, params in ROW_FNS],
 }
 
 
@@ -52,7 +66,22 @@ def out_size(i, k, stride, pad):
     return (i + 2 * pad - k) // stride + 1
 
 
+def run_rows(tessel, work, c, rng):
+    """A row function's case (rows()): X and its FP32 parameter rows saved; the command line (the run
+    checked on the model) and the compulsory HBM bytes."""
+    xp = os.path.join(work, "x.npy")
+    np.save(xp, rng.standard_normal((c["m"], c["n"]), dtype=np.float32))
+    args = [tessel, c["op"], "--backend", "sim", "--stats", "--check", "--x", xp]
+    for name in c["params"]:
+        pp = os.path.join(work, f"{name}.npy")
+        np.save(pp, rng.standard_normal(c["n"], dtype=np.float32))
+        args += [f"--{name}", pp]
+    return args, c["m"] * c["n"] * (2 + 4) + 4 * c["n"] * len(c["params"])
+
+
 def run(tessel, work, c, rng):
+    if c["op"] not in ("conv2d", "pool2d"):
+        return measure(c, *run_rows(tessel, work, c, rng))
     es = 1 if c["dtype"] == "int8" else 2
     x_shape = (c["n"], c["h"], c["h"], c["c"])
     if c["dtype"] == "int8":
@@ -76,11 +105,17 @@ def run(tessel, work, c, rng):
         args += ["--kind", c["kind"], "--window", str(c["k"])]
         w_bytes = 0
         out_es = es if c["kind"] == "max" or es == 1 else 4
+    return measure(c, args, x.size * es + w_bytes + c["n"] * oh * oh * c["cout"] * out_es)
+
+
+def measure(c, args, nbytes):
+    """Run one case's command line; its row of the table, or the reason it failed."""
     p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=3600)
     if p.returncode:
         return None, f"{c['name']}: exit {p.returncode}: {p.stderr.strip()}"
     s = json.loads(p.stdout)
-    nbytes = x.size * es + w_bytes + c["n"] * oh * oh * c["cout"] * out_es
+    if "--check" in args and s.get("checked") is not True:
+        return None, f"{c['name']}: not checked against the model"
     if s["hbm_bytes"] != nbytes:
         return None, f"{c['name']}: the library counts {s['hbm_bytes']} HBM bytes, the shape gives {nbytes}"
     mem = -(-nbytes // HBM_BYTES_PER_CYCLE)

@@ -75,7 +75,7 @@ REL_X_RTL  := $(addprefix $(REL_X_DIR)/,$(TSL_RTL_SOC) hw/rtl/fpga/tsl_fpga_hbm.
 $(REL_X_DIR)/%.sv: %.sv
 	@mkdir -p $(@D)
 	@sed 's/\balways_comb\b/always @*/' $< >$@
-REL_X_TIMEOUT ?= 600
+REL_X_TIMEOUT ?= 120
 $(REL_OUT)/cp.hex: $(BUILD)/fw/cp.bin
 	@mkdir -p $(@D)
 	@$(PYTHON) -c 'import struct,sys; b=open(sys.argv[1],"rb").read(); b+=bytes(-len(b)%4); \

@@ -3,17 +3,18 @@
 //   control core: PC, FSM state, every register-file write (the registers are datapath and start
 //   unknown; none may ever be written with an unknown value), the CSRs (mstatus, mie, mtvec,
 //   mscratch, mepc, mcause, mtval, mcycle, minstret);
-//   tensor core: the controller's state, push/notify counts, error registers, tokens/credits;
+//   tensor core: the controller's state, push/notify counts, error registers, tokens/credits; the
+//   tile sequencer's state, its descriptor, and the launch check's verdict when it ends;
 //   HOSTIF: every register; the SoC's outputs: the host port, host_irq_o and every AXI valid/ready.
 // The host port reads ID and FW_STATUS (until ready) and arms the watchdog; then int8 GEMMs run
 // through the command ring, each as the PROGRAM the host's compiler made of it (tests/rel/x_progs.c,
-// +progs=HEX: a PROG_SLOT-word slot per GEMM, its length and its records) (HBM is tsl_fpga_hbm, loaded and read back through its RAM) and C is
-// compared with exact integer products; an AXI write of an unknown data byte is an X too. Then two
+// +progs=HEX: a PROG_SLOT-word slot per GEMM, its length and its records), run by the tile
+// sequencer (each GEMM must pass at least one launch check) (HBM is tsl_fpga_hbm, loaded and read
+// back through its RAM) and C is compared with exact integer products; an AXI write of an unknown
+// data byte is an X too. Then two
 // more GEMMs each have a DMA burst held in HBM while the host writes RESET (tsl_axi_iso finishes the
 // burst; the rebooted firmware reruns the command, exactly). Last, a RESET with nothing in flight.
 // Prints "rel_x: N passed, M failed" (one check per phase and GEMM) and the first X seen.
-// The SoC is built without the tile sequencer (EnableSeq = 0: the firmware tiles the GEMMs itself),
-// which would take Icarus past REL_X_TIMEOUT here; the sequencer's own tests are Verilated (mk/seq.mk).
 // Icarus 11's $isunknown can report X on a concatenation of known nets, so the checks use a
 // reduction XOR, which is X exactly when some bit is X or Z.
 `define UNKNOWN(v) ((^(v)) === 1'bx)
@@ -35,9 +36,9 @@ module tsl_soc_x_tb;
   logic [Dw-1:0] wdata;
   logic [Dw/8-1:0] wstrb;
   logic console_valid, exit_valid, retire, trap, core_rst;
-  int unsigned cycle = 0, xs = 0, passed = 0, failed = 0;
+  int unsigned cycle = 0, xs = 0, passed = 0, failed = 0, seq_runs = 0;
 
-  tsl_soc #(.N(N), .EnableBf16(1'b0), .EnableSeq(1'b0), .VmemBytes(VmemBytes), .AccBytes(AccBytes),
+  tsl_soc #(.N(N), .EnableBf16(1'b0), .EnableSeq(1'b1), .VmemBytes(VmemBytes), .AccBytes(AccBytes),
             .HbmBytes(HbmBytes)) dut (
     .clk_i(clk), .rst_ni(rst_n),
     .h_valid_i(h_valid), .h_ready_o(h_ready), .h_bar_i(h_bar), .h_addr_i(h_addr),
@@ -138,6 +139,14 @@ module tsl_soc_x_tb;
                     dut.u_tc.u_ctrl.notify_count_q, dut.u_tc.u_ctrl.err_code_q, dut.u_tc.u_ctrl.err_unit_q,
                     dut.u_tc.u_ctrl.err_seq_q, dut.u_tc.u_ctrl.err_addr_q, dut.u_tc.u_ctrl.wbuf_push_q,
                     dut.u_tc.u_ctrl.wbuf_exec_q})) x_seen("tensor-core control registers");
+    if (`UNKNOWN({dut.u_tc.u_ctrl.g_seq.u_seq.st_q, dut.u_tc.u_ctrl.g_seq.u_seq.desc_q,
+                    dut.u_tc.u_ctrl.g_seq.u_seq.u_chk.run_q, dut.u_tc.u_ctrl.g_seq.u_seq.u_chk.step_q}))
+      x_seen("tile sequencer state");
+    if (dut.u_tc.u_ctrl.g_seq.u_seq.u_chk.done_o) begin
+      if (`UNKNOWN({dut.u_tc.u_ctrl.g_seq.u_seq.u_chk.err_o, dut.u_tc.u_ctrl.g_seq.u_seq.u_chk.err_addr_o}))
+        x_seen("the launch check's verdict");
+      if (dut.u_tc.u_ctrl.g_seq.u_seq.u_chk.err_o == tsl_pkg::ERR_NONE) seq_runs++;
+    end
     if (`UNKNOWN({dut.u_hostif.cmd_base_q, dut.u_hostif.cmd_size_q, dut.u_hostif.cmd_head_q,
                     dut.u_hostif.cmd_tail_q, dut.u_hostif.cpl_base_q, dut.u_hostif.cpl_size_q,
                     dut.u_hostif.cpl_head_q, dut.u_hostif.cpl_tail_q, dut.u_hostif.fw_status_q,
@@ -172,7 +181,7 @@ module tsl_soc_x_tb;
   // Poll FW_STATUS until STATE = ready or `limit` cycles.
   task automatic wait_ready(input int unsigned limit, output bit ok);
     logic [31:0] v;
-    int unsigned start = cycle;
+    int unsigned start = cycle, runs = seq_runs;
     ok = 1'b0;
     while (!ok && cycle - start < limit) begin
       host(32'h038, '0, 4'h0, v);
@@ -221,7 +230,7 @@ module tsl_soc_x_tb;
     int bad = 0, acc, drained = 0;
     bit done = 1'b0, held = 1'b0;
     string name = $sformatf("GEMM %0dx%0dx%0d", m, n, k);
-    int unsigned start = cycle;
+    int unsigned start = cycle, runs = seq_runs;
     if (bias_relu) name = {name, " +bias ReLU"};   // (?: would pad strings to one width in Icarus)
     if (fault == 1) name = {name, ", A read held over a RESET"};
     if (fault == 2) name = {name, ", C write held over a RESET"};
@@ -281,6 +290,7 @@ module tsl_soc_x_tb;
       end
     host(32'h024, 32'(cmds), 4'hF, v);    // CPL_TAIL
     check(done && bad == 0, $sformatf("%s: C is exact (%0d wrong, %0d cycles)", name, bad, cycle - start));
+    check(seq_runs > runs, $sformatf("%s: the tile sequencer ran it (%0d launches)", name, seq_runs - runs));
   endtask
 
   initial begin

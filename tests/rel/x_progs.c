@@ -1,6 +1,6 @@
 /* The device programs of tests/rel/tsl_soc_x_tb.sv's GEMMs, compiled by the host's compiler
  * (firmware/cp/tsl_cp_compile.h) for its SoC: N = 4, VMEM 16 KiB, ACC 4 KiB, HBM 1 MiB, int8 only,
- * no sequencer. Arguments: the GEMMs, MxNxK with an `r` for bias + ReLU (in the testbench's order);
+ * with the tile sequencer. Arguments: the GEMMs, MxNxK with an `r` for bias + ReLU (in the testbench's order);
  * operands at the testbench's addresses. Prints, for each, X_SLOT words for $readmemh: the program's
  * length in words, its records, zeros. Exit 1 when the compiler refuses one or it does not fit. */
 #include <stdio.h>
@@ -19,7 +19,7 @@
 int main(int argc, char **argv)
 {
     tsl_cp_t cc;
-    const uint32_t features = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT;
+    const uint32_t features = 1u << TSL_TC_CFG_FEATURES_INT8_SHIFT | 1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT;
     if (tsl_cp_compiler_init(&cc, 4, 16384, 4096, 1u << 20, features) != TSL_CP_OK)
         return 1;
     for (int i = 1; i < argc; i++) {

@@ -392,11 +392,17 @@ module tsl_tc_seq #(
   logic       cv_adv;   // CONV: the walk moves past the current tap
   assign st_a = d.conv ? StCEnter : StLoadA;
 
+  // The descriptor's next value has a block of its own: it feeds the launch checks, whose outputs
+  // the walk's block reads (in one block, a simulator that wakes a block on any write to what it
+  // reads, as Icarus does, would run the two without end).
   always_comb begin
     desc_d = desc_q;
     if (wr_i) desc_d[32 * wr_word_i +: 32] = (desc_q[32 * wr_word_i +: 32] & ~wr_mask_i) |
                                              (wr_data_i & wr_mask_i);
     if (abort_i) desc_d = '0;   // CTRL.RESET clears SEQ0..SEQ23
+  end
+
+  always_comb begin
     st_d = st_q;
     {l_rem_m_d, l_rem_ncb_d, l_rem_nc_d, l_rem_kp_d, l_rem_k_d} =
         {l_rem_m_q, l_rem_ncb_q, l_rem_nc_q, l_rem_kp_q, l_rem_k_q};

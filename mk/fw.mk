@@ -36,14 +36,13 @@ TESTS += fw-build fw-native fw-asan
 SOAKS += fw-native-seeds
 .PHONY: test-fw-build test-fw-native test-fw-asan test-fw-native-seeds
 
-# The native tests over FW_SEEDS seeds (default 10 000: SEED = 1 .. FW_SEEDS), each a run of its own;
-# a failing seed is printed with its replay command (SEED=s build/fw/test_fw).
+# The native tests over FW_SEEDS seeds (default 10 000: SEED = 1 .. FW_SEEDS), each a run of its own,
+# FW_JOBS at a time (default: every core); a failing seed is printed with its replay command
+# (SEED=s build/fw/test_fw).
 FW_SEEDS ?= 10000
-test-fw-native-seeds: $(FW_OUT)/test_fw
-	@p=0; f=0; for s in $$(seq 1 $(FW_SEEDS)); do \
-	  if SEED=$$s $< > $(FW_OUT)/seed.log 2>&1; then p=$$((p+1)); \
-	  else f=$$((f+1)); echo "FAIL: SEED=$$s $<"; grep FAIL $(FW_OUT)/seed.log | head -5; fi; \
-	done; echo "fw_native_seeds: $$p passed, $$f failed"; test $$f -eq 0
+FW_JOBS  ?= $(shell nproc)
+test-fw-native-seeds: $(FW_OUT)/test_fw tests/fw/seeds.py
+	@$(PYTHON) tests/fw/seeds.py $< $(FW_SEEDS) $(FW_JOBS)
 
 # The build (its size within the limit: firmware/cp/Makefile), then docs/architecture.md's sentence
 # "The firmware is S bytes of the M it may take": S is cp.elf's text+data+bss as `size` reports it,

@@ -195,6 +195,18 @@ static uint32_t host_compile(dev_t *d, uint32_t at, uint32_t prog, uint32_t *det
 /* Publish the staged command, run the firmware, and check completion and memory. `strict`: the
  * whole of HBM must equal d->exp (plus the completion); invalid: VMEM/ACC/PUSH_COUNT unchanged.
  * A command the host's compiler refuses is checked there: it reaches no device. */
+/* The first byte where HBM differs from the expected image, or HBM_BYTES. */
+static uint32_t hbm_diff(dev_t *d)
+{
+    const uint8_t *g = hbm(d);
+    if (!memcmp(g, d->exp, HBM_BYTES))
+        return HBM_BYTES;
+    uint32_t i = 0;
+    while (g[i] == d->exp[i])
+        i++;
+    return i;
+}
+
 static int submit(dev_t *d, const char *what, uint32_t status, uint32_t detail, int strict, int invalid)
 {
     uint32_t head = hif_rd(d, TSL_HOSTIF_CMD_HEAD_OFFSET), cplh = hif_rd(d, TSL_HOSTIF_CPL_HEAD_OFFSET);
@@ -228,9 +240,7 @@ static int submit(dev_t *d, const char *what, uint32_t status, uint32_t detail, 
     memcpy(d->exp + CPL_BASE + (cplh % CPL_SIZE) * 16u, cpl, 16);
     if (strict) {
         const uint8_t *g = hbm(d);
-        uint32_t i = 0;
-        while (i < HBM_BYTES && g[i] == d->exp[i])
-            i++;
+        uint32_t i = hbm_diff(d);
         ok &= tu_check(&T, i == HBM_BYTES, "%s: HBM differs first at 0x%x: expected 0x%02x, got 0x%02x", ctx, i,
                        i < HBM_BYTES ? d->exp[i] : 0, i < HBM_BYTES ? g[i] : 0);
     }
@@ -983,9 +993,7 @@ static void row_case(dev_t *d, uint32_t op, uint32_t adt, uint32_t cdt, uint32_t
             ref_fp_restore(csr);
             free(x);
         }
-        uint32_t i = 0;
-        while (i < HBM_BYTES && H[i] == d->exp[i])
-            i++;
+        uint32_t i = hbm_diff(d);
         tu_check(&T, i == HBM_BYTES, "[%s] %s: HBM outside C differs first at 0x%x", d->name, what, i);
     }
     free(X); free(M); free(G); free(Be); free(Y);

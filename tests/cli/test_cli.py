@@ -933,8 +933,7 @@ def issue32_cases(d, a, b):
             seen = [f for f in os.listdir(sd) if f.startswith(".tessel-")]
             time.sleep(0.01)
         running = proc.poll() is None
-        if running:
-            time.sleep(0.2)
+        if running:   # at once: the run may end within a moment of a loaded machine's sleep
             proc.send_signal(sig)
         try:
             proc.communicate(timeout=60)

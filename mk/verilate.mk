@@ -190,6 +190,15 @@ VL.vpu-fmul.flags   := -O3
 VL.vpu-fmul.cflags  := -O2 $(VL_MODEL_INC)
 VL.vpu-fmul.ldflags  = $(abspath $(MODEL_LIB))
 
+VL.vpu-eup.top     := tsl_vpu_eup
+VL.vpu-eup.exe     := eup_sim
+VL.vpu-eup.rtl      = $(TSL_RTL_PKG) hw/rtl/tc/tsl_vpu_eup.sv
+VL.vpu-eup.cpp     := hw/sim/tc/eup_main.cpp
+VL.vpu-eup.deps     = $(MODEL_LIB)
+VL.vpu-eup.flags   := -O3
+VL.vpu-eup.cflags  := -O2 $(VL_MODEL_INC)
+VL.vpu-eup.ldflags  = $(abspath $(MODEL_LIB))
+
 # The control core and its RAM (mk/core.mk): the runner tessel-run; IterMul (1: the small iterative
 # multiplier, as on iCE40) when it is not the default.
 VL.core.top    := tsl_cpu_sys_sim
@@ -364,6 +373,7 @@ $(call vl, vpu/n8_trace,       vpu,       8,                                    
 $(call vl, vpu/n16_trace,      vpu,       16,                                     --trace-fst)
 $(call vl, vpu/n32_trace,      vpu,       32,                                     --trace-fst)
 $(call vl, vpu/fmul,           vpu-fmul)
+$(call vl, vpu/eup,            vpu-eup)
 $(call vl, core/verilator,     core)
 $(call vl, core/itermul,       core,      1)
 $(call vl, fpga/bridge,        bridge,    12)

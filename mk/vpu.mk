@@ -2,6 +2,8 @@
 #   make test-vpu-lint         verilator -Wall on tsl_vpu at N = 4, 16 with EnableBf16 = 0, 1 (and the sim top)
 #   make test-vpu-iverilog     Icarus 11 compiles tsl_vpu at N = 4, 16 with EnableBf16 = 0, 1
 #   make test-vpu-fmul         tsl_vpu_fmul vs tslm_f32_mul: edge-value table plus 3M random pairs
+#   make test-vpu-eup          tsl_vpu_eup vs tslm_f32_exp/recip/rsqrt: edges, every 4099th input, 2M random
+#   make test-vpu-eup-all      (make soak) the same over every FP32 input
 #   make test-vpu-n4 / -n16    directed + random VPU_VEC instructions vs the golden model (SEED= replays)
 #   make test-vpu-n4-int       the same at N = 4 with EnableBf16 = 0 (integer class only)
 #   make vpu-trace VPU_N=4 SEED=0x...   rebuild with --trace-fst, replay the seed into build/vpu/vpu.fst (stops at the first failure)
@@ -9,7 +11,8 @@
 
 # The builds (mk/verilate.mk: vpu, vpu-fmul): $(VPU_OUT)/n<N>/vpu_sim for N = 4, 8, 16 and 32, a
 # --trace-fst variant of each (n<N>_trace, built only when asked for), n4_int (EnableBf16 = 0), and
-# the fp32 multiplier against tslm_f32_mul, $(VPU_OUT)/fmul/fmul_sim.
+# the fp32 multiplier against tslm_f32_mul, $(VPU_OUT)/fmul/fmul_sim, and the transcendental unit
+# against the model's functions, $(VPU_OUT)/eup/eup_sim.
 VPU_RTL     := $(TSL_RTL_VPU)
 VPU_SIM_RTL  = $(VL.vpu.rtl)
 VPU_OUT     := $(BUILD)/vpu
@@ -17,8 +20,8 @@ VPU_RUNS    ?= 30
 VPU_INSNS   ?= 80
 VPU_N       ?= 4
 
-TESTS += vpu-lint vpu-iverilog vpu-fmul vpu-n4 vpu-n16 vpu-n4-int
-.PHONY: test-vpu-lint test-vpu-iverilog test-vpu-fmul test-vpu-n4 test-vpu-n16 test-vpu-n4-int vpu-trace
+TESTS += vpu-lint vpu-iverilog vpu-fmul vpu-eup vpu-n4 vpu-n16 vpu-n4-int
+.PHONY: test-vpu-lint test-vpu-iverilog test-vpu-fmul test-vpu-eup test-vpu-n4 test-vpu-n16 test-vpu-n4-int vpu-trace
 
 test-vpu-lint:
 	@p=0; f=0; for n in 4 16; do for bf in 0 1; do \
@@ -42,6 +45,15 @@ test-vpu-iverilog:
 
 test-vpu-fmul: $(VPU_OUT)/fmul/fmul_sim
 	@$< 3000000
+
+test-vpu-eup: $(VPU_OUT)/eup/eup_sim
+	@$< 2000000 4099
+
+# Every FP32 value through each of the three functions (about 25 minutes of one core).
+SOAKS += vpu-eup-all
+.PHONY: test-vpu-eup-all
+test-vpu-eup-all: $(VPU_OUT)/eup/eup_sim
+	@$< 0 1
 
 test-vpu-n4: $(VPU_OUT)/n4/vpu_sim
 	@$< $(VPU_RUNS) $(VPU_INSNS)

@@ -117,74 +117,114 @@ uint32_t tslm_f32_min(uint32_t a, uint32_t b)
     return ka <= kb ? a : b;
 }
 
-/* ---- VPU functions: docs/isa.md "VPU functions" is the definition these steps follow. */
+/* ---- VPU functions: docs/isa.md "VPU functions" is the definition this fixed-point arithmetic
+ * follows (the RTL's tsl_vpu_eup computes the same integers). */
+
+#define TB TSL_VPU_FN_TABLE_BITS
+
+/* The 24-bit significand of y in [2^31, 2^32] (the value y 2^-32 in [1/2, 1], or y 2^-31 in [1, 2)),
+ * rounded half up; *carry = 1 when it rounds up to the next binade (the significand is then 2^23). */
+static uint32_t sig24(uint64_t y, int *carry)
+{
+    uint32_t m = (uint32_t)((y + 128u) >> 8);
+    *carry = m >> 24;
+    return *carry ? HIDDEN : m;
+}
+
+/* A result of biased exponent e and significand m (2^23 <= m < 2^24): a zero of `sign` for e <= 0,
+ * an infinity for e >= 255. */
+static uint32_t pack_fn(uint32_t sign, int e, uint32_t m)
+{
+    if (e <= 0)
+        return sign;
+    if (e >= 255)
+        return sign | EXP_MASK;
+    return sign | (uint32_t)e << 23 | (m & FRAC_MASK);
+}
 
 uint32_t tslm_f32_exp(uint32_t a)
 {
     a = tslm_f32_canon(a);
     if (a == TSLM_F32_QNAN)
         return TSLM_F32_QNAN;
+    if (f32_exp(a) == 0)
+        return F32_ONE;
     if (f32_exp(a) >= 127 + 7)   /* |a| >= 128, infinities included: e^a over- or underflows */
         return (a & SIGN) ? 0 : EXP_MASK;
-    /* a = k ln2 + r: k = round(a log2 e) by the shifter; r by Cody-Waite in two steps. */
-    uint32_t s = tslm_f32_add(tslm_f32_mul(a, TSL_VPU_FN_LOG2E), TSL_VPU_FN_SHIFTER);
-    int k = (int)(s & FRAC_MASK) - 0x400000;
-    uint32_t kf = tslm_f32_add(s, TSL_VPU_FN_SHIFTER ^ SIGN);
-    uint32_t r = tslm_f32_add(a, tslm_f32_mul(kf, TSL_VPU_FN_LN2_HI ^ SIGN));
-    r = tslm_f32_add(r, tslm_f32_mul(kf, TSL_VPU_FN_LN2_LO ^ SIGN));
-    /* e^r = 1 + (r + r^2 p(r)), p(r) = C2 + C3 r + ... + C6 r^4 by Horner. */
-    static const uint32_t c[] = {TSL_VPU_FN_EXP_C5, TSL_VPU_FN_EXP_C4, TSL_VPU_FN_EXP_C3, TSL_VPU_FN_EXP_C2};
-    uint32_t p = tslm_f32_mul(r, TSL_VPU_FN_EXP_C6);
-    for (unsigned i = 0; i < 4; i++) {
-        p = tslm_f32_add(p, c[i]);
-        if (i < 3)
-            p = tslm_f32_mul(p, r);
-    }
-    p = tslm_f32_mul(p, tslm_f32_mul(r, r));
-    uint32_t y = tslm_f32_add(tslm_f32_add(p, r), F32_ONE);
-    return f32_with_exp(y, (int)f32_exp(y) + k);   /* y * 2^k */
+    /* t = a log2 e in fixed point, 32 fraction bits, its magnitude truncated: |a| = M 2^(ea-150),
+     * so |t| 2^32 = M LOG2E 2^(ea-157). */
+    uint64_t p = (uint64_t)(HIDDEN | (a & FRAC_MASK)) * TSL_VPU_FN_LOG2E;
+    unsigned sh = 157u - f32_exp(a);
+    int64_t t = sh >= 64u ? 0 : (int64_t)(p >> sh);
+    if (a & SIGN)
+        t = -t;
+    /* 2^t = 2^k 2^(i/2^TB) 2^g: k = floor(t), i the leading TB bits of the fraction, g the rest */
+    int k = (int)(t >> 32);
+    uint32_t f = (uint32_t)t, i = f >> (32u - TB), g = f & ((1u << (32u - TB)) - 1u);
+    /* 2^g - 1 = g (C1 + g (C2 + g C3)), at 2^-32 */
+    uint64_t q = ((uint64_t)TSL_VPU_FN_EXP_C3 * g) >> 32;
+    q = ((TSL_VPU_FN_EXP_C2 + q) * g) >> 32;
+    q = ((TSL_VPU_FN_EXP_C1 + q) * g) >> 32;
+    uint64_t e = tsl_vpu_fn_exp(i);
+    uint64_t y = e + ((e * q) >> 32);   /* 2^(i/2^TB + g) at 2^-31, in [2^31, 2^32] */
+    int carry;
+    uint32_t m = sig24(y, &carry);
+    return pack_fn(0, k + 127 + carry, m);
+}
+
+/* The chord y0 of 1/x or 1/sqrt(x) over the table interval of the fraction bits f (entry i), at
+ * 2^-32: A 2^12 - B d 2^(TB-11), d the fraction bits below the index. */
+static uint64_t chord(uint32_t a_i, uint32_t b_i, uint32_t f)
+{
+    uint32_t d = f & ((1u << (23u - TB)) - 1u);
+    return ((uint64_t)a_i << 12) - (((uint64_t)b_i * d) >> (11u - TB));
 }
 
 uint32_t tslm_f32_recip(uint32_t a)
 {
     a = tslm_f32_canon(a);
-    uint32_t sign = a & SIGN;
+    uint32_t sign = a & SIGN, f = a & FRAC_MASK;
     if (a == TSLM_F32_QNAN)
         return TSLM_F32_QNAN;
     if (f32_exp(a) == 0)
         return sign | EXP_MASK;
     if (f32_is_inf(a))
         return sign;
-    /* 1/m for the mantissa m in [1, 2): a seed, then two Newton-Raphson steps y += y (1 - m y). */
-    uint32_t m = F32_ONE | (a & FRAC_MASK);
-    uint32_t y = F32_HALF | tsl_vpu_fn_recip_seed((a & FRAC_MASK) >> (23 - TSL_VPU_FN_SEED_BITS)) << 15;
-    for (unsigned i = 0; i < 2; i++) {
-        uint32_t e = tslm_f32_add(F32_ONE, tslm_f32_mul(m, y) ^ SIGN);
-        y = tslm_f32_add(y, tslm_f32_mul(y, e));
+    /* 1/m for m = 1.f: the chord, then one Newton-Raphson step y0 + y0 (1 - m y0); m = 1 is exact */
+    int carry = 1;
+    uint32_t m = HIDDEN;
+    if (f) {
+        uint32_t i = f >> (23u - TB);
+        uint64_t y0 = chord(tsl_vpu_fn_recip_a(i), tsl_vpu_fn_recip_b(i), f);
+        int64_t r = (int64_t)(((uint64_t)1 << 55) - (HIDDEN | f) * y0) >> 23;   /* 1 - m y0 at 2^-32 */
+        m = sig24((uint64_t)((int64_t)y0 + (((int64_t)y0 * r) >> 32)), &carry);
     }
-    return sign | f32_with_exp(y, (int)f32_exp(y) + 127 - (int)f32_exp(a));   /* y * 2^-(ea - 127) */
+    return pack_fn(sign, 253 - (int)f32_exp(a) + carry, m);
 }
 
 uint32_t tslm_f32_rsqrt(uint32_t a)
 {
     a = tslm_f32_canon(a);
+    uint32_t f = a & FRAC_MASK;
     if (a == TSLM_F32_QNAN || (a & SIGN && a != SIGN))
         return TSLM_F32_QNAN;
     if (f32_exp(a) == 0)
         return a | EXP_MASK;   /* +-0 -> +-inf */
     if (f32_is_inf(a))
         return 0;
-    /* a = m' 2^(2q), m' in [1, 4); 1/sqrt(m') from a seed by two Newton-Raphson steps
-     * y += y (1/2 - (m'/2) y^2), with h = m'/2 in [1/2, 2). */
-    unsigned odd = !(f32_exp(a) & 1);                          /* the unbiased exponent is odd */
-    int q = ((int)f32_exp(a) - 127 - (int)odd) / 2;
-    uint32_t h = ((126u + odd) << 23) | (a & FRAC_MASK);
-    uint32_t y = F32_HALF | tsl_vpu_fn_rsqrt_seed(odd, (a & FRAC_MASK) >> (23 - TSL_VPU_FN_SEED_BITS)) << 15;
-    for (unsigned i = 0; i < 2; i++) {
-        uint32_t e = tslm_f32_add(F32_HALF, tslm_f32_mul(tslm_f32_mul(y, y), h) ^ SIGN);
-        y = tslm_f32_add(y, tslm_f32_mul(y, e));
+    /* a = m' 4^q, m' = 1.f 2^odd in [1, 4): 1/sqrt(m') by the chord, then one Newton-Raphson step
+     * y0 + y0 (1 - m' y0^2) / 2; m' = 1 is exact */
+    unsigned odd = !(f32_exp(a) & 1u);   /* the unbiased exponent is odd */
+    int q = ((int)f32_exp(a) - 127 - (int)odd) / 2, carry = 1;
+    uint32_t m = HIDDEN;
+    if (f || odd) {
+        uint32_t i = odd << TB | f >> (23u - TB);
+        uint64_t y0 = chord(tsl_vpu_fn_rsqrt_a(i), tsl_vpu_fn_rsqrt_b(i), f);
+        uint64_t s = (y0 * y0) >> 32;                                        /* y0^2 at 2^-32 */
+        int64_t r = (int64_t)(((uint64_t)1 << (55u - odd)) - (HIDDEN | f) * s) * (1 + (int)odd) >> 23;   /* 1 - m' y0^2 */
+        m = sig24((uint64_t)((int64_t)y0 + (((int64_t)y0 * r) >> 33)), &carry);
     }
-    return f32_with_exp(y, (int)f32_exp(y) - q);   /* y * 2^-q */
+    return pack_fn(0, 126 - q + carry, m);
 }
 
 uint32_t tslm_f32_gelu(uint32_t a)

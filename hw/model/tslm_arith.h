@@ -32,9 +32,9 @@ uint32_t tslm_f32_max(uint32_t a, uint32_t b);
 /* min(a, b): NaN if either is NaN; -0 is less than +0. */
 uint32_t tslm_f32_min(uint32_t a, uint32_t b);
 
-/* The VPU functions (docs/isa.md "VPU functions"): each a fixed sequence of tslm_f32_mul and
- * tslm_f32_add steps on the constants and seed tables of tsl_hw.h (TSL_VPU_FN_*), plus exponent
- * arithmetic. Inputs are DAZ'd; results follow the FTZ and canonical-NaN rules. */
+/* The VPU functions (docs/isa.md "VPU functions"): EXP, RECIP and RSQRT in fixed-point arithmetic on
+ * the constants and tables of tsl_hw.h (TSL_VPU_FN_*), GELU their composition with tslm_f32_mul and
+ * tslm_f32_add steps. Inputs are DAZ'd; results follow the FTZ and canonical-NaN rules. */
 /* e^a: +inf -> +inf, -inf -> +0, overflow -> +inf, a result below 2^-126 -> +0. */
 uint32_t tslm_f32_exp(uint32_t a);
 /* 1 / a: +-0 -> +-inf, +-inf -> +-0, a result below 2^-126 -> a zero of a's sign. */

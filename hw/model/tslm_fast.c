@@ -1,7 +1,8 @@
 /* Tessel golden model: the fast path of its float arithmetic; see tslm_fast.h for the contract.
  * Each function follows its tslm_arith.c definition step for step, with one SSE instruction per
  * fp32 add or multiply (intrinsics, so that no x87 code can be chosen) and the definition's own
- * integer steps (DAZ of the inputs, exponent arithmetic, seeds).
+ * integer steps (DAZ of the inputs, exponent arithmetic). EXP, RECIP and RSQRT are integer
+ * arithmetic already: the definition is their fast path.
  */
 #include "tslm_fast.h"
 
@@ -71,89 +72,20 @@ static uint32_t mul_raw(uint32_t a, uint32_t b)
 uint32_t tslm_fast_f32_add(uint32_t a, uint32_t b) { return canon_nan(add_raw(a, b)); }
 uint32_t tslm_fast_f32_mul(uint32_t a, uint32_t b) { return canon_nan(mul_raw(a, b)); }
 
-/* The steps of tslm_f32_exp on finite operands: no NaN arises between them. */
-uint32_t tslm_fast_f32_exp(uint32_t a)
-{
-    a = f32_canon(a);
-    if (a == TSLM_F32_QNAN)
-        return TSLM_F32_QNAN;
-    if (f32_exp(a) >= 127 + 7)
-        return (a & SIGN) ? 0 : EXP_MASK;
-    uint32_t s = add_raw(mul_raw(a, TSL_VPU_FN_LOG2E), TSL_VPU_FN_SHIFTER);
-    int k = (int)(s & FRAC_MASK) - 0x400000;
-    uint32_t kf = add_raw(s, TSL_VPU_FN_SHIFTER ^ SIGN);
-    uint32_t r = add_raw(a, mul_raw(kf, TSL_VPU_FN_LN2_HI ^ SIGN));
-    r = add_raw(r, mul_raw(kf, TSL_VPU_FN_LN2_LO ^ SIGN));
-    static const uint32_t c[] = {TSL_VPU_FN_EXP_C5, TSL_VPU_FN_EXP_C4, TSL_VPU_FN_EXP_C3, TSL_VPU_FN_EXP_C2};
-    uint32_t p = mul_raw(r, TSL_VPU_FN_EXP_C6);
-    for (unsigned i = 0; i < 4; i++) {
-        p = add_raw(p, c[i]);
-        if (i < 3)
-            p = mul_raw(p, r);
-    }
-    p = mul_raw(p, mul_raw(r, r));
-    uint32_t y = add_raw(add_raw(p, r), F32_ONE);
-    return f32_with_exp(y, (int)f32_exp(y) + k);
-}
-
-uint32_t tslm_fast_f32_recip(uint32_t a)
-{
-    a = f32_canon(a);
-    uint32_t sign = a & SIGN;
-    if (a == TSLM_F32_QNAN)
-        return TSLM_F32_QNAN;
-    if (f32_exp(a) == 0)
-        return sign | EXP_MASK;
-    if ((a & ~SIGN) == EXP_MASK)
-        return sign;
-    uint32_t m = F32_ONE | (a & FRAC_MASK);
-    uint32_t y = F32_HALF | tsl_vpu_fn_recip_seed((a & FRAC_MASK) >> (23 - TSL_VPU_FN_SEED_BITS)) << 15;
-    for (unsigned i = 0; i < 2; i++) {
-        uint32_t e = add_raw(F32_ONE, mul_raw(m, y) ^ SIGN);
-        y = add_raw(y, mul_raw(y, e));
-    }
-    return sign | f32_with_exp(y, (int)f32_exp(y) + 127 - (int)f32_exp(a));
-}
-
-uint32_t tslm_fast_f32_rsqrt(uint32_t a)
-{
-    a = f32_canon(a);
-    if (a == TSLM_F32_QNAN || (a & SIGN && a != SIGN))
-        return TSLM_F32_QNAN;
-    if (f32_exp(a) == 0)
-        return a | EXP_MASK;
-    if ((a & ~SIGN) == EXP_MASK)
-        return 0;
-    unsigned odd = !(f32_exp(a) & 1);
-    int q = ((int)f32_exp(a) - 127 - (int)odd) / 2;
-    uint32_t h = ((126u + odd) << 23) | (a & FRAC_MASK);
-    uint32_t y = F32_HALF | tsl_vpu_fn_rsqrt_seed(odd, (a & FRAC_MASK) >> (23 - TSL_VPU_FN_SEED_BITS)) << 15;
-    for (unsigned i = 0; i < 2; i++) {
-        uint32_t e = add_raw(F32_HALF, mul_raw(mul_raw(y, y), h) ^ SIGN);
-        y = add_raw(y, mul_raw(y, e));
-    }
-    return f32_with_exp(y, (int)f32_exp(y) - q);
-}
-
-/* NaNs may arise here (a = NaN or +-inf); EXP and RECIP read any NaN as the canonical one, and the
- * last product is canonicalised. */
+/* NaNs may arise here (a = NaN or +-inf); EXP and RECIP (fixed-point: the definition itself) read
+ * any NaN as the canonical one, and the last product is canonicalised. */
 uint32_t tslm_fast_f32_gelu(uint32_t a)
 {
     a = f32_canon(a);
     uint32_t t = mul_raw(mul_raw(a, a), a);
     t = add_raw(mul_raw(t, TSL_VPU_FN_GELU_C3), a);
-    t = tslm_fast_f32_exp(mul_raw(t, TSL_VPU_FN_GELU_K2));
-    return canon_nan(mul_raw(a, tslm_fast_f32_recip(add_raw(t, F32_ONE))));
+    t = tslm_f32_exp(mul_raw(t, TSL_VPU_FN_GELU_K2));
+    return canon_nan(mul_raw(a, tslm_f32_recip(add_raw(t, F32_ONE))));
 }
 
 uint32_t tslm_fast_f32_fn(uint32_t op, uint32_t a)
 {
-    switch (op) {
-    case TSL_VPU_OP_EXP: return tslm_fast_f32_exp(a);
-    case TSL_VPU_OP_RECIP: return tslm_fast_f32_recip(a);
-    case TSL_VPU_OP_RSQRT: return tslm_fast_f32_rsqrt(a);
-    default: return tslm_fast_f32_gelu(a);
-    }
+    return op == TSL_VPU_OP_GELU ? tslm_fast_f32_gelu(a) : tslm_f32_fn(op, a);
 }
 
 /* ---- the MXU row */
@@ -262,9 +194,6 @@ unsigned tslm_fast_enter(void) { return 0; }
 void tslm_fast_leave(unsigned mode) { (void)mode; }
 uint32_t tslm_fast_f32_add(uint32_t a, uint32_t b) { return tslm_f32_add(a, b); }
 uint32_t tslm_fast_f32_mul(uint32_t a, uint32_t b) { return tslm_f32_mul(a, b); }
-uint32_t tslm_fast_f32_exp(uint32_t a) { return tslm_f32_exp(a); }
-uint32_t tslm_fast_f32_recip(uint32_t a) { return tslm_f32_recip(a); }
-uint32_t tslm_fast_f32_rsqrt(uint32_t a) { return tslm_f32_rsqrt(a); }
 uint32_t tslm_fast_f32_gelu(uint32_t a) { return tslm_f32_gelu(a); }
 uint32_t tslm_fast_f32_fn(uint32_t op, uint32_t a) { return tslm_f32_fn(op, a); }
 

@@ -26,12 +26,10 @@ int tslm_fast_available(void);
 unsigned tslm_fast_enter(void);
 void tslm_fast_leave(unsigned mode);
 
-/* tslm_f32_add, tslm_f32_mul and the VPU functions of tslm_arith.h, bit for bit. */
+/* tslm_f32_add, tslm_f32_mul, tslm_f32_gelu and tslm_f32_fn of tslm_arith.h, bit for bit (EXP,
+ * RECIP and RSQRT are integer arithmetic: tslm_f32_fn is their fast path). */
 uint32_t tslm_fast_f32_add(uint32_t a, uint32_t b);
 uint32_t tslm_fast_f32_mul(uint32_t a, uint32_t b);
-uint32_t tslm_fast_f32_exp(uint32_t a);
-uint32_t tslm_fast_f32_recip(uint32_t a);
-uint32_t tslm_fast_f32_rsqrt(uint32_t a);
 uint32_t tslm_fast_f32_gelu(uint32_t a);
 uint32_t tslm_fast_f32_fn(uint32_t op, uint32_t a);
 

@@ -764,51 +764,77 @@ def gen_c_ranges(spec, params, enums):
     return "\n".join(o) + "\n"
 
 
-def vpu_fn_seeds(spec):
-    """The RECIP and RSQRT seed tables (docs/isa.md "VPU functions"): entry v stands for the seed
-    (256 + v) / 512. RECIP entry i: 2 / (lo + hi) for the mantissa interval [lo, hi) =
-    [1 + i/2^b, 1 + (i+1)/2^b). RSQRT entry 2^b * p + i: 2 / (sqrt(lo) + sqrt(hi)) for [lo, hi)
-    scaled by 2^p (p = 1: the exponent is odd). Both rounded to nearest."""
-    b = spec["vpu_fn"]["seed_bits"]
-    recip = [(2 * 2 ** (b + 10) + (2 ** (b + 1) + 2 * i + 1)) // (2 * (2 ** (b + 1) + 2 * i + 1)) - 256
-             for i in range(2 ** b)]
-    rsqrt = []
-    for p in range(2):
-        for i in range(2 ** b):
-            y = 1024 / (math.sqrt(2 ** p * (1 + i / 2 ** b)) + math.sqrt(2 ** p * (1 + (i + 1) / 2 ** b)))
-            if abs(y - math.floor(y) - 0.5) < 1e-6:
-                sys.exit(f"gen.py: [vpu_fn] RSQRT seed {p}/{i} is too close to a tie to round in doubles")
-            rsqrt.append(round(y) - 256)
-    for v in recip + rsqrt:
-        if not 0 <= v < 256:
-            sys.exit("gen.py: [vpu_fn] a seed is outside 0..255 (seed_bits too small)")
-    return recip, rsqrt
+def vpu_fn_tables(spec):
+    """The fixed-point constants and tables of EXP, RECIP and RSQRT (docs/isa.md "VPU functions"),
+    from their formulas, each rounded to nearest (checked to be no tie at the 40 digits used), with
+    b = [vpu_fn] table_bits and m_i = 1 + i/2^b:
+      LOG2E = log2(e) 2^39; EXP_C[j-1] = ln(2)^j / j! 2^32 (j = 1..3); EXP[i] = 2^(i/2^b) 2^31;
+      RECIP_A[i] = 2^20 / m_i, RECIP_B[i] = 2^20 (1/m_i - 1/m_(i+1));
+      RSQRT_A[2^b p + i] = 2^20 / sqrt(2^p m_i), RSQRT_B[...] = 2^20 (1/sqrt(2^p m_i) - 1/sqrt(2^p m_(i+1)))."""
+    import decimal
+    ctx = decimal.Context(prec=40)
+    D = decimal.Decimal
+    b = spec["vpu_fn"]["table_bits"]
+    if not 1 <= b <= 8:
+        sys.exit("gen.py: [vpu_fn] table_bits is outside 1..8")
+
+    def rnd(x, what):
+        f = x - x.to_integral_value(rounding=decimal.ROUND_FLOOR, context=ctx)
+        if abs(f - D("0.5")) < D("1e-30"):
+            sys.exit(f"gen.py: [vpu_fn] {what} is too close to a tie")
+        return int(x.to_integral_value(rounding=decimal.ROUND_HALF_EVEN, context=ctx))
+
+    ln2 = ctx.ln(D(2))
+    m = [ctx.add(D(1), ctx.divide(D(i), D(2 ** b))) for i in range(2 ** b + 1)]
+    r = lambda x: ctx.divide(D(1), x)
+    rs = lambda x: ctx.divide(D(1), ctx.sqrt(x))
+    t = {
+        "LOG2E": rnd(ctx.multiply(ctx.divide(D(1), ln2), D(2 ** 39)), "LOG2E"),
+        "EXP_C": [rnd(ctx.multiply(ctx.divide(ctx.power(ln2, j), D(math.factorial(j))), D(2 ** 32)), f"EXP_C{j}")
+                  for j in (1, 2, 3)],
+        "EXP": [rnd(ctx.multiply(ctx.exp(ctx.multiply(ln2, ctx.divide(D(i), D(2 ** b)))), D(2 ** 31)), f"EXP[{i}]")
+                for i in range(2 ** b)],
+        "RECIP_A": [rnd(r(m[i]) * 2 ** 20, f"RECIP_A[{i}]") for i in range(2 ** b)],
+        "RECIP_B": [rnd((r(m[i]) - r(m[i + 1])) * 2 ** 20, f"RECIP_B[{i}]") for i in range(2 ** b)],
+        "RSQRT_A": [rnd(rs(2 ** p * m[i]) * 2 ** 20, f"RSQRT_A[{p}][{i}]") for p in (0, 1) for i in range(2 ** b)],
+        "RSQRT_B": [rnd((rs(2 ** p * m[i]) - rs(2 ** p * m[i + 1])) * 2 ** 20, f"RSQRT_B[{p}][{i}]")
+                    for p in (0, 1) for i in range(2 ** b)],
+    }
+    return t
+
+
+# The tables' element widths (bits) in tsl_pkg, and what each holds.
+VPU_FN_TABLES = (("EXP", 32, "2^(i/2^b) 2^31"), ("RECIP_A", 21, "2^20 / m_i"),
+                 ("RECIP_B", 20, "2^20 (1/m_i - 1/m_(i+1))"),
+                 ("RSQRT_A", 21, "2^20 / sqrt(2^p m_i), entry 2^b p + i"),
+                 ("RSQRT_B", 20, "2^20 (1/sqrt(2^p m_i) - 1/sqrt(2^p m_(i+1)))"))
 
 
 def gen_c_vpu_fn(spec, params, enums):
-    """The constants and seed tables of the VPU functions for tsl_hw.h."""
+    """The constants and tables of the VPU functions for tsl_hw.h."""
     fn = spec["vpu_fn"]
-    b = fn["seed_bits"]
-    recip, rsqrt = vpu_fn_seeds(spec)
-    o = ["/* VPU functions (docs/isa.md \"VPU functions\"): FP32 constants and seed tables. */"]
+    t = vpu_fn_tables(spec)
+    o = ["/* VPU functions (docs/isa.md \"VPU functions\"): FP32 constants of GELU, and the fixed-point",
+         " * constants and tables of EXP, RECIP and RSQRT. */"]
     d = o.append
     for c in fn["consts"]:
         d(f"#define TSL_VPU_FN_{c['name']} 0x{c['value']:08X}u /* {c['doc']} */")
-    d(f"#define TSL_VPU_FN_SEED_BITS {b}u /* leading mantissa bits that index the seed tables */")
+    d(f"#define TSL_VPU_FN_TABLE_BITS {fn['table_bits']}u /* leading bits that index the tables */")
+    d(f"#define TSL_VPU_FN_LOG2E 0x{t['LOG2E']:010X}ull /* log2(e) 2^39 */")
+    for j, c in enumerate(t["EXP_C"], 1):
+        d(f"#define TSL_VPU_FN_EXP_C{j} 0x{c:08X}u /* ln(2)^{j} / {j}! 2^32 */")
     d("")
-    d("/* RECIP seed of the mantissa bits m = [22:23-SEED_BITS]: v, for the seed (256 + v) / 512. */")
-    d("static inline uint32_t tsl_vpu_fn_recip_seed(uint32_t m)")
-    d("{")
-    d(f"    static const uint8_t t[{len(recip)}] = {{{', '.join(str(v) for v in recip)}}};")
-    d(f"    return t[m & {2 ** b - 1}u];")
-    d("}")
-    d("")
-    d("/* RSQRT seed of the mantissa bits m, for an odd (odd = 1) or even unbiased exponent. */")
-    d("static inline uint32_t tsl_vpu_fn_rsqrt_seed(uint32_t odd, uint32_t m)")
-    d("{")
-    d(f"    static const uint8_t t[{len(rsqrt)}] = {{{', '.join(str(v) for v in rsqrt)}}};")
-    d(f"    return t[(odd & 1u) << {b} | (m & {2 ** b - 1}u)];")
-    d("}")
+    for name, _, what in VPU_FN_TABLES:
+        v = t[name]
+        d(f"/* {name}[i]: {what} */")
+        d(f"static inline uint32_t tsl_vpu_fn_{name.lower()}(uint32_t i)")
+        d("{")
+        d(f"    static const uint32_t t[{len(v)}] = {{")
+        for i in range(0, len(v), 8):
+            d("        " + ", ".join(f"0x{x:08X}u" for x in v[i:i + 8]) + ",")
+        d("    };")
+        d(f"    return t[i & {len(v) - 1}u];")
+        d("}")
     d("")
     return "\n".join(o) + "\n"
 
@@ -968,15 +994,22 @@ def gen_sv(spec, params, enums):
         d(f"  localparam logic [15:0] GEMM_POST_{name} = 16'h{post_mask(steps, key):04X};  // {doc}")
     d("")
     fn = spec["vpu_fn"]
-    recip, rsqrt = vpu_fn_seeds(spec)
-    d("  // VPU functions (docs/isa.md \"VPU functions\"): FP32 constants and seed tables")
+    t = vpu_fn_tables(spec)
+    d("  // VPU functions (docs/isa.md \"VPU functions\"): FP32 constants of GELU, and the fixed-point")
+    d("  // constants and tables of EXP, RECIP and RSQRT")
     for c in fn["consts"]:
         d(f"  localparam logic [31:0] VPU_FN_{c['name']} = 32'h{c['value']:08X};  // {c['doc']}")
-    d(f"  localparam int VPU_FN_SEED_BITS = {fn['seed_bits']};  // leading mantissa bits that index the seed tables")
-    for name, t, what in (("RECIP", recip, "mantissa bits"), ("RSQRT", rsqrt, "{odd exponent, mantissa bits}")):
-        d(f"  // {name} seeds: entry [8*i +: 8] for i = {what} is v, the seed (256 + v) / 512")
-        d(f"  localparam logic [{8 * len(t) - 1}:0] VPU_FN_{name}_SEEDS = {8 * len(t)}'h"
-          + "".join(f"{v:02X}" for v in reversed(t)) + ";")
+    d(f"  localparam int VPU_FN_TABLE_BITS = {fn['table_bits']};  // leading bits that index the tables")
+    d(f"  localparam logic [39:0] VPU_FN_LOG2E = 40'h{t['LOG2E']:010X};  // log2(e) 2^39")
+    for j, c in enumerate(t["EXP_C"], 1):
+        d(f"  localparam logic [31:0] VPU_FN_EXP_C{j} = 32'h{c:08X};  // ln(2)^{j} / {j}! 2^32")
+    for name, w, what in VPU_FN_TABLES:
+        v = t[name]
+        if max(v) >> w:
+            sys.exit(f"gen.py: [vpu_fn] {name} does not fit {w} bits")
+        d(f"  // {name}: entry [{w}*i +: {w}] is {what}")
+        d(f"  localparam logic [{w * len(v) - 1}:0] VPU_FN_{name} = {w * len(v)}'h"
+          + f"{sum(x << (w * i) for i, x in enumerate(v)):0{(w * len(v) + 3) // 4}X};")
     d("")
     d("endpackage")
     d("/* verilator lint_on UNUSEDPARAM */")
@@ -1295,20 +1328,24 @@ def gen_docs_ops(spec, params, enums):
 
 
 def gen_docs_vpu_fn(spec, params, enums):
-    """The constants and seed tables of the VPU functions in docs/isa.md (section `vpu-fn`)."""
+    """The constants and tables of the VPU functions in docs/isa.md (section `vpu-fn`)."""
     fn = spec["vpu_fn"]
-    b = fn["seed_bits"]
-    recip, rsqrt = vpu_fn_seeds(spec)
+    b = fn["table_bits"]
+    t = vpu_fn_tables(spec)
     consts = md_table(["constant", "FP32 bits", "value", "meaning"],
                       [(f"`{c['name']}`", f"`0x{c['value']:08X}`",
                         f"{struct.unpack('<f', struct.pack('<I', c['value']))[0]:.9g}", c["doc"])
                        for c in fn["consts"]])
+    fixed = md_table(["constant", "value", "meaning"],
+                     [("`LOG2E`", f"`0x{t['LOG2E']:010X}`", "log₂e · 2³⁹")] +
+                     [(f"`EXP_C{j}`", f"`0x{c:08X}`", f"(ln 2)^{j} / {j}! · 2³²") for j, c in enumerate(t["EXP_C"], 1)])
     rows = []
-    for name, t in (("RECIP", recip), ("RSQRT even", rsqrt[:2 ** b]), ("RSQRT odd", rsqrt[2 ** b:])):
-        for i in range(0, len(t), 16):
-            rows.append((name, f"{i}..{i + 15}", " ".join(f"{v:3d}" for v in t[i:i + 16])))
-    seeds = md_table(["table", "entries", "v (seed = (256 + v) / 512)"], rows)
-    return {"vpu-fn": f"{consts}\n\nSeed tables ({b} index bits):\n\n{seeds}"}
+    for name, _, what in VPU_FN_TABLES:
+        v = t[name]
+        for i in range(0, len(v), 8):
+            rows.append((name, f"{i}..{i + 7}", " ".join(f"{x:08X}" for x in v[i:i + 8])))
+    tables = md_table(["table", "entries", "values (hex)"], rows)
+    return {"vpu-fn": f"{consts}\n\nFixed-point constants:\n\n{fixed}\n\nTables ({b} index bits, m_i = 1 + i/{2 ** b}):\n\n{tables}"}
 
 
 def splice(text, sections, path, mark="<!-- {} -->"):

@@ -9,12 +9,12 @@
 // row like a BCAST src2 and takes 2 cycles a row, 3 with FSCALE: the fmul runs in a cycle of its
 // own (StScale, its result re-widened from raw1_q), the lanes then add, clamp and round or requant.
 // The functions EXP, RECIP, RSQRT and GELU run their step program (tsl_vpu_fn_seq) between the
-// read and the write (StFunc), on the lanes' fmul and fadd into each lane's tsl_vpu_fn. Two rows
-// run at once where rows remain and the destination of the first does not overlap the source of
-// the second (rows i and i+1 are read, both computed, then both written: the same results): each
-// lane has two register sets, and in a cycle one set's step takes the fmul and the other's the
-// fadd. A pair takes 4 cycles plus 23 (EXP), 9 (RECIP), 13 (RSQRT) or 42 (GELU); a row alone 2
-// plus 19, 8, 10 or 34.
+// read and the write (StFunc), on the lanes' fmul, fadd and transcendental unit (tsl_vpu_eup) into
+// each lane's tsl_vpu_fn. Two rows run at once where rows remain and the destination of the first
+// does not overlap the source of the second (rows i and i+1 are read, both computed, then both
+// written: the same results): each lane has two register sets, and in a cycle the two take
+// different units. A pair takes 4 cycles plus 7 (EXP, RECIP, RSQRT) or 22 (GELU); a row alone 2
+// plus 6 or 19.
 // Every read of row i precedes its writes, and row i+1 is read after row i is written (but in a
 // function's pair, whose rows do not overlap that way), so any overlap of the operands (in place or
 // shifted) gives the model's result. One instruction at a
@@ -230,40 +230,44 @@ module tsl_vpu #(
   // float support, only fn_last is read).
   logic        fn_last;
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [1:0]  fn_go, fn_mul, fn_k_we, fn_u;
-  logic [7:0]  fn_a_sel, fn_b_sel, fn_fn;
-  logic [3:0]  fn_dst;
+  logic [1:0]  fn_we, fn_mul, fn_dst, fn_eup_we;
+  logic [3:0]  fn_a_sel, fn_b_sel, fn_eup_fn;
+  logic        fn_eup_go, fn_eup_set, fn_eup_dst;
   logic [63:0] fn_c;
   /* verilator lint_on UNUSEDSIGNAL */
   if (EnableBf16) begin : g_fn_seq
     tsl_vpu_fn_seq u_fn_seq (
-      .clk_i  (clk_i),
-      .rst_ni (rst_ni),
-      .run_i  (state_q == StFunc),
-      .pair_i (pair_q),
-      .op_i   (op_q),
-      .go_o   (fn_go),
-      .mul_o  (fn_mul),
-      .a_sel_o(fn_a_sel),
-      .b_sel_o(fn_b_sel),
-      .dst_o  (fn_dst),
-      .k_we_o (fn_k_we),
-      .fn_o   (fn_fn),
-      .u_o    (fn_u),
-      .c_o    (fn_c),
-      .last_o (fn_last)
+      .clk_i    (clk_i),
+      .rst_ni   (rst_ni),
+      .run_i    (state_q == StFunc),
+      .pair_i   (pair_q),
+      .op_i     (op_q),
+      .we_o     (fn_we),
+      .mul_o    (fn_mul),
+      .a_sel_o  (fn_a_sel),
+      .b_sel_o  (fn_b_sel),
+      .dst_o    (fn_dst),
+      .c_o      (fn_c),
+      .eup_go_o (fn_eup_go),
+      .eup_set_o(fn_eup_set),
+      .eup_fn_o (fn_eup_fn),
+      .eup_we_o (fn_eup_we),
+      .eup_dst_o(fn_eup_dst),
+      .last_o   (fn_last)
     );
   end else begin : g_no_fn_seq
-    assign fn_go    = '0;
-    assign fn_mul   = '0;
-    assign fn_a_sel = '0;
-    assign fn_b_sel = '0;
-    assign fn_dst   = '0;
-    assign fn_k_we  = '0;
-    assign fn_fn    = '0;
-    assign fn_u     = '0;
-    assign fn_c     = '0;
-    assign fn_last  = 1'b1;
+    assign fn_we      = '0;
+    assign fn_mul     = '0;
+    assign fn_a_sel   = '0;
+    assign fn_b_sel   = '0;
+    assign fn_dst     = '0;
+    assign fn_c       = '0;
+    assign fn_eup_go  = 1'b0;
+    assign fn_eup_set = 1'b0;
+    assign fn_eup_fn  = '0;
+    assign fn_eup_we  = '0;
+    assign fn_eup_dst = 1'b0;
+    assign fn_last    = 1'b1;
   end
 
   localparam logic [31:0] QNAN = 32'h7FC0_0000;
@@ -313,46 +317,52 @@ module tsl_vpu #(
     // A function's step: the fmul takes the operands of the set whose step is an fmul, the fadd
     // those of the other.
     logic mul1, add1;   // set 1's step takes the fmul / the fadd (else set 0's may)
-    assign mul1 = fn_go[1] && fn_mul[1];
-    assign add1 = fn_go[1] && !fn_mul[1];
+    assign mul1 = fn_we[1] && fn_mul[1];
+    assign add1 = fn_we[1] && !fn_mul[1];
     assign la = (state_q == StFunc) ? (mul1 ? fa1 : fa0) : la0;
     assign lb = (state_q == StFunc) ? (mul1 ? fb1 : fb0) : lb0;
 
     if (EnableBf16) begin : g_fn
-      // Register set 0 runs row i (wa), set 1 row i + 1 (wb, read in src2's place).
+      // Register set 0 runs row i (wa), set 1 row i + 1 (wb, read in src2's place); they share
+      // the lane's transcendental unit, which takes the operand a of the set that issues to it.
+      logic [31:0] ey;
+      tsl_vpu_eup u_eup (
+        .clk_i(clk_i),
+        .fn_i (fn_eup_fn),
+        .x_i  (fn_eup_set ? fa1 : fa0),
+        .y_o  (ey)
+      );
       tsl_vpu_fn u_fn0 (
-        .clk_i  (clk_i),
-        .op_i   (op_q),
-        .fn_i   (fn_fn[3:0]),
-        .u_i    (fn_u[0]),
-        .x_i    (wa[j]),
-        .we_i   (fn_go[0]),
-        .a_sel_i(fn_a_sel[3:0]),
-        .b_sel_i(fn_b_sel[3:0]),
-        .dst_i  (fn_dst[1:0]),
-        .k_we_i (fn_k_we[0]),
-        .c_i    (fn_c[31:0]),
-        .a_o    (fa0),
-        .b_o    (fb0),
-        .y_i    (fn_mul[0] ? ly[j] : fs),
-        .res_o  (fy0)
+        .clk_i    (clk_i),
+        .x_i      (wa[j]),
+        .we_i     (fn_we[0]),
+        .a_sel_i  (fn_a_sel[1:0]),
+        .b_sel_i  (fn_b_sel[1:0]),
+        .dst_i    (fn_dst[0]),
+        .c_i      (fn_c[31:0]),
+        .a_o      (fa0),
+        .b_o      (fb0),
+        .y_i      (fn_mul[0] ? ly[j] : fs),
+        .eup_we_i (fn_eup_we[0]),
+        .eup_dst_i(fn_eup_dst),
+        .eup_y_i  (ey),
+        .res_o    (fy0)
       );
       tsl_vpu_fn u_fn1 (
-        .clk_i  (clk_i),
-        .op_i   (op_q),
-        .fn_i   (fn_fn[7:4]),
-        .u_i    (fn_u[1]),
-        .x_i    (wb[j]),
-        .we_i   (fn_go[1]),
-        .a_sel_i(fn_a_sel[7:4]),
-        .b_sel_i(fn_b_sel[7:4]),
-        .dst_i  (fn_dst[3:2]),
-        .k_we_i (fn_k_we[1]),
-        .c_i    (fn_c[63:32]),
-        .a_o    (fa1),
-        .b_o    (fb1),
-        .y_i    (fn_mul[1] ? ly[j] : fs),
-        .res_o  (fy1)
+        .clk_i    (clk_i),
+        .x_i      (wb[j]),
+        .we_i     (fn_we[1]),
+        .a_sel_i  (fn_a_sel[3:2]),
+        .b_sel_i  (fn_b_sel[3:2]),
+        .dst_i    (fn_dst[1]),
+        .c_i      (fn_c[63:32]),
+        .a_o      (fa1),
+        .b_o      (fb1),
+        .y_i      (fn_mul[1] ? ly[j] : fs),
+        .eup_we_i (fn_eup_we[1]),
+        .eup_dst_i(fn_eup_dst),
+        .eup_y_i  (ey),
+        .res_o    (fy1)
       );
     end else begin : g_no_fn
       assign fa0 = '0;

@@ -925,9 +925,12 @@ def issue32_cases(d, a, b):
         e = dict(os.environ)
         e.pop("TESSEL_CHECK", None)
         e.pop("TESSEL_FIRMWARE", None)
+        # with the signal's default action: a test started in the background by a non-interactive
+        # shell inherits SIGINT ignored, which the CLI rightly keeps
         proc = subprocess.Popen([TESSEL, "gemm", "--backend", "sim", "--a", big_a, "--b", big_b, "--out",
                                  os.path.join(sd, "c.npy"), "--timeline", os.path.join(sd, "t.json")],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=e)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=e,
+                                preexec_fn=lambda s=sig: signal.signal(s, signal.SIG_DFL))
         t0, seen = time.monotonic(), []
         while proc.poll() is None and not seen and time.monotonic() - t0 < 60:
             seen = [f for f in os.listdir(sd) if f.startswith(".tessel-")]

@@ -59,9 +59,10 @@ typedef struct {
                                         vectors of scratch above it) */
 } row_t;
 
-/* Lay the buffers out in VMEM for tiles of x->r rows: the DMA's buffers, gamma and beta, then the
- * VPU's FP32 work (of no bytes for GELU). 1 when they fit. */
-static int layout(const tsl_cp_t *cp, row_t *x, int norm)
+/* Lay the buffers out for tiles of x->r rows: in VMEM the DMA's buffers, gamma and beta and the
+ * LAYERNORM lane mask; the VPU's FP32 work (x, t, s1, s2; none for GELU) in ACC with `acc`, where
+ * an FP32 vector is one line instead of VMEM's two, else in VMEM after the rest. 1 when they fit. */
+static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
 {
     uint64_t p = 0, blk = (uint64_t)x->r * x->n, vb = x->v * blk;
     for (int s = 0; s < 2; s++) {
@@ -76,24 +77,25 @@ static int layout(const tsl_cp_t *cp, row_t *x, int norm)
     p += norm ? al64((uint64_t)x->v * x->n * 4u) : 0u;
     x->bet = (uint32_t)p;
     p += norm ? al64((uint64_t)x->v * x->n * 4u) : 0u;
-    x->x = (uint32_t)p;
-    p += al64(vb * x->esw);
-    x->t = (uint32_t)p;
-    p += al64(vb * x->esw);
-    x->s1 = (uint32_t)p;
-    p += al64(blk * x->esw);
-    x->s2 = (uint32_t)p;
-    p += al64(blk * x->esw);
-    x->lm = (uint32_t)p;
+    x->lm = (uint32_t)p;   /* INT8 lane indices on the way: VMEM */
     p += x->op == TSL_ROW_OP_LAYERNORM && x->v * x->n != x->c->n ? 3u * al64(4u * x->n) : 0u;
-    return p <= cp->vmem_bytes;
+    uint64_t w = acc ? 0u : p, base = acc ? TSL_LOCAL_ACC_BASE : 0u;
+    x->x = (uint32_t)(base + w);
+    w += al64(vb * x->esw);
+    x->t = (uint32_t)(base + w);
+    w += x->op == TSL_ROW_OP_SOFTMAX ? 0u : al64(vb * x->esw);   /* the softmax needs no t */
+    x->s1 = (uint32_t)(base + w);
+    w += al64(blk * x->esw);
+    x->s2 = (uint32_t)(base + w);
+    w += al64(blk * x->esw);
+    return acc ? p <= cp->vmem_bytes && w <= cp->acc_bytes : w <= cp->vmem_bytes;
 }
 
-/* Tiles of as many rows as fit VMEM and a VPU instruction's ROWS, made equal. GELU needs only the
- * DMA's buffers (a tile is one VPU instruction); the other functions' FP32 work stays in
- * VMEM too, whose larger tiles beat ACC's faster lines, as each tile costs the control core about
- * 40 instructions (`make transformer`: LAYERNORM of 64 x 128 takes 34 k cycles in one tile, 50 k
- * in the two that ACC holds). */
+/* Tiles of as many rows as fit and a VPU instruction's ROWS allows, made equal. GELU needs only the
+ * DMA's buffers (a tile is one VPU instruction). The other functions' FP32 work goes to ACC when
+ * a tile of at least ACC_MIN_ROWS rows (or all of them) fits there: the passes over it are bound by
+ * the VPU's memory port, and ACC's lines hold an FP32 vector each. Else it stays in VMEM. */
+#define ACC_MIN_ROWS 4u
 static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
 {
     uint32_t n = cp->n;
@@ -108,18 +110,25 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
     x->esc = tsl_dtype_bytes(c->c_dtype);
     int norm = x->op == TSL_ROW_OP_LAYERNORM || x->op == TSL_ROW_OP_RMSNORM;
     x->esw = x->rowmajor ? 0u : 4u;
-    /* the bytes of a row of a tile: two of each DMA buffer, the work x and t (v blocks) and s1, s2 */
-    uint64_t row = (uint64_t)x->v * n * 2u * (x->esa + x->esb + x->esc + x->esw) + 2u * n * x->esw;
     uint32_t step = 4u >> ((x->mask && x->esb < x->esa ? x->esb : x->esa) >> 1), mstep = ~(step - 1u);   /* 4 / es */
-    uint32_t r = row > cp->vmem_bytes ? 0u : cp->vmem_bytes / (uint32_t)row, m = c->m;
-    if ((uint64_t)r * x->v > TSL_CP_MAX_ROWS)   /* (only then the division) */
-        r = TSL_CP_MAX_ROWS / x->v;
-    r = tsl_cp_min(r, (m + step - 1u) & mstep);
-    for (x->r = r & mstep; x->r; x->r = (x->r >> 1) & mstep) {   /* each try half */
-        uint32_t tiles = x->r >= m ? 1u : tsl_cp_ceil(m, x->r);   /* then equal tiles: the VPU works on */
-        x->r = ((tiles == 1u ? m : tsl_cp_ceil(m, tiles)) + step - 1u) & mstep;   /* whole tiles */
-        if (layout(cp, x, norm))
-            return 1;
+    uint32_t m = c->m, mr = (m + step - 1u) & mstep;
+    for (int acc = !x->rowmajor; acc >= 0; acc--) {
+        /* the bytes of a row of a tile in VMEM: two of each DMA buffer, and with the work there
+           x and t (v blocks; no t for the softmax) and s1, s2; in ACC the work */
+        uint64_t work = ((uint64_t)x->v * (x->op == TSL_ROW_OP_SOFTMAX ? 1u : 2u) + 2u) * n * x->esw;
+        uint64_t row = (uint64_t)x->v * n * 2u * (x->esa + x->esb + x->esc) + (acc ? 0u : work);
+        uint32_t r = row > cp->vmem_bytes ? 0u : cp->vmem_bytes / (uint32_t)row;
+        if (acc)
+            r = work > cp->acc_bytes ? 0u : tsl_cp_min(r, cp->acc_bytes / (uint32_t)work);
+        if ((uint64_t)r * x->v > TSL_CP_MAX_ROWS)   /* (only then the division) */
+            r = TSL_CP_MAX_ROWS / x->v;
+        r = tsl_cp_min(r, mr);
+        for (x->r = r & mstep; x->r && (!acc || x->r >= tsl_cp_min(ACC_MIN_ROWS, mr)); x->r = (x->r >> 1) & mstep) {
+            uint32_t tiles = x->r >= m ? 1u : tsl_cp_ceil(m, x->r);   /* each try half, then equal tiles: */
+            x->r = ((tiles == 1u ? m : tsl_cp_ceil(m, tiles)) + step - 1u) & mstep;   /* the VPU works on */
+            if (layout(cp, x, norm, acc))                                              /* whole tiles */
+                return 1;
+        }
     }
     return 0;
 }

@@ -2,7 +2,8 @@
 """Docs stay true: run or check every command that README.md and docs/**.md show, check includes
 and relative links. The conventions (docs/README.md, "Conventions"):
   ```sh blocks    every line is a command, run from the repository root with bash, in order, one
-                  block after another (timeout 120 s each); "#" lines are comments, a trailing
+                  block after another (at most 120 s of CPU each, so that the limit does not
+                  depend on the machine's load; 900 s of wall clock); "#" lines are comments, a trailing
                   "\\" continues a command. Output and examples go in ``` or ```console blocks.
   "# dry-run"     a command whose trailing comment says dry-run or slow is not run: it must be a
                   make command, and `make -n` of it must succeed;
@@ -12,6 +13,7 @@ and relative links. The conventions (docs/README.md, "Conventions"):
 Usage: check_docs.py "TESTS" FILE.md...    Prints "docs: N passed, M failed"."""
 import os
 import re
+import resource
 import subprocess
 import sys
 
@@ -19,6 +21,12 @@ FENCE = re.compile(r"^```(\S*)\s*$")
 INCLUDE = re.compile(r"^<!-- include: (\S+) -->\s*$")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 TEST_NAME = re.compile(r"\btest-([\w-]+)")
+
+
+def cpu_children():
+    """CPU seconds (user and system) of the finished commands and everything they waited for."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def blocks(lines):
@@ -92,12 +100,16 @@ def main(tests, files):
                     res(p.returncode == 0, where, f"`make -n {cmd[5:]}` failed: {p.stderr.strip()[-400:]}")
                     continue
                 print(f"docs: {where}: $ {cmd}", flush=True)
+                cpu0 = cpu_children()
                 try:
                     p = subprocess.run(["bash", "-c", cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                       text=True, timeout=120)
+                                       text=True, timeout=900)
                     res(p.returncode == 0, where, f"`{cmd}` exited {p.returncode}:\n{p.stdout[-1500:]}")
+                    cpu = cpu_children() - cpu0
+                    res(cpu <= 120, where, f"`{cmd}` took {cpu:.0f} s of CPU, more than 120: mark it '# slow' or "
+                                           "make it faster")
                 except subprocess.TimeoutExpired:
-                    res(False, where, f"`{cmd}` took more than 120 s: mark it '# slow' or make it faster")
+                    res(False, where, f"`{cmd}` ran for more than 900 s: mark it '# slow' or make it faster")
         in_fence = False
         for n, line in enumerate(lines, 1):
             if line.startswith("```"):

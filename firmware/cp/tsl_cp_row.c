@@ -51,6 +51,7 @@ typedef struct {
                                         narrowest input's bytes, so that a block is whole INT32 vectors) */
     uint32_t esa, esb, esc, op, mask;
     uint32_t esw;                    /* the VPU's work buffers: 4 (FP32); 0 for GELU, which has none */
+    uint32_t wtiles;                 /* FP32 tiles in the work: x and t, or x alone (the softmax) */
     uint32_t rowmajor;               /* GELU: one VPU function, so a tile is row-major (row r at r V N) */
     uint32_t in[2], mk[2], out[2];   /* DMA'd buffers, two of each */
     uint32_t x, t, s1, s2, gam, bet; /* VPU-only: FP32 tile, FP32 scratch, two per-row vectors, gamma, beta */
@@ -83,7 +84,7 @@ static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
     x->x = (uint32_t)(base + w);
     w += al64(vb * x->esw);
     x->t = (uint32_t)(base + w);
-    w += x->op == TSL_ROW_OP_SOFTMAX ? 0u : al64(vb * x->esw);   /* the softmax needs no t */
+    w += (x->wtiles - 1u) * al64(vb * x->esw);
     x->s1 = (uint32_t)(base + w);
     w += al64(blk * x->esw);
     x->s2 = (uint32_t)(base + w);
@@ -110,12 +111,13 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
     x->esc = tsl_dtype_bytes(c->c_dtype);
     int norm = x->op == TSL_ROW_OP_LAYERNORM || x->op == TSL_ROW_OP_RMSNORM;
     x->esw = x->rowmajor ? 0u : 4u;
+    x->wtiles = x->op == TSL_ROW_OP_SOFTMAX ? 1u : 2u;   /* the softmax needs no t */
     uint32_t step = 4u >> ((x->mask && x->esb < x->esa ? x->esb : x->esa) >> 1), mstep = ~(step - 1u);   /* 4 / es */
     uint32_t m = c->m, mr = (m + step - 1u) & mstep;
     for (int acc = !x->rowmajor; acc >= 0; acc--) {
         /* the bytes of a row of a tile in VMEM: two of each DMA buffer, and with the work there
-           x and t (v blocks; no t for the softmax) and s1, s2; in ACC the work */
-        uint64_t work = ((uint64_t)x->v * (x->op == TSL_ROW_OP_SOFTMAX ? 1u : 2u) + 2u) * n * x->esw;
+           the work's tiles (v blocks each) and s1, s2; in ACC the work */
+        uint64_t work = ((uint64_t)x->v * x->wtiles + 2u) * n * x->esw;
         uint64_t row = (uint64_t)x->v * n * 2u * (x->esa + x->esb + x->esc) + (acc ? 0u : work);
         uint32_t r = row > cp->vmem_bytes ? 0u : cp->vmem_bytes / (uint32_t)row;
         if (acc)

@@ -9,21 +9,23 @@
 // row like a BCAST src2 and takes 2 cycles a row, 3 with FSCALE: the fmul runs in a cycle of its
 // own (StScale, its result re-widened from raw1_q), the lanes then add, clamp and round or requant.
 // The functions EXP, RECIP, RSQRT and GELU run their step program (tsl_vpu_fn_seq) between the
-// read and the write (StFunc), on the lanes' fmul, fadd and transcendental unit (tsl_vpu_eup) into
-// each lane's tsl_vpu_fn. Two rows run at once where rows remain and the destination of the first
-// does not overlap the source of the second (rows i and i+1 are read, both computed, then both
-// written: the same results): each lane has two register sets, and in a cycle the two take
-// different units. A pair takes 4 cycles plus 7 (EXP, RECIP, RSQRT) or 22 (GELU); a row alone 2
-// plus 6 or 19.
+// reads and the writes (StFunc), on the lanes' fmul, fadd and transcendental unit (tsl_vpu_eup)
+// into each lane's tsl_vpu_fn register sets, one per row of a group: up to FnRows rows are read,
+// each taken by its set as it arrives, all computed at once (in a cycle the sets take different
+// units), then all written, where the destinations of the group's rows but the last do not
+// overlap the sources of the rows after them (the same results as row by row; else a row alone).
+// A group of g rows takes 2g cycles plus the steps of its programs run side by side: 6 (EXP,
+// RECIP, RSQRT) or 19 (GELU) for one row, 7 or 22 for two, 9 or 30 for four (docs/isa.md).
 // Every read of row i precedes its writes, and row i+1 is read after row i is written (but in a
-// function's pair, whose rows do not overlap that way), so any overlap of the operands (in place or
-// shifted) gives the model's result. One instruction at a
+// function's group, whose rows do not overlap that way), so any overlap of the operands (in place
+// or shifted) gives the model's result. One instruction at a
 // time: ex_ready_o only when idle; done_o pulses the cycle after the last write is granted.
 module tsl_vpu #(
   parameter int N          = tsl_pkg::PARAM_N,     // lanes; a power of two, 4..128
   parameter int VmemBytes  = tsl_pkg::PARAM_VMEM_BYTES,  // VMEM size in bytes (power of two)
   parameter int AccBytes   = tsl_pkg::PARAM_ACC_BYTES,   // ACC size in bytes (power of two)
-  parameter bit EnableBf16 = 1'b1  // 0: float ops are never dispatched (CFG_FEATURES), remove float logic
+  parameter bit EnableBf16 = 1'b1,  // 0: float ops are never dispatched (CFG_FEATURES), remove float logic
+  parameter int FnRows     = tsl_pkg::PARAM_VPU_FN_ROWS  // rows a function runs at once (register sets), 2..8
 ) (
   input  logic clk_i, rst_ni,
   input  logic ex_valid_i, output logic ex_ready_o, input logic [255:0] ex_insn_i,
@@ -45,6 +47,8 @@ module tsl_vpu #(
   // Operand pointers count N-byte chunks: a VMEM line is 2 chunks, an ACC line 4.
   localparam int PW  = (VAW + 1 > AAW + 2) ? VAW + 1 : AAW + 2;
   localparam int LW  = $clog2(LN + 1);           // reduction level counter width
+  localparam int GB  = $clog2(FnRows + 1);       // a function's group: rows 1..FnRows
+  localparam int GW  = $clog2(FnRows);           // a register set's index
 
   typedef enum logic [2:0] {StIdle, StRead, StReduce, StScale, StFunc, StWrite} state_e;
 
@@ -71,8 +75,11 @@ module tsl_vpu #(
   logic [5:0]  shift_q;
   logic [15:0] rows_q, rows_d;
   logic [PW-1:0] d_ptr_q, d_ptr_d, s1_ptr_q, s1_ptr_d, s2_ptr_q;
-  logic        pair, pair_q, pair_d;            // functions: rows i and i+1 run together (this row pair)
-  logic        wr_b_q, wr_b_d;                  // a pair's second row is being written
+  logic [GB-1:0] gsz, g_q, g_d;                 // functions: rows i .. i+g-1 run together (this group)
+  logic [GB-1:0] gr_q, gr_d, gw_q, gw_d;        // the group's row being read, written
+  logic [PW-1:0] fo_q, fo_d;                    // the row being read, from row i of src1 (chunks)
+  logic        ld_q;                            // a function's row was read whole last cycle: ...
+  logic [GW-1:0] ld_k_q;                        // ... register set ld_k_q takes it (raw1_view) now
   logic        d_acc_q, s1_acc_q, s2_acc_q;
   logic        b_valid_q, b_valid_d;            // BCAST: src2 row 0 is in raw2_q and still current
   logic [3:0]  rdone_q, rdone_d;                // reads of this row done: s1 lo/hi, s2 lo/hi
@@ -97,9 +104,8 @@ module tsl_vpu #(
     d_two  = dd_q[1] && !d_acc_q;
     rneed[0] = 1'b1;
     rneed[1] = s1_two;
-    // A function's pair reads row i + 1 of src1 in src2's place.
-    rneed[2] = fn ? pair : !unary && mode_q != tsl_pkg::SRC2_IMM && (mode_q == tsl_pkg::SRC2_VEC || !b_valid_q);
-    rneed[3] = rneed[2] && (fn ? s1_two : s2_two);
+    rneed[2] = !unary && mode_q != tsl_pkg::SRC2_IMM && (mode_q == tsl_pkg::SRC2_VEC || !b_valid_q);
+    rneed[3] = rneed[2] && s2_two;
     rneed    = rneed & ~rdone_q;
     rcur     = rneed & (~rneed + 4'd1);             // lowest pending read, one-hot
     wneed    = {d_two, 1'b1} & ~wdone_q;
@@ -120,9 +126,9 @@ module tsl_vpu #(
   always_comb begin
     rd_src2 = rcur[2] || rcur[3];
     rd_part = rcur[1] || rcur[3];
-    rd_acc  = rd_src2 && !fn ? s2_acc_q : s1_acc_q;
+    rd_acc  = rd_src2 ? s2_acc_q : s1_acc_q;
     rd_int8 = (rd_src2 ? d2_q : d1_q) == tsl_pkg::DTYPE_INT8;
-    rd_ptr  = !rd_src2 ? s1_ptr_q : fn ? s1_ptr_q + s1_step : s2_ptr_q;
+    rd_ptr  = rd_src2 ? s2_ptr_q : s1_ptr_q + fo_q;
 
     // Destination line: INT8 is one half of a VMEM line, BF16 one line, 32-bit two (or one ACC line).
     case (dd_q)
@@ -223,24 +229,34 @@ module tsl_vpu #(
 
   // The lanes' results are used while a row is written or reduced; in other cycles the lanes and
   // the widening give 0 and cost the simulation nothing (the VPU is idle most of a GEMM).
-  logic lane_en;
+  // A function's rows are widened once more, as each is read whole (ld_q), for its register set.
+  logic lane_en, wide_en;
   assign lane_en = state_q == StWrite || state_q == StReduce || state_q == StScale || state_q == StFunc;
+  assign wide_en = lane_en || ld_q;
 
-  // The functions' step program, the same for every lane, for register sets 0 and 1 (without
-  // float support, only fn_last is read).
+  // The functions' step program, the same for every lane, for the register sets of the group's
+  // rows (without float support, only fn_last is read).
   logic        fn_last;
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [1:0]  fn_we, fn_mul, fn_dst, fn_eup_we;
-  logic [3:0]  fn_a_sel, fn_b_sel, fn_eup_fn;
-  logic        fn_eup_go, fn_eup_set, fn_eup_dst;
-  logic [63:0] fn_c;
+  logic [FnRows-1:0]    fn_act, fn_ld, fn_we, fn_mul, fn_dst, fn_eup_we;
+  logic [2*FnRows-1:0]  fn_a_sel, fn_b_sel;
+  logic [32*FnRows-1:0] fn_c;
+  logic [GW-1:0]        fn_mul_set, fn_add_set, fn_eup_set;
+  logic [3:0]           fn_eup_fn;
+  logic                 fn_eup_go, fn_eup_dst;
   /* verilator lint_on UNUSEDSIGNAL */
+  for (genvar k = 0; k < FnRows; k++) begin : g_set_ctl
+    assign fn_act[k] = GB'(k) < g_q;
+    assign fn_ld[k]  = ld_q && ld_k_q == GW'(k);
+  end
   if (EnableBf16) begin : g_fn_seq
-    tsl_vpu_fn_seq u_fn_seq (
+    tsl_vpu_fn_seq #(
+      .G(FnRows)
+    ) u_fn_seq (
       .clk_i    (clk_i),
       .rst_ni   (rst_ni),
       .run_i    (state_q == StFunc),
-      .pair_i   (pair_q),
+      .act_i    (fn_act),
       .op_i     (op_q),
       .we_o     (fn_we),
       .mul_o    (fn_mul),
@@ -248,6 +264,8 @@ module tsl_vpu #(
       .b_sel_o  (fn_b_sel),
       .dst_o    (fn_dst),
       .c_o      (fn_c),
+      .mul_set_o(fn_mul_set),
+      .add_set_o(fn_add_set),
       .eup_go_o (fn_eup_go),
       .eup_set_o(fn_eup_set),
       .eup_fn_o (fn_eup_fn),
@@ -262,8 +280,10 @@ module tsl_vpu #(
     assign fn_b_sel   = '0;
     assign fn_dst     = '0;
     assign fn_c       = '0;
+    assign fn_mul_set = '0;
+    assign fn_add_set = '0;
     assign fn_eup_go  = 1'b0;
-    assign fn_eup_set = 1'b0;
+    assign fn_eup_set = '0;
     assign fn_eup_fn  = '0;
     assign fn_eup_we  = '0;
     assign fn_eup_dst = 1'b0;
@@ -276,16 +296,16 @@ module tsl_vpu #(
     /* verilator lint_off UNUSEDSIGNAL */
     logic [31:0] fs;   // the lane's fadd in a function step (unread without float support)
     /* verilator lint_on UNUSEDSIGNAL */
-    // Register set k's step operands (fa_k, fb_k) and result (fy_k): separate words, not a packed
-    // 2-D array, which Yosys does not take inside a generate loop.
-    logic [31:0] fa0, fb0, fy0, fa1, fb1, fy1;
+    // Register set k's step operands and result at [32k +: 32]: one vector, not a packed 2-D
+    // array, which Yosys does not take inside a generate loop.
+    logic [32*FnRows-1:0] fa, fb, fy;
 
     // Widening: INT8 sign-extends, INT32 is taken as is; BF16 / FP32 are DAZ'd and NaNs become
     // canonical. Only while the lanes' results are used (lane_en), as the lanes themselves.
     always_comb begin
       w1 = '0;
       w2 = '0;
-      if (lane_en && EnableBf16 && fl_q) begin
+      if (wide_en && EnableBf16 && fl_q) begin
         // In the float class bit 1 of a dtype tells FP32 from BF16.
         w1 = d1_q[1] ? raw1_view[32*j +: 32] : {raw1_view[16*j +: 16], 16'd0};
         w2 = imm ? imm_q : d2_q[1] ? raw2_view[32*j +: 32] : {raw2_view[16*j +: 16], 16'd0};
@@ -293,7 +313,7 @@ module tsl_vpu #(
         else if (w1[30:23] == 8'd0) w1 = {w1[31], 31'd0};
         if (w2[30:23] == 8'hFF && w2[22:0] != 23'd0) w2 = QNAN;
         else if (w2[30:23] == 8'd0) w2 = {w2[31], 31'd0};
-      end else if (lane_en) begin
+      end else if (wide_en) begin
         w1 = d1_int8 ? {{24{raw1_view[8*j+7]}}, raw1_view[8*j +: 8]} : raw1_view[32*j +: 32];
         w2 = imm ? imm_q : d2_int8 ? {{24{raw2_view[8*j+7]}}, raw2_view[8*j +: 8]} : raw2_view[32*j +: 32];
       end
@@ -315,62 +335,43 @@ module tsl_vpu #(
       assign lb0 = (op_q == tsl_pkg::VPU_OP_RELU) ? 32'd0 : wb[j];
     end
     // A function's step: the fmul takes the operands of the set whose step is an fmul, the fadd
-    // those of the other.
-    logic mul1, add1;   // set 1's step takes the fmul / the fadd (else set 0's may)
-    assign mul1 = fn_we[1] && fn_mul[1];
-    assign add1 = fn_we[1] && !fn_mul[1];
-    assign la = (state_q == StFunc) ? (mul1 ? fa1 : fa0) : la0;
-    assign lb = (state_q == StFunc) ? (mul1 ? fb1 : fb0) : lb0;
+    // those of the set whose step is an fadd.
+    assign la = (state_q == StFunc) ? fa[32*fn_mul_set +: 32] : la0;
+    assign lb = (state_q == StFunc) ? fb[32*fn_mul_set +: 32] : lb0;
 
     if (EnableBf16) begin : g_fn
-      // Register set 0 runs row i (wa), set 1 row i + 1 (wb, read in src2's place); they share
-      // the lane's transcendental unit, which takes the operand a of the set that issues to it.
+      // Register set k runs the group's row k, taken from wa as it is read; the sets share the
+      // lane's transcendental unit, which takes the operand a of the set that issues to it.
       logic [31:0] ey;
       tsl_vpu_eup u_eup (
         .clk_i(clk_i),
         .fn_i (fn_eup_fn),
-        .x_i  (fn_eup_set ? fa1 : fa0),
+        .x_i  (fa[32*fn_eup_set +: 32]),
         .y_o  (ey)
       );
-      tsl_vpu_fn u_fn0 (
-        .clk_i    (clk_i),
-        .x_i      (wa[j]),
-        .we_i     (fn_we[0]),
-        .a_sel_i  (fn_a_sel[1:0]),
-        .b_sel_i  (fn_b_sel[1:0]),
-        .dst_i    (fn_dst[0]),
-        .c_i      (fn_c[31:0]),
-        .a_o      (fa0),
-        .b_o      (fb0),
-        .y_i      (fn_mul[0] ? ly[j] : fs),
-        .eup_we_i (fn_eup_we[0]),
-        .eup_dst_i(fn_eup_dst),
-        .eup_y_i  (ey),
-        .res_o    (fy0)
-      );
-      tsl_vpu_fn u_fn1 (
-        .clk_i    (clk_i),
-        .x_i      (wb[j]),
-        .we_i     (fn_we[1]),
-        .a_sel_i  (fn_a_sel[3:2]),
-        .b_sel_i  (fn_b_sel[3:2]),
-        .dst_i    (fn_dst[1]),
-        .c_i      (fn_c[63:32]),
-        .a_o      (fa1),
-        .b_o      (fb1),
-        .y_i      (fn_mul[1] ? ly[j] : fs),
-        .eup_we_i (fn_eup_we[1]),
-        .eup_dst_i(fn_eup_dst),
-        .eup_y_i  (ey),
-        .res_o    (fy1)
-      );
+      for (genvar k = 0; k < FnRows; k++) begin : g_set
+        tsl_vpu_fn u_fn (
+          .clk_i    (clk_i),
+          .ld_i     (fn_ld[k]),
+          .x_i      (wa[j]),
+          .we_i     (fn_we[k]),
+          .a_sel_i  (fn_a_sel[2*k +: 2]),
+          .b_sel_i  (fn_b_sel[2*k +: 2]),
+          .dst_i    (fn_dst[k]),
+          .c_i      (fn_c[32*k +: 32]),
+          .a_o      (fa[32*k +: 32]),
+          .b_o      (fb[32*k +: 32]),
+          .y_i      (fn_mul[k] ? ly[j] : fs),
+          .eup_we_i (fn_eup_we[k]),
+          .eup_dst_i(fn_eup_dst),
+          .eup_y_i  (ey),
+          .res_o    (fy[32*k +: 32])
+        );
+      end
     end else begin : g_no_fn
-      assign fa0 = '0;
-      assign fb0 = '0;
-      assign fy0 = '0;
-      assign fa1 = '0;
-      assign fb1 = '0;
-      assign fy1 = '0;
+      assign fa = '0;
+      assign fb = '0;
+      assign fy = '0;
     end
 
     tsl_vpu_lane #(
@@ -388,14 +389,14 @@ module tsl_vpu #(
       .relu_i (e_relu_q),
       .rq_i   (dd_q == tsl_pkg::DTYPE_INT8),
       .fn_i   (state_q == StFunc),
-      .fa_i   (add1 ? fa1 : fa0),
-      .fb_i   (add1 ? fb1 : fb0),
+      .fa_i   (fa[32*fn_add_set +: 32]),
+      .fb_i   (fb[32*fn_add_set +: 32]),
       .y_o    (ly[j]),
       .fs_o   (fs)
     );
 
     // Narrowing: int8 saturates, bf16 rounds to nearest even on bit 16 (values are canonical).
-    assign res = red ? tree_q[0] : fn ? (wr_b_q ? fy1 : fy0) : ly[j];
+    assign res = red ? tree_q[0] : fn ? fy[32*GW'(gw_q) +: 32] : ly[j];
     assign dst_row[32*j +: 32] = res;
     assign dst_i8[8*j +: 8] = ($signed(res) > 32'sd127)  ? 8'h7F :
                               ($signed(res) < -32'sd128) ? 8'h80 : res[7:0];
@@ -415,21 +416,31 @@ module tsl_vpu #(
   assign s1_step = {{(PW-3){1'b0}}, d1_q[1], d1_q == tsl_pkg::DTYPE_BF16, d1_q == tsl_pkg::DTYPE_INT8};
   assign s2_step = {{(PW-3){1'b0}}, d2_q[1], d2_q == tsl_pkg::DTYPE_BF16, d2_q == tsl_pkg::DTYPE_INT8};
 
-  // A function runs rows i and i + 1 as a pair when both remain and row i's destination does not
-  // overlap row i + 1's source (reading it before writing row i then reads the same values).
-  logic [PW:0] s1_next;   // row i + 1 of src1, in chunks (one bit wider: it may end at the top)
+  // A function runs the next g = min(FnRows, rows left) rows i .. i+g-1 as a group when no row's
+  // destination overlaps the source of a later row of the group (reading them all before the
+  // group's writes then reads the same values), else row i alone. With rows of one size that is
+  // dst <= src (in place included) or dst at or past the group's sources; with two sizes the
+  // destinations of rows i .. i+g-2 must miss the sources of rows i+1 .. i+g-1.
+  logic [GB-1:0]  gn;
+  logic [PW+3:0]  d_lo, d_hi, s_lo, s_end;   // in chunks, wide enough not to wrap
+  logic           apart;
   always_comb begin
-    s1_next = {1'b0, s1_ptr_q} + {1'b0, s1_step};
-    pair    = fn && rows_q >= 16'd2 &&
-              (d_acc_q != s1_acc_q || {1'b0, d_ptr_q} + {1'b0, d_step} <= s1_next ||
-               s1_next + {1'b0, s1_step} <= {1'b0, d_ptr_q});
+    gn    = rows_q >= 16'(FnRows) ? GB'(FnRows) : GB'(rows_q);
+    d_lo  = (PW+4)'(d_ptr_q);
+    d_hi  = d_lo + (PW+4)'(GB'(gn - 1'b1)) * (PW+4)'(d_step);
+    s_lo  = (PW+4)'(s1_ptr_q) + (PW+4)'(s1_step);
+    s_end = (PW+4)'(s1_ptr_q) + (PW+4)'(gn) * (PW+4)'(s1_step);
+    apart = d_step == s1_step ? d_lo <= (PW+4)'(s1_ptr_q) || s_end <= d_lo : d_hi <= s_lo || s_end <= d_lo;
+    gsz   = fn && (d_acc_q != s1_acc_q || apart) ? gn : GB'(1);
   end
 
   always_comb begin
     state_d   = state_q;
     rows_d    = rows_q;
-    pair_d    = pair_q;
-    wr_b_d    = wr_b_q;
+    g_d       = g_q;
+    gr_d      = gr_q;
+    gw_d      = gw_q;
+    fo_d      = fo_q;
     d_ptr_d   = d_ptr_q;
     s1_ptr_d  = s1_ptr_q;
     b_valid_d = b_valid_q;
@@ -451,12 +462,19 @@ module tsl_vpu #(
       StRead: begin
         if (rd_gnt) begin
           rdone_d = rdone_q | rcur;
-          if ((rneed & ~rcur) == 4'd0) begin
+          if ((rneed & ~rcur) == 4'd0 && gr_q + 1'b1 < gsz) begin
+            // a function's row of the group read: on to the next
+            gr_d    = gr_q + 1'b1;
+            fo_d    = fo_q + s1_step;
+            rdone_d = '0;
+          end else if ((rneed & ~rcur) == 4'd0) begin
             state_d   = StWrite;
             if (red) state_d = StReduce;
             if (e_fscale_q) state_d = StScale;
             if (fn) state_d = StFunc;
-            pair_d    = pair;
+            g_d       = gsz;
+            gr_d      = '0;
+            fo_d      = '0;
             rdone_d   = '0;
             wdone_d   = '0;
             lvl_d     = '0;
@@ -476,14 +494,14 @@ module tsl_vpu #(
           if (mode_q == tsl_pkg::SRC2_BCAST && bcast_hit) b_valid_d = 1'b0;
           if (bias_next) b_valid_d = 1'b0;
           if ((wneed & ~wcur) == 2'd0) begin
-            // Row done: advance the row pointers by one vector (1, 2 or 4 chunks); a pair's first
-            // row goes on to write its second.
+            // Row done: advance the row pointers by one vector (1, 2 or 4 chunks); a function's
+            // group goes on to write its next row.
             rows_d   = rows_q - 16'd1;
             d_ptr_d  = d_ptr_q + d_step;
             s1_ptr_d = s1_ptr_q + s1_step;
             wdone_d  = '0;
-            wr_b_d   = pair_q && !wr_b_q;
-            if (pair_q && !wr_b_q) begin
+            gw_d     = gw_q + 1'b1 < g_q ? gw_q + 1'b1 : '0;
+            if (gw_q + 1'b1 < g_q) begin
               state_d = StWrite;
             end else if (rows_q == 16'd1) begin
               state_d = StIdle;
@@ -527,8 +545,11 @@ module tsl_vpu #(
       wdone_q    <= '0;
       lvl_q      <= '0;
       rows_q     <= '0;
-      pair_q     <= 1'b0;
-      wr_b_q     <= 1'b0;
+      g_q        <= GB'(1);
+      gr_q       <= '0;
+      gw_q       <= '0;
+      fo_q       <= '0;
+      ld_q       <= 1'b0;
     end else begin
       state_q    <= state_d;
       done_q     <= done_d;
@@ -538,8 +559,11 @@ module tsl_vpu #(
       wdone_q    <= wdone_d;
       lvl_q      <= lvl_d;
       rows_q     <= rows_d;
-      pair_q     <= pair_d;
-      wr_b_q     <= wr_b_d;
+      g_q        <= g_d;
+      gr_q       <= gr_d;
+      gw_q       <= gw_d;
+      fo_q       <= fo_d;
+      ld_q       <= fn && rd_gnt && (rneed & ~rcur) == 4'd0;
     end
   end
 
@@ -554,8 +578,7 @@ module tsl_vpu #(
       op_q     <= insn.op;
       dd_q     <= insn.dst_dtype;
       d1_q     <= insn.src1_dtype;
-      // A unary op reads no src2: a function's second row of a pair is src1's, of its dtype.
-      d2_q     <= tsl_pkg::OPS_UNARY[{2'(tsl_pkg::UNIT_VPU), insn.op}] ? insn.src1_dtype : insn.src2_dtype;
+      d2_q     <= insn.src2_dtype;
       mode_q   <= insn.src2_mode;
       // Float class: BF16 or FP32 (bit 0 of the dtype); constant 0 without float support.
       fl_q     <= EnableBf16 && insn.src1_dtype[0];
@@ -582,6 +605,7 @@ module tsl_vpu #(
       s1_acc_q <= insn.src1_addr[24];
       s2_acc_q <= insn.src2_addr[24];
     end
+    ld_k_q <= GW'(gr_q);
     if (rd_gnt) begin
       rd_src2_q <= rd_src2;
       rd_part_q <= rd_part;

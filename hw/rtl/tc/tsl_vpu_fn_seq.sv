@@ -6,9 +6,9 @@
 // (eup_we_o, eup_dst_o), while the set waits. EXP, RECIP and RSQRT are one issue and LAT
 // waits; GELU is u = K2 (x^3 C3 + x) into U, U = EXP(U), U = U + 1, U = RECIP(U), then x * U
 // (fmul and fadd steps in docs/isa.md's order). Steps run in order while run_i is high, from step 0
-// (EXP, RECIP, RSQRT 1 + LAT steps, GELU 9 + 2 LAT). With pair_i two rows run at once, each
-// in a register set of its own: in a cycle the two sets run steps on different units (fmul, fadd,
-// EUP, or a wait, which needs none); when both want the same unit the row that is behind goes first.
+// (EXP, RECIP, RSQRT 1 + LAT steps, GELU 9 + 2 LAT). Up to G rows run at once (act_i), each in a
+// register set of its own: in a cycle the sets run steps on different units (fmul, fadd, EUP, or a
+// wait, which needs none); when several want the same unit the row that is behind goes first.
 // Package and module share this file, the package first, as tsl_vpu_fmul.sv does.
 /* verilator lint_off DECLFILENAME */
 package tsl_vpu_fn_pkg;
@@ -59,84 +59,103 @@ package tsl_vpu_fn_pkg;
 endpackage
 /* verilator lint_on DECLFILENAME */
 
-module tsl_vpu_fn_seq (
+module tsl_vpu_fn_seq #(
+  parameter int G = tsl_pkg::PARAM_VPU_FN_ROWS   // register sets: rows run at once, 2..8
+) (
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        run_i,    // the program runs in this cycle (from step 0 in the first cycle of a run)
-  input  logic        pair_i,   // set 1 runs a second row beside set 0 (held during a run)
+  input  logic [G-1:0] act_i,   // the sets that hold a row in this run (held during a run)
   input  logic [3:0]  op_i,     // vpu_op_e: EXP, RECIP, RSQRT or GELU (held during a run)
   // Per register set k (bits of set k at [k], [2k +: 2], ...):
-  output logic [1:0]  we_o,     // set k's fmul or fadd step runs in this cycle: write its result
-  output logic [1:0]  mul_o,    // 1: that step is an fmul, 0: an fadd
-  output logic [3:0]  a_sel_o,  // OPD_*
-  output logic [3:0]  b_sel_o,  // OPD_*
-  output logic [1:0]  dst_o,    // DST_*
-  output logic [63:0] c_o,      // the step's FP32 constant (OPD_CONST)
+  output logic [G-1:0]    we_o,     // set k's fmul or fadd step runs in this cycle: write its result
+  output logic [G-1:0]    mul_o,    // 1: that step is an fmul, 0: an fadd
+  output logic [2*G-1:0]  a_sel_o,  // OPD_*
+  output logic [2*G-1:0]  b_sel_o,  // OPD_*
+  output logic [G-1:0]    dst_o,    // DST_*
+  output logic [32*G-1:0] c_o,      // the step's FP32 constant (OPD_CONST)
+  // The set whose step takes the lanes' fmul, and their fadd, in this cycle (when one does)
+  output logic [$clog2(G)-1:0] mul_set_o,
+  output logic [$clog2(G)-1:0] add_set_o,
   // The lanes' transcendental unit: an issue from set eup_set_o, and a result for a set
   output logic        eup_go_o,   // issue set eup_set_o's operand a to the EUP in this cycle
-  output logic        eup_set_o,
+  output logic [$clog2(G)-1:0] eup_set_o,
   output logic [3:0]  eup_fn_o,   // EXP, RECIP or RSQRT
-  output logic [1:0]  eup_we_o,   // set k: write the EUP's result (issued LAT cycles ago) ...
+  output logic [G-1:0] eup_we_o,  // set k: write the EUP's result (issued LAT cycles ago) ...
   output logic        eup_dst_o,  // ... to this register
   output logic        last_o      // every row's last step has run by the end of this cycle
 );
   localparam int LAT = tsl_vpu_fn_pkg::LAT;
+  localparam int GW  = $clog2(G);
 
-  logic [4:0] step_q [2];
-  logic [1:0] done_q, last, go, fin;
-  logic [3:0] kind;   // set k's at [2k +: 2]: K_*
-  logic [7:0] fn;     // set k's at [4k +: 4]
-  logic       clash;
-  logic [LAT-1:0] tv_q, ts_q, td_q;   // EUP results on their way: valid, set, destination (oldest at LAT-1)
+  logic [4:0]   step_q [G];
+  logic [G-1:0] done_q, last, go, fin, want;
+  logic [2*G-1:0] kind;   // set k's at [2k +: 2]: K_*
+  logic [4*G-1:0] fn;     // set k's at [4k +: 4]
+  logic [LAT-1:0] tv_q, td_q;       // EUP results on their way: valid, destination (oldest at LAT-1)
+  logic [LAT*GW-1:0] ts_q;          // and set (oldest at the top)
 
   always_comb begin
-    for (int k = 0; k < 2; k++) begin
+    for (int k = 0; k < G; k++) begin
       {last[k], kind[2*k +: 2], fn[4*k +: 4], a_sel_o[2*k +: 2], b_sel_o[2*k +: 2], dst_o[k], c_o[32*k +: 32]} =
           tsl_vpu_fn_pkg::program_step(op_i, step_q[k]);
       mul_o[k] = kind[2*k +: 2] == tsl_vpu_fn_pkg::K_MUL;
+      want[k]  = run_i && act_i[k] && !done_q[k];
     end
-    // Set 0 and set 1 share the lanes' fmul, fadd and EUP: when both want the same one, the set
-    // whose row is behind (set 0 on a tie) takes it.
-    clash = pair_i && done_q == 2'b00 && kind[1:0] == kind[3:2] && kind[1:0] != tsl_vpu_fn_pkg::K_WAIT;
-    go[0] = run_i && !done_q[0] && !(clash && step_q[0] > step_q[1]);
-    go[1] = run_i && pair_i && !done_q[1] && !(clash && step_q[0] <= step_q[1]);
-    fin    = done_q | (go & last) | {!pair_i, 1'b0};
-    last_o = run_i && fin == 2'b11;
-    for (int k = 0; k < 2; k++)
+    // The sets share the lanes' fmul, fadd and EUP: when several want the same one, the set whose
+    // row is behind (the lowest set on a tie) takes it. A wait needs no unit.
+    for (int k = 0; k < G; k++) begin
+      go[k] = want[k];
+      if (kind[2*k +: 2] != tsl_vpu_fn_pkg::K_WAIT)
+        for (int j = 0; j < G; j++)
+          if (j != k && want[j] && kind[2*j +: 2] == kind[2*k +: 2] &&
+              (step_q[j] < step_q[k] || (step_q[j] == step_q[k] && j < k)))
+            go[k] = 1'b0;
+    end
+    fin       = done_q | (go & last) | ~act_i;
+    last_o    = run_i && fin == '1;
+    mul_set_o = '0;
+    add_set_o = '0;
+    eup_set_o = '0;
+    eup_go_o  = 1'b0;
+    for (int k = 0; k < G; k++) begin
       we_o[k] = go[k] && (kind[2*k +: 2] == tsl_vpu_fn_pkg::K_ADD || kind[2*k +: 2] == tsl_vpu_fn_pkg::K_MUL);
-    eup_set_o = go[1] && kind[3:2] == tsl_vpu_fn_pkg::K_EUP;
-    eup_go_o  = eup_set_o || (go[0] && kind[1:0] == tsl_vpu_fn_pkg::K_EUP);
-    eup_fn_o  = eup_set_o ? fn[7:4] : fn[3:0];
-    eup_we_o  = {tv_q[LAT-1] && ts_q[LAT-1], tv_q[LAT-1] && !ts_q[LAT-1]};
+      if (go[k] && kind[2*k +: 2] == tsl_vpu_fn_pkg::K_MUL) mul_set_o = GW'(k);
+      if (go[k] && kind[2*k +: 2] == tsl_vpu_fn_pkg::K_ADD) add_set_o = GW'(k);
+      if (go[k] && kind[2*k +: 2] == tsl_vpu_fn_pkg::K_EUP) begin
+        eup_set_o = GW'(k);
+        eup_go_o  = 1'b1;
+      end
+    end
+    eup_fn_o  = fn[4*eup_set_o +: 4];
+    for (int k = 0; k < G; k++) eup_we_o[k] = tv_q[LAT-1] && ts_q[(LAT-1)*GW +: GW] == GW'(k);
     eup_dst_o = td_q[LAT-1];
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      step_q[0] <= '0;
-      step_q[1] <= '0;
-      done_q    <= '0;
-      tv_q      <= '0;
+      for (int k = 0; k < G; k++) step_q[k] <= '0;
+      done_q <= '0;
+      tv_q   <= '0;
     end else begin
-      for (int k = 0; k < 2; k++) begin
-        step_q[k] <= run_i ? step_q[k] + {4'd0, go[k]} : 5'd0;
-      end
-      done_q <= run_i ? done_q | (go & last) : 2'b00;
+      for (int k = 0; k < G; k++) step_q[k] <= run_i ? step_q[k] + {4'd0, go[k]} : 5'd0;
+      done_q <= run_i ? done_q | (go & last) : '0;
       tv_q   <= {tv_q[LAT-2:0], eup_go_o};
     end
   end
 
   always_ff @(posedge clk_i) begin
-    ts_q <= {ts_q[LAT-2:0], eup_set_o};
-    td_q <= {td_q[LAT-2:0], eup_set_o ? dst_o[1] : dst_o[0]};
+    ts_q <= {ts_q[(LAT-1)*GW-1:0], eup_set_o};
+    td_q <= {td_q[LAT-2:0], dst_o[eup_set_o]};
   end
 
   // Assertions
   `include "hw/rtl/tsl_assert.svh"
+  `TSL_ASSERT_INIT(FnRowsRange, G >= 2 && G <= 8, "G (VPU_FN_ROWS) is 2 to 8")
   `TSL_ASSERT(FnOp, run_i |-> op_i == tsl_pkg::VPU_OP_EXP || op_i == tsl_pkg::VPU_OP_RECIP ||
                              op_i == tsl_pkg::VPU_OP_RSQRT || op_i == tsl_pkg::VPU_OP_GELU,
               "the step program runs the VPU functions only")
-  `TSL_ASSERT(FnOneUnitEach, go == 2'b11 |-> kind[1:0] != kind[3:2] || kind[1:0] == tsl_vpu_fn_pkg::K_WAIT,
-              "the two sets never take the same unit")
+  `TSL_ASSERT(FnOneUnitEach, $countones(go & mul_o & we_o) <= 1 && $countones(go & ~mul_o & we_o) <= 1,
+              "no two sets take the fmul, or the fadd, in one cycle")
   `TSL_ASSERT(FnEupInTime, !run_i |-> tv_q == '0, "every EUP result is written before the run ends")
 endmodule

@@ -8,7 +8,7 @@
 // an int32 this is "negative or -0 -> +0"); then REQUANT (rq_i, integer) on x, else x.
 // tsl_vpu maps RELU to MAX with b = 0 and the reductions to ADD / MAX on lane pairs. For the steps
 // of the VPU functions (fn_i, tsl_vpu_fn) the lane runs its fmul and its fadd at once: y_o =
-// fmul(a_i, b_i) and fs_o = fadd(fa_i, fb_i), a step of each of two rows. Float
+// fmul(a_i, b_i) and fs_o = fadd(fa_i, fb_i), steps of two of the rows run at once. Float
 // operands must already be canonical (DAZ'd, canonical NaN), as the widening makes them.
 // One 32x32->64 multiplier serves integer MUL and REQUANT; one fp32 multiplier serves float MUL;
 // one fp32 adder serves ADD, EPI's bias and the functions' add steps.

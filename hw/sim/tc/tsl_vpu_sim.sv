@@ -9,7 +9,8 @@ module tsl_vpu_sim #(
   parameter int N          = 16,     // lanes
   parameter int VmemBytes  = 65536,  // VMEM size in bytes
   parameter int AccBytes   = 16384,  // ACC size in bytes
-  parameter bit EnableBf16 = 1'b1    // float ops built in
+  parameter bit EnableBf16 = 1'b1,   // float ops built in
+  parameter int FnRows     = tsl_pkg::PARAM_VPU_FN_ROWS   // rows a function runs at once
 ) (
   input  logic                                clk_i,
   input  logic                                rst_ni,
@@ -50,6 +51,7 @@ module tsl_vpu_sim #(
     .N         (N),
     .VmemBytes (VmemBytes),
     .AccBytes  (AccBytes),
+    .FnRows    (FnRows),
     .EnableBf16(EnableBf16)
   ) u_vpu (
     .clk_i,

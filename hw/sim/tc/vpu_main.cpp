@@ -277,12 +277,13 @@ static tsl_insn_t random_insn(TslRng &r, int op_force, int cls_force, int d1_for
     } else if (!unary) {
         s2 = place(r, d2, mode == TSL_SRC2_BCAST ? 1 : rows, true);
     }
-    // Overlaps: in place, shifted by a row, src2 = src1, and a broadcast row that dst overwrites.
-    uint32_t vbd = N * tsl_dtype_bytes(dd);
+    // Overlaps: in place, shifted by 1 to 6 rows (across a function's group of rows), src2 = src1,
+    // and a broadcast row that dst overwrites.
+    uint32_t vbd = N * tsl_dtype_bytes(dd), sh = vbd * (1 + r.below(6));
     switch (r.below(8)) {
     case 0: case 1: dst = s1; break;
-    case 2: dst = s1 + vbd; break;
-    case 3: if (s1 >= vbd) dst = s1 - vbd; break;
+    case 2: dst = s1 + sh; break;
+    case 3: if (s1 >= sh) dst = s1 - sh; break;
     case 4: if (!unary && mode != TSL_SRC2_IMM) s2 = s1; break;
     case 5: if (!unary && mode == TSL_SRC2_BCAST) s2 = dst + vbd * r.below(rows); break;
     case 6: if (!unary && mode == TSL_SRC2_VEC) dst = s2; break;

@@ -21,7 +21,7 @@
 #define TSL_PARAM_KERNEL_BYTES 3072u /* the custom-kernel region of the control core's RAM, just below the firmware's stack: the largest KERNEL image (a multiple of 4) */
 #define TSL_PARAM_KERNEL_ARGS 8u /* argument words of a KERNEL command (ARG0.. of the kernel geometry) */
 #define TSL_PARAM_BAR0_RAM_OFFSET 65536u /* host BAR0 offset of the window onto the control core's RAM (RAM_BYTES; usable while HOSTIF BOOT.HOLD is set) */
-#define TSL_PARAM_VPU_FN_ROWS 4u /* rows the VPU's functions (EXP, RECIP, RSQRT, GELU) run at once, one register set each in every lane; 2 to 8 */
+#define TSL_PARAM_VPU_FN_ROWS 8u /* rows the VPU's functions (EXP, RECIP, RSQRT, GELU) run at once, one register set each in every lane; 2 to 8 */
 #define TSL_PARAM_QUEUE_DEPTH 16u /* entries in each per-unit instruction queue */
 #define TSL_PARAM_TOKEN_MAX 65535u /* largest count a dependency-token channel holds */
 #define TSL_PARAM_INSN_WORDS 8u /* 32-bit words in one instruction (256 bits) */

@@ -18,7 +18,7 @@ package tsl_pkg;
   localparam int PARAM_KERNEL_BYTES = 3072;  // the custom-kernel region of the control core's RAM, just below the firmware's stack: the largest KERNEL image (a multiple of 4)
   localparam int PARAM_KERNEL_ARGS = 8;  // argument words of a KERNEL command (ARG0.. of the kernel geometry)
   localparam int PARAM_BAR0_RAM_OFFSET = 65536;  // host BAR0 offset of the window onto the control core's RAM (RAM_BYTES; usable while HOSTIF BOOT.HOLD is set)
-  localparam int PARAM_VPU_FN_ROWS = 4;  // rows the VPU's functions (EXP, RECIP, RSQRT, GELU) run at once, one register set each in every lane; 2 to 8
+  localparam int PARAM_VPU_FN_ROWS = 8;  // rows the VPU's functions (EXP, RECIP, RSQRT, GELU) run at once, one register set each in every lane; 2 to 8
   localparam int PARAM_QUEUE_DEPTH = 16;  // entries in each per-unit instruction queue
   localparam int PARAM_TOKEN_MAX = 65535;  // largest count a dependency-token channel holds
   localparam int PARAM_INSN_WORDS = 8;  // 32-bit words in one instruction (256 bits)

@@ -8,17 +8,17 @@
 // per cycle), +1 per extra line of a 32-bit VMEM operand and per refused grant. EPI reads its bias
 // row like a BCAST src2 and takes 2 cycles a row, 3 with FSCALE: the fmul runs in a cycle of its
 // own (StScale, its result re-widened from raw1_q), the lanes then add, clamp and round or requant.
-// The functions EXP, RECIP, RSQRT and GELU run their step program (tsl_vpu_fn_seq) between the
-// reads and the writes (StFunc), on the lanes' fmul, fadd and transcendental unit (tsl_vpu_eup)
-// into each lane's tsl_vpu_fn register sets, one per row of a group: up to FnRows rows are read,
-// each taken by its set as it arrives, all computed at once (in a cycle the sets take different
-// units), then all written, where the destinations of the group's rows but the last do not
-// overlap the sources of the rows after them (the same results as row by row; else a row alone).
-// A group of g rows takes 2g cycles plus the steps of its programs run side by side: 6 (EXP,
-// RECIP, RSQRT) or 19 (GELU) for one row, 7 or 22 for two, 9 or 30 for four (docs/isa.md).
-// Every read of row i precedes its writes, and row i+1 is read after row i is written (but in a
-// function's group, whose rows do not overlap that way), so any overlap of the operands (in place
-// or shifted) gives the model's result. One instruction at a
+// The functions EXP, RECIP, RSQRT and GELU (StFunc) run their step program (tsl_vpu_fn_seq) on
+// the lanes' fmul, fadd and transcendental unit (tsl_vpu_eup) in each lane's tsl_vpu_fn register
+// sets, one per row in flight, up to FnRows: a row is read into a free set, whose program starts
+// at once (in a cycle the sets take different units), and written when it ends, in order. The
+// memory port does one access a cycle, the oldest row's write first, else the next row's read,
+// where the destinations of the rows in flight do not overlap its source. A row takes 2 cycles of
+// the port; the steps of the rows in flight overlap, so EXP, RECIP and RSQRT stream at close to
+// 2 cycles a row and GELU at its 5 fmul steps a row when enough sets are free (docs/isa.md).
+// Every read of row i precedes its writes, and row i+1 is read after row i is written (but for a
+// function's rows in flight, whose rows do not overlap that way), so any overlap of the operands
+// (in place or shifted) gives the model's result. One instruction at a
 // time: ex_ready_o only when idle; done_o pulses the cycle after the last write is granted.
 module tsl_vpu #(
   parameter int N          = tsl_pkg::PARAM_N,     // lanes; a power of two, 4..128
@@ -50,7 +50,7 @@ module tsl_vpu #(
   localparam int GB  = $clog2(FnRows + 1);       // a function's group: rows 1..FnRows
   localparam int GW  = $clog2(FnRows);           // a register set's index
 
-  typedef enum logic [2:0] {StIdle, StRead, StReduce, StScale, StFunc, StWrite} state_e;
+  typedef enum logic [2:0] {StIdle, StRead, StReduce, StScale, StFunc, StWrite} state_e;   // StFunc: a function's rows
 
   // ---- instruction fields ---------------------------------------------------------------------
 `include "hw/rtl/tsl_insn.svh"
@@ -75,9 +75,12 @@ module tsl_vpu #(
   logic [5:0]  shift_q;
   logic [15:0] rows_q, rows_d;
   logic [PW-1:0] d_ptr_q, d_ptr_d, s1_ptr_q, s1_ptr_d, s2_ptr_q;
-  logic [GB-1:0] gsz, g_q, g_d;                 // functions: rows i .. i+g-1 run together (this group)
-  logic [GB-1:0] gr_q, gr_d, gw_q, gw_d;        // the group's row being read, written
-  logic [PW-1:0] fo_q, fo_d;                    // the row being read, from row i of src1 (chunks)
+  // A function's rows in flight (read, not yet written): rows i .. i+nf-1, row i the next to write
+  // (d_ptr_q, s1_ptr_q), in register sets wk, wk+1, ... (mod FnRows); the next row to read is
+  // src1's at s1_ptr_q + fo_q, into set rk.
+  logic [GB-1:0] nf_q, nf_d;
+  logic [GW-1:0] rk_q, rk_d, wk_q, wk_d;
+  logic [PW-1:0] fo_q, fo_d;
   logic        ld_q;                            // a function's row was read whole last cycle: ...
   logic [GW-1:0] ld_k_q;                        // ... register set ld_k_q takes it (raw1_view) now
   logic        d_acc_q, s1_acc_q, s2_acc_q;
@@ -92,8 +95,11 @@ module tsl_vpu #(
   logic [1:0] wneed, wcur;
   logic       bcast_hit, acc_line_hit, vmem_line_hit;
 
-  assign fn = op_q == tsl_pkg::VPU_OP_EXP || op_q == tsl_pkg::VPU_OP_RECIP || op_q == tsl_pkg::VPU_OP_RSQRT ||
-              op_q == tsl_pkg::VPU_OP_GELU;
+  function automatic logic is_fn(input logic [3:0] op);
+    is_fn = op == tsl_pkg::VPU_OP_EXP || op == tsl_pkg::VPU_OP_RECIP || op == tsl_pkg::VPU_OP_RSQRT ||
+            op == tsl_pkg::VPU_OP_GELU;
+  endfunction
+  assign fn = is_fn(op_q);
 
   // Which reads a row needs: src1 (two VMEM lines when 32-bit), src2 unless IMM / BCAST loaded.
   always_comb begin
@@ -110,6 +116,24 @@ module tsl_vpu #(
     rcur     = rneed & (~rneed + 4'd1);             // lowest pending read, one-hot
     wneed    = {d_two, 1'b1} & ~wdone_q;
     wcur     = wneed[0] ? 2'b01 : 2'b10;
+  end
+
+  // ---- a function's reads and writes (StFunc) ------------------------------------------------------
+  // One access a cycle: the write of row i once its set is done (the whole row, once begun), else
+  // the read of the next row (the whole row, once begun) while a set is free, rows remain to read
+  // and the destinations of the rows in flight miss its source (then it reads what the model does
+  // after their writes), else none.
+  logic [FnRows-1:0] fn_done;
+  logic           f_wr, f_rd, f_clear;
+  logic [PW+3:0]  f_dlo, f_dhi, f_slo, f_shi;   // in chunks, wide enough not to wrap
+  always_comb begin
+    f_dlo   = (PW+4)'(d_ptr_q);
+    f_dhi   = f_dlo + (PW+4)'(nf_q) * (PW+4)'(d_step);
+    f_slo   = (PW+4)'(s1_ptr_q) + (PW+4)'(fo_q);
+    f_shi   = f_slo + (PW+4)'(s1_step);
+    f_clear = nf_q == '0 || d_acc_q != s1_acc_q || f_dhi <= f_slo || f_shi <= f_dlo;
+    f_wr    = wdone_q != '0 || (rdone_q == '0 && nf_q != '0 && fn_done[wk_q] && !fn_ld[wk_q]);
+    f_rd    = !f_wr && (rdone_q != '0 || (32'(nf_q) < FnRows && 16'(nf_q) < rows_q && f_clear));
   end
 
   // ---- memory requests ------------------------------------------------------------------------
@@ -147,12 +171,12 @@ module tsl_vpu #(
     acc_addr_o   = '0;
     acc_wdata_o  = dst_row;
     acc_be_o     = '1;
-    if (state_q == StRead) begin
+    if (state_q == StRead || (state_q == StFunc && f_rd)) begin
       vmem_req_o  = !rd_acc;
       acc_req_o   = rd_acc;
       vmem_addr_o = rd_ptr[VAW:1] + {{(VAW-1){1'b0}}, rd_part};
       acc_addr_o  = rd_ptr[AAW+1:2];
-    end else if (state_q == StWrite) begin
+    end else if (state_q == StWrite || (state_q == StFunc && f_wr)) begin
       vmem_req_o  = !d_acc_q;
       acc_req_o   = d_acc_q;
       vmem_we_o   = 1'b1;
@@ -166,8 +190,8 @@ module tsl_vpu #(
   end
 
   // Kept apart from the request logic, so that no combinational loop through the grant exists.
-  assign rd_gnt = state_q == StRead && (rd_acc ? acc_gnt_i : vmem_gnt_i);
-  assign wr_gnt = state_q == StWrite && (d_acc_q ? acc_gnt_i : vmem_gnt_i);
+  assign rd_gnt = (state_q == StRead || (state_q == StFunc && f_rd)) && (rd_acc ? acc_gnt_i : vmem_gnt_i);
+  assign wr_gnt = (state_q == StWrite || (state_q == StFunc && f_wr)) && (d_acc_q ? acc_gnt_i : vmem_gnt_i);
 
   // A write over the lines of the broadcast row makes the row stale (the model re-reads it).
   always_comb begin
@@ -229,25 +253,21 @@ module tsl_vpu #(
 
   // The lanes' results are used while a row is written or reduced; in other cycles the lanes and
   // the widening give 0 and cost the simulation nothing (the VPU is idle most of a GEMM).
-  // A function's rows are widened once more, as each is read whole (ld_q), for its register set.
-  logic lane_en, wide_en;
+  logic lane_en;
   assign lane_en = state_q == StWrite || state_q == StReduce || state_q == StScale || state_q == StFunc;
-  assign wide_en = lane_en || ld_q;
 
-  // The functions' step program, the same for every lane, for the register sets of the group's
-  // rows (without float support, only fn_last is read).
-  logic        fn_last;
+  // The functions' step program, the same for every lane, for the register sets of the rows in
+  // flight; a set starts as its row is read whole (ld_q), from the widened row (wa).
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [FnRows-1:0]    fn_act, fn_ld, fn_we, fn_mul, fn_dst, fn_eup_we;
+  logic [FnRows-1:0]    fn_ld, fn_we, fn_mul, fn_dst, fn_eup_we;
   logic [2*FnRows-1:0]  fn_a_sel, fn_b_sel;
   logic [32*FnRows-1:0] fn_c;
   logic [GW-1:0]        fn_mul_set, fn_add_set, fn_eup_set;
   logic [3:0]           fn_eup_fn;
   logic                 fn_eup_go, fn_eup_dst;
   /* verilator lint_on UNUSEDSIGNAL */
-  for (genvar k = 0; k < FnRows; k++) begin : g_set_ctl
-    assign fn_act[k] = GB'(k) < g_q;
-    assign fn_ld[k]  = ld_q && ld_k_q == GW'(k);
+  for (genvar k = 0; k < FnRows; k++) begin : g_set_ld
+    assign fn_ld[k] = ld_q && ld_k_q == GW'(k);
   end
   if (EnableBf16) begin : g_fn_seq
     tsl_vpu_fn_seq #(
@@ -255,9 +275,9 @@ module tsl_vpu #(
     ) u_fn_seq (
       .clk_i    (clk_i),
       .rst_ni   (rst_ni),
-      .run_i    (state_q == StFunc),
-      .act_i    (fn_act),
+      .start_i  (fn_ld),
       .op_i     (op_q),
+      .done_o   (fn_done),
       .we_o     (fn_we),
       .mul_o    (fn_mul),
       .a_sel_o  (fn_a_sel),
@@ -270,8 +290,7 @@ module tsl_vpu #(
       .eup_set_o(fn_eup_set),
       .eup_fn_o (fn_eup_fn),
       .eup_we_o (fn_eup_we),
-      .eup_dst_o(fn_eup_dst),
-      .last_o   (fn_last)
+      .eup_dst_o(fn_eup_dst)
     );
   end else begin : g_no_fn_seq
     assign fn_we      = '0;
@@ -287,7 +306,7 @@ module tsl_vpu #(
     assign fn_eup_fn  = '0;
     assign fn_eup_we  = '0;
     assign fn_eup_dst = 1'b0;
-    assign fn_last    = 1'b1;
+    assign fn_done    = '0;
   end
 
   localparam logic [31:0] QNAN = 32'h7FC0_0000;
@@ -305,7 +324,7 @@ module tsl_vpu #(
     always_comb begin
       w1 = '0;
       w2 = '0;
-      if (wide_en && EnableBf16 && fl_q) begin
+      if (lane_en && EnableBf16 && fl_q) begin
         // In the float class bit 1 of a dtype tells FP32 from BF16.
         w1 = d1_q[1] ? raw1_view[32*j +: 32] : {raw1_view[16*j +: 16], 16'd0};
         w2 = imm ? imm_q : d2_q[1] ? raw2_view[32*j +: 32] : {raw2_view[16*j +: 16], 16'd0};
@@ -313,7 +332,7 @@ module tsl_vpu #(
         else if (w1[30:23] == 8'd0) w1 = {w1[31], 31'd0};
         if (w2[30:23] == 8'hFF && w2[22:0] != 23'd0) w2 = QNAN;
         else if (w2[30:23] == 8'd0) w2 = {w2[31], 31'd0};
-      end else if (wide_en) begin
+      end else if (lane_en) begin
         w1 = d1_int8 ? {{24{raw1_view[8*j+7]}}, raw1_view[8*j +: 8]} : raw1_view[32*j +: 32];
         w2 = imm ? imm_q : d2_int8 ? {{24{raw2_view[8*j+7]}}, raw2_view[8*j +: 8]} : raw2_view[32*j +: 32];
       end
@@ -340,7 +359,7 @@ module tsl_vpu #(
     assign lb = (state_q == StFunc) ? fb[32*fn_mul_set +: 32] : lb0;
 
     if (EnableBf16) begin : g_fn
-      // Register set k runs the group's row k, taken from wa as it is read; the sets share the
+      // Register set k runs a row in flight, taken from wa as it is read; the sets share the
       // lane's transcendental unit, which takes the operand a of the set that issues to it.
       logic [31:0] ey;
       tsl_vpu_eup u_eup (
@@ -396,7 +415,7 @@ module tsl_vpu #(
     );
 
     // Narrowing: int8 saturates, bf16 rounds to nearest even on bit 16 (values are canonical).
-    assign res = red ? tree_q[0] : fn ? fy[32*GW'(gw_q) +: 32] : ly[j];
+    assign res = red ? tree_q[0] : fn ? fy[32*wk_q +: 32] : ly[j];
     assign dst_row[32*j +: 32] = res;
     assign dst_i8[8*j +: 8] = ($signed(res) > 32'sd127)  ? 8'h7F :
                               ($signed(res) < -32'sd128) ? 8'h80 : res[7:0];
@@ -416,30 +435,12 @@ module tsl_vpu #(
   assign s1_step = {{(PW-3){1'b0}}, d1_q[1], d1_q == tsl_pkg::DTYPE_BF16, d1_q == tsl_pkg::DTYPE_INT8};
   assign s2_step = {{(PW-3){1'b0}}, d2_q[1], d2_q == tsl_pkg::DTYPE_BF16, d2_q == tsl_pkg::DTYPE_INT8};
 
-  // A function runs the next g = min(FnRows, rows left) rows i .. i+g-1 as a group when no row's
-  // destination overlaps the source of a later row of the group (reading them all before the
-  // group's writes then reads the same values), else row i alone. With rows of one size that is
-  // dst <= src (in place included) or dst at or past the group's sources; with two sizes the
-  // destinations of rows i .. i+g-2 must miss the sources of rows i+1 .. i+g-1.
-  logic [GB-1:0]  gn;
-  logic [PW+3:0]  d_lo, d_hi, s_lo, s_end;   // in chunks, wide enough not to wrap
-  logic           apart;
-  always_comb begin
-    gn    = rows_q >= 16'(FnRows) ? GB'(FnRows) : GB'(rows_q);
-    d_lo  = (PW+4)'(d_ptr_q);
-    d_hi  = d_lo + (PW+4)'(GB'(gn - 1'b1)) * (PW+4)'(d_step);
-    s_lo  = (PW+4)'(s1_ptr_q) + (PW+4)'(s1_step);
-    s_end = (PW+4)'(s1_ptr_q) + (PW+4)'(gn) * (PW+4)'(s1_step);
-    apart = d_step == s1_step ? d_lo <= (PW+4)'(s1_ptr_q) || s_end <= d_lo : d_hi <= s_lo || s_end <= d_lo;
-    gsz   = fn && (d_acc_q != s1_acc_q || apart) ? gn : GB'(1);
-  end
-
   always_comb begin
     state_d   = state_q;
     rows_d    = rows_q;
-    g_d       = g_q;
-    gr_d      = gr_q;
-    gw_d      = gw_q;
+    nf_d      = nf_q;
+    rk_d      = rk_q;
+    wk_d      = wk_q;
     fo_d      = fo_q;
     d_ptr_d   = d_ptr_q;
     s1_ptr_d  = s1_ptr_q;
@@ -452,29 +453,25 @@ module tsl_vpu #(
       StIdle: begin
         if (ex_valid_i) begin
           state_d   = StRead;
+          if (is_fn(insn.op)) state_d = StFunc;
           rows_d    = insn.rows;
           d_ptr_d   = insn.dst_addr[LN +: PW];
           s1_ptr_d  = insn.src1_addr[LN +: PW];
           b_valid_d = 1'b0;
           rdone_d   = '0;
+          nf_d      = '0;
+          rk_d      = '0;
+          wk_d      = '0;
+          fo_d      = '0;
         end
       end
       StRead: begin
         if (rd_gnt) begin
           rdone_d = rdone_q | rcur;
-          if ((rneed & ~rcur) == 4'd0 && gr_q + 1'b1 < gsz) begin
-            // a function's row of the group read: on to the next
-            gr_d    = gr_q + 1'b1;
-            fo_d    = fo_q + s1_step;
-            rdone_d = '0;
-          end else if ((rneed & ~rcur) == 4'd0) begin
+          if ((rneed & ~rcur) == 4'd0) begin
             state_d   = StWrite;
             if (red) state_d = StReduce;
             if (e_fscale_q) state_d = StScale;
-            if (fn) state_d = StFunc;
-            g_d       = gsz;
-            gr_d      = '0;
-            fo_d      = '0;
             rdone_d   = '0;
             wdone_d   = '0;
             lvl_d     = '0;
@@ -483,7 +480,34 @@ module tsl_vpu #(
         end
       end
       StScale: state_d = StWrite;   // the lanes' products go to raw1_q
-      StFunc: if (fn_last) state_d = StWrite;
+      StFunc: begin
+        // a row read whole goes in flight (its set starts next cycle); a row written leaves it
+        if (rd_gnt) begin
+          rdone_d = rdone_q | rcur;
+          if ((rneed & ~rcur) == 4'd0) begin
+            rdone_d = '0;
+            nf_d    = nf_q + 1'b1;
+            fo_d    = fo_q + s1_step;
+            rk_d    = 32'(rk_q) == FnRows - 1 ? '0 : rk_q + 1'b1;
+          end
+        end
+        if (wr_gnt) begin
+          wdone_d = wdone_q | wcur;
+          if ((wneed & ~wcur) == 2'd0) begin
+            wdone_d  = '0;
+            rows_d   = rows_q - 16'd1;
+            d_ptr_d  = d_ptr_q + d_step;
+            s1_ptr_d = s1_ptr_q + s1_step;
+            nf_d     = nf_q - 1'b1;
+            fo_d     = fo_q - s1_step;
+            wk_d     = 32'(wk_q) == FnRows - 1 ? '0 : wk_q + 1'b1;
+            if (rows_q == 16'd1) begin
+              state_d = StIdle;
+              done_d  = 1'b1;
+            end
+          end
+        end
+      end
       StReduce: begin
         lvl_d = lvl_q + 1'b1;
         if ({{(32-LW){1'b0}}, lvl_q} == LN - 1) state_d = StWrite;   // last level
@@ -494,16 +518,12 @@ module tsl_vpu #(
           if (mode_q == tsl_pkg::SRC2_BCAST && bcast_hit) b_valid_d = 1'b0;
           if (bias_next) b_valid_d = 1'b0;
           if ((wneed & ~wcur) == 2'd0) begin
-            // Row done: advance the row pointers by one vector (1, 2 or 4 chunks); a function's
-            // group goes on to write its next row.
+            // Row done: advance the row pointers by one vector (1, 2 or 4 chunks).
             rows_d   = rows_q - 16'd1;
             d_ptr_d  = d_ptr_q + d_step;
             s1_ptr_d = s1_ptr_q + s1_step;
             wdone_d  = '0;
-            gw_d     = gw_q + 1'b1 < g_q ? gw_q + 1'b1 : '0;
-            if (gw_q + 1'b1 < g_q) begin
-              state_d = StWrite;
-            end else if (rows_q == 16'd1) begin
+            if (rows_q == 16'd1) begin
               state_d = StIdle;
               done_d  = 1'b1;
             end else begin
@@ -545,9 +565,9 @@ module tsl_vpu #(
       wdone_q    <= '0;
       lvl_q      <= '0;
       rows_q     <= '0;
-      g_q        <= GB'(1);
-      gr_q       <= '0;
-      gw_q       <= '0;
+      nf_q       <= '0;
+      rk_q       <= '0;
+      wk_q       <= '0;
       fo_q       <= '0;
       ld_q       <= 1'b0;
     end else begin
@@ -559,11 +579,11 @@ module tsl_vpu #(
       wdone_q    <= wdone_d;
       lvl_q      <= lvl_d;
       rows_q     <= rows_d;
-      g_q        <= g_d;
-      gr_q       <= gr_d;
-      gw_q       <= gw_d;
+      nf_q       <= nf_d;
+      rk_q       <= rk_d;
+      wk_q       <= wk_d;
       fo_q       <= fo_d;
-      ld_q       <= fn && rd_gnt && (rneed & ~rcur) == 4'd0;
+      ld_q       <= state_q == StFunc && rd_gnt && (rneed & ~rcur) == 4'd0;
     end
   end
 
@@ -605,7 +625,7 @@ module tsl_vpu #(
       s1_acc_q <= insn.src1_addr[24];
       s2_acc_q <= insn.src2_addr[24];
     end
-    ld_k_q <= GW'(gr_q);
+    ld_k_q <= rk_q;
     if (rd_gnt) begin
       rd_src2_q <= rd_src2;
       rd_part_q <= rd_part;

@@ -5,10 +5,11 @@
 // step's register dst_o (DST_*) in tsl_vpu_fn, an EUP result LAT cycles after its issue
 // (eup_we_o, eup_dst_o), while the set waits. EXP, RECIP and RSQRT are one issue and LAT
 // waits; GELU is u = K2 (x^3 C3 + x) into U, U = EXP(U), U = U + 1, U = RECIP(U), then x * U
-// (fmul and fadd steps in docs/isa.md's order). Steps run in order while run_i is high, from step 0
-// (EXP, RECIP, RSQRT 1 + LAT steps, GELU 9 + 2 LAT). Up to G rows run at once (act_i), each in a
-// register set of its own: in a cycle the sets run steps on different units (fmul, fadd, EUP, or a
-// wait, which needs none); when several want the same unit the row that is behind goes first.
+// (fmul and fadd steps in docs/isa.md's order). A set's steps run in order from step 0 in the cycle
+// its row is read (start_i) to the last (EXP, RECIP, RSQRT 1 + LAT steps, GELU 9 + 2 LAT), after
+// which it is done until its next start. Up to G rows run at once, each in a register set of its
+// own: in a cycle the sets run steps on different units (fmul, fadd, EUP, or a wait, which needs
+// none); when several want the same unit the row that is behind goes first.
 // Package and module share this file, the package first, as tsl_vpu_fmul.sv does.
 /* verilator lint_off DECLFILENAME */
 package tsl_vpu_fn_pkg;
@@ -60,13 +61,13 @@ endpackage
 /* verilator lint_on DECLFILENAME */
 
 module tsl_vpu_fn_seq #(
-  parameter int G = tsl_pkg::PARAM_VPU_FN_ROWS   // register sets: rows run at once, 2..8
+  parameter int G = tsl_pkg::PARAM_VPU_FN_ROWS   // register sets: rows in flight, 2..8
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
-  input  logic        run_i,    // the program runs in this cycle (from step 0 in the first cycle of a run)
-  input  logic [G-1:0] act_i,   // the sets that hold a row in this run (held during a run)
-  input  logic [3:0]  op_i,     // vpu_op_e: EXP, RECIP, RSQRT or GELU (held during a run)
+  input  logic [G-1:0] start_i, // set k's row is read: its program starts (step 0 may run this cycle)
+  input  logic [3:0]  op_i,     // vpu_op_e: EXP, RECIP, RSQRT or GELU (held during an instruction)
+  output logic [G-1:0] done_o,  // set k's program has ended: P holds its result (until its next start)
   // Per register set k (bits of set k at [k], [2k +: 2], ...):
   output logic [G-1:0]    we_o,     // set k's fmul or fadd step runs in this cycle: write its result
   output logic [G-1:0]    mul_o,    // 1: that step is an fmul, 0: an fadd
@@ -82,14 +83,14 @@ module tsl_vpu_fn_seq #(
   output logic [$clog2(G)-1:0] eup_set_o,
   output logic [3:0]  eup_fn_o,   // EXP, RECIP or RSQRT
   output logic [G-1:0] eup_we_o,  // set k: write the EUP's result (issued LAT cycles ago) ...
-  output logic        eup_dst_o,  // ... to this register
-  output logic        last_o      // every row's last step has run by the end of this cycle
+  output logic        eup_dst_o   // ... to this register
 );
   localparam int LAT = tsl_vpu_fn_pkg::LAT;
   localparam int GW  = $clog2(G);
 
   logic [4:0]   step_q [G];
-  logic [G-1:0] done_q, last, go, fin, want;
+  logic [4:0]   step [G];           // this cycle's step of each set (0 as it starts)
+  logic [G-1:0] run_q, done_q, last, go, want;
   logic [2*G-1:0] kind;   // set k's at [2k +: 2]: K_*
   logic [4*G-1:0] fn;     // set k's at [4k +: 4]
   logic [LAT-1:0] tv_q, td_q;       // EUP results on their way: valid, destination (oldest at LAT-1)
@@ -97,10 +98,11 @@ module tsl_vpu_fn_seq #(
 
   always_comb begin
     for (int k = 0; k < G; k++) begin
+      step[k] = start_i[k] ? 5'd0 : step_q[k];
       {last[k], kind[2*k +: 2], fn[4*k +: 4], a_sel_o[2*k +: 2], b_sel_o[2*k +: 2], dst_o[k], c_o[32*k +: 32]} =
-          tsl_vpu_fn_pkg::program_step(op_i, step_q[k]);
+          tsl_vpu_fn_pkg::program_step(op_i, step[k]);
       mul_o[k] = kind[2*k +: 2] == tsl_vpu_fn_pkg::K_MUL;
-      want[k]  = run_i && act_i[k] && !done_q[k];
+      want[k]  = start_i[k] || run_q[k];
     end
     // The sets share the lanes' fmul, fadd and EUP: when several want the same one, the set whose
     // row is behind (the lowest set on a tie) takes it. A wait needs no unit.
@@ -109,11 +111,9 @@ module tsl_vpu_fn_seq #(
       if (kind[2*k +: 2] != tsl_vpu_fn_pkg::K_WAIT)
         for (int j = 0; j < G; j++)
           if (j != k && want[j] && kind[2*j +: 2] == kind[2*k +: 2] &&
-              (step_q[j] < step_q[k] || (step_q[j] == step_q[k] && j < k)))
+              (step[j] < step[k] || (step[j] == step[k] && j < k)))
             go[k] = 1'b0;
     end
-    fin       = done_q | (go & last) | ~act_i;
-    last_o    = run_i && fin == '1;
     mul_set_o = '0;
     add_set_o = '0;
     eup_set_o = '0;
@@ -131,15 +131,18 @@ module tsl_vpu_fn_seq #(
     for (int k = 0; k < G; k++) eup_we_o[k] = tv_q[LAT-1] && ts_q[(LAT-1)*GW +: GW] == GW'(k);
     eup_dst_o = td_q[LAT-1];
   end
+  assign done_o = done_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       for (int k = 0; k < G; k++) step_q[k] <= '0;
+      run_q  <= '0;
       done_q <= '0;
       tv_q   <= '0;
     end else begin
-      for (int k = 0; k < G; k++) step_q[k] <= run_i ? step_q[k] + {4'd0, go[k]} : 5'd0;
-      done_q <= run_i ? done_q | (go & last) : '0;
+      for (int k = 0; k < G; k++) step_q[k] <= step[k] + {4'd0, go[k]};
+      run_q  <= want & ~(go & last);
+      done_q <= (done_q & ~start_i) | (go & last);
       tv_q   <= {tv_q[LAT-2:0], eup_go_o};
     end
   end
@@ -152,10 +155,11 @@ module tsl_vpu_fn_seq #(
   // Assertions
   `include "hw/rtl/tsl_assert.svh"
   `TSL_ASSERT_INIT(FnRowsRange, G >= 2 && G <= 8, "G (VPU_FN_ROWS) is 2 to 8")
-  `TSL_ASSERT(FnOp, run_i |-> op_i == tsl_pkg::VPU_OP_EXP || op_i == tsl_pkg::VPU_OP_RECIP ||
-                             op_i == tsl_pkg::VPU_OP_RSQRT || op_i == tsl_pkg::VPU_OP_GELU,
+  `TSL_ASSERT(FnOp, want != '0 |-> op_i == tsl_pkg::VPU_OP_EXP || op_i == tsl_pkg::VPU_OP_RECIP ||
+                                   op_i == tsl_pkg::VPU_OP_RSQRT || op_i == tsl_pkg::VPU_OP_GELU,
               "the step program runs the VPU functions only")
-  `TSL_ASSERT(FnOneUnitEach, $countones(go & mul_o & we_o) <= 1 && $countones(go & ~mul_o & we_o) <= 1,
+  `TSL_ASSERT(FnStartFree, (start_i & run_q) == '0, "a set starts a row only when it runs none")
+  `TSL_ASSERT(FnOneUnitEach, $countones(we_o & mul_o) <= 1 && $countones(we_o & ~mul_o) <= 1,
               "no two sets take the fmul, or the fadd, in one cycle")
-  `TSL_ASSERT(FnEupInTime, !run_i |-> tv_q == '0, "every EUP result is written before the run ends")
+  `TSL_ASSERT(FnEupInTime, (eup_we_o & ~run_q) == '0, "every EUP result is written while its set runs")
 endmodule

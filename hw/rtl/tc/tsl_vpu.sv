@@ -276,6 +276,7 @@ module tsl_vpu #(
       .clk_i    (clk_i),
       .rst_ni   (rst_ni),
       .start_i  (fn_ld),
+      .oldest_i (wk_q),
       .op_i     (op_q),
       .done_o   (fn_done),
       .we_o     (fn_we),

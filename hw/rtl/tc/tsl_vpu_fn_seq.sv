@@ -9,7 +9,7 @@
 // its row is read (start_i) to the last (EXP, RECIP, RSQRT 1 + LAT steps, GELU 9 + 2 LAT), after
 // which it is done until its next start. Up to G rows run at once, each in a register set of its
 // own: in a cycle the sets run steps on different units (fmul, fadd, EUP, or a wait, which needs
-// none); when several want the same unit the row that is behind goes first.
+// none); when several want the same unit the oldest row goes first.
 // Package and module share this file, the package first, as tsl_vpu_fmul.sv does.
 /* verilator lint_off DECLFILENAME */
 package tsl_vpu_fn_pkg;
@@ -66,6 +66,7 @@ module tsl_vpu_fn_seq #(
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic [G-1:0] start_i, // set k's row is read: its program starts (step 0 may run this cycle)
+  input  logic [$clog2(G)-1:0] oldest_i,   // the set of the oldest row (sets hold rows in ring order)
   input  logic [3:0]  op_i,     // vpu_op_e: EXP, RECIP, RSQRT or GELU (held during an instruction)
   output logic [G-1:0] done_o,  // set k's program has ended: P holds its result (until its next start)
   // Per register set k (bits of set k at [k], [2k +: 2], ...):
@@ -90,6 +91,7 @@ module tsl_vpu_fn_seq #(
 
   logic [4:0]   step_q [G];
   logic [4:0]   step [G];           // this cycle's step of each set (0 as it starts)
+  logic [GW-1:0] age [G];           // set k's row's place after the oldest row's (0: the oldest)
   logic [G-1:0] run_q, done_q, last, go, want;
   logic [2*G-1:0] kind;   // set k's at [2k +: 2]: K_*
   logic [4*G-1:0] fn;     // set k's at [4k +: 4]
@@ -104,14 +106,15 @@ module tsl_vpu_fn_seq #(
       mul_o[k] = kind[2*k +: 2] == tsl_vpu_fn_pkg::K_MUL;
       want[k]  = start_i[k] || run_q[k];
     end
-    // The sets share the lanes' fmul, fadd and EUP: when several want the same one, the set whose
-    // row is behind (the lowest set on a tie) takes it. A wait needs no unit.
+    // The sets share the lanes' fmul, fadd and EUP: when several want the same one, the set of the
+    // oldest row takes it, so that rows end in the order they are written. A wait needs no unit.
+    for (int k = 0; k < G; k++)
+      age[k] = 32'(k) >= 32'(oldest_i) ? GW'(32'(k) - 32'(oldest_i)) : GW'(32'(k) + G - 32'(oldest_i));
     for (int k = 0; k < G; k++) begin
       go[k] = want[k];
       if (kind[2*k +: 2] != tsl_vpu_fn_pkg::K_WAIT)
         for (int j = 0; j < G; j++)
-          if (j != k && want[j] && kind[2*j +: 2] == kind[2*k +: 2] &&
-              (step[j] < step[k] || (step[j] == step[k] && j < k)))
+          if (j != k && want[j] && kind[2*j +: 2] == kind[2*k +: 2] && age[j] < age[k])
             go[k] = 1'b0;
     end
     mul_set_o = '0;

@@ -77,14 +77,13 @@ int tsl_cp_seq_gemm(tsl_cp_t *cp, const tsl_cmd_t *c)
      * wide as they go, and K is split into chunks to make room for them. Otherwise one chunk (the
      * whole of K) when a band of min(M, 4N) rows fits, with the widest panel that allows it. With
      * K >= 4N, tiles hold at most 4N * TILE_NBW vectors: the first tile's loads and the last one's
-     * store are not hidden behind the MXU (with a smaller K, C's stores set the pace); with a VPU
-     * function as the last step (the [gemm_post] ops but the old C's: GELU, ...), a quarter of that:
-     * the function sets the pace, and the last tile's is not hidden (the FFN of `make
-     * bench-torch-modes`: 63.6 k -> 55.3 k cycles with GELU at about 21 cycles a vector; at 7, with
-     * the VPU's rows streamed, whole tiles gain 1.5 k there and lose 4 k on a 256 x 1024 x 256 GEMM). */
+     * store are not hidden behind the MXU (with a smaller K, C's stores set the pace). A VPU
+     * function as the last step (GELU, a little over 5 cycles a vector) keeps up with the MXU for
+     * K >= 4N: whole tiles (quarter tiles, when GELU took 21 cycles a vector, gained 8 k cycles on
+     * the FFN of `make bench-torch-modes`; now they lose 1.4 k there). */
     uint32_t tile = epi_rows, top = wide;
     if (s.kp >= 4u * n) {
-        tile = TILE_NBW * 4u * n >> (c->vpu_op && !tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, c->vpu_op) ? 2u : 0u);
+        tile = TILE_NBW * 4u * n;
         if (c->m >= 4u * n && top > TILE_NBW)
             top = TILE_NBW;   /* a wider panel leaves fewer than 4N rows */
     }

@@ -47,10 +47,10 @@ module tsl_vpu #(
   // Operand pointers count N-byte chunks: a VMEM line is 2 chunks, an ACC line 4.
   localparam int PW  = (VAW + 1 > AAW + 2) ? VAW + 1 : AAW + 2;
   localparam int LW  = $clog2(LN + 1);           // reduction level counter width
-  localparam int GB  = $clog2(FnRows + 1);       // a function's group: rows 1..FnRows
+  localparam int GB  = $clog2(FnRows + 1);       // a function's rows in flight: 0..FnRows
   localparam int GW  = $clog2(FnRows);           // a register set's index
 
-  typedef enum logic [2:0] {StIdle, StRead, StReduce, StScale, StFunc, StWrite} state_e;   // StFunc: a function's rows
+  typedef enum logic [2:0] {StIdle, StRead, StReduce, StScale, StFunc, StWrite} state_e;
 
   // ---- instruction fields ---------------------------------------------------------------------
 `include "hw/rtl/tsl_insn.svh"
@@ -83,6 +83,7 @@ module tsl_vpu #(
   logic [PW-1:0] fo_q, fo_d;
   logic        ld_q;                            // a function's row was read whole last cycle: ...
   logic [GW-1:0] ld_k_q;                        // ... register set ld_k_q takes it (raw1_view) now
+  logic [FnRows-1:0] fn_ld, fn_done;            // set k takes its row (ld_q), has ended its program
   logic        d_acc_q, s1_acc_q, s2_acc_q;
   logic        b_valid_q, b_valid_d;            // BCAST: src2 row 0 is in raw2_q and still current
   logic [3:0]  rdone_q, rdone_d;                // reads of this row done: s1 lo/hi, s2 lo/hi
@@ -123,7 +124,6 @@ module tsl_vpu #(
   // the read of the next row (the whole row, once begun) while a set is free, rows remain to read
   // and the destinations of the rows in flight miss its source (then it reads what the model does
   // after their writes), else none.
-  logic [FnRows-1:0] fn_done;
   logic           f_wr, f_rd, f_clear;
   logic [PW+3:0]  f_dlo, f_dhi, f_slo, f_shi;   // in chunks, wide enough not to wrap
   always_comb begin
@@ -259,7 +259,7 @@ module tsl_vpu #(
   // The functions' step program, the same for every lane, for the register sets of the rows in
   // flight; a set starts as its row is read whole (ld_q), from the widened row (wa).
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [FnRows-1:0]    fn_ld, fn_we, fn_mul, fn_dst, fn_eup_we;
+  logic [FnRows-1:0]    fn_we, fn_mul, fn_dst, fn_eup_we;
   logic [2*FnRows-1:0]  fn_a_sel, fn_b_sel;
   logic [32*FnRows-1:0] fn_c;
   logic [GW-1:0]        fn_mul_set, fn_add_set, fn_eup_set;

@@ -492,21 +492,10 @@ module tsl_vpu #(
             rk_d    = 32'(rk_q) == FnRows - 1 ? '0 : rk_q + 1'b1;
           end
         end
-        if (wr_gnt) begin
-          wdone_d = wdone_q | wcur;
-          if ((wneed & ~wcur) == 2'd0) begin
-            wdone_d  = '0;
-            rows_d   = rows_q - 16'd1;
-            d_ptr_d  = d_ptr_q + d_step;
-            s1_ptr_d = s1_ptr_q + s1_step;
-            nf_d     = nf_q - 1'b1;
-            fo_d     = fo_q - s1_step;
-            wk_d     = 32'(wk_q) == FnRows - 1 ? '0 : wk_q + 1'b1;
-            if (rows_q == 16'd1) begin
-              state_d = StIdle;
-              done_d  = 1'b1;
-            end
-          end
+        if (row_end) begin
+          nf_d = nf_q - 1'b1;
+          fo_d = fo_q - s1_step;
+          wk_d = 32'(wk_q) == FnRows - 1 ? '0 : wk_q + 1'b1;
         end
       end
       StReduce: begin
@@ -514,33 +503,32 @@ module tsl_vpu #(
         if ({{(32-LW){1'b0}}, lvl_q} == LN - 1) state_d = StWrite;   // last level
       end
       StWrite: begin
-        if (wr_gnt) begin
-          wdone_d = wdone_q | wcur;
-          if (mode_q == tsl_pkg::SRC2_BCAST && bcast_hit) b_valid_d = 1'b0;
-          if (bias_next) b_valid_d = 1'b0;
-          if ((wneed & ~wcur) == 2'd0) begin
-            // Row done: advance the row pointers by one vector (1, 2 or 4 chunks).
-            rows_d   = rows_q - 16'd1;
-            d_ptr_d  = d_ptr_q + d_step;
-            s1_ptr_d = s1_ptr_q + s1_step;
-            wdone_d  = '0;
-            if (rows_q == 16'd1) begin
-              state_d = StIdle;
-              done_d  = 1'b1;
-            end else begin
-              state_d = StRead;
-            end
-          end
-        end
+        if (wr_gnt && mode_q == tsl_pkg::SRC2_BCAST && bcast_hit) b_valid_d = 1'b0;
+        if (bias_next) b_valid_d = 1'b0;
+        if (row_end) state_d = StRead;
       end
       default: state_d = StIdle;
     endcase
+    // A write (StWrite, or a function's in StFunc); a row's last one advances the row pointers by
+    // one vector (1, 2 or 4 chunks), and the instruction's last row ends it.
+    if (wr_gnt) wdone_d = wdone_q | wcur;
+    if (row_end) begin
+      rows_d   = rows_q - 16'd1;
+      d_ptr_d  = d_ptr_q + d_step;
+      s1_ptr_d = s1_ptr_q + s1_step;
+      wdone_d  = '0;
+      if (rows_q == 16'd1) begin
+        state_d = StIdle;
+        done_d  = 1'b1;
+      end
+    end
   end
 
-  // src2 advances for VEC only (BCAST stays on row 0; IMM has no pointer); an EPI's bias cycles
-  // through its BVECS vectors, row i reading vector i mod BVECS (re-read when it changes).
+  // src2 advances for VEC only (BCAST stays on row 0; IMM has no pointer, and a function reads
+  // none); an EPI's bias cycles through its BVECS vectors, row i reading vector i mod BVECS
+  // (re-read when it changes).
   logic [PW-1:0] s2_ptr_d;
-  assign row_end   = state_q == StWrite && wr_gnt && (wneed & ~wcur) == 2'd0;
+  assign row_end   = wr_gnt && (wneed & ~wcur) == 2'd0;
   assign bias_next = row_end && e_bias_q && bv_q != 16'd1;
   always_comb begin
     s2_ptr_d = s2_ptr_q;

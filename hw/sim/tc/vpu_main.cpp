@@ -277,7 +277,7 @@ static tsl_insn_t random_insn(TslRng &r, int op_force, int cls_force, int d1_for
     } else if (!unary) {
         s2 = place(r, d2, mode == TSL_SRC2_BCAST ? 1 : rows, true);
     }
-    // Overlaps: in place, shifted by 1 to 6 rows (across a function's group of rows), src2 = src1,
+    // Overlaps: in place, shifted by 1 to 6 rows (across a function's rows in flight), src2 = src1,
     // and a broadcast row that dst overwrites.
     uint32_t vbd = N * tsl_dtype_bytes(dd), sh = vbd * (1 + r.below(6));
     switch (r.below(8)) {

@@ -7,7 +7,7 @@
 #                   and golden model; TSL_HOST_ALL_H their headers
 #   TSL_HOST_NPY    the .npy reader and writer of the tools (not in the library)
 TSL_HOST_SRCS  = host_driver/src/tessel.c host_driver/src/gemm.c host_driver/src/window.c host_driver/src/rows.c \
-                 host_driver/src/attention.c host_driver/src/kernel.c \
+                 host_driver/src/attention.c host_driver/src/kernel.c host_driver/src/pod.c \
                  host_driver/src/transport_model.c \
                  host_driver/src/transport_uart.c common/elf_image.c \
                  host_driver/src/tessel_hostcp.c

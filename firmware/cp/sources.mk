@@ -10,7 +10,7 @@
 TSL_FW_CP_RUN     = firmware/cp/tsl_cp.c firmware/cp/tsl_cp_kern.c
 TSL_FW_CP_COMPILE = firmware/cp/tsl_cp_compile.c firmware/cp/tsl_cp_sched.c firmware/cp/tsl_cp_gemm.c \
                     firmware/cp/tsl_cp_seq.c firmware/cp/tsl_cp_ops.c firmware/cp/tsl_cp_win.c \
-                    firmware/cp/tsl_cp_row.c firmware/cp/tsl_cp_att.c
+                    firmware/cp/tsl_cp_row.c firmware/cp/tsl_cp_att.c firmware/cp/tsl_cp_coll.c
 TSL_FW_CP_RV32    = firmware/cp/main.c $(TSL_FW_CP_RUN) firmware/cp/tsl_cp_hal_mmio.c
 TSL_FW_CP_NATIVE  = $(TSL_FW_CP_RUN) $(TSL_FW_CP_COMPILE) firmware/cp/tsl_cp_hal_model.c firmware/cp/tsl_cp_hostif.c
 TSL_FW_CP_HDRS    = firmware/cp/tsl_cp.h firmware/cp/tsl_cp_int.h firmware/cp/tsl_cp_hal.h firmware/cp/tsl_cp_compile.h \

@@ -43,4 +43,29 @@ int tsl_cp_compiled(uint32_t opcode);
  * p->oom tells of a failed allocation. */
 uint32_t tsl_cp_compile(tsl_cp_t *cp, uint32_t ring_end, const uint32_t *w, tsl_cp_prog_t *p, uint32_t *detail);
 
+/* Collectives over ICI (tsl_cp_coll.c, docs/pod.md): one chip's part of a ring collective. HBM
+ * addresses are byte offsets; the neighbours' are those of the chips at ring positions pos + 1
+ * (direction 0) and pos - 1 (direction 1). */
+enum { TSL_CP_COLL_ALL_REDUCE = 0, TSL_CP_COLL_REDUCE_SCATTER = 1, TSL_CP_COLL_ALL_GATHER = 2, TSL_CP_COLL_BROADCAST = 3 };
+typedef struct {
+    uint32_t kind;             /* TSL_CP_COLL_* */
+    uint32_t dtype, op;        /* INT32, FP32 or BF16; the reduction's VPU op: ADD, MAX or MIN */
+    uint64_t count;            /* all-reduce, broadcast: elements of the input and of the output;
+                                  reduce-scatter: of each part (the output; the input holds n parts);
+                                  all-gather: of the input (the output holds n parts) */
+    uint32_t n, pos, root_pos; /* chips in the ring, this chip's position, the broadcast root's */
+    const uint32_t *ring;      /* ring[position]: the chip there (a part's index) */
+    uint32_t next_x[2], next_y[2];
+    uint32_t in, out, scratch; /* scratch: the reductions' partials, as large as the input */
+    uint32_t next_out[2], next_scratch[2];
+} tsl_cp_coll_t;
+
+/* Bytes of a collective's tiles on this configuration: a power of two, at most 32 KiB; a
+ * configuration whose tile is below 4 * N bytes cannot run collectives. */
+uint32_t tsl_cp_coll_tile(const tsl_cp_t *cp);
+
+/* Append chip c->pos's program of collective c to p (every check is the caller's); returns the bytes
+ * it SENDs. */
+uint64_t tsl_cp_compile_coll(tsl_cp_t *cp, const tsl_cp_coll_t *c, tsl_cp_prog_t *p);
+
 #endif /* TSL_CP_COMPILE_H */

@@ -543,6 +543,75 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_kernel_run(tessel_dev
 /* Free the image of `k` (tessel_free) and zero *k; NULL or an already freed k does nothing. */
 void tessel_kernel_free(tessel_dev_t *dev, tessel_kernel_t *k);
 
+/* ---- pods: chips joined by ICI, and their collectives (docs/pod.md) ------------------------ */
+typedef struct tessel_pod tessel_pod_t;
+typedef enum { TESSEL_POD_RING = 0, TESSEL_POD_TORUS = 1 } tessel_topology_t;
+
+/* Open a pod of `chips` chips, each a device of its own, joined by ICI links:
+ *   TESSEL_POD_RING   chips 2..ICI_DIM_MAX in a ring; dx and dy 0 (or chips and 1);
+ *   TESSEL_POD_TORUS  a dx by dy 2-D torus (each 1..ICI_DIM_MAX, dx * dy = chips >= 2).
+ * Chip i sits at (i mod dx, i / dx). Backends: "model" (each chip the golden model with the native
+ * firmware, run by a thread of its own during a collective). "sim" is TESSEL_ENODEV until the RTL
+ * has the ICI unit. TESSEL_EINVAL for a bad shape; tessel_last_error(NULL) says why a call failed. */
+__attribute__((warn_unused_result)) tessel_status_t tessel_pod_open(tessel_pod_t **pod, const char *backend,
+                                                                    uint32_t chips, tessel_topology_t topology,
+                                                                    uint32_t dx, uint32_t dy);
+void tessel_pod_close(tessel_pod_t *pod);
+uint32_t tessel_pod_chips(const tessel_pod_t *pod);
+/* Chip i's device (NULL past the last): its own commands, memory and statistics. */
+tessel_dev_t *tessel_pod_device(tessel_pod_t *pod, uint32_t chip);
+/* Why the pod's last call failed; "" before any failure; never NULL. */
+const char *tessel_pod_last_error(const tessel_pod_t *pod);
+
+/* Symmetric memory: `bytes` at the same HBM address on every chip (a collective's buffers are
+ * symmetric: a SEND's remote address is checked against the sender's window). */
+__attribute__((warn_unused_result)) tessel_status_t tessel_pod_alloc(tessel_pod_t *pod, size_t bytes,
+                                                                     tessel_addr_t *out);
+tessel_status_t tessel_pod_free(tessel_pod_t *pod, tessel_addr_t addr);
+
+typedef enum {
+    TESSEL_ALL_REDUCE = 0,     /* out = the reduction of every chip's in (count elements) */
+    TESSEL_REDUCE_SCATTER = 1, /* in: chips parts of count elements; chip i's out = the reduction of part i */
+    TESSEL_ALL_GATHER = 2,     /* in: count elements; out: chips parts, part i chip i's in */
+    TESSEL_BROADCAST = 3,      /* every chip's out = the root's in (count elements) */
+} tessel_coll_t;
+typedef enum { TESSEL_REDUCE_SUM = 0, TESSEL_REDUCE_MAX = 1, TESSEL_REDUCE_MIN = 2 } tessel_reduce_t;
+
+/* A collective over every chip, on symmetric buffers (tessel_pod_alloc); dtype TESSEL_INT32,
+ * TESSEL_FP32 or TESSEL_BF16. in and out may be the same buffer for an all-reduce and a broadcast.
+ * The reduction order is fixed (docs/pod.md, "Reduction order"): the same bits on every run and
+ * backend. TESSEL_EDEVICE when a chip failed (tessel_pod_last_error names it and its status, e.g.
+ * a deadlock when a chip is dead); every chip is then reset. */
+typedef struct {
+    tessel_coll_t kind;
+    tessel_dtype_t dtype;
+    tessel_reduce_t op;        /* ALL_REDUCE, REDUCE_SCATTER */
+    uint64_t count;            /* elements per chip: see tessel_coll_t */
+    uint32_t root;             /* BROADCAST: the chip whose in is sent */
+    tessel_addr_t in, out;
+} tessel_collective_t;
+__attribute__((warn_unused_result)) tessel_status_t tessel_pod_collective(tessel_pod_t *pod,
+                                                                          const tessel_collective_t *c);
+
+/* The size nccl-tests gives a collective (bytes of the all-reduce's or broadcast's buffer, of the
+ * all-gather's output, of the reduce-scatter's input), and the pod's cost model of its time in cycles
+ * (docs/pod.md, "Cost model"). */
+uint64_t tessel_pod_coll_bytes(const tessel_pod_t *pod, const tessel_collective_t *c);
+uint64_t tessel_pod_model_cycles(const tessel_pod_t *pod, tessel_coll_t kind, uint64_t bytes);
+
+typedef struct {
+    uint64_t collectives;      /* completed */
+    uint64_t bytes;            /* their tessel_pod_coll_bytes */
+    uint64_t ici_bytes;        /* bytes the chips SENT over ICI */
+    uint64_t cycles;           /* simulated cycles (sim; 0 on the model, which has no time) */
+    uint64_t model_cycles;     /* the cost model's cycles of each */
+} tessel_pod_stats_t;
+tessel_status_t tessel_pod_stats(const tessel_pod_t *pod, tessel_pod_stats_t *out);
+
+/* Fault injection (tests): chip `chip` is dead from now on: it runs nothing, and the writes sent to it
+ * are lost; the collectives that need it fail with ERR_SEM_DEADLOCK on the chips waiting for it. */
+tessel_status_t tessel_pod_kill(tessel_pod_t *pod, uint32_t chip);
+
 #ifdef __cplusplus
 }
 #endif

@@ -462,6 +462,7 @@ typedef struct {
     tessel_dev_t *dev;          /* NULL once closed */
     PyThread_type_lock lock;    /* held by the call in progress */
     tessel_stats_t last;        /* what the latest call that ran commands added to the counters */
+    int chip;                   /* a chip of a pod: the pod owns and closes its device */
 } device_t;
 
 static PyTypeObject device_type;
@@ -556,6 +557,7 @@ static PyObject *mod_open(PyObject *mod, PyObject *args, PyObject *kw)
     if (!self)
         return NULL;
     self->dev = NULL;
+    self->chip = 0;
     memset(&self->last, 0, sizeof self->last);
     if (!(self->lock = PyThread_allocate_lock())) {
         Py_DECREF(self);
@@ -582,6 +584,8 @@ static PyObject *dev_close(PyObject *pself, PyObject *unused)
     (void)unused;
     device_t *self = SELF;
     tessel_dev_t *dev;
+    if (self->chip)
+        return fail(TESSEL_EINVAL, "a chip of a pod closes with its pod");
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(self->lock, WAIT_LOCK);
     dev = self->dev;
@@ -595,7 +599,8 @@ static PyObject *dev_close(PyObject *pself, PyObject *unused)
 static void dev_dealloc(PyObject *pself)
 {
     device_t *self = SELF;
-    tessel_close(self->dev);
+    if (!self->chip)
+        tessel_close(self->dev);
     if (self->lock)
         PyThread_free_lock(self->lock);
     PyObject_Free(self);
@@ -1483,6 +1488,252 @@ static PyTypeObject device_type = {
     .tp_methods = device_methods,
 };
 
+/* ---- pods (docs/pod.md) ------------------------------------------------------------------------ */
+typedef struct {
+    PyObject_HEAD
+    tessel_pod_t *pod;          /* NULL once closed */
+    PyObject *devices;          /* a tuple of RawDevice, chip i's device at i; the pod closes them */
+} pod_t;
+
+static PyTypeObject pod_type;
+
+/* Every chip's device lock, in chip order (a pod's call uses them all). 0, or -1 after raising (none
+ * held). */
+static int pod_enter(pod_t *self)
+{
+    Py_ssize_t n = self->pod ? PyTuple_GET_SIZE(self->devices) : 0, i = 0;
+    if (!self->pod)
+        return fail(TESSEL_EINVAL, "the pod is closed"), -1;
+    for (; i < n; i++)
+        if (dev_enter((device_t *)PyTuple_GET_ITEM(self->devices, i)))
+            break;
+    if (i == n)
+        return 0;
+    while (i--)
+        PyThread_release_lock(((device_t *)PyTuple_GET_ITEM(self->devices, i))->lock);
+    return -1;
+}
+
+static void pod_leave(pod_t *self)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->devices); i++)
+        PyThread_release_lock(((device_t *)PyTuple_GET_ITEM(self->devices, i))->lock);
+}
+
+typedef struct {
+    const char *backend, *topology;
+    uint32_t chips, dx, dy;
+} pod_open_op_t;
+
+static const field_t pod_open_fields[] = {
+    FLD(pod_open_op_t, "backend", backend, K_STR, 1), FLD(pod_open_op_t, "chips", chips, K_U32, 1),
+    FLD(pod_open_op_t, "topology", topology, K_STR, 1), FLD(pod_open_op_t, "dx", dx, K_U32, 0),
+    FLD(pod_open_op_t, "dy", dy, K_U32, 0),
+};
+
+static void pod_close_all(pod_t *self)
+{
+    for (Py_ssize_t i = 0; self->devices && i < PyTuple_GET_SIZE(self->devices); i++)
+        ((device_t *)PyTuple_GET_ITEM(self->devices, i))->dev = NULL;
+    tessel_pod_close(self->pod);
+    self->pod = NULL;
+}
+
+static PyObject *mod_open_pod(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    (void)mod;
+    pod_open_op_t op = {0};
+    if (fill(&op, pod_open_fields, NFIELDS(pod_open_fields), "open_pod", args, kw))
+        return NULL;
+    int ring = op.topology && !strcmp(op.topology, "ring"), torus = op.topology && !strcmp(op.topology, "torus");
+    if (!ring && !torus)
+        return fail(TESSEL_EINVAL, "topology must be 'ring' or 'torus', not %s", op.topology ? op.topology : "None");
+    pod_t *self = PyObject_New(pod_t, &pod_type);
+    if (!self)
+        return NULL;
+    self->pod = NULL;
+    self->devices = NULL;
+    tessel_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = tessel_pod_open(&self->pod, op.backend, op.chips, torus ? TESSEL_POD_TORUS : TESSEL_POD_RING, op.dx, op.dy);
+    Py_END_ALLOW_THREADS
+    if (st != TESSEL_OK) {
+        Py_DECREF(self);
+        return fail(st, "%s", tessel_pod_last_error(NULL));
+    }
+    if (!(self->devices = PyTuple_New(op.chips))) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < op.chips; i++) {
+        device_t *d = PyObject_New(device_t, &device_type);
+        if (!d || !(d->lock = PyThread_allocate_lock())) {
+            if (d) {
+                d->lock = NULL;
+                d->dev = NULL;
+                d->chip = 1;
+                Py_DECREF(d);
+            }
+            Py_DECREF(self);
+            return PyErr_NoMemory();
+        }
+        d->dev = tessel_pod_device(self->pod, i);
+        d->chip = 1;
+        memset(&d->last, 0, sizeof d->last);
+        PyTuple_SET_ITEM(self->devices, i, (PyObject *)d);
+    }
+    return (PyObject *)self;
+}
+
+static void pod_dealloc(PyObject *pself)
+{
+    pod_t *self = (pod_t *)pself;
+    pod_close_all(self);
+    Py_XDECREF(self->devices);
+    PyObject_Free(self);
+}
+
+/* close(): tessel_pod_close, after the calls in progress on it and its chips; then their calls raise. */
+static PyObject *pod_close(PyObject *pself, PyObject *unused)
+{
+    (void)unused;
+    pod_t *self = (pod_t *)pself;
+    if (!self->pod)
+        Py_RETURN_NONE;
+    if (pod_enter(self))
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    pod_close_all(self);
+    Py_END_ALLOW_THREADS
+    pod_leave(self);
+    Py_RETURN_NONE;
+}
+
+static PyObject *pod_devices(PyObject *pself, PyObject *unused)
+{
+    (void)unused;
+    return Py_NewRef(((pod_t *)pself)->devices);
+}
+
+typedef struct {
+    uint64_t bytes, addr;
+    uint32_t chip;
+    const char *kind, *op;
+    tessel_collective_t c;
+} pod_op_t;
+
+/* A library call on the pod, with every chip's lock held and without the GIL: 0, or -1 after raising
+ * with tessel_pod_last_error. */
+static int pod_call(pod_t *self, tessel_status_t (*call)(tessel_pod_t *, pod_op_t *), pod_op_t *op)
+{
+    if (pod_enter(self))
+        return -1;
+    tessel_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = call(self->pod, op);
+    Py_END_ALLOW_THREADS
+    if (st != TESSEL_OK)
+        fail(st, "%s", tessel_pod_last_error(self->pod));
+    pod_leave(self);
+    return st == TESSEL_OK ? 0 : -1;
+}
+
+static tessel_status_t call_pod_alloc(tessel_pod_t *p, pod_op_t *o) { return tessel_pod_alloc(p, o->bytes, &o->addr); }
+static tessel_status_t call_pod_free(tessel_pod_t *p, pod_op_t *o) { return tessel_pod_free(p, o->addr); }
+static tessel_status_t call_pod_kill(tessel_pod_t *p, pod_op_t *o) { return tessel_pod_kill(p, o->chip); }
+static tessel_status_t call_pod_coll(tessel_pod_t *p, pod_op_t *o) { return tessel_pod_collective(p, &o->c); }
+
+static PyObject *pod_alloc(PyObject *pself, PyObject *args, PyObject *kw)
+{
+    pod_op_t o = {0};
+    static const field_t f[] = {FLD(pod_op_t, "bytes", bytes, K_U63, 1)};
+    if (fill(&o, f, NFIELDS(f), "alloc", args, kw) || pod_call((pod_t *)pself, call_pod_alloc, &o))
+        return NULL;
+    return PyLong_FromUnsignedLongLong(o.addr);
+}
+
+static PyObject *pod_free(PyObject *pself, PyObject *args, PyObject *kw)
+{
+    pod_op_t o = {0};
+    static const field_t f[] = {FLD(pod_op_t, "addr", addr, K_U63, 1)};
+    return result(fill(&o, f, NFIELDS(f), "free", args, kw) || pod_call((pod_t *)pself, call_pod_free, &o));
+}
+
+static PyObject *pod_kill(PyObject *pself, PyObject *args, PyObject *kw)
+{
+    pod_op_t o = {0};
+    static const field_t f[] = {FLD(pod_op_t, "chip", chip, K_U32, 1)};
+    return result(fill(&o, f, NFIELDS(f), "kill", args, kw) || pod_call((pod_t *)pself, call_pod_kill, &o));
+}
+
+/* The index of name s in names[n], or -1 after raising. */
+static int pick(const char *what, const char *s, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (s && !strcmp(s, names[i]))
+            return i;
+    fail(TESSEL_EINVAL, "%s must be one of %s, ..., not %s", what, names[0], s ? s : "None");
+    return -1;
+}
+
+/* collective(kind, dtype, count, in_, out, op="sum", root=0): tessel_pod_collective. */
+static PyObject *pod_collective(PyObject *pself, PyObject *args, PyObject *kw)
+{
+    static const char *const kinds[] = {"all_reduce", "reduce_scatter", "all_gather", "broadcast"};
+    static const char *const ops[] = {"sum", "max", "min"};
+    pod_op_t o = {.op = "sum"};
+    static const field_t f[] = {
+        FLD(pod_op_t, "kind", kind, K_STR, 1),    FLD(pod_op_t, "dtype", c.dtype, K_DTYPE, 1),
+        FLD(pod_op_t, "count", c.count, K_U63, 1), FLD(pod_op_t, "in_", c.in, K_U63, 1),
+        FLD(pod_op_t, "out", c.out, K_U63, 1),     FLD(pod_op_t, "op", op, K_STR, 0),
+        FLD(pod_op_t, "root", c.root, K_U32, 0),
+    };
+    if (fill(&o, f, NFIELDS(f), "collective", args, kw))
+        return NULL;
+    int k = pick("kind", o.kind, kinds, 4), r = k < 0 ? -1 : pick("op", o.op, ops, 3);
+    if (r < 0)
+        return NULL;
+    o.c.kind = (tessel_coll_t)k;
+    o.c.op = (tessel_reduce_t)r;
+    return result(pod_call((pod_t *)pself, call_pod_coll, &o));
+}
+
+/* stats() -> dict: tessel_pod_stats. */
+static PyObject *pod_stats(PyObject *pself, PyObject *unused)
+{
+    (void)unused;
+    pod_t *self = (pod_t *)pself;
+    tessel_pod_stats_t s;
+    if (pod_enter(self))
+        return NULL;
+    (void)tessel_pod_stats(self->pod, &s);
+    pod_leave(self);
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K}", "collectives", (unsigned long long)s.collectives, "bytes",
+                         (unsigned long long)s.bytes, "ici_bytes", (unsigned long long)s.ici_bytes, "cycles",
+                         (unsigned long long)s.cycles, "model_cycles", (unsigned long long)s.model_cycles);
+}
+
+#define POD_METHOD(name, doc) {#name, (PyCFunction)(void (*)(void))pod_##name, METH_VARARGS | METH_KEYWORDS, doc}
+static PyMethodDef pod_methods[] = {
+    {"close", pod_close, METH_NOARGS, "close(): tessel_pod_close, its chips' devices with it"},
+    {"devices", pod_devices, METH_NOARGS, "devices() -> tuple of RawDevice: chip i's device at i"},
+    {"stats", pod_stats, METH_NOARGS, "stats() -> dict: tessel_pod_stats"},
+    POD_METHOD(alloc, "alloc(bytes) -> addr: tessel_pod_alloc, the same HBM address on every chip"),
+    POD_METHOD(free, "free(addr): tessel_pod_free"),
+    POD_METHOD(kill, "kill(chip): tessel_pod_kill, a dead chip (tests)"),
+    POD_METHOD(collective, "collective(kind, dtype, count, in_, out, op='sum', root=0): tessel_pod_collective; kind "
+                           "one of all_reduce, reduce_scatter, all_gather, broadcast; op sum, max or min"),
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject pod_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tessel._tessel.RawPod",
+    .tp_basicsize = sizeof(pod_t),
+    .tp_dealloc = pod_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .tp_doc = "A libtessel pod from open_pod(): chips joined by ICI and their collectives (docs/pod.md).",
+    .tp_methods = pod_methods,
+};
+
 /* window_out(in, pad0, pad1, k, stride, dil) -> tessel_window_out. */
 static PyObject *mod_window_out(PyObject *mod, PyObject *args, PyObject *kw)
 {
@@ -1617,6 +1868,8 @@ static PyMethodDef module_methods[] = {
     {"open", (PyCFunction)(void (*)(void))mod_open, METH_VARARGS | METH_KEYWORDS,
      "open(backend, port=None, firmware=None, check=False, timeline=None) -> RawDevice: tessel_open "
      "('model', 'sim' or 'uart'; check: TESSEL_OPEN_CHECK)"},
+    {"open_pod", (PyCFunction)(void (*)(void))mod_open_pod, METH_VARARGS | METH_KEYWORDS,
+     "open_pod(backend, chips, topology, dx=0, dy=0) -> RawPod: tessel_pod_open (topology 'ring' or 'torus')"},
     {"command", (PyCFunction)(void (*)(void))mod_command, METH_VARARGS | METH_KEYWORDS,
      "command(**fields) -> the 16 words of a host command, fields named as the members of tsl_cmd_t, "
      "tsl_win_t or tsl_att_t (tsl_hw.h); for RawDevice.submit"},
@@ -1633,7 +1886,8 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__tessel(void)
 {
     error_type.tp_base = (PyTypeObject *)PyExc_Exception;
-    if (PyType_Ready(&error_type) || PyType_Ready(&device_type) || PyType_Ready(&graph_type))
+    if (PyType_Ready(&error_type) || PyType_Ready(&device_type) || PyType_Ready(&graph_type) ||
+        PyType_Ready(&pod_type))
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m)

@@ -417,7 +417,8 @@ tessel_status_t tessel_open_transport(tessel_dev_t **dev, tessel_transport_t *t,
                 : ring_setup(d);
     if (!r && (flags & TESSEL_OPEN_CHECK)) {
         tessel_transport_t st;
-        tessel_model_cfg_t cfg = {t->n, t->vmem_bytes, t->acc_bytes, t->features, t->hbm_bytes};
+        tessel_model_cfg_t cfg = {.n = t->n, .vmem_bytes = t->vmem_bytes, .acc_bytes = t->acc_bytes,
+                                  .features = t->features, .hbm_bytes = t->hbm_bytes};
         r = tessel_transport_model_open(&st, &cfg);
         if (!r)
             r = tessel_open_transport(&d->shadow, &st, 0);
@@ -688,6 +689,20 @@ static int in_flight(const tessel_dev_t *d, uint64_t a, uint64_t bytes, uint64_t
 
 /* ------------------------------------------------------------------------------- memory */
 
+/* Room for one more block; 0 or TESSEL_ENOMEM. */
+static int block_room(tessel_dev_t *dev)
+{
+    if (dev->nblocks < dev->cap_blocks)
+        return 0;
+    size_t cap = dev->cap_blocks ? 2 * dev->cap_blocks : 16;
+    block_t *b = realloc(dev->blocks, cap * sizeof *b);
+    if (!b)
+        return TESSEL_ENOMEM;
+    dev->blocks = b;
+    dev->cap_blocks = cap;
+    return 0;
+}
+
 TESSEL_API tessel_status_t tessel_alloc(tessel_dev_t *dev, size_t bytes, size_t align, tessel_addr_t *out)
 {
     if (!dev || !out)
@@ -698,14 +713,8 @@ TESSEL_API tessel_status_t tessel_alloc(tessel_dev_t *dev, size_t bytes, size_t 
         return tessel_fail(dev, TESSEL_EINVAL, "tessel_alloc: bytes %zu, align %zu", bytes, align);
     if (bytes > dev->hbm_bytes - TESSEL_HBM_RESERVED)
         return tessel_fail(dev, TESSEL_ENOMEM, "tessel_alloc: %zu bytes exceed HBM", bytes);
-    if (dev->nblocks == dev->cap_blocks) {
-        size_t cap = dev->cap_blocks ? 2 * dev->cap_blocks : 16;
-        block_t *b = realloc(dev->blocks, cap * sizeof *b);
-        if (!b)
-            return TESSEL_ENOMEM;
-        dev->blocks = b;
-        dev->cap_blocks = cap;
-    }
+    if (block_room(dev))
+        return TESSEL_ENOMEM;
     uint64_t lo = TESSEL_HBM_RESERVED, busy_end;
     for (size_t i = 0; i <= dev->nblocks; i++) {
         uint64_t hi = i < dev->nblocks ? dev->blocks[i].addr : dev->hbm_bytes;
@@ -725,6 +734,24 @@ TESSEL_API tessel_status_t tessel_alloc(tessel_dev_t *dev, size_t bytes, size_t 
             lo = dev->blocks[i].addr + dev->blocks[i].bytes;
     }
     return tessel_fail(dev, TESSEL_ENOMEM, "tessel_alloc: no free range of %zu bytes (align %zu)", bytes, align);
+}
+
+tessel_status_t tessel_alloc_at(tessel_dev_t *dev, tessel_addr_t addr, size_t bytes)
+{
+    uint64_t busy_end;
+    size_t i = 0;
+    while (i < dev->nblocks && dev->blocks[i].addr < addr)
+        i++;
+    if (!bytes || addr < TESSEL_HBM_RESERVED || addr > dev->hbm_bytes || dev->hbm_bytes - addr < bytes ||
+        (i > 0 && dev->blocks[i - 1].addr + dev->blocks[i - 1].bytes > addr) ||
+        (i < dev->nblocks && dev->blocks[i].addr < addr + bytes) || in_flight(dev, addr, bytes, &busy_end) ||
+        block_room(dev))
+        return TESSEL_ENOMEM;
+    memmove(dev->blocks + i + 1, dev->blocks + i, (dev->nblocks - i) * sizeof *dev->blocks);
+    dev->blocks[i].addr = addr;
+    dev->blocks[i].bytes = bytes;
+    dev->nblocks++;
+    return TESSEL_OK;
 }
 
 /* Checking mode: the commands not yet waited for whose output C overlaps [lo, hi) are not compared

@@ -51,10 +51,14 @@ typedef struct {
     char err[160];                  /* why open failed */
 } tessel_transport_t;
 
-/* Configuration of a model device (0 fields: the defaults of tslm_cfg_default). */
+/* Configuration of a model device (0 fields: the defaults of tslm_cfg_default). A chip of a pod
+ * (pod not NULL) has CFG_FEATURES.ICI and is attached to it at (chip_x, chip_y) of pod_x by pod_y. */
+typedef struct tslm_pod tslm_pod_t;
 typedef struct {
     uint32_t n, vmem_bytes, acc_bytes, features;
     uint64_t hbm_bytes;
+    tslm_pod_t *pod;
+    uint32_t pod_x, pod_y, chip_x, chip_y;
 } tessel_model_cfg_t;
 
 int tessel_transport_model_open(tessel_transport_t *t, const tessel_model_cfg_t *cfg);
@@ -78,6 +82,10 @@ const char *tessel_env_timeout(const char *var, uint32_t *ms);
 
 /* Record why a call failed (tessel_last_error) and return `status`. */
 __attribute__((format(printf, 3, 4))) int tessel_fail(tessel_dev_t *dev, int status, const char *fmt, ...);
+
+/* Reserve `bytes` of HBM at exactly `addr` (a pod's symmetric buffers): TESSEL_ENOMEM, nothing
+ * reserved, when any of it is taken, in flight, reserved or outside HBM. Freed by tessel_free. */
+tessel_status_t tessel_alloc_at(tessel_dev_t *dev, tessel_addr_t addr, size_t bytes);
 
 /* Give up on command `h` (tessel_gemm after a failed wait): nobody will wait for it; its slot is
  * dropped when its completion arrives, and until then the memory it may touch stays in flight

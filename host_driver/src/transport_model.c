@@ -63,6 +63,13 @@ int tessel_transport_model_open(tessel_transport_t *t, const tessel_model_cfg_t 
         if (c->vmem_bytes) cfg.vmem_bytes = c->vmem_bytes;
         if (c->acc_bytes) cfg.acc_bytes = c->acc_bytes;
         if (c->features) cfg.features = c->features;
+        if (c->pod) {
+            cfg.features |= 1u << TSL_TC_CFG_FEATURES_ICI_SHIFT;
+            cfg.pod_x = c->pod_x;
+            cfg.pod_y = c->pod_y;
+            cfg.chip_x = c->chip_x;
+            cfg.chip_y = c->chip_y;
+        }
         if (c->hbm_bytes) {
             if (c->hbm_bytes > UINT32_MAX)
                 return TESSEL_EINVAL;
@@ -74,6 +81,10 @@ int tessel_transport_model_open(tessel_transport_t *t, const tessel_model_cfg_t 
         return TESSEL_ENOMEM;
     if (tslm_init(&x->m, &cfg) != TSLM_OK) {
         free(x);
+        return TESSEL_ENODEV;
+    }
+    if (c && c->pod && tslm_pod_attach(c->pod, &x->m) != TSLM_OK) {
+        m_close(x);
         return TESSEL_ENODEV;
     }
     tsl_cp_hal_model_init(&x->hal, &x->dev, &x->m);

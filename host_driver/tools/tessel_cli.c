@@ -110,6 +110,14 @@ const char tessel_cli_usage[] =
     "  Lq <= Lk).\n"
     "       tessel info [--backend model|sim|uart] [--port TTY] [--firmware FW.elf] [--json]\n"
     "                   the device's configuration\n"
+    "       tessel collective all-reduce|reduce-scatter|all-gather|broadcast --chips C --bytes N\n"
+    "                   [--topology ring|torus] [--dims DXxDY] [--dtype int32|fp32|bf16] [--op sum|max|min]\n"
+    "                   [--root R] [--backend model] [--stats]\n"
+    "  A collective of a pod of C chips joined by ICI (docs/pod.md), on N bytes (nccl-tests' size: the\n"
+    "  all-reduce's or broadcast's buffer, the all-gather's output, the reduce-scatter's input) of\n"
+    "  seeded data. Defaults: ring, fp32, sum, root 0, model (the only backend with pods so far).\n"
+    "  --stats prints one JSON line: cycles, algbw and busbw in bytes per cycle (null on the model,\n"
+    "  which has no time), link_bytes_per_cycle, model_cycles (the cost model's).\n"
     "  Exit code: 0 ok, 1 device/library error or check mismatch, 2 usage or input error.\n";
 
 static int cmd_gemm(int argc, char **argv);
@@ -118,6 +126,7 @@ static int cmd_pool2d(int argc, char **argv);
 static int cmd_rows(int argc, char **argv);
 static int cmd_attention(int argc, char **argv);
 static int cmd_info(int argc, char **argv);
+static int cmd_collective(int argc, char **argv);
 
 static const struct {
     const char *name;
@@ -125,7 +134,7 @@ static const struct {
 } subcommands[] = {{"gemm", cmd_gemm},       {"conv2d", cmd_conv2d}, {"pool2d", cmd_pool2d},
                    {"softmax", cmd_rows},    {"layernorm", cmd_rows}, {"rmsnorm", cmd_rows},
                    {"gelu", cmd_rows},       {"silu", cmd_rows},      {"attention", cmd_attention},
-                   {"info", cmd_info}};
+                   {"info", cmd_info},       {"collective", cmd_collective}};
 
 int tessel_cli_handles(const char *sub)
 {
@@ -1441,6 +1450,134 @@ static int cmd_info(int argc, char **argv)
                i8 ? " int8" : "", b16 ? " bf16" : "", seq ? " seq (tile sequencer)" : "");
     }
     return 0;
+}
+
+/* ---- collective ------------------------------------------------------------------------------ */
+static int cmd_collective(int argc, char **argv)
+{
+    static const char *const kinds[] = {"all-reduce", "reduce-scatter", "all-gather", "broadcast"};
+    static const char *const reds[] = {"sum", "max", "min"};
+    if (argc < 2 || argv[1][0] == '-')
+        return fail(EXIT_USAGE, "collective: say which: all-reduce, reduce-scatter, all-gather or broadcast");
+    tessel_collective_t c = {.dtype = TESSEL_FP32, .op = TESSEL_REDUCE_SUM};
+    uint32_t k = 0;
+    while (k < 4u && strcmp(argv[1], kinds[k]))
+        k++;
+    if (k == 4u)
+        return fail(EXIT_USAGE, "collective: unknown collective '%s' (all-reduce, reduce-scatter, all-gather, "
+                    "broadcast)", argv[1]);
+    c.kind = (tessel_coll_t)k;
+    const char *backend = "model", *topo = "ring";
+    int64_t chips = 0, bytes = 0, root = 0, dx = 0, dy = 0;
+    int stats = 0;
+    opts_t o = {argc, 2, argv, NULL, ""};
+    for (; o.i < argc; o.i++) {
+        const char *a = argv[o.i], *n, *v;
+        if (a[0] != '-' || a[1] != '-')
+            return fail(EXIT_USAGE, "collective: unexpected argument '%s' (see tessel --help)", a);
+        n = opt_name(&o);
+        if (!strcmp(n, "--stats") && !strchr(a, '=')) {
+            stats = 1;
+            continue;
+        }
+        static const char *const takes[] = {"--chips", "--bytes", "--topology", "--dims", "--dtype", "--op",
+                                            "--root", "--backend"};
+        size_t t = 0;
+        while (t < sizeof takes / sizeof takes[0] && strcmp(n, takes[t]))
+            t++;
+        if (t == sizeof takes / sizeof takes[0])
+            return fail(EXIT_USAGE, "collective: unknown option %s (see tessel --help)", a);
+        if (!(v = opt_value(&o)))
+            return EXIT_USAGE;
+        const char *x;
+        if ((t == 0 && !parse_i64(v, 1, INT32_MAX, &chips)) || (t == 1 && !parse_i64(v, 1, INT64_MAX, &bytes)) ||
+            (t == 6 && !parse_i64(v, 0, INT32_MAX, &root)) ||
+            (t == 3 && (!(x = dec_prefix(v, 1, INT32_MAX, &dx)) || *x != 'x' || !parse_i64(x + 1, 1, INT32_MAX, &dy))))
+            return fail(EXIT_USAGE, "collective: %s '%s' is not %s", n, v, t == 3 ? "DXxDY (e.g. 2x4)" : "a count");
+        if (t == 2 && strcmp(v, "ring") && strcmp(v, "torus"))
+            return fail(EXIT_USAGE, "collective: --topology '%s' is not ring or torus", v);
+        if (t == 4 && (!parse_dtype(v, &c.dtype) || c.dtype == TESSEL_INT8))
+            return fail(EXIT_USAGE, "collective: --dtype '%s' is not int32, fp32 or bf16", v);
+        if (t == 5) {
+            uint32_t r = 0;
+            while (r < 3u && strcmp(v, reds[r]))
+                r++;
+            if (r == 3u)
+                return fail(EXIT_USAGE, "collective: --op '%s' is not sum, max or min", v);
+            c.op = (tessel_reduce_t)r;
+        }
+        if (t == 2)
+            topo = v;
+        if (t == 7)
+            backend = v;
+    }
+    if (!chips || !bytes)
+        return fail(EXIT_USAGE, "collective: --chips and --bytes are needed");
+    int torus = !strcmp(topo, "torus");
+    if (torus && !dx)
+        return fail(EXIT_USAGE, "collective: a torus needs --dims DXxDY");
+    uint64_t es = c.dtype == TESSEL_BF16 ? 2u : 4u, per = c.kind == TESSEL_ALL_GATHER || c.kind == TESSEL_REDUCE_SCATTER
+                                                             ? es * (uint64_t)chips : es;
+    if ((uint64_t)bytes % per)
+        return fail(EXIT_USAGE, "collective: --bytes %" PRId64 " is not a multiple of %" PRIu64
+                    " (the element size%s)", bytes, per, per > es ? " times the chips" : "");
+    c.count = (uint64_t)bytes / per;
+    c.root = (uint32_t)root;
+    tessel_pod_t *pod;
+    tessel_status_t st = tessel_pod_open(&pod, backend, (uint32_t)chips, torus ? TESSEL_POD_TORUS : TESSEL_POD_RING,
+                                         (uint32_t)dx, (uint32_t)dy);
+    if (st)
+        return fail(st == TESSEL_EINVAL ? EXIT_USAGE : EXIT_DEV, "collective: %s", tessel_pod_last_error(NULL));
+    uint64_t in_bytes = c.kind == TESSEL_REDUCE_SCATTER ? (uint64_t)bytes : c.count * es;
+    uint64_t out_bytes = c.kind == TESSEL_ALL_GATHER ? (uint64_t)bytes : c.count * es;
+    uint8_t *data = malloc(in_bytes ? in_bytes : 1);
+    int rc = 0;
+    if (!data) {
+        rc = fail(EXIT_DEV, "collective: no host memory");
+    } else if ((st = tessel_pod_alloc(pod, in_bytes, &c.in)) || (st = tessel_pod_alloc(pod, out_bytes, &c.out))) {
+        rc = fail(EXIT_DEV, "collective: %s", tessel_pod_last_error(pod));
+    } else {
+        /* chip i's element j: small integers, exact in every dtype and every sum of up to 2^16 chips */
+        for (uint32_t i = 0; i < (uint32_t)chips && !rc; i++) {
+            for (uint64_t j = 0; j < in_bytes / es; j++) {
+                int32_t v = (int32_t)((j * 7u + i * 13u) % 61u) - 30;
+                float f = (float)v;
+                uint32_t u;
+                memcpy(&u, &f, 4);
+                if (c.dtype == TESSEL_INT32)
+                    memcpy(data + 4 * j, &v, 4);
+                else if (c.dtype == TESSEL_FP32)
+                    memcpy(data + 4 * j, &u, 4);
+                else
+                    memcpy(data + 2 * j, (uint8_t *)&u + 2, 2);
+            }
+            if ((st = tessel_write(tessel_pod_device(pod, i), c.in, data, in_bytes)))
+                rc = fail(EXIT_DEV, "collective: %s", tessel_last_error(tessel_pod_device(pod, i)));
+        }
+        if (!rc && (st = tessel_pod_collective(pod, &c)))
+            rc = fail(st == TESSEL_EINVAL || st == TESSEL_ERANGE ? EXIT_USAGE : EXIT_DEV, "collective: %s",
+                      tessel_pod_last_error(pod));
+    }
+    tessel_pod_stats_t s;
+    if (!rc && stats && !tessel_pod_stats(pod, &s)) {
+        char cyc[32] = "null", alg[32] = "null", bus[32] = "null";
+        double n = (double)chips, f = c.kind == TESSEL_ALL_REDUCE ? 2.0 * (n - 1.0) / n
+                                      : c.kind == TESSEL_BROADCAST ? 1.0 : (n - 1.0) / n;
+        if (s.cycles) {
+            snprintf(cyc, sizeof cyc, "%" PRIu64, s.cycles);
+            snprintf(alg, sizeof alg, "%.4f", (double)bytes / (double)s.cycles);
+            snprintf(bus, sizeof bus, "%.4f", (double)bytes / (double)s.cycles * f);
+        }
+        printf("{\"collective\": \"%s\", \"backend\": \"%s\", \"chips\": %" PRId64 ", \"topology\": \"%s\", "
+               "\"dims\": [%" PRId64 ", %" PRId64 "], \"dtype\": \"%s\", \"op\": \"%s\", \"bytes\": %" PRId64 ", "
+               "\"cycles\": %s, \"algbw\": %s, \"busbw\": %s, \"link_bytes_per_cycle\": %u, \"model_cycles\": %" PRIu64
+               ", \"ici_bytes\": %" PRIu64 "}\n",
+               kinds[k], backend, chips, topo, torus ? dx : chips, torus ? dy : 1, dtype_name(c.dtype), reds[c.op],
+               bytes, cyc, alg, bus, (unsigned)TSL_PARAM_ICI_LINK_BYTES_PER_CYCLE, s.model_cycles, s.ici_bytes);
+    }
+    free(data);
+    tessel_pod_close(pod);
+    return rc;
 }
 
 int tessel_cli_main(int argc, char **argv)

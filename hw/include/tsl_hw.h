@@ -22,6 +22,10 @@
 #define TSL_PARAM_KERNEL_ARGS 8u /* argument words of a KERNEL command (ARG0.. of the kernel geometry) */
 #define TSL_PARAM_BAR0_RAM_OFFSET 65536u /* host BAR0 offset of the window onto the control core's RAM (RAM_BYTES; usable while HOSTIF BOOT.HOLD is set) */
 #define TSL_PARAM_VPU_FN_ROWS 8u /* rows the VPU's functions (EXP, RECIP, RSQRT, GELU) run at once, one register set each in every lane; 2 to 8 */
+#define TSL_PARAM_ICI_SEMS 16u /* ICI semaphores of a chip (CFG_FEATURES.ICI): counters that remote writes increment and DMA SEMWAIT waits on (docs/pod.md) */
+#define TSL_PARAM_ICI_DIM_MAX 16u /* largest extent of a pod's X or Y dimension: chip coordinates are 0..ICI_DIM_MAX-1 (docs/pod.md) */
+#define TSL_PARAM_ICI_LINK_BYTES_PER_CYCLE 8u /* bytes an ICI link carries each way per cycle (docs/pod.md) */
+#define TSL_PARAM_ICI_LINK_LATENCY 200u /* cycles from a packet's first byte leaving a chip to its arrival at the neighbour (docs/pod.md) */
 #define TSL_PARAM_QUEUE_DEPTH 16u /* entries in each per-unit instruction queue */
 #define TSL_PARAM_TOKEN_MAX 65535u /* largest count a dependency-token channel holds */
 #define TSL_PARAM_INSN_WORDS 8u /* 32-bit words in one instruction (256 bits) */
@@ -62,7 +66,9 @@
 #define TSL_DMA_OP_SYNC 0u /* tokens only */
 #define TSL_DMA_OP_LOAD 1u /* HBM to local (VMEM or ACC) */
 #define TSL_DMA_OP_STORE 2u /* local (VMEM or ACC) to HBM */
-#define TSL_DMA_OP_LIMIT 3u
+#define TSL_DMA_OP_SEND 3u /* local (VMEM or ACC) to the HBM of another chip of the pod over ICI, then one increment of a semaphore there (CFG_FEATURES.ICI) */
+#define TSL_DMA_OP_SEMWAIT 4u /* wait until an ICI semaphore of this chip reaches COUNT, then take COUNT from it (CFG_FEATURES.ICI) */
+#define TSL_DMA_OP_LIMIT 5u
 
 /* MXU_OP: MXU operations */
 #define TSL_MXU_OP_SYNC 0u /* tokens only */
@@ -108,7 +114,8 @@
 #define TSL_ERR_AXI_DECERR 9u /* HBM answered DECERR */
 #define TSL_ERR_WBUF_DTYPE 10u /* MATMUL dtype differs from the dtype its weight buffer was loaded with */
 #define TSL_ERR_BAD_RECORD 11u /* a device program record the fetch unit refuses: KIND not INSN or SEQ, COUNT 0, a SEQ with COUNT != 1, reserved header bits set, or a record running past PROG_BYTES (ERR_ADDR: the record's HBM address) */
-#define TSL_ERR_LIMIT 12u
+#define TSL_ERR_SEM_DEADLOCK 12u /* a DMA SEMWAIT that can never be met: every chip of the pod is waiting on one or has finished (docs/pod.md) */
+#define TSL_ERR_LIMIT 13u
 
 /* ERR_UNIT: TC ERR_UNIT: where the first error was found (the faulting instruction's UNIT, or the sequencer) */
 #define TSL_ERR_UNIT_DMA 0u /* a DMA instruction (dispatch check, or an AXI error) */
@@ -202,6 +209,8 @@ static inline const char *tsl_dma_op_name(uint32_t v)
     case 0u: return "SYNC";
     case 1u: return "LOAD";
     case 2u: return "STORE";
+    case 3u: return "SEND";
+    case 4u: return "SEMWAIT";
     default: return (const char *)0;
     }
 }
@@ -268,6 +277,7 @@ static inline const char *tsl_err_name(uint32_t v)
     case 9u: return "AXI_DECERR";
     case 10u: return "WBUF_DTYPE";
     case 11u: return "BAD_RECORD";
+    case 12u: return "SEM_DEADLOCK";
     default: return (const char *)0;
     }
 }
@@ -453,7 +463,7 @@ static inline const char *tsl_status_text(int status)
 #define TSL_HOSTIF_CFG_VMEM_BYTES_OFFSET 0x058u /* ro: as TC CFG_VMEM_BYTES */
 #define TSL_HOSTIF_CFG_ACC_BYTES_OFFSET 0x05Cu /* ro: as TC CFG_ACC_BYTES */
 #define TSL_HOSTIF_CFG_HBM_BYTES_OFFSET 0x060u /* ro: as TC CFG_HBM_BYTES */
-#define TSL_HOSTIF_CFG_FEATURES_OFFSET 0x064u /* ro: as TC CFG_FEATURES (bit 0 INT8, bit 1 BF16, bit 2 SEQ, bit 3 WINDOW, bit 4 FETCH, bit 5 TRANSPOSE) */
+#define TSL_HOSTIF_CFG_FEATURES_OFFSET 0x064u /* ro: as TC CFG_FEATURES (bit 0 INT8, bit 1 BF16, bit 2 SEQ, bit 3 WINDOW, bit 4 FETCH, bit 5 TRANSPOSE, bit 6 ICI) */
 
 /* Register block TC: tensor-core registers */
 #define TSL_TC_ID_OFFSET 0x000u /* ro: 0x54534C31 ('TSL1') */
@@ -474,6 +484,8 @@ static inline const char *tsl_status_text(int status)
 #define TSL_TC_CFG_FEATURES_FETCH_MASK 0x1u
 #define TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT 5u
 #define TSL_TC_CFG_FEATURES_TRANSPOSE_MASK 0x1u
+#define TSL_TC_CFG_FEATURES_ICI_SHIFT 6u
+#define TSL_TC_CFG_FEATURES_ICI_MASK 0x1u
 #define TSL_TC_CFG_QUEUE_DEPTH_OFFSET 0x018u /* ro: parameter QUEUE_DEPTH */
 #define TSL_TC_INSN0_OFFSET 0x020u /* wo: instruction word 0; INSN1..INSN7 follow at +4 each */
 #define TSL_TC_INSN7_OFFSET 0x03Cu /* wo: instruction word 7; writing it pushes the instruction (stalls while the queue is full) */
@@ -538,6 +550,7 @@ static inline const char *tsl_feature_name(uint32_t bit)
     case 3u: return "WINDOW";
     case 4u: return "FETCH";
     case 5u: return "TRANSPOSE";
+    case 6u: return "ICI";
     default: return (const char *)0;
     }
 }
@@ -789,6 +802,45 @@ static inline const char *tsl_feature_name(uint32_t bit)
 #define TSL_INSN_VPU_EPI_ZERO_POINT_SHIFT 0u
 #define TSL_INSN_VPU_EPI_ZERO_POINT_MASK 0xFFFFFFFFu
 
+/* Format DMA_SEND (DMA: SEND): 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented */
+#define TSL_FMT_DMA_SEND 7u
+#define TSL_INSN_DMA_SEND_HBM_ADDR_WORD 1u /* HBM byte address of row 0 at the destination chip; the rows are checked against this chip's window (a pod's buffers sit at the same address on every chip, docs/pod.md) */
+#define TSL_INSN_DMA_SEND_HBM_ADDR_SHIFT 0u
+#define TSL_INSN_DMA_SEND_HBM_ADDR_MASK 0xFFFFFFFFu
+#define TSL_INSN_DMA_SEND_LOCAL_ADDR_WORD 2u /* local byte address of row 0 here (VMEM, or ACC at 0x0100_0000) */
+#define TSL_INSN_DMA_SEND_LOCAL_ADDR_SHIFT 0u
+#define TSL_INSN_DMA_SEND_LOCAL_ADDR_MASK 0xFFFFFFFFu
+#define TSL_INSN_DMA_SEND_ROWS_WORD 3u /* rows, 1..65535 */
+#define TSL_INSN_DMA_SEND_ROWS_SHIFT 0u
+#define TSL_INSN_DMA_SEND_ROWS_MASK 0xFFFFu
+#define TSL_INSN_DMA_SEND_ROW_BYTES_WORD 3u /* bytes per row, 1..65535 (a multiple of 4 in ACC) */
+#define TSL_INSN_DMA_SEND_ROW_BYTES_SHIFT 16u
+#define TSL_INSN_DMA_SEND_ROW_BYTES_MASK 0xFFFFu
+#define TSL_INSN_DMA_SEND_HBM_STRIDE_WORD 4u /* bytes between destination HBM rows */
+#define TSL_INSN_DMA_SEND_HBM_STRIDE_SHIFT 0u
+#define TSL_INSN_DMA_SEND_HBM_STRIDE_MASK 0xFFFFFFFFu
+#define TSL_INSN_DMA_SEND_LOCAL_STRIDE_WORD 5u /* bytes between local rows (a multiple of 4 in ACC) */
+#define TSL_INSN_DMA_SEND_LOCAL_STRIDE_SHIFT 0u
+#define TSL_INSN_DMA_SEND_LOCAL_STRIDE_MASK 0xFFFFFFFFu
+#define TSL_INSN_DMA_SEND_DEST_X_WORD 6u /* the destination chip's X coordinate, below the pod's X extent */
+#define TSL_INSN_DMA_SEND_DEST_X_SHIFT 0u
+#define TSL_INSN_DMA_SEND_DEST_X_MASK 0xFu
+#define TSL_INSN_DMA_SEND_DEST_Y_WORD 6u /* the destination chip's Y coordinate, below the pod's Y extent; (DEST_X, DEST_Y) is not this chip */
+#define TSL_INSN_DMA_SEND_DEST_Y_SHIFT 8u
+#define TSL_INSN_DMA_SEND_DEST_Y_MASK 0xFu
+#define TSL_INSN_DMA_SEND_SEM_WORD 6u /* the destination's semaphore to increment, 0..ICI_SEMS-1 */
+#define TSL_INSN_DMA_SEND_SEM_SHIFT 16u
+#define TSL_INSN_DMA_SEND_SEM_MASK 0xFu
+
+/* Format DMA_SEMWAIT (DMA: SEMWAIT): wait until this chip's semaphore SEM holds at least COUNT, then take COUNT from it */
+#define TSL_FMT_DMA_SEMWAIT 8u
+#define TSL_INSN_DMA_SEMWAIT_SEM_WORD 1u /* semaphore, 0..ICI_SEMS-1 */
+#define TSL_INSN_DMA_SEMWAIT_SEM_SHIFT 0u
+#define TSL_INSN_DMA_SEMWAIT_SEM_MASK 0xFu
+#define TSL_INSN_DMA_SEMWAIT_COUNT_WORD 2u /* arrivals to wait for, 1..65535 */
+#define TSL_INSN_DMA_SEMWAIT_COUNT_SHIFT 0u
+#define TSL_INSN_DMA_SEMWAIT_COUNT_MASK 0xFFFFu
+
 /* Format of (unit, op), or -1 when the pair is undefined (ERR_BAD_OPCODE). */
 static inline int tsl_insn_format(uint32_t unit, uint32_t op)
 {
@@ -806,13 +858,17 @@ static inline int tsl_insn_format(uint32_t unit, uint32_t op)
         return 5;
     if ((unit == TSL_UNIT_VPU) && (op == TSL_VPU_OP_EPI))
         return 6;
+    if ((unit == TSL_UNIT_DMA) && (op == TSL_DMA_OP_SEND))
+        return 7;
+    if ((unit == TSL_UNIT_DMA) && (op == TSL_DMA_OP_SEMWAIT))
+        return 8;
     return -1;
 }
 
 /* Bits of word `word` that format `fmt` defines; every other bit must be 0. */
 static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 {
-    static const uint32_t used[7][8] = {
+    static const uint32_t used[9][8] = {
         {0x00001FFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* SYNC */
         {0x00001FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x00000000u, 0x00000000u}, /* DMA_XFER */
         {0x00531FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* MXU_LOADW */
@@ -820,8 +876,10 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
         {0x00731FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0FFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, /* MXU_MATMULK */
         {0x00FF1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0x0000003Fu, 0xFFFFFFFFu}, /* VPU_VEC */
         {0x007F1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0xFFFF003Fu, 0xFFFFFFFFu}, /* VPU_EPI */
+        {0x00001FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x000F0F0Fu, 0x00000000u}, /* DMA_SEND */
+        {0x00001FFFu, 0x0000000Fu, 0x0000FFFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* DMA_SEMWAIT */
     };
-    return (fmt < 0 || fmt >= 7 || word >= 8u) ? 0u : used[fmt][word];
+    return (fmt < 0 || fmt >= 9 || word >= 8u) ? 0u : used[fmt][word];
 }
 
 /* Host command ring entry */
@@ -1665,6 +1723,104 @@ static inline tsl_insn_vpu_epi_t tsl_insn_vpu_epi_decode(const uint32_t *w)
     return f;
 }
 
+/* Format DMA_SEND (DMA: SEND): 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented */
+typedef struct {
+    uint32_t hbm_addr TSL_FIELD_DEFAULT; /* HBM byte address of row 0 at the destination chip; the rows are checked against this chip's window (a pod's buffers sit at the same address on every chip, docs/pod.md) */
+    uint32_t local_addr TSL_FIELD_DEFAULT; /* local byte address of row 0 here (VMEM, or ACC at 0x0100_0000) */
+    uint32_t rows TSL_FIELD_DEFAULT; /* rows, 1..65535 */
+    uint32_t row_bytes TSL_FIELD_DEFAULT; /* bytes per row, 1..65535 (a multiple of 4 in ACC) */
+    uint32_t hbm_stride TSL_FIELD_DEFAULT; /* bytes between destination HBM rows */
+    uint32_t local_stride TSL_FIELD_DEFAULT; /* bytes between local rows (a multiple of 4 in ACC) */
+    uint32_t dest_x TSL_FIELD_DEFAULT; /* the destination chip's X coordinate, below the pod's X extent */
+    uint32_t dest_y TSL_FIELD_DEFAULT; /* the destination chip's Y coordinate, below the pod's Y extent; (DEST_X, DEST_Y) is not this chip */
+    uint32_t sem TSL_FIELD_DEFAULT; /* the destination's semaphore to increment, 0..ICI_SEMS-1 */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+} tsl_insn_dma_send_t;
+/* X(member) for each member of tsl_insn_dma_send_t, in order (for tables of fields by name). */
+#define TSL_INSN_DMA_SEND_FIELDS(X) X(hbm_addr) X(local_addr) X(rows) X(row_bytes) X(hbm_stride) X(local_stride) X(dest_x) X(dest_y) X(sem) X(wait) X(signal) X(notify)
+
+/* Encode a DMA_SEND instruction (UNIT = TSL_UNIT_DMA, OP = TSL_DMA_OP_SEND). */
+static inline tsl_insn_t tsl_insn_dma_send_encode(tsl_insn_dma_send_t f)
+{
+    tsl_insn_t i;
+    i.w[0] = (TSL_UNIT_DMA & 0x3u) |
+             ((TSL_DMA_OP_SEND & 0xFu) << 2) |
+             ((f.wait & 0x7u) << 6) |
+             ((f.signal & 0x7u) << 9) |
+             ((f.notify & 0x1u) << 12);
+    i.w[1] = f.hbm_addr;
+    i.w[2] = f.local_addr;
+    i.w[3] = (f.rows & 0xFFFFu) | ((f.row_bytes & 0xFFFFu) << 16);
+    i.w[4] = f.hbm_stride;
+    i.w[5] = f.local_stride;
+    i.w[6] = (f.dest_x & 0xFu) | ((f.dest_y & 0xFu) << 8) | ((f.sem & 0xFu) << 16);
+    i.w[7] = 0u;
+    return i;
+}
+
+/* The fields of a DMA_SEND instruction (the caller knows its format: tsl_insn_format). */
+static inline tsl_insn_dma_send_t tsl_insn_dma_send_decode(const uint32_t *w)
+{
+    tsl_insn_dma_send_t f;
+    f.hbm_addr = w[1];
+    f.local_addr = w[2];
+    f.rows = w[3] & 0xFFFFu;
+    f.row_bytes = (w[3] >> 16) & 0xFFFFu;
+    f.hbm_stride = w[4];
+    f.local_stride = w[5];
+    f.dest_x = w[6] & 0xFu;
+    f.dest_y = (w[6] >> 8) & 0xFu;
+    f.sem = (w[6] >> 16) & 0xFu;
+    f.wait = (w[0] >> 6) & 0x7u;
+    f.signal = (w[0] >> 9) & 0x7u;
+    f.notify = (w[0] >> 12) & 0x1u;
+    return f;
+}
+
+/* Format DMA_SEMWAIT (DMA: SEMWAIT): wait until this chip's semaphore SEM holds at least COUNT, then take COUNT from it */
+typedef struct {
+    uint32_t sem TSL_FIELD_DEFAULT; /* semaphore, 0..ICI_SEMS-1 */
+    uint32_t count TSL_FIELD_DEFAULT; /* arrivals to wait for, 1..65535 */
+    uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
+    uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
+    uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
+} tsl_insn_dma_semwait_t;
+/* X(member) for each member of tsl_insn_dma_semwait_t, in order (for tables of fields by name). */
+#define TSL_INSN_DMA_SEMWAIT_FIELDS(X) X(sem) X(count) X(wait) X(signal) X(notify)
+
+/* Encode a DMA_SEMWAIT instruction (UNIT = TSL_UNIT_DMA, OP = TSL_DMA_OP_SEMWAIT). */
+static inline tsl_insn_t tsl_insn_dma_semwait_encode(tsl_insn_dma_semwait_t f)
+{
+    tsl_insn_t i;
+    i.w[0] = (TSL_UNIT_DMA & 0x3u) |
+             ((TSL_DMA_OP_SEMWAIT & 0xFu) << 2) |
+             ((f.wait & 0x7u) << 6) |
+             ((f.signal & 0x7u) << 9) |
+             ((f.notify & 0x1u) << 12);
+    i.w[1] = (f.sem & 0xFu);
+    i.w[2] = (f.count & 0xFFFFu);
+    i.w[3] = 0u;
+    i.w[4] = 0u;
+    i.w[5] = 0u;
+    i.w[6] = 0u;
+    i.w[7] = 0u;
+    return i;
+}
+
+/* The fields of a DMA_SEMWAIT instruction (the caller knows its format: tsl_insn_format). */
+static inline tsl_insn_dma_semwait_t tsl_insn_dma_semwait_decode(const uint32_t *w)
+{
+    tsl_insn_dma_semwait_t f;
+    f.sem = w[1] & 0xFu;
+    f.count = w[2] & 0xFFFFu;
+    f.wait = (w[0] >> 6) & 0x7u;
+    f.signal = (w[0] >> 9) & 0x7u;
+    f.notify = (w[0] >> 12) & 0x1u;
+    return f;
+}
+
 /* Host command ring entry (16 words), fields as docs/isa.md */
 typedef struct {
     uint32_t opcode TSL_FIELD_DEFAULT; /* CMD_OP enum */
@@ -2108,17 +2264,18 @@ static inline void tsl_field_set(uint32_t *w, unsigned word, unsigned shift, uin
 #define TSL_CORE_TC 0u
 #define TSL_CORE_LITE 1u
 #define TSL_CORE_COUNT 2u
-#define TSL_OPS_TC 0x00007FFF000F0007ull /* implemented by the tc core */
+#define TSL_OPS_TC 0x00007FFF000F001Full /* implemented by the tc core */
 #define TSL_OPS_LITE 0x000003FD000F0007ull /* implemented by the lite core */
-#define TSL_OPS_UNARY 0x000073E200020006ull /* one source operand */
+#define TSL_OPS_NEED_ICI 0x0000000000000018ull /* need CFG_FEATURES.ICI */
+#define TSL_OPS_UNARY 0x000073E20002000Eull /* one source operand */
 #define TSL_OPS_INT 0x00000FFC000E0000ull /* accept the int dtype class */
 #define TSL_OPS_FLOAT 0x00007F7E000E0000ull /* accept the float dtype class */
 #define TSL_OP_CLASS_INT 1u
 #define TSL_OP_CLASS_FLOAT 2u
 
 /* Every DMA op but SYNC, by code: an initialiser, e.g. static const uint32_t ops[] = TSL_DMA_OPS; */
-#define TSL_DMA_OPS {TSL_DMA_OP_LOAD, TSL_DMA_OP_STORE}
-#define TSL_DMA_OPS_COUNT 2u
+#define TSL_DMA_OPS {TSL_DMA_OP_LOAD, TSL_DMA_OP_STORE, TSL_DMA_OP_SEND}
+#define TSL_DMA_OPS_COUNT 3u
 /* Every MXU op but SYNC, by code: an initialiser, e.g. static const uint32_t ops[] = TSL_MXU_OPS; */
 #define TSL_MXU_OPS {TSL_MXU_OP_LOADW, TSL_MXU_OP_MATMUL, TSL_MXU_OP_MATMULK}
 #define TSL_MXU_OPS_COUNT 3u
@@ -2145,15 +2302,17 @@ typedef struct {
     const char *name;
     uint32_t arity, classes, cores;
 } tsl_op_info_t;
-#define TSL_OP_COUNT 22u
+#define TSL_OP_COUNT 24u
 
 /* The i-th op (by unit, then code), or NULL when i >= TSL_OP_COUNT. */
 static inline const tsl_op_info_t *tsl_op_at(uint32_t i)
 {
-    static const tsl_op_info_t t[22] = {
+    static const tsl_op_info_t t[24] = {
         {TSL_UNIT_DMA, TSL_DMA_OP_SYNC, "SYNC", 0u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_DMA, TSL_DMA_OP_LOAD, "LOAD", 1u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_DMA, TSL_DMA_OP_STORE, "STORE", 1u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
+        {TSL_UNIT_DMA, TSL_DMA_OP_SEND, "SEND", 1u, 0u, (1u << TSL_CORE_TC)},
+        {TSL_UNIT_DMA, TSL_DMA_OP_SEMWAIT, "SEMWAIT", 0u, 0u, (1u << TSL_CORE_TC)},
         {TSL_UNIT_MXU, TSL_MXU_OP_SYNC, "SYNC", 0u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_MXU, TSL_MXU_OP_LOADW, "LOADW", 1u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_MXU, TSL_MXU_OP_MATMUL, "MATMUL", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
@@ -2174,7 +2333,7 @@ static inline const tsl_op_info_t *tsl_op_at(uint32_t i)
         {TSL_UNIT_VPU, TSL_VPU_OP_RECIP, "RECIP", 1u, TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC)},
         {TSL_UNIT_VPU, TSL_VPU_OP_RSQRT, "RSQRT", 1u, TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC)},
     };
-    return i < 22u ? &t[i] : (const tsl_op_info_t *)0;
+    return i < 24u ? &t[i] : (const tsl_op_info_t *)0;
 }
 
 /* The entry of (unit, op), or NULL when the unit defines no such op. */

@@ -2,6 +2,7 @@
  * docs/isa.md is the specification this file implements; tslm_arith.c holds the number formats. */
 #include "tslm.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,10 +51,13 @@ tslm_cfg_t tslm_cfg_default(void)
     return c;
 }
 
+static void pod_detach(tslm_t *m);
+
 void tslm_free(tslm_t *m)
 {
     if (!m)
         return;
+    pod_detach(m);
     free(m->hbm);
     free(m->vmem);
     free(m->acc);
@@ -75,8 +79,14 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
         return TSLM_EINVAL;
     const uint32_t all_features = (1u << TSL_TC_CFG_FEATURES_INT8_SHIFT) | (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT) |
                                   (1u << TSL_TC_CFG_FEATURES_SEQ_SHIFT) | (1u << TSL_TC_CFG_FEATURES_WINDOW_SHIFT) |
-                                  (1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT) | (1u << TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT);
-    if (!is_pow2(cfg->n) || cfg->n < 4 || cfg->n > 128 ||
+                                  (1u << TSL_TC_CFG_FEATURES_FETCH_SHIFT) | (1u << TSL_TC_CFG_FEATURES_TRANSPOSE_SHIFT) |
+                                  (1u << TSL_TC_CFG_FEATURES_ICI_SHIFT);
+    int ici = (cfg->features >> TSL_TC_CFG_FEATURES_ICI_SHIFT) & 1u;
+    int pod_ok = ici ? cfg->core == TSL_CORE_TC && cfg->pod_x >= 1 && cfg->pod_x <= TSL_PARAM_ICI_DIM_MAX &&
+                           cfg->pod_y >= 1 && cfg->pod_y <= TSL_PARAM_ICI_DIM_MAX && cfg->chip_x < cfg->pod_x &&
+                           cfg->chip_y < cfg->pod_y
+                     : !(cfg->pod_x | cfg->pod_y | cfg->chip_x | cfg->chip_y);
+    if (!pod_ok || !is_pow2(cfg->n) || cfg->n < 4 || cfg->n > 128 ||
         !is_pow2(cfg->vmem_bytes) || cfg->vmem_bytes < 4096 || cfg->vmem_bytes > TSL_LOCAL_ACC_BASE ||
         !is_pow2(cfg->acc_bytes) || cfg->acc_bytes < 4096 || cfg->acc_bytes > (1u << 24) ||
         !is_pow2(cfg->hbm_bytes) || cfg->hbm_bytes < 4096 || cfg->hbm_bytes > (1u << 30) ||
@@ -215,6 +225,21 @@ static uint32_t check_dma(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
     return check_local(m, la, ls, rows, rb, align, SPACE_VMEM | SPACE_ACC, eaddr);
 }
 
+/* A SEND: a destination in the pod other than this chip, its HBM rows inside this chip's window (a
+ * pod's buffers are symmetric: at the same address on every chip), the local rows as a STORE's. */
+static uint32_t check_send(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
+{
+    tsl_insn_dma_send_t x = tsl_insn_dma_send_decode(w);
+    if (!x.rows || !x.row_bytes || x.dest_x >= m->cfg.pod_x || x.dest_y >= m->cfg.pod_y ||
+        (x.dest_x == m->cfg.chip_x && x.dest_y == m->cfg.chip_y))
+        return TSL_ERR_BAD_FIELD;
+    *eaddr = x.hbm_addr;
+    if (!tslm_hbm_ok(m, x.hbm_addr, (uint64_t)x.hbm_addr + (uint64_t)(x.rows - 1) * x.hbm_stride + x.row_bytes))
+        return TSL_ERR_HBM_RANGE;
+    uint32_t align = local_space(m, x.local_addr) == SPACE_ACC ? 4 : 1;
+    return check_local(m, x.local_addr, x.local_stride, x.rows, x.row_bytes, align, SPACE_VMEM | SPACE_ACC, eaddr);
+}
+
 static uint32_t check_mxu(const tslm_t *m, const uint32_t *w, uint32_t op, uint32_t *eaddr)
 {
     uint32_t n = m->cfg.n;
@@ -319,7 +344,8 @@ static uint32_t validate(tslm_t *m, const uint32_t *w, uint32_t *eaddr)
     uint32_t unit = h.unit, op = h.op;
     int fmt = tsl_insn_format(unit, op);
     *eaddr = 0;
-    if (fmt < 0 || !tsl_op_on_core(m->cfg.core, unit, op))
+    if (fmt < 0 || !tsl_op_on_core(m->cfg.core, unit, op) ||
+        (tsl_ops_has(TSL_OPS_NEED_ICI, unit, op) && !((m->cfg.features >> TSL_TC_CFG_FEATURES_ICI_SHIFT) & 1u)))
         return TSL_ERR_BAD_OPCODE;
     /* TRANSPOSE is bit 22 of LOADW and MATMULK alike: an op this core lacks without the feature */
     if ((fmt == TSL_FMT_MXU_LOADW && tsl_insn_mxu_loadw_decode(w).transpose) ||
@@ -334,6 +360,10 @@ static uint32_t validate(tslm_t *m, const uint32_t *w, uint32_t *eaddr)
         return TSL_ERR_BAD_FIELD;
     if (fmt == TSL_FMT_DMA_XFER)
         CHECK(check_dma(m, w, eaddr));
+    else if (fmt == TSL_FMT_DMA_SEND)
+        CHECK(check_send(m, w, eaddr));
+    else if (fmt == TSL_FMT_DMA_SEMWAIT && !tsl_insn_dma_semwait_decode(w).count)
+        return TSL_ERR_BAD_FIELD;
     else if (fmt == TSL_FMT_MXU_LOADW || fmt == TSL_FMT_MXU_MATMUL || fmt == TSL_FMT_MXU_MATMULK)
         CHECK(check_mxu(m, w, op, eaddr));
     else if (fmt == TSL_FMT_VPU_VEC)
@@ -603,6 +633,199 @@ static void exec_epi(tslm_t *m, const uint32_t *w)
     }
 }
 
+/* ------------------------------------------------------------------------------------- the pod */
+
+struct tslm_pod {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;     /* a remote write arrived, or the run deadlocked */
+    uint32_t x, y;
+    tslm_t **chip;         /* x * y, chip (cx, cy) at cy * x + cx; NULL where none is attached */
+    uint32_t active;       /* chips of the run neither waiting nor gone (tslm_pod_begin, _leave) */
+    int deadlock;          /* every chip of the run waited or had left: no wait can be met */
+};
+
+tslm_status_t tslm_pod_new(tslm_pod_t **pod, uint32_t x, uint32_t y)
+{
+    if (!pod || x < 1 || y < 1 || x > TSL_PARAM_ICI_DIM_MAX || y > TSL_PARAM_ICI_DIM_MAX)
+        return TSLM_EINVAL;
+    tslm_pod_t *p = calloc(1, sizeof *p);
+    if (!p || !(p->chip = calloc((size_t)x * y, sizeof *p->chip))) {
+        free(p);
+        return TSLM_ENOMEM;
+    }
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    p->x = x;
+    p->y = y;
+    *pod = p;
+    return TSLM_OK;
+}
+
+void tslm_pod_free(tslm_pod_t *p)
+{
+    if (!p)
+        return;
+    for (uint32_t i = 0; i < p->x * p->y; i++)
+        if (p->chip[i])
+            p->chip[i]->pod = NULL;
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p->chip);
+    free(p);
+}
+
+tslm_status_t tslm_pod_attach(tslm_pod_t *p, tslm_t *m)
+{
+    if (!p || !m || m->pod || !((m->cfg.features >> TSL_TC_CFG_FEATURES_ICI_SHIFT) & 1u) ||
+        m->cfg.pod_x != p->x || m->cfg.pod_y != p->y)
+        return TSLM_EINVAL;
+    tslm_t **slot = &p->chip[m->cfg.chip_y * p->x + m->cfg.chip_x];
+    pthread_mutex_lock(&p->mu);
+    int free_slot = !*slot;
+    if (free_slot) {
+        *slot = m;
+        m->pod = p;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return free_slot ? TSLM_OK : TSLM_EINVAL;
+}
+
+static void pod_detach(tslm_t *m)
+{
+    if (m->pod)
+        tslm_pod_detach(m->pod, m->cfg.chip_x, m->cfg.chip_y);
+}
+
+void tslm_pod_detach(tslm_pod_t *p, uint32_t x, uint32_t y)
+{
+    if (!p || x >= p->x || y >= p->y)
+        return;
+    pthread_mutex_lock(&p->mu);
+    tslm_t **slot = &p->chip[y * p->x + x];
+    if (*slot)
+        (*slot)->pod = NULL;
+    *slot = NULL;
+    pthread_mutex_unlock(&p->mu);
+}
+
+void tslm_pod_begin(tslm_pod_t *p, uint32_t chips)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->active = chips;
+    p->deadlock = 0;
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* With the lock held: one chip fewer runs; if none does, no wait can ever be met. */
+static void pod_idle(tslm_pod_t *p)
+{
+    if (p->active)
+        p->active--;
+    if (!p->active) {
+        p->deadlock = 1;
+        pthread_cond_broadcast(&p->cv);
+    }
+}
+
+void tslm_pod_leave(tslm_pod_t *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    pod_idle(p);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* The SEMWAIT at the head of m's DMA queue, or NULL. */
+static const uint32_t *semwait_head(const tslm_t *m)
+{
+    const tslm_queue_t *q = &m->q[TSL_UNIT_DMA];
+    if (!q->count || tsl_insn_hdr_decode(q->e[q->head].w).op != TSL_DMA_OP_SEMWAIT)
+        return NULL;
+    return q->e[q->head].w;
+}
+
+/* The head of m's DMA queue is a SEMWAIT whose semaphore holds too little (the pod's lock held). */
+static int sem_short(const tslm_t *m)
+{
+    const uint32_t *w = semwait_head(m);
+    if (!w)
+        return 0;
+    tsl_insn_dma_semwait_t x = tsl_insn_dma_semwait_decode(w);
+    return m->sem[x.sem] < x.count;
+}
+
+/* Nothing of m can start. If a SEMWAIT holds its DMA queue, wait for a remote write and return 1; 0
+ * when there is nothing to wait for, or the pod deadlocked (or m is in none): then ERR_SEM_DEADLOCK
+ * is raised on m. */
+static int pod_wait(tslm_t *m)
+{
+    tslm_pod_t *p = m->pod;
+    if (!semwait_head(m))
+        return 0;
+    if (p)
+        pthread_mutex_lock(&p->mu);
+    while (p && sem_short(m) && !p->deadlock) {   /* an arrival on another semaphore: wait again */
+        m->blocked = 1;
+        pod_idle(p);
+        while (m->blocked && !p->deadlock)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (m->blocked) {   /* a sender takes a chip it wakes back into the run */
+            m->blocked = 0;
+            p->active++;
+        }
+    }
+    int stuck = sem_short(m);
+    if (p)
+        pthread_mutex_unlock(&p->mu);
+    if (stuck && m->err_code == TSL_ERR_NONE) {
+        const tslm_queue_t *q = &m->q[TSL_UNIT_DMA];
+        m->err_code = TSL_ERR_SEM_DEADLOCK;
+        m->err_unit = TSL_ERR_UNIT_DMA;
+        m->err_seq = q->e[q->head].seq;
+        m->err_addr = 0;
+        m->wr.irq_status |= 1u << TSL_TC_IRQ_STATUS_ERROR_SHIFT;
+    }
+    return !stuck;
+}
+
+/* SEND: the rows into the destination's HBM, then its semaphore. */
+static void exec_send(tslm_t *m, const uint32_t *w)
+{
+    tsl_insn_dma_send_t x = tsl_insn_dma_send_decode(w);
+    tslm_pod_t *p = m->pod;
+    if (!p)
+        return;   /* a chip outside any pod: its links lead nowhere */
+    pthread_mutex_lock(&p->mu);
+    tslm_t *d = p->chip[x.dest_y * p->x + x.dest_x];
+    if (d) {   /* else no chip is there: the write is lost, as on a dead link */
+        const uint8_t *local = local_ptr(m, x.local_addr);
+        for (uint32_t r = 0; r < x.rows; r++)
+            memcpy(d->hbm + x.hbm_addr + (uint64_t)r * x.hbm_stride, local + (uint64_t)r * x.local_stride,
+                   x.row_bytes);
+        d->sem[x.sem]++;
+        if (d->blocked) {
+            d->blocked = 0;
+            p->active++;
+            pthread_cond_broadcast(&p->cv);
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* SEMWAIT, once its semaphore holds COUNT (head_ready): take them. */
+static void exec_semwait(tslm_t *m, const uint32_t *w)
+{
+    tsl_insn_dma_semwait_t x = tsl_insn_dma_semwait_decode(w);
+    if (m->pod)
+        pthread_mutex_lock(&m->pod->mu);
+    m->sem[x.sem] -= x.count;
+    if (m->pod)
+        pthread_mutex_unlock(&m->pod->mu);
+}
+
 static void execute(tslm_t *m, uint32_t unit, const uint32_t *w)
 {
     uint32_t op = tsl_insn_hdr_decode(w).op;
@@ -610,7 +833,11 @@ static void execute(tslm_t *m, uint32_t unit, const uint32_t *w)
      * caller's mode is back before the model returns. */
     int fast = !m->softfloat && unit != TSL_UNIT_DMA;
     unsigned mode = fast ? tslm_fast_enter() : 0;
-    if (unit == TSL_UNIT_DMA && op != TSL_DMA_OP_SYNC)
+    if (unit == TSL_UNIT_DMA && op == TSL_DMA_OP_SEND)
+        exec_send(m, w);
+    else if (unit == TSL_UNIT_DMA && op == TSL_DMA_OP_SEMWAIT)
+        exec_semwait(m, w);
+    else if (unit == TSL_UNIT_DMA && op != TSL_DMA_OP_SYNC)
         exec_dma(m, w, op);
     else if (unit == TSL_UNIT_MXU && op == TSL_MXU_OP_LOADW)
         exec_loadw(m, w);
@@ -639,7 +866,12 @@ static int head_ready(const tslm_t *m, uint32_t unit)
     for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
         if (((wait >> u) & 1) && !m->tokens[u][unit])
             return 0;
-    return 1;
+    if (unit != TSL_UNIT_DMA || !semwait_head(m) || !m->pod)
+        return !(unit == TSL_UNIT_DMA && sem_short(m));
+    pthread_mutex_lock(&m->pod->mu);
+    int ready = !sem_short(m);
+    pthread_mutex_unlock(&m->pod->mu);
+    return ready;
 }
 
 /* Run one queue head that may start. Returns 0 when none can (every queue is empty). */
@@ -682,11 +914,20 @@ static int step(tslm_t *m)
     return 1;
 }
 
+/* Run until every queue is empty; in a pod, waiting for remote writes while a SEMWAIT holds the
+ * queues (until the error of a deadlock stops it). */
+static void drain(tslm_t *m)
+{
+    do {
+        while (step(m)) {
+        }
+    } while (m->err_code == TSL_ERR_NONE && pod_wait(m));
+}
+
 void tslm_run(tslm_t *m)
 {
     if (m)
-        while (step(m)) {
-        }
+        drain(m);
 }
 
 tslm_status_t tslm_push(tslm_t *m, const uint32_t *insn)
@@ -721,8 +962,9 @@ tslm_status_t tslm_push(tslm_t *m, const uint32_t *insn)
             m->wbuf_dtype_pushed[x.wbuf ^ 1u] = x.dtype;
     }
     tslm_queue_t *q = &m->q[unit];
-    while (q->count == m->cfg.queue_depth && step(m)) {
-        /* the hardware's push stalls until the queue has room */
+    while (q->count == m->cfg.queue_depth) {   /* the hardware's push stalls until the queue has room */
+        if (!step(m) && !pod_wait(m))
+            return TSLM_EDEVICE;   /* deadlocked: the push is lost with the error */
     }
     tslm_qentry_t *e = &q->e[(q->head + q->count) % m->cfg.queue_depth];
     memcpy(e->w, insn, sizeof e->w);
@@ -749,6 +991,11 @@ static void reset_control(tslm_t *m)
     m->prog_held = 0;
     for (int b = 0; b < 2; b++)
         m->wbuf_dtype_pushed[b] = m->wbuf[b].dtype;
+    if (m->pod)
+        pthread_mutex_lock(&m->pod->mu);
+    memset(m->sem, 0, sizeof m->sem);
+    if (m->pod)
+        pthread_mutex_unlock(&m->pod->mu);
 }
 
 uint32_t tslm_reg_read(tslm_t *m, uint32_t offset)

@@ -38,9 +38,14 @@ typedef struct {
                               fetch unit) need the TC core */
     uint32_t core;         /* TSL_CORE_TC (0, the default) or TSL_CORE_LITE: the tensor core whose
                               ops it runs (tsl_op_on_core); the others are ERR_BAD_OPCODE */
+    /* With CFG_FEATURES.ICI (the TC core only): the pod's extents, 1..ICI_DIM_MAX each, and this
+     * chip's coordinates in it (tslm_pod_attach); all 0 without it */
+    uint32_t pod_x, pod_y, chip_x, chip_y;
 } tslm_cfg_t;
 
 typedef enum { TSLM_SCHED_PUSH_ORDER = 0, TSLM_SCHED_RANDOM = 1 } tslm_sched_t;
+
+typedef struct tslm_pod tslm_pod_t;
 
 typedef struct {
     uint32_t w[TSL_PARAM_INSN_WORDS];
@@ -83,6 +88,11 @@ typedef struct {
     int softfloat;         /* 1: the model runs on its definition alone (tslm_arith.c's soft float, the
                               plain int8 loop); 0: the fast path (tslm_fast.c: the host's float unit and
                               SIMD), bit for bit the same */
+    /* ICI (CFG_FEATURES.ICI): the semaphores, and the pod the chip is attached to. Other chips' SENDs
+     * write this chip's HBM and semaphores; the pod's lock guards sem[] and blocked */
+    uint32_t sem[TSL_PARAM_ICI_SEMS];
+    tslm_pod_t *pod;
+    int blocked;           /* waiting for a remote write */
 } tslm_t;
 
 /* The default configuration (docs/isa.md parameters, both datatypes). */
@@ -134,6 +144,27 @@ int tslm_hbm_ok(const tslm_t *m, uint32_t addr, uint64_t end);
 
 /* Level of the tensor-core interrupt line: (IRQ_STATUS & IRQ_ENABLE) != 0. */
 int tslm_irq(const tslm_t *m);
+
+/* A pod (docs/pod.md): chips joined by ICI, each a tslm_t with CFG_FEATURES.ICI, run by a thread of
+ * its own. A SEND lands at once: its bytes in the destination's HBM, then one increment of the
+ * destination's semaphore. A chip whose every queue is stuck behind a SEMWAIT waits
+ * inside the model call that runs it (tslm_reg_read, or a push into a full queue) until a remote
+ * write arrives; when every chip of the run waits or has left, each waiting chip raises
+ * ERR_SEM_DEADLOCK (ERR_UNIT DMA) instead: the model's form of the hardware's bounded wait.
+ * CTRL.RESET zeroes a chip's semaphores. */
+/* A pod of x by y chips (1..ICI_DIM_MAX each), none attached yet. */
+__attribute__((warn_unused_result)) tslm_status_t tslm_pod_new(tslm_pod_t **pod, uint32_t x, uint32_t y);
+/* Free the pod; its chips are detached (free them before or after). NULL is ignored. */
+void tslm_pod_free(tslm_pod_t *pod);
+/* Attach chip m at its cfg.chip_x, chip_y: it needs CFG_FEATURES.ICI, the pod's extents and a free
+ * place (TSLM_EINVAL otherwise). tslm_free detaches it. */
+__attribute__((warn_unused_result)) tslm_status_t tslm_pod_attach(tslm_pod_t *pod, tslm_t *m);
+/* Take the chip at (x, y) out of the pod (a dead chip): writes sent to it are lost from now on. */
+void tslm_pod_detach(tslm_pod_t *pod, uint32_t x, uint32_t y);
+/* A run: `chips` threads each run one chip until tslm_pod_leave; the deadlock of an earlier run is
+ * forgotten. */
+void tslm_pod_begin(tslm_pod_t *pod, uint32_t chips);
+void tslm_pod_leave(tslm_pod_t *pod);
 
 /* Byte views of the memories, for loading data and checking results (little-endian). */
 uint8_t *tslm_hbm(tslm_t *m);

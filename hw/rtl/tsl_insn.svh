@@ -162,6 +162,42 @@ typedef struct packed {
   logic [1:0] unit;  // [1:0] UNIT enum: the queue that executes it
 } insn_vpu_epi_t;
 
+// Format DMA_SEND (DMA: SEND): 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented
+typedef struct packed {
+  logic [43:0] rsvd_255_212;
+  logic [3:0] sem;  // [211:208] the destination's semaphore to increment, 0..ICI_SEMS-1
+  logic [3:0] rsvd_207_204;
+  logic [3:0] dest_y;  // [203:200] the destination chip's Y coordinate, below the pod's Y extent; (DEST_X, DEST_Y) is not this chip
+  logic [3:0] rsvd_199_196;
+  logic [3:0] dest_x;  // [195:192] the destination chip's X coordinate, below the pod's X extent
+  logic [31:0] local_stride;  // [191:160] bytes between local rows (a multiple of 4 in ACC)
+  logic [31:0] hbm_stride;  // [159:128] bytes between destination HBM rows
+  logic [15:0] row_bytes;  // [127:112] bytes per row, 1..65535 (a multiple of 4 in ACC)
+  logic [15:0] rows;  // [111:96] rows, 1..65535
+  logic [31:0] local_addr;  // [95:64] local byte address of row 0 here (VMEM, or ACC at 0x0100_0000)
+  logic [31:0] hbm_addr;  // [63:32] HBM byte address of row 0 at the destination chip; the rows are checked against this chip's window (a pod's buffers sit at the same address on every chip, docs/pod.md)
+  logic [18:0] rsvd_31_13;
+  logic notify;  // [12] after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY
+  logic [2:0] signal;  // [11:9] bit u: give one token to channel this unit->u after finishing
+  logic [2:0] wait_f;  // [8:6] bit u: take one token from channel u->this unit before starting
+  logic [3:0] op;  // [5:2] operation within the unit
+  logic [1:0] unit;  // [1:0] UNIT enum: the queue that executes it
+} insn_dma_send_t;
+
+// Format DMA_SEMWAIT (DMA: SEMWAIT): wait until this chip's semaphore SEM holds at least COUNT, then take COUNT from it
+typedef struct packed {
+  logic [175:0] rsvd_255_80;
+  logic [15:0] count;  // [79:64] arrivals to wait for, 1..65535
+  logic [27:0] rsvd_63_36;
+  logic [3:0] sem;  // [35:32] semaphore, 0..ICI_SEMS-1
+  logic [18:0] rsvd_31_13;
+  logic notify;  // [12] after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY
+  logic [2:0] signal;  // [11:9] bit u: give one token to channel this unit->u after finishing
+  logic [2:0] wait_f;  // [8:6] bit u: take one token from channel u->this unit before starting
+  logic [3:0] op;  // [5:2] operation within the unit
+  logic [1:0] unit;  // [1:0] UNIT enum: the queue that executes it
+} insn_dma_semwait_t;
+
 // Tile-sequencer descriptor, TC SEQ0..SEQ23 (docs/isa.md section 8)
 typedef struct packed {
   logic [15:0] vpad_end;  // [767:752] CONV: the first output row of an image whose taps reach the padding below

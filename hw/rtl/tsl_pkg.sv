@@ -19,6 +19,10 @@ package tsl_pkg;
   localparam int PARAM_KERNEL_ARGS = 8;  // argument words of a KERNEL command (ARG0.. of the kernel geometry)
   localparam int PARAM_BAR0_RAM_OFFSET = 65536;  // host BAR0 offset of the window onto the control core's RAM (RAM_BYTES; usable while HOSTIF BOOT.HOLD is set)
   localparam int PARAM_VPU_FN_ROWS = 8;  // rows the VPU's functions (EXP, RECIP, RSQRT, GELU) run at once, one register set each in every lane; 2 to 8
+  localparam int PARAM_ICI_SEMS = 16;  // ICI semaphores of a chip (CFG_FEATURES.ICI): counters that remote writes increment and DMA SEMWAIT waits on (docs/pod.md)
+  localparam int PARAM_ICI_DIM_MAX = 16;  // largest extent of a pod's X or Y dimension: chip coordinates are 0..ICI_DIM_MAX-1 (docs/pod.md)
+  localparam int PARAM_ICI_LINK_BYTES_PER_CYCLE = 8;  // bytes an ICI link carries each way per cycle (docs/pod.md)
+  localparam int PARAM_ICI_LINK_LATENCY = 200;  // cycles from a packet's first byte leaving a chip to its arrival at the neighbour (docs/pod.md)
   localparam int PARAM_QUEUE_DEPTH = 16;  // entries in each per-unit instruction queue
   localparam int PARAM_TOKEN_MAX = 65535;  // largest count a dependency-token channel holds
   localparam int PARAM_INSN_WORDS = 8;  // 32-bit words in one instruction (256 bits)
@@ -58,10 +62,12 @@ package tsl_pkg;
   } dtype_e;
 
   // DMA unit operations
-  typedef enum logic [1:0] {
-    DMA_OP_SYNC = 2'd0,
-    DMA_OP_LOAD = 2'd1,
-    DMA_OP_STORE = 2'd2
+  typedef enum logic [2:0] {
+    DMA_OP_SYNC = 3'd0,
+    DMA_OP_LOAD = 3'd1,
+    DMA_OP_STORE = 3'd2,
+    DMA_OP_SEND = 3'd3,
+    DMA_OP_SEMWAIT = 3'd4
   } dma_op_e;
 
   // MXU operations
@@ -111,7 +117,8 @@ package tsl_pkg;
     ERR_AXI_SLVERR = 4'd8,
     ERR_AXI_DECERR = 4'd9,
     ERR_WBUF_DTYPE = 4'd10,
-    ERR_BAD_RECORD = 4'd11
+    ERR_BAD_RECORD = 4'd11,
+    ERR_SEM_DEADLOCK = 4'd12
   } err_e;
 
   // TC ERR_UNIT: where the first error was found (the faulting instruction's UNIT, or the sequencer)
@@ -258,6 +265,8 @@ package tsl_pkg;
   localparam int TC_CFG_FEATURES_FETCH_WIDTH = 1;
   localparam int TC_CFG_FEATURES_TRANSPOSE_LSB = 5;
   localparam int TC_CFG_FEATURES_TRANSPOSE_WIDTH = 1;
+  localparam int TC_CFG_FEATURES_ICI_LSB = 6;
+  localparam int TC_CFG_FEATURES_ICI_WIDTH = 1;
   localparam logic [11:0] TC_CFG_QUEUE_DEPTH_OFFSET = 12'h018;
   localparam logic [11:0] TC_INSN0_OFFSET = 12'h020;
   localparam logic [11:0] TC_INSN7_OFFSET = 12'h03C;
@@ -466,6 +475,32 @@ package tsl_pkg;
   localparam int INSN_VPU_EPI_ZERO_POINT_LSB = 224;
   localparam int INSN_VPU_EPI_ZERO_POINT_WIDTH = 32;
   localparam insn_t INSN_VPU_EPI_USED = 256'hFFFFFFFFFFFF003FFFFFFFFF0000FFFFFFFFFFFFFFFFFFFFFFFFFFFF007F1FFF;
+  // Format DMA_SEND: 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented
+  localparam int INSN_DMA_SEND_HBM_ADDR_LSB = 32;
+  localparam int INSN_DMA_SEND_HBM_ADDR_WIDTH = 32;
+  localparam int INSN_DMA_SEND_LOCAL_ADDR_LSB = 64;
+  localparam int INSN_DMA_SEND_LOCAL_ADDR_WIDTH = 32;
+  localparam int INSN_DMA_SEND_ROWS_LSB = 96;
+  localparam int INSN_DMA_SEND_ROWS_WIDTH = 16;
+  localparam int INSN_DMA_SEND_ROW_BYTES_LSB = 112;
+  localparam int INSN_DMA_SEND_ROW_BYTES_WIDTH = 16;
+  localparam int INSN_DMA_SEND_HBM_STRIDE_LSB = 128;
+  localparam int INSN_DMA_SEND_HBM_STRIDE_WIDTH = 32;
+  localparam int INSN_DMA_SEND_LOCAL_STRIDE_LSB = 160;
+  localparam int INSN_DMA_SEND_LOCAL_STRIDE_WIDTH = 32;
+  localparam int INSN_DMA_SEND_DEST_X_LSB = 192;
+  localparam int INSN_DMA_SEND_DEST_X_WIDTH = 4;
+  localparam int INSN_DMA_SEND_DEST_Y_LSB = 200;
+  localparam int INSN_DMA_SEND_DEST_Y_WIDTH = 4;
+  localparam int INSN_DMA_SEND_SEM_LSB = 208;
+  localparam int INSN_DMA_SEND_SEM_WIDTH = 4;
+  localparam insn_t INSN_DMA_SEND_USED = 256'h00000000000F0F0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00001FFF;
+  // Format DMA_SEMWAIT: wait until this chip's semaphore SEM holds at least COUNT, then take COUNT from it
+  localparam int INSN_DMA_SEMWAIT_SEM_LSB = 32;
+  localparam int INSN_DMA_SEMWAIT_SEM_WIDTH = 4;
+  localparam int INSN_DMA_SEMWAIT_COUNT_LSB = 64;
+  localparam int INSN_DMA_SEMWAIT_COUNT_WIDTH = 16;
+  localparam insn_t INSN_DMA_SEMWAIT_USED = 256'h00000000000000000000000000000000000000000000FFFF0000000F00001FFF;
 
   // Host command ring entry (16 words) and completion entry (4 words)
   localparam int CMD_OPCODE_LSB = 0;
@@ -523,10 +558,11 @@ package tsl_pkg;
   localparam logic [767:0] SEQ_USED = 768'hFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00FFFFFFFFFFFFFFFFFF0000003FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF0FFFFFFFFFFFFFFF;
 
   // Operations (hw/spec/tessel.toml [[ops]]): bit 16*unit + op of each mask
-  localparam logic [63:0] OPS_TC = 64'h00007FFF000F0007;  // implemented by the tc tensor core; others are ERR_BAD_OPCODE there
+  localparam logic [63:0] OPS_TC = 64'h00007FFF000F001F;  // implemented by the tc tensor core; others are ERR_BAD_OPCODE there
   localparam logic [63:0] OPS_LITE = 64'h000003FD000F0007;  // implemented by the lite tensor core; others are ERR_BAD_OPCODE there
-  localparam logic [63:0] OPS_ALL = 64'h00007FFF000F0007;  // defined by the spec
-  localparam logic [63:0] OPS_UNARY = 64'h000073E200020006;  // one source operand
+  localparam logic [63:0] OPS_ALL = 64'h00007FFF000F001F;  // defined by the spec
+  localparam logic [63:0] OPS_NEED_ICI = 64'h0000000000000018;  // need CFG_FEATURES.ICI: ERR_BAD_OPCODE without it
+  localparam logic [63:0] OPS_UNARY = 64'h000073E20002000E;  // one source operand
   localparam logic [63:0] OPS_INT = 64'h00000FFC000E0000;  // accept the int dtype class
   localparam logic [63:0] OPS_FLOAT = 64'h00007F7E000E0000;  // accept the float dtype class
 

@@ -129,13 +129,25 @@ def check_ops(spec, enums):
             if o["name"] not in codes or key in seen:
                 sys.exit(f"gen.py: [[ops]] {table['unit']}: {o['name']} is not in {table['unit']}_OP or repeats")
             if (o["arity"] not in (0, 1, 2) or not set(o["classes"]) <= set(CLASSES)
-                    or not set(o["cores"]) <= set(CORES)):
-                sys.exit(f"gen.py: [[ops]] {table['unit']}.{o['name']}: bad arity, classes or cores")
+                    or not set(o["cores"]) <= set(CORES) or o.get("feature", "INT8") not in cfg_features(spec)):
+                sys.exit(f"gen.py: [[ops]] {table['unit']}.{o['name']}: bad arity, classes, cores or feature")
             seen.add(key)
     for unit in units:
         for v in enums[unit + "_OP"]["values"]:
             if (unit, v[0]) not in seen:
                 sys.exit(f"gen.py: {unit}_OP {v[0]} has no [[ops]] entry")
+
+
+def cfg_features(spec):
+    """The names of the TC CFG_FEATURES bits."""
+    tc = next(b for b in spec["block"] if b["name"] == "TC")
+    return [f["name"] for f in next(r for r in tc["regs"] if r["name"] == "CFG_FEATURES")["fields"]]
+
+
+def op_features(spec):
+    """The CFG_FEATURES bits some op needs ([[ops]] feature): without the bit the op is
+    ERR_BAD_OPCODE on a core that otherwise implements it."""
+    return sorted({o["feature"] for t in spec["ops"] for o in t["ops"] if "feature" in o})
 
 
 def op_list(spec, enums):
@@ -527,6 +539,9 @@ def gen_c_ops(spec, params, enums):
     for core in CORES:
         d(f"#define TSL_OPS_{core.upper()} 0x{op_mask(ops, lambda o: core in o['cores']):016X}ull"
           f" /* implemented by the {core} core */")
+    for feat in op_features(spec):
+        d(f"#define TSL_OPS_NEED_{feat} 0x{op_mask(ops, lambda o: o.get('feature') == feat):016X}ull"
+          f" /* need CFG_FEATURES.{feat} */")
     d(f"#define TSL_OPS_UNARY 0x{op_mask(ops, lambda o: o['arity'] == 1):016X}ull /* one source operand */")
     for cls in CLASSES:
         d(f"#define TSL_OPS_{cls.upper()} 0x{op_mask(ops, lambda o: cls in o['classes']):016X}ull"
@@ -983,6 +998,9 @@ def gen_sv(spec, params, enums):
         d(f"  localparam logic [63:0] OPS_{core.upper()} = 64'h{op_mask(ops, lambda o: core in o['cores']):016X};"
           f"  // implemented by the {core} tensor core; others are ERR_BAD_OPCODE there")
     d(f"  localparam logic [63:0] OPS_ALL = 64'h{op_mask(ops, lambda o: True):016X};  // defined by the spec")
+    for feat in op_features(spec):
+        d(f"  localparam logic [63:0] OPS_NEED_{feat} = 64'h{op_mask(ops, lambda o: o.get('feature') == feat):016X};"
+          f"  // need CFG_FEATURES.{feat}: ERR_BAD_OPCODE without it")
     d(f"  localparam logic [63:0] OPS_UNARY = 64'h{op_mask(ops, lambda o: o['arity'] == 1):016X};  // one source operand")
     for cls in CLASSES:
         d(f"  localparam logic [63:0] OPS_{cls.upper()} = 64'h{op_mask(ops, lambda o: cls in o['classes']):016X};"
@@ -1323,7 +1341,8 @@ def gen_docs_post(spec, params, enums):
 def gen_docs_ops(spec, params, enums):
     """The operations table of docs/isa.md (section `ops`)."""
     rows = [(x["unit"], f"`{x['name']}`", x["code"], x["arity"], ", ".join(x["classes"]) or "—",
-             *("yes" if c in x["cores"] else "—" for c in CORES)) for x in op_list(spec, enums)]
+             *((f"with {x['feature']}" if "feature" in x else "yes") if c in x["cores"] else "—" for c in CORES))
+            for x in op_list(spec, enums)]
     return {"ops": md_table(["unit", "op", "code", "arity", "classes", *CORES], rows)}
 
 

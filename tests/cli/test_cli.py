@@ -31,6 +31,7 @@ Prints "cli: N passed, M failed".
 """
 import json
 import os
+import re
 import resource
 import signal
 import struct
@@ -44,6 +45,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from tally import Tally, mismatch   # noqa: E402  (tests/ is no package)
 
 TESSEL, CLI_REF, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 tally = Tally()
 check = tally.check
 
@@ -652,6 +654,17 @@ def main():
         ("relu with a value", ["gemm", "--a", a8, "--b", b8, "--relu=1"]),
         ("info unknown option", ["info", "--bogus"]),
         ("info bad backend", ["info", "--backend", "fpga"]),
+        ("collective without a kind", ["collective", "--chips", "4", "--bytes", "64"]),
+        ("collective unknown kind", ["collective", "all-to-one", "--chips", "4", "--bytes", "64"]),
+        ("collective int8", ["collective", "all-reduce", "--chips", "4", "--bytes", "64", "--dtype", "int8"]),
+        ("collective bytes past the parts", ["collective", "all-gather", "--chips", "4", "--bytes", "20"]),
+        ("collective one chip", ["collective", "all-reduce", "--chips", "1", "--bytes", "64"]),
+        ("collective torus without dims", ["collective", "all-reduce", "--chips", "4", "--bytes", "64",
+                                           "--topology", "torus"]),
+        ("collective torus of other dims", ["collective", "all-reduce", "--chips", "4", "--bytes", "64",
+                                            "--topology", "torus", "--dims", "2x3"]),
+        ("collective root past the chips", ["collective", "broadcast", "--chips", "4", "--bytes", "64",
+                                            "--root", "4"]),
         ("output unwritable", ["gemm", "--a", a8, "--b", b8, "--out", p("no-such-dir/c.npy")]),
     ]
     for what, args in errors:
@@ -674,6 +687,23 @@ def main():
     mxu_n = info.get("n", 16)
     rc, out, err = run(["info"])
     check(rc == 0 and "MXU" in out and "HBM" in out and err == "", "info", f"{rc} {out!r} {err!r}")
+    # ---- a pod's collective: its JSON, against the cost model of docs/pod.md written here -------------
+    hw = read(os.path.join(ROOT, "hw/include/tsl_hw.h")).decode()
+    lat = int(re.search(r"#define TSL_PARAM_ICI_LINK_LATENCY (\d+)u", hw).group(1))
+    for kind, chips, v in (("all-reduce", 4, 1 << 20), ("reduce-scatter", 3, 3 * 4096), ("broadcast", 2, 4096)):
+        rc, out, err = run(["collective", kind, "--chips", str(chips), "--bytes", str(v), "--stats"])
+        try:
+            s = json.loads(out)
+        except ValueError:
+            s = {}
+        w = 2 * s.get("link_bytes_per_cycle", 0)
+        t = (v / w if kind == "broadcast" else (chips - 1) / chips * v / w) + (chips - 1) * lat if w else -1
+        want = int(2 * t if kind == "all-reduce" else t)
+        sent = {"all-reduce": 2 * (chips - 1) * v, "reduce-scatter": (chips - 1) * v,
+                "broadcast": (chips - 1) * v}[kind]
+        check(rc == 0 and s.get("cycles", 0) is None and s.get("busbw", 0) is None and s.get("model_cycles") == want
+              and s.get("ici_bytes") == sent, f"collective {kind} --stats on {chips} chips",
+              f"{rc} {out!r} {err!r}: want model_cycles {want}, ici_bytes {sent}")
     rc, out, err = run(["gemm", "--help"])
     check(rc == 0 and "usage: tessel gemm" in out, "gemm --help", f"{rc} {out!r}")
 

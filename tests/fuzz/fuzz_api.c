@@ -43,7 +43,7 @@ static tessel_dev_t *device(void)
 {
     if (!g_dev) {
         tessel_transport_t t;
-        tessel_model_cfg_t cfg = {8, 32768, 8192, 0, 1u << 20};
+        tessel_model_cfg_t cfg = {.n = 8, .vmem_bytes = 32768, .acc_bytes = 8192, .hbm_bytes = 1u << 20};
         CHECK(tessel_transport_model_open(&t, &cfg) == TESSEL_OK);
         CHECK(tessel_open_transport(&g_dev, &t, 0) == TESSEL_OK);
     }

@@ -27,7 +27,11 @@ mismatch (index, expected, got) and the bound.
     return, bad images and arguments, kernels that trap (illegal instruction, ECALL, EBREAK) and one
     that never returns (a timeout), each followed by a matmul or a kernel that is right; the model
     backend's refusal;
-  - each examples/python/*.py runs and exits 0.
+  - each examples/python/*.py runs and exits 0;
+  - pods (docs/pod.md) on the model backend: all_reduce, reduce_scatter, all_gather and broadcast on
+    rings and tori against numpy, exact (int32 wrapping; float sums of integers, which no order
+    rounds; max and min; bf16 inputs rounded as torch rounds them); the refusals, a closed pod, a
+    chip's device that only the pod closes, a dead chip.
 
 References (nothing from the code under test):
   - int8 matmul, bmm and conv2d: numpy int64, with the epilogue and REQUANT of docs/isa.md §7: bias,
@@ -67,6 +71,61 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 U = 2.0**-24
 tally = Tally()
 ok = tally.check
+
+
+def pod_cases(rng):
+    for chips, topology, dims in ((2, "ring", None), (3, "ring", None), (4, "ring", None), (4, "torus", (2, 2)),
+                                  (8, "torus", (2, 4))):
+        what = f"pod {chips} {topology}"
+        with tessel.Pod("model", chips=chips, topology=topology, dims=dims) as pod:
+            ok(len(pod.devices) == chips and all(d.backend == "model" for d in pod.devices), what + ": devices")
+            shape = (int(rng.integers(1, 5)) * chips, int(rng.integers(1, 40)))
+            xi = [rng.integers(-2**31, 2**31, shape, dtype=np.int64).astype(np.int32) for _ in range(chips)]
+            xf = [rng.integers(-512, 512, shape).astype(np.float32) for _ in range(chips)]
+            xr = [rng.standard_normal(shape).astype(np.float32) for _ in range(chips)]
+            total = np.sum(np.stack(xi), axis=0, dtype=np.int32)
+            for got in pod.all_reduce(xi):
+                check(what + ": all_reduce int32 sum", got, total, np.int32)
+            for op, ref in (("max", np.max), ("min", np.min)):
+                for got in pod.all_reduce(xr, op=op):
+                    check(f"{what}: all_reduce fp32 {op}", got, ref(np.stack(xr), axis=0), np.float32)
+            for got in pod.all_reduce(xf):
+                check(what + ": all_reduce fp32 sum of integers", got, np.sum(np.stack(xf), axis=0), np.float32)
+            small = [np.round(x / 64) for x in xf]
+            for got in pod.all_reduce(small, dtype="bf16"):
+                check(what + ": all_reduce bf16 sum of small integers", got, np.sum(np.stack(small), axis=0),
+                      np.float32)
+            k = shape[0] // chips
+            for i, got in enumerate(pod.reduce_scatter(xi, op="max")):
+                check(f"{what}: reduce_scatter int32 max, chip {i}", got, np.max(np.stack(xi), axis=0)[i * k:(i + 1) * k],
+                      np.int32)
+            for got in pod.all_gather(xr):
+                check(what + ": all_gather fp32", got, np.concatenate(xr), np.float32)
+            root = int(rng.integers(0, chips))
+            for got in pod.broadcast(xr[root], root=root, dtype="bf16"):
+                check(f"{what}: broadcast bf16 from {root}", got, bf16(xr[root]), np.float32)
+            s = pod.stats()
+            ok(s["collectives"] == 8 and s["ici_bytes"] > 0 and s["model_cycles"] > 0 and s["cycles"] == 0,
+               what + ": stats", str(s))
+            expect_error(what + ": too few arrays", lambda: pod.all_reduce(xi[1:]), "EINVAL", "arrays for")
+            expect_error(what + ": int8", lambda: pod.all_reduce([x.astype(np.int8) for x in xi]), "EINVAL", "int32")
+            expect_error(what + ": mixed shapes", lambda: pod.all_gather(xi[:-1] + [xi[0][:1]]), "EINVAL", "differ")
+            expect_error(what + ": a chip's close", lambda: pod.devices[0].close(), "EINVAL", "closes with its pod")
+            if chips > 1:
+                bad = [np.zeros((chips + 1, 2), np.int32)] * chips
+                expect_error(what + ": reduce_scatter of rows not split", lambda: pod.reduce_scatter(bad), "EINVAL",
+                             "multiple")
+        expect_error(what + ": a call on the closed pod", lambda: pod.all_reduce(xi), "EINVAL", "closed")
+        expect_error(what + ": a call on a closed chip", lambda: pod.devices[0].info(), "EINVAL", "closed")
+    expect_error("pod on the sim", lambda: tessel.Pod("sim", chips=4), "ENODEV", "ICI")
+    expect_error("pod of one chip", lambda: tessel.Pod("model", chips=1), "EINVAL", "2 or more")
+    expect_error("pod torus of other dims", lambda: tessel.Pod("model", chips=4, topology="torus", dims=(2, 3)),
+                 "EINVAL", "2 x 3")
+    expect_error("pod topology", lambda: tessel.Pod("model", chips=4, topology="mesh"), "EINVAL", "topology")
+    with tessel.Pod("model", chips=3) as pod:
+        pod.raw.kill(1)
+        expect_error("pod with a dead chip", lambda: pod.all_reduce([np.ones(8, np.float32)] * 3), "EDEVICE",
+                     "SEM_DEADLOCK")
 
 
 def guarded(fn, *args):
@@ -1073,7 +1132,7 @@ def main():
         guarded(stats_cases, dev, rng)
         guarded(error_cases, dev, rng)
         guarded(issue32_cases, dev, rng)
-    for fn in (command_cases, lifetime_cases, thread_cases, sim_cases, kernel_cases):
+    for fn in (command_cases, lifetime_cases, thread_cases, sim_cases, kernel_cases, pod_cases):
         guarded(fn, rng)
     example_cases()
     return tally.summary("python")

@@ -39,7 +39,7 @@ import numpy as np
 from . import _tessel
 from ._tessel import EPILOGUES, Error
 
-__all__ = ["Array", "Device", "EPILOGUES", "Error", "Kernel"]
+__all__ = ["Array", "Device", "EPILOGUES", "Error", "Kernel", "Pod"]
 
 # The numpy dtype that holds each device dtype's values on the host (tessel.h: int8_t, int32_t, float).
 _HOST = {name: np.dtype(fmt) for name, fmt in _tessel.HOST_FORMATS.items()}
@@ -295,7 +295,20 @@ class _Run:
             self.raw.free(addr)
 
 
-class Device:
+class _Closes:
+    """A context manager whose exit closes the library's object under it (raw)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        self.raw.close()
+
+
+class Device(_Closes):
     """A Tessel device: Device("model"), Device("sim") or Device("uart", port="/dev/ttyUSB1").
 
     firmware: the sim's firmware ELF, or the one a board in BOOT.HOLD is loaded with (default:
@@ -311,7 +324,10 @@ class Device:
     """
 
     def __init__(self, backend="model", *, port=None, firmware=None, check=False, timeline=None):
-        self.raw = _tessel.open(backend, port=port, firmware=firmware, check=check, timeline=timeline)
+        self._start(_tessel.open(backend, port=port, firmware=firmware, check=check, timeline=timeline))
+
+    def _start(self, raw):
+        self.raw = raw
         info = self.raw.info()
         self.backend, self.n = info["backend"], info["n"]
         self._graph, self._freed = None, []   # the Arrays' commands not yet run; their freed memory
@@ -352,15 +368,6 @@ class Device:
         if self._graph is None:
             self._graph = self.raw.graph()
         self._graph.add(words)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def close(self):
-        self.raw.close()
 
     def info(self):
         """The configuration: backend, n (the MXU is n x n), vmem_bytes, acc_bytes, hbm_bytes,
@@ -650,3 +657,96 @@ class Kernel:
 
     def __exit__(self, *exc):
         self.free()
+
+
+def _bf16_bits(x):
+    """float32 x rounded to bf16 (to nearest even; a NaN stays a quiet NaN): the upper halves."""
+    u = x.view(np.uint32).astype(np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(x), np.uint16(0x7FC0), r)
+
+
+class Pod(_Closes):
+    """Chips joined by ICI (docs/pod.md): Pod(backend="model", chips=4, topology="ring"), or
+    topology="torus" with dims=(dx, dy). devices holds each chip's Device (closed with the pod).
+
+    The collectives take one numpy array per chip (int32 or float32, all of one shape; float32 as
+    dtype="bf16" is rounded to bf16 on the way in and comes back as float32) and return one per chip,
+    computed by the chips over ICI in docs/pod.md's fixed reduction order:
+        all_reduce(arrays, op="sum")       each the reduction (op "sum", "max" or "min")
+        reduce_scatter(arrays, op="sum")   chip i gets rows [i*k, (i+1)*k) of the reduction (k = rows / chips)
+        all_gather(arrays)                 each the arrays stacked along their first axis
+        broadcast(array, root=0)           each a copy of the root's array
+    stats() gives the pod's counters; a failure raises tessel.Error with the library's message."""
+
+    def __init__(self, backend="model", chips=4, topology="ring", dims=None):
+        dx, dy = (0, 0) if dims is None else _ints(dims, "dims", 1, 2)
+        self.raw = _tessel.open_pod(backend, _int(chips, "chips", 1), topology, dx, dy)
+        self.devices = []
+        for raw in self.raw.devices():
+            d = Device.__new__(Device)
+            d._start(raw)
+            self.devices.append(d)
+
+    def stats(self):
+        return self.raw.stats()
+
+    def _run(self, kind, arrays, op="sum", root=0, dtype=None):
+        if len(arrays) != len(self.devices):
+            _fail(f"{kind}: {len(arrays)} arrays for {len(self.devices)} chips")
+        xs = [_array(a, "arrays") for a in arrays]
+        x0 = xs[0]
+        if any(x.shape != x0.shape or x.dtype != x0.dtype for x in xs):
+            _fail(f"{kind}: the arrays differ in shape or dtype")
+        have = {np.dtype(np.int32): "int32", np.dtype(np.float32): "fp32"}.get(x0.dtype)
+        if have is None or dtype not in (None, have) and (have, dtype) != ("fp32", "bf16"):
+            _fail(f"{kind}: arrays of {x0.dtype}: collectives take int32 or float32 (float32 as bf16 too)")
+        dt = dtype or have
+        n, count = len(xs), x0.size
+        shape = x0.shape
+        if kind == "reduce_scatter":
+            if not x0.ndim or shape[0] % n:
+                _fail(f"reduce_scatter: the first axis ({shape[0] if x0.ndim else 'none'}) is not a multiple of "
+                      f"{n} chips")
+            count, shape = count // n, (shape[0] // n,) + shape[1:]
+        elif kind == "all_gather":
+            if not x0.ndim:
+                _fail("all_gather: the arrays need a first axis")
+            shape = (shape[0] * n,) + shape[1:]
+        es = 2 if dt == "bf16" else 4
+        size_in, size_out = x0.size * es, int(np.prod(shape)) * es
+        if not count:
+            _fail(f"{kind}: empty arrays")
+        a_in = self.raw.alloc(size_in)
+        try:
+            a_out = self.raw.alloc(size_out)
+            try:
+                for d, x in zip(self.devices, xs):
+                    d.raw.write(a_in, _bf16_bits(x) if dt == "bf16" else x)
+                self.raw.collective(kind, dt, count, a_in, a_out, op=op, root=root)
+                out = []
+                for d in self.devices:
+                    y = np.empty(shape, np.uint16 if dt == "bf16" else x0.dtype)
+                    d.raw.read(a_out, y)
+                    out.append((y.astype(np.uint32) << 16).view(np.float32) if dt == "bf16" else y)
+                return out
+            finally:
+                self.raw.free(a_out)
+        finally:
+            self.raw.free(a_in)
+
+    def all_reduce(self, arrays, op="sum", dtype=None):
+        return self._run("all_reduce", arrays, op=op, dtype=dtype)
+
+    def reduce_scatter(self, arrays, op="sum", dtype=None):
+        return self._run("reduce_scatter", arrays, op=op, dtype=dtype)
+
+    def all_gather(self, arrays, dtype=None):
+        return self._run("all_gather", arrays, dtype=dtype)
+
+    def broadcast(self, array, root=0, dtype=None):
+        root = _int(root, "root", 0)
+        if root >= len(self.devices):
+            _fail(f"broadcast: root {root} is not a chip of the {len(self.devices)}")
+        x = _array(array, "array")
+        return self._run("broadcast", [x] * len(self.devices), root=root, dtype=dtype)

@@ -19,6 +19,9 @@ module tsl_tc_check #(
   parameter logic [63:0] Ops = tsl_pkg::OPS_TC,          // ops the core implements (bit 16*unit + op:
                                                          // tsl_pkg::OPS_TC or OPS_LITE); others are
                                                          // tsl_pkg::ERR_BAD_OPCODE
+  parameter bit EnableIci  = 1'b0,                      // CFG_FEATURES.ICI; 0 (no RTL has the ICI unit
+                                                         // yet, docs/pod.md): tsl_pkg::OPS_NEED_ICI are
+                                                         // tsl_pkg::ERR_BAD_OPCODE
   parameter int CreditW    = 16                          // bits of a credit count (TOKEN_MAX fits)
 ) (
   input  logic                 clk_i,
@@ -97,7 +100,7 @@ module tsl_tc_check #(
   assign d1       = vpu.src1_dtype;
   assign d2       = vpu.src2_dtype;
   assign mode     = vpu.src2_mode;
-  assign known    = Ops[{unit, op}];
+  assign known    = Ops[{unit, op}] && (EnableIci || !tsl_pkg::OPS_NEED_ICI[{unit, op}]);
   assign unary    = tsl_pkg::OPS_UNARY[{2'(tsl_pkg::UNIT_VPU), op}];
   assign cls_ok   = fl ? tsl_pkg::OPS_FLOAT[{2'(tsl_pkg::UNIT_VPU), op}]
                        : tsl_pkg::OPS_INT[{2'(tsl_pkg::UNIT_VPU), op}];

@@ -1,0 +1,411 @@
+/* libtessel: pods of chips joined by ICI, and their collectives (docs/pod.md). Each chip is a device
+ * of its own; a collective compiles one device program per chip (firmware/cp/tsl_cp_coll.c), submits
+ * them all as PROGRAM commands, and waits for them together, one thread per chip, since the chips
+ * wait on each other. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessel_int.h"
+#include "tsl_cp_compile.h"
+#include "tslm.h"
+
+struct tessel_pod {
+    uint32_t chips, dx, dy, torus;
+    tessel_dev_t **dev;
+    tslm_pod_t *mp;               /* the model's pod, which carries the SENDs */
+    uint32_t *ring;               /* ring[position]: the chip there */
+    uint8_t *dead;                /* tessel_pod_kill */
+    tessel_pod_stats_t stats;
+    char last_error[256];
+};
+
+_Static_assert(TESSEL_ALL_REDUCE == (int)TSL_CP_COLL_ALL_REDUCE && TESSEL_REDUCE_SCATTER == (int)TSL_CP_COLL_REDUCE_SCATTER &&
+                   TESSEL_ALL_GATHER == (int)TSL_CP_COLL_ALL_GATHER && TESSEL_BROADCAST == (int)TSL_CP_COLL_BROADCAST,
+               "tessel_coll_t and TSL_CP_COLL_* differ");
+
+__attribute__((format(printf, 3, 4))) static int pod_fail(tessel_pod_t *p, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->last_error, sizeof p->last_error, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+static _Thread_local char open_error[256];
+
+TESSEL_API const char *tessel_pod_last_error(const tessel_pod_t *pod)
+{
+    return pod ? pod->last_error : open_error;
+}
+
+TESSEL_API void tessel_pod_close(tessel_pod_t *pod)
+{
+    if (!pod)
+        return;
+    for (uint32_t i = 0; pod->dev && i < pod->chips; i++)
+        tessel_close(pod->dev[i]);
+    tslm_pod_free(pod->mp);
+    free(pod->dev);
+    free(pod->ring);
+    free(pod->dead);
+    free(pod);
+}
+
+TESSEL_API tessel_status_t tessel_pod_open(tessel_pod_t **pod, const char *backend, uint32_t chips,
+                                           tessel_topology_t topology, uint32_t dx, uint32_t dy)
+{
+    open_error[0] = 0;
+    if (!pod || !backend) {
+        snprintf(open_error, sizeof open_error, "tessel_pod_open: NULL pod pointer or backend");
+        return TESSEL_EINVAL;
+    }
+    *pod = NULL;
+    if (strcmp(backend, "model")) {
+        snprintf(open_error, sizeof open_error, "tessel_pod_open: %s",
+                 !strcmp(backend, "sim") || !strcmp(backend, "uart")
+                     ? "only the model backend has pods: the RTL has no ICI unit yet (docs/pod.md)"
+                     : "unknown backend (model)");
+        return TESSEL_ENODEV;
+    }
+    if (topology == TESSEL_POD_RING && (dx | dy) && !(dx == chips && dy == 1)) {
+        snprintf(open_error, sizeof open_error, "tessel_pod_open: a ring of %u chips is %u x 1, not %u x %u", chips,
+                 chips, dx, dy);
+        return TESSEL_EINVAL;
+    }
+    if (topology == TESSEL_POD_RING)
+        dx = chips, dy = 1;
+    if ((topology != TESSEL_POD_RING && topology != TESSEL_POD_TORUS) || chips < 2 || dx < 1 || dy < 1 ||
+        dx > TSL_PARAM_ICI_DIM_MAX || dy > TSL_PARAM_ICI_DIM_MAX || (uint64_t)dx * dy != chips) {
+        snprintf(open_error, sizeof open_error,
+                 "tessel_pod_open: %u chips as %s %u x %u: a pod has 2 or more chips, %u x %u of them, each "
+                 "extent 1..%u", chips, topology == TESSEL_POD_TORUS ? "a torus" : "a ring", dx, dy, dx, dy,
+                 TSL_PARAM_ICI_DIM_MAX);
+        return TESSEL_EINVAL;
+    }
+    tessel_pod_t *p = calloc(1, sizeof *p);
+    if (!p || !(p->dev = calloc(chips, sizeof *p->dev)) || !(p->ring = calloc(chips, sizeof *p->ring)) ||
+        !(p->dead = calloc(chips, 1)) || tslm_pod_new(&p->mp, dx, dy) != TSLM_OK) {
+        tessel_pod_close(p);
+        return TESSEL_ENOMEM;
+    }
+    p->chips = chips;
+    p->dx = dx;
+    p->dy = dy;
+    p->torus = topology == TESSEL_POD_TORUS;
+    /* the ring through the chips: row by row, every other row backwards (a torus's snake) */
+    for (uint32_t k = 0, y = 0; y < dy; y++)
+        for (uint32_t i = 0; i < dx; i++)
+            p->ring[k++] = y * dx + (y % 2u ? dx - 1u - i : i);
+    for (uint32_t i = 0; i < chips; i++) {
+        tessel_transport_t t;
+        memset(&t, 0, sizeof t);
+        tessel_model_cfg_t cfg = {.pod = p->mp, .pod_x = dx, .pod_y = dy, .chip_x = i % dx, .chip_y = i / dx};
+        int r = tessel_transport_model_open(&t, &cfg);
+        if (!r)
+            r = tessel_open_transport(&p->dev[i], &t, 0);
+        if (r) {
+            snprintf(open_error, sizeof open_error, "tessel_pod_open: chip %u: %s", i,
+                     t.err[0] ? t.err : tessel_last_error(NULL));
+            tessel_pod_close(p);
+            return r;
+        }
+    }
+    *pod = p;
+    return TESSEL_OK;
+}
+
+TESSEL_API uint32_t tessel_pod_chips(const tessel_pod_t *pod)
+{
+    return pod ? pod->chips : 0;
+}
+
+TESSEL_API tessel_dev_t *tessel_pod_device(tessel_pod_t *pod, uint32_t chip)
+{
+    return pod && chip < pod->chips ? pod->dev[chip] : NULL;
+}
+
+/* ------------------------------------------------------------------------- symmetric memory */
+
+TESSEL_API tessel_status_t tessel_pod_alloc(tessel_pod_t *pod, size_t bytes, tessel_addr_t *out)
+{
+    if (!pod || !out || !bytes)
+        return TESSEL_EINVAL;
+    /* chip 0's first fit, taken on every other chip at the same address; an address some chip holds
+     * stays taken on chip 0 while the next is tried */
+    tessel_addr_t tried[64];
+    unsigned ntried = 0;
+    int r = TESSEL_ENOMEM;
+    while (ntried < 64u) {
+        tessel_addr_t a;
+        if (tessel_alloc(pod->dev[0], bytes, 64, &a))
+            break;
+        uint32_t i = 1;
+        while (i < pod->chips && !tessel_alloc_at(pod->dev[i], a, bytes))
+            i++;
+        if (i == pod->chips) {
+            *out = a;
+            r = TESSEL_OK;
+            break;
+        }
+        while (--i > 0)
+            (void)tessel_free(pod->dev[i], a);
+        tried[ntried++] = a;
+    }
+    while (ntried)
+        (void)tessel_free(pod->dev[0], tried[--ntried]);
+    return r ? pod_fail(pod, r, "tessel_pod_alloc: no address has %zu free bytes on every chip", bytes) : TESSEL_OK;
+}
+
+TESSEL_API tessel_status_t tessel_pod_free(tessel_pod_t *pod, tessel_addr_t addr)
+{
+    if (!pod)
+        return TESSEL_EINVAL;
+    int r = TESSEL_OK;
+    for (uint32_t i = 0; i < pod->chips; i++)
+        if (tessel_free(pod->dev[i], addr))
+            r = pod_fail(pod, TESSEL_EINVAL, "tessel_pod_free: 0x%llx is not a symmetric buffer",
+                         (unsigned long long)addr);
+    return r;
+}
+
+/* ------------------------------------------------------------------------------ collectives */
+
+static uint32_t esize(tessel_dtype_t t)
+{
+    return t == TESSEL_BF16 ? 2u : 4u;
+}
+
+TESSEL_API uint64_t tessel_pod_coll_bytes(const tessel_pod_t *pod, const tessel_collective_t *c)
+{
+    if (!pod || !c)
+        return 0;
+    uint64_t v = c->count * esize(c->dtype);
+    return c->kind == TESSEL_ALL_GATHER || c->kind == TESSEL_REDUCE_SCATTER ? v * pod->chips : v;
+}
+
+/* docs/pod.md, "Cost model": a bidirectional ring of n chips all-gathers or reduce-scatters V bytes
+ * in (n-1)/n * V / (2W) cycles, plus one link latency per step; an all-reduce costs both; a
+ * broadcast sends each half down a chain of n-1 hops. A torus with both extents above 1 uses its two
+ * axes at once (the bandwidth term halves) and steps (dx-1) + (dy-1) times. */
+TESSEL_API uint64_t tessel_pod_model_cycles(const tessel_pod_t *pod, tessel_coll_t kind, uint64_t bytes)
+{
+    if (!pod)
+        return 0;
+    double n = pod->chips, w = 2.0 * TSL_PARAM_ICI_LINK_BYTES_PER_CYCLE;
+    int two = pod->torus && pod->dx > 1 && pod->dy > 1;
+    double steps = two ? (pod->dx - 1u) + (pod->dy - 1u) : n - 1.0, axes = two ? 2.0 : 1.0;
+    double bw = kind == TESSEL_BROADCAST ? (double)bytes / (w * axes) : (n - 1.0) / n * (double)bytes / (w * axes);
+    double t = bw + steps * TSL_PARAM_ICI_LINK_LATENCY;
+    return (uint64_t)(kind == TESSEL_ALL_REDUCE ? 2.0 * t : t);
+}
+
+/* After a failed collective: every chip reset (its commands dropped, its semaphores zeroed). A chip
+ * that does not come back says so in the pod's error. */
+static void reset_all(tessel_pod_t *pod)
+{
+    for (uint32_t i = 0; i < pod->chips; i++)
+        if (tessel_reset(pod->dev[i])) {
+            size_t len = strlen(pod->last_error);
+            snprintf(pod->last_error + len, sizeof pod->last_error - len, "; chip %u did not reset: %s", i,
+                     tessel_last_error(pod->dev[i]));
+        }
+}
+
+typedef struct {
+    tessel_pod_t *pod;            /* NULL: the chip runs nothing */
+    uint32_t chip;
+    tessel_handle_t h;
+    int r, started;
+    pthread_t th;
+    tessel_completion_t cpl;
+} runner_t;
+
+static void *run_chip(void *arg)
+{
+    runner_t *x = arg;
+    x->r = tessel_wait(x->pod->dev[x->chip], x->h, TESSEL_TIMEOUT_AUTO, &x->cpl);
+    tslm_pod_leave(x->pod->mp);
+    return NULL;
+}
+
+/* The operands of c on each chip: [in, in + in_bytes), [out, out + out_bytes). */
+static void extents(const tessel_pod_t *pod, const tessel_collective_t *c, uint64_t *in_bytes, uint64_t *out_bytes)
+{
+    uint64_t v = c->count * esize(c->dtype);
+    *in_bytes = c->kind == TESSEL_REDUCE_SCATTER ? v * pod->chips : v;
+    *out_bytes = c->kind == TESSEL_ALL_GATHER ? v * pod->chips : v;
+}
+
+static int check(tessel_pod_t *pod, const tessel_collective_t *c)
+{
+    const char *what = "tessel_pod_collective";
+    if ((unsigned)c->kind > TESSEL_BROADCAST)
+        return pod_fail(pod, TESSEL_EINVAL, "%s: kind %d is not a collective", what, (int)c->kind);
+    if (c->dtype != TESSEL_INT32 && c->dtype != TESSEL_FP32 && c->dtype != TESSEL_BF16)
+        return pod_fail(pod, TESSEL_EINVAL, "%s: dtype %s: collectives take int32, fp32 or bf16", what,
+                        tessel_dtype_str(c->dtype));
+    if ((unsigned)c->op > TESSEL_REDUCE_MIN)
+        return pod_fail(pod, TESSEL_EINVAL, "%s: reduction %d is not sum, max or min", what, (int)c->op);
+    if (!c->count)
+        return pod_fail(pod, TESSEL_EINVAL, "%s: count 0", what);
+    if (c->kind == TESSEL_BROADCAST && c->root >= pod->chips)
+        return pod_fail(pod, TESSEL_EINVAL, "%s: root %u is not a chip of the %u", what, c->root, pod->chips);
+    uint64_t ib, ob;
+    extents(pod, c, &ib, &ob);
+    tessel_info_t info;
+    if (tessel_info(pod->dev[0], &info))
+        return pod_fail(pod, TESSEL_EINVAL, "%s: no device info", what);
+    uint64_t hbm = info.hbm_bytes;
+    if (c->in < TESSEL_HBM_RESERVED || c->out < TESSEL_HBM_RESERVED || c->in > hbm || ib > hbm - c->in ||
+        c->out > hbm || ob > hbm - c->out)
+        return pod_fail(pod, TESSEL_ERANGE, "%s: in [0x%llx, +%llu) or out [0x%llx, +%llu) is outside the chips' "
+                        "HBM above the rings", what, (unsigned long long)c->in, (unsigned long long)ib,
+                        (unsigned long long)c->out, (unsigned long long)ob);
+    int same_ok = c->kind == TESSEL_ALL_REDUCE || c->kind == TESSEL_BROADCAST;
+    if (c->in != c->out || !same_ok)
+        if (c->in < c->out + ob && c->out < c->in + ib)
+            return pod_fail(pod, TESSEL_EINVAL, "%s: in and out overlap%s", what,
+                            same_ok ? " without being the same buffer" : "");
+    tsl_cp_t cc;
+    if (tsl_cp_compiler_init(&cc, info.n, info.vmem_bytes, info.acc_bytes, (uint32_t)hbm, info.features) ||
+        tsl_cp_coll_tile(&cc) < 4u * info.n)
+        return pod_fail(pod, TESSEL_EINVAL, "%s: VMEM of %u bytes is too small for collectives at N %u", what,
+                        info.vmem_bytes, info.n);
+    return TESSEL_OK;
+}
+
+TESSEL_API tessel_status_t tessel_pod_collective(tessel_pod_t *pod, const tessel_collective_t *c)
+{
+    if (!pod || !c)
+        return TESSEL_EINVAL;
+    int r = check(pod, c);
+    if (r)
+        return r;
+    uint32_t n = pod->chips;
+    uint64_t ib, ob;
+    extents(pod, c, &ib, &ob);
+    tessel_addr_t scratch = 0;
+    int reduces = c->kind == TESSEL_ALL_REDUCE || c->kind == TESSEL_REDUCE_SCATTER;
+    if (reduces && (r = tessel_pod_alloc(pod, ib, &scratch)))
+        return r;
+    runner_t *run = calloc(n, sizeof *run);
+    tessel_addr_t *prog = calloc(n, sizeof *prog);
+    uint32_t *pos = calloc(n, sizeof *pos);
+    if (!run || !prog || !pos) {
+        r = pod_fail(pod, TESSEL_ENOMEM, "tessel_pod_collective: no host memory");
+        goto out;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        pos[pod->ring[k]] = k;
+    uint64_t lo = c->in < c->out ? c->in : c->out, hi = c->in + ib > c->out + ob ? c->in + ib : c->out + ob;
+    if (reduces) {
+        lo = scratch < lo ? scratch : lo;
+        hi = scratch + ib > hi ? scratch + ib : hi;
+    }
+    static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MAX, TSL_VPU_OP_MIN};
+    uint64_t sent = 0;
+    uint32_t submitted = 0;
+    for (uint32_t i = 0; i < n && !r; i++) {
+        if (pod->dead[i])
+            continue;
+        tessel_info_t info;
+        tsl_cp_t cc;
+        if (tessel_info(pod->dev[i], &info) ||
+            tsl_cp_compiler_init(&cc, info.n, info.vmem_bytes, info.acc_bytes, (uint32_t)info.hbm_bytes, info.features)) {
+            r = pod_fail(pod, TESSEL_ENODEV, "tessel_pod_collective: chip %u: no compiler for it", i);
+            break;
+        }
+        uint32_t next[2] = {pod->ring[(pos[i] + 1u) % n], pod->ring[(pos[i] + n - 1u) % n]};
+        tsl_cp_coll_t cl = {
+            .kind = (uint32_t)c->kind, .dtype = tessel_cmd_dtype(c->dtype), .op = ops[c->op], .count = c->count,
+            .n = n, .pos = pos[i], .root_pos = c->kind == TESSEL_BROADCAST ? pos[c->root] : 0u, .ring = pod->ring,
+            .next_x = {next[0] % pod->dx, next[1] % pod->dx}, .next_y = {next[0] / pod->dx, next[1] / pod->dx},
+            .in = (uint32_t)c->in, .out = (uint32_t)c->out, .scratch = (uint32_t)scratch,
+            .next_out = {(uint32_t)c->out, (uint32_t)c->out}, .next_scratch = {(uint32_t)scratch, (uint32_t)scratch}};
+        tsl_cp_prog_t p = {0};
+        sent += tsl_cp_compile_coll(&cc, &cl, &p);
+        uint32_t bytes = 4u * p.words;
+        if (p.oom)
+            r = pod_fail(pod, TESSEL_ENOMEM, "tessel_pod_collective: no host memory for chip %u's program", i);
+        else if ((r = tessel_alloc(pod->dev[i], bytes, 64, &prog[i])))
+            r = pod_fail(pod, r, "tessel_pod_collective: chip %u: no HBM for its program of %u bytes", i, bytes);
+        else if ((r = tessel_write(pod->dev[i], prog[i], p.w, bytes)))
+            r = pod_fail(pod, r, "tessel_pod_collective: chip %u: %s", i, tessel_last_error(pod->dev[i]));
+        tsl_cp_prog_free(&p);
+        if (r)
+            break;
+        tessel_cmd_t cmd;
+        memset(&cmd, 0, sizeof cmd);
+        TSL_SET(cmd.w, TSL_CMD_OPCODE, TSL_CMD_OP_PROGRAM);
+        cmd.w[TSL_CMD_A_ADDR_WORD] = (uint32_t)prog[i];
+        cmd.w[TSL_CMD_N_WORD] = bytes;
+        cmd.w[TSL_PROG_WIN_BASE_WORD] = (uint32_t)lo;
+        cmd.w[TSL_PROG_WIN_LIMIT_WORD] = (uint32_t)hi;
+        if ((r = tessel_submit(pod->dev[i], &cmd, &run[i].h)))
+            r = pod_fail(pod, r, "tessel_pod_collective: chip %u: %s", i, tessel_last_error(pod->dev[i]));
+        else
+            run[i].pod = pod, run[i].chip = i, submitted++;
+    }
+    if (r) {   /* nothing ran yet: drop what was submitted */
+        reset_all(pod);
+        goto out;
+    }
+    /* every chip waits for its program on a thread of its own: they wait on each other. A chip
+     * without a thread leaves the run at once: those waiting for it then fail, not hang */
+    tslm_pod_begin(pod->mp, submitted);
+    for (uint32_t i = 0; i < n; i++)
+        if (run[i].pod && !(run[i].started = !pthread_create(&run[i].th, NULL, run_chip, &run[i]))) {
+            tslm_pod_leave(pod->mp);
+            r = pod_fail(pod, TESSEL_ENOMEM, "tessel_pod_collective: no thread for chip %u", i);
+        }
+    for (uint32_t i = 0; i < n; i++)
+        if (run[i].started)
+            pthread_join(run[i].th, NULL);
+    for (uint32_t i = 0; i < n && !r; i++)
+        if (run[i].pod && run[i].r) {
+            uint32_t st = (uint32_t)run[i].cpl.status & 0xFFFFu;
+            r = pod_fail(pod, run[i].r, "tessel_pod_collective: chip %u: %s (ERR %s)", i,
+                         tessel_last_error(pod->dev[i]),
+                         st == TSL_CMD_ERR_DEVICE && run[i].cpl.detail < TSL_ERR_LIMIT
+                             ? tsl_err_name(run[i].cpl.detail) : "-");
+        }
+    if (r) {   /* semaphores may hold stray arrivals: start every chip afresh */
+        reset_all(pod);
+    } else {
+        pod->stats.collectives++;
+        pod->stats.bytes += tessel_pod_coll_bytes(pod, c);
+        pod->stats.ici_bytes += sent;
+        pod->stats.model_cycles += tessel_pod_model_cycles(pod, c->kind, tessel_pod_coll_bytes(pod, c));
+    }
+out:
+    for (uint32_t i = 0; prog && i < n; i++)
+        if (prog[i])
+            (void)tessel_free(pod->dev[i], prog[i]);
+    if (scratch)
+        (void)tessel_pod_free(pod, scratch);
+    free(run);
+    free(prog);
+    free(pos);
+    return r;
+}
+
+TESSEL_API tessel_status_t tessel_pod_stats(const tessel_pod_t *pod, tessel_pod_stats_t *out)
+{
+    if (!pod || !out)
+        return TESSEL_EINVAL;
+    *out = pod->stats;
+    return TESSEL_OK;
+}
+
+TESSEL_API tessel_status_t tessel_pod_kill(tessel_pod_t *pod, uint32_t chip)
+{
+    if (!pod || chip >= pod->chips)
+        return TESSEL_EINVAL;
+    pod->dead[chip] = 1;
+    tslm_pod_detach(pod->mp, chip % pod->dx, chip / pod->dx);
+    return TESSEL_OK;
+}

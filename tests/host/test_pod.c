@@ -1,0 +1,354 @@
+/* Pods (docs/pod.md) on the model backend:
+ *   - the ISA: DMA SEND and SEMWAIT's dispatch checks and semantics on two golden-model chips;
+ *   - random collectives (kinds, dtypes, reductions, sizes, roots; rings and tori of 2 to 8 chips)
+ *     against a reference written here from docs/pod.md's reduction order: integers exact, floats
+ *     bit for bit (host IEEE float with the VPU's flush to zero, bf16 rounded after each step);
+ *   - faults and bad calls: a dead chip fails the collective (a deadlock, not a hang), the pod then
+ *     works again; bad arguments are refused with the reason.
+ * Usage: test_pod [SEED] (or $SEED); $POD_CASES random collectives (default 60).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ref.h"
+#include "tessel.h"
+#include "test_util.h"
+#include "tslm.h"
+
+static tu_t T;
+
+/* ------------------------------------------------------------------------------------- the ISA */
+
+static uint32_t push(tslm_t *m, tsl_insn_t i)
+{
+    if (tslm_push(m, i.w) == TSLM_OK)   /* else the refusal is in ERR_CODE */
+        tslm_run(m);
+    uint32_t e = tslm_reg_read(m, TSL_TC_ERR_CODE_OFFSET);
+    tslm_reg_write(m, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
+    return e;
+}
+
+static tsl_insn_t send(uint32_t x, uint32_t y, uint32_t hbm, uint32_t local, uint32_t rows, uint32_t bytes,
+                       uint32_t sem)
+{
+    return tsl_insn_dma_send_encode((tsl_insn_dma_send_t){.hbm_addr = hbm, .local_addr = local, .rows = rows,
+                                                          .row_bytes = bytes, .hbm_stride = bytes,
+                                                          .local_stride = bytes, .dest_x = x, .dest_y = y,
+                                                          .sem = sem});
+}
+
+static tsl_insn_t semwait(uint32_t sem, uint32_t count)
+{
+    return tsl_insn_dma_semwait_encode((tsl_insn_dma_semwait_t){.sem = sem, .count = count});
+}
+
+static void test_isa(void)
+{
+    tslm_pod_t *pod;
+    tslm_t a, b, plain;
+    tslm_cfg_t ca = tslm_cfg_default(), cb;
+    ca.features |= 1u << TSL_TC_CFG_FEATURES_ICI_SHIFT;
+    ca.pod_x = 2;
+    ca.pod_y = 1;
+    cb = ca;
+    cb.chip_x = 1;
+    tslm_cfg_t cp = tslm_cfg_default();
+    if (!tu_check(&T, tslm_pod_new(&pod, 2, 1) == TSLM_OK && tslm_init(&a, &ca) == TSLM_OK &&
+                          tslm_init(&b, &cb) == TSLM_OK && tslm_init(&plain, &cp) == TSLM_OK &&
+                          tslm_pod_attach(pod, &a) == TSLM_OK && tslm_pod_attach(pod, &b) == TSLM_OK,
+                  "isa: a pod of two model chips"))
+        return;
+    tslm_cfg_t bad = ca;
+    bad.chip_x = 2;
+    tslm_t z;
+    tu_check(&T, tslm_init(&z, &bad) == TSLM_EINVAL, "isa: a chip outside its pod's extents is refused");
+    tu_check(&T, tslm_pod_attach(pod, &b) == TSLM_EINVAL, "isa: a second attach of a chip is refused");
+    /* dispatch checks */
+    tu_check(&T, push(&plain, send(1, 0, 0x1000, 0, 1, 64, 0)) == TSL_ERR_BAD_OPCODE,
+             "isa: SEND without CFG_FEATURES.ICI is BAD_OPCODE");
+    tu_check(&T, push(&plain, semwait(0, 1)) == TSL_ERR_BAD_OPCODE, "isa: SEMWAIT without ICI is BAD_OPCODE");
+    tu_check(&T, push(&a, send(0, 0, 0x1000, 0, 1, 64, 0)) == TSL_ERR_BAD_FIELD, "isa: SEND to itself is BAD_FIELD");
+    tu_check(&T, push(&a, send(2, 0, 0x1000, 0, 1, 64, 0)) == TSL_ERR_BAD_FIELD, "isa: SEND past X is BAD_FIELD");
+    tu_check(&T, push(&a, send(1, 1, 0x1000, 0, 1, 64, 0)) == TSL_ERR_BAD_FIELD, "isa: SEND past Y is BAD_FIELD");
+    tu_check(&T, push(&a, send(1, 0, 0x1000, 0, 0, 64, 0)) == TSL_ERR_BAD_FIELD, "isa: SEND of 0 rows is BAD_FIELD");
+    tu_check(&T, push(&a, semwait(3, 0)) == TSL_ERR_BAD_FIELD, "isa: SEMWAIT of COUNT 0 is BAD_FIELD");
+    tu_check(&T, push(&a, send(1, 0, ca.hbm_bytes - 32, 0, 1, 64, 0)) == TSL_ERR_HBM_RANGE,
+             "isa: SEND past HBM is HBM_RANGE");
+    tu_check(&T, push(&a, send(1, 0, 0x1000, ca.vmem_bytes - 32, 1, 64, 0)) == TSL_ERR_LOCAL_RANGE,
+             "isa: SEND from past VMEM is LOCAL_RANGE");
+    tslm_reg_write(&a, TSL_TC_HBM_BASE_OFFSET, 0x2000);
+    tu_check(&T, push(&a, send(1, 0, 0x1000, 0, 1, 64, 0)) == TSL_ERR_HBM_RANGE,
+             "isa: SEND below the sender's window is HBM_RANGE (buffers are symmetric)");
+    tslm_reg_write(&a, TSL_TC_HBM_BASE_OFFSET, 0);
+    tsl_insn_t w = semwait(0, 1);
+    w.w[1] |= 1u << 4;
+    tu_check(&T, push(&a, w) == TSL_ERR_BAD_FIELD, "isa: a reserved bit of SEMWAIT is BAD_FIELD");
+    /* semantics: strided rows land at the destination, then its semaphore counts one */
+    for (uint32_t i = 0; i < 96; i++)
+        tslm_vmem(&a)[i] = (uint8_t)(i * 7u + 1u);
+    tsl_insn_t s = send(1, 0, 0x4000, 0, 3, 20, 5);
+    s.w[4] = 100;   /* HBM_STRIDE */
+    s.w[5] = 32;    /* LOCAL_STRIDE */
+    tu_check(&T, push(&a, s) == TSL_ERR_NONE, "isa: a strided SEND runs");
+    int same = 1;
+    for (uint32_t r = 0; r < 3; r++)
+        same &= !memcmp(tslm_hbm(&b) + 0x4000 + 100 * r, tslm_vmem(&a) + 32 * r, 20);
+    tu_check(&T, same && tslm_hbm(&b)[0x4000 + 20] == 0, "isa: the SEND's rows are at the destination, no more");
+    tu_check(&T, b.sem[5] == 1 && a.sem[5] == 0, "isa: the destination's semaphore 5 is 1 (%u)", b.sem[5]);
+    /* a SEMWAIT takes COUNT; one that can never be met is ERR_SEM_DEADLOCK, not a hang */
+    tslm_pod_begin(pod, 1);
+    tu_check(&T, push(&b, semwait(5, 1)) == TSL_ERR_NONE && b.sem[5] == 0, "isa: SEMWAIT takes the arrival");
+    tu_check(&T, push(&b, semwait(5, 1)) == TSL_ERR_SEM_DEADLOCK, "isa: a SEMWAIT nobody can meet deadlocks");
+    tslm_pod_leave(pod);
+    tu_check(&T, push(&a, s) == TSL_ERR_NONE && push(&a, s) == TSL_ERR_NONE && b.sem[5] == 2,
+             "isa: two SENDs count two");
+    tslm_reg_write(&b, TSL_TC_CTRL_OFFSET, 1u << TSL_TC_CTRL_RESET_SHIFT);
+    tu_check(&T, b.sem[5] == 0, "isa: CTRL.RESET zeroes the semaphores");
+    tslm_free(&a);
+    tslm_free(&b);
+    tslm_free(&plain);
+    tslm_pod_free(pod);
+}
+
+/* ----------------------------------------------------------------------- the reference (pod.md) */
+
+typedef struct {
+    uint32_t chips, dx, dy, torus;
+    uint32_t ring[16], pos[16];
+} shape_t;
+
+/* The ring of docs/pod.md: row by row, every other row backwards. */
+static void shape_ring(shape_t *s)
+{
+    for (uint32_t k = 0, y = 0; y < s->dy; y++)
+        for (uint32_t i = 0; i < s->dx; i++, k++) {
+            s->ring[k] = y * s->dx + (y % 2u ? s->dx - 1u - i : i);
+            s->pos[s->ring[k]] = k;
+        }
+}
+
+static uint32_t combine(uint32_t acc, uint32_t x, tessel_dtype_t dt, tessel_reduce_t op)
+{
+    if (dt == TESSEL_INT32)
+        return op == TESSEL_REDUCE_SUM ? acc + x
+               : op == TESSEL_REDUCE_MAX ? ((int32_t)acc > (int32_t)x ? acc : x)
+                                         : ((int32_t)acc < (int32_t)x ? acc : x);
+    uint32_t r = op == TESSEL_REDUCE_SUM ? ref_u(ref_f(ref_daz(acc)) + ref_f(ref_daz(x)))
+                 : op == TESSEL_REDUCE_MAX ? ref_max(acc, x) : ref_min(acc, x);
+    r = ref_daz(r);   /* the VPU flushes a subnormal result */
+    return dt == TESSEL_BF16 ? (uint32_t)ref_bf16(r) << 16 : r;
+}
+
+/* Element j of chip c's input, as fp32 bits (bf16: the upper half). */
+static uint32_t elem(const uint8_t *buf, uint64_t j, tessel_dtype_t dt)
+{
+    uint32_t v = 0;
+    if (dt == TESSEL_BF16)
+        memcpy((uint8_t *)&v + 2, buf + 2 * j, 2);
+    else
+        memcpy(&v, buf + 4 * j, 4);
+    return v;
+}
+
+/* The reduction of element j (part q of the parts [lo, hi), first half going to the next position):
+ * from the position after q's owner (before it, for the second half) round to the owner. */
+static uint32_t reduce_elem(const shape_t *s, uint8_t *const *in, uint64_t j, uint32_t q, uint64_t lo, uint64_t hi,
+                            tessel_dtype_t dt, tessel_reduce_t op)
+{
+    uint64_t mid = lo + (hi - lo + 1u) / 2u;
+    int step = j < mid ? 1 : -1;
+    uint32_t n = s->chips, p = s->pos[q];
+    uint32_t first = s->ring[(p + n + (uint32_t)step) % n], acc = elem(in[first], j, dt);
+    for (uint32_t k = 2; k <= n; k++)
+        acc = combine(acc, elem(in[s->ring[(p + n * 2u + (uint32_t)(step * (int)k)) % n]], j, dt), dt, op);
+    return acc;
+}
+
+/* ------------------------------------------------------------------------- random collectives */
+
+static const char *kind_name(tessel_coll_t k)
+{
+    static const char *const n[] = {"all-reduce", "reduce-scatter", "all-gather", "broadcast"};
+    return n[k];
+}
+
+static uint32_t rand_value(tessel_dtype_t dt)
+{
+    if (dt == TESSEL_INT32)
+        return (uint32_t)tu_next(&T.rng);
+    /* normal floats between 2^-10 and 2^10 of either sign: sums stay far from subnormals */
+    uint32_t e = 117u + (uint32_t)tu_below(&T.rng, 20), m = (uint32_t)tu_next(&T.rng) & 0x7FFFFFu;
+    uint32_t f = ((uint32_t)tu_below(&T.rng, 2) << 31) | (e << 23) | m;
+    return dt == TESSEL_BF16 ? f & 0xFFFF0000u : f;
+}
+
+static void put(uint8_t *buf, uint64_t j, uint32_t v, tessel_dtype_t dt)
+{
+    if (dt == TESSEL_BF16)
+        memcpy(buf + 2 * j, (uint8_t *)&v + 2, 2);
+    else
+        memcpy(buf + 4 * j, &v, 4);
+}
+
+static void one_case(int idx)
+{
+    static const uint32_t shapes[][3] = {{2, 2, 1}, {3, 3, 1}, {4, 4, 1}, {8, 8, 1}, {4, 2, 2}, {6, 2, 3}, {8, 2, 4},
+                                         {8, 4, 2}};
+    const uint32_t *sh = shapes[tu_below(&T.rng, sizeof shapes / sizeof shapes[0])];
+    shape_t s = {.chips = sh[0], .dx = sh[1], .dy = sh[2], .torus = sh[2] > 1};
+    shape_ring(&s);
+    tessel_collective_t c = {.kind = (tessel_coll_t)tu_below(&T.rng, 4),
+                             .dtype = (tessel_dtype_t[]){TESSEL_INT32, TESSEL_FP32, TESSEL_BF16}[tu_below(&T.rng, 3)],
+                             .op = (tessel_reduce_t)tu_below(&T.rng, 3),
+                             .root = (uint32_t)tu_below(&T.rng, s.chips)};
+    /* mostly small; sometimes several tiles of a direction's part */
+    c.count = tu_below(&T.rng, 4) ? 1u + tu_below(&T.rng, 3000) : 20000u + tu_below(&T.rng, 60000);
+    if (c.kind != TESSEL_ALL_REDUCE && c.kind != TESSEL_BROADCAST)
+        c.count = (c.count + s.chips - 1u) / s.chips;
+    uint32_t es = c.dtype == TESSEL_BF16 ? 2u : 4u, n = s.chips;
+    uint64_t in_n = c.kind == TESSEL_REDUCE_SCATTER ? c.count * n : c.count;
+    uint64_t out_n = c.kind == TESSEL_ALL_GATHER ? c.count * n : c.count;
+    int in_place = (c.kind == TESSEL_ALL_REDUCE || c.kind == TESSEL_BROADCAST) && tu_below(&T.rng, 3) == 0;
+    char what[160];
+    snprintf(what, sizeof what, "case %d: %s %s %s of %llu on %s %ux%u%s, root %u", idx, kind_name(c.kind),
+             c.dtype == TESSEL_INT32 ? "int32" : c.dtype == TESSEL_FP32 ? "fp32" : "bf16",
+             (const char *[]){"sum", "max", "min"}[c.op], (unsigned long long)c.count, s.torus ? "torus" : "ring",
+             s.dx, s.dy, in_place ? " in place" : "", c.root);
+    tessel_pod_t *pod;
+    if (!tu_check(&T, tessel_pod_open(&pod, "model", n, s.torus ? TESSEL_POD_TORUS : TESSEL_POD_RING, s.dx, s.dy) ==
+                          TESSEL_OK, "%s: open: %s", what, tessel_pod_last_error(NULL)))
+        return;
+    uint8_t *in[16], *out[16];
+    tessel_addr_t a_in, a_out;
+    int ok = tessel_pod_alloc(pod, in_n * es, &a_in) == TESSEL_OK;
+    a_out = a_in;
+    if (ok && !in_place)
+        ok = tessel_pod_alloc(pod, out_n * es, &a_out) == TESSEL_OK;
+    for (uint32_t i = 0; i < n; i++) {
+        in[i] = malloc(in_n * es);
+        out[i] = malloc(out_n * es);
+        for (uint64_t j = 0; j < in_n; j++)
+            put(in[i], j, rand_value(c.dtype), c.dtype);
+        ok = ok && tessel_write(tessel_pod_device(pod, i), a_in, in[i], in_n * es) == TESSEL_OK;
+    }
+    c.in = a_in;
+    c.out = a_out;
+    int r = ok ? tessel_pod_collective(pod, &c) : -1;
+    if (tu_check(&T, ok && r == TESSEL_OK, "%s: %s", what, tessel_pod_last_error(pod))) {
+        unsigned csr = ref_fp_ftz_daz();
+        uint64_t bad = 0, first = 0;
+        uint32_t got_v = 0, want_v = 0, bad_chip = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (tessel_read(tessel_pod_device(pod, i), out[i], a_out, out_n * es)) {
+                bad++;
+                continue;
+            }
+            for (uint64_t j = 0; j < out_n; j++) {
+                uint32_t want;
+                if (c.kind == TESSEL_ALL_REDUCE) {
+                    uint32_t q = 0;
+                    while ((uint64_t)(q + 1u) * c.count / n <= j)
+                        q++;
+                    want = reduce_elem(&s, in, j, q, (uint64_t)q * c.count / n, (uint64_t)(q + 1u) * c.count / n,
+                                       c.dtype, c.op);
+                } else if (c.kind == TESSEL_REDUCE_SCATTER) {
+                    uint64_t g = i * c.count + j;
+                    want = reduce_elem(&s, in, g, i, i * c.count, (i + 1u) * c.count, c.dtype, c.op);
+                } else if (c.kind == TESSEL_ALL_GATHER) {
+                    want = elem(in[j / c.count], j % c.count, c.dtype);
+                } else {
+                    want = elem(in[c.root], j, c.dtype);
+                }
+                uint32_t got = elem(out[i], j, c.dtype);
+                if (got != want && !bad++) {
+                    first = j;
+                    got_v = got;
+                    want_v = want;
+                    bad_chip = i;
+                }
+            }
+        }
+        ref_fp_restore(csr);
+        tu_check(&T, !bad, "%s: %llu elements differ; first chip %u element %llu: 0x%08x, want 0x%08x", what,
+                 (unsigned long long)bad, bad_chip, (unsigned long long)first, got_v, want_v);
+        tessel_pod_stats_t st;
+        tu_check(&T, tessel_pod_stats(pod, &st) == TESSEL_OK && st.collectives == 1 &&
+                         st.bytes == tessel_pod_coll_bytes(pod, &c) && st.ici_bytes > 0 && st.model_cycles > 0,
+                 "%s: the pod's statistics count it", what);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        free(in[i]);
+        free(out[i]);
+    }
+    tessel_pod_close(pod);
+}
+
+/* ----------------------------------------------------------------------- faults and bad calls */
+
+static void test_faults(void)
+{
+    tessel_pod_t *pod;
+    tu_check(&T, tessel_pod_open(&pod, "sim", 4, TESSEL_POD_RING, 0, 0) == TESSEL_ENODEV &&
+                     strstr(tessel_pod_last_error(NULL), "ICI"),
+             "faults: a sim pod is refused with the reason: %s", tessel_pod_last_error(NULL));
+    tu_check(&T, tessel_pod_open(&pod, "model", 1, TESSEL_POD_RING, 0, 0) == TESSEL_EINVAL,
+             "faults: a pod of one chip is refused");
+    tu_check(&T, tessel_pod_open(&pod, "model", 8, TESSEL_POD_TORUS, 3, 3) == TESSEL_EINVAL,
+             "faults: a 3x3 torus of 8 chips is refused: %s", tessel_pod_last_error(NULL));
+    tu_check(&T, tessel_pod_open(&pod, "model", 17, TESSEL_POD_RING, 0, 0) == TESSEL_EINVAL,
+             "faults: a ring past ICI_DIM_MAX is refused");
+    if (!tu_check(&T, tessel_pod_open(&pod, "model", 4, TESSEL_POD_RING, 0, 0) == TESSEL_OK, "faults: open"))
+        return;
+    tessel_addr_t a, b;
+    if (!tu_check(&T, !tessel_pod_alloc(pod, 4096, &a) && !tessel_pod_alloc(pod, 4096, &b), "faults: alloc"))
+        return;
+    tessel_collective_t c = {.kind = TESSEL_ALL_REDUCE, .dtype = TESSEL_FP32, .count = 1000, .in = a, .out = b};
+    tessel_collective_t x = c;
+    x.dtype = TESSEL_INT8;
+    tu_check(&T, tessel_pod_collective(pod, &x) == TESSEL_EINVAL && strstr(tessel_pod_last_error(pod), "int8"),
+             "faults: int8 is refused: %s", tessel_pod_last_error(pod));
+    x = c;
+    x.count = 0;
+    tu_check(&T, tessel_pod_collective(pod, &x) == TESSEL_EINVAL, "faults: count 0 is refused");
+    x = c;
+    x.kind = TESSEL_BROADCAST;
+    x.root = 4;
+    tu_check(&T, tessel_pod_collective(pod, &x) == TESSEL_EINVAL, "faults: root 4 of 4 chips is refused");
+    x = c;
+    x.out = a + 64;
+    tu_check(&T, tessel_pod_collective(pod, &x) == TESSEL_EINVAL, "faults: overlapping in and out are refused");
+    x = c;
+    x.count = 1u << 30;
+    tu_check(&T, tessel_pod_collective(pod, &x) == TESSEL_ERANGE, "faults: a buffer past HBM is refused");
+    x = c;
+    x.kind = TESSEL_ALL_GATHER;
+    x.out = a;
+    tu_check(&T, tessel_pod_collective(pod, &x) == TESSEL_EINVAL, "faults: an all-gather in place is refused");
+    tu_check(&T, tessel_pod_collective(pod, &c) == TESSEL_OK, "faults: the pod runs: %s", tessel_pod_last_error(pod));
+    /* a dead chip: the others wait for it, find they never can, and fail: no hang */
+    tu_check(&T, tessel_pod_kill(pod, 2) == TESSEL_OK, "faults: kill chip 2");
+    int r = tessel_pod_collective(pod, &c);
+    tu_check(&T, r == TESSEL_EDEVICE && strstr(tessel_pod_last_error(pod), "SEM_DEADLOCK"),
+             "faults: a dead chip fails the collective with a deadlock: %d %s", r, tessel_pod_last_error(pod));
+    tessel_pod_close(pod);
+    /* the pod afterwards: a fresh pod runs; a chip's own commands still run on a pod chip */
+    if (tu_check(&T, tessel_pod_open(&pod, "model", 2, TESSEL_POD_RING, 2, 1) == TESSEL_OK, "faults: reopen")) {
+        tu_check(&T, !tessel_pod_alloc(pod, 4096, &a) && tessel_pod_collective(pod, &(tessel_collective_t){
+                     .kind = TESSEL_BROADCAST, .dtype = TESSEL_INT32, .count = 7, .in = a, .out = a}) == TESSEL_OK,
+                 "faults: a 2-chip broadcast in place runs: %s", tessel_pod_last_error(pod));
+        tessel_pod_close(pod);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    tu_init(&T, "test_pod", argc, argv);
+    const char *env = getenv("POD_CASES");
+    int cases = env && *env ? atoi(env) : 60;
+    test_isa();
+    test_faults();
+    for (int i = 0; i < cases; i++)
+        one_case(i);
+    return tu_done(&T);
+}

@@ -1,24 +1,49 @@
-/* Tessel's collective compiler: one chip's device program of a ring collective over ICI
- * (docs/pod.md, "Collectives"). Every chip of the ring runs its own program; they meet only through
- * DMA SENDs into each other's HBM and the SEMWAITs on this chip's semaphores.
+/* Tessel's collective compiler: one chip's device program of a collective over ICI (docs/pod.md,
+ * "Collectives"). Every chip of the pod runs its own program; they meet only through DMA SENDs into
+ * each other's HBM and the SEMWAITs on this chip's semaphores.
  *
- * The ring runs both ways at once: direction 0 sends to the next position, direction 1 to the one
- * before, each on a semaphore of its own (0, 1). Each direction carries one half of every part (the
- * first half direction 0, the second direction 1), in tiles. A receiver takes its arrivals of one
- * direction in the order they were sent: both sides walk the same steps and tiles.
- *   reduce-scatter: at step 0 a chip sends its own contribution to the part of the position
- *     d(s + 1) behind it; at steps 1 .. n-1 it waits for the partial of that part, adds its own
- *     (partial op own) and sends it on, so that after n - 1 steps it holds its own part, reduced
- *     in ring order from the position after it to itself.
- *   all-gather: a chip sends its part; at steps 1 .. n-1 it waits for the part of the position d*s
- *     behind it, which lands in its output, and sends it on (not the last).
- *   all-reduce: reduce-scatter, whose last step sends the reduced part on as the all-gather's first.
- *   broadcast: each half runs down a chain of n - 1 hops from the root, forwarded by each chip.
+ * A collective is a list of phases, each a ring collective along one axis of the pod (X: the
+ * chip's row, Y: its column) over a range of elements. A phase runs both ways round its ring at
+ * once: direction 0 sends to the next coordinate, direction 1 to the one before, each on a semaphore
+ * of its own. A part of the range is split in two halves, the first travelling direction 0. Data
+ * moves in tiles through VMEM slots. A receiver takes a semaphore's arrivals in the order they were
+ * sent: every chip walks the same phases, steps, tiles and directions.
+ *   reduce-scatter phase: at step 0 a chip sends its contribution to the part of the coordinate
+ *     d(s + 1) behind it; at steps 1 .. m-1 it waits for that part's partial, reduces its own into
+ *     it (partial op own) and sends it on; after m - 1 steps it holds its own part, reduced.
+ *   all-gather phase: a chip sends its part; at steps 1 .. m-1 it waits for the part of the
+ *     coordinate d*s behind it, which lands in place, and sends it on (not at the last step).
+ *   broadcast phase: each half runs down a chain of m - 1 hops from the root's coordinate.
+ * An all-reduce on a torus splits its buffer in two halves run at once, one X then Y, the other Y
+ * then X, so that both axes carry data all the time.
  */
 #include "tsl_cp_compile.h"
 #include "tsl_cp_int.h"
 
-#define SLOTS 4u   /* VMEM tile slots per direction: a tile's loads run ahead of the last tile's send */
+#define SLOTS 4u     /* VMEM tile slots per phase direction: a tile's loads run ahead of the last tile's send */
+#define PHASES 8u    /* at most: an all-reduce on a torus, four per half */
+
+enum { PH_RS, PH_AG, PH_BC };
+
+/* A buffer's elements: element e at base + (e - first) * es. */
+typedef struct {
+    uint32_t base;
+    uint64_t first;
+} span_t;
+
+typedef struct phase {
+    int kind;              /* PH_* */
+    uint32_t axis;         /* 0: X, 1: Y */
+    uint64_t lo, hi;       /* the elements it works on */
+    uint32_t sem;          /* direction d's arrivals count on semaphore sem + d */
+    span_t own, part, res; /* RS: own contributions, arrived partials, the reduced part's place;
+                              AG: the own part's source (res: already in place), where parts land;
+                              BC: the root's input, where the data lands */
+    uint32_t first_step;   /* AG: 1 behind a reduce-scatter whose last step sent the own part */
+    const struct phase *then; /* RS: that all-gather (its last step sends on the AG's semaphores) */
+    uint32_t root;         /* BC: the root's coordinate on the axis */
+    int idle;              /* BC: this chip is not on the root's line */
+} phase_t;
 
 typedef struct {
     tsl_cp_t *cp;
@@ -30,41 +55,35 @@ typedef struct {
     uint64_t sent;                     /* bytes SENT */
 } coll_t;
 
-/* Ring position p + k (k may be negative), and the chip there. */
-static uint32_t pos(const tsl_cp_coll_t *c, int64_t k)
+static uint32_t extent(const tsl_cp_coll_t *c, uint32_t axis) { return axis ? c->dy : c->dx; }
+static uint32_t coord(const tsl_cp_coll_t *c, uint32_t axis) { return axis ? c->y : c->x; }
+
+/* (v + k) mod m for a k of either sign. */
+static uint32_t wrap(uint32_t v, int64_t k, uint32_t m)
 {
-    int64_t n = c->n;
-    return (uint32_t)((((int64_t)c->pos + k) % n + n) % n);
+    return (uint32_t)((((int64_t)v + k) % (int64_t)m + m) % m);
 }
 
-/* Elements [*lo, *hi) of part q (a chip index) carried by direction d: parts of `per` elements,
- * the first half (rounded up) one way, the rest the other. */
-static void half(uint32_t q, uint32_t d, uint64_t per, uint64_t *lo, uint64_t *hi)
+/* Part i of m of [lo, hi): [*a, *b). */
+static void part_of(uint64_t lo, uint64_t hi, uint32_t i, uint32_t m, uint64_t *a, uint64_t *b)
 {
-    uint64_t a = q * per, b = a + per, mid = a + (per + 1u) / 2u;
-    *lo = d ? mid : a;
-    *hi = d ? b : mid;
+    *a = lo + (hi - lo) * i / m;
+    *b = lo + (hi - lo) * (i + 1u) / m;
 }
 
-/* The elements of part q in an all-reduce of c->count: parts as even as can be, in chip order. */
-static void ar_half(const tsl_cp_coll_t *c, uint32_t q, uint32_t d, uint64_t *lo, uint64_t *hi)
+/* Part i of m of [lo, hi), and its half d: [*a, *b). The first half is rounded up. */
+static void half_of(uint64_t lo, uint64_t hi, uint32_t i, uint32_t m, uint32_t d, uint64_t *a, uint64_t *b)
 {
-    uint64_t a = (uint64_t)q * c->count / c->n, b = (uint64_t)(q + 1u) * c->count / c->n, mid = a + (b - a + 1u) / 2u;
-    *lo = d ? mid : a;
-    *hi = d ? b : mid;
+    uint64_t p0, p1;
+    part_of(lo, hi, i, m, &p0, &p1);
+    uint64_t mid = p0 + (p1 - p0 + 1u) / 2u;
+    *a = d ? mid : p0;
+    *b = d ? p1 : mid;
 }
 
-static uint32_t tiles(const coll_t *x, uint64_t lo, uint64_t hi)
+static uint32_t addr(const coll_t *x, span_t s, uint64_t e)
 {
-    return (uint32_t)(((hi - lo) * x->es + x->tile - 1u) / x->tile);
-}
-
-/* Tile t of [lo, hi): its first element and its bytes. */
-static uint32_t tile_at(const coll_t *x, uint64_t lo, uint64_t hi, uint32_t t, uint32_t *bytes)
-{
-    uint64_t off = (uint64_t)t * x->tile, all = (hi - lo) * x->es;
-    *bytes = (uint32_t)(all - off < x->tile ? all - off : x->tile);
-    return (uint32_t)(lo * x->es + off);
+    return s.base + (uint32_t)((e - s.first) * x->es);
 }
 
 static uint32_t next_slot(coll_t *x, uint32_t d)
@@ -74,33 +93,30 @@ static uint32_t next_slot(coll_t *x, uint32_t d)
     return s;
 }
 
-static void load(coll_t *x, uint32_t d, uint32_t s, uint32_t ab, uint32_t hbm, uint32_t bytes)
+static void xfer(coll_t *x, uint32_t op, uint32_t d, uint32_t s, uint32_t ab, uint32_t hbm, uint32_t bytes)
 {
+    tsl_cp_buf_t *b = &x->buf[d][s][ab];
     tsl_cp_issue(x->cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-            .op = TSL_DMA_OP_LOAD, .hbm_addr = hbm, .local_addr = x->base[d][s][ab], .rows = 1u, .row_bytes = bytes}),
-                 NULL, NULL, &x->buf[d][s][ab], 0);
+            .op = op, .hbm_addr = hbm, .local_addr = x->base[d][s][ab], .rows = 1u, .row_bytes = bytes}),
+                 op == TSL_DMA_OP_STORE ? b : NULL, NULL, op == TSL_DMA_OP_LOAD ? b : NULL, 0);
 }
 
-static void store(coll_t *x, uint32_t d, uint32_t s, uint32_t hbm, uint32_t bytes)
+/* Send slot s's A buffer along `axis`, direction d, to the neighbour's HBM address `hbm`, counted on
+ * its semaphore `sem`. */
+static void send(coll_t *x, uint32_t axis, uint32_t d, uint32_t s, uint32_t hbm, uint32_t bytes, uint32_t sem)
 {
-    tsl_cp_issue(x->cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-            .op = TSL_DMA_OP_STORE, .hbm_addr = hbm, .local_addr = x->base[d][s][0], .rows = 1u, .row_bytes = bytes}),
-                 &x->buf[d][s][0], NULL, NULL, 0);
-}
-
-/* Send slot s's A buffer to the neighbour of direction d, at its HBM address `hbm`. */
-static void send(coll_t *x, uint32_t d, uint32_t s, uint32_t hbm, uint32_t bytes)
-{
+    const tsl_cp_coll_t *c = x->c;
+    uint32_t to = wrap(coord(c, axis), d ? -1 : 1, extent(c, axis));
     x->sent += bytes;
     tsl_cp_issue(x->cp, tsl_insn_dma_send_encode((tsl_insn_dma_send_t){
             .hbm_addr = hbm, .local_addr = x->base[d][s][0], .rows = 1u, .row_bytes = bytes,
-            .dest_x = x->c->next_x[d], .dest_y = x->c->next_y[d], .sem = d}),
+            .dest_x = axis ? c->x : to, .dest_y = axis ? to : c->y, .sem = sem}),
                  &x->buf[d][s][0], NULL, NULL, 0);
 }
 
-static void semwait(coll_t *x, uint32_t d)
+static void semwait(coll_t *x, uint32_t sem)
 {
-    tsl_insn_t i = tsl_insn_dma_semwait_encode((tsl_insn_dma_semwait_t){.sem = d, .count = 1u});
+    tsl_insn_t i = tsl_insn_dma_semwait_encode((tsl_insn_dma_semwait_t){.sem = sem, .count = 1u});
     tsl_cp_push(x->cp, &i);
 }
 
@@ -115,131 +131,171 @@ static void reduce(coll_t *x, uint32_t d, uint32_t s, uint32_t bytes)
                  &x->buf[d][s][1], NULL, &x->buf[d][s][0], 0);
 }
 
-/* The parts' layout of each kind: the elements of part q, direction d, and where they sit in the
- * input, the output and the scratch (HBM byte offsets of element 0). */
-static void part(const coll_t *x, uint32_t q, uint32_t d, uint64_t *lo, uint64_t *hi)
+/* Forward one tile that arrived in `res` (an all-gather or a broadcast): wait for it, and unless this
+ * chip is the last of its chain, send it on. */
+static void forward(coll_t *x, const phase_t *ph, uint32_t d, uint64_t e, uint32_t bytes, int last)
+{
+    semwait(x, ph->sem + d);
+    if (last)
+        return;
+    uint32_t s = next_slot(x, d);
+    xfer(x, TSL_DMA_OP_LOAD, d, s, 0, addr(x, ph->res, e), bytes);
+    send(x, ph->axis, d, s, addr(x, ph->res, e), bytes, ph->sem + d);
+}
+
+/* The own tile e of an all-gather or a broadcast: into place (unless there already), and sent. */
+static void start(coll_t *x, const phase_t *ph, uint32_t d, uint64_t e, uint32_t bytes)
+{
+    uint32_t s = next_slot(x, d), dst = addr(x, ph->res, e), src = addr(x, ph->own, e);
+    xfer(x, TSL_DMA_OP_LOAD, d, s, 0, src, bytes);
+    if (src != dst)
+        xfer(x, TSL_DMA_OP_STORE, d, s, 0, dst, bytes);
+    send(x, ph->axis, d, s, dst, bytes, ph->sem + d);
+}
+
+/* Tile t of [a, b), direction d's half at step st of phase ph, if the half has one. */
+static void tile(coll_t *x, const phase_t *ph, uint32_t st, uint32_t d, uint64_t a, uint64_t b, uint32_t t)
 {
     const tsl_cp_coll_t *c = x->c;
-    if (c->kind == TSL_CP_COLL_ALL_REDUCE)
-        ar_half(c, q, d, lo, hi);
+    uint32_t m = extent(c, ph->axis), p = coord(c, ph->axis), per = x->tile / x->es;
+    uint64_t e = a + (uint64_t)t * per;
+    if (e >= b)
+        return;
+    uint32_t bytes = (uint32_t)((b - e < per ? b - e : per) * x->es);
+    if (ph->kind == PH_BC) {
+        uint32_t k = d ? wrap(ph->root, -(int64_t)p, m) : wrap(p, -(int64_t)ph->root, m);   /* hops from the root */
+        if (k == 0)
+            start(x, ph, d, e, bytes);
+        else
+            forward(x, ph, d, e, bytes, k + 1u == m);
+        return;
+    }
+    if (ph->kind == PH_AG) {
+        if (st == 0)
+            start(x, ph, d, e, bytes);
+        else
+            forward(x, ph, d, e, bytes, st + 1u == m);
+        return;
+    }
+    uint32_t s = next_slot(x, d);
+    if (st == 0) {
+        xfer(x, TSL_DMA_OP_LOAD, d, s, 0, addr(x, ph->own, e), bytes);
+        send(x, ph->axis, d, s, addr(x, ph->part, e), bytes, ph->sem + d);
+        return;
+    }
+    semwait(x, ph->sem + d);
+    xfer(x, TSL_DMA_OP_LOAD, d, s, 0, addr(x, ph->part, e), bytes);
+    xfer(x, TSL_DMA_OP_LOAD, d, s, 1, addr(x, ph->own, e), bytes);
+    reduce(x, d, s, bytes);
+    if (st + 1u < m)
+        send(x, ph->axis, d, s, addr(x, ph->part, e), bytes, ph->sem + d);
     else
-        half(q, d, c->count, lo, hi);   /* reduce-scatter, all-gather: parts of COUNT elements */
+        xfer(x, TSL_DMA_OP_STORE, d, s, 0, addr(x, ph->res, e), bytes);
+    if (st + 1u == m && ph->then)   /* the all-gather's first step */
+        send(x, ph->axis, d, s, addr(x, ph->res, e), bytes, ph->then->sem + d);
 }
 
-/* Reduce-scatter (and an all-reduce's first half): n steps, both directions, tile by tile. The
- * input holds every part; partials arrive in the scratch at the part's place. */
-static void reduce_scatter(coll_t *x)
+static uint32_t steps(const coll_t *x, const phase_t *ph)
 {
-    const tsl_cp_coll_t *c = x->c;
-    int ar = c->kind == TSL_CP_COLL_ALL_REDUCE;
-    for (uint32_t st = 0; st < c->n; st++) {
-        uint64_t lo[2], hi[2];
-        uint32_t nt[2], most = 0;
-        for (uint32_t d = 0; d < 2u; d++) {
-            int64_t back = d ? (int64_t)st + 1 : -(int64_t)st - 1;   /* direction 0 came from behind */
-            part(x, c->ring[pos(c, back)], d, &lo[d], &hi[d]);
-            nt[d] = tiles(x, lo[d], hi[d]);
-            most = nt[d] > most ? nt[d] : most;
-        }
-        for (uint32_t t = 0; t < most; t++)
-            for (uint32_t d = 0; d < 2u; d++) {
-                if (t >= nt[d])
-                    continue;
-                uint32_t bytes, off = tile_at(x, lo[d], hi[d], t, &bytes), s = next_slot(x, d);
-                if (st == 0) {
-                    load(x, d, s, 0, c->in + off, bytes);
-                    send(x, d, s, c->next_scratch[d] + off, bytes);
-                    continue;
-                }
-                semwait(x, d);
-                load(x, d, s, 0, c->scratch + off, bytes);
-                load(x, d, s, 1, c->in + off, bytes);
-                reduce(x, d, s, bytes);
-                if (st + 1u < c->n) {
-                    send(x, d, s, c->next_scratch[d] + off, bytes);
-                } else if (ar) {   /* this chip's part, reduced: the all-gather's first step */
-                    store(x, d, s, c->out + off, bytes);
-                    send(x, d, s, c->next_out[d] + off, bytes);
-                } else {           /* reduce-scatter: the part is this chip's whole output */
-                    uint64_t first = c->ring[c->pos] * c->count * (uint64_t)x->es;
-                    store(x, d, s, c->out + (uint32_t)(off - first), bytes);
-                }
-            }
-    }
+    return ph->kind == PH_BC ? 1u : extent(x->c, ph->axis);
 }
 
-/* All-gather (and an all-reduce's second half): parts land in the output at their place; each chip
- * forwards what it received, except at the last step. An all-gather starts by copying its input
- * into its own part of the output and sending it. */
-static void all_gather(coll_t *x)
+/* Step st of phase ph (nothing past its last), every tile, both directions. The part at step st:
+ * a reduce-scatter's is the coordinate st + 1 behind, an all-gather's st behind. */
+static void step(coll_t *x, const phase_t *ph, uint32_t st)
 {
-    const tsl_cp_coll_t *c = x->c;
-    int ag = c->kind == TSL_CP_COLL_ALL_GATHER;
-    for (uint32_t st = ag ? 0u : 1u; st < c->n; st++) {
-        uint64_t lo[2], hi[2];
-        uint32_t nt[2], most = 0;
-        for (uint32_t d = 0; d < 2u; d++) {
-            int64_t back = d ? (int64_t)st : -(int64_t)st;
-            part(x, c->ring[pos(c, back)], d, &lo[d], &hi[d]);
-            nt[d] = tiles(x, lo[d], hi[d]);
-            most = nt[d] > most ? nt[d] : most;
-        }
-        for (uint32_t t = 0; t < most; t++)
-            for (uint32_t d = 0; d < 2u; d++) {
-                if (t >= nt[d])
-                    continue;
-                uint32_t bytes, off = tile_at(x, lo[d], hi[d], t, &bytes), s;
-                if (st == 0) {   /* own part: from the input, at its place in the output */
-                    s = next_slot(x, d);
-                    uint64_t first = c->ring[c->pos] * c->count * (uint64_t)x->es;
-                    load(x, d, s, 0, c->in + (uint32_t)(off - first), bytes);
-                    store(x, d, s, c->out + off, bytes);
-                    send(x, d, s, c->next_out[d] + off, bytes);
-                    continue;
-                }
-                semwait(x, d);
-                if (st + 1u == c->n)
-                    continue;
-                s = next_slot(x, d);
-                load(x, d, s, 0, c->out + off, bytes);
-                send(x, d, s, c->next_out[d] + off, bytes);
-            }
-    }
-}
-
-/* Broadcast: half d of the root's input runs along direction d through the n - 1 other chips. */
-static void broadcast(coll_t *x)
-{
-    const tsl_cp_coll_t *c = x->c;
-    uint64_t lo[2], hi[2];
-    uint32_t nt[2], most = 0;
+    if (!ph || ph->idle || st < ph->first_step || st >= steps(x, ph))
+        return;
+    uint32_t m = extent(x->c, ph->axis), p = coord(x->c, ph->axis), nt = 0;
+    uint64_t a[2], b[2];
     for (uint32_t d = 0; d < 2u; d++) {
-        half(0, d, c->count, &lo[d], &hi[d]);
-        nt[d] = tiles(x, lo[d], hi[d]);
-        most = nt[d] > most ? nt[d] : most;
+        int64_t back = (int64_t)st + (ph->kind == PH_RS);
+        if (ph->kind == PH_BC)
+            half_of(ph->lo, ph->hi, 0, 1, d, &a[d], &b[d]);
+        else
+            half_of(ph->lo, ph->hi, wrap(p, d ? back : -back, m), m, d, &a[d], &b[d]);
+        uint32_t t = (uint32_t)(((b[d] - a[d]) * x->es + x->tile - 1u) / x->tile);
+        nt = t > nt ? t : nt;
     }
-    for (uint32_t t = 0; t < most; t++)
-        for (uint32_t d = 0; d < 2u; d++) {
-            if (t >= nt[d])
-                continue;
-            /* hops from the root to here along direction d */
-            int64_t ahead = (int64_t)c->pos - (int64_t)c->root_pos;
-            uint32_t k = (uint32_t)(((d ? -ahead : ahead) + c->n) % c->n);
-            uint32_t bytes, off = tile_at(x, lo[d], hi[d], t, &bytes), s;
-            if (k == 0) {
-                s = next_slot(x, d);
-                load(x, d, s, 0, c->in + off, bytes);
-                store(x, d, s, c->out + off, bytes);
-                send(x, d, s, c->next_out[d] + off, bytes);
-                continue;
-            }
-            semwait(x, d);
-            if (k + 1u == c->n)
-                continue;
-            s = next_slot(x, d);
-            load(x, d, s, 0, c->out + off, bytes);
-            send(x, d, s, c->next_out[d] + off, bytes);
+    for (uint32_t t = 0; t < nt; t++)
+        for (uint32_t d = 0; d < 2u; d++)
+            tile(x, ph, st, d, a[d], b[d], t);
+}
+
+/* A phase without the options. */
+static phase_t mk(int kind, uint32_t axis, uint64_t lo, uint64_t hi, uint32_t sem, span_t own, span_t part,
+                  span_t res)
+{
+    return (phase_t){.kind = kind, .axis = axis, .lo = lo, .hi = hi, .sem = sem, .own = own, .part = part,
+                     .res = res};
+}
+
+/* The phases of collective c: two lines of at most four (the halves of a torus all-reduce, run
+ * side by side), each phase on its own pair of semaphores. Returns how many in each line. */
+static uint32_t plan(const coll_t *x, phase_t ph[2][4])
+{
+    const tsl_cp_coll_t *c = x->c;
+    uint64_t n = (uint64_t)c->dx * c->dy, all = c->kind == TSL_CP_COLL_ALL_REDUCE || c->kind == TSL_CP_COLL_BROADCAST
+                                                   ? c->count : c->count * n;
+    uint64_t q = (uint64_t)c->y * c->dx + c->x, row = all / c->dy;   /* this chip; a row's block */
+    uint32_t es = x->es;
+    span_t in = {c->in, 0}, out = {c->out, 0}, s0 = {c->scratch, 0}, s1 = {c->scratch + (uint32_t)(all * es), 0},
+           mid = {c->scratch + (uint32_t)(2u * all * es), 0}, mine = {c->out, q * c->count},
+           in_mine = {c->in, q * c->count};
+    int two = c->dx > 1u && c->dy > 1u;
+    uint32_t a1 = c->dx > 1u ? 0u : 1u;   /* the axis of a pod that is one line */
+    if (c->kind == TSL_CP_COLL_ALL_REDUCE && !two) {
+        ph[0][0] = mk(PH_RS, a1, 0, all, 0, in, s0, out);
+        ph[0][1] = mk(PH_AG, a1, 0, all, 2, out, out, out);
+        ph[0][0].then = &ph[0][1];
+        ph[0][1].first_step = 1;
+        return 2;
+    }
+    if (c->kind == TSL_CP_COLL_ALL_REDUCE) {   /* half 0: X then Y; half 1: Y then X; back in reverse */
+        uint64_t half = (all + 1u) / 2u;
+        for (uint32_t h = 0; h < 2u; h++) {
+            uint32_t first = h, second = 1u - h, sem = 8u * h;
+            uint64_t lo = h ? half : 0, hi = h ? all : half, pa, pb;
+            part_of(lo, hi, coord(c, first), extent(c, first), &pa, &pb);   /* this chip's after the first */
+            ph[h][0] = mk(PH_RS, first, lo, hi, sem, in, s0, out);
+            ph[h][1] = mk(PH_RS, second, pa, pb, sem + 2u, out, s1, out);
+            ph[h][2] = mk(PH_AG, second, pa, pb, sem + 4u, out, out, out);
+            ph[h][3] = mk(PH_AG, first, lo, hi, sem + 6u, out, out, out);
+            ph[h][1].then = &ph[h][2];
+            ph[h][2].first_step = 1;
         }
+        return 4;
+    }
+    if (c->kind == TSL_CP_COLL_REDUCE_SCATTER) {   /* Y, then X: chip q's part is row block y, then x */
+        if (!two) {
+            ph[0][0] = mk(PH_RS, a1, 0, all, 0, in, s0, mine);
+            return 1;
+        }
+        ph[0][0] = mk(PH_RS, 1, 0, all, 0, in, s0, mid);
+        ph[0][1] = mk(PH_RS, 0, c->y * row, (c->y + 1u) * row, 2, mid, s1, mine);
+        return 2;
+    }
+    if (c->kind == TSL_CP_COLL_ALL_GATHER) {   /* X within the row's block, then Y */
+        if (!two) {
+            ph[0][0] = mk(PH_AG, a1, 0, all, 0, in_mine, out, out);
+            return 1;
+        }
+        ph[0][0] = mk(PH_AG, 0, c->y * row, (c->y + 1u) * row, 0, in_mine, out, out);
+        ph[0][1] = mk(PH_AG, 1, 0, all, 2, out, out, out);
+        return 2;
+    }
+    uint32_t rx = c->root % c->dx, ry = c->root / c->dx;   /* broadcast: along the root's row, then down the columns */
+    if (!two) {
+        ph[0][0] = mk(PH_BC, a1, 0, all, 0, in, out, out);
+        ph[0][0].root = a1 ? ry : rx;
+        return 1;
+    }
+    ph[0][0] = mk(PH_BC, 0, 0, all, 0, in, out, out);
+    ph[0][0].root = rx;
+    ph[0][0].idle = c->y != ry;
+    ph[0][1] = mk(PH_BC, 1, 0, all, 2, out, out, out);
+    ph[0][1].root = ry;
+    return 2;
 }
 
 uint32_t tsl_cp_coll_tile(const tsl_cp_t *cp)
@@ -250,6 +306,14 @@ uint32_t tsl_cp_coll_tile(const tsl_cp_t *cp)
     return t;
 }
 
+uint64_t tsl_cp_coll_scratch(const tsl_cp_coll_t *c)
+{
+    uint64_t n = (uint64_t)c->dx * c->dy, es = tsl_dtype_bytes(c->dtype);
+    if (c->kind == TSL_CP_COLL_ALL_REDUCE)
+        return 2u * c->count * es;
+    return c->kind == TSL_CP_COLL_REDUCE_SCATTER ? 3u * c->count * n * es : 0u;
+}
+
 uint64_t tsl_cp_compile_coll(tsl_cp_t *cp, const tsl_cp_coll_t *c, tsl_cp_prog_t *p)
 {
     coll_t x = {.cp = cp, .c = c, .es = tsl_dtype_bytes(c->dtype), .tile = tsl_cp_coll_tile(cp)};
@@ -257,14 +321,20 @@ uint64_t tsl_cp_compile_coll(tsl_cp_t *cp, const tsl_cp_coll_t *c, tsl_cp_prog_t
         for (uint32_t s = 0; s < SLOTS; s++)
             for (uint32_t ab = 0; ab < 2u; ab++, a += x.tile)
                 x.base[d][s][ab] = a;
+    phase_t ph[2][4];
+    uint32_t len = plan(&x, ph);
+    int halves = c->kind == TSL_CP_COLL_ALL_REDUCE && c->dx > 1u && c->dy > 1u;
     cp->prog = p;
     tsl_cp_sched_begin(cp);
-    if (c->kind == TSL_CP_COLL_BROADCAST)
-        broadcast(&x);
-    if (c->kind == TSL_CP_COLL_REDUCE_SCATTER || c->kind == TSL_CP_COLL_ALL_REDUCE)
-        reduce_scatter(&x);
-    if (c->kind == TSL_CP_COLL_ALL_GATHER || c->kind == TSL_CP_COLL_ALL_REDUCE)
-        all_gather(&x);
+    for (uint32_t i = 0; i < len; i++) {   /* the two halves' phase i side by side, step by step */
+        uint32_t most = steps(&x, &ph[0][i]);
+        if (halves && steps(&x, &ph[1][i]) > most)
+            most = steps(&x, &ph[1][i]);
+        for (uint32_t st = 0; st < most; st++) {
+            step(&x, &ph[0][i], st);
+            step(&x, halves ? &ph[1][i] : NULL, st);
+        }
+    }
     tsl_cp_sched_end(cp);
     p->open = 0;
     cp->prog = NULL;

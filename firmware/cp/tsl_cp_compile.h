@@ -43,9 +43,8 @@ int tsl_cp_compiled(uint32_t opcode);
  * p->oom tells of a failed allocation. */
 uint32_t tsl_cp_compile(tsl_cp_t *cp, uint32_t ring_end, const uint32_t *w, tsl_cp_prog_t *p, uint32_t *detail);
 
-/* Collectives over ICI (tsl_cp_coll.c, docs/pod.md): one chip's part of a ring collective. HBM
- * addresses are byte offsets; the neighbours' are those of the chips at ring positions pos + 1
- * (direction 0) and pos - 1 (direction 1). */
+/* Collectives over ICI (tsl_cp_coll.c, docs/pod.md): one chip's part of a collective of a dx by dy
+ * pod (a ring is dx by 1). Buffers are symmetric: the same HBM byte address on every chip. */
 enum { TSL_CP_COLL_ALL_REDUCE = 0, TSL_CP_COLL_REDUCE_SCATTER = 1, TSL_CP_COLL_ALL_GATHER = 2, TSL_CP_COLL_BROADCAST = 3 };
 typedef struct {
     uint32_t kind;             /* TSL_CP_COLL_* */
@@ -53,12 +52,13 @@ typedef struct {
     uint64_t count;            /* all-reduce, broadcast: elements of the input and of the output;
                                   reduce-scatter: of each part (the output; the input holds n parts);
                                   all-gather: of the input (the output holds n parts) */
-    uint32_t n, pos, root_pos; /* chips in the ring, this chip's position, the broadcast root's */
-    const uint32_t *ring;      /* ring[position]: the chip there (a part's index) */
-    uint32_t next_x[2], next_y[2];
-    uint32_t in, out, scratch; /* scratch: the reductions' partials, as large as the input */
-    uint32_t next_out[2], next_scratch[2];
+    uint32_t dx, dy, x, y;     /* the pod's extents; this chip's coordinates (chip y * dx + x) */
+    uint32_t root;             /* broadcast: the chip whose input is sent */
+    uint32_t in, out, scratch; /* scratch: tsl_cp_coll_scratch bytes */
 } tsl_cp_coll_t;
+
+/* Bytes of scratch a collective needs on each chip. */
+uint64_t tsl_cp_coll_scratch(const tsl_cp_coll_t *c);
 
 /* Bytes of a collective's tiles on this configuration: a power of two, at most 32 KiB; a
  * configuration whose tile is below 4 * N bytes cannot run collectives. */

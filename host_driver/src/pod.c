@@ -16,7 +16,6 @@ struct tessel_pod {
     uint32_t chips, dx, dy, torus;
     tessel_dev_t **dev;
     tslm_pod_t *mp;               /* the model's pod, which carries the SENDs */
-    uint32_t *ring;               /* ring[position]: the chip there */
     uint8_t *dead;                /* tessel_pod_kill */
     tessel_pod_stats_t stats;
     char last_error[256];
@@ -50,7 +49,6 @@ TESSEL_API void tessel_pod_close(tessel_pod_t *pod)
         tessel_close(pod->dev[i]);
     tslm_pod_free(pod->mp);
     free(pod->dev);
-    free(pod->ring);
     free(pod->dead);
     free(pod);
 }
@@ -87,7 +85,7 @@ TESSEL_API tessel_status_t tessel_pod_open(tessel_pod_t **pod, const char *backe
         return TESSEL_EINVAL;
     }
     tessel_pod_t *p = calloc(1, sizeof *p);
-    if (!p || !(p->dev = calloc(chips, sizeof *p->dev)) || !(p->ring = calloc(chips, sizeof *p->ring)) ||
+    if (!p || !(p->dev = calloc(chips, sizeof *p->dev)) ||
         !(p->dead = calloc(chips, 1)) || tslm_pod_new(&p->mp, dx, dy) != TSLM_OK) {
         tessel_pod_close(p);
         return TESSEL_ENOMEM;
@@ -96,10 +94,6 @@ TESSEL_API tessel_status_t tessel_pod_open(tessel_pod_t **pod, const char *backe
     p->dx = dx;
     p->dy = dy;
     p->torus = topology == TESSEL_POD_TORUS;
-    /* the ring through the chips: row by row, every other row backwards (a torus's snake) */
-    for (uint32_t k = 0, y = 0; y < dy; y++)
-        for (uint32_t i = 0; i < dx; i++)
-            p->ring[k++] = y * dx + (y % 2u ? dx - 1u - i : i);
     for (uint32_t i = 0; i < chips; i++) {
         tessel_transport_t t;
         memset(&t, 0, sizeof t);
@@ -288,25 +282,26 @@ TESSEL_API tessel_status_t tessel_pod_collective(tessel_pod_t *pod, const tessel
     uint32_t n = pod->chips;
     uint64_t ib, ob;
     extents(pod, c, &ib, &ob);
+    static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MAX, TSL_VPU_OP_MIN};
+    tsl_cp_coll_t cl = {.kind = (uint32_t)c->kind, .dtype = tessel_cmd_dtype(c->dtype), .op = ops[c->op],
+                        .count = c->count, .dx = pod->dx, .dy = pod->dy, .root = c->root, .in = (uint32_t)c->in,
+                        .out = (uint32_t)c->out};
     tessel_addr_t scratch = 0;
-    int reduces = c->kind == TESSEL_ALL_REDUCE || c->kind == TESSEL_REDUCE_SCATTER;
-    if (reduces && (r = tessel_pod_alloc(pod, ib, &scratch)))
+    uint64_t sb = tsl_cp_coll_scratch(&cl);
+    if (sb && (r = tessel_pod_alloc(pod, sb, &scratch)))
         return r;
+    cl.scratch = (uint32_t)scratch;
     runner_t *run = calloc(n, sizeof *run);
     tessel_addr_t *prog = calloc(n, sizeof *prog);
-    uint32_t *pos = calloc(n, sizeof *pos);
-    if (!run || !prog || !pos) {
+    if (!run || !prog) {
         r = pod_fail(pod, TESSEL_ENOMEM, "tessel_pod_collective: no host memory");
         goto out;
     }
-    for (uint32_t k = 0; k < n; k++)
-        pos[pod->ring[k]] = k;
     uint64_t lo = c->in < c->out ? c->in : c->out, hi = c->in + ib > c->out + ob ? c->in + ib : c->out + ob;
-    if (reduces) {
+    if (sb) {
         lo = scratch < lo ? scratch : lo;
-        hi = scratch + ib > hi ? scratch + ib : hi;
+        hi = scratch + sb > hi ? scratch + sb : hi;
     }
-    static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MAX, TSL_VPU_OP_MIN};
     uint64_t sent = 0;
     uint32_t submitted = 0;
     for (uint32_t i = 0; i < n && !r; i++) {
@@ -319,13 +314,8 @@ TESSEL_API tessel_status_t tessel_pod_collective(tessel_pod_t *pod, const tessel
             r = pod_fail(pod, TESSEL_ENODEV, "tessel_pod_collective: chip %u: no compiler for it", i);
             break;
         }
-        uint32_t next[2] = {pod->ring[(pos[i] + 1u) % n], pod->ring[(pos[i] + n - 1u) % n]};
-        tsl_cp_coll_t cl = {
-            .kind = (uint32_t)c->kind, .dtype = tessel_cmd_dtype(c->dtype), .op = ops[c->op], .count = c->count,
-            .n = n, .pos = pos[i], .root_pos = c->kind == TESSEL_BROADCAST ? pos[c->root] : 0u, .ring = pod->ring,
-            .next_x = {next[0] % pod->dx, next[1] % pod->dx}, .next_y = {next[0] / pod->dx, next[1] / pod->dx},
-            .in = (uint32_t)c->in, .out = (uint32_t)c->out, .scratch = (uint32_t)scratch,
-            .next_out = {(uint32_t)c->out, (uint32_t)c->out}, .next_scratch = {(uint32_t)scratch, (uint32_t)scratch}};
+        cl.x = i % pod->dx;
+        cl.y = i / pod->dx;
         tsl_cp_prog_t p = {0};
         sent += tsl_cp_compile_coll(&cc, &cl, &p);
         uint32_t bytes = 4u * p.words;
@@ -389,7 +379,6 @@ out:
         (void)tessel_pod_free(pod, scratch);
     free(run);
     free(prog);
-    free(pos);
     return r;
 }
 

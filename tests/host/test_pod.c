@@ -115,18 +115,7 @@ static void test_isa(void)
 
 typedef struct {
     uint32_t chips, dx, dy, torus;
-    uint32_t ring[16], pos[16];
 } shape_t;
-
-/* The ring of docs/pod.md: row by row, every other row backwards. */
-static void shape_ring(shape_t *s)
-{
-    for (uint32_t k = 0, y = 0; y < s->dy; y++)
-        for (uint32_t i = 0; i < s->dx; i++, k++) {
-            s->ring[k] = y * s->dx + (y % 2u ? s->dx - 1u - i : i);
-            s->pos[s->ring[k]] = k;
-        }
-}
 
 static uint32_t combine(uint32_t acc, uint32_t x, tessel_dtype_t dt, tessel_reduce_t op)
 {
@@ -151,18 +140,59 @@ static uint32_t elem(const uint8_t *buf, uint64_t j, tessel_dtype_t dt)
     return v;
 }
 
-/* The reduction of element j (part q of the parts [lo, hi), first half going to the next position):
- * from the position after q's owner (before it, for the second half) round to the owner. */
-static uint32_t reduce_elem(const shape_t *s, uint8_t *const *in, uint64_t j, uint32_t q, uint64_t lo, uint64_t hi,
-                            tessel_dtype_t dt, tessel_reduce_t op)
+/* Part i of m of [lo, hi) (docs/pod.md, "Parts"). */
+static void part_range(uint64_t lo, uint64_t hi, uint32_t i, uint32_t m, uint64_t *a, uint64_t *b)
 {
-    uint64_t mid = lo + (hi - lo + 1u) / 2u;
-    int step = j < mid ? 1 : -1;
-    uint32_t n = s->chips, p = s->pos[q];
-    uint32_t first = s->ring[(p + n + (uint32_t)step) % n], acc = elem(in[first], j, dt);
-    for (uint32_t k = 2; k <= n; k++)
-        acc = combine(acc, elem(in[s->ring[(p + n * 2u + (uint32_t)(step * (int)k)) % n]], j, dt), dt, op);
-    return acc;
+    *a = lo + (hi - lo) * i / m;
+    *b = lo + (hi - lo) * (i + 1u) / m;
+}
+
+/* Which of the m parts of [lo, hi) holds e (*part), and whether e is in its second half (the
+ * direction that travels backwards). The part's range in *a, *b. */
+static int locate(uint64_t lo, uint64_t hi, uint32_t m, uint64_t e, uint32_t *part, uint64_t *a, uint64_t *b)
+{
+    uint32_t q = 0;
+    part_range(lo, hi, q, m, a, b);
+    while (e >= *b)
+        part_range(lo, hi, ++q, m, a, b);
+    *part = q;
+    return e >= *a + (*b - *a + 1u) / 2u;
+}
+
+/* The ring order of docs/pod.md over m values along an axis, for the part of coordinate o: from
+ * o + 1 (o - 1 for the second half) round to o. */
+static uint32_t ring_reduce(const uint32_t *v, uint32_t m, uint32_t o, int back, tessel_dtype_t dt, tessel_reduce_t op)
+{
+    uint32_t step = back ? m - 1u : 1u, acc = v[(o + step) % m];
+    for (uint32_t k = 2; k <= m; k++)
+        acc = combine(acc, v[(o + k * step) % m], dt, op);
+    return m == 1u ? v[o] : acc;
+}
+
+/* The chip at coordinate u on `axis` and w on the other. */
+static uint32_t chip_at(const shape_t *s, uint32_t axis, uint32_t u, uint32_t w)
+{
+    return axis ? u * s->dx + w : w * s->dx + u;
+}
+
+/* Element e reduced over the chips along `first` (parts of [lo, hi) by that axis), then those
+ * results along the other axis (parts of the first's part), as docs/pod.md orders the phases. A pod
+ * of one line has just the first. Returns it; *owner is the chip whose part holds e at the end. */
+static uint32_t reduce_2d(const shape_t *s, uint8_t *const *in, uint64_t e, uint32_t first, uint64_t lo, uint64_t hi,
+                          tessel_dtype_t dt, tessel_reduce_t op, uint32_t *owner)
+{
+    uint32_t second = 1u - first, m1 = first ? s->dy : s->dx, m2 = first ? s->dx : s->dy, q1, q2 = 0;
+    uint64_t a, b, a2, b2;
+    int back1 = locate(lo, hi, m1, e, &q1, &a, &b), back2 = locate(a, b, m2, e, &q2, &a2, &b2);
+    uint32_t v[16], acc[16];
+    for (uint32_t w = 0; w < m2; w++) {
+        for (uint32_t u = 0; u < m1; u++)
+            v[u] = elem(in[chip_at(s, first, u, w)], e, dt);
+        acc[w] = ring_reduce(v, m1, q1, back1, dt, op);
+    }
+    *owner = chip_at(s, first, q1, q2);
+    (void)second;
+    return ring_reduce(acc, m2, q2, back2, dt, op);
 }
 
 /* ------------------------------------------------------------------------- random collectives */
@@ -191,17 +221,24 @@ static void put(uint8_t *buf, uint64_t j, uint32_t v, tessel_dtype_t dt)
         memcpy(buf + 4 * j, &v, 4);
 }
 
-static void one_case(int idx)
+static const uint32_t shapes[][3] = {{2, 2, 1}, {3, 3, 1}, {4, 4, 1}, {8, 8, 1}, {4, 2, 2}, {6, 2, 3}, {8, 2, 4},
+                                     {8, 4, 2}};
+#define SHAPES (sizeof shapes / sizeof shapes[0])
+
+/* One collective, random but for what `force` gives (a shape index, a kind: -1 for random); its
+ * float sums are where the order shows. */
+static void one_case(int idx, int shape, int kind)
 {
-    static const uint32_t shapes[][3] = {{2, 2, 1}, {3, 3, 1}, {4, 4, 1}, {8, 8, 1}, {4, 2, 2}, {6, 2, 3}, {8, 2, 4},
-                                         {8, 4, 2}};
-    const uint32_t *sh = shapes[tu_below(&T.rng, sizeof shapes / sizeof shapes[0])];
+    const uint32_t *sh = shapes[shape >= 0 ? (uint32_t)shape : tu_below(&T.rng, SHAPES)];
     shape_t s = {.chips = sh[0], .dx = sh[1], .dy = sh[2], .torus = sh[2] > 1};
-    shape_ring(&s);
-    tessel_collective_t c = {.kind = (tessel_coll_t)tu_below(&T.rng, 4),
+    tessel_collective_t c = {.kind = kind >= 0 ? (tessel_coll_t)kind : (tessel_coll_t)tu_below(&T.rng, 4),
                              .dtype = (tessel_dtype_t[]){TESSEL_INT32, TESSEL_FP32, TESSEL_BF16}[tu_below(&T.rng, 3)],
                              .op = (tessel_reduce_t)tu_below(&T.rng, 3),
                              .root = (uint32_t)tu_below(&T.rng, s.chips)};
+    if (kind >= 0) {   /* a float sum: the order decides its bits */
+        c.dtype = tu_below(&T.rng, 2) ? TESSEL_FP32 : TESSEL_BF16;
+        c.op = TESSEL_REDUCE_SUM;
+    }
     /* mostly small; sometimes several tiles of a direction's part */
     c.count = tu_below(&T.rng, 4) ? 1u + tu_below(&T.rng, 3000) : 20000u + tu_below(&T.rng, 60000);
     if (c.kind != TESSEL_ALL_REDUCE && c.kind != TESSEL_BROADCAST)
@@ -246,22 +283,24 @@ static void one_case(int idx)
             }
             for (uint64_t j = 0; j < out_n; j++) {
                 uint32_t want;
-                if (c.kind == TESSEL_ALL_REDUCE) {
-                    uint32_t q = 0;
-                    while ((uint64_t)(q + 1u) * c.count / n <= j)
-                        q++;
-                    want = reduce_elem(&s, in, j, q, (uint64_t)q * c.count / n, (uint64_t)(q + 1u) * c.count / n,
-                                       c.dtype, c.op);
-                } else if (c.kind == TESSEL_REDUCE_SCATTER) {
-                    uint64_t g = i * c.count + j;
-                    want = reduce_elem(&s, in, g, i, i * c.count, (i + 1u) * c.count, c.dtype, c.op);
+                uint32_t owner = i, line = s.dx > 1u ? 0u : 1u;   /* the axis of a pod that is one line */
+                if (c.kind == TESSEL_ALL_REDUCE && s.dx > 1u && s.dy > 1u) {   /* halves: X then Y, Y then X */
+                    uint64_t half = (c.count + 1u) / 2u;
+                    uint32_t h = j >= half;
+                    want = reduce_2d(&s, in, j, h, h ? half : 0, h ? c.count : half, c.dtype, c.op, &owner);
+                    owner = i;
+                } else if (c.kind == TESSEL_ALL_REDUCE) {
+                    want = reduce_2d(&s, in, j, line, 0, c.count, c.dtype, c.op, &owner);
+                    owner = i;
+                } else if (c.kind == TESSEL_REDUCE_SCATTER) {   /* Y then X: chip q's part */
+                    want = reduce_2d(&s, in, i * c.count + j, s.dy > 1u ? 1u : 0u, 0, in_n, c.dtype, c.op, &owner);
                 } else if (c.kind == TESSEL_ALL_GATHER) {
                     want = elem(in[j / c.count], j % c.count, c.dtype);
                 } else {
                     want = elem(in[c.root], j, c.dtype);
                 }
                 uint32_t got = elem(out[i], j, c.dtype);
-                if (got != want && !bad++) {
+                if ((got != want || owner != i) && !bad++) {
                     first = j;
                     got_v = got;
                     want_v = want;
@@ -349,6 +388,9 @@ int main(int argc, char **argv)
     test_isa();
     test_faults();
     for (int i = 0; i < cases; i++)
-        one_case(i);
+        one_case(i, -1, -1);
+    for (int k = 0; k < (int)SHAPES; k++)   /* every shape's reducing kinds, as float sums */
+        for (int kind = TESSEL_ALL_REDUCE; kind <= TESSEL_REDUCE_SCATTER; kind++)
+            one_case(cases + 2 * k + kind, k, kind);
     return tu_done(&T);
 }

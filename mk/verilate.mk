@@ -75,6 +75,17 @@ vl = $(eval $(call verilate,$(strip $(1)),$(strip $(2)),$(strip $(3)),$(strip $(
 VL_FAST      := -O3 --x-assign fast --x-initial fast --assert
 VL_MODEL_INC := -I$(abspath hw/model) -I$(abspath hw/include)
 
+# One ICI link (mk/ici.mk): configuration bytes a flit, receive buffer flits.
+VL.ici.top     := tsl_ici_pair
+VL.ici.exe     := ici_sim
+VL.ici.rtl      = $(TSL_RTL_ICI) hw/sim/ici/tsl_ici_pair.sv
+VL.ici.cpp     := hw/sim/ici/ici_main.cpp
+VL.ici.flags   := $(VL_FAST)
+VL.ici.params   = Bytes=$1 Depth=$2
+VL.ici.cflags  := -O2 $(VL_MODEL_INC)
+VL.ici.defs     = ICI_BYTES=$1 ICI_DEPTH=$2
+VL.ici.ldflags := -lz
+
 # The tensor core (mk/tc.mk): configuration N, bf16, VMEM, ACC, HBM bytes.
 VL.tc.top     := tsl_tc
 VL.tc.exe     := tc_sim
@@ -374,6 +385,8 @@ $(call vl, vpu/n16_trace,      vpu,       16,                                   
 $(call vl, vpu/n32_trace,      vpu,       32,                                     --trace-fst)
 $(call vl, vpu/fmul,           vpu-fmul)
 $(call vl, vpu/eup,            vpu-eup)
+$(call vl, ici/b8,             ici,       8 512)
+$(call vl, ici/b4,             ici,       4 64)
 $(call vl, core/verilator,     core)
 $(call vl, core/itermul,       core,      1)
 $(call vl, fpga/bridge,        bridge,    12)

@@ -26,6 +26,8 @@
 #define TSL_PARAM_ICI_DIM_MAX 16u /* largest extent of a pod's X or Y dimension: chip coordinates are 0..ICI_DIM_MAX-1 (docs/pod.md) */
 #define TSL_PARAM_ICI_LINK_BYTES_PER_CYCLE 8u /* bytes an ICI link carries each way per cycle (docs/pod.md) */
 #define TSL_PARAM_ICI_LINK_LATENCY 200u /* cycles from a packet's first byte leaving a chip to its arrival at the neighbour (docs/pod.md) */
+#define TSL_PARAM_ICI_RX_FLITS 512u /* flits an ICI link's receiver buffers, the sender's credits: a link runs at full rate when it covers the round trip, 2 x ICI_LINK_LATENCY cycles (docs/pod.md) */
+#define TSL_PARAM_ICI_PACKET_FLITS 32u /* most flits in one ICI packet (a packet is stored whole before its CRC is checked) */
 #define TSL_PARAM_QUEUE_DEPTH 16u /* entries in each per-unit instruction queue */
 #define TSL_PARAM_TOKEN_MAX 65535u /* largest count a dependency-token channel holds */
 #define TSL_PARAM_INSN_WORDS 8u /* 32-bit words in one instruction (256 bits) */
@@ -116,6 +118,13 @@
 #define TSL_ERR_BAD_RECORD 11u /* a device program record the fetch unit refuses: KIND not INSN or SEQ, COUNT 0, a SEQ with COUNT != 1, reserved header bits set, or a record running past PROG_BYTES (ERR_ADDR: the record's HBM address) */
 #define TSL_ERR_SEM_DEADLOCK 12u /* a DMA SEMWAIT that can never be met: every chip of the pod is waiting on one or has finished (docs/pod.md) */
 #define TSL_ERR_LIMIT 13u
+
+/* ICI_FLIT: what an ICI link carries in a cycle (docs/pod.md, The link): ICI_LINK_BYTES_PER_CYCLE bytes of a kind */
+#define TSL_ICI_FLIT_IDLE 0u /* nothing */
+#define TSL_ICI_FLIT_DATA 1u /* a packet's flit, not its last */
+#define TSL_ICI_FLIT_LAST 2u /* a packet's last flit */
+#define TSL_ICI_FLIT_CRC 3u /* the packet's CRC-32 in bytes 0..3 (the rest 0), after its last flit; the receiver drops a packet whose CRC differs */
+#define TSL_ICI_FLIT_LIMIT 4u
 
 /* ERR_UNIT: TC ERR_UNIT: where the first error was found (the faulting instruction's UNIT, or the sequencer) */
 #define TSL_ERR_UNIT_DMA 0u /* a DMA instruction (dispatch check, or an AXI error) */
@@ -278,6 +287,18 @@ static inline const char *tsl_err_name(uint32_t v)
     case 10u: return "WBUF_DTYPE";
     case 11u: return "BAD_RECORD";
     case 12u: return "SEM_DEADLOCK";
+    default: return (const char *)0;
+    }
+}
+
+/* Name of a ICI_FLIT value, or NULL when it has none. */
+static inline const char *tsl_ici_flit_name(uint32_t v)
+{
+    switch (v) {
+    case 0u: return "IDLE";
+    case 1u: return "DATA";
+    case 2u: return "LAST";
+    case 3u: return "CRC";
     default: return (const char *)0;
     }
 }

@@ -29,6 +29,6 @@ TSL_RTL_PKG = hw/rtl/tsl_pkg.sv
 TSL_RTL_INCLUDES = hw/rtl/tsl_insn.svh hw/rtl/tsl_regs.svh hw/rtl/tsl_axi.svh hw/rtl/tsl_assert.svh
 
 TSL_RTL_MANIFESTS := $(addprefix $(dir $(lastword $(MAKEFILE_LIST))),\
-  prim/sources.mk core/sources.mk mxu/sources.mk tc/sources.mk lite/sources.mk soc/sources.mk \
+  prim/sources.mk core/sources.mk mxu/sources.mk tc/sources.mk lite/sources.mk soc/sources.mk ici/sources.mk \
   fpga/sources.mk)
 include $(TSL_RTL_MANIFESTS)

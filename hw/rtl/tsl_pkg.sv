@@ -23,6 +23,8 @@ package tsl_pkg;
   localparam int PARAM_ICI_DIM_MAX = 16;  // largest extent of a pod's X or Y dimension: chip coordinates are 0..ICI_DIM_MAX-1 (docs/pod.md)
   localparam int PARAM_ICI_LINK_BYTES_PER_CYCLE = 8;  // bytes an ICI link carries each way per cycle (docs/pod.md)
   localparam int PARAM_ICI_LINK_LATENCY = 200;  // cycles from a packet's first byte leaving a chip to its arrival at the neighbour (docs/pod.md)
+  localparam int PARAM_ICI_RX_FLITS = 512;  // flits an ICI link's receiver buffers, the sender's credits: a link runs at full rate when it covers the round trip, 2 x ICI_LINK_LATENCY cycles (docs/pod.md)
+  localparam int PARAM_ICI_PACKET_FLITS = 32;  // most flits in one ICI packet (a packet is stored whole before its CRC is checked)
   localparam int PARAM_QUEUE_DEPTH = 16;  // entries in each per-unit instruction queue
   localparam int PARAM_TOKEN_MAX = 65535;  // largest count a dependency-token channel holds
   localparam int PARAM_INSN_WORDS = 8;  // 32-bit words in one instruction (256 bits)
@@ -120,6 +122,14 @@ package tsl_pkg;
     ERR_BAD_RECORD = 4'd11,
     ERR_SEM_DEADLOCK = 4'd12
   } err_e;
+
+  // what an ICI link carries in a cycle (docs/pod.md, The link): ICI_LINK_BYTES_PER_CYCLE bytes of a kind
+  typedef enum logic [1:0] {
+    ICI_FLIT_IDLE = 2'd0,
+    ICI_FLIT_DATA = 2'd1,
+    ICI_FLIT_LAST = 2'd2,
+    ICI_FLIT_CRC = 2'd3
+  } ici_flit_e;
 
   // TC ERR_UNIT: where the first error was found (the faulting instruction's UNIT, or the sequencer)
   typedef enum logic [2:0] {

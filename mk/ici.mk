@@ -1,10 +1,13 @@
-# The inter-chip interconnect (hw/rtl/ici, docs/pod.md): one link's two ends.
-#   make test-ici-lint   verilator --lint-only -Wall of tsl_ici_tx and tsl_ici_rx at two widths, and
-#                        Yosys 0.23 synthesis of both ends at the spec's width
+# The inter-chip interconnect (hw/rtl/ici, docs/pod.md): a link's two ends, the router.
+#   make test-ici-lint   verilator --lint-only -Wall of tsl_ici_tx and tsl_ici_rx at two widths and of
+#                        tsl_ici_router at 2 and 4 ports, and Yosys 0.23 synthesis of each at the
+#                        spec's width (the router at 4 ports)
 #   make test-ici        the link at two settings, each a build of its own (mk/verilate.mk: ici):
 #                        8 bytes a flit, 512 credits, latency 200 (the spec's), and 4 bytes, 64 credits,
 #                        latency 20 (fewer credits than a round trip: the credit bound shows); random
-#                        packets, flipped bits and back-pressure, then the rate (hw/sim/ici/ici_main.cpp)
+#                        packets, flipped bits and back-pressure, then the rate (hw/sim/ici/ici_main.cpp);
+#                        and the router at 2 and 4 ports (hw/sim/ici/router_main.cpp): random pods and
+#                        packets against docs/pod.md's dimension order, then a flit a cycle
 ICI_OUT := $(BUILD)/ici
 
 TESTS += ici-lint ici
@@ -16,11 +19,15 @@ test-ici-lint:
 	  g=$$([ $$top = tsl_ici_tx ] && echo Credits || echo Depth); \
 	  if $(VERILATOR) --lint-only -Wall --top-module $$top -GBytes=$$1 -G$$g=$$2 $(TSL_RTL_ICI); \
 	  then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: $$top Bytes=$$1"; fi; done; done; \
-	for top in tsl_ici_tx tsl_ici_rx; do \
+	for ports in 2 4; do \
+	  if $(VERILATOR) --lint-only -Wall --top-module tsl_ici_router -GPorts=$$ports $(TSL_RTL_ICI); \
+	  then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: tsl_ici_router Ports=$$ports"; fi; done; \
+	for top in tsl_ici_tx tsl_ici_rx tsl_ici_router; do \
 	  if yosys -q -l $(ICI_OUT)/$$top.synth.log -p "read_verilog -sv $(TSL_RTL_ICI); synth -top $$top; stat" \
 	       >/dev/null 2>&1; then p=$$((p+1)); \
 	  else f=$$((f+1)); echo "yosys FAILED: $$top ($(ICI_OUT)/$$top.synth.log)"; fi; done; \
 	echo "ici_lint: $$p passed, $$f failed"; test $$f -eq 0
 
-test-ici: $(ICI_OUT)/b8/ici_sim $(ICI_OUT)/b4/ici_sim
-	@$(ICI_OUT)/b8/ici_sim 200 4000 && $(ICI_OUT)/b4/ici_sim 20 4000
+test-ici: $(ICI_OUT)/b8/ici_sim $(ICI_OUT)/b4/ici_sim $(ICI_OUT)/router2/router_sim $(ICI_OUT)/router4/router_sim
+	@$(ICI_OUT)/b8/ici_sim 200 4000 && $(ICI_OUT)/b4/ici_sim 20 4000 && \
+	  $(ICI_OUT)/router2/router_sim 40 && $(ICI_OUT)/router4/router_sim 40

@@ -86,6 +86,16 @@ VL.ici.cflags  := -O2 $(VL_MODEL_INC)
 VL.ici.defs     = ICI_BYTES=$1 ICI_DEPTH=$2
 VL.ici.ldflags := -lz
 
+# The ICI router (mk/ici.mk): configuration link ports.
+VL.ici-router.top     := tsl_ici_router
+VL.ici-router.exe     := router_sim
+VL.ici-router.rtl      = $(TSL_RTL_ICI)
+VL.ici-router.cpp     := hw/sim/ici/router_main.cpp
+VL.ici-router.flags   := $(VL_FAST)
+VL.ici-router.params   = Ports=$1
+VL.ici-router.cflags  := -O2 $(VL_MODEL_INC)
+VL.ici-router.defs     = PORTS=$1
+
 # The tensor core (mk/tc.mk): configuration N, bf16, VMEM, ACC, HBM bytes.
 VL.tc.top     := tsl_tc
 VL.tc.exe     := tc_sim
@@ -387,6 +397,8 @@ $(call vl, vpu/fmul,           vpu-fmul)
 $(call vl, vpu/eup,            vpu-eup)
 $(call vl, ici/b8,             ici,       8 512)
 $(call vl, ici/b4,             ici,       4 64)
+$(call vl, ici/router2,        ici-router, 2)
+$(call vl, ici/router4,        ici-router, 4)
 $(call vl, core/verilator,     core)
 $(call vl, core/itermul,       core,      1)
 $(call vl, fpga/bridge,        bridge,    12)

@@ -1129,6 +1129,26 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_PROG_HDR_COUNT_SHIFT 16u
 #define TSL_PROG_HDR_COUNT_MASK 0xFFFFu
 
+/* ICI packet header (docs/pod.md, The link) */
+#define TSL_ICI_HDR_DEST_X_WORD 0u /* the destination chip's X coordinate */
+#define TSL_ICI_HDR_DEST_X_SHIFT 0u
+#define TSL_ICI_HDR_DEST_X_MASK 0xFu
+#define TSL_ICI_HDR_DEST_Y_WORD 0u /* the destination chip's Y coordinate */
+#define TSL_ICI_HDR_DEST_Y_SHIFT 8u
+#define TSL_ICI_HDR_DEST_Y_MASK 0xFu
+#define TSL_ICI_HDR_SEM_WORD 0u /* the destination's semaphore */
+#define TSL_ICI_HDR_SEM_SHIFT 16u
+#define TSL_ICI_HDR_SEM_MASK 0xFu
+#define TSL_ICI_HDR_INCR_WORD 0u /* 1 on a SEND's last packet: once its bytes have landed, SEM counts one */
+#define TSL_ICI_HDR_INCR_SHIFT 20u
+#define TSL_ICI_HDR_INCR_MASK 0x1u
+#define TSL_ICI_HDR_BYTES_WORD 0u /* payload bytes, 1..(ICI_PACKET_FLITS - header flits) x ICI_LINK_BYTES_PER_CYCLE */
+#define TSL_ICI_HDR_BYTES_SHIFT 24u
+#define TSL_ICI_HDR_BYTES_MASK 0xFFu
+#define TSL_ICI_HDR_HBM_ADDR_WORD 1u /* where the payload lands in the destination's HBM */
+#define TSL_ICI_HDR_HBM_ADDR_SHIFT 0u
+#define TSL_ICI_HDR_HBM_ADDR_MASK 0xFFFFFFFFu
+
 /* Window geometry of CONV2D and POOL2D commands, in command words 3, 4, 5, 7, 9, 11 */
 #define TSL_WIN_H_WORD 3u /* input rows */
 #define TSL_WIN_H_SHIFT 0u

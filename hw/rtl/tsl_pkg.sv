@@ -564,6 +564,20 @@ package tsl_pkg;
   localparam int CPL_DETAIL_LSB = 96;
   localparam int CPL_DETAIL_WIDTH = 32;
 
+  // ICI packet header (64 bits, docs/pod.md, The link)
+  localparam int ICI_HDR_DEST_X_LSB = 0;
+  localparam int ICI_HDR_DEST_X_WIDTH = 4;
+  localparam int ICI_HDR_DEST_Y_LSB = 8;
+  localparam int ICI_HDR_DEST_Y_WIDTH = 4;
+  localparam int ICI_HDR_SEM_LSB = 16;
+  localparam int ICI_HDR_SEM_WIDTH = 4;
+  localparam int ICI_HDR_INCR_LSB = 20;
+  localparam int ICI_HDR_INCR_WIDTH = 1;
+  localparam int ICI_HDR_BYTES_LSB = 24;
+  localparam int ICI_HDR_BYTES_WIDTH = 8;
+  localparam int ICI_HDR_HBM_ADDR_LSB = 32;
+  localparam int ICI_HDR_HBM_ADDR_WIDTH = 32;
+
   // Tile-sequencer descriptor (24 words, TC SEQ0..SEQ23); bits outside SEQ_USED are reserved
   localparam logic [767:0] SEQ_USED = 768'hFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00FFFFFFFFFFFFFFFFFF0000003FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF0FFFFFFFFFFFFFFF;
 

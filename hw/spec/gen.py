@@ -64,6 +64,7 @@ def check(spec, params, enums):
     no_overlap("completion", spec["completion"]["fields"], params["CPL_WORDS"])
     no_overlap("seq", spec["seq"]["fields"], params["SEQ_WORDS"])
     no_overlap("prog_header", spec["prog_header"]["fields"], 1)
+    no_overlap("ici_header", spec["ici_header"]["fields"], 2)
     cmd_words = {f["word"] for f in spec["command"]["fields"] if f["width"] == 32}
     for key, _prefix, opcodes in OVERLAYS:
         ov = spec[key]
@@ -315,6 +316,9 @@ def gen_c(spec, params, enums):
     d("")
     d("/* Device program record header (PROGRAM) */")
     fields("TSL_PROG_HDR", spec["prog_header"]["fields"])
+    d("")
+    d("/* ICI packet header (docs/pod.md, The link) */")
+    fields("TSL_ICI_HDR", spec["ici_header"]["fields"])
     d("")
     for key, prefix, opcodes in OVERLAYS:
         ov, up, what = spec[key], prefix.upper(), " and ".join(opcodes)
@@ -985,6 +989,9 @@ def gen_sv(spec, params, enums):
     fields("CMD", spec["command"]["fields"])
     fields("CPL", spec["completion"]["fields"])
     d("")
+    d("  // ICI packet header (64 bits, docs/pod.md, The link)")
+    fields("ICI_HDR", spec["ici_header"]["fields"])
+    d("")
     sbits = params["SEQ_WORDS"] * 32
     used = 0
     for f in spec["seq"]["fields"]:
@@ -1326,6 +1333,8 @@ def gen_docs(spec, params, enums):
                         [(f"`{f['name']}`", bits(f), f["doc"]) for f in spec["seq"]["fields"]])
     s["prog-header"] = md_table(["field", "bits", "meaning"],
                                 [(f"`{f['name']}`", bits(f), f["doc"]) for f in spec["prog_header"]["fields"]])
+    s["ici-header"] = md_table(["field", "bits", "meaning"],
+                               [(f"`{f['name']}`", bits(f), f["doc"]) for f in spec["ici_header"]["fields"]])
     for key, _prefix, _opcodes in OVERLAYS:
         s[key] = field_table(spec[key]["fields"])
     return s

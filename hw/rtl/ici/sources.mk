@@ -1,3 +1,3 @@
 # The inter-chip interconnect (hw/rtl/ici, docs/pod.md): the two ends of a link, the router.
-TSL_RTL_ICI = $(TSL_RTL_PKG) hw/rtl/ici/tsl_ici_crc.sv hw/rtl/ici/tsl_ici_tx.sv hw/rtl/ici/tsl_ici_rx.sv \
+TSL_RTL_ICI = $(TSL_RTL_PKG) $(TSL_RTL_PRIM) hw/rtl/ici/tsl_ici_crc.sv hw/rtl/ici/tsl_ici_tx.sv hw/rtl/ici/tsl_ici_rx.sv \
               hw/rtl/ici/tsl_ici_router.sv

@@ -1,4 +1,4 @@
-# The inter-chip interconnect (hw/rtl/ici, docs/pod.md): a link's two ends, the router.
+# The inter-chip interconnect (hw/rtl/ici, docs/pod.md): a link's two ends, the router, the semaphores.
 #   make test-ici-lint   verilator --lint-only -Wall of tsl_ici_tx and tsl_ici_rx at two widths and of
 #                        tsl_ici_router at 2 and 4 ports, and Yosys 0.23 synthesis of each at the
 #                        spec's width (the router at 4 ports)
@@ -7,7 +7,9 @@
 #                        latency 20 (fewer credits than a round trip: the credit bound shows); random
 #                        packets, flipped bits and back-pressure, then the rate (hw/sim/ici/ici_main.cpp);
 #                        and the router at 2 and 4 ports (hw/sim/ici/router_main.cpp): random pods and
-#                        packets against docs/pod.md's dimension order, then a flit a cycle
+#                        packets against docs/pod.md's dimension order, then a flit a cycle; and the
+#                        semaphores (hw/sim/ici/sem_main.cpp) at 16 with a wait bound of 37 cycles and
+#                        at 4 with 5, cycle by cycle against docs/pod.md's rules
 ICI_OUT := $(BUILD)/ici
 
 TESTS += ici-lint ici
@@ -22,12 +24,16 @@ test-ici-lint:
 	for ports in 2 4; do \
 	  if $(VERILATOR) --lint-only -Wall --top-module tsl_ici_router -GPorts=$$ports $(TSL_RTL_ICI); \
 	  then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: tsl_ici_router Ports=$$ports"; fi; done; \
-	for top in tsl_ici_tx tsl_ici_rx tsl_ici_router; do \
+	if $(VERILATOR) --lint-only -Wall --top-module tsl_ici_sem $(TSL_RTL_ICI); \
+	then p=$$((p+1)); else f=$$((f+1)); echo "lint FAILED: tsl_ici_sem"; fi; \
+	for top in tsl_ici_tx tsl_ici_rx tsl_ici_router tsl_ici_sem; do \
 	  if yosys -q -l $(ICI_OUT)/$$top.synth.log -p "read_verilog -sv $(TSL_RTL_ICI); synth -top $$top; stat" \
 	       >/dev/null 2>&1; then p=$$((p+1)); \
 	  else f=$$((f+1)); echo "yosys FAILED: $$top ($(ICI_OUT)/$$top.synth.log)"; fi; done; \
 	echo "ici_lint: $$p passed, $$f failed"; test $$f -eq 0
 
-test-ici: $(ICI_OUT)/b8/ici_sim $(ICI_OUT)/b4/ici_sim $(ICI_OUT)/router2/router_sim $(ICI_OUT)/router4/router_sim
+test-ici: $(ICI_OUT)/b8/ici_sim $(ICI_OUT)/b4/ici_sim $(ICI_OUT)/router2/router_sim $(ICI_OUT)/router4/router_sim \
+          $(ICI_OUT)/sem16/sem_sim $(ICI_OUT)/sem4/sem_sim
 	@$(ICI_OUT)/b8/ici_sim 200 4000 && $(ICI_OUT)/b4/ici_sim 20 4000 && \
-	  $(ICI_OUT)/router2/router_sim 40 && $(ICI_OUT)/router4/router_sim 40
+	  $(ICI_OUT)/router2/router_sim 40 && $(ICI_OUT)/router4/router_sim 40 && \
+	  $(ICI_OUT)/sem16/sem_sim 200000 && $(ICI_OUT)/sem4/sem_sim 200000

@@ -96,6 +96,16 @@ VL.ici-router.params   = Ports=$1
 VL.ici-router.cflags  := -O2 $(VL_MODEL_INC)
 VL.ici-router.defs     = PORTS=$1
 
+# The ICI semaphores (mk/ici.mk): configuration semaphores, the wait bound in cycles.
+VL.ici-sem.top     := tsl_ici_sem
+VL.ici-sem.exe     := sem_sim
+VL.ici-sem.rtl      = $(TSL_RTL_ICI)
+VL.ici-sem.cpp     := hw/sim/ici/sem_main.cpp
+VL.ici-sem.flags   := $(VL_FAST)
+VL.ici-sem.params   = Sems=$1 Wait=$2
+VL.ici-sem.cflags  := -O2
+VL.ici-sem.defs     = SEMS=$1 WAIT=$2
+
 # The tensor core (mk/tc.mk): configuration N, bf16, VMEM, ACC, HBM bytes.
 VL.tc.top     := tsl_tc
 VL.tc.exe     := tc_sim
@@ -399,6 +409,8 @@ $(call vl, ici/b8,             ici,       8 512)
 $(call vl, ici/b4,             ici,       4 64)
 $(call vl, ici/router2,        ici-router, 2)
 $(call vl, ici/router4,        ici-router, 4)
+$(call vl, ici/sem16,          ici-sem,   16 37)
+$(call vl, ici/sem4,           ici-sem,   4 5)
 $(call vl, core/verilator,     core)
 $(call vl, core/itermul,       core,      1)
 $(call vl, fpga/bridge,        bridge,    12)

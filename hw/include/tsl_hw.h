@@ -26,6 +26,7 @@
 #define TSL_PARAM_ICI_DIM_MAX 16u /* largest extent of a pod's X or Y dimension: chip coordinates are 0..ICI_DIM_MAX-1 (docs/pod.md) */
 #define TSL_PARAM_ICI_LINK_BYTES_PER_CYCLE 8u /* bytes an ICI link carries each way per cycle (docs/pod.md) */
 #define TSL_PARAM_ICI_LINK_LATENCY 200u /* cycles from a packet's first byte leaving a chip to its arrival at the neighbour (docs/pod.md) */
+#define TSL_PARAM_ICI_WAIT_CYCLES 4194304u /* cycles a SEMWAIT waits with no remote write arriving at this chip before it gives up with ERR_SEM_DEADLOCK (the hardware's bound on a wait; docs/pod.md) */
 #define TSL_PARAM_ICI_RX_FLITS 512u /* flits an ICI link's receiver buffers, the sender's credits: a link runs at full rate when it covers the round trip, 2 x ICI_LINK_LATENCY cycles (docs/pod.md) */
 #define TSL_PARAM_ICI_PACKET_FLITS 32u /* most flits in one ICI packet (a packet is stored whole before its CRC is checked) */
 #define TSL_PARAM_QUEUE_DEPTH 16u /* entries in each per-unit instruction queue */

@@ -20,8 +20,7 @@
 #include "tsl_cp_compile.h"
 #include "tsl_cp_int.h"
 
-#define SLOTS 4u     /* VMEM tile slots per phase direction: a tile's loads run ahead of the last tile's send */
-#define PHASES 8u    /* at most: an all-reduce on a torus, four per half */
+#define SLOTS 4u   /* VMEM tile slots per direction: a tile's loads run ahead of the last tile's send */
 
 enum { PH_RS, PH_AG, PH_BC };
 

@@ -173,12 +173,21 @@ static uint32_t esize(tessel_dtype_t t)
     return t == TESSEL_BF16 ? 2u : 4u;
 }
 
+/* The operands of c on each chip: [in, in + in_bytes), [out, out + out_bytes). */
+static void extents(const tessel_pod_t *pod, const tessel_collective_t *c, uint64_t *in_bytes, uint64_t *out_bytes)
+{
+    uint64_t v = c->count * esize(c->dtype);
+    *in_bytes = c->kind == TESSEL_REDUCE_SCATTER ? v * pod->chips : v;
+    *out_bytes = c->kind == TESSEL_ALL_GATHER ? v * pod->chips : v;
+}
+
 TESSEL_API uint64_t tessel_pod_coll_bytes(const tessel_pod_t *pod, const tessel_collective_t *c)
 {
     if (!pod || !c)
         return 0;
-    uint64_t v = c->count * esize(c->dtype);
-    return c->kind == TESSEL_ALL_GATHER || c->kind == TESSEL_REDUCE_SCATTER ? v * pod->chips : v;
+    uint64_t ib, ob;
+    extents(pod, c, &ib, &ob);
+    return c->kind == TESSEL_ALL_GATHER ? ob : ib;
 }
 
 /* docs/pod.md, "Cost model": a bidirectional ring of n chips all-gathers or reduce-scatters V bytes
@@ -226,14 +235,6 @@ static void *run_chip(void *arg)
     return NULL;
 }
 
-/* The operands of c on each chip: [in, in + in_bytes), [out, out + out_bytes). */
-static void extents(const tessel_pod_t *pod, const tessel_collective_t *c, uint64_t *in_bytes, uint64_t *out_bytes)
-{
-    uint64_t v = c->count * esize(c->dtype);
-    *in_bytes = c->kind == TESSEL_REDUCE_SCATTER ? v * pod->chips : v;
-    *out_bytes = c->kind == TESSEL_ALL_GATHER ? v * pod->chips : v;
-}
-
 static int check(tessel_pod_t *pod, const tessel_collective_t *c)
 {
     const char *what = "tessel_pod_collective";
@@ -246,6 +247,9 @@ static int check(tessel_pod_t *pod, const tessel_collective_t *c)
         return pod_fail(pod, TESSEL_EINVAL, "%s: reduction %d is not sum, max or min", what, (int)c->op);
     if (!c->count)
         return pod_fail(pod, TESSEL_EINVAL, "%s: count 0", what);
+    if (c->count > UINT32_MAX)   /* past any HBM, and the byte counts below stay far from wrapping */
+        return pod_fail(pod, TESSEL_ERANGE, "%s: count %llu is past the chips' HBM", what,
+                        (unsigned long long)c->count);
     if (c->kind == TESSEL_BROADCAST && c->root >= pod->chips)
         return pod_fail(pod, TESSEL_EINVAL, "%s: root %u is not a chip of the %u", what, c->root, pod->chips);
     uint64_t ib, ob;

@@ -202,11 +202,30 @@ lab-6-check: $(LAB6_OUT)/lab6.elf $(LAB_TESSEL)
 test-lab-6-ref:
 	@$(MAKE) --no-print-directory lab-6-check LAB_DIR=tests/labs/6/solution
 
+# --- lab 7: a ring all-reduce over ICI -----------------------------------------------------------
+# The grader (tests/labs/7/lab7_grader.c, a host program against libtessel) builds every chip's
+# program with the student's lab7_allreduce() and runs them on a pod of the golden model.
+LAB7_DIR := $(or $(LAB_DIR),labs/7)
+LAB7_OUT := $(LAB_OUT)/7/$(call LAB_TAG,$(LAB7_DIR))
+$(eval $(call lab_start,7,7-ring-allreduce.md))
+
+$(LAB7_OUT)/lab7: $(LAB7_DIR)/allreduce.c tests/labs/7/lab7_grader.c tests/labs/7/lab7.h $(LIBTESSEL) mk/labs.mk
+	@mkdir -p $(@D)
+	@$(CC) $(CFLAGS_COMMON) -Ihost_driver/include -Ihw/include -Itests/labs/7 tests/labs/7/lab7_grader.c \
+	  $(LAB7_DIR)/allreduce.c $(LIBTESSEL) $(HOST_LIBS) -lpthread -o $@
+
+.PHONY: lab-7-check test-lab-7-ref
+lab-7-check: $(LAB7_OUT)/lab7
+	@$<
+
+test-lab-7-ref:
+	@$(MAKE) --no-print-directory lab-7-check LAB_DIR=tests/labs/7/solution
+
 # A graded file that is not there yet: say which start target makes it.
 labs/%:
 	@echo "$@ is missing: run make lab-$(firstword $(subst /, ,$*))-start first (docs/labs/README.md)"; exit 1
 
 # Lab 5's reference is a second place-and-route of the iCEBreaker's design (about 3 minutes), so it is
 # graded in `make soak`; `make test` keeps the iCEBreaker build itself (test-fpga).
-TESTS += lab-1-ref lab-2-ref lab-3-ref lab-4-ref lab-6-ref
+TESTS += lab-1-ref lab-2-ref lab-3-ref lab-4-ref lab-6-ref lab-7-ref
 SOAKS += lab-5-ref

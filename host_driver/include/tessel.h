@@ -593,6 +593,19 @@ typedef struct {
 __attribute__((warn_unused_result)) tessel_status_t tessel_pod_collective(tessel_pod_t *pod,
                                                                           const tessel_collective_t *c);
 
+/* Device programs of your own on a pod (docs/pod.md, "Programs of your own"; docs/labs/7): progs[i]
+ * is chip i's program, PROGRAM records (docs/isa.md §7), nwords 0 for none. They run at once, their
+ * DMAs, and their SENDs' remote rows, kept inside [win_base, win_limit) on every chip (symmetric
+ * buffers). TESSEL_EDEVICE when a chip failed (tessel_pod_last_error names it and its ERR, e.g.
+ * BAD_FIELD or SEM_DEADLOCK); every chip is then reset. TESSEL_ERANGE for a window outside HBM above
+ * the rings. */
+typedef struct {
+    const uint32_t *words;
+    uint32_t nwords;
+} tessel_pod_prog_t;
+__attribute__((warn_unused_result)) tessel_status_t tessel_pod_run(tessel_pod_t *pod, const tessel_pod_prog_t *progs,
+                                                                   tessel_addr_t win_base, tessel_addr_t win_limit);
+
 /* The size nccl-tests gives a collective (bytes of the all-reduce's or broadcast's buffer, of the
  * all-gather's output, of the reduce-scatter's input), and the pod's cost model of its time in cycles
  * (docs/pod.md, "Cost model"). */

@@ -276,6 +276,82 @@ static int check(tessel_pod_t *pod, const tessel_collective_t *c)
     return TESSEL_OK;
 }
 
+/* progs[i] on chip i (a dead chip, or one without words, runs nothing), all at once, inside the window
+ * [lo, hi) on every chip; `what` names the call in errors. Each chip waits for its program on a
+ * thread of its own: they wait on each other. A chip without a thread leaves the run at once: those
+ * waiting for it then fail, not hang. After a failure every chip is reset (semaphores may hold stray
+ * arrivals). */
+static int run_programs(tessel_pod_t *pod, const char *what, const tessel_pod_prog_t *progs, uint64_t lo, uint64_t hi)
+{
+    uint32_t n = pod->chips, submitted = 0;
+    runner_t *run = calloc(n, sizeof *run);
+    tessel_addr_t *prog = calloc(n, sizeof *prog);
+    int r = !run || !prog ? pod_fail(pod, TESSEL_ENOMEM, "%s: no host memory", what) : TESSEL_OK;
+    for (uint32_t i = 0; i < n && !r; i++) {
+        uint32_t bytes = 4u * progs[i].nwords;
+        if (pod->dead[i] || !bytes)
+            continue;
+        if ((r = tessel_alloc(pod->dev[i], bytes, 64, &prog[i])))
+            r = pod_fail(pod, r, "%s: chip %u: no HBM for its program of %u bytes", what, i, bytes);
+        else if ((r = tessel_write(pod->dev[i], prog[i], progs[i].words, bytes)))
+            r = pod_fail(pod, r, "%s: chip %u: %s", what, i, tessel_last_error(pod->dev[i]));
+        if (r)
+            break;
+        tessel_cmd_t cmd;
+        memset(&cmd, 0, sizeof cmd);
+        TSL_SET(cmd.w, TSL_CMD_OPCODE, TSL_CMD_OP_PROGRAM);
+        cmd.w[TSL_CMD_A_ADDR_WORD] = (uint32_t)prog[i];
+        cmd.w[TSL_CMD_N_WORD] = bytes;
+        cmd.w[TSL_PROG_WIN_BASE_WORD] = (uint32_t)lo;
+        cmd.w[TSL_PROG_WIN_LIMIT_WORD] = (uint32_t)hi;
+        if ((r = tessel_submit(pod->dev[i], &cmd, &run[i].h)))
+            r = pod_fail(pod, r, "%s: chip %u: %s", what, i, tessel_last_error(pod->dev[i]));
+        else
+            run[i].pod = pod, run[i].chip = i, submitted++;
+    }
+    if (!r) {
+        tslm_pod_begin(pod->mp, submitted);
+        for (uint32_t i = 0; i < n; i++)
+            if (run[i].pod && !(run[i].started = !pthread_create(&run[i].th, NULL, run_chip, &run[i]))) {
+                tslm_pod_leave(pod->mp);
+                r = pod_fail(pod, TESSEL_ENOMEM, "%s: no thread for chip %u", what, i);
+            }
+        for (uint32_t i = 0; i < n; i++)
+            if (run[i].started)
+                pthread_join(run[i].th, NULL);
+        for (uint32_t i = 0; i < n && !r; i++)
+            if (run[i].pod && run[i].r) {
+                uint32_t st = (uint32_t)run[i].cpl.status & 0xFFFFu;
+                r = pod_fail(pod, run[i].r, "%s: chip %u: %s (ERR %s)", what, i, tessel_last_error(pod->dev[i]),
+                             st == TSL_CMD_ERR_DEVICE && run[i].cpl.detail < TSL_ERR_LIMIT
+                                 ? tsl_err_name(run[i].cpl.detail) : "-");
+            }
+    }
+    if (r)
+        reset_all(pod);
+    for (uint32_t i = 0; prog && i < n; i++)
+        if (prog[i])
+            (void)tessel_free(pod->dev[i], prog[i]);
+    free(run);
+    free(prog);
+    return r;
+}
+
+TESSEL_API tessel_status_t tessel_pod_run(tessel_pod_t *pod, const tessel_pod_prog_t *progs, tessel_addr_t win_base,
+                                          tessel_addr_t win_limit)
+{
+    if (!pod || !progs)
+        return TESSEL_EINVAL;
+    tessel_info_t info;
+    if (tessel_info(pod->dev[0], &info))
+        return pod_fail(pod, TESSEL_EINVAL, "tessel_pod_run: no device info");
+    if (win_base < TESSEL_HBM_RESERVED || win_base > win_limit || win_limit > info.hbm_bytes)
+        return pod_fail(pod, TESSEL_ERANGE, "tessel_pod_run: the window [0x%llx, 0x%llx) is not inside the chips' HBM "
+                        "above the rings [0x%x, 0x%llx)", (unsigned long long)win_base, (unsigned long long)win_limit,
+                        TESSEL_HBM_RESERVED, (unsigned long long)info.hbm_bytes);
+    return run_programs(pod, "tessel_pod_run", progs, win_base, win_limit);
+}
+
 TESSEL_API tessel_status_t tessel_pod_collective(tessel_pod_t *pod, const tessel_collective_t *c)
 {
     if (!pod || !c)
@@ -295,22 +371,17 @@ TESSEL_API tessel_status_t tessel_pod_collective(tessel_pod_t *pod, const tessel
     if (sb && (r = tessel_pod_alloc(pod, sb, &scratch)))
         return r;
     cl.scratch = (uint32_t)scratch;
-    runner_t *run = calloc(n, sizeof *run);
-    tessel_addr_t *prog = calloc(n, sizeof *prog);
-    if (!run || !prog) {
-        r = pod_fail(pod, TESSEL_ENOMEM, "tessel_pod_collective: no host memory");
-        goto out;
-    }
     uint64_t lo = c->in < c->out ? c->in : c->out, hi = c->in + ib > c->out + ob ? c->in + ib : c->out + ob;
     if (sb) {
         lo = scratch < lo ? scratch : lo;
         hi = scratch + sb > hi ? scratch + sb : hi;
     }
+    tsl_cp_prog_t *p = calloc(n, sizeof *p);
+    tessel_pod_prog_t *progs = calloc(n, sizeof *progs);
     uint64_t sent = 0;
-    uint32_t submitted = 0;
-    for (uint32_t i = 0; i < n && !r; i++) {
-        if (pod->dead[i])
-            continue;
+    if (!p || !progs)
+        r = pod_fail(pod, TESSEL_ENOMEM, "tessel_pod_collective: no host memory");
+    for (uint32_t i = 0; i < n && !r; i++) {   /* chip i's program */
         tessel_info_t info;
         tsl_cp_t cc;
         if (tessel_info(pod->dev[i], &info) ||
@@ -320,69 +391,25 @@ TESSEL_API tessel_status_t tessel_pod_collective(tessel_pod_t *pod, const tessel
         }
         cl.x = i % pod->dx;
         cl.y = i / pod->dx;
-        tsl_cp_prog_t p = {0};
-        sent += tsl_cp_compile_coll(&cc, &cl, &p);
-        uint32_t bytes = 4u * p.words;
-        if (p.oom)
+        sent += tsl_cp_compile_coll(&cc, &cl, &p[i]);
+        if (p[i].oom)
             r = pod_fail(pod, TESSEL_ENOMEM, "tessel_pod_collective: no host memory for chip %u's program", i);
-        else if ((r = tessel_alloc(pod->dev[i], bytes, 64, &prog[i])))
-            r = pod_fail(pod, r, "tessel_pod_collective: chip %u: no HBM for its program of %u bytes", i, bytes);
-        else if ((r = tessel_write(pod->dev[i], prog[i], p.w, bytes)))
-            r = pod_fail(pod, r, "tessel_pod_collective: chip %u: %s", i, tessel_last_error(pod->dev[i]));
-        tsl_cp_prog_free(&p);
-        if (r)
-            break;
-        tessel_cmd_t cmd;
-        memset(&cmd, 0, sizeof cmd);
-        TSL_SET(cmd.w, TSL_CMD_OPCODE, TSL_CMD_OP_PROGRAM);
-        cmd.w[TSL_CMD_A_ADDR_WORD] = (uint32_t)prog[i];
-        cmd.w[TSL_CMD_N_WORD] = bytes;
-        cmd.w[TSL_PROG_WIN_BASE_WORD] = (uint32_t)lo;
-        cmd.w[TSL_PROG_WIN_LIMIT_WORD] = (uint32_t)hi;
-        if ((r = tessel_submit(pod->dev[i], &cmd, &run[i].h)))
-            r = pod_fail(pod, r, "tessel_pod_collective: chip %u: %s", i, tessel_last_error(pod->dev[i]));
-        else
-            run[i].pod = pod, run[i].chip = i, submitted++;
+        progs[i] = (tessel_pod_prog_t){p[i].w, p[i].words};
     }
-    if (r) {   /* nothing ran yet: drop what was submitted */
-        reset_all(pod);
-        goto out;
-    }
-    /* every chip waits for its program on a thread of its own: they wait on each other. A chip
-     * without a thread leaves the run at once: those waiting for it then fail, not hang */
-    tslm_pod_begin(pod->mp, submitted);
-    for (uint32_t i = 0; i < n; i++)
-        if (run[i].pod && !(run[i].started = !pthread_create(&run[i].th, NULL, run_chip, &run[i]))) {
-            tslm_pod_leave(pod->mp);
-            r = pod_fail(pod, TESSEL_ENOMEM, "tessel_pod_collective: no thread for chip %u", i);
-        }
-    for (uint32_t i = 0; i < n; i++)
-        if (run[i].started)
-            pthread_join(run[i].th, NULL);
-    for (uint32_t i = 0; i < n && !r; i++)
-        if (run[i].pod && run[i].r) {
-            uint32_t st = (uint32_t)run[i].cpl.status & 0xFFFFu;
-            r = pod_fail(pod, run[i].r, "tessel_pod_collective: chip %u: %s (ERR %s)", i,
-                         tessel_last_error(pod->dev[i]),
-                         st == TSL_CMD_ERR_DEVICE && run[i].cpl.detail < TSL_ERR_LIMIT
-                             ? tsl_err_name(run[i].cpl.detail) : "-");
-        }
-    if (r) {   /* semaphores may hold stray arrivals: start every chip afresh */
-        reset_all(pod);
-    } else {
+    if (!r)
+        r = run_programs(pod, "tessel_pod_collective", progs, lo, hi);
+    if (!r) {
         pod->stats.collectives++;
         pod->stats.bytes += tessel_pod_coll_bytes(pod, c);
         pod->stats.ici_bytes += sent;
         pod->stats.model_cycles += tessel_pod_model_cycles(pod, c->kind, tessel_pod_coll_bytes(pod, c));
     }
-out:
-    for (uint32_t i = 0; prog && i < n; i++)
-        if (prog[i])
-            (void)tessel_free(pod->dev[i], prog[i]);
+    for (uint32_t i = 0; p && i < n; i++)
+        tsl_cp_prog_free(&p[i]);
+    free(p);
+    free(progs);
     if (scratch)
         (void)tessel_pod_free(pod, scratch);
-    free(run);
-    free(prog);
     return r;
 }
 

@@ -380,6 +380,42 @@ static void test_faults(void)
     }
 }
 
+/* Programs of one's own (tessel_pod_run): chip 0 loads 64 bytes and sends them to chip 1, which waits
+ * for them; a window outside HBM and a bad record are refused. */
+static void test_run(void)
+{
+    tessel_pod_t *pod;
+    tessel_addr_t a;
+    if (!tu_check(&T, tessel_pod_open(&pod, "model", 2, TESSEL_POD_RING, 0, 0) == TESSEL_OK &&
+                          tessel_pod_alloc(pod, 4096, &a) == TESSEL_OK, "run: open"))
+        return;
+    uint8_t data[64], got[64] = {0};
+    for (int i = 0; i < 64; i++)
+        data[i] = (uint8_t)(i * 5 + 3);
+    tu_check(&T, !tessel_write(tessel_pod_device(pod, 0), a, data, 64), "run: write");
+    uint32_t p0[1 + 2 * TSL_PARAM_INSN_WORDS] = {0}, p1[1 + TSL_PARAM_INSN_WORDS] = {0};
+    TSL_SET(&p0[0], TSL_PROG_HDR_KIND, TSL_PROG_REC_INSN);
+    TSL_SET(&p0[0], TSL_PROG_HDR_COUNT, 2u);
+    tsl_insn_t ld = tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+        .op = TSL_DMA_OP_LOAD, .hbm_addr = (uint32_t)a, .rows = 1, .row_bytes = 64});
+    tsl_insn_t sd = send(1, 0, (uint32_t)a + 64, 0, 1, 64, 3);
+    memcpy(&p0[1], ld.w, sizeof ld.w);
+    memcpy(&p0[1 + TSL_PARAM_INSN_WORDS], sd.w, sizeof sd.w);
+    TSL_SET(&p1[0], TSL_PROG_HDR_KIND, TSL_PROG_REC_INSN);
+    TSL_SET(&p1[0], TSL_PROG_HDR_COUNT, 1u);
+    memcpy(&p1[1], semwait(3, 1).w, 4 * TSL_PARAM_INSN_WORDS);
+    tessel_pod_prog_t progs[2] = {{p0, 1 + 2 * TSL_PARAM_INSN_WORDS}, {p1, 1 + TSL_PARAM_INSN_WORDS}};
+    int r = tessel_pod_run(pod, progs, a, a + 4096);
+    tu_check(&T, r == TESSEL_OK && !tessel_read(tessel_pod_device(pod, 1), got, a + 64, 64) && !memcmp(got, data, 64),
+             "run: chip 0's bytes reach chip 1, which waited for them: %s", tessel_pod_last_error(pod));
+    tu_check(&T, tessel_pod_run(pod, progs, 0, 4096) == TESSEL_ERANGE, "run: a window over the rings is refused");
+    p1[0] = 7;   /* no record kind */
+    r = tessel_pod_run(pod, progs, a, a + 4096);
+    tu_check(&T, r == TESSEL_EDEVICE && strstr(tessel_pod_last_error(pod), "chip 1"),
+             "run: a bad record fails with the chip named: %s", tessel_pod_last_error(pod));
+    tessel_pod_close(pod);
+}
+
 int main(int argc, char **argv)
 {
     tu_init(&T, "test_pod", argc, argv);
@@ -387,6 +423,7 @@ int main(int argc, char **argv)
     int cases = env && *env ? atoi(env) : 60;
     test_isa();
     test_faults();
+    test_run();
     for (int i = 0; i < cases; i++)
         one_case(i, -1, -1);
     for (int k = 0; k < (int)SHAPES; k++)   /* every shape's reducing kinds, as float sums */

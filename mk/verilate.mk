@@ -80,6 +80,7 @@ VL.ici.top     := tsl_ici_pair
 VL.ici.exe     := ici_sim
 VL.ici.rtl      = $(TSL_RTL_ICI) hw/sim/ici/tsl_ici_pair.sv
 VL.ici.cpp     := hw/sim/ici/ici_main.cpp
+VL.ici.deps    := hw/sim/ici/ici_harness.h
 VL.ici.flags   := $(VL_FAST)
 VL.ici.params   = Bytes=$1 Depth=$2
 VL.ici.cflags  := -O2 $(VL_MODEL_INC)
@@ -91,6 +92,7 @@ VL.ici-router.top     := tsl_ici_router
 VL.ici-router.exe     := router_sim
 VL.ici-router.rtl      = $(TSL_RTL_ICI)
 VL.ici-router.cpp     := hw/sim/ici/router_main.cpp
+VL.ici-router.deps    := hw/sim/ici/ici_harness.h
 VL.ici-router.flags   := $(VL_FAST)
 VL.ici-router.params   = Ports=$1
 VL.ici-router.cflags  := -O2 $(VL_MODEL_INC)
@@ -101,6 +103,7 @@ VL.ici-sem.top     := tsl_ici_sem
 VL.ici-sem.exe     := sem_sim
 VL.ici-sem.rtl      = $(TSL_RTL_ICI)
 VL.ici-sem.cpp     := hw/sim/ici/sem_main.cpp
+VL.ici-sem.deps    := hw/sim/ici/ici_harness.h
 VL.ici-sem.flags   := $(VL_FAST)
 VL.ici-sem.params   = Sems=$1 Wait=$2
 VL.ici-sem.cflags  := -O2

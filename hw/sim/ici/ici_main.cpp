@@ -22,6 +22,7 @@
 #include "verilated.h"
 
 #include "../common/tsl_rng.h"
+#include "ici_harness.h"
 
 extern "C" {
 #include "tsl_hw.h"
@@ -30,16 +31,7 @@ extern "C" {
 static_assert(ICI_BYTES >= 4 && ICI_BYTES <= 8, "the harness drives flits of 4 to 8 bytes");
 
 static const uint64_t MASK = ICI_BYTES == 8 ? ~0ull : (1ull << (8 * ICI_BYTES)) - 1u;
-static int passed, failed;
-
-static void check(bool ok, const char *what, uint64_t seed) {
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    printf("FAIL ici (SEED=0x%" PRIx64 "): %s\n", seed, what);
-}
+static Tally tally{"ici"};
 
 struct Flit {
     uint32_t kind;
@@ -73,35 +65,19 @@ struct Link {
             sent.data ^= flip;
         wire.push_back(sent);
         credits.push_back(top.rx_credit_o);
-        top.contextp()->timeInc(1);
-        top.clk_i = 1;
-        top.eval();
-        top.contextp()->timeInc(1);
-        top.clk_i = 0;
-        top.eval();
+        clock(top);
         cycles++;
         return out;
     }
 };
 
-// An asynchronous reset: a falling edge of rst_ni, a clock while it is low, then high again.
-static void reset(Vtsl_ici_pair &top) {
-    top.clk_i = 0;
-    top.rst_ni = 1;
+// The inputs idle, then the reset.
+static void start(Vtsl_ici_pair &top) {
     top.in_valid_i = 0;
     top.out_ready_i = 0;
     top.rx_kind_i = 0;
     top.tx_credit_i = 0;
-    top.eval();
-    top.rst_ni = 0;
-    top.eval();
-    for (int v : {1, 0}) {
-        top.contextp()->timeInc(1);
-        top.clk_i = v;
-        top.eval();
-    }
-    top.rst_ni = 1;
-    top.eval();
+    reset(top);
 }
 
 using Packet = std::vector<uint64_t>;
@@ -118,7 +94,7 @@ static void random_test(uint32_t latency, uint32_t npkts, uint64_t seed) {
     VerilatedContext ctx;
     Vtsl_ici_pair top(&ctx);
     TslRng rng{seed};
-    reset(top);
+    start(top);
     Link link(top, latency);
     std::vector<Packet> pkts(npkts);
     for (Packet &p : pkts) {
@@ -197,10 +173,10 @@ static void random_test(uint32_t latency, uint32_t npkts, uint64_t seed) {
     char what[200];
     snprintf(what, sizeof what, "random: %zu packets arrived intact and %u CRC errors, want %zu and %u (latency %u)",
              got.size(), crc_errs, want.size(), nbad, latency);
-    check(got == want && crc_errs == nbad, what, seed);
+    tally.check(got == want && crc_errs == nbad, what, seed);
     snprintf(what, sizeof what, "random: %u CRC flits differ from zlib's crc32 of their packet", crc_bad);
-    check(crc_bad == 0 && link_pkt == npkts, what, seed);
-    check(nbad > 0, "random: the run flipped no flit (too short to test the CRC)", seed);
+    tally.check(crc_bad == 0 && link_pkt == npkts, what, seed);
+    tally.check(nbad > 0, "random: the run flipped no flit (too short to test the CRC)", seed);
     printf("ici random: latency %u, %u packets, %u corrupted and dropped, %" PRIu64 " cycles\n", latency, npkts,
            nbad, link.cycles);
 }
@@ -208,7 +184,7 @@ static void random_test(uint32_t latency, uint32_t npkts, uint64_t seed) {
 static void rate_test(uint32_t latency, uint32_t npkts, uint64_t seed) {
     VerilatedContext ctx;
     Vtsl_ici_pair top(&ctx);
-    reset(top);
+    start(top);
     Link link(top, latency);
     const uint32_t p = TSL_PARAM_ICI_PACKET_FLITS;
     uint64_t flit = 0, data_flits = 0, start = 0, window = 0;
@@ -238,7 +214,7 @@ static void rate_test(uint32_t latency, uint32_t npkts, uint64_t seed) {
     char what[200];
     snprintf(what, sizeof what, "rate: the link carries data %.4f of the cycles, want at least 0.97 x %.4f (latency %u,"
              " %u credits)", util, bound, latency, (unsigned)ICI_DEPTH);
-    check(arrived == total && util >= 0.97 * bound, what, seed);
+    tally.check(arrived == total && util >= 0.97 * bound, what, seed);
     printf("ici rate: latency %u, %u bytes a flit, %u credits: %.4f of cycles carry data (bound %.4f), %.2f bytes "
            "a cycle\n", latency, (unsigned)ICI_BYTES, (unsigned)ICI_DEPTH, util, bound, util * ICI_BYTES);
 }
@@ -252,6 +228,5 @@ int main(int argc, char **argv) {
            (unsigned)ICI_BYTES, (unsigned)ICI_DEPTH, latency);
     random_test(latency, npkts, seed);
     rate_test(latency, npkts / 4 + 64, seed);
-    printf("ici: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return tally.done();
 }

@@ -17,22 +17,14 @@
 #include "verilated.h"
 
 #include "../common/tsl_rng.h"
+#include "ici_harness.h"
 
 extern "C" {
 #include "tsl_hw.h"
 }
 
 static const int IO = PORTS + 1;
-static int passed, failed;
-
-static void check(bool ok, const char *what, uint64_t seed) {
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    printf("FAIL router (SEED=0x%" PRIx64 "): %s\n", seed, what);
-}
+static Tally tally{"router"};
 
 struct Packet {
     uint32_t src, seq, dest_x, dest_y;
@@ -68,30 +60,15 @@ static uint64_t out_data(const Vtsl_ici_router &t, int o) {
     return (uint64_t)t.out_data_o[2 * o] | (uint64_t)t.out_data_o[2 * o + 1] << 32;
 }
 
-static void clock(Vtsl_ici_router &t) {
-    t.contextp()->timeInc(1);
-    t.clk_i = 1;
-    t.eval();
-    t.contextp()->timeInc(1);
-    t.clk_i = 0;
-    t.eval();
-}
-
-static void reset(Vtsl_ici_router &t, uint32_t mx, uint32_t my, uint32_t dx, uint32_t dy) {
-    t.clk_i = 0;
-    t.rst_ni = 1;
+// This chip's place and the pod's extents, the inputs idle, then the reset.
+static void start(Vtsl_ici_router &t, uint32_t mx, uint32_t my, uint32_t dx, uint32_t dy) {
     t.in_valid_i = 0;
     t.out_ready_i = 0;
     t.my_x_i = mx;
     t.my_y_i = my;
     t.dim_x_i = dx;
     t.dim_y_i = dy;
-    t.eval();
-    t.rst_ni = 0;
-    t.eval();
-    clock(t);
-    t.rst_ni = 1;
-    t.eval();
+    reset(t);
 }
 
 static void random_run(TslRng &rng, uint64_t seed) {
@@ -103,7 +80,7 @@ static void random_run(TslRng &rng, uint64_t seed) {
     if (dx * dy < 2)
         dx = 2;
     uint32_t mx = rng.below(dx), my = rng.below(dy);
-    reset(t, mx, my, dx, dy);
+    start(t, mx, my, dx, dy);
     std::vector<std::deque<Packet>> in(IO);
     std::vector<Packet> all;
     uint32_t total = 0;
@@ -172,13 +149,13 @@ static void random_run(TslRng &rng, uint64_t seed) {
     char what[200];
     snprintf(what, sizeof what, "random: pod %ux%u, chip (%u, %u): %u of %u packets out, %u at the wrong port or "
              "changed, %u out of order", dx, dy, mx, my, got, total, wrong, order);
-    check(got == total && !wrong && !order, what, seed);
+    tally.check(got == total && !wrong && !order, what, seed);
 }
 
 static void rate_run(uint64_t seed) {
     VerilatedContext ctx;
     Vtsl_ici_router t(&ctx);
-    reset(t, 0, 0, 4, PORTS == 4 ? 4 : 1);
+    start(t, 0, 0, 4, PORTS == 4 ? 4 : 1);
     const uint32_t packets = 64, p = TSL_PARAM_ICI_PACKET_FLITS;
     uint32_t sent = 0, out = 0, cycles = 0;
     t.out_ready_i = (1u << IO) - 1u;
@@ -193,7 +170,7 @@ static void rate_run(uint64_t seed) {
     }
     char what[160];
     snprintf(what, sizeof what, "rate: %u flits of %u packets in %u cycles, want one a cycle", out, packets, cycles);
-    check(out == packets * p && cycles == packets * p, what, seed);
+    tally.check(out == packets * p && cycles == packets * p, what, seed);
 }
 
 int main(int argc, char **argv) {
@@ -205,6 +182,5 @@ int main(int argc, char **argv) {
     for (uint32_t r = 0; r < runs; r++)
         random_run(rng, seed);
     rate_run(seed);
-    printf("router: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return tally.done();
 }

@@ -13,15 +13,7 @@
 #include "verilated.h"
 
 #include "../common/tsl_rng.h"
-
-static void clock(Vtsl_ici_sem &t) {
-    t.contextp()->timeInc(1);
-    t.clk_i = 1;
-    t.eval();
-    t.contextp()->timeInc(1);
-    t.clk_i = 0;
-    t.eval();
-}
+#include "ici_harness.h"
 
 int main(int argc, char **argv) {
     uint64_t cycles = argc > 1 ? strtoull(argv[1], nullptr, 0) : 200000;
@@ -32,14 +24,7 @@ int main(int argc, char **argv) {
     TslRng rng{seed};
     VerilatedContext ctx;
     Vtsl_ici_sem t(&ctx);
-    t.clk_i = 0;
-    t.rst_ni = 1;
-    t.eval();
-    t.rst_ni = 0;
-    t.eval();
-    clock(t);
-    t.rst_ni = 1;
-    t.eval();
+    reset(t);
     uint32_t sem[SEMS] = {0}, idle = 0, ws = 0, wc = 0;
     bool waiting = false;
     uint64_t dones = 0, timeouts = 0, bad = 0, first_bad = 0;
@@ -76,14 +61,13 @@ int main(int argc, char **argv) {
         if (done || timeout)
             waiting = false;
     }
-    int failed = bad != 0 || !dones || !timeouts;
-    if (bad)
-        printf("FAIL sem (SEED=0x%" PRIx64 "): %" PRIu64 " cycles differ from the rules, the first %" PRIu64 "\n",
-               seed, bad, first_bad);
-    if (!dones || !timeouts)
-        printf("FAIL sem (SEED=0x%" PRIx64 "): the run ended no wait (%" PRIu64 ") or none timed out (%" PRIu64 ")\n",
-               seed, dones, timeouts);
+    Tally tally{"sem"};
+    char what[160];
+    snprintf(what, sizeof what, "%" PRIu64 " cycles differ from the rules, the first %" PRIu64, bad, first_bad);
+    tally.check(!bad, what, seed);
+    snprintf(what, sizeof what, "the run must meet waits and time some out: %" PRIu64 " met, %" PRIu64 " timed out",
+             dones, timeouts);
+    tally.check(dones && timeouts, what, seed);
     printf("sem: %" PRIu64 " waits met, %" PRIu64 " timed out\n", dones, timeouts);
-    printf("sem: %d passed, %d failed\n", failed ? 0 : 1, failed);
-    return failed;
+    return tally.done();
 }

@@ -738,6 +738,15 @@ void tslm_pod_leave(tslm_pod_t *p)
     pthread_mutex_unlock(&p->mu);
 }
 
+/* Take (on) or give back the lock of m's pod, which guards m's semaphores; nothing outside a pod. */
+static void sem_lock(const tslm_t *m, int on)
+{
+    if (m->pod && on)
+        pthread_mutex_lock(&m->pod->mu);
+    else if (m->pod)
+        pthread_mutex_unlock(&m->pod->mu);
+}
+
 /* The SEMWAIT at the head of m's DMA queue, or NULL. */
 static const uint32_t *semwait_head(const tslm_t *m)
 {
@@ -765,8 +774,7 @@ static int pod_wait(tslm_t *m)
     tslm_pod_t *p = m->pod;
     if (!semwait_head(m))
         return 0;
-    if (p)
-        pthread_mutex_lock(&p->mu);
+    sem_lock(m, 1);
     while (p && sem_short(m) && !p->deadlock) {   /* an arrival on another semaphore: wait again */
         m->blocked = 1;
         pod_idle(p);
@@ -778,8 +786,7 @@ static int pod_wait(tslm_t *m)
         }
     }
     int stuck = sem_short(m);
-    if (p)
-        pthread_mutex_unlock(&p->mu);
+    sem_lock(m, 0);
     if (stuck && m->err_code == TSL_ERR_NONE) {
         const tslm_queue_t *q = &m->q[TSL_UNIT_DMA];
         m->err_code = TSL_ERR_SEM_DEADLOCK;
@@ -819,11 +826,9 @@ static void exec_send(tslm_t *m, const uint32_t *w)
 static void exec_semwait(tslm_t *m, const uint32_t *w)
 {
     tsl_insn_dma_semwait_t x = tsl_insn_dma_semwait_decode(w);
-    if (m->pod)
-        pthread_mutex_lock(&m->pod->mu);
+    sem_lock(m, 1);
     m->sem[x.sem] -= x.count;
-    if (m->pod)
-        pthread_mutex_unlock(&m->pod->mu);
+    sem_lock(m, 0);
 }
 
 static void execute(tslm_t *m, uint32_t unit, const uint32_t *w)
@@ -866,11 +871,11 @@ static int head_ready(const tslm_t *m, uint32_t unit)
     for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
         if (((wait >> u) & 1) && !m->tokens[u][unit])
             return 0;
-    if (unit != TSL_UNIT_DMA || !semwait_head(m) || !m->pod)
-        return !(unit == TSL_UNIT_DMA && sem_short(m));
-    pthread_mutex_lock(&m->pod->mu);
+    if (unit != TSL_UNIT_DMA || !semwait_head(m))
+        return 1;
+    sem_lock(m, 1);
     int ready = !sem_short(m);
-    pthread_mutex_unlock(&m->pod->mu);
+    sem_lock(m, 0);
     return ready;
 }
 
@@ -991,11 +996,9 @@ static void reset_control(tslm_t *m)
     m->prog_held = 0;
     for (int b = 0; b < 2; b++)
         m->wbuf_dtype_pushed[b] = m->wbuf[b].dtype;
-    if (m->pod)
-        pthread_mutex_lock(&m->pod->mu);
+    sem_lock(m, 1);
     memset(m->sem, 0, sizeof m->sem);
-    if (m->pod)
-        pthread_mutex_unlock(&m->pod->mu);
+    sem_lock(m, 0);
 }
 
 uint32_t tslm_reg_read(tslm_t *m, uint32_t offset)

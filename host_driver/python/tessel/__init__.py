@@ -240,9 +240,9 @@ class Array:
             out = np.empty(self.shape, _HOST[self.dtype])
             self.device.raw.read(self.addr, out)
             return out
-        bits = np.empty(self.shape, np.uint16)   # bf16: the high half of the float32's bits
+        bits = np.empty(self.shape, np.uint16)
         self.device.raw.read(self.addr, bits)
-        return (bits.astype(np.uint32) << 16).view(np.float32)
+        return _from_bf16_bits(bits)
 
     def free(self):
         """Give the memory back: at once when nothing is queued, else after the queued commands."""
@@ -659,6 +659,11 @@ class Kernel:
         self.free()
 
 
+def _from_bf16_bits(bits):
+    """bf16 values (their 16-bit patterns) as float32: the high half of the float32's bits."""
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
 def _bf16_bits(x):
     """float32 x rounded to bf16 (to nearest even; a NaN stays a quiet NaN): the upper halves."""
     u = x.view(np.uint32).astype(np.uint64)
@@ -728,7 +733,7 @@ class Pod(_Closes):
                 for d in self.devices:
                     y = np.empty(shape, np.uint16 if dt == "bf16" else x0.dtype)
                     d.raw.read(a_out, y)
-                    out.append((y.astype(np.uint32) << 16).view(np.float32) if dt == "bf16" else y)
+                    out.append(_from_bf16_bits(y) if dt == "bf16" else y)
                 return out
             finally:
                 self.raw.free(a_out)

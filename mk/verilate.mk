@@ -109,6 +109,17 @@ VL.ici-sem.params   = Sems=$1 Wait=$2
 VL.ici-sem.cflags  := -O2
 VL.ici-sem.defs     = SEMS=$1 WAIT=$2
 
+# The ICI packetizer and ejector joined (mk/ici.mk): configuration N.
+VL.ici-pe.top     := tsl_ici_pe
+VL.ici-pe.exe     := pe_sim
+VL.ici-pe.rtl      = $(TSL_RTL_ICI) hw/sim/ici/tsl_ici_pe.sv
+VL.ici-pe.cpp     := hw/sim/ici/pe_main.cpp
+VL.ici-pe.deps    := hw/sim/ici/ici_harness.h hw/sim/common/tsl_rng.h
+VL.ici-pe.flags   := $(VL_FAST)
+VL.ici-pe.params   = N=$1
+VL.ici-pe.cflags  := -O2 $(VL_MODEL_INC)
+VL.ici-pe.defs     = PE_N=$1
+
 # The tensor core (mk/tc.mk): configuration N, bf16, VMEM, ACC, HBM bytes.
 VL.tc.top     := tsl_tc
 VL.tc.exe     := tc_sim
@@ -414,6 +425,8 @@ $(call vl, ici/router2,        ici-router, 2)
 $(call vl, ici/router4,        ici-router, 4)
 $(call vl, ici/sem16,          ici-sem,   16 37)
 $(call vl, ici/sem4,           ici-sem,   4 5)
+$(call vl, ici/pe16,           ici-pe,    16)
+$(call vl, ici/pe4,            ici-pe,    4)
 $(call vl, core/verilator,     core)
 $(call vl, core/itermul,       core,      1)
 $(call vl, fpga/bridge,        bridge,    12)

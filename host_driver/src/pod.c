@@ -15,7 +15,7 @@
 struct tessel_pod {
     uint32_t chips, dx, dy, torus;
     tessel_dev_t **dev;
-    tslm_pod_t *mp;               /* the model's pod, which carries the SENDs */
+    tslm_pod_t *mp;               /* the model's pod, which carries the SENDs (NULL on the sim) */
     uint8_t *dead;                /* tessel_pod_kill */
     tessel_pod_stats_t stats;
     char last_error[256];
@@ -62,13 +62,19 @@ TESSEL_API tessel_status_t tessel_pod_open(tessel_pod_t **pod, const char *backe
         return TESSEL_EINVAL;
     }
     *pod = NULL;
-    if (strcmp(backend, "model")) {
+    int sim = !strcmp(backend, "sim");
+    if (strcmp(backend, "model") && !sim) {
         snprintf(open_error, sizeof open_error, "tessel_pod_open: %s",
-                 !strcmp(backend, "sim") || !strcmp(backend, "uart")
-                     ? "only the model backend has pods: the RTL has no ICI unit yet (docs/pod.md)"
-                     : "unknown backend (model)");
+                 !strcmp(backend, "uart") ? "the uart backend is one board, not a pod (model, sim)"
+                                          : "unknown backend (model, sim)");
         return TESSEL_ENODEV;
     }
+#ifdef TESSEL_NO_SIM
+    if (sim) {
+        snprintf(open_error, sizeof open_error, "tessel_pod_open: this libtessel was built without the sim backend");
+        return TESSEL_ENODEV;
+    }
+#endif
     if (topology == TESSEL_POD_RING && (dx | dy) && !(dx == chips && dy == 1)) {
         snprintf(open_error, sizeof open_error, "tessel_pod_open: a ring of %u chips is %u x 1, not %u x %u", chips,
                  chips, dx, dy);
@@ -85,8 +91,10 @@ TESSEL_API tessel_status_t tessel_pod_open(tessel_pod_t **pod, const char *backe
         return TESSEL_EINVAL;
     }
     tessel_pod_t *p = calloc(1, sizeof *p);
-    if (!p || !(p->dev = calloc(chips, sizeof *p->dev)) ||
-        !(p->dead = calloc(chips, 1)) || tslm_pod_new(&p->mp, dx, dy) != TSLM_OK) {
+    tessel_transport_t *t = calloc(chips, sizeof *t);
+    if (!p || !t || !(p->dev = calloc(chips, sizeof *p->dev)) || !(p->dead = calloc(chips, 1)) ||
+        (!sim && tslm_pod_new(&p->mp, dx, dy) != TSLM_OK)) {
+        free(t);
         tessel_pod_close(p);
         return TESSEL_ENOMEM;
     }
@@ -94,19 +102,28 @@ TESSEL_API tessel_status_t tessel_pod_open(tessel_pod_t **pod, const char *backe
     p->dx = dx;
     p->dy = dy;
     p->torus = topology == TESSEL_POD_TORUS;
-    for (uint32_t i = 0; i < chips; i++) {
-        tessel_transport_t t;
-        memset(&t, 0, sizeof t);
+    int r = TESSEL_OK;
+#ifndef TESSEL_NO_SIM
+    if (sim && (r = tessel_transport_sim_pod_open(t, dx, dy, NULL)))
+        snprintf(open_error, sizeof open_error, "tessel_pod_open: %s", t[0].err);
+#endif
+    for (uint32_t i = 0; i < chips && !r; i++) {
         tessel_model_cfg_t cfg = {.pod = p->mp, .pod_x = dx, .pod_y = dy, .chip_x = i % dx, .chip_y = i / dx};
-        int r = tessel_transport_model_open(&t, &cfg);
+        if (!sim)
+            r = tessel_transport_model_open(&t[i], &cfg);
         if (!r)
-            r = tessel_open_transport(&p->dev[i], &t, 0);
+            r = tessel_open_transport(&p->dev[i], &t[i], 0);
         if (r) {
             snprintf(open_error, sizeof open_error, "tessel_pod_open: chip %u: %s", i,
-                     t.err[0] ? t.err : tessel_last_error(NULL));
-            tessel_pod_close(p);
-            return r;
+                     t[i].err[0] ? t[i].err : tessel_last_error(NULL));
+            for (uint32_t j = i + 1; sim && j < chips; j++)   /* opened with the pod, not yet a device's */
+                t[j].close(t[j].ctx);
         }
+    }
+    free(t);
+    if (r) {
+        tessel_pod_close(p);
+        return r;
     }
     *pod = p;
     return TESSEL_OK;
@@ -231,7 +248,8 @@ static void *run_chip(void *arg)
 {
     runner_t *x = arg;
     x->r = tessel_wait(x->pod->dev[x->chip], x->h, TESSEL_TIMEOUT_AUTO, &x->cpl);
-    tslm_pod_leave(x->pod->mp);
+    if (x->pod->mp)
+        tslm_pod_leave(x->pod->mp);
     return NULL;
 }
 
@@ -280,10 +298,13 @@ static int check(tessel_pod_t *pod, const tessel_collective_t *c)
  * [lo, hi) on every chip; `what` names the call in errors. Each chip waits for its program on a
  * thread of its own: they wait on each other. A chip without a thread leaves the run at once: those
  * waiting for it then fail, not hang. After a failure every chip is reset (semaphores may hold stray
- * arrivals). */
-static int run_programs(tessel_pod_t *pod, const char *what, const tessel_pod_prog_t *progs, uint64_t lo, uint64_t hi)
+ * arrivals). *cycles: the pod's cycles from the first submit to the last completion read (the sim;
+ * 0 on the model). */
+static int run_programs(tessel_pod_t *pod, const char *what, const tessel_pod_prog_t *progs, uint64_t lo, uint64_t hi,
+                        uint64_t *cycles)
 {
     uint32_t n = pod->chips, submitted = 0;
+    uint64_t t0 = tessel_device_cycles(pod->dev[0]);   /* a pod's chips share one clock */
     runner_t *run = calloc(n, sizeof *run);
     tessel_addr_t *prog = calloc(n, sizeof *prog);
     int r = !run || !prog ? pod_fail(pod, TESSEL_ENOMEM, "%s: no host memory", what) : TESSEL_OK;
@@ -310,10 +331,12 @@ static int run_programs(tessel_pod_t *pod, const char *what, const tessel_pod_pr
             run[i].pod = pod, run[i].chip = i, submitted++;
     }
     if (!r) {
-        tslm_pod_begin(pod->mp, submitted);
+        if (pod->mp)
+            tslm_pod_begin(pod->mp, submitted);
         for (uint32_t i = 0; i < n; i++)
             if (run[i].pod && !(run[i].started = !pthread_create(&run[i].th, NULL, run_chip, &run[i]))) {
-                tslm_pod_leave(pod->mp);
+                if (pod->mp)
+                    tslm_pod_leave(pod->mp);
                 r = pod_fail(pod, TESSEL_ENOMEM, "%s: no thread for chip %u", what, i);
             }
         for (uint32_t i = 0; i < n; i++)
@@ -329,6 +352,8 @@ static int run_programs(tessel_pod_t *pod, const char *what, const tessel_pod_pr
     }
     if (r)
         reset_all(pod);
+    else
+        *cycles = tessel_device_cycles(pod->dev[0]) - t0;
     for (uint32_t i = 0; prog && i < n; i++)
         if (prog[i])
             (void)tessel_free(pod->dev[i], prog[i]);
@@ -349,7 +374,8 @@ TESSEL_API tessel_status_t tessel_pod_run(tessel_pod_t *pod, const tessel_pod_pr
         return pod_fail(pod, TESSEL_ERANGE, "tessel_pod_run: the window [0x%llx, 0x%llx) is not inside the chips' HBM "
                         "above the rings [0x%x, 0x%llx)", (unsigned long long)win_base, (unsigned long long)win_limit,
                         TESSEL_HBM_RESERVED, (unsigned long long)info.hbm_bytes);
-    return run_programs(pod, "tessel_pod_run", progs, win_base, win_limit);
+    uint64_t cycles;
+    return run_programs(pod, "tessel_pod_run", progs, win_base, win_limit, &cycles);
 }
 
 TESSEL_API tessel_status_t tessel_pod_collective(tessel_pod_t *pod, const tessel_collective_t *c)
@@ -378,7 +404,7 @@ TESSEL_API tessel_status_t tessel_pod_collective(tessel_pod_t *pod, const tessel
     }
     tsl_cp_prog_t *p = calloc(n, sizeof *p);
     tessel_pod_prog_t *progs = calloc(n, sizeof *progs);
-    uint64_t sent = 0;
+    uint64_t sent = 0, cycles = 0;
     if (!p || !progs)
         r = pod_fail(pod, TESSEL_ENOMEM, "tessel_pod_collective: no host memory");
     for (uint32_t i = 0; i < n && !r; i++) {   /* chip i's program */
@@ -397,11 +423,12 @@ TESSEL_API tessel_status_t tessel_pod_collective(tessel_pod_t *pod, const tessel
         progs[i] = (tessel_pod_prog_t){p[i].w, p[i].words};
     }
     if (!r)
-        r = run_programs(pod, "tessel_pod_collective", progs, lo, hi);
+        r = run_programs(pod, "tessel_pod_collective", progs, lo, hi, &cycles);
     if (!r) {
         pod->stats.collectives++;
         pod->stats.bytes += tessel_pod_coll_bytes(pod, c);
         pod->stats.ici_bytes += sent;
+        pod->stats.cycles += cycles;
         pod->stats.model_cycles += tessel_pod_model_cycles(pod, c->kind, tessel_pod_coll_bytes(pod, c));
     }
     for (uint32_t i = 0; p && i < n; i++)
@@ -426,6 +453,7 @@ TESSEL_API tessel_status_t tessel_pod_kill(tessel_pod_t *pod, uint32_t chip)
     if (!pod || chip >= pod->chips)
         return TESSEL_EINVAL;
     pod->dead[chip] = 1;
-    tslm_pod_detach(pod->mp, chip % pod->dx, chip / pod->dx);
+    if (pod->mp)
+        tslm_pod_detach(pod->mp, chip % pod->dx, chip / pod->dx);
     return TESSEL_OK;
 }

@@ -1477,6 +1477,11 @@ TESSEL_API tessel_status_t tessel_reset(tessel_dev_t *dev)
     return dev->shadow ? shadow_after_reset(dev) : TESSEL_OK;
 }
 
+uint64_t tessel_device_cycles(tessel_dev_t *dev)
+{
+    return dev->t.cycles ? dev->t.cycles(dev->t.ctx) : 0;
+}
+
 void tessel_orphan(tessel_dev_t *dev, tessel_handle_t h)
 {
     slot_t *s = dev ? find_slot(dev, h) : NULL;

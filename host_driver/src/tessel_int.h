@@ -65,6 +65,10 @@ int tessel_transport_model_open(tessel_transport_t *t, const tessel_model_cfg_t 
 int tessel_transport_uart_open(tessel_transport_t *t, const tessel_open_opts_t *opts);
 #ifndef TESSEL_NO_SIM
 int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *opts);
+/* The dx * dy chips of a simulated pod (docs/pod.md), one transport each in t[0 .. dx*dy-1]: chip i at
+ * (i mod dx, i / dx), links of ICI_LINK_LATENCY cycles, booted; on failure none is open and t[0].err
+ * says why. */
+int tessel_transport_sim_pod_open(tessel_transport_t *t, uint32_t dx, uint32_t dy, const tessel_open_opts_t *opts);
 #endif
 
 /* Open a device on an already opened transport (used for the checking-mode shadow). */
@@ -86,6 +90,9 @@ __attribute__((format(printf, 3, 4))) int tessel_fail(tessel_dev_t *dev, int sta
 /* Reserve `bytes` of HBM at exactly `addr` (a pod's symmetric buffers): TESSEL_ENOMEM, nothing
  * reserved, when any of it is taken, in flight, reserved or outside HBM. Freed by tessel_free. */
 tessel_status_t tessel_alloc_at(tessel_dev_t *dev, tessel_addr_t addr, size_t bytes);
+
+/* The device's cycle counter (transport cycles()), 0 without one: the model. */
+uint64_t tessel_device_cycles(tessel_dev_t *dev);
 
 /* Give up on command `h` (tessel_gemm after a failed wait): nobody will wait for it; its slot is
  * dropped when its completion arrives, and until then the memory it may touch stays in flight

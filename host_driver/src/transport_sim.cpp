@@ -14,6 +14,11 @@
 // The configuration (N, VMEM, ACC, HBM, bf16) is that of the Verilated parameters (mk/soc.mk).
 // Fault injection for tests/rel goes through the hooks of tessel_sim_fault.h.
 //
+// A pod (tessel_transport_sim_pod_open, docs/pod.md): one TslPodSim of X x Y chips, each chip a
+// transport of its own. They share one clock, so every call of any chip's transport takes the
+// pod's lock and advances the whole pod; the chips' threads (tessel_pod_run) take turns. A chip
+// of a pod cannot be restarted alone (no restart), and has no trace or timeline.
+//
 // An RTL assertion that fails (the SoC is built with --assert; hw/rtl/tsl_assert.svh) stops the
 // simulation without ending the process (the SoC build's Verilator hooks, hw/sim/soc/tsl_soc_vl.h,
 // keep Verilator's messages and never abort; TslSocSim::failed). From then on every call returns
@@ -26,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 
@@ -48,11 +54,28 @@ const uint64_t kBootCycles = 2000000;  // reset to FW_STATUS ready
 const uint64_t kWaitSlice = 20000;     // cycles per wait() call
 const uint64_t kAccessCycles = 100000; // one host-port access
 
+// A pod's chips and the lock that serialises every use of them.
+struct Pod {
+  std::unique_ptr<TslPodSim> sim;
+  std::mutex mu;
+  ~Pod();
+};
+
 struct Sim {
-  std::unique_ptr<TslSocSim> soc;
+  TslSocSim *soc = nullptr;        // own.get(), or a chip of pod
+  std::unique_ptr<TslSocSim> own;  // a chip alone
+  std::shared_ptr<Pod> pod;
   FILE *timeline = nullptr;
   std::string fw;   // the firmware, loaded again by restart
   std::string err;  // error(): why the device failed ("" while it has not)
+};
+
+// Held by every call: the pod's lock, for a chip of a pod.
+struct Guard {
+  explicit Guard(Sim *s) {
+    if (s->pod) l = std::unique_lock<std::mutex>(s->pod->mu);
+  }
+  std::unique_lock<std::mutex> l;
 };
 
 // TESSEL_EDEVICE once the SoC has failed (an RTL assertion), with the reason in s->err.
@@ -66,6 +89,7 @@ int failed(Sim *s) {
 
 int s_hostif_read(void *ctx, uint32_t off, uint32_t *v) {
   Sim *s = static_cast<Sim *>(ctx);
+  Guard g(s);
   if (failed(s)) return TESSEL_EDEVICE;
   TslSocStatus r = s->soc->host_read32(TslSocSim::kBarRegs, off, v, kAccessCycles);
   return r == TSL_SOC_OK ? 0 : failed(s) ? TESSEL_EDEVICE : TESSEL_EIO;
@@ -73,6 +97,7 @@ int s_hostif_read(void *ctx, uint32_t off, uint32_t *v) {
 
 int s_hostif_write(void *ctx, uint32_t off, uint32_t v) {
   Sim *s = static_cast<Sim *>(ctx);
+  Guard g(s);
   if (failed(s)) return TESSEL_EDEVICE;
   TslSocStatus r = s->soc->host_write32(TslSocSim::kBarRegs, off, v, 0xf, kAccessCycles);
   return r == TSL_SOC_OK ? 0 : failed(s) ? TESSEL_EDEVICE : TESSEL_EIO;
@@ -80,6 +105,7 @@ int s_hostif_write(void *ctx, uint32_t off, uint32_t v) {
 
 int s_hbm_read(void *ctx, uint64_t addr, void *buf, size_t len) {
   Sim *s = static_cast<Sim *>(ctx);
+  Guard g(s);
   if (failed(s)) return TESSEL_EDEVICE;
   if (addr + len > s->soc->hbm_bytes()) return TESSEL_ERANGE;
   std::memcpy(buf, s->soc->hbm().data() + addr, len);
@@ -88,6 +114,7 @@ int s_hbm_read(void *ctx, uint64_t addr, void *buf, size_t len) {
 
 int s_hbm_write(void *ctx, uint64_t addr, const void *buf, size_t len) {
   Sim *s = static_cast<Sim *>(ctx);
+  Guard g(s);
   if (failed(s)) return TESSEL_EDEVICE;
   if (addr + len > s->soc->hbm_bytes()) return TESSEL_ERANGE;
   std::memcpy(s->soc->hbm().data() + addr, buf, len);
@@ -96,6 +123,7 @@ int s_hbm_write(void *ctx, uint64_t addr, const void *buf, size_t len) {
 
 int s_wait(void *ctx) {
   Sim *s = static_cast<Sim *>(ctx);
+  Guard g(s);
   if (failed(s)) return TESSEL_EDEVICE;
   TslSocSim &soc = *s->soc;
   TslSocStop r = soc.run_until([&soc] { return soc.host_irq(); }, kWaitSlice);
@@ -104,19 +132,36 @@ int s_wait(void *ctx) {
 }
 
 const char *s_error(void *ctx) { return static_cast<Sim *>(ctx)->err.c_str(); }
-int s_failed(void *ctx) { return failed(static_cast<Sim *>(ctx)) != 0; }
+int s_failed(void *ctx) {
+  Sim *s = static_cast<Sim *>(ctx);
+  Guard g(s);
+  return failed(s) != 0;
+}
 
-uint64_t s_cycles(void *ctx) { return static_cast<Sim *>(ctx)->soc->cycles(); }
+uint64_t s_cycles(void *ctx) {
+  Sim *s = static_cast<Sim *>(ctx);
+  Guard g(s);
+  return s->soc->cycles();
+}
 
 // Verilator 5.006 erases a model's scopes from Verilated::threadContextp(), the context constructed
 // last on this thread, which dangles once that context has been destroyed: deleting one of several
 // SoCs (or any SoC after a later one was closed) would then touch freed memory. Point the thread
 // context at a context that lives for the whole process before every delete; erasing from it is a
 // harmless miss.
-void drop(std::unique_ptr<TslSocSim> &soc) {
+void keep_context() {
   static VerilatedContext *keep = new VerilatedContext;
   Verilated::threadContextp(keep);
+}
+
+void drop(std::unique_ptr<TslSocSim> &soc) {
+  keep_context();
   soc.reset();
+}
+
+Pod::~Pod() {
+  keep_context();
+  sim.reset();
 }
 
 void destroy(Sim *s) {
@@ -125,9 +170,17 @@ void destroy(Sim *s) {
     if (s->soc) (void)s->soc->write_timeline(s->timeline, &err);  // close cannot report; a short file fails to parse
     std::fclose(s->timeline);
   }
-  if (s->soc) drop(s->soc);
+  if (s->own) drop(s->own);
+  if (s->pod) {
+    std::shared_ptr<Pod> pod = std::move(s->pod);
+    delete s;
+    return;  // the last chip's close deletes the pod (~Pod)
+  }
   delete s;
 }
+
+int await_ready(Sim *s, TslSocSim *soc, std::string *err);
+int fill(tessel_transport_t *t, Sim *s);
 
 // A SoC running s->fw: loaded, optionally traced, HBM contents from `from` (a restart), reset
 // released, FW_STATUS ready within kBootCycles. TESSEL_OK, or a status with the reason in *err.
@@ -147,6 +200,19 @@ int boot(Sim *s, const char *trace, TslSocSim *from, std::unique_ptr<TslSocSim> 
   if (r == TESSEL_OK) {
     if (from) std::memcpy(soc->hbm().data(), from->hbm().data(), soc->hbm_bytes());
     soc->reset();
+    r = await_ready(s, soc.get(), err);
+  }
+  if (r != TESSEL_OK)
+    drop(soc);
+  else
+    *out = std::move(soc);
+  return r;
+}
+
+// Clock soc (and its pod) until its firmware reports FW_STATUS ready, within kBootCycles.
+int await_ready(Sim *s, TslSocSim *soc, std::string *err) {
+  int r = TESSEL_OK;
+  {
     uint32_t st = 0, state = 0;
     uint64_t start = soc->cycles();
     while (soc->cycles() - start < kBootCycles) {
@@ -166,10 +232,6 @@ int boot(Sim *s, const char *trace, TslSocSim *from, std::unique_ptr<TslSocSim> 
       r = TESSEL_ENODEV;
     }
   }
-  if (r != TESSEL_OK)
-    drop(soc);
-  else
-    *out = std::move(soc);
   return r;
 }
 
@@ -180,7 +242,7 @@ int s_restart(void *ctx) {
   std::string err;
   int r;
   try {
-    r = boot(s, nullptr, s->soc.get(), &soc, &err);
+    r = boot(s, nullptr, s->soc, &soc, &err);
   } catch (...) {  // no exception leaves the library
     r = TESSEL_ENODEV, err = "sim: the SoC could not be built again";
   }
@@ -188,8 +250,9 @@ int s_restart(void *ctx) {
     s->err = err;
     return r;
   }
-  drop(s->soc);
-  s->soc = std::move(soc);
+  drop(s->own);
+  s->own = std::move(soc);
+  s->soc = s->own.get();
   s->err.clear();
   if (s->timeline) s->soc->start_timeline();
   return TESSEL_OK;
@@ -230,7 +293,8 @@ int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *o
   int r;
   try {
     s->fw = fw;
-    r = boot(s, opts ? opts->trace : nullptr, nullptr, &s->soc, &err);
+    r = boot(s, opts ? opts->trace : nullptr, nullptr, &s->own, &err);
+    s->soc = s->own.get();
   } catch (...) {  // no exception leaves the library
     r = TESSEL_ENODEV, err = "sim: the SoC could not be built";
   }
@@ -244,6 +308,14 @@ int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *o
     return r;
   }
   if (s->timeline) s->soc->start_timeline();
+  r = fill(t, s);
+  if (r != TESSEL_OK) destroy(s);
+  return r;
+}
+
+namespace {
+// The transport of s, opened: its callbacks and the device's configuration.
+int fill(tessel_transport_t *t, Sim *s) {
   t->ctx = s;
   t->name = "sim";
   t->n = SOC_N;
@@ -252,7 +324,7 @@ int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *o
   t->hbm_bytes = s->soc->hbm_bytes();
   if (s_hostif_read(s, TSL_HOSTIF_CFG_FEATURES_OFFSET, &t->features) != 0) {   // as TC CFG_FEATURES
     std::snprintf(t->err, sizeof t->err, "sim: HOSTIF CFG_FEATURES cannot be read");
-    destroy(s);
+    t->ctx = nullptr;
     return TESSEL_EIO;
   }
   // The HBM model's token bucket, capped by one AXI beat (2N bytes) per cycle.
@@ -266,6 +338,61 @@ int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *o
   t->close = s_close;
   t->error = s_error;
   t->failed = s_failed;
-  t->restart = s_restart;
+  t->restart = s->pod ? nullptr : s_restart;
   return TESSEL_OK;
+}
+}  // namespace
+
+int tessel_transport_sim_pod_open(tessel_transport_t *ts, uint32_t dx, uint32_t dy, const tessel_open_opts_t *opts) {
+  uint32_t n = dx * dy;
+  for (uint32_t i = 0; i < n; i++) std::memset(&ts[i], 0, sizeof ts[i]);
+  const char *fw = opts && opts->firmware ? opts->firmware : std::getenv("TESSEL_FIRMWARE");
+  if (!fw || !*fw) fw = TESSEL_FW_DEFAULT;
+  TslSocSim::set_verilator_output(nullptr);
+  std::shared_ptr<Pod> pod;
+  std::string err;
+  int r = TESSEL_OK;
+  uint32_t opened = 0;
+  try {
+    pod = std::make_shared<Pod>();
+    pod->sim.reset(new TslPodSim(dx, dy, TSL_PARAM_ICI_LINK_LATENCY));
+    std::lock_guard<std::mutex> l(pod->mu);
+    for (uint32_t i = 0; i < n && r == TESSEL_OK; i++) {
+      TslSocSim &c = pod->sim->chip(i);
+      c.set_console(nullptr);
+      std::string why;
+      if (!c.load_elf(fw, &why)) err = "sim: firmware " + why, r = TESSEL_EINVAL;
+    }
+    for (uint32_t i = 0; i < n && r == TESSEL_OK; i++) pod->sim->chip(i).reset();
+    for (uint32_t i = 0; i < n && r == TESSEL_OK; i++) {
+      Sim probe;
+      probe.fw = fw;
+      r = await_ready(&probe, &pod->sim->chip(i), &err);
+      if (r != TESSEL_OK) err = "chip " + std::to_string(i) + ": " + err;
+    }
+  } catch (...) {  // no exception leaves the library
+    r = TESSEL_ENODEV, err = "sim: the pod's SoCs could not be built";
+  }
+  for (uint32_t i = 0; i < n && r == TESSEL_OK; i++) {
+    Sim *s = new (std::nothrow) Sim;
+    if (!s) {
+      r = TESSEL_ENOMEM, err = "sim: out of memory";
+      break;
+    }
+    s->fw = fw;
+    s->pod = pod;
+    s->soc = &pod->sim->chip(i);
+    if ((r = fill(&ts[i], s)) != TESSEL_OK) {
+      err = ts[i].err;
+      destroy(s);
+      break;
+    }
+    opened++;
+  }
+  if (r != TESSEL_OK) {
+    for (uint32_t i = 0; i < opened; i++) destroy(static_cast<Sim *>(ts[i].ctx));
+    for (uint32_t i = 0; i < n; i++) std::memset(&ts[i], 0, sizeof ts[i]);
+    std::snprintf(ts[0].err, sizeof ts[0].err, "%s", err.c_str());
+  }
+  return r;
 }

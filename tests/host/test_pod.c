@@ -1,11 +1,14 @@
-/* Pods (docs/pod.md) on the model backend:
+/* Pods (docs/pod.md) on the model backend, and on the sim (Verilated SoCs joined by links):
  *   - the ISA: DMA SEND and SEMWAIT's dispatch checks and semantics on two golden-model chips;
  *   - random collectives (kinds, dtypes, reductions, sizes, roots; rings and tori of 2 to 8 chips)
  *     against a reference written here from docs/pod.md's reduction order: integers exact, floats
  *     bit for bit (host IEEE float with the VPU's flush to zero, bf16 rounded after each step);
  *   - faults and bad calls: a dead chip fails the collective (a deadlock, not a hang), the pod then
  *     works again; bad arguments are refused with the reason.
- * Usage: test_pod [SEED] (or $SEED); $POD_CASES random collectives (default 60).
+ *   - on the sim (a build with it): random collectives on a 2- and a 4-chip ring and a 2x2 torus,
+ *     against the same reference, bit for bit.
+ * Usage: test_pod [SEED] (or $SEED); $POD_CASES random collectives on the model (default 60),
+ * $POD_SIM_CASES on each sim pod (default 6; 0: none).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,8 +229,9 @@ static const uint32_t shapes[][3] = {{2, 2, 1}, {3, 3, 1}, {4, 4, 1}, {8, 8, 1},
 #define SHAPES (sizeof shapes / sizeof shapes[0])
 
 /* One collective, random but for what `force` gives (a shape index, a kind: -1 for random); its
- * float sums are where the order shows. */
-static void one_case(int idx, int shape, int kind)
+ * float sums are where the order shows. On `given` (a sim pod of shape `shape`) if not NULL, with
+ * fewer elements, else on a model pod of its own. */
+static void one_case(int idx, int shape, int kind, tessel_pod_t *given)
 {
     const uint32_t *sh = shapes[shape >= 0 ? (uint32_t)shape : tu_below(&T.rng, SHAPES)];
     shape_t s = {.chips = sh[0], .dx = sh[1], .dy = sh[2], .torus = sh[2] > 1};
@@ -240,7 +244,7 @@ static void one_case(int idx, int shape, int kind)
         c.op = TESSEL_REDUCE_SUM;
     }
     /* mostly small; sometimes several tiles of a direction's part */
-    c.count = tu_below(&T.rng, 4) ? 1u + tu_below(&T.rng, 3000) : 20000u + tu_below(&T.rng, 60000);
+    c.count = tu_below(&T.rng, 4) ? 1u + tu_below(&T.rng, 3000) : 20000u + tu_below(&T.rng, given ? 20000 : 60000);
     if (c.kind != TESSEL_ALL_REDUCE && c.kind != TESSEL_BROADCAST)
         c.count = (c.count + s.chips - 1u) / s.chips;
     uint32_t es = c.dtype == TESSEL_BF16 ? 2u : 4u, n = s.chips;
@@ -248,14 +252,17 @@ static void one_case(int idx, int shape, int kind)
     uint64_t out_n = c.kind == TESSEL_ALL_GATHER ? c.count * n : c.count;
     int in_place = (c.kind == TESSEL_ALL_REDUCE || c.kind == TESSEL_BROADCAST) && tu_below(&T.rng, 3) == 0;
     char what[160];
-    snprintf(what, sizeof what, "case %d: %s %s %s of %llu on %s %ux%u%s, root %u", idx, kind_name(c.kind),
+    snprintf(what, sizeof what, "%scase %d: %s %s %s of %llu on %s %ux%u%s, root %u", given ? "sim " : "", idx,
+             kind_name(c.kind),
              c.dtype == TESSEL_INT32 ? "int32" : c.dtype == TESSEL_FP32 ? "fp32" : "bf16",
              (const char *[]){"sum", "max", "min"}[c.op], (unsigned long long)c.count, s.torus ? "torus" : "ring",
              s.dx, s.dy, in_place ? " in place" : "", c.root);
-    tessel_pod_t *pod;
-    if (!tu_check(&T, tessel_pod_open(&pod, "model", n, s.torus ? TESSEL_POD_TORUS : TESSEL_POD_RING, s.dx, s.dy) ==
-                          TESSEL_OK, "%s: open: %s", what, tessel_pod_last_error(NULL)))
+    tessel_pod_t *pod = given;
+    if (!pod && !tu_check(&T, tessel_pod_open(&pod, "model", n, s.torus ? TESSEL_POD_TORUS : TESSEL_POD_RING, s.dx,
+                                              s.dy) == TESSEL_OK, "%s: open: %s", what, tessel_pod_last_error(NULL)))
         return;
+    tessel_pod_stats_t before;
+    tessel_pod_stats(pod, &before);
     uint8_t *in[16], *out[16];
     tessel_addr_t a_in, a_out;
     int ok = tessel_pod_alloc(pod, in_n * es, &a_in) == TESSEL_OK;
@@ -312,15 +319,43 @@ static void one_case(int idx, int shape, int kind)
         tu_check(&T, !bad, "%s: %llu elements differ; first chip %u element %llu: 0x%08x, want 0x%08x", what,
                  (unsigned long long)bad, bad_chip, (unsigned long long)first, got_v, want_v);
         tessel_pod_stats_t st;
-        tu_check(&T, tessel_pod_stats(pod, &st) == TESSEL_OK && st.collectives == 1 &&
-                         st.bytes == tessel_pod_coll_bytes(pod, &c) && st.ici_bytes > 0 && st.model_cycles > 0,
-                 "%s: the pod's statistics count it", what);
+        tu_check(&T, tessel_pod_stats(pod, &st) == TESSEL_OK && st.collectives == before.collectives + 1 &&
+                         st.bytes - before.bytes == tessel_pod_coll_bytes(pod, &c) && st.ici_bytes > before.ici_bytes &&
+                         st.model_cycles > before.model_cycles && (given ? st.cycles > before.cycles : !st.cycles),
+                 "%s: the pod's statistics count it (cycles on the sim only)", what);
     }
     for (uint32_t i = 0; i < n; i++) {
         free(in[i]);
         free(out[i]);
     }
-    tessel_pod_close(pod);
+    if (ok && a_out != a_in)
+        (void)tessel_pod_free(pod, a_out);
+    if (ok)
+        (void)tessel_pod_free(pod, a_in);
+    if (!given)
+        tessel_pod_close(pod);
+}
+
+/* Random collectives on sim pods: shapes[0] (a 2-chip ring), [2] (4-chip ring), [4] (2x2 torus),
+ * each pod opened once (a boot is costly) for `cases` collectives. */
+static void test_sim(int cases)
+{
+#ifndef TESSEL_NO_SIM
+    static const int sim_shapes[] = {0, 2, 4};
+    for (unsigned k = 0; k < sizeof sim_shapes / sizeof sim_shapes[0] && cases > 0; k++) {
+        const uint32_t *sh = shapes[sim_shapes[k]];
+        tessel_pod_t *pod;
+        if (!tu_check(&T, tessel_pod_open(&pod, "sim", sh[0], sh[2] > 1 ? TESSEL_POD_TORUS : TESSEL_POD_RING, sh[1],
+                                          sh[2]) == TESSEL_OK,
+                      "sim: open %u chips: %s", sh[0], tessel_pod_last_error(NULL)))
+            continue;
+        for (int i = 0; i < cases; i++)
+            one_case(i, sim_shapes[k], i == 0 ? TESSEL_ALL_REDUCE : -1, pod);
+        tessel_pod_close(pod);
+    }
+#else
+    (void)cases;
+#endif
 }
 
 /* ----------------------------------------------------------------------- faults and bad calls */
@@ -328,9 +363,9 @@ static void one_case(int idx, int shape, int kind)
 static void test_faults(void)
 {
     tessel_pod_t *pod;
-    tu_check(&T, tessel_pod_open(&pod, "sim", 4, TESSEL_POD_RING, 0, 0) == TESSEL_ENODEV &&
-                     strstr(tessel_pod_last_error(NULL), "ICI"),
-             "faults: a sim pod is refused with the reason: %s", tessel_pod_last_error(NULL));
+    tu_check(&T, tessel_pod_open(&pod, "uart", 4, TESSEL_POD_RING, 0, 0) == TESSEL_ENODEV &&
+                     strstr(tessel_pod_last_error(NULL), "uart"),
+             "faults: a uart pod is refused with the reason: %s", tessel_pod_last_error(NULL));
     tu_check(&T, tessel_pod_open(&pod, "model", 1, TESSEL_POD_RING, 0, 0) == TESSEL_EINVAL,
              "faults: a pod of one chip is refused");
     tu_check(&T, tessel_pod_open(&pod, "model", 8, TESSEL_POD_TORUS, 3, 3) == TESSEL_EINVAL,
@@ -425,9 +460,11 @@ int main(int argc, char **argv)
     test_faults();
     test_run();
     for (int i = 0; i < cases; i++)
-        one_case(i, -1, -1);
+        one_case(i, -1, -1, NULL);
     for (int k = 0; k < (int)SHAPES; k++)   /* every shape's reducing kinds, as float sums */
         for (int kind = TESSEL_ALL_REDUCE; kind <= TESSEL_REDUCE_SCATTER; kind++)
-            one_case(cases + 2 * k + kind, k, kind);
+            one_case(cases + 2 * k + kind, k, kind, NULL);
+    const char *sim_env = getenv("POD_SIM_CASES");
+    test_sim(sim_env && *sim_env ? atoi(sim_env) : 6);
     return tu_done(&T);
 }

@@ -37,6 +37,13 @@ module tsl_soc_x_tb;
   logic [Dw/8-1:0] wstrb;
   logic console_valid, exit_valid, retire, trap, core_rst;
   int unsigned cycle = 0, xs = 0, passed = 0, failed = 0, seq_runs = 0;
+  // A chip alone (pod extents 0): its ICI unit idle, links quiet.
+  localparam int IciCw = $clog2(tsl_pkg::PARAM_ICI_RX_FLITS + 1);
+  localparam int IciFw = 8 * tsl_pkg::PARAM_ICI_LINK_BYTES_PER_CYCLE;
+  logic [4*IciCw-1:0] ici_credit0 = '0, ici_rx_credit;
+  logic [7:0]         ici_kind0 = '0, ici_tx_kind;
+  logic [4*IciFw-1:0] ici_data0 = '0, ici_tx_data;
+  logic               ici_crc_err;
 
   tsl_soc #(.N(N), .EnableBf16(1'b0), .EnableSeq(1'b1), .VmemBytes(VmemBytes), .AccBytes(AccBytes),
             .HbmBytes(HbmBytes)) dut (
@@ -53,7 +60,11 @@ module tsl_soc_x_tb;
     .m_axi_rlast(rlast),
     .console_valid_o(console_valid), .console_data_o(console_data), .exit_valid_o(exit_valid),
     .exit_code_o(exit_code), .retire_o(retire), .trap_o(trap), .trap_cause_o(trap_cause),
-    .trap_pc_o(trap_pc), .core_rst_o(core_rst)
+    .trap_pc_o(trap_pc), .core_rst_o(core_rst),
+    .ici_chip_x_i(4'd0), .ici_chip_y_i(4'd0), .ici_pod_x_i(5'd0), .ici_pod_y_i(5'd0),
+    .ici_tx_kind_o(ici_tx_kind), .ici_tx_data_o(ici_tx_data), .ici_tx_credit_i(ici_credit0),
+    .ici_rx_kind_i(ici_kind0), .ici_rx_data_i(ici_data0), .ici_rx_credit_o(ici_rx_credit),
+    .ici_crc_err_o(ici_crc_err)
   );
 
   always #5 clk = ~clk;

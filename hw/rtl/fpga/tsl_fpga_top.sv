@@ -47,13 +47,22 @@ module tsl_fpga_top #(
   `TSL_AXI_WIRES(hbm_, Dw)
   logic            trap, trap_q, trap_d;
 
+  // No ICI (EnableIci 0): the pod's straps and link inputs held at 0.
+  localparam int IciCw = $clog2(tsl_pkg::PARAM_ICI_RX_FLITS + 1);
+  localparam int IciFw = 8 * tsl_pkg::PARAM_ICI_LINK_BYTES_PER_CYCLE;
+  logic [4*IciCw-1:0] ici_credit0;
+  logic [7:0]         ici_kind0;
+  logic [4*IciFw-1:0] ici_data0;
+  assign {ici_credit0, ici_kind0, ici_data0} = '0;
+
   tsl_soc #(
     .N          (N),
     .EnableBf16 (EnableBf16),
     .VmemBytes  (VmemBytes),
     .AccBytes   (AccBytes),
     .HbmBytes   (HbmBytes),
-    .BootHold   (BootHold)
+    .BootHold   (BootHold),
+    .EnableIci  (1'b0)
   ) u_soc (
     .clk_i,
     .rst_ni,
@@ -76,7 +85,18 @@ module tsl_fpga_top #(
     .trap_o          (trap),
     .trap_cause_o    (),
     .trap_pc_o       (),
-    .core_rst_o      ()
+    .core_rst_o      (),
+    .ici_chip_x_i    (4'd0),
+    .ici_chip_y_i    (4'd0),
+    .ici_pod_x_i     (5'd0),
+    .ici_pod_y_i     (5'd0),
+    .ici_tx_kind_o   (),
+    .ici_tx_data_o   (),
+    .ici_tx_credit_i (ici_credit0),
+    .ici_rx_kind_i   (ici_kind0),
+    .ici_rx_data_i   (ici_data0),
+    .ici_rx_credit_o (),
+    .ici_crc_err_o   ()
     /* verilator lint_on PINCONNECTEMPTY */
   );
 

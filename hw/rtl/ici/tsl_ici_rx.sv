@@ -38,7 +38,7 @@ module tsl_ici_rx #(
   // register, so the buffer's slot is free (its credit returned) once it has been read.
   tsl_prim_ram_1r1w #(.Depth(Depth), .Width(Ww)) u_buf (
     .clk_i, .we_i(body), .waddr_i(wr_q[Aw-1:0]),
-    .wdata_i({7'd0, link_kind_i == tsl_pkg::ICI_FLIT_LAST, link_data_i}), .be_i('1),
+    .wdata_i({7'd0, link_kind_i == tsl_pkg::ICI_FLIT_LAST, link_data_i}), .be_i({(Ww / 8){1'b1}}),
     .re_i(fetch), .raddr_i(rd_q[Aw-1:0]), .rdata_o(ram_rdata));
 
   assign body        = link_kind_i == tsl_pkg::ICI_FLIT_DATA || link_kind_i == tsl_pkg::ICI_FLIT_LAST;

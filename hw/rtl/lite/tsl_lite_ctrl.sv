@@ -94,6 +94,10 @@ module tsl_lite_ctrl #(
     .wbuf_dtype_i({tsl_pkg::DTYPE_INT8, tsl_pkg::DTYPE_INT8}),   // int8 is the only MXU dtype
     .hbm_base_i  (32'd0),            // no HBM window (CFG_FEATURES.WINDOW = 0; HBM_BASE and
     .hbm_limit_i (32'(HbmBytes)),    // HBM_LIMIT read 0): HBM_BYTES alone bounds the DMA
+    .chip_x_i    (4'd0),             // no ICI: a chip alone
+    .chip_y_i    (4'd0),
+    .pod_x_i     (5'd1),
+    .pod_y_i     (5'd1),
     .done_o      (chk_done),
     .err_o       (chk_err),
     .err_addr_o  (chk_addr)

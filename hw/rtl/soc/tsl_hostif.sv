@@ -38,6 +38,7 @@ module tsl_hostif #(
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
+  input  logic        ici_i,      // CFG_FEATURES.ICI: the chip is in a pod (tsl_soc)
   // core side (offset within the block)
   input  logic        core_valid_i,
   output logic        core_ready_o,
@@ -212,7 +213,7 @@ module tsl_hostif #(
           tsl_pkg::HOSTIF_CFG_VMEM_BYTES_OFFSET:  rdata_d[p*32 +: 32] = 32'(VmemBytes);
           tsl_pkg::HOSTIF_CFG_ACC_BYTES_OFFSET:   rdata_d[p*32 +: 32] = 32'(AccBytes);
           tsl_pkg::HOSTIF_CFG_HBM_BYTES_OFFSET:   rdata_d[p*32 +: 32] = 32'(HbmBytes);
-          tsl_pkg::HOSTIF_CFG_FEATURES_OFFSET:    rdata_d[p*32 +: 32] = {26'd0, 3'b111, EnableSeq, EnableBf16, 1'b1};  // TRANSPOSE, FETCH, WINDOW: tsl_tc has them
+          tsl_pkg::HOSTIF_CFG_FEATURES_OFFSET:    rdata_d[p*32 +: 32] = {25'd0, ici_i, 3'b111, EnableSeq, EnableBf16, 1'b1};  // TRANSPOSE, FETCH, WINDOW: tsl_tc has them
           tsl_pkg::HOSTIF_BOOT_OFFSET: begin
             rdata_d[p*32 +: 32] = {31'd0, hold_q};
             if (p == 1 && bmask[p*32]) hold_d = wdata[p*32];  // host only

@@ -1,6 +1,11 @@
 // Tessel product SoC: control subsystem (tsl_cpu_sys), tensor core (tsl_tc), host interface
 // (tsl_hostif) and the AXI4 path to HBM. Masters on the one m_axi_* port (tsl_axi_arb,
-// round-robin): 0 the TC DMA, 1 the core's HBM window (tsl_axi_from_bus), 2 the host's BAR1.
+// round-robin): 0 the TC DMA, 1 the core's HBM window (tsl_axi_from_bus), 2 the host's BAR1, 3
+// (EnableIci) the ICI unit's writes of packets from other chips.
+// The pod (EnableIci, docs/pod.md): the chip's coordinates and the pod's extents are straps
+// (ici_pod_x_i 0: a chip alone, CFG_FEATURES.ICI 0); ici_* are its IciPorts links (+X, -X, +Y,
+// -Y), each a flit kind and data out and in, and credits back, with a link model or a neighbour's
+// wires between them. The ICI unit (tsl_ici) is reset by rst_ni only.
 // Core ext decode: MMAP_HOSTIF_* -> HOSTIF core port; MMAP_TC_* -> tsl_tc registers; the first
 // HbmBytes of MMAP_HBM_* -> core bridge (AXI address = addr - MMAP_HBM_BASE); the rest of the
 // window answers err (access fault) after one cycle. Host port (core bus contract: request held
@@ -22,7 +27,12 @@ module tsl_soc #(
   parameter int HbmBytes   = tsl_pkg::PARAM_HBM_BYTES,   // HBM bytes (power of two, <= MMAP_HBM_BYTES)
   parameter bit BootHold   = 1'b0,                       // HOSTIF BOOT.HOLD after power-on (1: boards
                                                          // whose core RAM the host must load first)
-  localparam int Dw        = 16 * N                      // AXI data bits
+  parameter bit EnableIci  = 1'b1,                       // 1: the ICI unit (a chip of a pod); 0: none,
+                                                         // the ici_* outputs idle
+  localparam int Dw        = 16 * N,                     // AXI data bits
+  localparam int IciPorts  = 4,                          // links: +X, -X, +Y, -Y (a ring uses the X pair)
+  localparam int IciFw     = 8 * tsl_pkg::PARAM_ICI_LINK_BYTES_PER_CYCLE,   // flit bits
+  localparam int IciCw     = $clog2(tsl_pkg::PARAM_ICI_RX_FLITS + 1)      // credit count bits
 ) (
   input  logic            clk_i,
   input  logic            rst_ni,
@@ -47,9 +57,22 @@ module tsl_soc #(
   output logic            trap_o,
   output logic [31:0]     trap_cause_o,
   output logic [31:0]     trap_pc_o,
-  output logic            core_rst_o   // the cores are in reset: HOSTIF RESET pulse or BOOT.HOLD
+  output logic            core_rst_o,  // the cores are in reset: HOSTIF RESET pulse or BOOT.HOLD
+  // the pod: straps and links
+  input  logic [3:0]                  ici_chip_x_i,
+  input  logic [3:0]                  ici_chip_y_i,
+  input  logic [4:0]                  ici_pod_x_i,
+  input  logic [4:0]                  ici_pod_y_i,
+  output logic [2*IciPorts-1:0]       ici_tx_kind_o,
+  output logic [IciPorts*IciFw-1:0]   ici_tx_data_o,
+  input  logic [IciPorts*IciCw-1:0]   ici_tx_credit_i,
+  input  logic [2*IciPorts-1:0]       ici_rx_kind_i,
+  input  logic [IciPorts*IciFw-1:0]   ici_rx_data_i,
+  output logic [IciPorts*IciCw-1:0]   ici_rx_credit_o,
+  output logic                        ici_crc_err_o   // a packet was dropped for its CRC (a cycle)
 );
-  localparam int Masters = 3;  // 0 TC DMA, 1 core window, 2 host BAR1
+  localparam int Masters = EnableIci ? 4 : 3;  // 0 TC DMA, 1 core window, 2 host BAR1, 3 ICI
+  `include "hw/rtl/tsl_assert.svh"
 
   // --- resets ---------------------------------------------------------------------------------
   logic soc_rst, boot_hold, cores_rst, sys_rst_n;
@@ -173,6 +196,8 @@ module tsl_soc #(
   // --- host interface -------------------------------------------------------------------------
   logic        cmd_pf;        // the doorbell's hint to the core's HBM bridge: the command it announces
   logic [31:0] cmd_pf_addr;
+  logic in_pod;
+  assign in_pod = EnableIci && ici_pod_x_i != 5'd0;
   tsl_hostif #(
     .BootHold   (BootHold),
     .N          (N),
@@ -184,6 +209,7 @@ module tsl_soc #(
   ) u_hostif (
     .clk_i,
     .rst_ni,
+    .ici_i        (in_pod),
     .core_valid_i (ext_valid && sel_hostif),
     .core_ready_o (hif_c_ready),
     .core_addr_i  (ext_addr[11:0]),
@@ -210,6 +236,19 @@ module tsl_soc #(
   `TSL_AXI_WIRES_ARRAY(s_, Dw, Masters)
   // the TC DMA's own port, before its isolation stage
   `TSL_AXI_WIRES(tc_axi_, Dw)
+  // the TC DMA's SENDs and SEMWAITs, to the ICI unit
+  logic            ici_aw_valid, ici_aw_ready, ici_aw_incr, ici_w_valid, ici_w_ready, ici_w_last, ici_b_valid;
+  logic [31:0]     ici_aw_addr;
+  logic [7:0]      ici_aw_len;
+  logic [3:0]      ici_dest_x, ici_dest_y, ici_sem, sem_wait_sem;
+  logic [Dw-1:0]   ici_w_data;
+  logic [Dw/8-1:0] ici_w_strb;
+  logic            sem_clear, sem_wait_valid, sem_done, sem_timeout;
+  logic            ici_axi_err;   // a remote write answered with an error: cannot happen, the ejector's
+                                  // addresses lie inside HBM (asserted)
+  logic            unused_ici_err;
+  assign unused_ici_err = ici_axi_err;
+  logic [15:0]     sem_wait_count;
 
   tsl_tc #(
     .N          (N),
@@ -217,7 +256,8 @@ module tsl_soc #(
     .EnableSeq  (EnableSeq),
     .VmemBytes  (VmemBytes),
     .AccBytes   (AccBytes),
-    .HbmBytes   (HbmBytes)
+    .HbmBytes   (HbmBytes),
+    .EnableIci  (EnableIci)
   ) u_tc (
     .clk_i,
     .rst_ni        (sys_rst_n),
@@ -229,8 +269,81 @@ module tsl_soc #(
     .reg_rdata_o   (tc_rdata),
     .reg_err_o     (tc_err),
     .irq_o         (tc_irq),
+    .chip_x_i      (ici_chip_x_i),
+    .chip_y_i      (ici_chip_y_i),
+    .pod_x_i       (in_pod ? ici_pod_x_i : 5'd0),
+    .pod_y_i       (ici_pod_y_i),
+    .ici_aw_valid_o(ici_aw_valid),
+    .ici_aw_ready_i(ici_aw_ready),
+    .ici_aw_addr_o (ici_aw_addr),
+    .ici_aw_len_o  (ici_aw_len),
+    .ici_aw_incr_o (ici_aw_incr),
+    .ici_dest_x_o  (ici_dest_x),
+    .ici_dest_y_o  (ici_dest_y),
+    .ici_sem_o     (ici_sem),
+    .ici_w_valid_o (ici_w_valid),
+    .ici_w_ready_i (ici_w_ready),
+    .ici_w_data_o  (ici_w_data),
+    .ici_w_strb_o  (ici_w_strb),
+    .ici_w_last_o  (ici_w_last),
+    .ici_b_valid_i (ici_b_valid),
+    .sem_clear_o   (sem_clear),
+    .sem_wait_valid_o(sem_wait_valid),
+    .sem_wait_sem_o  (sem_wait_sem),
+    .sem_wait_count_o(sem_wait_count),
+    .sem_done_i    (sem_done),
+    .sem_timeout_i (sem_timeout),
     `TSL_AXI_CONNECT(m_axi_, tc_axi_)
   );
+
+  // Master 3: the ICI unit's writes of packets from other chips.
+  if (EnableIci) begin : g_ici
+    tsl_ici #(.N(N), .HbmBytes(HbmBytes), .Ports(IciPorts)) u_ici (
+      .clk_i,
+      .rst_ni,
+      .chip_x_i      (ici_chip_x_i),
+      .chip_y_i      (ici_chip_y_i),
+      .pod_x_i       (ici_pod_x_i),
+      .pod_y_i       (ici_pod_y_i),
+      .aw_valid_i    (ici_aw_valid),
+      .aw_ready_o    (ici_aw_ready),
+      .aw_addr_i     (ici_aw_addr),
+      .aw_len_i      (ici_aw_len),
+      .aw_incr_i     (ici_aw_incr),
+      .dest_x_i      (ici_dest_x),
+      .dest_y_i      (ici_dest_y),
+      .sem_i         (ici_sem),
+      .w_valid_i     (ici_w_valid),
+      .w_ready_o     (ici_w_ready),
+      .w_data_i      (ici_w_data),
+      .w_strb_i      (ici_w_strb),
+      .w_last_i      (ici_w_last),
+      .b_valid_o     (ici_b_valid),
+      .sem_clear_i   (sem_clear || cores_rst),
+      .wait_valid_i  (sem_wait_valid),
+      .wait_sem_i    (sem_wait_sem),
+      .wait_count_i  (sem_wait_count),
+      .wait_done_o   (sem_done),
+      .wait_timeout_o(sem_timeout),
+      `TSL_AXI_CONNECT_SLICE(m_axi_, s_, Dw, 3),
+      .tx_kind_o     (ici_tx_kind_o),
+      .tx_data_o     (ici_tx_data_o),
+      .tx_credit_i   (ici_tx_credit_i),
+      .rx_kind_i     (ici_rx_kind_i),
+      .rx_data_i     (ici_rx_data_i),
+      .rx_credit_o   (ici_rx_credit_o),
+      .crc_err_o     (ici_crc_err_o),
+      .axi_err_o     (ici_axi_err)
+    );
+    `TSL_ASSERT(IciWritesOk, !ici_axi_err, "a remote write was answered with an AXI error")
+  end else begin : g_no_ici
+    assign {ici_aw_ready, ici_w_ready, ici_b_valid, sem_done, sem_timeout, ici_axi_err} = '0;
+    assign {ici_tx_kind_o, ici_tx_data_o, ici_rx_credit_o, ici_crc_err_o} = '0;
+    logic unused_ici;
+    assign unused_ici = ^{ici_aw_valid, ici_aw_addr, ici_aw_len, ici_aw_incr, ici_dest_x, ici_dest_y, ici_sem,
+                          ici_w_valid, ici_w_data, ici_w_strb, ici_w_last, sem_clear, sem_wait_valid,
+                          sem_wait_sem, sem_wait_count, ici_tx_credit_i, ici_rx_kind_i, ici_rx_data_i};
+  end
 
   // Master 0 goes through an isolation stage: when the cores are reset, what the DMA had started on
   // AXI is finished there (late R beats and B responses dropped, owed W beats sent with no strobes),
@@ -250,7 +363,8 @@ module tsl_soc #(
   // the bridge fetch the announced entry's line at once, so the firmware's read of it hits.
   localparam int CoreLineBeats = (Dw >= 512) ? 1 : 512 / Dw;
   logic core_line_inval;
-  assign core_line_inval = s_awvalid[0] || s_awvalid[2] || (h_valid_i && !h_sel_hbm) || soc_rst;
+  assign core_line_inval = s_awvalid[0] || s_awvalid[2] || (EnableIci && s_awvalid[Masters-1]) ||
+                           (h_valid_i && !h_sel_hbm) || soc_rst;
   tsl_axi_from_bus #(.DataW(Dw), .LineBeats(CoreLineBeats)) u_core_axi (
     .clk_i,
     .rst_ni,

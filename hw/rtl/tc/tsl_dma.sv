@@ -12,6 +12,11 @@
 // next rows' bursts are issued while earlier rows' data still arrive. done_o is registered: it
 // pulses the cycle after the last local write was granted (LOAD) or the last B arrived (STORE).
 // An AXI error stops local and HBM writes, drains what is outstanding, then pulses done_o.
+// With EnableIci (docs/isa.md "DMA SEND and SEMWAIT"): a SEND runs as a STORE whose AW/W/B go to the
+// ICI packetizer (ici_*, tsl_ici_pkt) instead of HBM, with its destination and semaphore beside
+// them and INCR on its last burst; it finishes when the packetizer has taken its last beat. A
+// SEMWAIT holds the unit on sem_wait_* (tsl_ici_sem) until its semaphore is taken, or until the
+// wait's bound passes: then ERR_SEM_DEADLOCK.
 `include "hw/rtl/tsl_axi.svh"
 module tsl_dma #(
   parameter int N         = tsl_pkg::PARAM_N,          // lanes; AXI data width is 16*N bits (one VMEM line per beat)
@@ -21,6 +26,7 @@ module tsl_dma #(
   parameter int MaxBurst  = 16,   // beats per AXI burst, 1..256
   parameter int MaxReads  = 8,    // read bursts outstanding, >= 1
   parameter int MaxChain  = 4,    // LOADs in flight back to back, 1..16 (1: one at a time)
+  parameter bit EnableIci = 1'b0, // 1: SEND and SEMWAIT (CFG_FEATURES.ICI); 0: ici_* and sem_* idle
   // Derived (do not override): VMEM and ACC line-index widths.
   parameter int VAW       = $clog2(VmemBytes / (2 * N)),
   parameter int AAW       = $clog2(AccBytes / (4 * N))
@@ -36,6 +42,15 @@ module tsl_dma #(
   // ACC port: W = 4N bytes per line
   output logic acc_req_o, input logic acc_gnt_i, output logic acc_we_o, output logic [AAW-1:0] acc_addr_o,
   output logic [32*N-1:0] acc_wdata_o, output logic [4*N-1:0] acc_be_o, input logic [32*N-1:0] acc_rdata_i,
+  // SEND's write bursts toward the ICI packetizer (tsl_ici_pkt; AXI AW/W with a B pulse per burst)
+  output logic ici_aw_valid_o, input logic ici_aw_ready_i, output logic [31:0] ici_aw_addr_o,
+  output logic [7:0] ici_aw_len_o, output logic ici_aw_incr_o,
+  output logic [3:0] ici_dest_x_o, output logic [3:0] ici_dest_y_o, output logic [3:0] ici_sem_o,
+  output logic ici_w_valid_o, input logic ici_w_ready_i, output logic [16*N-1:0] ici_w_data_o,
+  output logic [2*N-1:0] ici_w_strb_o, output logic ici_w_last_o, input logic ici_b_valid_i,
+  // SEMWAIT (tsl_ici_sem's wait port)
+  output logic sem_wait_valid_o, output logic [3:0] sem_wait_sem_o, output logic [15:0] sem_wait_count_o,
+  input  logic sem_done_i, input logic sem_timeout_i,
   // AXI4 master (no ID signals: every transaction is ID 0)
   `TSL_AXI_M_PORTS(m_axi_, 16 * N)
 );
@@ -56,9 +71,15 @@ module tsl_dma #(
   // ---- instruction ------------------------------------------------------------------------------
 `include "hw/rtl/tsl_insn.svh"
   /* verilator lint_off UNUSEDSIGNAL */
-  insn_dma_xfer_t insn;   // the instruction on ex_insn_i (header bits and reserved bits unused)
+  insn_dma_xfer_t    insn;   // the instruction on ex_insn_i (header bits and reserved bits unused)
+  insn_dma_send_t    sinsn;  // the same as a SEND (its destination and semaphore)
+  insn_dma_semwait_t winsn;  // the same as a SEMWAIT
   /* verilator lint_on UNUSEDSIGNAL */
-  logic        start, ex_load, ex_acc;
+  logic        start, ex_load, ex_acc, ex_send, ex_wait;
+  logic        send_q, send_d, wait_q, wait_d;   // the instruction running is a SEND, a SEMWAIT
+  logic [3:0]  dx_q, dy_q, sem_q;                // a SEND's destination and semaphore, a SEMWAIT's
+  logic [15:0] count_q;                          // a SEMWAIT's COUNT
+  logic        sem_err;
   logic [31:0] ex_la, ex_loff;
   logic        busy_q, busy_d, load_q, load_d, acc_q, acc_d, fin;
   logic        rows_q, rows_d;   // the rows generator has rows of the newest instruction left
@@ -69,7 +90,11 @@ module tsl_dma #(
   logic [31:0] err_addr_q, err_addr_d;
 
   assign insn       = ex_insn_i;
+  assign sinsn      = ex_insn_i;
+  assign winsn      = ex_insn_i;
   assign ex_load    = insn.op == 4'(tsl_pkg::DMA_OP_LOAD);
+  assign ex_send    = EnableIci && insn.op == 4'(tsl_pkg::DMA_OP_SEND);
+  assign ex_wait    = EnableIci && insn.op == 4'(tsl_pkg::DMA_OP_SEMWAIT);
   assign chain      = busy_q && load_q && !err_q && !rows_q && 32'(more_q) < MaxChain - 1 && ex_load &&
                       ex_acc == acc_q;
   assign ex_ready_o = !busy_q || chain;
@@ -99,7 +124,7 @@ module tsl_dma #(
 
   tsl_dma_rows #(.W(W), .LBW(LBW)) u_rows (
     .clk_i, .rst_ni,
-    .start_i       (start),
+    .start_i       (start && !ex_wait),
     .stop_i        (err_q),
     .hbm_addr_i    (insn.hbm_addr),
     .local_off_i   (ex_loff),
@@ -164,7 +189,7 @@ module tsl_dma #(
   logic        aw_all_q, aw_all_d;                        // STORE: the last AW has been accepted
 
   assign ax_allow = busy_q && !err_q && (load_q ? rd_out_q < 9'(MaxReads) : wr_out_q < 9'(MaxWrites));
-  assign ax_ready = load_q ? m_axi_arready : m_axi_awready;
+  assign ax_ready = load_q ? m_axi_arready : send_q ? ici_aw_ready_i : m_axi_awready;
   assign ax_hs    = ax_valid && ax_ready;
 
   tsl_dma_burst #(.W(W), .MaxBurst(MaxBurst)) u_burst (
@@ -185,7 +210,14 @@ module tsl_dma #(
   );
 
   assign m_axi_arvalid = ax_valid && load_q;
-  assign m_axi_awvalid = ax_valid && !load_q;
+  assign m_axi_awvalid = ax_valid && !load_q && !send_q;
+  assign ici_aw_valid_o = ax_valid && send_q;
+  assign ici_aw_addr_o  = 32'(ax_addr[HAW-1:0]);
+  assign ici_aw_len_o   = ax_len;
+  assign ici_aw_incr_o  = ax_last;
+  assign ici_dest_x_o   = dx_q;
+  assign ici_dest_y_o   = dy_q;
+  assign ici_sem_o      = sem_q;
   assign m_axi_araddr  = 32'(ax_addr[HAW-1:0]);
   assign m_axi_awaddr  = 32'(ax_addr[HAW-1:0]);
   assign m_axi_arlen   = ax_len;
@@ -272,7 +304,7 @@ module tsl_dma #(
   assign acc_be_o     = o_idx[0] ? {o_be, {W{1'b0}}} : {{W{1'b0}}, o_be};
 
   // ---- W and B channels (STORE) ----------------------------------------------------------------
-  logic           wl_valid, wl_pop, ba_valid, b_hs, b_err, w_load, w_room;
+  logic           wl_valid, wl_pop, ba_valid, b_hs, b_err, w_load, w_room, w_ready;
   logic [7:0]     wl_len, wcnt_q, wcnt_d;
   logic [31:0]    ba_addr;
   logic           w_valid_q, w_valid_d, w_last_q, w_last_d;
@@ -293,13 +325,14 @@ module tsl_dma #(
   );
 
   // After an error the remaining beats of accepted bursts go out with WSTRB = 0.
-  assign w_room  = busy_q && !load_q && wl_valid && (!w_valid_q || m_axi_wready);
+  assign w_ready = send_q ? ici_w_ready_i : m_axi_wready;
+  assign w_room  = busy_q && !load_q && wl_valid && (!w_valid_q || w_ready);
   assign w_load  = w_room && (err_q || o_valid);
   assign wl_pop  = w_load && wcnt_q == wl_len;
   assign o_ready = load_q ? lwr_gnt : w_room && !err_q;
 
   always_comb begin
-    w_valid_d = w_valid_q && !m_axi_wready;
+    w_valid_d = w_valid_q && !w_ready;
     w_data_d  = w_data_q;
     w_strb_d  = w_strb_q;
     w_last_d  = w_last_q;
@@ -313,23 +346,34 @@ module tsl_dma #(
     end
   end
 
-  assign m_axi_wvalid = w_valid_q;
+  assign m_axi_wvalid = w_valid_q && !send_q;
+  assign ici_w_valid_o = w_valid_q && send_q;
+  assign ici_w_data_o  = w_data_q;
+  assign ici_w_strb_o  = w_strb_q;
+  assign ici_w_last_o  = w_last_q;
   assign m_axi_wdata  = w_data_q;
   assign m_axi_wstrb  = w_strb_q;
   assign m_axi_wlast  = w_last_q;
   assign m_axi_bready = 1'b1;
-  assign b_hs         = m_axi_bvalid;
+  assign b_hs         = m_axi_bvalid || ici_b_valid_i;
   assign b_err        = b_hs && m_axi_bresp[1] && busy_q && !load_q && !err_q;
+
+  // ---- SEMWAIT ---------------------------------------------------------------------------------
+  assign sem_wait_valid_o = busy_q && wait_q && !err_q;
+  assign sem_wait_sem_o   = sem_q;
+  assign sem_wait_count_o = count_q;
+  assign sem_err          = sem_wait_valid_o && sem_timeout_i;
 
   // ---- control ---------------------------------------------------------------------------------
   assign rd_out_d = rd_out_q + 9'(ax_issue && load_q) - 9'(r_hs && m_axi_rlast);
   assign wr_out_d = wr_out_q + 9'(ax_issue && !load_q) - 9'(b_hs);
-  assign err_set  = r_err || b_err;
+  assign err_set  = r_err || b_err || sem_err;
 
-  // Finished: LOAD's last local write granted; STORE's last B in; after an error, all drained (then
-  // one done per instruction in flight, a cycle each).
+  // Finished: LOAD's last local write granted; STORE's (SEND's) last B in; SEMWAIT's semaphore
+  // taken; after an error, all drained (then one done per instruction in flight, a cycle each).
   assign fin = busy_q && (err_q ? (load_q ? rd_out_q == '0 : wr_out_q == '0)
-                                : (load_q ? lwr_gnt && o_last : aw_all_q && wr_out_q == '0));
+                                : (load_q ? lwr_gnt && o_last : wait_q ? sem_done_i
+                                                               : aw_all_q && wr_out_q == '0));
 
   always_comb begin
     busy_d     = busy_q;
@@ -341,11 +385,14 @@ module tsl_dma #(
     aw_all_d   = aw_all_q || (ax_hs && ax_last && !load_q);
     more_d     = more_q;
     rows_d     = rows_q && !(row_valid && row_ready && row_last) && !err_q;
+    send_d     = send_q;
+    wait_d     = wait_q;
     if (err_set) begin
       err_d      = 1'b1;
-      err_code_d = (r_err ? m_axi_rresp[0] : m_axi_bresp[0]) ? tsl_pkg::ERR_AXI_DECERR
+      err_code_d = sem_err ? 4'(tsl_pkg::ERR_SEM_DEADLOCK)
+                 : (r_err ? m_axi_rresp[0] : m_axi_bresp[0]) ? tsl_pkg::ERR_AXI_DECERR
                                                              : tsl_pkg::ERR_AXI_SLVERR;
-      err_addr_d = r_err ? ra_addr + (32'(rbeat_q) << LW) : ba_addr;
+      err_addr_d = sem_err ? 32'd0 : r_err ? ra_addr + (32'(rbeat_q) << LW) : ba_addr;
     end
     if (fin && more_q != 4'd0) begin
       more_d = more_q - 4'd1;
@@ -356,8 +403,10 @@ module tsl_dma #(
     if (start) begin
       busy_d   = 1'b1;
       if (chain && !(fin && more_q == 4'd0)) more_d = more_d + 4'd1;
-      rows_d   = 1'b1;
+      rows_d   = !ex_wait;
       load_d   = ex_load;
+      send_d   = ex_send;
+      wait_d   = ex_wait;
       acc_d    = ex_acc;
       aw_all_d = 1'b0;
     end
@@ -376,6 +425,8 @@ module tsl_dma #(
       err_code_q  <= '0;
       err_addr_q  <= '0;
       aw_all_q    <= 1'b0;
+      send_q      <= 1'b0;
+      wait_q      <= 1'b0;
       rd_out_q    <= '0;
       wr_out_q    <= '0;
       rbeat_q     <= '0;
@@ -395,6 +446,8 @@ module tsl_dma #(
       err_code_q  <= err_code_d;
       err_addr_q  <= err_addr_d;
       aw_all_q    <= aw_all_d;
+      send_q      <= send_d;
+      wait_q      <= wait_d;
       rd_out_q    <= rd_out_d;
       wr_out_q    <= wr_out_d;
       rbeat_q     <= rbeat_d;
@@ -407,6 +460,12 @@ module tsl_dma #(
 
   // Datapath registers: not reset.
   always_ff @(posedge clk_i) begin
+    if (start) begin
+      dx_q    <= sinsn.dest_x;
+      dy_q    <= sinsn.dest_y;
+      sem_q   <= ex_wait ? winsn.sem : sinsn.sem;
+      count_q <= winsn.count;
+    end
     lrd_half_q <= lrd_idx[0];
     w_data_q   <= w_data_d;
     w_strb_q   <= w_strb_d;
@@ -424,7 +483,8 @@ module tsl_dma #(
   `TSL_ASSERT(WHeld, m_axi_wvalid && !m_axi_wready |=> m_axi_wvalid && $stable(m_axi_wdata)
               && $stable(m_axi_wstrb) && $stable(m_axi_wlast), "a W beat changed before wready")
   `TSL_ASSERT(RHasBurst, m_axi_rvalid |-> ra_valid, "an R beat with no read burst outstanding")
-  `TSL_ASSERT(BHasBurst, m_axi_bvalid |-> ba_valid, "a B response with no write burst outstanding")
+  `TSL_ASSERT(BHasBurst, b_hs |-> ba_valid, "a B response with no write burst outstanding")
+  `TSL_ASSERT(BOneSource, !(m_axi_bvalid && ici_b_valid_i), "B from HBM and from the packetizer at once")
   `TSL_ASSERT(ChainLoads, more_q != 4'd0 |-> busy_q && load_q && 32'(more_q) < MaxChain,
               "instructions in flight behind a STORE, or more than MaxChain")
 endmodule

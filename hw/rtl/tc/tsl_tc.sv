@@ -3,6 +3,8 @@
 // core"). The control core drives the register port; the DMA and the fetch unit are AXI4 masters
 // toward HBM: the DMA owns AW/W/B, and the two share AR/R through tsl_axi_arb (round-robin, R beats
 // routed back in the order of the AR handshakes).
+// With EnableIci the DMA also runs SEND and SEMWAIT: its SEND bursts and its waits go out on ici_*
+// and sem_* to the chip's ICI unit (tsl_ici, in the SoC, outside the cores' reset).
 // VMEM ports in priority order: MXU activations, MXU weights, DMA, VPU. ACC ports: MXU read, MXU
 // write, DMA, VPU. The MXU therefore never waits on a memory conflict.
 // Register bus: the control core's contract (request held until a one-cycle ready; read data with
@@ -22,6 +24,7 @@ module tsl_tc #(
   parameter int DmaMaxBurst = 16,                          // beats per AXI burst
   parameter int DmaMaxReads = 32,                          // AXI read bursts outstanding
   parameter int FetchBeats  = (N >= 16) ? 32 : 1024 / (2 * N), // program fetch buffer, beats
+  parameter bit EnableIci   = 1'b0,                        // 1: DMA SEND and SEMWAIT when pod_x_i != 0
   localparam int Dw = 16 * N                               // AXI data bits
 ) (
   input  logic            clk_i,
@@ -35,6 +38,32 @@ module tsl_tc #(
   output logic [31:0]     reg_rdata_o,
   output logic            reg_err_o,
   output logic            irq_o,
+  // the pod (EnableIci): this chip's coordinates and the pod's extents (0: not in a pod, no ICI)
+  input  logic [3:0]      chip_x_i,
+  input  logic [3:0]      chip_y_i,
+  input  logic [4:0]      pod_x_i,
+  input  logic [4:0]      pod_y_i,
+  // the DMA's SEND bursts and SEMWAITs toward the ICI unit (tsl_ici's ports of the same names)
+  output logic            ici_aw_valid_o,
+  input  logic            ici_aw_ready_i,
+  output logic [31:0]     ici_aw_addr_o,
+  output logic [7:0]      ici_aw_len_o,
+  output logic            ici_aw_incr_o,
+  output logic [3:0]      ici_dest_x_o,
+  output logic [3:0]      ici_dest_y_o,
+  output logic [3:0]      ici_sem_o,
+  output logic            ici_w_valid_o,
+  input  logic            ici_w_ready_i,
+  output logic [Dw-1:0]   ici_w_data_o,
+  output logic [Dw/8-1:0] ici_w_strb_o,
+  output logic            ici_w_last_o,
+  input  logic            ici_b_valid_i,
+  output logic            sem_clear_o,
+  output logic            sem_wait_valid_o,
+  output logic [3:0]      sem_wait_sem_o,
+  output logic [15:0]     sem_wait_count_o,
+  input  logic            sem_done_i,
+  input  logic            sem_timeout_i,
   // AXI4 master toward HBM (ID 0 only)
   `TSL_AXI_M_PORTS(m_axi_, Dw)
 );
@@ -68,10 +97,16 @@ module tsl_tc #(
     .HbmBytes   (HbmBytes),
     .QueueDepth (QueueDepth),
     .EnableBf16 (EnableBf16),
-    .EnableSeq  (EnableSeq)
+    .EnableSeq  (EnableSeq),
+    .EnableIci  (EnableIci)
   ) u_ctrl (
     .clk_i,
     .rst_ni,
+    .chip_x_i,
+    .chip_y_i,
+    .pod_x_i,
+    .pod_y_i,
+    .reset_done_o(sem_clear_o),
     .reg_valid_i,
     .reg_ready_o,
     .reg_addr_i,
@@ -206,7 +241,8 @@ module tsl_tc #(
     .AccBytes (AccBytes),
     .HbmBytes (HbmBytes),
     .MaxBurst (DmaMaxBurst),
-    .MaxReads (DmaMaxReads)
+    .MaxReads (DmaMaxReads),
+    .EnableIci(EnableIci)
   ) u_dma (
     .clk_i,
     .rst_ni,
@@ -232,6 +268,25 @@ module tsl_tc #(
     .acc_wdata_o (a_wdata[2*Aw +: Aw]),
     .acc_be_o    (a_be[2*Aw/8 +: Aw/8]),
     .acc_rdata_i (a_rdata[2*Aw +: Aw]),
+    .ici_aw_valid_o,
+    .ici_aw_ready_i,
+    .ici_aw_addr_o,
+    .ici_aw_len_o,
+    .ici_aw_incr_o,
+    .ici_dest_x_o,
+    .ici_dest_y_o,
+    .ici_sem_o,
+    .ici_w_valid_o,
+    .ici_w_ready_i,
+    .ici_w_data_o,
+    .ici_w_strb_o,
+    .ici_w_last_o,
+    .ici_b_valid_i,
+    .sem_wait_valid_o,
+    .sem_wait_sem_o,
+    .sem_wait_count_o,
+    .sem_done_i,
+    .sem_timeout_i,
     `TSL_AXI_CONNECT_WR(m_axi_, m_axi_),
     `TSL_AXI_CONNECT_SLICE_RD(m_axi_, s_, Dw, 0)
   );

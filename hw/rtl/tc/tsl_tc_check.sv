@@ -19,8 +19,9 @@ module tsl_tc_check #(
   parameter logic [63:0] Ops = tsl_pkg::OPS_TC,          // ops the core implements (bit 16*unit + op:
                                                          // tsl_pkg::OPS_TC or OPS_LITE); others are
                                                          // tsl_pkg::ERR_BAD_OPCODE
-  parameter bit EnableIci  = 1'b0,                      // CFG_FEATURES.ICI; 0 (no RTL has the ICI unit
-                                                         // yet, docs/pod.md): tsl_pkg::OPS_NEED_ICI are
+  parameter bit EnableIci  = 1'b0,                       // the ICI unit: with it and pod_x_i != 0,
+                                                         // CFG_FEATURES.ICI (DMA SEND and SEMWAIT);
+                                                         // else tsl_pkg::OPS_NEED_ICI are
                                                          // tsl_pkg::ERR_BAD_OPCODE
   parameter int CreditW    = 16                          // bits of a credit count (TOKEN_MAX fits)
 ) (
@@ -32,6 +33,10 @@ module tsl_tc_check #(
   input  logic [3:0]           wbuf_dtype_i,  // [2b+1:2b]: dtype of the last LOADW pushed to buffer b
   input  logic [31:0]          hbm_base_i,    // HBM window: lowest address an HBM operand may touch
   input  logic [31:0]          hbm_limit_i,   // HBM window: an HBM operand ends at or below it
+  input  logic [3:0]           chip_x_i,      // this chip's coordinates and its pod's extents (a SEND's
+  input  logic [3:0]           chip_y_i,      // destination; pod_x_i 0: not in a pod)
+  input  logic [4:0]           pod_x_i,
+  input  logic [4:0]           pod_y_i,
   output logic                 done_o,
   output logic [3:0]           err_o,
   output logic [31:0]          err_addr_o
@@ -60,7 +65,7 @@ module tsl_tc_check #(
   logic [3:0]  op;
   logic [2:0]  wait_m, signal_m, fmt;
   logic [3:0]  hdr_err, op_err, fin_err;
-  logic        known, unary, cls_ok, fl;
+  logic        ici, known, unary, cls_ok, fl, is_send, is_semwait;
   logic [1:0]  dd, d1, d2, mode;
   logic [15:0] rows;
   logic [11:0] kblocks;
@@ -78,6 +83,8 @@ module tsl_tc_check #(
   /* verilator lint_off UNUSEDSIGNAL */
   insn_hdr_t         hdr;
   insn_dma_xfer_t    dma;
+  insn_dma_send_t    send;
+  insn_dma_semwait_t semw;
   insn_mxu_loadw_t   lw;
   insn_mxu_matmul_t  mm;
   insn_mxu_matmulk_t mk;
@@ -86,6 +93,8 @@ module tsl_tc_check #(
   /* verilator lint_on UNUSEDSIGNAL */
   assign hdr = insn_i;
   assign dma = insn_i;
+  assign send = insn_i;
+  assign semw = insn_i;
   assign lw  = insn_i;
   assign mm  = insn_i;
   assign mk  = insn_i;
@@ -100,25 +109,31 @@ module tsl_tc_check #(
   assign d1       = vpu.src1_dtype;
   assign d2       = vpu.src2_dtype;
   assign mode     = vpu.src2_mode;
-  assign known    = Ops[{unit, op}] && (EnableIci || !tsl_pkg::OPS_NEED_ICI[{unit, op}]);
+  assign ici      = EnableIci && pod_x_i != 5'd0;
+  assign known    = Ops[{unit, op}] && (ici || !tsl_pkg::OPS_NEED_ICI[{unit, op}]);
   assign unary    = tsl_pkg::OPS_UNARY[{2'(tsl_pkg::UNIT_VPU), op}];
   assign cls_ok   = fl ? tsl_pkg::OPS_FLOAT[{2'(tsl_pkg::UNIT_VPU), op}]
                        : tsl_pkg::OPS_INT[{2'(tsl_pkg::UNIT_VPU), op}];
   assign fl       = is_float(d1);
   assign kblocks  = mk.kblocks;
+  assign is_send    = ici && unit == tsl_pkg::UNIT_DMA && op == 4'(tsl_pkg::DMA_OP_SEND);
+  assign is_semwait = ici && unit == tsl_pkg::UNIT_DMA && op == 4'(tsl_pkg::DMA_OP_SEMWAIT);
 
   // Format and row count (FmtBad: an op the spec does not define). An op this core lacks
   // (!known) has its format here and is refused at the end of the header checks, so that the
-  // format, which steers the operand muxes, does not depend on the core's op mask.
+  // format, which steers the operand muxes, does not depend on the core's op mask. A SEND has a
+  // DMA transfer's operands (FmtDma) and a SEMWAIT none (FmtSync); their reserved bits are their own.
   always_comb begin
     fmt  = FmtBad;
     rows = 16'd0;
     if (unit != 2'd3 && op == 4'd0) begin
       fmt = FmtSync;
-    end else if (unit == tsl_pkg::UNIT_DMA &&
-                 (op == 4'(tsl_pkg::DMA_OP_LOAD) || op == 4'(tsl_pkg::DMA_OP_STORE))) begin
+    end else if (unit == tsl_pkg::UNIT_DMA && (op == 4'(tsl_pkg::DMA_OP_LOAD) ||
+                 op == 4'(tsl_pkg::DMA_OP_STORE) || op == 4'(tsl_pkg::DMA_OP_SEND))) begin
       fmt  = FmtDma;
       rows = dma.rows;
+    end else if (unit == tsl_pkg::UNIT_DMA && op == 4'(tsl_pkg::DMA_OP_SEMWAIT)) begin
+      fmt = FmtSync;
     end else if (unit == tsl_pkg::UNIT_MXU && op == 4'(tsl_pkg::MXU_OP_LOADW)) begin
       fmt  = FmtLoadw;
       rows = 16'(N);
@@ -180,6 +195,8 @@ module tsl_tc_check #(
     for (int p = 0; p < 64; p++) begin
       if (grp[p] && (6'(p) & fbit) == 6'd0) reserved = 1'b1;
     end
+    if (is_send)    reserved = (insn_i & ~tsl_pkg::INSN_DMA_SEND_USED) != '0;
+    if (is_semwait) reserved = (insn_i & ~tsl_pkg::INSN_DMA_SEMWAIT_USED) != '0;
   end
 
   // Checks 1-4: opcode, reserved bits, tokens on the own unit, field values.
@@ -192,8 +209,14 @@ module tsl_tc_check #(
       hdr_err = tsl_pkg::ERR_BAD_FIELD;
     end else begin
       unique case (fmt)
-        FmtDma: begin
-          if (rows == 16'd0 || dma.row_bytes == 16'd0)
+        FmtDma: begin   // a SEND's destination: in the pod, and not this chip
+          if (rows == 16'd0 || dma.row_bytes == 16'd0 ||
+              (is_send && (5'(send.dest_x) >= pod_x_i || 5'(send.dest_y) >= pod_y_i ||
+                           (send.dest_x == chip_x_i && send.dest_y == chip_y_i))))
+            hdr_err = tsl_pkg::ERR_BAD_FIELD;
+        end
+        FmtSync: begin
+          if (is_semwait && semw.count == 16'd0)
             hdr_err = tsl_pkg::ERR_BAD_FIELD;
         end
         FmtLoadw, FmtMatmul, FmtMatmulk: begin

@@ -29,9 +29,14 @@ module tsl_tc_ctrl #(
   parameter bit EnableBf16   = 1'b1,  // CFG_FEATURES.BF16; INT8 is always present
   parameter bit EnableSeq    = 1'b1,  // CFG_FEATURES.SEQ: the tile sequencer (0: SEQ0..SEQ23 are
                                       // ignored and SEQ_STATUS reads 0, as on the lite core)
+  parameter bit EnableIci    = 1'b0,  // the ICI unit: CFG_FEATURES.ICI (DMA SEND and SEMWAIT,
+                                      // docs/pod.md) when pod_x_i != 0
   parameter int InflightMax  = 4      // instructions a unit may hold between ex handshake and done
 ) (
   input  logic clk_i, rst_ni,
+  // this chip's coordinates and its pod's extents (pod_x_i 0: not in a pod)
+  input  logic [3:0] chip_x_i, input logic [3:0] chip_y_i, input logic [4:0] pod_x_i, input logic [4:0] pod_y_i,
+  output logic reset_done_o,   // a CTRL.RESET finished this cycle (the ICI semaphores are zeroed with it)
   // register bus (the control core's bus contract: request held until ready; ready is a one-cycle
   // pulse; rdata valid with ready; writes when wstrb != 0; offsets inside the 4 KiB TC block)
   input  logic reg_valid_i, output logic reg_ready_o, input logic [11:0] reg_addr_i,
@@ -150,6 +155,7 @@ module tsl_tc_ctrl #(
     .EnableBf16(EnableBf16),
     .EnableTranspose(1'b1),   // tsl_mxu's transposed weight load
     .Ops       (tsl_pkg::OPS_TC),
+    .EnableIci (EnableIci),
     .CreditW   (CreditW)
   ) u_check (
     .clk_i,
@@ -160,6 +166,10 @@ module tsl_tc_ctrl #(
     .wbuf_dtype_i(wbuf_push_q),
     .hbm_base_i  (hbm_base_q),
     .hbm_limit_i (hbm_limit_q),
+    .chip_x_i,
+    .chip_y_i,
+    .pod_x_i,
+    .pod_y_i,
     .done_o      (chk_done),
     .err_o       (chk_err),
     .err_addr_o  (chk_addr)
@@ -176,6 +186,7 @@ module tsl_tc_ctrl #(
   assign mxu_ex_insn_o  = ex_insn[tsl_pkg::UNIT_MXU];
   assign vpu_ex_insn_o  = ex_insn[tsl_pkg::UNIT_VPU];
   assign clr_q_all      = state_q == StReset;
+  assign reset_done_o   = reset_done;
 
   for (genvar u = 0; u < 3; u++) begin : g_unit
     assign push_valid[u] = state_q == StPush && err_code_q == tsl_pkg::ERR_NONE && p_unit == 2'(u);
@@ -294,7 +305,7 @@ module tsl_tc_ctrl #(
     rd.cfg_vmem_bytes  = 32'(VmemBytes);
     rd.cfg_acc_bytes   = 32'(AccBytes);
     rd.cfg_hbm_bytes   = 32'(HbmBytes);
-    rd.cfg_features    = {26'd0, 1'b1, 1'b1, 1'b1, EnableSeq, EnableBf16, 1'b1};   // TRANSPOSE, FETCH, WINDOW, SEQ, BF16, INT8
+    rd.cfg_features    = {25'd0, EnableIci && pod_x_i != 5'd0, 1'b1, 1'b1, 1'b1, EnableSeq, EnableBf16, 1'b1};   // ICI, TRANSPOSE, FETCH, WINDOW, SEQ, BF16, INT8
     rd.cfg_queue_depth = 32'(QueueDepth);
     rd.status          = {30'd0, err_code_q != tsl_pkg::ERR_NONE, all_idle && !seq_busy && !fetch_busy_i};
     rd.err_code        = 32'(err_code_q);

@@ -155,12 +155,32 @@ struct TslSocSim::Impl {
   bool h_valid = false, h_done = false, h_err = false;
   uint32_t h_rdata = 0;
   bool host_irq = false;
+  // The pod's side (TslPodSim): the straps, and per ICI port what the links drive in (a flit to
+  // the receiver, credits to the sender) and what the chip put out in its last cycle.
+  struct IciIo {
+    uint8_t kind = 0;
+    uint64_t data = 0;
+    uint32_t credit = 0;
+  };
+  IciIo ici_in[TslPodSim::kPorts], ici_out[TslPodSim::kPorts];
 };
+
+namespace {
+const unsigned kIciCreditBits = 10;  // tsl_soc's IciCw: $clog2(ICI_RX_FLITS + 1)
+static_assert((1u << kIciCreditBits) > TSL_PARAM_ICI_RX_FLITS && (1u << (kIciCreditBits - 1)) <= TSL_PARAM_ICI_RX_FLITS,
+              "ICI credit count width");
+static_assert(TSL_PARAM_ICI_LINK_BYTES_PER_CYCLE == 8, "a flit is one 64-bit word here");
+}  // namespace
 
 TslSocSim::TslSocSim() : impl_(new Impl) {
   impl_->top->clk_i = 0;
   impl_->top->rst_ni = 0;
   impl_->top->h_valid_i = 0;
+  impl_->top->ici_chip_x_i = 0;  // a chip alone until a pod joins it
+  impl_->top->ici_chip_y_i = 0;
+  impl_->top->ici_pod_x_i = 0;
+  impl_->top->ici_pod_y_i = 0;
+  drive_ici();
   try {
     impl_->top->eval();  // initial blocks: TSL_ASSERT_INIT's parameter checks
   } catch (const VlFatal &) {
@@ -379,6 +399,9 @@ uint64_t TslSocSim::hbm_bytes() const { return impl_->hbm.size(); }
 bool TslSocSim::host_irq() const { return impl_->host_irq; }
 
 bool TslSocSim::load_elf(const std::string &path, std::string *err) {
+  // Scopes are named per context, and every SoC's are alike: look in this SoC's own context (a pod
+  // constructs all its chips before it loads them).
+  Verilated::threadContextp(impl_->ctx.get());
   svSetScope(svGetScopeFromName(kRamScope));
   uint32_t bytes = tsl_prim_ram_depth() * 4, used = 0;
   std::vector<uint8_t> img(bytes);
@@ -417,6 +440,13 @@ void TslSocSim::step(uint64_t n) {
 }
 
 void TslSocSim::cycle() {
+  if (pod_)
+    pod_->cycle();
+  else
+    cycle_alone();
+}
+
+void TslSocSim::cycle_alone() {
   if (failed_) return;
   try {
     cycle_model();
@@ -432,9 +462,16 @@ void TslSocSim::cycle_model() {
   m.hbm.drive(m.p);
   tsl_axi_to_top(t, m.p);
   t.h_valid_i = m.h_valid;
+  if (pod_) drive_ici();
   t.eval();
   // Outputs of this cycle, sampled before the edge.
   tsl_axi_from_top(t, m.p);
+  if (pod_)
+    for (unsigned p = 0; p < TslPodSim::kPorts; p++) {
+      m.ici_out[p].kind = (t.ici_tx_kind_o >> (2 * p)) & 3u;
+      m.ici_out[p].data = uint64_t(t.ici_tx_data_o[2 * p]) | uint64_t(t.ici_tx_data_o[2 * p + 1]) << 32;
+      m.ici_out[p].credit = uint32_t(t.ici_rx_credit_o >> (kIciCreditBits * p)) & ((1u << kIciCreditBits) - 1);
+    }
   bool running = t.rst_ni;
   if (running && t.console_valid_o && console_) {
     fputc(t.console_data_o, console_);
@@ -531,4 +568,79 @@ TslSocStatus TslSocSim::host_access(unsigned bar, uint32_t addr, uint32_t wdata,
   }
   if (rdata) *rdata = m.h_rdata;
   return m.h_err ? TSL_SOC_EBUS : TSL_SOC_OK;
+}
+
+// --- the pod ---------------------------------------------------------------------------------------
+void TslSocSim::drive_ici() {
+  Impl &m = *impl_;
+  Vtsl_soc &t = *m.top;
+  uint32_t kinds = 0;
+  uint64_t credits = 0;
+  for (unsigned p = 0; p < TslPodSim::kPorts; p++) {
+    kinds |= uint32_t(m.ici_in[p].kind & 3u) << (2 * p);
+    credits |= uint64_t(m.ici_in[p].credit) << (kIciCreditBits * p);
+    t.ici_rx_data_i[2 * p] = uint32_t(m.ici_in[p].data);
+    t.ici_rx_data_i[2 * p + 1] = uint32_t(m.ici_in[p].data >> 32);
+  }
+  t.ici_rx_kind_i = kinds;
+  t.ici_tx_credit_i = credits;
+}
+
+// A link one way: from (chip, port) to (chip, port), its flits and, the other way, the credits
+// the receiver returns, each in a delay line of latency slots (slot now % latency).
+struct TslPodSim::Link {
+  unsigned from, from_port, to, to_port;
+  std::vector<TslSocSim::Impl::IciIo> line;  // kind and data toward `to`; credit toward `from`
+};
+
+TslPodSim::TslPodSim(unsigned x, unsigned y, uint32_t latency) : latency_(latency ? latency : 1) {
+  for (unsigned i = 0; i < x * y; i++) {
+    chip_.emplace_back(new TslSocSim);
+    TslSocSim &c = *chip_.back();
+    c.pod_ = this;
+    Vtsl_soc &t = *c.impl_->top;
+    t.ici_chip_x_i = i % x;
+    t.ici_chip_y_i = i / x;
+    t.ici_pod_x_i = x;
+    t.ici_pod_y_i = y;
+  }
+  for (unsigned i = 0; i < x * y; i++) {
+    unsigned cx = i % x, cy = i / x;
+    if (x > 1) {
+      link_.push_back({i, 0, cy * x + (cx + 1) % x, 1, {}});
+      link_.push_back({i, 1, cy * x + (cx + x - 1) % x, 0, {}});
+    }
+    if (y > 1) {
+      link_.push_back({i, 2, ((cy + 1) % y) * x + cx, 3, {}});
+      link_.push_back({i, 3, ((cy + y - 1) % y) * x + cx, 2, {}});
+    }
+  }
+  for (Link &l : link_) l.line.resize(latency_);
+}
+
+TslPodSim::~TslPodSim() = default;
+
+bool TslPodSim::failed() const {
+  for (const auto &c : chip_)
+    if (c->failed()) return true;
+  return false;
+}
+
+void TslPodSim::cycle() {
+  size_t slot = now_ % latency_;
+  // What left latency cycles ago arrives now: flits at the receivers, credits at the senders.
+  for (Link &l : link_) {
+    const TslSocSim::Impl::IciIo &v = l.line[slot];
+    TslSocSim::Impl::IciIo &rx = chip_[l.to]->impl_->ici_in[l.to_port];
+    rx.kind = v.kind;
+    rx.data = v.data;
+    chip_[l.from]->impl_->ici_in[l.from_port].credit = v.credit;
+  }
+  for (auto &c : chip_) c->cycle_alone();
+  for (Link &l : link_) {
+    const TslSocSim::Impl::IciIo &tx = chip_[l.from]->impl_->ici_out[l.from_port];
+    l.line[slot] = {tx.kind, tx.data, chip_[l.to]->impl_->ici_out[l.to_port].credit};
+    link_flits_ += tx.kind != TSL_ICI_FLIT_IDLE;
+  }
+  now_++;
 }

@@ -21,10 +21,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tsl_hw.h"
 
 class TslHbm;
+class TslPodSim;
 
 // Outcome of a host-port access: codes of the shared status space (tsl_status_t, tsl_hw.h).
 enum TslSocStatus {
@@ -54,7 +56,8 @@ class TslSocSim {
   bool open_trace(const std::string &path, std::string *err);
   void set_console(FILE *f) { console_ = f; }
 
-  // Hold rst_ni low for a few cycles, then release it: the core starts at the RAM base.
+  // Hold rst_ni low for a few cycles, then release it: the core starts at the RAM base. In a pod
+  // (TslPodSim), the whole pod's time passes.
   void reset();
   // Advance n clock cycles.
   void step(uint64_t n = 1);
@@ -108,20 +111,53 @@ class TslSocSim {
   bool write_timeline(FILE *f, std::string *err) const;
 
  private:
+  friend class TslPodSim;
   struct Impl;
   struct Timeline;
-  void cycle();  // one clock cycle with all side effects; nothing once failed()
+  void cycle();  // one clock cycle: of the whole pod when in one (pod_->cycle()), else cycle_alone()
+  void cycle_alone();  // this chip's clock cycle with all side effects; nothing once failed()
+  void drive_ici();    // the links' inputs (Impl::ici_in) onto the model's ports
   void cycle_model();  // the cycle itself (cycle() catches what Verilator throws)
   void check_verilator();  // after an evaluation: did Verilator stop it? (failed_, failure_)
   TslSocStatus host_access(unsigned bar, uint32_t addr, uint32_t wdata, uint8_t wstrb,
                                  uint32_t *rdata, uint64_t timeout);
   std::unique_ptr<Impl> impl_;
   std::unique_ptr<Timeline> timeline_;
+  TslPodSim *pod_ = nullptr;
   FILE *console_ = stdout;
   uint64_t cycles_ = 0, instret_ = 0, host_accesses_ = 0;
   uint32_t traps_in_row_ = 0, exit_code_ = 0, trap_cause_ = 0, trap_pc_ = 0;
   bool exited_ = false, trap_seen_ = false, failed_ = false;
   std::string failure_;
+};
+
+// TslPodSim: a pod of Verilated SoCs in one process (docs/pod.md), joined by cycle-level links.
+// Chip (x, y) of an X x Y pod has the straps of its coordinates; its ICI port +X (0) is joined to
+// port -X (1) of chip ((x + 1) mod X, y), and +Y (2) to -Y (3) of (x, (y + 1) mod Y), each way,
+// when that extent is above 1 (a ring is X x 1). A link carries what a chip's sender puts on it
+// in cycle t to the neighbour's receiver in cycle t + latency, and the receiver's credits back
+// with the same delay. Every chip's step(), run_until() and host access advance the whole pod:
+// one clock for all. Not thread-safe: callers serialise every use of the pod and its chips.
+class TslPodSim {
+ public:
+  static const unsigned kPorts = 4;
+  TslPodSim(unsigned x, unsigned y, uint32_t latency);
+  ~TslPodSim();
+  TslPodSim(const TslPodSim &) = delete;
+  TslPodSim &operator=(const TslPodSim &) = delete;
+  unsigned chips() const { return unsigned(chip_.size()); }
+  TslSocSim &chip(unsigned i) { return *chip_[i]; }  // chip (i mod X, i / X)
+  void cycle();                 // one clock cycle of every chip and link
+  bool failed() const;          // some chip's simulation stopped (its failure())
+  // Flits carried (DATA, LAST and CRC) over all links since construction.
+  uint64_t link_flits() const { return link_flits_; }
+
+ private:
+  struct Link;
+  std::vector<std::unique_ptr<TslSocSim>> chip_;
+  std::vector<Link> link_;
+  uint32_t latency_;
+  uint64_t now_ = 0, link_flits_ = 0;
 };
 
 #endif  // TSL_SOC_SIM_H

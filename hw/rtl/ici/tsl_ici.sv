@@ -1,0 +1,211 @@
+// The ICI unit of a chip (docs/pod.md): Ports links (2 for a ring, +X and -X; 4 for a torus, then
+// +Y and -Y), each a sender (tsl_ici_tx) and a receiver (tsl_ici_rx); the router (tsl_ici_router);
+// the packetizer of the DMA's SENDs (tsl_ici_pkt); the ejector that writes packets for this chip
+// into HBM (tsl_ici_eject, an AXI4 master); and the semaphores (tsl_ici_sem).
+//   link in ─► rx ─► steer ─┬─ for this chip ─────────► eject ─► AXI writes ─► B: INCR ─► sem
+//                           └─ for another ─► router ─► tx ─► link out
+//   DMA SEND bursts ─► pkt ─► router (its chip input)
+// Each receiver hands a packet for this chip straight to its own ejector stream, so every link
+// can deliver at its full rate at once; the router's chip output is never used (a SEND to this
+// chip itself is refused at dispatch).
+// Reset: rst_ni only. The links, their credits and the packets in flight belong to the pod, not
+// to the chip's cores: a reset of the cores (HOSTIF RESET) leaves them running. sem_clear_i
+// (TC CTRL.RESET, a reset of the cores) zeroes the semaphores.
+`include "hw/rtl/tsl_axi.svh"
+module tsl_ici #(
+  parameter int N        = tsl_pkg::PARAM_N,
+  parameter int HbmBytes = tsl_pkg::PARAM_HBM_BYTES,
+  parameter int Ports    = 4,                                    // 2 (a ring) or 4 (a torus)
+  parameter int Bytes    = tsl_pkg::PARAM_ICI_LINK_BYTES_PER_CYCLE,
+  parameter int Credits  = tsl_pkg::PARAM_ICI_RX_FLITS,          // each receiver's buffer, in flits
+  parameter int Wait     = tsl_pkg::PARAM_ICI_WAIT_CYCLES,       // a SEMWAIT's bound
+  localparam int Cw      = $clog2(Credits + 1)
+) (
+  input  logic                   clk_i,
+  input  logic                   rst_ni,
+  // this chip's coordinates and the pod's extents
+  input  logic [3:0]             chip_x_i,
+  input  logic [3:0]             chip_y_i,
+  input  logic [4:0]             pod_x_i,
+  input  logic [4:0]             pod_y_i,
+  // SEND's write bursts from the DMA (tsl_dma's ici_* port)
+  input  logic                   aw_valid_i,
+  output logic                   aw_ready_o,
+  input  logic [31:0]            aw_addr_i,
+  input  logic [7:0]             aw_len_i,
+  input  logic                   aw_incr_i,
+  input  logic [3:0]             dest_x_i,
+  input  logic [3:0]             dest_y_i,
+  input  logic [3:0]             sem_i,
+  input  logic                   w_valid_i,
+  output logic                   w_ready_o,
+  input  logic [16*N-1:0]        w_data_i,
+  input  logic [2*N-1:0]         w_strb_i,
+  input  logic                   w_last_i,
+  output logic                   b_valid_o,
+  // SEMWAIT (tsl_dma's sem_wait_* port) and the semaphores' clear
+  input  logic                   sem_clear_i,
+  input  logic                   wait_valid_i,
+  input  logic [3:0]             wait_sem_i,
+  input  logic [15:0]            wait_count_i,
+  output logic                   wait_done_o,
+  output logic                   wait_timeout_o,
+  // the ejector's writes toward HBM
+  `TSL_AXI_M_PORTS(m_axi_, 16 * N),
+  // the links: port p's sender and receiver (kinds tsl_pkg::ici_flit_e; credits back per cycle)
+  output logic [2*Ports-1:0]     tx_kind_o,
+  output logic [Ports*8*Bytes-1:0] tx_data_o,
+  input  logic [Ports*Cw-1:0]    tx_credit_i,
+  input  logic [2*Ports-1:0]     rx_kind_i,
+  input  logic [Ports*8*Bytes-1:0] rx_data_i,
+  output logic [Ports*Cw-1:0]    rx_credit_o,
+  // one cycle each: a packet dropped for its CRC; a remote write answered with an AXI error
+  output logic                   crc_err_o,
+  output logic                   axi_err_o
+);
+  `include "hw/rtl/tsl_assert.svh"
+  localparam int Fw = 8 * Bytes;
+  localparam int Io = Ports + 1;
+  localparam int Xlsb = tsl_pkg::ICI_HDR_DEST_X_LSB, Ylsb = tsl_pkg::ICI_HDR_DEST_Y_LSB;
+
+  // --- receivers and the steering of their packets ----------------------------------------------
+  logic [Ports-1:0]    rx_valid, rx_ready, rx_last, rx_crc, mine, busy_q, mine_q;
+  logic [Ports*Fw-1:0] rx_data;
+  logic [Ports-1:0]    ej_valid, ej_ready;
+  // Split for Verilator: the chip input's valid and ready meet the links' in the router.
+  logic [Io-1:0]       rt_in_valid /* verilator split_var */, rt_in_ready /* verilator split_var */;
+  logic [Io-1:0]       rt_in_last, rt_out_valid, rt_out_ready, rt_out_last;
+  logic [Io*Fw-1:0]    rt_in_data, rt_out_data;
+
+  for (genvar p = 0; p < Ports; p++) begin : g_rx
+    tsl_ici_rx #(.Bytes(Bytes), .Depth(Credits)) u_rx (
+      .clk_i,
+      .rst_ni,
+      .link_kind_i(rx_kind_i[2*p +: 2]),
+      .link_data_i(rx_data_i[p*Fw +: Fw]),
+      .pkt_valid_o(rx_valid[p]),
+      .pkt_ready_i(rx_ready[p]),
+      .pkt_data_o (rx_data[p*Fw +: Fw]),
+      .pkt_last_o (rx_last[p]),
+      .credit_o   (rx_credit_o[p*Cw +: Cw]),
+      .crc_err_o  (rx_crc[p])
+    );
+    // A packet's header decides where all of it goes.
+    assign mine[p] = busy_q[p] ? mine_q[p]
+                               : rx_data[p*Fw+Xlsb +: 4] == chip_x_i && rx_data[p*Fw+Ylsb +: 4] == chip_y_i;
+    assign ej_valid[p]    = rx_valid[p] && mine[p];
+    assign rt_in_valid[p] = rx_valid[p] && !mine[p];
+    assign rx_ready[p]    = mine[p] ? ej_ready[p] : rt_in_ready[p];
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      busy_q <= '0;
+      mine_q <= '0;
+    end else begin
+      for (int p = 0; p < Ports; p++)
+        if (rx_valid[p] && rx_ready[p]) begin
+          busy_q[p] <= !rx_last[p];
+          mine_q[p] <= mine[p];
+        end
+    end
+  end
+  assign rt_in_data[Ports*Fw-1:0] = rx_data;
+  assign rt_in_last[Ports-1:0]    = rx_last;
+  assign crc_err_o                = |rx_crc;
+
+  // --- the DMA's SENDs into the router's chip input ----------------------------------------------
+  tsl_ici_pkt #(.N(N), .Bytes(Bytes)) u_pkt (
+    .clk_i,
+    .rst_ni,
+    .aw_valid_i,
+    .aw_ready_o,
+    .aw_addr_i,
+    .aw_len_i,
+    .aw_incr_i,
+    .aw_dest_x_i(dest_x_i),
+    .aw_dest_y_i(dest_y_i),
+    .aw_sem_i   (sem_i),
+    .w_valid_i,
+    .w_ready_o,
+    .w_data_i,
+    .w_strb_i,
+    .w_last_i,
+    .b_valid_o,
+    .pkt_valid_o(rt_in_valid[Ports]),
+    .pkt_ready_i(rt_in_ready[Ports]),
+    .pkt_data_o (rt_in_data[Ports*Fw +: Fw]),
+    .pkt_last_o (rt_in_last[Ports])
+  );
+
+  // --- the router and the senders ---------------------------------------------------------------
+  tsl_ici_router #(.Bytes(Bytes), .Ports(Ports)) u_router (
+    .clk_i,
+    .rst_ni,
+    .my_x_i     (chip_x_i),
+    .my_y_i     (chip_y_i),
+    .dim_x_i    (pod_x_i),
+    .dim_y_i    (pod_y_i),
+    .in_valid_i (rt_in_valid),
+    .in_ready_o (rt_in_ready),
+    .in_data_i  (rt_in_data),
+    .in_last_i  (rt_in_last),
+    .out_valid_o(rt_out_valid),
+    .out_ready_i(rt_out_ready),
+    .out_data_o (rt_out_data),
+    .out_last_o (rt_out_last)
+  );
+  assign rt_out_ready[Ports] = 1'b1;   // never valid: nothing is routed to this chip (asserted)
+
+  for (genvar p = 0; p < Ports; p++) begin : g_tx
+    tsl_ici_tx #(.Bytes(Bytes), .Credits(Credits)) u_tx (
+      .clk_i,
+      .rst_ni,
+      .pkt_valid_i(rt_out_valid[p]),
+      .pkt_ready_o(rt_out_ready[p]),
+      .pkt_data_i (rt_out_data[p*Fw +: Fw]),
+      .pkt_last_i (rt_out_last[p]),
+      .credit_i   (tx_credit_i[p*Cw +: Cw]),
+      .link_kind_o(tx_kind_o[2*p +: 2]),
+      .link_data_o(tx_data_o[p*Fw +: Fw])
+    );
+  end
+
+  // --- packets for this chip into HBM, and the semaphores ---------------------------------------
+  logic                          inc;
+  logic [$clog2(tsl_pkg::PARAM_ICI_SEMS)-1:0] inc_sem;
+  logic [32*tsl_pkg::PARAM_ICI_SEMS-1:0]      sem_counts;
+
+  tsl_ici_eject #(.N(N), .Bytes(Bytes), .Ports(Ports), .HbmBytes(HbmBytes)) u_eject (
+    .clk_i,
+    .rst_ni,
+    .in_valid_i(ej_valid),
+    .in_ready_o(ej_ready),
+    .in_data_i (rx_data),
+    .in_last_i (rx_last),
+    `TSL_AXI_CONNECT(m_axi_, m_axi_),
+    .inc_o     (inc),
+    .inc_sem_o (inc_sem),
+    .err_o     (axi_err_o)
+  );
+
+  tsl_ici_sem #(.Wait(Wait)) u_sem (
+    .clk_i,
+    .rst_ni,
+    .clear_i     (sem_clear_i),
+    .inc_i       (inc),
+    .inc_sem_i   (inc_sem),
+    .wait_valid_i,
+    .wait_sem_i,
+    .wait_count_i,
+    .done_o      (wait_done_o),
+    .timeout_o   (wait_timeout_o),
+    .sem_o       (sem_counts)
+  );
+
+  logic unused_ok;
+  assign unused_ok = ^{rt_out_data[Ports*Fw +: Fw], rt_out_last[Ports], sem_counts};
+
+  `TSL_ASSERT_INIT(ParamRange, (Ports == 2 || Ports == 4) && tsl_pkg::PARAM_ICI_SEMS == 16,
+                   "Ports 2 or 4; 16 semaphores (SEM is a 4-bit field)")
+  `TSL_ASSERT(NothingToSelf, !rt_out_valid[Ports], "the router sent a packet to this chip's own output")
+endmodule

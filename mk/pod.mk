@@ -1,8 +1,11 @@
-# Pods (docs/pod.md): chips joined by ICI and their collectives, on the model backend.
-#   make test-pod-model   tests/host/test_pod.c against libtessel: the ISA's SEND and SEMWAIT, random
-#                         collectives against docs/pod.md's reduction order, faults and bad calls
-#   make test-pod-tsan    the same, every source rebuilt with ThreadSanitizer (the chips of a pod run
-#                         on threads of their own), fewer cases
+# Pods (docs/pod.md): chips joined by ICI and their collectives, on the model backend and the sim pod.
+#   make test-pod-model   tests/host/test_pod.c against libtessel: on the model, the ISA's SEND and
+#                         SEMWAIT, random collectives against docs/pod.md's reduction order, faults and
+#                         bad calls; then on three sim pods (a 2- and a 4-chip ring, a 2x2 torus: Verilated
+#                         SoCs joined by links), $POD_SIM_CASES random collectives each (default 6; 0:
+#                         none) against the same reference, bit for bit
+#   make test-pod-tsan    the model's part, every source rebuilt with ThreadSanitizer (the chips of a
+#                         pod run on threads of their own) and without the sim, fewer cases
 POD_TEST_DEPS := tests/host/test_pod.c hw/model/ref.h tests/model/test_util.h $(HOST_HDRS) mk/pod.mk
 
 $(HOST_OUT)/test_pod: $(POD_TEST_DEPS) $(LIBTESSEL)

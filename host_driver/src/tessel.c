@@ -1430,6 +1430,9 @@ TESSEL_API tessel_status_t tessel_reset(tessel_dev_t *dev)
      * are lost, so what was queued is cancelled below, and its rings start again at 0. */
     pc_flush(dev);   /* the compiler starts again with nothing cached (its configuration is the device's) */
     int restarted = dev->t.failed && dev->t.failed(dev->t.ctx);
+    if (restarted && !dev->t.restart)
+        return io_fail(dev, "tessel_reset: %s: the device failed and cannot be restarted alone (a chip of a pod)",
+                       dev->backend);
     if (restarted && dev->t.restart(dev->t.ctx))
         return io_fail(dev, "tessel_reset: %s: the restart failed", dev->backend);
     /* Hold the cores (a device without BOOT ignores or refuses it: RESET alone then stops them),

@@ -83,7 +83,7 @@ int failed(Sim *s) {
   if (!s->soc->failed()) return 0;
   if (s->err.empty())
     s->err = "sim: the simulation stopped at cycle " + std::to_string(s->soc->cycles()) + ": " + s->soc->failure() +
-             " (tessel_reset restarts the SoC)";
+             (s->pod ? " (a chip of a pod: close the pod)" : " (tessel_reset restarts the SoC)");
   return TESSEL_EDEVICE;
 }
 

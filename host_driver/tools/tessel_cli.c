@@ -112,10 +112,10 @@ const char tessel_cli_usage[] =
     "                   the device's configuration\n"
     "       tessel collective all-reduce|reduce-scatter|all-gather|broadcast --chips C --bytes N\n"
     "                   [--topology ring|torus] [--dims DXxDY] [--dtype int32|fp32|bf16] [--op sum|max|min]\n"
-    "                   [--root R] [--backend model] [--stats]\n"
+    "                   [--root R] [--backend model|sim] [--stats]\n"
     "  A collective of a pod of C chips joined by ICI (docs/pod.md), on N bytes (nccl-tests' size: the\n"
     "  all-reduce's or broadcast's buffer, the all-gather's output, the reduce-scatter's input) of\n"
-    "  seeded data. Defaults: ring, fp32, sum, root 0, model (the only backend with pods so far).\n"
+    "  seeded data. Defaults: ring, fp32, sum, root 0, model.\n"
     "  --stats prints one JSON line: cycles, algbw and busbw in bytes per cycle (null on the model,\n"
     "  which has no time), link_bytes_per_cycle, model_cycles (the cost model's).\n"
     "  Exit code: 0 ok, 1 device/library error or check mismatch, 2 usage or input error.\n";

@@ -117,7 +117,7 @@
 #define TSL_ERR_AXI_DECERR 9u /* HBM answered DECERR */
 #define TSL_ERR_WBUF_DTYPE 10u /* MATMUL dtype differs from the dtype its weight buffer was loaded with */
 #define TSL_ERR_BAD_RECORD 11u /* a device program record the fetch unit refuses: KIND not INSN or SEQ, COUNT 0, a SEQ with COUNT != 1, reserved header bits set, or a record running past PROG_BYTES (ERR_ADDR: the record's HBM address) */
-#define TSL_ERR_SEM_DEADLOCK 12u /* a DMA SEMWAIT that can never be met: every chip of the pod is waiting on one or has finished (docs/pod.md) */
+#define TSL_ERR_SEM_DEADLOCK 12u /* a DMA SEMWAIT that can never be met: in the model, every chip of the pod waits on one or has finished; in the RTL, ICI_WAIT_CYCLES passed with no remote write arriving at the chip (docs/pod.md) */
 #define TSL_ERR_LIMIT 13u
 
 /* ICI_FLIT: what an ICI link carries in a cycle (docs/pod.md, The link): ICI_LINK_BYTES_PER_CYCLE bytes of a kind */

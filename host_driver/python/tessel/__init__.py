@@ -673,7 +673,8 @@ def _bf16_bits(x):
 
 class Pod(_Closes):
     """Chips joined by ICI (docs/pod.md): Pod(backend="model", chips=4, topology="ring"), or
-    topology="torus" with dims=(dx, dy). devices holds each chip's Device (closed with the pod).
+    topology="torus" with dims=(dx, dy); backend "model" (the golden model) or "sim" (Verilated SoCs
+    joined by links). devices holds each chip's Device (closed with the pod).
 
     The collectives take one numpy array per chip (int32 or float32, all of one shape; float32 as
     dtype="bf16" is rounded to bf16 on the way in and comes back as float32) and return one per chip,

@@ -1,13 +1,15 @@
 // The ICI unit of a chip (docs/pod.md): Ports links (2 for a ring, +X and -X; 4 for a torus, then
-// +Y and -Y), each a sender (tsl_ici_tx) and a receiver (tsl_ici_rx); the router (tsl_ici_router);
-// the packetizer of the DMA's SENDs (tsl_ici_pkt); the ejector that writes packets for this chip
-// into HBM (tsl_ici_eject, an AXI4 master); and the semaphores (tsl_ici_sem).
+// +Y and -Y), each a sender (tsl_ici_tx) and a receiver (tsl_ici_rx); the router (tsl_ici_router)
+// for packets passing through; a packetizer per link (tsl_ici_pkt) for the SENDs of that link's
+// send engine (tsl_dma_ici); the ejector that writes packets for this chip into HBM
+// (tsl_ici_eject, an AXI4 master); and the semaphores (tsl_ici_sem).
 //   link in ─► rx ─► steer ─┬─ for this chip ─────────► eject ─► AXI writes ─► B: INCR ─► sem
-//                           └─ for another ─► router ─► tx ─► link out
-//   DMA SEND bursts ─► pkt ─► router (its chip input)
-// Each receiver hands a packet for this chip straight to its own ejector stream, so every link
-// can deliver at its full rate at once; the router's chip output is never used (a SEND to this
-// chip itself is refused at dispatch).
+//                           └─ for another ─► router ─┐
+//   send engine p's bursts ─► pkt p ──────────────────┴─ a packet at a time ─► tx p ─► link p out
+// Each receiver hands a packet for this chip straight to its own ejector stream, and each link has
+// its own packetizer, so every link sends and delivers at its full rate at once. The router's chip
+// port is unused (a SEND to this chip itself is refused at dispatch; a send engine's packets leave
+// by its own link, the route's).
 // Reset: rst_ni only. The links, their credits and the packets in flight belong to the pod, not
 // to the chip's cores: a reset of the cores (HOSTIF RESET) leaves them running. sem_clear_i
 // (TC CTRL.RESET, a reset of the cores) zeroes the semaphores.
@@ -28,21 +30,21 @@ module tsl_ici #(
   input  logic [3:0]             chip_y_i,
   input  logic [4:0]             pod_x_i,
   input  logic [4:0]             pod_y_i,
-  // SEND's write bursts from the DMA (tsl_dma's ici_* port)
-  input  logic                   aw_valid_i,
-  output logic                   aw_ready_o,
-  input  logic [31:0]            aw_addr_i,
-  input  logic [7:0]             aw_len_i,
-  input  logic                   aw_incr_i,
-  input  logic [3:0]             dest_x_i,
-  input  logic [3:0]             dest_y_i,
-  input  logic [3:0]             sem_i,
-  input  logic                   w_valid_i,
-  output logic                   w_ready_o,
-  input  logic [16*N-1:0]        w_data_i,
-  input  logic [2*N-1:0]         w_strb_i,
-  input  logic                   w_last_i,
-  output logic                   b_valid_o,
+  // SEND's write bursts from the DMA's send engines, link p's at index p (tsl_dma_ici's ici_* port)
+  input  logic [Ports-1:0]       aw_valid_i,
+  output logic [Ports-1:0]       aw_ready_o,
+  input  logic [Ports*32-1:0]    aw_addr_i,
+  input  logic [Ports*8-1:0]     aw_len_i,
+  input  logic [Ports-1:0]       aw_incr_i,
+  input  logic [Ports*4-1:0]     dest_x_i,
+  input  logic [Ports*4-1:0]     dest_y_i,
+  input  logic [Ports*4-1:0]     sem_i,
+  input  logic [Ports-1:0]       w_valid_i,
+  output logic [Ports-1:0]       w_ready_o,
+  input  logic [Ports*16*N-1:0]  w_data_i,
+  input  logic [Ports*2*N-1:0]   w_strb_i,
+  input  logic [Ports-1:0]       w_last_i,
+  output logic [Ports-1:0]       b_valid_o,
   // SEMWAIT (tsl_dma's sem_wait_* port) and the semaphores' clear
   input  logic                   sem_clear_i,
   input  logic                   wait_valid_i,
@@ -113,31 +115,10 @@ module tsl_ici #(
   assign rt_in_last[Ports-1:0]    = rx_last;
   assign crc_err_o                = |rx_crc;
 
-  // --- the DMA's SENDs into the router's chip input ----------------------------------------------
-  tsl_ici_pkt #(.N(N), .Bytes(Bytes)) u_pkt (
-    .clk_i,
-    .rst_ni,
-    .aw_valid_i,
-    .aw_ready_o,
-    .aw_addr_i,
-    .aw_len_i,
-    .aw_incr_i,
-    .aw_dest_x_i(dest_x_i),
-    .aw_dest_y_i(dest_y_i),
-    .aw_sem_i   (sem_i),
-    .w_valid_i,
-    .w_ready_o,
-    .w_data_i,
-    .w_strb_i,
-    .w_last_i,
-    .b_valid_o,
-    .pkt_valid_o(rt_in_valid[Ports]),
-    .pkt_ready_i(rt_in_ready[Ports]),
-    .pkt_data_o (rt_in_data[Ports*Fw +: Fw]),
-    .pkt_last_o (rt_in_last[Ports])
-  );
-
-  // --- the router and the senders ---------------------------------------------------------------
+  // --- the router, the packetizers and the senders ----------------------------------------------
+  assign rt_in_valid[Ports]            = 1'b0;   // the chip port: unused
+  assign rt_in_data[Ports*Fw +: Fw]    = '0;
+  assign rt_in_last[Ports]             = 1'b0;
   tsl_ici_router #(.Bytes(Bytes), .Ports(Ports)) u_router (
     .clk_i,
     .rst_ni,
@@ -156,14 +137,59 @@ module tsl_ici #(
   );
   assign rt_out_ready[Ports] = 1'b1;   // never valid: nothing is routed to this chip (asserted)
 
-  for (genvar p = 0; p < Ports; p++) begin : g_tx
+  // Link p sends a packet at a time, from the router (passing through) or from its packetizer (this
+  // chip's), the two taking turns when both have one.
+  for (genvar p = 0; p < Ports; p++) begin : g_link
+    logic          pk_valid, pk_ready, pk_last, own, tx_valid, tx_ready, tx_last;
+    logic          mid_q, own_q, turn_q;   // mid-packet; whose packet; whose turn next (1: the packetizer)
+    logic [Fw-1:0] pk_data, tx_data;
+    tsl_ici_pkt #(.N(N), .Bytes(Bytes)) u_pkt (
+      .clk_i,
+      .rst_ni,
+      .aw_valid_i (aw_valid_i[p]),
+      .aw_ready_o (aw_ready_o[p]),
+      .aw_addr_i  (aw_addr_i[32*p +: 32]),
+      .aw_len_i   (aw_len_i[8*p +: 8]),
+      .aw_incr_i  (aw_incr_i[p]),
+      .aw_dest_x_i(dest_x_i[4*p +: 4]),
+      .aw_dest_y_i(dest_y_i[4*p +: 4]),
+      .aw_sem_i   (sem_i[4*p +: 4]),
+      .w_valid_i  (w_valid_i[p]),
+      .w_ready_o  (w_ready_o[p]),
+      .w_data_i   (w_data_i[p*16*N +: 16*N]),
+      .w_strb_i   (w_strb_i[p*2*N +: 2*N]),
+      .w_last_i   (w_last_i[p]),
+      .b_valid_o  (b_valid_o[p]),
+      .pkt_valid_o(pk_valid),
+      .pkt_ready_i(pk_ready),
+      .pkt_data_o (pk_data),
+      .pkt_last_o (pk_last)
+    );
+    // A packet's first flit picks its source; both waiting: the one whose turn it is.
+    assign own             = mid_q ? own_q : pk_valid && (!rt_out_valid[p] || turn_q);
+    assign tx_valid        = own ? pk_valid : rt_out_valid[p];
+    assign tx_data         = own ? pk_data : rt_out_data[p*Fw +: Fw];
+    assign tx_last         = own ? pk_last : rt_out_last[p];
+    assign pk_ready        = own && tx_ready;
+    assign rt_out_ready[p] = !own && tx_ready;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        mid_q  <= 1'b0;
+        own_q  <= 1'b0;
+        turn_q <= 1'b0;
+      end else if (tx_valid && tx_ready) begin
+        mid_q  <= !tx_last;
+        own_q  <= own;
+        if (tx_last) turn_q <= !own;
+      end
+    end
     tsl_ici_tx #(.Bytes(Bytes), .Credits(Credits)) u_tx (
       .clk_i,
       .rst_ni,
-      .pkt_valid_i(rt_out_valid[p]),
-      .pkt_ready_o(rt_out_ready[p]),
-      .pkt_data_i (rt_out_data[p*Fw +: Fw]),
-      .pkt_last_i (rt_out_last[p]),
+      .pkt_valid_i(tx_valid),
+      .pkt_ready_o(tx_ready),
+      .pkt_data_i (tx_data),
+      .pkt_last_i (tx_last),
       .credit_i   (tx_credit_i[p*Cw +: Cw]),
       .link_kind_o(tx_kind_o[2*p +: 2]),
       .link_data_o(tx_data_o[p*Fw +: Fw])
@@ -203,7 +229,7 @@ module tsl_ici #(
   );
 
   logic unused_ok;
-  assign unused_ok = ^{rt_out_data[Ports*Fw +: Fw], rt_out_last[Ports], sem_counts};
+  assign unused_ok = ^{rt_out_data[Ports*Fw +: Fw], rt_out_last[Ports], rt_in_ready[Ports], sem_counts};
 
   `TSL_ASSERT_INIT(ParamRange, (Ports == 2 || Ports == 4) && tsl_pkg::PARAM_ICI_SEMS == 16,
                    "Ports 2 or 4; 16 semaphores (SEM is a 4-bit field)")

@@ -41,24 +41,15 @@ module tsl_ici_router #(
   logic [Iw:0]            c;                 // a candidate input, round robin
 
   // The output port of a packet for (x, y) from here.
+`include "hw/rtl/ici/tsl_ici_route.svh"
   function automatic logic [Iw-1:0] route_of(input logic [3:0] x, input logic [3:0] y);
-    logic [4:0] dx, dy;
-    dx = x >= my_x_i ? 5'(x - my_x_i) : 5'(x) + dim_x_i - 5'(my_x_i);   // hops going +X
-    dy = y >= my_y_i ? 5'(y - my_y_i) : 5'(y) + dim_y_i - 5'(my_y_i);
-    if (dx != '0)
-      route_of = 2 * dx <= dim_x_i ? Iw'(0) : Iw'(1);
-    else if (dy != '0 && Ports == 4)
-      route_of = 2 * dy <= dim_y_i ? Iw'(2) : Iw'(3);
-    else
-      route_of = Iw'(Ports);
+    route_of = Iw'(tsl_ici_route(x, y, my_x_i, my_y_i, dim_x_i, dim_y_i, Ports));
   endfunction
 
   always_comb begin
-    in_ready_o  = '0;
     out_valid_o = '0;
     out_data_o  = '0;
     out_last_o  = '0;
-    moved       = '0;
     c           = '0;
     for (int i = 0; i < Io; i++)
       route[i] = route_of(in_data_i[i*8*Bytes+Xlsb +: 4], in_data_i[i*8*Bytes+Ylsb +: 4]);
@@ -78,7 +69,15 @@ module tsl_ici_router #(
       out_valid_o[o] = active[o] && in_valid_i[grant[o]];
       out_data_o[o*8*Bytes +: 8*Bytes] = in_data_i[grant[o]*8*Bytes +: 8*Bytes];
       out_last_o[o]  = in_last_i[grant[o]];
-      moved[o]       = out_valid_o[o] && out_ready_i[o];
+    end
+  end
+
+  // The handshakes, apart: an output's valid never depends on its ready.
+  always_comb begin
+    in_ready_o = '0;
+    moved      = '0;
+    for (int o = 0; o < Io; o++) begin
+      moved[o] = out_valid_o[o] && out_ready_i[o];
       if (active[o] && out_ready_i[o])
         in_ready_o[grant[o]] = 1'b1;
     end

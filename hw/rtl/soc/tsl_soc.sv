@@ -237,12 +237,14 @@ module tsl_soc #(
   // the TC DMA's own port, before its isolation stage
   `TSL_AXI_WIRES(tc_axi_, Dw)
   // the TC DMA's SENDs and SEMWAITs, to the ICI unit
-  logic            ici_aw_valid, ici_aw_ready, ici_aw_incr, ici_w_valid, ici_w_ready, ici_w_last, ici_b_valid;
-  logic [31:0]     ici_aw_addr;
-  logic [7:0]      ici_aw_len;
-  logic [3:0]      ici_dest_x, ici_dest_y, ici_sem, sem_wait_sem;
-  logic [Dw-1:0]   ici_w_data;
-  logic [Dw/8-1:0] ici_w_strb;
+  logic [IciPorts-1:0]      ici_aw_valid, ici_aw_ready, ici_aw_incr, ici_w_valid, ici_w_ready, ici_w_last,
+                            ici_b_valid;
+  logic [IciPorts*32-1:0]   ici_aw_addr;
+  logic [IciPorts*8-1:0]    ici_aw_len;
+  logic [IciPorts*4-1:0]    ici_dest_x, ici_dest_y, ici_sem;
+  logic [IciPorts*Dw-1:0]   ici_w_data;
+  logic [IciPorts*Dw/8-1:0] ici_w_strb;
+  logic [3:0]               sem_wait_sem;
   logic            sem_clear, sem_wait_valid, sem_done, sem_timeout;
   logic            ici_axi_err;   // a remote write answered with an error: cannot happen, the ejector's
                                   // addresses lie inside HBM (asserted)
@@ -257,7 +259,8 @@ module tsl_soc #(
     .VmemBytes  (VmemBytes),
     .AccBytes   (AccBytes),
     .HbmBytes   (HbmBytes),
-    .EnableIci  (EnableIci)
+    .EnableIci  (EnableIci),
+    .IciPorts   (IciPorts)
   ) u_tc (
     .clk_i,
     .rst_ni        (sys_rst_n),

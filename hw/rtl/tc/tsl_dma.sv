@@ -51,6 +51,7 @@ module tsl_dma #(
   // SEMWAIT (tsl_ici_sem's wait port)
   output logic sem_wait_valid_o, output logic [3:0] sem_wait_sem_o, output logic [15:0] sem_wait_count_o,
   input  logic sem_done_i, input logic sem_timeout_i,
+  input  logic abort_i,   // CTRL.RESET empties the queues: a SEMWAIT ends at once, taking nothing
   // AXI4 master (no ID signals: every transaction is ID 0)
   `TSL_AXI_M_PORTS(m_axi_, 16 * N)
 );
@@ -370,9 +371,9 @@ module tsl_dma #(
   assign err_set  = r_err || b_err || sem_err;
 
   // Finished: LOAD's last local write granted; STORE's (SEND's) last B in; SEMWAIT's semaphore
-  // taken; after an error, all drained (then one done per instruction in flight, a cycle each).
+  // taken, or CTRL.RESET; after an error, all drained (then one done per instruction in flight, a cycle each).
   assign fin = busy_q && (err_q ? (load_q ? rd_out_q == '0 : wr_out_q == '0)
-                                : (load_q ? lwr_gnt && o_last : wait_q ? sem_done_i
+                                : (load_q ? lwr_gnt && o_last : wait_q ? sem_done_i || abort_i
                                                                : aw_all_q && wr_out_q == '0));
 
   always_comb begin

@@ -3,8 +3,9 @@
 // core"). The control core drives the register port; the DMA and the fetch unit are AXI4 masters
 // toward HBM: the DMA owns AW/W/B, and the two share AR/R through tsl_axi_arb (round-robin, R beats
 // routed back in the order of the AR handshakes).
-// With EnableIci the DMA also runs SEND and SEMWAIT: its SEND bursts and its waits go out on ici_*
-// and sem_* to the chip's ICI unit (tsl_ici, in the SoC, outside the cores' reset).
+// With EnableIci the DMA is tsl_dma_ici, which also runs SEND and SEMWAIT: a send engine per link
+// (VMEM and ACC ports 4 and up, after the VPU), whose bursts go out on ici_* to the chip's ICI unit
+// (tsl_ici, in the SoC, outside the cores' reset), and SEMWAIT's wait on sem_*.
 // VMEM ports in priority order: MXU activations, MXU weights, DMA, VPU. ACC ports: MXU read, MXU
 // write, DMA, VPU. The MXU therefore never waits on a memory conflict.
 // Register bus: the control core's contract (request held until a one-cycle ready; read data with
@@ -25,6 +26,7 @@ module tsl_tc #(
   parameter int DmaMaxReads = 32,                          // AXI read bursts outstanding
   parameter int FetchBeats  = (N >= 16) ? 32 : 1024 / (2 * N), // program fetch buffer, beats
   parameter bit EnableIci   = 1'b0,                        // 1: DMA SEND and SEMWAIT when pod_x_i != 0
+  parameter int IciPorts    = 4,                           // ICI links: a send engine each (EnableIci)
   localparam int Dw = 16 * N                               // AXI data bits
 ) (
   input  logic            clk_i,
@@ -43,21 +45,21 @@ module tsl_tc #(
   input  logic [3:0]      chip_y_i,
   input  logic [4:0]      pod_x_i,
   input  logic [4:0]      pod_y_i,
-  // the DMA's SEND bursts and SEMWAITs toward the ICI unit (tsl_ici's ports of the same names)
-  output logic            ici_aw_valid_o,
-  input  logic            ici_aw_ready_i,
-  output logic [31:0]     ici_aw_addr_o,
-  output logic [7:0]      ici_aw_len_o,
-  output logic            ici_aw_incr_o,
-  output logic [3:0]      ici_dest_x_o,
-  output logic [3:0]      ici_dest_y_o,
-  output logic [3:0]      ici_sem_o,
-  output logic            ici_w_valid_o,
-  input  logic            ici_w_ready_i,
-  output logic [Dw-1:0]   ici_w_data_o,
-  output logic [Dw/8-1:0] ici_w_strb_o,
-  output logic            ici_w_last_o,
-  input  logic            ici_b_valid_i,
+  // the DMA's SEND bursts, link p's at index p, and SEMWAITs toward the ICI unit (tsl_ici's ports)
+  output logic [IciPorts-1:0]      ici_aw_valid_o,
+  input  logic [IciPorts-1:0]      ici_aw_ready_i,
+  output logic [IciPorts*32-1:0]   ici_aw_addr_o,
+  output logic [IciPorts*8-1:0]    ici_aw_len_o,
+  output logic [IciPorts-1:0]      ici_aw_incr_o,
+  output logic [IciPorts*4-1:0]    ici_dest_x_o,
+  output logic [IciPorts*4-1:0]    ici_dest_y_o,
+  output logic [IciPorts*4-1:0]    ici_sem_o,
+  output logic [IciPorts-1:0]      ici_w_valid_o,
+  input  logic [IciPorts-1:0]      ici_w_ready_i,
+  output logic [IciPorts*Dw-1:0]   ici_w_data_o,
+  output logic [IciPorts*Dw/8-1:0] ici_w_strb_o,
+  output logic [IciPorts-1:0]      ici_w_last_o,
+  input  logic [IciPorts-1:0]      ici_b_valid_i,
   output logic            sem_clear_o,
   output logic            sem_wait_valid_o,
   output logic [3:0]      sem_wait_sem_o,
@@ -80,6 +82,7 @@ module tsl_tc #(
   logic         vpu_ex_valid /* verilator public_flat_rd */, vpu_ex_ready /* verilator public_flat_rd */, vpu_done /* verilator public_flat_rd */, vpu_busy;
   logic [255:0] dma_ex_insn /* verilator public_flat_rd */, mxu_ex_insn /* verilator public_flat_rd */, vpu_ex_insn /* verilator public_flat_rd */;
   logic [3:0]   dma_err_code;
+  logic         dma_abort;    // CTRL.RESET: a SEMWAIT in flight ends
   logic [31:0]  dma_err_addr;
   // program fetch unit <-> controller
   logic         f_start, f_abort, f_busy, f_valid, f_ready, f_seq;
@@ -106,6 +109,7 @@ module tsl_tc #(
     .chip_y_i,
     .pod_x_i,
     .pod_y_i,
+    .resetting_o (dma_abort),
     .reset_done_o(sem_clear_o),
     .reg_valid_i,
     .reg_ready_o,
@@ -190,15 +194,16 @@ module tsl_tc #(
   // p1 MXU write, p2 DMA, p3 VPU.
   // Split per port for Verilator: a unit's request may follow its own grant combinationally in
   // the same always block, which would otherwise look like a loop through the whole vector.
-  logic [3:0]       v_req /* verilator split_var */, v_gnt /* verilator split_var */;
-  logic [3:0]       a_req /* verilator split_var */, a_gnt /* verilator split_var */;
-  logic [3:0]       v_we, a_we;
-  logic [4*VAw-1:0] v_addr;
-  logic [4*AAw-1:0] a_addr;
-  logic [4*Vw-1:0]  v_wdata, v_rdata;
-  logic [4*Aw-1:0]  a_wdata, a_rdata;
-  logic [4*Vw/8-1:0] v_be;
-  logic [4*Aw/8-1:0] a_be;
+  localparam int MP = EnableIci ? 4 + IciPorts : 4;   // memory ports: 4 and up, the send engines
+  logic [MP-1:0]     v_req /* verilator split_var */, v_gnt /* verilator split_var */;
+  logic [MP-1:0]     a_req /* verilator split_var */, a_gnt /* verilator split_var */;
+  logic [MP-1:0]     v_we, a_we;
+  logic [MP*VAw-1:0] v_addr;
+  logic [MP*AAw-1:0] a_addr;
+  logic [MP*Vw-1:0]  v_wdata, v_rdata;
+  logic [MP*Aw-1:0]  a_wdata, a_rdata;
+  logic [MP*Vw/8-1:0] v_be;
+  logic [MP*Aw/8-1:0] a_be;
 
   tsl_tc_mxu #(
     .N         (N),
@@ -235,61 +240,142 @@ module tsl_tc #(
   assign a_wdata[0*Aw +: Aw]      = '0;
   assign a_be[0 +: 2*Aw/8]        = {{Aw/8{1'b1}}, {Aw/8{1'b0}}};
 
-  tsl_dma #(
-    .N        (N),
-    .VmemBytes(VmemBytes),
-    .AccBytes (AccBytes),
-    .HbmBytes (HbmBytes),
-    .MaxBurst (DmaMaxBurst),
-    .MaxReads (DmaMaxReads),
-    .EnableIci(EnableIci)
-  ) u_dma (
-    .clk_i,
-    .rst_ni,
-    .ex_valid_i  (dma_ex_valid),
-    .ex_ready_o  (dma_ex_ready),
-    .ex_insn_i   (dma_ex_insn),
-    .done_o      (dma_done),
-    .busy_o      (dma_busy),
-    .err_o       (dma_err),
-    .err_code_o  (dma_err_code),
-    .err_addr_o  (dma_err_addr),
-    .vmem_req_o  (v_req[2]),
-    .vmem_gnt_i  (v_gnt[2]),
-    .vmem_we_o   (v_we[2]),
-    .vmem_addr_o (v_addr[2*VAw +: VAw]),
-    .vmem_wdata_o(v_wdata[2*Vw +: Vw]),
-    .vmem_be_o   (v_be[2*Vw/8 +: Vw/8]),
-    .vmem_rdata_i(v_rdata[2*Vw +: Vw]),
-    .acc_req_o   (a_req[2]),
-    .acc_gnt_i   (a_gnt[2]),
-    .acc_we_o    (a_we[2]),
-    .acc_addr_o  (a_addr[2*AAw +: AAw]),
-    .acc_wdata_o (a_wdata[2*Aw +: Aw]),
-    .acc_be_o    (a_be[2*Aw/8 +: Aw/8]),
-    .acc_rdata_i (a_rdata[2*Aw +: Aw]),
-    .ici_aw_valid_o,
-    .ici_aw_ready_i,
-    .ici_aw_addr_o,
-    .ici_aw_len_o,
-    .ici_aw_incr_o,
-    .ici_dest_x_o,
-    .ici_dest_y_o,
-    .ici_sem_o,
-    .ici_w_valid_o,
-    .ici_w_ready_i,
-    .ici_w_data_o,
-    .ici_w_strb_o,
-    .ici_w_last_o,
-    .ici_b_valid_i,
-    .sem_wait_valid_o,
-    .sem_wait_sem_o,
-    .sem_wait_count_o,
-    .sem_done_i,
-    .sem_timeout_i,
-    `TSL_AXI_CONNECT_WR(m_axi_, m_axi_),
-    `TSL_AXI_CONNECT_SLICE_RD(m_axi_, s_, Dw, 0)
-  );
+  if (EnableIci) begin : g_dma
+    localparam int E = IciPorts + 1;   // engines: 0 main (memory port 2), 1 + p link p's (port 4 + p)
+    logic [E-1:0]      dv_req, dv_gnt, dv_we, da_req, da_gnt, da_we;
+    logic [E*VAw-1:0]  dv_addr;
+    logic [E*AAw-1:0]  da_addr;
+    logic [E*Vw-1:0]   dv_wdata, dv_rdata;
+    logic [E*Aw-1:0]   da_wdata, da_rdata;
+    logic [E*Vw/8-1:0] dv_be;
+    logic [E*Aw/8-1:0] da_be;
+    for (genvar e = 0; e < E; e++) begin : g_port
+      localparam int M = e == 0 ? 2 : 3 + e;
+      assign v_req[M]              = dv_req[e];
+      assign dv_gnt[e]             = v_gnt[M];
+      assign v_we[M]               = dv_we[e];
+      assign v_addr[M*VAw +: VAw]  = dv_addr[e*VAw +: VAw];
+      assign v_wdata[M*Vw +: Vw]   = dv_wdata[e*Vw +: Vw];
+      assign v_be[M*Vw/8 +: Vw/8]  = dv_be[e*Vw/8 +: Vw/8];
+      assign dv_rdata[e*Vw +: Vw]  = v_rdata[M*Vw +: Vw];
+      assign a_req[M]              = da_req[e];
+      assign da_gnt[e]             = a_gnt[M];
+      assign a_we[M]               = da_we[e];
+      assign a_addr[M*AAw +: AAw]  = da_addr[e*AAw +: AAw];
+      assign a_wdata[M*Aw +: Aw]   = da_wdata[e*Aw +: Aw];
+      assign a_be[M*Aw/8 +: Aw/8]  = da_be[e*Aw/8 +: Aw/8];
+      assign da_rdata[e*Aw +: Aw]  = a_rdata[M*Aw +: Aw];
+    end
+    tsl_dma_ici #(
+      .N        (N),
+      .VmemBytes(VmemBytes),
+      .AccBytes (AccBytes),
+      .HbmBytes (HbmBytes),
+      .MaxBurst (DmaMaxBurst),
+      .MaxReads (DmaMaxReads),
+      .Ports    (IciPorts)
+    ) u_dma (
+      .clk_i,
+      .rst_ni,
+      .chip_x_i,
+      .chip_y_i,
+      .pod_x_i,
+      .pod_y_i,
+      .ex_valid_i  (dma_ex_valid),
+      .ex_ready_o  (dma_ex_ready),
+      .ex_insn_i   (dma_ex_insn),
+      .done_o      (dma_done),
+      .busy_o      (dma_busy),
+      .err_o       (dma_err),
+      .err_code_o  (dma_err_code),
+      .err_addr_o  (dma_err_addr),
+      .vmem_req_o  (dv_req),
+      .vmem_gnt_i  (dv_gnt),
+      .vmem_we_o   (dv_we),
+      .vmem_addr_o (dv_addr),
+      .vmem_wdata_o(dv_wdata),
+      .vmem_be_o   (dv_be),
+      .vmem_rdata_i(dv_rdata),
+      .acc_req_o   (da_req),
+      .acc_gnt_i   (da_gnt),
+      .acc_we_o    (da_we),
+      .acc_addr_o  (da_addr),
+      .acc_wdata_o (da_wdata),
+      .acc_be_o    (da_be),
+      .acc_rdata_i (da_rdata),
+      .ici_aw_valid_o,
+      .ici_aw_ready_i,
+      .ici_aw_addr_o,
+      .ici_aw_len_o,
+      .ici_aw_incr_o,
+      .ici_dest_x_o,
+      .ici_dest_y_o,
+      .ici_sem_o,
+      .ici_w_valid_o,
+      .ici_w_ready_i,
+      .ici_w_data_o,
+      .ici_w_strb_o,
+      .ici_w_last_o,
+      .ici_b_valid_i,
+      .sem_wait_valid_o,
+      .sem_wait_sem_o,
+      .sem_wait_count_o,
+      .sem_done_i,
+      .sem_timeout_i,
+      .abort_i     (dma_abort),
+      `TSL_AXI_CONNECT_WR(m_axi_, m_axi_),
+      `TSL_AXI_CONNECT_SLICE_RD(m_axi_, s_, Dw, 0)
+    );
+  end else begin : g_dma
+    assign {ici_aw_valid_o, ici_aw_addr_o, ici_aw_len_o, ici_aw_incr_o, ici_dest_x_o, ici_dest_y_o, ici_sem_o,
+            ici_w_valid_o, ici_w_data_o, ici_w_strb_o, ici_w_last_o} = '0;
+    assign {sem_wait_valid_o, sem_wait_sem_o, sem_wait_count_o} = '0;
+    logic unused_ici;
+    assign unused_ici = ^{ici_aw_ready_i, ici_w_ready_i, ici_b_valid_i, sem_done_i, sem_timeout_i, dma_abort,
+                          chip_x_i, chip_y_i, pod_y_i};
+    tsl_dma #(
+      .N        (N),
+      .VmemBytes(VmemBytes),
+      .AccBytes (AccBytes),
+      .HbmBytes (HbmBytes),
+      .MaxBurst (DmaMaxBurst),
+      .MaxReads (DmaMaxReads)
+    ) u_dma (
+      .clk_i,
+      .rst_ni,
+      .ex_valid_i  (dma_ex_valid),
+      .ex_ready_o  (dma_ex_ready),
+      .ex_insn_i   (dma_ex_insn),
+      .done_o      (dma_done),
+      .busy_o      (dma_busy),
+      .err_o       (dma_err),
+      .err_code_o  (dma_err_code),
+      .err_addr_o  (dma_err_addr),
+      .vmem_req_o  (v_req[2]),
+      .vmem_gnt_i  (v_gnt[2]),
+      .vmem_we_o   (v_we[2]),
+      .vmem_addr_o (v_addr[2*VAw +: VAw]),
+      .vmem_wdata_o(v_wdata[2*Vw +: Vw]),
+      .vmem_be_o   (v_be[2*Vw/8 +: Vw/8]),
+      .vmem_rdata_i(v_rdata[2*Vw +: Vw]),
+      .acc_req_o   (a_req[2]),
+      .acc_gnt_i   (a_gnt[2]),
+      .acc_we_o    (a_we[2]),
+      .acc_addr_o  (a_addr[2*AAw +: AAw]),
+      .acc_wdata_o (a_wdata[2*Aw +: Aw]),
+      .acc_be_o    (a_be[2*Aw/8 +: Aw/8]),
+      .acc_rdata_i (a_rdata[2*Aw +: Aw]),
+      /* verilator lint_off PINCONNECTEMPTY */
+      .ici_aw_valid_o(), .ici_aw_ready_i(1'b0), .ici_aw_addr_o(), .ici_aw_len_o(), .ici_aw_incr_o(),
+      .ici_dest_x_o(), .ici_dest_y_o(), .ici_sem_o(), .ici_w_valid_o(), .ici_w_ready_i(1'b0), .ici_w_data_o(),
+      .ici_w_strb_o(), .ici_w_last_o(), .ici_b_valid_i(1'b0),
+      .sem_wait_valid_o(), .sem_wait_sem_o(), .sem_wait_count_o(),
+      /* verilator lint_on PINCONNECTEMPTY */
+      .sem_done_i(1'b0), .sem_timeout_i(1'b0), .abort_i(1'b0),
+      `TSL_AXI_CONNECT_WR(m_axi_, m_axi_),
+      `TSL_AXI_CONNECT_SLICE_RD(m_axi_, s_, Dw, 0)
+    );
+  end
 
   tsl_vpu #(
     .N         (N),
@@ -325,7 +411,7 @@ module tsl_tc #(
     .Lines    (VLines),
     .LineBytes(2 * N),
     .Banks    (VmemBanks),
-    .Ports    (4)
+    .Ports    (MP)
   ) u_vmem (
     .clk_i,
     .rst_ni,
@@ -342,7 +428,7 @@ module tsl_tc #(
     .Lines    (ALines),
     .LineBytes(4 * N),
     .Banks    (AccBanks),
-    .Ports    (4)
+    .Ports    (MP)
   ) u_acc (
     .clk_i,
     .rst_ni,

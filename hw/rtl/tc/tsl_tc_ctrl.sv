@@ -36,6 +36,7 @@ module tsl_tc_ctrl #(
   input  logic clk_i, rst_ni,
   // this chip's coordinates and its pod's extents (pod_x_i 0: not in a pod)
   input  logic [3:0] chip_x_i, input logic [3:0] chip_y_i, input logic [4:0] pod_x_i, input logic [4:0] pod_y_i,
+  output logic resetting_o,    // a CTRL.RESET is emptying the queues (a SEMWAIT in flight gives up)
   output logic reset_done_o,   // a CTRL.RESET finished this cycle (the ICI semaphores are zeroed with it)
   // register bus (the control core's bus contract: request held until ready; ready is a one-cycle
   // pulse; rdata valid with ready; writes when wstrb != 0; offsets inside the 4 KiB TC block)
@@ -187,6 +188,7 @@ module tsl_tc_ctrl #(
   assign vpu_ex_insn_o  = ex_insn[tsl_pkg::UNIT_VPU];
   assign clr_q_all      = state_q == StReset;
   assign reset_done_o   = reset_done;
+  assign resetting_o    = clr_q_all;
 
   for (genvar u = 0; u < 3; u++) begin : g_unit
     assign push_valid[u] = state_q == StPush && err_code_q == tsl_pkg::ERR_NONE && p_unit == 2'(u);

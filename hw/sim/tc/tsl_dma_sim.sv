@@ -57,6 +57,7 @@ module tsl_dma_sim #(
     .ici_dest_x_o(), .ici_dest_y_o(), .ici_sem_o(), .ici_w_valid_o(), .ici_w_ready_i(1'b0), .ici_w_data_o(),
     .ici_w_strb_o(), .ici_w_last_o(), .ici_b_valid_i(1'b0),
     .sem_wait_valid_o(), .sem_wait_sem_o(), .sem_wait_count_o(), .sem_done_i(1'b0), .sem_timeout_i(1'b0),
+    .abort_i(1'b0),
     /* verilator lint_on PINCONNECTEMPTY */
     `TSL_AXI_CONNECT(m_axi_, m_axi_)
   );

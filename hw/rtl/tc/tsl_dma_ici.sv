@@ -1,0 +1,213 @@
+// The DMA unit of a chip in a pod (EnableIci): the main engine (tsl_dma: LOAD, STORE, SEMWAIT) and
+// a send engine per ICI link (tsl_dma, SENDs only), so that SENDs on different links, and LOADs
+// and STOREs, run at once. A SEND goes to the engine of the link its packets leave by
+// (tsl_ici_route): SENDs to one chip keep their order. The queue's order is kept where it shows:
+//   - a SEND starts only when no LOAD or SEMWAIT is in flight on the main engine (it may read what
+//     a LOAD writes; instructions behind a SEMWAIT start after it);
+//   - a LOAD starts only when no SEND in flight reads local bytes it writes (their local extents,
+//     first to last byte, do not meet);
+//   - a STORE or SEMWAIT starts behind SENDs at once (they only read local memory, or nothing).
+// Instructions finish in queue order: done_o pulses for the oldest in flight once its engine has
+// finished it. Errors come from the main engine only (a send engine's bursts are taken by the
+// packetizer, which does not fail). Interface otherwise as tsl_dma's (docs/hardware.md).
+`include "hw/rtl/tsl_axi.svh"
+module tsl_dma_ici #(
+  parameter int N         = tsl_pkg::PARAM_N,
+  parameter int VmemBytes = tsl_pkg::PARAM_VMEM_BYTES,
+  parameter int AccBytes  = tsl_pkg::PARAM_ACC_BYTES,
+  parameter int HbmBytes  = tsl_pkg::PARAM_HBM_BYTES,
+  parameter int MaxBurst  = 16,
+  parameter int MaxReads  = 8,
+  parameter int Ports     = 4,      // ICI links, one send engine each
+  parameter int Inflight  = 4,      // instructions the issue stage hands over before their done
+  localparam int VAW      = $clog2(VmemBytes / (2 * N)),
+  localparam int AAW      = $clog2(AccBytes / (4 * N)),
+  localparam int E        = Ports + 1       // engines: 0 the main one, 1 + p link p's
+) (
+  input  logic clk_i, rst_ni,
+  input  logic [3:0] chip_x_i, input logic [3:0] chip_y_i, input logic [4:0] pod_x_i, input logic [4:0] pod_y_i,
+  input  logic ex_valid_i, output logic ex_ready_o, input logic [255:0] ex_insn_i,
+  output logic done_o, output logic busy_o,
+  output logic err_o, output logic [3:0] err_code_o, output logic [31:0] err_addr_o,
+  // local memory ports, engine e's at index e
+  output logic [E-1:0] vmem_req_o, input logic [E-1:0] vmem_gnt_i, output logic [E-1:0] vmem_we_o,
+  output logic [E*VAW-1:0] vmem_addr_o, output logic [E*16*N-1:0] vmem_wdata_o,
+  output logic [E*2*N-1:0] vmem_be_o, input logic [E*16*N-1:0] vmem_rdata_i,
+  output logic [E-1:0] acc_req_o, input logic [E-1:0] acc_gnt_i, output logic [E-1:0] acc_we_o,
+  output logic [E*AAW-1:0] acc_addr_o, output logic [E*32*N-1:0] acc_wdata_o,
+  output logic [E*4*N-1:0] acc_be_o, input logic [E*32*N-1:0] acc_rdata_i,
+  // link p's SEND bursts, toward its packetizer (tsl_dma's ici_* port, link p at index p)
+  output logic [Ports-1:0] ici_aw_valid_o, input logic [Ports-1:0] ici_aw_ready_i,
+  output logic [Ports*32-1:0] ici_aw_addr_o, output logic [Ports*8-1:0] ici_aw_len_o,
+  output logic [Ports-1:0] ici_aw_incr_o,
+  output logic [Ports*4-1:0] ici_dest_x_o, output logic [Ports*4-1:0] ici_dest_y_o, output logic [Ports*4-1:0] ici_sem_o,
+  output logic [Ports-1:0] ici_w_valid_o, input logic [Ports-1:0] ici_w_ready_i,
+  output logic [Ports*16*N-1:0] ici_w_data_o, output logic [Ports*2*N-1:0] ici_w_strb_o,
+  output logic [Ports-1:0] ici_w_last_o, input logic [Ports-1:0] ici_b_valid_i,
+  // SEMWAIT (the main engine's)
+  output logic sem_wait_valid_o, output logic [3:0] sem_wait_sem_o, output logic [15:0] sem_wait_count_o,
+  input  logic sem_done_i, input logic sem_timeout_i, input logic abort_i,
+  // the main engine's AXI4 master
+  `TSL_AXI_M_PORTS(m_axi_, 16 * N)
+);
+  `include "hw/rtl/tsl_assert.svh"
+`include "hw/rtl/tsl_insn.svh"
+`include "hw/rtl/ici/tsl_ici_route.svh"
+  localparam int Ew = $clog2(E + 1);
+  localparam int Cw = $clog2(Inflight + 1);
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  insn_dma_xfer_t x;   // the offered instruction's local operand (a SEND's is in the same place)
+  insn_dma_send_t s;   // its destination
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign x = ex_insn_i;
+  assign s = ex_insn_i;
+
+  logic          is_send, is_load, is_wait, go;
+  logic [2:0]    port;
+  logic [E-1:0]  eng_valid, eng_ready, eng_done, eng_busy;
+  logic [Ew-1:0] eng;       // the engine the offered instruction goes to
+  logic [33:0]   lo, hi;    // the offered instruction's local extent [lo, hi)
+  logic [33:0]   s_lo_q [Ports];
+  logic [33:0]   s_hi_q [Ports];
+  logic [Ports-1:0] s_busy;  // send engine p has a SEND in flight (its extent in s_lo_q, s_hi_q)
+  logic [Cw-1:0] blocking_q, blocking_d;   // LOADs and SEMWAITs in flight on the main engine
+  logic          hazard;
+
+  assign is_send = x.op == 4'(tsl_pkg::DMA_OP_SEND);
+  assign is_load = x.op == 4'(tsl_pkg::DMA_OP_LOAD);
+  assign is_wait = x.op == 4'(tsl_pkg::DMA_OP_SEMWAIT);
+  assign port    = tsl_ici_route(s.dest_x, s.dest_y, chip_x_i, chip_y_i, pod_x_i, pod_y_i, Ports);
+  assign eng     = is_send ? Ew'(port) + Ew'(1) : '0;
+  assign lo      = 34'(x.local_addr);
+  assign hi      = 34'(x.local_addr) + (34'(x.rows) - 34'd1) * 34'(x.local_stride) + 34'(x.row_bytes);
+
+  always_comb begin
+    hazard = 1'b0;
+    if (is_send) hazard = blocking_q != '0;
+    if (is_load)
+      for (int p = 0; p < Ports; p++)
+        if (s_busy[p] && lo < s_hi_q[p] && s_lo_q[p] < hi) hazard = 1'b1;
+  end
+
+  always_comb begin
+    eng_valid = '0;
+    eng_valid[eng] = ex_valid_i && !hazard;
+  end
+  assign ex_ready_o = eng_ready[eng] && !hazard;
+  assign go         = ex_valid_i && ex_ready_o;
+
+  // ---- engines ---------------------------------------------------------------------------------
+  // The main engine: LOAD, STORE, SEMWAIT; the AXI master and the semaphores. Never a SEND.
+  logic unused_main;
+  tsl_dma #(
+    .N(N), .VmemBytes(VmemBytes), .AccBytes(AccBytes), .HbmBytes(HbmBytes), .MaxBurst(MaxBurst),
+    .MaxReads(MaxReads), .EnableIci(1'b1)
+  ) u_main (
+    .clk_i, .rst_ni,
+    .ex_valid_i(eng_valid[0]), .ex_ready_o(eng_ready[0]), .ex_insn_i,
+    .done_o(eng_done[0]), .busy_o(eng_busy[0]), .err_o, .err_code_o, .err_addr_o,
+    .vmem_req_o(vmem_req_o[0]), .vmem_gnt_i(vmem_gnt_i[0]), .vmem_we_o(vmem_we_o[0]),
+    .vmem_addr_o(vmem_addr_o[0 +: VAW]), .vmem_wdata_o(vmem_wdata_o[0 +: 16*N]),
+    .vmem_be_o(vmem_be_o[0 +: 2*N]), .vmem_rdata_i(vmem_rdata_i[0 +: 16*N]),
+    .acc_req_o(acc_req_o[0]), .acc_gnt_i(acc_gnt_i[0]), .acc_we_o(acc_we_o[0]),
+    .acc_addr_o(acc_addr_o[0 +: AAW]), .acc_wdata_o(acc_wdata_o[0 +: 32*N]),
+    .acc_be_o(acc_be_o[0 +: 4*N]), .acc_rdata_i(acc_rdata_i[0 +: 32*N]),
+    /* verilator lint_off PINCONNECTEMPTY */
+    .ici_aw_valid_o(), .ici_aw_ready_i(1'b0), .ici_aw_addr_o(), .ici_aw_len_o(), .ici_aw_incr_o(),
+    .ici_dest_x_o(), .ici_dest_y_o(), .ici_sem_o(), .ici_w_valid_o(), .ici_w_ready_i(1'b0), .ici_w_data_o(),
+    .ici_w_strb_o(), .ici_w_last_o(), .ici_b_valid_i(1'b0),
+    /* verilator lint_on PINCONNECTEMPTY */
+    .sem_wait_valid_o, .sem_wait_sem_o, .sem_wait_count_o, .sem_done_i, .sem_timeout_i, .abort_i,
+    `TSL_AXI_CONNECT(m_axi_, m_axi_)
+  );
+
+  // A send engine per link: SENDs only; its AXI master and semaphore port idle.
+  for (genvar p = 0; p < Ports; p++) begin : g_send
+    `TSL_AXI_WIRES(a_, 16 * N)
+    logic        err, sv;
+    logic [3:0]  err_code, ss;
+    logic [31:0] err_addr;
+    logic [15:0] sc;
+    assign {a_awready, a_wready, a_bvalid, a_bresp, a_arready, a_rvalid, a_rdata, a_rresp, a_rlast} = '0;
+    tsl_dma #(
+      .N(N), .VmemBytes(VmemBytes), .AccBytes(AccBytes), .HbmBytes(HbmBytes), .MaxBurst(MaxBurst),
+      .MaxReads(1), .EnableIci(1'b1)
+    ) u_send (
+      .clk_i, .rst_ni,
+      .ex_valid_i(eng_valid[p+1]), .ex_ready_o(eng_ready[p+1]), .ex_insn_i,
+      .done_o(eng_done[p+1]), .busy_o(eng_busy[p+1]), .err_o(err), .err_code_o(err_code), .err_addr_o(err_addr),
+      .vmem_req_o(vmem_req_o[p+1]), .vmem_gnt_i(vmem_gnt_i[p+1]), .vmem_we_o(vmem_we_o[p+1]),
+      .vmem_addr_o(vmem_addr_o[(p+1)*VAW +: VAW]), .vmem_wdata_o(vmem_wdata_o[(p+1)*16*N +: 16*N]),
+      .vmem_be_o(vmem_be_o[(p+1)*2*N +: 2*N]), .vmem_rdata_i(vmem_rdata_i[(p+1)*16*N +: 16*N]),
+      .acc_req_o(acc_req_o[p+1]), .acc_gnt_i(acc_gnt_i[p+1]), .acc_we_o(acc_we_o[p+1]),
+      .acc_addr_o(acc_addr_o[(p+1)*AAW +: AAW]), .acc_wdata_o(acc_wdata_o[(p+1)*32*N +: 32*N]),
+      .acc_be_o(acc_be_o[(p+1)*4*N +: 4*N]), .acc_rdata_i(acc_rdata_i[(p+1)*32*N +: 32*N]),
+      .ici_aw_valid_o(ici_aw_valid_o[p]), .ici_aw_ready_i(ici_aw_ready_i[p]),
+      .ici_aw_addr_o(ici_aw_addr_o[32*p +: 32]), .ici_aw_len_o(ici_aw_len_o[8*p +: 8]),
+      .ici_aw_incr_o(ici_aw_incr_o[p]), .ici_dest_x_o(ici_dest_x_o[4*p +: 4]),
+      .ici_dest_y_o(ici_dest_y_o[4*p +: 4]), .ici_sem_o(ici_sem_o[4*p +: 4]),
+      .ici_w_valid_o(ici_w_valid_o[p]), .ici_w_ready_i(ici_w_ready_i[p]),
+      .ici_w_data_o(ici_w_data_o[p*16*N +: 16*N]), .ici_w_strb_o(ici_w_strb_o[p*2*N +: 2*N]),
+      .ici_w_last_o(ici_w_last_o[p]), .ici_b_valid_i(ici_b_valid_i[p]),
+      .sem_wait_valid_o(sv), .sem_wait_sem_o(ss), .sem_wait_count_o(sc), .sem_done_i(1'b0),
+      .sem_timeout_i(1'b0), .abort_i(1'b0),
+      `TSL_AXI_CONNECT(m_axi_, a_)
+    );
+    always_ff @(posedge clk_i) begin
+      if (eng_valid[p+1] && eng_ready[p+1]) begin
+        s_lo_q[p] <= lo;
+        s_hi_q[p] <= hi;
+      end
+    end
+    assign s_busy[p] = eng_busy[p+1];
+    logic unused_send;
+    assign unused_send = ^{a_awvalid, a_awaddr, a_awlen, a_awsize, a_awburst, a_wvalid, a_wdata, a_wstrb,
+                           a_wlast, a_bready, a_arvalid, a_araddr, a_arlen, a_arsize, a_arburst, a_rready,
+                           err, err_code, err_addr, sv, ss, sc};
+  end
+  assign busy_o = |eng_busy;
+
+  // ---- order ------------------------------------------------------------------------------------
+  // The engine of every instruction in flight, oldest first, and what each engine has finished
+  // and not yet reported; the main engine's instructions in flight, with whether each blocks SENDs.
+  logic          o_valid, o_pop, o_ready, k_valid, k_blocks, k_ready;
+  logic [Ew-1:0] o_eng;
+  logic [$clog2(Inflight+2)-1:0] o_level, k_level;
+  logic [Cw-1:0] fin_q [E];
+  tsl_prim_fifo #(.Width(Ew), .Depth(Inflight + 1)) u_order (
+    .clk_i, .rst_ni, .clr_i(1'b0),
+    .valid_i(go), .ready_o(o_ready), .data_i(eng),
+    .valid_o(o_valid), .ready_i(o_pop), .data_o(o_eng), .level_o(o_level));
+  tsl_prim_fifo #(.Width(1), .Depth(Inflight + 1)) u_kind (
+    .clk_i, .rst_ni, .clr_i(1'b0),
+    .valid_i(go && !is_send), .ready_o(k_ready), .data_i(is_load || is_wait),
+    .valid_o(k_valid), .ready_i(eng_done[0]), .data_o(k_blocks), .level_o(k_level));
+  assign o_pop  = o_valid && fin_q[o_eng] != '0;
+  assign done_o = o_pop;
+
+  always_comb begin
+    blocking_d = blocking_q;
+    if (go && (is_load || is_wait)) blocking_d = blocking_d + Cw'(1);
+    if (eng_done[0] && k_blocks) blocking_d = blocking_d - Cw'(1);
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      blocking_q <= '0;
+      for (int e = 0; e < E; e++) fin_q[e] <= '0;
+    end else begin
+      blocking_q <= blocking_d;
+      for (int e = 0; e < E; e++)
+        fin_q[e] <= fin_q[e] + Cw'(eng_done[e]) - Cw'(o_pop && o_eng == Ew'(e));
+    end
+  end
+
+  logic unused_ok;
+  assign unused_ok = ^{o_ready, o_level, k_valid, k_ready, k_level};
+
+  `TSL_ASSERT_INIT(ParamRange, Ports == 2 || Ports == 4, "Ports 2 (a ring) or 4 (a torus)")
+  `TSL_ASSERT(SendRouted, ex_valid_i && is_send |-> port < 3'(Ports), "a SEND to this chip reached the DMA")
+  `TSL_ASSERT(OrderRoom, go |-> o_ready, "more instructions in flight than Inflight")
+  `TSL_ASSERT(DoneKnown, eng_done[0] |-> k_valid, "the main engine finished an instruction it was not given")
+endmodule

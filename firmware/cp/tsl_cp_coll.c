@@ -92,16 +92,21 @@ static uint32_t next_slot(coll_t *x, uint32_t d)
     return s;
 }
 
-static void xfer(coll_t *x, uint32_t op, uint32_t d, uint32_t s, uint32_t ab, uint32_t hbm, uint32_t bytes)
+/* A LOAD or STORE of slot s's buffer ab; `hint` as tsl_cp_issue's (the unit that will wait for it
+ * takes its own signal, not one from a SYNC that would wait for the ASYNC SENDs to leave). */
+static void xfer(coll_t *x, uint32_t op, uint32_t d, uint32_t s, uint32_t ab, uint32_t hbm, uint32_t bytes,
+                 uint32_t hint)
 {
     tsl_cp_buf_t *b = &x->buf[d][s][ab];
     tsl_cp_issue(x->cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
             .op = op, .hbm_addr = hbm, .local_addr = x->base[d][s][ab], .rows = 1u, .row_bytes = bytes}),
-                 op == TSL_DMA_OP_STORE ? b : NULL, NULL, op == TSL_DMA_OP_LOAD ? b : NULL, 0);
+                 op == TSL_DMA_OP_STORE ? b : NULL, NULL, op == TSL_DMA_OP_LOAD ? b : NULL, hint);
 }
 
 /* Send slot s's A buffer along `axis`, direction d, to the neighbour's HBM address `hbm`, counted on
- * its semaphore `sem`. */
+ * its semaphore `sem`. ASYNC: the DMA goes on while the bytes leave. That is safe here because a
+ * slot is only ever written again by a DMA LOAD, which waits for the SEND still reading it
+ * (docs/isa.md, DMA SEND and SEMWAIT), and the collective ends with the queues idle. */
 static void send(coll_t *x, uint32_t axis, uint32_t d, uint32_t s, uint32_t hbm, uint32_t bytes, uint32_t sem)
 {
     const tsl_cp_coll_t *c = x->c;
@@ -109,7 +114,7 @@ static void send(coll_t *x, uint32_t axis, uint32_t d, uint32_t s, uint32_t hbm,
     x->sent += bytes;
     tsl_cp_issue(x->cp, tsl_insn_dma_send_encode((tsl_insn_dma_send_t){
             .hbm_addr = hbm, .local_addr = x->base[d][s][0], .rows = 1u, .row_bytes = bytes,
-            .dest_x = axis ? c->x : to, .dest_y = axis ? to : c->y, .sem = sem}),
+            .dest_x = axis ? c->x : to, .dest_y = axis ? to : c->y, .sem = sem, .async = 1u}),
                  &x->buf[d][s][0], NULL, NULL, 0);
 }
 
@@ -127,7 +132,7 @@ static void reduce(coll_t *x, uint32_t d, uint32_t s, uint32_t bytes)
             .op = x->c->op, .dst_dtype = dt, .src1_dtype = dt, .src2_dtype = dt, .src2_mode = TSL_SRC2_VEC,
             .dst_addr = x->base[d][s][0], .src1_addr = x->base[d][s][0], .src2_addr = x->base[d][s][1],
             .rows = (bytes + vb - 1u) / vb}),
-                 &x->buf[d][s][1], NULL, &x->buf[d][s][0], 0);
+                 &x->buf[d][s][1], NULL, &x->buf[d][s][0], TSL_TOK(TSL_UNIT_DMA));
 }
 
 /* Forward one tile that arrived in `res` (an all-gather or a broadcast): wait for it, and unless this
@@ -138,7 +143,7 @@ static void forward(coll_t *x, const phase_t *ph, uint32_t d, uint64_t e, uint32
     if (last)
         return;
     uint32_t s = next_slot(x, d);
-    xfer(x, TSL_DMA_OP_LOAD, d, s, 0, addr(x, ph->res, e), bytes);
+    xfer(x, TSL_DMA_OP_LOAD, d, s, 0, addr(x, ph->res, e), bytes, 0);
     send(x, ph->axis, d, s, addr(x, ph->res, e), bytes, ph->sem + d);
 }
 
@@ -146,9 +151,9 @@ static void forward(coll_t *x, const phase_t *ph, uint32_t d, uint64_t e, uint32
 static void start(coll_t *x, const phase_t *ph, uint32_t d, uint64_t e, uint32_t bytes)
 {
     uint32_t s = next_slot(x, d), dst = addr(x, ph->res, e), src = addr(x, ph->own, e);
-    xfer(x, TSL_DMA_OP_LOAD, d, s, 0, src, bytes);
+    xfer(x, TSL_DMA_OP_LOAD, d, s, 0, src, bytes, 0);
     if (src != dst)
-        xfer(x, TSL_DMA_OP_STORE, d, s, 0, dst, bytes);
+        xfer(x, TSL_DMA_OP_STORE, d, s, 0, dst, bytes, 0);
     send(x, ph->axis, d, s, dst, bytes, ph->sem + d);
 }
 
@@ -178,18 +183,18 @@ static void tile(coll_t *x, const phase_t *ph, uint32_t st, uint32_t d, uint64_t
     }
     uint32_t s = next_slot(x, d);
     if (st == 0) {
-        xfer(x, TSL_DMA_OP_LOAD, d, s, 0, addr(x, ph->own, e), bytes);
+        xfer(x, TSL_DMA_OP_LOAD, d, s, 0, addr(x, ph->own, e), bytes, 0);
         send(x, ph->axis, d, s, addr(x, ph->part, e), bytes, ph->sem + d);
         return;
     }
     semwait(x, ph->sem + d);
-    xfer(x, TSL_DMA_OP_LOAD, d, s, 0, addr(x, ph->part, e), bytes);
-    xfer(x, TSL_DMA_OP_LOAD, d, s, 1, addr(x, ph->own, e), bytes);
+    xfer(x, TSL_DMA_OP_LOAD, d, s, 0, addr(x, ph->part, e), bytes, 0);
+    xfer(x, TSL_DMA_OP_LOAD, d, s, 1, addr(x, ph->own, e), bytes, TSL_TOK(TSL_UNIT_VPU));
     reduce(x, d, s, bytes);
     if (st + 1u < m)
         send(x, ph->axis, d, s, addr(x, ph->part, e), bytes, ph->sem + d);
     else
-        xfer(x, TSL_DMA_OP_STORE, d, s, 0, addr(x, ph->res, e), bytes);
+        xfer(x, TSL_DMA_OP_STORE, d, s, 0, addr(x, ph->res, e), bytes, 0);
     if (st + 1u == m && ph->then)   /* the all-gather's first step */
         send(x, ph->axis, d, s, addr(x, ph->res, e), bytes, ph->then->sem + d);
 }

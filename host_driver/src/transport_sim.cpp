@@ -17,7 +17,8 @@
 // A pod (tessel_transport_sim_pod_open, docs/pod.md): one TslPodSim of X x Y chips, each chip a
 // transport of its own. They share one clock, so every call of any chip's transport takes the
 // pod's lock and advances the whole pod; the chips' threads (tessel_pod_run) take turns. A chip
-// of a pod cannot be restarted alone (no restart), and has no trace or timeline.
+// of a pod cannot be restarted alone (no restart), and has no trace. With $TESSEL_POD_TIMELINE=P,
+// chip i records its timeline from open, and its close writes it to P.i.json.
 //
 // An RTL assertion that fails (the SoC is built with --assert; hw/rtl/tsl_assert.svh) stops the
 // simulation without ending the process (the SoC build's Verilator hooks, hw/sim/soc/tsl_soc_vl.h,
@@ -382,6 +383,16 @@ int tessel_transport_sim_pod_open(tessel_transport_t *ts, uint32_t dx, uint32_t 
     s->fw = fw;
     s->pod = pod;
     s->soc = &pod->sim->chip(i);
+    const char *tl = std::getenv("TESSEL_POD_TIMELINE");
+    if (tl && *tl) {
+      std::string path = std::string(tl) + "." + std::to_string(i) + ".json";
+      if (!(s->timeline = std::fopen(path.c_str(), "w"))) {
+        r = TESSEL_ENODEV, err = "sim: cannot create timeline " + path + ": " + std::strerror(errno);
+        delete s;
+        break;
+      }
+      s->soc->start_timeline();
+    }
     if ((r = fill(&ts[i], s)) != TESSEL_OK) {
       err = ts[i].err;
       destroy(s);

@@ -853,6 +853,9 @@ static inline const char *tsl_feature_name(uint32_t bit)
 #define TSL_INSN_DMA_SEND_SEM_WORD 6u /* the destination's semaphore to increment, 0..ICI_SEMS-1 */
 #define TSL_INSN_DMA_SEND_SEM_SHIFT 16u
 #define TSL_INSN_DMA_SEND_SEM_MASK 0xFu
+#define TSL_INSN_DMA_SEND_ASYNC_WORD 6u /* 1: the SEND finishes, for its queue, once it has started, while its bytes may still be leaving (docs/isa.md, DMA SEND and SEMWAIT); no SIGNAL or NOTIFY with it */
+#define TSL_INSN_DMA_SEND_ASYNC_SHIFT 24u
+#define TSL_INSN_DMA_SEND_ASYNC_MASK 0x1u
 
 /* Format DMA_SEMWAIT (DMA: SEMWAIT): wait until this chip's semaphore SEM holds at least COUNT, then take COUNT from it */
 #define TSL_FMT_DMA_SEMWAIT 8u
@@ -898,7 +901,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
         {0x00731FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0FFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, /* MXU_MATMULK */
         {0x00FF1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0x0000003Fu, 0xFFFFFFFFu}, /* VPU_VEC */
         {0x007F1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0xFFFF003Fu, 0xFFFFFFFFu}, /* VPU_EPI */
-        {0x00001FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x000F0F0Fu, 0x00000000u}, /* DMA_SEND */
+        {0x00001FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x010F0F0Fu, 0x00000000u}, /* DMA_SEND */
         {0x00001FFFu, 0x0000000Fu, 0x0000FFFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* DMA_SEMWAIT */
     };
     return (fmt < 0 || fmt >= 9 || word >= 8u) ? 0u : used[fmt][word];
@@ -1776,12 +1779,13 @@ typedef struct {
     uint32_t dest_x TSL_FIELD_DEFAULT; /* the destination chip's X coordinate, below the pod's X extent */
     uint32_t dest_y TSL_FIELD_DEFAULT; /* the destination chip's Y coordinate, below the pod's Y extent; (DEST_X, DEST_Y) is not this chip */
     uint32_t sem TSL_FIELD_DEFAULT; /* the destination's semaphore to increment, 0..ICI_SEMS-1 */
+    uint32_t async TSL_FIELD_DEFAULT; /* 1: the SEND finishes, for its queue, once it has started, while its bytes may still be leaving (docs/isa.md, DMA SEND and SEMWAIT); no SIGNAL or NOTIFY with it */
     uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
     uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_dma_send_t;
 /* X(member) for each member of tsl_insn_dma_send_t, in order (for tables of fields by name). */
-#define TSL_INSN_DMA_SEND_FIELDS(X) X(hbm_addr) X(local_addr) X(rows) X(row_bytes) X(hbm_stride) X(local_stride) X(dest_x) X(dest_y) X(sem) X(wait) X(signal) X(notify)
+#define TSL_INSN_DMA_SEND_FIELDS(X) X(hbm_addr) X(local_addr) X(rows) X(row_bytes) X(hbm_stride) X(local_stride) X(dest_x) X(dest_y) X(sem) X(async) X(wait) X(signal) X(notify)
 
 /* Encode a DMA_SEND instruction (UNIT = TSL_UNIT_DMA, OP = TSL_DMA_OP_SEND). */
 static inline tsl_insn_t tsl_insn_dma_send_encode(tsl_insn_dma_send_t f)
@@ -1797,7 +1801,7 @@ static inline tsl_insn_t tsl_insn_dma_send_encode(tsl_insn_dma_send_t f)
     i.w[3] = (f.rows & 0xFFFFu) | ((f.row_bytes & 0xFFFFu) << 16);
     i.w[4] = f.hbm_stride;
     i.w[5] = f.local_stride;
-    i.w[6] = (f.dest_x & 0xFu) | ((f.dest_y & 0xFu) << 8) | ((f.sem & 0xFu) << 16);
+    i.w[6] = (f.dest_x & 0xFu) | ((f.dest_y & 0xFu) << 8) | ((f.sem & 0xFu) << 16) | ((f.async & 0x1u) << 24);
     i.w[7] = 0u;
     return i;
 }
@@ -1815,6 +1819,7 @@ static inline tsl_insn_dma_send_t tsl_insn_dma_send_decode(const uint32_t *w)
     f.dest_x = w[6] & 0xFu;
     f.dest_y = (w[6] >> 8) & 0xFu;
     f.sem = (w[6] >> 16) & 0xFu;
+    f.async = (w[6] >> 24) & 0x1u;
     f.wait = (w[0] >> 6) & 0x7u;
     f.signal = (w[0] >> 9) & 0x7u;
     f.notify = (w[0] >> 12) & 0x1u;

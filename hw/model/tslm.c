@@ -225,13 +225,14 @@ static uint32_t check_dma(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
     return check_local(m, la, ls, rows, rb, align, SPACE_VMEM | SPACE_ACC, eaddr);
 }
 
-/* A SEND: a destination in the pod other than this chip, its HBM rows inside this chip's window (a
- * pod's buffers are symmetric: at the same address on every chip), the local rows as a STORE's. */
+/* A SEND: a destination in the pod other than this chip, no SIGNAL or NOTIFY with ASYNC, its HBM
+ * rows inside this chip's window (a pod's buffers are symmetric: at the same address on every chip),
+ * the local rows as a STORE's. */
 static uint32_t check_send(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
 {
     tsl_insn_dma_send_t x = tsl_insn_dma_send_decode(w);
     if (!x.rows || !x.row_bytes || x.dest_x >= m->cfg.pod_x || x.dest_y >= m->cfg.pod_y ||
-        (x.dest_x == m->cfg.chip_x && x.dest_y == m->cfg.chip_y))
+        (x.dest_x == m->cfg.chip_x && x.dest_y == m->cfg.chip_y) || (x.async && (x.signal || x.notify)))
         return TSL_ERR_BAD_FIELD;
     *eaddr = x.hbm_addr;
     if (!tslm_hbm_ok(m, x.hbm_addr, (uint64_t)x.hbm_addr + (uint64_t)(x.rows - 1) * x.hbm_stride + x.row_bytes))

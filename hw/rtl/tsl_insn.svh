@@ -164,7 +164,9 @@ typedef struct packed {
 
 // Format DMA_SEND (DMA: SEND): 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented
 typedef struct packed {
-  logic [43:0] rsvd_255_212;
+  logic [38:0] rsvd_255_217;
+  logic async;  // [216] 1: the SEND finishes, for its queue, once it has started, while its bytes may still be leaving (docs/isa.md, DMA SEND and SEMWAIT); no SIGNAL or NOTIFY with it
+  logic [3:0] rsvd_215_212;
   logic [3:0] sem;  // [211:208] the destination's semaphore to increment, 0..ICI_SEMS-1
   logic [3:0] rsvd_207_204;
   logic [3:0] dest_y;  // [203:200] the destination chip's Y coordinate, below the pod's Y extent; (DEST_X, DEST_Y) is not this chip

@@ -505,7 +505,9 @@ package tsl_pkg;
   localparam int INSN_DMA_SEND_DEST_Y_WIDTH = 4;
   localparam int INSN_DMA_SEND_SEM_LSB = 208;
   localparam int INSN_DMA_SEND_SEM_WIDTH = 4;
-  localparam insn_t INSN_DMA_SEND_USED = 256'h00000000000F0F0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00001FFF;
+  localparam int INSN_DMA_SEND_ASYNC_LSB = 216;
+  localparam int INSN_DMA_SEND_ASYNC_WIDTH = 1;
+  localparam insn_t INSN_DMA_SEND_USED = 256'h00000000010F0F0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00001FFF;
   // Format DMA_SEMWAIT: wait until this chip's semaphore SEM holds at least COUNT, then take COUNT from it
   localparam int INSN_DMA_SEMWAIT_SEM_LSB = 32;
   localparam int INSN_DMA_SEMWAIT_SEM_WIDTH = 4;

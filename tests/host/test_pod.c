@@ -417,12 +417,12 @@ static void test_faults(void)
 
 /* Programs of one's own (tessel_pod_run): chip 0 loads 64 bytes and sends them to chip 1, which waits
  * for them; a window outside HBM and a bad record are refused. */
-static void test_run(void)
+static void test_run(const char *backend)
 {
     tessel_pod_t *pod;
     tessel_addr_t a;
-    if (!tu_check(&T, tessel_pod_open(&pod, "model", 2, TESSEL_POD_RING, 0, 0) == TESSEL_OK &&
-                          tessel_pod_alloc(pod, 4096, &a) == TESSEL_OK, "run: open"))
+    if (!tu_check(&T, tessel_pod_open(&pod, backend, 2, TESSEL_POD_RING, 0, 0) == TESSEL_OK &&
+                          tessel_pod_alloc(pod, 4096, &a) == TESSEL_OK, "run %s: open", backend))
         return;
     uint8_t data[64], got[64] = {0};
     for (int i = 0; i < 64; i++)
@@ -442,12 +442,28 @@ static void test_run(void)
     tessel_pod_prog_t progs[2] = {{p0, 1 + 2 * TSL_PARAM_INSN_WORDS}, {p1, 1 + TSL_PARAM_INSN_WORDS}};
     int r = tessel_pod_run(pod, progs, a, a + 4096);
     tu_check(&T, r == TESSEL_OK && !tessel_read(tessel_pod_device(pod, 1), got, a + 64, 64) && !memcmp(got, data, 64),
-             "run: chip 0's bytes reach chip 1, which waited for them: %s", tessel_pod_last_error(pod));
-    tu_check(&T, tessel_pod_run(pod, progs, 0, 4096) == TESSEL_ERANGE, "run: a window over the rings is refused");
+             "run %s: chip 0's bytes reach chip 1, which waited for them: %s", backend, tessel_pod_last_error(pod));
+    tu_check(&T, tessel_pod_run(pod, progs, 0, 4096) == TESSEL_ERANGE, "run %s: a window over the rings is refused",
+             backend);
+    /* the dispatch checks of a SEND, the same on every backend: a chip outside the pod; ASYNC with a
+     * token out */
+    tsl_insn_dma_send_t f = tsl_insn_dma_send_decode(send(1, 0, (uint32_t)a + 64, 0, 1, 64, 3).w);
+    f.async = 1u;
+    f.signal = 1u << TSL_UNIT_VPU;
+    tsl_insn_t bad[2] = {send(2, 0, (uint32_t)a + 64, 0, 1, 64, 3), tsl_insn_dma_send_encode(f)};
+    for (int k = 0; k < 2; k++) {
+        memcpy(&p1[1], bad[k].w, 4 * TSL_PARAM_INSN_WORDS);
+        tessel_pod_prog_t one[2] = {{NULL, 0}, {p1, 1 + TSL_PARAM_INSN_WORDS}};
+        r = tessel_pod_run(pod, one, a, a + 4096);
+        tu_check(&T, r == TESSEL_EDEVICE && strstr(tessel_pod_last_error(pod), "chip 1") &&
+                         strstr(tessel_pod_last_error(pod), "BAD_FIELD"),
+                 "run %s: %s is BAD_FIELD: %s", backend, k ? "an ASYNC SEND with SIGNAL" : "a SEND out of the pod",
+                 tessel_pod_last_error(pod));
+    }
     p1[0] = 7;   /* no record kind */
     r = tessel_pod_run(pod, progs, a, a + 4096);
     tu_check(&T, r == TESSEL_EDEVICE && strstr(tessel_pod_last_error(pod), "chip 1"),
-             "run: a bad record fails with the chip named: %s", tessel_pod_last_error(pod));
+             "run %s: a bad record fails with the chip named: %s", backend, tessel_pod_last_error(pod));
     tessel_pod_close(pod);
 }
 
@@ -458,7 +474,10 @@ int main(int argc, char **argv)
     int cases = env && *env ? atoi(env) : 60;
     test_isa();
     test_faults();
-    test_run();
+    test_run("model");
+#ifndef TESSEL_NO_SIM
+    test_run("sim");
+#endif
     for (int i = 0; i < cases; i++)
         one_case(i, -1, -1, NULL);
     for (int k = 0; k < (int)SHAPES; k++)   /* every shape's reducing kinds, as float sums */

@@ -8,7 +8,9 @@
 //     first to last byte, do not meet);
 //   - a STORE or SEMWAIT starts behind SENDs at once (they only read local memory, or nothing).
 // Instructions finish in queue order: done_o pulses for the oldest in flight once its engine has
-// finished it. Errors come from the main engine only (a send engine's bursts are taken by the
+// finished it; a SEND with ASYNC is finished once its engine has taken it (its bytes may still be
+// leaving: fence_o is high while any send engine is busy, and a DMA SYNC waits for it to fall).
+// Errors come from the main engine only (a send engine's bursts are taken by the
 // packetizer, which does not fail). Interface otherwise as tsl_dma's (docs/hardware.md).
 `include "hw/rtl/tsl_axi.svh"
 module tsl_dma_ici #(
@@ -27,7 +29,7 @@ module tsl_dma_ici #(
   input  logic clk_i, rst_ni,
   input  logic [3:0] chip_x_i, input logic [3:0] chip_y_i, input logic [4:0] pod_x_i, input logic [4:0] pod_y_i,
   input  logic ex_valid_i, output logic ex_ready_o, input logic [255:0] ex_insn_i,
-  output logic done_o, output logic busy_o,
+  output logic done_o, output logic busy_o, output logic fence_o,
   output logic err_o, output logic [3:0] err_code_o, output logic [31:0] err_addr_o,
   // local memory ports, engine e's at index e
   output logic [E-1:0] vmem_req_o, input logic [E-1:0] vmem_gnt_i, output logic [E-1:0] vmem_we_o,
@@ -53,7 +55,7 @@ module tsl_dma_ici #(
   `include "hw/rtl/tsl_assert.svh"
 `include "hw/rtl/tsl_insn.svh"
 `include "hw/rtl/ici/tsl_ici_route.svh"
-  localparam int Ew = $clog2(E + 1);
+  localparam int Ew = $clog2(E + 1);   // an engine, or E: finished at once (an ASYNC SEND)
   localparam int Cw = $clog2(Inflight + 1);
 
   /* verilator lint_off UNUSEDSIGNAL */
@@ -63,14 +65,14 @@ module tsl_dma_ici #(
   assign x = ex_insn_i;
   assign s = ex_insn_i;
 
-  logic          is_send, is_load, is_wait, go;
+  logic          is_send, is_load, is_wait, is_async, go;
   logic [2:0]    port;
   logic [E-1:0]  eng_valid, eng_ready, eng_done, eng_busy;
+  logic [E-1:0]  eng_fin;   // an engine finished an instruction still to be reported (not an ASYNC SEND)
   logic [Ew-1:0] eng;       // the engine the offered instruction goes to
   logic [33:0]   lo, hi;    // the offered instruction's local extent [lo, hi)
-  logic [33:0]   s_lo_q [Ports];
-  logic [33:0]   s_hi_q [Ports];
-  logic [Ports-1:0] s_busy;  // send engine p has a SEND in flight (its extent in s_lo_q, s_hi_q)
+  logic [Ports-1:0] s_hit;   // a SEND queued for or in send engine p reads bytes the offered one writes
+  logic [Ports-1:0] s_held;  // send engine p has a SEND queued or in flight
   logic [Cw-1:0] blocking_q, blocking_d;   // LOADs and SEMWAITs in flight on the main engine
   logic          hazard;
 
@@ -78,6 +80,7 @@ module tsl_dma_ici #(
   assign is_load = x.op == 4'(tsl_pkg::DMA_OP_LOAD);
   assign is_wait = x.op == 4'(tsl_pkg::DMA_OP_SEMWAIT);
   assign port    = tsl_ici_route(s.dest_x, s.dest_y, chip_x_i, chip_y_i, pod_x_i, pod_y_i, Ports);
+  assign is_async = is_send && s.async;
   assign eng     = is_send ? Ew'(port) + Ew'(1) : '0;
   assign lo      = 34'(x.local_addr);
   assign hi      = 34'(x.local_addr) + (34'(x.rows) - 34'd1) * 34'(x.local_stride) + 34'(x.row_bytes);
@@ -85,9 +88,7 @@ module tsl_dma_ici #(
   always_comb begin
     hazard = 1'b0;
     if (is_send) hazard = blocking_q != '0;
-    if (is_load)
-      for (int p = 0; p < Ports; p++)
-        if (s_busy[p] && lo < s_hi_q[p] && s_lo_q[p] < hi) hazard = 1'b1;
+    if (is_load && s_hit != '0) hazard = 1'b1;
   end
 
   always_comb begin
@@ -100,6 +101,7 @@ module tsl_dma_ici #(
   // ---- engines ---------------------------------------------------------------------------------
   // The main engine: LOAD, STORE, SEMWAIT; the AXI master and the semaphores. Never a SEND.
   logic unused_main;
+  assign eng_fin[0] = eng_done[0];
   tsl_dma #(
     .N(N), .VmemBytes(VmemBytes), .AccBytes(AccBytes), .HbmBytes(HbmBytes), .MaxBurst(MaxBurst),
     .MaxReads(MaxReads), .EnableIci(1'b1)
@@ -122,20 +124,30 @@ module tsl_dma_ici #(
     `TSL_AXI_CONNECT(m_axi_, m_axi_)
   );
 
-  // A send engine per link: SENDs only; its AXI master and semaphore port idle.
+  // A send engine per link: SENDs only; its AXI master and semaphore port idle. Two SENDs wait in
+  // front of it (entries 0, then 1), so that the DMA queue goes on while the link is busy.
   for (genvar p = 0; p < Ports; p++) begin : g_send
     `TSL_AXI_WIRES(a_, 16 * N)
-    logic        err, sv;
-    logic [3:0]  err_code, ss;
-    logic [31:0] err_addr;
-    logic [15:0] sc;
+    logic         err, sv, e_ready, take, put, async_q, act_q;
+    logic [3:0]   err_code, ss;
+    logic [31:0]  err_addr;
+    logic [15:0]  sc;
+    logic         q_v    [2];
+    logic [255:0] q_insn [2];
+    logic [33:0]  q_lo   [2];
+    logic [33:0]  q_hi   [2];
+    logic         q_as   [2];
+    logic [33:0]  a_lo_q, a_hi_q;   // the extent of the SEND in the engine (act_q)
     assign {a_awready, a_wready, a_bvalid, a_bresp, a_arready, a_rvalid, a_rdata, a_rresp, a_rlast} = '0;
+    assign eng_ready[p+1] = !q_v[1];
+    assign put  = eng_valid[p+1] && !q_v[1];
+    assign take = q_v[0] && e_ready;
     tsl_dma #(
       .N(N), .VmemBytes(VmemBytes), .AccBytes(AccBytes), .HbmBytes(HbmBytes), .MaxBurst(MaxBurst),
       .MaxReads(1), .EnableIci(1'b1)
     ) u_send (
       .clk_i, .rst_ni,
-      .ex_valid_i(eng_valid[p+1]), .ex_ready_o(eng_ready[p+1]), .ex_insn_i,
+      .ex_valid_i(q_v[0]), .ex_ready_o(e_ready), .ex_insn_i(q_insn[0]),
       .done_o(eng_done[p+1]), .busy_o(eng_busy[p+1]), .err_o(err), .err_code_o(err_code), .err_addr_o(err_addr),
       .vmem_req_o(vmem_req_o[p+1]), .vmem_gnt_i(vmem_gnt_i[p+1]), .vmem_we_o(vmem_we_o[p+1]),
       .vmem_addr_o(vmem_addr_o[(p+1)*VAW +: VAW]), .vmem_wdata_o(vmem_wdata_o[(p+1)*16*N +: 16*N]),
@@ -154,19 +166,49 @@ module tsl_dma_ici #(
       .sem_timeout_i(1'b0), .abort_i(1'b0),
       `TSL_AXI_CONNECT(m_axi_, a_)
     );
-    always_ff @(posedge clk_i) begin
-      if (eng_valid[p+1] && eng_ready[p+1]) begin
-        s_lo_q[p] <= lo;
-        s_hi_q[p] <= hi;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        q_v[0] <= 1'b0;
+        q_v[1] <= 1'b0;
+        act_q  <= 1'b0;
+      end else begin
+        if (take) begin
+          q_v[0] <= q_v[1];
+          q_v[1] <= 1'b0;
+        end
+        if (put) q_v[(q_v[0] && !take) ? 1 : 0] <= 1'b1;
+        if (take) act_q <= 1'b1;
+        else if (eng_done[p+1]) act_q <= 1'b0;
       end
     end
-    assign s_busy[p] = eng_busy[p+1];
+    always_ff @(posedge clk_i) begin
+      if (take) begin
+        q_insn[0] <= q_insn[1];
+        q_lo[0]   <= q_lo[1];
+        q_hi[0]   <= q_hi[1];
+        q_as[0]   <= q_as[1];
+        a_lo_q    <= q_lo[0];
+        a_hi_q    <= q_hi[0];
+        async_q   <= q_as[0];
+      end
+      if (put) begin
+        q_insn[(q_v[0] && !take) ? 1 : 0] <= ex_insn_i;
+        q_lo[(q_v[0] && !take) ? 1 : 0]   <= lo;
+        q_hi[(q_v[0] && !take) ? 1 : 0]   <= hi;
+        q_as[(q_v[0] && !take) ? 1 : 0]   <= is_async;
+      end
+    end
+    assign eng_fin[p+1] = eng_done[p+1] && !async_q;
+    assign s_held[p]    = q_v[0] || act_q || eng_busy[p+1];
+    assign s_hit[p]     = (act_q && lo < a_hi_q && a_lo_q < hi) || (q_v[0] && lo < q_hi[0] && q_lo[0] < hi) ||
+                          (q_v[1] && lo < q_hi[1] && q_lo[1] < hi);
     logic unused_send;
     assign unused_send = ^{a_awvalid, a_awaddr, a_awlen, a_awsize, a_awburst, a_wvalid, a_wdata, a_wstrb,
                            a_wlast, a_bready, a_arvalid, a_araddr, a_arlen, a_arsize, a_arburst, a_rready,
                            err, err_code, err_addr, sv, ss, sc};
   end
-  assign busy_o = |eng_busy;
+  assign busy_o  = eng_busy[0] || s_held != '0;
+  assign fence_o = s_held != '0;
 
   // ---- order ------------------------------------------------------------------------------------
   // The engine of every instruction in flight, oldest first, and what each engine has finished
@@ -177,13 +219,13 @@ module tsl_dma_ici #(
   logic [Cw-1:0] fin_q [E];
   tsl_prim_fifo #(.Width(Ew), .Depth(Inflight + 1)) u_order (
     .clk_i, .rst_ni, .clr_i(1'b0),
-    .valid_i(go), .ready_o(o_ready), .data_i(eng),
+    .valid_i(go), .ready_o(o_ready), .data_i(is_async ? Ew'(E) : eng),
     .valid_o(o_valid), .ready_i(o_pop), .data_o(o_eng), .level_o(o_level));
   tsl_prim_fifo #(.Width(1), .Depth(Inflight + 1)) u_kind (
     .clk_i, .rst_ni, .clr_i(1'b0),
     .valid_i(go && !is_send), .ready_o(k_ready), .data_i(is_load || is_wait),
     .valid_o(k_valid), .ready_i(eng_done[0]), .data_o(k_blocks), .level_o(k_level));
-  assign o_pop  = o_valid && fin_q[o_eng] != '0;
+  assign o_pop  = o_valid && (o_eng == Ew'(E) || fin_q[o_eng] != '0);
   assign done_o = o_pop;
 
   always_comb begin
@@ -199,7 +241,7 @@ module tsl_dma_ici #(
     end else begin
       blocking_q <= blocking_d;
       for (int e = 0; e < E; e++)
-        fin_q[e] <= fin_q[e] + Cw'(eng_done[e]) - Cw'(o_pop && o_eng == Ew'(e));
+        fin_q[e] <= fin_q[e] + Cw'(eng_fin[e]) - Cw'(o_pop && o_eng == Ew'(e));
     end
   end
 

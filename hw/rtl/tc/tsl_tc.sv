@@ -83,6 +83,7 @@ module tsl_tc #(
   logic [255:0] dma_ex_insn /* verilator public_flat_rd */, mxu_ex_insn /* verilator public_flat_rd */, vpu_ex_insn /* verilator public_flat_rd */;
   logic [3:0]   dma_err_code;
   logic         dma_abort;    // CTRL.RESET: a SEMWAIT in flight ends
+  logic         dma_fence;    // ASYNC SENDs still leaving (tsl_dma_ici)
   logic [31:0]  dma_err_addr;
   // program fetch unit <-> controller
   logic         f_start, f_abort, f_busy, f_valid, f_ready, f_seq;
@@ -124,6 +125,7 @@ module tsl_tc #(
     .dma_ex_insn_o (dma_ex_insn),
     .dma_done_i    (dma_done),
     .dma_busy_i    (dma_busy),
+    .dma_fence_i   (dma_fence),
     .dma_err_i     (dma_err),
     .dma_err_code_i(dma_err_code),
     .dma_err_addr_i(dma_err_addr),
@@ -286,6 +288,7 @@ module tsl_tc #(
       .ex_insn_i   (dma_ex_insn),
       .done_o      (dma_done),
       .busy_o      (dma_busy),
+      .fence_o     (dma_fence),
       .err_o       (dma_err),
       .err_code_o  (dma_err_code),
       .err_addr_o  (dma_err_addr),
@@ -327,6 +330,7 @@ module tsl_tc #(
       `TSL_AXI_CONNECT_SLICE_RD(m_axi_, s_, Dw, 0)
     );
   end else begin : g_dma
+    assign dma_fence = 1'b0;
     assign {ici_aw_valid_o, ici_aw_addr_o, ici_aw_len_o, ici_aw_incr_o, ici_dest_x_o, ici_dest_y_o, ici_sem_o,
             ici_w_valid_o, ici_w_data_o, ici_w_strb_o, ici_w_last_o} = '0;
     assign {sem_wait_valid_o, sem_wait_sem_o, sem_wait_count_o} = '0;

@@ -209,10 +209,11 @@ module tsl_tc_check #(
       hdr_err = tsl_pkg::ERR_BAD_FIELD;
     end else begin
       unique case (fmt)
-        FmtDma: begin   // a SEND's destination: in the pod, and not this chip
+        FmtDma: begin   // a SEND's destination: in the pod, and not this chip; ASYNC without tokens out
           if (rows == 16'd0 || dma.row_bytes == 16'd0 ||
               (is_send && (5'(send.dest_x) >= pod_x_i || 5'(send.dest_y) >= pod_y_i ||
-                           (send.dest_x == chip_x_i && send.dest_y == chip_y_i))))
+                           (send.dest_x == chip_x_i && send.dest_y == chip_y_i) ||
+                           (send.async && (signal_m != 3'd0 || send.notify)))))
             hdr_err = tsl_pkg::ERR_BAD_FIELD;
         end
         FmtSync: begin

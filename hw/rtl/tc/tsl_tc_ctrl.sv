@@ -47,6 +47,7 @@ module tsl_tc_ctrl #(
   // units: DMA, MXU, VPU (unit execution interface of docs/hardware.md)
   output logic dma_ex_valid_o, input logic dma_ex_ready_i, output logic [255:0] dma_ex_insn_o,
   input  logic dma_done_i, input logic dma_busy_i,
+  input  logic dma_fence_i,    // ASYNC SENDs reported done are still leaving: a DMA SYNC waits
   input  logic dma_err_i, input logic [3:0] dma_err_code_i, input logic [31:0] dma_err_addr_i,
   output logic mxu_ex_valid_o, input logic mxu_ex_ready_i, output logic [255:0] mxu_ex_insn_o,
   input  logic mxu_done_i, input logic mxu_busy_i,
@@ -110,7 +111,7 @@ module tsl_tc_ctrl #(
   logic [31:0]   chk_addr;
   logic [8:0]    tok_avail, tok_take, tok_give;
   logic [9*TokW-1:0] tok_count;
-  logic [2:0]    push_valid, push_ready, ex_valid, ex_ready, done, busy, retire, ret_ok /* verilator public_flat_rd */, stall, idle;
+  logic [2:0]    push_valid, push_ready, ex_valid, ex_ready, done, busy, fence, retire, ret_ok /* verilator public_flat_rd */, stall, idle;
   logic [2:0]    ret_notify;
   logic [255:0]  ex_insn [3];
   logic [2:0]    ret_signal [3];
@@ -180,6 +181,7 @@ module tsl_tc_ctrl #(
   assign ex_ready = {vpu_ex_ready_i, mxu_ex_ready_i, dma_ex_ready_i};
   assign done     = {vpu_done_i, mxu_done_i, dma_done_i};
   assign busy     = {vpu_busy_i, mxu_busy_i, dma_busy_i};
+  assign fence    = {1'b0, 1'b0, dma_fence_i};
   assign dma_ex_valid_o = ex_valid[tsl_pkg::UNIT_DMA];
   assign mxu_ex_valid_o = ex_valid[tsl_pkg::UNIT_MXU];
   assign vpu_ex_valid_o = ex_valid[tsl_pkg::UNIT_VPU];
@@ -213,6 +215,7 @@ module tsl_tc_ctrl #(
       .ex_ready_i     (ex_ready[u]),
       .ex_insn_o      (ex_insn[u]),
       .done_i         (done[u]),
+      .fence_i        (fence[u]),
       .retire_o       (retire[u]),
       .retire_signal_o(ret_signal[u]),
       .retire_notify_o(ret_notify[u]),

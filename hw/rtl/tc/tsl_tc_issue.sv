@@ -4,7 +4,8 @@
 // A head whose WAIT channels all hold a token (tok_avail_i) takes them all in one cycle
 // (tok_take_o) once the unit has room (fewer than InflightMax unfinished), and is then offered on
 // ex_valid_o with ex_insn_o steady until ex_ready_i. A SYNC head instead takes its tokens and
-// retires here in one cycle, once the unit has nothing in flight; it never reaches the unit.
+// retires here in one cycle, once the unit has nothing in flight and no fence_i (the DMA's ASYNC
+// SENDs still leaving); it never reaches the unit.
 // retire_* describe an instruction finished this cycle (done_i pops the in-flight FIFO).
 // ex_valid_o drops without a handshake only on halt_i or clr_i. No combinational input-to-output
 // paths except tok_avail_i -> tok_take_o/retire_* and done_i -> retire_*.
@@ -29,6 +30,7 @@ module tsl_tc_issue #(
   input  logic         ex_ready_i,
   output logic [255:0] ex_insn_o,
   input  logic         done_i,
+  input  logic         fence_i,          // the unit still works for instructions it reported done (a SYNC waits)
   output logic         retire_o,         // an instruction finished this cycle
   output logic [2:0]   retire_signal_o,
   output logic         retire_notify_o,
@@ -102,7 +104,7 @@ module tsl_tc_issue #(
   always_comb begin
     can_go      = head_valid && !armed_q && !halt_i && !clr_i && tokens_ok;
     arm         = can_go && !head_sync && room;
-    sync_retire = can_go && head_sync && !f_valid;
+    sync_retire = can_go && head_sync && !f_valid && !fence_i;
     tok_take_o  = (arm || sync_retire) ? head_wait : 3'd0;
     ex_valid_o  = armed_q && !halt_i && !clr_i;
     ex_fire     = ex_valid_o && ex_ready_i;

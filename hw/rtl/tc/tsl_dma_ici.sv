@@ -3,15 +3,16 @@
 // and STOREs, run at once. A SEND goes to the engine of the link its packets leave by
 // (tsl_ici_route): SENDs to one chip keep their order. The queue's order is kept where it shows:
 //   - a SEND starts only when no LOAD or SEMWAIT is in flight on the main engine (it may read what
-//     a LOAD writes; instructions behind a SEMWAIT start after it);
-//   - a LOAD starts only when no SEND in flight reads local bytes it writes (their local extents,
-//     first to last byte, do not meet);
+//     a LOAD writes; instructions behind a SEMWAIT start after it); it then waits, two at most, in
+//     front of its send engine, so the queue goes on while the link is busy;
+//   - a LOAD starts only when no SEND waiting for or in a send engine reads local bytes it writes
+//     (their local extents, first to last byte, do not meet);
 //   - a STORE or SEMWAIT starts behind SENDs at once (they only read local memory, or nothing).
 // Instructions finish in queue order: done_o pulses for the oldest in flight once its engine has
-// finished it; a SEND with ASYNC is finished once its engine has taken it (its bytes may still be
-// leaving: fence_o is high while any send engine is busy, and a DMA SYNC waits for it to fall).
-// Errors come from the main engine only (a send engine's bursts are taken by the
-// packetizer, which does not fail). Interface otherwise as tsl_dma's (docs/hardware.md).
+// finished it; a SEND with ASYNC is finished once it has started (its bytes may still be leaving:
+// fence_o is high while a send engine holds a SEND, and a DMA SYNC waits for it to fall).
+// Errors come from the main engine only (a send engine's bursts are taken by the packetizer, which
+// does not fail). Interface otherwise as tsl_dma's (docs/hardware.md).
 `include "hw/rtl/tsl_axi.svh"
 module tsl_dma_ici #(
   parameter int N         = tsl_pkg::PARAM_N,

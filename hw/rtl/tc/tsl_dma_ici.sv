@@ -133,11 +133,11 @@ module tsl_dma_ici #(
     logic [3:0]   err_code, ss;
     logic [31:0]  err_addr;
     logic [15:0]  sc;
-    logic         q_v    [2];
-    logic [255:0] q_insn [2];
-    logic [33:0]  q_lo   [2];
-    logic [33:0]  q_hi   [2];
-    logic         q_as   [2];
+    // The two entries as registers of their own (no unpacked arrays: Icarus 11 reads array words in
+    // continuous assignments as X).
+    logic [1:0]   q_v, q_as;
+    logic [255:0] q0_insn, q1_insn;
+    logic [33:0]  q0_lo, q1_lo, q0_hi, q1_hi;
     logic [33:0]  a_lo_q, a_hi_q;   // the extent of the SEND in the engine (act_q)
     assign {a_awready, a_wready, a_bvalid, a_bresp, a_arready, a_rvalid, a_rdata, a_rresp, a_rlast} = '0;
     assign eng_ready[p+1] = !q_v[1];
@@ -148,7 +148,7 @@ module tsl_dma_ici #(
       .MaxReads(1), .EnableIci(1'b1)
     ) u_send (
       .clk_i, .rst_ni,
-      .ex_valid_i(q_v[0]), .ex_ready_o(e_ready), .ex_insn_i(q_insn[0]),
+      .ex_valid_i(q_v[0]), .ex_ready_o(e_ready), .ex_insn_i(q0_insn),
       .done_o(eng_done[p+1]), .busy_o(eng_busy[p+1]), .err_o(err), .err_code_o(err_code), .err_addr_o(err_addr),
       .vmem_req_o(vmem_req_o[p+1]), .vmem_gnt_i(vmem_gnt_i[p+1]), .vmem_we_o(vmem_we_o[p+1]),
       .vmem_addr_o(vmem_addr_o[(p+1)*VAW +: VAW]), .vmem_wdata_o(vmem_wdata_o[(p+1)*16*N +: 16*N]),
@@ -167,42 +167,45 @@ module tsl_dma_ici #(
       .sem_timeout_i(1'b0), .abort_i(1'b0),
       `TSL_AXI_CONNECT(m_axi_, a_)
     );
+    logic to1;   // a SEND put now goes into entry 1 (entry 0 holds one that stays)
+    assign to1 = q_v[0] && !take;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        q_v[0] <= 1'b0;
-        q_v[1] <= 1'b0;
-        act_q  <= 1'b0;
+        q_v   <= 2'b00;
+        act_q <= 1'b0;
       end else begin
-        if (take) begin
-          q_v[0] <= q_v[1];
-          q_v[1] <= 1'b0;
-        end
-        if (put) q_v[(q_v[0] && !take) ? 1 : 0] <= 1'b1;
+        q_v <= (take ? {1'b0, q_v[1]} : q_v) | (put ? (to1 ? 2'b10 : 2'b01) : 2'b00);
         if (take) act_q <= 1'b1;
         else if (eng_done[p+1]) act_q <= 1'b0;
       end
     end
     always_ff @(posedge clk_i) begin
       if (take) begin
-        q_insn[0] <= q_insn[1];
-        q_lo[0]   <= q_lo[1];
-        q_hi[0]   <= q_hi[1];
-        q_as[0]   <= q_as[1];
-        a_lo_q    <= q_lo[0];
-        a_hi_q    <= q_hi[0];
-        async_q   <= q_as[0];
+        q0_insn <= q1_insn;
+        q0_lo   <= q1_lo;
+        q0_hi   <= q1_hi;
+        q_as[0] <= q_as[1];
+        a_lo_q  <= q0_lo;
+        a_hi_q  <= q0_hi;
+        async_q <= q_as[0];
       end
-      if (put) begin
-        q_insn[(q_v[0] && !take) ? 1 : 0] <= ex_insn_i;
-        q_lo[(q_v[0] && !take) ? 1 : 0]   <= lo;
-        q_hi[(q_v[0] && !take) ? 1 : 0]   <= hi;
-        q_as[(q_v[0] && !take) ? 1 : 0]   <= is_async;
+      if (put && !to1) begin
+        q0_insn <= ex_insn_i;
+        q0_lo   <= lo;
+        q0_hi   <= hi;
+        q_as[0] <= is_async;
+      end
+      if (put && to1) begin
+        q1_insn <= ex_insn_i;
+        q1_lo   <= lo;
+        q1_hi   <= hi;
+        q_as[1] <= is_async;
       end
     end
     assign eng_fin[p+1] = eng_done[p+1] && !async_q;
     assign s_held[p]    = q_v[0] || act_q || eng_busy[p+1];
-    assign s_hit[p]     = (act_q && lo < a_hi_q && a_lo_q < hi) || (q_v[0] && lo < q_hi[0] && q_lo[0] < hi) ||
-                          (q_v[1] && lo < q_hi[1] && q_lo[1] < hi);
+    assign s_hit[p]     = (act_q && lo < a_hi_q && a_lo_q < hi) || (q_v[0] && lo < q0_hi && q0_lo < hi) ||
+                          (q_v[1] && lo < q1_hi && q1_lo < hi);
     logic unused_send;
     assign unused_send = ^{a_awvalid, a_awaddr, a_awlen, a_awsize, a_awburst, a_wvalid, a_wdata, a_wstrb,
                            a_wlast, a_bready, a_arvalid, a_araddr, a_arlen, a_arsize, a_arburst, a_rready,
@@ -226,7 +229,13 @@ module tsl_dma_ici #(
     .clk_i, .rst_ni, .clr_i(1'b0),
     .valid_i(go && !is_send), .ready_o(k_ready), .data_i(is_load || is_wait),
     .valid_o(k_valid), .ready_i(eng_done[0]), .data_o(k_blocks), .level_o(k_level));
-  assign o_pop  = o_valid && (o_eng == Ew'(E) || fin_q[o_eng] != '0);
+  logic o_fin;   // the oldest is finished: an ASYNC SEND, or its engine has reported it
+  always_comb begin
+    o_fin = o_eng == Ew'(E);
+    for (int e = 0; e < E; e++)
+      if (o_eng == Ew'(e) && fin_q[e] != '0) o_fin = 1'b1;
+  end
+  assign o_pop  = o_valid && o_fin;
   assign done_o = o_pop;
 
   always_comb begin

@@ -63,7 +63,7 @@ endif
 $(LIBTESSEL): $(HOST_OBJS) $(HOST_SIM_DEPS)
 	@rm -f $@
 	@rm -rf $(HOST_OUT)/ar && mkdir -p $(HOST_OUT)/ar
-	@$(if $(HOST_SIM_OBJS),cd $(HOST_OUT)/ar && $(AR) x $(abspath $(filter %.a,$(HOST_SIM_LINK))))
+	@$(if $(HOST_SIM_OBJS),cd $(HOST_OUT)/ar && for a in $(abspath $(filter %.a,$(HOST_SIM_LINK))); do $(AR) x $$a || exit 1; done)
 	$(AR) rcs $@ $(HOST_OBJS) $(filter %.o,$(HOST_SIM_LINK)) $(if $(HOST_SIM_OBJS),$(HOST_OUT)/ar/*.o)
 
 # Only tessel_* is exported (the Verilator runtime, the model and the firmware stay internal).

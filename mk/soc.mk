@@ -1,5 +1,6 @@
 # Product SoC (hw/rtl/soc: tsl_soc = control core + tensor core + HOSTIF + AXI arbiter to HBM) and
-# its simulator. tsl_soc is Verilated once, position independent, into $(BUILD)/soc/verilator, with
+# its simulator. tsl_soc is Verilated position independent, without the ICI unit (a chip alone) into
+# $(BUILD)/soc/verilator and with it (a pod's chip, Vtsl_pod_soc) into $(BUILD)/soc/pod, with
 # its C++ model (TslSocSim, the HBM model, `tessel run`: hw/sim/soc; ELF files are read by the one
 # loader, common/elf_image.c); libtessel's sim
 # transport (mk/host.mk), the `tessel` CLI (mk/cli.mk) and the SoC's test harness link those objects.
@@ -36,7 +37,8 @@ SOC_CFLAGS := -O2 $(foreach i,$(SOC_INC),-I$(abspath $(i:-I%=%))) $(SOC_DEFS) -i
 # SOC_RUN_OBJ), and the libraries they need. The ELF loader is in libtessel (ELF_OBJ): a program
 # without libtessel links ELF_OBJ too.
 SOC_SIM_OBJN  = $(filter-out tsl_soc_run.o,$(VL.soc.objs))
-SOC_SIM_OBJS  = $(addprefix $(SOC_OBJDIR)/,$(SOC_SIM_OBJN)) $(SOC_OBJDIR)/Vtsl_soc__ALL.a
+SOC_SIM_OBJS  = $(addprefix $(SOC_OBJDIR)/,$(SOC_SIM_OBJN)) $(SOC_OBJDIR)/Vtsl_soc__ALL.a \
+                $(SOC_OUT)/pod/Vtsl_pod_soc__ALL.a
 SOC_RUN_OBJ  := $(SOC_OBJDIR)/tsl_soc_run.o
 SOC_SIM_LIBS := -lstdc++ -lz -lpthread -lm
 

@@ -17,6 +17,8 @@
 # timed (mk/bench_sim.mk):
 #   objs     verilate only, then make the model's archive and these objects of its makefile; the
 #            product is DIR/objs.stamp (-o unused)
+#   prefix   the model's name when not V<top> (its --prefix among the flags)
+#   after    a command run after an objs build, $1 the build directory
 #   link     no Verilator: the harness cpp (its base name here) linked to the model of the build in
 #            directory $1 of the configuration, verilated and compiled once (hw/sim/vlink.mk)
 #   fresh    set: each build starts from an empty directory (but for its verilator.cmd)
@@ -31,6 +33,9 @@
 # $(call vl_field,FAMILY,FIELD,CONFIGURATION): a family's field, the configuration's words as $1..$8
 vl_field = $(strip $(call VL.$(1).$(2),$(word 1,$(3)),$(word 2,$(3)),$(word 3,$(3)),$(word 4,$(3)),$(word 5,$(3)),$(word 6,$(3)),$(word 7,$(3)),$(word 8,$(3))))
 
+# $(call vl_prefix,FAMILY): the model's name (its classes, makefile and archive)
+vl_prefix = $(or $(VL.$(1).prefix),V$(VL.$(1).top))
+
 # $(call vl_cmd,DIR,FAMILY,CONFIGURATION,EXTRA FLAGS): the build's shell command.
 vl_cmd = $(if $(VL.$(2).link),$(call vl_link_cmd,$(1),$(2),$(3)),$(call vl_verilate_cmd,$(1),$(2),$(3),$(4)))
 vl_verilate_cmd = $(call VL.$(2).wrap,$(BUILD)/$(1)) $(VERILATOR) --cc --exe $(if $(VL.$(2).objs),,--build -j 2 )-Wall \
@@ -40,11 +45,11 @@ vl_verilate_cmd = $(call VL.$(2).wrap,$(BUILD)/$(1)) $(VERILATOR) --cc --exe $(i
   $(if $(VL.$(2).ldflags),-LDFLAGS "$(call vl_field,$(2),ldflags,$(3))") \
   $(if $(VL.$(2).makeflags),-MAKEFLAGS "$(VL.$(2).makeflags)") \
   -o $(or $(VL.$(2).exe),unused) $(call vl_field,$(2),rtl,$(3)) $(abspath $(call vl_field,$(2),cpp,$(3))) \
-  $(if $(VL.$(2).objs),&& $(VL_VMAKE) -C $(BUILD)/$(1) -f V$(VL.$(2).top).mk -j 2 OPT_FAST=-O2 \
-    V$(VL.$(2).top)__ALL.a $(VL.$(2).objs))
+  $(if $(VL.$(2).objs),&& $(VL_VMAKE) -C $(BUILD)/$(1) -f $(call vl_prefix,$(2)).mk -j 2 OPT_FAST=-O2 \
+    $(call vl_prefix,$(2))__ALL.a $(VL.$(2).objs)) $(if $(VL.$(2).after),&& $(call VL.$(2).after,$(BUILD)/$(1)))
 # A harness linked to the model of the build in directory $1 of the configuration (hw/sim/vlink.mk).
 vl_link_cmd = rm -f $(BUILD)/$(word 1,$(3))/$(VL.$(2).link).o && $(MAKE) -C $(BUILD)/$(word 1,$(3)) \
-  -f V$(VL.$(VL_FAM.$(word 1,$(3))).top).mk -f $(abspath hw/sim/vlink.mk) OPT_FAST=-O2 HARNESS=$(VL.$(2).link) \
+  -f $(call vl_prefix,$(VL_FAM.$(word 1,$(3)))).mk -f $(abspath hw/sim/vlink.mk) OPT_FAST=-O2 HARNESS=$(VL.$(2).link) \
   HARNESS_OUT=$(abspath $(BUILD)/$(1)/$(VL.$(2).exe)) VM_USER_DIR=$(abspath $(dir $(VL.$(2).cpp))) VM_USER_LDLIBS= \
   VM_USER_CFLAGS="$(strip $(call vl_field,$(2),cflags,$(3)) $(addprefix -D,$(call vl_field,$(2),defs,$(3))))" \
   $(abspath $(BUILD)/$(1)/$(VL.$(2).exe))
@@ -59,7 +64,7 @@ VL_OUT.$(1) := $(BUILD)/$(1)/$(if $(VL.$(2).objs),objs.stamp,$(VL.$(2).exe))
 VL_CMD.$(1)  = $$(call vl_cmd,$(1),$(2),$(3),$(4))
 $$(VL_OUT.$(1)): $(call vl_field,$(2),rtl,$(3)) $(call vl_field,$(2),cpp,$(3)) $(call vl_field,$(2),deps,$(3)) \
                  $(if $(VL.$(2).link),$(VL_OUT.$(word 1,$(3))),$(TSL_RTL_INCLUDES)) $(BUILD)/$(1)/verilator.cmd
-	@mkdir -p $$(@D)$$(if $$(VL.$(2).fresh), && find $$(@D) -mindepth 1 -maxdepth 1 ! -name verilator.cmd -exec rm -rf {} +)$$(if $$(VL.$(2).objs), && rm -f $$(@D)/V$$(VL.$(2).top)__ALL.a)
+	@mkdir -p $$(@D)$$(if $$(VL.$(2).fresh), && find $$(@D) -mindepth 1 -maxdepth 1 ! -name verilator.cmd -exec rm -rf {} +)$$(if $$(VL.$(2).objs), && rm -f $$(@D)/$$(call vl_prefix,$(2))__ALL.a)
 	$$(if $$(VL.$(2).first),@$$(MAKE) -s --no-print-directory $$(VL.$(2).first) >/dev/null)
 	@echo "  $(if $(VL.$(2).link),LINK     $(VL.$(2).link) + $(BUILD)/$(word 1,$(3)),VERILATE $$(VL.$(2).top)) -> $$@ (log: $$(@D)/build.log)"
 	@{ $$(VL_CMD.$(1)); } >$$(@D)/build.log 2>&1 || { tail -40 $$(@D)/build.log; exit 1; }
@@ -308,19 +313,31 @@ VL.board.defs     = BOARD_CPB=$(FPGA_CPB) $(if $2,BOARD_ICE40=$2)
 
 # The SoC (mk/soc.mk; SOC_N, SOC_BF16, SOC_VMEM, SOC_ACC, SOC_HBM and SOC_CFLAGS there): N and bf16
 # when they are not the SoC's. The shared build: verilated once, position independent, its objects
-# made for libtessel, `tessel` and the SoC's harness (SOC_SIM).
+# made for libtessel, `tessel` and the SoC's harness (SOC_SIM). Two models: the chip alone without
+# the ICI unit (EnableIci 0), and the pod's chip (soc-pod, below), whose archive it links.
 VL.soc.top    := tsl_soc
 VL.soc.rtl     = $(TSL_RTL_SOC)
 VL.soc.cpp    := hw/sim/soc/tsl_soc_sim.cpp hw/sim/tc/tsl_hbm.cpp hw/sim/soc/tsl_soc_run.cpp
 VL.soc.deps   := hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_vl.h hw/sim/soc/tsl_soc_run.h common/elf_image.h \
-                 hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/include/tsl_hw.h
+                 hw/sim/tc/tsl_hbm.h hw/sim/tc/tsl_axi_pins.h hw/include/tsl_hw.h $(BUILD)/soc/pod/objs.stamp
 VL.soc.flags  := $(VL_FAST) --unroll-count 256 --trace-fst
 VL.soc.params  = N=$(or $1,$(SOC_N)) EnableBf16=1'b$(or $2,$(SOC_BF16)) VmemBytes=$(SOC_VMEM) AccBytes=$(SOC_ACC) \
-                 HbmBytes=$(SOC_HBM)
-VL.soc.cflags  = -fPIC $(SOC_CFLAGS)
+                 HbmBytes=$(SOC_HBM) EnableIci=1'b$(or $3,0)
+VL.soc.cflags  = -fPIC $(SOC_CFLAGS) -DSOC_POD_MODEL -I$(abspath $(BUILD)/soc/pod)
 VL.soc.objs   := verilated.o verilated_dpi.o verilated_fst_c.o verilated_threads.o tsl_soc_sim.o tsl_hbm.o \
                  tsl_soc_run.o
-# libtessel's sim backend on a SoC with tests/asrt/tsl_asrt_trip.sv bound in (mk/asrt.mk).
+# The SoC of a pod's chip (EnableIci 1): the model Vtsl_pod_soc, its archive only, without the DPI's
+# C names (a process has one set of them, the chip alone's: tsl_soc_sim.cpp calls each model's own).
+VL.soc-pod.top    := tsl_soc
+VL.soc-pod.prefix := Vtsl_pod_soc
+VL.soc-pod.rtl     = $(TSL_RTL_SOC)
+VL.soc-pod.flags  := $(VL.soc.flags) --prefix Vtsl_pod_soc
+VL.soc-pod.params  = $(call VL.soc.params,,,1)
+VL.soc-pod.cflags  = -fPIC $(SOC_CFLAGS)
+VL.soc-pod.objs   := Vtsl_pod_soc__ALL.a
+VL.soc-pod.after   = $(AR) d $1/Vtsl_pod_soc__ALL.a Vtsl_pod_soc__Dpi.o
+# libtessel's sim backend on a SoC with tests/asrt/tsl_asrt_trip.sv bound in (mk/asrt.mk): one model,
+# with the ICI unit, for a chip alone and a pod's chips.
 VL.soc-asrt.top    := tsl_soc
 VL.soc-asrt.rtl     = $(TSL_RTL_SOC)
 VL.soc-asrt.cpp    := tests/asrt/tsl_asrt_trip.sv hw/sim/soc/tsl_soc_sim.cpp hw/sim/tc/tsl_hbm.cpp \
@@ -329,7 +346,7 @@ VL.soc-asrt.deps    = hw/sim/soc/tsl_soc_sim.h hw/sim/soc/tsl_soc_vl.h hw/sim/tc
                       hw/sim/tc/tsl_axi_pins.h host_driver/src/tessel_int.h host_driver/src/tessel_sim_fault.h \
                       host_driver/include/tessel.h
 VL.soc-asrt.flags  := $(VL.soc.flags)
-VL.soc-asrt.params  = $(call VL.soc.params,$1)
+VL.soc-asrt.params  = $(call VL.soc.params,$1,,1)
 VL.soc-asrt.cflags  = -fPIC $(patsubst -DSOC_N=%,-DSOC_N=$1,$(SOC_CFLAGS)) -DSOC_BF16=$(SOC_BF16) -DSOC_VMEM=$(SOC_VMEM) \
                       -DSOC_ACC=$(SOC_ACC) $(foreach i,host_driver/include firmware/cp hw/model,-I$(abspath $(i)))
 VL.soc-asrt.objs   := verilated.o verilated_dpi.o verilated_fst_c.o verilated_threads.o tsl_soc_sim.o tsl_hbm.o \
@@ -342,7 +359,7 @@ VL.soc-xrand.cpp        = $(VL.soc.cpp) tests/soc/soc_host_test.cpp $(ELF_OBJ)
 VL.soc-xrand.deps       = $(wildcard hw/sim/soc/*.cpp hw/sim/soc/*.h hw/sim/core/*.cpp hw/sim/core/*.h hw/sim/tc/*.cpp \
                           hw/sim/tc/*.h) common/elf_image.h tests/soc/host_proto.h
 VL.soc-xrand.flags     := -O3 --assert --unroll-count 256 --trace-fst --x-assign unique --x-initial unique
-VL.soc-xrand.params     = $(call VL.soc.params,$1)
+VL.soc-xrand.params     = $(call VL.soc.params,$1,,1)
 VL.soc-xrand.cflags     = $(patsubst -DSOC_N=%,-DSOC_N=$1,$(SOC_CFLAGS)) -I$(abspath tests/soc)
 VL.soc-xrand.makeflags := OPT_FAST=-O2
 # The simulator's speed (mk/bench_sim.mk): the SoC linked with libtessel's objects and
@@ -436,6 +453,7 @@ $(call vl, fpga/ice40-gl,      ice40-gl)
 $(call vl, uart/board,         board,     fpga/top)
 $(call vl, uart/ice40,         board,     fpga/ice40-sim 1)
 $(call vl, uart/ice40-gl,      board,     fpga/ice40-gl 1)
+$(call vl, soc/pod,            soc-pod)
 $(call vl, soc/verilator,      soc)
 $(call vl, asrt/sim/verilator, soc-asrt,  4)
 $(call vl, rel/xrand,          soc-xrand, 4)

@@ -3,6 +3,10 @@
 // traps, host answer, timeline) -> HBM tick -> rising and falling clock edge. The timeline reads
 // the signals the RTL marks `verilator public_flat_rd` (unit handshakes in tsl_tc and tsl_tc_mxu,
 // the core's bus in tsl_soc, the counters in tsl_tc_perf).
+// Two Verilated SoCs (mk/verilate.mk): Vtsl_soc, a chip alone, without the ICI unit (EnableIci 0),
+// and with SOC_POD_MODEL Vtsl_pod_soc, a chip of a pod (EnableIci 1), so that a chip alone does
+// not evaluate an idle ICI unit every cycle. A build without SOC_POD_MODEL runs its pods on its
+// one model. The code that touches a model is written once, for either (Impl::with).
 #include "tsl_soc_vl.h"
 #include "tsl_soc_sim.h"
 
@@ -11,11 +15,19 @@
 #include <cstdlib>
 #include <deque>
 #include <sstream>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "Vtsl_soc.h"
 #include "Vtsl_soc___024root.h"
-#include "Vtsl_soc__Dpi.h"
+#ifdef SOC_POD_MODEL
+#include "Vtsl_pod_soc.h"
+#include "Vtsl_pod_soc___024root.h"
+using TslPodTop = Vtsl_pod_soc;
+#else
+using TslPodTop = Vtsl_soc;
+#endif
 #include "svdpi.h"
 #include "elf_image.h"
 #include "tsl_axi_pins.h"
@@ -144,9 +156,20 @@ VerilatedContext *new_context() {
 }  // namespace
 
 struct TslSocSim::Impl {
-  Impl() : ctx(new_context()), top(new Vtsl_soc(ctx.get())), hbm(hbm_cfg()) {}
+  explicit Impl(bool pod) : ctx(new_context()), hbm(hbm_cfg()) {
+    if (pod)
+      pod_top.reset(new TslPodTop(ctx.get()));
+    else
+      top.reset(new Vtsl_soc(ctx.get()));
+  }
+  // f(model) on this chip's model, whichever it is.
+  template <class F>
+  auto with(F f) -> decltype(f(std::declval<Vtsl_soc &>())) {
+    return pod_top ? f(*pod_top) : f(*top);
+  }
   std::unique_ptr<VerilatedContext> ctx;
-  std::unique_ptr<Vtsl_soc> top;
+  std::unique_ptr<Vtsl_soc> top;        // a chip alone
+  std::unique_ptr<TslPodTop> pod_top;   // a chip of a pod
   std::unique_ptr<VerilatedFstC> trace;
   TslHbm hbm;
   TslAxiPins p{};
@@ -172,17 +195,21 @@ static_assert((1u << kIciCreditBits) > TSL_PARAM_ICI_RX_FLITS && (1u << (kIciCre
 static_assert(TSL_PARAM_ICI_LINK_BYTES_PER_CYCLE == 8, "a flit is one 64-bit word here");
 }  // namespace
 
-TslSocSim::TslSocSim() : impl_(new Impl) {
-  impl_->top->clk_i = 0;
-  impl_->top->rst_ni = 0;
-  impl_->top->h_valid_i = 0;
-  impl_->top->ici_chip_x_i = 0;  // a chip alone until a pod joins it
-  impl_->top->ici_chip_y_i = 0;
-  impl_->top->ici_pod_x_i = 0;
-  impl_->top->ici_pod_y_i = 0;
+TslSocSim::TslSocSim() : TslSocSim(false) {}
+
+TslSocSim::TslSocSim(bool pod) : impl_(new Impl(pod)) {
+  impl_->with([](auto &t) {
+    t.clk_i = 0;
+    t.rst_ni = 0;
+    t.h_valid_i = 0;
+    t.ici_chip_x_i = 0;  // a chip alone until a pod sets its straps
+    t.ici_chip_y_i = 0;
+    t.ici_pod_x_i = 0;
+    t.ici_pod_y_i = 0;
+  });
   drive_ici();
   try {
-    impl_->top->eval();  // initial blocks: TSL_ASSERT_INIT's parameter checks
+    impl_->with([](auto &t) { t.eval(); });  // initial blocks: TSL_ASSERT_INIT's parameter checks
   } catch (const VlFatal &) {
   }
   check_verilator();
@@ -308,7 +335,8 @@ struct TslSocSim::Timeline {
     if (cls == kComplete && hif == TSL_HOSTIF_HOST_IRQ_SET_OFFSET) close_phase(end + 1);
   }
   // One cycle's signals, sampled before the clock edge.
-  void sample(const Vtsl_soc___024root &r, uint64_t now, bool host_irq) {
+  template <class Root>
+  void sample(const Root &r, uint64_t now, bool host_irq) {
     uint8_t ret = r.tsl_soc__DOT__u_tc__DOT__u_ctrl__DOT__ret_ok;
     unit(kTrackDma, now, r.tsl_soc__DOT__u_tc__DOT__dma_ex_valid, r.tsl_soc__DOT__u_tc__DOT__dma_ex_ready,
          r.tsl_soc__DOT__u_tc__DOT__dma_ex_insn.data(), r.tsl_soc__DOT__u_tc__DOT__dma_done,
@@ -354,9 +382,12 @@ bool TslSocSim::write_timeline(FILE *f, std::string *err) const {
   fprintf(f, "{\"displayTimeUnit\": \"ns\",\n \"otherData\": {\"clock\": \"ts and dur are SoC clock cycles "
              "(shown as us: 1 us = 1 cycle)\", \"cycles\": %llu, \"n\": %d,\n  \"perf\": {",
           (unsigned long long)cycles_, SOC_N);
-  const auto &cnt = impl_->top->rootp->tsl_soc__DOT__u_tc__DOT__u_ctrl__DOT__u_perf__DOT__cnt_q;
-  for (size_t i = 0; i < sizeof kPerf / sizeof kPerf[0]; i++)
-    fprintf(f, "%s\"%s\": %llu", i ? ", " : "", kPerf[i].name, (unsigned long long)cnt[kPerf[i].index]);
+  for (size_t i = 0; i < sizeof kPerf / sizeof kPerf[0]; i++) {
+    uint64_t n = impl_->with([&](auto &t) -> uint64_t {
+      return t.rootp->tsl_soc__DOT__u_tc__DOT__u_ctrl__DOT__u_perf__DOT__cnt_q[kPerf[i].index];
+    });
+    fprintf(f, "%s\"%s\": %llu", i ? ", " : "", kPerf[i].name, (unsigned long long)n);
+  }
   fprintf(f, "}},\n \"traceEvents\": [\n  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, "
              "\"args\": {\"name\": \"Tessel SoC (N=%d)\"}}", SOC_N);
   for (int t = 0; t < kTracks; t++)
@@ -391,7 +422,7 @@ bool TslSocSim::write_timeline(FILE *f, std::string *err) const {
 
 TslSocSim::~TslSocSim() {
   if (impl_->trace) impl_->trace->close();
-  impl_->top->final();
+  impl_->with([](auto &t) { t.final(); });
 }
 
 TslHbm &TslSocSim::hbm() { return impl_->hbm; }
@@ -402,22 +433,28 @@ bool TslSocSim::load_elf(const std::string &path, std::string *err) {
   // Scopes are named per context, and every SoC's are alike: look in this SoC's own context (a pod
   // constructs all its chips before it loads them).
   Verilated::threadContextp(impl_->ctx.get());
+  // The model's own export functions, not the DPI's C names: those are one per process, and the
+  // pod's model is built without them (mk/verilate.mk).
   svSetScope(svGetScopeFromName(kRamScope));
-  uint32_t bytes = tsl_prim_ram_depth() * 4, used = 0;
-  std::vector<uint8_t> img(bytes);
-  if (const char *why = tessel_elf_file(path.c_str(), kRamBase, img.data(), bytes, &used)) {
-    *err = path + ": " + why;
-    return false;
-  }
-  for (uint32_t i = 0; i < bytes / 4; i++)  // the whole RAM: .bss and the rest are zero
-    tsl_prim_ram_write(i, img[4 * i] | img[4 * i + 1] << 8 | img[4 * i + 2] << 16 | uint32_t(img[4 * i + 3]) << 24);
-  return true;
+  return impl_->with([&](auto &t) {
+    using Top = typename std::remove_reference<decltype(t)>::type;
+    uint32_t bytes = Top::tsl_prim_ram_depth() * 4, used = 0;
+    std::vector<uint8_t> img(bytes);
+    if (const char *why = tessel_elf_file(path.c_str(), kRamBase, img.data(), bytes, &used)) {
+      *err = path + ": " + why;
+      return false;
+    }
+    for (uint32_t i = 0; i < bytes / 4; i++)  // the whole RAM: .bss and the rest are zero
+      Top::tsl_prim_ram_write(i, img[4 * i] | img[4 * i + 1] << 8 | img[4 * i + 2] << 16 |
+                                     uint32_t(img[4 * i + 3]) << 24);
+    return true;
+  });
 }
 
 bool TslSocSim::open_trace(const std::string &path, std::string *err) {
   impl_->ctx->traceEverOn(true);
   impl_->trace.reset(new VerilatedFstC);
-  impl_->top->trace(impl_->trace.get(), 99);
+  impl_->with([&](auto &t) { t.trace(impl_->trace.get(), 99); });
   impl_->trace->open(path.c_str());
   if (!impl_->trace->isOpen()) {
     *err = "cannot open trace file " + path;
@@ -428,9 +465,9 @@ bool TslSocSim::open_trace(const std::string &path, std::string *err) {
 }
 
 void TslSocSim::reset() {
-  impl_->top->rst_ni = 0;
+  impl_->with([](auto &t) { t.rst_ni = 0; });
   for (int i = 0; i < 4; i++) cycle();
-  impl_->top->rst_ni = 1;
+  impl_->with([](auto &t) { t.rst_ni = 1; });
   exited_ = false;
   traps_in_row_ = 0;
 }
@@ -457,64 +494,65 @@ void TslSocSim::cycle_alone() {
 
 void TslSocSim::cycle_model() {
   Impl &m = *impl_;
-  Vtsl_soc &t = *m.top;
-  // Inputs from the models' state only, then evaluate.
-  m.hbm.drive(m.p);
-  tsl_axi_to_top(t, m.p);
-  t.h_valid_i = m.h_valid;
-  if (pod_) drive_ici();
-  t.eval();
-  // Outputs of this cycle, sampled before the edge.
-  tsl_axi_from_top(t, m.p);
-  if (pod_)
-    for (unsigned p = 0; p < TslPodSim::kPorts; p++) {
-      m.ici_out[p].kind = (t.ici_tx_kind_o >> (2 * p)) & 3u;
-      m.ici_out[p].data = uint64_t(t.ici_tx_data_o[2 * p]) | uint64_t(t.ici_tx_data_o[2 * p + 1]) << 32;
-      m.ici_out[p].credit = uint32_t(t.ici_rx_credit_o >> (kIciCreditBits * p)) & ((1u << kIciCreditBits) - 1);
-    }
-  bool running = t.rst_ni;
-  if (running && t.console_valid_o && console_) {
-    fputc(t.console_data_o, console_);
-    if (t.console_data_o == '\n') fflush(console_);
-  }
-  if (running && t.retire_o) {
-    instret_++;
-    traps_in_row_ = 0;
-  }
-  if (running && t.trap_o) {
-    trap_cause_ = t.trap_cause_o;
-    trap_pc_ = t.trap_pc_o;
-    if (!t.retire_o) traps_in_row_++;
-  }
-  if (running && t.exit_valid_o) {
-    exited_ = true;
-    exit_code_ = t.exit_code_o;
-  }
-  if (timeline_) timeline_->sample(*t.rootp, cycles_, t.host_irq_o);
-  bool h_ack = m.h_valid && t.h_ready_o;
-  if (h_ack) {
-    m.h_done = true;
-    m.h_rdata = t.h_rdata_o;
-    m.h_err = t.h_err_o;
-  }
-  // This edge's handshakes in the HBM model, then the clock edges. The HBM is held in reset with
-  // the SoC: before the first edge of reset, the SoC's flops (and so its AXI outputs) are arbitrary.
-  if (running) m.hbm.tick(m.p);
-  t.clk_i = 1;
-  t.eval();
-  if (m.trace) m.trace->dump(m.time * 10 + 5);
-  // The falling edge needs an evaluation of its own only for the trace: nothing in the SoC acts on
-  // it (no negedge flops), so the next cycle's evaluation, after the new inputs, takes it along and
-  // saves one evaluation of the input logic per cycle.
-  t.clk_i = 0;
-  m.time++;
-  if (m.trace) {
+  m.with([&](auto &t) {
+    // Inputs from the models' state only, then evaluate.
+    m.hbm.drive(m.p);
+    tsl_axi_to_top(t, m.p);
+    t.h_valid_i = m.h_valid;
+    if (pod_) drive_ici();
     t.eval();
-    m.trace->dump(m.time * 10);
-  }
-  if (h_ack) m.h_valid = false;
-  m.host_irq = t.host_irq_o;
-  cycles_++;
+    // Outputs of this cycle, sampled before the edge.
+    tsl_axi_from_top(t, m.p);
+    if (pod_)
+      for (unsigned p = 0; p < TslPodSim::kPorts; p++) {
+        m.ici_out[p].kind = (t.ici_tx_kind_o >> (2 * p)) & 3u;
+        m.ici_out[p].data = uint64_t(t.ici_tx_data_o[2 * p]) | uint64_t(t.ici_tx_data_o[2 * p + 1]) << 32;
+        m.ici_out[p].credit = uint32_t(t.ici_rx_credit_o >> (kIciCreditBits * p)) & ((1u << kIciCreditBits) - 1);
+      }
+    bool running = t.rst_ni;
+    if (running && t.console_valid_o && console_) {
+      fputc(t.console_data_o, console_);
+      if (t.console_data_o == '\n') fflush(console_);
+    }
+    if (running && t.retire_o) {
+      instret_++;
+      traps_in_row_ = 0;
+    }
+    if (running && t.trap_o) {
+      trap_cause_ = t.trap_cause_o;
+      trap_pc_ = t.trap_pc_o;
+      if (!t.retire_o) traps_in_row_++;
+    }
+    if (running && t.exit_valid_o) {
+      exited_ = true;
+      exit_code_ = t.exit_code_o;
+    }
+    if (timeline_) timeline_->sample(*t.rootp, cycles_, t.host_irq_o);
+    bool h_ack = m.h_valid && t.h_ready_o;
+    if (h_ack) {
+      m.h_done = true;
+      m.h_rdata = t.h_rdata_o;
+      m.h_err = t.h_err_o;
+    }
+    // This edge's handshakes in the HBM model, then the clock edges. The HBM is held in reset with
+    // the SoC: before the first edge of reset, the SoC's flops (and so its AXI outputs) are arbitrary.
+    if (running) m.hbm.tick(m.p);
+    t.clk_i = 1;
+    t.eval();
+    if (m.trace) m.trace->dump(m.time * 10 + 5);
+    // The falling edge needs an evaluation of its own only for the trace: nothing in the SoC acts on
+    // it (no negedge flops), so the next cycle's evaluation, after the new inputs, takes it along and
+    // saves one evaluation of the input logic per cycle.
+    t.clk_i = 0;
+    m.time++;
+    if (m.trace) {
+      t.eval();
+      m.trace->dump(m.time * 10);
+    }
+    if (h_ack) m.h_valid = false;
+    m.host_irq = t.host_irq_o;
+    cycles_++;
+  });
 }
 
 TslSocStop TslSocSim::run_until(const std::function<bool()> &stop, uint64_t max_cycles,
@@ -550,11 +588,12 @@ TslSocStatus TslSocSim::host_access(unsigned bar, uint32_t addr, uint32_t wdata,
                                           uint8_t wstrb, uint32_t *rdata, uint64_t timeout) {
   if (failed_) return TSL_SOC_EFAILED;
   Impl &m = *impl_;
-  Vtsl_soc &t = *m.top;
-  t.h_bar_i = bar;
-  t.h_addr_i = addr;
-  t.h_wdata_i = wdata;
-  t.h_wstrb_i = wstrb;
+  m.with([&](auto &t) {
+    t.h_bar_i = bar;
+    t.h_addr_i = addr;
+    t.h_wdata_i = wdata;
+    t.h_wstrb_i = wstrb;
+  });
   m.h_valid = true;
   m.h_done = false;
   host_accesses_++;
@@ -573,17 +612,20 @@ TslSocStatus TslSocSim::host_access(unsigned bar, uint32_t addr, uint32_t wdata,
 // --- the pod ---------------------------------------------------------------------------------------
 void TslSocSim::drive_ici() {
   Impl &m = *impl_;
-  Vtsl_soc &t = *m.top;
   uint32_t kinds = 0;
   uint64_t credits = 0;
   for (unsigned p = 0; p < TslPodSim::kPorts; p++) {
     kinds |= uint32_t(m.ici_in[p].kind & 3u) << (2 * p);
     credits |= uint64_t(m.ici_in[p].credit) << (kIciCreditBits * p);
-    t.ici_rx_data_i[2 * p] = uint32_t(m.ici_in[p].data);
-    t.ici_rx_data_i[2 * p + 1] = uint32_t(m.ici_in[p].data >> 32);
   }
-  t.ici_rx_kind_i = kinds;
-  t.ici_tx_credit_i = credits;
+  m.with([&](auto &t) {
+    for (unsigned p = 0; p < TslPodSim::kPorts; p++) {
+      t.ici_rx_data_i[2 * p] = uint32_t(m.ici_in[p].data);
+      t.ici_rx_data_i[2 * p + 1] = uint32_t(m.ici_in[p].data >> 32);
+    }
+    t.ici_rx_kind_i = kinds;
+    t.ici_tx_credit_i = credits;
+  });
 }
 
 // A link one way: from (chip, port) to (chip, port), its flits and, the other way, the credits
@@ -595,14 +637,15 @@ struct TslPodSim::Link {
 
 TslPodSim::TslPodSim(unsigned x, unsigned y, uint32_t latency) : latency_(latency ? latency : 1) {
   for (unsigned i = 0; i < x * y; i++) {
-    chip_.emplace_back(new TslSocSim);
+    chip_.emplace_back(new TslSocSim(true));
     TslSocSim &c = *chip_.back();
     c.pod_ = this;
-    Vtsl_soc &t = *c.impl_->top;
-    t.ici_chip_x_i = i % x;
-    t.ici_chip_y_i = i / x;
-    t.ici_pod_x_i = x;
-    t.ici_pod_y_i = y;
+    c.impl_->with([&](auto &t) {
+      t.ici_chip_x_i = i % x;
+      t.ici_chip_y_i = i / x;
+      t.ici_pod_x_i = x;
+      t.ici_pod_y_i = y;
+    });
   }
   for (unsigned i = 0; i < x * y; i++) {
     unsigned cx = i % x, cy = i / x;

@@ -113,6 +113,7 @@ class TslSocSim {
  private:
   friend class TslPodSim;
   struct Impl;
+  explicit TslSocSim(bool pod);  // pod: on the model of a pod's chip (TslPodSim; tsl_soc_sim.cpp)
   struct Timeline;
   void cycle();  // one clock cycle: of the whole pod when in one (pod_->cycle()), else cycle_alone()
   void cycle_alone();  // this chip's clock cycle with all side effects; nothing once failed()

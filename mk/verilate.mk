@@ -103,14 +103,14 @@ VL.ici-router.params   = Ports=$1
 VL.ici-router.cflags  := -O2 $(VL_MODEL_INC)
 VL.ici-router.defs     = PORTS=$1
 
-# The ICI semaphores (mk/ici.mk): configuration semaphores, the wait bound in cycles.
+# The ICI semaphores (mk/ici.mk): configuration semaphores, the largest wait bound the test sets.
 VL.ici-sem.top     := tsl_ici_sem
 VL.ici-sem.exe     := sem_sim
 VL.ici-sem.rtl      = $(TSL_RTL_ICI)
 VL.ici-sem.cpp     := hw/sim/ici/sem_main.cpp
 VL.ici-sem.deps    := hw/sim/ici/ici_harness.h
 VL.ici-sem.flags   := $(VL_FAST)
-VL.ici-sem.params   = Sems=$1 Wait=$2
+VL.ici-sem.params   = Sems=$1
 VL.ici-sem.cflags  := -O2
 VL.ici-sem.defs     = SEMS=$1 WAIT=$2
 

@@ -157,17 +157,24 @@ static void start(coll_t *x, const phase_t *ph, uint32_t d, uint64_t e, uint32_t
     send(x, ph->axis, d, s, dst, bytes, ph->sem + d);
 }
 
+/* A broadcast: this chip's hops from the root in direction d. */
+static uint32_t hops(const coll_t *x, const phase_t *ph, uint32_t d)
+{
+    uint32_t m = extent(x->c, ph->axis), p = coord(x->c, ph->axis);
+    return d ? wrap(ph->root, -(int64_t)p, m) : wrap(p, -(int64_t)ph->root, m);
+}
+
 /* Tile t of [a, b), direction d's half at step st of phase ph, if the half has one. */
 static void tile(coll_t *x, const phase_t *ph, uint32_t st, uint32_t d, uint64_t a, uint64_t b, uint32_t t)
 {
     const tsl_cp_coll_t *c = x->c;
-    uint32_t m = extent(c, ph->axis), p = coord(c, ph->axis), per = x->tile / x->es;
+    uint32_t m = extent(c, ph->axis), per = x->tile / x->es;
     uint64_t e = a + (uint64_t)t * per;
     if (e >= b)
         return;
     uint32_t bytes = (uint32_t)((b - e < per ? b - e : per) * x->es);
     if (ph->kind == PH_BC) {
-        uint32_t k = d ? wrap(ph->root, -(int64_t)p, m) : wrap(p, -(int64_t)ph->root, m);   /* hops from the root */
+        uint32_t k = hops(x, ph, d);
         if (k == 0)
             start(x, ph, d, e, bytes);
         else
@@ -205,25 +212,31 @@ static uint32_t steps(const coll_t *x, const phase_t *ph)
 }
 
 /* Step st of phase ph (nothing past its last), every tile, both directions. The part at step st:
- * a reduce-scatter's is the coordinate st + 1 behind, an all-gather's st behind. */
+ * a reduce-scatter's is the coordinate st + 1 behind, an all-gather's st behind. The two directions'
+ * tiles take turns, in the order they arrive: in a broadcast, tile t of direction d reaches the chip
+ * k_d hops from the root after about k_d + t tiles' time (each hop forwards a tile once it has all
+ * of it), and the chip's DMA queue waits for them in that order, so that the nearer chain is never
+ * held up behind a tile of the farther one. Elsewhere both directions' tiles arrive together. */
 static void step(coll_t *x, const phase_t *ph, uint32_t st)
 {
     if (!ph || ph->idle || st < ph->first_step || st >= steps(x, ph))
         return;
-    uint32_t m = extent(x->c, ph->axis), p = coord(x->c, ph->axis), nt = 0;
+    uint32_t m = extent(x->c, ph->axis), p = coord(x->c, ph->axis), nt[2], t[2] = {0, 0}, k[2] = {0, 0};
     uint64_t a[2], b[2];
     for (uint32_t d = 0; d < 2u; d++) {
         int64_t back = (int64_t)st + (ph->kind == PH_RS);
-        if (ph->kind == PH_BC)
+        if (ph->kind == PH_BC) {
             half_of(ph->lo, ph->hi, 0, 1, d, &a[d], &b[d]);
-        else
+            k[d] = hops(x, ph, d);
+        } else {
             half_of(ph->lo, ph->hi, wrap(p, d ? back : -back, m), m, d, &a[d], &b[d]);
-        uint32_t t = (uint32_t)(((b[d] - a[d]) * x->es + x->tile - 1u) / x->tile);
-        nt = t > nt ? t : nt;
+        }
+        nt[d] = (uint32_t)(((b[d] - a[d]) * x->es + x->tile - 1u) / x->tile);
     }
-    for (uint32_t t = 0; t < nt; t++)
-        for (uint32_t d = 0; d < 2u; d++)
-            tile(x, ph, st, d, a[d], b[d], t);
+    while (t[0] < nt[0] || t[1] < nt[1]) {
+        uint32_t d = t[0] >= nt[0] || (t[1] < nt[1] && k[1] + t[1] < k[0] + t[0]);
+        tile(x, ph, st, d, a[d], b[d], t[d]++);
+    }
 }
 
 /* A phase without the options. */

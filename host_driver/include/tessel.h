@@ -627,6 +627,21 @@ tessel_status_t tessel_pod_stats(const tessel_pod_t *pod, tessel_pod_stats_t *ou
  * are lost; the collectives that need it fail with ERR_SEM_DEADLOCK on the chips waiting for it. */
 tessel_status_t tessel_pod_kill(tessel_pod_t *pod, uint32_t chip);
 
+/* The bound on every chip's waits (docs/pod.md, "Faults"): a DMA SEMWAIT gives up with ERR_SEM_DEADLOCK
+ * after `cycles` cycles (0 counts as 1) in which no remote write reached its chip. The sim writes each
+ * chip's HOSTIF ICI_WAIT (power-on value ICI_WAIT_CYCLES); the model has no time and finds a deadlock
+ * when every chip waits, so there it changes nothing. */
+tessel_status_t tessel_pod_set_wait(tessel_pod_t *pod, uint32_t cycles);
+
+/* Fault injection on a sim pod's link (tests): the link that leaves chip `chip` by ICI port `port`
+ * (0 +X, 1 -X, 2 +Y, 3 -Y), from now on. TESSEL_LINK_CORRUPT flips a bit of the next packet flit it
+ * carries, once: the receiver drops that packet for its CRC (counted in its HOSTIF ICI_CRC_ERRORS, and
+ * named in the error of the collective that fails for it). TESSEL_LINK_CUT carries nothing, flits or
+ * credits, until TESSEL_LINK_OK. TESSEL_ENODEV on the model (no links), TESSEL_EINVAL for a chip or port
+ * without a link. */
+typedef enum { TESSEL_LINK_OK = 0, TESSEL_LINK_CORRUPT = 1, TESSEL_LINK_CUT = 2 } tessel_link_fault_t;
+tessel_status_t tessel_pod_link_fault(tessel_pod_t *pod, uint32_t chip, uint32_t port, tessel_link_fault_t fault);
+
 #ifdef __cplusplus
 }
 #endif

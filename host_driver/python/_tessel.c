@@ -1617,7 +1617,7 @@ static PyObject *pod_devices(PyObject *pself, PyObject *unused)
 
 typedef struct {
     uint64_t bytes, addr;
-    uint32_t chip;
+    uint32_t chip, cycles;
     const char *kind, *op;
     tessel_collective_t c;
 } pod_op_t;
@@ -1641,6 +1641,7 @@ static int pod_call(pod_t *self, tessel_status_t (*call)(tessel_pod_t *, pod_op_
 static tessel_status_t call_pod_alloc(tessel_pod_t *p, pod_op_t *o) { return tessel_pod_alloc(p, o->bytes, &o->addr); }
 static tessel_status_t call_pod_free(tessel_pod_t *p, pod_op_t *o) { return tessel_pod_free(p, o->addr); }
 static tessel_status_t call_pod_kill(tessel_pod_t *p, pod_op_t *o) { return tessel_pod_kill(p, o->chip); }
+static tessel_status_t call_pod_set_wait(tessel_pod_t *p, pod_op_t *o) { return tessel_pod_set_wait(p, o->cycles); }
 static tessel_status_t call_pod_coll(tessel_pod_t *p, pod_op_t *o) { return tessel_pod_collective(p, &o->c); }
 
 static PyObject *pod_alloc(PyObject *pself, PyObject *args, PyObject *kw)
@@ -1664,6 +1665,13 @@ static PyObject *pod_kill(PyObject *pself, PyObject *args, PyObject *kw)
     pod_op_t o = {0};
     static const field_t f[] = {FLD(pod_op_t, "chip", chip, K_U32, 1)};
     return result(fill(&o, f, NFIELDS(f), "kill", args, kw) || pod_call((pod_t *)pself, call_pod_kill, &o));
+}
+
+static PyObject *pod_set_wait(PyObject *pself, PyObject *args, PyObject *kw)
+{
+    pod_op_t o = {0};
+    static const field_t f[] = {FLD(pod_op_t, "cycles", cycles, K_U32, 1)};
+    return result(fill(&o, f, NFIELDS(f), "set_wait", args, kw) || pod_call((pod_t *)pself, call_pod_set_wait, &o));
 }
 
 /* The index of name s in names[n], or -1 after raising. */
@@ -1721,6 +1729,7 @@ static PyMethodDef pod_methods[] = {
     POD_METHOD(alloc, "alloc(bytes) -> addr: tessel_pod_alloc, the same HBM address on every chip"),
     POD_METHOD(free, "free(addr): tessel_pod_free"),
     POD_METHOD(kill, "kill(chip): tessel_pod_kill, a dead chip (tests)"),
+    POD_METHOD(set_wait, "set_wait(cycles): tessel_pod_set_wait, the bound on every chip's SEMWAITs (sim)"),
     POD_METHOD(collective, "collective(kind, dtype, count, in_, out, op='sum', root=0): tessel_pod_collective; kind "
                            "one of all_reduce, reduce_scatter, all_gather, broadcast; op sum, max or min"),
     {NULL, NULL, 0, NULL}};

@@ -17,8 +17,10 @@ struct tessel_pod {
     tessel_dev_t **dev;
     tslm_pod_t *mp;               /* the model's pod, which carries the SENDs (NULL on the sim) */
     uint8_t *dead;                /* tessel_pod_kill */
+    uint32_t *crc_errs;           /* each chip's HOSTIF ICI_CRC_ERRORS when last read (sim) */
+    uint32_t *down;               /* each chip's HOSTIF ICI_LINK_DOWN when last read (sim) */
     tessel_pod_stats_t stats;
-    char last_error[256];
+    char last_error[512];
 };
 
 _Static_assert(TESSEL_ALL_REDUCE == (int)TSL_CP_COLL_ALL_REDUCE && TESSEL_REDUCE_SCATTER == (int)TSL_CP_COLL_REDUCE_SCATTER &&
@@ -32,6 +34,16 @@ __attribute__((format(printf, 3, 4))) static int pod_fail(tessel_pod_t *p, int s
     vsnprintf(p->last_error, sizeof p->last_error, fmt, ap);
     va_end(ap);
     return status;
+}
+
+/* Add to the pod's error. */
+__attribute__((format(printf, 2, 3))) static void pod_append(tessel_pod_t *p, const char *fmt, ...)
+{
+    size_t len = strlen(p->last_error);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->last_error + len, sizeof p->last_error - len, fmt, ap);
+    va_end(ap);
 }
 
 static _Thread_local char open_error[256];
@@ -50,6 +62,8 @@ TESSEL_API void tessel_pod_close(tessel_pod_t *pod)
     tslm_pod_free(pod->mp);
     free(pod->dev);
     free(pod->dead);
+    free(pod->crc_errs);
+    free(pod->down);
     free(pod);
 }
 
@@ -93,6 +107,7 @@ TESSEL_API tessel_status_t tessel_pod_open(tessel_pod_t **pod, const char *backe
     tessel_pod_t *p = calloc(1, sizeof *p);
     tessel_transport_t *t = calloc(chips, sizeof *t);
     if (!p || !t || !(p->dev = calloc(chips, sizeof *p->dev)) || !(p->dead = calloc(chips, 1)) ||
+        !(p->crc_errs = calloc(chips, sizeof *p->crc_errs)) || !(p->down = calloc(chips, sizeof *p->down)) ||
         (!sim && tslm_pod_new(&p->mp, dx, dy) != TSLM_OK)) {
         free(t);
         tessel_pod_close(p);
@@ -223,16 +238,41 @@ TESSEL_API uint64_t tessel_pod_model_cycles(const tessel_pod_t *pod, tessel_coll
     return (uint64_t)(kind == TESSEL_ALL_REDUCE ? 2.0 * t : t);
 }
 
+/* What the links of a sim pod lost since the last look, added to the pod's error: the packets each
+ * chip dropped for their CRC, and the links its senders found down (they drop what they are given);
+ * 1 if anything. A lost packet is why a chip waits in vain, or, when it was not a SEND's last (whose
+ * write counts on the semaphore), why a run that finished lacks some bytes. */
+static int ici_report(tessel_pod_t *pod)
+{
+    static const char *const port[] = {"+X", "-X", "+Y", "-Y"};
+    int any = 0;
+    for (uint32_t i = 0; !pod->mp && i < pod->chips; i++) {
+        uint32_t v, d;
+        if (!tessel_device_hostif_read(pod->dev[i], TSL_HOSTIF_ICI_CRC_ERRORS_OFFSET, &v) && v != pod->crc_errs[i]) {
+            pod_append(pod, "; chip %u dropped %u packet%s for its CRC", i, v - pod->crc_errs[i],
+                       v - pod->crc_errs[i] == 1 ? "" : "s");
+            pod->crc_errs[i] = v;
+            any = 1;
+        }
+        if (!tessel_device_hostif_read(pod->dev[i], TSL_HOSTIF_ICI_LINK_DOWN_OFFSET, &d) && (d & ~pod->down[i])) {
+            for (uint32_t p = 0; p < 4; p++)
+                if ((d & ~pod->down[i]) >> p & 1u)
+                    pod_append(pod, "; chip %u's link %s is down", i, port[p]);
+            pod->down[i] = d;
+            any = 1;
+        }
+    }
+    return any;
+}
+
 /* After a failed collective: every chip reset (its commands dropped, its semaphores zeroed). A chip
  * that does not come back says so in the pod's error. */
 static void reset_all(tessel_pod_t *pod)
 {
+    ici_report(pod);
     for (uint32_t i = 0; i < pod->chips; i++)
-        if (tessel_reset(pod->dev[i])) {
-            size_t len = strlen(pod->last_error);
-            snprintf(pod->last_error + len, sizeof pod->last_error - len, "; chip %u did not reset: %s", i,
-                     tessel_last_error(pod->dev[i]));
-        }
+        if (tessel_reset(pod->dev[i]))
+            pod_append(pod, "; chip %u did not reset: %s", i, tessel_last_error(pod->dev[i]));
 }
 
 typedef struct {
@@ -298,8 +338,10 @@ static int check(tessel_pod_t *pod, const tessel_collective_t *c)
  * [lo, hi) on every chip; `what` names the call in errors. Each chip waits for its program on a
  * thread of its own: they wait on each other. A chip without a thread leaves the run at once: those
  * waiting for it then fail, not hang. After a failure every chip is reset (semaphores may hold stray
- * arrivals). *cycles: the pod's cycles from the first submit to the last completion read (the sim;
- * 0 on the model). */
+ * arrivals); on the sim the error then gives the cycles the run took, the packets dropped for their
+ * CRC and the links found down, and a run that lost a packet fails even when every chip finished.
+ * *cycles: the pod's cycles from the first submit to the last completion read (the sim; 0 on the
+ * model). */
 static int run_programs(tessel_pod_t *pod, const char *what, const tessel_pod_prog_t *progs, uint64_t lo, uint64_t hi,
                         uint64_t *cycles)
 {
@@ -350,6 +392,19 @@ static int run_programs(tessel_pod_t *pod, const char *what, const tessel_pod_pr
                                  ? tsl_err_name(run[i].cpl.detail) : "-");
             }
     }
+    if (!r && !pod->mp) {   /* the sim: a run whose every chip finished may still have lost a packet */
+        char prev[sizeof pod->last_error];
+        memcpy(prev, pod->last_error, sizeof prev);
+        pod->last_error[0] = 0;
+        if (ici_report(pod)) {
+            snprintf(prev, sizeof prev, "%s", pod->last_error + 2);   /* without ici_report's "; " */
+            r = pod_fail(pod, TESSEL_EDEVICE, "%s: its data is incomplete: %s", what, prev);
+        } else {
+            memcpy(pod->last_error, prev, sizeof prev);
+        }
+    }
+    if (r && !pod->mp)   /* the sim: how long the chips ran before they gave up */
+        pod_append(pod, "; after %llu cycles", (unsigned long long)(tessel_device_cycles(pod->dev[0]) - t0));
     if (r)
         reset_all(pod);
     else
@@ -455,5 +510,34 @@ TESSEL_API tessel_status_t tessel_pod_kill(tessel_pod_t *pod, uint32_t chip)
     pod->dead[chip] = 1;
     if (pod->mp)
         tslm_pod_detach(pod->mp, chip % pod->dx, chip / pod->dx);
+    return TESSEL_OK;
+}
+
+TESSEL_API tessel_status_t tessel_pod_set_wait(tessel_pod_t *pod, uint32_t cycles)
+{
+    if (!pod)
+        return TESSEL_EINVAL;
+    for (uint32_t i = 0; !pod->mp && i < pod->chips; i++) {
+        int r = tessel_device_hostif_write(pod->dev[i], TSL_HOSTIF_ICI_WAIT_OFFSET, cycles);
+        if (r)
+            return pod_fail(pod, r, "tessel_pod_set_wait: chip %u: HOSTIF ICI_WAIT not written: %s", i,
+                            tessel_strerror(r));
+    }
+    return TESSEL_OK;
+}
+
+TESSEL_API tessel_status_t tessel_pod_link_fault(tessel_pod_t *pod, uint32_t chip, uint32_t port,
+                                                 tessel_link_fault_t fault)
+{
+    if (!pod)
+        return TESSEL_EINVAL;
+    if (chip >= pod->chips || (unsigned)fault > TESSEL_LINK_CUT)
+        return pod_fail(pod, TESSEL_EINVAL, "tessel_pod_link_fault: chip %u of %u, fault %d", chip, pod->chips,
+                        (int)fault);
+    int r = tessel_device_link_fault(pod->dev[chip], port, (int)fault);
+    if (r == TESSEL_ENODEV)
+        return pod_fail(pod, r, "tessel_pod_link_fault: the model's pod has no links");
+    if (r)
+        return pod_fail(pod, r, "tessel_pod_link_fault: chip %u has no link on port %u", chip, port);
     return TESSEL_OK;
 }

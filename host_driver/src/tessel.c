@@ -1485,6 +1485,21 @@ uint64_t tessel_device_cycles(tessel_dev_t *dev)
     return dev->t.cycles ? dev->t.cycles(dev->t.ctx) : 0;
 }
 
+int tessel_device_hostif_read(tessel_dev_t *dev, uint32_t offset, uint32_t *value)
+{
+    return dev->t.hostif_read(dev->t.ctx, offset, value);
+}
+
+int tessel_device_hostif_write(tessel_dev_t *dev, uint32_t offset, uint32_t value)
+{
+    return dev->t.hostif_write(dev->t.ctx, offset, value);
+}
+
+int tessel_device_link_fault(tessel_dev_t *dev, uint32_t port, int fault)
+{
+    return dev->t.link_fault ? dev->t.link_fault(dev->t.ctx, port, fault) : TESSEL_ENODEV;
+}
+
 void tessel_orphan(tessel_dev_t *dev, tessel_handle_t h)
 {
     slot_t *s = dev ? find_slot(dev, h) : NULL;

@@ -48,6 +48,9 @@ typedef struct {
      * negative status with error() saying why); the device's ring indices start again at 0. */
     int (*failed)(void *ctx);
     int (*restart)(void *ctx);
+    /* Optional (a chip of a sim pod): fault injection on the link that leaves it by ICI port `port`
+     * (tessel_link_fault_t); TESSEL_EINVAL when it has no link there. */
+    int (*link_fault)(void *ctx, uint32_t port, int fault);
     char err[160];                  /* why open failed */
 } tessel_transport_t;
 
@@ -93,6 +96,11 @@ tessel_status_t tessel_alloc_at(tessel_dev_t *dev, tessel_addr_t addr, size_t by
 
 /* The device's cycle counter (transport cycles()), 0 without one: the model. */
 uint64_t tessel_device_cycles(tessel_dev_t *dev);
+/* A HOSTIF register through the device's transport (pod.c: ICI_WAIT, ICI_CRC_ERRORS); a status. */
+int tessel_device_hostif_read(tessel_dev_t *dev, uint32_t offset, uint32_t *value);
+int tessel_device_hostif_write(tessel_dev_t *dev, uint32_t offset, uint32_t value);
+/* The transport's link_fault; TESSEL_ENODEV without one (the model's chips have no links). */
+int tessel_device_link_fault(tessel_dev_t *dev, uint32_t port, int fault);
 
 /* Give up on command `h` (tessel_gemm after a failed wait): nobody will wait for it; its slot is
  * dropped when its completion arrives, and until then the memory it may touch stays in flight

@@ -132,6 +132,20 @@ int s_wait(void *ctx) {
   return (r == TSL_SOC_EXIT || r == TSL_SOC_TRAP_LOOP) ? TESSEL_EIO : 0;
 }
 
+static_assert(TESSEL_LINK_OK == int(TslPodSim::kLinkOk) && TESSEL_LINK_CORRUPT == int(TslPodSim::kLinkCorrupt) &&
+                  TESSEL_LINK_CUT == int(TslPodSim::kLinkCut),
+              "tessel_link_fault_t and TslPodSim::LinkFault differ");
+
+int s_link_fault(void *ctx, uint32_t port, int fault) {
+  Sim *s = static_cast<Sim *>(ctx);
+  Guard g(s);
+  TslPodSim &pod = *s->pod->sim;
+  for (unsigned i = 0; i < pod.chips(); i++)
+    if (&pod.chip(i) == s->soc)
+      return pod.link_fault(i, port, TslPodSim::LinkFault(fault)) ? 0 : TESSEL_EINVAL;
+  return TESSEL_EINVAL;
+}
+
 const char *s_error(void *ctx) { return static_cast<Sim *>(ctx)->err.c_str(); }
 int s_failed(void *ctx) {
   Sim *s = static_cast<Sim *>(ctx);
@@ -340,6 +354,7 @@ int fill(tessel_transport_t *t, Sim *s) {
   t->error = s_error;
   t->failed = s_failed;
   t->restart = s->pod ? nullptr : s_restart;
+  t->link_fault = s->pod ? s_link_fault : nullptr;
   return TESSEL_OK;
 }
 }  // namespace

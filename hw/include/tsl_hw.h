@@ -26,7 +26,7 @@
 #define TSL_PARAM_ICI_DIM_MAX 16u /* largest extent of a pod's X or Y dimension: chip coordinates are 0..ICI_DIM_MAX-1 (docs/pod.md) */
 #define TSL_PARAM_ICI_LINK_BYTES_PER_CYCLE 8u /* bytes an ICI link carries each way per cycle (docs/pod.md) */
 #define TSL_PARAM_ICI_LINK_LATENCY 200u /* cycles from a packet's first byte leaving a chip to its arrival at the neighbour (docs/pod.md) */
-#define TSL_PARAM_ICI_WAIT_CYCLES 4194304u /* cycles a SEMWAIT waits with no remote write arriving at this chip before it gives up with ERR_SEM_DEADLOCK (the hardware's bound on a wait; docs/pod.md) */
+#define TSL_PARAM_ICI_WAIT_CYCLES 4194304u /* power-on value of HOSTIF ICI_WAIT: cycles a SEMWAIT waits with no remote write arriving at this chip before it gives up with ERR_SEM_DEADLOCK (the hardware's bound on a wait; docs/pod.md) */
 #define TSL_PARAM_ICI_RX_FLITS 512u /* flits an ICI link's receiver buffers, the sender's credits: a link runs at full rate when it covers the round trip, 2 x ICI_LINK_LATENCY cycles (docs/pod.md) */
 #define TSL_PARAM_ICI_PACKET_FLITS 32u /* most flits in one ICI packet (a packet is stored whole before its CRC is checked) */
 #define TSL_PARAM_QUEUE_DEPTH 16u /* entries in each per-unit instruction queue */
@@ -117,7 +117,7 @@
 #define TSL_ERR_AXI_DECERR 9u /* HBM answered DECERR */
 #define TSL_ERR_WBUF_DTYPE 10u /* MATMUL dtype differs from the dtype its weight buffer was loaded with */
 #define TSL_ERR_BAD_RECORD 11u /* a device program record the fetch unit refuses: KIND not INSN or SEQ, COUNT 0, a SEQ with COUNT != 1, reserved header bits set, or a record running past PROG_BYTES (ERR_ADDR: the record's HBM address) */
-#define TSL_ERR_SEM_DEADLOCK 12u /* a DMA SEMWAIT that can never be met: in the model, every chip of the pod waits on one or has finished; in the RTL, ICI_WAIT_CYCLES passed with no remote write arriving at the chip (docs/pod.md) */
+#define TSL_ERR_SEM_DEADLOCK 12u /* a DMA SEMWAIT that can never be met: in the model, every chip of the pod waits on one or has finished; in the RTL, HOSTIF ICI_WAIT cycles (power-on value ICI_WAIT_CYCLES) passed with no remote write arriving at the chip (docs/pod.md) */
 #define TSL_ERR_LIMIT 13u
 
 /* ICI_FLIT: what an ICI link carries in a cycle (docs/pod.md, The link): ICI_LINK_BYTES_PER_CYCLE bytes of a kind */
@@ -486,6 +486,9 @@ static inline const char *tsl_status_text(int status)
 #define TSL_HOSTIF_CFG_ACC_BYTES_OFFSET 0x05Cu /* ro: as TC CFG_ACC_BYTES */
 #define TSL_HOSTIF_CFG_HBM_BYTES_OFFSET 0x060u /* ro: as TC CFG_HBM_BYTES */
 #define TSL_HOSTIF_CFG_FEATURES_OFFSET 0x064u /* ro: as TC CFG_FEATURES (bit 0 INT8, bit 1 BF16, bit 2 SEQ, bit 3 WINDOW, bit 4 FETCH, bit 5 TRANSPOSE, bit 6 ICI) */
+#define TSL_HOSTIF_ICI_WAIT_OFFSET 0x068u /* rw: the bound on a DMA SEMWAIT: cycles with no remote write arriving at this chip before it gives up with ERR_SEM_DEADLOCK (0 counts as 1), and on an ICI link: cycles a flit waits for a credit before its sender finds the link down (ICI_LINK_DOWN); power-on value ICI_WAIT_CYCLES; written by the host port only, kept across RESET (docs/pod.md, Faults) */
+#define TSL_HOSTIF_ICI_CRC_ERRORS_OFFSET 0x06Cu /* ro: packets this chip's ICI receivers dropped for their CRC since power-on (saturates; docs/pod.md, Faults) */
+#define TSL_HOSTIF_ICI_LINK_DOWN_OFFSET 0x070u /* ro: bit p: the sender of ICI port p (0 +X, 1 -X, 2 +Y, 3 -Y) found its link down, no credit back for ICI_WAIT cycles while a flit waited; it then drops what it is given, until power-on reset (docs/pod.md, Faults) */
 
 /* Register block TC: tensor-core registers */
 #define TSL_TC_ID_OFFSET 0x000u /* ro: 0x54534C31 ('TSL1') */

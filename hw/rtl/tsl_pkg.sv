@@ -23,7 +23,7 @@ package tsl_pkg;
   localparam int PARAM_ICI_DIM_MAX = 16;  // largest extent of a pod's X or Y dimension: chip coordinates are 0..ICI_DIM_MAX-1 (docs/pod.md)
   localparam int PARAM_ICI_LINK_BYTES_PER_CYCLE = 8;  // bytes an ICI link carries each way per cycle (docs/pod.md)
   localparam int PARAM_ICI_LINK_LATENCY = 200;  // cycles from a packet's first byte leaving a chip to its arrival at the neighbour (docs/pod.md)
-  localparam int PARAM_ICI_WAIT_CYCLES = 4194304;  // cycles a SEMWAIT waits with no remote write arriving at this chip before it gives up with ERR_SEM_DEADLOCK (the hardware's bound on a wait; docs/pod.md)
+  localparam int PARAM_ICI_WAIT_CYCLES = 4194304;  // power-on value of HOSTIF ICI_WAIT: cycles a SEMWAIT waits with no remote write arriving at this chip before it gives up with ERR_SEM_DEADLOCK (the hardware's bound on a wait; docs/pod.md)
   localparam int PARAM_ICI_RX_FLITS = 512;  // flits an ICI link's receiver buffers, the sender's credits: a link runs at full rate when it covers the round trip, 2 x ICI_LINK_LATENCY cycles (docs/pod.md)
   localparam int PARAM_ICI_PACKET_FLITS = 32;  // most flits in one ICI packet (a packet is stored whole before its CRC is checked)
   localparam int PARAM_QUEUE_DEPTH = 16;  // entries in each per-unit instruction queue
@@ -256,6 +256,9 @@ package tsl_pkg;
   localparam logic [11:0] HOSTIF_CFG_ACC_BYTES_OFFSET = 12'h05C;
   localparam logic [11:0] HOSTIF_CFG_HBM_BYTES_OFFSET = 12'h060;
   localparam logic [11:0] HOSTIF_CFG_FEATURES_OFFSET = 12'h064;
+  localparam logic [11:0] HOSTIF_ICI_WAIT_OFFSET = 12'h068;
+  localparam logic [11:0] HOSTIF_ICI_CRC_ERRORS_OFFSET = 12'h06C;
+  localparam logic [11:0] HOSTIF_ICI_LINK_DOWN_OFFSET = 12'h070;
 
   // Register block TC: tensor-core registers
   localparam logic [11:0] TC_ID_OFFSET = 12'h000;

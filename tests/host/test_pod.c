@@ -6,7 +6,10 @@
  *   - faults and bad calls: a dead chip fails the collective (a deadlock, not a hang), the pod then
  *     works again; bad arguments are refused with the reason.
  *   - on the sim (a build with it): random collectives on a 2- and a 4-chip ring and a 2x2 torus,
- *     against the same reference, bit for bit.
+ *     against the same reference, bit for bit; faults injected on a 2-chip ring (a packet corrupted
+ *     on a link, a cut link, a dead chip, a link cut under a transfer longer than its credits) fail a
+ *     collective within the bound set on the waits, with the reason, and the pod runs again after a
+ *     dropped packet and a mended link.
  * Usage: test_pod [SEED] (or $SEED); $POD_CASES random collectives on the model (default 60),
  * $POD_SIM_CASES on each sim pod (default 6; 0: none).
  */
@@ -360,6 +363,97 @@ static void test_sim(int cases)
 
 /* ----------------------------------------------------------------------- faults and bad calls */
 
+#ifndef TESSEL_NO_SIM
+/* An all-reduce (int32 sum of 256 values on each of the pod's 2 chips) that must run and be right. */
+static void sim_clean_run(tessel_pod_t *pod, const tessel_collective_t *c, const char *when)
+{
+    int32_t x[2][256], got[2][256];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 256; j++)
+            x[i][j] = (int32_t)tu_below(&T.rng, 1u << 20) - (1 << 19);
+    int ok = 1;
+    for (uint32_t i = 0; i < 2; i++)
+        ok &= tessel_write(tessel_pod_device(pod, i), c->in, x[i], sizeof x[i]) == TESSEL_OK;
+    int r = tessel_pod_collective(pod, c);
+    for (uint32_t i = 0; i < 2 && r == TESSEL_OK; i++) {
+        ok &= tessel_read(tessel_pod_device(pod, i), got[i], c->out, sizeof got[i]) == TESSEL_OK;
+        for (int j = 0; j < 256; j++)
+            ok &= got[i][j] == (int32_t)((uint32_t)x[0][j] + (uint32_t)x[1][j]);
+    }
+    tu_check(&T, r == TESSEL_OK && ok, "sim faults: %s, the all-reduce runs and is right: %d %s", when, r,
+             tessel_pod_last_error(pod));
+}
+#endif
+
+/* Faults on a 2-chip sim ring (docs/pod.md, "Faults"), with a bound of kWait cycles on every wait: each
+ * fails an all-reduce with the chip and the reason (SEM_DEADLOCK, or the packet dropped for its CRC,
+ * which fails the run even when the chips finished it) in less than twice the bound (the error gives
+ * the cycles the run took; the power-on bound is ICI_WAIT_CYCLES). */
+static void test_sim_faults(void)
+{
+#ifndef TESSEL_NO_SIM
+    const uint32_t kWait = 20000;
+    const struct {
+        const char *name;
+        int dead;                   /* the chip killed, or -1 */
+        tessel_link_fault_t fault;  /* on chip 0's +X link, mended after */
+        const char *says;
+    } faults[] = {
+        {"a packet corrupted on a link", -1, TESSEL_LINK_CORRUPT, "chip 1 dropped 1 packet for its CRC"},
+        {"a cut link", -1, TESSEL_LINK_CUT, "SEM_DEADLOCK"},
+        {"a dead chip", 1, TESSEL_LINK_OK, "SEM_DEADLOCK"},
+    };
+    tessel_pod_t *pod;
+    tessel_addr_t a;
+    if (!tu_check(&T, tessel_pod_open(&pod, "sim", 2, TESSEL_POD_RING, 0, 0) == TESSEL_OK &&
+                          tessel_pod_alloc(pod, 4096, &a) == TESSEL_OK,
+                  "sim faults: open: %s", tessel_pod_last_error(NULL)))
+        return;
+    tu_check(&T, tessel_pod_link_fault(pod, 2, 0, TESSEL_LINK_CUT) == TESSEL_EINVAL,
+             "sim faults: chip 2 of 2 is refused");
+    tu_check(&T, tessel_pod_link_fault(pod, 0, 2, TESSEL_LINK_CUT) == TESSEL_EINVAL &&
+                     strstr(tessel_pod_last_error(pod), "no link on port 2"),
+             "sim faults: a ring has no +Y link: %s", tessel_pod_last_error(pod));
+    tu_check(&T, tessel_pod_set_wait(pod, kWait) == TESSEL_OK, "sim faults: set the bound: %s",
+             tessel_pod_last_error(pod));
+    const tessel_collective_t c = {.kind = TESSEL_ALL_REDUCE, .dtype = TESSEL_INT32, .count = 256, .in = a, .out = a};
+    for (size_t k = 0; k < sizeof faults / sizeof faults[0]; k++) {
+        sim_clean_run(pod, &c, "before");
+        if (faults[k].dead >= 0)
+            tu_check(&T, tessel_pod_kill(pod, (uint32_t)faults[k].dead) == TESSEL_OK, "sim faults: kill");
+        else
+            tu_check(&T, tessel_pod_link_fault(pod, 0, 0, faults[k].fault) == TESSEL_OK, "sim faults: inject");
+        int r = tessel_pod_collective(pod, &c);
+        const char *e = tessel_pod_last_error(pod), *after = strstr(e, "; after ");
+        unsigned long long took = after ? strtoull(after + 8, NULL, 10) : ~0ull;
+        tu_check(&T, r == TESSEL_EDEVICE && strstr(e, "chip ") && strstr(e, faults[k].says) && took < 2ull * kWait,
+                 "sim faults: %s fails the all-reduce within the bound, with the reason: %d %s", faults[k].name, r, e);
+        if (faults[k].dead < 0) {
+            tu_check(&T, tessel_pod_link_fault(pod, 0, 0, TESSEL_LINK_OK) == TESSEL_OK, "sim faults: mend");
+            sim_clean_run(pod, &c, "after the fault");
+        }
+    }
+    tessel_pod_close(pod);
+    /* A link cut under an all-reduce of 256 KiB, which outlasts the sender's credits: the sender finds
+     * the link down at the bound and drops what it is given from then on, so that nothing waits on it
+     * forever; then a chip waits in vain for the rest, to the bound again. The link stays down: a pod
+     * of its own. */
+    if (!tu_check(&T, tessel_pod_open(&pod, "sim", 2, TESSEL_POD_RING, 0, 0) == TESSEL_OK &&
+                          tessel_pod_alloc(pod, 1u << 18, &a) == TESSEL_OK && tessel_pod_set_wait(pod, kWait) == TESSEL_OK &&
+                          tessel_pod_link_fault(pod, 0, 0, TESSEL_LINK_CUT) == TESSEL_OK,
+                  "sim faults: open a second pod: %s", tessel_pod_last_error(NULL)))
+        return;
+    const tessel_collective_t big = {.kind = TESSEL_ALL_REDUCE, .dtype = TESSEL_INT32, .count = 1u << 16, .in = a,
+                                     .out = a};
+    int r = tessel_pod_collective(pod, &big);
+    const char *e = tessel_pod_last_error(pod), *after = strstr(e, "; after ");
+    unsigned long long took = after ? strtoull(after + 8, NULL, 10) : ~0ull;
+    tu_check(&T, r == TESSEL_EDEVICE && strstr(e, "chip 0's link +X is down") && took < 4ull * kWait,
+             "sim faults: a link cut under a large all-reduce is found down within the bound: %d %s", r, e);
+    tessel_pod_close(pod);
+#endif
+}
+
 static void test_faults(void)
 {
     tessel_pod_t *pod;
@@ -400,6 +494,9 @@ static void test_faults(void)
     x.out = a;
     tu_check(&T, tessel_pod_collective(pod, &x) == TESSEL_EINVAL, "faults: an all-gather in place is refused");
     tu_check(&T, tessel_pod_collective(pod, &c) == TESSEL_OK, "faults: the pod runs: %s", tessel_pod_last_error(pod));
+    tu_check(&T, tessel_pod_link_fault(pod, 0, 0, TESSEL_LINK_CUT) == TESSEL_ENODEV &&
+                     tessel_pod_set_wait(pod, 100) == TESSEL_OK,
+             "faults: the model's pod has no links to break, and no bound to set: %s", tessel_pod_last_error(pod));
     /* a dead chip: the others wait for it, find they never can, and fail: no hang */
     tu_check(&T, tessel_pod_kill(pod, 2) == TESSEL_OK, "faults: kill chip 2");
     int r = tessel_pod_collective(pod, &c);
@@ -474,6 +571,7 @@ int main(int argc, char **argv)
     int cases = env && *env ? atoi(env) : 60;
     test_isa();
     test_faults();
+    test_sim_faults();
     test_run("model");
 #ifndef TESSEL_NO_SIM
     test_run("sim");

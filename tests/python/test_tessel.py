@@ -124,6 +124,12 @@ def pod_cases(rng):
     expect_error("pod torus of other dims", lambda: tessel.Pod("model", chips=4, topology="torus", dims=(2, 3)),
                  "EINVAL", "2 x 3")
     expect_error("pod topology", lambda: tessel.Pod("model", chips=4, topology="mesh"), "EINVAL", "topology")
+    with tessel.Pod("sim", chips=2) as pod:   # a chip that waits in vain gives up at the bound set
+        expect_error("pod set_wait of -1", lambda: pod.set_wait(-1), "EINVAL", "at least 0")
+        pod.set_wait(20000)
+        pod.raw.kill(1)
+        expect_error("sim pod with a dead chip, a bound of 20000 cycles",
+                     lambda: pod.all_reduce([np.ones(8, np.int32)] * 2), "EDEVICE", "SEM_DEADLOCK")
     with tessel.Pod("model", chips=3) as pod:
         pod.raw.kill(1)
         expect_error("pod with a dead chip", lambda: pod.all_reduce([np.ones(8, np.float32)] * 3), "EDEVICE",

@@ -683,7 +683,9 @@ class Pod(_Closes):
         reduce_scatter(arrays, op="sum")   chip i gets rows [i*k, (i+1)*k) of the reduction (k = rows / chips)
         all_gather(arrays)                 each the arrays stacked along their first axis
         broadcast(array, root=0)           each a copy of the root's array
-    stats() gives the pod's counters; a failure raises tessel.Error with the library's message."""
+    stats() gives the pod's counters; set_wait(cycles) the bound after which a chip that waits in vain
+    for another gives up (the sim; docs/pod.md, "Faults"); a failure raises tessel.Error with the
+    library's message."""
 
     def __init__(self, backend="model", chips=4, topology="ring", dims=None):
         dx, dy = (0, 0) if dims is None else _ints(dims, "dims", 1, 2)
@@ -696,6 +698,9 @@ class Pod(_Closes):
 
     def stats(self):
         return self.raw.stats()
+
+    def set_wait(self, cycles):
+        self.raw.set_wait(_int(cycles, "cycles", 0))
 
     def _run(self, kind, arrays, op="sum", root=0, dtype=None):
         if len(arrays) != len(self.devices):

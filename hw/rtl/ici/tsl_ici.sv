@@ -20,7 +20,6 @@ module tsl_ici #(
   parameter int Ports    = 4,                                    // 2 (a ring) or 4 (a torus)
   parameter int Bytes    = tsl_pkg::PARAM_ICI_LINK_BYTES_PER_CYCLE,
   parameter int Credits  = tsl_pkg::PARAM_ICI_RX_FLITS,          // each receiver's buffer, in flits
-  parameter int Wait     = tsl_pkg::PARAM_ICI_WAIT_CYCLES,       // a SEMWAIT's bound
   localparam int Cw      = $clog2(Credits + 1)
 ) (
   input  logic                   clk_i,
@@ -45,7 +44,9 @@ module tsl_ici #(
   input  logic [Ports*2*N-1:0]   w_strb_i,
   input  logic [Ports-1:0]       w_last_i,
   output logic [Ports-1:0]       b_valid_o,
-  // SEMWAIT (tsl_dma's sem_wait_* port) and the semaphores' clear
+  // SEMWAIT (tsl_dma's sem_wait_* port), its bound in cycles (HOSTIF ICI_WAIT, also the senders'
+  // bound on a link that returns no credit), the semaphores' clear
+  input  logic [31:0]            wait_limit_i,
   input  logic                   sem_clear_i,
   input  logic                   wait_valid_i,
   input  logic [3:0]             wait_sem_i,
@@ -63,6 +64,8 @@ module tsl_ici #(
   output logic [Ports*Cw-1:0]    rx_credit_o,
   // one cycle each: a packet dropped for its CRC; a remote write answered with an AXI error
   output logic                   crc_err_o,
+  // link p's sender found it down (tsl_ici_tx: no credit for wait_limit_i cycles), until rst_ni
+  output logic [Ports-1:0]       link_down_o,
   output logic                   axi_err_o
 );
   `include "hw/rtl/tsl_assert.svh"
@@ -191,6 +194,8 @@ module tsl_ici #(
       .pkt_data_i (tx_data),
       .pkt_last_i (tx_last),
       .credit_i   (tx_credit_i[p*Cw +: Cw]),
+      .limit_i    (wait_limit_i),
+      .down_o     (link_down_o[p]),
       .link_kind_o(tx_kind_o[2*p +: 2]),
       .link_data_o(tx_data_o[p*Fw +: Fw])
     );
@@ -214,9 +219,10 @@ module tsl_ici #(
     .err_o     (axi_err_o)
   );
 
-  tsl_ici_sem #(.Wait(Wait)) u_sem (
+  tsl_ici_sem u_sem (
     .clk_i,
     .rst_ni,
+    .limit_i     (wait_limit_i),
     .clear_i     (sem_clear_i),
     .inc_i       (inc),
     .inc_sem_i   (inc_sem),

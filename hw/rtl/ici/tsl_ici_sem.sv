@@ -1,17 +1,18 @@
 // The ICI semaphores of a chip (docs/pod.md, The instructions): Sems counters that remote writes
-// increment and DMA SEMWAIT takes from, with the hardware's bound on a wait.
+// increment and DMA SEMWAIT takes from, with the hardware's bound on a wait (HOSTIF ICI_WAIT).
 //   inc_i: a packet with INCR has landed: semaphore inc_sem_i counts one.
 //   wait_*: a SEMWAIT of wait_count_i on semaphore wait_sem_i, held from wait_valid_i until it ends:
 //     done_o in the cycle the semaphore holds at least COUNT (COUNT is taken at that edge, together
-//     with any increment of the cycle), or timeout_o after Wait cycles without an increment of any
-//     semaphore (ERR_SEM_DEADLOCK). A wait ends in its first cycle if it can.
+//     with any increment of the cycle), or timeout_o once limit_i cycles (1 if 0; it may change
+//     during a wait) have passed without an increment of any semaphore (ERR_SEM_DEADLOCK). A wait
+//     ends in its first cycle if it can.
 //   clear_i (CTRL.RESET) zeroes every semaphore.
 module tsl_ici_sem #(
-  parameter int Sems = tsl_pkg::PARAM_ICI_SEMS,
-  parameter int Wait = tsl_pkg::PARAM_ICI_WAIT_CYCLES
+  parameter int Sems = tsl_pkg::PARAM_ICI_SEMS
 ) (
   input  logic                    clk_i,
   input  logic                    rst_ni,
+  input  logic [31:0]             limit_i,       // the bound on a wait, in cycles (HOSTIF ICI_WAIT)
   input  logic                    clear_i,
   input  logic                    inc_i,
   input  logic [$clog2(Sems)-1:0] inc_sem_i,
@@ -24,14 +25,15 @@ module tsl_ici_sem #(
 );
   `include "hw/rtl/tsl_assert.svh"
 
-  localparam int Tw = $clog2(Wait + 1);
   localparam int Sw = $clog2(Sems);
 
   logic [31:0] sem_q [Sems];
-  logic [Tw-1:0] idle_q;   // cycles of this wait without an increment
+  logic [31:0] idle_q;     // cycles of this wait without an increment, up to the bound
+  logic [31:0] limit;
 
+  assign limit     = limit_i == '0 ? 32'd1 : limit_i;
   assign done_o    = wait_valid_i && sem_q[wait_sem_i] >= 32'(wait_count_i);
-  assign timeout_o = wait_valid_i && !done_o && idle_q == Tw'(Wait);
+  assign timeout_o = wait_valid_i && !done_o && idle_q >= limit;
 
   always_comb
     for (int s = 0; s < Sems; s++)
@@ -49,11 +51,11 @@ module tsl_ici_sem #(
         else
           sem_q[s] <= sem_q[s] + 32'(inc_i && inc_sem_i == Sw'(s)) -
                       (done_o && wait_sem_i == Sw'(s) ? 32'(wait_count_i) : 32'd0);
-      idle_q <= !wait_valid_i || done_o || inc_i || clear_i ? '0 : idle_q + Tw'(idle_q != Tw'(Wait));
+      idle_q <= !wait_valid_i || done_o || inc_i || clear_i ? '0 : idle_q + 32'(idle_q < limit);
     end
   end
 
-  `TSL_ASSERT_INIT(SemsPow2, Sems >= 2 && (Sems & (Sems - 1)) == 0 && Wait >= 1, "Sems a power of two, Wait >= 1")
+  `TSL_ASSERT_INIT(SemsPow2, Sems >= 2 && (Sems & (Sems - 1)) == 0, "Sems a power of two")
   `TSL_ASSERT(WaitHeld, wait_valid_i && !done_o && !timeout_o |=> wait_valid_i, "a SEMWAIT withdrawn before it ended")
   `TSL_ASSERT(CountNonZero, !wait_valid_i || wait_count_i != '0, "SEMWAIT COUNT 0 (the dispatcher refuses it)")
 endmodule

@@ -22,6 +22,9 @@
 //   control and tensor cores in reset while the host loads the core's RAM; FW_STATUS reads 0 and
 //   the watchdog is reloaded while it is set.
 //   CFG_* (read-only): the build parameters, as the TC's CFG_* registers give them to the core.
+//   ICI_WAIT (host port only; power-on value ICI_WAIT_CYCLES) drives ici_wait_o, the bound on a
+//   SEMWAIT; ICI_CRC_ERRORS counts ici_crc_err_i's pulses (saturating); ICI_LINK_DOWN reads
+//   ici_link_down_i. None is touched by RESET.
 // The doorbell's prefetch: a host write of CMD_HEAD also names, on prefetch_o / prefetch_addr_o
 // (one cycle, registered), the HBM address of the ring entry at CMD_HEAD's old value, the first
 // command it announces, so that the core's HBM bridge can fetch that line before the firmware
@@ -39,6 +42,9 @@ module tsl_hostif #(
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        ici_i,      // CFG_FEATURES.ICI: the chip is in a pod (tsl_soc)
+  input  logic        ici_crc_err_i,  // the ICI unit dropped a packet for its CRC (a cycle)
+  output logic [31:0] ici_wait_o,     // ICI_WAIT
+  input  logic [3:0]  ici_link_down_i,  // ICI_LINK_DOWN: the links found down, port p at bit p
   // core side (offset within the block)
   input  logic        core_valid_i,
   output logic        core_ready_o,
@@ -95,6 +101,7 @@ module tsl_hostif #(
   logic [15:0] wdt_count_q, wdt_count_d;
   logic        wdt_expired_q, wdt_expired_d, wdt_load, wdt_expire;
   logic        hold_q, hold_d;
+  logic [31:0] ici_wait_q, ici_wait_d, crc_errs_q;
 
   // Byte-strobed update of an rw register.
   function automatic logic [31:0] wr_bytes(input logic [31:0] old, input logic [31:0] val,
@@ -122,6 +129,7 @@ module tsl_hostif #(
     wdt_timeout_d = wdt_timeout_q;
     wdt_load     = 1'b0;
     hold_d       = hold_q;
+    ici_wait_d   = ici_wait_q;
     rdata_d      = '0;
     err_d        = '0;
     // Core port first, host port second: the host wins a same-cycle write of one register.
@@ -214,6 +222,12 @@ module tsl_hostif #(
           tsl_pkg::HOSTIF_CFG_ACC_BYTES_OFFSET:   rdata_d[p*32 +: 32] = 32'(AccBytes);
           tsl_pkg::HOSTIF_CFG_HBM_BYTES_OFFSET:   rdata_d[p*32 +: 32] = 32'(HbmBytes);
           tsl_pkg::HOSTIF_CFG_FEATURES_OFFSET:    rdata_d[p*32 +: 32] = {25'd0, ici_i, 3'b111, EnableSeq, EnableBf16, 1'b1};  // TRANSPOSE, FETCH, WINDOW: tsl_tc has them
+          tsl_pkg::HOSTIF_ICI_WAIT_OFFSET: begin
+            rdata_d[p*32 +: 32] = ici_wait_q;
+            if (p == 1 && is_wr[p]) ici_wait_d = wr_bytes(ici_wait_d, wdata[p*32 +: 32], bmask[p*32 +: 32]);
+          end
+          tsl_pkg::HOSTIF_ICI_CRC_ERRORS_OFFSET:  rdata_d[p*32 +: 32] = crc_errs_q;
+          tsl_pkg::HOSTIF_ICI_LINK_DOWN_OFFSET:   rdata_d[p*32 +: 32] = 32'(ici_link_down_i);
           tsl_pkg::HOSTIF_BOOT_OFFSET: begin
             rdata_d[p*32 +: 32] = {31'd0, hold_q};
             if (p == 1 && bmask[p*32]) hold_d = wdata[p*32];  // host only
@@ -269,6 +283,8 @@ module tsl_hostif #(
       wdt_count_q  <= '0;
       wdt_expired_q <= 1'b0;
       hold_q       <= BootHold;
+      ici_wait_q   <= 32'(tsl_pkg::PARAM_ICI_WAIT_CYCLES);
+      crc_errs_q   <= '0;
       ack_q        <= '0;
       err_q        <= '0;
       rdata_q      <= '0;
@@ -291,12 +307,15 @@ module tsl_hostif #(
       wdt_count_q  <= wdt_count_d;
       wdt_expired_q <= wdt_expired_d;
       hold_q       <= hold_d;
+      ici_wait_q   <= ici_wait_d;
+      crc_errs_q   <= crc_errs_q + 32'(ici_crc_err_i && crc_errs_q != '1);
       ack_q        <= req;
       err_q        <= err_d;
       rdata_q      <= rdata_d;
     end
   end
 
+  assign ici_wait_o   = ici_wait_q;
   assign core_ready_o = ack_q[0];
   assign core_rdata_o = rdata_q[31:0];
   assign core_err_o   = err_q[0];

@@ -197,6 +197,8 @@ module tsl_soc #(
   logic        cmd_pf;        // the doorbell's hint to the core's HBM bridge: the command it announces
   logic [31:0] cmd_pf_addr;
   logic in_pod;
+  logic [31:0] ici_wait;   // HOSTIF ICI_WAIT: the bound on a SEMWAIT and on a link without credits
+  logic [IciPorts-1:0] ici_link_down;
   assign in_pod = EnableIci && ici_pod_x_i != 5'd0;
   tsl_hostif #(
     .BootHold   (BootHold),
@@ -210,6 +212,9 @@ module tsl_soc #(
     .clk_i,
     .rst_ni,
     .ici_i        (in_pod),
+    .ici_crc_err_i(ici_crc_err_o),
+    .ici_link_down_i(4'(ici_link_down)),
+    .ici_wait_o   (ici_wait),
     .core_valid_i (ext_valid && sel_hostif),
     .core_ready_o (hif_c_ready),
     .core_addr_i  (ext_addr[11:0]),
@@ -322,6 +327,7 @@ module tsl_soc #(
       .w_strb_i      (ici_w_strb),
       .w_last_i      (ici_w_last),
       .b_valid_o     (ici_b_valid),
+      .wait_limit_i  (ici_wait),
       .sem_clear_i   (sem_clear || cores_rst),
       .wait_valid_i  (sem_wait_valid),
       .wait_sem_i    (sem_wait_sem),
@@ -336,16 +342,17 @@ module tsl_soc #(
       .rx_data_i     (ici_rx_data_i),
       .rx_credit_o   (ici_rx_credit_o),
       .crc_err_o     (ici_crc_err_o),
+      .link_down_o   (ici_link_down),
       .axi_err_o     (ici_axi_err)
     );
     `TSL_ASSERT(IciWritesOk, !ici_axi_err, "a remote write was answered with an AXI error")
   end else begin : g_no_ici
     assign {ici_aw_ready, ici_w_ready, ici_b_valid, sem_done, sem_timeout, ici_axi_err} = '0;
-    assign {ici_tx_kind_o, ici_tx_data_o, ici_rx_credit_o, ici_crc_err_o} = '0;
+    assign {ici_tx_kind_o, ici_tx_data_o, ici_rx_credit_o, ici_crc_err_o, ici_link_down} = '0;
     logic unused_ici;
     assign unused_ici = ^{ici_aw_valid, ici_aw_addr, ici_aw_len, ici_aw_incr, ici_dest_x, ici_dest_y, ici_sem,
                           ici_w_valid, ici_w_data, ici_w_strb, ici_w_last, sem_clear, sem_wait_valid,
-                          sem_wait_sem, sem_wait_count, ici_tx_credit_i, ici_rx_kind_i, ici_rx_data_i};
+                          sem_wait_sem, sem_wait_count, ici_tx_credit_i, ici_rx_kind_i, ici_rx_data_i, ici_wait};
   end
 
   // Master 0 goes through an isolation stage: when the cores are reset, what the DMA had started on

@@ -83,6 +83,7 @@ module tsl_tc_issue #(
     .clk_i,
     .rst_ni,
     .clr_i,
+    .drop_i (halt_i),   // a DMA error: the controller drops the push it was offering (tsl_tc_ctrl)
     .valid_i(push_valid_i),
     .ready_o(push_ready_o),
     .data_i (q_in),

@@ -11,6 +11,7 @@ module tsl_tc_queue #(
   input  logic                       clk_i,
   input  logic                       rst_ni,
   input  logic                       clr_i,    // synchronous clear: drop every entry
+  input  logic                       drop_i,   // the writer may withdraw valid_i (the push is dropped)
   input  logic                       valid_i,
   output logic                       ready_o,
   input  logic [Width-1:0]           data_i,
@@ -97,9 +98,9 @@ module tsl_tc_queue #(
 
   // Assertions
   `TSL_ASSERT_INIT(DepthRange, Depth >= 2 && Width >= 1, "Depth must be at least 2")
-  `TSL_ASSERT(InValidHeld, valid_i && !ready_o && !clr_i |=> valid_i || clr_i,
+  `TSL_ASSERT(InValidHeld, valid_i && !ready_o && !clr_i |=> valid_i || clr_i || drop_i,
               "valid_i fell before ready_o (a push into a full queue is lost)")
-  `TSL_ASSERT(InDataStable, valid_i && !ready_o && !clr_i |=> clr_i || $stable(data_i),
+  `TSL_ASSERT(InDataStable, valid_i && !ready_o && !clr_i |=> clr_i || drop_i || $stable(data_i),
               "data_i changed while valid_i waited for ready_o")
   `TSL_ASSERT(OutDataStable, valid_o && !ready_i && !clr_i |=> clr_i || (valid_o && $stable(data_o)),
               "the head entry changed or vanished before it was popped")

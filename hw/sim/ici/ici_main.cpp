@@ -9,6 +9,10 @@
 // rate: packets of ICI_PACKET_FLITS flits back to back into a receiver always ready: the share of
 //   cycles the link carries data, against credits / round trip (the credit bound), each packet's
 //   CRC flit left out.
+// In both the sender's bound on a link without credits is the largest; it never finds the link down.
+// dead: a link that returns no credit, the bound 1..100 cycles: the sender spends its credits, then
+//   finds the link down once a flit has waited the bound, and from then on takes every flit at once
+//   and sends nothing.
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -77,6 +81,7 @@ static void start(Vtsl_ici_pair &top) {
     top.out_ready_i = 0;
     top.rx_kind_i = 0;
     top.tx_credit_i = 0;
+    top.tx_limit_i = ~0u;
     reset(top);
 }
 
@@ -106,7 +111,7 @@ static void random_test(uint32_t latency, uint32_t npkts, uint64_t seed) {
     std::vector<Packet> got;
     Packet cur;
     size_t in_pkt = 0, in_flit = 0, link_pkt = 0, link_flit = 0;
-    uint32_t crc_errs = 0, crc_bad = 0;
+    uint32_t crc_errs = 0, crc_bad = 0, downs = 0;
     bool valid = false;
     for (uint64_t guard = 0; guard < 2000000ull + 100ull * npkts * TSL_PARAM_ICI_PACKET_FLITS; guard++) {
         if (!valid && in_pkt < npkts && rng.chance(0.7))
@@ -136,6 +141,7 @@ static void random_test(uint32_t latency, uint32_t npkts, uint64_t seed) {
             }
         }
         crc_errs += top.crc_err_o;
+        downs += top.tx_down_o;
         if (popped) {
             cur.push_back(pdata);
             if (plast) {
@@ -174,6 +180,7 @@ static void random_test(uint32_t latency, uint32_t npkts, uint64_t seed) {
     snprintf(what, sizeof what, "random: %zu packets arrived intact and %u CRC errors, want %zu and %u (latency %u)",
              got.size(), crc_errs, want.size(), nbad, latency);
     tally.check(got == want && crc_errs == nbad, what, seed);
+    tally.check(!downs, "random: the sender found a working link down", seed);
     snprintf(what, sizeof what, "random: %u CRC flits differ from zlib's crc32 of their packet", crc_bad);
     tally.check(crc_bad == 0 && link_pkt == npkts, what, seed);
     tally.check(nbad > 0, "random: the run flipped no flit (too short to test the CRC)", seed);
@@ -219,6 +226,42 @@ static void rate_test(uint32_t latency, uint32_t npkts, uint64_t seed) {
            "a cycle\n", latency, (unsigned)ICI_BYTES, (unsigned)ICI_DEPTH, util, bound, util * ICI_BYTES);
 }
 
+static void dead_test(uint64_t seed) {
+    VerilatedContext ctx;
+    Vtsl_ici_pair top(&ctx);
+    start(top);
+    TslRng rng{seed};
+    uint32_t limit = 1 + rng.below(100), sent = 0, waited = 0, down_at = 0, after = 0, bad = 0;
+    top.tx_limit_i = limit;
+    for (uint32_t c = 0; c < ICI_DEPTH * 3 + limit + 200; c++) {   // no credit ever comes back
+        top.in_valid_i = 1;
+        top.in_data_i = c & MASK;
+        top.in_last_i = c % 8 == 6;   // the last flit the credits pay for is not a packet's last (no CRC after it)
+        top.eval();
+        bool down = top.tx_down_o;
+        if (down && !down_at)
+            down_at = c;
+        if (down) {
+            after++;
+            bad += !top.in_ready_o || top.tx_kind_o != TSL_ICI_FLIT_IDLE;
+        } else if (top.in_ready_o) {
+            sent++;
+            waited = 0;
+        } else {
+            waited++;
+        }
+        top.clk_i = 1;
+        top.eval();
+        top.clk_i = 0;
+        top.eval();
+    }
+    char what[200];
+    snprintf(what, sizeof what, "dead: %u flits sent (want %u, the credits), down after a flit waited %u cycles (want "
+             "the bound %u + 1), %u cycles after that took a flit late or sent one", sent, (unsigned)ICI_DEPTH,
+             waited, limit, bad);
+    tally.check(sent == ICI_DEPTH && waited == limit + 1u && down_at && after > 100 && !bad, what, seed);
+}
+
 int main(int argc, char **argv) {
     uint32_t latency = argc > 1 ? (uint32_t)strtoul(argv[1], nullptr, 0) : TSL_PARAM_ICI_LINK_LATENCY;
     uint32_t npkts = argc > 2 ? (uint32_t)strtoul(argv[2], nullptr, 0) : 4000;
@@ -228,5 +271,6 @@ int main(int argc, char **argv) {
            (unsigned)ICI_BYTES, (unsigned)ICI_DEPTH, latency);
     random_test(latency, npkts, seed);
     rate_test(latency, npkts / 4 + 64, seed);
+    dead_test(seed);
     return tally.done();
 }

@@ -633,6 +633,7 @@ void TslSocSim::drive_ici() {
 struct TslPodSim::Link {
   unsigned from, from_port, to, to_port;
   std::vector<TslSocSim::Impl::IciIo> line;  // kind and data toward `to`; credit toward `from`
+  LinkFault fault;
 };
 
 TslPodSim::TslPodSim(unsigned x, unsigned y, uint32_t latency) : latency_(latency ? latency : 1) {
@@ -650,12 +651,12 @@ TslPodSim::TslPodSim(unsigned x, unsigned y, uint32_t latency) : latency_(latenc
   for (unsigned i = 0; i < x * y; i++) {
     unsigned cx = i % x, cy = i / x;
     if (x > 1) {
-      link_.push_back({i, 0, cy * x + (cx + 1) % x, 1, {}});
-      link_.push_back({i, 1, cy * x + (cx + x - 1) % x, 0, {}});
+      link_.push_back({i, 0, cy * x + (cx + 1) % x, 1, {}, kLinkOk});
+      link_.push_back({i, 1, cy * x + (cx + x - 1) % x, 0, {}, kLinkOk});
     }
     if (y > 1) {
-      link_.push_back({i, 2, ((cy + 1) % y) * x + cx, 3, {}});
-      link_.push_back({i, 3, ((cy + y - 1) % y) * x + cx, 2, {}});
+      link_.push_back({i, 2, ((cy + 1) % y) * x + cx, 3, {}, kLinkOk});
+      link_.push_back({i, 3, ((cy + y - 1) % y) * x + cx, 2, {}, kLinkOk});
     }
   }
   for (Link &l : link_) l.line.resize(latency_);
@@ -681,9 +682,25 @@ void TslPodSim::cycle() {
   }
   for (auto &c : chip_) c->cycle_alone();
   for (Link &l : link_) {
-    const TslSocSim::Impl::IciIo &tx = chip_[l.from]->impl_->ici_out[l.from_port];
-    l.line[slot] = {tx.kind, tx.data, chip_[l.to]->impl_->ici_out[l.to_port].credit};
-    link_flits_ += tx.kind != TSL_ICI_FLIT_IDLE;
+    TslSocSim::Impl::IciIo v = chip_[l.from]->impl_->ici_out[l.from_port];
+    v.credit = chip_[l.to]->impl_->ici_out[l.to_port].credit;
+    link_flits_ += v.kind != TSL_ICI_FLIT_IDLE;
+    if (l.fault == kLinkCut) {
+      v = {};
+    } else if (l.fault == kLinkCorrupt && (v.kind == TSL_ICI_FLIT_DATA || v.kind == TSL_ICI_FLIT_LAST)) {
+      v.data ^= 1;
+      l.fault = kLinkOk;
+    }
+    l.line[slot] = v;
   }
   now_++;
+}
+
+bool TslPodSim::link_fault(unsigned chip, unsigned port, LinkFault f) {
+  for (Link &l : link_)
+    if (l.from == chip && l.from_port == port) {
+      l.fault = f;
+      return true;
+    }
+  return false;
 }

@@ -152,6 +152,12 @@ class TslPodSim {
   bool failed() const;          // some chip's simulation stopped (its failure())
   // Flits carried (DATA, LAST and CRC) over all links since construction.
   uint64_t link_flits() const { return link_flits_; }
+  // Fault injection (tests; docs/pod.md, Faults) on the link that leaves chip `chip` by ICI port
+  // `port`, from the next cycle on: kLinkCorrupt flips bit 0 of the next DATA or LAST flit it
+  // carries, once (the receiver drops that packet for its CRC); kLinkCut makes it carry nothing
+  // either way, flits or credits, until kLinkOk. False when the chip has no link on that port.
+  enum LinkFault { kLinkOk, kLinkCorrupt, kLinkCut };
+  bool link_fault(unsigned chip, unsigned port, LinkFault f);
 
  private:
   struct Link;

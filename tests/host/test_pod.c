@@ -428,6 +428,7 @@ static void test_sim_faults(void)
         unsigned long long took = after ? strtoull(after + 8, NULL, 10) : ~0ull;
         tu_check(&T, r == TESSEL_EDEVICE && strstr(e, "chip ") && strstr(e, faults[k].says) && took < 2ull * kWait,
                  "sim faults: %s fails the all-reduce within the bound, with the reason: %d %s", faults[k].name, r, e);
+        printf("test_pod: sim faults: %s: %s\n", faults[k].name, e);
         if (faults[k].dead < 0) {
             tu_check(&T, tessel_pod_link_fault(pod, 0, 0, TESSEL_LINK_OK) == TESSEL_OK, "sim faults: mend");
             sim_clean_run(pod, &c, "after the fault");
@@ -450,6 +451,7 @@ static void test_sim_faults(void)
     unsigned long long took = after ? strtoull(after + 8, NULL, 10) : ~0ull;
     tu_check(&T, r == TESSEL_EDEVICE && strstr(e, "chip 0's link +X is down") && took < 4ull * kWait,
              "sim faults: a link cut under a large all-reduce is found down within the bound: %d %s", r, e);
+    printf("test_pod: sim faults: a link cut under 256 KiB: %s\n", e);
     tessel_pod_close(pod);
 #endif
 }

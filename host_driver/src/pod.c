@@ -36,13 +36,13 @@ __attribute__((format(printf, 3, 4))) static int pod_fail(tessel_pod_t *p, int s
     return status;
 }
 
-/* Add to the pod's error. */
-__attribute__((format(printf, 2, 3))) static void pod_append(tessel_pod_t *p, const char *fmt, ...)
+/* Add to the string in buf[n] (the pod's error, or one being built). */
+__attribute__((format(printf, 3, 4))) static void append(char *buf, size_t n, const char *fmt, ...)
 {
-    size_t len = strlen(p->last_error);
+    size_t len = strlen(buf);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->last_error + len, sizeof p->last_error - len, fmt, ap);
+    vsnprintf(buf + len, n - len, fmt, ap);
     va_end(ap);
 }
 
@@ -238,26 +238,26 @@ TESSEL_API uint64_t tessel_pod_model_cycles(const tessel_pod_t *pod, tessel_coll
     return (uint64_t)(kind == TESSEL_ALL_REDUCE ? 2.0 * t : t);
 }
 
-/* What the links of a sim pod lost since the last look, added to the pod's error: the packets each
- * chip dropped for their CRC, and the links its senders found down (they drop what they are given);
- * 1 if anything. A lost packet is why a chip waits in vain, or, when it was not a SEND's last (whose
- * write counts on the semaphore), why a run that finished lacks some bytes. */
-static int ici_report(tessel_pod_t *pod)
+/* What the links of a sim pod lost since the last look, added to buf[n] ("; ..." each): the packets
+ * each chip dropped for their CRC, and the links its senders found down (they drop what they are
+ * given); 1 if anything. A lost packet is why a chip waits in vain, or, when it was not a SEND's last
+ * (whose write counts on the semaphore), why a run that finished lacks some bytes. */
+static int ici_report(tessel_pod_t *pod, char *buf, size_t n)
 {
     static const char *const port[] = {"+X", "-X", "+Y", "-Y"};
     int any = 0;
     for (uint32_t i = 0; !pod->mp && i < pod->chips; i++) {
         uint32_t v, d;
         if (!tessel_device_hostif_read(pod->dev[i], TSL_HOSTIF_ICI_CRC_ERRORS_OFFSET, &v) && v != pod->crc_errs[i]) {
-            pod_append(pod, "; chip %u dropped %u packet%s for its CRC", i, v - pod->crc_errs[i],
-                       v - pod->crc_errs[i] == 1 ? "" : "s");
+            append(buf, n, "; chip %u dropped %u packet%s for its CRC", i, v - pod->crc_errs[i],
+                   v - pod->crc_errs[i] == 1 ? "" : "s");
             pod->crc_errs[i] = v;
             any = 1;
         }
         if (!tessel_device_hostif_read(pod->dev[i], TSL_HOSTIF_ICI_LINK_DOWN_OFFSET, &d) && (d & ~pod->down[i])) {
             for (uint32_t p = 0; p < 4; p++)
                 if ((d & ~pod->down[i]) >> p & 1u)
-                    pod_append(pod, "; chip %u's link %s is down", i, port[p]);
+                    append(buf, n, "; chip %u's link %s is down", i, port[p]);
             pod->down[i] = d;
             any = 1;
         }
@@ -269,10 +269,11 @@ static int ici_report(tessel_pod_t *pod)
  * that does not come back says so in the pod's error. */
 static void reset_all(tessel_pod_t *pod)
 {
-    ici_report(pod);
+    ici_report(pod, pod->last_error, sizeof pod->last_error);
     for (uint32_t i = 0; i < pod->chips; i++)
         if (tessel_reset(pod->dev[i]))
-            pod_append(pod, "; chip %u did not reset: %s", i, tessel_last_error(pod->dev[i]));
+            append(pod->last_error, sizeof pod->last_error, "; chip %u did not reset: %s", i,
+                   tessel_last_error(pod->dev[i]));
 }
 
 typedef struct {
@@ -392,19 +393,12 @@ static int run_programs(tessel_pod_t *pod, const char *what, const tessel_pod_pr
                                  ? tsl_err_name(run[i].cpl.detail) : "-");
             }
     }
-    if (!r && !pod->mp) {   /* the sim: a run whose every chip finished may still have lost a packet */
-        char prev[sizeof pod->last_error];
-        memcpy(prev, pod->last_error, sizeof prev);
-        pod->last_error[0] = 0;
-        if (ici_report(pod)) {
-            snprintf(prev, sizeof prev, "%s", pod->last_error + 2);   /* without ici_report's "; " */
-            r = pod_fail(pod, TESSEL_EDEVICE, "%s: its data is incomplete: %s", what, prev);
-        } else {
-            memcpy(pod->last_error, prev, sizeof prev);
-        }
-    }
+    char lost[sizeof pod->last_error] = "";
+    if (!r && ici_report(pod, lost, sizeof lost))   /* a run whose every chip finished may still have lost a packet */
+        r = pod_fail(pod, TESSEL_EDEVICE, "%s: its data is incomplete: %s", what, lost + 2);   /* without "; " */
     if (r && !pod->mp)   /* the sim: how long the chips ran before they gave up */
-        pod_append(pod, "; after %llu cycles", (unsigned long long)(tessel_device_cycles(pod->dev[0]) - t0));
+        append(pod->last_error, sizeof pod->last_error, "; after %llu cycles",
+               (unsigned long long)(tessel_device_cycles(pod->dev[0]) - t0));
     if (r)
         reset_all(pod);
     else
@@ -520,8 +514,7 @@ TESSEL_API tessel_status_t tessel_pod_set_wait(tessel_pod_t *pod, uint32_t cycle
     for (uint32_t i = 0; !pod->mp && i < pod->chips; i++) {
         int r = tessel_device_hostif_write(pod->dev[i], TSL_HOSTIF_ICI_WAIT_OFFSET, cycles);
         if (r)
-            return pod_fail(pod, r, "tessel_pod_set_wait: chip %u: HOSTIF ICI_WAIT not written: %s", i,
-                            tessel_strerror(r));
+            return pod_fail(pod, r, "tessel_pod_set_wait: chip %u: %s", i, tessel_last_error(pod->dev[i]));
     }
     return TESSEL_OK;
 }

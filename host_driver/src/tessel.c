@@ -1487,12 +1487,12 @@ uint64_t tessel_device_cycles(tessel_dev_t *dev)
 
 int tessel_device_hostif_read(tessel_dev_t *dev, uint32_t offset, uint32_t *value)
 {
-    return dev->t.hostif_read(dev->t.ctx, offset, value);
+    return hif_rd(dev, offset, value);
 }
 
 int tessel_device_hostif_write(tessel_dev_t *dev, uint32_t offset, uint32_t value)
 {
-    return dev->t.hostif_write(dev->t.ctx, offset, value);
+    return hif_wr(dev, offset, value);
 }
 
 int tessel_device_link_fault(tessel_dev_t *dev, uint32_t port, int fault)

@@ -96,7 +96,8 @@ tessel_status_t tessel_alloc_at(tessel_dev_t *dev, tessel_addr_t addr, size_t by
 
 /* The device's cycle counter (transport cycles()), 0 without one: the model. */
 uint64_t tessel_device_cycles(tessel_dev_t *dev);
-/* A HOSTIF register through the device's transport (pod.c: ICI_WAIT, ICI_CRC_ERRORS); a status. */
+/* A HOSTIF register through the device's transport (pod.c: ICI_WAIT, ICI_CRC_ERRORS); a status, and
+ * on failure the reason in tessel_last_error(dev). */
 int tessel_device_hostif_read(tessel_dev_t *dev, uint32_t offset, uint32_t *value);
 int tessel_device_hostif_write(tessel_dev_t *dev, uint32_t offset, uint32_t value);
 /* The transport's link_fault; TESSEL_ENODEV without one (the model's chips have no links). */

@@ -364,6 +364,13 @@ static void test_sim(int cases)
 /* ----------------------------------------------------------------------- faults and bad calls */
 
 #ifndef TESSEL_NO_SIM
+/* The cycles a failed sim run took, from its error ("...; after N cycles"); all ones without them. */
+static unsigned long long took(const char *e)
+{
+    const char *after = strstr(e, "; after ");
+    return after ? strtoull(after + 8, NULL, 10) : ~0ull;
+}
+
 /* An all-reduce (int32 sum of 256 values on each of the pod's 2 chips) that must run and be right. */
 static void sim_clean_run(tessel_pod_t *pod, const tessel_collective_t *c, const char *when)
 {
@@ -424,9 +431,8 @@ static void test_sim_faults(void)
         else
             tu_check(&T, tessel_pod_link_fault(pod, 0, 0, faults[k].fault) == TESSEL_OK, "sim faults: inject");
         int r = tessel_pod_collective(pod, &c);
-        const char *e = tessel_pod_last_error(pod), *after = strstr(e, "; after ");
-        unsigned long long took = after ? strtoull(after + 8, NULL, 10) : ~0ull;
-        tu_check(&T, r == TESSEL_EDEVICE && strstr(e, "chip ") && strstr(e, faults[k].says) && took < 2ull * kWait,
+        const char *e = tessel_pod_last_error(pod);
+        tu_check(&T, r == TESSEL_EDEVICE && strstr(e, "chip ") && strstr(e, faults[k].says) && took(e) < 2ull * kWait,
                  "sim faults: %s fails the all-reduce within the bound, with the reason: %d %s", faults[k].name, r, e);
         printf("test_pod: sim faults: %s: %s\n", faults[k].name, e);
         if (faults[k].dead < 0) {
@@ -447,9 +453,8 @@ static void test_sim_faults(void)
     const tessel_collective_t big = {.kind = TESSEL_ALL_REDUCE, .dtype = TESSEL_INT32, .count = 1u << 16, .in = a,
                                      .out = a};
     int r = tessel_pod_collective(pod, &big);
-    const char *e = tessel_pod_last_error(pod), *after = strstr(e, "; after ");
-    unsigned long long took = after ? strtoull(after + 8, NULL, 10) : ~0ull;
-    tu_check(&T, r == TESSEL_EDEVICE && strstr(e, "chip 0's link +X is down") && took < 4ull * kWait,
+    const char *e = tessel_pod_last_error(pod);
+    tu_check(&T, r == TESSEL_EDEVICE && strstr(e, "chip 0's link +X is down") && took(e) < 4ull * kWait,
              "sim faults: a link cut under a large all-reduce is found down within the bound: %d %s", r, e);
     printf("test_pod: sim faults: a link cut under 256 KiB: %s\n", e);
     tessel_pod_close(pod);

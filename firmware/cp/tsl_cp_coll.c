@@ -135,28 +135,6 @@ static void reduce(coll_t *x, uint32_t d, uint32_t s, uint32_t bytes)
                  &x->buf[d][s][1], NULL, &x->buf[d][s][0], TSL_TOK(TSL_UNIT_DMA));
 }
 
-/* Forward one tile that arrived in `res` (an all-gather or a broadcast): wait for it, and unless this
- * chip is the last of its chain, send it on. */
-static void forward(coll_t *x, const phase_t *ph, uint32_t d, uint64_t e, uint32_t bytes, int last)
-{
-    semwait(x, ph->sem + d);
-    if (last)
-        return;
-    uint32_t s = next_slot(x, d);
-    xfer(x, TSL_DMA_OP_LOAD, d, s, 0, addr(x, ph->res, e), bytes, 0);
-    send(x, ph->axis, d, s, addr(x, ph->res, e), bytes, ph->sem + d);
-}
-
-/* The own tile e of an all-gather or a broadcast: into place (unless there already), and sent. */
-static void start(coll_t *x, const phase_t *ph, uint32_t d, uint64_t e, uint32_t bytes)
-{
-    uint32_t s = next_slot(x, d), dst = addr(x, ph->res, e), src = addr(x, ph->own, e);
-    xfer(x, TSL_DMA_OP_LOAD, d, s, 0, src, bytes, 0);
-    if (src != dst)
-        xfer(x, TSL_DMA_OP_STORE, d, s, 0, dst, bytes, 0);
-    send(x, ph->axis, d, s, dst, bytes, ph->sem + d);
-}
-
 /* A broadcast: this chip's hops from the root in direction d. */
 static uint32_t hops(const coll_t *x, const phase_t *ph, uint32_t d)
 {
@@ -164,39 +142,68 @@ static uint32_t hops(const coll_t *x, const phase_t *ph, uint32_t d)
     return d ? wrap(ph->root, -(int64_t)p, m) : wrap(p, -(int64_t)ph->root, m);
 }
 
-/* Tile t of [a, b), direction d's half at step st of phase ph, if the half has one. */
-static void tile(coll_t *x, const phase_t *ph, uint32_t st, uint32_t d, uint64_t a, uint64_t b, uint32_t t)
+/* Tile t of [a, b), direction d's half at step st of phase ph: its element and bytes, 0 if the half
+ * has no tile t. */
+static uint32_t tile_of(const coll_t *x, uint64_t a, uint64_t b, uint32_t t, uint64_t *e)
 {
-    const tsl_cp_coll_t *c = x->c;
-    uint32_t m = extent(c, ph->axis), per = x->tile / x->es;
-    uint64_t e = a + (uint64_t)t * per;
-    if (e >= b)
-        return;
-    uint32_t bytes = (uint32_t)((b - e < per ? b - e : per) * x->es);
-    if (ph->kind == PH_BC) {
-        uint32_t k = hops(x, ph, d);
-        if (k == 0)
-            start(x, ph, d, e, bytes);
-        else
-            forward(x, ph, d, e, bytes, k + 1u == m);
-        return;
-    }
-    if (ph->kind == PH_AG) {
-        if (st == 0)
-            start(x, ph, d, e, bytes);
-        else
-            forward(x, ph, d, e, bytes, st + 1u == m);
-        return;
-    }
+    uint32_t per = x->tile / x->es;
+    *e = a + (uint64_t)t * per;
+    return *e >= b ? 0u : (uint32_t)((b - *e < per ? b - *e : per) * x->es);
+}
+
+/* Whether the tile at step st is this chip's own (it starts here), and whether this chip sends it
+ * on (a chain of an all-gather or a broadcast ends at its last chip). */
+static int own_tile(const coll_t *x, const phase_t *ph, uint32_t st, uint32_t d)
+{
+    return ph->kind == PH_BC ? hops(x, ph, d) == 0 : st == 0;
+}
+
+static int sends_on(const coll_t *x, const phase_t *ph, uint32_t st, uint32_t d)
+{
+    uint32_t m = extent(x->c, ph->axis);
+    if (ph->kind == PH_BC)
+        return hops(x, ph, d) + 1u < m;
+    return ph->kind == PH_RS || st + 1u < m;
+}
+
+/* The first half of a tile's work (tile_of's e and bytes), once it has arrived (unless it is the
+ * own): load what the second half needs into a slot, which it returns. Reduce-scatter: the arrived partial into A, the
+ * own contribution into B (step 0: only the own, into A). All-gather and broadcast: the own tile
+ * into A and into place, or the tile that arrived in place into A, unless it goes no further. */
+static uint32_t fetch(coll_t *x, const phase_t *ph, uint32_t st, uint32_t d, uint64_t e, uint32_t bytes)
+{
+    int own = own_tile(x, ph, st, d);
+    if (!own && !sends_on(x, ph, st, d))
+        return 0;
     uint32_t s = next_slot(x, d);
+    if (ph->kind == PH_RS) {
+        xfer(x, TSL_DMA_OP_LOAD, d, s, 0, addr(x, own ? ph->own : ph->part, e), bytes, 0);
+        if (!own)
+            xfer(x, TSL_DMA_OP_LOAD, d, s, 1, addr(x, ph->own, e), bytes, TSL_TOK(TSL_UNIT_VPU));
+        return s;
+    }
+    uint32_t dst = addr(x, ph->res, e), src = own ? addr(x, ph->own, e) : dst;
+    xfer(x, TSL_DMA_OP_LOAD, d, s, 0, src, bytes, 0);
+    if (src != dst)
+        xfer(x, TSL_DMA_OP_STORE, d, s, 0, dst, bytes, 0);
+    return s;
+}
+
+/* The second half, on slot s: a reduce-scatter reduces (after step 0) and sends the partial on, or at
+ * its last step stores the reduced part, and sends it on as the all-gather's first step when one
+ * follows; an all-gather or a broadcast sends the tile on unless its chain ends here. */
+static void finish(coll_t *x, const phase_t *ph, uint32_t st, uint32_t d, uint64_t e, uint32_t bytes, uint32_t s)
+{
+    uint32_t m = extent(x->c, ph->axis);
+    if (ph->kind != PH_RS) {
+        if (own_tile(x, ph, st, d) || sends_on(x, ph, st, d))
+            send(x, ph->axis, d, s, addr(x, ph->res, e), bytes, ph->sem + d);
+        return;
+    }
     if (st == 0) {
-        xfer(x, TSL_DMA_OP_LOAD, d, s, 0, addr(x, ph->own, e), bytes, 0);
         send(x, ph->axis, d, s, addr(x, ph->part, e), bytes, ph->sem + d);
         return;
     }
-    semwait(x, ph->sem + d);
-    xfer(x, TSL_DMA_OP_LOAD, d, s, 0, addr(x, ph->part, e), bytes, 0);
-    xfer(x, TSL_DMA_OP_LOAD, d, s, 1, addr(x, ph->own, e), bytes, TSL_TOK(TSL_UNIT_VPU));
     reduce(x, d, s, bytes);
     if (st + 1u < m)
         send(x, ph->axis, d, s, addr(x, ph->part, e), bytes, ph->sem + d);
@@ -233,9 +240,31 @@ static void step(coll_t *x, const phase_t *ph, uint32_t st)
         }
         nt[d] = (uint32_t)(((b[d] - a[d]) * x->es + x->tile - 1u) / x->tile);
     }
-    while (t[0] < nt[0] || t[1] < nt[1]) {
-        uint32_t d = t[0] >= nt[0] || (t[1] < nt[1] && k[1] + t[1] < k[0] + t[0]);
-        tile(x, ph, st, d, a[d], b[d], t[d]++);
+    if (ph->kind == PH_BC) {
+        while (t[0] < nt[0] || t[1] < nt[1]) {
+            uint32_t d = t[0] >= nt[0] || (t[1] < nt[1] && k[1] + t[1] < k[0] + t[0]);
+            uint64_t e;
+            uint32_t bytes = tile_of(x, a[d], b[d], t[d]++, &e);
+            if (!own_tile(x, ph, st, d))
+                semwait(x, ph->sem + d);
+            finish(x, ph, st, d, e, bytes, fetch(x, ph, st, d, e, bytes));
+        }
+        return;
+    }
+    /* Both directions' tiles arrive together: wait for both, then load both (the DMA overlaps loads
+     * that follow each other, not across a SEMWAIT), then reduce and send each. */
+    for (uint32_t i = 0; i < nt[0] || i < nt[1]; i++) {
+        uint64_t e[2];
+        uint32_t bytes[2], s[2];
+        for (uint32_t d = 0; d < 2u; d++)
+            if ((bytes[d] = tile_of(x, a[d], b[d], i, &e[d])) && !own_tile(x, ph, st, d))
+                semwait(x, ph->sem + d);
+        for (uint32_t d = 0; d < 2u; d++)
+            if (bytes[d])
+                s[d] = fetch(x, ph, st, d, e[d], bytes[d]);
+        for (uint32_t d = 0; d < 2u; d++)
+            if (bytes[d])
+                finish(x, ph, st, d, e[d], bytes[d], s[d]);
     }
 }
 

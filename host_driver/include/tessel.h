@@ -552,7 +552,8 @@ typedef enum { TESSEL_POD_RING = 0, TESSEL_POD_TORUS = 1 } tessel_topology_t;
  *   TESSEL_POD_TORUS  a dx by dy 2-D torus (each 1..ICI_DIM_MAX, dx * dy = chips >= 2).
  * Chip i sits at (i mod dx, i / dx). Backends: "model" (each chip the golden model with the native
  * firmware, run by a thread of its own during a collective) and "sim" (Verilated SoCs joined by
- * links of ICI_LINK_LATENCY cycles, one clock for the pod; a chip of it cannot be restarted alone).
+ * links of ICI_LINK_LATENCY cycles, each chip with its own clock; a chip of it cannot be restarted
+ * alone). Use each chip from one thread at a time.
  * TESSEL_ENODEV for another backend, TESSEL_EINVAL for a bad shape; tessel_last_error(NULL) says why
  * a call failed. */
 __attribute__((warn_unused_result)) tessel_status_t tessel_pod_open(tessel_pod_t **pod, const char *backend,

@@ -238,23 +238,45 @@ TESSEL_API uint64_t tessel_pod_model_cycles(const tessel_pod_t *pod, tessel_coll
     return (uint64_t)(kind == TESSEL_ALL_REDUCE ? 2.0 * t : t);
 }
 
+typedef struct {
+    tessel_pod_t *pod;            /* NULL: the chip runs nothing */
+    uint32_t chip;
+    tessel_cmd_t cmd;
+    tessel_handle_t h;
+    int r, started;
+    pthread_t th;
+    tessel_completion_t cpl;
+    uint64_t end;                 /* sim: the chip's time once its completion was read */
+    uint32_t crc_errs, down;      /* sim: its HOSTIF ICI_CRC_ERRORS and ICI_LINK_DOWN then */
+    int read;                     /* sim: both were read */
+} runner_t;
+
 /* What the links of a sim pod lost since the last look, added to buf[n] ("; ..." each): the packets
  * each chip dropped for their CRC, and the links its senders found down (they drop what they are
  * given); 1 if anything. A lost packet is why a chip waits in vain, or, when it was not a SEND's last
- * (whose write counts on the semaphore), why a run that finished lacks some bytes. */
-static int ici_report(tessel_pod_t *pod, char *buf, size_t n)
+ * (whose write counts on the semaphore), why a run that finished lacks some bytes. A chip's counters
+ * are those its runner read (run, if not NULL), else read now. */
+static int ici_report(tessel_pod_t *pod, char *buf, size_t n, const runner_t *run)
 {
     static const char *const port[] = {"+X", "-X", "+Y", "-Y"};
     int any = 0;
     for (uint32_t i = 0; !pod->mp && i < pod->chips; i++) {
-        uint32_t v, d;
-        if (!tessel_device_hostif_read(pod->dev[i], TSL_HOSTIF_ICI_CRC_ERRORS_OFFSET, &v) && v != pod->crc_errs[i]) {
+        uint32_t v = 0, d = 0;
+        int ok = run && run[i].read;
+        if (ok)
+            v = run[i].crc_errs, d = run[i].down;
+        else
+            ok = !tessel_device_hostif_read(pod->dev[i], TSL_HOSTIF_ICI_CRC_ERRORS_OFFSET, &v) &&
+                 !tessel_device_hostif_read(pod->dev[i], TSL_HOSTIF_ICI_LINK_DOWN_OFFSET, &d);
+        if (!ok)
+            continue;
+        if (v != pod->crc_errs[i]) {
             append(buf, n, "; chip %u dropped %u packet%s for its CRC", i, v - pod->crc_errs[i],
                    v - pod->crc_errs[i] == 1 ? "" : "s");
             pod->crc_errs[i] = v;
             any = 1;
         }
-        if (!tessel_device_hostif_read(pod->dev[i], TSL_HOSTIF_ICI_LINK_DOWN_OFFSET, &d) && (d & ~pod->down[i])) {
+        if (d & ~pod->down[i]) {
             for (uint32_t p = 0; p < 4; p++)
                 if ((d & ~pod->down[i]) >> p & 1u)
                     append(buf, n, "; chip %u's link %s is down", i, port[p]);
@@ -269,28 +291,30 @@ static int ici_report(tessel_pod_t *pod, char *buf, size_t n)
  * that does not come back says so in the pod's error. */
 static void reset_all(tessel_pod_t *pod)
 {
-    ici_report(pod, pod->last_error, sizeof pod->last_error);
+    ici_report(pod, pod->last_error, sizeof pod->last_error, NULL);
     for (uint32_t i = 0; i < pod->chips; i++)
         if (tessel_reset(pod->dev[i]))
             append(pod->last_error, sizeof pod->last_error, "; chip %u did not reset: %s", i,
                    tessel_last_error(pod->dev[i]));
 }
 
-typedef struct {
-    tessel_pod_t *pod;            /* NULL: the chip runs nothing */
-    uint32_t chip;
-    tessel_handle_t h;
-    int r, started;
-    pthread_t th;
-    tessel_completion_t cpl;
-} runner_t;
-
+/* A chip's part of a run, on a thread of its own: submit, wait, and on the sim read the chip's ICI
+ * counters before letting it go (hold), so that everything it does happens at the same times of its
+ * own clock however the threads interleave. */
 static void *run_chip(void *arg)
 {
     runner_t *x = arg;
-    x->r = tessel_wait(x->pod->dev[x->chip], x->h, TESSEL_TIMEOUT_AUTO, &x->cpl);
-    if (x->pod->mp)
+    tessel_dev_t *dev = x->pod->dev[x->chip];
+    if (!(x->r = tessel_submit(dev, &x->cmd, &x->h)))
+        x->r = tessel_wait(dev, x->h, TESSEL_TIMEOUT_AUTO, &x->cpl);
+    if (x->pod->mp) {
         tslm_pod_leave(x->pod->mp);
+        return NULL;
+    }
+    x->end = tessel_device_cycles(dev);
+    x->read = !tessel_device_hostif_read(dev, TSL_HOSTIF_ICI_CRC_ERRORS_OFFSET, &x->crc_errs) &&
+              !tessel_device_hostif_read(dev, TSL_HOSTIF_ICI_LINK_DOWN_OFFSET, &x->down);
+    tessel_device_pod_hold(dev, 0);
     return NULL;
 }
 
@@ -336,21 +360,22 @@ static int check(tessel_pod_t *pod, const tessel_collective_t *c)
 }
 
 /* progs[i] on chip i (a dead chip, or one without words, runs nothing), all at once, inside the window
- * [lo, hi) on every chip; `what` names the call in errors. Each chip waits for its program on a
+ * [lo, hi) on every chip; `what` names the call in errors. Each chip is submitted and waited for on a
  * thread of its own: they wait on each other. A chip without a thread leaves the run at once: those
- * waiting for it then fail, not hang. After a failure every chip is reset (semaphores may hold stray
- * arrivals); on the sim the error then gives the cycles the run took, the packets dropped for their
- * CRC and the links found down, and a run that lost a packet fails even when every chip finished.
- * *cycles: the pod's cycles from the first submit to the last completion read (the sim; 0 on the
- * model). */
+ * waiting for it then fail, not hang. On the sim every chip starts at one time (align), and each
+ * chip's thread alone drives it until its completion is read (hold). After a failure every chip is
+ * reset (semaphores may hold stray arrivals); on the sim the error then gives the cycles the run
+ * took, the packets dropped for their CRC and the links found down, and a run that lost a packet
+ * fails even when every chip finished. *cycles: on the sim, from that one start to the last chip's
+ * completion read (0 on the model). */
 static int run_programs(tessel_pod_t *pod, const char *what, const tessel_pod_prog_t *progs, uint64_t lo, uint64_t hi,
                         uint64_t *cycles)
 {
-    uint32_t n = pod->chips, submitted = 0;
-    uint64_t t0 = tessel_device_cycles(pod->dev[0]);   /* a pod's chips share one clock */
+    uint32_t n = pod->chips;
     runner_t *run = calloc(n, sizeof *run);
     tessel_addr_t *prog = calloc(n, sizeof *prog);
     int r = !run || !prog ? pod_fail(pod, TESSEL_ENOMEM, "%s: no host memory", what) : TESSEL_OK;
+    uint32_t runs = 0;
     for (uint32_t i = 0; i < n && !r; i++) {
         uint32_t bytes = 4u * progs[i].nwords;
         if (pod->dead[i] || !bytes)
@@ -361,32 +386,37 @@ static int run_programs(tessel_pod_t *pod, const char *what, const tessel_pod_pr
             r = pod_fail(pod, r, "%s: chip %u: %s", what, i, tessel_last_error(pod->dev[i]));
         if (r)
             break;
-        tessel_cmd_t cmd;
-        memset(&cmd, 0, sizeof cmd);
-        TSL_SET(cmd.w, TSL_CMD_OPCODE, TSL_CMD_OP_PROGRAM);
-        cmd.w[TSL_CMD_A_ADDR_WORD] = (uint32_t)prog[i];
-        cmd.w[TSL_CMD_N_WORD] = bytes;
-        cmd.w[TSL_PROG_WIN_BASE_WORD] = (uint32_t)lo;
-        cmd.w[TSL_PROG_WIN_LIMIT_WORD] = (uint32_t)hi;
-        if ((r = tessel_submit(pod->dev[i], &cmd, &run[i].h)))
-            r = pod_fail(pod, r, "%s: chip %u: %s", what, i, tessel_last_error(pod->dev[i]));
-        else
-            run[i].pod = pod, run[i].chip = i, submitted++;
+        tessel_cmd_t *cmd = &run[i].cmd;
+        TSL_SET(cmd->w, TSL_CMD_OPCODE, TSL_CMD_OP_PROGRAM);
+        cmd->w[TSL_CMD_A_ADDR_WORD] = (uint32_t)prog[i];
+        cmd->w[TSL_CMD_N_WORD] = bytes;
+        cmd->w[TSL_PROG_WIN_BASE_WORD] = (uint32_t)lo;
+        cmd->w[TSL_PROG_WIN_LIMIT_WORD] = (uint32_t)hi;
+        run[i].pod = pod, run[i].chip = i, runs++;
     }
+    if (!pod->mp)
+        tessel_device_pod_align(pod->dev[0]);
+    uint64_t t0 = tessel_device_cycles(pod->dev[0]), last = t0;   /* every chip's time, once aligned */
     if (!r) {
         if (pod->mp)
-            tslm_pod_begin(pod->mp, submitted);
+            tslm_pod_begin(pod->mp, runs);
+        for (uint32_t i = 0; i < n; i++)
+            if (run[i].pod)
+                tessel_device_pod_hold(pod->dev[i], 1);
         for (uint32_t i = 0; i < n; i++)
             if (run[i].pod && !(run[i].started = !pthread_create(&run[i].th, NULL, run_chip, &run[i]))) {
                 if (pod->mp)
                     tslm_pod_leave(pod->mp);
+                tessel_device_pod_hold(pod->dev[i], 0);
                 r = pod_fail(pod, TESSEL_ENOMEM, "%s: no thread for chip %u", what, i);
             }
         for (uint32_t i = 0; i < n; i++)
-            if (run[i].started)
+            if (run[i].started) {
                 pthread_join(run[i].th, NULL);
+                last = run[i].end > last ? run[i].end : last;
+            }
         for (uint32_t i = 0; i < n && !r; i++)
-            if (run[i].pod && run[i].r) {
+            if (run[i].started && run[i].r) {
                 uint32_t st = (uint32_t)run[i].cpl.status & 0xFFFFu;
                 r = pod_fail(pod, run[i].r, "%s: chip %u: %s (ERR %s)", what, i, tessel_last_error(pod->dev[i]),
                              st == TSL_CMD_ERR_DEVICE && run[i].cpl.detail < TSL_ERR_LIMIT
@@ -394,15 +424,14 @@ static int run_programs(tessel_pod_t *pod, const char *what, const tessel_pod_pr
             }
     }
     char lost[sizeof pod->last_error] = "";
-    if (!r && ici_report(pod, lost, sizeof lost))   /* a run whose every chip finished may still have lost a packet */
+    if (!r && ici_report(pod, lost, sizeof lost, run))   /* a run whose every chip finished may still have lost a packet */
         r = pod_fail(pod, TESSEL_EDEVICE, "%s: its data is incomplete: %s", what, lost + 2);   /* without "; " */
     if (r && !pod->mp)   /* the sim: how long the chips ran before they gave up */
-        append(pod->last_error, sizeof pod->last_error, "; after %llu cycles",
-               (unsigned long long)(tessel_device_cycles(pod->dev[0]) - t0));
+        append(pod->last_error, sizeof pod->last_error, "; after %llu cycles", (unsigned long long)(last - t0));
     if (r)
         reset_all(pod);
     else
-        *cycles = tessel_device_cycles(pod->dev[0]) - t0;
+        *cycles = last - t0;
     for (uint32_t i = 0; prog && i < n; i++)
         if (prog[i])
             (void)tessel_free(pod->dev[i], prog[i]);

@@ -1500,6 +1500,18 @@ int tessel_device_link_fault(tessel_dev_t *dev, uint32_t port, int fault)
     return dev->t.link_fault ? dev->t.link_fault(dev->t.ctx, port, fault) : TESSEL_ENODEV;
 }
 
+void tessel_device_pod_hold(tessel_dev_t *dev, int on)
+{
+    if (dev->t.hold)
+        dev->t.hold(dev->t.ctx, on);
+}
+
+void tessel_device_pod_align(tessel_dev_t *dev)
+{
+    if (dev->t.align)
+        dev->t.align(dev->t.ctx);
+}
+
 void tessel_orphan(tessel_dev_t *dev, tessel_handle_t h)
 {
     slot_t *s = dev ? find_slot(dev, h) : NULL;

@@ -51,6 +51,11 @@ typedef struct {
     /* Optional (a chip of a sim pod): fault injection on the link that leaves it by ICI port `port`
      * (tessel_link_fault_t); TESSEL_EINVAL when it has no link there. */
     int (*link_fault)(void *ctx, uint32_t port, int fault);
+    /* Optional (a chip of a sim pod, whose chips keep their own times): hold keeps the chip from
+     * being advanced on a neighbour's behalf (on) or lets it be again (0); align brings every chip
+     * of the pod to the time of the one furthest on, with no chip held or in use. */
+    void (*hold)(void *ctx, int on);
+    void (*align)(void *ctx);
     char err[160];                  /* why open failed */
 } tessel_transport_t;
 
@@ -102,6 +107,10 @@ int tessel_device_hostif_read(tessel_dev_t *dev, uint32_t offset, uint32_t *valu
 int tessel_device_hostif_write(tessel_dev_t *dev, uint32_t offset, uint32_t value);
 /* The transport's link_fault; TESSEL_ENODEV without one (the model's chips have no links). */
 int tessel_device_link_fault(tessel_dev_t *dev, uint32_t port, int fault);
+
+/* The transport's hold and align (a chip of a sim pod); nothing without them. */
+void tessel_device_pod_hold(tessel_dev_t *dev, int on);
+void tessel_device_pod_align(tessel_dev_t *dev);
 
 /* Give up on command `h` (tessel_gemm after a failed wait): nobody will wait for it; its slot is
  * dropped when its completion arrives, and until then the memory it may touch stays in flight

@@ -15,9 +15,10 @@
 // Fault injection for tests/rel goes through the hooks of tessel_sim_fault.h.
 //
 // A pod (tessel_transport_sim_pod_open, docs/pod.md): one TslPodSim of X x Y chips, each chip a
-// transport of its own. They share one clock, so every call of any chip's transport takes the
-// pod's lock and advances the whole pod; the chips' threads (tessel_pod_run) take turns. A chip
-// of a pod cannot be restarted alone (no restart), and has no trace. With $TESSEL_POD_TIMELINE=P,
+// transport of its own. Each chip keeps its own time: a call of a chip's transport uses that chip
+// (TslPodSim::Use) and advances it alone, and its neighbours only as far as it needs them, so the
+// chips' threads (tessel_pod_run) run in parallel. hold and align are TslPodSim's. A chip of a pod
+// cannot be restarted alone (no restart), and has no trace. With $TESSEL_POD_TIMELINE=P,
 // chip i records its timeline from open, and its close writes it to P.i.json.
 //
 // An RTL assertion that fails (the SoC is built with --assert; hw/rtl/tsl_assert.svh) stops the
@@ -32,7 +33,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <new>
 #include <string>
 
@@ -55,10 +55,9 @@ const uint64_t kBootCycles = 2000000;  // reset to FW_STATUS ready
 const uint64_t kWaitSlice = 20000;     // cycles per wait() call
 const uint64_t kAccessCycles = 100000; // one host-port access
 
-// A pod's chips and the lock that serialises every use of them.
+// A pod's chips.
 struct Pod {
   std::unique_ptr<TslPodSim> sim;
-  std::mutex mu;
   ~Pod();
 };
 
@@ -66,17 +65,18 @@ struct Sim {
   TslSocSim *soc = nullptr;        // own.get(), or a chip of pod
   std::unique_ptr<TslSocSim> own;  // a chip alone
   std::shared_ptr<Pod> pod;
+  unsigned chip = 0;               // soc is pod->sim->chip(chip)
   FILE *timeline = nullptr;
   std::string fw;   // the firmware, loaded again by restart
   std::string err;  // error(): why the device failed ("" while it has not)
 };
 
-// Held by every call: the pod's lock, for a chip of a pod.
+// Held by every call: the use of its chip, for a chip of a pod.
 struct Guard {
   explicit Guard(Sim *s) {
-    if (s->pod) l = std::unique_lock<std::mutex>(s->pod->mu);
+    if (s->pod) use.reset(new TslPodSim::Use(*s->pod->sim, s->chip));
   }
-  std::unique_lock<std::mutex> l;
+  std::unique_ptr<TslPodSim::Use> use;
 };
 
 // TESSEL_EDEVICE once the SoC has failed (an RTL assertion), with the reason in s->err.
@@ -139,12 +139,15 @@ static_assert(TESSEL_LINK_OK == int(TslPodSim::kLinkOk) && TESSEL_LINK_CORRUPT =
 int s_link_fault(void *ctx, uint32_t port, int fault) {
   Sim *s = static_cast<Sim *>(ctx);
   Guard g(s);
-  TslPodSim &pod = *s->pod->sim;
-  for (unsigned i = 0; i < pod.chips(); i++)
-    if (&pod.chip(i) == s->soc)
-      return pod.link_fault(i, port, TslPodSim::LinkFault(fault)) ? 0 : TESSEL_EINVAL;
-  return TESSEL_EINVAL;
+  return s->pod->sim->link_fault(s->chip, port, TslPodSim::LinkFault(fault)) ? 0 : TESSEL_EINVAL;
 }
+
+void s_hold(void *ctx, int on) {
+  Sim *s = static_cast<Sim *>(ctx);
+  s->pod->sim->hold(s->chip, on != 0);
+}
+
+void s_align(void *ctx) { static_cast<Sim *>(ctx)->pod->sim->align(); }
 
 const char *s_error(void *ctx) { return static_cast<Sim *>(ctx)->err.c_str(); }
 int s_failed(void *ctx) {
@@ -355,6 +358,8 @@ int fill(tessel_transport_t *t, Sim *s) {
   t->failed = s_failed;
   t->restart = s->pod ? nullptr : s_restart;
   t->link_fault = s->pod ? s_link_fault : nullptr;
+  t->hold = s->pod ? s_hold : nullptr;
+  t->align = s->pod ? s_align : nullptr;
   return TESSEL_OK;
 }
 }  // namespace
@@ -372,15 +377,19 @@ int tessel_transport_sim_pod_open(tessel_transport_t *ts, uint32_t dx, uint32_t 
   try {
     pod = std::make_shared<Pod>();
     pod->sim.reset(new TslPodSim(dx, dy, TSL_PARAM_ICI_LINK_LATENCY));
-    std::lock_guard<std::mutex> l(pod->mu);
     for (uint32_t i = 0; i < n && r == TESSEL_OK; i++) {
+      TslPodSim::Use u(*pod->sim, i);
       TslSocSim &c = pod->sim->chip(i);
       c.set_console(nullptr);
       std::string why;
       if (!c.load_elf(fw, &why)) err = "sim: firmware " + why, r = TESSEL_EINVAL;
     }
-    for (uint32_t i = 0; i < n && r == TESSEL_OK; i++) pod->sim->chip(i).reset();
     for (uint32_t i = 0; i < n && r == TESSEL_OK; i++) {
+      TslPodSim::Use u(*pod->sim, i);
+      pod->sim->chip(i).reset();
+    }
+    for (uint32_t i = 0; i < n && r == TESSEL_OK; i++) {
+      TslPodSim::Use u(*pod->sim, i);
       Sim probe;
       probe.fw = fw;
       r = await_ready(&probe, &pod->sim->chip(i), &err);
@@ -397,6 +406,7 @@ int tessel_transport_sim_pod_open(tessel_transport_t *ts, uint32_t dx, uint32_t 
     }
     s->fw = fw;
     s->pod = pod;
+    s->chip = i;
     s->soc = &pod->sim->chip(i);
     const char *tl = std::getenv("TESSEL_POD_TIMELINE");
     if (tl && *tl) {

@@ -478,7 +478,7 @@ void TslSocSim::step(uint64_t n) {
 
 void TslSocSim::cycle() {
   if (pod_)
-    pod_->cycle();
+    pod_->advance(pod_chip_);
   else
     cycle_alone();
 }
@@ -628,19 +628,34 @@ void TslSocSim::drive_ici() {
   });
 }
 
-// A link one way: from (chip, port) to (chip, port), its flits and, the other way, the credits
-// the receiver returns, each in a delay line of latency slots (slot now % latency).
+// A link one way, from (from, from_port) to (to, to_port): the flits `from` sent in its cycle t, and
+// the credits `to` returned in its cycle t, each at slot t % ring_ until read `latency` cycles later.
+// A chip runs at most `latency` cycles ahead of a neighbour, so no slot is written before it is read.
 struct TslPodSim::Link {
   unsigned from, from_port, to, to_port;
-  std::vector<TslSocSim::Impl::IciIo> line;  // kind and data toward `to`; credit toward `from`
-  LinkFault fault;
+  std::vector<TslSocSim::Impl::IciIo> flit;  // kind and data
+  std::vector<uint32_t> credit;
+  std::atomic<int> fault{kLinkOk};           // written by a host thread, read by whoever runs a chip
+  Link(unsigned f, unsigned fp, unsigned t, unsigned tp) : from(f), from_port(fp), to(t), to_port(tp) {}
+  Link(Link &&o) : from(o.from), from_port(o.from_port), to(o.to), to_port(o.to_port), fault(kLinkOk) {}
 };
 
-TslPodSim::TslPodSim(unsigned x, unsigned y, uint32_t latency) : latency_(latency ? latency : 1) {
+// A chip as a logical process: its time (cycles run), who may run it, and its links.
+struct TslPodSim::Lp {
+  std::atomic<uint64_t> t{0};
+  bool busy = false, held = false;         // in use (or pulled) by some thread; held (hold())
+  std::vector<unsigned> in, out, nbr;      // links into it and out of it; its neighbours, once each
+  Lp() = default;
+  Lp(Lp &&o) : busy(o.busy), held(o.held), in(std::move(o.in)), out(std::move(o.out)), nbr(std::move(o.nbr)) {}
+};
+
+TslPodSim::TslPodSim(unsigned x, unsigned y, uint32_t latency)
+    : latency_(latency ? latency : 1), ring_(2 * (latency ? latency : 1) + 2) {
   for (unsigned i = 0; i < x * y; i++) {
     chip_.emplace_back(new TslSocSim(true));
     TslSocSim &c = *chip_.back();
     c.pod_ = this;
+    c.pod_chip_ = i;
     c.impl_->with([&](auto &t) {
       t.ici_chip_x_i = i % x;
       t.ici_chip_y_i = i / x;
@@ -651,55 +666,130 @@ TslPodSim::TslPodSim(unsigned x, unsigned y, uint32_t latency) : latency_(latenc
   for (unsigned i = 0; i < x * y; i++) {
     unsigned cx = i % x, cy = i / x;
     if (x > 1) {
-      link_.push_back({i, 0, cy * x + (cx + 1) % x, 1, {}, kLinkOk});
-      link_.push_back({i, 1, cy * x + (cx + x - 1) % x, 0, {}, kLinkOk});
+      link_.emplace_back(i, 0, cy * x + (cx + 1) % x, 1);
+      link_.emplace_back(i, 1, cy * x + (cx + x - 1) % x, 0);
     }
     if (y > 1) {
-      link_.push_back({i, 2, ((cy + 1) % y) * x + cx, 3, {}, kLinkOk});
-      link_.push_back({i, 3, ((cy + y - 1) % y) * x + cx, 2, {}, kLinkOk});
+      link_.emplace_back(i, 2, ((cy + 1) % y) * x + cx, 3);
+      link_.emplace_back(i, 3, ((cy + y - 1) % y) * x + cx, 2);
     }
   }
-  for (Link &l : link_) l.line.resize(latency_);
+  lp_.resize(x * y);
+  for (unsigned k = 0; k < link_.size(); k++) {
+    Link &l = link_[k];
+    l.flit.resize(ring_);
+    l.credit.resize(ring_);
+    lp_[l.from].out.push_back(k);
+    lp_[l.to].in.push_back(k);
+    std::vector<unsigned> &nb = lp_[l.from].nbr;
+    if (std::find(nb.begin(), nb.end(), l.to) == nb.end()) nb.push_back(l.to);
+  }
 }
 
 TslPodSim::~TslPodSim() = default;
 
-bool TslPodSim::failed() const {
-  for (const auto &c : chip_)
-    if (c->failed()) return true;
-  return false;
+void TslPodSim::enter(unsigned i) {
+  std::unique_lock<std::mutex> l(mu_);
+  waiting_++;
+  cv_.wait(l, [&] { return !lp_[i].busy; });
+  waiting_--;
+  lp_[i].busy = true;
 }
 
-void TslPodSim::cycle() {
-  size_t slot = now_ % latency_;
-  // What left latency cycles ago arrives now: flits at the receivers, credits at the senders.
-  for (Link &l : link_) {
-    const TslSocSim::Impl::IciIo &v = l.line[slot];
-    TslSocSim::Impl::IciIo &rx = chip_[l.to]->impl_->ici_in[l.to_port];
-    rx.kind = v.kind;
-    rx.data = v.data;
-    chip_[l.from]->impl_->ici_in[l.from_port].credit = v.credit;
-  }
-  for (auto &c : chip_) c->cycle_alone();
-  for (Link &l : link_) {
-    TslSocSim::Impl::IciIo v = chip_[l.from]->impl_->ici_out[l.from_port];
-    v.credit = chip_[l.to]->impl_->ici_out[l.to_port].credit;
-    link_flits_ += v.kind != TSL_ICI_FLIT_IDLE;
-    if (l.fault == kLinkCut) {
-      v = {};
-    } else if (l.fault == kLinkCorrupt && (v.kind == TSL_ICI_FLIT_DATA || v.kind == TSL_ICI_FLIT_LAST)) {
-      v.data ^= 1;
-      l.fault = kLinkOk;
+void TslPodSim::leave(unsigned i) {
+  std::lock_guard<std::mutex> l(mu_);
+  lp_[i].busy = false;
+  cv_.notify_all();
+}
+
+void TslPodSim::hold(unsigned i, bool on) {
+  std::lock_guard<std::mutex> l(mu_);
+  lp_[i].held = on;
+  cv_.notify_all();
+}
+
+bool TslPodSim::ready(unsigned i) const {
+  uint64_t t = lp_[i].t.load(std::memory_order_relaxed);
+  for (unsigned n : lp_[i].nbr)
+    if (lp_[n].t.load() + latency_ <= t) return false;
+  return true;
+}
+
+void TslPodSim::advance(unsigned i) {
+  if (!ready(i)) {
+    std::unique_lock<std::mutex> l(mu_);
+    waiting_++;  // before looking at the times: step() then sees it, or this sees the step
+    while (!ready(i)) {
+      uint64_t t = lp_[i].t.load(std::memory_order_relaxed);
+      unsigned pull = ~0u;
+      for (unsigned n : lp_[i].nbr)
+        if (lp_[n].t.load() + latency_ <= t && !lp_[n].busy && !lp_[n].held) pull = n;
+      if (pull == ~0u) {
+        cv_.wait(l);
+        continue;
+      }
+      lp_[pull].busy = true;  // nobody runs it: this thread does, as far as this chip needs it
+      l.unlock();
+      while (lp_[pull].t.load(std::memory_order_relaxed) + latency_ <= t) advance(pull);
+      l.lock();
+      lp_[pull].busy = false;
+      cv_.notify_all();
     }
-    l.line[slot] = v;
+    waiting_--;
   }
-  now_++;
+  step(i);
+}
+
+void TslPodSim::step(unsigned i) {
+  Lp &lp = lp_[i];
+  uint64_t t = lp.t.load(std::memory_order_relaxed);
+  TslSocSim::Impl &m = *chip_[i]->impl_;
+  size_t rd = t >= latency_ ? (t - latency_) % ring_ : 0, wr = t % ring_;
+  for (unsigned k : lp.in) {  // what left latency cycles ago arrives now: flits at the receivers
+    const Link &l = link_[k];
+    m.ici_in[l.to_port].kind = t >= latency_ ? l.flit[rd].kind : 0;
+    m.ici_in[l.to_port].data = t >= latency_ ? l.flit[rd].data : 0;
+  }
+  for (unsigned k : lp.out)  // and credits at the senders
+    m.ici_in[link_[k].from_port].credit = t >= latency_ ? link_[k].credit[rd] : 0;
+  chip_[i]->cycle_alone();
+  for (unsigned k : lp.out) {
+    Link &l = link_[k];
+    TslSocSim::Impl::IciIo v = m.ici_out[l.from_port];
+    v.credit = 0;
+    int f = l.fault.load(std::memory_order_relaxed);
+    if (f == kLinkCut) {
+      v = {};
+    } else if (f == kLinkCorrupt && (v.kind == TSL_ICI_FLIT_DATA || v.kind == TSL_ICI_FLIT_LAST)) {
+      v.data ^= 1;
+      l.fault.store(kLinkOk, std::memory_order_relaxed);
+    }
+    l.flit[wr] = v;
+  }
+  for (unsigned k : lp.in) {
+    Link &l = link_[k];
+    l.credit[wr] = l.fault.load(std::memory_order_relaxed) == kLinkCut ? 0 : m.ici_out[l.to_port].credit;
+  }
+  lp.t.store(t + 1);
+  if (waiting_.load()) {
+    std::lock_guard<std::mutex> l(mu_);
+    cv_.notify_all();
+  }
+}
+
+void TslPodSim::align() {
+  uint64_t end = 0;
+  for (const Lp &lp : lp_) end = std::max(end, lp.t.load());
+  for (unsigned i = 0; i < chips(); i++) {
+    Use u(*this, i);
+    while (lp_[i].t.load(std::memory_order_relaxed) < end) advance(i);
+  }
 }
 
 bool TslPodSim::link_fault(unsigned chip, unsigned port, LinkFault f) {
   for (Link &l : link_)
     if (l.from == chip && l.from_port == port) {
-      l.fault = f;
+      l.fault.store(f);
       return true;
     }
   return false;

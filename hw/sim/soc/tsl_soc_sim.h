@@ -16,10 +16,13 @@
 #ifndef TSL_SOC_SIM_H
 #define TSL_SOC_SIM_H
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -56,8 +59,7 @@ class TslSocSim {
   bool open_trace(const std::string &path, std::string *err);
   void set_console(FILE *f) { console_ = f; }
 
-  // Hold rst_ni low for a few cycles, then release it: the core starts at the RAM base. In a pod
-  // (TslPodSim), the whole pod's time passes.
+  // Hold rst_ni low for a few cycles, then release it: the core starts at the RAM base.
   void reset();
   // Advance n clock cycles.
   void step(uint64_t n = 1);
@@ -115,7 +117,7 @@ class TslSocSim {
   struct Impl;
   explicit TslSocSim(bool pod);  // pod: on the model of a pod's chip (TslPodSim; tsl_soc_sim.cpp)
   struct Timeline;
-  void cycle();  // one clock cycle: of the whole pod when in one (pod_->cycle()), else cycle_alone()
+  void cycle();  // one clock cycle: in a pod, once its neighbours allow (pod_->advance()), else cycle_alone()
   void cycle_alone();  // this chip's clock cycle with all side effects; nothing once failed()
   void drive_ici();    // the links' inputs (Impl::ici_in) onto the model's ports
   void cycle_model();  // the cycle itself (cycle() catches what Verilator throws)
@@ -125,6 +127,7 @@ class TslSocSim {
   std::unique_ptr<Impl> impl_;
   std::unique_ptr<Timeline> timeline_;
   TslPodSim *pod_ = nullptr;
+  unsigned pod_chip_ = 0;  // its index in pod_
   FILE *console_ = stdout;
   uint64_t cycles_ = 0, instret_ = 0, host_accesses_ = 0;
   uint32_t traps_in_row_ = 0, exit_code_ = 0, trap_cause_ = 0, trap_pc_ = 0;
@@ -136,9 +139,22 @@ class TslSocSim {
 // Chip (x, y) of an X x Y pod has the straps of its coordinates; its ICI port +X (0) is joined to
 // port -X (1) of chip ((x + 1) mod X, y), and +Y (2) to -Y (3) of (x, (y + 1) mod Y), each way,
 // when that extent is above 1 (a ring is X x 1). A link carries what a chip's sender puts on it
-// in cycle t to the neighbour's receiver in cycle t + latency, and the receiver's credits back
-// with the same delay. Every chip's step(), run_until() and host access advance the whole pod:
-// one clock for all. Not thread-safe: callers serialise every use of the pod and its chips.
+// in its cycle t to the neighbour's receiver in the neighbour's cycle t + latency, and the
+// receiver's credits back with the same delay.
+//
+// Each chip keeps its own time, as a logical process of a conservative parallel discrete-event
+// simulation with the link latency as its lookahead: a chip may run its cycle t once each
+// neighbour has run its cycle t - latency, whose outputs it reads. So a chip's every cycle depends
+// only on its own host's accesses and on what its links carried, never on how the host threads
+// interleave, and chips driven from different threads run in parallel. A chip's step(),
+// run_until() and host accesses advance that chip alone. When it needs a neighbour that nobody
+// drives (neither in use nor held, below), the calling thread advances that neighbour as far as
+// it must; one that is in use or held is waited for.
+//
+// Threads: a thread uses chip i (any call on it, its HBM model included) inside a Use of it; uses
+// of one chip take turns. hold() keeps a chip from being advanced by anyone but its users. Use a
+// chip from one thread at a time between holds as well: a held chip that nobody goes on driving
+// stops its neighbours once they are `latency` cycles ahead.
 class TslPodSim {
  public:
   static const unsigned kPorts = 4;
@@ -148,10 +164,23 @@ class TslPodSim {
   TslPodSim &operator=(const TslPodSim &) = delete;
   unsigned chips() const { return unsigned(chip_.size()); }
   TslSocSim &chip(unsigned i) { return *chip_[i]; }  // chip (i mod X, i / X)
-  void cycle();                 // one clock cycle of every chip and link
-  bool failed() const;          // some chip's simulation stopped (its failure())
-  // Flits carried (DATA, LAST and CRC) over all links since construction.
-  uint64_t link_flits() const { return link_flits_; }
+  // This thread uses chip i from construction to destruction (waits while another thread does).
+  class Use {
+   public:
+    Use(TslPodSim &pod, unsigned chip) : pod_(pod), chip_(chip) { pod_.enter(chip_); }
+    ~Use() { pod_.leave(chip_); }
+    Use(const Use &) = delete;
+    Use &operator=(const Use &) = delete;
+
+   private:
+    TslPodSim &pod_;
+    unsigned chip_;
+  };
+  // While held, chip i advances only through its users' calls, never on a neighbour's behalf.
+  void hold(unsigned chip, bool on);
+  // Every chip to the time of the one furthest on (their own times: cycles()). No thread may use a
+  // chip or hold one meanwhile.
+  void align();
   // Fault injection (tests; docs/pod.md, Faults) on the link that leaves chip `chip` by ICI port
   // `port`, from the next cycle on: kLinkCorrupt flips bit 0 of the next DATA or LAST flit it
   // carries, once (the receiver drops that packet for its CRC); kLinkCut makes it carry nothing
@@ -160,11 +189,21 @@ class TslPodSim {
   bool link_fault(unsigned chip, unsigned port, LinkFault f);
 
  private:
+  friend class TslSocSim;
   struct Link;
+  struct Lp;
+  void enter(unsigned chip);
+  void leave(unsigned chip);
+  bool ready(unsigned chip) const;  // its neighbours have run far enough for its next cycle
+  void advance(unsigned chip);      // one cycle of a chip the caller uses or pulls
+  void step(unsigned chip);         // that cycle, once ready: the links in, the chip, the links out
   std::vector<std::unique_ptr<TslSocSim>> chip_;
   std::vector<Link> link_;
-  uint32_t latency_;
-  uint64_t now_ = 0, link_flits_ = 0;
+  std::vector<Lp> lp_;
+  uint32_t latency_, ring_;
+  std::mutex mu_;                   // hold, use and pull decisions
+  std::condition_variable cv_;      // some chip's time, use or hold changed
+  std::atomic<unsigned> waiting_{0};
 };
 
 #endif  // TSL_SOC_SIM_H

@@ -22,7 +22,7 @@ export BUILD
 DEBIAN_PKGS := verilator gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf yosys \
                nextpnr-ice40 fpga-icestorm iverilog qemu-system-misc clang gnuplot \
                python3 python3-dev python3-numpy python3-sklearn python3-torch python3-onnx \
-               libonnx-testdata make g++ z3
+               libonnx-testdata make g++ z3 libopenmpi-dev openmpi-bin
 
 VERILATOR ?= verilator
 comma := ,

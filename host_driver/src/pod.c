@@ -19,6 +19,8 @@ struct tessel_pod {
     uint8_t *dead;                /* tessel_pod_kill */
     uint32_t *crc_errs;           /* each chip's HOSTIF ICI_CRC_ERRORS when last read (sim) */
     uint32_t *down;               /* each chip's HOSTIF ICI_LINK_DOWN when last read (sim) */
+    const tessel_pod_net_t *net;  /* an Open MPI pod: dev[i] is NULL for another rank's chip */
+    tessel_pod_net_t net_copy;
     tessel_pod_stats_t stats;
     char last_error[512];
 };
@@ -53,6 +55,11 @@ TESSEL_API const char *tessel_pod_last_error(const tessel_pod_t *pod)
     return pod ? pod->last_error : open_error;
 }
 
+void tessel_pod_open_error(const char *msg)
+{
+    snprintf(open_error, sizeof open_error, "%s", msg);
+}
+
 TESSEL_API void tessel_pod_close(tessel_pod_t *pod)
 {
     if (!pod)
@@ -60,6 +67,8 @@ TESSEL_API void tessel_pod_close(tessel_pod_t *pod)
     for (uint32_t i = 0; pod->dev && i < pod->chips; i++)
         tessel_close(pod->dev[i]);
     tslm_pod_free(pod->mp);
+    if (pod->net && pod->net->free)
+        pod->net->free(pod->net->net);
     free(pod->dev);
     free(pod->dead);
     free(pod->crc_errs);
@@ -67,9 +76,56 @@ TESSEL_API void tessel_pod_close(tessel_pod_t *pod)
     free(pod);
 }
 
+/* The first chip of this process (every chip, but with a net). */
+static tessel_dev_t *first_dev(const tessel_pod_t *pod)
+{
+    for (uint32_t i = 0; i < pod->chips; i++)
+        if (pod->dev[i])
+            return pod->dev[i];
+    return NULL;
+}
+
+/* Opening a pod's devices: chip i's into pod->dev[i] from t[i] (r[i]: its status, err[i] why). */
+typedef struct {
+    tessel_pod_t *pod;
+    tessel_transport_t *t;
+    char (*err)[160];
+    int *r;
+} opener_t;
+
+static void open_chip(void *arg, uint32_t i)
+{
+    opener_t *o = arg;
+    if (!(o->r[i] = tessel_open_transport(&o->pod->dev[i], &o->t[i], 0)))
+        return;
+    snprintf(o->err[i], sizeof o->err[i], "%s", o->t[i].err[0] ? o->t[i].err : tessel_last_error(NULL));
+}
+
+/* net, if not NULL, is the pod's once *taken is set (tessel_pod_close frees it). */
+static tessel_status_t pod_open(tessel_pod_t **pod, const char *backend, uint32_t chips, tessel_topology_t topology,
+                                uint32_t dx, uint32_t dy, const tessel_pod_net_t *net, int *taken);
+
 TESSEL_API tessel_status_t tessel_pod_open(tessel_pod_t **pod, const char *backend, uint32_t chips,
                                            tessel_topology_t topology, uint32_t dx, uint32_t dy)
 {
+    int taken;
+    return pod_open(pod, backend, chips, topology, dx, dy, NULL, &taken);
+}
+
+tessel_status_t tessel_pod_open_net(tessel_pod_t **pod, uint32_t chips, tessel_topology_t topology, uint32_t dx,
+                                    uint32_t dy, const tessel_pod_net_t *net)
+{
+    int taken = 0;
+    tessel_status_t r = pod_open(pod, "sim", chips, topology, dx, dy, net, &taken);
+    if (!taken && net->free)
+        net->free(net->net);
+    return r;
+}
+
+static tessel_status_t pod_open(tessel_pod_t **pod, const char *backend, uint32_t chips, tessel_topology_t topology,
+                                uint32_t dx, uint32_t dy, const tessel_pod_net_t *net, int *taken)
+{
+    *taken = 0;
     open_error[0] = 0;
     if (!pod || !backend) {
         snprintf(open_error, sizeof open_error, "tessel_pod_open: NULL pod pointer or backend");
@@ -113,28 +169,43 @@ TESSEL_API tessel_status_t tessel_pod_open(tessel_pod_t **pod, const char *backe
         tessel_pod_close(p);
         return TESSEL_ENOMEM;
     }
+    if (net)
+        p->net_copy = *net, p->net = &p->net_copy, *taken = 1;
     p->chips = chips;
     p->dx = dx;
     p->dy = dy;
     p->torus = topology == TESSEL_POD_TORUS;
     int r = TESSEL_OK;
 #ifndef TESSEL_NO_SIM
-    if (sim && (r = tessel_transport_sim_pod_open(t, dx, dy, NULL)))
+    if (sim && (r = tessel_transport_sim_pod_open(t, dx, dy, NULL, net ? net->net : NULL)))
         snprintf(open_error, sizeof open_error, "tessel_pod_open: %s", t[0].err);
 #endif
-    for (uint32_t i = 0; i < chips && !r; i++) {
-        tessel_model_cfg_t cfg = {.pod = p->mp, .pod_x = dx, .pod_y = dy, .chip_x = i % dx, .chip_y = i / dx};
-        if (!sim)
-            r = tessel_transport_model_open(&t[i], &cfg);
-        if (!r)
-            r = tessel_open_transport(&p->dev[i], &t[i], 0);
-        if (r) {
-            snprintf(open_error, sizeof open_error, "tessel_pod_open: chip %u: %s", i,
-                     t[i].err[0] ? t[i].err : tessel_last_error(NULL));
-            for (uint32_t j = i + 1; sim && j < chips; j++)   /* opened with the pod, not yet a device's */
-                t[j].close(t[j].ctx);
-        }
+    opener_t o = {p, t, r ? NULL : calloc(chips, sizeof *o.err), r ? NULL : calloc(chips, sizeof *o.r)};
+    if (!r && (!o.r || !o.err)) {
+        r = TESSEL_ENOMEM;
+        for (uint32_t i = 0; i < chips && sim; i++)   /* opened with the pod, not yet a device's */
+            if (t[i].ctx)
+                t[i].close(t[i].ctx);
     }
+    for (uint32_t i = 0; i < chips && !r && !sim; i++) {
+        tessel_model_cfg_t cfg = {.pod = p->mp, .pod_x = dx, .pod_y = dy, .chip_x = i % dx, .chip_y = i / dx};
+        if ((o.r[i] = tessel_transport_model_open(&t[i], &cfg)))
+            snprintf(o.err[i], sizeof o.err[i], "%s", t[i].err);
+        else
+            open_chip(&o, i);
+        r = o.r[i];
+    }
+    if (!r && sim) {   /* every chip of this process at once (docs/pod.md, "The sim pod") */
+        uint32_t f = 0;
+        while (!t[f].ctx)
+            f++;
+        t[f].each(t[f].ctx, open_chip, &o);
+    }
+    for (uint32_t i = 0; i < chips && o.r && !r; i++)
+        if ((r = o.r[i]))
+            snprintf(open_error, sizeof open_error, "tessel_pod_open: chip %u: %s", i, o.err[i]);
+    free(o.r);
+    free(o.err);
     free(t);
     if (r) {
         tessel_pod_close(p);
@@ -165,24 +236,26 @@ TESSEL_API tessel_status_t tessel_pod_alloc(tessel_pod_t *pod, size_t bytes, tes
     tessel_addr_t tried[64];
     unsigned ntried = 0;
     int r = TESSEL_ENOMEM;
+    tessel_dev_t *d0 = first_dev(pod);   /* chip 0, or with a net this rank's first */
     while (ntried < 64u) {
         tessel_addr_t a;
-        if (tessel_alloc(pod->dev[0], bytes, 64, &a))
+        if (tessel_alloc(d0, bytes, 64, &a))
             break;
-        uint32_t i = 1;
-        while (i < pod->chips && !tessel_alloc_at(pod->dev[i], a, bytes))
+        uint32_t i = 0;
+        while (i < pod->chips && (pod->dev[i] == d0 || !pod->dev[i] || !tessel_alloc_at(pod->dev[i], a, bytes)))
             i++;
         if (i == pod->chips) {
             *out = a;
             r = TESSEL_OK;
             break;
         }
-        while (--i > 0)
-            (void)tessel_free(pod->dev[i], a);
+        while (i-- > 0)
+            if (pod->dev[i] && pod->dev[i] != d0)
+                (void)tessel_free(pod->dev[i], a);
         tried[ntried++] = a;
     }
     while (ntried)
-        (void)tessel_free(pod->dev[0], tried[--ntried]);
+        (void)tessel_free(d0, tried[--ntried]);
     return r ? pod_fail(pod, r, "tessel_pod_alloc: no address has %zu free bytes on every chip", bytes) : TESSEL_OK;
 }
 
@@ -192,7 +265,7 @@ TESSEL_API tessel_status_t tessel_pod_free(tessel_pod_t *pod, tessel_addr_t addr
         return TESSEL_EINVAL;
     int r = TESSEL_OK;
     for (uint32_t i = 0; i < pod->chips; i++)
-        if (tessel_free(pod->dev[i], addr))
+        if (pod->dev[i] && tessel_free(pod->dev[i], addr))
             r = pod_fail(pod, TESSEL_EINVAL, "tessel_pod_free: 0x%llx is not a symmetric buffer",
                          (unsigned long long)addr);
     return r;
@@ -262,6 +335,8 @@ static int ici_report(tessel_pod_t *pod, char *buf, size_t n, const runner_t *ru
     int any = 0;
     for (uint32_t i = 0; !pod->mp && i < pod->chips; i++) {
         uint32_t v = 0, d = 0;
+        if (!pod->dev[i])
+            continue;
         int ok = run && run[i].read;
         if (ok)
             v = run[i].crc_errs, d = run[i].down;
@@ -293,7 +368,7 @@ static void reset_all(tessel_pod_t *pod)
 {
     ici_report(pod, pod->last_error, sizeof pod->last_error, NULL);
     for (uint32_t i = 0; i < pod->chips; i++)
-        if (tessel_reset(pod->dev[i]))
+        if (pod->dev[i] && tessel_reset(pod->dev[i]))
             append(pod->last_error, sizeof pod->last_error, "; chip %u did not reset: %s", i,
                    tessel_last_error(pod->dev[i]));
 }
@@ -338,7 +413,7 @@ static int check(tessel_pod_t *pod, const tessel_collective_t *c)
     uint64_t ib, ob;
     extents(pod, c, &ib, &ob);
     tessel_info_t info;
-    if (tessel_info(pod->dev[0], &info))
+    if (tessel_info(first_dev(pod), &info))
         return pod_fail(pod, TESSEL_EINVAL, "%s: no device info", what);
     uint64_t hbm = info.hbm_bytes;
     if (c->in < TESSEL_HBM_RESERVED || c->out < TESSEL_HBM_RESERVED || c->in > hbm || ib > hbm - c->in ||
@@ -378,7 +453,7 @@ static int run_programs(tessel_pod_t *pod, const char *what, const tessel_pod_pr
     uint32_t runs = 0;
     for (uint32_t i = 0; i < n && !r; i++) {
         uint32_t bytes = 4u * progs[i].nwords;
-        if (pod->dead[i] || !bytes)
+        if (pod->dead[i] || !bytes || !pod->dev[i])
             continue;
         if ((r = tessel_alloc(pod->dev[i], bytes, 64, &prog[i])))
             r = pod_fail(pod, r, "%s: chip %u: no HBM for its program of %u bytes", what, i, bytes);
@@ -394,15 +469,15 @@ static int run_programs(tessel_pod_t *pod, const char *what, const tessel_pod_pr
         cmd->w[TSL_PROG_WIN_LIMIT_WORD] = (uint32_t)hi;
         run[i].pod = pod, run[i].chip = i, runs++;
     }
+    for (uint32_t i = 0; i < n && !r; i++)   /* held from here on: nobody else advances it past the start */
+        if (run[i].pod)
+            tessel_device_pod_hold(pod->dev[i], 1);
     if (!pod->mp)
-        tessel_device_pod_align(pod->dev[0]);
-    uint64_t t0 = tessel_device_cycles(pod->dev[0]), last = t0;   /* every chip's time, once aligned */
+        tessel_device_pod_align(first_dev(pod));
+    uint64_t t0 = tessel_device_cycles(first_dev(pod)), last = t0;   /* every chip's time, once aligned */
     if (!r) {
         if (pod->mp)
             tslm_pod_begin(pod->mp, runs);
-        for (uint32_t i = 0; i < n; i++)
-            if (run[i].pod)
-                tessel_device_pod_hold(pod->dev[i], 1);
         for (uint32_t i = 0; i < n; i++)
             if (run[i].pod && !(run[i].started = !pthread_create(&run[i].th, NULL, run_chip, &run[i]))) {
                 if (pod->mp)
@@ -426,6 +501,11 @@ static int run_programs(tessel_pod_t *pod, const char *what, const tessel_pod_pr
     char lost[sizeof pod->last_error] = "";
     if (!r && ici_report(pod, lost, sizeof lost, run))   /* a run whose every chip finished may still have lost a packet */
         r = pod_fail(pod, TESSEL_EDEVICE, "%s: its data is incomplete: %s", what, lost + 2);   /* without "; " */
+    if (pod->net) {   /* every rank: the last chip's end, and whether any rank failed */
+        last = pod->net->max(pod->net->net, last);
+        if (pod->net->max(pod->net->net, r != 0) && !r)
+            r = pod_fail(pod, TESSEL_EDEVICE, "%s: a chip of another rank failed (its rank's error says why)", what);
+    }
     if (r && !pod->mp)   /* the sim: how long the chips ran before they gave up */
         append(pod->last_error, sizeof pod->last_error, "; after %llu cycles", (unsigned long long)(last - t0));
     if (r)
@@ -446,7 +526,7 @@ TESSEL_API tessel_status_t tessel_pod_run(tessel_pod_t *pod, const tessel_pod_pr
     if (!pod || !progs)
         return TESSEL_EINVAL;
     tessel_info_t info;
-    if (tessel_info(pod->dev[0], &info))
+    if (tessel_info(first_dev(pod), &info))
         return pod_fail(pod, TESSEL_EINVAL, "tessel_pod_run: no device info");
     if (win_base < TESSEL_HBM_RESERVED || win_base > win_limit || win_limit > info.hbm_bytes)
         return pod_fail(pod, TESSEL_ERANGE, "tessel_pod_run: the window [0x%llx, 0x%llx) is not inside the chips' HBM "
@@ -488,7 +568,7 @@ TESSEL_API tessel_status_t tessel_pod_collective(tessel_pod_t *pod, const tessel
     for (uint32_t i = 0; i < n && !r; i++) {   /* chip i's program */
         tessel_info_t info;
         tsl_cp_t cc;
-        if (tessel_info(pod->dev[i], &info) ||
+        if (tessel_info(first_dev(pod), &info) ||
             tsl_cp_compiler_init(&cc, info.n, info.vmem_bytes, info.acc_bytes, (uint32_t)info.hbm_bytes, info.features)) {
             r = pod_fail(pod, TESSEL_ENODEV, "tessel_pod_collective: chip %u: no compiler for it", i);
             break;
@@ -540,7 +620,11 @@ TESSEL_API tessel_status_t tessel_pod_set_wait(tessel_pod_t *pod, uint32_t cycle
 {
     if (!pod)
         return TESSEL_EINVAL;
+    if (!pod->mp)   /* every chip writes at one time of its clock (docs/pod.md, "The sim pod") */
+        tessel_device_pod_align(first_dev(pod));
     for (uint32_t i = 0; !pod->mp && i < pod->chips; i++) {
+        if (!pod->dev[i])
+            continue;
         int r = tessel_device_hostif_write(pod->dev[i], TSL_HOSTIF_ICI_WAIT_OFFSET, cycles);
         if (r)
             return pod_fail(pod, r, "tessel_pod_set_wait: chip %u: %s", i, tessel_last_error(pod->dev[i]));
@@ -556,6 +640,8 @@ TESSEL_API tessel_status_t tessel_pod_link_fault(tessel_pod_t *pod, uint32_t chi
     if (chip >= pod->chips || (unsigned)fault > TESSEL_LINK_CUT)
         return pod_fail(pod, TESSEL_EINVAL, "tessel_pod_link_fault: chip %u of %u, fault %d", chip, pod->chips,
                         (int)fault);
+    if (!pod->dev[chip])
+        return pod_fail(pod, TESSEL_EINVAL, "tessel_pod_link_fault: chip %u is another rank's", chip);
     int r = tessel_device_link_fault(pod->dev[chip], port, (int)fault);
     if (r == TESSEL_ENODEV)
         return pod_fail(pod, r, "tessel_pod_link_fault: the model's pod has no links");

@@ -53,9 +53,12 @@ typedef struct {
     int (*link_fault)(void *ctx, uint32_t port, int fault);
     /* Optional (a chip of a sim pod, whose chips keep their own times): hold keeps the chip from
      * being advanced on a neighbour's behalf (on) or lets it be again (0); align brings every chip
-     * of the pod to the time of the one furthest on, with no chip held or in use. */
+     * of the pod to the time of the one furthest on, with no thread using a chip. */
     void (*hold)(void *ctx, int on);
     void (*align)(void *ctx);
+    /* fn(arg, i) for every chip i of the pod in this process, each on a thread of its own while the
+     * chip is held (its own accesses happen at the same times of its clock whatever the others do) */
+    void (*each)(void *ctx, void (*fn)(void *arg, uint32_t chip), void *arg);
     char err[160];                  /* why open failed */
 } tessel_transport_t;
 
@@ -75,8 +78,11 @@ int tessel_transport_uart_open(tessel_transport_t *t, const tessel_open_opts_t *
 int tessel_transport_sim_open(tessel_transport_t *t, const tessel_open_opts_t *opts);
 /* The dx * dy chips of a simulated pod (docs/pod.md), one transport each in t[0 .. dx*dy-1]: chip i at
  * (i mod dx, i / dx), links of ICI_LINK_LATENCY cycles, booted; on failure none is open and t[0].err
- * says why. */
-int tessel_transport_sim_pod_open(tessel_transport_t *t, uint32_t dx, uint32_t dy, const tessel_open_opts_t *opts);
+ * says why. net: NULL, or a TslPodNet (an Open MPI pod): then only the chips of this rank are here,
+ * and the others' t[i] stay zero (ctx NULL). The chips are held (hold) until the caller's `each` has
+ * run on them. */
+int tessel_transport_sim_pod_open(tessel_transport_t *t, uint32_t dx, uint32_t dy, const tessel_open_opts_t *opts,
+                                  void *net);
 #endif
 
 /* Open a device on an already opened transport (used for the checking-mode shadow). */
@@ -107,6 +113,25 @@ int tessel_device_hostif_read(tessel_dev_t *dev, uint32_t offset, uint32_t *valu
 int tessel_device_hostif_write(tessel_dev_t *dev, uint32_t offset, uint32_t value);
 /* The transport's link_fault; TESSEL_ENODEV without one (the model's chips have no links). */
 int tessel_device_link_fault(tessel_dev_t *dev, uint32_t port, int fault);
+
+/* An Open MPI pod's net (host_driver/src/pod_mpi.cpp, docs/pod.md): the TslPodNet its sim pod
+ * takes, this process's rank, the rank that simulates each chip, and the largest v of all ranks
+ * (every rank calls it, in the same order). */
+typedef struct {
+    void *net;
+    uint32_t rank;
+    uint32_t (*owner)(void *net, uint32_t chip);
+    uint64_t (*max)(void *net, uint64_t v);
+    void (*free)(void *net);   /* when the pod closes, after its chips */
+} tessel_pod_net_t;
+
+/* tessel_pod_open of a sim pod spread over processes by net: each runs it with the same arguments,
+ * and holds devices for its own chips only (tessel_pod_device is NULL for the others'). The pod
+ * owns net from the call on (net->free), even when the call fails. */
+tessel_status_t tessel_pod_open_net(tessel_pod_t **pod, uint32_t chips, tessel_topology_t topology, uint32_t dx,
+                                    uint32_t dy, const tessel_pod_net_t *net);
+/* Set what tessel_pod_last_error(NULL) says (an opener's own checks). */
+void tessel_pod_open_error(const char *msg);
 
 /* The transport's hold and align (a chip of a sim pod); nothing without them. */
 void tessel_device_pod_hold(tessel_dev_t *dev, int on);

@@ -18,7 +18,8 @@
 // transport of its own. Each chip keeps its own time: a call of a chip's transport uses that chip
 // (TslPodSim::Use) and advances it alone, and its neighbours only as far as it needs them, so the
 // chips' threads (tessel_pod_run) run in parallel. hold and align are TslPodSim's. A chip of a pod
-// cannot be restarted alone (no restart), and has no trace. With $TESSEL_POD_TIMELINE=P,
+// cannot be restarted alone (no restart), and has no trace. each runs a function per chip on threads
+// (TslPodSim::each). With $TESSEL_POD_TIMELINE=P,
 // chip i records its timeline from open, and its close writes it to P.i.json.
 //
 // An RTL assertion that fails (the SoC is built with --assert; hw/rtl/tsl_assert.svh) stops the
@@ -148,6 +149,11 @@ void s_hold(void *ctx, int on) {
 }
 
 void s_align(void *ctx) { static_cast<Sim *>(ctx)->pod->sim->align(); }
+
+void s_each(void *ctx, void (*fn)(void *arg, uint32_t chip), void *arg) {
+  std::shared_ptr<Pod> pod = static_cast<Sim *>(ctx)->pod;  // fn may close this chip's transport
+  pod->sim->each([&](unsigned i) { fn(arg, i); });
+}
 
 const char *s_error(void *ctx) { return static_cast<Sim *>(ctx)->err.c_str(); }
 int s_failed(void *ctx) {
@@ -360,11 +366,13 @@ int fill(tessel_transport_t *t, Sim *s) {
   t->link_fault = s->pod ? s_link_fault : nullptr;
   t->hold = s->pod ? s_hold : nullptr;
   t->align = s->pod ? s_align : nullptr;
+  t->each = s->pod ? s_each : nullptr;
   return TESSEL_OK;
 }
 }  // namespace
 
-int tessel_transport_sim_pod_open(tessel_transport_t *ts, uint32_t dx, uint32_t dy, const tessel_open_opts_t *opts) {
+int tessel_transport_sim_pod_open(tessel_transport_t *ts, uint32_t dx, uint32_t dy, const tessel_open_opts_t *opts,
+                                  void *net) {
   uint32_t n = dx * dy;
   for (uint32_t i = 0; i < n; i++) std::memset(&ts[i], 0, sizeof ts[i]);
   const char *fw = opts && opts->firmware ? opts->firmware : std::getenv("TESSEL_FIRMWARE");
@@ -373,32 +381,46 @@ int tessel_transport_sim_pod_open(tessel_transport_t *ts, uint32_t dx, uint32_t 
   std::shared_ptr<Pod> pod;
   std::string err;
   int r = TESSEL_OK;
-  uint32_t opened = 0;
   try {
     pod = std::make_shared<Pod>();
-    pod->sim.reset(new TslPodSim(dx, dy, TSL_PARAM_ICI_LINK_LATENCY));
+    pod->sim.reset(new TslPodSim(dx, dy, TSL_PARAM_ICI_LINK_LATENCY, static_cast<TslPodNet *>(net)));
+    TslPodSim &ps = *pod->sim;
     for (uint32_t i = 0; i < n && r == TESSEL_OK; i++) {
-      TslPodSim::Use u(*pod->sim, i);
-      TslSocSim &c = pod->sim->chip(i);
+      if (!ps.here(i)) continue;
+      TslPodSim::Use u(ps, i);
+      TslSocSim &c = ps.chip(i);
       c.set_console(nullptr);
       std::string why;
       if (!c.load_elf(fw, &why)) err = "sim: firmware " + why, r = TESSEL_EINVAL;
     }
     for (uint32_t i = 0; i < n && r == TESSEL_OK; i++) {
-      TslPodSim::Use u(*pod->sim, i);
-      pod->sim->chip(i).reset();
+      if (!ps.here(i)) continue;
+      TslPodSim::Use u(ps, i);
+      ps.chip(i).reset();
     }
-    for (uint32_t i = 0; i < n && r == TESSEL_OK; i++) {
-      TslPodSim::Use u(*pod->sim, i);
-      Sim probe;
-      probe.fw = fw;
-      r = await_ready(&probe, &pod->sim->chip(i), &err);
-      if (r != TESSEL_OK) err = "chip " + std::to_string(i) + ": " + err;
-    }
+    // Each chip boots on a thread of its own, so that its host's reads happen at the same times of
+    // its clock whichever chips this process holds; then every chip to one time.
+    std::vector<int> rs(n, TESSEL_OK);
+    std::vector<std::string> why(n);
+    if (r == TESSEL_OK)
+      ps.each([&](unsigned i) {
+        TslPodSim::Use u(ps, i);
+        Sim probe;
+        probe.fw = fw;
+        rs[i] = await_ready(&probe, &ps.chip(i), &why[i]);
+      });
+    for (uint32_t i = 0; i < n && r == TESSEL_OK; i++)
+      if (rs[i] != TESSEL_OK) r = rs[i], err = "chip " + std::to_string(i) + ": " + why[i];
+    // Held until the opener's `each` has set each chip up (tessel_pod_open), so that no other rank's
+    // chips, already past the align below, can advance one before its own accesses.
+    for (uint32_t i = 0; i < n && r == TESSEL_OK; i++)
+      if (ps.here(i)) ps.hold(i, true);
+    if (r == TESSEL_OK) ps.align();
   } catch (...) {  // no exception leaves the library
     r = TESSEL_ENODEV, err = "sim: the pod's SoCs could not be built";
   }
   for (uint32_t i = 0; i < n && r == TESSEL_OK; i++) {
+    if (!pod->sim->here(i)) continue;
     Sim *s = new (std::nothrow) Sim;
     if (!s) {
       r = TESSEL_ENOMEM, err = "sim: out of memory";
@@ -423,10 +445,10 @@ int tessel_transport_sim_pod_open(tessel_transport_t *ts, uint32_t dx, uint32_t 
       destroy(s);
       break;
     }
-    opened++;
   }
   if (r != TESSEL_OK) {
-    for (uint32_t i = 0; i < opened; i++) destroy(static_cast<Sim *>(ts[i].ctx));
+    for (uint32_t i = 0; i < n; i++)
+      if (ts[i].ctx) destroy(static_cast<Sim *>(ts[i].ctx));
     for (uint32_t i = 0; i < n; i++) std::memset(&ts[i], 0, sizeof ts[i]);
     std::snprintf(ts[0].err, sizeof ts[0].err, "%s", err.c_str());
   }

@@ -11,8 +11,10 @@
 #include "tsl_soc_sim.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <sstream>
 #include <type_traits>
@@ -640,18 +642,45 @@ struct TslPodSim::Link {
   Link(Link &&o) : from(o.from), from_port(o.from_port), to(o.to), to_port(o.to_port), fault(kLinkOk) {}
 };
 
-// A chip as a logical process: its time (cycles run), who may run it, and its links.
+// A chip as a logical process: its time (cycles run), who may run it, and its links. A chip of
+// another rank (with a net) is held for good: its time is how far its batches have come.
 struct TslPodSim::Lp {
   std::atomic<uint64_t> t{0};
   bool busy = false, held = false;         // in use (or pulled) by some thread; held (hold())
   std::vector<unsigned> in, out, nbr;      // links into it and out of it; its neighbours, once each
+  // With a net: a chip here has, per other rank, its links to chips there and the batch being
+  // filled for it; a chip there has its links to chips here. A batch is a Batch, then for each of
+  // batch_ cycles an Entry per link (in the order of link_), from that cycle's outputs of the
+  // chip: the flit of a link that leaves it, the credits of one that enters it.
+  std::vector<unsigned> xrank;
+  std::vector<std::vector<unsigned>> xout;
+  std::vector<std::vector<uint8_t>> xbuf;
+  std::vector<unsigned> xin;
   Lp() = default;
-  Lp(Lp &&o) : busy(o.busy), held(o.held), in(std::move(o.in)), out(std::move(o.out)), nbr(std::move(o.nbr)) {}
+  Lp(Lp &&o)
+      : busy(o.busy), held(o.held), in(std::move(o.in)), out(std::move(o.out)), nbr(std::move(o.nbr)),
+        xrank(std::move(o.xrank)), xout(std::move(o.xout)), xbuf(std::move(o.xbuf)), xin(std::move(o.xin)) {}
 };
 
-TslPodSim::TslPodSim(unsigned x, unsigned y, uint32_t latency)
-    : latency_(latency ? latency : 1), ring_(2 * (latency ? latency : 1) + 2) {
+namespace {
+struct Batch {
+  uint32_t chip, pad;
+  uint64_t t0;  // its first cycle, a multiple of batch_
+};
+struct Entry {
+  uint64_t data;
+  uint32_t credit, kind;
+};
+}  // namespace
+
+TslPodSim::TslPodSim(unsigned x, unsigned y, uint32_t latency, TslPodNet *net)
+    : latency_(latency ? latency : 1), ring_(2 * (latency ? latency : 1) + 2), net_(net),
+      batch_(latency > 1 ? latency / 2 : 1) {
   for (unsigned i = 0; i < x * y; i++) {
+    if (net && net->owner(i) != net->rank()) {
+      chip_.emplace_back();
+      continue;
+    }
     chip_.emplace_back(new TslSocSim(true));
     TslSocSim &c = *chip_.back();
     c.pod_ = this;
@@ -675,6 +704,7 @@ TslPodSim::TslPodSim(unsigned x, unsigned y, uint32_t latency)
     }
   }
   lp_.resize(x * y);
+  for (Lp &lp : lp_) lp.held = true;  // until its opener's first thread of its own (each)
   for (unsigned k = 0; k < link_.size(); k++) {
     Link &l = link_[k];
     l.flit.resize(ring_);
@@ -684,9 +714,41 @@ TslPodSim::TslPodSim(unsigned x, unsigned y, uint32_t latency)
     std::vector<unsigned> &nb = lp_[l.from].nbr;
     if (std::find(nb.begin(), nb.end(), l.to) == nb.end()) nb.push_back(l.to);
   }
+  if (!net_) return;
+  for (unsigned i = 0; i < x * y; i++) {
+    Lp &lp = lp_[i];
+    for (unsigned k = 0; k < link_.size(); k++) {
+      const Link &l = link_[k];
+      if (l.from != i && l.to != i) continue;
+      unsigned other = l.from == i ? l.to : l.from;
+      if (here(i) && !here(other)) {
+        unsigned r = net_->owner(other), j = 0;
+        while (j < lp.xrank.size() && lp.xrank[j] != r) j++;
+        if (j == lp.xrank.size()) lp.xrank.push_back(r), lp.xout.emplace_back(), lp.xbuf.emplace_back();
+        lp.xout[j].push_back(k);
+      } else if (!here(i) && here(other)) {
+        lp.xin.push_back(k);
+      }
+    }
+  }
+  threads_.emplace_back([this] { receive(); });
+  threads_.emplace_back([this] { push(); });
 }
 
-TslPodSim::~TslPodSim() = default;
+// With a net, the ranks end together: each stops pushing, waits for the others to stop sending,
+// then stops receiving.
+TslPodSim::~TslPodSim() {
+  if (!net_) return;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+    cv_.notify_all();
+  }
+  threads_[1].join();
+  (void)net_->max(0);
+  stop_recv_ = true;
+  threads_[0].join();
+}
 
 void TslPodSim::enter(unsigned i) {
   std::unique_lock<std::mutex> l(mu_);
@@ -724,6 +786,7 @@ void TslPodSim::advance(unsigned i) {
       unsigned pull = ~0u;
       for (unsigned n : lp_[i].nbr)
         if (lp_[n].t.load() + latency_ <= t && !lp_[n].busy && !lp_[n].held) pull = n;
+      if (stop_) break;  // the pod is closing (with a net): the chip stops where it is
       if (pull == ~0u) {
         cv_.wait(l);
         continue;
@@ -736,6 +799,7 @@ void TslPodSim::advance(unsigned i) {
       cv_.notify_all();
     }
     waiting_--;
+    if (stop_) return;
   }
   step(i);
 }
@@ -770,6 +834,22 @@ void TslPodSim::step(unsigned i) {
     Link &l = link_[k];
     l.credit[wr] = l.fault.load(std::memory_order_relaxed) == kLinkCut ? 0 : m.ici_out[l.to_port].credit;
   }
+  for (size_t r = 0; r < lp.xrank.size(); r++) {  // with a net: this cycle into each batch
+    std::vector<uint8_t> &b = lp.xbuf[r];
+    if (b.empty()) {
+      Batch h = {i, 0, t};
+      b.insert(b.end(), reinterpret_cast<uint8_t *>(&h), reinterpret_cast<uint8_t *>(&h + 1));
+    }
+    for (unsigned k : lp.xout[r]) {
+      const Link &l = link_[k];
+      Entry e = l.from == i ? Entry{l.flit[wr].data, 0, l.flit[wr].kind} : Entry{0, l.credit[wr], 0};
+      b.insert(b.end(), reinterpret_cast<uint8_t *>(&e), reinterpret_cast<uint8_t *>(&e + 1));
+    }
+    if ((t + 1) % batch_ == 0) {
+      net_->send(lp.xrank[r], b.data(), b.size());
+      b.clear();
+    }
+  }
   lp.t.store(t + 1);
   if (waiting_.load()) {
     std::lock_guard<std::mutex> l(mu_);
@@ -779,10 +859,102 @@ void TslPodSim::step(unsigned i) {
 
 void TslPodSim::align() {
   uint64_t end = 0;
-  for (const Lp &lp : lp_) end = std::max(end, lp.t.load());
-  for (unsigned i = 0; i < chips(); i++) {
-    Use u(*this, i);
-    while (lp_[i].t.load(std::memory_order_relaxed) < end) advance(i);
+  for (unsigned i = 0; i < chips(); i++)
+    if (here(i)) end = std::max(end, lp_[i].t.load());
+  if (net_) end = net_->max(end);
+  // This thread drives every chip here, held or not: round by round, each as far as its neighbours
+  // allow; when none can go on, the other ranks' batches are waited for.
+  for (;;) {
+    bool behind = false, moved = false;
+    for (unsigned i = 0; i < chips(); i++) {
+      if (!here(i)) continue;
+      Use u(*this, i);
+      while (lp_[i].t.load(std::memory_order_relaxed) < end && ready(i)) step(i), moved = true;
+      behind |= lp_[i].t.load(std::memory_order_relaxed) < end;
+    }
+    if (!behind || stop_) return;
+    if (!moved) {
+      std::unique_lock<std::mutex> l(mu_);
+      waiting_++;
+      cv_.wait_for(l, std::chrono::milliseconds(1));
+      waiting_--;
+    }
+  }
+}
+
+void TslPodSim::each(const std::function<void(unsigned)> &f) {
+  std::vector<std::thread> th;
+  for (unsigned i = 0; i < chips(); i++)  // none advanced on another's behalf before its own thread
+    if (here(i)) hold(i, true);
+  for (unsigned i = 0; i < chips(); i++)
+    if (here(i))
+      th.emplace_back([this, &f, i] {
+        f(i);
+        hold(i, false);
+      });
+  for (std::thread &t : th) t.join();
+}
+
+void TslPodSim::deliver(const std::vector<uint8_t> &msg) {
+  Batch h;
+  std::memcpy(&h, msg.data(), sizeof h);
+  const std::vector<unsigned> &xin = lp_[h.chip].xin;
+  const uint8_t *p = msg.data() + sizeof h;
+  for (uint64_t t = h.t0; t < h.t0 + batch_; t++)
+    for (unsigned k : xin) {
+      Entry e;
+      std::memcpy(&e, p, sizeof e);
+      p += sizeof e;
+      Link &l = link_[k];
+      if (l.from == h.chip)
+        l.flit[t % ring_] = {uint8_t(e.kind), e.data, 0};
+      else
+        l.credit[t % ring_] = e.credit;
+    }
+  lp_[h.chip].t.store(h.t0 + batch_);
+  std::lock_guard<std::mutex> l(mu_);
+  cv_.notify_all();
+}
+
+void TslPodSim::receive() {
+  std::vector<uint8_t> msg;
+  while (!stop_recv_) {
+    if (net_->poll(&msg))
+      deliver(msg);
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+// A chip here that another rank's chip j, batches known up to known_j, may need next: up to the
+// cycle it needs before it has run its batch on (known_j + batch_ - 1 - latency + 1), which is a
+// whole batch of this chip's.
+uint64_t TslPodSim::needed(unsigned i) const {
+  uint64_t need = 0;
+  for (unsigned j : lp_[i].nbr)
+    if (!here(j)) {
+      uint64_t known = lp_[j].t.load();
+      if (known + batch_ > latency_) need = std::max(need, known + batch_ - latency_);
+    }
+  return need;
+}
+
+void TslPodSim::push() {
+  std::unique_lock<std::mutex> l(mu_);
+  while (!stop_) {
+    unsigned pick = ~0u;
+    for (unsigned i = 0; i < chips() && pick == ~0u; i++)
+      if (here(i) && !lp_[i].busy && !lp_[i].held && lp_[i].t.load() < needed(i)) pick = i;
+    if (pick == ~0u) {
+      cv_.wait(l);
+      continue;
+    }
+    lp_[pick].busy = true;
+    l.unlock();
+    while (!stop_ && lp_[pick].t.load() < needed(pick)) advance(pick);
+    l.lock();
+    lp_[pick].busy = false;
+    cv_.notify_all();
   }
 }
 

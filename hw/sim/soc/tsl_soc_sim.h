@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tsl_hw.h"
@@ -155,10 +156,30 @@ class TslSocSim {
 // of one chip take turns. hold() keeps a chip from being advanced by anyone but its users. Use a
 // chip from one thread at a time between holds as well: a held chip that nobody goes on driving
 // stops its neighbours once they are `latency` cycles ahead.
+// TslPodNet: how the part of a pod in one process reaches the parts in others (an Open MPI pod,
+// host_driver/src/pod_mpi.cpp). Each process runs a TslPodSim of the whole pod with the same
+// arguments, and simulates the chips whose owner() is its rank().
+class TslPodNet {
+ public:
+  virtual ~TslPodNet() = default;
+  virtual unsigned rank() const = 0;
+  virtual unsigned owner(unsigned chip) const = 0;
+  // Send the message [buf, buf + bytes) to `rank`, in order with the earlier ones; any thread.
+  virtual void send(unsigned rank, const void *buf, size_t bytes) = 0;
+  // The next message that has arrived from any rank, if one has (one thread at a time).
+  virtual bool poll(std::vector<uint8_t> *msg) = 0;
+  // The largest v of all ranks: every rank calls it, in the same order.
+  virtual uint64_t max(uint64_t v) = 0;
+};
+
 class TslPodSim {
  public:
   static const unsigned kPorts = 4;
-  TslPodSim(unsigned x, unsigned y, uint32_t latency);
+  // With a net, the chips of other ranks are not simulated here: chip(i) of one is not to be used,
+  // and a link to one carries its packets and credits over the net (docs/pod.md, "The Open MPI
+  // pod"). Without one, every chip is here.
+  TslPodSim(unsigned x, unsigned y, uint32_t latency, TslPodNet *net = nullptr);
+  bool here(unsigned chip) const { return chip_[chip] != nullptr; }
   ~TslPodSim();
   TslPodSim(const TslPodSim &) = delete;
   TslPodSim &operator=(const TslPodSim &) = delete;
@@ -176,11 +197,15 @@ class TslPodSim {
     TslPodSim &pod_;
     unsigned chip_;
   };
-  // While held, chip i advances only through its users' calls, never on a neighbour's behalf.
+  // While held, chip i advances only through its users' calls, never on a neighbour's behalf. Every
+  // chip starts held, until the first each() lets it go; another rank's chip is held for good.
   void hold(unsigned chip, bool on);
-  // Every chip to the time of the one furthest on (their own times: cycles()). No thread may use a
-  // chip or hold one meanwhile.
+  // Every chip to the time of the one furthest on (their own times: cycles()), held chips too. No
+  // other thread may use a chip meanwhile. With a net, every rank calls it: all the pod's chips.
   void align();
+  // f(i) for every chip i here, each on a thread of its own; the chip is held until f returns, so
+  // that only f's uses of it advance it.
+  void each(const std::function<void(unsigned)> &f);
   // Fault injection (tests; docs/pod.md, Faults) on the link that leaves chip `chip` by ICI port
   // `port`, from the next cycle on: kLinkCorrupt flips bit 0 of the next DATA or LAST flit it
   // carries, once (the receiver drops that packet for its CRC); kLinkCut makes it carry nothing
@@ -197,6 +222,10 @@ class TslPodSim {
   bool ready(unsigned chip) const;  // its neighbours have run far enough for its next cycle
   void advance(unsigned chip);      // one cycle of a chip the caller uses or pulls
   void step(unsigned chip);         // that cycle, once ready: the links in, the chip, the links out
+  void deliver(const std::vector<uint8_t> &msg);  // a batch of another rank's chip
+  void receive();                   // the net's thread: deliver what arrives
+  void push();                      // the net's other thread: advance the chips here that others need
+  uint64_t needed(unsigned chip) const;  // how far the other ranks' chips need it
   std::vector<std::unique_ptr<TslSocSim>> chip_;
   std::vector<Link> link_;
   std::vector<Lp> lp_;
@@ -204,6 +233,11 @@ class TslPodSim {
   std::mutex mu_;                   // hold, use and pull decisions
   std::condition_variable cv_;      // some chip's time, use or hold changed
   std::atomic<unsigned> waiting_{0};
+  TslPodNet *net_;
+  uint32_t batch_;                  // cycles per message over the net: latency / 2
+  std::atomic<bool> stop_{false};   // the net's pushing ends, and every wait
+  std::atomic<bool> stop_recv_{false};  // the net's receiving ends
+  std::vector<std::thread> threads_;
 };
 
 #endif  // TSL_SOC_SIM_H

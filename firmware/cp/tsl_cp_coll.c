@@ -142,8 +142,8 @@ static uint32_t hops(const coll_t *x, const phase_t *ph, uint32_t d)
     return d ? wrap(ph->root, -(int64_t)p, m) : wrap(p, -(int64_t)ph->root, m);
 }
 
-/* Tile t of [a, b), direction d's half at step st of phase ph: its element and bytes, 0 if the half
- * has no tile t. */
+/* Tile t of a direction's half [a, b): its first element (*e) and its bytes, 0 if the half has no
+ * tile t. */
 static uint32_t tile_of(const coll_t *x, uint64_t a, uint64_t b, uint32_t t, uint64_t *e)
 {
     uint32_t per = x->tile / x->es;
@@ -167,9 +167,10 @@ static int sends_on(const coll_t *x, const phase_t *ph, uint32_t st, uint32_t d)
 }
 
 /* The first half of a tile's work (tile_of's e and bytes), once it has arrived (unless it is the
- * own): load what the second half needs into a slot, which it returns. Reduce-scatter: the arrived partial into A, the
- * own contribution into B (step 0: only the own, into A). All-gather and broadcast: the own tile
- * into A and into place, or the tile that arrived in place into A, unless it goes no further. */
+ * own): load what the second half needs into a slot, which it returns. Reduce-scatter: the arrived
+ * partial into A, the own contribution into B (step 0: only the own, into A). All-gather and
+ * broadcast: the own tile into A and into place, or the tile that arrived in place into A, unless
+ * it goes no further. */
 static uint32_t fetch(coll_t *x, const phase_t *ph, uint32_t st, uint32_t d, uint64_t e, uint32_t bytes)
 {
     int own = own_tile(x, ph, st, d);

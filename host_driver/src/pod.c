@@ -19,8 +19,7 @@ struct tessel_pod {
     uint8_t *dead;                /* tessel_pod_kill */
     uint32_t *crc_errs;           /* each chip's HOSTIF ICI_CRC_ERRORS when last read (sim) */
     uint32_t *down;               /* each chip's HOSTIF ICI_LINK_DOWN when last read (sim) */
-    const tessel_pod_net_t *net;  /* an Open MPI pod: dev[i] is NULL for another rank's chip */
-    tessel_pod_net_t net_copy;
+    tessel_pod_net_t net;         /* an Open MPI pod's, if net.net: dev[i] is NULL for another rank's chip */
     tessel_pod_stats_t stats;
     char last_error[512];
 };
@@ -67,8 +66,8 @@ TESSEL_API void tessel_pod_close(tessel_pod_t *pod)
     for (uint32_t i = 0; pod->dev && i < pod->chips; i++)
         tessel_close(pod->dev[i]);
     tslm_pod_free(pod->mp);
-    if (pod->net && pod->net->free)
-        pod->net->free(pod->net->net);
+    if (pod->net.net && pod->net.free)
+        pod->net.free(pod->net.net);
     free(pod->dev);
     free(pod->dead);
     free(pod->crc_errs);
@@ -170,7 +169,7 @@ static tessel_status_t pod_open(tessel_pod_t **pod, const char *backend, uint32_
         return TESSEL_ENOMEM;
     }
     if (net)
-        p->net_copy = *net, p->net = &p->net_copy, *taken = 1;
+        p->net = *net, *taken = 1;
     p->chips = chips;
     p->dx = dx;
     p->dy = dy;
@@ -501,9 +500,9 @@ static int run_programs(tessel_pod_t *pod, const char *what, const tessel_pod_pr
     char lost[sizeof pod->last_error] = "";
     if (!r && ici_report(pod, lost, sizeof lost, run))   /* a run whose every chip finished may still have lost a packet */
         r = pod_fail(pod, TESSEL_EDEVICE, "%s: its data is incomplete: %s", what, lost + 2);   /* without "; " */
-    if (pod->net) {   /* every rank: the last chip's end, and whether any rank failed */
-        last = pod->net->max(pod->net->net, last);
-        if (pod->net->max(pod->net->net, r != 0) && !r)
+    if (pod->net.net) {   /* every rank: the last chip's end, and whether any rank failed */
+        last = pod->net.max(pod->net.net, last);
+        if (pod->net.max(pod->net.net, r != 0) && !r)
             r = pod_fail(pod, TESSEL_EDEVICE, "%s: a chip of another rank failed (its rank's error says why)", what);
     }
     if (r && !pod->mp)   /* the sim: how long the chips ran before they gave up */

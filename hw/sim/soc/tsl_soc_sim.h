@@ -136,6 +136,22 @@ class TslSocSim {
   std::string failure_;
 };
 
+// TslPodNet: how the part of a pod in one process reaches the parts in others (an Open MPI pod,
+// host_driver/src/pod_mpi.cpp). Each process runs a TslPodSim of the whole pod with the same
+// arguments, and simulates the chips whose owner() is its rank().
+class TslPodNet {
+ public:
+  virtual ~TslPodNet() = default;
+  virtual unsigned rank() const = 0;
+  virtual unsigned owner(unsigned chip) const = 0;
+  // Send the message [buf, buf + bytes) to `rank`, in order with the earlier ones; any thread.
+  virtual void send(unsigned rank, const void *buf, size_t bytes) = 0;
+  // The next message that has arrived from any rank, if one has (one thread at a time).
+  virtual bool poll(std::vector<uint8_t> *msg) = 0;
+  // The largest v of all ranks: every rank calls it, in the same order.
+  virtual uint64_t max(uint64_t v) = 0;
+};
+
 // TslPodSim: a pod of Verilated SoCs in one process (docs/pod.md), joined by cycle-level links.
 // Chip (x, y) of an X x Y pod has the straps of its coordinates; its ICI port +X (0) is joined to
 // port -X (1) of chip ((x + 1) mod X, y), and +Y (2) to -Y (3) of (x, (y + 1) mod Y), each way,
@@ -156,22 +172,6 @@ class TslSocSim {
 // of one chip take turns. hold() keeps a chip from being advanced by anyone but its users. Use a
 // chip from one thread at a time between holds as well: a held chip that nobody goes on driving
 // stops its neighbours once they are `latency` cycles ahead.
-// TslPodNet: how the part of a pod in one process reaches the parts in others (an Open MPI pod,
-// host_driver/src/pod_mpi.cpp). Each process runs a TslPodSim of the whole pod with the same
-// arguments, and simulates the chips whose owner() is its rank().
-class TslPodNet {
- public:
-  virtual ~TslPodNet() = default;
-  virtual unsigned rank() const = 0;
-  virtual unsigned owner(unsigned chip) const = 0;
-  // Send the message [buf, buf + bytes) to `rank`, in order with the earlier ones; any thread.
-  virtual void send(unsigned rank, const void *buf, size_t bytes) = 0;
-  // The next message that has arrived from any rank, if one has (one thread at a time).
-  virtual bool poll(std::vector<uint8_t> *msg) = 0;
-  // The largest v of all ranks: every rank calls it, in the same order.
-  virtual uint64_t max(uint64_t v) = 0;
-};
-
 class TslPodSim {
  public:
   static const unsigned kPorts = 4;

@@ -60,9 +60,9 @@ typedef struct {
 /* Bytes of scratch a collective needs on each chip. */
 uint64_t tsl_cp_coll_scratch(const tsl_cp_coll_t *c);
 
-/* Bytes of a collective's tiles on this configuration: a power of two, at most 32 KiB; a
- * configuration whose tile is below 4 * N bytes cannot run collectives. */
-uint32_t tsl_cp_coll_tile(const tsl_cp_t *cp);
+/* Bytes of the tiles of collective c (its dtype and pod extents count) on this configuration: a
+ * power of two, at most 32 KiB; below 4 * N bytes it cannot run. */
+uint32_t tsl_cp_coll_tile(const tsl_cp_t *cp, const tsl_cp_coll_t *c);
 
 /* Append chip c->pos's program of collective c to p (every check is the caller's); returns the bytes
  * it SENDs. */

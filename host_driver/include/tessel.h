@@ -618,7 +618,7 @@ uint64_t tessel_pod_model_cycles(const tessel_pod_t *pod, tessel_coll_t kind, ui
 typedef struct {
     uint64_t collectives;      /* completed */
     uint64_t bytes;            /* their tessel_pod_coll_bytes */
-    uint64_t ici_bytes;        /* bytes the chips SENT over ICI */
+    uint64_t ici_bytes;        /* bytes of data the chips SENT over ICI (not a collective's 8-byte credits) */
     uint64_t cycles;           /* simulated cycles (sim; 0 on the model, which has no time) */
     uint64_t model_cycles;     /* the cost model's cycles of each */
 } tessel_pod_stats_t;

@@ -426,10 +426,11 @@ static int check(tessel_pod_t *pod, const tessel_collective_t *c)
             return pod_fail(pod, TESSEL_EINVAL, "%s: in and out overlap%s", what,
                             same_ok ? " without being the same buffer" : "");
     tsl_cp_t cc;
+    tsl_cp_coll_t cl = {.dtype = tessel_cmd_dtype(c->dtype), .dx = pod->dx, .dy = pod->dy};
     if (tsl_cp_compiler_init(&cc, info.n, info.vmem_bytes, info.acc_bytes, (uint32_t)hbm, info.features) ||
-        tsl_cp_coll_tile(&cc) < 4u * info.n)
-        return pod_fail(pod, TESSEL_EINVAL, "%s: VMEM of %u bytes is too small for collectives at N %u", what,
-                        info.vmem_bytes, info.n);
+        tsl_cp_coll_tile(&cc, &cl) < 4u * info.n)
+        return pod_fail(pod, TESSEL_EINVAL, "%s: VMEM of %u bytes and ACC of %u are too small for collectives of "
+                        "%s at N %u", what, info.vmem_bytes, info.acc_bytes, tessel_dtype_str(c->dtype), info.n);
     return TESSEL_OK;
 }
 

@@ -22,11 +22,11 @@
 #define TSL_PARAM_KERNEL_ARGS 8u /* argument words of a KERNEL command (ARG0.. of the kernel geometry) */
 #define TSL_PARAM_BAR0_RAM_OFFSET 65536u /* host BAR0 offset of the window onto the control core's RAM (RAM_BYTES; usable while HOSTIF BOOT.HOLD is set) */
 #define TSL_PARAM_VPU_FN_ROWS 8u /* rows the VPU's functions (EXP, RECIP, RSQRT, GELU) run at once, one register set each in every lane; 2 to 8 */
-#define TSL_PARAM_ICI_SEMS 16u /* ICI semaphores of a chip (CFG_FEATURES.ICI): counters that remote writes increment and DMA SEMWAIT waits on (docs/pod.md) */
+#define TSL_PARAM_ICI_SEMS 16u /* ICI semaphores of a chip (CFG_FEATURES.ICI): counters that remote writes, and the SENDs with DONE that leave this chip, increment, and DMA SEMWAIT waits on (docs/pod.md) */
 #define TSL_PARAM_ICI_DIM_MAX 16u /* largest extent of a pod's X or Y dimension: chip coordinates are 0..ICI_DIM_MAX-1 (docs/pod.md) */
 #define TSL_PARAM_ICI_LINK_BYTES_PER_CYCLE 8u /* bytes an ICI link carries each way per cycle (docs/pod.md) */
 #define TSL_PARAM_ICI_LINK_LATENCY 200u /* cycles from a packet's first byte leaving a chip to its arrival at the neighbour (docs/pod.md) */
-#define TSL_PARAM_ICI_WAIT_CYCLES 4194304u /* power-on value of HOSTIF ICI_WAIT: cycles a SEMWAIT waits with no remote write arriving at this chip before it gives up with ERR_SEM_DEADLOCK (the hardware's bound on a wait; docs/pod.md) */
+#define TSL_PARAM_ICI_WAIT_CYCLES 4194304u /* power-on value of HOSTIF ICI_WAIT: cycles a SEMWAIT waits with no increment of this chip's semaphores before it gives up with ERR_SEM_DEADLOCK (the hardware's bound on a wait; docs/pod.md) */
 #define TSL_PARAM_ICI_RX_FLITS 512u /* flits an ICI link's receiver buffers, the sender's credits: a link runs at full rate when it covers the round trip, 2 x ICI_LINK_LATENCY cycles (docs/pod.md) */
 #define TSL_PARAM_ICI_PACKET_FLITS 32u /* most flits in one ICI packet (a packet is stored whole before its CRC is checked) */
 #define TSL_PARAM_QUEUE_DEPTH 16u /* entries in each per-unit instruction queue */
@@ -69,7 +69,7 @@
 #define TSL_DMA_OP_SYNC 0u /* tokens only */
 #define TSL_DMA_OP_LOAD 1u /* HBM to local (VMEM or ACC) */
 #define TSL_DMA_OP_STORE 2u /* local (VMEM or ACC) to HBM */
-#define TSL_DMA_OP_SEND 3u /* local (VMEM or ACC) to the HBM of another chip of the pod over ICI, then one increment of a semaphore there (CFG_FEATURES.ICI) */
+#define TSL_DMA_OP_SEND 3u /* local (VMEM or ACC) to the HBM or local memory of another chip of the pod over ICI, then one increment of a semaphore there (CFG_FEATURES.ICI) */
 #define TSL_DMA_OP_SEMWAIT 4u /* wait until an ICI semaphore of this chip reaches COUNT, then take COUNT from it (CFG_FEATURES.ICI) */
 #define TSL_DMA_OP_LIMIT 5u
 
@@ -117,7 +117,7 @@
 #define TSL_ERR_AXI_DECERR 9u /* HBM answered DECERR */
 #define TSL_ERR_WBUF_DTYPE 10u /* MATMUL dtype differs from the dtype its weight buffer was loaded with */
 #define TSL_ERR_BAD_RECORD 11u /* a device program record the fetch unit refuses: KIND not INSN or SEQ, COUNT 0, a SEQ with COUNT != 1, reserved header bits set, or a record running past PROG_BYTES (ERR_ADDR: the record's HBM address) */
-#define TSL_ERR_SEM_DEADLOCK 12u /* a DMA SEMWAIT that can never be met: in the model, every chip of the pod waits on one or has finished; in the RTL, HOSTIF ICI_WAIT cycles (power-on value ICI_WAIT_CYCLES) passed with no remote write arriving at the chip (docs/pod.md) */
+#define TSL_ERR_SEM_DEADLOCK 12u /* a DMA SEMWAIT that can never be met: in the model, every chip of the pod waits on one or has finished; in the RTL, HOSTIF ICI_WAIT cycles (power-on value ICI_WAIT_CYCLES) passed with no increment of the chip's semaphores (docs/pod.md) */
 #define TSL_ERR_LIMIT 13u
 
 /* ICI_FLIT: what an ICI link carries in a cycle (docs/pod.md, The link): ICI_LINK_BYTES_PER_CYCLE bytes of a kind */
@@ -486,7 +486,7 @@ static inline const char *tsl_status_text(int status)
 #define TSL_HOSTIF_CFG_ACC_BYTES_OFFSET 0x05Cu /* ro: as TC CFG_ACC_BYTES */
 #define TSL_HOSTIF_CFG_HBM_BYTES_OFFSET 0x060u /* ro: as TC CFG_HBM_BYTES */
 #define TSL_HOSTIF_CFG_FEATURES_OFFSET 0x064u /* ro: as TC CFG_FEATURES (bit 0 INT8, bit 1 BF16, bit 2 SEQ, bit 3 WINDOW, bit 4 FETCH, bit 5 TRANSPOSE, bit 6 ICI) */
-#define TSL_HOSTIF_ICI_WAIT_OFFSET 0x068u /* rw: the bound on a DMA SEMWAIT: cycles with no remote write arriving at this chip before it gives up with ERR_SEM_DEADLOCK (0 counts as 1), and on an ICI link: cycles a flit waits for a credit before its sender finds the link down (ICI_LINK_DOWN); power-on value ICI_WAIT_CYCLES; written by the host port only, kept across RESET (docs/pod.md, Faults) */
+#define TSL_HOSTIF_ICI_WAIT_OFFSET 0x068u /* rw: the bound on a DMA SEMWAIT: cycles with no increment of this chip's semaphores (a remote write arriving, a SEND's DONE) before it gives up with ERR_SEM_DEADLOCK (0 counts as 1), and on an ICI link: cycles a flit waits for a credit before its sender finds the link down (ICI_LINK_DOWN); power-on value ICI_WAIT_CYCLES; written by the host port only, kept across RESET (docs/pod.md, Faults) */
 #define TSL_HOSTIF_ICI_CRC_ERRORS_OFFSET 0x06Cu /* ro: packets this chip's ICI receivers dropped for their CRC since power-on (saturates; docs/pod.md, Faults) */
 #define TSL_HOSTIF_ICI_LINK_DOWN_OFFSET 0x070u /* ro: bit p: the sender of ICI port p (0 +X, 1 -X, 2 +Y, 3 -Y) found its link down, no credit back for ICI_WAIT cycles while a flit waited; it then drops what it is given, until power-on reset (docs/pod.md, Faults) */
 
@@ -827,11 +827,11 @@ static inline const char *tsl_feature_name(uint32_t bit)
 #define TSL_INSN_VPU_EPI_ZERO_POINT_SHIFT 0u
 #define TSL_INSN_VPU_EPI_ZERO_POINT_MASK 0xFFFFFFFFu
 
-/* Format DMA_SEND (DMA: SEND): 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented */
+/* Format DMA_SEND (DMA: SEND): 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM, or the local memory, of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented, and with DONE, once every byte has left here, this chip's semaphore DONE_SEM */
 #define TSL_FMT_DMA_SEND 7u
-#define TSL_INSN_DMA_SEND_HBM_ADDR_WORD 1u /* HBM byte address of row 0 at the destination chip; the rows are checked against this chip's window (a pod's buffers sit at the same address on every chip, docs/pod.md) */
-#define TSL_INSN_DMA_SEND_HBM_ADDR_SHIFT 0u
-#define TSL_INSN_DMA_SEND_HBM_ADDR_MASK 0xFFFFFFFFu
+#define TSL_INSN_DMA_SEND_REMOTE_ADDR_WORD 1u /* byte address of row 0 at the destination chip: in its HBM, or with TO_LOCAL a local address (VMEM, or ACC at 0x0100_0000); the rows are checked against this chip's HBM window, or as a local operand of this chip's (a pod's buffers sit at the same address on every chip, docs/pod.md) */
+#define TSL_INSN_DMA_SEND_REMOTE_ADDR_SHIFT 0u
+#define TSL_INSN_DMA_SEND_REMOTE_ADDR_MASK 0xFFFFFFFFu
 #define TSL_INSN_DMA_SEND_LOCAL_ADDR_WORD 2u /* local byte address of row 0 here (VMEM, or ACC at 0x0100_0000) */
 #define TSL_INSN_DMA_SEND_LOCAL_ADDR_SHIFT 0u
 #define TSL_INSN_DMA_SEND_LOCAL_ADDR_MASK 0xFFFFFFFFu
@@ -841,9 +841,9 @@ static inline const char *tsl_feature_name(uint32_t bit)
 #define TSL_INSN_DMA_SEND_ROW_BYTES_WORD 3u /* bytes per row, 1..65535 (a multiple of 4 in ACC) */
 #define TSL_INSN_DMA_SEND_ROW_BYTES_SHIFT 16u
 #define TSL_INSN_DMA_SEND_ROW_BYTES_MASK 0xFFFFu
-#define TSL_INSN_DMA_SEND_HBM_STRIDE_WORD 4u /* bytes between destination HBM rows */
-#define TSL_INSN_DMA_SEND_HBM_STRIDE_SHIFT 0u
-#define TSL_INSN_DMA_SEND_HBM_STRIDE_MASK 0xFFFFFFFFu
+#define TSL_INSN_DMA_SEND_REMOTE_STRIDE_WORD 4u /* bytes between destination rows (with TO_LOCAL in ACC, REMOTE_ADDR and it are multiples of 4) */
+#define TSL_INSN_DMA_SEND_REMOTE_STRIDE_SHIFT 0u
+#define TSL_INSN_DMA_SEND_REMOTE_STRIDE_MASK 0xFFFFFFFFu
 #define TSL_INSN_DMA_SEND_LOCAL_STRIDE_WORD 5u /* bytes between local rows (a multiple of 4 in ACC) */
 #define TSL_INSN_DMA_SEND_LOCAL_STRIDE_SHIFT 0u
 #define TSL_INSN_DMA_SEND_LOCAL_STRIDE_MASK 0xFFFFFFFFu
@@ -856,9 +856,18 @@ static inline const char *tsl_feature_name(uint32_t bit)
 #define TSL_INSN_DMA_SEND_SEM_WORD 6u /* the destination's semaphore to increment, 0..ICI_SEMS-1 */
 #define TSL_INSN_DMA_SEND_SEM_SHIFT 16u
 #define TSL_INSN_DMA_SEND_SEM_MASK 0xFu
+#define TSL_INSN_DMA_SEND_DONE_SEM_WORD 6u /* with DONE: this chip's semaphore to increment once every byte has left (the source may be written again); else 0 */
+#define TSL_INSN_DMA_SEND_DONE_SEM_SHIFT 20u
+#define TSL_INSN_DMA_SEND_DONE_SEM_MASK 0xFu
 #define TSL_INSN_DMA_SEND_ASYNC_WORD 6u /* 1: the SEND finishes, for its queue, once it has started, while its bytes may still be leaving (docs/isa.md, DMA SEND and SEMWAIT); no SIGNAL or NOTIFY with it */
 #define TSL_INSN_DMA_SEND_ASYNC_SHIFT 24u
 #define TSL_INSN_DMA_SEND_ASYNC_MASK 0x1u
+#define TSL_INSN_DMA_SEND_TO_LOCAL_WORD 6u /* 1: REMOTE_ADDR is a local address of the destination (VMEM, or ACC), 0: an address in its HBM */
+#define TSL_INSN_DMA_SEND_TO_LOCAL_SHIFT 25u
+#define TSL_INSN_DMA_SEND_TO_LOCAL_MASK 0x1u
+#define TSL_INSN_DMA_SEND_DONE_WORD 6u /* 1: once every byte has left this chip, its semaphore DONE_SEM counts one */
+#define TSL_INSN_DMA_SEND_DONE_SHIFT 26u
+#define TSL_INSN_DMA_SEND_DONE_MASK 0x1u
 
 /* Format DMA_SEMWAIT (DMA: SEMWAIT): wait until this chip's semaphore SEM holds at least COUNT, then take COUNT from it */
 #define TSL_FMT_DMA_SEMWAIT 8u
@@ -904,7 +913,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
         {0x00731FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0FFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, /* MXU_MATMULK */
         {0x00FF1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0x0000003Fu, 0xFFFFFFFFu}, /* VPU_VEC */
         {0x007F1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0xFFFF003Fu, 0xFFFFFFFFu}, /* VPU_EPI */
-        {0x00001FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x010F0F0Fu, 0x00000000u}, /* DMA_SEND */
+        {0x00001FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x07FF0F0Fu, 0x00000000u}, /* DMA_SEND */
         {0x00001FFFu, 0x0000000Fu, 0x0000FFFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* DMA_SEMWAIT */
     };
     return (fmt < 0 || fmt >= 9 || word >= 8u) ? 0u : used[fmt][word];
@@ -1149,12 +1158,15 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_ICI_HDR_INCR_WORD 0u /* 1 on a SEND's last packet: once its bytes have landed, SEM counts one */
 #define TSL_ICI_HDR_INCR_SHIFT 20u
 #define TSL_ICI_HDR_INCR_MASK 0x1u
+#define TSL_ICI_HDR_LOCAL_WORD 0u /* 1: ADDR is a local address of the destination (VMEM, or ACC at 0x0100_0000; a SEND with TO_LOCAL), 0: in its HBM */
+#define TSL_ICI_HDR_LOCAL_SHIFT 21u
+#define TSL_ICI_HDR_LOCAL_MASK 0x1u
 #define TSL_ICI_HDR_BYTES_WORD 0u /* payload bytes, 1..(ICI_PACKET_FLITS - header flits) x ICI_LINK_BYTES_PER_CYCLE */
 #define TSL_ICI_HDR_BYTES_SHIFT 24u
 #define TSL_ICI_HDR_BYTES_MASK 0xFFu
-#define TSL_ICI_HDR_HBM_ADDR_WORD 1u /* where the payload lands in the destination's HBM */
-#define TSL_ICI_HDR_HBM_ADDR_SHIFT 0u
-#define TSL_ICI_HDR_HBM_ADDR_MASK 0xFFFFFFFFu
+#define TSL_ICI_HDR_ADDR_WORD 1u /* where the payload lands in the destination's HBM, or with LOCAL its local memory */
+#define TSL_ICI_HDR_ADDR_SHIFT 0u
+#define TSL_ICI_HDR_ADDR_MASK 0xFFFFFFFFu
 
 /* Window geometry of CONV2D and POOL2D commands, in command words 3, 4, 5, 7, 9, 11 */
 #define TSL_WIN_H_WORD 3u /* input rows */
@@ -1771,24 +1783,27 @@ static inline tsl_insn_vpu_epi_t tsl_insn_vpu_epi_decode(const uint32_t *w)
     return f;
 }
 
-/* Format DMA_SEND (DMA: SEND): 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented */
+/* Format DMA_SEND (DMA: SEND): 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM, or the local memory, of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented, and with DONE, once every byte has left here, this chip's semaphore DONE_SEM */
 typedef struct {
-    uint32_t hbm_addr TSL_FIELD_DEFAULT; /* HBM byte address of row 0 at the destination chip; the rows are checked against this chip's window (a pod's buffers sit at the same address on every chip, docs/pod.md) */
+    uint32_t remote_addr TSL_FIELD_DEFAULT; /* byte address of row 0 at the destination chip: in its HBM, or with TO_LOCAL a local address (VMEM, or ACC at 0x0100_0000); the rows are checked against this chip's HBM window, or as a local operand of this chip's (a pod's buffers sit at the same address on every chip, docs/pod.md) */
     uint32_t local_addr TSL_FIELD_DEFAULT; /* local byte address of row 0 here (VMEM, or ACC at 0x0100_0000) */
     uint32_t rows TSL_FIELD_DEFAULT; /* rows, 1..65535 */
     uint32_t row_bytes TSL_FIELD_DEFAULT; /* bytes per row, 1..65535 (a multiple of 4 in ACC) */
-    uint32_t hbm_stride TSL_FIELD_DEFAULT; /* bytes between destination HBM rows */
+    uint32_t remote_stride TSL_FIELD_DEFAULT; /* bytes between destination rows (with TO_LOCAL in ACC, REMOTE_ADDR and it are multiples of 4) */
     uint32_t local_stride TSL_FIELD_DEFAULT; /* bytes between local rows (a multiple of 4 in ACC) */
     uint32_t dest_x TSL_FIELD_DEFAULT; /* the destination chip's X coordinate, below the pod's X extent */
     uint32_t dest_y TSL_FIELD_DEFAULT; /* the destination chip's Y coordinate, below the pod's Y extent; (DEST_X, DEST_Y) is not this chip */
     uint32_t sem TSL_FIELD_DEFAULT; /* the destination's semaphore to increment, 0..ICI_SEMS-1 */
+    uint32_t done_sem TSL_FIELD_DEFAULT; /* with DONE: this chip's semaphore to increment once every byte has left (the source may be written again); else 0 */
     uint32_t async TSL_FIELD_DEFAULT; /* 1: the SEND finishes, for its queue, once it has started, while its bytes may still be leaving (docs/isa.md, DMA SEND and SEMWAIT); no SIGNAL or NOTIFY with it */
+    uint32_t to_local TSL_FIELD_DEFAULT; /* 1: REMOTE_ADDR is a local address of the destination (VMEM, or ACC), 0: an address in its HBM */
+    uint32_t done TSL_FIELD_DEFAULT; /* 1: once every byte has left this chip, its semaphore DONE_SEM counts one */
     uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
     uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_dma_send_t;
 /* X(member) for each member of tsl_insn_dma_send_t, in order (for tables of fields by name). */
-#define TSL_INSN_DMA_SEND_FIELDS(X) X(hbm_addr) X(local_addr) X(rows) X(row_bytes) X(hbm_stride) X(local_stride) X(dest_x) X(dest_y) X(sem) X(async) X(wait) X(signal) X(notify)
+#define TSL_INSN_DMA_SEND_FIELDS(X) X(remote_addr) X(local_addr) X(rows) X(row_bytes) X(remote_stride) X(local_stride) X(dest_x) X(dest_y) X(sem) X(done_sem) X(async) X(to_local) X(done) X(wait) X(signal) X(notify)
 
 /* Encode a DMA_SEND instruction (UNIT = TSL_UNIT_DMA, OP = TSL_DMA_OP_SEND). */
 static inline tsl_insn_t tsl_insn_dma_send_encode(tsl_insn_dma_send_t f)
@@ -1799,12 +1814,18 @@ static inline tsl_insn_t tsl_insn_dma_send_encode(tsl_insn_dma_send_t f)
              ((f.wait & 0x7u) << 6) |
              ((f.signal & 0x7u) << 9) |
              ((f.notify & 0x1u) << 12);
-    i.w[1] = f.hbm_addr;
+    i.w[1] = f.remote_addr;
     i.w[2] = f.local_addr;
     i.w[3] = (f.rows & 0xFFFFu) | ((f.row_bytes & 0xFFFFu) << 16);
-    i.w[4] = f.hbm_stride;
+    i.w[4] = f.remote_stride;
     i.w[5] = f.local_stride;
-    i.w[6] = (f.dest_x & 0xFu) | ((f.dest_y & 0xFu) << 8) | ((f.sem & 0xFu) << 16) | ((f.async & 0x1u) << 24);
+    i.w[6] = (f.dest_x & 0xFu) |
+             ((f.dest_y & 0xFu) << 8) |
+             ((f.sem & 0xFu) << 16) |
+             ((f.done_sem & 0xFu) << 20) |
+             ((f.async & 0x1u) << 24) |
+             ((f.to_local & 0x1u) << 25) |
+             ((f.done & 0x1u) << 26);
     i.w[7] = 0u;
     return i;
 }
@@ -1813,16 +1834,19 @@ static inline tsl_insn_t tsl_insn_dma_send_encode(tsl_insn_dma_send_t f)
 static inline tsl_insn_dma_send_t tsl_insn_dma_send_decode(const uint32_t *w)
 {
     tsl_insn_dma_send_t f;
-    f.hbm_addr = w[1];
+    f.remote_addr = w[1];
     f.local_addr = w[2];
     f.rows = w[3] & 0xFFFFu;
     f.row_bytes = (w[3] >> 16) & 0xFFFFu;
-    f.hbm_stride = w[4];
+    f.remote_stride = w[4];
     f.local_stride = w[5];
     f.dest_x = w[6] & 0xFu;
     f.dest_y = (w[6] >> 8) & 0xFu;
     f.sem = (w[6] >> 16) & 0xFu;
+    f.done_sem = (w[6] >> 20) & 0xFu;
     f.async = (w[6] >> 24) & 0x1u;
+    f.to_local = (w[6] >> 25) & 0x1u;
+    f.done = (w[6] >> 26) & 0x1u;
     f.wait = (w[0] >> 6) & 0x7u;
     f.signal = (w[0] >> 9) & 0x7u;
     f.notify = (w[0] >> 12) & 0x1u;

@@ -225,18 +225,25 @@ static uint32_t check_dma(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
     return check_local(m, la, ls, rows, rb, align, SPACE_VMEM | SPACE_ACC, eaddr);
 }
 
-/* A SEND: a destination in the pod other than this chip, no SIGNAL or NOTIFY with ASYNC, its HBM
- * rows inside this chip's window (a pod's buffers are symmetric: at the same address on every chip),
- * the local rows as a STORE's. */
+/* A SEND: a destination in the pod other than this chip, no SIGNAL or NOTIFY with ASYNC, DONE_SEM 0
+ * without DONE, its remote rows inside this chip's HBM window or, TO_LOCAL, a local operand of this
+ * chip's (a pod's buffers are symmetric: at the same address on every chip), the local rows as a
+ * STORE's. */
 static uint32_t check_send(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
 {
     tsl_insn_dma_send_t x = tsl_insn_dma_send_decode(w);
     if (!x.rows || !x.row_bytes || x.dest_x >= m->cfg.pod_x || x.dest_y >= m->cfg.pod_y ||
-        (x.dest_x == m->cfg.chip_x && x.dest_y == m->cfg.chip_y) || (x.async && (x.signal || x.notify)))
+        (x.dest_x == m->cfg.chip_x && x.dest_y == m->cfg.chip_y) || (x.async && (x.signal || x.notify)) ||
+        (!x.done && x.done_sem))
         return TSL_ERR_BAD_FIELD;
-    *eaddr = x.hbm_addr;
-    if (!tslm_hbm_ok(m, x.hbm_addr, (uint64_t)x.hbm_addr + (uint64_t)(x.rows - 1) * x.hbm_stride + x.row_bytes))
+    *eaddr = x.remote_addr;
+    if (x.to_local) {
+        uint32_t ra = local_space(m, x.remote_addr) == SPACE_ACC ? 4 : 1;
+        CHECK(check_local(m, x.remote_addr, x.remote_stride, x.rows, x.row_bytes, ra, SPACE_VMEM | SPACE_ACC, eaddr));
+    } else if (!tslm_hbm_ok(m, x.remote_addr,
+                            (uint64_t)x.remote_addr + (uint64_t)(x.rows - 1) * x.remote_stride + x.row_bytes)) {
         return TSL_ERR_HBM_RANGE;
+    }
     uint32_t align = local_space(m, x.local_addr) == SPACE_ACC ? 4 : 1;
     return check_local(m, x.local_addr, x.local_stride, x.rows, x.row_bytes, align, SPACE_VMEM | SPACE_ACC, eaddr);
 }
@@ -799,7 +806,18 @@ static int pod_wait(tslm_t *m)
     return !stuck;
 }
 
-/* SEND: the rows into the destination's HBM, then its semaphore. */
+/* Wake chip d if a semaphore of it counted while it slept (the pod's lock held). */
+static void wake(tslm_pod_t *p, tslm_t *d)
+{
+    if (d->blocked) {
+        d->blocked = 0;
+        p->active++;
+        pthread_cond_broadcast(&p->cv);
+    }
+}
+
+/* SEND: the rows into the destination's HBM or local memory, then its semaphore; with DONE, this
+ * chip's. */
 static void exec_send(tslm_t *m, const uint32_t *w)
 {
     tsl_insn_dma_send_t x = tsl_insn_dma_send_decode(w);
@@ -810,16 +828,14 @@ static void exec_send(tslm_t *m, const uint32_t *w)
     tslm_t *d = p->chip[x.dest_y * p->x + x.dest_x];
     if (d) {   /* else no chip is there: the write is lost, as on a dead link */
         const uint8_t *local = local_ptr(m, x.local_addr);
+        uint8_t *remote = x.to_local ? local_ptr(d, x.remote_addr) : d->hbm + x.remote_addr;
         for (uint32_t r = 0; r < x.rows; r++)
-            memcpy(d->hbm + x.hbm_addr + (uint64_t)r * x.hbm_stride, local + (uint64_t)r * x.local_stride,
-                   x.row_bytes);
+            memcpy(remote + (uint64_t)r * x.remote_stride, local + (uint64_t)r * x.local_stride, x.row_bytes);
         d->sem[x.sem]++;
-        if (d->blocked) {
-            d->blocked = 0;
-            p->active++;
-            pthread_cond_broadcast(&p->cv);
-        }
+        wake(p, d);
     }
+    if (x.done)   /* its bytes have left, landed or lost */
+        m->sem[x.done_sem]++;
     pthread_mutex_unlock(&p->mu);
 }
 

@@ -162,22 +162,24 @@ typedef struct packed {
   logic [1:0] unit;  // [1:0] UNIT enum: the queue that executes it
 } insn_vpu_epi_t;
 
-// Format DMA_SEND (DMA: SEND): 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented
+// Format DMA_SEND (DMA: SEND): 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM, or the local memory, of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented, and with DONE, once every byte has left here, this chip's semaphore DONE_SEM
 typedef struct packed {
-  logic [38:0] rsvd_255_217;
+  logic [36:0] rsvd_255_219;
+  logic done;  // [218] 1: once every byte has left this chip, its semaphore DONE_SEM counts one
+  logic to_local;  // [217] 1: REMOTE_ADDR is a local address of the destination (VMEM, or ACC), 0: an address in its HBM
   logic async;  // [216] 1: the SEND finishes, for its queue, once it has started, while its bytes may still be leaving (docs/isa.md, DMA SEND and SEMWAIT); no SIGNAL or NOTIFY with it
-  logic [3:0] rsvd_215_212;
+  logic [3:0] done_sem;  // [215:212] with DONE: this chip's semaphore to increment once every byte has left (the source may be written again); else 0
   logic [3:0] sem;  // [211:208] the destination's semaphore to increment, 0..ICI_SEMS-1
   logic [3:0] rsvd_207_204;
   logic [3:0] dest_y;  // [203:200] the destination chip's Y coordinate, below the pod's Y extent; (DEST_X, DEST_Y) is not this chip
   logic [3:0] rsvd_199_196;
   logic [3:0] dest_x;  // [195:192] the destination chip's X coordinate, below the pod's X extent
   logic [31:0] local_stride;  // [191:160] bytes between local rows (a multiple of 4 in ACC)
-  logic [31:0] hbm_stride;  // [159:128] bytes between destination HBM rows
+  logic [31:0] remote_stride;  // [159:128] bytes between destination rows (with TO_LOCAL in ACC, REMOTE_ADDR and it are multiples of 4)
   logic [15:0] row_bytes;  // [127:112] bytes per row, 1..65535 (a multiple of 4 in ACC)
   logic [15:0] rows;  // [111:96] rows, 1..65535
   logic [31:0] local_addr;  // [95:64] local byte address of row 0 here (VMEM, or ACC at 0x0100_0000)
-  logic [31:0] hbm_addr;  // [63:32] HBM byte address of row 0 at the destination chip; the rows are checked against this chip's window (a pod's buffers sit at the same address on every chip, docs/pod.md)
+  logic [31:0] remote_addr;  // [63:32] byte address of row 0 at the destination chip: in its HBM, or with TO_LOCAL a local address (VMEM, or ACC at 0x0100_0000); the rows are checked against this chip's HBM window, or as a local operand of this chip's (a pod's buffers sit at the same address on every chip, docs/pod.md)
   logic [18:0] rsvd_31_13;
   logic notify;  // [12] after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY
   logic [2:0] signal;  // [11:9] bit u: give one token to channel this unit->u after finishing

@@ -19,11 +19,11 @@ package tsl_pkg;
   localparam int PARAM_KERNEL_ARGS = 8;  // argument words of a KERNEL command (ARG0.. of the kernel geometry)
   localparam int PARAM_BAR0_RAM_OFFSET = 65536;  // host BAR0 offset of the window onto the control core's RAM (RAM_BYTES; usable while HOSTIF BOOT.HOLD is set)
   localparam int PARAM_VPU_FN_ROWS = 8;  // rows the VPU's functions (EXP, RECIP, RSQRT, GELU) run at once, one register set each in every lane; 2 to 8
-  localparam int PARAM_ICI_SEMS = 16;  // ICI semaphores of a chip (CFG_FEATURES.ICI): counters that remote writes increment and DMA SEMWAIT waits on (docs/pod.md)
+  localparam int PARAM_ICI_SEMS = 16;  // ICI semaphores of a chip (CFG_FEATURES.ICI): counters that remote writes, and the SENDs with DONE that leave this chip, increment, and DMA SEMWAIT waits on (docs/pod.md)
   localparam int PARAM_ICI_DIM_MAX = 16;  // largest extent of a pod's X or Y dimension: chip coordinates are 0..ICI_DIM_MAX-1 (docs/pod.md)
   localparam int PARAM_ICI_LINK_BYTES_PER_CYCLE = 8;  // bytes an ICI link carries each way per cycle (docs/pod.md)
   localparam int PARAM_ICI_LINK_LATENCY = 200;  // cycles from a packet's first byte leaving a chip to its arrival at the neighbour (docs/pod.md)
-  localparam int PARAM_ICI_WAIT_CYCLES = 4194304;  // power-on value of HOSTIF ICI_WAIT: cycles a SEMWAIT waits with no remote write arriving at this chip before it gives up with ERR_SEM_DEADLOCK (the hardware's bound on a wait; docs/pod.md)
+  localparam int PARAM_ICI_WAIT_CYCLES = 4194304;  // power-on value of HOSTIF ICI_WAIT: cycles a SEMWAIT waits with no increment of this chip's semaphores before it gives up with ERR_SEM_DEADLOCK (the hardware's bound on a wait; docs/pod.md)
   localparam int PARAM_ICI_RX_FLITS = 512;  // flits an ICI link's receiver buffers, the sender's credits: a link runs at full rate when it covers the round trip, 2 x ICI_LINK_LATENCY cycles (docs/pod.md)
   localparam int PARAM_ICI_PACKET_FLITS = 32;  // most flits in one ICI packet (a packet is stored whole before its CRC is checked)
   localparam int PARAM_QUEUE_DEPTH = 16;  // entries in each per-unit instruction queue
@@ -489,17 +489,17 @@ package tsl_pkg;
   localparam int INSN_VPU_EPI_ZERO_POINT_LSB = 224;
   localparam int INSN_VPU_EPI_ZERO_POINT_WIDTH = 32;
   localparam insn_t INSN_VPU_EPI_USED = 256'hFFFFFFFFFFFF003FFFFFFFFF0000FFFFFFFFFFFFFFFFFFFFFFFFFFFF007F1FFF;
-  // Format DMA_SEND: 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented
-  localparam int INSN_DMA_SEND_HBM_ADDR_LSB = 32;
-  localparam int INSN_DMA_SEND_HBM_ADDR_WIDTH = 32;
+  // Format DMA_SEND: 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM, or the local memory, of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented, and with DONE, once every byte has left here, this chip's semaphore DONE_SEM
+  localparam int INSN_DMA_SEND_REMOTE_ADDR_LSB = 32;
+  localparam int INSN_DMA_SEND_REMOTE_ADDR_WIDTH = 32;
   localparam int INSN_DMA_SEND_LOCAL_ADDR_LSB = 64;
   localparam int INSN_DMA_SEND_LOCAL_ADDR_WIDTH = 32;
   localparam int INSN_DMA_SEND_ROWS_LSB = 96;
   localparam int INSN_DMA_SEND_ROWS_WIDTH = 16;
   localparam int INSN_DMA_SEND_ROW_BYTES_LSB = 112;
   localparam int INSN_DMA_SEND_ROW_BYTES_WIDTH = 16;
-  localparam int INSN_DMA_SEND_HBM_STRIDE_LSB = 128;
-  localparam int INSN_DMA_SEND_HBM_STRIDE_WIDTH = 32;
+  localparam int INSN_DMA_SEND_REMOTE_STRIDE_LSB = 128;
+  localparam int INSN_DMA_SEND_REMOTE_STRIDE_WIDTH = 32;
   localparam int INSN_DMA_SEND_LOCAL_STRIDE_LSB = 160;
   localparam int INSN_DMA_SEND_LOCAL_STRIDE_WIDTH = 32;
   localparam int INSN_DMA_SEND_DEST_X_LSB = 192;
@@ -508,9 +508,15 @@ package tsl_pkg;
   localparam int INSN_DMA_SEND_DEST_Y_WIDTH = 4;
   localparam int INSN_DMA_SEND_SEM_LSB = 208;
   localparam int INSN_DMA_SEND_SEM_WIDTH = 4;
+  localparam int INSN_DMA_SEND_DONE_SEM_LSB = 212;
+  localparam int INSN_DMA_SEND_DONE_SEM_WIDTH = 4;
   localparam int INSN_DMA_SEND_ASYNC_LSB = 216;
   localparam int INSN_DMA_SEND_ASYNC_WIDTH = 1;
-  localparam insn_t INSN_DMA_SEND_USED = 256'h00000000010F0F0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00001FFF;
+  localparam int INSN_DMA_SEND_TO_LOCAL_LSB = 217;
+  localparam int INSN_DMA_SEND_TO_LOCAL_WIDTH = 1;
+  localparam int INSN_DMA_SEND_DONE_LSB = 218;
+  localparam int INSN_DMA_SEND_DONE_WIDTH = 1;
+  localparam insn_t INSN_DMA_SEND_USED = 256'h0000000007FF0F0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00001FFF;
   // Format DMA_SEMWAIT: wait until this chip's semaphore SEM holds at least COUNT, then take COUNT from it
   localparam int INSN_DMA_SEMWAIT_SEM_LSB = 32;
   localparam int INSN_DMA_SEMWAIT_SEM_WIDTH = 4;
@@ -579,10 +585,12 @@ package tsl_pkg;
   localparam int ICI_HDR_SEM_WIDTH = 4;
   localparam int ICI_HDR_INCR_LSB = 20;
   localparam int ICI_HDR_INCR_WIDTH = 1;
+  localparam int ICI_HDR_LOCAL_LSB = 21;
+  localparam int ICI_HDR_LOCAL_WIDTH = 1;
   localparam int ICI_HDR_BYTES_LSB = 24;
   localparam int ICI_HDR_BYTES_WIDTH = 8;
-  localparam int ICI_HDR_HBM_ADDR_LSB = 32;
-  localparam int ICI_HDR_HBM_ADDR_WIDTH = 32;
+  localparam int ICI_HDR_ADDR_LSB = 32;
+  localparam int ICI_HDR_ADDR_WIDTH = 32;
 
   // Tile-sequencer descriptor (24 words, TC SEQ0..SEQ23); bits outside SEQ_USED are reserved
   localparam logic [767:0] SEQ_USED = 768'hFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00FFFFFFFFFFFFFFFFFF0000003FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF0FFFFFFFFFFFFFFF;

@@ -38,8 +38,8 @@ static uint32_t push(tslm_t *m, tsl_insn_t i)
 static tsl_insn_t send(uint32_t x, uint32_t y, uint32_t hbm, uint32_t local, uint32_t rows, uint32_t bytes,
                        uint32_t sem)
 {
-    return tsl_insn_dma_send_encode((tsl_insn_dma_send_t){.hbm_addr = hbm, .local_addr = local, .rows = rows,
-                                                          .row_bytes = bytes, .hbm_stride = bytes,
+    return tsl_insn_dma_send_encode((tsl_insn_dma_send_t){.remote_addr = hbm, .local_addr = local, .rows = rows,
+                                                          .row_bytes = bytes, .remote_stride = bytes,
                                                           .local_stride = bytes, .dest_x = x, .dest_y = y,
                                                           .sem = sem});
 }
@@ -566,20 +566,55 @@ static void test_run(const char *backend)
              "run %s: chip 0's bytes reach chip 1, which waited for them: %s", backend, tessel_pod_last_error(pod));
     tu_check(&T, tessel_pod_run(pod, progs, 0, 4096) == TESSEL_ERANGE, "run %s: a window over the rings is refused",
              backend);
+    /* TO_LOCAL and DONE: chip 0 sends its 64 bytes into chip 1's ACC and waits for them to leave
+     * (its own semaphore 5); chip 1 waits for them and stores them into HBM. */
+    uint32_t acc = TSL_LOCAL_ACC_BASE + 256u;
+    tsl_insn_dma_send_t lo = tsl_insn_dma_send_decode(send(1, 0, acc, 0, 1, 64, 3).w);
+    lo.to_local = 1u;
+    lo.done = 1u;
+    lo.done_sem = 5u;
+    uint32_t q0[1 + 3 * TSL_PARAM_INSN_WORDS] = {0}, q1[1 + 2 * TSL_PARAM_INSN_WORDS] = {0};
+    tsl_insn_t st = tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+        .op = TSL_DMA_OP_STORE, .hbm_addr = (uint32_t)a + 128, .local_addr = acc, .rows = 1, .row_bytes = 64});
+    const tsl_insn_t w0[3] = {ld, tsl_insn_dma_send_encode(lo), semwait(5, 1)}, w1[2] = {semwait(3, 1), st};
+    TSL_SET(&q0[0], TSL_PROG_HDR_KIND, TSL_PROG_REC_INSN);
+    TSL_SET(&q0[0], TSL_PROG_HDR_COUNT, 3u);
+    TSL_SET(&q1[0], TSL_PROG_HDR_KIND, TSL_PROG_REC_INSN);
+    TSL_SET(&q1[0], TSL_PROG_HDR_COUNT, 2u);
+    for (int k = 0; k < 3; k++)
+        memcpy(&q0[1 + k * TSL_PARAM_INSN_WORDS], w0[k].w, sizeof w0[k].w);
+    for (int k = 0; k < 2; k++)
+        memcpy(&q1[1 + k * TSL_PARAM_INSN_WORDS], w1[k].w, sizeof w1[k].w);
+    tessel_pod_prog_t local[2] = {{q0, 1 + 3 * TSL_PARAM_INSN_WORDS}, {q1, 1 + 2 * TSL_PARAM_INSN_WORDS}};
+    memset(got, 0, sizeof got);
+    r = tessel_pod_run(pod, local, a, a + 4096);
+    tu_check(&T, r == TESSEL_OK && !tessel_read(tessel_pod_device(pod, 1), got, a + 128, 64) && !memcmp(got, data, 64),
+             "run %s: a SEND with TO_LOCAL lands in chip 1's ACC, and its DONE counts on chip 0: %s", backend,
+             tessel_pod_last_error(pod));
     /* the dispatch checks of a SEND, the same on every backend: a chip outside the pod; ASYNC with a
-     * token out */
-    tsl_insn_dma_send_t f = tsl_insn_dma_send_decode(send(1, 0, (uint32_t)a + 64, 0, 1, 64, 3).w);
+     * token out; DONE_SEM without DONE; TO_LOCAL rows past VMEM */
+    tsl_insn_dma_send_t f = tsl_insn_dma_send_decode(send(1, 0, (uint32_t)a + 64, 0, 1, 64, 3).w), g = f, h = lo;
     f.async = 1u;
     f.signal = 1u << TSL_UNIT_VPU;
-    tsl_insn_t bad[2] = {send(2, 0, (uint32_t)a + 64, 0, 1, 64, 3), tsl_insn_dma_send_encode(f)};
-    for (int k = 0; k < 2; k++) {
-        memcpy(&p1[1], bad[k].w, 4 * TSL_PARAM_INSN_WORDS);
+    g.done_sem = 2u;
+    tessel_info_t info;
+    tu_check(&T, !tessel_info(tessel_pod_device(pod, 1), &info), "run: info");
+    h.dest_x = 0u;   /* from chip 1, which runs these */
+    h.remote_addr = info.vmem_bytes - 32u;
+    struct {
+        tsl_insn_t insn;
+        const char *what, *err;
+    } bad[4] = {{send(2, 0, (uint32_t)a + 64, 0, 1, 64, 3), "a SEND out of the pod", "BAD_FIELD"},
+                {tsl_insn_dma_send_encode(f), "an ASYNC SEND with SIGNAL", "BAD_FIELD"},
+                {tsl_insn_dma_send_encode(g), "a SEND with DONE_SEM but no DONE", "BAD_FIELD"},
+                {tsl_insn_dma_send_encode(h), "a TO_LOCAL SEND past VMEM", "LOCAL_RANGE"}};
+    for (int k = 0; k < 4; k++) {
+        memcpy(&p1[1], bad[k].insn.w, 4 * TSL_PARAM_INSN_WORDS);
         tessel_pod_prog_t one[2] = {{NULL, 0}, {p1, 1 + TSL_PARAM_INSN_WORDS}};
         r = tessel_pod_run(pod, one, a, a + 4096);
         tu_check(&T, r == TESSEL_EDEVICE && strstr(tessel_pod_last_error(pod), "chip 1") &&
-                         strstr(tessel_pod_last_error(pod), "BAD_FIELD"),
-                 "run %s: %s is BAD_FIELD: %s", backend, k ? "an ASYNC SEND with SIGNAL" : "a SEND out of the pod",
-                 tessel_pod_last_error(pod));
+                         strstr(tessel_pod_last_error(pod), bad[k].err),
+                 "run %s: %s is %s: %s", backend, bad[k].what, bad[k].err, tessel_pod_last_error(pod));
     }
     p1[0] = 7;   /* no record kind */
     r = tessel_pod_run(pod, progs, a, a + 4096);

@@ -1,9 +1,10 @@
 // The ICI unit of a chip (docs/pod.md): Ports links (2 for a ring, +X and -X; 4 for a torus, then
 // +Y and -Y), each a sender (tsl_ici_tx) and a receiver (tsl_ici_rx); the router (tsl_ici_router)
 // for packets passing through; a packetizer per link (tsl_ici_pkt) for the SENDs of that link's
-// send engine (tsl_dma_ici); the ejector that writes packets for this chip into HBM
-// (tsl_ici_eject, an AXI4 master); and the semaphores (tsl_ici_sem).
-//   link in ─► rx ─► steer ─┬─ for this chip ─────────► eject ─► AXI writes ─► B: INCR ─► sem
+// send engine (tsl_dma_ici); the ejector that writes packets for this chip into HBM (tsl_ici_eject,
+// an AXI4 master) or local memory (VMEM or ACC, ports of the tensor core); and the semaphores (tsl_ici_sem),
+// which the packets with INCR and the send engines' SENDs with DONE increment.
+//   link in ─► rx ─► steer ─┬─ for this chip ─────► eject ─► HBM (AXI) or local ─► INCR ─► sem
 //                           └─ for another ─► router ─┐
 //   send engine p's bursts ─► pkt p ──────────────────┴─ a packet at a time ─► tx p ─► link p out
 // Each receiver hands a packet for this chip straight to its own ejector stream, and each link has
@@ -17,6 +18,8 @@
 module tsl_ici #(
   parameter int N        = tsl_pkg::PARAM_N,
   parameter int HbmBytes = tsl_pkg::PARAM_HBM_BYTES,
+  parameter int VmemBytes = tsl_pkg::PARAM_VMEM_BYTES,
+  parameter int AccBytes = tsl_pkg::PARAM_ACC_BYTES,
   parameter int Ports    = 4,                                    // 2 (a ring) or 4 (a torus)
   parameter int Bytes    = tsl_pkg::PARAM_ICI_LINK_BYTES_PER_CYCLE,
   parameter int Credits  = tsl_pkg::PARAM_ICI_RX_FLITS,          // each receiver's buffer, in flits
@@ -38,12 +41,16 @@ module tsl_ici #(
   input  logic [Ports*4-1:0]     dest_x_i,
   input  logic [Ports*4-1:0]     dest_y_i,
   input  logic [Ports*4-1:0]     sem_i,
+  input  logic [Ports-1:0]       local_i,        // the SEND's TO_LOCAL
   input  logic [Ports-1:0]       w_valid_i,
   output logic [Ports-1:0]       w_ready_o,
   input  logic [Ports*16*N-1:0]  w_data_i,
   input  logic [Ports*2*N-1:0]   w_strb_i,
   input  logic [Ports-1:0]       w_last_i,
   output logic [Ports-1:0]       b_valid_o,
+  // a SEND with DONE left send engine p: this chip's semaphore done_sem_i[4p+:4] counts one
+  input  logic [Ports-1:0]       done_inc_i,
+  input  logic [Ports*4-1:0]     done_sem_i,
   // SEMWAIT (tsl_dma's sem_wait_* port), its bound in cycles (HOSTIF ICI_WAIT, also the senders'
   // bound on a link that returns no credit), the semaphores' clear
   input  logic [31:0]            wait_limit_i,
@@ -53,8 +60,14 @@ module tsl_ici #(
   input  logic [15:0]            wait_count_i,
   output logic                   wait_done_o,
   output logic                   wait_timeout_o,
-  // the ejector's writes toward HBM
+  // the ejector's writes toward HBM, and toward local memory (tsl_tc's ici_lm_*)
   `TSL_AXI_M_PORTS(m_axi_, 16 * N),
+  output logic                   lm_req_o,
+  input  logic                   lm_gnt_i,
+  output logic                   lm_acc_o,
+  output logic [$clog2((VmemBytes > AccBytes ? VmemBytes : AccBytes)/(2*N))-1:0] lm_addr_o,
+  output logic [16*N-1:0]        lm_wdata_o,
+  output logic [2*N-1:0]         lm_be_o,
   // the links: port p's sender and receiver (kinds tsl_pkg::ici_flit_e; credits back per cycle)
   output logic [2*Ports-1:0]     tx_kind_o,
   output logic [Ports*8*Bytes-1:0] tx_data_o,
@@ -157,6 +170,7 @@ module tsl_ici #(
       .aw_dest_x_i(dest_x_i[4*p +: 4]),
       .aw_dest_y_i(dest_y_i[4*p +: 4]),
       .aw_sem_i   (sem_i[4*p +: 4]),
+      .aw_local_i (local_i[p]),
       .w_valid_i  (w_valid_i[p]),
       .w_ready_o  (w_ready_o[p]),
       .w_data_i   (w_data_i[p*16*N +: 16*N]),
@@ -206,7 +220,8 @@ module tsl_ici #(
   logic [$clog2(tsl_pkg::PARAM_ICI_SEMS)-1:0] inc_sem;
   logic [32*tsl_pkg::PARAM_ICI_SEMS-1:0]      sem_counts;
 
-  tsl_ici_eject #(.N(N), .Bytes(Bytes), .Ports(Ports), .HbmBytes(HbmBytes)) u_eject (
+  tsl_ici_eject #(.N(N), .Bytes(Bytes), .Ports(Ports), .HbmBytes(HbmBytes), .VmemBytes(VmemBytes),
+                  .AccBytes(AccBytes)) u_eject (
     .clk_i,
     .rst_ni,
     .in_valid_i(ej_valid),
@@ -214,18 +229,24 @@ module tsl_ici #(
     .in_data_i (rx_data),
     .in_last_i (rx_last),
     `TSL_AXI_CONNECT(m_axi_, m_axi_),
+    .lm_req_o,
+    .lm_gnt_i,
+    .lm_acc_o,
+    .lm_addr_o,
+    .lm_wdata_o,
+    .lm_be_o,
     .inc_o     (inc),
     .inc_sem_o (inc_sem),
     .err_o     (axi_err_o)
   );
 
-  tsl_ici_sem u_sem (
+  tsl_ici_sem #(.Incs(1 + Ports)) u_sem (
     .clk_i,
     .rst_ni,
     .limit_i     (wait_limit_i),
     .clear_i     (sem_clear_i),
-    .inc_i       (inc),
-    .inc_sem_i   (inc_sem),
+    .inc_i       ({done_inc_i, inc}),
+    .inc_sem_i   ({done_sem_i, inc_sem}),
     .wait_valid_i,
     .wait_sem_i,
     .wait_count_i,

@@ -1,9 +1,9 @@
 // The ICI ejector (docs/pod.md, The link): the packets for this chip, one stream per link, written
-// into HBM over an AXI4 write master. Each stream parses a header, places its payload flits in the
-// destination's beat lanes (flit j at lane (HBM_ADDR/8 + j) mod W/8; strobes exactly BYTES from
-// HBM_ADDR) and buffers whole packets (beats, then a descriptor), taking a flit a cycle meanwhile.
-// Streams with a complete packet are served round robin, a packet at a time: one INCR burst from
-// HBM_ADDR & ~(W-1), its beats a cycle each (W may lead its AW; AW from a register). Up to
+// into HBM over an AXI4 write master, or, those with LOCAL, into VMEM or ACC over a local port. Each
+// stream parses a header, places its payload flits in the destination's beat lanes (flit j at lane
+// (ADDR/8 + j) mod W/8; strobes exactly BYTES from ADDR) and buffers whole packets (beats, then a
+// descriptor), taking a flit a cycle meanwhile. Streams with a complete packet are served round
+// robin, a packet at a time: one INCR burst from ADDR & ~(W-1), its beats a cycle each (W may lead its AW; AW from a register). Up to
 // Outstanding writes wait for B (bready 1); on each B, a packet with INCR pulses inc_o with its SEM
 // the next cycle, and an error response (SLVERR, DECERR) pulses err_o then too, the INCR counted all
 // the same. Ports streams at a flit a cycle each are never slowed when W >= Ports x 8.
@@ -14,8 +14,11 @@ module tsl_ici_eject #(
   parameter int PacketFlits = tsl_pkg::PARAM_ICI_PACKET_FLITS,         // most flits a packet, header too
   parameter int Ports       = 4,                                       // input streams, 1..16
   parameter int HbmBytes    = tsl_pkg::PARAM_HBM_BYTES,                // addresses wrap at it (power of 2)
+  parameter int VmemBytes   = tsl_pkg::PARAM_VMEM_BYTES,               // local addresses wrap at these
+  parameter int AccBytes    = tsl_pkg::PARAM_ACC_BYTES,                //   (powers of 2)
   parameter int Sems        = tsl_pkg::PARAM_ICI_SEMS,                 // semaphores, a power of 2, 2..16
-  parameter int Outstanding = 8                                        // writes awaiting B, >= 2
+  parameter int Outstanding = 8,                                       // writes awaiting B, >= 2
+  localparam int LAw        = $clog2((VmemBytes > AccBytes ? VmemBytes : AccBytes) / (2 * N))
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -26,6 +29,14 @@ module tsl_ici_eject #(
   input  logic [Ports-1:0]           in_last_i,
   // AXI4 master toward HBM: writes only (AR tied off, rready 1)
   `TSL_AXI_M_PORTS(m_axi_, 16 * N),
+  // local writes (granted in the cycle they ask, or asked again): W bytes at lm_addr_o x W of ACC
+  // (lm_acc_o) or VMEM
+  output logic                       lm_req_o,
+  input  logic                       lm_gnt_i,
+  output logic                       lm_acc_o,
+  output logic [LAw-1:0]             lm_addr_o,
+  output logic [16*N-1:0]            lm_wdata_o,
+  output logic [2*N-1:0]             lm_be_o,
   output logic                       inc_o,      // a packet with INCR landed: semaphore inc_sem_o counts one
   output logic [$clog2(Sems)-1:0]    inc_sem_o,
   output logic                       err_o       // a write came back with an error response
@@ -40,7 +51,7 @@ module tsl_ici_eject #(
   localparam int Iw    = Ports > 1 ? $clog2(Ports) : 1;
   localparam int MaxBeats = (PacketFlits - 1 + 2 * (F - 1)) / F;   // a packet's beats, its flits misaligned
   localparam int BeatW = 8 * W + W + 1;                            // data, strobes, the packet's last
-  localparam int DescW = 32 + 8 + 1 + Sw;                          // AW address, len, INCR, SEM
+  localparam int DescW = 32 + 8 + 1 + 1 + Sw;                      // address, len, LOCAL, INCR, SEM
 
   logic [Ports-1:0]       beat_valid, beat_pop, desc_valid, desc_pop;
   logic [Ports*BeatW-1:0] beat_out;
@@ -65,7 +76,7 @@ module tsl_ici_eject #(
     logic [2:0]       unused_desc_level;
 
     assign d      = in_data_i[p*8*Bytes +: 64];
-    assign a      = d[tsl_pkg::ICI_HDR_HBM_ADDR_LSB +: 32];
+    assign a      = d[tsl_pkg::ICI_HDR_ADDR_LSB +: 32];
     assign nbytes = d[tsl_pkg::ICI_HDR_BYTES_LSB +: 8];
     assign beats  = (10'(a[Bw-1:0]) + 10'(nbytes) + 10'(W - 1)) >> Bw;
     assign nflits = (9'(a[2:0]) + 9'(nbytes) + 9'd7) >> 3;
@@ -117,8 +128,9 @@ module tsl_ici_eject #(
         lo_q       <= a[2:0];
         hi_q       <= a[2:0] + nbytes[2:0];
         asm_strb_q <= '0;
-        desc_q     <= {a & ~32'(W - 1) & 32'(HbmBytes - 1), 8'(beats - 10'd1),
-                       d[tsl_pkg::ICI_HDR_INCR_LSB], d[tsl_pkg::ICI_HDR_SEM_LSB +: Sw]};
+        desc_q     <= {a & ~32'(W - 1) & (d[tsl_pkg::ICI_HDR_LOCAL_LSB] ? '1 : 32'(HbmBytes - 1)),
+                       8'(beats - 10'd1), d[tsl_pkg::ICI_HDR_LOCAL_LSB], d[tsl_pkg::ICI_HDR_INCR_LSB],
+                       d[tsl_pkg::ICI_HDR_SEM_LSB +: Sw]};
       end else if (take) begin
         lane_q     <= lane_q == Lw'(F - 1) ? '0 : lane_q + Lw'(1);
         first_q    <= 1'b0;
@@ -137,7 +149,12 @@ module tsl_ici_eject #(
   end
 
   // --- AW: round robin over the streams with a complete packet ----------------------------------
-  logic            awvalid_q, load, bq_ready, bq_valid, wq_ready, wq_valid, wq_pop;
+  logic            awvalid_q, load, load_lm, to_lm, bq_ready, bq_valid, wq_ready, wq_valid, wq_pop;
+  logic            lm_q, lm_acc_q, lm_incr_q, lm_pop, lm_end;   // a LOCAL packet being written: ACC, INCR
+  logic [Iw-1:0]   lm_s_q;
+  logic [LAw-1:0]  lm_line_q;
+  logic [Sw-1:0]   lm_sem_q;
+  logic [31:0]     lm_addr;
   logic [31:0]     awaddr_q;
   logic [7:0]      awlen_q;
   logic [Iw-1:0]   grant, last_q, ws, c;
@@ -151,27 +168,50 @@ module tsl_ici_eject #(
       c = Iw'((32'(last_q) + 32'(k)) % Ports);
       if (desc_valid[c]) grant = c;
     end
-    load     = (desc_valid != '0) && (!awvalid_q || m_axi_awready) && bq_ready && wq_ready;
-    desc_pop = load ? Ports'(1) << grant : '0;
     desc     = desc_out[grant*DescW +: DescW];
+    to_lm    = desc[Sw+1];
+    load     = (desc_valid != '0) && !to_lm && !lm_q && (!awvalid_q || m_axi_awready) && bq_ready && wq_ready;
+    load_lm  = (desc_valid != '0) && to_lm && !lm_q && !awvalid_q && !wq_valid && !bq_valid;
+    desc_pop = load || load_lm ? Ports'(1) << grant : '0;
+    lm_addr  = desc[DescW-1 -: 32] & (desc[DescW-1 - (31 - 24)] ? 32'(AccBytes - 1) : 32'(VmemBytes - 1));
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       awvalid_q <= 1'b0;
+      lm_q      <= 1'b0;
       last_q    <= Iw'(Ports - 1);
     end else begin
       if (m_axi_awready) awvalid_q <= 1'b0;
-      if (load) begin
-        awvalid_q <= 1'b1;
-        last_q    <= grant;
-      end
+      if (load) awvalid_q <= 1'b1;
+      if (load || load_lm) last_q <= grant;
+      if (load_lm) lm_q <= 1'b1;
+      else if (lm_end) lm_q <= 1'b0;
     end
   end
 
   always_ff @(posedge clk_i) begin
     if (load) {awaddr_q, awlen_q} <= desc[DescW-1 -: 40];
+    if (load_lm) begin
+      lm_s_q    <= grant;
+      lm_acc_q  <= desc[DescW-1 - (31 - 24)];   // ADDR bit 24: ACC (tsl_pkg::LOCAL_ACC_BASE)
+      lm_line_q <= LAw'(lm_addr >> Bw);
+      lm_incr_q <= desc[Sw];
+      lm_sem_q  <= desc[Sw-1:0];
+    end else if (lm_pop) begin
+      lm_line_q <= lm_line_q + LAw'(1);
+    end
   end
+
+  // --- local: the beats of the packet being written, W bytes each -------------------------------
+  logic [BeatW-1:0] lm_beat;
+  assign lm_beat    = beat_out[lm_s_q*BeatW +: BeatW];
+  assign lm_req_o   = lm_q && beat_valid[lm_s_q];
+  assign lm_acc_o   = lm_acc_q;
+  assign lm_addr_o  = lm_line_q;
+  assign {lm_wdata_o, lm_be_o} = lm_beat[BeatW-1:1];
+  assign lm_pop     = lm_req_o && lm_gnt_i;
+  assign lm_end     = lm_pop && lm_beat[0];
 
   assign m_axi_awvalid = awvalid_q;
   assign m_axi_awaddr  = awaddr_q;
@@ -189,7 +229,7 @@ module tsl_ici_eject #(
     {m_axi_wdata, m_axi_wstrb, m_axi_wlast} = beat_out[ws*BeatW +: BeatW];
     m_axi_wvalid = wq_valid && beat_valid[ws];
   end
-  assign beat_pop = m_axi_wvalid && m_axi_wready ? Ports'(1) << ws : '0;
+  assign beat_pop = (m_axi_wvalid && m_axi_wready ? Ports'(1) << ws : '0) | (lm_pop ? Ports'(1) << lm_s_q : '0);
   assign wq_pop   = m_axi_wvalid && m_axi_wready && m_axi_wlast;
 
   // --- B: (INCR, SEM) of each write in flight -----------------------------------------------------
@@ -198,7 +238,7 @@ module tsl_ici_eject #(
 
   tsl_prim_fifo #(.Width(Sw + 1), .Depth(Outstanding)) u_bq (
     .clk_i, .rst_ni, .clr_i(1'b0),
-    .valid_i(load), .ready_o(bq_ready), .data_i(desc[Sw:0]),
+    .valid_i(load), .ready_o(bq_ready), .data_i(desc[Sw:0]),   // INCR, SEM
     .valid_o(bq_valid), .ready_i(m_axi_bvalid), .data_o(bq_out), .level_o(unused_bq_level));
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -207,9 +247,9 @@ module tsl_ici_eject #(
       err_q     <= 1'b0;
       inc_sem_q <= '0;
     end else begin
-      inc_q     <= m_axi_bvalid && bq_out[Sw];
+      inc_q     <= (m_axi_bvalid && bq_out[Sw]) || (lm_end && lm_incr_q);
       err_q     <= m_axi_bvalid && m_axi_bresp[1];
-      inc_sem_q <= bq_out[Sw-1:0];
+      inc_sem_q <= lm_q ? lm_sem_q : bq_out[Sw-1:0];
     end
   end
 
@@ -232,6 +272,7 @@ module tsl_ici_eject #(
                    (HbmBytes & (HbmBytes - 1)) == 0 && Outstanding >= 2,
                    "8-byte flits, W a power of two, Sems 2..16, HbmBytes a power of two")
   `TSL_ASSERT(BWithoutAw, m_axi_bvalid |-> bq_valid, "a B response with no write outstanding")
+  `TSL_ASSERT(LocalAlone, lm_q |-> !m_axi_bvalid && !m_axi_wvalid && !awvalid_q, "an AXI write beside a LOCAL packet")
   `TSL_ASSERT(AwHeld, m_axi_awvalid && !m_axi_awready |=> m_axi_awvalid && $stable(m_axi_awaddr),
               "AW withdrawn or changed before its handshake")
 endmodule

@@ -1,7 +1,7 @@
 // The ICI packetizer (docs/pod.md, The link): a SEND's write bursts from the DMA (AXI AW/W, ID 0,
 // INCR, beats of W = 2N bytes with strobes) in, ICI packets out to the router's chip port. A burst
 // is cut into packets of at most Bpp beats (as many as fit PacketFlits - 1 payload flits); each
-// packet is a header flit (DEST, SEM, INCR on the SEND's last packet, BYTES, HBM_ADDR of its first
+// packet is a header flit (DEST, SEM, INCR on the SEND's last packet, LOCAL, BYTES, ADDR of its first
 // strobed byte) and the 8-byte flits of its beats that hold strobed bytes, unstrobed bytes zeroed.
 // A packet's beats are buffered (2 x Bpp) before its header leaves, so one packet drains a flit a
 // cycle while the next fills: the output carries a flit every cycle, packets back to back, while
@@ -23,6 +23,7 @@ module tsl_ici_pkt #(
   input  logic [3:0]           aw_dest_x_i,
   input  logic [3:0]           aw_dest_y_i,
   input  logic [3:0]           aw_sem_i,
+  input  logic                 aw_local_i,     // the SEND's TO_LOCAL: the header's LOCAL
   input  logic                 w_valid_i,
   output logic                 w_ready_o,
   input  logic [16*N-1:0]      w_data_i,
@@ -43,7 +44,7 @@ module tsl_ici_pkt #(
   localparam int Lw   = F > 1 ? $clog2(F) : 1;                   // a flit's index in its beat
   localparam int Bpp0 = ((PacketFlits - 1) * Bytes) / W;
   localparam int Bpp  = Bpp0 > 1 ? Bpp0 : 1;                     // beats a packet
-  localparam int AwW  = 32 + 8 + 1 + 12;                         // addr, len, incr, dest x/y, sem
+  localparam int AwW  = 32 + 8 + 1 + 12 + 1;                     // addr, len, incr, dest x/y, sem, local
   localparam int BeatW = 8 * W + 2 * Lw + 1;                     // data, first/last flit, packet's last
   localparam int Depth = 2 * Bpp > 2 ? 2 * Bpp : 2;
 
@@ -52,7 +53,7 @@ module tsl_ici_pkt #(
   logic [AwW-1:0]   aw_data;
   logic [31:0]      cur_addr;
   logic [7:0]       cur_len;
-  logic             cur_incr;
+  logic             cur_incr, cur_local;
   logic [3:0]       cur_x, cur_y, cur_sem;
   logic             beat_ready, hdr_ready, take, pkt_end;
   logic [7:0]       wbeat_q, wbeat_d, pbeat_q, pbeat_d;          // beat of the burst, of the packet
@@ -68,10 +69,10 @@ module tsl_ici_pkt #(
   tsl_prim_fifo #(.Width(AwW), .Depth(2)) u_aw (
     .clk_i, .rst_ni, .clr_i(1'b0),
     .valid_i(aw_valid_i), .ready_o(aw_ready_o),
-    .data_i({aw_addr_i, aw_len_i, aw_incr_i, aw_dest_x_i, aw_dest_y_i, aw_sem_i}),
+    .data_i({aw_addr_i, aw_len_i, aw_incr_i, aw_dest_x_i, aw_dest_y_i, aw_sem_i, aw_local_i}),
     .valid_o(aw_valid), .ready_i(aw_pop), .data_o(aw_data), .level_o(unused_aw_level));
 
-  assign {cur_addr, cur_len, cur_incr, cur_x, cur_y, cur_sem} = aw_data;
+  assign {cur_addr, cur_len, cur_incr, cur_x, cur_y, cur_sem, cur_local} = aw_data;
 
   assign w_ready_o = aw_valid && beat_ready && hdr_ready;
   assign take      = w_valid_i && w_ready_o;
@@ -105,8 +106,9 @@ module tsl_ici_pkt #(
     hdr_in[tsl_pkg::ICI_HDR_DEST_Y_LSB +: 4]   = cur_y;
     hdr_in[tsl_pkg::ICI_HDR_SEM_LSB +: 4]      = cur_sem;
     hdr_in[tsl_pkg::ICI_HDR_INCR_LSB]          = cur_incr && w_last_i;
+    hdr_in[tsl_pkg::ICI_HDR_LOCAL_LSB]         = cur_local;
     hdr_in[tsl_pkg::ICI_HDR_BYTES_LSB +: 8]    = pbytes_d[7:0];
-    hdr_in[tsl_pkg::ICI_HDR_HBM_ADDR_LSB +: 32] = paddr_d;
+    hdr_in[tsl_pkg::ICI_HDR_ADDR_LSB +: 32]    = paddr_d;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

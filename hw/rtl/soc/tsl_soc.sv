@@ -246,7 +246,8 @@ module tsl_soc #(
                             ici_b_valid;
   logic [IciPorts*32-1:0]   ici_aw_addr;
   logic [IciPorts*8-1:0]    ici_aw_len;
-  logic [IciPorts*4-1:0]    ici_dest_x, ici_dest_y, ici_sem;
+  logic [IciPorts*4-1:0]    ici_dest_x, ici_dest_y, ici_sem, ici_done_sem;
+  logic [IciPorts-1:0]      ici_local, ici_done_inc;
   logic [IciPorts*Dw-1:0]   ici_w_data;
   logic [IciPorts*Dw/8-1:0] ici_w_strb;
   logic [3:0]               sem_wait_sem;
@@ -256,6 +257,11 @@ module tsl_soc #(
   logic            unused_ici_err;
   assign unused_ici_err = ici_axi_err;
   logic [15:0]     sem_wait_count;
+  // the ICI unit's writes into local memory
+  logic                                 ici_lm_req, ici_lm_gnt, ici_lm_acc;
+  logic [$clog2((VmemBytes > AccBytes ? VmemBytes : AccBytes)/(2*N))-1:0] ici_lm_addr;
+  logic [Dw-1:0]                        ici_lm_wdata;
+  logic [Dw/8-1:0]                      ici_lm_be;
 
   tsl_tc #(
     .N          (N),
@@ -289,12 +295,21 @@ module tsl_soc #(
     .ici_dest_x_o  (ici_dest_x),
     .ici_dest_y_o  (ici_dest_y),
     .ici_sem_o     (ici_sem),
+    .ici_local_o    (ici_local),
     .ici_w_valid_o (ici_w_valid),
     .ici_w_ready_i (ici_w_ready),
     .ici_w_data_o  (ici_w_data),
     .ici_w_strb_o  (ici_w_strb),
     .ici_w_last_o  (ici_w_last),
     .ici_b_valid_i (ici_b_valid),
+    .ici_done_inc_o(ici_done_inc),
+    .ici_done_sem_o(ici_done_sem),
+    .ici_lm_req_i  (ici_lm_req),
+    .ici_lm_gnt_o  (ici_lm_gnt),
+    .ici_lm_acc_i  (ici_lm_acc),
+    .ici_lm_addr_i (ici_lm_addr),
+    .ici_lm_wdata_i(ici_lm_wdata),
+    .ici_lm_be_i   (ici_lm_be),
     .sem_clear_o   (sem_clear),
     .sem_wait_valid_o(sem_wait_valid),
     .sem_wait_sem_o  (sem_wait_sem),
@@ -306,7 +321,8 @@ module tsl_soc #(
 
   // Master 3: the ICI unit's writes of packets from other chips.
   if (EnableIci) begin : g_ici
-    tsl_ici #(.N(N), .HbmBytes(HbmBytes), .Ports(IciPorts)) u_ici (
+    tsl_ici #(.N(N), .HbmBytes(HbmBytes), .VmemBytes(VmemBytes), .AccBytes(AccBytes),
+              .Ports(IciPorts)) u_ici (
       .clk_i,
       .rst_ni,
       .chip_x_i      (ici_chip_x_i),
@@ -321,12 +337,15 @@ module tsl_soc #(
       .dest_x_i      (ici_dest_x),
       .dest_y_i      (ici_dest_y),
       .sem_i         (ici_sem),
+      .local_i       (ici_local),
       .w_valid_i     (ici_w_valid),
       .w_ready_o     (ici_w_ready),
       .w_data_i      (ici_w_data),
       .w_strb_i      (ici_w_strb),
       .w_last_i      (ici_w_last),
       .b_valid_o     (ici_b_valid),
+      .done_inc_i    (ici_done_inc),
+      .done_sem_i    (ici_done_sem),
       .wait_limit_i  (ici_wait),
       .sem_clear_i   (sem_clear || cores_rst),
       .wait_valid_i  (sem_wait_valid),
@@ -335,6 +354,12 @@ module tsl_soc #(
       .wait_done_o   (sem_done),
       .wait_timeout_o(sem_timeout),
       `TSL_AXI_CONNECT_SLICE(m_axi_, s_, Dw, 3),
+      .lm_req_o      (ici_lm_req),
+      .lm_gnt_i      (ici_lm_gnt),
+      .lm_acc_o      (ici_lm_acc),
+      .lm_addr_o     (ici_lm_addr),
+      .lm_wdata_o    (ici_lm_wdata),
+      .lm_be_o       (ici_lm_be),
       .tx_kind_o     (ici_tx_kind_o),
       .tx_data_o     (ici_tx_data_o),
       .tx_credit_i   (ici_tx_credit_i),
@@ -348,11 +373,13 @@ module tsl_soc #(
     `TSL_ASSERT(IciWritesOk, !ici_axi_err, "a remote write was answered with an AXI error")
   end else begin : g_no_ici
     assign {ici_aw_ready, ici_w_ready, ici_b_valid, sem_done, sem_timeout, ici_axi_err} = '0;
+    assign {ici_lm_req, ici_lm_acc, ici_lm_addr, ici_lm_wdata, ici_lm_be} = '0;
     assign {ici_tx_kind_o, ici_tx_data_o, ici_rx_credit_o, ici_crc_err_o, ici_link_down} = '0;
     logic unused_ici;
     assign unused_ici = ^{ici_aw_valid, ici_aw_addr, ici_aw_len, ici_aw_incr, ici_dest_x, ici_dest_y, ici_sem,
                           ici_w_valid, ici_w_data, ici_w_strb, ici_w_last, sem_clear, sem_wait_valid,
-                          sem_wait_sem, sem_wait_count, ici_tx_credit_i, ici_rx_kind_i, ici_rx_data_i, ici_wait};
+                          sem_wait_sem, sem_wait_count, ici_tx_credit_i, ici_rx_kind_i, ici_rx_data_i, ici_wait,
+                          ici_local, ici_done_inc, ici_done_sem, ici_lm_gnt};
   end
 
   // Master 0 goes through an isolation stage: when the cores are reset, what the DMA had started on

@@ -46,6 +46,7 @@ module tsl_dma #(
   output logic ici_aw_valid_o, input logic ici_aw_ready_i, output logic [31:0] ici_aw_addr_o,
   output logic [7:0] ici_aw_len_o, output logic ici_aw_incr_o,
   output logic [3:0] ici_dest_x_o, output logic [3:0] ici_dest_y_o, output logic [3:0] ici_sem_o,
+  output logic ici_local_o,   // the SEND's TO_LOCAL: its addresses are the destination's local ones
   output logic ici_w_valid_o, input logic ici_w_ready_i, output logic [16*N-1:0] ici_w_data_o,
   output logic [2*N-1:0] ici_w_strb_o, output logic ici_w_last_o, input logic ici_b_valid_i,
   // SEMWAIT (tsl_ici_sem's wait port)
@@ -79,6 +80,7 @@ module tsl_dma #(
   logic        start, ex_load, ex_acc, ex_send, ex_wait;
   logic        send_q, send_d, wait_q, wait_d;   // the instruction running is a SEND, a SEMWAIT
   logic [3:0]  dx_q, dy_q, sem_q;                // a SEND's destination and semaphore, a SEMWAIT's
+  logic        lc_q;                             // a SEND's TO_LOCAL
   logic [15:0] count_q;                          // a SEMWAIT's COUNT
   logic        sem_err;
   logic [31:0] ex_la, ex_loff;
@@ -219,6 +221,7 @@ module tsl_dma #(
   assign ici_dest_x_o   = dx_q;
   assign ici_dest_y_o   = dy_q;
   assign ici_sem_o      = sem_q;
+  assign ici_local_o     = lc_q;
   assign m_axi_araddr  = 32'(ax_addr[HAW-1:0]);
   assign m_axi_awaddr  = 32'(ax_addr[HAW-1:0]);
   assign m_axi_arlen   = ax_len;
@@ -464,6 +467,7 @@ module tsl_dma #(
     if (start) begin
       dx_q    <= sinsn.dest_x;
       dy_q    <= sinsn.dest_y;
+      lc_q    <= sinsn.to_local;
       sem_q   <= ex_wait ? winsn.sem : sinsn.sem;
       count_q <= winsn.count;
     end

@@ -2,9 +2,10 @@
 // a send engine per ICI link (tsl_dma, SENDs only), so that SENDs on different links, and LOADs
 // and STOREs, run at once. A SEND goes to the engine of the link its packets leave by
 // (tsl_ici_route): SENDs to one chip keep their order. The queue's order is kept where it shows:
-//   - a SEND starts only when no LOAD or SEMWAIT is in flight on the main engine (it may read what
-//     a LOAD writes; instructions behind a SEMWAIT start after it); it then waits, two at most, in
-//     front of its send engine, so the queue goes on while the link is busy;
+//   - a SEND starts only when nothing is in flight on the main engine (it may read what a LOAD
+//     writes; instructions behind a SEMWAIT start after it; a remote chip may write what a STORE
+//     reads once the SEND told it so); it then waits, two at most, in front of its send engine, so
+//     the queue goes on while the link is busy; with DONE, once its bytes have left, done_inc_o;
 //   - a LOAD starts only when no SEND waiting for or in a send engine reads local bytes it writes
 //     (their local extents, first to last byte, do not meet);
 //   - a STORE or SEMWAIT starts behind SENDs at once (they only read local memory, or nothing).
@@ -44,9 +45,13 @@ module tsl_dma_ici #(
   output logic [Ports*32-1:0] ici_aw_addr_o, output logic [Ports*8-1:0] ici_aw_len_o,
   output logic [Ports-1:0] ici_aw_incr_o,
   output logic [Ports*4-1:0] ici_dest_x_o, output logic [Ports*4-1:0] ici_dest_y_o, output logic [Ports*4-1:0] ici_sem_o,
+  output logic [Ports-1:0] ici_local_o,
   output logic [Ports-1:0] ici_w_valid_o, input logic [Ports-1:0] ici_w_ready_i,
   output logic [Ports*16*N-1:0] ici_w_data_o, output logic [Ports*2*N-1:0] ici_w_strb_o,
   output logic [Ports-1:0] ici_w_last_o, input logic [Ports-1:0] ici_b_valid_i,
+  // link p's SEND with DONE finished (its bytes have left): this chip's semaphore done_sem_o[4p+:4]
+  // counts one
+  output logic [Ports-1:0] done_inc_o, output logic [Ports*4-1:0] done_sem_o,
   // SEMWAIT (the main engine's)
   output logic sem_wait_valid_o, output logic [3:0] sem_wait_sem_o, output logic [15:0] sem_wait_count_o,
   input  logic sem_done_i, input logic sem_timeout_i, input logic abort_i,
@@ -66,7 +71,7 @@ module tsl_dma_ici #(
   assign x = ex_insn_i;
   assign s = ex_insn_i;
 
-  logic          is_send, is_load, is_wait, is_async, go;
+  logic          is_send, is_load, is_async, go;
   logic [2:0]    port;
   logic [E-1:0]  eng_valid, eng_ready, eng_done, eng_busy;
   logic [E-1:0]  eng_fin;   // an engine finished an instruction still to be reported (not an ASYNC SEND)
@@ -74,12 +79,11 @@ module tsl_dma_ici #(
   logic [33:0]   lo, hi;    // the offered instruction's local extent [lo, hi)
   logic [Ports-1:0] s_hit;   // a SEND queued for or in send engine p reads bytes the offered one writes
   logic [Ports-1:0] s_held;  // send engine p has a SEND queued or in flight
-  logic [Cw-1:0] blocking_q, blocking_d;   // LOADs and SEMWAITs in flight on the main engine
+  logic [Cw-1:0] blocking_q, blocking_d;   // instructions in flight on the main engine
   logic          hazard;
 
   assign is_send = x.op == 4'(tsl_pkg::DMA_OP_SEND);
   assign is_load = x.op == 4'(tsl_pkg::DMA_OP_LOAD);
-  assign is_wait = x.op == 4'(tsl_pkg::DMA_OP_SEMWAIT);
   assign port    = tsl_ici_route(s.dest_x, s.dest_y, chip_x_i, chip_y_i, pod_x_i, pod_y_i, Ports);
   assign is_async = is_send && s.async;
   assign eng     = is_send ? Ew'(port) + Ew'(1) : '0;
@@ -118,7 +122,7 @@ module tsl_dma_ici #(
     .acc_be_o(acc_be_o[0 +: 4*N]), .acc_rdata_i(acc_rdata_i[0 +: 32*N]),
     /* verilator lint_off PINCONNECTEMPTY */
     .ici_aw_valid_o(), .ici_aw_ready_i(1'b0), .ici_aw_addr_o(), .ici_aw_len_o(), .ici_aw_incr_o(),
-    .ici_dest_x_o(), .ici_dest_y_o(), .ici_sem_o(), .ici_w_valid_o(), .ici_w_ready_i(1'b0), .ici_w_data_o(),
+    .ici_dest_x_o(), .ici_dest_y_o(), .ici_sem_o(), .ici_local_o(), .ici_w_valid_o(), .ici_w_ready_i(1'b0), .ici_w_data_o(),
     .ici_w_strb_o(), .ici_w_last_o(), .ici_b_valid_i(1'b0),
     /* verilator lint_on PINCONNECTEMPTY */
     .sem_wait_valid_o, .sem_wait_sem_o, .sem_wait_count_o, .sem_done_i, .sem_timeout_i, .abort_i,
@@ -129,7 +133,8 @@ module tsl_dma_ici #(
   // front of it (entries 0, then 1), so that the DMA queue goes on while the link is busy.
   for (genvar p = 0; p < Ports; p++) begin : g_send
     `TSL_AXI_WIRES(a_, 16 * N)
-    logic         err, sv, e_ready, take, put, async_q, act_q;
+    logic         err, sv, e_ready, take, put, async_q, act_q, done_q;
+    logic [3:0]   dsem_q;   // the SEND in the engine: DONE, DONE_SEM
     logic [3:0]   err_code, ss;
     logic [31:0]  err_addr;
     logic [15:0]  sc;
@@ -159,7 +164,7 @@ module tsl_dma_ici #(
       .ici_aw_valid_o(ici_aw_valid_o[p]), .ici_aw_ready_i(ici_aw_ready_i[p]),
       .ici_aw_addr_o(ici_aw_addr_o[32*p +: 32]), .ici_aw_len_o(ici_aw_len_o[8*p +: 8]),
       .ici_aw_incr_o(ici_aw_incr_o[p]), .ici_dest_x_o(ici_dest_x_o[4*p +: 4]),
-      .ici_dest_y_o(ici_dest_y_o[4*p +: 4]), .ici_sem_o(ici_sem_o[4*p +: 4]),
+      .ici_dest_y_o(ici_dest_y_o[4*p +: 4]), .ici_sem_o(ici_sem_o[4*p +: 4]), .ici_local_o(ici_local_o[p]),
       .ici_w_valid_o(ici_w_valid_o[p]), .ici_w_ready_i(ici_w_ready_i[p]),
       .ici_w_data_o(ici_w_data_o[p*16*N +: 16*N]), .ici_w_strb_o(ici_w_strb_o[p*2*N +: 2*N]),
       .ici_w_last_o(ici_w_last_o[p]), .ici_b_valid_i(ici_b_valid_i[p]),
@@ -188,6 +193,8 @@ module tsl_dma_ici #(
         a_lo_q  <= q0_lo;
         a_hi_q  <= q0_hi;
         async_q <= q_as[0];
+        done_q  <= q0_insn[tsl_pkg::INSN_DMA_SEND_DONE_LSB];
+        dsem_q  <= q0_insn[tsl_pkg::INSN_DMA_SEND_DONE_SEM_LSB +: 4];
       end
       if (put && !to1) begin
         q0_insn <= ex_insn_i;
@@ -203,6 +210,8 @@ module tsl_dma_ici #(
       end
     end
     assign eng_fin[p+1] = eng_done[p+1] && !async_q;
+    assign done_inc_o[p]         = eng_done[p+1] && done_q;
+    assign done_sem_o[4*p +: 4]  = dsem_q;
     assign s_held[p]    = q_v[0] || act_q || eng_busy[p+1];
     assign s_hit[p]     = (act_q && lo < a_hi_q && a_lo_q < hi) || (q_v[0] && lo < q0_hi && q0_lo < hi) ||
                           (q_v[1] && lo < q1_hi && q1_lo < hi);
@@ -217,18 +226,14 @@ module tsl_dma_ici #(
   // ---- order ------------------------------------------------------------------------------------
   // The engine of every instruction in flight, oldest first, and what each engine has finished
   // and not yet reported; the main engine's instructions in flight, with whether each blocks SENDs.
-  logic          o_valid, o_pop, o_ready, k_valid, k_blocks, k_ready;
+  logic          o_valid, o_pop, o_ready;
   logic [Ew-1:0] o_eng;
-  logic [$clog2(Inflight+2)-1:0] o_level, k_level;
+  logic [$clog2(Inflight+2)-1:0] o_level;
   logic [Cw-1:0] fin_q [E];
   tsl_prim_fifo #(.Width(Ew), .Depth(Inflight + 1)) u_order (
     .clk_i, .rst_ni, .clr_i(1'b0),
     .valid_i(go), .ready_o(o_ready), .data_i(is_async ? Ew'(E) : eng),
     .valid_o(o_valid), .ready_i(o_pop), .data_o(o_eng), .level_o(o_level));
-  tsl_prim_fifo #(.Width(1), .Depth(Inflight + 1)) u_kind (
-    .clk_i, .rst_ni, .clr_i(1'b0),
-    .valid_i(go && !is_send), .ready_o(k_ready), .data_i(is_load || is_wait),
-    .valid_o(k_valid), .ready_i(eng_done[0]), .data_o(k_blocks), .level_o(k_level));
   logic o_fin;   // the oldest is finished: an ASYNC SEND, or its engine has reported it
   always_comb begin
     o_fin = o_eng == Ew'(E);
@@ -240,8 +245,8 @@ module tsl_dma_ici #(
 
   always_comb begin
     blocking_d = blocking_q;
-    if (go && (is_load || is_wait)) blocking_d = blocking_d + Cw'(1);
-    if (eng_done[0] && k_blocks) blocking_d = blocking_d - Cw'(1);
+    if (go && !is_send) blocking_d = blocking_d + Cw'(1);
+    if (eng_done[0]) blocking_d = blocking_d - Cw'(1);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -256,10 +261,10 @@ module tsl_dma_ici #(
   end
 
   logic unused_ok;
-  assign unused_ok = ^{o_ready, o_level, k_valid, k_ready, k_level};
+  assign unused_ok = ^{o_ready, o_level};
 
   `TSL_ASSERT_INIT(ParamRange, Ports == 2 || Ports == 4, "Ports 2 (a ring) or 4 (a torus)")
   `TSL_ASSERT(SendRouted, ex_valid_i && is_send |-> port < 3'(Ports), "a SEND to this chip reached the DMA")
   `TSL_ASSERT(OrderRoom, go |-> o_ready, "more instructions in flight than Inflight")
-  `TSL_ASSERT(DoneKnown, eng_done[0] |-> k_valid, "the main engine finished an instruction it was not given")
+  `TSL_ASSERT(DoneKnown, eng_done[0] |-> blocking_q != '0, "the main engine finished an instruction it was not given")
 endmodule

@@ -5,7 +5,8 @@
 // routed back in the order of the AR handshakes).
 // With EnableIci the DMA is tsl_dma_ici, which also runs SEND and SEMWAIT: a send engine per link
 // (VMEM and ACC ports 4 and up, after the VPU), whose bursts go out on ici_* to the chip's ICI unit
-// (tsl_ici, in the SoC, outside the cores' reset), and SEMWAIT's wait on sem_*.
+// (tsl_ici, in the SoC, outside the cores' reset), and SEMWAIT's wait on sem_*; and the ICI unit
+// writes the packets of SENDs with TO_LOCAL into VMEM or ACC on ici_lm_* (the last port of each).
 // VMEM ports in priority order: MXU activations, MXU weights, DMA, VPU. ACC ports: MXU read, MXU
 // write, DMA, VPU. The MXU therefore never waits on a memory conflict.
 // Register bus: the control core's contract (request held until a one-cycle ready; read data with
@@ -54,12 +55,23 @@ module tsl_tc #(
   output logic [IciPorts*4-1:0]    ici_dest_x_o,
   output logic [IciPorts*4-1:0]    ici_dest_y_o,
   output logic [IciPorts*4-1:0]    ici_sem_o,
+  output logic [IciPorts-1:0]      ici_local_o,
   output logic [IciPorts-1:0]      ici_w_valid_o,
   input  logic [IciPorts-1:0]      ici_w_ready_i,
   output logic [IciPorts*Dw-1:0]   ici_w_data_o,
   output logic [IciPorts*Dw/8-1:0] ici_w_strb_o,
   output logic [IciPorts-1:0]      ici_w_last_o,
   input  logic [IciPorts-1:0]      ici_b_valid_i,
+  output logic [IciPorts-1:0]      ici_done_inc_o,   // a SEND with DONE left link p's engine
+  output logic [IciPorts*4-1:0]    ici_done_sem_o,
+  // the ICI unit's local writes, 2N bytes at ici_lm_addr_i x 2N of ACC (ici_lm_acc_i: half an ACC
+  // line) or VMEM (a line), on the last port of each memory (the lowest priority)
+  input  logic                     ici_lm_req_i,
+  output logic                     ici_lm_gnt_o,
+  input  logic                     ici_lm_acc_i,
+  input  logic [$clog2((VmemBytes > AccBytes ? VmemBytes : AccBytes)/(2*N))-1:0] ici_lm_addr_i,
+  input  logic [16*N-1:0]          ici_lm_wdata_i,
+  input  logic [2*N-1:0]           ici_lm_be_i,
   output logic            sem_clear_o,
   output logic            sem_wait_valid_o,
   output logic [3:0]      sem_wait_sem_o,
@@ -196,7 +208,8 @@ module tsl_tc #(
   // p1 MXU write, p2 DMA, p3 VPU.
   // Split per port for Verilator: a unit's request may follow its own grant combinationally in
   // the same always block, which would otherwise look like a loop through the whole vector.
-  localparam int MP = EnableIci ? 4 + IciPorts : 4;   // memory ports: 4 and up, the send engines
+  localparam int MP = EnableIci ? 5 + IciPorts : 4;   // memory ports: 4 and up, the send engines,
+                                                      // then the ICI unit's VMEM writes
   logic [MP-1:0]     v_req /* verilator split_var */, v_gnt /* verilator split_var */;
   logic [MP-1:0]     a_req /* verilator split_var */, a_gnt /* verilator split_var */;
   logic [MP-1:0]     v_we, a_we;
@@ -314,12 +327,15 @@ module tsl_tc #(
       .ici_dest_x_o,
       .ici_dest_y_o,
       .ici_sem_o,
+      .ici_local_o,
       .ici_w_valid_o,
       .ici_w_ready_i,
       .ici_w_data_o,
       .ici_w_strb_o,
       .ici_w_last_o,
       .ici_b_valid_i,
+      .done_inc_o  (ici_done_inc_o),
+      .done_sem_o  (ici_done_sem_o),
       .sem_wait_valid_o,
       .sem_wait_sem_o,
       .sem_wait_count_o,
@@ -329,14 +345,30 @@ module tsl_tc #(
       `TSL_AXI_CONNECT_WR(m_axi_, m_axi_),
       `TSL_AXI_CONNECT_SLICE_RD(m_axi_, s_, Dw, 0)
     );
+    localparam int M = MP - 1;   // the ICI unit's local writes
+    assign v_req[M]             = ici_lm_req_i && !ici_lm_acc_i;
+    assign a_req[M]             = ici_lm_req_i && ici_lm_acc_i;
+    assign ici_lm_gnt_o         = ici_lm_acc_i ? a_gnt[M] : v_gnt[M];
+    assign v_we[M]              = 1'b1;
+    assign a_we[M]              = 1'b1;
+    assign v_addr[M*VAw +: VAw] = VAw'(ici_lm_addr_i);
+    assign a_addr[M*AAw +: AAw] = AAw'(ici_lm_addr_i >> 1);
+    assign v_wdata[M*Vw +: Vw]  = ici_lm_wdata_i;
+    assign a_wdata[M*Aw +: Aw]  = {2{ici_lm_wdata_i}};
+    assign v_be[M*Vw/8 +: Vw/8] = ici_lm_be_i;
+    assign a_be[M*Aw/8 +: Aw/8] = ici_lm_addr_i[0] ? {ici_lm_be_i, (Vw/8)'(0)} : {(Vw/8)'(0), ici_lm_be_i};
+    logic unused_lm;
+    assign unused_lm = ^{v_rdata[M*Vw +: Vw], a_rdata[M*Aw +: Aw]};
   end else begin : g_dma
     assign dma_fence = 1'b0;
     assign {ici_aw_valid_o, ici_aw_addr_o, ici_aw_len_o, ici_aw_incr_o, ici_dest_x_o, ici_dest_y_o, ici_sem_o,
-            ici_w_valid_o, ici_w_data_o, ici_w_strb_o, ici_w_last_o} = '0;
+            ici_local_o, ici_w_valid_o, ici_w_data_o, ici_w_strb_o, ici_w_last_o, ici_done_inc_o,
+            ici_done_sem_o, ici_lm_gnt_o} = '0;
     assign {sem_wait_valid_o, sem_wait_sem_o, sem_wait_count_o} = '0;
     logic unused_ici;
     assign unused_ici = ^{ici_aw_ready_i, ici_w_ready_i, ici_b_valid_i, sem_done_i, sem_timeout_i, dma_abort,
-                          chip_x_i, chip_y_i, pod_y_i};
+                          chip_x_i, chip_y_i, pod_y_i, ici_lm_req_i, ici_lm_acc_i, ici_lm_addr_i, ici_lm_wdata_i,
+                          ici_lm_be_i};
     tsl_dma #(
       .N        (N),
       .VmemBytes(VmemBytes),
@@ -371,7 +403,7 @@ module tsl_tc #(
       .acc_rdata_i (a_rdata[2*Aw +: Aw]),
       /* verilator lint_off PINCONNECTEMPTY */
       .ici_aw_valid_o(), .ici_aw_ready_i(1'b0), .ici_aw_addr_o(), .ici_aw_len_o(), .ici_aw_incr_o(),
-      .ici_dest_x_o(), .ici_dest_y_o(), .ici_sem_o(), .ici_w_valid_o(), .ici_w_ready_i(1'b0), .ici_w_data_o(),
+      .ici_dest_x_o(), .ici_dest_y_o(), .ici_sem_o(), .ici_local_o(), .ici_w_valid_o(), .ici_w_ready_i(1'b0), .ici_w_data_o(),
       .ici_w_strb_o(), .ici_w_last_o(), .ici_b_valid_i(1'b0),
       .sem_wait_valid_o(), .sem_wait_sem_o(), .sem_wait_count_o(),
       /* verilator lint_on PINCONNECTEMPTY */

@@ -209,11 +209,13 @@ module tsl_tc_check #(
       hdr_err = tsl_pkg::ERR_BAD_FIELD;
     end else begin
       unique case (fmt)
-        FmtDma: begin   // a SEND's destination: in the pod, and not this chip; ASYNC without tokens out
+        FmtDma: begin   // a SEND's destination: in the pod, and not this chip; ASYNC without tokens out;
+                        // DONE_SEM only with DONE
           if (rows == 16'd0 || dma.row_bytes == 16'd0 ||
               (is_send && (5'(send.dest_x) >= pod_x_i || 5'(send.dest_y) >= pod_y_i ||
                            (send.dest_x == chip_x_i && send.dest_y == chip_y_i) ||
-                           (send.async && (signal_m != 3'd0 || send.notify)))))
+                           (send.async && (signal_m != 3'd0 || send.notify)) ||
+                           (!send.done && send.done_sem != '0))))
             hdr_err = tsl_pkg::ERR_BAD_FIELD;
         end
         FmtSync: begin
@@ -286,10 +288,15 @@ module tsl_tc_check #(
       FmtDma: begin
         o_rb     = 32'(dma.row_bytes);
         o_align  = 32'd1;
-        if (step == StepOp0) begin
+        if (step == StepOp0 && !(is_send && send.to_local)) begin
           o_hbm    = 1'b1;
           o_addr   = dma.hbm_addr;
           o_stride = dma.hbm_stride;
+        end else if (step == StepOp0) begin   // a SEND's TO_LOCAL rows: local at the destination
+          o_dma_local = 1'b1;
+          o_acc_ok    = 1'b1;
+          o_addr      = dma.hbm_addr;
+          o_stride    = dma.hbm_stride;
         end else begin
           o_dma_local = 1'b1;
           o_acc_ok    = 1'b1;

@@ -3,13 +3,15 @@
 //   pe_sim [SENDS] [SEED]      env: SEED=s replays too (the argument wins)
 // random: SENDS SENDs of 1..6 write bursts each, as the DMA makes them (W-aligned, 1..16 beats inside
 //   a 4 KiB page of the lower 48 KiB; one strobe range: the first beat may start mid-beat, the last
-//   end mid-beat; junk in the bytes not strobed), with random gaps on AW and W; meanwhile stream 1
+//   end mid-beat; junk in the bytes not strobed), with random gaps on AW and W, about a third of them
+//   with TO_LOCAL, whose packets go to a 64 KiB VMEM here that grants at random; meanwhile stream 1
 //   carries packets built here (the upper 16 KiB, junk above bit 16 of HBM_ADDR). The HBM stalls AW
 //   and W, delays B and answers some writes with SLVERR. Checked: every packetizer packet flit by
-//   flit against the format (the bursts cut into packets here on their own); every AW and W beat
-//   against its packet; one b_valid per burst; the memory byte for byte; inc_o once per SEND (and
-//   per stream-1 INCR) with its SEM, in B order, after the B of the last of its bytes; one err_o
-//   per error response.
+//   flit against the format (the bursts cut into packets here on their own); every AW and W beat,
+//   and every VMEM line write, against its packet; no AXI write beside a VMEM packet; one b_valid per
+//   burst; both memories byte for byte; inc_o once per SEND (and per stream-1 INCR) with its SEM, in
+//   the order the writes finished, after the last of its bytes was written; one err_o per error
+//   response.
 // rate: bursts of 16 full beats back to back, the HBM always ready, and stream 1 at a flit a cycle
 //   too when W holds two flits: the share of cycles a flit leaves the packetizer after warm-up (want
 //   1.0), and the cycles the ejector held back either stream (want 0).
@@ -58,7 +60,7 @@ template <std::size_t K> static void set_bytes(VlWide<K> &v, const uint8_t *b, u
 }
 
 struct Packet {
-    uint32_t addr, bytes, sem, incr;
+    uint32_t addr, bytes, sem, incr, vmem;
     int send;                       // stream 0: its SEND; stream 1: -1
     std::vector<uint64_t> flits;    // the header first
     std::vector<uint8_t> data;      // the BYTES bytes from HBM_ADDR
@@ -66,11 +68,12 @@ struct Packet {
 
 // The format (docs/pod.md): the header, then the flits of [addr, addr + bytes) from addr & ~7, zero
 // outside.
-static Packet make_packet(uint32_t x, uint32_t y, uint32_t sem, uint32_t incr, uint32_t addr,
+static Packet make_packet(uint32_t x, uint32_t y, uint32_t sem, uint32_t incr, uint32_t vmem, uint32_t addr,
                           const std::vector<uint8_t> &data, int send) {
-    Packet p{addr, (uint32_t)data.size(), sem, incr, send, {}, data};
+    Packet p{addr, (uint32_t)data.size(), sem, incr, vmem, send, {}, data};
     uint64_t h = (uint64_t)x << TSL_ICI_HDR_DEST_X_SHIFT | (uint64_t)y << TSL_ICI_HDR_DEST_Y_SHIFT |
                  (uint64_t)sem << TSL_ICI_HDR_SEM_SHIFT | (uint64_t)incr << TSL_ICI_HDR_INCR_SHIFT |
+                 (uint64_t)vmem << TSL_ICI_HDR_LOCAL_SHIFT |
                  (uint64_t)p.bytes << TSL_ICI_HDR_BYTES_SHIFT | (uint64_t)addr << 32;
     p.flits.push_back(h);
     uint32_t n = ((addr & 7) + p.bytes + 7) / 8;
@@ -87,14 +90,14 @@ static Packet make_packet(uint32_t x, uint32_t y, uint32_t sem, uint32_t incr, u
 }
 
 struct Burst {
-    uint32_t addr, beats, incr, x, y, sem;
+    uint32_t addr, beats, incr, x, y, sem, vmem;
     int send;
     std::vector<uint8_t> data, strb;   // beats x W bytes (junk where not strobed), a flag a byte
 };
 
 // A burst as the DMA makes it: strobes [s0, (beats - 1) W + e).
 static Burst make_burst(TslRng &rng, uint32_t addr, uint32_t beats, uint32_t s0, uint32_t e, int send) {
-    Burst b{addr, beats, 0, 0, 0, 0, send, {}, {}};
+    Burst b{addr, beats, 0, 0, 0, 0, 0, send, {}, {}};
     for (uint32_t i = 0; i < beats * W; i++) {
         b.data.push_back((uint8_t)rng.next());
         b.strb.push_back(i >= s0 && i < (beats - 1) * W + e);
@@ -112,7 +115,7 @@ static void cut(const Burst &b, std::vector<Packet> &out) {
                 lo = std::min(lo, i);
                 data.push_back(b.data[i]);
             }
-        out.push_back(make_packet(b.x, b.y, b.sem, b.incr && end == b.beats, b.addr + lo, data, b.send));
+        out.push_back(make_packet(b.x, b.y, b.sem, b.incr && end == b.beats, b.vmem, b.addr + lo, data, b.send));
     }
 }
 
@@ -123,7 +126,7 @@ struct Run {
     std::vector<Burst> bursts;
     std::vector<Packet> exp0, s1;              // stream 0's packets (cut here), stream 1's
     std::vector<uint32_t> send_bytes, send_acked, send_incs;
-    std::vector<uint8_t> ref, mem;
+    std::vector<uint8_t> ref, mem, vref, vmem;
     // the DMA side and stream 1
     size_t aw_next = 0, w_burst = 0, s1_pkt = 0, s1_flit = 0;
     uint32_t w_beat = 0;
@@ -151,13 +154,22 @@ struct Run {
     std::deque<Aw> awq;
     std::deque<B> bq;
     std::deque<Inc> incq;
-    size_t ax0 = 0, ax1 = 0;
-    uint32_t wbeat = 0;
+    size_t ax0 = 0, ax1 = 0, vx = 0;           // the next packet of stream 0 on AXI, of stream 1, on VMEM
+    uint32_t wbeat = 0, vbeat = 0;
     uint64_t cyc = 0, bvalids = 0, errs_sent = 0, errs_seen = 0;
     // the first mismatch of each kind
     std::string bad_wire, bad_axi, bad_inc;
 
-    Run(Vtsl_ici_pe &top, TslRng &r, bool s) : t(top), rng(r), stall(s), ref(MEM, 0), mem(MEM, 0) {}
+    Run(Vtsl_ici_pe &top, TslRng &r, bool s)
+        : t(top), rng(r), stall(s), ref(MEM, 0), mem(MEM, 0), vref(MEM, 0), vmem(MEM, 0) {}
+
+    // The next packet of stream 0 at or after index i with VMEM v (the AXI and VMEM ones each keep
+    // their order).
+    size_t next0(size_t i, uint32_t v) const {
+        while (i < exp0.size() && exp0[i].vmem != v)
+            i++;
+        return i;
+    }
 
     __attribute__((format(printf, 2, 3))) static void note(std::string &s, const char *fmt, ...) {
         if (!s.empty())
@@ -173,7 +185,7 @@ struct Run {
     void add_burst(Burst b) {
         for (uint32_t i = 0; i < b.beats * W; i++)
             if (b.strb[i])
-                ref[b.addr + i] = b.data[i];
+                (b.vmem ? vref : ref)[b.addr + i] = b.data[i];
         cut(b, exp0);
         uint32_t n = 0;
         for (uint8_t s : b.strb)
@@ -189,7 +201,8 @@ struct Run {
 
     bool idle() const {
         return aw_next == bursts.size() && w_burst == bursts.size() && s1_pkt == s1.size() && awq.empty() &&
-               bq.empty() && wire_pkt == exp0.size() && ax0 == exp0.size() && ax1 == s1.size();
+               bq.empty() && wire_pkt == exp0.size() && next0(ax0, 0) == exp0.size() && ax1 == s1.size() &&
+               next0(vx, 1) == exp0.size();
     }
 
     void step() {
@@ -205,6 +218,7 @@ struct Run {
             t.aw_dest_x_i = b.x;
             t.aw_dest_y_i = b.y;
             t.aw_sem_i = b.sem;
+            t.aw_local_i = b.vmem;
         }
         if (!w_on && w_burst < aw_next && (!stall || rng.chance(0.7)))
             w_on = true;
@@ -234,6 +248,8 @@ struct Run {
         t.m_axi_bresp = bvalid && bq.front().err ? 2 : 0;
         t.m_axi_arready = 0;
         t.m_axi_rvalid = 0;
+        bool vgnt = !stall || rng.chance(0.6);
+        t.lm_gnt_i = vgnt;
         t.eval();
 
         // outputs
@@ -251,6 +267,10 @@ struct Run {
             on_w();
         if (bvalid && t.m_axi_bready)
             on_b();
+        if (t.lm_req_o && vgnt)
+            on_vm();
+        if (t.lm_req_o && (t.m_axi_awvalid || t.m_axi_wvalid || !bq.empty() || !awq.empty()))
+            note(bad_axi, "cycle %" PRIu64 ": a VMEM write beside an AXI write in flight", cyc);
         if (t.inc_o)
             on_inc(t.inc_sem_o);
         if (!incq.empty() && cyc > incq.front().by + 4)
@@ -308,7 +328,7 @@ struct Run {
     void on_aw() {
         uint32_t a = t.m_axi_awaddr, len = t.m_axi_awlen;
         const Packet *p = nullptr;
-        if (a < SPLIT && ax0 < exp0.size())
+        if (a < SPLIT && (ax0 = next0(ax0, 0)) < exp0.size())
             p = &exp0[ax0++];
         else if (a >= SPLIT && ax1 < s1.size())
             p = &s1[ax1++];
@@ -355,6 +375,39 @@ struct Run {
         awq.pop_front();
     }
 
+    // A VMEM line write: the next line of the next VMEM packet of stream 0, its strobes exactly the
+    // packet's bytes.
+    void on_vm() {
+        if ((vx = next0(vx, 1)) == exp0.size()) {
+            note(bad_axi, "cycle %" PRIu64 ": a VMEM write with no VMEM packet left for it", cyc);
+            return;
+        }
+        const Packet &p = exp0[vx];
+        uint32_t line = (p.addr & ~(W - 1)) / W + vbeat, beats = ((p.addr % W) + p.bytes + W - 1) / W;
+        if (t.lm_acc_o)
+            note(bad_axi, "cycle %" PRIu64 ": an ACC write for a VMEM packet", cyc);
+        if (t.lm_addr_o != line)
+            note(bad_axi, "cycle %" PRIu64 ": VMEM line %u, want %u (packet ADDR %08x beat %u)", cyc,
+                 (uint32_t)t.lm_addr_o, line, p.addr, vbeat);
+        uint64_t be = t.lm_be_o;
+        for (uint32_t k = 0; k < W; k++) {
+            uint32_t a = line * W + k;
+            bool on = a >= p.addr && a < p.addr + p.bytes, got = be >> k & 1;
+            if (on != got)
+                note(bad_axi, "cycle %" PRIu64 ": VMEM byte %04x: enable want %d got %d", cyc, a, on, got);
+            if (got && a < MEM)
+                vmem[a] = get_byte(t.lm_wdata_o, k);
+        }
+        if (++vbeat < beats)
+            return;
+        vbeat = 0;
+        vx++;
+        if (p.send >= 0)
+            send_acked[p.send] += p.bytes;
+        if (p.incr)
+            incq.push_back(Inc{p.sem, p.send, cyc});
+    }
+
     void on_b() {
         B b = bq.front();
         bq.pop_front();
@@ -398,15 +451,18 @@ struct Run {
         tally.check(bad_axi.empty(), what, g_seed);
         snprintf(what, sizeof what, "%s: b_valid %" PRIu64 " times for %zu bursts", name, bvalids, bursts.size());
         tally.check(bvalids == bursts.size(), what, g_seed);
-        uint32_t wrong = 0, first = 0;
-        for (uint32_t a = MEM; a-- > 0;)
-            if (mem[a] != ref[a]) {
-                wrong++;
-                first = a;
-            }
-        snprintf(what, sizeof what, "%s: memory: %u bytes differ, first at %04x: want %02x got %02x", name, wrong,
-                 first, ref[first], mem[first]);
-        tally.check(!wrong, what, g_seed);
+        for (int v = 0; v < 2; v++) {
+            const std::vector<uint8_t> &want = v ? vref : ref, &got = v ? vmem : mem;
+            uint32_t wrong = 0, first = 0;
+            for (uint32_t a = MEM; a-- > 0;)
+                if (got[a] != want[a]) {
+                    wrong++;
+                    first = a;
+                }
+            snprintf(what, sizeof what, "%s: %s: %u bytes differ, first at %04x: want %02x got %02x", name,
+                     v ? "VMEM" : "HBM", wrong, first, want[first], got[first]);
+            tally.check(!wrong, what, g_seed);
+        }
         for (size_t s = 0; s < send_incs.size(); s++)
             if (send_incs[s] != 1)
                 note(bad_inc, "SEND %zu: %u INCR pulses, want 1", s, send_incs[s]);
@@ -428,7 +484,7 @@ static void random_run(TslRng &rng, uint32_t sends) {
     r.send_acked.assign(sends, 0);
     r.send_incs.assign(sends, 0);
     for (uint32_t s = 0; s < sends; s++) {
-        uint32_t x = rng.below(16), y = rng.below(16), sem = rng.below(TSL_PARAM_ICI_SEMS);
+        uint32_t x = rng.below(16), y = rng.below(16), sem = rng.below(TSL_PARAM_ICI_SEMS), vm = rng.chance(0.35);
         for (uint32_t k = 0, n = 1 + rng.below(6); k < n; k++) {
             uint32_t beats = 1 + rng.below(16), page = 4096 / W;
             uint32_t addr = rng.below(SPLIT / 4096) * 4096 + rng.below(page - beats + 1) * W;
@@ -442,6 +498,7 @@ static void random_run(TslRng &rng, uint32_t sends) {
             b.x = x;
             b.y = y;
             b.sem = sem;
+            b.vmem = vm;
             r.add_burst(std::move(b));
         }
     }
@@ -452,13 +509,16 @@ static void random_run(TslRng &rng, uint32_t sends) {
             std::vector<uint8_t> data;
             for (uint32_t i = 0; i < bytes; i++)
                 data.push_back((uint8_t)rng.next());
-            r.add_s1(make_packet(rng.below(16), rng.below(16), rng.below(TSL_PARAM_ICI_SEMS), k + 1 == n,
+            r.add_s1(make_packet(rng.below(16), rng.below(16), rng.below(TSL_PARAM_ICI_SEMS), k + 1 == n, 0,
                                  lo | rng.u32() << 16, data, -1));
         }
     reset(t);
     r.finish("random", 200000 + 200 * (uint64_t)r.exp0.size());
-    printf("pe: random: %u SENDs, %zu bursts, %zu + %zu packets, %" PRIu64 " error responses, %" PRIu64 " cycles\n",
-           sends, r.bursts.size(), r.exp0.size(), r.s1.size(), r.errs_sent, r.cyc);
+    size_t vm = 0;
+    for (const Packet &p : r.exp0)
+        vm += p.vmem;
+    printf("pe: random: %u SENDs, %zu bursts, %zu (%zu into VMEM) + %zu packets, %" PRIu64 " error responses, %" PRIu64
+           " cycles\n", sends, r.bursts.size(), r.exp0.size(), vm, r.s1.size(), r.errs_sent, r.cyc);
 }
 
 static void rate_run(TslRng &rng) {
@@ -480,7 +540,7 @@ static void rate_run(TslRng &rng) {
         std::vector<uint8_t> data;
         for (uint32_t k = 0; k < 248; k++)
             data.push_back((uint8_t)rng.next());
-        r.add_s1(make_packet(1, 2, 3, 0, SPLIT + i * 256 % (MEM - SPLIT), data, -1));
+        r.add_s1(make_packet(1, 2, 3, 0, 0, SPLIT + i * 256 % (MEM - SPLIT), data, -1));
     }
     reset(t);
     r.finish("rate", 100000 + 100 * (uint64_t)bursts * 16 * W / 8);

@@ -1,8 +1,8 @@
-// Unit test of tsl_ici_sem (docs/pod.md, The instructions) with SEMS semaphores and bounds (ICI_WAIT)
-// of 0 to WAIT cycles, changed every 5000 cycles, cycle by cycle against docs/pod.md's rules
-// written here:
+// Unit test of tsl_ici_sem (docs/pod.md, The instructions) with SEMS semaphores, its 5 increment
+// inputs (the ejector's and 4 send engines') and bounds (ICI_WAIT) of 0 to WAIT cycles, changed every
+// 5000 cycles, cycle by cycle against docs/pod.md's rules written here:
 //   a SEMWAIT of COUNT on semaphore s ends (done) in a cycle where s holds at least COUNT, taking
-//   COUNT at that edge together with the cycle's increment; it gives up (timeout) once the bound's
+//   COUNT at that edge together with the cycle's increments (several may hit one semaphore); it gives up (timeout) once the bound's
 //   cycles (1 for 0) have passed with neither an increment of any semaphore nor its end; CTRL.RESET
 //   zeroes them all.
 //   sem_sim [CYCLES]      env: SEED=s replays
@@ -42,10 +42,20 @@ int main(int argc, char **argv) {
             ws = rng.below(SEMS);
             wc = 1 + rng.below(rng.chance(0.1) ? 65535 : 4);
         }
-        bool inc = rng.chance(p_inc), clear = rng.below(20000) == 0;
-        uint32_t is = rng.below(SEMS);
-        t.inc_i = inc;
-        t.inc_sem_i = is;
+        const int incs = 5;
+        bool clear = rng.below(20000) == 0, inc = false;
+        uint32_t is[incs], on = 0, packed = 0, bits = 0;
+        while ((1u << bits) < SEMS)
+            bits++;
+        for (int i = 0; i < incs; i++) {
+            is[i] = rng.below(rng.chance(0.3) ? 2 : SEMS);   // often the same few: increments add up
+            if (rng.chance(p_inc / 2))
+                on |= 1u << i;
+            packed |= is[i] << (bits * i);
+        }
+        inc = on != 0;
+        t.inc_i = on;
+        t.inc_sem_i = packed;
         t.clear_i = clear;
         t.limit_i = limit;
         t.wait_valid_i = waiting;
@@ -62,8 +72,12 @@ int main(int argc, char **argv) {
         timeouts += timeout;
         clock(t);
         idle = !waiting || done || inc || clear ? 0 : idle + (idle < bound);
-        for (int s = 0; s < SEMS; s++)
-            sem[s] = clear ? 0 : sem[s] + (inc && is == (uint32_t)s) - (done && ws == (uint32_t)s ? wc : 0);
+        for (int s = 0; s < SEMS; s++) {
+            uint32_t add = 0;
+            for (int i = 0; i < incs; i++)
+                add += (on >> i & 1) && is[i] == (uint32_t)s;
+            sem[s] = clear ? 0 : sem[s] + add - (done && ws == (uint32_t)s ? wc : 0);
+        }
         if (done || timeout)
             waiting = false;
     }

@@ -54,7 +54,7 @@ module tsl_dma_sim #(
     // no ICI (EnableIci 0): SEND and SEMWAIT never reach it
     /* verilator lint_off PINCONNECTEMPTY */
     .ici_aw_valid_o(), .ici_aw_ready_i(1'b0), .ici_aw_addr_o(), .ici_aw_len_o(), .ici_aw_incr_o(),
-    .ici_dest_x_o(), .ici_dest_y_o(), .ici_sem_o(), .ici_w_valid_o(), .ici_w_ready_i(1'b0), .ici_w_data_o(),
+    .ici_dest_x_o(), .ici_dest_y_o(), .ici_sem_o(), .ici_local_o(), .ici_w_valid_o(), .ici_w_ready_i(1'b0), .ici_w_data_o(),
     .ici_w_strb_o(), .ici_w_last_o(), .ici_b_valid_i(1'b0),
     .sem_wait_valid_o(), .sem_wait_sem_o(), .sem_wait_count_o(), .sem_done_i(1'b0), .sem_timeout_i(1'b0),
     .abort_i(1'b0),

@@ -60,7 +60,7 @@ void lab7_send(lab7_t *p, uint32_t to, uint32_t hbm, uint32_t vmem, uint32_t byt
 {
     p->sent += bytes;
     p->bad_dest |= to != (p->me + 1u) % p->chips && to != (p->me + p->chips - 1u) % p->chips;
-    push(p, tsl_insn_dma_send_encode((tsl_insn_dma_send_t){.hbm_addr = hbm, .local_addr = vmem, .rows = 1u,
+    push(p, tsl_insn_dma_send_encode((tsl_insn_dma_send_t){.remote_addr = hbm, .local_addr = vmem, .rows = 1u,
                                                            .row_bytes = bytes, .dest_x = to, .sem = sem}));
 }
 

@@ -3,10 +3,14 @@
 // stream parses a header, places its payload flits in the destination's beat lanes (flit j at lane
 // (ADDR/8 + j) mod W/8; strobes exactly BYTES from ADDR) and buffers whole packets (beats, then a
 // descriptor), taking a flit a cycle meanwhile. Streams with a complete packet are served round
-// robin, a packet at a time: one INCR burst from ADDR & ~(W-1), its beats a cycle each (W may lead its AW; AW from a register). Up to
-// Outstanding writes wait for B (bready 1); on each B, a packet with INCR pulses inc_o with its SEM
-// the next cycle, and an error response (SLVERR, DECERR) pulses err_o then too, the INCR counted all
-// the same. Ports streams at a flit a cycle each are never slowed when W >= Ports x 8.
+// robin, a packet at a time: one INCR burst from ADDR & ~(W-1), its beats a cycle each (W may lead
+// its AW; AW from a register). Up to Outstanding writes wait for B (bready 1); on each B, a packet
+// with INCR pulses inc_o with its SEM the next cycle, and an error response (SLVERR, DECERR) pulses
+// err_o then too, the INCR counted all the same. A packet with LOCAL is written a beat a cycle on the
+// lm_* port (W bytes at a time: a VMEM line, half an ACC line), once no AXI write is in flight, and
+// none starts before it is done; with INCR it pulses inc_o the cycle after its last beat was
+// granted. So a count always follows the bytes of the packets before it. Ports streams at a flit a
+// cycle each are never slowed when W >= Ports x 8.
 `include "hw/rtl/tsl_axi.svh"
 module tsl_ici_eject #(
   parameter int N           = tsl_pkg::PARAM_N,                        // beats of W = 2N bytes
@@ -52,6 +56,7 @@ module tsl_ici_eject #(
   localparam int MaxBeats = (PacketFlits - 1 + 2 * (F - 1)) / F;   // a packet's beats, its flits misaligned
   localparam int BeatW = 8 * W + W + 1;                            // data, strobes, the packet's last
   localparam int DescW = 32 + 8 + 1 + 1 + Sw;                      // address, len, LOCAL, INCR, SEM
+  localparam int AccBit = DescW - 32 + $clog2(tsl_pkg::LOCAL_ACC_BASE);   // the address's ACC bit
 
   logic [Ports-1:0]       beat_valid, beat_pop, desc_valid, desc_pop;
   logic [Ports*BeatW-1:0] beat_out;
@@ -173,7 +178,7 @@ module tsl_ici_eject #(
     load     = (desc_valid != '0) && !to_lm && !lm_q && (!awvalid_q || m_axi_awready) && bq_ready && wq_ready;
     load_lm  = (desc_valid != '0) && to_lm && !lm_q && !awvalid_q && !wq_valid && !bq_valid;
     desc_pop = load || load_lm ? Ports'(1) << grant : '0;
-    lm_addr  = desc[DescW-1 -: 32] & (desc[DescW-1 - (31 - 24)] ? 32'(AccBytes - 1) : 32'(VmemBytes - 1));
+    lm_addr  = desc[DescW-1 -: 32] & (desc[AccBit] ? 32'(AccBytes - 1) : 32'(VmemBytes - 1));
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -194,7 +199,7 @@ module tsl_ici_eject #(
     if (load) {awaddr_q, awlen_q} <= desc[DescW-1 -: 40];
     if (load_lm) begin
       lm_s_q    <= grant;
-      lm_acc_q  <= desc[DescW-1 - (31 - 24)];   // ADDR bit 24: ACC (tsl_pkg::LOCAL_ACC_BASE)
+      lm_acc_q  <= desc[AccBit];
       lm_line_q <= LAw'(lm_addr >> Bw);
       lm_incr_q <= desc[Sw];
       lm_sem_q  <= desc[Sw-1:0];

@@ -42,7 +42,8 @@
 #define RECV_MAX (TSL_PARAM_ICI_DIM_MAX + 1u)   /* receive slots a stream: m + 1 on a ring of m */
 #define OWN 3u            /* own slots a stream: a tile's load runs while the two before it leave */
 #define STREAMS 4u        /* (axis, direction) */
-#define CREDIT_BYTES 8u   /* a credit's payload: one flit; its source and sink are the top 64 bytes of VMEM */
+#define CREDIT_BYTES 8u   /* a credit's payload: one flit */
+#define CREDIT_AREA 64u   /* the top of VMEM: a credit's source at its start, its sink 32 bytes on */
 
 enum { PH_RS, PH_AG, PH_BC };
 enum { SEM_DATA = 0, SEM_CREDIT = 4, SEM_DONE = 8 };
@@ -196,10 +197,11 @@ static uint32_t arrive(coll_t *x, uint32_t axis, uint32_t d, uint32_t hint)
  * the slot are behind it in its queue (a SEND starts once the main engine is idle, docs/isa.md). */
 static void credit(coll_t *x, uint32_t axis, uint32_t d, uint32_t j)
 {
-    uint32_t k = 2u * axis + d, top = x->cp->vmem_bytes - 64u;
+    uint32_t k = 2u * axis + d, top = x->cp->vmem_bytes - CREDIT_AREA;
     stream_t *s = &x->s[k];
     if (j + x->recv < s->total)
-        send(x, axis, d, 0, top, NULL, &s->rbuf[j % x->recv], top + 32u, CREDIT_BYTES, SEM_CREDIT + k, 0, 0);
+        send(x, axis, d, 0, top, NULL, &s->rbuf[j % x->recv], top + CREDIT_AREA / 2u, CREDIT_BYTES, SEM_CREDIT + k,
+             0, 0);
 }
 
 /* Credits of stream k's slots that were sent on, all but the newest `keep`: each waits for its
@@ -476,11 +478,12 @@ static uint32_t plan(const coll_t *x, phase_t ph[2][4])
     return 2;
 }
 
-/* The local memory of the slots of elements of es bytes: its base and the bytes it has for them. */
-static uint32_t slot_mem(const tsl_cp_t *cp, uint32_t es, uint32_t *bytes)
+/* The slots of elements of es bytes: in ACC for 32-bit ones, else in VMEM below the credits. Their
+ * first address, and the bytes they have. */
+static uint32_t slot_base(uint32_t es) { return es == 4u ? TSL_LOCAL_ACC_BASE : 0u; }
+static uint32_t slot_room(const tsl_cp_t *cp, uint32_t es)
 {
-    *bytes = es == 4u ? cp->acc_bytes : cp->vmem_bytes - 64u;
-    return es == 4u ? TSL_LOCAL_ACC_BASE : 0u;
+    return es == 4u ? cp->acc_bytes : cp->vmem_bytes - CREDIT_AREA;
 }
 
 /* Receive slots a stream of c: m + 1 on its longest ring of m. */
@@ -491,8 +494,7 @@ static uint32_t recv_slots(const tsl_cp_coll_t *c)
 
 uint32_t tsl_cp_coll_tile(const tsl_cp_t *cp, const tsl_cp_coll_t *c)
 {
-    uint32_t t = 1u, room, streams = c->dx > 1u && c->dy > 1u ? 4u : 2u;
-    (void)slot_mem(cp, tsl_dtype_bytes(c->dtype), &room);
+    uint32_t t = 1u, room = slot_room(cp, tsl_dtype_bytes(c->dtype)), streams = c->dx > 1u && c->dy > 1u ? 4u : 2u;
     while (2u * t <= room / (streams * (recv_slots(c) + OWN)) && 2u * t <= 32768u)
         t *= 2u;
     return t;
@@ -536,9 +538,9 @@ static void walk(coll_t *x, phase_t ph[2][4], uint32_t len, int both)
 uint64_t tsl_cp_compile_coll(tsl_cp_t *cp, const tsl_cp_coll_t *c, tsl_cp_prog_t *p)
 {
     int two = c->dx > 1u && c->dy > 1u, both = c->kind == TSL_CP_COLL_ALL_REDUCE && two;
-    uint32_t es = tsl_dtype_bytes(c->dtype), room;
+    uint32_t es = tsl_dtype_bytes(c->dtype);
     coll_t x = {.cp = cp, .c = c, .dry = 1, .es = es, .tile = tsl_cp_coll_tile(cp, c), .recv = recv_slots(c)};
-    uint32_t a1 = c->dx > 1u ? 0u : 1u, base = slot_mem(cp, es, &room);
+    uint32_t a1 = c->dx > 1u ? 0u : 1u, base = slot_base(es);
     for (uint32_t k = 0, i = 0; k < STREAMS; k++) {   /* a line's two streams, or all four */
         if (!two && k / 2u != a1)
             continue;

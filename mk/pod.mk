@@ -6,9 +6,12 @@
 #                         none) against the same reference, bit for bit
 #   make test-pod-tsan    the model's part, every source rebuilt with ThreadSanitizer (the chips of a
 #                         pod run on threads of their own) and without the sim, fewer cases
-#   make test-pod-mpi     tests/host/test_pod_mpi.c on 2 Open MPI ranks: a 4-chip sim ring split
-#                         between them against the same ring in one process, bit for bit and cycle
-#                         for cycle
+#   make test-pod-mpi     tests/host/test_pod_mpi.c on 2 Open MPI ranks: a 4-chip sim ring and a 2x2
+#                         torus split between them against the same pods in one process, bit for bit
+#                         and cycle for cycle
+#   make soak: test-pod-sim-soak (test_pod's random collectives on an 8-chip sim ring and the 2x4 and
+#                         4x2 tori) and test-pod-mpi-soak (an 8-chip ring and 2x4 torus on 4 ranks,
+#                         three rounds of larger collectives)
 # libtessel_mpi.a (host_driver/src/pod_mpi.cpp, tessel_mpi.h): tessel_pod_open_mpi, built with mpicxx.
 POD_TEST_DEPS := tests/host/test_pod.c hw/model/ref.h tests/model/test_util.h $(HOST_HDRS) mk/pod.mk
 
@@ -46,3 +49,11 @@ test-pod-tsan: $(HOST_OUT)/test_pod_tsan
 
 test-pod-mpi: $(HOST_OUT)/test_pod_mpi
 	@$(MPIRUN) -np 2 $<
+
+SOAKS += pod-sim-soak pod-mpi-soak
+.PHONY: test-pod-sim-soak test-pod-mpi-soak
+test-pod-sim-soak: $(HOST_OUT)/test_pod
+	@POD_SIM_SHAPES=8,2x4,4x2 POD_SIM_CASES=8 $<
+
+test-pod-mpi-soak: $(HOST_OUT)/test_pod_mpi
+	@POD_MPI_CHIPS=8 POD_MPI_ROUNDS=3 POD_MPI_COUNT=20000 $(MPIRUN) -np 4 $<

@@ -11,7 +11,8 @@
  *     collective within the bound set on the waits, with the reason, and the pod runs again after a
  *     dropped packet and a mended link.
  * Usage: test_pod [SEED] (or $SEED); $POD_CASES random collectives on the model (default 60),
- * $POD_SIM_CASES on each sim pod (default 6; 0: none).
+ * $POD_SIM_CASES on each sim pod (default 6; 0: none), $POD_SIM_SHAPES the sim pods instead of the
+ * default three (e.g. "8,2x4,4x2": an 8-chip ring and two 8-chip tori; make soak).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -342,24 +343,50 @@ static uint64_t one_case(int idx, int shape, int kind, tessel_pod_t *given)
     return took;
 }
 
-/* Random collectives on sim pods: shapes[0] (a 2-chip ring), [2] (4-chip ring), [4] (2x2 torus),
- * each pod opened once (a boot is costly) for `cases` collectives. Then the 4-chip ring is opened
- * again, and its first collective runs again: the same inputs after the same history take the same
- * cycles (each chip keeps its own clock, so host threads cannot reorder anything; docs/pod.md). */
-static void test_sim(int cases)
+/* The index in shapes[] of a pod written as "N" (a ring of N chips) or "XxY" (a torus); -1 if none. */
+static int shape_named(const char *name)
+{
+    unsigned a = 0, b = 1;
+    char x;
+    int n = sscanf(name, "%u%c%u", &a, &x, &b);
+    if (n != 1 && !(n == 3 && x == 'x'))
+        return -1;
+    for (unsigned k = 0; k < SHAPES; k++)
+        if (shapes[k][0] == a * b && shapes[k][1] == a && shapes[k][2] == b)
+            return (int)k;
+    return -1;
+}
+
+/* Random collectives on sim pods, each opened once (a boot is costly) for `cases` collectives: by
+ * default a 2- and a 4-chip ring and a 2x2 torus; then the 4-chip ring is opened again, and its
+ * first collective runs again: the same inputs after the same history take the same cycles (each
+ * chip keeps its own clock, so host threads cannot reorder anything; docs/pod.md). `names`, if not
+ * NULL, lists other pods instead (shape_named's names, separated by commas or spaces), without the
+ * second opening. */
+static void test_sim(int cases, const char *names)
 {
 #ifndef TESSEL_NO_SIM
-    static const int sim_shapes[] = {0, 2, 4, 2};
-    tu_rng_t first[4];
-    uint64_t took[4] = {0};
-    for (unsigned k = 0; k < sizeof sim_shapes / sizeof sim_shapes[0] && cases > 0; k++) {
+    int sim_shapes[SHAPES + 1] = {0, 2, 4, 2}, count = 4;
+    if (names) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", names);
+        count = 0;
+        for (char *t = strtok(buf, ", "); t && count < (int)SHAPES; t = strtok(NULL, ", ")) {
+            int k = shape_named(t);
+            if (tu_check(&T, k >= 0, "POD_SIM_SHAPES: %s is a ring (N) or torus (XxY) of test_pod's shapes", t))
+                sim_shapes[count++] = k;
+        }
+    }
+    tu_rng_t first[SHAPES + 1];
+    uint64_t took[SHAPES + 1] = {0};
+    for (int k = 0; k < count && cases > 0; k++) {
         const uint32_t *sh = shapes[sim_shapes[k]];
         tessel_pod_t *pod;
         if (!tu_check(&T, tessel_pod_open(&pod, "sim", sh[0], sh[2] > 1 ? TESSEL_POD_TORUS : TESSEL_POD_RING, sh[1],
                                           sh[2]) == TESSEL_OK,
                       "sim: open %u chips: %s", sh[0], tessel_pod_last_error(NULL)))
             continue;
-        int again = k == 3;
+        int again = !names && k == 3;
         tu_rng_t after = T.rng;
         first[k] = again ? first[1] : T.rng;
         T.rng = first[k];
@@ -370,11 +397,12 @@ static void test_sim(int cases)
             one_case(i, sim_shapes[k], -1, pod);
         tessel_pod_close(pod);
     }
-    if (cases > 0)
+    if (cases > 0 && !names)
         tu_check(&T, took[1] && took[3] == took[1], "sim: the 4-chip ring's first collective took %llu cycles, "
                  "and %llu on a pod opened again", (unsigned long long)took[1], (unsigned long long)took[3]);
 #else
     (void)cases;
+    (void)names;
 #endif
 }
 
@@ -640,7 +668,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < (int)SHAPES; k++)   /* every shape's reducing kinds, as float sums */
         for (int kind = TESSEL_ALL_REDUCE; kind <= TESSEL_REDUCE_SCATTER; kind++)
             one_case(cases + 2 * k + kind, k, kind, NULL);
-    const char *sim_env = getenv("POD_SIM_CASES");
-    test_sim(sim_env && *sim_env ? atoi(sim_env) : 6);
+    const char *sim_env = getenv("POD_SIM_CASES"), *shapes_env = getenv("POD_SIM_SHAPES");
+    test_sim(sim_env && *sim_env ? atoi(sim_env) : 6, shapes_env && *shapes_env ? shapes_env : NULL);
     return tu_done(&T);
 }

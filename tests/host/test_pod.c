@@ -343,6 +343,7 @@ static uint64_t one_case(int idx, int shape, int kind, tessel_pod_t *given)
     return took;
 }
 
+#ifndef TESSEL_NO_SIM
 /* The index in shapes[] of a pod written as "N" (a ring of N chips) or "XxY" (a torus); -1 if none. */
 static int shape_named(const char *name)
 {
@@ -356,6 +357,7 @@ static int shape_named(const char *name)
             return (int)k;
     return -1;
 }
+#endif
 
 /* Random collectives on sim pods, each opened once (a boot is costly) for `cases` collectives: by
  * default a 2- and a 4-chip ring and a 2x2 torus; then the 4-chip ring is opened again, and its

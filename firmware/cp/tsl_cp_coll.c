@@ -30,7 +30,7 @@
  * a sender waits for a credit before each tile past its first `recv`, and a receiver sends none for
  * the last `recv` tiles it takes. A round sends at most m - 1 tiles on a stream, whose credits come
  * back in the receiver's next round, before the sender's send m + 1 tiles on needs them: m + 1
- * slots keep the pipeline full. A tile a chip sends on from a receive slot counts, once its bytes
+ * slots keep the pipeline full, m slow it a little (slots()). A tile a chip sends on from a receive slot counts, once its bytes
  * have left, on the stream's DONE semaphore, which the chip waits for before that slot's credit.
  * Semaphores, stream k = 2 axis + d: k counts tiles that arrived, 4 + k credits, 8 + k tiles that
  * left. Every chip walks the same phases, steps and tiles, so each counts every stream's tiles in
@@ -40,7 +40,7 @@
 #include "tsl_cp_int.h"
 
 #define RECV_MAX (TSL_PARAM_ICI_DIM_MAX + 1u)   /* receive slots a stream: m + 1 on a ring of m */
-#define OWN 3u            /* own slots a stream: a tile's load runs while the two before it leave */
+#define OWN_MAX 4u        /* own slots a stream (slots()) */
 #define STREAMS 4u        /* (axis, direction) */
 #define CREDIT_BYTES 8u   /* a credit's payload: one flit */
 #define CREDIT_AREA 64u   /* the top of VMEM: a credit's source at its start, its sink 32 bytes on */
@@ -69,7 +69,7 @@ typedef struct {
     uint32_t total;                /* tiles this chip receives on the stream (the dry pass's got) */
     uint32_t lag[2], lags;         /* receive indices sent on, whose credit waits for them to leave */
     uint32_t rbase, obase;         /* the receive and own slots */
-    tsl_cp_buf_t rbuf[RECV_MAX], obuf[OWN];
+    tsl_cp_buf_t rbuf[RECV_MAX], obuf[OWN_MAX];
 } stream_t;
 
 /* A tile's work (tiles()): of phase ph, step st, direction d, its first element e and its bytes; its
@@ -85,7 +85,7 @@ typedef struct {
     tsl_cp_t *cp;
     const tsl_cp_coll_t *c;
     int dry;                       /* count tiles only, push nothing */
-    uint32_t es, tile, recv;       /* element bytes; tile bytes; receive slots a stream */
+    uint32_t es, tile, recv, own;  /* element bytes; tile bytes; receive and own slots a stream */
     stream_t s[STREAMS];
     job_t pend[2];                 /* the tiles whose work is still to push (tiles()) */
     uint32_t npend;
@@ -230,7 +230,7 @@ static void job_end(coll_t *x, uint32_t axis, uint32_t d, uint32_t sent_on)
 static uint32_t own_slot(coll_t *x, uint32_t axis, uint32_t d, tsl_cp_buf_t **b)
 {
     stream_t *s = &x->s[2u * axis + d];
-    uint32_t i = s->own++ % OWN;
+    uint32_t i = s->own++ % x->own;
     *b = &s->obuf[i];
     return s->obase + i * x->tile;
 }
@@ -486,18 +486,33 @@ static uint32_t slot_room(const tsl_cp_t *cp, uint32_t es)
     return es == 4u ? cp->acc_bytes : cp->vmem_bytes - CREDIT_AREA;
 }
 
-/* Receive slots a stream of c: m + 1 on its longest ring of m. */
-static uint32_t recv_slots(const tsl_cp_coll_t *c)
+/* The slots of collective c's streams, in the bytes slot_room gives: the tile (a power of two, at
+ * most 32 KiB), the receive and the own slots a stream. Receive slots: m + 1 on the longest ring of
+ * m. Own slots hold a stream's loads, 3: a tile's load runs while the two before it leave. A
+ * reduce-scatter on a ring (or an all-reduce's) loads every tile it sends or stores, and waits less
+ * with 4; it then takes m receive slots where m + 1 would halve its tiles (4 KiB, not 2, for fp32 on
+ * a ring of 4). */
+typedef struct {
+    uint32_t tile, recv, own;
+} slots_t;
+
+static slots_t slots(const tsl_cp_t *cp, const tsl_cp_coll_t *c)
 {
-    return (c->dx > c->dy ? c->dx : c->dy) + 1u;
+    int ring = c->dx == 1u || c->dy == 1u;
+    uint32_t m = c->dx > c->dy ? c->dx : c->dy, streams = ring ? 2u : 4u;
+    uint32_t room = slot_room(cp, tsl_dtype_bytes(c->dtype));
+    int rs = ring && (c->kind == TSL_CP_COLL_REDUCE_SCATTER || c->kind == TSL_CP_COLL_ALL_REDUCE);
+    slots_t k = {.tile = 1u, .recv = rs ? m : m + 1u, .own = rs ? 4u : 3u};
+    while (2u * k.tile <= room / (streams * (k.recv + k.own)) && 2u * k.tile <= 32768u)
+        k.tile *= 2u;
+    if (k.tile * streams * (m + 1u + k.own) <= room)
+        k.recv = m + 1u;
+    return k;
 }
 
 uint32_t tsl_cp_coll_tile(const tsl_cp_t *cp, const tsl_cp_coll_t *c)
 {
-    uint32_t t = 1u, room = slot_room(cp, tsl_dtype_bytes(c->dtype)), streams = c->dx > 1u && c->dy > 1u ? 4u : 2u;
-    while (2u * t <= room / (streams * (recv_slots(c) + OWN)) && 2u * t <= 32768u)
-        t *= 2u;
-    return t;
+    return slots(cp, c).tile;
 }
 
 uint64_t tsl_cp_coll_scratch(const tsl_cp_coll_t *c)
@@ -539,12 +554,13 @@ uint64_t tsl_cp_compile_coll(tsl_cp_t *cp, const tsl_cp_coll_t *c, tsl_cp_prog_t
 {
     int two = c->dx > 1u && c->dy > 1u, both = c->kind == TSL_CP_COLL_ALL_REDUCE && two;
     uint32_t es = tsl_dtype_bytes(c->dtype);
-    coll_t x = {.cp = cp, .c = c, .dry = 1, .es = es, .tile = tsl_cp_coll_tile(cp, c), .recv = recv_slots(c)};
+    slots_t k0 = slots(cp, c);
+    coll_t x = {.cp = cp, .c = c, .dry = 1, .es = es, .tile = k0.tile, .recv = k0.recv, .own = k0.own};
     uint32_t a1 = c->dx > 1u ? 0u : 1u, base = slot_base(es);
     for (uint32_t k = 0, i = 0; k < STREAMS; k++) {   /* a line's two streams, or all four */
         if (!two && k / 2u != a1)
             continue;
-        x.s[k].rbase = base + i * (x.recv + OWN) * x.tile;
+        x.s[k].rbase = base + i * (x.recv + x.own) * x.tile;
         x.s[k].obase = x.s[k].rbase + x.recv * x.tile;
         i++;
     }

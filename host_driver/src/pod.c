@@ -426,7 +426,7 @@ static int check(tessel_pod_t *pod, const tessel_collective_t *c)
             return pod_fail(pod, TESSEL_EINVAL, "%s: in and out overlap%s", what,
                             same_ok ? " without being the same buffer" : "");
     tsl_cp_t cc;
-    tsl_cp_coll_t cl = {.dtype = tessel_cmd_dtype(c->dtype), .dx = pod->dx, .dy = pod->dy};
+    tsl_cp_coll_t cl = {.kind = (uint32_t)c->kind, .dtype = tessel_cmd_dtype(c->dtype), .dx = pod->dx, .dy = pod->dy};
     if (tsl_cp_compiler_init(&cc, info.n, info.vmem_bytes, info.acc_bytes, (uint32_t)hbm, info.features) ||
         tsl_cp_coll_tile(&cc, &cl) < 4u * info.n)
         return pod_fail(pod, TESSEL_EINVAL, "%s: VMEM of %u bytes and ACC of %u are too small for collectives of "

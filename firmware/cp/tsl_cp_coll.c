@@ -156,15 +156,18 @@ static void peer(const coll_t *x, uint32_t axis, uint32_t d, int to, uint32_t *p
  * `remote` of the peer along `axis`, direction d (to) or against it, counted there on `sem`; with
  * `done`, here on `done_sem`. ASYNC is safe:
  * the slots it reads are only written again by LOADs, which wait for the SENDs that read them, or
- * by remote SENDs after a credit that waited for it (docs/isa.md, DMA SEND and SEMWAIT). */
+ * by remote SENDs after a credit that waited for it (docs/isa.md, DMA SEND and SEMWAIT). `early`:
+ * it starts beside the LOADs before it that do not write what it reads (EARLY), for it tells the
+ * peer of no memory a LOAD or a STORE reads. */
 static void send(coll_t *x, uint32_t axis, uint32_t d, int to, uint32_t local, tsl_cp_buf_t *rb, tsl_cp_buf_t *wb,
-                 uint32_t remote, uint32_t bytes, uint32_t sem, int done, uint32_t done_sem)
+                 uint32_t remote, uint32_t bytes, uint32_t sem, int done, uint32_t done_sem, int early)
 {
     uint32_t px, py;
     peer(x, axis, d, to, &px, &py);
     issue(x, tsl_insn_dma_send_encode((tsl_insn_dma_send_t){
             .remote_addr = remote, .local_addr = local, .rows = 1u, .row_bytes = bytes, .dest_x = px, .dest_y = py,
-            .sem = sem, .done_sem = done ? done_sem : 0u, .async = 1u, .to_local = 1u, .done = done != 0}),
+            .sem = sem, .done_sem = done ? done_sem : 0u, .async = 1u, .to_local = 1u, .done = done != 0,
+            .early = early != 0}),
           rb, wb, 0);
 }
 
@@ -177,7 +180,7 @@ static void send_tile(coll_t *x, uint32_t axis, uint32_t d, uint32_t local, tsl_
     if (s->sent >= x->recv)
         semwait(x, SEM_CREDIT + k, NULL, 0);
     send(x, axis, d, 1, local, b, NULL, s->rbase + (s->sent % x->recv) * x->tile, bytes, SEM_DATA + k, done,
-         SEM_DONE + k);
+         SEM_DONE + k, 1);
     s->sent++;
     x->sent += bytes;
 }
@@ -193,15 +196,16 @@ static uint32_t arrive(coll_t *x, uint32_t axis, uint32_t d, uint32_t hint)
 }
 
 /* Give receive index j of stream (axis, d) back to its sender, unless it is among the last recv. The
- * credit SEND is pushed as a writer of the slot: it waits for the VPU's read; the DMA's own reads of
- * the slot are behind it in its queue (a SEND starts once the main engine is idle, docs/isa.md). */
-static void credit(coll_t *x, uint32_t axis, uint32_t d, uint32_t j)
+ * credit SEND is pushed as a writer of the slot: it waits for the VPU's read; a STORE of the slot is
+ * before it in the DMA's queue, and a SEND without EARLY starts once that has finished (docs/isa.md):
+ * `stored` says whether one is. */
+static void credit(coll_t *x, uint32_t axis, uint32_t d, uint32_t j, int stored)
 {
     uint32_t k = 2u * axis + d, top = x->cp->vmem_bytes - CREDIT_AREA;
     stream_t *s = &x->s[k];
     if (j + x->recv < s->total)
         send(x, axis, d, 0, top, NULL, &s->rbuf[j % x->recv], top + CREDIT_AREA / 2u, CREDIT_BYTES, SEM_CREDIT + k,
-             0, 0);
+             0, 0, !stored);
 }
 
 /* Credits of stream k's slots that were sent on, all but the newest `keep`: each waits for its
@@ -211,7 +215,7 @@ static void flush(coll_t *x, uint32_t k, uint32_t keep)
     stream_t *s = &x->s[k];
     while (s->lags > keep) {
         semwait(x, SEM_DONE + k, NULL, 0);
-        credit(x, k / 2u, k % 2u, s->lag[0]);
+        credit(x, k / 2u, k % 2u, s->lag[0], 1);
         for (uint32_t i = 1; i < s->lags; i++)
             s->lag[i - 1] = s->lag[i];
         s->lags--;
@@ -307,7 +311,7 @@ static uint32_t finish(coll_t *x, const phase_t *ph, uint32_t st, uint32_t d, ui
             send_tile(x, a, d, o, ob, bytes, 0);
         else
             xfer(x, TSL_DMA_OP_STORE, o, ob, dst, bytes, 0);
-        credit(x, a, d, j);
+        credit(x, a, d, j, 0);
         return 0;
     }
     int on = sends_on(x, ph, st, d);
@@ -315,7 +319,7 @@ static uint32_t finish(coll_t *x, const phase_t *ph, uint32_t st, uint32_t d, ui
         send_tile(x, a, d, r, rb, bytes, 1);
     xfer(x, TSL_DMA_OP_STORE, r, rb, dst, bytes, 0);
     if (!on) {
-        credit(x, a, d, j);
+        credit(x, a, d, j, 1);
         return 0;
     }
     s->lag[s->lags++] = j;

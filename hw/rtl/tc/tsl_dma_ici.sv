@@ -1,19 +1,25 @@
-// The DMA unit of a chip in a pod (EnableIci): the main engine (tsl_dma: LOAD, STORE, SEMWAIT) and
-// a send engine per ICI link (tsl_dma, SENDs only), so that SENDs on different links, and LOADs
-// and STOREs, run at once. A SEND goes to the engine of the link its packets leave by
-// (tsl_ici_route): SENDs to one chip keep their order. The queue's order is kept where it shows:
+// The DMA unit of a chip in a pod (EnableIci): the main engine (tsl_dma: LOAD, STORE), the wait
+// engine (tsl_dma, SEMWAITs only) and a send engine per ICI link (tsl_dma, SENDs only), so that
+// SENDs on different links, LOADs and STOREs, and a SEMWAIT run at once. A SEND goes to the engine
+// of the link its packets leave by (tsl_ici_route): SENDs to one chip keep their order. The
+// queue's order is kept where it shows:
+//   - nothing starts while a SEMWAIT is in flight (what follows it starts after it); a SEMWAIT
+//     itself starts at once (it reads and writes no memory), beside the LOADs before it, so that a
+//     LOAD behind a SEMWAIT already met still joins their chain (tsl_dma);
 //   - a SEND starts only when nothing is in flight on the main engine (it may read what a LOAD
-//     writes; instructions behind a SEMWAIT start after it; a remote chip may write what a STORE
-//     reads once the SEND told it so); it then waits, two at most, in front of its send engine, so
-//     the queue goes on while the link is busy; with DONE, once its bytes have left, done_inc_o;
+//     writes; a remote chip may write what a LOAD or a STORE reads once the SEND told it so), or
+//     with EARLY when no LOAD in flight there writes local bytes it reads; it then waits, two at
+//     most, in front of its send engine, so the queue goes on while the link is busy; with DONE,
+//     once its bytes have left, done_inc_o;
 //   - a LOAD starts only when no SEND waiting for or in a send engine reads local bytes it writes
 //     (their local extents, first to last byte, do not meet);
-//   - a STORE or SEMWAIT starts behind SENDs at once (they only read local memory, or nothing).
+//   - a STORE starts behind SENDs at once (they only read local memory).
 // Instructions finish in queue order: done_o pulses for the oldest in flight once its engine has
 // finished it; a SEND with ASYNC is finished once it has started (its bytes may still be leaving:
 // fence_o is high while a send engine holds a SEND, and a DMA SYNC waits for it to fall).
-// Errors come from the main engine only (a send engine's bursts are taken by the packetizer, which
-// does not fail). Interface otherwise as tsl_dma's (docs/hardware.md).
+// Errors come from the main engine (AXI) and the wait engine (SEM_DEADLOCK); a send engine's bursts
+// are taken by the packetizer, which does not fail. Interface otherwise as tsl_dma's
+// (docs/hardware.md).
 `include "hw/rtl/tsl_axi.svh"
 module tsl_dma_ici #(
   parameter int N         = tsl_pkg::PARAM_N,
@@ -26,7 +32,7 @@ module tsl_dma_ici #(
   parameter int Inflight  = 4,      // instructions the issue stage hands over before their done
   localparam int VAW      = $clog2(VmemBytes / (2 * N)),
   localparam int AAW      = $clog2(AccBytes / (4 * N)),
-  localparam int E        = Ports + 1       // engines: 0 the main one, 1 + p link p's
+  localparam int E        = Ports + 1       // engines with memory ports: 0 the main one, 1 + p link p's
 ) (
   input  logic clk_i, rst_ni,
   input  logic [3:0] chip_x_i, input logic [3:0] chip_y_i, input logic [4:0] pod_x_i, input logic [4:0] pod_y_i,
@@ -61,7 +67,8 @@ module tsl_dma_ici #(
   `include "hw/rtl/tsl_assert.svh"
 `include "hw/rtl/tsl_insn.svh"
 `include "hw/rtl/ici/tsl_ici_route.svh"
-  localparam int Ew = $clog2(E + 1);   // an engine, or E: finished at once (an ASYNC SEND)
+  localparam int W  = E;               // the wait engine
+  localparam int Ew = $clog2(E + 2);   // an engine, or E + 1: finished at once (an ASYNC SEND)
   localparam int Cw = $clog2(Inflight + 1);
 
   /* verilator lint_off UNUSEDSIGNAL */
@@ -71,28 +78,30 @@ module tsl_dma_ici #(
   assign x = ex_insn_i;
   assign s = ex_insn_i;
 
-  logic          is_send, is_load, is_async, go;
+  logic          is_send, is_load, is_wait, is_async, go;
   logic [2:0]    port;
-  logic [E-1:0]  eng_valid, eng_ready, eng_done, eng_busy;
-  logic [E-1:0]  eng_fin;   // an engine finished an instruction still to be reported (not an ASYNC SEND)
+  logic [E:0]    eng_valid, eng_ready, eng_done, eng_busy;
+  logic [E:0]    eng_fin;   // an engine finished an instruction still to be reported (not an ASYNC SEND)
   logic [Ew-1:0] eng;       // the engine the offered instruction goes to
   logic [33:0]   lo, hi;    // the offered instruction's local extent [lo, hi)
   logic [Ports-1:0] s_hit;   // a SEND queued for or in send engine p reads bytes the offered one writes
   logic [Ports-1:0] s_held;  // send engine p has a SEND queued or in flight
   logic [Cw-1:0] blocking_q, blocking_d;   // instructions in flight on the main engine
-  logic          hazard;
+  logic          hazard, m_hit;            // m_hit: a LOAD in flight on the main engine writes bytes
+                                           // the offered instruction reads
 
   assign is_send = x.op == 4'(tsl_pkg::DMA_OP_SEND);
   assign is_load = x.op == 4'(tsl_pkg::DMA_OP_LOAD);
+  assign is_wait = x.op == 4'(tsl_pkg::DMA_OP_SEMWAIT);
   assign port    = tsl_ici_route(s.dest_x, s.dest_y, chip_x_i, chip_y_i, pod_x_i, pod_y_i, Ports);
   assign is_async = is_send && s.async;
-  assign eng     = is_send ? Ew'(port) + Ew'(1) : '0;
+  assign eng     = is_send ? Ew'(port) + Ew'(1) : is_wait ? Ew'(W) : '0;
   assign lo      = 34'(x.local_addr);
   assign hi      = 34'(x.local_addr) + (34'(x.rows) - 34'd1) * 34'(x.local_stride) + 34'(x.row_bytes);
 
   always_comb begin
-    hazard = 1'b0;
-    if (is_send) hazard = blocking_q != '0;
+    hazard = eng_busy[W];
+    if (is_send) hazard = hazard || (s.early ? m_hit : blocking_q != '0);
     if (is_load && s_hit != '0) hazard = 1'b1;
   end
 
@@ -104,8 +113,10 @@ module tsl_dma_ici #(
   assign go         = ex_valid_i && ex_ready_o;
 
   // ---- engines ---------------------------------------------------------------------------------
-  // The main engine: LOAD, STORE, SEMWAIT; the AXI master and the semaphores. Never a SEND.
-  logic unused_main;
+  // The main engine: LOAD, STORE; the AXI master. Never a SEND or a SEMWAIT.
+  logic       m_err, w_err;
+  logic [3:0] m_err_code, w_err_code;
+  logic [31:0] m_err_addr, w_err_addr;
   assign eng_fin[0] = eng_done[0];
   tsl_dma #(
     .N(N), .VmemBytes(VmemBytes), .AccBytes(AccBytes), .HbmBytes(HbmBytes), .MaxBurst(MaxBurst),
@@ -113,7 +124,7 @@ module tsl_dma_ici #(
   ) u_main (
     .clk_i, .rst_ni,
     .ex_valid_i(eng_valid[0]), .ex_ready_o(eng_ready[0]), .ex_insn_i,
-    .done_o(eng_done[0]), .busy_o(eng_busy[0]), .err_o, .err_code_o, .err_addr_o,
+    .done_o(eng_done[0]), .busy_o(eng_busy[0]), .err_o(m_err), .err_code_o(m_err_code), .err_addr_o(m_err_addr),
     .vmem_req_o(vmem_req_o[0]), .vmem_gnt_i(vmem_gnt_i[0]), .vmem_we_o(vmem_we_o[0]),
     .vmem_addr_o(vmem_addr_o[0 +: VAW]), .vmem_wdata_o(vmem_wdata_o[0 +: 16*N]),
     .vmem_be_o(vmem_be_o[0 +: 2*N]), .vmem_rdata_i(vmem_rdata_i[0 +: 16*N]),
@@ -124,8 +135,9 @@ module tsl_dma_ici #(
     .ici_aw_valid_o(), .ici_aw_ready_i(1'b0), .ici_aw_addr_o(), .ici_aw_len_o(), .ici_aw_incr_o(),
     .ici_dest_x_o(), .ici_dest_y_o(), .ici_sem_o(), .ici_local_o(), .ici_w_valid_o(), .ici_w_ready_i(1'b0), .ici_w_data_o(),
     .ici_w_strb_o(), .ici_w_last_o(), .ici_b_valid_i(1'b0),
+    .sem_wait_valid_o(), .sem_wait_sem_o(), .sem_wait_count_o(), .sem_done_i(1'b0), .sem_timeout_i(1'b0),
+    .abort_i(1'b0),
     /* verilator lint_on PINCONNECTEMPTY */
-    .sem_wait_valid_o, .sem_wait_sem_o, .sem_wait_count_o, .sem_done_i, .sem_timeout_i, .abort_i,
     `TSL_AXI_CONNECT(m_axi_, m_axi_)
   );
 
@@ -220,8 +232,66 @@ module tsl_dma_ici #(
                            a_wlast, a_bready, a_arvalid, a_araddr, a_arlen, a_arsize, a_arburst, a_rready,
                            err, err_code, err_addr, sv, ss, sc};
   end
-  assign busy_o  = eng_busy[0] || s_held != '0;
+  // The wait engine: SEMWAITs only; the semaphores' wait port. No memory, no AXI, no SEND.
+  `TSL_AXI_WIRES(w_, 16 * N)
+  assign {w_awready, w_wready, w_bvalid, w_bresp, w_arready, w_rvalid, w_rdata, w_rresp, w_rlast} = '0;
+  assign eng_fin[W] = eng_done[W];
+  tsl_dma #(
+    .N(N), .VmemBytes(VmemBytes), .AccBytes(AccBytes), .HbmBytes(HbmBytes), .MaxBurst(MaxBurst),
+    .MaxReads(1), .EnableIci(1'b1)
+  ) u_wait (
+    .clk_i, .rst_ni,
+    .ex_valid_i(eng_valid[W]), .ex_ready_o(eng_ready[W]), .ex_insn_i,
+    .done_o(eng_done[W]), .busy_o(eng_busy[W]), .err_o(w_err), .err_code_o(w_err_code), .err_addr_o(w_err_addr),
+    /* verilator lint_off PINCONNECTEMPTY */
+    .vmem_req_o(), .vmem_gnt_i(1'b0), .vmem_we_o(), .vmem_addr_o(), .vmem_wdata_o(), .vmem_be_o(),
+    .vmem_rdata_i('0), .acc_req_o(), .acc_gnt_i(1'b0), .acc_we_o(), .acc_addr_o(), .acc_wdata_o(), .acc_be_o(),
+    .acc_rdata_i('0),
+    .ici_aw_valid_o(), .ici_aw_ready_i(1'b0), .ici_aw_addr_o(), .ici_aw_len_o(), .ici_aw_incr_o(),
+    .ici_dest_x_o(), .ici_dest_y_o(), .ici_sem_o(), .ici_local_o(), .ici_w_valid_o(), .ici_w_ready_i(1'b0),
+    .ici_w_data_o(), .ici_w_strb_o(), .ici_w_last_o(), .ici_b_valid_i(1'b0),
+    /* verilator lint_on PINCONNECTEMPTY */
+    .sem_wait_valid_o, .sem_wait_sem_o, .sem_wait_count_o, .sem_done_i, .sem_timeout_i, .abort_i,
+    `TSL_AXI_CONNECT(m_axi_, w_)
+  );
+  logic unused_wait;
+  assign unused_wait = ^{w_awvalid, w_awaddr, w_awlen, w_awsize, w_awburst, w_wvalid, w_wdata, w_wstrb, w_wlast,
+                         w_bready, w_arvalid, w_araddr, w_arlen, w_arsize, w_arburst, w_rready};
+  // One error at a time reaches the controller, which stops the queue at the first: the main
+  // engine's, else the wait engine's.
+  assign err_o      = m_err || w_err;
+  assign err_code_o = m_err ? m_err_code : w_err_code;
+  assign err_addr_o = m_err ? m_err_addr : w_err_addr;
+
+  assign busy_o  = eng_busy[0] || eng_busy[W] || s_held != '0;
   assign fence_o = s_held != '0;
+
+  // The local extents of the main engine's instructions in flight, oldest first (it finishes them
+  // in order), and whether each is a LOAD: an EARLY SEND waits only for the LOADs among them that
+  // write what it reads.
+  logic [Inflight*34-1:0] ml_lo_q, ml_hi_q;
+  logic [Inflight-1:0]    ml_load_q;
+  always_comb begin
+    m_hit = 1'b0;
+    for (int i = 0; i < Inflight; i++)
+      if (Cw'(i) < blocking_q && ml_load_q[i] && lo < ml_hi_q[34*i +: 34] && ml_lo_q[34*i +: 34] < hi)
+        m_hit = 1'b1;
+  end
+  always_ff @(posedge clk_i) begin
+    if (eng_done[0]) begin   // the oldest leaves
+      ml_lo_q   <= ml_lo_q >> 34;
+      ml_hi_q   <= ml_hi_q >> 34;
+      ml_load_q <= ml_load_q >> 1;
+    end
+    if (go && eng == '0) begin   // the new one goes in after those that stay
+      for (int i = 0; i < Inflight; i++)
+        if (Cw'(i) == blocking_q - Cw'(eng_done[0])) begin
+          ml_lo_q[34*i +: 34] <= lo;
+          ml_hi_q[34*i +: 34] <= hi;
+          ml_load_q[i]        <= is_load;
+        end
+    end
+  end
 
   // ---- order ------------------------------------------------------------------------------------
   // The engine of every instruction in flight, oldest first, and what each engine has finished
@@ -229,15 +299,15 @@ module tsl_dma_ici #(
   logic          o_valid, o_pop, o_ready;
   logic [Ew-1:0] o_eng;
   logic [$clog2(Inflight+2)-1:0] o_level;
-  logic [Cw-1:0] fin_q [E];
+  logic [Cw-1:0] fin_q [E+1];
   tsl_prim_fifo #(.Width(Ew), .Depth(Inflight + 1)) u_order (
     .clk_i, .rst_ni, .clr_i(1'b0),
-    .valid_i(go), .ready_o(o_ready), .data_i(is_async ? Ew'(E) : eng),
+    .valid_i(go), .ready_o(o_ready), .data_i(is_async ? Ew'(E + 1) : eng),
     .valid_o(o_valid), .ready_i(o_pop), .data_o(o_eng), .level_o(o_level));
   logic o_fin;   // the oldest is finished: an ASYNC SEND, or its engine has reported it
   always_comb begin
-    o_fin = o_eng == Ew'(E);
-    for (int e = 0; e < E; e++)
+    o_fin = o_eng == Ew'(E + 1);
+    for (int e = 0; e <= E; e++)
       if (o_eng == Ew'(e) && fin_q[e] != '0) o_fin = 1'b1;
   end
   assign o_pop  = o_valid && o_fin;
@@ -245,17 +315,17 @@ module tsl_dma_ici #(
 
   always_comb begin
     blocking_d = blocking_q;
-    if (go && !is_send) blocking_d = blocking_d + Cw'(1);
+    if (go && eng == '0) blocking_d = blocking_d + Cw'(1);
     if (eng_done[0]) blocking_d = blocking_d - Cw'(1);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       blocking_q <= '0;
-      for (int e = 0; e < E; e++) fin_q[e] <= '0;
+      for (int e = 0; e <= E; e++) fin_q[e] <= '0;
     end else begin
       blocking_q <= blocking_d;
-      for (int e = 0; e < E; e++)
+      for (int e = 0; e <= E; e++)
         fin_q[e] <= fin_q[e] + Cw'(eng_fin[e]) - Cw'(o_pop && o_eng == Ew'(e));
     end
   end

@@ -87,6 +87,9 @@ module tsl_tc #(
   localparam int AAw    = $clog2(ALines);
   localparam int Vw     = 16 * N;  // VMEM line bits
   localparam int Aw     = 32 * N;  // ACC line bits
+  // DMA instructions handed over before their done: with ICI a tile's SENDs, credits and SEMWAITs
+  // pass while the LOADs before them are in flight, so that the next LOADs join their chain.
+  localparam int DmaInflight = EnableIci ? 12 : 4;
 
   // --- controller and units ----------------------------------------------------------------------
   logic         dma_ex_valid /* verilator public_flat_rd */, dma_ex_ready /* verilator public_flat_rd */, dma_done /* verilator public_flat_rd */, dma_busy, dma_err;
@@ -114,7 +117,8 @@ module tsl_tc #(
     .QueueDepth (QueueDepth),
     .EnableBf16 (EnableBf16),
     .EnableSeq  (EnableSeq),
-    .EnableIci  (EnableIci)
+    .EnableIci  (EnableIci),
+    .DmaInflight(DmaInflight)
   ) u_ctrl (
     .clk_i,
     .rst_ni,
@@ -205,11 +209,13 @@ module tsl_tc #(
                         nc_awburst, nc_wvalid, nc_wdata, nc_wstrb, nc_wlast, nc_bready};
 
   // Memory port bundles: VMEM p0 MXU act, p1 MXU weights, p2 DMA, p3 VPU; ACC p0 MXU read,
-  // p1 MXU write, p2 DMA, p3 VPU.
+  // p1 MXU write, p2 DMA, p3 VPU; then (VE) the VPU's early reads, after the send engines.
   // Split per port for Verilator: a unit's request may follow its own grant combinationally in
   // the same always block, which would otherwise look like a loop through the whole vector.
-  localparam int MP = EnableIci ? 5 + IciPorts : 4;   // memory ports: 4 and up, the send engines,
-                                                      // then the ICI unit's VMEM writes
+  localparam int MP = EnableIci ? 6 + IciPorts : 5;   // memory ports: 4 and up, the send engines,
+                                                      // the VPU's early reads, then the ICI
+                                                      // unit's local writes
+  localparam int VE = EnableIci ? 4 + IciPorts : 4;   // the VPU's early reads
   logic [MP-1:0]     v_req /* verilator split_var */, v_gnt /* verilator split_var */;
   logic [MP-1:0]     a_req /* verilator split_var */, a_gnt /* verilator split_var */;
   logic [MP-1:0]     v_we, a_we;
@@ -288,7 +294,8 @@ module tsl_tc #(
       .HbmBytes (HbmBytes),
       .MaxBurst (DmaMaxBurst),
       .MaxReads (DmaMaxReads),
-      .Ports    (IciPorts)
+      .Ports    (IciPorts),
+      .Inflight (DmaInflight)
     ) u_dma (
       .clk_i,
       .rst_ni,
@@ -439,8 +446,22 @@ module tsl_tc #(
     .acc_addr_o  (a_addr[3*AAw +: AAw]),
     .acc_wdata_o (a_wdata[3*Aw +: Aw]),
     .acc_be_o    (a_be[3*Aw/8 +: Aw/8]),
-    .acc_rdata_i (a_rdata[3*Aw +: Aw])
+    .acc_rdata_i (a_rdata[3*Aw +: Aw]),
+    .vmem_e_req_o  (v_req[VE]),
+    .vmem_e_gnt_i  (v_gnt[VE]),
+    .vmem_e_addr_o (v_addr[VE*VAw +: VAw]),
+    .vmem_e_rdata_i(v_rdata[VE*Vw +: Vw]),
+    .acc_e_req_o   (a_req[VE]),
+    .acc_e_gnt_i   (a_gnt[VE]),
+    .acc_e_addr_o  (a_addr[VE*AAw +: AAw]),
+    .acc_e_rdata_i (a_rdata[VE*Aw +: Aw])
   );
+  assign v_we[VE]                = 1'b0;
+  assign a_we[VE]                = 1'b0;
+  assign v_wdata[VE*Vw +: Vw]    = '0;
+  assign a_wdata[VE*Aw +: Aw]    = '0;
+  assign v_be[VE*Vw/8 +: Vw/8]   = '0;
+  assign a_be[VE*Aw/8 +: Aw/8]   = '0;
 
   // --- memories ------------------------------------------------------------------------------------
   tsl_tc_mem #(

@@ -31,7 +31,8 @@ module tsl_tc_ctrl #(
                                       // ignored and SEQ_STATUS reads 0, as on the lite core)
   parameter bit EnableIci    = 1'b0,  // the ICI unit: CFG_FEATURES.ICI (DMA SEND and SEMWAIT,
                                       // docs/pod.md) when pod_x_i != 0
-  parameter int InflightMax  = 4      // instructions a unit may hold between ex handshake and done
+  parameter int InflightMax  = 4,     // instructions a unit may hold between ex handshake and done
+  parameter int DmaInflight  = InflightMax   // the same for the DMA
 ) (
   input  logic clk_i, rst_ni,
   // this chip's coordinates and its pod's extents (pod_x_i 0: not in a pod)
@@ -197,7 +198,7 @@ module tsl_tc_ctrl #(
     tsl_tc_issue #(
       .Unit       (u),
       .QueueDepth (QueueDepth),
-      .InflightMax(InflightMax),
+      .InflightMax(u == 32'(tsl_pkg::UNIT_DMA) ? DmaInflight : InflightMax),
       .KeepSeq    (u == 32'(tsl_pkg::UNIT_DMA))
     ) u_issue (
       .clk_i,

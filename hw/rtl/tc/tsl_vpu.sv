@@ -4,8 +4,9 @@
 // Per row: read src1 (and src2 for VEC; BCAST reads row 0 once, again only if dst overwrote it),
 // then write dst; a 32-bit vector in VMEM takes two line accesses. The last read's data feeds the
 // lanes directly (the write goes out in the cycle the data returns), so a row takes 2 cycles
-// (unary), 3 (binary VEC) or log2(N) + 2 (RSUM/RMAX: the lane adders reduce pairs, one tree level
-// per cycle), +1 per extra line of a 32-bit VMEM operand and per refused grant. EPI reads its bias
+// (unary), 3 (binary VEC; 1 and 2 with the early read, below) or log2(N) + 2 (RSUM/RMAX: the lane
+// adders reduce pairs, one tree level per cycle), +1 per extra line of a 32-bit VMEM operand and
+// per refused grant. EPI reads its bias
 // row like a BCAST src2 and takes 2 cycles a row, 3 with FSCALE: the fmul runs in a cycle of its
 // own (StScale, its result re-widened from raw1_q), the lanes then add, clamp and round or requant.
 // The functions EXP, RECIP, RSQRT and GELU (StFunc) run their step program (tsl_vpu_fn_seq) on
@@ -18,8 +19,11 @@
 // 2 cycles a row and GELU at its 5 fmul steps a row when enough sets are free (docs/isa.md).
 // Every read of row i precedes its writes, and row i+1 is read after row i is written (but for a
 // function's rows in flight, whose rows do not overlap that way), so any overlap of the operands
-// (in place or shifted) gives the model's result. One instruction at a
-// time: ex_ready_o only when idle; done_o pulses the cycle after the last write is granted.
+// (in place or shifted) gives the model's result. An elementwise row (no BCAST, bias, FSCALE or
+// reduction) reads its first src1 line on a second, read-only port (vmem_e_* / acc_e_*) in the
+// cycle its previous row's last write is granted, unless that write's line is the one it reads:
+// a binary row then takes 2 cycles, a unary one 1. One instruction at a time: ex_ready_o only
+// when idle; done_o pulses the cycle after the last write is granted.
 module tsl_vpu #(
   parameter int N          = tsl_pkg::PARAM_N,     // lanes; a power of two, 4..128
   parameter int VmemBytes  = tsl_pkg::PARAM_VMEM_BYTES,  // VMEM size in bytes (power of two)
@@ -39,7 +43,12 @@ module tsl_vpu #(
   output logic acc_req_o, input logic acc_gnt_i, output logic acc_we_o,
   output logic [$clog2(AccBytes/(4*N))-1:0] acc_addr_o,
   output logic [32*N-1:0] acc_wdata_o, output logic [4*N-1:0] acc_be_o,
-  input  logic [32*N-1:0] acc_rdata_i
+  input  logic [32*N-1:0] acc_rdata_i,
+  // the early read port (read-only): a row's first src1 line, beside its previous row's last write
+  output logic vmem_e_req_o, input logic vmem_e_gnt_i,
+  output logic [$clog2(VmemBytes/(2*N))-1:0] vmem_e_addr_o, input logic [16*N-1:0] vmem_e_rdata_i,
+  output logic acc_e_req_o, input logic acc_e_gnt_i,
+  output logic [$clog2(AccBytes/(4*N))-1:0] acc_e_addr_o, input logic [32*N-1:0] acc_e_rdata_i
 );
   localparam int VAW = $clog2(VmemBytes / (2 * N));
   localparam int AAW = $clog2(AccBytes / (4 * N));
@@ -193,6 +202,24 @@ module tsl_vpu #(
   assign rd_gnt = (state_q == StRead || (state_q == StFunc && f_rd)) && (rd_acc ? acc_gnt_i : vmem_gnt_i);
   assign wr_gnt = (state_q == StWrite || (state_q == StFunc && f_wr)) && (d_acc_q ? acc_gnt_i : vmem_gnt_i);
 
+  // The early read: the next row's first src1 line (its pointer s1_next), asked for during the
+  // current row's last write and taken only if both are granted (er_take); its data then returns
+  // after that write, so the lanes never see it early. A read of the line written in the same
+  // cycle would miss the write: it waits for the ordinary read.
+  logic          er_req, er_take, er_last, er_hit;
+  logic [PW-1:0] s1_next;
+  assign s1_next = s1_ptr_q + s1_step;
+  assign er_last = (wneed & ~wcur) == 2'd0;
+  assign er_hit  = d_acc_q == s1_acc_q &&
+                   (d_acc_q ? acc_addr_o == s1_next[AAW+1:2] : vmem_addr_o == s1_next[VAW:1]);
+  assign er_req  = state_q == StWrite && er_last && rows_q > 16'd1 && !red && !e_fscale_q && !e_bias_q &&
+                   mode_q != tsl_pkg::SRC2_BCAST && !er_hit;
+  assign er_take = er_req && wr_gnt && (s1_acc_q ? acc_e_gnt_i : vmem_e_gnt_i);
+  assign vmem_e_req_o  = er_req && !s1_acc_q;
+  assign acc_e_req_o   = er_req && s1_acc_q;
+  assign vmem_e_addr_o = s1_next[VAW:1];
+  assign acc_e_addr_o  = s1_next[AAW+1:2];
+
   // A write over the lines of the broadcast row makes the row stale (the model re-reads it).
   always_comb begin
     s2_vline      = s2_ptr_q[VAW:1];
@@ -205,21 +232,24 @@ module tsl_vpu #(
   // ---- read data capture ------------------------------------------------------------------------
   // raw*_q hold the operands' bytes as stored (INT8 in the low N bytes, BF16 in the low 2N, 32-bit
   // in all 4N). The data of a read granted last cycle is merged in combinationally (raw*_view).
-  logic            rd_valid_q, rd_src2_q, rd_part_q, rd_acc_q, rd_int8_q, rd_half_q;
-  logic [32*N-1:0] raw1_q, raw2_q, raw1_view, raw2_view, fill;
+  logic            rd_valid_q, rd_src2_q, rd_part_q, rd_acc_q, rd_int8_q, rd_half_q, rd_e_q;
+  logic [32*N-1:0] raw1_q, raw2_q, raw1_view, raw2_view, fill, a_rd;
+  logic [16*N-1:0] v_rd;
 
   always_comb begin
+    a_rd      = rd_e_q ? acc_e_rdata_i : acc_rdata_i;   // the port the read went on
+    v_rd      = rd_e_q ? vmem_e_rdata_i : vmem_rdata_i;
     raw1_view = raw1_q;
     raw2_view = raw2_q;
     fill      = rd_src2_q ? raw2_q : raw1_q;
     if (rd_acc_q) begin
-      fill = acc_rdata_i;
+      fill = a_rd;
     end else if (rd_int8_q) begin
-      fill[8*N-1:0] = rd_half_q ? vmem_rdata_i[16*N-1:8*N] : vmem_rdata_i[8*N-1:0];
+      fill[8*N-1:0] = rd_half_q ? v_rd[16*N-1:8*N] : v_rd[8*N-1:0];
     end else if (rd_part_q) begin
-      fill[32*N-1:16*N] = vmem_rdata_i;
+      fill[32*N-1:16*N] = v_rd;
     end else begin
-      fill[16*N-1:0] = vmem_rdata_i;
+      fill[16*N-1:0] = v_rd;
     end
     if (rd_valid_q && rd_src2_q) raw2_view = fill;
     if (rd_valid_q && !rd_src2_q) raw1_view = fill;
@@ -506,6 +536,13 @@ module tsl_vpu #(
         if (wr_gnt && mode_q == tsl_pkg::SRC2_BCAST && bcast_hit) b_valid_d = 1'b0;
         if (bias_next) b_valid_d = 1'b0;
         if (row_end) state_d = StRead;
+        if (er_take) begin   // the next row's first read is done: its others, or its write if none
+          rdone_d = 4'b0001;
+          if (rneed == 4'b0001) begin
+            state_d = StWrite;
+            rdone_d = '0;
+          end
+        end
       end
       default: state_d = StIdle;
     endcase
@@ -562,7 +599,7 @@ module tsl_vpu #(
     end else begin
       state_q    <= state_d;
       done_q     <= done_d;
-      rd_valid_q <= rd_gnt;
+      rd_valid_q <= rd_gnt || er_take;
       b_valid_q  <= b_valid_d;
       rdone_q    <= rdone_d;
       wdone_q    <= wdone_d;
@@ -621,6 +658,14 @@ module tsl_vpu #(
       rd_acc_q  <= rd_acc;
       rd_int8_q <= rd_int8;
       rd_half_q <= rd_ptr[0];
+      rd_e_q    <= 1'b0;
+    end else if (er_take) begin
+      rd_src2_q <= 1'b0;
+      rd_part_q <= 1'b0;
+      rd_acc_q  <= s1_acc_q;
+      rd_int8_q <= d1_int8;
+      rd_half_q <= s1_next[0];
+      rd_e_q    <= 1'b1;
     end
     for (int j = 0; j < N; j++) begin
       raw1_q[32*j +: 32] <= (state_q == StScale) ? ly[j] : raw1_view[32*j +: 32];

@@ -30,8 +30,9 @@
  * a sender waits for a credit before each tile past its first `recv`, and a receiver sends none for
  * the last `recv` tiles it takes. A round sends at most m - 1 tiles on a stream, whose credits come
  * back in the receiver's next round, before the sender's send m + 1 tiles on needs them: m + 1
- * slots keep the pipeline full, m slow it a little (slots()). A tile a chip sends on from a receive slot counts, once its bytes
- * have left, on the stream's DONE semaphore, which the chip waits for before that slot's credit.
+ * slots keep the pipeline full, m slow it a little (slots()). A tile a chip sends on from a receive
+ * slot counts, once its bytes have left, on the stream's DONE semaphore, which the chip waits for
+ * before that slot's credit.
  * Semaphores, stream k = 2 axis + d: k counts tiles that arrived, 4 + k credits, 8 + k tiles that
  * left. Every chip walks the same phases, steps and tiles, so each counts every stream's tiles in
  * the order they were sent; a first, dry pass counts the tiles each stream brings.
@@ -196,9 +197,9 @@ static uint32_t arrive(coll_t *x, uint32_t axis, uint32_t d, uint32_t hint)
 }
 
 /* Give receive index j of stream (axis, d) back to its sender, unless it is among the last recv. The
- * credit SEND is pushed as a writer of the slot: it waits for the VPU's read; a STORE of the slot is
- * before it in the DMA's queue, and a SEND without EARLY starts once that has finished (docs/isa.md):
- * `stored` says whether one is. */
+ * credit SEND is pushed as a writer of the slot: it waits for the VPU's read. `stored`: a STORE of
+ * the slot is before it in the DMA's queue, so the credit has no EARLY and starts once that STORE
+ * has finished (docs/isa.md); else it is EARLY. */
 static void credit(coll_t *x, uint32_t axis, uint32_t d, uint32_t j, int stored)
 {
     uint32_t k = 2u * axis + d, top = x->cp->vmem_bytes - CREDIT_AREA;

@@ -70,6 +70,8 @@ module tsl_dma_ici #(
   localparam int W  = E;               // the wait engine
   localparam int Ew = $clog2(E + 2);   // an engine, or E + 1: finished at once (an ASYNC SEND)
   localparam int Cw = $clog2(Inflight + 1);
+  localparam int MainChain = 4;        // the main engine's LOADs in flight (tsl_dma MaxChain): the
+                                       // most instructions it holds
 
   /* verilator lint_off UNUSEDSIGNAL */
   insn_dma_xfer_t x;   // the offered instruction's local operand (a SEND's is in the same place)
@@ -120,7 +122,7 @@ module tsl_dma_ici #(
   assign eng_fin[0] = eng_done[0];
   tsl_dma #(
     .N(N), .VmemBytes(VmemBytes), .AccBytes(AccBytes), .HbmBytes(HbmBytes), .MaxBurst(MaxBurst),
-    .MaxReads(MaxReads), .EnableIci(1'b1)
+    .MaxReads(MaxReads), .MaxChain(MainChain), .EnableIci(1'b1)
   ) u_main (
     .clk_i, .rst_ni,
     .ex_valid_i(eng_valid[0]), .ex_ready_o(eng_ready[0]), .ex_insn_i,
@@ -269,11 +271,11 @@ module tsl_dma_ici #(
   // The local extents of the main engine's instructions in flight, oldest first (it finishes them
   // in order), and whether each is a LOAD: an EARLY SEND waits only for the LOADs among them that
   // write what it reads.
-  logic [Inflight*34-1:0] ml_lo_q, ml_hi_q;
-  logic [Inflight-1:0]    ml_load_q;
+  logic [MainChain*34-1:0] ml_lo_q, ml_hi_q;
+  logic [MainChain-1:0]    ml_load_q;
   always_comb begin
     m_hit = 1'b0;
-    for (int i = 0; i < Inflight; i++)
+    for (int i = 0; i < MainChain; i++)
       if (Cw'(i) < blocking_q && ml_load_q[i] && lo < ml_hi_q[34*i +: 34] && ml_lo_q[34*i +: 34] < hi)
         m_hit = 1'b1;
   end
@@ -284,7 +286,7 @@ module tsl_dma_ici #(
       ml_load_q <= ml_load_q >> 1;
     end
     if (go && eng == '0) begin   // the new one goes in after those that stay
-      for (int i = 0; i < Inflight; i++)
+      for (int i = 0; i < MainChain; i++)
         if (Cw'(i) == blocking_q - Cw'(eng_done[0])) begin
           ml_lo_q[34*i +: 34] <= lo;
           ml_hi_q[34*i +: 34] <= hi;
@@ -295,7 +297,7 @@ module tsl_dma_ici #(
 
   // ---- order ------------------------------------------------------------------------------------
   // The engine of every instruction in flight, oldest first, and what each engine has finished
-  // and not yet reported; the main engine's instructions in flight, with whether each blocks SENDs.
+  // and not yet reported; how many instructions the main engine holds.
   logic          o_valid, o_pop, o_ready;
   logic [Ew-1:0] o_eng;
   logic [$clog2(Inflight+2)-1:0] o_level;
@@ -337,4 +339,5 @@ module tsl_dma_ici #(
   `TSL_ASSERT(SendRouted, ex_valid_i && is_send |-> port < 3'(Ports), "a SEND to this chip reached the DMA")
   `TSL_ASSERT(OrderRoom, go |-> o_ready, "more instructions in flight than Inflight")
   `TSL_ASSERT(DoneKnown, eng_done[0] |-> blocking_q != '0, "the main engine finished an instruction it was not given")
+  `TSL_ASSERT(MainHolds, 32'(blocking_q) <= MainChain, "the main engine holds more instructions than its extents")
 endmodule

@@ -206,13 +206,13 @@ module tsl_vpu #(
   // current row's last write and taken only if both are granted (er_take); its data then returns
   // after that write, so the lanes never see it early. A read of the line written in the same
   // cycle would miss the write: it waits for the ordinary read.
-  logic          er_req, er_take, er_last, er_hit;
+  logic          er_req, er_take, w_last, er_hit;   // w_last: the write asked for is its row's last
   logic [PW-1:0] s1_next;
   assign s1_next = s1_ptr_q + s1_step;
-  assign er_last = (wneed & ~wcur) == 2'd0;
+  assign w_last  = (wneed & ~wcur) == 2'd0;
   assign er_hit  = d_acc_q == s1_acc_q &&
                    (d_acc_q ? acc_addr_o == s1_next[AAW+1:2] : vmem_addr_o == s1_next[VAW:1]);
-  assign er_req  = state_q == StWrite && er_last && rows_q > 16'd1 && !red && !e_fscale_q && !e_bias_q &&
+  assign er_req  = state_q == StWrite && w_last && rows_q > 16'd1 && !red && !e_fscale_q && !e_bias_q &&
                    mode_q != tsl_pkg::SRC2_BCAST && !er_hit;
   assign er_take = er_req && wr_gnt && (s1_acc_q ? acc_e_gnt_i : vmem_e_gnt_i);
   assign vmem_e_req_o  = er_req && !s1_acc_q;
@@ -565,7 +565,7 @@ module tsl_vpu #(
   // none); an EPI's bias cycles through its BVECS vectors, row i reading vector i mod BVECS
   // (re-read when it changes).
   logic [PW-1:0] s2_ptr_d;
-  assign row_end   = wr_gnt && (wneed & ~wcur) == 2'd0;
+  assign row_end   = wr_gnt && w_last;
   assign bias_next = row_end && e_bias_q && bv_q != 16'd1;
   always_comb begin
     s2_ptr_d = s2_ptr_q;

@@ -2,27 +2,31 @@
  * "Collectives"). Every chip of the pod runs its own program; they meet only through DMA SENDs into
  * each other's local memory and the SEMWAITs on this chip's semaphores.
  *
- * A collective is a list of phases, each a ring collective along one axis of the pod (X: the
- * chip's row, Y: its column) over a range of elements. A phase runs both ways round its ring at
- * once: direction 0 sends to the next coordinate, direction 1 to the one before. A part of the
- * range is split in two halves, the first travelling direction 0.
- *   reduce-scatter phase: at step 0 a chip sends its contribution to the part of the coordinate
+ * A collective is a list of phases, each a ring collective round one ring of the pod over a range of
+ * elements (rings()): the line along an axis (X: the chip's row, Y: its column), or on a 2 x b
+ * torus (b even) one of two rings through every chip that share no link. A phase runs both ways
+ * round its ring at once: direction 0 sends to the next position, direction 1 to the one before. A
+ * part of the range is split in two halves, the first travelling direction 0; on a torus's two
+ * rings, in four pieces, a ring's two pieces its slice.
+ *   reduce-scatter phase: at step 0 a chip sends its contribution to the part of the position
  *     d(s + 1) behind it; at steps 1 .. m-1 it reduces the partial that arrived with its own
  *     (partial op own) and sends it on; after m - 1 steps it holds its own part, reduced, and
  *     stores it.
  *   all-gather phase: a chip loads its part and sends it; at steps 1 .. m-1 it stores the part of
- *     the coordinate d*s behind it, which arrived, and sends it on (not at the last step).
- *   broadcast phase: each half runs down a chain of m - 1 hops from the root's coordinate.
- * An all-reduce on a torus splits its buffer in two halves run at once, one X then Y, the other Y
- * then X, so that both axes carry data all the time.
+ *     the position d*s behind it, which arrived, and sends it on (not at the last step).
+ *   broadcast phase: each half runs down a chain of m - 1 hops from the root's position.
+ * On a torus with two rings every collective runs round both at once, each on its slice (plan()).
+ * On another torus a collective runs its phases along X and Y; an all-reduce splits its buffer in
+ * two halves run at once, one X then Y, the other Y then X, so that both axes carry data all the
+ * time.
  *
  * A phase runs its steps skewed, tile by tile: at round r a chip takes tile r - st of each step st,
  * the last step first. So tile t of step st, which waits for the neighbour's tile t of step st - 1,
  * comes a round after it, and meanwhile the chip works on the other steps' tiles: the rounds are a
  * pipeline as deep as the ring.
  *
- * Data moves in tiles along streams: stream (axis, d) carries, in order, every tile a chip sends
- * along that axis in direction d, whatever its phase. A tile lands (SEND TO_LOCAL) in one of `recv`
+ * Data moves in tiles along streams: stream (r, d) carries, in order, every tile a chip sends
+ * round ring r in direction d, whatever its phase. A tile lands (SEND TO_LOCAL) in one of `recv`
  * receive slots of the stream in the receiver's local memory, at the same addresses on every chip:
  * ACC for 32-bit elements, where the VPU reads a row in one access and keeps up with two links, else
  * VMEM. The receiver gives the slot back with a credit, a SEND of CREDIT_BYTES to the sender, once
@@ -33,20 +37,21 @@
  * slots keep the pipeline full, m slow it a little (slots()). A tile a chip sends on from a receive
  * slot counts, once its bytes have left, on the stream's DONE semaphore, which the chip waits for
  * before that slot's credit.
- * Semaphores, stream k = 2 axis + d: k counts tiles that arrived, 4 + k credits, 8 + k tiles that
+ * Semaphores, stream k = 2 r + d: k counts tiles that arrived, 4 + k credits, 8 + k tiles that
  * left. Every chip walks the same phases, steps and tiles, so each counts every stream's tiles in
  * the order they were sent; a first, dry pass counts the tiles each stream brings.
  */
 #include "tsl_cp_compile.h"
 #include "tsl_cp_int.h"
 
-#define RECV_MAX (TSL_PARAM_ICI_DIM_MAX + 1u)   /* receive slots a stream: m + 1 on a ring of m */
+#define RING_MAX (2u * TSL_PARAM_ICI_DIM_MAX)   /* the longest ring: a torus's rings() */
+#define RECV_MAX (2u * RING_MAX)   /* receive slots a stream: 2m on a ring of m (slots()) */
 #define OWN_MAX 4u        /* own slots a stream (slots()) */
-#define STREAMS 4u        /* (axis, direction) */
+#define STREAMS 4u        /* (ring, direction) */
 #define CREDIT_BYTES 8u   /* a credit's payload: one flit */
 #define CREDIT_AREA 64u   /* the top of VMEM: a credit's source at its start, its sink 32 bytes on */
 
-enum { PH_RS, PH_AG, PH_BC };
+enum { PH_RS, PH_AG, PH_BC, PH_AR };
 enum { SEM_DATA = 0, SEM_CREDIT = 4, SEM_DONE = 8 };
 
 /* A buffer's elements: element e at base + (e - first) * es. */
@@ -55,13 +60,23 @@ typedef struct {
     uint64_t first;
 } span_t;
 
+/* A ring a phase runs round: its length m and this chip's position p on it; the port (0 +X, 1 -X,
+ * 2 +Y, 3 -Y) each direction sends by, to position p + 1 (direction 0) or p - 1; and the part of the
+ * phase's elements position i owns, part[i] of m (rings()). */
+typedef struct {
+    uint32_t m, p, port[2];
+    uint8_t part[RING_MAX];
+} ring_t;
+
 typedef struct phase {
     int kind;              /* PH_* */
-    uint32_t axis;         /* 0: X, 1: Y */
+    uint32_t ring;         /* the ring it runs round (ring_t) */
+    uint32_t slice, slices;   /* each part's piece it works on: its slice of slices (both rings run a
+                                 phase side by side, each on its slice) */
     uint64_t lo, hi;       /* the elements it works on */
     span_t own, res;       /* RS: own contributions, the reduced part's place; AG: the own part's source,
                               where parts go; BC: the root's input, where the data goes */
-    uint32_t root;         /* BC: the root's coordinate on the axis */
+    uint32_t root;         /* BC: the root's position on the ring */
     int idle;              /* BC: this chip is not on the root's line */
 } phase_t;
 
@@ -87,19 +102,27 @@ typedef struct {
     const tsl_cp_coll_t *c;
     int dry;                       /* count tiles only, push nothing */
     uint32_t es, tile, recv, own;  /* element bytes; tile bytes; receive and own slots a stream */
+    ring_t ring[2];
     stream_t s[STREAMS];
     job_t pend[2];                 /* the tiles whose work is still to push (tiles()) */
     uint32_t npend;
     uint64_t sent;                 /* bytes of tiles SENT (credits left out) */
 } coll_t;
 
-static uint32_t extent(const tsl_cp_coll_t *c, uint32_t axis) { return axis ? c->dy : c->dx; }
-static uint32_t coord(const tsl_cp_coll_t *c, uint32_t axis) { return axis ? c->y : c->x; }
-
 /* (v + k) mod m for a k of either sign. */
 static uint32_t wrap(uint32_t v, int64_t k, uint32_t m)
 {
     return (uint32_t)((((int64_t)v + k) % (int64_t)m + m) % m);
+}
+
+/* (x, y) moved across port (0 +X, 1 -X, 2 +Y, 3 -Y) in collective c's pod. */
+static void across(const tsl_cp_coll_t *c, uint32_t port, uint32_t *x, uint32_t *y)
+{
+    int64_t step = port & 1u ? -1 : 1;
+    if (port < 2u)
+        *x = wrap(*x, step, c->dx);
+    else
+        *y = wrap(*y, step, c->dy);
 }
 
 /* Part i of m of [lo, hi): [*a, *b). */
@@ -109,14 +132,14 @@ static void part_of(uint64_t lo, uint64_t hi, uint32_t i, uint32_t m, uint64_t *
     *b = lo + (hi - lo) * (i + 1u) / m;
 }
 
-/* Part i of m of [lo, hi), and its half d: [*a, *b). The first half is rounded up. */
-static void half_of(uint64_t lo, uint64_t hi, uint32_t i, uint32_t m, uint32_t d, uint64_t *a, uint64_t *b)
+/* Part i of m of [lo, hi), and its piece k of n: [*a, *b). The first pieces are rounded up. */
+static void piece_of(uint64_t lo, uint64_t hi, uint32_t i, uint32_t m, uint32_t k, uint32_t n, uint64_t *a,
+                     uint64_t *b)
 {
     uint64_t p0, p1;
     part_of(lo, hi, i, m, &p0, &p1);
-    uint64_t mid = p0 + (p1 - p0 + 1u) / 2u;
-    *a = d ? mid : p0;
-    *b = d ? p1 : mid;
+    *a = p0 + ((p1 - p0) * k + n - 1u) / n;
+    *b = p0 + ((p1 - p0) * (k + 1u) + n - 1u) / n;
 }
 
 static uint32_t addr(const coll_t *x, span_t s, uint64_t e)
@@ -144,68 +167,60 @@ static void xfer(coll_t *x, uint32_t op, uint32_t local, tsl_cp_buf_t *b, uint32
           op == TSL_DMA_OP_STORE ? b : NULL, op == TSL_DMA_OP_LOAD ? b : NULL, hint);
 }
 
-/* The chip one step along `axis` in direction d (to: the way d sends) or against it. */
-static void peer(const coll_t *x, uint32_t axis, uint32_t d, int to, uint32_t *px, uint32_t *py)
-{
-    const tsl_cp_coll_t *c = x->c;
-    uint32_t q = wrap(coord(c, axis), (d != 0) == (to != 0) ? -1 : 1, extent(c, axis));
-    *px = axis ? c->x : q;
-    *py = axis ? q : c->y;
-}
-
 /* An ASYNC SEND of `bytes` at `local` (buffers rb, read, and wb, written there) to local memory
- * `remote` of the peer along `axis`, direction d (to) or against it, counted there on `sem`; with
+ * `remote` of the next chip of ring r in direction d (to) or the one before it, counted there on
+ * `sem`; with
  * `done`, here on `done_sem`. ASYNC is safe:
  * the slots it reads are only written again by LOADs, which wait for the SENDs that read them, or
  * by remote SENDs after a credit that waited for it (docs/isa.md, DMA SEND and SEMWAIT). `early`:
  * it starts beside the LOADs before it that do not write what it reads (EARLY), for it tells the
  * peer of no memory a LOAD or a STORE reads. */
-static void send(coll_t *x, uint32_t axis, uint32_t d, int to, uint32_t local, tsl_cp_buf_t *rb, tsl_cp_buf_t *wb,
+static void send(coll_t *x, uint32_t r, uint32_t d, int to, uint32_t local, tsl_cp_buf_t *rb, tsl_cp_buf_t *wb,
                  uint32_t remote, uint32_t bytes, uint32_t sem, int done, uint32_t done_sem, int early)
 {
-    uint32_t px, py;
-    peer(x, axis, d, to, &px, &py);
+    uint32_t px = x->c->x, py = x->c->y, port = x->ring[r].port[to ? d : 1u - d];
+    across(x->c, port, &px, &py);
     issue(x, tsl_insn_dma_send_encode((tsl_insn_dma_send_t){
             .remote_addr = remote, .local_addr = local, .rows = 1u, .row_bytes = bytes, .dest_x = px, .dest_y = py,
             .sem = sem, .done_sem = done ? done_sem : 0u, .async = 1u, .to_local = 1u, .done = done != 0,
-            .early = early != 0}),
+            .early = early != 0, .neg = port & 1u}),
           rb, wb, 0);
 }
 
-/* Send a tile at `local` (buffer b) on stream (axis, d) into the next receive slot of the peer,
+/* Send a tile at `local` (buffer b) on stream (r, d) into the next receive slot of the peer,
  * after the credit for the slot's last tile; `done`: count on the stream's DONE once it left. */
-static void send_tile(coll_t *x, uint32_t axis, uint32_t d, uint32_t local, tsl_cp_buf_t *b, uint32_t bytes, int done)
+static void send_tile(coll_t *x, uint32_t r, uint32_t d, uint32_t local, tsl_cp_buf_t *b, uint32_t bytes, int done)
 {
-    uint32_t k = 2u * axis + d;
+    uint32_t k = 2u * r + d;
     stream_t *s = &x->s[k];
     if (s->sent >= x->recv)
         semwait(x, SEM_CREDIT + k, NULL, 0);
-    send(x, axis, d, 1, local, b, NULL, s->rbase + (s->sent % x->recv) * x->tile, bytes, SEM_DATA + k, done,
+    send(x, r, d, 1, local, b, NULL, s->rbase + (s->sent % x->recv) * x->tile, bytes, SEM_DATA + k, done,
          SEM_DONE + k, 1);
     s->sent++;
     x->sent += bytes;
 }
 
-/* Wait for the next tile of stream (axis, d): returns its receive index. `hint`: the unit that reads
- * it next. */
-static uint32_t arrive(coll_t *x, uint32_t axis, uint32_t d, uint32_t hint)
+/* Wait for the next tile of stream (r, d): returns its receive index. `hint`: the unit that reads it
+ * next. */
+static uint32_t arrive(coll_t *x, uint32_t r, uint32_t d, uint32_t hint)
 {
-    uint32_t k = 2u * axis + d;
+    uint32_t k = 2u * r + d;
     stream_t *s = &x->s[k];
     semwait(x, SEM_DATA + k, &s->rbuf[s->got % x->recv], hint);
     return s->got++;
 }
 
-/* Give receive index j of stream (axis, d) back to its sender, unless it is among the last recv. The
+/* Give receive index j of stream (r, d) back to its sender, unless it is among the last recv. The
  * credit SEND is pushed as a writer of the slot: it waits for the VPU's read. `stored`: a STORE of
  * the slot is before it in the DMA's queue, so the credit has no EARLY and starts once that STORE
  * has finished (docs/isa.md); else it is EARLY. */
-static void credit(coll_t *x, uint32_t axis, uint32_t d, uint32_t j, int stored)
+static void credit(coll_t *x, uint32_t r, uint32_t d, uint32_t j, int stored)
 {
-    uint32_t k = 2u * axis + d, top = x->cp->vmem_bytes - CREDIT_AREA;
+    uint32_t k = 2u * r + d, top = x->cp->vmem_bytes - CREDIT_AREA;
     stream_t *s = &x->s[k];
     if (j + x->recv < s->total)
-        send(x, axis, d, 0, top, NULL, &s->rbuf[j % x->recv], top + CREDIT_AREA / 2u, CREDIT_BYTES, SEM_CREDIT + k,
+        send(x, r, d, 0, top, NULL, &s->rbuf[j % x->recv], top + CREDIT_AREA / 2u, CREDIT_BYTES, SEM_CREDIT + k,
              0, 0, !stored);
 }
 
@@ -223,18 +238,18 @@ static void flush(coll_t *x, uint32_t k, uint32_t keep)
     }
 }
 
-/* After a tile's work on stream (axis, d), which sent `sent_on` (0 or 1) of its slots on: the credits
+/* After a tile's work on stream (r, d), which sent `sent_on` (0 or 1) of its slots on: the credits
  * of the slots the stream's earlier tiles sent on. A credit waits at most one tile of its stream, so
  * a chip never holds one back behind a SEND that waits, around the ring, for it. */
-static void job_end(coll_t *x, uint32_t axis, uint32_t d, uint32_t sent_on)
+static void job_end(coll_t *x, uint32_t r, uint32_t d, uint32_t sent_on)
 {
-    flush(x, 2u * axis + d, sent_on);
+    flush(x, 2u * r + d, sent_on);
 }
 
-/* The next own slot of stream (axis, d): its address, and its buffer in *b. */
-static uint32_t own_slot(coll_t *x, uint32_t axis, uint32_t d, tsl_cp_buf_t **b)
+/* The next own slot of stream (r, d): its address, and its buffer in *b. */
+static uint32_t own_slot(coll_t *x, uint32_t r, uint32_t d, tsl_cp_buf_t **b)
 {
-    stream_t *s = &x->s[2u * axis + d];
+    stream_t *s = &x->s[2u * r + d];
     uint32_t i = s->own++ % x->own;
     *b = &s->obuf[i];
     return s->obase + i * x->tile;
@@ -243,7 +258,7 @@ static uint32_t own_slot(coll_t *x, uint32_t axis, uint32_t d, tsl_cp_buf_t **b)
 /* A broadcast: this chip's hops from the root in direction d. */
 static uint32_t hops(const coll_t *x, const phase_t *ph, uint32_t d)
 {
-    uint32_t m = extent(x->c, ph->axis), p = coord(x->c, ph->axis);
+    uint32_t m = x->ring[ph->ring].m, p = x->ring[ph->ring].p;
     return d ? wrap(ph->root, -(int64_t)p, m) : wrap(p, -(int64_t)ph->root, m);
 }
 
@@ -256,6 +271,20 @@ static uint32_t tile_of(const coll_t *x, uint64_t a, uint64_t b, uint32_t t, uin
     return *e >= b ? 0u : (uint32_t)((b - *e < per ? b - *e : per) * x->es);
 }
 
+/* A phase's steps: m round a ring of m; 2m - 1 for an all-reduce, whose step m - 1 ends its
+ * reduce-scatter and starts its all-gather; 1 for a broadcast. */
+static uint32_t steps(const coll_t *x, const phase_t *ph)
+{
+    uint32_t m = x->ring[ph->ring].m;
+    return ph->kind == PH_BC ? 1u : ph->kind == PH_AR ? 2u * m - 1u : m;
+}
+
+/* Whether step st reduces: a reduce-scatter's, and an all-reduce's first m. */
+static int reducing(const coll_t *x, const phase_t *ph, uint32_t st)
+{
+    return ph->kind == PH_RS || (ph->kind == PH_AR && st < x->ring[ph->ring].m);
+}
+
 /* Whether the tile at step st is this chip's own (it starts here), and whether this chip sends it
  * on (an all-gather's or a broadcast's: their chains end at their last chip). */
 static int own_tile(const coll_t *x, const phase_t *ph, uint32_t st, uint32_t d)
@@ -265,52 +294,51 @@ static int own_tile(const coll_t *x, const phase_t *ph, uint32_t st, uint32_t d)
 
 static int sends_on(const coll_t *x, const phase_t *ph, uint32_t st, uint32_t d)
 {
-    uint32_t m = extent(x->c, ph->axis);
-    return ph->kind == PH_BC ? hops(x, ph, d) + 1u < m : st + 1u < m;
+    return ph->kind == PH_BC ? hops(x, ph, d) + 1u < x->ring[ph->ring].m : st + 1u < steps(x, ph);
 }
 
-/* Tile (e, bytes) of step st, direction d, before its arrival: the own contribution (a reduce-
- * scatter) or the own tile (any phase's step 0, a broadcast's root) loaded into an own slot, whose
+/* Tile (e, bytes) of step st, direction d, before its arrival: the own contribution (a step that
+ * reduces) or the own tile (any phase's step 0, a broadcast's root) loaded into an own slot, whose
  * address it returns (0: none), with its buffer in *b. */
 static uint32_t fetch(coll_t *x, const phase_t *ph, uint32_t st, uint32_t d, uint64_t e, uint32_t bytes,
                       tsl_cp_buf_t **b)
 {
-    if (ph->kind != PH_RS && !own_tile(x, ph, st, d))
+    if (!reducing(x, ph, st) && !own_tile(x, ph, st, d))
         return 0;
-    uint32_t o = own_slot(x, ph->axis, d, b);
-    int reduce = ph->kind == PH_RS && st > 0;
+    uint32_t o = own_slot(x, ph->ring, d, b);
+    int reduce = reducing(x, ph, st) && st > 0;
     xfer(x, TSL_DMA_OP_LOAD, o, *b, addr(x, ph->own, e), bytes, reduce ? TSL_TOK(TSL_UNIT_VPU) : 0);
     return o;
 }
 
 /* The rest of the tile's work, once it has arrived (receive index j) unless it is the own (own slot
  * o, buffer ob). A reduce-scatter reduces (after step 0) into the own slot and sends it on, or at
- * its last step stores it; an all-gather or a broadcast sends the tile on unless its chain ends
- * here, and stores it. The slot
+ * its last step stores it (an all-reduce sends it on too, its all-gather's own tile); an
+ * all-gather or a broadcast sends the tile on unless its chain ends here, and stores it. The slot
  * goes back to its sender at once, unless it was sent on: then returns 1, and its credit waits
  * (job_end). */
 static uint32_t finish(coll_t *x, const phase_t *ph, uint32_t st, uint32_t d, uint64_t e, uint32_t bytes, uint32_t j,
                        uint32_t o, tsl_cp_buf_t *ob)
 {
-    uint32_t m = extent(x->c, ph->axis), a = ph->axis, dst = addr(x, ph->res, e);
+    uint32_t m = x->ring[ph->ring].m, a = ph->ring, dst = addr(x, ph->res, e);
     stream_t *s = &x->s[2u * a + d];
     if (own_tile(x, ph, st, d)) {
         send_tile(x, a, d, o, ob, bytes, 0);
-        if (ph->kind != PH_RS && dst != addr(x, ph->own, e))
+        if (!reducing(x, ph, st) && dst != addr(x, ph->own, e))
             xfer(x, TSL_DMA_OP_STORE, o, ob, dst, bytes, 0);
         return 0;
     }
     uint32_t r = s->rbase + (j % x->recv) * x->tile;
     tsl_cp_buf_t *rb = &s->rbuf[j % x->recv];
-    if (ph->kind == PH_RS) {
+    if (reducing(x, ph, st)) {
         uint32_t vb = x->cp->n * x->es, dt = x->c->dtype;
         issue(x, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                 .op = x->c->op, .dst_dtype = dt, .src1_dtype = dt, .src2_dtype = dt, .src2_mode = TSL_SRC2_VEC,
                 .dst_addr = o, .src1_addr = r, .src2_addr = o, .rows = (bytes + vb - 1u) / vb}),
               rb, ob, TSL_TOK(TSL_UNIT_DMA));
-        if (st + 1u < m)
+        if (st + 1u < m || ph->kind == PH_AR)
             send_tile(x, a, d, o, ob, bytes, 0);
-        else
+        if (st + 1u == m)
             xfer(x, TSL_DMA_OP_STORE, o, ob, dst, bytes, 0);
         credit(x, a, d, j, 0);
         return 0;
@@ -327,11 +355,6 @@ static uint32_t finish(coll_t *x, const phase_t *ph, uint32_t st, uint32_t d, ui
     return 1;
 }
 
-static uint32_t steps(const coll_t *x, const phase_t *ph)
-{
-    return ph->kind == PH_BC ? 1u : extent(x->c, ph->axis);
-}
-
 /* The tiles of a step's two directions (count of them, 0 to push the last ones' rest). A tile's
  * work goes in three parts, each pushed a step's tiles late: its arrival waits (unless it is the
  * own), then the next tiles' loads (fetch, back to back: the DMA overlaps them), then its rest
@@ -343,14 +366,14 @@ static void tiles(coll_t *x, const job_t *n, uint32_t count)
     job_t *p = x->pend;
     for (uint32_t i = 0; i < x->npend; i++)
         if (!own_tile(x, p[i].ph, p[i].st, p[i].d))
-            p[i].j = arrive(x, p[i].ph->axis, p[i].d, p[i].ph->kind == PH_RS ? TSL_TOK(TSL_UNIT_VPU) : 0);
+            p[i].j = arrive(x, p[i].ph->ring, p[i].d, reducing(x, p[i].ph, p[i].st) ? TSL_TOK(TSL_UNIT_VPU) : 0);
     job_t next[2];
     for (uint32_t i = 0; i < count; i++) {
         next[i] = n[i];
         next[i].o = fetch(x, n[i].ph, n[i].st, n[i].d, n[i].e, n[i].bytes, &next[i].ob);
     }
     for (uint32_t i = 0; i < x->npend; i++)
-        job_end(x, p[i].ph->axis, p[i].d, finish(x, p[i].ph, p[i].st, p[i].d, p[i].e, p[i].bytes, p[i].j, p[i].o,
+        job_end(x, p[i].ph->ring, p[i].d, finish(x, p[i].ph, p[i].st, p[i].d, p[i].e, p[i].bytes, p[i].j, p[i].o,
                                                  p[i].ob));
     for (uint32_t i = 0; i < count; i++)
         p[i] = next[i];
@@ -358,20 +381,22 @@ static void tiles(coll_t *x, const job_t *n, uint32_t count)
 }
 
 /* The part phase ph works on at step st, as two halves [a[d], b[d]) of nt[d] tiles each (none
- * before its first step or past its last, or on a chip off a broadcast's line). The part at step
- * st: a reduce-scatter's is the coordinate st + 1 behind, an all-gather's st behind. */
+ * before its first step or past its last, or on a chip off a broadcast's line): the pieces 2 slice
+ * + d of 2 slices of the part. The part at step st: a reduce-scatter's is the one of the position st
+ * + 1 behind, an all-gather's st behind. */
 static void halves(const coll_t *x, const phase_t *ph, uint32_t st, uint64_t a[2], uint64_t b[2], uint32_t nt[2])
 {
-    uint32_t m = extent(x->c, ph->axis), p = coord(x->c, ph->axis);
+    const ring_t *g = &x->ring[ph->ring];
     for (uint32_t d = 0; d < 2u; d++) {
         nt[d] = 0;
         if (ph->idle || st >= steps(x, ph))
             continue;
-        int64_t back = (int64_t)st + (ph->kind == PH_RS);
+        int64_t back = (int64_t)st + (ph->kind == PH_RS || ph->kind == PH_AR);   /* an all-reduce's st + 1 - m: the same mod m */
+        uint32_t k = 2u * ph->slice + d, n = 2u * ph->slices;
         if (ph->kind == PH_BC)
-            half_of(ph->lo, ph->hi, 0, 1, d, &a[d], &b[d]);
+            piece_of(ph->lo, ph->hi, 0, 1, k, n, &a[d], &b[d]);
         else
-            half_of(ph->lo, ph->hi, wrap(p, d ? back : -back, m), m, d, &a[d], &b[d]);
+            piece_of(ph->lo, ph->hi, g->part[wrap(g->p, d ? back : -back, g->m)], g->m, k, n, &a[d], &b[d]);
         nt[d] = (uint32_t)(((b[d] - a[d]) * x->es + x->tile - 1u) / x->tile);
     }
 }
@@ -392,38 +417,92 @@ static int step_tile(coll_t *x, const phase_t *ph, uint32_t st, uint32_t t)
         }
     if (count)
         tiles(x, n, count);
-    if (ph->kind != PH_RS)
+    if (!reducing(x, ph, st))
         tiles(x, NULL, 0);
     return count > 0;
 }
 
-/* A broadcast phase's tiles. The two directions' tiles take turns in the order they arrive: tile t
- * of direction d reaches the chip k_d hops from the root after about k_d + t tiles' time (each hop
- * forwards a tile once it has all of it), and the chip's DMA queue waits for them in that order, so
- * that the nearer chain is never held up behind a tile of the farther one. */
-static void broadcast(coll_t *x, const phase_t *ph)
+/* A broadcast phase's tiles, of each line's phase ph[h]: a chain a direction of each. The chains'
+ * tiles take turns in the order they arrive: tile t of chain i reaches the chip k_i hops from the
+ * root after about k_i + t tiles' time (each hop forwards a tile once it has all of it), and the
+ * chip's DMA queue waits for them in that order, so that a nearer chain is never held up behind a
+ * tile of a farther one. */
+static void broadcast(coll_t *x, const phase_t *const ph[2], uint32_t lines)
 {
-    uint64_t a[2], b[2];
-    uint32_t nt[2], t[2] = {0, 0}, k[2] = {hops(x, ph, 0), hops(x, ph, 1)};
-    halves(x, ph, 0, a, b, nt);
-    while (t[0] < nt[0] || t[1] < nt[1]) {
-        uint32_t d = t[0] >= nt[0] || (t[1] < nt[1] && k[1] + t[1] < k[0] + t[0]);
-        job_t n = {.ph = ph, .st = 0, .d = d};
-        n.bytes = tile_of(x, a[d], b[d], t[d]++, &n.e);
+    uint64_t a[4], b[4];
+    uint32_t nt[4], t[4] = {0, 0, 0, 0}, k[4], chains = 2u * lines;
+    for (uint32_t i = 0; i < chains; i += 2u) {
+        halves(x, ph[i / 2u], 0, &a[i], &b[i], &nt[i]);
+        k[i] = hops(x, ph[i / 2u], 0);
+        k[i + 1u] = hops(x, ph[i / 2u], 1);
+    }
+    for (;;) {
+        uint32_t c = chains;
+        for (uint32_t i = 0; i < chains; i++)
+            if (t[i] < nt[i] && (c == chains || k[i] + t[i] < k[c] + t[c]))
+                c = i;
+        if (c == chains)
+            return;
+        job_t n = {.ph = ph[c / 2u], .st = 0, .d = c % 2u};
+        n.bytes = tile_of(x, a[c], b[c], t[c]++, &n.e);
         tiles(x, &n, 1);
         tiles(x, NULL, 0);
     }
 }
 
-/* A phase without the options. */
-static phase_t mk(int kind, uint32_t axis, uint64_t lo, uint64_t hi, span_t own, span_t res)
+/* A phase on ring r, the whole of each part. */
+static phase_t mk(int kind, uint32_t r, uint64_t lo, uint64_t hi, span_t own, span_t res)
 {
-    return (phase_t){.kind = kind, .axis = axis, .lo = lo, .hi = hi, .own = own, .res = res};
+    return (phase_t){.kind = kind, .ring = r, .slices = 1u, .lo = lo, .hi = hi, .own = own, .res = res};
 }
 
-/* The phases of collective c: two lines of at most four (the halves of a torus all-reduce, run
- * side by side). Returns how many in each line. */
-static uint32_t plan(const coll_t *x, phase_t ph[2][4])
+/* Whether collective c's pod is a torus with two rings through every chip (rings()). */
+static int paired(const tsl_cp_coll_t *c)
+{
+    return c->dx > 1u && c->dy > 1u && ((c->dx == 2u && c->dy % 2u == 0) || (c->dy == 2u && c->dx % 2u == 0));
+}
+
+/* The rings of collective c's pod. Ring a: the line along axis a (0: X, 1: Y) through this chip,
+ * a part per coordinate; a pod that is one line, or a torus's phases, run along them. A torus of
+ * 2 x b or b x 2 chips, b even (paired()), also has two rings through all its chips that share no
+ * link, so that the two, both ways round, keep its four links busy: ring h alternates steps along
+ * the other axis (+, port 2 l) and across the axis of extent 2 (its cable h: port 2 t + (t coordinate
+ * xor h); each chip's two ports of that axis lead to the other chip of its line by two links),
+ * ring 0 starting with a step along. A step's way back leaves by the port of the same link, the
+ * port xor 1. Their parts are the chips': position i's is chip part[i]'s. Returns paired(). */
+static int rings(coll_t *x)
+{
+    const tsl_cp_coll_t *c = x->c;
+    for (uint32_t a = 0; a < 2u; a++) {
+        ring_t *g = &x->ring[a];
+        *g = (ring_t){.m = a ? c->dy : c->dx, .p = a ? c->y : c->x, .port = {2u * a, 2u * a + 1u}};
+        for (uint32_t i = 0; i < g->m; i++)
+            g->part[i] = (uint8_t)i;
+    }
+    if (!paired(c))
+        return 0;
+    uint32_t t = c->dx == 2u ? 0u : 1u, l = 1u - t, out[RING_MAX];
+    for (uint32_t h = 0; h < 2u; h++) {
+        ring_t *g = &x->ring[h];
+        uint32_t px = 0, py = 0;
+        g->m = c->dx * c->dy;
+        for (uint32_t i = 0; i < g->m; i++) {
+            out[i] = i % 2u == h ? 2u * l : 2u * t + ((t ? py : px) ^ h);
+            g->part[i] = (uint8_t)(py * c->dx + px);
+            if (px == c->x && py == c->y)
+                g->p = i;
+            across(c, out[i], &px, &py);
+        }
+        g->port[0] = out[g->p];
+        g->port[1] = out[(g->p + g->m - 1u) % g->m] ^ 1u;
+    }
+    return 1;
+}
+
+/* The phases of collective c: two lines of at most four, run side by side (the rings of a paired
+ * torus, each on its slice of every part; the halves of another torus's all-reduce). Returns how many
+ * in each line; *lines: 1 or 2. */
+static uint32_t plan(const coll_t *x, int pair, phase_t ph[2][4], uint32_t *lines)
 {
     const tsl_cp_coll_t *c = x->c;
     uint64_t n = (uint64_t)c->dx * c->dy, all = c->kind == TSL_CP_COLL_ALL_REDUCE || c->kind == TSL_CP_COLL_BROADCAST
@@ -432,49 +511,55 @@ static uint32_t plan(const coll_t *x, phase_t ph[2][4])
     span_t in = {c->in, 0}, out = {c->out, 0}, mid = {c->scratch, 0}, mine = {c->out, q * c->count},
            in_mine = {c->in, q * c->count};
     int two = c->dx > 1u && c->dy > 1u;
-    uint32_t a1 = c->dx > 1u ? 0u : 1u;   /* the axis of a pod that is one line */
-    if (c->kind == TSL_CP_COLL_ALL_REDUCE && !two) {
-        ph[0][0] = mk(PH_RS, a1, 0, all, in, out);
-        ph[0][1] = mk(PH_AG, a1, 0, all, out, out);
-        return 2;
+    if (!two || pair) {   /* round the line, or round both rings */
+        uint32_t len = 1;
+        *lines = pair ? 2u : 1u;
+        for (uint32_t h = 0; h < *lines; h++) {
+            uint32_t r = pair ? h : c->dx > 1u ? 0u : 1u;
+            const ring_t *g = &x->ring[r];
+            if (c->kind == TSL_CP_COLL_ALL_REDUCE) {
+                ph[h][0] = mk(PH_AR, r, 0, all, in, out);
+            } else if (c->kind == TSL_CP_COLL_REDUCE_SCATTER) {
+                ph[h][0] = mk(PH_RS, r, 0, all, in, mine);
+            } else if (c->kind == TSL_CP_COLL_ALL_GATHER) {
+                ph[h][0] = mk(PH_AG, r, 0, all, in_mine, out);
+            } else {
+                ph[h][0] = mk(PH_BC, r, 0, all, in, out);
+                while (g->part[ph[h][0].root] != c->root)
+                    ph[h][0].root++;
+            }
+            for (uint32_t i = 0; i < len; i++) {
+                ph[h][i].slice = h;
+                ph[h][i].slices = *lines;
+            }
+        }
+        return len;
     }
-    if (c->kind == TSL_CP_COLL_ALL_REDUCE) {   /* half 0: X then Y; half 1: Y then X; back in reverse */
+    *lines = 1;
+    if (c->kind == TSL_CP_COLL_ALL_REDUCE) {   /* half 0: X, all-reduce along Y, X; half 1: Y, X, Y */
         uint64_t half = (all + 1u) / 2u;
+        *lines = 2;
         for (uint32_t h = 0; h < 2u; h++) {
             uint32_t first = h, second = 1u - h;
             uint64_t lo = h ? half : 0, hi = h ? all : half, pa, pb;
-            part_of(lo, hi, coord(c, first), extent(c, first), &pa, &pb);   /* this chip's after the first */
+            part_of(lo, hi, x->ring[first].p, x->ring[first].m, &pa, &pb);   /* this chip's after the first */
             ph[h][0] = mk(PH_RS, first, lo, hi, in, out);
-            ph[h][1] = mk(PH_RS, second, pa, pb, out, out);
-            ph[h][2] = mk(PH_AG, second, pa, pb, out, out);
-            ph[h][3] = mk(PH_AG, first, lo, hi, out, out);
+            ph[h][1] = mk(PH_AR, second, pa, pb, out, out);
+            ph[h][2] = mk(PH_AG, first, lo, hi, out, out);
         }
-        return 4;
+        return 3;
     }
     if (c->kind == TSL_CP_COLL_REDUCE_SCATTER) {   /* Y, then X: chip q's part is row block y, then x */
-        if (!two) {
-            ph[0][0] = mk(PH_RS, a1, 0, all, in, mine);
-            return 1;
-        }
         ph[0][0] = mk(PH_RS, 1, 0, all, in, mid);
         ph[0][1] = mk(PH_RS, 0, c->y * row, (c->y + 1u) * row, mid, mine);
         return 2;
     }
     if (c->kind == TSL_CP_COLL_ALL_GATHER) {   /* X within the row's block, then Y */
-        if (!two) {
-            ph[0][0] = mk(PH_AG, a1, 0, all, in_mine, out);
-            return 1;
-        }
         ph[0][0] = mk(PH_AG, 0, c->y * row, (c->y + 1u) * row, in_mine, out);
         ph[0][1] = mk(PH_AG, 1, 0, all, out, out);
         return 2;
     }
     uint32_t rx = c->root % c->dx, ry = c->root / c->dx;   /* broadcast: along the root's row, then down the columns */
-    if (!two) {
-        ph[0][0] = mk(PH_BC, a1, 0, all, in, out);
-        ph[0][0].root = a1 ? ry : rx;
-        return 1;
-    }
     ph[0][0] = mk(PH_BC, 0, 0, all, in, out);
     ph[0][0].root = rx;
     ph[0][0].idle = c->y != ry;
@@ -483,35 +568,38 @@ static uint32_t plan(const coll_t *x, phase_t ph[2][4])
     return 2;
 }
 
-/* The slots of elements of es bytes: in ACC for 32-bit ones, else in VMEM below the credits. Their
- * first address, and the bytes they have. */
-static uint32_t slot_base(uint32_t es) { return es == 4u ? TSL_LOCAL_ACC_BASE : 0u; }
-static uint32_t slot_room(const tsl_cp_t *cp, uint32_t es)
-{
-    return es == 4u ? cp->acc_bytes : cp->vmem_bytes - CREDIT_AREA;
-}
-
-/* The slots of collective c's streams, in the bytes slot_room gives: the tile (a power of two, at
- * most 32 KiB), the receive and the own slots a stream. Receive slots: m + 1 on the longest ring of
- * m. Own slots hold a stream's loads, 3: a tile's load runs while the two before it leave. A
- * reduce-scatter on a ring (or an all-reduce's) loads every tile it sends or stores, and waits less
- * with 4; it then takes m receive slots where m + 1 would halve its tiles (4 KiB, not 2, for fp32 on
- * a ring of 4). */
+/* The slots of collective c's streams: the tile (a power of two, at most 32 KiB), the receive and
+ * the own slots a stream, and where the own slots are. Receive slots sit in VMEM below the credits;
+ * own slots in ACC for 32-bit elements (acc: a row of 16 is one ACC line, which the VPU's reduction
+ * reads and writes in one access; the received row it adds is two VMEM lines), else in VMEM after
+ * the receive slots. Receive slots: m + 1 on the longest ring of m. Own slots hold a stream's
+ * loads, 3: a tile's load runs while the two before it leave. A reduce-scatter round a line or a
+ * paired torus's rings (or an all-reduce's) loads every tile it sends or stores, and waits less
+ * with 4; it then takes m receive slots where m + 1 would halve its tiles. */
 typedef struct {
     uint32_t tile, recv, own;
+    int acc;
 } slots_t;
+
+static int fits(const tsl_cp_t *cp, uint32_t streams, const slots_t *k, uint32_t tile, uint32_t recv)
+{
+    uint64_t vmem = (uint64_t)streams * tile * (recv + (k->acc ? 0u : k->own));
+    return tile <= 32768u && vmem <= cp->vmem_bytes - CREDIT_AREA &&
+           (!k->acc || (uint64_t)streams * tile * k->own <= cp->acc_bytes);
+}
 
 static slots_t slots(const tsl_cp_t *cp, const tsl_cp_coll_t *c)
 {
-    int ring = c->dx == 1u || c->dy == 1u;
-    uint32_t m = c->dx > c->dy ? c->dx : c->dy, streams = ring ? 2u : 4u;
-    uint32_t room = slot_room(cp, tsl_dtype_bytes(c->dtype));
-    int rs = ring && (c->kind == TSL_CP_COLL_REDUCE_SCATTER || c->kind == TSL_CP_COLL_ALL_REDUCE);
-    slots_t k = {.tile = 1u, .recv = rs ? m : m + 1u, .own = rs ? 4u : 3u};
-    while (2u * k.tile <= room / (streams * (k.recv + k.own)) && 2u * k.tile <= 32768u)
+    int line = c->dx == 1u || c->dy == 1u, pair = paired(c);
+    uint32_t m = pair ? c->dx * c->dy : c->dx > c->dy ? c->dx : c->dy, streams = line ? 2u : 4u;
+    int rs = (line || pair) && (c->kind == TSL_CP_COLL_REDUCE_SCATTER || c->kind == TSL_CP_COLL_ALL_REDUCE);
+    uint32_t sends = c->kind == TSL_CP_COLL_ALL_REDUCE ? 2u * m - 2u : m - 1u;   /* a round's on a stream */
+    slots_t k = {.tile = 1u, .recv = rs ? sends + 1u : sends + 2u, .own = rs ? 4u : 3u,
+                 .acc = tsl_dtype_bytes(c->dtype) == 4u};
+    while (fits(cp, streams, &k, 2u * k.tile, k.recv))
         k.tile *= 2u;
-    if (k.tile * streams * (m + 1u + k.own) <= room)
-        k.recv = m + 1u;
+    if (fits(cp, streams, &k, k.tile, sends + 2u))
+        k.recv = sends + 2u;
     return k;
 }
 
@@ -524,17 +612,19 @@ uint64_t tsl_cp_coll_scratch(const tsl_cp_coll_t *c)
 {
     uint64_t n = (uint64_t)c->dx * c->dy;
     int two = c->dx > 1u && c->dy > 1u;
-    return c->kind == TSL_CP_COLL_REDUCE_SCATTER && two ? c->count * n * tsl_dtype_bytes(c->dtype) : 0u;
+    return c->kind == TSL_CP_COLL_REDUCE_SCATTER && two && !paired(c) ? c->count * n * tsl_dtype_bytes(c->dtype) : 0u;
 }
 
-/* Every phase of the plan, the two halves' phase i side by side, in rounds (the file's comment),
- * each phase's last tile's work pushed before the next phase's first load (which may read what it
+/* Every phase of the plan, the lines' phase i side by side, in rounds (the file's comment), each
+ * phase's last tile's work pushed before the next phase's first load (which may read what it
  * stores); then the credits still lagging. */
-static void walk(coll_t *x, phase_t ph[2][4], uint32_t len, int both)
+static void walk(coll_t *x, phase_t ph[2][4], uint32_t len, uint32_t lines)
 {
+    int both = lines == 2u;
     for (uint32_t i = 0; i < len; i++) {
         if (ph[0][i].kind == PH_BC) {
-            broadcast(x, &ph[0][i]);
+            const phase_t *l[2] = {&ph[0][i], &ph[1][i]};
+            broadcast(x, l, lines);
             tiles(x, NULL, 0);
             continue;
         }
@@ -557,21 +647,22 @@ static void walk(coll_t *x, phase_t ph[2][4], uint32_t len, int both)
 
 uint64_t tsl_cp_compile_coll(tsl_cp_t *cp, const tsl_cp_coll_t *c, tsl_cp_prog_t *p)
 {
-    int two = c->dx > 1u && c->dy > 1u, both = c->kind == TSL_CP_COLL_ALL_REDUCE && two;
+    int two = c->dx > 1u && c->dy > 1u;
     uint32_t es = tsl_dtype_bytes(c->dtype);
     slots_t k0 = slots(cp, c);
     coll_t x = {.cp = cp, .c = c, .dry = 1, .es = es, .tile = k0.tile, .recv = k0.recv, .own = k0.own};
-    uint32_t a1 = c->dx > 1u ? 0u : 1u, base = slot_base(es);
+    uint32_t a1 = c->dx > 1u ? 0u : 1u, used = two ? 4u : 2u;
+    uint32_t obase = k0.acc ? TSL_LOCAL_ACC_BASE : used * x.recv * x.tile;
     for (uint32_t k = 0, i = 0; k < STREAMS; k++) {   /* a line's two streams, or all four */
         if (!two && k / 2u != a1)
             continue;
-        x.s[k].rbase = base + i * (x.recv + x.own) * x.tile;
-        x.s[k].obase = x.s[k].rbase + x.recv * x.tile;
+        x.s[k].rbase = i * x.recv * x.tile;
+        x.s[k].obase = obase + i * x.own * x.tile;
         i++;
     }
     phase_t ph[2][4];
-    uint32_t len = plan(&x, ph);
-    walk(&x, ph, len, both);   /* dry: how many tiles each stream brings */
+    uint32_t lines, len = plan(&x, rings(&x), ph, &lines);
+    walk(&x, ph, len, lines);   /* dry: how many tiles each stream brings */
     for (uint32_t k = 0; k < STREAMS; k++)
         x.s[k] = (stream_t){.total = x.s[k].got, .rbase = x.s[k].rbase, .obase = x.s[k].obase};
     x.npend = 0;
@@ -579,7 +670,7 @@ uint64_t tsl_cp_compile_coll(tsl_cp_t *cp, const tsl_cp_coll_t *c, tsl_cp_prog_t
     x.sent = 0;
     cp->prog = p;
     tsl_cp_sched_begin(cp);
-    walk(&x, ph, len, both);
+    walk(&x, ph, len, lines);
     tsl_cp_sched_end(cp);
     p->open = 0;
     cp->prog = NULL;

@@ -871,6 +871,9 @@ static inline const char *tsl_feature_name(uint32_t bit)
 #define TSL_INSN_DMA_SEND_EARLY_WORD 6u /* 1: the SEND starts once no LOAD before it that is still in flight writes bytes it reads, without waiting for the other LOADs and the STOREs before it (docs/isa.md, DMA SEND and SEMWAIT): it must not tell another chip that memory they read is free */
 #define TSL_INSN_DMA_SEND_EARLY_SHIFT 27u
 #define TSL_INSN_DMA_SEND_EARLY_MASK 0x1u
+#define TSL_INSN_DMA_SEND_NEG_WORD 6u /* 1: where the destination is as far one way round the axis of the first hop as the other (a neighbour on an axis of extent 2), the packets leave by the negative link (-X or -Y) instead of the positive (docs/pod.md, Routing); else no effect */
+#define TSL_INSN_DMA_SEND_NEG_SHIFT 28u
+#define TSL_INSN_DMA_SEND_NEG_MASK 0x1u
 
 /* Format DMA_SEMWAIT (DMA: SEMWAIT): wait until this chip's semaphore SEM holds at least COUNT, then take COUNT from it */
 #define TSL_FMT_DMA_SEMWAIT 8u
@@ -916,7 +919,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
         {0x00731FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0FFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, /* MXU_MATMULK */
         {0x00FF1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0x0000003Fu, 0xFFFFFFFFu}, /* VPU_VEC */
         {0x007F1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0xFFFF003Fu, 0xFFFFFFFFu}, /* VPU_EPI */
-        {0x00001FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0FFF0F0Fu, 0x00000000u}, /* DMA_SEND */
+        {0x00001FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x1FFF0F0Fu, 0x00000000u}, /* DMA_SEND */
         {0x00001FFFu, 0x0000000Fu, 0x0000FFFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* DMA_SEMWAIT */
     };
     return (fmt < 0 || fmt >= 9 || word >= 8u) ? 0u : used[fmt][word];
@@ -1802,12 +1805,13 @@ typedef struct {
     uint32_t to_local TSL_FIELD_DEFAULT; /* 1: REMOTE_ADDR is a local address of the destination (VMEM, or ACC), 0: an address in its HBM */
     uint32_t done TSL_FIELD_DEFAULT; /* 1: once every byte has left this chip, its semaphore DONE_SEM counts one */
     uint32_t early TSL_FIELD_DEFAULT; /* 1: the SEND starts once no LOAD before it that is still in flight writes bytes it reads, without waiting for the other LOADs and the STOREs before it (docs/isa.md, DMA SEND and SEMWAIT): it must not tell another chip that memory they read is free */
+    uint32_t neg TSL_FIELD_DEFAULT; /* 1: where the destination is as far one way round the axis of the first hop as the other (a neighbour on an axis of extent 2), the packets leave by the negative link (-X or -Y) instead of the positive (docs/pod.md, Routing); else no effect */
     uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
     uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_dma_send_t;
 /* X(member) for each member of tsl_insn_dma_send_t, in order (for tables of fields by name). */
-#define TSL_INSN_DMA_SEND_FIELDS(X) X(remote_addr) X(local_addr) X(rows) X(row_bytes) X(remote_stride) X(local_stride) X(dest_x) X(dest_y) X(sem) X(done_sem) X(async) X(to_local) X(done) X(early) X(wait) X(signal) X(notify)
+#define TSL_INSN_DMA_SEND_FIELDS(X) X(remote_addr) X(local_addr) X(rows) X(row_bytes) X(remote_stride) X(local_stride) X(dest_x) X(dest_y) X(sem) X(done_sem) X(async) X(to_local) X(done) X(early) X(neg) X(wait) X(signal) X(notify)
 
 /* Encode a DMA_SEND instruction (UNIT = TSL_UNIT_DMA, OP = TSL_DMA_OP_SEND). */
 static inline tsl_insn_t tsl_insn_dma_send_encode(tsl_insn_dma_send_t f)
@@ -1830,7 +1834,8 @@ static inline tsl_insn_t tsl_insn_dma_send_encode(tsl_insn_dma_send_t f)
              ((f.async & 0x1u) << 24) |
              ((f.to_local & 0x1u) << 25) |
              ((f.done & 0x1u) << 26) |
-             ((f.early & 0x1u) << 27);
+             ((f.early & 0x1u) << 27) |
+             ((f.neg & 0x1u) << 28);
     i.w[7] = 0u;
     return i;
 }
@@ -1853,6 +1858,7 @@ static inline tsl_insn_dma_send_t tsl_insn_dma_send_decode(const uint32_t *w)
     f.to_local = (w[6] >> 25) & 0x1u;
     f.done = (w[6] >> 26) & 0x1u;
     f.early = (w[6] >> 27) & 0x1u;
+    f.neg = (w[6] >> 28) & 0x1u;
     f.wait = (w[0] >> 6) & 0x7u;
     f.signal = (w[0] >> 9) & 0x7u;
     f.notify = (w[0] >> 12) & 0x1u;

@@ -164,7 +164,8 @@ typedef struct packed {
 
 // Format DMA_SEND (DMA: SEND): 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM, or the local memory, of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented, and with DONE, once every byte has left here, this chip's semaphore DONE_SEM
 typedef struct packed {
-  logic [35:0] rsvd_255_220;
+  logic [34:0] rsvd_255_221;
+  logic neg;  // [220] 1: where the destination is as far one way round the axis of the first hop as the other (a neighbour on an axis of extent 2), the packets leave by the negative link (-X or -Y) instead of the positive (docs/pod.md, Routing); else no effect
   logic early;  // [219] 1: the SEND starts once no LOAD before it that is still in flight writes bytes it reads, without waiting for the other LOADs and the STOREs before it (docs/isa.md, DMA SEND and SEMWAIT): it must not tell another chip that memory they read is free
   logic done;  // [218] 1: once every byte has left this chip, its semaphore DONE_SEM counts one
   logic to_local;  // [217] 1: REMOTE_ADDR is a local address of the destination (VMEM, or ACC), 0: an address in its HBM

@@ -518,7 +518,9 @@ package tsl_pkg;
   localparam int INSN_DMA_SEND_DONE_WIDTH = 1;
   localparam int INSN_DMA_SEND_EARLY_LSB = 219;
   localparam int INSN_DMA_SEND_EARLY_WIDTH = 1;
-  localparam insn_t INSN_DMA_SEND_USED = 256'h000000000FFF0F0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00001FFF;
+  localparam int INSN_DMA_SEND_NEG_LSB = 220;
+  localparam int INSN_DMA_SEND_NEG_WIDTH = 1;
+  localparam insn_t INSN_DMA_SEND_USED = 256'h000000001FFF0F0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00001FFF;
   // Format DMA_SEMWAIT: wait until this chip's semaphore SEM holds at least COUNT, then take COUNT from it
   localparam int INSN_DMA_SEMWAIT_SEM_LSB = 32;
   localparam int INSN_DMA_SEMWAIT_SEM_WIDTH = 4;

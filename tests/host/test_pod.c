@@ -202,6 +202,49 @@ static uint32_t reduce_2d(const shape_t *s, uint8_t *const *in, uint64_t e, uint
     return ring_reduce(acc, m2, q2, back2, dt, op);
 }
 
+/* Whether s is a torus of 2 x b or b x 2 chips, b even: one with two rings (docs/pod.md). */
+static int paired(const shape_t *s)
+{
+    return s->torus && s->dx > 1u && ((s->dx == 2u && s->dy % 2u == 0) || (s->dy == 2u && s->dx % 2u == 0));
+}
+
+/* The chips of ring h of a paired torus, in ring order from chip 0: steps along the long axis
+ * (+1) and across the axis of extent 2 take turns, ring 0's first along. */
+static void paired_ring(const shape_t *s, uint32_t h, uint32_t *chip)
+{
+    uint32_t t = s->dx == 2u ? 0u : 1u, l = 1u - t, at[2] = {0, 0}, ext[2] = {s->dx, s->dy};
+    for (uint32_t i = 0; i < s->chips; i++) {
+        chip[i] = at[1] * s->dx + at[0];
+        if (i % 2u == h)
+            at[l] = (at[l] + 1u) % ext[l];
+        else
+            at[t] ^= 1u;
+    }
+}
+
+/* Element e of [0, len) on a paired torus: [0, len) in n parts, part q chip q's, each in four
+ * pieces (the first ones rounded up), pieces 2h and 2h + 1 the two directions of ring h; reduced in
+ * ring order round the ring of its piece. *owner: the chip of its part. */
+static uint32_t reduce_paired(const shape_t *s, uint8_t *const *in, uint64_t e, uint64_t len, tessel_dtype_t dt,
+                              tessel_reduce_t op, uint32_t *owner)
+{
+    uint32_t n = s->chips, q = 0, k = 0, o = 0, ring[16], v[16];
+    uint64_t a, b;
+    part_range(0, len, q, n, &a, &b);
+    while (e >= b)
+        part_range(0, len, ++q, n, &a, &b);
+    while (k < 3u && e >= a + ((b - a) * (k + 1u) + 3u) / 4u)
+        k++;
+    paired_ring(s, k / 2u, ring);
+    for (uint32_t i = 0; i < n; i++) {
+        v[i] = elem(in[ring[i]], e, dt);
+        if (ring[i] == q)
+            o = i;
+    }
+    *owner = q;
+    return ring_reduce(v, n, o, k % 2u, dt, op);
+}
+
 /* ------------------------------------------------------------------------- random collectives */
 
 static const char *kind_name(tessel_coll_t k)
@@ -296,7 +339,12 @@ static uint64_t one_case(int idx, int shape, int kind, tessel_pod_t *given)
             for (uint64_t j = 0; j < out_n; j++) {
                 uint32_t want;
                 uint32_t owner = i, line = s.dx > 1u ? 0u : 1u;   /* the axis of a pod that is one line */
-                if (c.kind == TESSEL_ALL_REDUCE && s.dx > 1u && s.dy > 1u) {   /* halves: X then Y, Y then X */
+                if (c.kind == TESSEL_ALL_REDUCE && paired(&s)) {
+                    want = reduce_paired(&s, in, j, c.count, c.dtype, c.op, &owner);
+                    owner = i;
+                } else if (c.kind == TESSEL_REDUCE_SCATTER && paired(&s)) {
+                    want = reduce_paired(&s, in, i * c.count + j, in_n, c.dtype, c.op, &owner);
+                } else if (c.kind == TESSEL_ALL_REDUCE && s.dx > 1u && s.dy > 1u) {   /* halves: X then Y, Y then X */
                     uint64_t half = (c.count + 1u) / 2u;
                     uint32_t h = j >= half;
                     want = reduce_2d(&s, in, j, h, h ? half : 0, h ? c.count : half, c.dtype, c.op, &owner);

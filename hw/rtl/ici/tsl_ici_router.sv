@@ -43,7 +43,7 @@ module tsl_ici_router #(
   // The output port of a packet for (x, y) from here.
 `include "hw/rtl/ici/tsl_ici_route.svh"
   function automatic logic [Iw-1:0] route_of(input logic [3:0] x, input logic [3:0] y);
-    route_of = Iw'(tsl_ici_route(x, y, my_x_i, my_y_i, dim_x_i, dim_y_i, Ports));
+    route_of = Iw'(tsl_ici_route(x, y, my_x_i, my_y_i, dim_x_i, dim_y_i, 1'b0, Ports));
   endfunction
 
   always_comb begin

@@ -95,7 +95,7 @@ module tsl_dma_ici #(
   assign is_send = x.op == 4'(tsl_pkg::DMA_OP_SEND);
   assign is_load = x.op == 4'(tsl_pkg::DMA_OP_LOAD);
   assign is_wait = x.op == 4'(tsl_pkg::DMA_OP_SEMWAIT);
-  assign port    = tsl_ici_route(s.dest_x, s.dest_y, chip_x_i, chip_y_i, pod_x_i, pod_y_i, Ports);
+  assign port    = tsl_ici_route(s.dest_x, s.dest_y, chip_x_i, chip_y_i, pod_x_i, pod_y_i, s.neg, Ports);
   assign is_async = is_send && s.async;
   assign eng     = is_send ? Ew'(port) + Ew'(1) : is_wait ? Ew'(W) : '0;
   assign lo      = 34'(x.local_addr);

@@ -49,7 +49,7 @@
 #define OWN_MAX 4u        /* own slots a stream (slots()) */
 #define STREAMS 4u        /* (ring, direction) */
 #define CREDIT_BYTES 8u   /* a credit's payload: one flit */
-#define CREDIT_AREA 64u   /* the top of VMEM: a credit's source at its start, its sink 32 bytes on */
+#define CREDIT_AREA 32u   /* the top of VMEM: a credit's sink */
 
 enum { PH_RS, PH_AG, PH_BC, PH_AR };
 enum { SEM_DATA = 0, SEM_CREDIT = 4, SEM_DONE = 8 };
@@ -167,23 +167,22 @@ static void xfer(coll_t *x, uint32_t op, uint32_t local, tsl_cp_buf_t *b, uint32
           op == TSL_DMA_OP_STORE ? b : NULL, op == TSL_DMA_OP_LOAD ? b : NULL, hint);
 }
 
-/* An ASYNC SEND of `bytes` at `local` (buffers rb, read, and wb, written there) to local memory
- * `remote` of the next chip of ring r in direction d (to) or the one before it, counted there on
- * `sem`; with
- * `done`, here on `done_sem`. ASYNC is safe:
- * the slots it reads are only written again by LOADs, which wait for the SENDs that read them, or
- * by remote SENDs after a credit that waited for it (docs/isa.md, DMA SEND and SEMWAIT). `early`:
- * it starts beside the LOADs before it that do not write what it reads (EARLY), for it tells the
- * peer of no memory a LOAD or a STORE reads. */
+/* An ASYNC, EARLY SEND of `bytes` at `local` (buffers rb, read, and wb, written there) to local
+ * memory `remote` of the next chip of ring r in direction d (to) or the one before it, counted there
+ * on `sem`; with `done`, here on `done_sem`. ASYNC is safe: the slots it reads are only written
+ * again by LOADs, which wait for the SENDs that read them, or by remote SENDs after a credit that
+ * waited for it (docs/isa.md, DMA SEND and SEMWAIT). EARLY: it starts beside the LOADs and STOREs
+ * before it that do not touch what it reads; a credit reads the slot it frees, so it waits for a
+ * STORE of that slot. */
 static void send(coll_t *x, uint32_t r, uint32_t d, int to, uint32_t local, tsl_cp_buf_t *rb, tsl_cp_buf_t *wb,
-                 uint32_t remote, uint32_t bytes, uint32_t sem, int done, uint32_t done_sem, int early)
+                 uint32_t remote, uint32_t bytes, uint32_t sem, int done, uint32_t done_sem)
 {
     uint32_t px = x->c->x, py = x->c->y, port = x->ring[r].port[to ? d : 1u - d];
     across(x->c, port, &px, &py);
     issue(x, tsl_insn_dma_send_encode((tsl_insn_dma_send_t){
             .remote_addr = remote, .local_addr = local, .rows = 1u, .row_bytes = bytes, .dest_x = px, .dest_y = py,
             .sem = sem, .done_sem = done ? done_sem : 0u, .async = 1u, .to_local = 1u, .done = done != 0,
-            .early = early != 0, .neg = port & 1u}),
+            .early = 1u, .neg = port & 1u}),
           rb, wb, 0);
 }
 
@@ -196,7 +195,7 @@ static void send_tile(coll_t *x, uint32_t r, uint32_t d, uint32_t local, tsl_cp_
     if (s->sent >= x->recv)
         semwait(x, SEM_CREDIT + k, NULL, 0);
     send(x, r, d, 1, local, b, NULL, s->rbase + (s->sent % x->recv) * x->tile, bytes, SEM_DATA + k, done,
-         SEM_DONE + k, 1);
+         SEM_DONE + k);
     s->sent++;
     x->sent += bytes;
 }
@@ -212,16 +211,16 @@ static uint32_t arrive(coll_t *x, uint32_t r, uint32_t d, uint32_t hint)
 }
 
 /* Give receive index j of stream (r, d) back to its sender, unless it is among the last recv. The
- * credit SEND is pushed as a writer of the slot: it waits for the VPU's read. `stored`: a STORE of
- * the slot is before it in the DMA's queue, so the credit has no EARLY and starts once that STORE
- * has finished (docs/isa.md); else it is EARLY. */
-static void credit(coll_t *x, uint32_t r, uint32_t d, uint32_t j, int stored)
+ * credit SEND is pushed as a writer of the slot: it waits for the VPU's read. Its source is the
+ * slot's first bytes, so that, EARLY, it waits for a STORE in flight that reads the slot (docs/isa.md,
+ * Order). */
+static void credit(coll_t *x, uint32_t r, uint32_t d, uint32_t j)
 {
-    uint32_t k = 2u * r + d, top = x->cp->vmem_bytes - CREDIT_AREA;
+    uint32_t k = 2u * r + d;
     stream_t *s = &x->s[k];
     if (j + x->recv < s->total)
-        send(x, r, d, 0, top, NULL, &s->rbuf[j % x->recv], top + CREDIT_AREA / 2u, CREDIT_BYTES, SEM_CREDIT + k,
-             0, 0, !stored);
+        send(x, r, d, 0, s->rbase + (j % x->recv) * x->tile, NULL, &s->rbuf[j % x->recv],
+             x->cp->vmem_bytes - CREDIT_AREA, CREDIT_BYTES, SEM_CREDIT + k, 0, 0);
 }
 
 /* Credits of stream k's slots that were sent on, all but the newest `keep`: each waits for its
@@ -231,7 +230,7 @@ static void flush(coll_t *x, uint32_t k, uint32_t keep)
     stream_t *s = &x->s[k];
     while (s->lags > keep) {
         semwait(x, SEM_DONE + k, NULL, 0);
-        credit(x, k / 2u, k % 2u, s->lag[0], 1);
+        credit(x, k / 2u, k % 2u, s->lag[0]);
         for (uint32_t i = 1; i < s->lags; i++)
             s->lag[i - 1] = s->lag[i];
         s->lags--;
@@ -320,10 +319,10 @@ static uint32_t fetch(coll_t *x, const phase_t *ph, uint32_t st, uint32_t d, uin
 static uint32_t finish(coll_t *x, const phase_t *ph, uint32_t st, uint32_t d, uint64_t e, uint32_t bytes, uint32_t j,
                        uint32_t o, tsl_cp_buf_t *ob)
 {
-    uint32_t m = x->ring[ph->ring].m, a = ph->ring, dst = addr(x, ph->res, e);
-    stream_t *s = &x->s[2u * a + d];
+    uint32_t m = x->ring[ph->ring].m, g = ph->ring, dst = addr(x, ph->res, e);
+    stream_t *s = &x->s[2u * g + d];
     if (own_tile(x, ph, st, d)) {
-        send_tile(x, a, d, o, ob, bytes, 0);
+        send_tile(x, g, d, o, ob, bytes, 0);
         if (!reducing(x, ph, st) && dst != addr(x, ph->own, e))
             xfer(x, TSL_DMA_OP_STORE, o, ob, dst, bytes, 0);
         return 0;
@@ -337,18 +336,18 @@ static uint32_t finish(coll_t *x, const phase_t *ph, uint32_t st, uint32_t d, ui
                 .dst_addr = o, .src1_addr = r, .src2_addr = o, .rows = (bytes + vb - 1u) / vb}),
               rb, ob, TSL_TOK(TSL_UNIT_DMA));
         if (st + 1u < m || ph->kind == PH_AR)
-            send_tile(x, a, d, o, ob, bytes, 0);
+            send_tile(x, g, d, o, ob, bytes, 0);
         if (st + 1u == m)
             xfer(x, TSL_DMA_OP_STORE, o, ob, dst, bytes, 0);
-        credit(x, a, d, j, 0);
+        credit(x, g, d, j);
         return 0;
     }
     int on = sends_on(x, ph, st, d);
     if (on)
-        send_tile(x, a, d, r, rb, bytes, 1);
+        send_tile(x, g, d, r, rb, bytes, 1);
     xfer(x, TSL_DMA_OP_STORE, r, rb, dst, bytes, 0);
     if (!on) {
-        credit(x, a, d, j, 1);
+        credit(x, g, d, j);
         return 0;
     }
     s->lag[s->lags++] = j;
@@ -391,7 +390,8 @@ static void halves(const coll_t *x, const phase_t *ph, uint32_t st, uint64_t a[2
         nt[d] = 0;
         if (ph->idle || st >= steps(x, ph))
             continue;
-        int64_t back = (int64_t)st + (ph->kind == PH_RS || ph->kind == PH_AR);   /* an all-reduce's st + 1 - m: the same mod m */
+        /* an all-reduce's all-gather steps: st + 1 - m back, the same mod m */
+        int64_t back = (int64_t)st + (ph->kind == PH_RS || ph->kind == PH_AR);
         uint32_t k = 2u * ph->slice + d, n = 2u * ph->slices;
         if (ph->kind == PH_BC)
             piece_of(ph->lo, ph->hi, 0, 1, k, n, &a[d], &b[d]);

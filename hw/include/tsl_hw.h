@@ -868,7 +868,7 @@ static inline const char *tsl_feature_name(uint32_t bit)
 #define TSL_INSN_DMA_SEND_DONE_WORD 6u /* 1: once every byte has left this chip, its semaphore DONE_SEM counts one */
 #define TSL_INSN_DMA_SEND_DONE_SHIFT 26u
 #define TSL_INSN_DMA_SEND_DONE_MASK 0x1u
-#define TSL_INSN_DMA_SEND_EARLY_WORD 6u /* 1: the SEND starts once no LOAD before it that is still in flight writes bytes it reads, without waiting for the other LOADs and the STOREs before it (docs/isa.md, DMA SEND and SEMWAIT): it must not tell another chip that memory they read is free */
+#define TSL_INSN_DMA_SEND_EARLY_WORD 6u /* 1: the SEND starts once no LOAD before it that is still in flight writes bytes it reads and no STORE before it that is still in flight reads them, without waiting for the other LOADs and STOREs before it (docs/isa.md, DMA SEND and SEMWAIT): it must not tell another chip that memory they read is free, unless it reads that memory itself */
 #define TSL_INSN_DMA_SEND_EARLY_SHIFT 27u
 #define TSL_INSN_DMA_SEND_EARLY_MASK 0x1u
 #define TSL_INSN_DMA_SEND_NEG_WORD 6u /* 1: where the destination is as far one way round the axis of the first hop as the other (a neighbour on an axis of extent 2), the packets leave by the negative link (-X or -Y) instead of the positive (docs/pod.md, Routing); else no effect */
@@ -1804,7 +1804,7 @@ typedef struct {
     uint32_t async TSL_FIELD_DEFAULT; /* 1: the SEND finishes, for its queue, once it has started, while its bytes may still be leaving (docs/isa.md, DMA SEND and SEMWAIT); no SIGNAL or NOTIFY with it */
     uint32_t to_local TSL_FIELD_DEFAULT; /* 1: REMOTE_ADDR is a local address of the destination (VMEM, or ACC), 0: an address in its HBM */
     uint32_t done TSL_FIELD_DEFAULT; /* 1: once every byte has left this chip, its semaphore DONE_SEM counts one */
-    uint32_t early TSL_FIELD_DEFAULT; /* 1: the SEND starts once no LOAD before it that is still in flight writes bytes it reads, without waiting for the other LOADs and the STOREs before it (docs/isa.md, DMA SEND and SEMWAIT): it must not tell another chip that memory they read is free */
+    uint32_t early TSL_FIELD_DEFAULT; /* 1: the SEND starts once no LOAD before it that is still in flight writes bytes it reads and no STORE before it that is still in flight reads them, without waiting for the other LOADs and STOREs before it (docs/isa.md, DMA SEND and SEMWAIT): it must not tell another chip that memory they read is free, unless it reads that memory itself */
     uint32_t neg TSL_FIELD_DEFAULT; /* 1: where the destination is as far one way round the axis of the first hop as the other (a neighbour on an axis of extent 2), the packets leave by the negative link (-X or -Y) instead of the positive (docs/pod.md, Routing); else no effect */
     uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */

@@ -166,7 +166,7 @@ typedef struct packed {
 typedef struct packed {
   logic [34:0] rsvd_255_221;
   logic neg;  // [220] 1: where the destination is as far one way round the axis of the first hop as the other (a neighbour on an axis of extent 2), the packets leave by the negative link (-X or -Y) instead of the positive (docs/pod.md, Routing); else no effect
-  logic early;  // [219] 1: the SEND starts once no LOAD before it that is still in flight writes bytes it reads, without waiting for the other LOADs and the STOREs before it (docs/isa.md, DMA SEND and SEMWAIT): it must not tell another chip that memory they read is free
+  logic early;  // [219] 1: the SEND starts once no LOAD before it that is still in flight writes bytes it reads and no STORE before it that is still in flight reads them, without waiting for the other LOADs and STOREs before it (docs/isa.md, DMA SEND and SEMWAIT): it must not tell another chip that memory they read is free, unless it reads that memory itself
   logic done;  // [218] 1: once every byte has left this chip, its semaphore DONE_SEM counts one
   logic to_local;  // [217] 1: REMOTE_ADDR is a local address of the destination (VMEM, or ACC), 0: an address in its HBM
   logic async;  // [216] 1: the SEND finishes, for its queue, once it has started, while its bytes may still be leaving (docs/isa.md, DMA SEND and SEMWAIT); no SIGNAL or NOTIFY with it

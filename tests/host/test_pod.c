@@ -7,9 +7,9 @@
  *     works again; bad arguments are refused with the reason.
  *   - on the sim (a build with it): random collectives on a 2- and a 4-chip ring and a 2x2 torus,
  *     against the same reference, bit for bit; faults injected on a 2-chip ring (a packet corrupted
- *     on a link, a cut link, a dead chip, a link cut under a transfer longer than its credits) fail a
- *     collective within the bound set on the waits, with the reason, and the pod runs again after a
- *     dropped packet and a mended link.
+ *     on a link, a cut +X and a cut -X link, a dead chip, a link cut under a transfer longer than
+ *     its credits) fail a collective within the bound set on the waits, with the reason, and the pod
+ *     runs again after a dropped packet and a mended link.
  * Usage: test_pod [SEED] (or $SEED); $POD_CASES random collectives on the model (default 60),
  * $POD_SIM_CASES on each sim pod (default 6; 0: none), $POD_SIM_SHAPES the sim pods instead of the
  * default three (e.g. "8,2x4,4x2": an 8-chip ring and two 8-chip tori; make soak).
@@ -498,12 +498,15 @@ static void test_sim_faults(void)
     const struct {
         const char *name;
         int dead;                   /* the chip killed, or -1 */
-        tessel_link_fault_t fault;  /* on chip 0's +X link, mended after */
+        tessel_link_fault_t fault;  /* on chip 0's link `port`, mended after */
+        uint32_t port;
         const char *says;
     } faults[] = {
-        {"a packet corrupted on a link", -1, TESSEL_LINK_CORRUPT, "chip 1 dropped 1 packet for its CRC"},
-        {"a cut link", -1, TESSEL_LINK_CUT, "SEM_DEADLOCK"},
-        {"a dead chip", 1, TESSEL_LINK_OK, "SEM_DEADLOCK"},
+        {"a packet corrupted on a link", -1, TESSEL_LINK_CORRUPT, 0, "chip 1 dropped 1 packet for its CRC"},
+        {"a cut link", -1, TESSEL_LINK_CUT, 0, "SEM_DEADLOCK"},
+        /* direction 1 leaves by -X (the SEND's NEG), so the ring needs both links */
+        {"a cut -X link", -1, TESSEL_LINK_CUT, 1, "SEM_DEADLOCK"},
+        {"a dead chip", 1, TESSEL_LINK_OK, 0, "SEM_DEADLOCK"},
     };
     tessel_pod_t *pod;
     tessel_addr_t a;
@@ -524,14 +527,16 @@ static void test_sim_faults(void)
         if (faults[k].dead >= 0)
             tu_check(&T, tessel_pod_kill(pod, (uint32_t)faults[k].dead) == TESSEL_OK, "sim faults: kill");
         else
-            tu_check(&T, tessel_pod_link_fault(pod, 0, 0, faults[k].fault) == TESSEL_OK, "sim faults: inject");
+            tu_check(&T, tessel_pod_link_fault(pod, 0, faults[k].port, faults[k].fault) == TESSEL_OK,
+                     "sim faults: inject");
         int r = tessel_pod_collective(pod, &c);
         const char *e = tessel_pod_last_error(pod);
         tu_check(&T, r == TESSEL_EDEVICE && strstr(e, "chip ") && strstr(e, faults[k].says) && took(e) < 2ull * kWait,
                  "sim faults: %s fails the all-reduce within the bound, with the reason: %d %s", faults[k].name, r, e);
         printf("test_pod: sim faults: %s: %s\n", faults[k].name, e);
         if (faults[k].dead < 0) {
-            tu_check(&T, tessel_pod_link_fault(pod, 0, 0, TESSEL_LINK_OK) == TESSEL_OK, "sim faults: mend");
+            tu_check(&T, tessel_pod_link_fault(pod, 0, faults[k].port, TESSEL_LINK_OK) == TESSEL_OK,
+                     "sim faults: mend");
             sim_clean_run(pod, &c, "after the fault");
         }
     }

@@ -8,7 +8,8 @@
 //     LOAD behind a SEMWAIT already met still joins their chain (tsl_dma);
 //   - a SEND starts only when nothing is in flight on the main engine (it may read what a LOAD
 //     writes; a remote chip may write what a LOAD or a STORE reads once the SEND told it so), or
-//     with EARLY when no LOAD in flight there writes local bytes it reads; it then waits, two at
+//     with EARLY when no LOAD in flight there writes local bytes it reads and no STORE there reads
+//     them (the main engine's instructions in flight meet none of them); it then waits, two at
 //     most, in front of its send engine, so the queue goes on while the link is busy; with DONE,
 //     once its bytes have left, done_inc_o;
 //   - a LOAD starts only when no SEND waiting for or in a send engine reads local bytes it writes
@@ -89,8 +90,8 @@ module tsl_dma_ici #(
   logic [Ports-1:0] s_hit;   // a SEND queued for or in send engine p reads bytes the offered one writes
   logic [Ports-1:0] s_held;  // send engine p has a SEND queued or in flight
   logic [Cw-1:0] blocking_q, blocking_d;   // instructions in flight on the main engine
-  logic          hazard, m_hit;            // m_hit: a LOAD in flight on the main engine writes bytes
-                                           // the offered instruction reads
+  logic          hazard, m_hit;            // m_hit: an instruction in flight on the main engine
+                                           // touches local bytes the offered one reads
 
   assign is_send = x.op == 4'(tsl_pkg::DMA_OP_SEND);
   assign is_load = x.op == 4'(tsl_pkg::DMA_OP_LOAD);
@@ -269,28 +270,25 @@ module tsl_dma_ici #(
   assign fence_o = s_held != '0;
 
   // The local extents of the main engine's instructions in flight, oldest first (it finishes them
-  // in order), and whether each is a LOAD: an EARLY SEND waits only for the LOADs among them that
-  // write what it reads.
+  // in order): an EARLY SEND waits only for those that meet what it reads (a LOAD writes there, a
+  // STORE reads there).
   logic [MainChain*34-1:0] ml_lo_q, ml_hi_q;
-  logic [MainChain-1:0]    ml_load_q;
   always_comb begin
     m_hit = 1'b0;
     for (int i = 0; i < MainChain; i++)
-      if (Cw'(i) < blocking_q && ml_load_q[i] && lo < ml_hi_q[34*i +: 34] && ml_lo_q[34*i +: 34] < hi)
+      if (Cw'(i) < blocking_q && lo < ml_hi_q[34*i +: 34] && ml_lo_q[34*i +: 34] < hi)
         m_hit = 1'b1;
   end
   always_ff @(posedge clk_i) begin
     if (eng_done[0]) begin   // the oldest leaves
       ml_lo_q   <= ml_lo_q >> 34;
       ml_hi_q   <= ml_hi_q >> 34;
-      ml_load_q <= ml_load_q >> 1;
     end
     if (go && eng == '0) begin   // the new one goes in after those that stay
       for (int i = 0; i < MainChain; i++)
         if (Cw'(i) == blocking_q - Cw'(eng_done[0])) begin
           ml_lo_q[34*i +: 34] <= lo;
           ml_hi_q[34*i +: 34] <= hi;
-          ml_load_q[i]        <= is_load;
         end
     end
   end

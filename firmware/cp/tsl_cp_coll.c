@@ -48,6 +48,7 @@
 #define RECV_MAX (2u * RING_MAX)   /* receive slots a stream: 2m on a ring of m (slots()) */
 #define OWN_MAX 4u        /* own slots a stream (slots()) */
 #define STREAMS 4u        /* (ring, direction) */
+#define PHASES 3u         /* a plan's phases a line (plan()) */
 #define CREDIT_BYTES 8u   /* a credit's payload: one flit */
 #define CREDIT_AREA 32u   /* the top of VMEM: a credit's sink */
 
@@ -499,10 +500,10 @@ static int rings(coll_t *x)
     return 1;
 }
 
-/* The phases of collective c: two lines of at most four, run side by side (the rings of a paired
+/* The phases of collective c: two lines of at most PHASES, run side by side (the rings of a paired
  * torus, each on its slice of every part; the halves of another torus's all-reduce). Returns how many
  * in each line; *lines: 1 or 2. */
-static uint32_t plan(const coll_t *x, int pair, phase_t ph[2][4], uint32_t *lines)
+static uint32_t plan(const coll_t *x, int pair, phase_t ph[2][PHASES], uint32_t *lines)
 {
     const tsl_cp_coll_t *c = x->c;
     uint64_t n = (uint64_t)c->dx * c->dy, all = c->kind == TSL_CP_COLL_ALL_REDUCE || c->kind == TSL_CP_COLL_BROADCAST
@@ -511,8 +512,7 @@ static uint32_t plan(const coll_t *x, int pair, phase_t ph[2][4], uint32_t *line
     span_t in = {c->in, 0}, out = {c->out, 0}, mid = {c->scratch, 0}, mine = {c->out, q * c->count},
            in_mine = {c->in, q * c->count};
     int two = c->dx > 1u && c->dy > 1u;
-    if (!two || pair) {   /* round the line, or round both rings */
-        uint32_t len = 1;
+    if (!two || pair) {   /* one phase round the line, or round each ring */
         *lines = pair ? 2u : 1u;
         for (uint32_t h = 0; h < *lines; h++) {
             uint32_t r = pair ? h : c->dx > 1u ? 0u : 1u;
@@ -528,12 +528,10 @@ static uint32_t plan(const coll_t *x, int pair, phase_t ph[2][4], uint32_t *line
                 while (g->part[ph[h][0].root] != c->root)
                     ph[h][0].root++;
             }
-            for (uint32_t i = 0; i < len; i++) {
-                ph[h][i].slice = h;
-                ph[h][i].slices = *lines;
-            }
+            ph[h][0].slice = h;
+            ph[h][0].slices = *lines;
         }
-        return len;
+        return 1;
     }
     *lines = 1;
     if (c->kind == TSL_CP_COLL_ALL_REDUCE) {   /* half 0: X, all-reduce along Y, X; half 1: Y, X, Y */
@@ -618,7 +616,7 @@ uint64_t tsl_cp_coll_scratch(const tsl_cp_coll_t *c)
 /* Every phase of the plan, the lines' phase i side by side, in rounds (the file's comment), each
  * phase's last tile's work pushed before the next phase's first load (which may read what it
  * stores); then the credits still lagging. */
-static void walk(coll_t *x, phase_t ph[2][4], uint32_t len, uint32_t lines)
+static void walk(coll_t *x, phase_t ph[2][PHASES], uint32_t len, uint32_t lines)
 {
     int both = lines == 2u;
     for (uint32_t i = 0; i < len; i++) {
@@ -660,7 +658,7 @@ uint64_t tsl_cp_compile_coll(tsl_cp_t *cp, const tsl_cp_coll_t *c, tsl_cp_prog_t
         x.s[k].obase = obase + i * x.own * x.tile;
         i++;
     }
-    phase_t ph[2][4];
+    phase_t ph[2][PHASES];
     uint32_t lines, len = plan(&x, rings(&x), ph, &lines);
     walk(&x, ph, len, lines);   /* dry: how many tiles each stream brings */
     for (uint32_t k = 0; k < STREAMS; k++)

@@ -228,11 +228,9 @@ static void paired_ring(const shape_t *s, uint32_t h, uint32_t *chip)
 static uint32_t reduce_paired(const shape_t *s, uint8_t *const *in, uint64_t e, uint64_t len, tessel_dtype_t dt,
                               tessel_reduce_t op, uint32_t *owner)
 {
-    uint32_t n = s->chips, q = 0, k = 0, o = 0, ring[16], v[16];
+    uint32_t n = s->chips, q, k = 0, o = 0, ring[16], v[16];
     uint64_t a, b;
-    part_range(0, len, q, n, &a, &b);
-    while (e >= b)
-        part_range(0, len, ++q, n, &a, &b);
+    (void)locate(0, len, n, e, &q, &a, &b);
     while (k < 3u && e >= a + ((b - a) * (k + 1u) + 3u) / 4u)
         k++;
     paired_ring(s, k / 2u, ring);

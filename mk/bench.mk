@@ -9,6 +9,9 @@
 #   make bench-rows      the row functions (gelu, silu, softmax, layernorm, rmsnorm) of 256 x 1024
 #                        against the memory roofline, each checked on the model (bench_win.py):
 #                        $(BUILD)/bench/rows/bench_win.md (~1 minute)
+#   make bench-epilogue  a 256x1024x256 bf16 GEMM with each VPU function the epilogue can end in
+#                        (GELU) against the same GEMM plain, each checked on the model
+#                        (bench_epilogue.py)
 #   make bench-doorbell  the doorbell's latency: 16 bf16 GEMMs of 64^3 on the sim, cycles from each
 #                        CMD_HEAD write to its program's first DMA (tests/bench/bench_doorbell.py)
 #   make bench-conv      convolutions and pools (tests/bench/bench_win.py): MXU utilisation and the
@@ -28,7 +31,7 @@ BENCH_FW   := $(FW_ELF)
 BENCH_RUN  := $(PYTHON) tests/bench/bench.py --demo $(BENCH_DEMO) --firmware $(BENCH_FW) -j 2
 BENCH_DEPS := $(BENCH_CLI) $(BENCH_DEMO) $(BENCH_FW) tests/bench/bench.py
 
-.PHONY: bench bench-quick bench-conv bench-rows bench-doorbell bench-timeline bench-n4-tessel test-bench test-timeline
+.PHONY: bench bench-quick bench-conv bench-rows bench-epilogue bench-doorbell bench-timeline bench-n4-tessel test-bench test-timeline
 
 # The N=4 tessel: everything under $(BENCH_N4), rebuilt when its sources change.
 bench-n4-tessel:
@@ -45,6 +48,9 @@ bench-conv: deps $(BENCH_CLI) $(BENCH_FW) tests/bench/bench_win.py
 
 bench-rows: deps $(BENCH_CLI) $(BENCH_FW) tests/bench/bench_win.py
 	@$(PYTHON) tests/bench/bench_win.py --tessel $(BENCH_CLI) --out $(BENCH_OUT)/rows --cases rows
+
+bench-epilogue: deps python $(BENCH_FW) tests/bench/bench_epilogue.py
+	@TESSEL_FIRMWARE=$(abspath $(BENCH_FW)) PYTHONPATH=$(BUILD)/python $(PYTHON) tests/bench/bench_epilogue.py
 
 bench-doorbell: deps python $(BENCH_FW) tests/bench/bench_doorbell.py
 	@mkdir -p $(BENCH_OUT)

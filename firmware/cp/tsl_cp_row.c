@@ -61,18 +61,24 @@ typedef struct {
 } row_t;
 
 /* Lay the buffers out for tiles of x->r rows: in VMEM the DMA's buffers, gamma and beta and the
- * LAYERNORM lane mask; the VPU's FP32 work (x, t, s1, s2; none for GELU) in ACC with `acc`, where
- * an FP32 vector is one line instead of VMEM's two, else in VMEM after the rest. 1 when they fit. */
+ * LAYERNORM lane mask; with `acc`, in ACC, where an FP32 vector is one line instead of VMEM's two,
+ * the VPU's FP32 work (x, t, s1, s2), or for GELU, which has none, its FP32 output buffers; else
+ * those in VMEM after the rest. 1 when they fit. */
 static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
 {
-    uint64_t p = 0, blk = (uint64_t)x->r * x->n, vb = x->v * blk;
+    uint64_t p = 0, q = 0, blk = (uint64_t)x->r * x->n, vb = x->v * blk;
     for (int s = 0; s < 2; s++) {
         x->in[s] = (uint32_t)p;
         p += al64(vb * x->esa);
         x->mk[s] = (uint32_t)p;
         p += al64(vb * x->esb);
-        x->out[s] = (uint32_t)p;
-        p += al64(vb * x->esc);
+        if (acc && x->rowmajor) {   /* GELU's FP32 output */
+            x->out[s] = (uint32_t)(TSL_LOCAL_ACC_BASE + q);
+            q += al64(vb * x->esc);
+        } else {
+            x->out[s] = (uint32_t)p;
+            p += al64(vb * x->esc);
+        }
     }
     x->gam = (uint32_t)p;
     p += norm ? al64((uint64_t)x->v * x->n * 4u) : 0u;
@@ -80,7 +86,7 @@ static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
     p += norm ? al64((uint64_t)x->v * x->n * 4u) : 0u;
     x->lm = (uint32_t)p;   /* INT8 lane indices on the way: VMEM */
     p += x->op == TSL_ROW_OP_LAYERNORM && x->v * x->n != x->c->n ? 3u * al64(4u * x->n) : 0u;
-    uint64_t w = acc ? 0u : p, base = acc ? TSL_LOCAL_ACC_BASE : 0u;
+    uint64_t w = acc ? q : p, base = acc ? TSL_LOCAL_ACC_BASE : 0u;
     x->x = (uint32_t)(base + w);
     w += al64(vb * x->esw);
     x->t = (uint32_t)(base + w);
@@ -93,9 +99,10 @@ static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
 }
 
 /* Tiles of as many rows as fit and a VPU instruction's ROWS allows, made equal. GELU needs only the
- * DMA's buffers (a tile is one VPU instruction). The other functions' FP32 work goes to ACC when
- * a tile of at least ACC_MIN_ROWS rows (or all of them) fits there: the passes over it are bound by
- * the VPU's memory port, and ACC's lines hold an FP32 vector each. Else it stays in VMEM. */
+ * DMA's buffers (a tile is one VPU instruction), its FP32 output in ACC when a tile of at least
+ * ACC_MIN_ROWS rows (or all of them) fits there; the other functions' FP32 work goes there on the
+ * same terms. The VPU's passes are bound by its memory port, and ACC's lines hold an FP32 vector
+ * each. Else it stays in VMEM. */
 #define ACC_MIN_ROWS 4u
 static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
 {
@@ -114,14 +121,15 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
     x->wtiles = x->op == TSL_ROW_OP_SOFTMAX ? 1u : 2u;   /* the softmax needs no t */
     uint32_t step = 4u >> ((x->mask && x->esb < x->esa ? x->esb : x->esa) >> 1), mstep = ~(step - 1u);   /* 4 / es */
     uint32_t m = c->m, mr = (m + step - 1u) & mstep;
-    for (int acc = !x->rowmajor; acc >= 0; acc--) {
-        /* the bytes of a row of a tile in VMEM: two of each DMA buffer, and with the work there
-           the work's tiles (v blocks each) and s1, s2; in ACC the work */
+    for (int acc = !x->rowmajor || x->esc == 4u; acc >= 0; acc--) {
+        /* the bytes of a row of a tile: two of each DMA buffer and the work's tiles (v blocks each)
+           and s1, s2, in VMEM but for what is in ACC (`in_acc`: the work, or the output) */
         uint64_t work = ((uint64_t)x->v * x->wtiles + 2u) * n * x->esw;
-        uint64_t row = (uint64_t)x->v * n * 2u * (x->esa + x->esb + x->esc) + (acc ? 0u : work);
+        uint64_t in_acc = !acc ? 0u : x->rowmajor ? (uint64_t)x->v * n * 2u * x->esc : work;
+        uint64_t row = (uint64_t)x->v * n * 2u * (x->esa + x->esb + x->esc) + work - in_acc;
         uint32_t r = row > cp->vmem_bytes ? 0u : cp->vmem_bytes / (uint32_t)row;
         if (acc)
-            r = work > cp->acc_bytes ? 0u : tsl_cp_min(r, cp->acc_bytes / (uint32_t)work);
+            r = in_acc > cp->acc_bytes ? 0u : tsl_cp_min(r, cp->acc_bytes / (uint32_t)in_acc);
         if ((uint64_t)r * x->v > TSL_CP_MAX_ROWS)   /* (only then the division) */
             r = TSL_CP_MAX_ROWS / x->v;
         r = tsl_cp_min(r, mr);

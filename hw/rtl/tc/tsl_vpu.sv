@@ -10,13 +10,14 @@
 // row like a BCAST src2 and takes 2 cycles a row, 3 with FSCALE: the fmul runs in a cycle of its
 // own (StScale, its result re-widened from raw1_q), the lanes then add, clamp and round or requant.
 // The functions EXP, RECIP, RSQRT and GELU (StFunc) run their step program (tsl_vpu_fn_seq) on
-// the lanes' fmul, fadd and transcendental unit (tsl_vpu_eup) in each lane's tsl_vpu_fn register
-// sets, one per row in flight, up to FnRows: a row is read into a free set, whose program starts
-// at once (in a cycle the sets take different units), and written when it ends, in order. The
-// memory port does one access a cycle, the oldest row's write first, else the next row's read,
-// where the destinations of the rows in flight do not overlap its source. A row takes 2 cycles of
-// the port; the steps of the rows in flight overlap, so EXP, RECIP and RSQRT stream at close to
-// 2 cycles a row and GELU at its 5 fmul steps a row when enough sets are free (docs/isa.md).
+// the lanes' fmul, a second fmul, the fadd and the transcendental unit (tsl_vpu_eup) in each lane's
+// tsl_vpu_fn register sets, one per row in flight, up to FnRows: a row is read into a free set,
+// whose program starts at once (in a cycle the sets take different units), and written when it
+// ends, in order. The memory port does one access a cycle, the oldest row's write first, else the
+// next row's read, where the destinations of the rows in flight do not overlap its source. A row
+// takes 2 cycles of the port (3 for an FP32 destination in VMEM); the steps of the rows in flight
+// overlap, so the functions stream at close to that when enough sets are free, GELU at no less
+// than its 5 fmul steps over two fmuls a row (docs/isa.md).
 // Every read of row i precedes its writes, and row i+1 is read after row i is written (but for a
 // function's rows in flight, whose rows do not overlap that way), so any overlap of the operands
 // (in place or shifted) gives the model's result. An elementwise row (no BCAST, bias, FSCALE or
@@ -292,9 +293,9 @@ module tsl_vpu #(
   logic [FnRows-1:0]    fn_we, fn_mul, fn_dst, fn_eup_we;
   logic [2*FnRows-1:0]  fn_a_sel, fn_b_sel;
   logic [32*FnRows-1:0] fn_c;
-  logic [GW-1:0]        fn_mul_set, fn_add_set, fn_eup_set;
+  logic [GW-1:0]        fn_mul_set, fn_mul2_set, fn_add_set, fn_eup_set;
   logic [3:0]           fn_eup_fn;
-  logic                 fn_eup_go, fn_eup_dst;
+  logic                 fn_mul2_go, fn_eup_go, fn_eup_dst;
   /* verilator lint_on UNUSEDSIGNAL */
   for (genvar k = 0; k < FnRows; k++) begin : g_set_ld
     assign fn_ld[k] = ld_q && ld_k_q == GW'(k);
@@ -316,6 +317,8 @@ module tsl_vpu #(
       .dst_o    (fn_dst),
       .c_o      (fn_c),
       .mul_set_o(fn_mul_set),
+      .mul2_go_o(fn_mul2_go),
+      .mul2_set_o(fn_mul2_set),
       .add_set_o(fn_add_set),
       .eup_go_o (fn_eup_go),
       .eup_set_o(fn_eup_set),
@@ -331,6 +334,8 @@ module tsl_vpu #(
     assign fn_dst     = '0;
     assign fn_c       = '0;
     assign fn_mul_set = '0;
+    assign fn_mul2_go = 1'b0;
+    assign fn_mul2_set = '0;
     assign fn_add_set = '0;
     assign fn_eup_go  = 1'b0;
     assign fn_eup_set = '0;
@@ -384,15 +389,21 @@ module tsl_vpu #(
       assign la0 = wa[j];
       assign lb0 = (op_q == tsl_pkg::VPU_OP_RELU) ? 32'd0 : wb[j];
     end
-    // A function's step: the fmul takes the operands of the set whose step is an fmul, the fadd
-    // those of the set whose step is an fadd.
+    // A function's step: the fmul takes the operands of the oldest set whose step is an fmul (the
+    // second fmul, m2, the next one's), the fadd those of the set whose step is an fadd.
     assign la = (state_q == StFunc) ? fa[32*fn_mul_set +: 32] : la0;
     assign lb = (state_q == StFunc) ? fb[32*fn_mul_set +: 32] : lb0;
 
     if (EnableBf16) begin : g_fn
       // Register set k runs a row in flight, taken from wa as it is read; the sets share the
-      // lane's transcendental unit, which takes the operand a of the set that issues to it.
-      logic [31:0] ey;
+      // lane's transcendental unit, which takes the operand a of the set that issues to it, and a
+      // second fmul beside the lane's (m2), for the set that takes it.
+      logic [31:0] ey, m2;
+      always_comb begin
+        m2 = '0;
+        if (state_q == StFunc && fn_mul2_go)
+          m2 = tsl_vpu_fmul_pkg::fp32_mul(fa[32*fn_mul2_set +: 32], fb[32*fn_mul2_set +: 32]);
+      end
       tsl_vpu_eup u_eup (
         .clk_i(clk_i),
         .fn_i (fn_eup_fn),
@@ -411,7 +422,7 @@ module tsl_vpu #(
           .c_i      (fn_c[32*k +: 32]),
           .a_o      (fa[32*k +: 32]),
           .b_o      (fb[32*k +: 32]),
-          .y_i      (fn_mul[k] ? ly[j] : fs),
+          .y_i      (!fn_mul[k] ? fs : fn_mul2_go && fn_mul2_set == GW'(k) ? m2 : ly[j]),
           .eup_we_i (fn_eup_we[k]),
           .eup_dst_i(fn_eup_dst),
           .eup_y_i  (ey),

@@ -5,11 +5,12 @@
 // step's register dst_o (DST_*) in tsl_vpu_fn, an EUP result LAT cycles after its issue
 // (eup_we_o, eup_dst_o), while the set waits. EXP, RECIP and RSQRT are one issue and LAT
 // waits; GELU is u = K2 (x^3 C3 + x) into U, U = EXP(U), U = U + 1, U = RECIP(U), then x * U
-// (fmul and fadd steps in docs/isa.md's order). A set's steps run in order from step 0 in the cycle
-// its row is read (start_i) to the last (EXP, RECIP, RSQRT 1 + LAT steps, GELU 9 + 2 LAT), after
-// which it is done until its next start. Up to G rows run at once, each in a register set of its
-// own: in a cycle the sets run steps on different units (fmul, fadd, EUP, or a wait, which needs
-// none); when several want the same unit the oldest row goes first.
+// (fmul and fadd steps in docs/isa.md's order). A set's steps run in order from step 0 in the
+// cycle its row is read (start_i) to the last (EXP, RECIP, RSQRT 1 + LAT steps, GELU 9 + 2 LAT),
+// after which it is done until its next start. Up to G rows run at once, each in a register set of
+// its own: in a cycle the sets run steps on different units (one of the two fmuls, the fadd, the
+// EUP, or a wait, which needs none); when more want a kind of unit than there are, the oldest rows
+// go first.
 // Package and module share this file, the package first, as tsl_vpu_fmul.sv does.
 /* verilator lint_off DECLFILENAME */
 package tsl_vpu_fn_pkg;
@@ -76,8 +77,11 @@ module tsl_vpu_fn_seq #(
   output logic [2*G-1:0]  b_sel_o,  // OPD_*
   output logic [G-1:0]    dst_o,    // DST_*
   output logic [32*G-1:0] c_o,      // the step's FP32 constant (OPD_CONST)
-  // The set whose step takes the lanes' fmul, and their fadd, in this cycle (when one does)
+  // The set whose step takes the lanes' fmul, their second fmul (with mul2_go_o), and their fadd,
+  // in this cycle (when one does)
   output logic [$clog2(G)-1:0] mul_set_o,
+  output logic        mul2_go_o,
+  output logic [$clog2(G)-1:0] mul2_set_o,
   output logic [$clog2(G)-1:0] add_set_o,
   // The lanes' transcendental unit: an issue from set eup_set_o, and a result for a set
   output logic        eup_go_o,   // issue set eup_set_o's operand a to the EUP in this cycle
@@ -92,6 +96,7 @@ module tsl_vpu_fn_seq #(
   logic [4:0]   step_q [G];
   logic [4:0]   step [G];           // this cycle's step of each set (0 as it starts)
   logic [GW-1:0] age [G];           // set k's row's place after the oldest row's (0: the oldest)
+  logic [1:0]   older [G];          // sets of older rows that want the same kind of unit (at most 2)
   logic [G-1:0] run_q, done_q, last, go, want;
   logic [2*G-1:0] kind;   // set k's at [2k +: 2]: K_*
   logic [4*G-1:0] fn;     // set k's at [4k +: 4]
@@ -106,24 +111,32 @@ module tsl_vpu_fn_seq #(
       mul_o[k] = kind[2*k +: 2] == tsl_vpu_fn_pkg::K_MUL;
       want[k]  = start_i[k] || run_q[k];
     end
-    // The sets share the lanes' fmul, fadd and EUP: when several want the same one, the set of the
-    // oldest row takes it, so that rows end in the order they are written. A wait needs no unit.
+    // The sets share the lanes' two fmuls, fadd and EUP: when more want a kind than there are, the
+    // sets of the oldest rows take them, so that rows end in the order they are written. A wait
+    // needs no unit.
     for (int k = 0; k < G; k++)
       age[k] = 32'(k) >= 32'(oldest_i) ? GW'(32'(k) - 32'(oldest_i)) : GW'(32'(k) + G - 32'(oldest_i));
     for (int k = 0; k < G; k++) begin
-      go[k] = want[k];
-      if (kind[2*k +: 2] != tsl_vpu_fn_pkg::K_WAIT)
-        for (int j = 0; j < G; j++)
-          if (j != k && want[j] && kind[2*j +: 2] == kind[2*k +: 2] && age[j] < age[k])
-            go[k] = 1'b0;
+      older[k] = '0;
+      for (int j = 0; j < G; j++)
+        if (j != k && want[j] && kind[2*j +: 2] == kind[2*k +: 2] && age[j] < age[k] && older[k] != 2'd2)
+          older[k] = older[k] + 2'd1;
+      go[k] = want[k] && (kind[2*k +: 2] == tsl_vpu_fn_pkg::K_WAIT || older[k] == 2'd0 ||
+                          (kind[2*k +: 2] == tsl_vpu_fn_pkg::K_MUL && older[k] == 2'd1));
     end
-    mul_set_o = '0;
-    add_set_o = '0;
-    eup_set_o = '0;
-    eup_go_o  = 1'b0;
+    mul_set_o  = '0;
+    mul2_set_o = '0;
+    mul2_go_o  = 1'b0;
+    add_set_o  = '0;
+    eup_set_o  = '0;
+    eup_go_o   = 1'b0;
     for (int k = 0; k < G; k++) begin
       we_o[k] = go[k] && (kind[2*k +: 2] == tsl_vpu_fn_pkg::K_ADD || kind[2*k +: 2] == tsl_vpu_fn_pkg::K_MUL);
-      if (go[k] && kind[2*k +: 2] == tsl_vpu_fn_pkg::K_MUL) mul_set_o = GW'(k);
+      if (go[k] && kind[2*k +: 2] == tsl_vpu_fn_pkg::K_MUL && older[k] == 2'd0) mul_set_o = GW'(k);
+      if (go[k] && kind[2*k +: 2] == tsl_vpu_fn_pkg::K_MUL && older[k] == 2'd1) begin
+        mul2_set_o = GW'(k);
+        mul2_go_o  = 1'b1;
+      end
       if (go[k] && kind[2*k +: 2] == tsl_vpu_fn_pkg::K_ADD) add_set_o = GW'(k);
       if (go[k] && kind[2*k +: 2] == tsl_vpu_fn_pkg::K_EUP) begin
         eup_set_o = GW'(k);
@@ -162,7 +175,7 @@ module tsl_vpu_fn_seq #(
                                    op_i == tsl_pkg::VPU_OP_RSQRT || op_i == tsl_pkg::VPU_OP_GELU,
               "the step program runs the VPU functions only")
   `TSL_ASSERT(FnStartFree, (start_i & run_q) == '0, "a set starts a row only when it runs none")
-  `TSL_ASSERT(FnOneUnitEach, $countones(we_o & mul_o) <= 1 && $countones(we_o & ~mul_o) <= 1,
-              "no two sets take the fmul, or the fadd, in one cycle")
+  `TSL_ASSERT(FnOneUnitEach, $countones(we_o & mul_o) <= 2 && $countones(we_o & ~mul_o) <= 1,
+              "no three sets take the two fmuls, nor two the fadd, in one cycle")
   `TSL_ASSERT(FnEupInTime, (eup_we_o & ~run_q) == '0, "every EUP result is written while its set runs")
 endmodule

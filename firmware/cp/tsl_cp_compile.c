@@ -124,6 +124,14 @@ static void barrier(tsl_cp_t *cp)
         }
 }
 
+/* The first instruction of unit u in old[from, n) (n instructions of INSN_WORDS words), or n. */
+static uint32_t next_of(const uint32_t *old, uint32_t n, uint32_t u, uint32_t from)
+{
+    while (from < n && TSL_GET(&old[from * TSL_PARAM_INSN_WORDS], TSL_INSN_HDR_UNIT) != u)
+        from++;
+    return from;
+}
+
 /* The instructions of the INSN records in p->w[start, p->words), pushed in a new order: each unit's
  * in its own order, the units taken in turn (DMA, MXU, VPU), passing over one whose next
  * instruction would wait for a token not yet signalled (the push-order rule, isa.md section 3), so
@@ -136,64 +144,57 @@ static void barrier(tsl_cp_t *cp)
  * ROWWISE's and POOL2D's programs take it (a tile's VPU passes beside the last tile's STOREs and
  * the next one's LOADs; max pool 2x2 of 56x56x64: 34 327 -> 31 718 cycles); ATTENTION's, whose MXU
  * and VPU steps alternate, ran slower with it (4 heads of 64x64 causal: 21 868 -> 22 333 cycles),
- * and ELTWISE's the same (137 449 -> 137 439 cycles, an ADD of 512x1024). */
+ * and ELTWISE's no faster (137 449 -> 137 439 cycles, an ADD of 512x1024). */
 static void interleave(tsl_cp_prog_t *p, uint32_t start)
 {
-    const uint32_t IW = TSL_PARAM_INSN_WORDS;
+    const uint32_t IW = TSL_PARAM_INSN_WORDS, NONE = TSL_UNIT_LIMIT;
     uint32_t n = 0;
     for (uint32_t h = start; h < p->words; h += 1u + TSL_GET(&p->w[h], TSL_PROG_HDR_COUNT) * IW)
         n += TSL_GET(&p->w[h], TSL_PROG_HDR_COUNT);
-    uint32_t *old = malloc((size_t)n * IW * 4u), *idx = malloc((size_t)n * 4u);
-    if (!old || !idx) {   /* (the old order is a correct program too) */
+    uint32_t *old = malloc((size_t)n * IW * 4u), *slot = malloc((size_t)n * 4u);
+    if (!old || !slot) {   /* (the old order is a correct program too) */
         free(old);
-        free(idx);
+        free(slot);
         return;
     }
-    /* the instructions in their old order; idx: each unit's, in order, one unit after the other */
-    uint32_t k = 0, len[TSL_UNIT_LIMIT] = {0}, at[TSL_UNIT_LIMIT], next[TSL_UNIT_LIMIT] = {0};
-    for (uint32_t h = start; h < p->words; h += 1u + TSL_GET(&p->w[h], TSL_PROG_HDR_COUNT) * IW)
+    /* slot k: where the k-th instruction is pushed, old and new; old: the instructions in the old order */
+    for (uint32_t h = start, k = 0; h < p->words; h += 1u + TSL_GET(&p->w[h], TSL_PROG_HDR_COUNT) * IW)
         for (uint32_t j = 0; j < TSL_GET(&p->w[h], TSL_PROG_HDR_COUNT); j++, k++) {
-            memcpy(&old[k * IW], &p->w[h + 1u + j * IW], 4u * IW);
-            len[TSL_GET(&old[k * IW], TSL_INSN_HDR_UNIT)]++;
+            slot[k] = h + 1u + j * IW;
+            memcpy(&old[k * IW], &p->w[slot[k]], 4u * IW);
         }
-    for (uint32_t u = 0, a = 0; u < TSL_UNIT_LIMIT; a += len[u], u++)
-        at[u] = a;
-    for (uint32_t i = 0, fill[TSL_UNIT_LIMIT] = {0}; i < n; i++) {
-        uint32_t u = TSL_GET(&old[i * IW], TSL_INSN_HDR_UNIT);
-        idx[at[u] + fill[u]++] = i;
-    }
+    uint32_t at[TSL_UNIT_LIMIT], turn = 0;   /* at[u]: unit u's next instruction in old (n: none left) */
+    for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++)
+        at[u] = next_of(old, n, u, 0);
     int32_t tokens[TSL_UNIT_LIMIT][TSL_UNIT_LIMIT] = {{0}};   /* channel u->v: signals pushed - waits */
-    uint32_t turn = 0;
-    k = 0;
-    for (uint32_t h = start; h < p->words; h += 1u + TSL_GET(&p->w[h], TSL_PROG_HDR_COUNT) * IW)
-        for (uint32_t j = 0; j < TSL_GET(&p->w[h], TSL_PROG_HDR_COUNT); j++, k++) {
-            uint32_t pick = TSL_UNIT_LIMIT, first = TSL_UNIT_LIMIT;
-            for (uint32_t t = 0; t < TSL_UNIT_LIMIT; t++) {
-                uint32_t u = (turn + t) % TSL_UNIT_LIMIT;
-                if (next[u] == len[u])
-                    continue;
-                const uint32_t *w = &old[idx[at[u] + next[u]] * IW];
-                uint32_t wait = TSL_GET(w, TSL_INSN_HDR_WAIT), ok = 1;
-                for (uint32_t v = 0; v < TSL_UNIT_LIMIT; v++)
-                    if ((wait >> v) & 1u && tokens[v][u] < 1)
-                        ok = 0;
-                if (ok && pick == TSL_UNIT_LIMIT)
-                    pick = u;
-                if (first == TSL_UNIT_LIMIT || idx[at[u] + next[u]] < idx[at[first] + next[first]])
-                    first = u;
-            }
-            uint32_t u = pick < TSL_UNIT_LIMIT ? pick : first;
-            const uint32_t *w = &old[idx[at[u] + next[u]++] * IW];
-            uint32_t wait = TSL_GET(w, TSL_INSN_HDR_WAIT), signal = TSL_GET(w, TSL_INSN_HDR_SIGNAL);
-            for (uint32_t v = 0; v < TSL_UNIT_LIMIT; v++) {
-                tokens[v][u] -= (int32_t)((wait >> v) & 1u);
-                tokens[u][v] += (int32_t)((signal >> v) & 1u);
-            }
-            memcpy(&p->w[h + 1u + j * IW], w, 4u * IW);
-            turn = (u + 1u) % TSL_UNIT_LIMIT;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t pick = NONE, first = NONE;
+        for (uint32_t t = 0; t < TSL_UNIT_LIMIT; t++) {
+            uint32_t u = (turn + t) % TSL_UNIT_LIMIT, wait, ok = 1;
+            if (at[u] == n)
+                continue;
+            wait = TSL_GET(&old[at[u] * IW], TSL_INSN_HDR_WAIT);
+            for (uint32_t v = 0; v < TSL_UNIT_LIMIT; v++)
+                if ((wait >> v) & 1u && tokens[v][u] < 1)
+                    ok = 0;
+            if (ok && pick == NONE)
+                pick = u;
+            if (first == NONE || at[u] < at[first])
+                first = u;
         }
+        uint32_t u = pick != NONE ? pick : first;
+        const uint32_t *w = &old[at[u] * IW];
+        uint32_t wait = TSL_GET(w, TSL_INSN_HDR_WAIT), signal = TSL_GET(w, TSL_INSN_HDR_SIGNAL);
+        for (uint32_t v = 0; v < TSL_UNIT_LIMIT; v++) {
+            tokens[v][u] -= (int32_t)((wait >> v) & 1u);
+            tokens[u][v] += (int32_t)((signal >> v) & 1u);
+        }
+        memcpy(&p->w[slot[k]], w, 4u * IW);
+        at[u] = next_of(old, n, u, at[u] + 1u);
+        turn = (u + 1u) % TSL_UNIT_LIMIT;
+    }
     free(old);
-    free(idx);
+    free(slot);
 }
 
 /* --------------------------------------------------------------------------- the checks */
@@ -512,8 +513,8 @@ uint32_t tsl_cp_compile(tsl_cp_t *cp, uint32_t ring_end, const uint32_t *w, tsl_
     if (p->words)   /* not the program's first command: start behind everything before it */
         barrier(cp);
     uint32_t start = p->words;
-    int mix = c.opcode == TSL_CMD_OP_ROWWISE || c.opcode == TSL_CMD_OP_POOL2D;   /* interleave() */
-    if (mix)
+    int reorder = c.opcode == TSL_CMD_OP_ROWWISE || c.opcode == TSL_CMD_OP_POOL2D;   /* interleave() */
+    if (reorder)
         p->open = 0;   /* its instructions in records of their own */
     tsl_cp_sched_begin(cp);
     switch (c.opcode) {
@@ -527,7 +528,7 @@ uint32_t tsl_cp_compile(tsl_cp_t *cp, uint32_t ring_end, const uint32_t *w, tsl_
     default: tsl_cp_exec_gemm(cp, &c); break;
     }
     tsl_cp_sched_end(cp);
-    if (mix && !p->oom)
+    if (reorder && !p->oom)
         interleave(p, start);
     p->open = 0;   /* the next command's instructions start a record of their own */
     cp->prog = NULL;

@@ -5,9 +5,9 @@ sim (docs/performance.md, "Convolution, pooling and the row functions").
 usage: bench_epilogue.py [--m M] [--k K] [--n N]
 
 Runs C = A x B (M x K by K x N, float32 rounded to bf16, FP32 C) plain and with each function of
-tessel.EPILOGUES but "add_c" (EPILOGUES[0], None, is the plain GEMM), one command each, mirrored on the golden model (check=True: the bits
-must agree), and prints the cycles of each and its ratio to the plain GEMM's. Exit code 1 when a
-command failed or disagreed with the model.
+tessel.EPILOGUES but "add_c" (EPILOGUES[0], None, is the plain GEMM), one command each, mirrored on
+the golden model (check=True: the bits must agree), and prints the cycles of each and its ratio to
+the plain GEMM's. Exit code 1 when a command failed or disagreed with the model.
 """
 import argparse
 import sys

@@ -304,21 +304,21 @@ void tsl_cp_epilogue_store(tsl_cp_t *cp, const tsl_cmd_t *c, const tsl_cp_tile_t
                 .src2_mode = TSL_SRC2_BCAST, .dst_addr = acc, .src1_addr = acc, .src2_addr = t->bias,
                 .rows = t->rows});
     }
-    /* ReLU, then a last step of one operand (GELU, ...), each in place */
-    const uint32_t unary[2] = {(c->flags & TSL_CP_FLAG(RELU)) ? TSL_VPU_OP_RELU : 0u, add ? 0u : c->vpu_op};
+    /* ReLU, then a last step of one operand (GELU, SiLU), each in place */
+    const uint32_t unary[2] = {(c->flags & TSL_CP_FLAG(RELU)) ? TSL_VPU_OP_RELU : 0u, add ? 0u : tsl_gemm_post_op(c->vpu_op)};
     for (uint32_t i = 0; i < 2u; i++) {
         if (!unary[i])
             continue;
         wr[k] = t->accb;
         ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                .op = unary[i], .dst_dtype = adt, .src1_dtype = adt, .dst_addr = acc, .src1_addr = acc,
-                .rows = t->rows});
+                .op = unary[i], .act = i ? tsl_gemm_post_act(c->vpu_op) : 0u, .dst_dtype = adt, .src1_dtype = adt,
+                .dst_addr = acc, .src1_addr = acc, .rows = t->rows});
     }
     if (add) {   /* a last step on the old C, from the output tile into it */
         rd[k] = t->accb;
         wr[k] = t->outb;
         ops[k++] = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                .op = c->vpu_op, .dst_dtype = c->c_dtype, .src1_dtype = TSL_DTYPE_FP32, .src2_dtype = c->c_dtype,
+                .op = tsl_gemm_post_op(c->vpu_op), .dst_dtype = c->c_dtype, .src1_dtype = TSL_DTYPE_FP32, .src2_dtype = c->c_dtype,
                 .dst_addr = t->out, .src1_addr = acc, .src2_addr = t->out, .rows = t->rows});
     } else if (c->c_dtype == TSL_DTYPE_INT8) {
         rd[k] = t->accb;

@@ -8,10 +8,10 @@
  * lanes past column N of the last block are filled first with a value that leaves the row's
  * reductions alone (-inf for the softmax's max; 0 for sums). Tiles alternate between two sets of
  * input and output buffers, so that the DMA moves tile t + 1 while the VPU computes tile t; the
- * VPU's own work buffers need no tokens (one in-order queue). Every value is FP32 inside. GELU is
- * elementwise and a VPU function: its tiles stay row-major (one LOAD and one STORE a tile), and
- * each tile is one VPU_VEC GELU from the input buffer (A's dtype) into the output buffer (C's), with
- * no work buffers. */
+ * VPU's own work buffers need no tokens (one in-order queue). Every value is FP32 inside. GELU and
+ * SiLU are elementwise, each a VPU function (ACT): their tiles stay row-major (one LOAD and one
+ * STORE a tile), and each tile is one VPU_VEC ACT from the input buffer (A's dtype) into the output
+ * buffer (C's), with no work buffers. */
 #include "tsl_cp_int.h"
 
 #define TOK_DMA TSL_TOK(TSL_UNIT_DMA)
@@ -50,9 +50,9 @@ typedef struct {
     uint32_t n, v, r;                /* MXU N, blocks per row, rows per tile (a multiple of 4 / the
                                         narrowest input's bytes, so that a block is whole INT32 vectors) */
     uint32_t esa, esb, esc, op, mask;
-    uint32_t esw;                    /* the VPU's work buffers: 4 (FP32); 0 for GELU, which has none */
+    uint32_t esw;                    /* the VPU's work buffers: 4 (FP32); 0 for GELU and SiLU, which have none */
     uint32_t wtiles;                 /* FP32 tiles in the work: x and t, or x alone (the softmax) */
-    uint32_t rowmajor;               /* GELU: one VPU function, so a tile is row-major (row r at r V N) */
+    uint32_t rowmajor;               /* GELU, SiLU: one VPU function, so a tile is row-major (row r at r V N) */
     uint32_t in[2], mk[2], out[2];   /* DMA'd buffers, two of each */
     uint32_t x, t, s1, s2, gam, bet; /* VPU-only: FP32 tile, FP32 scratch, two per-row vectors, gamma, beta */
     uint32_t lm;                     /* LAYERNORM of a row with padding lanes: a vector of 1.0 in the
@@ -62,7 +62,7 @@ typedef struct {
 
 /* Lay the buffers out for tiles of x->r rows: in VMEM the DMA's buffers, gamma and beta and the
  * LAYERNORM lane mask; with `acc`, in ACC, where an FP32 vector is one line instead of VMEM's two,
- * the VPU's FP32 work (x, t, s1, s2), or for GELU, which has none, its FP32 output buffers; else
+ * the VPU's FP32 work (x, t, s1, s2), or for GELU and SiLU, which have none, their FP32 output buffers; else
  * those in VMEM after the rest. 1 when they fit. */
 static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
 {
@@ -72,7 +72,7 @@ static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
         p += al64(vb * x->esa);
         x->mk[s] = (uint32_t)p;
         p += al64(vb * x->esb);
-        if (acc && x->rowmajor) {   /* GELU's FP32 output */
+        if (acc && x->rowmajor) {   /* GELU's and SiLU's FP32 output */
             x->out[s] = (uint32_t)(TSL_LOCAL_ACC_BASE + q);
             q += al64(vb * x->esc);
         } else {
@@ -98,8 +98,8 @@ static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
     return acc ? p <= cp->vmem_bytes && w <= cp->acc_bytes : w <= cp->vmem_bytes;
 }
 
-/* Tiles of as many rows as fit and a VPU instruction's ROWS allows, made equal. GELU needs only the
- * DMA's buffers (a tile is one VPU instruction), its FP32 output in ACC when a tile of at least
+/* Tiles of as many rows as fit and a VPU instruction's ROWS allows, made equal. GELU and SiLU need only the
+ * DMA's buffers (a tile is one VPU instruction), their FP32 output in ACC when a tile of at least
  * ACC_MIN_ROWS rows (or all of them) fits there; the other functions' FP32 work goes there on the
  * same terms. The VPU's passes are bound by its memory port, and ACC's lines hold an FP32 vector
  * each. Else it stays in VMEM. */
@@ -111,7 +111,7 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
     x->n = n;
     x->v = (c->n + n - 1u) >> cp->n_log2;   /* divisions are slow on the control core */
     x->op = c->vpu_op;
-    x->rowmajor = x->op == TSL_ROW_OP_GELU;
+    x->rowmajor = x->op == TSL_ROW_OP_GELU || x->op == TSL_ROW_OP_SILU;
     x->mask = (c->flags & TSL_CP_FLAG(MASK)) != 0;
     x->esa = tsl_dtype_bytes(c->a_dtype);
     x->esb = x->mask ? tsl_dtype_bytes(c->b_dtype) : 0u;
@@ -312,7 +312,7 @@ static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t
     }
 }
 
-/* The VPU work of one tile of any ROW_OP but GELU, from the input buffer `in` (and mask `mk`) into
+/* The VPU work of one tile of any ROW_OP but GELU and SiLU, from the input buffer `in` (and mask `mk`) into
  * the output buffer `out`. The tile in FP32 (src) is `in` itself for an FP32 A, else its MOV into
  * x->x; the first instruction waits for IN, the last reader of `in` or `mk` reads IN or MK (so
  * that the loads of tile t + 2 wait for it), the first use of gamma and beta reads GB, and the
@@ -408,16 +408,6 @@ static int compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint3
         }
         return 1;
     }
-    default:   /* SILU: x * 1 / (1 + exp(-x)) */
-        vec(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MUL, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP,
-                                     .src2_mode = TSL_SRC2_IMM, .dst_addr = x->t, .src1_addr = src,
-                                     .src2_addr = F32_MINUS_ONE, .rows = all}, inb, NULL, NULL, 0);
-        vop(cp, TSL_VPU_OP_EXP, x->t, x->t, 0, 0, all);
-        vop(cp, TSL_VPU_OP_ADD, x->t, x->t, F32_ONE, TSL_SRC2_IMM, all);
-        vop(cp, TSL_VPU_OP_RECIP, x->t, x->t, 0, 0, all);
-        vec(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MUL, .dst_dtype = dd, .src1_dtype = FP, .src2_dtype = FP,
-                                     .src2_mode = TSL_SRC2_VEC, .dst_addr = out, .src1_addr = src,
-                                     .src2_addr = x->t, .rows = all}, IN, NULL, OUT, TOK_DMA);
     }
     return 0;
 }
@@ -450,9 +440,10 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
             continue;
         uint32_t u = t - 1u, s = u & 1u, m0 = u * x.r, mr = tsl_cp_min(x.r, c->m - m0);
         int stores = 0;   /* the STOREs follow the output's blocks one by one */
-        if (x.rowmajor) {   /* GELU: the VPU function, from the input buffer into the output */
+        if (x.rowmajor) {   /* GELU, SiLU: the VPU function, from the input buffer into the output */
             tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                    .op = TSL_VPU_OP_GELU, .dst_dtype = c->c_dtype,
+                    .op = TSL_VPU_OP_ACT, .act = x.op == TSL_ROW_OP_SILU ? TSL_VPU_ACT_SILU : TSL_VPU_ACT_GELU,
+                    .dst_dtype = c->c_dtype,
                     .src1_dtype = c->a_dtype, .dst_addr = x.out[s], .src1_addr = x.in[s], .rows = x.v * x.r}),
                 &IN[s], NULL, &OUT[s], TOK_DMA);
         } else {

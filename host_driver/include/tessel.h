@@ -204,11 +204,12 @@ typedef enum { TESSEL_INT8 = 0, TESSEL_BF16 = 1, TESSEL_INT32 = 2, TESSEL_FP32 =
  * by `make gen`). BF16 inputs only; TESSEL_EPILOGUE_NAMES are the Python names. */
 typedef enum {
     TESSEL_EPILOGUE_NONE = 0,
-    TESSEL_EPILOGUE_GELU = 1, /* GELU (its tanh form, VPU GELU) of the result; not with relu */
+    TESSEL_EPILOGUE_GELU = 1, /* GELU (its tanh form) of the result; not with relu */
     TESSEL_EPILOGUE_ADD_C = 2, /* C = epilogue(A x B) + C: C's old value added (in FP32, a residual connection) */
+    TESSEL_EPILOGUE_SILU = 3, /* SiLU of the result; not with relu */
 } tessel_epilogue_t;
-#define TESSEL_EPILOGUE_COUNT 3
-#define TESSEL_EPILOGUE_NAMES {"none", "gelu", "add_c"}
+#define TESSEL_EPILOGUE_COUNT 4
+#define TESSEL_EPILOGUE_NAMES {"none", "gelu", "add_c", "silu"}
 /* /gen:epilogue */
 
 /* C = epilogue(A x B) for host row-major operands of any shape. in_dtype INT8: A and B are int8_t,

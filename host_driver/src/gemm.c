@@ -136,11 +136,10 @@ void tessel_get_matrix(void *dst, uint64_t ld, const uint8_t *src, uint64_t rows
         }
 }
 
-/* The VPU op that ends an epilogue (0: none). */
-static uint32_t gemm_post_op(tessel_epilogue_t epi)
+/* The [gemm_post] code that ends an epilogue (0: none): tessel_epilogue_t's own value. */
+static uint32_t gemm_post_code(tessel_epilogue_t epi)
 {
-    static const uint32_t ops[TSL_GEMM_POSTS_COUNT] = TSL_GEMM_POSTS;
-    return epi > 0 && (unsigned)epi <= TSL_GEMM_POSTS_COUNT ? ops[epi - 1] : 0u;
+    return epi > 0 && (unsigned)epi <= TSL_GEMM_POSTS_COUNT ? (uint32_t)epi : 0u;
 }
 
 /* Argument checks: TESSEL_EINVAL for anything the command could not express, with the rule it
@@ -170,7 +169,7 @@ static tessel_status_t gemm_check(tessel_dev_t *dev, uint32_t m, uint32_t n, uin
         return tessel_fail(dev, TESSEL_EINVAL, "%s: epilogue %d is not a tessel_epilogue_t", what, (int)epi);
     if (epi && int8)
         return tessel_fail(dev, TESSEL_EINVAL, "%s: %s applies to bf16 inputs only", what, names[epi]);
-    if (epi && relu && !tsl_gemm_post_has(TSL_GEMM_POST_RELU, gemm_post_op(epi)))
+    if (epi && relu && !tsl_gemm_post_has(TSL_GEMM_POST_RELU, gemm_post_code(epi)))
         return tessel_fail(dev, TESSEL_EINVAL, "%s: %s does not go with relu", what, names[epi]);
     return TESSEL_OK;
 }
@@ -256,7 +255,7 @@ TESSEL_API tessel_status_t tessel_gemm_cmd(tessel_dev_t *dev, const tessel_gemm_
     }
     TSL_SET(w, TSL_CMD_OPCODE, TSL_CMD_OP_GEMM);
     TSL_SET(w, TSL_CMD_FLAGS, flags);
-    TSL_SET(w, TSL_CMD_VPU_OP, gemm_post_op(g->epilogue));
+    TSL_SET(w, TSL_CMD_VPU_OP, gemm_post_code(g->epilogue));
     TSL_SET(w, TSL_CMD_A_DTYPE, adt);
     TSL_SET(w, TSL_CMD_B_DTYPE, adt);
     TSL_SET(w, TSL_CMD_C_DTYPE, cdt);
@@ -315,7 +314,7 @@ TESSEL_API tessel_status_t tessel_gemm(tessel_dev_t *dev, const tessel_gemm_t *g
         goto out;
     if (g->bias && (r = tessel_write(dev, d[3].addr, g->bias, (size_t)biasbytes)))   /* int32 or fp32, as given */
         goto out;
-    if (tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, gemm_post_op(g->epilogue)) &&
+    if (tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, gemm_post_code(g->epilogue)) &&
         (r = tessel_put_matrix(dev, d[2].addr, g->c, m, n, g->ldc, cdt, buf)))   /* the old C */
         goto out;
     tessel_gemm_op_t op = {.m = g->m, .n = g->n, .k = g->k, .in_dtype = g->in_dtype, .out_dtype = g->out_dtype,

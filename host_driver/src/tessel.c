@@ -834,7 +834,7 @@ static void account(tessel_dev_t *d, const tessel_cmd_t *c, const tessel_complet
         d->stats.macs += m * ((k + nn - 1) / nn * nn) * ((n + nn - 1) / nn * nn);
         d->stats.hbm_bytes += m * k * sa + k * n * sb + orows * orow +
                               ((flags >> TSL_CMD_FLAG_BIAS) & 1u ? 4u * n : 0u) +
-                              (TSL_GET(w, TSL_CMD_VPU_OP) == TSL_VPU_OP_ADD ? orows * orow : 0u);   /* the old C */
+                              (tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, TSL_GET(w, TSL_CMD_VPU_OP)) ? orows * orow : 0u);   /* the old C */
         break;
     case TSL_CMD_OP_ELTWISE: {
         uint64_t b = 0;

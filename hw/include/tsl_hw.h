@@ -21,7 +21,7 @@
 #define TSL_PARAM_KERNEL_BYTES 3072u /* the custom-kernel region of the control core's RAM, just below the firmware's stack: the largest KERNEL image (a multiple of 4) */
 #define TSL_PARAM_KERNEL_ARGS 8u /* argument words of a KERNEL command (ARG0.. of the kernel geometry) */
 #define TSL_PARAM_BAR0_RAM_OFFSET 65536u /* host BAR0 offset of the window onto the control core's RAM (RAM_BYTES; usable while HOSTIF BOOT.HOLD is set) */
-#define TSL_PARAM_VPU_FN_ROWS 8u /* rows the VPU's functions (EXP, RECIP, RSQRT, GELU) run at once, one register set each in every lane; 2 to 8 */
+#define TSL_PARAM_VPU_FN_ROWS 8u /* rows the VPU's functions (EXP, RECIP, RSQRT, ACT) run at once, one register set each in every lane; 2 to 8 */
 #define TSL_PARAM_ICI_SEMS 16u /* ICI semaphores of a chip (CFG_FEATURES.ICI): counters that remote writes, and the SENDs with DONE that leave this chip, increment, and DMA SEMWAIT waits on (docs/pod.md) */
 #define TSL_PARAM_ICI_DIM_MAX 16u /* largest extent of a pod's X or Y dimension: chip coordinates are 0..ICI_DIM_MAX-1 (docs/pod.md) */
 #define TSL_PARAM_ICI_LINK_BYTES_PER_CYCLE 8u /* bytes an ICI link carries each way per cycle (docs/pod.md) */
@@ -82,7 +82,7 @@
 
 /* VPU_OP: VPU operations */
 #define TSL_VPU_OP_SYNC 0u /* tokens only */
-#define TSL_VPU_OP_GELU 1u /* dst = a / (1 + e^(-2 sqrt(2/pi) (a + 0.044715 a^3))), GELU's tanh form (isa.md, VPU functions) */
+#define TSL_VPU_OP_ACT 1u /* dst = act(a), the activation function ACT (VPU_ACT: GELU, SILU) (isa.md, VPU functions) */
 #define TSL_VPU_OP_ADD 2u /* dst = a + b */
 #define TSL_VPU_OP_MUL 3u /* dst = a * b */
 #define TSL_VPU_OP_MAX 4u /* dst = max(a, b) */
@@ -103,6 +103,11 @@
 #define TSL_SRC2_BCAST 1u /* row 0 of src2 for every row (bias broadcast) */
 #define TSL_SRC2_IMM 2u /* the 32-bit immediate in word 3, in every lane */
 #define TSL_SRC2_LIMIT 3u
+
+/* VPU_ACT: the activation functions of VPU ACT (its ACT field); isa.md, VPU functions */
+#define TSL_VPU_ACT_GELU 0u /* a / (1 + e^(-2 sqrt(2/pi) (a + 0.044715 a^3))), GELU's tanh form */
+#define TSL_VPU_ACT_SILU 1u /* a / (1 + e^(-a)), SiLU (swish) */
+#define TSL_VPU_ACT_LIMIT 2u
 
 /* ERR: tensor-core error codes (TC ERR_CODE); the first error halts every queue */
 #define TSL_ERR_NONE 0u /* no error */
@@ -242,7 +247,7 @@ static inline const char *tsl_vpu_op_name(uint32_t v)
 {
     switch (v) {
     case 0u: return "SYNC";
-    case 1u: return "GELU";
+    case 1u: return "ACT";
     case 2u: return "ADD";
     case 3u: return "MUL";
     case 4u: return "MAX";
@@ -267,6 +272,16 @@ static inline const char *tsl_src2_name(uint32_t v)
     case 0u: return "VEC";
     case 1u: return "BCAST";
     case 2u: return "IMM";
+    default: return (const char *)0;
+    }
+}
+
+/* Name of a VPU_ACT value, or NULL when it has none. */
+static inline const char *tsl_vpu_act_name(uint32_t v)
+{
+    switch (v) {
+    case 0u: return "GELU";
+    case 1u: return "SILU";
     default: return (const char *)0;
     }
 }
@@ -749,7 +764,7 @@ static inline const char *tsl_feature_name(uint32_t bit)
 #define TSL_INSN_MXU_MATMULK_W_STRIDE_SHIFT 0u
 #define TSL_INSN_MXU_MATMULK_W_STRIDE_MASK 0xFFFFFFFFu
 
-/* Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX, MIN, EXP, RECIP, RSQRT, GELU): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous */
+/* Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX, MIN, EXP, RECIP, RSQRT, ACT): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous */
 #define TSL_FMT_VPU_VEC 5u
 #define TSL_INSN_VPU_VEC_DST_DTYPE_WORD 0u /* destination element type */
 #define TSL_INSN_VPU_VEC_DST_DTYPE_SHIFT 16u
@@ -763,6 +778,9 @@ static inline const char *tsl_feature_name(uint32_t bit)
 #define TSL_INSN_VPU_VEC_SRC2_MODE_WORD 0u /* SRC2 enum; binary ops only */
 #define TSL_INSN_VPU_VEC_SRC2_MODE_SHIFT 22u
 #define TSL_INSN_VPU_VEC_SRC2_MODE_MASK 0x3u
+#define TSL_INSN_VPU_VEC_ACT_WORD 0u /* ACT: the VPU_ACT function; 0 for every other op */
+#define TSL_INSN_VPU_VEC_ACT_SHIFT 24u
+#define TSL_INSN_VPU_VEC_ACT_MASK 0x3u
 #define TSL_INSN_VPU_VEC_DST_ADDR_WORD 1u /* local address of dst row 0 */
 #define TSL_INSN_VPU_VEC_DST_ADDR_SHIFT 0u
 #define TSL_INSN_VPU_VEC_DST_ADDR_MASK 0xFFFFFFFFu
@@ -897,7 +915,7 @@ static inline int tsl_insn_format(uint32_t unit, uint32_t op)
         return 3;
     if ((unit == TSL_UNIT_MXU) && (op == TSL_MXU_OP_MATMULK))
         return 4;
-    if ((unit == TSL_UNIT_VPU) && (op == TSL_VPU_OP_ADD || op == TSL_VPU_OP_MUL || op == TSL_VPU_OP_MAX || op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT || op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX || op == TSL_VPU_OP_MIN || op == TSL_VPU_OP_EXP || op == TSL_VPU_OP_RECIP || op == TSL_VPU_OP_RSQRT || op == TSL_VPU_OP_GELU))
+    if ((unit == TSL_UNIT_VPU) && (op == TSL_VPU_OP_ADD || op == TSL_VPU_OP_MUL || op == TSL_VPU_OP_MAX || op == TSL_VPU_OP_RELU || op == TSL_VPU_OP_MOV || op == TSL_VPU_OP_REQUANT || op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX || op == TSL_VPU_OP_MIN || op == TSL_VPU_OP_EXP || op == TSL_VPU_OP_RECIP || op == TSL_VPU_OP_RSQRT || op == TSL_VPU_OP_ACT))
         return 5;
     if ((unit == TSL_UNIT_VPU) && (op == TSL_VPU_OP_EPI))
         return 6;
@@ -917,7 +935,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
         {0x00531FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* MXU_LOADW */
         {0x00331FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0x00000000u, 0x00000000u}, /* MXU_MATMUL */
         {0x00731FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0FFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, /* MXU_MATMULK */
-        {0x00FF1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0x0000003Fu, 0xFFFFFFFFu}, /* VPU_VEC */
+        {0x03FF1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0x0000003Fu, 0xFFFFFFFFu}, /* VPU_VEC */
         {0x007F1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0xFFFF003Fu, 0xFFFFFFFFu}, /* VPU_EPI */
         {0x00001FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x1FFF0F0Fu, 0x00000000u}, /* DMA_SEND */
         {0x00001FFFu, 0x0000000Fu, 0x0000FFFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* DMA_SEMWAIT */
@@ -944,7 +962,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_CMD_C_DTYPE_WORD 2u /* DTYPE of C */
 #define TSL_CMD_C_DTYPE_SHIFT 8u
 #define TSL_CMD_C_DTYPE_MASK 0xFu
-#define TSL_CMD_VPU_OP_WORD 2u /* ELTWISE, POOL2D: VPU_OP enum; ROWWISE: ROW_OP enum; GEMM: the epilogue's last step, 0 or a [gemm_post] VPU op */
+#define TSL_CMD_VPU_OP_WORD 2u /* ELTWISE, POOL2D: VPU_OP enum; ROWWISE: ROW_OP enum; GEMM: the epilogue's last step, 0 or a [gemm_post] code */
 #define TSL_CMD_VPU_OP_SHIFT 12u
 #define TSL_CMD_VPU_OP_MASK 0xFu
 #define TSL_CMD_M_WORD 3u /* rows of A and C (COPY/FILL: rows) */
@@ -1034,7 +1052,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
 #define TSL_SEQ_CONV_WORD 1u /* convolution: A is the implicit im2col of an NHWC input (words 16..23) */
 #define TSL_SEQ_CONV_SHIFT 23u
 #define TSL_SEQ_CONV_MASK 0x1u
-#define TSL_SEQ_POST_WORD 1u /* the epilogue's last step (BF16 A): 0, or a [gemm_post] VPU op that follows each EPI */
+#define TSL_SEQ_POST_WORD 1u /* the epilogue's last step (BF16 A): 0, or the [gemm_post] code of the VPU op that follows each EPI */
 #define TSL_SEQ_POST_SHIFT 24u
 #define TSL_SEQ_POST_MASK 0xFu
 #define TSL_SEQ_A_ADDR_WORD 2u /* HBM address of A */
@@ -1654,13 +1672,14 @@ static inline tsl_insn_mxu_matmulk_t tsl_insn_mxu_matmulk_decode(const uint32_t 
     return f;
 }
 
-/* Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX, MIN, EXP, RECIP, RSQRT, GELU): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous */
+/* Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX, MIN, EXP, RECIP, RSQRT, ACT): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous */
 typedef struct {
     uint32_t op TSL_FIELD_DEFAULT; /* operation within the unit */
     uint32_t dst_dtype TSL_FIELD_DEFAULT; /* destination element type */
     uint32_t src1_dtype TSL_FIELD_DEFAULT; /* first operand element type */
     uint32_t src2_dtype TSL_FIELD_DEFAULT; /* second operand element type (INT32 or FP32 when SRC2 = IMM) */
     uint32_t src2_mode TSL_FIELD_DEFAULT; /* SRC2 enum; binary ops only */
+    uint32_t act TSL_FIELD_DEFAULT; /* ACT: the VPU_ACT function; 0 for every other op */
     uint32_t dst_addr TSL_FIELD_DEFAULT; /* local address of dst row 0 */
     uint32_t src1_addr TSL_FIELD_DEFAULT; /* local address of src1 row 0 */
     uint32_t src2_addr TSL_FIELD_DEFAULT; /* local address of src2 row 0, or the immediate (SRC2 = IMM) */
@@ -1673,7 +1692,7 @@ typedef struct {
     uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_vpu_vec_t;
 /* X(member) for each member of tsl_insn_vpu_vec_t, in order (for tables of fields by name). */
-#define TSL_INSN_VPU_VEC_FIELDS(X) X(op) X(dst_dtype) X(src1_dtype) X(src2_dtype) X(src2_mode) X(dst_addr) X(src1_addr) X(src2_addr) X(rows) X(scale) X(shift) X(zero_point) X(wait) X(signal) X(notify)
+#define TSL_INSN_VPU_VEC_FIELDS(X) X(op) X(dst_dtype) X(src1_dtype) X(src2_dtype) X(src2_mode) X(act) X(dst_addr) X(src1_addr) X(src2_addr) X(rows) X(scale) X(shift) X(zero_point) X(wait) X(signal) X(notify)
 
 /* Encode a VPU_VEC instruction (UNIT = TSL_UNIT_VPU). */
 static inline tsl_insn_t tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t f)
@@ -1687,7 +1706,8 @@ static inline tsl_insn_t tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t f)
              ((f.dst_dtype & 0x3u) << 16) |
              ((f.src1_dtype & 0x3u) << 18) |
              ((f.src2_dtype & 0x3u) << 20) |
-             ((f.src2_mode & 0x3u) << 22);
+             ((f.src2_mode & 0x3u) << 22) |
+             ((f.act & 0x3u) << 24);
     i.w[1] = f.dst_addr;
     i.w[2] = f.src1_addr;
     i.w[3] = f.src2_addr;
@@ -1707,6 +1727,7 @@ static inline tsl_insn_vpu_vec_t tsl_insn_vpu_vec_decode(const uint32_t *w)
     f.src1_dtype = (w[0] >> 18) & 0x3u;
     f.src2_dtype = (w[0] >> 20) & 0x3u;
     f.src2_mode = (w[0] >> 22) & 0x3u;
+    f.act = (w[0] >> 24) & 0x3u;
     f.dst_addr = w[1];
     f.src1_addr = w[2];
     f.src2_addr = w[3];
@@ -1915,7 +1936,7 @@ typedef struct {
     uint32_t a_dtype TSL_FIELD_DEFAULT; /* DTYPE of A (GEMM: INT8 or BF16) */
     uint32_t b_dtype TSL_FIELD_DEFAULT; /* DTYPE of B */
     uint32_t c_dtype TSL_FIELD_DEFAULT; /* DTYPE of C */
-    uint32_t vpu_op TSL_FIELD_DEFAULT; /* ELTWISE, POOL2D: VPU_OP enum; ROWWISE: ROW_OP enum; GEMM: the epilogue's last step, 0 or a [gemm_post] VPU op */
+    uint32_t vpu_op TSL_FIELD_DEFAULT; /* ELTWISE, POOL2D: VPU_OP enum; ROWWISE: ROW_OP enum; GEMM: the epilogue's last step, 0 or a [gemm_post] code */
     uint32_t m TSL_FIELD_DEFAULT; /* rows of A and C (COPY/FILL: rows) */
     uint32_t n TSL_FIELD_DEFAULT; /* columns of B and C (COPY/FILL: bytes per row; KERNEL: the image's bytes) */
     uint32_t k TSL_FIELD_DEFAULT; /* columns of A, rows of B */
@@ -2027,7 +2048,7 @@ typedef struct {
     uint32_t relu TSL_FIELD_DEFAULT; /* ReLU after the bias */
     uint32_t fscale TSL_FIELD_DEFAULT; /* float C: multiply by the FP32 SCALE before the bias */
     uint32_t conv TSL_FIELD_DEFAULT; /* convolution: A is the implicit im2col of an NHWC input (words 16..23) */
-    uint32_t post TSL_FIELD_DEFAULT; /* the epilogue's last step (BF16 A): 0, or a [gemm_post] VPU op that follows each EPI */
+    uint32_t post TSL_FIELD_DEFAULT; /* the epilogue's last step (BF16 A): 0, or the [gemm_post] code of the VPU op that follows each EPI */
     uint32_t a_addr TSL_FIELD_DEFAULT; /* HBM address of A */
     uint32_t lda TSL_FIELD_DEFAULT; /* bytes between rows of A */
     uint32_t b_addr TSL_FIELD_DEFAULT; /* HBM address of B */
@@ -2366,7 +2387,7 @@ static inline void tsl_field_set(uint32_t *w, unsigned word, unsigned shift, uin
 #define TSL_MXU_OPS {TSL_MXU_OP_LOADW, TSL_MXU_OP_MATMUL, TSL_MXU_OP_MATMULK}
 #define TSL_MXU_OPS_COUNT 3u
 /* Every VPU op but SYNC, by code: an initialiser, e.g. static const uint32_t ops[] = TSL_VPU_OPS; */
-#define TSL_VPU_OPS {TSL_VPU_OP_GELU, TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU, TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX, TSL_VPU_OP_EPI, TSL_VPU_OP_MIN, TSL_VPU_OP_EXP, TSL_VPU_OP_RECIP, TSL_VPU_OP_RSQRT}
+#define TSL_VPU_OPS {TSL_VPU_OP_ACT, TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_RELU, TSL_VPU_OP_MOV, TSL_VPU_OP_REQUANT, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX, TSL_VPU_OP_EPI, TSL_VPU_OP_MIN, TSL_VPU_OP_EXP, TSL_VPU_OP_RECIP, TSL_VPU_OP_RSQRT}
 #define TSL_VPU_OPS_COUNT 14u
 
 /* Bit 16*unit + op of a mask (0 outside the table). */
@@ -2404,7 +2425,7 @@ static inline const tsl_op_info_t *tsl_op_at(uint32_t i)
         {TSL_UNIT_MXU, TSL_MXU_OP_MATMUL, "MATMUL", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_MXU, TSL_MXU_OP_MATMULK, "MATMULK", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_VPU, TSL_VPU_OP_SYNC, "SYNC", 0u, 0u, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
-        {TSL_UNIT_VPU, TSL_VPU_OP_GELU, "GELU", 1u, TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC)},
+        {TSL_UNIT_VPU, TSL_VPU_OP_ACT, "ACT", 1u, TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC)},
         {TSL_UNIT_VPU, TSL_VPU_OP_ADD, "ADD", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_VPU, TSL_VPU_OP_MUL, "MUL", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
         {TSL_UNIT_VPU, TSL_VPU_OP_MAX, "MAX", 2u, TSL_OP_CLASS_INT | TSL_OP_CLASS_FLOAT, (1u << TSL_CORE_TC) | (1u << TSL_CORE_LITE)},
@@ -2435,6 +2456,7 @@ static inline const tsl_op_info_t *tsl_op_info(uint32_t unit, uint32_t op)
  * constants and tables of EXP, RECIP and RSQRT. */
 #define TSL_VPU_FN_GELU_C3 0x3D372713u /* GELU: 0.044715, the x^3 coefficient of its tanh form */
 #define TSL_VPU_FN_GELU_K2 0xBFCC422Au /* GELU: -2 sqrt(2/pi), rounded to FP32 */
+#define TSL_VPU_FN_SILU_K 0xBF800000u /* SILU: -1, the factor of its argument */
 #define TSL_VPU_FN_TABLE_BITS 6u /* leading bits that index the tables */
 #define TSL_VPU_FN_LOG2E 0xB8AA3B295Cull /* log2(e) 2^39 */
 #define TSL_VPU_FN_EXP_C1 0xB17217F8u /* ln(2)^1 / 1! 2^32 */
@@ -2534,19 +2556,48 @@ static inline uint32_t tsl_vpu_fn_rsqrt_b(uint32_t i)
 }
 
 /* The GEMM epilogue's last step ([gemm_post]): a GEMM command's VPU_OP, the descriptor's POST
- * (0: none). Masks have bit op. */
-#define TSL_GEMM_POST_OPS 0x0006u /* the VPU ops a GEMM epilogue may end in */
+ * (0: none), is its code TSL_POST_* (tessel_epilogue_t's value). Masks have bit code. */
+#define TSL_POST_GELU 1u /* GELU (its tanh form) of the result */
+#define TSL_POST_ADD 2u /* C = epilogue(A x B) + C: C's old value added (in FP32, a residual connection) */
+#define TSL_POST_SILU 3u /* SiLU of the result */
+#define TSL_GEMM_POST_OPS 0x000Eu /* the VPU ops a GEMM epilogue may end in */
 #define TSL_GEMM_POST_RELU 0x0004u /* those allowed with RELU */
-#define TSL_GEMM_POST_CONV 0x0002u /* those allowed with CONV (descriptor) */
+#define TSL_GEMM_POST_CONV 0x000Au /* those allowed with CONV (descriptor) */
 #define TSL_GEMM_POST_OLD_C 0x0004u /* those whose second operand is C's old value, loaded first */
-/* Every one, in the order of tessel_epilogue_t from 1: an initialiser */
-#define TSL_GEMM_POSTS {TSL_VPU_OP_GELU, TSL_VPU_OP_ADD}
-#define TSL_GEMM_POSTS_COUNT 2u
+#define TSL_GEMM_POSTS_COUNT 3u /* codes 1..TSL_GEMM_POSTS_COUNT */
 
-/* 1 when VPU op `op` is in `mask` (TSL_GEMM_POST_*). */
-static inline int tsl_gemm_post_has(uint32_t mask, uint32_t op)
+/* 1 when code `post` is in `mask` (TSL_GEMM_POST_*). */
+static inline int tsl_gemm_post_has(uint32_t mask, uint32_t post)
 {
-    return op < 16u && ((mask >> op) & 1u);
+    return post < 16u && ((mask >> post) & 1u);
+}
+
+/* The name of code `post` (NULL for none). */
+static inline const char *tsl_gemm_post_name(uint32_t post)
+{
+    switch (post) {
+    case TSL_POST_GELU: return "GELU";
+    case TSL_POST_ADD: return "ADD";
+    case TSL_POST_SILU: return "SILU";
+    default: return (const char *)0;
+    }
+}
+/* The VPU op of code `post` (0 for none), and its ACT field. */
+static inline uint32_t tsl_gemm_post_op(uint32_t post)
+{
+    switch (post) {
+    case TSL_POST_GELU: return TSL_VPU_OP_ACT;
+    case TSL_POST_ADD: return TSL_VPU_OP_ADD;
+    case TSL_POST_SILU: return TSL_VPU_OP_ACT;
+    default: return 0u;
+    }
+}
+static inline uint32_t tsl_gemm_post_act(uint32_t post)
+{
+    switch (post) {
+    case TSL_POST_SILU: return TSL_VPU_ACT_SILU;
+    default: return 0u;
+    }
 }
 
 /* TC registers (hw/spec/tessel.toml): name, offset and access of each, and the read and write

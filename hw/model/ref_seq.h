@@ -24,7 +24,7 @@ static inline uint32_t ref_seq_epilogue(const tsl_seq_t *d, uint32_t acc, uint32
         if (d->relu)
             u = ref_max(u, 0);
         if (d->post && !tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, d->post))
-            u = tslm_f32_fn(d->post, u);
+            u = tslm_f32_fn(tsl_gemm_post_op(d->post), tsl_gemm_post_act(d->post), u);
         else if (d->post)   /* ADD */
             u = ref_canon(ref_f(ref_daz(u)) + ref_f(ref_daz(d->c_dtype == TSL_DTYPE_BF16 ? old << 16 : old)));
         return d->c_dtype == TSL_DTYPE_BF16 ? ref_bf16(u) : u;

@@ -301,6 +301,8 @@ static uint32_t check_vpu(const tslm_t *m, const uint32_t *w, uint32_t op, uint3
     } else if (x.scale || x.shift || x.zero_point) {
         return TSL_ERR_BAD_FIELD;
     }
+    if (op == TSL_VPU_OP_ACT ? x.act >= TSL_VPU_ACT_LIMIT : x.act != 0)
+        return TSL_ERR_BAD_FIELD;
     if (is_float(dd) != fl || (!unary && is_float(d2) != fl))
         return TSL_ERR_BAD_FIELD;
     if (fl && !((m->cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1))
@@ -584,7 +586,7 @@ static void exec_vpu(tslm_t *m, const uint32_t *w, uint32_t op)
         }
         int fast_fn = fl && !m->softfloat && tslm_f32_is_fn(op);   /* the functions on the fast path */
         for (uint32_t j = 0; j < n && fast_fn; j++)
-            d[j] = (int32_t)tslm_fast_f32_fn(op, (uint32_t)a[j]);
+            d[j] = (int32_t)tslm_fast_f32_fn(op, x.act, (uint32_t)a[j]);
         for (uint32_t j = 0; j < n && !fast_fn && op != TSL_VPU_OP_RSUM && op != TSL_VPU_OP_RMAX; j++) {
             uint32_t ua = (uint32_t)a[j], ub = (uint32_t)b[j];
             switch (op) {
@@ -595,7 +597,7 @@ static void exec_vpu(tslm_t *m, const uint32_t *w, uint32_t op)
             case TSL_VPU_OP_RELU: d[j] = fl ? (int32_t)tslm_f32_max(ua, 0) : (a[j] > 0 ? a[j] : 0); break;
             case TSL_VPU_OP_REQUANT: d[j] = tslm_sat_i32(tslm_requant(a[j], scale, shift, zp)); break;
             /* the functions (float class only), and MOV */
-            default: d[j] = tslm_f32_is_fn(op) ? (int32_t)tslm_f32_fn(op, ua) : a[j]; break;
+            default: d[j] = tslm_f32_is_fn(op) ? (int32_t)tslm_f32_fn(op, x.act, ua) : a[j]; break;
             }
         }
         store_row(m, dst + i * n * tsl_dtype_bytes(dd), dd, d);

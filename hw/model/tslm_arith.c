@@ -236,18 +236,25 @@ uint32_t tslm_f32_gelu(uint32_t a)
     return tslm_f32_mul(a, tslm_f32_recip(tslm_f32_add(t, F32_ONE)));
 }
 
-int tslm_f32_is_fn(uint32_t op)
+uint32_t tslm_f32_silu(uint32_t a)
 {
-    return op == TSL_VPU_OP_EXP || op == TSL_VPU_OP_RECIP || op == TSL_VPU_OP_RSQRT || op == TSL_VPU_OP_GELU;
+    a = tslm_f32_canon(a);
+    uint32_t t = tslm_f32_exp(tslm_f32_mul(a, TSL_VPU_FN_SILU_K));
+    return tslm_f32_mul(a, tslm_f32_recip(tslm_f32_add(t, F32_ONE)));
 }
 
-uint32_t tslm_f32_fn(uint32_t op, uint32_t a)
+int tslm_f32_is_fn(uint32_t op)
+{
+    return op == TSL_VPU_OP_EXP || op == TSL_VPU_OP_RECIP || op == TSL_VPU_OP_RSQRT || op == TSL_VPU_OP_ACT;
+}
+
+uint32_t tslm_f32_fn(uint32_t op, uint32_t act, uint32_t a)
 {
     switch (op) {
     case TSL_VPU_OP_EXP: return tslm_f32_exp(a);
     case TSL_VPU_OP_RECIP: return tslm_f32_recip(a);
     case TSL_VPU_OP_RSQRT: return tslm_f32_rsqrt(a);
-    default: return tslm_f32_gelu(a);
+    default: return act == TSL_VPU_ACT_SILU ? tslm_f32_silu(a) : tslm_f32_gelu(a);
     }
 }
 

@@ -33,8 +33,8 @@ uint32_t tslm_f32_max(uint32_t a, uint32_t b);
 uint32_t tslm_f32_min(uint32_t a, uint32_t b);
 
 /* The VPU functions (docs/isa.md "VPU functions"): EXP, RECIP and RSQRT in fixed-point arithmetic on
- * the constants and tables of tsl_hw.h (TSL_VPU_FN_*), GELU their composition with tslm_f32_mul and
- * tslm_f32_add steps. Inputs are DAZ'd; results follow the FTZ and canonical-NaN rules. */
+ * the constants and tables of tsl_hw.h (TSL_VPU_FN_*), ACT's GELU and SILU their composition with
+ * tslm_f32_mul and tslm_f32_add steps. Inputs are DAZ'd; results follow the FTZ and canonical-NaN rules. */
 /* e^a: +inf -> +inf, -inf -> +0, overflow -> +inf, a result below 2^-126 -> +0. */
 uint32_t tslm_f32_exp(uint32_t a);
 /* 1 / a: +-0 -> +-inf, +-inf -> +-0, a result below 2^-126 -> a zero of a's sign. */
@@ -43,10 +43,12 @@ uint32_t tslm_f32_recip(uint32_t a);
 uint32_t tslm_f32_rsqrt(uint32_t a);
 /* GELU's tanh form, a * RECIP(EXP(GELU_K2 * (a + GELU_C3 * a^3)) + 1), each operation one step. */
 uint32_t tslm_f32_gelu(uint32_t a);
-/* 1 when VPU op `op` is one of the functions above: EXP, RECIP, RSQRT, GELU. */
+/* SiLU, a * RECIP(EXP(SILU_K * a) + 1), each operation one step. */
+uint32_t tslm_f32_silu(uint32_t a);
+/* 1 when VPU op `op` is one of the functions above: EXP, RECIP, RSQRT, ACT. */
 int tslm_f32_is_fn(uint32_t op);
-/* The VPU function `op` (tslm_f32_is_fn) of a. */
-uint32_t tslm_f32_fn(uint32_t op, uint32_t a);
+/* The VPU function `op` (tslm_f32_is_fn) of a; `act` is ACT's function (TSL_VPU_ACT_*), else 0. */
+uint32_t tslm_f32_fn(uint32_t op, uint32_t act, uint32_t a);
 
 /* fp32 -> bf16, RNE; DAZ on the input; NaN -> canonical; overflow -> infinity. */
 uint16_t tslm_bf16_from_f32(uint32_t a);

@@ -83,9 +83,18 @@ uint32_t tslm_fast_f32_gelu(uint32_t a)
     return canon_nan(mul_raw(a, tslm_f32_recip(add_raw(t, F32_ONE))));
 }
 
-uint32_t tslm_fast_f32_fn(uint32_t op, uint32_t a)
+uint32_t tslm_fast_f32_silu(uint32_t a)
 {
-    return op == TSL_VPU_OP_GELU ? tslm_fast_f32_gelu(a) : tslm_f32_fn(op, a);
+    a = f32_canon(a);
+    uint32_t t = tslm_f32_exp(mul_raw(a, TSL_VPU_FN_SILU_K));
+    return canon_nan(mul_raw(a, tslm_f32_recip(add_raw(t, F32_ONE))));
+}
+
+uint32_t tslm_fast_f32_fn(uint32_t op, uint32_t act, uint32_t a)
+{
+    if (op != TSL_VPU_OP_ACT)
+        return tslm_f32_fn(op, act, a);
+    return act == TSL_VPU_ACT_SILU ? tslm_fast_f32_silu(a) : tslm_fast_f32_gelu(a);
 }
 
 /* ---- the MXU row */
@@ -195,7 +204,8 @@ void tslm_fast_leave(unsigned mode) { (void)mode; }
 uint32_t tslm_fast_f32_add(uint32_t a, uint32_t b) { return tslm_f32_add(a, b); }
 uint32_t tslm_fast_f32_mul(uint32_t a, uint32_t b) { return tslm_f32_mul(a, b); }
 uint32_t tslm_fast_f32_gelu(uint32_t a) { return tslm_f32_gelu(a); }
-uint32_t tslm_fast_f32_fn(uint32_t op, uint32_t a) { return tslm_f32_fn(op, a); }
+uint32_t tslm_fast_f32_silu(uint32_t a) { return tslm_f32_silu(a); }
+uint32_t tslm_fast_f32_fn(uint32_t op, uint32_t act, uint32_t a) { return tslm_f32_fn(op, act, a); }
 
 void tslm_fast_mxu_bf16_row(const uint8_t *x, const int32_t *w, uint32_t n, int accumulate, uint8_t *out)
 {

@@ -26,12 +26,13 @@ int tslm_fast_available(void);
 unsigned tslm_fast_enter(void);
 void tslm_fast_leave(unsigned mode);
 
-/* tslm_f32_add, tslm_f32_mul, tslm_f32_gelu and tslm_f32_fn of tslm_arith.h, bit for bit (EXP,
+/* tslm_f32_add, tslm_f32_mul, tslm_f32_gelu, tslm_f32_silu and tslm_f32_fn of tslm_arith.h, bit for bit (EXP,
  * RECIP and RSQRT are integer arithmetic: tslm_f32_fn is their fast path). */
 uint32_t tslm_fast_f32_add(uint32_t a, uint32_t b);
 uint32_t tslm_fast_f32_mul(uint32_t a, uint32_t b);
 uint32_t tslm_fast_f32_gelu(uint32_t a);
-uint32_t tslm_fast_f32_fn(uint32_t op, uint32_t a);
+uint32_t tslm_fast_f32_silu(uint32_t a);
+uint32_t tslm_fast_f32_fn(uint32_t op, uint32_t act, uint32_t a);
 
 /* One bf16 MATMUL row (docs/isa.md): for each column j < n, s = +0, then s = s + x[k] * w[k n + j]
  * for k = 0..n-1 in order; out[j] = s, or out[j] + s with `accumulate`. `x` is n bf16 values

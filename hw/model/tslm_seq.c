@@ -377,7 +377,8 @@ uint32_t tslm_seq_expand(const tslm_cfg_t *cfg, const uint32_t *w, tslm_seq_emit
                     TOK_MXU | (x->t >= 2u ? TOK_DMA : 0u), post ? 0u : TOK_DMA | TOK_MXU);
             if (post)
                 put(&o, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                        .op = d.post, .dst_dtype = d.c_dtype, .src1_dtype = TSL_DTYPE_FP32,
+                        .op = tsl_gemm_post_op(d.post), .act = tsl_gemm_post_act(d.post),
+                        .dst_dtype = d.c_dtype, .src1_dtype = TSL_DTYPE_FP32,
                         .src2_dtype = old_c ? d.c_dtype : 0u, .dst_addr = out, .src1_addr = acc,
                         .src2_addr = old_c ? out : 0u, .rows = x->mr * d.nbw}),
                     old_c ? TOK_DMA : 0u, TOK_DMA | TOK_MXU);

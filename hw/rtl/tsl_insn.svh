@@ -112,7 +112,7 @@ typedef struct packed {
   logic [1:0] unit;  // [1:0] UNIT enum: the queue that executes it
 } insn_mxu_matmulk_t;
 
-// Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX, MIN, EXP, RECIP, RSQRT, GELU): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous
+// Format VPU_VEC (VPU: ADD, MUL, MAX, RELU, MOV, REQUANT, RSUM, RMAX, MIN, EXP, RECIP, RSQRT, ACT): for each row i: dst row i = op(src1 row i, src2 row i | row 0 | immediate); rows contiguous
 typedef struct packed {
   logic [31:0] zero_point;  // [255:224] REQUANT: signed 32-bit offset added after the shift
   logic [25:0] rsvd_223_198;
@@ -123,7 +123,8 @@ typedef struct packed {
   logic [31:0] src2_addr;  // [127:96] local address of src2 row 0, or the immediate (SRC2 = IMM)
   logic [31:0] src1_addr;  // [95:64] local address of src1 row 0
   logic [31:0] dst_addr;  // [63:32] local address of dst row 0
-  logic [7:0] rsvd_31_24;
+  logic [5:0] rsvd_31_26;
+  logic [1:0] act;  // [25:24] ACT: the VPU_ACT function; 0 for every other op
   logic [1:0] src2_mode;  // [23:22] SRC2 enum; binary ops only
   logic [1:0] src2_dtype;  // [21:20] second operand element type (INT32 or FP32 when SRC2 = IMM)
   logic [1:0] src1_dtype;  // [19:18] first operand element type
@@ -244,7 +245,7 @@ typedef struct packed {
   logic [31:0] lda;  // [127:96] bytes between rows of A
   logic [31:0] a_addr;  // [95:64] HBM address of A
   logic [3:0] rsvd_63_60;
-  logic [3:0] post;  // [59:56] the epilogue's last step (BF16 A): 0, or a [gemm_post] VPU op that follows each EPI
+  logic [3:0] post;  // [59:56] the epilogue's last step (BF16 A): 0, or the [gemm_post] code of the VPU op that follows each EPI
   logic conv;  // [55] convolution: A is the implicit im2col of an NHWC input (words 16..23)
   logic fscale;  // [54] float C: multiply by the FP32 SCALE before the bias
   logic relu;  // [53] ReLU after the bias

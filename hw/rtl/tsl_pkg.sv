@@ -18,7 +18,7 @@ package tsl_pkg;
   localparam int PARAM_KERNEL_BYTES = 3072;  // the custom-kernel region of the control core's RAM, just below the firmware's stack: the largest KERNEL image (a multiple of 4)
   localparam int PARAM_KERNEL_ARGS = 8;  // argument words of a KERNEL command (ARG0.. of the kernel geometry)
   localparam int PARAM_BAR0_RAM_OFFSET = 65536;  // host BAR0 offset of the window onto the control core's RAM (RAM_BYTES; usable while HOSTIF BOOT.HOLD is set)
-  localparam int PARAM_VPU_FN_ROWS = 8;  // rows the VPU's functions (EXP, RECIP, RSQRT, GELU) run at once, one register set each in every lane; 2 to 8
+  localparam int PARAM_VPU_FN_ROWS = 8;  // rows the VPU's functions (EXP, RECIP, RSQRT, ACT) run at once, one register set each in every lane; 2 to 8
   localparam int PARAM_ICI_SEMS = 16;  // ICI semaphores of a chip (CFG_FEATURES.ICI): counters that remote writes, and the SENDs with DONE that leave this chip, increment, and DMA SEMWAIT waits on (docs/pod.md)
   localparam int PARAM_ICI_DIM_MAX = 16;  // largest extent of a pod's X or Y dimension: chip coordinates are 0..ICI_DIM_MAX-1 (docs/pod.md)
   localparam int PARAM_ICI_LINK_BYTES_PER_CYCLE = 8;  // bytes an ICI link carries each way per cycle (docs/pod.md)
@@ -84,7 +84,7 @@ package tsl_pkg;
   // VPU operations
   typedef enum logic [3:0] {
     VPU_OP_SYNC = 4'd0,
-    VPU_OP_GELU = 4'd1,
+    VPU_OP_ACT = 4'd1,
     VPU_OP_ADD = 4'd2,
     VPU_OP_MUL = 4'd3,
     VPU_OP_MAX = 4'd4,
@@ -106,6 +106,12 @@ package tsl_pkg;
     SRC2_BCAST = 2'd1,
     SRC2_IMM = 2'd2
   } src2_e;
+
+  // the activation functions of VPU ACT (its ACT field); isa.md, VPU functions
+  typedef enum logic [0:0] {
+    VPU_ACT_GELU = 1'd0,
+    VPU_ACT_SILU = 1'd1
+  } vpu_act_e;
 
   // tensor-core error codes (TC ERR_CODE); the first error halts every queue
   typedef enum logic [3:0] {
@@ -446,6 +452,8 @@ package tsl_pkg;
   localparam int INSN_VPU_VEC_SRC2_DTYPE_WIDTH = 2;
   localparam int INSN_VPU_VEC_SRC2_MODE_LSB = 22;
   localparam int INSN_VPU_VEC_SRC2_MODE_WIDTH = 2;
+  localparam int INSN_VPU_VEC_ACT_LSB = 24;
+  localparam int INSN_VPU_VEC_ACT_WIDTH = 2;
   localparam int INSN_VPU_VEC_DST_ADDR_LSB = 32;
   localparam int INSN_VPU_VEC_DST_ADDR_WIDTH = 32;
   localparam int INSN_VPU_VEC_SRC1_ADDR_LSB = 64;
@@ -460,7 +468,7 @@ package tsl_pkg;
   localparam int INSN_VPU_VEC_SHIFT_WIDTH = 6;
   localparam int INSN_VPU_VEC_ZERO_POINT_LSB = 224;
   localparam int INSN_VPU_VEC_ZERO_POINT_WIDTH = 32;
-  localparam insn_t INSN_VPU_VEC_USED = 256'hFFFFFFFF0000003FFFFFFFFF0000FFFFFFFFFFFFFFFFFFFFFFFFFFFF00FF1FFF;
+  localparam insn_t INSN_VPU_VEC_USED = 256'hFFFFFFFF0000003FFFFFFFFF0000FFFFFFFFFFFFFFFFFFFFFFFFFFFF03FF1FFF;
   // Format VPU_EPI: for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name
   localparam int INSN_VPU_EPI_DST_DTYPE_LSB = 16;
   localparam int INSN_VPU_EPI_DST_DTYPE_WIDTH = 2;
@@ -608,16 +616,32 @@ package tsl_pkg;
   localparam logic [63:0] OPS_INT = 64'h00000FFC000E0000;  // accept the int dtype class
   localparam logic [63:0] OPS_FLOAT = 64'h00007F7E000E0000;  // accept the float dtype class
 
-  // The GEMM epilogue's last step ([gemm_post]), the descriptor's POST: masks with bit VPU op
-  localparam logic [15:0] GEMM_POST_OPS = 16'h0006;  // the VPU ops a GEMM epilogue may end in
+  // The GEMM epilogue's last step ([gemm_post]), the descriptor's POST: its code; masks with bit code
+  localparam logic [15:0] GEMM_POST_OPS = 16'h000E;  // the VPU ops a GEMM epilogue may end in
   localparam logic [15:0] GEMM_POST_RELU = 16'h0004;  // those allowed with RELU
-  localparam logic [15:0] GEMM_POST_CONV = 16'h0002;  // those allowed with CONV (descriptor)
+  localparam logic [15:0] GEMM_POST_CONV = 16'h000A;  // those allowed with CONV (descriptor)
   localparam logic [15:0] GEMM_POST_OLD_C = 16'h0004;  // those whose second operand is C's old value, loaded first
+  // the VPU op and ACT field of code `post` (0 for none)
+  function automatic logic [3:0] gemm_post_op(input logic [3:0] post);
+    case (post)
+      4'd1: gemm_post_op = VPU_OP_ACT;
+      4'd2: gemm_post_op = VPU_OP_ADD;
+      4'd3: gemm_post_op = VPU_OP_ACT;
+      default: gemm_post_op = 4'd0;
+    endcase
+  endfunction
+  function automatic logic [1:0] gemm_post_act(input logic [3:0] post);
+    case (post)
+      4'd3: gemm_post_act = 2'(VPU_ACT_SILU);
+      default: gemm_post_act = 2'd0;
+    endcase
+  endfunction
 
   // VPU functions (docs/isa.md "VPU functions"): FP32 constants of GELU, and the fixed-point
   // constants and tables of EXP, RECIP and RSQRT
   localparam logic [31:0] VPU_FN_GELU_C3 = 32'h3D372713;  // GELU: 0.044715, the x^3 coefficient of its tanh form
   localparam logic [31:0] VPU_FN_GELU_K2 = 32'hBFCC422A;  // GELU: -2 sqrt(2/pi), rounded to FP32
+  localparam logic [31:0] VPU_FN_SILU_K = 32'hBF800000;  // SILU: -1, the factor of its argument
   localparam int VPU_FN_TABLE_BITS = 6;  // leading bits that index the tables
   localparam logic [39:0] VPU_FN_LOG2E = 40'hB8AA3B295C;  // log2(e) 2^39
   localparam logic [31:0] VPU_FN_EXP_C1 = 32'hB17217F8;  // ln(2)^1 / 1! 2^32

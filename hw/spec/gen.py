@@ -223,16 +223,9 @@ def gen_c(spec, params, enums):
         d(f"#define TSL_{e['name']}_LIMIT {max(v[1] for v in e['values']) + 1}u")
         d("")
     for e in spec["enum"]:
-        fn = e["name"].lower()
         d(f"/* Name of a {e['name']} value, or NULL when it has none. */")
-        d(f"static inline const char *tsl_{fn}_name(uint32_t v)")
-        d("{")
-        d("    switch (v) {")
-        for name, val, _ in e["values"]:
-            d(f"    case {val}u: return \"{name}\";")
-        d("    default: return (const char *)0;")
-        d("    }")
-        d("}")
+        o.extend(c_switch("const char *", f"tsl_{e['name'].lower()}_name", "v",
+                          [(f"{val}u", f'"{name}"') for name, val, _ in e["values"]], "(const char *)0"))
         d("")
     c_status(spec, d)
     for b in spec["block"]:
@@ -858,20 +851,38 @@ def gen_c_vpu_fn(spec, params, enums):
     return "\n".join(o) + "\n"
 
 
+def c_switch(ret, fn, arg, cases, default):
+    """The lines of a C function `fn` of uint32_t `arg`: a switch over cases (label, value), else default."""
+    return ([f"static inline {ret}{'' if ret.endswith('*') else ' '}{fn}(uint32_t {arg})", "{", f"    switch ({arg}) {{"] +
+            [f"    case {k}: return {v};" for k, v in cases] + [f"    default: return {default};", "    }", "}"])
+
+
+def sv_case(width, fn, cases):
+    """The lines of an SV function `fn` of a 4-bit `post`: a case over cases (label, value), else 0."""
+    return ([f"  function automatic logic [{width - 1}:0] {fn}(input logic [3:0] post);", "    case (post)"] +
+            [f"      4'd{k}: {fn} = {v};" for k, v in cases] +
+            [f"      default: {fn} = {width}'d0;", "    endcase", "  endfunction"])
+
+
 def gemm_posts(spec, enums):
-    """The GEMM epilogue's last steps ([gemm_post]), each with its VPU_OP code; checked."""
-    codes = {v[0]: v[1] for v in enums["VPU_OP"]["values"]}
+    """The GEMM epilogue's last steps ([gemm_post]), each with its code (its place, from 1) and its ACT
+    function's (vpu_act, 0 for another op); checked."""
+    ops = {v[0]: v[1] for v in enums["VPU_OP"]["values"]}
+    acts = {v[0]: v[1] for v in enums["VPU_ACT"]["values"]}
     steps = spec["gemm_post"]["steps"]
-    for x in steps:
-        if x["name"] not in codes or codes[x["name"]] == 0:
-            sys.exit(f"gen.py: [gemm_post]: {x['name']} is not a VPU op")
-    if len({x["name"] for x in steps}) != len(steps) or len({x["api"] for x in steps}) != len(steps):
-        sys.exit("gen.py: [gemm_post]: a name or api repeats")
-    return [dict(x, code=codes[x["name"]]) for x in steps]
+    out = []
+    for i, x in enumerate(steps):
+        op = x.get("op", x["name"])
+        if op not in ops or ops[op] == 0 or ("act" in x) != (op == "ACT") or x.get("act", "GELU") not in acts:
+            sys.exit(f"gen.py: [gemm_post]: {x['name']}: {op} is not a VPU op, or an ACT without its act")
+        out.append(dict(x, code=i + 1, vpu_act=acts[x.get("act", "GELU")] if op == "ACT" else 0))
+    if len({x["name"] for x in steps}) != len(steps) or len({x["api"] for x in steps}) != len(steps) or len(out) > 15:
+        sys.exit("gen.py: [gemm_post]: a name or api repeats, or more than 15 steps")
+    return out
 
 
 def post_mask(steps, key=None):
-    """A 16-bit mask of the steps' VPU_OP codes (those with `key` true, when given)."""
+    """A 16-bit mask of the steps' codes (those with `key` true, when given)."""
     return sum(1 << x["code"] for x in steps if key is None or x[key])
 
 
@@ -884,19 +895,28 @@ def gen_c_gemm_post(spec, params, enums):
     """The GEMM epilogue's last steps for tsl_hw.h: masks over VPU_OP, and the list in API order."""
     steps = gemm_posts(spec, enums)
     o = ["/* The GEMM epilogue's last step ([gemm_post]): a GEMM command's VPU_OP, the descriptor's POST",
-         " * (0: none). Masks have bit op. */"]
+         " * (0: none), is its code TSL_POST_* (tessel_epilogue_t's value). Masks have bit code. */"]
     d = o.append
+    for x in steps:
+        d(f"#define TSL_POST_{x['name']} {x['code']}u /* {x['doc']} */")
     for key, name, doc in POST_MASKS:
         d(f"#define TSL_GEMM_POST_{name} 0x{post_mask(steps, key):04X}u /* {doc} */")
-    d("/* Every one, in the order of tessel_epilogue_t from 1: an initialiser */")
-    d("#define TSL_GEMM_POSTS {" + ", ".join(f"TSL_VPU_OP_{x['name']}" for x in steps) + "}")
-    d(f"#define TSL_GEMM_POSTS_COUNT {len(steps)}u")
+    d(f"#define TSL_GEMM_POSTS_COUNT {len(steps)}u /* codes 1..TSL_GEMM_POSTS_COUNT */")
     d("")
-    d("/* 1 when VPU op `op` is in `mask` (TSL_GEMM_POST_*). */")
-    d("static inline int tsl_gemm_post_has(uint32_t mask, uint32_t op)")
+    d("/* 1 when code `post` is in `mask` (TSL_GEMM_POST_*). */")
+    d("static inline int tsl_gemm_post_has(uint32_t mask, uint32_t post)")
     d("{")
-    d("    return op < 16u && ((mask >> op) & 1u);")
+    d("    return post < 16u && ((mask >> post) & 1u);")
     d("}")
+    d("")
+    d("/* The name of code `post` (NULL for none). */")
+    o.extend(c_switch("const char *", "tsl_gemm_post_name", "post",
+                      [(f"TSL_POST_{x['name']}", f'"{x["name"]}"') for x in steps], "(const char *)0"))
+    d("/* The VPU op of code `post` (0 for none), and its ACT field. */")
+    o.extend(c_switch("uint32_t", "tsl_gemm_post_op", "post",
+                      [(f"TSL_POST_{x['name']}", f"TSL_VPU_OP_{x.get('op', x['name'])}") for x in steps], "0u"))
+    o.extend(c_switch("uint32_t", "tsl_gemm_post_act", "post",
+                      [(f"TSL_POST_{x['name']}", f"TSL_VPU_ACT_{x['act']}") for x in steps if x["vpu_act"]], "0u"))
     d("")
     return "\n".join(o) + "\n"
 
@@ -1014,9 +1034,12 @@ def gen_sv(spec, params, enums):
           f"  // accept the {cls} dtype class")
     d("")
     steps = gemm_posts(spec, enums)
-    d("  // The GEMM epilogue's last step ([gemm_post]), the descriptor's POST: masks with bit VPU op")
+    d("  // The GEMM epilogue's last step ([gemm_post]), the descriptor's POST: its code; masks with bit code")
     for key, name, doc in POST_MASKS:
         d(f"  localparam logic [15:0] GEMM_POST_{name} = 16'h{post_mask(steps, key):04X};  // {doc}")
+    d("  // the VPU op and ACT field of code `post` (0 for none)")
+    o.extend(sv_case(4, "gemm_post_op", [(x["code"], f"VPU_OP_{x.get('op', x['name'])}") for x in steps]))
+    o.extend(sv_case(2, "gemm_post_act", [(x["code"], f"2'(VPU_ACT_{x['act']})") for x in steps if x["vpu_act"]]))
     d("")
     fn = spec["vpu_fn"]
     t = vpu_fn_tables(spec)
@@ -1342,9 +1365,10 @@ def gen_docs(spec, params, enums):
 
 def gen_docs_post(spec, params, enums):
     """The GEMM epilogue's last steps in docs/isa.md (section `gemm-post`)."""
-    rows = [(f"`{x['name']}`", x["code"], f"`{x['api']}`", "yes" if x["relu"] else "no", "yes" if x["conv"] else "no",
-             x["doc"]) for x in gemm_posts(spec, enums)]
-    return {"gemm-post": md_table(["VPU op", "code", "API name", "with RELU", "with CONV", "meaning"], rows)}
+    rows = [(f"`{x['name']}`", x["code"], f"`{x.get('op', x['name'])}`" + (f" {x['act']}" if "act" in x else ""),
+             f"`{x['api']}`", "yes" if x["relu"] else "no", "yes" if x["conv"] else "no", x["doc"])
+            for x in gemm_posts(spec, enums)]
+    return {"gemm-post": md_table(["step", "code", "VPU op", "API name", "with RELU", "with CONV", "meaning"], rows)}
 
 
 def gen_docs_ops(spec, params, enums):

@@ -325,7 +325,7 @@ static void wr_elem(uint8_t *row, uint32_t j, uint32_t dt, uint32_t v)
 /* ------------------------------------------------------------------------------- GEMM */
 
 typedef struct {
-    uint32_t m, n, k, adt, cdt, flags, vpu_op;   /* vpu_op: 0, GELU or ADD */
+    uint32_t m, n, k, adt, cdt, flags, vpu_op;   /* vpu_op: 0 or a [gemm_post] code (TSL_POST_*) */
 } gemm_shape_t;
 
 /* The epilogue of a GEMM-like command: C's type, the flags, REQUANT's fields and the FP32 scale. */
@@ -335,7 +335,7 @@ typedef struct {
     uint32_t shift;
     int32_t zp;
     uint32_t fscale;
-    uint32_t vpu_op;   /* GEMM: 0, GELU (after the bias) or ADD (of the old C, last) */
+    uint32_t vpu_op;   /* GEMM: 0 or a [gemm_post] code: GELU or SILU (after the bias), ADD (of the old C, last) */
 } ref_epi_t;
 
 /* The reference for one output element of a GEMM (docs/isa.md §4 and §7), written to `out`: `arow`
@@ -379,9 +379,9 @@ static void ref_gemm_out(const uint8_t *arow, const uint8_t *bcol, uint32_t ldb,
     v = ref_canon(acc);
     if (e->flags & CF(RELU))
         v = ref_max(v, 0);
-    if (e->vpu_op == TSL_VPU_OP_GELU)
-        v = tslm_f32_fn(e->vpu_op, v);   /* the VPU function; test_vmath checks it */
-    if (e->vpu_op == TSL_VPU_OP_ADD) {
+    if (e->vpu_op && !tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, e->vpu_op))   /* the VPU function; test_vmath checks it */
+        v = tslm_f32_fn(tsl_gemm_post_op(e->vpu_op), tsl_gemm_post_act(e->vpu_op), v);
+    if (tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, e->vpu_op)) {
         volatile float sum = ref_f(v) + ref_f(e->cdt == TSL_DTYPE_BF16 ? (uint32_t)get16(old) << 16 : get32(old));
         v = ref_canon(sum);
     }
@@ -403,7 +403,7 @@ static int gemm_case(dev_t *d, gemm_shape_t s)
     fill_rand(d, b, s.k, ldb, s.n, s.adt);
     if (bias)
         fill_rand(d, bias, 1, 0, s.n, fl ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32);
-    if (s.vpu_op == TSL_VPU_OP_ADD)
+    if (tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, s.vpu_op))
         fill_rand(d, c, s.m, ldc, s.n, s.cdt);
     cmd_init(w, TSL_CMD_OP_GEMM, s.flags);
     TSL_SET(w, TSL_CMD_A_DTYPE, s.adt);
@@ -457,11 +457,11 @@ static void gemm_suite(dev_t *d, int randoms, uint32_t maxdim)
                                   t ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, gemm_cdt[t][o], flags, 0};
                 gemm_case(d, s);
             }
-    for (uint32_t i = 0; i < 4; i++) {   /* every fixed shape with the plain int8 product, and with GELU */
+    for (uint32_t i = 0; i < 4; i++) {   /* every fixed shape with the plain int8 product, and each last step */
         gemm_case(d, (gemm_shape_t){fixed[i][0], fixed[i][1], fixed[i][2], TSL_DTYPE_INT8, TSL_DTYPE_INT32, 0, 0});
-        for (uint32_t op = 0; bf && op < 2u; op++)
-            gemm_case(d, (gemm_shape_t){fixed[i][0], fixed[i][1], fixed[i][2], TSL_DTYPE_BF16, gemm_cdt[1][(i + op) & 1u],
-                                        i & 1u ? CF(BIAS) : 0u, op ? TSL_VPU_OP_ADD : TSL_VPU_OP_GELU});
+        for (uint32_t post = 1; bf && post <= TSL_GEMM_POSTS_COUNT; post++)
+            gemm_case(d, (gemm_shape_t){fixed[i][0], fixed[i][1], fixed[i][2], TSL_DTYPE_BF16, gemm_cdt[1][(i + post) & 1u],
+                                        i & 1u ? CF(BIAS) : 0u, post});
     }
     for (int r = 0; r < randoms; r++) {
         uint32_t t = bf ? below(2) : 0, flags = below(8);
@@ -470,7 +470,9 @@ static void gemm_suite(dev_t *d, int randoms, uint32_t maxdim)
         gemm_shape_t s = {1 + below(maxdim), 1 + below(maxdim), 1 + below(maxdim),
                           t ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, gemm_cdt[t][below(2)], flags & 0x7u & ~(t ? 0u : 4u), 0};
         if (t && (rnd() & 1))
-            s.vpu_op = (s.flags & CF(RELU)) || (rnd() & 1) ? TSL_VPU_OP_ADD : TSL_VPU_OP_GELU;
+            do   /* a [gemm_post] code that goes with the flags */
+                s.vpu_op = 1u + below(TSL_GEMM_POSTS_COUNT);
+            while ((s.flags & CF(RELU)) && !tsl_gemm_post_has(TSL_GEMM_POST_RELU, s.vpu_op));
         gemm_case(d, s);
     }
 }
@@ -769,7 +771,7 @@ static int eltwise_case(dev_t *d, uint32_t op, uint32_t adt, uint32_t bdt, uint3
             case TSL_VPU_OP_RELU: v = fl ? ref_max(x, 0) : ((int32_t)x > 0 ? x : 0); break;
             case TSL_VPU_OP_REQUANT: v = (uint32_t)(int32_t)ref_requant((int32_t)x, scale, shift, zp); break;
             /* MOV, and the functions: the model's (tests/model/test_vmath checks them against libm) */
-            default: v = tslm_f32_is_fn(op) ? tslm_f32_fn(op, x) : x; break;
+            default: v = tslm_f32_is_fn(op) ? tslm_f32_fn(op, TSL_VPU_ACT_GELU, x) : x; break;   /* a command's ACT: GELU */
             }
             wr_elem(d->exp + c + (uint64_t)i * ldc, j, cdt, v);
         }
@@ -1274,9 +1276,10 @@ static const bad_t bad_cases[] = {
     {"GEMM int32 with SHIFT", 0, 14, 3, 0, E(BAD_FLAGS), 14},
     {"GEMM fp32 with SCALE, no flag", 1, 13, 0x3F800000, 0, E(BAD_FLAGS), 13},
     {"GEMM with VPU_OP", 0, 2, 0x2000, 1, E(BAD_FLAGS), 2},
-    {"GEMM int8 with GELU", 0, 2, TSL_VPU_OP_GELU << TSL_CMD_VPU_OP_SHIFT, 1, E(BAD_FLAGS), 2},
-    {"GEMM GELU with RELU", 1, 2, TSL_VPU_OP_GELU << TSL_CMD_VPU_OP_SHIFT, 7, E(BAD_FLAGS), 2},
-    {"GEMM int8 with ADD", 0, 2, TSL_VPU_OP_ADD << TSL_CMD_VPU_OP_SHIFT, 1, E(BAD_FLAGS), 2},
+    {"GEMM int8 with GELU", 0, 2, TSL_POST_GELU << TSL_CMD_VPU_OP_SHIFT, 1, E(BAD_FLAGS), 2},
+    {"GEMM GELU with RELU", 1, 2, TSL_POST_GELU << TSL_CMD_VPU_OP_SHIFT, 7, E(BAD_FLAGS), 2},
+    {"GEMM SILU with RELU", 1, 2, TSL_POST_SILU << TSL_CMD_VPU_OP_SHIFT, 7, E(BAD_FLAGS), 2},
+    {"GEMM int8 with ADD", 0, 2, TSL_POST_ADD << TSL_CMD_VPU_OP_SHIFT, 1, E(BAD_FLAGS), 2},
     {"GEMM int8 C shift 63", 0, 2, 0x000, 2, E(BAD_FLAGS), 14},
     {"ELTWISE BCAST|IMM", 2, 0, FL(B_BCAST) | FL(B_IMM), 1, E(BAD_FLAGS), 0},
     {"ELTWISE RELU with B_BCAST", 2, 2, 0x5000 | 0x222, 3, E(BAD_FLAGS), 0},

@@ -76,13 +76,6 @@ typedef struct {
     tessel_epilogue_t epi;   /* bf16: the last step (GELU, C's old values added, ...) */
 } gcase_t;
 
-/* The VPU op of epilogue `epi` (TSL_GEMM_POSTS in tessel_epilogue_t's order), 0 for none. */
-static uint32_t epi_op(tessel_epilogue_t epi)
-{
-    static const uint32_t ops[TSL_GEMM_POSTS_COUNT] = TSL_GEMM_POSTS;
-    return epi ? ops[epi - 1] : 0u;
-}
-
 static const char *dname(tessel_dtype_t t)
 {
     return t == TESSEL_INT8 ? "int8" : t == TESSEL_BF16 ? "bf16" : t == TESSEL_INT32 ? "int32" : "fp32";
@@ -92,7 +85,7 @@ static void gemm_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t nn, gcase_t s
 {
     char what[128];
     static const char *const epis[TESSEL_EPILOGUE_COUNT] = TESSEL_EPILOGUE_NAMES;
-    const uint32_t post = epi_op(s.epi), old_c = tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, post);
+    const uint32_t post = (uint32_t)s.epi, old_c = tsl_gemm_post_has(TSL_GEMM_POST_OLD_C, post);   /* its code */
     snprintf(what, sizeof what, "[%s] GEMM %ux%ux%u %s->%s bias %d relu %d scale %d %s", BACKEND, s.m, s.n, s.k,
              dname(s.in), dname(s.out), s.bias, s.relu, s.scale, epis[s.epi]);
     int fp = s.in == TESSEL_BF16;
@@ -181,7 +174,7 @@ static void gemm_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t nn, gcase_t s
             if (s.relu)
                 v = ref_max(v, 0);
             if (post && !old_c)
-                v = tslm_f32_fn(post, v);   /* the VPU function (GELU, ...); test_vmath checks it */
+                v = tslm_f32_fn(tsl_gemm_post_op(post), tsl_gemm_post_act(post), v);   /* the VPU function; test_vmath checks it */
             if (old_c) {   /* ADD of the old C, bf16-rounded on its way in for a BF16 C */
                 uint32_t old = get32(e);
                 uint32_t was = s.out == TESSEL_BF16 ? (uint32_t)ref_bf16(old) << 16 : old;
@@ -235,7 +228,7 @@ static void gemm_suite(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t nn)
             }
             for (uint32_t e = 1; fp && e < TESSEL_EPILOGUE_COUNT && (!SIM || sh == 0); e++)   /* with a bias, */
                 gemm_case(d, mdl, nn, (gcase_t){shapes[sh][0], shapes[sh][1], shapes[sh][2], io[t][0], io[t][1], 1,
-                                                tsl_gemm_post_has(TSL_GEMM_POST_RELU, epi_op(e)), 0,   /* ReLU if allowed */
+                                                tsl_gemm_post_has(TSL_GEMM_POST_RELU, (uint32_t)e), 0,   /* ReLU if allowed */
                                                 (tessel_epilogue_t)e});
         }
     if (SIM)   /* the tall shape once */
@@ -247,7 +240,7 @@ static void gemm_suite(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t nn)
                      (e >> 1) & 1, io[t][0] == TESSEL_BF16 ? (e >> 2) & 1 : 0, 0};
         if (io[t][0] == TESSEL_BF16)
             s.epi = (tessel_epilogue_t)below(TESSEL_EPILOGUE_COUNT);
-        if (s.epi && !tsl_gemm_post_has(TSL_GEMM_POST_RELU, epi_op(s.epi)))
+        if (s.epi && !tsl_gemm_post_has(TSL_GEMM_POST_RELU, (uint32_t)s.epi))
             s.relu = 0;
         gemm_case(d, mdl, nn, s);
     }
@@ -863,7 +856,7 @@ static void eltwise_case(tessel_dev_t *d, tessel_dev_t *mdl, uint32_t op, uint32
             case TSL_VPU_OP_RELU: v = fl ? ref_max(x, 0) : ((int32_t)x > 0 ? x : 0); break;
             case TSL_VPU_OP_REQUANT: v = (uint32_t)(int32_t)ref_requant((int32_t)x, scale, shift, zp); break;
             /* MOV, and the functions: the model's (tests/model/test_vmath checks them against libm) */
-            default: v = tslm_f32_is_fn(op) ? tslm_f32_fn(op, x) : x; break;
+            default: v = tslm_f32_is_fn(op) ? tslm_f32_fn(op, TSL_VPU_ACT_GELU, x) : x; break;   /* a command's ACT: GELU */
             }
             wr_elem(E + (size_t)i * ldc, j, cdt, v);
         }

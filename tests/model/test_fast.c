@@ -99,13 +99,14 @@ static void run_n(fast_t *f, uint32_t n)
         tu_check(f->t, 0, "tslm_init");
         return;
     }
-    static const uint32_t ops[] = {TSL_VPU_OP_ADD, TSL_VPU_OP_MUL, TSL_VPU_OP_MAX, TSL_VPU_OP_MIN,
-                                   TSL_VPU_OP_RELU, TSL_VPU_OP_RSUM, TSL_VPU_OP_RMAX, TSL_VPU_OP_MOV,
-                                   TSL_VPU_OP_EXP, TSL_VPU_OP_RECIP, TSL_VPU_OP_RSQRT, TSL_VPU_OP_GELU};
+    static const uint32_t ops[][2] = {   /* op, ACT's function */
+        {TSL_VPU_OP_ADD, 0}, {TSL_VPU_OP_MUL, 0}, {TSL_VPU_OP_MAX, 0}, {TSL_VPU_OP_MIN, 0}, {TSL_VPU_OP_RELU, 0},
+        {TSL_VPU_OP_RSUM, 0}, {TSL_VPU_OP_RMAX, 0}, {TSL_VPU_OP_MOV, 0}, {TSL_VPU_OP_EXP, 0}, {TSL_VPU_OP_RECIP, 0},
+        {TSL_VPU_OP_RSQRT, 0}, {TSL_VPU_OP_ACT, TSL_VPU_ACT_GELU}, {TSL_VPU_OP_ACT, TSL_VPU_ACT_SILU}};
     static const uint32_t fdt[] = {TSL_DTYPE_FP32, TSL_DTYPE_BF16};
     char what[96];
     for (unsigned oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
-        uint32_t op = ops[oi];
+        uint32_t op = ops[oi][0], act = ops[oi][1];
         int unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
         for (unsigned rep = 0; rep < 24; rep++) {
             uint32_t d1 = fdt[rep & 1], dd = fdt[(rep >> 1) & 1], d2 = fdt[(rep >> 2) & 1];
@@ -119,10 +120,10 @@ static void run_n(fast_t *f, uint32_t n)
             if (!unary && mode != TSL_SRC2_IMM)
                 fill(mod, r, SRC2, ROWS * n * tsl_dtype_bytes(d2), d2);
             tsl_insn_t insn = tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                .op = op, .dst_dtype = dd, .src1_dtype = d1, .src2_dtype = unary ? 0 : d2,
+                .op = op, .act = act, .dst_dtype = dd, .src1_dtype = d1, .src2_dtype = unary ? 0 : d2,
                 .src2_mode = mode, .dst_addr = DST, .src1_addr = SRC1,
                 .src2_addr = unary ? 0 : mode == TSL_SRC2_IMM ? imm : SRC2, .rows = ROWS});
-            snprintf(what, sizeof what, "N=%u VPU op %u %s <- %s, %s (mode %u)", n, op,
+            snprintf(what, sizeof what, "N=%u VPU op %u (act %u) %s <- %s, %s (mode %u)", n, op, act,
                      dd == TSL_DTYPE_BF16 ? "BF16" : "FP32", d1 == TSL_DTYPE_BF16 ? "BF16" : "FP32",
                      unary ? "-" : d2 == TSL_DTYPE_BF16 ? "BF16" : "FP32", mode);
             run_both(f, mod, &insn, ROWS * n * tsl_dtype_bytes(dd), tsl_dtype_bytes(dd), what);

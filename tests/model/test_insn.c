@@ -467,7 +467,7 @@ static void wr(uint8_t *p, uint32_t dt, uint32_t j, int64_t v)
     }
 }
 
-static int64_t ref_op(uint32_t op, int fl, int64_t a, int64_t b, int32_t scale, uint32_t shift, int32_t zp)
+static int64_t ref_op(uint32_t op, uint32_t act, int fl, int64_t a, int64_t b, int32_t scale, uint32_t shift, int32_t zp)
 {
     volatile float fa = ref_f((uint32_t)a), fb = ref_f((uint32_t)b);
     switch (op) {
@@ -485,7 +485,7 @@ static int64_t ref_op(uint32_t op, int fl, int64_t a, int64_t b, int32_t scale, 
         return q > INT32_MAX ? INT32_MAX : q < INT32_MIN ? INT32_MIN : (int64_t)q;
     }
     /* MOV, and the functions, which test_vmath checks against libm; here, the instruction */
-    default: return tslm_f32_is_fn(op) ? tslm_f32_fn(op, (uint32_t)a) : a;
+    default: return tslm_f32_is_fn(op) ? tslm_f32_fn(op, act, (uint32_t)a) : a;
     }
 }
 
@@ -504,7 +504,7 @@ static int64_t ref_reduce(uint32_t op, int fl, int64_t *t, uint32_t n)
 }
 
 typedef struct {
-    uint32_t op, dd, d1, d2, mode, dst, src1, src2;
+    uint32_t op, dd, d1, d2, mode, dst, src1, src2, act;
 } vpu_case_t;
 
 static void vpu_case(tslm_t *m, vpu_case_t c, uint32_t rows)
@@ -536,7 +536,7 @@ static void vpu_case(tslm_t *m, vpu_case_t c, uint32_t rows)
                 wr(based + i * n * tsl_dtype_bytes(c.dd), c.dd, j, r);
         } else {
             for (uint32_t j = 0; j < n; j++)
-                wr(based + i * n * tsl_dtype_bytes(c.dd), c.dd, j, ref_op(c.op, fl, ta[j], tb[j], scale, shift, zp));
+                wr(based + i * n * tsl_dtype_bytes(c.dd), c.dd, j, ref_op(c.op, c.act, fl, ta[j], tb[j], scale, shift, zp));
         }
     }
     ref_fp_restore(csr);
@@ -546,7 +546,7 @@ static void vpu_case(tslm_t *m, vpu_case_t c, uint32_t rows)
                                   .dst_addr = c.dst, .src1_addr = c.src1, .rows = rows, .scale = scale,
                                   .shift = shift, .zero_point = zp})
                           : tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
-                                  .op = c.op, .dst_dtype = c.dd, .src1_dtype = c.d1, .src2_dtype = c.d2,
+                                  .op = c.op, .act = c.act, .dst_dtype = c.dd, .src1_dtype = c.d1, .src2_dtype = c.d2,
                                   .src2_mode = c.mode, .dst_addr = c.dst, .src1_addr = c.src1,
                                   .src2_addr = c.mode == TSL_SRC2_IMM ? imm : c.src2, .rows = rows});
     char what[160];
@@ -577,45 +577,48 @@ static void test_vpu(uint32_t n)
     const uint32_t I8 = TSL_DTYPE_INT8, I32 = TSL_DTYPE_INT32, B16 = TSL_DTYPE_BF16, F32 = TSL_DTYPE_FP32;
     const uint32_t V = TSL_SRC2_VEC, BC = TSL_SRC2_BCAST, IM = TSL_SRC2_IMM;
     const vpu_case_t cases[] = {
-        {TSL_VPU_OP_ADD, I8, I8, I8, V, 0x100, 0x800, 0x1000},
-        {TSL_VPU_OP_ADD, I32, I32, I32, BC, ACC + 0x8000, ACC + 0x4000, ACC + 0x6000},
-        {TSL_VPU_OP_ADD, F32, F32, F32, BC, ACC + 0x8000, ACC, ACC + 0x1000},       /* bias add */
-        {TSL_VPU_OP_ADD, B16, B16, F32, IM, 0x2000, 0x3000, 0},
-        {TSL_VPU_OP_MUL, I32, I8, I32, V, ACC + 0x9000, 0x800, ACC + 0x4000},
-        {TSL_VPU_OP_MUL, F32, F32, F32, IM, ACC + 0x9000, ACC, 0},                  /* scale */
-        {TSL_VPU_OP_MUL, B16, B16, B16, V, 0x4000, 0x3000, 0x5000},
-        {TSL_VPU_OP_MAX, I8, I8, I32, IM, 0x100, 0x800, 0},
-        {TSL_VPU_OP_MAX, F32, F32, B16, V, ACC + 0xA000, ACC, 0x3000},
-        {TSL_VPU_OP_RELU, I32, I32, 0, 0, ACC + 0xA000, ACC + 0x4000, 0},
-        {TSL_VPU_OP_RELU, F32, F32, 0, 0, ACC + 0xA000, ACC, 0},
-        {TSL_VPU_OP_RELU, B16, B16, 0, 0, 0x3000, 0x3000, 0},                       /* in place */
-        {TSL_VPU_OP_MOV, B16, F32, 0, 0, 0x6000, ACC, 0},                           /* fp32 -> bf16 */
-        {TSL_VPU_OP_MOV, F32, B16, 0, 0, ACC + 0xB000, 0x3000, 0},
-        {TSL_VPU_OP_MOV, I8, I32, 0, 0, 0x7000, ACC + 0x4000, 0},                   /* saturating */
-        {TSL_VPU_OP_MOV, I32, I8, 0, 0, ACC + 0xB000, 0x800, 0},
-        {TSL_VPU_OP_REQUANT, I8, I32, 0, 0, 0x7000, ACC + 0x4000, 0},
-        {TSL_VPU_OP_REQUANT, I32, I32, 0, 0, ACC + 0xC000, ACC + 0x4000, 0},
-        {TSL_VPU_OP_REQUANT, I8, I8, 0, 0, 0x7000, 0x800, 0},
-        {TSL_VPU_OP_RSUM, I32, I32, 0, 0, ACC + 0xC000, ACC + 0x4000, 0},
-        {TSL_VPU_OP_RSUM, F32, F32, 0, 0, ACC + 0xC000, ACC, 0},
-        {TSL_VPU_OP_RSUM, B16, B16, 0, 0, 0x6000, 0x3000, 0},
-        {TSL_VPU_OP_RMAX, I8, I8, 0, 0, 0x7000, 0x800, 0},
-        {TSL_VPU_OP_RMAX, F32, F32, 0, 0, ACC + 0xD000, ACC, 0},
-        {TSL_VPU_OP_MIN, I8, I8, I32, IM, 0x100, 0x800, 0},
-        {TSL_VPU_OP_MIN, I32, I32, I32, BC, ACC + 0x8000, ACC + 0x4000, ACC + 0x6000},
-        {TSL_VPU_OP_MIN, F32, F32, B16, V, ACC + 0xA000, ACC + 0xF000, 0x3000},
-        {TSL_VPU_OP_MIN, B16, B16, F32, IM, 0x2000, 0x3000, 0},
-        {TSL_VPU_OP_EXP, F32, F32, 0, 0, ACC + 0xE000, ACC, 0},
-        {TSL_VPU_OP_EXP, B16, F32, 0, 0, 0x6000, ACC + 0xF000, 0},
-        {TSL_VPU_OP_EXP, B16, B16, 0, 0, 0x3000, 0x3000, 0},                        /* in place */
-        {TSL_VPU_OP_RECIP, F32, F32, 0, 0, ACC + 0xE000, ACC + 0xF000, 0},
-        {TSL_VPU_OP_RECIP, F32, B16, 0, 0, ACC + 0xE000, 0x3000, 0},
-        {TSL_VPU_OP_RSQRT, F32, F32, 0, 0, ACC + 0xE000, ACC, 0},
-        {TSL_VPU_OP_RSQRT, B16, F32, 0, 0, 0x6000, ACC + 0xF000, 0},
-        {TSL_VPU_OP_RSQRT, B16, B16, 0, 0, 0x4000, 0x3000, 0},
-        {TSL_VPU_OP_GELU, F32, F32, 0, 0, ACC + 0xE000, ACC, 0},
-        {TSL_VPU_OP_GELU, B16, B16, 0, 0, 0x3000, 0x3000, 0},                       /* in place */
-        {TSL_VPU_OP_GELU, F32, B16, 0, 0, ACC + 0xE000, 0x3000, 0},
+        {TSL_VPU_OP_ADD, I8, I8, I8, V, 0x100, 0x800, 0x1000, 0},
+        {TSL_VPU_OP_ADD, I32, I32, I32, BC, ACC + 0x8000, ACC + 0x4000, ACC + 0x6000, 0},
+        {TSL_VPU_OP_ADD, F32, F32, F32, BC, ACC + 0x8000, ACC, ACC + 0x1000, 0},       /* bias add */
+        {TSL_VPU_OP_ADD, B16, B16, F32, IM, 0x2000, 0x3000, 0, 0},
+        {TSL_VPU_OP_MUL, I32, I8, I32, V, ACC + 0x9000, 0x800, ACC + 0x4000, 0},
+        {TSL_VPU_OP_MUL, F32, F32, F32, IM, ACC + 0x9000, ACC, 0, 0},                  /* scale */
+        {TSL_VPU_OP_MUL, B16, B16, B16, V, 0x4000, 0x3000, 0x5000, 0},
+        {TSL_VPU_OP_MAX, I8, I8, I32, IM, 0x100, 0x800, 0, 0},
+        {TSL_VPU_OP_MAX, F32, F32, B16, V, ACC + 0xA000, ACC, 0x3000, 0},
+        {TSL_VPU_OP_RELU, I32, I32, 0, 0, ACC + 0xA000, ACC + 0x4000, 0, 0},
+        {TSL_VPU_OP_RELU, F32, F32, 0, 0, ACC + 0xA000, ACC, 0, 0},
+        {TSL_VPU_OP_RELU, B16, B16, 0, 0, 0x3000, 0x3000, 0, 0},                       /* in place */
+        {TSL_VPU_OP_MOV, B16, F32, 0, 0, 0x6000, ACC, 0, 0},                           /* fp32 -> bf16 */
+        {TSL_VPU_OP_MOV, F32, B16, 0, 0, ACC + 0xB000, 0x3000, 0, 0},
+        {TSL_VPU_OP_MOV, I8, I32, 0, 0, 0x7000, ACC + 0x4000, 0, 0},                   /* saturating */
+        {TSL_VPU_OP_MOV, I32, I8, 0, 0, ACC + 0xB000, 0x800, 0, 0},
+        {TSL_VPU_OP_REQUANT, I8, I32, 0, 0, 0x7000, ACC + 0x4000, 0, 0},
+        {TSL_VPU_OP_REQUANT, I32, I32, 0, 0, ACC + 0xC000, ACC + 0x4000, 0, 0},
+        {TSL_VPU_OP_REQUANT, I8, I8, 0, 0, 0x7000, 0x800, 0, 0},
+        {TSL_VPU_OP_RSUM, I32, I32, 0, 0, ACC + 0xC000, ACC + 0x4000, 0, 0},
+        {TSL_VPU_OP_RSUM, F32, F32, 0, 0, ACC + 0xC000, ACC, 0, 0},
+        {TSL_VPU_OP_RSUM, B16, B16, 0, 0, 0x6000, 0x3000, 0, 0},
+        {TSL_VPU_OP_RMAX, I8, I8, 0, 0, 0x7000, 0x800, 0, 0},
+        {TSL_VPU_OP_RMAX, F32, F32, 0, 0, ACC + 0xD000, ACC, 0, 0},
+        {TSL_VPU_OP_MIN, I8, I8, I32, IM, 0x100, 0x800, 0, 0},
+        {TSL_VPU_OP_MIN, I32, I32, I32, BC, ACC + 0x8000, ACC + 0x4000, ACC + 0x6000, 0},
+        {TSL_VPU_OP_MIN, F32, F32, B16, V, ACC + 0xA000, ACC + 0xF000, 0x3000, 0},
+        {TSL_VPU_OP_MIN, B16, B16, F32, IM, 0x2000, 0x3000, 0, 0},
+        {TSL_VPU_OP_EXP, F32, F32, 0, 0, ACC + 0xE000, ACC, 0, 0},
+        {TSL_VPU_OP_EXP, B16, F32, 0, 0, 0x6000, ACC + 0xF000, 0, 0},
+        {TSL_VPU_OP_EXP, B16, B16, 0, 0, 0x3000, 0x3000, 0, 0},                        /* in place */
+        {TSL_VPU_OP_RECIP, F32, F32, 0, 0, ACC + 0xE000, ACC + 0xF000, 0, 0},
+        {TSL_VPU_OP_RECIP, F32, B16, 0, 0, ACC + 0xE000, 0x3000, 0, 0},
+        {TSL_VPU_OP_RSQRT, F32, F32, 0, 0, ACC + 0xE000, ACC, 0, 0},
+        {TSL_VPU_OP_RSQRT, B16, F32, 0, 0, 0x6000, ACC + 0xF000, 0, 0},
+        {TSL_VPU_OP_RSQRT, B16, B16, 0, 0, 0x4000, 0x3000, 0, 0},
+        {TSL_VPU_OP_ACT, F32, F32, 0, 0, ACC + 0xE000, ACC, 0, TSL_VPU_ACT_GELU},
+        {TSL_VPU_OP_ACT, B16, B16, 0, 0, 0x3000, 0x3000, 0, TSL_VPU_ACT_GELU},      /* in place */
+        {TSL_VPU_OP_ACT, F32, B16, 0, 0, ACC + 0xE000, 0x3000, 0, TSL_VPU_ACT_GELU},
+        {TSL_VPU_OP_ACT, F32, F32, 0, 0, ACC + 0xE000, ACC, 0, TSL_VPU_ACT_SILU},
+        {TSL_VPU_OP_ACT, B16, B16, 0, 0, 0x3000, 0x3000, 0, TSL_VPU_ACT_SILU},      /* in place */
+        {TSL_VPU_OP_ACT, B16, F32, 0, 0, 0x6000, ACC + 0xF000, 0, TSL_VPU_ACT_SILU},
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++)
         vpu_case(&m, cases[i], 1 + (uint32_t)tu_below(&T.rng, 12));
@@ -910,6 +913,11 @@ static void test_errors(void)
             .rows = 1, .scale = 1, .shift = 1}), TSL_ERR_BAD_FIELD, 0,
                "REQUANT of floats");
     expect_err(&m, with_word(ok_add, 5, 1), TSL_ERR_BAD_FIELD, 0, "ADD with a REQUANT scale");
+    expect_err(&m, with_word(ok_add, 0, ok_add.w[0] | 1u << TSL_INSN_VPU_VEC_ACT_SHIFT), TSL_ERR_BAD_FIELD, 0,
+               "ADD with an ACT function");
+    expect_err(&m, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
+            .op = TSL_VPU_OP_ACT, .act = TSL_VPU_ACT_LIMIT, .dst_dtype = TSL_DTYPE_FP32, .src1_dtype = TSL_DTYPE_FP32,
+            .dst_addr = ACC, .src1_addr = ACC, .rows = 1}), TSL_ERR_BAD_FIELD, 0, "ACT of an undefined function");
     expect_err(&m, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
             .op = TSL_VPU_OP_EXP, .dst_dtype = TSL_DTYPE_INT32, .src1_dtype = TSL_DTYPE_INT32, .dst_addr = ACC,
             .src1_addr = ACC, .rows = 1}), TSL_ERR_BAD_FIELD, 0, "EXP of integers");

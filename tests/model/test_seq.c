@@ -48,8 +48,7 @@ static int draw(tu_rng_t *r, uint32_t n, uint32_t vmem, uint32_t acc, int bf16, 
     if (bf16) {
         d->c_dtype = tu_below(r, 2) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
         d->fscale = tu_below(r, 3) == 0;
-        static const uint32_t posts[TSL_GEMM_POSTS_COUNT] = TSL_GEMM_POSTS;   /* [gemm_post] */
-        d->post = tu_below(r, 4) ? posts[tu_below(r, TSL_GEMM_POSTS_COUNT)] : 0u;
+        d->post = tu_below(r, 4) ? 1u + (uint32_t)tu_below(r, TSL_GEMM_POSTS_COUNT) : 0u;   /* a [gemm_post] code */
         if (d->relu && !tsl_gemm_post_has(TSL_GEMM_POST_RELU, d->post))
             d->post = 0;
         if (d->fscale)
@@ -267,15 +266,14 @@ static void launch_checks(tu_t *t)
     CASE("FSCALE with int", (d.fscale = 1, d.scale = 0x3F800000u), TSL_ERR_BAD_FIELD, 0);
     CASE("SHIFT with int32 C", d.shift = 3, TSL_ERR_BAD_FIELD, 0);
     CASE("SHIFT 63", (d.c_dtype = TSL_DTYPE_INT8, d.shift = 63), TSL_ERR_BAD_FIELD, 0);
-    static const uint32_t posts[TSL_GEMM_POSTS_COUNT] = TSL_GEMM_POSTS;   /* each last step of [gemm_post] */
-    for (uint32_t i = 0; i < TSL_GEMM_POSTS_COUNT; i++) {
-        CASE("POST with int8", d.post = posts[i], TSL_ERR_BAD_FIELD, 0);
-        if (!tsl_gemm_post_has(TSL_GEMM_POST_RELU, posts[i]))
+    for (uint32_t post = 1; post <= TSL_GEMM_POSTS_COUNT; post++) {   /* each last step of [gemm_post] */
+        CASE("POST with int8", d.post = post, TSL_ERR_BAD_FIELD, 0);
+        if (!tsl_gemm_post_has(TSL_GEMM_POST_RELU, post))
             CASE("POST with RELU", (d.dtype = TSL_DTYPE_BF16, d.c_dtype = TSL_DTYPE_FP32, d.lda = 64, d.ldb = 64,
-                                    d.ldc = 128, d.post = posts[i], d.relu = 1), TSL_ERR_BAD_FIELD, 0);
+                                    d.ldc = 128, d.post = post, d.relu = 1), TSL_ERR_BAD_FIELD, 0);
     }
-    CASE("POST MUL", (d.dtype = TSL_DTYPE_BF16, d.c_dtype = TSL_DTYPE_FP32, d.lda = 64, d.ldb = 64, d.ldc = 128,
-                      d.post = TSL_VPU_OP_MUL), TSL_ERR_BAD_FIELD, 0);
+    CASE("POST past the last code", (d.dtype = TSL_DTYPE_BF16, d.c_dtype = TSL_DTYPE_FP32, d.lda = 64, d.ldb = 64,
+                                     d.ldc = 128, d.post = TSL_GEMM_POSTS_COUNT + 1u), TSL_ERR_BAD_FIELD, 0);
     CASE("BIAS_ADDR without BIAS", d.bias_addr = 0x5000, TSL_ERR_BAD_FIELD, 0);
     CASE("KC not a multiple of N", d.kc = n + 1, TSL_ERR_BAD_FIELD, 0);
     CASE("K padded over two chunks", (d.k = 3 * n + 1, d.kc = n), TSL_ERR_BAD_FIELD, 0);

@@ -1,6 +1,6 @@
-/* Checks the model's VPU functions EXP, RECIP, RSQRT and GELU (hw/model/tslm_arith.c) against the
- * host's libm in double precision: exp(x), 1.0 / x, 1.0 / sqrt(x) and GELU's tanh form
- * 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) of the DAZ'd input. It
+/* Checks the model's VPU functions EXP, RECIP, RSQRT and ACT's GELU and SILU (hw/model/tslm_arith.c)
+ * against the host's libm in double precision: exp(x), 1.0 / x, 1.0 / sqrt(x), GELU's tanh form
+ * 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) and SiLU x / (1 + exp(-x)) of the DAZ'd input. It
  * prints the largest error in ulps of the FP32 result and the input where it occurs, and fails when
  * an error exceeds the function's bound or a special (NaN, infinity, zero, FTZ) breaks docs/isa.md's
  * rules.
@@ -20,17 +20,18 @@
  *     2^-23 <= |x| < 128, GELU's errors are within 2.86 + 3.25 |u| (1 - s) ulps. The bound
  *     4 + 3.5 |u| (1 - s) fails GELU_K2 one ulp off (either way) and GELU_C3 two; GELU_C3 one ulp off
  *     (1.4 units, times w) passes.
- *   For u > 126 ln 2 (x < -10.001), s(u) is below 2^-126: RECIP flushes it to
+ * SILU is x s(u) with u = -x, exact in FP32 (SILU_K is -1): its bound is SIG_MAX_ULP alone.
+ *   For u > 126 ln 2 (GELU: x < -10.001; SILU: x < -87.34), s(u) is below 2^-126: RECIP flushes it to
  *   zero (or EXP(u) overflows and RECIP(inf) is 0), and the result is a zero of x's sign although
  *   x s(u) may still be normal. A zero is accepted where s(u) is within the bound of 2^-126.
  *   At x = -inf the model and the reference give NaN (-inf times 0; the limit is -0).
  * Inputs: every STEP-th bit pattern (default 256; `make soak` runs STEP = 1, every FP32 value), and
  * windows of 512 patterns around each boundary: zeros, subnormals, the normal range's ends, the
  * infinities and NaNs, EXP's overflow and FTZ thresholds and |x| = 128, the binades where RECIP's and
- * RSQRT's results leave the normal range or change exponent parity, and for GELU the inputs where its
- * u reaches 126 ln 2 (the flush), ln(FLT_MAX) (EXP's overflow) and 128, and where its x^2 and x^3
- * overflow.
- * Each GELU input also runs through the fast path (tslm_fast.h), whose result must equal the
+ * RSQRT's results leave the normal range or change exponent parity, and for GELU and SILU the inputs
+ * where their u reaches 126 ln 2 (the flush), ln(FLT_MAX) (EXP's overflow) and 128, and where GELU's
+ * x^2 and x^3 overflow.
+ * Each GELU and SILU input also runs through the fast path (tslm_fast.h), whose result must equal the
  * definition's bit for bit; the counts are printed (EXP, RECIP and RSQRT have no other path).
  * Usage: test_vmath [STEP] */
 #include <float.h>
@@ -79,6 +80,10 @@ static double ref_gelu(double x)
 }
 
 static double arg_gelu(double x) { return -2 * SQRT_2_PI * (x + GELU_C3 * x * x * x); }
+
+static double ref_silu(double x) { return x >= 0 ? x / (1 + exp(-x)) : x * exp(x) / (1 + exp(x)); }
+
+static double arg_silu(double x) { return -x; }
 
 /* The error of `got` against the exact result `want`, in ulps of the FP32 binade of `want` (the
  * lowest normal binade below 2^-126, the highest above 2^128, where an infinity counts as 2^128);
@@ -168,7 +173,8 @@ int main(int argc, char **argv)
         {"RECIP", tslm_f32_recip, NULL, ref_recip, NULL, VMATH_MAX_ULP, 0, 0, 0, 0, 0, 0, 0, 0},
         {"RSQRT", tslm_f32_rsqrt, NULL, ref_rsqrt, NULL, VMATH_MAX_ULP, 0, 0, 0, 0, 0, 0, 0, 0},
         {"GELU", tslm_f32_gelu, tslm_fast_f32_gelu, ref_gelu, arg_gelu, SIG_MAX_ULP, GELU_PER_U, 0, 0, 0, 0, 0, 0,
-         0}};
+         0},
+        {"SILU", tslm_f32_silu, tslm_fast_f32_silu, ref_silu, arg_silu, SIG_MAX_ULP, 0, 0, 0, 0, 0, 0, 0, 0}};
     const unsigned nfns = sizeof fns / sizeof fns[0];
     /* Centres of the boundary windows (each also with the sign flipped). */
     const double flush_u = 126 * log(2.0), ovf_u = log(FLT_MAX);
@@ -177,6 +183,7 @@ int main(int argc, char **argv)
         f32_bits(logf(0x1.fffffep127f)), f32_bits(logf(0x1p-126f)), 0x43000000u,   /* EXP */
         0x7E800000u, 0x7F000000u, 0x7F7FFFFFu,                                      /* RECIP */
         arg_at(arg_gelu, flush_u), arg_at(arg_gelu, ovf_u), arg_at(arg_gelu, 128),  /* GELU */
+        arg_at(arg_silu, flush_u), arg_at(arg_silu, ovf_u),                         /* SILU */
         f32_bits(cbrtf(FLT_MAX)), f32_bits(sqrtf(FLT_MAX)),
     };
     printf("vmath: every %llu-th input and %u boundary windows; bound %.1f ulp (GELU: %.1f ulp + "

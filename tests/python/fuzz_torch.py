@@ -86,7 +86,7 @@ class Cumsum(nn.Module):
 def architecture(rng):
     """(a function making one instance, its width d): 1 to 4 layers of width d."""
     d = int(rng.choice([4, 8, 12, 16]))
-    kinds = list(rng.choice(["linear", "relu", "gelu", "gelu_tanh", "layernorm", "softmax", "attention",
+    kinds = list(rng.choice(["linear", "relu", "gelu", "gelu_tanh", "silu", "layernorm", "softmax", "attention",
                              "sigmoid", "cumsum", "dropout", "batchnorm"], size=int(rng.integers(1, 5))))
     if "linear" not in kinds:
         kinds.insert(0, "linear")
@@ -102,7 +102,8 @@ def architecture(rng):
         layers = []
         for k in kinds:
             layers.append({"linear": lambda: nn.Linear(d, d), "relu": nn.ReLU, "gelu": nn.GELU,
-                           "gelu_tanh": lambda: nn.GELU(approximate="tanh"), "layernorm": lambda: nn.LayerNorm(d),
+                           "gelu_tanh": lambda: nn.GELU(approximate="tanh"), "silu": nn.SiLU,
+                           "layernorm": lambda: nn.LayerNorm(d),
                            "softmax": lambda: nn.Softmax(-1), "attention": lambda: Attention(d, scale),
                            "sigmoid": nn.Sigmoid, "cumsum": Cumsum, "dropout": lambda: nn.Dropout(0.25),
                            "batchnorm": lambda: nn.BatchNorm1d(d)}[k]())

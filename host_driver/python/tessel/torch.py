@@ -609,13 +609,14 @@ _MM = {aten.mm.default, aten.addmm.default}   # the GEMMs whose command takes an
 _RELU_EPILOGUE = _MM | {aten.convolution.default}
 # The activations that a GEMM's epilogue ends in (tessel.EPILOGUES): aten op -> (its name there, whether
 # the op's kwargs are the step's function).
-_LAST_STEPS = {aten.gelu.default: ("gelu", lambda kw: kw.get("approximate") == "tanh")}
+_LAST_STEPS = {aten.gelu.default: ("gelu", lambda kw: kw.get("approximate") == "tanh"),
+               aten.silu.default: ("silu", lambda kw: True)}
 
 
 def _epilogue_act(node, user):
     """"relu" or a name of tessel.EPILOGUES when user, node's one reader, is an activation that
     node's command applies itself: a ReLU after a GEMM or convolution (the RELU flag), a _LAST_STEPS
-    op after a GEMM (its VPU_OP: GELU's tanh form, ...); else None."""
+    op after a GEMM (its VPU_OP: GELU's tanh form, SiLU, ...); else None."""
     if user.target is aten.relu.default and node.target in _RELU_EPILOGUE:
         return "relu"
     name, takes = _LAST_STEPS.get(user.target, (None, None))
@@ -1287,6 +1288,25 @@ def _gelu_check(out, x, approximate="none"):
     return [("", out, ref, _row_bound(x.shape[-1], ref.abs().amax(-1, keepdim=True)) + 2.0**-52 * x.abs())]
 
 
+def _plan_silu(x):
+    return _or_host(_unfit(x), _Lowering("device", "ROWWISE SILU", _silu_run, _silu_check, _silu_queue))
+
+
+def _silu_queue(mem, x):
+    return _q_rows(mem, x, "rowwise_cmd", fn="silu")
+
+
+def _silu_run(dev, x):
+    return _on_rows(x, -1, lambda r: dev.silu(r, in_dtype="fp32"))
+
+
+def _silu_check(out, x):
+    """The row bound, and |x| 2^-125: where sigmoid(x) < 2^-126 (x < -87.34) the device flushes it."""
+    x = _f64(x)
+    ref = aten.silu(x)
+    return [("", out, ref, _row_bound(x.shape[-1], ref.abs().amax(-1, keepdim=True)) + 2.0**-125 * x.abs())]
+
+
 # GELU's derivative (tanh form), on the device in ELTWISE commands: with s = -2k (x + c x^3) and
 # p = 1 / (1 + exp(s)) (so that 1 + tanh(k (x + c x^3)) = 2 p, as ROWWISE GELU computes it) and
 # w = 2k x (1 + 3c x^2), gelu'(x) = p (1 + (1 - p) w).
@@ -1496,6 +1516,7 @@ _PLANNERS = {
     aten._log_softmax.default: _plan_log_softmax,
     aten._log_softmax_backward_data.default: _plan_log_softmax_backward,
     aten.gelu.default: _plan_gelu,
+    aten.silu.default: _plan_silu,
     aten.relu.default: _plan_relu,
     aten.add.Tensor: _plan_add,
     aten.threshold_backward.default: _plan_threshold_backward,

@@ -238,6 +238,7 @@ module tsl_tc_check #(
                  : (vpu.scale != '0 ||
                     vpu.shift != '0 ||
                     vpu.zero_point != '0)) ||
+              (op == 4'(tsl_pkg::VPU_OP_ACT) ? vpu.act > 2'(tsl_pkg::VPU_ACT_SILU) : vpu.act != '0) ||
               is_float(dd) != fl || (!unary && is_float(d2) != fl) || (fl && !EnableBf16))
             hdr_err = tsl_pkg::ERR_BAD_FIELD;
         end

@@ -351,7 +351,8 @@ module tsl_tc_seq #(
     if (st_q == StPost) begin   // from the ACC tile (FP32) into the OUT slot
       o_vec            = '0;
       o_vec.unit       = tsl_pkg::UNIT_VPU;
-      o_vec.op         = d.post;
+      o_vec.op         = tsl_pkg::gemm_post_op(d.post);
+      o_vec.act        = tsl_pkg::gemm_post_act(d.post);
       o_vec.wait_f     = o_wait;
       o_vec.signal     = o_signal;
       o_vec.dst_dtype  = d.c_dtype;

@@ -9,14 +9,14 @@
 // per refused grant. EPI reads its bias
 // row like a BCAST src2 and takes 2 cycles a row, 3 with FSCALE: the fmul runs in a cycle of its
 // own (StScale, its result re-widened from raw1_q), the lanes then add, clamp and round or requant.
-// The functions EXP, RECIP, RSQRT and GELU (StFunc) run their step program (tsl_vpu_fn_seq) on
+// The functions EXP, RECIP, RSQRT and ACT (StFunc) run their step program (tsl_vpu_fn_seq) on
 // the lanes' fmul, a second fmul, the fadd and the transcendental unit (tsl_vpu_eup) in each lane's
 // tsl_vpu_fn register sets, one per row in flight, up to FnRows: a row is read into a free set,
 // whose program starts at once (in a cycle the sets take different units), and written when it
 // ends, in order. The memory port does one access a cycle, the oldest row's write first, else the
 // next row's read, where the destinations of the rows in flight do not overlap its source. A row
 // takes 2 cycles of the port (3 for an FP32 destination in VMEM); the steps of the rows in flight
-// overlap, so the functions stream at close to that when enough sets are free, GELU at no less
+// overlap, so the functions stream at close to that when enough sets are free, ACT GELU at no less
 // than its 5 fmul steps over two fmuls a row (docs/isa.md).
 // Every read of row i precedes its writes, and row i+1 is read after row i is written (but for a
 // function's rows in flight, whose rows do not overlap that way), so any overlap of the operands
@@ -74,6 +74,9 @@ module tsl_vpu #(
   state_e      state_q, state_d;
   // Enum-valued fields are kept as plain vectors (Icarus 11 cannot cast to an enum).
   logic [3:0]  op_q;                            // vpu_op_e
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [1:0]  act_q;                           // ACT: vpu_act_e (the step program's; none without bf16)
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [1:0]  dd_q, d1_q, d2_q;                // dtype_e
   logic [1:0]  mode_q;                          // src2_e
   logic        fl_q;
@@ -108,7 +111,7 @@ module tsl_vpu #(
 
   function automatic logic is_fn(input logic [3:0] op);
     is_fn = op == tsl_pkg::VPU_OP_EXP || op == tsl_pkg::VPU_OP_RECIP || op == tsl_pkg::VPU_OP_RSQRT ||
-            op == tsl_pkg::VPU_OP_GELU;
+            op == tsl_pkg::VPU_OP_ACT;
   endfunction
   assign fn = is_fn(op_q);
 
@@ -309,6 +312,7 @@ module tsl_vpu #(
       .start_i  (fn_ld),
       .oldest_i (wk_q),
       .op_i     (op_q),
+      .act_i    (act_q),
       .done_o   (fn_done),
       .we_o     (fn_we),
       .mul_o    (fn_mul),
@@ -633,6 +637,7 @@ module tsl_vpu #(
     if (state_q == StIdle && ex_valid_i) s2_base_q <= insn.src2_addr[LN +: PW];
     if (state_q == StIdle && ex_valid_i) begin
       op_q     <= insn.op;
+      act_q    <= insn.act;
       dd_q     <= insn.dst_dtype;
       d1_q     <= insn.src1_dtype;
       d2_q     <= insn.src2_dtype;

@@ -1,12 +1,13 @@
-// Step program of the VPU functions EXP, RECIP, RSQRT and GELU (docs/isa.md "VPU functions"), one
+// Step program of the VPU functions EXP, RECIP, RSQRT and ACT (docs/isa.md "VPU functions"), one
 // for all lanes. In each step every lane runs one fp32 multiply or add (on its fmul or fadd) of the
 // operands that a_sel_o and b_sel_o pick (OPD_*; c_o is the constant), issues one operand to its
 // transcendental unit tsl_vpu_eup (EXP, RECIP or RSQRT: eup_fn_o), or waits; the result goes to the
 // step's register dst_o (DST_*) in tsl_vpu_fn, an EUP result LAT cycles after its issue
 // (eup_we_o, eup_dst_o), while the set waits. EXP, RECIP and RSQRT are one issue and LAT
-// waits; GELU is u = K2 (x^3 C3 + x) into U, U = EXP(U), U = U + 1, U = RECIP(U), then x * U
-// (fmul and fadd steps in docs/isa.md's order). A set's steps run in order from step 0 in the
-// cycle its row is read (start_i) to the last (EXP, RECIP, RSQRT 1 + LAT steps, GELU 9 + 2 LAT),
+// waits; ACT GELU is u = K2 (x^3 C3 + x) into U, U = EXP(U), U = U + 1, U = RECIP(U), then x * U,
+// and ACT SILU the same with u = SILU_K x (fmul and fadd steps in docs/isa.md's order). A set's
+// steps run in order from step 0 in the cycle its row is read (start_i) to the last (EXP, RECIP,
+// RSQRT 1 + LAT steps, GELU 9 + 2 LAT, SILU 5 + 2 LAT),
 // after which it is done until its next start. Up to G rows run at once, each in a register set of
 // its own: in a cycle the sets run steps on different units (one of the two fmuls, the fadd, the
 // EUP, or a wait, which needs none); when more want a kind of unit than there are, the oldest rows
@@ -36,11 +37,19 @@ package tsl_vpu_fn_pkg;
     st = {kind, fn, a, b, dst, c};
   endfunction
 
-  // Step `step` of op `op`: {last step, step} (see tsl_vpu_fn_seq's ports).
-  function automatic logic [43:0] program_step(input logic [3:0] op, input logic [4:0] step);
+  // Step `step` of op `op` (ACT: of function `act`): {last step, step} (see tsl_vpu_fn_seq's ports).
+  function automatic logic [43:0] program_step(input logic [3:0] op, input logic [1:0] act, input logic [4:0] step);
     logic [42:0] s;
     logic        last;
-    if (op == tsl_pkg::VPU_OP_GELU) begin   // x * RECIP(EXP(u) + 1), u = K2 (x^3 C3 + x)
+    if (op == tsl_pkg::VPU_OP_ACT && act == 2'(tsl_pkg::VPU_ACT_SILU)) begin   // x * RECIP(EXP(u) + 1), u = K x
+      last = step == 5'(2 * LAT + 4);
+      if (step == 5'd0)                s = st(K_MUL, 4'd0, OPD_X, OPD_CONST, DST_U, tsl_pkg::VPU_FN_SILU_K);
+      else if (step == 5'd1)           s = st(K_EUP, tsl_pkg::VPU_OP_EXP, OPD_U, OPD_U, DST_U, 32'd0);
+      else if (step == 5'(LAT + 2))    s = st(K_ADD, 4'd0, OPD_U, OPD_CONST, DST_U, ONE);
+      else if (step == 5'(LAT + 3))    s = st(K_EUP, tsl_pkg::VPU_OP_RECIP, OPD_U, OPD_U, DST_U, 32'd0);
+      else if (step == 5'(2 * LAT + 4)) s = st(K_MUL, 4'd0, OPD_X, OPD_U, DST_P, 32'd0);
+      else                             s = st(K_WAIT, 4'd0, OPD_P, OPD_P, DST_P, 32'd0);
+    end else if (op == tsl_pkg::VPU_OP_ACT) begin   // GELU: x * RECIP(EXP(u) + 1), u = K2 (x^3 C3 + x)
       last = step == 5'(2 * LAT + 8);
       if (step == 5'd0)                s = st(K_MUL, 4'd0, OPD_X, OPD_X, DST_P, 32'd0);
       else if (step == 5'd1)           s = st(K_MUL, 4'd0, OPD_P, OPD_X, DST_P, 32'd0);
@@ -68,7 +77,8 @@ module tsl_vpu_fn_seq #(
   input  logic        rst_ni,
   input  logic [G-1:0] start_i, // set k's row is read: its program starts (step 0 may run this cycle)
   input  logic [$clog2(G)-1:0] oldest_i,   // the set of the oldest row (sets hold rows in ring order)
-  input  logic [3:0]  op_i,     // vpu_op_e: EXP, RECIP, RSQRT or GELU (held during an instruction)
+  input  logic [3:0]  op_i,     // vpu_op_e: EXP, RECIP, RSQRT or ACT (held during an instruction)
+  input  logic [1:0]  act_i,    // ACT: its function, vpu_act_e (held likewise)
   output logic [G-1:0] done_o,  // set k's program has ended: P holds its result (until its next start)
   // Per register set k (bits of set k at [k], [2k +: 2], ...):
   output logic [G-1:0]    we_o,     // set k's fmul or fadd step runs in this cycle: write its result
@@ -107,7 +117,7 @@ module tsl_vpu_fn_seq #(
     for (int k = 0; k < G; k++) begin
       step[k] = start_i[k] ? 5'd0 : step_q[k];
       {last[k], kind[2*k +: 2], fn[4*k +: 4], a_sel_o[2*k +: 2], b_sel_o[2*k +: 2], dst_o[k], c_o[32*k +: 32]} =
-          tsl_vpu_fn_pkg::program_step(op_i, step[k]);
+          tsl_vpu_fn_pkg::program_step(op_i, act_i, step[k]);
       mul_o[k] = kind[2*k +: 2] == tsl_vpu_fn_pkg::K_MUL;
       want[k]  = start_i[k] || run_q[k];
     end
@@ -172,7 +182,7 @@ module tsl_vpu_fn_seq #(
   `include "hw/rtl/tsl_assert.svh"
   `TSL_ASSERT_INIT(FnRowsRange, G >= 2 && G <= 8, "G (VPU_FN_ROWS) is 2 to 8")
   `TSL_ASSERT(FnOp, want != '0 |-> op_i == tsl_pkg::VPU_OP_EXP || op_i == tsl_pkg::VPU_OP_RECIP ||
-                                   op_i == tsl_pkg::VPU_OP_RSQRT || op_i == tsl_pkg::VPU_OP_GELU,
+                                   op_i == tsl_pkg::VPU_OP_RSQRT || op_i == tsl_pkg::VPU_OP_ACT,
               "the step program runs the VPU functions only")
   `TSL_ASSERT(FnStartFree, (start_i & run_q) == '0, "a set starts a row only when it runs none")
   `TSL_ASSERT(FnOneUnitEach, $countones(we_o & mul_o) <= 2 && $countones(we_o & ~mul_o) <= 1,

@@ -52,7 +52,7 @@ int main(int argc, char **argv) {
         if (pipe.size() == lat) {   // the input of lat - 1 calls ago is out: lat clock edges
             pend p = pipe.front();
             pipe.pop_front();
-            uint32_t exp = tslm_f32_fn(FNS[p.f], p.x), got = top.y_o;
+            uint32_t exp = tslm_f32_fn(FNS[p.f], 0, p.x), got = top.y_o;
             tested[p.f]++;
             if (exp != got && bad++ < 5)
                 printf("FAIL seed=0x%016" PRIx64 ": %s(0x%08x) expected 0x%08x got 0x%08x\n", seed, NAMES[p.f],

@@ -29,11 +29,8 @@ struct SeqGen {
         return span > in + pad ? 0 : (in + pad - span) / stride + 1;
     }
 
-    // The i-th op of the GEMM epilogue's last steps ([gemm_post]).
-    static uint32_t post_at(uint32_t i) {
-        static const uint32_t posts[TSL_GEMM_POSTS_COUNT] = TSL_GEMM_POSTS;
-        return posts[i];
-    }
+    // The code of the i-th of the GEMM epilogue's last steps ([gemm_post]).
+    static uint32_t post_at(uint32_t i) { return i + 1; }
 
     // A CONV's window fields and the M, K, LDA, A_ADDR and MC that follow from them (addresses of
     // the input below data_end / 4); false when the shape does not fit the fields.

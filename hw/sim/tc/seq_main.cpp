@@ -338,7 +338,7 @@ int main(int argc, char **argv) {
     printf("; valid with K padding %u (at most %u MUL pieces), bias %u, K chunks %u, panels %u, row tiles %u, "
            "> 2 tiles %u, no EPI %u, CONV %u", cov[0], max_pieces, cov[1], cov[2], cov[3], cov[4], cov[5], cov[6],
            cov[7]);
-    for (uint32_t i = 0; i < TSL_GEMM_POSTS_COUNT; i++) printf(", %s %u", tsl_vpu_op_name(SeqGen::post_at(i)), cov[8 + i]);
+    for (uint32_t i = 0; i < TSL_GEMM_POSTS_COUNT; i++) printf(", %s %u", tsl_gemm_post_name(SeqGen::post_at(i)), cov[8 + i]);
     printf("\n");
     if (count >= 3 * SeqGen::kKinds && !big) {
         static const uint32_t want[] = {TSL_ERR_NONE, TSL_ERR_BAD_FIELD, TSL_ERR_HBM_RANGE, TSL_ERR_MISALIGNED,

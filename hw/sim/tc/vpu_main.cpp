@@ -170,7 +170,8 @@ static void print_insn(const uint32_t *w) {
     }
     tsl_insn_vpu_vec_t x = tsl_insn_vpu_vec_decode(w);
     uint32_t op = x.op, mode = x.src2_mode;
-    printf("  insn %s dst=%s@0x%08x src1=%s@0x%08x", op_name(op), dt_name(x.dst_dtype), x.dst_addr,
+    printf("  insn %s%s%s dst=%s@0x%08x src1=%s@0x%08x", op_name(op), op == TSL_VPU_OP_ACT ? " " : "",
+           op == TSL_VPU_OP_ACT ? tsl_vpu_act_name(x.act) : "", dt_name(x.dst_dtype), x.dst_addr,
            dt_name(x.src1_dtype), x.src1_addr);
     if (!is_unary(op))
         printf(" src2=%s %s 0x%08x", mode == 0 ? "VEC" : mode == 1 ? "BCAST" : "IMM", dt_name(x.src2_dtype),
@@ -290,8 +291,9 @@ static tsl_insn_t random_insn(TslRng &r, int op_force, int cls_force, int d1_for
     default: break;
     }
     tsl_insn_t i = tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
-            .op = op, .dst_dtype = dd, .src1_dtype = d1, .src2_dtype = d2, .src2_mode = mode, .dst_addr = dst,
-            .src1_addr = s1, .src2_addr = s2, .rows = rows});
+            .op = op, .dst_dtype = dd, .src1_dtype = d1, .src2_dtype = d2, .src2_mode = mode,
+            .act = op == TSL_VPU_OP_ACT ? r.below(TSL_VPU_ACT_LIMIT) : 0, .dst_addr = dst, .src1_addr = s1,
+            .src2_addr = s2, .rows = rows});
     if (op == TSL_VPU_OP_REQUANT) {
         int32_t scale = rq_scale(r), zp = rq_zp(r);
         i = tsl_insn_vpu_vec_encode(tsl_insn_vpu_vec_t{
@@ -397,8 +399,8 @@ struct Sim {
 // ---- checks -------------------------------------------------------------------------------------
 struct Stats {
     uint64_t insns = 0, rows = 0, cycles = 0;            // all instructions
-    // No refused grants: unary, binary, reduce, EPI, EPI with FSCALE, EXP, RECIP, RSQRT, GELU.
-    uint64_t clean_rows[9] = {}, clean_cycles[9] = {};
+    // No refused grants: unary, binary, reduce, EPI, EPI with FSCALE, EXP, RECIP, RSQRT, ACT GELU, ACT SILU.
+    uint64_t clean_rows[10] = {}, clean_cycles[10] = {};
 };
 
 static uint64_t g_seed;
@@ -489,7 +491,7 @@ static bool run_rtl(Sim &s, TslRng &r, const tsl_insn_t &insn, double deny, Stat
         unsigned k = op == TSL_VPU_OP_EPI ? (fscale ? 4 : 3)
                    : (op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX) ? 2
                    : op == TSL_VPU_OP_EXP ? 5 : op == TSL_VPU_OP_RECIP ? 6 : op == TSL_VPU_OP_RSQRT ? 7
-                   : op == TSL_VPU_OP_GELU ? 8
+                   : op == TSL_VPU_OP_ACT ? 8 + x.act
                    : is_unary(op) ? 0 : 1;
         st.clean_rows[k] += rows;
         st.clean_cycles[k] += cyc;
@@ -669,9 +671,9 @@ int main(int argc, char **argv) {
     auto cpr = [&](unsigned k) { return st.clean_rows[k] ? (double)st.clean_cycles[k] / st.clean_rows[k] : 0.0; };
     printf("%s: %" PRIu64 " instructions, %" PRIu64 " rows, %" PRIu64 " cycles (%u illegal candidates "
            "dropped by the model); cycles/row without refused grants: unary %.2f, binary %.2f, RSUM/RMAX %.2f, "
-           "EPI %.2f, EPI FSCALE %.2f, EXP %.2f, RECIP %.2f, RSQRT %.2f, GELU %.2f\n",
+           "EPI %.2f, EPI FSCALE %.2f, EXP %.2f, RECIP %.2f, RSQRT %.2f, GELU %.2f, SILU %.2f\n",
            name, st.insns, st.rows, st.cycles, rejected, cpr(0), cpr(1), cpr(2), cpr(3), cpr(4), cpr(5), cpr(6),
-           cpr(7), cpr(8));
+           cpr(7), cpr(8), cpr(9));
     printf("%s: EPI of 64 rows from ACC, bias+relu, cycles/row:", name);
     for (auto &p : epi_cpr) printf(" %s %.2f;", p.first.c_str(), p.second);
     printf("\n");

@@ -9,6 +9,9 @@ first mismatch (index, expected, got, bound).
     gelu(approximate="tanh") in float64 within (64 + n) 2^-24 of the row's largest |y| (the bound
     of tests/torch/test_torch_ref.py); approximate="none" falls back to numpy, reported, within
     4 2^-24 |y| of torch's erf form;
+  - Mul(x, Sigmoid(x)), either way round (torch.onnx's silu): one ROWWISE SILU, both nodes on the
+    device, against torch's silu in float64 within Gelu's bound and |x| 2^-125 (the device flushes
+    sigmoid(x) < 2^-126); with the Sigmoid also a graph output, no fusion (both nodes on the host);
   - QLinearMatMul and QLinearConv over seeded random shapes, zero points, per-channel weight scales
     and zero points, groups, strides, dilations, asymmetric and SAME padding, 1-D and 2-D, uint8
     and int8, power-of-two scales that make ties, weights as initializers (planned once) and as
@@ -118,6 +121,28 @@ def gelu_cases(rng):
             ok(where == "fallback" and "erf" in r.placements[0].note and r.fallbacks, "Gelu erf falls back, reported",
                r.report())
             check("Gelu erf (numpy) against torch", y, ref, 4 * V * np.abs(ref))
+
+
+# ---- SiLU written out: Mul(x, Sigmoid(x)) ------------------------------------------------------------------
+def silu_cases(rng):
+    x = (rng.standard_normal((4, 37)) * 8).astype(np.float32)
+    x[0, :3] = (-90, -87, 90)   # sigmoid flushed below 2^-126 (x < -87.34), and saturated
+    ref = F.silu(t64(x)).numpy()
+    bound = (64 + x.shape[1]) * V * np.abs(ref).max(1, keepdims=True) + 2.0**-125 * np.abs(x)
+    for ins in (["x", "s"], ["s", "x"]):
+        m = model([helper.make_node("Sigmoid", ["x"], ["s"]), helper.make_node("Mul", ins, ["y"])],
+                  [("x", np.float32, x.shape)], [("y", np.float32, x.shape)])
+        (y,), r = run(m, {"x": x})
+        ok([p.where for p in r.placements] == ["device", "device"] and "SILU" in r.placements[1].note,
+           f"Mul({', '.join(ins)}) of Sigmoid(x): one ROWWISE SILU on the device", r.report())
+        check(f"Mul({', '.join(ins)}) of Sigmoid(x) against torch's silu", y, ref, bound)
+    # the sigmoid also a graph output: no SiLU, the Sigmoid on the host
+    m = model([helper.make_node("Sigmoid", ["x"], ["s"]), helper.make_node("Mul", ["x", "s"], ["y"])],
+              [("x", np.float32, x.shape)], [("y", np.float32, x.shape), ("s", np.float32, x.shape)])
+    (y, s), r = run(m, {"x": x})
+    ok([p.where for p in r.placements] == ["fallback", "fallback"], "a Sigmoid that is an output is no SiLU's",
+       r.report())
+    check("Sigmoid, then Mul (numpy), against torch", y, ref, bound + 8 * V * np.abs(ref))
 
 
 # ---- the integer ops -------------------------------------------------------------------------------------
@@ -615,6 +640,7 @@ def main():
     print(f"onnx_runner: SEED={seed}", flush=True)
     rng = np.random.default_rng(seed)
     gelu_cases(rng)
+    silu_cases(rng)
     for i in range(16):
         qlinear_matmul_case(rng, i % 2 == 0)
         qlinear_conv_case(rng, i % 2 == 0)

@@ -244,6 +244,9 @@ class Memory(_Run):
     def gelu(self, x, out_dtype=None):
         return self._row_cmd("rowwise_cmd", x, out_dtype, fn="gelu")
 
+    def silu(self, x, out_dtype=None):
+        return self._row_cmd("rowwise_cmd", x, out_dtype, fn="silu")
+
     def relu(self, x, out_dtype=None):
         return self._row_cmd("eltwise_cmd", x, out_dtype, op="relu")
 

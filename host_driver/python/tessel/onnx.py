@@ -15,7 +15,8 @@ gets a placement, and constant operands (weights) are put in the device's layout
   device    the library's commands: Conv, Gemm, MatMul, MaxPool, AveragePool and
             GlobalAveragePool in bf16 with fp32 accumulation (the MXU and the windows read float32
             rounded to bf16); Add, Softmax, LayerNormalization and Gelu (approximate="tanh") on fp32
-            values as they are (ROWWISE, ELTWISE); a Relu that follows a Conv, Gemm or MatMul whose
+            values as they are (ROWWISE, ELTWISE), and x * sigmoid(x) (a Sigmoid read only by a Mul
+            of its input, torch.onnx's silu) as one ROWWISE SILU; a Relu that follows a Conv, Gemm or MatMul whose
             output has no other consumer is that call's ReLU flag, any other an ELTWISE RELU in
             fp32 (exact). A layer norm over the last axis written out op by op (ReduceMean, Sub,
             Pow 2, ReduceMean, Add eps, Sqrt, Div, Mul gamma, Add beta: torch.onnx's before opset
@@ -777,6 +778,8 @@ class Runner:
                 self._consumers.setdefault(name, []).append(node)
         self._layout = {name: ONNX for name in list(self._consts) + self.inputs}
         self._fused = {}      # a fused Relu's output -> the name of the node it is fused into
+        self._silu = {}       # x * sigmoid(x): the Mul's output -> (x, the Sigmoid's name), and the
+        self._sigmoid = {}    # Sigmoid's output -> x (_silu_of)
         self._on_device = set()   # the values device steps give (and reshapes of them): Values at a run
         self._steps = []      # ("name (op)", host, output names, fn(memory, values) -> the outputs: array or tuple)
         self.placements = []
@@ -805,6 +808,12 @@ class Runner:
             return self._place(name, node, "free", "a constant")
         if node.output[0] in self._fused:
             return self._place(name, node, "free", f"fused into {self._fused[node.output[0]]} (its ReLU flag)")
+        if op == "Sigmoid" and self._silu_of(node, name):
+            return self._place(name, node, "device", "fused with the Mul that reads it into one ROWWISE SILU")
+        if node.output[0] in self._silu:
+            x, sigmoid = self._silu[node.output[0]]
+            return self._step(name, node, f"x * {sigmoid}'s sigmoid(x): ROWWISE SILU, fp32",
+                              lambda mem, vals: mem.silu(self._dev(vals, x), self._out(node.output[0])), ONNX)
         norm, i = self._norm_part.get(node.output[0], (None, 0))
         if i:
             return self._place(name, node, "device", f"fused into {norm.name}'s ROWWISE LAYERNORM")
@@ -915,6 +924,19 @@ class Runner:
         for n in names:
             if n and self._dtype(n) not in (None, F32):
                 raise _NoDevice(f"{n} is {self._dtype(n)}: the device computes float32 (in bf16 or fp32) and int8")
+
+    def _silu_of(self, node, name):
+        """Whether Sigmoid node s = sigmoid(x), x float32, has one reader, a Mul of x and s (either way
+        round), and s is no graph output: the Mul is x * sigmoid(x), SiLU (torch.onnx's export of
+        silu), which the Mul's step computes; recorded in _silu and _sigmoid."""
+        x, s = node.input[0], node.output[0]
+        users = self._consumers.get(s, [])
+        if len(users) != 1 or users[0].op_type != "Mul" or sorted(users[0].input) != sorted([x, s]) or \
+                s in self.outputs or self._dtype(x) not in (None, F32):
+            return False
+        self._silu[users[0].output[0]] = (x, name)
+        self._sigmoid[s] = x
+        return True
 
     def _relu_after(self, node, name):
         """(the name the node's result takes, relu): a Relu that is the only consumer of the node's
@@ -1322,6 +1344,8 @@ class Runner:
                 norm, i = self._norm_part[n]
                 s = shape(norm.x)
                 return s[:-1] + (1,) if i in (0, 3, 4, 5) else s
+            if n not in vals and n in self._sigmoid:   # a SiLU's sigmoid(x): x's shape
+                n = self._sigmoid[n]
             if n not in vals:   # a product's output whose Relu is fused into it: the Relu's, same shape
                 n = next(u.output[0] for u in self._consumers.get(n, ()) if u.output[0] in self._fused)
             a = vals[n]

@@ -60,6 +60,16 @@ class Attention(nn.Module):
         return F.softmax(q.unsqueeze(0) @ k.unsqueeze(0).transpose(1, 2) * self.scale, -1).squeeze(0) @ v
 
 
+class SwiGlu(nn.Module):
+    """down(silu(gate(x)) * up(x)): a GEMM ending in SILU, and an ELTWISE MUL."""
+    def __init__(self, d):
+        super().__init__()
+        self.gate, self.up, self.down = nn.Linear(d, 2 * d), nn.Linear(d, 2 * d), nn.Linear(2 * d, d)
+
+    def forward(self, x):
+        return self.down(F.silu(self.gate(x)) * self.up(x))
+
+
 class Net(nn.Module):
     """layers applied in order; a layer marked residual adds its input to its output; mutate adds 1
     to the input in place first."""
@@ -86,8 +96,8 @@ class Cumsum(nn.Module):
 def architecture(rng):
     """(a function making one instance, its width d): 1 to 4 layers of width d."""
     d = int(rng.choice([4, 8, 12, 16]))
-    kinds = list(rng.choice(["linear", "relu", "gelu", "gelu_tanh", "silu", "layernorm", "softmax", "attention",
-                             "sigmoid", "cumsum", "dropout", "batchnorm"], size=int(rng.integers(1, 5))))
+    kinds = list(rng.choice(["linear", "relu", "gelu", "gelu_tanh", "silu", "swiglu", "layernorm", "softmax",
+                             "attention", "sigmoid", "cumsum", "dropout", "batchnorm"], size=int(rng.integers(1, 5))))
     if "linear" not in kinds:
         kinds.insert(0, "linear")
     # nor a LayerNorm right after a Softmax or Sigmoid: rows of nearly equal values, where the device's
@@ -103,6 +113,7 @@ def architecture(rng):
         for k in kinds:
             layers.append({"linear": lambda: nn.Linear(d, d), "relu": nn.ReLU, "gelu": nn.GELU,
                            "gelu_tanh": lambda: nn.GELU(approximate="tanh"), "silu": nn.SiLU,
+                           "swiglu": lambda: SwiGlu(d),
                            "layernorm": lambda: nn.LayerNorm(d),
                            "softmax": lambda: nn.Softmax(-1), "attention": lambda: Attention(d, scale),
                            "sigmoid": nn.Sigmoid, "cumsum": Cumsum, "dropout": lambda: nn.Dropout(0.25),

@@ -411,8 +411,10 @@ def strict_cases(rng):
         got = {mode: run(x) for mode, run in runs.items()}
     check("strict: a transformer block equals debug mode's", got["strict"], got["debug"])
     stats = runs["strict"].device.stats()["total"]
-    tt.ok(stats["commands"] > 10 and runs["strict"].placement()["aten.mul.Tensor"] == "host",
-          "strict: the block ran as device commands, its scale on the host", str(stats))
+    place = runs["strict"].placement()
+    tt.ok(stats["commands"] > 10 and place["aten.mul.Tensor"] == "device" and place["aten.clone"] == "host",
+          "strict: the block ran as device commands, its scale too (ELTWISE MUL by the scalar), a clone on the host",
+          f"{stats}; {place}")
 
     class InPlace(nn.Module):   # the host changes a device result in place: the next GEMM reads the new values
         def __init__(self):
@@ -503,6 +505,26 @@ def fused_cases(rng):
         place = run.placement()
         tt.ok("aten.relu" not in place and any(op.endswith("+relu") for op in place),
               f"fused: {what}'s ReLUs ran as the RELU flag of their GEMM or convolution", run.report())
+
+    # A SwiGLU MLP, down(silu(gate(x)) * up(x)): the SiLU is its GEMM's epilogue (SILU), the product an
+    # ELTWISE MUL; every op on the device
+    class SwiGlu(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gate, self.up, self.down = nn.Linear(24, 40), nn.Linear(24, 40), nn.Linear(40, 24)
+
+        def forward(self, x):
+            return self.down(F.silu(self.gate(x)) * self.up(x))
+    m, x = SwiGlu(), rand(rng, 6, 24)
+    with torch.no_grad():
+        want = tessel.torch.compile(m, mode="debug")(x)
+        run = tessel.torch.compile(m, mode="fused")
+        got = run(x)
+    check("fused: a SwiGLU MLP equals debug mode's", got, want)
+    place = run.placement()
+    tt.ok(place.get("aten.addmm+silu") == "device" and place.get("aten.mul.Tensor") == "device" and
+          "aten.silu" not in place and run.device_share() == 1.0,
+          "fused: a SwiGLU MLP's SiLU ran in its GEMM's epilogue, its product as an ELTWISE MUL", run.report())
 
     # Residual adds in the GEMM (VPU_OP ADD, in r's buffer) only where nothing reads r after the add:
     # h is read after the first add (which stays an add), the second is its last reader (the GEMM

@@ -1409,6 +1409,32 @@ def _add_queue(mem, x, y, alpha=1):   # alpha is 1: _plan_add leaves any other t
     return _q_ew(mem, "add", x, y)
 
 
+def _plan_mul(x, y):
+    scalar = not isinstance(y, torch.Tensor)
+    why = _unfit(x) or ("a scalar that is no normal FP32 number" if scalar and not _normal_f32(y) else "") or \
+        ("" if scalar else _unfit(y) or (f"operands of shapes {tuple(x.shape)} and {tuple(y.shape)}"
+                                         if x.shape != y.shape else ""))
+    return _or_host(why, _Lowering("device", "ELTWISE MUL in FP32" + (" by the scalar (B_IMM)" if scalar else ""),
+                                   _mul_run, _mul_check, _mul_queue))
+
+
+def _mul_run(dev, x, y):
+    y = np.full(x.shape, y, np.float32) if not isinstance(y, torch.Tensor) else _np(y)
+    return torch.from_numpy(dev.eltwise("mul", _np(x), y, in_dtype="fp32", out_dtype="fp32"))
+
+
+def _mul_check(out, x, y):
+    """One FP32 rounding (and a scalar's own), and 2^-126 where FTZ flushes a product below it."""
+    ref = _f64(x) * (_f64(y) if isinstance(y, torch.Tensor) else float(y))
+    return [("", out, ref, 2 * U * ref.abs() + 2.0**-126)]
+
+
+def _mul_queue(mem, x, y):
+    if isinstance(y, torch.Tensor) and _rows2(y) is None:
+        return None
+    return _q_ew(mem, "mul", x, y if isinstance(y, torch.Tensor) else float(np.float32(y)))
+
+
 def _plan_layer_norm(x, shape, w, b, eps):
     return _or_host(_unfit(x, w, b), _Lowering("device+host", "ROWWISE LAYERNORM; on the host, the mean and 1/std "
                                                              "the backward keeps", _layer_norm_run, _layer_norm_check,
@@ -1519,6 +1545,7 @@ _PLANNERS = {
     aten.silu.default: _plan_silu,
     aten.relu.default: _plan_relu,
     aten.add.Tensor: _plan_add,
+    aten.mul.Tensor: _plan_mul,
     aten.threshold_backward.default: _plan_threshold_backward,
     aten.gelu_backward.default: _plan_gelu_backward,
     aten._softmax_backward_data.default: _plan_softmax_backward,

@@ -149,8 +149,11 @@ static void interleave(tsl_cp_prog_t *p, uint32_t start)
 {
     const uint32_t IW = TSL_PARAM_INSN_WORDS, NONE = TSL_UNIT_LIMIT;
     uint32_t n = 0;
-    for (uint32_t h = start; h < p->words; h += 1u + TSL_GET(&p->w[h], TSL_PROG_HDR_COUNT) * IW)
+    for (uint32_t h = start; h < p->words; h += 1u + TSL_GET(&p->w[h], TSL_PROG_HDR_COUNT) * IW) {
+        if (TSL_GET(&p->w[h], TSL_PROG_HDR_KIND) != TSL_PROG_REC_INSN)
+            return;   /* a sequencer descriptor: the instructions it expands are not in the records; the order stays */
         n += TSL_GET(&p->w[h], TSL_PROG_HDR_COUNT);
+    }
     uint32_t *old = malloc((size_t)n * IW * 4u), *slot = malloc((size_t)n * 4u);
     if (!old || !slot) {   /* (the old order is a correct program too) */
         free(old);

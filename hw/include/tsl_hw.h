@@ -2595,6 +2595,7 @@ static inline uint32_t tsl_gemm_post_op(uint32_t post)
 static inline uint32_t tsl_gemm_post_act(uint32_t post)
 {
     switch (post) {
+    case TSL_POST_GELU: return TSL_VPU_ACT_GELU;
     case TSL_POST_SILU: return TSL_VPU_ACT_SILU;
     default: return 0u;
     }

@@ -632,6 +632,7 @@ package tsl_pkg;
   endfunction
   function automatic logic [1:0] gemm_post_act(input logic [3:0] post);
     case (post)
+      4'd1: gemm_post_act = 2'(VPU_ACT_GELU);
       4'd3: gemm_post_act = 2'(VPU_ACT_SILU);
       default: gemm_post_act = 2'd0;
     endcase

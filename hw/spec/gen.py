@@ -865,17 +865,17 @@ def sv_case(width, fn, cases):
 
 
 def gemm_posts(spec, enums):
-    """The GEMM epilogue's last steps ([gemm_post]), each with its code (its place, from 1) and its ACT
-    function's (vpu_act, 0 for another op); checked."""
+    """The GEMM epilogue's last steps ([gemm_post]), each with its code (its place, from 1) and its VPU
+    op (op; act too for ACT); checked."""
     ops = {v[0]: v[1] for v in enums["VPU_OP"]["values"]}
-    acts = {v[0]: v[1] for v in enums["VPU_ACT"]["values"]}
+    acts = {v[0] for v in enums["VPU_ACT"]["values"]}
     steps = spec["gemm_post"]["steps"]
     out = []
     for i, x in enumerate(steps):
         op = x.get("op", x["name"])
         if op not in ops or ops[op] == 0 or ("act" in x) != (op == "ACT") or x.get("act", "GELU") not in acts:
             sys.exit(f"gen.py: [gemm_post]: {x['name']}: {op} is not a VPU op, or an ACT without its act")
-        out.append(dict(x, code=i + 1, vpu_act=acts[x.get("act", "GELU")] if op == "ACT" else 0))
+        out.append(dict(x, code=i + 1, op=op))
     if len({x["name"] for x in steps}) != len(steps) or len({x["api"] for x in steps}) != len(steps) or len(out) > 15:
         sys.exit("gen.py: [gemm_post]: a name or api repeats, or more than 15 steps")
     return out
@@ -892,7 +892,8 @@ POST_MASKS = [(None, "OPS", "the VPU ops a GEMM epilogue may end in"), ("relu", 
 
 
 def gen_c_gemm_post(spec, params, enums):
-    """The GEMM epilogue's last steps for tsl_hw.h: masks over VPU_OP, and the list in API order."""
+    """The GEMM epilogue's last steps for tsl_hw.h: their codes, masks over them, and each code's name,
+    VPU op and ACT function."""
     steps = gemm_posts(spec, enums)
     o = ["/* The GEMM epilogue's last step ([gemm_post]): a GEMM command's VPU_OP, the descriptor's POST",
          " * (0: none), is its code TSL_POST_* (tessel_epilogue_t's value). Masks have bit code. */"]
@@ -914,9 +915,9 @@ def gen_c_gemm_post(spec, params, enums):
                       [(f"TSL_POST_{x['name']}", f'"{x["name"]}"') for x in steps], "(const char *)0"))
     d("/* The VPU op of code `post` (0 for none), and its ACT field. */")
     o.extend(c_switch("uint32_t", "tsl_gemm_post_op", "post",
-                      [(f"TSL_POST_{x['name']}", f"TSL_VPU_OP_{x.get('op', x['name'])}") for x in steps], "0u"))
+                      [(f"TSL_POST_{x['name']}", f"TSL_VPU_OP_{x['op']}") for x in steps], "0u"))
     o.extend(c_switch("uint32_t", "tsl_gemm_post_act", "post",
-                      [(f"TSL_POST_{x['name']}", f"TSL_VPU_ACT_{x['act']}") for x in steps if x["vpu_act"]], "0u"))
+                      [(f"TSL_POST_{x['name']}", f"TSL_VPU_ACT_{x['act']}") for x in steps if "act" in x], "0u"))
     d("")
     return "\n".join(o) + "\n"
 
@@ -1038,8 +1039,8 @@ def gen_sv(spec, params, enums):
     for key, name, doc in POST_MASKS:
         d(f"  localparam logic [15:0] GEMM_POST_{name} = 16'h{post_mask(steps, key):04X};  // {doc}")
     d("  // the VPU op and ACT field of code `post` (0 for none)")
-    o.extend(sv_case(4, "gemm_post_op", [(x["code"], f"VPU_OP_{x.get('op', x['name'])}") for x in steps]))
-    o.extend(sv_case(2, "gemm_post_act", [(x["code"], f"2'(VPU_ACT_{x['act']})") for x in steps if x["vpu_act"]]))
+    o.extend(sv_case(4, "gemm_post_op", [(x["code"], f"VPU_OP_{x['op']}") for x in steps]))
+    o.extend(sv_case(2, "gemm_post_act", [(x["code"], f"2'(VPU_ACT_{x['act']})") for x in steps if "act" in x]))
     d("")
     fn = spec["vpu_fn"]
     t = vpu_fn_tables(spec)
@@ -1365,7 +1366,7 @@ def gen_docs(spec, params, enums):
 
 def gen_docs_post(spec, params, enums):
     """The GEMM epilogue's last steps in docs/isa.md (section `gemm-post`)."""
-    rows = [(f"`{x['name']}`", x["code"], f"`{x.get('op', x['name'])}`" + (f" {x['act']}" if "act" in x else ""),
+    rows = [(f"`{x['name']}`", x["code"], f"`{x['op']}`" + (f" {x['act']}" if "act" in x else ""),
              f"`{x['api']}`", "yes" if x["relu"] else "no", "yes" if x["conv"] else "no", x["doc"])
             for x in gemm_posts(spec, enums)]
     return {"gemm-post": md_table(["step", "code", "VPU op", "API name", "with RELU", "with CONV", "meaning"], rows)}

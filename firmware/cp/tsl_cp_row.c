@@ -6,12 +6,14 @@
  * row, and a reduction of a row is a chain of VPU ops over its V = ceil(N / N_mxu) blocks followed
  * by RSUM or RMAX across the lanes. The DMA moves one block of a tile per LOAD or STORE. The
  * lanes past column N of the last block are filled first with a value that leaves the row's
- * reductions alone (-inf for the softmax's max; 0 for sums). Tiles alternate between two sets of
+ * reductions alone (0 for sums; for the softmax -inf after its SCALE and MASK steps). Tiles alternate between two sets of
  * input and output buffers, so that the DMA moves tile t + 1 while the VPU computes tile t; the
  * VPU's own work buffers need no tokens (one in-order queue). Every value is FP32 inside. GELU and
  * SiLU are elementwise, each a VPU function (ACT): their tiles stay row-major (one LOAD and one
  * STORE a tile), and each tile is one VPU_VEC ACT from the input buffer (A's dtype) into the output
- * buffer (C's), with no work buffers. */
+ * buffer (C's), with no work buffers. So is the softmax without a mask on a core with EPI (the
+ * sequencer's feature, CFG_FEATURES.SEQ): each tile is one EPI ROW SOFTMAX, the VPU's row engine,
+ * which keeps the rows between its passes and leaves a row's lanes past column N out (PAD). */
 #include "tsl_cp_int.h"
 
 #define TOK_DMA TSL_TOK(TSL_UNIT_DMA)
@@ -19,7 +21,9 @@
 #define F32_ONE 0x3F800000u
 #define F32_MINUS_ONE 0xBF800000u
 #define F32_NEG_INF 0xFF800000u
+#define F32_POS_INF 0x7F800000u
 #define BF16_NEG_INF2 0xFF80FF80u
+#define BF16_POS_INF2 0x7F807F80u
 #define FP TSL_DTYPE_FP32
 
 static uint64_t al64(uint64_t v) { return (v + TSL_CP_ALIGN - 1u) / TSL_CP_ALIGN * TSL_CP_ALIGN; }
@@ -50,9 +54,11 @@ typedef struct {
     uint32_t n, v, r;                /* MXU N, blocks per row, rows per tile (a multiple of 4 / the
                                         narrowest input's bytes, so that a block is whole INT32 vectors) */
     uint32_t esa, esb, esc, op, mask;
-    uint32_t esw;                    /* the VPU's work buffers: 4 (FP32); 0 for GELU and SiLU, which have none */
+    uint32_t esw;                    /* the VPU's work buffers: 4 (FP32); 0 when row-major, without any */
     uint32_t wtiles;                 /* FP32 tiles in the work: x and t, or x alone (the softmax) */
-    uint32_t rowmajor;               /* GELU, SiLU: one VPU function, so a tile is row-major (row r at r V N) */
+    uint32_t rowmajor;               /* GELU, SiLU, and the softmax without a mask on a core with EPI's row
+                                        functions: one VPU instruction a tile, so a tile is row-major (row r at
+                                        r V N) */
     uint32_t in[2], mk[2], out[2];   /* DMA'd buffers, two of each */
     uint32_t x, t, s1, s2, gam, bet; /* VPU-only: FP32 tile, FP32 scratch, two per-row vectors, gamma, beta */
     uint32_t lm;                     /* LAYERNORM of a row with padding lanes: a vector of 1.0 in the
@@ -98,8 +104,8 @@ static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
     return acc ? p <= cp->vmem_bytes && w <= cp->acc_bytes : w <= cp->vmem_bytes;
 }
 
-/* Tiles of as many rows as fit and a VPU instruction's ROWS allows, made equal. GELU and SiLU need only the
- * DMA's buffers (a tile is one VPU instruction), their FP32 output in ACC when a tile of at least
+/* Tiles of as many rows as fit and a VPU instruction's ROWS allows, made equal. The row-major
+ * functions need only the DMA's buffers (a tile is one VPU instruction), their FP32 output in ACC when a tile of at least
  * ACC_MIN_ROWS rows (or all of them) fits there; the other functions' FP32 work goes there on the
  * same terms. The VPU's passes are bound by its memory port, and ACC's lines hold an FP32 vector
  * each. Else it stays in VMEM. */
@@ -111,8 +117,9 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
     x->n = n;
     x->v = (c->n + n - 1u) >> cp->n_log2;   /* divisions are slow on the control core */
     x->op = c->vpu_op;
-    x->rowmajor = x->op == TSL_ROW_OP_GELU || x->op == TSL_ROW_OP_SILU;
     x->mask = (c->flags & TSL_CP_FLAG(MASK)) != 0;
+    x->rowmajor = x->op == TSL_ROW_OP_GELU || x->op == TSL_ROW_OP_SILU ||
+                  (x->op == TSL_ROW_OP_SOFTMAX && !x->mask && ((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u));
     x->esa = tsl_dtype_bytes(c->a_dtype);
     x->esb = x->mask ? tsl_dtype_bytes(c->b_dtype) : 0u;
     x->esc = tsl_dtype_bytes(c->c_dtype);
@@ -303,8 +310,12 @@ static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t
     for (int which = 0; which < 1 + (int)x->mask; which++) {
         uint32_t es = which ? x->esb : x->esa, base = which ? x->mk[s] : x->in[s], blk = x->r * n * es;
         tsl_cp_buf_t *buf = which ? MK : IN;
-        if (tail < n && !x->rowmajor) {   /* the last block's lanes past column N: -inf for the max, else 0 */
-            uint32_t pad = x->op == TSL_ROW_OP_SOFTMAX && !which ? (es == 2u ? BF16_NEG_INF2 : F32_NEG_INF) : 0u;
+        if (tail < n && !x->rowmajor) {   /* the last block's lanes past column N: 0, but the softmax's */
+            uint32_t pad = 0u;                /* -inf after its SCALE and MASK steps: in the mask, or in A */
+            if (x->op == TSL_ROW_OP_SOFTMAX && which == (int)x->mask) {   /* (+inf against a negative SCALE) */
+                int pos = !which && (c->flags & TSL_CP_FLAG(SCALE)) && (c->scale >> 31);
+                pad = es == 2u ? (pos ? BF16_POS_INF2 : BF16_NEG_INF2) : (pos ? F32_POS_INF : F32_NEG_INF);
+            }
             tsl_cp_fill32(cp, buf, base + (x->v - 1u) * blk, blk, pad, TOK_DMA);
         }
         tile_xfer(cp, x, TSL_DMA_OP_LOAD, which ? c->b_addr : c->a_addr, which ? c->ldb : c->lda, base, es, m0, mr, buf,
@@ -440,7 +451,14 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
             continue;
         uint32_t u = t - 1u, s = u & 1u, m0 = u * x.r, mr = tsl_cp_min(x.r, c->m - m0);
         int stores = 0;   /* the STOREs follow the output's blocks one by one */
-        if (x.rowmajor) {   /* GELU, SiLU: the VPU function, from the input buffer into the output */
+        if (x.rowmajor && x.op == TSL_ROW_OP_SOFTMAX) {   /* EPI ROW SOFTMAX of the tile's rows */
+            uint32_t fscale = (c->flags & TSL_CP_FLAG(SCALE)) && c->scale != F32_ONE;
+            tsl_cp_issue(cp, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
+                    .row = TSL_VPU_ROW_SOFTMAX, .dst_dtype = c->c_dtype, .src1_dtype = c->a_dtype, .fscale = fscale,
+                    .scale = fscale ? c->scale : 0u, .dst_addr = x.out[s], .src1_addr = x.in[s], .rows = mr,
+                    .bvecs = x.v, .pad = x.v * x.n - c->n}),
+                &IN[s], NULL, &OUT[s], TOK_DMA);
+        } else if (x.rowmajor) {   /* GELU, SiLU: the VPU function, from the input buffer into the output */
             tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                     .op = TSL_VPU_OP_ACT, .act = x.op == TSL_ROW_OP_SILU ? TSL_VPU_ACT_SILU : TSL_VPU_ACT_GELU,
                     .dst_dtype = c->c_dtype,

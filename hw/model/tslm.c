@@ -70,6 +70,7 @@ void tslm_free(tslm_t *m)
     free(m->row_a);
     free(m->row_b);
     free(m->row_d);
+    free(m->row_t);
     memset(m, 0, sizeof *m);
 }
 
@@ -107,7 +108,8 @@ tslm_status_t tslm_init(tslm_t *m, const tslm_cfg_t *cfg)
     m->row_a = calloc(n, sizeof(int32_t));
     m->row_b = calloc(n, sizeof(int32_t));
     m->row_d = calloc(n, sizeof(int32_t));
-    int ok = m->hbm && m->vmem && m->acc && m->row_a && m->row_b && m->row_d;
+    m->row_t = calloc(n, sizeof(int32_t));
+    int ok = m->hbm && m->vmem && m->acc && m->row_a && m->row_b && m->row_d && m->row_t;
     for (int b = 0; b < 2; b++) {
         m->wbuf[b].dtype = m->wbuf_dtype_pushed[b] = TSL_DTYPE_INT8;
         m->wbuf[b].w = calloc(n * n, sizeof(int32_t));
@@ -339,12 +341,36 @@ static uint32_t check_epi(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
         return TSL_ERR_BAD_FIELD;
     if ((x.src2_addr && !x.bias) || (x.bias ? !x.bvecs : x.bvecs))
         return TSL_ERR_BAD_FIELD;
+    if (x.pad)
+        return TSL_ERR_BAD_FIELD;
     int both = SPACE_VMEM | SPACE_ACC;
     CHECK(check_vec(m, x.dst_addr, dd, x.rows, both, eaddr));
     CHECK(check_vec(m, x.src1_addr, d1, x.rows, both, eaddr));
     if (x.bias)
         CHECK(check_vec(m, x.src2_addr, d1, x.bvecs, both, eaddr));
     return TSL_ERR_NONE;
+}
+
+/* EPI with a ROW function: floats in (BF16, FP32) and out, no BIAS or RELU, PAD below N, BVECS
+ * vectors a row; then dst and src1, ROWS rows of BVECS vectors each, which must not overlap. */
+static uint32_t check_epi_row(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
+{
+    tsl_insn_vpu_epi_t x = tsl_insn_vpu_epi_decode(w);
+    uint32_t dd = x.dst_dtype, d1 = x.src1_dtype;
+    if (!x.rows || x.row >= TSL_VPU_ROW_LIMIT || !is_float(d1) || !is_float(dd) ||
+        !((m->cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1))
+        return TSL_ERR_BAD_FIELD;
+    if (x.bias || x.relu || x.src2_addr || (x.scale && !x.fscale) || x.shift || x.zero_point || !x.bvecs ||
+        x.pad >= m->cfg.n)
+        return TSL_ERR_BAD_FIELD;
+    int both = SPACE_VMEM | SPACE_ACC;
+    uint32_t vecs = x.rows * x.bvecs;   /* below 2^32 */
+    CHECK(check_vec(m, x.dst_addr, dd, vecs, both, eaddr));
+    CHECK(check_vec(m, x.src1_addr, d1, vecs, both, eaddr));
+    *eaddr = 0;
+    uint64_t d0 = x.dst_addr, d_end = d0 + (uint64_t)vecs * m->cfg.n * tsl_dtype_bytes(dd);
+    uint64_t s0 = x.src1_addr, s_end = s0 + (uint64_t)vecs * m->cfg.n * tsl_dtype_bytes(d1);
+    return d0 < s_end && s0 < d_end ? TSL_ERR_BAD_FIELD : TSL_ERR_NONE;
 }
 
 /* Every dispatch check of docs/isa.md, in its documented order. Returns an ERR code. */
@@ -379,7 +405,7 @@ static uint32_t validate(tslm_t *m, const uint32_t *w, uint32_t *eaddr)
     else if (fmt == TSL_FMT_VPU_VEC)
         CHECK(check_vpu(m, w, op, eaddr));
     else if (fmt == TSL_FMT_VPU_EPI)
-        CHECK(check_epi(m, w, eaddr));
+        CHECK(tsl_insn_vpu_epi_decode(w).row ? check_epi_row(m, w, eaddr) : check_epi(m, w, eaddr));
     *eaddr = 0;
     for (uint32_t u = 0; u < TSL_UNIT_LIMIT; u++) {
         if (((wait >> u) & 1) && m->credit[u][unit] == 0)
@@ -604,6 +630,58 @@ static void exec_vpu(tslm_t *m, const uint32_t *w, uint32_t op)
     }
 }
 
+/* Vector j of row r of an EPI ROW function's a values: src1 widened, times SCALE with FSCALE, and
+ * -inf in the PAD lanes of the row's last vector. */
+static void row_vec(tslm_t *m, const tsl_insn_vpu_epi_t *x, uint32_t r, uint32_t j, int32_t *a)
+{
+    uint32_t n = m->cfg.n, d1 = x->src1_dtype, sc = tslm_f32_canon(x->scale);
+    load_row(m, x->src1_addr + (r * x->bvecs + j) * n * tsl_dtype_bytes(d1), d1, a);
+    for (uint32_t l = 0; l < n; l++) {
+        if (j + 1 == x->bvecs && l >= n - x->pad)
+            a[l] = (int32_t)0xFF800000u;
+        else if (x->fscale)
+            a[l] = (int32_t)fmul(m, (uint32_t)a[l], sc);
+    }
+}
+
+static uint32_t fn1(const tslm_t *m, uint32_t op, uint32_t a)
+{
+    return m->softfloat ? tslm_f32_fn(op, 0, a) : tslm_fast_f32_fn(op, 0, a);
+}
+
+/* EPI ROW SOFTMAX (isa.md "VPU EPI"), each row in three passes: each lane's MAX of its elements,
+ * the MAX of the lanes (M); each lane's sum of EXP(a - M) in element order, their pairwise tree
+ * (S); each element's EXP(a - M) * RECIP(S). */
+static void exec_row_softmax(tslm_t *m, const tsl_insn_vpu_epi_t *x)
+{
+    uint32_t n = m->cfg.n, v = x->bvecs, dd = x->dst_dtype;
+    int32_t *a = m->row_a, *acc = m->row_b, *t = m->row_t, *d = m->row_d;
+    for (uint32_t r = 0; r < x->rows; r++) {
+        for (uint32_t j = 0; j < v; j++) {
+            row_vec(m, x, r, j, a);
+            for (uint32_t l = 0; l < n; l++)
+                acc[l] = j ? (int32_t)tslm_f32_max((uint32_t)acc[l], (uint32_t)a[l]) : a[l];
+        }
+        memcpy(t, acc, n * sizeof *t);
+        uint32_t neg_max = (uint32_t)reduce_row(m, t, n, TSL_VPU_OP_RMAX, 1) ^ 0x80000000u;
+        for (uint32_t j = 0; j < v; j++) {
+            row_vec(m, x, r, j, a);
+            for (uint32_t l = 0; l < n; l++) {
+                uint32_t e = fn1(m, TSL_VPU_OP_EXP, fadd(m, (uint32_t)a[l], neg_max));
+                acc[l] = j ? (int32_t)fadd(m, (uint32_t)acc[l], e) : (int32_t)e;
+            }
+        }
+        memcpy(t, acc, n * sizeof *t);
+        uint32_t rs = fn1(m, TSL_VPU_OP_RECIP, (uint32_t)reduce_row(m, t, n, TSL_VPU_OP_RSUM, 1));
+        for (uint32_t j = 0; j < v; j++) {
+            row_vec(m, x, r, j, a);
+            for (uint32_t l = 0; l < n; l++)
+                d[l] = (int32_t)fmul(m, fn1(m, TSL_VPU_OP_EXP, fadd(m, (uint32_t)a[l], neg_max)), rs);
+            store_row(m, x->dst_addr + (r * v + j) * n * tsl_dtype_bytes(dd), dd, d);
+        }
+    }
+}
+
 /* EPI: per row, the steps MUL (IMM), ADD (BCAST), RELU, then REQUANT or MOV, each exactly the
  * VPU_VEC op of that name done in place. Between the steps the value passes through what an FP32
  * (or INT32) store and load would make of it: tslm_f32_canon (the identity on the steps' results,
@@ -611,6 +689,10 @@ static void exec_vpu(tslm_t *m, const uint32_t *w, uint32_t op)
 static void exec_epi(tslm_t *m, const uint32_t *w)
 {
     tsl_insn_vpu_epi_t x = tsl_insn_vpu_epi_decode(w);
+    if (x.row == TSL_VPU_ROW_SOFTMAX) {
+        exec_row_softmax(m, &x);
+        return;
+    }
     uint32_t n = m->cfg.n, d1 = x.src1_dtype, dd = x.dst_dtype;
     int fl = d1 == TSL_DTYPE_FP32;
     int32_t *a = m->row_a, *b = m->row_b;

@@ -84,7 +84,7 @@ typedef struct {
     uint64_t perf[TSL_PERF_COUNT];
     tslm_sched_t sched;
     uint64_t rng;
-    int32_t *row_a, *row_b, *row_d;  /* N-element scratch rows */
+    int32_t *row_a, *row_b, *row_d, *row_t;  /* N-element scratch rows */
     int softfloat;         /* 1: the model runs on its definition alone (tslm_arith.c's soft float, the
                               plain int8 loop); 0: the fast path (tslm_fast.c: the host's float unit and
                               SIMD), bit for bit the same */

@@ -137,23 +137,24 @@ typedef struct packed {
   logic [1:0] unit;  // [1:0] UNIT enum: the queue that executes it
 } insn_vpu_vec_t;
 
-// Format VPU_EPI (VPU: EPI): for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name
+// Format VPU_EPI (VPU: EPI): ROW NONE, for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name. ROW SOFTMAX: ROWS rows of BVECS vectors each, dst row = softmax(src1 row * SCALE), the last PAD lanes of a row left out (isa.md, VPU EPI)
 typedef struct packed {
   logic [31:0] zero_point;  // [255:224] INT8 dst: REQUANT zero point; else 0
-  logic [15:0] bvecs;  // [223:208] BIAS: bias vectors, 1..65535; row i adds vector (i mod BVECS); 0 without BIAS
-  logic [9:0] rsvd_207_198;
+  logic [15:0] bvecs;  // [223:208] BIAS: bias vectors, 1..65535, row i adds vector (i mod BVECS); a ROW function: vectors a row, 1..65535; else 0
+  logic [9:0] pad;  // [207:198] a ROW function: the lanes of a row's last vector past its end, 0..N-1, left out of it; else 0
   logic [5:0] shift;  // [197:192] INT8 dst: REQUANT shift 0..62; else 0
   logic [31:0] scale;  // [191:160] INT8 dst: REQUANT multiplier; FSCALE: FP32 scale; else 0
   logic [15:0] rsvd_159_144;
-  logic [15:0] rows;  // [143:128] rows, 1..65535
+  logic [15:0] rows;  // [143:128] rows (vectors; a ROW function: rows of BVECS vectors), 1..65535
   logic [31:0] src2_addr;  // [127:96] local address of the BVECS bias vectors (0 without BIAS)
   logic [31:0] src1_addr;  // [95:64] local address of src1 row 0
   logic [31:0] dst_addr;  // [63:32] local address of dst row 0
-  logic [8:0] rsvd_31_23;
+  logic [6:0] rsvd_31_25;
+  logic [1:0] row;  // [24:23] VPU_ROW: NONE, the epilogue, or a row function of rows of BVECS vectors (then no BIAS or RELU)
   logic fscale;  // [22] float: multiply by SCALE (FP32 bits) first
   logic relu;  // [21] max(x, 0) after the bias
   logic bias;  // [20] add row (i mod BVECS) of src2 to row i
-  logic [1:0] src1_dtype;  // [19:18] INT32 or FP32 (the bias has the same type)
+  logic [1:0] src1_dtype;  // [19:18] INT32 or FP32 (the bias has the same type); a ROW function: BF16 or FP32
   logic [1:0] dst_dtype;  // [17:16] INT32 or INT8 (SRC1 INT32); FP32 or BF16 (SRC1 FP32)
   logic [2:0] rsvd_15_13;
   logic notify;  // [12] after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY

@@ -113,6 +113,12 @@ package tsl_pkg;
     VPU_ACT_SILU = 1'd1
   } vpu_act_e;
 
+  // the row functions of VPU EPI (its ROW field): each row of BVECS vectors kept in the VPU between its passes; isa.md, VPU EPI
+  typedef enum logic [0:0] {
+    VPU_ROW_NONE = 1'd0,
+    VPU_ROW_SOFTMAX = 1'd1
+  } vpu_row_e;
+
   // tensor-core error codes (TC ERR_CODE); the first error halts every queue
   typedef enum logic [3:0] {
     ERR_NONE = 4'd0,
@@ -469,7 +475,7 @@ package tsl_pkg;
   localparam int INSN_VPU_VEC_ZERO_POINT_LSB = 224;
   localparam int INSN_VPU_VEC_ZERO_POINT_WIDTH = 32;
   localparam insn_t INSN_VPU_VEC_USED = 256'hFFFFFFFF0000003FFFFFFFFF0000FFFFFFFFFFFFFFFFFFFFFFFFFFFF03FF1FFF;
-  // Format VPU_EPI: for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name
+  // Format VPU_EPI: ROW NONE, for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name. ROW SOFTMAX: ROWS rows of BVECS vectors each, dst row = softmax(src1 row * SCALE), the last PAD lanes of a row left out (isa.md, VPU EPI)
   localparam int INSN_VPU_EPI_DST_DTYPE_LSB = 16;
   localparam int INSN_VPU_EPI_DST_DTYPE_WIDTH = 2;
   localparam int INSN_VPU_EPI_SRC1_DTYPE_LSB = 18;
@@ -480,6 +486,8 @@ package tsl_pkg;
   localparam int INSN_VPU_EPI_RELU_WIDTH = 1;
   localparam int INSN_VPU_EPI_FSCALE_LSB = 22;
   localparam int INSN_VPU_EPI_FSCALE_WIDTH = 1;
+  localparam int INSN_VPU_EPI_ROW_LSB = 23;
+  localparam int INSN_VPU_EPI_ROW_WIDTH = 2;
   localparam int INSN_VPU_EPI_DST_ADDR_LSB = 32;
   localparam int INSN_VPU_EPI_DST_ADDR_WIDTH = 32;
   localparam int INSN_VPU_EPI_SRC1_ADDR_LSB = 64;
@@ -492,11 +500,13 @@ package tsl_pkg;
   localparam int INSN_VPU_EPI_SCALE_WIDTH = 32;
   localparam int INSN_VPU_EPI_SHIFT_LSB = 192;
   localparam int INSN_VPU_EPI_SHIFT_WIDTH = 6;
+  localparam int INSN_VPU_EPI_PAD_LSB = 198;
+  localparam int INSN_VPU_EPI_PAD_WIDTH = 10;
   localparam int INSN_VPU_EPI_BVECS_LSB = 208;
   localparam int INSN_VPU_EPI_BVECS_WIDTH = 16;
   localparam int INSN_VPU_EPI_ZERO_POINT_LSB = 224;
   localparam int INSN_VPU_EPI_ZERO_POINT_WIDTH = 32;
-  localparam insn_t INSN_VPU_EPI_USED = 256'hFFFFFFFFFFFF003FFFFFFFFF0000FFFFFFFFFFFFFFFFFFFFFFFFFFFF007F1FFF;
+  localparam insn_t INSN_VPU_EPI_USED = 256'hFFFFFFFFFFFFFFFFFFFFFFFF0000FFFFFFFFFFFFFFFFFFFFFFFFFFFF01FF1FFF;
   // Format DMA_SEND: 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM, or the local memory, of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented, and with DONE, once every byte has left here, this chip's semaphore DONE_SEM
   localparam int INSN_DMA_SEND_REMOTE_ADDR_LSB = 32;
   localparam int INSN_DMA_SEND_REMOTE_ADDR_WIDTH = 32;

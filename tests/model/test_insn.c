@@ -3,6 +3,7 @@
  * FTZ/DAZ); whole memories are compared, so a stray write anywhere fails. Each error case checks
  * ERR_CODE/UNIT/SEQ/ADDR, STATUS and IRQ, that no memory changed, that later pushes are dropped
  * and that CTRL.RESET recovers. Usage: test_insn [SEED] */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -813,6 +814,164 @@ static void test_epi_bvecs(uint32_t n)
     tslm_free(&b);
 }
 
+static uint32_t f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static double f32_value(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* EPI ROW SOFTMAX on model `a` against the VPU_VEC ops that make the same softmax on model `b`,
+ * one row at a time (the firmware's program before the row function): the row's a values into an
+ * FP32 work row at `w` (MUL by SCALE or MOV, then -inf in the PAD lanes), a MAX chain and RMAX, its
+ * negation, ADD, EXP, an ADD chain and RSUM, RECIP, and the MUL into dst. Both must leave the same
+ * memories but for the work rows, and each output is checked against the softmax in double. */
+static void test_epi_softmax(uint32_t n)
+{
+    tslm_t a, b;
+    fresh(&a, n, 0);
+    fresh(&b, n, 0);
+    const uint32_t F = TSL_DTYPE_FP32, IMM = TSL_SRC2_IMM, BC = TSL_SRC2_BCAST, VEC = TSL_SRC2_VEC;
+    static const uint32_t scales[] = {0x3F800000u, 0x3E000000u, 0xBF800000u, 0x40A00000u, 0x00000000u};
+    for (uint32_t iter = 0; iter < 60; iter++) {
+        tsl_insn_vpu_epi_t e = {.row = TSL_VPU_ROW_SOFTMAX};
+        e.src1_dtype = iter & 1 ? F : TSL_DTYPE_BF16;
+        e.dst_dtype = iter & 2 ? F : TSL_DTYPE_BF16;
+        e.rows = 1 + (uint32_t)tu_below(&T.rng, 4);
+        e.bvecs = 1 + (uint32_t)tu_below(&T.rng, 5);
+        e.pad = tu_below(&T.rng, 2) ? (uint32_t)tu_below(&T.rng, n) : 0;
+        e.fscale = (iter >> 2) & 1;
+        e.scale = e.fscale ? scales[tu_below(&T.rng, sizeof scales / sizeof scales[0])] : 0;
+        uint32_t vecs = e.rows * e.bvecs, es1 = tsl_dtype_bytes(e.src1_dtype), esd = tsl_dtype_bytes(e.dst_dtype);
+        e.src1_addr = (iter & 8 && es1 == 4 ? ACC : 0) + 0x400;
+        e.dst_addr = (iter & 16 && esd == 4 ? ACC : 0) + 0x2000;
+        uint32_t w = ACC + 0x4000, mx = ACC + 0x6000, sm = mx + 4 * n;   /* b's work rows */
+        /* inputs: mostly modest values (some equal, some -inf), sometimes the special values */
+        uint8_t *p = e.src1_addr >= ACC ? a.acc + (e.src1_addr - ACC) : a.vmem + e.src1_addr;
+        int special = tu_below(&T.rng, 4) == 0;
+        for (uint32_t i = 0; i < vecs * n; i++) {
+            uint32_t v = special ? epi_special_f32()
+                                 : tu_below(&T.rng, 16) == 0 ? 0xFF800000u
+                                                             : f32_bits((float)((int)tu_below(&T.rng, 2001) / 100.0 - 10.0));
+            if (es1 == 2) {
+                uint16_t h = (uint16_t)(v >> 16);
+                memcpy(p + 2 * i, &h, 2);
+            } else {
+                memcpy(p + 4 * i, &v, 4);
+            }
+        }
+        memcpy(b.vmem, a.vmem, a.cfg.vmem_bytes);
+        memcpy(b.acc, a.acc, a.cfg.acc_bytes);
+        char what[160];
+        snprintf(what, sizeof what, "EPI ROW SOFTMAX %s <- %s rows %u bvecs %u pad %u scale 0x%08x%s (N=%u)",
+                 tsl_dtype_name(e.dst_dtype), tsl_dtype_name(e.src1_dtype), e.rows, e.bvecs, e.pad, e.scale,
+                 special ? " special" : "", n);
+        push_ok(&a, tsl_insn_vpu_epi_encode(e), what);
+        uint32_t v = e.bvecs, last = w + (v - 1) * 4 * n;
+        for (uint32_t r = 0; r < e.rows; r++) {
+            uint32_t src = e.src1_addr + r * v * n * es1, dst = e.dst_addr + r * v * n * esd;
+            tslm_run(&b);
+            push_vec(&b, (tsl_insn_vpu_vec_t){.op = e.fscale ? TSL_VPU_OP_MUL : TSL_VPU_OP_MOV, .dst_dtype = F,
+                                              .src1_dtype = e.src1_dtype, .src2_dtype = e.fscale ? F : 0,
+                                              .src2_mode = e.fscale ? IMM : 0, .src2_addr = e.scale,
+                                              .dst_addr = w, .src1_addr = src, .rows = v}, "a");
+            tslm_run(&b);
+            for (uint32_t l = n - e.pad; l < n; l++)
+                memcpy(b.acc + (last - ACC) + 4 * l, &(uint32_t){0xFF800000u}, 4);
+            push_vec(&b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MOV, .dst_dtype = F, .src1_dtype = F, .dst_addr = mx,
+                                              .src1_addr = w, .rows = 1}, "max 0");
+            for (uint32_t j = 1; j < v; j++)
+                push_vec(&b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MAX, .dst_dtype = F, .src1_dtype = F,
+                                                  .src2_dtype = F, .src2_mode = VEC, .dst_addr = mx, .src1_addr = mx,
+                                                  .src2_addr = w + j * 4 * n, .rows = 1}, "max");
+            push_vec(&b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_RMAX, .dst_dtype = F, .src1_dtype = F, .dst_addr = mx,
+                                              .src1_addr = mx, .rows = 1}, "rmax");
+            push_vec(&b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MUL, .dst_dtype = F, .src1_dtype = F, .src2_dtype = F,
+                                              .src2_mode = IMM, .src2_addr = 0xBF800000u, .dst_addr = mx,
+                                              .src1_addr = mx, .rows = 1}, "-max");
+            push_vec(&b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_ADD, .dst_dtype = F, .src1_dtype = F, .src2_dtype = F,
+                                              .src2_mode = BC, .src2_addr = mx, .dst_addr = w, .src1_addr = w,
+                                              .rows = v}, "a - max");
+            push_vec(&b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_EXP, .dst_dtype = F, .src1_dtype = F, .dst_addr = w,
+                                              .src1_addr = w, .rows = v}, "exp");
+            push_vec(&b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MOV, .dst_dtype = F, .src1_dtype = F, .dst_addr = sm,
+                                              .src1_addr = w, .rows = 1}, "sum 0");
+            for (uint32_t j = 1; j < v; j++)
+                push_vec(&b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_ADD, .dst_dtype = F, .src1_dtype = F,
+                                                  .src2_dtype = F, .src2_mode = VEC, .dst_addr = sm, .src1_addr = sm,
+                                                  .src2_addr = w + j * 4 * n, .rows = 1}, "sum");
+            push_vec(&b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_RSUM, .dst_dtype = F, .src1_dtype = F, .dst_addr = sm,
+                                              .src1_addr = sm, .rows = 1}, "rsum");
+            push_vec(&b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_RECIP, .dst_dtype = F, .src1_dtype = F, .dst_addr = sm,
+                                              .src1_addr = sm, .rows = 1}, "recip");
+            push_vec(&b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MUL, .dst_dtype = e.dst_dtype, .src1_dtype = F,
+                                              .src2_dtype = F, .src2_mode = BC, .src2_addr = sm, .dst_addr = dst,
+                                              .src1_addr = w, .rows = v}, "out");
+            tslm_run(&b);
+        }
+        tslm_run(&a);
+        /* the work rows are b's alone */
+        memcpy(b.acc + (w - ACC), a.acc + (w - ACC), 0x4000);
+        int ok = same_mem(what, "VMEM", b.vmem, a.vmem, a.cfg.vmem_bytes) &&
+                 same_mem(what, "ACC", b.acc, a.acc, a.cfg.acc_bytes);
+        tu_check(&T, ok, "%s: equals the VPU_VEC program", what);
+        /* against the softmax in double, for rows of finite inputs and scales of 1 or 1/8 */
+        if (special || (e.fscale && e.scale != 0x3F800000u && e.scale != 0x3E000000u))
+            continue;
+        uint8_t *q = e.dst_addr >= ACC ? a.acc + (e.dst_addr - ACC) : a.vmem + e.dst_addr;
+        double tol = esd == 2 ? 1.0 / 128 : 2e-6;
+        for (uint32_t r = 0; r < e.rows; r++) {
+            uint32_t len = v * n - e.pad, base = r * v * n;
+            double xs[64 * 8], mxd = -1e300, sum = 0;
+            int any = 0;
+            for (uint32_t k = 0; k < len; k++) {
+                uint32_t bits;
+                if (es1 == 2) {
+                    uint16_t h;
+                    memcpy(&h, p + 2 * (base + k), 2);
+                    bits = (uint32_t)h << 16;
+                } else {
+                    memcpy(&bits, p + 4 * (base + k), 4);
+                }
+                xs[k] = f32_value(bits) * (e.fscale ? f32_value(e.scale) : 1.0);
+                if (bits != 0xFF800000u) {
+                    any = 1;
+                    mxd = xs[k] > mxd ? xs[k] : mxd;
+                }
+            }
+            if (!any)
+                continue;
+            for (uint32_t k = 0; k < len; k++)
+                sum += exp(xs[k] - mxd);
+            int good = 1;
+            for (uint32_t k = 0; k < len && good; k++) {
+                uint32_t bits;
+                if (esd == 2) {
+                    uint16_t h;
+                    memcpy(&h, q + 2 * (base + k), 2);
+                    bits = (uint32_t)h << 16;
+                } else {
+                    memcpy(&bits, q + 4 * (base + k), 4);
+                }
+                double want = exp(xs[k] - mxd) / sum, got = f32_value(bits);
+                good = fabs(got - want) <= tol * want + 1e-37;
+                if (!good)
+                    tu_check(&T, 0, "%s: row %u element %u: %.9g, softmax %.9g", what, r, k, got, want);
+            }
+            tu_check(&T, good, "%s: row %u within %g of the softmax in double", what, r, tol);
+        }
+    }
+    tslm_free(&a);
+    tslm_free(&b);
+}
+
 /* ------------------------------------------------------------------------ tokens and registers */
 
 static void test_tokens(void)
@@ -1035,10 +1194,37 @@ static void test_errors(void)
     expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI BIAS with BVECS 0");
     x = ei, x.src2_addr = VM - 4 * n, x.bvecs = 2;
     expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_LOCAL_RANGE, VM - 4 * n, "EPI BVECS vectors past VMEM");
-    expect_err(&m, with_word(tsl_insn_vpu_epi_encode(ei), 0, tsl_insn_vpu_epi_encode(ei).w[0] | 1u << 23),
-               TSL_ERR_BAD_FIELD, 0, "EPI reserved bit 23 (SRC2_MODE of VPU_VEC)");
+    expect_err(&m, with_word(tsl_insn_vpu_epi_encode(ei), 0, tsl_insn_vpu_epi_encode(ei).w[0] | 3u << 23),
+               TSL_ERR_BAD_FIELD, 0, "EPI ROW past SOFTMAX");
     expect_err(&m, with_word(tsl_insn_vpu_epi_encode(ei), 6, 1u << 6), TSL_ERR_BAD_FIELD, 0,
-               "EPI reserved bit above SHIFT");
+               "EPI PAD without a ROW function");
+    /* a ROW function: floats only, no BIAS or RELU, PAD below N, BVECS vectors a row, no overlap */
+    tsl_insn_vpu_epi_t es = {.row = TSL_VPU_ROW_SOFTMAX, .dst_dtype = F32, .src1_dtype = B16, .dst_addr = ACC,
+                             .src1_addr = 0x200, .rows = 3, .bvecs = 2, .pad = n - 1, .fscale = 1,
+                             .scale = 0xBF800000u};
+    push_ok(&m, tsl_insn_vpu_epi_encode(es), "EPI ROW SOFTMAX");
+    x = es, x.src1_dtype = I32;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI ROW SOFTMAX of INT32");
+    x = es, x.dst_dtype = I8, x.dst_addr = 0x100;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI ROW SOFTMAX to INT8");
+    x = es, x.bias = 1, x.src2_addr = 0x1000;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI ROW SOFTMAX with BIAS");
+    x = es, x.relu = 1;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI ROW SOFTMAX with RELU");
+    x = es, x.pad = n;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI ROW SOFTMAX with PAD N");
+    x = es, x.bvecs = 0;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI ROW SOFTMAX of BVECS 0");
+    x = es, x.fscale = 0;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI ROW SOFTMAX SCALE without FSCALE");
+    x = es, x.src1_addr = 0x200, x.dst_addr = 0x200 + 5 * 2 * n, x.dst_dtype = B16;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI ROW SOFTMAX dst over src1's last vector");
+    x = es, x.src1_addr = ACC + 0x100, x.src1_dtype = F32, x.dst_addr = ACC + 0x100 - 6 * 4 * n + 4 * n;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_BAD_FIELD, 0, "EPI ROW SOFTMAX dst's last vector over src1");
+    x = es, x.src1_addr = ACC + 0x100, x.src1_dtype = F32, x.dst_addr = ACC + 0x100 - 6 * 4 * n;
+    push_ok(&m, tsl_insn_vpu_epi_encode(x), "EPI ROW SOFTMAX dst just below src1");
+    x = es, x.rows = 0x8000, x.bvecs = 0x8000;
+    expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_LOCAL_RANGE, ACC, "EPI ROW SOFTMAX of 2^30 vectors");
     x = eq, x.dst_addr = ACC;
     expect_err(&m, tsl_insn_vpu_epi_encode(x), TSL_ERR_LOCAL_RANGE, ACC, "EPI INT8 dst in ACC");
     x = ef, x.dst_dtype = B16, x.dst_addr = ACC + 0x400, x.src1_addr = ACC + 4;
@@ -1407,6 +1593,8 @@ int main(int argc, char **argv)
     test_epi(16);
     test_epi_bvecs(4);
     test_epi_bvecs(16);
+    test_epi_softmax(4);
+    test_epi_softmax(16);
     test_tokens();
     test_errors();
     test_codec();

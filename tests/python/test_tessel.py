@@ -399,7 +399,7 @@ def row_case(dev, rng, fn):
             dev.eltwise(fn, x, y, in_dtype=in_dtype, out_dtype=out)
         return check(what, got, bf16(ref) if out else ref, np.float32)
     if fn == "softmax":
-        scale = float(np.float32(rng.choice([0.125, 2.0]))) if rng.random() < 0.5 else None
+        scale = float(np.float32(rng.choice([0.125, 2.0, -0.5]))) if rng.random() < 0.5 else None
         mask = None
         t = xt * (scale or 1.0)
         if rng.random() < 0.5:

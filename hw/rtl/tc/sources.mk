@@ -18,6 +18,7 @@ TSL_RTL_DMA      = $(call tsl_uniq,$(TSL_RTL_PKG) $(TSL_RTL_PRIM) \
 TSL_RTL_VPU      = $(call tsl_uniq,$(TSL_RTL_MXU) \
                    hw/rtl/tc/tsl_vpu_eup.sv hw/rtl/tc/tsl_vpu_fmul.sv \
                    hw/rtl/tc/tsl_vpu_fn_seq.sv hw/rtl/tc/tsl_vpu_fn.sv hw/rtl/tc/tsl_vpu_lane.sv \
+                   hw/rtl/tc/tsl_vpu_row.sv \
                    hw/rtl/tc/tsl_vpu.sv)
 TSL_RTL_TC       = $(call tsl_uniq,$(TSL_RTL_MXU) $(TSL_RTL_VPU) $(TSL_RTL_DMA) $(TSL_RTL_TCCTRL) \
                    hw/rtl/soc/tsl_axi_arb_rr.sv hw/rtl/soc/tsl_axi_arb.sv hw/rtl/tc/tsl_tc_fetch.sv \

@@ -244,8 +244,15 @@ module tsl_tc_check #(
         end
         FmtEpi: begin
           // isa.md "VPU EPI": SRC1 INT32 or FP32, DST of its class, bf16 built for floats, FSCALE
-          // on floats only; SCALE, SHIFT, ZERO_POINT and SRC2_ADDR zero where unused.
-          if (rows == 16'd0 ||
+          // on floats only; SCALE, SHIFT, ZERO_POINT and SRC2_ADDR zero where unused. A ROW
+          // function: floats (BF16 or FP32) in and out, no BIAS or RELU, BVECS vectors a row, PAD
+          // below N.
+          if (epi.row != '0) begin
+            if (rows == 16'd0 || epi.row > 2'(tsl_pkg::VPU_ROW_SOFTMAX) || !is_float(d1) || !is_float(dd) ||
+                !EnableBf16 || epi.bias || epi.relu || epi.src2_addr != '0 || (epi.scale != '0 && !epi.fscale) ||
+                epi.shift != '0 || epi.zero_point != '0 || epi.bvecs == '0 || 32'(epi.pad) >= 32'(N))
+              hdr_err = tsl_pkg::ERR_BAD_FIELD;
+          end else if (rows == 16'd0 || epi.pad != '0 ||
               !(d1 == tsl_pkg::DTYPE_INT32 || d1 == tsl_pkg::DTYPE_FP32) ||
               (fl ? !(dd == tsl_pkg::DTYPE_FP32 || dd == tsl_pkg::DTYPE_BF16)
                   : !(dd == tsl_pkg::DTYPE_INT32 || dd == tsl_pkg::DTYPE_INT8)) ||
@@ -270,7 +277,7 @@ module tsl_tc_check #(
       FmtMatmulk:        nops = 3'd3;
       FmtLoadw:          nops = 3'd1;
       FmtVpu:            nops = (unary || mode == tsl_pkg::SRC2_IMM) ? 3'd2 : 3'd3;
-      FmtEpi:            nops = epi.bias ? 3'd3 : 3'd2;
+      FmtEpi:            nops = epi.bias ? 3'd3 : 3'd2;   // a ROW function has no BIAS
       default:           nops = 3'd0;
     endcase
   end
@@ -353,6 +360,10 @@ module tsl_tc_check #(
         o_stride = o_rb;
         o_align  = o_rb;
         o_acc_ok = o_rb == 32'(4 * N);   // ACC holds 32-bit elements only
+        if (fmt == FmtEpi && epi.row != '0) begin   // ROWS rows of BVECS vectors each
+          o_rb     = 32'(epi.bvecs) * o_align;
+          o_stride = o_rb;
+        end
       end
       default: ;   // FmtLoadw: ADDR, STRIDE, N rows of one vector
     endcase
@@ -365,6 +376,18 @@ module tsl_tc_check #(
   assign o_prod  = 56'(o_rows_m1) * 56'(o_stride);
   assign o_big   = (o_prod >> Ew) != '0 || (o_addr >> Ew) != '0;
   assign o_end   = (Ew+2)'(o_addr[Ew-1:0]) + (Ew+2)'(o_prod[Ew-1:0]) + (Ew+2)'(o_rb[Ew-1:0]);
+
+  // A ROW function's dst (operand 0, its extent kept here) and src1 must not overlap.
+  logic [Ew+1:0] ovl_lo_q, ovl_hi_q;
+  logic          ovl;
+  always_ff @(posedge clk_i) begin
+    if (step == StepOp0) begin
+      ovl_lo_q <= (Ew+2)'(o_addr[Ew-1:0]);
+      ovl_hi_q <= o_end;
+    end
+  end
+  assign ovl = fmt == FmtEpi && epi.row != '0 && step == StepOp0 + 3'd1 &&
+               ovl_lo_q < o_end && (Ew+2)'(o_addr[Ew-1:0]) < ovl_hi_q;
 
   always_comb begin
     logic [31:0] amask;
@@ -379,6 +402,8 @@ module tsl_tc_check #(
       op_err = tsl_pkg::ERR_MISALIGNED;
     end else if (o_big || 64'(o_end) > (in_acc ? ACC_END : VMEM_END)) begin
       op_err = tsl_pkg::ERR_LOCAL_RANGE;
+    end else if (ovl) begin
+      op_err = tsl_pkg::ERR_BAD_FIELD;
     end
   end
 
@@ -423,7 +448,7 @@ module tsl_tc_check #(
         done_o = 1'b1;
       end else begin
         err_o      = op_err;
-        err_addr_o = op_err != tsl_pkg::ERR_NONE ? o_addr : 32'd0;
+        err_addr_o = op_err != tsl_pkg::ERR_NONE && op_err != tsl_pkg::ERR_BAD_FIELD ? o_addr : 32'd0;   // an overlap: 0
         step_d     = (step - StepOp0 + 3'd1 < nops) ? step + 3'd1 : StepFinal;
         done_o     = op_err != tsl_pkg::ERR_NONE;
       end

@@ -60,7 +60,7 @@ module tsl_vpu #(
   localparam int GB  = $clog2(FnRows + 1);       // a function's rows in flight: 0..FnRows
   localparam int GW  = $clog2(FnRows);           // a register set's index
 
-  typedef enum logic [2:0] {StIdle, StRead, StReduce, StScale, StFunc, StWrite} state_e;
+  typedef enum logic [2:0] {StIdle, StRead, StReduce, StScale, StFunc, StWrite, StRow} state_e;
 
   // ---- instruction fields ---------------------------------------------------------------------
 `include "hw/rtl/tsl_insn.svh"
@@ -108,6 +108,21 @@ module tsl_vpu #(
   logic [3:0] rneed, rcur;
   logic [1:0] wneed, wcur;
   logic       bcast_hit, acc_line_hit, vmem_line_hit;
+
+  // The row engine (tsl_vpu_row): an EPI with a ROW function runs there (StRow), on the early ports
+  // for its reads, the main ports for its writes and the lanes' transcendental units.
+  logic            row_start, row_done;
+  logic            row_vmem_req, row_acc_req, row_vmem_e_req, row_acc_e_req;
+  logic [VAW-1:0]  row_vmem_addr, row_vmem_e_addr;
+  logic [AAW-1:0]  row_acc_addr, row_acc_e_addr;
+  logic [16*N-1:0] row_vmem_wdata;
+  logic [32*N-1:0] row_acc_wdata;
+  /* verilator lint_off UNUSEDSIGNAL */   // (no transcendental units without float support)
+  logic            row_eup_en;
+  logic [32*N-1:0] row_eup_x, eup_y_all;
+  logic [3:0]      row_eup_fn;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign row_start = state_q == StIdle && ex_valid_i && insn.op == tsl_pkg::VPU_OP_EPI && insn_e.row != '0;
 
   function automatic logic is_fn(input logic [3:0] op);
     is_fn = op == tsl_pkg::VPU_OP_EXP || op == tsl_pkg::VPU_OP_RECIP || op == tsl_pkg::VPU_OP_RSQRT ||
@@ -200,6 +215,16 @@ module tsl_vpu #(
         vmem_be_o = d_ptr_q[0] ? {{N{1'b1}}, {N{1'b0}}} : {{N{1'b0}}, {N{1'b1}}};
       end
     end
+    if (state_q == StRow) begin   // the row engine's writes
+      vmem_req_o   = row_vmem_req;
+      vmem_we_o    = 1'b1;
+      vmem_addr_o  = row_vmem_addr;
+      vmem_wdata_o = row_vmem_wdata;
+      acc_req_o    = row_acc_req;
+      acc_we_o     = 1'b1;
+      acc_addr_o   = row_acc_addr;
+      acc_wdata_o  = row_acc_wdata;
+    end
   end
 
   // Kept apart from the request logic, so that no combinational loop through the grant exists.
@@ -219,10 +244,10 @@ module tsl_vpu #(
   assign er_req  = state_q == StWrite && w_last && rows_q > 16'd1 && !red && !e_fscale_q && !e_bias_q &&
                    mode_q != tsl_pkg::SRC2_BCAST && !er_hit;
   assign er_take = er_req && wr_gnt && (s1_acc_q ? acc_e_gnt_i : vmem_e_gnt_i);
-  assign vmem_e_req_o  = er_req && !s1_acc_q;
-  assign acc_e_req_o   = er_req && s1_acc_q;
-  assign vmem_e_addr_o = s1_next[VAW:1];
-  assign acc_e_addr_o  = s1_next[AAW+1:2];
+  assign vmem_e_req_o  = state_q == StRow ? row_vmem_e_req : er_req && !s1_acc_q;
+  assign acc_e_req_o   = state_q == StRow ? row_acc_e_req : er_req && s1_acc_q;
+  assign vmem_e_addr_o = state_q == StRow ? row_vmem_e_addr : s1_next[VAW:1];
+  assign acc_e_addr_o  = state_q == StRow ? row_acc_e_addr : s1_next[AAW+1:2];
 
   // A write over the lines of the broadcast row makes the row stale (the model re-reads it).
   always_comb begin
@@ -349,6 +374,53 @@ module tsl_vpu #(
     assign fn_done    = '0;
   end
 
+  if (EnableBf16) begin : g_row
+    tsl_vpu_row #(
+      .N(N), .VmemBytes(VmemBytes), .AccBytes(AccBytes), .G(FnRows < N ? FnRows : N)
+    ) u_row (
+      .clk_i        (clk_i),
+      .rst_ni       (rst_ni),
+      .start_i      (row_start),
+      .insn_i       (ex_insn_i),
+      .done_o       (row_done),
+      .vmem_req_o   (row_vmem_req),
+      .vmem_gnt_i   (vmem_gnt_i),
+      .vmem_addr_o  (row_vmem_addr),
+      .vmem_wdata_o (row_vmem_wdata),
+      .acc_req_o    (row_acc_req),
+      .acc_gnt_i    (acc_gnt_i),
+      .acc_addr_o   (row_acc_addr),
+      .acc_wdata_o  (row_acc_wdata),
+      .vmem_e_req_o (row_vmem_e_req),
+      .vmem_e_gnt_i (vmem_e_gnt_i),
+      .vmem_e_addr_o(row_vmem_e_addr),
+      .vmem_e_rdata_i(vmem_e_rdata_i),
+      .acc_e_req_o  (row_acc_e_req),
+      .acc_e_gnt_i  (acc_e_gnt_i),
+      .acc_e_addr_o (row_acc_e_addr),
+      .acc_e_rdata_i(acc_e_rdata_i),
+      .eup_fn_o     (row_eup_fn),
+      .eup_en_o     (row_eup_en),
+      .eup_x_o      (row_eup_x),
+      .eup_y_i      (eup_y_all)
+    );
+  end else begin : g_no_row
+    assign row_done       = 1'b0;
+    assign row_eup_en     = 1'b0;
+    assign row_vmem_req   = 1'b0;
+    assign row_acc_req    = 1'b0;
+    assign row_vmem_e_req = 1'b0;
+    assign row_acc_e_req  = 1'b0;
+    assign row_vmem_addr  = '0;
+    assign row_vmem_e_addr = '0;
+    assign row_acc_addr   = '0;
+    assign row_acc_e_addr = '0;
+    assign row_vmem_wdata = '0;
+    assign row_acc_wdata  = '0;
+    assign row_eup_x      = '0;
+    assign row_eup_fn     = '0;
+  end
+
   localparam logic [31:0] QNAN = 32'h7FC0_0000;
   for (genvar j = 0; j < N; j++) begin : g_lane
     logic [31:0] w1, w2, la0, lb0, la, lb, res;
@@ -410,10 +482,12 @@ module tsl_vpu #(
       end
       tsl_vpu_eup u_eup (
         .clk_i(clk_i),
-        .fn_i (fn_eup_fn),
-        .x_i  (fa[32*fn_eup_set +: 32]),
+        .en_i (state_q != StRow || row_eup_en),
+        .fn_i (state_q == StRow ? row_eup_fn : fn_eup_fn),
+        .x_i  (state_q == StRow ? row_eup_x[32*j +: 32] : fa[32*fn_eup_set +: 32]),
         .y_o  (ey)
       );
+      assign eup_y_all[32*j +: 32] = ey;
       for (genvar k = 0; k < FnRows; k++) begin : g_set
         tsl_vpu_fn u_fn (
           .clk_i    (clk_i),
@@ -434,6 +508,7 @@ module tsl_vpu #(
         );
       end
     end else begin : g_no_fn
+      assign eup_y_all[32*j +: 32] = '0;
       assign fa = '0;
       assign fb = '0;
       assign fy = '0;
@@ -500,6 +575,7 @@ module tsl_vpu #(
         if (ex_valid_i) begin
           state_d   = StRead;
           if (is_fn(insn.op)) state_d = StFunc;
+          if (row_start) state_d = StRow;
           rows_d    = insn.rows;
           d_ptr_d   = insn.dst_addr[LN +: PW];
           s1_ptr_d  = insn.src1_addr[LN +: PW];
@@ -541,6 +617,12 @@ module tsl_vpu #(
           nf_d = nf_q - 1'b1;
           fo_d = fo_q - s1_step;
           wk_d = 32'(wk_q) == FnRows - 1 ? '0 : wk_q + 1'b1;
+        end
+      end
+      StRow: begin   // the row engine's instruction (its writes are not row_end's)
+        if (row_done) begin
+          state_d = StIdle;
+          done_d  = 1'b1;
         end
       end
       StReduce: begin

@@ -1,7 +1,7 @@
 // One lane's transcendental unit: EXP, RECIP and RSQRT of an FP32 value in fixed-point arithmetic
 // (docs/isa.md "VPU functions"), bit-exact with tslm_f32_exp/recip/rsqrt. Fully pipelined: an
-// input every cycle, its result 5 cycles later (tsl_vpu_fn_pkg::LAT, which make
-// test-vpu-eup checks), whatever the function.
+// input every cycle it is enabled (en_i), its result 5 enabled cycles later (tsl_vpu_fn_pkg::LAT,
+// which make test-vpu-eup checks), whatever the function; without en_i every stage holds.
 //   stage 0  the specials; EXP: |x| log2 e = M LOG2E; RECIP, RSQRT: the table's chord y0
 //   stage 1  EXP: t = a log2 e in fixed point, its parts k, i, g, and C3 g;
 //            RECIP: r = 1 - m y0; RSQRT: s = y0^2
@@ -13,6 +13,7 @@
 // q < 2^26, r within +-2^19 (the chord lies above the function, so r is mostly negative).
 module tsl_vpu_eup (
   input  logic        clk_i,
+  input  logic        en_i,   // the pipeline moves (else every stage holds)
   input  logic [3:0]  fn_i,   // vpu_op_e: EXP, RECIP or RSQRT
   input  logic [31:0] x_i,
   output logic [31:0] y_o     // fn(x) of the input 5 cycles before
@@ -86,7 +87,7 @@ module tsl_vpu_eup (
     bd0  = 37'(b0) * 37'(f0[DB-1:0]);
   end
 
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge clk_i) if (en_i) begin
     fn1  <= fn_i;
     sp1  <= sp0;
     spy1 <= spy0;
@@ -114,7 +115,7 @@ module tsl_vpu_eup (
     rd1 = $signed(58'(1) << 55) - $signed(ps1);     // 1 - m y0 at 2^-55
   end
 
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge clk_i) if (en_i) begin
     {fn2, sp2, spy2, sg2, ex2, be2} <= {fn1, sp1, spy1, sg1, ex1, be1};
     k2   <= t1[41:32];
     i2   <= t1[31 -: TB];
@@ -138,7 +139,7 @@ module tsl_vpu_eup (
     rd2 = ($signed(58'(1) << (55 - 32'(odd2))) - $signed(ps2)) <<< odd2;  // 1 - m' y0^2 at 2^-55
   end
 
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge clk_i) if (en_i) begin
     {fn3, sp3, spy3, sg3, ex3, be3, k3, i3, g3} <= {fn2, sp2, spy2, sg2, ex2, be2, k2, i2, g2};
     q3  <= 26'(q22 >> 32);
     yr3 <= 32'($signed({1'b0, y02}) + 33'(yr2 >>> 32));
@@ -154,7 +155,7 @@ module tsl_vpu_eup (
     ys3 = $signed({22'd0, y03}) * 54'(r3);
   end
 
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge clk_i) if (en_i) begin
     {fn4, sp4, spy4, sg4, ex4, be4, k4, i4} <= {fn3, sp3, spy3, sg3, ex3, be3, k3, i3};
     q4  <= 26'(q13 >> 32);
     yr4 <= fn3 == tsl_pkg::VPU_OP_RSQRT ? 32'($signed({1'b0, y03}) + 33'(ys3 >>> 33)) : yr3;
@@ -182,5 +183,5 @@ module tsl_vpu_eup (
     else                 res4 = {neg4, bx4[7:0], carry4 ? 23'd0 : sig4[22:0]};
   end
 
-  always_ff @(posedge clk_i) y_o <= res4;
+  always_ff @(posedge clk_i) if (en_i) y_o <= res4;
 endmodule

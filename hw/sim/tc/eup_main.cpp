@@ -3,7 +3,8 @@
 // LAT cycles later. Inputs: the edges (zeros, subnormals, the normal range's ends, the
 // infinities, NaN, EXP's overflow and flush thresholds and |x| = 128, the table intervals' ends)
 // and every STEP-th bit pattern, each through every function, then random ones biased towards the
-// table intervals' ends (make soak: STEP = 1, every FP32 value).
+// table intervals' ends (make soak: STEP = 1, every FP32 value), among them cycles with en_i low,
+// whose random input must not enter and across which the output must hold.
 //   eup_sim [count] [step]   env: SEED=s (replays the random part)
 #include <cinttypes>
 #include <cstdio>
@@ -41,13 +42,23 @@ int main(int argc, char **argv) {
     struct pend { unsigned f; uint32_t x; };
     std::deque<pend> pipe;
     uint64_t tested[3] = {0, 0, 0}, bad = 0;
-    auto cycle = [&](unsigned f, uint32_t x) {
+    auto edge = [&](bool en, unsigned f, uint32_t x) {   // one clock edge with these inputs
+        top.en_i = en;
         top.fn_i = FNS[f];
         top.x_i = tslm_f32_canon(x);
         top.clk_i = 0;
         top.eval();
         top.clk_i = 1;
         top.eval();
+    };
+    auto hold = [&](unsigned f, uint32_t x) {   // en_i low: nothing moves
+        uint32_t before = top.y_o;
+        edge(false, f, x);
+        if (top.y_o != before && bad++ < 5)
+            printf("FAIL seed=0x%016" PRIx64 ": the output moved with en_i low\n", seed);
+    };
+    auto cycle = [&](unsigned f, uint32_t x) {
+        edge(true, f, x);
         pipe.push_back({f, tslm_f32_canon(x)});
         if (pipe.size() == lat) {   // the input of lat - 1 calls ago is out: lat clock edges
             pend p = pipe.front();
@@ -79,6 +90,8 @@ int main(int argc, char **argv) {
         case 1: x = (x & 0x807FFFFF) | (uint32_t)(100 + rnd() % 40) << 23; break;   // near 1 and EXP's range
         default: break;
         }
+        if (rnd() % 8 == 0)
+            hold(rnd() % 3, (uint32_t)rnd());
         cycle(rnd() % 3, x);
     }
     for (unsigned i = 0; i < lat; i++)

@@ -134,6 +134,21 @@ static const char *dt_name(uint32_t d) {
     static const char *names[] = {"INT8", "BF16", "INT32", "FP32"};
     return names[d & 3];
 }
+// `count` values of `dtype` at local `addr` of the model: moderate magnitudes (2^-7 .. 2^5), 1 in
+// 32 of them -inf, as a softmax's inputs usually are.
+static void moderate(TslRng &r, tslm_t *m, uint32_t addr, uint32_t dtype, uint32_t count) {
+    uint8_t *p = addr >= ACC_BASE ? tslm_acc(m) + (addr - ACC_BASE) : tslm_vmem(m) + addr;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t v = r.below(32) == 0 ? 0xFF800000u : r.below(2) << 31 | (120 + r.below(13)) << 23 | r.below(1u << 23);
+        if (tsl_dtype_bytes(dtype) == 2) {
+            uint16_t h = (uint16_t)(v >> 16);
+            memcpy(p + 2 * i, &h, 2);
+        } else {
+            memcpy(p + 4 * i, &v, 4);
+        }
+    }
+}
+
 static bool is_unary(uint32_t op) {
     return tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
 }
@@ -159,9 +174,10 @@ static const std::vector<uint32_t> &vpu_ops() {
 static void print_insn(const uint32_t *w) {
     if (tsl_insn_hdr_decode(w).op == TSL_VPU_OP_EPI) {
         tsl_insn_vpu_epi_t e = tsl_insn_vpu_epi_decode(w);
-        printf("  insn EPI dst=%s@0x%08x src1=%s@0x%08x%s%s%s bias@0x%08x rows=%u scale=0x%08x shift=%u zp=%d\n",
+        printf("  insn EPI%s%s dst=%s@0x%08x src1=%s@0x%08x%s%s%s bias@0x%08x rows=%u bvecs=%u pad=%u scale=0x%08x "
+               "shift=%u zp=%d\n", e.row ? " ROW " : "", e.row ? tsl_vpu_row_name(e.row) : "",
                dt_name(e.dst_dtype), e.dst_addr, dt_name(e.src1_dtype), e.src1_addr, e.fscale ? " FSCALE" : "",
-               e.bias ? " BIAS" : "", e.relu ? " RELU" : "", e.src2_addr, e.rows, e.scale, e.shift,
+               e.bias ? " BIAS" : "", e.relu ? " RELU" : "", e.src2_addr, e.rows, e.bvecs, e.pad, e.scale, e.shift,
                (int32_t)e.zero_point);
         printf("  words:");
         for (int i = 0; i < 8; i++) printf(" %08x", w[i]);
@@ -205,8 +221,39 @@ static int32_t rq_zp(TslRng &r) {
     return r.chance(0.4) ? zps[r.below(7)] : (int32_t)r.next() >> r.below(32);
 }
 
-// One random (not necessarily legal) EPI (format VPU_EPI). flags_force: bit 0 BIAS, 1 RELU, 2 FSCALE.
-static tsl_insn_t random_epi(TslRng &r, int cls_force, int dd_force, int flags_force) {
+static const uint32_t FSCALES[] = {0x3F800000u, 0xBF800000u, 0x3E000000u, 0x00000000u, 0x80000000u,
+                                   0x7F800000u, 0x7FC00000u, 0x00000001u, 0x7F000000u, 0x2F800000u};
+
+// One random (not necessarily legal) EPI with ROW SOFTMAX: ROWS rows of BVECS vectors, mostly apart
+// (an overlap is refused), BF16 or FP32 in and out; d1_force, dd_force as random_insn's.
+static tsl_insn_t random_epi_row(TslRng &r, int d1_force, int dd_force, bool fscale) {
+    tsl_insn_vpu_epi_t e{};
+    e.row = TSL_VPU_ROW_SOFTMAX;
+    e.src1_dtype = d1_force >= 0 ? (uint32_t)d1_force : r.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
+    e.dst_dtype = dd_force >= 0 ? (uint32_t)dd_force : r.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
+    e.bvecs = r.chance(0.5) ? 1 + r.below(3) : r.chance(0.7) ? 4 + r.below(12) : 16 + r.below(48);
+    e.rows = r.chance(0.5) ? 1 + r.below(4) : 5 + r.below(20);
+    while (e.rows * e.bvecs * 4 * N > ACC_BYTES / 2) {
+        if (e.rows > 1) e.rows /= 2;
+        else e.bvecs /= 2;
+    }
+    e.pad = r.chance(0.5) ? r.below(N) : 0;
+    e.fscale = fscale;
+    if (fscale) e.scale = r.chance(0.7) ? FSCALES[r.below(10)] : edge_word(r);
+    uint32_t vecs = e.rows * e.bvecs;
+    e.src1_addr = place(r, e.src1_dtype, vecs, true);
+    e.dst_addr = place(r, e.dst_dtype, vecs, true);
+    if (r.chance(0.05)) e.relu = 1;                       // sometimes illegal: the model drops those
+    if (r.chance(0.03)) e.pad = N + r.below(4);
+    return tsl_insn_vpu_epi_encode(e);
+}
+
+// One random (not necessarily legal) EPI (format VPU_EPI). flags_force: bit 0 BIAS, 1 RELU, 2 FSCALE,
+// 3 ROW SOFTMAX (then FSCALE alone of the others, and d1_force the source's dtype).
+static tsl_insn_t random_epi(TslRng &r, int cls_force, int d1_force, int dd_force, int flags_force) {
+    if (flags_force >= 8 || (flags_force < 0 && cls_force != 0 && VPU_BF16 && r.chance(0.2)))
+        return random_epi_row(r, flags_force >= 8 ? d1_force : -1, dd_force,
+                              flags_force >= 0 ? (flags_force & 4) != 0 : r.chance(0.5));
     uint32_t cls = cls_force >= 0 ? (uint32_t)cls_force : !VPU_BF16 ? 0 : r.below(2);
     uint32_t small = cls ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, wide = cls ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
     uint32_t dd = dd_force >= 0 ? (uint32_t)dd_force : r.chance(0.5) ? small : wide;
@@ -235,11 +282,7 @@ static tsl_insn_t random_epi(TslRng &r, int cls_force, int dd_force, int flags_f
     case 5: if (e.bias) e.src2_addr = e.dst_addr + vbd * r.below(rows); break;
     default: break;
     }
-    if (e.fscale) {
-        static const uint32_t fs[] = {0x3F800000u, 0xBF800000u, 0x3E000000u, 0x00000000u, 0x80000000u,
-                                      0x7F800000u, 0x7FC00000u, 0x00000001u, 0x7F000000u, 0x2F800000u};
-        e.scale = r.chance(0.5) ? fs[r.below(10)] : edge_word(r);
-    }
+    if (e.fscale) e.scale = r.chance(0.5) ? FSCALES[r.below(10)] : edge_word(r);
     if (dd == TSL_DTYPE_INT8) {
         e.scale = (uint32_t)rq_scale(r);
         e.shift = r.below(63);
@@ -256,7 +299,7 @@ static tsl_insn_t random_insn(TslRng &r, int op_force, int cls_force, int d1_for
                               int mode_force) {
     const std::vector<uint32_t> &ops = vpu_ops();
     uint32_t op = op_force >= 0 ? (uint32_t)op_force : ops[r.below((uint32_t)ops.size())];
-    if (op == TSL_VPU_OP_EPI) return random_epi(r, cls_force, dd_force, mode_force);
+    if (op == TSL_VPU_OP_EPI) return random_epi(r, cls_force, d1_force, dd_force, mode_force);
     uint32_t cls = cls_force >= 0 ? (uint32_t)cls_force : !int_ok(op) ? 1 : (!float_ok(op) || !VPU_BF16) ? 0 : r.below(2);
     uint32_t small = cls ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, wide = cls ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
     uint32_t d1 = d1_force >= 0 ? (uint32_t)d1_force : r.chance(0.5) ? small : wide;
@@ -399,11 +442,23 @@ struct Sim {
 // ---- checks -------------------------------------------------------------------------------------
 struct Stats {
     uint64_t insns = 0, rows = 0, cycles = 0;            // all instructions
-    // No refused grants: unary, binary, reduce, EPI, EPI with FSCALE, EXP, RECIP, RSQRT, ACT GELU, ACT SILU.
-    uint64_t clean_rows[10] = {}, clean_cycles[10] = {};
+    // No refused grants: unary, binary, reduce, EPI, EPI with FSCALE, EXP, RECIP, RSQRT, ACT GELU, ACT SILU,
+    // EPI ROW SOFTMAX (its vectors).
+    uint64_t clean_rows[11] = {}, clean_cycles[11] = {};
 };
 
 static uint64_t g_seed;
+
+// An EPI with a ROW function.
+static bool is_row(const tsl_insn_t &i) {
+    return tsl_insn_hdr_decode(i.w).op == TSL_VPU_OP_EPI && tsl_insn_vpu_epi_decode(i.w).row;
+}
+
+// The vectors an instruction writes: ROWS, or for a ROW function ROWS rows of BVECS.
+static uint32_t vectors(const tsl_insn_t &i) {
+    tsl_insn_vpu_epi_t e = tsl_insn_vpu_epi_decode(i.w);
+    return is_row(i) ? e.rows * e.bvecs : e.rows;
+}
 
 // Compare RTL and model bytes of one memory range; report the first difference.
 static bool compare(const char *what, uint32_t base_addr, const uint8_t *exp, const uint8_t *got, uint32_t n,
@@ -423,7 +478,7 @@ static bool compare(const char *what, uint32_t base_addr, const uint8_t *exp, co
             // Which instruction of the run last wrote this byte?
             for (size_t k = hist->size(); k-- > 0;) {
                 tsl_insn_vpu_vec_t x = tsl_insn_vpu_vec_decode((*hist)[k].w);
-                uint32_t d = x.dst_addr, bytes = x.rows * N * tsl_dtype_bytes(x.dst_dtype);
+                uint32_t d = x.dst_addr, bytes = vectors((*hist)[k]) * N * tsl_dtype_bytes(x.dst_dtype);
                 if (a >= d && a < d + bytes) {
                     printf("  last written by instruction %zu of the run:\n", k);
                     print_insn((*hist)[k].w);
@@ -440,7 +495,7 @@ static bool compare(const char *what, uint32_t base_addr, const uint8_t *exp, co
 // Run one instruction on the RTL; false on a protocol error or timeout.
 static bool run_rtl(Sim &s, TslRng &r, const tsl_insn_t &insn, double deny, Stats &st) {
     tsl_insn_vpu_vec_t x = tsl_insn_vpu_vec_decode(insn.w);
-    uint32_t rows = x.rows, op = x.op;
+    uint32_t rows = vectors(insn), op = x.op;
     bool fscale = op == TSL_VPU_OP_EPI && tsl_insn_vpu_epi_decode(insn.w).fscale;
     for (uint32_t i = r.below(3); i > 0; i--) s.tick();   // idle cycles
     put_bytes(s.top->ex_insn_i, (const uint8_t *)insn.w, 32);
@@ -488,7 +543,7 @@ static bool run_rtl(Sim &s, TslRng &r, const tsl_insn_t &insn, double deny, Stat
     st.rows += rows;
     st.cycles += cyc;
     if (deny == 0) {
-        unsigned k = op == TSL_VPU_OP_EPI ? (fscale ? 4 : 3)
+        unsigned k = is_row(insn) ? 10 : op == TSL_VPU_OP_EPI ? (fscale ? 4 : 3)
                    : (op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX) ? 2
                    : op == TSL_VPU_OP_EXP ? 5 : op == TSL_VPU_OP_RECIP ? 6 : op == TSL_VPU_OP_RSQRT ? 7
                    : op == TSL_VPU_OP_ACT ? 8 + x.act
@@ -519,7 +574,7 @@ static bool run_and_check(Sim &s, tslm_t *m, TslRng &r, const tsl_insn_t &insn, 
     }
     // Lines covering the destination.
     tsl_insn_vpu_vec_t x = tsl_insn_vpu_vec_decode(insn.w);
-    uint32_t d = x.dst_addr, bytes = x.rows * N * tsl_dtype_bytes(x.dst_dtype);
+    uint32_t d = x.dst_addr, bytes = vectors(insn) * N * tsl_dtype_bytes(x.dst_dtype);
     bool acc = d >= ACC_BASE;
     uint32_t off = acc ? d - ACC_BASE : d, lb = acc ? ALINE : VLINE;
     uint32_t first = off / lb, last = (off + bytes - 1) / lb;
@@ -593,6 +648,11 @@ int main(int argc, char **argv) {
             for (int t = 0; t < 200; t++) {
                 tsl_insn_t i = random_insn(r, op, cls, d1, dd, d2, mode);
                 if (run == 0) TSL_SET(i.w, TSL_INSN_VPU_VEC_ROWS, 1 + r.below(3));
+                if (is_row(i) && r.chance(0.6)) {   // rows of moderate values, some -inf, in both
+                    tsl_insn_vpu_epi_t e = tsl_insn_vpu_epi_decode(i.w);
+                    moderate(r, &model, e.src1_addr, e.src1_dtype, e.rows * e.bvecs * N);
+                    sim.load(tslm_vmem(&model), tslm_acc(&model));
+                }
                 if (model_accepts(&model, i)) {
                     one(i);
                     return true;
@@ -610,10 +670,14 @@ int main(int argc, char **argv) {
                 for (int cls = 0; cls < (VPU_BF16 ? 2 : 1) && ok; cls++) {
                     if (cls ? !float_ok(uop) : !int_ok(uop)) continue;
                     int small = cls ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, wide = cls ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
-                    if (uop == TSL_VPU_OP_EPI) {   // every dst type and flag combination
+                    if (uop == TSL_VPU_OP_EPI) {   // every dst type and flag combination; ROW's dtypes
                         for (int dd : {small, wide})
                             for (int flags = 0; flags < (cls ? 8 : 4); flags++)
                                 if (ok) gen(op, cls, wide, dd, -1, flags);
+                        for (int d1 : {small, wide})
+                            for (int dd : {small, wide})
+                                for (int flags : {8, 12})
+                                    if (ok && cls) gen(op, cls, d1, dd, -1, flags);
                         continue;
                     }
                     for (int d1 : {small, wide})
@@ -671,9 +735,9 @@ int main(int argc, char **argv) {
     auto cpr = [&](unsigned k) { return st.clean_rows[k] ? (double)st.clean_cycles[k] / st.clean_rows[k] : 0.0; };
     printf("%s: %" PRIu64 " instructions, %" PRIu64 " rows, %" PRIu64 " cycles (%u illegal candidates "
            "dropped by the model); cycles/row without refused grants: unary %.2f, binary %.2f, RSUM/RMAX %.2f, "
-           "EPI %.2f, EPI FSCALE %.2f, EXP %.2f, RECIP %.2f, RSQRT %.2f, GELU %.2f, SILU %.2f\n",
+           "EPI %.2f, EPI FSCALE %.2f, EXP %.2f, RECIP %.2f, RSQRT %.2f, GELU %.2f, SILU %.2f, ROW SOFTMAX %.2f\n",
            name, st.insns, st.rows, st.cycles, rejected, cpr(0), cpr(1), cpr(2), cpr(3), cpr(4), cpr(5), cpr(6),
-           cpr(7), cpr(8), cpr(9));
+           cpr(7), cpr(8), cpr(9), cpr(10));
     printf("%s: EPI of 64 rows from ACC, bias+relu, cycles/row:", name);
     for (auto &p : epi_cpr) printf(" %s %.2f;", p.first.c_str(), p.second);
     printf("\n");

@@ -1035,6 +1035,8 @@ class Runner:
         def run(mem, vals):
             am = np.ascontiguousarray(self._get(vals, a).T) if ta else self._dev(vals, a, a_layout)
             bm = weights(vals)
+            if len(am.shape) != 2 or len(bm.shape) != 2:   # shapes the graph left unknown
+                _fail(f"A is {tuple(am.shape)} and B {tuple(bm.shape)}: Gemm multiplies matrices")
             kw = dict(relu=relu, scale=alpha if alpha != 1 else None)
             if c and row:
                 kw["bias"] = _broadcast_to(beta * self._get(vals, c).reshape(-1), bm.shape[1:])

@@ -142,7 +142,8 @@ module tsl_vpu_row #(
   logic            wreq, wgnt, wlast;
   logic [31:0]     negm_q [G];           // -M of each row of the group
   logic [31:0]     r_q [G];              // S, then R = RECIP(S)
-  logic [32*N-1:0] acc_q [G];            // each row's lanes' running MAX or sum
+  logic [32*N*G-1:0] acc_q;              // each row's lanes' running MAX or sum: row g at [32Ng +: 32N]
+                                         // (flip-flops: a memory's read-modify-write made Yosys a loop)
   logic [GW-1:0]   eg_out;
   assign eg_out = eg_q[(LAT-1)*GW +: GW];
 
@@ -328,10 +329,14 @@ module tsl_vpu_row #(
     end
     if (adv && ev_q[LAT-1] && pass_q == 2'd2) o_q <= narrow(lanes(2'd1, eup_y_i, {N{r_q[eg_out]}}));
     // the lanes' running MAX of each row (pass 0, from stage A) and sum (pass 1, from the EUP)
-    if (adv && av_q && pass_q == 2'd0)
-      acc_q[ag_q] <= af_q ? a_q : lanes(2'd2, acc_q[ag_q], a_q);
-    if (adv && ev_q[LAT-1] && pass_q == 2'd1)
-      acc_q[eg_out] <= ef_q[LAT-1] ? eup_y_i : lanes(2'd0, acc_q[eg_out], eup_y_i);
+    if (adv && state_q == RPass) begin
+      for (int k = 0; k < G; k++) begin
+        if (av_q && pass_q == 2'd0 && ag_q == GW'(k))
+          acc_q[32*N*k +: 32*N] <= af_q ? a_q : lanes(2'd2, acc_q[32*N*k +: 32*N], a_q);
+        if (ev_q[LAT-1] && pass_q == 2'd1 && eg_out == GW'(k))
+          acc_q[32*N*k +: 32*N] <= ef_q[LAT-1] ? eup_y_i : lanes(2'd0, acc_q[32*N*k +: 32*N], eup_y_i);
+      end
+    end
     // writes: a line each grant; the walk moves on after a vector's last line
     if (wgnt) begin
       wpart_q <= !wlast;
@@ -342,7 +347,8 @@ module tsl_vpu_row #(
       lvl_q  <= '0;
     end
     if (state_q == RTree) begin   // level 0 from the row's lanes, the others from tr_q
-      tr_q  <= tree(lvl_q == '0 ? acc_q[GW'(trow_q)] : {{(16*N){1'b0}}, tr_q}, pass_q == 2'd0, N >> (32'(lvl_q) + 1));
+      tr_q  <= tree(lvl_q == '0 ? acc_q[32*N*GW'(trow_q) +: 32*N] : {{(16*N){1'b0}}, tr_q}, pass_q == 2'd0,
+                    N >> (32'(lvl_q) + 1));
       lvl_q <= lvl_q + 1'b1;
       if (32'(lvl_q) == LN - 1) begin   // one pair left: the row's max (negated) or sum
         lvl_q  <= '0;

@@ -6,14 +6,15 @@
  * row, and a reduction of a row is a chain of VPU ops over its V = ceil(N / N_mxu) blocks followed
  * by RSUM or RMAX across the lanes. The DMA moves one block of a tile per LOAD or STORE. The
  * lanes past column N of the last block are filled first with a value that leaves the row's
- * reductions alone (0 for sums; for the softmax -inf after its SCALE and MASK steps). Tiles alternate between two sets of
- * input and output buffers, so that the DMA moves tile t + 1 while the VPU computes tile t; the
- * VPU's own work buffers need no tokens (one in-order queue). Every value is FP32 inside. GELU and
- * SiLU are elementwise, each a VPU function (ACT): their tiles stay row-major (one LOAD and one
- * STORE a tile), and each tile is one VPU_VEC ACT from the input buffer (A's dtype) into the output
- * buffer (C's), with no work buffers. So is the softmax without a mask on a core with EPI (the
- * sequencer's feature, CFG_FEATURES.SEQ): each tile is one EPI ROW SOFTMAX, the VPU's row engine,
- * which keeps the rows between its passes and leaves a row's lanes past column N out (PAD). */
+ * reductions alone (0 for sums; for the softmax -inf after its SCALE and MASK steps). Tiles
+ * alternate between two sets of input and output buffers, so that the DMA moves tile t + 1 while
+ * the VPU computes tile t; the VPU's own work buffers need no tokens (one in-order queue). Every
+ * value is FP32 inside. GELU and SiLU are elementwise, each a VPU function (ACT): their tiles stay
+ * row-major (one LOAD and one STORE a tile), and each tile is one VPU_VEC ACT from the input buffer
+ * (A's dtype) into the output buffer (C's), with no work buffers. So is the softmax without a
+ * mask on a core with EPI (the sequencer's feature, CFG_FEATURES.SEQ): each tile is one EPI ROW
+ * SOFTMAX, the VPU's row engine, which keeps the rows between its passes and leaves a row's lanes
+ * past column N out (PAD). */
 #include "tsl_cp_int.h"
 
 #define TOK_DMA TSL_TOK(TSL_UNIT_DMA)
@@ -105,9 +106,9 @@ static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
 }
 
 /* Tiles of as many rows as fit and a VPU instruction's ROWS allows, made equal. The row-major
- * functions need only the DMA's buffers (a tile is one VPU instruction), their FP32 output in ACC when a tile of at least
- * ACC_MIN_ROWS rows (or all of them) fits there; the other functions' FP32 work goes there on the
- * same terms. The VPU's passes are bound by its memory port, and ACC's lines hold an FP32 vector
+ * functions need only the DMA's buffers (a tile is one VPU instruction), their FP32 output in ACC
+ * when a tile of at least ACC_MIN_ROWS rows (or all of them) fits there; the other functions' FP32
+ * work goes there on the same terms. The VPU's passes are bound by its memory port, and ACC's lines hold an FP32 vector
  * each. Else it stays in VMEM. */
 #define ACC_MIN_ROWS 4u
 static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
@@ -119,7 +120,8 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
     x->op = c->vpu_op;
     x->mask = (c->flags & TSL_CP_FLAG(MASK)) != 0;
     x->rowmajor = x->op == TSL_ROW_OP_GELU || x->op == TSL_ROW_OP_SILU ||
-                  (x->op == TSL_ROW_OP_SOFTMAX && !x->mask && ((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u));
+                  (x->op == TSL_ROW_OP_SOFTMAX && !x->mask &&
+                   ((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u));
     x->esa = tsl_dtype_bytes(c->a_dtype);
     x->esb = x->mask ? tsl_dtype_bytes(c->b_dtype) : 0u;
     x->esc = tsl_dtype_bytes(c->c_dtype);

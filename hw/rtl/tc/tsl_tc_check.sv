@@ -65,7 +65,7 @@ module tsl_tc_check #(
   logic [3:0]  op;
   logic [2:0]  wait_m, signal_m, fmt;
   logic [3:0]  hdr_err, op_err, fin_err;
-  logic        ici, known, unary, cls_ok, fl, is_send, is_semwait;
+  logic        ici, known, unary, cls_ok, fl, is_send, is_semwait, row_fn;
   logic [1:0]  dd, d1, d2, mode;
   logic [15:0] rows;
   logic [11:0] kblocks;
@@ -118,6 +118,10 @@ module tsl_tc_check #(
   assign kblocks  = mk.kblocks;
   assign is_send    = ici && unit == tsl_pkg::UNIT_DMA && op == 4'(tsl_pkg::DMA_OP_SEND);
   assign is_semwait = ici && unit == tsl_pkg::UNIT_DMA && op == 4'(tsl_pkg::DMA_OP_SEMWAIT);
+  // An EPI with a ROW function, on a core with EPI and floats (a constant 0 on the lite core, whose
+  // logic for it is then none).
+  localparam bit HasRowFn = Ops[{2'(tsl_pkg::UNIT_VPU), 4'(tsl_pkg::VPU_OP_EPI)}] && EnableBf16;
+  assign row_fn = HasRowFn && fmt == FmtEpi && epi.row != '0;
 
   // Format and row count (FmtBad: an op the spec does not define). An op this core lacks
   // (!known) has its format here and is refused at the end of the header checks, so that the
@@ -247,12 +251,12 @@ module tsl_tc_check #(
           // on floats only; SCALE, SHIFT, ZERO_POINT and SRC2_ADDR zero where unused. A ROW
           // function: floats (BF16 or FP32) in and out, no BIAS or RELU, BVECS vectors a row, PAD
           // below N.
-          if (epi.row != '0) begin
+          if (row_fn) begin
             if (rows == 16'd0 || epi.row > 2'(tsl_pkg::VPU_ROW_SOFTMAX) || !is_float(d1) || !is_float(dd) ||
                 !EnableBf16 || epi.bias || epi.relu || epi.src2_addr != '0 || (epi.scale != '0 && !epi.fscale) ||
                 epi.shift != '0 || epi.zero_point != '0 || epi.bvecs == '0 || 32'(epi.pad) >= 32'(N))
               hdr_err = tsl_pkg::ERR_BAD_FIELD;
-          end else if (rows == 16'd0 || epi.pad != '0 ||
+          end else if (rows == 16'd0 || epi.row != '0 || epi.pad != '0 ||   // (ROW without floats)
               !(d1 == tsl_pkg::DTYPE_INT32 || d1 == tsl_pkg::DTYPE_FP32) ||
               (fl ? !(dd == tsl_pkg::DTYPE_FP32 || dd == tsl_pkg::DTYPE_BF16)
                   : !(dd == tsl_pkg::DTYPE_INT32 || dd == tsl_pkg::DTYPE_INT8)) ||
@@ -360,8 +364,8 @@ module tsl_tc_check #(
         o_stride = o_rb;
         o_align  = o_rb;
         o_acc_ok = o_rb == 32'(4 * N);   // ACC holds 32-bit elements only
-        if (fmt == FmtEpi && epi.row != '0) begin   // ROWS rows of BVECS vectors each
-          o_rb     = 32'(epi.bvecs) * o_align;
+        if (row_fn) begin   // ROWS rows of BVECS vectors each (a vector is 2N or 4N bytes)
+          o_rb     = 32'(epi.bvecs) << (NSh + (o_align == 32'(4 * N) ? 2 : 1));
           o_stride = o_rb;
         end
       end
@@ -386,7 +390,7 @@ module tsl_tc_check #(
       ovl_hi_q <= o_end;
     end
   end
-  assign ovl = fmt == FmtEpi && epi.row != '0 && step == StepOp0 + 3'd1 &&
+  assign ovl = row_fn && step == StepOp0 + 3'd1 &&
                ovl_lo_q < o_end && (Ew+2)'(o_addr[Ew-1:0]) < ovl_hi_q;
 
   always_comb begin

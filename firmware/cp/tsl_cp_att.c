@@ -8,7 +8,8 @@
  * A step is one tile of R query rows of one head. The MXU computes the tile's scores S = Q Kt into
  * ACC, one MATMULK over all of D per column block of N keys, so that S lands block-major (block j of
  * row r at S + (j R + r) 4N): the layout of ROWWISE, whose softmax steps (tsl_cp_softmax) then run
- * on it in place, after the scale and the mask. The VPU rounds the probabilities into P (BF16, VMEM,
+ * on it in place, after the scale and the mask; on a core with EPI, one EPI ROW SOFTMAX BLOCKED
+ * (the VPU's row engine) instead. The VPU rounds the probabilities into P (BF16, VMEM,
  * block-major too), and the MXU computes O = P V into ACC, one MATMULK per (K-block, column block),
  * K-blocks ascending with ACCUMULATE after the first: the GEMM order. The BF16 rounding of O and
  * one STORE follow. Neither S nor P goes to HBM.
@@ -17,7 +18,7 @@
  * built once, by the VPU from nothing (mask_table). A causal tile adds, to each column block that
  * reaches past the diagonal, the window of R rows of E that masks its keys j > i + LK - LQ: the
  * unfused path's mask, element by element. Without CAUSAL, a last block that is partly padding
- * adds one row of E to every row. Blocks with no masked key add nothing (x + 0 = x but for the sign
+ * adds one row of E to every row (with EPI its PAD leaves them out instead). Blocks with no masked key add nothing (x + 0 = x but for the sign
  * of a zero score, which EXP maps to 1 either way).
  *
  * The order: the VPU's softmax sets the pace, so each step's softmax is pushed first, then the next
@@ -55,6 +56,7 @@ typedef struct {
     uint32_t qh, kh, vh, oh;         /* bytes from one head's Q, K, V, O to the next's: LQ or LK rows, or
                                         (HEAD_COLUMNS) D or DV columns; Kt: D rows */
     int krows;                       /* K_ROWS: K in VMEM as LK rows of D (else Kt, D rows of LK) */
+    int epi;                         /* the core has EPI's row functions (CFG_FEATURES.SEQ) */
 } att_t;
 
 /* One step: tile t (rows i0 .. i0 + mr - 1) of head h, in S and P slot s. */
@@ -68,7 +70,7 @@ static int layout(const tsl_cp_t *cp, att_t *x)
 {
     uint32_t n = x->n, r = x->r, lkp = x->v * n, kp = x->kb * n, dvp = x->db * n;
     int causal = (x->c->flags & TSL_CP_FLAG(CAUSAL)) != 0;
-    x->ke = causal ? 2u * r + n - 2u : x->a.lk < lkp ? 1u : 0u;
+    x->ke = x->epi ? 0u : causal ? 2u * r + n - 2u : x->a.lk < lkp ? 1u : 0u;
     x->c0 = causal ? (int32_t)r - 1 : -(int32_t)(x->a.lk - lkp + n);   /* without CAUSAL: the padding lanes */
     uint32_t *at[] = {&x->q, &x->k, &x->vm, &x->p[0], &x->p[1], &x->out, &x->e, &x->s[0], &x->s[1], &x->o, &x->s1};
     uint32_t bytes[] = {2u * r * kp, 2u * kp * lkp, 2u * lkp * dvp, 2u * r * lkp, 2u * r * lkp,
@@ -101,6 +103,7 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, att_t *x)
     x->qh = (uint32_t)tsl_att_q(&x->a, cols, c->lda).head;
     x->kh = (uint32_t)tsl_att_k(&x->a, c->flags, c->ldb).head;
     x->krows = tsl_att_k_rows(c->flags);
+    x->epi = (cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u;
     x->vh = (uint32_t)tsl_att_v(&x->a, cols).head;
     x->oh = (uint32_t)tsl_att_o(&x->a, cols, c->ldc, tsl_dtype_bytes(c->c_dtype)).head;
     x->v = (x->a.lk + n - 1u) >> cp->n_log2;   /* divisions are slow on the control core */
@@ -214,11 +217,22 @@ static void add_mask(tsl_cp_t *cp, uint32_t x, uint32_t e, uint32_t mode, uint32
 /* The softmax of step st's scores, as ROWWISE SOFTMAX with SCALE and MASK computes it: the scale,
  * the mask, tsl_cp_softmax, whose last MULs round the probabilities into P, the last giving
  * `hint`. Without a mask the scale is tsl_cp_softmax's, which can fold it into its subtraction
- * of the max. */
+ * of the max. On a core with EPI (x->epi) it is one EPI ROW SOFTMAX, BLOCKED, from S into P, with
+ * the scale (FSCALE), the causal mask (ZERO_POINT) and the padding keys (PAD) its own. */
 static void softmax(tsl_cp_t *cp, att_t *x, const step_t *st, uint32_t hint)
 {
     uint32_t n = x->n, blk = x->r * 4u * n, s = x->s[st->s], all = x->v * x->r, scale = x->c->scale;
     int causal = (x->c->flags & TSL_CP_FLAG(CAUSAL)) != 0;
+    if (x->epi) {   /* row r keeps the keys j <= i0 + r + LK - LQ (CAUSAL: ZERO_POINT, at least 1) and j < LK (PAD) */
+        uint32_t fscale = scale != F32_ONE;
+        tsl_cp_issue(cp, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
+                .row = TSL_VPU_ROW_SOFTMAX, .blocked = 1, .dst_dtype = BF,
+                .src1_dtype = FP, .fscale = fscale, .scale = fscale ? scale : 0u,
+                .zero_point = causal ? st->i0 + 1u + x->a.lk - x->a.lq : 0u, .dst_addr = x->p[st->s],
+                .src1_addr = s, .rows = x->r, .bvecs = x->v, .pad = x->v * n - x->a.lk}),
+            &x->S[st->s], NULL, &x->P[st->s], hint);
+        return;
+    }
     if (causal || x->ke) {
         tsl_cp_issue(cp, tsl_insn_vpu_vec_encode((tsl_insn_vpu_vec_t){
                 .op = TSL_VPU_OP_MUL, .dst_dtype = FP, .src1_dtype = FP, .src2_dtype = FP, .src2_mode = TSL_SRC2_IMM,
@@ -312,13 +326,13 @@ void tsl_cp_exec_att(tsl_cp_t *cp, const tsl_cmd_t *c)
         next.i0 = next.t * x.r;
         next.mr = tsl_cp_min(x.r, x.a.lq - next.i0);
         softmax(cp, &x, &cur, i && bf ? 0u : TOK_MXU);
+        if (i)
+            values(cp, &x, &prev);
         if (i + 1u < steps) {
             if (next.t == 0)
                 load_k(cp, &x, next.h);
             scores(cp, &x, &next, (i && bf ? 0u : TOK_VPU) | (i && (cur.t == 0 || !bf) ? 0u : TOK_DMA));
         }
-        if (i)
-            values(cp, &x, &prev);
         if (cur.t == 0)   /* V behind the first softmax of its head, before the STORE, which waits for the
                              VPU's rounding of O behind that softmax */
             load_v(cp, &x, cur.h, i + 2u >= steps ? TOK_MXU : 0u);

@@ -11,10 +11,12 @@
  * the VPU computes tile t; the VPU's own work buffers need no tokens (one in-order queue). Every
  * value is FP32 inside. GELU and SiLU are elementwise, each a VPU function (ACT): their tiles stay
  * row-major (one LOAD and one STORE a tile), and each tile is one VPU_VEC ACT from the input buffer
- * (A's dtype) into the output buffer (C's), with no work buffers. So is the softmax without a
- * mask on a core with EPI (the sequencer's feature, CFG_FEATURES.SEQ): each tile is one EPI ROW
- * SOFTMAX, the VPU's row engine, which keeps the rows between its passes and leaves a row's lanes
- * past column N out (PAD). */
+ * (A's dtype) into the output buffer (C's), with no work buffers. So are the softmax without a
+ * mask and the norms on a core with EPI (the sequencer's feature, CFG_FEATURES.SEQ): each tile is
+ * one EPI with a ROW function (SOFTMAX, LAYERNORM, RMSNORM), the VPU's row engine, which keeps the
+ * rows between its passes and leaves a row's lanes past column N out (PAD). An FP32 input is then
+ * loaded into ACC (one line a vector), and the norms' gamma and beta are resident in one piece in
+ * the other memory, so that the engine reads them on a port the input's reads do not use. */
 #include "tsl_cp_int.h"
 
 #define TOK_DMA TSL_TOK(TSL_UNIT_DMA)
@@ -57,9 +59,9 @@ typedef struct {
     uint32_t esa, esb, esc, op, mask;
     uint32_t esw;                    /* the VPU's work buffers: 4 (FP32); 0 when row-major, without any */
     uint32_t wtiles;                 /* FP32 tiles in the work: x and t, or x alone (the softmax) */
-    uint32_t rowmajor;               /* GELU, SiLU, and the softmax without a mask on a core with EPI's row
-                                        functions: one VPU instruction a tile, so a tile is row-major (row r at
-                                        r V N) */
+    uint32_t rowmajor;               /* GELU, SiLU, and the softmax without a mask and the norms on a core
+                                        with EPI's row functions: one VPU instruction a tile, so a tile is
+                                        row-major (row r at r V N) */
     uint32_t in[2], mk[2], out[2];   /* DMA'd buffers, two of each */
     uint32_t x, t, s1, s2, gam, bet; /* VPU-only: FP32 tile, FP32 scratch, two per-row vectors, gamma, beta */
     uint32_t lm;                     /* LAYERNORM of a row with padding lanes: a vector of 1.0 in the
@@ -69,17 +71,24 @@ typedef struct {
 
 /* Lay the buffers out for tiles of x->r rows: in VMEM the DMA's buffers, gamma and beta and the
  * LAYERNORM lane mask; with `acc`, in ACC, where an FP32 vector is one line instead of VMEM's two,
- * the VPU's FP32 work (x, t, s1, s2), or for GELU and SiLU, which have none, their FP32 output buffers; else
- * those in VMEM after the rest. 1 when they fit. */
+ * the VPU's FP32 work (x, t, s1, s2), or for the row-major functions, which have none, their FP32
+ * input and output buffers, and the norms' gamma and beta (contiguous) unless the input is there;
+ * else those in VMEM after the rest. 1 when they fit. */
 static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
 {
-    uint64_t p = 0, q = 0, blk = (uint64_t)x->r * x->n, vb = x->v * blk;
+    uint64_t p = 0, q = 0, blk = (uint64_t)x->r * x->n, vb = x->v * blk, gb = (uint64_t)x->v * x->n * 4u;
+    int in_acc = acc && x->rowmajor && x->esa == 4u;   /* an FP32 input: one line a vector */
     for (int s = 0; s < 2; s++) {
-        x->in[s] = (uint32_t)p;
-        p += al64(vb * x->esa);
+        if (in_acc) {
+            x->in[s] = (uint32_t)(TSL_LOCAL_ACC_BASE + q);
+            q += al64(vb * x->esa);
+        } else {
+            x->in[s] = (uint32_t)p;
+            p += al64(vb * x->esa);
+        }
         x->mk[s] = (uint32_t)p;
         p += al64(vb * x->esb);
-        if (acc && x->rowmajor) {   /* GELU's and SiLU's FP32 output */
+        if (acc && x->rowmajor && x->esc == 4u) {   /* the row-major functions' FP32 output */
             x->out[s] = (uint32_t)(TSL_LOCAL_ACC_BASE + q);
             q += al64(vb * x->esc);
         } else {
@@ -87,12 +96,20 @@ static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
             p += al64(vb * x->esc);
         }
     }
-    x->gam = (uint32_t)p;
-    p += norm ? al64((uint64_t)x->v * x->n * 4u) : 0u;
-    x->bet = (uint32_t)p;
-    p += norm ? al64((uint64_t)x->v * x->n * 4u) : 0u;
+    if (norm && x->rowmajor) {   /* the EPI's SRC2: gamma's V vectors, then beta's, in the other memory */
+        int gb_acc = acc && !in_acc;
+        uint64_t *at = gb_acc ? &q : &p;
+        x->gam = (uint32_t)((gb_acc ? TSL_LOCAL_ACC_BASE : 0u) + *at);
+        x->bet = (uint32_t)(x->gam + gb);
+        *at += al64(2u * gb);
+    } else {
+        x->gam = (uint32_t)p;
+        p += norm ? al64(gb) : 0u;
+        x->bet = (uint32_t)p;
+        p += norm ? al64(gb) : 0u;
+    }
     x->lm = (uint32_t)p;   /* INT8 lane indices on the way: VMEM */
-    p += x->op == TSL_ROW_OP_LAYERNORM && x->v * x->n != x->c->n ? 3u * al64(4u * x->n) : 0u;
+    p += x->op == TSL_ROW_OP_LAYERNORM && !x->rowmajor && x->v * x->n != x->c->n ? 3u * al64(4u * x->n) : 0u;
     uint64_t w = acc ? q : p, base = acc ? TSL_LOCAL_ACC_BASE : 0u;
     x->x = (uint32_t)(base + w);
     w += al64(vb * x->esw);
@@ -119,29 +136,38 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
     x->v = (c->n + n - 1u) >> cp->n_log2;   /* divisions are slow on the control core */
     x->op = c->vpu_op;
     x->mask = (c->flags & TSL_CP_FLAG(MASK)) != 0;
+    int norm = x->op == TSL_ROW_OP_LAYERNORM || x->op == TSL_ROW_OP_RMSNORM;
     x->rowmajor = x->op == TSL_ROW_OP_GELU || x->op == TSL_ROW_OP_SILU ||
-                  (x->op == TSL_ROW_OP_SOFTMAX && !x->mask &&
+                  ((norm || (x->op == TSL_ROW_OP_SOFTMAX && !x->mask)) &&
                    ((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u));
     x->esa = tsl_dtype_bytes(c->a_dtype);
     x->esb = x->mask ? tsl_dtype_bytes(c->b_dtype) : 0u;
     x->esc = tsl_dtype_bytes(c->c_dtype);
-    int norm = x->op == TSL_ROW_OP_LAYERNORM || x->op == TSL_ROW_OP_RMSNORM;
     x->esw = x->rowmajor ? 0u : 4u;
     x->wtiles = x->op == TSL_ROW_OP_SOFTMAX ? 1u : 2u;   /* the softmax needs no t */
     uint32_t step = 4u >> ((x->mask && x->esb < x->esa ? x->esb : x->esa) >> 1), mstep = ~(step - 1u);   /* 4 / es */
     uint32_t m = c->m, mr = (m + step - 1u) & mstep;
-    for (int acc = !x->rowmajor || x->esc == 4u; acc >= 0; acc--) {
+    for (int acc = !x->rowmajor || x->esa == 4u || x->esc == 4u || norm; acc >= 0; acc--) {
         /* the bytes of a row of a tile: two of each DMA buffer and the work's tiles (v blocks each)
            and s1, s2, in VMEM but for what is in ACC (`in_acc`: the work, or the output) */
         uint64_t work = ((uint64_t)x->v * x->wtiles + 2u) * n * x->esw;
-        uint64_t in_acc = !acc ? 0u : x->rowmajor ? (uint64_t)x->v * n * 2u * x->esc : work;
+        uint64_t in_acc = !acc ? 0u : !x->rowmajor ? work
+                        : (uint64_t)x->v * n * 2u * ((x->esa == 4u ? 4u : 0u) + (x->esc == 4u ? 4u : 0u));
         uint64_t row = (uint64_t)x->v * n * 2u * (x->esa + x->esb + x->esc) + work - in_acc;
-        uint32_t r = row > cp->vmem_bytes ? 0u : cp->vmem_bytes / (uint32_t)row;
+        uint64_t gb = norm ? 2u * al64((uint64_t)x->v * n * 4u) : 0u;   /* gamma and beta, where they go */
+        uint64_t vgb = acc && x->rowmajor && x->esa != 4u ? 0u : gb, agb = gb - vgb;
+        uint64_t vfree = vgb < cp->vmem_bytes ? cp->vmem_bytes - vgb : 0u;
+        uint64_t afree = agb < cp->acc_bytes ? cp->acc_bytes - agb : 0u;
+        uint32_t r = row > vfree ? 0u : row ? (uint32_t)(vfree / row) : UINT32_MAX;   /* (all in ACC: row 0) */
         if (acc)
-            r = in_acc > cp->acc_bytes ? 0u : tsl_cp_min(r, cp->acc_bytes / (uint32_t)in_acc);
+            r = in_acc > afree ? 0u : in_acc ? tsl_cp_min(r, (uint32_t)(afree / in_acc)) : r;
         if ((uint64_t)r * x->v > TSL_CP_MAX_ROWS)   /* (only then the division) */
             r = TSL_CP_MAX_ROWS / x->v;
         r = tsl_cp_min(r, mr);
+        uint32_t g = TSL_PARAM_VPU_FN_ROWS, quarter = (mr / 4u + g - 1u) / g * g;   /* whole groups */
+        if (x->rowmajor && mr >= 4u)   /* four tiles at least, so that the first load and the last
+                                          store, which nothing overlaps, are short */
+            r = tsl_cp_min(r, quarter);
         for (x->r = r & mstep; x->r && (!acc || x->r >= tsl_cp_min(ACC_MIN_ROWS, mr)); x->r = (x->r >> 1) & mstep) {
             uint32_t tiles = x->r >= m ? 1u : tsl_cp_ceil(m, x->r);   /* each try half, then equal tiles: */
             x->r = ((tiles == 1u ? m : tsl_cp_ceil(m, tiles)) + step - 1u) & mstep;   /* the VPU works on */
@@ -325,7 +351,20 @@ static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t
     }
 }
 
-/* The VPU work of one tile of any ROW_OP but GELU and SiLU, from the input buffer `in` (and mask `mk`) into
+/* The norms' gamma and beta (with BIAS), resident: their lanes past N only reach lanes never
+ * stored. */
+static void gb_loads(tsl_cp_t *cp, const row_t *x, tsl_cp_buf_t *GB)
+{
+    const tsl_cmd_t *c = x->c;
+    uint32_t k = (c->flags & TSL_CP_FLAG(BIAS)) ? 2u : 1u;
+    for (uint32_t i = 0; i < k; i++)
+        tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
+                .op = TSL_DMA_OP_LOAD, .hbm_addr = i ? c->bias_addr : c->b_addr, .local_addr = i ? x->bet : x->gam,
+                .rows = 1, .row_bytes = c->n * 4u}),
+            NULL, NULL, GB, i + 1u == k ? TOK_VPU : 0u);
+}
+
+/* The VPU work of one tile of any ROW_OP but the row-major ones, from the input buffer `in` (and mask `mk`) into
  * the output buffer `out`. The tile in FP32 (src) is `in` itself for an FP32 A, else its MOV into
  * x->x; the first instruction waits for IN, the last reader of `in` or `mk` reads IN or MK (so
  * that the loads of tile t + 2 wait for it), the first use of gamma and beta reads GB, and the
@@ -394,15 +433,8 @@ static int compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint3
         vop(cp, TSL_VPU_OP_ADD, x->s2, x->s2, c->scale, TSL_SRC2_IMM, r);
         vop(cp, TSL_VPU_OP_RSQRT, x->s2, x->s2, 0, 0, r);
         blocks(cp, TSL_VPU_OP_MUL, x->x, FP, src, x->s2, TSL_SRC2_VEC, r, v, ln ? NULL : inb, NULL, 0, 0u);
-        if (!GB->wseq) {   /* gamma and beta, resident (their lanes past N only reach lanes never stored):
-                              loaded behind the first tile's input, as late as its work allows */
-            uint32_t k = (c->flags & TSL_CP_FLAG(BIAS)) ? 2u : 1u;
-            for (uint32_t i = 0; i < k; i++)
-                tsl_cp_issue(cp, tsl_insn_dma_xfer_encode((tsl_insn_dma_xfer_t){
-                        .op = TSL_DMA_OP_LOAD, .hbm_addr = i ? c->bias_addr : c->b_addr,
-                        .local_addr = i ? x->bet : x->gam, .rows = 1, .row_bytes = c->n * 4u}),
-                    NULL, NULL, GB, i + 1u == k ? TOK_VPU : 0u);
-        }
+        if (!GB->wseq)   /* loaded behind the first tile's input, as late as its work allows */
+            gb_loads(cp, x, GB);
         if (c->flags & TSL_CP_FLAG(BIAS)) {   /* the first use of gamma and beta waits for them */
             blocks(cp, TSL_VPU_OP_MUL, x->x, FP, x->x, x->gam, TSL_SRC2_BCAST, r, v, GB, NULL, 0, 0u);
             blocks(cp, TSL_VPU_OP_ADD, out, dd, x->x, x->bet, TSL_SRC2_BCAST, r, v, NULL, OUT, 0, TOK_DMA);
@@ -436,9 +468,10 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
         IN[s] = MK[s] = OUT[s] = GB;
     int norm = x.op == TSL_ROW_OP_LAYERNORM || x.op == TSL_ROW_OP_RMSNORM;
     /* the first tile's reduction of the input, when it starts the work, follows its LOADs */
-    int parts = (x.op == TSL_ROW_OP_LAYERNORM || x.op == TSL_ROW_OP_SUM) && c->a_dtype == FP && x.v > 1u;
+    int parts = (x.op == TSL_ROW_OP_LAYERNORM || x.op == TSL_ROW_OP_SUM) && c->a_dtype == FP && x.v > 1u &&
+                !x.rowmajor;
     uint32_t real = c->n - (x.v - 1u) * x.n;
-    if (x.op == TSL_ROW_OP_LAYERNORM && real < x.n) {   /* compute()'s lane mask: clamp(real - l, 0, 1) */
+    if (x.op == TSL_ROW_OP_LAYERNORM && !x.rowmajor && real < x.n) {   /* compute()'s lane mask: clamp(real - l, 0, 1) */
         tsl_cp_lane_index(cp, x.lm, x.lm + 4u * x.n, x.lm + 8u * x.n, -(int32_t)real);
         vop32(cp, TSL_VPU_OP_MUL, x.lm, 0xFFFFFFFFu);
         vop32(cp, TSL_VPU_OP_MAX, x.lm, 0u);
@@ -449,11 +482,22 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
         if (t < tiles)
             tile_loads(cp, &x, t & 1u, t * x.r, tsl_cp_min(x.r, c->m - t * x.r), &IN[t & 1u], &MK[t & 1u],
                        parts && !t);
-        if (t == 0)
+        if (t == 0) {
+            if (norm && x.rowmajor)   /* gamma and beta, behind the first tile */
+                gb_loads(cp, &x, &GB);
             continue;
+        }
         uint32_t u = t - 1u, s = u & 1u, m0 = u * x.r, mr = tsl_cp_min(x.r, c->m - m0);
         int stores = 0;   /* the STOREs follow the output's blocks one by one */
-        if (x.rowmajor && x.op == TSL_ROW_OP_SOFTMAX) {   /* EPI ROW SOFTMAX of the tile's rows */
+        if (x.rowmajor && norm) {   /* EPI ROW LAYERNORM or RMSNORM of the tile's rows */
+            uint32_t ln = x.op == TSL_ROW_OP_LAYERNORM;
+            tsl_cp_issue(cp, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
+                    .row = ln ? TSL_VPU_ROW_LAYERNORM : TSL_VPU_ROW_RMSNORM, .dst_dtype = c->c_dtype,
+                    .src1_dtype = c->a_dtype, .bias = ln && (c->flags & TSL_CP_FLAG(BIAS)), .scale = c->scale,
+                    .zero_point = f32_recip(c->n), .dst_addr = x.out[s], .src1_addr = x.in[s], .src2_addr = x.gam,
+                    .rows = mr, .bvecs = x.v, .pad = x.v * x.n - c->n}),
+                &IN[s], &GB, &OUT[s], TOK_DMA);
+        } else if (x.rowmajor && x.op == TSL_ROW_OP_SOFTMAX) {   /* EPI ROW SOFTMAX of the tile's rows */
             uint32_t fscale = (c->flags & TSL_CP_FLAG(SCALE)) && c->scale != F32_ONE;
             tsl_cp_issue(cp, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
                     .row = TSL_VPU_ROW_SOFTMAX, .dst_dtype = c->c_dtype, .src1_dtype = c->a_dtype, .fscale = fscale,

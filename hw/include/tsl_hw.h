@@ -112,7 +112,9 @@
 /* VPU_ROW: the row functions of VPU EPI (its ROW field): each row of BVECS vectors kept in the VPU between its passes; isa.md, VPU EPI */
 #define TSL_VPU_ROW_NONE 0u /* the epilogue: each vector on its own */
 #define TSL_VPU_ROW_SOFTMAX 1u /* exp(a - max(a)) / sum(exp(a - max(a))) of each row, a = x * SCALE (FSCALE) */
-#define TSL_VPU_ROW_LIMIT 2u
+#define TSL_VPU_ROW_LAYERNORM 2u /* (x - mean) * rsqrt(variance + SCALE) * gamma (+ beta, BIAS) of each row; ZERO_POINT: 1/length */
+#define TSL_VPU_ROW_RMSNORM 3u /* x * rsqrt(mean(x^2) + SCALE) * gamma of each row; ZERO_POINT: 1/length */
+#define TSL_VPU_ROW_LIMIT 4u
 
 /* ERR: tensor-core error codes (TC ERR_CODE); the first error halts every queue */
 #define TSL_ERR_NONE 0u /* no error */
@@ -297,6 +299,8 @@ static inline const char *tsl_vpu_row_name(uint32_t v)
     switch (v) {
     case 0u: return "NONE";
     case 1u: return "SOFTMAX";
+    case 2u: return "LAYERNORM";
+    case 3u: return "RMSNORM";
     default: return (const char *)0;
     }
 }
@@ -818,7 +822,7 @@ static inline const char *tsl_feature_name(uint32_t bit)
 #define TSL_INSN_VPU_VEC_ZERO_POINT_SHIFT 0u
 #define TSL_INSN_VPU_VEC_ZERO_POINT_MASK 0xFFFFFFFFu
 
-/* Format VPU_EPI (VPU: EPI): ROW NONE, for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name. ROW SOFTMAX: ROWS rows of BVECS vectors each, dst row = softmax(src1 row * SCALE), the last PAD lanes of a row left out (isa.md, VPU EPI) */
+/* Format VPU_EPI (VPU: EPI): ROW NONE, for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name. A ROW function, ROWS rows of BVECS vectors each, the last PAD lanes of a row left out: SOFTMAX, dst row = softmax(src1 row * SCALE); LAYERNORM and RMSNORM, dst row = the norm of src1 row with gamma (and beta, BIAS) from src2 (isa.md, VPU EPI) */
 #define TSL_FMT_VPU_EPI 6u
 #define TSL_INSN_VPU_EPI_DST_DTYPE_WORD 0u /* INT32 or INT8 (SRC1 INT32); FP32 or BF16 (SRC1 FP32) */
 #define TSL_INSN_VPU_EPI_DST_DTYPE_SHIFT 16u
@@ -835,22 +839,25 @@ static inline const char *tsl_feature_name(uint32_t bit)
 #define TSL_INSN_VPU_EPI_FSCALE_WORD 0u /* float: multiply by SCALE (FP32 bits) first */
 #define TSL_INSN_VPU_EPI_FSCALE_SHIFT 22u
 #define TSL_INSN_VPU_EPI_FSCALE_MASK 0x1u
-#define TSL_INSN_VPU_EPI_ROW_WORD 0u /* VPU_ROW: NONE, the epilogue, or a row function of rows of BVECS vectors (then no BIAS or RELU) */
+#define TSL_INSN_VPU_EPI_ROW_WORD 0u /* VPU_ROW: NONE, the epilogue, or a row function of rows of BVECS vectors (then no RELU, and BIAS for LAYERNORM only) */
 #define TSL_INSN_VPU_EPI_ROW_SHIFT 23u
 #define TSL_INSN_VPU_EPI_ROW_MASK 0x3u
+#define TSL_INSN_VPU_EPI_BLOCKED_WORD 0u /* a ROW function: src1 and dst block-major, row r's vector j at vector j ROWS + r (else r BVECS + j); else 0 */
+#define TSL_INSN_VPU_EPI_BLOCKED_SHIFT 25u
+#define TSL_INSN_VPU_EPI_BLOCKED_MASK 0x1u
 #define TSL_INSN_VPU_EPI_DST_ADDR_WORD 1u /* local address of dst row 0 */
 #define TSL_INSN_VPU_EPI_DST_ADDR_SHIFT 0u
 #define TSL_INSN_VPU_EPI_DST_ADDR_MASK 0xFFFFFFFFu
 #define TSL_INSN_VPU_EPI_SRC1_ADDR_WORD 2u /* local address of src1 row 0 */
 #define TSL_INSN_VPU_EPI_SRC1_ADDR_SHIFT 0u
 #define TSL_INSN_VPU_EPI_SRC1_ADDR_MASK 0xFFFFFFFFu
-#define TSL_INSN_VPU_EPI_SRC2_ADDR_WORD 3u /* local address of the BVECS bias vectors (0 without BIAS) */
+#define TSL_INSN_VPU_EPI_SRC2_ADDR_WORD 3u /* local address of the BVECS bias vectors (0 without BIAS); LAYERNORM, RMSNORM: BVECS FP32 vectors of gamma, then BVECS of beta (BIAS) */
 #define TSL_INSN_VPU_EPI_SRC2_ADDR_SHIFT 0u
 #define TSL_INSN_VPU_EPI_SRC2_ADDR_MASK 0xFFFFFFFFu
 #define TSL_INSN_VPU_EPI_ROWS_WORD 4u /* rows (vectors; a ROW function: rows of BVECS vectors), 1..65535 */
 #define TSL_INSN_VPU_EPI_ROWS_SHIFT 0u
 #define TSL_INSN_VPU_EPI_ROWS_MASK 0xFFFFu
-#define TSL_INSN_VPU_EPI_SCALE_WORD 5u /* INT8 dst: REQUANT multiplier; FSCALE: FP32 scale; else 0 */
+#define TSL_INSN_VPU_EPI_SCALE_WORD 5u /* INT8 dst: REQUANT multiplier; FSCALE: FP32 scale; LAYERNORM, RMSNORM: epsilon (FP32); else 0 */
 #define TSL_INSN_VPU_EPI_SCALE_SHIFT 0u
 #define TSL_INSN_VPU_EPI_SCALE_MASK 0xFFFFFFFFu
 #define TSL_INSN_VPU_EPI_SHIFT_WORD 6u /* INT8 dst: REQUANT shift 0..62; else 0 */
@@ -862,7 +869,7 @@ static inline const char *tsl_feature_name(uint32_t bit)
 #define TSL_INSN_VPU_EPI_BVECS_WORD 6u /* BIAS: bias vectors, 1..65535, row i adds vector (i mod BVECS); a ROW function: vectors a row, 1..65535; else 0 */
 #define TSL_INSN_VPU_EPI_BVECS_SHIFT 16u
 #define TSL_INSN_VPU_EPI_BVECS_MASK 0xFFFFu
-#define TSL_INSN_VPU_EPI_ZERO_POINT_WORD 7u /* INT8 dst: REQUANT zero point; else 0 */
+#define TSL_INSN_VPU_EPI_ZERO_POINT_WORD 7u /* INT8 dst: REQUANT zero point; LAYERNORM, RMSNORM: 1/length (FP32, rounded to nearest); SOFTMAX: 0, or a causal mask: row r's elements k >= ZERO_POINT + r masked (-inf added; unsigned); else 0 */
 #define TSL_INSN_VPU_EPI_ZERO_POINT_SHIFT 0u
 #define TSL_INSN_VPU_EPI_ZERO_POINT_MASK 0xFFFFFFFFu
 
@@ -957,7 +964,7 @@ static inline uint32_t tsl_insn_used_bits(int fmt, unsigned word)
         {0x00331FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0x00000000u, 0x00000000u}, /* MXU_MATMUL */
         {0x00731FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0FFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, /* MXU_MATMULK */
         {0x03FF1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0x0000003Fu, 0xFFFFFFFFu}, /* VPU_VEC */
-        {0x01FF1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, /* VPU_EPI */
+        {0x03FF1FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, /* VPU_EPI */
         {0x00001FFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x1FFF0F0Fu, 0x00000000u}, /* DMA_SEND */
         {0x00001FFFu, 0x0000000Fu, 0x0000FFFFu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, /* DMA_SEMWAIT */
     };
@@ -1762,29 +1769,30 @@ static inline tsl_insn_vpu_vec_t tsl_insn_vpu_vec_decode(const uint32_t *w)
     return f;
 }
 
-/* Format VPU_EPI (VPU: EPI): ROW NONE, for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name. ROW SOFTMAX: ROWS rows of BVECS vectors each, dst row = softmax(src1 row * SCALE), the last PAD lanes of a row left out (isa.md, VPU EPI) */
+/* Format VPU_EPI (VPU: EPI): ROW NONE, for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name. A ROW function, ROWS rows of BVECS vectors each, the last PAD lanes of a row left out: SOFTMAX, dst row = softmax(src1 row * SCALE); LAYERNORM and RMSNORM, dst row = the norm of src1 row with gamma (and beta, BIAS) from src2 (isa.md, VPU EPI) */
 typedef struct {
     uint32_t dst_dtype TSL_FIELD_DEFAULT; /* INT32 or INT8 (SRC1 INT32); FP32 or BF16 (SRC1 FP32) */
     uint32_t src1_dtype TSL_FIELD_DEFAULT; /* INT32 or FP32 (the bias has the same type); a ROW function: BF16 or FP32 */
     uint32_t bias TSL_FIELD_DEFAULT; /* add row (i mod BVECS) of src2 to row i */
     uint32_t relu TSL_FIELD_DEFAULT; /* max(x, 0) after the bias */
     uint32_t fscale TSL_FIELD_DEFAULT; /* float: multiply by SCALE (FP32 bits) first */
-    uint32_t row TSL_FIELD_DEFAULT; /* VPU_ROW: NONE, the epilogue, or a row function of rows of BVECS vectors (then no BIAS or RELU) */
+    uint32_t row TSL_FIELD_DEFAULT; /* VPU_ROW: NONE, the epilogue, or a row function of rows of BVECS vectors (then no RELU, and BIAS for LAYERNORM only) */
+    uint32_t blocked TSL_FIELD_DEFAULT; /* a ROW function: src1 and dst block-major, row r's vector j at vector j ROWS + r (else r BVECS + j); else 0 */
     uint32_t dst_addr TSL_FIELD_DEFAULT; /* local address of dst row 0 */
     uint32_t src1_addr TSL_FIELD_DEFAULT; /* local address of src1 row 0 */
-    uint32_t src2_addr TSL_FIELD_DEFAULT; /* local address of the BVECS bias vectors (0 without BIAS) */
+    uint32_t src2_addr TSL_FIELD_DEFAULT; /* local address of the BVECS bias vectors (0 without BIAS); LAYERNORM, RMSNORM: BVECS FP32 vectors of gamma, then BVECS of beta (BIAS) */
     uint32_t rows TSL_FIELD_DEFAULT; /* rows (vectors; a ROW function: rows of BVECS vectors), 1..65535 */
-    uint32_t scale TSL_FIELD_DEFAULT; /* INT8 dst: REQUANT multiplier; FSCALE: FP32 scale; else 0 */
+    uint32_t scale TSL_FIELD_DEFAULT; /* INT8 dst: REQUANT multiplier; FSCALE: FP32 scale; LAYERNORM, RMSNORM: epsilon (FP32); else 0 */
     uint32_t shift TSL_FIELD_DEFAULT; /* INT8 dst: REQUANT shift 0..62; else 0 */
     uint32_t pad TSL_FIELD_DEFAULT; /* a ROW function: the lanes of a row's last vector past its end, 0..N-1, left out of it; else 0 */
     uint32_t bvecs TSL_FIELD_DEFAULT; /* BIAS: bias vectors, 1..65535, row i adds vector (i mod BVECS); a ROW function: vectors a row, 1..65535; else 0 */
-    uint32_t zero_point TSL_FIELD_DEFAULT; /* INT8 dst: REQUANT zero point; else 0 */
+    uint32_t zero_point TSL_FIELD_DEFAULT; /* INT8 dst: REQUANT zero point; LAYERNORM, RMSNORM: 1/length (FP32, rounded to nearest); SOFTMAX: 0, or a causal mask: row r's elements k >= ZERO_POINT + r masked (-inf added; unsigned); else 0 */
     uint32_t wait TSL_FIELD_DEFAULT; /* bit u: take one token from channel u->this unit before starting */
     uint32_t signal TSL_FIELD_DEFAULT; /* bit u: give one token to channel this unit->u after finishing */
     uint32_t notify TSL_FIELD_DEFAULT; /* after finishing, increment NOTIFY_COUNT and raise IRQ_STATUS.NOTIFY */
 } tsl_insn_vpu_epi_t;
 /* X(member) for each member of tsl_insn_vpu_epi_t, in order (for tables of fields by name). */
-#define TSL_INSN_VPU_EPI_FIELDS(X) X(dst_dtype) X(src1_dtype) X(bias) X(relu) X(fscale) X(row) X(dst_addr) X(src1_addr) X(src2_addr) X(rows) X(scale) X(shift) X(pad) X(bvecs) X(zero_point) X(wait) X(signal) X(notify)
+#define TSL_INSN_VPU_EPI_FIELDS(X) X(dst_dtype) X(src1_dtype) X(bias) X(relu) X(fscale) X(row) X(blocked) X(dst_addr) X(src1_addr) X(src2_addr) X(rows) X(scale) X(shift) X(pad) X(bvecs) X(zero_point) X(wait) X(signal) X(notify)
 
 /* Encode a VPU_EPI instruction (UNIT = TSL_UNIT_VPU, OP = TSL_VPU_OP_EPI). */
 static inline tsl_insn_t tsl_insn_vpu_epi_encode(tsl_insn_vpu_epi_t f)
@@ -1800,7 +1808,8 @@ static inline tsl_insn_t tsl_insn_vpu_epi_encode(tsl_insn_vpu_epi_t f)
              ((f.bias & 0x1u) << 20) |
              ((f.relu & 0x1u) << 21) |
              ((f.fscale & 0x1u) << 22) |
-             ((f.row & 0x3u) << 23);
+             ((f.row & 0x3u) << 23) |
+             ((f.blocked & 0x1u) << 25);
     i.w[1] = f.dst_addr;
     i.w[2] = f.src1_addr;
     i.w[3] = f.src2_addr;
@@ -1821,6 +1830,7 @@ static inline tsl_insn_vpu_epi_t tsl_insn_vpu_epi_decode(const uint32_t *w)
     f.relu = (w[0] >> 21) & 0x1u;
     f.fscale = (w[0] >> 22) & 0x1u;
     f.row = (w[0] >> 23) & 0x3u;
+    f.blocked = (w[0] >> 25) & 0x1u;
     f.dst_addr = w[1];
     f.src1_addr = w[2];
     f.src2_addr = w[3];

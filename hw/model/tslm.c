@@ -341,7 +341,7 @@ static uint32_t check_epi(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
         return TSL_ERR_BAD_FIELD;
     if ((x.src2_addr && !x.bias) || (x.bias ? !x.bvecs : x.bvecs))
         return TSL_ERR_BAD_FIELD;
-    if (x.pad)
+    if (x.pad || x.blocked)
         return TSL_ERR_BAD_FIELD;
     int both = SPACE_VMEM | SPACE_ACC;
     CHECK(check_vec(m, x.dst_addr, dd, x.rows, both, eaddr));
@@ -351,26 +351,41 @@ static uint32_t check_epi(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
     return TSL_ERR_NONE;
 }
 
-/* EPI with a ROW function: floats in (BF16, FP32) and out, no BIAS or RELU, PAD below N, BVECS
- * vectors a row; then dst and src1, ROWS rows of BVECS vectors each, which must not overlap. */
+/* Whether two local ranges of bytes overlap. */
+static int overlap(uint64_t a, uint64_t a_bytes, uint64_t b, uint64_t b_bytes)
+{
+    return a < b + b_bytes && b < a + a_bytes;
+}
+
+/* EPI with a ROW function: floats in (BF16, FP32) and out, no RELU, PAD below N, BVECS vectors a
+ * row; SOFTMAX: no BIAS, SRC2_ADDR or ZERO_POINT, SCALE only with FSCALE; the norms: no FSCALE, BIAS
+ * (beta) for LAYERNORM only. Then dst, src1 (ROWS rows of BVECS vectors each) and for the norms src2
+ * (gamma's BVECS FP32 vectors, then beta's with BIAS); dst must overlap neither source. */
 static uint32_t check_epi_row(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
 {
     tsl_insn_vpu_epi_t x = tsl_insn_vpu_epi_decode(w);
-    uint32_t dd = x.dst_dtype, d1 = x.src1_dtype;
+    uint32_t dd = x.dst_dtype, d1 = x.src1_dtype, n = m->cfg.n;
+    int norm = x.row == TSL_VPU_ROW_LAYERNORM || x.row == TSL_VPU_ROW_RMSNORM;
     if (!x.rows || x.row >= TSL_VPU_ROW_LIMIT || !is_float(d1) || !is_float(dd) ||
         !((m->cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1))
         return TSL_ERR_BAD_FIELD;
-    if (x.bias || x.relu || x.src2_addr || (x.scale && !x.fscale) || x.shift || x.zero_point || !x.bvecs ||
-        x.pad >= m->cfg.n)
+    if (x.relu || x.shift || !x.bvecs || x.pad >= n)
+        return TSL_ERR_BAD_FIELD;
+    if (norm ? x.fscale || (x.bias && x.row != TSL_VPU_ROW_LAYERNORM)
+             : x.bias || x.src2_addr || (x.scale && !x.fscale))
         return TSL_ERR_BAD_FIELD;
     int both = SPACE_VMEM | SPACE_ACC;
-    uint32_t vecs = x.rows * x.bvecs;   /* below 2^32 */
+    uint32_t vecs = x.rows * x.bvecs, gvecs = x.bvecs * (x.bias ? 2u : 1u);   /* below 2^32 */
     CHECK(check_vec(m, x.dst_addr, dd, vecs, both, eaddr));
     CHECK(check_vec(m, x.src1_addr, d1, vecs, both, eaddr));
+    if (norm)
+        CHECK(check_vec(m, x.src2_addr, TSL_DTYPE_FP32, gvecs, both, eaddr));
     *eaddr = 0;
-    uint64_t d0 = x.dst_addr, d_end = d0 + (uint64_t)vecs * m->cfg.n * tsl_dtype_bytes(dd);
-    uint64_t s0 = x.src1_addr, s_end = s0 + (uint64_t)vecs * m->cfg.n * tsl_dtype_bytes(d1);
-    return d0 < s_end && s0 < d_end ? TSL_ERR_BAD_FIELD : TSL_ERR_NONE;
+    uint64_t db = (uint64_t)vecs * n * tsl_dtype_bytes(dd);
+    if (overlap(x.dst_addr, db, x.src1_addr, (uint64_t)vecs * n * tsl_dtype_bytes(d1)) ||
+        (norm && overlap(x.dst_addr, db, x.src2_addr, (uint64_t)gvecs * n * 4u)))
+        return TSL_ERR_BAD_FIELD;
+    return TSL_ERR_NONE;
 }
 
 /* Every dispatch check of docs/isa.md, in its documented order. Returns an ERR code. */
@@ -631,16 +646,27 @@ static void exec_vpu(tslm_t *m, const uint32_t *w, uint32_t op)
 }
 
 /* Vector j of row r of an EPI ROW function's a values: src1 widened, times SCALE with FSCALE, and
- * -inf in the PAD lanes of the row's last vector. */
-static void row_vec(tslm_t *m, const tsl_insn_vpu_epi_t *x, uint32_t r, uint32_t j, int32_t *a)
+ * in the PAD lanes of the row's last vector `pad` (the softmax's -inf, the norms' +0). */
+/* A ROW function's row r, vector j: its vector index in src1 and dst (BLOCKED: block-major). */
+static uint32_t row_at(const tsl_insn_vpu_epi_t *x, uint32_t r, uint32_t j)
+{
+    return x->blocked ? j * x->rows + r : r * x->bvecs + j;
+}
+
+static void row_vec(tslm_t *m, const tsl_insn_vpu_epi_t *x, uint32_t r, uint32_t j, int32_t *a, uint32_t pad)
 {
     uint32_t n = m->cfg.n, d1 = x->src1_dtype, sc = tslm_f32_canon(x->scale);
-    load_row(m, x->src1_addr + (r * x->bvecs + j) * n * tsl_dtype_bytes(d1), d1, a);
+    load_row(m, x->src1_addr + row_at(x, r, j) * n * tsl_dtype_bytes(d1), d1, a);
     for (uint32_t l = 0; l < n; l++) {
-        if (j + 1 == x->bvecs && l >= n - x->pad)
-            a[l] = (int32_t)0xFF800000u;
-        else if (x->fscale)
+        if (j + 1 == x->bvecs && l >= n - x->pad) {
+            a[l] = (int32_t)pad;
+            continue;
+        }
+        if (x->fscale)
             a[l] = (int32_t)fmul(m, (uint32_t)a[l], sc);
+        if (x->row == TSL_VPU_ROW_SOFTMAX && x->zero_point &&   /* causal: an additive -inf mask */
+            (uint64_t)j * n + l >= (uint64_t)x->zero_point + r)
+            a[l] = (int32_t)fadd(m, (uint32_t)a[l], 0xFF800000u);
     }
 }
 
@@ -658,14 +684,14 @@ static void exec_row_softmax(tslm_t *m, const tsl_insn_vpu_epi_t *x)
     int32_t *a = m->row_a, *acc = m->row_b, *t = m->row_t, *d = m->row_d;
     for (uint32_t r = 0; r < x->rows; r++) {
         for (uint32_t j = 0; j < v; j++) {
-            row_vec(m, x, r, j, a);
+            row_vec(m, x, r, j, a, 0xFF800000u);
             for (uint32_t l = 0; l < n; l++)
                 acc[l] = j ? (int32_t)tslm_f32_max((uint32_t)acc[l], (uint32_t)a[l]) : a[l];
         }
         memcpy(t, acc, n * sizeof *t);
         uint32_t neg_max = (uint32_t)reduce_row(m, t, n, TSL_VPU_OP_RMAX, 1) ^ 0x80000000u;
         for (uint32_t j = 0; j < v; j++) {
-            row_vec(m, x, r, j, a);
+            row_vec(m, x, r, j, a, 0xFF800000u);
             for (uint32_t l = 0; l < n; l++) {
                 uint32_t e = fn1(m, TSL_VPU_OP_EXP, fadd(m, (uint32_t)a[l], neg_max));
                 acc[l] = j ? (int32_t)fadd(m, (uint32_t)acc[l], e) : (int32_t)e;
@@ -674,10 +700,64 @@ static void exec_row_softmax(tslm_t *m, const tsl_insn_vpu_epi_t *x)
         memcpy(t, acc, n * sizeof *t);
         uint32_t rs = fn1(m, TSL_VPU_OP_RECIP, (uint32_t)reduce_row(m, t, n, TSL_VPU_OP_RSUM, 1));
         for (uint32_t j = 0; j < v; j++) {
-            row_vec(m, x, r, j, a);
+            row_vec(m, x, r, j, a, 0xFF800000u);
             for (uint32_t l = 0; l < n; l++)
                 d[l] = (int32_t)fmul(m, fn1(m, TSL_VPU_OP_EXP, fadd(m, (uint32_t)a[l], neg_max)), rs);
-            store_row(m, x->dst_addr + (r * v + j) * n * tsl_dtype_bytes(dd), dd, d);
+            store_row(m, x->dst_addr + row_at(x, r, j) * n * tsl_dtype_bytes(dd), dd, d);
+        }
+    }
+}
+
+/* EPI ROW LAYERNORM and RMSNORM (isa.md "VPU EPI"), each row in its passes: each lane's sum of a
+ * (LAYERNORM) in element order, the lanes' tree, times 1/length (ZERO_POINT): the mean; d = a - mean
+ * (fmul by +0 in the PAD lanes; RMSNORM: d = a); each lane's sum of d*d, the tree, times 1/length,
+ * plus SCALE: R = RSQRT of it; the elements d * R * gamma (+ beta), gamma's and beta's vector j for
+ * each row's vector j. */
+static void exec_row_norm(tslm_t *m, const tsl_insn_vpu_epi_t *x)
+{
+    uint32_t n = m->cfg.n, v = x->bvecs, dd = x->dst_dtype, rn = tslm_f32_canon(x->zero_point);
+    uint32_t eps = tslm_f32_canon(x->scale);
+    int ln = x->row == TSL_VPU_ROW_LAYERNORM;
+    int32_t *a = m->row_a, *acc = m->row_b, *t = m->row_t, *d = m->row_d;
+    for (uint32_t r = 0; r < x->rows; r++) {
+        uint32_t neg_mean = 0;
+        if (ln) {
+            for (uint32_t j = 0; j < v; j++) {
+                row_vec(m, x, r, j, a, 0u);
+                for (uint32_t l = 0; l < n; l++)
+                    acc[l] = j ? (int32_t)fadd(m, (uint32_t)acc[l], (uint32_t)a[l]) : a[l];
+            }
+            memcpy(t, acc, n * sizeof *t);
+            neg_mean = fmul(m, fmul(m, (uint32_t)reduce_row(m, t, n, TSL_VPU_OP_RSUM, 1), rn), 0xBF800000u);
+        }
+        for (uint32_t j = 0; j < v; j++) {   /* the squares */
+            row_vec(m, x, r, j, a, 0u);
+            for (uint32_t l = 0; l < n; l++) {
+                uint32_t dl = ln ? fadd(m, (uint32_t)a[l], neg_mean) : (uint32_t)a[l];
+                if (ln && j + 1 == v && l >= n - x->pad)
+                    dl = fmul(m, dl, 0u);
+                uint32_t q = fmul(m, dl, dl);
+                acc[l] = j ? (int32_t)fadd(m, (uint32_t)acc[l], q) : (int32_t)q;
+            }
+        }
+        memcpy(t, acc, n * sizeof *t);
+        uint32_t var = fmul(m, (uint32_t)reduce_row(m, t, n, TSL_VPU_OP_RSUM, 1), rn);
+        uint32_t rs = fn1(m, TSL_VPU_OP_RSQRT, fadd(m, var, eps));
+        for (uint32_t j = 0; j < v; j++) {
+            row_vec(m, x, r, j, a, 0u);
+            load_row(m, x->src2_addr + j * n * 4u, TSL_DTYPE_FP32, t);   /* gamma's vector j */
+            for (uint32_t l = 0; l < n; l++) {
+                uint32_t dl = ln ? fadd(m, (uint32_t)a[l], neg_mean) : (uint32_t)a[l];
+                if (ln && j + 1 == v && l >= n - x->pad)
+                    dl = fmul(m, dl, 0u);
+                d[l] = (int32_t)fmul(m, fmul(m, dl, rs), (uint32_t)t[l]);
+            }
+            if (x->bias) {   /* beta's vector j */
+                load_row(m, x->src2_addr + (v + j) * n * 4u, TSL_DTYPE_FP32, t);
+                for (uint32_t l = 0; l < n; l++)
+                    d[l] = (int32_t)fadd(m, (uint32_t)d[l], (uint32_t)t[l]);
+            }
+            store_row(m, x->dst_addr + row_at(x, r, j) * n * tsl_dtype_bytes(dd), dd, d);
         }
     }
 }
@@ -691,6 +771,10 @@ static void exec_epi(tslm_t *m, const uint32_t *w)
     tsl_insn_vpu_epi_t x = tsl_insn_vpu_epi_decode(w);
     if (x.row == TSL_VPU_ROW_SOFTMAX) {
         exec_row_softmax(m, &x);
+        return;
+    }
+    if (x.row) {
+        exec_row_norm(m, &x);
         return;
     }
     uint32_t n = m->cfg.n, d1 = x.src1_dtype, dd = x.dst_dtype;

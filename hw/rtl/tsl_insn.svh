@@ -137,20 +137,21 @@ typedef struct packed {
   logic [1:0] unit;  // [1:0] UNIT enum: the queue that executes it
 } insn_vpu_vec_t;
 
-// Format VPU_EPI (VPU: EPI): ROW NONE, for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name. ROW SOFTMAX: ROWS rows of BVECS vectors each, dst row = softmax(src1 row * SCALE), the last PAD lanes of a row left out (isa.md, VPU EPI)
+// Format VPU_EPI (VPU: EPI): ROW NONE, for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name. A ROW function, ROWS rows of BVECS vectors each, the last PAD lanes of a row left out: SOFTMAX, dst row = softmax(src1 row * SCALE); LAYERNORM and RMSNORM, dst row = the norm of src1 row with gamma (and beta, BIAS) from src2 (isa.md, VPU EPI)
 typedef struct packed {
-  logic [31:0] zero_point;  // [255:224] INT8 dst: REQUANT zero point; else 0
+  logic [31:0] zero_point;  // [255:224] INT8 dst: REQUANT zero point; LAYERNORM, RMSNORM: 1/length (FP32, rounded to nearest); SOFTMAX: 0, or a causal mask: row r's elements k >= ZERO_POINT + r masked (-inf added; unsigned); else 0
   logic [15:0] bvecs;  // [223:208] BIAS: bias vectors, 1..65535, row i adds vector (i mod BVECS); a ROW function: vectors a row, 1..65535; else 0
   logic [9:0] pad;  // [207:198] a ROW function: the lanes of a row's last vector past its end, 0..N-1, left out of it; else 0
   logic [5:0] shift;  // [197:192] INT8 dst: REQUANT shift 0..62; else 0
-  logic [31:0] scale;  // [191:160] INT8 dst: REQUANT multiplier; FSCALE: FP32 scale; else 0
+  logic [31:0] scale;  // [191:160] INT8 dst: REQUANT multiplier; FSCALE: FP32 scale; LAYERNORM, RMSNORM: epsilon (FP32); else 0
   logic [15:0] rsvd_159_144;
   logic [15:0] rows;  // [143:128] rows (vectors; a ROW function: rows of BVECS vectors), 1..65535
-  logic [31:0] src2_addr;  // [127:96] local address of the BVECS bias vectors (0 without BIAS)
+  logic [31:0] src2_addr;  // [127:96] local address of the BVECS bias vectors (0 without BIAS); LAYERNORM, RMSNORM: BVECS FP32 vectors of gamma, then BVECS of beta (BIAS)
   logic [31:0] src1_addr;  // [95:64] local address of src1 row 0
   logic [31:0] dst_addr;  // [63:32] local address of dst row 0
-  logic [6:0] rsvd_31_25;
-  logic [1:0] row;  // [24:23] VPU_ROW: NONE, the epilogue, or a row function of rows of BVECS vectors (then no BIAS or RELU)
+  logic [5:0] rsvd_31_26;
+  logic blocked;  // [25] a ROW function: src1 and dst block-major, row r's vector j at vector j ROWS + r (else r BVECS + j); else 0
+  logic [1:0] row;  // [24:23] VPU_ROW: NONE, the epilogue, or a row function of rows of BVECS vectors (then no RELU, and BIAS for LAYERNORM only)
   logic fscale;  // [22] float: multiply by SCALE (FP32 bits) first
   logic relu;  // [21] max(x, 0) after the bias
   logic bias;  // [20] add row (i mod BVECS) of src2 to row i

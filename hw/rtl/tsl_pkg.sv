@@ -114,9 +114,11 @@ package tsl_pkg;
   } vpu_act_e;
 
   // the row functions of VPU EPI (its ROW field): each row of BVECS vectors kept in the VPU between its passes; isa.md, VPU EPI
-  typedef enum logic [0:0] {
-    VPU_ROW_NONE = 1'd0,
-    VPU_ROW_SOFTMAX = 1'd1
+  typedef enum logic [1:0] {
+    VPU_ROW_NONE = 2'd0,
+    VPU_ROW_SOFTMAX = 2'd1,
+    VPU_ROW_LAYERNORM = 2'd2,
+    VPU_ROW_RMSNORM = 2'd3
   } vpu_row_e;
 
   // tensor-core error codes (TC ERR_CODE); the first error halts every queue
@@ -475,7 +477,7 @@ package tsl_pkg;
   localparam int INSN_VPU_VEC_ZERO_POINT_LSB = 224;
   localparam int INSN_VPU_VEC_ZERO_POINT_WIDTH = 32;
   localparam insn_t INSN_VPU_VEC_USED = 256'hFFFFFFFF0000003FFFFFFFFF0000FFFFFFFFFFFFFFFFFFFFFFFFFFFF03FF1FFF;
-  // Format VPU_EPI: ROW NONE, for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name. ROW SOFTMAX: ROWS rows of BVECS vectors each, dst row = softmax(src1 row * SCALE), the last PAD lanes of a row left out (isa.md, VPU EPI)
+  // Format VPU_EPI: ROW NONE, for each row i: x = src1 row i; x = x * SCALE (FSCALE); x = x + src2 row (i mod BVECS) (BIAS); x = max(x, 0) (RELU); dst row i = REQUANT(x) for an INT8 dst, else x converted to DST_DTYPE; each step is the VPU op of that name. A ROW function, ROWS rows of BVECS vectors each, the last PAD lanes of a row left out: SOFTMAX, dst row = softmax(src1 row * SCALE); LAYERNORM and RMSNORM, dst row = the norm of src1 row with gamma (and beta, BIAS) from src2 (isa.md, VPU EPI)
   localparam int INSN_VPU_EPI_DST_DTYPE_LSB = 16;
   localparam int INSN_VPU_EPI_DST_DTYPE_WIDTH = 2;
   localparam int INSN_VPU_EPI_SRC1_DTYPE_LSB = 18;
@@ -488,6 +490,8 @@ package tsl_pkg;
   localparam int INSN_VPU_EPI_FSCALE_WIDTH = 1;
   localparam int INSN_VPU_EPI_ROW_LSB = 23;
   localparam int INSN_VPU_EPI_ROW_WIDTH = 2;
+  localparam int INSN_VPU_EPI_BLOCKED_LSB = 25;
+  localparam int INSN_VPU_EPI_BLOCKED_WIDTH = 1;
   localparam int INSN_VPU_EPI_DST_ADDR_LSB = 32;
   localparam int INSN_VPU_EPI_DST_ADDR_WIDTH = 32;
   localparam int INSN_VPU_EPI_SRC1_ADDR_LSB = 64;
@@ -506,7 +510,7 @@ package tsl_pkg;
   localparam int INSN_VPU_EPI_BVECS_WIDTH = 16;
   localparam int INSN_VPU_EPI_ZERO_POINT_LSB = 224;
   localparam int INSN_VPU_EPI_ZERO_POINT_WIDTH = 32;
-  localparam insn_t INSN_VPU_EPI_USED = 256'hFFFFFFFFFFFFFFFFFFFFFFFF0000FFFFFFFFFFFFFFFFFFFFFFFFFFFF01FF1FFF;
+  localparam insn_t INSN_VPU_EPI_USED = 256'hFFFFFFFFFFFFFFFFFFFFFFFF0000FFFFFFFFFFFFFFFFFFFFFFFFFFFF03FF1FFF;
   // Format DMA_SEND: 2-D strided copy of ROWS rows of ROW_BYTES bytes from a local address to the HBM, or the local memory, of chip (DEST_X, DEST_Y) over ICI; once every byte has landed there, that chip's semaphore SEM is incremented, and with DONE, once every byte has left here, this chip's semaphore DONE_SEM
   localparam int INSN_DMA_SEND_REMOTE_ADDR_LSB = 32;
   localparam int INSN_DMA_SEND_REMOTE_ADDR_WIDTH = 32;

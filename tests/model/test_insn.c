@@ -74,8 +74,8 @@ static void check_snap(const char *what, const tslm_t *m, const snap_t *s)
 
 static void push_ok(tslm_t *m, tsl_insn_t i, const char *what)
 {
-    tu_check(&T, tslm_push(m, i.w) == TSLM_OK, "%s: accepted (ERR_CODE %u)", what,
-             tslm_reg_read(m, TSL_TC_ERR_CODE_OFFSET));
+    int ok = tslm_push(m, i.w) == TSLM_OK;   /* ERR_CODE read after it, and only on a refusal (a read runs the model) */
+    tu_check(&T, ok, "%s: accepted (ERR_CODE %u)", what, ok ? 0u : tslm_reg_read(m, TSL_TC_ERR_CODE_OFFSET));
 }
 
 /* Push a bad instruction and check everything docs/isa.md promises about the error. */
@@ -849,6 +849,8 @@ static void test_epi_softmax(uint32_t n)
         e.pad = tu_below(&T.rng, 2) ? (uint32_t)tu_below(&T.rng, n) : 0;
         e.fscale = (iter >> 2) & 1;
         e.scale = e.fscale ? scales[tu_below(&T.rng, sizeof scales / sizeof scales[0])] : 0;
+        /* causal: row r's elements from ZERO_POINT + r on masked (+ -inf) */
+        e.zero_point = (iter >> 5) & 1 ? 1 + (uint32_t)tu_below(&T.rng, e.bvecs * n + 2) : 0;
         uint32_t vecs = e.rows * e.bvecs, es1 = tsl_dtype_bytes(e.src1_dtype), esd = tsl_dtype_bytes(e.dst_dtype);
         e.src1_addr = (iter & 8 && es1 == 4 ? ACC : 0) + 0x400;
         e.dst_addr = (iter & 16 && esd == 4 ? ACC : 0) + 0x2000;
@@ -870,9 +872,9 @@ static void test_epi_softmax(uint32_t n)
         memcpy(b.vmem, a.vmem, a.cfg.vmem_bytes);
         memcpy(b.acc, a.acc, a.cfg.acc_bytes);
         char what[160];
-        snprintf(what, sizeof what, "EPI ROW SOFTMAX %s <- %s rows %u bvecs %u pad %u scale 0x%08x%s (N=%u)",
+        snprintf(what, sizeof what, "EPI ROW SOFTMAX %s <- %s rows %u bvecs %u pad %u scale 0x%08x%s causal %u (N=%u)",
                  tsl_dtype_name(e.dst_dtype), tsl_dtype_name(e.src1_dtype), e.rows, e.bvecs, e.pad, e.scale,
-                 special ? " special" : "", n);
+                 special ? " special" : "", e.zero_point, n);
         push_ok(&a, tsl_insn_vpu_epi_encode(e), what);
         uint32_t v = e.bvecs, last = w + (v - 1) * 4 * n;
         for (uint32_t r = 0; r < e.rows; r++) {
@@ -885,6 +887,12 @@ static void test_epi_softmax(uint32_t n)
             tslm_run(&b);
             for (uint32_t l = n - e.pad; l < n; l++)
                 memcpy(b.acc + (last - ACC) + 4 * l, &(uint32_t){0xFF800000u}, 4);
+            for (uint32_t k = e.zero_point ? e.zero_point + r : v * n; k < v * n - e.pad; k++) {   /* + -inf */
+                uint32_t y;
+                memcpy(&y, b.acc + (w - ACC) + 4 * k, 4);
+                y = tslm_f32_add(y, 0xFF800000u);
+                memcpy(b.acc + (w - ACC) + 4 * k, &y, 4);
+            }
             push_vec(&b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MOV, .dst_dtype = F, .src1_dtype = F, .dst_addr = mx,
                                               .src1_addr = w, .rows = 1}, "max 0");
             for (uint32_t j = 1; j < v; j++)
@@ -922,6 +930,40 @@ static void test_epi_softmax(uint32_t n)
         int ok = same_mem(what, "VMEM", b.vmem, a.vmem, a.cfg.vmem_bytes) &&
                  same_mem(what, "ACC", b.acc, a.acc, a.cfg.acc_bytes);
         tu_check(&T, ok, "%s: equals the VPU_VEC program", what);
+        /* BLOCKED: the same rows block-major (in VMEM at 0x8000, out at 0xC000) give the same
+           vectors, block-major */
+        {
+            tsl_insn_vpu_epi_t eb = e;
+            eb.blocked = 1;
+            eb.src1_addr = 0x8000;
+            eb.dst_addr = 0xC000;
+            uint8_t *q0 = e.dst_addr >= ACC ? a.acc + (e.dst_addr - ACC) : a.vmem + e.dst_addr;
+            for (uint32_t r = 0; r < e.rows; r++)
+                for (uint32_t j = 0; j < e.bvecs; j++)
+                    memcpy(a.vmem + eb.src1_addr + (j * e.rows + r) * n * es1, p + (r * e.bvecs + j) * n * es1,
+                           n * es1);
+            push_ok(&a, tsl_insn_vpu_epi_encode(eb), what);
+            tslm_run(&a);
+            int same = 1;
+            for (uint32_t r = 0; r < e.rows; r++)
+                for (uint32_t j = 0; j < e.bvecs; j++)
+                    same &= !memcmp(a.vmem + eb.dst_addr + (j * e.rows + r) * n * esd,
+                                    q0 + (r * e.bvecs + j) * n * esd, n * esd);
+            tu_check(&T, same, "%s: BLOCKED gives the same vectors, block-major", what);
+            eb.row = 0;
+            eb.pad = 0;
+            eb.zero_point = 0;
+            eb.fscale = 0;
+            eb.scale = 0;
+            eb.bvecs = 0;
+            eb.src1_dtype = eb.dst_dtype = F;
+            if (iter == 0) {
+                tslm_t c;
+                fresh(&c, n, 0);
+                expect_err(&c, tsl_insn_vpu_epi_encode(eb), TSL_ERR_BAD_FIELD, 0, "EPI BLOCKED without ROW");
+                tslm_free(&c);
+            }
+        }
         /* against the softmax in double, for rows of finite inputs and scales of 1 or 1/8 */
         if (special || (e.fscale && e.scale != 0x3F800000u && e.scale != 0x3E000000u))
             continue;
@@ -929,6 +971,8 @@ static void test_epi_softmax(uint32_t n)
         double tol = esd == 2 ? 1.0 / 128 : 2e-6;
         for (uint32_t r = 0; r < e.rows; r++) {
             uint32_t len = v * n - e.pad, base = r * v * n;
+            if (e.zero_point && e.zero_point + r < len)
+                len = e.zero_point + r;
             double xs[64 * 8], mxd = -1e300, sum = 0;
             int any = 0;
             for (uint32_t k = 0; k < len; k++) {
@@ -966,6 +1010,152 @@ static void test_epi_softmax(uint32_t n)
                     tu_check(&T, 0, "%s: row %u element %u: %.9g, softmax %.9g", what, r, k, got, want);
             }
             tu_check(&T, good, "%s: row %u within %g of the softmax in double", what, r, tol);
+        }
+    }
+    tslm_free(&a);
+    tslm_free(&b);
+}
+
+/* One FP32 VPU_VEC op on model b, to a dst of `dd` (src2: VEC, BCAST or IMM; none when unary). */
+static void fop(tslm_t *b, uint32_t op, uint32_t dd, uint32_t d, uint32_t s1, uint32_t mode, uint32_t s2, uint32_t rows)
+{
+    int unary = tsl_ops_has(TSL_OPS_UNARY, TSL_UNIT_VPU, op);
+    push_vec(b, (tsl_insn_vpu_vec_t){.op = op, .dst_dtype = dd, .src1_dtype = TSL_DTYPE_FP32,
+                                     .src2_dtype = unary ? 0 : TSL_DTYPE_FP32, .src2_mode = mode, .dst_addr = d,
+                                     .src1_addr = s1, .src2_addr = s2, .rows = rows}, tsl_vpu_op_name(op));
+}
+
+/* EPI ROW LAYERNORM and RMSNORM on model `a` against the VPU_VEC ops of the ROWWISE program on model
+ * `b`, row by row: the row in FP32 work rows at `w` (MOV, +0 in the PAD lanes), LAYERNORM's ADD chain,
+ * RSUM, MUL by 1/length and by -1, ADD, the lane mask's MUL; the squares' MUL, ADD chain and RSUM,
+ * MUL by 1/length, ADD of epsilon, RSQRT; the MULs by it and by gamma, and beta's ADD. The memories
+ * must be equal but for the work rows, and the outputs near the norm in double. */
+static void test_epi_norms(uint32_t n)
+{
+    tslm_t a, b;
+    fresh(&a, n, 0);
+    fresh(&b, n, 0);
+    const uint32_t F = TSL_DTYPE_FP32, IMM = TSL_SRC2_IMM, BC = TSL_SRC2_BCAST, VEC = TSL_SRC2_VEC;
+    for (uint32_t iter = 0; iter < 60; iter++) {
+        int ln = iter & 1;
+        tsl_insn_vpu_epi_t e = {.row = ln ? TSL_VPU_ROW_LAYERNORM : TSL_VPU_ROW_RMSNORM};
+        e.src1_dtype = iter & 2 ? F : TSL_DTYPE_BF16;
+        e.dst_dtype = iter & 4 ? F : TSL_DTYPE_BF16;
+        e.bias = ln && (iter & 8);
+        e.rows = 1 + (uint32_t)tu_below(&T.rng, 4);
+        e.bvecs = 1 + (uint32_t)tu_below(&T.rng, 5);
+        e.pad = tu_below(&T.rng, 2) ? (uint32_t)tu_below(&T.rng, n) : 0;
+        uint32_t len = e.bvecs * n - e.pad, v = e.bvecs;
+        e.zero_point = f32_bits((float)(1.0 / len));
+        e.scale = f32_bits(iter & 16 ? 1e-5f : 1e-3f);
+        uint32_t vecs = e.rows * v, es1 = tsl_dtype_bytes(e.src1_dtype), esd = tsl_dtype_bytes(e.dst_dtype);
+        e.src1_addr = (iter & 32 && es1 == 4 ? ACC : 0) + 0x400;
+        e.dst_addr = (iter & 32 && esd == 4 ? ACC : 0) + 0x2000;
+        e.src2_addr = 0x6000;   /* gamma, then beta */
+        uint32_t w = ACC + 0x4000, t = ACC + 0x5000, s = ACC + 0x6000, lm = s + 4 * n;   /* b's work rows */
+        uint8_t *p = e.src1_addr >= ACC ? a.acc + (e.src1_addr - ACC) : a.vmem + e.src1_addr;
+        int special = tu_below(&T.rng, 5) == 0;
+        double off = tu_below(&T.rng, 3) == 0 ? 50.0 : 0.0;   /* a mean far from 0 */
+        for (uint32_t i = 0; i < vecs * n; i++) {
+            uint32_t x = special ? epi_special_f32() : f32_bits((float)(off + (int)tu_below(&T.rng, 2001) / 100.0 - 10.0));
+            if (es1 == 2) {
+                uint16_t h = (uint16_t)(x >> 16);
+                memcpy(p + 2 * i, &h, 2);
+            } else {
+                memcpy(p + 4 * i, &x, 4);
+            }
+        }
+        for (uint32_t i = 0; i < 2 * v * n; i++)
+            memcpy(a.vmem + e.src2_addr + 4 * i, &(uint32_t){f32_bits((float)((int)tu_below(&T.rng, 401) / 100.0 - 2.0))}, 4);
+        memcpy(b.vmem, a.vmem, a.cfg.vmem_bytes);
+        memcpy(b.acc, a.acc, a.cfg.acc_bytes);
+        char what[160];
+        snprintf(what, sizeof what, "EPI ROW %s %s <- %s rows %u bvecs %u pad %u%s%s (N=%u)", ln ? "LAYERNORM" : "RMSNORM",
+                 tsl_dtype_name(e.dst_dtype), tsl_dtype_name(e.src1_dtype), e.rows, v, e.pad, e.bias ? " BIAS" : "",
+                 special ? " special" : "", n);
+        push_ok(&a, tsl_insn_vpu_epi_encode(e), what);
+        for (uint32_t l = 0; l < n; l++)   /* the lane mask: 1.0 in the row's lanes of its last vector */
+            memcpy(b.acc + (lm - ACC) + 4 * l, &(uint32_t){l < n - e.pad ? 0x3F800000u : 0u}, 4);
+        uint32_t last = w + (v - 1) * 4 * n;
+        for (uint32_t r = 0; r < e.rows; r++) {
+            uint32_t src = e.src1_addr + r * v * n * es1, dst = e.dst_addr + r * v * n * esd;
+            tslm_run(&b);
+            push_vec(&b, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MOV, .dst_dtype = F, .src1_dtype = e.src1_dtype,
+                                              .dst_addr = w, .src1_addr = src, .rows = v}, "a");
+            tslm_run(&b);
+            for (uint32_t l = n - e.pad; l < n; l++)
+                memcpy(b.acc + (last - ACC) + 4 * l, &(uint32_t){0u}, 4);
+            if (ln) {
+                fop(&b, TSL_VPU_OP_MOV, F, s, w, 0, 0, 1);
+                for (uint32_t j = 1; j < v; j++)
+                    fop(&b, TSL_VPU_OP_ADD, F, s, s, VEC, w + j * 4 * n, 1);
+                fop(&b, TSL_VPU_OP_RSUM, F, s, s, 0, 0, 1);
+                fop(&b, TSL_VPU_OP_MUL, F, s, s, IMM, e.zero_point, 1);
+                fop(&b, TSL_VPU_OP_MUL, F, s, s, IMM, 0xBF800000u, 1);
+                fop(&b, TSL_VPU_OP_ADD, F, w, w, BC, s, v);
+                fop(&b, TSL_VPU_OP_MUL, F, last, last, BC, lm, 1);
+            }
+            fop(&b, TSL_VPU_OP_MUL, F, t, w, VEC, w, v);
+            fop(&b, TSL_VPU_OP_MOV, F, s, t, 0, 0, 1);
+            for (uint32_t j = 1; j < v; j++)
+                fop(&b, TSL_VPU_OP_ADD, F, s, s, VEC, t + j * 4 * n, 1);
+            fop(&b, TSL_VPU_OP_RSUM, F, s, s, 0, 0, 1);
+            fop(&b, TSL_VPU_OP_MUL, F, s, s, IMM, e.zero_point, 1);
+            fop(&b, TSL_VPU_OP_ADD, F, s, s, IMM, e.scale, 1);
+            fop(&b, TSL_VPU_OP_RSQRT, F, s, s, 0, 0, 1);
+            fop(&b, TSL_VPU_OP_MUL, F, w, w, BC, s, v);
+            if (e.bias) {
+                fop(&b, TSL_VPU_OP_MUL, F, w, w, VEC, e.src2_addr, v);
+                fop(&b, TSL_VPU_OP_ADD, e.dst_dtype, dst, w, VEC, e.src2_addr + v * 4 * n, v);
+            } else {
+                fop(&b, TSL_VPU_OP_MUL, e.dst_dtype, dst, w, VEC, e.src2_addr, v);
+            }
+            tslm_run(&b);
+        }
+        tslm_run(&a);
+        memcpy(b.acc + (w - ACC), a.acc + (w - ACC), 0x2400);   /* the work rows are b's alone */
+        int ok = same_mem(what, "VMEM", b.vmem, a.vmem, a.cfg.vmem_bytes) &&
+                 same_mem(what, "ACC", b.acc, a.acc, a.cfg.acc_bytes);
+        tu_check(&T, ok, "%s: equals the VPU_VEC program", what);
+        if (special)
+            continue;
+        /* against the norm in double */
+        uint8_t *q = e.dst_addr >= ACC ? a.acc + (e.dst_addr - ACC) : a.vmem + e.dst_addr;
+        for (uint32_t r = 0; r < e.rows; r++) {
+            double xs[64 * 8], mean = 0, var = 0;
+            for (uint32_t k = 0; k < len; k++) {
+                uint32_t bits = 0, i = r * v * n + k;
+                if (es1 == 2) {
+                    uint16_t h;
+                    memcpy(&h, p + 2 * i, 2);
+                    bits = (uint32_t)h << 16;
+                } else {
+                    memcpy(&bits, p + 4 * i, 4);
+                }
+                xs[k] = f32_value(bits);
+                mean += xs[k] / len;
+            }
+            for (uint32_t k = 0; k < len; k++)
+                var += (ln ? (xs[k] - mean) * (xs[k] - mean) : xs[k] * xs[k]) / len;
+            double rs = 1.0 / sqrt(var + f32_value(e.scale)), worst = 0;
+            for (uint32_t k = 0; k < len; k++) {
+                uint32_t bits, i = r * v * n + k;
+                float g, bt = 0;
+                memcpy(&g, a.vmem + e.src2_addr + 4 * k, 4);
+                if (e.bias)
+                    memcpy(&bt, a.vmem + e.src2_addr + 4 * (v * n + k), 4);
+                if (esd == 2) {
+                    uint16_t h;
+                    memcpy(&h, q + 2 * i, 2);
+                    bits = (uint32_t)h << 16;
+                } else {
+                    memcpy(&bits, q + 4 * i, 4);
+                }
+                double want = ((ln ? xs[k] - mean : xs[k]) * rs) * g + bt, err = fabs(f32_value(bits) - want);
+                worst = err > worst ? err : worst;
+            }
+            double tol = esd == 2 ? 0.05 : (ln && off ? 2e-3 : 1e-4);
+            tu_check(&T, worst <= tol, "%s: row %u within %g of the norm in double (%g)", what, r, tol, worst);
         }
     }
     tslm_free(&a);
@@ -1595,6 +1785,8 @@ int main(int argc, char **argv)
     test_epi_bvecs(16);
     test_epi_softmax(4);
     test_epi_softmax(16);
+    test_epi_norms(4);
+    test_epi_norms(16);
     test_tokens();
     test_errors();
     test_codec();

@@ -249,14 +249,17 @@ module tsl_tc_check #(
         FmtEpi: begin
           // isa.md "VPU EPI": SRC1 INT32 or FP32, DST of its class, bf16 built for floats, FSCALE
           // on floats only; SCALE, SHIFT, ZERO_POINT and SRC2_ADDR zero where unused. A ROW
-          // function: floats (BF16 or FP32) in and out, no BIAS or RELU, BVECS vectors a row, PAD
-          // below N.
+          // function: floats (BF16 or FP32) in and out, no RELU, BVECS vectors a row, PAD below N;
+          // SOFTMAX: no BIAS or SRC2_ADDR, SCALE only with FSCALE (ZERO_POINT: a causal mask);
+          // the norms: no FSCALE, BIAS for LAYERNORM only.
           if (row_fn) begin
-            if (rows == 16'd0 || epi.row > 2'(tsl_pkg::VPU_ROW_SOFTMAX) || !is_float(d1) || !is_float(dd) ||
-                !EnableBf16 || epi.bias || epi.relu || epi.src2_addr != '0 || (epi.scale != '0 && !epi.fscale) ||
-                epi.shift != '0 || epi.zero_point != '0 || epi.bvecs == '0 || 32'(epi.pad) >= 32'(N))
+            if (rows == 16'd0 || !is_float(d1) || !is_float(dd) || epi.relu || epi.shift != '0 ||
+                epi.bvecs == '0 || 32'(epi.pad) >= 32'(N) ||
+                (epi.row == 2'(tsl_pkg::VPU_ROW_SOFTMAX)
+                   ? epi.bias || epi.src2_addr != '0 || (epi.scale != '0 && !epi.fscale)
+                   : epi.fscale || (epi.bias && epi.row != 2'(tsl_pkg::VPU_ROW_LAYERNORM))))
               hdr_err = tsl_pkg::ERR_BAD_FIELD;
-          end else if (rows == 16'd0 || epi.row != '0 || epi.pad != '0 ||   // (ROW without floats)
+          end else if (rows == 16'd0 || epi.row != '0 || epi.pad != '0 || epi.blocked ||   // (ROW without floats)
               !(d1 == tsl_pkg::DTYPE_INT32 || d1 == tsl_pkg::DTYPE_FP32) ||
               (fl ? !(dd == tsl_pkg::DTYPE_FP32 || dd == tsl_pkg::DTYPE_BF16)
                   : !(dd == tsl_pkg::DTYPE_INT32 || dd == tsl_pkg::DTYPE_INT8)) ||
@@ -281,7 +284,7 @@ module tsl_tc_check #(
       FmtMatmulk:        nops = 3'd3;
       FmtLoadw:          nops = 3'd1;
       FmtVpu:            nops = (unary || mode == tsl_pkg::SRC2_IMM) ? 3'd2 : 3'd3;
-      FmtEpi:            nops = epi.bias ? 3'd3 : 3'd2;   // a ROW function has no BIAS
+      FmtEpi:            nops = (epi.row != '0 ? epi.row != 2'(tsl_pkg::VPU_ROW_SOFTMAX) : epi.bias) ? 3'd3 : 3'd2;
       default:           nops = 3'd0;
     endcase
   end
@@ -356,15 +359,15 @@ module tsl_tc_check #(
           o_addr = vpu.src1_addr;
           o_rb   = vec_bytes(d1);
         end else begin
-          o_addr = vpu.src2_addr;
-          o_rb   = vec_bytes(fmt == FmtEpi ? d1 : d2);
-          if (fmt == FmtEpi) o_rows_m1 = 24'(epi.bvecs) - 24'd1;
+          o_addr = vpu.src2_addr;   // EPI: the bias; a norm's gamma (and beta), FP32
+          o_rb   = vec_bytes(fmt != FmtEpi ? d2 : epi.row != '0 ? tsl_pkg::DTYPE_FP32 : d1);
+          if (fmt == FmtEpi) o_rows_m1 = (24'(epi.bvecs) << (epi.row != '0 && epi.bias)) - 24'd1;
           else if (mode == tsl_pkg::SRC2_BCAST) o_rows_m1 = 24'd0;
         end
         o_stride = o_rb;
         o_align  = o_rb;
         o_acc_ok = o_rb == 32'(4 * N);   // ACC holds 32-bit elements only
-        if (row_fn) begin   // ROWS rows of BVECS vectors each (a vector is 2N or 4N bytes)
+        if (row_fn && step != StepOp0 + 3'd2) begin   // ROWS rows of BVECS vectors each (a vector is 2N or 4N bytes)
           o_rb     = 32'(epi.bvecs) << (NSh + (o_align == 32'(4 * N) ? 2 : 1));
           o_stride = o_rb;
         end
@@ -381,7 +384,7 @@ module tsl_tc_check #(
   assign o_big   = (o_prod >> Ew) != '0 || (o_addr >> Ew) != '0;
   assign o_end   = (Ew+2)'(o_addr[Ew-1:0]) + (Ew+2)'(o_prod[Ew-1:0]) + (Ew+2)'(o_rb[Ew-1:0]);
 
-  // A ROW function's dst (operand 0, its extent kept here) and src1 must not overlap.
+  // A ROW function's dst (operand 0, its extent kept here) must overlap neither source.
   logic [Ew+1:0] ovl_lo_q, ovl_hi_q;
   logic          ovl;
   always_ff @(posedge clk_i) begin
@@ -390,7 +393,7 @@ module tsl_tc_check #(
       ovl_hi_q <= o_end;
     end
   end
-  assign ovl = row_fn && step == StepOp0 + 3'd1 &&
+  assign ovl = row_fn && step > StepOp0 && step < StepFinal &&
                ovl_lo_q < o_end && (Ew+2)'(o_addr[Ew-1:0]) < ovl_hi_q;
 
   always_comb begin

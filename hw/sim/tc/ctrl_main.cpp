@@ -419,18 +419,22 @@ static tsl_insn_t gen_valid() {
                 e.shift = rng.below(63);
                 e.zero_point = rng.u32();
             }
-            if (fl && rng.chance(0.3)) {   // a ROW SOFTMAX: rows of BVECS vectors (an overlap is refused)
+            if (fl && rng.chance(0.3)) {   // a ROW function: rows of BVECS vectors (an overlap is refused)
                 e = tsl_insn_vpu_epi_t{};
-                e.row = TSL_VPU_ROW_SOFTMAX;
+                e.row = 1 + rng.below(3);
+                bool norm = e.row != TSL_VPU_ROW_SOFTMAX;
                 e.src1_dtype = pick();
                 e.dst_dtype = pick();
                 e.rows = rows;
                 e.bvecs = 1 + rng.below(4);
                 e.pad = rng.below(N);
-                e.fscale = rng.below(2);
-                e.scale = e.fscale ? rng.u32() : 0;
+                e.fscale = !norm && rng.below(2);
+                e.scale = e.fscale || norm ? rng.u32() : 0;
+                e.bias = e.row == TSL_VPU_ROW_LAYERNORM && rng.below(2);
+                e.zero_point = norm ? rng.u32() : 0;
                 e.dst_addr = vec(e.dst_dtype, rows * e.bvecs);
                 e.src1_addr = vec(e.src1_dtype, rows * e.bvecs);
+                e.src2_addr = norm ? vec(TSL_DTYPE_FP32, e.bvecs * (e.bias ? 2 : 1)) : 0;
             }
             i = tsl_insn_vpu_epi_encode(e);
             add_tokens(i, u);
@@ -511,7 +515,7 @@ static tsl_insn_t gen_invalid() {
             }
         } else if (fmt == TSL_FMT_VPU_EPI) {   // every refusal of isa.md "VPU EPI"
             switch (rng.below(13)) {
-            case 9: TSL_SET(w, TSL_INSN_VPU_EPI_ROW, rng.below(4)); break;
+            case 9: TSL_SET(w, TSL_INSN_VPU_EPI_ROW, rng.below(4)); break;   // (with a norm's fields, or none)
             case 10: TSL_SET(w, TSL_INSN_VPU_EPI_PAD, rng.chance(0.5) ? N + rng.below(4) : rng.below(1024)); break;
             case 11: TSL_SET(w, TSL_INSN_VPU_EPI_BVECS, rng.below(2)); break;
             case 12: TSL_SET(w, TSL_INSN_VPU_EPI_SRC1_ADDR, TSL_GET(w, TSL_INSN_VPU_EPI_DST_ADDR) + 4 * N * rng.below(3)); break;

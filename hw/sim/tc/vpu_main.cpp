@@ -224,11 +224,15 @@ static int32_t rq_zp(TslRng &r) {
 static const uint32_t FSCALES[] = {0x3F800000u, 0xBF800000u, 0x3E000000u, 0x00000000u, 0x80000000u,
                                    0x7F800000u, 0x7FC00000u, 0x00000001u, 0x7F000000u, 0x2F800000u};
 
-// One random (not necessarily legal) EPI with ROW SOFTMAX: ROWS rows of BVECS vectors, mostly apart
-// (an overlap is refused), BF16 or FP32 in and out; d1_force, dd_force as random_insn's.
-static tsl_insn_t random_epi_row(TslRng &r, int d1_force, int dd_force, bool fscale) {
+// The norms' epsilons and 1/length (ZERO_POINT): typical ones, then edges.
+static const uint32_t EPSILONS[] = {0x3727C5ACu, 0x3089705Fu, 0x00000000u, 0x3F800000u, 0x7F800000u, 0x7FC00000u};
+
+// One random (not necessarily legal) EPI with a ROW function (row, or 0 for any): ROWS rows of
+// BVECS vectors, mostly apart (an overlap is refused), BF16 or FP32 in and out; a norm's gamma (and
+// beta, with BIAS) in FP32; d1_force, dd_force as random_insn's.
+static tsl_insn_t random_epi_row(TslRng &r, uint32_t row, int d1_force, int dd_force, bool fscale, bool bias) {
     tsl_insn_vpu_epi_t e{};
-    e.row = TSL_VPU_ROW_SOFTMAX;
+    e.row = row ? row : 1 + r.below(3);
     e.src1_dtype = d1_force >= 0 ? (uint32_t)d1_force : r.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
     e.dst_dtype = dd_force >= 0 ? (uint32_t)dd_force : r.chance(0.5) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
     e.bvecs = r.chance(0.5) ? 1 + r.below(3) : r.chance(0.7) ? 4 + r.below(12) : 16 + r.below(48);
@@ -238,22 +242,36 @@ static tsl_insn_t random_epi_row(TslRng &r, int d1_force, int dd_force, bool fsc
         else e.bvecs /= 2;
     }
     e.pad = r.chance(0.5) ? r.below(N) : 0;
-    e.fscale = fscale;
-    if (fscale) e.scale = r.chance(0.7) ? FSCALES[r.below(10)] : edge_word(r);
+    e.blocked = r.chance(0.3);
     uint32_t vecs = e.rows * e.bvecs;
     e.src1_addr = place(r, e.src1_dtype, vecs, true);
     e.dst_addr = place(r, e.dst_dtype, vecs, true);
+    e.fscale = fscale;
+    if (e.row == TSL_VPU_ROW_SOFTMAX) {
+        if (fscale) e.scale = r.chance(0.7) ? FSCALES[r.below(10)] : edge_word(r);
+        if (r.chance(0.3))   // causal: row i keeps its elements below ZERO_POINT + i
+            e.zero_point = r.chance(0.9) ? 1 + r.below(e.bvecs * N + 2) : edge_word(r);
+    } else {
+        e.bias = e.row == TSL_VPU_ROW_LAYERNORM && bias;
+        e.scale = r.chance(0.8) ? EPSILONS[r.below(2)] : r.chance(0.7) ? EPSILONS[r.below(6)] : edge_word(r);
+        uint32_t len = e.bvecs * N - e.pad;
+        float rn = len ? 1.0f / (float)len : 0.0f;
+        if (r.chance(0.8)) memcpy(&e.zero_point, &rn, 4);
+        else e.zero_point = edge_word(r);
+        e.src2_addr = place(r, TSL_DTYPE_FP32, e.bvecs << e.bias, true);
+    }
     if (r.chance(0.05)) e.relu = 1;                       // sometimes illegal: the model drops those
     if (r.chance(0.03)) e.pad = N + r.below(4);
     return tsl_insn_vpu_epi_encode(e);
 }
 
 // One random (not necessarily legal) EPI (format VPU_EPI). flags_force: bit 0 BIAS, 1 RELU, 2 FSCALE,
-// 3 ROW SOFTMAX (then FSCALE alone of the others, and d1_force the source's dtype).
+// from bit 3 a ROW function (then BIAS and FSCALE alone of the others, and d1_force the source's dtype).
 static tsl_insn_t random_epi(TslRng &r, int cls_force, int d1_force, int dd_force, int flags_force) {
     if (flags_force >= 8 || (flags_force < 0 && cls_force != 0 && VPU_BF16 && r.chance(0.2)))
-        return random_epi_row(r, flags_force >= 8 ? d1_force : -1, dd_force,
-                              flags_force >= 0 ? (flags_force & 4) != 0 : r.chance(0.5));
+        return random_epi_row(r, flags_force >= 8 ? (uint32_t)flags_force >> 3 : 0, flags_force >= 8 ? d1_force : -1,
+                              dd_force, flags_force >= 0 ? (flags_force & 4) != 0 : r.chance(0.1),
+                              flags_force >= 0 ? (flags_force & 1) != 0 : r.chance(0.5));
     uint32_t cls = cls_force >= 0 ? (uint32_t)cls_force : !VPU_BF16 ? 0 : r.below(2);
     uint32_t small = cls ? TSL_DTYPE_BF16 : TSL_DTYPE_INT8, wide = cls ? TSL_DTYPE_FP32 : TSL_DTYPE_INT32;
     uint32_t dd = dd_force >= 0 ? (uint32_t)dd_force : r.chance(0.5) ? small : wide;
@@ -443,8 +461,8 @@ struct Sim {
 struct Stats {
     uint64_t insns = 0, rows = 0, cycles = 0;            // all instructions
     // No refused grants: unary, binary, reduce, EPI, EPI with FSCALE, EXP, RECIP, RSQRT, ACT GELU, ACT SILU,
-    // EPI ROW SOFTMAX (its vectors).
-    uint64_t clean_rows[11] = {}, clean_cycles[11] = {};
+    // EPI ROW SOFTMAX, LAYERNORM, RMSNORM (their vectors).
+    uint64_t clean_rows[13] = {}, clean_cycles[13] = {};
 };
 
 static uint64_t g_seed;
@@ -543,7 +561,7 @@ static bool run_rtl(Sim &s, TslRng &r, const tsl_insn_t &insn, double deny, Stat
     st.rows += rows;
     st.cycles += cyc;
     if (deny == 0) {
-        unsigned k = is_row(insn) ? 10 : op == TSL_VPU_OP_EPI ? (fscale ? 4 : 3)
+        unsigned k = is_row(insn) ? 9 + tsl_insn_vpu_epi_decode(insn.w).row : op == TSL_VPU_OP_EPI ? (fscale ? 4 : 3)
                    : (op == TSL_VPU_OP_RSUM || op == TSL_VPU_OP_RMAX) ? 2
                    : op == TSL_VPU_OP_EXP ? 5 : op == TSL_VPU_OP_RECIP ? 6 : op == TSL_VPU_OP_RSQRT ? 7
                    : op == TSL_VPU_OP_ACT ? 8 + x.act
@@ -651,6 +669,8 @@ int main(int argc, char **argv) {
                 if (is_row(i) && r.chance(0.6)) {   // rows of moderate values, some -inf, in both
                     tsl_insn_vpu_epi_t e = tsl_insn_vpu_epi_decode(i.w);
                     moderate(r, &model, e.src1_addr, e.src1_dtype, e.rows * e.bvecs * N);
+                    if (e.row != TSL_VPU_ROW_SOFTMAX)   // the norms' gamma and beta
+                        moderate(r, &model, e.src2_addr, TSL_DTYPE_FP32, (e.bvecs << e.bias) * N);
                     sim.load(tslm_vmem(&model), tslm_acc(&model));
                 }
                 if (model_accepts(&model, i)) {
@@ -676,7 +696,7 @@ int main(int argc, char **argv) {
                                 if (ok) gen(op, cls, wide, dd, -1, flags);
                         for (int d1 : {small, wide})
                             for (int dd : {small, wide})
-                                for (int flags : {8, 12})
+                                for (int flags : {8, 12, 16, 17, 24})
                                     if (ok && cls) gen(op, cls, d1, dd, -1, flags);
                         continue;
                     }
@@ -735,9 +755,10 @@ int main(int argc, char **argv) {
     auto cpr = [&](unsigned k) { return st.clean_rows[k] ? (double)st.clean_cycles[k] / st.clean_rows[k] : 0.0; };
     printf("%s: %" PRIu64 " instructions, %" PRIu64 " rows, %" PRIu64 " cycles (%u illegal candidates "
            "dropped by the model); cycles/row without refused grants: unary %.2f, binary %.2f, RSUM/RMAX %.2f, "
-           "EPI %.2f, EPI FSCALE %.2f, EXP %.2f, RECIP %.2f, RSQRT %.2f, GELU %.2f, SILU %.2f, ROW SOFTMAX %.2f\n",
+           "EPI %.2f, EPI FSCALE %.2f, EXP %.2f, RECIP %.2f, RSQRT %.2f, GELU %.2f, SILU %.2f, ROW SOFTMAX %.2f, "
+           "LAYERNORM %.2f, RMSNORM %.2f\n",
            name, st.insns, st.rows, st.cycles, rejected, cpr(0), cpr(1), cpr(2), cpr(3), cpr(4), cpr(5), cpr(6),
-           cpr(7), cpr(8), cpr(9), cpr(10));
+           cpr(7), cpr(8), cpr(9), cpr(10), cpr(11), cpr(12));
     printf("%s: EPI of 64 rows from ACC, bias+relu, cycles/row:", name);
     for (auto &p : epi_cpr) printf(" %s %.2f;", p.first.c_str(), p.second);
     printf("\n");

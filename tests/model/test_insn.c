@@ -976,14 +976,7 @@ static void test_epi_softmax(uint32_t n)
             double xs[64 * 8], mxd = -1e300, sum = 0;
             int any = 0;
             for (uint32_t k = 0; k < len; k++) {
-                uint32_t bits;
-                if (es1 == 2) {
-                    uint16_t h;
-                    memcpy(&h, p + 2 * (base + k), 2);
-                    bits = (uint32_t)h << 16;
-                } else {
-                    memcpy(&bits, p + 4 * (base + k), 4);
-                }
+                uint32_t bits = (uint32_t)rd(p, e.src1_dtype, base + k);
                 xs[k] = f32_value(bits) * (e.fscale ? f32_value(e.scale) : 1.0);
                 if (bits != 0xFF800000u) {
                     any = 1;
@@ -996,14 +989,7 @@ static void test_epi_softmax(uint32_t n)
                 sum += exp(xs[k] - mxd);
             int good = 1;
             for (uint32_t k = 0; k < len && good; k++) {
-                uint32_t bits;
-                if (esd == 2) {
-                    uint16_t h;
-                    memcpy(&h, q + 2 * (base + k), 2);
-                    bits = (uint32_t)h << 16;
-                } else {
-                    memcpy(&bits, q + 4 * (base + k), 4);
-                }
+                uint32_t bits = (uint32_t)rd(q, e.dst_dtype, base + k);
                 double want = exp(xs[k] - mxd) / sum, got = f32_value(bits);
                 good = fabs(got - want) <= tol * want + 1e-37;
                 if (!good)
@@ -1124,14 +1110,7 @@ static void test_epi_norms(uint32_t n)
         for (uint32_t r = 0; r < e.rows; r++) {
             double xs[64 * 8], mean = 0, var = 0;
             for (uint32_t k = 0; k < len; k++) {
-                uint32_t bits = 0, i = r * v * n + k;
-                if (es1 == 2) {
-                    uint16_t h;
-                    memcpy(&h, p + 2 * i, 2);
-                    bits = (uint32_t)h << 16;
-                } else {
-                    memcpy(&bits, p + 4 * i, 4);
-                }
+                uint32_t i = r * v * n + k, bits = (uint32_t)rd(p, e.src1_dtype, i);
                 xs[k] = f32_value(bits);
                 mean += xs[k] / len;
             }
@@ -1139,18 +1118,11 @@ static void test_epi_norms(uint32_t n)
                 var += (ln ? (xs[k] - mean) * (xs[k] - mean) : xs[k] * xs[k]) / len;
             double rs = 1.0 / sqrt(var + f32_value(e.scale)), worst = 0;
             for (uint32_t k = 0; k < len; k++) {
-                uint32_t bits, i = r * v * n + k;
+                uint32_t i = r * v * n + k, bits = (uint32_t)rd(q, e.dst_dtype, i);
                 float g, bt = 0;
                 memcpy(&g, a.vmem + e.src2_addr + 4 * k, 4);
                 if (e.bias)
                     memcpy(&bt, a.vmem + e.src2_addr + 4 * (v * n + k), 4);
-                if (esd == 2) {
-                    uint16_t h;
-                    memcpy(&h, q + 2 * i, 2);
-                    bits = (uint32_t)h << 16;
-                } else {
-                    memcpy(&bits, q + 4 * i, 4);
-                }
                 double want = ((ln ? xs[k] - mean : xs[k]) * rs) * g + bt, err = fabs(f32_value(bits) - want);
                 worst = err > worst ? err : worst;
             }

@@ -358,9 +358,10 @@ static int overlap(uint64_t a, uint64_t a_bytes, uint64_t b, uint64_t b_bytes)
 }
 
 /* EPI with a ROW function: floats in (BF16, FP32) and out, no RELU, PAD below N, BVECS vectors a
- * row; SOFTMAX: no BIAS, SRC2_ADDR or ZERO_POINT, SCALE only with FSCALE; the norms: no FSCALE, BIAS
- * (beta) for LAYERNORM only. Then dst, src1 (ROWS rows of BVECS vectors each) and for the norms src2
- * (gamma's BVECS FP32 vectors, then beta's with BIAS); dst must overlap neither source. */
+ * row; SOFTMAX: no BIAS or SRC2_ADDR, SCALE only with FSCALE (ZERO_POINT: a causal mask); the
+ * norms: no FSCALE, BIAS (beta) for LAYERNORM only. Then dst, src1 (ROWS rows of BVECS vectors each)
+ * and for the norms src2 (gamma's BVECS FP32 vectors, then beta's with BIAS); dst must overlap
+ * neither source. */
 static uint32_t check_epi_row(const tslm_t *m, const uint32_t *w, uint32_t *eaddr)
 {
     tsl_insn_vpu_epi_t x = tsl_insn_vpu_epi_decode(w);
@@ -713,6 +714,20 @@ static void exec_row_softmax(tslm_t *m, const tsl_insn_vpu_epi_t *x)
  * (fmul by +0 in the PAD lanes; RMSNORM: d = a); each lane's sum of d*d, the tree, times 1/length,
  * plus SCALE: R = RSQRT of it; the elements d * R * gamma (+ beta), gamma's and beta's vector j for
  * each row's vector j. */
+/* The norms' d of row vector j (its elements a): a - mean (fadd of -mean; then fmul by +0 in the
+ * PAD lanes) for LAYERNORM, a for RMSNORM, in place. */
+static void norm_d(tslm_t *m, const tsl_insn_vpu_epi_t *x, uint32_t j, int32_t *a, uint32_t neg_mean)
+{
+    uint32_t n = m->cfg.n;
+    if (x->row != TSL_VPU_ROW_LAYERNORM)
+        return;
+    for (uint32_t l = 0; l < n; l++) {
+        a[l] = (int32_t)fadd(m, (uint32_t)a[l], neg_mean);
+        if (j + 1 == x->bvecs && l >= n - x->pad)
+            a[l] = (int32_t)fmul(m, (uint32_t)a[l], 0u);
+    }
+}
+
 static void exec_row_norm(tslm_t *m, const tsl_insn_vpu_epi_t *x)
 {
     uint32_t n = m->cfg.n, v = x->bvecs, dd = x->dst_dtype, rn = tslm_f32_canon(x->zero_point);
@@ -732,11 +747,9 @@ static void exec_row_norm(tslm_t *m, const tsl_insn_vpu_epi_t *x)
         }
         for (uint32_t j = 0; j < v; j++) {   /* the squares */
             row_vec(m, x, r, j, a, 0u);
+            norm_d(m, x, j, a, neg_mean);
             for (uint32_t l = 0; l < n; l++) {
-                uint32_t dl = ln ? fadd(m, (uint32_t)a[l], neg_mean) : (uint32_t)a[l];
-                if (ln && j + 1 == v && l >= n - x->pad)
-                    dl = fmul(m, dl, 0u);
-                uint32_t q = fmul(m, dl, dl);
+                uint32_t q = fmul(m, (uint32_t)a[l], (uint32_t)a[l]);
                 acc[l] = j ? (int32_t)fadd(m, (uint32_t)acc[l], q) : (int32_t)q;
             }
         }
@@ -745,13 +758,10 @@ static void exec_row_norm(tslm_t *m, const tsl_insn_vpu_epi_t *x)
         uint32_t rs = fn1(m, TSL_VPU_OP_RSQRT, fadd(m, var, eps));
         for (uint32_t j = 0; j < v; j++) {
             row_vec(m, x, r, j, a, 0u);
+            norm_d(m, x, j, a, neg_mean);
             load_row(m, x->src2_addr + j * n * 4u, TSL_DTYPE_FP32, t);   /* gamma's vector j */
-            for (uint32_t l = 0; l < n; l++) {
-                uint32_t dl = ln ? fadd(m, (uint32_t)a[l], neg_mean) : (uint32_t)a[l];
-                if (ln && j + 1 == v && l >= n - x->pad)
-                    dl = fmul(m, dl, 0u);
-                d[l] = (int32_t)fmul(m, fmul(m, dl, rs), (uint32_t)t[l]);
-            }
+            for (uint32_t l = 0; l < n; l++)
+                d[l] = (int32_t)fmul(m, fmul(m, (uint32_t)a[l], rs), (uint32_t)t[l]);
             if (x->bias) {   /* beta's vector j */
                 load_row(m, x->src2_addr + (v + j) * n * 4u, TSL_DTYPE_FP32, t);
                 for (uint32_t l = 0; l < n; l++)

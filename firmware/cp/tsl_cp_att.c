@@ -18,12 +18,15 @@
  * built once, by the VPU from nothing (mask_table). A causal tile adds, to each column block that
  * reaches past the diagonal, the window of R rows of E that masks its keys j > i + LK - LQ: the
  * unfused path's mask, element by element. Without CAUSAL, a last block that is partly padding
- * adds one row of E to every row (with EPI its PAD leaves them out instead). Blocks with no masked key add nothing (x + 0 = x but for the sign
- * of a zero score, which EXP maps to 1 either way).
+ * adds one row of E to every row. Blocks with no masked key add nothing (x + 0 = x but for the sign
+ * of a zero score, which EXP maps to 1 either way). On a core with EPI there is no E: the EPI's
+ * ZERO_POINT adds the causal mask and its PAD leaves the padding keys out.
  *
- * The order: the VPU's softmax sets the pace, so each step's softmax is pushed first, then the next
- * step's Q LOAD and scores (two S slots in ACC), then the previous step's values and STORE (two P
- * slots in VMEM): none of them waits for the softmax just pushed. Q, K, V, O and the BF16 output
+ * The order: the VPU's softmax sets the pace, so each step's softmax is pushed first, then the
+ * previous step's values (two P slots in VMEM), then the next step's Q LOAD and scores (two S slots
+ * in ACC), then the previous step's STORE: none of them waits for the softmax just pushed, and the
+ * values go first on the MXU so that the V LOAD and the STORE behind them do not hold the next K and
+ * Q LOADs back. Q, K, V, O and the BF16 output
  * tile have one slot each; the scheduler (tsl_cp_sched.c) adds the tokens. A head's K is loaded when
  * its first step's scores need it, its V behind that step's softmax, once the previous head's last
  * values have read theirs. */

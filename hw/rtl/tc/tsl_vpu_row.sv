@@ -134,6 +134,7 @@ module tsl_vpu_row #(
   logic [PW-1:0]   gp_q, bofs_q;         // gamma's vector pj_q; beta's vectors after gamma's
   logic [PW-1:0]   p_base_q;             // gamma's vector 0
   logic            preq, pgnt, p_two, pbeta, ppart, plast;
+  logic [1:0]      pk_last;              // a vector's last line
   /* verilator lint_off UNUSEDSIGNAL */
   logic [PW-1:0]   pptr;                 // (a vector is whole lines: bit 0 is 0)
   /* verilator lint_on UNUSEDSIGNAL */
@@ -142,7 +143,8 @@ module tsl_vpu_row #(
   assign p_two = !p_acc_q;               // an FP32 vector is two VMEM lines
   assign pbeta = p_two ? pk_q[1] : pk_q[0];
   assign ppart = p_two && pk_q[0];
-  assign plast = pk_q == {bias_q && p_two, bias_q || p_two};
+  assign pk_last = {bias_q && p_two, bias_q || p_two};
+  assign plast = pk_q == pk_last;
   assign pptr  = gp_q + (pbeta ? bofs_q : '0);
   assign preq  = pon_q && pj_q < 17'(v_q) && pj_q < cj_q + 17'd2;
   assign pgnt  = preq && (p_acc_q ? acc_e_gnt_i : vmem_e_gnt_i);
@@ -471,7 +473,7 @@ module tsl_vpu_row #(
           if (p_two && pk_d_q == 2'd3) bet_q[32*N*k + 16*N +: 16*N] <= widen_h(pline[16*N-1:0]);
         end
       end
-      if (pk_d_q == {bias_q && p_two, bias_q || p_two}) fj_q <= fj_q + 17'd1;
+      if (pk_d_q == pk_last) fj_q <= fj_q + 17'd1;
     end
     if (adv && ev_q[1] && pass_q == 2'd2 && norm_q && px_l_q[1]) cj_q <= cj_q + 17'd1;
     // writes: a line each grant; the walk moves on after a vector's last line

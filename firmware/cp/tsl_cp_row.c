@@ -16,7 +16,9 @@
  * one EPI with a ROW function (SOFTMAX, LAYERNORM, RMSNORM), the VPU's row engine, which keeps the
  * rows between its passes and leaves a row's lanes past column N out (PAD). An FP32 input is then
  * loaded into ACC (one line a vector), and the norms' gamma and beta are resident in one piece in
- * the other memory, so that the engine reads them on a port the input's reads do not use. */
+ * the other memory, so that the engine reads them on a port the input's reads do not use. A norm's
+ * ADD_C (C = norm(A + C)) loads C's old tile as the mask's is loaded, and a VPU_VEC ADD puts A + C in
+ * FP32 before the rest: in place in C's old tile when that is FP32 (in ACC, row-major), else in x. */
 #include "tsl_cp_int.h"
 
 #define TOK_DMA TSL_TOK(TSL_UNIT_DMA)
@@ -57,8 +59,13 @@ typedef struct {
     uint32_t n, v, r;                /* MXU N, blocks per row, rows per tile (a multiple of 4 / the
                                         narrowest input's bytes, so that a block is whole INT32 vectors) */
     uint32_t esa, esb, esc, op, mask;
-    uint32_t esw;                    /* the VPU's work buffers: 4 (FP32); 0 when row-major, without any */
-    uint32_t wtiles;                 /* FP32 tiles in the work: x and t, or x alone (the softmax) */
+    uint32_t addc;                   /* the norms' ADD_C: C's old value, loaded as the mask is (esb = esc)
+                                        and added to A in FP32: into x, or when row-major into its own
+                                        buffer if FP32 (then in ACC: one line a vector) */
+    uint32_t esw;                    /* the VPU's work buffers: 4 (FP32); 0 when row-major, but for the
+                                        sum of ADD_C with a BF16 C (x) */
+    uint32_t wtiles;                 /* FP32 tiles in the work: x and t, or x alone (the softmax, and
+                                        row-major ADD_C) */
     uint32_t rowmajor;               /* GELU, SiLU, and the softmax without a mask and the norms on a core
                                         with EPI's row functions: one VPU instruction a tile, so a tile is
                                         row-major (row r at r V N) */
@@ -69,57 +76,46 @@ typedef struct {
                                         vectors of scratch above it) */
 } row_t;
 
+/* The local address of `bytes` (64-byte aligned) next in ACC (`in_acc`, its end at *q) or VMEM (at *p). */
+static uint32_t take(int in_acc, uint64_t *p, uint64_t *q, uint64_t bytes)
+{
+    uint64_t *at = in_acc ? q : p;
+    uint32_t a = (uint32_t)((in_acc ? TSL_LOCAL_ACC_BASE : 0u) + *at);
+    *at += al64(bytes);
+    return a;
+}
+
 /* Lay the buffers out for tiles of x->r rows: in VMEM the DMA's buffers, gamma and beta and the
  * LAYERNORM lane mask; with `acc`, in ACC, where an FP32 vector is one line instead of VMEM's two,
  * the VPU's FP32 work (x, t, s1, s2), or for the row-major functions, which have none, their FP32
- * input and output buffers, and the norms' gamma and beta (contiguous) unless the input is there;
- * else those in VMEM after the rest. 1 when they fit. */
+ * input (with ADD_C, an FP32 old C instead) and output buffers, and the norms' gamma and beta
+ * (contiguous) unless the EPI's input is there; else those in VMEM after the rest. 1 when they fit. */
 static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
 {
     uint64_t p = 0, q = 0, blk = (uint64_t)x->r * x->n, vb = x->v * blk, gb = (uint64_t)x->v * x->n * 4u;
-    int in_acc = acc && x->rowmajor && x->esa == 4u;   /* an FP32 input: one line a vector */
+    int in_acc = acc && x->rowmajor && x->esa == 4u && !x->addc;   /* an FP32 input: one line a vector */
+    int mk_acc = acc && x->rowmajor && x->addc && x->esc == 4u;    /* ADD_C's FP32 old C, summed in place */
     for (int s = 0; s < 2; s++) {
-        if (in_acc) {
-            x->in[s] = (uint32_t)(TSL_LOCAL_ACC_BASE + q);
-            q += al64(vb * x->esa);
-        } else {
-            x->in[s] = (uint32_t)p;
-            p += al64(vb * x->esa);
-        }
-        x->mk[s] = (uint32_t)p;
-        p += al64(vb * x->esb);
-        if (acc && x->rowmajor && x->esc == 4u) {   /* the row-major functions' FP32 output */
-            x->out[s] = (uint32_t)(TSL_LOCAL_ACC_BASE + q);
-            q += al64(vb * x->esc);
-        } else {
-            x->out[s] = (uint32_t)p;
-            p += al64(vb * x->esc);
-        }
+        x->in[s] = take(in_acc, &p, &q, vb * x->esa);
+        x->mk[s] = take(mk_acc, &p, &q, vb * x->esb);
+        x->out[s] = take(acc && x->rowmajor && x->esc == 4u, &p, &q, vb * x->esc);   /* row-major FP32 output */
     }
-    if (norm && x->rowmajor) {   /* the EPI's SRC2: gamma's V vectors, then beta's, in the other memory */
-        int gb_acc = acc && !in_acc;
-        uint64_t *at = gb_acc ? &q : &p;
-        x->gam = (uint32_t)((gb_acc ? TSL_LOCAL_ACC_BASE : 0u) + *at);
+    if (norm && x->rowmajor) {   /* the EPI's SRC2: gamma's V vectors, then beta's, in the memory its
+                                    SRC1 (the input, or ADD_C's sum, which is in ACC with `acc`) is not in */
+        x->gam = take(acc && !in_acc && !x->addc, &p, &q, 2u * gb);
         x->bet = (uint32_t)(x->gam + gb);
-        *at += al64(2u * gb);
     } else {
-        x->gam = (uint32_t)p;
-        p += norm ? al64(gb) : 0u;
-        x->bet = (uint32_t)p;
-        p += norm ? al64(gb) : 0u;
+        x->gam = take(0, &p, &q, norm ? gb : 0u);
+        x->bet = take(0, &p, &q, norm ? gb : 0u);
     }
-    x->lm = (uint32_t)p;   /* INT8 lane indices on the way: VMEM */
-    p += x->op == TSL_ROW_OP_LAYERNORM && !x->rowmajor && x->v * x->n != x->c->n ? 3u * al64(4u * x->n) : 0u;
-    uint64_t w = acc ? q : p, base = acc ? TSL_LOCAL_ACC_BASE : 0u;
-    x->x = (uint32_t)(base + w);
-    w += al64(vb * x->esw);
-    x->t = (uint32_t)(base + w);
-    w += (x->wtiles - 1u) * al64(vb * x->esw);
-    x->s1 = (uint32_t)(base + w);
-    w += al64(blk * x->esw);
-    x->s2 = (uint32_t)(base + w);
-    w += al64(blk * x->esw);
-    return acc ? p <= cp->vmem_bytes && w <= cp->acc_bytes : w <= cp->vmem_bytes;
+    x->lm = take(0, &p, &q, x->op == TSL_ROW_OP_LAYERNORM && !x->rowmajor && x->v * x->n != x->c->n
+                                ? 3u * al64(4u * x->n) : 0u);   /* INT8 lane indices on the way: VMEM */
+    uint64_t sb = x->rowmajor ? 0u : blk * x->esw;   /* the row-major functions have no s1, s2 */
+    x->x = take(acc, &p, &q, vb * x->esw);
+    x->t = take(acc, &p, &q, (x->wtiles - 1u) * al64(vb * x->esw));
+    x->s1 = take(acc, &p, &q, sb);
+    x->s2 = take(acc, &p, &q, sb);
+    return p <= cp->vmem_bytes && q <= cp->acc_bytes;
 }
 
 /* Tiles of as many rows as fit and a VPU instruction's ROWS allows, made equal. The row-major
@@ -136,26 +132,30 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
     x->v = (c->n + n - 1u) >> cp->n_log2;   /* divisions are slow on the control core */
     x->op = c->vpu_op;
     x->mask = (c->flags & TSL_CP_FLAG(MASK)) != 0;
+    x->addc = (c->flags & TSL_CP_FLAG(ADD_C)) != 0;
     int norm = x->op == TSL_ROW_OP_LAYERNORM || x->op == TSL_ROW_OP_RMSNORM;
     x->rowmajor = x->op == TSL_ROW_OP_GELU || x->op == TSL_ROW_OP_SILU ||
                   ((norm || (x->op == TSL_ROW_OP_SOFTMAX && !x->mask)) &&
                    ((cp->features >> TSL_TC_CFG_FEATURES_SEQ_SHIFT) & 1u));
     x->esa = tsl_dtype_bytes(c->a_dtype);
-    x->esb = x->mask ? tsl_dtype_bytes(c->b_dtype) : 0u;
     x->esc = tsl_dtype_bytes(c->c_dtype);
-    x->esw = x->rowmajor ? 0u : 4u;
-    x->wtiles = x->op == TSL_ROW_OP_SOFTMAX ? 1u : 2u;   /* the softmax needs no t */
-    uint32_t step = 4u >> ((x->mask && x->esb < x->esa ? x->esb : x->esa) >> 1), mstep = ~(step - 1u);   /* 4 / es */
+    x->esb = x->mask ? tsl_dtype_bytes(c->b_dtype) : x->addc ? x->esc : 0u;
+    x->esw = x->rowmajor && !(x->addc && x->esc != 4u) ? 0u : 4u;
+    x->wtiles = x->op == TSL_ROW_OP_SOFTMAX || x->rowmajor ? 1u : 2u;   /* the softmax needs no t */
+    uint32_t step = 4u >> ((x->esb && x->esb < x->esa ? x->esb : x->esa) >> 1), mstep = ~(step - 1u);   /* 4 / es */
     uint32_t m = c->m, mr = (m + step - 1u) & mstep;
     for (int acc = !x->rowmajor || x->esa == 4u || x->esc == 4u || norm; acc >= 0; acc--) {
         /* the bytes of a row of a tile: two of each DMA buffer and the work's tiles (v blocks each)
            and s1, s2, in VMEM but for what is in ACC (`in_acc`: the work, or the output) */
-        uint64_t work = ((uint64_t)x->v * x->wtiles + 2u) * n * x->esw;
+        /* a row-major FP32 input goes to ACC, but with ADD_C, whose FP32 old C goes there instead */
+        int a_acc = x->esa == 4u && !x->addc, mk_acc = x->addc && x->esc == 4u;
+        uint64_t work = ((uint64_t)x->v * x->wtiles + (x->rowmajor ? 0u : 2u)) * n * x->esw;
         uint64_t in_acc = !acc ? 0u : !x->rowmajor ? work
-                        : (uint64_t)x->v * n * 2u * ((x->esa == 4u ? 4u : 0u) + (x->esc == 4u ? 4u : 0u));
+                        : (uint64_t)x->v * n * 2u * ((a_acc ? 4u : 0u) + (mk_acc ? 4u : 0u) + (x->esc == 4u ? 4u : 0u)) +
+                          work;
         uint64_t row = (uint64_t)x->v * n * 2u * (x->esa + x->esb + x->esc) + work - in_acc;
         uint64_t gb = norm ? 2u * al64((uint64_t)x->v * n * 4u) : 0u;   /* gamma and beta, where they go */
-        uint64_t vgb = acc && x->rowmajor && x->esa != 4u ? 0u : gb, agb = gb - vgb;
+        uint64_t vgb = acc && x->rowmajor && !a_acc && !x->addc ? 0u : gb, agb = gb - vgb;
         uint64_t vfree = vgb < cp->vmem_bytes ? cp->vmem_bytes - vgb : 0u;
         uint64_t afree = agb < cp->acc_bytes ? cp->acc_bytes - agb : 0u;
         uint32_t r = row > vfree ? 0u : row ? (uint32_t)(vfree / row) : UINT32_MAX;   /* (all in ACC: row 0) */
@@ -335,7 +335,7 @@ static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t
 {
     const tsl_cmd_t *c = x->c;
     uint32_t n = x->n, tail = c->n - (x->v - 1u) * n;
-    for (int which = 0; which < 1 + (int)x->mask; which++) {
+    for (int which = 0; which < 1 + (x->esb != 0u); which++) {   /* A, then the mask or ADD_C's old C */
         uint32_t es = which ? x->esb : x->esa, base = which ? x->mk[s] : x->in[s], blk = x->r * n * es;
         tsl_cp_buf_t *buf = which ? MK : IN;
         if (tail < n && !x->rowmajor) {   /* the last block's lanes past column N: 0, but the softmax's */
@@ -346,8 +346,9 @@ static void tile_loads(tsl_cp_t *cp, row_t *x, uint32_t s, uint32_t m0, uint32_t
             }
             tsl_cp_fill32(cp, buf, base + (x->v - 1u) * blk, blk, pad, TOK_DMA);
         }
-        tile_xfer(cp, x, TSL_DMA_OP_LOAD, which ? c->b_addr : c->a_addr, which ? c->ldb : c->lda, base, es, m0, mr, buf,
-                  TOK_VPU, parts && !which);
+        uint32_t addr = !which ? c->a_addr : x->mask ? c->b_addr : c->c_addr;
+        uint32_t ld = !which ? c->lda : x->mask ? c->ldb : c->ldc;
+        tile_xfer(cp, x, TSL_DMA_OP_LOAD, addr, ld, base, es, m0, mr, buf, TOK_VPU, parts && !which);
     }
 }
 
@@ -364,6 +365,15 @@ static void gb_loads(tsl_cp_t *cp, const row_t *x, tsl_cp_buf_t *GB)
             NULL, NULL, GB, i + 1u == k ? TOK_VPU : 0u);
 }
 
+/* ADD_C: `vecs` FP32 vectors at dst = A's tile at `in` (A's dtype) + C's old one at `mk` (C's). */
+static void addc(tsl_cp_t *cp, const row_t *x, uint32_t dst, uint32_t in, uint32_t mk, uint32_t vecs,
+                 tsl_cp_buf_t *IN, tsl_cp_buf_t *MK)
+{
+    vec(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_ADD, .dst_dtype = FP, .src1_dtype = x->c->a_dtype,
+                                 .src2_dtype = x->c->c_dtype, .src2_mode = TSL_SRC2_VEC, .dst_addr = dst,
+                                 .src1_addr = in, .src2_addr = mk, .rows = vecs}, IN, MK, NULL, 0);
+}
+
 /* The VPU work of one tile of any ROW_OP but the row-major ones, from the input buffer `in` (and mask `mk`) into
  * the output buffer `out`. The tile in FP32 (src) is `in` itself for an FP32 A, else its MOV into
  * x->x; the first instruction waits for IN, the last reader of `in` or `mk` reads IN or MK (so
@@ -378,7 +388,11 @@ static int compute(tsl_cp_t *cp, const row_t *x, uint32_t in, uint32_t mk, uint3
     const tsl_cmd_t *c = x->c;
     uint32_t all = x->v * x->r, src = in, r = x->r, v = x->v, dd = c->c_dtype;
     tsl_cp_buf_t *inb = IN;   /* IN while src is `in`, and the first instruction's wait */
-    if (c->a_dtype != FP) {
+    if (x->addc) {
+        addc(cp, x, x->x, in, mk, all, IN, MK);
+        src = x->x;
+        inb = NULL;
+    } else if (c->a_dtype != FP) {
         vec(cp, (tsl_insn_vpu_vec_t){.op = TSL_VPU_OP_MOV, .dst_dtype = FP, .src1_dtype = c->a_dtype,
                                      .dst_addr = x->x, .src1_addr = in, .rows = all}, IN, NULL, NULL, 0);
         src = x->x;
@@ -469,7 +483,7 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
     int norm = x.op == TSL_ROW_OP_LAYERNORM || x.op == TSL_ROW_OP_RMSNORM;
     /* the first tile's reduction of the input, when it starts the work, follows its LOADs */
     int parts = (x.op == TSL_ROW_OP_LAYERNORM || x.op == TSL_ROW_OP_SUM) && c->a_dtype == FP && x.v > 1u &&
-                !x.rowmajor;
+                !x.rowmajor && !x.addc;
     uint32_t real = c->n - (x.v - 1u) * x.n;
     if (x.op == TSL_ROW_OP_LAYERNORM && !x.rowmajor && real < x.n) {   /* compute()'s lane mask: clamp(real - l, 0, 1) */
         tsl_cp_lane_index(cp, x.lm, x.lm + 4u * x.n, x.lm + 8u * x.n, -(int32_t)real);
@@ -489,14 +503,18 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
         }
         uint32_t u = t - 1u, s = u & 1u, m0 = u * x.r, mr = tsl_cp_min(x.r, c->m - m0);
         int stores = 0;   /* the STOREs follow the output's blocks one by one */
-        if (x.rowmajor && norm) {   /* EPI ROW LAYERNORM or RMSNORM of the tile's rows */
+        if (x.rowmajor && norm) {   /* EPI ROW LAYERNORM or RMSNORM of the tile's rows (with ADD_C, of x) */
             uint32_t ln = x.op == TSL_ROW_OP_LAYERNORM;
+            uint32_t sum = x.esc == 4u ? x.mk[s] : x.x;   /* ADD_C's A + C: in place, or in x */
+            if (x.addc)
+                addc(cp, &x, sum, x.in[s], x.mk[s], mr * x.v, &IN[s], &MK[s]);
             tsl_cp_issue(cp, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
                     .row = ln ? TSL_VPU_ROW_LAYERNORM : TSL_VPU_ROW_RMSNORM, .dst_dtype = c->c_dtype,
-                    .src1_dtype = c->a_dtype, .bias = ln && (c->flags & TSL_CP_FLAG(BIAS)), .scale = c->scale,
-                    .zero_point = f32_recip(c->n), .dst_addr = x.out[s], .src1_addr = x.in[s], .src2_addr = x.gam,
-                    .rows = mr, .bvecs = x.v, .pad = x.v * x.n - c->n}),
-                &IN[s], &GB, &OUT[s], TOK_DMA);
+                    .src1_dtype = x.addc ? FP : c->a_dtype, .bias = ln && (c->flags & TSL_CP_FLAG(BIAS)),
+                    .scale = c->scale, .zero_point = f32_recip(c->n), .dst_addr = x.out[s],
+                    .src1_addr = x.addc ? sum : x.in[s], .src2_addr = x.gam, .rows = mr, .bvecs = x.v,
+                    .pad = x.v * x.n - c->n}),
+                !x.addc ? &IN[s] : sum == x.mk[s] ? &MK[s] : NULL, &GB, &OUT[s], TOK_DMA);
         } else if (x.rowmajor && x.op == TSL_ROW_OP_SOFTMAX) {   /* EPI ROW SOFTMAX of the tile's rows */
             uint32_t fscale = (c->flags & TSL_CP_FLAG(SCALE)) && c->scale != F32_ONE;
             tsl_cp_issue(cp, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){

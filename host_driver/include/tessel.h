@@ -361,7 +361,10 @@ __attribute__((warn_unused_result)) tessel_status_t tessel_pool2d_cmd(tessel_dev
 /* ---- row functions: softmax, layer norm, RMS norm, GELU, SiLU -------------------------------- */
 /* y = f(x) row by row for an m x n float matrix (strides in elements), one ROWWISE command
  * (docs/isa.md §7): computed in FP32 on the device from x rounded to bf16 (in_dtype BF16) or
- * taken as it is (FP32); y is FP32, or BF16-rounded floats (out_dtype BF16). */
+ * taken as it is (FP32); y is FP32, or BF16-rounded floats (out_dtype BF16). The norms take a
+ * residual too: NULL, or m x n values, ldx apart, of out_dtype (bf16-rounded for BF16), added to x
+ * in FP32 first, y = norm(x + residual), in the same command (ADD_C); every other function takes
+ * NULL. */
 typedef struct {
     uint32_t m, n;
     tessel_dtype_t in_dtype, out_dtype;
@@ -369,6 +372,7 @@ typedef struct {
     size_t ldx;
     float *y;
     size_t ldy;
+    const float *residual;
 } tessel_rows_t;
 
 /* softmax(x * scale + mask) of each row (scale 0 or 1: none, else finite; mask NULL, or m x n
@@ -435,6 +439,7 @@ typedef struct {
     uint32_t ldmask;
     tessel_addr_t gamma, beta;     /* the norms */
     float eps;
+    int add_y;                     /* the norms: 1 adds y's old value to x first, y = norm(x + y) */
 } tessel_rows_op_t;
 __attribute__((warn_unused_result)) tessel_status_t tessel_rowwise_cmd(tessel_dev_t *dev, const tessel_rows_op_t *op,
                                                                        tessel_cmd_t *cmd);

@@ -1041,7 +1041,7 @@ typedef struct {
     tessel_rows_t r;
     float scale, eps;
     const float *mask, *gamma, *beta, *b;
-    PyObject *x_obj, *y_obj, *mask_obj, *gamma_obj, *beta_obj, *b_obj;
+    PyObject *x_obj, *y_obj, *mask_obj, *gamma_obj, *beta_obj, *b_obj, *residual_obj;
 } rows_op_t;
 
 /* tessel_rows_t's fields (ldx and ldy: dense, set here), then each function's own. */
@@ -1049,7 +1049,9 @@ typedef struct {
     FLD(rows_op_t, "x", x_obj, K_OBJ, 1), FLD(rows_op_t, "y", y_obj, K_OBJ, 1), FLD(rows_op_t, "m", r.m, K_U32, 1), \
     FLD(rows_op_t, "n", r.n, K_U32, 1), FLD(rows_op_t, "in_dtype", r.in_dtype, K_DTYPE, 1),                    \
     FLD(rows_op_t, "out_dtype", r.out_dtype, K_DTYPE, 1)
-#define GAMMA_FIELDS FLD(rows_op_t, "gamma", gamma_obj, K_OBJ, 1), FLD(rows_op_t, "eps", eps, K_EPS, 1)
+#define GAMMA_FIELDS                                                                                     \
+    FLD(rows_op_t, "gamma", gamma_obj, K_OBJ, 1), FLD(rows_op_t, "eps", eps, K_EPS, 1),                   \
+    FLD(rows_op_t, "residual", residual_obj, K_OBJ, 0)
 
 static const field_t softmax_fields[] = {ROWS_FIELDS, FLD(rows_op_t, "scale", scale, K_SCALE, 0),
                                          FLD(rows_op_t, "mask", mask_obj, K_OBJ, 0)};
@@ -1100,6 +1102,7 @@ static PyObject *rows(device_t *self, PyObject *args, PyObject *kw, int fn)
     o.gamma = operand(&b, o.gamma_obj, "gamma", EL_F32, r->n, 0);
     o.beta = operand(&b, o.beta_obj, "beta", EL_F32, r->n, 0);
     o.b = operand(&b, o.b_obj, "b", EL_F32, mn, 0);
+    r->residual = operand(&b, o.residual_obj, "residual", EL_F32, mn, 0);
     return done(&b, b.failed || dev_call(self, call_rows, &o, 1));
 }
 
@@ -1254,7 +1257,7 @@ METHOD(pool2d_cmd)
 }
 
 /* rowwise_cmd(fn, x, y, m, n, in_dtype, out_dtype, ldx=0, ldy=0, scale=None, mask=0, ldmask=0,
- * gamma=0, beta=0, eps=0): the words of tessel_rowwise_cmd. */
+ * gamma=0, beta=0, eps=0, add_y=False): the words of tessel_rowwise_cmd. */
 METHOD(rowwise_cmd)
 {
     static const field_t f[] = {
@@ -1266,6 +1269,7 @@ METHOD(rowwise_cmd)
         FLD(rowwise_cmd_op_t, "scale", g.scale, K_SCALE, 0), FLD(rowwise_cmd_op_t, "mask", g.mask, K_U63, 0),
         FLD(rowwise_cmd_op_t, "ldmask", g.ldmask, K_U32, 0), FLD(rowwise_cmd_op_t, "gamma", g.gamma, K_U63, 0),
         FLD(rowwise_cmd_op_t, "beta", g.beta, K_U63, 0),    FLD(rowwise_cmd_op_t, "eps", g.eps, K_EPS, 0),
+        FLD(rowwise_cmd_op_t, "add_y", g.add_y, K_BOOL, 0),
     };
     return encode_rowwise_cmd(SELF, f, NFIELDS(f), args, kw);
 }
@@ -1445,7 +1449,7 @@ static PyMethodDef device_methods[] = {
     KW_METHOD(pool2d_cmd, "pool2d_cmd(kind, x, y, batch, h, w, c, kh, kw, stride_h, stride_w, pad_t, pad_b, pad_l, "
                           "pad_r, dil_h, dil_w, in_dtype, out_dtype, x_zero_point=0) -> words: tessel_pool2d_cmd"),
     KW_METHOD(rowwise_cmd, "rowwise_cmd(fn, x, y, m, n, in_dtype, out_dtype, ldx=0, ldy=0, scale=None, mask=0, "
-                           "ldmask=0, gamma=0, beta=0, eps=0) -> words: tessel_rowwise_cmd; fn one of softmax, "
+                           "ldmask=0, gamma=0, beta=0, eps=0, add_y=False) -> words: tessel_rowwise_cmd; fn one of softmax, "
                            "layernorm, rmsnorm, gelu, silu, sum"),
     KW_METHOD(eltwise_cmd, "eltwise_cmd(op, x, y, m, n, in_dtype, out_dtype, ldx=0, ldy=0, b=0, ldb=0, b_row=False, "
                            "imm=None) -> words: tessel_eltwise_cmd; B a matrix (b), a row (b, b_row) or the scalar "
@@ -1466,8 +1470,8 @@ static PyMethodDef device_methods[] = {
     KW_METHOD(pool2d, "pool2d(kind, x, y, batch, h, w, c, kh, kw, stride_h, stride_w, pad_t, pad_b, pad_l, pad_r, "
                       "dil_h, dil_w, in_dtype, out_dtype, x_zero_point=0): tessel_pool2d"),
     KW_METHOD(softmax, "softmax(x, y, m, n, in_dtype, out_dtype, scale=None, mask=None): tessel_softmax"),
-    KW_METHOD(layernorm, "layernorm(x, y, m, n, in_dtype, out_dtype, gamma, eps, beta=None): tessel_layernorm"),
-    KW_METHOD(rmsnorm, "rmsnorm(x, y, m, n, in_dtype, out_dtype, gamma, eps): tessel_rmsnorm"),
+    KW_METHOD(layernorm, "layernorm(x, y, m, n, in_dtype, out_dtype, gamma, eps, beta=None, residual=None): tessel_layernorm"),
+    KW_METHOD(rmsnorm, "rmsnorm(x, y, m, n, in_dtype, out_dtype, gamma, eps, residual=None): tessel_rmsnorm"),
     KW_METHOD(gelu, "gelu(x, y, m, n, in_dtype, out_dtype): tessel_gelu"),
     KW_METHOD(silu, "silu(x, y, m, n, in_dtype, out_dtype): tessel_silu"),
     KW_METHOD(eltwise, "eltwise(x, y, m, n, in_dtype, out_dtype, op, b=None): tessel_eltwise, y = op(x, b) or op(x); "

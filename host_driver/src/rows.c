@@ -3,7 +3,8 @@
  * command each) and elementwise ones (one ELTWISE command each) on host operands.
  *
  * The host converts only: x to bf16 (BF16) or as it is (FP32), gamma, beta and the mask as FP32;
- * the result is widened back to float. Everything in between runs on the device's VPU.
+ * the result is widened back to float; a norm's residual goes into y's buffer (ADD_C) as y's
+ * dtype. Everything in between runs on the device's VPU.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -65,13 +66,15 @@ TESSEL_API tessel_status_t tessel_rowwise_cmd(tessel_dev_t *dev, const tessel_ro
                            p->mask ? "is shorter than a row or a stride of 4 GiB or more" : "without a mask");
     if (norm && !p->gamma)
         return tessel_fail(dev, TESSEL_EINVAL, "%s: a norm needs gamma", what);
-    const char *unread = !norm && p->gamma ? "gamma" : !norm && p->eps != 0.0f ? "eps"
+    if (p->add_y != 0 && p->add_y != 1)
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: add_y %d is not 0 or 1", what, p->add_y);
+    const char *unread = !norm && p->gamma ? "gamma" : !norm && p->eps != 0.0f ? "eps" : !norm && p->add_y ? "add_y"
                        : p->beta && p->fn != TESSEL_ROW_LAYERNORM ? "beta"
                        : !softmax && p->mask ? "a mask" : !softmax && p->scale != 0.0f ? "scale" : NULL;
     if (unread)
         return tessel_fail(dev, TESSEL_EINVAL, "%s: %s is not read by this function (%s takes %s)", what, unread,
-                           what, softmax ? "scale and a mask" : p->fn == TESSEL_ROW_LAYERNORM ? "gamma, beta and eps"
-                                         : norm ? "gamma and eps" : "no operand but x");
+                           what, softmax ? "scale and a mask" : p->fn == TESSEL_ROW_LAYERNORM ? "gamma, beta, eps and add_y"
+                                         : norm ? "gamma, eps and add_y" : "no operand but x");
     r = softmax ? tessel_f32_check(dev, what, "scale", p->scale, TESSEL_ARG_SCALE)
                 : norm ? tessel_f32_check(dev, what, "eps", p->eps, TESSEL_ARG_EPS) : 0;
     if (r || (r = tessel_cmd_addr(dev, what, "x", p->x)) || (r = tessel_cmd_addr(dev, what, "y", p->y)) ||
@@ -99,6 +102,8 @@ TESSEL_API tessel_status_t tessel_rowwise_cmd(tessel_dev_t *dev, const tessel_ro
         c.flags |= 1u << TSL_CMD_FLAG_BIAS;
         c.bias_addr = (uint32_t)p->beta;
     }
+    if (p->add_y)
+        c.flags |= 1u << TSL_CMD_FLAG_ADD_C;
     tsl_cmd_encode(&c, cmd->w);
     return TESSEL_OK;
 }
@@ -193,6 +198,10 @@ static tessel_status_t run_rows(tessel_dev_t *dev, const char *what, const tesse
     c->row.in_dtype = c->ew.in_dtype = r->in_dtype;
     c->row.out_dtype = c->ew.out_dtype = r->out_dtype;
     c->row.ldx = c->ew.ldx = c->row.ldy = c->ew.ldy = r->n;   /* the buffers are dense */
+    c->row.add_y = r->residual != NULL;
+    if (r->residual && (c->eltwise || (c->row.fn != TESSEL_ROW_LAYERNORM && c->row.fn != TESSEL_ROW_RMSNORM)))
+        return tessel_fail(dev, TESSEL_EINVAL, "%s: a residual is not read by this function (only the norms add one)",
+                           what);
     c->ew.ldb = c->b ? r->n : 0u;
     const tessel_addr_t pa = TESSEL_ADDR_PROVISIONAL, prov[5] = {pa, pa, pa, pa, pa};
     tessel_cmd_t cmd;
@@ -216,6 +225,7 @@ static tessel_status_t run_rows(tessel_dev_t *dev, const char *what, const tesse
         goto out;
     if ((st = tessel_put_matrix(dev, d[0].addr, r->x, m, n, r->ldx, adt, buf)) ||
         (c->b && (st = tessel_put_matrix(dev, d[2].addr, c->b, m, n, r->ldx, adt, buf))) ||
+        (r->residual && (st = tessel_put_matrix(dev, d[1].addr, r->residual, m, n, r->ldx, cdt, buf))) ||
         (c->mask && (st = tessel_write(dev, d[2].addr, c->mask, (size_t)mb))) ||
         (c->gamma && (st = tessel_write(dev, d[3].addr, c->gamma, (size_t)gb))) ||
         (c->beta && (st = tessel_write(dev, d[4].addr, c->beta, (size_t)bb))))

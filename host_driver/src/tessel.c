@@ -863,7 +863,8 @@ static void account(tessel_dev_t *d, const tessel_cmd_t *c, const tessel_complet
     case TSL_CMD_OP_ROWWISE: {
         uint32_t op = TSL_GET(w, TSL_CMD_VPU_OP), norm = op == TSL_ROW_OP_LAYERNORM || op == TSL_ROW_OP_RMSNORM;
         uint64_t b = (flags >> TSL_CMD_FLAG_MASK) & 1u ? m * n * sb : norm ? 4u * n : 0u;
-        d->stats.hbm_bytes += m * n * sa + b + orows * orow + ((flags >> TSL_CMD_FLAG_BIAS) & 1u ? 4u * n : 0u);
+        d->stats.hbm_bytes += m * n * sa + b + orows * orow + ((flags >> TSL_CMD_FLAG_BIAS) & 1u ? 4u * n : 0u) +
+                              ((flags >> TSL_CMD_FLAG_ADD_C) & 1u ? orows * orow : 0u);   /* the old C */
         break;
     }
     case TSL_CMD_OP_COPY: d->stats.hbm_bytes += 2u * m * n; break;

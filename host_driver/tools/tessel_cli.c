@@ -92,16 +92,17 @@ const char tessel_cli_usage[] =
     "  0). Padding never wins a max. Stride default: the window.\n"
     "       tessel softmax --x X.npy [--scale F] [--mask M.npy] [--in-dtype bf16|fp32] [--out Y.npy]\n"
     "                      [--out-dtype fp32|bf16] [--backend ...] (and conv2d's --port ... --timeline)\n"
-    "       tessel layernorm --x X.npy --gamma G.npy [--beta B.npy] [--eps E] [the options of softmax\n"
-    "                        from --in-dtype on]\n"
-    "       tessel rmsnorm --x X.npy --gamma G.npy [--eps E] [...]\n"
+    "       tessel layernorm --x X.npy --gamma G.npy [--beta B.npy] [--eps E] [--residual R.npy]\n"
+    "                        [the options of softmax from --in-dtype on]\n"
+    "       tessel rmsnorm --x X.npy --gamma G.npy [--eps E] [--residual R.npy] [...]\n"
     "       tessel gelu --x X.npy [...]       tessel silu --x X.npy [...]\n"
     "  Y = f(each row of X) (docs/isa.md §7, ROWWISE): X is float32 of any shape, a row its last axis;\n"
     "  Y has X's shape, float32 (--out-dtype bf16: bf16-rounded values). The device computes in fp32\n"
     "  from X rounded to bf16 (--in-dtype fp32: X as it is). softmax(X * scale + mask), the mask\n"
     "  float32 of X's shape, added (-inf masks out); layernorm (X - mean) / sqrt(var + eps) * gamma +\n"
     "  beta; rmsnorm X / sqrt(mean(X^2) + eps) * gamma; gamma and beta float32 of a row's length, eps\n"
-    "  default 1e-5; gelu the tanh form; silu X * sigmoid(X).\n"
+    "  default 1e-5; a norm's residual, float32 of X's shape (rounded to --out-dtype), is added to X in\n"
+    "  fp32 first, in the same command; gelu the tanh form; silu X * sigmoid(X).\n"
     "       tessel attention --q Q.npy --k K.npy --v V.npy [--causal] [--scale F] [--out O.npy]\n"
     "                        [--out-dtype fp32|bf16] [--backend ...] (and conv2d's --port ... --timeline)\n"
     "  O = softmax(Q K^T * scale + mask) V per head, in bf16 with fp32 accumulation: float32 Q is\n"
@@ -1205,7 +1206,7 @@ enum { ROW_SOFTMAX, ROW_LAYERNORM, ROW_RMSNORM, ROW_GELU, ROW_SILU };
 
 /* What a row function takes besides --x and --in-dtype. */
 #define ROW_MASK 1u                /* --scale and --mask */
-#define ROW_GAMMA 2u               /* --gamma and --eps */
+#define ROW_GAMMA 2u               /* --gamma, --eps and --residual */
 #define ROW_BETA 4u                /* --beta */
 
 static const struct {
@@ -1217,8 +1218,8 @@ static const struct {
 /* A row function's options as given, its operands, and its library call. */
 typedef struct {
     int fn;                        /* ROW_* */
-    const char *x_s, *mask_s, *gamma_s, *beta_s, *eps_s, *in_s;
-    tessel_npy_t x, mask, gamma, beta;
+    const char *x_s, *mask_s, *gamma_s, *beta_s, *eps_s, *in_s, *res_s;
+    tessel_npy_t x, mask, gamma, beta, res;
     tessel_rows_t rows;
     float scale, eps;
 } rows_t;
@@ -1259,12 +1260,19 @@ static int rows_run(run_t *r, rows_t *a)
     if (m > UINT32_MAX || n > UINT32_MAX)
         return fail(EXIT_USAGE, "X has %" PRIu64 " rows of %" PRIu64 " values: both must fit in 32 bits", m, n);
     shape_text(xs, sizeof xs, X->shape, X->ndim);
-    if (a->mask_s) {
-        if (f32_check(&a->mask, "the mask", 1))
+    const struct {
+        const char *s, *what;
+        const tessel_npy_t *v;
+    } like_x[] = {{a->mask_s, "the mask", &a->mask}, {a->res_s, "the residual", &a->res}};
+    for (size_t i = 0; i < sizeof like_x / sizeof like_x[0]; i++) {   /* operands of X's shape */
+        const tessel_npy_t *v = like_x[i].v;
+        if (!like_x[i].s)
+            continue;
+        if (f32_check(v, like_x[i].what, 1))
             return EXIT_USAGE;
-        if (a->mask.ndim != X->ndim || memcmp(a->mask.shape, X->shape, X->ndim * sizeof X->shape[0]))
-            return fail(EXIT_USAGE, "shape mismatch: the mask is %s, X is %s (the mask must have X's shape)",
-                        shape_text(ms, sizeof ms, a->mask.shape, a->mask.ndim), xs);
+        if (v->ndim != X->ndim || memcmp(v->shape, X->shape, X->ndim * sizeof X->shape[0]))
+            return fail(EXIT_USAGE, "shape mismatch: %s is %s, X is %s (%s must have X's shape)", like_x[i].what,
+                        shape_text(ms, sizeof ms, v->shape, v->ndim), xs, like_x[i].what);
     }
     if ((a->gamma_s && row_param_check(&a->gamma, "gamma", n)) || (a->beta_s && row_param_check(&a->beta, "beta", n)))
         return EXIT_USAGE;
@@ -1272,7 +1280,7 @@ static int rows_run(run_t *r, rows_t *a)
     if (out_dtype_of(r, TESSEL_FP32, &outd))
         return EXIT_USAGE;
     a->rows = (tessel_rows_t){.m = (uint32_t)m, .n = (uint32_t)n, .in_dtype = in, .out_dtype = outd, .x = X->data,
-                              .ldx = (size_t)n, .ldy = (size_t)n};
+                              .ldx = (size_t)n, .ldy = (size_t)n, .residual = a->res.data};
     job_t j = {.in = in, .out = outd, .y_name = "Y", .ndim = X->ndim, .call = call_rows, .op = a};
     memcpy(j.shape, X->shape, X->ndim * sizeof X->shape[0]);
     snprintf(j.dims, sizeof j.dims, "%s (%" PRIu64 " rows of %" PRIu64 ")", xs, m, n);
@@ -1290,13 +1298,14 @@ static int cmd_rows(int argc, char **argv)
     unsigned takes = row_fns[a.fn].takes;
     run_t r;
     run_init(&r, row_fns[a.fn].name, takes & ROW_MASK ? TAKES_SCALE : 0);
-    own_opt_t own[6] = {{"--x", &a.x_s, NULL}, {"--in-dtype", &a.in_s, NULL}};
+    own_opt_t own[7] = {{"--x", &a.x_s, NULL}, {"--in-dtype", &a.in_s, NULL}};
     size_t n_own = 2;
     if (takes & ROW_MASK)
         own[n_own++] = (own_opt_t){"--mask", &a.mask_s, NULL};
     if (takes & ROW_GAMMA) {
         own[n_own++] = (own_opt_t){"--gamma", &a.gamma_s, NULL};
         own[n_own++] = (own_opt_t){"--eps", &a.eps_s, NULL};
+        own[n_own++] = (own_opt_t){"--residual", &a.res_s, NULL};
     }
     if (takes & ROW_BETA)
         own[n_own++] = (own_opt_t){"--beta", &a.beta_s, NULL};
@@ -1311,16 +1320,19 @@ static int cmd_rows(int argc, char **argv)
     if (a.eps_s && parse_f32("--eps", a.eps_s, TESSEL_ARG_EPS, &a.eps))
         return EXIT_USAGE;
     a.scale = r.scale;
-    const input_t ins[] = {{"--x", a.x_s}, {"--mask", a.mask_s}, {"--gamma", a.gamma_s}, {"--beta", a.beta_s}};
-    if (check_run(&r, ins, 4))
+    const input_t ins[] = {{"--x", a.x_s},         {"--mask", a.mask_s}, {"--gamma", a.gamma_s},
+                           {"--beta", a.beta_s},   {"--residual", a.res_s}};
+    if (check_run(&r, ins, 5))
         return EXIT_USAGE;
     int rc = load("X", a.x_s, &a.x) || (a.mask_s && load("mask", a.mask_s, &a.mask)) ||
-                     (a.gamma_s && load("gamma", a.gamma_s, &a.gamma)) || (a.beta_s && load("beta", a.beta_s, &a.beta))
+                     (a.gamma_s && load("gamma", a.gamma_s, &a.gamma)) || (a.beta_s && load("beta", a.beta_s, &a.beta)) ||
+                     (a.res_s && load("residual", a.res_s, &a.res))
                  ? EXIT_USAGE : rows_run(&r, &a);
     tessel_npy_free(&a.x);
     tessel_npy_free(&a.mask);
     tessel_npy_free(&a.gamma);
     tessel_npy_free(&a.beta);
+    tessel_npy_free(&a.res);
     return rc;
 }
 

@@ -199,7 +199,8 @@
 #define TSL_CMD_FLAG_CAUSAL 6u /* ATTENTION: the scores of key j > query i + LK - LQ are masked (-inf is added) */
 #define TSL_CMD_FLAG_HEAD_COLUMNS 7u /* ATTENTION: Q, V and O hold the heads side by side (head h: columns h*D.. of Q, h*DV.. of V and O, LQ or LK rows); B stays K transposed unless K_ROWS */
 #define TSL_CMD_FLAG_K_ROWS 8u /* ATTENTION: B is K itself (LK rows of D per head, laid out as Q), not K transposed; needs CFG_FEATURES.TRANSPOSE (else BAD_FLAGS) */
-#define TSL_CMD_FLAG_LIMIT 9u
+#define TSL_CMD_FLAG_ADD_C 9u /* ROWWISE LAYERNORM, RMSNORM: C's old value (C_DTYPE) is added to A first, in FP32: C = norm(A + C), a residual connection and its norm in one command */
+#define TSL_CMD_FLAG_LIMIT 10u
 
 /* Name of a UNIT value, or NULL when it has none. */
 static inline const char *tsl_unit_name(uint32_t v)
@@ -426,6 +427,7 @@ static inline const char *tsl_cmd_flag_name(uint32_t v)
     case 6u: return "CAUSAL";
     case 7u: return "HEAD_COLUMNS";
     case 8u: return "K_ROWS";
+    case 9u: return "ADD_C";
     default: return (const char *)0;
     }
 }
@@ -2920,7 +2922,7 @@ static inline uint32_t tsl_cmd_flags_accepted(uint32_t opcode, uint32_t vpu_op)
     case TSL_CMD_OP_ELTWISE: return ((1u << TSL_CMD_FLAG_B_BCAST) | (1u << TSL_CMD_FLAG_B_IMM));
     case TSL_CMD_OP_CONV2D: return ((1u << TSL_CMD_FLAG_BIAS) | (1u << TSL_CMD_FLAG_RELU) | (1u << TSL_CMD_FLAG_SCALE));
     case TSL_CMD_OP_POOL2D: return vpu_op == TSL_VPU_OP_ADD ? (1u << TSL_CMD_FLAG_SCALE) : 0u;
-    case TSL_CMD_OP_ROWWISE: return vpu_op == TSL_ROW_OP_SOFTMAX ? ((1u << TSL_CMD_FLAG_SCALE) | (1u << TSL_CMD_FLAG_MASK)) : vpu_op == TSL_ROW_OP_LAYERNORM ? (1u << TSL_CMD_FLAG_BIAS) : 0u;
+    case TSL_CMD_OP_ROWWISE: return vpu_op == TSL_ROW_OP_SOFTMAX ? ((1u << TSL_CMD_FLAG_SCALE) | (1u << TSL_CMD_FLAG_MASK)) : vpu_op == TSL_ROW_OP_LAYERNORM ? ((1u << TSL_CMD_FLAG_BIAS) | (1u << TSL_CMD_FLAG_ADD_C)) : vpu_op == TSL_ROW_OP_RMSNORM ? (1u << TSL_CMD_FLAG_ADD_C) : 0u;
     case TSL_CMD_OP_ATTENTION: return ((1u << TSL_CMD_FLAG_CAUSAL) | (1u << TSL_CMD_FLAG_HEAD_COLUMNS) | (1u << TSL_CMD_FLAG_K_ROWS));
     default: return 0u;
     }

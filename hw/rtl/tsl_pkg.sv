@@ -211,7 +211,8 @@ package tsl_pkg;
     CMD_FLAG_MASK = 4'd5,
     CMD_FLAG_CAUSAL = 4'd6,
     CMD_FLAG_HEAD_COLUMNS = 4'd7,
-    CMD_FLAG_K_ROWS = 4'd8
+    CMD_FLAG_K_ROWS = 4'd8,
+    CMD_FLAG_ADD_C = 4'd9
   } cmd_flag_e;
 
   // Register block SYS: system registers of the control core

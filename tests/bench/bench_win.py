@@ -34,13 +34,16 @@ def pool(name, n, h, c, k, kind, dtype="int8"):
                 kind=kind, extra=[])
 
 
-def rows(fn, m, n, params=()):
+def rows(fn, m, n, params=(), residual=False):
     """A row function over m rows of n float32 values (read as bf16, written as fp32); params: the
-    FP32 rows of n values it also reads ("gamma", "beta")."""
-    return dict(name=f"{fn} {m}x{n}", op=fn, m=m, n=n, params=list(params), dtype="bf16")
+    FP32 rows of n values it also reads ("gamma", "beta"); residual: an m x n float32 residual added
+    first (a norm's --residual, read as fp32)."""
+    return dict(name=f"{fn}{' + residual' if residual else ''} {m}x{n}", op=fn, m=m, n=n, params=list(params),
+                residual=residual, dtype="bf16")
 
 
-ROW_FNS = [("gelu", ()), ("silu", ()), ("softmax", ()), ("layernorm", ("gamma", "beta")), ("rmsnorm", ("gamma",))]
+ROW_FNS = [("gelu", ()), ("silu", ()), ("softmax", ()), ("layernorm", ("gamma", "beta")), ("rmsnorm", ("gamma",)),
+           ("layernorm", ("gamma", "beta"), True)]
 
 CASES = {
     "full": [
@@ -57,8 +60,8 @@ CASES = {
         conv("3x3 8x8x16->16", 1, 8, 16, 16, 3),
         pool("max 2x2 8x8x16", 1, 8, 16, 2, "max"),
     ],
-    "rows": [rows(fn, 256, 1024, params) for fn, params in ROW_FNS],
-    "rows-tiny": [rows(fn, 8, 64, params) for fn, params in ROW_FNS],
+    "rows": [rows(fn[0], 256, 1024, *fn[1:]) for fn in ROW_FNS],
+    "rows-tiny": [rows(fn[0], 8, 64, *fn[1:]) for fn in ROW_FNS],
 }
 
 
@@ -76,7 +79,11 @@ def run_rows(tessel, work, c, rng):
         pp = os.path.join(work, f"{name}.npy")
         np.save(pp, rng.standard_normal(c["n"], dtype=np.float32))
         args += [f"--{name}", pp]
-    return args, c["m"] * c["n"] * (2 + 4) + 4 * c["n"] * len(c["params"])
+    if c["residual"]:
+        rp = os.path.join(work, "residual.npy")
+        np.save(rp, rng.standard_normal((c["m"], c["n"]), dtype=np.float32))
+        args += ["--residual", rp]
+    return args, c["m"] * c["n"] * (2 + 4 + 4 * c["residual"]) + 4 * c["n"] * len(c["params"])
 
 
 def run(tessel, work, c, rng):

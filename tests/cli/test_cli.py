@@ -428,6 +428,10 @@ def f32_cases(rng):
         ("layernorm 3-D, beta, eps 1e-3", "layernorm", (2, 4, 45), dict(beta=True, eps=1e-3)),
         ("layernorm without beta, bf16 out", "layernorm", (3, 64), dict(bf16_out=True)),
         ("rmsnorm N=33, eps 1e-4", "rmsnorm", (6, 33), dict(eps=1e-4)),
+        ("layernorm with --residual on the simulated SoC, beta", "layernorm", (5, 40),
+         dict(beta=True, residual=True, backend="sim")),
+        ("rmsnorm with --residual, bf16 out (the residual held as bf16)", "rmsnorm", (3, 17),
+         dict(residual=True, bf16_out=True)),
         ("gelu 1-D (one row)", "gelu", (50,), dict(x_scale=3)),
         ("gelu 3-D, bf16 out", "gelu", (2, 5, 18), dict(x_scale=3, bf16_out=True)),
         ("silu 4-D, --in-dtype fp32, bf16 out", "silu", (2, 2, 3, 17), dict(x_scale=4, in_fp32=True, bf16_out=True)),
@@ -445,7 +449,9 @@ def f32_cases(rng):
             o["gamma"] = rng.standard_normal(xs[-1]).astype(np.float32)
         if o.get("beta"):
             o["beta"] = rng.standard_normal(xs[-1]).astype(np.float32)
-        for key in ("mask", "gamma", "beta"):
+        if o.get("residual"):
+            o["residual"] = (rng.standard_normal(xs) * 4).astype(np.float32)
+        for key in ("mask", "gamma", "beta", "residual"):
             if key in o:
                 np.save(os.path.join(d, key + ".npy"), o[key])
                 args += ["--" + key, os.path.join(d, key + ".npy")]
@@ -457,7 +463,11 @@ def f32_cases(rng):
         rc, out, err = run(args)
         why = f"exit {rc}: {err.strip()}"
         if rc == 0:
-            ref, tol = rows_ref(fn, (x if o.get("in_fp32") else bf16(x)).astype(np.float64), o)
+            xd = (x if o.get("in_fp32") else bf16(x)).astype(np.float64)
+            if o.get("residual") is not None:   # as Y's dtype holds it, added with one fp32 rounding
+                r = o["residual"]
+                xd = (xd + (bf16(r) if o.get("bf16_out") else r)).astype(np.float32).astype(np.float64)
+            ref, tol = rows_ref(fn, xd, o)
             y = np.load(os.path.join(d, "y.npy"))
             st = json.loads(out)
             why = mismatch(y, ref, tol) or (f"dtype {y.dtype}" if y.dtype != np.float32 else "") or \

@@ -875,6 +875,7 @@ static void row_case(dev_t *d, uint32_t op, uint32_t adt, uint32_t cdt, uint32_t
 {
     uint32_t esa = tsl_dtype_bytes(adt), esc = tsl_dtype_bytes(cdt), w[16], mdt = (rnd() & 1) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32;
     int norm = op == TSL_ROW_OP_LAYERNORM || op == TSL_ROW_OP_RMSNORM, mask = (flags & CF(MASK)) != 0;
+    int addc = (flags & CF(ADD_C)) != 0;
     uint32_t lda = n * esa + 4 * below(3), ldc = n * esc + 4 * below(3), ldb = n * tsl_dtype_bytes(mdt);
     uint32_t a = alloc(d, (uint64_t)m * lda), c = alloc(d, (uint64_t)m * ldc);
     uint32_t b = mask ? alloc(d, (uint64_t)m * ldb) : norm ? alloc(d, 4u * n) : 0;
@@ -897,6 +898,13 @@ static void row_case(dev_t *d, uint32_t op, uint32_t adt, uint32_t cdt, uint32_t
         if (mask)
             wr_elem(H + b + (uint64_t)(i / n) * ldb, i % n, mdt, u);
         M[i] = ref_f(u);
+        if (addc) {   /* C's old value, added to A in FP32 (exact in double, then rounded) */
+            u = ref_u(row_val());
+            if (cdt == TSL_DTYPE_BF16)
+                u = (uint32_t)ref_bf16(u) << 16;
+            wr_elem(H + c + (uint64_t)(i / n) * ldc, i % n, cdt, u);
+            X[i] = (float)(X[i] + ref_f(u));
+        }
     }
     for (uint32_t j = 0; j < n; j++) {
         G[j] = row_val() / 4.0f;
@@ -1005,7 +1013,7 @@ static void row_suite(dev_t *d, int randoms)
 {
     if (!((d->m.cfg.features >> TSL_TC_CFG_FEATURES_BF16_SHIFT) & 1))
         return;
-    static const uint32_t flags[TSL_ROW_OP_LIMIT] = {CF(SCALE) | CF(MASK), CF(BIAS)};
+    static const uint32_t flags[TSL_ROW_OP_LIMIT] = {CF(SCALE) | CF(MASK), CF(BIAS), CF(ADD_C)};
     for (uint32_t op = 0; op < TSL_ROW_OP_LIMIT; op++) {
         row_case(d, op, TSL_DTYPE_FP32, TSL_DTYPE_FP32, flags[op], 5, 3 * d->n + 5);
         row_case(d, op, TSL_DTYPE_BF16, TSL_DTYPE_BF16, 0, 9, d->n);
@@ -1016,6 +1024,8 @@ static void row_suite(dev_t *d, int randoms)
             f = ((rnd() & 1) ? CF(SCALE) : 0u) | ((rnd() & 1) ? CF(MASK) : 0u);
         if (op == TSL_ROW_OP_LAYERNORM && (rnd() & 1))
             f = CF(BIAS);
+        if ((op == TSL_ROW_OP_LAYERNORM || op == TSL_ROW_OP_RMSNORM) && (rnd() & 1))
+            f |= CF(ADD_C);
         row_case(d, op, (rnd() & 1) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32, (rnd() & 1) ? TSL_DTYPE_BF16 : TSL_DTYPE_FP32, f,
                  1 + below(40), 1 + below(d->m.cfg.vmem_bytes / 128u));
     }

@@ -327,33 +327,46 @@ out:
     free(x); free(w); free(y); free(ym); free(bias);
 }
 
+/* The value a row function computes with: x[i] as in_dtype reads it, plus (res not NULL) res[i] as
+ * out_dtype holds it, rounded to FP32 (ADD_C). */
+static double row_in(const float *x, const float *res, size_t i, tessel_dtype_t in, tessel_dtype_t out)
+{
+    float v = in == TESSEL_BF16 ? ref_f((uint32_t)ref_bf16(ref_u(x[i])) << 16) : x[i];
+    if (res)
+        v += out == TESSEL_BF16 ? ref_f((uint32_t)ref_bf16(ref_u(res[i])) << 16) : res[i];
+    return v;
+}
+
 /* The row functions on `d` and on the model device (bit for bit), and against libm within a loose
- * bound (tests/fw checks the tight one). */
+ * bound (tests/fw checks the tight one); fn 6 and 7 are the norms with a residual. */
 static void rows_case(tessel_dev_t *d, tessel_dev_t *mdl, int fn, uint32_t m, uint32_t n, tessel_dtype_t in,
                       tessel_dtype_t out)
 {
-    static const char *const names[] = {"softmax", "layernorm", "rmsnorm", "gelu", "silu", "add"};
+    static const char *const names[] = {"softmax", "layernorm", "rmsnorm", "gelu", "silu", "add",
+                                        "layernorm + residual", "rmsnorm + residual"};
     char what[96];
     snprintf(what, sizeof what, "[%s] %s %ux%u %s->%s", BACKEND, names[fn], m, n, dname(in), dname(out));
     float *x = xmalloc(4u * m * n), *y = xmalloc(4u * m * n), *ym = xmalloc(4u * m * n), *g = xmalloc(4u * n);
-    float *b = xmalloc(4u * n), *mask = xmalloc(4u * m * n);
+    float *b = xmalloc(4u * n), *mask = xmalloc(4u * m * n), *res = xmalloc(4u * m * n);
     for (uint32_t i = 0; i < m * n; i++) {
         x[i] = (float)((int32_t)below(4001) - 2000) / 500.0f;
+        res[i] = (float)((int32_t)below(4001) - 2000) / 300.0f;
         mask[i] = (i % n) > (i / n) ? -INFINITY : 0.0f;   /* causal */
     }
     for (uint32_t j = 0; j < n; j++) {
         g[j] = 0.5f + (float)below(100) / 100.0f;
         b[j] = (float)((int32_t)below(200) - 100) / 100.0f;
     }
-    tessel_rows_t r = {m, n, in, out, x, n, y, n};
+    const float *rs = fn >= 6 ? res : NULL;
+    tessel_rows_t r = {m, n, in, out, x, n, y, n, rs};
     int st[2];
     for (int k = 0; k < 2; k++) {
         tessel_dev_t *dv = k ? mdl : d;
         r.y = k ? ym : y;
         switch (fn) {
         case 0: st[k] = tessel_softmax(dv, &r, 0.5f, mask, NULL); break;
-        case 1: st[k] = tessel_layernorm(dv, &r, g, b, 1e-5f, NULL); break;
-        case 2: st[k] = tessel_rmsnorm(dv, &r, g, 1e-5f, NULL); break;
+        case 1: case 6: st[k] = tessel_layernorm(dv, &r, g, b, 1e-5f, NULL); break;
+        case 2: case 7: st[k] = tessel_rmsnorm(dv, &r, g, 1e-5f, NULL); break;
         case 3: st[k] = tessel_gelu(dv, &r, NULL); break;
         case 4: st[k] = tessel_silu(dv, &r, NULL); break;
         default: st[k] = tessel_add(dv, &r, x, NULL); break;   /* x + x */
@@ -364,27 +377,26 @@ static void rows_case(tessel_dev_t *d, tessel_dev_t *mdl, int fn, uint32_t m, ui
         tu_check(&T, !memcmp(y, ym, 4u * m * n), "%s: differs from the model device", what);
         double worst = 0;
         for (uint32_t i = 0; i < m; i++) {
-            const float *xr = x + (size_t)i * n;
             double mx = -INFINITY, sum = 0, mean = 0, var = 0, ms = 0;
             for (uint32_t j = 0; j < n; j++) {
-                double v = in == TESSEL_BF16 ? ref_f((uint32_t)ref_bf16(ref_u(xr[j])) << 16) : xr[j];
+                double v = row_in(x, rs, (size_t)i * n + j, in, out);
                 double z = 0.5 * v + mask[(size_t)i * n + j];
                 mx = z > mx ? z : mx;
                 mean += v / n;
                 ms += v * v / n;
             }
             for (uint32_t j = 0; j < n; j++) {
-                double v = in == TESSEL_BF16 ? ref_f((uint32_t)ref_bf16(ref_u(xr[j])) << 16) : xr[j];
+                double v = row_in(x, rs, (size_t)i * n + j, in, out);
                 sum += exp(0.5 * v + mask[(size_t)i * n + j] - mx);
                 var += (v - mean) * (v - mean) / n;
             }
             for (uint32_t j = 0; j < n; j++) {
-                double v = in == TESSEL_BF16 ? ref_f((uint32_t)ref_bf16(ref_u(xr[j])) << 16) : xr[j], e;
+                double v = row_in(x, rs, (size_t)i * n + j, in, out), e;
                 double k = 2.0 * sqrt(2.0 / 3.14159265358979323846) * (v + 0.044715 * v * v * v);
                 switch (fn) {
                 case 0: e = exp(0.5 * v + mask[(size_t)i * n + j] - mx) / sum; break;
-                case 1: e = (v - mean) / sqrt(var + 1e-5) * g[j] + b[j]; break;
-                case 2: e = v / sqrt(ms + 1e-5) * g[j]; break;
+                case 1: case 6: e = (v - mean) / sqrt(var + 1e-5) * g[j] + b[j]; break;
+                case 2: case 7: e = v / sqrt(ms + 1e-5) * g[j]; break;
                 case 3: e = v / (1.0 + exp(-k)); break;
                 case 4: e = v / (1.0 + exp(-v)); break;
                 default: e = 2.0 * v; break;
@@ -395,7 +407,7 @@ static void rows_case(tessel_dev_t *d, tessel_dev_t *mdl, int fn, uint32_t m, ui
         }
         tu_check(&T, worst <= (out == TESSEL_BF16 ? 0.05 : 1e-4), "%s: max error %g against libm", what, worst);
     }
-    free(x); free(y); free(ym); free(g); free(b); free(mask);
+    free(x); free(y); free(ym); free(g); free(b); free(mask); free(res);
 }
 
 /* LAYERNORM of near-equal rows (mean 4, spread 0.01: the normalisation multiplies every error by
@@ -415,7 +427,7 @@ static void layernorm_near_equal(tessel_dev_t *d, uint32_t n)
         g[j] = (float)((int32_t)below(2001) - 1000) / 500.0f;
         b[j] = (float)((int32_t)below(2001) - 1000) / 500.0f;
     }
-    tessel_rows_t r = {m, n, TESSEL_FP32, TESSEL_FP32, x, n, y, n};
+    tessel_rows_t r = {m, n, TESSEL_FP32, TESSEL_FP32, x, n, y, n, NULL};
     if (tu_check(&T, tessel_layernorm(d, &r, g, b, 1e-5f, NULL) == TESSEL_OK, "%s: %s", what, tessel_last_error(d))) {
         double gmax = 0, bmax = 0, worst = 0;
         for (uint32_t j = 0; j < n; j++) {
@@ -459,7 +471,7 @@ static int attention_composed(tessel_dev_t *d, const tessel_attention_t *a, floa
                 kt[c * lk + j] = a->k[((size_t)h * lk + j) * dd + c];
         tessel_gemm_t qk = {lq, lk, dd, TESSEL_BF16, TESSEL_FP32, a->q + (size_t)h * lq * dd, dd, kt, lk, s, lk,
                             NULL, 0, 1.0f / sqrtf((float)dd), 0, 0, 0, TESSEL_EPILOGUE_NONE};
-        tessel_rows_t sm = {lq, lk, TESSEL_FP32, TESSEL_BF16, s, lk, p, lk};
+        tessel_rows_t sm = {lq, lk, TESSEL_FP32, TESSEL_BF16, s, lk, p, lk, NULL};
         tessel_gemm_t pv = {lq, dv, lk, TESSEL_BF16, a->out_dtype, p, lk, a->v + (size_t)h * lk * dv, dv,
                             o + (size_t)h * lq * dv, dv, NULL, 0, 0.0f, 0, 0, 0, TESSEL_EPILOGUE_NONE};
         if (!(r = tessel_gemm(d, &qk, NULL)) && !(r = tessel_softmax(d, &sm, 0.0f, mask, NULL)))
@@ -554,7 +566,7 @@ static void ew_case(tessel_dev_t *d, tessel_dev_t *mdl, tessel_eltwise_op_t op, 
         if (rnd() & 1)
             b[i] = -b[i];
     }
-    tessel_rows_t r = {m, n, in, out, x, n, y, n};
+    tessel_rows_t r = {m, n, in, out, x, n, y, n, NULL};
     int st = tessel_eltwise(d, &r, op, unary ? NULL : b, NULL);
     r.y = ym;
     int stm = tessel_eltwise(mdl, &r, op, unary ? NULL : b, NULL);
@@ -654,7 +666,7 @@ static void rows_suite(tessel_dev_t *d, tessel_dev_t *mdl)
     tessel_info_t info;
     if (tessel_info(d, &info) || !(info.features & (1u << TSL_TC_CFG_FEATURES_BF16_SHIFT)))
         return;
-    for (int fn = 0; fn < 6; fn++) {
+    for (int fn = 0; fn < 8; fn++) {
         rows_case(d, mdl, fn, 7, 37, TESSEL_FP32, TESSEL_FP32);
         rows_case(d, mdl, fn, 20, 64, TESSEL_BF16, TESSEL_BF16);
     }
@@ -1089,7 +1101,7 @@ static void arg_suite(tessel_dev_t *d)
     WIN_ZERO(pool2d, pb, pv, h);
     WIN_ZERO(pool2d, pb, pv, stride_w);
     float fx[8] = {0}, fy[8];
-    const tessel_rows_t rv = {2, 4, TESSEL_FP32, TESSEL_FP32, fx, 4, fy, 4};
+    const tessel_rows_t rv = {2, 4, TESSEL_FP32, TESSEL_FP32, fx, 4, fy, 4, NULL};
     tessel_rows_t rb = rv;
     EXPECT(tessel_softmax(d, &rb, 1.0f, NULL, NULL), TESSEL_OK);
     EXPECT(tessel_softmax(NULL, &rb, 1.0f, NULL, NULL), TESSEL_EINVAL);
@@ -1104,6 +1116,11 @@ static void arg_suite(tessel_dev_t *d)
     rb = rv;
     rb.m = 0;
     EXPECT(tessel_gelu(d, &rb, NULL), TESSEL_EINVAL);
+    rb = rv;
+    rb.residual = fx;   /* only the norms add a residual */
+    EXPECT(tessel_softmax(d, &rb, 1.0f, NULL, NULL), TESSEL_EINVAL);
+    EXPECT(tessel_add(d, &rb, fx, NULL), TESSEL_EINVAL);
+    EXPECT(tessel_rmsnorm(d, &rb, fx, 1e-5f, NULL), TESSEL_OK);
     tu_check(&T, tessel_window_out(4, 1, 1, 3, 2, 1) == 2 && tessel_window_out(4, 0, 0, 5, 1, 1) == 0 &&
                      tessel_window_out(9, 0, 0, 3, 1, 2) == 5 && tessel_window_out(4, 0, 0, 2, 0, 1) == 0,
              "tessel_window_out");
@@ -1571,7 +1588,7 @@ static void encoder_rows(tessel_dev_t *d)
     tessel_addr_t at[6] = {enc_put(d, x, sizeof x), enc_put(d, NULL, sizeof got), enc_put(d, mask, sizeof mask),
                            enc_put(d, gamma, sizeof gamma), enc_put(d, beta, sizeof beta), enc_put(d, b, sizeof b)};
     int ok = tu_check(&T, at[0] && at[1] && at[2] && at[3] && at[4] && at[5], "[%s] rows encoder: buffers", BACKEND);
-    const tessel_rows_t hr = {M, N, TESSEL_FP32, TESSEL_FP32, x, LD, want, N};
+    const tessel_rows_t hr = {M, N, TESSEL_FP32, TESSEL_FP32, x, LD, want, N, NULL};
     tessel_cmd_t cmd;
     for (int t = 0; ok && t < 2; t++) {
         const tessel_rows_op_t op = {.fn = t ? TESSEL_ROW_LAYERNORM : TESSEL_ROW_SOFTMAX, .m = M, .n = N,
@@ -1602,7 +1619,7 @@ static void encoder_rows(tessel_dev_t *d)
                                    .ldb = t == 0 ? LD : 0u, .b_row = t == 1, .b_imm = t == 2, .imm = t == 2 ? 0.25f : 0.0f};
         int r = TESSEL_OK;
         if (t == 0) {
-            const tessel_rows_t er = {M, N, TESSEL_FP32, TESSEL_FP32, x, LD, want, N};
+            const tessel_rows_t er = {M, N, TESSEL_FP32, TESSEL_FP32, x, LD, want, N, NULL};
             float bd[M * LD];   /* tessel_eltwise reads b with x's stride */
             memcpy(bd, b, sizeof bd);
             r = tessel_eltwise(d, &er, TESSEL_EW_MUL, bd, NULL);

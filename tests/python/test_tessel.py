@@ -413,13 +413,18 @@ def row_case(dev, rng, fn):
         g = rand_f32(rng, n)
         b = rand_f32(rng, n) if fn == "layernorm" and rng.random() < 0.7 else None
         eps = float(np.float32(rng.choice([1e-5, 1e-3])))
+        res = rand_f32(rng, shape, float(rng.choice([1.0, 10.0]))) if rng.random() < 0.5 else None
+        if res is not None:   # held as out_dtype, added to x with one fp32 rounding, in the same command
+            xd = (xd + as_read(res, out or "fp32")).astype(np.float32).astype(np.float64)
+            xt = torch.from_numpy(xd)
+            what += ", residual"
         if fn == "layernorm":
-            got = dev.layernorm(x, g, b, eps=eps, in_dtype=in_dtype, out_dtype=out)
+            got = dev.layernorm(x, g, b, eps=eps, in_dtype=in_dtype, out_dtype=out, residual=res)
             ref = F.layer_norm(xt, (n,), torch.from_numpy(g.astype(np.float64)),
                                None if b is None else torch.from_numpy(b.astype(np.float64)), eps).numpy()
             rms = np.sqrt(xd.var(-1, keepdims=True) + eps)
         else:
-            got = dev.rmsnorm(x, g, eps=eps, in_dtype=in_dtype, out_dtype=out)
+            got = dev.rmsnorm(x, g, eps=eps, in_dtype=in_dtype, out_dtype=out, residual=res)
             rms = np.sqrt(np.mean(xd * xd, -1, keepdims=True) + eps)
             ref = xd / rms * g
         big = np.abs(g).max() * np.abs(xd).max(-1, keepdims=True) / rms + (0 if b is None else np.abs(b).max())
@@ -690,6 +695,8 @@ def error_cases(dev, rng):
         ("conv2d of 3-D x", lambda: dev.conv2d(x4[0], w4), E, "dimensions"),
         ("softmax mask shape", lambda: dev.softmax(f32, mask=f32[:, :5]), E, "shape mismatch"),
         ("layernorm gamma length", lambda: dev.layernorm(f32, np.ones(5, np.float32)), E, "6 values"),
+        ("layernorm residual shape", lambda: dev.layernorm(f32, np.ones(6, np.float32), residual=f32[:, :5]), E,
+         "shape mismatch"),
         ("add y shape", lambda: dev.add(f32, f32.T), E, "shape mismatch"),
         ("attention k's d", lambda: dev.attention(f32, f32[:, :5], f32), E, "shape mismatch"),
         # empty, zero and negative sizes

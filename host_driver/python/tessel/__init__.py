@@ -219,6 +219,13 @@ def _row_param(v, x, what):
     return a
 
 
+def _norm_args(x, gamma, eps, residual):
+    """The norms' gamma, eps and residual (None, or float32 of x's shape)."""
+    kw = dict(gamma=_row_param(gamma, x, "gamma"), eps=eps)
+    if residual is not None:
+        kw["residual"] = _like(residual, x, "residual")
+    return kw
+
 
 class Array:
     """An m x n matrix in device memory (Device.array, or a call on Arrays): dense, of a device dtype
@@ -549,19 +556,20 @@ class Device(_Closes):
             kw["scale"] = scale   # the library's rule (tessel_f32_arg)
         return self._rows("softmax", x, in_dtype, out_dtype, **kw)
 
-    def layernorm(self, x, gamma, beta=None, eps=1e-5, in_dtype="bf16", out_dtype=None):
+    def layernorm(self, x, gamma, beta=None, eps=1e-5, in_dtype="bf16", out_dtype=None, residual=None):
         """(x - mean) / sqrt(var + eps) * gamma + beta over each row; gamma and beta (default 0) have
-        the row's length."""
+        the row's length. residual (x's shape, rounded to out_dtype) is added to x first, in fp32,
+        in the same command: layernorm(x + residual)."""
         x = _rows_of(x)
-        kw = dict(gamma=_row_param(gamma, x, "gamma"), eps=eps)
+        kw = _norm_args(x, gamma, eps, residual)
         if beta is not None:
             kw["beta"] = _row_param(beta, x, "beta")
         return self._rows("layernorm", x, in_dtype, out_dtype, **kw)
 
-    def rmsnorm(self, x, gamma, eps=1e-6, in_dtype="bf16", out_dtype=None):
-        """x / sqrt(mean(x^2) + eps) * gamma over each row."""
+    def rmsnorm(self, x, gamma, eps=1e-6, in_dtype="bf16", out_dtype=None, residual=None):
+        """x / sqrt(mean(x^2) + eps) * gamma over each row; residual as layernorm's."""
         x = _rows_of(x)
-        return self._rows("rmsnorm", x, in_dtype, out_dtype, gamma=_row_param(gamma, x, "gamma"), eps=eps)
+        return self._rows("rmsnorm", x, in_dtype, out_dtype, **_norm_args(x, gamma, eps, residual))
 
     def gelu(self, x, in_dtype="bf16", out_dtype=None):
         """GELU, the tanh form (PyTorch's approximate="tanh"), elementwise: y has x's shape (0-D too)."""

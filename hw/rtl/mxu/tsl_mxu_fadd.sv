@@ -97,6 +97,42 @@ package tsl_mxu_fadd_pkg;
       fp32_add = normal;
     end
   endfunction
+
+  // fp32_add for the array's cells: called, not inlined, by a Verilated model, so that the N^2
+  // cells share one copy of its code instead of each carrying its own (256 copies at N = 16
+  // outgrew the host's instruction cache: docs/performance.md, "Simulator speed"). The hardware is
+  // the same adder either way.
+  function automatic logic [31:0] fp32_add_cell(input logic [31:0] a, input logic [31:0] b);
+    /* verilator no_inline_task */
+    fp32_add_cell = fp32_add(a, b);
+  endfunction
+
+  // The array cell's bf16 x bf16 -> fp32 (tsl_mxu_pe), exact except overflow (Inf) and underflow
+  // (FTZ), as tslm_f32_mul; the product of the 8-bit significands (hidden bit set, < 2^16) comes
+  // from the cell's shared multiplier. Out of line, as fp32_add_cell.
+  function automatic logic [31:0] bf16_mul(input logic [15:0] x, input logic [15:0] w,
+                                           input logic [15:0] sig);
+    /* verilator no_inline_task */
+    logic       x_zero, w_zero, x_inf, w_inf, x_nan, w_nan;
+    logic [9:0] e_p;
+    x_zero = x[14:7] == 8'd0;
+    w_zero = w[14:7] == 8'd0;
+    x_inf  = x[14:7] == 8'hFF && x[6:0] == 7'd0;
+    w_inf  = w[14:7] == 8'hFF && w[6:0] == 7'd0;
+    x_nan  = x[14:7] == 8'hFF && x[6:0] != 7'd0;
+    w_nan  = w[14:7] == 8'hFF && w[6:0] != 7'd0;
+    e_p    = {2'b00, x[14:7]} + {2'b00, w[14:7]} - 10'd127 + {9'd0, sig[15]};
+    if (x_nan || w_nan || (x_inf && w_zero) || (x_zero && w_inf)) begin
+      bf16_mul = 32'h7FC0_0000;
+    end else if (x_inf || w_inf || (!e_p[9] && e_p >= 10'd255)) begin
+      bf16_mul = {x[15] ^ w[15], 8'hFF, 23'd0};
+    end else if (x_zero || w_zero || e_p[9] || e_p == 10'd0) begin
+      bf16_mul = {x[15] ^ w[15], 31'd0};
+    end else begin
+      bf16_mul = {x[15] ^ w[15], e_p[7:0], sig[15] ? {sig[14:0], 8'd0} : {sig[13:0], 9'd0}};
+    end
+  endfunction
+
 endpackage
 /* verilator lint_on DECLFILENAME */
 

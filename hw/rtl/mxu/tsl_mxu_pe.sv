@@ -1,13 +1,13 @@
 // One cell of the weight-stationary systolic array: two weight registers (double buffer), a shared
-// 9x9 signed multiplier and a partial-sum adder (wrapping int32 add, or tsl_mxu_fadd_pkg::fp32_add
-// for bf16). Pipeline: the activation x_i is multiplied in the cycle it arrives (product registered)
-// and passed right one cycle later (x_o); the product is added to psum_i in the next cycle and the
-// sum leaves downward as psum_o. So psum_i must arrive one cycle after x_i; the array wires it that
-// way. Every register advances only when en_i is high (the array's global stall), and only for a
-// valid slot: v_i marks x_i as carrying a row, pv_i the product register (v_i one advance later).
-// Invalid slots leave x_o, prod and psum_o stale; no consumer reads them (their valid bits are 0).
-// The arithmetic is evaluated only under v_i/pv_i, so a Verilated model spends nothing on idle cells
-// (docs/performance-sim.md).
+// 9x9 signed multiplier and a partial-sum adder (wrapping int32 add; for bf16, tsl_mxu_fadd_pkg's
+// bf16_mul and fp32_add_cell). Pipeline: the activation x_i is multiplied in the cycle it arrives
+// (product registered) and passed right one cycle later (x_o); the product is added to psum_i in
+// the next cycle and the sum leaves downward as psum_o. So psum_i must arrive one cycle after x_i;
+// the array wires it that way. Every register advances only when en_i is high (the array's global
+// stall), and only for a valid slot: v_i marks x_i as carrying a row, pv_i the product register
+// (v_i one advance later). Invalid slots leave x_o, prod and psum_o stale; no consumer reads them
+// (their valid bits are 0). The arithmetic is evaluated only under v_i/pv_i, so a Verilated model
+// spends nothing on idle cells (docs/performance.md, "Simulator speed").
 // The weight registers are written by wr_en_i/wr_buf_i independently of en_i. No reset: datapath only.
 module tsl_mxu_pe #(
   parameter bit EnableBf16 = 1'b1  // 1: int8 and bf16 per row; 0: int8 only (no float logic)
@@ -36,30 +36,6 @@ module tsl_mxu_pe #(
   logic        xbuf_q;
   logic [31:0] prod_q, psum_q;
 
-  // bf16 x bf16 -> fp32, exact except overflow (Inf) and underflow (FTZ), as tslm_f32_mul; the
-  // product of the 8-bit significands (hidden bit set, < 2^16) comes from the shared multiplier.
-  function automatic logic [31:0] bf16_mul(input logic [15:0] x, input logic [15:0] w,
-                                           input logic [15:0] sig);
-    logic       x_zero, w_zero, x_inf, w_inf, x_nan, w_nan;
-    logic [9:0] e_p;
-    x_zero = x[14:7] == 8'd0;
-    w_zero = w[14:7] == 8'd0;
-    x_inf  = x[14:7] == 8'hFF && x[6:0] == 7'd0;
-    w_inf  = w[14:7] == 8'hFF && w[6:0] == 7'd0;
-    x_nan  = x[14:7] == 8'hFF && x[6:0] != 7'd0;
-    w_nan  = w[14:7] == 8'hFF && w[6:0] != 7'd0;
-    e_p    = {2'b00, x[14:7]} + {2'b00, w[14:7]} - 10'd127 + {9'd0, sig[15]};
-    if (x_nan || w_nan || (x_inf && w_zero) || (x_zero && w_inf)) begin
-      bf16_mul = 32'h7FC0_0000;
-    end else if (x_inf || w_inf || (!e_p[9] && e_p >= 10'd255)) begin
-      bf16_mul = {x[15] ^ w[15], 8'hFF, 23'd0};
-    end else if (x_zero || w_zero || e_p[9] || e_p == 10'd0) begin
-      bf16_mul = {x[15] ^ w[15], 31'd0};
-    end else begin
-      bf16_mul = {x[15] ^ w[15], e_p[7:0], sig[15] ? {sig[14:0], 8'd0} : {sig[13:0], 9'd0}};
-    end
-  endfunction
-
   // Product: int8 x int8 -> int32 (sign-extended), or bf16 x bf16 -> fp32. One 9x9 signed
   // multiplier serves both: int8 operands sign-extended, bf16 significands (hidden bit) zero-extended.
   function automatic logic [31:0] pe_mul(input logic [15:0] x, input logic [15:0] w, input logic bf16);
@@ -69,7 +45,7 @@ module tsl_mxu_pe #(
     mb    = bf16 ? {1'b0, w[14:7] != 8'd0, w[6:0]} : {w[7], w[7:0]};
     mprod = $signed(ma) * $signed(mb);
     pe_mul = {{14{mprod[17]}}, mprod};
-    if (bf16) pe_mul = bf16_mul(x, w, mprod[15:0]);
+    if (bf16) pe_mul = tsl_mxu_fadd_pkg::bf16_mul(x, w, mprod[15:0]);
   endfunction
 
   // Partial sum: wrapping int32 add, or the MXU's fp32 add. (Both functions assign the int result
@@ -77,7 +53,7 @@ module tsl_mxu_pe #(
   // select that evaluates an inlined float function whichever side it picks.)
   function automatic logic [31:0] pe_add(input logic [31:0] psum, input logic [31:0] prod, input logic bf16);
     pe_add = psum + prod;
-    if (bf16) pe_add = tsl_mxu_fadd_pkg::fp32_add(psum, prod);
+    if (bf16) pe_add = tsl_mxu_fadd_pkg::fp32_add_cell(psum, prod);
   endfunction
 
   // Deliberately not the usual always_comb + "q <= d": the next-state functions are called here,

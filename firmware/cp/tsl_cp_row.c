@@ -76,6 +76,14 @@ typedef struct {
                                         vectors of scratch above it) */
 } row_t;
 
+/* The row-major functions' buffers in ACC when a tile fits there (one line an FP32 vector, where
+ * VMEM takes two), for plan()'s bytes and layout()'s addresses alike: an FP32 input (acc_a), but
+ * with ADD_C an FP32 C's old tiles instead, which then hold the sum (sum_in_mk); and the norms'
+ * gamma and beta (acc_gb) when the EPI's input, A or ADD_C's sum, is not there. */
+static int acc_a(const row_t *x) { return x->esa == 4u && !x->addc; }
+static int sum_in_mk(const row_t *x) { return x->addc && x->esc == 4u; }
+static int acc_gb(const row_t *x) { return !acc_a(x) && !x->addc; }
+
 /* The local address of `bytes` (64-byte aligned) next in ACC (`in_acc`, its end at *q) or VMEM (at *p). */
 static uint32_t take(int in_acc, uint64_t *p, uint64_t *q, uint64_t bytes)
 {
@@ -93,16 +101,15 @@ static uint32_t take(int in_acc, uint64_t *p, uint64_t *q, uint64_t bytes)
 static int layout(const tsl_cp_t *cp, row_t *x, int norm, int acc)
 {
     uint64_t p = 0, q = 0, blk = (uint64_t)x->r * x->n, vb = x->v * blk, gb = (uint64_t)x->v * x->n * 4u;
-    int in_acc = acc && x->rowmajor && x->esa == 4u && !x->addc;   /* an FP32 input: one line a vector */
-    int mk_acc = acc && x->rowmajor && x->addc && x->esc == 4u;    /* ADD_C's FP32 old C, summed in place */
+    int rm_acc = acc && x->rowmajor;
     for (int s = 0; s < 2; s++) {
-        x->in[s] = take(in_acc, &p, &q, vb * x->esa);
-        x->mk[s] = take(mk_acc, &p, &q, vb * x->esb);
-        x->out[s] = take(acc && x->rowmajor && x->esc == 4u, &p, &q, vb * x->esc);   /* row-major FP32 output */
+        x->in[s] = take(rm_acc && acc_a(x), &p, &q, vb * x->esa);
+        x->mk[s] = take(rm_acc && sum_in_mk(x), &p, &q, vb * x->esb);
+        x->out[s] = take(rm_acc && x->esc == 4u, &p, &q, vb * x->esc);   /* row-major FP32 output */
     }
     if (norm && x->rowmajor) {   /* the EPI's SRC2: gamma's V vectors, then beta's, in the memory its
                                     SRC1 (the input, or ADD_C's sum, which is in ACC with `acc`) is not in */
-        x->gam = take(acc && !in_acc && !x->addc, &p, &q, 2u * gb);
+        x->gam = take(acc && acc_gb(x), &p, &q, 2u * gb);
         x->bet = (uint32_t)(x->gam + gb);
     } else {
         x->gam = take(0, &p, &q, norm ? gb : 0u);
@@ -140,22 +147,19 @@ static int plan(const tsl_cp_t *cp, const tsl_cmd_t *c, row_t *x)
     x->esa = tsl_dtype_bytes(c->a_dtype);
     x->esc = tsl_dtype_bytes(c->c_dtype);
     x->esb = x->mask ? tsl_dtype_bytes(c->b_dtype) : x->addc ? x->esc : 0u;
-    x->esw = x->rowmajor && !(x->addc && x->esc != 4u) ? 0u : 4u;
+    x->esw = !x->rowmajor || (x->addc && !sum_in_mk(x)) ? 4u : 0u;
     x->wtiles = x->op == TSL_ROW_OP_SOFTMAX || x->rowmajor ? 1u : 2u;   /* the softmax needs no t */
     uint32_t step = 4u >> ((x->esb && x->esb < x->esa ? x->esb : x->esa) >> 1), mstep = ~(step - 1u);   /* 4 / es */
     uint32_t m = c->m, mr = (m + step - 1u) & mstep;
     for (int acc = !x->rowmajor || x->esa == 4u || x->esc == 4u || norm; acc >= 0; acc--) {
         /* the bytes of a row of a tile: two of each DMA buffer and the work's tiles (v blocks each)
            and s1, s2, in VMEM but for what is in ACC (`in_acc`: the work, or the output) */
-        /* a row-major FP32 input goes to ACC, but with ADD_C, whose FP32 old C goes there instead */
-        int a_acc = x->esa == 4u && !x->addc, mk_acc = x->addc && x->esc == 4u;
         uint64_t work = ((uint64_t)x->v * x->wtiles + (x->rowmajor ? 0u : 2u)) * n * x->esw;
-        uint64_t in_acc = !acc ? 0u : !x->rowmajor ? work
-                        : (uint64_t)x->v * n * 2u * ((a_acc ? 4u : 0u) + (mk_acc ? 4u : 0u) + (x->esc == 4u ? 4u : 0u)) +
-                          work;
+        uint32_t fp32s = (acc_a(x) ? 4u : 0u) + (sum_in_mk(x) ? 4u : 0u) + (x->esc == 4u ? 4u : 0u);
+        uint64_t in_acc = !acc ? 0u : !x->rowmajor ? work : (uint64_t)x->v * n * 2u * fp32s + work;
         uint64_t row = (uint64_t)x->v * n * 2u * (x->esa + x->esb + x->esc) + work - in_acc;
         uint64_t gb = norm ? 2u * al64((uint64_t)x->v * n * 4u) : 0u;   /* gamma and beta, where they go */
-        uint64_t vgb = acc && x->rowmajor && !a_acc && !x->addc ? 0u : gb, agb = gb - vgb;
+        uint64_t vgb = acc && x->rowmajor && acc_gb(x) ? 0u : gb, agb = gb - vgb;
         uint64_t vfree = vgb < cp->vmem_bytes ? cp->vmem_bytes - vgb : 0u;
         uint64_t afree = agb < cp->acc_bytes ? cp->acc_bytes - agb : 0u;
         uint32_t r = row > vfree ? 0u : row ? (uint32_t)(vfree / row) : UINT32_MAX;   /* (all in ACC: row 0) */
@@ -505,7 +509,7 @@ void tsl_cp_exec_row(tsl_cp_t *cp, const tsl_cmd_t *c)
         int stores = 0;   /* the STOREs follow the output's blocks one by one */
         if (x.rowmajor && norm) {   /* EPI ROW LAYERNORM or RMSNORM of the tile's rows (with ADD_C, of x) */
             uint32_t ln = x.op == TSL_ROW_OP_LAYERNORM;
-            uint32_t sum = x.esc == 4u ? x.mk[s] : x.x;   /* ADD_C's A + C: in place, or in x */
+            uint32_t sum = sum_in_mk(&x) ? x.mk[s] : x.x;   /* ADD_C's A + C */
             if (x.addc)
                 addc(cp, &x, sum, x.in[s], x.mk[s], mr * x.v, &IN[s], &MK[s]);
             tsl_cp_issue(cp, tsl_insn_vpu_epi_encode((tsl_insn_vpu_epi_t){
